@@ -1,0 +1,42 @@
+"""Agents, tools and models."""
+
+from typing import Any
+
+from agents.agent import Agent
+from agents.hooks import AgentCall, AgentHooks
+from agents.models import (
+    Model,
+    ModelRequest,
+    ModelResponse,
+    ScriptedModel,
+    TextDelta,
+    ToolCallDelta,
+    call,
+)
+from agents.tool import Tool, tool
+from agents.tool_context import ToolContext
+
+__all__ = [
+    "Agent",
+    "AgentCall",
+    "AgentHooks",
+    "LiteLLMModel",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "ScriptedModel",
+    "TextDelta",
+    "Tool",
+    "ToolCallDelta",
+    "ToolContext",
+    "call",
+    "tool",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LiteLLMModel":
+        from agents.models.litellm_model import LiteLLMModel
+
+        return LiteLLMModel
+    raise AttributeError(name)

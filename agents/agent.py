@@ -1,0 +1,254 @@
+"""`Agent`: instructions, tools and a model, run by a network or on its own.
+
+Inside a network, one agent call is one model inference plus the tool calls it asked for; the
+router decides whether the agent runs again to read its tools' results. On its own,
+`await agent.run(input)` loops inference -> tools until the model answers in text or
+`max_steps` is reached, every request carrying the previous tools' results.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agents.dispatch import run_tool_calls
+from agents.hooks import AgentCall, AgentHooks
+from agents.models.base import Model, ModelRequest
+from agents.models.registry import resolve_model
+from agents.template import Template
+from agents.tool import Tool
+from agents.tool import tool as make_tool
+from network.context import RunContext
+from network.errors import ConfigurationError, ModelError
+from network.history import HistoryView
+from network.messages import SystemMessage
+from network.provenance import Writer
+from network.results import InferenceResult
+
+TOOL_CHOICES = ("auto", "required", "none")
+
+
+class Agent:
+    """An LLM agent.
+
+    Args:
+        name: unique within a network; routers and logs use it.
+        description: what the agent is for (the routing agent reads it).
+        system: instructions: a string with `{key}` / `{key?}` placeholders filled from state
+            (`{{` and `}}` for literal braces), or a sync/async function of the `RunContext`
+            returning the text.
+        tools: `@tool` functions (plain functions are wrapped with `@tool`).
+        model: a litellm model string (`"openai/gpt-4o-mini"`) or a `Model`; defaults to the
+            network's `default_model`.
+        tool_choice: "auto", "required", "none", or the name of one of the tools.
+        output_key: the state key that receives the agent's final text.
+        hooks: `AgentHooks` or a dict of `on_start` / `on_response` / `on_finish`.
+        params: extra model parameters (temperature, max_tokens, ...).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        description: str = "",
+        system: str | Callable[[RunContext], Any] = "",
+        tools: Sequence[Tool | Callable[..., Any]] = (),
+        model: str | Model | None = None,
+        tool_choice: str = "auto",
+        output_key: str | None = None,
+        hooks: AgentHooks | dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"an agent needs a name, got {name!r}")
+        self.name = name
+        self.description = description
+        self.system = system
+        self._template = Template(system) if isinstance(system, str) else None
+        if self._template is None and not callable(system):
+            raise ConfigurationError(f"agent {name!r}: system must be a string or a function")
+        self.tools: dict[str, Tool] = {}
+        for item in tools:
+            wrapped = item if isinstance(item, Tool) else make_tool(item)
+            if wrapped.name in self.tools:
+                raise ConfigurationError(f"agent {name!r}: two tools are named {wrapped.name!r}")
+            self.tools[wrapped.name] = wrapped
+        if tool_choice not in TOOL_CHOICES and tool_choice not in self.tools:
+            raise ConfigurationError(
+                f"agent {name!r}: tool_choice {tool_choice!r} is not one of {TOOL_CHOICES} "
+                f"nor a tool of this agent ({', '.join(self.tools) or 'none'})"
+            )
+        if isinstance(model, str) and not model:
+            raise ConfigurationError(f"agent {name!r}: empty model name")
+        self.model = model
+        self.tool_choice = tool_choice
+        self.output_key = output_key
+        self.hooks = AgentHooks.coerce(hooks)
+        self.params = dict(params or {})
+        self._tool_schemas = [t.schema for t in self.tools.values()]
+
+    # -- one call inside a network -------------------------------------------------------
+
+    async def instructions(self, ctx: RunContext) -> str:
+        """The system text for this call, rendered from state."""
+        if self._template is not None:
+            return self._template.render(ctx.state.kv, self.name)
+        text = self.system(ctx)  # type: ignore[operator]
+        if inspect.isawaitable(text):
+            text = await text
+        return "" if text is None else str(text)
+
+    def resolve_model(self, ctx: RunContext) -> Model:
+        """This agent's model, else the network's default model."""
+        model = self.model if self.model is not None else ctx.network.default_model
+        if model is None:
+            raise ConfigurationError(
+                f"agent {self.name!r} has no model and network {ctx.network.name!r} "
+                "has no default_model"
+            )
+        return resolve_model(model)
+
+    async def call(self, ctx: RunContext) -> InferenceResult:
+        """One inference plus its tool calls; returns what history keeps."""
+        started_at = time.time()
+        started = time.perf_counter()
+        state = ctx.state
+        text = await self.instructions(ctx)
+        prompt = (
+            [SystemMessage.model_construct(role="system", content=text, id=None)] if text else []
+        )
+        call = AgentCall(self, ctx, prompt, HistoryView(state._messages, len(state._messages)))
+        hooks = self.hooks
+        if hooks.on_start is not None:
+            await _maybe_await(hooks.on_start(call))
+        if call.skip:
+            return self._result(ctx, call, [], None, started_at, started, skipped=True)
+        model = self.resolve_model(ctx)
+        request = ModelRequest(
+            system=call.prompt,
+            history=call.history,
+            tools=self._tool_schemas,
+            tool_choice=self.tool_choice if self.tools else None,
+            agent=self.name,
+            params=self.params,
+        )
+        emitter = ctx.emitter
+        call_events = None
+        if emitter.active:
+            from agents.call_events import CallEvents
+
+            call_events = CallEvents(emitter, self.name, ctx.extras.get("args_listeners"))
+        try:
+            response = await model.complete(
+                request, call_events.on_chunk if call_events is not None else None
+            )
+        except ModelError as exc:
+            if exc.model is None:
+                exc.model = getattr(model, "name", None)
+            raise
+        message = response.message
+        message.__dict__["name"] = self.name
+        if call_events is not None:
+            message.__dict__["id"] = call_events.message_id
+        call.response = response
+        if hooks.on_response is not None:
+            await _maybe_await(hooks.on_response(call))
+            message = call.response.message
+        if call_events is not None:
+            await call_events.finish(message)
+        records = (
+            await run_tool_calls(ctx, self, self.tools, list(message.tool_calls))
+            if message.tool_calls
+            else []
+        )
+        if call_events is not None:
+            from network import events
+
+            for record in records:
+                await emitter.emit(
+                    events.tool_result(record.id + ":result", record.id, record.content)
+                )
+        if self.output_key and message.content:
+            kv = state.kv
+            kv.writer = Writer(self.name, ctx.call_count, None, None, "agent")
+            kv.set(self.output_key, message.content)
+        result = self._result(ctx, call, records, call.response, started_at, started)
+        if hooks.on_finish is not None:
+            call.result = result
+            kept = await _maybe_await(hooks.on_finish(call))
+            if kept is not None:
+                result = kept
+        return result
+
+    def _result(
+        self,
+        ctx: RunContext,
+        call: AgentCall,
+        records: list[Any],
+        response: Any,
+        started_at: float,
+        started: float,
+        *,
+        skipped: bool = False,
+    ) -> InferenceResult:
+        from network.results import Usage
+
+        return InferenceResult.model_construct(
+            agent=self.name,
+            input=ctx.input,
+            prompt=call.prompt,
+            history=call.history,
+            output=[response.message] if response is not None else [],
+            tool_calls=records,
+            raw=response.raw if response is not None else None,
+            usage=response.usage if response is not None else Usage(),
+            started_at=started_at,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            state_delta=[],
+            skipped=skipped,
+        )
+
+    # -- on its own ----------------------------------------------------------------------
+
+    async def run(
+        self,
+        input: str,
+        *,
+        max_steps: int = 10,
+        state: Any = None,
+        model: str | Model | None = None,
+        state_schema: Any = None,
+    ) -> Any:
+        """Run this agent alone: inference -> tools, repeated until it answers in text.
+
+        Returns the `RunResult`; `stop_reason` is "max_iter" when `max_steps` ran out first.
+        """
+        from network.network import Network
+
+        agent = self
+
+        def again(ctx: RunContext) -> Any:
+            last = ctx.last_result
+            if last is None or (last.tool_calls and not last.skipped):
+                return agent
+            return None
+
+        network = Network(
+            self.name,
+            [self],
+            again,
+            default_model=model,
+            max_iter=max_steps,
+            state_schema=state_schema,
+        )
+        return await network.run(input, state=state)
+
+    def __repr__(self) -> str:
+        return f"Agent({self.name!r}, tools={list(self.tools)})"
+
+
+async def _maybe_await(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value

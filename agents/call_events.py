@@ -1,0 +1,97 @@
+"""AG-UI events for one inference: text messages and tool calls, streamed or after the fact.
+
+When the model streams, chunks become TEXT_MESSAGE_* and TOOL_CALL_START/ARGS events as they
+arrive; when it does not, the whole answer is reported once it is back. Either way every
+message and tool call opened here is closed by `finish`. Listeners (predictive state) are told
+of every tool call's arguments as they grow.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+
+from agents.models.base import ModelChunk, TextDelta
+from network import events
+from network.emitter import Emitter
+from network.ids import new_id
+from network.messages import AssistantMessage
+
+ArgsListener = Callable[[str, str, str], Awaitable[None]]
+"""`listener(tool_call_id, tool_name, arguments_so_far)`."""
+
+
+class CallEvents:
+    """Translates one inference into AG-UI events on `emitter`."""
+
+    def __init__(
+        self, emitter: Emitter, agent: str, listeners: list[ArgsListener] | None = None
+    ) -> None:
+        self.emitter = emitter
+        self.agent = agent
+        self.message_id = new_id("msg_")
+        self.listeners = listeners or []
+        self._text_open = False
+        self._streamed = False
+        self._tools: dict[int, tuple[str, str]] = {}  # index -> (id, name)
+        self._args: dict[int, str] = {}
+
+    async def on_chunk(self, chunk: ModelChunk) -> None:
+        """Handle one streamed piece of the answer."""
+        self._streamed = True
+        emitter = self.emitter
+        if isinstance(chunk, TextDelta):
+            if not chunk.text:
+                return
+            if not self._text_open:
+                await self._open_text()
+            await emitter.emit(events.text_content(self.message_id, chunk.text))
+            return
+        if chunk.index not in self._tools:
+            call_id = chunk.id or new_id("call_")
+            self._tools[chunk.index] = (call_id, chunk.name or "")
+            self._args[chunk.index] = ""
+            emitter.open_tools.append(call_id)
+            await emitter.emit(events.tool_start(call_id, chunk.name or "", self.message_id))
+        if chunk.arguments:
+            call_id, name = self._tools[chunk.index]
+            self._args[chunk.index] += chunk.arguments
+            await emitter.emit(events.tool_args(call_id, chunk.arguments))
+            for listener in self.listeners:
+                await listener(call_id, name, self._args[chunk.index])
+
+    async def _open_text(self) -> None:
+        self._text_open = True
+        self.emitter.open_messages.append(self.message_id)
+        await self.emitter.emit(events.text_start(self.message_id, self.agent))
+
+    async def finish(self, message: AssistantMessage) -> None:
+        """Report what was not streamed and close everything opened."""
+        emitter = self.emitter
+        if not self._streamed:
+            if message.content:
+                await self._open_text()
+                await emitter.emit(events.text_content(self.message_id, message.content))
+            for index, call in enumerate(message.tool_calls):
+                arguments = call.arguments
+                text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+                await self.on_chunk_tool(index, call.id, call.name, text)
+        if self._text_open:
+            self._text_open = False
+            emitter.open_messages.remove(self.message_id)
+            await emitter.emit(events.text_end(self.message_id))
+        for call_id, _ in self._tools.values():
+            if call_id in emitter.open_tools:
+                emitter.open_tools.remove(call_id)
+                await emitter.emit(events.tool_end(call_id))
+
+    async def on_chunk_tool(self, index: int, call_id: str, name: str, arguments: str) -> None:
+        """Report a whole tool call at once (the model did not stream it)."""
+        from agents.models.base import ToolCallDelta
+
+        await self.on_chunk(ToolCallDelta(index=index, id=call_id, name=name))
+        if arguments:
+            await self.on_chunk(ToolCallDelta(index=index, arguments=arguments))
+
+
+__all__ = ["ArgsListener", "CallEvents"]

@@ -1,0 +1,104 @@
+"""Running the tool calls of one model answer.
+
+Calls run concurrently in an anyio task group (a single call is awaited directly: a task group
+costs more than most tools take). Each call writes to its own staged view of the state; once
+all have returned, the views are committed in the order the model listed the calls, so the
+outcome never depends on which call finished first. A call that failed, or whose writes do
+not validate or merge, becomes an error result the model sees, and none of its writes stay.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+
+from agents.tool import Tool, tool_result_text
+from agents.tool_context import ToolContext
+from network.context import RunContext
+from network.errors import ToolError
+from network.messages import ToolCall
+from network.provenance import Writer
+from network.results import ToolCallRecord
+from network.state import State
+
+
+def _error_record(call: ToolCall, message: str, started: float) -> ToolCallRecord:
+    return ToolCallRecord.model_construct(
+        id=call.id,
+        name=call.name,
+        arguments=call.arguments,
+        result=None,
+        content=f"Error: {message}",
+        is_error=True,
+        error=message,
+        duration_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+async def run_tool_calls(
+    ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: list[ToolCall]
+) -> list[ToolCallRecord]:
+    """Run `calls`, commit their state writes in model order, and return one record each."""
+    count = len(calls)
+    records: list[ToolCallRecord | None] = [None] * count
+    views: list[State] = [ctx.state.for_tool() for _ in range(count)]
+
+    async def run_one(index: int) -> None:
+        call = calls[index]
+        started = time.perf_counter()
+        tool = tools.get(call.name)
+        if tool is None:
+            known = ", ".join(tools) or "none"
+            records[index] = _error_record(
+                call, f"unknown tool {call.name!r} (available: {known})", started
+            )
+            return
+        context = ToolContext(ctx.network, agent, views[index], call.id, ctx)
+        try:
+            result = await tool.invoke(call.arguments, context)
+        except ToolError as exc:
+            records[index] = _error_record(call, str(exc), started)
+        except Exception as exc:  # the tool's own failure goes back to the model
+            records[index] = _error_record(
+                call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
+            )
+        else:
+            records[index] = ToolCallRecord.model_construct(
+                id=call.id,
+                name=call.name,
+                arguments=call.arguments,
+                result=result,
+                content=tool_result_text(result),
+                is_error=False,
+                error=None,
+                duration_ms=(time.perf_counter() - started) * 1000,
+            )
+
+    if count == 1:
+        await run_one(0)
+    else:
+        async with anyio.create_task_group() as group:
+            for index in range(count):
+                group.start_soon(run_one, index)
+
+    kv = ctx.state.kv
+    previous_writer = kv.writer
+    done: list[ToolCallRecord] = []
+    for index, record in enumerate(records):
+        assert record is not None
+        staged = views[index].kv
+        if not record.is_error and staged.dirty:
+            kv.writer = Writer(agent.name, ctx.call_count, record.name, record.id, "tool")
+            try:
+                staged.commit()
+            except Exception as exc:  # a merge or validation that only fails against the run
+                record = _error_record(
+                    calls[index],
+                    f"tool {record.name!r} state update failed: {exc}",
+                    time.perf_counter(),
+                )
+        done.append(record)
+    kv.writer = previous_writer
+    return done

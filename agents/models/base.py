@@ -1,0 +1,83 @@
+"""The `Model` protocol and the data that crosses it.
+
+A model takes a `ModelRequest` and returns a `ModelResponse`. When the caller passes `on_chunk`,
+the model streams: it awaits `on_chunk` with each `TextDelta` and `ToolCallDelta` as they
+arrive, and still returns the whole response at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from network.messages import AssistantMessage
+from network.results import Usage
+
+
+@dataclass(slots=True, frozen=True)
+class TextDelta:
+    """A piece of the assistant's text."""
+
+    text: str
+
+
+@dataclass(slots=True, frozen=True)
+class ToolCallDelta:
+    """A piece of a tool call: its id and name come with the first piece, then argument text."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+
+
+ModelChunk = TextDelta | ToolCallDelta
+ChunkHandler = Callable[[ModelChunk], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class ModelRequest:
+    """One inference request: instructions, conversation, tools and how to use them.
+
+    `system` and `history` are kept apart so a long conversation is never copied to build a
+    request; `messages` joins them for models that need one list.
+    """
+
+    system: Sequence[Any]
+    history: Sequence[Any]
+    tools: list[dict[str, Any]] = field(default_factory=list)  # OpenAI function schemas
+    tool_choice: str | None = None  # "auto", "required", "none" or a tool's name
+    agent: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+
+    @property
+    def messages(self) -> list[Any]:
+        """System messages followed by the conversation."""
+        return [*self.system, *self.history]
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the tools offered."""
+        return [tool["function"]["name"] for tool in self.tools]
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    """What the model answered, with token usage and the provider's raw response."""
+
+    message: AssistantMessage
+    usage: Usage = field(default_factory=Usage)
+    raw: Any = None
+    finish_reason: str | None = None
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that can answer a `ModelRequest`."""
+
+    name: str
+
+    async def complete(
+        self, request: ModelRequest, on_chunk: ChunkHandler | None = None
+    ) -> ModelResponse: ...

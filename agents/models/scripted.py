@@ -1,0 +1,149 @@
+"""`ScriptedModel`: replays scripted answers, and records every request it received.
+
+The test double of the whole suite and the offline default of the examples. Each script
+entry is one answer:
+
+- a string: a text answer;
+- a `ToolCall`, a `call(name, **arguments)`, or a list of them: tool calls (ids are made up);
+- an `AssistantMessage` or a `ModelResponse`: used as given;
+- an exception instance: raised, as a failing provider would;
+- a callable `fn(request) -> any of the above` (sync or async): computed from the request.
+
+A callable passed as `script` itself answers every request. With `stream=True` (or whenever
+the caller streams) text is sent in chunks of `chunk_size` characters and tool arguments in
+pieces, so streaming consumers see real deltas.
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
+from network.errors import ModelError
+from network.messages import AssistantMessage, ToolCall
+from network.results import Usage
+
+_ids = itertools.count(1)
+
+
+def call(name: str, /, **arguments: Any) -> ToolCall:
+    """A scripted tool call: `call("write_files", files={...})`."""
+    return ToolCall.model_construct(id=f"call_{next(_ids)}", name=name, arguments=arguments)
+
+
+class ScriptedModel:
+    """A model that answers from a script. `requests` holds every request received."""
+
+    def __init__(
+        self,
+        script: Iterable[Any] | Callable[[ModelRequest], Any] = (),
+        *,
+        name: str = "scripted",
+        stream: bool = False,
+        chunk_size: int = 8,
+        repeat_last: bool = False,
+    ) -> None:
+        self.name = name
+        self._fn: Callable[[ModelRequest], Any] | None = script if callable(script) else None
+        self._script: list[Any] = [] if callable(script) else list(script)
+        self._position = 0
+        self.requests: list[ModelRequest] = []
+        self.stream = stream
+        self.chunk_size = max(1, chunk_size)
+        self.repeat_last = repeat_last
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted answers are left."""
+        return len(self._script) - self._position
+
+    async def complete(
+        self, request: ModelRequest, on_chunk: ChunkHandler | None = None
+    ) -> ModelResponse:
+        """Answer with the next scripted entry (or the script function's answer)."""
+        self.requests.append(request)
+        entry = self._next(request)
+        if inspect.isawaitable(entry):
+            entry = await entry
+        response = self._response(entry)
+        if on_chunk is not None:
+            await self._stream(response.message, on_chunk)
+        return response
+
+    def _next(self, request: ModelRequest) -> Any:
+        if self._fn is not None:
+            return self._fn(request)
+        if self._position >= len(self._script):
+            if self.repeat_last and self._script:
+                entry = self._script[-1]
+            else:
+                raise ModelError(
+                    f"ScriptedModel {self.name!r} has no answer left for request "
+                    f"#{len(self.requests)} (agent {request.agent!r})",
+                    model=self.name,
+                )
+        else:
+            entry = self._script[self._position]
+            self._position += 1
+        if callable(entry) and not isinstance(entry, ToolCall):
+            entry = entry(request)
+        return entry
+
+    def _response(self, entry: Any) -> ModelResponse:
+        if isinstance(entry, BaseException):
+            raise entry
+        if isinstance(entry, ModelResponse):
+            return entry
+        if isinstance(entry, AssistantMessage):
+            message = entry.model_copy(deep=True)
+        elif isinstance(entry, str):
+            message = AssistantMessage.model_construct(
+                role="assistant", content=entry, tool_calls=[], id=None, name=None
+            )
+        elif isinstance(entry, ToolCall):
+            message = AssistantMessage.model_construct(
+                role="assistant", content=None, tool_calls=[_fresh(entry)], id=None, name=None
+            )
+        elif isinstance(entry, list | tuple) and all(isinstance(e, ToolCall) for e in entry):
+            message = AssistantMessage.model_construct(
+                role="assistant",
+                content=None,
+                tool_calls=[_fresh(e) for e in entry],
+                id=None,
+                name=None,
+            )
+        else:
+            raise ModelError(f"ScriptedModel {self.name!r}: cannot answer with {entry!r}")
+        return ModelResponse(message=message, usage=_usage(message), raw=None)
+
+    async def _stream(self, message: AssistantMessage, on_chunk: ChunkHandler) -> None:
+        text = message.content or ""
+        for start in range(0, len(text), self.chunk_size):
+            await on_chunk(TextDelta(text[start : start + self.chunk_size]))
+        for index, tool_call in enumerate(message.tool_calls):
+            arguments = tool_call.arguments
+            text_args = arguments if isinstance(arguments, str) else json.dumps(arguments)
+            await on_chunk(ToolCallDelta(index=index, id=tool_call.id, name=tool_call.name))
+            for start in range(0, len(text_args), self.chunk_size):
+                piece = text_args[start : start + self.chunk_size]
+                await on_chunk(ToolCallDelta(index=index, arguments=piece))
+
+
+def _fresh(tool_call: ToolCall) -> ToolCall:
+    """Scripted calls keep their ids; a call without one gets a made-up id."""
+    if tool_call.id:
+        return tool_call
+    return ToolCall.model_construct(
+        id=f"call_{next(_ids)}", name=tool_call.name, arguments=tool_call.arguments
+    )
+
+
+def _usage(message: AssistantMessage) -> Usage:
+    completion = len(message.content or "") // 4 + 8 * len(message.tool_calls)
+    return Usage.model_construct(
+        prompt_tokens=0, completion_tokens=completion, total_tokens=completion
+    )

@@ -1,0 +1,308 @@
+"""`@tool`: turn a plain function into a tool the model can call.
+
+The JSON schema the model sees comes from the function's signature through pydantic (with the
+docstring's summary and parameter descriptions, and `Annotated[T, "description"]` or
+`Annotated[T, Field(description=...)]`), built once when the tool is defined. Type hints are
+resolved once too, so `from __future__ import annotations` costs nothing per call.
+
+Parameters the model never sees:
+- one annotated `ToolContext` (network, agent, state, tool_call_id) or `State` (the tool's view
+  of the run's state) is injected;
+- parameters named in `inputs_from_state` are filled from state; whatever the model sends for
+  them is ignored.
+
+`outputs_to_state={"state_key": {"source": "field", "handler": fn}}` writes the result to
+state: no `source` stores the whole result, a `source` missing from the result skips that
+mapping, and a result that is not a dict (or a pydantic model) writes nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import typing
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, get_args, get_origin
+
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+from agents.docstrings import parse_docstring
+from agents.tool_context import ToolContext
+from network.errors import ConfigurationError, ToolError
+from network.state import State
+
+_CONTEXT = "context"
+_STATE = "state"
+
+
+class Tool:
+    """A callable the model can ask for by name. Build one with `@tool`."""
+
+    __slots__ = (
+        "_call_async",
+        "_injected",
+        "_state_inputs",
+        "_validator",
+        "args_model",
+        "blocking",
+        "description",
+        "fn",
+        "inputs_from_state",
+        "name",
+        "outputs_to_state",
+        "parameters",
+        "requires_confirmation",
+        "schema",
+    )
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        inputs_from_state: Mapping[str, str] | None = None,
+        outputs_to_state: Mapping[str, Mapping[str, Any]] | None = None,
+        requires_confirmation: bool = False,
+        blocking: bool = False,
+    ) -> None:
+        if not callable(fn):
+            raise ConfigurationError(f"@tool needs a function, got {fn!r}")
+        self.fn = fn
+        self.name = name or fn.__name__
+        summary, param_docs = parse_docstring(inspect.getdoc(fn))
+        self.description = description if description is not None else summary
+        self.inputs_from_state = dict(inputs_from_state or {})
+        self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
+        self.requires_confirmation = requires_confirmation
+        self.blocking = blocking
+        self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
+        )
+        signature = inspect.signature(fn)
+        try:
+            hints = typing.get_type_hints(fn, include_extras=True)
+        except Exception as exc:  # an annotation naming something not importable
+            raise ConfigurationError(
+                f"tool {self.name!r}: cannot resolve annotations: {exc}"
+            ) from exc
+        from_state = {param: key for key, param in self.inputs_from_state.items()}
+        for param in from_state:
+            if param not in signature.parameters:
+                raise ConfigurationError(
+                    f"tool {self.name!r}: inputs_from_state maps state key "
+                    f"{from_state[param]!r} to parameter {param!r}, which the function lacks"
+                )
+        self._check_outputs()
+        self._injected: dict[str, str] = {}
+        self._state_inputs: dict[str, tuple[str, Any]] = {}
+        fields: dict[str, Any] = {}
+        for param_name, param in signature.parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise ConfigurationError(
+                    f"tool {self.name!r}: *args and **kwargs cannot be described to a model"
+                )
+            annotation = hints.get(param_name, Any)
+            base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
+            if base is ToolContext:
+                self._injected[param_name] = _CONTEXT
+                continue
+            if base is State:
+                self._injected[param_name] = _STATE
+                continue
+            if param_name in from_state:
+                self._state_inputs[param_name] = (from_state[param_name], param.default)
+                continue
+            fields[param_name] = _field(annotation, param, param_docs.get(param_name))
+        self.parameters = list(fields)
+        self.args_model: type[BaseModel] = create_model(
+            f"{_camel(self.name)}Arguments",
+            __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
+            **fields,
+        )
+        self._validator = self.args_model.__pydantic_validator__
+        parameters = _strip_titles(self.args_model.model_json_schema())
+        parameters.setdefault("properties", {})
+        self.schema: dict[str, Any] = {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
+
+    def _check_outputs(self) -> None:
+        for key, mapping in self.outputs_to_state.items():
+            unknown = set(mapping) - {"source", "handler"}
+            if unknown:
+                raise ConfigurationError(
+                    f"tool {self.name!r}: outputs_to_state[{key!r}] has unknown fields "
+                    f"{sorted(unknown)}"
+                )
+            handler = mapping.get("handler")
+            if handler is not None and not callable(handler):
+                raise ConfigurationError(
+                    f"tool {self.name!r}: outputs_to_state[{key!r}] handler is not callable"
+                )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly."""
+        return self.fn(*args, **kwargs)
+
+    def validate(self, arguments: Any) -> dict[str, Any]:
+        """The model's arguments validated and coerced, or `ToolError` saying what is wrong."""
+        if not isinstance(arguments, dict):
+            if isinstance(arguments, str):
+                raise ToolError(
+                    f"tool {self.name!r}: arguments are not valid JSON: {arguments[:200]!r}",
+                    tool=self.name,
+                )
+            raise ToolError(f"tool {self.name!r}: arguments must be a JSON object", tool=self.name)
+        try:
+            validated = self._validator.validate_python(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in exc.errors(include_url=False)
+            )
+            raise ToolError(
+                f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name
+            ) from exc
+        return dict(validated.__dict__)
+
+    async def invoke(self, arguments: Any, context: ToolContext) -> Any:
+        """Validate `arguments`, inject context and state inputs, run the function, write outputs."""
+        kwargs = self.validate(arguments)
+        if self._injected:
+            for param, kind in self._injected.items():
+                kwargs[param] = context if kind == _CONTEXT else context.state
+        if self._state_inputs:
+            kv = context.state.kv
+            for param, (key, default) in self._state_inputs.items():
+                if kv.has(key):
+                    kwargs[param] = kv.get(key)
+                elif default is not inspect.Parameter.empty:
+                    kwargs[param] = default
+                else:
+                    raise ToolError(
+                        f"tool {self.name!r}: parameter {param!r} comes from state key {key!r}, "
+                        "which has no value",
+                        tool=self.name,
+                    )
+        if self._call_async:
+            result = await self.fn(**kwargs)
+        elif self.blocking:
+            result = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+        else:
+            result = self.fn(**kwargs)
+        if self.outputs_to_state:
+            self._write_outputs(result, context.state.kv)
+        return result
+
+    def _write_outputs(self, result: Any, kv: Any) -> None:
+        if isinstance(result, BaseModel):
+            result = result.model_dump()
+        if not isinstance(result, dict):
+            return
+        for key, mapping in self.outputs_to_state.items():
+            source = mapping.get("source")
+            if source is None:
+                value = result
+            elif source in result:
+                value = result[source]
+            else:
+                continue
+            kv.set(key, value, mapping.get("handler"))
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r})"
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    inputs_from_state: Mapping[str, str] | None = None,
+    outputs_to_state: Mapping[str, Mapping[str, Any]] | None = None,
+    requires_confirmation: bool = False,
+    blocking: bool = False,
+) -> Any:
+    """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
+
+    Args:
+        name: the name the model calls it by (default: the function's name).
+        description: what the model reads about it (default: the docstring's summary).
+        inputs_from_state: `{state_key: parameter}`: parameters filled from state, hidden from
+            the model.
+        outputs_to_state: `{state_key: {"source": field, "handler": fn}}`: result fields
+            written to state.
+        requires_confirmation: the call waits for a person to accept it (AG-UI interrupts).
+        blocking: run a sync function in a worker thread instead of on the event loop. Sync
+            tools run inline by default: a thread hand-off costs more than most tools take.
+    """
+
+    def wrap(function: Callable[..., Any]) -> Tool:
+        return Tool(
+            function,
+            name=name,
+            description=description,
+            inputs_from_state=inputs_from_state,
+            outputs_to_state=outputs_to_state,
+            requires_confirmation=requires_confirmation,
+            blocking=blocking,
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _field(annotation: Any, param: inspect.Parameter, doc: str | None) -> tuple[Any, Any]:
+    """A pydantic field for one parameter; plain strings in `Annotated` become descriptions."""
+    description = doc
+    if get_origin(annotation) is Annotated:
+        base, *metadata = get_args(annotation)
+        strings = [m for m in metadata if isinstance(m, str)]
+        if strings:
+            description = strings[0]
+            kept = [m for m in metadata if not isinstance(m, str)]
+            annotation = Annotated[base, *kept] if kept else base
+        for meta in metadata:
+            if isinstance(meta, FieldInfo) and meta.description:
+                description = meta.description
+    default = ... if param.default is inspect.Parameter.empty else param.default
+    if isinstance(default, FieldInfo):
+        return (annotation, default)
+    return (annotation, Field(default, description=description))
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's generated `title`s: they cost tokens and tell the model nothing."""
+    if isinstance(schema, dict):
+        return {
+            key: _strip_titles(value)
+            for key, value in schema.items()
+            if not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(schema, list):
+        return [_strip_titles(item) for item in schema]
+    return schema
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
+
+
+def tool_result_text(result: Any) -> str:
+    """What the model reads back from a tool's return value."""
+    if isinstance(result, str):
+        return result
+    if isinstance(result, BaseModel):
+        return result.model_dump_json()
+    try:
+        return json.dumps(result, default=str)
+    except (TypeError, ValueError):
+        return str(result)

@@ -1,0 +1,72 @@
+"""agent-network: compose teams of LLM agents in code.
+
+The foundation package: `Network` and its run loop, `State` (typed kv + history), messages,
+results, events and errors. Agents and tools live in `agents`, ready routers in `routers`.
+"""
+
+from network.context import RunContext
+from network.errors import (
+    AgentNetworkError,
+    ConfigurationError,
+    ModelError,
+    RoutingError,
+    StaleThreadError,
+    StateError,
+    StateValidationError,
+    TemplateError,
+    ThreadError,
+    ToolError,
+)
+from network.handlers import merge_dicts, merge_lists, replace_values
+from network.history import HistoryView
+from network.kv import KV
+from network.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from network.network import Network
+from network.provenance import Writer, WriteRecord
+from network.results import InferenceResult, ToolCallRecord, Usage
+from network.run_result import RunResult, Stop, StopReason
+from network.schema import StateSchema
+from network.state import State
+
+__all__ = [
+    "KV",
+    "AgentNetworkError",
+    "AssistantMessage",
+    "ConfigurationError",
+    "HistoryView",
+    "InferenceResult",
+    "Message",
+    "ModelError",
+    "Network",
+    "RoutingError",
+    "RunContext",
+    "RunResult",
+    "StaleThreadError",
+    "State",
+    "StateError",
+    "StateSchema",
+    "StateValidationError",
+    "Stop",
+    "StopReason",
+    "SystemMessage",
+    "TemplateError",
+    "ThreadError",
+    "ToolCall",
+    "ToolCallRecord",
+    "ToolError",
+    "ToolMessage",
+    "Usage",
+    "UserMessage",
+    "WriteRecord",
+    "Writer",
+    "merge_dicts",
+    "merge_lists",
+    "replace_values",
+]

@@ -1,0 +1,55 @@
+"""The run's event channel.
+
+The run loop and agent calls report what happens as AG-UI events (the `ag-ui-protocol`
+package's models). Streaming, logging and persistence subscribe as sinks. With no sink
+attached, `active` is False and no event object is ever built, so a plain `network.run` pays
+nothing for observability. The emitter remembers which steps, messages and tool calls are
+open, so that a failed or cancelled run can close them before its final event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+EventSink = Callable[[Any], Awaitable[None]]
+
+
+class Emitter:
+    """Fans events out to sinks, in order, awaiting each one."""
+
+    __slots__ = ("_delta_cursor", "active", "open_messages", "open_steps", "open_tools", "sinks")
+
+    def __init__(self, sinks: list[EventSink] | None = None) -> None:
+        self.sinks: list[EventSink] = list(sinks or [])
+        self.active = bool(self.sinks)
+        self.open_steps: list[str] = []
+        self.open_messages: list[str] = []
+        self.open_tools: list[str] = []
+        self._delta_cursor = 0
+
+    def add_sink(self, sink: EventSink) -> None:
+        """Subscribe another sink."""
+        self.sinks.append(sink)
+        self.active = True
+
+    async def emit(self, event: Any) -> None:
+        """Send one event to every sink."""
+        for sink in self.sinks:
+            await sink(event)
+
+    async def flush_state(self, kv: Any) -> None:
+        """Emit a STATE_DELTA with the operations recorded since the previous one, if any."""
+        ops = kv._ops
+        if len(ops) <= self._delta_cursor:
+            return
+        delta = ops[self._delta_cursor :]
+        self._delta_cursor = len(ops)
+        if self.active:
+            from network import events
+
+            await self.emit(events.state_delta(delta))
+
+    def ops_taken(self) -> None:
+        """The store's pending ops were taken into a result: restart the cursor."""
+        self._delta_cursor = 0

@@ -1,0 +1,101 @@
+"""The library's error hierarchy.
+
+Every error names what it is about (the agent, tool, key or field), so a caller can tell what
+went wrong without reading a traceback. An error raised inside a run carries the partial
+`RunResult` in `partial_result`, so nothing that already happened is lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AgentNetworkError(Exception):
+    """Base class of every error this library raises."""
+
+    #: The run's result up to the failure, when the error was raised inside a run.
+    partial_result: Any = None
+
+
+class ConfigurationError(AgentNetworkError):
+    """A network, agent, tool, router or schema was defined wrongly."""
+
+
+class RoutingError(AgentNetworkError):
+    """A router chose an agent the network does not have, or returned something unusable."""
+
+    def __init__(self, message: str, *, agent: str | None = None) -> None:
+        super().__init__(message)
+        self.agent = agent
+
+
+class ToolError(AgentNetworkError):
+    """A tool call failed: unknown tool, invalid arguments or a handler that raised."""
+
+    def __init__(self, message: str, *, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.tool = tool
+
+
+class ModelError(AgentNetworkError):
+    """The model provider failed; the provider's own exception is the `__cause__`."""
+
+    def __init__(
+        self, message: str, *, model: str | None = None, status_code: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.model = model
+        self.status_code = status_code
+
+
+class StateError(AgentNetworkError):
+    """A state operation was refused (unknown key in a closed schema, bad scope, ...)."""
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+class StateValidationError(StateError):
+    """A value did not match its key's declared type; the state was left unchanged."""
+
+    def __init__(self, message: str, *, key: str, expected: str) -> None:
+        super().__init__(message, key=key)
+        self.expected = expected
+
+
+class TemplateError(ConfigurationError):
+    """A `{key}` placeholder in an agent's instructions has no value in state."""
+
+    def __init__(self, message: str, *, key: str, agent: str | None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.agent = agent
+
+
+class StaleThreadError(AgentNetworkError):
+    """Another run committed to the thread after this run loaded it (optimistic locking)."""
+
+    def __init__(self, message: str, *, thread_id: str, expected: int, found: int) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.expected = expected
+        self.found = found
+
+
+class ThreadError(AgentNetworkError):
+    """A thread store operation was refused (duplicate thread id, missing thread, ...)."""
+
+
+def attach_partial_result(error: BaseException, result: Any) -> None:
+    """Make `result` reachable from `error` as `error.partial_result`.
+
+    Errors of other libraries (a router's own ValueError, say) get the attribute too, so the
+    caller's `except` clauses keep matching the original type.
+    """
+    if getattr(error, "partial_result", None) is not None:
+        return
+    try:
+        error.partial_result = result  # type: ignore[attr-defined]
+    except AttributeError:  # an exception type with __slots__; add a note instead
+        error.add_note(f"partial result: {result!r}")

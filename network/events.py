@@ -1,0 +1,112 @@
+"""Builders of AG-UI events (the `ag-ui-protocol` models; never hand-written JSON).
+
+Imported only when a run has a sink, so `import network` does not pay for `ag_ui`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui.core import (
+    CustomEvent,
+    EventType,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+
+try:
+    from ag_ui.core.version import PROTOCOL_VERSION
+except ImportError:  # older packages
+    PROTOCOL_VERSION = "1.0"
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "CustomEvent",
+    "EventType",
+    "run_error",
+    "run_finished",
+    "run_started",
+    "state_delta",
+    "state_snapshot",
+    "step_finished",
+    "step_started",
+    "text_content",
+    "text_end",
+    "text_start",
+    "tool_args",
+    "tool_end",
+    "tool_result",
+    "tool_start",
+]
+
+
+def run_started(thread_id: str, run_id: str) -> RunStartedEvent:
+    return RunStartedEvent(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION)
+
+
+def run_finished(thread_id: str, run_id: str, result: Any = None, **extra: Any) -> RunFinishedEvent:
+    return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=result, **extra)
+
+
+def run_error(message: str, code: str | None = None) -> RunErrorEvent:
+    return RunErrorEvent(message=message, code=code)
+
+
+def state_snapshot(snapshot: dict[str, Any]) -> StateSnapshotEvent:
+    return StateSnapshotEvent(snapshot=snapshot)
+
+
+def state_delta(ops: list[dict[str, Any]]) -> StateDeltaEvent:
+    return StateDeltaEvent(delta=list(ops))
+
+
+def step_started(name: str) -> StepStartedEvent:
+    return StepStartedEvent(step_name=name)
+
+
+def step_finished(name: str) -> StepFinishedEvent:
+    return StepFinishedEvent(step_name=name)
+
+
+def text_start(message_id: str, name: str | None = None) -> TextMessageStartEvent:
+    return TextMessageStartEvent(message_id=message_id, role="assistant", name=name)
+
+
+def text_content(message_id: str, delta: str) -> TextMessageContentEvent:
+    return TextMessageContentEvent(message_id=message_id, delta=delta)
+
+
+def text_end(message_id: str) -> TextMessageEndEvent:
+    return TextMessageEndEvent(message_id=message_id)
+
+
+def tool_start(call_id: str, name: str, parent_message_id: str | None) -> ToolCallStartEvent:
+    return ToolCallStartEvent(
+        tool_call_id=call_id, tool_call_name=name, parent_message_id=parent_message_id
+    )
+
+
+def tool_args(call_id: str, delta: str) -> ToolCallArgsEvent:
+    return ToolCallArgsEvent(tool_call_id=call_id, delta=delta)
+
+
+def tool_end(call_id: str) -> ToolCallEndEvent:
+    return ToolCallEndEvent(tool_call_id=call_id)
+
+
+def tool_result(message_id: str, call_id: str, content: str) -> ToolCallResultEvent:
+    return ToolCallResultEvent(
+        message_id=message_id, tool_call_id=call_id, content=content, role="tool"
+    )

@@ -1,0 +1,42 @@
+"""Merge handlers: how a write to a state key combines with the value already there.
+
+A handler is any `handler(current, new) -> merged`; `current` is None on a key's first write.
+The three ready ones are recognised by the store, which records their writes as fine-grained
+JSON Patch operations (one `add /key/-` per appended item, one op per dict entry) and validates
+only the new part when the key's type allows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def replace_values(current: Any, new: Any) -> Any:
+    """Store `new`, whatever was there. The default for every type that is not a list."""
+    return new
+
+
+def merge_lists(current: Any, new: Any) -> list[Any]:
+    """Append `new` to the list already stored. The default for `list` and `list[X]` types.
+
+    A scalar on either side is treated as a one-item list (as in Haystack), so `set(k, 5)`
+    followed by `set(k, [6])` stores `[5, 6]`.
+    """
+    head = [] if current is None else (list(current) if isinstance(current, list) else [current])
+    tail = list(new) if isinstance(new, list | tuple) else [new]
+    return head + tail
+
+
+def merge_dicts(current: Any, new: Any) -> dict[Any, Any]:
+    """Update the stored mapping with the entries of `new` (a shallow merge)."""
+    if not isinstance(new, Mapping):
+        raise TypeError(f"merge_dicts needs a mapping to merge, got {type(new).__name__}")
+    if current is None:
+        return dict(new)
+    if not isinstance(current, Mapping):
+        raise TypeError(f"merge_dicts cannot merge into a {type(current).__name__}")
+    return {**current, **new}
+
+
+READY_HANDLERS = (replace_values, merge_lists, merge_dicts)

@@ -1,0 +1,306 @@
+"""The key-value store at the heart of a run's state.
+
+Every write goes through the key's merge handler and type, is recorded as RFC 6902 operations
+against the state's JSON form, and is attributed to a writer. A write that fails validation
+changes nothing. Values handed out are copies: mutating them never changes the store.
+
+Stored containers are private to the store, so a `merge_lists` append extends the stored list in
+place and records one `add /key/-` per item: the cost of an append does not grow with the
+list. A savepoint journal makes a group of writes undoable (a failed tool's writes, say).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from network.handlers import merge_dicts, merge_lists, replace_values
+from network.provenance import CALLER, Writer, WriteRecord
+from network.schema import Handler, KeySpec, StateSchema
+from network.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat
+
+_MISSING: Any = object()
+
+Op = dict[str, Any]
+
+
+class KV:
+    """The state's key-value store: `get`, `set`, `delete`, `has`, `keys` and `data`."""
+
+    __slots__ = (
+        "_data",
+        "_extra_specs",
+        "_flat",
+        "_journal",
+        "_listeners",
+        "_ops",
+        "_provenance",
+        "_schema",
+        "writer",
+    )
+
+    def __init__(self, schema: StateSchema | None = None) -> None:
+        self._schema = schema or StateSchema()
+        self._data: dict[str, Any] = {}
+        self._flat: set[str] = set()  # keys whose value copies with one C-level copy()
+        self._extra_specs: dict[str, KeySpec] = {}  # specs of undeclared keys, built once
+        self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
+        self._provenance: dict[str, list[WriteRecord]] = {}
+        self._journal: list[tuple[str, str, Any, bool]] | None = None
+        self._listeners: list[Callable[[list[Op]], None]] = []
+        self.writer: Writer = CALLER
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A copy of the value stored under `key`, or `default` when there is none."""
+        value = self._data.get(key, _MISSING)
+        if value is _MISSING:
+            return default
+        if key in self._flat:
+            return copy_known_flat(value)
+        return copy_value(value)
+
+    def has(self, key: str) -> bool:
+        """Whether `key` holds a value."""
+        return key in self._data
+
+    __contains__ = has
+
+    def keys(self) -> list[str]:
+        """The keys that hold a value, in the order they were first written."""
+        return list(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._data))
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """A snapshot of every key (all scopes); changing it does not change the store."""
+        return {key: self.get(key) for key in self._data}
+
+    @property
+    def schema(self) -> StateSchema:
+        """The schema that types and merges this store's keys."""
+        return self._schema
+
+    def spec(self, key: str) -> KeySpec:
+        """The spec a write to `key` goes through (raises for an undeclared key when closed)."""
+        spec = self._schema.spec(key)
+        if spec is not None:
+            return spec
+        spec = self._extra_specs.get(key)
+        if spec is None:
+            spec = self._extra_specs[key] = self._schema.require(key)
+        return spec
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def set(self, key: str, value: Any, handler: Handler | None = None) -> None:
+        """Merge `value` into `key` with the key's handler (or `handler`, for this write only).
+
+        The merged value is validated against the key's type and the validated value is stored.
+        On a `StateValidationError` (or a handler that raises) nothing changes.
+        """
+        spec = self._schema.spec(key) or self.spec(key)
+        merge = handler or spec.handler
+        current = self._data.get(key, _MISSING)
+        if (
+            merge is merge_lists
+            and spec.list_items
+            and (current is _MISSING or type(current) is list)
+        ):
+            items = (
+                value if type(value) is list else (list(value) if type(value) is tuple else [value])
+            )
+            self._append(spec, current, spec.validate_items(items))
+        elif (
+            merge is merge_dicts
+            and spec.dict_entries
+            and (current is _MISSING or type(current) is dict)
+        ):
+            if not isinstance(value, Mapping):
+                merge(None, value)  # raises the handler's own TypeError
+            self._merge_entries(spec, current, spec.validate_entries(value))
+        else:
+            base = None if current is _MISSING else copy_value(current)
+            merged = value if merge is replace_values else merge(base, value)
+            validated = spec.validate(merged)
+            if spec.adapter is None or validated is value:
+                validated = copy_value(validated)  # the caller keeps no handle on the store
+            self._replace(spec, current, validated)
+
+    def delete(self, key: str) -> bool:
+        """Remove `key`; returns whether it held a value."""
+        current = self._data.get(key, _MISSING)
+        if current is _MISSING:
+            return False
+        spec = self.spec(key)
+        self._remember(key, "restore", current)
+        del self._data[key]
+        self._flat.discard(key)
+        if spec.persistent:
+            self._emit([{"op": "remove", "path": spec.pointer}])
+        self._record(key, "delete")
+        return True
+
+    def seed(self, values: Mapping[str, Any]) -> None:
+        """Load initial values: validated by the schema, handlers not applied, no ops recorded.
+
+        All values are validated before any is stored, so a bad seed leaves the store empty.
+        """
+        prepared = []
+        for key, value in values.items():
+            spec = self.spec(key)
+            validated = spec.validate(value)
+            prepared.append((key, copy_value(validated)))
+        for key, value in prepared:
+            self._data[key] = value
+            if is_flat(value):
+                self._flat.add(key)
+            else:
+                self._flat.discard(key)
+
+    def _append(self, spec: KeySpec, current: Any, items: list[Any]) -> None:
+        key = spec.key
+        if current is _MISSING:
+            stored = list(items)
+            self._remember(key, "restore", _MISSING)
+            self._data[key] = stored
+            if is_flat(stored):
+                self._flat.add(key)
+            if spec.persistent:
+                self._emit(
+                    [{"op": "add", "path": spec.pointer, "value": spec.to_json(copy_value(stored))}]
+                )
+        else:
+            self._remember(key, "truncate", len(current))
+            current.extend(items)
+            if key in self._flat and not all(type(item) in ATOMIC_TYPES for item in items):
+                self._flat.discard(key)
+            if spec.persistent:
+                path = spec.pointer + "/-"
+                self._emit(
+                    [
+                        {"op": "add", "path": path, "value": spec.to_json(copy_value(item))}
+                        for item in items
+                    ]
+                )
+        self._record(key, "set")
+
+    def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
+        key = spec.key
+        if current is _MISSING:
+            self._replace(spec, current, entries)
+            return
+        self._remember(key, "restore", dict(current))
+        current.update(entries)
+        if key in self._flat and not all(type(v) in ATOMIC_TYPES for v in entries.values()):
+            self._flat.discard(key)
+        if spec.persistent:
+            prefix = spec.pointer + "/"
+            self._emit(
+                [
+                    {
+                        "op": "add",
+                        "path": prefix + str(name).replace("~", "~0").replace("/", "~1"),
+                        "value": spec.to_json(copy_value(entry)),
+                    }
+                    for name, entry in entries.items()
+                ]
+            )
+        self._record(key, "set")
+
+    def _replace(self, spec: KeySpec, current: Any, validated: Any) -> None:
+        key = spec.key
+        self._remember(key, "restore", current)
+        self._data[key] = validated
+        if is_flat(validated):
+            self._flat.add(key)
+        else:
+            self._flat.discard(key)
+        if spec.persistent:
+            self._emit(
+                [{"op": "add", "path": spec.pointer, "value": spec.to_json(copy_value(validated))}]
+            )
+        self._record(key, "set")
+
+    def _emit(self, ops: list[Op]) -> None:
+        self._ops.extend(ops)
+
+    def _record(self, key: str, op: str) -> None:
+        records = self._provenance.get(key)
+        if records is None:
+            records = self._provenance[key] = []
+        records.append(WriteRecord(key, op, self.writer, time.time()))
+
+    # -- deltas and provenance ---------------------------------------------------------------
+
+    def take_ops(self) -> list[Op]:
+        """The operations recorded since the last call (persistent keys only), and forget them."""
+        ops = self._ops
+        self._ops = []
+        return ops
+
+    def pending_ops(self) -> int:
+        """How many operations wait to be taken."""
+        return len(self._ops)
+
+    def history_of(self, key: str) -> list[WriteRecord]:
+        """Every successful write to `key`, oldest first."""
+        return list(self._provenance.get(key, ()))
+
+    # -- savepoints ----------------------------------------------------------------------------
+
+    def _remember(self, key: str, kind: str, previous: Any) -> None:
+        if self._journal is not None:
+            self._journal.append((key, kind, previous, key in self._flat))
+
+    def savepoint(self) -> tuple[int, int, dict[str, int]]:
+        """Start (or nest within) an undoable group of writes; returns a mark for `rollback`."""
+        if self._journal is None:
+            self._journal = []
+        counts = {key: len(records) for key, records in self._provenance.items()}
+        return (len(self._journal), len(self._ops), counts)
+
+    def rollback(self, mark: tuple[int, int, dict[str, int]]) -> None:
+        """Undo every write since `mark`: values, recorded ops and provenance."""
+        journal_len, ops_len, counts = mark
+        journal = self._journal or []
+        while len(journal) > journal_len:
+            key, kind, previous, was_flat = journal.pop()
+            if kind == "truncate":
+                del self._data[key][previous:]
+            elif previous is _MISSING:
+                self._data.pop(key, None)
+            else:
+                self._data[key] = previous
+            if was_flat:
+                self._flat.add(key)
+            else:
+                self._flat.discard(key)
+        del self._ops[ops_len:]
+        if journal_len == 0:
+            self._journal = None
+        for key in list(self._provenance):
+            keep = counts.get(key, 0)
+            if keep:
+                del self._provenance[key][keep:]
+            else:
+                del self._provenance[key]
+
+    def release(self, mark: tuple[int, int, dict[str, int]]) -> None:
+        """Keep the writes since `mark`; stop journaling once no savepoint is open."""
+        if mark[0] == 0:
+            self._journal = None
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        """The stored value itself, not a copy. For the library's own read-only use."""
+        return self._data.get(key, default)
+
+    def __repr__(self) -> str:
+        return f"KV({self.data!r})"

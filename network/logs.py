@@ -1,0 +1,62 @@
+"""structlog logging, written from the run's events.
+
+The library never configures structlog: it asks the logger the application configured whether
+INFO is enabled and, when it is not, subscribes nothing (so a quiet run builds no events). Event
+names: run.started, agent.started, agent.finished, tool.called, state.changed, run.finished,
+run.failed; every line carries the run_id.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from network.emitter import EventSink
+
+
+def _enabled(logger: Any, level: int) -> bool:
+    check = getattr(logger, "is_enabled_for", None) or getattr(logger, "isEnabledFor", None)
+    if check is None:
+        return True
+    try:
+        return bool(check(level))
+    except Exception:  # a custom wrapper class with another signature
+        return True
+
+
+def logging_sink(run_id: str, network_name: str) -> EventSink | None:
+    """A sink that logs a run's events, or None when the application silenced INFO."""
+    import structlog
+
+    log = structlog.get_logger("agent_network").bind(run_id=run_id, network=network_name)
+    if not _enabled(log, logging.INFO):
+        return None
+    debug = _enabled(log, logging.DEBUG)
+    open_tools: dict[str, str] = {}
+
+    async def sink(event: Any) -> None:
+        kind = event.type.value if hasattr(event.type, "value") else str(event.type)
+        if kind == "RUN_STARTED":
+            log.info("run.started", thread_id=event.thread_id)
+        elif kind == "STEP_STARTED":
+            log.info("agent.started", agent=event.step_name)
+        elif kind == "STEP_FINISHED":
+            log.info("agent.finished", agent=event.step_name)
+        elif kind == "TOOL_CALL_START":
+            open_tools[event.tool_call_id] = event.tool_call_name
+        elif kind == "TOOL_CALL_RESULT":
+            name = open_tools.pop(event.tool_call_id, None)
+            log.info("tool.called", tool=name, tool_call_id=event.tool_call_id)
+        elif kind == "STATE_DELTA" and debug:
+            log.debug(
+                "state.changed",
+                ops=len(event.delta),
+                paths=[getattr(op, "path", None) for op in event.delta],
+            )
+        elif kind == "RUN_FINISHED":
+            outcome = getattr(event, "outcome", None)
+            log.info("run.finished", outcome=getattr(outcome, "type", None) or "success")
+        elif kind == "RUN_ERROR":
+            log.error("run.failed", error=event.message, code=event.code)
+
+    return sink

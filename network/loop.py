@@ -1,0 +1,69 @@
+"""The run loop: ask the router, run one agent call, record it, ask again.
+
+This is the only loop: `network.run` and `network.stream` both drive it; streaming, logging and
+persistence are sinks on the context's emitter, not code in here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from network.context import RunContext
+from network.provenance import Writer
+from network.run_result import Stop, StopReason
+
+
+async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
+    """Run agent calls until the router stops or `max_iter` calls were made."""
+    network = ctx.network
+    state = ctx.state
+    kv = state.kv
+    emitter = ctx.emitter
+    route = network.router
+    while True:
+        kv.writer = Writer(call_index=ctx.call_count, source="router")
+        choice = route(ctx)
+        if inspect.isawaitable(choice):
+            choice = await choice
+        if emitter.active:
+            await emitter.flush_state(kv)
+        if isinstance(choice, Stop):
+            return choice
+        if choice is not None:
+            ctx.stack.extend(network.resolve(choice))
+        if not ctx.stack:
+            return Stop(StopReason.ROUTER_FINISHED)
+        if ctx.call_count >= max_iter:
+            return Stop(StopReason.MAX_ITER)
+        await call_agent(ctx, ctx.stack.pop(0))
+
+
+async def call_agent(ctx: RunContext, agent: Any) -> None:
+    """One agent call: the agent's inference and tools, then its result joins the history."""
+    state = ctx.state
+    kv = state.kv
+    emitter = ctx.emitter
+    name = agent.name
+    ctx.agent = agent
+    kv.writer = Writer(agent=name, call_index=ctx.call_count, source="agent")
+    if emitter.active:
+        from network import events
+
+        emitter.open_steps.append(name)
+        await emitter.emit(events.step_started(name))
+    result = await agent.call(ctx)
+    if emitter.active:
+        await emitter.flush_state(kv)
+    result.state_delta = kv.take_ops()
+    emitter.ops_taken()
+    state.results.append(result)
+    if not result.skipped:
+        state.append_messages(result.messages())
+    ctx.last_result = result
+    ctx.call_count += 1
+    ctx.usage = ctx.usage + result.usage
+    ctx.agent = None
+    if emitter.active:
+        emitter.open_steps.remove(name)
+        await emitter.emit(events.step_finished(name))

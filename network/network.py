@@ -1,0 +1,271 @@
+"""`Network`: a team of agents, a router that picks who runs next, and a state schema.
+
+A Network is a definition: running it never changes it. Each run gets a fresh `State` built
+from the schema and a deep copy of the initial data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import anyio
+
+from network.context import RunContext
+from network.emitter import Emitter, EventSink
+from network.errors import ConfigurationError, RoutingError, attach_partial_result
+from network.ids import new_id
+from network.loop import run_loop
+from network.messages import UserMessage
+from network.protocols import AgentLike, Router
+from network.run_result import RunResult, StopReason
+from network.schema import StateSchema
+from network.state import State
+
+DEFAULT_MAX_ITER = 100
+
+
+class Network:
+    """A team of agents run by a router over one shared state.
+
+    Args:
+        name: the network's name (logs, traces, AG-UI).
+        agents: the agents; names must be unique.
+        router: `router(ctx)` returning the next agent(s), an agent name, a `Stop`, or None to
+            finish. Optional only for a one-agent network, which then runs its agent once.
+        default_model: the model of every agent that names none (a litellm model string such as
+            `"openai/gpt-4o-mini"`, or a `Model` object).
+        max_iter: the most agent calls one run may make (default 100).
+        state_schema: a Haystack-style dict, a pydantic model class, or a `StateSchema`.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        agents: Sequence[AgentLike],
+        router: Router | None = None,
+        *,
+        default_model: Any = None,
+        max_iter: int = DEFAULT_MAX_ITER,
+        state_schema: Any = None,
+        predict_state: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        if not name or not isinstance(name, str):
+            raise ConfigurationError(f"a network needs a name, got {name!r}")
+        self.name = name
+        self.agents: dict[str, AgentLike] = {}
+        for agent in agents:
+            agent_name = getattr(agent, "name", None)
+            if not isinstance(agent_name, str) or not callable(getattr(agent, "call", None)):
+                raise ConfigurationError(f"network {name!r}: {agent!r} is not an agent")
+            if agent_name in self.agents:
+                raise ConfigurationError(f"network {name!r}: two agents are named {agent_name!r}")
+            self.agents[agent_name] = agent
+        if not self.agents:
+            raise ConfigurationError(f"network {name!r} has no agents")
+        if router is None:
+            if len(self.agents) != 1:
+                raise ConfigurationError(
+                    f"network {name!r} has {len(self.agents)} agents and no router"
+                )
+            router = _run_once(next(iter(self.agents.values())))
+        if not callable(router):
+            raise ConfigurationError(f"network {name!r}: router {router!r} is not callable")
+        if not isinstance(max_iter, int) or max_iter < 1:
+            raise ConfigurationError(f"network {name!r}: max_iter must be >= 1, got {max_iter!r}")
+        self.router: Router = router
+        self.default_model = default_model
+        self.max_iter = max_iter
+        self.schema = StateSchema.coerce(state_schema)
+        self.predict_state = dict(predict_state or {})
+        validate = getattr(router, "validate", None)
+        if callable(validate):
+            validate(self)
+
+    # -- routing ---------------------------------------------------------------------------
+
+    def resolve(self, choice: Any) -> list[AgentLike]:
+        """The agents a router's answer names, or `RoutingError` naming the unknown one."""
+        if isinstance(choice, str) or not isinstance(choice, Sequence):
+            return [self._one(choice)]
+        return [self._one(item) for item in choice]
+
+    def _one(self, item: Any) -> AgentLike:
+        if isinstance(item, str):
+            agent = self.agents.get(item)
+            if agent is None:
+                raise RoutingError(
+                    f"router chose agent {item!r}, which is not in network {self.name!r} "
+                    f"(agents: {', '.join(self.agents)})",
+                    agent=item,
+                )
+            return agent
+        name = getattr(item, "name", None)
+        agent = self.agents.get(name) if isinstance(name, str) else None
+        if agent is None:
+            raise RoutingError(
+                f"router chose agent {name or item!r}, which is not in network {self.name!r} "
+                f"(agents: {', '.join(self.agents)})",
+                agent=name if isinstance(name, str) else repr(item),
+            )
+        if agent is not item:
+            raise RoutingError(
+                f"router chose an agent named {name!r} that is not the one in network "
+                f"{self.name!r}",
+                agent=name,
+            )
+        return agent
+
+    # -- running ---------------------------------------------------------------------------
+
+    def new_state(self, data: Mapping[str, Any] | State | None = None) -> State:
+        """A fresh State for one run: the schema's defaults plus a deep copy of `data`."""
+        if isinstance(data, State):
+            data = data.kv.data
+        return State(data, schema=self.schema)
+
+    async def run(
+        self,
+        input: str,
+        *,
+        state: Mapping[str, Any] | State | None = None,
+        max_iter: int | None = None,
+        run_id: str | None = None,
+        sinks: Sequence[EventSink] = (),
+    ) -> RunResult:
+        """Run the network on `input` and return its `RunResult`.
+
+        `state` seeds the run's fresh State (validated by the schema, deep-copied). Any error
+        raised inside the run carries the partial result as `error.partial_result`.
+        """
+        run_state = self.new_state(state)
+        ctx = RunContext(
+            network=self, state=run_state, input=input, run_id=run_id or new_id("run_")
+        )
+        run_state.append_messages([UserMessage.model_construct(role="user", content=input)])
+        return await self.execute(ctx, max_iter=max_iter, sinks=sinks)
+
+    async def execute(
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
+    ) -> RunResult:
+        """Drive the loop for a prepared context, with its event sinks (the extension point)."""
+        from network.logs import logging_sink
+
+        emitter = ctx.emitter = Emitter(list(sinks))
+        log_sink = logging_sink(ctx.run_id, self.name)
+        if log_sink is not None:
+            emitter.add_sink(log_sink)
+        started = time.perf_counter()
+        thread_id = ctx.thread_id or ctx.run_id
+        try:
+            if emitter.active:
+                from network import events
+
+                await emitter.emit(events.run_started(thread_id, ctx.run_id))
+                await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
+            stop = await run_loop(ctx, max_iter or self.max_iter)
+            result = self._result(ctx, stop.reason, stop.summary, started)
+            if emitter.active:
+                await emitter.emit(
+                    events.run_finished(thread_id, ctx.run_id, result={"output": result.output})
+                )
+            return result
+        except BaseException as error:
+            partial = self._result(ctx, StopReason.ERROR, None, started, error=error)
+            attach_partial_result(error, partial)
+            if emitter.active:
+                with anyio.CancelScope(shield=True):
+                    await _close_open(emitter, error)
+            raise
+
+    def _result(
+        self,
+        ctx: RunContext,
+        reason: Any,
+        summary: str | None,
+        started: float,
+        error: BaseException | None = None,
+    ) -> RunResult:
+        output = None
+        for result in reversed(ctx.state.results):
+            text = result.text
+            if text:
+                output = text
+                break
+        return RunResult(
+            stop_reason=reason,
+            state=ctx.state,
+            run_id=ctx.run_id,
+            output=summary if output is None and summary else output,
+            usage=ctx.usage,
+            thread_id=ctx.thread_id,
+            summary=summary,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            error=error,
+        )
+
+    def run_sync(self, input: str, **kwargs: Any) -> RunResult:
+        """`run` for synchronous callers (wraps it in `anyio.run`)."""
+
+        async def main() -> RunResult:
+            return await self.run(input, **kwargs)
+
+        return anyio.run(main)
+
+    async def stream(self, input: str, **kwargs: Any) -> AsyncIterator[Any]:
+        """Run the network and yield its AG-UI events as they happen.
+
+        Use `async with contextlib.aclosing(network.stream(...)) as events:` when you may stop
+        reading early, so the run is cancelled cleanly.
+        """
+        send, receive = anyio.create_memory_object_stream[Any](max_buffer_size=256)
+        failure: list[BaseException] = []
+
+        async def produce() -> None:
+            async with send:
+                try:
+                    await self.run(input, sinks=[send.send], **kwargs)
+                except Exception as error:  # reported to the consumer as RUN_ERROR, then raised
+                    failure.append(error)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(produce)
+            try:
+                async with receive:
+                    async for event in receive:
+                        yield event
+            finally:
+                group.cancel_scope.cancel()
+        if failure:
+            raise failure[0]
+
+    def __repr__(self) -> str:
+        return f"Network({self.name!r}, agents={list(self.agents)})"
+
+
+async def _close_open(emitter: Emitter, error: BaseException) -> None:
+    """Close every open tool call, message and step, then report RUN_ERROR."""
+    from network import events
+
+    try:
+        for call_id in list(emitter.open_tools):
+            await emitter.emit(events.tool_end(call_id))
+        for message_id in list(emitter.open_messages):
+            await emitter.emit(events.text_end(message_id))
+        for step in reversed(emitter.open_steps):
+            await emitter.emit(events.step_finished(step))
+        emitter.open_tools.clear()
+        emitter.open_messages.clear()
+        emitter.open_steps.clear()
+        name = type(error).__name__
+        await emitter.emit(events.run_error(f"{name}: {error}", code=name))
+    except Exception:  # a sink that is gone (a closed stream) cannot be told anything more
+        pass
+
+
+def _run_once(agent: AgentLike) -> Router:
+    def once(ctx: RunContext) -> Any:
+        return agent if ctx.call_count == 0 else None
+
+    return once

@@ -1,0 +1,95 @@
+"""`RunResult`: what a run returns, and why it stopped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from network.results import InferenceResult, Usage
+from network.state import State
+
+
+class StopReason(StrEnum):
+    """Why a run ended."""
+
+    ROUTER_FINISHED = "router_finished"  # the router returned None with nothing queued
+    MAX_ITER = "max_iter"  # the network's cap on agent calls was reached
+    ROUTER_DONE = "router_done"  # an LLM router called its `done` tool
+    ROUTER_TEXT = "router_text"  # an LLM router answered in text instead of choosing
+    INTERRUPTED = "interrupted"  # a tool waits for a person's confirmation
+    ERROR = "error"  # an exception ended the run (only seen on `partial_result`)
+
+
+@dataclass(slots=True, frozen=True)
+class Stop:
+    """A router's explicit "end the run here", with a reason and an optional summary."""
+
+    reason: StopReason | str = StopReason.ROUTER_FINISHED
+    summary: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class RunResult:
+    """The outcome of `network.run`.
+
+    Index it like Haystack's result dict: `result["files"]` reads a state key (a copy),
+    `result["messages"]` the conversation and `result["last_message"]` its last message.
+    """
+
+    stop_reason: StopReason | str
+    state: State
+    run_id: str
+    output: str | None = None  # the final output text: the last agent text of the run
+    usage: Usage = field(default_factory=Usage)
+    thread_id: str | None = None
+    summary: str | None = None  # what a router's Stop said, if anything
+    duration_ms: float = 0.0
+    interrupts: list[Any] = field(default_factory=list)
+    error: BaseException | None = None
+
+    @property
+    def results(self) -> list[InferenceResult]:
+        """Every agent call of the run, in order."""
+        return self.state.results
+
+    @property
+    def messages(self) -> list[Any]:
+        """The conversation as one message list."""
+        return list(self.state.messages)
+
+    @property
+    def last_message(self) -> Any:
+        """The conversation's last message, or None."""
+        messages = self.state.messages
+        return messages[-1] if len(messages) else None
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "messages":
+            return self.messages
+        if key == "last_message":
+            return self.last_message
+        kv = self.state.kv
+        if not kv.has(key):
+            raise KeyError(key)
+        return kv.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in ("messages", "last_message") or self.state.kv.has(key)  # type: ignore[arg-type]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A state key's value, `messages`, `last_message`, or `default`."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def keys(self) -> list[str]:
+        """The state keys plus `messages` and `last_message`."""
+        return [*self.state.kv.keys(), "messages", "last_message"]
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(stop_reason={str(self.stop_reason)!r}, calls={len(self.results)}, "
+            f"output={self.output!r})"
+        )

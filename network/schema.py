@@ -1,0 +1,277 @@
+"""State schema: the declared type and merge handler of each key.
+
+A schema is given either Haystack-style, `{key: {"type": T, "handler": fn}}`, or as a pydantic
+model class whose fields give the types (a merge handler may ride in `Annotated[...]`
+metadata, LangGraph-style). Validators are built once per key, when the schema is built, never
+on a write. Keys the schema does not declare are untyped replace keys, unless the schema is
+closed (`closed=True`, or a pydantic model with `extra="forbid"`), where writing them is an error.
+
+Decisions where the peers are silent: a pydantic model's field defaults seed every new state;
+a required field without a default simply starts absent.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+
+from network.errors import ConfigurationError, StateError, StateValidationError
+from network.handlers import merge_dicts, merge_lists, replace_values
+from network.scopes import is_persistent, json_pointer
+from network.typenames import type_name
+
+Handler = Callable[[Any, Any], Any]
+
+_JSON_NATIVE = (str, int, float, bool, type(None))
+
+
+def _is_list_type(tp: Any) -> bool:
+    return tp is list or get_origin(tp) is list
+
+
+def _is_dict_type(tp: Any) -> bool:
+    return tp is dict or get_origin(tp) is dict
+
+
+def _is_json_native(tp: Any) -> bool:
+    """True when values of `tp` are already JSON (no models, dates, sets, ...)."""
+    if tp is Any or tp in _JSON_NATIVE or tp is list or tp is dict:
+        return True
+    origin = get_origin(tp)
+    if origin in (list, dict, typing.Union, types.UnionType):
+        return all(_is_json_native(arg) for arg in get_args(tp))
+    return origin is typing.Literal
+
+
+def _looks_like_type(tp: Any) -> bool:
+    return isinstance(tp, type) or tp is Any or get_origin(tp) is not None
+
+
+@dataclass(slots=True, eq=False)
+class KeySpec:
+    """Everything the store needs to write one key, prepared once."""
+
+    key: str
+    type: Any
+    handler: Handler
+    declared: bool
+    adapter: TypeAdapter[Any] | None  # None: untyped, nothing to validate
+    item_adapter: TypeAdapter[Any] | None = None  # list[X]: validates appended items alone
+    value_adapter: TypeAdapter[Any] | None = None  # dict[str, X]: validates merged entries alone
+    list_items: bool = False  # merge_lists may validate only the new items
+    dict_entries: bool = False  # merge_dicts may validate only the new entries
+    json_native: bool = True
+    persistent: bool = True
+    pointer: str = ""
+    type_label: str = field(default="Any")
+
+    def validate(self, value: Any) -> Any:
+        """The validated (and coerced) value, or `StateValidationError` naming key and type."""
+        if self.adapter is None:
+            return value
+        try:
+            return self.adapter.validate_python(value)
+        except ValidationError as exc:
+            raise self._error(exc) from exc
+
+    def validate_items(self, items: list[Any]) -> list[Any]:
+        """Validate items about to be appended to a `list[X]` key."""
+        if self.item_adapter is None:
+            return items
+        try:
+            return [self.item_adapter.validate_python(item) for item in items]
+        except ValidationError as exc:
+            raise self._error(exc) from exc
+
+    def validate_entries(self, entries: Mapping[Any, Any]) -> dict[Any, Any]:
+        """Validate entries about to be merged into a `dict[K, V]` key."""
+        if self.value_adapter is None:
+            return dict(entries)
+        try:
+            return self.value_adapter.validate_python(entries)
+        except ValidationError as exc:
+            raise self._error(exc) from exc
+
+    def to_json(self, value: Any) -> Any:
+        """The JSON form of a stored value (what deltas and snapshots carry)."""
+        if self.json_native or self.adapter is None:
+            return value
+        return self.adapter.dump_python(value, mode="json")
+
+    def _error(self, exc: ValidationError) -> StateValidationError:
+        detail = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in detail.get("loc", ()))
+        suffix = f" at {where}" if where else ""
+        return StateValidationError(
+            f"state key {self.key!r} expects {self.type_label}: {detail['msg']}{suffix}",
+            key=self.key,
+            expected=self.type_label,
+        )
+
+
+def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = True) -> KeySpec:
+    """Prepare a key's validators; a type pydantic cannot validate is a ConfigurationError."""
+    if not isinstance(key, str) or not key:
+        raise ConfigurationError(f"state keys must be non-empty strings, got {key!r}")
+    if handler is not None and not callable(handler):
+        raise ConfigurationError(f"state key {key!r}: handler {handler!r} is not callable")
+    if not _looks_like_type(tp):
+        raise ConfigurationError(f"state key {key!r}: {tp!r} is not a type")
+    if handler is None:
+        handler = merge_lists if _is_list_type(tp) else replace_values
+    untyped = tp is Any
+    try:
+        adapter = None if untyped else TypeAdapter(tp)
+    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
+        raise ConfigurationError(f"state key {key!r}: cannot validate type {tp!r}: {exc}") from exc
+    spec = KeySpec(
+        key=key,
+        type=tp,
+        handler=handler,
+        declared=declared,
+        adapter=adapter,
+        json_native=_is_json_native(tp),
+        persistent=is_persistent(key),
+        pointer=json_pointer(key),
+        type_label=type_name(tp),
+    )
+    # Appending to a list[X] (or merging into a dict[K, V]) keeps the stored value valid when
+    # the new part is valid; Annotated constraints such as a max length break that, so a key
+    # with metadata is validated whole.
+    if untyped or tp is list:
+        spec.list_items = True
+    elif get_origin(tp) is list:
+        spec.list_items = True
+        spec.item_adapter = TypeAdapter(get_args(tp)[0])
+    if untyped or tp is dict:
+        spec.dict_entries = True
+    elif get_origin(tp) is dict:
+        spec.dict_entries = True
+        spec.value_adapter = TypeAdapter(tp)
+    return spec
+
+
+def untyped_spec(key: str) -> KeySpec:
+    """The spec of a key the schema does not declare: no type, replace handler."""
+    return build_spec(key, Any, replace_values, declared=False)
+
+
+class StateSchema:
+    """The compiled schema of a state: one `KeySpec` per declared key.
+
+    Build it from a Haystack-style dict or a pydantic model class; `closed=True` refuses keys
+    it does not declare.
+    """
+
+    __slots__ = ("_specs", "closed", "defaults", "model", "source")
+
+    def __init__(
+        self,
+        schema: Mapping[str, Mapping[str, Any]] | type[BaseModel] | None = None,
+        *,
+        closed: bool | None = None,
+    ) -> None:
+        self._specs: dict[str, KeySpec] = {}
+        self.defaults: dict[str, Any] = {}
+        self.model: type[BaseModel] | None = None
+        self.source = schema
+        if schema is None:
+            self.closed = bool(closed)
+        elif isinstance(schema, type) and issubclass(schema, BaseModel):
+            self.model = schema
+            self.closed = (
+                closed if closed is not None else schema.model_config.get("extra") == "forbid"
+            )
+            self._from_model(schema)
+        elif isinstance(schema, Mapping):
+            self.closed = bool(closed)
+            self._from_dict(schema)
+        else:
+            raise ConfigurationError(
+                f"a state schema is a dict of key specs or a pydantic model class, got {schema!r}"
+            )
+
+    @classmethod
+    def coerce(cls, schema: Any) -> StateSchema:
+        """Accept a ready `StateSchema`, a dict, a pydantic model class or None."""
+        return schema if isinstance(schema, StateSchema) else cls(schema)
+
+    def _from_dict(self, schema: Mapping[str, Mapping[str, Any]]) -> None:
+        for key, entry in schema.items():
+            if not isinstance(entry, Mapping):
+                raise ConfigurationError(
+                    f"state key {key!r}: expected {{'type': ..., 'handler': ...}}, got {entry!r}"
+                )
+            if "type" not in entry:
+                raise ConfigurationError(f"state key {key!r}: the schema entry has no 'type'")
+            unknown = set(entry) - {"type", "handler"}
+            if unknown:
+                raise ConfigurationError(
+                    f"state key {key!r}: unknown schema fields {sorted(unknown)}"
+                )
+            self._specs[key] = build_spec(key, entry["type"], entry.get("handler"))
+
+    def _from_model(self, model: type[BaseModel]) -> None:
+        for key, info in model.model_fields.items():
+            name = info.alias or key
+            handlers = [m for m in info.metadata if callable(m) and not isinstance(m, type)]
+            constraints = [m for m in info.metadata if m not in handlers]
+            if len(handlers) > 1:
+                raise ConfigurationError(f"state key {name!r}: more than one merge handler")
+            tp = info.annotation if not constraints else Annotated[info.annotation, *constraints]
+            self._specs[name] = build_spec(name, tp, handlers[0] if handlers else None)
+            if not info.is_required():
+                self.defaults[name] = info.get_default(call_default_factory=True)
+
+    def spec(self, key: str) -> KeySpec | None:
+        """The declared spec of `key`, or None when the schema does not declare it."""
+        return self._specs.get(key)
+
+    def require(self, key: str) -> KeySpec:
+        """The spec for writing `key`: declared, or untyped when the schema is open."""
+        spec = self._specs.get(key)
+        if spec is not None:
+            return spec
+        if self.closed:
+            raise StateError(
+                f"state key {key!r} is not declared and the schema is closed "
+                f"(declared: {', '.join(sorted(self._specs)) or 'none'})",
+                key=key,
+            )
+        if not isinstance(key, str) or not key:
+            raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
+        return untyped_spec(key)
+
+    @property
+    def keys(self) -> list[str]:
+        """The declared keys."""
+        return list(self._specs)
+
+    def items(self) -> list[tuple[str, KeySpec]]:
+        """The declared keys with their specs."""
+        return list(self._specs.items())
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._specs
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}: {s.type_label}" for k, s in self._specs.items())
+        return f"StateSchema({fields}{', closed' if self.closed else ''})"
+
+
+__all__ = [
+    "Handler",
+    "KeySpec",
+    "StateSchema",
+    "build_spec",
+    "merge_dicts",
+    "merge_lists",
+    "replace_values",
+    "untyped_spec",
+]

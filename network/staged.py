@@ -1,0 +1,135 @@
+"""A tool's private view of the store, so concurrent tools never see each other half-done.
+
+Reads see the store plus the tool's own writes. Writes are checked at once (a bad value raises
+`StateValidationError` inside the tool, where it can be handled) but only reach the store when
+`commit` applies them, after the tool returned, in the order the model listed the calls. A tool
+that raises is never committed, so it leaves none of its writes behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from network.handlers import merge_dicts, merge_lists, replace_values
+from network.kv import _MISSING, KV
+from network.schema import Handler
+from network.values import copy_value
+
+_DELETE: Any = object()
+
+
+class StagedKV:
+    """The `kv` a tool sees: the same API as `KV`, with writes held back until `commit`."""
+
+    __slots__ = ("_base", "_writes")
+
+    def __init__(self, base: KV) -> None:
+        self._base = base
+        self._writes: list[tuple[str, Any, Handler | None]] = []
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def _view(self, key: str) -> Any:
+        """The value this tool sees for `key` (not a copy), or `_MISSING`."""
+        value = self._base.raw(key, _MISSING)
+        copied = False
+        for written_key, written, handler in self._writes:
+            if written_key != key:
+                continue
+            if written is _DELETE:
+                value, copied = _MISSING, True
+                continue
+            spec = self._base.spec(key)
+            merge = handler or spec.handler
+            current = None if value is _MISSING else (value if copied else copy_value(value))
+            value = written if merge is replace_values else merge(current, written)
+            copied = True
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A copy of what this tool sees under `key`."""
+        if not any(written_key == key for written_key, _, _ in self._writes):
+            return self._base.get(key, default)
+        value = self._view(key)
+        return default if value is _MISSING else copy_value(value)
+
+    def has(self, key: str) -> bool:
+        """Whether `key` holds a value, as this tool sees it."""
+        return self._view(key) is not _MISSING
+
+    __contains__ = has
+
+    def keys(self) -> list[str]:
+        """Keys holding a value, as this tool sees them."""
+        names = dict.fromkeys([*self._base.keys(), *(k for k, _, _ in self._writes)])
+        return [key for key in names if self.has(key)]
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """A snapshot of what this tool sees."""
+        return {key: self.get(key) for key in self.keys()}
+
+    @property
+    def schema(self) -> Any:
+        """The store's schema."""
+        return self._base.schema
+
+    def history_of(self, key: str) -> list[Any]:
+        """Committed writes to `key` (this tool's own are not committed yet)."""
+        return self._base.history_of(key)
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def set(self, key: str, value: Any, handler: Handler | None = None) -> None:
+        """Stage a write; it is validated now and applied when the tool's call is committed."""
+        spec = self._base.spec(key)
+        merge = handler or spec.handler
+        if merge is merge_lists and spec.list_items:
+            items = value if isinstance(value, list) else [value]
+            checked: Any = spec.validate_items(list(items))
+        elif merge is merge_dicts and spec.dict_entries and isinstance(value, Mapping):
+            checked = spec.validate_entries(value)
+        elif merge is replace_values:
+            checked = copy_value(spec.validate(value))
+        else:
+            current = self._view(key)
+            spec.validate(merge(None if current is _MISSING else copy_value(current), value))
+            checked = copy_value(value)
+        self._writes.append((key, checked, handler))
+
+    def delete(self, key: str) -> bool:
+        """Stage the removal of `key`; returns whether this tool saw a value there."""
+        existed = self.has(key)
+        if existed:
+            self._base.spec(key)
+            self._writes.append((key, _DELETE, None))
+        return existed
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
+    # -- commit --------------------------------------------------------------------------------
+
+    @property
+    def dirty(self) -> bool:
+        """Whether this tool staged any write."""
+        return bool(self._writes)
+
+    def commit(self) -> None:
+        """Apply the staged writes to the store, all or none (rolled back on any error)."""
+        if not self._writes:
+            return
+        base = self._base
+        mark = base.savepoint()
+        try:
+            for key, value, handler in self._writes:
+                if value is _DELETE:
+                    base.delete(key)
+                else:
+                    base.set(key, value, handler)
+        except BaseException:
+            base.rollback(mark)
+            raise
+        base.release(mark)
+        self._writes.clear()

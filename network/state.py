@@ -1,0 +1,93 @@
+"""`State`: the per-run store tools, routers and agents share.
+
+It holds the key-value store (`kv`), the history of agent calls (`results`) and the
+conversation (`messages`, one list every agent call appends to). A fresh State is made for
+every run; nothing in it is shared with another run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from network.history import HistoryView
+from network.kv import KV
+from network.provenance import WriteRecord
+from network.results import InferenceResult
+from network.schema import StateSchema
+from network.staged import StagedKV
+from network.values import copy_value
+
+
+class State:
+    """Typed key-value state plus the run's history.
+
+    `State(data, schema=...)` validates `data` through the schema (handlers are not applied to
+    a seed) and copies it, so the caller's objects are never shared with the store.
+    """
+
+    __slots__ = ("_messages", "kv", "results", "schema")
+
+    kv: KV | StagedKV
+
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None = None,
+        *,
+        schema: StateSchema | Mapping[str, Any] | type[BaseModel] | None = None,
+        results: list[InferenceResult] | None = None,
+        messages: list[Any] | None = None,
+    ) -> None:
+        self.schema = StateSchema.coerce(schema)
+        self.kv = KV(self.schema)
+        seed = {key: copy_value(value) for key, value in self.schema.defaults.items()}
+        if data:
+            if isinstance(data, BaseModel):
+                data = data.model_dump(exclude_unset=True)
+            seed.update(data)
+        if seed:
+            self.kv.seed(seed)
+        self.results: list[InferenceResult] = list(results or [])
+        self._messages: list[Any] = list(messages or [])
+
+    @property
+    def messages(self) -> HistoryView:
+        """The conversation so far as one read-only message list."""
+        return HistoryView(self._messages)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """A snapshot of every key, `temp:` included (changing it does not change state)."""
+        return self.kv.data
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state's JSON form: every key but `temp:` ones, as deltas describe it."""
+        kv = self.kv
+        out: dict[str, Any] = {}
+        for key in kv.keys():
+            spec = kv.spec(key)
+            if spec.persistent:
+                out[key] = spec.to_json(kv.get(key))
+        return out
+
+    def history_of(self, key: str) -> list[WriteRecord]:
+        """Which agent call and tool wrote `key`, and when: every successful write, oldest first."""
+        return self.kv.history_of(key)
+
+    def for_tool(self) -> State:
+        """A view for one tool call: the same history, with writes staged until committed."""
+        view = State.__new__(State)
+        view.schema = self.schema
+        view.kv = StagedKV(self.kv) if isinstance(self.kv, KV) else self.kv
+        view.results = self.results
+        view._messages = self._messages
+        return view
+
+    def append_messages(self, messages: list[Any]) -> None:
+        """Add messages to the conversation (the run loop's use)."""
+        self._messages.extend(messages)
+
+    def __repr__(self) -> str:
+        return f"State(keys={self.kv.keys()!r}, results={len(self.results)})"
