@@ -175,7 +175,7 @@ class Tool:
         return dict(validated.__dict__)
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
-        """Validate `arguments`, inject context and state inputs, run the function, write outputs."""
+        """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
         kwargs = self.validate(arguments)
         if self._injected:
             for param, kind in self._injected.items():
