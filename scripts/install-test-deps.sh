@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs beyond Python packages: a PostgreSQL server (the thread
+# store tests start their own in a temporary directory) and the pinned AG-UI client from npm.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq postgresql >/dev/null
+fi
+
+for dir in tests/agui/client; do
+  if [ -f "$dir/package-lock.json" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+done
