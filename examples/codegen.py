@@ -1,0 +1,177 @@
+"""A code-generation team: a planner, a coder and a reviewer, routed by code.
+
+The planner writes the plan to state (`output_key="plan"`); the coder's `write_files` tool
+accumulates files in `state.kv["files"]` (merged with `merge_dicts`); the reviewer approves or
+sends the work back through its `review` tool. A plain function routes from what is in kv.
+
+    python examples/codegen.py --out out/                 # offline, on a scripted model
+    python examples/codegen.py --model openai/gpt-4o-mini  # a real model through litellm
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+from typing import Annotated, Any
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network, RunContext, merge_dicts
+
+TASK = "Write a Python module with a function that adds two numbers, and a test for it."
+
+
+@tool(outputs_to_state={"files": {"source": "files", "handler": merge_dicts}})
+def write_files(
+    files: Annotated[dict[str, str], "file path -> complete file content"],
+) -> dict[str, Any]:
+    """Write (or overwrite) source files in the project."""
+    return {"files": files, "written": sorted(files)}
+
+
+@tool(outputs_to_state={"review": {}})
+def review(
+    approved: Annotated[bool, "true when the files are ready to ship"],
+    comments: Annotated[str, "what must change, if anything"] = "",
+) -> dict[str, Any]:
+    """Approve the files, or send them back with comments."""
+    return {"approved": approved, "comments": comments}
+
+
+STATE_SCHEMA = {
+    "plan": {"type": str},
+    "files": {"type": dict[str, str], "handler": merge_dicts},
+    "review": {"type": dict[str, Any]},
+}
+
+
+def route(ctx: RunContext) -> Agent | None:
+    """Plan once; code until the reviewer approves; review after every coding step."""
+    kv = ctx.kv
+    agents = ctx.network.agents
+    last = ctx.last_result.agent if ctx.last_result else None
+    if not kv.has("plan"):
+        return agents["planner"]  # type: ignore[return-value]
+    if last == "coder":
+        return agents["reviewer"]  # type: ignore[return-value]
+    verdict = kv.get("review")
+    if verdict and verdict.get("approved"):
+        return None
+    return agents["coder"]  # type: ignore[return-value]
+
+
+def _system_text(request: Any) -> str:
+    return "".join(message.content for message in request.system)
+
+
+def scripted_models() -> dict[str, ScriptedModel]:
+    """The offline script: a plan, a first draft, a rejection, a fix, an approval.
+
+    Each answer is computed from the request (the instructions carry the state), so the same
+    network can run any number of times.
+    """
+    draft = {"calc/add.py": "def add(a, b):\n    return a + b\n"}
+    fix = {
+        "calc/__init__.py": "",
+        "tests/test_add.py": "from calc.add import add\n\n\ndef test_add():\n"
+        "    assert add(2, 3) == 5\n",
+    }
+    plan = "1. calc/add.py with add(a, b).\n2. tests/test_add.py with a pytest test."
+
+    def coder(request: Any) -> Any:
+        sent_back = "add one" in _system_text(request)
+        return call("write_files", files=fix if sent_back else draft)
+
+    def reviewer(request: Any) -> Any:
+        if '"tests/test_add.py":' in _system_text(request):  # the file exists in state
+            return call("review", approved=True, comments="Looks good.")
+        return call("review", approved=False, comments="The plan asks for a test: add one.")
+
+    return {
+        "planner": ScriptedModel(lambda request: plan, name="scripted-planner"),
+        "coder": ScriptedModel(coder, name="scripted-coder"),
+        "reviewer": ScriptedModel(reviewer, name="scripted-reviewer"),
+    }
+
+
+def build_network(model: str | None = None) -> Network:
+    """The codegen network, on `model` (a litellm model string) or the offline script."""
+    scripted = scripted_models() if model is None else {}
+    planner = Agent(
+        "planner",
+        description="Breaks the task into a short numbered plan of files to write.",
+        system="You plan small Python projects. Answer with a short numbered list of files.",
+        model=scripted.get("planner", model),
+        output_key="plan",
+    )
+    coder = Agent(
+        "coder",
+        description="Writes the files the plan asks for.",
+        system=(
+            "You write Python code. Follow the plan:\n{plan}\n"
+            "Files so far: {files?}\nReviewer's comments: {review?}\n"
+            "Call write_files with every file you add or change."
+        ),
+        tools=[write_files],
+        tool_choice="write_files",
+        model=scripted.get("coder", model),
+    )
+    reviewer = Agent(
+        "reviewer",
+        description="Reviews the files against the plan.",
+        system=(
+            "You review code against the plan:\n{plan}\nFiles: {files}\n"
+            "Call review: approve when every planned file exists and is correct."
+        ),
+        tools=[review],
+        tool_choice="review",
+        model=scripted.get("reviewer", model),
+    )
+    return Network(
+        "codegen",
+        [planner, coder, reviewer],
+        route,
+        state_schema=STATE_SCHEMA,
+        max_iter=12,
+    )
+
+
+network = build_network()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="a litellm model string; default: offline script")
+    parser.add_argument("--out", default="out", help="where to write the files (default: out)")
+    parser.add_argument("task", nargs="?", default=TASK)
+    args = parser.parse_args(argv)
+    if args.model:
+        print(f"Running on {args.model} through litellm.")
+    else:
+        print("Running offline on a scripted model (pass --model provider/name for a real one).")
+    _quiet_logs()
+    result = build_network(args.model).run_sync(args.task)
+    out = pathlib.Path(args.out)
+    files = result.get("files") or {}
+    for path, content in files.items():
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content)
+    print("Agents called:", " -> ".join(r.agent for r in result.results))
+    print(f"Files written to {out}/:", ", ".join(sorted(files)) or "none")
+    print("Review:", (result.get("review") or {}).get("comments", "none"))
+    print("Stop reason:", result.stop_reason)
+    return 0
+
+
+def _quiet_logs() -> None:
+    """An application decides what its logs show; this one only wants warnings."""
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
