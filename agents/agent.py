@@ -22,6 +22,7 @@ from agents.tool import Tool
 from agents.tool import tool as make_tool
 from network.context import RunContext
 from network.errors import ConfigurationError, ModelError
+from network.fastmodel import construct
 from network.history import HistoryView
 from network.messages import SystemMessage
 from network.provenance import Writer
@@ -116,7 +117,9 @@ class Agent:
         state = ctx.state
         text = await self.instructions(ctx)
         prompt = (
-            [SystemMessage.model_construct(role="system", content=text, id=None)] if text else []
+            [construct(SystemMessage, {"role": "system", "content": text, "id": None})]
+            if text
+            else []
         )
         call = AgentCall(self, ctx, prompt, HistoryView(state._messages, len(state._messages)))
         hooks = self.hooks
@@ -194,20 +197,17 @@ class Agent:
     ) -> InferenceResult:
         from network.results import Usage
 
-        return InferenceResult.model_construct(
-            agent=self.name,
-            input=ctx.input,
-            prompt=call.prompt,
-            history=call.history,
-            output=[response.message] if response is not None else [],
-            tool_calls=records,
-            raw=response.raw if response is not None else None,
-            usage=response.usage if response is not None else Usage(),
-            started_at=started_at,
-            duration_ms=(time.perf_counter() - started) * 1000,
-            state_delta=[],
-            skipped=skipped,
-        )
+        values = {"agent": self.name, "input": ctx.input, "prompt": call.prompt}
+        values["history"] = call.history
+        values["output"] = [response.message] if response is not None else []
+        values["tool_calls"] = records
+        values["raw"] = response.raw if response is not None else None
+        values["usage"] = response.usage if response is not None else Usage()
+        values["started_at"] = started_at
+        values["duration_ms"] = (time.perf_counter() - started) * 1000
+        values["state_delta"] = []
+        values["skipped"] = skipped
+        return construct(InferenceResult, values)
 
     # -- on its own ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
 from network.context import RunContext
 from network.errors import ToolError
+from network.fastmodel import construct
 from network.messages import ToolCall
 from network.provenance import Writer
 from network.results import ToolCallRecord
@@ -25,16 +26,18 @@ from network.state import State
 
 
 def _error_record(call: ToolCall, message: str, started: float) -> ToolCallRecord:
-    return ToolCallRecord.model_construct(
-        id=call.id,
-        name=call.name,
-        arguments=call.arguments,
-        result=None,
-        content=f"Error: {message}",
-        is_error=True,
-        error=message,
-        duration_ms=(time.perf_counter() - started) * 1000,
-    )
+    return _record(call, None, f"Error: {message}", message, started)
+
+
+def _record(
+    call: ToolCall, result: Any, content: str, error: str | None, started: float
+) -> ToolCallRecord:
+    values = {"id": call.id, "name": call.name, "arguments": call.arguments, "result": result}
+    values["content"] = content
+    values["is_error"] = error is not None
+    values["error"] = error
+    values["duration_ms"] = (time.perf_counter() - started) * 1000
+    return construct(ToolCallRecord, values)
 
 
 async def run_tool_calls(
@@ -65,16 +68,7 @@ async def run_tool_calls(
                 call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
             )
         else:
-            records[index] = ToolCallRecord.model_construct(
-                id=call.id,
-                name=call.name,
-                arguments=call.arguments,
-                result=result,
-                content=tool_result_text(result),
-                is_error=False,
-                error=None,
-                duration_ms=(time.perf_counter() - started) * 1000,
-            )
+            records[index] = _record(call, result, tool_result_text(result), None, started)
 
     if count == 1:
         await run_one(0)

@@ -8,7 +8,7 @@ from typing import Any
 from network.state import State
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)
 class ToolContext:
     """The run around a tool call. Injected, never shown to the model.
 

@@ -6,7 +6,6 @@ persistence are sinks on the context's emitter, not code in here.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from network.context import RunContext
@@ -22,9 +21,9 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     emitter = ctx.emitter
     route = network.router
     while True:
-        kv.writer = Writer(call_index=ctx.call_count, source="router")
+        kv.writer = Writer(None, ctx.call_count, None, None, "router")
         choice = route(ctx)
-        if inspect.isawaitable(choice):
+        if hasattr(choice, "__await__"):
             choice = await choice
         if emitter.active:
             await emitter.flush_state(kv)
@@ -46,7 +45,7 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     emitter = ctx.emitter
     name = agent.name
     ctx.agent = agent
-    kv.writer = Writer(agent=name, call_index=ctx.call_count, source="agent")
+    kv.writer = Writer(name, ctx.call_count, None, None, "agent")
     if emitter.active:
         from network import events
 

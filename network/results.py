@@ -1,8 +1,8 @@
 """What one agent call produced (`InferenceResult`) and its parts.
 
 These are pydantic models: they serialize to JSON and back (`model_dump_json` /
-`model_validate_json`). The run loop builds them with `model_construct`, since every field it
-fills is already of the right type; validation happens when they are read back from JSON.
+`model_validate_json`). The run loop builds them with `fastmodel.construct`, since every field
+it fills is already of the right type; validation happens when they are read back from JSON.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
+from network.fastmodel import construct
 from network.history import HistoryView
 from network.messages import AssistantMessage, Message
 
@@ -41,10 +42,13 @@ class Usage(BaseModel):
     total_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage.model_construct(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            total_tokens=self.total_tokens + other.total_tokens,
+        return construct(
+            Usage,
+            {
+                "prompt_tokens": self.prompt_tokens + other.prompt_tokens,
+                "completion_tokens": self.completion_tokens + other.completion_tokens,
+                "total_tokens": self.total_tokens + other.total_tokens,
+            },
         )
 
 
@@ -93,14 +97,19 @@ class InferenceResult(BaseModel):
         """What this call adds to the conversation: its output, then its tool results."""
         from network.messages import ToolMessage
 
+        if not self.tool_calls:
+            return list(self.output)
         tool_messages = [
-            ToolMessage.model_construct(
-                role="tool",
-                tool_call_id=call.id,
-                content=call.content,
-                name=call.name,
-                is_error=call.is_error,
-                id=None,
+            construct(
+                ToolMessage,
+                {
+                    "role": "tool",
+                    "tool_call_id": call.id,
+                    "content": call.content,
+                    "name": call.name,
+                    "is_error": call.is_error,
+                    "id": None,
+                },
             )
             for call in self.tool_calls
         ]

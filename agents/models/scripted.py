@@ -24,6 +24,7 @@ from typing import Any
 
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from network.errors import ModelError
+from network.fastmodel import construct
 from network.messages import AssistantMessage, ToolCall
 from network.results import Usage
 
@@ -101,21 +102,11 @@ class ScriptedModel:
         if isinstance(entry, AssistantMessage):
             message = entry.model_copy(deep=True)
         elif isinstance(entry, str):
-            message = AssistantMessage.model_construct(
-                role="assistant", content=entry, tool_calls=[], id=None, name=None
-            )
+            message = _message(entry, [])
         elif isinstance(entry, ToolCall):
-            message = AssistantMessage.model_construct(
-                role="assistant", content=None, tool_calls=[_fresh(entry)], id=None, name=None
-            )
+            message = _message(None, [_fresh(entry)])
         elif isinstance(entry, list | tuple) and all(isinstance(e, ToolCall) for e in entry):
-            message = AssistantMessage.model_construct(
-                role="assistant",
-                content=None,
-                tool_calls=[_fresh(e) for e in entry],
-                id=None,
-                name=None,
-            )
+            message = _message(None, [_fresh(e) for e in entry])
         else:
             raise ModelError(f"ScriptedModel {self.name!r}: cannot answer with {entry!r}")
         return ModelResponse(message=message, usage=_usage(message), raw=None)
@@ -142,8 +133,15 @@ def _fresh(tool_call: ToolCall) -> ToolCall:
     )
 
 
+def _message(content: str | None, tool_calls: list[ToolCall]) -> AssistantMessage:
+    values = {"role": "assistant", "content": content, "tool_calls": tool_calls}
+    values["id"] = values["name"] = None
+    return construct(AssistantMessage, values)
+
+
 def _usage(message: AssistantMessage) -> Usage:
+    """A rough token count (4 characters a token), so usage totals are exercised offline."""
     completion = len(message.content or "") // 4 + 8 * len(message.tool_calls)
-    return Usage.model_construct(
-        prompt_tokens=0, completion_tokens=completion, total_tokens=completion
+    return construct(
+        Usage, {"prompt_tokens": 0, "completion_tokens": completion, "total_tokens": completion}
     )
