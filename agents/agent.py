@@ -95,6 +95,9 @@ class Agent:
         """The system text for this call, rendered from state."""
         if self._template is not None:
             return self._template.render(ctx.state.kv, self.name)
+        return await self._dynamic_instructions(ctx)
+
+    async def _dynamic_instructions(self, ctx: RunContext) -> str:
         text = self.system(ctx)  # type: ignore[operator]
         if inspect.isawaitable(text):
             text = await text
@@ -102,7 +105,11 @@ class Agent:
 
     def resolve_model(self, ctx: RunContext) -> Model:
         """This agent's model, else the network's default model."""
-        model = self.model if self.model is not None else ctx.network.default_model
+        model = self.model
+        if model is not None and type(model) is not str:
+            return model  # type: ignore[return-value]
+        if model is None:
+            model = ctx.network.default_model
         if model is None:
             raise ConfigurationError(
                 f"agent {self.name!r} has no model and network {ctx.network.name!r} "
@@ -115,7 +122,11 @@ class Agent:
         started_at = time.time()
         started = time.perf_counter()
         state = ctx.state
-        text = await self.instructions(ctx)
+        template = self._template
+        if template is not None:
+            text = template.render(state.kv, self.name)
+        else:
+            text = await self._dynamic_instructions(ctx)
         prompt = (
             [construct(SystemMessage, {"role": "system", "content": text, "id": None})]
             if text

@@ -40,45 +40,62 @@ def _record(
     return construct(ToolCallRecord, values)
 
 
+async def run_tool(
+    ctx: RunContext, agent: Any, tools: dict[str, Tool], call: ToolCall, state: State
+) -> ToolCallRecord:
+    """Run one tool call against `state` (the run's state or a staged view of it)."""
+    started = time.perf_counter()
+    tool = tools.get(call.name)
+    if tool is None:
+        known = ", ".join(tools) or "none"
+        return _error_record(call, f"unknown tool {call.name!r} (available: {known})", started)
+    context = ToolContext(ctx.network, agent, state, call.id, ctx)
+    try:
+        result = await tool.invoke(call.arguments, context)
+    except ToolError as exc:
+        return _error_record(call, str(exc), started)
+    except Exception as exc:  # the tool's own failure goes back to the model
+        return _error_record(
+            call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
+        )
+    return _record(call, result, tool_result_text(result), None, started)
+
+
 async def run_tool_calls(
     ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: list[ToolCall]
 ) -> list[ToolCallRecord]:
     """Run `calls`, commit their state writes in model order, and return one record each."""
-    count = len(calls)
-    records: list[ToolCallRecord | None] = [None] * count
-    views: list[State] = [ctx.state.for_tool() for _ in range(count)]
-
-    async def run_one(index: int) -> None:
-        call = calls[index]
-        started = time.perf_counter()
-        tool = tools.get(call.name)
-        if tool is None:
-            known = ", ".join(tools) or "none"
-            records[index] = _error_record(
-                call, f"unknown tool {call.name!r} (available: {known})", started
-            )
-            return
-        context = ToolContext(ctx.network, agent, views[index], call.id, ctx)
-        try:
-            result = await tool.invoke(call.arguments, context)
-        except ToolError as exc:
-            records[index] = _error_record(call, str(exc), started)
-        except Exception as exc:  # the tool's own failure goes back to the model
-            records[index] = _error_record(
-                call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
-            )
-        else:
-            records[index] = _record(call, result, tool_result_text(result), None, started)
-
-    if count == 1:
-        await run_one(0)
-    else:
-        async with anyio.create_task_group() as group:
-            for index in range(count):
-                group.start_soon(run_one, index)
-
     kv = ctx.state.kv
     previous_writer = kv.writer
+    if len(calls) == 1:
+        # One call cannot race another: it writes to the store directly, inside a savepoint
+        # that is rolled back if it fails. Same outcome as staging, without the second pass.
+        call = calls[0]
+        mark = kv.savepoint()
+        kv.writer = Writer(agent.name, ctx.call_count, call.name, call.id, "tool")
+        try:
+            record = await run_tool(ctx, agent, tools, call, ctx.state)
+        except BaseException:
+            kv.rollback(mark)
+            raise
+        finally:
+            kv.writer = previous_writer
+        if record.is_error:
+            kv.rollback(mark)
+        else:
+            kv.release(mark)
+        return [record]
+
+    views: list[State] = [ctx.state.for_tool() for _ in calls]
+    records: list[ToolCallRecord | None] = [None] * len(calls)
+
+    async def run_one(index: int) -> None:
+        records[index] = await run_tool(ctx, agent, tools, calls[index], views[index])
+
+    async with anyio.create_task_group() as group:
+        for index in range(len(calls)):
+            group.start_soon(run_one, index)
+
     done: list[ToolCallRecord] = []
     for index, record in enumerate(records):
         assert record is not None

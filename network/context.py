@@ -30,9 +30,26 @@ class RunContext:
     stack: list[Any] = field(default_factory=list)
     last_result: InferenceResult | None = None
     agent: Any = None
-    usage: Usage = field(default_factory=Usage)
+    prompt_tokens: int = 0  # usage totals, summed as ints (cheaper than a model per step)
+    completion_tokens: int = 0
+    total_tokens: int = 0
     emitter: Emitter = field(default_factory=Emitter)
     extras: dict[str, Any] = field(default_factory=dict)  # room for extensions (AG-UI, ...)
+
+    @property
+    def usage(self) -> Usage:
+        """Token usage of the run so far."""
+        return Usage(
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            total_tokens=self.total_tokens,
+        )
+
+    def add_usage(self, usage: Usage) -> None:
+        """Count one inference's tokens (routers may count theirs too)."""
+        self.prompt_tokens += usage.prompt_tokens
+        self.completion_tokens += usage.completion_tokens
+        self.total_tokens += usage.total_tokens
 
     @property
     def kv(self) -> Any:

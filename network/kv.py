@@ -34,8 +34,8 @@ class KV:
         "_flat",
         "_journal",
         "_listeners",
+        "_log",
         "_ops",
-        "_provenance",
         "_schema",
         "writer",
     )
@@ -46,7 +46,7 @@ class KV:
         self._flat: set[str] = set()  # keys whose value copies with one C-level copy()
         self._extra_specs: dict[str, KeySpec] = {}  # specs of undeclared keys, built once
         self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
-        self._provenance: dict[str, list[WriteRecord]] = {}
+        self._log: list[WriteRecord] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
         self._listeners: list[Callable[[list[Op]], None]] = []
         self.writer: Writer = CALLER
@@ -233,10 +233,7 @@ class KV:
         self._ops.extend(ops)
 
     def _record(self, key: str, op: str) -> None:
-        records = self._provenance.get(key)
-        if records is None:
-            records = self._provenance[key] = []
-        records.append(WriteRecord(key, op, self.writer, time.time()))
+        self._log.append(WriteRecord(key, op, self.writer, time.time()))
 
     # -- deltas and provenance ---------------------------------------------------------------
 
@@ -252,7 +249,12 @@ class KV:
 
     def history_of(self, key: str) -> list[WriteRecord]:
         """Every successful write to `key`, oldest first."""
-        return list(self._provenance.get(key, ()))
+        return [record for record in self._log if record.key == key]
+
+    @property
+    def write_log(self) -> list[WriteRecord]:
+        """Every successful write, oldest first."""
+        return list(self._log)
 
     # -- savepoints ----------------------------------------------------------------------------
 
@@ -260,16 +262,15 @@ class KV:
         if self._journal is not None:
             self._journal.append((key, kind, previous, key in self._flat))
 
-    def savepoint(self) -> tuple[int, int, dict[str, int]]:
+    def savepoint(self) -> tuple[int, int, int]:
         """Start (or nest within) an undoable group of writes; returns a mark for `rollback`."""
         if self._journal is None:
             self._journal = []
-        counts = {key: len(records) for key, records in self._provenance.items()}
-        return (len(self._journal), len(self._ops), counts)
+        return (len(self._journal), len(self._ops), len(self._log))
 
-    def rollback(self, mark: tuple[int, int, dict[str, int]]) -> None:
+    def rollback(self, mark: tuple[int, int, int]) -> None:
         """Undo every write since `mark`: values, recorded ops and provenance."""
-        journal_len, ops_len, counts = mark
+        journal_len, ops_len, log_len = mark
         journal = self._journal or []
         while len(journal) > journal_len:
             key, kind, previous, was_flat = journal.pop()
@@ -284,16 +285,11 @@ class KV:
             else:
                 self._flat.discard(key)
         del self._ops[ops_len:]
+        del self._log[log_len:]
         if journal_len == 0:
             self._journal = None
-        for key in list(self._provenance):
-            keep = counts.get(key, 0)
-            if keep:
-                del self._provenance[key][keep:]
-            else:
-                del self._provenance[key]
 
-    def release(self, mark: tuple[int, int, dict[str, int]]) -> None:
+    def release(self, mark: tuple[int, int, int]) -> None:
         """Keep the writes since `mark`; stop journaling once no savepoint is open."""
         if mark[0] == 0:
             self._journal = None

@@ -54,14 +54,14 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     result = await agent.call(ctx)
     if emitter.active:
         await emitter.flush_state(kv)
-    result.state_delta = kv.take_ops()
+    result.__dict__["state_delta"] = kv.take_ops()  # skips pydantic's __setattr__
     emitter.ops_taken()
     state.results.append(result)
     if not result.skipped:
         state.append_messages(result.messages())
     ctx.last_result = result
     ctx.call_count += 1
-    ctx.usage = ctx.usage + result.usage
+    ctx.add_usage(result.usage)
     ctx.agent = None
     if emitter.active:
         emitter.open_steps.remove(name)

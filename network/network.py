@@ -64,6 +64,7 @@ class Network:
             self.agents[agent_name] = agent
         if not self.agents:
             raise ConfigurationError(f"network {name!r} has no agents")
+        self._by_identity = {id(agent): agent for agent in self.agents.values()}
         if router is None:
             if len(self.agents) != 1:
                 raise ConfigurationError(
@@ -87,11 +88,17 @@ class Network:
 
     def resolve(self, choice: Any) -> list[AgentLike]:
         """The agents a router's answer names, or `RoutingError` naming the unknown one."""
+        agent = self._by_identity.get(id(choice))
+        if agent is not None:
+            return [agent]
         if isinstance(choice, str) or not isinstance(choice, Sequence):
             return [self._one(choice)]
         return [self._one(item) for item in choice]
 
     def _one(self, item: Any) -> AgentLike:
+        agent = self._by_identity.get(id(item))
+        if agent is not None:
+            return agent
         if isinstance(item, str):
             agent = self.agents.get(item)
             if agent is None:

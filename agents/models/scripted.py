@@ -33,7 +33,7 @@ _ids = itertools.count(1)
 
 def call(name: str, /, **arguments: Any) -> ToolCall:
     """A scripted tool call: `call("write_files", files={...})`."""
-    return ToolCall.model_construct(id=f"call_{next(_ids)}", name=name, arguments=arguments)
+    return construct(ToolCall, {"id": f"call_{next(_ids)}", "name": name, "arguments": arguments})
 
 
 class ScriptedModel:
@@ -95,14 +95,18 @@ class ScriptedModel:
         return entry
 
     def _response(self, entry: Any) -> ModelResponse:
-        if isinstance(entry, BaseException):
-            raise entry
-        if isinstance(entry, ModelResponse):
-            return entry
-        if isinstance(entry, AssistantMessage):
-            message = entry.model_copy(deep=True)
-        elif isinstance(entry, str):
+        # Exact type checks first: isinstance on pydantic classes goes through ABC machinery.
+        kind = type(entry)
+        if kind is ToolCall:
+            message = _message(None, [_fresh(entry)])
+        elif kind is str:
             message = _message(entry, [])
+        elif isinstance(entry, BaseException):
+            raise entry
+        elif isinstance(entry, ModelResponse):
+            return entry
+        elif isinstance(entry, AssistantMessage):
+            message = entry.model_copy(deep=True)
         elif isinstance(entry, ToolCall):
             message = _message(None, [_fresh(entry)])
         elif isinstance(entry, list | tuple) and all(isinstance(e, ToolCall) for e in entry):
@@ -128,8 +132,9 @@ def _fresh(tool_call: ToolCall) -> ToolCall:
     """Scripted calls keep their ids; a call without one gets a made-up id."""
     if tool_call.id:
         return tool_call
-    return ToolCall.model_construct(
-        id=f"call_{next(_ids)}", name=tool_call.name, arguments=tool_call.arguments
+    return construct(
+        ToolCall,
+        {"id": f"call_{next(_ids)}", "name": tool_call.name, "arguments": tool_call.arguments},
     )
 
 
