@@ -85,6 +85,34 @@ class State:
         view._messages = self._messages
         return view
 
+    def to_json(self) -> str:
+        """The state as JSON: schema (types by name, handlers by import path), data (no
+        `temp:` keys), results and messages."""
+        from network.serialization import state_to_json
+
+        return state_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str) -> State:
+        """The State `to_json` wrote."""
+        from network.serialization import state_from_json
+
+        return state_from_json(text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        from network.serialization import schema_to_dict
+
+        return (
+            self.snapshot() == other.snapshot()
+            and list(self.messages) == list(other.messages)
+            and self.results == other.results
+            and schema_to_dict(self.schema) == schema_to_dict(other.schema)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
     def append_messages(self, messages: list[Any]) -> None:
         """Add messages to the conversation (the run loop's use)."""
         self._messages.extend(messages)

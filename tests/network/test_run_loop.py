@@ -1,0 +1,161 @@
+"""The run loop: fresh state per run, the router contract, stop reasons, errors."""
+
+import pytest
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, RoutingError, Stop, StopReason
+
+
+def text_agent(name: str, *answers: str) -> Agent:
+    return Agent(name, model=ScriptedModel(list(answers)))
+
+
+@pytest.mark.anyio
+async def test_every_run_gets_a_deep_copy_of_the_initial_state() -> None:
+    @tool
+    def touch(ctx: ToolContext) -> str:
+        config = ctx.kv.get("config")
+        config["nested"]["seen"] += 1
+        ctx.kv.set("config", config)
+        return "ok"
+
+    worker = Agent("worker", tools=[touch], model=ScriptedModel(lambda r: call("touch")))
+    network = Network("n", [worker], lambda ctx: worker if ctx.call_count == 0 else None)
+    seed = {"config": {"nested": {"seen": 0}}}
+
+    first = await network.run("go", state=seed)
+    second = await network.run("go", state=seed)
+
+    assert seed == {"config": {"nested": {"seen": 0}}}  # the caller's object is untouched
+    assert first["config"]["nested"]["seen"] == 1
+    assert second["config"]["nested"]["seen"] == 1  # no leak from the first run
+    assert first.state is not second.state
+    assert network.agents == {"worker": worker}  # the definition is unchanged
+
+
+@pytest.mark.anyio
+async def test_router_sees_context_and_queued_lists_run_in_order() -> None:
+    a, b, c = text_agent("a", "A"), text_agent("b", "B"), text_agent("c", "C")
+    seen = []
+
+    def router(ctx):
+        seen.append(
+            (
+                ctx.call_count,
+                ctx.last_result.agent if ctx.last_result else None,
+                [agent.name for agent in ctx.stack],
+                ctx.input,
+                ctx.network.name,
+            )
+        )
+        if ctx.call_count == 0:
+            return [a, b, c]
+        return None
+
+    result = await Network("team", [a, b, c], router).run("hello")
+
+    assert [r.agent for r in result.results] == ["a", "b", "c"]
+    assert seen == [
+        (0, None, [], "hello", "team"),
+        (1, "a", ["b", "c"], "hello", "team"),  # called after every call, queue visible
+        (2, "b", ["c"], "hello", "team"),
+        (3, "c", [], "hello", "team"),
+    ]
+    assert result.stop_reason == StopReason.ROUTER_FINISHED
+    assert result.output == "C"
+
+
+@pytest.mark.anyio
+async def test_router_names_agents_by_string_and_async_routers_work() -> None:
+    a = text_agent("a", "one")
+
+    async def router(ctx):
+        return "a" if ctx.call_count == 0 else None
+
+    result = await Network("n", [a], router).run("x")
+    assert [r.agent for r in result.results] == ["a"]
+
+
+@pytest.mark.anyio
+async def test_max_iter_caps_agent_calls() -> None:
+    loop = Agent("loop", model=ScriptedModel(["again"], repeat_last=True))
+    result = await Network("n", [loop], lambda ctx: loop, max_iter=3).run("x")
+    assert len(result.results) == 3
+    assert result.stop_reason == StopReason.MAX_ITER
+    override = await Network("n", [loop], lambda ctx: loop, max_iter=3).run("x", max_iter=2)
+    assert len(override.results) == 2
+
+
+@pytest.mark.anyio
+async def test_router_stop_carries_reason_and_summary() -> None:
+    a = text_agent("a", "hi")
+    router = lambda ctx: a if ctx.call_count == 0 else Stop("done", "all good")  # noqa: E731
+    result = await Network("n", [a], router).run("x")
+    assert result.stop_reason == "done"
+    assert result.summary == "all good"
+    assert result.output == "hi"
+
+
+@pytest.mark.anyio
+async def test_result_carries_output_state_results_and_usage() -> None:
+    writer = Agent("writer", model=ScriptedModel(["first draft", "final text"]), output_key="out")
+    network = Network("n", [writer], lambda ctx: writer if ctx.call_count < 2 else None)
+    result = await network.run("write")
+    assert result.output == "final text"
+    assert result.state.kv.get("out") == "final text"
+    assert len(result.results) == 2
+    per_call = [r.usage.total_tokens for r in result.results]
+    assert result.usage.total_tokens == sum(per_call) > 0
+    assert result.run_id.startswith("run_")
+
+
+@pytest.mark.anyio
+async def test_unknown_agent_is_a_routing_error_with_the_partial_result() -> None:
+    a = text_agent("a", "ok")
+    network = Network("n", [a], lambda ctx: a if ctx.call_count == 0 else "ghost")
+    with pytest.raises(RoutingError, match="ghost") as caught:
+        await network.run("x")
+    assert caught.value.agent == "ghost"
+    partial = caught.value.partial_result
+    assert partial.stop_reason == StopReason.ERROR
+    assert [r.agent for r in partial.results] == ["a"]
+
+
+@pytest.mark.anyio
+async def test_an_agent_object_not_in_the_network_is_a_routing_error() -> None:
+    a, stranger = text_agent("a", "ok"), text_agent("stranger", "no")
+    with pytest.raises(RoutingError, match="stranger"):
+        await Network("n", [a], lambda ctx: stranger).run("x")
+
+
+@pytest.mark.anyio
+async def test_any_error_inside_a_run_keeps_the_partial_result_reachable() -> None:
+    a = text_agent("a", "ok")
+
+    def router(ctx):
+        if ctx.call_count == 1:
+            raise ValueError("router bug")
+        return a
+
+    with pytest.raises(ValueError, match="router bug") as caught:
+        await Network("n", [a], router).run("x")
+    assert [r.agent for r in caught.value.partial_result.results] == ["a"]
+
+
+def test_run_sync_runs_the_same_loop() -> None:
+    a = text_agent("a", "sync!")
+    result = Network("n", [a]).run_sync("x")
+    assert result.output == "sync!"
+    assert result.stop_reason == StopReason.ROUTER_FINISHED
+
+
+def test_network_definition_errors_name_what_is_wrong() -> None:
+    from network import ConfigurationError
+
+    a = text_agent("a", "x")
+    with pytest.raises(ConfigurationError, match="two agents are named 'a'"):
+        Network("n", [a, text_agent("a", "y")], lambda ctx: None)
+    with pytest.raises(ConfigurationError, match="no router"):
+        Network("n", [a, text_agent("b", "y")])
+    with pytest.raises(ConfigurationError, match="max_iter"):
+        Network("n", [a], max_iter=0)
