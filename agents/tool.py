@@ -23,7 +23,8 @@ import inspect
 import json
 import typing
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, get_args, get_origin
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -106,12 +107,9 @@ class Tool:
                     f"tool {self.name!r}: *args and **kwargs cannot be described to a model"
                 )
             annotation = hints.get(param_name, Any)
-            base = get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
-            if base is ToolContext:
-                self._injected[param_name] = _CONTEXT
-                continue
-            if base is State:
-                self._injected[param_name] = _STATE
+            injected = _injection(annotation)
+            if injected is not None:
+                self._injected[param_name] = injected
                 continue
             if param_name in from_state:
                 self._state_inputs[param_name] = (from_state[param_name], param.default)
@@ -258,6 +256,19 @@ def tool(
         )
 
     return wrap(fn) if fn is not None else wrap
+
+
+def _injection(annotation: Any) -> str | None:
+    """ "context" or "state" when the parameter asks for one (also `ToolContext | None`)."""
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    candidates = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
+    for candidate in (annotation, *candidates):
+        if candidate is ToolContext:
+            return _CONTEXT
+        if candidate is State:
+            return _STATE
+    return None
 
 
 def _field(annotation: Any, param: inspect.Parameter, doc: str | None) -> tuple[Any, Any]:
