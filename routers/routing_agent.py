@@ -1,0 +1,224 @@
+"""`routing_agent(model=...)`: an LLM that picks the next agent through tools.
+
+The router asks its model, with tool use required, to call `select_agent(name, reason)` or
+`done(summary)`. Its own requests and answers never enter the run's history: agents see only
+each other's work, and `state.results` / `state.messages` hold agent calls alone.
+
+Where AgentKit's default router hurts users, this one does not:
+- a name that is not in the network goes back to the model as an error tool result naming
+  the valid agents, up to `max_corrections` times, before the run fails with a `RoutingError`;
+- a text reply instead of a tool call ends the run with `StopReason.ROUTER_TEXT` and the text
+  as the summary, never silently;
+- `done` ends it with `StopReason.ROUTER_DONE` and the model's summary.
+
+Only the first tool call of a reply counts (a router picks one step at a time). While agents
+are queued (`ctx.stack`), the router returns None without asking its model, so the queue
+drains first and no tokens are spent on a choice that would only join the queue.
+
+The router's token usage is added up in `ctx.extras["router_usage"]` (a `Usage`), apart from
+the agents' usage in the run's totals.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from agents.models.base import ModelRequest
+from agents.models.registry import resolve_model
+from network.context import RunContext
+from network.errors import ConfigurationError, ModelError, RoutingError
+from network.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from network.run_result import Stop, StopReason
+from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
+from routers.routing_tools import BadChoice, Choice, read_call, tool_schemas
+
+USAGE_KEY = "router_usage"
+
+
+class RoutingAgent:
+    """An LLM router. Build one with `routing_agent(...)`; see the module docstring."""
+
+    kind = "routing_agent"
+
+    def __init__(
+        self,
+        model: Any = None,
+        *,
+        system: str | Callable[[RunContext], Any] | None = None,
+        max_corrections: int = 2,
+        name: str = "router",
+        history_limit: int = 20,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        if system is not None and not isinstance(system, str) and not callable(system):
+            raise ConfigurationError(f"routing agent {name!r}: system must be a string or function")
+        if not isinstance(max_corrections, int) or max_corrections < 0:
+            raise ConfigurationError(
+                f"routing agent {name!r}: max_corrections must be >= 0, got {max_corrections!r}"
+            )
+        if isinstance(model, str) and not model:
+            raise ConfigurationError(f"routing agent {name!r}: empty model name")
+        self.model = model
+        self.system = system
+        self.max_corrections = max_corrections
+        self.name = name
+        self.history_limit = history_limit
+        self.params = dict(params or {})
+
+    def validate(self, network: Any) -> None:
+        """Fail at `Network(...)` time, not mid-run, when there is no model to ask."""
+        model = self.model if self.model is not None else network.default_model
+        if model is None:
+            raise ConfigurationError(
+                f"routing agent {self.name!r} has no model and network {network.name!r} "
+                "has no default_model"
+            )
+        if not isinstance(model, str):  # a string is resolved on first use (litellm is slow)
+            resolve_model(model)
+
+    async def __call__(self, ctx: RunContext) -> Any:
+        """The next agent's name, a `Stop`, or None while agents are queued."""
+        if ctx.stack:
+            return None
+        network = ctx.network
+        model = resolve_model(self.model if self.model is not None else network.default_model)
+        system = SystemMessage.model_construct(
+            role="system", content=await self._prompt(ctx), id=None
+        )
+        history: list[Any] = [UserMessage.model_construct(role="user", content=CHOOSE_NOW)]
+        tools = tool_schemas(list(network.agents))
+        bad_names: list[str] = []
+        last_error = ""
+        for attempt in range(self.max_corrections + 1):
+            request = ModelRequest(
+                system=[system],
+                history=list(history),  # each request keeps its own list, as it was sent
+                tools=tools,
+                tool_choice="required",
+                agent=self.name,
+                params=self.params,
+            )
+            try:
+                response = await model.complete(request)
+            except ModelError as error:
+                if error.model is None:
+                    error.model = getattr(model, "name", None)
+                raise
+            spent = ctx.extras.get(USAGE_KEY)
+            ctx.extras[USAGE_KEY] = response.usage if spent is None else spent + response.usage
+            message = response.message
+            if not message.tool_calls:
+                _log(ctx, "router.text", router=self.name)
+                return Stop(StopReason.ROUTER_TEXT, message.content or None)
+            try:
+                choice = read_call(message.tool_calls[0], network.agents)
+            except BadChoice as problem:
+                last_error = str(problem)
+                if problem.agent is not None:
+                    bad_names.append(problem.agent)
+                _log(ctx, "router.corrected", router=self.name, attempt=attempt, error=last_error)
+                history += [message, *_error_results(message, last_error)]
+                continue
+            return self._act(ctx, choice)
+        raise self._give_up(network, bad_names, last_error)
+
+    def _act(self, ctx: RunContext, choice: Choice) -> Any:
+        if choice.agent is None:
+            _log(ctx, "router.done", router=self.name)
+            return Stop(StopReason.ROUTER_DONE, choice.summary)
+        _log(ctx, "router.chose", router=self.name, agent=choice.agent, reason=choice.reason)
+        return choice.agent
+
+    async def _prompt(self, ctx: RunContext) -> str:
+        preamble: Any = self.system if self.system is not None else DEFAULT_PREAMBLE
+        if callable(preamble):
+            preamble = preamble(ctx)
+            if inspect.isawaitable(preamble):
+                preamble = await preamble
+        return routing_system_prompt(
+            str(preamble or ""),
+            ctx.network.agents,
+            ctx.input,
+            ctx.state.messages,
+            limit=self.history_limit,
+        )
+
+    def _give_up(self, network: Any, bad_names: list[str], last_error: str) -> RoutingError:
+        tries = self.max_corrections + 1
+        if bad_names:
+            return RoutingError(
+                f"routing agent {self.name!r} chose agent {bad_names[-1]!r}, which is not in "
+                f"network {network.name!r} (agents: {', '.join(network.agents)}); "
+                f"{tries} attempts named {', '.join(repr(n) for n in bad_names)}",
+                agent=bad_names[-1],
+            )
+        return RoutingError(
+            f"routing agent {self.name!r} made no valid choice in {tries} attempts: {last_error}"
+        )
+
+    def __repr__(self) -> str:
+        return f"RoutingAgent({self.name!r}, model={self.model!r})"
+
+
+def routing_agent(
+    model: Any = None,
+    *,
+    system: str | Callable[[RunContext], Any] | None = None,
+    max_corrections: int = 2,
+    name: str = "router",
+    history_limit: int = 20,
+    params: dict[str, Any] | None = None,
+) -> RoutingAgent:
+    """An LLM router choosing through `select_agent(name, reason)` / `done(summary)`.
+
+    Args:
+        model: a litellm model string or a `Model`; defaults to the network's default_model.
+        system: the router's instructions (a string, or a sync/async function of the run
+            context); the agent list, the task and the history summary are always appended.
+        max_corrections: how many times an unknown agent name (or invalid call) is sent back
+            to the model to fix before the run fails with `RoutingError`.
+        name: the router's name in requests and logs.
+        history_limit: how many of the latest messages the history summary shows.
+        params: extra model parameters (temperature, ...).
+    """
+    return RoutingAgent(
+        model,
+        system=system,
+        max_corrections=max_corrections,
+        name=name,
+        history_limit=history_limit,
+        params=params,
+    )
+
+
+def _error_results(message: AssistantMessage, error: str) -> list[ToolMessage]:
+    """A tool result for every call of the reply: providers reject a call left unanswered."""
+    results = []
+    for index, call in enumerate(message.tool_calls):
+        content = f"Error: {error}" if index == 0 else "Ignored: only the first call counts."
+        results.append(
+            ToolMessage.model_construct(
+                role="tool",
+                tool_call_id=call.id,
+                content=content,
+                name=call.name,
+                is_error=index == 0,
+                id=None,
+            )
+        )
+    return results
+
+
+def _log(ctx: RunContext, event: str, **fields: Any) -> None:
+    """A structlog line for the run's log (structlog is already imported by the run itself).
+
+    Choices are INFO, like the run's `agent.started` lines; a correction is a WARNING, since it
+    means the model named an agent that does not exist.
+    """
+    import structlog
+
+    log = structlog.get_logger("agent_network")
+    write = log.warning if event == "router.corrected" else log.info
+    write(event, run_id=ctx.run_id, network=ctx.network.name, **fields)
