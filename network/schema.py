@@ -32,6 +32,8 @@ _JSON_NATIVE = (str, int, float, bool, type(None))
 
 
 def _is_list_type(tp: Any) -> bool:
+    if get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
     return tp is list or get_origin(tp) is list
 
 

@@ -1,0 +1,74 @@
+"""State, results and messages round-trip through JSON."""
+
+import json
+from typing import Any
+
+import pytest
+
+from agents import Agent, ScriptedModel, call, tool
+from network import InferenceResult, Network, State, StateError, StateSchema, merge_dicts
+from network.messages import message_list_adapter
+
+
+def longest(current: Any, new: Any) -> Any:
+    return new if current is None or len(new) > len(current) else current
+
+
+@pytest.mark.anyio
+async def test_state_round_trips_with_schema_data_results_and_messages() -> None:
+    @tool(outputs_to_state={"files": {"source": "files"}})
+    def write(files: dict[str, str]) -> dict[str, Any]:
+        return {"files": files}
+
+    model = ScriptedModel([call("write", files={"a.py": "1"}), "done"])
+    agent = Agent("coder", tools=[write], model=model, output_key="summary")
+    schema = StateSchema(
+        {
+            "files": {"type": dict[str, str], "handler": merge_dicts},
+            "summary": {"type": str | None},
+            "best": {"type": str, "handler": longest},
+            "scores": {"type": list[int]},
+        },
+        closed=False,
+    )
+    network = Network(
+        "n", [agent], lambda c: agent if c.call_count < 2 else None, state_schema=schema
+    )
+    result = await network.run("x", state={"best": "abc", "scores": [1], "temp:x": 1})
+    original = result.state
+
+    text = original.to_json()
+    loaded = State.from_json(text)
+
+    assert loaded == original
+    assert json.loads(text)["schema"]["keys"]["best"] == {
+        "type": "str",
+        "handler": "tests.network.test_state_json:longest",
+    }
+    assert json.loads(text)["schema"]["keys"]["summary"]["type"] == "str | None"
+    assert "temp:x" not in loaded.data
+    assert loaded.schema.spec("best").handler is longest
+    loaded.kv.set("scores", 2)  # handlers and types work after loading
+    loaded.kv.set("best", "a")
+    assert loaded.kv.get("scores") == [1, 2] and loaded.kv.get("best") == "abc"
+    assert [r.agent for r in loaded.results] == ["coder", "coder"]
+
+
+def test_results_and_messages_round_trip_through_json() -> None:
+    from network import AssistantMessage, ToolCall, ToolMessage, UserMessage
+
+    messages = [
+        UserMessage(content="hi"),
+        AssistantMessage(content=None, tool_calls=[ToolCall(id="1", name="t", arguments={"a": 1})]),
+        ToolMessage(tool_call_id="1", content="ok", is_error=False),
+    ]
+    adapter = message_list_adapter()
+    assert adapter.validate_json(adapter.dump_json(messages)) == messages
+    result = InferenceResult(agent="a", input="hi", history=messages[:1], output=messages[1:2])
+    assert InferenceResult.model_validate_json(result.model_dump_json()) == result
+
+
+def test_lambda_handlers_cannot_be_serialized_and_say_which_key() -> None:
+    state = State(schema={"k": {"type": int, "handler": lambda a, b: b}})
+    with pytest.raises(StateError, match="'k'"):
+        state.to_json()

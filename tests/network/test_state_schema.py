@@ -1,0 +1,208 @@
+"""State schemas (dict or pydantic), merge handlers, validated writes, safe reads, seeds."""
+
+from typing import Annotated, Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, Field
+
+from network import (
+    ConfigurationError,
+    State,
+    StateError,
+    StateSchema,
+    StateValidationError,
+    merge_dicts,
+    merge_lists,
+    replace_values,
+)
+
+
+def keep_max(current: Any, new: Any) -> Any:
+    return new if current is None else max(current, new)
+
+
+def test_dict_schema_declares_types_and_handlers() -> None:
+    state = State(schema={"docs": {"type": list[str]}, "best": {"type": int, "handler": keep_max}})
+    state.kv.set("docs", ["a"])
+    state.kv.set("docs", "b")  # a scalar is appended as one item
+    state.kv.set("best", 3)
+    state.kv.set("best", 1)
+    assert state.data == {"docs": ["a", "b"], "best": 3}
+
+
+def test_pydantic_schema_with_handlers_in_annotated_metadata() -> None:
+    class Plan(BaseModel):
+        steps: list[str] = []
+        files: Annotated[dict[str, str], merge_dicts] = Field(default_factory=dict)
+        score: Annotated[int, keep_max] = 0
+        note: str | None = None
+
+    state = State(schema=Plan)
+    assert state.data == {"steps": [], "files": {}, "score": 0, "note": None}  # defaults seed
+    state.kv.set("files", {"a.py": "1"})
+    state.kv.set("files", {"b.py": "2"})
+    state.kv.set("score", 7)
+    state.kv.set("score", 2)
+    assert state.kv.get("files") == {"a.py": "1", "b.py": "2"}
+    assert state.kv.get("score") == 7
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ({"docs": {"handler": merge_lists}}, "'docs'.*no 'type'"),
+        ({"docs": {"type": 42}}, "'docs'.*not a type"),
+        ({"docs": {"type": list, "handler": "merge"}}, "'docs'.*not callable"),
+        ({"docs": list}, "'docs'"),
+    ],
+)
+def test_bad_schemas_fail_at_construction_naming_the_key(schema: dict, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        State(schema=schema)
+
+
+def test_undeclared_keys_are_untyped_replace_keys_unless_the_schema_is_closed() -> None:
+    open_state = State(schema={"a": {"type": int}})
+    open_state.kv.set("free", [1])
+    open_state.kv.set("free", [2])
+    assert open_state.kv.get("free") == [2]
+
+    closed = State(schema=StateSchema({"a": {"type": int}}, closed=True))
+    with pytest.raises(StateError, match="'free'.*not declared"):
+        closed.kv.set("free", 1)
+
+    class Strict(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        a: int = 0
+
+    with pytest.raises(StateError, match="'other'"):
+        State(schema=Strict).kv.set("other", 1)
+
+
+def test_default_handlers_lists_merge_optional_lists_and_others_replace() -> None:
+    state = State(
+        schema={
+            "items": {"type": list[int]},
+            "plain": {"type": list},
+            "maybe": {"type": list[int] | None},
+            "name": {"type": str},
+        }
+    )
+    for value in ([1], [2]):
+        state.kv.set("items", value)
+        state.kv.set("plain", value)
+        state.kv.set("maybe", value)
+        state.kv.set("name", str(value))
+    assert state.data == {"items": [1, 2], "plain": [1, 2], "maybe": [2], "name": "[2]"}
+
+
+def test_custom_handler_sees_none_first_and_per_call_handler_overrides() -> None:
+    calls = []
+
+    def record(current: Any, new: Any) -> Any:
+        calls.append((current, new))
+        return (current or 0) + new
+
+    state = State(schema={"total": {"type": int, "handler": record}})
+    state.kv.set("total", 2)
+    state.kv.set("total", 3)
+    state.kv.set("total", 100, handler=replace_values)
+    assert calls == [(None, 2), (2, 3)]
+    assert state.kv.get("total") == 100
+    state.kv.set("tags", ["a"], handler=merge_lists)
+    state.kv.set("tags", ["b"], handler=merge_lists)
+    assert state.kv.get("tags") == ["a", "b"]
+
+
+def test_every_write_is_validated_and_the_validated_value_is_stored() -> None:
+    state = State(schema={"count": {"type": int}, "ids": {"type": list[int]}})
+    state.kv.set("count", "5")
+    state.kv.set("ids", ["1", 2])
+    assert state.kv.get("count") == 5
+    assert state.kv.get("ids") == [1, 2]
+
+
+def test_a_rejected_write_names_key_and_type_and_changes_nothing() -> None:
+    state = State(schema={"count": {"type": int}, "ids": {"type": list[int]}})
+    state.kv.set("count", 1)
+    state.kv.set("ids", [1])
+    before = (state.data, state.kv.take_ops(), len(state.history_of("ids")))
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("ids", [2, "x"])
+    assert caught.value.key == "ids"
+    assert "int" in caught.value.expected and "'ids'" in str(caught.value)
+    with pytest.raises(StateValidationError, match="'count' expects int"):
+        state.kv.set("count", "many")
+    assert (state.data, state.kv.take_ops(), len(state.history_of("ids"))) == (
+        before[0],
+        [],
+        before[2],
+    )
+
+
+def test_validation_applies_after_the_handler_merges() -> None:
+    from typing import Annotated as A
+
+    from annotated_types import MaxLen
+
+    state = State(schema={"top3": {"type": A[list[int], MaxLen(3)]}})
+    state.kv.set("top3", [1, 2])
+    state.kv.set("top3", [3])
+    with pytest.raises(StateValidationError, match="top3"):
+        state.kv.set("top3", [4])  # each part is valid; the merged list is too long
+    assert state.kv.get("top3") == [1, 2, 3]
+
+
+def test_reads_cannot_corrupt_the_store() -> None:
+    state = State({"files": {"a.py": {"lines": [1]}}, "tags": ["x"]})
+    got = state.kv.get("files")
+    got["a.py"]["lines"].append(2)
+    got["b.py"] = {}
+    snapshot = state.data
+    snapshot["tags"].append("y")
+    snapshot["new"] = 1
+    tags = state.kv.get("tags")
+    tags.append("z")
+    assert state.data == {"files": {"a.py": {"lines": [1]}}, "tags": ["x"]}
+
+
+def test_writes_do_not_keep_a_handle_on_the_callers_object() -> None:
+    value = {"nested": [1]}
+    state = State()
+    state.kv.set("k", value)
+    value["nested"].append(2)
+    assert state.kv.get("k") == {"nested": [1]}
+
+
+def test_initial_state_is_validated_without_handlers_and_closed_schemas_refuse_extras() -> None:
+    schema = {"items": {"type": list[int]}, "n": {"type": int}}
+    state = State({"items": ["1", "2"], "n": "3"}, schema=schema)
+    assert state.data == {"items": [1, 2], "n": 3}  # coerced, not appended to anything
+    with pytest.raises(StateValidationError, match="'n'"):
+        State({"n": "x"}, schema=schema)
+    with pytest.raises(StateError, match="'stray'"):
+        State({"stray": 1}, schema=StateSchema(schema, closed=True))
+
+
+@pytest.mark.anyio
+async def test_network_run_seeds_through_the_schema() -> None:
+    from agents import Agent, ScriptedModel
+    from network import Network
+
+    agent = Agent("a", model=ScriptedModel(["ok"]))
+    network = Network("n", [agent], state_schema=StateSchema({"n": {"type": int}}, closed=True))
+    result = await network.run("x", state={"n": "4"})
+    assert result["n"] == 4
+    with pytest.raises(StateError, match="'extra'"):
+        await network.run("x", state={"extra": 1})
+
+
+def test_scopes_are_all_visible_and_temp_is_never_serialized() -> None:
+    state = State()
+    for key in ("plain", "user:name", "app:motd", "temp:scratch"):
+        state.kv.set(key, key.upper())
+    assert set(state.data) == {"plain", "user:name", "app:motd", "temp:scratch"}
+    assert state.kv.get("temp:scratch") == "TEMP:SCRATCH"
+    assert "temp:scratch" not in state.snapshot()
+    assert "temp:scratch" not in state.to_json()
+    assert all("temp:" not in op["path"] for op in state.kv.take_ops())
