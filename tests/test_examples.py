@@ -1,0 +1,60 @@
+"""Every example runs offline, on its scripted models, and says so on its first line."""
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
+# Examples that serve rather than finish are exercised by their own tests.
+SERVERS = {"agui_server.py": "tests/agui"}
+
+
+def run_example(name: str, *args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_every_example_is_covered() -> None:
+    scripts = {path.name for path in EXAMPLES.glob("*.py")}
+    assert scripts - SERVERS.keys() == {"codegen.py", "support.py"}
+
+
+def test_codegen_runs_offline_and_writes_its_files(tmp_path: pathlib.Path) -> None:
+    done = run_example("codegen.py", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "offline" in lines[0] and "scripted" in lines[0]
+    assert "Agents called: planner -> coder -> reviewer -> coder -> reviewer" in done.stdout
+    assert "Stop reason: router_finished" in done.stdout
+    written = sorted(
+        p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.py")
+    )
+    assert written == ["calc/__init__.py", "calc/add.py", "tests/test_add.py"]
+    test_file = (tmp_path / "out" / "tests" / "test_add.py").read_text()
+    assert "assert add(2, 3) == 5" in test_file
+
+
+@pytest.mark.parametrize(
+    ("question", "agents", "answer"),
+    [
+        ("I was charged twice on invoice INV-42", "billing -> billing", "refunded"),
+        ("My app crashes on start", "tech", "Reinstall"),
+    ],
+)
+def test_support_team_is_routed_by_the_routing_agent(
+    tmp_path: pathlib.Path, question: str, agents: str, answer: str
+) -> None:
+    done = run_example("support.py", question, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "offline" in done.stdout.splitlines()[0]
+    assert f"Agents called: {agents}" in done.stdout
+    assert answer in done.stdout
+    assert "Stop reason: router_done" in done.stdout
