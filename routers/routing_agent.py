@@ -15,8 +15,8 @@ Only the first tool call of a reply counts (a router picks one step at a time). 
 are queued (`ctx.stack`), the router returns None without asking its model, so the queue
 drains first and no tokens are spent on a choice that would only join the queue.
 
-The router's token usage is added up in `ctx.extras["router_usage"]` (a `Usage`), apart from
-the agents' usage in the run's totals.
+The router's token usage counts in the run's usage totals, and is also added up on its own in
+`ctx.extras["router_usage"]` (a `Usage`).
 """
 
 from __future__ import annotations
@@ -108,6 +108,7 @@ class RoutingAgent:
                 raise
             spent = ctx.extras.get(USAGE_KEY)
             ctx.extras[USAGE_KEY] = response.usage if spent is None else spent + response.usage
+            ctx.add_usage(response.usage)  # the run's totals include what routing cost
             message = response.message
             if not message.tool_calls:
                 _log(ctx, "router.text", router=self.name)

@@ -244,3 +244,18 @@ def test_is_a_routing_agent() -> None:
     router = routing_agent("openai/gpt-4o-mini", name="boss")
     assert isinstance(router, RoutingAgent)
     assert router.name == "boss"
+
+
+@pytest.mark.anyio
+async def test_routing_usage_counts_in_the_run_totals() -> None:
+    from agents import Agent, ScriptedModel, call
+    from network import Network
+    from routers import routing_agent
+
+    worker = Agent("worker", model=ScriptedModel(["done"]))
+    router_model = ScriptedModel(
+        [call("select_agent", name="worker", reason="go"), call("done", summary="ok")]
+    )
+    result = await Network("n", [worker], routing_agent(router_model)).run("x")
+    agent_tokens = sum(r.usage.total_tokens for r in result.results)
+    assert result.usage.total_tokens > agent_tokens > 0
