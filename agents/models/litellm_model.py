@@ -1,0 +1,394 @@
+"""`LiteLLMModel`: any provider litellm supports, behind the `Model` protocol.
+
+litellm is imported here only, on the first call (importing it takes seconds), in a worker
+thread so a running event loop is not frozen meanwhile. `LITELLM_LOCAL_MODEL_COST_MAP` is set
+first (unless the caller set it) so the import does not try to download litellm's cost map.
+litellm's stdout banner on provider errors ("Give Feedback / Get Help") is switched off
+(`litellm.suppress_debug_info`): a library must not print, and the error is raised anyway.
+
+Decisions written down here:
+
+- Retries are ours, not litellm's. litellm's `num_retries` only works through the openai SDK
+  routes; elsewhere its retry wrapper needs the undeclared `tenacity` package and otherwise
+  gives up silently (and when `tenacity` is present, both layers retry). So litellm is called
+  with `num_retries=0` and `complete` retries 408, 409, 429, 5xx and connection errors itself,
+  `max_retries` times, waiting what the provider's `retry-after-ms` / `retry-after` header
+  says (up to 60 s), else an exponential backoff from `retry_delay` seconds with jitter. A
+  stream is never retried once a chunk has reached the caller: the caller would see it twice.
+- Errors: whatever litellm raises becomes a `ModelError` naming the model and the HTTP status,
+  raised `from` the original. An exception raised by the caller's `on_chunk` is not wrapped.
+- Streaming happens when the caller passes `on_chunk` or the model was made with
+  `stream=True`; usage is asked for (`stream_options.include_usage`) where litellm says the
+  provider supports it. The response is assembled from the chunks; its `raw` is a plain
+  `chat.completion`-shaped dict built from them.
+- Messages are converted to the wire format once each (`agents.models.wire`).
+- The fast route: for an OpenAI-compatible server (vLLM, llama.cpp, a test server),
+  `"hosted_vllm/<model>"` with `api_base` sends the same request through litellm's own HTTP
+  client instead of the openai SDK, whose per-call request transform costs milliseconds of
+  CPU that grow with the history. litellm's vLLM route drops `additionalProperties: false` and
+  `strict` from tool schemas, in place; the tools are copied first so the agent's schemas are
+  left alone. `openai/` keeps its meaning for real providers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import time
+from typing import Any
+
+import anyio
+
+from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
+from agents.models.wire import to_wire_list
+from network.errors import ModelError
+from network.ids import new_id
+from network.messages import AssistantMessage, ToolCall
+from network.results import Usage
+
+_RETRY_STATUS = frozenset({408, 409, 429})
+_MAX_RETRY_AFTER = 60.0
+_litellm: Any = None
+
+
+def _import_litellm() -> Any:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+async def load_litellm() -> Any:
+    """The litellm module, imported on first use (in a worker thread) and cached."""
+    global _litellm
+    if _litellm is None:
+        _litellm = await anyio.to_thread.run_sync(_import_litellm)
+    return _litellm
+
+
+class LiteLLMModel:
+    """A model served through `litellm.acompletion`.
+
+    Args:
+        model: a litellm model string, e.g. `"openai/gpt-4o-mini"`, `"anthropic/claude-..."`,
+            or `"hosted_vllm/<name>"` for a self-hosted OpenAI-compatible server.
+        api_base: the provider's base URL (e.g. `http://127.0.0.1:8000/v1`).
+        api_key: the provider's key; litellm reads the provider's usual env var when None.
+        timeout: seconds litellm waits for the provider (per attempt).
+        max_retries: how many times a 408/409/429/5xx or connection failure is retried.
+        stream: stream even when the caller passes no `on_chunk`.
+        retry_delay: first backoff in seconds when the provider sends no `retry-after`.
+        **params: extra `acompletion` arguments (temperature, max_tokens, ...); a request's
+            own `params` override them.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        stream: bool = False,
+        retry_delay: float = 0.5,
+        **params: Any,
+    ) -> None:
+        self.name = model
+        self.api_base = api_base
+        self.api_key = api_key
+        self.timeout = timeout
+        self.max_retries = max(0, max_retries)
+        self.stream = stream
+        self.retry_delay = retry_delay
+        self.params = params
+        # The arguments every call shares, built once. num_retries=0 turns off both the openai
+        # SDK's retries and litellm's wrapper retries: `complete` retries (module docstring).
+        self._base: dict[str, Any] = {"model": model, "timeout": timeout, "num_retries": 0}
+        if api_base is not None:
+            self._base["api_base"] = api_base
+        if api_key is not None:
+            self._base["api_key"] = api_key
+        self._base.update(params)
+        self._provider: str | None = None
+        self._stream_usage = False
+        # id(tools list) -> (the list, kept alive so the id stays its own; its deep copy)
+        self._tool_copies: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel({self.name!r})"
+
+    async def complete(
+        self, request: ModelRequest, on_chunk: ChunkHandler | None = None
+    ) -> ModelResponse:
+        """Ask the provider; stream chunks to `on_chunk` when given; return the whole answer."""
+        litellm = await load_litellm()
+        if self._provider is None:
+            self._inspect(litellm)
+        kwargs = self._arguments(request)
+        streaming = on_chunk is not None or self.stream
+        if streaming:
+            kwargs["stream"] = True
+            if self._stream_usage:
+                kwargs["stream_options"] = {"include_usage": True}
+        attempt = 0
+        while True:
+            stream = _Stream(on_chunk)
+            try:
+                response = await litellm.acompletion(**kwargs)
+                if streaming:
+                    return await stream.consume(response)
+                return _parse(response)
+            except Exception as exc:
+                if exc is stream.handler_error:
+                    raise  # the caller's own failure, unchanged
+                status = _status(exc)
+                if attempt >= self.max_retries or stream.delivered or not _retryable(exc, status):
+                    raise self._error(exc, status, attempt) from exc
+                await anyio.sleep(self._backoff(exc, attempt))
+                attempt += 1
+
+    # -- request -------------------------------------------------------------------------
+
+    def _inspect(self, litellm: Any) -> None:
+        """Find the provider once: whether it takes stream_options, whether tools need a copy."""
+        try:
+            _, provider, _, _ = litellm.get_llm_provider(self.name, api_base=self.api_base)
+            supported = litellm.get_supported_openai_params(
+                model=self.name, custom_llm_provider=provider
+            )
+        except Exception:  # unknown to litellm: acompletion will say so, as a ModelError
+            provider, supported = "", None
+        self._provider = provider
+        self._stream_usage = "stream_options" in (supported or ())
+
+    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+        kwargs = dict(self._base)
+        kwargs["messages"] = to_wire_list(request.system, request.history)
+        if request.tools:
+            kwargs["tools"] = self._tools(request.tools)
+            choice = request.tool_choice
+            if choice:
+                kwargs["tool_choice"] = (
+                    choice
+                    if choice in ("auto", "required", "none")
+                    else {"type": "function", "function": {"name": choice}}
+                )
+        if request.params:
+            kwargs.update(request.params)
+        return kwargs
+
+    def _tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self._provider != "hosted_vllm":
+            return tools
+        # litellm's vLLM route edits tool schemas in place; give it a copy, made once per list
+        # (an agent's tool list lives as long as the agent, so few lists ever come by).
+        cached = self._tool_copies.get(id(tools))
+        if cached is None or cached[0] is not tools:
+            if len(self._tool_copies) >= 256:
+                self._tool_copies.clear()
+            cached = self._tool_copies[id(tools)] = (tools, copy.deepcopy(tools))
+        return cached[1]
+
+    # -- failure -------------------------------------------------------------------------
+
+    def _backoff(self, exc: Exception, attempt: int) -> float:
+        after = _retry_after(exc)
+        if after is not None:
+            return after
+        return self.retry_delay * (2**attempt) * random.uniform(0.75, 1.0)
+
+    def _error(self, exc: Exception, status: int | None, attempt: int) -> ModelError:
+        kind = "timed out" if _is_timeout(exc) else f"failed with status {status}"
+        tries = f" after {attempt + 1} attempts" if attempt else ""
+        message = f"model {self.name!r} {kind}{tries}: {type(exc).__name__}: {exc}"
+        return ModelError(message, model=self.name, status_code=status)
+
+
+class _Stream:
+    """Consumes one litellm stream: forwards deltas, then assembles the whole response."""
+
+    def __init__(self, on_chunk: ChunkHandler | None) -> None:
+        self.on_chunk = on_chunk
+        self.delivered = False  # a chunk reached the caller: retrying would repeat it
+        self.handler_error: BaseException | None = None  # what on_chunk raised, if anything
+
+    async def _emit(self, chunk: TextDelta | ToolCallDelta) -> None:
+        if self.on_chunk is None:
+            return
+        self.delivered = True
+        try:
+            await self.on_chunk(chunk)
+        except Exception as exc:
+            self.handler_error = exc
+            raise
+
+    async def consume(self, response: Any) -> ModelResponse:
+        text: list[str] = []
+        calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument pieces]]
+        usage: Any = None
+        finish_reason: str | None = None
+        first: Any = None
+        try:
+            async for chunk in response:
+                if first is None:
+                    first = chunk
+                usage = getattr(chunk, "usage", None) or usage
+                if not chunk.choices:
+                    continue
+                choice = chunk.choices[0]
+                finish_reason = choice.finish_reason or finish_reason
+                delta = choice.delta
+                if delta is None:
+                    continue
+                if delta.content:
+                    text.append(delta.content)
+                    await self._emit(TextDelta(delta.content))
+                for piece in delta.tool_calls or ():
+                    await self._tool_piece(calls, piece)
+        finally:
+            close = getattr(response, "aclose", None)
+            if close is not None:
+                with anyio.CancelScope(shield=True):
+                    await close()
+        tool_calls = [
+            ToolCall.model_construct(id=c[0], name=c[1], arguments=_parse_arguments("".join(c[2])))
+            for _, c in sorted(calls.items())
+        ]
+        content = "".join(text) or None
+        message = AssistantMessage.model_construct(
+            role="assistant", content=content, tool_calls=tool_calls, id=None, name=None
+        )
+        tokens = _usage(usage)
+        raw = _raw_from_stream(first, message, calls, finish_reason, tokens if usage else None)
+        return ModelResponse(message, tokens, raw, finish_reason)
+
+    async def _tool_piece(self, calls: dict[int, list[Any]], piece: Any) -> None:
+        index = piece.index or 0
+        function = piece.function
+        name = getattr(function, "name", None) if function is not None else None
+        arguments = (getattr(function, "arguments", None) if function is not None else None) or ""
+        call = calls.get(index)
+        if call is None:
+            # A provider that sends no id gets one made up here, before the first delta, so
+            # the streamed id and the final message's id are the same.
+            call = calls[index] = [piece.id or new_id("call_"), name or "", []]
+            await self._emit(ToolCallDelta(index=index, id=call[0], name=call[1]))
+        elif name and not call[1]:
+            call[1] = name
+        if arguments:
+            call[2].append(arguments)
+            await self._emit(ToolCallDelta(index=index, arguments=arguments))
+
+
+def _parse(response: Any) -> ModelResponse:
+    choice = response.choices[0]
+    message = choice.message
+    tool_calls = [
+        ToolCall.model_construct(
+            id=call.id or new_id("call_"),
+            name=call.function.name or "",
+            arguments=_parse_arguments(call.function.arguments),
+        )
+        for call in (message.tool_calls or ())
+    ]
+    assistant = AssistantMessage.model_construct(
+        role="assistant",
+        content=message.content or None,
+        tool_calls=tool_calls,
+        id=None,
+        name=None,
+    )
+    return ModelResponse(
+        assistant, _usage(getattr(response, "usage", None)), response, choice.finish_reason
+    )
+
+
+def _parse_arguments(text: Any) -> Any:
+    """A tool call's arguments as a dict; text that is not a JSON object stays as it came."""
+    if not isinstance(text, str):
+        return text if text is not None else {}
+    if not text.strip():
+        return {}  # a tool without parameters: some providers send ""
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text
+    return parsed if isinstance(parsed, dict) else text
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    prompt = getattr(usage, "prompt_tokens", 0) or 0
+    completion = getattr(usage, "completion_tokens", 0) or 0
+    total = getattr(usage, "total_tokens", 0) or prompt + completion
+    return Usage.model_construct(
+        prompt_tokens=prompt, completion_tokens=completion, total_tokens=total
+    )
+
+
+def _raw_from_stream(
+    first: Any,
+    message: AssistantMessage,
+    calls: dict[int, list[Any]],
+    finish: str | None,
+    usage: Usage | None,
+) -> dict[str, Any]:
+    """A `chat.completion`-shaped dict of a streamed answer (cheap, and JSON as it is)."""
+    wire: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if calls:
+        wire["tool_calls"] = [
+            {"id": c[0], "type": "function", "function": {"name": c[1], "arguments": "".join(c[2])}}
+            for _, c in sorted(calls.items())
+        ]
+    return {
+        "id": getattr(first, "id", None),
+        "object": "chat.completion",
+        "created": getattr(first, "created", None) or int(time.time()),
+        "model": getattr(first, "model", None),
+        "choices": [{"index": 0, "message": wire, "finish_reason": finish}],
+        "usage": usage.model_dump() if usage is not None else None,
+    }
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status
+    response = getattr(exc, "response", None)
+    status = getattr(response, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    return "timeout" in type(exc).__name__.lower()
+
+
+def _retryable(exc: BaseException, status: int | None) -> bool:
+    if _is_timeout(exc) or "connection" in type(exc).__name__.lower():
+        return True
+    return status is not None and (status in _RETRY_STATUS or status >= 500)
+
+
+def _retry_after(exc: BaseException) -> float | None:
+    """What the provider asked us to wait, in seconds, if it said and it is reasonable."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if not headers:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        get = headers.get
+        if (ms := get("retry-after-ms")) is not None:
+            seconds = float(ms) / 1000
+        elif (value := get("retry-after")) is not None:
+            seconds = float(value)  # the HTTP-date form is rare from LLM providers; ignored
+        else:
+            return None
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return seconds if 0 <= seconds <= _MAX_RETRY_AFTER else None

@@ -1,0 +1,92 @@
+"""Messages in the OpenAI chat-completions wire format, each converted once.
+
+A run's conversation only grows, and a message is not changed once it is in the history, so
+each message is converted the first time it is sent and the dict is reused for every later
+request of the run: a step costs a lookup per message instead of a conversion.
+
+The converted dicts live in a side table keyed by `id(message)` next to a weak reference to
+the message, instead of on the message itself: an attribute or a pydantic private attribute
+would take part in the models' `==`, so a sent message would stop comparing equal to an
+unsent copy. The weak reference drops the entry when the message is garbage collected and
+guards against a recycled `id`.
+
+The dicts are shared between requests: code that sends them (litellm) must not mutate them.
+litellm's OpenAI-compatible routes only rewrite user messages whose content is a list, which
+these never are.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from network.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+
+_converted: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
+
+
+def to_wire(message: Any) -> dict[str, Any]:
+    """`message` as an OpenAI chat message dict (cached; do not mutate the result).
+
+    A plain dict is taken to be in wire format already and is returned as is.
+    """
+    key = id(message)
+    entry = _converted.get(key)
+    if entry is not None and entry[0]() is message:
+        return entry[1]
+    if isinstance(message, dict):
+        return message
+    wire = convert(message)
+
+    def forget(ref: weakref.ref[Any], key: int = key) -> None:
+        # Only drop the entry if it is still this message's (it always is: an id is not
+        # reused before the object it named is gone, which is when this runs).
+        if _converted.get(key, (None,))[0] is ref:
+            del _converted[key]
+
+    _converted[key] = (weakref.ref(message, forget), wire)
+    return wire
+
+
+def to_wire_list(system: Sequence[Any], history: Sequence[Any]) -> list[dict[str, Any]]:
+    """The system messages then the conversation, as one list of wire dicts."""
+    return [to_wire(m) for m in system] + [to_wire(m) for m in history]
+
+
+def convert(message: Any) -> dict[str, Any]:
+    """Convert one message, uncached."""
+    if isinstance(message, UserMessage):
+        wire: dict[str, Any] = {"role": "user", "content": message.content}
+        if message.name:
+            wire["name"] = message.name
+        return wire
+    if isinstance(message, AssistantMessage):
+        # The agent's name is not sent: it is not the model's identity, and several providers
+        # reject `name` on assistant messages.
+        wire = {"role": "assistant"}
+        if message.content or not message.tool_calls:
+            # With tool calls and no text the key is left out, as the openai SDK sends it;
+            # with neither, providers want an empty string rather than null.
+            wire["content"] = message.content or ""
+        if message.tool_calls:
+            wire["tool_calls"] = [
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": _arguments_text(call.arguments)},
+                }
+                for call in message.tool_calls
+            ]
+        return wire
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": message.content}
+    raise TypeError(f"cannot send {type(message).__name__} to a model: {message!r}")
+
+
+def _arguments_text(arguments: Any) -> str:
+    # The wire carries arguments as a JSON string; a model's invalid JSON is sent back verbatim.
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
