@@ -24,6 +24,9 @@ _MISSING: Any = object()
 
 Op = dict[str, Any]
 
+# Keys whose writes a thread store re-applies with their handler (see `take_shared_writes`).
+_SHARED_PREFIXES = ("user:", "app:")
+
 
 class KV:
     """The state's key-value store: `get`, `set`, `delete`, `has`, `keys` and `data`."""
@@ -37,6 +40,8 @@ class KV:
         "_log",
         "_ops",
         "_schema",
+        "_shared",
+        "record_shared_writes",
         "writer",
     )
 
@@ -50,6 +55,8 @@ class KV:
         self._journal: list[tuple[str, str, Any, bool]] | None = None
         self._listeners: list[Callable[[list[Op]], None]] = []
         self.writer: Writer = CALLER
+        self._shared: list[tuple[str, Any, Handler]] = []  # see take_shared_writes
+        self.record_shared_writes = False  # a persisted run turns it on
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -133,6 +140,8 @@ class KV:
             if spec.adapter is None or validated is value:
                 validated = copy_value(validated)  # the caller keeps no handle on the store
             self._replace(spec, current, validated)
+        if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
+            self._shared.append((key, copy_value(value), merge))
 
     def delete(self, key: str) -> bool:
         """Remove `key`; returns whether it held a value."""
@@ -146,6 +155,8 @@ class KV:
         if spec.persistent:
             self._emit([{"op": "remove", "path": spec.pointer}])
         self._record(key, "delete")
+        if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
+            self._shared.append((key, _MISSING, replace_values))
         return True
 
     def seed(self, values: Mapping[str, Any]) -> None:
@@ -251,6 +262,18 @@ class KV:
         """Every successful write to `key`, oldest first."""
         return [record for record in self._log if record.key == key]
 
+    def take_shared_writes(self) -> list[tuple[str, Any, Handler]]:
+        """The raw writes to `user:` / `app:` keys since the last call, and forget them.
+
+        Recorded only while `record_shared_writes` is on. Each is `(key, input, handler)`, the
+        input being `_MISSING` for a delete. A thread store re-applies them with the same
+        handler to the value it holds, inside its commit's transaction, so that concurrent
+        runs of one user (or app) each land instead of overwriting one another.
+        """
+        writes = self._shared
+        self._shared = []
+        return writes
+
     @property
     def write_log(self) -> list[WriteRecord]:
         """Every successful write, oldest first."""
@@ -262,15 +285,15 @@ class KV:
         if self._journal is not None:
             self._journal.append((key, kind, previous, key in self._flat))
 
-    def savepoint(self) -> tuple[int, int, int]:
+    def savepoint(self) -> tuple[int, int, int, int]:
         """Start (or nest within) an undoable group of writes; returns a mark for `rollback`."""
         if self._journal is None:
             self._journal = []
-        return (len(self._journal), len(self._ops), len(self._log))
+        return (len(self._journal), len(self._ops), len(self._log), len(self._shared))
 
-    def rollback(self, mark: tuple[int, int, int]) -> None:
+    def rollback(self, mark: tuple[int, int, int, int]) -> None:
         """Undo every write since `mark`: values, recorded ops and provenance."""
-        journal_len, ops_len, log_len = mark
+        journal_len, ops_len, log_len, shared_len = mark
         journal = self._journal or []
         while len(journal) > journal_len:
             key, kind, previous, was_flat = journal.pop()
@@ -286,10 +309,11 @@ class KV:
                 self._flat.discard(key)
         del self._ops[ops_len:]
         del self._log[log_len:]
+        del self._shared[shared_len:]
         if journal_len == 0:
             self._journal = None
 
-    def release(self, mark: tuple[int, int, int]) -> None:
+    def release(self, mark: tuple[int, int, int, int]) -> None:
         """Keep the writes since `mark`; stop journaling once no savepoint is open."""
         if mark[0] == 0:
             self._journal = None
