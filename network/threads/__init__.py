@@ -1,0 +1,70 @@
+"""Persistent threads: a run's conversation and state carried from run to run.
+
+`await network.run(input, thread_id="t1", user_id="alice", store=...)` loads the thread, runs,
+and commits each completed agent call as it goes. Without a thread id nothing is stored.
+
+- `ThreadStore`: the protocol a store implements (`BaseStore` helps); see `protocol`.
+- `MemoryStore`: in this process's memory.
+- `SQLStore`: SQLite (the default, `agent-network.db`) or PostgreSQL, through SQLAlchemy.
+  Imported on first use, so `import network` does not load SQLAlchemy.
+- `open_store(...)`: what a run does with its `store=` argument (a store, a URL or a path).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from network.threads.memory import MemoryStore
+from network.threads.protocol import (
+    BaseStore,
+    ThreadExistsError,
+    ThreadNotFoundError,
+    ThreadStore,
+)
+from network.threads.records import (
+    ANONYMOUS_USER,
+    DELETED,
+    Commit,
+    ResultRecord,
+    SharedWrite,
+    Thread,
+    ThreadInfo,
+)
+from network.threads.resolve import DEFAULT_STORE, STORE_ENV, open_store, store_url
+
+if TYPE_CHECKING:
+    from network.threads.persistence import ThreadSession
+    from network.threads.sql import SQLStore
+
+__all__ = [
+    "ANONYMOUS_USER",
+    "DEFAULT_STORE",
+    "DELETED",
+    "STORE_ENV",
+    "BaseStore",
+    "Commit",
+    "MemoryStore",
+    "ResultRecord",
+    "SQLStore",
+    "SharedWrite",
+    "Thread",
+    "ThreadExistsError",
+    "ThreadInfo",
+    "ThreadNotFoundError",
+    "ThreadSession",
+    "ThreadStore",
+    "open_store",
+    "store_url",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "SQLStore":
+        from network.threads.sql import SQLStore
+
+        return SQLStore
+    if name == "ThreadSession":
+        from network.threads.persistence import ThreadSession
+
+        return ThreadSession
+    raise AttributeError(f"module 'network.threads' has no attribute {name!r}")

@@ -1,0 +1,61 @@
+"""JSON forms of what a thread stores: conversation messages and agent calls.
+
+A result's `history` is the conversation prefix its call was sent, so storing it with every
+result would make a thread's storage grow with the square of its length. The conversation is
+stored once, message by message; each result is stored without its history plus the length of
+that prefix, and reading it back rebuilds the history as a `HistoryView` of the conversation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from network.history import HistoryView
+from network.messages import message_adapter
+from network.results import InferenceResult
+from network.threads.records import ResultRecord
+
+_WITHOUT_HISTORY = {"history"}
+
+
+def encode_message(message: Any) -> str:
+    """A conversation message as JSON text."""
+    if isinstance(message, BaseModel):
+        return message.model_dump_json()
+    return message_adapter().dump_json(message_adapter().validate_python(message)).decode()
+
+
+def decode_messages(texts: Sequence[str]) -> list[Any]:
+    """Messages back from their JSON texts, in order."""
+    adapter = message_adapter()
+    return [adapter.validate_json(text) for text in texts]
+
+
+def encode_result(record: ResultRecord) -> str:
+    """A result as JSON text: without its history when that is a conversation prefix.
+
+    A value pydantic cannot serialize (an odd object a tool returned) is stored as its repr
+    rather than failing the commit: history is a record, and the model already saw the text.
+    """
+    result = record.result
+    exclude = _WITHOUT_HISTORY if record.history_length is not None else None
+    return result.model_dump_json(exclude=exclude, fallback=repr)
+
+
+def decode_result(text: str, messages: list[Any], history_length: int | None) -> InferenceResult:
+    """A result back from its JSON text, its history a view of `messages` when it was one."""
+    result = InferenceResult.model_validate_json(text)
+    if history_length is not None:
+        result.history = HistoryView(messages, history_length)
+    return result
+
+
+def record_of(result: InferenceResult, conversation: list[Any]) -> ResultRecord:
+    """The `ResultRecord` of a result made during a run whose conversation is `conversation`."""
+    history = result.history
+    if isinstance(history, HistoryView) and history._messages is conversation:
+        return ResultRecord(result, len(history))
+    return ResultRecord(result, None)

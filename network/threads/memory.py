@@ -1,0 +1,166 @@
+"""`MemoryStore`: threads kept in this process's memory.
+
+For tests, notebooks and short-lived servers: everything is lost when the process ends. It
+keeps what the SQL store keeps, JSON text and all, so code tested against it behaves the same
+on SQLite or PostgreSQL (no object is ever shared between the store and a run).
+
+Every method runs without awaiting in the middle of its work, so on one event loop each is
+atomic; a commit is prepared on copies and swapped in only when every part of it succeeded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from network.errors import StaleThreadError
+from network.results import InferenceResult
+from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
+from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
+from network.threads.records import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
+
+
+@dataclass(slots=True)
+class _StoredResult:
+    text: str
+    at: float
+    history_length: int | None
+
+
+@dataclass(slots=True)
+class _StoredThread:
+    info: ThreadInfo
+    messages: list[str] = field(default_factory=list)
+    results: list[_StoredResult] = field(default_factory=list)
+    state: dict[str, str] = field(default_factory=dict)
+
+
+class MemoryStore(BaseStore):
+    """A thread store in a dict. Safe for concurrent runs on one event loop."""
+
+    def __init__(self) -> None:
+        self._threads: dict[str, _StoredThread] = {}
+        self._user: dict[tuple[str, str], dict[str, str]] = {}
+        self._app: dict[str, dict[str, str]] = {}
+
+    async def create_thread(
+        self,
+        thread_id: str,
+        *,
+        app_name: str,
+        user_id: str = ANONYMOUS_USER,
+        metadata: dict[str, Any] | None = None,
+    ) -> ThreadInfo:
+        await anyio.lowlevel.checkpoint()
+        if thread_id in self._threads:
+            raise ThreadExistsError(f"thread {thread_id!r} already exists")
+        now = time.time()
+        info = ThreadInfo(
+            thread_id=thread_id,
+            app_name=app_name,
+            user_id=user_id,
+            created_at=now,
+            updated_at=now,
+            metadata=dict(metadata or {}),
+        )
+        self._threads[thread_id] = _StoredThread(info)
+        return info.model_copy(deep=True)
+
+    async def get_thread(self, thread_id: str) -> Thread | None:
+        await anyio.lowlevel.checkpoint()
+        stored = self._threads.get(thread_id)
+        if stored is None:
+            return None
+        info = stored.info
+        messages = decode_messages(stored.messages)
+        return Thread.model_construct(
+            **info.model_copy(deep=True).__dict__,
+            messages=messages,
+            results=[decode_result(r.text, messages, r.history_length) for r in stored.results],
+            state=_decode(stored.state),
+            user_state=_decode(self._user.get((info.app_name, info.user_id), {})),
+            app_state=_decode(self._app.get(info.app_name, {})),
+        )
+
+    async def list_threads(
+        self, *, app_name: str | None = None, user_id: str | None = None
+    ) -> list[ThreadInfo]:
+        await anyio.lowlevel.checkpoint()
+        found = [
+            stored.info.model_copy(deep=True)
+            for stored in self._threads.values()
+            if (app_name is None or stored.info.app_name == app_name)
+            and (user_id is None or stored.info.user_id == user_id)
+        ]
+        found.sort(key=lambda info: info.thread_id)
+        found.sort(key=lambda info: info.updated_at, reverse=True)
+        return found
+
+    async def delete_thread(self, thread_id: str) -> bool:
+        await anyio.lowlevel.checkpoint()
+        return self._threads.pop(thread_id, None) is not None
+
+    async def get_results(
+        self, thread_id: str, *, last: int | None = None, after: float | None = None
+    ) -> list[InferenceResult] | None:
+        await anyio.lowlevel.checkpoint()
+        stored = self._threads.get(thread_id)
+        if stored is None:
+            return None
+        chosen = [r for r in stored.results if after is None or r.at > after]
+        if last is not None:
+            chosen = chosen[-last:] if last > 0 else []
+        needed = max((r.history_length or 0 for r in chosen), default=0)
+        messages = decode_messages(stored.messages[:needed])
+        return [decode_result(r.text, messages, r.history_length) for r in chosen]
+
+    async def append_results(self, thread_id: str, commit: Commit) -> int:
+        await anyio.lowlevel.checkpoint()
+        stored = self._threads.get(thread_id)
+        if stored is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
+        info = stored.info
+        if info.revision != commit.revision:
+            raise StaleThreadError(
+                f"thread {thread_id!r} is at revision {info.revision}, but this run loaded "
+                f"revision {commit.revision}: another run committed to it meanwhile",
+                thread_id=thread_id,
+                expected=commit.revision,
+                found=info.revision,
+            )
+        # Everything that can fail happens before anything is changed.
+        now = time.time()
+        messages = [encode_message(message) for message in commit.messages]
+        results = [
+            _StoredResult(encode_result(r), r.result.started_at or now, r.history_length)
+            for r in commit.results
+        ]
+        user_key = (info.app_name, info.user_id)
+        user_state = dict(self._user.get(user_key, {}))
+        app_state = dict(self._app.get(info.app_name, {}))
+        for write in commit.shared:
+            target = user_state if write.scope == "user" else app_state
+            value = write.apply(target.get(write.key))
+            if value is None:
+                target.pop(write.key, None)
+            else:
+                target[write.key] = value
+        stored.messages.extend(messages)
+        stored.results.extend(results)
+        stored.state.update(commit.state)
+        for key in commit.removed:
+            stored.state.pop(key, None)
+        self._user[user_key] = user_state
+        self._app[info.app_name] = app_state
+        info.revision += 1
+        info.updated_at = max(now, info.updated_at)
+        info.message_count = len(stored.messages)
+        info.result_count = len(stored.results)
+        return info.revision
+
+
+def _decode(values: dict[str, str]) -> dict[str, Any]:
+    return {key: decode_value(text) for key, text in values.items()}

@@ -1,0 +1,249 @@
+"""Running a network on a persistent thread: load before the run, commit as it goes.
+
+`network.run(input, thread_id=..., user_id=..., store=...)` opens a `ThreadSession`:
+
+1. Load. The thread is read (created when missing) and the run's State starts from its keys,
+   its user's `user:` keys and its app's `app:` keys, its conversation and its results (so
+   routers see the whole thread in `state.results`, as with AgentKit's history adapter). Keys
+   a closed schema does not declare are left in storage, unseen: several networks may share
+   an app. The caller's `state=` is then written over the loaded state as the caller's writes
+   (recorded in the first delta, and saved).
+2. Commit. The session is an event sink. On each STEP_FINISHED it commits, in one transaction,
+   the new agent call with its state delta, the conversation messages it added (the first
+   commit also carries the user's message), the new values of the thread keys that delta
+   touched, and the raw `user:` / `app:` writes for the store to re-apply with their handlers.
+   On RUN_FINISHED it commits whatever the router wrote after the last call (not when the
+   run was cancelled: pending writes then belong to the call in flight). The sink runs
+   before any other, so a client that sees STEP_FINISHED knows the call is saved. A crash thus
+   loses at most the call in flight; a failed run keeps every call that completed.
+3. Conflicts. Each commit names the revision it builds on; when another run has committed in
+   between, the store raises `StaleThreadError` and the run fails with it (its calls so far
+   stay saved, nothing is merged or forked). The user message is committed with the first call,
+   not on its own, so two runs racing on a thread leave exactly one of them in its history.
+
+`temp:` keys never reach a store: the State leaves them out of deltas, snapshots and events,
+and the session only reads keys that deltas name or that are `user:` / `app:` writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from pydantic import BaseModel
+
+from network.errors import ConfigurationError, ThreadError
+from network.handlers import replace_values
+from network.history import HistoryView
+from network.kv import _MISSING, KV
+from network.scopes import scope_of
+from network.state import State
+from network.threads.codec import record_of
+from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
+from network.threads.records import (
+    ANONYMOUS_USER,
+    DELETED,
+    Commit,
+    SharedWrite,
+    Thread,
+    encode_value,
+)
+from network.threads.resolve import open_store
+
+if TYPE_CHECKING:
+    from network.context import RunContext
+    from network.emitter import EventSink
+    from network.network import Network
+    from network.run_result import RunResult
+
+
+class ThreadSession:
+    """One run's link to its thread. Make it with `await ThreadSession.open(...)`."""
+
+    def __init__(
+        self, store: ThreadStore, thread: Thread, state: State, *, owns_store: bool
+    ) -> None:
+        self.store = store
+        self.thread_id = thread.thread_id
+        self.app_name = thread.app_name
+        self.user_id = thread.user_id
+        self.revision = thread.revision  # what the next commit builds on
+        self.state = state
+        self.run_id: str | None = None
+        self._owns_store = owns_store
+        self._results_saved = len(state.results)
+        self._messages_saved = len(state.messages)
+
+    @classmethod
+    async def open(
+        cls,
+        network: Network,
+        thread_id: str,
+        *,
+        user_id: str | None = None,
+        store: Any = None,
+        app_name: str | None = None,
+        state: Mapping[str, Any] | State | None = None,
+    ) -> ThreadSession:
+        """Load (or create) the thread and build the run's State from it."""
+        if not isinstance(thread_id, str) or not thread_id:
+            raise ConfigurationError(f"thread_id must be a non-empty string, got {thread_id!r}")
+        if user_id is not None and not isinstance(user_id, str):
+            raise ConfigurationError(f"user_id must be a string, got {user_id!r}")
+        app = app_name or network.name
+        opened, owned = open_store(store)
+        try:
+            thread = await _load(opened, thread_id, app, user_id)
+            run_state = _state_of(network, thread)
+            _kv(run_state).record_shared_writes = True
+            if state is not None:
+                _write_initial(run_state, state)
+            return cls(opened, thread, run_state, owns_store=owned)
+        except BaseException:
+            if owned:
+                with anyio.CancelScope(shield=True):
+                    await opened.close()
+            raise
+
+    async def execute(
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
+    ) -> RunResult:
+        """Run `ctx` (built on `self.state`) with this session committing as it goes."""
+        self.run_id = ctx.run_id
+        try:
+            return await ctx.network.execute(ctx, max_iter=max_iter, sinks=[self.sink, *sinks])
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        """Close the store when the session opened it from a URL or path."""
+        if self._owns_store:
+            self._owns_store = False
+            with anyio.CancelScope(shield=True):
+                await self.store.close()
+
+    async def sink(self, event: Any) -> None:
+        """The event sink that commits: after each agent call, and at the end of the run."""
+        kind = event.type
+        if kind == "STEP_FINISHED":
+            if len(self.state.results) > self._results_saved:  # not a step closed by an error
+                await self.commit()
+        elif kind == "RUN_FINISHED":
+            if getattr(getattr(event, "outcome", None), "type", None) == "cancelled":
+                return  # stopped mid-call: what is pending belongs to the call in flight
+            await self.commit(trailing=True)
+
+    async def commit(self, *, trailing: bool = False) -> None:
+        """Commit everything the run did since the last commit (`trailing`: and the writes
+        made after the last agent call)."""
+        state = self.state
+        kv = _kv(state)
+        conversation = state._messages
+        results = state.results[self._results_saved :]
+        messages = conversation[self._messages_saved :]
+        ops = [op for result in results for op in result.state_delta]
+        if trailing:
+            ops.extend(kv.take_ops())
+        shared = [
+            SharedWrite(key, DELETED if value is _MISSING else value, handler, kv.spec(key))
+            for key, value, handler in kv.take_shared_writes()
+        ]
+        values: dict[str, str] = {}
+        removed: list[str] = []
+        for key in _thread_keys(ops):
+            if kv.has(key):
+                values[key] = _encode(key, kv.spec(key).to_json(kv.raw(key)))
+            else:
+                removed.append(key)
+        commit = Commit(
+            revision=self.revision,
+            run_id=self.run_id,
+            messages=list(messages),
+            results=[record_of(result, conversation) for result in results],
+            state=values,
+            removed=removed,
+            shared=shared,
+        )
+        if commit.empty:
+            return
+        # Shielded: a call that completed is saved even when the run is being cancelled.
+        with anyio.CancelScope(shield=True):
+            self.revision = await self.store.append_results(self.thread_id, commit)
+        self._results_saved += len(results)
+        self._messages_saved += len(messages)
+
+
+async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | None) -> Thread:
+    thread = await store.get_thread(thread_id)
+    if thread is None:
+        with contextlib.suppress(ThreadExistsError):  # another run created it: read theirs
+            await store.create_thread(thread_id, app_name=app, user_id=user_id or ANONYMOUS_USER)
+        thread = await store.get_thread(thread_id)
+        if thread is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
+    if thread.app_name != app:
+        raise ThreadError(f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {app!r}")
+    if user_id is not None and thread.user_id != user_id:
+        raise ThreadError(
+            f"thread {thread_id!r} belongs to user {thread.user_id!r}, not {user_id!r}"
+        )
+    return thread
+
+
+def _state_of(network: Network, thread: Thread) -> State:
+    schema = network.schema
+    data = {
+        key: value
+        for key, value in thread.full_state().items()
+        if not schema.closed or key in schema
+    }
+    state = network.new_state(data)
+    state.append_messages(thread.messages)
+    conversation = state._messages
+    for result in thread.results:
+        history = result.history
+        if isinstance(history, HistoryView):  # re-point the view at the run's own list
+            result.__dict__["history"] = HistoryView(conversation, len(history))
+        state.results.append(result)
+    return state
+
+
+def _write_initial(state: State, initial: Mapping[str, Any] | State) -> None:
+    if isinstance(initial, State):
+        values: Mapping[str, Any] = initial.kv.data
+    elif isinstance(initial, BaseModel):
+        values = initial.model_dump(exclude_unset=True)
+    else:
+        values = initial
+    kv = state.kv
+    for key, value in values.items():
+        kv.set(key, value, replace_values)
+
+
+def _kv(state: State) -> KV:
+    """A run's own store (a tool's staged view never reaches the session)."""
+    kv = state.kv
+    if not isinstance(kv, KV):
+        raise TypeError(f"a thread run needs the run's KV, got {type(kv).__name__}")
+    return kv
+
+
+def _thread_keys(ops: list[dict[str, Any]]) -> list[str]:
+    """The thread-scope keys a list of RFC 6902 operations touches, in first-touch order."""
+    keys: dict[str, None] = {}
+    for op in ops:
+        name = op["path"][1:].split("/", 1)[0].replace("~1", "/").replace("~0", "~")
+        if scope_of(name) == "thread":
+            keys[name] = None
+    return list(keys)
+
+
+def _encode(key: str, value: Any) -> str:
+    try:
+        return encode_value(value)
+    except Exception as exc:  # pydantic_core's serialization error names the type
+        raise ThreadError(
+            f"state key {key!r} holds a value that cannot be stored as JSON: {exc}"
+        ) from exc

@@ -1,0 +1,110 @@
+"""The thread store protocol: what a run needs from wherever its threads are kept.
+
+It follows AgentKit's history adapter (create a thread, get it, append the user's message,
+append results) and Google ADK's session service (list, delete, scoped state, reading only
+recent events). Three stores implement it: `MemoryStore`, and `SQLStore` for SQLite and
+PostgreSQL. Your own store plugs in by implementing the same methods; subclass `BaseStore` to
+get `append_user_message` and the async context manager for free.
+
+Contract every implementation keeps (the conformance suite in tests/network/threads checks it):
+
+- `get_thread` / `get_results` of a missing thread return None; `create_thread` of an existing
+  id raises `ThreadExistsError`.
+- `append_results(thread_id, commit)` applies the whole commit in one transaction, only if the
+  thread is still at `commit.revision` (else `StaleThreadError`, nothing written), and returns
+  the new revision (`commit.revision + 1`). A commit that fails for any reason writes nothing.
+- Each `SharedWrite` is re-applied with `write.apply(stored_json)` to the value the store
+  holds for the thread's user (`user:`) or app (`app:`), inside that transaction, with the
+  row locked, so concurrent commits of different threads never lose each other's writes.
+- Nothing of a `temp:` key is ever given to a store.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from network.errors import ThreadError
+from network.messages import UserMessage
+from network.results import InferenceResult
+from network.threads.records import ANONYMOUS_USER, Commit, Thread, ThreadInfo
+
+
+class ThreadExistsError(ThreadError):
+    """`create_thread` was given an id that is already taken."""
+
+
+class ThreadNotFoundError(ThreadError):
+    """A commit or read named a thread the store does not hold (never created, or deleted)."""
+
+
+@runtime_checkable
+class ThreadStore(Protocol):
+    """Where threads live between runs. See the module docstring for the contract."""
+
+    async def create_thread(
+        self,
+        thread_id: str,
+        *,
+        app_name: str,
+        user_id: str = ANONYMOUS_USER,
+        metadata: dict[str, Any] | None = None,
+    ) -> ThreadInfo:
+        """Create an empty thread at revision 0; `ThreadExistsError` when the id is taken."""
+        ...
+
+    async def get_thread(self, thread_id: str) -> Thread | None:
+        """The whole thread with its user's and app's state, or None."""
+        ...
+
+    async def list_threads(
+        self, *, app_name: str | None = None, user_id: str | None = None
+    ) -> list[ThreadInfo]:
+        """Thread headers, most recently updated first, optionally of one app and/or user."""
+        ...
+
+    async def delete_thread(self, thread_id: str) -> bool:
+        """Delete a thread, its conversation, results and thread keys; whether it existed.
+
+        `user:` and `app:` state is left alone: other threads share it.
+        """
+        ...
+
+    async def get_results(
+        self, thread_id: str, *, last: int | None = None, after: float | None = None
+    ) -> list[InferenceResult] | None:
+        """The thread's agent calls, oldest first: only the `last` N, and/or only those that
+        started after `after` (seconds since the epoch). None for a missing thread."""
+        ...
+
+    async def append_user_message(self, thread_id: str, content: Any, *, revision: int) -> int:
+        """Append a user message (text or a `UserMessage`); returns the new revision."""
+        ...
+
+    async def append_results(self, thread_id: str, commit: Commit) -> int:
+        """Apply `commit` atomically if the thread is at `commit.revision`; the new revision."""
+        ...
+
+    async def close(self) -> None:
+        """Release connections. The store is unusable afterwards."""
+        ...
+
+
+class BaseStore:
+    """Shared behaviour of the ready stores: `append_user_message` and `async with`."""
+
+    async def append_results(self, thread_id: str, commit: Commit) -> int:
+        raise NotImplementedError
+
+    async def append_user_message(self, thread_id: str, content: Any, *, revision: int) -> int:
+        """Append a user message (text or a `UserMessage`); returns the new revision."""
+        message = content if isinstance(content, UserMessage) else UserMessage(content=content)
+        return await self.append_results(thread_id, Commit(revision=revision, messages=[message]))
+
+    async def close(self) -> None:
+        """Nothing to release by default."""
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,154 @@
+"""What a thread store holds and hands back: thread records, commits and shared writes.
+
+`ThreadInfo` and `Thread` are pydantic models (they leave the store for the caller). A `Commit`
+is the unit a run hands to its store after each agent call; it travels only inside the process
+and carries live objects (results, merge handlers), so it is a plain dataclass, never
+serialized as a whole.
+
+State values cross the store boundary as JSON text: a store keeps them as it gets them, and
+`Thread` decodes them for the caller. Keys keep their scope prefix (`user:name`, `app:name`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from network.messages import Message
+from network.results import InferenceResult
+
+if TYPE_CHECKING:
+    from network.schema import KeySpec
+
+ANONYMOUS_USER = ""
+"""The user of a thread created without a `user_id`: its `user:` keys are shared with every
+other thread created without one (in the same app)."""
+
+
+class ThreadInfo(BaseModel):
+    """A thread's header: who owns it, how far it has got, and when it last changed."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    thread_id: str
+    app_name: str
+    user_id: str = ANONYMOUS_USER
+    revision: int = 0  # bumped by every commit; the optimistic lock of concurrent runs
+    created_at: float = 0.0  # seconds since the epoch
+    updated_at: float = 0.0  # time of the last commit (the creation time before any)
+    message_count: int = 0
+    result_count: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Thread(ThreadInfo):
+    """A whole thread: the conversation, the agent calls and the three scopes of state.
+
+    `state` holds the thread's own keys, `user_state` the `user:` keys of its user in its app,
+    `app_state` the `app:` keys of its app; values are in their JSON form. Each result's
+    `history` is a view of `messages` (the conversation prefix that call was sent).
+    """
+
+    model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
+
+    messages: list[Message] = Field(default_factory=list)
+    results: list[InferenceResult] = Field(default_factory=list)
+    state: dict[str, Any] = Field(default_factory=dict)
+    user_state: dict[str, Any] = Field(default_factory=dict)
+    app_state: dict[str, Any] = Field(default_factory=dict)
+
+    def full_state(self) -> dict[str, Any]:
+        """Every key a run on this thread starts from: app, then user, then thread keys."""
+        return {**self.app_state, **self.user_state, **self.state}
+
+
+class _Deleted:
+    def __repr__(self) -> str:
+        return "DELETED"
+
+
+DELETED: Any = _Deleted()
+"""The input of a `SharedWrite` that removes its key."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWrite:
+    """One write to a `user:` or `app:` key, for the store to re-apply to the value it holds.
+
+    `value` is the write's input as the run gave it (or `DELETED`), `handler` the merge
+    handler it went through. Re-applying it to the stored value, under the transaction's lock,
+    is what lets two runs that append to the same `user:` list both land.
+    """
+
+    key: str
+    value: Any
+    handler: Callable[[Any, Any], Any]
+    spec: KeySpec
+
+    @property
+    def scope(self) -> str:
+        """ "user" or "app"."""
+        return "user" if self.key.startswith("user:") else "app"
+
+    def apply(self, current: str | None) -> str | None:
+        """The new JSON text of the key given its stored JSON text (None: no value)."""
+        from network.handlers import replace_values
+        from network.values import copy_value
+
+        if self.value is DELETED:
+            return None
+        spec = self.spec
+        base = None if current is None else spec.validate(json.loads(current))
+        value = copy_value(self.value)
+        merged = value if self.handler is replace_values else self.handler(base, value)
+        return encode_value(spec.to_json(spec.validate(merged)))
+
+
+@dataclass(slots=True)
+class ResultRecord:
+    """An agent call to store, and how much of the conversation its `history` covers.
+
+    `history_length` is None when the call's history is not a prefix of the thread's
+    conversation (a custom agent's own list); the result is then stored with it.
+    """
+
+    result: InferenceResult
+    history_length: int | None
+
+
+@dataclass(slots=True)
+class Commit:
+    """What one commit adds to a thread, applied all or nothing.
+
+    A store applies it only when the thread is still at `revision` (else `StaleThreadError`)
+    and bumps the revision by one.
+    """
+
+    revision: int
+    run_id: str | None = None
+    messages: list[Any] = field(default_factory=list)  # appended to the conversation
+    results: list[ResultRecord] = field(default_factory=list)
+    state: dict[str, str] = field(default_factory=dict)  # thread keys set: key -> JSON text
+    removed: list[str] = field(default_factory=list)  # thread keys deleted
+    shared: list[SharedWrite] = field(default_factory=list)  # user:/app: writes, in order
+
+    @property
+    def empty(self) -> bool:
+        """True when the commit would change nothing but the revision."""
+        return not (self.messages or self.results or self.state or self.removed or self.shared)
+
+
+def encode_value(value: Any) -> str:
+    """The JSON text of a state value (what stores keep)."""
+    from pydantic_core import to_json
+
+    return to_json(value).decode()
+
+
+def decode_value(text: str) -> Any:
+    """A state value back from its JSON text."""
+    return json.loads(text)

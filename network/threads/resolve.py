@@ -1,0 +1,56 @@
+"""Turning the `store=` argument of a run into a thread store.
+
+Decisions:
+- `store=None` with a thread id means the default: the URL in the `AGENT_NETWORK_STORE`
+  environment variable if set, else the SQLite file `agent-network.db` in the current
+  directory (created on first use). SQLite is embedded, so persistence works with no server.
+- A string with `://` is a database URL (`sqlite+aiosqlite:///path.db`,
+  `postgresql+asyncpg://user:pw@host/db`; bare `sqlite://` and `postgresql://` get their async
+  driver). Any other string or path is an SQLite file.
+- A store opened from a URL or path belongs to the run: it is closed when the run ends, so
+  that no connection outlives the event loop it was made on. Pass a store object to keep
+  connections across runs; the run never closes a store it was given.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from network.errors import ConfigurationError
+from network.threads.protocol import ThreadStore
+
+DEFAULT_STORE = "agent-network.db"
+STORE_ENV = "AGENT_NETWORK_STORE"
+
+_DRIVERS = {
+    "sqlite": "sqlite+aiosqlite",
+    "postgresql": "postgresql+asyncpg",
+    "postgres": "postgresql+asyncpg",
+}
+
+
+def store_url(store: str | os.PathLike[str] | None = None) -> str:
+    """The database URL a `store=` string, path or None stands for."""
+    if store is None:
+        store = os.environ.get(STORE_ENV) or DEFAULT_STORE
+    text = os.fspath(store)
+    if not text:
+        raise ConfigurationError("store= is an empty string; give a file path or a URL")
+    scheme, sep, rest = text.partition("://")
+    if sep:  # a URL; a bare sqlite:// or postgresql:// gets its async driver
+        return f"{_DRIVERS.get(scheme, scheme)}{sep}{rest}"
+    return "sqlite+aiosqlite:///" + os.path.abspath(text)
+
+
+def open_store(store: Any = None) -> tuple[ThreadStore, bool]:
+    """The store a run should use, and whether the run owns it (and must close it)."""
+    if store is None or isinstance(store, str | os.PathLike):
+        from network.threads.sql import SQLStore
+
+        return SQLStore(store_url(store)), True
+    if isinstance(store, ThreadStore):
+        return store, False
+    raise ConfigurationError(
+        f"store= must be a thread store, a database URL or an SQLite file path, got {store!r}"
+    )

@@ -1,0 +1,316 @@
+"""`SQLStore`: threads in SQLite (the embedded default) or PostgreSQL, one code path for both.
+
+Built on SQLAlchemy 2's async Core with aiosqlite and asyncpg; importing this module is what
+loads SQLAlchemy, so `import network` never pays for it.
+
+How the guarantees are kept:
+
+- A commit is one transaction: check the thread's integer revision (a mismatch is
+  `StaleThreadError`), append messages and results, upsert or delete thread keys, re-apply the
+  `user:` / `app:` writes to the stored values, bump the revision. Any failure rolls it all back.
+- Serializing writers. PostgreSQL: the thread's row is read `FOR UPDATE`, and so is each
+  shared key's row before its writes are re-applied (keys taken in sorted order, so two commits
+  never wait on each other crosswise). SQLite: every write transaction starts with
+  `BEGIN IMMEDIATE`, which takes the database's single write lock up front (other writers wait
+  up to `busy_timeout`), so a read-then-write inside it cannot be overtaken.
+- Consistent reads: a thread and its parts are read in one transaction (a deferred `BEGIN` on
+  SQLite's WAL snapshot; `REPEATABLE READ` on PostgreSQL).
+- SQLite runs in WAL mode (readers never block the writer), with `synchronous=FULL` by
+  default so that a committed agent call survives a power cut as well as a `kill -9`; pass
+  `sqlite_synchronous="NORMAL"` to trade that for speed (it still survives a process crash).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import anyio
+from sqlalchemy import delete, event, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+
+from network.errors import AgentNetworkError, ConfigurationError, ThreadError
+from network.results import InferenceResult
+from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
+from network.threads.protocol import BaseStore, ThreadExistsError
+from network.threads.records import (
+    ANONYMOUS_USER,
+    Commit,
+    Thread,
+    ThreadInfo,
+    decode_value,
+)
+from network.threads.resolve import store_url
+from network.threads.sql_commit import CommitWriter
+from network.threads.sql_tables import build_tables
+
+_BEGIN_OPTION = "agent_network_begin"
+
+
+class SQLStore(BaseStore):
+    """Threads in a SQL database: `SQLStore("agent-network.db")` (an SQLite file),
+    `SQLStore("sqlite+aiosqlite:///path.db")` or `SQLStore("postgresql+asyncpg://user:pw@host/db")`.
+
+    Tables are created on first use (`create_tables=False` to manage them yourself); their
+    names start with `table_prefix`. Extra keyword arguments go to SQLAlchemy's
+    `create_async_engine` (pool size, echo, ...). Use it as `async with SQLStore(...) as store`
+    or call `close()`, which disposes of the engine's connections.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        table_prefix: str = "agent_network_",
+        create_tables: bool = True,
+        sqlite_synchronous: str = "FULL",
+        busy_timeout: float = 30.0,
+        **engine_options: Any,
+    ) -> None:
+        self.url = store_url(url)
+        parsed = make_url(self.url)
+        self.dialect = parsed.get_backend_name()
+        if self.dialect == "sqlite" and (
+            parsed.database in (None, "", ":memory:") or "memory" in str(parsed.query)
+        ):
+            raise ConfigurationError(
+                "an in-memory SQLite database cannot be shared by the store's connections; "
+                "use network.threads.MemoryStore for a store in memory"
+            )
+        if self.dialect not in ("sqlite", "postgresql"):
+            raise ConfigurationError(
+                f"SQLStore supports SQLite and PostgreSQL, not {self.dialect!r} ({self.url})"
+            )
+        self.engine = create_async_engine(self.url, **engine_options)
+        self.tables = build_tables(table_prefix)
+        if self.dialect == "sqlite":
+            _configure_sqlite(self.engine.sync_engine, sqlite_synchronous, busy_timeout)
+            self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
+            self._reader = self.engine
+            from sqlalchemy.dialects.sqlite import insert
+        else:
+            self._writer = self.engine
+            self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ")
+            from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]
+        self._insert = insert
+        self._commits = CommitWriter(self.tables, insert)
+        self._create_tables = create_tables
+        self._ready = not create_tables
+        self._setup_lock = anyio.Lock()
+
+    # -- setup ---------------------------------------------------------------------------------
+
+    async def setup(self) -> None:
+        """Create the tables if they do not exist (done on first use unless disabled)."""
+        if self._ready:
+            return
+        async with self._setup_lock:
+            if self._ready:
+                return
+            async with self._writer.begin() as conn:
+                await conn.run_sync(self.tables.metadata.create_all)
+            self._ready = True
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        await self.engine.dispose()
+
+    # -- threads -------------------------------------------------------------------------------
+
+    async def create_thread(
+        self,
+        thread_id: str,
+        *,
+        app_name: str,
+        user_id: str = ANONYMOUS_USER,
+        metadata: dict[str, Any] | None = None,
+    ) -> ThreadInfo:
+        await self.setup()
+        now = time.time()
+        info = ThreadInfo(
+            thread_id=thread_id,
+            app_name=app_name,
+            user_id=user_id,
+            created_at=now,
+            updated_at=now,
+            metadata=dict(metadata or {}),
+        )
+        values = info.model_dump(exclude={"metadata"})
+        try:
+            async with self._writer.begin() as conn:
+                taken = await conn.scalar(
+                    select(self.tables.threads.c.thread_id).where(
+                        self.tables.threads.c.thread_id == thread_id
+                    )
+                )
+                if taken is not None:
+                    raise ThreadExistsError(f"thread {thread_id!r} already exists")
+                await conn.execute(
+                    self.tables.threads.insert().values(**values, meta=json.dumps(info.metadata))
+                )
+        except IntegrityError as exc:  # created by another process between check and insert
+            raise ThreadExistsError(f"thread {thread_id!r} already exists") from exc
+        return info
+
+    async def get_thread(self, thread_id: str) -> Thread | None:
+        await self.setup()
+        t = self.tables
+        async with self._reader.begin() as conn:
+            query = select(t.threads).where(t.threads.c.thread_id == thread_id)
+            row = (await conn.execute(query)).first()
+            if row is None:
+                return None
+            texts = (
+                await conn.scalars(
+                    select(t.messages.c.data)
+                    .where(t.messages.c.thread_id == thread_id)
+                    .order_by(t.messages.c.seq)
+                )
+            ).all()
+            stored = (
+                await conn.execute(
+                    select(t.results.c.data, t.results.c.history_length)
+                    .where(t.results.c.thread_id == thread_id)
+                    .order_by(t.results.c.seq)
+                )
+            ).all()
+            state = await _key_values(conn, t.thread_state, t.thread_state.c.thread_id == thread_id)
+            user_state = await _key_values(
+                conn,
+                t.user_state,
+                (t.user_state.c.app_name == row.app_name) & (t.user_state.c.user_id == row.user_id),
+            )
+            app_state = await _key_values(conn, t.app_state, t.app_state.c.app_name == row.app_name)
+        messages = decode_messages(texts)
+        return Thread.model_construct(
+            **_info(row).__dict__,
+            messages=messages,
+            results=[decode_result(data, messages, length) for data, length in stored],
+            state=state,
+            user_state=user_state,
+            app_state=app_state,
+        )
+
+    async def list_threads(
+        self, *, app_name: str | None = None, user_id: str | None = None
+    ) -> list[ThreadInfo]:
+        await self.setup()
+        threads = self.tables.threads
+        query = select(threads).order_by(threads.c.updated_at.desc(), threads.c.thread_id)
+        if app_name is not None:
+            query = query.where(threads.c.app_name == app_name)
+        if user_id is not None:
+            query = query.where(threads.c.user_id == user_id)
+        async with self._reader.begin() as conn:
+            rows = (await conn.execute(query)).all()
+        return [_info(row) for row in rows]
+
+    async def delete_thread(self, thread_id: str) -> bool:
+        await self.setup()
+        t = self.tables
+        async with self._writer.begin() as conn:
+            for table in (t.messages, t.results, t.thread_state):
+                await conn.execute(delete(table).where(table.c.thread_id == thread_id))
+            gone = await conn.execute(
+                delete(t.threads)
+                .where(t.threads.c.thread_id == thread_id)
+                .returning(t.threads.c.thread_id)
+            )
+            return gone.first() is not None
+
+    async def get_results(
+        self, thread_id: str, *, last: int | None = None, after: float | None = None
+    ) -> list[InferenceResult] | None:
+        await self.setup()
+        t = self.tables
+        results = t.results
+        query = select(results.c.data, results.c.history_length).where(
+            results.c.thread_id == thread_id
+        )
+        if after is not None:
+            query = query.where(results.c.at > after)
+        if last is not None:
+            query = query.order_by(results.c.seq.desc()).limit(max(last, 0))
+        else:
+            query = query.order_by(results.c.seq)
+        async with self._reader.begin() as conn:
+            exists = await conn.scalar(
+                select(t.threads.c.thread_id).where(t.threads.c.thread_id == thread_id)
+            )
+            if exists is None:
+                return None
+            rows = list((await conn.execute(query)).all())
+            if last is not None:
+                rows.reverse()
+            needed = max((length or 0 for _, length in rows), default=0)
+            texts = (
+                await conn.scalars(
+                    select(t.messages.c.data)
+                    .where((t.messages.c.thread_id == thread_id) & (t.messages.c.seq < needed))
+                    .order_by(t.messages.c.seq)
+                )
+            ).all()
+        messages = decode_messages(texts)
+        return [decode_result(data, messages, length) for data, length in rows]
+
+    # -- commits -------------------------------------------------------------------------------
+
+    async def append_results(self, thread_id: str, commit: Commit) -> int:
+        await self.setup()
+        # Encode before the transaction: the write lock is held only for the writes.
+        now = time.time()
+        messages = [encode_message(message) for message in commit.messages]
+        results = [
+            {
+                "agent": record.result.agent,
+                "at": record.result.started_at or now,
+                "history_length": record.history_length,
+                "data": encode_result(record),
+            }
+            for record in commit.results
+        ]
+        try:
+            async with self._writer.begin() as conn:
+                await self._commits.write(conn, thread_id, commit, messages, results, now)
+        except AgentNetworkError:
+            raise
+        except SQLAlchemyError as exc:
+            raise ThreadError(
+                f"commit to thread {thread_id!r} failed and was rolled back: {exc}"
+            ) from exc
+        return commit.revision + 1
+
+
+async def _key_values(conn: AsyncConnection, table: Any, where: Any) -> dict[str, Any]:
+    rows = (await conn.execute(select(table.c.key, table.c.value).where(where))).all()
+    return {key: decode_value(value) for key, value in rows}
+
+
+def _info(row: Any) -> ThreadInfo:
+    values = dict(row._mapping)
+    values["metadata"] = json.loads(values.pop("meta"))
+    return ThreadInfo.model_construct(**values)
+
+
+def _configure_sqlite(sync_engine: Any, synchronous: str, busy_timeout: float) -> None:
+    """WAL mode, durability and lock waits on every connection; our own BEGIN statements."""
+    if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+        raise ConfigurationError("sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA")
+
+    @event.listens_for(sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # The driver's own transaction handling would start transactions late (at the first
+        # write) and never take the write lock up front; we emit BEGIN ourselves instead.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+        cursor.close()
+
+    @event.listens_for(sync_engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))

@@ -1,0 +1,113 @@
+"""The tables of the SQL thread store (SQLAlchemy Core; one definition for SQLite and Postgres).
+
+- `threads`: one row per thread: owner, revision (the optimistic lock), times, counts.
+- `messages`: the conversation, one row per message, numbered from 0 within its thread.
+- `results`: the agent calls, numbered from 0, each stored without its history plus the length
+  of the conversation prefix it was sent (`history_length`, NULL when it was not a prefix).
+- `thread_state`, `user_state`, `app_state`: one row per key of each scope; keys keep their
+  prefix. Values, messages and results are JSON text, so both databases store the same bytes.
+
+Times are seconds since the epoch as doubles; they order and filter, never lock (the integer
+revision does that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import (
+    Column,
+    Double,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """The store's tables, named with a common prefix."""
+
+    metadata: MetaData
+    threads: Table
+    messages: Table
+    results: Table
+    thread_state: Table
+    user_state: Table
+    app_state: Table
+
+    def all(self) -> list[Table]:
+        """Every table, in creation order."""
+        return [
+            self.threads,
+            self.messages,
+            self.results,
+            self.thread_state,
+            self.user_state,
+            self.app_state,
+        ]
+
+
+def build_tables(prefix: str = "agent_network_") -> Tables:
+    """Define the tables, each name starting with `prefix`."""
+    metadata = MetaData()
+    threads = Table(
+        f"{prefix}threads",
+        metadata,
+        Column("thread_id", String, primary_key=True),
+        Column("app_name", String, nullable=False),
+        Column("user_id", String, nullable=False),
+        Column("revision", Integer, nullable=False),
+        Column("created_at", Double, nullable=False),
+        Column("updated_at", Double, nullable=False),
+        Column("message_count", Integer, nullable=False),
+        Column("result_count", Integer, nullable=False),
+        Column("meta", Text, nullable=False),
+        Index(f"{prefix}threads_owner", "app_name", "user_id", "updated_at"),
+    )
+    messages = Table(
+        f"{prefix}messages",
+        metadata,
+        Column("thread_id", String, primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("run_id", String),
+        Column("data", Text, nullable=False),
+    )
+    results = Table(
+        f"{prefix}results",
+        metadata,
+        Column("thread_id", String, primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("run_id", String),
+        Column("agent", String, nullable=False),
+        Column("at", Double, nullable=False),
+        Column("history_length", Integer),
+        Column("data", Text, nullable=False),
+        Index(f"{prefix}results_at", "thread_id", "at"),
+    )
+    thread_state = Table(
+        f"{prefix}thread_state",
+        metadata,
+        Column("thread_id", String, primary_key=True),
+        Column("key", String, primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+    user_state = Table(
+        f"{prefix}user_state",
+        metadata,
+        Column("app_name", String, primary_key=True),
+        Column("user_id", String, primary_key=True),
+        Column("key", String, primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+    app_state = Table(
+        f"{prefix}app_state",
+        metadata,
+        Column("app_name", String, primary_key=True),
+        Column("key", String, primary_key=True),
+        Column("value", Text, nullable=False),
+    )
+    return Tables(metadata, threads, messages, results, thread_state, user_state, app_state)
