@@ -140,17 +140,41 @@ class Network:
         max_iter: int | None = None,
         run_id: str | None = None,
         sinks: Sequence[EventSink] = (),
+        thread_id: str | None = None,
+        user_id: str | None = None,
+        store: Any = None,
+        app_name: str | None = None,
     ) -> RunResult:
         """Run the network on `input` and return its `RunResult`.
 
         `state` seeds the run's fresh State (validated by the schema, deep-copied). Any error
         raised inside the run carries the partial result as `error.partial_result`.
+
+        With a `thread_id`, the run continues that thread (see `network.threads`): its history
+        and `user_id`'s / `app_name`'s (default: this network's name) scoped state are loaded
+        from `store` (a store, a URL, an SQLite path; default `agent-network.db`), and each
+        completed agent call is committed. Without one, nothing is written anywhere.
         """
-        run_state = self.new_state(state)
+        session = None
+        if thread_id is not None:
+            from network.threads.persistence import ThreadSession
+
+            session = await ThreadSession.open(
+                self, thread_id, user_id=user_id, store=store, app_name=app_name, state=state
+            )
+        elif store is not None or user_id is not None:
+            raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
+        run_state = self.new_state(state) if session is None else session.state
         ctx = RunContext(
-            network=self, state=run_state, input=input, run_id=run_id or new_id("run_")
+            network=self,
+            state=run_state,
+            input=input,
+            run_id=run_id or new_id("run_"),
+            thread_id=thread_id,
         )
         run_state.append_messages([UserMessage.model_construct(role="user", content=input)])
+        if session is not None:
+            return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
         return await self.execute(ctx, max_iter=max_iter, sinks=sinks)
 
     async def execute(
@@ -195,7 +219,8 @@ class Network:
         error: BaseException | None = None,
     ) -> RunResult:
         output = None
-        for result in reversed(ctx.state.results):
+        results = ctx.state.results  # a thread's earlier runs come first: skip them
+        for result in reversed(results[len(results) - ctx.call_count :]):
             text = result.text
             if text:
                 output = text
