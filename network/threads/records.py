@@ -17,9 +17,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic_core import to_json
 
+from network.handlers import replace_values
 from network.messages import Message
 from network.results import InferenceResult
+from network.values import copy_value
 
 if TYPE_CHECKING:
     from network.schema import KeySpec
@@ -96,9 +99,6 @@ class SharedWrite:
 
     def apply(self, current: str | None) -> str | None:
         """The new JSON text of the key given its stored JSON text (None: no value)."""
-        from network.handlers import replace_values
-        from network.values import copy_value
-
         if self.value is DELETED:
             return None
         spec = self.spec
@@ -144,8 +144,6 @@ class Commit:
 
 def encode_value(value: Any) -> str:
     """The JSON text of a state value (what stores keep)."""
-    from pydantic_core import to_json
-
     return to_json(value).decode()
 
 

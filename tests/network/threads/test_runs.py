@@ -223,6 +223,27 @@ async def test_router_writes_after_the_last_call_are_saved(store: ThreadStore) -
     assert thread is not None and thread.state == {"done": True} and thread.revision == 2
 
 
+async def test_deleted_keys_are_deleted_from_the_thread_and_the_user(
+    store: ThreadStore,
+) -> None:
+    await two_agents("a").run("go", thread_id="t1", user_id="u", store=store)
+
+    @tool
+    def forget(ctx: ToolContext) -> str:
+        """Forget the notes."""
+        ctx.kv.delete("notes")
+        ctx.kv.delete("user:log")
+        return "forgotten"
+
+    agent = Agent("a", tools=[forget], model=ScriptedModel([call("forget")]))
+    await Network("notes", [agent], state_schema=SCHEMA).run(
+        "forget", thread_id="t1", user_id="u", store=store
+    )
+    thread = await store.get_thread("t1")
+    assert thread is not None
+    assert thread.state == {"saw_secret": True} and thread.user_state == {}
+
+
 async def test_a_run_without_agent_calls_still_saves_the_users_message(
     store: ThreadStore,
 ) -> None:
