@@ -35,8 +35,11 @@ __all__ = [
     "PROTOCOL_VERSION",
     "CustomEvent",
     "EventType",
+    "custom",
+    "run_cancelled",
     "run_error",
     "run_finished",
+    "run_interrupted",
     "run_started",
     "state_delta",
     "state_snapshot",
@@ -109,4 +112,27 @@ def tool_end(call_id: str) -> ToolCallEndEvent:
 def tool_result(message_id: str, call_id: str, content: str) -> ToolCallResultEvent:
     return ToolCallResultEvent(
         message_id=message_id, tool_call_id=call_id, content=content, role="tool"
+    )
+
+
+def custom(name: str, value: Any) -> CustomEvent:
+    return CustomEvent(name=name, value=value)
+
+
+def run_interrupted(
+    thread_id: str, run_id: str, interrupts: list[dict[str, Any]], result: Any = None
+) -> RunFinishedEvent:
+    """RUN_FINISHED whose outcome asks the client to answer `interrupts` (AG-UI `Interrupt`s)."""
+    from ag_ui.core import Interrupt, RunFinishedInterruptOutcome
+
+    outcome = RunFinishedInterruptOutcome(interrupts=[Interrupt(**i) for i in interrupts])
+    return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=result, outcome=outcome)
+
+
+def run_cancelled(thread_id: str, run_id: str) -> RunFinishedEvent:
+    """RUN_FINISHED for a run stopped from outside (cancelled), which did not fail."""
+    from ag_ui.core import RunFinishedCancelledOutcome
+
+    return RunFinishedEvent(
+        thread_id=thread_id, run_id=run_id, outcome=RunFinishedCancelledOutcome()
     )

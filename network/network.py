@@ -7,8 +7,8 @@ from the schema and a deep copy of the initial data.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -22,6 +22,9 @@ from network.protocols import AgentLike, Router
 from network.run_result import RunResult, StopReason
 from network.schema import StateSchema
 from network.state import State
+
+if TYPE_CHECKING:
+    from network.streaming import EventStream
 
 DEFAULT_MAX_ITER = 100
 
@@ -189,25 +192,30 @@ class Network:
             emitter.add_sink(log_sink)
         started = time.perf_counter()
         thread_id = ctx.thread_id or ctx.run_id
+        finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR
         try:
             if emitter.active:
-                from network import events
+                from network import run_events
 
-                await emitter.emit(events.run_started(thread_id, ctx.run_id))
-                await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
+                await run_events.open_run(ctx, thread_id)
+            if "resume" in ctx.extras:  # answers to the interrupts an earlier run stopped on
+                from network.interrupts import resume_interrupted
+
+                await resume_interrupted(ctx)
             stop = await run_loop(ctx, max_iter or self.max_iter)
             result = self._result(ctx, stop.reason, stop.summary, started)
             if emitter.active:
-                await emitter.emit(
-                    events.run_finished(thread_id, ctx.run_id, result={"output": result.output})
-                )
+                finished = True
+                await run_events.finish_run(ctx, thread_id, result)
             return result
         except BaseException as error:
             partial = self._result(ctx, StopReason.ERROR, None, started, error=error)
             attach_partial_result(error, partial)
-            if emitter.active:
+            if emitter.active and not finished:
+                from network.run_events import close_run
+
                 with anyio.CancelScope(shield=True):
-                    await _close_open(emitter, error)
+                    await close_run(emitter, thread_id, ctx.run_id, error)
             raise
 
     def _result(
@@ -235,6 +243,7 @@ class Network:
             summary=summary,
             duration_ms=(time.perf_counter() - started) * 1000,
             error=error,
+            interrupts=list(ctx.extras.get("interrupts", ())),
         )
 
     def run_sync(self, input: str, **kwargs: Any) -> RunResult:
@@ -245,55 +254,32 @@ class Network:
 
         return anyio.run(main)
 
-    async def stream(self, input: str, **kwargs: Any) -> AsyncIterator[Any]:
-        """Run the network and yield its AG-UI events as they happen.
+    def stream(self, input: str, **kwargs: Any) -> EventStream:
+        """Run the network and yield its AG-UI events (`ag_ui.core` models) as they happen.
 
-        Use `async with contextlib.aclosing(network.stream(...)) as events:` when you may stop
-        reading early, so the run is cancelled cleanly.
+        Takes `run`'s arguments. The events end with RUN_FINISHED, or with RUN_ERROR after
+        which the run's exception is raised. Use `async with network.stream(...) as events:`
+        when you may stop reading early: leaving the block cancels the run at once. The
+        `RunResult` is on `events.result` once the run finished.
         """
-        send, receive = anyio.create_memory_object_stream[Any](max_buffer_size=256)
-        failure: list[BaseException] = []
+        from network.streaming import EventStream
 
-        async def produce() -> None:
-            async with send:
-                try:
-                    await self.run(input, sinks=[send.send], **kwargs)
-                except Exception as error:  # reported to the consumer as RUN_ERROR, then raised
-                    failure.append(error)
+        extra = list(kwargs.pop("sinks", ()))
+        return EventStream(lambda sink: self.run(input, sinks=[sink, *extra], **kwargs))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(produce)
-            try:
-                async with receive:
-                    async for event in receive:
-                        yield event
-            finally:
-                group.cancel_scope.cancel()
-        if failure:
-            raise failure[0]
+    async def resume(self, interrupted: RunResult, answers: Any, **kwargs: Any) -> RunResult:
+        """Continue a run that stopped on interrupts (`interrupted.interrupts`).
+
+        `answers`: `interrupt.accept()` / `interrupt.reject(reason)` for every pending interrupt
+        (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`. See
+        `network.interrupts` for what accepting and rejecting do.
+        """
+        from network.interrupts import resume_run
+
+        return await resume_run(self, interrupted, answers, **kwargs)
 
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"
-
-
-async def _close_open(emitter: Emitter, error: BaseException) -> None:
-    """Close every open tool call, message and step, then report RUN_ERROR."""
-    from network import events
-
-    try:
-        for call_id in list(emitter.open_tools):
-            await emitter.emit(events.tool_end(call_id))
-        for message_id in list(emitter.open_messages):
-            await emitter.emit(events.text_end(message_id))
-        for step in reversed(emitter.open_steps):
-            await emitter.emit(events.step_finished(step))
-        emitter.open_tools.clear()
-        emitter.open_messages.clear()
-        emitter.open_steps.clear()
-        name = type(error).__name__
-        await emitter.emit(events.run_error(f"{name}: {error}", code=name))
-    except Exception:  # a sink that is gone (a closed stream) cannot be told anything more
-        pass
 
 
 def _run_once(agent: AgentLike) -> Router:

@@ -1,0 +1,72 @@
+"""The events that open and close a run (only used when the run has a sink).
+
+Order, as AG-UI clients enforce it:
+
+- RUN_STARTED (threadId, runId, protocolVersion), then CUSTOM "PredictState" when the network
+  declares `predict_state`, then STATE_SNAPSHOT of the state the run starts from;
+- at the end RUN_FINISHED, whose `result` is `{"output", "stopReason"}`, or whose `outcome` is
+  an interrupt when a tool waits for confirmation;
+- on an error: every open tool call, message and step is closed, then RUN_ERROR, and nothing
+  after it; on cancellation the same closing events, then RUN_FINISHED with the "cancelled"
+  outcome (the run was stopped from outside, it did not fail).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from network import events
+from network.context import RunContext
+from network.emitter import Emitter
+from network.streaming import best_effort
+
+
+async def open_run(ctx: RunContext, thread_id: str) -> None:
+    """RUN_STARTED, the predictive-state announcement if any, and the first STATE_SNAPSHOT."""
+    emitter = ctx.emitter
+    await emitter.emit(events.run_started(thread_id, ctx.run_id))
+    if ctx.network.predict_state:
+        from network.agui.predictive import install
+
+        await install(ctx)
+    await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
+
+
+async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
+    """RUN_FINISHED with the run's output, or with the interrupts it stopped on."""
+    payload = {"output": result.output, "stopReason": str(result.stop_reason)}
+    if result.interrupts:
+        event = events.run_interrupted(
+            thread_id,
+            ctx.run_id,
+            [interrupt.to_agui() for interrupt in result.interrupts],
+            result=payload,
+        )
+    else:
+        event = events.run_finished(thread_id, ctx.run_id, result=payload)
+    await ctx.emitter.emit(event)
+
+
+async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseException) -> None:
+    """Close every open tool call, message and step; then RUN_ERROR (or cancelled RUN_FINISHED).
+
+    Each event goes to each sink on its own, so a consumer that is gone (a closed stream, a
+    dropped connection) does not keep the others, such as the logs, from hearing the end.
+    """
+    sinks = list(emitter.sinks)
+    for call_id in list(emitter.open_tools):
+        await best_effort(sinks, events.tool_end(call_id))
+    for message_id in list(emitter.open_messages):
+        await best_effort(sinks, events.text_end(message_id))
+    for step in reversed(emitter.open_steps):
+        await best_effort(sinks, events.step_finished(step))
+    emitter.open_tools.clear()
+    emitter.open_messages.clear()
+    emitter.open_steps.clear()
+    if isinstance(error, anyio.get_cancelled_exc_class()):
+        await best_effort(sinks, events.run_cancelled(thread_id, run_id))
+        return
+    name = type(error).__name__
+    await best_effort(sinks, events.run_error(f"{name}: {error}", code=name))

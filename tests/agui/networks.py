@@ -1,0 +1,121 @@
+"""Small offline networks for the streaming and AG-UI tests (ScriptedModel, streamed chunks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network, RunContext, merge_dicts
+
+CODEGEN_SCHEMA = {
+    "plan": {"type": str},
+    "files": {"type": dict[str, str], "handler": merge_dicts},
+    "review": {"type": dict[str, Any]},
+    "topic": {"type": str},
+    "user:language": {"type": str},
+}
+
+
+@tool(outputs_to_state={"files": {"source": "files", "handler": merge_dicts}})
+def write_files(files: dict[str, str]) -> dict[str, Any]:
+    """Write source files."""
+    return {"files": files, "written": sorted(files)}
+
+
+@tool(outputs_to_state={"review": {}})
+def review(approved: bool, comments: str = "") -> dict[str, Any]:
+    """Approve the files or send them back."""
+    return {"approved": approved, "comments": comments}
+
+
+def codegen_route(ctx: RunContext) -> Any:
+    kv = ctx.kv
+    agents = ctx.network.agents
+    last = ctx.last_result.agent if ctx.last_result else None
+    if not kv.has("plan"):
+        return agents["planner"]
+    if last == "coder":
+        return agents["reviewer"]
+    verdict = kv.get("review")
+    if verdict and verdict.get("approved"):
+        return None
+    return agents["coder"]
+
+
+def codegen_network(chunk_size: int = 5) -> Network:
+    """Planner (text, output_key), coder (write_files, merged), reviewer (one rejection)."""
+
+    def coder(request: Any) -> Any:
+        system = "".join(m.content for m in request.system)
+        if "add a test" in system:
+            return call("write_files", files={"tests/test_add.py": "assert add(2, 3) == 5\n"})
+        return call("write_files", files={"calc/add.py": "def add(a, b):\n    return a + b\n"})
+
+    def reviewer(request: Any) -> Any:
+        system = "".join(m.content for m in request.system)
+        if "tests/test_add.py" in system:
+            return call("review", approved=True, comments="Looks good.")
+        return call("review", approved=False, comments="Please add a test.")
+
+    planner = Agent(
+        "planner",
+        system="Plan the task.",
+        model=ScriptedModel(
+            lambda r: "1. calc/add.py\n2. tests/test_add.py", chunk_size=chunk_size
+        ),
+        output_key="plan",
+    )
+    coder_agent = Agent(
+        "coder",
+        system="Follow the plan: {plan}\nReview: {review?}",
+        tools=[write_files],
+        model=ScriptedModel(coder, chunk_size=chunk_size),
+    )
+    reviewer_agent = Agent(
+        "reviewer",
+        system="Review {files}",
+        tools=[review],
+        model=ScriptedModel(reviewer, chunk_size=chunk_size),
+    )
+    return Network(
+        "codegen",
+        [planner, coder_agent, reviewer_agent],
+        codegen_route,
+        state_schema=CODEGEN_SCHEMA,
+        max_iter=12,
+    )
+
+
+RECIPE_SCHEMA = {"recipe": {"type": dict[str, Any]}, "servings": {"type": int}}
+PREDICT = {"recipe": {"tool": "create_recipe", "tool_argument": "recipe_data"}}
+PANCAKES = {"title": "Pancakes", "steps": ["mix the batter", "fry"], "minutes": 20}
+
+
+def chef_script(request: Any) -> Any:
+    """Proposes the pancakes; after a tool result (saved or rejected), answers in text."""
+    if request.history and request.history[-1].role == "tool":
+        return "Enjoy!"
+    return call("create_recipe", recipe_data=PANCAKES)
+
+
+def recipe_network(*, confirm: bool = False, model: Any = None) -> Network:
+    """A chef whose `create_recipe(recipe_data)` predicts state key `recipe`."""
+
+    @tool(requires_confirmation=confirm)
+    def create_recipe(recipe_data: dict[str, Any]) -> str:
+        """Save the recipe."""
+        return f"saved {recipe_data.get('title')}"
+
+    def route(ctx: RunContext) -> Any:
+        last = ctx.last_result
+        if last is None or (last.tool_calls and ctx.call_count < 4):
+            return ctx.network.agents["chef"]
+        return None
+
+    chef = Agent(
+        "chef",
+        system="You write recipes.",
+        tools=[create_recipe],
+        model=model if model is not None else ScriptedModel(chef_script, chunk_size=7),
+    )
+    return Network("recipes", [chef], route, state_schema=RECIPE_SCHEMA, predict_state=PREDICT)
