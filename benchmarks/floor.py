@@ -1,0 +1,150 @@
+"""The floor: the benchmark workloads as a bare Python loop over dicts, no framework.
+
+W1: a scripted in-process model returns one tool call per step; the tool appends to a list in
+state; a code router (the while condition) stops when the list holds N items.
+W2: the same run as a coroutine, the model call awaiting asyncio.sleep(0.01); 1000 runs at once.
+W3: the same loop over HTTP with a bare httpx.AsyncClient against the fake OpenAI server (the
+history is a list of wire-format dicts that each step appends to), if httpx is installed.
+
+    python benchmarks/floor.py [--quick] [--workloads w1,w2,w3] [--base-url URL]
+"""
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from bench_common import (
+    W2_LATENCY_S,
+    emit,
+    log,
+    measure_steps,
+    measure_w2,
+    package_versions,
+    parse_args,
+    w2_child_main,
+)
+from fake_openai_server import FakeOpenAIServer
+
+TOOL_SPEC = {
+    "type": "function",
+    "function": {
+        "name": "append_item",
+        "description": "Append one item to the list in state.",
+        "parameters": {
+            "type": "object",
+            "properties": {"item": {"type": "string"}},
+            "required": ["item"],
+        },
+    },
+}
+
+
+def append_item(state: dict, item: str) -> str:
+    state["items"].append(item)
+    return "ok"
+
+
+TOOLS = {"append_item": append_item}
+
+
+def scripted_model(messages: list) -> dict:
+    k = len(messages)
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": f"call_{k}",
+                "type": "function",
+                "function": {"name": "append_item", "arguments": {"item": f"item-{k}"}},
+            }
+        ],
+    }
+
+
+def _apply(state: dict, reply: dict) -> None:
+    messages = state["messages"]
+    messages.append(reply)
+    for call in reply["tool_calls"]:
+        fn = call["function"]
+        result = TOOLS[fn["name"]](state, **fn["arguments"])
+        messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+
+def run_sync(n: int) -> int:
+    state = {"items": [], "messages": [{"role": "user", "content": f"Append {n} items."}]}
+    while len(state["items"]) < n:
+        _apply(state, scripted_model(state["messages"]))
+    return len(state["items"])
+
+
+async def slow_model(messages: list) -> dict:
+    await asyncio.sleep(W2_LATENCY_S)
+    return scripted_model(messages)
+
+
+async def run_w2(n: int) -> int:
+    state = {"items": [], "messages": [{"role": "user", "content": f"Append {n} items."}]}
+    while len(state["items"]) < n:
+        _apply(state, await slow_model(state["messages"]))
+    return len(state["items"])
+
+
+def make_http_run(base_url: str):
+    import httpx
+
+    client = httpx.AsyncClient(base_url=base_url, headers={"Authorization": "Bearer x"})
+
+    async def run_http(n: int) -> int:
+        state = {"items": [], "messages": [{"role": "user", "content": f"Append {n} items."}]}
+        messages = state["messages"]
+        while len(state["items"]) < n:
+            body = {"model": "fake", "messages": messages, "tools": [TOOL_SPEC]}
+            resp = await client.post("/chat/completions", json=body)
+            resp.raise_for_status()
+            reply = resp.json()["choices"][0]["message"]
+            messages.append(reply)
+            for call in reply.get("tool_calls") or ():
+                fn = call["function"]
+                result = TOOLS[fn["name"]](state, **json.loads(fn["arguments"]))
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+        return len(state["items"])
+
+    return run_http
+
+
+def main() -> None:
+    args = parse_args("Floor: the workloads as a bare Python loop.")
+    if args.w2_once:
+        w2_child_main(run_w2, args)
+        return
+    metrics: dict = {}
+    notes = ["W1: sync loop over dicts; W2: asyncio coroutines; W3: bare httpx.AsyncClient loop."]
+    versions = {"python": sys.version.split()[0]}
+    if "w1" in args.workloads:
+        log("floor W1")
+        metrics.update(measure_steps("w1", run_sync, args.w1_sizes, args, is_async=False))
+    if "w2" in args.workloads:
+        log("floor W2")
+        metrics.update(measure_w2(str(Path(__file__).resolve()), [], args))
+    if "w3" in args.workloads:
+        try:
+            import httpx  # noqa: F401
+        except ImportError:
+            notes.append("W3 skipped: httpx not installed")
+        else:
+            versions.update(package_versions("httpx"))
+            log("floor W3")
+            if args.base_url:
+                run = make_http_run(args.base_url)
+                metrics.update(measure_steps("w3", run, args.w3_sizes, args, is_async=True))
+            else:
+                with FakeOpenAIServer() as server:
+                    run = make_http_run(server.base_url)
+                    metrics.update(measure_steps("w3", run, args.w3_sizes, args, is_async=True))
+    emit("bare Python loop (floor)", "", versions, metrics, notes)
+
+
+if __name__ == "__main__":
+    main()

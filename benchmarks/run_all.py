@@ -1,0 +1,362 @@
+"""Run every benchmark script and write the comparison table.
+
+    python benchmarks/run_all.py            # full suite (~15 min), writes benchmarks/RESULTS.md
+    python benchmarks/run_all.py --quick    # smoke run (~2 min), writes benchmarks/RESULTS-quick.md
+    python benchmarks/run_all.py --only floor,agent-network,langgraph-async
+
+Each entry of FRAMEWORKS is one script printing one JSON line (schema: bench_common.py). An
+entry whose environment is missing is skipped with a note: the peers come from
+benchmarks/setup_peers.sh, and "agent-network" (ours) from benchmarks/ours_bench.py, which runs in
+the interpreter running this file (the project's environment). When ours is present, every peer
+figure also shows the ratio ours/peer (median over median; every figure is lower-is-better, so a
+ratio below 1 means ours is cheaper).
+
+All scripts share ONE fake OpenAI server (fake_openai_server.py) for W3, started here.
+"""
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_common import last_json_line  # noqa: E402
+from fake_openai_server import FakeOpenAIServer  # noqa: E402
+
+PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
+AGENTKIT_DIR = HERE / "peers" / "agentkit"
+OURS_KEY = "agent-network"
+
+
+@dataclass(frozen=True)
+class Framework:
+    key: str
+    label: str
+    runtime: str  # "project" (this interpreter), "peers" (.venv-peers) or "node"
+    script: str  # relative to benchmarks/
+    args: tuple[str, ...] = ()
+
+
+# One entry per benchmark script run; add new frameworks here.
+FRAMEWORKS = [
+    Framework("floor", "bare Python loop (floor)", "project", "floor.py"),
+    Framework(OURS_KEY, "agent-network (ours)", "project", "ours_bench.py"),
+    Framework(
+        "langgraph-sync", "LangGraph, sync", "peers", "peers/langgraph_bench.py", ("--mode", "sync")
+    ),
+    Framework(
+        "langgraph-async",
+        "LangGraph, async",
+        "peers",
+        "peers/langgraph_bench.py",
+        ("--mode", "async"),
+    ),
+    Framework(
+        "haystack-sync", "Haystack, sync", "peers", "peers/haystack_bench.py", ("--mode", "sync")
+    ),
+    Framework(
+        "haystack-async", "Haystack, async", "peers", "peers/haystack_bench.py", ("--mode", "async")
+    ),
+    Framework("openai-agents", "OpenAI Agents SDK", "peers", "peers/openai_agents_bench.py"),
+    Framework("agentkit", "AgentKit (Node)", "node", "peers/agentkit/agentkit_bench.mjs"),
+]
+
+# (metric key, workload, figure, unit) in table order.
+FIGURES = [
+    ("w1_us_per_step_n10", "W1", "N=10", "µs/step"),
+    ("w1_us_per_step_n100", "W1", "N=100", "µs/step"),
+    ("w1_us_per_step_n1000", "W1", "N=1000", "µs/step"),
+    ("w2_wall_s", "W2", "wall", "s"),
+    ("w2_wall_ratio", "W2", "wall / ideal 0.1 s", "×"),
+    ("w2_cpu_us_per_step", "W2", "CPU per step", "µs"),
+    ("w2_mem_mb", "W2", "peak RSS above baseline", "MB"),
+    ("w3_us_per_step_n10", "W3", "N=10", "µs/step"),
+    ("w3_us_per_step_n100", "W3", "N=100", "µs/step"),
+]
+SUMMARY_FIGURES = FIGURES
+
+CHILD_ENV = {
+    "HAYSTACK_TELEMETRY_ENABLED": "False",
+    "LANGSMITH_TRACING": "false",
+    "OPENAI_AGENTS_DISABLE_TRACING": "1",
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+def command_for(fw: Framework) -> tuple[list[str] | None, str]:
+    """The command running this entry, or None and why it is skipped."""
+    script = HERE / fw.script
+    if not script.exists():
+        return None, f"{fw.script} not present"
+    if fw.runtime == "project":
+        return [sys.executable, str(script), *fw.args], ""
+    if fw.runtime == "peers":
+        if not PEERS_PYTHON.exists():
+            return None, "peers venv missing: run `bash benchmarks/setup_peers.sh python`"
+        return [str(PEERS_PYTHON), str(script), *fw.args], ""
+    if fw.runtime == "node":
+        node = shutil.which("node")
+        if node is None:
+            return None, "node not found"
+        if not (AGENTKIT_DIR / "node_modules" / "@inngest" / "agent-kit").exists():
+            return None, "AgentKit not installed: run `bash benchmarks/setup_peers.sh node`"
+        return [node, str(script), *fw.args], ""
+    return None, f"unknown runtime {fw.runtime!r}"
+
+
+def machine_info() -> dict:
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem_kib = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kib = int(line.split()[1])
+                break
+    node = shutil.which("node")
+    node_version = (
+        subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip()
+        if node
+        else "not found"
+    )
+    return {
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu": cpu,
+        "memory_gib": round(mem_kib / 1024 / 1024, 1),
+        "kernel": platform.release(),
+        "loadavg": open("/proc/loadavg").read().split()[:3],
+        "python": platform.python_version(),
+        "node": node_version,
+    }
+
+
+def loadavg_1min() -> str:
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
+
+
+def fmt(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def fmt_ratio(value: float) -> str:
+    return f"{value:.3f}" if value < 0.1 else f"{value:.2f}"
+
+
+def cell(metric: dict | None, ours: dict | None = None, w2_runs: int | None = None) -> str:
+    if not metric:
+        return "–"
+    text = f"{fmt(metric['median'])} ({fmt(metric['min'])}–{fmt(metric['max'])})"
+    extras = []
+    if metric["n"] < 5:
+        extras.append(f"n={metric['n']}")
+    if w2_runs and w2_runs != 1000:
+        extras.append(f"{w2_runs} runs")
+    if extras:
+        text += f" [{', '.join(extras)}]"
+    if ours:
+        text += f"<br>ours/peer {fmt_ratio(ours['median'] / metric['median'])}"
+    return text
+
+
+def render(results: list[dict], machine: dict, quick: bool, elapsed_s: float) -> str:
+    ours = next((r for r in results if r["key"] == OURS_KEY and r.get("record")), None)
+    ours_metrics = ours["record"]["metrics"] if ours else {}
+    out = ["# Benchmark results: agent-network against its peers", ""]
+    when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    kind = "QUICK smoke run (fewer repeats, smaller W2, no N=1000)" if quick else "full run"
+    out += [
+        f"Generated by `python benchmarks/run_all.py{' --quick' if quick else ''}` on {when} "
+        f"({kind}, {elapsed_s / 60:.1f} min).",
+        "",
+        f"Machine: {machine['nproc']} cores ({machine['cpu']}), {machine['memory_gib']} GiB "
+        f"memory, Linux {machine['kernel']}, load average at start "
+        f"{' '.join(machine['loadavg'])}. Python {machine['python']} (runner), "
+        f"Node {machine['node']}. The machine is shared: other work may run during the suite; "
+        "the 1-minute load average before and after each framework is in the table below.",
+        "",
+        "## Frameworks",
+        "",
+        "| framework | status | runtime | versions |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in results:
+        rec = r.get("record")
+        if rec:
+            rt = rec["runtime"]
+            runtime = f"{rt['language']} {rt['version']}"
+            versions = ", ".join(f"{k} {v}" for k, v in rec["versions"].items())
+            status = f"ran ({r['seconds']:.0f} s, load {r['load_before']}→{r['load_after']})"
+            out.append(f"| {r['label']} | {status} | {runtime} | {versions} |")
+        else:
+            out.append(f"| {r['label']} | skipped: {r['why']} | – | – |")
+    ran = [r for r in results if r.get("record")]
+    ratio_note = (
+        "Under each peer figure: ours/peer, the median of agent-network over the peer's median "
+        "(below 1: ours is cheaper)."
+        if ours
+        else "agent-network (ours) did not run, so there are no ours/peer ratios yet."
+    )
+    out += [
+        "",
+        "## Summary: median (min–max) per figure",
+        "",
+        "Every figure is lower-is-better. W1 and W3 in µs per step; W2 wall time over the ideal "
+        "0.1 s, CPU µs per step and peak memory in MB. [n=k]: fewer than 5 repeats (the "
+        "per-figure time budget ran out). " + ratio_note,
+        "",
+    ]
+    header = ["framework"] + [f"{w} {fig} ({unit})" for _, w, fig, unit in SUMMARY_FIGURES]
+    out.append("| " + " | ".join(header) + " |")
+    out.append("| " + " | ".join("---" for _ in header) + " |")
+    for r in ran:
+        metrics = r["record"]["metrics"]
+        is_ours = r["key"] == OURS_KEY
+        row = [r["label"]]
+        for key, *_ in SUMMARY_FIGURES:
+            runs = metrics.get("w2_runs") if key.startswith("w2") else None
+            peer_ours = None if is_ours or key not in ours_metrics else ours_metrics[key]
+            row.append(cell(metrics.get(key), peer_ours, runs))
+        out.append("| " + " | ".join(row) + " |")
+    out += [
+        "",
+        "## Every figure",
+        "",
+        "| workload | figure | unit | framework | median | min | max | n | ours/peer |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for key, workload, figure, unit in FIGURES:
+        for r in ran:
+            m = r["record"]["metrics"].get(key)
+            if not m:
+                continue
+            ratio = "–"
+            if ours and r["key"] != OURS_KEY and key in ours_metrics:
+                ratio = fmt_ratio(ours_metrics[key]["median"] / m["median"])
+            out.append(
+                f"| {workload} | {figure} | {unit} | {r['label']} | {fmt(m['median'])} | "
+                f"{fmt(m['min'])} | {fmt(m['max'])} | {m['n']} | {ratio} |"
+            )
+    out += ["", "## How each framework was built", ""]
+    for r in ran:
+        for note in r["record"].get("notes", []):
+            out.append(f"- {r['label']}: {note}")
+    out += ["", METHOD]
+    return "\n".join(out) + "\n"
+
+
+METHOD = """## Method
+
+- W1: one run of N steps; each step is one model call answered at once by a scripted in-process
+  model with one tool call; the tool appends one item to a list in the framework's state; the
+  framework's code router (conditional edge, hook, tool_use_behavior, network router) stops the
+  run when the list holds N items, so every framework makes exactly N model calls. Graphs,
+  agents and networks are built once; each run starts from fresh state. Warmup: about 0.5 s of
+  runs at min(N, 100) steps. A sample times back-to-back runs (enough to last ~0.25 s, at least
+  one run) with `time.perf_counter_ns` (`process.hrtime.bigint` in Node) and divides by the
+  number of steps; the garbage collector is left in its default state.
+- W2: 1000 runs of 10 steps started at once (`asyncio.gather`, `Promise.all`) in one process;
+  every model call awaits a 10 ms sleep (timer). Each repeat runs in a fresh process: a warmup of
+  50 concurrent runs, `gc.collect()` (Node: `gc()`), then the timed batch. Wall time; CPU =
+  process CPU time (user + system, all threads) / 10,000 steps; memory = RSS high-water
+  (getrusage ru_maxrss, reset via /proc/self/clear_refs right before the batch) minus the RSS
+  just before the batch, the same method for Python and Node.
+- W3: W1 at N = 10 and 100 through each framework's own OpenAI client against one local fake
+  OpenAI-compatible server (benchmarks/fake_openai_server.py, its own process, stdlib asyncio,
+  non-streamed, 127.0.0.1); the floor uses a bare httpx.AsyncClient loop.
+- Repeats: 5 per figure, median, min and max. A per-figure time budget (150 s) stops further
+  repeats after the second one when a single repeat is very long (a 90 s N=1000 run); such
+  figures show [n=k]. `--budget-s 0` forces all 5.
+- The floor: the same work as a bare Python loop over dicts (benchmarks/floor.py).
+"""
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description="Run the benchmark suite and write RESULTS.md.")
+    p.add_argument("--quick", action="store_true", help="smoke run, about 2 minutes")
+    p.add_argument("--only", default="", help="comma list of framework keys to run")
+    p.add_argument("--skip", default="", help="comma list of framework keys to skip")
+    p.add_argument("--output", default=None, help="markdown output path")
+    p.add_argument("--json", default=None, help="raw JSON output path")
+    p.add_argument("--list", action="store_true", help="list the framework keys and exit")
+    args, passthrough = p.parse_known_args()
+    if args.list:
+        for fw in FRAMEWORKS:
+            cmd, why = command_for(fw)
+            print(f"{fw.key:16} {fw.label:28} {'ready' if cmd else 'skip: ' + why}")
+        return
+    only = {k for k in args.only.split(",") if k}
+    skip = {k for k in args.skip.split(",") if k}
+    suffix = "-quick" if args.quick else ""
+    output = Path(args.output) if args.output else HERE / f"RESULTS{suffix}.md"
+    json_out = Path(args.json) if args.json else HERE / f"results{suffix}.json"
+    extra = (["--quick"] if args.quick else []) + passthrough
+    timeout_s = 600 if args.quick else 1800
+    env = {**os.environ, **CHILD_ENV}
+    machine = machine_info()
+    results = []
+    started = time.perf_counter()
+    with FakeOpenAIServer() as server:
+        for fw in FRAMEWORKS:
+            if (only and fw.key not in only) or fw.key in skip:
+                continue
+            entry = {"key": fw.key, "label": fw.label}
+            results.append(entry)
+            cmd, why = command_for(fw)
+            if cmd is None:
+                entry["why"] = why
+                print(f"== {fw.label}: skipped ({why})", file=sys.stderr, flush=True)
+                continue
+            cmd += ["--base-url", server.base_url, *extra]
+            print(f"== {fw.label}: {' '.join(cmd)}", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            entry["load_before"] = loadavg_1min()
+            try:
+                proc = subprocess.run(
+                    cmd,
+                    stdout=subprocess.PIPE,
+                    text=True,
+                    timeout=timeout_s,
+                    env=env,
+                    cwd=HERE.parent,
+                )
+            except subprocess.TimeoutExpired:
+                entry["why"] = f"timed out after {timeout_s} s"
+                continue
+            entry["seconds"] = time.perf_counter() - t0
+            entry["load_after"] = loadavg_1min()
+            if proc.returncode != 0:
+                entry["why"] = f"failed with exit code {proc.returncode} (see its stderr)"
+                continue
+            try:
+                entry["record"] = last_json_line(proc.stdout)
+            except ValueError as exc:
+                entry["why"] = f"printed no result: {exc}"
+            print(f"   done in {entry['seconds']:.0f} s", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - started
+    output.write_text(render(results, machine, args.quick, elapsed))
+    raw = {"machine": machine, "quick": args.quick, "elapsed_s": elapsed, "results": results}
+    json_out.write_text(json.dumps(raw, indent=1) + "\n")
+    print(f"wrote {output} and {json_out} in {elapsed / 60:.1f} min", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
