@@ -179,6 +179,9 @@ class Agent:
         if call_events is not None:
             from network import events
 
+            predictor = ctx.extras.get("predictor")
+            if predictor is not None:  # undo predictions of calls that did not commit
+                await predictor.settle(ctx, records)
             for record in records:
                 await emitter.emit(
                     events.tool_result(record.id + ":result", record.id, record.content)
@@ -219,6 +222,12 @@ class Agent:
         values["state_delta"] = []
         values["skipped"] = skipped
         return construct(InferenceResult, values)
+
+    async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:
+        """Finish tool calls that waited for confirmation (`agents.confirmation`)."""
+        from agents.confirmation import resume_call
+
+        return await resume_call(self, ctx, answered)
 
     # -- on its own ----------------------------------------------------------------------
 

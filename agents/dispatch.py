@@ -17,7 +17,7 @@ import anyio
 from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
 from network.context import RunContext
-from network.errors import ToolError
+from network.errors import StateError, ToolError
 from network.fastmodel import construct
 from network.messages import ToolCall
 from network.provenance import Writer
@@ -49,6 +49,16 @@ async def run_tool(
     if tool is None:
         known = ", ".join(tools) or "none"
         return _error_record(call, f"unknown tool {call.name!r} (available: {known})", started)
+    predict_state = getattr(ctx.network, "predict_state", None)
+    if predict_state:  # predicted keys take the argument's value before the tool runs
+        from agents.predicted import write_predicted
+
+        try:
+            write_predicted(predict_state, tool, call, state.kv)
+        except ToolError as exc:
+            return _error_record(call, str(exc), started)
+        except StateError as exc:
+            return _error_record(call, f"tool {call.name!r} state update failed: {exc}", started)
     context = ToolContext(ctx.network, agent, state, call.id, ctx)
     try:
         result = await tool.invoke(call.arguments, context)
@@ -62,9 +72,28 @@ async def run_tool(
 
 
 async def run_tool_calls(
-    ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: list[ToolCall]
+    ctx: RunContext,
+    agent: Any,
+    tools: dict[str, Tool],
+    calls: list[ToolCall],
+    *,
+    confirmed: bool = False,
 ) -> list[ToolCallRecord]:
-    """Run `calls`, commit their state writes in model order, and return one record each."""
+    """Run `calls`, commit their state writes in model order, and return one record each.
+
+    Calls of `requires_confirmation` tools are held back as interrupts (no record) unless
+    `confirmed`: see `agents.confirmation`.
+    """
+    if not confirmed:
+        for call in calls:
+            tool = tools.get(call.name)
+            if tool is not None and tool.requires_confirmation:
+                from agents.confirmation import hold
+
+                calls = await hold(ctx, agent, tools, calls)
+                if not calls:
+                    return []
+                break
     kv = ctx.state.kv
     previous_writer = kv.writer
     if len(calls) == 1:

@@ -98,12 +98,16 @@ def chef_script(request: Any) -> Any:
     return call("create_recipe", recipe_data=PANCAKES)
 
 
-def recipe_network(*, confirm: bool = False, model: Any = None) -> Network:
+def recipe_network(
+    *, confirm: bool = False, model: Any = None, schema: Any = None, calls: list[str] | None = None
+) -> Network:
     """A chef whose `create_recipe(recipe_data)` predicts state key `recipe`."""
 
     @tool(requires_confirmation=confirm)
     def create_recipe(recipe_data: dict[str, Any]) -> str:
         """Save the recipe."""
+        if calls is not None:
+            calls.append(recipe_data.get("title"))
         return f"saved {recipe_data.get('title')}"
 
     def route(ctx: RunContext) -> Any:
@@ -118,4 +122,6 @@ def recipe_network(*, confirm: bool = False, model: Any = None) -> Network:
         tools=[create_recipe],
         model=model if model is not None else ScriptedModel(chef_script, chunk_size=7),
     )
-    return Network("recipes", [chef], route, state_schema=RECIPE_SCHEMA, predict_state=PREDICT)
+    return Network(
+        "recipes", [chef], route, state_schema=schema or RECIPE_SCHEMA, predict_state=PREDICT
+    )

@@ -1,0 +1,129 @@
+"""Tool calls that wait for a person: holding them back, and finishing them on resume.
+
+See `network.interrupts` for the whole flow. Here: `hold` takes the calls of one model answer
+that need confirmation out of the batch (recording an `Interrupt` for each and showing its
+proposed state change), and `resume_call` runs or rejects them once answered.
+
+A call whose arguments are invalid, or whose proposed state the schema rejects, is not held:
+nobody should be asked to confirm what cannot run. It goes on with the batch and fails there
+before the tool's function is reached, so the model sees the error as usual.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from agents.predicted import predicted_values
+from agents.tool import Tool
+from network.context import RunContext
+from network.errors import StateError, ToolError
+from network.fastmodel import construct
+from network.history import HistoryView
+from network.interrupts import Answer, Interrupt
+from network.messages import ToolCall
+from network.results import InferenceResult, ToolCallRecord, Usage
+
+
+async def hold(
+    ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: list[ToolCall]
+) -> list[ToolCall]:
+    """Record an interrupt for each call needing confirmation; return the calls to run now."""
+    kv = ctx.state.kv
+    predict_state = getattr(ctx.network, "predict_state", None) or {}
+    checkpoint = ctx.state.snapshot()
+    runnable: list[ToolCall] = []
+    held: list[Interrupt] = []
+    for call in calls:
+        tool = tools.get(call.name)
+        if tool is None or not tool.requires_confirmation:
+            runnable.append(call)
+            continue
+        try:
+            tool.validate(call.arguments)
+            proposal = {}
+            for key, value in predicted_values(predict_state, call):
+                spec = kv.spec(key)
+                proposal[key] = spec.to_json(spec.validate(value))
+        except (ToolError, StateError):
+            runnable.append(call)
+            continue
+        held.append(
+            Interrupt(
+                message=f"{agent.name} wants to run {call.name}: confirm or reject.",
+                tool_call_id=call.id,
+                tool=call.name,
+                agent=agent.name,
+                arguments=call.arguments,
+                proposal=proposal,
+                checkpoint=checkpoint,
+            )
+        )
+    if held:
+        ctx.extras.setdefault("interrupts", []).extend(held)
+        emitter = ctx.emitter
+        ops = [
+            {"op": "add", "path": kv.spec(key).pointer, "value": value}
+            for interrupt in held
+            for key, value in interrupt.proposal.items()
+            if kv.spec(key).persistent
+        ]
+        if emitter.active and ops:
+            from network import events
+
+            await emitter.emit(events.state_delta(ops))  # the proposal, shown, not applied
+    return runnable
+
+
+async def resume_call(
+    agent: Any, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
+) -> InferenceResult:
+    """Run the accepted calls, reject the others; one result, as if the agent's call ended."""
+    from agents.dispatch import run_tool_calls
+
+    started_at = time.time()
+    started = time.perf_counter()
+    accepted = [
+        ToolCall(id=interrupt.tool_call_id, name=interrupt.tool, arguments=interrupt.arguments)
+        for interrupt, answer in answered
+        if answer.approved
+    ]
+    done: dict[str, ToolCallRecord] = {}
+    if accepted:
+        for record in await run_tool_calls(ctx, agent, agent.tools, accepted, confirmed=True):
+            done[record.id] = record
+    records = [
+        done.get(interrupt.tool_call_id) or _rejected(interrupt, answer)
+        for interrupt, answer in answered
+    ]
+    emitter = ctx.emitter
+    if emitter.active:
+        from network import events
+
+        for record in records:
+            await emitter.emit(events.tool_result(record.id + ":result", record.id, record.content))
+    messages = ctx.state._messages
+    values = {"agent": agent.name, "input": ctx.input, "prompt": []}
+    values["history"] = HistoryView(messages, len(messages))
+    values["output"] = []
+    values["tool_calls"] = records
+    values["raw"] = None
+    values["usage"] = Usage()
+    values["started_at"] = started_at
+    values["duration_ms"] = (time.perf_counter() - started) * 1000
+    values["state_delta"] = []
+    values["skipped"] = False
+    return construct(InferenceResult, values)
+
+
+def _rejected(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:
+    why = f": {answer.reason}" if answer.reason else ""
+    message = f"the user rejected this call to {interrupt.tool!r}{why}. It did not run."
+    values = {"id": interrupt.tool_call_id, "name": interrupt.tool}
+    values["arguments"] = interrupt.arguments
+    values["result"] = None
+    values["content"] = f"Rejected: {message}"
+    values["is_error"] = True
+    values["error"] = message
+    values["duration_ms"] = 0.0
+    return construct(ToolCallRecord, values)

@@ -1,0 +1,26 @@
+"""AG-UI: serve a network to any AG-UI client over HTTP (Server-Sent Events).
+
+    from network.agui import app
+    asgi = app(network)            # then: uvicorn module:asgi
+
+Importing this package is cheap: Starlette and the server load when `app` is first used.
+See `network.agui.server` for the protocol details.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ThreadRegistry", "app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from network.agui.server import app
+
+        return app
+    if name == "ThreadRegistry":
+        from network.agui.threads import ThreadRegistry
+
+        return ThreadRegistry
+    raise AttributeError(name)
