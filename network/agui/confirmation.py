@@ -1,0 +1,67 @@
+"""AG-UI `resume` entries to answers on the thread's pending interrupts.
+
+An interrupt asks for `{"approved": boolean, "reason"?: string}` (its `responseSchema`):
+
+- `status: "resolved"` with `payload.approved` true (or a bare `true`) accepts the call;
+- `status: "resolved"` with `approved` false (or `false`) rejects it, `reason` told to the model;
+- `status: "cancelled"` rejects it.
+
+A request on a thread with pending interrupts must answer every one of them; a `resume` on a
+thread with none, or naming an unknown interrupt, is refused (409), as is a malformed payload
+(422). Nothing is applied when a request is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.agui.errors import RequestError
+from network.interrupts import Answer, Interrupt, InterruptError, match_answers
+
+
+def _answer(entry: Any) -> Answer:
+    if entry.status == "cancelled":
+        return Answer(interrupt_id=entry.interrupt_id, approved=False, reason="cancelled")
+    payload = entry.payload
+    if isinstance(payload, bool):
+        return Answer(interrupt_id=entry.interrupt_id, approved=payload)
+    if isinstance(payload, dict) and isinstance(payload.get("approved"), bool):
+        reason = payload.get("reason")
+        return Answer(
+            interrupt_id=entry.interrupt_id,
+            approved=payload["approved"],
+            reason=reason if isinstance(reason, str) else None,
+        )
+    raise RequestError(
+        422,
+        "invalid_resume",
+        f"resume entry for interrupt {entry.interrupt_id!r}: payload must be "
+        f'{{"approved": true|false, "reason"?: string}} or a boolean, got {payload!r}',
+    )
+
+
+def answers_for(
+    thread_id: str, pending: list[Interrupt], resume: list[Any] | None
+) -> list[tuple[Interrupt, Answer]]:
+    """Pair the pending interrupts with the request's answers (empty when nothing waits)."""
+    if not pending:
+        if resume:
+            ids = ", ".join(entry.interrupt_id for entry in resume)
+            raise RequestError(
+                409,
+                "no_pending_interrupt",
+                f"thread {thread_id!r} has no pending interrupt; cannot resume {ids}",
+            )
+        return []
+    if not resume:
+        waiting = ", ".join(f"{i.id} ({i.tool} by {i.agent})" for i in pending)
+        raise RequestError(
+            409,
+            "interrupt_pending",
+            f"thread {thread_id!r} is waiting for confirmation of {waiting}; send `resume` "
+            "with an answer for every pending interrupt before starting another run",
+        )
+    try:
+        return match_answers(pending, [_answer(entry) for entry in resume])
+    except InterruptError as exc:
+        raise RequestError(409, "invalid_resume", f"thread {thread_id!r}: {exc}") from exc

@@ -1,0 +1,62 @@
+"""A `RunAgentInput` (camelCase JSON) to a prepared run: context, state and answers.
+
+Everything a request asks for is checked here, before anything runs: the body's shape, the
+pending interrupts, the client's state writes (scope and schema). A `RequestError` leaves the
+thread exactly as it was.
+
+The run's state is the server's own state for the thread, plus the client's writes; when the
+request rejects a proposal, the keys it proposed are restored from the server's checkpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.agui.client_state import build_state, check_scopes, client_writes
+from network.agui.confirmation import answers_for
+from network.agui.errors import RequestError
+from network.agui.messages import convert, input_text
+from network.agui.threads import ThreadRecord
+from network.context import RunContext
+from network.interrupts import restore_rejected
+
+
+def parse(body: bytes) -> Any:
+    """The request body as an `ag_ui.core.RunAgentInput`, or a 422 `RequestError`."""
+    from ag_ui.core import RunAgentInput
+    from pydantic import ValidationError
+
+    try:
+        return RunAgentInput.model_validate_json(body)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
+            for e in exc.errors(include_url=False)[:5]
+        )
+        raise RequestError(422, "invalid_request", f"not a RunAgentInput: {problems}") from exc
+
+
+def prepare(network: Any, record: ThreadRecord, run_input: Any) -> RunContext:
+    """The context of the run `run_input` asks for on `record`'s thread."""
+    answered = answers_for(record.thread_id, record.interrupts, run_input.resume)
+    writes = client_writes(run_input.state, record.client_view())
+    check_scopes(writes)
+    data = {**record.state, **writes}
+    restore_rejected(data, answered)
+    state = build_state(network, data)
+    messages = convert(run_input.messages)
+    state.append_messages(messages)
+    ctx = RunContext(
+        network=network,
+        state=state,
+        input=input_text(messages),
+        run_id=run_input.run_id,
+        thread_id=run_input.thread_id,
+    )
+    ctx.extras["agui.input"] = run_input  # context, forwardedProps, tools: for user code
+    if answered:
+        ctx.extras["resume"] = answered
+    return ctx
+
+
+__all__ = ["RequestError", "parse", "prepare"]

@@ -1,0 +1,231 @@
+"""The AG-UI server in process (httpx's ASGI transport): wire format and request handling."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import httpx
+import pytest
+import structlog
+
+from agents import Agent, ScriptedModel
+from network import Network
+from network.agui import app
+from tests.agui.networks import PANCAKES, codegen_network, recipe_network
+from tests.agui.protocol import parse_sse, replay
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def quiet_logs() -> Any:
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    yield
+    structlog.reset_defaults()
+
+
+def body(thread: str, run: str, text: str | None = "go", **extra: Any) -> dict[str, Any]:
+    messages = [{"id": f"{run}-u", "role": "user", "content": text}] if text else []
+    return {"threadId": thread, "runId": run, "messages": messages, **extra}
+
+
+class Client:
+    def __init__(self, asgi: Any) -> None:
+        self.asgi = asgi
+        self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://t")
+
+    async def post(self, payload: Any, **kwargs: Any) -> httpx.Response:
+        if isinstance(payload, dict):
+            return await self.http.post("/", json=payload, **kwargs)
+        return await self.http.post("/", content=payload, **kwargs)
+
+    async def run(self, payload: dict[str, Any], *, state: Any = None, **kwargs: Any) -> Any:
+        response = await self.post(payload)
+        assert response.status_code == 200, response.text
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return replay(
+            parse_sse(response.text),
+            state=state if state is not None else payload.get("state") or {},
+            thread_id=payload["threadId"],
+            run_id=payload["runId"],
+            **kwargs,
+        )
+
+    def thread(self, thread_id: str) -> Any:
+        return self.asgi.state.threads.peek(thread_id)
+
+
+async def test_a_run_streams_encoder_frames_and_echoes_the_ids() -> None:
+    client = Client(app(codegen_network()))
+    response = await client.post(body("thread-1", "run-1"))
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/event-stream"
+    text = response.text
+    assert text.startswith('data: {"type":"RUN_STARTED","threadId":"thread-1","runId":"run-1"')
+    assert "\r" not in text and text.endswith("\n\n")
+    for frame in text.split("\n\n")[:-1]:
+        payload = frame.removeprefix("data: ")
+        assert frame.startswith("data: ") and "\n" not in payload
+        assert "_" not in "".join(json.loads(payload))  # camelCase keys only
+    run = replay(parse_sse(text), thread_id="thread-1", run_id="run-1")
+    assert run.types.count("STATE_DELTA") >= 4
+    assert run.state == client.thread("thread-1").state
+    assert run.state["review"]["approved"] is True
+
+
+async def test_the_client_messages_become_the_run_input() -> None:
+    model = ScriptedModel(lambda request: "ok")
+    client = Client(app(Network("echo", [Agent("echo", model=model)])))
+    messages = [
+        {"id": "1", "role": "user", "content": "hello"},
+        {"id": "2", "role": "assistant", "content": "hi, what now?"},
+        {"id": "3", "role": "user", "content": [{"type": "text", "text": "write add()"}]},
+    ]
+    await client.run({"threadId": "t", "runId": "r", "messages": messages})
+    (request,) = model.requests
+    assert [(m.role, m.content) for m in request.history] == [
+        ("user", "hello"),
+        ("assistant", "hi, what now?"),
+        ("user", "write add()"),
+    ]
+
+
+async def test_the_client_may_write_thread_and_user_keys() -> None:
+    network = codegen_network()
+    client = Client(app(network))
+    state = {"topic": "adders", "user:language": "python"}
+    run = await client.run(body("t", "r1", state=state))
+    assert run.events[1]["snapshot"] == state  # the run started from the client's writes
+    assert run.state["topic"] == "adders" and run.state["user:language"] == "python"
+    # the next request sends the whole state back: unchanged keys are not writes, an omitted
+    # key is not deleted, a changed one is written
+    again = {**run.state, "topic": "multipliers"}
+    again.pop("plan")
+    second = await client.run(body("t", "r2", state=again))
+    assert second.events[1]["snapshot"]["topic"] == "multipliers"
+    assert second.events[1]["snapshot"]["plan"] == run.state["plan"]
+
+
+async def test_invalid_client_state_is_refused_naming_the_key() -> None:
+    model = ScriptedModel(lambda request: "never")
+    network = Network("typed", [Agent("a", model=model)], state_schema={"count": {"type": int}})
+    client = Client(app(network))
+    response = await client.post(body("t", "r", state={"count": "many"}))
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_state" and error["key"] == "count"
+    assert "count" in error["message"] and "int" in error["message"]
+    assert model.requests == [] and client.thread("t").state == {}
+    response = await client.post(body("t", "r", state=["not", "an", "object"]))
+    assert response.status_code == 422
+
+
+@pytest.mark.parametrize("key", ["app:flags", "temp:scratch"])
+async def test_app_and_temp_keys_from_a_client_are_refused(key: str) -> None:
+    model = ScriptedModel(lambda request: "never")
+    client = Client(app(Network("n", [Agent("a", model=model)])))
+    response = await client.post(body("t", "r", state={"topic": "x", key: 1}))
+    assert response.status_code == 403
+    assert response.json()["error"]["key"] == key
+    assert model.requests == [] and client.thread("t").state == {}
+
+
+async def test_an_app_key_the_client_only_echoes_is_not_a_write() -> None:
+    network = Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))])
+    asgi = app(network)
+    client = Client(asgi)
+    asgi.state.threads.get("t").state = {"app:motd": "hello"}  # written by the server earlier
+    run = await client.run(body("t", "r", state={"app:motd": "hello", "topic": "x"}))
+    assert run.state == {"app:motd": "hello", "topic": "x"}
+
+
+async def test_oversized_and_malformed_bodies_are_refused() -> None:
+    model = ScriptedModel(lambda r: "never")
+    network = Network("n", [Agent("a", model=model)])
+    small = Client(app(network, max_body_bytes=300))
+    big = body("t", "r", text="x" * 400)
+    response = await small.post(big)
+    assert response.status_code == 413 and response.json()["error"]["code"] == "body_too_large"
+
+    async def chunks() -> Any:  # no Content-Length: counted while reading
+        yield json.dumps(big).encode()
+
+    assert (await small.post(chunks())).status_code == 413
+    default = Client(app(network))
+    assert (await default.post(body("t", "r", text="x" * (1024 * 1024)))).status_code == 413
+    assert (await default.post(body("t", "r", text="x" * 1000))).status_code == 200
+    response = await default.post(b"{not json")
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_request"
+    response = await default.post({"threadId": "t", "messages": []})  # no runId
+    assert response.status_code == 422 and "runId" in response.json()["error"]["message"]
+    assert len(model.requests) == 1
+
+
+async def test_a_run_that_fails_ends_its_stream_with_run_error() -> None:
+    model = ScriptedModel([RuntimeError("provider down")])
+    client = Client(app(Network("n", [Agent("a", model=model)])))
+    run = await client.run(body("t", "r"), allow_error=True)
+    assert run.types[-1] == "RUN_ERROR" and "provider down" in run.error["message"]
+    assert client.thread("t").run_id is None  # the thread is free again
+
+
+async def test_one_run_at_a_time_per_thread() -> None:
+    asgi = app(Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))]))
+    client = Client(asgi)
+    asgi.state.threads.get("t").run_id = "run-under-way"
+    response = await client.post(body("t", "r"))
+    assert response.status_code == 409 and response.json()["error"]["code"] == "thread_busy"
+    assert (await client.post(body("other", "r"))).status_code == 200
+
+
+async def test_confirmation_accepted_over_http() -> None:
+    calls: list[str] = []
+    client = Client(app(recipe_network(confirm=True, calls=calls)))
+    first = await client.run(body("t", "r1", state={"servings": 2}))
+    (interrupt,) = first.finished["outcome"]["interrupts"]
+    assert first.state == {"servings": 2, "recipe": PANCAKES}  # the proposal, shown
+    assert client.thread("t").state == {"servings": 2}  # not applied on the server
+    # a request that ignores the pending interrupt gets a clear error, and changes nothing
+    ignored = await client.post(body("t", "r2", text="something else", state=first.state))
+    assert ignored.status_code == 409
+    error = ignored.json()["error"]
+    assert error["code"] == "interrupt_pending" and interrupt["id"] in error["message"]
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]
+    second = await client.run(
+        body("t", "r3", text=None, state=first.state, resume=resume), state=first.state
+    )
+    assert calls == ["Pancakes"]
+    assert second.state == client.thread("t").state == {"servings": 2, "recipe": PANCAKES}
+    assert second.of("TOOL_CALL_RESULT")[0]["toolCallId"] == interrupt["toolCallId"]
+    assert "outcome" not in second.finished
+
+
+async def test_confirmation_rejected_restores_the_server_checkpoint() -> None:
+    calls: list[str] = []
+    old = {"title": "Toast", "steps": [], "minutes": 2}
+    client = Client(app(recipe_network(confirm=True, calls=calls)))
+    first = await client.run(body("t", "r1", state={"recipe": old}))
+    (interrupt,) = first.finished["outcome"]["interrupts"]
+    optimistic = first.state
+    assert optimistic["recipe"] == PANCAKES
+    resume = [{"interruptId": interrupt["id"], "status": "cancelled"}]
+    second = await client.run(
+        body("t", "r2", text=None, state=optimistic, resume=resume), state=optimistic
+    )
+    assert calls == []
+    assert second.events[2] == {"type": "STATE_SNAPSHOT", "snapshot": {"recipe": old}}
+    assert second.state == client.thread("t").state == {"recipe": old}
+
+
+async def test_malformed_or_unexpected_resume_is_refused() -> None:
+    client = Client(app(recipe_network(confirm=True)))
+    first = await client.run(body("t", "r1"))
+    (interrupt,) = first.finished["outcome"]["interrupts"]
+    bad = [{"interruptId": interrupt["id"], "status": "resolved", "payload": "yes please"}]
+    response = await client.post(body("t", "r2", resume=bad))
+    assert response.status_code == 422 and response.json()["error"]["code"] == "invalid_resume"
+    stray = [{"interruptId": "int_nope", "status": "resolved", "payload": True}]
+    assert (await client.post(body("fresh", "r3", resume=stray))).status_code == 409
+    assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
