@@ -1,0 +1,162 @@
+"""The server driven by the official `@ag-ui/client` HttpAgent (npm, pinned in a lockfile).
+
+The server runs on 127.0.0.1 under uvicorn; `client/scenarios.mjs` runs every scenario with
+the real client and reports what it saw. The client itself only warns about RUN_ERROR, cut
+streams, mismatched run ids and patches that fail to apply, so the script checks each of
+those, and this test compares the client's final state with the server's own record.
+
+Needs node (>= 20) and `npm ci` in tests/agui/client (scripts/install-test-deps.sh does it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+import uvicorn
+
+from network.agui import app
+from tests.agui.networks import PANCAKES, codegen_network, recipe_network
+
+CLIENT_DIR = Path(__file__).parent / "client"
+TOAST = {"title": "Toast", "steps": ["toast the bread"], "minutes": 3}
+
+
+def _serve(apps: dict[str, Any]) -> Any:
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        target = apps.get(scope["path"])
+        if target is None:
+            await send({"type": "http.response.start", "status": 404, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await target(scope, receive, send)
+
+    return asgi
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[tuple[str, dict[str, Any]]]:
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    networks = {
+        "/codegen": codegen_network(),
+        "/recipes": recipe_network(),
+        "/confirm": recipe_network(confirm=True),
+    }
+    apps = {path: app(network, path=path) for path, network in networks.items()}
+    config = uvicorn.Config(
+        _serve(apps), host="127.0.0.1", port=0, lifespan="off", log_level="warning"
+    )
+    uv = uvicorn.Server(config)
+    thread = threading.Thread(target=uv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not uv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    port = uv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}", apps
+    uv.should_exit = True
+    thread.join(10)
+    structlog.reset_defaults()
+
+
+@pytest.fixture(scope="module")
+def report(server: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
+    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").exists():
+        pytest.fail(
+            "tests/agui/client/node_modules is missing: run `npm ci` in tests/agui/client "
+            "(scripts/install-test-deps.sh does it)"
+        )
+    base, _ = server
+    done = subprocess.run(
+        [node, "scenarios.mjs", base], cwd=CLIENT_DIR, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout, f"no report from the client script: {done.stderr}"
+    result = json.loads(done.stdout)
+    assert done.returncode == 0 and not result["failures"], "\n".join(result["failures"])
+    return result["scenarios"]
+
+
+def server_state(server: tuple[str, dict[str, Any]], path: str, thread_id: str) -> Any:
+    record = server[1][path].state.threads.peek(thread_id)
+    return None if record is None else record.state
+
+
+def test_codegen_run_syncs_state_through_deltas(report: dict[str, Any], server: Any) -> None:
+    scenario = report["codegen"]
+    (run,) = scenario["runs"]
+    assert run["deltas"] >= 4 and run["types"][0] == "RUN_STARTED"
+    assert run["types"].count("STEP_STARTED") == 5
+    state = scenario["state"]
+    assert set(state["files"]) == {"calc/add.py", "tests/test_add.py"}
+    assert state["review"]["approved"] is True
+    assert state == server_state(server, "/codegen", "codegen-thread")
+
+
+def test_predictive_state_reaches_the_client(report: dict[str, Any], server: Any) -> None:
+    scenario = report["predictive"]
+    (run,) = scenario["runs"]
+    types = run["types"]
+    assert types[:3] == ["RUN_STARTED", "CUSTOM", "STATE_SNAPSHOT"]
+    streaming = types[types.index("TOOL_CALL_START") : types.index("TOOL_CALL_END")]
+    assert streaming.count("STATE_DELTA") >= 3  # while the arguments stream
+    assert scenario["state"] == {"recipe": PANCAKES}
+    assert scenario["state"] == server_state(server, "/recipes", "predictive-thread")
+
+
+def test_confirmation_accepted(report: dict[str, Any], server: Any) -> None:
+    scenario = report["confirmAccepted"]
+    first, second = scenario["runs"]
+    assert first["finished"]["outcome"]["type"] == "interrupt"
+    assert len(scenario["interrupts"]) == 1
+    assert scenario["proposal"] == {"servings": 2, "recipe": PANCAKES}
+    assert "TOOL_CALL_RESULT" in second["types"]
+    assert second["finished"].get("outcome", {"type": "success"})["type"] == "success"
+    assert scenario["state"] == {"servings": 2, "recipe": PANCAKES}
+    assert scenario["state"] == server_state(server, "/confirm", "accept-thread")
+
+
+def test_confirmation_rejected(report: dict[str, Any], server: Any) -> None:
+    scenario = report["confirmRejected"]
+    first, second = scenario["runs"]
+    assert first["finished"]["outcome"]["type"] == "interrupt"
+    assert scenario["proposal"] == {"recipe": PANCAKES}  # the client's optimistic copy
+    assert second["types"][2] == "STATE_SNAPSHOT"
+    assert scenario["state"] == {"recipe": TOAST}  # the server's checkpoint
+    assert scenario["state"] == server_state(server, "/confirm", "reject-thread")
+
+
+def test_a_request_ignoring_the_interrupt_is_refused(report: dict[str, Any]) -> None:
+    error = report["interruptIgnored"]["error"]
+    assert error["status"] == 409 and error["unchanged"] is True
+    assert error["payload"]["error"]["code"] == "interrupt_pending"
+
+
+def test_client_sent_state(report: dict[str, Any], server: Any) -> None:
+    scenario = report["clientState"]
+    state = scenario["state"]
+    assert state["topic"] == "multipliers" and state["user:language"] == "python"
+    assert state["review"]["approved"] is True
+    assert state == server_state(server, "/codegen", "state-thread")
+
+
+def test_invalid_client_state(report: dict[str, Any], server: Any) -> None:
+    scenario = report["invalidState"]
+    invalid = scenario["invalid"]
+    assert invalid["status"] == 422 and invalid["unchanged"] is True
+    assert invalid["payload"]["error"]["key"] == "files"
+    assert not server_state(server, "/codegen", "invalid-thread")
+    forbidden = scenario["forbidden"]
+    assert forbidden["status"] == 403 and forbidden["payload"]["error"]["key"] == "app:flags"
