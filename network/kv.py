@@ -113,7 +113,7 @@ class KV:
         The merged value is validated against the key's type and the validated value is stored.
         On a `StateValidationError` (or a handler that raises) nothing changes.
         """
-        spec = self._schema.spec(key) or self.spec(key)
+        spec = self._schema._specs.get(key) or self.spec(key)
         merge = handler or spec.handler
         current = self._data.get(key, _MISSING)
         if (
@@ -121,10 +121,11 @@ class KV:
             and spec.list_items
             and (current is _MISSING or type(current) is list)
         ):
-            items = (
-                value if type(value) is list else (list(value) if type(value) is tuple else [value])
-            )
-            self._append(spec, current, spec.validate_items(items))
+            kind = type(value)
+            items = value if kind is list else (list(value) if kind is tuple else [value])
+            if spec.item_adapter is not None:
+                items = spec.validate_items(items)
+            self._append(spec, current, items)
         elif (
             merge is merge_dicts
             and spec.dict_entries
@@ -133,9 +134,14 @@ class KV:
             if not isinstance(value, Mapping):
                 merge(None, value)  # raises the handler's own TypeError
             self._merge_entries(spec, current, spec.validate_entries(value))
+        elif merge is replace_values:
+            validated = spec.validate(value)
+            if spec.adapter is None or validated is value:
+                validated = copy_value(validated)  # the caller keeps no handle on the store
+            self._replace(spec, current, validated)
         else:
             base = None if current is _MISSING else copy_value(current)
-            merged = value if merge is replace_values else merge(base, value)
+            merged = merge(base, value)
             validated = spec.validate(merged)
             if spec.adapter is None or validated is value:
                 validated = copy_value(validated)  # the caller keeps no handle on the store
@@ -185,23 +191,25 @@ class KV:
             if is_flat(stored):
                 self._flat.add(key)
             if spec.persistent:
-                self._emit(
-                    [{"op": "add", "path": spec.pointer, "value": spec.to_json(copy_value(stored))}]
+                self._ops.append(
+                    {"op": "add", "path": spec.pointer, "value": spec.json_copy(stored)}
                 )
         else:
-            self._remember(key, "truncate", len(current))
+            if self._journal is not None:
+                self._journal.append((key, "truncate", len(current), key in self._flat))
             current.extend(items)
-            if key in self._flat and not all(type(item) in ATOMIC_TYPES for item in items):
-                self._flat.discard(key)
-            if spec.persistent:
-                path = spec.pointer + "/-"
-                self._emit(
-                    [
-                        {"op": "add", "path": path, "value": spec.to_json(copy_value(item))}
-                        for item in items
-                    ]
-                )
-        self._record(key, "set")
+            # One op per item, so an append costs the same however long the list is.
+            ops = self._ops if spec.persistent else None
+            path = spec.append_path
+            for item in items:
+                if type(item) in ATOMIC_TYPES:
+                    if ops is not None:
+                        ops.append({"op": "add", "path": path, "value": item})
+                else:
+                    self._flat.discard(key)
+                    if ops is not None:
+                        ops.append({"op": "add", "path": path, "value": spec.json_copy(item)})
+        self._log.append(WriteRecord(key, "set", self.writer, time.time()))
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
@@ -219,7 +227,7 @@ class KV:
                     {
                         "op": "add",
                         "path": prefix + str(name).replace("~", "~0").replace("/", "~1"),
-                        "value": spec.to_json(copy_value(entry)),
+                        "value": spec.json_copy(entry),
                     }
                     for name, entry in entries.items()
                 ]
@@ -235,10 +243,10 @@ class KV:
         else:
             self._flat.discard(key)
         if spec.persistent:
-            self._emit(
-                [{"op": "add", "path": spec.pointer, "value": spec.to_json(copy_value(validated))}]
+            self._ops.append(
+                {"op": "add", "path": spec.pointer, "value": spec.json_copy(validated)}
             )
-        self._record(key, "set")
+        self._log.append(WriteRecord(key, "set", self.writer, time.time()))
 
     def _emit(self, ops: list[Op]) -> None:
         self._ops.extend(ops)

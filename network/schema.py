@@ -25,6 +25,7 @@ from network.errors import ConfigurationError, StateError, StateValidationError
 from network.handlers import merge_dicts, merge_lists, replace_values
 from network.scopes import is_persistent, json_pointer
 from network.typenames import type_name
+from network.values import copy_value
 
 Handler = Callable[[Any, Any], Any]
 
@@ -71,6 +72,7 @@ class KeySpec:
     json_native: bool = True
     persistent: bool = True
     pointer: str = ""
+    append_path: str = ""  # pointer + "/-": where merge_lists appends
     type_label: str = field(default="Any")
 
     def validate(self, value: Any) -> Any:
@@ -104,6 +106,12 @@ class KeySpec:
         """The JSON form of a stored value (what deltas and snapshots carry)."""
         if self.json_native or self.adapter is None:
             return value
+        return self.adapter.dump_python(value, mode="json")
+
+    def json_copy(self, value: Any) -> Any:
+        """A JSON form of `value` that shares nothing with it (what an op may keep)."""
+        if self.json_native or self.adapter is None:
+            return copy_value(value)
         return self.adapter.dump_python(value, mode="json")
 
     def _error(self, exc: ValidationError) -> StateValidationError:
@@ -141,6 +149,7 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         json_native=_is_json_native(tp),
         persistent=is_persistent(key),
         pointer=json_pointer(key),
+        append_path=json_pointer(key) + "/-",
         type_label=type_name(tp),
     )
     # Appending to a list[X] (or merging into a dict[K, V]) keeps the stored value valid when

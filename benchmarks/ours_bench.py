@@ -1,0 +1,128 @@
+"""agent-network on the benchmark workloads, built the way the library is meant to be used.
+
+W1/W2: one agent with an `append_item` tool that appends to a `list[str]` state key (declared in
+the schema, so `merge_lists` and validation apply), a scripted in-process model asking for one
+tool call per step, and a plain-function router that stops when the list holds N items.
+W3: the same network through `LiteLLMModel` (litellm) against the shared fake OpenAI server.
+
+The library logs through structlog and never configures it; like any application that wants
+quiet runs, this script filters INFO out, which also means no event objects are built.
+
+    python benchmarks/ours_bench.py [--quick] [--workloads w1,w2,w3] [--base-url URL]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench_common import (  # noqa: E402
+    W2_LATENCY_S,
+    emit,
+    log,
+    measure_steps,
+    measure_w2,
+    package_versions,
+    parse_args,
+    w2_child_main,
+)
+from fake_openai_server import FakeOpenAIServer  # noqa: E402
+
+from agents import Agent, ToolContext, call, tool  # noqa: E402
+from agents.models.base import ModelRequest, ModelResponse  # noqa: E402
+from agents.models.scripted import _message  # noqa: E402
+from network import Network, RunContext, Usage  # noqa: E402
+
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+SCHEMA = {"items": {"type": list[str]}, "target": {"type": int}}
+
+
+@tool
+def append_item(item: str, ctx: ToolContext) -> str:
+    """Append one item to the list in state."""
+    ctx.kv.set("items", item)
+    return "ok"
+
+
+class InstantModel:
+    """A model that asks for one `append_item` call at once, or after `latency_s`."""
+
+    name = "instant"
+
+    def __init__(self, latency_s: float = 0.0) -> None:
+        self.latency_s = latency_s
+        self.usage = Usage()
+
+    async def complete(self, request: ModelRequest, on_chunk: Any = None) -> ModelResponse:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        k = len(request.history)
+        return ModelResponse(_message(None, [call("append_item", item=f"item-{k}")]), self.usage)
+
+
+def build(model: Any) -> Network:
+    worker = Agent("worker", tools=[append_item], model=model)
+
+    def until_n_items(ctx: RunContext) -> Any:
+        items = ctx.kv.get("items")
+        return None if items is not None and len(items) >= ctx.kv.get("target") else worker
+
+    return Network("bench", [worker], until_n_items, state_schema=SCHEMA, max_iter=10**6)
+
+
+def make_run(model: Any):
+    network = build(model)
+
+    async def run(n: int) -> int:
+        result = await network.run(f"Append {n} items.", state={"target": n})
+        return len(result["items"])
+
+    return run
+
+
+def main() -> None:
+    args = parse_args("agent-network on the benchmark workloads.")
+    if args.w2_once:
+        w2_child_main(make_run(InstantModel(W2_LATENCY_S)), args)
+        return
+    metrics: dict = {}
+    notes = [
+        "Agent + @tool writing a list[str] state key (schema-validated, RFC 6902 deltas "
+        "recorded, provenance kept), code router; structlog filtered to WARNING.",
+    ]
+    versions = package_versions("agent-network", "pydantic", "anyio", "litellm")
+    versions["python"] = sys.version.split()[0]
+    if "w1" in args.workloads:
+        log("agent-network W1")
+        metrics.update(measure_steps("w1", make_run(InstantModel()), args.w1_sizes, args, True))
+    if "w2" in args.workloads:
+        log("agent-network W2")
+        metrics.update(measure_w2(str(Path(__file__).resolve()), [], args))
+    if "w3" in args.workloads:
+        from agents.models.litellm_model import LiteLLMModel
+
+        log("agent-network W3")
+        notes.append("W3: LiteLLMModel('openai/fake', api_base=...) through litellm.acompletion.")
+
+        def http_run(base_url: str):
+            return make_run(LiteLLMModel("openai/fake", api_base=base_url, api_key="x"))
+
+        if args.base_url:
+            metrics.update(measure_steps("w3", http_run(args.base_url), args.w3_sizes, args, True))
+        else:
+            with FakeOpenAIServer() as server:
+                run = http_run(server.base_url)
+                metrics.update(measure_steps("w3", run, args.w3_sizes, args, True))
+    emit("agent-network", "async", versions, metrics, notes)
+
+
+if __name__ == "__main__":
+    main()
