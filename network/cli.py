@@ -1,0 +1,136 @@
+"""The `agent-network` command line.
+
+    agent-network run FILE:NETWORK "input" [--model M] [--state JSON]
+    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [--model M]
+    agent-network graph FILE:NETWORK
+
+`run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
+changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
+serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
+`--model` puts every agent (and an LLM router) on one litellm model for this command only.
+
+`FILE:NETWORK` is described in `network.cli_load`. A bad path, name or argument prints one
+line on stderr and exits with status 2; a run that fails exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from network.cli_load import CLIError, load_network, model_override
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-network", description="Run, serve or draw an agent network."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser("run", help="run a network once, with a live trace")
+    run.add_argument("target", metavar="FILE:NETWORK")
+    run.add_argument("input", help="the run's input text")
+    run.add_argument("--model", help="a litellm model string for every agent, e.g. openai/gpt-4o")
+    run.add_argument("--state", help="initial state as a JSON object")
+    serve = commands.add_parser("serve", help="serve a network over AG-UI (HTTP, SSE)")
+    serve.add_argument("target", metavar="FILE:NETWORK")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--path", default="/", help="the endpoint's path (default /)")
+    serve.add_argument("--model", help="a litellm model string for every agent")
+    graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
+    graph.add_argument("target", metavar="FILE:NETWORK")
+    return parser
+
+
+def _quiet_logs(level: int = logging.WARNING) -> None:
+    """The trace shows the run; library logs would only repeat it."""
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
+
+
+def _initial_state(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        state = json.loads(text)
+    except ValueError as exc:
+        raise CLIError(f"--state is not valid JSON: {exc}") from exc
+    if not isinstance(state, dict):
+        raise CLIError("--state must be a JSON object")
+    return state
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import anyio
+    from rich.console import Console
+
+    from network.cli_trace import Trace, summary
+
+    network = load_network(args.target)
+    state = _initial_state(args.state)
+    _quiet_logs()
+    console = Console(highlight=False)
+    trace = Trace(console)
+
+    async def main() -> Any:
+        with model_override(network, args.model):
+            return await network.run(args.input, state=state, sinks=[trace])
+
+    try:
+        result = anyio.run(main)
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        return 130
+    except Exception as exc:
+        partial = getattr(exc, "partial_result", None)
+        if partial is not None:
+            summary(console, partial)
+        print(f"error: run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    summary(console, result)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from network.agui import app
+
+    network = load_network(args.target)
+    if not args.path.startswith("/"):
+        raise CLIError(f"--path must start with '/', got {args.path!r}")
+    _quiet_logs()
+    with model_override(network, args.model):
+        print(f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path}")
+        uvicorn.run(app(network, path=args.path), host=args.host, port=args.port)
+    return 0
+
+
+def cmd_graph(args: argparse.Namespace) -> int:
+    # The command line sits on top of every package, so it may draw with `routers`.
+    from routers.mermaid import network_mermaid
+
+    print(network_mermaid(load_network(args.target)), end="")
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "serve": cmd_serve, "graph": cmd_graph}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `agent-network`; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except CLIError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""`FILE:NETWORK`: load a network from a Python file, for the command line.
+
+`FILE` is a path to a Python file (loaded as a module, its directory on `sys.path` so that
+it can import its neighbours); `NETWORK` the name of an attribute in it: a `Network`, or a
+function of no arguments that returns one. Without `:NETWORK`, the attribute `network` is
+used. Anything wrong is a `CLIError` with one line saying what.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from network.network import Network
+
+
+class CLIError(Exception):
+    """A problem the command line reports in one line (exit status 2)."""
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """`"path/to/file.py:name"` -> (path, name); a bare path means attribute `network`."""
+    path, sep, name = target.rpartition(":")
+    if not sep or not path or "/" in name or "\\" in name:  # no name, or a "C:\..." path
+        return target, "network"
+    if not name.isidentifier():
+        raise CLIError(f"{name!r} in {target!r} is not a Python name (expected FILE:NETWORK)")
+    return path, name
+
+
+def load_network(target: str) -> Network:
+    """The Network that `FILE:NETWORK` names."""
+    path_text, name = split_target(target)
+    path = Path(path_text)
+    if not path.is_file():
+        raise CLIError(f"no such file: {path_text}")
+    if path.suffix != ".py":
+        raise CLIError(f"{path_text} is not a Python file (.py)")
+    module = _import(path)
+    if not hasattr(module, name):
+        found = [k for k, v in vars(module).items() if isinstance(v, Network)]
+        hint = f" (networks in it: {', '.join(found)})" if found else ""
+        raise CLIError(f"{path_text} has no attribute {name!r}{hint}")
+    value = getattr(module, name)
+    if isinstance(value, Network):
+        return value
+    if callable(value):
+        try:
+            value = value()
+        except TypeError as exc:
+            raise CLIError(f"{path_text}:{name} must take no arguments: {exc}") from exc
+        except Exception as exc:
+            raise CLIError(f"{path_text}:{name}() failed: {type(exc).__name__}: {exc}") from exc
+        if isinstance(value, Network):
+            return value
+        raise CLIError(f"{path_text}:{name}() returned {type(value).__name__}, not a Network")
+    raise CLIError(f"{path_text}:{name} is a {type(value).__name__}, not a Network")
+
+
+def _import(path: Path) -> Any:
+    resolved = path.resolve()
+    module_name = f"_agent_network_cli_{abs(hash(str(resolved)))}"
+    spec = importlib.util.spec_from_file_location(module_name, resolved)
+    if spec is None or spec.loader is None:
+        raise CLIError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(resolved.parent))
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except SystemExit as exc:
+        raise CLIError(f"{path} exited while being imported (status {exc.code})") from exc
+    except Exception as exc:
+        raise CLIError(f"importing {path} failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+@contextlib.contextmanager
+def model_override(network: Network, model: str | None) -> Iterator[Network]:
+    """Every agent of `network` (and an LLM router) on `model`, for the duration of the block.
+
+    The network's own objects are switched and switched back, rather than copied: routers
+    often hold the agent objects themselves, and a copy would not be the agent they return.
+    The definition in the user's file is untouched; only this process's objects change, and
+    only while the command runs.
+    """
+    if not model:
+        yield network
+        return
+    holders = [*network.agents.values()]
+    if hasattr(network.router, "model"):
+        holders.append(network.router)
+    saved = [(holder, holder.model) for holder in holders]
+    saved_default = network.default_model
+    try:
+        for holder in holders:
+            holder.model = model
+        network.default_model = model
+        yield network
+    finally:
+        for holder, previous in saved:
+            holder.model = previous
+        network.default_model = saved_default

@@ -1,0 +1,143 @@
+"""The live trace `agent-network run` prints: a sink on the run's events, drawn with rich.
+
+Agent steps, streamed text, tool calls with their arguments and results, and state changes
+are printed as they happen; `summary` prints the end: stop reason, agent calls, token usage
+and timing. Plain ASCII markers, so any terminal (or a pipe) can show it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+WIDTH = 100  # values are cut to this many characters
+
+
+def short(value: Any, width: int = WIDTH) -> str:
+    """`value` on one line, cut to `width` characters."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+class Trace:
+    """A run sink that prints each event as it arrives."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.tools: dict[str, list[str]] = {}  # tool_call_id -> [name, arguments so far]
+        self.steps: dict[str, float] = {}
+        self.text_open = False
+
+    def line(self, *parts: tuple[str, str] | str) -> None:
+        self._end_text()
+        self.console.print(Text.assemble(*parts), highlight=False, soft_wrap=True)
+
+    def _end_text(self) -> None:
+        if self.text_open:
+            self.text_open = False
+            self.console.print()
+
+    async def __call__(self, event: Any) -> None:
+        kind = getattr(event.type, "value", event.type)
+        handler = getattr(self, "on_" + kind.lower(), None)
+        if handler is not None:
+            handler(event)
+
+    def on_run_started(self, event: Any) -> None:
+        self.line(("run ", "bold"), event.run_id, (f"  thread {event.thread_id}", "dim"))
+
+    def on_custom(self, event: Any) -> None:
+        if event.name == "PredictState":
+            for entry in event.value:
+                target = f"{entry['tool']}.{entry.get('tool_argument', '*')}"
+                self.line(("  predicts ", "dim"), entry["state_key"], (f" from {target}", "dim"))
+
+    def on_step_started(self, event: Any) -> None:
+        self.steps[event.step_name] = time.perf_counter()
+        self.line(("> ", "bold cyan"), (event.step_name, "bold cyan"))
+
+    def on_step_finished(self, event: Any) -> None:
+        started = self.steps.pop(event.step_name, None)
+        took = f" {time.perf_counter() - started:.2f}s" if started is not None else ""
+        self.line(("< ", "cyan"), (event.step_name, "cyan"), (took, "dim"))
+
+    def on_text_message_start(self, event: Any) -> None:
+        self._end_text()
+        self.console.print(Text("  " + (event.name or "assistant") + ": ", "dim"), end="")
+        self.text_open = True
+
+    def on_text_message_content(self, event: Any) -> None:
+        self.console.print(Text(event.delta), end="", highlight=False, soft_wrap=True)
+
+    def on_text_message_end(self, event: Any) -> None:
+        self._end_text()
+
+    def on_tool_call_start(self, event: Any) -> None:
+        self.tools[event.tool_call_id] = [event.tool_call_name, ""]
+
+    def on_tool_call_args(self, event: Any) -> None:
+        if event.tool_call_id in self.tools:
+            self.tools[event.tool_call_id][1] += event.delta
+
+    def on_tool_call_end(self, event: Any) -> None:
+        name, arguments = self.tools.get(event.tool_call_id, ["?", ""])
+        self.line(("  tool ", "yellow"), (name, "bold yellow"), f"({short(arguments)})")
+
+    def on_tool_call_result(self, event: Any) -> None:
+        name = self.tools.pop(event.tool_call_id, ["?"])[0]
+        content = event.content if isinstance(event.content, str) else str(event.content)
+        failed = content.startswith(("Error:", "Rejected:"))
+        style = "red" if failed else "green"
+        self.line((f"  {'x' if failed else '='} ", style), (name, style), ": ", short(content))
+
+    def on_state_delta(self, event: Any) -> None:
+        # While a tool call is open the change is predicted or proposed, not yet committed.
+        label = "  state~ " if self.tools else "  state "
+        for op in event.delta:
+            data = op if isinstance(op, dict) else op.model_dump()
+            value = f" = {short(data['value'], 60)}" if "value" in data else ""
+            self.line((label, "magenta"), f"{data['op']} {data['path']}", (value, "dim"))
+
+    def on_state_snapshot(self, event: Any) -> None:
+        keys = ", ".join(event.snapshot) or "empty"
+        self.line(("  state ", "magenta"), ("snapshot: ", "dim"), keys)
+
+    def on_run_finished(self, event: Any) -> None:
+        outcome = getattr(event, "outcome", None)
+        for interrupt in getattr(outcome, "interrupts", None) or ():
+            self.line(
+                ("  waiting ", "bold yellow"),
+                f"{interrupt.message or interrupt.reason} ",
+                (f"(interrupt {interrupt.id}, tool call {interrupt.tool_call_id})", "dim"),
+            )
+
+    def on_run_error(self, event: Any) -> None:
+        self.line(("run failed: ", "bold red"), event.message)
+
+
+def summary(console: Console, result: Any) -> None:
+    """The end of a run: why it stopped, who ran, tokens and time, and its output."""
+    usage = result.usage
+    calls = [r.agent for r in result.results]
+    rows = [
+        ("stop reason", str(result.stop_reason)),
+        ("agent calls", f"{len(calls)}" + (f" ({' -> '.join(calls)})" if calls else "")),
+        (
+            "usage",
+            f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion = "
+            f"{usage.total_tokens} tokens",
+        ),
+        ("time", f"{result.duration_ms / 1000:.2f}s"),
+    ]
+    if result.interrupts:
+        rows.append(("waiting for", ", ".join(i.tool for i in result.interrupts)))
+    if result.output:
+        rows.append(("output", short(result.output, 400)))
+    console.print(Text("-- summary --", "bold"))
+    for label, value in rows:
+        console.print(Text.assemble((f"{label:<12}", "bold"), value), highlight=False)

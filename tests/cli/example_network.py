@@ -1,0 +1,48 @@
+"""Networks for the command-line tests: offline, on scripted models.
+
+Loaded by path (`agent-network run tests/cli/example_network.py:network ...`).
+"""
+
+from typing import Any
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network, merge_dicts
+
+
+@tool(outputs_to_state={"files": {"source": "files", "handler": merge_dicts}})
+def write_files(files: dict[str, str]) -> dict[str, Any]:
+    """Write source files."""
+    return {"files": files}
+
+
+def make_network() -> Network:
+    """A planner and a coder, one call each."""
+    planner = Agent(
+        "planner",
+        model=ScriptedModel(lambda r: "Plan: write add.py", chunk_size=6),
+        output_key="plan",
+    )
+    coder = Agent(
+        "coder",
+        tools=[write_files],
+        model=ScriptedModel(lambda r: call("write_files", files={"add.py": "def add(a, b): ..."})),
+    )
+    order = ["planner", "coder"]
+
+    def route(ctx: Any) -> Any:
+        return order[ctx.call_count] if ctx.call_count < len(order) else None
+
+    return Network("tiny", [planner, coder], route, state_schema={"files": {"type": dict}})
+
+
+network = make_network()
+
+solo = Network("solo", [Agent("solo", model=ScriptedModel(lambda r: "scripted answer"))])
+
+broken = Network("broken", [Agent("broken", model=ScriptedModel([RuntimeError("provider down")]))])
+
+not_a_network = 42
+
+
+def needs_arguments(name: str) -> Network:
+    return network
