@@ -1,0 +1,49 @@
+"""examples/agui_server.py serves the codegen example network over AG-UI."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import structlog
+
+from tests.agui.protocol import parse_sse, replay
+
+pytestmark = pytest.mark.anyio
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agui_server.py"
+
+
+def load_example() -> Any:
+    spec = importlib.util.spec_from_file_location("agui_server_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def test_the_example_serves_the_codegen_network() -> None:
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    try:
+        asgi = load_example().create_app()
+        transport = httpx.ASGITransport(app=asgi)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            response = await client.post(
+                "/",
+                json={
+                    "threadId": "example",
+                    "runId": "run-1",
+                    "messages": [{"id": "1", "role": "user", "content": "Write add(a, b)."}],
+                },
+            )
+    finally:
+        structlog.reset_defaults()
+    assert response.status_code == 200
+    run = replay(parse_sse(response.text), thread_id="example", run_id="run-1")
+    assert "tests/test_add.py" in run.state["files"]
+    assert run.state["review"]["approved"] is True
+    assert run.state == asgi.state.threads.peek("example").state
