@@ -29,7 +29,7 @@ async def hold(
     ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: list[ToolCall]
 ) -> list[ToolCall]:
     """Record an interrupt for each call needing confirmation; return the calls to run now."""
-    kv = ctx.state.kv
+    kv: Any = ctx.state.kv
     predict_state = getattr(ctx.network, "predict_state", None) or {}
     checkpoint = ctx.state.snapshot()
     runnable: list[ToolCall] = []
@@ -103,7 +103,7 @@ async def resume_call(
         for record in records:
             await emitter.emit(events.tool_result(record.id + ":result", record.id, record.content))
     messages = ctx.state._messages
-    values = {"agent": agent.name, "input": ctx.input, "prompt": []}
+    values: dict[str, Any] = {"agent": agent.name, "input": ctx.input, "prompt": []}
     values["history"] = HistoryView(messages, len(messages))
     values["output"] = []
     values["tool_calls"] = records
@@ -119,7 +119,7 @@ async def resume_call(
 def _rejected(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:
     why = f": {answer.reason}" if answer.reason else ""
     message = f"the user rejected this call to {interrupt.tool!r}{why}. It did not run."
-    values = {"id": interrupt.tool_call_id, "name": interrupt.tool}
+    values: dict[str, Any] = {"id": interrupt.tool_call_id, "name": interrupt.tool}
     values["arguments"] = interrupt.arguments
     values["result"] = None
     values["content"] = f"Rejected: {message}"

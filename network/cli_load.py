@@ -91,7 +91,7 @@ def model_override(network: Network, model: str | None) -> Iterator[Network]:
     if not model:
         yield network
         return
-    holders = [*network.agents.values()]
+    holders: list[Any] = [*network.agents.values()]
     if hasattr(network.router, "model"):
         holders.append(network.router)
     saved = [(holder, holder.model) for holder in holders]

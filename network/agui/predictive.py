@@ -107,7 +107,7 @@ class Predictor:
 
     async def _baseline(self, key: str) -> tuple[Any] | None:
         """The key's value as the client has it, after sending any pending change."""
-        kv = self.ctx.state.kv
+        kv: Any = self.ctx.state.kv
         try:
             spec = kv.spec(key)
         except StateError:  # undeclared in a closed schema: the commit will fail, show nothing

@@ -99,7 +99,7 @@ def chef_script(request: Any) -> Any:
 
 
 def recipe_network(
-    *, confirm: bool = False, model: Any = None, schema: Any = None, calls: list[str] | None = None
+    *, confirm: bool = False, model: Any = None, schema: Any = None, calls: list[Any] | None = None
 ) -> Network:
     """A chef whose `create_recipe(recipe_data)` predicts state key `recipe`."""
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-import jsonpatch
+import jsonpatch  # type: ignore[import-untyped]
 from ag_ui.encoder import EventEncoder
 
 
@@ -45,8 +45,8 @@ class Replay:
     events: list[dict[str, Any]]
     state: dict[str, Any]
     types: list[str] = field(default_factory=list)
-    finished: dict[str, Any] | None = None
-    error: dict[str, Any] | None = None
+    finished: Any = None  # the RUN_FINISHED event
+    error: Any = None  # the RUN_ERROR event
 
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [event for event in self.events if event["type"] == kind]
