@@ -82,7 +82,11 @@ class Network:
         self.default_model = default_model
         self.max_iter = max_iter
         self.schema = StateSchema.coerce(state_schema)
-        self.predict_state = dict(predict_state or {})
+        self.predict_state: dict[str, dict[str, Any]] = {}
+        if predict_state:
+            from network.predict_state import check_predict_state
+
+            self.predict_state = check_predict_state(self, predict_state)
         validate = getattr(router, "validate", None)
         if callable(validate):
             validate(self)

@@ -25,21 +25,16 @@ from pydantic_core import from_json
 
 from network import events
 from network.context import RunContext
-from network.errors import ConfigurationError, StateError
+from network.errors import StateError
 from network.scopes import is_persistent, json_pointer
 
 _MISSING: Any = object()
 
 
 def config_entries(predict_state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The PredictState announcement's value; `ConfigurationError` for a malformed entry."""
+    """The PredictState announcement's value (the network checked the entries when defined)."""
     entries = []
     for key, spec in predict_state.items():
-        if not isinstance(spec, dict) or not isinstance(spec.get("tool"), str):
-            raise ConfigurationError(
-                f"predict_state[{key!r}] must be {{'tool': name, 'tool_argument': name}}, "
-                f"got {spec!r}"
-            )
         entry = {"state_key": key, "tool": spec["tool"]}
         if spec.get("tool_argument") is not None:
             entry["tool_argument"] = spec["tool_argument"]

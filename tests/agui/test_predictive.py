@@ -9,7 +9,7 @@ import pytest
 import structlog
 
 from agents import Agent, ScriptedModel, call, tool
-from network import Network
+from network import ConfigurationError, Network
 from network.agui.predictive import parse_partial
 from tests.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
 from tests.agui.protocol import replay, wire
@@ -37,6 +37,14 @@ def test_partial_json_is_parsed_by_a_real_parser() -> None:
     assert parse_partial('{"a') == {}
     assert parse_partial("") is None
     assert parse_partial("not json") is None
+
+
+def test_predict_state_is_checked_when_the_network_is_defined() -> None:
+    chef = recipe_network().agents["chef"]
+    with pytest.raises(ConfigurationError, match="names tool 'create_recipes', which no agent"):
+        Network("r", [chef], predict_state={"recipe": {"tool": "create_recipes"}})
+    with pytest.raises(ConfigurationError, match="unknown fields"):
+        Network("r", [chef], predict_state={"recipe": {"tool": "create_recipe", "arg": "x"}})
 
 
 async def test_predict_state_is_announced_right_after_run_started() -> None:
