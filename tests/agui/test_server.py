@@ -6,11 +6,12 @@ import json
 import logging
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 import structlog
 
-from agents import Agent, ScriptedModel
+from agents import Agent, ScriptedModel, TextDelta
 from network import Network
 from network.agui import app
 from tests.agui.networks import PANCAKES, codegen_network, recipe_network
@@ -229,3 +230,51 @@ async def test_malformed_or_unexpected_resume_is_refused() -> None:
     stray = [{"interruptId": "int_nope", "status": "resolved", "payload": True}]
     assert (await client.post(body("fresh", "r3", resume=stray))).status_code == 409
     assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
+
+
+async def test_a_client_that_disconnects_cancels_its_run() -> None:
+    class Stalling:
+        name = "stalling"
+
+        async def complete(self, request: Any, on_chunk: Any = None) -> Any:
+            await on_chunk(TextDelta("thinking"))
+            await anyio.sleep(30)
+
+    asgi = app(Network("n", [Agent("a", model=Stalling())]))
+    payload = json.dumps(body("t", "r")).encode()
+    gone = anyio.Event()
+    requested = False
+    frames: list[bytes] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": payload, "more_body": False}
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        frames.append(message.get("body", b""))
+        if b"TEXT_MESSAGE_CONTENT" in message.get("body", b""):
+            gone.set()  # the client leaves as soon as the text starts
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 80),
+    }
+    with anyio.fail_after(5):  # the run would take 30 s if it were not cancelled
+        await asgi(scope, receive, send)
+    record = asgi.state.threads.peek("t")
+    assert record.run_id is None and record.runs == 1
+    assert b"RUN_FINISHED" not in b"".join(frames)
