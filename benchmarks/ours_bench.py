@@ -23,7 +23,7 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_common import (  # noqa: E402
+from bench_common import (
     W2_LATENCY_S,
     emit,
     log,
@@ -33,12 +33,12 @@ from bench_common import (  # noqa: E402
     parse_args,
     w2_child_main,
 )
-from fake_openai_server import FakeOpenAIServer  # noqa: E402
+from fake_openai_server import FakeOpenAIServer
 
-from agents import Agent, ToolContext, call, tool  # noqa: E402
-from agents.models.base import ModelRequest, ModelResponse  # noqa: E402
-from agents.models.scripted import _message  # noqa: E402
-from network import Network, RunContext, Usage  # noqa: E402
+from agents import Agent, ToolContext, call, tool
+from agents.models.base import ModelRequest, ModelResponse
+from agents.models.scripted import _message
+from network import Network, RunContext, Usage
 
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
