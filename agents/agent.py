@@ -88,6 +88,8 @@ class Agent:
         self.hooks = AgentHooks.coerce(hooks)
         self.params = dict(params or {})
         self._tool_schemas = [t.schema for t in self.tools.values()]
+        # Whether any tool waits for a person; saves looking at every call when none does.
+        self.confirming = any(t.requires_confirmation for t in self.tools.values())
 
     # -- one call inside a network -------------------------------------------------------
 
@@ -211,17 +213,23 @@ class Agent:
     ) -> InferenceResult:
         from network.results import Usage
 
-        values = {"agent": self.name, "input": ctx.input, "prompt": call.prompt}
-        values["history"] = call.history
-        values["output"] = [response.message] if response is not None else []
-        values["tool_calls"] = records
-        values["raw"] = response.raw if response is not None else None
-        values["usage"] = response.usage if response is not None else Usage()
-        values["started_at"] = started_at
-        values["duration_ms"] = (time.perf_counter() - started) * 1000
-        values["state_delta"] = []
-        values["skipped"] = skipped
-        return construct(InferenceResult, values)
+        return construct(
+            InferenceResult,
+            {
+                "agent": self.name,
+                "input": ctx.input,
+                "prompt": call.prompt,
+                "history": call.history,
+                "output": [response.message] if response is not None else [],
+                "tool_calls": records,
+                "raw": response.raw if response is not None else None,
+                "usage": response.usage if response is not None else Usage(),
+                "started_at": started_at,
+                "duration_ms": (time.perf_counter() - started) * 1000,
+                "state_delta": [],
+                "skipped": skipped,
+            },
+        )
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:
         """Finish tool calls that waited for confirmation (`agents.confirmation`)."""

@@ -32,12 +32,19 @@ def _error_record(call: ToolCall, message: str, started: float) -> ToolCallRecor
 def _record(
     call: ToolCall, result: Any, content: str, error: str | None, started: float
 ) -> ToolCallRecord:
-    values = {"id": call.id, "name": call.name, "arguments": call.arguments, "result": result}
-    values["content"] = content
-    values["is_error"] = error is not None
-    values["error"] = error
-    values["duration_ms"] = (time.perf_counter() - started) * 1000
-    return construct(ToolCallRecord, values)
+    return construct(
+        ToolCallRecord,
+        {
+            "id": call.id,
+            "name": call.name,
+            "arguments": call.arguments,
+            "result": result,
+            "content": content,
+            "is_error": error is not None,
+            "error": error,
+            "duration_ms": (time.perf_counter() - started) * 1000,
+        },
+    )
 
 
 async def run_tool(
@@ -84,7 +91,7 @@ async def run_tool_calls(
     Calls of `requires_confirmation` tools are held back as interrupts (no record) unless
     `confirmed`: see `agents.confirmation`.
     """
-    if not confirmed:
+    if not confirmed and getattr(agent, "confirming", True):
         for call in calls:
             tool = tools.get(call.name)
             if tool is not None and tool.requires_confirmation:

@@ -170,7 +170,7 @@ class Tool:
             raise ToolError(
                 f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name
             ) from exc
-        return dict(validated.__dict__)
+        return validated.__dict__  # the instance is thrown away: its dict can be the kwargs
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""

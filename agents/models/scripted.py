@@ -139,9 +139,16 @@ def _fresh(tool_call: ToolCall) -> ToolCall:
 
 
 def _message(content: str | None, tool_calls: list[ToolCall]) -> AssistantMessage:
-    values = {"role": "assistant", "content": content, "tool_calls": tool_calls}
-    values["id"] = values["name"] = None
-    return construct(AssistantMessage, values)
+    return construct(
+        AssistantMessage,
+        {
+            "role": "assistant",
+            "content": content,
+            "tool_calls": tool_calls,
+            "id": None,
+            "name": None,
+        },
+    )
 
 
 def _usage(message: AssistantMessage) -> Usage:
