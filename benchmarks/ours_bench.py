@@ -89,7 +89,7 @@ def make_run(model: Any):
 
 
 def main() -> None:
-    args = parse_args("agent-network on the benchmark workloads.")
+    args = parse_args("agent-network on the benchmark workloads.", modes=("openai", "hosted_vllm"))
     if args.w2_once:
         w2_child_main(make_run(InstantModel(W2_LATENCY_S)), args)
         return
@@ -110,10 +110,11 @@ def main() -> None:
         from agents.models.litellm_model import LiteLLMModel
 
         log("agent-network W3")
-        notes.append("W3: LiteLLMModel('openai/fake', api_base=...) through litellm.acompletion.")
+        route = f"{args.mode}/fake"  # litellm's openai/ route, or its lighter hosted_vllm/ one
+        notes.append(f"W3: LiteLLMModel({route!r}, api_base=...) through litellm.acompletion.")
 
         def http_run(base_url: str):
-            return make_run(LiteLLMModel("openai/fake", api_base=base_url, api_key="x"))
+            return make_run(LiteLLMModel(route, api_base=base_url, api_key="x"))
 
         if args.base_url:
             metrics.update(measure_steps("w3", http_run(args.base_url), args.w3_sizes, args, True))

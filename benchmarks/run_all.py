@@ -51,6 +51,13 @@ FRAMEWORKS = [
     Framework("floor", "bare Python loop (floor)", "project", "floor.py"),
     Framework(OURS_KEY, "agent-network (ours)", "project", "ours_bench.py"),
     Framework(
+        "agent-network-vllm-route",
+        "agent-network, W3 on litellm's hosted_vllm/ route",
+        "project",
+        "ours_bench.py",
+        ("--mode", "hosted_vllm", "--workloads", "w3"),
+    ),
+    Framework(
         "langgraph-sync", "LangGraph, sync", "peers", "peers/langgraph_bench.py", ("--mode", "sync")
     ),
     Framework(
