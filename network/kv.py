@@ -135,17 +135,12 @@ class KV:
                 merge(None, value)  # raises the handler's own TypeError
             self._merge_entries(spec, current, spec.validate_entries(value))
         elif merge is replace_values:
-            validated = spec.validate(value)
-            if spec.adapter is None or validated is value:
-                validated = copy_value(validated)  # the caller keeps no handle on the store
-            self._replace(spec, current, validated)
+            # A copy even of a validated value: pydantic hands `Any` parts and model instances
+            # back as they came, and the caller keeps no handle on the store.
+            self._replace(spec, current, copy_value(spec.validate(value)))
         else:
             base = None if current is _MISSING else copy_value(current)
-            merged = merge(base, value)
-            validated = spec.validate(merged)
-            if spec.adapter is None or validated is value:
-                validated = copy_value(validated)  # the caller keeps no handle on the store
-            self._replace(spec, current, validated)
+            self._replace(spec, current, copy_value(spec.validate(merge(base, value))))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, copy_value(value), merge))
 
@@ -183,9 +178,11 @@ class KV:
                 self._flat.discard(key)
 
     def _append(self, spec: KeySpec, current: Any, items: list[Any]) -> None:
+        # The store keeps copies of anything mutable it is given: a caller (or a tool's result)
+        # changing an object it passed in must never change the state behind the store's back.
         key = spec.key
         if current is _MISSING:
-            stored = list(items)
+            stored = [item if type(item) in ATOMIC_TYPES else copy_value(item) for item in items]
             self._remember(key, "restore", _MISSING)
             self._data[key] = stored
             if is_flat(stored):
@@ -197,42 +194,41 @@ class KV:
         else:
             if self._journal is not None:
                 self._journal.append((key, "truncate", len(current), key in self._flat))
-            current.extend(items)
             # One op per item, so an append costs the same however long the list is.
             ops = self._ops if spec.persistent else None
             path = spec.append_path
             for item in items:
                 if type(item) in ATOMIC_TYPES:
+                    current.append(item)
                     if ops is not None:
                         ops.append({"op": "add", "path": path, "value": item})
                 else:
                     self._flat.discard(key)
+                    current.append(copy_value(item))
                     if ops is not None:
-                        ops.append({"op": "add", "path": path, "value": spec.json_copy(item)})
+                        ops.append({"op": "add", "path": path, "value": spec.item_json(item)})
         self._log.append(WriteRecord(key, "set", self.writer, time.time()))
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
         if current is _MISSING:
-            self._replace(spec, current, entries)
+            self._replace(spec, current, copy_value(entries))
             return
         self._remember(key, "restore", dict(current))
-        current.update(entries)
-        if key in self._flat and not all(type(v) in ATOMIC_TYPES for v in entries.values()):
-            self._flat.discard(key)
-        if spec.persistent:
-            prefix = spec.pointer + "/"
-            self._emit(
-                [
-                    {
-                        "op": "add",
-                        "path": prefix + str(name).replace("~", "~0").replace("/", "~1"),
-                        "value": spec.json_copy(entry),
-                    }
-                    for name, entry in entries.items()
-                ]
-            )
-        self._record(key, "set")
+        ops = self._ops if spec.persistent else None
+        prefix = spec.pointer + "/"
+        for name, entry in entries.items():
+            if type(entry) in ATOMIC_TYPES:
+                current[name] = entry
+                value = entry
+            else:
+                self._flat.discard(key)
+                current[name] = copy_value(entry)
+                value = spec.entry_json(entry)
+            if ops is not None:
+                path = prefix + str(name).replace("~", "~0").replace("/", "~1")
+                ops.append({"op": "add", "path": path, "value": value})
+        self._log.append(WriteRecord(key, "set", self.writer, time.time()))
 
     def _replace(self, spec: KeySpec, current: Any, validated: Any) -> None:
         key = spec.key

@@ -67,6 +67,7 @@ class KeySpec:
     adapter: TypeAdapter[Any] | None  # None: untyped, nothing to validate
     item_adapter: TypeAdapter[Any] | None = None  # list[X]: validates appended items alone
     value_adapter: TypeAdapter[Any] | None = None  # dict[str, X]: validates merged entries alone
+    entry_adapter: TypeAdapter[Any] | None = None  # X of dict[str, X]: one entry's JSON form
     list_items: bool = False  # merge_lists may validate only the new items
     dict_entries: bool = False  # merge_dicts may validate only the new entries
     json_native: bool = True
@@ -107,6 +108,18 @@ class KeySpec:
         if self.json_native or self.adapter is None:
             return value
         return self.adapter.dump_python(value, mode="json")
+
+    def item_json(self, item: Any) -> Any:
+        """The JSON form of one item of a `list[X]` key (an appended item's op value)."""
+        if self.json_native or self.item_adapter is None:
+            return copy_value(item)
+        return self.item_adapter.dump_python(item, mode="json")
+
+    def entry_json(self, entry: Any) -> Any:
+        """The JSON form of one entry of a `dict[K, X]` key (a merged entry's op value)."""
+        if self.json_native or self.entry_adapter is None:
+            return copy_value(entry)
+        return self.entry_adapter.dump_python(entry, mode="json")
 
     def json_copy(self, value: Any) -> Any:
         """A JSON form of `value` that shares nothing with it (what an op may keep)."""
@@ -165,6 +178,8 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
     elif get_origin(tp) is dict:
         spec.dict_entries = True
         spec.value_adapter = TypeAdapter(tp)
+        entry_args = get_args(tp)
+        spec.entry_adapter = TypeAdapter(entry_args[1]) if len(entry_args) == 2 else None
     return spec
 
 

@@ -86,8 +86,8 @@ class StagedKV:
         spec = self._base.spec(key)
         merge = handler or spec.handler
         if merge is merge_lists and spec.list_items:
-            items = value if isinstance(value, list) else [value]
-            checked: Any = spec.validate_items(list(items))
+            items = list(value) if isinstance(value, list | tuple) else [value]
+            checked: Any = spec.validate_items(items)
         elif merge is merge_dicts and spec.dict_entries and isinstance(value, Mapping):
             checked = spec.validate_entries(value)
         elif merge is replace_values:

@@ -216,3 +216,21 @@ def test_tool_definition_errors() -> None:
         @tool(inputs_from_state={"doc": "missing"})
         def summarize(text: str) -> str:
             return text
+
+
+@pytest.mark.anyio
+async def test_a_tuple_appends_its_items_alone_or_in_a_batch() -> None:
+    @tool
+    def add_pair(ctx: ToolContext) -> str:
+        ctx.kv.set("nums", (1, 2))
+        return "ok"
+
+    schema = {"nums": {"type": list[int]}}
+    alone = Agent("a", tools=[add_pair], model=ScriptedModel([call("add_pair")]))
+    batch = Agent(
+        "b", tools=[add_pair], model=ScriptedModel([[call("add_pair"), call("add_pair")]])
+    )
+    first = await Network("n", [alone], state_schema=schema).run("x")
+    second = await Network("n", [batch], state_schema=schema).run("x")
+    assert first["nums"] == [1, 2]
+    assert second["nums"] == [1, 2, 1, 2]

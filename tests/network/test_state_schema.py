@@ -206,3 +206,112 @@ def test_scopes_are_all_visible_and_temp_is_never_serialized() -> None:
     assert "temp:scratch" not in state.snapshot()
     assert "temp:scratch" not in state.to_json()
     assert all("temp:" not in op["path"] for op in state.kv.take_ops())
+
+
+@pytest.mark.parametrize(
+    ("schema", "key", "handler"),
+    [
+        ({"docs": {"type": list[dict]}}, "docs", None),
+        ({"docs": {"type": list}}, "docs", None),
+        ({"docs": {"type": dict[str, Any], "handler": merge_dicts}}, "docs", None),
+        ({}, "docs", merge_lists),
+        ({}, "docs", merge_dicts),
+    ],
+)
+def test_appends_and_merges_keep_no_handle_on_the_callers_objects(
+    schema: dict, key: str, handler: Any
+) -> None:
+    state = State(schema=schema)
+    nested = {"lines": [1]}
+    first = {"a": nested} if "dict" in str(schema) or handler is merge_dicts else [nested]
+    for _ in range(2):  # the first write creates the key, the second appends or merges
+        state.kv.set(key, first, handler=handler)
+    before = state.data
+    ops = state.kv.take_ops()
+    nested["lines"].append(99)
+    assert state.data == before
+    assert "99" not in str(ops)
+
+
+def test_a_tool_result_written_to_state_is_not_shared_with_the_tool() -> None:
+    import anyio
+
+    from agents import Agent, ScriptedModel, call, tool
+    from network import Network
+
+    kept = {}
+
+    @tool(outputs_to_state={"docs": {"source": "docs"}})
+    def fetch() -> dict[str, Any]:
+        kept["docs"] = [{"title": "a"}]
+        return {"docs": kept["docs"]}
+
+    agent = Agent("a", tools=[fetch], model=ScriptedModel([call("fetch")]))
+    network = Network("n", [agent], state_schema={"docs": {"type": list[dict]}})
+    result = anyio.run(network.run, "x")
+    kept["docs"].append({"title": "sneaked in"})
+    kept["docs"][0]["title"] = "changed"
+    assert result["docs"] == [{"title": "a"}]
+
+
+def test_seeds_are_validated_but_never_merged() -> None:
+    calls = []
+
+    def spy(current: Any, new: Any) -> Any:
+        calls.append(new)
+        return new
+
+    state = State(
+        {"best": 3, "items": [1, 2]},
+        schema={"best": {"type": int, "handler": spy}, "items": {"type": list[int]}},
+    )
+    assert calls == []
+    assert state.data == {"best": 3, "items": [1, 2]}
+    with pytest.raises(StateValidationError, match="'items'"):
+        State({"items": 5}, schema={"items": {"type": list[int]}})  # merge_lists would wrap it
+
+
+def test_model_typed_lists_and_dicts_record_json_ops_without_warnings() -> None:
+    import warnings
+
+    class Doc(BaseModel):
+        title: str
+
+    state = State(
+        schema={
+            "docs": {"type": list[Doc]},
+            "index": {"type": dict[str, Doc], "handler": merge_dicts},
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for title in ("a", "b"):
+            state.kv.set("docs", {"title": title})
+            state.kv.set("index", {title: {"title": title}})
+    assert state.kv.take_ops()[-2:] == [
+        {"op": "add", "path": "/docs/-", "value": {"title": "b"}},
+        {"op": "add", "path": "/index/b", "value": {"title": "b"}},
+    ]
+    assert state.snapshot()["docs"] == [{"title": "a"}, {"title": "b"}]
+
+
+@pytest.mark.anyio
+async def test_pydantic_defaults_are_fresh_for_every_run() -> None:
+    from agents import Agent, ScriptedModel, ToolContext, call, tool
+    from network import Network
+
+    class Notes(BaseModel):
+        notes: list[str] = []
+        meta: dict[str, str] = {}
+
+    @tool
+    def note(ctx: ToolContext) -> str:
+        ctx.kv.set("notes", "hello")
+        return "ok"
+
+    agent = Agent("a", tools=[note], model=ScriptedModel([call("note")], repeat_last=True))
+    network = Network("n", [agent], state_schema=Notes)
+    first = await network.run("x")
+    second = await network.run("x")
+    assert first["notes"] == second["notes"] == ["hello"]
+    assert network.schema.defaults == {"notes": [], "meta": {}}
