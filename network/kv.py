@@ -137,7 +137,10 @@ class KV:
         elif merge is replace_values:
             # A copy even of a validated value: pydantic hands `Any` parts and model instances
             # back as they came, and the caller keeps no handle on the store.
-            self._replace(spec, current, copy_value(spec.validate(value)))
+            validated = spec.validate(value)
+            if validated is value or not spec.fresh:
+                validated = copy_value(validated)
+            self._replace(spec, current, validated)
         else:
             base = None if current is _MISSING else copy_value(current)
             self._replace(spec, current, copy_value(spec.validate(merge(base, value))))

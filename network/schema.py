@@ -52,6 +52,25 @@ def _is_json_native(tp: Any) -> bool:
     return origin is typing.Literal
 
 
+def _validates_fresh(tp: Any, depth: int = 0) -> bool:
+    """True when validating a value of `tp` builds every container anew (no `Any` part
+    can hand the caller's object back), so the store need not copy what validation returns."""
+    if depth > 8 or tp is Any or tp is list or tp is dict:
+        return False
+    if tp in _JSON_NATIVE:
+        return True
+    origin = get_origin(tp)
+    if origin is typing.Literal:
+        return True
+    if origin in (list, dict, typing.Union, types.UnionType):
+        return all(_validates_fresh(arg, depth + 1) for arg in get_args(tp))
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return all(
+            _validates_fresh(field.annotation, depth + 1) for field in tp.model_fields.values()
+        )
+    return False
+
+
 def _looks_like_type(tp: Any) -> bool:
     return isinstance(tp, type) or tp is Any or get_origin(tp) is not None
 
@@ -71,6 +90,7 @@ class KeySpec:
     list_items: bool = False  # merge_lists may validate only the new items
     dict_entries: bool = False  # merge_dicts may validate only the new entries
     json_native: bool = True
+    fresh: bool = False  # validation returns new objects all the way down (see _validates_fresh)
     persistent: bool = True
     pointer: str = ""
     append_path: str = ""  # pointer + "/-": where merge_lists appends
@@ -160,6 +180,7 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         declared=declared,
         adapter=adapter,
         json_native=_is_json_native(tp),
+        fresh=_validates_fresh(tp),
         persistent=is_persistent(key),
         pointer=json_pointer(key),
         append_path=json_pointer(key) + "/-",
