@@ -192,8 +192,17 @@ async def resume_run(
     sinks: Sequence[Any] = (),
     max_iter: int | None = None,
     run_id: str | None = None,
+    store: Any = None,
+    user_id: str | None = None,
+    app_name: str | None = None,
 ) -> RunResult:
-    """`network.resume`: a new run that starts by finishing the interrupted tool calls."""
+    """`network.resume`: a new run that starts by finishing the interrupted tool calls.
+
+    A run that was saved to a thread (`interrupted.persisted`) is resumed on that thread:
+    the thread is reopened from `store` (the same default as `network.run`), so the accepted
+    tool's writes and every later call are committed like any other. The held call never ran
+    and proposals are never applied on the server, so the stored state is the checkpoint.
+    """
     from network.state import State
 
     pending = list(interrupted.interrupts)
@@ -201,10 +210,19 @@ async def resume_run(
         raise InterruptError(f"run {interrupted.run_id!r} did not stop on an interrupt")
     answered = match_answers(pending, answers)
     old = interrupted.state
-    data = old.snapshot()
-    restore_rejected(data, answered)
-    state = State(data, schema=network.schema, messages=list(old._messages))
     first_input = old.results[0].input if old.results else ""
+    session = None
+    if interrupted.persisted and interrupted.thread_id is not None:
+        from network.threads.persistence import ThreadSession
+
+        session = await ThreadSession.open(
+            network, interrupted.thread_id, user_id=user_id, store=store, app_name=app_name
+        )
+        state = session.state
+    else:
+        data = old.snapshot()
+        restore_rejected(data, answered)
+        state = State(data, schema=network.schema, messages=list(old._messages))
     ctx = RunContext(
         network=network,
         state=state,
@@ -213,4 +231,6 @@ async def resume_run(
         thread_id=interrupted.thread_id,
     )
     ctx.extras["resume"] = answered
+    if session is not None:
+        return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
     return await network.execute(ctx, max_iter=max_iter, sinks=sinks)

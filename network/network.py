@@ -48,9 +48,9 @@ class Network:
         name: str,
         agents: Sequence[AgentLike],
         router: Router | None = None,
-        *,
         default_model: Any = None,
         max_iter: int = DEFAULT_MAX_ITER,
+        *,
         state_schema: Any = None,
         predict_state: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
@@ -248,6 +248,7 @@ class Network:
             duration_ms=(time.perf_counter() - started) * 1000,
             error=error,
             interrupts=list(ctx.extras.get("interrupts", ())),
+            persisted="thread_session" in ctx.extras,
         )
 
     def run_sync(self, input: str, **kwargs: Any) -> RunResult:
@@ -275,7 +276,8 @@ class Network:
         """Continue a run that stopped on interrupts (`interrupted.interrupts`).
 
         `answers`: `interrupt.accept()` / `interrupt.reject(reason)` for every pending interrupt
-        (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`. See
+        (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`, and for a run
+        saved to a thread `store=` / `user_id=` / `app_name=` to reopen it. See
         `network.interrupts` for what accepting and rejecting do.
         """
         from network.interrupts import resume_run

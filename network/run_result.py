@@ -46,6 +46,7 @@ class RunResult:
     summary: str | None = None  # what a router's Stop said, if anything
     duration_ms: float = 0.0
     interrupts: list[Any] = field(default_factory=list)
+    persisted: bool = False  # the run was saved to its thread (resume reopens the thread)
     error: BaseException | None = None
 
     @property

@@ -112,6 +112,7 @@ class ThreadSession:
     ) -> RunResult:
         """Run `ctx` (built on `self.state`) with this session committing as it goes."""
         self.run_id = ctx.run_id
+        ctx.extras["thread_session"] = self
         try:
             return await ctx.network.execute(ctx, max_iter=max_iter, sinks=[self.sink, *sinks])
         finally:

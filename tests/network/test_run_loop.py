@@ -159,3 +159,60 @@ def test_network_definition_errors_name_what_is_wrong() -> None:
         Network("n", [a, text_agent("b", "y")])
     with pytest.raises(ConfigurationError, match="max_iter"):
         Network("n", [a], max_iter=0)
+
+
+def test_network_takes_default_model_and_max_iter_positionally() -> None:
+    a = Agent("a")
+    model = ScriptedModel(["positional"])
+    network = Network("n", [a], lambda ctx: a if ctx.call_count == 0 else None, model, 7)
+    assert network.default_model is model and network.max_iter == 7
+    assert network.run_sync("x").output == "positional"
+
+
+@pytest.mark.anyio
+async def test_a_run_leaves_the_network_definition_as_it_was() -> None:
+    @tool
+    def note(ctx: ToolContext) -> str:
+        ctx.kv.set("notes", ["n"])
+        return "ok"
+
+    worker = Agent(
+        "worker",
+        system="Notes: {notes?}",
+        tools=[note],
+        model=ScriptedModel([call("note")], repeat_last=True),
+        output_key="out",
+    )
+    network = Network(
+        "n",
+        [worker],
+        lambda ctx: worker if ctx.call_count < 2 else None,
+        state_schema={"notes": {"type": list[str]}},
+    )
+    before = (
+        dict(network.agents),
+        network.router,
+        network.max_iter,
+        network.schema.items(),
+        dict(worker.tools),
+        worker.system,
+        worker.output_key,
+        note.schema,
+    )
+    import copy
+
+    frozen = copy.deepcopy((worker.system, note.schema, network.schema.keys))
+    await network.run("x")
+    await network.run("y")
+    after = (
+        dict(network.agents),
+        network.router,
+        network.max_iter,
+        network.schema.items(),
+        dict(worker.tools),
+        worker.system,
+        worker.output_key,
+        note.schema,
+    )
+    assert before == after
+    assert frozen == (worker.system, note.schema, network.schema.keys)
