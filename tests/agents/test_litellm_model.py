@@ -349,3 +349,31 @@ async def test_fast_openai_compatible_route_sends_the_same_request(
     assert "additionalProperties" not in vllm_plain["tools"][0]["function"]["parameters"]
     # ... from a copy: the caller's schema is left as it was.
     assert schema["function"]["parameters"]["additionalProperties"] is False
+
+
+async def test_streamed_tool_call_arguments_arrive_while_the_stream_is_open(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    # Chunks: role, the call's head, '{"a": ' -- then the server waits for release(). Only a
+    # client that hands argument pieces over as they arrive can release it from on_chunk.
+    openai_server.add_tool_calls(
+        FakeToolCall("add", {"a": 20, "b": 22}, id="call_h", chunks=['{"a": ', "20, ", '"b": 22}']),
+        hold_after=3,
+    )
+    model = make_model(openai_server)
+    seen: list[Any] = []
+
+    async def on_chunk(chunk: Any) -> None:
+        seen.append(chunk)
+        if isinstance(chunk, ToolCallDelta) and chunk.arguments:
+            openai_server.release()
+
+    response = await model.complete(ask("Add", tools=[add.schema]), on_chunk)
+
+    assert openai_server.held == [True]
+    assert response.message.tool_calls[0].arguments == {"a": 20, "b": 22}
+    assert [c.arguments for c in seen if isinstance(c, ToolCallDelta)][1:] == [
+        '{"a": ',
+        "20, ",
+        '"b": 22}',
+    ]
