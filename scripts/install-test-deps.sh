@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Python packages: a PostgreSQL server (the thread
-# store tests start their own in a temporary directory) and the pinned AG-UI client from npm.
+# store tests start their own in a temporary directory), Node.js where it is missing, and the
+# pinned AG-UI client from npm (`npm ci` from the lockfile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,13 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb 
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq postgresql >/dev/null
+fi
+
+if ! command -v npm >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq nodejs npm >/dev/null
 fi
 
 for dir in tests/agui/client; do

@@ -150,3 +150,21 @@ def test_serve_answers_agui_requests() -> None:
     finally:
         process.terminate()
         process.communicate(timeout=10)
+
+
+def test_model_overrides_every_agent_of_a_team() -> None:
+    draft = {"calc/add.py": "def add(a, b):\n    return a + b\n"}
+    with FakeOpenAIServer() as server:
+        server.add_text("1. calc/add.py")
+        server.add_tool_calls(("write_files", {"files": draft}))
+        server.add_tool_calls(("review", {"approved": True, "comments": "ok"}))
+        env = {"OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "test-key"}
+        done = cli("run", "examples/codegen.py:network", "add", "--model", "openai/m", env=env)
+        assert done.returncode == 0, done.stderr
+        assert "planner -> coder -> reviewer" in done.stdout
+        assert [r["model"] for r in server.requests] == ["m", "m", "m"]
+        tool_choices = [r.get("tool_choice") for r in server.requests]
+        assert tool_choices[1:] == [
+            {"type": "function", "function": {"name": "write_files"}},
+            {"type": "function", "function": {"name": "review"}},
+        ]

@@ -58,3 +58,39 @@ def test_support_team_is_routed_by_the_routing_agent(
     assert f"Agents called: {agents}" in done.stdout
     assert answer in done.stdout
     assert "Stop reason: router_done" in done.stdout
+
+
+def test_codegen_runs_on_a_model_named_on_the_command_line(tmp_path: pathlib.Path) -> None:
+    import os
+
+    from tests.fakes import FakeOpenAIServer
+
+    draft = {"calc/add.py": "def add(a, b):\n    return a + b\n"}
+    with FakeOpenAIServer() as server:
+        server.add_text("1. calc/add.py with add(a, b).")
+        server.add_tool_calls(("write_files", {"files": draft}))
+        server.add_tool_calls(("review", {"approved": True, "comments": "Fine."}))
+        env = {**os.environ, "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "k"}
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(EXAMPLES / "codegen.py"),
+                "--model",
+                "openai/fake-model",
+                "--out",
+                str(tmp_path / "out"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.splitlines()[0] == "Running on openai/fake-model through litellm."
+        assert "Agents called: planner -> coder -> reviewer" in done.stdout
+        assert (tmp_path / "out" / "calc" / "add.py").read_text() == draft["calc/add.py"]
+        assert {r["model"] for r in server.requests} == {"fake-model"}
+        first_system = server.requests[1]["messages"][0]["content"]
+        assert "1. calc/add.py with add(a, b)." in first_system  # the plan, from state
