@@ -10,7 +10,7 @@ not validate or merge, becomes an error result the model sees, and none of its w
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 import anyio
 
@@ -22,6 +22,7 @@ from network.fastmodel import construct
 from network.messages import ToolCall
 from network.provenance import Writer
 from network.results import ToolCallRecord
+from network.staged import StagedKV
 from network.state import State
 
 
@@ -133,9 +134,10 @@ async def run_tool_calls(
             group.start_soon(run_one, index)
 
     done: list[ToolCallRecord] = []
-    for index, record in enumerate(records):
-        assert record is not None
-        staged = views[index].kv
+    for index, finished in enumerate(records):
+        assert finished is not None
+        record = finished
+        staged = cast(StagedKV, views[index].kv)
         if not record.is_error and staged.dirty:
             kv.writer = Writer(agent.name, ctx.call_count, record.name, record.id, "tool")
             try:

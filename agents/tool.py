@@ -91,11 +91,11 @@ class Tool:
                 f"tool {self.name!r}: cannot resolve annotations: {exc}"
             ) from exc
         from_state = {param: key for key, param in self.inputs_from_state.items()}
-        for param in from_state:
-            if param not in signature.parameters:
+        for mapped in from_state:
+            if mapped not in signature.parameters:
                 raise ConfigurationError(
                     f"tool {self.name!r}: inputs_from_state maps state key "
-                    f"{from_state[param]!r} to parameter {param!r}, which the function lacks"
+                    f"{from_state[mapped]!r} to parameter {mapped!r}, which the function lacks"
                 )
         self._check_outputs()
         self._injected: dict[str, str] = {}

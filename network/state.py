@@ -8,7 +8,7 @@ every run; nothing in it is shared with another run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 
@@ -30,7 +30,9 @@ class State:
 
     __slots__ = ("_messages", "kv", "results", "schema")
 
-    kv: KV | StagedKV
+    # The run's state holds a KV; a tool's view (`for_tool`) holds a StagedKV, which offers
+    # tools the same reading and writing API, so both are typed as the store they stand for.
+    kv: KV
 
     def __init__(
         self,
@@ -80,7 +82,7 @@ class State:
         """A view for one tool call: the same history, with writes staged until committed."""
         view = State.__new__(State)
         view.schema = self.schema
-        view.kv = StagedKV(self.kv) if isinstance(self.kv, KV) else self.kv
+        view.kv = cast(KV, StagedKV(self.kv)) if isinstance(self.kv, KV) else self.kv
         view.results = self.results
         view._messages = self._messages
         return view

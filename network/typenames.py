@@ -113,7 +113,7 @@ class _Parser:
             self.take(",")
             args.append(self.union())
         self.take("]")
-        origin = _GENERIC_ORIGINS.get(name)
+        origin: Any = _GENERIC_ORIGINS.get(name)
         if origin is None:
             raise ValueError(f"{name} takes no type arguments")
         return origin[tuple(args)] if len(args) > 1 else origin[args[0]]
