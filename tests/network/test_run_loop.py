@@ -189,30 +189,24 @@ async def test_a_run_leaves_the_network_definition_as_it_was() -> None:
         lambda ctx: worker if ctx.call_count < 2 else None,
         state_schema={"notes": {"type": list[str]}},
     )
-    before = (
-        dict(network.agents),
-        network.router,
-        network.max_iter,
-        network.schema.items(),
-        dict(worker.tools),
-        worker.system,
-        worker.output_key,
-        note.schema,
-    )
+
+    def definition() -> tuple:
+        return (
+            dict(network.agents),
+            network.router,
+            network.max_iter,
+            network.schema.items(),
+            dict(worker.tools),
+            worker.system,
+            worker.output_key,
+            note.schema,
+        )
+
     import copy
 
+    before = definition()
     frozen = copy.deepcopy((worker.system, note.schema, network.schema.keys))
     await network.run("x")
     await network.run("y")
-    after = (
-        dict(network.agents),
-        network.router,
-        network.max_iter,
-        network.schema.items(),
-        dict(worker.tools),
-        worker.system,
-        worker.output_key,
-        note.schema,
-    )
-    assert before == after
+    assert definition() == before
     assert frozen == (worker.system, note.schema, network.schema.keys)
