@@ -12,7 +12,7 @@ list. A savepoint journal makes a group of writes undoable (a failed tool's writ
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from network.handlers import merge_dicts, merge_lists, replace_values
@@ -36,7 +36,6 @@ class KV:
         "_extra_specs",
         "_flat",
         "_journal",
-        "_listeners",
         "_log",
         "_ops",
         "_schema",
@@ -53,7 +52,6 @@ class KV:
         self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
         self._log: list[WriteRecord] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
-        self._listeners: list[Callable[[list[Op]], None]] = []
         self.writer: Writer = CALLER
         self._shared: list[tuple[str, Any, Handler]] = []  # see take_shared_writes
         self.record_shared_writes = False  # a persisted run turns it on
@@ -157,8 +155,8 @@ class KV:
         del self._data[key]
         self._flat.discard(key)
         if spec.persistent:
-            self._emit([{"op": "remove", "path": spec.pointer}])
-        self._record(key, "delete")
+            self._ops.append({"op": "remove", "path": spec.pointer})
+        self._log.append(WriteRecord(key, "delete", self.writer, time.time()))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, _MISSING, replace_values))
         return True
@@ -247,12 +245,6 @@ class KV:
             )
         self._log.append(WriteRecord(key, "set", self.writer, time.time()))
 
-    def _emit(self, ops: list[Op]) -> None:
-        self._ops.extend(ops)
-
-    def _record(self, key: str, op: str) -> None:
-        self._log.append(WriteRecord(key, op, self.writer, time.time()))
-
     # -- deltas and provenance ---------------------------------------------------------------
 
     def take_ops(self) -> list[Op]:
@@ -260,10 +252,6 @@ class KV:
         ops = self._ops
         self._ops = []
         return ops
-
-    def pending_ops(self) -> int:
-        """How many operations wait to be taken."""
-        return len(self._ops)
 
     def history_of(self, key: str) -> list[WriteRecord]:
         """Every successful write to `key`, oldest first."""

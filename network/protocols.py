@@ -23,7 +23,5 @@ class AgentLike(Protocol):
     async def call(self, ctx: RunContext) -> InferenceResult: ...
 
 
-Choice = "AgentLike | str | Sequence[AgentLike | str] | Stop | None"
-
 Router = Callable[["RunContext"], Any | Awaitable[Any]]
 """`router(ctx) -> Agent | name | [Agent | name, ...] | Stop | None`, sync or async."""
