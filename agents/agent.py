@@ -22,11 +22,10 @@ from agents.tool import Tool
 from agents.tool import tool as make_tool
 from network.context import RunContext
 from network.errors import ConfigurationError, ModelError
-from network.fastmodel import construct
 from network.history import HistoryView
 from network.messages import SystemMessage
 from network.provenance import Writer
-from network.results import InferenceResult
+from network.results import InferenceResult, Usage
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -129,11 +128,7 @@ class Agent:
             text = template.render(state.kv, self.name)
         else:
             text = await self._dynamic_instructions(ctx)
-        prompt = (
-            [construct(SystemMessage, {"role": "system", "content": text, "id": None})]
-            if text
-            else []
-        )
+        prompt = [SystemMessage(text)] if text else []
         call = AgentCall(self, ctx, prompt, HistoryView(state._messages, len(state._messages)))
         hooks = self.hooks
         if hooks.on_start is not None:
@@ -164,9 +159,9 @@ class Agent:
                 exc.model = getattr(model, "name", None)
             raise
         message = response.message
-        message.__dict__["name"] = self.name
+        message.name = self.name
         if call_events is not None:
-            message.__dict__["id"] = call_events.message_id
+            message.id = call_events.message_id
         call.response = response
         if hooks.on_response is not None:
             await _maybe_await(hooks.on_response(call))
@@ -211,24 +206,37 @@ class Agent:
         *,
         skipped: bool = False,
     ) -> InferenceResult:
-        from network.results import Usage
-
-        return construct(
-            InferenceResult,
-            {
-                "agent": self.name,
-                "input": ctx.input,
-                "prompt": call.prompt,
-                "history": call.history,
-                "output": [response.message] if response is not None else [],
-                "tool_calls": records,
-                "raw": response.raw if response is not None else None,
-                "usage": response.usage if response is not None else Usage(),
-                "started_at": started_at,
-                "duration_ms": (time.perf_counter() - started) * 1000,
-                "state_delta": [],
-                "skipped": skipped,
-            },
+        # Positional: a keyword call costs twice as much, and this runs on every step.
+        duration_ms = (time.perf_counter() - started) * 1000
+        history: Any = call.history  # a hook may have swapped in any sequence
+        if response is None:
+            return InferenceResult(
+                self.name,
+                ctx.input,
+                call.prompt,
+                history,
+                [],
+                records,
+                None,
+                Usage(),
+                started_at,
+                duration_ms,
+                [],
+                skipped,
+            )
+        return InferenceResult(
+            self.name,
+            ctx.input,
+            call.prompt,
+            history,
+            [response.message],
+            records,
+            response.raw,
+            response.usage,
+            started_at,
+            duration_ms,
+            [],
+            skipped,
         )
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:

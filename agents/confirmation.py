@@ -18,11 +18,10 @@ from agents.predicted import predicted_values
 from agents.tool import Tool
 from network.context import RunContext
 from network.errors import StateError, ToolError
-from network.fastmodel import construct
 from network.history import HistoryView
 from network.interrupts import Answer, Interrupt
 from network.messages import ToolCall
-from network.results import InferenceResult, ToolCallRecord, Usage
+from network.results import InferenceResult, ToolCallRecord
 
 
 async def hold(
@@ -103,27 +102,24 @@ async def resume_call(
         for record in records:
             await emitter.emit(events.tool_result(record.id + ":result", record.id, record.content))
     messages = ctx.state._messages
-    values: dict[str, Any] = {"agent": agent.name, "input": ctx.input, "prompt": []}
-    values["history"] = HistoryView(messages, len(messages))
-    values["output"] = []
-    values["tool_calls"] = records
-    values["raw"] = None
-    values["usage"] = Usage()
-    values["started_at"] = started_at
-    values["duration_ms"] = (time.perf_counter() - started) * 1000
-    values["state_delta"] = []
-    values["skipped"] = False
-    return construct(InferenceResult, values)
+    return InferenceResult(
+        agent=agent.name,
+        input=ctx.input,
+        history=HistoryView(messages, len(messages)),
+        tool_calls=records,
+        started_at=started_at,
+        duration_ms=(time.perf_counter() - started) * 1000,
+    )
 
 
 def _rejected(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:
     why = f": {answer.reason}" if answer.reason else ""
     message = f"the user rejected this call to {interrupt.tool!r}{why}. It did not run."
-    values: dict[str, Any] = {"id": interrupt.tool_call_id, "name": interrupt.tool}
-    values["arguments"] = interrupt.arguments
-    values["result"] = None
-    values["content"] = f"Rejected: {message}"
-    values["is_error"] = True
-    values["error"] = message
-    values["duration_ms"] = 0.0
-    return construct(ToolCallRecord, values)
+    return ToolCallRecord(
+        id=interrupt.tool_call_id,
+        name=interrupt.tool,
+        arguments=interrupt.arguments,
+        content=f"Rejected: {message}",
+        is_error=True,
+        error=message,
+    )

@@ -18,7 +18,6 @@ from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
 from network.context import RunContext
 from network.errors import StateError, ToolError
-from network.fastmodel import construct
 from network.messages import ToolCall
 from network.provenance import Writer
 from network.results import ToolCallRecord
@@ -33,18 +32,15 @@ def _error_record(call: ToolCall, message: str, started: float) -> ToolCallRecor
 def _record(
     call: ToolCall, result: Any, content: str, error: str | None, started: float
 ) -> ToolCallRecord:
-    return construct(
-        ToolCallRecord,
-        {
-            "id": call.id,
-            "name": call.name,
-            "arguments": call.arguments,
-            "result": result,
-            "content": content,
-            "is_error": error is not None,
-            "error": error,
-            "duration_ms": (time.perf_counter() - started) * 1000,
-        },
+    return ToolCallRecord(
+        call.id,
+        call.name,
+        call.arguments,
+        result,
+        content,
+        error is not None,
+        error,
+        (time.perf_counter() - started) * 1000,
     )
 
 

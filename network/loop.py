@@ -56,7 +56,7 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     result = await agent.call(ctx)
     if emitter.active:
         await emitter.flush_state(kv)
-    result.__dict__["state_delta"] = kv.take_ops()  # skips pydantic's __setattr__
+    result.state_delta = kv.take_ops()
     emitter.ops_taken()
     state.results.append(result)
     if not result.skipped:

@@ -1,73 +1,72 @@
-"""Conversation messages: pydantic models that serialize to JSON and back.
+"""Conversation messages: slotted dataclasses that serialize to JSON and back.
 
 A message is one of four roles, told apart by the `role` field, so a list of them round-trips
-through JSON with `MessageAdapter` / `MessageListAdapter`.
+through JSON with `message_adapter()` / `message_list_adapter()`. The role is fixed by the class
+(not an argument), so `UserMessage("hi")` and `ToolMessage("call_1", "ok")` read naturally.
+Building a message does not validate it (the run loop builds several per step); anything read
+from outside (JSON, a client, a thread store) is validated by the adapters. Messages take weak
+references: `agents.models.wire` caches each one's wire form beside it.
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 
-# Schemas are built on first use, not at import, so `import network` stays fast.
-_LAZY = ConfigDict(defer_build=True)
+from network.record import Record
 
 
-class ToolCall(BaseModel):
+@dataclass(slots=True)
+class ToolCall(Record):
     """A tool call requested by the model.
 
     `arguments` is the parsed JSON object the model sent; when the model sent text that is not
     valid JSON it holds that text unchanged, and the tool call fails with an error the model sees.
     """
 
-    model_config = ConfigDict(frozen=True, defer_build=True)
-
     id: str
     name: str
-    arguments: Any = Field(default_factory=dict)
+    arguments: Any = field(default_factory=dict)
 
 
-class SystemMessage(BaseModel):
+@dataclass(slots=True, weakref_slot=True)
+class SystemMessage(Record):
     """Instructions for the model."""
 
-    model_config = _LAZY
-
-    role: Literal["system"] = "system"
+    role: Literal["system"] = field(default="system", init=False)
     content: str
     id: str | None = None
 
 
-class UserMessage(BaseModel):
+@dataclass(slots=True, weakref_slot=True)
+class UserMessage(Record):
     """Input from the person or program that started the run."""
 
-    model_config = _LAZY
-
-    role: Literal["user"] = "user"
+    role: Literal["user"] = field(default="user", init=False)
     content: str
     id: str | None = None
     name: str | None = None
 
 
-class AssistantMessage(BaseModel):
+@dataclass(slots=True, weakref_slot=True)
+class AssistantMessage(Record):
     """A model's answer: text, tool calls, or both. `name` is the agent that produced it."""
 
-    model_config = _LAZY
-
-    role: Literal["assistant"] = "assistant"
+    role: Literal["assistant"] = field(default="assistant", init=False)
     content: str | None = None
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = field(default_factory=list)
     id: str | None = None
     name: str | None = None
 
 
-class ToolMessage(BaseModel):
+@dataclass(slots=True, weakref_slot=True)
+class ToolMessage(Record):
     """The result of one tool call, as the model will read it."""
 
-    model_config = _LAZY
-
-    role: Literal["tool"] = "tool"
+    role: Literal["tool"] = field(default="tool", init=False)
     tool_call_id: str
     content: str
     name: str | None = None
@@ -79,6 +78,8 @@ Message = Annotated[
     SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")
 ]
 """Any message; pydantic picks the class from `role`."""
+
+MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 
 
 @functools.cache

@@ -179,7 +179,7 @@ class Network:
             run_id=run_id or new_id("run_"),
             thread_id=thread_id,
         )
-        run_state.append_messages([UserMessage.model_construct(role="user", content=input)])
+        run_state.append_messages([UserMessage(input)])
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
         return await self.execute(ctx, max_iter=max_iter, sinks=sinks)

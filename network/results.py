@@ -1,19 +1,20 @@
 """What one agent call produced (`InferenceResult`) and its parts.
 
-These are pydantic models: they serialize to JSON and back (`model_dump_json` /
-`model_validate_json`). The run loop builds them with `fastmodel.construct`, since every field
-it fills is already of the right type; validation happens when they are read back from JSON.
+Slotted dataclasses (see `network.record`): the run loop builds a few of them on every step,
+unvalidated, from values already of the right type; `to_json` / `from_json` serialize and
+validate them through pydantic when they cross a boundary (a thread store, a file).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
+from pydantic import PlainSerializer
 
-from network.fastmodel import construct
 from network.history import HistoryView
-from network.messages import AssistantMessage, Message
+from network.messages import AssistantMessage, Message, ToolMessage
+from network.record import Record
 
 
 def _jsonable(value: Any) -> Any:
@@ -32,30 +33,25 @@ def _jsonable(value: Any) -> Any:
 RawResponse = Annotated[Any, PlainSerializer(_jsonable)]
 
 
-class Usage(BaseModel):
+@dataclass(slots=True)
+class Usage(Record):
     """Token counts of one inference, or totals over a run."""
-
-    model_config = ConfigDict(defer_build=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return construct(
-            Usage,
-            {
-                "prompt_tokens": self.prompt_tokens + other.prompt_tokens,
-                "completion_tokens": self.completion_tokens + other.completion_tokens,
-                "total_tokens": self.total_tokens + other.total_tokens,
-            },
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.total_tokens + other.total_tokens,
         )
 
 
-class ToolCallRecord(BaseModel):
+@dataclass(slots=True)
+class ToolCallRecord(Record):
     """One tool call the model asked for, and what came of it."""
-
-    model_config = ConfigDict(defer_build=True)
 
     id: str
     name: str
@@ -67,22 +63,21 @@ class ToolCallRecord(BaseModel):
     duration_ms: float = 0.0
 
 
-class InferenceResult(BaseModel):
+@dataclass(slots=True)
+class InferenceResult(Record):
     """One agent call: one model inference plus the tool calls it asked for."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
 
     agent: str
     input: str = ""
-    prompt: list[Message] = Field(default_factory=list)  # the system instructions sent
-    history: HistoryView | list[Message] = Field(default_factory=list)  # conversation sent
-    output: list[Message] = Field(default_factory=list)  # the model's message(s)
-    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    prompt: list[Message] = field(default_factory=list)  # the system instructions sent
+    history: HistoryView | list[Message] = field(default_factory=list)  # conversation sent
+    output: list[Message] = field(default_factory=list)  # the model's message(s)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
     raw: RawResponse = None
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = field(default_factory=Usage)
     started_at: float = 0.0  # seconds since the epoch
     duration_ms: float = 0.0
-    state_delta: list[dict[str, Any]] = Field(default_factory=list)  # RFC 6902, temp: excluded
+    state_delta: list[dict[str, Any]] = field(default_factory=list)  # RFC 6902, no temp: keys
     skipped: bool = False  # on_start skipped the call
 
     @property
@@ -95,22 +90,12 @@ class InferenceResult(BaseModel):
 
     def messages(self) -> list[Any]:
         """What this call adds to the conversation: its output, then its tool results."""
-        from network.messages import ToolMessage
-
         if not self.tool_calls:
             return list(self.output)
-        tool_messages = [
-            construct(
-                ToolMessage,
-                {
-                    "role": "tool",
-                    "tool_call_id": call.id,
-                    "content": call.content,
-                    "name": call.name,
-                    "is_error": call.is_error,
-                    "id": None,
-                },
-            )
-            for call in self.tool_calls
+        return [
+            *self.output,
+            *[
+                ToolMessage(call.id, call.content, call.name, call.is_error)
+                for call in self.tool_calls
+            ],
         ]
-        return [*self.output, *tool_messages]

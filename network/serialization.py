@@ -81,7 +81,7 @@ def state_to_dict(state: State) -> dict[str, Any]:
         "format": FORMAT,
         "schema": schema_to_dict(state.schema),
         "data": state.snapshot(),
-        "results": [result.model_dump(mode="json") for result in state.results],
+        "results": [result.to_dict(mode="json") for result in state.results],
         "messages": message_list_adapter().dump_python(list(state.messages), mode="json"),
     }
 
@@ -96,7 +96,7 @@ def state_from_dict(data: dict[str, Any]) -> State:
     return State(
         data["data"],
         schema=schema_from_dict(data["schema"]),
-        results=[InferenceResult.model_validate(result) for result in data["results"]],
+        results=[InferenceResult.from_dict(result) for result in data["results"]],
         messages=message_list_adapter().validate_python(data["messages"]),
     )
 

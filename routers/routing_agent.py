@@ -84,10 +84,8 @@ class RoutingAgent:
             return None
         network = ctx.network
         model = resolve_model(self.model if self.model is not None else network.default_model)
-        system = SystemMessage.model_construct(
-            role="system", content=await self._prompt(ctx), id=None
-        )
-        history: list[Any] = [UserMessage.model_construct(role="user", content=CHOOSE_NOW)]
+        system = SystemMessage(await self._prompt(ctx))
+        history: list[Any] = [UserMessage(CHOOSE_NOW)]
         tools = tool_schemas(list(network.agents))
         bad_names: list[str] = []
         last_error = ""
@@ -199,16 +197,7 @@ def _error_results(message: AssistantMessage, error: str) -> list[ToolMessage]:
     results = []
     for index, call in enumerate(message.tool_calls):
         content = f"Error: {error}" if index == 0 else "Ignored: only the first call counts."
-        results.append(
-            ToolMessage.model_construct(
-                role="tool",
-                tool_call_id=call.id,
-                content=content,
-                name=call.name,
-                is_error=index == 0,
-                id=None,
-            )
-        )
+        results.append(ToolMessage(call.id, content, name=call.name, is_error=index == 0))
     return results
 
 

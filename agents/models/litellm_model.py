@@ -255,13 +255,10 @@ class _Stream:
                 with anyio.CancelScope(shield=True):
                     await close()
         tool_calls = [
-            ToolCall.model_construct(id=c[0], name=c[1], arguments=_parse_arguments("".join(c[2])))
-            for _, c in sorted(calls.items())
+            ToolCall(c[0], c[1], _parse_arguments("".join(c[2]))) for _, c in sorted(calls.items())
         ]
         content = "".join(text) or None
-        message = AssistantMessage.model_construct(
-            role="assistant", content=content, tool_calls=tool_calls, id=None, name=None
-        )
+        message = AssistantMessage(content, tool_calls)
         tokens = _usage(usage)
         raw = _raw_from_stream(first, message, calls, finish_reason, tokens if usage else None)
         return ModelResponse(message, tokens, raw, finish_reason)
@@ -288,20 +285,14 @@ def _parse(response: Any) -> ModelResponse:
     choice = response.choices[0]
     message = choice.message
     tool_calls = [
-        ToolCall.model_construct(
-            id=call.id or new_id("call_"),
-            name=call.function.name or "",
-            arguments=_parse_arguments(call.function.arguments),
+        ToolCall(
+            call.id or new_id("call_"),
+            call.function.name or "",
+            _parse_arguments(call.function.arguments),
         )
         for call in (message.tool_calls or ())
     ]
-    assistant = AssistantMessage.model_construct(
-        role="assistant",
-        content=message.content or None,
-        tool_calls=tool_calls,
-        id=None,
-        name=None,
-    )
+    assistant = AssistantMessage(message.content or None, tool_calls)
     return ModelResponse(
         assistant, _usage(getattr(response, "usage", None)), response, choice.finish_reason
     )
@@ -326,9 +317,7 @@ def _usage(usage: Any) -> Usage:
     prompt = getattr(usage, "prompt_tokens", 0) or 0
     completion = getattr(usage, "completion_tokens", 0) or 0
     total = getattr(usage, "total_tokens", 0) or prompt + completion
-    return Usage.model_construct(
-        prompt_tokens=prompt, completion_tokens=completion, total_tokens=total
-    )
+    return Usage(prompt, completion, total)
 
 
 def _raw_from_stream(
@@ -351,7 +340,7 @@ def _raw_from_stream(
         "created": getattr(first, "created", None) or int(time.time()),
         "model": getattr(first, "model", None),
         "choices": [{"index": 0, "message": wire, "finish_reason": finish}],
-        "usage": usage.model_dump() if usage is not None else None,
+        "usage": usage.to_dict() if usage is not None else None,
     }
 
 

@@ -16,6 +16,7 @@ pieces, so streaming consumers see real deltas.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import itertools
 import json
@@ -24,7 +25,6 @@ from typing import Any
 
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from network.errors import ModelError
-from network.fastmodel import construct
 from network.messages import AssistantMessage, ToolCall
 from network.results import Usage
 
@@ -33,7 +33,7 @@ _ids = itertools.count(1)
 
 def call(name: str, /, **arguments: Any) -> ToolCall:
     """A scripted tool call: `call("write_files", files={...})`."""
-    return construct(ToolCall, {"id": f"call_{next(_ids)}", "name": name, "arguments": arguments})
+    return ToolCall(f"call_{next(_ids)}", name, arguments)
 
 
 class ScriptedModel:
@@ -95,7 +95,7 @@ class ScriptedModel:
         return entry
 
     def _response(self, entry: Any) -> ModelResponse:
-        # Exact type checks first: isinstance on pydantic classes goes through ABC machinery.
+        # Exact type checks first: the common entries answer without a chain of isinstance.
         kind = type(entry)
         if kind is ToolCall:
             message = _message(None, [_fresh(entry)])
@@ -106,7 +106,7 @@ class ScriptedModel:
         elif isinstance(entry, ModelResponse):
             return entry
         elif isinstance(entry, AssistantMessage):
-            message = entry.model_copy(deep=True)
+            message = copy.deepcopy(entry)
         elif isinstance(entry, ToolCall):
             message = _message(None, [_fresh(entry)])
         elif isinstance(entry, list | tuple) and all(isinstance(e, ToolCall) for e in entry):
@@ -132,28 +132,14 @@ def _fresh(tool_call: ToolCall) -> ToolCall:
     """Scripted calls keep their ids; a call without one gets a made-up id."""
     if tool_call.id:
         return tool_call
-    return construct(
-        ToolCall,
-        {"id": f"call_{next(_ids)}", "name": tool_call.name, "arguments": tool_call.arguments},
-    )
+    return ToolCall(f"call_{next(_ids)}", tool_call.name, tool_call.arguments)
 
 
 def _message(content: str | None, tool_calls: list[ToolCall]) -> AssistantMessage:
-    return construct(
-        AssistantMessage,
-        {
-            "role": "assistant",
-            "content": content,
-            "tool_calls": tool_calls,
-            "id": None,
-            "name": None,
-        },
-    )
+    return AssistantMessage(content, tool_calls)
 
 
 def _usage(message: AssistantMessage) -> Usage:
     """A rough token count (4 characters a token), so usage totals are exercised offline."""
     completion = len(message.content or "") // 4 + 8 * len(message.tool_calls)
-    return construct(
-        Usage, {"prompt_tokens": 0, "completion_tokens": completion, "total_tokens": completion}
-    )
+    return Usage(0, completion, completion)

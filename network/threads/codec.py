@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from network.history import HistoryView
-from network.messages import message_adapter
+from network.messages import MESSAGE_TYPES, message_adapter
 from network.results import InferenceResult
 from network.threads.records import ResultRecord
 
@@ -23,8 +21,8 @@ _WITHOUT_HISTORY = {"history"}
 
 def encode_message(message: Any) -> str:
     """A conversation message as JSON text."""
-    if isinstance(message, BaseModel):
-        return message.model_dump_json()
+    if isinstance(message, MESSAGE_TYPES):
+        return message.to_json()
     return message_adapter().dump_json(message_adapter().validate_python(message)).decode()
 
 
@@ -42,12 +40,12 @@ def encode_result(record: ResultRecord) -> str:
     """
     result = record.result
     exclude = _WITHOUT_HISTORY if record.history_length is not None else None
-    return result.model_dump_json(exclude=exclude, fallback=repr)
+    return result.to_json(exclude=exclude, fallback=repr)
 
 
 def decode_result(text: str, messages: list[Any], history_length: int | None) -> InferenceResult:
     """A result back from its JSON text, its history a view of `messages` when it was one."""
-    result = InferenceResult.model_validate_json(text)
+    result = InferenceResult.from_json(text)
     if history_length is not None:
         result.history = HistoryView(messages, history_length)
     return result

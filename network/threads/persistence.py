@@ -206,7 +206,7 @@ def _state_of(network: Network, thread: Thread) -> State:
     for result in thread.results:
         history = result.history
         if isinstance(history, HistoryView):  # re-point the view at the run's own list
-            result.__dict__["history"] = HistoryView(conversation, len(history))
+            result.history = HistoryView(conversation, len(history))
         state.results.append(result)
     return state
 

@@ -1,5 +1,7 @@
 """Agents: instructions from state, models, tool_choice, output_key, hooks, standalone runs."""
 
+import dataclasses
+
 import pytest
 
 from agents import Agent, AgentHooks, ScriptedModel, call, tool
@@ -146,9 +148,9 @@ async def test_on_finish_decides_what_history_keeps() -> None:
     from network import AssistantMessage
 
     def on_finish(call):
-        kept = call.result.model_copy()
-        kept.output = [AssistantMessage(content="redacted", name="a")]
-        return kept
+        return dataclasses.replace(
+            call.result, output=[AssistantMessage(content="redacted", name="a")]
+        )
 
     agent = Agent("a", model=ScriptedModel(["secret"]), hooks={"on_finish": on_finish})
     result = await one_call(agent).run("x")

@@ -73,7 +73,7 @@ async def test_plain_text_answer(openai_server: FakeOpenAIServer) -> None:
     assert response.message.content == "Hello there."
     assert response.message.tool_calls == []
     assert response.finish_reason == "stop"
-    assert response.usage.model_dump() == USAGE
+    assert response.usage.to_dict() == USAGE
     assert response.raw.choices[0].message.content == "Hello there."
     sent = openai_server.requests[0]
     assert sent["model"] == "fake"
@@ -124,7 +124,7 @@ async def test_agent_in_a_network_sends_tool_results_back(
     assert result.output == "2 + 3 = 5."
     assert result.results[0].tool_calls[0].result == 5
     assert result.results[1].usage.total_tokens > 0
-    saved = json.loads(result.results[1].model_dump_json())  # the raw response serializes
+    saved = json.loads(result.results[1].to_json())  # the raw response serializes
     assert saved["raw"]["choices"][0]["message"]["content"] == "2 + 3 = 5."
     first, second = openai_server.requests
     assert first["tools"] == [add.schema] and second["tools"] == [add.schema]
@@ -164,7 +164,7 @@ async def test_streamed_text_arrives_in_order_as_it_is_sent(
     assert seen == [TextDelta(p) for p in pieces]
     assert response.message.content == "Streaming works."
     assert openai_server.held == [True]
-    assert response.usage.model_dump() == USAGE
+    assert response.usage.to_dict() == USAGE
     assert response.finish_reason == "stop"
     assert response.raw["choices"][0]["message"]["content"] == "Streaming works."
     sent = openai_server.requests[0]
@@ -340,7 +340,7 @@ async def test_fast_openai_compatible_route_sends_the_same_request(
             openai_server.add_tool_calls(FakeToolCall("add", {"a": 1}, id="call_1"), usage=USAGE)
             response = await model.complete(request, on_chunk)
             assert response.message.tool_calls == expected
-            assert response.usage.model_dump() == USAGE
+            assert response.usage.to_dict() == USAGE
 
     plain, streamed, vllm_plain, vllm_streamed = openai_server.requests
     assert vllm_plain["messages"] == plain["messages"]

@@ -77,9 +77,9 @@ async def test_two_runs_on_one_thread_one_commits_the_other_is_stale(
     thread = await open_store().get_thread("t1")
     assert thread is not None and thread.revision == 1
     # Exactly the winner's exchange: the loser's question and answer appear nowhere.
-    assert [m.model_dump() for m in thread.messages] == [m.model_dump() for m in winner.messages]
-    assert [r.model_dump(mode="json") for r in thread.results] == [
-        r.model_dump(mode="json") for r in winner.results
+    assert [m.to_dict() for m in thread.messages] == [m.to_dict() for m in winner.messages]
+    assert [r.to_dict(mode="json") for r in thread.results] == [
+        r.to_dict(mode="json") for r in winner.results
     ]
 
 

@@ -152,9 +152,9 @@ async def test_history_and_state_round_trip(store: ThreadStore) -> None:
     assert thread is not None
     assert thread.revision == revision == 3
     assert (thread.message_count, thread.result_count) == (6, 3)
-    assert [m.model_dump() for m in thread.messages] == [m.model_dump() for m in conversation]
-    assert [r.model_dump(mode="json") for r in thread.results] == [
-        r.result.model_dump(mode="json") for r in records
+    assert [m.to_dict() for m in thread.messages] == [m.to_dict() for m in conversation]
+    assert [r.to_dict(mode="json") for r in thread.results] == [
+        r.result.to_dict(mode="json") for r in records
     ]
     assert isinstance(thread.results[2].history, HistoryView)  # rebuilt, not stored per result
     assert len(thread.results[2].history) == 5
@@ -219,9 +219,7 @@ async def test_reading_only_recent_results_or_those_after_a_time(store: ThreadSt
     assert everything is not None and [r.text for r in everything] == [f"r{n}" for n in range(5)]
     assert await store.get_results("t1", last=0) == []
     # Each result's history is rebuilt: the conversation up to that call.
-    assert [m.model_dump() for m in last_two[1].history] == [
-        m.model_dump() for m in conversation[:9]
-    ]
+    assert [m.to_dict() for m in last_two[1].history] == [m.to_dict() for m in conversation[:9]]
 
 
 # -- scopes -------------------------------------------------------------------------------------

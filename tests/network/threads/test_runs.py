@@ -64,7 +64,7 @@ def two_agents(*texts: str) -> Network:
 
 
 def dumps(results: list[Any]) -> list[Any]:
-    return [r.model_dump(mode="json") for r in results]
+    return [r.to_dict(mode="json") for r in results]
 
 
 async def test_a_thread_carries_history_and_state_from_run_to_run(store: ThreadStore) -> None:
@@ -85,7 +85,7 @@ async def test_stored_history_and_state_equal_what_the_run_held(store: ThreadSto
     thread = await store.get_thread("t1")
 
     assert thread is not None
-    assert [m.model_dump() for m in thread.messages] == [m.model_dump() for m in result.messages]
+    assert [m.to_dict() for m in thread.messages] == [m.to_dict() for m in result.messages]
     assert dumps(thread.results) == dumps(result.results)
     assert thread.full_state() == result.state.snapshot()
     assert thread.revision == 3  # one commit per agent call
