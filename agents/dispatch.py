@@ -19,7 +19,7 @@ from agents.tool_context import ToolContext
 from network.context import RunContext
 from network.errors import StateError, ToolError
 from network.messages import ToolCall
-from network.provenance import Writer
+from network.provenance import Writer, new_record
 from network.results import ToolCallRecord
 from network.staged import StagedKV
 from network.state import State
@@ -105,7 +105,7 @@ async def run_tool_calls(
         # that is rolled back if it fails. Same outcome as staging, without the second pass.
         call = calls[0]
         mark = kv.savepoint()
-        kv.writer = Writer(agent.name, ctx.call_count, call.name, call.id, "tool")
+        kv.writer = new_record(Writer, (agent.name, ctx.call_count, call.name, call.id, "tool"))
         try:
             record = await run_tool(ctx, agent, tools, call, ctx.state)
         except BaseException:

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from network.handlers import merge_dicts, merge_lists, replace_values
-from network.provenance import CALLER, Writer, WriteRecord
+from network.provenance import CALLER, Writer, WriteRecord, new_record
 from network.schema import Handler, KeySpec, StateSchema
 from network.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat
 
@@ -121,7 +121,7 @@ class KV:
         ):
             kind = type(value)
             items = value if kind is list else (list(value) if kind is tuple else [value])
-            if spec.item_adapter is not None:
+            if spec.items_validator is not None:
                 items = spec.validate_items(items)
             self._append(spec, current, items)
         elif (
@@ -156,7 +156,7 @@ class KV:
         self._flat.discard(key)
         if spec.persistent:
             self._ops.append({"op": "remove", "path": spec.pointer})
-        self._log.append(WriteRecord(key, "delete", self.writer, time.time()))
+        self._log.append(new_record(WriteRecord, (key, "delete", self.writer, time.time())))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, _MISSING, replace_values))
         return True
@@ -208,7 +208,7 @@ class KV:
                     current.append(copy_value(item))
                     if ops is not None:
                         ops.append({"op": "add", "path": path, "value": spec.item_json(item)})
-        self._log.append(WriteRecord(key, "set", self.writer, time.time()))
+        self._log.append(new_record(WriteRecord, (key, "set", self.writer, time.time())))
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
@@ -229,7 +229,7 @@ class KV:
             if ops is not None:
                 path = prefix + str(name).replace("~", "~0").replace("/", "~1")
                 ops.append({"op": "add", "path": path, "value": value})
-        self._log.append(WriteRecord(key, "set", self.writer, time.time()))
+        self._log.append(new_record(WriteRecord, (key, "set", self.writer, time.time())))
 
     def _replace(self, spec: KeySpec, current: Any, validated: Any) -> None:
         key = spec.key
@@ -243,7 +243,7 @@ class KV:
             self._ops.append(
                 {"op": "add", "path": spec.pointer, "value": spec.json_copy(validated)}
             )
-        self._log.append(WriteRecord(key, "set", self.writer, time.time()))
+        self._log.append(new_record(WriteRecord, (key, "set", self.writer, time.time())))
 
     # -- deltas and provenance ---------------------------------------------------------------
 

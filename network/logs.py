@@ -8,10 +8,33 @@ run.failed; every line carries the run_id.
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
 from network.emitter import EventSink
+
+
+@functools.cache
+def _filtering_levels() -> dict[Any, int]:
+    """structlog's level-filtering wrapper classes (one cached class per level) -> min level."""
+    import structlog
+
+    levels = (logging.NOTSET, logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
+    return {structlog.make_filtering_bound_logger(level): level for level in (*levels, 50)}
+
+
+def _info_filtered_out() -> bool:
+    """Whether the configured wrapper is a structlog filtering logger above INFO.
+
+    Answered from the configuration alone: binding a logger to ask it costs microseconds on
+    every run, and a filtering logger's level is fixed by its class. Any other wrapper class
+    (stdlib's, say, whose level can change) is asked through a bound logger.
+    """
+    import structlog
+
+    level = _filtering_levels().get(structlog.get_config()["wrapper_class"])
+    return level is not None and level > logging.INFO
 
 
 def _enabled(logger: Any, level: int) -> bool:
@@ -26,6 +49,8 @@ def _enabled(logger: Any, level: int) -> bool:
 
 def logging_sink(run_id: str, network_name: str) -> EventSink | None:
     """A sink that logs a run's events, or None when the application silenced INFO."""
+    if _info_filtered_out():
+        return None
     import structlog
 
     log = structlog.get_logger("agent_network").bind(run_id=run_id, network=network_name)

@@ -17,6 +17,11 @@ class Writer(NamedTuple):
 
 CALLER = Writer()
 
+# NamedTuple's generated __new__ is a Python function; the run loop builds a Writer for every
+# router call, agent call and tool call, so it builds them with the C-level tuple constructor:
+# `new_record(Writer, (agent, call_index, tool, tool_call_id, source))`. All fields, in order.
+new_record = tuple.__new__
+
 
 class WriteRecord(NamedTuple):
     """One successful write to a key: what kind of change, by whom, at what time."""

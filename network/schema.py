@@ -84,7 +84,8 @@ class KeySpec:
     handler: Handler
     declared: bool
     adapter: TypeAdapter[Any] | None  # None: untyped, nothing to validate
-    item_adapter: TypeAdapter[Any] | None = None  # list[X]: validates appended items alone
+    item_adapter: TypeAdapter[Any] | None = None  # list[X]: an appended item's JSON form
+    items_validator: Any = None  # list[X]: validates the appended items alone, in one call
     value_adapter: TypeAdapter[Any] | None = None  # dict[str, X]: validates merged entries alone
     entry_adapter: TypeAdapter[Any] | None = None  # X of dict[str, X]: one entry's JSON form
     list_items: bool = False  # merge_lists may validate only the new items
@@ -107,12 +108,12 @@ class KeySpec:
 
     def validate_items(self, items: list[Any]) -> list[Any]:
         """Validate items about to be appended to a `list[X]` key."""
-        if self.item_adapter is None:
+        if self.items_validator is None:
             return items
         try:
-            return [self.item_adapter.validate_python(item) for item in items]
+            return self.items_validator.validate_python(items)  # type: ignore[no-any-return]
         except ValidationError as exc:
-            raise self._error(exc) from exc
+            raise self._error(exc, skip=1) from exc  # the index among new items means nothing
 
     def validate_entries(self, entries: Mapping[Any, Any]) -> dict[Any, Any]:
         """Validate entries about to be merged into a `dict[K, V]` key."""
@@ -147,9 +148,9 @@ class KeySpec:
             return copy_value(value)
         return self.adapter.dump_python(value, mode="json")
 
-    def _error(self, exc: ValidationError) -> StateValidationError:
+    def _error(self, exc: ValidationError, skip: int = 0) -> StateValidationError:
         detail = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in detail.get("loc", ()))
+        where = ".".join(str(part) for part in detail.get("loc", ())[skip:])
         suffix = f" at {where}" if where else ""
         return StateValidationError(
             f"state key {self.key!r} expects {self.type_label}: {detail['msg']}{suffix}",
@@ -194,6 +195,8 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
     elif get_origin(tp) is list:
         spec.list_items = True
         spec.item_adapter = TypeAdapter(get_args(tp)[0])
+        # The core validator itself: TypeAdapter.validate_python adds a Python call per write.
+        spec.items_validator = TypeAdapter(list[get_args(tp)[0]]).validator  # type: ignore[misc]
     if untyped or tp is dict:
         spec.dict_entries = True
     elif get_origin(tp) is dict:
