@@ -29,6 +29,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
+from pydantic_core import SchemaValidator
 
 from agents.docstrings import parse_docstring
 from agents.tool_context import ToolContext
@@ -121,7 +122,7 @@ class Tool:
             __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
             **fields,
         )
-        self._validator = self.args_model.__pydantic_validator__
+        self._validator = _fields_validator(self.args_model)
         parameters = _strip_titles(self.args_model.model_json_schema())
         parameters.setdefault("properties", {})
         self.schema: dict[str, Any] = {
@@ -161,7 +162,7 @@ class Tool:
                 )
             raise ToolError(f"tool {self.name!r}: arguments must be a JSON object", tool=self.name)
         try:
-            validated = self._validator.validate_python(arguments)
+            validated = self._validator.validate_python(arguments)[0]
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
@@ -170,7 +171,7 @@ class Tool:
             raise ToolError(
                 f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name
             ) from exc
-        return validated.__dict__  # the instance is thrown away: its dict can be the kwargs
+        return validated  # type: ignore[no-any-return]
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
@@ -301,6 +302,30 @@ def _strip_titles(schema: Any) -> Any:
     if isinstance(schema, list):
         return [_strip_titles(item) for item in schema]
     return schema
+
+
+def _fields_validator(model: type[BaseModel]) -> Any:
+    """A validator of the arguments model's fields alone: it returns `(values, extra, set)`.
+
+    The keyword arguments are all a call needs; building and discarding a model instance per
+    call costs about as much again as the validation itself.
+    """
+    core = model.__pydantic_core_schema__
+    if core.get("type") == "model" and core["schema"].get("type") == "model-fields":
+        return SchemaValidator(core["schema"], core.get("config"))
+    return _InstanceFields(model.__pydantic_validator__)  # a schema with shared definitions
+
+
+class _InstanceFields:
+    """The same `(values, extra, set)` answer from the model's own validator."""
+
+    __slots__ = ("_validator",)
+
+    def __init__(self, validator: Any) -> None:
+        self._validator = validator
+
+    def validate_python(self, arguments: Any) -> tuple[dict[str, Any], None, None]:
+        return self._validator.validate_python(arguments).__dict__, None, None
 
 
 def _camel(name: str) -> str:

@@ -4,10 +4,10 @@ from typing import Annotated
 
 import anyio
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import ConfigurationError, Network, State
+from network import ConfigurationError, Network, State, ToolError
 
 
 def run_once(agent: Agent) -> Network:
@@ -68,6 +68,23 @@ async def test_arguments_are_validated_and_coerced_before_the_handler_runs() -> 
     assert received == [3]
     assert (good.is_error, good.content) == (False, "6")
     assert bad.is_error and "invalid arguments" in bad.content and "factor" in bad.content
+
+
+class Node(BaseModel):
+    name: str
+    children: list["Node"] = []
+
+
+def test_model_and_recursive_arguments_are_validated_into_their_models() -> None:
+    # A recursive model puts shared definitions in the arguments schema: another validator path.
+    @tool
+    def count(tree: Node, depth: int = 1) -> int:
+        return depth
+
+    arguments = count.validate({"tree": {"name": "a", "children": [{"name": "b"}]}})
+    assert arguments == {"tree": Node(name="a", children=[Node(name="b")]), "depth": 1}
+    with pytest.raises(ToolError, match="tree.children.0.name: Field required"):
+        count.validate({"tree": {"name": "a", "children": [{}]}})
 
 
 @pytest.mark.anyio
