@@ -24,7 +24,6 @@ from network.context import RunContext
 from network.errors import ConfigurationError, ModelError
 from network.history import HistoryView
 from network.messages import SystemMessage
-from network.provenance import Writer
 from network.results import InferenceResult, Usage
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -185,7 +184,7 @@ class Agent:
                 )
         if self.output_key and message.content:
             kv = state.kv
-            kv.writer = Writer(self.name, ctx.call_count, None, None, "agent")
+            kv.writer = (self.name, ctx.call_count, None, None, "agent")
             kv.set(self.output_key, message.content)
         result = self._result(ctx, call, records, call.response, started_at, started)
         if hooks.on_finish is not None:

@@ -19,7 +19,6 @@ from agents.tool_context import ToolContext
 from network.context import RunContext
 from network.errors import StateError, ToolError
 from network.messages import ToolCall
-from network.provenance import Writer, new_record
 from network.results import ToolCallRecord
 from network.staged import StagedKV
 from network.state import State
@@ -65,7 +64,10 @@ async def run_tool(
             return _error_record(call, f"tool {call.name!r} state update failed: {exc}", started)
     context = ToolContext(ctx.network, agent, state, call.id, ctx)
     try:
-        result = await tool.invoke(call.arguments, context)
+        if tool.inline:
+            result = tool.invoke_inline(call.arguments, context)
+        else:
+            result = await tool.invoke(call.arguments, context)
     except ToolError as exc:
         return _error_record(call, str(exc), started)
     except Exception as exc:  # the tool's own failure goes back to the model
@@ -105,7 +107,7 @@ async def run_tool_calls(
         # that is rolled back if it fails. Same outcome as staging, without the second pass.
         call = calls[0]
         mark = kv.savepoint()
-        kv.writer = new_record(Writer, (agent.name, ctx.call_count, call.name, call.id, "tool"))
+        kv.writer = (agent.name, ctx.call_count, call.name, call.id, "tool")
         try:
             record = await run_tool(ctx, agent, tools, call, ctx.state)
         except BaseException:
@@ -135,7 +137,7 @@ async def run_tool_calls(
         record = finished
         staged = cast(StagedKV, views[index].kv)
         if not record.is_error and staged.dirty:
-            kv.writer = Writer(agent.name, ctx.call_count, record.name, record.id, "tool")
+            kv.writer = (agent.name, ctx.call_count, record.name, record.id, "tool")
             try:
                 staged.commit()
             except Exception as exc:  # a merge or validation that only fails against the run

@@ -52,6 +52,7 @@ class Tool:
         "blocking",
         "description",
         "fn",
+        "inline",
         "inputs_from_state",
         "name",
         "outputs_to_state",
@@ -84,6 +85,8 @@ class Tool:
         self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
         )
+        # A plain sync tool runs right on the event loop: `invoke_inline` spares a coroutine.
+        self.inline = not self._call_async and not blocking
         signature = inspect.signature(fn)
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
@@ -175,6 +178,26 @@ class Tool:
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
+        if self.inline:
+            return self.invoke_inline(arguments, context)
+        kwargs = self._arguments(arguments, context)
+        if self._call_async:
+            result = await self.fn(**kwargs)
+        else:
+            result = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+        if self.outputs_to_state:
+            self._write_outputs(result, context.state.kv)
+        return result
+
+    def invoke_inline(self, arguments: Any, context: ToolContext) -> Any:
+        """`invoke` for a plain sync tool (`inline`), called without a coroutine."""
+        result = self.fn(**self._arguments(arguments, context))
+        if self.outputs_to_state:
+            self._write_outputs(result, context.state.kv)
+        return result
+
+    def _arguments(self, arguments: Any, context: ToolContext) -> dict[str, Any]:
+        """The keyword arguments of one call: validated, plus injected and state parameters."""
         kwargs = self.validate(arguments)
         if self._injected:
             for param, kind in self._injected.items():
@@ -192,15 +215,7 @@ class Tool:
                         "which has no value",
                         tool=self.name,
                     )
-        if self._call_async:
-            result = await self.fn(**kwargs)
-        elif self.blocking:
-            result = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
-        else:
-            result = self.fn(**kwargs)
-        if self.outputs_to_state:
-            self._write_outputs(result, context.state.kv)
-        return result
+        return kwargs
 
     def _write_outputs(self, result: Any, kv: Any) -> None:
         if isinstance(result, BaseModel):

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from network.handlers import merge_dicts, merge_lists, replace_values
-from network.provenance import CALLER, Writer, WriteRecord, new_record
+from network.provenance import CALLER, LogEntry, WriteRecord, WriterFields, write_record
 from network.schema import Handler, KeySpec, StateSchema
 from network.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat
 
@@ -50,9 +50,9 @@ class KV:
         self._flat: set[str] = set()  # keys whose value copies with one C-level copy()
         self._extra_specs: dict[str, KeySpec] = {}  # specs of undeclared keys, built once
         self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
-        self._log: list[WriteRecord] = []  # every successful write, in order
+        self._log: list[LogEntry] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
-        self.writer: Writer = CALLER
+        self.writer: WriterFields = CALLER  # `Writer`'s fields, as a plain tuple
         self._shared: list[tuple[str, Any, Handler]] = []  # see take_shared_writes
         self.record_shared_writes = False  # a persisted run turns it on
 
@@ -156,7 +156,7 @@ class KV:
         self._flat.discard(key)
         if spec.persistent:
             self._ops.append({"op": "remove", "path": spec.pointer})
-        self._log.append(new_record(WriteRecord, (key, "delete", self.writer, time.time())))
+        self._log.append((key, "delete", self.writer, time.time()))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, _MISSING, replace_values))
         return True
@@ -208,7 +208,7 @@ class KV:
                     current.append(copy_value(item))
                     if ops is not None:
                         ops.append({"op": "add", "path": path, "value": spec.item_json(item)})
-        self._log.append(new_record(WriteRecord, (key, "set", self.writer, time.time())))
+        self._log.append((key, "set", self.writer, time.time()))
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
@@ -229,7 +229,7 @@ class KV:
             if ops is not None:
                 path = prefix + str(name).replace("~", "~0").replace("/", "~1")
                 ops.append({"op": "add", "path": path, "value": value})
-        self._log.append(new_record(WriteRecord, (key, "set", self.writer, time.time())))
+        self._log.append((key, "set", self.writer, time.time()))
 
     def _replace(self, spec: KeySpec, current: Any, validated: Any) -> None:
         key = spec.key
@@ -243,7 +243,7 @@ class KV:
             self._ops.append(
                 {"op": "add", "path": spec.pointer, "value": spec.json_copy(validated)}
             )
-        self._log.append(new_record(WriteRecord, (key, "set", self.writer, time.time())))
+        self._log.append((key, "set", self.writer, time.time()))
 
     # -- deltas and provenance ---------------------------------------------------------------
 
@@ -255,7 +255,7 @@ class KV:
 
     def history_of(self, key: str) -> list[WriteRecord]:
         """Every successful write to `key`, oldest first."""
-        return [record for record in self._log if record.key == key]
+        return [write_record(entry) for entry in self._log if entry[0] == key]
 
     def take_shared_writes(self) -> list[tuple[str, Any, Handler]]:
         """The raw writes to `user:` / `app:` keys since the last call, and forget them.
@@ -272,7 +272,7 @@ class KV:
     @property
     def write_log(self) -> list[WriteRecord]:
         """Every successful write, oldest first."""
-        return list(self._log)
+        return [write_record(entry) for entry in self._log]
 
     # -- savepoints ----------------------------------------------------------------------------
 

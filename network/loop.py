@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from network.context import RunContext
-from network.provenance import Writer, new_record
 from network.run_result import Stop, StopReason
 
 
@@ -21,7 +20,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     emitter = ctx.emitter
     route = network.router
     while True:
-        kv.writer = new_record(Writer, (None, ctx.call_count, None, None, "router"))
+        kv.writer = (None, ctx.call_count, None, None, "router")  # see network.provenance
         choice = route(ctx)
         if hasattr(choice, "__await__"):
             choice = await choice
@@ -47,7 +46,7 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     emitter = ctx.emitter
     name = agent.name
     ctx.agent = agent
-    kv.writer = new_record(Writer, (name, ctx.call_count, None, None, "agent"))
+    kv.writer = (name, ctx.call_count, None, None, "agent")
     if emitter.active:
         from network import events
 

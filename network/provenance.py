@@ -15,12 +15,14 @@ class Writer(NamedTuple):
     source: str = "caller"  # "caller", "router", "agent", "tool", "client"
 
 
-CALLER = Writer()
+# The store keeps writers and its write log as plain tuples of these fields, in this order,
+# and hands out `Writer` / `WriteRecord` when asked: the run loop sets a writer for every router
+# call, agent call and tool call, and a plain tuple of atomic values is built by one bytecode and
+# is dropped from the garbage collector's watch after its first pass (a NamedTuple is not).
+WriterFields = tuple[str | None, int | None, str | None, str | None, str]
+LogEntry = tuple[str, str, WriterFields, float]  # key, "set" / "delete", writer, time
 
-# NamedTuple's generated __new__ is a Python function; the run loop builds a Writer for every
-# router call, agent call and tool call, so it builds them with the C-level tuple constructor:
-# `new_record(Writer, (agent, call_index, tool, tool_call_id, source))`. All fields, in order.
-new_record = tuple.__new__
+CALLER: WriterFields = (None, None, None, None, "caller")
 
 
 class WriteRecord(NamedTuple):
@@ -30,3 +32,9 @@ class WriteRecord(NamedTuple):
     op: str  # "set" or "delete"
     writer: Writer
     at: float  # seconds since the epoch
+
+
+def write_record(entry: LogEntry) -> WriteRecord:
+    """The `WriteRecord` of one entry of the store's write log."""
+    key, op, writer, at = entry
+    return WriteRecord(key, op, Writer(*writer), at)
