@@ -123,10 +123,12 @@ class Agent:
         started = time.perf_counter()
         state = ctx.state
         template = self._template
-        if template is not None:
-            text = template.render(state.kv, self.name)
-        else:
+        if template is None:
             text = await self._dynamic_instructions(ctx)
+        else:
+            text = template.static_text
+            if text is None:
+                text = template.render(state.kv, self.name)
         prompt = [SystemMessage(text)] if text else []
         call = AgentCall(self, ctx, prompt, HistoryView(state._messages, len(state._messages)))
         hooks = self.hooks

@@ -20,7 +20,7 @@ _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{((?:user:|app:|temp:)?[A-Za-z_][\w.-]*)(
 class Template:
     """A parsed template; `render(kv)` fills it. Parsed once, when the agent is defined."""
 
-    __slots__ = ("_parts", "keys", "source")
+    __slots__ = ("_parts", "keys", "source", "static_text")
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -42,6 +42,8 @@ class Template:
         parts.append(("".join(literal), None, False))
         self._parts = parts
         self.keys = [key for _, key, _ in parts if key is not None]
+        # Without placeholders the text is fixed: read it once, not rendered per call.
+        self.static_text: str | None = None if self.keys else parts[0][0]
 
     @property
     def is_static(self) -> bool:

@@ -72,8 +72,9 @@ def build(model: Any) -> Network:
     worker = Agent("worker", tools=[append_item], model=model)
 
     def until_n_items(ctx: RunContext) -> Any:
-        items = ctx.kv.get("items")
-        return None if items is not None and len(items) >= ctx.kv.get("target") else worker
+        # kv.view reads without copying: the documented read for a value checked every step
+        # (kv.get would copy the whole list each time, as long as the list is).
+        return None if len(ctx.kv.view("items", ())) >= ctx.kv.get("target") else worker
 
     return Network("bench", [worker], until_n_items, state_schema=SCHEMA, max_iter=10**6)
 

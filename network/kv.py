@@ -18,7 +18,7 @@ from typing import Any
 from network.handlers import merge_dicts, merge_lists, replace_values
 from network.provenance import CALLER, LogEntry, WriteRecord, WriterFields, write_record
 from network.schema import Handler, KeySpec, StateSchema
-from network.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat
+from network.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
 
 _MISSING: Any = object()
 
@@ -66,6 +66,20 @@ class KV:
         if key in self._flat:
             return copy_known_flat(value)
         return copy_value(value)
+
+    def view(self, key: str, default: Any = None) -> Any:
+        """The value under `key` without a copy, read-only, or `default` when there is none.
+
+        A list comes back as a read-only sequence (`ListView`), a dict as a read-only mapping.
+        It is a window on the stored object, so read it right away rather than keeping it: an
+        append or merge shows through it, a write that replaces the value does not. Other
+        values, and anything nested inside a list or dict, are the stored objects themselves:
+        read them, never change them. For routers and tools that read a large value on every
+        step (a growing list, a dict of generated files), where `get`'s copy costs as much as
+        the value is long.
+        """
+        value = self._data.get(key, _MISSING)
+        return default if value is _MISSING else read_only(value)
 
     def has(self, key: str) -> bool:
         """Whether `key` holds a value."""

@@ -56,7 +56,6 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     if emitter.active:
         await emitter.flush_state(kv)
     result.state_delta = kv.take_ops()
-    emitter.ops_taken()
     state.results.append(result)
     if not result.skipped:
         state.append_messages(result.messages())
@@ -65,5 +64,6 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     ctx.add_usage(result.usage)
     ctx.agent = None
     if emitter.active:
+        emitter.ops_taken()
         emitter.open_steps.remove(name)
         await emitter.emit(events.step_finished(name))

@@ -14,7 +14,7 @@ from typing import Any
 from network.handlers import merge_dicts, merge_lists, replace_values
 from network.kv import _MISSING, KV
 from network.schema import Handler
-from network.values import copy_value
+from network.values import copy_value, read_only
 
 _DELETE: Any = object()
 
@@ -53,6 +53,11 @@ class StagedKV:
             return self._base.get(key, default)
         value = self._view(key)
         return default if value is _MISSING else copy_value(value)
+
+    def view(self, key: str, default: Any = None) -> Any:
+        """What this tool sees under `key`, read-only and uncopied (see `KV.view`)."""
+        value = self._view(key)
+        return default if value is _MISSING else read_only(value)
 
     def has(self, key: str) -> bool:
         """Whether `key` holds a value, as this tool sees it."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Iterator, Sequence
+from types import MappingProxyType
+from typing import Any, overload
 
 from pydantic import BaseModel
 
@@ -49,4 +51,51 @@ def copy_known_flat(value: Any) -> Any:
     kind = type(value)
     if kind is list or kind is dict:
         return value.copy()
+    return value
+
+
+class ListView(Sequence[Any]):
+    """A read-only view of a stored list: no copy is made, and later appends show through it."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._items[index]  # a slice is a new list: the caller's to change
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._items
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ListView):
+            return self._items == other._items
+        if isinstance(other, list | tuple):
+            return self._items == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ListView({self._items!r})"
+
+
+def read_only(value: Any) -> Any:
+    """`value` without a copy: a list as a `ListView`, a dict as a `MappingProxyType`."""
+    kind = type(value)
+    if kind is list:
+        return ListView(value)
+    if kind is dict:
+        return MappingProxyType(value)
     return value

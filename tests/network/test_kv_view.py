@@ -1,0 +1,63 @@
+"""`kv.view`: reading a large value without copying it, and without a way to change it."""
+
+import pytest
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, State, merge_dicts
+
+
+def test_a_view_is_read_only_and_shows_appends_and_merges() -> None:
+    state = State(schema={"items": {"type": list[str]}, "files": {"type": dict[str, str]}})
+    kv = state.kv
+    kv.set("items", ["a", "b"])
+    kv.set("files", {"a.py": "1"}, merge_dicts)
+    items, files = kv.view("items"), kv.view("files")
+    assert items == ["a", "b"] and len(items) == 2 and "a" in items and items[-1] == "b"
+    assert files == {"a.py": "1"} and "a.py" in files
+    with pytest.raises(AttributeError):
+        items.append("c")  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        items[0] = "z"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        files["b.py"] = "2"  # type: ignore[index]
+    kv.set("items", "c")
+    kv.set("files", {"b.py": "2"}, merge_dicts)
+    assert list(items) == ["a", "b", "c"] and dict(files) == {"a.py": "1", "b.py": "2"}
+    assert kv.get("items") == ["a", "b", "c"]  # the store never changed behind its back
+    assert kv.view("missing", "none") == "none"
+    sliced = items[:1]
+    sliced.append("mine")  # a slice is a copy, the caller's own
+    assert kv.get("items") == ["a", "b", "c"]
+
+
+@pytest.mark.anyio
+async def test_a_router_and_a_tool_read_through_views() -> None:
+    seen: list[list[str]] = []
+
+    @tool
+    def note(text: str, ctx: ToolContext) -> str:
+        ctx.kv.set("notes", text)
+        seen.append(list(ctx.kv.view("notes")))  # the tool sees its own write
+        return "ok"
+
+    agent = Agent(
+        "a", tools=[note], model=ScriptedModel([call("note", text=str(i)) for i in range(3)])
+    )
+
+    def until_three(ctx):
+        notes = ctx.kv.view("notes", ())
+        return None if len(notes) >= 3 else agent
+
+    result = await Network(
+        "n", [agent], until_three, state_schema={"notes": {"type": list[str]}}
+    ).run("x")
+    assert result["notes"] == ["0", "1", "2"]
+    assert seen == [["0"], ["0", "1"], ["0", "1", "2"]]
+
+
+def test_a_staged_view_sees_the_tool_s_own_writes_only() -> None:
+    state = State({"notes": ["a"]}, schema={"notes": {"type": list[str]}})
+    staged = state.for_tool().kv
+    staged.set("notes", "b")
+    assert list(staged.view("notes")) == ["a", "b"]
+    assert list(state.kv.view("notes")) == ["a"]
