@@ -123,6 +123,7 @@ class Agent:
         started = time.perf_counter()
         state = ctx.state
         template = self._template
+        text: str | None
         if template is None:
             text = await self._dynamic_instructions(ctx)
         else:
