@@ -4,7 +4,8 @@ A message is one of four roles, told apart by the `role` field, so a list of the
 through JSON with `message_adapter()` / `message_list_adapter()`. The role is fixed by the class
 (not an argument), so `UserMessage("hi")` and `ToolMessage("call_1", "ok")` read naturally.
 Building a message does not validate it (the run loop builds several per step); anything read
-from outside (JSON, a client, a thread store) is validated by the adapters. Messages take weak
+from outside (JSON, a client, a thread store, `State(messages=...)`) is validated: see
+`check_messages`. Messages take weak
 references: `agents.models.wire` caches each one's wire form beside it.
 """
 
@@ -14,7 +15,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter
+from pydantic import ConfigDict, Field, TypeAdapter
 
 from network.record import Record
 
@@ -92,6 +93,21 @@ def message_adapter() -> TypeAdapter[Message]:
 def message_list_adapter() -> TypeAdapter[list[Message]]:
     """Validates a list of messages from Python data or JSON."""
     return TypeAdapter(list[Message])
+
+
+@functools.cache
+def _checking_adapter() -> TypeAdapter[list[Message]]:
+    # Message instances are passed through unchecked by default; here every field is checked.
+    return TypeAdapter(list[Message], config=ConfigDict(revalidate_instances="always"))
+
+
+def check_messages(messages: Any) -> list[Any]:
+    """Messages handed in by a caller, checked field by field (dicts become messages).
+
+    Returns new message objects; raises pydantic's `ValidationError`, which names the message's
+    position and the bad field (`0.user.content: Input should be a valid string`).
+    """
+    return _checking_adapter().validate_python(list(messages))
 
 
 def text_of(message: Any) -> str | None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from network.history import HistoryView
 from network.kv import KV
+from network.messages import check_messages
 from network.provenance import WriteRecord
 from network.results import InferenceResult
 from network.schema import StateSchema
@@ -52,7 +53,7 @@ class State:
         if seed:
             self.kv.seed(seed)
         self.results: list[InferenceResult] = list(results or [])
-        self._messages: list[Any] = list(messages or [])
+        self._messages: list[Any] = check_messages(messages) if messages else []
 
     @property
     def messages(self) -> HistoryView:

@@ -5,7 +5,8 @@ entry is one answer:
 
 - a string: a text answer;
 - a `ToolCall`, a `call(name, **arguments)`, or a list of them: tool calls (ids are made up);
-- an `AssistantMessage` or a `ModelResponse`: used as given;
+- an `AssistantMessage` (its fields checked when the script is made) or a `ModelResponse`:
+  used as given;
 - an exception instance: raised, as a failing provider would;
 - a callable `fn(request) -> any of the above` (sync or async): computed from the request.
 
@@ -25,7 +26,7 @@ from typing import Any
 
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from network.errors import ModelError
-from network.messages import AssistantMessage, ToolCall
+from network.messages import AssistantMessage, ToolCall, check_messages
 from network.results import Usage
 
 _ids = itertools.count(1)
@@ -51,6 +52,9 @@ class ScriptedModel:
         self.name = name
         self._fn: Callable[[ModelRequest], Any] | None = script if callable(script) else None
         self._script: list[Any] = [] if callable(script) else list(script)
+        for index, entry in enumerate(self._script):  # a bad scripted message fails here
+            if isinstance(entry, AssistantMessage):
+                self._script[index] = check_messages([entry])[0]
         self._position = 0
         self.requests: list[ModelRequest] = []
         self.stream = stream
@@ -106,7 +110,7 @@ class ScriptedModel:
         elif isinstance(entry, ModelResponse):
             return entry
         elif isinstance(entry, AssistantMessage):
-            message = copy.deepcopy(entry)
+            message = check_messages([copy.deepcopy(entry)])[0]
         elif isinstance(entry, ToolCall):
             message = _message(None, [_fresh(entry)])
         elif isinstance(entry, list | tuple) and all(isinstance(e, ToolCall) for e in entry):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from network.errors import ThreadError
-from network.messages import UserMessage
+from network.messages import UserMessage, check_messages
 from network.results import InferenceResult
 from network.threads.records import ANONYMOUS_USER, Commit, Thread, ThreadInfo
 
@@ -98,7 +98,8 @@ class BaseStore:
     async def append_user_message(self, thread_id: str, content: Any, *, revision: int) -> int:
         """Append a user message (text or a `UserMessage`); returns the new revision."""
         message = content if isinstance(content, UserMessage) else UserMessage(content=content)
-        return await self.append_results(thread_id, Commit(revision=revision, messages=[message]))
+        messages = check_messages([message])  # a ValidationError names the bad field
+        return await self.append_results(thread_id, Commit(revision=revision, messages=messages))
 
     async def close(self) -> None:
         """Nothing to release by default."""

@@ -54,3 +54,27 @@ def test_a_result_round_trips_through_dicts_and_json() -> None:
         "duration_ms", "state_delta", "skipped",
     }  # fmt: skip
     assert Usage(1, 2, 3) + Usage(1, 1, 1) == Usage(2, 3, 4)
+
+
+def test_messages_handed_in_are_checked_where_they_enter() -> None:
+    from agents import ScriptedModel
+    from network import State
+
+    with pytest.raises(ValidationError, match=r"0\.user\.content"):
+        State(messages=[UserMessage(123)])  # type: ignore[arg-type]
+    state = State(messages=[{"role": "user", "content": "hi"}])  # dicts become messages
+    assert list(state.messages) == [UserMessage("hi")]
+    with pytest.raises(ValidationError, match=r"tool_calls\.0\.name"):
+        ScriptedModel([AssistantMessage(None, [ToolCall("1", None)])])  # type: ignore[arg-type]
+
+
+@pytest.mark.anyio
+async def test_a_bad_user_message_for_a_thread_changes_nothing() -> None:
+    from network.threads import MemoryStore
+
+    store = MemoryStore()
+    await store.create_thread("t", app_name="app")
+    with pytest.raises(ValidationError, match="content"):
+        await store.append_user_message("t", ["not", "text"], revision=0)
+    thread = await store.get_thread("t")
+    assert thread is not None and thread.revision == 0 and thread.messages == []
