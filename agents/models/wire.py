@@ -5,10 +5,10 @@ each message is converted the first time it is sent and the dict is reused for e
 request of the run: a step costs a lookup per message instead of a conversion.
 
 The converted dicts live in a side table keyed by `id(message)` next to a weak reference to
-the message, instead of on the message itself: an attribute or a pydantic private attribute
-would take part in the models' `==`, so a sent message would stop comparing equal to an
-unsent copy. The weak reference drops the entry when the message is garbage collected and
-guards against a recycled `id`.
+the message, instead of on the message itself: a field would take part in the messages' `==`
+and their JSON, and a copy would carry a cached form its own later edits no longer match.
+The weak reference drops the entry when the message is garbage collected and guards against
+a recycled `id`.
 
 The dicts are shared between requests: code that sends them (litellm) must not mutate them.
 litellm's OpenAI-compatible routes only rewrite user messages whose content is a list, which
