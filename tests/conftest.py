@@ -1,8 +1,20 @@
 """Shared test configuration: async tests run on asyncio through anyio's pytest plugin."""
 
+import logging
+from collections.abc import Iterator
+
 import pytest
+import structlog
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture
+def quiet_logs() -> Iterator[None]:
+    """structlog filtered to WARNING: no log sink joins a run, so a test sees only its own sinks."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    yield
+    structlog.reset_defaults()

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import pytest
-import structlog
 
 from agents import ScriptedModel, call
 from network import StopReason
@@ -14,16 +12,9 @@ from network.interrupts import InterruptError
 from tests.agui.networks import PANCAKES, chef_script, recipe_network
 from tests.agui.protocol import replay, wire
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
 OLD = {"title": "Toast", "steps": ["toast"], "minutes": 3}
-
-
-@pytest.fixture(autouse=True)
-def quiet_logs() -> Any:
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
 
 
 class Sink:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import logging
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import structlog
 
 from tests.agui.protocol import parse_sse, replay
 
@@ -26,22 +24,19 @@ def load_example() -> Any:
     return module
 
 
+@pytest.mark.usefixtures("quiet_logs")
 async def test_the_example_serves_the_codegen_network() -> None:
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    try:
-        asgi = load_example().create_app()
-        transport = httpx.ASGITransport(app=asgi)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-            response = await client.post(
-                "/",
-                json={
-                    "threadId": "example",
-                    "runId": "run-1",
-                    "messages": [{"id": "1", "role": "user", "content": "Write add(a, b)."}],
-                },
-            )
-    finally:
-        structlog.reset_defaults()
+    asgi = load_example().create_app()
+    transport = httpx.ASGITransport(app=asgi)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        response = await client.post(
+            "/",
+            json={
+                "threadId": "example",
+                "runId": "run-1",
+                "messages": [{"id": "1", "role": "user", "content": "Write add(a, b)."}],
+            },
+        )
     assert response.status_code == 200
     run = replay(parse_sse(response.text), thread_id="example", run_id="run-1")
     assert "tests/test_add.py" in run.state["files"]

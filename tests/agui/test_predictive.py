@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import pytest
-import structlog
 
 from agents import Agent, ScriptedModel, call, tool
 from network import ConfigurationError, Network
@@ -14,14 +12,7 @@ from network.agui.predictive import parse_partial
 from tests.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
 from tests.agui.protocol import replay, wire
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def quiet_logs() -> Any:
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
 
 async def events_of(network: Network, **kwargs: Any) -> tuple[Any, Any]:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-import structlog
 
 from agents import Agent, ScriptedModel, TextDelta
 from network import Network
@@ -17,14 +15,7 @@ from network.agui import app
 from tests.agui.networks import PANCAKES, codegen_network, recipe_network
 from tests.agui.protocol import parse_sse, replay
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def quiet_logs() -> Any:
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
 
 def body(thread: str, run: str, text: str | None = "go", **extra: Any) -> dict[str, Any]:

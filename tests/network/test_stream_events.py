@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import anyio
@@ -17,15 +16,7 @@ from network.errors import ModelError
 from tests.agui.networks import codegen_network
 from tests.agui.protocol import replay, wire
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def quiet_logs() -> Any:
-    """No log sink: the tests see only the sinks they attach."""
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
 
 async def collect(network: Network, text: str = "go", **kwargs: Any) -> tuple[list[Any], Any]:
