@@ -45,15 +45,10 @@ class Template:
         # Without placeholders the text is fixed: read it once, not rendered per call.
         self.static_text: str | None = None if self.keys else parts[0][0]
 
-    @property
-    def is_static(self) -> bool:
-        """True when the template has no placeholders."""
-        return not self.keys
-
     def render(self, kv: Any, agent: str | None = None) -> str:
         """The text with every placeholder filled from `kv`."""
-        if not self.keys:
-            return self._parts[0][0]
+        if self.static_text is not None:
+            return self.static_text
         out: list[str] = []
         for literal, key, optional in self._parts:
             out.append(literal)

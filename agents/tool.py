@@ -47,7 +47,7 @@ class Tool:
         "_call_async",
         "_injected",
         "_state_inputs",
-        "_validator",
+        "_validate_arguments",
         "args_model",
         "blocking",
         "description",
@@ -125,7 +125,7 @@ class Tool:
             __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
             **fields,
         )
-        self._validator = _fields_validator(self.args_model)
+        self._validate_arguments = _arguments_validator(self.args_model)
         parameters = _strip_titles(self.args_model.model_json_schema())
         parameters.setdefault("properties", {})
         self.schema: dict[str, Any] = {
@@ -165,7 +165,7 @@ class Tool:
                 )
             raise ToolError(f"tool {self.name!r}: arguments must be a JSON object", tool=self.name)
         try:
-            validated = self._validator.validate_python(arguments)[0]
+            validated = self._validate_arguments(arguments)
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
@@ -174,7 +174,7 @@ class Tool:
             raise ToolError(
                 f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name
             ) from exc
-        return validated  # type: ignore[no-any-return]
+        return validated
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
@@ -319,28 +319,19 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
-def _fields_validator(model: type[BaseModel]) -> Any:
-    """A validator of the arguments model's fields alone: it returns `(values, extra, set)`.
+def _arguments_validator(model: type[BaseModel]) -> Callable[[Any], dict[str, Any]]:
+    """Validates a call's arguments into the keyword arguments dict, raising `ValidationError`.
 
-    The keyword arguments are all a call needs; building and discarding a model instance per
-    call costs about as much again as the validation itself.
+    It validates the arguments model's fields alone: building and discarding a model instance
+    per call costs about as much again as the validation itself. A schema with shared
+    definitions (a recursive argument model) goes through the model's own validator.
     """
     core = model.__pydantic_core_schema__
     if core.get("type") == "model" and core["schema"].get("type") == "model-fields":
-        return SchemaValidator(core["schema"], core.get("config"))
-    return _InstanceFields(model.__pydantic_validator__)  # a schema with shared definitions
-
-
-class _InstanceFields:
-    """The same `(values, extra, set)` answer from the model's own validator."""
-
-    __slots__ = ("_validator",)
-
-    def __init__(self, validator: Any) -> None:
-        self._validator = validator
-
-    def validate_python(self, arguments: Any) -> tuple[dict[str, Any], None, None]:
-        return self._validator.validate_python(arguments).__dict__, None, None
+        fields = SchemaValidator(core["schema"], core.get("config"))
+        return lambda arguments: fields.validate_python(arguments)[0]  # (values, extra, set)
+    validator = model.__pydantic_validator__
+    return lambda arguments: validator.validate_python(arguments).__dict__
 
 
 def _camel(name: str) -> str:
