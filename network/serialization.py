@@ -97,7 +97,7 @@ def state_from_dict(data: dict[str, Any]) -> State:
         data["data"],
         schema=schema_from_dict(data["schema"]),
         results=[InferenceResult.from_dict(result) for result in data["results"]],
-        messages=message_list_adapter().validate_python(data["messages"]),
+        messages=data["messages"],  # State checks them (dicts become messages)
     )
 
 
