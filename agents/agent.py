@@ -20,11 +20,11 @@ from agents.models.registry import resolve_model
 from agents.template import Template
 from agents.tool import Tool
 from agents.tool import tool as make_tool
-from network.context import RunContext
 from network.errors import ConfigurationError, ModelError
-from network.history import HistoryView
-from network.messages import SystemMessage
-from network.results import InferenceResult, Usage
+from network.history.messages import SystemMessage
+from network.history.results import InferenceResult, Usage
+from network.history.view import HistoryView
+from network.run.context import RunContext
 
 TOOL_CHOICES = ("auto", "required", "none")
 

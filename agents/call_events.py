@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable
 
 from agents.models.base import ModelChunk, TextDelta
 from network import events
-from network.emitter import Emitter
+from network.history.messages import AssistantMessage
 from network.ids import new_id
-from network.messages import AssistantMessage
+from network.run.emitter import Emitter
 
 ArgsListener = Callable[[str, str, str], Awaitable[None]]
 """`listener(tool_call_id, tool_name, arguments_so_far)`."""

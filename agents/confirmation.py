@@ -1,6 +1,6 @@
 """Tool calls that wait for a person: holding them back, and finishing them on resume.
 
-See `network.interrupts` for the whole flow. Here: `hold` takes the calls of one model answer
+See `network.run.interrupts` for the whole flow. Here: `hold` takes the calls of one model answer
 that need confirmation out of the batch (recording an `Interrupt` for each and showing its
 proposed state change), and `resume_call` runs or rejects them once answered.
 
@@ -14,14 +14,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents.predicted import predicted_values
+from agents.predictive import predicted_values
 from agents.tool import Tool
-from network.context import RunContext
 from network.errors import StateError, ToolError
-from network.history import HistoryView
-from network.interrupts import Answer, Interrupt
-from network.messages import ToolCall
-from network.results import InferenceResult, ToolCallRecord
+from network.history.messages import ToolCall
+from network.history.results import InferenceResult, ToolCallRecord
+from network.history.view import HistoryView
+from network.run.context import RunContext
+from network.run.interrupts import Answer, Interrupt
 
 
 async def hold(

@@ -16,12 +16,12 @@ import anyio
 
 from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
-from network.context import RunContext
 from network.errors import StateError, ToolError
-from network.messages import ToolCall
-from network.results import ToolCallRecord
-from network.staged import StagedKV
-from network.state import State
+from network.history.messages import ToolCall
+from network.history.results import ToolCallRecord
+from network.run.context import RunContext
+from network.state.staged import StagedKV
+from network.state.state import State
 
 
 def _error_record(call: ToolCall, message: str, started: float) -> ToolCallRecord:
@@ -54,7 +54,7 @@ async def run_tool(
         return _error_record(call, f"unknown tool {call.name!r} (available: {known})", started)
     predict_state = getattr(ctx.network, "predict_state", None)
     if predict_state:  # predicted keys take the argument's value before the tool runs
-        from agents.predicted import write_predicted
+        from agents.predictive import write_predicted
 
         try:
             write_predicted(predict_state, tool, call, state.kv)

@@ -16,8 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from network.context import RunContext
-from network.results import InferenceResult
+from network.history.results import InferenceResult
+from network.run.context import RunContext
 
 
 @dataclass(slots=True, eq=False)

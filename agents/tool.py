@@ -34,7 +34,7 @@ from pydantic_core import SchemaValidator
 from agents.docstrings import parse_docstring
 from agents.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
-from network.state import State
+from network.state.state import State
 
 _CONTEXT = "context"
 _STATE = "state"

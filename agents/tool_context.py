@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from network.state import State
+from network.state.state import State
 
 
 @dataclass(slots=True)

@@ -4,7 +4,6 @@ The foundation package: `Network` and its run loop, `State` (typed kv + history)
 results, events and errors. Agents and tools live in `agents`, ready routers in `routers`.
 """
 
-from network.context import RunContext
 from network.errors import (
     AgentNetworkError,
     ConfigurationError,
@@ -17,10 +16,7 @@ from network.errors import (
     ThreadError,
     ToolError,
 )
-from network.handlers import merge_dicts, merge_lists, replace_values
-from network.history import HistoryView
-from network.kv import KV
-from network.messages import (
+from network.history.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -28,12 +24,16 @@ from network.messages import (
     ToolMessage,
     UserMessage,
 )
+from network.history.results import InferenceResult, ToolCallRecord, Usage
+from network.history.view import HistoryView
 from network.network import Network
-from network.provenance import Writer, WriteRecord
-from network.results import InferenceResult, ToolCallRecord, Usage
-from network.run_result import RunResult, Stop, StopReason
-from network.schema import StateSchema
-from network.state import State
+from network.run.context import RunContext
+from network.run.result import RunResult, Stop, StopReason
+from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.kv import KV
+from network.state.provenance import Writer, WriteRecord
+from network.state.schema import StateSchema
+from network.state.state import State
 
 __all__ = [
     "KV",

@@ -12,19 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from network.context import RunContext
-from network.emitter import Emitter, EventSink
 from network.errors import ConfigurationError, RoutingError, attach_partial_result
+from network.history.messages import UserMessage
 from network.ids import new_id
-from network.loop import run_loop
-from network.messages import UserMessage
-from network.protocols import AgentLike, Router
-from network.run_result import RunResult, StopReason
-from network.schema import StateSchema
-from network.state import State
+from network.run.context import RunContext
+from network.run.emitter import Emitter, EventSink
+from network.run.loop import run_loop
+from network.run.protocols import AgentLike, Router
+from network.run.result import RunResult, StopReason
+from network.state.schema import StateSchema
+from network.state.state import State
 
 if TYPE_CHECKING:
-    from network.streaming import EventStream
+    from network.run.streaming import EventStream
 
 DEFAULT_MAX_ITER = 100
 
@@ -84,7 +84,7 @@ class Network:
         self.schema = StateSchema.coerce(state_schema)
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
-            from network.predict_state import check_predict_state
+            from network.run.predictive_config import check_predict_state
 
             self.predict_state = check_predict_state(self, predict_state)
         validate = getattr(router, "validate", None)
@@ -164,7 +164,7 @@ class Network:
         """
         session = None
         if thread_id is not None:
-            from network.threads.persistence import ThreadSession
+            from network.threads.session import ThreadSession
 
             session = await ThreadSession.open(
                 self, thread_id, user_id=user_id, store=store, app_name=app_name, state=state
@@ -188,7 +188,7 @@ class Network:
         self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
     ) -> RunResult:
         """Drive the loop for a prepared context, with its event sinks (the extension point)."""
-        from network.logs import logging_sink
+        from network.run.logs import logging_sink
 
         emitter = ctx.emitter = Emitter(list(sinks))
         log_sink = logging_sink(ctx.run_id, self.name)
@@ -199,11 +199,11 @@ class Network:
         finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR
         try:
             if emitter.active:
-                from network import run_events
+                from network.run import lifecycle as run_events
 
                 await run_events.open_run(ctx, thread_id)
             if "resume" in ctx.extras:  # answers to the interrupts an earlier run stopped on
-                from network.interrupts import resume_interrupted
+                from network.run.interrupts import resume_interrupted
 
                 await resume_interrupted(ctx)
             stop = await run_loop(ctx, max_iter or self.max_iter)
@@ -216,7 +216,7 @@ class Network:
             partial = self._result(ctx, StopReason.ERROR, None, started, error=error)
             attach_partial_result(error, partial)
             if emitter.active and not finished:
-                from network.run_events import close_run
+                from network.run.lifecycle import close_run
 
                 with anyio.CancelScope(shield=True):
                     await close_run(emitter, thread_id, ctx.run_id, error)
@@ -267,7 +267,7 @@ class Network:
         when you may stop reading early: leaving the block cancels the run at once. The
         `RunResult` is on `events.result` once the run finished.
         """
-        from network.streaming import EventStream
+        from network.run.streaming import EventStream
 
         extra = list(kwargs.pop("sinks", ()))
         return EventStream(lambda sink: self.run(input, sinks=[sink, *extra], **kwargs))
@@ -278,9 +278,9 @@ class Network:
         `answers`: `interrupt.accept()` / `interrupt.reject(reason)` for every pending interrupt
         (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`, and for a run
         saved to a thread `store=` / `user_id=` / `app_name=` to reopen it. See
-        `network.interrupts` for what accepting and rejecting do.
+        `network.run.interrupts` for what accepting and rejecting do.
         """
-        from network.interrupts import resume_run
+        from network.run.interrupts import resume_run
 
         return await resume_run(self, interrupted, answers, **kwargs)
 

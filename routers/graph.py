@@ -27,8 +27,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from network.context import RunContext
 from network.errors import ConfigurationError
+from network.run.context import RunContext
 
 Condition = Callable[[RunContext], Any]
 

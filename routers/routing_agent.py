@@ -27,10 +27,10 @@ from typing import Any
 
 from agents.models.base import ModelRequest
 from agents.models.registry import resolve_model
-from network.context import RunContext
 from network.errors import ConfigurationError, ModelError, RoutingError
-from network.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from network.run_result import Stop, StopReason
+from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from network.run.context import RunContext
+from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
 from routers.routing_tools import BadChoice, Choice, read_call, tool_schemas
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from network.context import RunContext
 from network.errors import ConfigurationError
+from network.run.context import RunContext
 
 
 def sequence(*agents: Any) -> Any:

@@ -32,7 +32,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_the_entry_point_is_declared() -> None:
     text = (ROOT / "pyproject.toml").read_text()
-    assert 'agent-network = "network.cli:main"' in text
+    assert 'agent-network = "network.cli.main:main"' in text
 
 
 def test_run_prints_a_live_trace_and_a_summary() -> None:

@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from network.messages import AssistantMessage
-from network.results import Usage
+from network.history.messages import AssistantMessage
+from network.history.results import Usage
 
 
 @dataclass(slots=True, frozen=True)

@@ -44,9 +44,9 @@ import anyio
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from agents.models.wire import to_wire_list
 from network.errors import ModelError
+from network.history.messages import AssistantMessage, ToolCall
+from network.history.results import Usage
 from network.ids import new_id
-from network.messages import AssistantMessage, ToolCall
-from network.results import Usage
 
 _RETRY_STATUS = frozenset({408, 409, 429})
 _MAX_RETRY_AFTER = 60.0

@@ -26,8 +26,8 @@ from typing import Any
 
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from network.errors import ModelError
-from network.messages import AssistantMessage, ToolCall, check_messages
-from network.results import Usage
+from network.history.messages import AssistantMessage, ToolCall, check_messages
+from network.history.results import Usage
 
 _ids = itertools.count(1)
 

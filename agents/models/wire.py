@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
-from network.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 _converted: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
 

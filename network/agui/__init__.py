@@ -20,7 +20,7 @@ def __getattr__(name: str) -> Any:
 
         return app
     if name == "ThreadRegistry":
-        from network.agui.threads import ThreadRegistry
+        from network.agui.registry import ThreadRegistry
 
         return ThreadRegistry
     raise AttributeError(name)

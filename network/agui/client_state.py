@@ -17,7 +17,7 @@ from typing import Any
 
 from network.agui.errors import RequestError
 from network.errors import StateError
-from network.scopes import scope_of
+from network.state.scopes import scope_of
 
 WRITABLE_SCOPES = ("thread", "user")
 

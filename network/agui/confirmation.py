@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from network.agui.errors import RequestError
-from network.interrupts import Answer, Interrupt, InterruptError, match_answers
+from network.run.interrupts import Answer, Interrupt, InterruptError, match_answers
 
 
 def _answer(entry: Any) -> Answer:

@@ -16,9 +16,9 @@ from network.agui.client_state import build_state, check_scopes, client_writes
 from network.agui.confirmation import answers_for
 from network.agui.errors import RequestError
 from network.agui.messages import convert, input_text
-from network.agui.threads import ThreadRecord
-from network.context import RunContext
-from network.interrupts import restore_rejected
+from network.agui.registry import ThreadRecord
+from network.run.context import RunContext
+from network.run.interrupts import restore_rejected
 
 
 def parse(body: bytes) -> Any:

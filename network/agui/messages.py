@@ -11,7 +11,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from network.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
+from network.history.messages import (
+    AssistantMessage,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 
 
 def text_of(content: Any) -> str:

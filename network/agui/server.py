@@ -34,9 +34,9 @@ from starlette.types import Receive, Scope, Send
 
 from network.agui.errors import RequestError
 from network.agui.input import parse, prepare
-from network.agui.threads import ThreadRecord, ThreadRegistry
-from network.context import RunContext
-from network.streaming import EventStream
+from network.agui.registry import ThreadRecord, ThreadRegistry
+from network.run.context import RunContext
+from network.run.streaming import EventStream
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 

@@ -21,7 +21,8 @@ from network.threads.protocol import (
     ThreadNotFoundError,
     ThreadStore,
 )
-from network.threads.records import (
+from network.threads.resolve import DEFAULT_STORE, STORE_ENV, open_store, store_url
+from network.threads.thread_data import (
     ANONYMOUS_USER,
     DELETED,
     Commit,
@@ -30,10 +31,9 @@ from network.threads.records import (
     Thread,
     ThreadInfo,
 )
-from network.threads.resolve import DEFAULT_STORE, STORE_ENV, open_store, store_url
 
 if TYPE_CHECKING:
-    from network.threads.persistence import ThreadSession
+    from network.threads.session import ThreadSession
     from network.threads.sql import SQLStore
 
 __all__ = [
@@ -64,7 +64,7 @@ def __getattr__(name: str) -> Any:
 
         return SQLStore
     if name == "ThreadSession":
-        from network.threads.persistence import ThreadSession
+        from network.threads.session import ThreadSession
 
         return ThreadSession
     raise AttributeError(f"module 'network.threads' has no attribute {name!r}")

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from network.history import HistoryView
-from network.messages import MESSAGE_TYPES, message_adapter
-from network.results import InferenceResult
-from network.threads.records import ResultRecord
+from network.history.messages import MESSAGE_TYPES, message_adapter
+from network.history.results import InferenceResult
+from network.history.view import HistoryView
+from network.threads.thread_data import ResultRecord
 
 _WITHOUT_HISTORY = {"history"}
 

@@ -17,10 +17,10 @@ from typing import Any
 import anyio
 
 from network.errors import StaleThreadError
-from network.results import InferenceResult
+from network.history.results import InferenceResult
 from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
-from network.threads.records import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
+from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
 
 
 @dataclass(slots=True)

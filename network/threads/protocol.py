@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import Any, Protocol, runtime_checkable
 
 from network.errors import ThreadError
-from network.messages import UserMessage, check_messages
-from network.results import InferenceResult
-from network.threads.records import ANONYMOUS_USER, Commit, Thread, ThreadInfo
+from network.history.messages import UserMessage, check_messages
+from network.history.results import InferenceResult
+from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo
 
 
 class ThreadExistsError(ThreadError):

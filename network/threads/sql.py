@@ -33,19 +33,19 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from network.errors import AgentNetworkError, ConfigurationError, ThreadError
-from network.results import InferenceResult
+from network.history.results import InferenceResult
 from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
 from network.threads.protocol import BaseStore, ThreadExistsError
-from network.threads.records import (
+from network.threads.resolve import store_url
+from network.threads.sql_commit import CommitWriter
+from network.threads.sql_tables import build_tables
+from network.threads.thread_data import (
     ANONYMOUS_USER,
     Commit,
     Thread,
     ThreadInfo,
     decode_value,
 )
-from network.threads.resolve import store_url
-from network.threads.sql_commit import CommitWriter
-from network.threads.sql_tables import build_tables
 
 _BEGIN_OPTION = "agent_network_begin"
 

@@ -23,8 +23,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from network.errors import StaleThreadError, ThreadError
 from network.threads.protocol import ThreadNotFoundError
-from network.threads.records import Commit, SharedWrite
 from network.threads.sql_tables import Tables
+from network.threads.thread_data import Commit, SharedWrite
 
 
 class CommitWriter:

@@ -8,7 +8,7 @@ import pytest
 
 from agents import ScriptedModel, call
 from network import StopReason
-from network.interrupts import InterruptError
+from network.run.interrupts import InterruptError
 from tests.agui.networks import PANCAKES, chef_script, recipe_network
 from tests.agui.protocol import replay, wire
 

@@ -8,7 +8,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call, tool
 from network import ConfigurationError, Network
-from network.agui.predictive import parse_partial
+from network.run.predictive import parse_partial
 from tests.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
 from tests.agui.protocol import replay, wire
 

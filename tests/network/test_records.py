@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from network import AssistantMessage, InferenceResult, ToolCall, ToolMessage, Usage, UserMessage
-from network.messages import message_adapter
+from network.history.messages import message_adapter
 
 
 def test_the_role_is_the_class_s_and_the_content_comes_first() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call, tool
 from network import InferenceResult, Network, State, StateError, StateSchema, merge_dicts
-from network.messages import message_list_adapter
+from network.history.messages import message_list_adapter
 
 
 def longest(current: Any, new: Any) -> Any:
@@ -72,3 +72,17 @@ def test_lambda_handlers_cannot_be_serialized_and_say_which_key() -> None:
     state = State(schema={"k": {"type": int, "handler": lambda a, b: b}})
     with pytest.raises(StateError, match="'k'"):
         state.to_json()
+
+
+def test_state_json_from_before_the_state_package_still_loads() -> None:
+    """Thread stores keep state JSON that names ready handlers by their old import path."""
+    from network import State, merge_dicts
+
+    text = State(
+        {"files": {"a.py": "x"}}, schema={"files": {"type": dict[str, str], "handler": merge_dicts}}
+    ).to_json()
+    old = text.replace("network.state.handlers:", "network.handlers:")
+    assert old != text
+    restored = State.from_json(old)
+    restored.kv.set("files", {"b.py": "y"})
+    assert restored.kv.get("files") == {"a.py": "x", "b.py": "y"}

@@ -13,9 +13,9 @@ import anyio
 import pytest
 
 from network import AssistantMessage, InferenceResult, StaleThreadError, UserMessage
-from network.handlers import merge_lists, replace_values
-from network.history import HistoryView
-from network.schema import build_spec
+from network.history.view import HistoryView
+from network.state.handlers import merge_lists, replace_values
+from network.state.schema import build_spec
 from network.threads import (
     DELETED,
     Commit,
@@ -25,7 +25,7 @@ from network.threads import (
     ThreadNotFoundError,
     ThreadStore,
 )
-from network.threads.records import encode_value
+from network.threads.thread_data import encode_value
 
 pytestmark = pytest.mark.anyio
 

@@ -8,8 +8,8 @@ import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, State
-from network.handlers import merge_lists, replace_values
-from network.kv import _MISSING
+from network.state.handlers import merge_lists, replace_values
+from network.state.kv import _MISSING
 from network.threads import MemoryStore
 
 pytestmark = pytest.mark.anyio

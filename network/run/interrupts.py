@@ -33,15 +33,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from network.context import RunContext
 from network.errors import AgentNetworkError, ConfigurationError
 from network.ids import new_id
-from network.loop import call_agent
+from network.run.context import RunContext
+from network.run.loop import call_agent
 
 if TYPE_CHECKING:
+    from network.history.results import InferenceResult
     from network.network import Network
-    from network.results import InferenceResult
-    from network.run_result import RunResult
+    from network.run.result import RunResult
 
 CONFIRMATION = "confirmation_required"
 """The `reason` of an interrupt raised by a `requires_confirmation` tool."""
@@ -203,7 +203,7 @@ async def resume_run(
     tool's writes and every later call are committed like any other. The held call never ran
     and proposals are never applied on the server, so the stored state is the checkpoint.
     """
-    from network.state import State
+    from network.state.state import State
 
     pending = list(interrupted.interrupts)
     if not pending:
@@ -213,7 +213,7 @@ async def resume_run(
     first_input = old.results[0].input if old.results else ""
     session = None
     if interrupted.persisted and interrupted.thread_id is not None:
-        from network.threads.persistence import ThreadSession
+        from network.threads.session import ThreadSession
 
         session = await ThreadSession.open(
             network, interrupted.thread_id, user_id=user_id, store=store, app_name=app_name

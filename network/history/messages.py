@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter
 
-from network.record import Record
+from network.history.record import Record
 
 
 @dataclass(slots=True)

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from network.handlers import merge_dicts, merge_lists, replace_values
-from network.kv import _MISSING, KV
-from network.schema import Handler
-from network.values import copy_value, read_only
+from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.kv import _MISSING, KV
+from network.state.schema import Handler
+from network.state.values import copy_value, read_only
 
 _DELETE: Any = object()
 

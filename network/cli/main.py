@@ -9,7 +9,7 @@ changes as they happen) and a final summary (stop reason, agent calls, usage, ti
 serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
 `--model` puts every agent (and an LLM router) on one litellm model for this command only.
 
-`FILE:NETWORK` is described in `network.cli_load`. A bad path, name or argument prints one
+`FILE:NETWORK` is described in `network.cli.load`. A bad path, name or argument prints one
 line on stderr and exits with status 2; a run that fails exits with status 1.
 """
 
@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from network.cli_load import CLIError, load_network, model_override
+from network.cli.load import CLIError, load_network, model_override
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -69,7 +69,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import anyio
     from rich.console import Console
 
-    from network.cli_trace import Trace, summary
+    from network.cli.trace import Trace, summary
 
     network = load_network(args.target)
     state = _initial_state(args.state)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from network.emitter import Emitter
-from network.results import InferenceResult, Usage
-from network.state import State
+from network.history.results import InferenceResult, Usage
+from network.run.emitter import Emitter
+from network.state.state import State
 
 if TYPE_CHECKING:
     from network.network import Network

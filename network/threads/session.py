@@ -35,14 +35,15 @@ import anyio
 from pydantic import BaseModel
 
 from network.errors import ConfigurationError, ThreadError
-from network.handlers import replace_values
-from network.history import HistoryView
-from network.kv import _MISSING, KV
-from network.scopes import scope_of
-from network.state import State
+from network.history.view import HistoryView
+from network.state.handlers import replace_values
+from network.state.kv import _MISSING, KV
+from network.state.scopes import scope_of
+from network.state.state import State
 from network.threads.codec import record_of
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
-from network.threads.records import (
+from network.threads.resolve import open_store
+from network.threads.thread_data import (
     ANONYMOUS_USER,
     DELETED,
     Commit,
@@ -50,13 +51,12 @@ from network.threads.records import (
     Thread,
     encode_value,
 )
-from network.threads.resolve import open_store
 
 if TYPE_CHECKING:
-    from network.context import RunContext
-    from network.emitter import EventSink
     from network.network import Network
-    from network.run_result import RunResult
+    from network.run.context import RunContext
+    from network.run.emitter import EventSink
+    from network.run.result import RunResult
 
 
 class ThreadSession:

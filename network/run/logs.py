@@ -12,7 +12,7 @@ import functools
 import logging
 from typing import Any
 
-from network.emitter import EventSink
+from network.run.emitter import EventSink
 
 
 @functools.cache

@@ -22,10 +22,10 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
 from network.errors import ConfigurationError, StateError, StateValidationError
-from network.handlers import merge_dicts, merge_lists, replace_values
-from network.scopes import is_persistent, json_pointer
-from network.typenames import type_name
-from network.values import copy_value
+from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.scopes import is_persistent, json_pointer
+from network.state.typenames import type_name
+from network.state.values import copy_value
 
 Handler = Callable[[Any, Any], Any]
 

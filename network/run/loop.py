@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.context import RunContext
-from network.run_result import Stop, StopReason
+from network.run.context import RunContext
+from network.run.result import Stop, StopReason
 
 
 async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
@@ -20,7 +20,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     emitter = ctx.emitter
     route = network.router
     while True:
-        kv.writer = (None, ctx.call_count, None, None, "router")  # see network.provenance
+        kv.writer = (None, ctx.call_count, None, None, "router")  # see network.state.provenance
         choice = route(ctx)
         if hasattr(choice, "__await__"):
             choice = await choice
@@ -35,7 +35,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         if ctx.call_count >= max_iter:
             return Stop(StopReason.MAX_ITER)
         await call_agent(ctx, ctx.stack.pop(0))
-        if "interrupts" in ctx.extras:  # a tool waits for a person: see network.interrupts
+        if "interrupts" in ctx.extras:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
 
 

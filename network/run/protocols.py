@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from network.context import RunContext
-    from network.results import InferenceResult
+    from network.history.results import InferenceResult
+    from network.run.context import RunContext
 
 
 @runtime_checkable

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from network.results import InferenceResult, Usage
-from network.state import State
+from network.history.results import InferenceResult, Usage
+from network.state.state import State
 
 
 class StopReason(StrEnum):

@@ -3,7 +3,7 @@
 A network's `predict_state={"recipe": {"tool": "create_recipe", "tool_argument": "data"}}`
 says that `create_recipe`'s `data` argument is the new value of state key `recipe`. While the
 model streams the arguments, AG-UI consumers are shown the value as it grows (see
-`network.agui.predictive`); when the tool runs, the argument's final value is written to the
+`network.run.predictive`); when the tool runs, the argument's final value is written to the
 key (replacing it, through the schema) before the tool's own function runs, so a failing tool
 or a value the schema rejects leaves nothing behind. Without `tool_argument` the whole
 argument object is the value.
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from network.handlers import replace_values
-from network.messages import ToolCall
+from network.history.messages import ToolCall
+from network.state.handlers import replace_values
 
 
 def predicted_values(predict_state: Mapping[str, Any], call: ToolCall) -> list[tuple[str, Any]]:

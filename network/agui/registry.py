@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.interrupts import Interrupt
+from network.run.interrupts import Interrupt
 
 DEFAULT_MAX_THREADS = 10_000
 

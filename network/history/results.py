@@ -1,6 +1,6 @@
 """What one agent call produced (`InferenceResult`) and its parts.
 
-Slotted dataclasses (see `network.record`): the run loop builds a few of them on every step,
+Slotted dataclasses (see `network.history.record`): the run loop builds a few of them on every step,
 unvalidated, from values already of the right type; `to_json` / `from_json` serialize and
 validate them through pydantic when they cross a boundary (a thread store, a file).
 """
@@ -12,9 +12,9 @@ from typing import Annotated, Any
 
 from pydantic import PlainSerializer
 
-from network.history import HistoryView
-from network.messages import AssistantMessage, Message, ToolMessage
-from network.record import Record
+from network.history.messages import AssistantMessage, Message, ToolMessage
+from network.history.record import Record
+from network.history.view import HistoryView
 
 
 def _jsonable(value: Any) -> Any:

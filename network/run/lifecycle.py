@@ -18,9 +18,9 @@ from typing import Any
 import anyio
 
 from network import events
-from network.context import RunContext
-from network.emitter import Emitter
-from network.streaming import best_effort
+from network.run.context import RunContext
+from network.run.emitter import Emitter
+from network.run.streaming import best_effort
 
 
 async def open_run(ctx: RunContext, thread_id: str) -> None:
@@ -28,7 +28,7 @@ async def open_run(ctx: RunContext, thread_id: str) -> None:
     emitter = ctx.emitter
     await emitter.emit(events.run_started(thread_id, ctx.run_id))
     if ctx.network.predict_state:
-        from network.agui.predictive import install
+        from network.run.predictive import install
 
         await install(ctx)
     await emitter.emit(events.state_snapshot(ctx.state.snapshot()))

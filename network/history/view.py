@@ -13,7 +13,7 @@ from typing import Any, overload
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-from network.messages import Message
+from network.history.messages import Message
 
 
 class HistoryView(Sequence[Any]):

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
-from network.handlers import replace_values
-from network.messages import Message
-from network.results import InferenceResult
-from network.values import copy_value
+from network.history.messages import Message
+from network.history.results import InferenceResult
+from network.state.handlers import replace_values
+from network.state.values import copy_value
 
 if TYPE_CHECKING:
-    from network.schema import KeySpec
+    from network.state.schema import KeySpec
 
 ANONYMOUS_USER = ""
 """The user of a thread created without a `user_id`: its `user:` keys are shared with every

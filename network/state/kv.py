@@ -15,10 +15,10 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from network.handlers import merge_dicts, merge_lists, replace_values
-from network.provenance import CALLER, LogEntry, WriteRecord, WriterFields, write_record
-from network.schema import Handler, KeySpec, StateSchema
-from network.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
+from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.provenance import CALLER, LogEntry, WriteRecord, WriterFields, write_record
+from network.state.schema import Handler, KeySpec, StateSchema
+from network.state.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
 
 _MISSING: Any = object()
 

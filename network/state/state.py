@@ -12,14 +12,14 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from network.history import HistoryView
-from network.kv import KV
-from network.messages import check_messages
-from network.provenance import WriteRecord
-from network.results import InferenceResult
-from network.schema import StateSchema
-from network.staged import StagedKV
-from network.values import copy_value
+from network.history.messages import check_messages
+from network.history.results import InferenceResult
+from network.history.view import HistoryView
+from network.state.kv import KV
+from network.state.provenance import WriteRecord
+from network.state.schema import StateSchema
+from network.state.staged import StagedKV
+from network.state.values import copy_value
 
 
 class State:
@@ -91,21 +91,21 @@ class State:
     def to_json(self) -> str:
         """The state as JSON: schema (types by name, handlers by import path), data (no
         `temp:` keys), results and messages."""
-        from network.serialization import state_to_json
+        from network.state.json_form import state_to_json
 
         return state_to_json(self)
 
     @classmethod
     def from_json(cls, text: str) -> State:
         """The State `to_json` wrote."""
-        from network.serialization import state_from_json
+        from network.state.json_form import state_from_json
 
         return state_from_json(text)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
             return NotImplemented
-        from network.serialization import schema_to_dict
+        from network.state.json_form import schema_to_dict
 
         return (
             self.snapshot() == other.snapshot()

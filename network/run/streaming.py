@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 
-from network.emitter import EventSink
+from network.run.emitter import EventSink
 
 Starter = Callable[[EventSink], Awaitable[Any]]
 """`start(sink)` runs the network with `sink` among its sinks and returns its RunResult."""

@@ -13,13 +13,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from network.errors import StateError
-from network.handlers import merge_dicts, merge_lists, replace_values
-from network.messages import message_list_adapter
-from network.schema import StateSchema
-from network.typenames import parse_type
+from network.history.messages import message_list_adapter
+from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.schema import StateSchema
+from network.state.typenames import parse_type
 
 if TYPE_CHECKING:
-    from network.state import State
+    from network.state.state import State
 
 FORMAT = "agent-network/state@1"
 
@@ -47,6 +47,11 @@ def import_path(path: str) -> Any:
 
 
 _READY = {f"{h.__module__}:{h.__qualname__}": h for h in (merge_lists, merge_dicts, replace_values)}
+# Before the state layer was a package the handlers lived in `network.handlers`; state JSON
+# written then (thread stores keep it) names them by that path and must still load.
+_READY.update(
+    {f"network.handlers:{h.__qualname__}": h for h in (merge_lists, merge_dicts, replace_values)}
+)
 
 
 def schema_to_dict(schema: StateSchema) -> dict[str, Any]:
@@ -88,8 +93,8 @@ def state_to_dict(state: State) -> dict[str, Any]:
 
 def state_from_dict(data: dict[str, Any]) -> State:
     """The State `state_to_dict` wrote."""
-    from network.results import InferenceResult
-    from network.state import State
+    from network.history.results import InferenceResult
+    from network.state.state import State
 
     if data.get("format") != FORMAT:
         raise StateError(f"not a serialized state (format {data.get('format')!r})")

@@ -1,0 +1,1 @@
+"""The `agent-network` command line: run, serve, graph."""
