@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.dispatch import run_tool_calls
 from agents.hooks import AgentCall, AgentHooks
 from agents.models.base import Model, ModelRequest
@@ -23,7 +24,6 @@ from agents.tool import tool as make_tool
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import SystemMessage
 from network.history.results import InferenceResult, Usage
-from network.history.view import HistoryView
 from network.run.context import RunContext
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -131,7 +131,7 @@ class Agent:
             if text is None:
                 text = template.render(state.kv, self.name)
         prompt = [SystemMessage(text)] if text else []
-        call = AgentCall(self, ctx, prompt, HistoryView(state._messages, len(state._messages)))
+        call = AgentCall(self, ctx, prompt, state.history())
         hooks = self.hooks
         if hooks.on_start is not None:
             await _maybe_await(hooks.on_start(call))
@@ -151,7 +151,7 @@ class Agent:
         if emitter.active:
             from agents.call_events import CallEvents
 
-            call_events = CallEvents(emitter, self.name, ctx.extras.get("args_listeners"))
+            call_events = CallEvents(emitter, self.name, ctx.args_listeners)
         try:
             response = await model.complete(
                 request, call_events.on_chunk if call_events is not None else None
@@ -170,15 +170,14 @@ class Agent:
             message = call.response.message
         if call_events is not None:
             await call_events.finish(message)
-        records = (
-            await run_tool_calls(ctx, self, self.tools, list(message.tool_calls))
-            if message.tool_calls
-            else []
-        )
+        calls = list(message.tool_calls)
+        if calls and self.confirming and needs_confirmation(self.tools, calls):
+            calls = await hold(ctx, self, self.tools, calls)  # the rest waits for a person
+        records = await run_tool_calls(ctx, self, self.tools, calls) if calls else []
         if call_events is not None:
             from network import events
 
-            predictor = ctx.extras.get("predictor")
+            predictor = ctx.predictor
             if predictor is not None:  # undo predictions of calls that did not commit
                 await predictor.settle(ctx, records)
             for record in records:
@@ -243,8 +242,6 @@ class Agent:
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:
         """Finish tool calls that waited for confirmation (`agents.confirmation`)."""
-        from agents.confirmation import resume_call
-
         return await resume_call(self, ctx, answered)
 
     # -- on its own ----------------------------------------------------------------------

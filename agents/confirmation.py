@@ -14,14 +14,23 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agents.dispatch import run_tool_calls
 from agents.predictive import predicted_values
 from agents.tool import Tool
 from network.errors import StateError, ToolError
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ToolCallRecord
-from network.history.view import HistoryView
 from network.run.context import RunContext
 from network.run.interrupts import Answer, Interrupt
+
+
+def needs_confirmation(tools: dict[str, Tool], calls: list[ToolCall]) -> bool:
+    """Whether any of `calls` is of a `requires_confirmation` tool (cheap: no state copied)."""
+    for call in calls:
+        tool = tools.get(call.name)
+        if tool is not None and tool.requires_confirmation:
+            return True
+    return False
 
 
 async def hold(
@@ -59,7 +68,7 @@ async def hold(
             )
         )
     if held:
-        ctx.extras.setdefault("interrupts", []).extend(held)
+        ctx.interrupts.extend(held)
         emitter = ctx.emitter
         ops = [
             {"op": "add", "path": kv.spec(key).pointer, "value": value}
@@ -78,8 +87,6 @@ async def resume_call(
     agent: Any, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
 ) -> InferenceResult:
     """Run the accepted calls, reject the others; one result, as if the agent's call ended."""
-    from agents.dispatch import run_tool_calls
-
     started_at = time.time()
     started = time.perf_counter()
     accepted = [
@@ -89,7 +96,7 @@ async def resume_call(
     ]
     done: dict[str, ToolCallRecord] = {}
     if accepted:
-        for record in await run_tool_calls(ctx, agent, agent.tools, accepted, confirmed=True):
+        for record in await run_tool_calls(ctx, agent, agent.tools, accepted):
             done[record.id] = record
     records = [
         done.get(interrupt.tool_call_id) or _rejected(interrupt, answer)
@@ -101,11 +108,10 @@ async def resume_call(
 
         for record in records:
             await emitter.emit(events.tool_result(record.id + ":result", record.id, record.content))
-    messages = ctx.state._messages
     return InferenceResult(
         agent=agent.name,
         input=ctx.input,
-        history=HistoryView(messages, len(messages)),
+        history=ctx.state.history(),
         tool_calls=records,
         started_at=started_at,
         duration_ms=(time.perf_counter() - started) * 1000,

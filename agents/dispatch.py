@@ -82,24 +82,12 @@ async def run_tool_calls(
     agent: Any,
     tools: dict[str, Tool],
     calls: list[ToolCall],
-    *,
-    confirmed: bool = False,
 ) -> list[ToolCallRecord]:
     """Run `calls`, commit their state writes in model order, and return one record each.
 
-    Calls of `requires_confirmation` tools are held back as interrupts (no record) unless
-    `confirmed`: see `agents.confirmation`.
+    Every call given runs: holding calls back for a person's confirmation is the agent's
+    step, before this one (`agents.confirmation`).
     """
-    if not confirmed and getattr(agent, "confirming", True):
-        for call in calls:
-            tool = tools.get(call.name)
-            if tool is not None and tool.requires_confirmation:
-                from agents.confirmation import hold
-
-                calls = await hold(ctx, agent, tools, calls)
-                if not calls:
-                    return []
-                break
     kv = ctx.state.kv
     previous_writer = kv.writer
     if len(calls) == 1:

@@ -6,25 +6,24 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
-from network.errors import ConfigurationError, RoutingError, attach_partial_result
+from network.errors import ConfigurationError, RoutingError
 from network.history.messages import UserMessage
 from network.ids import new_id
-from network.run.context import RunContext
-from network.run.emitter import Emitter, EventSink
-from network.run.loop import run_loop
-from network.run.protocols import AgentLike, Router
-from network.run.result import RunResult, StopReason
+from network.run import engine
+from network.run.context import AgentLike, Router, RunContext
+from network.run.emitter import EventSink
+from network.run.interrupts import pending_answers, restore_rejected
+from network.run.predictive_config import check_predict_state
+from network.run.result import RunResult
+from network.run.streaming import EventStream
 from network.state.schema import StateSchema
 from network.state.state import State
-
-if TYPE_CHECKING:
-    from network.run.streaming import EventStream
+from network.threads.session import ThreadSession
 
 DEFAULT_MAX_ITER = 100
 
@@ -84,8 +83,6 @@ class Network:
         self.schema = StateSchema.coerce(state_schema)
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
-            from network.run.predictive_config import check_predict_state
-
             self.predict_state = check_predict_state(self, predict_state)
         validate = getattr(router, "validate", None)
         if callable(validate):
@@ -164,8 +161,6 @@ class Network:
         """
         session = None
         if thread_id is not None:
-            from network.threads.session import ThreadSession
-
             session = await ThreadSession.open(
                 self, thread_id, user_id=user_id, store=store, app_name=app_name, state=state
             )
@@ -182,74 +177,17 @@ class Network:
         run_state.append_messages([UserMessage(input)])
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
-        return await self.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
 
     async def execute(
         self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
     ) -> RunResult:
-        """Drive the loop for a prepared context, with its event sinks (the extension point)."""
-        from network.run.logs import logging_sink
+        """Drive the loop for a prepared context, with its event sinks (the extension point).
 
-        emitter = ctx.emitter = Emitter(list(sinks))
-        log_sink = logging_sink(ctx.run_id, self.name)
-        if log_sink is not None:
-            emitter.add_sink(log_sink)
-        started = time.perf_counter()
-        thread_id = ctx.thread_id or ctx.run_id
-        finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR
-        try:
-            if emitter.active:
-                from network.run import lifecycle as run_events
-
-                await run_events.open_run(ctx, thread_id)
-            if "resume" in ctx.extras:  # answers to the interrupts an earlier run stopped on
-                from network.run.interrupts import resume_interrupted
-
-                await resume_interrupted(ctx)
-            stop = await run_loop(ctx, max_iter or self.max_iter)
-            result = self._result(ctx, stop.reason, stop.summary, started)
-            if emitter.active:
-                finished = True
-                await run_events.finish_run(ctx, thread_id, result)
-            return result
-        except BaseException as error:
-            partial = self._result(ctx, StopReason.ERROR, None, started, error=error)
-            attach_partial_result(error, partial)
-            if emitter.active and not finished:
-                from network.run.lifecycle import close_run
-
-                with anyio.CancelScope(shield=True):
-                    await close_run(emitter, thread_id, ctx.run_id, error)
-            raise
-
-    def _result(
-        self,
-        ctx: RunContext,
-        reason: Any,
-        summary: str | None,
-        started: float,
-        error: BaseException | None = None,
-    ) -> RunResult:
-        output = None
-        results = ctx.state.results  # a thread's earlier runs come first: skip them
-        for result in reversed(results[len(results) - ctx.call_count :]):
-            text = result.text
-            if text:
-                output = text
-                break
-        return RunResult(
-            stop_reason=reason,
-            state=ctx.state,
-            run_id=ctx.run_id,
-            output=summary if output is None and summary else output,
-            usage=ctx.usage,
-            thread_id=ctx.thread_id,
-            summary=summary,
-            duration_ms=(time.perf_counter() - started) * 1000,
-            error=error,
-            interrupts=list(ctx.extras.get("interrupts", ())),
-            persisted="thread_session" in ctx.extras,
-        )
+        The engine (`network.run.engine.execute`) does the work; this is its address on the
+        network.
+        """
+        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
 
     def run_sync(self, input: str, **kwargs: Any) -> RunResult:
         """`run` for synchronous callers (wraps it in `anyio.run`)."""
@@ -267,22 +205,54 @@ class Network:
         when you may stop reading early: leaving the block cancels the run at once. The
         `RunResult` is on `events.result` once the run finished.
         """
-        from network.run.streaming import EventStream
 
         extra = list(kwargs.pop("sinks", ()))
         return EventStream(lambda sink: self.run(input, sinks=[sink, *extra], **kwargs))
 
-    async def resume(self, interrupted: RunResult, answers: Any, **kwargs: Any) -> RunResult:
+    async def resume(
+        self,
+        interrupted: RunResult,
+        answers: Any,
+        *,
+        sinks: Sequence[EventSink] = (),
+        max_iter: int | None = None,
+        run_id: str | None = None,
+        store: Any = None,
+        user_id: str | None = None,
+        app_name: str | None = None,
+    ) -> RunResult:
         """Continue a run that stopped on interrupts (`interrupted.interrupts`).
 
         `answers`: `interrupt.accept()` / `interrupt.reject(reason)` for every pending interrupt
-        (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`, and for a run
-        saved to a thread `store=` / `user_id=` / `app_name=` to reopen it. See
-        `network.run.interrupts` for what accepting and rejecting do.
+        (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`. A run that was
+        saved to a thread (`interrupted.persisted`) is resumed on that thread, reopened from
+        `store=` (the same default as `run`; `user_id=` / `app_name=` as there): the held call
+        never ran and proposals are never applied on the server, so the stored state is the
+        checkpoint. See `network.run.interrupts` for what accepting and rejecting do.
         """
-        from network.run.interrupts import resume_run
-
-        return await resume_run(self, interrupted, answers, **kwargs)
+        answered = pending_answers(interrupted, answers)
+        old = interrupted.state
+        session = None
+        if interrupted.persisted and interrupted.thread_id is not None:
+            session = await ThreadSession.open(
+                self, interrupted.thread_id, user_id=user_id, store=store, app_name=app_name
+            )
+            state = session.state
+        else:
+            data = old.snapshot()
+            restore_rejected(data, answered)
+            state = State(data, schema=self.schema, messages=list(old.messages))
+        ctx = RunContext(
+            network=self,
+            state=state,
+            input=old.results[0].input if old.results else "",
+            run_id=run_id or new_id("run_"),
+            thread_id=interrupted.thread_id,
+            resume=answered,
+        )
+        if session is not None:
+            return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
 
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"

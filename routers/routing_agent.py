@@ -16,7 +16,7 @@ are queued (`ctx.stack`), the router returns None without asking its model, so t
 drains first and no tokens are spent on a choice that would only join the queue.
 
 The router's token usage counts in the run's usage totals, and is also added up on its own in
-`ctx.extras["router_usage"]` (a `Usage`).
+`ctx.router_usage` (a `Usage`).
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from network.run.context import RunContext
 from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
 from routers.routing_tools import BadChoice, Choice, read_call, tool_schemas
-
-USAGE_KEY = "router_usage"
 
 
 class RoutingAgent:
@@ -104,8 +102,8 @@ class RoutingAgent:
                 if error.model is None:
                     error.model = getattr(model, "name", None)
                 raise
-            spent = ctx.extras.get(USAGE_KEY)
-            ctx.extras[USAGE_KEY] = response.usage if spent is None else spent + response.usage
+            spent = ctx.router_usage
+            ctx.router_usage = response.usage if spent is None else spent + response.usage
             ctx.add_usage(response.usage)  # the run's totals include what routing cost
             message = response.message
             if not message.tool_calls:

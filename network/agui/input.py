@@ -46,17 +46,15 @@ def prepare(network: Any, record: ThreadRecord, run_input: Any) -> RunContext:
     state = build_state(network, data)
     messages = convert(run_input.messages)
     state.append_messages(messages)
-    ctx = RunContext(
+    return RunContext(
         network=network,
         state=state,
         input=input_text(messages),
         run_id=run_input.run_id,
         thread_id=run_input.thread_id,
+        resume=answered,
+        client_input=run_input,  # context, forwardedProps, tools: for user code
     )
-    ctx.extras["agui.input"] = run_input  # context, forwardedProps, tools: for user code
-    if answered:
-        ctx.extras["resume"] = answered
-    return ctx
 
 
 __all__ = ["RequestError", "parse", "prepare"]

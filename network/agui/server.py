@@ -130,8 +130,8 @@ class _EventResponse:
             # What the client was shown is what the server keeps: also after an error or a
             # cancellation, so the next request's state diff starts from the same place.
             record.state = ctx.state.snapshot()
-            if "resume" not in ctx.extras:  # the pending interrupts were answered
-                record.interrupts = list(ctx.extras.get("interrupts", ()))
+            if not ctx.resume:  # the pending interrupts were answered (the run took them)
+                record.interrupts = list(ctx.interrupts)
             record.runs += 1
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

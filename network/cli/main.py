@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from network.cli.load import CLIError, load_network, model_override
+from network.drawing import network_mermaid
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -112,9 +113,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_graph(args: argparse.Namespace) -> int:
-    # The command line sits on top of every package, so it may draw with `routers`.
-    from routers.mermaid import network_mermaid
-
     print(network_mermaid(load_network(args.target)), end="")
     return 0
 

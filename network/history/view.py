@@ -25,6 +25,14 @@ class HistoryView(Sequence[Any]):
         self._messages = messages
         self._length = length
 
+    def prefix(self, length: int) -> HistoryView:
+        """A view of the first `length` messages of the same list."""
+        return HistoryView(self._messages, length)
+
+    def is_view_of(self, other: HistoryView) -> bool:
+        """Whether both views look into the same list (one conversation)."""
+        return self._messages is other._messages
+
     def __len__(self) -> int:
         return len(self._messages) if self._length is None else self._length
 

@@ -1,16 +1,66 @@
-"""`RunContext`: what routers, hooks, instruction functions and agents see of a run."""
+"""`RunContext`: what routers, hooks, instruction functions and agents see of a run.
+
+The protocols a run talks through (`AgentLike`, `Router`, `NetworkLike`, ...) live here with
+the context because they and the context name each other; `network.run.protocols` re-exports
+them. Library signals between the parts of a run are typed fields of the context; `extras` is
+left to user code.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
 from network.history.results import InferenceResult, Usage
 from network.run.emitter import Emitter
+from network.run.interrupts import Answer, Interrupt
+from network.state.schema import StateSchema
 from network.state.state import State
 
-if TYPE_CHECKING:
-    from network.network import Network
+
+@runtime_checkable
+class AgentLike(Protocol):
+    """What a network runs: a named thing whose `call` is one inference plus its tool calls."""
+
+    name: str
+    description: str
+
+    async def call(self, ctx: RunContext) -> InferenceResult: ...
+
+
+Router = Callable[["RunContext"], Any | Awaitable[Any]]
+"""`router(ctx) -> Agent | name | [Agent | name, ...] | Stop | None`, sync or async."""
+
+ArgsListener = Callable[[str, str, str], Awaitable[None]]
+"""`listener(tool_call_id, tool_name, arguments_so_far)`: follows tool arguments as they stream."""
+
+
+class NetworkLike(Protocol):
+    """What the run engine needs of a network definition (`network.Network` is one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def agents(self) -> Mapping[str, AgentLike]: ...
+    @property
+    def router(self) -> Router: ...
+    @property
+    def max_iter(self) -> int: ...
+    @property
+    def schema(self) -> StateSchema: ...
+    @property
+    def predict_state(self) -> Mapping[str, Mapping[str, Any]]: ...
+    @property
+    def default_model(self) -> Any: ...
+
+    def resolve(self, choice: Any) -> list[AgentLike]: ...
+
+
+class CallSettler(Protocol):
+    """Told after each batch of tool calls which of them committed (the predictive state)."""
+
+    async def settle(self, ctx: RunContext, records: Sequence[Any]) -> None: ...
 
 
 @dataclass(slots=True, eq=False)
@@ -19,9 +69,15 @@ class RunContext:
 
     Routers read `state`, `input`, `last_result`, `call_count` and `stack` (the agents queued
     to run next, in order). `agent` is the agent whose call is under way, if any.
+
+    Signals between the parts of the run (read by user code, written by the library):
+    `interrupts` (tool calls waiting for a person; the loop stops when there are any),
+    `resume` (answers the run starts by acting on), `persisted` (a thread session commits the
+    run), `router_usage` (tokens a routing agent spent), `client_input` (the AG-UI
+    `RunAgentInput` of a run that came through the server). `extras` is for user code.
     """
 
-    network: Network
+    network: NetworkLike
     state: State
     input: str
     run_id: str
@@ -34,7 +90,14 @@ class RunContext:
     completion_tokens: int = 0
     total_tokens: int = 0
     emitter: Emitter = field(default_factory=Emitter)
-    extras: dict[str, Any] = field(default_factory=dict)  # room for extensions (AG-UI, ...)
+    extras: dict[str, Any] = field(default_factory=dict)  # for user code only
+    interrupts: list[Interrupt] = field(default_factory=list)
+    resume: list[tuple[Interrupt, Answer]] = field(default_factory=list)
+    persisted: bool = False
+    router_usage: Usage | None = None
+    client_input: Any = None
+    predictor: CallSettler | None = None
+    args_listeners: list[ArgsListener] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:

@@ -21,6 +21,10 @@ The next run answers every pending interrupt (`network.resume(result, [...])`, o
   call. The router then continues as after any agent call; it may send the agent back, which
   may propose something else.
 
+Here: the data (`Interrupt`, `Answer`) and the matching of answers to what waits;
+`network.run.resumption` finishes the answered calls at the start of the next run, and the
+facade (`Network.resume`) builds that run.
+
 Decisions where the peers are silent: a resumed run starts a fresh list of agent calls (the
 conversation and the state carry over); queued agents of the interrupted run are not resumed,
 the router is asked again.
@@ -29,19 +33,12 @@ the router is asked again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from network.errors import AgentNetworkError, ConfigurationError
+from network.errors import AgentNetworkError
 from network.ids import new_id
-from network.run.context import RunContext
-from network.run.loop import call_agent
-
-if TYPE_CHECKING:
-    from network.history.results import InferenceResult
-    from network.network import Network
-    from network.run.result import RunResult
 
 CONFIRMATION = "confirmation_required"
 """The `reason` of an interrupt raised by a `requires_confirmation` tool."""
@@ -152,85 +149,9 @@ def restore_rejected(data: dict[str, Any], answered: Sequence[tuple[Interrupt, A
                 data.pop(key, None)
 
 
-async def resume_interrupted(ctx: RunContext) -> None:
-    """Finish the answered tool calls (`ctx.extras["resume"]`) as a step of their agent."""
-    answered: list[tuple[Interrupt, Answer]] = ctx.extras.pop("resume")
-    by_agent: dict[str, list[tuple[Interrupt, Answer]]] = {}
-    for pair in answered:
-        by_agent.setdefault(pair[0].agent, []).append(pair)
-    for name, pairs in by_agent.items():
-        agent = ctx.network.agents.get(name)
-        if agent is None or not callable(getattr(agent, "resume", None)):
-            raise ConfigurationError(
-                f"cannot resume tool calls of agent {name!r}: network {ctx.network.name!r} "
-                "has no such agent that can resume"
-            )
-        await call_agent(ctx, _Resumption(agent, pairs))
-
-
-class _Resumption:
-    """Looks like the agent to the run loop; its call finishes the waiting tool calls."""
-
-    __slots__ = ("agent", "answered", "description", "name")
-
-    def __init__(self, agent: Any, answered: list[tuple[Interrupt, Answer]]) -> None:
-        self.agent = agent
-        self.name = agent.name
-        self.description = getattr(agent, "description", "")
-        self.answered = answered
-
-    async def call(self, ctx: RunContext) -> InferenceResult:
-        ctx.agent = self.agent
-        return await self.agent.resume(ctx, self.answered)
-
-
-async def resume_run(
-    network: Network,
-    interrupted: RunResult,
-    answers: Any,
-    *,
-    sinks: Sequence[Any] = (),
-    max_iter: int | None = None,
-    run_id: str | None = None,
-    store: Any = None,
-    user_id: str | None = None,
-    app_name: str | None = None,
-) -> RunResult:
-    """`network.resume`: a new run that starts by finishing the interrupted tool calls.
-
-    A run that was saved to a thread (`interrupted.persisted`) is resumed on that thread:
-    the thread is reopened from `store` (the same default as `network.run`), so the accepted
-    tool's writes and every later call are committed like any other. The held call never ran
-    and proposals are never applied on the server, so the stored state is the checkpoint.
-    """
-    from network.state.state import State
-
+def pending_answers(interrupted: Any, answers: Any) -> list[tuple[Interrupt, Answer]]:
+    """The answered interrupts of a `RunResult` that stopped on them (`InterruptError` else)."""
     pending = list(interrupted.interrupts)
     if not pending:
         raise InterruptError(f"run {interrupted.run_id!r} did not stop on an interrupt")
-    answered = match_answers(pending, answers)
-    old = interrupted.state
-    first_input = old.results[0].input if old.results else ""
-    session = None
-    if interrupted.persisted and interrupted.thread_id is not None:
-        from network.threads.session import ThreadSession
-
-        session = await ThreadSession.open(
-            network, interrupted.thread_id, user_id=user_id, store=store, app_name=app_name
-        )
-        state = session.state
-    else:
-        data = old.snapshot()
-        restore_rejected(data, answered)
-        state = State(data, schema=network.schema, messages=list(old._messages))
-    ctx = RunContext(
-        network=network,
-        state=state,
-        input=first_input,
-        run_id=run_id or new_id("run_"),
-        thread_id=interrupted.thread_id,
-    )
-    ctx.extras["resume"] = answered
-    if session is not None:
-        return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
-    return await network.execute(ctx, max_iter=max_iter, sinks=sinks)
+    return match_answers(pending, answers)

@@ -20,6 +20,7 @@ import anyio
 from network import events
 from network.run.context import RunContext
 from network.run.emitter import Emitter
+from network.run.predictive import install
 from network.run.streaming import best_effort
 
 
@@ -28,8 +29,6 @@ async def open_run(ctx: RunContext, thread_id: str) -> None:
     emitter = ctx.emitter
     await emitter.emit(events.run_started(thread_id, ctx.run_id))
     if ctx.network.predict_state:
-        from network.run.predictive import install
-
         await install(ctx)
     await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
 

@@ -35,7 +35,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         if ctx.call_count >= max_iter:
             return Stop(StopReason.MAX_ITER)
         await call_agent(ctx, ctx.stack.pop(0))
-        if "interrupts" in ctx.extras:  # a tool waits for a person: see network.run.interrupts
+        if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
 
 

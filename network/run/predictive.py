@@ -18,6 +18,7 @@ A call held for confirmation keeps its prediction: it is the proposal the person
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ from network.state.scopes import is_persistent, json_pointer
 _MISSING: Any = object()
 
 
-def config_entries(predict_state: dict[str, Any]) -> list[dict[str, Any]]:
+def config_entries(predict_state: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The PredictState announcement's value (the network checked the entries when defined)."""
     entries = []
     for key, spec in predict_state.items():
@@ -110,12 +111,12 @@ class Predictor:
         await self.ctx.emitter.flush_state(kv)
         return (spec.to_json(kv.get(key)) if kv.has(key) else _MISSING,)
 
-    async def settle(self, ctx: RunContext, records: list[Any]) -> None:
+    async def settle(self, ctx: RunContext, records: Sequence[Any]) -> None:
         """After a batch of tool calls: reset the keys whose predicted call did not commit."""
         if not self.open:
             return
         kept = {record.id for record in records if not record.is_error}
-        kept.update(interrupt.tool_call_id for interrupt in ctx.extras.get("interrupts", ()))
+        kept.update(interrupt.tool_call_id for interrupt in ctx.interrupts)
         ops = []
         for key, prediction in self.open.items():
             if prediction.call_id in kept:
@@ -133,5 +134,5 @@ async def install(ctx: RunContext) -> None:
     """Announce the network's predictive state and start following tool arguments."""
     predictor = Predictor(ctx)
     await ctx.emitter.emit(events.custom("PredictState", config_entries(ctx.network.predict_state)))
-    ctx.extras["predictor"] = predictor
-    ctx.extras.setdefault("args_listeners", []).append(predictor.on_args)
+    ctx.predictor = predictor
+    ctx.args_listeners.append(predictor.on_args)

@@ -1,27 +1,12 @@
 """The small protocols through which the network talks to agents and routers.
 
-`network` imports neither `agents` nor `routers`: anything with these shapes will do.
+`network` imports neither `agents` nor `routers`: anything with these shapes will do. They are
+defined next to `RunContext` (they name it and it names them); this module is their short
+address.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from network.run.context import AgentLike, ArgsListener, CallSettler, NetworkLike, Router
 
-if TYPE_CHECKING:
-    from network.history.results import InferenceResult
-    from network.run.context import RunContext
-
-
-@runtime_checkable
-class AgentLike(Protocol):
-    """What a network runs: a named thing whose `call` is one inference plus its tool calls."""
-
-    name: str
-    description: str
-
-    async def call(self, ctx: RunContext) -> InferenceResult: ...
-
-
-Router = Callable[["RunContext"], Any | Awaitable[Any]]
-"""`router(ctx) -> Agent | name | [Agent | name, ...] | Stop | None`, sync or async."""
+__all__ = ["AgentLike", "ArgsListener", "CallSettler", "NetworkLike", "Router"]

@@ -9,17 +9,15 @@ a silent loss of the merge behaviour.
 from __future__ import annotations
 
 import importlib
-import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from network.errors import StateError
 from network.history.messages import message_list_adapter
+from network.history.results import InferenceResult
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.schema import StateSchema
 from network.state.typenames import parse_type
-
-if TYPE_CHECKING:
-    from network.state.state import State
 
 FORMAT = "agent-network/state@1"
 
@@ -80,37 +78,38 @@ def schema_from_dict(data: dict[str, Any]) -> StateSchema:
     return StateSchema(entries, closed=bool(data.get("closed")))
 
 
-def state_to_dict(state: State) -> dict[str, Any]:
-    """The whole state as JSON-ready data (no `temp:` keys)."""
+class StateParts(NamedTuple):
+    """What a State is made of, as its JSON form holds it (`State.from_json` builds one)."""
+
+    data: dict[str, Any]
+    schema: StateSchema
+    results: list[InferenceResult]
+    messages: list[Any]
+
+
+def state_to_dict(
+    schema: StateSchema,
+    data: dict[str, Any],
+    results: Sequence[InferenceResult],
+    messages: Sequence[Any],
+) -> dict[str, Any]:
+    """A state's parts as JSON-ready data (`data` is its snapshot: no `temp:` keys)."""
     return {
         "format": FORMAT,
-        "schema": schema_to_dict(state.schema),
-        "data": state.snapshot(),
-        "results": [result.to_dict(mode="json") for result in state.results],
-        "messages": message_list_adapter().dump_python(list(state.messages), mode="json"),
+        "schema": schema_to_dict(schema),
+        "data": data,
+        "results": [result.to_dict(mode="json") for result in results],
+        "messages": message_list_adapter().dump_python(list(messages), mode="json"),
     }
 
 
-def state_from_dict(data: dict[str, Any]) -> State:
-    """The State `state_to_dict` wrote."""
-    from network.history.results import InferenceResult
-    from network.state.state import State
-
+def state_from_dict(data: dict[str, Any]) -> StateParts:
+    """The parts `state_to_dict` wrote (messages as written: the State checks them)."""
     if data.get("format") != FORMAT:
         raise StateError(f"not a serialized state (format {data.get('format')!r})")
-    return State(
+    return StateParts(
         data["data"],
-        schema=schema_from_dict(data["schema"]),
-        results=[InferenceResult.from_dict(result) for result in data["results"]],
-        messages=data["messages"],  # State checks them (dicts become messages)
+        schema_from_dict(data["schema"]),
+        [InferenceResult.from_dict(result) for result in data["results"]],
+        data["messages"],
     )
-
-
-def state_to_json(state: State) -> str:
-    """The state as a JSON string."""
-    return json.dumps(state_to_dict(state))
-
-
-def state_from_json(text: str) -> State:
-    """The State `state_to_json` wrote."""
-    return state_from_dict(json.loads(text))

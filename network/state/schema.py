@@ -310,6 +310,21 @@ class StateSchema:
     def __contains__(self, key: object) -> bool:
         return key in self._specs
 
+    def same_as(self, other: StateSchema) -> bool:
+        """Whether `other` declares the same keys with the same types and handlers.
+
+        Compares handlers as objects, so schemas whose handler is a lambda (which has no JSON
+        form) compare too.
+        """
+        if self.closed != other.closed or self.model is not other.model:
+            return False
+        if self._specs.keys() != other._specs.keys():
+            return False
+        return all(
+            spec.type_label == theirs.type_label and spec.handler is theirs.handler
+            for spec, theirs in ((spec, other._specs[key]) for key, spec in self._specs.items())
+        )
+
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}: {s.type_label}" for k, s in self._specs.items())
         return f"StateSchema({fields}{', closed' if self.closed else ''})"

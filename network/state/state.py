@@ -7,6 +7,7 @@ every run; nothing in it is shared with another run.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -15,6 +16,7 @@ from pydantic import BaseModel
 from network.history.messages import check_messages
 from network.history.results import InferenceResult
 from network.history.view import HistoryView
+from network.state.json_form import state_from_dict, state_to_dict
 from network.state.kv import KV
 from network.state.provenance import WriteRecord
 from network.state.schema import StateSchema
@@ -91,27 +93,22 @@ class State:
     def to_json(self) -> str:
         """The state as JSON: schema (types by name, handlers by import path), data (no
         `temp:` keys), results and messages."""
-        from network.state.json_form import state_to_json
-
-        return state_to_json(self)
+        return json.dumps(state_to_dict(self.schema, self.snapshot(), self.results, self._messages))
 
     @classmethod
     def from_json(cls, text: str) -> State:
         """The State `to_json` wrote."""
-        from network.state.json_form import state_from_json
-
-        return state_from_json(text)
+        data, schema, results, messages = state_from_dict(json.loads(text))
+        return cls(data, schema=schema, results=results, messages=messages)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):
             return NotImplemented
-        from network.state.json_form import schema_to_dict
-
         return (
             self.snapshot() == other.snapshot()
-            and list(self.messages) == list(other.messages)
+            and self._messages == other._messages
             and self.results == other.results
-            and schema_to_dict(self.schema) == schema_to_dict(other.schema)
+            and self.schema.same_as(other.schema)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -119,6 +116,11 @@ class State:
     def append_messages(self, messages: list[Any]) -> None:
         """Add messages to the conversation (the run loop's use)."""
         self._messages.extend(messages)
+
+    def history(self) -> HistoryView:
+        """The conversation as it is now, frozen: later messages are not part of the view
+        (what an agent call is sent, kept on its result without a copy)."""
+        return HistoryView(self._messages, len(self._messages))
 
     def __repr__(self) -> str:
         return f"State(keys={self.kv.keys()!r}, results={len(self.results)})"

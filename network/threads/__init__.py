@@ -21,7 +21,7 @@ from network.threads.protocol import (
     ThreadNotFoundError,
     ThreadStore,
 )
-from network.threads.resolve import DEFAULT_STORE, STORE_ENV, open_store, store_url
+from network.threads.resolve import open_store
 from network.threads.thread_data import (
     ANONYMOUS_USER,
     DELETED,
@@ -31,6 +31,7 @@ from network.threads.thread_data import (
     Thread,
     ThreadInfo,
 )
+from network.threads.urls import DEFAULT_STORE, STORE_ENV, store_url
 
 if TYPE_CHECKING:
     from network.threads.session import ThreadSession

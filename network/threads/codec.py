@@ -51,9 +51,9 @@ def decode_result(text: str, messages: list[Any], history_length: int | None) ->
     return result
 
 
-def record_of(result: InferenceResult, conversation: list[Any]) -> ResultRecord:
+def record_of(result: InferenceResult, conversation: HistoryView) -> ResultRecord:
     """The `ResultRecord` of a result made during a run whose conversation is `conversation`."""
     history = result.history
-    if isinstance(history, HistoryView) and history._messages is conversation:
+    if isinstance(history, HistoryView) and history.is_view_of(conversation):
         return ResultRecord(result, len(history))
     return ResultRecord(result, None)

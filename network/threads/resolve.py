@@ -19,28 +19,9 @@ from typing import Any
 
 from network.errors import ConfigurationError
 from network.threads.protocol import ThreadStore
+from network.threads.urls import DEFAULT_STORE, STORE_ENV, store_url
 
-DEFAULT_STORE = "agent-network.db"
-STORE_ENV = "AGENT_NETWORK_STORE"
-
-_DRIVERS = {
-    "sqlite": "sqlite+aiosqlite",
-    "postgresql": "postgresql+asyncpg",
-    "postgres": "postgresql+asyncpg",
-}
-
-
-def store_url(store: str | os.PathLike[str] | None = None) -> str:
-    """The database URL a `store=` string, path or None stands for."""
-    if store is None:
-        store = os.environ.get(STORE_ENV) or DEFAULT_STORE
-    text = os.fspath(store)
-    if not text:
-        raise ConfigurationError("store= is an empty string; give a file path or a URL")
-    scheme, sep, rest = text.partition("://")
-    if sep:  # a URL; a bare sqlite:// or postgresql:// gets its async driver
-        return f"{_DRIVERS.get(scheme, scheme)}{sep}{rest}"
-    return "sqlite+aiosqlite:///" + os.path.abspath(text)
+__all__ = ["DEFAULT_STORE", "STORE_ENV", "open_store", "store_url"]
 
 
 def open_store(store: Any = None) -> tuple[ThreadStore, bool]:

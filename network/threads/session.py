@@ -29,13 +29,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 from pydantic import BaseModel
 
 from network.errors import ConfigurationError, ThreadError
 from network.history.view import HistoryView
+from network.run import engine
+from network.run.context import NetworkLike, RunContext
+from network.run.emitter import EventSink
+from network.run.result import RunResult
 from network.state.handlers import replace_values
 from network.state.kv import _MISSING, KV
 from network.state.scopes import scope_of
@@ -51,12 +55,6 @@ from network.threads.thread_data import (
     Thread,
     encode_value,
 )
-
-if TYPE_CHECKING:
-    from network.network import Network
-    from network.run.context import RunContext
-    from network.run.emitter import EventSink
-    from network.run.result import RunResult
 
 
 class ThreadSession:
@@ -79,7 +77,7 @@ class ThreadSession:
     @classmethod
     async def open(
         cls,
-        network: Network,
+        network: NetworkLike,
         thread_id: str,
         *,
         user_id: str | None = None,
@@ -112,9 +110,9 @@ class ThreadSession:
     ) -> RunResult:
         """Run `ctx` (built on `self.state`) with this session committing as it goes."""
         self.run_id = ctx.run_id
-        ctx.extras["thread_session"] = self
+        ctx.persisted = True
         try:
-            return await ctx.network.execute(ctx, max_iter=max_iter, sinks=[self.sink, *sinks])
+            return await engine.execute(ctx, max_iter=max_iter, sinks=[self.sink, *sinks])
         finally:
             await self.close()
 
@@ -141,7 +139,7 @@ class ThreadSession:
         made after the last agent call)."""
         state = self.state
         kv = _kv(state)
-        conversation = state._messages
+        conversation = state.messages
         results = state.results[self._results_saved :]
         messages = conversation[self._messages_saved :]
         ops = [op for result in results for op in result.state_delta]
@@ -193,20 +191,20 @@ async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | Non
     return thread
 
 
-def _state_of(network: Network, thread: Thread) -> State:
+def _state_of(network: NetworkLike, thread: Thread) -> State:
     schema = network.schema
     data = {
         key: value
         for key, value in thread.full_state().items()
         if not schema.closed or key in schema
     }
-    state = network.new_state(data)
+    state = State(data, schema=schema)
     state.append_messages(thread.messages)
-    conversation = state._messages
+    conversation = state.messages
     for result in thread.results:
         history = result.history
         if isinstance(history, HistoryView):  # re-point the view at the run's own list
-            result.history = HistoryView(conversation, len(history))
+            result.history = conversation.prefix(len(history))
         state.results.append(result)
     return state
 

@@ -36,7 +36,6 @@ from network.errors import AgentNetworkError, ConfigurationError, ThreadError
 from network.history.results import InferenceResult
 from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
 from network.threads.protocol import BaseStore, ThreadExistsError
-from network.threads.resolve import store_url
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_tables import build_tables
 from network.threads.thread_data import (
@@ -46,6 +45,7 @@ from network.threads.thread_data import (
     ThreadInfo,
     decode_value,
 )
+from network.threads.urls import store_url
 
 _BEGIN_OPTION = "agent_network_begin"
 

@@ -1,0 +1,89 @@
+"""The engine: execute one prepared run, from its first event to its `RunResult`.
+
+Below the thread session and the facade: `Network.run` builds the context (and, on a thread,
+the session whose sink commits), then calls `execute`. The engine knows the network only as a
+`NetworkLike` and persistence only as one more event sink.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import ModuleType
+
+import anyio
+
+from network.errors import attach_partial_result
+from network.run.context import RunContext
+from network.run.emitter import Emitter, EventSink
+from network.run.logs import logging_sink
+from network.run.loop import run_loop
+from network.run.result import RunResult, StopReason
+from network.run.resumption import resume_interrupted
+
+
+async def execute(
+    ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
+) -> RunResult:
+    """Drive the loop for a prepared context, with its event sinks (the extension point)."""
+    emitter = ctx.emitter = Emitter(list(sinks))
+    log_sink = logging_sink(ctx.run_id, ctx.network.name)
+    if log_sink is not None:
+        emitter.add_sink(log_sink)
+    started = time.perf_counter()
+    thread_id = ctx.thread_id or ctx.run_id
+    finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR
+    lifecycle: ModuleType | None = None  # loaded for a run with a sink
+    try:
+        if emitter.active:
+            # ag_ui's event models load only for a run that has a sink: `import network` and a
+            # plain run stay fast
+            from network.run import lifecycle as events_of_run
+
+            lifecycle = events_of_run
+            await lifecycle.open_run(ctx, thread_id)
+        if ctx.resume:  # answers to the interrupts an earlier run stopped on
+            await resume_interrupted(ctx)
+        stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
+        result = run_result(ctx, stop.reason, stop.summary, started)
+        if lifecycle is not None:
+            finished = True
+            await lifecycle.finish_run(ctx, thread_id, result)
+        return result
+    except BaseException as error:
+        partial = run_result(ctx, StopReason.ERROR, None, started, error=error)
+        attach_partial_result(error, partial)
+        if lifecycle is not None and not finished:
+            with anyio.CancelScope(shield=True):
+                await lifecycle.close_run(emitter, thread_id, ctx.run_id, error)
+        raise
+
+
+def run_result(
+    ctx: RunContext,
+    reason: StopReason | str,
+    summary: str | None,
+    started: float,
+    error: BaseException | None = None,
+) -> RunResult:
+    """The `RunResult` of the run so far: its output is the last text of this run's calls."""
+    output = None
+    results = ctx.state.results  # a thread's earlier runs come first: skip them
+    for result in reversed(results[len(results) - ctx.call_count :]):
+        text = result.text
+        if text:
+            output = text
+            break
+    return RunResult(
+        stop_reason=reason,
+        state=ctx.state,
+        run_id=ctx.run_id,
+        output=summary if output is None and summary else output,
+        usage=ctx.usage,
+        thread_id=ctx.thread_id,
+        summary=summary,
+        duration_ms=(time.perf_counter() - started) * 1000,
+        error=error,
+        interrupts=list(ctx.interrupts),
+        persisted=ctx.persisted,
+    )

@@ -1,0 +1,48 @@
+"""Finishing the tool calls a run stopped on, as the first step of the run that answers them.
+
+See `network.run.interrupts` for the whole flow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.errors import ConfigurationError
+from network.history.results import InferenceResult
+from network.run.context import RunContext
+from network.run.interrupts import Answer, Interrupt
+from network.run.loop import call_agent
+
+
+async def resume_interrupted(ctx: RunContext) -> None:
+    """Finish the answered tool calls (`ctx.resume`) as a step of their agent."""
+    answered = ctx.resume
+    ctx.resume = []
+    by_agent: dict[str, list[tuple[Interrupt, Answer]]] = {}
+    for pair in answered:
+        by_agent.setdefault(pair[0].agent, []).append(pair)
+    for name, pairs in by_agent.items():
+        agent = ctx.network.agents.get(name)
+        if agent is None or not callable(getattr(agent, "resume", None)):
+            raise ConfigurationError(
+                f"cannot resume tool calls of agent {name!r}: network {ctx.network.name!r} "
+                "has no such agent that can resume"
+            )
+        await call_agent(ctx, _Resumption(agent, pairs))
+
+
+class _Resumption:
+    """Looks like the agent to the run loop; its call finishes the waiting tool calls."""
+
+    __slots__ = ("agent", "answered", "description", "name")
+
+    def __init__(self, agent: Any, answered: list[tuple[Interrupt, Answer]]) -> None:
+        self.agent = agent
+        self.name: str = agent.name
+        self.description: str = getattr(agent, "description", "")
+        self.answered = answered
+
+    async def call(self, ctx: RunContext) -> InferenceResult:
+        ctx.agent = self.agent
+        result: InferenceResult = await self.agent.resume(ctx, self.answered)
+        return result
