@@ -25,6 +25,7 @@ from network.errors import ConfigurationError, ModelError
 from network.history.messages import SystemMessage
 from network.history.results import InferenceResult, Usage
 from network.run.context import RunContext
+from network.state.provenance import agent_writer
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -186,7 +187,7 @@ class Agent:
                 )
         if self.output_key and message.content:
             kv = state.kv
-            kv.writer = (self.name, ctx.call_count, None, None, "agent")
+            kv.writer = agent_writer(self.name, ctx.call_count)
             kv.set(self.output_key, message.content)
         result = self._result(ctx, call, records, call.response, started_at, started)
         if hooks.on_finish is not None:

@@ -20,6 +20,7 @@ from network.errors import StateError, ToolError
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.context import RunContext
+from network.state.provenance import tool_writer
 from network.state.staged import StagedKV
 from network.state.state import State
 
@@ -95,7 +96,7 @@ async def run_tool_calls(
         # that is rolled back if it fails. Same outcome as staging, without the second pass.
         call = calls[0]
         mark = kv.savepoint()
-        kv.writer = (agent.name, ctx.call_count, call.name, call.id, "tool")
+        kv.writer = tool_writer(agent.name, ctx.call_count, call.name, call.id)
         try:
             record = await run_tool(ctx, agent, tools, call, ctx.state)
         except BaseException:
@@ -125,7 +126,7 @@ async def run_tool_calls(
         record = finished
         staged = cast(StagedKV, views[index].kv)
         if not record.is_error and staged.dirty:
-            kv.writer = (agent.name, ctx.call_count, record.name, record.id, "tool")
+            kv.writer = tool_writer(agent.name, ctx.call_count, record.name, record.id)
             try:
                 staged.commit()
             except Exception as exc:  # a merge or validation that only fails against the run

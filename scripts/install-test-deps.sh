@@ -19,7 +19,7 @@ if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq nodejs npm >/dev/null
 fi
 
-for dir in tests/agui/client; do
+for dir in tests/network/agui/client; do
   if [ -f "$dir/package-lock.json" ]; then
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi

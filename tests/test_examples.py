@@ -8,7 +8,7 @@ import pytest
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 # Examples that serve rather than finish are exercised by their own tests.
-SERVERS = {"agui_server.py": "tests/agui"}
+SERVERS = {"agui_server.py": "tests/network/agui"}
 
 
 def run_example(name: str, *args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:

@@ -12,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from network.state.kv import KV
+
 EventSink = Callable[[Any], Awaitable[None]]
 
 
 class Emitter:
     """Fans events out to sinks, in order, awaiting each one."""
 
-    __slots__ = ("_delta_cursor", "active", "open_messages", "open_steps", "open_tools", "sinks")
+    __slots__ = ("active", "open_messages", "open_steps", "open_tools", "sinks")
 
     def __init__(self, sinks: list[EventSink] | None = None) -> None:
         self.sinks: list[EventSink] = list(sinks or [])
@@ -26,7 +28,6 @@ class Emitter:
         self.open_steps: list[str] = []
         self.open_messages: list[str] = []
         self.open_tools: list[str] = []
-        self._delta_cursor = 0
 
     def add_sink(self, sink: EventSink) -> None:
         """Subscribe another sink."""
@@ -38,18 +39,10 @@ class Emitter:
         for sink in self.sinks:
             await sink(event)
 
-    async def flush_state(self, kv: Any) -> None:
+    async def flush_state(self, kv: KV) -> None:
         """Emit a STATE_DELTA with the operations recorded since the previous one, if any."""
-        ops = kv._ops
-        if len(ops) <= self._delta_cursor:
-            return
-        delta = ops[self._delta_cursor :]
-        self._delta_cursor = len(ops)
-        if self.active:
+        delta = kv.unpublished_ops()
+        if delta and self.active:
             from network import events
 
             await self.emit(events.state_delta(delta))
-
-    def ops_taken(self) -> None:
-        """The store's pending ops were taken into a result: restart the cursor."""
-        self._delta_cursor = 0

@@ -10,6 +10,7 @@ from typing import Any
 
 from network.run.context import RunContext
 from network.run.result import Stop, StopReason
+from network.state.provenance import agent_writer, router_writer
 
 
 async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
@@ -20,7 +21,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     emitter = ctx.emitter
     route = network.router
     while True:
-        kv.writer = (None, ctx.call_count, None, None, "router")  # see network.state.provenance
+        kv.writer = router_writer(ctx.call_count)
         choice = route(ctx)
         if hasattr(choice, "__await__"):
             choice = await choice
@@ -46,7 +47,7 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     emitter = ctx.emitter
     name = agent.name
     ctx.agent = agent
-    kv.writer = (name, ctx.call_count, None, None, "agent")
+    kv.writer = agent_writer(name, ctx.call_count)
     if emitter.active:
         from network import events
 
@@ -64,6 +65,5 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     ctx.add_usage(result.usage)
     ctx.agent = None
     if emitter.active:
-        emitter.ops_taken()
         emitter.open_steps.remove(name)
         await emitter.emit(events.step_finished(name))

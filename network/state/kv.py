@@ -16,11 +16,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from network.state.handlers import merge_dicts, merge_lists, replace_values
-from network.state.provenance import CALLER, LogEntry, WriteRecord, WriterFields, write_record
+from network.state.provenance import CALLER, LogEntry, Writer, WriteRecord, write_record
 from network.state.schema import Handler, KeySpec, StateSchema
 from network.state.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
 
-_MISSING: Any = object()
+MISSING: Any = object()
 
 Op = dict[str, Any]
 
@@ -38,6 +38,7 @@ class KV:
         "_journal",
         "_log",
         "_ops",
+        "_published",
         "_schema",
         "_shared",
         "record_shared_writes",
@@ -50,9 +51,10 @@ class KV:
         self._flat: set[str] = set()  # keys whose value copies with one C-level copy()
         self._extra_specs: dict[str, KeySpec] = {}  # specs of undeclared keys, built once
         self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
+        self._published = 0  # how many of them `unpublished_ops` handed out already
         self._log: list[LogEntry] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
-        self.writer: WriterFields = CALLER  # `Writer`'s fields, as a plain tuple
+        self.writer: Writer = CALLER  # on whose behalf the store is written now
         self._shared: list[tuple[str, Any, Handler]] = []  # see take_shared_writes
         self.record_shared_writes = False  # a persisted run turns it on
 
@@ -60,8 +62,8 @@ class KV:
 
     def get(self, key: str, default: Any = None) -> Any:
         """A copy of the value stored under `key`, or `default` when there is none."""
-        value = self._data.get(key, _MISSING)
-        if value is _MISSING:
+        value = self._data.get(key, MISSING)
+        if value is MISSING:
             return default
         if key in self._flat:
             return copy_known_flat(value)
@@ -78,8 +80,8 @@ class KV:
         step (a growing list, a dict of generated files), where `get`'s copy costs as much as
         the value is long.
         """
-        value = self._data.get(key, _MISSING)
-        return default if value is _MISSING else read_only(value)
+        value = self._data.get(key, MISSING)
+        return default if value is MISSING else read_only(value)
 
     def has(self, key: str) -> bool:
         """Whether `key` holds a value."""
@@ -127,11 +129,11 @@ class KV:
         """
         spec = self._schema._specs.get(key) or self.spec(key)
         merge = handler or spec.handler
-        current = self._data.get(key, _MISSING)
+        current = self._data.get(key, MISSING)
         if (
             merge is merge_lists
             and spec.list_items
-            and (current is _MISSING or type(current) is list)
+            and (current is MISSING or type(current) is list)
         ):
             kind = type(value)
             items = value if kind is list else (list(value) if kind is tuple else [value])
@@ -141,7 +143,7 @@ class KV:
         elif (
             merge is merge_dicts
             and spec.dict_entries
-            and (current is _MISSING or type(current) is dict)
+            and (current is MISSING or type(current) is dict)
         ):
             if not isinstance(value, Mapping):
                 merge(None, value)  # raises the handler's own TypeError
@@ -154,15 +156,15 @@ class KV:
                 validated = copy_value(validated)
             self._replace(spec, current, validated)
         else:
-            base = None if current is _MISSING else copy_value(current)
+            base = None if current is MISSING else copy_value(current)
             self._replace(spec, current, copy_value(spec.validate(merge(base, value))))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, copy_value(value), merge))
 
     def delete(self, key: str) -> bool:
         """Remove `key`; returns whether it held a value."""
-        current = self._data.get(key, _MISSING)
-        if current is _MISSING:
+        current = self._data.get(key, MISSING)
+        if current is MISSING:
             return False
         spec = self.spec(key)
         self._remember(key, "restore", current)
@@ -172,7 +174,7 @@ class KV:
             self._ops.append({"op": "remove", "path": spec.pointer})
         self._log.append((key, "delete", self.writer, time.time()))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
-            self._shared.append((key, _MISSING, replace_values))
+            self._shared.append((key, MISSING, replace_values))
         return True
 
     def seed(self, values: Mapping[str, Any]) -> None:
@@ -196,9 +198,9 @@ class KV:
         # The store keeps copies of anything mutable it is given: a caller (or a tool's result)
         # changing an object it passed in must never change the state behind the store's back.
         key = spec.key
-        if current is _MISSING:
+        if current is MISSING:
             stored = [item if type(item) in ATOMIC_TYPES else copy_value(item) for item in items]
-            self._remember(key, "restore", _MISSING)
+            self._remember(key, "restore", MISSING)
             self._data[key] = stored
             if is_flat(stored):
                 self._flat.add(key)
@@ -226,7 +228,7 @@ class KV:
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
-        if current is _MISSING:
+        if current is MISSING:
             self._replace(spec, current, copy_value(entries))
             return
         self._remember(key, "restore", dict(current))
@@ -265,7 +267,21 @@ class KV:
         """The operations recorded since the last call (persistent keys only), and forget them."""
         ops = self._ops
         self._ops = []
+        self._published = 0
         return ops
+
+    def unpublished_ops(self) -> list[Op]:
+        """The operations recorded since the previous call, for an event stream to show.
+
+        They stay pending for `take_ops` (which starts the count again): showing a change
+        and recording it on a result are separate.
+        """
+        ops = self._ops
+        start = self._published
+        if len(ops) <= start:
+            return []
+        self._published = len(ops)
+        return ops[start:]
 
     def history_of(self, key: str) -> list[WriteRecord]:
         """Every successful write to `key`, oldest first."""
@@ -275,7 +291,7 @@ class KV:
         """The raw writes to `user:` / `app:` keys since the last call, and forget them.
 
         Recorded only while `record_shared_writes` is on. Each is `(key, input, handler)`, the
-        input being `_MISSING` for a delete. A thread store re-applies them with the same
+        input being `MISSING` for a delete. A thread store re-applies them with the same
         handler to the value it holds, inside its commit's transaction, so that concurrent
         runs of one user (or app) each land instead of overwriting one another.
         """
@@ -308,7 +324,7 @@ class KV:
             key, kind, previous, was_flat = journal.pop()
             if kind == "truncate":
                 del self._data[key][previous:]
-            elif previous is _MISSING:
+            elif previous is MISSING:
                 self._data.pop(key, None)
             else:
                 self._data[key] = previous

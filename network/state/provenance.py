@@ -15,14 +15,27 @@ class Writer(NamedTuple):
     source: str = "caller"  # "caller", "router", "agent", "tool", "client"
 
 
-# The store keeps writers and its write log as plain tuples of these fields, in this order,
-# and hands out `Writer` / `WriteRecord` when asked: the run loop sets a writer for every router
-# call, agent call and tool call, and a plain tuple of atomic values is built by one bytecode and
-# is dropped from the garbage collector's watch after its first pass (a NamedTuple is not).
-WriterFields = tuple[str | None, int | None, str | None, str | None, str]
-LogEntry = tuple[str, str, WriterFields, float]  # key, "set" / "delete", writer, time
+# The store keeps its write log as plain tuples and hands out `WriteRecord`s when asked: a log
+# entry is made for every write, and a plain tuple is cheaper to build than a NamedTuple.
+LogEntry = tuple[str, str, Writer, float]  # key, "set" / "delete", writer, time
 
-CALLER: WriterFields = (None, None, None, None, "caller")
+CALLER = Writer()
+"""The writer outside any run: the code that made or seeded the state."""
+
+
+def router_writer(call_index: int) -> Writer:
+    """The router, choosing what runs after `call_index` calls."""
+    return Writer(None, call_index, None, None, "router")
+
+
+def agent_writer(agent: str, call_index: int) -> Writer:
+    """An agent's own writes during its call number `call_index`."""
+    return Writer(agent, call_index, None, None, "agent")
+
+
+def tool_writer(agent: str, call_index: int, tool: str, tool_call_id: str) -> Writer:
+    """A tool call's writes, made on behalf of the agent's call number `call_index`."""
+    return Writer(agent, call_index, tool, tool_call_id, "tool")
 
 
 class WriteRecord(NamedTuple):
@@ -37,4 +50,4 @@ class WriteRecord(NamedTuple):
 def write_record(entry: LogEntry) -> WriteRecord:
     """The `WriteRecord` of one entry of the store's write log."""
     key, op, writer, at = entry
-    return WriteRecord(key, op, Writer(*writer), at)
+    return WriteRecord(key, op, writer, at)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from network.state.handlers import merge_dicts, merge_lists, replace_values
-from network.state.kv import _MISSING, KV
+from network.state.kv import KV, MISSING
 from network.state.schema import Handler
 from network.state.values import copy_value, read_only
 
@@ -31,18 +31,18 @@ class StagedKV:
     # -- reads -------------------------------------------------------------------------------
 
     def _view(self, key: str) -> Any:
-        """The value this tool sees for `key` (not a copy), or `_MISSING`."""
-        value = self._base.raw(key, _MISSING)
+        """The value this tool sees for `key` (not a copy), or `MISSING`."""
+        value = self._base.raw(key, MISSING)
         copied = False
         for written_key, written, handler in self._writes:
             if written_key != key:
                 continue
             if written is _DELETE:
-                value, copied = _MISSING, True
+                value, copied = MISSING, True
                 continue
             spec = self._base.spec(key)
             merge = handler or spec.handler
-            current = None if value is _MISSING else (value if copied else copy_value(value))
+            current = None if value is MISSING else (value if copied else copy_value(value))
             value = written if merge is replace_values else merge(current, written)
             copied = True
         return value
@@ -52,16 +52,16 @@ class StagedKV:
         if not any(written_key == key for written_key, _, _ in self._writes):
             return self._base.get(key, default)
         value = self._view(key)
-        return default if value is _MISSING else copy_value(value)
+        return default if value is MISSING else copy_value(value)
 
     def view(self, key: str, default: Any = None) -> Any:
         """What this tool sees under `key`, read-only and uncopied (see `KV.view`)."""
         value = self._view(key)
-        return default if value is _MISSING else read_only(value)
+        return default if value is MISSING else read_only(value)
 
     def has(self, key: str) -> bool:
         """Whether `key` holds a value, as this tool sees it."""
-        return self._view(key) is not _MISSING
+        return self._view(key) is not MISSING
 
     __contains__ = has
 
@@ -99,7 +99,7 @@ class StagedKV:
             checked = copy_value(spec.validate(value))
         else:
             current = self._view(key)
-            spec.validate(merge(None if current is _MISSING else copy_value(current), value))
+            spec.validate(merge(None if current is MISSING else copy_value(current), value))
             checked = copy_value(value)
         self._writes.append((key, checked, handler))
 

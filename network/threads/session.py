@@ -41,7 +41,7 @@ from network.run.context import NetworkLike, RunContext
 from network.run.emitter import EventSink
 from network.run.result import RunResult
 from network.state.handlers import replace_values
-from network.state.kv import _MISSING, KV
+from network.state.kv import KV, MISSING
 from network.state.scopes import scope_of
 from network.state.state import State
 from network.threads.codec import record_of
@@ -146,7 +146,7 @@ class ThreadSession:
         if trailing:
             ops.extend(kv.take_ops())
         shared = [
-            SharedWrite(key, DELETED if value is _MISSING else value, handler, kv.spec(key))
+            SharedWrite(key, DELETED if value is MISSING else value, handler, kv.spec(key))
             for key, value, handler in kv.take_shared_writes()
         ]
         values: dict[str, str] = {}

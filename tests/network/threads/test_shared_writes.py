@@ -9,7 +9,7 @@ import pytest
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, State
 from network.state.handlers import merge_lists, replace_values
-from network.state.kv import _MISSING
+from network.state.kv import MISSING
 from network.threads import MemoryStore
 
 pytestmark = pytest.mark.anyio
@@ -34,7 +34,7 @@ def test_only_shared_keys_are_recorded_and_only_when_asked() -> None:
     assert kv.take_shared_writes() == [
         ("user:log", "one", merge_lists),
         ("app:count", 2, add),
-        ("app:count", _MISSING, replace_values),
+        ("app:count", MISSING, replace_values),
     ]
     assert kv.take_shared_writes() == []
 

@@ -1,6 +1,6 @@
 """Networks for the command-line tests: offline, on scripted models.
 
-Loaded by path (`agent-network run tests/cli/example_network.py:network ...`).
+Loaded by path (`agent-network run tests/network/cli/example_network.py:network ...`).
 """
 
 from typing import Any

@@ -9,11 +9,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.agui.protocol import parse_sse, replay
+from tests.network.agui.protocol import parse_sse, replay
 
 pytestmark = pytest.mark.anyio
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agui_server.py"
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "agui_server.py"
 
 
 def load_example() -> Any:

@@ -13,8 +13,8 @@ from agents import Agent, ScriptedModel, TextDelta, call, tool
 from agents.models.base import ModelRequest, ModelResponse
 from network import Network
 from network.errors import ModelError
-from tests.agui.networks import codegen_network
-from tests.agui.protocol import replay, wire
+from tests.network.agui.networks import codegen_network
+from tests.network.agui.protocol import replay, wire
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 

@@ -15,8 +15,8 @@ import pytest
 
 from tests.fakes import FakeOpenAIServer
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = "tests/cli/example_network.py"
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = "tests/network/cli/example_network.py"
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -91,7 +91,7 @@ def test_graph_prints_the_mermaid_diagram() -> None:
         (["run", f"{EXAMPLE}:missing", "x"], "has no attribute 'missing' (networks in it:"),
         (["graph", f"{EXAMPLE}:not_a_network"], "is a int, not a Network"),
         (["graph", f"{EXAMPLE}:needs_arguments"], "must take no arguments"),
-        (["graph", "tests/cli/bad_import.py:network"], "RuntimeError: this file is broken"),
+        (["graph", "tests/network/cli/bad_import.py:network"], "RuntimeError: this file is broken"),
         (["run", f"{EXAMPLE}:network", "x", "--state", "[1]"], "--state must be a JSON object"),
         (["graph", "pyproject.toml:network"], "is not a Python file"),
     ],

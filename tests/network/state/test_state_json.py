@@ -43,7 +43,7 @@ async def test_state_round_trips_with_schema_data_results_and_messages() -> None
     assert loaded == original
     assert json.loads(text)["schema"]["keys"]["best"] == {
         "type": "str",
-        "handler": "tests.network.test_state_json:longest",
+        "handler": "tests.network.state.test_state_json:longest",
     }
     assert json.loads(text)["schema"]["keys"]["summary"]["type"] == "str | None"
     assert "temp:x" not in loaded.data

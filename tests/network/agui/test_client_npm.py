@@ -5,7 +5,7 @@ the real client and reports what it saw. The client itself only warns about RUN_
 streams, mismatched run ids and patches that fail to apply, so the script checks each of
 those, and this test compares the client's final state with the server's own record.
 
-Needs node (>= 20) and `npm ci` in tests/agui/client (scripts/install-test-deps.sh does it).
+Needs node (>= 20) and `npm ci` in tests/network/agui/client (scripts/install-test-deps.sh does it).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import structlog
 import uvicorn
 
 from network.agui import app
-from tests.agui.networks import PANCAKES, codegen_network, recipe_network
+from tests.network.agui.networks import PANCAKES, codegen_network, recipe_network
 
 CLIENT_DIR = Path(__file__).parent / "client"
 TOAST = {"title": "Toast", "steps": ["toast the bread"], "minutes": 3}
@@ -76,8 +76,8 @@ def report(server: tuple[str, dict[str, Any]]) -> dict[str, Any]:
         pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
     if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").exists():
         pytest.fail(
-            "tests/agui/client/node_modules is missing: run `npm ci` in tests/agui/client "
-            "(scripts/install-test-deps.sh does it)"
+            "tests/network/agui/client/node_modules is missing: run `npm ci` in "
+            "tests/network/agui/client (scripts/install-test-deps.sh does it)"
         )
     base, _ = server
     done = subprocess.run(

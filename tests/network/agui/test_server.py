@@ -12,8 +12,8 @@ import pytest
 from agents import Agent, ScriptedModel, TextDelta
 from network import Network
 from network.agui import app
-from tests.agui.networks import PANCAKES, codegen_network, recipe_network
-from tests.agui.protocol import parse_sse, replay
+from tests.network.agui.networks import PANCAKES, codegen_network, recipe_network
+from tests.network.agui.protocol import parse_sse, replay
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 

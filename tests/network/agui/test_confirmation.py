@@ -9,8 +9,8 @@ import pytest
 from agents import ScriptedModel, call
 from network import StopReason
 from network.run.interrupts import InterruptError
-from tests.agui.networks import PANCAKES, chef_script, recipe_network
-from tests.agui.protocol import replay, wire
+from tests.network.agui.networks import PANCAKES, chef_script, recipe_network
+from tests.network.agui.protocol import replay, wire
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 

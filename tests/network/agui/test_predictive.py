@@ -9,8 +9,8 @@ import pytest
 from agents import Agent, ScriptedModel, call, tool
 from network import ConfigurationError, Network
 from network.run.predictive import parse_partial
-from tests.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
-from tests.agui.protocol import replay, wire
+from tests.network.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
+from tests.network.agui.protocol import replay, wire
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
