@@ -1,7 +1,5 @@
 """Agents, tools and models."""
 
-from typing import Any
-
 from agents.agent import Agent
 from agents.hooks import AgentCall, AgentHooks
 from agents.models import (
@@ -13,6 +11,7 @@ from agents.models import (
     ToolCallDelta,
     call,
 )
+from agents.models.litellm_model import LiteLLMModel
 from agents.tool import Tool, tool
 from agents.tool_context import ToolContext
 
@@ -32,11 +31,3 @@ __all__ = [
     "call",
     "tool",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "LiteLLMModel":
-        from agents.models.litellm_model import LiteLLMModel
-
-        return LiteLLMModel
-    raise AttributeError(name)

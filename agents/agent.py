@@ -24,6 +24,7 @@ from agents.tool import tool as make_tool
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import SystemMessage
 from network.history.results import InferenceResult, Usage
+from network.network import Network
 from network.run.context import RunContext
 from network.state.provenance import agent_writer
 
@@ -150,7 +151,7 @@ class Agent:
         emitter = ctx.emitter
         call_events = None
         if emitter.active:
-            from agents.call_events import CallEvents
+            from agents.call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             call_events = CallEvents(emitter, self.name, ctx.args_listeners)
         try:
@@ -176,7 +177,7 @@ class Agent:
             calls = await hold(ctx, self, self.tools, calls)  # the rest waits for a person
         records = await run_tool_calls(ctx, self, self.tools, calls) if calls else []
         if call_events is not None:
-            from network import events
+            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             predictor = ctx.predictor
             if predictor is not None:  # undo predictions of calls that did not commit
@@ -260,8 +261,6 @@ class Agent:
 
         Returns the `RunResult`; `stop_reason` is "max_iter" when `max_steps` ran out first.
         """
-        from network.network import Network
-
         agent = self
 
         def again(ctx: RunContext) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 
-from agents.models.base import ModelChunk, TextDelta
+from agents.models.base import ModelChunk, TextDelta, ToolCallDelta
 from network import events
 from network.history.messages import AssistantMessage
 from network.ids import new_id
@@ -87,8 +87,6 @@ class CallEvents:
 
     async def on_chunk_tool(self, index: int, call_id: str, name: str, arguments: str) -> None:
         """Report a whole tool call at once (the model did not stream it)."""
-        from agents.models.base import ToolCallDelta
-
         await self.on_chunk(ToolCallDelta(index=index, id=call_id, name=name))
         if arguments:
             await self.on_chunk(ToolCallDelta(index=index, arguments=arguments))

@@ -77,7 +77,7 @@ async def hold(
             if kv.spec(key).persistent
         ]
         if emitter.active and ops:
-            from network import events
+            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             await emitter.emit(events.state_delta(ops))  # the proposal, shown, not applied
     return runnable
@@ -104,7 +104,7 @@ async def resume_call(
     ]
     emitter = ctx.emitter
     if emitter.active:
-        from network import events
+        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
         for record in records:
             await emitter.emit(events.tool_result(record.id + ":result", record.id, record.content))

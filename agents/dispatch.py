@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import anyio
 
+from agents.predictive import write_predicted
 from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
 from network.errors import StateError, ToolError
@@ -55,8 +56,6 @@ async def run_tool(
         return _error_record(call, f"unknown tool {call.name!r} (available: {known})", started)
     predict_state = getattr(ctx.network, "predict_state", None)
     if predict_state:  # predicted keys take the argument's value before the tool runs
-        from agents.predictive import write_predicted
-
         try:
             write_predicted(predict_state, tool, call, state.kv)
         except ToolError as exc:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from network.errors import ConfigurationError
 from network.history.results import InferenceResult
 from network.run.context import RunContext
 
@@ -54,8 +55,6 @@ class AgentHooks:
         if isinstance(hooks, AgentHooks):
             return hooks
         if isinstance(hooks, dict):
-            from network.errors import ConfigurationError
-
             unknown = set(hooks) - {"on_start", "on_response", "on_finish"}
             if unknown:
                 raise ConfigurationError(f"unknown agent hooks: {sorted(unknown)}")

@@ -10,8 +10,11 @@ from typing import Any
 from ag_ui.core import (
     CustomEvent,
     EventType,
+    Interrupt,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunStartedEvent,
     StateDeltaEvent,
     StateSnapshotEvent,
@@ -124,16 +127,12 @@ def run_interrupted(
     thread_id: str, run_id: str, interrupts: list[dict[str, Any]], result: Any = None
 ) -> RunFinishedEvent:
     """RUN_FINISHED whose outcome asks the client to answer `interrupts` (AG-UI `Interrupt`s)."""
-    from ag_ui.core import Interrupt, RunFinishedInterruptOutcome
-
     outcome = RunFinishedInterruptOutcome(interrupts=[Interrupt(**i) for i in interrupts])
     return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=result, outcome=outcome)
 
 
 def run_cancelled(thread_id: str, run_id: str) -> RunFinishedEvent:
     """RUN_FINISHED for a run stopped from outside (cancelled), which did not fail."""
-    from ag_ui.core import RunFinishedCancelledOutcome
-
     return RunFinishedEvent(
         thread_id=thread_id, run_id=run_id, outcome=RunFinishedCancelledOutcome()
     )

@@ -27,6 +27,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from network.drawing import MermaidIds, edge_line, node_line
 from network.errors import ConfigurationError
 from network.run.context import RunContext
 
@@ -59,7 +60,7 @@ class GraphRouter:
     kind = "graph"
 
     def __init__(self, start: Any) -> None:
-        import networkx as nx
+        import networkx as nx  # noqa: PLC0415 (networkx)
 
         self._graph = nx.DiGraph()
         self.start: str = self._add_node(start, "start")
@@ -116,7 +117,7 @@ class GraphRouter:
 
     def validate(self, network: Any) -> None:
         """Called by `Network(...)`: every node an agent of it, every node reachable."""
-        import networkx as nx
+        import networkx as nx  # noqa: PLC0415 (networkx)
 
         names = [node for node in self._graph.nodes if node is not END]
         unknown = [name for name in names if name not in network.agents]
@@ -163,8 +164,6 @@ class GraphRouter:
 
     def to_mermaid(self) -> str:
         """The graph as a Mermaid `flowchart TD`: START, the agents, labelled edges, END."""
-        from routers.mermaid import MermaidIds, edge_line, node_line
-
         ids = MermaidIds()
         start_id, end_id = ids(("START",), "START"), ids(("END",), "END")
         lines = ["flowchart TD", node_line(start_id, "START", "terminal")]

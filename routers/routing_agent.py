@@ -205,7 +205,7 @@ def _log(ctx: RunContext, event: str, **fields: Any) -> None:
     Choices are INFO, like the run's `agent.started` lines; a correction is a WARNING, since it
     means the model named an agent that does not exist.
     """
-    import structlog
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import routers`)
 
     log = structlog.get_logger("agent_network")
     write = log.warning if event == "router.corrected" else log.info

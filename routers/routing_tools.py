@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from agents.tool import tool
 from network.errors import ToolError
 
 SELECT_AGENT = "select_agent"
@@ -32,8 +33,6 @@ def done(summary: Annotated[str, "what was achieved, or why the work stops here"
 
 @functools.cache
 def _tools() -> dict[str, Any]:
-    from agents.tool import tool
-
     return {SELECT_AGENT: tool(select_agent), DONE: tool(done)}
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from network.drawing import MermaidIds, edge_line, node_line
 from network.errors import ConfigurationError
 from network.run.context import RunContext
 
@@ -40,8 +41,6 @@ def sequence(*agents: Any) -> Any:
 
 def _chain_mermaid(names: list[str]) -> str:
     """START -> each agent in turn -> END; steps are numbered when an agent runs twice."""
-    from routers.mermaid import MermaidIds, edge_line, node_line
-
     ids = MermaidIds()
     start, end = ids(("START",), "START"), ids(("END",), "END")
     lines = ["flowchart TD", node_line(start, "START", "terminal")]

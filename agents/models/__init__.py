@@ -1,7 +1,5 @@
 """Models: the `Model` protocol, `ScriptedModel` and `LiteLLMModel` (litellm, lazily)."""
 
-from typing import Any
-
 from agents.models.base import (
     ChunkHandler,
     Model,
@@ -11,6 +9,7 @@ from agents.models.base import (
     TextDelta,
     ToolCallDelta,
 )
+from agents.models.litellm_model import LiteLLMModel
 from agents.models.registry import resolve_model
 from agents.models.scripted import ScriptedModel, call
 
@@ -27,13 +26,3 @@ __all__ = [
     "call",
     "resolve_model",
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # LiteLLMModel's module is light, but keeping it out of `import agents` keeps litellm's
-    # import (about 2 s) strictly on first use.
-    if name == "LiteLLMModel":
-        from agents.models.litellm_model import LiteLLMModel
-
-        return LiteLLMModel
-    raise AttributeError(name)

@@ -55,7 +55,7 @@ _litellm: Any = None
 
 def _import_litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    import litellm  # noqa: PLC0415 (litellm: seconds to import, only on first use)
 
     litellm.suppress_debug_info = True
     return litellm

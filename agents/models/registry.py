@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.models.litellm_model import LiteLLMModel
 from network.errors import ConfigurationError
 
 _cache: dict[str, Any] = {}
@@ -14,8 +15,6 @@ def resolve_model(model: Any) -> Any:
     if isinstance(model, str):
         found = _cache.get(model)
         if found is None:
-            from agents.models.litellm_model import LiteLLMModel
-
             found = _cache[model] = LiteLLMModel(model)
         return found
     if callable(getattr(model, "complete", None)):

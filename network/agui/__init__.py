@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.agui.registry import ThreadRegistry
+
 __all__ = ["ThreadRegistry", "app"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "app":
-        from network.agui.server import app
+        from network.agui.server import app  # noqa: PLC0415 (starlette)
 
         return app
-    if name == "ThreadRegistry":
-        from network.agui.registry import ThreadRegistry
-
-        return ThreadRegistry
     raise AttributeError(name)

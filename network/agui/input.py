@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ag_ui.core import RunAgentInput
+from pydantic import ValidationError
+
 from network.agui.client_state import build_state, check_scopes, client_writes
 from network.agui.confirmation import answers_for
 from network.agui.errors import RequestError
@@ -23,9 +26,6 @@ from network.run.interrupts import restore_rejected
 
 def parse(body: bytes) -> Any:
     """The request body as an `ag_ui.core.RunAgentInput`, or a 422 `RequestError`."""
-    from ag_ui.core import RunAgentInput
-    from pydantic import ValidationError
-
     try:
         return RunAgentInput.model_validate_json(body)
     except ValidationError as exc:

@@ -22,6 +22,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+import anyio
+
 from network.cli.load import CLIError, load_network, model_override
 from network.drawing import network_mermaid
 
@@ -49,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _quiet_logs(level: int = logging.WARNING) -> None:
     """The trace shows the run; library logs would only repeat it."""
-    import structlog
+    import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
 
@@ -67,10 +69,9 @@ def _initial_state(text: str | None) -> dict[str, Any] | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import anyio
-    from rich.console import Console
+    from rich.console import Console  # noqa: PLC0415 (rich)
 
-    from network.cli.trace import Trace, summary
+    from network.cli.trace import Trace, summary  # noqa: PLC0415 (rich)
 
     network = load_network(args.target)
     state = _initial_state(args.state)
@@ -98,9 +99,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    import uvicorn  # noqa: PLC0415 (uvicorn)
 
-    from network.agui import app
+    from network.agui import app  # noqa: PLC0415 (starlette)
 
     network = load_network(args.target)
     if not args.path.startswith("/"):

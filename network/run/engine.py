@@ -36,9 +36,7 @@ async def execute(
     lifecycle: ModuleType | None = None  # loaded for a run with a sink
     try:
         if emitter.active:
-            # ag_ui's event models load only for a run that has a sink: `import network` and a
-            # plain run stay fast
-            from network.run import lifecycle as events_of_run
+            from network.run import lifecycle as events_of_run  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             lifecycle = events_of_run
             await lifecycle.open_run(ctx, thread_id)

@@ -18,7 +18,7 @@ from network.run.emitter import EventSink
 @functools.cache
 def _filtering_levels() -> dict[Any, int]:
     """structlog's level-filtering wrapper classes (one cached class per level) -> min level."""
-    import structlog
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
 
     levels = (logging.NOTSET, logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
     return {structlog.make_filtering_bound_logger(level): level for level in (*levels, 50)}
@@ -31,7 +31,7 @@ def _info_filtered_out() -> bool:
     every run, and a filtering logger's level is fixed by its class. Any other wrapper class
     (stdlib's, say, whose level can change) is asked through a bound logger.
     """
-    import structlog
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
 
     level = _filtering_levels().get(structlog.get_config()["wrapper_class"])
     return level is not None and level > logging.INFO
@@ -51,7 +51,7 @@ def logging_sink(run_id: str, network_name: str) -> EventSink | None:
     """A sink that logs a run's events, or None when the application silenced INFO."""
     if _info_filtered_out():
         return None
-    import structlog
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
 
     log = structlog.get_logger("agent_network").bind(run_id=run_id, network=network_name)
     if not _enabled(log, logging.INFO):

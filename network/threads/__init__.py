@@ -22,6 +22,7 @@ from network.threads.protocol import (
     ThreadStore,
 )
 from network.threads.resolve import open_store
+from network.threads.session import ThreadSession
 from network.threads.thread_data import (
     ANONYMOUS_USER,
     DELETED,
@@ -61,11 +62,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "SQLStore":
-        from network.threads.sql import SQLStore
+        from network.threads.sql import SQLStore  # noqa: PLC0415 (sqlalchemy)
 
         return SQLStore
-    if name == "ThreadSession":
-        from network.threads.session import ThreadSession
-
-        return ThreadSession
     raise AttributeError(f"module 'network.threads' has no attribute {name!r}")

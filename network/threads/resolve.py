@@ -27,7 +27,7 @@ __all__ = ["DEFAULT_STORE", "STORE_ENV", "open_store", "store_url"]
 def open_store(store: Any = None) -> tuple[ThreadStore, bool]:
     """The store a run should use, and whether the run owns it (and must close it)."""
     if store is None or isinstance(store, str | os.PathLike):
-        from network.threads.sql import SQLStore
+        from network.threads.sql import SQLStore  # noqa: PLC0415 (sqlalchemy)
 
         return SQLStore(store_url(store)), True
     if isinstance(store, ThreadStore):

@@ -90,11 +90,12 @@ class SQLStore(BaseStore):
             _configure_sqlite(self.engine.sync_engine, sqlite_synchronous, busy_timeout)
             self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
             self._reader = self.engine
-            from sqlalchemy.dialects.sqlite import insert
+            # the dialect the URL names, and only it, is imported
+            from sqlalchemy.dialects.sqlite import insert  # noqa: PLC0415
         else:
             self._writer = self.engine
             self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ")
-            from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]
+            from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]  # noqa: PLC0415
         self._insert = insert
         self._commits = CommitWriter(self.tables, insert)
         self._create_tables = create_tables
