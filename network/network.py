@@ -66,7 +66,7 @@ class Network:
             self.agents[agent_name] = agent
         if not self.agents:
             raise ConfigurationError(f"network {name!r} has no agents")
-        self._by_identity = {id(agent): agent for agent in self.agents.values()}
+        self._by_identity: dict[int, AgentLike] = {id(a): a for a in self.agents.values()}
         if router is None:
             if len(self.agents) != 1:
                 raise ConfigurationError(
@@ -120,7 +120,7 @@ class Network:
                 f"(agents: {', '.join(self.agents)})",
                 agent=name if isinstance(name, str) else repr(item),
             )
-        if agent is not item:
+        if id(agent) != id(item):  # not `is`: mypy would narrow `agent` to Any
             raise RoutingError(
                 f"router chose an agent named {name!r} that is not the one in network "
                 f"{self.name!r}",

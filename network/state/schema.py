@@ -120,7 +120,8 @@ class KeySpec:
         if self.value_adapter is None:
             return dict(entries)
         try:
-            return self.value_adapter.validate_python(entries)
+            validated: dict[Any, Any] = self.value_adapter.validate_python(entries)
+            return validated
         except ValidationError as exc:
             raise self._error(exc) from exc
 
