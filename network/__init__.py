@@ -23,6 +23,7 @@ from network.history.messages import (
     ToolCall,
     ToolMessage,
     UserMessage,
+    message_list_adapter,
 )
 from network.history.results import InferenceResult, ToolCallRecord, Usage
 from network.history.view import HistoryView
@@ -68,5 +69,6 @@ __all__ = [
     "Writer",
     "merge_dicts",
     "merge_lists",
+    "message_list_adapter",
     "replace_values",
 ]
