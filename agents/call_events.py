@@ -9,7 +9,7 @@ of every tool call's arguments as they grow.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from agents.models.base import ModelChunk, TextDelta, ToolCallDelta
 from network import events
@@ -25,12 +25,12 @@ class CallEvents:
     """Translates one inference into AG-UI events on `emitter`."""
 
     def __init__(
-        self, emitter: Emitter, agent: str, listeners: list[ArgsListener] | None = None
+        self, emitter: Emitter, agent: str, listeners: Sequence[ArgsListener] = ()
     ) -> None:
         self.emitter = emitter
         self.agent = agent
         self.message_id = new_id("msg_")
-        self.listeners = listeners or []
+        self.listeners = listeners
         self._text_open = False
         self._streamed = False
         self._tools: dict[int, tuple[str, str]] = {}  # index -> (id, name)

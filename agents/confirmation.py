@@ -68,7 +68,7 @@ async def hold(
             )
         )
     if held:
-        ctx.interrupts.extend(held)
+        ctx.interrupts = (*ctx.interrupts, *held)
         emitter = ctx.emitter
         ops = [
             {"op": "add", "path": kv.spec(key).pointer, "value": value}

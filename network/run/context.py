@@ -91,13 +91,14 @@ class RunContext:
     total_tokens: int = 0
     emitter: Emitter = field(default_factory=Emitter)
     extras: dict[str, Any] = field(default_factory=dict)  # for user code only
-    interrupts: list[Interrupt] = field(default_factory=list)
-    resume: list[tuple[Interrupt, Answer]] = field(default_factory=list)
+    # Tuples, replaced rather than appended to: no list per run (many runs live at once)
+    interrupts: tuple[Interrupt, ...] = ()
+    resume: Sequence[tuple[Interrupt, Answer]] = ()
     persisted: bool = False
     router_usage: Usage | None = None
     client_input: Any = None
     predictor: CallSettler | None = None
-    args_listeners: list[ArgsListener] = field(default_factory=list)
+    args_listeners: tuple[ArgsListener, ...] = ()
 
     @property
     def usage(self) -> Usage:

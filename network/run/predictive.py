@@ -135,4 +135,4 @@ async def install(ctx: RunContext) -> None:
     predictor = Predictor(ctx)
     await ctx.emitter.emit(events.custom("PredictState", config_entries(ctx.network.predict_state)))
     ctx.predictor = predictor
-    ctx.args_listeners.append(predictor.on_args)
+    ctx.args_listeners = (*ctx.args_listeners, predictor.on_args)

@@ -59,8 +59,8 @@ async def test_interrupts_resume_persistence_and_prediction_leave_extras_to_user
     resumed = await network.resume(first, [pending.accept()], store=store, sinks=[sink])
     ctx = seen[-1]
     assert resumed.output == "Done: booked 12A"
-    assert ctx.resume == []  # the run took the answers and acted on them
-    assert ctx.interrupts == [] and ctx.extras == {}
+    assert ctx.resume == ()  # the run took the answers and acted on them
+    assert ctx.interrupts == () and ctx.extras == {}
 
 
 async def test_a_plain_run_has_no_signals_set() -> None:
@@ -75,10 +75,10 @@ async def test_a_plain_run_has_no_signals_set() -> None:
     ctx = seen[-1]
     assert result.stop_reason == StopReason.ROUTER_FINISHED and not result.persisted
     assert (ctx.interrupts, ctx.resume, ctx.persisted, ctx.predictor, ctx.args_listeners) == (
-        [],
-        [],
+        (),
+        (),
         False,
         None,
-        [],
+        (),
     )
     assert ctx.router_usage is None and ctx.client_input is None and ctx.extras == {}
