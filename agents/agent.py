@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+import anyio
 
 from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.dispatch import run_tool_calls
@@ -24,8 +26,9 @@ from agents.tool import tool as make_tool
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import SystemMessage
 from network.history.results import InferenceResult, Usage
-from network.network import Network
+from network.network import Network, refuse_inside_loop
 from network.run.context import RunContext
+from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -47,6 +50,7 @@ class Agent:
         output_key: the state key that receives the agent's final text.
         hooks: `AgentHooks` or a dict of `on_start` / `on_response` / `on_finish`.
         params: extra model parameters (temperature, max_tokens, ...).
+        state_schema: not accepted (a `ConfigurationError` says where the schema goes).
     """
 
     def __init__(
@@ -60,9 +64,16 @@ class Agent:
         output_key: str | None = None,
         hooks: AgentHooks | dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
+        state_schema: None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
+        if state_schema is not None:  # a common first guess; say where the schema goes
+            raise ConfigurationError(
+                f"agent {name!r}: an agent has no state schema; the state belongs to the "
+                "network: `Network(..., state_schema=...)`, or `agent.run(input, "
+                "state_schema=...)` for an agent run on its own"
+            )
         self.name = name
         self.description = description
         self.system = system
@@ -256,18 +267,28 @@ class Agent:
         state: Any = None,
         model: str | Model | None = None,
         state_schema: Any = None,
+        deps: Any = None,
+        resources: Mapping[str, Any] | None = None,
+        sinks: Sequence[Any] = (),
     ) -> Any:
         """Run this agent alone: inference -> tools, repeated until it answers in text.
 
-        Returns the `RunResult`; `stop_reason` is "max_iter" when `max_steps` ran out first.
+        Returns the `RunResult`; `stop_reason` is "agent_answered" when the agent answered
+        without calling tools, "agent_skipped" when its `on_start` hook skipped the call, and
+        "max_iter" when `max_steps` ran out first. `deps`, `resources` and `sinks` are
+        `network.run`'s.
         """
         agent = self
 
         def again(ctx: RunContext) -> Any:
             last = ctx.last_result
-            if last is None or (last.tool_calls and not last.skipped):
+            if last is None:
                 return agent
-            return None
+            if last.skipped:
+                return Stop(StopReason.AGENT_SKIPPED)
+            if last.tool_calls:
+                return agent
+            return Stop(StopReason.AGENT_ANSWERED)
 
         network = Network(
             self.name,
@@ -277,7 +298,16 @@ class Agent:
             max_iter=max_steps,
             state_schema=state_schema,
         )
-        return await network.run(input, state=state)
+        return await network.run(input, state=state, deps=deps, resources=resources, sinks=sinks)
+
+    def run_sync(self, input: str, **kwargs: Any) -> Any:
+        """`run` for synchronous callers; inside a running event loop use `await agent.run()`."""
+        refuse_inside_loop(f"agent {self.name!r}")
+
+        async def main() -> Any:
+            return await self.run(input, **kwargs)
+
+        return anyio.run(main)
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, tools={list(self.tools)})"

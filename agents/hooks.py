@@ -38,6 +38,15 @@ class AgentCall:
         """The run's state."""
         return self.run.state
 
+    @property
+    def deps(self) -> Any:
+        """The run's `deps=` object, as given."""
+        return self.run.deps
+
+    async def resource(self, name: str) -> Any:
+        """The run's resource `name`, opened on first use and closed when the run ends."""
+        return await self.run.resource(name)
+
 
 @dataclass(slots=True, frozen=True)
 class AgentHooks:

@@ -280,7 +280,7 @@ def _injection(annotation: Any) -> str | None:
         annotation = get_args(annotation)[0]
     candidates = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
     for candidate in (annotation, *candidates):
-        if candidate is ToolContext:
+        if candidate is ToolContext or get_origin(candidate) is ToolContext:
             return _CONTEXT
         if candidate is State:
             return _STATE

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
+from network.errors import ConfigurationError
+from network.run.context import DepsT
 from network.state.state import State
 
 
 @dataclass(slots=True)
-class ToolContext:
+class ToolContext(Generic[DepsT]):
     """The run around a tool call. Injected, never shown to the model.
 
     `state` is the tool's own view of the run's state: reads see the run's state plus this
     tool's writes; the writes are applied when the call succeeds and dropped when it fails.
+    `deps` is the run's `deps=` object (annotate `ToolContext[MyDeps]` to type it), and
+    `await ctx.resource(name)` opens one of the run's resources.
     """
 
     network: Any
@@ -26,3 +30,15 @@ class ToolContext:
     def kv(self) -> Any:
         """Shortcut for `state.kv`."""
         return self.state.kv
+
+    @property
+    def deps(self) -> DepsT:
+        """The run's `deps=` object, as given (None when the run has none)."""
+        run = self.run
+        return None if run is None else run.deps  # type: ignore[return-value]
+
+    async def resource(self, name: str) -> Any:
+        """The run's resource `name`, opened on first use and closed when the run ends."""
+        if self.run is None:
+            raise ConfigurationError(f"tool context has no run to open resource {name!r} in")
+        return await self.run.resource(name)

@@ -6,8 +6,9 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic
 
 import anyio
 
@@ -15,10 +16,11 @@ from network.errors import ConfigurationError, RoutingError
 from network.history.messages import UserMessage
 from network.ids import new_id
 from network.run import engine
-from network.run.context import AgentLike, Router, RunContext
+from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import EventSink
 from network.run.interrupts import pending_answers, restore_rejected
 from network.run.predictive_config import check_predict_state
+from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
 from network.run.streaming import EventStream
 from network.state.schema import StateSchema
@@ -28,7 +30,7 @@ from network.threads.session import ThreadSession
 DEFAULT_MAX_ITER = 100
 
 
-class Network:
+class Network(Generic[DepsT]):
     """A team of agents run by a router over one shared state.
 
     Args:
@@ -40,18 +42,24 @@ class Network:
             `"openai/gpt-4o-mini"`, or a `Model` object).
         max_iter: the most agent calls one run may make (default 100).
         state_schema: a Haystack-style dict, a pydantic model class, or a `StateSchema`.
+        resources: `{name: factory}`: live things every run may open (`await
+            ctx.resource(name)`); see `network.run.resources`.
+        deps_type: the type of the `deps=` runs take, for type checkers only
+            (`Network[Deps]` says the same).
     """
 
     def __init__(
         self,
         name: str,
         agents: Sequence[AgentLike],
-        router: Router | None = None,
+        router: Router[DepsT] | None = None,
         default_model: Any = None,
         max_iter: int = DEFAULT_MAX_ITER,
         *,
         state_schema: Any = None,
         predict_state: Mapping[str, Mapping[str, str]] | None = None,
+        resources: Mapping[str, ResourceFactory] | None = None,
+        deps_type: type[DepsT] | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
@@ -77,7 +85,8 @@ class Network:
             raise ConfigurationError(f"network {name!r}: router {router!r} is not callable")
         if not isinstance(max_iter, int) or max_iter < 1:
             raise ConfigurationError(f"network {name!r}: max_iter must be >= 1, got {max_iter!r}")
-        self.router: Router = router
+        self.router: Router[DepsT] = router
+        self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model
         self.max_iter = max_iter
         self.schema = StateSchema.coerce(state_schema)
@@ -148,8 +157,15 @@ class Network:
         user_id: str | None = None,
         store: Any = None,
         app_name: str | None = None,
+        deps: DepsT | None = None,
+        resources: Mapping[str, ResourceFactory] | None = None,
     ) -> RunResult:
         """Run the network on `input` and return its `RunResult`.
+
+        `deps` is any object the run's tools, routers, hooks and instruction functions reach as
+        `ctx.deps`, as given: never copied, persisted, streamed, templated or logged (state is
+        for data; deps for live things). `resources` adds `{name: factory}` to the network's
+        own for this run (see `network.run.resources`).
 
         `state` seeds the run's fresh State (validated by the schema, deep-copied). Any error
         raised inside the run carries the partial result as `error.partial_result`.
@@ -167,12 +183,14 @@ class Network:
         elif store is not None or user_id is not None:
             raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
         run_state = self.new_state(state) if session is None else session.state
-        ctx = RunContext(
+        ctx: RunContext[DepsT] = RunContext(
             network=self,
             state=run_state,
             input=input,
             run_id=run_id or new_id("run_"),
             thread_id=thread_id,
+            deps=deps,  # type: ignore[arg-type]  # None when the run has no deps
+            resources=self._resources("run", resources),
         )
         run_state.append_messages([UserMessage(input)])
         if session is not None:
@@ -185,12 +203,23 @@ class Network:
         """Drive the loop for a prepared context, with its event sinks (the extension point).
 
         The engine (`network.run.engine.execute`) does the work; this is its address on the
-        network.
+        network. The network's resources join the context's own (which win a name).
         """
+        ctx.resources.add_defaults(self.resources)
         return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
 
+    def _resources(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
+        """A run's resources: its own factories over the network's."""
+        resources = Resources(check_factories(owner, factories))
+        resources.add_defaults(self.resources)
+        return resources
+
     def run_sync(self, input: str, **kwargs: Any) -> RunResult:
-        """`run` for synchronous callers (wraps it in `anyio.run`)."""
+        """`run` for synchronous callers (wraps it in `anyio.run`).
+
+        Inside a running event loop (a notebook, an async app) use `await network.run(...)`.
+        """
+        refuse_inside_loop(f"network {self.name!r}")
 
         async def main() -> RunResult:
             return await self.run(input, **kwargs)
@@ -220,6 +249,8 @@ class Network:
         store: Any = None,
         user_id: str | None = None,
         app_name: str | None = None,
+        deps: DepsT | None = None,
+        resources: Mapping[str, ResourceFactory] | None = None,
     ) -> RunResult:
         """Continue a run that stopped on interrupts (`interrupted.interrupts`).
 
@@ -229,6 +260,8 @@ class Network:
         `store=` (the same default as `run`; `user_id=` / `app_name=` as there): the held call
         never ran and proposals are never applied on the server, so the stored state is the
         checkpoint. See `network.run.interrupts` for what accepting and rejecting do.
+        `deps=` and `resources=` are `run`'s: deps are not kept from the interrupted run (they
+        were never stored), and resources are opened afresh from their factories.
         """
         answered = pending_answers(interrupted, answers)
         old = interrupted.state
@@ -249,6 +282,8 @@ class Network:
             run_id=run_id or new_id("run_"),
             thread_id=interrupted.thread_id,
             resume=answered,
+            deps=deps,
+            resources=self._resources("resume", resources),
         )
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
@@ -256,6 +291,18 @@ class Network:
 
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"
+
+
+def refuse_inside_loop(what: str) -> None:
+    """`ConfigurationError` when called from a thread whose event loop is running."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise ConfigurationError(
+        f"{what}: run_sync cannot run inside a running event loop (a notebook, an async "
+        "function); use `await network.run(...)` there instead"
+    )
 
 
 def _run_once(agent: AgentLike) -> Router:

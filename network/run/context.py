@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, runtime_checkable
+
+from typing_extensions import TypeVar
 
 from network.history.results import InferenceResult, Usage
 from network.run.emitter import Emitter
 from network.run.interrupts import Answer, Interrupt
+from network.run.resources import Resources
 from network.state.schema import StateSchema
 from network.state.state import State
+
+DepsT = TypeVar("DepsT", default=Any)
+"""The type of a run's `deps` (`Network[Deps]`, `RunContext[Deps]`, `ToolContext[Deps]`)."""
 
 
 @runtime_checkable
@@ -29,7 +35,7 @@ class AgentLike(Protocol):
     async def call(self, ctx: RunContext) -> InferenceResult: ...
 
 
-Router = Callable[["RunContext"], Any | Awaitable[Any]]
+Router = Callable[["RunContext[DepsT]"], Any | Awaitable[Any]]
 """`router(ctx) -> Agent | name | [Agent | name, ...] | Stop | None`, sync or async."""
 
 ArgsListener = Callable[[str, str, str], Awaitable[None]]
@@ -64,11 +70,13 @@ class CallSettler(Protocol):
 
 
 @dataclass(slots=True, eq=False)
-class RunContext:
+class RunContext(Generic[DepsT]):
     """The live context of one run.
 
     Routers read `state`, `input`, `last_result`, `call_count` and `stack` (the agents queued
-    to run next, in order). `agent` is the agent whose call is under way, if any.
+    to run next, in order). `agent` is the agent whose call is under way, if any. `deps` is the
+    object given as `network.run(..., deps=...)`, as it was given (never copied, stored,
+    streamed or logged); `await ctx.resource(name)` opens one of the run's resources.
 
     Signals between the parts of the run (read by user code, written by the library):
     `interrupts` (tool calls waiting for a person; the loop stops when there are any),
@@ -99,6 +107,12 @@ class RunContext:
     client_input: Any = None
     predictor: CallSettler | None = None
     args_listeners: tuple[ArgsListener, ...] = ()
+    deps: DepsT = None  # type: ignore[assignment]  # None when the run was given no deps
+    resources: Resources = field(default_factory=Resources)
+
+    async def resource(self, name: str) -> Any:
+        """The run's resource `name`, opened on first use and closed when the run ends."""
+        return await self.resources.get(name)
 
     @property
     def usage(self) -> Usage:

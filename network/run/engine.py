@@ -25,7 +25,10 @@ from network.run.resumption import resume_interrupted
 async def execute(
     ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
 ) -> RunResult:
-    """Drive the loop for a prepared context, with its event sinks (the extension point)."""
+    """Drive the loop for a prepared context, with its event sinks (the extension point).
+
+    The resources the run opened (`ctx.resources`) are closed when it ends, however it ends.
+    """
     emitter = ctx.emitter = Emitter(list(sinks))
     log_sink = logging_sink(ctx.run_id, ctx.network.name)
     if log_sink is not None:
@@ -54,7 +57,10 @@ async def execute(
         if lifecycle is not None and not finished:
             with anyio.CancelScope(shield=True):
                 await lifecycle.close_run(emitter, thread_id, ctx.run_id, error)
+        await ctx.resources.aclose(error)
         raise
+    finally:
+        await ctx.resources.aclose()  # a no-op when the error path closed them
 
 
 def run_result(

@@ -18,6 +18,8 @@ class StopReason(StrEnum):
     ROUTER_DONE = "router_done"  # an LLM router called its `done` tool
     ROUTER_TEXT = "router_text"  # an LLM router answered in text instead of choosing
     INTERRUPTED = "interrupted"  # a tool waits for a person's confirmation
+    AGENT_ANSWERED = "agent_answered"  # `agent.run`: the agent answered without tool calls
+    AGENT_SKIPPED = "agent_skipped"  # `agent.run`: its on_start hook skipped the call
     ERROR = "error"  # an exception ended the run (only seen on `partial_result`)
 
 

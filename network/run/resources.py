@@ -1,0 +1,126 @@
+"""Run resources: live things (a database client, a sandbox) opened by a run when first used.
+
+A resource is declared by a *factory*, never by a value: `resources={"db": open_db}` where
+`open_db()` returns an async context manager (an `@asynccontextmanager` function, or a class
+with `__aenter__` / `__aexit__`). A run opens a resource the first time something asks for it
+(`await ctx.resource("db")` in a tool, router, hook or instruction function), hands the same
+object to every later request in that run, and closes every resource it opened when it ends, in
+the reverse order of opening: after success, after an error (the context managers see the
+error) and after cancellation.
+
+Because the run holds factories and not values, nothing about a resource is copied, persisted
+or streamed: a resumed run (`network.resume`, a thread's next run) opens its own, fresh ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from contextlib import AsyncExitStack
+from typing import Any
+
+import anyio
+
+from network.errors import ConfigurationError
+
+ResourceFactory = Callable[[], Any]
+"""A zero-argument callable returning an async context manager; its `__aenter__` result is the
+resource."""
+
+
+def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str, ResourceFactory]:
+    """`factories` as a dict, or `ConfigurationError` naming the entry that is not a factory."""
+    if factories is None:
+        return {}
+    if not isinstance(factories, Mapping):
+        raise ConfigurationError(
+            f"{owner}: resources must be a dict of name -> factory, got {type(factories).__name__}"
+        )
+    checked: dict[str, ResourceFactory] = {}
+    for name, factory in factories.items():
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"{owner}: resource names must be strings, got {name!r}")
+        if hasattr(factory, "__aenter__"):
+            raise ConfigurationError(
+                f"{owner}: resource {name!r} is an opened context manager; give the factory "
+                "that makes one (a resumed run must be able to build its own)"
+            )
+        if not callable(factory):
+            raise ConfigurationError(
+                f"{owner}: resource {name!r} must be a factory returning an async context "
+                f"manager, got {factory!r}"
+            )
+        checked[name] = factory
+    return checked
+
+
+class Resources:
+    """The resources of one run: factories, the ones opened so far, and how to close them."""
+
+    __slots__ = ("_factories", "_locks", "_opened", "_stack", "closed")
+
+    def __init__(self, factories: Mapping[str, ResourceFactory] | None = None) -> None:
+        self._factories: dict[str, ResourceFactory] = dict(factories or {})
+        self._opened: dict[str, Any] = {}
+        self._locks: dict[str, anyio.Lock] = {}
+        self._stack: AsyncExitStack | None = None
+        self.closed = False
+
+    def add_defaults(self, factories: Mapping[str, ResourceFactory]) -> None:
+        """Add the network's factories under this run's own (a run's factory wins a name)."""
+        for name, factory in factories.items():
+            self._factories.setdefault(name, factory)
+
+    @property
+    def names(self) -> list[str]:
+        """The names this run can open."""
+        return list(self._factories)
+
+    @property
+    def opened(self) -> list[str]:
+        """The names opened so far, in opening order."""
+        return list(self._opened)
+
+    async def get(self, name: str) -> Any:
+        """The resource `name`, opened now if this run has not opened it yet."""
+        if name in self._opened:
+            return self._opened[name]
+        factory = self._factories.get(name)
+        if factory is None:
+            raise ConfigurationError(
+                f"no resource named {name!r} (resources: {', '.join(self._factories) or 'none'})"
+            )
+        if self.closed:
+            raise ConfigurationError(f"resource {name!r} asked for after its run ended")
+        lock = self._locks.setdefault(name, anyio.Lock())
+        async with lock:  # two concurrent tools asking at once open it once
+            if name in self._opened:
+                return self._opened[name]
+            manager = factory()
+            if not hasattr(manager, "__aenter__"):
+                raise ConfigurationError(
+                    f"resource {name!r}: its factory returned {type(manager).__name__}, "
+                    "not an async context manager"
+                )
+            if self._stack is None:
+                self._stack = AsyncExitStack()
+            value = await self._stack.enter_async_context(manager)
+            self._opened[name] = value
+            return value
+
+    async def aclose(self, error: BaseException | None = None) -> None:
+        """Close what was opened, newest first; shielded so a cancelled run still closes.
+
+        `error` (the run's exception, if any) is passed to each context manager's
+        `__aexit__`; a resource cannot swallow it. An error raised while closing propagates
+        after every resource had its chance to close.
+        """
+        self.closed = True
+        stack, self._stack = self._stack, None
+        self._opened.clear()
+        if stack is None:
+            return
+        with anyio.CancelScope(shield=True):
+            if error is None:
+                await stack.aclose()
+            else:
+                await stack.__aexit__(type(error), error, error.__traceback__)

@@ -1,0 +1,21 @@
+"""mypy checks that `Network[Deps]`, `RunContext[Deps]` and `ToolContext[Deps]` type `deps`.
+
+`deps_typed.py` is also in the project's mypy `files`, so this reuses mypy's cache when the
+project was just checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mypy import api
+
+HERE = Path(__file__).parent
+
+
+def test_deps_keep_their_type_through_network_router_and_tool_contexts() -> None:
+    root = HERE.parent.parent
+    stdout, stderr, status = api.run(
+        ["--config-file", str(root / "pyproject.toml"), str(HERE / "deps_typed.py")]
+    )
+    assert status == 0, stdout + stderr
