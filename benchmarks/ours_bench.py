@@ -5,8 +5,8 @@ the schema, so `merge_lists` and validation apply), a scripted in-process model 
 tool call per step, and a plain-function router that stops when the list holds N items.
 W3: the same network through `LiteLLMModel` (litellm) against the shared fake OpenAI server.
 
-The library logs through structlog and never configures it; like any application that wants
-quiet runs, this script filters INFO out, which also means no event objects are built.
+The library logs nothing unless the application turns logging on (`network.logger`); this
+script leaves logging off, as a newcomer's program does, so no event objects are built.
 
     python benchmarks/ours_bench.py [--quick] [--workloads w1,w2,w3] [--base-url URL]
 """
@@ -14,12 +14,9 @@ quiet runs, this script filters INFO out, which also means no event objects are 
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 from pathlib import Path
 from typing import Any
-
-import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -39,8 +36,6 @@ from agents import Agent, ToolContext, call, tool
 from agents.models.base import ModelRequest, ModelResponse
 from agents.models.scripted import _message
 from network import Network, RunContext, Usage
-
-structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
 SCHEMA = {"items": {"type": list[str]}, "target": {"type": int}}
 
@@ -97,7 +92,7 @@ def main() -> None:
     metrics: dict = {}
     notes = [
         "Agent + @tool writing a list[str] state key (schema-validated, RFC 6902 deltas "
-        "recorded, provenance kept), code router; structlog filtered to WARNING.",
+        "recorded, provenance kept), code router; logging left off (the library's default).",
     ]
     versions = package_versions("agent-network", "pydantic", "anyio", "litellm")
     versions["python"] = sys.version.split()[0]

@@ -29,6 +29,7 @@ from agents.models.base import ModelRequest
 from agents.models.registry import resolve_model
 from network.errors import ConfigurationError, ModelError, RoutingError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from network.logger import get_logger
 from network.run.context import RunContext
 from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
@@ -200,13 +201,11 @@ def _error_results(message: AssistantMessage, error: str) -> list[ToolMessage]:
 
 
 def _log(ctx: RunContext, event: str, **fields: Any) -> None:
-    """A structlog line for the run's log (structlog is already imported by the run itself).
+    """A line for the run's log (silent unless the application turned logging on).
 
     Choices are INFO, like the run's `agent.started` lines; a correction is a WARNING, since it
     means the model named an agent that does not exist.
     """
-    import structlog  # noqa: PLC0415 (structlog: kept out of `import routers`)
-
-    log = structlog.get_logger("agent_network")
+    log = get_logger()
     write = log.warning if event == "router.corrected" else log.info
     write(event, run_id=ctx.run_id, network=ctx.network.name, **fields)

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "network.errors": 0,
     "network.ids": 0,
     "network.events": 0,
+    "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,

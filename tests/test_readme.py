@@ -1,7 +1,10 @@
 """The README's quickstart runs as written and its commands are what CI runs."""
 
+import os
 import pathlib
 import re
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
@@ -24,3 +27,34 @@ def test_quickstart_runs(capsys) -> None:
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "README quickstart", "exec"), {"__name__": "readme"})
     assert "{'hello.py': \"print('hi')\"} router_finished" in capsys.readouterr().out
+
+
+def _quickstart_in_a_fresh_process(prelude: str = "") -> subprocess.CompletedProcess[str]:
+    section = README.split("## Quickstart", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+
+
+def test_the_quickstart_prints_only_its_own_output() -> None:
+    run = _quickstart_in_a_fresh_process()
+    assert run.stdout == "{'hello.py': \"print('hi')\"} router_finished\n"
+    assert run.stderr == ""
+
+
+def test_the_readme_line_that_turns_logs_on_does() -> None:
+    line = re.search(r"```python\n(import logging.*?)\n```", README).group(1)
+    run = _quickstart_in_a_fresh_process(line + "\n")
+    assert run.stdout == "{'hello.py': \"print('hi')\"} router_finished\n"
+    logged = run.stderr.splitlines()
+    assert logged[0].startswith("INFO:agent_network:run.started run_id=run_")
+    assert any("tool.called" in line and "tool=write_file" in line for line in logged)
+    assert logged[-1].startswith("INFO:agent_network:run.finished")

@@ -24,7 +24,6 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
-import structlog
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -35,12 +34,13 @@ from starlette.types import Receive, Scope, Send
 from network.agui.errors import RequestError
 from network.agui.input import parse, prepare
 from network.agui.registry import ThreadRecord, ThreadRegistry
+from network.logger import LazyLogger
 from network.run.context import RunContext
 from network.run.streaming import EventStream
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
-log = structlog.get_logger("agent_network.agui")
+log = LazyLogger("agent_network.agui")
 
 
 def app(

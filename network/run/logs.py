@@ -1,9 +1,10 @@
 """structlog logging, written from the run's events.
 
-The library never configures structlog: it asks the logger the application configured whether
-INFO is enabled and, when it is not, subscribes nothing (so a quiet run builds no events). Event
-names: run.started, agent.started, agent.finished, tool.called, state.changed, run.finished,
-run.failed; every line carries the run_id.
+The library never configures logging (see `network.logger`): a run logs nothing until the
+application turns logging on. When INFO would go nowhere (stdlib logging unconfigured or above
+INFO, or structlog configured above INFO) the run subscribes nothing, so a quiet run builds no
+events. Event names: run.started, agent.started, agent.finished, tool.called, state.changed,
+run.finished, run.failed; every line carries the run_id.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import functools
 import logging
 from typing import Any
 
+from network.logger import get_logger, stdlib_info_enabled
 from network.run.emitter import EventSink
 
 
@@ -25,7 +27,8 @@ def _filtering_levels() -> dict[Any, int]:
 
 
 def _info_filtered_out() -> bool:
-    """Whether the configured wrapper is a structlog filtering logger above INFO.
+    """Whether INFO lines would go nowhere: stdlib logging (the default) does not enable INFO
+    for the library, or the configured structlog wrapper is a filtering logger above INFO.
 
     Answered from the configuration alone: binding a logger to ask it costs microseconds on
     every run, and a filtering logger's level is fixed by its class. Any other wrapper class
@@ -33,6 +36,9 @@ def _info_filtered_out() -> bool:
     """
     import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
 
+    enabled = stdlib_info_enabled()
+    if enabled is not None:
+        return not enabled
     level = _filtering_levels().get(structlog.get_config()["wrapper_class"])
     return level is not None and level > logging.INFO
 
@@ -51,9 +57,7 @@ def logging_sink(run_id: str, network_name: str) -> EventSink | None:
     """A sink that logs a run's events, or None when the application silenced INFO."""
     if _info_filtered_out():
         return None
-    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
-
-    log = structlog.get_logger("agent_network").bind(run_id=run_id, network=network_name)
+    log = get_logger(run_id=run_id, network=network_name)
     if not _enabled(log, logging.INFO):
         return None
     debug = _enabled(log, logging.DEBUG)

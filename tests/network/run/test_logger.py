@@ -1,0 +1,56 @@
+"""Logs are off until the application turns them on; off, they cost no event objects."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+import structlog
+
+from network import events as builders
+from tests.network.agui.networks import codegen_network
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def structlog_unconfigured() -> Any:
+    structlog.reset_defaults()
+    yield
+    structlog.reset_defaults()
+
+
+async def test_by_default_a_run_prints_nothing_and_builds_no_event(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an event was built with logging off")
+
+    for name in builders.__all__:
+        if name[0].islower():
+            monkeypatch.setattr(builders, name, forbidden)
+    await codegen_network().run("go")
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+
+
+async def test_stdlib_logging_at_info_gets_the_runs_lines(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="agent_network")
+    await codegen_network().run("go")
+    lines = [r.getMessage() for r in caplog.records if r.name == "agent_network"]
+    assert lines[0].startswith("run.started run_id=run_")
+    assert lines[-1].startswith("run.finished ") and "outcome=success" in lines[-1]
+    assert sum(line.startswith("tool.called ") for line in lines) == 4
+
+
+async def test_stdlib_logging_at_warning_gets_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="agent_network")
+    await codegen_network().run("go")
+    assert not [r for r in caplog.records if r.name == "agent_network"]
+
+
+async def test_an_application_that_configured_structlog_gets_them_through_it() -> None:
+    with structlog.testing.capture_logs() as logs:
+        await codegen_network().run("go")
+    assert logs[0]["event"] == "run.started" and logs[-1]["event"] == "run.finished"
