@@ -197,7 +197,7 @@ class Agent:
                 await emitter.emit(
                     events.tool_result(record.id + ":result", record.id, record.content)
                 )
-        if self.output_key and message.content:
+        if self.output_key and message.content and not message.tool_calls:  # the answer only
             kv = state.kv
             kv.writer = agent_writer(self.name, ctx.call_count)
             kv.set(self.output_key, message.content)

@@ -3,7 +3,9 @@
 `{key}` must have a value in state (else `TemplateError` naming the key and agent); `{key?}`
 becomes "" when absent. `{{` and `}}` are literal braces. Braces around anything that is not a
 key name (JSON in a prompt, say) are left as they are, so a prompt with an example object in it
-does not crash the run. Keys may carry a scope prefix: `{user:name}`, `{app:motd}`.
+does not crash the run: a `}}` is read as an escape only when it closes an escaped `{{`, so the
+closing braces of nested JSON (`{"a": {"b": 1}}`) reach the model as written. Keys may carry
+a scope prefix: `{user:name}`, `{app:motd}`.
 """
 
 from __future__ import annotations
@@ -27,14 +29,20 @@ class Template:
         parts: list[tuple[str, str | None, bool]] = []  # (literal, key, optional)
         position = 0
         literal: list[str] = []
+        escaped_open = 0  # `{{` seen and not yet closed by a `}}`
         for match in _PLACEHOLDER.finditer(source):
             literal.append(source[position : match.start()])
             position = match.end()
             token = match.group(0)
             if token == "{{":
                 literal.append("{")
+                escaped_open += 1
             elif token == "}}":
-                literal.append("}")
+                if escaped_open:
+                    literal.append("}")
+                    escaped_open -= 1
+                else:  # nested JSON closing two objects at once
+                    literal.append("}}")
             else:
                 parts.append(("".join(literal), match.group(1), bool(match.group(2))))
                 literal = []

@@ -32,6 +32,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import SchemaValidator
 
 from agents.docstrings import parse_docstring
+from agents.tool_checks import warn_about_definition
 from agents.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
 from network.state.state import State
@@ -120,6 +121,7 @@ class Tool:
                 continue
             fields[param_name] = _field(annotation, param, param_docs.get(param_name))
         self.parameters = list(fields)
+        warn_about_definition(fn, self.name, self.description, self.parameters)
         self.args_model: type[BaseModel] = create_model(
             f"{_camel(self.name)}Arguments",
             __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),

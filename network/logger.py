@@ -17,6 +17,7 @@ quiet run pays nothing for logging.
 from __future__ import annotations
 
 import logging
+from collections.abc import MutableMapping
 from typing import Any
 
 LOGGER_NAME = "agent_network"
@@ -61,7 +62,7 @@ def stdlib_info_enabled(name: str = LOGGER_NAME) -> bool | None:
     return logging.getLogger(name).isEnabledFor(logging.INFO)
 
 
-def _render(_logger: Any, _method: str, event: dict[str, Any]) -> str:
+def _render(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> str:
     """`event key=value ...`: one readable line for a stdlib handler."""
     text = str(event.pop("event", ""))
     fields = " ".join(f"{key}={_value(value)}" for key, value in event.items())

@@ -17,7 +17,7 @@ from network.history.messages import UserMessage
 from network.ids import new_id
 from network.run import engine
 from network.run.context import AgentLike, DepsT, Router, RunContext
-from network.run.emitter import EventSink
+from network.run.emitter import AnySink
 from network.run.interrupts import pending_answers, restore_rejected
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
@@ -152,7 +152,7 @@ class Network(Generic[DepsT]):
         state: Mapping[str, Any] | State | None = None,
         max_iter: int | None = None,
         run_id: str | None = None,
-        sinks: Sequence[EventSink] = (),
+        sinks: Sequence[AnySink] = (),
         thread_id: str | None = None,
         user_id: str | None = None,
         store: Any = None,
@@ -198,7 +198,7 @@ class Network(Generic[DepsT]):
         return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
     ) -> RunResult:
         """Drive the loop for a prepared context, with its event sinks (the extension point).
 
@@ -243,7 +243,7 @@ class Network(Generic[DepsT]):
         interrupted: RunResult,
         answers: Any,
         *,
-        sinks: Sequence[EventSink] = (),
+        sinks: Sequence[AnySink] = (),
         max_iter: int | None = None,
         run_id: str | None = None,
         store: Any = None,

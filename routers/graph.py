@@ -123,7 +123,8 @@ class GraphRouter:
         unknown = [name for name in names if name not in network.agents]
         if unknown:
             raise ConfigurationError(
-                f"graph router: {_names(unknown)} not in network {network.name!r} "
+                f"graph router: {_names(unknown)} {'is' if len(unknown) == 1 else 'are'} not in "
+                f"network {network.name!r} "
                 f"(agents: {', '.join(network.agents)})"
             )
         for name in names:
@@ -192,4 +193,4 @@ def _condition_name(when: Condition | None) -> str | None:
 
 def _names(names: list[str]) -> str:
     listed = ", ".join(repr(name) for name in names)
-    return f"agent {listed} is" if len(names) == 1 else f"agents {listed} are"
+    return f"agent {listed}" if len(names) == 1 else f"agents {listed}"

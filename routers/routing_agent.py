@@ -119,6 +119,8 @@ class RoutingAgent:
                 _log(ctx, "router.corrected", router=self.name, attempt=attempt, error=last_error)
                 history += [message, *_error_results(message, last_error)]
                 continue
+            if ctx.emitter.active:
+                await ctx.emitter.emit(choice_event(self.name, choice))
             return self._act(ctx, choice)
         raise self._give_up(network, bad_names, last_error)
 
@@ -198,6 +200,20 @@ def _error_results(message: AssistantMessage, error: str) -> list[ToolMessage]:
         content = f"Error: {error}" if index == 0 else "Ignored: only the first call counts."
         results.append(ToolMessage(call.id, content, name=call.name, is_error=index == 0))
     return results
+
+
+ROUTER_CHOICE_EVENT = "agent_network.router_choice"
+"""The CUSTOM event a routing agent emits for each choice (the CLI trace prints it)."""
+
+
+def choice_event(router: str, choice: Choice) -> Any:
+    """CUSTOM `agent_network.router_choice`: `{router, agent, reason}` or `{router, summary}`."""
+    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+    if choice.agent is None:
+        return events.custom(ROUTER_CHOICE_EVENT, {"router": router, "summary": choice.summary})
+    value = {"router": router, "agent": choice.agent, "reason": choice.reason}
+    return events.custom(ROUTER_CHOICE_EVENT, value)
 
 
 def _log(ctx: RunContext, event: str, **fields: Any) -> None:

@@ -52,6 +52,18 @@ class Trace:
         self.line(("run ", "bold"), event.run_id, (f"  thread {event.thread_id}", "dim"))
 
     def on_custom(self, event: Any) -> None:
+        if event.name == "agent_network.router_choice":  # see routers.routing_agent
+            value = event.value
+            if value.get("agent") is not None:
+                self.line(
+                    ("  router ", "blue"),
+                    (str(value.get("router")), "dim"),
+                    " chose ",
+                    (str(value["agent"]), "bold"),
+                    (f": {short(value.get('reason') or '')}", "dim"),
+                )
+            else:
+                self.line(("  router ", "blue"), (str(value.get("router")), "dim"), " is done")
         if event.name == "PredictState":
             for entry in event.value:
                 target = f"{entry['tool']}.{entry.get('tool_argument', '*')}"
@@ -136,6 +148,8 @@ def summary(console: Console, result: Any) -> None:
     ]
     if result.interrupts:
         rows.append(("waiting for", ", ".join(i.tool for i in result.interrupts)))
+    if result.summary and result.summary != result.output:
+        rows.append(("summary", short(result.summary, 400)))  # a router's done(summary)
     if result.output:
         rows.append(("output", short(result.output, 400)))
     console.print(Text("-- summary --", "bold"))

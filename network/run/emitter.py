@@ -9,12 +9,17 @@ open, so that a failed or cancelled run can close them before its final event.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from network.errors import ConfigurationError
 from network.state.kv import KV
 
 EventSink = Callable[[Any], Awaitable[None]]
+AnySink = Callable[[Any], Any]
+"""What `sinks=` takes: `sink(event)`, an async function or a plain one (a plain one runs on
+the event loop: keep it quick)."""
 
 
 class Emitter:
@@ -22,16 +27,16 @@ class Emitter:
 
     __slots__ = ("active", "open_messages", "open_steps", "open_tools", "sinks")
 
-    def __init__(self, sinks: list[EventSink] | None = None) -> None:
-        self.sinks: list[EventSink] = list(sinks or [])
+    def __init__(self, sinks: list[AnySink] | None = None) -> None:
+        self.sinks: list[EventSink] = [as_async(sink) for sink in sinks or ()]
         self.active = bool(self.sinks)
         self.open_steps: list[str] = []
         self.open_messages: list[str] = []
         self.open_tools: list[str] = []
 
-    def add_sink(self, sink: EventSink) -> None:
+    def add_sink(self, sink: AnySink) -> None:
         """Subscribe another sink."""
-        self.sinks.append(sink)
+        self.sinks.append(as_async(sink))
         self.active = True
 
     async def emit(self, event: Any) -> None:
@@ -46,3 +51,20 @@ class Emitter:
             from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             await self.emit(events.state_delta(delta))
+
+
+def as_async(sink: AnySink) -> EventSink:
+    """`sink` as an async function; a plain function is wrapped, anything else refused."""
+    if not callable(sink):
+        raise ConfigurationError(f"event sink {sink!r} is not callable")
+    if inspect.iscoroutinefunction(sink) or inspect.iscoroutinefunction(
+        getattr(sink, "__call__", None)  # noqa: B004 - a callable object's async __call__
+    ):
+        return sink  # type: ignore[return-value]
+
+    async def call(event: Any) -> None:
+        result = sink(event)
+        if inspect.isawaitable(result):  # a plain function returning a coroutine
+            await result
+
+    return call

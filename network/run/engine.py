@@ -15,7 +15,7 @@ import anyio
 
 from network.errors import attach_partial_result
 from network.run.context import RunContext
-from network.run.emitter import Emitter, EventSink
+from network.run.emitter import AnySink, Emitter
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, StopReason
@@ -23,7 +23,7 @@ from network.run.resumption import resume_interrupted
 
 
 async def execute(
-    ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
+    ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
 ) -> RunResult:
     """Drive the loop for a prepared context, with its event sinks (the extension point).
 

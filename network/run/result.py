@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from network.history.results import InferenceResult, Usage
+from network.run.result_view import html_table, plain, rich_table
 from network.state.state import State
 
 
@@ -92,7 +93,12 @@ class RunResult:
         return [*self.state.kv.keys(), "messages", "last_message"]
 
     def __repr__(self) -> str:
-        return (
-            f"RunResult(stop_reason={str(self.stop_reason)!r}, calls={len(self.results)}, "
-            f"output={self.output!r})"
-        )
+        return plain(self)
+
+    def __rich__(self) -> Any:
+        """A table for rich (`rich.print(result)`): stop reason, calls, output, usage, state."""
+        return rich_table(self)
+
+    def _repr_html_(self) -> str:
+        """The same table for Jupyter."""
+        return html_table(self)

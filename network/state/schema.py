@@ -6,8 +6,13 @@ metadata, LangGraph-style). Validators are built once per key, when the schema i
 on a write. Keys the schema does not declare are untyped replace keys, unless the schema is
 closed (`closed=True`, or a pydantic model with `extra="forbid"`), where writing them is an error.
 
-Decisions where the peers are silent: a pydantic model's field defaults seed every new state;
-a required field without a default simply starts absent.
+Decisions where the peers are silent: a pydantic model's field defaults seed every new state,
+except a default of None: such a key starts absent, so `kv.has(key)` says whether anything was
+written (the README's `if not ctx.kv.has("plan")` router) while `kv.get(key)` still gives None.
+A required field without a default simply starts absent. A model's `@field_validator`s run on
+every write of their key (before, after, wrap and plain modes, in the model's order). A model
+with `@model_validator`s is refused: they judge the whole model, and a state is written one key
+at a time.
 """
 
 from __future__ import annotations
@@ -20,6 +25,12 @@ from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
+from pydantic.functional_validators import (
+    AfterValidator,
+    BeforeValidator,
+    PlainValidator,
+    WrapValidator,
+)
 
 from network.errors import ConfigurationError, StateError, StateValidationError
 from network.state.handlers import merge_dicts, merge_lists, replace_values
@@ -208,6 +219,28 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
     return spec
 
 
+def _is_handler(metadata: Any) -> bool:
+    """A merge handler in `Annotated` metadata: a plain callable, not a pydantic validator."""
+    validators = (AfterValidator, BeforeValidator, PlainValidator, WrapValidator)
+    return callable(metadata) and not isinstance(metadata, (type, *validators))
+
+
+def field_validators(model: type[BaseModel], field_name: str) -> list[Any]:
+    """The model's `@field_validator`s of `field_name`, as `Annotated` validators."""
+    kinds = {
+        "after": AfterValidator,
+        "before": BeforeValidator,
+        "plain": PlainValidator,
+        "wrap": WrapValidator,
+    }
+    found: list[Any] = []
+    for decorator in model.__pydantic_decorators__.field_validators.values():
+        fields = decorator.info.fields
+        if field_name in fields or "*" in fields:
+            found.append(kinds[decorator.info.mode](decorator.func))
+    return found
+
+
 def untyped_spec(key: str) -> KeySpec:
     """The spec of a key the schema does not declare: no type, replace handler."""
     return build_spec(key, Any, replace_values, declared=False)
@@ -269,16 +302,27 @@ class StateSchema:
             self._specs[key] = build_spec(key, entry["type"], entry.get("handler"))
 
     def _from_model(self, model: type[BaseModel]) -> None:
+        decorators = model.__pydantic_decorators__
+        if decorators.model_validators:
+            names = ", ".join(decorators.model_validators)
+            raise ConfigurationError(
+                f"state schema {model.__name__}: its model validators ({names}) cannot run on "
+                "a state, which is written one key at a time; use @field_validator on the "
+                "fields, or check across keys in the tool or router that writes them"
+            )
         for key, info in model.model_fields.items():
             name = info.alias or key
-            handlers = [m for m in info.metadata if callable(m) and not isinstance(m, type)]
+            handlers = [m for m in info.metadata if _is_handler(m)]
             constraints = [m for m in info.metadata if m not in handlers]
+            constraints += field_validators(model, key)
             if len(handlers) > 1:
                 raise ConfigurationError(f"state key {name!r}: more than one merge handler")
             tp = info.annotation if not constraints else Annotated[info.annotation, *constraints]
             self._specs[name] = build_spec(name, tp, handlers[0] if handlers else None)
             if not info.is_required():
-                self.defaults[name] = info.get_default(call_default_factory=True)
+                default = info.get_default(call_default_factory=True)
+                if default is not None:
+                    self.defaults[name] = default
 
     def spec(self, key: str) -> KeySpec | None:
         """The declared spec of `key`, or None when the schema does not declare it."""

@@ -104,9 +104,15 @@ class StagedKV:
         self._writes.append((key, checked, handler))
 
     def delete(self, key: str) -> bool:
-        """Stage the removal of `key`; returns whether this tool saw a value there."""
+        """Stage the removal of `key`; returns whether this tool saw a value there.
+
+        The removal is staged even when this tool sees no value: a call listed earlier in the
+        same model answer may write the key, and writes apply in the model's order, so the
+        delete that comes after it must still remove it at commit time.
+        """
         existed = self.has(key)
-        if existed:
+        schema = self._base.schema
+        if existed or not schema.closed or key in schema:
             self._base.spec(key)
             self._writes.append((key, _DELETE, None))
         return existed

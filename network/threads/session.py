@@ -38,7 +38,7 @@ from network.errors import ConfigurationError, ThreadError
 from network.history.view import HistoryView
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
-from network.run.emitter import EventSink
+from network.run.emitter import AnySink
 from network.run.result import RunResult
 from network.state.handlers import replace_values
 from network.state.kv import KV, MISSING
@@ -106,7 +106,7 @@ class ThreadSession:
             raise
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[EventSink] = ()
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
     ) -> RunResult:
         """Run `ctx` (built on `self.state`) with this session committing as it goes."""
         self.run_id = ctx.run_id

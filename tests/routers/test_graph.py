@@ -88,9 +88,19 @@ def test_unreachable_nodes_are_a_configuration_error() -> None:
     a, b, c = scripted_agent("a"), scripted_agent("b"), scripted_agent("c")
     router = GraphRouter(start=a).edge(a, END).edge(b, c)
 
-    with pytest.raises(ConfigurationError, match="agents 'b', 'c' are") as raised:
+    with pytest.raises(ConfigurationError) as raised:
         Network("abc", [a, b, c], router)
-    assert "cannot be reached from start 'a'" in str(raised.value)
+    assert "graph router: agents 'b', 'c' cannot be reached from start 'a'" in str(raised.value)
+    lone = GraphRouter(start=a).edge(a, END).edge(b, END)
+    with pytest.raises(ConfigurationError, match="agent 'b' cannot be reached from start 'a'"):
+        Network("ab", [a, b], lone)
+
+
+def test_several_unknown_agents_are_named_in_one_sentence() -> None:
+    a = scripted_agent("a")
+    router = GraphRouter(start=a).edge(a, "ghost").edge(a, "phantom")
+    with pytest.raises(ConfigurationError, match="agents 'ghost', 'phantom' are not in network"):
+        Network("solo", [a], router)
 
 
 def test_another_agent_with_the_same_name_is_refused() -> None:

@@ -46,3 +46,19 @@ not_a_network = 42
 
 def needs_arguments(name: str) -> Network:
     return network
+
+
+def routed() -> Network:
+    """A planner chosen by a routing agent, which then says it is done."""
+    from routers import routing_agent
+
+    router = routing_agent(
+        ScriptedModel(
+            [
+                call("select_agent", name="planner", reason="a plan comes first"),
+                call("done", summary="Planned the work."),
+            ]
+        )
+    )
+    planner = Agent("planner", model=ScriptedModel(["Plan: write add.py"]))
+    return Network("routed", [planner], router)

@@ -59,6 +59,23 @@ def test_run_prints_a_live_trace_and_a_summary() -> None:
     assert done.stderr == ""
 
 
+def test_the_trace_shows_the_routing_agents_choice_reason_and_summary() -> None:
+    done = cli("run", f"{EXAMPLE}:routed", "add two numbers")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    expected = [
+        "router router chose planner: a plan comes first",
+        "> planner",
+        "router router is done",
+        "-- summary --",
+        "stop reason router_done",
+        "summary     Planned the work.",
+        "output      Plan: write add.py",
+    ]
+    positions = [out.index(line) for line in expected]
+    assert positions == sorted(positions), out
+
+
 def test_run_takes_a_function_and_initial_state() -> None:
     done = cli("run", f"{EXAMPLE}:make_network", "go", "--state", '{"files": {"a.py": ""}}')
     assert done.returncode == 0, done.stderr

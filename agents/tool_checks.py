@@ -1,0 +1,55 @@
+"""Warnings at tool definition for mistakes that otherwise only show in the model's behaviour.
+
+- A parameter named `ctx` (or `context`) without a `ToolContext` annotation is not injected:
+  it becomes an argument the model is asked to fill, and the tool never sees the run.
+- A tool with neither a docstring nor `description=` reaches the model with no description,
+  so the model has to guess what it is for.
+
+They are warnings, not errors: both are legal, and a tool may be meant that way.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+CONTEXT_NAMES = ("ctx", "context")
+
+
+class ToolDefinitionWarning(UserWarning):
+    """A tool definition that is legal but most likely not what its author meant."""
+
+
+def warn_about_definition(
+    fn: Callable[..., Any], name: str, description: str, model_parameters: Iterable[str]
+) -> None:
+    """Warn, pointing at the function's definition, about a likely mistake in a tool."""
+    for parameter in model_parameters:
+        if parameter in CONTEXT_NAMES:
+            _warn(
+                fn,
+                f"tool {name!r}: parameter {parameter!r} is not annotated `ToolContext`, so the "
+                f"model is asked to fill it; write `{parameter}: ToolContext` to receive the run",
+            )
+    if not description:
+        _warn(
+            fn,
+            f"tool {name!r} has no docstring and no description=, so the model is told nothing "
+            "about what it does",
+        )
+
+
+def _warn(fn: Callable[..., Any], message: str) -> None:
+    method = getattr(fn, "__call__", None)  # noqa: B004 - a callable object's __call__
+    code = getattr(fn, "__code__", None) or getattr(method, "__code__", None)
+    if code is None:
+        warnings.warn(message, ToolDefinitionWarning, stacklevel=4)
+        return
+    warnings.warn_explicit(
+        message,
+        ToolDefinitionWarning,
+        code.co_filename,
+        code.co_firstlineno,
+        module=getattr(fn, "__module__", None) or "agents.tool",
+    )

@@ -1,0 +1,46 @@
+"""A tool that most likely does not do what its author meant warns where it is defined."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from agents import ToolContext, tool
+from agents.tool_checks import ToolDefinitionWarning
+
+
+def test_a_ctx_parameter_without_the_annotation_warns_at_definition() -> None:
+    with pytest.warns(
+        ToolDefinitionWarning, match="parameter 'ctx' is not annotated `ToolContext`"
+    ) as seen:
+
+        @tool
+        def lookup(query: str, ctx) -> str:  # type: ignore[no-untyped-def]
+            """Look something up."""
+            return query
+
+    assert seen[0].filename == __file__  # points at the tool, not at the library
+    assert "ctx" in lookup.parameters  # the model would be asked for it
+
+
+def test_a_tool_without_a_docstring_warns_at_definition() -> None:
+    with pytest.warns(ToolDefinitionWarning, match="tool 'bare' has no docstring"):
+
+        @tool
+        def bare(x: int) -> int:
+            return x
+
+
+def test_a_documented_tool_with_an_annotated_ctx_is_silent() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+
+        @tool
+        def fine(query: str, ctx: ToolContext) -> str:
+            """Look something up."""
+            return query
+
+        @tool(description="Given a description instead.")
+        def described(x: int) -> int:
+            return x
