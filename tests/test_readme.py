@@ -51,10 +51,18 @@ def test_the_quickstart_prints_only_its_own_output() -> None:
 
 
 def test_the_readme_line_that_turns_logs_on_does() -> None:
-    line = re.search(r"```python\n(import logging.*?)\n```", README).group(1)
-    run = _quickstart_in_a_fresh_process(line + "\n")
+    block = re.search(r"```python\n(import logging\n.*?)```", README, re.S).group(1)
+    assert len(block.strip().splitlines()) <= 3  # the import, a blank line, the call
+    run = _quickstart_in_a_fresh_process(block)
     assert run.stdout == "{'hello.py': \"print('hi')\"} router_finished\n"
     logged = run.stderr.splitlines()
     assert logged[0].startswith("INFO:agent_network:run.started run_id=run_")
     assert any("tool.called" in line and "tool=write_file" in line for line in logged)
     assert logged[-1].startswith("INFO:agent_network:run.finished")
+
+
+def test_the_deps_and_resources_example_runs(capsys) -> None:
+    section = README.split("### Live objects beside state", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    exec(compile(code, "README deps", "exec"), {"__name__": "readme"})
+    assert capsys.readouterr().out == "ran 'make' in /tmp/job\n"
