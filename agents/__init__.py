@@ -13,6 +13,7 @@ from agents.models import (
 )
 from agents.models.litellm_model import LiteLLMModel
 from agents.tool import Tool, tool
+from agents.tool_checks import ToolDefinitionWarning
 from agents.tool_context import ToolContext
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Tool",
     "ToolCallDelta",
     "ToolContext",
+    "ToolDefinitionWarning",
     "call",
     "tool",
 ]

@@ -29,6 +29,7 @@ from network.history.results import InferenceResult, ToolCallRecord, Usage
 from network.history.view import HistoryView
 from network.network import Network
 from network.run.context import RunContext
+from network.run.resources import Resources
 from network.run.result import RunResult, Stop, StopReason
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.kv import KV
@@ -46,6 +47,7 @@ __all__ = [
     "Message",
     "ModelError",
     "Network",
+    "Resources",
     "RoutingError",
     "RunContext",
     "RunResult",
