@@ -202,3 +202,22 @@ async def test_a_confirmation_resume_rebuilds_them() -> None:
     deployed = [r.content for res in resumed.results for r in res.tool_calls if r.name == "deploy"]
     assert deployed == ["deployed with sandbox#2"]
     assert journal.lines[2:] == ["open sandbox#2", "close sandbox#2"]
+
+
+async def test_a_resource_asked_for_after_its_run_ended_is_refused() -> None:
+    journal = Journal()
+    kept: list[RunContext] = []
+
+    def route(ctx: RunContext) -> Any:
+        kept.append(ctx)
+
+    network = Network(
+        "late",
+        [Agent("a", model=ScriptedModel([]))],
+        route,
+        resources={"db": journal.factory("db")},
+    )
+    await network.run("go")
+    with pytest.raises(ConfigurationError, match="resource 'db' asked for after its run ended"):
+        await kept[0].resource("db")
+    assert journal.lines == []  # never opened
