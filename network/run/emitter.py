@@ -60,7 +60,7 @@ def as_async(sink: AnySink) -> EventSink:
     if inspect.iscoroutinefunction(sink) or inspect.iscoroutinefunction(
         getattr(sink, "__call__", None)  # noqa: B004 - a callable object's async __call__
     ):
-        return sink  # type: ignore[return-value]
+        return sink
 
     async def call(event: Any) -> None:
         result = sink(event)
