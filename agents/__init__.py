@@ -10,8 +10,10 @@ from agents.models import (
     TextDelta,
     ToolCallDelta,
     call,
+    make_model,
 )
 from agents.models.litellm_model import LiteLLMModel
+from agents.models.openai_native import OpenAIModel
 from agents.tool import Tool, tool
 from agents.tool_checks import ToolDefinitionWarning
 from agents.tool_context import ToolContext
@@ -24,6 +26,7 @@ __all__ = [
     "Model",
     "ModelRequest",
     "ModelResponse",
+    "OpenAIModel",
     "ScriptedModel",
     "TextDelta",
     "Tool",
@@ -31,5 +34,6 @@ __all__ = [
     "ToolContext",
     "ToolDefinitionWarning",
     "call",
+    "make_model",
     "tool",
 ]

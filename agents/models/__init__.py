@@ -1,4 +1,7 @@
-"""Models: the `Model` protocol, `ScriptedModel` and `LiteLLMModel` (litellm, lazily)."""
+"""Models: the `Model` protocol, `ScriptedModel`, `OpenAIModel` (native) and `LiteLLMModel`.
+
+Both client modules are light: httpx and litellm themselves are imported on first use.
+"""
 
 from agents.models.base import (
     ChunkHandler,
@@ -10,7 +13,8 @@ from agents.models.base import (
     ToolCallDelta,
 )
 from agents.models.litellm_model import LiteLLMModel
-from agents.models.registry import resolve_model
+from agents.models.openai_native import OpenAIModel
+from agents.models.registry import make_model, resolve_model
 from agents.models.scripted import ScriptedModel, call
 
 __all__ = [
@@ -20,9 +24,11 @@ __all__ = [
     "ModelChunk",
     "ModelRequest",
     "ModelResponse",
+    "OpenAIModel",
     "ScriptedModel",
     "TextDelta",
     "ToolCallDelta",
     "call",
+    "make_model",
     "resolve_model",
 ]

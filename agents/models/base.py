@@ -64,12 +64,17 @@ class ModelRequest:
 
 @dataclass(slots=True)
 class ModelResponse:
-    """What the model answered, with token usage and the provider's raw response."""
+    """What the model answered, with token usage and the provider's raw response.
+
+    `tool_choice_relaxed` is True when the server refused to force a tool call and the
+    request was sent with `tool_choice="auto"` instead (`agents.models.tool_choice`).
+    """
 
     message: AssistantMessage
     usage: Usage = field(default_factory=Usage)
     raw: Any = None
     finish_reason: str | None = None
+    tool_choice_relaxed: bool = False
 
 
 @runtime_checkable

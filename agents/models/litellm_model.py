@@ -35,21 +35,29 @@ from __future__ import annotations
 import copy
 import json
 import os
-import random
 import time
 from typing import Any
 
 import anyio
 
+from agents.models.answer_check import answer_problem
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
+from agents.models.failures import (
+    RETRY_STATUS,
+    Failure,
+    cause_chain,
+    safe_url,
+    transport_failure,
+)
+from agents.models.retry import backoff, retry_after
+from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
+from agents.models.usage import estimated_usage, reported_usage
 from agents.models.wire import to_wire_list
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.ids import new_id
 
-_RETRY_STATUS = frozenset({408, 409, 429})
-_MAX_RETRY_AFTER = 60.0
 _litellm: Any = None
 
 
@@ -115,6 +123,7 @@ class LiteLLMModel:
         self._base.update(params)
         self._provider: str | None = None
         self._stream_usage = False
+        self._relax_tool_choice = False  # set once the server refused a forced tool call
         # id(tools list) -> (the list, kept alive so the id stays its own; its deep copy)
         self._tool_copies: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
 
@@ -128,27 +137,45 @@ class LiteLLMModel:
         litellm = await load_litellm()
         if self._provider is None:
             self._inspect(litellm)
-        kwargs = self._arguments(request)
         streaming = on_chunk is not None or self.stream
-        if streaming:
-            kwargs["stream"] = True
-            if self._stream_usage:
-                kwargs["stream_options"] = {"include_usage": True}
+        kwargs = self._arguments(request, streaming)
+        relax = self._relax_tool_choice and forces_a_tool(request)
+        if relax:
+            kwargs = self._arguments(relaxed(request), streaming)
         attempt = 0
         while True:
-            stream = _Stream(on_chunk)
+            stream = _Stream(on_chunk, kwargs["messages"])
             try:
-                response = await litellm.acompletion(**kwargs)
-                if streaming:
-                    return await stream.consume(response)
-                return _parse(response)
+                # The deadline covers the whole attempt, stream included: litellm's own
+                # timeout applies per read, and a server's keep-alive pings reset it.
+                with anyio.fail_after(self.timeout):
+                    response = await litellm.acompletion(**kwargs)
+                    result = (
+                        await stream.consume(response)
+                        if streaming
+                        else _parse(response, kwargs["messages"])
+                    )
+                problem = answer_problem(result.message, result.finish_reason, streamed=streaming)
+                if problem is not None:
+                    raise _NoAnswer(problem)
+                result.tool_choice_relaxed = relax
+                return result
             except Exception as exc:
                 if exc is stream.handler_error:
                     raise  # the caller's own failure, unchanged
-                status = _status(exc)
-                if attempt >= self.max_retries or stream.delivered or not _retryable(exc, status):
-                    raise self._error(exc, status, attempt) from exc
-                await anyio.sleep(self._backoff(exc, attempt))
+                failure = self._failure(exc)
+                if (
+                    not relax
+                    and not stream.delivered
+                    and failure.status in REFUSAL_STATUS
+                    and forces_a_tool(request)
+                ):
+                    relax = self._relax_tool_choice = True
+                    kwargs = self._arguments(relaxed(request), streaming)
+                    continue
+                if attempt >= self.max_retries or stream.delivered or not failure.retryable:
+                    raise self._error(failure, attempt) from exc
+                await anyio.sleep(backoff(self.retry_delay, attempt, _retry_after(exc)))
                 attempt += 1
 
     # -- request -------------------------------------------------------------------------
@@ -165,8 +192,12 @@ class LiteLLMModel:
         self._provider = provider
         self._stream_usage = "stream_options" in (supported or ())
 
-    def _arguments(self, request: ModelRequest) -> dict[str, Any]:
+    def _arguments(self, request: ModelRequest, streaming: bool) -> dict[str, Any]:
         kwargs = dict(self._base)
+        if streaming:
+            kwargs["stream"] = True
+            if self._stream_usage:
+                kwargs["stream_options"] = {"include_usage": True}
         kwargs["messages"] = to_wire_list(request.system, request.history)
         if request.tools:
             kwargs["tools"] = self._tools(request.tools)
@@ -195,24 +226,53 @@ class LiteLLMModel:
 
     # -- failure -------------------------------------------------------------------------
 
-    def _backoff(self, exc: Exception, attempt: int) -> float:
-        after = _retry_after(exc)
-        if after is not None:
-            return after
-        return self.retry_delay * (2**attempt) * random.uniform(0.75, 1.0)
+    def _failure(self, exc: BaseException) -> Failure:
+        """What went wrong, from litellm's exception and the chain of causes it keeps."""
+        if isinstance(exc, _NoAnswer):
+            return Failure("no answer", str(exc))
+        if isinstance(exc, TimeoutError):  # our deadline
+            return Failure("timed out", f"no complete answer within {self.timeout:g} s", 408, True)
+        chain = cause_chain(exc)
+        status = _status(exc)
+        for link in chain:
+            text = str(link)
+            if "Missing credentials" in text or "api_key client option must be set" in text:
+                return Failure("missing credentials", _first_line(text), None, False)
+        if status in (401, 403) or any("Authentication" in type(c).__name__ for c in chain):
+            return Failure(f"authentication failed (HTTP {status})", _first_line(str(exc)), status)
+        network = transport_failure(exc)
+        if network is not None:
+            # litellm reports these as status 500; there was no HTTP answer at all.
+            return network
+        if status is not None:
+            retryable = status in RETRY_STATUS or status >= 500
+            return Failure(f"HTTP {status}", _first_line(str(exc)), status, retryable)
+        return Failure("request failed", f"{type(exc).__name__}: {_first_line(str(exc))}")
 
-    def _error(self, exc: Exception, status: int | None, attempt: int) -> ModelError:
-        kind = "timed out" if _is_timeout(exc) else f"failed with status {status}"
+    def _error(self, failure: Failure, attempt: int) -> ModelError:
+        where = f" at {safe_url(self.api_base)}" if self.api_base else ""
         tries = f" after {attempt + 1} attempts" if attempt else ""
-        message = f"model {self.name!r} {kind}{tries}: {type(exc).__name__}: {exc}"
-        return ModelError(message, model=self.name, status_code=status)
+        return ModelError(
+            f"model {self.name!r}{where}: {failure.describe()}{tries}",
+            model=self.name,
+            status_code=failure.status,
+        )
+
+
+class _NoAnswer(Exception):
+    """litellm returned an answer that is no answer (`answer_check`)."""
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0][:500] if text.strip() else ""
 
 
 class _Stream:
     """Consumes one litellm stream: forwards deltas, then assembles the whole response."""
 
-    def __init__(self, on_chunk: ChunkHandler | None) -> None:
+    def __init__(self, on_chunk: ChunkHandler | None, messages: list[dict[str, Any]]) -> None:
         self.on_chunk = on_chunk
+        self.messages = messages  # for a usage estimate when the server sends none
         self.delivered = False  # a chunk reached the caller: retrying would repeat it
         self.handler_error: BaseException | None = None  # what on_chunk raised, if anything
 
@@ -259,8 +319,10 @@ class _Stream:
         ]
         content = "".join(text) or None
         message = AssistantMessage(content, tool_calls)
-        tokens = _usage(usage)
-        raw = _raw_from_stream(first, message, calls, finish_reason, tokens if usage else None)
+        tokens = reported_usage(usage) if _server_sent_usage(response) else None
+        raw = _raw_from_stream(first, message, calls, finish_reason, tokens)
+        if tokens is None:
+            tokens = estimated_usage(_prompt_chars(self.messages), message)
         return ModelResponse(message, tokens, raw, finish_reason)
 
     async def _tool_piece(self, calls: dict[int, list[Any]], piece: Any) -> None:
@@ -281,7 +343,31 @@ class _Stream:
             await self._emit(ToolCallDelta(index=index, arguments=arguments))
 
 
-def _parse(response: Any) -> ModelResponse:
+def _server_sent_usage(response: Any) -> bool:
+    """Whether the server itself sent usage in this stream.
+
+    litellm puts usage on the last chunk either way, computing it when the server sent none;
+    the stream wrapper's record of the chunks it received (`chunks`) shows which it was. A
+    wrapper without that record is taken at its word.
+    """
+    chunks = getattr(response, "chunks", None)
+    if not isinstance(chunks, list):
+        return True
+    return any(_has_usage(chunk) for chunk in chunks)
+
+
+def _has_usage(chunk: Any) -> bool:
+    try:
+        return chunk.get("usage") is not None
+    except AttributeError:
+        return getattr(chunk, "usage", None) is not None
+
+
+def _prompt_chars(messages: list[dict[str, Any]]) -> int:
+    return sum(len(json.dumps(m)) for m in messages)
+
+
+def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
     choice = response.choices[0]
     message = choice.message
     tool_calls = [
@@ -293,9 +379,10 @@ def _parse(response: Any) -> ModelResponse:
         for call in (message.tool_calls or ())
     ]
     assistant = AssistantMessage(message.content or None, tool_calls)
-    return ModelResponse(
-        assistant, _usage(getattr(response, "usage", None)), response, choice.finish_reason
-    )
+    usage = reported_usage(getattr(response, "usage", None))
+    if usage is None or usage.total_tokens == 0:  # litellm fills in zeros when there was none
+        usage = estimated_usage(_prompt_chars(messages), assistant)
+    return ModelResponse(assistant, usage, response, choice.finish_reason)
 
 
 def _parse_arguments(text: Any) -> Any:
@@ -309,15 +396,6 @@ def _parse_arguments(text: Any) -> Any:
     except ValueError:
         return text
     return parsed if isinstance(parsed, dict) else text
-
-
-def _usage(usage: Any) -> Usage:
-    if usage is None:
-        return Usage()
-    prompt = getattr(usage, "prompt_tokens", 0) or 0
-    completion = getattr(usage, "completion_tokens", 0) or 0
-    total = getattr(usage, "total_tokens", 0) or prompt + completion
-    return Usage(prompt, completion, total)
 
 
 def _raw_from_stream(
@@ -353,31 +431,9 @@ def _status(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def _is_timeout(exc: BaseException) -> bool:
-    return "timeout" in type(exc).__name__.lower()
-
-
-def _retryable(exc: BaseException, status: int | None) -> bool:
-    if _is_timeout(exc) or "connection" in type(exc).__name__.lower():
-        return True
-    return status is not None and (status in _RETRY_STATUS or status >= 500)
-
-
 def _retry_after(exc: BaseException) -> float | None:
     """What the provider asked us to wait, in seconds, if it said and it is reasonable."""
     headers: Any = getattr(exc, "litellm_response_headers", None)
     if not headers:
         headers = getattr(getattr(exc, "response", None), "headers", None)
-    if not headers:
-        return None
-    try:
-        get = headers.get
-        if (ms := get("retry-after-ms")) is not None:
-            seconds = float(ms) / 1000
-        elif (value := get("retry-after")) is not None:
-            seconds = float(value)  # the HTTP-date form is rare from LLM providers; ignored
-        else:
-            return None
-    except (TypeError, ValueError, AttributeError):
-        return None
-    return seconds if 0 <= seconds <= _MAX_RETRY_AFTER else None
+    return retry_after(headers)

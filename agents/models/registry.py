@@ -1,22 +1,65 @@
-"""Turning a model string into a `Model`, once per string."""
+"""Turning a model string into a `Model`, once per string, and choosing the client.
+
+`openai/...` strings, and any model given an `api_base`, are served by the native client
+(`OpenAIModel`, httpx); every other provider goes through litellm (`LiteLLMModel`). The switch
+that forces litellm for everything: `client="litellm"` on `make_model`, the environment
+variable `AGENT_NETWORK_MODEL_CLIENT=litellm`, or building `LiteLLMModel(...)` yourself.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from agents.models.litellm_model import LiteLLMModel
+from agents.models.openai_native import OpenAIModel
 from network.errors import ConfigurationError
 
+CLIENT_ENV = "AGENT_NETWORK_MODEL_CLIENT"
+_CLIENTS = ("auto", "native", "litellm")
 _cache: dict[str, Any] = {}
 
 
 def resolve_model(model: Any) -> Any:
-    """A `Model` object as is; a string as a (cached) `LiteLLMModel`."""
+    """A `Model` object as is; a string as a (cached) model from `make_model`."""
     if isinstance(model, str):
         found = _cache.get(model)
         if found is None:
-            found = _cache[model] = LiteLLMModel(model)
+            found = _cache[model] = make_model(model)
         return found
     if callable(getattr(model, "complete", None)):
         return model
     raise ConfigurationError(f"{model!r} is neither a model name nor a Model")
+
+
+def make_model(
+    model: str, *, api_base: str | None = None, client: str | None = None, **options: Any
+) -> Any:
+    """A model for `model` (`"provider/name"`), on the client that suits it.
+
+    Args:
+        model: a model string, e.g. `"openai/gpt-4o-mini"`, `"anthropic/claude-..."`, or
+            `"hosted_vllm/<name>"` with `api_base`.
+        api_base: the server's base URL; given, the native client serves any model string.
+        client: `"auto"` (default), `"native"` or `"litellm"`; default: the environment
+            variable `AGENT_NETWORK_MODEL_CLIENT`, else `"auto"`.
+        **options: `timeout`, `max_retries`, `stream`, `api_key`, model parameters, ... as
+            `OpenAIModel` and `LiteLLMModel` take them.
+    """
+    chosen = client or os.environ.get(CLIENT_ENV) or "auto"
+    if chosen not in _CLIENTS:
+        raise ConfigurationError(
+            f"model {model!r}: client {chosen!r} is not one of {', '.join(_CLIENTS)} "
+            f"(from {'client=' if client else CLIENT_ENV})"
+        )
+    native = chosen == "native" or (
+        chosen == "auto" and (api_base is not None or model.startswith("openai/"))
+    )
+    if native:
+        from agents.models.openai_native import OpenAIModel
+
+        return OpenAIModel(model, api_base=api_base, **options)
+    from agents.models.litellm_model import LiteLLMModel
+from agents.models.openai_native import OpenAIModel
+
+    return LiteLLMModel(model, api_base=api_base, **options)

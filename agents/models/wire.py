@@ -10,6 +10,9 @@ and their JSON, and a copy would carry a cached form its own later edits no long
 The weak reference drops the entry when the message is garbage collected and guards against
 a recycled `id`.
 
+Next to the dict, the native client keeps the message's JSON text (`to_wire_json`): its
+request body is assembled from those pieces, so a message is serialized once per run too.
+
 The dicts are shared between requests: code that sends them (litellm) must not mutate them.
 litellm's OpenAI-compatible routes only rewrite user messages whose content is a list, which
 these never are.
@@ -24,7 +27,8 @@ from typing import Any
 
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
-_converted: dict[int, tuple[weakref.ref[Any], dict[str, Any]]] = {}
+# id(message) -> [weak reference to it, its wire dict, its JSON text or None until asked for]
+_converted: dict[int, list[Any]] = {}
 
 
 def to_wire(message: Any) -> dict[str, Any]:
@@ -35,10 +39,27 @@ def to_wire(message: Any) -> dict[str, Any]:
     key = id(message)
     entry = _converted.get(key)
     if entry is not None and entry[0]() is message:
-        return entry[1]
+        return entry[1]  # type: ignore[no-any-return]
     if isinstance(message, dict):
         return message
-    wire = convert(message)
+    return _remember(message, convert(message))[1]  # type: ignore[no-any-return]
+
+
+def to_wire_json(message: Any) -> str:
+    """`message` as the JSON text of its wire dict (cached with it)."""
+    entry = _converted.get(id(message))
+    if entry is None or entry[0]() is not message:
+        if isinstance(message, dict):
+            return json.dumps(message, ensure_ascii=False)
+        entry = _remember(message, convert(message))
+    text = entry[2]
+    if text is None:
+        text = entry[2] = json.dumps(entry[1], ensure_ascii=False)
+    return text  # type: ignore[no-any-return]
+
+
+def _remember(message: Any, wire: dict[str, Any]) -> list[Any]:
+    key = id(message)
 
     def forget(ref: weakref.ref[Any], key: int = key) -> None:
         # Only drop the entry if it is still this message's (it always is: an id is not
@@ -46,8 +67,8 @@ def to_wire(message: Any) -> dict[str, Any]:
         if _converted.get(key, (None,))[0] is ref:
             del _converted[key]
 
-    _converted[key] = (weakref.ref(message, forget), wire)
-    return wire
+    entry = _converted[key] = [weakref.ref(message, forget), wire, None]
+    return entry
 
 
 def to_wire_list(system: Sequence[Any], history: Sequence[Any]) -> list[dict[str, Any]]:
@@ -65,11 +86,9 @@ def convert(message: Any) -> dict[str, Any]:
     if isinstance(message, AssistantMessage):
         # The agent's name is not sent: it is not the model's identity, and several providers
         # reject `name` on assistant messages.
-        wire = {"role": "assistant"}
-        if message.content or not message.tool_calls:
-            # With tool calls and no text the key is left out, as the openai SDK sends it;
-            # with neither, providers want an empty string rather than null.
-            wire["content"] = message.content or ""
+        # `content` is always sent, "" when there is no text: OpenAI allows leaving it out
+        # when there are tool calls, but llama.cpp's chat templates (and others) refuse that.
+        wire = {"role": "assistant", "content": message.content or ""}
         if message.tool_calls:
             wire["tool_calls"] = [
                 {

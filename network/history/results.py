@@ -35,17 +35,24 @@ RawResponse = Annotated[Any, PlainSerializer(_jsonable)]
 
 @dataclass(slots=True)
 class Usage(Record):
-    """Token counts of one inference, or totals over a run."""
+    """Token counts of one inference, or totals over a run.
+
+    `estimated` is True when the counts (or some of the counts summed into them) are the
+    client's estimate, not figures the server reported: a server that sends no usage with a
+    stream, for instance.
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    estimated: bool = False
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             self.total_tokens + other.total_tokens,
+            self.estimated or other.estimated,
         )
 
 

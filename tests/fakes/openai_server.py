@@ -94,6 +94,7 @@ class Reply:
     error_type: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     usage: dict[str, int] | None = None  # default: derived from the request and reply sizes
+    send_usage: bool = True  # False: no usage at all, as llama.cpp's server when streaming
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
     chunks: Sequence[str] | None = None  # streamed text pieces; default: `chunk_size` pieces
     chunk_size: int = 4
@@ -277,11 +278,13 @@ class FakeOpenAIServer:
                     "created": int(time.time()),
                     "model": model,
                     "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": usage,
+                    **({"usage": usage} if reply.send_usage else {}),
                 },
                 headers=reply.headers,
             )
-        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        include_usage = reply.send_usage and bool(
+            (body.get("stream_options") or {}).get("include_usage")
+        )
         chunks = list(_stream_chunks(reply, calls, finish, usage if include_usage else None))
         envelope = {"id": completion_id, "object": "chat.completion.chunk", "model": model}
         return StreamingResponse(

@@ -1,0 +1,45 @@
+"""When to try a model call again, and how long to wait first; shared by both clients."""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from typing import Any
+
+MAX_RETRY_AFTER = 60.0
+
+
+def retry_after(headers: Any) -> float | None:
+    """What the server asked us to wait, in seconds, if it said and it is reasonable.
+
+    Reads `retry-after-ms` (OpenAI's), then `retry-after` as seconds or an HTTP date.
+    """
+    if not headers:
+        return None
+    try:
+        get = headers.get
+        if (ms := get("retry-after-ms")) is not None:
+            seconds = float(ms) / 1000
+        elif (value := get("retry-after")) is not None:
+            seconds = _seconds(str(value))
+        else:
+            return None
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return seconds if 0 <= seconds <= MAX_RETRY_AFTER else None
+
+
+def backoff(first_delay: float, attempt: int, after: float | None = None) -> float:
+    """The wait before retry number `attempt + 1`: the server's figure, else exponential."""
+    if after is not None:
+        return after
+    return first_delay * (2**attempt) * random.uniform(0.75, 1.0)
+
+
+def _seconds(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        when = email.utils.parsedate_to_datetime(value)  # raises ValueError when not a date
+        return max(0.0, when.timestamp() - time.time())
