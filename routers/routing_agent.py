@@ -11,6 +11,10 @@ Where AgentKit's default router hurts users, this one does not:
   as the summary, never silently;
 - `done` ends it with `StopReason.ROUTER_DONE` and the model's summary.
 
+The router asks with `tool_choice="required"`. A server that refuses it (llama.cpp's answers
+500) gets the request again with `"auto"` from the model client (`agents.models.tool_choice`);
+a text reply to such a relaxed request is corrected (`max_corrections`) before it counts.
+
 Only the first tool call of a reply counts (a router picks one step at a time). While agents
 are queued (`ctx.stack`), the router returns None without asking its model, so the queue
 drains first and no tokens are spent on a choice that would only join the queue.
@@ -34,6 +38,8 @@ from network.run.context import RunContext
 from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
 from routers.routing_tools import BadChoice, Choice, read_call, tool_schemas
+
+ASK_TOOL = "Answer by calling `select_agent` or `done`, not with text."
 
 
 class RoutingAgent:
@@ -108,6 +114,12 @@ class RoutingAgent:
             ctx.add_usage(response.usage)  # the run's totals include what routing cost
             message = response.message
             if not message.tool_calls:
+                if response.tool_choice_relaxed and attempt < self.max_corrections:
+                    # The server would not force a tool call, so a text reply may just be a
+                    # small model ignoring the tools: ask once more before taking it as final.
+                    _log(ctx, "router.corrected", router=self.name, attempt=attempt, error=ASK_TOOL)
+                    history += [message, UserMessage(ASK_TOOL)]
+                    continue
                 _log(ctx, "router.text", router=self.name)
                 return Stop(StopReason.ROUTER_TEXT, message.content or None)
             try:

@@ -1,4 +1,5 @@
-"""Test doubles shared by the test suite: a fake OpenAI-compatible HTTP server.
+"""Servers shared by the test suite: a fake OpenAI-compatible HTTP server, and a real one
+(llama-cpp-python serving a small model, `tests.fakes.llama_server`).
 
 Test modules enable its pytest fixture with `pytest_plugins = ["tests.fakes.openai_server"]`.
 """
@@ -7,7 +8,7 @@ import pytest
 
 # The module is also a pytest plugin (its fixture): have it assertion-rewritten when first
 # imported, so pytest does not warn that it was imported before it could be rewritten.
-pytest.register_assert_rewrite("tests.fakes.openai_server")
+pytest.register_assert_rewrite("tests.fakes.openai_server", "tests.fakes.llama_server")
 
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall, Reply  # noqa: E402
 

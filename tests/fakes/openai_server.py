@@ -101,6 +101,13 @@ class Reply:
     delay: float = 0.0  # seconds to wait before answering
     hold_after: int | None = None  # streaming: pause after this many chunks until release()
     hold_timeout: float = 5.0
+    # Streaming failures, each after this many chunks: the connection cut without a proper end
+    # (`cut_after`), an error event in the stream (`error_after`), or the stream simply
+    # stopping before the finish-reason chunk with a regular `[DONE]` (`finish=False`).
+    cut_after: int | None = None
+    error_after: int | None = None
+    finish: bool = True
+    pings: bool = False  # an SSE comment (": ping") before every chunk, as keep-alives
 
     def text_chunks(self) -> list[str]:
         """The text pieces a stream sends."""
@@ -297,9 +304,19 @@ class FakeOpenAIServer:
         self, reply: Reply, chunks: list[dict[str, Any]], envelope: dict[str, Any]
     ) -> AsyncIterator[bytes]:
         created = int(time.time())
+        if not reply.finish:
+            chunks = [c for c in chunks if not c["choices"] or not c["choices"][0]["finish_reason"]]
         for number, chunk in enumerate(chunks):
             if reply.hold_after is not None and number == reply.hold_after:
                 self.held.append(await self._wait_release(reply.hold_timeout))
+            if reply.cut_after is not None and number == reply.cut_after:
+                raise ConnectionAbortedError("fake server: connection cut mid-stream")
+            if reply.error_after is not None and number == reply.error_after:
+                error = _error_body("fake server: the model crashed mid-stream", 500)
+                yield f"data: {json.dumps(error)}\n\n".encode()
+                return
+            if reply.pings:
+                yield b": ping\n\n"
             yield f"data: {json.dumps({**envelope, 'created': created, **chunk})}\n\n".encode()
         yield b"data: [DONE]\n\n"
 
