@@ -314,6 +314,10 @@ class _Stream:
             if close is not None:
                 with anyio.CancelScope(shield=True):
                     await close()
+        if getattr(response, "received_finish_reason", "") is None:
+            # litellm makes up finish_reason="stop" for a stream that ended without one; its
+            # stream wrapper's record of what the provider sent tells the two apart.
+            finish_reason = None
         tool_calls = [
             ToolCall(c[0], c[1], _parse_arguments("".join(c[2]))) for _, c in sorted(calls.items())
         ]

@@ -1,0 +1,256 @@
+"""The native client and the litellm client, side by side on the same fake server.
+
+The same conversation must produce the same request on both; the same server misbehaviour
+must produce the same clear `ModelError` on both; a server refusing `tool_choice="required"`
+must not break the routing agent on either.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from agents import Agent, ModelRequest, ToolCallDelta, tool
+from agents.models.litellm_model import LiteLLMModel
+from agents.models.openai_native import OpenAIModel
+from network import (
+    AssistantMessage,
+    ModelError,
+    Network,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from routers import routing_agent
+from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall, Reply
+
+pytest_plugins = ["tests.fakes.openai_server"]
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+
+
+@tool
+def lookup(city: str, units: str = "metric") -> str:
+    """Look up the weather in a city."""
+    return f"sunny in {city}"
+
+
+def native(base_url: str, **options: Any) -> Any:
+    options = {"api_key": "sk-test", "max_retries": 0, **options}
+    return OpenAIModel("openai/fake", api_base=base_url, **options)
+
+
+def through_litellm(base_url: str, **options: Any) -> Any:
+    options = {"api_key": "sk-test", "max_retries": 0, **options}
+    return LiteLLMModel("openai/fake", api_base=base_url, **options)
+
+
+CLIENTS = [native, through_litellm]
+
+
+@pytest.fixture(params=CLIENTS, ids=["native", "litellm"])
+def client(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    return request.param  # type: ignore[no-any-return]
+
+
+def conversation() -> ModelRequest:
+    """System, user, an assistant turn with two tool calls and no text, their results, text."""
+    calls = [
+        ToolCall("call_1", "lookup", {"city": "Oslo"}),
+        ToolCall("call_2", "lookup", {"city": "Lima", "units": "imperial"}),
+    ]
+    return ModelRequest(
+        [SystemMessage("You report the weather.")],
+        [
+            UserMessage("Weather in Oslo and Lima?", name="ann"),
+            AssistantMessage(None, calls),
+            ToolMessage("call_1", "sunny in Oslo"),
+            ToolMessage("call_2", "rain in Lima"),
+            AssistantMessage("Oslo is sunny; Lima has rain. Anything else?"),
+            UserMessage("And in Quito, in imperial units?"),
+        ],
+        [lookup.schema],
+        "lookup",
+        "weather",
+        {"temperature": 0.1, "max_tokens": 64},
+    )
+
+
+async def ignore(chunk: Any) -> None:
+    pass
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["plain", "streamed"])
+async def test_the_same_conversation_sends_the_same_json(
+    openai_server: FakeOpenAIServer, streamed: bool
+) -> None:
+    request = conversation()
+    for make in CLIENTS:
+        openai_server.add_tool_calls(FakeToolCall("lookup", {"city": "Quito"}, id="call_3"))
+        response = await make(openai_server.base_url).complete(
+            request, ignore if streamed else None
+        )
+        assert response.message.tool_calls == [ToolCall("call_3", "lookup", {"city": "Quito"})]
+
+    ours, litellm = openai_server.requests
+    assert sorted(ours) == sorted(litellm)
+    for field in ours:  # field by field, so a failure names the field
+        assert ours[field] == litellm[field], field
+    assert ours["messages"][2] == {
+        "role": "assistant",
+        "content": "",  # llama.cpp refuses a tool-call message without content
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "lookup", "arguments": '{"city": "Oslo"}'},
+            },
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {
+                    "name": "lookup",
+                    "arguments": '{"city": "Lima", "units": "imperial"}',
+                },
+            },
+        ],
+    }
+    assert ours["tool_choice"] == {"type": "function", "function": {"name": "lookup"}}
+    assert (ours.get("stream"), ours.get("stream_options")) == (
+        (True, {"include_usage": True}) if streamed else (None, None)
+    )
+    ours_auth, litellm_auth = (h["authorization"] for h in openai_server.request_headers)
+    assert ours_auth == litellm_auth == "Bearer sk-test"
+
+
+async def test_streamed_pieces_and_usage_reach_both_alike(openai_server: FakeOpenAIServer) -> None:
+    usage = {"prompt_tokens": 30, "completion_tokens": 9, "total_tokens": 39}
+    pieces = ['{"ci', 'ty": "Qu', 'ito"}']
+    seen: dict[str, list[Any]] = {}
+    for make in CLIENTS:
+        openai_server.add_tool_calls(
+            FakeToolCall("lookup", {"city": "Quito"}, id="call_9", chunks=pieces),
+            text="Checking.",
+            usage=usage,
+        )
+        chunks: list[Any] = []
+
+        async def on_chunk(chunk: Any, chunks: list[Any] = chunks) -> None:
+            chunks.append(chunk)
+
+        response = await make(openai_server.base_url).complete(conversation(), on_chunk)
+        seen[make.__name__] = chunks
+        assert response.message.tool_calls == [ToolCall("call_9", "lookup", {"city": "Quito"})]
+        assert response.usage.to_dict() == {**usage, "estimated": False}
+    assert seen["native"] == seen["through_litellm"]
+    assert [c.arguments for c in seen["native"] if isinstance(c, ToolCallDelta)][1:] == pieces
+
+
+@pytest.mark.parametrize(
+    ("reply", "problem"),
+    [
+        (Reply(text="Cut short", cut_after=3), "connection failed|neither text|without a finish"),
+        (Reply(text="Broken", error_after=2), "crashed mid-stream|neither text|without a finish"),
+        (Reply(text="Unfinished", finish=False), "without a finish reason"),
+        (Reply(text=""), "neither text nor a tool call"),
+    ],
+    ids=["cut", "error-event", "no-finish-reason", "empty"],
+)
+async def test_a_broken_stream_is_a_model_error_on_both(
+    openai_server: FakeOpenAIServer, client: Any, reply: Reply, problem: str
+) -> None:
+    openai_server.add(reply)
+    with pytest.raises(ModelError, match=problem) as caught:
+        await client(openai_server.base_url).complete(conversation(), ignore)
+    assert "127.0.0.1" in str(caught.value)
+
+
+async def test_an_empty_answer_is_a_model_error_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_text("")
+    with pytest.raises(ModelError, match="neither text nor a tool call"):
+        await client(openai_server.base_url).complete(conversation())
+
+
+async def test_missing_usage_is_estimated_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add(Reply(text="No usage.", send_usage=False))
+    openai_server.add(Reply(text="Still none.", send_usage=False))
+    openai_server.add(Reply(text="Usage this time."))
+    model = client(openai_server.base_url)
+    streamed = await model.complete(conversation(), ignore)
+    plain = await model.complete(conversation())
+    reported = await model.complete(conversation(), ignore)
+    assert streamed.usage.estimated and plain.usage.estimated
+    assert streamed.usage.total_tokens > 0 and plain.usage.total_tokens > 0
+    assert not reported.usage.estimated
+
+
+async def test_connection_refused_is_said_on_both(client: Any) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(ModelError, match="connection refused") as caught:
+        await client(f"http://127.0.0.1:{port}/v1").complete(conversation())
+    assert caught.value.status_code is None  # no HTTP status: there was no answer
+    assert f"127.0.0.1:{port}" in str(caught.value)
+
+
+async def test_http_errors_carry_the_server_message_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_error(401, "invalid api key")
+    with pytest.raises(ModelError, match="authentication failed.*invalid api key") as caught:
+        await client(openai_server.base_url, max_retries=2).complete(conversation())
+    assert caught.value.status_code == 401
+    assert len(openai_server.requests) == 1  # never retried
+
+
+async def test_missing_credentials_are_not_retried_on_both(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("OPENAI_API_BASE", openai_server.base_url)
+    for model in (
+        OpenAIModel("openai/fake", max_retries=3),
+        LiteLLMModel("openai/fake", max_retries=3, retry_delay=30),
+    ):
+        with pytest.raises(ModelError, match="missing credentials"):
+            await model.complete(conversation())
+    assert openai_server.requests == []
+
+
+async def test_the_deadline_covers_the_stream_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_text("Slow.", hold_after=1, hold_timeout=30, pings=True)
+    with pytest.raises(ModelError, match="timed out"):
+        await client(openai_server.base_url, timeout=0.5).complete(conversation(), ignore)
+
+
+async def test_the_routing_agent_survives_a_server_refusing_required(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_error(500, "tool_choice 'required' is not supported by this server")
+    openai_server.add_text("I think the writer should go.")  # a text reply to a relaxed request
+    openai_server.add_tool_calls(("select_agent", {"name": "writer", "reason": "it writes"}))
+    openai_server.add_text("Done writing.")  # the writer
+    openai_server.add_tool_calls(("done", {"summary": "written"}))  # asked with auto now
+    model = client(openai_server.base_url)
+    writer = Agent("writer", description="Writes.", model=model)
+
+    result = await Network("team", [writer], routing_agent(model)).run("Write.")
+
+    assert result.stop_reason == "router_done" and result.output == "Done writing."
+    refused, relaxed, corrected, _, later = openai_server.requests
+    assert refused["tool_choice"] == "required"
+    assert relaxed["tool_choice"] == corrected["tool_choice"] == later["tool_choice"] == "auto"
+    asks = [m["content"] for m in corrected["messages"] if m["role"] == "user"]
+    assert "Answer by calling `select_agent` or `done`, not with text." in asks
