@@ -16,6 +16,10 @@ Metric keys (every figure is lower-is-better):
     w2_mem_mb             W2, peak RSS above the baseline RSS, MB (see measure_w2_once)
     w2_runs               W2, number of concurrent runs (a plain int; 1000 unless --quick)
     w3_us_per_step_n{N}   W3, microseconds per step over HTTP to the fake OpenAI server
+    w3s_us_per_step_n{N}  W3 streamed: the same with `"stream": true` (SSE answers)
+    w3_cpu_us_per_step_n{N}, w3s_cpu_us_per_step_n{N}
+                          the client process's CPU time per step in W3 / W3 streamed (async
+                          Python scripts; the server runs in its own process)
 """
 
 from __future__ import annotations
@@ -178,9 +182,18 @@ def time_runs_sync(
 
 
 async def time_runs_async(
-    run: Callable[[int], Awaitable[int]], n: int, args: argparse.Namespace, label: str
+    run: Callable[[int], Awaitable[int]],
+    n: int,
+    args: argparse.Namespace,
+    label: str,
+    cpu: list[float] | None = None,
 ) -> list[float]:
-    """Async twin of time_runs_sync: every run is awaited inside one event loop."""
+    """Async twin of time_runs_sync: every run is awaited inside one event loop.
+
+    When `cpu` is given, it receives this process's CPU microseconds per step for each sample
+    (for W3 the server is another process, so this is what the client side costs, which a
+    loaded machine's wall times hide).
+    """
     warm_n = min(n, 100)
     t0 = time.perf_counter_ns()
     count = 0
@@ -194,14 +207,18 @@ async def time_runs_async(
     spent = last = 0
     while _keep_going(len(samples), spent, last, args):
         got = 0
+        c0 = time.process_time_ns()
         t0 = time.perf_counter_ns()
         for _ in range(inner):
             got = await run(n)
         last = time.perf_counter_ns() - t0
+        if cpu is not None:
+            cpu.append((time.process_time_ns() - c0) / (inner * n) / 1000)
         spent += last
         _check(got, n, label)
         samples.append(last / (inner * n) / 1000)
-    log(f"  {label} N={n}: inner={inner} us/step={[round(s, 1) for s in samples]}")
+    cpu_note = f" cpu us/step={[round(s, 1) for s in cpu]}" if cpu else ""
+    log(f"  {label} N={n}: inner={inner} us/step={[round(s, 1) for s in samples]}{cpu_note}")
     return samples
 
 
@@ -218,8 +235,11 @@ def measure_steps(
 
         async def all_sizes() -> None:
             for n in sizes:
-                samples = await time_runs_async(run, n, args, prefix)
+                cpu: list[float] | None = [] if prefix.startswith("w3") else None
+                samples = await time_runs_async(run, n, args, prefix, cpu)
                 out[f"{prefix}_us_per_step_n{n}"] = summarize(samples)
+                if cpu:
+                    out[f"{prefix}_cpu_us_per_step_n{n}"] = summarize(cpu)
 
         asyncio.run(all_sizes())
     else:

@@ -91,19 +91,51 @@ async def run_w2(n: int) -> int:
     return len(state["items"])
 
 
-def make_http_run(base_url: str):
+def make_http_run(base_url: str, stream: bool = False):
     import httpx
 
     client = httpx.AsyncClient(base_url=base_url, headers={"Authorization": "Bearer x"})
+
+    async def ask(messages: list) -> dict:
+        body = {"model": "fake", "messages": messages, "tools": [TOOL_SPEC]}
+        if not stream:
+            resp = await client.post("/chat/completions", json=body)
+            resp.raise_for_status()
+            return resp.json()["choices"][0]["message"]
+        body["stream"] = True
+        reply: dict = {"role": "assistant", "content": None}
+        async with client.stream("POST", "/chat/completions", json=body) as resp:
+            resp.raise_for_status()
+            async for line in resp.aiter_lines():
+                if not line.startswith("data: ") or line == "data: [DONE]":
+                    continue
+                choices = json.loads(line[6:])["choices"]
+                delta = choices[0]["delta"] if choices else {}
+                if delta.get("content"):
+                    reply["content"] = (reply["content"] or "") + delta["content"]
+                for piece in delta.get("tool_calls") or ():
+                    calls = reply.setdefault("tool_calls", [])
+                    if piece["index"] == len(calls):
+                        calls.append(
+                            {
+                                "id": piece.get("id"),
+                                "type": "function",
+                                "function": {
+                                    "name": piece["function"].get("name"),
+                                    "arguments": "",
+                                },
+                            }
+                        )
+                    calls[piece["index"]]["function"]["arguments"] += (
+                        piece["function"].get("arguments") or ""
+                    )
+        return reply
 
     async def run_http(n: int) -> int:
         state = {"items": [], "messages": [{"role": "user", "content": f"Append {n} items."}]}
         messages = state["messages"]
         while len(state["items"]) < n:
-            body = {"model": "fake", "messages": messages, "tools": [TOOL_SPEC]}
-            resp = await client.post("/chat/completions", json=body)
-            resp.raise_for_status()
-            reply = resp.json()["choices"][0]["message"]
+            reply = await ask(messages)
             messages.append(reply)
             for call in reply.get("tool_calls") or ():
                 fn = call["function"]
@@ -112,6 +144,14 @@ def make_http_run(base_url: str):
         return len(state["items"])
 
     return run_http
+
+
+def w3_metrics(base_url: str, args, metrics: dict) -> None:
+    """W3 non-streamed, and streamed (w3s) as a bare SSE reader over httpx."""
+    run = make_http_run(base_url)
+    metrics.update(measure_steps("w3", run, args.w3_sizes, args, is_async=True))
+    run = make_http_run(base_url, stream=True)
+    metrics.update(measure_steps("w3s", run, args.w3_sizes, args, is_async=True))
 
 
 def main() -> None:
@@ -137,12 +177,10 @@ def main() -> None:
             versions.update(package_versions("httpx"))
             log("floor W3")
             if args.base_url:
-                run = make_http_run(args.base_url)
-                metrics.update(measure_steps("w3", run, args.w3_sizes, args, is_async=True))
+                w3_metrics(args.base_url, args, metrics)
             else:
                 with FakeOpenAIServer() as server:
-                    run = make_http_run(server.base_url)
-                    metrics.update(measure_steps("w3", run, args.w3_sizes, args, is_async=True))
+                    w3_metrics(server.base_url, args, metrics)
     emit("bare Python loop (floor)", "", versions, metrics, notes)
 
 

@@ -3,7 +3,9 @@
 W1/W2: one agent with an `append_item` tool that appends to a `list[str]` state key (declared in
 the schema, so `merge_lists` and validation apply), a scripted in-process model asking for one
 tool call per step, and a plain-function router that stops when the list holds N items.
-W3: the same network through `LiteLLMModel` (litellm) against the shared fake OpenAI server.
+W3: the same network over HTTP against the shared fake OpenAI server, through the native client
+(`--mode native`, `OpenAIModel`) or litellm (`--mode openai` / `--mode hosted_vllm`, litellm's
+two routes to an OpenAI-compatible server); W3s is W3 with the model streaming.
 
 The library logs nothing unless the application turns logging on (`network.logger`); this
 script leaves logging off, as a newcomer's program does, so no event objects are built.
@@ -85,7 +87,9 @@ def make_run(model: Any):
 
 
 def main() -> None:
-    args = parse_args("agent-network on the benchmark workloads.", modes=("openai", "hosted_vllm"))
+    args = parse_args(
+        "agent-network on the benchmark workloads.", modes=("native", "openai", "hosted_vllm")
+    )
     if args.w2_once:
         w2_child_main(make_run(InstantModel(W2_LATENCY_S)), args)
         return
@@ -103,22 +107,35 @@ def main() -> None:
         log("agent-network W2")
         metrics.update(measure_w2(str(Path(__file__).resolve()), [], args))
     if "w3" in args.workloads:
-        from agents.models.litellm_model import LiteLLMModel
+        log(f"agent-network W3 ({args.mode})")
+        if args.mode == "native":
+            notes.append("W3: OpenAIModel('openai/fake', api_base=...), the native httpx client.")
+        else:  # litellm's openai/ route, or its lighter hosted_vllm/ one
+            notes.append(f"W3: LiteLLMModel('{args.mode}/fake', api_base=...) through litellm.")
 
-        log("agent-network W3")
-        route = f"{args.mode}/fake"  # litellm's openai/ route, or its lighter hosted_vllm/ one
-        notes.append(f"W3: LiteLLMModel({route!r}, api_base=...) through litellm.acompletion.")
+        def http_run(base_url: str, stream: bool):
+            if args.mode == "native":
+                from agents.models.openai_native import OpenAIModel
 
-        def http_run(base_url: str):
-            return make_run(LiteLLMModel(route, api_base=base_url, api_key="x"))
+                model: Any = OpenAIModel("openai/fake", api_base=base_url, stream=stream)
+            else:
+                from agents.models.litellm_model import LiteLLMModel
+
+                route = f"{args.mode}/fake"
+                model = LiteLLMModel(route, api_base=base_url, api_key="x", stream=stream)
+            return make_run(model)
+
+        def w3(base_url: str) -> None:
+            for prefix, stream in (("w3", False), ("w3s", True)):
+                run = http_run(base_url, stream)
+                metrics.update(measure_steps(prefix, run, args.w3_sizes, args, True))
 
         if args.base_url:
-            metrics.update(measure_steps("w3", http_run(args.base_url), args.w3_sizes, args, True))
+            w3(args.base_url)
         else:
             with FakeOpenAIServer() as server:
-                run = http_run(server.base_url)
-                metrics.update(measure_steps("w3", run, args.w3_sizes, args, True))
-    emit("agent-network", "async", versions, metrics, notes)
+                w3(server.base_url)
+    emit("agent-network", args.mode, versions, metrics, notes)
 
 
 if __name__ == "__main__":

@@ -49,10 +49,19 @@ class Framework:
 # One entry per benchmark script run; add new frameworks here.
 FRAMEWORKS = [
     Framework("floor", "bare Python loop (floor)", "project", "floor.py"),
-    Framework(OURS_KEY, "agent-network (ours)", "project", "ours_bench.py"),
+    # Ours: W1, W2 and W3 on the native client (what `openai/...` strings get), then W3 alone
+    # through litellm's two routes to an OpenAI-compatible server.
+    Framework(OURS_KEY, "agent-network (ours, native client)", "project", "ours_bench.py"),
+    Framework(
+        "agent-network-litellm-openai",
+        "agent-network, W3 through litellm's openai/ route",
+        "project",
+        "ours_bench.py",
+        ("--mode", "openai", "--workloads", "w3"),
+    ),
     Framework(
         "agent-network-vllm-route",
-        "agent-network, W3 on litellm's hosted_vllm/ route",
+        "agent-network, W3 through litellm's hosted_vllm/ route",
         "project",
         "ours_bench.py",
         ("--mode", "hosted_vllm", "--workloads", "w3"),
@@ -88,6 +97,12 @@ FIGURES = [
     ("w2_mem_mb", "W2", "peak RSS above baseline", "MB"),
     ("w3_us_per_step_n10", "W3", "N=10", "µs/step"),
     ("w3_us_per_step_n100", "W3", "N=100", "µs/step"),
+    ("w3s_us_per_step_n10", "W3 streamed", "N=10", "µs/step"),
+    ("w3s_us_per_step_n100", "W3 streamed", "N=100", "µs/step"),
+    ("w3_cpu_us_per_step_n10", "W3 client CPU", "N=10", "µs/step"),
+    ("w3_cpu_us_per_step_n100", "W3 client CPU", "N=100", "µs/step"),
+    ("w3s_cpu_us_per_step_n10", "W3 streamed client CPU", "N=10", "µs/step"),
+    ("w3s_cpu_us_per_step_n100", "W3 streamed client CPU", "N=100", "µs/step"),
 ]
 SUMMARY_FIGURES = FIGURES
 
@@ -288,7 +303,9 @@ METHOD = """## Method
   just before the batch, the same method for Python and Node.
 - W3: W1 at N = 10 and 100 through each framework's own OpenAI client against one local fake
   OpenAI-compatible server (benchmarks/fake_openai_server.py, its own process, stdlib asyncio,
-  non-streamed, 127.0.0.1); the floor uses a bare httpx.AsyncClient loop.
+  127.0.0.1); the floor uses a bare httpx.AsyncClient loop. W3 streamed: the same with
+  `"stream": true` (the server sends each answer as SSE chunks; the floor reads them with a bare
+  line loop); ours streams through the model's `stream=True`.
 - Repeats: 5 per figure, median, min and max. A per-figure time budget (150 s) stops further
   repeats after the second one when a single repeat is very long (a 90 s N=1000 run); such
   figures show [n=k]. `--budget-s 0` forces all 5.

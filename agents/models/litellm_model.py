@@ -15,8 +15,21 @@ Decisions written down here:
   `max_retries` times, waiting what the provider's `retry-after-ms` / `retry-after` header
   says (up to 60 s), else an exponential backoff from `retry_delay` seconds with jitter. A
   stream is never retried once a chunk has reached the caller: the caller would see it twice.
-- Errors: whatever litellm raises becomes a `ModelError` naming the model and the HTTP status,
-  raised `from` the original. An exception raised by the caller's `on_chunk` is not wrapped.
+- Errors: whatever litellm raises becomes a `ModelError` saying what happened (connection
+  refused, timed out, HTTP status with the provider's message, authentication, missing
+  credentials; `agents.models.failures`), naming the model and the URL without credentials,
+  raised `from` the original. litellm reports a refused connection or missing credentials as
+  "status 500"; the cause chain it keeps tells them apart, and missing credentials are never
+  retried. An exception raised by the caller's `on_chunk` is not wrapped.
+- Deadline: `timeout` also bounds the whole attempt, stream included (`anyio.fail_after`):
+  litellm's own timeout applies per read, which a server's keep-alive pings keep resetting.
+- No empty successes: an answer with neither text nor a tool call, or a stream that ended
+  without the provider's finish reason (litellm makes one up; its stream wrapper records what
+  the provider sent), is a `ModelError` (`agents.models.answer_check`). Through litellm's
+  `hosted_vllm/` route the made-up finish reason cannot be told apart; a cut connection is
+  still caught there as an empty answer or litellm's own error.
+- Usage: when the provider sent none (llama.cpp's server when streaming), litellm's figure is
+  its own count; it is replaced by the library's estimate, marked `Usage.estimated`.
 - Streaming happens when the caller passes `on_chunk` or the model was made with
   `stream=True`; usage is asked for (`stream_options.include_usage`) where litellm says the
   provider supports it. The response is assembled from the chunks; its `raw` is a plain

@@ -40,7 +40,10 @@ class ChatStream:
     async def consume(self, lines: AsyncIterator[str]) -> None:
         """Read every line of the stream (the caller closes the response)."""
         event = ""
+        done = False
         async for line in lines:
+            if done:
+                continue  # read to the end, so the connection goes back to the pool
             if not line:
                 event = ""
                 continue
@@ -53,7 +56,8 @@ class ChatStream:
                 continue
             data = line[5:].strip()
             if data == "[DONE]":
-                return
+                done = True
+                continue
             try:
                 chunk = json.loads(data)
             except ValueError:

@@ -107,7 +107,7 @@ class Reply:
     cut_after: int | None = None
     error_after: int | None = None
     finish: bool = True
-    pings: bool = False  # an SSE comment (": ping") before every chunk, as keep-alives
+    pings: bool = False  # SSE comments (": ping") before every chunk and through a hold
 
     def text_chunks(self) -> list[str]:
         """The text pieces a stream sends."""
@@ -130,6 +130,7 @@ class FakeOpenAIServer:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
+        self.client_ports: list[int] = []  # the client's port per request: a reused connection
         self.held: list[bool] = []
         self._replies: deque[Reply] = deque()
         self._ids = itertools.count(1)
@@ -178,6 +179,7 @@ class FakeOpenAIServer:
         self._replies.clear()
         self.requests.clear()
         self.request_headers.clear()
+        self.client_ports.clear()
         self.held.clear()
         self._release.clear()
 
@@ -250,6 +252,7 @@ class FakeOpenAIServer:
         body = await request.json()
         self.requests.append(body)
         self.request_headers.append(dict(request.headers))
+        self.client_ports.append(request.client.port if request.client else 0)
         if not self._replies:
             number = len(self.requests)
             return JSONResponse(
@@ -308,7 +311,20 @@ class FakeOpenAIServer:
             chunks = [c for c in chunks if not c["choices"] or not c["choices"][0]["finish_reason"]]
         for number, chunk in enumerate(chunks):
             if reply.hold_after is not None and number == reply.hold_after:
-                self.held.append(await self._wait_release(reply.hold_timeout))
+                if reply.pings:  # keep-alives all through the pause, as real servers send
+                    generation = self._generation
+                    deadline = time.monotonic() + reply.hold_timeout
+                    released = False
+                    while self._live(generation) and time.monotonic() < deadline:
+                        if self._release.is_set():
+                            self._release.clear()
+                            released = True
+                            break
+                        yield b": ping\n\n"
+                        await self._sleep(0.05)
+                    self.held.append(released)
+                else:
+                    self.held.append(await self._wait_release(reply.hold_timeout))
             if reply.cut_after is not None and number == reply.cut_after:
                 raise ConnectionAbortedError("fake server: connection cut mid-stream")
             if reply.error_after is not None and number == reply.error_after:

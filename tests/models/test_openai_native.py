@@ -341,3 +341,17 @@ async def test_each_message_is_serialized_once(openai_server: FakeOpenAIServer) 
     assert to_wire_json(history[0]) is text  # the same string object: cached, not rebuilt
     assert openai_server.requests[0] == openai_server.requests[1]
     assert json.loads(text) == {"role": "user", "content": "Hi"}
+
+
+async def test_one_pooled_connection_serves_plain_and_streamed_calls(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    for _ in range(4):
+        openai_server.add_text("Again.")
+    model = native(openai_server)
+    other_model_same_server = native(openai_server, temperature=0.5)
+    await model.complete(ask())
+    await collect(model, ask())  # a stream read to its end leaves the connection reusable
+    await collect(other_model_same_server, ask())
+    await model.complete(ask())
+    assert len(set(openai_server.client_ports)) == 1

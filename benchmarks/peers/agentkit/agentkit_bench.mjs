@@ -167,7 +167,7 @@ const scriptedModel = () => openai({ model: "fake", apiKey: "x", baseUrl: SCRIPT
 
 // --- W1 / W3 -----------------------------------------------------------------------------------
 
-async function timeRuns(run, n, args, label) {
+async function timeRuns(run, n, args, label, cpuSamples = null) {
   const warmN = Math.min(n, 100);
   let t0 = now();
   let count = 0;
@@ -184,9 +184,14 @@ async function timeRuns(run, n, args, label) {
   let last = 0;
   while (keepGoing(samples.length, spent, last, args)) {
     let got = 0;
+    const cpu0 = process.cpuUsage();
     t0 = now();
     for (let i = 0; i < inner; i++) got = await run(n);
     last = Number(now() - t0);
+    if (cpuSamples) {
+      const cpu = process.cpuUsage(cpu0);
+      cpuSamples.push((cpu.user + cpu.system) / (inner * n));
+    }
     spent += last;
     check(got, n, label);
     samples.push(last / (inner * n) / 1000);
@@ -198,7 +203,10 @@ async function timeRuns(run, n, args, label) {
 async function measureSteps(prefix, run, sizes, args) {
   const out = {};
   for (const n of sizes) {
-    out[`${prefix}_us_per_step_n${n}`] = summarize(await timeRuns(run, n, args, prefix));
+    // W3: the client process's CPU per step too (the fake server is another process).
+    const cpu = prefix.startsWith("w3") ? [] : null;
+    out[`${prefix}_us_per_step_n${n}`] = summarize(await timeRuns(run, n, args, prefix, cpu));
+    if (cpu) out[`${prefix}_cpu_us_per_step_n${n}`] = summarize(cpu);
   }
   return out;
 }
