@@ -5,7 +5,7 @@ accumulates files in `state.kv["files"]` (merged with `merge_dicts`); the review
 sends the work back through its `review` tool. A plain function routes from what is in kv.
 
     python examples/codegen.py --out out/                 # offline, on a scripted model
-    python examples/codegen.py --model openai/gpt-4o-mini  # a real model through litellm
+    python examples/codegen.py --model openai/gpt-4o-mini  # a real model
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("task", nargs="?", default=TASK)
     args = parser.parse_args(argv)
     if args.model:
-        print(f"Running on {args.model} through litellm.")
+        print(f"Running on {args.model}.")
     else:
         print("Running offline on a scripted model (pass --model provider/name for a real one).")
     _quiet_logs()

@@ -3,7 +3,7 @@
 A billing agent looks invoices up with a tool, a technical agent answers product questions,
 and the routing agent chooses between them (or finishes) after every call. Offline, a scripted
 router model reads the conversation summary it is sent and decides; pass `--model` to route
-and answer with a real model through litellm.
+and answer with a real model.
 
     python examples/support.py "I was charged twice on invoice INV-42"
     python examples/support.py --model openai/gpt-4o-mini "My app crashes on start"
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("question", nargs="?", default="I was charged twice on invoice INV-42")
     args = parser.parse_args(argv)
     if args.model:
-        print(f"Running on {args.model} through litellm.")
+        print(f"Running on {args.model}.")
     else:
         print("Running offline on a scripted model (pass --model provider/name for a real one).")
     _quiet_logs()

@@ -88,7 +88,7 @@ def test_codegen_runs_on_a_model_named_on_the_command_line(tmp_path: pathlib.Pat
             check=False,
         )
         assert done.returncode == 0, done.stderr
-        assert done.stdout.splitlines()[0] == "Running on openai/fake-model through litellm."
+        assert done.stdout.splitlines()[0] == "Running on openai/fake-model."
         assert "Agents called: planner -> coder -> reviewer" in done.stdout
         assert (tmp_path / "out" / "calc" / "add.py").read_text() == draft["calc/add.py"]
         assert {r["model"] for r in server.requests} == {"fake-model"}
