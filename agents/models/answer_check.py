@@ -8,7 +8,7 @@ text nor a tool call, and a stream that ends without a finish reason, are errors
 
 from __future__ import annotations
 
-from network.messages import AssistantMessage
+from network.history.messages import AssistantMessage
 
 
 def answer_problem(

@@ -42,9 +42,9 @@ from agents.models.retry import backoff, retry_after
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.usage import estimated_usage, reported_usage
 from network.errors import ModelError
+from network.history.messages import AssistantMessage, ToolCall
+from network.history.results import Usage
 from network.ids import new_id
-from network.messages import AssistantMessage, ToolCall
-from network.results import Usage
 
 
 class _Failed(Exception):

@@ -11,7 +11,7 @@ so a caller that needs a tool call (the routing agent) can insist in its own way
 from __future__ import annotations
 
 from agents.models.base import ModelRequest
-from network.messages import UserMessage
+from network.history.messages import UserMessage
 
 # The statuses a server answers an unsupported `tool_choice` with (llama.cpp: 500).
 REFUSAL_STATUS = frozenset({400, 422, 500})

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from network.messages import AssistantMessage
-from network.results import Usage
+from network.history.messages import AssistantMessage
+from network.history.results import Usage
 
 
 def reported_usage(usage: Any) -> Usage | None:
