@@ -41,7 +41,7 @@ from agents.models.providers import default_base_url, key_from_env, key_names, s
 from agents.models.retry import backoff, retry_after
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.usage import estimated_usage, reported_usage
-from network.errors import ModelError
+from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.ids import new_id
@@ -90,8 +90,6 @@ class OpenAIModel:
         self._prefix = prefix
         base = api_base or default_base_url(prefix)
         if not base:
-            from network.errors import ConfigurationError
-
             raise ConfigurationError(
                 f"model {model!r}: no api_base given and {prefix!r} has no default server"
             )
@@ -142,8 +140,10 @@ class OpenAIModel:
             except TimeoutError as exc:
                 if stream is not None and exc is stream.handler_error:
                     raise
-                failure = Failure("timed out", f"no complete answer within {self.timeout:g} s")
-                failure, headers, cause = _retryable(failure), None, exc
+                failure = Failure(
+                    "timed out", f"no complete answer within {self.timeout:g} s", None, True
+                )
+                headers, cause = None, exc
             except Exception as exc:
                 if stream is not None and exc is stream.handler_error:
                     raise  # the caller's own failure, unchanged
@@ -195,10 +195,6 @@ class OpenAIModel:
             model=self.name,
             status_code=failure.status,
         )
-
-
-def _retryable(failure: Failure) -> Failure:
-    return Failure(failure.kind, failure.detail, failure.status, True)
 
 
 def _parse(content: bytes, body_size: int) -> ModelResponse:
