@@ -97,6 +97,7 @@ class RunContext(Generic[DepsT]):
     prompt_tokens: int = 0  # usage totals, summed as ints (cheaper than a model per step)
     completion_tokens: int = 0
     total_tokens: int = 0
+    usage_estimated: bool = False  # some of the totals are a client's estimate (Usage.estimated)
     emitter: Emitter = field(default_factory=Emitter)
     extras: dict[str, Any] = field(default_factory=dict)  # for user code only
     # Tuples, replaced rather than appended to: no list per run (many runs live at once)
@@ -121,6 +122,7 @@ class RunContext(Generic[DepsT]):
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             total_tokens=self.total_tokens,
+            estimated=self.usage_estimated,
         )
 
     def add_usage(self, usage: Usage) -> None:
@@ -128,6 +130,8 @@ class RunContext(Generic[DepsT]):
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
         self.total_tokens += usage.total_tokens
+        if usage.estimated:
+            self.usage_estimated = True
 
     @property
     def kv(self) -> Any:

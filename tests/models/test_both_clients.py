@@ -254,3 +254,16 @@ async def test_the_routing_agent_survives_a_server_refusing_required(
     assert relaxed["tool_choice"] == corrected["tool_choice"] == later["tool_choice"] == "auto"
     asks = [m["content"] for m in corrected["messages"] if m["role"] == "user"]
     assert "Answer by calling `select_agent` or `done`, not with text." in asks
+
+
+async def test_a_runs_usage_totals_say_when_they_hold_an_estimate(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add(Reply(text="Counted by the server."))
+    openai_server.add(Reply(text="Not counted.", send_usage=False))
+    agent = Agent("a", model=client(openai_server.base_url))
+    network = Network("n", [agent], lambda ctx: None if ctx.call_count >= 1 else agent)
+    counted = await network.run("One.")
+    guessed = await network.run("Two.")
+    assert not counted.usage.estimated and counted.usage.total_tokens > 0
+    assert guessed.usage.estimated and guessed.usage.total_tokens > 0
