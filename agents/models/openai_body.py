@@ -64,6 +64,10 @@ def request_body(
         extra.update(request.params)
     for reserved in ("model", "messages", "tools"):
         extra.pop(reserved, None)  # a param must not produce a second key
+    if stream:
+        extra["stream"] = True  # the caller reads SSE: a `stream` param must not turn it off
+    else:
+        extra.pop("stream", None)
     if extra:
         tail += "," + json.dumps(extra, ensure_ascii=False)[1:-1]
     return (head + "]" + tail + "}").encode()
