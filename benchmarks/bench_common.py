@@ -304,8 +304,17 @@ async def measure_w2_once(run: Callable[[int], Awaitable[int]], runs: int = W2_R
 
 
 def w2_child_main(run: Callable[[int], Awaitable[int]], args: argparse.Namespace) -> None:
-    """Entry point of the --w2-once child: print one JSON line with that repeat's figures."""
-    print(json.dumps(asyncio.run(measure_w2_once(run, args.w2_runs))), flush=True)
+    """Entry point of the --w2-once child: print one JSON line with that repeat's figures.
+
+    `BENCH_LOOP=uvloop` in the environment runs the batch on uvloop instead of asyncio's loop.
+    """
+    if os.environ.get("BENCH_LOOP") == "uvloop":
+        import uvloop
+
+        figures = uvloop.run(measure_w2_once(run, args.w2_runs))
+    else:
+        figures = asyncio.run(measure_w2_once(run, args.w2_runs))
+    print(json.dumps(figures), flush=True)
 
 
 def measure_w2(script: str, extra_args: list[str], args: argparse.Namespace) -> dict:
