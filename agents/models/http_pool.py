@@ -39,7 +39,7 @@ async def close_clients() -> None:
 
 
 def _new_client(api_key: str | None) -> Any:
-    import httpx
+    import httpx  # noqa: PLC0415 (httpx: loaded by the first model call, not by import agents)
 
     headers = {"content-type": "application/json", "accept": "application/json"}
     if api_key:

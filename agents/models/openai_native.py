@@ -30,6 +30,7 @@ import json
 from typing import Any
 
 import anyio
+import structlog
 
 from agents.models.answer_check import answer_problem
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
@@ -265,8 +266,6 @@ def _usage(reported: Any, body_size: int, message: AssistantMessage) -> Usage:
 
 
 def _log_relaxed(model: str, failure: Failure) -> None:
-    import structlog
-
     structlog.get_logger("agent_network").warning(
         "model.tool_choice_relaxed",
         model=model,

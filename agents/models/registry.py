@@ -56,10 +56,5 @@ def make_model(
         chosen == "auto" and (api_base is not None or model.startswith("openai/"))
     )
     if native:
-        from agents.models.openai_native import OpenAIModel
-
         return OpenAIModel(model, api_base=api_base, **options)
-    from agents.models.litellm_model import LiteLLMModel
-from agents.models.openai_native import OpenAIModel
-
     return LiteLLMModel(model, api_base=api_base, **options)
