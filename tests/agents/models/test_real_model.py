@@ -19,8 +19,8 @@ from agents.models.openai_native import OpenAIModel
 from network import ModelError, Network, RoutingError, SystemMessage, UserMessage
 from network.agui import app
 from routers import routing_agent
-from tests.agui.protocol import parse_sse, replay
 from tests.fakes.llama_server import LlamaServer
+from tests.network.agui.protocol import parse_sse, replay
 
 pytest_plugins = ["tests.fakes.llama_server"]
 
