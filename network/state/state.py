@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from network.history.messages import check_messages
 from network.history.results import InferenceResult
+from network.history.summary import Summary
 from network.history.view import HistoryView
 from network.state.json_form import state_from_dict, state_to_dict
 from network.state.kv import KV
@@ -31,7 +32,7 @@ class State:
     a seed) and copies it, so the caller's objects are never shared with the store.
     """
 
-    __slots__ = ("_messages", "kv", "results", "schema")
+    __slots__ = ("_messages", "kv", "results", "schema", "summaries")
 
     # The run's state holds a KV; a tool's view (`for_tool`) holds a StagedKV, which offers
     # tools the same reading and writing API, so both are typed as the store they stand for.
@@ -56,6 +57,8 @@ class State:
             self.kv.seed(seed)
         self.results: list[InferenceResult] = list(results or [])
         self._messages: list[Any] = check_messages(messages) if messages else []
+        # Summaries of the conversation's oldest turns, oldest first (see `Summary`).
+        self.summaries: list[Summary] = []
 
     @property
     def messages(self) -> HistoryView:
@@ -88,6 +91,7 @@ class State:
         view.kv = cast(KV, StagedKV(self.kv)) if isinstance(self.kv, KV) else self.kv
         view.results = self.results
         view._messages = self._messages
+        view.summaries = self.summaries
         return view
 
     def to_json(self) -> str:

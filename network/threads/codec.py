@@ -13,6 +13,7 @@ from typing import Any
 
 from network.history.messages import MESSAGE_TYPES, message_adapter
 from network.history.results import InferenceResult
+from network.history.summary import Summary
 from network.history.view import HistoryView
 from network.threads.thread_data import ResultRecord
 
@@ -57,3 +58,13 @@ def record_of(result: InferenceResult, conversation: HistoryView) -> ResultRecor
     if isinstance(history, HistoryView) and history.is_view_of(conversation):
         return ResultRecord(result, len(history))
     return ResultRecord(result, None)
+
+
+def encode_summary(summary: Summary) -> str:
+    """A conversation summary as JSON text."""
+    return summary.to_json()
+
+
+def decode_summary(text: str) -> Summary:
+    """A conversation summary back from its JSON text."""
+    return Summary.from_json(text)

@@ -2,7 +2,8 @@
 
 For tests, notebooks and short-lived servers: everything is lost when the process ends. It
 keeps what the SQL store keeps, JSON text and all, so code tested against it behaves the same
-on SQLite or PostgreSQL (no object is ever shared between the store and a run).
+on SQLite or PostgreSQL: a run's objects are never stored, only their JSON. Records read back
+are decoded once and then shared by every reader (`network.threads.decoded`), as on SQL.
 
 Every method runs without awaiting in the middle of its work, so on one event loop each is
 atomic; a commit is prepared on copies and swapped in only when every part of it succeeded.
@@ -18,7 +19,8 @@ import anyio
 
 from network.errors import StaleThreadError
 from network.history.results import InferenceResult
-from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
+from network.threads.codec import encode_message, encode_result, encode_summary
+from network.threads.decoded import DecodedCache, DecodedThread
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
 
@@ -35,6 +37,7 @@ class _StoredThread:
     info: ThreadInfo
     messages: list[str] = field(default_factory=list)
     results: list[_StoredResult] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)
     state: dict[str, str] = field(default_factory=dict)
 
 
@@ -45,6 +48,7 @@ class MemoryStore(BaseStore):
         self._threads: dict[str, _StoredThread] = {}
         self._user: dict[tuple[str, str], dict[str, str]] = {}
         self._app: dict[str, dict[str, str]] = {}
+        self.decoded = DecodedCache(max_threads=1 << 30)  # the texts are all in memory anyway
 
     async def create_thread(
         self,
@@ -75,15 +79,33 @@ class MemoryStore(BaseStore):
         if stored is None:
             return None
         info = stored.info
-        messages = decode_messages(stored.messages)
+        entry = self._sync(thread_id, stored)
         return Thread.model_construct(
             **info.model_copy(deep=True).__dict__,
-            messages=messages,
-            results=[decode_result(r.text, messages, r.history_length) for r in stored.results],
+            messages=list(entry.messages),
+            results=list(entry.results),
+            summaries=list(entry.summaries),
             state=_decode(stored.state),
             user_state=_decode(self._user.get((info.app_name, info.user_id), {})),
             app_state=_decode(self._app.get(info.app_name, {})),
         )
+
+    def _sync(self, thread_id: str, stored: _StoredThread) -> DecodedThread:
+        """The thread's decoded records, decoding only those committed since the last read."""
+        entry = self.decoded.thread(
+            thread_id, stored.info.created_at, len(stored.messages), len(stored.results)
+        )
+        m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
+        self.decoded.extend(
+            entry,
+            m,
+            stored.messages[m:],
+            r,
+            [(x.text, x.history_length, x.at) for x in stored.results[r:]],
+            n,
+            stored.summaries[n:],
+        )
+        return entry
 
     async def list_threads(
         self, *, app_name: str | None = None, user_id: str | None = None
@@ -101,6 +123,7 @@ class MemoryStore(BaseStore):
 
     async def delete_thread(self, thread_id: str) -> bool:
         await anyio.lowlevel.checkpoint()
+        self.decoded.forget(thread_id)
         return self._threads.pop(thread_id, None) is not None
 
     async def get_results(
@@ -110,12 +133,8 @@ class MemoryStore(BaseStore):
         stored = self._threads.get(thread_id)
         if stored is None:
             return None
-        chosen = [r for r in stored.results if after is None or r.at > after]
-        if last is not None:
-            chosen = chosen[-last:] if last > 0 else []
-        needed = max((r.history_length or 0 for r in chosen), default=0)
-        messages = decode_messages(stored.messages[:needed])
-        return [decode_result(r.text, messages, r.history_length) for r in chosen]
+        entry = self._sync(thread_id, stored)
+        return entry.select(last, after)
 
     async def append_results(self, thread_id: str, commit: Commit) -> int:
         await anyio.lowlevel.checkpoint()
@@ -138,6 +157,7 @@ class MemoryStore(BaseStore):
             _StoredResult(encode_result(r), r.result.started_at or now, r.history_length)
             for r in commit.results
         ]
+        summaries = [encode_summary(summary) for summary in commit.summaries]
         user_key = (info.app_name, info.user_id)
         user_state = dict(self._user.get(user_key, {}))
         app_state = dict(self._app.get(info.app_name, {}))
@@ -150,6 +170,7 @@ class MemoryStore(BaseStore):
                 target[write.key] = value
         stored.messages.extend(messages)
         stored.results.extend(results)
+        stored.summaries.extend(summaries)
         stored.state.update(commit.state)
         for key in commit.removed:
             stored.state.pop(key, None)

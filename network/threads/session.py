@@ -35,7 +35,6 @@ import anyio
 from pydantic import BaseModel
 
 from network.errors import ConfigurationError, ThreadError
-from network.history.view import HistoryView
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink
@@ -73,6 +72,7 @@ class ThreadSession:
         self._owns_store = owns_store
         self._results_saved = len(state.results)
         self._messages_saved = len(state.messages)
+        self._summaries_saved = len(state.summaries)
 
     @classmethod
     async def open(
@@ -142,6 +142,7 @@ class ThreadSession:
         conversation = state.messages
         results = state.results[self._results_saved :]
         messages = conversation[self._messages_saved :]
+        summaries = state.summaries[self._summaries_saved :]
         ops = [op for result in results for op in result.state_delta]
         if trailing:
             ops.extend(kv.take_ops())
@@ -164,6 +165,7 @@ class ThreadSession:
             state=values,
             removed=removed,
             shared=shared,
+            summaries=list(summaries),
         )
         if commit.empty:
             return
@@ -172,6 +174,7 @@ class ThreadSession:
             self.revision = await self.store.append_results(self.thread_id, commit)
         self._results_saved += len(results)
         self._messages_saved += len(messages)
+        self._summaries_saved += len(summaries)
 
 
 async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | None) -> Thread:
@@ -199,13 +202,13 @@ def _state_of(network: NetworkLike, thread: Thread) -> State:
         if not schema.closed or key in schema
     }
     state = State(data, schema=schema)
+    # The thread's records are shared with the store's cache of decoded records (they never
+    # change), so this costs a copy of references, not a decode: flat in the thread's length.
+    # A loaded result's history stays a view of the store's conversation list, whose prefix
+    # is the same messages as the run's.
     state.append_messages(thread.messages)
-    conversation = state.messages
-    for result in thread.results:
-        history = result.history
-        if isinstance(history, HistoryView):  # re-point the view at the run's own list
-            result.history = conversation.prefix(len(history))
-        state.results.append(result)
+    state.results.extend(thread.results)
+    state.summaries.extend(thread.summaries)
     return state
 
 

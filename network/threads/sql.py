@@ -15,6 +15,11 @@ How the guarantees are kept:
   up to `busy_timeout`), so a read-then-write inside it cannot be overtaken.
 - Consistent reads: a thread and its parts are read in one transaction (a deferred `BEGIN` on
   SQLite's WAL snapshot; `REPEATABLE READ` on PostgreSQL).
+- Flat reads: records never change once committed, so decoded ones are kept per thread
+  (`network.threads.decoded`, shared by the stores this process opens on one database) and a
+  read fetches and decodes only the rows committed since, by sequence number: loading a long
+  thread costs what loading a short one does. The latest thread state is its own table (a
+  snapshot, one row per key) beside the per-call deltas, so it is never replayed.
 - SQLite runs in WAL mode (readers never block the writer), with `synchronous=FULL` by
   default so that a committed agent call survives a power cut as well as a `kill -9`; pass
   `sqlite_synchronous="NORMAL"` to trade that for speed (it still survives a process crash).
@@ -34,7 +39,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
 from network.errors import AgentNetworkError, ConfigurationError, ThreadError
 from network.history.results import InferenceResult
-from network.threads.codec import decode_messages, decode_result, encode_message, encode_result
+from network.threads.codec import encode_message, encode_result, encode_summary
+from network.threads.decoded import DecodedThread, shared_cache
 from network.threads.protocol import BaseStore, ThreadExistsError
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_tables import build_tables
@@ -97,6 +103,7 @@ class SQLStore(BaseStore):
             self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ")
             from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]  # noqa: PLC0415
         self._insert = insert
+        self.decoded = shared_cache(self.url, table_prefix)
         self._commits = CommitWriter(self.tables, insert)
         self._create_tables = create_tables
         self._ready = not create_tables
@@ -164,20 +171,7 @@ class SQLStore(BaseStore):
             row = (await conn.execute(query)).first()
             if row is None:
                 return None
-            texts = (
-                await conn.scalars(
-                    select(t.messages.c.data)
-                    .where(t.messages.c.thread_id == thread_id)
-                    .order_by(t.messages.c.seq)
-                )
-            ).all()
-            stored = (
-                await conn.execute(
-                    select(t.results.c.data, t.results.c.history_length)
-                    .where(t.results.c.thread_id == thread_id)
-                    .order_by(t.results.c.seq)
-                )
-            ).all()
+            entry, summaries = await self._sync(conn, thread_id, row)
             state = await _key_values(conn, t.thread_state, t.thread_state.c.thread_id == thread_id)
             user_state = await _key_values(
                 conn,
@@ -185,15 +179,51 @@ class SQLStore(BaseStore):
                 (t.user_state.c.app_name == row.app_name) & (t.user_state.c.user_id == row.user_id),
             )
             app_state = await _key_values(conn, t.app_state, t.app_state.c.app_name == row.app_name)
-        messages = decode_messages(texts)
         return Thread.model_construct(
             **_info(row).__dict__,
-            messages=messages,
-            results=[decode_result(data, messages, length) for data, length in stored],
+            messages=entry.messages[: row.message_count],
+            results=entry.results[: row.result_count],
+            summaries=entry.summaries[:summaries],
             state=state,
             user_state=user_state,
             app_state=app_state,
         )
+
+    async def _sync(self, conn: AsyncConnection, thread_id: str, row: Any) -> tuple[Any, int]:
+        """The thread's decoded records, after fetching and decoding only the rows committed
+        since this process last read it; and how many summaries this snapshot holds."""
+        t = self.tables
+        entry: DecodedThread = self.decoded.thread(
+            thread_id, row.created_at, row.message_count, row.result_count
+        )
+        m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
+        texts: Any = ()
+        if m < row.message_count:
+            texts = (
+                await conn.scalars(
+                    select(t.messages.c.data)
+                    .where((t.messages.c.thread_id == thread_id) & (t.messages.c.seq >= m))
+                    .order_by(t.messages.c.seq)
+                )
+            ).all()
+        stored: Any = ()
+        if r < row.result_count:
+            stored = (
+                await conn.execute(
+                    select(t.results.c.data, t.results.c.history_length, t.results.c.at)
+                    .where((t.results.c.thread_id == thread_id) & (t.results.c.seq >= r))
+                    .order_by(t.results.c.seq)
+                )
+            ).all()
+        summaries = (
+            await conn.scalars(
+                select(t.summaries.c.data)
+                .where((t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n))
+                .order_by(t.summaries.c.seq)
+            )
+        ).all()
+        self.decoded.extend(entry, m, texts, r, stored, n, summaries)
+        return entry, n + len(summaries)
 
     async def list_threads(
         self, *, app_name: str | None = None, user_id: str | None = None
@@ -213,49 +243,35 @@ class SQLStore(BaseStore):
         await self.setup()
         t = self.tables
         async with self._writer.begin() as conn:
-            for table in (t.messages, t.results, t.thread_state):
+            for table in (t.messages, t.results, t.summaries, t.thread_state):
                 await conn.execute(delete(table).where(table.c.thread_id == thread_id))
             gone = await conn.execute(
                 delete(t.threads)
                 .where(t.threads.c.thread_id == thread_id)
                 .returning(t.threads.c.thread_id)
             )
-            return gone.first() is not None
+            existed = gone.first() is not None
+        self.decoded.forget(thread_id)
+        return existed
 
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
         await self.setup()
         t = self.tables
-        results = t.results
-        query = select(results.c.data, results.c.history_length).where(
-            results.c.thread_id == thread_id
-        )
-        if after is not None:
-            query = query.where(results.c.at > after)
-        if last is not None:
-            query = query.order_by(results.c.seq.desc()).limit(max(last, 0))
-        else:
-            query = query.order_by(results.c.seq)
         async with self._reader.begin() as conn:
-            exists = await conn.scalar(
-                select(t.threads.c.thread_id).where(t.threads.c.thread_id == thread_id)
-            )
-            if exists is None:
+            query = select(t.threads).where(t.threads.c.thread_id == thread_id)
+            row = (await conn.execute(query)).first()
+            if row is None:
                 return None
-            rows = list((await conn.execute(query)).all())
-            if last is not None:
-                rows.reverse()
-            needed = max((length or 0 for _, length in rows), default=0)
-            texts = (
-                await conn.scalars(
-                    select(t.messages.c.data)
-                    .where((t.messages.c.thread_id == thread_id) & (t.messages.c.seq < needed))
-                    .order_by(t.messages.c.seq)
-                )
-            ).all()
-        messages = decode_messages(texts)
-        return [decode_result(data, messages, length) for data, length in rows]
+            entry, _ = await self._sync(conn, thread_id, row)
+        snapshot = DecodedThread(
+            row.created_at,
+            entry.messages,
+            entry.results[: row.result_count],
+            entry.at[: row.result_count],
+        )
+        return snapshot.select(last, after)
 
     # -- commits -------------------------------------------------------------------------------
 
@@ -273,9 +289,12 @@ class SQLStore(BaseStore):
             }
             for record in commit.results
         ]
+        summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
         try:
             async with self._writer.begin() as conn:
-                await self._commits.write(conn, thread_id, commit, messages, results, now)
+                await self._commits.write(
+                    conn, thread_id, commit, messages, results, now, summaries
+                )
         except AgentNetworkError:
             raise
         except SQLAlchemyError as exc:
@@ -308,10 +327,47 @@ def _configure_sqlite(sync_engine: Any, synchronous: str, busy_timeout: float) -
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        _switch_to_wal(cursor, busy_timeout)
         cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))
+
+
+def _switch_to_wal(cursor: Any, timeout: float) -> None:
+    """Put the database in WAL mode, waiting out other connections doing the same.
+
+    On a new database file, connections that switch it to WAL at the same moment each hold a
+    shared lock while asking for the exclusive one; SQLite sees the deadlock and answers
+    "database is locked" at once, without waiting `busy_timeout` (its busy handler is not called
+    for a possible deadlock). The switch only has to happen once per file, so the connections
+    that lose simply try again, briefly backing off, until the file reports WAL.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            if str(cursor.fetchone()[0]).lower() == "wal":
+                return
+        except Exception as exc:  # the driver's OperationalError: "database is locked"
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        if time.monotonic() > deadline:
+            raise ConfigurationError("SQLite refused WAL mode for the thread store's database")
+        _pause(delay)
+        delay = min(delay * 2, 0.05)
+
+
+def _pause(seconds: float) -> None:
+    """Sleep inside a connection event: awaited on the event loop (SQLAlchemy runs the event in
+    a greenlet of the async engine), so other tasks go on meanwhile."""
+    from sqlalchemy.util import concurrency
+
+    await_ = getattr(concurrency, "await_", None) or concurrency.await_only
+    if concurrency.in_greenlet():
+        await_(anyio.sleep(seconds))
+    else:
+        time.sleep(seconds)

@@ -3,7 +3,8 @@
 Round trips and SQLAlchemy's per-statement work dominate a commit's cost, so the statements are
 built once per store (with bound parameters) and a commit makes as few as it can: one
 `UPDATE ... RETURNING` checks the revision, bumps it and takes the thread's row lock; one
-multi-row `INSERT` each for messages and results; one upsert for the thread keys; per shared
+multi-row `INSERT` each for messages and results (and, rarely, summaries: those `(covers,
+JSON)` pairs are numbered after the thread's last one); one upsert for the thread keys; per shared
 scope, one `SELECT ... FOR UPDATE` of the keys written and one multi-row `UPDATE`.
 
 Shared (`user:` / `app:`) keys: rows are locked in key order (user scope first), so two commits
@@ -16,9 +17,10 @@ merged like any other.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from network.errors import StaleThreadError, ThreadError
@@ -58,6 +60,10 @@ class CommitWriter:
         )
         self.add_messages = t.messages.insert()
         self.add_results = t.results.insert()
+        self.add_summaries = t.summaries.insert()
+        self.next_summary = select(func.coalesce(func.max(t.summaries.c.seq) + 1, 0)).where(
+            t.summaries.c.thread_id == bindparam("b_thread")
+        )
         state = t.thread_state
         upsert = insert(state)
         self.set_state = upsert.on_conflict_do_update(
@@ -80,6 +86,7 @@ class CommitWriter:
         messages: list[str],
         results: list[dict[str, Any]],
         now: float,
+        summaries: Sequence[tuple[int, str]] = (),
     ) -> None:
         """Apply `commit` to the thread, or raise (the caller's transaction then rolls back)."""
         bumped = (
@@ -112,6 +119,13 @@ class CommitWriter:
                 for i, values in enumerate(results)
             ]
             await conn.execute(self.add_results, rows)
+        if summaries:
+            first = await conn.scalar(self.next_summary, {"b_thread": thread_id})
+            rows = [
+                {"thread_id": thread_id, "seq": first + i, "run_id": run_id, "covers": c, "data": d}
+                for i, (c, d) in enumerate(summaries)
+            ]
+            await conn.execute(self.add_summaries, rows)
         if commit.state:
             rows = [
                 {"thread_id": thread_id, "key": key, "value": value}

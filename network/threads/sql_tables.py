@@ -4,6 +4,8 @@
 - `messages`: the conversation, one row per message, numbered from 0 within its thread.
 - `results`: the agent calls, numbered from 0, each stored without its history plus the length
   of the conversation prefix it was sent (`history_length`, NULL when it was not a prefix).
+- `summaries`: the conversation summaries context policies wrote, numbered from 0, each with
+  how many messages it covers.
 - `thread_state`, `user_state`, `app_state`: one row per key of each scope; keys keep their
   prefix. Values, messages and results are JSON text, so both databases store the same bytes.
 
@@ -35,6 +37,7 @@ class Tables:
     threads: Table
     messages: Table
     results: Table
+    summaries: Table
     thread_state: Table
     user_state: Table
     app_state: Table
@@ -45,6 +48,7 @@ class Tables:
             self.threads,
             self.messages,
             self.results,
+            self.summaries,
             self.thread_state,
             self.user_state,
             self.app_state,
@@ -88,6 +92,15 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("data", Text, nullable=False),
         Index(f"{prefix}results_at", "thread_id", "at"),
     )
+    summaries = Table(
+        f"{prefix}summaries",
+        metadata,
+        Column("thread_id", String, primary_key=True),
+        Column("seq", Integer, primary_key=True),
+        Column("run_id", String),
+        Column("covers", Integer, nullable=False),
+        Column("data", Text, nullable=False),
+    )
     thread_state = Table(
         f"{prefix}thread_state",
         metadata,
@@ -110,4 +123,6 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("key", String, primary_key=True),
         Column("value", Text, nullable=False),
     )
-    return Tables(metadata, threads, messages, results, thread_state, user_state, app_state)
+    return Tables(
+        metadata, threads, messages, results, summaries, thread_state, user_state, app_state
+    )

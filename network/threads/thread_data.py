@@ -21,6 +21,7 @@ from pydantic_core import to_json
 
 from network.history.messages import Message
 from network.history.results import InferenceResult
+from network.history.summary import Summary
 from network.state.handlers import replace_values
 from network.state.values import copy_value
 
@@ -54,12 +55,17 @@ class Thread(ThreadInfo):
     `state` holds the thread's own keys, `user_state` the `user:` keys of its user in its app,
     `app_state` the `app:` keys of its app; values are in their JSON form. Each result's
     `history` is a view of `messages` (the conversation prefix that call was sent).
+    `summaries` are the summaries context policies wrote of the conversation's oldest turns.
+
+    Messages, results and summaries are immutable once committed, so a store decodes each
+    once and hands the same objects to every reader: treat them as read-only.
     """
 
     model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
 
     messages: list[Message] = Field(default_factory=list)
     results: list[InferenceResult] = Field(default_factory=list)
+    summaries: list[Summary] = Field(default_factory=list)
     state: dict[str, Any] = Field(default_factory=dict)
     user_state: dict[str, Any] = Field(default_factory=dict)
     app_state: dict[str, Any] = Field(default_factory=dict)
@@ -135,11 +141,19 @@ class Commit:
     state: dict[str, str] = field(default_factory=dict)  # thread keys set: key -> JSON text
     removed: list[str] = field(default_factory=list)  # thread keys deleted
     shared: list[SharedWrite] = field(default_factory=list)  # user:/app: writes, in order
+    summaries: list[Summary] = field(default_factory=list)  # new conversation summaries
 
     @property
     def empty(self) -> bool:
         """True when the commit would change nothing but the revision."""
-        return not (self.messages or self.results or self.state or self.removed or self.shared)
+        return not (
+            self.messages
+            or self.results
+            or self.state
+            or self.removed
+            or self.shared
+            or self.summaries
+        )
 
 
 def encode_value(value: Any) -> str:
