@@ -1,6 +1,7 @@
 """Agents, tools and models."""
 
 from agents.agent import Agent
+from agents.context_policy import ContextPolicy
 from agents.hooks import AgentCall, AgentHooks
 from agents.models import (
     Model,
@@ -22,6 +23,7 @@ __all__ = [
     "Agent",
     "AgentCall",
     "AgentHooks",
+    "ContextPolicy",
     "LiteLLMModel",
     "Model",
     "ModelRequest",

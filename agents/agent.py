@@ -51,6 +51,8 @@ class Agent:
         hooks: `AgentHooks` or a dict of `on_start` / `on_response` / `on_finish`.
         params: extra model parameters (temperature, max_tokens, ...).
         state_schema: not accepted (a `ConfigurationError` says where the schema goes).
+        context_policy: a `ContextPolicy` bounding what each request sends (by messages and
+            tokens, with an optional summariser); default: the network's `context_policy`.
     """
 
     def __init__(
@@ -65,6 +67,7 @@ class Agent:
         hooks: AgentHooks | dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
         state_schema: None = None,
+        context_policy: Any = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
@@ -98,6 +101,7 @@ class Agent:
         self.output_key = output_key
         self.hooks = AgentHooks.coerce(hooks)
         self.params = dict(params or {})
+        self.context_policy = context_policy
         self._tool_schemas = [t.schema for t in self.tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.
         self.confirming = any(t.requires_confirmation for t in self.tools.values())
@@ -151,9 +155,15 @@ class Agent:
         if call.skip:
             return self._result(ctx, call, [], None, started_at, started, skipped=True)
         model = self.resolve_model(ctx)
+        system, history = call.prompt, call.history
+        policy = self.context_policy or getattr(ctx.network, "context_policy", None)
+        if policy is not None:  # bounds what is sent; the history recorded stays whole
+            from agents.context_policy import compact_request
+
+            system, history = await compact_request(policy, ctx, self.name, model, system, history)
         request = ModelRequest(  # positional: half the cost of keywords, on every step
-            call.prompt,
-            call.history,
+            system,
+            history,
             self._tool_schemas,
             self.tool_choice if self.tools else None,
             self.name,

@@ -46,6 +46,8 @@ class Network(Generic[DepsT]):
             ctx.resource(name)`); see `network.run.resources`.
         deps_type: the type of the `deps=` runs take, for type checkers only
             (`Network[Deps]` says the same).
+        context_policy: the default `agents.ContextPolicy` of agents that set none: what each
+            model request may hold (messages, tokens, summaries) on long threads.
     """
 
     def __init__(
@@ -60,6 +62,7 @@ class Network(Generic[DepsT]):
         predict_state: Mapping[str, Mapping[str, str]] | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         deps_type: type[DepsT] | None = None,
+        context_policy: Any = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
@@ -89,6 +92,7 @@ class Network(Generic[DepsT]):
         self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model
         self.max_iter = max_iter
+        self.context_policy = context_policy
         self.schema = StateSchema.coerce(state_schema)
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:

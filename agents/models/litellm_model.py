@@ -90,6 +90,24 @@ async def load_litellm() -> Any:
     return _litellm
 
 
+_UNSET: Any = object()
+
+
+async def tokens_for(model: str) -> Any:
+    """litellm's token count of one wire-format message for `model`, as a function; None when
+    litellm has no entry for the model (its tokenizer would only be a guess)."""
+    litellm = await load_litellm()
+    try:
+        litellm.get_model_info(model)
+    except Exception:  # litellm raises a plain Exception for a model it does not map
+        return None
+
+    def count(message: dict[str, Any]) -> int:
+        return int(litellm.token_counter(model=model, messages=[message]))
+
+    return count
+
+
 class LiteLLMModel:
     """A model served through `litellm.acompletion`.
 
@@ -139,6 +157,14 @@ class LiteLLMModel:
         self._relax_tool_choice = False  # set once the server refused a forced tool call
         # id(tools list) -> (the list, kept alive so the id stays its own; its deep copy)
         self._tool_copies: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+        self._counter: Any = _UNSET
+
+    async def token_counter(self) -> Any:
+        """A function counting one wire message's tokens with this model's tokenizer, or None
+        when litellm does not know the model (a context policy then estimates)."""
+        if self._counter is _UNSET:
+            self._counter = await tokens_for(self.name)
+        return self._counter
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r})"

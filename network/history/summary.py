@@ -15,7 +15,7 @@ from network.history.record import Record
 from network.history.results import Usage
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class Summary(Record):
     """A summary of the conversation's first `covers` messages.
 

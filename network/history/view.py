@@ -42,7 +42,8 @@ class HistoryView(Sequence[Any]):
     def __getitem__(self, index: slice) -> list[Any]: ...
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return self._messages[: len(self)][index]
+            start, stop, step = index.indices(len(self))  # no copy of the whole prefix
+            return self._messages[start:stop:step]
         if index < 0:
             index += len(self)
         if not 0 <= index < len(self):

@@ -29,6 +29,10 @@ What it speaks:
   client that honours it (the openai SDK does) retries at once instead of backing off.
 - An empty queue answers 400 "no scripted reply left": not retried, and it names the request,
   so a test that under-scripts fails loudly.
+- Tool messages are checked as the real API checks them: a `tool` message that does not answer
+  a tool call of the assistant message before it (an orphan), or an assistant message whose
+  tool calls are not all answered before the next message, gets 400 `invalid_request_error`
+  (the request is still recorded, and no queued reply is used).
 - `GET /v1/models` lists the model "fake".
 
 Timing hooks, for tests that must prove something happens *before* the reply completes:
@@ -253,6 +257,9 @@ class FakeOpenAIServer:
         self.requests.append(body)
         self.request_headers.append(dict(request.headers))
         self.client_ports.append(request.client.port if request.client else 0)
+        problem = tool_pairing_problem(body.get("messages") or [])
+        if problem is not None:
+            return JSONResponse(_error_body(problem, 400), status_code=400)
         if not self._replies:
             number = len(self.requests)
             return JSONResponse(
@@ -359,6 +366,34 @@ class FakeOpenAIServer:
 
     def _live(self, generation: int) -> bool:
         return not self._closing and generation == self._generation
+
+
+def tool_pairing_problem(messages: list[dict[str, Any]]) -> str | None:
+    """What the real API would say about the request's tool messages, or None when each tool
+    call is answered right after its assistant message and every tool message answers one."""
+    waiting: list[str] = []  # tool call ids of the last assistant message not yet answered
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in waiting:
+                return (
+                    f"Invalid parameter: messages[{index}] with role 'tool' must be a response "
+                    f"to a preceding message with 'tool_calls' (tool_call_id {call_id!r})."
+                )
+            waiting.remove(call_id)
+            continue
+        if waiting:
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                f"responding to each 'tool_call_id'. Missing: {', '.join(waiting)} "
+                f"(before messages[{index}])."
+            )
+        if role == "assistant":
+            waiting = [call.get("id") for call in message.get("tool_calls") or []]
+    if waiting:
+        return f"Tool calls without a response at the end of the messages: {', '.join(waiting)}."
+    return None
 
 
 def _error_body(message: str, status: int, error_type: str | None = None) -> dict[str, Any]:
