@@ -1,0 +1,140 @@
+"""A run's own cost on a thread does not grow with the thread: counted, never timed.
+
+A 10,000-call thread is built in one commit through the store API; a run on it must decode,
+query and write as many records as a run on a 10-call thread does: only its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network
+from network.threads import MemoryStore, SQLStore, ThreadStore
+from tests.network.threads.long_thread import build_thread
+
+pytestmark = pytest.mark.anyio
+
+
+@tool
+def lookup(n: int) -> str:
+    """Look a number up."""
+    return f"found {n}"
+
+
+def network() -> Network:
+    agent = Agent("a", tools=[lookup], model=ScriptedModel([call("lookup", n=1), "done"] * 4))
+
+    def twice(ctx: Any) -> Any:
+        return agent if ctx.call_count < 2 else None
+
+    return Network("chat", [agent], twice)
+
+
+class Counts:
+    """What one store did: records decoded, SQL statements, rows written."""
+
+    def __init__(self) -> None:
+        self.decoded = 0
+        self.statements = 0
+        self.rows_written = 0
+
+
+@contextmanager
+def counting(store: ThreadStore) -> Iterator[Counts]:
+    counts = Counts()
+    cache = store.decoded  # type: ignore[attr-defined]
+    before = cache.decoded
+    listener = None
+    if isinstance(store, SQLStore):
+
+        def listener(conn: Any, cursor: Any, statement: str, params: Any, ctx: Any, many: bool):
+            counts.statements += 1
+            if statement.lstrip().upper().startswith("INSERT"):
+                counts.rows_written += len(params) if many else 1
+
+        event.listen(store.engine.sync_engine, "before_cursor_execute", listener)
+    try:
+        yield counts
+    finally:
+        if listener is not None:
+            event.remove(store.engine.sync_engine, "before_cursor_execute", listener)
+        counts.decoded = cache.decoded - before
+
+
+async def run_cost(store: ThreadStore, thread_id: str) -> Counts:
+    """The counts of the second of two runs on the thread (the first warms the process)."""
+    await network().run("go", thread_id=thread_id, store=store)
+    with counting(store) as counts:
+        result = await network().run("again", thread_id=thread_id, store=store)
+    assert result.output == "done"
+    return counts
+
+
+async def test_a_run_on_a_10000_call_thread_touches_what_one_on_10_calls_does(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    store = open_store()
+    await build_thread(store, "short", 10)
+    await build_thread(store, "long", 10_000)
+    first = await store.get_thread("long")
+    assert first is not None and first.result_count == 10_000
+    assert len(first.messages) == 30_000
+
+    short, long = await run_cost(store, "short"), await run_cost(store, "long")
+
+    # The first run's records (a user message, 2 calls of 2 messages, 2 results) decoded once.
+    assert long.decoded == short.decoded <= 7
+    assert long.statements == short.statements
+    assert long.rows_written == short.rows_written
+    if isinstance(store, SQLStore):
+        assert long.statements <= 30  # load (a few reads) + 2 commits of a handful each
+    # Nothing was lost on the way: routers and readers see the whole thread.
+    thread = await store.get_thread("long")
+    assert thread is not None and thread.result_count == 10_004
+    assert thread.results[0].input == "question 0"
+    assert [m.content for m in thread.results[-1].history[-1:]] == ["found 1"]
+    assert len(thread.results[5].history) == 16
+    assert [len(r) for r in [await store.get_results("long", last=3)]] == [3]
+
+
+@pytest.mark.parametrize("store_kind", ["sqlite", "postgres"])
+async def test_a_store_opened_by_each_run_reuses_what_this_process_decoded(
+    open_store: Callable[[], ThreadStore], store_url: str
+) -> None:
+    setup = open_store()
+    assert isinstance(setup, SQLStore)
+    await build_thread(setup, "long", 2_000)
+    await setup.get_thread("long")
+    cache = setup.decoded
+    before = cache.decoded
+    await network().run("go", thread_id="long", store=store_url)  # a store of its own
+    assert cache.decoded - before == 0  # nothing of the 6,000 messages decoded again
+    await network().run("go", thread_id="long", store=store_url)
+    assert cache.decoded - before <= 7  # only the previous run's records
+
+
+async def test_a_deleted_and_recreated_thread_is_not_served_from_the_cache(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    store = open_store()
+    await build_thread(store, "t1", 5)
+    assert len((await store.get_thread("t1")).messages) == 15  # type: ignore[union-attr]
+    await store.delete_thread("t1")
+    other = open_store()  # another process deletes and recreates it
+    await build_thread(other, "t1", 2)
+    thread = await store.get_thread("t1")
+    assert thread is not None and len(thread.messages) == 6
+    assert [r.input for r in thread.results] == ["question 0", "question 1"]
+
+
+async def test_memory_store_results_after_a_time_and_last(store: ThreadStore) -> None:
+    await build_thread(store, "t1", 20)
+    chosen = await store.get_results("t1", after=1_000_000.0 + 14, last=2)
+    assert [r.input for r in chosen or []] == ["question 18", "question 19"]
+    assert isinstance(store, MemoryStore | SQLStore)
