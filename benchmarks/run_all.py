@@ -3,6 +3,7 @@
     python benchmarks/run_all.py            # full suite (~15 min), writes benchmarks/RESULTS.md
     python benchmarks/run_all.py --quick    # smoke run (~2 min), writes benchmarks/RESULTS-quick.md
     python benchmarks/run_all.py --only floor,agent-network,langgraph-async
+    python benchmarks/run_all.py --only long-threads   # per-run cost on long threads only
 
 Each entry of FRAMEWORKS is one script printing one JSON line (schema: bench_common.py). An
 entry whose environment is missing is skipped with a note: the peers come from
@@ -313,6 +314,38 @@ METHOD = """## Method
 """
 
 
+LONG_THREADS_KEY = "long-threads"
+
+
+def run_long_threads(quick: bool, env: dict[str, str]) -> dict | None:
+    """benchmarks/long_threads.py (ours and LangGraph's checkpointers), or None if it failed."""
+    cmd = [sys.executable, str(HERE / "long_threads.py"), *(["--quick"] if quick else [])]
+    print(f"== long threads: {' '.join(cmd)}", file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=HERE.parent)
+    if proc.returncode != 0:
+        print("   long threads failed (see its stderr)", file=sys.stderr)
+        return None
+    return last_json_line(proc.stdout)
+
+
+def long_threads_section(record: dict) -> str:
+    """The Markdown table of the long-thread figures (ms per run by thread length)."""
+    lines = [
+        "## Long threads: milliseconds per run by thread length (benchmarks/long_threads.py)",
+        "",
+        "| framework / store | L=10 | L=1,000 | L=10,000 |",
+        "| --- | --- | --- | --- |",
+    ]
+    for framework, backends in record["figures"].items():
+        if not isinstance(backends, dict):
+            lines.append(f"| {framework}: {backends} | | | |")
+            continue
+        for backend, by_length in backends.items():
+            cells = " | ".join(fmt(by_length[n]) for n in ("10", "1000", "10000"))
+            lines.append(f"| {framework} {backend} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description="Run the benchmark suite and write RESULTS.md.")
     p.add_argument("--quick", action="store_true", help="smoke run, about 2 minutes")
@@ -375,9 +408,16 @@ def main() -> None:
             except ValueError as exc:
                 entry["why"] = f"printed no result: {exc}"
             print(f"   done in {entry['seconds']:.0f} s", file=sys.stderr, flush=True)
+    long_threads = None
+    if (not only or LONG_THREADS_KEY in only) and LONG_THREADS_KEY not in skip:
+        long_threads = run_long_threads(args.quick, env)
     elapsed = time.perf_counter() - started
-    output.write_text(render(results, machine, args.quick, elapsed))
+    text = render(results, machine, args.quick, elapsed)
+    if long_threads is not None:
+        text += "\n" + long_threads_section(long_threads)
+    output.write_text(text)
     raw = {"machine": machine, "quick": args.quick, "elapsed_s": elapsed, "results": results}
+    raw["long_threads"] = long_threads
     json_out.write_text(json.dumps(raw, indent=1) + "\n")
     print(f"wrote {output} and {json_out} in {elapsed / 60:.1f} min", file=sys.stderr)
 
