@@ -138,3 +138,27 @@ async def test_memory_store_results_after_a_time_and_last(store: ThreadStore) ->
     chosen = await store.get_results("t1", after=1_000_000.0 + 14, last=2)
     assert [r.input for r in chosen or []] == ["question 18", "question 19"]
     assert isinstance(store, MemoryStore | SQLStore)
+
+
+async def test_a_summary_is_stored_once_and_reused_on_every_store(store: ThreadStore) -> None:
+    from agents import ContextPolicy
+
+    await build_thread(store, "t1", 20)
+    written: list[int] = []
+
+    def summarize(messages: list[Any], previous: str | None) -> str:
+        written.append(len(messages))
+        return "they asked 20 questions"
+
+    policy = ContextPolicy(max_messages=10, summarize=summarize)
+    model = ScriptedModel(["ok"] * 3)
+    chat = Network("chat", [Agent("a", model=model)], context_policy=policy)
+    for text in ("one", "two", "three"):
+        await chat.run(text, thread_id="t1", store=store)
+    assert written == [57]
+    thread = await store.get_thread("t1")
+    assert thread is not None and len(thread.messages) == 66
+    assert [(s.text, s.covers, s.by) for s in thread.summaries] == [
+        ("they asked 20 questions", 57, "summarize")
+    ]
+    assert all(r.system[-1].content.endswith("20 questions") for r in model.requests)
