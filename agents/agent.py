@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 
 from agents.confirmation import hold, needs_confirmation, resume_call
+from agents.context_policy import compact_request
 from agents.dispatch import run_tool_calls
 from agents.hooks import AgentCall, AgentHooks
 from agents.models.base import Model, ModelRequest
@@ -158,8 +159,6 @@ class Agent:
         system, history = call.prompt, call.history
         policy = self.context_policy or getattr(ctx.network, "context_policy", None)
         if policy is not None:  # bounds what is sent; the history recorded stays whole
-            from agents.context_policy import compact_request
-
             system, history = await compact_request(policy, ctx, self.name, model, system, history)
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             system,

@@ -36,8 +36,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
-
 from agents.context_tokens import counter_of, tokens_of
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage
@@ -46,8 +44,6 @@ from network.history.summary import Summary
 from network.run.context import RunContext
 
 SUMMARY_PREFIX = "Summary of the earlier conversation"
-
-_log = structlog.get_logger("agents.context")
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,10 +318,12 @@ async def compact_request(
             "trimmedToolResults": done.trimmed,
             "tokens": done.tokens,
         }
-        _log.info("context.compacted", run_id=ctx.run_id, **value)
+        import structlog  # noqa: PLC0415 (structlog: kept out of `import agents`)
+
+        structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
         emitter = ctx.emitter
         if emitter.active:
-            from network import events
+            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             await emitter.emit(events.custom("ContextCompacted", value))
     return done.system, done.history

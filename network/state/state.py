@@ -117,6 +117,15 @@ class State:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def take_over(self, messages: list[Any], results: list[InferenceResult]) -> None:
+        """Start an empty State from a thread's conversation and agent calls, keeping the
+        lists given (no copy: a long thread's lists are not copied again, nor traced twice by
+        the garbage collector). The caller hands them over and must not change them."""
+        if self._messages or self.results:
+            raise ValueError("take_over needs a State with no messages and no results yet")
+        self._messages = messages
+        self.results = results
+
     def append_messages(self, messages: list[Any]) -> None:
         """Add messages to the conversation (the run loop's use)."""
         self._messages.extend(messages)

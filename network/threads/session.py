@@ -203,17 +203,10 @@ def _state_of(network: NetworkLike, thread: Thread) -> State:
     }
     state = State(data, schema=schema)
     # The thread's records are shared with the store's cache of decoded records (they never
-    # change), so this costs a copy of references, not a decode: flat in the thread's length.
-    # A loaded result's history stays a view of the store's conversation list, whose prefix
-    # is the same messages as the run's.
-    # A store hands out fresh lists (of shared records): the run takes them over instead of
-    # copying them again, since every copy of a long list is also traced by the cyclic GC.
-    if state._messages or state.results:
-        state.append_messages(thread.messages)
-        state.results.extend(thread.results)
-    else:
-        state._messages = thread.messages
-        state.results = thread.results
+    # change), and the store hands out fresh lists of them, which the run takes over: no
+    # decode and no copy, so loading is flat in the thread's length. A loaded result's history
+    # stays a view of the store's conversation list, a prefix of the same messages as the run's.
+    state.take_over(thread.messages, thread.results)
     state.summaries.extend(thread.summaries)
     return state
 

@@ -36,6 +36,7 @@ from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+from sqlalchemy.util import concurrency
 
 from network.errors import AgentNetworkError, ConfigurationError, ThreadError
 from network.history.results import InferenceResult
@@ -364,8 +365,6 @@ def _switch_to_wal(cursor: Any, timeout: float) -> None:
 def _pause(seconds: float) -> None:
     """Sleep inside a connection event: awaited on the event loop (SQLAlchemy runs the event in
     a greenlet of the async engine), so other tasks go on meanwhile."""
-    from sqlalchemy.util import concurrency
-
     await_ = getattr(concurrency, "await_", None) or concurrency.await_only
     if concurrency.in_greenlet():
         await_(anyio.sleep(seconds))
