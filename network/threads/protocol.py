@@ -16,6 +16,11 @@ Contract every implementation keeps (the conformance suite in tests/network/thre
 - Each `SharedWrite` is re-applied with `write.apply(stored_json)` to the value the store
   holds for the thread's user (`user:`) or app (`app:`), inside that transaction, with the
   row locked, so concurrent commits of different threads never lose each other's writes.
+- `commit.summaries` (conversation summaries a context policy wrote) are kept with the thread
+  and handed back, oldest first, in `Thread.summaries`.
+- Committed messages, results and summaries never change, so a store may decode each once
+  and hand the same (read-only) objects to every reader; `get_thread` then costs what the
+  thread gained since it was last read, not its length.
 - Nothing of a `temp:` key is ever given to a store.
 """
 
