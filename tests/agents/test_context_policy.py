@@ -186,3 +186,15 @@ def test_a_bad_policy_names_its_field() -> None:
         ContextPolicy(summarize="cheap model")
     with pytest.raises(ConfigurationError, match="summary_target"):
         ContextPolicy(summary_target=0)
+
+
+async def test_a_compaction_is_logged() -> None:
+    from structlog.testing import capture_logs
+
+    store = MemoryStore()
+    await build_thread(store, "t1", 10)
+    agent = Agent("a", model=ScriptedModel(["ok"]), context_policy=ContextPolicy(max_messages=4))
+    with capture_logs() as logs:
+        await Network("chat", [agent]).run("next", thread_id="t1", store=store)
+    [entry] = [e for e in logs if e["event"] == "context.compacted"]
+    assert (entry["agent"], entry["messages"], entry["dropped"]) == ("a", 31, 27)
