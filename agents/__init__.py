@@ -1,6 +1,7 @@
 """Agents, tools and models."""
 
 from agents.agent import Agent
+from agents.client_tool import ClientTool, client_tool
 from agents.context_policy import ContextPolicy
 from agents.hooks import AgentCall, AgentHooks
 from agents.models import (
@@ -23,6 +24,7 @@ __all__ = [
     "Agent",
     "AgentCall",
     "AgentHooks",
+    "ClientTool",
     "ContextPolicy",
     "LiteLLMModel",
     "Model",
@@ -36,6 +38,7 @@ __all__ = [
     "ToolContext",
     "ToolDefinitionWarning",
     "call",
+    "client_tool",
     "make_model",
     "tool",
 ]

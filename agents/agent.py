@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 
+from agents.client_tool import defer_client_calls
 from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.context_policy import compact_request
 from agents.dispatch import run_tool_calls
@@ -28,6 +29,7 @@ from network.errors import ConfigurationError, ModelError
 from network.history.messages import SystemMessage
 from network.history.results import InferenceResult, Usage
 from network.network import Network, refuse_inside_loop
+from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer
@@ -85,12 +87,20 @@ class Agent:
         if self._template is None and not callable(system):
             raise ConfigurationError(f"agent {name!r}: system must be a string or a function")
         self.tools: dict[str, Tool] = {}
+        self.client_tools: dict[str, ClientTool] = {}  # no function: see agents.client_tool
         for item in tools:
-            wrapped = item if isinstance(item, Tool) else make_tool(item)
-            if wrapped.name in self.tools:
+            wrapped = item if isinstance(item, Tool | ClientTool) else make_tool(item)
+            if wrapped.name in self.tools or wrapped.name in self.client_tools:
                 raise ConfigurationError(f"agent {name!r}: two tools are named {wrapped.name!r}")
-            self.tools[wrapped.name] = wrapped
-        if tool_choice not in TOOL_CHOICES and tool_choice not in self.tools:
+            if isinstance(wrapped, ClientTool):
+                self.client_tools[wrapped.name] = wrapped
+            else:
+                self.tools[wrapped.name] = wrapped
+        if (
+            tool_choice not in TOOL_CHOICES
+            and tool_choice not in self.tools
+            and tool_choice not in self.client_tools
+        ):
             raise ConfigurationError(
                 f"agent {name!r}: tool_choice {tool_choice!r} is not one of {TOOL_CHOICES} "
                 f"nor a tool of this agent ({', '.join(self.tools) or 'none'})"
@@ -104,6 +114,7 @@ class Agent:
         self.params = dict(params or {})
         self.context_policy = context_policy
         self._tool_schemas = [t.schema for t in self.tools.values()]
+        self._tool_schemas += [t.schema for t in self.client_tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.
         self.confirming = any(t.requires_confirmation for t in self.tools.values())
 
@@ -160,11 +171,14 @@ class Agent:
         policy = self.context_policy or getattr(ctx.network, "context_policy", None)
         if policy is not None:  # bounds what is sent; the history recorded stays whole
             system, history = await compact_request(policy, ctx, self.name, model, system, history)
+        schemas = self._tool_schemas
+        if ctx.client_tools:  # declared by the caller for this run (an AG-UI client's tools)
+            schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in self.tools]
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             system,
             history,
-            self._tool_schemas,
-            self.tool_choice if self.tools else None,
+            schemas,
+            self.tool_choice if schemas else None,
             self.name,
             self.params,
         )
@@ -193,6 +207,8 @@ class Agent:
         if call_events is not None:
             await call_events.finish(message)
         calls = list(message.tool_calls)
+        if calls and (ctx.client_tools or self.client_tools):
+            calls = defer_client_calls(ctx, self, self.tools, calls)  # they run in the client
         if calls and self.confirming and needs_confirmation(self.tools, calls):
             calls = await hold(ctx, self, self.tools, calls)  # the rest waits for a person
         records = await run_tool_calls(ctx, self, self.tools, calls) if calls else []

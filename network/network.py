@@ -16,6 +16,7 @@ from network.errors import ConfigurationError, RoutingError
 from network.history.messages import UserMessage
 from network.ids import new_id
 from network.run import engine
+from network.run.client_results import result_messages
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink
 from network.run.interrupts import pending_answers, restore_rejected
@@ -288,6 +289,50 @@ class Network(Generic[DepsT]):
             resume=answered,
             deps=deps,
             resources=self._resources("resume", resources),
+        )
+        if session is not None:
+            return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+
+    async def answer_tool_calls(
+        self,
+        stopped: RunResult,
+        results: Mapping[str, Any],
+        *,
+        sinks: Sequence[AnySink] = (),
+        max_iter: int | None = None,
+        run_id: str | None = None,
+        store: Any = None,
+        user_id: str | None = None,
+        app_name: str | None = None,
+        deps: DepsT | None = None,
+        resources: Mapping[str, ResourceFactory] | None = None,
+    ) -> RunResult:
+        """Continue a run that stopped on client tool calls (`stopped.pending_tool_calls`).
+
+        `results`: `{tool_call_id: result}` for every pending call. Takes `run`'s `sinks=`,
+        `max_iter=`, `deps=` and `resources=`; a run saved to a thread continues on it,
+        reopened from `store=` (as for `resume`). See `network.run.client_results`.
+        """
+        messages = result_messages(stopped, results)
+        old = stopped.state
+        session = None
+        if stopped.persisted and stopped.thread_id is not None:
+            session = await ThreadSession.open(
+                self, stopped.thread_id, user_id=user_id, store=store, app_name=app_name
+            )
+            state = session.state
+        else:
+            state = State(old.snapshot(), schema=self.schema, messages=list(old.messages))
+        state.append_messages(messages)
+        ctx = RunContext(
+            network=self,
+            state=state,
+            input=old.results[0].input if old.results else "",
+            run_id=run_id or new_id("run_"),
+            thread_id=stopped.thread_id,
+            deps=deps,
+            resources=self._resources("answer_tool_calls", resources),
         )
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)

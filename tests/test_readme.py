@@ -6,6 +6,12 @@ import re
 import subprocess
 import sys
 
+import httpx
+
+from agents import Agent, ScriptedModel
+from network import Network
+from tests.network.agui.live import serve
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 
@@ -66,3 +72,23 @@ def test_the_deps_and_resources_example_runs(capsys) -> None:
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     exec(compile(code, "README deps", "exec"), {"__name__": "readme"})
     assert capsys.readouterr().out == "ran 'make' in /tmp/job\n"
+
+
+def test_the_agui_authorize_recipe_works_as_written() -> None:
+    section = README.split("### Streaming and AG-UI", 1)[1].split("\n### ", 1)[0]
+    recipe = next(
+        block for block in re.findall(r"```python\n(.*?)```", section, re.S) if "authorize" in block
+    )
+    scope = {"network": Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))])}
+    exec(compile(recipe, "README authorize recipe", "exec"), scope)
+    run = {
+        "threadId": "t",
+        "runId": "r",
+        "messages": [{"id": "m", "role": "user", "content": "hi"}],
+    }
+    with serve(scope["asgi"]) as base, httpx.Client(base_url=base) as http:
+        assert http.post("/", json=run).status_code == 401
+        alice = {"authorization": "Bearer token-of-alice"}
+        bob = {"authorization": "Bearer token-of-bob"}
+        assert http.post("/", json=run, headers=alice).status_code == 200
+        assert http.post("/", json=run, headers=bob).status_code == 404

@@ -2,6 +2,7 @@
 
     from network.agui import app
     asgi = app(network)            # then: uvicorn module:asgi
+    asgi = app(network, authorize=fn)   # fn(request, thread_id) -> user id (see .auth)
 
 Importing this package is cheap: Starlette and the server load when `app` is first used.
 See `network.agui.server` for the protocol details.
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.agui.auth import Forbidden, Unauthorized
 from network.agui.registry import ThreadRegistry
 
-__all__ = ["ThreadRegistry", "app"]
+__all__ = ["Forbidden", "ThreadRegistry", "Unauthorized", "app"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,8 +1,8 @@
 """A `RunAgentInput` (camelCase JSON) to a prepared run: context, state and answers.
 
 Everything a request asks for is checked here, before anything runs: the body's shape, the
-pending interrupts, the client's state writes (scope and schema). A `RequestError` leaves the
-thread exactly as it was.
+messages (roles, tool results), the declared tools, the pending interrupts, the client's state
+writes (scope, schema and size). A `RequestError` leaves the thread exactly as it was.
 
 The run's state is the server's own state for the thread, plus the client's writes; when the
 request rejects a proposal, the keys it proposed are restored from the server's checkpoint.
@@ -17,9 +17,11 @@ from pydantic import ValidationError
 
 from network.agui.client_state import build_state, check_scopes, client_writes
 from network.agui.confirmation import answers_for
+from network.agui.declared_tools import CONTEXT_KEY, context_text, declared_tools
 from network.agui.errors import RequestError
 from network.agui.messages import convert, input_text
-from network.agui.registry import ThreadRecord
+from network.agui.registry import ThreadRecord, json_size
+from network.agui.tool_results import check_tool_results
 from network.run.context import RunContext
 from network.run.interrupts import restore_rejected
 
@@ -36,15 +38,36 @@ def parse(body: bytes) -> Any:
         raise RequestError(422, "invalid_request", f"not a RunAgentInput: {problems}") from exc
 
 
-def prepare(network: Any, record: ThreadRecord, run_input: Any) -> RunContext:
+def prepare(
+    network: Any,
+    record: ThreadRecord,
+    run_input: Any,
+    *,
+    system_messages: str = "refuse",
+    max_state_bytes: int | None = None,
+) -> RunContext:
     """The context of the run `run_input` asks for on `record`'s thread."""
+    messages = convert(run_input.messages, system_messages)
+    check_tool_results(record, messages)
+    client_tools = declared_tools(network, run_input)
     answered = answers_for(record.thread_id, record.interrupts, run_input.resume)
     writes = client_writes(run_input.state, record.client_view())
     check_scopes(writes)
     data = {**record.state, **writes}
     restore_rejected(data, answered)
+    if max_state_bytes is not None:
+        size = json_size(data)
+        if size > max_state_bytes:
+            raise RequestError(
+                413,
+                "state_too_large",
+                f"thread {record.thread_id!r}: its state would take {size} bytes, more than "
+                f"the limit of {max_state_bytes} bytes",
+            )
+    context = context_text(network, run_input)
+    if context is not None:
+        data[CONTEXT_KEY] = context
     state = build_state(network, data)
-    messages = convert(run_input.messages)
     state.append_messages(messages)
     return RunContext(
         network=network,
@@ -54,6 +77,7 @@ def prepare(network: Any, record: ThreadRecord, run_input: Any) -> RunContext:
         thread_id=run_input.thread_id,
         resume=answered,
         client_input=run_input,  # context, forwardedProps, tools: for user code
+        client_tools=tuple(client_tools),
     )
 
 

@@ -2,8 +2,13 @@
 
 The client owns the conversation in AG-UI: every request carries all of it, including the
 assistant messages and tool results it rebuilt from earlier runs' events. They become the
-run's conversation as they are; the text of the last user message is the run's input.
-Activity and reasoning messages are display-only and are left out.
+run's conversation; the text of the last user message is the run's input. Activity and
+reasoning messages are display-only and are left out.
+
+A client never writes a model's instructions: a `system` or `developer` message is refused
+(422 `role_not_allowed`, the default) or, with `app(network, system_messages="as_user")`,
+passed on as a user message holding its text. Tool results are checked against the thread's
+record by `network.agui.tool_results`.
 """
 
 from __future__ import annotations
@@ -11,13 +16,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from network.agui.errors import RequestError
 from network.history.messages import (
     AssistantMessage,
-    SystemMessage,
     ToolCall,
     ToolMessage,
     UserMessage,
 )
+
+SYSTEM_MESSAGE_POLICIES = ("refuse", "as_user")
 
 
 def text_of(content: Any) -> str:
@@ -41,8 +48,12 @@ def _arguments(text: str) -> Any:
         return text  # kept as sent: a tool given it fails with an error the model sees
 
 
-def convert(messages: list[Any]) -> list[Any]:
-    """The network's messages for a list of AG-UI messages."""
+def convert(messages: list[Any], system_messages: str = "refuse") -> list[Any]:
+    """The network's messages for a list of AG-UI messages.
+
+    `system_messages`: "refuse" (a `system` / `developer` message is a 422 naming it) or
+    "as_user" (its text becomes a user message).
+    """
     out: list[Any] = []
     for message in messages:
         role = message.role
@@ -77,7 +88,15 @@ def convert(messages: list[Any]) -> list[Any]:
                 )
             )
         elif role in ("system", "developer"):
-            out.append(SystemMessage(content=text_of(message.content), id=message.id))
+            if system_messages != "as_user":
+                raise RequestError(
+                    422,
+                    "role_not_allowed",
+                    f"message {message.id!r} has role {role!r}: a client cannot send "
+                    "instructions to the model (send it as a user message, or start the server "
+                    'with system_messages="as_user")',
+                )
+            out.append(UserMessage(content=text_of(message.content), id=message.id))
     return out
 
 

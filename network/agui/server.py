@@ -9,18 +9,25 @@ RUN_STARTED echoes the request's threadId and runId. The client's messages are t
 conversation (the last user message its input); its `state` is checked against the thread's
 server-side record and the schema before anything runs (`network.agui.input`).
 
-Refused requests get a JSON error `{"error": {"code", "message", "key"?}}` and nothing runs:
-413 body too large (default limit 1 MiB, `max_body_bytes=`), 422 not a RunAgentInput or
-invalid state (naming the key), 403 a write to an `app:` / `temp:` key, 409 a run already
-under way on the thread, a pending interrupt not answered, or a resume that matches none.
+Refused requests get a JSON error `{"error": {"code", "message", "key"?}}`; nothing runs and
+no thread is created or forgotten: 415 a body that is not `application/json`, 413 body too
+large (default limit 1 MiB, `max_body_bytes=`) or a thread state over the registry's
+`max_thread_bytes`, 401/403 refused by the `authorize` hook, 404 a thread owned by another
+principal, 422 not a RunAgentInput, invalid state (naming the key), a `system` / `developer`
+message, a tool result for a call the server never issued, a bad client tool; 403 a write to
+an `app:` / `temp:` key; 409 a run already under way on the thread, a pending interrupt not
+answered, or a resume that matches none.
 
 A run that fails after it started ends its stream with RUN_ERROR (status 200, as the stream
-had begun). A client that disconnects cancels its run. Each thread's server-side state and
-pending interrupts are kept in `app.state.threads` (an in-memory `ThreadRegistry`).
+had begun): the library's own error message, or for any other exception a generic message
+whose reference is logged with the full exception (`network.agui.run_errors`). A client that
+disconnects cancels its run. Each thread's server-side state, pending interrupts, issued tool
+calls and owner are kept in `app.state.threads` (an in-memory `ThreadRegistry`).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import anyio
@@ -31,9 +38,15 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from network.agui.auth import Authorize, check_owner, principal_of
+from network.agui.content_type import check_content_type
 from network.agui.errors import RequestError
 from network.agui.input import parse, prepare
+from network.agui.messages import SYSTEM_MESSAGE_POLICIES
 from network.agui.registry import ThreadRecord, ThreadRegistry
+from network.agui.run_errors import ErrorScreen
+from network.agui.tool_results import pin_results, result_digest
+from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.run.context import RunContext
 from network.run.streaming import EventStream
@@ -49,6 +62,8 @@ def app(
     path: str = "/",
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     threads: ThreadRegistry | None = None,
+    authorize: Authorize | None = None,
+    system_messages: str = "refuse",
 ) -> Starlette:
     """An ASGI app serving `network` over AG-UI at `path` (POST).
 
@@ -56,10 +71,23 @@ def app(
         network: the `Network` to run.
         path: where the endpoint is mounted (default "/").
         max_body_bytes: larger request bodies are refused with 413 (default 1 MiB).
-        threads: the thread registry to use (default: a new in-memory one).
+        threads: the thread registry to use (default: a new in-memory one); its
+            `max_threads`, `max_bytes` and `max_thread_bytes` bound the server's memory.
+        authorize: `authorize(request, thread_id)` (sync or async) returning the caller's
+            principal (a user id), or raising `Unauthorized` / `Forbidden`; threads belong to
+            the principal that created them (see `network.agui.auth`). Default: anonymous.
+        system_messages: what to do with a client's `system` / `developer` messages:
+            "refuse" (422, the default) or "as_user" (passed on as user messages).
     """
+    if system_messages not in SYSTEM_MESSAGE_POLICIES:
+        raise ConfigurationError(
+            f"app: system_messages must be one of {SYSTEM_MESSAGE_POLICIES}, "
+            f"got {system_messages!r}"
+        )
+    if authorize is not None and not callable(authorize):
+        raise ConfigurationError(f"app: authorize must be callable, got {authorize!r}")
     registry = threads if threads is not None else ThreadRegistry()
-    server = _Server(network, registry, max_body_bytes)
+    server = _Server(network, registry, max_body_bytes, authorize, system_messages)
     starlette = Starlette(routes=[Route(path, server.handle, methods=["POST"])])
     starlette.state.threads = registry
     starlette.state.network = network
@@ -67,29 +95,52 @@ def app(
 
 
 class _Server:
-    def __init__(self, network: Any, threads: ThreadRegistry, max_body_bytes: int) -> None:
+    def __init__(
+        self,
+        network: Any,
+        threads: ThreadRegistry,
+        max_body_bytes: int,
+        authorize: Authorize | None,
+        system_messages: str,
+    ) -> None:
         self.network = network
         self.threads = threads
         self.max_body_bytes = max_body_bytes
+        self.authorize = authorize
+        self.system_messages = system_messages
 
     async def handle(self, request: Request) -> Any:
         try:
+            check_content_type(request.headers.get("content-type"))
             body = await _read_body(request, self.max_body_bytes)
             run_input = parse(body)
-            record = self.threads.get(run_input.thread_id)
-            if record.busy:
+            principal = await principal_of(self.authorize, request, run_input.thread_id)
+            # From here on no await until the record is admitted and marked busy, so two
+            # requests on one thread cannot both get through.
+            record = self.threads.peek(run_input.thread_id)
+            check_owner(record, principal)
+            if record is None:  # joins the registry only if the request is accepted
+                record = ThreadRecord(run_input.thread_id, owner=principal)
+            elif record.busy:
                 raise RequestError(
                     409,
                     "thread_busy",
                     f"thread {record.thread_id!r} has a run under way ({record.run_id}); "
                     "wait for it to finish",
                 )
-            ctx = prepare(self.network, record, run_input)
+            ctx = prepare(
+                self.network,
+                record,
+                run_input,
+                system_messages=self.system_messages,
+                max_state_bytes=self.threads.max_thread_bytes,
+            )
         except RequestError as error:
             log.info("agui.refused", code=error.code, status=error.status, key=error.key)
             return JSONResponse(error.body(), status_code=error.status)
-        record.run_id = ctx.run_id  # taken before any await: one run per thread at a time
-        return _EventResponse(self.network, record, ctx)
+        record.run_id = ctx.run_id  # before any await: one run per thread at a time
+        self.threads.admit(record)
+        return _EventResponse(self.network, self.threads, record, ctx)
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -116,16 +167,32 @@ class _EventResponse:
     iterator is closed in this task when the client goes away (cancelling the run at once).
     """
 
-    def __init__(self, network: Any, record: ThreadRecord, ctx: RunContext) -> None:
+    def __init__(
+        self, network: Any, threads: ThreadRegistry, record: ThreadRecord, ctx: RunContext
+    ) -> None:
         self.network = network
+        self.threads = threads
         self.record = record
         self.ctx = ctx
+
+    async def _note_calls(self, event: Any) -> None:
+        kind = event.type
+        if kind == "TOOL_CALL_START":  # a call the client may send a result for
+            self.record.issued_calls.setdefault(event.tool_call_id, None)
+        elif kind == "TOOL_CALL_RESULT":  # ... and the only result it may send for it
+            self.record.issued_calls[event.tool_call_id] = result_digest(event.content)
 
     async def _run(self, sink: Any) -> Any:
         ctx = self.ctx
         record = self.record
+        screen = ErrorScreen(sink)
+        pin_results(record, ctx.state.messages)
         try:
-            return await self.network.execute(ctx, sinks=[sink])
+            return await self.network.execute(ctx, sinks=[self._note_calls, screen])
+        except Exception as error:
+            with contextlib.suppress(Exception):  # a client that is gone cannot be told
+                await screen.report(error, ctx.run_id)
+            raise
         finally:
             # What the client was shown is what the server keeps: also after an error or a
             # cancellation, so the next request's state diff starts from the same place.
@@ -133,6 +200,7 @@ class _EventResponse:
             if not ctx.resume:  # the pending interrupts were answered (the run took them)
                 record.interrupts = list(ctx.interrupts)
             record.runs += 1
+            self.threads.resize(record)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         encoder = EventEncoder()
@@ -158,7 +226,7 @@ class _EventResponse:
                                 {"type": "http.response.body", "body": frame, "more_body": True}
                             )
                     except Exception as error:  # the stream already ended with RUN_ERROR
-                        log.warning("agui.run_failed", run_id=self.ctx.run_id, error=repr(error))
+                        log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
                 group.cancel_scope.cancel()
             await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away while we were writing

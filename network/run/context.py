@@ -14,7 +14,9 @@ from typing import Any, Generic, Protocol, runtime_checkable
 
 from typing_extensions import TypeVar
 
+from network.history.messages import ToolCall
 from network.history.results import InferenceResult, Usage
+from network.run.client_tools import ClientTool
 from network.run.emitter import Emitter
 from network.run.interrupts import Answer, Interrupt
 from network.run.resources import Resources
@@ -114,6 +116,11 @@ class RunContext(Generic[DepsT]):
     async def resource(self, name: str) -> Any:
         """The run's resource `name`, opened on first use and closed when the run ends."""
         return await self.resources.get(name)
+
+    # Tools a caller declared for this run (an AG-UI client's), offered to every agent, and
+    # the calls of client tools that end the run: see network.run.client_tools.
+    client_tools: tuple[ClientTool, ...] = ()
+    pending_tool_calls: tuple[ToolCall, ...] = ()
 
     @property
     def usage(self) -> Usage:

@@ -89,5 +89,6 @@ def run_result(
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
         interrupts=list(ctx.interrupts),
+        pending_tool_calls=list(ctx.pending_tool_calls),
         persisted=ctx.persisted,
     )

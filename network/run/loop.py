@@ -38,6 +38,8 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         await call_agent(ctx, ctx.stack.pop(0))
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
+        if ctx.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
+            return Stop(StopReason.CLIENT_TOOL)
 
 
 async def call_agent(ctx: RunContext, agent: Any) -> None:

@@ -21,6 +21,7 @@ class StopReason(StrEnum):
     INTERRUPTED = "interrupted"  # a tool waits for a person's confirmation
     AGENT_ANSWERED = "agent_answered"  # `agent.run`: the agent answered without tool calls
     AGENT_SKIPPED = "agent_skipped"  # `agent.run`: its on_start hook skipped the call
+    CLIENT_TOOL = "client_tool"  # the model called a tool that runs in the client
     ERROR = "error"  # an exception ended the run (only seen on `partial_result`)
 
 
@@ -49,6 +50,7 @@ class RunResult:
     summary: str | None = None  # what a router's Stop said, if anything
     duration_ms: float = 0.0
     interrupts: list[Any] = field(default_factory=list)
+    pending_tool_calls: list[Any] = field(default_factory=list)  # client tool calls to answer
     persisted: bool = False  # the run was saved to its thread (resume reopens the thread)
     error: BaseException | None = None
 

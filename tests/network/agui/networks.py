@@ -125,3 +125,17 @@ def recipe_network(
     return Network(
         "recipes", [chef], route, state_schema=schema or RECIPE_SCHEMA, predict_state=PREDICT
     )
+
+
+def booking_script(request: Any) -> Any:
+    """Asks the client's `confirm_booking` tool; once its result is in, answers with it."""
+    last = request.history[-1] if request.history else None
+    if last is not None and last.role == "tool":
+        return f"Booked: {last.content}"
+    return call("confirm_booking", date="2026-12-24", guests=2)
+
+
+def booking_network(model: Any) -> Network:
+    """A concierge whose instructions take the client's context; its tools are the client's."""
+    concierge = Agent("concierge", system="You book rooms.\nContext:\n{temp:context?}", model=model)
+    return Network("booking", [concierge])

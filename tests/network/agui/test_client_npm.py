@@ -24,11 +24,25 @@ import pytest
 import structlog
 import uvicorn
 
+from agents import ScriptedModel
 from network.agui import app
-from tests.network.agui.networks import PANCAKES, codegen_network, recipe_network
+from tests.network.agui.networks import (
+    PANCAKES,
+    booking_network,
+    booking_script,
+    codegen_network,
+    recipe_network,
+)
 
 CLIENT_DIR = Path(__file__).parent / "client"
+BOOKING_MODEL = ScriptedModel(booking_script)  # its requests are what the model read
 TOAST = {"title": "Toast", "steps": ["toast the bread"], "minutes": 3}
+
+
+def bearer_user(request: Any, thread_id: str) -> str | None:
+    """The test's `authorize` hook: two users, known by their bearer tokens."""
+    token = request.headers.get("authorization", "").removeprefix("Bearer ")
+    return {"token-alice": "alice", "token-bob": "bob"}.get(token)
 
 
 def _serve(apps: dict[str, Any]) -> Any:
@@ -50,8 +64,10 @@ def server() -> Iterator[tuple[str, dict[str, Any]]]:
         "/codegen": codegen_network(),
         "/recipes": recipe_network(),
         "/confirm": recipe_network(confirm=True),
+        "/booking": booking_network(BOOKING_MODEL),
     }
     apps = {path: app(network, path=path) for path, network in networks.items()}
+    apps["/owned"] = app(codegen_network(), path="/owned", authorize=bearer_user)
     config = uvicorn.Config(
         _serve(apps), host="127.0.0.1", port=0, lifespan="off", log_level="warning"
     )
@@ -160,3 +176,43 @@ def test_invalid_client_state(report: dict[str, Any], server: Any) -> None:
     assert not server_state(server, "/codegen", "invalid-thread")
     forbidden = scenario["forbidden"]
     assert forbidden["status"] == 403 and forbidden["payload"]["error"]["key"] == "app:flags"
+
+
+def test_a_client_tool_call_ends_the_run_and_its_result_reaches_the_model(
+    report: dict[str, Any], server: Any
+) -> None:
+    scenario = report["clientTool"]
+    first, second = scenario["runs"]
+    call = scenario["toolCall"]
+    assert call["function"]["name"] == "confirm_booking"
+    assert scenario["args"] == {"date": "2026-12-24", "guests": 2}
+    # the call was streamed, never run, and the run ended with success
+    assert first["types"].count("TOOL_CALL_START") == 1 and "TOOL_CALL_END" in first["types"]
+    assert "TOOL_CALL_RESULT" not in first["types"]
+    assert first["types"][-1] == "RUN_FINISHED"
+    assert first["finished"]["result"]["stopReason"] == "client_tool"
+    assert "outcome" not in first["finished"] or first["finished"]["outcome"]["type"] == "success"
+    # the model was offered the client's tool, and read the client's context and result
+    one, two = BOOKING_MODEL.requests
+    assert [t["function"]["name"] for t in one.tools] == ["confirm_booking"]
+    assert one.tools[0]["function"]["parameters"]["required"] == ["date"]
+    assert "user timezone: Europe/Paris" in one.system[0].content
+    roles = [(m.role, getattr(m, "tool_call_id", None)) for m in two.history]
+    assert roles[-2:] == [("assistant", None), ("tool", call["id"])]
+    assert two.history[-2].tool_calls[0].id == call["id"]
+    assert two.history[-1].content == "confirmed by the user for 2026-12-24"
+    assert scenario["answer"] == "Booked: confirmed by the user for 2026-12-24"
+    assert second["finished"]["result"]["stopReason"] == "router_finished"
+
+
+def test_a_thread_id_alone_reads_nothing(report: dict[str, Any], server: Any) -> None:
+    scenario = report["ownership"]
+    assert scenario["state"]["topic"] == "alice's secret plans"
+    assert scenario["state"] == server_state(server, "/owned", "alice-thread")
+    stranger = scenario["stranger"]
+    assert stranger["status"] == 404 and stranger["unchanged"] is True
+    assert stranger["payload"]["error"]["code"] == "thread_not_found"
+    assert "secret" not in json.dumps(stranger)
+    assert scenario["unauthenticated"]["status"] == 401
+    assert server[1]["/owned"].state.threads.peek("alice-thread").owner == "alice"
+    assert "anon-thread" not in server[1]["/owned"].state.threads

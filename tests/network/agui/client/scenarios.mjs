@@ -189,6 +189,76 @@ const scenarios = {
   },
 };
 
+const confirmBooking = {
+  name: "confirm_booking",
+  description: "Ask the user to confirm the booking in the UI.",
+  parameters: {
+    type: "object",
+    properties: { date: { type: "string" }, guests: { type: "integer" } },
+    required: ["date"],
+  },
+};
+
+Object.assign(scenarios, {
+  // A frontend tool (CopilotKit action / dojo human-in-the-loop): the model calls it, the run
+  // ends, the client runs it and sends the result with the next run, the model reads it.
+  async clientTool() {
+    const agent = agentFor("/booking", "booking-thread");
+    say(agent, "Book a room for Christmas eve.");
+    const context = [{ description: "user timezone", value: "Europe/Paris" }];
+    const first = await run(agent, "booking", { tools: [confirmBooking], context });
+    const assistant = agent.messages.find((m) => m.role === "assistant" && m.toolCalls?.length);
+    const toolCall = assistant?.toolCalls?.[0] ?? null;
+    const args = toolCall ? JSON.parse(toolCall.function.arguments) : null;
+    if (toolCall) {
+      agent.addMessage({
+        id: `m-${++runCounter}`,
+        role: "tool",
+        toolCallId: toolCall.id,
+        content: `confirmed by the user for ${args.date}`,
+      });
+    }
+    const second = await run(agent, "booking", { tools: [confirmBooking], context });
+    const last = agent.messages.at(-1);
+    return {
+      threadId: agent.threadId,
+      state: agent.state,
+      runs: [first, second],
+      toolCall,
+      args,
+      answer: last?.role === "assistant" ? last.content : null,
+    };
+  },
+});
+
+Object.assign(scenarios, {
+  // Threads belong to their creator: another user who knows the thread id reads nothing.
+  async ownership() {
+    const headers = (token) => ({ Authorization: `Bearer ${token}` });
+    const alice = new HttpAgent({
+      url: `${base}/owned`,
+      threadId: "alice-thread",
+      initialState: { topic: "alice's secret plans" },
+      headers: headers("token-alice"),
+    });
+    say(alice, "Write add(a, b).");
+    const first = await run(alice, "owned");
+    const bob = new HttpAgent({ url: `${base}/owned`, threadId: "alice-thread", headers: headers("token-bob") });
+    say(bob, "Show me the state.");
+    const stranger = await refused(bob, "stranger");
+    const anonymous = new HttpAgent({ url: `${base}/owned`, threadId: "anon-thread" });
+    say(anonymous, "Hello?");
+    const unauthenticated = await refused(anonymous, "anonymous");
+    return {
+      threadId: alice.threadId,
+      state: alice.state,
+      runs: [first],
+      stranger: { ...stranger, state: bob.state },
+      unauthenticated,
+    };
+  },
+});
+
 const report = { scenarios: {}, clientWarnings, failures: [] };
 for (const [name, scenario] of Object.entries(scenarios)) {
   try {

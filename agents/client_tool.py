@@ -1,0 +1,61 @@
+"""`client_tool(...)`: a tool without a function, run by whoever called the network.
+
+    confirm_booking = client_tool(
+        "confirm_booking",
+        "Ask the user to confirm the booking in the UI.",
+        {"type": "object", "properties": {"date": {"type": "string"}}, "required": ["date"]},
+    )
+    agent = Agent("concierge", tools=[find_rooms, confirm_booking], model=...)
+
+    result = await network.run("Book me a room")
+    result.stop_reason            # "client_tool" when the model called confirm_booking
+    result.pending_tool_calls     # [ToolCall(id, "confirm_booking", {"date": ...})]
+
+See `network.run.client_tools` for what happens to a call. Over AG-UI the client declares such
+tools itself (`RunAgentInput.tools`); see docs/agui.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.history.messages import ToolCall
+from network.run.client_tools import EMPTY_PARAMETERS, ClientTool
+from network.run.context import RunContext
+
+
+def client_tool(
+    name: str, description: str = "", parameters: dict[str, Any] | None = None
+) -> ClientTool:
+    """A tool the model may call that runs outside the network: its call ends the run.
+
+    Args:
+        name: the name the model calls it by.
+        description: what the model reads about it.
+        parameters: the JSON Schema of its arguments (default: no arguments).
+    """
+    return ClientTool(name, description, dict(parameters or EMPTY_PARAMETERS))
+
+
+def defer_client_calls(
+    ctx: RunContext, agent: Any, tools: dict[str, Any], calls: list[ToolCall]
+) -> list[ToolCall]:
+    """Move the calls of client tools to `ctx.pending_tool_calls`; return the calls to run.
+
+    A function tool of the agent wins over a client tool of the same name.
+    """
+    client = set(getattr(agent, "client_tools", None) or ())
+    client.update(t.name for t in ctx.client_tools)
+    runnable: list[ToolCall] = []
+    deferred: list[ToolCall] = []
+    for call in calls:
+        if call.name in client and call.name not in tools:
+            deferred.append(call)
+        else:
+            runnable.append(call)
+    if deferred:
+        ctx.pending_tool_calls = (*ctx.pending_tool_calls, *deferred)
+    return runnable
+
+
+__all__ = ["ClientTool", "client_tool", "defer_client_calls"]

@@ -1,0 +1,61 @@
+"""What an AG-UI request declares for its run: client tools (`tools`) and `context`.
+
+`RunAgentInput.tools` (CopilotKit frontend actions, human-in-the-loop and tool-based UI) become
+`ClientTool`s offered to every agent for that run: the model may call them, the server streams
+the call (TOOL_CALL_START / ARGS / END) and ends the run with success; the client runs the tool
+and sends the result in the next request (see `network.run.client_tools`). A declared tool
+named like one of the network's own tools, or declared twice, is refused (422 `invalid_tool`).
+
+`RunAgentInput.context` (`[{description, value}]`) is written to the run's `temp:context`
+state key as text, one `description: value` line each, so instructions decide where it goes:
+`Agent(system="... {temp:context?}")`. A network with a closed schema receives it only if the
+schema declares `temp:context`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.agui.errors import RequestError
+from network.errors import ConfigurationError
+from network.run.client_tools import ClientTool
+
+CONTEXT_KEY = "temp:context"
+
+
+def declared_tools(network: Any, run_input: Any) -> list[ClientTool]:
+    """The request's client tools, or a 422 naming the first one that cannot be offered."""
+    own: set[str] = set()
+    for agent in network.agents.values():
+        own.update(getattr(agent, "tools", ()))
+        own.update(getattr(agent, "client_tools", ()))
+    out: list[ClientTool] = []
+    seen: set[str] = set()
+    for declared in run_input.tools or ():
+        name = declared.name
+        if name in own:
+            raise RequestError(
+                422,
+                "invalid_tool",
+                f"client tool {name!r} has the name of a tool of network {network.name!r}",
+                key=name,
+            )
+        if name in seen:
+            raise RequestError(422, "invalid_tool", f"client tool {name!r} is declared twice")
+        seen.add(name)
+        try:
+            out.append(ClientTool(name, declared.description or "", declared.parameters or {}))
+        except ConfigurationError as exc:
+            raise RequestError(422, "invalid_tool", str(exc), key=name) from exc
+    return out
+
+
+def context_text(network: Any, run_input: Any) -> str | None:
+    """The request's context as instruction text, or None when there is none to write."""
+    entries = run_input.context or ()
+    if not entries:
+        return None
+    schema = network.schema
+    if schema.closed and schema.spec(CONTEXT_KEY) is None:
+        return None  # documented: a closed schema opts in by declaring the key
+    return "\n".join(f"{entry.description}: {entry.value}" for entry in entries)

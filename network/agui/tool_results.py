@@ -1,0 +1,62 @@
+"""Tool results a client may send: only for tool calls the server issued on the thread, and
+only the result the thread already knows, once it knows one.
+
+A client rebuilds tool messages from the TOOL_CALL_RESULT events it was sent, and answers the
+calls of its own tools (client-declared tools, `network.run.client_tools`) with new ones. Both
+carry the id of a call the server streamed (TOOL_CALL_START) on that thread; the record keeps
+each such id with a digest of its result (`ThreadRecord.issued_calls`): the server tool's
+result as streamed, or the client's first answer to a client tool. A tool message for any
+other id is refused with 422 `unknown_tool_call`; one whose content differs from the known
+result with 422 `tool_result_changed`. Either way the model never reads a result the client
+made up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from network.agui.errors import RequestError
+from network.agui.registry import ThreadRecord
+from network.history.messages import ToolMessage
+
+
+def result_digest(content: str) -> str:
+    """What the record keeps of a tool result: enough to recognise it, nothing to leak."""
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def check_tool_results(record: ThreadRecord, messages: list[Any]) -> None:
+    """A 422 `RequestError` for the first tool message the thread cannot vouch for."""
+    seen: dict[str, str] = {}
+    for message in messages:
+        if not isinstance(message, ToolMessage):
+            continue
+        call_id = message.tool_call_id
+        if call_id not in record.issued_calls:
+            raise RequestError(
+                422,
+                "unknown_tool_call",
+                f"message {message.id!r} is a result for tool call {call_id!r}, "
+                f"which was not issued on thread {record.thread_id!r}",
+            )
+        known = record.issued_calls[call_id] or seen.get(call_id)
+        digest = result_digest(message.content)
+        if known is not None and known != digest:
+            raise RequestError(
+                422,
+                "tool_result_changed",
+                f"message {message.id!r}: the result of tool call {call_id!r} differs from "
+                f"the one thread {record.thread_id!r} already has",
+            )
+        seen[call_id] = digest
+
+
+def pin_results(record: ThreadRecord, messages: Any) -> None:
+    """Remember the client's first answers to client tool calls (after the request passed)."""
+    for message in messages:
+        if (
+            isinstance(message, ToolMessage)
+            and record.issued_calls.get(message.tool_call_id, "") is None
+        ):
+            record.issued_calls[message.tool_call_id] = result_digest(message.content)
