@@ -84,7 +84,9 @@ class RunContext(Generic[DepsT]):
     `interrupts` (tool calls waiting for a person; the loop stops when there are any),
     `resume` (answers the run starts by acting on), `persisted` (a thread session commits the
     run), `router_usage` (tokens a routing agent spent), `client_input` (the AG-UI
-    `RunAgentInput` of a run that came through the server). `extras` is for user code.
+    `RunAgentInput` of a run that came through the server), `client_tools` (tools a client
+    declared, offered to every agent) and `pending_tool_calls` (calls of client tools; the loop
+    stops when there are any: see `network.run.client_tools`). `extras` is for user code.
     """
 
     network: NetworkLike
