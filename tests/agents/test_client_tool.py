@@ -50,7 +50,7 @@ async def test_a_client_tool_call_ends_the_run_with_the_call_pending() -> None:
 async def test_a_run_that_calls_no_client_tool_is_unchanged() -> None:
     model = ScriptedModel(["hello"])
     result = await Agent("a", tools=[CONFIRM], model=model).run("hi")
-    assert result.stop_reason == "router_finished" and result.pending_tool_calls == []
+    assert result.stop_reason == "agent_answered" and result.pending_tool_calls == []
 
 
 async def test_routers_see_no_further_calls_after_a_client_tool() -> None:
