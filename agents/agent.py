@@ -56,6 +56,8 @@ class Agent:
         state_schema: not accepted (a `ConfigurationError` says where the schema goes).
         context_policy: a `ContextPolicy` bounding what each request sends (by messages and
             tokens, with an optional summariser); default: the network's `context_policy`.
+        tool_timeout: seconds each tool call may take unless the tool sets its own `timeout`
+            (default: the network's `tool_timeout`); see `@tool(timeout=...)`.
     """
 
     def __init__(
@@ -71,6 +73,7 @@ class Agent:
         params: dict[str, Any] | None = None,
         state_schema: None = None,
         context_policy: Any = None,
+        tool_timeout: float | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
@@ -113,6 +116,14 @@ class Agent:
         self.hooks = AgentHooks.coerce(hooks)
         self.params = dict(params or {})
         self.context_policy = context_policy
+        if tool_timeout is not None and not (
+            isinstance(tool_timeout, int | float) and tool_timeout > 0
+        ):
+            raise ConfigurationError(
+                f"agent {name!r}: tool_timeout must be a positive number of seconds, "
+                f"got {tool_timeout!r}"
+            )
+        self.tool_timeout = tool_timeout
         self._tool_schemas = [t.schema for t in self.tools.values()]
         self._tool_schemas += [t.schema for t in self.client_tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.

@@ -10,6 +10,7 @@ not validate or merge, becomes an error result the model sees, and none of its w
 from __future__ import annotations
 
 import time
+import warnings
 from typing import Any, cast
 
 import anyio
@@ -17,7 +18,7 @@ import anyio
 from agents.predictive import write_predicted
 from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
-from network.errors import StateError, ToolError
+from network.errors import StateError, ToolError, ToolStateWarning, UnstorableValueError
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.context import RunContext
@@ -45,6 +46,18 @@ def _record(
     )
 
 
+def time_limit(tool: Tool, agent: Any, network: Any) -> float | None:
+    """Seconds a call of `tool` may take: the tool's own, else the agent's, else the network's.
+
+    A plain sync tool runs on the event loop, where nothing can interrupt it, so only async
+    and blocking tools are limited (`@tool(timeout=...)` makes a sync tool blocking).
+    """
+    if tool.timeout is not None:
+        return tool.timeout
+    limit = getattr(agent, "tool_timeout", None)
+    return limit if limit is not None else getattr(network, "tool_timeout", None)
+
+
 async def run_tool(
     ctx: RunContext, agent: Any, tools: dict[str, Tool], call: ToolCall, state: State
 ) -> ToolCallRecord:
@@ -63,13 +76,32 @@ async def run_tool(
         except StateError as exc:
             return _error_record(call, f"tool {call.name!r} state update failed: {exc}", started)
     context = ToolContext(ctx.network, agent, state, call.id, ctx)
+    timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
     try:
         if tool.inline:
             result = tool.invoke_inline(call.arguments, context)
-        else:
+        elif timeout is None:
             result = await tool.invoke(call.arguments, context)
+        else:
+            with anyio.fail_after(timeout) as scope:
+                result = await tool.invoke(call.arguments, context)
     except ToolError as exc:
         return _error_record(call, str(exc), started)
+    except TimeoutError as exc:
+        if timeout is None or not scope.cancel_called:
+            return _error_record(call, f"tool {call.name!r} raised {exc!r}", started)
+        return _error_record(call, f"tool {call.name!r} timed out after {timeout:g} s", started)
+    except UnstorableValueError as exc:  # a bug in the tool's code: tell the developer too
+        warnings.warn(
+            ToolStateWarning(
+                f"agent {agent.name!r}, tool {call.name!r}: {exc} (the tool's writes were "
+                "rolled back and the model was told)"
+            ),
+            stacklevel=1,
+        )
+        return _error_record(
+            call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
+        )
     except Exception as exc:  # the tool's own failure goes back to the model
         return _error_record(
             call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started

@@ -60,6 +60,7 @@ class Tool:
         "parameters",
         "requires_confirmation",
         "schema",
+        "timeout",
     )
 
     def __init__(
@@ -72,9 +73,16 @@ class Tool:
         outputs_to_state: Mapping[str, Mapping[str, Any]] | None = None,
         requires_confirmation: bool = False,
         blocking: bool = False,
+        timeout: float | None = None,
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
+        if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
+            raise ConfigurationError(
+                f"tool {name or getattr(fn, '__name__', fn)!r}: timeout must be a positive "
+                f"number of seconds, got {timeout!r}"
+            )
+        self.timeout = timeout
         self.fn = fn
         self.name = name or fn.__name__
         summary, param_docs = parse_docstring(inspect.getdoc(fn))
@@ -86,8 +94,11 @@ class Tool:
         self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
         )
+        # A sync tool with a time limit runs in a worker thread: code running on the event loop
+        # cannot be interrupted, a thread can at least be abandoned.
+        self.blocking = blocking or (timeout is not None and not self._call_async)
         # A plain sync tool runs right on the event loop: `invoke_inline` spares a coroutine.
-        self.inline = not self._call_async and not blocking
+        self.inline = not self._call_async and not self.blocking
         signature = inspect.signature(fn)
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
@@ -182,13 +193,30 @@ class Tool:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
         if self.inline:
             return self.invoke_inline(arguments, context)
-        kwargs = self._arguments(arguments, context)
         if self._call_async:
-            result = await self.fn(**kwargs)
+            result = await self.fn(**self._arguments(arguments, context))
         else:
-            result = await anyio.to_thread.run_sync(functools.partial(self.fn, **kwargs))
+            result = await self._invoke_in_thread(arguments, context)
         if self.outputs_to_state:
             self._write_outputs(result, context.state.kv)
+        return result
+
+    async def _invoke_in_thread(self, arguments: Any, context: ToolContext) -> Any:
+        """Run a blocking tool in a worker thread that a cancellation abandons.
+
+        Python cannot stop a thread, so when the call times out or the run is cancelled (the
+        client left) the run goes on at once and the thread finishes on its own, or never.
+        It writes to a staged view of the state, committed only when it returns in time, so
+        an abandoned thread can never change the state behind the run's back.
+        """
+        staged = context.state.for_tool()
+        own = ToolContext(context.network, context.agent, staged, context.tool_call_id)
+        own.run = context.run
+        kwargs = self._arguments(arguments, own)
+        call = functools.partial(self.fn, **kwargs)
+        result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        if staged.kv is not context.state.kv:
+            staged.kv.commit()  # type: ignore[attr-defined]
         return result
 
     def invoke_inline(self, arguments: Any, context: ToolContext) -> Any:
@@ -247,6 +275,7 @@ def tool(
     outputs_to_state: Mapping[str, Mapping[str, Any]] | None = None,
     requires_confirmation: bool = False,
     blocking: bool = False,
+    timeout: float | None = None,
 ) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -260,6 +289,11 @@ def tool(
         requires_confirmation: the call waits for a person to accept it (AG-UI interrupts).
         blocking: run a sync function in a worker thread instead of on the event loop. Sync
             tools run inline by default: a thread hand-off costs more than most tools take.
+            A blocking tool still running when its call times out or its run is cancelled is
+            abandoned (Python cannot kill a thread): the run goes on, its writes are dropped.
+        timeout: seconds the call may take; past it the model gets an error result and the
+            run goes on. Default: the agent's, else the network's `tool_timeout`. A sync tool
+            given a timeout runs in a worker thread (as with `blocking=True`).
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
@@ -271,6 +305,7 @@ def tool(
             outputs_to_state=outputs_to_state,
             requires_confirmation=requires_confirmation,
             blocking=blocking,
+            timeout=timeout,
         )
 
     return wrap(fn) if fn is not None else wrap

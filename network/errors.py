@@ -64,6 +64,18 @@ class StateValidationError(StateError):
         self.expected = expected
 
 
+class UnstorableValueError(StateValidationError):
+    """A value that cannot become JSON (a lock, a client, a set, NaN...) was written to state.
+
+    State is streamed, persisted and copied, so it holds data only; live objects travel beside
+    it (`deps=` / `resources=` on `network.run`). `found` names the offending type.
+    """
+
+    def __init__(self, message: str, *, key: str, found: str) -> None:
+        super().__init__(message, key=key, expected="a JSON value")
+        self.found = found
+
+
 class TemplateError(ConfigurationError):
     """A `{key}` placeholder in an agent's instructions has no value in state."""
 
@@ -85,6 +97,19 @@ class StaleThreadError(AgentNetworkError):
 
 class ThreadError(AgentNetworkError):
     """A thread store operation was refused (duplicate thread id, missing thread, ...)."""
+
+
+class AgentNetworkWarning(UserWarning):
+    """Base class of the warnings this library emits (filter them with `warnings`)."""
+
+
+class ToolStateWarning(AgentNetworkWarning):
+    """A tool tried to put a value in state that state cannot hold (see `UnstorableValueError`).
+
+    The model is told through the tool's error result and the tool's writes are rolled back;
+    this warning is how the developer hears about it, since the bug is in the tool's code, not
+    in anything the model did. It names the agent, the tool and the key.
+    """
 
 
 def attach_partial_result(error: BaseException, result: Any) -> None:

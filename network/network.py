@@ -49,6 +49,8 @@ class Network(Generic[DepsT]):
             (`Network[Deps]` says the same).
         context_policy: the default `agents.ContextPolicy` of agents that set none: what each
             model request may hold (messages, tokens, summaries) on long threads.
+        tool_timeout: seconds a tool call may take when neither the tool nor its agent sets
+            a limit; a call past it is an error result the model sees, and the run goes on.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class Network(Generic[DepsT]):
         resources: Mapping[str, ResourceFactory] | None = None,
         deps_type: type[DepsT] | None = None,
         context_policy: Any = None,
+        tool_timeout: float | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
@@ -95,6 +98,14 @@ class Network(Generic[DepsT]):
         self.max_iter = max_iter
         self.context_policy = context_policy
         self.schema = StateSchema.coerce(state_schema)
+        if tool_timeout is not None and not (
+            isinstance(tool_timeout, int | float) and tool_timeout > 0
+        ):
+            raise ConfigurationError(
+                f"network {name!r}: tool_timeout must be a positive number of seconds, "
+                f"got {tool_timeout!r}"
+            )
+        self.tool_timeout = tool_timeout
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
             self.predict_state = check_predict_state(self, predict_state)

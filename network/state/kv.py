@@ -125,11 +125,18 @@ class KV:
         """Merge `value` into `key` with the key's handler (or `handler`, for this write only).
 
         The merged value is validated against the key's type and the validated value is stored.
-        On a `StateValidationError` (or a handler that raises) nothing changes.
+        A value state cannot hold (a live object: see `network.state.storable`) raises
+        `UnstorableValueError`. On a `StateValidationError` (or a handler that raises) nothing
+        changes.
         """
         spec = self._schema._specs.get(key) or self.spec(key)
         merge = handler or spec.handler
         current = self._data.get(key, MISSING)
+        check = spec.check
+        if check is not None and (
+            merge is replace_values or merge is merge_lists or merge is merge_dicts
+        ):
+            check(value)  # a ready handler keeps plain JSON plain: checking the input suffices
         if (
             merge is merge_lists
             and spec.list_items
@@ -157,7 +164,10 @@ class KV:
             self._replace(spec, current, validated)
         else:
             base = None if current is MISSING else copy_value(current)
-            self._replace(spec, current, copy_value(spec.validate(merge(base, value))))
+            merged = spec.validate(merge(base, value))
+            if check is not None:
+                check(merged)
+            self._replace(spec, current, copy_value(merged))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, copy_value(value), merge))
 
@@ -186,6 +196,8 @@ class KV:
         for key, value in values.items():
             spec = self.spec(key)
             validated = spec.validate(value)
+            if spec.check is not None:
+                spec.check(validated)
             prepared.append((key, copy_value(validated)))
         for key, value in prepared:
             self._data[key] = value

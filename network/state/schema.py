@@ -35,6 +35,7 @@ from pydantic.functional_validators import (
 from network.errors import ConfigurationError, StateError, StateValidationError
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.scopes import is_persistent, json_pointer
+from network.state.storable import Check, storable_check
 from network.state.typenames import type_name
 from network.state.values import copy_value
 
@@ -107,6 +108,9 @@ class KeySpec:
     pointer: str = ""
     append_path: str = ""  # pointer + "/-": where merge_lists appends
     type_label: str = field(default="Any")
+    # Refuses a value state cannot hold (see network.state.storable); None when the key's
+    # type already guarantees JSON, so typed keys pay nothing.
+    check: Check | None = None
 
     def validate(self, value: Any) -> Any:
         """The validated (and coerced) value, or `StateValidationError` naming key and type."""
@@ -198,6 +202,7 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         pointer=json_pointer(key),
         append_path=json_pointer(key) + "/-",
         type_label=type_name(tp),
+        check=storable_check(key, tp, adapter),
     )
     # Appending to a list[X] (or merging into a dict[K, V]) keeps the stored value valid when
     # the new part is valid; Annotated constraints such as a max length break that, so a key

@@ -90,6 +90,8 @@ class StagedKV:
         """Stage a write; it is validated now and applied when the tool's call is committed."""
         spec = self._base.spec(key)
         merge = handler or spec.handler
+        if spec.check is not None and merge in (replace_values, merge_lists, merge_dicts):
+            spec.check(value)  # refused here, inside the tool, not at commit
         if merge is merge_lists and spec.list_items:
             items = list(value) if isinstance(value, list | tuple) else [value]
             checked: Any = spec.validate_items(items)
@@ -99,7 +101,9 @@ class StagedKV:
             checked = copy_value(spec.validate(value))
         else:
             current = self._view(key)
-            spec.validate(merge(None if current is MISSING else copy_value(current), value))
+            merged = spec.validate(merge(None if current is MISSING else copy_value(current), value))
+            if spec.check is not None:
+                spec.check(merged)
             checked = copy_value(value)
         self._writes.append((key, checked, handler))
 

@@ -1,0 +1,176 @@
+"""What a state key may hold: data that survives a trip through JSON.
+
+State is streamed to clients, persisted in thread stores and copied between runs, so a value
+that cannot become JSON (a lock, a client, a socket, a function) breaks all three, and it used
+to break them late: the stream died while serializing, far from the code that wrote it. Each
+write is checked when it happens instead, and refused with `UnstorableValueError` naming the
+key and the spot inside the value.
+
+The rules (decisions where the peers are silent):
+
+- A key whose declared type is JSON-safe all the way down (str, int, float, bool, None,
+  Literal, dates, UUIDs, enums, pydantic models of such fields, and lists, tuples, sets and
+  dicts of them) needs no check: its validator already made the value storable. Such keys
+  pay nothing for this module.
+- An untyped value, or the `Any` part of a typed one, must be plain JSON: str, int, bool,
+  None, a finite float, lists and tuples of plain JSON, dicts with str keys, and pydantic model
+  instances (stored through their JSON form). What you store is what you read back after a
+  thread reload, so a `set`, `bytes`, NaN or infinity, a dataclass or any other object is
+  refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
+- Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
+  serializing the value through the type's own JSON serializer.
+
+Live objects belong beside the state, not in it: `network.run(..., deps=...)` for one object
+the whole run shares, `resources={name: factory}` for things opened and closed per run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import enum
+import math
+import pathlib
+import types
+import typing
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic_core import PydanticSerializationError
+
+from network.errors import UnstorableValueError
+
+Check = Callable[[Any], None]
+
+_PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
+_SAFE_LEAF_TYPES = (
+    str,
+    int,
+    float,
+    bool,
+    type(None),
+    bytes,
+    datetime.datetime,
+    datetime.date,
+    datetime.time,
+    datetime.timedelta,
+    uuid.UUID,
+    decimal.Decimal,
+    pathlib.PurePath,
+    enum.Enum,
+)
+_SAFE_CONTAINERS = (list, dict, tuple, set, frozenset, typing.Union, types.UnionType)
+_MAX_DEPTH = 200  # deeper than any JSON parser accepts; also stops a self-containing list
+
+WHERE_LIVE_OBJECTS_GO = (
+    "state holds JSON data only (it is streamed, persisted and copied). Pass live objects "
+    "(clients, locks, sockets, sandboxes) beside it: `network.run(..., deps=...)` or "
+    "`resources={...}`"
+)
+
+
+def is_json_safe_type(tp: Any, depth: int = 0) -> bool:
+    """True when every value of `tp`, once validated, serializes to JSON (nothing to check)."""
+    if depth > 10:
+        return False
+    if get_origin(tp) is Annotated:
+        return is_json_safe_type(get_args(tp)[0], depth + 1)
+    if tp is Any or tp is object or tp in (list, dict, tuple, set, frozenset):
+        return False
+    if isinstance(tp, type):
+        if issubclass(tp, _SAFE_LEAF_TYPES):
+            return True
+        if issubclass(tp, BaseModel):
+            if tp.model_config.get("arbitrary_types_allowed"):
+                return False
+            return all(
+                is_json_safe_type(field.annotation, depth + 1)
+                for field in tp.model_fields.values()
+            )
+        return False
+    origin = get_origin(tp)
+    if origin is typing.Literal:
+        return True
+    if origin in _SAFE_CONTAINERS:
+        return all(arg is Ellipsis or is_json_safe_type(arg, depth + 1) for arg in get_args(tp))
+    return False
+
+
+def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check | None:
+    """The check a write to `key` of type `tp` needs: None when its type already ensures it."""
+    if adapter is None:
+        return lambda value: check_plain_json(key, value)
+    if is_json_safe_type(tp):
+        return None
+
+    def through_type(value: Any) -> None:
+        try:
+            # warnings off: a merge handler's input (one appended item, some entries) is not
+            # of the key's type, and pydantic then serializes it by what it finds.
+            adapter.dump_python(value, mode="json", warnings=False)
+        except (PydanticSerializationError, ValueError, TypeError, RecursionError) as exc:
+            raise UnstorableValueError(
+                f"state key {key!r} cannot store this value: {exc}. {WHERE_LIVE_OBJECTS_GO}",
+                key=key,
+                found=_found(value),
+            ) from exc
+
+    return through_type
+
+
+def check_plain_json(key: str, value: Any) -> None:
+    """Raise `UnstorableValueError` unless `value` is plain JSON (see the module docstring)."""
+    if type(value) in _PLAIN_LEAVES:
+        return
+    problem = _first_problem(value, "", 0)
+    if problem is not None:
+        where, found = problem
+        at = f" at {where}" if where else ""
+        raise UnstorableValueError(
+            f"state key {key!r} cannot store a {found}{at}: {WHERE_LIVE_OBJECTS_GO}; to store "
+            "a set, bytes or a date, declare the key's type in the state schema.",
+            key=key,
+            found=found,
+        )
+
+
+def _first_problem(value: Any, where: str, depth: int) -> tuple[str, str] | None:
+    """(where, type name) of the first part of `value` that is not plain JSON, or None."""
+    kind = type(value)
+    if kind in _PLAIN_LEAVES:
+        return None
+    if kind is float:
+        return None if math.isfinite(value) else (where, f"non-finite float ({value})")
+    if depth > _MAX_DEPTH:
+        return (where, "value nested too deeply (or containing itself)")
+    if kind is list or kind is tuple:
+        for index, item in enumerate(value):
+            if type(item) not in _PLAIN_LEAVES:
+                problem = _first_problem(item, f"{where}[{index}]", depth + 1)
+                if problem is not None:
+                    return problem
+        return None
+    if kind is dict:
+        for name, item in value.items():
+            if type(name) is not str:
+                return (f"{where}[{name!r}]", f"dict key of type {type(name).__name__}")
+            if type(item) not in _PLAIN_LEAVES:
+                problem = _first_problem(item, f"{where}[{name!r}]", depth + 1)
+                if problem is not None:
+                    return problem
+        return None
+    if isinstance(value, BaseModel):
+        try:
+            value.model_dump(mode="json")
+        except (PydanticSerializationError, ValueError, TypeError, RecursionError):
+            return (where, f"{kind.__name__} model whose fields cannot become JSON")
+        return None
+    return (where, _found(value))
+
+
+def _found(value: Any) -> str:
+    kind = type(value)
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"

@@ -1,0 +1,166 @@
+"""State holds JSON data only: a live object is refused when it is written, naming the key."""
+
+from __future__ import annotations
+
+import datetime
+import socket
+import threading
+import warnings
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, State, StateValidationError, merge_dicts
+from network.errors import ToolStateWarning, UnstorableValueError
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+SCHEMA: dict[str, Any] = {
+    "tags": {"type": set[str]},
+    "when": {"type": datetime.datetime},
+    "points": {"type": list[Point]},
+    "loose": {"type": dict[str, Any], "handler": merge_dicts},
+    "items": {"type": list[Any]},
+    "best": {"type": Any, "handler": lambda current, new: new},
+}
+
+
+def live_objects() -> list[tuple[str, Any]]:
+    return [
+        ("lock", threading.Lock()),
+        ("socket", socket.socket()),
+        ("function", lambda: None),
+        ("object", object()),
+        ("set", {1, 2}),
+        ("nan", float("nan")),
+        ("infinity", float("inf")),
+        ("bytes", b"raw"),
+        ("int dict key", {1: "one"}),
+        ("nested", {"a": [1, {"client": threading.Lock()}]}),
+    ]
+
+
+@pytest.mark.parametrize(("label", "value"), live_objects(), ids=[n for n, _ in live_objects()])
+def test_untyped_keys_refuse_what_json_cannot_hold(label: str, value: Any) -> None:
+    state = State(data={"before": 1})
+    with pytest.raises(UnstorableValueError) as raised:
+        state.kv.set("sandbox", value)
+    error = raised.value
+    assert isinstance(error, StateValidationError)
+    assert error.key == "sandbox"
+    assert "'sandbox'" in str(error)
+    assert "deps=" in str(error) and "resources=" in str(error)  # says where live objects go
+    assert state.kv.data == {"before": 1}  # nothing changed
+    if isinstance(value, socket.socket):
+        value.close()
+
+
+def test_the_message_points_at_the_offending_part() -> None:
+    state = State()
+    with pytest.raises(UnstorableValueError, match=r"_thread.lock at \['a'\]\[1\]\['client'\]"):
+        state.kv.set("k", {"a": [1, {"client": threading.Lock()}]})
+
+
+def test_plain_json_and_models_are_stored() -> None:
+    state = State()
+    value = {"a": [1, 2.5, None, True, "s", (1, 2)], "p": Point(x=1, y=2)}
+    state.kv.set("k", value)
+    assert state.kv.get("k")["a"][1] == 2.5
+
+
+def test_declared_types_store_what_they_declare_and_refuse_live_parts() -> None:
+    state = State(schema=SCHEMA)
+    kv = state.kv
+    kv.set("tags", {"a", "b"})  # a set where the key says set[str]
+    kv.set("when", datetime.datetime(2026, 1, 1))
+    kv.set("points", [Point(x=1, y=2)])
+    kv.set("loose", {"a": {"b": 1}})
+    kv.set("items", "x")
+    assert kv.get("tags") == {"a", "b"}
+    for key, value in [
+        ("loose", {"client": threading.Lock()}),  # the Any part of dict[str, Any]
+        ("items", threading.Lock()),  # an appended item of list[Any]
+        ("best", threading.Lock()),  # through a custom handler
+    ]:
+        with pytest.raises(UnstorableValueError) as raised:
+            kv.set(key, value)
+        assert raised.value.key == key
+    assert kv.get("loose") == {"a": {"b": 1}} and kv.get("items") == ["x"]
+    assert not kv.has("best")
+
+
+def test_initial_data_and_staged_tool_views_refuse_too() -> None:
+    with pytest.raises(UnstorableValueError, match="'client'"):
+        State(data={"client": threading.Lock()})
+    view = State().for_tool()
+    with pytest.raises(UnstorableValueError, match="'client'"):
+        view.kv.set("client", threading.Lock())
+
+
+def test_typed_keys_whose_type_is_json_safe_carry_no_check() -> None:
+    state = State(schema={"n": {"type": int}, "points": {"type": list[Point]}, "free": {"type": Any}})
+    assert state.kv.spec("n").check is None
+    assert state.kv.spec("points").check is None
+    assert state.kv.spec("free").check is not None
+    assert state.kv.spec("undeclared").check is not None
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("parallel", [False, True], ids=["one call", "parallel calls"])
+async def test_a_tool_writing_a_live_object_is_rolled_back_the_model_told_the_developer_warned(
+    parallel: bool,
+) -> None:
+    @tool
+    def connect(ctx: ToolContext) -> str:
+        """Open a sandbox."""
+        ctx.kv.set("progress", "connecting")  # a good write first: rolled back with the bad one
+        ctx.kv.set("sandbox", threading.Lock())
+        return "connected"
+
+    @tool
+    def note(ctx: ToolContext) -> str:
+        """Take a note."""
+        ctx.kv.set("note", "kept")
+        return "noted"
+
+    calls = [call("connect"), call("note")] if parallel else [call("connect")]
+    model = ScriptedModel([calls, "done"])
+    agent = Agent("builder", tools=[connect, note], model=model)
+    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = await network.run("go")
+    record = result.results[0].tool_calls[0]
+    assert record.is_error and "UnstorableValueError" in record.content
+    assert "'sandbox'" in record.content
+    told = [m for m in model.requests[1].history if m.role == "tool"]
+    assert told[0].is_error and "'sandbox'" in str(told[0].content)
+    assert not result.state.kv.has("sandbox") and not result.state.kv.has("progress")
+    assert result.state.kv.has("note") is parallel  # the other call's writes are kept
+    assert result.output == "done"  # the run went on
+    raised = [w for w in caught if issubclass(w.category, ToolStateWarning)]
+    assert len(raised) == 1
+    text = str(raised[0].message)
+    assert "'builder'" in text and "'connect'" in text and "'sandbox'" in text
+
+
+@pytest.mark.anyio
+async def test_outputs_to_state_of_a_live_object_is_refused_the_same_way() -> None:
+    @tool(outputs_to_state={"client": {"source": "client"}})
+    def open_client() -> dict[str, Any]:
+        """Open a client."""
+        return {"client": threading.Lock()}
+
+    model = ScriptedModel([call("open_client"), "ok"])
+    agent = Agent("a", tools=[open_client], model=model)
+    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    with pytest.warns(ToolStateWarning, match="'client'"):
+        result = await network.run("go")
+    assert result.results[0].tool_calls[0].is_error
+    assert not result.state.kv.has("client")
