@@ -3,6 +3,7 @@
 from agents.agent import Agent
 from agents.client_tool import ClientTool, client_tool
 from agents.context_policy import ContextPolicy
+from agents.files import FileWriteError, files_to_disk, write_files_tool
 from agents.hooks import AgentCall, AgentHooks
 from agents.models import (
     Model,
@@ -26,6 +27,7 @@ __all__ = [
     "AgentHooks",
     "ClientTool",
     "ContextPolicy",
+    "FileWriteError",
     "LiteLLMModel",
     "Model",
     "ModelRequest",
@@ -39,6 +41,8 @@ __all__ = [
     "ToolDefinitionWarning",
     "call",
     "client_tool",
+    "files_to_disk",
     "make_model",
     "tool",
+    "write_files_tool",
 ]

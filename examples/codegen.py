@@ -1,8 +1,10 @@
 """A code-generation team: a planner, a coder and a reviewer, routed by code.
 
 The planner writes the plan to state (`output_key="plan"`); the coder's `write_files` tool
-accumulates files in `state.kv["files"]` (merged with `merge_dicts`); the reviewer approves or
-sends the work back through its `review` tool. A plain function routes from what is in kv.
+(the library's checked writer, `agents.write_files_tool`) writes the files inside the output
+folder only and accumulates them in `state.kv["files"]` (merged with `merge_dicts`); a path
+that would leave the folder is refused and the model told. The reviewer approves or sends the
+work back through its `review` tool. A plain function routes from what is in kv.
 
     python examples/codegen.py --out out/                 # offline, on a scripted model
     python examples/codegen.py --model openai/gpt-4o-mini  # a real model
@@ -15,18 +17,10 @@ import pathlib
 import sys
 from typing import Annotated, Any
 
-from agents import Agent, ScriptedModel, call, tool
+from agents import Agent, ScriptedModel, call, tool, write_files_tool
 from network import Network, RunContext, merge_dicts
 
 TASK = "Write a Python module with a function that adds two numbers, and a test for it."
-
-
-@tool(outputs_to_state={"files": {"source": "files", "handler": merge_dicts}})
-def write_files(
-    files: Annotated[dict[str, str], "file path -> complete file content"],
-) -> dict[str, Any]:
-    """Write (or overwrite) source files in the project."""
-    return {"files": files, "written": sorted(files)}
 
 
 @tool(outputs_to_state={"review": {}})
@@ -94,8 +88,12 @@ def scripted_models() -> dict[str, ScriptedModel]:
     }
 
 
-def build_network(model: str | None = None) -> Network:
-    """The codegen network, on `model` (a litellm model string) or the offline script."""
+def build_network(model: str | None = None, out: str | pathlib.Path | None = None) -> Network:
+    """The codegen network, on `model` (a litellm model string) or the offline script.
+
+    With `out`, the coder writes its files there as it goes (and never outside it); without,
+    the files are checked the same way and kept in state only.
+    """
     scripted = scripted_models() if model is None else {}
     planner = Agent(
         "planner",
@@ -112,7 +110,7 @@ def build_network(model: str | None = None) -> Network:
             "Files so far: {files?}\nReviewer's comments: {review?}\n"
             "Call write_files with every file you add or change."
         ),
-        tools=[write_files],
+        tools=[write_files_tool(out, max_files=50, max_bytes=200_000)],
         tool_choice="write_files",
         model=scripted.get("coder", model),
     )
@@ -120,7 +118,7 @@ def build_network(model: str | None = None) -> Network:
         "reviewer",
         description="Reviews the files against the plan.",
         system=(
-            "You review code against the plan:\n{plan}\nFiles: {files}\n"
+            "You review code against the plan:\n{plan}\nFiles: {files?}\n"
             "Call review: approve when every planned file exists and is correct."
         ),
         tools=[review],
@@ -150,14 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("Running offline on a scripted model (pass --model provider/name for a real one).")
     _quiet_logs()
-    result = build_network(args.model).run_sync(args.task)
     out = pathlib.Path(args.out)
+    result = build_network(args.model, out).run_sync(args.task)
     files = result.get("files") or {}
-    for path, content in files.items():
-        target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content)
+    refused = [
+        record.content
+        for inference in result.results
+        for record in inference.tool_calls
+        if record.name == "write_files" and record.is_error
+    ]
     print("Agents called:", " -> ".join(r.agent for r in result.results))
+    for refusal in refused:
+        print("Refused:", refusal)
     print(f"Files written to {out}/:", ", ".join(sorted(files)) or "none")
     print("Review:", (result.get("review") or {}).get("comments", "none"))
     print("Stop reason:", result.stop_reason)

@@ -94,3 +94,51 @@ def test_codegen_runs_on_a_model_named_on_the_command_line(tmp_path: pathlib.Pat
         assert {r["model"] for r in server.requests} == {"fake-model"}
         first_system = server.requests[1]["messages"][0]["content"]
         assert "1. calc/add.py with add(a, b)." in first_system  # the plan, from state
+
+
+def test_codegen_refuses_paths_that_leave_its_output_folder(tmp_path: pathlib.Path) -> None:
+    import os
+
+    from tests.fakes import FakeOpenAIServer
+
+    out = tmp_path / "work" / "out"
+    out.mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    (out / "link").symlink_to(tmp_path / "outside", target_is_directory=True)
+    hostile = {"../../escape.py": "x", "/tmp/abs.py": "x", "a/../../x.py": "x", "link/x.py": "x"}
+    good = {"calc/add.py": "def add(a, b):\n    return a + b\n"}
+    with FakeOpenAIServer() as server:
+        server.add_text("1. calc/add.py")
+        server.add_tool_calls(("write_files", {"files": hostile}))
+        server.add_tool_calls(("review", {"approved": False, "comments": "Write calc/add.py."}))
+        server.add_tool_calls(("write_files", {"files": good}))
+        server.add_tool_calls(("review", {"approved": True, "comments": "Fine."}))
+        env = {**os.environ, "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "k"}
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(EXAMPLES / "codegen.py"),
+                "--model",
+                "openai/m",
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "planner -> coder -> reviewer -> coder -> reviewer" in done.stdout
+    refusal = next(line for line in done.stdout.splitlines() if line.startswith("Refused:"))
+    for name in hostile:
+        assert repr(name) in refusal
+    assert list((tmp_path / "outside").iterdir()) == []
+    assert not (tmp_path / "escape.py").exists() and not (tmp_path / "x.py").exists()
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == [
+        "calc",
+        "calc/add.py",
+        "link",
+    ]

@@ -101,7 +101,9 @@ class StagedKV:
             checked = copy_value(spec.validate(value))
         else:
             current = self._view(key)
-            merged = spec.validate(merge(None if current is MISSING else copy_value(current), value))
+            merged = spec.validate(
+                merge(None if current is MISSING else copy_value(current), value)
+            )
             if spec.check is not None:
                 spec.check(merged)
             checked = copy_value(value)

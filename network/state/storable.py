@@ -86,8 +86,7 @@ def is_json_safe_type(tp: Any, depth: int = 0) -> bool:
             if tp.model_config.get("arbitrary_types_allowed"):
                 return False
             return all(
-                is_json_safe_type(field.annotation, depth + 1)
-                for field in tp.model_fields.values()
+                is_json_safe_type(field.annotation, depth + 1) for field in tp.model_fields.values()
             )
         return False
     origin = get_origin(tp)

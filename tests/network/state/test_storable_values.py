@@ -104,7 +104,9 @@ def test_initial_data_and_staged_tool_views_refuse_too() -> None:
 
 
 def test_typed_keys_whose_type_is_json_safe_carry_no_check() -> None:
-    state = State(schema={"n": {"type": int}, "points": {"type": list[Point]}, "free": {"type": Any}})
+    state = State(
+        schema={"n": {"type": int}, "points": {"type": list[Point]}, "free": {"type": Any}}
+    )
     assert state.kv.spec("n").check is None
     assert state.kv.spec("points").check is None
     assert state.kv.spec("free").check is not None
