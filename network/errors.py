@@ -99,6 +99,26 @@ class ThreadError(AgentNetworkError):
     """A thread store operation was refused (duplicate thread id, missing thread, ...)."""
 
 
+class InvalidIdError(ThreadError, ValueError):
+    """A thread id, user id or app name that no store may keep (empty, too long, or holding a
+    character a database cannot store); `field` names which. Raised before any store is
+    touched, with the same rules for every store."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class ThreadStoreError(ThreadError):
+    """The database behind a thread store failed. The message is generic on purpose (a
+    driver's text quotes SQL and values); the driver's exception is the `__cause__`, and the
+    store logs it."""
+
+    def __init__(self, message: str, *, operation: str) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
 class AgentNetworkWarning(UserWarning):
     """Base class of the warnings this library emits (filter them with `warnings`)."""
 

@@ -22,20 +22,27 @@ from network.agui.errors import RequestError
 from network.agui.messages import convert, input_text
 from network.agui.registry import ThreadRecord, json_size
 from network.agui.tool_results import check_tool_results
+from network.errors import InvalidIdError
 from network.run.context import RunContext
 from network.run.interrupts import restore_rejected
+from network.threads.ids import check_id
 
 
 def parse(body: bytes) -> Any:
     """The request body as an `ag_ui.core.RunAgentInput`, or a 422 `RequestError`."""
     try:
-        return RunAgentInput.model_validate_json(body)
+        run_input = RunAgentInput.model_validate_json(body)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
             for e in exc.errors(include_url=False)[:5]
         )
         raise RequestError(422, "invalid_request", f"not a RunAgentInput: {problems}") from exc
+    try:  # the thread stores' rules, so an id the server takes is one any store can keep
+        check_id("threadId", run_input.thread_id)
+    except InvalidIdError as exc:
+        raise RequestError(422, "invalid_thread_id", str(exc), key="threadId") from exc
+    return run_input
 
 
 def prepare(

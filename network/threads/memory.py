@@ -21,6 +21,7 @@ from network.errors import StaleThreadError
 from network.history.results import InferenceResult
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread
+from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
 
@@ -58,6 +59,8 @@ class MemoryStore(BaseStore):
         user_id: str = ANONYMOUS_USER,
         metadata: dict[str, Any] | None = None,
     ) -> ThreadInfo:
+        check_id("thread_id", thread_id)
+        check_ids(user_id=user_id, app_name=app_name)
         await anyio.lowlevel.checkpoint()
         if thread_id in self._threads:
             raise ThreadExistsError(f"thread {thread_id!r} already exists")
@@ -74,6 +77,7 @@ class MemoryStore(BaseStore):
         return info.model_copy(deep=True)
 
     async def get_thread(self, thread_id: str) -> Thread | None:
+        check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
         stored = self._threads.get(thread_id)
         if stored is None:
@@ -110,6 +114,7 @@ class MemoryStore(BaseStore):
     async def list_threads(
         self, *, app_name: str | None = None, user_id: str | None = None
     ) -> list[ThreadInfo]:
+        check_ids(user_id=user_id, app_name=app_name)
         await anyio.lowlevel.checkpoint()
         found = [
             stored.info.model_copy(deep=True)
@@ -122,6 +127,7 @@ class MemoryStore(BaseStore):
         return found
 
     async def delete_thread(self, thread_id: str) -> bool:
+        check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
         self.decoded.forget(thread_id)
         return self._threads.pop(thread_id, None) is not None
@@ -129,6 +135,7 @@ class MemoryStore(BaseStore):
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
+        check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
         stored = self._threads.get(thread_id)
         if stored is None:
@@ -137,6 +144,7 @@ class MemoryStore(BaseStore):
         return entry.select(last, after)
 
     async def append_results(self, thread_id: str, commit: Commit) -> int:
+        check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
         stored = self._threads.get(thread_id)
         if stored is None:

@@ -34,7 +34,7 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from network.errors import ConfigurationError, ThreadError
+from network.errors import ThreadError
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink
@@ -44,6 +44,7 @@ from network.state.kv import KV, MISSING
 from network.state.scopes import scope_of
 from network.state.state import State
 from network.threads.codec import record_of
+from network.threads.ids import check_ids
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
 from network.threads.resolve import open_store
 from network.threads.thread_data import (
@@ -86,11 +87,10 @@ class ThreadSession:
         state: Mapping[str, Any] | State | None = None,
     ) -> ThreadSession:
         """Load (or create) the thread and build the run's State from it."""
-        if not isinstance(thread_id, str) or not thread_id:
-            raise ConfigurationError(f"thread_id must be a non-empty string, got {thread_id!r}")
-        if user_id is not None and not isinstance(user_id, str):
-            raise ConfigurationError(f"user_id must be a string, got {user_id!r}")
         app = app_name or network.name
+        # Before the store is opened: every store, the user's own too, gets the same rules.
+        check_ids(thread_id=thread_id if thread_id is not None else "", user_id=user_id)
+        check_ids(app_name=app)
         opened, owned = open_store(store)
         try:
             thread = await _load(opened, thread_id, app, user_id)

@@ -27,21 +27,25 @@ How the guarantees are kept:
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
 import anyio
+import structlog
 from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlalchemy.util import concurrency
 
-from network.errors import AgentNetworkError, ConfigurationError, ThreadError
+from network.errors import AgentNetworkError, ConfigurationError, ThreadStoreError
 from network.history.results import InferenceResult
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedThread, shared_cache
+from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_tables import build_tables
@@ -55,6 +59,38 @@ from network.threads.thread_data import (
 from network.threads.urls import store_url
 
 _BEGIN_OPTION = "agent_network_begin"
+
+log = structlog.get_logger("agent_network.threads")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _database_errors(
+    method: Callable[P, Coroutine[Any, Any, R]],
+) -> Callable[P, Coroutine[Any, Any, R]]:
+    """A database failure leaves as `ThreadStoreError` with a generic message.
+
+    A driver's own text quotes SQL and the values bound to it, so it is logged here and kept
+    as the `__cause__`, never put in a message a client or caller may show. The library's
+    own errors (a stale revision, a missing thread) pass through unchanged.
+    """
+    operation = method.__name__
+
+    @functools.wraps(method)
+    async def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except AgentNetworkError:
+            raise
+        except (SQLAlchemyError, UnicodeError, OSError) as exc:
+            dialect = getattr(args[0], "dialect", "sql")
+            log.error("thread_store.failed", operation=operation, dialect=dialect, error=repr(exc))
+            raise ThreadStoreError(
+                f"the thread store ({dialect}) failed in {operation}; the database error is logged",
+                operation=operation,
+            ) from exc
+
+    return guarded
 
 
 class SQLStore(BaseStore):
@@ -112,6 +148,7 @@ class SQLStore(BaseStore):
 
     # -- setup ---------------------------------------------------------------------------------
 
+    @_database_errors
     async def setup(self) -> None:
         """Create the tables if they do not exist (done on first use unless disabled)."""
         if self._ready:
@@ -129,6 +166,7 @@ class SQLStore(BaseStore):
 
     # -- threads -------------------------------------------------------------------------------
 
+    @_database_errors
     async def create_thread(
         self,
         thread_id: str,
@@ -137,6 +175,8 @@ class SQLStore(BaseStore):
         user_id: str = ANONYMOUS_USER,
         metadata: dict[str, Any] | None = None,
     ) -> ThreadInfo:
+        check_id("thread_id", thread_id)
+        check_ids(user_id=user_id, app_name=app_name)
         await self.setup()
         now = time.time()
         info = ThreadInfo(
@@ -164,7 +204,9 @@ class SQLStore(BaseStore):
             raise ThreadExistsError(f"thread {thread_id!r} already exists") from exc
         return info
 
+    @_database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
+        check_id("thread_id", thread_id)
         await self.setup()
         t = self.tables
         async with self._reader.begin() as conn:
@@ -226,9 +268,11 @@ class SQLStore(BaseStore):
         self.decoded.extend(entry, m, texts, r, stored, n, summaries)
         return entry, n + len(summaries)
 
+    @_database_errors
     async def list_threads(
         self, *, app_name: str | None = None, user_id: str | None = None
     ) -> list[ThreadInfo]:
+        check_ids(user_id=user_id, app_name=app_name)
         await self.setup()
         threads = self.tables.threads
         query = select(threads).order_by(threads.c.updated_at.desc(), threads.c.thread_id)
@@ -240,7 +284,9 @@ class SQLStore(BaseStore):
             rows = (await conn.execute(query)).all()
         return [_info(row) for row in rows]
 
+    @_database_errors
     async def delete_thread(self, thread_id: str) -> bool:
+        check_id("thread_id", thread_id)
         await self.setup()
         t = self.tables
         async with self._writer.begin() as conn:
@@ -255,9 +301,11 @@ class SQLStore(BaseStore):
         self.decoded.forget(thread_id)
         return existed
 
+    @_database_errors
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
+        check_id("thread_id", thread_id)
         await self.setup()
         t = self.tables
         async with self._reader.begin() as conn:
@@ -276,7 +324,9 @@ class SQLStore(BaseStore):
 
     # -- commits -------------------------------------------------------------------------------
 
+    @_database_errors
     async def append_results(self, thread_id: str, commit: Commit) -> int:
+        check_id("thread_id", thread_id)
         await self.setup()
         # Encode before the transaction: the write lock is held only for the writes.
         now = time.time()
@@ -291,17 +341,8 @@ class SQLStore(BaseStore):
             for record in commit.results
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
-        try:
-            async with self._writer.begin() as conn:
-                await self._commits.write(
-                    conn, thread_id, commit, messages, results, now, summaries
-                )
-        except AgentNetworkError:
-            raise
-        except SQLAlchemyError as exc:
-            raise ThreadError(
-                f"commit to thread {thread_id!r} failed and was rolled back: {exc}"
-            ) from exc
+        async with self._writer.begin() as conn:  # any failure rolls the whole commit back
+            await self._commits.write(conn, thread_id, commit, messages, results, now, summaries)
         return commit.revision + 1
 
 
