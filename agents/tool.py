@@ -26,12 +26,14 @@ from collections.abc import Callable, Mapping
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
+import anyio.to_process
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 from pydantic_core import SchemaValidator
 
 from agents.docstrings import parse_docstring
+from agents.isolated import call_by_name, reference
 from agents.tool_checks import warn_about_definition
 from agents.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
@@ -47,6 +49,7 @@ class Tool:
     __slots__ = (
         "_call_async",
         "_injected",
+        "_process_target",
         "_state_inputs",
         "_validate_arguments",
         "args_model",
@@ -55,6 +58,7 @@ class Tool:
         "fn",
         "inline",
         "inputs_from_state",
+        "isolated",
         "name",
         "outputs_to_state",
         "parameters",
@@ -74,6 +78,7 @@ class Tool:
         requires_confirmation: bool = False,
         blocking: bool = False,
         timeout: float | None = None,
+        isolated: bool = False,
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
@@ -90,15 +95,17 @@ class Tool:
         self.inputs_from_state = dict(inputs_from_state or {})
         self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
         self.requires_confirmation = requires_confirmation
-        self.blocking = blocking
         self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
         )
+        self.isolated = isolated
         # A sync tool with a time limit runs in a worker thread: code running on the event loop
         # cannot be interrupted, a thread can at least be abandoned.
-        self.blocking = blocking or (timeout is not None and not self._call_async)
+        self.blocking = not isolated and (
+            blocking or (timeout is not None and not self._call_async)
+        )
         # A plain sync tool runs right on the event loop: `invoke_inline` spares a coroutine.
-        self.inline = not self._call_async and not self.blocking
+        self.inline = not self._call_async and not self.blocking and not isolated
         signature = inspect.signature(fn)
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
@@ -114,6 +121,12 @@ class Tool:
                     f"{from_state[mapped]!r} to parameter {mapped!r}, which the function lacks"
                 )
         self._check_outputs()
+        self._process_target = reference(fn, self.name) if isolated else None
+        if isolated and (self._call_async or blocking):
+            raise ConfigurationError(
+                f"tool {self.name!r}: isolated=True runs a sync function in a worker process; "
+                "it cannot be async or blocking=True as well"
+            )
         self._injected: dict[str, str] = {}
         self._state_inputs: dict[str, tuple[str, Any]] = {}
         fields: dict[str, Any] = {}
@@ -131,6 +144,11 @@ class Tool:
                 self._state_inputs[param_name] = (from_state[param_name], param.default)
                 continue
             fields[param_name] = _field(annotation, param, param_docs.get(param_name))
+        if isolated and self._injected:
+            raise ConfigurationError(
+                f"tool {self.name!r}: an isolated tool runs in another process and cannot be "
+                "given a ToolContext or State; return values and use outputs_to_state"
+            )
         self.parameters = list(fields)
         warn_about_definition(fn, self.name, self.description, self.parameters)
         self.args_model: type[BaseModel] = create_model(
@@ -195,6 +213,12 @@ class Tool:
             return self.invoke_inline(arguments, context)
         if self._call_async:
             result = await self.fn(**self._arguments(arguments, context))
+        elif self._process_target is not None:
+            module, qualname = self._process_target
+            kwargs = self._arguments(arguments, context)
+            result = await anyio.to_process.run_sync(
+                call_by_name, module, qualname, kwargs, cancellable=True
+            )
         else:
             result = await self._invoke_in_thread(arguments, context)
         if self.outputs_to_state:
@@ -276,6 +300,7 @@ def tool(
     requires_confirmation: bool = False,
     blocking: bool = False,
     timeout: float | None = None,
+    isolated: bool = False,
 ) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -294,6 +319,10 @@ def tool(
         timeout: seconds the call may take; past it the model gets an error result and the
             run goes on. Default: the agent's, else the network's `tool_timeout`. A sync tool
             given a timeout runs in a worker thread (as with `blocking=True`).
+        isolated: run a sync function in a worker process, killed when the call times out or
+            the run is cancelled: for tools that may hang for good. The function must be
+            defined at module level, take and return picklable values, and cannot be given a
+            `ToolContext` or `State` (see `agents.isolated`).
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
@@ -306,6 +335,7 @@ def tool(
             requires_confirmation=requires_confirmation,
             blocking=blocking,
             timeout=timeout,
+            isolated=isolated,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -6,7 +6,9 @@ results, events and errors. Agents and tools live in `agents`, ready routers in 
 
 from network.errors import (
     AgentNetworkError,
+    AgentNetworkWarning,
     ConfigurationError,
+    InvalidIdError,
     ModelError,
     RoutingError,
     StaleThreadError,
@@ -14,7 +16,10 @@ from network.errors import (
     StateValidationError,
     TemplateError,
     ThreadError,
+    ThreadStoreError,
     ToolError,
+    ToolStateWarning,
+    UnstorableValueError,
 )
 from network.history.messages import (
     AssistantMessage,
@@ -40,10 +45,12 @@ from network.state.state import State
 __all__ = [
     "KV",
     "AgentNetworkError",
+    "AgentNetworkWarning",
     "AssistantMessage",
     "ConfigurationError",
     "HistoryView",
     "InferenceResult",
+    "InvalidIdError",
     "Message",
     "ModelError",
     "Network",
@@ -61,10 +68,13 @@ __all__ = [
     "SystemMessage",
     "TemplateError",
     "ThreadError",
+    "ThreadStoreError",
     "ToolCall",
     "ToolCallRecord",
     "ToolError",
     "ToolMessage",
+    "ToolStateWarning",
+    "UnstorableValueError",
     "Usage",
     "UserMessage",
     "WriteRecord",
