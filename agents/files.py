@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -221,7 +220,7 @@ def _write_one(root_fd: int, path: str, data: bytes) -> None:
                 os.mkdir(part, 0o755, dir_fd=fd)
             fd = os.open(part, _DIR_FLAGS, dir_fd=fd)  # a symlink here fails: ELOOP/ENOTDIR
             fds.append(fd)
-        temp = f".{name[:200]}.{uuid.uuid4().hex[:12]}.tmp"
+        temp = f".{name[:200]}.{os.urandom(6).hex()}.tmp"
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         out = os.open(temp, flags, 0o644, dir_fd=fd)
         try:

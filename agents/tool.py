@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
-import anyio.to_process
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -216,6 +215,8 @@ class Tool:
         elif self._process_target is not None:
             module, qualname = self._process_target
             kwargs = self._arguments(arguments, context)
+            import anyio.to_process  # only isolated tools pay for loading it
+
             result = await anyio.to_process.run_sync(
                 call_by_name, module, qualname, kwargs, cancellable=True
             )

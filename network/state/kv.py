@@ -18,6 +18,7 @@ from typing import Any
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.provenance import CALLER, LogEntry, Writer, WriteRecord, write_record
 from network.state.schema import Handler, KeySpec, StateSchema
+from network.state.storable import plain_json_copy
 from network.state.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
 
 MISSING: Any = object()
@@ -133,8 +134,11 @@ class KV:
         merge = handler or spec.handler
         current = self._data.get(key, MISSING)
         check = spec.check
+        untyped = spec.adapter is None
         if check is not None and (
-            merge is replace_values or merge is merge_lists or merge is merge_dicts
+            merge is merge_lists
+            or merge is merge_dicts
+            or (merge is replace_values and not untyped)
         ):
             check(value)  # a ready handler keeps plain JSON plain: checking the input suffices
         if (
@@ -156,11 +160,14 @@ class KV:
                 merge(None, value)  # raises the handler's own TypeError
             self._merge_entries(spec, current, spec.validate_entries(value))
         elif merge is replace_values:
-            # A copy even of a validated value: pydantic hands `Any` parts and model instances
-            # back as they came, and the caller keeps no handle on the store.
-            validated = spec.validate(value)
-            if validated is value or not spec.fresh:
-                validated = copy_value(validated)
+            if untyped:  # checked to be plain JSON and copied, in one walk
+                validated = plain_json_copy(key, value)
+            else:
+                # A copy even of a validated value: pydantic hands `Any` parts and model
+                # instances back as they came, and the caller keeps no handle on the store.
+                validated = spec.validate(value)
+                if validated is value or not spec.fresh:
+                    validated = copy_value(validated)
             self._replace(spec, current, validated)
         else:
             base = None if current is MISSING else copy_value(current)

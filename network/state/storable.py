@@ -26,14 +26,10 @@ the whole run shares, `resources={name: factory}` for things opened and closed p
 
 from __future__ import annotations
 
-import datetime
-import decimal
 import enum
 import math
-import pathlib
 import types
 import typing
-import uuid
 from collections.abc import Callable
 from typing import Annotated, Any, get_args, get_origin
 
@@ -45,21 +41,19 @@ from network.errors import UnstorableValueError
 Check = Callable[[Any], None]
 
 _PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
-_SAFE_LEAF_TYPES = (
-    str,
-    int,
-    float,
-    bool,
-    type(None),
-    bytes,
-    datetime.datetime,
-    datetime.date,
-    datetime.time,
-    datetime.timedelta,
-    uuid.UUID,
-    decimal.Decimal,
-    pathlib.PurePath,
-    enum.Enum,
+_SAFE_LEAF_TYPES = (str, int, float, bool, type(None), bytes, enum.Enum)
+# Types pydantic turns into JSON strings, named rather than imported: `import network` stays
+# light, and a subclass counts through its MRO.
+_SAFE_LEAF_NAMES = frozenset(
+    {
+        ("datetime", "datetime"),
+        ("datetime", "date"),
+        ("datetime", "time"),
+        ("datetime", "timedelta"),
+        ("uuid", "UUID"),
+        ("decimal", "Decimal"),
+        ("pathlib", "PurePath"),
+    }
 )
 _SAFE_CONTAINERS = (list, dict, tuple, set, frozenset, typing.Union, types.UnionType)
 _MAX_DEPTH = 200  # deeper than any JSON parser accepts; also stops a self-containing list
@@ -80,7 +74,9 @@ def is_json_safe_type(tp: Any, depth: int = 0) -> bool:
     if tp is Any or tp is object or tp in (list, dict, tuple, set, frozenset):
         return False
     if isinstance(tp, type):
-        if issubclass(tp, _SAFE_LEAF_TYPES):
+        if issubclass(tp, _SAFE_LEAF_TYPES) or any(
+            (base.__module__, base.__qualname__) in _SAFE_LEAF_NAMES for base in tp.__mro__
+        ):
             return True
         if issubclass(tp, BaseModel):
             if tp.model_config.get("arbitrary_types_allowed"):
@@ -123,10 +119,10 @@ def check_plain_json(key: str, value: Any) -> None:
     """Raise `UnstorableValueError` unless `value` is plain JSON (see the module docstring)."""
     if type(value) in _PLAIN_LEAVES:
         return
-    problem = _first_problem(value, "", 0)
+    problem = _first_problem(value, 0)
     if problem is not None:
-        where, found = problem
-        at = f" at {where}" if where else ""
+        path, found = problem
+        at = f" at {''.join(reversed(path))}" if path else ""
         raise UnstorableValueError(
             f"state key {key!r} cannot store a {found}{at}: {WHERE_LIVE_OBJECTS_GO}; to store "
             "a set, bytes or a date, declare the key's type in the state schema.",
@@ -135,38 +131,86 @@ def check_plain_json(key: str, value: Any) -> None:
         )
 
 
-def _first_problem(value: Any, where: str, depth: int) -> tuple[str, str] | None:
-    """(where, type name) of the first part of `value` that is not plain JSON, or None."""
+class _NotPlain(Exception):
+    """Internal: `plain_json_copy` met something that is not plain JSON."""
+
+
+def plain_json_copy(key: str, value: Any) -> Any:
+    """A private copy of `value`, checked to be plain JSON in the same walk (an untyped
+    write would otherwise walk it twice: once to check, once to copy)."""
+    try:
+        return _copy_plain(value, 0)
+    except _NotPlain:
+        check_plain_json(key, value)  # walks again, only to say where and what
+        raise AssertionError("unreachable: check_plain_json raises") from None
+
+
+def _copy_plain(value: Any, depth: int) -> Any:
     kind = type(value)
-    if kind in _PLAIN_LEAVES:
-        return None
-    if kind is float:
-        return None if math.isfinite(value) else (where, f"non-finite float ({value})")
+    plain = _PLAIN_LEAVES
+    if kind in plain:
+        return value
     if depth > _MAX_DEPTH:
-        return (where, "value nested too deeply (or containing itself)")
+        raise _NotPlain
+    if kind is dict:
+        out = {}
+        for name, item in value.items():
+            if type(name) is not str:
+                raise _NotPlain
+            out[name] = item if type(item) in plain else _copy_plain(item, depth + 1)
+        return out
+    if kind is list:
+        return [item if type(item) in plain else _copy_plain(item, depth + 1) for item in value]
+    if kind is float:
+        if math.isfinite(value):
+            return value
+        raise _NotPlain
+    if kind is tuple:
+        return tuple(_copy_plain(item, depth + 1) for item in value)
+    if isinstance(value, BaseModel):
+        if _first_problem(value, depth) is not None:
+            raise _NotPlain
+        return value.model_copy(deep=True)
+    raise _NotPlain
+
+
+def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
+    """(path from the offender up, its type name) of the first part of `value` that is not
+    plain JSON, or None. The path is built only on the way back from a failure: the common
+    case, a valid value, walks it once without formatting anything."""
+    kind = type(value)
+    if kind is float:
+        return None if math.isfinite(value) else ([], f"non-finite float ({value})")
+    if depth > _MAX_DEPTH:
+        return ([], "value nested too deeply (or containing itself)")
+    plain = _PLAIN_LEAVES
     if kind is list or kind is tuple:
         for index, item in enumerate(value):
-            if type(item) not in _PLAIN_LEAVES:
-                problem = _first_problem(item, f"{where}[{index}]", depth + 1)
+            if type(item) not in plain:
+                problem = _first_problem(item, depth + 1)
                 if problem is not None:
+                    problem[0].append(f"[{index}]")
                     return problem
         return None
     if kind is dict:
         for name, item in value.items():
             if type(name) is not str:
-                return (f"{where}[{name!r}]", f"dict key of type {type(name).__name__}")
-            if type(item) not in _PLAIN_LEAVES:
-                problem = _first_problem(item, f"{where}[{name!r}]", depth + 1)
+                return ([f"[{name!r}]"], f"dict key of type {type(name).__name__}")
+            if type(item) not in plain:
+                problem = _first_problem(item, depth + 1)
                 if problem is not None:
+                    problem[0].append(f"[{name!r}]")
                     return problem
+        return None
+    if kind in plain:
         return None
     if isinstance(value, BaseModel):
         try:
             value.model_dump(mode="json")
         except (PydanticSerializationError, ValueError, TypeError, RecursionError):
-            return (where, f"{kind.__name__} model whose fields cannot become JSON")
+            return ([], f"{kind.__name__} model whose fields cannot become JSON")
         return None
-    return (where, _found(value))
+    return ([], _found(value))
 
 
 def _found(value: Any) -> str:
