@@ -76,3 +76,13 @@ def test_the_stream_ends_with_run_finished_and_the_thread_keeps_working() -> Non
         assert snapshots == [{}]  # nothing of the refused write survived
         deltas = [op for e in events if e["type"] == "STATE_DELTA" for op in e["delta"]]
         assert deltas == [{"op": "add", "path": "/note", "value": "note this"}]
+
+
+def test_client_state_that_is_not_json_is_refused_with_422() -> None:
+    with serve(app(network())) as url, httpx.Client(base_url=url, timeout=30) as client:
+        raw = b'{"threadId": "t-2", "runId": "r", "messages": [], "state": {"x": NaN}}'
+        response = client.post("/", content=raw, headers={"content-type": "application/json"})
+        assert response.status_code == 422
+        error = response.json()["error"]
+        assert error["code"] == "invalid_state" and error["key"] == "x"
+        assert "non-finite float" in error["message"]

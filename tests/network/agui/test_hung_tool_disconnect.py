@@ -1,0 +1,73 @@
+"""A client that leaves while a blocking tool hangs frees its thread at once over real HTTP:
+the hung thread is abandoned, not awaited, so the next request on the thread is served."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network
+from network.agui import app
+from tests.network.agui.loopback import serve
+from tests.network.agui.protocol import parse_sse
+
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+
+
+def test_a_disconnect_frees_the_thread_while_a_blocking_tool_still_hangs() -> None:
+    started = threading.Event()
+    release = threading.Event()
+    watchdog = threading.Timer(60, release.set)  # frees the worker thread even if the test fails
+    watchdog.start()
+
+    @tool(blocking=True)
+    def stuck() -> str:
+        """Hang until released."""
+        started.set()
+        release.wait()
+        return "done"
+
+    def model(request: Any) -> Any:
+        if request.history[-1].role == "user" and "hang" in str(request.history[-1].content):
+            return call("stuck")
+        return "hello"
+
+    agent = Agent("a", tools=[stuck], model=ScriptedModel(model))
+    asgi = app(Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None))
+    body = {
+        "threadId": "t",
+        "runId": "r1",
+        "messages": [{"id": "1", "role": "user", "content": "hang"}],
+    }
+    try:
+        with serve(asgi) as url:
+            with (
+                httpx.Client(base_url=url, timeout=30) as client,
+                client.stream("POST", "/", json=body) as response,
+            ):
+                assert response.status_code == 200
+                assert started.wait(30)
+            # the connection is closed: the client left while the tool hangs
+            record = asgi.state.threads.peek("t")
+            deadline = time.monotonic() + 30
+            while record.run_id is not None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not release.is_set()  # still hanging, yet the thread is free
+            assert record.run_id is None
+            again = {
+                "threadId": "t",
+                "runId": "r2",
+                "messages": [{"id": "2", "role": "user", "content": "hi"}],
+            }
+            with httpx.Client(base_url=url, timeout=30) as client:
+                response = client.post("/", json=again)
+            assert response.status_code == 200
+            assert [e["type"] for e in parse_sse(response.text)][-1] == "RUN_FINISHED"
+    finally:
+        release.set()
+        watchdog.cancel()
