@@ -87,7 +87,7 @@ def clean_path(name: Any) -> str:
         raise ValueError("the path holds a control character")
     if "\\" in name:
         raise ValueError("the path holds a backslash (use / between folders)")
-    if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
+    if name.startswith("/") or (len(name) > 1 and name[0].isalpha() and name[1] == ":"):
         raise ValueError("the path is absolute (give it relative to the output folder)")
     if name.endswith("/"):
         raise ValueError("the path names a folder, not a file")

@@ -11,7 +11,8 @@ The rules (decisions where the peers are silent):
 - A key whose declared type is JSON-safe all the way down (str, int, float, bool, None,
   Literal, dates, UUIDs, enums, pydantic models of such fields, and lists, tuples, sets and
   dicts of them) needs no check: its validator already made the value storable. Such keys
-  pay nothing for this module.
+  pay nothing for this module. A declared `float` follows pydantic: NaN is accepted and its
+  JSON form is null; declare `Annotated[float, Field(allow_inf_nan=False)]` to refuse it.
 - An untyped value, or the `Any` part of a typed one, must be plain JSON: str, int, bool,
   None, a finite float, lists and tuples of plain JSON, dicts with str keys, and pydantic model
   instances (stored through their JSON form). What you store is what you read back after a
