@@ -44,7 +44,7 @@ from network.state.kv import KV, MISSING
 from network.state.scopes import scope_of
 from network.state.state import State
 from network.threads.codec import record_of
-from network.threads.ids import check_ids
+from network.threads.ids import check_id, check_ids
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
 from network.threads.resolve import open_store
 from network.threads.thread_data import (
@@ -89,8 +89,8 @@ class ThreadSession:
         """Load (or create) the thread and build the run's State from it."""
         app = app_name or network.name
         # Before the store is opened: every store, the user's own too, gets the same rules.
-        check_ids(thread_id=thread_id if thread_id is not None else "", user_id=user_id)
-        check_ids(app_name=app)
+        check_id("thread_id", thread_id)
+        check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
         try:
             thread = await _load(opened, thread_id, app, user_id)
