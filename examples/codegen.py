@@ -151,12 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     out = pathlib.Path(args.out)
     result = build_network(args.model, out).run_sync(args.task)
     files = result.get("files") or {}
-    refused = [
-        record.content
-        for inference in result.results
-        for record in inference.tool_calls
-        if record.name == "write_files" and record.is_error
-    ]
+    refused = [record.content for record in result.tool_errors if record.name == "write_files"]
     print("Agents called:", " -> ".join(r.agent for r in result.results))
     for refusal in refused:
         print("Refused:", refusal)

@@ -60,6 +60,15 @@ class RunResult:
         return self.state.results
 
     @property
+    def tool_errors(self) -> list[Any]:
+        """Every tool call in `results` that failed (a `ToolCallRecord` each, oldest first).
+
+        The model saw each one as an error result and the run went on; this is where the
+        developer sees them without reading the whole history.
+        """
+        return [call for result in self.results for call in result.tool_calls if call.is_error]
+
+    @property
     def messages(self) -> list[Any]:
         """The conversation as one message list."""
         return list(self.state.messages)

@@ -146,6 +146,7 @@ async def test_a_tool_writing_a_live_object_is_rolled_back_the_model_told_the_de
     assert not result.state.kv.has("sandbox") and not result.state.kv.has("progress")
     assert result.state.kv.has("note") is parallel  # the other call's writes are kept
     assert result.output == "done"  # the run went on
+    assert result.tool_errors == [record]  # the developer sees it in the result as well
     raised = [w for w in caught if issubclass(w.category, ToolStateWarning)]
     assert len(raised) == 1
     text = str(raised[0].message)
