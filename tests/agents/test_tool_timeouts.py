@@ -169,8 +169,9 @@ async def test_a_hung_isolated_tool_is_killed_when_its_run_is_cancelled(tmp_path
     agent = Agent("a", tools=[hang], model=ScriptedModel([call("hang", pid_file=str(pid_file))]))
     async with anyio.create_task_group() as group:
         group.start_soon(looping(agent).run, "x")
-        while not pid_file.exists() or not pid_file.read_text():
-            await anyio.sleep(0.05)
+        with anyio.fail_after(120):  # a guard against a worker that never starts, not a timing
+            while not pid_file.exists() or not pid_file.read_text():
+                await anyio.sleep(0.05)
         pid = int(pid_file.read_text())
         assert _alive(pid)
         group.cancel_scope.cancel()  # the client left
