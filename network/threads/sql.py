@@ -34,7 +34,6 @@ from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
 import anyio
-import structlog
 from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -43,6 +42,7 @@ from sqlalchemy.util import concurrency
 
 from network.errors import AgentNetworkError, ConfigurationError, ThreadStoreError
 from network.history.results import InferenceResult
+from network.logger import LazyLogger
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
@@ -60,7 +60,7 @@ from network.threads.urls import store_url
 
 _BEGIN_OPTION = "agent_network_begin"
 
-log = structlog.get_logger("agent_network.threads")
+log = LazyLogger("agent_network.threads")  # silent unless the application turns logs on
 P = ParamSpec("P")
 R = TypeVar("R")
 

@@ -92,6 +92,7 @@ async def test_a_run_with_a_bad_id_fails_before_the_store_is_touched(
     assert not agent.model.requests  # type: ignore[union-attr]
 
 
+@pytest.mark.usefixtures("quiet_logs")  # capture_logs leaves structlog configured: reset it
 async def test_a_database_error_reaches_the_caller_without_driver_text(
     store: ThreadStore, store_kind: str
 ) -> None:
@@ -112,6 +113,7 @@ async def test_a_database_error_reaches_the_caller_without_driver_text(
     assert store.tables.results.name in logs[0]["error"]  # logged in full
 
 
+@pytest.mark.usefixtures("quiet_logs")
 async def test_a_failed_commit_is_wrapped_the_same_way(store: ThreadStore, store_kind: str) -> None:
     if store_kind == "memory":
         pytest.skip("the memory store has no database")
