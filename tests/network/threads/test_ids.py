@@ -101,16 +101,16 @@ async def test_a_database_error_reaches_the_caller_without_driver_text(
     assert isinstance(store, SQLStore)
     await store.create_thread("t1", app_name="app")
     async with store.engine.begin() as conn:  # the database breaks under the store
-        await conn.exec_driver_sql(f"DROP TABLE {store.tables.results.name}")
+        await conn.exec_driver_sql(f"DROP TABLE {store.tables.threads.name}")
     with capture_logs() as logs, pytest.raises(ThreadStoreError) as raised:
         await store.get_thread("t1")
     message = str(raised.value)
     assert raised.value.operation == "get_thread"
-    for driver_text in ("SELECT", "results", "sqlite3", "asyncpg", "relation", "no such"):
+    for driver_text in ("SELECT", store.tables.threads.name, "sqlite3", "asyncpg", "no such"):
         assert driver_text not in message
     assert raised.value.__cause__ is not None  # the driver's error, for the developer
     assert [log["event"] for log in logs] == ["thread_store.failed"]
-    assert store.tables.results.name in logs[0]["error"]  # logged in full
+    assert store.tables.threads.name in logs[0]["error"]  # logged in full
 
 
 @pytest.mark.usefixtures("quiet_logs")
