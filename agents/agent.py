@@ -20,6 +20,7 @@ from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.context_policy import compact_request
 from agents.dispatch import run_tool_calls
 from agents.hooks import AgentCall, AgentHooks
+from agents.model_calls import model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.template import Template
@@ -199,6 +200,7 @@ class Agent:
             from agents.call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             call_events = CallEvents(emitter, self.name, ctx.args_listeners)
+        requested = time.perf_counter() if ctx.record_model_calls else 0.0
         try:
             response = await model.complete(
                 request, call_events.on_chunk if call_events is not None else None
@@ -207,6 +209,11 @@ class Agent:
             if exc.model is None:
                 exc.model = getattr(model, "name", None)
             raise
+        requests = (
+            model_calls(model, self.name, response, started_at + requested - started, requested)
+            if requested
+            else None
+        )
         message = response.message
         message.name = self.name
         if call_events is not None:
@@ -237,7 +244,7 @@ class Agent:
             kv = state.kv
             kv.writer = agent_writer(self.name, ctx.call_count)
             kv.set(self.output_key, message.content)
-        result = self._result(ctx, call, records, call.response, started_at, started)
+        result = self._result(ctx, call, records, call.response, started_at, started, requests)
         if hooks.on_finish is not None:
             call.result = result
             kept = await _maybe_await(hooks.on_finish(call))
@@ -253,6 +260,7 @@ class Agent:
         response: Any,
         started_at: float,
         started: float,
+        requests: list[Any] | None = None,
         *,
         skipped: bool = False,
     ) -> InferenceResult:
@@ -287,6 +295,7 @@ class Agent:
             duration_ms,
             [],
             skipped,
+            requests or [],
         )
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:

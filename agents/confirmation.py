@@ -128,4 +128,5 @@ def _rejected(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:
         content=f"Rejected: {message}",
         is_error=True,
         error=message,
+        error_type="rejected",
     )

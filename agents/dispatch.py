@@ -27,13 +27,19 @@ from network.state.staged import StagedKV
 from network.state.state import State
 
 
-def _error_record(call: ToolCall, message: str, started: float) -> ToolCallRecord:
-    return _record(call, None, f"Error: {message}", message, started)
+def _error_record(call: ToolCall, message: str, started: float, error_type: str) -> ToolCallRecord:
+    return _record(call, None, f"Error: {message}", message, started, error_type)
 
 
 def _record(
-    call: ToolCall, result: Any, content: str, error: str | None, started: float
+    call: ToolCall,
+    result: Any,
+    content: str,
+    error: str | None,
+    started: float,
+    error_type: str | None = None,
 ) -> ToolCallRecord:
+    took = time.perf_counter() - started
     return ToolCallRecord(
         call.id,
         call.name,
@@ -42,7 +48,9 @@ def _record(
         content,
         error is not None,
         error,
-        (time.perf_counter() - started) * 1000,
+        took * 1000,
+        time.time() - took,
+        error_type,
     )
 
 
@@ -66,15 +74,19 @@ async def run_tool(
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(tools) or "none"
-        return _error_record(call, f"unknown tool {call.name!r} (available: {known})", started)
+        return _error_record(
+            call, f"unknown tool {call.name!r} (available: {known})", started, "unknown_tool"
+        )
     predict_state = getattr(ctx.network, "predict_state", None)
     if predict_state:  # predicted keys take the argument's value before the tool runs
         try:
             write_predicted(predict_state, tool, call, state.kv)
         except ToolError as exc:
-            return _error_record(call, str(exc), started)
+            return _error_record(call, str(exc), started, type(exc).__name__)
         except StateError as exc:
-            return _error_record(call, f"tool {call.name!r} state update failed: {exc}", started)
+            return _error_record(
+                call, f"tool {call.name!r} state update failed: {exc}", started, type(exc).__name__
+            )
     context = ToolContext(ctx.network, agent, state, call.id, ctx)
     timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
     try:
@@ -86,11 +98,15 @@ async def run_tool(
             with anyio.fail_after(timeout) as scope:
                 result = await tool.invoke(call.arguments, context)
     except ToolError as exc:
-        return _error_record(call, str(exc), started)
+        return _error_record(call, str(exc), started, type(exc).__name__)
     except TimeoutError as exc:
         if timeout is None or not scope.cancel_called:
-            return _error_record(call, f"tool {call.name!r} raised {exc!r}", started)
-        return _error_record(call, f"tool {call.name!r} timed out after {timeout:g} s", started)
+            return _error_record(
+                call, f"tool {call.name!r} raised {exc!r}", started, type(exc).__name__
+            )
+        return _error_record(
+            call, f"tool {call.name!r} timed out after {timeout:g} s", started, "TimeoutError"
+        )
     except UnstorableValueError as exc:  # a bug in the tool's code: tell the developer too
         warnings.warn(
             ToolStateWarning(
@@ -100,11 +116,17 @@ async def run_tool(
             stacklevel=1,
         )
         return _error_record(
-            call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
+            call,
+            f"tool {call.name!r} raised {type(exc).__name__}: {exc}",
+            started,
+            type(exc).__name__,
         )
     except Exception as exc:  # the tool's own failure goes back to the model
         return _error_record(
-            call, f"tool {call.name!r} raised {type(exc).__name__}: {exc}", started
+            call,
+            f"tool {call.name!r} raised {type(exc).__name__}: {exc}",
+            started,
+            type(exc).__name__,
         )
     return _record(call, result, tool_result_text(result), None, started)
 
@@ -165,6 +187,7 @@ async def run_tool_calls(
                     calls[index],
                     f"tool {record.name!r} state update failed: {exc}",
                     time.perf_counter(),
+                    type(exc).__name__,
                 )
         done.append(record)
     kv.writer = previous_writer

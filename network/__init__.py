@@ -30,10 +30,11 @@ from network.history.messages import (
     UserMessage,
     message_list_adapter,
 )
-from network.history.results import InferenceResult, ToolCallRecord, Usage
+from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
 from network.history.view import HistoryView
 from network.network import Network
 from network.run.context import RunContext
+from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.resources import Resources
 from network.run.result import RunResult, Stop, StopReason
 from network.state.handlers import merge_dicts, merge_lists, replace_values
@@ -51,7 +52,9 @@ __all__ = [
     "HistoryView",
     "InferenceResult",
     "InvalidIdError",
+    "LimitExceeded",
     "Message",
+    "ModelCall",
     "ModelError",
     "Network",
     "Resources",
@@ -76,6 +79,8 @@ __all__ = [
     "ToolStateWarning",
     "UnstorableValueError",
     "Usage",
+    "UsageFigures",
+    "UsageLimits",
     "UserMessage",
     "WriteRecord",
     "Writer",

@@ -58,8 +58,14 @@ __all__ = [
 ]
 
 
-def run_started(thread_id: str, run_id: str) -> RunStartedEvent:
-    return RunStartedEvent(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION)
+def run_started(
+    thread_id: str, run_id: str, trace_id: str | None = None, span_id: str | None = None
+) -> RunStartedEvent:
+    """RUN_STARTED; a traced run's OpenTelemetry ids ride in `metadata` (traceId, spanId)."""
+    metadata = {"traceId": trace_id, "spanId": span_id} if trace_id is not None else None
+    return RunStartedEvent(
+        thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION, metadata=metadata
+    )
 
 
 def run_finished(thread_id: str, run_id: str, result: Any = None, **extra: Any) -> RunFinishedEvent:

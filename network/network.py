@@ -20,12 +20,15 @@ from network.run.client_results import result_messages
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink
 from network.run.interrupts import pending_answers, restore_rejected
+from network.run.limits import Budget, UsageLimits
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
 from network.run.streaming import EventStream
 from network.state.schema import StateSchema
 from network.state.state import State
+from network.telemetry.activate import run_spans
+from network.telemetry.options import Telemetry
 from network.threads.session import ThreadSession
 
 DEFAULT_MAX_ITER = 100
@@ -51,6 +54,9 @@ class Network(Generic[DepsT]):
             model request may hold (messages, tokens, summaries) on long threads.
         tool_timeout: seconds a tool call may take when neither the tool nor its agent sets
             a limit; a call past it is an error result the model sees, and the run goes on.
+        limits: the default `UsageLimits` of every run (a run's `limits=` replaces them).
+        telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
+            whenever the application configured an OpenTelemetry SDK, without them too.
     """
 
     def __init__(
@@ -67,6 +73,8 @@ class Network(Generic[DepsT]):
         deps_type: type[DepsT] | None = None,
         context_policy: Any = None,
         tool_timeout: float | None = None,
+        limits: UsageLimits | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
@@ -106,6 +114,8 @@ class Network(Generic[DepsT]):
                 f"got {tool_timeout!r}"
             )
         self.tool_timeout = tool_timeout
+        self.limits = _check_limits(name, limits)
+        self.telemetry = telemetry
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
             self.predict_state = check_predict_state(self, predict_state)
@@ -175,6 +185,7 @@ class Network(Generic[DepsT]):
         app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         """Run the network on `input` and return its `RunResult`.
 
@@ -182,6 +193,9 @@ class Network(Generic[DepsT]):
         `ctx.deps`, as given: never copied, persisted, streamed, templated or logged (state is
         for data; deps for live things). `resources` adds `{name: factory}` to the network's
         own for this run (see `network.run.resources`).
+
+        `limits` caps what the run may spend (`UsageLimits`; default: the network's): a run
+        that reaches one stops with `StopReason.USAGE_LIMIT` and `result.limit_exceeded`.
 
         `state` seeds the run's fresh State (validated by the schema, deep-copied). Any error
         raised inside the run carries the partial result as `error.partial_result`.
@@ -208,7 +222,11 @@ class Network(Generic[DepsT]):
             deps=deps,  # type: ignore[arg-type]  # None when the run has no deps
             resources=self._resources("run", resources),
         )
+        checked = _check_limits(self.name, limits)
+        if checked is not None:
+            ctx.budget = Budget(checked)
         run_state.append_messages([UserMessage(input)])
+        sinks = self._observe(ctx, sinks)
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
         return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
@@ -219,10 +237,22 @@ class Network(Generic[DepsT]):
         """Drive the loop for a prepared context, with its event sinks (the extension point).
 
         The engine (`network.run.engine.execute`) does the work; this is its address on the
-        network. The network's resources join the context's own (which win a name).
+        network. The network's resources join the context's own (which win a name); the
+        network adds its usage limits and its telemetry sink.
         """
         ctx.resources.add_defaults(self.resources)
-        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
+
+    def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink]:
+        """The network's default limits, and the telemetry sink when the run is traced.
+
+        The sink starts the run's root span here, before RUN_STARTED, which carries its ids.
+        """
+        if ctx.budget is None and self.limits is not None:
+            ctx.budget = Budget(self.limits)
+        spans = run_spans(ctx)
+        ctx.record_model_calls = spans is not None or ctx.budget is not None
+        return [*sinks, spans] if spans is not None else list(sinks)
 
     def _resources(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
         """A run's resources: its own factories over the network's."""
@@ -267,15 +297,16 @@ class Network(Generic[DepsT]):
         app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         """Continue a run that stopped on interrupts (`interrupted.interrupts`).
 
         `answers`: `interrupt.accept()` / `interrupt.reject(reason)` for every pending interrupt
-        (or `{interrupt_id: bool}`). Takes `sinks=` and `max_iter=` like `run`. A run that was
-        saved to a thread (`interrupted.persisted`) is resumed on that thread, reopened from
-        `store=` (the same default as `run`; `user_id=` / `app_name=` as there): the held call
-        never ran and proposals are never applied on the server, so the stored state is the
-        checkpoint. See `network.run.interrupts` for what accepting and rejecting do.
+        (or `{interrupt_id: bool}`). Takes `sinks=`, `max_iter=` and `limits=` like `run`. A
+        run that was saved to a thread (`interrupted.persisted`) is resumed on that thread,
+        reopened from `store=` (the same default as `run`; `user_id=` / `app_name=` as there):
+        the held call never ran and proposals are never applied on the server, so the stored
+        state is the checkpoint. See `network.run.interrupts` for what accepting and rejecting do.
         `deps=` and `resources=` are `run`'s: deps are not kept from the interrupted run (they
         were never stored), and resources are opened afresh from their factories.
         """
@@ -301,6 +332,12 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=self._resources("resume", resources),
         )
+        if interrupted.trace_id is not None and interrupted.span_id is not None:
+            ctx.trace_links = ((interrupted.trace_id, interrupted.span_id),)  # its trace
+        checked = _check_limits(self.name, limits)
+        if checked is not None:
+            ctx.budget = Budget(checked)
+        sinks = self._observe(ctx, sinks)
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
         return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
@@ -363,6 +400,12 @@ def refuse_inside_loop(what: str) -> None:
         f"{what}: run_sync cannot run inside a running event loop (a notebook, an async "
         "function); use `await network.run(...)` there instead"
     )
+
+
+def _check_limits(network: str, limits: Any) -> UsageLimits | None:
+    if limits is None or isinstance(limits, UsageLimits):
+        return limits
+    raise ConfigurationError(f"network {network!r}: limits must be UsageLimits, got {limits!r}")
 
 
 def _run_once(agent: AgentLike) -> Router:

@@ -20,15 +20,19 @@ are queued (`ctx.stack`), the router returns None without asking its model, so t
 drains first and no tokens are spent on a choice that would only join the queue.
 
 The router's token usage counts in the run's usage totals, and is also added up on its own in
-`ctx.router_usage` (a `Usage`).
+`ctx.router_usage` (a `Usage`). Each of its requests is recorded in `ctx.router_calls`
+(usage limits and traces read them), and usage limits are checked before each: a run that
+reached one stops with `StopReason.USAGE_LIMIT`.
 """
 
 from __future__ import annotations
 
 import inspect
+import time
 from collections.abc import Callable
 from typing import Any
 
+from agents.model_calls import model_calls
 from agents.models.base import ModelRequest
 from agents.models.registry import resolve_model
 from network.errors import ConfigurationError, ModelError, RoutingError
@@ -95,6 +99,9 @@ class RoutingAgent:
         bad_names: list[str] = []
         last_error = ""
         for attempt in range(self.max_corrections + 1):
+            budget = ctx.budget  # usage limits are checked before each model request
+            if budget is not None and budget.check(ctx) is not None:
+                return Stop(StopReason.USAGE_LIMIT)
             request = ModelRequest(
                 system=[system],
                 history=list(history),  # each request keeps its own list, as it was sent
@@ -103,12 +110,15 @@ class RoutingAgent:
                 agent=self.name,
                 params=self.params,
             )
+            requested_at, requested = time.time(), time.perf_counter()
             try:
                 response = await model.complete(request)
             except ModelError as error:
                 if error.model is None:
                     error.model = getattr(model, "name", None)
                 raise
+            calls = model_calls(model, self.name, response, requested_at, requested)
+            ctx.router_calls = (*ctx.router_calls, *calls)
             spent = ctx.router_usage
             ctx.router_usage = response.usage if spent is None else spent + response.usage
             ctx.add_usage(response.usage)  # the run's totals include what routing cost

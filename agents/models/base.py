@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from network.history.messages import AssistantMessage
-from network.history.results import Usage
+from network.history.results import ModelCall, Usage
 
 
 @dataclass(slots=True, frozen=True)
@@ -68,6 +68,8 @@ class ModelResponse:
 
     `tool_choice_relaxed` is True when the server refused to force a tool call and the
     request was sent with `tool_choice="auto"` instead (`agents.models.tool_choice`).
+    `model`, `cost_usd` and `attempts` feed usage limits and traces; a model that cannot tell
+    leaves them empty (and the caller times the request as one attempt).
     """
 
     message: AssistantMessage
@@ -75,6 +77,9 @@ class ModelResponse:
     raw: Any = None
     finish_reason: str | None = None
     tool_choice_relaxed: bool = False
+    model: str | None = None  # the model that answered, when the provider says
+    cost_usd: float | None = None  # what the request cost, when the model knows its price
+    attempts: Sequence[ModelCall] = ()  # when retried: every attempt, the answered one last
 
 
 @runtime_checkable

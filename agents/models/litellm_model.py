@@ -35,6 +35,9 @@ Decisions written down here:
   provider supports it. The response is assembled from the chunks; its `raw` is a plain
   `chat.completion`-shaped dict built from them.
 - Messages are converted to the wire format once each (`agents.models.wire`).
+- For usage limits and traces each answer carries the model that answered, its cached prompt
+  tokens, its price from litellm's offline map (`cost_usd`, None for a model not in it) and,
+  when it was retried, a `ModelCall` per attempt (`ModelResponse.attempts`).
 - The fast route: for an OpenAI-compatible server (vLLM, llama.cpp, a test server),
   `"hosted_vllm/<model>"` with `api_base` sends the same request through litellm's own HTTP
   client instead of the openai SDK, whose per-call request transform costs milliseconds of
@@ -68,7 +71,7 @@ from agents.models.usage import estimated_usage, reported_usage
 from agents.models.wire import to_wire_list
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
-from network.history.results import Usage
+from network.history.results import ModelCall, Usage
 from network.ids import new_id
 
 _litellm: Any = None
@@ -80,6 +83,24 @@ def _import_litellm() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+def cost_usd(model: str, usage: Usage) -> float | None:
+    """What `usage` of `model` costs in USD by litellm's offline price map; None when the
+    model is not in it. Imports litellm on first use (the map ships with it: no download)."""
+    global _litellm
+    if _litellm is None:
+        _litellm = _import_litellm()
+    try:
+        prompt, completion = _litellm.cost_per_token(
+            model=model,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            cache_read_input_tokens=usage.cached_tokens,  # cheaper than uncached input
+        )
+    except Exception:  # litellm raises when the model has no price
+        return None
+    return float(prompt) + float(completion)
 
 
 async def load_litellm() -> Any:
@@ -169,6 +190,13 @@ class LiteLLMModel:
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r})"
 
+    @property
+    def provider(self) -> str | None:
+        """litellm's provider of this model ("openai", "anthropic", ...), once known."""
+        if self._provider:
+            return self._provider
+        return self.name.split("/", 1)[0] if "/" in self.name else None
+
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None
     ) -> ModelResponse:
@@ -182,8 +210,10 @@ class LiteLLMModel:
         if relax:
             kwargs = self._arguments(relaxed(request), streaming)
         attempt = 0
+        failed: list[ModelCall] = []  # the attempts retried, for traces
         while True:
             stream = _Stream(on_chunk, kwargs["messages"])
+            started_at, started = time.time(), time.perf_counter()
             try:
                 # The deadline covers the whole attempt, stream included: litellm's own
                 # timeout applies per read, and a server's keep-alive pings reset it.
@@ -198,6 +228,10 @@ class LiteLLMModel:
                 if problem is not None:
                     raise _NoAnswer(problem)
                 result.tool_choice_relaxed = relax
+                result.cost_usd = cost_usd(self.name, result.usage)
+                if failed:
+                    answered = self._attempt(request, started_at, started, None, result)
+                    result.attempts = [*failed, answered]
                 return result
             except Exception as exc:
                 if exc is stream.handler_error:
@@ -211,11 +245,38 @@ class LiteLLMModel:
                 ):
                     relax = self._relax_tool_choice = True
                     kwargs = self._arguments(relaxed(request), streaming)
+                    failed.append(self._attempt(request, started_at, started, type(exc).__name__))
                     continue
                 if attempt >= self.max_retries or stream.delivered or not failure.retryable:
                     raise self._error(failure, attempt) from exc
+                failed.append(self._attempt(request, started_at, started, type(exc).__name__))
                 await anyio.sleep(backoff(self.retry_delay, attempt, _retry_after(exc)))
                 attempt += 1
+
+    def _attempt(
+        self,
+        request: ModelRequest,
+        started_at: float,
+        started: float,
+        error: str | None,
+        answer: ModelResponse | None = None,
+    ) -> ModelCall:
+        took = (time.perf_counter() - started) * 1000
+        if answer is None:
+            return ModelCall(self.name, self.provider, None, started_at, took, error=error,
+                             agent=request.agent)  # fmt: skip
+        return ModelCall(
+            self.name,
+            self.provider,
+            answer.model,
+            started_at,
+            took,
+            answer.usage,
+            answer.finish_reason,
+            answer.cost_usd,
+            None,
+            request.agent,
+        )
 
     # -- request -------------------------------------------------------------------------
 
@@ -366,7 +427,9 @@ class _Stream:
         raw = _raw_from_stream(first, message, calls, finish_reason, tokens)
         if tokens is None:
             tokens = estimated_usage(_prompt_chars(self.messages), message)
-        return ModelResponse(message, tokens, raw, finish_reason)
+        return ModelResponse(
+            message, tokens, raw, finish_reason, model=getattr(first, "model", None)
+        )
 
     async def _tool_piece(self, calls: dict[int, list[Any]], piece: Any) -> None:
         index = piece.index or 0
@@ -425,7 +488,9 @@ def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
     usage = reported_usage(getattr(response, "usage", None))
     if usage is None or usage.total_tokens == 0:  # litellm fills in zeros when there was none
         usage = estimated_usage(_prompt_chars(messages), assistant)
-    return ModelResponse(assistant, usage, response, choice.finish_reason)
+    return ModelResponse(
+        assistant, usage, response, choice.finish_reason, model=getattr(response, "model", None)
+    )
 
 
 def _parse_arguments(text: Any) -> Any:

@@ -40,6 +40,8 @@ def call(name: str, /, **arguments: Any) -> ToolCall:
 class ScriptedModel:
     """A model that answers from a script. `requests` holds every request received."""
 
+    provider = "scripted"  # its `gen_ai.provider.name` in traces
+
     def __init__(
         self,
         script: Iterable[Any] | Callable[[ModelRequest], Any] = (),

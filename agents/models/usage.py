@@ -22,7 +22,17 @@ def reported_usage(usage: Any) -> Usage | None:
     prompt, completion, total = get("prompt_tokens"), get("completion_tokens"), get("total_tokens")
     if not isinstance(prompt, int) or not isinstance(completion, int):
         return None
-    return Usage(prompt, completion, total if isinstance(total, int) else prompt + completion)
+    details = get("prompt_tokens_details")  # OpenAI's cached prompt tokens live here
+    if isinstance(details, dict):
+        cached = details.get("cached_tokens")
+    else:
+        cached = getattr(details, "cached_tokens", None)
+    return Usage(
+        prompt,
+        completion,
+        total if isinstance(total, int) else prompt + completion,
+        cached_tokens=cached if isinstance(cached, int) else 0,
+    )
 
 
 def estimated_usage(prompt_chars: int, message: AssistantMessage) -> Usage:

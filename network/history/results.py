@@ -46,6 +46,7 @@ class Usage(Record):
     completion_tokens: int = 0
     total_tokens: int = 0
     estimated: bool = False
+    cached_tokens: int = 0  # prompt tokens the provider read from its cache (part of prompt)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -53,6 +54,7 @@ class Usage(Record):
             self.completion_tokens + other.completion_tokens,
             self.total_tokens + other.total_tokens,
             self.estimated or other.estimated,
+            self.cached_tokens + other.cached_tokens,
         )
 
 
@@ -68,6 +70,30 @@ class ToolCallRecord(Record):
     is_error: bool = False
     error: str | None = None
     duration_ms: float = 0.0
+    started_at: float = 0.0  # seconds since the epoch
+    error_type: str | None = None  # low-cardinality: the exception's type name, "rejected"...
+
+
+@dataclass(slots=True)
+class ModelCall(Record):
+    """One model request, as the run records it for usage limits and traces.
+
+    An agent call holds one per request it made (`InferenceResult.model_calls`): normally one,
+    more when the model retried, each failed attempt being its own record with its `error`.
+    A routing agent's requests are on the run context (`RunContext.router_calls`). Neither
+    prompt nor answer is kept here: only what a trace or a budget needs.
+    """
+
+    model: str  # the model asked for (`gen_ai.request.model`)
+    provider: str | None = None  # litellm's provider name, e.g. "openai", "anthropic"
+    response_model: str | None = None  # the model that answered, when the provider says
+    started_at: float = 0.0  # seconds since the epoch
+    duration_ms: float = 0.0
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+    cost_usd: float | None = None  # None: the model's price is not known
+    error: str | None = None  # the exception's type name, when this attempt failed
+    agent: str | None = None  # the agent (or router) that asked
 
 
 @dataclass(slots=True)
@@ -86,6 +112,8 @@ class InferenceResult(Record):
     duration_ms: float = 0.0
     state_delta: list[dict[str, Any]] = field(default_factory=list)  # RFC 6902, no temp: keys
     skipped: bool = False  # on_start skipped the call
+    # The requests made (retries too), recorded when the run has usage limits or is traced.
+    model_calls: list[ModelCall] = field(default_factory=list)
 
     @property
     def text(self) -> str | None:

@@ -17,8 +17,10 @@ from typing_extensions import TypeVar
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, Usage
 from network.run.client_tools import ClientTool
+from network.history.results import InferenceResult, ModelCall, Usage
 from network.run.emitter import Emitter
 from network.run.interrupts import Answer, Interrupt
+from network.run.limits import Budget
 from network.run.resources import Resources
 from network.state.schema import StateSchema
 from network.state.state import State
@@ -123,6 +125,14 @@ class RunContext(Generic[DepsT]):
     # the calls of client tools that end the run: see network.run.client_tools.
     client_tools: tuple[ClientTool, ...] = ()
     pending_tool_calls: tuple[ToolCall, ...] = ()
+    router_calls: tuple[ModelCall, ...] = ()  # a routing agent's requests, in order
+    budget: Budget | None = None  # the run's usage limits and spending (network.run.limits)
+    trace_id: str | None = None  # hex ids of the run's root span, when it is traced
+    span_id: str | None = None
+    trace_links: tuple[tuple[str, str], ...] = ()  # (trace_id, span_id) of runs it continues
+    # Whether agents record `InferenceResult.model_calls`: only when usage limits or traces
+    # read them, so that an unobserved step costs what it did before.
+    record_model_calls: bool = False
 
     @property
     def usage(self) -> Usage:

@@ -91,4 +91,7 @@ def run_result(
         interrupts=list(ctx.interrupts),
         pending_tool_calls=list(ctx.pending_tool_calls),
         persisted=ctx.persisted,
+        limit_exceeded=ctx.budget.exceeded if ctx.budget is not None else None,
+        trace_id=ctx.trace_id,
+        span_id=ctx.span_id,
     )

@@ -27,7 +27,7 @@ from network.run.streaming import best_effort
 async def open_run(ctx: RunContext, thread_id: str) -> None:
     """RUN_STARTED, the predictive-state announcement if any, and the first STATE_SNAPSHOT."""
     emitter = ctx.emitter
-    await emitter.emit(events.run_started(thread_id, ctx.run_id))
+    await emitter.emit(events.run_started(thread_id, ctx.run_id, ctx.trace_id, ctx.span_id))
     if ctx.network.predict_state:
         await install(ctx)
     await emitter.emit(events.state_snapshot(ctx.state.snapshot()))

@@ -35,6 +35,9 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             return Stop(StopReason.ROUTER_FINISHED)
         if ctx.call_count >= max_iter:
             return Stop(StopReason.MAX_ITER)
+        budget = ctx.budget  # usage limits: checked before each agent call's model request
+        if budget is not None and budget.check(ctx) is not None:
+            return Stop(StopReason.USAGE_LIMIT)
         await call_agent(ctx, ctx.stack.pop(0))
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)

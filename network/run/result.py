@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from network.history.results import InferenceResult, Usage
+from network.run.limits import LimitExceeded
 from network.run.result_view import html_table, plain, rich_table
 from network.state.state import State
 
@@ -23,6 +24,7 @@ class StopReason(StrEnum):
     AGENT_SKIPPED = "agent_skipped"  # `agent.run`: its on_start hook skipped the call
     CLIENT_TOOL = "client_tool"  # the model called a tool that runs in the client
     ERROR = "error"  # an exception ended the run (only seen on `partial_result`)
+    USAGE_LIMIT = "usage_limit"  # a `UsageLimits` cap was reached (see `limit_exceeded`)
 
 
 @dataclass(slots=True, frozen=True)
@@ -53,6 +55,9 @@ class RunResult:
     pending_tool_calls: list[Any] = field(default_factory=list)  # client tool calls to answer
     persisted: bool = False  # the run was saved to its thread (resume reopens the thread)
     error: BaseException | None = None
+    limit_exceeded: LimitExceeded | None = None  # the usage limit that stopped the run
+    trace_id: str | None = None  # the run's OpenTelemetry trace (hex), when it was traced
+    span_id: str | None = None  # its root span (hex): what a resumed run links to
 
     @property
     def results(self) -> list[InferenceResult]:

@@ -1,0 +1,135 @@
+"""Usage limits: caps on what one run may spend, checked before each model request.
+
+    result = await network.run(task, limits=UsageLimits(max_model_calls=20, max_cost_usd=0.5))
+    if result.stop_reason == "usage_limit":
+        print(result.limit_exceeded)  # which limit, its value and the figure that reached it
+
+The run loop checks before each agent call (one agent call is one model request) and a routing
+agent before each of its own requests, from what the run reported so far: agent calls and
+router requests made, tool calls run, prompt and completion tokens, and cost. A run that
+reached a limit stops like a router's `Stop`: with `StopReason.USAGE_LIMIT`, its state and
+every completed call kept (and committed to its thread), and `RunResult.limit_exceeded`.
+
+Decisions where the issue is silent:
+- a limit is reached when the figure is at or above it: `max_model_calls=3` allows three
+  requests, `max_input_tokens=1000` allows requests while fewer than 1000 were spent;
+- tool calls are counted when they ran, and a single model answer may ask for several: the
+  check before the next request stops the run, so `max_tool_calls` can be passed by the
+  calls of one answer (they are not cut mid-answer, which would leave calls unanswered);
+- cost is what each request's model priced itself at (`LiteLLMModel` uses litellm's offline
+  price map); a request whose model has no known price counts as 0 and `UsageFigures.unpriced`
+  counts it, so a `max_cost_usd` over such models is visibly not enforced.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from network.history.results import ModelCall
+
+
+class UsageLimits(BaseModel):
+    """Caps on one run. Every field is optional; None means no cap."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_model_calls: int | None = Field(default=None, ge=0)
+    max_tool_calls: int | None = Field(default=None, ge=0)
+    max_input_tokens: int | None = Field(default=None, ge=0)
+    max_output_tokens: int | None = Field(default=None, ge=0)
+    max_cost_usd: float | None = Field(default=None, ge=0)
+
+    @property
+    def empty(self) -> bool:
+        """True when no cap is set (the run need not count anything)."""
+        return all(getattr(self, name) is None for name in type(self).model_fields)
+
+
+@dataclass(slots=True)
+class UsageFigures:
+    """What a run spent so far, as the limits count it."""
+
+    model_calls: int = 0
+    tool_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced: int = 0  # model requests whose price is unknown (counted as 0 in cost_usd)
+
+    def add_call(self, call: ModelCall) -> None:
+        """Count one model request."""
+        self.model_calls += 1
+        self.input_tokens += call.usage.prompt_tokens
+        self.output_tokens += call.usage.completion_tokens
+        if call.cost_usd is None:
+            self.unpriced += 1
+        else:
+            self.cost_usd += call.cost_usd
+
+
+@dataclass(slots=True, frozen=True)
+class LimitExceeded:
+    """Which limit stopped a run: its name (`"max_cost_usd"`), its value, and the figure."""
+
+    limit: str
+    value: float
+    actual: float
+    figures: UsageFigures
+
+    def __str__(self) -> str:
+        return f"usage limit {self.limit}={self.value:g} reached ({self.actual:g} used)"
+
+
+_FIGURE_OF = {
+    "max_model_calls": "model_calls",
+    "max_tool_calls": "tool_calls",
+    "max_input_tokens": "input_tokens",
+    "max_output_tokens": "output_tokens",
+    "max_cost_usd": "cost_usd",
+}
+
+
+@dataclass(slots=True)
+class Budget:
+    """A run's limits and what it spent so far; `check` before each model request."""
+
+    limits: UsageLimits
+    figures: UsageFigures = field(default_factory=UsageFigures)
+    exceeded: LimitExceeded | None = None
+    _results_seen: int = 0
+    _router_calls_seen: int = 0
+
+    def check(self, ctx: Any) -> LimitExceeded | None:
+        """Count what `ctx` reported since the last check; the limit reached, if any."""
+        self._count(ctx)
+        figures = self.figures
+        limits = self.limits
+        for name, figure in _FIGURE_OF.items():
+            cap = getattr(limits, name)
+            if cap is None:
+                continue
+            actual = getattr(figures, figure)
+            if actual >= cap:
+                self.exceeded = LimitExceeded(name, cap, actual, figures)
+                return self.exceeded
+        return None
+
+    def _count(self, ctx: Any) -> None:
+        results = ctx.state.results
+        first = max(len(results) - ctx.call_count, self._results_seen)  # this run's calls only
+        figures = self.figures
+        for result in results[first:]:
+            figures.tool_calls += len(result.tool_calls)
+            for call in result.model_calls:
+                figures.add_call(call)
+        self._results_seen = len(results)
+        router_calls = ctx.router_calls
+        for call in router_calls[self._router_calls_seen :]:
+            figures.add_call(call)
+        self._router_calls_seen = len(router_calls)
+
+
+__all__ = ["Budget", "LimitExceeded", "UsageFigures", "UsageLimits"]

@@ -1,0 +1,112 @@
+"""Content attributes (opt-in): messages, tool arguments and results, state values.
+
+Recorded only when `Telemetry.captures_content()` says so. Messages take the conventions'
+JSON shape (`[{"role", "parts": [{"type": "text", "content"}, ...]}]`). Before an attribute is
+set, every text value of a `temp:` key in the run's state is replaced by `[temp:<key>]` (such
+a value may have been rendered into instructions or passed as a tool argument), then the
+application's `redact` hook may change or drop it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from network.state.scopes import TEMP_PREFIX
+from network.telemetry.options import Redactor
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+class ContentRecorder:
+    """Formats, scrubs and redacts content attributes of one run."""
+
+    def __init__(self, kv: Any, redact: Redactor | None) -> None:
+        self.kv = kv
+        self.redact = redact
+
+    def _temp_values(self) -> list[tuple[str, str]]:
+        kv = self.kv
+        found = []
+        for key in kv.keys():
+            if key.startswith(TEMP_PREFIX):
+                text = _text(kv.view(key))
+                if text:
+                    found.append((key, text))
+        found.sort(key=lambda pair: -len(pair[1]))  # longest first: no partial replacement
+        return found
+
+    def attribute(self, name: str, value: Any) -> str | None:
+        """The attribute's text, `temp:` values scrubbed and redacted; None to leave it out."""
+        if self.redact is not None:
+            value = self.redact(name, value)
+            if value is None:
+                return None
+        text = _text(value)
+        for key, secret in self._temp_values():
+            text = text.replace(secret, f"[{key}]")
+        return text
+
+    def set(self, span: Any, name: str, value: Any) -> None:
+        """Set a content attribute on `span` unless the hook dropped it."""
+        text = self.attribute(name, value)
+        if text is not None:
+            span.set_attribute(name, text)
+
+
+def messages(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """Messages in the conventions' shape."""
+    out = []
+    for message in items:
+        role = getattr(message, "role", "user")
+        parts: list[dict[str, Any]] = []
+        if role == "tool":
+            parts.append(
+                {
+                    "type": "tool_call_response",
+                    "id": message.tool_call_id,
+                    "response": message.content,
+                }
+            )
+        else:
+            if getattr(message, "content", None):
+                parts.append({"type": "text", "content": message.content})
+            for call in getattr(message, "tool_calls", None) or ():
+                parts.append(
+                    {
+                        "type": "tool_call",
+                        "id": call.id,
+                        "name": call.name,
+                        "arguments": call.arguments,
+                    }
+                )
+        out.append({"role": role, "parts": parts})
+    return out
+
+
+def system_instructions(prompt: Iterable[Any]) -> list[dict[str, Any]]:
+    """System messages as the conventions' instruction parts."""
+    return [{"type": "text", "content": message.content} for message in prompt]
+
+
+def state_values(kv: Any, keys: Iterable[str]) -> dict[str, Any]:
+    """`{key: value}` of the keys a step wrote, as they are after it (never `temp:` keys)."""
+    return {
+        key: kv.spec(key).to_json(kv.raw(key))
+        for key in keys
+        if not key.startswith(TEMP_PREFIX) and kv.has(key)
+    }
+
+
+def key_of(path: str) -> str:
+    """The top-level state key of an RFC 6901 pointer (`/files/a~1b` -> `files`)."""
+    head = path[1:].split("/", 1)[0]
+    return head.replace("~1", "/").replace("~0", "~")

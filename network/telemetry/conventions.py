@@ -1,0 +1,96 @@
+"""The names this package records: OpenTelemetry GenAI semantic conventions, pinned.
+
+We follow the GenAI conventions as published in OpenTelemetry semantic conventions 1.44.0
+(schema https://opentelemetry.io/schemas/1.44.0; status "Development"), which define
+`invoke_workflow`, `invoke_agent`, `chat` and `execute_tool` spans, `gen_ai.provider.name` and
+the cache-read token count. Names of our own live under `agent_network.`.
+"""
+
+from __future__ import annotations
+
+SEMCONV_VERSION = "1.44.0"
+SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
+INSTRUMENTATION = "agent_network"
+
+# gen_ai.operation.name values
+INVOKE_WORKFLOW = "invoke_workflow"
+INVOKE_AGENT = "invoke_agent"
+CHAT = "chat"
+EXECUTE_TOOL = "execute_tool"
+
+OPERATION = "gen_ai.operation.name"
+PROVIDER = "gen_ai.provider.name"
+WORKFLOW_NAME = "gen_ai.workflow.name"
+AGENT_NAME = "gen_ai.agent.name"
+AGENT_DESCRIPTION = "gen_ai.agent.description"
+CONVERSATION_ID = "gen_ai.conversation.id"
+REQUEST_MODEL = "gen_ai.request.model"
+RESPONSE_MODEL = "gen_ai.response.model"
+FINISH_REASONS = "gen_ai.response.finish_reasons"
+INPUT_TOKENS = "gen_ai.usage.input_tokens"
+OUTPUT_TOKENS = "gen_ai.usage.output_tokens"
+CACHE_READ_TOKENS = "gen_ai.usage.cache_read.input_tokens"
+TOKEN_TYPE = "gen_ai.token.type"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_TYPE = "gen_ai.tool.type"
+ERROR_TYPE = "error.type"
+
+# opt-in content (only with capture_content)
+SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
+INPUT_MESSAGES = "gen_ai.input.messages"
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
+TOOL_RESULT = "gen_ai.tool.call.result"
+STATE_VALUES = "agent_network.state.values"
+
+# ours
+RUN_ID = "agent_network.run_id"
+ROLE = "agent_network.role"  # "agent" or "router"
+CALL_INDEX = "agent_network.call_index"
+STOP_REASON = "agent_network.stop_reason"
+KEYS_WRITTEN = "agent_network.state.keys_written"
+SKIPPED = "agent_network.skipped"
+COST_USD = "agent_network.usage.cost_usd"
+LIMIT = "agent_network.usage_limit"
+RESUMED = "agent_network.resumed"
+INTERRUPT_EVENT = "agent_network.interrupt"
+RESUME_EVENT = "agent_network.resume"
+
+# metrics
+TOKEN_USAGE = "gen_ai.client.token.usage"
+OPERATION_DURATION = "gen_ai.client.operation.duration"
+# The bucket boundaries the conventions advise for each histogram.
+TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
+                 16777216, 67108864)  # fmt: skip
+DURATION_BUCKETS = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48,
+                    40.96, 81.92)  # fmt: skip
+
+# litellm's provider names -> the conventions' well-known `gen_ai.provider.name` values.
+_PROVIDERS = {
+    "openai": "openai",
+    "text-completion-openai": "openai",
+    "azure": "azure.ai.openai",
+    "azure_ai": "azure.ai.inference",
+    "anthropic": "anthropic",
+    "bedrock": "aws.bedrock",
+    "bedrock_converse": "aws.bedrock",
+    "vertex_ai": "gcp.vertex_ai",
+    "vertex_ai_beta": "gcp.vertex_ai",
+    "gemini": "gcp.gemini",
+    "groq": "groq",
+    "mistral": "mistral_ai",
+    "deepseek": "deepseek",
+    "xai": "x_ai",
+    "perplexity": "perplexity",
+    "cohere": "cohere",
+    "cohere_chat": "cohere",
+    "watsonx": "ibm.watsonx.ai",
+}
+
+
+def provider_name(provider: str | None) -> str:
+    """The `gen_ai.provider.name` of a model's provider (its own name when not well known)."""
+    if not provider:
+        return "_OTHER"
+    return _PROVIDERS.get(provider, provider)

@@ -1,0 +1,387 @@
+"""`RunSpans`: the span tree of one run, built from its events.
+
+    invoke_workflow {network}                 the run (root, INTERNAL)
+      invoke_agent {router}                   a routing agent's decision (role "router")
+        chat {model}                          each of its model requests (CLIENT)
+      invoke_agent {agent}                    one agent call (role "agent")
+        chat {model}                          each model request, failed attempts included
+        execute_tool {tool}                   each tool call; concurrent ones are siblings
+
+The root span starts when the sink is made (before RUN_STARTED, which carries its ids) and
+ends with RUN_FINISHED or RUN_ERROR. An agent span is live from STEP_STARTED to STEP_FINISHED;
+its chat and tool spans are written at STEP_FINISHED from the call's record
+(`InferenceResult.model_calls`, `.tool_calls`) with the times recorded there, so nothing is
+added to the agent's own code path. Router spans are written from `RunContext.router_calls`
+at the next event. Interrupts (RUN_FINISHED's outcome) and the answers a resumed run starts
+from are events on the root span; a resumed run's root links to the interrupted run's root.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.run.context import RunContext
+from network.telemetry import conventions as c
+from network.telemetry.content import (
+    ContentRecorder,
+    key_of,
+    messages,
+    state_values,
+    system_instructions,
+)
+from network.telemetry.metrics import Instruments
+
+
+def _ns(seconds: float) -> int:
+    return int(seconds * 1e9)
+
+
+def _hex(value: int, width: int) -> str:
+    return format(value, f"0{width}x")
+
+
+class RunSpans:
+    """A run sink that writes the run's spans (and metrics)."""
+
+    def __init__(
+        self,
+        ctx: RunContext,
+        tracer: Any,
+        instruments: Instruments | None,
+        content: ContentRecorder | None,
+    ) -> None:
+        from opentelemetry import trace  # noqa: PLC0415 (opentelemetry: only imported once an SDK is configured)
+
+        self._trace = trace
+        self.ctx = ctx
+        self.tracer = tracer
+        self.instruments = instruments
+        self.content = content
+        name = ctx.network.name
+        attributes: dict[str, Any] = {
+            c.OPERATION: c.INVOKE_WORKFLOW,
+            c.WORKFLOW_NAME: name,
+            c.RUN_ID: ctx.run_id,
+        }
+        if ctx.thread_id is not None:
+            attributes[c.CONVERSATION_ID] = ctx.thread_id
+        links = [
+            trace.Link(
+                trace.SpanContext(
+                    int(trace_id, 16),
+                    int(span_id, 16),
+                    is_remote=True,
+                    trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+                ),
+                {c.RESUMED: True},
+            )
+            for trace_id, span_id in ctx.trace_links
+        ]
+        self.root = tracer.start_span(
+            f"{c.INVOKE_WORKFLOW} {name}", attributes=attributes, links=links
+        )
+        self.root_context = trace.set_span_in_context(self.root)
+        span_context = self.root.get_span_context()
+        if span_context.is_valid:
+            ctx.trace_id = _hex(span_context.trace_id, 32)
+            ctx.span_id = _hex(span_context.span_id, 16)
+        answered = ctx.resume
+        if answered:
+            self.root.set_attribute(c.RESUMED, True)
+            for interrupt, answer in answered:
+                self.root.add_event(
+                    c.RESUME_EVENT,
+                    {
+                        "agent_network.interrupt.id": interrupt.id,
+                        "agent_network.approved": answer.approved,
+                        c.TOOL_NAME: interrupt.tool,
+                        c.TOOL_CALL_ID: interrupt.tool_call_id,
+                        c.AGENT_NAME: interrupt.agent,
+                    },
+                )
+        self.agent_span: Any = None
+        self.unfinished: list[Any] = []  # agent spans closed by an error, ended by RUN_ERROR
+        self.results_seen = len(ctx.state.results)
+        self.router_calls_seen = 0
+
+    async def __call__(self, event: Any) -> None:
+        try:
+            self._on(event)
+        except Exception as error:  # a tracing failure must not fail the run it observes
+            import structlog  # noqa: PLC0415 (structlog: loaded by the run already, if at all)
+
+            structlog.get_logger("agent_network").warning(
+                "telemetry.failed", run_id=self.ctx.run_id, error=repr(error)
+            )
+
+    def _on(self, event: Any) -> None:
+        kind = event.type
+        if kind == "STEP_STARTED":
+            self._routers()
+            self._start_agent(event.step_name)
+        elif kind == "STEP_FINISHED":
+            self._finish_agent()
+        elif kind == "RUN_FINISHED":
+            self._routers()
+            self._finish_run(event)
+        elif kind == "RUN_ERROR":
+            self._routers()
+            self._fail_run(event)
+
+    # -- agents ----------------------------------------------------------------------------
+
+    def _start_agent(self, name: str) -> None:
+        ctx = self.ctx
+        agent = ctx.agent
+        model, provider = _model_of(getattr(agent, "agent", agent), ctx.network.default_model)
+        attributes: dict[str, Any] = {
+            c.OPERATION: c.INVOKE_AGENT,
+            c.PROVIDER: c.provider_name(provider),
+            c.AGENT_NAME: name,
+            c.ROLE: "agent",
+            c.CALL_INDEX: ctx.call_count,
+        }
+        if model:
+            attributes[c.REQUEST_MODEL] = model
+        description = getattr(agent, "description", None)
+        if description:
+            attributes[c.AGENT_DESCRIPTION] = description
+        if ctx.thread_id is not None:
+            attributes[c.CONVERSATION_ID] = ctx.thread_id
+        self.agent_span = self.tracer.start_span(
+            f"{c.INVOKE_AGENT} {name}", context=self.root_context, attributes=attributes
+        )
+
+    def _finish_agent(self) -> None:
+        span = self.agent_span
+        if span is None:
+            return
+        self.agent_span = None
+        results = self.ctx.state.results
+        if len(results) <= self.results_seen:  # closed because the run failed: see RUN_ERROR
+            self.unfinished.append(span)
+            return
+        self.results_seen = len(results)
+        result = results[-1]
+        parent = self._trace.set_span_in_context(span)
+        calls = result.model_calls
+        for index, call in enumerate(calls):
+            last = index == len(calls) - 1
+            self._chat(call, parent, result if last and not call.error else None)
+        for record in result.tool_calls:
+            self._tool(span, parent, record)
+        keys = sorted({key_of(op["path"]) for op in result.state_delta})
+        attributes = _usage({}, calls)
+        if calls:
+            attributes[c.REQUEST_MODEL] = calls[-1].model
+            attributes[c.PROVIDER] = c.provider_name(calls[-1].provider)
+        attributes[c.KEYS_WRITTEN] = keys
+        if result.skipped:
+            attributes[c.SKIPPED] = True
+        span.set_attributes(attributes)
+        content = self.content
+        if content is not None and result.state_delta:
+            content.set(span, c.STATE_VALUES, state_values(self.ctx.state.kv, keys))
+        span.end()
+
+    def _chat(self, call: Any, parent: Any, result: Any) -> None:
+        start = _ns(call.started_at)
+        attributes: dict[str, Any] = {
+            c.OPERATION: c.CHAT,
+            c.PROVIDER: c.provider_name(call.provider),
+            c.REQUEST_MODEL: call.model,
+        }
+        if call.agent:
+            attributes[c.AGENT_NAME] = call.agent
+        if call.error:
+            attributes[c.ERROR_TYPE] = call.error
+            if call.response_model:
+                attributes[c.RESPONSE_MODEL] = call.response_model
+        else:
+            _usage(attributes, [call])
+        # Written after the fact from the call's record (sampling sees every attribute).
+        span = self.tracer.start_span(
+            f"{c.CHAT} {call.model}",
+            context=parent,
+            kind=self._trace.SpanKind.CLIENT,
+            attributes=attributes,
+            start_time=start,
+        )
+        if call.error:
+            _fail(span, call.error)
+        content = self.content
+        if content is not None and result is not None:
+            if result.prompt:
+                content.set(span, c.SYSTEM_INSTRUCTIONS, system_instructions(result.prompt))
+            content.set(span, c.INPUT_MESSAGES, messages(result.history))
+            content.set(span, c.OUTPUT_MESSAGES, messages(result.output))
+        span.end(end_time=start + int(call.duration_ms * 1e6))
+        if self.instruments is not None:
+            self.instruments.record(call, call.agent or "")
+
+    def _tool(self, agent_span: Any, parent: Any, record: Any) -> None:
+        if record.error_type == "rejected":  # never ran: the person said no
+            agent_span.add_event(
+                "agent_network.tool.rejected",
+                {c.TOOL_NAME: record.name, c.TOOL_CALL_ID: record.id},
+            )
+            return
+        start = _ns(record.started_at)
+        attributes = {
+            c.OPERATION: c.EXECUTE_TOOL,
+            c.TOOL_NAME: record.name,
+            c.TOOL_CALL_ID: record.id,
+            c.TOOL_TYPE: "function",
+        }
+        if record.is_error:
+            attributes[c.ERROR_TYPE] = record.error_type or "_OTHER"
+        span = self.tracer.start_span(
+            f"{c.EXECUTE_TOOL} {record.name}",
+            context=parent,
+            attributes=attributes,
+            start_time=start,
+        )
+        if record.is_error:
+            _fail(span, record.error_type or "_OTHER")
+        content = self.content
+        if content is not None:
+            content.set(span, c.TOOL_ARGUMENTS, record.arguments)
+            content.set(span, c.TOOL_RESULT, record.content)
+        span.end(end_time=start + int(record.duration_ms * 1e6))
+
+    # -- routers ---------------------------------------------------------------------------
+
+    def _routers(self) -> None:
+        """Spans of the routing requests made since the last event, one per decision."""
+        calls = self.ctx.router_calls
+        pending = calls[self.router_calls_seen :]
+        if not pending:
+            return
+        self.router_calls_seen = len(calls)
+        groups: list[list[Any]] = []
+        for call in pending:
+            if groups and groups[-1][0].agent == call.agent:
+                groups[-1].append(call)
+            else:
+                groups.append([call])
+        for group in groups:
+            first, last = group[0], group[-1]
+            name = first.agent or "router"
+            span = self.tracer.start_span(
+                f"{c.INVOKE_AGENT} {name}",
+                context=self.root_context,
+                attributes={
+                    c.OPERATION: c.INVOKE_AGENT,
+                    c.PROVIDER: c.provider_name(last.provider),
+                    c.AGENT_NAME: name,
+                    c.ROLE: "router",
+                    c.REQUEST_MODEL: last.model,
+                    c.CALL_INDEX: self.ctx.call_count,
+                },
+                start_time=_ns(first.started_at),
+            )
+            parent = self._trace.set_span_in_context(span)
+            for call in group:
+                self._chat(call, parent, None)
+            span.set_attributes(_usage({}, group))
+            if last.error:
+                _fail(span, last.error)
+            span.end(end_time=_ns(last.started_at) + int(last.duration_ms * 1e6))
+
+    # -- the run ---------------------------------------------------------------------------
+
+    def _finish_run(self, event: Any) -> None:
+        root = self.root
+        outcome = getattr(event, "outcome", None)
+        if getattr(outcome, "type", None) == "cancelled":
+            root.set_attribute(c.STOP_REASON, "cancelled")
+            self._end_unfinished("cancelled")
+        else:
+            result = event.result if isinstance(event.result, dict) else {}
+            reason = result.get("stopReason")
+            if reason:
+                root.set_attribute(c.STOP_REASON, str(reason))
+        for interrupt in getattr(outcome, "interrupts", None) or ():
+            metadata = interrupt.metadata or {}
+            root.add_event(
+                c.INTERRUPT_EVENT,
+                {
+                    "agent_network.interrupt.id": interrupt.id,
+                    "agent_network.interrupt.reason": interrupt.reason,
+                    c.TOOL_CALL_ID: interrupt.tool_call_id or "",
+                    c.TOOL_NAME: str(metadata.get("tool", "")),
+                    c.AGENT_NAME: str(metadata.get("agent", "")),
+                },
+            )
+        budget = self.ctx.budget
+        if budget is not None and budget.exceeded is not None:
+            exceeded = budget.exceeded
+            root.set_attribute(c.LIMIT, exceeded.limit)
+            root.set_attribute(c.LIMIT + ".value", exceeded.value)
+            root.set_attribute(c.LIMIT + ".actual", exceeded.actual)
+        self._end_root()
+
+    def _fail_run(self, event: Any) -> None:
+        error_type = event.code or "_OTHER"
+        self._end_unfinished(error_type)
+        self.root.set_attribute(c.STOP_REASON, "error")
+        _fail(self.root, error_type, event.message if self.content is not None else None)
+        self._end_root()
+
+    def _end_unfinished(self, error_type: str) -> None:
+        if self.agent_span is not None:
+            self.unfinished.append(self.agent_span)
+            self.agent_span = None
+        for span in self.unfinished:
+            _fail(span, error_type)
+            span.end()
+        self.unfinished.clear()
+
+    def _end_root(self) -> None:
+        ctx = self.ctx
+        root = self.root
+        root.set_attribute(c.INPUT_TOKENS, ctx.prompt_tokens)
+        root.set_attribute(c.OUTPUT_TOKENS, ctx.completion_tokens)
+        root.end()
+
+
+def _fail(span: Any, error_type: str, description: str | None = None) -> None:
+    from opentelemetry.trace import Status, StatusCode  # noqa: PLC0415 (opentelemetry: only imported once an SDK is configured)
+
+    span.set_attribute(c.ERROR_TYPE, error_type)
+    span.set_status(Status(StatusCode.ERROR, description))
+
+
+def _usage(attributes: dict[str, Any], calls: list[Any]) -> dict[str, Any]:
+    """Add the token usage, response model, finish reason and cost of `calls` to `attributes`."""
+    if not calls:
+        return attributes
+    attributes[c.INPUT_TOKENS] = sum(call.usage.prompt_tokens for call in calls)
+    attributes[c.OUTPUT_TOKENS] = sum(call.usage.completion_tokens for call in calls)
+    attributes[c.CACHE_READ_TOKENS] = sum(call.usage.cached_tokens for call in calls)
+    response_models = [call.response_model for call in calls if call.response_model]
+    if response_models:
+        attributes[c.RESPONSE_MODEL] = response_models[-1]
+    reasons = [call.finish_reason for call in calls if call.finish_reason]
+    if reasons:
+        attributes[c.FINISH_REASONS] = reasons[-1:]
+    costs = [call.cost_usd for call in calls if call.cost_usd is not None]
+    if costs:
+        attributes[c.COST_USD] = sum(costs)
+    return attributes
+
+
+def _model_of(agent: Any, default: Any) -> tuple[str | None, str | None]:
+    """The model name and provider an agent will ask, as far as can be told before it asks."""
+    model = getattr(agent, "model", None)
+    if model is None:
+        model = default
+    if model is None:
+        return None, None
+    if isinstance(model, str):
+        return model, model.split("/", 1)[0] if "/" in model else None
+    name = getattr(model, "name", None)
+    provider = getattr(model, "provider", None)
+    return (name if isinstance(name, str) else None), (
+        provider if isinstance(provider, str) else None
+    )

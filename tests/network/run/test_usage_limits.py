@@ -1,0 +1,151 @@
+"""Usage limits: a run stops cleanly, with its own stop reason, before the request that would
+pass a limit; its state and thread commits stay; the result says which limit and the figures."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from agents import Agent, LiteLLMModel, ScriptedModel, call, tool
+from examples.codegen import TASK, build_network
+from network import ConfigurationError, Network, StopReason, UsageLimits
+from network.threads import MemoryStore
+from routers import routing_agent
+from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
+from tests.network.telemetry.ops_network import SECRET, build
+from tests.network.telemetry.otel import Recorder
+
+pytestmark = pytest.mark.anyio
+pytest_plugins = ["tests.fakes.openai_server"]
+
+
+@tool
+def again() -> str:
+    """Keep going."""
+    return "ok"
+
+
+async def test_max_model_calls_stops_the_run_with_its_commits_intact(quiet_logs: None) -> None:
+    store = MemoryStore()
+    network = build_network()
+    result = await network.run(
+        TASK, thread_id="t", store=store, limits=UsageLimits(max_model_calls=3)
+    )
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert [r.agent for r in result.results] == ["planner", "coder", "reviewer"]
+    exceeded = result.limit_exceeded
+    assert exceeded is not None
+    assert (exceeded.limit, exceeded.value, exceeded.actual) == ("max_model_calls", 3, 3)
+    assert exceeded.figures.model_calls == 3
+    assert exceeded.figures.tool_calls == 2
+    assert str(exceeded) == "usage limit max_model_calls=3 reached (3 used)"
+    assert result["plan"] and result["files"] == {
+        "calc/add.py": "def add(a, b):\n    return a + b\n"
+    }
+    saved = await store.get_results("t")
+    assert [r.agent for r in saved or []] == ["planner", "coder", "reviewer"]
+    thread = await store.get_thread("t")
+    assert thread is not None and "files" in thread.full_state()
+
+
+async def test_network_defaults_apply_and_a_run_replaces_them(quiet_logs: None) -> None:
+    network = build_network()
+    network.limits = UsageLimits(max_model_calls=1)
+    assert (await network.run(TASK)).stop_reason == StopReason.USAGE_LIMIT
+    result = await network.run(TASK, limits=UsageLimits(max_model_calls=100))
+    assert result.stop_reason == StopReason.ROUTER_FINISHED
+    assert result.limit_exceeded is None
+    assert Network("n", network.agents.values(), network.router, limits=UsageLimits()).limits
+
+
+async def test_max_tool_calls_counts_every_call_of_an_answer(quiet_logs: None) -> None:
+    network = build(Recorder().telemetry)
+    result = await network.run(
+        "Go.", state={"temp:token": SECRET}, limits=UsageLimits(max_tool_calls=2)
+    )
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert len(result.results) == 1  # its three parallel calls all ran; no second request
+    assert result.limit_exceeded.limit == "max_tool_calls"
+    assert result.limit_exceeded.actual == 3
+
+
+async def test_token_limits(quiet_logs: None) -> None:
+    network = build_network()
+    result = await network.run(TASK, limits=UsageLimits(max_output_tokens=20))
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    figures = result.limit_exceeded.figures
+    assert figures.output_tokens == result.usage.completion_tokens >= 20
+    assert result.limit_exceeded.limit == "max_output_tokens"
+    assert len(result.results) == 2  # 17 tokens after the planner, 25 after the coder
+    unlimited_input = await network.run(TASK, limits=UsageLimits(max_input_tokens=1))
+    assert unlimited_input.stop_reason == StopReason.ROUTER_FINISHED  # scripted: 0 input tokens
+
+
+async def test_a_routing_agent_checks_before_its_own_requests(quiet_logs: None) -> None:
+    router_model = ScriptedModel(
+        [call("select_agent", name="writer", reason="go"), call("done", summary="ok")]
+    )
+    writer = Agent("writer", model=ScriptedModel(["Written."]))
+    network = Network("routed", [writer], routing_agent(router_model))
+    result = await network.run("Write.", limits=UsageLimits(max_model_calls=2))
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert len(router_model.requests) == 1  # the second routing request was never sent
+    assert result.limit_exceeded.figures.model_calls == 2
+    assert [r.agent for r in result.results] == ["writer"]
+
+
+async def test_the_trace_says_which_limit(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build_network()
+    network.telemetry = recorder.telemetry
+    await network.run(TASK, limits=UsageLimits(max_model_calls=2))
+    root = recorder.only("invoke_workflow codegen")
+    assert root.attributes["agent_network.stop_reason"] == "usage_limit"
+    assert root.attributes["agent_network.usage_limit"] == "max_model_calls"
+    assert root.attributes["agent_network.usage_limit.value"] == 2
+    assert root.attributes["agent_network.usage_limit.actual"] == 2
+
+
+async def test_cost_comes_from_litellms_price_map(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    usage = {"prompt_tokens": 1000, "completion_tokens": 500, "total_tokens": 1500}
+    for _ in range(3):
+        openai_server.add_tool_calls(FakeToolCall("again", {}), usage=usage)
+    model = LiteLLMModel("openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x")
+    agent = Agent("spender", tools=[again], model=model)
+    network = Network("costly", [agent], lambda ctx: agent)
+    result = await network.run("Spend.", limits=UsageLimits(max_cost_usd=0.0005))
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    per_call = result.results[0].model_calls[0].cost_usd
+    # gpt-4o-mini in litellm's offline map: $0.15 / M input, $0.60 / M output tokens.
+    assert per_call == pytest.approx(1000 * 0.15e-6 + 500 * 0.6e-6)
+    calls = len(result.results)
+    assert calls == 2  # 0.00045 after one request: below; 0.0009 after two: reached
+    assert result.limit_exceeded.figures.cost_usd == pytest.approx(calls * per_call)
+    assert result.limit_exceeded.figures.unpriced == 0
+
+
+async def test_a_model_without_a_price_is_counted_as_unpriced(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    for _ in range(2):
+        openai_server.add_tool_calls(FakeToolCall("again", {}))
+    model = LiteLLMModel("openai/no-such-model", api_base=openai_server.base_url, api_key="x")
+    agent = Agent("a", tools=[again], model=model)
+    network = Network("n", [agent], lambda ctx: agent)
+    result = await network.run("Hi.", limits=UsageLimits(max_cost_usd=1e-9, max_model_calls=2))
+    assert result.results[0].model_calls[0].cost_usd is None
+    exceeded = result.limit_exceeded
+    assert exceeded is not None and exceeded.limit == "max_model_calls"  # cost never counted
+    assert (exceeded.figures.cost_usd, exceeded.figures.unpriced) == (0.0, 2)
+
+
+def test_bad_limits_are_refused() -> None:
+    with pytest.raises(ValidationError, match="max_model_calls"):
+        UsageLimits(max_model_calls=-1)
+    with pytest.raises(ValidationError, match="max_tokens"):
+        UsageLimits(max_tokens=3)  # type: ignore[call-arg]
+    network = build_network()
+    with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
+        Network("n", network.agents.values(), network.router, limits={"max_model_calls": 1})  # type: ignore[arg-type]

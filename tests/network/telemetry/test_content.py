@@ -1,0 +1,106 @@
+"""Privacy: no content in any span by default; opt-in content never shows `temp:` values."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.network.telemetry.ops_network import SECRET, build
+from tests.network.telemetry.otel import Recorder, every_value
+
+pytestmark = pytest.mark.anyio
+
+TASK = "Check the weather in Paris, then deploy."
+CONTENT = [
+    "Check the weather",  # the user's input
+    "You run operations",  # the system instructions
+    "Paris",  # a tool argument and a state value
+    "sunny",  # a tool result
+    "testing",  # an argument of the failing tool (and its error message)
+    "production",  # the argument of the confirmed tool
+    "All done",  # the final completion
+]
+
+
+async def _run(recorder: Recorder) -> None:
+    network = build(recorder.telemetry)
+    first = await network.run(TASK, state={"temp:token": SECRET})
+    await network.resume(first, [first.interrupts[0].accept()])
+
+
+async def test_no_content_attribute_by_default(
+    quiet_logs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", raising=False)
+    recorder = Recorder()
+    await _run(recorder)
+    values = "\n".join(every_value(recorder.spans))
+    for text in [*CONTENT, SECRET]:
+        assert text not in values
+    names = {key for span in recorder.spans for key in span.attributes}
+    assert not names & {
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "agent_network.state.values",
+    }
+
+
+async def test_the_environment_variable_turns_content_on_without_temp_values(
+    quiet_logs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    recorder = Recorder()
+    await _run(recorder)
+    values = "\n".join(every_value(recorder.spans))
+    for text in CONTENT:
+        assert text in values
+    assert SECRET not in values  # rendered into the instructions, scrubbed from them
+    chat = recorder.named("chat scripted-ops")[0]
+    instructions = json.loads(chat.attributes["gen_ai.system_instructions"])
+    assert instructions == [{"type": "text", "content": "You run operations. Token: [temp:token]"}]
+    assert json.loads(chat.attributes["gen_ai.input.messages"]) == [
+        {"role": "user", "parts": [{"type": "text", "content": TASK}]}
+    ]
+    output = json.loads(chat.attributes["gen_ai.output.messages"])
+    assert [part["name"] for part in output[0]["parts"]] == ["lookup", "lookup", "explode"]
+    explode = recorder.only("execute_tool explode")
+    assert json.loads(explode.attributes["gen_ai.tool.call.arguments"]) == {"reason": "testing"}
+    assert "boom because testing" in explode.attributes["gen_ai.tool.call.result"]
+    step = recorder.named("invoke_agent ops")[0]
+    assert json.loads(step.attributes["agent_network.state.values"]) == {"seen": ["Paris", "Oslo"]}
+
+
+async def test_redact_changes_or_drops_content_attributes(quiet_logs: None) -> None:
+    seen: list[str] = []
+
+    def redact(name: str, value: Any) -> Any:
+        seen.append(name)
+        if name == "gen_ai.tool.call.arguments":
+            return None  # dropped
+        if name == "gen_ai.tool.call.result":
+            return "[redacted]"
+        return value
+
+    recorder = Recorder(capture_content=True, redact=redact)
+    await _run(recorder)
+    tools = [s for s in recorder.spans if s.name.startswith("execute_tool")]
+    assert tools
+    for span in tools:
+        assert "gen_ai.tool.call.arguments" not in span.attributes
+        assert span.attributes["gen_ai.tool.call.result"] == "[redacted]"
+    assert "gen_ai.input.messages" in seen
+
+
+async def test_the_option_wins_over_the_environment(
+    quiet_logs: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+    recorder = Recorder(capture_content=False)
+    await _run(recorder)
+    values = "\n".join(every_value(recorder.spans))
+    assert "sunny" not in values

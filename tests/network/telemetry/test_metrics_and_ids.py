@@ -1,0 +1,168 @@
+"""Metrics from the conventions, trace ids in RunResult and RUN_STARTED, and zero cost when off."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from examples.codegen import TASK, build_network
+from tests.network.telemetry.otel import Recorder
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _points(recorder: Recorder, name: str) -> list[Any]:
+    data = recorder.metric_reader.get_metrics_data()
+    return [
+        point
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        if metric.name == name
+        for point in metric.data.data_points
+    ]
+
+
+async def test_token_usage_and_duration_histograms_per_model_and_agent(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build_network()
+    network.telemetry = recorder.telemetry
+    result = await network.run(TASK)
+
+    durations = _points(recorder, "gen_ai.client.operation.duration")
+    by_agent = {p.attributes["gen_ai.agent.name"]: p for p in durations}
+    assert set(by_agent) == {"planner", "coder", "reviewer"}
+    assert by_agent["coder"].count == 2  # two coder calls, one request each
+    assert dict(by_agent["coder"].attributes) == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "scripted",
+        "gen_ai.request.model": "scripted-coder",
+        "gen_ai.agent.name": "coder",
+    }
+    tokens = _points(recorder, "gen_ai.client.token.usage")
+    output = {
+        p.attributes["gen_ai.request.model"]: p.sum
+        for p in tokens
+        if p.attributes["gen_ai.token.type"] == "output"
+    }
+    expected: dict[str, int] = {}
+    for call in result.results:
+        model = f"scripted-{call.agent}"
+        expected[model] = expected.get(model, 0) + call.usage.completion_tokens
+    assert output == expected
+    assert {p.attributes["gen_ai.token.type"] for p in tokens} == {"input", "output"}
+
+
+async def test_the_trace_id_is_in_run_started_and_the_result(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build_network()
+    network.telemetry = recorder.telemetry
+    async with network.stream(TASK) as events:
+        seen = [event async for event in events]
+    started = seen[0]
+    assert started.type == "RUN_STARTED"
+    result = events.result
+    assert result.trace_id is not None and len(result.trace_id) == 32
+    assert started.metadata == {"traceId": result.trace_id, "spanId": result.span_id}
+    encoded = started.model_dump(by_alias=True, exclude_none=True)
+    assert encoded["metadata"]["traceId"] == result.trace_id
+    root = recorder.only("invoke_workflow codegen")
+    assert f"{root.context.trace_id:032x}" == result.trace_id
+
+
+async def test_without_an_sdk_nothing_is_traced(quiet_logs: None) -> None:
+    result = await build_network().run(TASK)  # no providers given, none installed globally
+    assert result.trace_id is None
+    async with build_network().stream(TASK) as events:
+        seen = [event async for event in events]
+    assert seen[0].type == "RUN_STARTED"
+    assert seen[0].metadata is None
+
+
+QUIET = "import logging, structlog\n" + (
+    "structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))\n"
+)
+
+
+def _python(code: str) -> str:
+    """Run `code` in a fresh interpreter (global providers and imports start empty)."""
+    done = subprocess.run(
+        [sys.executable, "-c", QUIET + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_import_network_and_a_plain_run_never_import_opentelemetry() -> None:
+    out = _python(
+        """
+        import sys
+        import network, agents, routers
+        from examples.codegen import TASK, build_network
+        result = build_network().run_sync(TASK)
+        print(result.trace_id, sorted(m for m in sys.modules if m.startswith("opentelemetry")))
+        """
+    )
+    assert out == "None []"
+
+
+def test_the_api_alone_records_nothing_and_a_global_sdk_provider_is_used() -> None:
+    out = _python(
+        """
+        import opentelemetry.trace as trace
+        from examples.codegen import TASK, build_network
+        print(build_network().run_sync(TASK).trace_id)  # the API without an SDK: nothing
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        result = build_network().run_sync(TASK)
+        roots = [s for s in exporter.get_finished_spans() if s.parent is None]
+        print(len(roots), f"{roots[0].context.trace_id:032x}" == result.trace_id)
+        """
+    )
+    assert out.splitlines() == ["None", "1 True"]
+
+
+async def test_the_agui_server_sends_the_trace_id_in_run_started(quiet_logs: None) -> None:
+    import httpx
+
+    from network.agui import app
+    from tests.network.agui.protocol import parse_sse
+
+    recorder = Recorder()
+    network = build_network()
+    network.telemetry = recorder.telemetry
+    transport = httpx.ASGITransport(app=app(network))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        response = await http.post(
+            "/",
+            json={
+                "threadId": "thread-1",
+                "runId": "run-1",
+                "messages": [{"id": "u1", "role": "user", "content": TASK}],
+            },
+        )
+    events = parse_sse(response.text)
+    assert events[0]["type"] == "RUN_STARTED"
+    root = recorder.only("invoke_workflow codegen")
+    assert events[0]["metadata"] == {
+        "traceId": f"{root.context.trace_id:032x}",
+        "spanId": f"{root.context.span_id:016x}",
+    }
+    assert root.attributes["agent_network.run_id"] == "run-1"

@@ -1,0 +1,68 @@
+"""Chat spans of a real litellm model on an OpenAI-compatible server on 127.0.0.1: provider,
+response model, token usage including cached tokens, price, and one span per retried attempt."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import Agent, LiteLLMModel
+from network import Network
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.network.telemetry.otel import Recorder, tree
+
+pytestmark = pytest.mark.anyio
+pytest_plugins = ["tests.fakes.openai_server"]
+
+
+async def test_a_retried_request_is_two_chat_spans(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    openai_server.add_error(500, "overloaded")
+    usage = {
+        "prompt_tokens": 40,
+        "completion_tokens": 5,
+        "total_tokens": 45,
+        "prompt_tokens_details": {"cached_tokens": 32},
+    }
+    openai_server.add_text("Hello.", usage=usage)
+    recorder = Recorder()
+    model = LiteLLMModel(
+        "openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x", retry_delay=0
+    )
+    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    result = await network.run("Hi.")
+
+    calls = result.results[0].model_calls
+    assert [call.error for call in calls] == ["InternalServerError", None]
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow greeter",
+            [
+                (
+                    "invoke_agent greeter",
+                    [("chat openai/gpt-4o-mini", []), ("chat openai/gpt-4o-mini", [])],
+                )
+            ],
+        )
+    ]
+    failed, answered = recorder.named("chat openai/gpt-4o-mini")
+    assert failed.attributes["error.type"] == "InternalServerError"
+    assert failed.status.status_code.name == "ERROR"
+    assert "gen_ai.usage.input_tokens" not in failed.attributes
+    assert dict(answered.attributes) == {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": "openai/gpt-4o-mini",
+        "gen_ai.agent.name": "greeter",
+        "gen_ai.response.model": "gpt-4o-mini",
+        "gen_ai.response.finish_reasons": ("stop",),
+        "gen_ai.usage.input_tokens": 40,
+        "gen_ai.usage.output_tokens": 5,
+        "gen_ai.usage.cache_read.input_tokens": 32,
+        "agent_network.usage.cost_usd": calls[1].cost_usd,
+    }
+    assert calls[1].cost_usd is not None and calls[1].cost_usd > 0
+    assert failed.end_time <= answered.start_time
+    step = recorder.only("invoke_agent greeter")
+    assert step.attributes["gen_ai.provider.name"] == "openai"
+    assert step.attributes["gen_ai.usage.cache_read.input_tokens"] == 32

@@ -1,0 +1,200 @@
+"""The same run, exported over OTLP/HTTP to a receiver on 127.0.0.1 and decoded with
+`opentelemetry-proto`: what any OTLP backend (Jaeger, Langfuse, Phoenix, ...) would get."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+from network.telemetry import Telemetry
+from tests.network.telemetry.ops_network import SECRET, build
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class Receiver(ThreadingHTTPServer):
+    """An OTLP/HTTP trace receiver: keeps each decoded `ExportTraceServiceRequest`."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[ExportTraceServiceRequest] = []
+        self.paths: list[str] = []
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1/traces"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Receiver
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        assert self.headers["Content-Type"] == "application/x-protobuf"
+        request = ExportTraceServiceRequest()
+        request.ParseFromString(body)
+        self.server.requests.append(request)
+        self.server.paths.append(self.path)
+        reply = ExportTraceServiceResponse().SerializeToString()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    server = Receiver()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _value(any_value: Any) -> Any:
+    kind = any_value.WhichOneof("value")
+    if kind == "array_value":
+        return tuple(_value(v) for v in any_value.array_value.values)
+    return getattr(any_value, kind)
+
+
+async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_logs: None) -> None:
+    # The three lines of the README, with the provider passed in rather than set globally.
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=receiver.endpoint)))
+    network = build(Telemetry(tracer_provider=provider))
+
+    first = await network.run("Check the weather, then deploy.", state={"temp:token": SECRET})
+    resumed = await network.resume(first, [first.interrupts[0].accept()])
+    assert provider.force_flush()
+    provider.shutdown()
+
+    assert receiver.paths and set(receiver.paths) == {"/v1/traces"}
+    spans = [
+        span
+        for request in receiver.requests
+        for resource_spans in request.resource_spans
+        for scope_spans in resource_spans.scope_spans
+        for span in scope_spans.spans
+    ]
+    scopes = {
+        scope_spans.scope.name
+        for request in receiver.requests
+        for resource_spans in request.resource_spans
+        for scope_spans in resource_spans.scope_spans
+    }
+    assert scopes == {"agent_network"}
+    by_id = {span.span_id: span for span in spans}
+    trace_ids = {span.trace_id.hex() for span in spans}
+    assert trace_ids == {first.trace_id, resumed.trace_id}
+
+    def path(span: Any) -> list[str]:
+        names = [span.name]
+        while span.parent_span_id:
+            span = by_id[span.parent_span_id]
+            names.append(span.name)
+        return names[::-1]
+
+    first_spans = sorted(
+        (s for s in spans if s.trace_id.hex() == first.trace_id),
+        key=lambda s: (s.start_time_unix_nano, s.name),
+    )
+    assert sorted(tuple(path(s)) for s in first_spans) == sorted(
+        [
+            ("invoke_workflow ops-net",),
+            ("invoke_workflow ops-net", "invoke_agent ops"),
+            ("invoke_workflow ops-net", "invoke_agent ops", "chat scripted-ops"),
+            ("invoke_workflow ops-net", "invoke_agent ops", "execute_tool lookup"),
+            ("invoke_workflow ops-net", "invoke_agent ops", "execute_tool lookup"),
+            ("invoke_workflow ops-net", "invoke_agent ops", "execute_tool explode"),
+            ("invoke_workflow ops-net", "invoke_agent ops"),
+            ("invoke_workflow ops-net", "invoke_agent ops", "chat scripted-ops"),
+        ]
+    )
+    explode = next(s for s in first_spans if s.name == "execute_tool explode")
+    attributes = {kv.key: _value(kv.value) for kv in explode.attributes}
+    assert attributes["error.type"] == "ValueError"
+    assert attributes["gen_ai.operation.name"] == "execute_tool"
+    chat = next(s for s in first_spans if s.name == "chat scripted-ops")
+    assert chat.kind == chat.SPAN_KIND_CLIENT
+
+    resumed_root = next(
+        s for s in spans if s.trace_id.hex() == resumed.trace_id and not s.parent_span_id
+    )
+    (link,) = resumed_root.links
+    assert link.trace_id.hex() == first.trace_id
+    assert link.span_id.hex() == first.span_id
+    first_root = next(s for s in first_spans if not s.parent_span_id)
+    assert [event.name for event in first_root.events] == ["agent_network.interrupt"]
+
+
+def test_the_readme_lines_send_a_run_to_the_endpoint(receiver: Receiver) -> None:
+    """The README's OTLP block, as written, with only OTEL_EXPORTER_OTLP_ENDPOINT set."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### Tracing (OpenTelemetry) and usage limits", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, re.S)
+    assert block is not None
+    script = block.group(1) + textwrap.dedent(
+        """
+        import logging, structlog
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+        from examples.codegen import TASK, build_network
+        print(build_network().run_sync(TASK).trace_id)
+        provider.force_flush()
+        """
+    )
+    endpoint = receiver.endpoint.removesuffix("/v1/traces")
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PATH": "/usr/bin:/bin",
+            "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+        },
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    trace_id = done.stdout.strip()
+    names = sorted(
+        span.name
+        for request in receiver.requests
+        for resource_spans in request.resource_spans
+        for scope_spans in resource_spans.scope_spans
+        for span in scope_spans.spans
+        if span.trace_id.hex() == trace_id
+    )
+    assert names.count("invoke_workflow codegen") == 1
+    assert names.count("invoke_agent coder") == 2
+    assert names.count("execute_tool review") == 2

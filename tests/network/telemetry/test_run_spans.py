@@ -1,0 +1,193 @@
+"""Spans of a run with parallel tool calls, a failing tool, a confirmation and its resume."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import ScriptedModel, call
+from network import Network, StopReason
+from routers import routing_agent
+from tests.network.telemetry.ops_network import SECRET, build
+from tests.network.telemetry.otel import Recorder, tree
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_parallel_tools_error_confirmation_and_resume(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build(recorder.telemetry)
+    first = await network.run("Check the weather, then deploy.", state={"temp:token": SECRET})
+    assert first.stop_reason == StopReason.INTERRUPTED
+
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow ops-net",
+            [
+                (
+                    "invoke_agent ops",
+                    [
+                        ("chat scripted-ops", []),
+                        ("execute_tool lookup", []),
+                        ("execute_tool lookup", []),
+                        ("execute_tool explode", []),
+                    ],
+                ),
+                ("invoke_agent ops", [("chat scripted-ops", [])]),
+            ],
+        )
+    ]
+    agent = recorder.named("invoke_agent ops")[0]
+    tools = [s for s in recorder.spans if s.name.startswith("execute_tool")]
+    # Concurrent calls are siblings under their agent call, in the order the model asked.
+    assert {s.parent.span_id for s in tools} == {agent.context.span_id}
+    records = first.results[0].tool_calls
+    assert [s.attributes["gen_ai.tool.call.id"] for s in tools] == [r.id for r in records]
+    explode = recorder.only("execute_tool explode")
+    assert explode.attributes["error.type"] == "ValueError"
+    assert explode.status.status_code.name == "ERROR"
+    assert explode.status.description is None  # the message may hold content: not by default
+    assert all("error.type" not in s.attributes for s in recorder.named("execute_tool lookup"))
+    assert agent.attributes["agent_network.state.keys_written"] == ("seen",)
+
+    root = recorder.only("invoke_workflow ops-net")
+    assert root.attributes["agent_network.stop_reason"] == "interrupted"
+    (interrupt_event,) = root.events
+    pending = first.interrupts[0]
+    assert interrupt_event.name == "agent_network.interrupt"
+    assert dict(interrupt_event.attributes) == {
+        "agent_network.interrupt.id": pending.id,
+        "agent_network.interrupt.reason": "confirmation_required",
+        "gen_ai.tool.call.id": pending.tool_call_id,
+        "gen_ai.tool.name": "deploy",
+        "gen_ai.agent.name": "ops",
+    }
+
+    recorder.clear()
+    resumed = await network.resume(first, [pending.accept()])
+    assert resumed.stop_reason == StopReason.ROUTER_FINISHED
+    assert resumed.trace_id != first.trace_id
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow ops-net",
+            [
+                ("invoke_agent ops", [("execute_tool deploy", [])]),
+                ("invoke_agent ops", [("chat scripted-ops", [])]),
+            ],
+        )
+    ]
+    root = recorder.only("invoke_workflow ops-net")
+    (link,) = root.links
+    assert f"{link.context.trace_id:032x}" == first.trace_id
+    assert f"{link.context.span_id:016x}" == first.span_id
+    assert root.attributes["agent_network.resumed"] is True
+    (resume_event,) = root.events
+    assert resume_event.name == "agent_network.resume"
+    assert resume_event.attributes["agent_network.interrupt.id"] == pending.id
+    assert resume_event.attributes["agent_network.approved"] is True
+    assert resume_event.attributes["gen_ai.tool.name"] == "deploy"
+
+
+async def test_a_rejected_call_is_an_event_not_a_tool_span(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build(recorder.telemetry)
+    first = await network.run("Deploy.", state={"temp:token": SECRET})
+    recorder.clear()
+    await network.resume(first, [first.interrupts[0].reject("not today")])
+    step = recorder.named("invoke_agent ops")[0]
+    assert [e.name for e in step.events] == ["agent_network.tool.rejected"]
+    assert not recorder.named("execute_tool deploy")
+
+
+async def test_a_failed_run_ends_its_spans_with_the_error_type(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build(recorder.telemetry, ScriptedModel([RuntimeError("provider down")]))
+    with pytest.raises(RuntimeError) as caught:
+        await network.run("Go.", state={"temp:token": SECRET})
+    assert tree(recorder.spans) == [("invoke_workflow ops-net", [("invoke_agent ops", [])])]
+    for span in recorder.spans:
+        assert span.attributes["error.type"] == "RuntimeError"
+        assert span.status.status_code.name == "ERROR"
+    assert caught.value.partial_result.trace_id == f"{recorder.spans[0].context.trace_id:032x}"
+
+
+async def test_routing_agent_requests_are_their_own_invoke_agent(quiet_logs: None) -> None:
+    recorder = Recorder()
+    worker_model = ScriptedModel(["Report written."], name="scripted-worker")
+    router_model = ScriptedModel(
+        [
+            call("select_agent", name="nobody", reason="typo"),
+            call("select_agent", name="writer", reason="write it"),
+            call("done", summary="finished"),
+        ],
+        name="scripted-router",
+    )
+    from agents import Agent
+
+    writer = Agent("writer", description="Writes.", model=worker_model)
+    network = Network(
+        "routed",
+        [writer],
+        routing_agent(router_model, name="dispatcher"),
+        telemetry=recorder.telemetry,
+    )
+    result = await network.run("Write the report.")
+    assert result.stop_reason == StopReason.ROUTER_DONE
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow routed",
+            [
+                (
+                    "invoke_agent dispatcher",
+                    [("chat scripted-router", []), ("chat scripted-router", [])],
+                ),
+                ("invoke_agent writer", [("chat scripted-worker", [])]),
+                ("invoke_agent dispatcher", [("chat scripted-router", [])]),
+            ],
+        )
+    ]
+    routers = recorder.named("invoke_agent dispatcher")
+    assert [s.attributes["agent_network.role"] for s in routers] == ["router", "router"]
+    assert [s.attributes["agent_network.call_index"] for s in routers] == [0, 1]
+    assert recorder.only("invoke_agent writer").attributes["agent_network.role"] == "agent"
+    for chat in recorder.named("chat scripted-router"):
+        assert chat.attributes["gen_ai.agent.name"] == "dispatcher"
+
+
+async def test_a_run_inside_an_application_span_is_its_child(quiet_logs: None) -> None:
+    recorder = Recorder()
+    network = build(recorder.telemetry)
+    tracer = recorder.tracer_provider.get_tracer("app")
+    with tracer.start_as_current_span("POST /runs") as request:
+        await network.run("Deploy.", state={"temp:token": SECRET})
+    root = recorder.only("invoke_workflow ops-net")
+    assert root.parent is not None
+    assert root.parent.span_id == request.get_span_context().span_id
+
+
+async def test_resume_takes_its_own_limits(quiet_logs: None) -> None:
+    from network import UsageLimits
+
+    network = build(Recorder().telemetry)
+    first = await network.run("Deploy.", state={"temp:token": SECRET})
+    resumed = await network.resume(
+        first, [first.interrupts[0].accept()], limits=UsageLimits(max_model_calls=0)
+    )
+    assert resumed.stop_reason == StopReason.USAGE_LIMIT
+    assert [r.agent for r in resumed.results][-1] == "ops"  # the confirmed call still ran
+    assert resumed.limit_exceeded is not None and resumed.limit_exceeded.actual == 0
+
+
+async def test_a_telemetry_failure_is_logged_and_does_not_fail_the_run() -> None:
+    import structlog
+
+    def redact(name: str, value: object) -> object:
+        raise KeyError("a bug in the application's redact hook")
+
+    recorder = Recorder(capture_content=True, redact=redact)
+    network = build(recorder.telemetry)
+    with structlog.testing.capture_logs() as logs:
+        result = await network.run("Deploy.", state={"temp:token": SECRET})
+    assert result.stop_reason == StopReason.INTERRUPTED
+    failures = [line for line in logs if line["event"] == "telemetry.failed"]
+    assert failures and failures[0]["log_level"] == "warning"
+    assert "redact hook" in failures[0]["error"]
