@@ -149,3 +149,20 @@ def test_bad_limits_are_refused() -> None:
     network = build_network()
     with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
         Network("n", network.agents.values(), network.router, limits={"max_model_calls": 1})  # type: ignore[arg-type]
+
+
+async def test_a_retried_attempt_counts_as_a_request(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    openai_server.add_error(500, "overloaded")
+    openai_server.add_tool_calls(FakeToolCall("again", {}))
+    model = LiteLLMModel(
+        "openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x", retry_delay=0
+    )
+    agent = Agent("a", tools=[again], model=model)
+    network = Network("n", [agent], lambda ctx: agent)
+    result = await network.run("Go.", limits=UsageLimits(max_model_calls=2))
+    assert [call.error for call in result.results[0].model_calls] == ["InternalServerError", None]
+    assert len(result.results) == 1
+    assert result.limit_exceeded is not None
+    assert result.limit_exceeded.figures.model_calls == 2
