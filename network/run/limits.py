@@ -26,26 +26,41 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from network.errors import ConfigurationError
 from network.history.results import ModelCall
 
+_FIGURE_OF = {
+    "max_model_calls": "model_calls",
+    "max_tool_calls": "tool_calls",
+    "max_input_tokens": "input_tokens",
+    "max_output_tokens": "output_tokens",
+    "max_cost_usd": "cost_usd",
+}
 
-class UsageLimits(BaseModel):
-    """Caps on one run. Every field is optional; None means no cap."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+@dataclass(slots=True, frozen=True, kw_only=True)
+class UsageLimits:
+    """Caps on one run. Every field is optional; None means no cap.
 
-    max_model_calls: int | None = Field(default=None, ge=0)
-    max_tool_calls: int | None = Field(default=None, ge=0)
-    max_input_tokens: int | None = Field(default=None, ge=0)
-    max_output_tokens: int | None = Field(default=None, ge=0)
-    max_cost_usd: float | None = Field(default=None, ge=0)
+    A negative or non-numeric cap is a `ConfigurationError` naming the field.
+    """
 
-    @property
-    def empty(self) -> bool:
-        """True when no cap is set (the run need not count anything)."""
-        return all(getattr(self, name) is None for name in type(self).model_fields)
+    max_model_calls: int | None = None
+    max_tool_calls: int | None = None
+    max_input_tokens: int | None = None
+    max_output_tokens: int | None = None
+    max_cost_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in _FIGURE_OF:
+            value: Any = getattr(self, name)
+            if value is None:
+                continue
+            integral = name != "max_cost_usd"
+            kinds: tuple[type, ...] = (int,) if integral else (int, float)
+            if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
+                kind = "an int" if integral else "a number"
+                raise ConfigurationError(f"UsageLimits.{name} must be {kind} >= 0, got {value!r}")
 
 
 @dataclass(slots=True)
@@ -81,15 +96,6 @@ class LimitExceeded:
 
     def __str__(self) -> str:
         return f"usage limit {self.limit}={self.value:g} reached ({self.actual:g} used)"
-
-
-_FIGURE_OF = {
-    "max_model_calls": "model_calls",
-    "max_tool_calls": "tool_calls",
-    "max_input_tokens": "input_tokens",
-    "max_output_tokens": "output_tokens",
-    "max_cost_usd": "cost_usd",
-}
 
 
 @dataclass(slots=True)

@@ -4,7 +4,6 @@ pass a limit; its state and thread commits stay; the result says which limit and
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
 from agents import Agent, LiteLLMModel, ScriptedModel, call, tool
 from examples.codegen import TASK, build_network
@@ -142,13 +141,23 @@ async def test_a_model_without_a_price_is_counted_as_unpriced(
 
 
 def test_bad_limits_are_refused() -> None:
-    with pytest.raises(ValidationError, match="max_model_calls"):
+    with pytest.raises(ConfigurationError, match="max_model_calls must be an int >= 0, got -1"):
         UsageLimits(max_model_calls=-1)
-    with pytest.raises(ValidationError, match="max_tokens"):
+    with pytest.raises(ConfigurationError, match="max_tool_calls must be an int >= 0, got 1.5"):
+        UsageLimits(max_tool_calls=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="max_cost_usd must be a number >= 0"):
+        UsageLimits(max_cost_usd="0.5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="max_tokens"):
         UsageLimits(max_tokens=3)  # type: ignore[call-arg]
+    assert UsageLimits(max_cost_usd=1) == UsageLimits(max_cost_usd=1)
     network = build_network()
     with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
-        Network("n", network.agents.values(), network.router, limits={"max_model_calls": 1})  # type: ignore[arg-type]
+        Network(
+            "n",
+            list(network.agents.values()),
+            network.router,
+            limits={"max_model_calls": 1},  # type: ignore[arg-type]
+        )
 
 
 async def test_a_retried_attempt_counts_as_a_request(
