@@ -57,8 +57,8 @@ class UsageLimits:
             if value is None:
                 continue
             integral = name != "max_cost_usd"
-            kinds: tuple[type, ...] = (int,) if integral else (int, float)
-            if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
+            valid = isinstance(value, int) if integral else isinstance(value, int | float)
+            if isinstance(value, bool) or not valid or value < 0:
                 kind = "an int" if integral else "a number"
                 raise ConfigurationError(f"UsageLimits.{name} must be {kind} >= 0, got {value!r}")
 
