@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.logger import get_logger
 from network.run.context import RunContext
 from network.telemetry import conventions as c
 from network.telemetry.content import (
@@ -108,11 +109,7 @@ class RunSpans:
         try:
             self._on(event)
         except Exception as error:  # a tracing failure must not fail the run it observes
-            import structlog  # noqa: PLC0415 (structlog: loaded by the run already, if at all)
-
-            structlog.get_logger("agent_network").warning(
-                "telemetry.failed", run_id=self.ctx.run_id, error=repr(error)
-            )
+            get_logger().warning("telemetry.failed", run_id=self.ctx.run_id, error=repr(error))
 
     def _on(self, event: Any) -> None:
         kind = event.type
