@@ -111,6 +111,11 @@ class OpenAIModel:
     def __repr__(self) -> str:
         return f"OpenAIModel({self.name!r}, api_base={safe_url(self.api_base)!r})"
 
+    @property
+    def provider(self) -> str:
+        """The provider prefix of the model name ("openai" when there is none), for traces."""
+        return self._prefix
+
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None
     ) -> ModelResponse:
@@ -218,7 +223,14 @@ def _parse(content: bytes, body_size: int) -> ModelResponse:
     if problem is not None:
         raise _Failed(Failure("no answer", problem))
     usage = _usage(data.get("usage"), body_size, assistant)
-    return ModelResponse(assistant, usage, data, finish)
+    answered_by = data.get("model")
+    return ModelResponse(
+        assistant,
+        usage,
+        data,
+        finish,
+        model=answered_by if isinstance(answered_by, str) else None,
+    )
 
 
 def _streamed(stream: ChatStream, body_size: int) -> ModelResponse:
@@ -232,7 +244,15 @@ def _streamed(stream: ChatStream, body_size: int) -> ModelResponse:
     if problem is not None:
         raise _Failed(Failure("no answer", problem))
     usage = _usage(stream.usage, body_size, message)
-    return ModelResponse(message, usage, stream.raw(content), stream.finish_reason)
+    raw = stream.raw(content)
+    answered_by = raw.get("model")
+    return ModelResponse(
+        message,
+        usage,
+        raw,
+        stream.finish_reason,
+        model=answered_by if isinstance(answered_by, str) else None,
+    )
 
 
 def _tool_call(call: dict[str, Any]) -> ToolCall:

@@ -66,3 +66,19 @@ async def test_a_retried_request_is_two_chat_spans(
     step = recorder.only("invoke_agent greeter")
     assert step.attributes["gen_ai.provider.name"] == "openai"
     assert step.attributes["gen_ai.usage.cache_read.input_tokens"] == 32
+
+
+async def test_the_native_client_reports_its_provider_and_response_model(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    from agents.models.openai_native import OpenAIModel
+
+    openai_server.add_text("Hello.")
+    recorder = Recorder()
+    model = OpenAIModel("openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x")
+    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    await network.run("Hi.")
+    chat = recorder.only("chat openai/gpt-4o-mini")
+    assert chat.attributes["gen_ai.provider.name"] == "openai"
+    assert chat.attributes["gen_ai.response.model"] == "gpt-4o-mini"
+    assert "agent_network.usage.cost_usd" not in chat.attributes  # no price without litellm
