@@ -185,8 +185,11 @@ async def test_a_telemetry_failure_is_logged_and_does_not_fail_the_run() -> None
 
     recorder = Recorder(capture_content=True, redact=redact)
     network = build(recorder.telemetry)
-    with structlog.testing.capture_logs() as logs:
-        result = await network.run("Deploy.", state={"temp:token": SECRET})
+    try:
+        with structlog.testing.capture_logs() as logs:
+            result = await network.run("Deploy.", state={"temp:token": SECRET})
+    finally:
+        structlog.reset_defaults()  # capture_logs leaves structlog marked as configured
     assert result.stop_reason == StopReason.INTERRUPTED
     failures = [line for line in logs if line["event"] == "telemetry.failed"]
     assert failures and failures[0]["log_level"] == "warning"
