@@ -15,9 +15,8 @@ from typing import Any, Generic, Protocol, runtime_checkable
 from typing_extensions import TypeVar
 
 from network.history.messages import ToolCall
-from network.history.results import InferenceResult, Usage
-from network.run.client_tools import ClientTool
 from network.history.results import InferenceResult, ModelCall, Usage
+from network.run.client_tools import ClientTool
 from network.run.emitter import Emitter
 from network.run.interrupts import Answer, Interrupt
 from network.run.limits import Budget
