@@ -295,7 +295,7 @@ class Agent:
             duration_ms,
             [],
             skipped,
-            requests or [],
+            tuple(requests) if requests else (),
         )
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:

@@ -113,7 +113,8 @@ class InferenceResult(Record):
     state_delta: list[dict[str, Any]] = field(default_factory=list)  # RFC 6902, no temp: keys
     skipped: bool = False  # on_start skipped the call
     # The requests made (retries too), recorded when the run has usage limits or is traced.
-    model_calls: list[ModelCall] = field(default_factory=list)
+    # A tuple, so the default is one shared empty value: an unobserved step allocates nothing.
+    model_calls: tuple[ModelCall, ...] = ()
 
     @property
     def text(self) -> str | None:

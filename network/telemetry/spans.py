@@ -18,6 +18,7 @@ from are events on the root span; a resumed run's root links to the interrupted 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from network.logger import get_logger
@@ -349,7 +350,7 @@ def _fail(span: Any, error_type: str, description: str | None = None) -> None:
     span.set_status(Status(StatusCode.ERROR, description))
 
 
-def _usage(attributes: dict[str, Any], calls: list[Any]) -> dict[str, Any]:
+def _usage(attributes: dict[str, Any], calls: Sequence[Any]) -> dict[str, Any]:
     """Add the token usage, response model, finish reason and cost of `calls` to `attributes`."""
     if not calls:
         return attributes
