@@ -6,6 +6,11 @@ folder only and accumulates them in `state.kv["files"]` (merged with `merge_dict
 that would leave the folder is refused and the model told. The reviewer approves or sends the
 work back through its `review` tool. A plain function routes from what is in kv.
 
+Small and local models often answer in text where a tool call was asked for. The router
+notices (the agent that should have written state did not) and ends the run with a `Stop`
+whose reason and summary say which agent and what it said instead; the program prints them
+and exits with status 0. A model or network failure prints one line and exits with status 1.
+
     python examples/codegen.py --out out/                 # offline, on a scripted model
     python examples/codegen.py --model openai/gpt-4o-mini  # a real model
 """
@@ -17,8 +22,8 @@ import pathlib
 import sys
 from typing import Annotated, Any
 
-from agents import Agent, ScriptedModel, call, tool, write_files_tool
-from network import Network, RunContext, merge_dicts
+from agents import Agent, Model, ScriptedModel, call, tool, write_files_tool
+from network import AgentNetworkError, Network, RunContext, Stop, merge_dicts
 
 TASK = "Write a Python module with a function that adds two numbers, and a test for it."
 
@@ -39,19 +44,35 @@ STATE_SCHEMA = {
 }
 
 
-def route(ctx: RunContext) -> Agent | None:
-    """Plan once; code until the reviewer approves; review after every coding step."""
+def route(ctx: RunContext) -> Agent | Stop | None:
+    """Plan once; code until the reviewer approves; review after every coding step.
+
+    An agent that answered in text instead of doing its job (no plan, no tool call) ends the
+    run with a `Stop` saying so: looping on it would only spend `max_iter` model calls.
+    """
     kv = ctx.kv
     agents = ctx.network.agents
-    last = ctx.last_result.agent if ctx.last_result else None
+    last = ctx.last_result
     if not kv.has("plan"):
+        if last is not None:  # the planner ran and wrote nothing
+            return _gave_up(last, "the planner wrote no plan")
         return agents["planner"]  # type: ignore[return-value]
-    if last == "coder":
+    if last is not None and last.agent in ("coder", "reviewer") and not last.tool_calls:
+        job = "write_files" if last.agent == "coder" else "review"
+        return _gave_up(last, f"the {last.agent} answered in text instead of calling {job}")
+    if last is not None and last.agent == "coder":
         return agents["reviewer"]  # type: ignore[return-value]
     verdict = kv.get("review")
     if verdict and verdict.get("approved"):
         return None
     return agents["coder"]  # type: ignore[return-value]
+
+
+def _gave_up(last: Any, what: str) -> Stop:
+    said = (last.text or "").strip().replace("\n", " ")
+    if len(said) > 200:
+        said = said[:200] + "..."
+    return Stop(f"{last.agent}_no_tool_call", f"{what}: {said!r}" if said else what)
 
 
 def _system_text(request: Any) -> str:
@@ -88,8 +109,10 @@ def scripted_models() -> dict[str, ScriptedModel]:
     }
 
 
-def build_network(model: str | None = None, out: str | pathlib.Path | None = None) -> Network:
-    """The codegen network, on `model` (a litellm model string) or the offline script.
+def build_network(
+    model: str | Model | None = None, out: str | pathlib.Path | None = None
+) -> Network:
+    """The codegen network, on `model` (a model string or a `Model`) or the offline script.
 
     With `out`, the coder writes its files there as it goes (and never outside it); without,
     the files are checked the same way and kept in state only.
@@ -149,15 +172,21 @@ def main(argv: list[str] | None = None) -> int:
         print("Running offline on a scripted model (pass --model provider/name for a real one).")
     _quiet_logs()
     out = pathlib.Path(args.out)
-    result = build_network(args.model, out).run_sync(args.task)
+    try:
+        result = build_network(args.model, out).run_sync(args.task)
+    except AgentNetworkError as exc:  # the model could not be reached, or refused the request
+        print(f"error: the run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     files = result.get("files") or {}
     refused = [record.content for record in result.tool_errors if record.name == "write_files"]
-    print("Agents called:", " -> ".join(r.agent for r in result.results))
+    print("Agents called:", " -> ".join(r.agent for r in result.results) or "none")
     for refusal in refused:
         print("Refused:", refusal)
     print(f"Files written to {out}/:", ", ".join(sorted(files)) or "none")
     print("Review:", (result.get("review") or {}).get("comments", "none"))
     print("Stop reason:", result.stop_reason)
+    if result.summary:
+        print("Why:", result.summary)
     return 0
 
 

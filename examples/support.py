@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network
+from network import AgentNetworkError, Network
 from routers import routing_agent
 
 INVOICES = {"INV-42": {"amount": 120.0, "charges": 2, "status": "paid"}}
@@ -87,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("Running offline on a scripted model (pass --model provider/name for a real one).")
     _quiet_logs()
-    result = build_network(args.model).run_sync(args.question)
+    try:
+        result = build_network(args.model).run_sync(args.question)
+    except AgentNetworkError as exc:  # the model could not be reached, or refused the request
+        print(f"error: the run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     print("Agents called:", " -> ".join(r.agent for r in result.results) or "none")
     print("Answer:", result.output)
     print("Router summary:", result.summary)

@@ -142,3 +142,78 @@ def test_codegen_refuses_paths_that_leave_its_output_folder(tmp_path: pathlib.Pa
         "calc/add.py",
         "link",
     ]
+
+
+TEXT_ONLY = "Here is the code:\n```python\ndef add(a, b):\n    return a + b\n```"
+
+
+def test_codegen_on_a_model_that_never_calls_a_tool_stops_and_says_why() -> None:
+    import importlib.util
+
+    from agents import ScriptedModel
+
+    spec = importlib.util.spec_from_file_location("codegen_example", EXAMPLES / "codegen.py")
+    assert spec is not None and spec.loader is not None
+    codegen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(codegen)
+    text_only = ScriptedModel(lambda request: TEXT_ONLY, name="text-only")
+    result = codegen.build_network(text_only).run_sync(codegen.TASK)
+    assert [r.agent for r in result.results] == ["planner", "coder"]
+    assert result.stop_reason == "coder_no_tool_call"
+    assert "the coder answered in text instead of calling write_files" in result.summary
+    assert "def add(a, b)" in result.summary  # what it said instead
+    assert "files" not in result
+
+
+def test_codegen_command_on_a_text_only_endpoint_ends_cleanly(tmp_path: pathlib.Path) -> None:
+    import os
+
+    from tests.fakes import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        for _ in range(3):
+            server.add_text(TEXT_ONLY)
+        env = {**os.environ, "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "k"}
+        done = subprocess.run(
+            [sys.executable, str(EXAMPLES / "codegen.py"), "--model", "openai/fake-model"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env=env,
+            check=False,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "Agents called: planner -> coder" in done.stdout
+    assert "Files written to out/: none" in done.stdout
+    assert "Stop reason: coder_no_tool_call" in done.stdout
+    assert "Why: the coder answered in text instead of calling write_files" in done.stdout
+
+
+def test_codegen_command_against_an_endpoint_that_is_down_prints_one_line(
+    tmp_path: pathlib.Path,
+) -> None:
+    import os
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        **os.environ,
+        "OPENAI_API_BASE": f"http://127.0.0.1:{port}/v1",
+        "OPENAI_API_KEY": "k",
+    }
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "codegen.py"), "--model", "openai/fake-model"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: the run failed: ModelError"), done.stderr

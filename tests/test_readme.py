@@ -92,3 +92,13 @@ def test_the_agui_authorize_recipe_works_as_written() -> None:
         bob = {"authorization": "Bearer token-of-bob"}
         assert http.post("/", json=run, headers=alice).status_code == 200
         assert http.post("/", json=run, headers=bob).status_code == 404
+
+
+def test_quickstart_on_a_model_that_answers_in_text_stops_and_says_why(capsys) -> None:
+    section = README.split("## Quickstart", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    text_only = "ScriptedModel(lambda request: \"print('hi') would do it\")"
+    code, replaced = re.subn(r"ScriptedModel\(\[.*?\]\)", text_only, code)
+    assert replaced == 2
+    exec(compile(code, "README quickstart", "exec"), {"__name__": "readme"})
+    assert capsys.readouterr().out.splitlines()[-1] == "None no_files"
