@@ -8,10 +8,8 @@ used. Anything wrong is a `CLIError` with one line saying what.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,31 +75,3 @@ def _import(path: Path) -> Any:
     except Exception as exc:
         raise CLIError(f"importing {path} failed: {type(exc).__name__}: {exc}") from exc
     return module
-
-
-@contextlib.contextmanager
-def model_override(network: Network, model: str | None) -> Iterator[Network]:
-    """Every agent of `network` (and an LLM router) on `model`, for the duration of the block.
-
-    The network's own objects are switched and switched back, rather than copied: routers
-    often hold the agent objects themselves, and a copy would not be the agent they return.
-    The definition in the user's file is untouched; only this process's objects change, and
-    only while the command runs.
-    """
-    if not model:
-        yield network
-        return
-    holders: list[Any] = [*network.agents.values()]
-    if hasattr(network.router, "model"):
-        holders.append(network.router)
-    saved = [(holder, holder.model) for holder in holders]
-    saved_default = network.default_model
-    try:
-        for holder in holders:
-            holder.model = model
-        network.default_model = model
-        yield network
-    finally:
-        for holder, previous in saved:
-            holder.model = previous
-        network.default_model = saved_default

@@ -1,13 +1,15 @@
 """The `agent-network` command line.
 
-    agent-network run FILE:NETWORK "input" [--model M] [--state JSON]
-    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [--model M]
+    agent-network run FILE:NETWORK "input" [--state JSON] [ENDPOINT OPTIONS]
+    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
 serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
-`--model` puts every agent (and an LLM router) on one litellm model for this command only.
+The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
+`AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
+endpoint for this command only (`network.cli.endpoint`). The key is never printed.
 
 `FILE:NETWORK` is described in `network.cli.load`. A bad path, name or argument prints one
 line on stderr and exits with status 2; a run that fails exits with status 1.
@@ -20,11 +22,17 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO, cast
 
 import anyio
 
-from network.cli.load import CLIError, load_network, model_override
+from network.cli.endpoint import (
+    RedactingWriter,
+    add_endpoint_options,
+    endpoint_from_args,
+    endpoint_override,
+)
+from network.cli.load import CLIError, load_network
 from network.drawing import network_mermaid
 
 
@@ -36,14 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run a network once, with a live trace")
     run.add_argument("target", metavar="FILE:NETWORK")
     run.add_argument("input", help="the run's input text")
-    run.add_argument("--model", help="a litellm model string for every agent, e.g. openai/gpt-4o")
     run.add_argument("--state", help="initial state as a JSON object")
+    add_endpoint_options(run)
     serve = commands.add_parser("serve", help="serve a network over AG-UI (HTTP, SSE)")
     serve.add_argument("target", metavar="FILE:NETWORK")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/", help="the endpoint's path (default /)")
-    serve.add_argument("--model", help="a litellm model string for every agent")
+    add_endpoint_options(serve)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
     graph.add_argument("target", metavar="FILE:NETWORK")
     return parser
@@ -75,12 +83,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     network = load_network(args.target)
     state = _initial_state(args.state)
+    endpoint = endpoint_from_args(args)
     _quiet_logs()
-    console = Console(highlight=False)
+    # The trace shows errors, and a provider's error may quote the key: it is written redacted.
+    console = Console(highlight=False, file=cast(TextIO, RedactingWriter(sys.stdout, endpoint)))
     trace = Trace(console)
 
     async def main() -> Any:
-        with model_override(network, args.model):
+        with endpoint_override(network, endpoint):
             return await network.run(args.input, state=state, sinks=[trace])
 
     try:
@@ -92,7 +102,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         partial = getattr(exc, "partial_result", None)
         if partial is not None:
             summary(console, partial)
-        print(f"error: run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        message = endpoint.redact(f"error: run failed: {type(exc).__name__}: {exc}")
+        print(message, file=sys.stderr)
         return 1
     summary(console, result)
     return 0
@@ -106,8 +117,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     network = load_network(args.target)
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
+    endpoint = endpoint_from_args(args)
     _quiet_logs()
-    with model_override(network, args.model):
+    with endpoint_override(network, endpoint):
         print(f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path}")
         uvicorn.run(app(network, path=args.path), host=args.host, port=args.port)
     return 0

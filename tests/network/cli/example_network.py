@@ -62,3 +62,19 @@ def routed() -> Network:
     )
     planner = Agent("planner", model=ScriptedModel(["Plan: write add.py"]))
     return Network("routed", [planner], router)
+
+
+def remote() -> Network:
+    """An agent on its own OpenAI-compatible server (`EXAMPLE_API_BASE`), with its own key."""
+    import os
+
+    from agents import LiteLLMModel
+
+    model = LiteLLMModel(
+        "openai/own-model",
+        api_base=os.environ.get("EXAMPLE_API_BASE", "http://127.0.0.1:9/v1"),
+        api_key="key-from-the-file",
+        max_retries=0,
+        temperature=0.5,
+    )
+    return Network("remote", [Agent("remote", model=model)])

@@ -185,3 +185,175 @@ def test_model_overrides_every_agent_of_a_team() -> None:
             {"type": "function", "function": {"name": "write_files"}},
             {"type": "function", "function": {"name": "review"}},
         ]
+
+
+SECRET = "sk-test-0123456789abcdef"
+
+
+def _no_provider_env() -> dict[str, str]:
+    """The test's environment without provider settings that would hide a missing flag."""
+    return {name: "" for name in ("OPENAI_API_BASE", "OPENAI_BASE_URL", "OPENAI_API_KEY")}
+
+
+def test_endpoint_flags_reach_the_server_and_the_key_is_never_printed() -> None:
+    with FakeOpenAIServer() as server:
+        server.add_text("answered by the self-hosted model")
+        done = cli(
+            "run",
+            f"{EXAMPLE}:solo",
+            "hello",
+            "--model",
+            "openai/local-model",
+            "--api-base",
+            server.base_url,
+            "--api-key",
+            SECRET,
+            "--param",
+            "temperature=0.25",
+            "--param",
+            'stop=["END"]',
+            "--param",
+            "seed=7",
+            env=_no_provider_env(),
+        )
+        assert done.returncode == 0, done.stderr
+        assert "answered by the self-hosted model" in done.stdout
+        (request,) = server.requests
+        (headers,) = server.request_headers
+    assert request["model"] == "local-model"
+    assert headers["authorization"] == f"Bearer {SECRET}"
+    assert request["temperature"] == 0.25
+    assert request["stop"] == ["END"]
+    assert request["seed"] == 7
+    assert SECRET not in done.stdout + done.stderr
+
+
+def test_endpoint_environment_variables_stand_in_for_the_flags() -> None:
+    with FakeOpenAIServer() as server:
+        server.add_text("from the environment")
+        env = {
+            **_no_provider_env(),
+            "AGENT_NETWORK_MODEL": "openai/env-model",
+            "AGENT_NETWORK_API_BASE": server.base_url,
+            "AGENT_NETWORK_API_KEY": SECRET,
+            "AGENT_NETWORK_PARAMS": '{"max_tokens": 7, "temperature": 0.9}',
+        }
+        # a flag wins over its variable, key by key for params
+        done = cli("run", f"{EXAMPLE}:solo", "hi", "--param", "temperature=0.1", env=env)
+        assert done.returncode == 0, done.stderr
+        (request,) = server.requests
+        (headers,) = server.request_headers
+    assert request["model"] == "env-model"
+    assert headers["authorization"] == f"Bearer {SECRET}"
+    assert (request["max_tokens"], request["temperature"]) == (7, 0.1)
+    assert SECRET not in done.stdout + done.stderr
+
+
+def test_model_flag_keeps_an_agents_own_endpoint() -> None:
+    with FakeOpenAIServer() as server:
+        server.add_text("still on the agent's own server")
+        env = {**_no_provider_env(), "EXAMPLE_API_BASE": server.base_url}
+        done = cli("run", f"{EXAMPLE}:remote", "hi", "--model", "openai/other-model", env=env)
+        assert done.returncode == 0, done.stderr
+        (request,) = server.requests
+        (headers,) = server.request_headers
+    assert request["model"] == "other-model"
+    assert headers["authorization"] == "Bearer key-from-the-file"
+    assert request["temperature"] == 0.5  # the agent's own params too
+
+
+def test_api_base_flag_moves_an_agent_keeping_its_model_name() -> None:
+    with FakeOpenAIServer() as server:
+        server.add_text("moved")
+        done = cli(
+            "run",
+            f"{EXAMPLE}:remote",
+            "hi",
+            "--api-base",
+            server.base_url,
+            "--param",
+            "temperature=0",
+            env=_no_provider_env(),  # EXAMPLE_API_BASE unset: the file's URL is a dead port
+        )
+        assert done.returncode == 0, done.stderr
+        (request,) = server.requests
+    assert request["model"] == "own-model"
+    assert request["temperature"] == 0
+
+
+def test_a_provider_error_quoting_the_key_is_printed_redacted() -> None:
+    with FakeOpenAIServer() as server:
+        server.add_error(401, f"Incorrect API key provided: {SECRET}")
+        done = cli(
+            "run",
+            f"{EXAMPLE}:solo",
+            "hi",
+            "--model",
+            "openai/m",
+            "--api-base",
+            server.base_url,
+            "--api-key",
+            SECRET,
+            env=_no_provider_env(),
+        )
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: run failed: ModelError"), done.stderr
+    assert "Incorrect API key provided: ***" in done.stderr
+    assert SECRET not in done.stdout + done.stderr
+
+
+def test_param_values_are_json_when_they_parse_else_text() -> None:
+    from network.cli.endpoint import parse_param
+
+    assert parse_param("temperature=0.2") == ("temperature", 0.2)
+    assert parse_param('stop=["a", "b"]') == ("stop", ["a", "b"])
+    assert parse_param("user=alice") == ("user", "alice")
+    assert parse_param("note=a=b") == ("note", "a=b")
+
+
+def test_a_param_without_a_value_is_one_clear_line() -> None:
+    done = cli("run", f"{EXAMPLE}:solo", "hi", "--param", "temperature")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: --param 'temperature' is not KEY=VALUE"
+
+
+def test_serve_takes_the_endpoint_options() -> None:
+    port = _free_port()
+    with FakeOpenAIServer() as server:
+        server.add_text("served from the self-hosted model")
+        process = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "network.cli", "serve", f"{EXAMPLE}:solo"),
+                *("--port", str(port), "--model", "openai/served", "--api-base", server.base_url),
+                *("--api-key", SECRET, "--param", "temperature=0.3"),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **_no_provider_env()},
+        )
+        try:
+            body = {
+                "threadId": "t",
+                "runId": "r",
+                "messages": [{"id": "1", "role": "user", "content": "go"}],
+            }
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    response = httpx.post(f"http://127.0.0.1:{port}/", json=body, timeout=60)
+                    break
+                except httpx.ConnectError:
+                    assert process.poll() is None, process.communicate()
+                    assert time.monotonic() < deadline, "the server did not start"
+                    time.sleep(0.1)
+            assert "served from the self-hosted model" in response.text
+            (request,) = server.requests
+            (headers,) = server.request_headers
+        finally:
+            process.terminate()
+            out, err = process.communicate(timeout=10)
+    assert request["model"] == "served" and request["temperature"] == 0.3
+    assert headers["authorization"] == f"Bearer {SECRET}"
+    assert SECRET not in out + err
