@@ -23,6 +23,7 @@ from agents.hooks import AgentCall, AgentHooks
 from agents.model_calls import model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
+from agents.output import OutputSpec
 from agents.template import Template
 from agents.tool import Tool
 from agents.tool import tool as make_tool
@@ -59,6 +60,13 @@ class Agent:
             tokens, with an optional summariser); default: the network's `context_policy`.
         tool_timeout: seconds each tool call may take unless the tool sets its own `timeout`
             (default: the network's `tool_timeout`); see `@tool(timeout=...)`.
+        output_type: makes the final answer a validated value of this type (a pydantic
+            model, `list[...]`, a union, ...): `InferenceResult.output_value` holds it and
+            `output_key` stores it through the key's type. See `agents.output`.
+        output_mode: how the schema reaches the model: "auto" (ask the model), "native"
+            (`response_format`), "tool" (a forced `final_output` tool) or "prompted".
+        output_retries: how many times an answer that does not validate is asked again
+            (with the errors) before `OutputValidationError`.
     """
 
     def __init__(
@@ -75,6 +83,9 @@ class Agent:
         state_schema: None = None,
         context_policy: Any = None,
         tool_timeout: float | None = None,
+        output_type: Any = None,
+        output_mode: str = "auto",
+        output_retries: int = 2,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
@@ -125,6 +136,12 @@ class Agent:
                 f"got {tool_timeout!r}"
             )
         self.tool_timeout = tool_timeout
+        self.output_type = output_type
+        self.output: OutputSpec | None = (
+            None
+            if output_type is None
+            else OutputSpec(name, output_type, output_mode, output_retries)
+        )
         self._tool_schemas = [t.schema for t in self.tools.values()]
         self._tool_schemas += [t.schema for t in self.client_tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.
@@ -201,10 +218,17 @@ class Agent:
 
             call_events = CallEvents(emitter, self.name, ctx.args_listeners)
         requested = time.perf_counter() if ctx.record_model_calls else 0.0
+        typed = None
         try:
-            response = await model.complete(
-                request, call_events.on_chunk if call_events is not None else None
-            )
+            if self.output is None:
+                response = await model.complete(
+                    request, call_events.on_chunk if call_events is not None else None
+                )
+            else:
+                from agents.output_call import complete_typed
+
+                typed = await complete_typed(self, ctx, model, request, call_events)
+                response, call_events = typed.response, typed.call_events
         except ModelError as exc:
             if exc.model is None:
                 exc.model = getattr(model, "name", None)
@@ -240,17 +264,33 @@ class Agent:
                 await emitter.emit(
                     events.tool_result(record.id + ":result", record.id, record.content)
                 )
-        if self.output_key and message.content and not message.tool_calls:  # the answer only
+        if typed is not None:
+            if typed.final and self.output_key:
+                self._store_output(ctx, typed.value)
+        elif self.output_key and message.content and not message.tool_calls:  # the answer only
             kv = state.kv
             kv.writer = agent_writer(self.name, ctx.call_count)
             kv.set(self.output_key, message.content)
         result = self._result(ctx, call, records, call.response, started_at, started, requests)
+        if typed is not None and typed.final:
+            result.output_value = typed.value
         if hooks.on_finish is not None:
             call.result = result
             kept = await _maybe_await(hooks.on_finish(call))
             if kept is not None:
                 result = kept
         return result
+
+    def _store_output(self, ctx: RunContext, value: Any) -> None:
+        """`output_key` receives the typed value through the key's type (its JSON form when
+        the key is untyped, so an untyped store keeps holding plain JSON)."""
+        kv: Any = ctx.state.kv
+        key = self.output_key
+        assert key is not None and self.output is not None
+        if kv.spec(key).adapter is None:
+            value = self.output.json_form(value)
+        kv.writer = (self.name, ctx.call_count, None, None, "agent")
+        kv.set(key, value)
 
     def _result(
         self,

@@ -48,6 +48,26 @@ class ModelError(AgentNetworkError):
         self.status_code = status_code
 
 
+class OutputValidationError(AgentNetworkError):
+    """An agent's final answer did not match its `output_type`, re-asks included.
+
+    Attributes:
+        agent: the agent's name.
+        attempts: how many answers were tried (the first one plus the re-asks).
+        errors: every attempt's validation errors, one list per attempt, in order.
+        raw: the last answer's raw text.
+    """
+
+    def __init__(
+        self, message: str, *, agent: str, attempts: int, errors: list[list[str]], raw: str
+    ) -> None:
+        super().__init__(message)
+        self.agent = agent
+        self.attempts = attempts
+        self.errors = errors
+        self.raw = raw
+
+
 class StateError(AgentNetworkError):
     """A state operation was refused (unknown key in a closed schema, bad scope, ...)."""
 

@@ -50,6 +50,9 @@ class ModelRequest:
     tool_choice: str | None = None  # "auto", "required", "none" or a tool's name
     agent: str | None = None
     params: dict[str, Any] = field(default_factory=dict)  # temperature, max_tokens, ...
+    # Structured output (`agents.output`): `{"type": "json_schema", "json_schema": {...}}`,
+    # the OpenAI shape that litellm and OpenAI-compatible servers take as it is.
+    response_format: dict[str, Any] | None = None
 
     @property
     def messages(self) -> list[Any]:

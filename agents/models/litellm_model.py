@@ -277,6 +277,30 @@ class LiteLLMModel:
             None,
             request.agent,
         )
+    async def structured_output(self) -> str:
+        """How this model takes an `output_type` (`agents.output`): native, tool or prompted.
+
+        "native" when litellm says the model supports a response schema, or when it has an
+        `api_base` (llama.cpp, vLLM and Ollama all take `response_format` with a JSON schema);
+        else "tool" when it supports function calling; else "prompted".
+        """
+        litellm = await load_litellm()
+        if self._provider is None:
+            self._inspect(litellm)
+        provider = self._provider or None
+        try:
+            if litellm.supports_response_schema(model=self.name, custom_llm_provider=provider):
+                return "native"
+        except Exception:  # a model litellm does not know
+            pass
+        if self.api_base:
+            return "native"
+        try:
+            if litellm.supports_function_calling(model=self.name, custom_llm_provider=provider):
+                return "tool"
+        except Exception:
+            pass
+        return "prompted"
 
     # -- request -------------------------------------------------------------------------
 
@@ -308,6 +332,8 @@ class LiteLLMModel:
                     if choice in ("auto", "required", "none")
                     else {"type": "function", "function": {"name": choice}}
                 )
+        if request.response_format is not None:
+            kwargs["response_format"] = request.response_format
         if request.params:
             kwargs.update(request.params)
         return kwargs

@@ -50,8 +50,12 @@ class ScriptedModel:
         stream: bool = False,
         chunk_size: int = 8,
         repeat_last: bool = False,
+        structured_output: str = "native",
     ) -> None:
         self.name = name
+        # What `Agent(output_type=...)` uses in its "auto" mode (`agents.output`): "native"
+        # (the script answers JSON text), "tool" or "prompted".
+        self.structured_output = structured_output
         self._fn: Callable[[ModelRequest], Any] | None = script if callable(script) else None
         self._script: list[Any] = [] if callable(script) else list(script)
         for index, entry in enumerate(self._script):  # a bad scripted message fails here

@@ -115,6 +115,9 @@ class InferenceResult(Record):
     # The requests made (retries too), recorded when the run has usage limits or is traced.
     # A tuple, so the default is one shared empty value: an unobserved step allocates nothing.
     model_calls: tuple[ModelCall, ...] = ()
+    # The validated final answer of an agent with `output_type` (None otherwise, and when the
+    # call asked for tools instead). After a JSON round trip (a thread store), its JSON form.
+    output_value: Any = None
 
     @property
     def text(self) -> str | None:

@@ -1,0 +1,122 @@
+"""One inference of an agent with `output_type`: shape the request, validate, re-ask.
+
+See `agents.output` for the modes and the re-ask rule; `agents.output_stream` for the
+predictive state sent while the answer streams.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
+from agents.output import Attempt, OutputInvalid, OutputSpec
+from agents.output_stream import OutputStream
+from network.errors import OutputValidationError
+from network.history.results import Usage
+from network.run.context import RunContext
+
+
+@dataclass(slots=True)
+class TypedAnswer:
+    """The accepted response (usage summed over attempts) and its validated value."""
+
+    response: ModelResponse
+    value: Any
+    final: bool  # False: the model called the agent's tools; nothing was validated
+    call_events: Any  # the events of the accepted attempt (each attempt has its own)
+    attempts: int
+
+
+async def complete_typed(
+    agent: Any, ctx: RunContext, model: Model, request: ModelRequest, call_events: Any
+) -> TypedAnswer:
+    """Ask `model`, re-asking with the errors until the answer validates or the budget ends."""
+    spec: OutputSpec = agent.output
+    mode = await spec.resolve_mode(model)
+    system, tools, choice, response_format = spec.shape(
+        mode, list(request.system), request.tools, request.tool_choice
+    )
+    base = ModelRequest(
+        system, request.history, tools, choice, request.agent, request.params, response_format
+    )
+    stream = (
+        OutputStream(ctx, spec, agent.output_key, mode)
+        if OutputStream.wanted(ctx, agent.output_key)
+        else None
+    )
+    attempts: list[Attempt] = []
+    usage = Usage()
+    current = base
+    try:
+        while True:
+            response = await model.complete(current, _chunk_handler(call_events, stream))
+            usage = usage + response.usage
+            message = response.message
+            raw = spec.final_answer(mode, message)
+            if raw is None:  # it called the agent's tools: not a final answer
+                if stream is not None:
+                    await stream.take_back()
+                response.usage = usage
+                return TypedAnswer(response, None, False, call_events, len(attempts) + 1)
+            try:
+                value = spec.validate(raw)
+            except OutputInvalid as exc:
+                attempts.append(Attempt(raw, exc.errors))
+                if len(attempts) > spec.retries:
+                    raise _exhausted(agent.name, spec, attempts) from exc
+                call_events = await _next_events(agent, ctx, message, call_events)
+                if stream is not None:
+                    stream.restart()
+                # The feedback replaces the failed attempt: one message more, never more.
+                history = [*base.history, spec.feedback(mode, attempts[-1])]
+                current = ModelRequest(
+                    base.system, history, tools, choice, request.agent, request.params,
+                    response_format,
+                )  # fmt: skip
+                continue
+            response.usage = usage
+            return TypedAnswer(response, value, True, call_events, len(attempts) + 1)
+    except Exception:
+        if stream is not None:
+            await stream.take_back()
+        raise
+
+
+def _chunk_handler(call_events: Any, stream: OutputStream | None) -> Any:
+    if call_events is None:
+        return None
+    if stream is None:
+        return call_events.on_chunk
+
+    async def on_chunk(chunk: ModelChunk) -> None:
+        await call_events.on_chunk(chunk)
+        await stream.on_chunk(chunk)
+
+    return on_chunk
+
+
+async def _next_events(agent: Any, ctx: RunContext, failed: Any, call_events: Any) -> Any:
+    """Close the failed attempt's events; the next attempt reports as a message of its own."""
+    if call_events is None:
+        return None
+    from agents.call_events import CallEvents
+
+    failed.name = agent.name
+    failed.id = call_events.message_id
+    await call_events.finish(failed)
+    return CallEvents(ctx.emitter, agent.name, call_events.listeners)
+
+
+def _exhausted(agent: str, spec: OutputSpec, attempts: list[Attempt]) -> OutputValidationError:
+    last = attempts[-1]
+    shown = last.raw if len(last.raw) <= 300 else last.raw[:300] + "..."
+    return OutputValidationError(
+        f"agent {agent!r}: the answer did not match output_type {spec.name} after "
+        f"{len(attempts)} attempt(s); last errors: {'; '.join(last.errors)}; "
+        f"last answer: {shown!r}",
+        agent=agent,
+        attempts=len(attempts),
+        errors=[attempt.errors for attempt in attempts],
+        raw=last.raw,
+    )
