@@ -56,3 +56,8 @@ async def test_tool_output_sends_a_forced_final_output_tool(
     assert "response_format" not in request
     assert json.loads(result.output) == {"title": "t", "priority": 3}
     assert result.results[-1].output_value == Ticket(title="t", priority=3)
+
+
+async def test_auto_mode_follows_what_litellm_knows_of_the_model() -> None:
+    assert await LiteLLMModel("openai/gpt-4o-mini").structured_output() == "native"
+    assert await LiteLLMModel("openai/no-such-model-xyz").structured_output() in ("tool", "prompted")
