@@ -23,7 +23,17 @@ from network.run.context import RunContext
 
 @dataclass(slots=True, eq=False)
 class AgentCall:
-    """One agent call in progress, as hooks see it."""
+    """One agent call in progress, as hooks see it.
+
+    Attributes:
+        agent: the `Agent` being called.
+        run: the `RunContext` of the run.
+        prompt: the system messages about to be sent; `on_start` may replace them.
+        history: the conversation about to be sent; `on_start` may replace it.
+        skip: set to True in `on_start` to skip the call (recorded as a skipped result).
+        response: the `ModelResponse`, from `on_response` on; it may be changed there.
+        result: the `InferenceResult`, in `on_finish`.
+    """
 
     agent: Any
     run: RunContext

@@ -18,6 +18,13 @@ class ToolContext(Generic[DepsT]):
     tool's writes; the writes are applied when the call succeeds and dropped when it fails.
     `deps` is the run's `deps=` object (annotate `ToolContext[MyDeps]` to type it), and
     `await ctx.resource(name)` opens one of the run's resources.
+
+    Attributes:
+        network: the `Network` running the tool.
+        agent: the `Agent` whose model asked for the call.
+        state: the tool's view of the run's `State` (see above).
+        tool_call_id: the id of this tool call.
+        run: the `RunContext` of the run.
     """
 
     network: Any

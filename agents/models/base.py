@@ -42,6 +42,17 @@ class ModelRequest:
 
     `system` and `history` are kept apart so a long conversation is never copied to build a
     request; `messages` joins them for models that need one list.
+
+    Attributes:
+        system: the system messages (the agent's rendered instructions).
+        history: the conversation so far.
+        tools: the tools offered, as OpenAI function schemas.
+        tool_choice: "auto", "required", "none" or one tool's name; None without tools.
+        agent: the name of the agent asking.
+        params: model parameters (temperature, max_tokens, ...).
+        response_format: structured output, in OpenAI's shape
+            (`{"type": "json_schema", "json_schema": {...}}`), for an agent with
+            `output_type` in native mode; None otherwise.
     """
 
     system: Sequence[Any]
@@ -73,6 +84,16 @@ class ModelResponse:
     request was sent with `tool_choice="auto"` instead (`agents.models.tool_choice`).
     `model`, `cost_usd` and `attempts` feed usage limits and traces; a model that cannot tell
     leaves them empty (and the caller times the request as one attempt).
+
+    Attributes:
+        message: the `AssistantMessage`: text, tool calls, or both.
+        usage: the inference's token counts.
+        raw: the provider's raw response.
+        finish_reason: why the model stopped ("stop", "tool_calls", "length", ...), if known.
+        tool_choice_relaxed: see above.
+        model: the model that answered, when the provider says.
+        cost_usd: the request's price, when known.
+        attempts: every attempt when the request was retried, the answered one last.
     """
 
     message: AssistantMessage

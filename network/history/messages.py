@@ -26,6 +26,11 @@ class ToolCall(Record):
 
     `arguments` is the parsed JSON object the model sent; when the model sent text that is not
     valid JSON it holds that text unchanged, and the tool call fails with an error the model sees.
+
+    Attributes:
+        id: the call's id, which its `ToolMessage` answers.
+        name: the tool's name.
+        arguments: the parsed arguments (see above).
     """
 
     id: str
@@ -35,7 +40,13 @@ class ToolCall(Record):
 
 @dataclass(slots=True, weakref_slot=True)
 class SystemMessage(Record):
-    """Instructions for the model."""
+    """Instructions for the model.
+
+    Attributes:
+        role: always "system".
+        content: the instructions.
+        id: a message id, if the caller gave one.
+    """
 
     role: Literal["system"] = field(default="system", init=False)
     content: str
@@ -44,7 +55,14 @@ class SystemMessage(Record):
 
 @dataclass(slots=True, weakref_slot=True)
 class UserMessage(Record):
-    """Input from the person or program that started the run."""
+    """Input from the person or program that started the run.
+
+    Attributes:
+        role: always "user".
+        content: the text.
+        id: a message id, if the caller gave one.
+        name: who wrote it, if known.
+    """
 
     role: Literal["user"] = field(default="user", init=False)
     content: str
@@ -54,7 +72,15 @@ class UserMessage(Record):
 
 @dataclass(slots=True, weakref_slot=True)
 class AssistantMessage(Record):
-    """A model's answer: text, tool calls, or both. `name` is the agent that produced it."""
+    """A model's answer: text, tool calls, or both. `name` is the agent that produced it.
+
+    Attributes:
+        role: always "assistant".
+        content: the text, or None when the model only called tools.
+        tool_calls: the `ToolCall`s the model asked for.
+        id: the message id (the AG-UI message id when the run streamed).
+        name: the agent that produced it.
+    """
 
     role: Literal["assistant"] = field(default="assistant", init=False)
     content: str | None = None
@@ -65,7 +91,16 @@ class AssistantMessage(Record):
 
 @dataclass(slots=True, weakref_slot=True)
 class ToolMessage(Record):
-    """The result of one tool call, as the model will read it."""
+    """The result of one tool call, as the model will read it.
+
+    Attributes:
+        role: always "tool".
+        tool_call_id: the id of the `ToolCall` this answers.
+        content: the text the model reads.
+        name: the tool's name.
+        is_error: True when the call failed; `content` says why.
+        id: a message id, if any.
+    """
 
     role: Literal["tool"] = field(default="tool", init=False)
     tool_call_id: str

@@ -40,6 +40,12 @@ class Usage(Record):
     `estimated` is True when the counts (or some of the counts summed into them) are the
     client's estimate, not figures the server reported: a server that sends no usage with a
     stream, for instance.
+
+    Attributes:
+        prompt_tokens: tokens sent.
+        completion_tokens: tokens generated.
+        total_tokens: both.
+        estimated: see above.
     """
 
     prompt_tokens: int = 0
@@ -60,7 +66,19 @@ class Usage(Record):
 
 @dataclass(slots=True)
 class ToolCallRecord(Record):
-    """One tool call the model asked for, and what came of it."""
+    """One tool call the model asked for, and what came of it.
+
+    Attributes:
+        id: the tool call's id (the model's, or made up when it sent none).
+        name: the tool's name.
+        arguments: the arguments the model sent.
+        result: what the handler returned (None on error).
+        content: the text the model reads back.
+        is_error: True when the call failed (unknown tool, invalid arguments, the handler
+            raised); `content` then says why.
+        error: the error message, when `is_error`.
+        duration_ms: how long the handler took.
+    """
 
     id: str
     name: str
@@ -98,7 +116,24 @@ class ModelCall(Record):
 
 @dataclass(slots=True)
 class InferenceResult(Record):
-    """One agent call: one model inference plus the tool calls it asked for."""
+    """One agent call: one model inference plus the tool calls it asked for.
+
+    Attributes:
+        agent: the agent's name.
+        input: the run's input text.
+        prompt: the system instructions sent (rendered from state).
+        history: the conversation sent with the request.
+        output: the model's message(s): an `AssistantMessage` with text and/or tool calls.
+        tool_calls: a `ToolCallRecord` per tool call, in the order the model listed them.
+        raw: the provider's raw response (JSON where possible).
+        usage: the call's token counts (every attempt, for typed output's re-asks).
+        started_at: when the call started, in seconds since the epoch.
+        duration_ms: how long it took.
+        state_delta: the RFC 6902 operations the call applied to state (no `temp:` keys).
+        skipped: True when an `on_start` hook skipped the call.
+        output_value: the validated answer of an agent with `output_type` (None otherwise,
+            and when the call asked for tools); after a JSON round trip, its JSON form.
+    """
 
     agent: str
     input: str = ""

@@ -41,6 +41,20 @@ class RunResult:
 
     Index it like Haystack's result dict: `result["files"]` reads a state key (a copy),
     `result["messages"]` the conversation and `result["last_message"]` its last message.
+
+    Attributes:
+        stop_reason: why the run ended: a `StopReason`, or a router's own `Stop` reason.
+        state: the run's final `State` (kv and history).
+        run_id: the run's id.
+        output: the final output text: the last agent text of the run.
+        usage: token totals over every agent call.
+        thread_id: the thread the run belongs to, if any.
+        summary: what a router's `Stop` (or an LLM router's `done`) said, if anything.
+        duration_ms: how long the run took.
+        interrupts: tool calls waiting for a person's confirmation (stop reason
+            "interrupted"); answer them with `network.resume`.
+        persisted: True when the run was saved to its thread.
+        error: the exception that ended the run (only on `partial_result`).
     """
 
     stop_reason: StopReason | str
