@@ -60,4 +60,5 @@ async def test_tool_output_sends_a_forced_final_output_tool(
 
 async def test_auto_mode_follows_what_litellm_knows_of_the_model() -> None:
     assert await LiteLLMModel("openai/gpt-4o-mini").structured_output() == "native"
-    assert await LiteLLMModel("openai/no-such-model-xyz").structured_output() in ("tool", "prompted")
+    unknown = LiteLLMModel("openai/no-such-model-xyz")
+    assert await unknown.structured_output() in ("tool", "prompted")
