@@ -217,3 +217,18 @@ def test_codegen_command_against_an_endpoint_that_is_down_prints_one_line(
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert done.stderr.startswith("error: the run failed: ModelError"), done.stderr
+
+
+def test_support_on_a_model_that_never_calls_a_tool_ends_with_the_routers_reason() -> None:
+    import importlib.util
+
+    from agents import ScriptedModel
+
+    spec = importlib.util.spec_from_file_location("support_example", EXAMPLES / "support.py")
+    assert spec is not None and spec.loader is not None
+    support = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(support)
+    text_only = ScriptedModel(lambda request: "Billing should answer this.", name="text-only")
+    result = support.build_network(text_only).run_sync("I was charged twice")
+    assert result.stop_reason == "router_text"
+    assert result.results == []  # the router answered in text: nobody was called

@@ -249,3 +249,17 @@ async def test_a_prediction_that_never_validates_is_taken_back() -> None:
     assert deltas[-1] == [{"op": "remove", "path": "/ticket"}]
     assert "ticket" not in run.state
     assert run.error is not None  # the run failed with OutputValidationError
+
+
+async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: Any) -> None:
+    triage = agent(
+        ScriptedModel(lambda request: json.dumps(TICKET)), output_type=Ticket, output_key="ticket"
+    )
+    network = Network("n", [triage])
+    store = str(tmp_path / "threads.db")
+    await network.run("first", thread_id="t1", store=store)
+    second = await network.run("second", thread_id="t1", store=store)
+    loaded, fresh = second.results
+    assert loaded.output_value == TICKET  # read back from SQLite: the JSON form
+    assert fresh.output_value == Ticket(**TICKET)
+    assert second["ticket"] == TICKET
