@@ -358,10 +358,20 @@ class Agent:
     ) -> Any:
         """Run this agent alone: inference -> tools, repeated until it answers in text.
 
+        Args:
+            input: the user's message.
+            max_steps: the cap on inferences (each with its tool calls).
+            state: initial state, as for `Network.run` (a dict of keys, or a `State`).
+            model: a model for this run when the agent has none of its own.
+            state_schema: the schema of the one-agent network the run builds (a dict or a
+                pydantic model, as for `Network(state_schema=...)`).
+            deps: the run's live object, as for `Network.run`.
+            resources: the run's resource factories, as for `Network.run`.
+            sinks: event sinks, as for `Network.run`.
+
         Returns the `RunResult`; `stop_reason` is "agent_answered" when the agent answered
         without calling tools, "agent_skipped" when its `on_start` hook skipped the call, and
-        "max_iter" when `max_steps` ran out first. `deps`, `resources` and `sinks` are
-        `network.run`'s.
+        "max_iter" when `max_steps` ran out first.
         """
         agent = self
 

@@ -114,4 +114,11 @@ class Model(Protocol):
 
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None
-    ) -> ModelResponse: ...
+    ) -> ModelResponse:
+        """Answer `request`; with `on_chunk`, await it with every delta as the answer streams.
+
+        Optionally, a model says how it takes an agent's `output_type` through a
+        `structured_output` attribute ("native", "tool" or "prompted", or a sync/async method
+        returning one); see `agents.output`.
+        """
+        ...
