@@ -158,6 +158,12 @@ def test_every_public_name_is_in_the_api_reference() -> None:
     assert missing == []
 
 
+def test_ci_builds_the_reference_strictly_before_the_tests() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "mkdocs build --strict" in ci
+    assert ci.index("mkdocs build --strict") < ci.index("python -m pytest")
+
+
 def test_api_reference_builds_in_strict_mode(tmp_path: pathlib.Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
