@@ -1,7 +1,8 @@
 """One inference of an agent with `output_type`: shape the request, validate, re-ask.
 
 See `agents.output` for the modes and the re-ask rule; `agents.output_stream` for the
-predictive state sent while the answer streams.
+predictive state sent while the answer streams. When events flow, every answer that does not
+validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, retrying).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
 from agents.output import Attempt, OutputInvalid, OutputSpec
 from agents.output_stream import OutputStream
+from network import events
 from network.errors import OutputValidationError
 from network.history.results import Usage
 from network.run.context import RunContext
@@ -63,6 +65,18 @@ async def complete_typed(
                 value = spec.validate(raw)
             except OutputInvalid as exc:
                 attempts.append(Attempt(raw, exc.errors))
+                if ctx.emitter.active:  # re-asks are never silent: consumers see each one
+                    await ctx.emitter.emit(
+                        events.custom(
+                            "OutputInvalid",
+                            {
+                                "agent": agent.name,
+                                "attempt": len(attempts),
+                                "errors": exc.errors,
+                                "retrying": len(attempts) <= spec.retries,
+                            },
+                        )
+                    )
                 if len(attempts) > spec.retries:
                     raise _exhausted(agent.name, spec, attempts) from exc
                 call_events = await _next_events(agent, ctx, message, call_events)

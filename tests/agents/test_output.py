@@ -249,6 +249,9 @@ async def test_a_prediction_that_never_validates_is_taken_back() -> None:
     assert deltas[-1] == [{"op": "remove", "path": "/ticket"}]
     assert "ticket" not in run.state
     assert run.error is not None  # the run failed with OutputValidationError
+    invalid = [e["value"] for e in run.of("CUSTOM") if e["name"] == "OutputInvalid"]
+    assert [(v["attempt"], v["retrying"]) for v in invalid] == [(1, True), (2, False)]
+    assert invalid[0]["agent"] == "triage" and "priority: Field required" in invalid[0]["errors"]
 
 
 async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: Any) -> None:
