@@ -25,6 +25,10 @@ How an agent's model changes (a router with a `model`, such as `routing_agent`, 
   point it at the endpoint. An agent on an object that has no endpoint (a `ScriptedModel`) is
   left as it is unless `--model` is given.
 
+A self-hosted server usually needs no key, but the `openai/` route will not send a request
+without one: with `--api-base` and no key anywhere (flag, variable, the agent's own,
+`OPENAI_API_KEY`), the placeholder key "none" is sent.
+
 The key is a secret: it is never printed, `Endpoint`'s repr hides it, and `redact` takes it
 out of error text before the command line shows it.
 """
@@ -183,10 +187,16 @@ def _endpoint_model(name: str, endpoint: Endpoint, current: Any) -> Any:
     for option in ("timeout", "max_retries", "stream", "retry_delay"):
         if hasattr(current, option):
             own[option] = getattr(current, option)
+    api_base = endpoint.api_base or getattr(current, "api_base", None)
+    api_key = endpoint.api_key or getattr(current, "api_key", None)
+    if api_key is None and api_base and name.startswith("openai/"):
+        # The openai client refuses to send a request without a key, and most self-hosted
+        # servers (llama.cpp, vLLM, Ollama) take none: the usual variable, else a placeholder.
+        api_key = os.environ.get("OPENAI_API_KEY") or "none"
     return LiteLLMModel(
         name,
-        api_base=endpoint.api_base or getattr(current, "api_base", None),
-        api_key=endpoint.api_key or getattr(current, "api_key", None),
+        api_base=api_base,
+        api_key=api_key,
         **own,
         **{**(getattr(current, "params", None) or {}), **endpoint.params},
     )

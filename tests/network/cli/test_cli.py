@@ -357,3 +357,21 @@ def test_serve_takes_the_endpoint_options() -> None:
     assert request["model"] == "served" and request["temperature"] == 0.3
     assert headers["authorization"] == f"Bearer {SECRET}"
     assert SECRET not in out + err
+
+
+def test_codegen_on_a_text_only_self_hosted_model_ends_with_a_stop_reason() -> None:
+    with FakeOpenAIServer() as server:
+        for _ in range(2):
+            server.add_text("Sure! def add(a, b): return a + b")
+        done = cli(
+            "run",
+            "examples/codegen.py:network",
+            "add",
+            *("--model", "openai/small-local", "--api-base", server.base_url),
+            env=_no_provider_env(),
+        )
+        assert len(server.requests) == 2  # planner, coder: then the router stops
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "stop reason coder_no_tool_call" in done.stdout
+    assert "agent calls 2 (planner -> coder)" in done.stdout
