@@ -224,7 +224,7 @@ class Agent:
                 response = await model.complete(
                     request, call_events.on_chunk if call_events is not None else None
                 )
-            else:
+            else:  # loaded on first use: it brings the AG-UI event models
                 from agents.output_call import complete_typed
 
                 typed = await complete_typed(self, ctx, model, request, call_events)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agents.call_events import CallEvents
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
 from agents.output import Attempt, OutputInvalid, OutputSpec
 from agents.output_stream import OutputStream
@@ -114,8 +115,6 @@ async def _next_events(agent: Any, ctx: RunContext, failed: Any, call_events: An
     """Close the failed attempt's events; the next attempt reports as a message of its own."""
     if call_events is None:
         return None
-    from agents.call_events import CallEvents
-
     failed.name = agent.name
     failed.id = call_events.message_id
     await call_events.finish(failed)
