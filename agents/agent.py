@@ -286,7 +286,8 @@ class Agent:
         the key is untyped, so an untyped store keeps holding plain JSON)."""
         kv: Any = ctx.state.kv
         key = self.output_key
-        assert key is not None and self.output is not None
+        if key is None or self.output is None:
+            return
         if kv.spec(key).adapter is None:
             value = self.output.json_form(value)
         kv.writer = (self.name, ctx.call_count, None, None, "agent")
