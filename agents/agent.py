@@ -49,7 +49,8 @@ class Agent:
             (`{{` and `}}` for literal braces), or a sync/async function of the `RunContext`
             returning the text.
         tools: `@tool` functions (plain functions are wrapped with `@tool`).
-        model: a litellm model string (`"openai/gpt-4o-mini"`) or a `Model`; defaults to the
+        model: a litellm model string (`"openai/gpt-4o-mini"`), a dict of `LiteLLMModel`
+            arguments (`{"model": ..., "api_base": ...}`) or a `Model`; defaults to the
             network's `default_model`.
         tool_choice: "auto", "required", "none", or the name of one of the tools.
         output_key: the state key that receives the agent's final text.
@@ -164,7 +165,7 @@ class Agent:
     def resolve_model(self, ctx: RunContext) -> Model:
         """This agent's model, else the network's default model."""
         model = self.model
-        if model is not None and type(model) is not str:
+        if model is not None and type(model) is not str and type(model) is not dict:
             return model  # type: ignore[return-value]
         if model is None:
             model = ctx.network.default_model
@@ -224,8 +225,8 @@ class Agent:
                 response = await model.complete(
                     request, call_events.on_chunk if call_events is not None else None
                 )
-            else:  # loaded on first use: it brings the AG-UI event models
-                from agents.output_call import complete_typed
+            else:
+                from agents.output_call import complete_typed  # noqa: PLC0415 (ag_ui)
 
                 typed = await complete_typed(self, ctx, model, request, call_events)
                 response, call_events = typed.response, typed.call_events
@@ -290,7 +291,7 @@ class Agent:
             return
         if kv.spec(key).adapter is None:
             value = self.output.json_form(value)
-        kv.writer = (self.name, ctx.call_count, None, None, "agent")
+        kv.writer = agent_writer(self.name, ctx.call_count)
         kv.set(key, value)
 
     def _result(

@@ -4,11 +4,17 @@
 (`OpenAIModel`, httpx); every other provider goes through litellm (`LiteLLMModel`). The switch
 that forces litellm for everything: `client="litellm"` on `make_model`, the environment
 variable `AGENT_NETWORK_MODEL_CLIENT=litellm`, or building `LiteLLMModel(...)` yourself.
+
+A mapping such as `{"model": "openai/local", "api_base": "http://127.0.0.1:8080/v1"}` is a
+model described as data (`make_model`'s arguments): what the command line puts on agents to
+point them at an endpoint (`network.cli.endpoint`), since `network` never imports the model
+classes.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from agents.models.litellm_model import LiteLLMModel
@@ -21,11 +27,24 @@ _cache: dict[str, Any] = {}
 
 
 def resolve_model(model: Any) -> Any:
-    """A `Model` object as is; a string as a (cached) model from `make_model`."""
+    """A `Model` object as is; a string or a mapping as a (cached) model from `make_model`."""
     if isinstance(model, str):
         found = _cache.get(model)
         if found is None:
             found = _cache[model] = make_model(model)
+        return found
+    if isinstance(model, Mapping):
+        key = repr(sorted(model.items()))
+        found = _cache.get(key)
+        if found is None:
+            arguments = dict(model)
+            name = arguments.pop("model", None)
+            if not isinstance(name, str) or not name:
+                raise ConfigurationError("a model mapping needs a 'model' string")
+            try:
+                found = _cache[key] = make_model(name, **arguments)
+            except TypeError as exc:
+                raise ConfigurationError(f"model {name!r}: {exc}") from exc
         return found
     if callable(getattr(model, "complete", None)):
         return model

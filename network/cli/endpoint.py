@@ -29,6 +29,9 @@ A self-hosted server usually needs no key, but the `openai/` route will not send
 without one: with `--api-base` and no key anywhere (flag, variable, the agent's own,
 `OPENAI_API_KEY`), the placeholder key "none" is sent.
 
+An overridden model is described as data, a dict of `LiteLLMModel` arguments that the agents
+layer resolves (`agents.models.registry`): `network` never imports the model classes.
+
 The key is a secret: it is never printed, `Endpoint`'s repr hides it, and `redact` takes it
 out of error text before the command line shows it.
 """
@@ -166,40 +169,53 @@ def endpoint_from_args(
 
 
 def overridden_model(current: Any, endpoint: Endpoint) -> Any:
-    """What a holder whose model is `current` (a string, a `Model` or None) runs on instead."""
+    """What a holder whose model is `current` (a string, a mapping, a `Model` or None) runs on
+    instead: a model string, or a mapping of `LiteLLMModel` arguments."""
     if current is None:
         return None  # it uses the network's default_model, which is overridden itself
     if isinstance(current, str):
         name = endpoint.model or current
         return _endpoint_model(name, endpoint, {}) if endpoint.reconfigures else name
-    if hasattr(current, "api_base") and isinstance(getattr(current, "name", None), str):
-        return _endpoint_model(endpoint.model or current.name, endpoint, current)
+    own = _own_endpoint(current)
+    if own is not None:
+        return _endpoint_model(endpoint.model or own.pop("model"), endpoint, own)
     if endpoint.model:  # a model with no endpoint of its own (scripted): replaced by name
         return overridden_model(endpoint.model, endpoint)
     return current
 
 
-def _endpoint_model(name: str, endpoint: Endpoint, current: Any) -> Any:
-    """A `LiteLLMModel` on `name`, keeping what `current` had that the flags do not replace."""
-    from agents.models.litellm_model import LiteLLMModel  # the CLI sits above every package
-
-    own: dict[str, Any] = {}
-    for option in ("timeout", "max_retries", "stream", "retry_delay"):
-        if hasattr(current, option):
+def _own_endpoint(current: Any) -> dict[str, Any] | None:
+    """The `LiteLLMModel` arguments of a model that has an endpoint, else None."""
+    if isinstance(current, Mapping):
+        return dict(current) if isinstance(current.get("model"), str) else None
+    name = getattr(current, "name", None)
+    if not hasattr(current, "api_base") or not isinstance(name, str):
+        return None
+    own: dict[str, Any] = {"model": name}
+    for option in ("api_base", "api_key", "timeout", "max_retries", "stream", "retry_delay"):
+        if getattr(current, option, None) is not None:
             own[option] = getattr(current, option)
-    api_base = endpoint.api_base or getattr(current, "api_base", None)
-    api_key = endpoint.api_key or getattr(current, "api_key", None)
-    if api_key is None and api_base and name.startswith("openai/"):
+    own.update(getattr(current, "params", None) or {})
+    return own
+
+
+def _endpoint_model(name: str, endpoint: Endpoint, own: dict[str, Any]) -> dict[str, Any]:
+    """`name` on the endpoint, keeping what the agent had (`own`) that the flags do not replace.
+
+    Described as data (the `LiteLLMModel` arguments), which the agents layer resolves:
+    `network` never imports the model classes.
+    """
+    spec: dict[str, Any] = {**own, "model": name}
+    if endpoint.api_base:
+        spec["api_base"] = endpoint.api_base
+    if endpoint.api_key:
+        spec["api_key"] = endpoint.api_key
+    if spec.get("api_key") is None and spec.get("api_base") and name.startswith("openai/"):
         # The openai client refuses to send a request without a key, and most self-hosted
         # servers (llama.cpp, vLLM, Ollama) take none: the usual variable, else a placeholder.
-        api_key = os.environ.get("OPENAI_API_KEY") or "none"
-    return LiteLLMModel(
-        name,
-        api_base=api_base,
-        api_key=api_key,
-        **own,
-        **{**(getattr(current, "params", None) or {}), **endpoint.params},
-    )
+        spec["api_key"] = os.environ.get("OPENAI_API_KEY") or "none"
+    spec.update(endpoint.params)
+    return spec
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ from network import (
     Stop,
     UserMessage,
 )
-from tests.agui.protocol import replay, wire
+from tests.network.agui.protocol import replay, wire
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 

@@ -62,3 +62,16 @@ async def test_auto_mode_follows_what_litellm_knows_of_the_model() -> None:
     assert await LiteLLMModel("openai/gpt-4o-mini").structured_output() == "native"
     unknown = LiteLLMModel("openai/no-such-model-xyz")
     assert await unknown.structured_output() in ("tool", "prompted")
+
+
+def test_a_model_described_as_data_resolves_to_a_litellm_model() -> None:
+    from agents.models.registry import resolve_model
+    from network import ConfigurationError
+
+    spec = {"model": "openai/local", "api_base": "http://127.0.0.1:1/v1", "temperature": 0}
+    model = resolve_model(spec)
+    assert isinstance(model, LiteLLMModel) and model.api_base == "http://127.0.0.1:1/v1"
+    assert model.params == {"temperature": 0}
+    assert resolve_model(dict(spec)) is model  # cached
+    with pytest.raises(ConfigurationError, match="needs a 'model' string"):
+        resolve_model({"api_base": "x"})
