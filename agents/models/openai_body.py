@@ -55,6 +55,8 @@ def request_body(
         tail = ',"tools":' + tools_text(request.tools)
         if request.tool_choice:
             extra["tool_choice"] = wire_tool_choice(request.tool_choice)
+    if request.response_format is not None:  # typed output, native mode (agents.output)
+        extra["response_format"] = request.response_format
     if stream:
         extra["stream"] = True
         extra["stream_options"] = {"include_usage": True}

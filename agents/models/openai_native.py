@@ -74,6 +74,10 @@ class OpenAIModel:
             override them.
     """
 
+    # How an agent's `output_type` reaches this model (`agents.output`): OpenAI and the
+    # OpenAI-compatible servers (llama.cpp, vLLM, Ollama) take `response_format` with a schema.
+    structured_output = "native"
+
     def __init__(
         self,
         model: str,

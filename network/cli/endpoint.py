@@ -25,11 +25,7 @@ How an agent's model changes (a router with a `model`, such as `routing_agent`, 
   point it at the endpoint. An agent on an object that has no endpoint (a `ScriptedModel`) is
   left as it is unless `--model` is given.
 
-A self-hosted server usually needs no key, but the `openai/` route will not send a request
-without one: with `--api-base` and no key anywhere (flag, variable, the agent's own,
-`OPENAI_API_KEY`), the placeholder key "none" is sent.
-
-An overridden model is described as data, a dict of `LiteLLMModel` arguments that the agents
+An overridden model is described as data, a dict of `make_model` arguments that the agents
 layer resolves (`agents.models.registry`): `network` never imports the model classes.
 
 The key is a secret: it is never printed, `Endpoint`'s repr hides it, and `redact` takes it
@@ -210,10 +206,6 @@ def _endpoint_model(name: str, endpoint: Endpoint, own: dict[str, Any]) -> dict[
         spec["api_base"] = endpoint.api_base
     if endpoint.api_key:
         spec["api_key"] = endpoint.api_key
-    if spec.get("api_key") is None and spec.get("api_base") and name.startswith("openai/"):
-        # The openai client refuses to send a request without a key, and most self-hosted
-        # servers (llama.cpp, vLLM, Ollama) take none: the usual variable, else a placeholder.
-        spec["api_key"] = os.environ.get("OPENAI_API_KEY") or "none"
     spec.update(endpoint.params)
     return spec
 

@@ -110,7 +110,7 @@ async def test_tool_mode_forces_a_final_output_tool_and_keeps_history_clean() ->
     assert last.output_value == Ticket(**TICKET)
     (message,) = last.output
     assert message.tool_calls == [] and json.loads(message.content) == TICKET
-    assert result.stop_reason == "router_finished" and len(result.results) == 1
+    assert result.stop_reason == "agent_answered" and len(result.results) == 1
 
 
 async def test_tool_mode_with_other_tools_requires_a_tool_and_runs_them_first() -> None:

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from agents import Agent
 from agents.models.litellm_model import LiteLLMModel
+from agents.models.openai_native import OpenAIModel
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytest_plugins = ["tests.fakes.openai_server"]
@@ -64,14 +65,25 @@ async def test_auto_mode_follows_what_litellm_knows_of_the_model() -> None:
     assert await unknown.structured_output() in ("tool", "prompted")
 
 
-def test_a_model_described_as_data_resolves_to_a_litellm_model() -> None:
+def test_a_model_described_as_data_resolves_through_make_model() -> None:
     from agents.models.registry import resolve_model
     from network import ConfigurationError
 
     spec = {"model": "openai/local", "api_base": "http://127.0.0.1:1/v1", "temperature": 0}
     model = resolve_model(spec)
-    assert isinstance(model, LiteLLMModel) and model.api_base == "http://127.0.0.1:1/v1"
-    assert model.params == {"temperature": 0}
+    assert isinstance(model, OpenAIModel) and model.api_base == "http://127.0.0.1:1/v1"
     assert resolve_model(dict(spec)) is model  # cached
+    forced = resolve_model({**spec, "client": "litellm"})
+    assert isinstance(forced, LiteLLMModel) and forced.params == {"temperature": 0}
     with pytest.raises(ConfigurationError, match="needs a 'model' string"):
         resolve_model({"api_base": "x"})
+
+
+async def test_the_native_client_sends_the_schema_too(openai_server: FakeOpenAIServer) -> None:
+    openai_server.add_text('{"title": "t", "priority": 2}')
+    model = OpenAIModel("openai/local", api_base=openai_server.base_url)
+    triage = Agent("triage", model=model, output_type=Ticket)
+    result = await triage.run("x")
+    (request,) = openai_server.requests
+    assert request["response_format"]["json_schema"]["schema"]["required"] == ["title", "priority"]
+    assert result.results[-1].output_value == Ticket(title="t", priority=2)
