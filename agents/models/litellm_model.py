@@ -277,6 +277,7 @@ class LiteLLMModel:
             None,
             request.agent,
         )
+
     async def structured_output(self) -> str:
         """How this model takes an `output_type` (`agents.output`): native, tool or prompted.
 
