@@ -20,7 +20,7 @@ from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.context_policy import compact_request
 from agents.dispatch import run_tool_calls
 from agents.hooks import AgentCall, AgentHooks
-from agents.model_calls import model_calls
+from agents.model_calls import failed_model_call, model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.output import OutputSpec
@@ -233,6 +233,12 @@ class Agent:
         except ModelError as exc:
             if exc.model is None:
                 exc.model = getattr(model, "name", None)
+            if requested:  # traced or limited: the failed request gets its chat span too
+                ctx.failed_model_calls = (
+                    failed_model_call(
+                        model, self.name, exc, started_at + requested - started, requested
+                    ),
+                )
             raise
         requests = (
             model_calls(model, self.name, response, started_at + requested - started, requested)

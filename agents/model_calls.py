@@ -34,3 +34,23 @@ def model_calls(
             agent,
         )
     ]
+
+
+def failed_model_call(
+    model: Any, agent: str, error: BaseException, started_at: float, started: float
+) -> ModelCall:
+    """The record of a request that failed for good (its retries spent), for its chat span.
+
+    `error.type` is the provider's exception type when the `ModelError` wraps one.
+    """
+    cause = error.__cause__ if error.__cause__ is not None else error
+    provider = getattr(model, "provider", None)
+    return ModelCall(
+        getattr(model, "name", None) or type(model).__name__,
+        provider if isinstance(provider, str) else None,
+        None,
+        started_at,
+        (time.perf_counter() - started) * 1000,
+        error=type(cause).__name__,
+        agent=agent,
+    )

@@ -132,6 +132,9 @@ class RunContext(Generic[DepsT]):
     # Whether agents record `InferenceResult.model_calls`: only when usage limits or traces
     # read them, so that an unobserved step costs what it did before.
     record_model_calls: bool = False
+    # The request that failed for good and ended the run (recorded like `model_calls`), so
+    # the trace shows it as a failed chat span under its agent.
+    failed_model_calls: tuple[ModelCall, ...] = ()
 
     @property
     def usage(self) -> Usage:

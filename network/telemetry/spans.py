@@ -330,6 +330,11 @@ class RunSpans:
         if self.agent_span is not None:
             self.unfinished.append(self.agent_span)
             self.agent_span = None
+        failed = self.ctx.failed_model_calls
+        if failed and self.unfinished:  # the request that ended the run, under its agent
+            parent = self._trace.set_span_in_context(self.unfinished[-1])
+            for call in failed:
+                self._chat(call, parent, None)
         for span in self.unfinished:
             _fail(span, error_type)
             span.end()

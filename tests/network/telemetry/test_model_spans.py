@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents import Agent, LiteLLMModel
-from network import Network
+from network import ModelError, Network
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.network.telemetry.otel import Recorder, tree
 
@@ -82,3 +82,34 @@ async def test_the_native_client_reports_its_provider_and_response_model(
     assert chat.attributes["gen_ai.provider.name"] == "openai"
     assert chat.attributes["gen_ai.response.model"] == "gpt-4o-mini"
     assert "agent_network.usage.cost_usd" not in chat.attributes  # no price without litellm
+
+
+async def test_a_request_that_fails_for_good_is_a_failed_chat_span_under_its_agent(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    openai_server.add_error(500, "overloaded")
+    openai_server.add_error(500, "still overloaded")
+    recorder = Recorder()
+    model = LiteLLMModel(
+        "openai/gpt-4o-mini",
+        api_base=openai_server.base_url,
+        api_key="x",
+        retry_delay=0,
+        max_retries=1,
+    )
+    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    with pytest.raises(ModelError):
+        await network.run("Hi.")
+
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow greeter",
+            [("invoke_agent greeter", [("chat openai/gpt-4o-mini", [])])],
+        )
+    ]
+    (chat,) = recorder.named("chat openai/gpt-4o-mini")
+    assert chat.attributes["error.type"] == "InternalServerError"
+    assert chat.attributes["gen_ai.agent.name"] == "greeter"
+    assert chat.status.status_code.name == "ERROR"
+    (agent,) = recorder.named("invoke_agent greeter")
+    assert agent.status.status_code.name == "ERROR"
