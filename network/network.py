@@ -6,7 +6,7 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
-import asyncio
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Generic
 
@@ -392,8 +392,13 @@ class Network(Generic[DepsT]):
 
 def refuse_inside_loop(what: str) -> None:
     """`ConfigurationError` when called from a thread whose event loop is running."""
+    # Read from sys.modules, not imported: a loop cannot be running before asyncio is loaded,
+    # and importing it here would put asyncio (with ssl and socket) on `import network`.
+    running_asyncio = sys.modules.get("asyncio")
+    if running_asyncio is None:
+        return
     try:
-        asyncio.get_running_loop()
+        running_asyncio.get_running_loop()
     except RuntimeError:
         return
     raise ConfigurationError(

@@ -9,7 +9,7 @@ stream included (see `openai_native`), which a per-read timeout cannot do.
 
 from __future__ import annotations
 
-import asyncio
+import sys
 import weakref
 from typing import Any
 
@@ -49,5 +49,6 @@ def _new_client(api_key: str | None) -> Any:
 
 
 def _current_loop() -> Any:
-    # The native client runs on asyncio (what anyio's default backend and uvicorn run).
-    return asyncio.get_running_loop()
+    # The native client runs on asyncio (what anyio's default backend and uvicorn run), so
+    # asyncio is loaded by now; read from sys.modules to keep it off `import agents`.
+    return sys.modules["asyncio"].get_running_loop()

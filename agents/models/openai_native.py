@@ -30,7 +30,6 @@ import json
 from typing import Any
 
 import anyio
-import structlog
 
 from agents.models.answer_check import answer_problem
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
@@ -46,6 +45,7 @@ from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.ids import new_id
+from network.logger import get_logger
 
 
 class _Failed(Exception):
@@ -290,7 +290,7 @@ def _usage(reported: Any, body_size: int, message: AssistantMessage) -> Usage:
 
 
 def _log_relaxed(model: str, failure: Failure) -> None:
-    structlog.get_logger("agent_network").warning(
+    get_logger().warning(
         "model.tool_choice_relaxed",
         model=model,
         reason=failure.describe(),
