@@ -7,7 +7,7 @@ from the schema and a deep copy of the initial data.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Generic
 
 import anyio
@@ -312,16 +312,9 @@ class Network(Generic[DepsT]):
         """
         answered = pending_answers(interrupted, answers)
         old = interrupted.state
-        session = None
-        if interrupted.persisted and interrupted.thread_id is not None:
-            session = await ThreadSession.open(
-                self, interrupted.thread_id, user_id=user_id, store=store, app_name=app_name
-            )
-            state = session.state
-        else:
-            data = old.snapshot()
-            restore_rejected(data, answered)
-            state = State(data, schema=self.schema, messages=list(old.messages))
+        session, state = await self._reopen(
+            interrupted, user_id, store, app_name, lambda data: restore_rejected(data, answered)
+        )
         ctx = RunContext(
             network=self,
             state=state,
@@ -364,14 +357,7 @@ class Network(Generic[DepsT]):
         """
         messages = result_messages(stopped, results)
         old = stopped.state
-        session = None
-        if stopped.persisted and stopped.thread_id is not None:
-            session = await ThreadSession.open(
-                self, stopped.thread_id, user_id=user_id, store=store, app_name=app_name
-            )
-            state = session.state
-        else:
-            state = State(old.snapshot(), schema=self.schema, messages=list(old.messages))
+        session, state = await self._reopen(stopped, user_id, store, app_name)
         state.append_messages(messages)
         ctx = RunContext(
             network=self,
@@ -385,6 +371,26 @@ class Network(Generic[DepsT]):
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
         return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+
+    async def _reopen(
+        self,
+        stopped: RunResult,
+        user_id: str | None,
+        store: Any,
+        app_name: str | None,
+        adjust: Callable[[dict[str, Any]], None] | None = None,
+    ) -> tuple[ThreadSession | None, State]:
+        """The state a run continues from: its thread reopened when it was saved to one,
+        else a copy of its final state (`adjust` may change that copy's data first)."""
+        if stopped.persisted and stopped.thread_id is not None:
+            session = await ThreadSession.open(
+                self, stopped.thread_id, user_id=user_id, store=store, app_name=app_name
+            )
+            return session, session.state
+        data = stopped.state.snapshot()
+        if adjust is not None:
+            adjust(data)
+        return None, State(data, schema=self.schema, messages=list(stopped.state.messages))
 
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"

@@ -13,7 +13,7 @@ import pytest
 from agents import Agent, ScriptedModel, call, tool
 from network import Network
 from network.agui import app
-from tests.network.agui.loopback import serve
+from tests.network.agui.live import serve
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")

@@ -12,7 +12,7 @@ from agents import Agent, ScriptedModel
 from network import Network
 from network.agui import app
 from network.threads.ids import MAX_ID_LENGTH
-from tests.network.agui.loopback import serve
+from tests.network.agui.live import serve
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")

@@ -14,7 +14,7 @@ from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network
 from network.agui import app
 from network.errors import ToolStateWarning
-from tests.network.agui.loopback import serve
+from tests.network.agui.live import serve
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
