@@ -1,5 +1,8 @@
 """A read-only view of the first N messages of a run's conversation.
 
+The conversation may be a list, a `RecordLog` (a thread run's) or a store's lazily decoded
+records: any sequence that only grows.
+
 The conversation only ever grows, so a prefix of it never changes: each InferenceResult can
 keep the history it was sent as a view instead of a copy. That keeps a step's cost and memory
 independent of how long the run has been going. It serializes as a plain list of messages.
@@ -21,7 +24,7 @@ class HistoryView(Sequence[Any]):
 
     __slots__ = ("_length", "_messages")
 
-    def __init__(self, messages: list[Any], length: int | None = None) -> None:
+    def __init__(self, messages: Sequence[Any], length: int | None = None) -> None:
         self._messages = messages
         self._length = length
 

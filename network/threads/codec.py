@@ -44,7 +44,9 @@ def encode_result(record: ResultRecord) -> str:
     return result.to_json(exclude=exclude, fallback=repr)
 
 
-def decode_result(text: str, messages: list[Any], history_length: int | None) -> InferenceResult:
+def decode_result(
+    text: str, messages: Sequence[Any], history_length: int | None
+) -> InferenceResult:
     """A result back from its JSON text, its history a view of `messages` when it was one."""
     result = InferenceResult.from_json(text)
     if history_length is not None:

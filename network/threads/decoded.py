@@ -1,13 +1,16 @@
-"""Decoded thread records, kept so that each stored record is decoded once.
+"""A thread's records as a store read them, kept so that no stored record is decoded twice, and
+none before something reads it.
 
 A thread only grows, and its messages, agent calls and summaries never change once committed.
-So a store keeps, per thread, the records it has decoded, and on the next read decodes only
-what was committed since: loading a thread of 10,000 calls costs what loading one of 10 does
-(after the first load in the process), instead of decoding every record on every run.
+So a store keeps, per thread, the rows it has read (`PagedRecords`: JSON text, decoded a page at
+a time on first read) and on the next read fetches only what was committed since. Loading a
+thread of 10,000 calls then costs what loading one of 10 does, even the first time in a
+process: nothing is decoded until read, and a run reads only the newest turns (plus what its
+routers, `history_of` or a model sent the whole conversation ask for).
 
-Readers get the same objects (lists are sliced, records shared): records are read-only.
-A result's `history` is a `HistoryView` of the cached conversation list, which only grows, so
-the view stays the prefix it was.
+Readers get `RecordLog`s over these sequences, sharing the decoded records: records are
+read-only. A result's `history` is a `HistoryView` of the cached conversation, which only grows,
+so the view stays the prefix it was.
 
 The cache is bounded by a number of threads (least recently read dropped first). It is only
 filled from committed rows, and a thread deleted and created again (a new `created_at`) or
@@ -21,35 +24,50 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from network.history.log import RecordLog
 from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.threads.codec import decode_messages, decode_result, decode_summary
+from network.threads.paged import PagedRecords
 
 DEFAULT_CACHED_THREADS = 256
+
+ResultRow = tuple[str, int | None, float]
+"""A stored agent call: its JSON text, its history's length (None: stored with it), its time."""
 
 
 @dataclass(slots=True)
 class DecodedThread:
-    """The decoded records of one thread, oldest first; `at` holds each result's stored time."""
+    """The rows of one thread, oldest first, each decoded on first read."""
 
     created_at: float
-    messages: list[Any] = field(default_factory=list)
-    results: list[InferenceResult] = field(default_factory=list)
-    at: list[float] = field(default_factory=list)
+    messages: PagedRecords[Any]
+    results: PagedRecords[InferenceResult]
     summaries: list[Summary] = field(default_factory=list)
 
-    def select(self, last: int | None, after: float | None) -> list[InferenceResult]:
-        """The results `get_results` asks for: those stored after a time, then the last N."""
-        results = self.results
+    def conversation(self, count: int) -> RecordLog[Any]:
+        """The first `count` messages, for one reader (appends go to the reader's own list)."""
+        return RecordLog(self.messages, count)
+
+    def calls(self, count: int) -> RecordLog[InferenceResult]:
+        """The first `count` agent calls, for one reader."""
+        return RecordLog(self.results, count)
+
+    def select(self, count: int, last: int | None, after: float | None) -> list[InferenceResult]:
+        """The results `get_results` asks for among the first `count`: those stored after a
+        time, then the last N. Only the results returned are decoded."""
+        rows = self.results.rows
+        chosen: Sequence[int] = range(count)
         if after is not None:
-            results = [r for r, at in zip(results, self.at, strict=True) if at > after]
+            chosen = [i for i in chosen if rows[i][2] > after]
         if last is not None:
-            return list(results[-last:]) if last > 0 else []
-        return list(results)
+            chosen = chosen[-last:] if last > 0 else []
+        results = self.results
+        return [results[i] for i in chosen]
 
 
 class DecodedCache:
-    """Per-thread decoded records of one database (an LRU of `max_threads` threads).
+    """Per-thread rows of one database, decoded on read (an LRU of `max_threads` threads).
 
     `decoded` counts every record decoded through it (messages, results, summaries): what a
     load cost, for tests and benchmarks to read.
@@ -59,6 +77,17 @@ class DecodedCache:
         self.max_threads = max_threads
         self.decoded = 0
         self._threads: OrderedDict[str, DecodedThread] = OrderedDict()
+
+    def _count(self, decoded: int) -> None:
+        self.decoded += decoded
+
+    def _new(self, created_at: float) -> DecodedThread:
+        messages: PagedRecords[Any] = PagedRecords(decode_messages, self._count)
+
+        def decode(rows: Sequence[ResultRow]) -> list[InferenceResult]:
+            return [decode_result(text, messages, length) for text, length, _at in rows]
+
+        return DecodedThread(created_at, messages, PagedRecords(decode, self._count))
 
     def thread(
         self, thread_id: str, created_at: float, messages: int, results: int
@@ -71,7 +100,7 @@ class DecodedCache:
             or len(entry.messages) > messages
             or len(entry.results) > results
         ):
-            entry = self._threads[thread_id] = DecodedThread(created_at)
+            entry = self._threads[thread_id] = self._new(created_at)
         self._threads.move_to_end(thread_id)
         while len(self._threads) > self.max_threads:
             self._threads.popitem(last=False)
@@ -87,25 +116,22 @@ class DecodedCache:
         first_message: int,
         messages: Sequence[str],
         first_result: int,
-        results: Iterable[tuple[str, int | None, float]],
+        results: Iterable[Sequence[Any]],
         first_summary: int = 0,
         summaries: Sequence[str] = (),
     ) -> None:
-        """Decode rows read from position `first_*` on, skipping any that another reader of
-        the same thread already added meanwhile (so the lists stay exact prefixes)."""
+        """Add rows read from position `first_*` on, skipping any that another reader of the
+        same thread added meanwhile (so the sequences stay exact prefixes). Messages and
+        results are kept undecoded; summaries (few, and every request reads the newest) are
+        decoded now."""
         skip = len(entry.messages) - first_message
         if 0 <= skip < len(messages):
-            new = messages[skip:]
-            entry.messages.extend(decode_messages(new))
-            self.decoded += len(new)
-        rows = list(results)
+            entry.messages.add(messages[skip:])
+        # Plain tuples of atomic values: the garbage collector stops tracing them.
+        rows = [(text, length, at) for text, length, at in results]
         skip = len(entry.results) - first_result
         if 0 <= skip < len(rows):
-            conversation = entry.messages
-            for text, history_length, at in rows[skip:]:
-                entry.results.append(decode_result(text, conversation, history_length))
-                entry.at.append(at)
-            self.decoded += len(rows) - skip
+            entry.results.add(rows[skip:])
         skip = len(entry.summaries) - first_summary
         if 0 <= skip < len(summaries):
             entry.summaries.extend(decode_summary(text) for text in summaries[skip:])
@@ -120,8 +146,8 @@ def shared_cache(database: str, table_prefix: str) -> DecodedCache:
     """The decoded cache of one database, shared by every store this process opens on it.
 
     A run given a path or URL opens (and closes) a store of its own; sharing the cache is what
-    lets the next run on the thread skip decoding what this one already did. The cache only
-    ever holds committed rows, and each read checks it against the database's counts.
+    lets the next run on the thread skip reading and decoding what this one already did. The
+    cache only ever holds committed rows, and each read checks it against the database's counts.
     """
     key = (database, table_prefix)
     cache = _shared.get(key)

@@ -3,7 +3,9 @@
 For tests, notebooks and short-lived servers: everything is lost when the process ends. It
 keeps what the SQL store keeps, JSON text and all, so code tested against it behaves the same
 on SQLite or PostgreSQL: a run's objects are never stored, only their JSON. Records read back
-are decoded once and then shared by every reader (`network.threads.decoded`), as on SQL.
+are decoded on first read, a page at a time, and then shared by every reader
+(`network.threads.decoded`), as on SQL; a load hands out `RecordLog`s over them, so it neither
+decodes nor copies the thread's records, whatever its length.
 
 Every method runs without awaiting in the middle of its work, so on one event loop each is
 atomic; a commit is prepared on copies and swapped in only when every part of it succeeded.
@@ -20,24 +22,17 @@ import anyio
 from network.errors import StaleThreadError
 from network.history.results import InferenceResult
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import DecodedCache, DecodedThread
+from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
 
 
 @dataclass(slots=True)
-class _StoredResult:
-    text: str
-    at: float
-    history_length: int | None
-
-
-@dataclass(slots=True)
 class _StoredThread:
     info: ThreadInfo
     messages: list[str] = field(default_factory=list)
-    results: list[_StoredResult] = field(default_factory=list)
+    results: list[ResultRow] = field(default_factory=list)  # atomic tuples: GC-untracked
     summaries: list[str] = field(default_factory=list)
     state: dict[str, str] = field(default_factory=dict)
 
@@ -86,8 +81,8 @@ class MemoryStore(BaseStore):
         entry = self._sync(thread_id, stored)
         return Thread.model_construct(
             **info.model_copy(deep=True).__dict__,
-            messages=list(entry.messages),
-            results=list(entry.results),
+            messages=entry.conversation(len(stored.messages)),
+            results=entry.calls(len(stored.results)),
             summaries=list(entry.summaries),
             state=_decode(stored.state),
             user_state=_decode(self._user.get((info.app_name, info.user_id), {})),
@@ -105,7 +100,7 @@ class MemoryStore(BaseStore):
             m,
             stored.messages[m:],
             r,
-            [(x.text, x.history_length, x.at) for x in stored.results[r:]],
+            stored.results[r:],
             n,
             stored.summaries[n:],
         )
@@ -141,7 +136,7 @@ class MemoryStore(BaseStore):
         if stored is None:
             return None
         entry = self._sync(thread_id, stored)
-        return entry.select(last, after)
+        return entry.select(len(stored.results), last, after)
 
     async def append_results(self, thread_id: str, commit: Commit) -> int:
         check_id("thread_id", thread_id)
@@ -162,7 +157,7 @@ class MemoryStore(BaseStore):
         now = time.time()
         messages = [encode_message(message) for message in commit.messages]
         results = [
-            _StoredResult(encode_result(r), r.result.started_at or now, r.history_length)
+            (encode_result(r), r.history_length, r.result.started_at or now)
             for r in commit.results
         ]
         summaries = [encode_summary(summary) for summary in commit.summaries]

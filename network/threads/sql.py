@@ -15,10 +15,10 @@ How the guarantees are kept:
   up to `busy_timeout`), so a read-then-write inside it cannot be overtaken.
 - Consistent reads: a thread and its parts are read in one transaction (a deferred `BEGIN` on
   SQLite's WAL snapshot; `REPEATABLE READ` on PostgreSQL).
-- Flat reads: records never change once committed, so decoded ones are kept per thread
+- Flat reads: records never change once committed, so the rows read are kept per thread
   (`network.threads.decoded`, shared by the stores this process opens on one database) and a
-  read fetches and decodes only the rows committed since, by sequence number: loading a long
-  thread costs what loading a short one does. The latest thread state is its own table (a
+  read fetches only the rows committed since, by sequence number. Rows are decoded a page at a
+  time when first read, so even a cold load decodes only what the run reads (the newest turns). The latest thread state is its own table (a
   snapshot, one row per key) beside the per-call deltas, so it is never replayed.
 - SQLite runs in WAL mode (readers never block the writer), with `synchronous=FULL` by
   default so that a committed agent call survives a power cut as well as a `kill -9`; pass
@@ -44,7 +44,7 @@ from network.errors import AgentNetworkError, ConfigurationError, ThreadStoreErr
 from network.history.results import InferenceResult
 from network.logger import LazyLogger
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import DecodedThread, shared_cache
+from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
 from network.threads.sql_commit import CommitWriter
@@ -98,7 +98,9 @@ class SQLStore(BaseStore):
     `SQLStore("sqlite+aiosqlite:///path.db")` or `SQLStore("postgresql+asyncpg://user:pw@host/db")`.
 
     Tables are created on first use (`create_tables=False` to manage them yourself); their
-    names start with `table_prefix`. Extra keyword arguments go to SQLAlchemy's
+    names start with `table_prefix`. `cache` is where the rows read are kept and decoded on
+    first read (default: the cache this process shares between the stores it opens on the same
+    database; pass a fresh `DecodedCache()` to start cold). Extra keyword arguments go to SQLAlchemy's
     `create_async_engine` (pool size, echo, ...). Use it as `async with SQLStore(...) as store`
     or call `close()`, which disposes of the engine's connections.
     """
@@ -111,6 +113,7 @@ class SQLStore(BaseStore):
         create_tables: bool = True,
         sqlite_synchronous: str = "FULL",
         busy_timeout: float = 30.0,
+        cache: DecodedCache | None = None,
         **engine_options: Any,
     ) -> None:
         self.url = store_url(url)
@@ -140,7 +143,7 @@ class SQLStore(BaseStore):
             self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ")
             from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]  # noqa: PLC0415
         self._insert = insert
-        self.decoded = shared_cache(self.url, table_prefix)
+        self.decoded = shared_cache(self.url, table_prefix) if cache is None else cache
         self._commits = CommitWriter(self.tables, insert)
         self._create_tables = create_tables
         self._ready = not create_tables
@@ -224,8 +227,8 @@ class SQLStore(BaseStore):
             app_state = await _key_values(conn, t.app_state, t.app_state.c.app_name == row.app_name)
         return Thread.model_construct(
             **_info(row).__dict__,
-            messages=entry.messages[: row.message_count],
-            results=entry.results[: row.result_count],
+            messages=entry.conversation(row.message_count),
+            results=entry.calls(row.result_count),
             summaries=entry.summaries[:summaries],
             state=state,
             user_state=user_state,
@@ -314,13 +317,7 @@ class SQLStore(BaseStore):
             if row is None:
                 return None
             entry, _ = await self._sync(conn, thread_id, row)
-        snapshot = DecodedThread(
-            row.created_at,
-            entry.messages,
-            entry.results[: row.result_count],
-            entry.at[: row.result_count],
-        )
-        return snapshot.select(last, after)
+        return entry.select(row.result_count, last, after)
 
     # -- commits -------------------------------------------------------------------------------
 
