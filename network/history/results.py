@@ -15,6 +15,7 @@ from pydantic import PlainSerializer
 from network.history.messages import AssistantMessage, Message, ToolMessage
 from network.history.record import Record
 from network.history.view import HistoryView
+from network.history.writes import StateWrite
 
 
 def _jsonable(value: Any) -> Any:
@@ -133,6 +134,8 @@ class InferenceResult(Record):
         skipped: True when an `on_start` hook skipped the call.
         output_value: the validated answer of an agent with `output_type` (None otherwise,
             and when the call asked for tools); after a JSON round trip, its JSON form.
+        writes: the state writes of the call (`StateWrite`: key, by whom, when), recorded
+            when it is committed to a thread; empty otherwise.
     """
 
     agent: str
@@ -153,6 +156,9 @@ class InferenceResult(Record):
     # The validated final answer of an agent with `output_type` (None otherwise, and when the
     # call asked for tools instead). After a JSON round trip (a thread store), its JSON form.
     output_value: Any = None
+    # Who wrote which key in this call, set when the call is committed to a thread (see
+    # `network.history.writes`); `history_of` reads it on later runs.
+    writes: tuple[StateWrite, ...] = ()
 
     @property
     def text(self) -> str | None:

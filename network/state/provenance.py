@@ -39,12 +39,17 @@ def tool_writer(agent: str, call_index: int, tool: str, tool_call_id: str) -> Wr
 
 
 class WriteRecord(NamedTuple):
-    """One successful write to a key: what kind of change, by whom, at what time."""
+    """One successful write to a key: what kind of change, by whom, at what time.
+
+    `run_id` names the run that wrote it when it was an earlier run on the same thread (read
+    back from the thread's history); None for the current run's own writes.
+    """
 
     key: str
     op: str  # "set" or "delete"
     writer: Writer
     at: float  # seconds since the epoch
+    run_id: str | None = None
 
 
 def write_record(entry: LogEntry) -> WriteRecord:

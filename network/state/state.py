@@ -8,18 +8,21 @@ every run; nothing in it is shared with another run.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableSequence, Sequence
+from itertools import islice
 from typing import Any, cast
 
 from pydantic import BaseModel
 
+from network.history.log import RecordLog
 from network.history.messages import check_messages
 from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.history.view import HistoryView
+from network.history.writes import StateWrite
 from network.state.json_form import state_from_dict, state_to_dict
 from network.state.kv import KV
-from network.state.provenance import WriteRecord
+from network.state.provenance import Writer, WriteRecord
 from network.state.schema import StateSchema
 from network.state.staged import StagedKV
 from network.state.values import copy_value
@@ -32,7 +35,7 @@ class State:
     a seed) and copies it, so the caller's objects are never shared with the store.
     """
 
-    __slots__ = ("_messages", "kv", "results", "schema", "summaries")
+    __slots__ = ("_loaded", "_messages", "kv", "results", "schema", "summaries")
 
     # The run's state holds a KV; a tool's view (`for_tool`) holds a StagedKV, which offers
     # tools the same reading and writing API, so both are typed as the store they stand for.
@@ -55,8 +58,10 @@ class State:
             seed.update(data)
         if seed:
             self.kv.seed(seed)
-        self.results: list[InferenceResult] = list(results or [])
-        self._messages: list[Any] = check_messages(messages) if messages else []
+        # A list, or on a thread run a `RecordLog`: the thread's calls, then this run's.
+        self.results: MutableSequence[InferenceResult] = list(results or [])
+        self._messages: MutableSequence[Any] = check_messages(messages) if messages else []
+        self._loaded = 0  # how many of `results` a thread's earlier runs made (`take_over`)
         # Summaries of the conversation's oldest turns, oldest first (see `Summary`).
         self.summaries: list[Summary] = []
 
@@ -81,8 +86,33 @@ class State:
         return out
 
     def history_of(self, key: str) -> list[WriteRecord]:
-        """Which agent call and tool wrote `key`, and when: every successful write, oldest first."""
-        return self.kv.history_of(key)
+        """Which agent call and tool wrote `key`, and when: every successful write, oldest first.
+
+        On a thread run this covers the whole thread: the writes earlier runs committed with
+        their agent calls (`InferenceResult.writes`, their `run_id` set, read from the thread's
+        history page by page only when asked), then this run's.
+        """
+        own = self.kv.history_of(key)
+        loaded = self._loaded
+        if not loaded:
+            return own
+        # The run counts its calls from 0; on a thread, a call's index is its place in
+        # `results`, after the thread's earlier calls.
+        own = [
+            record
+            if record.writer.call_index is None
+            else record._replace(
+                writer=record.writer._replace(call_index=record.writer.call_index + loaded)
+            )
+            for record in own
+        ]
+        earlier = [
+            WriteRecord(key, write.op, _writer_of(write, result.agent, index), write.at, write.run_id)
+            for index, result in enumerate(islice(self.results, loaded))
+            for write in result.writes
+            if write.key == key
+        ]
+        return earlier + own
 
     def for_tool(self) -> State:
         """A view for one tool call: the same history, with writes staged until committed."""
@@ -92,6 +122,7 @@ class State:
         view.results = self.results
         view._messages = self._messages
         view.summaries = self.summaries
+        view._loaded = self._loaded
         return view
 
     def to_json(self) -> str:
@@ -117,14 +148,16 @@ class State:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def take_over(self, messages: list[Any], results: list[InferenceResult]) -> None:
-        """Start an empty State from a thread's conversation and agent calls, keeping the
-        lists given (no copy: a long thread's lists are not copied again, nor traced twice by
-        the garbage collector). The caller hands them over and must not change them."""
+    def take_over(self, messages: Sequence[Any], results: Sequence[InferenceResult]) -> None:
+        """Start an empty State from a thread's conversation and agent calls without copying
+        them: each becomes the shared, read-only part of a `RecordLog` the run appends to
+        (a `RecordLog` given is adopted as it is). So a run on a long thread neither copies
+        its lists nor has the garbage collector trace copies of them."""
         if self._messages or self.results:
             raise ValueError("take_over needs a State with no messages and no results yet")
-        self._messages = messages
-        self.results = results
+        self._messages = messages if isinstance(messages, RecordLog) else RecordLog(messages)
+        self.results = results if isinstance(results, RecordLog) else RecordLog(results)
+        self._loaded = len(results)
 
     def append_messages(self, messages: list[Any]) -> None:
         """Add messages to the conversation (the run loop's use)."""
@@ -137,3 +170,11 @@ class State:
 
     def __repr__(self) -> str:
         return f"State(keys={self.kv.keys()!r}, results={len(self.results)})"
+
+
+def _writer_of(write: StateWrite, agent: str, call_index: int) -> Writer:
+    """The `Writer` of a write an earlier run stored with its call number `call_index`."""
+    if write.source == "caller":
+        return Writer(source="caller")
+    owner = None if write.source == "router" else agent
+    return Writer(owner, call_index, write.tool, write.tool_call_id, write.source)

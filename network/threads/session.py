@@ -35,12 +35,15 @@ import anyio
 from pydantic import BaseModel
 
 from network.errors import ThreadError
+from network.history.results import InferenceResult
+from network.history.writes import StateWrite
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink
 from network.run.result import RunResult
 from network.state.handlers import replace_values
 from network.state.kv import KV, MISSING
+from network.state.provenance import WriteRecord
 from network.state.scopes import scope_of
 from network.state.state import State
 from network.threads.codec import record_of
@@ -74,6 +77,8 @@ class ThreadSession:
         self._results_saved = len(state.results)
         self._messages_saved = len(state.messages)
         self._summaries_saved = len(state.summaries)
+        self._loaded = len(state.results)  # the thread's calls before this run
+        self._writes_saved = 0  # position in the run's write log of what is committed
 
     @classmethod
     async def open(
@@ -150,6 +155,10 @@ class ThreadSession:
             SharedWrite(key, DELETED if value is MISSING else value, handler, kv.spec(key))
             for key, value, handler in kv.take_shared_writes()
         ]
+        writes = kv.writes_since(self._writes_saved)
+        if results:
+            first = self._results_saved - self._loaded  # the run's own index of results[0]
+            _record_writes(results, first, writes, self.run_id)
         values: dict[str, str] = {}
         removed: list[str] = []
         for key in _thread_keys(ops):
@@ -175,6 +184,8 @@ class ThreadSession:
         self._results_saved += len(results)
         self._messages_saved += len(messages)
         self._summaries_saved += len(summaries)
+        if results:  # else they wait for a call to go with (trailing ones stay in the run)
+            self._writes_saved += len(writes)
 
 
 async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | None) -> Thread:
@@ -229,6 +240,40 @@ def _kv(state: State) -> KV:
     if not isinstance(kv, KV):
         raise TypeError(f"a thread run needs the run's KV, got {type(kv).__name__}")
     return kv
+
+
+def _record_writes(
+    results: Sequence[InferenceResult], first: int, writes: list[WriteRecord], run_id: str | None
+) -> None:
+    """Store who wrote what with the calls being committed (`InferenceResult.writes`).
+
+    A write goes with the call it was made in (its writer's run-relative `call_index`); the
+    caller's and the router's writes before a call went into that call's delta, and go with it.
+    `temp:` keys are never stored.
+    """
+    by_call: dict[int, list[StateWrite]] = {}
+    last = first + len(results) - 1
+    for record in writes:
+        if scope_of(record.key) == "temp":
+            continue
+        writer = record.writer
+        index = writer.call_index
+        if index is None or not first <= index <= last:
+            index = first if index is None or index < first else last
+        by_call.setdefault(index, []).append(
+            StateWrite(
+                record.key,
+                record.op,
+                record.at,
+                writer.source,
+                writer.tool,
+                writer.tool_call_id,
+                run_id,
+            )
+        )
+    for index, entries in by_call.items():
+        result = results[index - first]
+        result.writes = (*result.writes, *entries)
 
 
 def _thread_keys(ops: list[dict[str, Any]]) -> list[str]:
