@@ -56,6 +56,10 @@ LIMIT = "agent_network.usage_limit"
 RESUMED = "agent_network.resumed"
 INTERRUPT_EVENT = "agent_network.interrupt"
 RESUME_EVENT = "agent_network.resume"
+# a context policy compacted the agent's request: an event on its agent span
+COMPACTION_EVENT = "agent_network.context.compacted"
+COMPACTION = "agent_network.context."  # prefix of the event's attributes (counts, names)
+SUMMARY_TEXT = "agent_network.context.summary"  # the summary sent (content: opt-in)
 
 # metrics
 TOKEN_USAGE = "gen_ai.client.token.usage"

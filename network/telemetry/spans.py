@@ -119,6 +119,8 @@ class RunSpans:
             self._start_agent(event.step_name)
         elif kind == "STEP_FINISHED":
             self._finish_agent()
+        elif kind == "CUSTOM" and event.name == "ContextCompacted":
+            self._compacted(event.value)
         elif kind == "RUN_FINISHED":
             self._routers()
             self._finish_run(event)
@@ -181,6 +183,26 @@ class RunSpans:
         if content is not None and result.state_delta:
             content.set(span, c.STATE_VALUES, state_values(self.ctx.state.kv, keys))
         span.end()
+
+    def _compacted(self, value: Any) -> None:
+        """A span event on the agent's span: what its context policy dropped, summarised and
+        trimmed from the request (counts and the summariser's name; the summary's text only
+        when content is captured)."""
+        span = self.agent_span
+        if span is None or not isinstance(value, dict):
+            return
+        attributes: dict[str, Any] = {
+            f"{c.COMPACTION}{_snake(name)}": field
+            for name, field in value.items()
+            if isinstance(field, bool | int | str)
+        }
+        summaries = self.ctx.state.summaries
+        content = self.content
+        if content is not None and value.get("summarized") and summaries:
+            text = content.attribute(c.SUMMARY_TEXT, summaries[-1].text)
+            if text is not None:
+                attributes[c.SUMMARY_TEXT] = text
+        span.add_event(c.COMPACTION_EVENT, attributes)
 
     def _chat(self, call: Any, parent: Any, result: Any) -> None:
         start = _ns(call.started_at)
@@ -388,3 +410,8 @@ def _model_of(agent: Any, default: Any) -> tuple[str | None, str | None]:
     return (name if isinstance(name, str) else None), (
         provider if isinstance(provider, str) else None
     )
+
+
+def _snake(name: str) -> str:
+    """`summaryCovers` -> `summary_covers` (the event's keys are camelCase, as AG-UI's are)."""
+    return "".join(f"_{ch.lower()}" if ch.isupper() else ch for ch in name)
