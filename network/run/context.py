@@ -8,7 +8,7 @@ left to user code.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, runtime_checkable
 
@@ -160,6 +160,6 @@ class RunContext(Generic[DepsT]):
         return self.state.kv
 
     @property
-    def results(self) -> list[InferenceResult]:
+    def results(self) -> MutableSequence[InferenceResult]:
         """Shortcut for `state.results`."""
         return self.state.results

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -74,7 +75,7 @@ class RunResult:
     span_id: str | None = None  # its root span (hex): what a resumed run links to
 
     @property
-    def results(self) -> list[InferenceResult]:
+    def results(self) -> MutableSequence[InferenceResult]:
         """Every agent call of the run, in order."""
         return self.state.results
 

@@ -107,7 +107,9 @@ class State:
             for record in own
         ]
         earlier = [
-            WriteRecord(key, write.op, _writer_of(write, result.agent, index), write.at, write.run_id)
+            WriteRecord(
+                key, write.op, _writer_of(write, result.agent, index), write.at, write.run_id
+            )
             for index, result in enumerate(islice(self.results, loaded))
             for write in result.writes
             if write.key == key

@@ -157,8 +157,7 @@ class MemoryStore(BaseStore):
         now = time.time()
         messages = [encode_message(message) for message in commit.messages]
         results = [
-            (encode_result(r), r.history_length, r.result.started_at or now)
-            for r in commit.results
+            (encode_result(r), r.history_length, r.result.started_at or now) for r in commit.results
         ]
         summaries = [encode_summary(summary) for summary in commit.summaries]
         user_key = (info.app_name, info.user_id)

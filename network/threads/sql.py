@@ -18,8 +18,9 @@ How the guarantees are kept:
 - Flat reads: records never change once committed, so the rows read are kept per thread
   (`network.threads.decoded`, shared by the stores this process opens on one database) and a
   read fetches only the rows committed since, by sequence number. Rows are decoded a page at a
-  time when first read, so even a cold load decodes only what the run reads (the newest turns). The latest thread state is its own table (a
-  snapshot, one row per key) beside the per-call deltas, so it is never replayed.
+  time when first read, so even a cold load decodes only what the run reads (the newest
+  turns); it does fetch the text of every row once. The latest thread state is its own table
+  (a snapshot, one row per key) beside the per-call deltas, so it is never replayed.
 - SQLite runs in WAL mode (readers never block the writer), with `synchronous=FULL` by
   default so that a committed agent call survives a power cut as well as a `kill -9`; pass
   `sqlite_synchronous="NORMAL"` to trade that for speed (it still survives a process crash).
@@ -99,10 +100,11 @@ class SQLStore(BaseStore):
 
     Tables are created on first use (`create_tables=False` to manage them yourself); their
     names start with `table_prefix`. `cache` is where the rows read are kept and decoded on
-    first read (default: the cache this process shares between the stores it opens on the same
-    database; pass a fresh `DecodedCache()` to start cold). Extra keyword arguments go to SQLAlchemy's
-    `create_async_engine` (pool size, echo, ...). Use it as `async with SQLStore(...) as store`
-    or call `close()`, which disposes of the engine's connections.
+    first read (default: the cache this process shares between the stores it opens on the
+    same database; pass a fresh `DecodedCache()` to start cold). Extra keyword arguments go to
+    SQLAlchemy's `create_async_engine` (pool size, echo, ...). Use it as
+    `async with SQLStore(...) as store` or call `close()`, which disposes of the engine's
+    connections.
     """
 
     def __init__(
@@ -235,7 +237,9 @@ class SQLStore(BaseStore):
             app_state=app_state,
         )
 
-    async def _sync(self, conn: AsyncConnection, thread_id: str, row: Any) -> tuple[Any, int]:
+    async def _sync(
+        self, conn: AsyncConnection, thread_id: str, row: Any
+    ) -> tuple[DecodedThread, int]:
         """The thread's decoded records, after fetching and decoding only the rows committed
         since this process last read it; and how many summaries this snapshot holds."""
         t = self.tables

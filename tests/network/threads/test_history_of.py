@@ -26,7 +26,9 @@ def remember(text: str, ctx: ToolContext) -> str:
 
 def chat(*texts: str, seen: list[Any] | None = None) -> Network:
     """One agent call per run, asking for `remember`; the router notes what it read."""
-    agent = Agent("keeper", tools=[remember], model=ScriptedModel([call("remember", text=t) for t in texts]))
+    agent = Agent(
+        "keeper", tools=[remember], model=ScriptedModel([call("remember", text=t) for t in texts])
+    )
 
     def once(ctx: Any) -> Any:
         if ctx.call_count == 0:
@@ -54,7 +56,9 @@ async def test_history_of_reads_the_writes_of_three_runs(
             await third_store.close()
 
     history = third.state.history_of("note")
-    assert [(h.writer.source, h.writer.agent, h.writer.tool, h.writer.call_index) for h in history] == [
+    assert [
+        (h.writer.source, h.writer.agent, h.writer.tool, h.writer.call_index) for h in history
+    ] == [
         ("tool", "keeper", "remember", 0),
         ("caller", None, None, None),
         ("tool", "keeper", "remember", 1),

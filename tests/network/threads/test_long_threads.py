@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
-from agents import Agent, ScriptedModel, call, tool
+from agents import Agent, ContextPolicy, ScriptedModel, call, tool
 from network import Network
 from network.threads import MemoryStore, SQLStore, ThreadStore
+from network.threads.decoded import DecodedCache
+from network.threads.paged import PAGE_SIZE
 from tests.network.threads.long_thread import build_thread
 
 pytestmark = pytest.mark.anyio
@@ -162,3 +164,42 @@ async def test_a_summary_is_stored_once_and_reused_on_every_store(store: ThreadS
         ("they asked 20 questions", 57, "summarize")
     ]
     assert all(r.system[-1].content.endswith("20 questions") for r in model.requests)
+
+
+@pytest.mark.parametrize("store_kind", ["sqlite", "postgres"])
+async def test_a_cold_store_decodes_only_the_pages_a_run_reads(
+    open_store: Callable[[], ThreadStore], store_url: str
+) -> None:
+    """A new process (a store whose cache is empty) on a 10,000-call thread: the run decodes
+    the newest page its context policy sends and the pages its router reads, not the thread."""
+    await build_thread(open_store(), "long", 10_000)
+    cold = SQLStore(store_url, cache=DecodedCache())
+    seen: list[tuple[int, str, str]] = []
+    agent = Agent("a", tools=[lookup], model=ScriptedModel([call("lookup", n=1), "done"]))
+
+    def route(ctx: Any) -> Any:
+        results = ctx.state.results  # the whole thread: its first call and its newest
+        seen.append((len(results), results[0].input, results[-1].agent))
+        return agent if ctx.call_count < 2 else None
+
+    chat = Network("chat", [agent], route, context_policy=ContextPolicy(max_messages=20))
+    try:
+        result = await chat.run("again", thread_id="long", store=cold)
+        decoded = cold.decoded.decoded
+        assert result.output == "done"
+        # 30,000 messages and 10,000 calls stored; a page of each end read, and no more.
+        assert decoded <= 3 * PAGE_SIZE
+        assert seen == [(n, "question 0", "a") for n in (10_000, 10_001, 10_002)]
+        results = result.state.results
+        assert len(results) == 10_002 and len(result.state.messages) == 30_004
+        assert results[5_000].input == "question 5000"  # older pages still read on demand
+        assert results[-1].history[-1].content == "found 1"
+        assert cold.decoded.decoded - decoded == PAGE_SIZE  # that page, and only it
+        # The next run on the warm store reads nothing old again.
+        before = cold.decoded.decoded
+        chat = Network("chat", [agent], lambda ctx: None if ctx.call_count else agent)
+        agent.model = ScriptedModel(["bye"])
+        await chat.run("bye", thread_id="long", store=cold)
+        assert cold.decoded.decoded == before
+    finally:
+        await cold.close()
