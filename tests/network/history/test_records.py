@@ -51,7 +51,7 @@ def test_a_result_round_trips_through_dicts_and_json() -> None:
     assert InferenceResult.from_json(result.to_json()) == result
     assert result.to_dict(mode="json", exclude={"history"}).keys() == {
         "agent", "input", "prompt", "output", "tool_calls", "raw", "usage", "started_at",
-        "duration_ms", "state_delta", "skipped", "model_calls", "output_value",
+        "duration_ms", "state_delta", "skipped", "model_calls", "output_value", "writes",
     }  # fmt: skip
     assert Usage(1, 2, 3) + Usage(1, 1, 1) == Usage(2, 3, 4)
 
