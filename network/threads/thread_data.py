@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
+from network.history.log import RecordLog
 from network.history.messages import Message
 from network.history.results import InferenceResult
 from network.history.summary import Summary
@@ -63,8 +64,9 @@ class Thread(ThreadInfo):
 
     model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
 
-    messages: list[Message] = Field(default_factory=list)
-    results: list[InferenceResult] = Field(default_factory=list)
+    # RecordLogs: the store's records shared read-only (no copy per load), lists as JSON
+    messages: RecordLog[Message] = Field(default_factory=RecordLog)
+    results: RecordLog[InferenceResult] = Field(default_factory=RecordLog)
     summaries: list[Summary] = Field(default_factory=list)
     state: dict[str, Any] = Field(default_factory=dict)
     user_state: dict[str, Any] = Field(default_factory=dict)
