@@ -22,6 +22,7 @@ from network.errors import (
     ToolStateWarning,
     UnstorableValueError,
 )
+from network.history.log import RecordLog
 from network.history.messages import (
     AssistantMessage,
     Message,
@@ -33,6 +34,7 @@ from network.history.messages import (
 )
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
 from network.history.view import HistoryView
+from network.history.writes import StateWrite
 from network.network import Network
 from network.run.context import RunContext
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
@@ -59,6 +61,7 @@ __all__ = [
     "ModelError",
     "Network",
     "OutputValidationError",
+    "RecordLog",
     "Resources",
     "RoutingError",
     "RunContext",
@@ -68,6 +71,7 @@ __all__ = [
     "StateError",
     "StateSchema",
     "StateValidationError",
+    "StateWrite",
     "Stop",
     "StopReason",
     "SystemMessage",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from network.threads.decoded import DecodedCache
 from network.threads.memory import MemoryStore
 from network.threads.protocol import (
     BaseStore,
@@ -45,6 +46,7 @@ __all__ = [
     "STORE_ENV",
     "BaseStore",
     "Commit",
+    "DecodedCache",
     "MemoryStore",
     "ResultRecord",
     "SQLStore",

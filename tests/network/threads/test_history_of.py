@@ -10,8 +10,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network
-from network.threads import SQLStore, ThreadStore
-from network.threads.decoded import DecodedCache
+from network.threads import DecodedCache, SQLStore, ThreadStore
 
 pytestmark = pytest.mark.anyio
 

@@ -15,8 +15,7 @@ from sqlalchemy import event
 
 from agents import Agent, ContextPolicy, ScriptedModel, call, tool
 from network import Network
-from network.threads import MemoryStore, SQLStore, ThreadStore
-from network.threads.decoded import DecodedCache
+from network.threads import DecodedCache, MemoryStore, SQLStore, ThreadStore
 from network.threads.paged import PAGE_SIZE
 from tests.network.threads.long_thread import build_thread
 
