@@ -19,8 +19,9 @@ Contract every implementation keeps (the conformance suite in tests/network/thre
 - `commit.summaries` (conversation summaries a context policy wrote) are kept with the thread
   and handed back, oldest first, in `Thread.summaries`.
 - Committed messages, results and summaries never change, so a store may decode each once
-  and hand the same (read-only) objects to every reader; `get_thread` then costs what the
-  thread gained since it was last read, not its length.
+  (lazily, when first read) and hand the same (read-only) objects to every reader, as
+  `RecordLog`s over its own sequences; `get_thread` then costs what the thread gained since it
+  was last read, not its length.
 - Nothing of a `temp:` key is ever given to a store.
 """
 

@@ -213,10 +213,11 @@ def _state_of(network: NetworkLike, thread: Thread) -> State:
         if not schema.closed or key in schema
     }
     state = State(data, schema=schema)
-    # The thread's records are shared with the store's cache of decoded records (they never
-    # change), and the store hands out fresh lists of them, which the run takes over: no
-    # decode and no copy, so loading is flat in the thread's length. A loaded result's history
-    # stays a view of the store's conversation list, a prefix of the same messages as the run's.
+    # The thread's records stay the store's (they never change): the store hands out
+    # `RecordLog`s over them, which the run takes over and appends to. Nothing is copied or
+    # decoded here, so loading is flat in the thread's length; a record is decoded only when
+    # something reads it. A loaded result's history stays a view of the store's conversation,
+    # a prefix of the same messages as the run's.
     state.take_over(thread.messages, thread.results)
     state.summaries.extend(thread.summaries)
     return state
