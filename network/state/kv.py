@@ -318,11 +318,6 @@ class KV:
         self._shared = []
         return writes
 
-    @property
-    def write_count(self) -> int:
-        """How many writes the write log holds (a position for `writes_since`)."""
-        return len(self._log)
-
     def writes_since(self, start: int) -> list[WriteRecord]:
         """The successful writes from position `start` of the write log on, oldest first."""
         return [write_record(entry) for entry in self._log[start:]]
