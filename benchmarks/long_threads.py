@@ -3,8 +3,10 @@
 The shape (issue 22): one run = one user message, one agent call whose scripted model asks for
 one tool call, the tool's result; the run is saved to its thread. A thread of L earlier calls
 is built first in bulk (ours: one commit through the store API; LangGraph: one `update_state`
-with the same 3 x L messages), then RUNS runs are timed one by one on it and the median is
-reported, in milliseconds per run, at L = 10, 1,000 and 10,000.
+with the same 3 x L messages), then RUNS runs are timed one by one on it and the medians are
+reported, in milliseconds per run, at L = 10, 1,000 and 10,000: wall time, and CPU time of the
+benchmarking process (all its threads; not the database server's), which other load on a shared
+machine disturbs much less than wall time.
 
     python benchmarks/long_threads.py [--quick] [--postgres-url URL]
 
@@ -12,7 +14,7 @@ Backends: ours on MemoryStore, SQLite (a temporary file, synchronous=FULL) and P
 LangGraph (run in benchmarks/.venv-peers by peers/langgraph_threads_bench.py, skipped when that
 venv is missing) with InMemorySaver, AsyncSqliteSaver and AsyncPostgresSaver. Without
 `--postgres-url` a throwaway PostgreSQL server is started as the tests start theirs (Debian's
-`postgresql` package). One JSON line on stdout; a Markdown table on stderr.
+`postgresql` package). One JSON line on stdout; Markdown tables (wall, CPU) on stderr.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ RUNS = 30
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
 
 
-async def ours(store: Any, lengths: tuple[int, ...], runs: int) -> dict[str, float]:
+async def ours(store: Any, lengths: tuple[int, ...], runs: int) -> dict[str, Any]:
+    """Median wall time and median CPU time (this process, all its threads) per run, in ms."""
     from agents import Agent, ScriptedModel, call, tool
     from network import Network
     from tests.network.threads.long_thread import build_thread
@@ -51,18 +54,21 @@ async def ours(store: Any, lengths: tuple[int, ...], runs: int) -> dict[str, flo
 
     agent = Agent("a", tools=[lookup], model=ScriptedModel(lambda request: call("lookup", n=1)))
     network = Network("chat", [agent])
-    out: dict[str, float] = {}
+    wall: dict[str, float] = {}
+    cpu: dict[str, float] = {}
     for length in lengths:
         thread_id = f"thread-{length}"
         await build_thread(store, thread_id, length)
         await network.run("warm up", thread_id=thread_id, store=store)
-        samples = []
+        walls, cpus = [], []
         for n in range(runs):
-            started = time.perf_counter()
+            started, used = time.perf_counter(), time.process_time()
             await network.run(f"message {n}", thread_id=thread_id, store=store)
-            samples.append((time.perf_counter() - started) * 1000)
-        out[str(length)] = statistics.median(samples)
-    return out
+            walls.append((time.perf_counter() - started) * 1000)
+            cpus.append((time.process_time() - used) * 1000)
+        wall[str(length)] = statistics.median(walls)
+        cpu[str(length)] = statistics.median(cpus)
+    return {"wall": wall, "cpu": cpu}
 
 
 async def measure_ours(postgres_url: str, lengths: tuple[int, ...], runs: int) -> dict[str, Any]:
@@ -89,15 +95,16 @@ def measure_langgraph(postgres_url: str, lengths: tuple[int, ...], runs: int) ->
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def table(figures: dict[str, Any], lengths: tuple[int, ...]) -> str:
-    head = "| backend | " + " | ".join(f"L={n:,}" for n in lengths) + " |"
+def table(figures: dict[str, Any], lengths: tuple[int, ...], kind: str) -> str:
+    """The Markdown table of one kind of figure ("wall" or "cpu") per framework and backend."""
+    head = f"| backend ({kind} ms/run) | " + " | ".join(f"L={n:,}" for n in lengths) + " |"
     lines = [head, "|" + " --- |" * (len(lengths) + 1)]
     for framework, backends in figures.items():
         if not isinstance(backends, dict):
             lines.append(f"| {framework}: {backends} |" + " |" * len(lengths))
             continue
-        for backend, by_length in backends.items():
-            cells = " | ".join(f"{by_length[str(n)]:.2f}" for n in lengths)
+        for backend, measured in backends.items():
+            cells = " | ".join(f"{measured[kind][str(n)]:.2f}" for n in lengths)
             lines.append(f"| {framework} {backend} | {cells} |")
     return "\n".join(lines)
 
@@ -125,7 +132,9 @@ def main() -> None:
         if not options.no_peers:
             plain = url.replace("postgresql+asyncpg://", "postgresql://")
             figures["langgraph"] = measure_langgraph(plain, LENGTHS, runs)
-    print(table(figures, LENGTHS), file=sys.stderr)
+    print(table(figures, LENGTHS, "wall"), file=sys.stderr)
+    print(file=sys.stderr)
+    print(table(figures, LENGTHS, "cpu"), file=sys.stderr)
     print(json.dumps({"benchmark": "long_threads", "unit": "ms per run", "figures": figures}))
 
 
