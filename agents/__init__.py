@@ -5,6 +5,7 @@ from agents.client_tool import ClientTool, client_tool
 from agents.context_policy import ContextPolicy
 from agents.files import FileWriteError, files_to_disk, write_files_tool
 from agents.hooks import AgentCall, AgentHooks
+from agents.mcp import MCPServer, MCPServerError
 from agents.models import (
     Model,
     ModelRequest,
@@ -29,6 +30,8 @@ __all__ = [
     "ContextPolicy",
     "FileWriteError",
     "LiteLLMModel",
+    "MCPServer",
+    "MCPServerError",
     "Model",
     "ModelRequest",
     "ModelResponse",

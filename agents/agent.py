@@ -20,6 +20,8 @@ from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.context_policy import compact_request
 from agents.dispatch import run_tool_calls
 from agents.hooks import AgentCall, AgentHooks
+from agents.mcp.offered import offered_tools
+from agents.mcp.server import MCPServer
 from agents.model_calls import failed_model_call, model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
@@ -48,7 +50,8 @@ class Agent:
         system: instructions: a string with `{key}` / `{key?}` placeholders filled from state
             (`{{` and `}}` for literal braces), or a sync/async function of the `RunContext`
             returning the text.
-        tools: `@tool` functions (plain functions are wrapped with `@tool`).
+        tools: `@tool` functions (plain functions are wrapped with `@tool`), client tools,
+            and `MCPServer`s, whose tools are listed when a run needs them (`agents.mcp`).
         model: a litellm model string (`"openai/gpt-4o-mini"`), a dict of `LiteLLMModel`
             arguments (`{"model": ..., "api_base": ...}`) or a `Model`; defaults to the
             network's `default_model`.
@@ -75,7 +78,7 @@ class Agent:
         name: str,
         description: str = "",
         system: str | Callable[[RunContext], Any] = "",
-        tools: Sequence[Tool | Callable[..., Any]] = (),
+        tools: Sequence[Tool | MCPServer | Callable[..., Any]] = (),
         model: str | Model | None = None,
         tool_choice: str = "auto",
         output_key: str | None = None,
@@ -104,7 +107,13 @@ class Agent:
             raise ConfigurationError(f"agent {name!r}: system must be a string or a function")
         self.tools: dict[str, Tool] = {}
         self.client_tools: dict[str, ClientTool] = {}  # no function: see agents.client_tool
+        self.mcp_servers: list[MCPServer] = []  # their tools are known once a run lists them
         for item in tools:
+            if isinstance(item, MCPServer):
+                if any(item is known for known in self.mcp_servers):
+                    raise ConfigurationError(f"agent {name!r}: MCP server {item!r} given twice")
+                self.mcp_servers.append(item)
+                continue
             wrapped = item if isinstance(item, Tool | ClientTool) else make_tool(item)
             if wrapped.name in self.tools or wrapped.name in self.client_tools:
                 raise ConfigurationError(f"agent {name!r}: two tools are named {wrapped.name!r}")
@@ -116,6 +125,7 @@ class Agent:
             tool_choice not in TOOL_CHOICES
             and tool_choice not in self.tools
             and tool_choice not in self.client_tools
+            and not self.mcp_servers  # it may name an MCP tool, listed only in a run
         ):
             raise ConfigurationError(
                 f"agent {name!r}: tool_choice {tool_choice!r} is not one of {TOOL_CHOICES} "
@@ -201,9 +211,14 @@ class Agent:
         policy = self.context_policy or getattr(ctx.network, "context_policy", None)
         if policy is not None:  # bounds what is sent; the history recorded stays whole
             system, history = await compact_request(policy, ctx, self.name, model, system, history)
+        tools = self.tools
         schemas = self._tool_schemas
+        if self.mcp_servers:  # listed on the run's (or a held) connection, cached there
+            tools = await offered_tools(ctx, self.name, self.tools, self.mcp_servers)
+            schemas = [t.schema for t in tools.values()]
+            schemas += [t.schema for t in self.client_tools.values()]
         if ctx.client_tools:  # declared by the caller for this run (an AG-UI client's tools)
-            schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in self.tools]
+            schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in tools]
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             system,
             history,
@@ -257,10 +272,10 @@ class Agent:
             await call_events.finish(message)
         calls = list(message.tool_calls)
         if calls and (ctx.client_tools or self.client_tools):
-            calls = defer_client_calls(ctx, self, self.tools, calls)  # they run in the client
-        if calls and self.confirming and needs_confirmation(self.tools, calls):
-            calls = await hold(ctx, self, self.tools, calls)  # the rest waits for a person
-        records = await run_tool_calls(ctx, self, self.tools, calls) if calls else []
+            calls = defer_client_calls(ctx, self, tools, calls)  # they run in the client
+        if calls and self.confirming and needs_confirmation(tools, calls):
+            calls = await hold(ctx, self, tools, calls)  # the rest waits for a person
+        records = await run_tool_calls(ctx, self, tools, calls) if calls else []
         if call_events is not None:
             from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 

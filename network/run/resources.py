@@ -56,13 +56,15 @@ def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str
 class Resources:
     """The resources of one run: factories, the ones opened so far, and how to close them."""
 
-    __slots__ = ("_factories", "_locks", "_opened", "_stack", "closed")
+    __slots__ = ("_factories", "_locks", "_opened", "_owned", "_owned_stack", "_stack", "closed")
 
     def __init__(self, factories: Mapping[str, ResourceFactory] | None = None) -> None:
         self._factories: dict[str, ResourceFactory] = dict(factories or {})
         self._opened: dict[str, Any] = {}
-        self._locks: dict[str, anyio.Lock] = {}
+        self._owned: dict[int, tuple[object, Any]] = {}  # id(owner) -> (owner, value)
+        self._locks: dict[object, anyio.Lock] = {}
         self._stack: AsyncExitStack | None = None
+        self._owned_stack: AsyncExitStack | None = None
         self.closed = False
 
     def add_defaults(self, factories: Mapping[str, ResourceFactory]) -> None:
@@ -107,6 +109,35 @@ class Resources:
             self._opened[name] = value
             return value
 
+    async def open_owned(self, owner: object, factory: ResourceFactory) -> Any:
+        """A library-owned live thing for this run, keyed by `owner`'s identity, not by a name.
+
+        For things the library opens on a run's behalf (an agent's MCP server connection):
+        opened by `factory()` on first request, handed to every later request for the same
+        owner, and closed with the run's named resources. Its key is the owner object, so it
+        can never collide with, or be reached as, a resource the user named.
+
+        They are closed before the named resources, by the task that runs the run, and not
+        inside a cancellation shield: such a thing may hold task groups (an MCP client does),
+        which must be left in the task, and under the cancel scope, they were entered in. It
+        shields its own shutdown where it needs one (the MCP SDK does, for its subprocess).
+        """
+        entry = self._owned.get(id(owner))
+        if entry is not None:
+            return entry[1]
+        if self.closed:
+            raise ConfigurationError(f"{owner!r} asked for a run resource after its run ended")
+        lock = self._locks.setdefault((id(owner),), anyio.Lock())  # a tuple: never a name
+        async with lock:
+            entry = self._owned.get(id(owner))
+            if entry is not None:
+                return entry[1]
+            if self._owned_stack is None:
+                self._owned_stack = AsyncExitStack()
+            value = await self._owned_stack.enter_async_context(factory())
+            self._owned[id(owner)] = (owner, value)  # the owner is kept: its id stays unique
+            return value
+
     async def aclose(self, error: BaseException | None = None) -> None:
         """Close what was opened, newest first; shielded so a cancelled run still closes.
 
@@ -115,6 +146,18 @@ class Resources:
         after every resource had its chance to close.
         """
         self.closed = True
+        owned, self._owned_stack = self._owned_stack, None
+        self._owned.clear()
+        try:
+            if owned is not None:
+                if error is None:
+                    await owned.aclose()
+                else:
+                    await owned.__aexit__(type(error), error, error.__traceback__)
+        finally:
+            await self._close_named(error)
+
+    async def _close_named(self, error: BaseException | None) -> None:
         stack, self._stack = self._stack, None
         self._opened.clear()
         if stack is None:

@@ -1,0 +1,11 @@
+"""Tools from Model Context Protocol servers: `Agent(tools=[..., MCPServer.stdio(...)])`.
+
+Built on the official `mcp` SDK (the `agent-network[mcp]` extra), which is imported only when
+a server is first connected: `import agents` does not load it. See docs/mcp.md.
+"""
+
+from agents.mcp.errors import MCPServerError
+from agents.mcp.server import MCPServer
+from agents.mcp.tool import ListedTool, MCPTool
+
+__all__ = ["ListedTool", "MCPServer", "MCPServerError", "MCPTool"]

@@ -1,0 +1,52 @@
+"""Checking a model's arguments against an MCP tool's `inputSchema` (JSON Schema).
+
+The server's schema is foreign input: it is checked once, when the tool is listed (a schema
+that is not valid JSON Schema makes the tool unusable, with an error naming it), and each call's
+arguments are validated before anything is sent, so the model reads a precise error instead of
+whatever the server would say. `jsonschema` does the work (the dialect the schema names in
+`$schema`, else draft 2020-12, the one MCP specifies); references are never fetched from the
+network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from network.errors import ConfigurationError, ToolError
+
+ArgumentsCheck = Callable[[Mapping[str, Any]], None]
+
+
+def arguments_check(tool: str, schema: Mapping[str, Any]) -> ArgumentsCheck:
+    """A function raising `ToolError` (naming `tool` and every problem) for bad arguments.
+
+    Raises `ConfigurationError` when `schema` itself is not a valid JSON Schema.
+    """
+    import jsonschema  # noqa: PLC0415 (a dependency of mcp: only MCP tools load it)
+
+    schema = dict(schema)
+    validator_class = jsonschema.validators.validator_for(
+        schema, default=jsonschema.Draft202012Validator
+    )
+    try:
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ConfigurationError(
+            f"MCP tool {tool!r}: its inputSchema is not valid JSON Schema: {exc.message}"
+        ) from exc
+    validator = validator_class(schema)
+
+    def check(arguments: Mapping[str, Any]) -> None:
+        problems = sorted(
+            validator.iter_errors(arguments), key=lambda error: list(error.absolute_path)
+        )
+        if problems:
+            listed = "; ".join(
+                f"{'.'.join(str(p) for p in error.absolute_path) or 'arguments'}: "
+                f"{error.message}"
+                for error in problems[:10]
+            )
+            raise ToolError(f"tool {tool!r}: invalid arguments: {listed}", tool=tool)
+
+    return check

@@ -1,0 +1,178 @@
+"""`Connection`: one open session with an MCP server, through the SDK's `mcp.Client`.
+
+A connection is an async context manager: entering starts the server (stdio) or opens the
+HTTP session, exiting stops it. The SDK's stdio transport closes the server's stdin, waits,
+then terminates and kills its process tree, all inside a cancellation shield, so a run that
+fails or is cancelled leaves no process behind. The handshake and the listing are bounded
+by the server's `connect_timeout`; a connection that cannot be opened is an `MCPServerError`.
+
+The listing is cached on the connection (see `MCPServer` for when it is refreshed). A call
+that fails in transport (the server died, the session was closed) is a `ToolError` the model
+reads; the connection is not reopened: the server stays down for the rest of its lifetime.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from types import TracebackType
+from typing import Any
+
+import anyio
+
+from agents.mcp.arguments import arguments_check
+from agents.mcp.errors import MCPServerError
+from agents.mcp.tool import ListedTool
+from network.errors import ConfigurationError, ToolError
+from network.logger import get_logger
+
+_log = get_logger("agents.mcp")
+
+NO_READ_LIMIT = 7 * 24 * 3600.0  # a tool call is limited by the dispatcher, not the SDK
+MAX_LIST_PAGES = 100  # a server whose tool listing never ends cannot hang a run
+
+
+class Connection:
+    """An open session with one MCP server (see the module docstring)."""
+
+    def __init__(self, server: Any) -> None:
+        self.server = server
+        self.name: str = server.name or server.label
+        self._stack: AsyncExitStack | None = None
+        self._client: Any = None
+        self._listed: list[ListedTool] | None = None
+        self._list_lock = anyio.Lock()
+
+    async def __aenter__(self) -> Connection:
+        from mcp import Client  # noqa: PLC0415 (mcp: only agents given an MCP server load it)
+
+        stack = AsyncExitStack()
+        try:
+            target = await self.server.transport(stack)
+            # Not a cancel scope around this: the SDK's task groups entered here outlive it.
+            # The handshake is bounded by the client's read timeout instead.
+            client = Client(
+                target,
+                client_info=_client_info(),
+                read_timeout_seconds=self.server.connect_timeout,
+            )
+            await stack.enter_async_context(client)
+        except BaseException as exc:
+            await stack.aclose()
+            if isinstance(exc, Exception):
+                raise MCPServerError(
+                    f"MCP server {self.name!r} could not be started or connected to: "
+                    f"{_describe(exc)}",
+                    server=self.name,
+                ) from exc
+            raise
+        self._stack, self._client = stack, client
+        if self.server.name is None:  # the name the server gives itself
+            info = client.server_info
+            if info is not None and info.name:
+                self.name = info.name
+        _log.debug("mcp_server_connected", server=self.name)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        stack, self._stack, self._client = self._stack, None, None
+        if stack is not None:
+            # No shield of our own: the SDK's task groups must exit under their own scopes;
+            # its stdio transport shields the process shutdown itself.
+            await stack.__aexit__(exc_type, exc, traceback)
+            _log.debug("mcp_server_closed", server=self.name)
+
+    @property
+    def open(self) -> bool:
+        """Whether the session is open."""
+        return self._client is not None
+
+    def forget_tools(self) -> None:
+        """Drop the cached listing: the next `tools()` asks the server again."""
+        self._listed = None
+
+    async def tools(self, *, refresh: bool = False) -> list[ListedTool]:
+        """The server's tools (every page), cached after the first listing."""
+        async with self._list_lock:  # two agents asking at once list once
+            if self._listed is None or refresh:
+                self._listed = await self._list()
+            return self._listed
+
+    async def _list(self) -> list[ListedTool]:
+        client = self._require_client()
+        listed: list[ListedTool] = []
+        cursor: str | None = None
+        try:
+            with anyio.fail_after(self.server.connect_timeout):
+                for _ in range(MAX_LIST_PAGES):
+                    page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                    listed.extend(self._listed_tool(tool) for tool in page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+        except (ConfigurationError, MCPServerError):
+            raise
+        except Exception as exc:
+            raise MCPServerError(
+                f"MCP server {self.name!r}: listing its tools failed: {_describe(exc)}",
+                server=self.name,
+            ) from exc
+        return listed
+
+    def _listed_tool(self, tool: Any) -> ListedTool:
+        schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+        try:
+            check = arguments_check(tool.name, schema)
+        except ConfigurationError as exc:
+            raise MCPServerError(f"MCP server {self.name!r}: {exc}", server=self.name) from exc
+        return ListedTool(
+            name=tool.name,
+            description=tool.description or tool.title or "",
+            input_schema=dict(schema),
+            check=check,
+            annotations=tool.annotations,
+        )
+
+    async def call(self, remote_name: str, arguments: dict[str, Any], shown_as: str) -> Any:
+        """Call tool `remote_name`; a transport failure is a `ToolError` naming `shown_as`."""
+        from mcp import MCPError  # noqa: PLC0415 (mcp)
+
+        client = self._client
+        if client is None:
+            raise ToolError(
+                f"tool {shown_as!r}: MCP server {self.name!r} is not connected", tool=shown_as
+            )
+        try:
+            # The call's time limit is the dispatcher's (`timeout`, `tool_timeout`): the
+            # client's read timeout, which bounds the handshake and listing, is lifted here.
+            return await client.call_tool(
+                remote_name, arguments, read_timeout_seconds=NO_READ_LIMIT
+            )
+        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
+            raise ToolError(
+                f"tool {shown_as!r}: MCP server {self.name!r} failed: {_describe(exc)}",
+                tool=shown_as,
+            ) from exc
+
+    def _require_client(self) -> Any:
+        if self._client is None:
+            raise MCPServerError(f"MCP server {self.name!r} is not connected", server=self.name)
+        return self._client
+
+
+def _client_info() -> Any:
+    from mcp.types import Implementation  # noqa: PLC0415 (mcp)
+
+    return Implementation(name="agent-network", version="0.1.0")
+
+
+def _describe(exc: BaseException) -> str:
+    """One line about `exc`, unwrapping exception groups to their first leaf."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

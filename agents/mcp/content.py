@@ -1,0 +1,81 @@
+"""What an MCP tool's result becomes: the value the agent's tool call returns.
+
+The mapping (documented in docs/mcp.md):
+
+- `structuredContent`, when the server sends it, is the value (a dict): what
+  `outputs_to_state` reads its `source` fields from.
+- Otherwise each content block maps on its own, and one block is the value, several make a
+  list (no block at all: an empty string):
+  - text: the string, except that a text holding a JSON object or array becomes that parsed
+    value (many servers send JSON as text; `outputs_to_state` can then read its fields);
+  - image and audio: a data URL string, `data:<mimeType>;base64,<data>` (the model reads it as
+    text: tool results carry no images to the model);
+  - an embedded resource: its text, or a data URL of its blob;
+  - a resource link: its URI.
+- `isError: true` is not a value: the tool call fails with the server's text as the error,
+  which the model reads as an error result.
+
+Everything here comes from the server, so nothing is trusted: unknown block types map to
+their JSON form instead of raising.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def result_value(result: Any) -> Any:
+    """The value of a successful `CallToolResult` (see the module's mapping)."""
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        return structured
+    values = [block_value(block) for block in getattr(result, "content", None) or ()]
+    if not values:
+        return ""
+    return values[0] if len(values) == 1 else values
+
+
+def error_text(result: Any) -> str:
+    """The text of an `isError` result: its text blocks joined (or a note that it had none)."""
+    texts = [
+        block.text
+        for block in getattr(result, "content", None) or ()
+        if getattr(block, "type", None) == "text"
+    ]
+    return "\n".join(texts) or "the server reported an error without a message"
+
+
+def block_value(block: Any) -> Any:
+    """One content block as a value."""
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return _text_value(block.text)
+    if kind in ("image", "audio"):
+        return data_url(block.mime_type, block.data)
+    if kind == "resource":
+        resource = block.resource
+        text = getattr(resource, "text", None)
+        if text is not None:
+            return _text_value(text)
+        mime = getattr(resource, "mime_type", None) or "application/octet-stream"
+        return data_url(mime, getattr(resource, "blob", ""))
+    if kind == "resource_link":
+        return str(block.uri)
+    dump = getattr(block, "model_dump", None)
+    return dump(mode="json", by_alias=True, exclude_none=True) if callable(dump) else str(block)
+
+
+def data_url(mime_type: str, base64_data: str) -> str:
+    """`data:<mime>;base64,<data>`: how images, audio and binary resources reach the agent."""
+    return f"data:{mime_type};base64,{base64_data}"
+
+
+def _text_value(text: str) -> Any:
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
