@@ -100,6 +100,7 @@ class MCPServer:
                     f"MCP server {label!r}: {what} must be a positive number of seconds, "
                     f"got {number!r}"
                 )
+        _check_outputs(label, outputs_to_state)
         self.command = command
         self.args = [str(arg) for arg in args]
         self.env = dict(env) if env is not None else None
@@ -220,3 +221,37 @@ class MCPServer:
     def __repr__(self) -> str:
         where = f"command={self.command!r}" if self.command is not None else f"url={self.url!r}"
         return f"MCPServer({self.label!r}, {where})"
+
+
+def _check_outputs(label: Any, outputs: Any) -> None:
+    """`outputs_to_state` is `{tool: {state_key: {"source": ..., "handler": ...}}}`."""
+    if outputs is None:
+        return
+    if not isinstance(outputs, Mapping):
+        raise ConfigurationError(
+            f"MCP server {label!r}: outputs_to_state must map tool names to mappings"
+        )
+    for tool_name, mappings in outputs.items():
+        if not isinstance(mappings, Mapping):
+            raise ConfigurationError(
+                f"MCP server {label!r}: outputs_to_state[{tool_name!r}] must map state keys "
+                "to {'source': ..., 'handler': ...}"
+            )
+        for key, mapping in mappings.items():
+            if not isinstance(mapping, Mapping):
+                raise ConfigurationError(
+                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] must be "
+                    "a dict"
+                )
+            unknown = set(mapping) - {"source", "handler"}
+            if unknown:
+                raise ConfigurationError(
+                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] has "
+                    f"unknown fields {sorted(unknown)}"
+                )
+            handler = mapping.get("handler")
+            if handler is not None and not callable(handler):
+                raise ConfigurationError(
+                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] handler "
+                    "is not callable"
+                )

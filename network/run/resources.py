@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 
 from network.errors import ConfigurationError
+from network.logger import get_logger
 
 ResourceFactory = Callable[[], Any]
 """A zero-argument callable returning an async context manager; its `__aenter__` result is the
@@ -150,10 +151,17 @@ class Resources:
         self._owned.clear()
         try:
             if owned is not None:
-                if error is None:
+                # Not given the run's error: a task group inside would re-raise it wrapped
+                # in an ExceptionGroup. Their failure to close is the run's error when the
+                # run succeeded, and a logged warning when the run already failed.
+                try:
                     await owned.aclose()
-                else:
-                    await owned.__aexit__(type(error), error, error.__traceback__)
+                except Exception as closing:
+                    if error is None:
+                        raise
+                    get_logger().warning(
+                        "run_resource_close_failed", error=f"{type(closing).__name__}: {closing}"
+                    )
         finally:
             await self._close_named(error)
 

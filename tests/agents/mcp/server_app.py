@@ -21,6 +21,7 @@ import anyio
 from pydantic import BaseModel
 
 from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 TOKEN = "test-token"
 
@@ -47,13 +48,19 @@ def echo(text: str) -> str:
 @server.tool()
 def fail() -> str:
     """Always fails, as a tool whose work went wrong."""
-    raise ValueError("disk is full")
+    raise ToolError("disk is full")
 
 
 @server.tool()
 def die() -> str:
     """The server process exits at once, as a crashed server."""
     os._exit(3)
+
+
+@server.tool(structured_output=False)
+def shout(text: str) -> str:
+    """`text` in capitals, as plain text content (no structured content)."""
+    return text.upper()
 
 
 @server.tool()
@@ -68,7 +75,7 @@ def picture() -> Image:
     return Image(data=b"\x89PNG-test", format="png")
 
 
-@server.tool()
+@server.tool(structured_output=False)
 def listing() -> str:
     """A JSON object sent as text, as many servers do."""
     return json.dumps({"files": ["main.py", "test_main.py"]})
