@@ -25,7 +25,7 @@ async def test_cache_tools_false_lists_at_every_agent_call() -> None:
     model = ScriptedModel([call("grow", name="extra"), call("extra"), "done"])
     result = await Agent("x", tools=[stdio_server(cache_tools=False)], model=model).run("x")
     assert "extra" in names(model, 1)
-    assert result.state.results[1].tool_calls[0].result == "extra ran"
+    assert result.state.results[1].tool_calls[0].result == {"result": "extra ran"}
 
 
 async def test_a_held_server_keeps_its_listing_across_runs_until_refresh() -> None:
