@@ -3,10 +3,13 @@
     agent-network run FILE:NETWORK "input" [--state JSON] [ENDPOINT OPTIONS]
     agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
+    agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
 serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
+`mcp` serves it as an MCP server whose one tool runs the network (`network.mcp`), over stdio
+(the default: an MCP client starts the command) or Streamable HTTP; logs go to stderr.
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
@@ -54,14 +57,28 @@ def _parser() -> argparse.ArgumentParser:
     add_endpoint_options(serve)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
     graph.add_argument("target", metavar="FILE:NETWORK")
+    mcp = commands.add_parser("mcp", help="serve a network as an MCP server (one tool)")
+    mcp.add_argument("target", metavar="FILE:NETWORK")
+    mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="HTTP only")
+    mcp.add_argument("--port", type=int, default=8000, help="HTTP only; 0 picks a free port")
+    mcp.add_argument("--path", default="/mcp", help="HTTP only: the endpoint's path")
+    add_endpoint_options(mcp)
     return parser
 
 
-def _quiet_logs(level: int = logging.WARNING) -> None:
-    """The trace shows the run; library logs would only repeat it."""
+def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> None:
+    """The trace shows the run; library logs would only repeat it. `stream`: where the logs
+    that remain go (stdout by default; stderr when stdout carries a protocol)."""
     import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
 
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
+    if stream is None:
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
+    else:
+        structlog.configure(
+            wrapper_class=structlog.make_filtering_bound_logger(level),
+            logger_factory=structlog.PrintLoggerFactory(stream),
+        )
 
 
 def _initial_state(text: str | None) -> dict[str, Any] | None:
@@ -125,12 +142,43 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from network.mcp import serve_mcp  # noqa: PLC0415 (mcp)
+
+    network = load_network(args.target)
+    if not args.path.startswith("/"):
+        raise CLIError(f"--path must start with '/', got {args.path!r}")
+    endpoint = endpoint_from_args(args)
+    _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
+
+    def ready(url: str) -> None:
+        if url != "stdio":
+            print(f"Serving {network.name!r} over MCP at {url}", flush=True)
+
+    async def main() -> None:
+        with endpoint_override(network, endpoint):
+            await serve_mcp(
+                network,
+                transport=args.transport,
+                host=args.host,
+                port=args.port,
+                path=args.path,
+                on_ready=ready,
+            )
+
+    try:
+        anyio.run(main)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
 def cmd_graph(args: argparse.Namespace) -> int:
     print(network_mermaid(load_network(args.target)), end="")
     return 0
 
 
-COMMANDS = {"run": cmd_run, "serve": cmd_serve, "graph": cmd_graph}
+COMMANDS = {"run": cmd_run, "serve": cmd_serve, "graph": cmd_graph, "mcp": cmd_mcp}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,63 @@
+"""`serve_mcp`: serve a network as an MCP server over stdio or Streamable HTTP."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+from typing import Any, Literal
+
+from network.errors import ConfigurationError
+from network.mcp.server import mcp_server
+from network.network import Network
+
+Transport = Literal["stdio", "http"]
+
+
+async def serve_mcp(
+    network: Network[Any],
+    *,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    path: str = "/mcp",
+    on_ready: Callable[[str], None] | None = None,
+    tool_name: str | None = None,
+    description: str | None = None,
+) -> None:
+    """Serve `network` as an MCP server until the client leaves (stdio) or the task is
+    cancelled (HTTP).
+
+    Args:
+        transport: "stdio" (this process's stdin/stdout: nothing else may write to stdout)
+            or "http" (Streamable HTTP at `http://host:port/path`, served by uvicorn).
+        port: the HTTP port; 0 picks a free one (`on_ready` is told which).
+        on_ready: called with the HTTP URL once the socket is bound (or with "stdio").
+        tool_name, description: as for `mcp_server`.
+    """
+    server = mcp_server(network, tool_name=tool_name, description=description)
+    if transport == "stdio":
+        from mcp.server.stdio import stdio_server  # noqa: PLC0415 (mcp)
+
+        if on_ready is not None:
+            on_ready("stdio")
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+        return
+    if transport != "http":
+        raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")
+    if not path.startswith("/"):
+        raise ConfigurationError(f"MCP path must start with '/', got {path!r}")
+    import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
+
+    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)  # clients told the URL queue until uvicorn accepts
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    if on_ready is not None:
+        on_ready(f"http://{shown}:{bound}{path}")
+    await uvicorn.Server(config).serve(sockets=[sock])

@@ -1,0 +1,130 @@
+"""`mcp_server(network)`: an MCP server whose one tool runs `network`.
+
+The tool (named after the network, see `run_tool_name`) takes `{"input": str, "state":
+{...}}` (`state` optional: the run's initial state, validated by the network's schema) and
+returns the run's output as text content and `{"output", "stop_reason", "state"}` as
+structured content (`state` is the final state's JSON form, without `temp:` keys). Each call
+is a fresh run; calls may run concurrently.
+
+A run that fails, or input the network refuses (a state its schema rejects), is an `isError`
+result whose text names the error: the calling agent reads it as a failed tool call. The
+arguments come from outside and are validated before anything runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from network.logger import get_logger
+from network.network import Network
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+_log = get_logger("network.mcp")
+
+MAX_INPUT_CHARS = 1_000_000  # a bound on one call's input text, against hostile clients
+
+
+class RunArguments(BaseModel):
+    """The arguments of the run tool, as a client sends them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: str = Field(description="The request for the team.", max_length=MAX_INPUT_CHARS)
+    state: dict[str, Any] | None = Field(
+        default=None, description="Initial state of the run (keys of the network's state)."
+    )
+
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "output": {"type": ["string", "null"], "description": "The run's final text."},
+        "stop_reason": {"type": "string", "description": "Why the run stopped."},
+        "state": {"type": "object", "description": "The run's final state (JSON form)."},
+    },
+    "required": ["output", "stop_reason", "state"],
+}
+
+
+def run_tool_name(network: Network[Any]) -> str:
+    """The tool's name: the network's name, with anything but letters, digits, `_` and `-`
+    replaced by `_` (the characters MCP clients and model providers accept)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", network.name)[:64]
+    return name or "run_network"
+
+
+def mcp_server(
+    network: Network[Any], *, tool_name: str | None = None, description: str | None = None
+) -> Server[Any]:
+    """An MCP server (the SDK's `mcp.server.lowlevel.Server`) whose one tool runs `network`.
+
+    Args:
+        network: the network each tool call runs.
+        tool_name: the tool's name (default: `run_tool_name(network)`).
+        description: what the calling model reads about the tool (default: the network's
+            name and its agents' descriptions).
+    """
+    import mcp.types as types  # noqa: PLC0415 (mcp: only serving a network loads it)
+    from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp)
+
+    name = tool_name or run_tool_name(network)
+    tool = types.Tool(
+        name=name,
+        description=description or _description(network),
+        input_schema=RunArguments.model_json_schema(),
+        output_schema=OUTPUT_SCHEMA,
+    )
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name != name:
+            return _error(types, f"unknown tool {params.name!r} (this server has {name!r})")
+        try:
+            arguments = RunArguments.model_validate(params.arguments or {})
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                for e in exc.errors(include_url=False)
+            )
+            return _error(types, f"invalid arguments: {problems}")
+        try:
+            result = await network.run(arguments.input, state=arguments.state)
+        except Exception as exc:  # the caller reads why; the server goes on
+            _log.warning("mcp_run_failed", network=network.name, error=type(exc).__name__)
+            return _error(types, f"run of network {network.name!r} failed: "
+                          f"{type(exc).__name__}: {exc}")
+        structured = {
+            "output": result.output,
+            "stop_reason": str(result.stop_reason),
+            "state": result.state.snapshot(),
+        }
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=result.output or "")],
+            structured_content=structured,
+        )
+
+    return Server(network.name, on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _description(network: Network[Any]) -> str:
+    agents = "; ".join(
+        f"{agent.name}: {agent.description}" if agent.description else agent.name
+        for agent in network.agents.values()
+    )
+    return (
+        f"Runs the agent network {network.name!r} on `input` and returns its output and final "
+        f"state. Agents: {agents}."
+    )
+
+
+def _error(types: Any, message: str) -> Any:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )

@@ -1,0 +1,51 @@
+"""A scripted team for the MCP serving tests: `agent-network mcp tests/network/mcp/team.py`.
+
+The writer notes the input in state through a tool, then answers; the answer is stored under
+`answer`. Input "explode" makes the model fail, so the run fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network
+from network.errors import ModelError
+
+
+@tool
+def note(text: str, ctx: ToolContext) -> str:
+    """Keep `text` in the notes."""
+    ctx.kv.set("notes", [text])
+    return "noted"
+
+
+def answer(request: Any) -> Any:
+    last = request.messages[-1]
+    if last.role == "user":
+        if last.content == "explode":
+            return ModelError("the provider is down")
+        return call("note", text=last.content)
+    return f"done: {request.messages[-3].content}"
+
+
+writer = Agent(
+    "writer",
+    description="Notes the request and answers it.",
+    tools=[note],
+    model=ScriptedModel(answer),
+    output_key="answer",
+)
+
+
+def until_answered(ctx: Any) -> Any:
+    last = ctx.last_result
+    return writer if last is None or last.tool_calls else None
+
+
+network = Network(
+    "notes team",
+    [writer],
+    until_answered,
+    state_schema={"notes": {"type": list[str]}, "answer": {"type": str}, "user": {"type": str}},
+)
