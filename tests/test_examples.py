@@ -8,7 +8,10 @@ import pytest
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 # Examples that serve rather than finish are exercised by their own tests.
-SERVERS = {"agui_server.py": "tests/network/agui"}
+SERVERS = {
+    "agui_server.py": "tests/network/agui",
+    "mcp_files_server.py": "tests/test_examples.py (started by mcp_codegen.py)",
+}
 
 
 def run_example(name: str, *args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
@@ -24,7 +27,20 @@ def run_example(name: str, *args: str, cwd: pathlib.Path) -> subprocess.Complete
 
 def test_every_example_is_covered() -> None:
     scripts = {path.name for path in EXAMPLES.glob("*.py")}
-    assert scripts - SERVERS.keys() == {"codegen.py", "support.py"}
+    assert scripts - SERVERS.keys() == {"codegen.py", "mcp_codegen.py", "support.py"}
+
+
+def test_mcp_codegen_writes_through_the_mcp_server_and_records_it_in_state(
+    tmp_path: pathlib.Path,
+) -> None:
+    done = run_example("mcp_codegen.py", "--out", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "offline" in done.stdout.splitlines()[0]
+    assert "Files in state: ['calc.py', 'test_calc.py']" in done.stdout
+    assert "Stop reason: router_finished" in done.stdout
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == ["calc.py", "test_calc.py"]
+    assert "assert add(2, 3) == 5" in (tmp_path / "out" / "test_calc.py").read_text()
 
 
 def test_codegen_runs_offline_and_writes_its_files(tmp_path: pathlib.Path) -> None:

@@ -43,8 +43,7 @@ def arguments_check(tool: str, schema: Mapping[str, Any]) -> ArgumentsCheck:
         )
         if problems:
             listed = "; ".join(
-                f"{'.'.join(str(p) for p in error.absolute_path) or 'arguments'}: "
-                f"{error.message}"
+                f"{'.'.join(str(p) for p in error.absolute_path) or 'arguments'}: {error.message}"
                 for error in problems[:10]
             )
             raise ToolError(f"tool {tool!r}: invalid arguments: {listed}", tool=tool)

@@ -84,8 +84,11 @@ class MCPServer:
         label = name or command or url
         if command is not None and (not isinstance(command, str) or not command):
             raise ConfigurationError(f"MCP server {label!r}: command must be a non-empty string")
-        if url is not None and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
-            raise ConfigurationError(f"MCP server {label!r}: url must be http(s)://..., got {url!r}")
+        web = isinstance(url, str) and url.startswith(("http://", "https://"))
+        if url is not None and not web:
+            raise ConfigurationError(
+                f"MCP server {label!r}: url must be http(s)://..., got {url!r}"
+            )
         if isinstance(args, str):
             raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
         if name is not None and (not isinstance(name, str) or not name):
@@ -137,7 +140,9 @@ class MCPServer:
         return cls(command=command, args=args, env=env, cwd=cwd, **options)
 
     @classmethod
-    def http(cls, url: str, *, headers: Mapping[str, str] | None = None, **options: Any) -> MCPServer:
+    def http(
+        cls, url: str, *, headers: Mapping[str, str] | None = None, **options: Any
+    ) -> MCPServer:
         """A server reached over Streamable HTTP at `url`; `headers` go with every request."""
         return cls(url=url, headers=headers, **options)
 
@@ -202,7 +207,10 @@ class MCPServer:
             from mcp import StdioServerParameters  # noqa: PLC0415 (mcp)
 
             return StdioServerParameters(
-                command=self.command, args=self.args, env=self.env, cwd=self.cwd
+                command=self.command,
+                args=self.args,
+                env=self.env,
+                cwd=None if self.cwd is None else os.fspath(self.cwd),
             )
         import httpx2  # noqa: PLC0415 (the SDK's HTTP client, a dependency of mcp)
         from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415 (mcp)
@@ -240,8 +248,7 @@ def _check_outputs(label: Any, outputs: Any) -> None:
         for key, mapping in mappings.items():
             if not isinstance(mapping, Mapping):
                 raise ConfigurationError(
-                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] must be "
-                    "a dict"
+                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] must be a dict"
                 )
             unknown = set(mapping) - {"source", "handler"}
             if unknown:

@@ -23,6 +23,7 @@ from network.network import Network
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
+    from mcp.types import CallToolResult
 
 _log = get_logger("network.mcp")
 
@@ -85,7 +86,7 @@ def mcp_server(
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name != name:
-            return _error(types, f"unknown tool {params.name!r} (this server has {name!r})")
+            return _error(f"unknown tool {params.name!r} (this server has {name!r})")
         try:
             arguments = RunArguments.model_validate(params.arguments or {})
         except ValidationError as exc:
@@ -93,13 +94,12 @@ def mcp_server(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in exc.errors(include_url=False)
             )
-            return _error(types, f"invalid arguments: {problems}")
+            return _error(f"invalid arguments: {problems}")
         try:
             result = await network.run(arguments.input, state=arguments.state)
         except Exception as exc:  # the caller reads why; the server goes on
             _log.warning("mcp_run_failed", network=network.name, error=type(exc).__name__)
-            return _error(types, f"run of network {network.name!r} failed: "
-                          f"{type(exc).__name__}: {exc}")
+            return _error(f"run of network {network.name!r} failed: {type(exc).__name__}: {exc}")
         structured = {
             "output": result.output,
             "stop_reason": str(result.stop_reason),
@@ -124,7 +124,8 @@ def _description(network: Network[Any]) -> str:
     )
 
 
-def _error(types: Any, message: str) -> Any:
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=message)], is_error=True
-    )
+def _error(message: str) -> CallToolResult:
+    """An `isError` result: the caller's model reads `message` as the tool's failure."""
+    from mcp.types import CallToolResult, TextContent  # noqa: PLC0415 (mcp)
+
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel
 
 TOKEN = "test-token"
 
