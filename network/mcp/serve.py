@@ -32,7 +32,8 @@ async def serve_mcp(
             or "http" (Streamable HTTP at `http://host:port/path`, served by uvicorn).
         port: the HTTP port; 0 picks a free one (`on_ready` is told which).
         on_ready: called with the HTTP URL once the socket is bound (or with "stdio").
-        tool_name, description: as for `mcp_server`.
+        tool_name: the tool's name, as for `mcp_server`.
+        description: the tool's description, as for `mcp_server`.
     """
     server = mcp_server(network, tool_name=tool_name, description=description)
     if transport == "stdio":
