@@ -12,10 +12,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel
 
 server = MCPServer("files", log_level="WARNING")
 

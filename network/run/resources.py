@@ -14,6 +14,7 @@ or streamed: a resumed run (`network.resume`, a thread's next run) opens its own
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import Any
@@ -57,7 +58,16 @@ def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str
 class Resources:
     """The resources of one run: factories, the ones opened so far, and how to close them."""
 
-    __slots__ = ("_factories", "_locks", "_opened", "_owned", "_owned_stack", "_stack", "closed")
+    __slots__ = (
+        "_factories",
+        "_locks",
+        "_opened",
+        "_owned",
+        "_owned_stack",
+        "_stack",
+        "_task",
+        "closed",
+    )
 
     def __init__(self, factories: Mapping[str, ResourceFactory] | None = None) -> None:
         self._factories: dict[str, ResourceFactory] = dict(factories or {})
@@ -66,6 +76,7 @@ class Resources:
         self._locks: dict[object, anyio.Lock] = {}
         self._stack: AsyncExitStack | None = None
         self._owned_stack: AsyncExitStack | None = None
+        self._task = _current_task()  # the run's own task, which closes what is owned
         self.closed = False
 
     def add_defaults(self, factories: Mapping[str, ResourceFactory]) -> None:
@@ -128,6 +139,13 @@ class Resources:
             return entry[1]
         if self.closed:
             raise ConfigurationError(f"{owner!r} asked for a run resource after its run ended")
+        if self._task is not None and _current_task() != self._task:
+            # It would be entered in this task and left in the run's: task groups inside it
+            # (an MCP client's) cannot survive that. Say so instead of failing at the end.
+            raise ConfigurationError(
+                f"{owner!r} was first needed outside the run's own task (in a parallel "
+                "branch?); open it before the run instead (`async with` it)"
+            )
         lock = self._locks.setdefault((id(owner),), anyio.Lock())  # a tuple: never a name
         async with lock:
             entry = self._owned.get(id(owner))
@@ -175,3 +193,23 @@ class Resources:
                 await stack.aclose()
             else:
                 await stack.__aexit__(type(error), error, error.__traceback__)
+
+
+def _current_task() -> int | None:
+    """The id of the task running now (anyio's `TaskInfo.id`), or None outside an event loop.
+
+    Every run pays for this once: on asyncio it asks asyncio directly (a tenth of the cost of
+    `anyio.get_current_task()`, which builds a `TaskInfo`); the id is the same.
+    """
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is not None:
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # no running asyncio loop: maybe trio, maybe none
+            task = None
+        if task is not None:
+            return id(task)
+    try:
+        return anyio.get_current_task().id
+    except RuntimeError:  # no event loop: built by synchronous code
+        return None

@@ -221,3 +221,41 @@ async def test_a_resource_asked_for_after_its_run_ended_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="resource 'db' asked for after its run ended"):
         await kept[0].resource("db")
     assert journal.lines == []  # never opened
+
+
+class Owner:
+    """A library object that owns a run resource (as an MCP server owns its connection)."""
+
+
+async def test_an_owned_resource_is_opened_once_per_owner_and_closed_with_the_run() -> None:
+    from network.run.resources import Resources
+
+    journal = Journal()
+    resources = Resources()
+    owner = Owner()
+    first = await resources.open_owned(owner, journal.factory("conn"))
+    assert await resources.open_owned(owner, journal.factory("conn")) is first
+    assert journal.count == 1
+    await resources.aclose()
+    assert journal.lines[-1] == "close conn#1"
+    with pytest.raises(ConfigurationError, match="after its run ended"):
+        await resources.open_owned(owner, journal.factory("conn"))
+
+
+async def test_an_owned_resource_first_needed_in_another_task_is_refused() -> None:
+    from network.run.resources import Resources
+
+    journal = Journal()
+    resources = Resources()
+    failures: list[BaseException] = []
+
+    async def in_a_branch() -> None:
+        try:
+            await resources.open_owned(Owner(), journal.factory("conn"))
+        except ConfigurationError as exc:
+            failures.append(exc)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(in_a_branch)
+    assert len(failures) == 1 and "outside the run's own task" in str(failures[0])
+    assert journal.count == 0
