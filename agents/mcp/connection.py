@@ -1,10 +1,11 @@
 """`Connection`: one open session with an MCP server, through the SDK's `mcp.Client`.
 
 A connection is an async context manager: entering starts the server (stdio) or opens the
-HTTP session, exiting stops it. The SDK's stdio transport closes the server's stdin, waits,
-then terminates and kills its process tree, all inside a cancellation shield, so a run that
-fails or is cancelled leaves no process behind. The handshake and the listing are bounded
-by the server's `connect_timeout`; a connection that cannot be opened is an `MCPServerError`.
+HTTP session in a host task of its own (see `Connection._host`), exiting stops it. The SDK's
+stdio transport closes the server's stdin, waits, then terminates and kills its process tree,
+all inside a cancellation shield, so a run that fails or is cancelled leaves no process
+behind. The handshake and the listing are bounded by the server's `connect_timeout`; a
+connection that cannot be opened is an `MCPServerError`.
 
 The listing is cached on the connection (see `MCPServer` for when it is refreshed). A call
 that fails in transport (the server died, the session was closed) is a `ToolError` the model
@@ -37,27 +38,22 @@ class Connection:
     def __init__(self, server: Any) -> None:
         self.server = server
         self.name: str = server.name or server.label
-        self._stack: AsyncExitStack | None = None
+        self._group: Any = None  # the task group of the session's host task
+        self._stop = anyio.Event()
         self._client: Any = None
+        self.failure: BaseException | None = None  # why the session ended, if it broke
         self._listed: list[ListedTool] | None = None
         self._list_lock = anyio.Lock()
 
     async def __aenter__(self) -> Connection:
-        from mcp import Client  # noqa: PLC0415 (mcp: only agents given an MCP server load it)
-
-        stack = AsyncExitStack()
+        """Start the session's host task; return once the handshake is done."""
+        group = anyio.create_task_group()
+        await group.__aenter__()
         try:
-            target = await self.server.transport(stack)
-            # Not a cancel scope around this: the SDK's task groups entered here outlive it.
-            # The handshake is bounded by the client's read timeout instead.
-            client = Client(
-                target,
-                client_info=_client_info(),
-                read_timeout_seconds=self.server.connect_timeout,
-            )
-            await stack.enter_async_context(client)
+            await group.start(self._host)
         except BaseException as exc:
-            await stack.aclose()
+            self._stop.set()
+            await group.__aexit__(None, None, None)
             if isinstance(exc, Exception):
                 raise MCPServerError(
                     f"MCP server {self.name!r} could not be started or connected to: "
@@ -65,13 +61,47 @@ class Connection:
                     server=self.name,
                 ) from exc
             raise
-        self._stack, self._client = stack, client
-        if self.server.name is None:  # the name the server gives itself
-            info = client.server_info
-            if info is not None and info.name:
-                self.name = info.name
-        _log.debug("mcp_server_connected", server=self.name)
+        self._group = group
         return self
+
+    async def _host(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+        """Hold the SDK client open until `__aexit__`, in a task of its own.
+
+        The SDK runs its transport in task groups of the task that enters it. Entered in the
+        run's own task, a transport failure (an HTTP server gone) would cancel the run; here
+        it ends this task only: the failure is kept in `failure`, and calls fail with it.
+        Before the handshake is done, a failure propagates to `__aenter__`.
+        """
+        from mcp import Client  # noqa: PLC0415 (mcp: only agents given an MCP server load it)
+
+        started = False
+        try:
+            async with AsyncExitStack() as stack:
+                target = await self.server.transport(stack)
+                # The handshake (and each listing) is bounded by the client's read timeout.
+                client = Client(
+                    target,
+                    client_info=_client_info(),
+                    read_timeout_seconds=self.server.connect_timeout,
+                )
+                await stack.enter_async_context(client)
+                if self.server.name is None:  # the name the server gives itself
+                    info = client.server_info
+                    if info is not None and info.name:
+                        self.name = info.name
+                self._client = client
+                _log.debug("mcp_server_connected", server=self.name)
+                started = True
+                task_status.started()
+                await self._stop.wait()
+        except Exception as exc:
+            if not started:
+                raise
+            self.failure = exc
+            _log.warning("mcp_server_failed", server=self.name, error=_describe(exc))
+        finally:
+            self._client = None
+        _log.debug("mcp_server_closed", server=self.name)
 
     async def __aexit__(
         self,
@@ -79,12 +109,11 @@ class Connection:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        stack, self._stack, self._client = self._stack, None, None
-        if stack is not None:
-            # No shield of our own: the SDK's task groups must exit under their own scopes;
-            # its stdio transport shields the process shutdown itself.
-            await stack.__aexit__(exc_type, exc, traceback)
-            _log.debug("mcp_server_closed", server=self.name)
+        """Stop the session (the SDK stops a stdio server's process) and its host task."""
+        group, self._group = self._group, None
+        self._stop.set()
+        if group is not None:
+            await group.__aexit__(None, None, None)
 
     @property
     def open(self) -> bool:
@@ -139,12 +168,12 @@ class Connection:
 
     async def call(self, remote_name: str, arguments: dict[str, Any], shown_as: str) -> Any:
         """Call tool `remote_name`; a transport failure is a `ToolError` naming `shown_as`."""
-        from mcp import MCPError  # noqa: PLC0415 (mcp)
-
         client = self._client
         if client is None:
+            why = f" ({_describe(self.failure)})" if self.failure is not None else ""
             raise ToolError(
-                f"tool {shown_as!r}: MCP server {self.name!r} is not connected", tool=shown_as
+                f"tool {shown_as!r}: MCP server {self.name!r} failed: its session is closed{why}",
+                tool=shown_as,
             )
         try:
             # The call's time limit is the dispatcher's (`timeout`, `tool_timeout`): the
@@ -152,7 +181,9 @@ class Connection:
             return await client.call_tool(
                 remote_name, arguments, read_timeout_seconds=NO_READ_LIMIT
             )
-        except (MCPError, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
+        except ToolError:
+            raise
+        except Exception as exc:  # MCPError, a closed stream, an HTTP error: the server's end
             raise ToolError(
                 f"tool {shown_as!r}: MCP server {self.name!r} failed: {_describe(exc)}",
                 tool=shown_as,

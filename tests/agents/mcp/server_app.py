@@ -129,6 +129,7 @@ def serve_http() -> None:
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # clients told the port queue until uvicorn accepts
     print(sock.getsockname()[1], flush=True)
     app = server.streamable_http_app()
     config = uvicorn.Config(RequireToken(app), log_level="warning", lifespan="on")

@@ -44,3 +44,15 @@ async def test_without_the_header_the_run_fails_naming_the_server(url: str) -> N
     with pytest.raises(MCPServerError, match="'remote'") as caught:
         await Agent("a", tools=[server], model=ScriptedModel(["never"])).run("x")
     assert caught.value.server == "remote"
+
+
+@pytest.mark.anyio
+async def test_an_http_server_that_dies_mid_run_gives_error_results_and_the_run_ends_well() -> None:
+    with http_server() as own_url:
+        server = MCPServer.http(own_url, headers={"Authorization": f"Bearer {TOKEN}"})
+        model = ScriptedModel([call("die"), call("echo", text="hello?"), "it is gone"])
+        result = await Agent("a", tools=[server], model=model).run("x")
+    died, after = result.state.results[0].tool_calls[0], result.state.results[1].tool_calls[0]
+    assert died.is_error and "failed" in died.error
+    assert after.is_error and "failed" in after.error
+    assert result.output == "it is gone"
