@@ -72,7 +72,12 @@ class Connection:
         it ends this task only: the failure is kept in `failure`, and calls fail with it.
         Before the handshake is done, a failure propagates to `__aenter__`.
         """
-        from mcp import Client  # noqa: PLC0415 (mcp: only agents given an MCP server load it)
+        try:
+            from mcp import Client  # noqa: PLC0415 (mcp: only agents given an MCP server load it)
+        except ImportError as exc:  # not installed, or a 1.x SDK without `Client`
+            raise ImportError(
+                "MCP servers need the mcp SDK 2.3 or later: pip install 'agent-network[mcp]'"
+            ) from exc
 
         started = False
         try:

@@ -193,3 +193,11 @@ def test_bad_definitions_are_configuration_errors() -> None:
     server = MCPServer.stdio("x")
     with pytest.raises(ConfigurationError, match="given twice"):
         Agent("a", tools=[server, server])
+
+
+async def test_tool_choice_may_name_an_mcp_tool_listed_only_in_the_run() -> None:
+    model = ScriptedModel([call("echo", text="forced"), "ok"])
+    agent = Agent("x", tools=[stdio_server()], model=model, tool_choice="echo")
+    result = await agent.run("x")
+    assert model.requests[0].tool_choice == "echo"
+    assert records(result)[0].result == {"result": "forced"}
