@@ -125,10 +125,6 @@ class Connection:
         """Whether the session is open."""
         return self._client is not None
 
-    def forget_tools(self) -> None:
-        """Drop the cached listing: the next `tools()` asks the server again."""
-        self._listed = None
-
     async def tools(self, *, refresh: bool = False) -> list[ListedTool]:
         """The server's tools (every page), cached after the first listing."""
         async with self._list_lock:  # two agents asking at once list once
