@@ -2,11 +2,15 @@
 
     agent-network run FILE:NETWORK "input" [--state JSON] [ENDPOINT OPTIONS]
     agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [ENDPOINT OPTIONS]
+    agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
-serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
+serves it to AG-UI clients with uvicorn (`network.agui`). `dev` serves the dev UI
+(`network.devui`): a local page to run the network from a chat box, watch it step by step and
+replay the threads stored in `--store`. `graph` prints its Mermaid diagram. `serve` and `dev`
+bind 127.0.0.1 by default and print a warning when bound to any other address.
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
@@ -32,13 +36,14 @@ from network.cli.endpoint import (
     endpoint_from_args,
     endpoint_override,
 )
+from network.cli.bind import listening_socket, warn_if_exposed
 from network.cli.load import CLIError, load_network
 from network.drawing import network_mermaid
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="agent-network", description="Run, serve or draw an agent network."
+        prog="agent-network", description="Run, serve, develop or draw an agent network."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run a network once, with a live trace")
@@ -52,6 +57,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/", help="the endpoint's path (default /)")
     add_endpoint_options(serve)
+    dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
+    dev.add_argument("target", metavar="FILE:NETWORK")
+    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--port", type=int, default=8000, help="0: any free port")
+    dev.add_argument(
+        "--store",
+        metavar="URL|PATH",
+        help="the thread store to list and replay (default: $AGENT_NETWORK_STORE, else "
+        "agent-network.db); only read",
+    )
+    add_endpoint_options(dev)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
     graph.add_argument("target", metavar="FILE:NETWORK")
     return parser
@@ -119,9 +135,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     _quiet_logs()
+    warn_if_exposed(args.host, "the AG-UI server")
     with endpoint_override(network, endpoint):
         print(f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path}")
         uvicorn.run(app(network, path=args.path), host=args.host, port=args.port)
+    return 0
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    import uvicorn  # noqa: PLC0415 (uvicorn)
+
+    from network.devui import app  # noqa: PLC0415 (starlette)
+
+    network = load_network(args.target)
+    endpoint = endpoint_from_args(args)
+    _quiet_logs()
+    exposed = warn_if_exposed(args.host, "the dev UI")
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        raise CLIError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    port = sock.getsockname()[1]
+    # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
+    hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
+    asgi = app(network, store=args.store, allowed_hosts=hosts)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    with endpoint_override(network, endpoint), sock:
+        print(f"Dev UI for {network.name!r} at http://{host}:{port}/", flush=True)
+        config = uvicorn.Config(asgi, log_level="warning", lifespan="off")
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -130,7 +172,7 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "serve": cmd_serve, "graph": cmd_graph}
+COMMANDS = {"run": cmd_run, "serve": cmd_serve, "dev": cmd_dev, "graph": cmd_graph}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
