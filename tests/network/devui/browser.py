@@ -43,3 +43,26 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def run_async(function: Any) -> Any:
+    """`anyio.run(function)` in a thread of its own: Playwright's sync API keeps an event loop
+    running in the test's thread, where another one cannot start."""
+    import threading
+
+    import anyio
+
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = anyio.run(function)
+        except BaseException as error:  # handed to the test's thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
