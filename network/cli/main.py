@@ -30,13 +30,13 @@ from typing import Any, TextIO, cast
 
 import anyio
 
+from network.cli.bind import listening_socket, warn_if_exposed
 from network.cli.endpoint import (
     RedactingWriter,
     add_endpoint_options,
     endpoint_from_args,
     endpoint_override,
 )
-from network.cli.bind import listening_socket, warn_if_exposed
 from network.cli.load import CLIError, load_network
 from network.drawing import network_mermaid
 

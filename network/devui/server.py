@@ -188,7 +188,9 @@ class _Views:
             return error.response()
         try:
             async with reading(self.store) as store:
-                infos = [] if store is None else await store.list_threads(app_name=self.network.name)
+                infos = (
+                    [] if store is None else await store.list_threads(app_name=self.network.name)
+                )
         except Exception as error:
             return _store_failed("list_threads", error)
         listed = [thread_header(info) for info in infos[:limit]]
@@ -211,7 +213,9 @@ class _Views:
         except Exception as error:
             return _store_failed("get_thread", error)
         if thread is None:
-            return _ParamError(404, "thread_not_found", "no such thread in the store", "id").response()
+            return _ParamError(
+                404, "thread_not_found", "no such thread in the store", "id"
+            ).response()
         return JSONResponse(thread_replay(thread), headers=SECURITY_HEADERS)
 
     async def history(self, request: Request) -> Response:

@@ -38,12 +38,20 @@ def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path
         page = httpx.get(url + "/", timeout=10)
         assert page.status_code == 200 and "devui.js" in page.text
         graph = httpx.get(url + "/api/graph", timeout=10).json()
-        assert [n["agent"] for n in graph["nodes"] if n["agent"]] == ["planner", "coder", "reviewer"]
+        assert [n["agent"] for n in graph["nodes"] if n["agent"]] == [
+            "planner",
+            "coder",
+            "reviewer",
+        ]
         threads = httpx.get(url + "/api/threads", timeout=10).json()["threads"]
         assert [t["thread_id"] for t in threads] == ["stored-1"]
         run = httpx.post(
             url + "/agui/",
-            json={"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "user", "content": "go"}]},
+            json={
+                "threadId": "t",
+                "runId": "r",
+                "messages": [{"id": "m", "role": "user", "content": "go"}],
+            },
             timeout=30,
         )
         assert run.status_code == 200 and '"type":"RUN_FINISHED"' in run.text
@@ -90,7 +98,15 @@ def test_serve_warns_too_when_bound_beyond_this_machine(capsys: object) -> None:
     import pytest
 
     with pytest.raises(SystemExit):  # uvicorn cannot bind an address this machine lacks
-        main(["serve", "tests/network/cli/example_network.py:network", "--host", "203.0.113.1",
-              "--port", "0"])
+        main(
+            [
+                "serve",
+                "tests/network/cli/example_network.py:network",
+                "--host",
+                "203.0.113.1",
+                "--port",
+                "0",
+            ]
+        )
     captured = capsys.readouterr()  # type: ignore[attr-defined]
     assert "WARNING: the AG-UI server is bound to 203.0.113.1, not 127.0.0.1" in captured.err

@@ -104,7 +104,11 @@ def long_network(steps: int, blob_at: int) -> Network:
         return f"You are call {ctx.call_count}."
 
     agent = Agent(
-        "worker", system=instructions, tools=[make_blob], model=ScriptedModel(worker), output_key="note"
+        "worker",
+        system=instructions,
+        tools=[make_blob],
+        model=ScriptedModel(worker),
+        output_key="note",
     )
     return Network(
         "long",

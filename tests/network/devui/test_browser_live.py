@@ -93,7 +93,9 @@ def test_a_confirmation_is_accepted_and_the_run_resumes(page: Any, tmp_path: Pat
             assert page.inner_text("#status") == "waiting for confirmation"
             assert "coder wants to run write_files" in page.inner_text("#interrupts")
             accept.click()
-            page.wait_for_selector("#status:text('waiting for confirmation'), #status:text('finished')")
+            page.wait_for_selector(
+                "#status:text('waiting for confirmation'), #status:text('finished')"
+            )
         page.wait_for_selector("#status:text('finished')")
         assert page.locator("#errors .error").count() == 0
         agents = row_agents(page)

@@ -16,12 +16,21 @@ def test_the_static_files_are_package_data(tmp_path: Path) -> None:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     for package in ("network", "agents", "routers"):
-        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(
+            ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
     built = tmp_path / "built"
     # setuptools' build_py is what a wheel (and an editable install's finder) is made from
     subprocess.run(
-        [sys.executable, "-c", "import setuptools; setuptools.setup()", "-q", "build_py",
-         "--build-lib", str(built)],
+        [
+            sys.executable,
+            "-c",
+            "import setuptools; setuptools.setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(built),
+        ],
         cwd=source,
         check=True,
         capture_output=True,

@@ -156,8 +156,11 @@ def test_a_missing_sqlite_file_is_an_empty_store_and_is_not_created(tmp_path: Pa
 
 
 def test_a_run_through_the_agui_endpoint_carries_each_step_s_details(tmp_path: Path) -> None:
-    body = {"threadId": "live-1", "runId": "run-1", "messages": [
-        {"id": "m1", "role": "user", "content": "Write add"}]}
+    body = {
+        "threadId": "live-1",
+        "runId": "run-1",
+        "messages": [{"id": "m1", "role": "user", "content": "Write add"}],
+    }
     with serve(app(codegen_network(), store=tmp_path / "none.db")) as url:
         response = httpx.post(url + "/agui/", json=body, timeout=30)
     assert response.status_code == 200
