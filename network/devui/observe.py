@@ -20,6 +20,7 @@ from network.run.context import RunContext
 from network.run.emitter import AnySink
 
 STEP_EVENT = "agent_network.devui.step"
+MAX_WRITES = 1_000  # state writes reported per step (the latest); a loop may make many more
 
 log = LazyLogger("agent_network.devui")
 
@@ -70,6 +71,8 @@ class StepDetails:
         """The step view of result `index` with the writes since the previous step."""
         view = step_view(self.ctx.state.results[index], index)
         log_ = self.ctx.state.kv.write_log
+        new = log_[self.writes_seen :]
+        self.writes_seen = len(log_)
         view["writes"] = [
             {
                 "key": record.key,
@@ -79,7 +82,7 @@ class StepDetails:
                 "source": record.writer.source,
                 "at": record.at,
             }
-            for record in log_[self.writes_seen :]
+            for record in new[-MAX_WRITES:]
         ]
-        self.writes_seen = len(log_)
+        view["writes_dropped"] = max(0, len(new) - MAX_WRITES)  # the oldest, beyond the bound
         return view

@@ -254,8 +254,13 @@
     }
   }
 
-  function highlight(agent) {
-    for (const [name, node] of graphNodes) node.classList.toggle("running", name === agent);
+  // `running`: the agent whose call is under way in a live run; `selected`: the agent of the
+  // step opened (a replay, or a live run once it is over).
+  function highlight(agent, kind = "running") {
+    for (const [name, node] of graphNodes) {
+      node.classList.toggle("running", kind === "running" && name === agent);
+      node.classList.toggle("selected", kind === "selected" && name === agent);
+    }
   }
 
   // -- timeline (virtualised) ----------------------------------------------------------------
@@ -327,7 +332,7 @@
     if (index < 0 || index >= session.steps.length) return;
     selected = index;
     const step = session.steps[index];
-    if (session.kind === "replay" || !session.running) highlight(step.agent);
+    if (session.kind === "replay" || !session.running) highlight(step.agent, "selected");
     const changes = [];
     const state = stateAfter(index, (op, before) => changes.push([op, before]));
     renderDetail(step, state, changes);
@@ -357,7 +362,8 @@
     if (step.prompt) {
       body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), pre(step.prompt)));
     }
-    detailAnswer = pre(step.answer || "", "answer");
+    const noText = step.status === "running" ? "" : "(no text: the model answered with tool calls)";
+    detailAnswer = pre(step.answer || noText, "answer");
     detailAnswer.id = "detail-answer";
     body.push(section("Answer", detailAnswer));
     const tools = el("div", { id: "detail-tools" });

@@ -33,8 +33,13 @@ def test_a_run_from_the_chat_box_shows_its_steps_in_order(page: Any, tmp_path: P
         page.wait_for_selector("#graph .node.running[data-agent='coder']")
         page.wait_for_selector("#timeline .row.running[data-index='1']")
         assert page.inner_text("#status") == "running"
+        page.click("#timeline .row[data-index='1']")  # the step under way, opened while it runs
+        tool = page.locator("#detail-tools .tool[data-tool='write_files']")
+        assert "calc/add.py" in tool.inner_text()  # the arguments as streamed
+        assert "result: (waiting)" in tool.inner_text()
         gate.set()
         page.wait_for_selector("#status:text('finished')")
+        assert '"written"' in tool.inner_text()  # the open step follows its call to the end
         assert row_agents(page) == STEPS
         assert page.locator("#graph .node.running").count() == 0
         assert "Looks good." not in page.inner_text("#errors")
@@ -46,7 +51,7 @@ def test_a_run_from_the_chat_box_shows_its_steps_in_order(page: Any, tmp_path: P
         assert "Plan the task." in page.inner_text("#detail-prompt")
         assert "tokens" in page.inner_text("#detail-usage")
         assert "duration" in page.inner_text("#detail-usage")
-        assert page.locator("#graph .node.running[data-agent='planner']").count() == 1
+        assert page.locator("#graph .node.selected[data-agent='planner']").count() == 1
 
 
 def test_the_files_key_shows_its_diff_and_its_history(page: Any, tmp_path: Path) -> None:
@@ -82,6 +87,13 @@ def test_the_files_key_shows_its_diff_and_its_history(page: Any, tmp_path: Path)
         assert len(writes) == 2
         assert writes[0].startswith("step #1 · coder via tool write_files · set")
         assert writes[1].startswith("step #3 · coder via tool write_files · set")
+
+        # A second message on the thread sends the conversation back as an AG-UI client
+        # does (assistant messages, tool calls, their results): the server accepts it.
+        page.fill("#chat-input", "Anything else?")
+        page.click("#chat-send")
+        page.wait_for_selector("#status:text('finished')")
+        assert page.locator("#errors .error").count() == 0
 
 
 def test_a_confirmation_is_accepted_and_the_run_resumes(page: Any, tmp_path: Path) -> None:

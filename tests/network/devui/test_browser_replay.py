@@ -44,10 +44,10 @@ def test_a_stored_thread_replays_step_by_step(page: Any, tmp_path: Path) -> None
             "reviewer",
         ]
         assert page.inner_text("#detail-title") == "Step #0: planner"  # opened on the first
-        assert page.locator("#graph .node.running[data-agent='planner']").count() == 1
+        assert page.locator("#graph .node.selected[data-agent='planner']").count() == 1
         page.click("#step-next")
         assert page.inner_text("#detail-title") == "Step #1: coder"
-        assert page.locator("#graph .node.running[data-agent='coder']").count() == 1
+        assert page.locator("#graph .node.selected[data-agent='coder']").count() == 1
         added = page.locator("#detail-diff .diff-row.op-add[data-key='files']")
         assert "calc/add.py" in added.inner_text()
         assert "write_files" in page.inner_text("#detail-tools")

@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from agents import Agent, ScriptedModel
+from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network
 from network.devui import app
 from network.devui.observe import STEP_EVENT
@@ -182,3 +182,36 @@ def test_a_run_through_the_agui_endpoint_carries_each_step_s_details(tmp_path: P
         {**files_writes[0], "op": "set", "agent": "coder", "tool": "write_files", "source": "tool"}
     ]
     assert [w["key"] for w in planner["writes"]] == ["plan"]
+
+
+def test_a_step_s_reported_writes_are_bounded(tmp_path: Path) -> None:
+    from network.devui.observe import MAX_WRITES
+
+    @tool
+    def churn(times: int, ctx: ToolContext) -> str:
+        """Write a key many times."""
+        for i in range(times):
+            ctx.kv.set("counter", i)
+        return "done"
+
+    def script(request: Any) -> Any:
+        if request.history and request.history[-1].role == "tool":
+            return "finished"
+        return call("churn", times=MAX_WRITES + 50)
+
+    network = Network(
+        "churn",
+        [Agent("busy", tools=[churn], model=ScriptedModel(script))],
+        lambda ctx: None if ctx.call_count >= 1 else ctx.network.agents["busy"],
+    )
+    body = {
+        "threadId": "c",
+        "runId": "r",
+        "messages": [{"id": "m", "role": "user", "content": "go"}],
+    }
+    with serve(app(network, store=tmp_path / "none.db")) as url:
+        events = events_of(httpx.post(url + "/agui/", json=body, timeout=30).text)
+    (details,) = [e["value"] for e in events if e["type"] == "CUSTOM" and e["name"] == STEP_EVENT]
+    assert len(details["writes"]) == MAX_WRITES
+    assert details["writes_dropped"] == 50
+    assert details["writes"][-1]["key"] == "counter" and details["writes"][-1]["tool"] == "churn"
