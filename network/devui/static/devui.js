@@ -170,6 +170,7 @@
       interrupts: [],
       decisions: new Map(),
       running: false,
+      runs: 0,
       current: null,
       toolCalls: new Map(),
       cursor: null,
@@ -275,7 +276,11 @@
   }
 
   function rowText(step) {
+    const previous = session.steps[step.index - 1];
     const parts = ["#" + step.index, step.agent];
+    if (step.run !== undefined && (!previous || previous.run !== step.run)) {
+      parts.push("▸ run " + step.run); // the first call of a run
+    }
     const meta = [];
     if (step.durationMs !== undefined) meta.push((step.durationMs / 1000).toFixed(2) + "s");
     if (step.usage) meta.push(step.usage.total_tokens + " tok");
@@ -527,6 +532,7 @@
 
   const handlers = {
     RUN_STARTED() {
+      session.runs += 1;
       setStatus("running", "running");
     },
     STATE_SNAPSHOT(event) {
@@ -561,6 +567,7 @@
         ops: [],
         preOps: session.pendingOps,
         segment: session.segment,
+        run: session.runs,
         writes: [],
         started: performance.now(),
       };
@@ -848,6 +855,7 @@
           durationMs: c.duration_ms,
         })),
         ops: s.state_delta,
+        run: s.run,
         preOps: [],
         segment,
       })),

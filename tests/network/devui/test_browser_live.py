@@ -15,7 +15,7 @@ STEPS = ["planner", "coder", "reviewer", "coder", "reviewer"]
 
 def row_agents(page: Any) -> list[str]:
     titles = page.locator("#timeline .row .title").all_inner_texts()
-    return [title.split(" ", 1)[1] for title in titles]
+    return [title.split(" ")[1] for title in titles]  # "#3 coder" (" ▸ run 2" on a run's first)
 
 
 def start(page: Any, url: str, text: str = "Write an add function") -> None:

@@ -28,19 +28,23 @@ def test_a_stored_thread_replays_step_by_step(page: Any, tmp_path: Path) -> None
     db = tmp_path / "threads.db"
     network = codegen_network()
     run_async(lambda: network.run("Write an add function", thread_id="t-replay", store=db))
+    sent_back = {"review": {"approved": False, "comments": "Please add a test."}}
+    run_async(lambda: network.run("Once more", thread_id="t-replay", store=db, state=sent_back))
     with serve(app(network, store=db)) as url:
         page.goto(url)
         thread = page.locator("#threads .thread[data-thread-id='t-replay']")
-        assert "5 steps" in thread.inner_text()
+        assert "7 steps" in thread.inner_text()
         thread.click()
         page.wait_for_selector("#status:text('replay')")
         assert "stored thread t-replay" in page.inner_text("#source")
         titles = page.locator("#timeline .row .title").all_inner_texts()
         assert [t.split(" ", 1)[1] for t in titles] == [
-            "planner",
+            "planner ▸ run 1",
             "coder",
             "reviewer",
             "coder",
+            "reviewer",
+            "coder ▸ run 2",
             "reviewer",
         ]
         assert page.inner_text("#detail-title") == "Step #0: planner"  # opened on the first
@@ -57,7 +61,11 @@ def test_a_stored_thread_replays_step_by_step(page: Any, tmp_path: Path) -> None
         files.locator(".key-name").click()  # history_of, answered by the server
         page.wait_for_selector("#history li.write")
         writes = page.locator("#history li.write").all_inner_texts()
-        assert [w.split(" · ")[:2] for w in writes] == [["step #1", "coder"], ["step #3", "coder"]]
+        assert [w.split(" · ")[:2] for w in writes] == [
+            ["step #1", "coder"],
+            ["step #3", "coder"],
+            ["step #5", "coder"],
+        ]
         page.click("#step-prev")  # going back recomputes from the start
         assert page.inner_text("#detail-title") == "Step #2: reviewer"
         review = page.locator("#detail-state .state-key[data-key='review']")

@@ -102,6 +102,8 @@ def test_stored_threads_are_listed_opened_and_their_key_history_told(stored: Pat
         assert steps[1]["state_delta"][0]["path"].startswith("/files")
         assert steps[0]["usage"]["total_tokens"] > 0
 
+        assert {s["run"] for s in steps} == {1}
+
         history = httpx.get(url + "/api/history", params={"thread": "t-1", "key": "files"}).json()
         assert [(w["step"], w["agent"]) for w in history["writes"]] == [(1, "coder"), (3, "coder")]
 
@@ -215,3 +217,23 @@ def test_a_step_s_reported_writes_are_bounded(tmp_path: Path) -> None:
     assert len(details["writes"]) == MAX_WRITES
     assert details["writes_dropped"] == 50
     assert details["writes"][-1]["key"] == "counter" and details["writes"][-1]["tool"] == "churn"
+
+
+def test_a_replay_numbers_the_runs_of_a_thread(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    network = codegen_network()
+    anyio.run(lambda: network.run("Write add", thread_id="t", store=db))
+    sent_back = {"review": {"approved": False, "comments": "Please add a test."}}
+    anyio.run(lambda: network.run("Again", thread_id="t", store=db, state=sent_back))
+    with serve(app(network, store=db)) as url:
+        steps = httpx.get(url + "/api/thread", params={"id": "t"}).json()["steps"]
+    assert [(s["agent"], s["run"]) for s in steps] == [
+        ("planner", 1),
+        ("coder", 1),
+        ("reviewer", 1),
+        ("coder", 1),
+        ("reviewer", 1),
+        ("coder", 2),
+        ("reviewer", 2),
+    ]
+    assert steps[5]["input"] == "Again"
