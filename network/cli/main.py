@@ -64,8 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     dev.add_argument(
         "--store",
         metavar="URL|PATH",
-        help="the thread store to list and replay (default: $AGENT_NETWORK_STORE, else "
-        "agent-network.db); only read",
+        help="the thread store to list and replay: a database URL, an SQLite path or "
+        "sqlite:PATH (default: $AGENT_NETWORK_STORE, else agent-network.db); only read",
     )
     add_endpoint_options(dev)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
@@ -142,6 +142,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def store_option(text: str | None) -> str | None:
+    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
+    scheme); None means the default store."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise CLIError("--store is empty; give an SQLite path or a database URL")
+    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
+        return text[len("sqlite:") :]
+    return text
+
+
 def cmd_dev(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 (uvicorn)
 
@@ -149,6 +161,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
 
     network = load_network(args.target)
     endpoint = endpoint_from_args(args)
+    store_option(args.store)  # a bad --store is reported before anything listens
     _quiet_logs()
     exposed = warn_if_exposed(args.host, "the dev UI")
     try:
@@ -158,7 +171,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
     hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
-    asgi = app(network, store=args.store, allowed_hosts=hosts)
+    asgi = app(network, store=store_option(args.store), allowed_hosts=hosts)
     host = f"[{args.host}]" if ":" in args.host else args.host
     with endpoint_override(network, endpoint), sock:
         print(f"Dev UI for {network.name!r} at http://{host}:{port}/", flush=True)

@@ -128,7 +128,8 @@ def _asset(name: str) -> bytes:
     return resources.files("network.devui").joinpath("static", name).read_bytes()
 
 
-def _thread_id(request: Request, param: str) -> str:
+def _identifier(request: Request, param: str) -> str:
+    """The query parameter `param`, checked by the thread stores' identifier rules."""
     value = request.query_params.get(param)
     if value is None:
         raise _ParamError(422, "missing_parameter", f"query parameter {param!r} is required", param)
@@ -205,7 +206,7 @@ class _Views:
 
     async def thread(self, request: Request) -> Response:
         try:
-            thread_id = _thread_id(request, "id")
+            thread_id = _identifier(request, "id")
         except _ParamError as error:
             return error.response()
         try:
@@ -220,8 +221,8 @@ class _Views:
 
     async def history(self, request: Request) -> Response:
         try:
-            thread_id = _thread_id(request, "thread")
-            key = _thread_id(request, "key")  # a key follows the same rules as an id
+            thread_id = _identifier(request, "thread")
+            key = _identifier(request, "key")  # a state key: the same rules as an id
         except _ParamError as error:
             return error.response()
         try:

@@ -23,7 +23,17 @@ def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path
     db = tmp_path / "threads.db"
     anyio.run(lambda: codegen_network().run("Write add", thread_id="stored-1", store=db))
     process = subprocess.Popen(
-        [sys.executable, "-m", "network.cli", "dev", TARGET, "--port", "0", "--store", str(db)],
+        [
+            sys.executable,
+            "-m",
+            "network.cli",
+            "dev",
+            TARGET,
+            "--port",
+            "0",
+            "--store",
+            f"sqlite:{db}",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -110,3 +120,22 @@ def test_serve_warns_too_when_bound_beyond_this_machine(capsys: object) -> None:
         )
     captured = capsys.readouterr()  # type: ignore[attr-defined]
     assert "WARNING: the AG-UI server is bound to 203.0.113.1, not 127.0.0.1" in captured.err
+
+
+def test_the_store_option_takes_a_path_a_url_or_sqlite_path() -> None:
+    from network.cli.main import store_option
+
+    assert store_option(None) is None
+    assert store_option("sqlite:threads.db") == "threads.db"
+    assert store_option("sqlite:///abs/threads.db") == "sqlite:///abs/threads.db"
+    assert store_option("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert store_option("threads.db") == "threads.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "network.cli", "dev", TARGET, "--port", "0", "--store", " "],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--store is empty" in done.stderr
