@@ -552,6 +552,9 @@
       }
       if (session.current) session.current.ops.push(...ops);
       else session.pendingOps.push(...ops);
+      // A step computed while it was running is missing these: compute it again when asked.
+      const cursor = session.cursor;
+      if (cursor && session.current && session.current.index <= cursor.index) session.cursor = null;
     },
     STEP_STARTED(event) {
       if (!session.segment) {
