@@ -102,8 +102,10 @@ def app(
             the name or address the server is reached by when it is bound elsewhere.
         max_body_bytes: the largest AG-UI request body (default 16 MiB).
     """
-    registry = threads or ThreadRegistry(
-        max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024
+    registry = (  # `is None`: an empty registry is falsy (it has a length)
+        threads
+        if threads is not None
+        else ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
     )
     views = _Views(network, store)
     runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)

@@ -237,3 +237,19 @@ def test_a_replay_numbers_the_runs_of_a_thread(tmp_path: Path) -> None:
         ("reviewer", 2),
     ]
     assert steps[5]["input"] == "Again"
+
+
+def test_the_agui_runs_use_the_registry_given() -> None:
+    from network.agui import ThreadRegistry
+
+    registry = ThreadRegistry(max_threads=3)  # empty, so falsy: still the one used
+    asgi = app(codegen_network(), threads=registry)
+    assert asgi.state.threads is registry
+    body = {
+        "threadId": "kept",
+        "runId": "r",
+        "messages": [{"id": "m", "role": "user", "content": "go"}],
+    }
+    with serve(asgi) as url:
+        assert httpx.post(url + "/agui/", json=body, timeout=30).status_code == 200
+    assert "kept" in registry
