@@ -253,3 +253,34 @@ def test_the_agui_runs_use_the_registry_given() -> None:
     with serve(asgi) as url:
         assert httpx.post(url + "/agui/", json=body, timeout=30).status_code == 200
     assert "kept" in registry
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Any:
+    from tests.network.threads.postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+def test_every_store_kind_is_listed_and_replayed(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from network.threads import MemoryStore
+
+    store: Any = {
+        "memory": lambda: MemoryStore(),
+        "sqlite": lambda: f"sqlite:///{tmp_path / 'threads.db'}",
+        "postgres": lambda: request.getfixturevalue("postgres"),
+    }[kind]()
+    network = codegen_network()
+    thread_id = f"t-{kind}-{tmp_path.name}"  # the PostgreSQL server is shared by the module
+    anyio.run(lambda: network.run("Write add", thread_id=thread_id, store=store))
+    with serve(app(network, store=store)) as url:
+        listed = httpx.get(url + "/api/threads").json()["threads"]
+        assert thread_id in [t["thread_id"] for t in listed]
+        thread = httpx.get(url + "/api/thread", params={"id": thread_id}).json()
+        assert [s["agent"] for s in thread["steps"]][:2] == ["planner", "coder"]
+        history = httpx.get(url + "/api/history", params={"thread": thread_id, "key": "plan"})
+        assert [w["agent"] for w in history.json()["writes"]] == ["planner"]
