@@ -145,7 +145,10 @@ def _limit(request: Request) -> int:
     text = request.query_params.get("limit")
     if text is None:
         return DEFAULT_LIST_LIMIT
-    if not text.isdigit() or not 1 <= int(text) <= MAX_LIST_LIMIT:
+    # ASCII digits only ("²" is a digit to `isdigit`, not to `int`), and few of them (`int`
+    # refuses more than 4,300)
+    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_LIST_LIMIT))
+    if not digits or not 1 <= int(text) <= MAX_LIST_LIMIT:
         raise _ParamError(
             422,
             "invalid_parameter",
