@@ -5,8 +5,9 @@
 
 Routes (all but `/agui/` are GET and read-only):
 
-- `/`: the page; `/static/devui.js`, `/static/devui.css`: its script and style (files of this
-  package, no build step). Any other name under `/static/` is a 404.
+- `/`: the page; `/static/<name>`: its script (ES modules: `devui.js` importing `dom.js`,
+  `patch.js`, `sse.js`, `stateview.js`) and style (`devui.css`), files of this package, no
+  build step. Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
@@ -55,7 +56,14 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 DEFAULT_LIST_LIMIT = 100
 MAX_LIST_LIMIT = 1_000
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversation back
-STATIC_FILES = {"devui.js": "text/javascript", "devui.css": "text/css"}
+STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
+    "devui.js": "text/javascript",
+    "dom.js": "text/javascript",
+    "patch.js": "text/javascript",
+    "sse.js": "text/javascript",
+    "stateview.js": "text/javascript",
+    "devui.css": "text/css",
+}
 SECURITY_HEADERS = {
     "content-security-policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -36,4 +36,12 @@ def test_the_static_files_are_package_data(tmp_path: Path) -> None:
         capture_output=True,
     )
     static = built / "network" / "devui" / "static"
-    assert sorted(p.name for p in static.iterdir()) == ["devui.css", "devui.js", "index.html"]
+    assert sorted(p.name for p in static.iterdir()) == [
+        "devui.css",
+        "devui.js",
+        "dom.js",
+        "index.html",
+        "patch.js",
+        "sse.js",
+        "stateview.js",
+    ]

@@ -37,12 +37,14 @@ def test_the_page_and_its_files_are_served_with_strict_headers(tmp_path: Path) -
     with serve(app(codegen_network(), store=tmp_path / "none.db")) as url:
         page = httpx.get(url + "/")
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-        assert '<script src="/static/devui.js"' in page.text
+        assert '<script type="module" src="/static/devui.js"' in page.text
         assert "script-src 'self'" in page.headers["content-security-policy"]
         assert page.headers["x-frame-options"] == "DENY"
         script = httpx.get(url + "/static/devui.js")
         assert script.headers["content-type"].startswith("text/javascript")
-        assert "getReader()" in script.text  # the SSE stream is read with fetch + ReadableStream
+        assert 'from "./sse.js"' in script.text
+        sse = httpx.get(url + "/static/sse.js")
+        assert "getReader()" in sse.text  # the SSE stream is read with fetch + ReadableStream
         for name in ("../server.py", "server.py", "index.html", "%2e%2e%2fserver.py", "x" * 5000):
             refused = httpx.get(url + "/static/" + name)
             assert refused.status_code == 404, name
