@@ -419,7 +419,7 @@ const handlers = {
       setStatus(outcome && outcome.type === "cancelled" ? "cancelled" : "finished", "");
     }
     const output = event.result && event.result.output;
-    if (output) $("output").textContent = output;
+    if (output) $("output").textContent = "Output: " + output;
   },
   RUN_ERROR(event) {
     session.running = false;
