@@ -18,6 +18,9 @@ from tests.network.devui.networks import codegen_network
 ROOT = Path(__file__).resolve().parents[3]
 TARGET = "tests/network/devui/networks.py:network"
 
+# generous: the machine running the suite may be busy (no timing is asserted)
+http = httpx.Client(timeout=60)
+
 
 def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
@@ -45,17 +48,17 @@ def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path
         line = process.stdout.readline()
         assert line.startswith("Dev UI for 'codegen' at http://127.0.0.1:"), line
         url = line.split(" at ", 1)[1].strip().rstrip("/")
-        page = httpx.get(url + "/", timeout=10)
+        page = http.get(url + "/", timeout=10)
         assert page.status_code == 200 and "devui.js" in page.text
-        graph = httpx.get(url + "/api/graph", timeout=10).json()
+        graph = http.get(url + "/api/graph", timeout=10).json()
         assert [n["agent"] for n in graph["nodes"] if n["agent"]] == [
             "planner",
             "coder",
             "reviewer",
         ]
-        threads = httpx.get(url + "/api/threads", timeout=10).json()["threads"]
+        threads = http.get(url + "/api/threads", timeout=10).json()["threads"]
         assert [t["thread_id"] for t in threads] == ["stored-1"]
-        run = httpx.post(
+        run = http.post(
             url + "/agui/",
             json={
                 "threadId": "t",

@@ -20,7 +20,7 @@ def page(browser: Any) -> Iterator[Any]:
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.set_default_timeout(15_000)
+    opened.set_default_timeout(30_000)  # a busy machine: behaviour is asserted, not speed
     yield opened
     context.close()
     assert errors == [], f"the page raised: {errors}"
