@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Python packages: a PostgreSQL server (the thread
-# store tests start their own in a temporary directory), Node.js where it is missing, and the
-# pinned AG-UI client from npm (`npm ci` from the lockfile); then a real model server (below).
+# store tests start their own in a temporary directory), Node.js where it is missing, the
+# pinned AG-UI client from npm (`npm ci` from the lockfile), Debian's Chromium for the dev UI's
+# browser tests (driven by Playwright, which must never download a browser of its own); then a
+# real model server (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +20,15 @@ if ! command -v npm >/dev/null 2>&1; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq nodejs npm >/dev/null
 fi
+
+if ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+# Playwright's pip package brings no browser, and `playwright install` is never run: the tests
+# launch this chromium through `executable_path` (with PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 set).
 
 for dir in tests/network/agui/client; do
   if [ -f "$dir/package-lock.json" ]; then

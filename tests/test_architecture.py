@@ -37,7 +37,8 @@ LAYERS: dict[str, int] = {
     "network": 7,  # the package itself: network/__init__.py, the facade
     "network.agui": 8,
     "network.mcp": 8,
-    "network.cli": 9,
+    "network.devui": 9,
+    "network.cli": 10,
 }
 
 

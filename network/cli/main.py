@@ -2,6 +2,7 @@
 
     agent-network run FILE:NETWORK "input" [--state JSON] [ENDPOINT OPTIONS]
     agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [ENDPOINT OPTIONS]
+    agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
 
@@ -10,6 +11,9 @@ changes as they happen) and a final summary (stop reason, agent calls, usage, ti
 serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
 `mcp` serves it as an MCP server whose one tool runs the network (`network.mcp`), over stdio
 (the default: an MCP client starts the command) or Streamable HTTP; logs go to stderr.
+`dev` serves the dev UI (`network.devui`): a local page to run the network from a chat box,
+watch it step by step and replay the threads stored in `--store`. `serve` and `dev` bind
+127.0.0.1 by default and print a warning when bound to any other address.
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
@@ -29,6 +33,7 @@ from typing import Any, TextIO, cast
 
 import anyio
 
+from network.cli.bind import listening_socket, warn_if_exposed
 from network.cli.endpoint import (
     RedactingWriter,
     add_endpoint_options,
@@ -41,7 +46,7 @@ from network.drawing import network_mermaid
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="agent-network", description="Run, serve or draw an agent network."
+        prog="agent-network", description="Run, serve, develop or draw an agent network."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser("run", help="run a network once, with a live trace")
@@ -55,6 +60,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/", help="the endpoint's path (default /)")
     add_endpoint_options(serve)
+    dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
+    dev.add_argument("target", metavar="FILE:NETWORK")
+    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--port", type=int, default=8000, help="0: any free port")
+    dev.add_argument(
+        "--store",
+        metavar="URL|PATH",
+        help="the thread store to list and replay: a database URL, an SQLite path or "
+        "sqlite:PATH (default: $AGENT_NETWORK_STORE, else agent-network.db); only read",
+    )
+    add_endpoint_options(dev)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
     graph.add_argument("target", metavar="FILE:NETWORK")
     mcp = commands.add_parser("mcp", help="serve a network as an MCP server (one tool)")
@@ -136,6 +152,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     _quiet_logs()
+    warn_if_exposed(args.host, "the AG-UI server")
     with endpoint_override(network, endpoint):
         print(f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path}")
         uvicorn.run(app(network, path=args.path), host=args.host, port=args.port)
@@ -173,12 +190,56 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def store_option(text: str | None) -> str | None:
+    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
+    scheme); None means the default store."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise CLIError("--store is empty; give an SQLite path or a database URL")
+    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
+        return text[len("sqlite:") :]
+    return text
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    import uvicorn  # noqa: PLC0415 (uvicorn)
+
+    from network.devui import app  # noqa: PLC0415 (starlette)
+
+    network = load_network(args.target)
+    endpoint = endpoint_from_args(args)
+    store_option(args.store)  # a bad --store is reported before anything listens
+    _quiet_logs()
+    exposed = warn_if_exposed(args.host, "the dev UI")
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        raise CLIError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    port = sock.getsockname()[1]
+    # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
+    hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
+    asgi = app(network, store=store_option(args.store), allowed_hosts=hosts)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    with endpoint_override(network, endpoint), sock:
+        print(f"Dev UI for {network.name!r} at http://{host}:{port}/", flush=True)
+        config = uvicorn.Config(asgi, log_level="warning", lifespan="off")
+        uvicorn.Server(config).run(sockets=[sock])
+    return 0
+
+
 def cmd_graph(args: argparse.Namespace) -> int:
     print(network_mermaid(load_network(args.target)), end="")
     return 0
 
 
-COMMANDS = {"run": cmd_run, "serve": cmd_serve, "graph": cmd_graph, "mcp": cmd_mcp}
+COMMANDS = {
+    "run": cmd_run,
+    "serve": cmd_serve,
+    "dev": cmd_dev,
+    "graph": cmd_graph,
+    "mcp": cmd_mcp,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,88 @@
+"""What the page needs of a live run beyond the AG-UI events: each step's details.
+
+AG-UI events carry the streamed answer, tool calls and state deltas, but not the prompt an
+agent was sent, its token usage or duration, or which tool wrote which key. `ObservedNetwork`
+wraps the user's network for the AG-UI server: its `execute` adds one sink that, when a step
+finishes, sends a CUSTOM event `agent_network.devui.step` (before STEP_FINISHED) holding the
+step's `steps.step_view` plus the state writes made since the previous step (the state's own
+provenance log: key, set/delete, agent, tool, source, time). Everything else is the network
+itself: attributes are read through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from network.devui.steps import step_view
+from network.logger import LazyLogger
+from network.run.context import RunContext
+from network.run.emitter import AnySink
+
+STEP_EVENT = "agent_network.devui.step"
+MAX_WRITES = 1_000  # state writes reported per step (the latest); a loop may make many more
+
+log = LazyLogger("agent_network.devui")
+
+
+class ObservedNetwork:
+    """`network`, whose runs also report each step's details (see the module docstring)."""
+
+    def __init__(self, network: Any) -> None:
+        self._network = network
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._network, name)
+
+    async def execute(
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+    ) -> Any:
+        """The network's own `execute`, with the step-details sink first."""
+        details = StepDetails(ctx)
+        result = await self._network.execute(ctx, max_iter=max_iter, sinks=[details, *sinks])
+        return result
+
+
+class StepDetails:
+    """The sink sending `STEP_EVENT` before each STEP_FINISHED of a completed agent call."""
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.ctx = ctx
+        self.writes_seen = 0
+        self.results_seen = len(ctx.state.results)
+
+    async def __call__(self, event: Any) -> None:
+        if event.type != "STEP_FINISHED":
+            return
+        state = self.ctx.state
+        if len(state.results) <= self.results_seen:  # a step closed by an error: no result
+            return
+        self.results_seen = len(state.results)
+        try:
+            value = self.details(len(state.results) - 1)
+        except Exception as error:  # the page loses one step's details; the run goes on
+            log.warning("devui.step_details_failed", error=repr(error))
+            return
+        from network import events  # noqa: PLC0415 (ag_ui: loaded by the run already)
+
+        await self.ctx.emitter.emit(events.custom(STEP_EVENT, value))
+
+    def details(self, index: int) -> dict[str, Any]:
+        """The step view of result `index` with the writes since the previous step."""
+        view = step_view(self.ctx.state.results[index], index)
+        log_ = self.ctx.state.kv.write_log
+        new = log_[self.writes_seen :]
+        self.writes_seen = len(log_)
+        view["writes"] = [
+            {
+                "key": record.key,
+                "op": record.op,
+                "agent": record.writer.agent,
+                "tool": record.writer.tool,
+                "source": record.writer.source,
+                "at": record.at,
+            }
+            for record in new[-MAX_WRITES:]
+        ]
+        view["writes_dropped"] = max(0, len(new) - MAX_WRITES)  # the oldest, beyond the bound
+        return view

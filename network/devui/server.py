@@ -1,0 +1,252 @@
+"""The dev server: the page, the AG-UI endpoint it runs the network through, and JSON views.
+
+    from network.devui import app
+    asgi = app(network, store="agent-network.db")
+
+Routes (all but `/agui/` are GET and read-only):
+
+- `/`: the page; `/static/<name>`: its script (ES modules: `devui.js` importing `dom.js`,
+  `patch.js`, `sse.js`, `stateview.js`) and style (`devui.css`), files of this package, no
+  build step. Any other name under `/static/` is a 404.
+- `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
+  `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
+  duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
+  the same checks, the same in-memory thread registry.
+- `/api/graph`: the network's nodes and edges (`graph.network_graph`).
+- `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
+- `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
+- `/api/history?thread=T&key=K`: `history_of(K)` in the stored thread T.
+
+Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
+(`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
+parameter. An unknown thread is a 404. A failure of the store is a 500 saying only that the
+store failed, with a reference the server logs with the exception; no exception text reaches
+the page. Errors have the AG-UI server's shape: `{"error": {"code", "message", "key"?}}`.
+
+The `Host` header must name the machine the server is bound to (127.0.0.1 / localhost by
+default): a web page a browser loads from elsewhere cannot reach the server through a DNS name
+that points to 127.0.0.1 (DNS rebinding). Responses forbid framing and inline scripts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+
+from network.agui.registry import ThreadRegistry
+from network.agui.server import app as agui_app
+from network.devui.graph import network_graph
+from network.devui.observe import ObservedNetwork
+from network.devui.replay import history, thread_header, thread_replay
+from network.devui.store_access import reading
+from network.errors import InvalidIdError
+from network.ids import new_id
+from network.logger import LazyLogger
+from network.threads.ids import check_id
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+DEFAULT_LIST_LIMIT = 100
+MAX_LIST_LIMIT = 1_000
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversation back
+STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
+    "devui.js": "text/javascript",
+    "dom.js": "text/javascript",
+    "patch.js": "text/javascript",
+    "sse.js": "text/javascript",
+    "stateview.js": "text/javascript",
+    "devui.css": "text/css",
+}
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+
+log = LazyLogger("agent_network.devui")
+
+
+class _ParamError(Exception):
+    def __init__(self, status: int, code: str, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.key = status, code, message, key
+
+    def response(self) -> JSONResponse:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.key is not None:
+            error["key"] = self.key
+        return JSONResponse({"error": error}, status_code=self.status, headers=SECURITY_HEADERS)
+
+
+def app(
+    network: Any,
+    *,
+    store: Any = None,
+    threads: ThreadRegistry | None = None,
+    allowed_hosts: Sequence[str] = LOCAL_HOSTS,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> Starlette:
+    """The dev UI of `network` as an ASGI app.
+
+    Args:
+        network: the `Network` the page runs.
+        store: where the stored threads are read from: a thread store, a database URL or an
+            SQLite path (default: `AGENT_NETWORK_STORE`, else `agent-network.db`). Only read.
+        threads: the AG-UI server's thread registry (default: an in-memory one whose threads
+            may hold up to 64 MiB of state each, a local tool's budget).
+        allowed_hosts: the `Host` header values accepted (default: the loopback names); pass
+            the name or address the server is reached by when it is bound elsewhere.
+        max_body_bytes: the largest AG-UI request body (default 16 MiB).
+    """
+    registry = (  # `is None`: an empty registry is falsy (it has a length)
+        threads
+        if threads is not None
+        else ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
+    )
+    views = _Views(network, store)
+    runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)
+    starlette = Starlette(
+        routes=[
+            Route("/", views.page, methods=["GET"]),
+            Route("/static/{name}", views.static, methods=["GET"]),
+            Route("/api/graph", views.graph, methods=["GET"]),
+            Route("/api/threads", views.threads, methods=["GET"]),
+            Route("/api/thread", views.thread, methods=["GET"]),
+            Route("/api/history", views.history, methods=["GET"]),
+            Mount("/agui", app=runs),
+        ],
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
+    )
+    starlette.state.threads = registry
+    starlette.state.network = network
+    return starlette
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("network.devui").joinpath("static", name).read_bytes()
+
+
+def _identifier(request: Request, param: str) -> str:
+    """The query parameter `param`, checked by the thread stores' identifier rules."""
+    value = request.query_params.get(param)
+    if value is None:
+        raise _ParamError(422, "missing_parameter", f"query parameter {param!r} is required", param)
+    try:
+        return check_id(param, value)
+    except InvalidIdError as exc:
+        raise _ParamError(422, "invalid_parameter", str(exc), param) from exc
+
+
+def _limit(request: Request) -> int:
+    text = request.query_params.get("limit")
+    if text is None:
+        return DEFAULT_LIST_LIMIT
+    # ASCII digits only ("²" is a digit to `isdigit`, not to `int`), and few of them (`int`
+    # refuses more than 4,300)
+    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_LIST_LIMIT))
+    if not digits or not 1 <= int(text) <= MAX_LIST_LIMIT:
+        raise _ParamError(
+            422,
+            "invalid_parameter",
+            f"limit must be an integer from 1 to {MAX_LIST_LIMIT}, got {text[:40]!r}",
+            "limit",
+        )
+    return int(text)
+
+
+def _store_failed(operation: str, error: BaseException) -> JSONResponse:
+    reference = new_id("err_")
+    log.error("devui.store_failed", operation=operation, reference=reference, exc_info=error)
+    return _ParamError(
+        500,
+        "store_failed",
+        f"the thread store failed (reference {reference}); the server's log has the details",
+    ).response()
+
+
+class _Views:
+    def __init__(self, network: Any, store: Any) -> None:
+        self.network = network
+        self.store = store
+        self.page_bytes = _asset("index.html")
+
+    async def page(self, request: Request) -> Response:
+        return Response(self.page_bytes, media_type="text/html", headers=SECURITY_HEADERS)
+
+    async def static(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        media_type = STATIC_FILES.get(name)
+        if media_type is None:
+            return _ParamError(404, "not_found", "no such file").response()
+        return Response(_asset(name), media_type=media_type, headers=SECURITY_HEADERS)
+
+    async def graph(self, request: Request) -> Response:
+        return JSONResponse(network_graph(self.network), headers=SECURITY_HEADERS)
+
+    async def threads(self, request: Request) -> Response:
+        try:
+            limit = _limit(request)
+        except _ParamError as error:
+            return error.response()
+        try:
+            async with reading(self.store) as store:
+                infos = (
+                    [] if store is None else await store.list_threads(app_name=self.network.name)
+                )
+        except Exception as error:
+            return _store_failed("list_threads", error)
+        listed = [thread_header(info) for info in infos[:limit]]
+        return JSONResponse(
+            {"threads": listed, "total": len(infos), "truncated": len(infos) > limit},
+            headers=SECURITY_HEADERS,
+        )
+
+    async def _load(self, thread_id: str) -> Any:
+        async with reading(self.store) as store:
+            return None if store is None else await store.get_thread(thread_id)
+
+    async def thread(self, request: Request) -> Response:
+        try:
+            thread_id = _identifier(request, "id")
+        except _ParamError as error:
+            return error.response()
+        try:
+            thread = await self._load(thread_id)
+        except Exception as error:
+            return _store_failed("get_thread", error)
+        if thread is None:
+            return _ParamError(
+                404, "thread_not_found", "no such thread in the store", "id"
+            ).response()
+        return JSONResponse(thread_replay(thread), headers=SECURITY_HEADERS)
+
+    async def history(self, request: Request) -> Response:
+        try:
+            thread_id = _identifier(request, "thread")
+            key = _identifier(request, "key")  # a state key: the same rules as an id
+        except _ParamError as error:
+            return error.response()
+        try:
+            thread = await self._load(thread_id)
+        except Exception as error:
+            return _store_failed("get_thread", error)
+        if thread is None:
+            return _ParamError(
+                404, "thread_not_found", "no such thread in the store", "thread"
+            ).response()
+        return JSONResponse(
+            {"thread_id": thread_id, "key": key, "writes": history(thread, key)},
+            headers=SECURITY_HEADERS,
+        )

@@ -1,0 +1,645 @@
+// The agent-network dev UI: one page, no build step, no library (ES modules of this folder).
+//
+// A run is started from the chat box with a POST to the AG-UI endpoint (/agui/), whose
+// text/event-stream answer is read with fetch + ReadableStream (sse.js). A stored thread is
+// fetched as JSON (/api/thread) and replayed with the same views.
+//
+// Large runs stay usable: the timeline only renders the rows in view (virtualised); the state
+// after a step and its diff are computed when the step is opened, by applying the JSON Patch
+// operations from the run's baseline (moving forward from the last step computed); the state
+// is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
+
+import { $, el, pre, randomId, section } from "./dom.js";
+import { applyOp, clone, getPath } from "./patch.js";
+import { readEvents } from "./sse.js";
+import { renderDiff, renderState } from "./stateview.js";
+
+const ROW_HEIGHT = 28;
+const OVERSCAN = 6;
+const STEP_EVENT = "agent_network.devui.step";
+
+// -- the session: a live thread, or a stored thread being replayed ------------------------
+
+function liveSession() {
+  return {
+    kind: "live",
+    threadId: randomId("thread"),
+    steps: [],
+    segments: [],
+    segment: null,
+    pendingOps: [],
+    messages: [],
+    state: {},
+    interrupts: [],
+    decisions: new Map(),
+    running: false,
+    runs: 0,
+    current: null,
+    toolCalls: new Map(),
+    cursor: null,
+  };
+}
+
+let session = liveSession();
+let selected = null;
+let detailAnswer = null;
+let graphNodes = new Map();
+let renderQueued = false;
+
+function setStatus(text, kind) {
+  const status = $("status");
+  status.textContent = text;
+  status.className = kind || "";
+}
+
+function showError(message) {
+  $("errors").append(el("div", { class: "error", text: message }));
+}
+
+// -- state at a step, computed on demand ---------------------------------------------------
+
+// The state after step `index`; `capture(op, before)` sees each of that step's own
+// operations with the value its path held just before it.
+function stateAfter(index, capture) {
+  const step = session.steps[index];
+  const segment = step.segment;
+  let cursor = session.cursor;
+  if (!cursor || cursor.segment !== segment || cursor.index > index || (capture && cursor.index >= index)) {
+    cursor = { segment, index: segment.first - 1, state: clone(segment.baseline) };
+  }
+  for (let j = cursor.index + 1; j <= index; j++) {
+    const s = session.steps[j];
+    for (const op of s.preOps) safeApply(cursor.state, op, s);
+    for (const op of s.ops) {
+      if (j === index && capture) capture(op, getPath(cursor.state, op.path));
+      safeApply(cursor.state, op, s);
+    }
+  }
+  cursor.index = index;
+  session.cursor = cursor;
+  return cursor.state;
+}
+
+function safeApply(doc, op, step) {
+  try {
+    applyOp(doc, op);
+  } catch (error) {
+    step.applyError = String(error.message || error);
+  }
+}
+
+// -- graph ---------------------------------------------------------------------------------
+
+async function loadGraph() {
+  const response = await fetch("/api/graph");
+  if (!response.ok) return showError("could not load the network's graph");
+  const graph = await response.json();
+  $("network-name").textContent = graph.name;
+  document.title = "agent-network dev UI: " + graph.name;
+  const box = $("graph");
+  box.replaceChildren();
+  graphNodes = new Map();
+  const labels = new Map();
+  for (const node of graph.nodes) {
+    labels.set(node.id, node.label);
+    const item = el("span", { class: "node " + node.shape, text: node.label, "data-node": node.id });
+    if (node.agent) {
+      item.setAttribute("data-agent", node.agent);
+      graphNodes.set(node.agent, item);
+    }
+    box.append(item);
+  }
+  const edges = $("edges");
+  edges.replaceChildren();
+  for (const edge of graph.edges.slice(0, 200)) {
+    const arrow = edge.dotted ? " ⇢ " : " → ";
+    const label = edge.label ? " (" + edge.label + ")" : "";
+    edges.append(el("li", { text: labels.get(edge.source) + arrow + labels.get(edge.target) + label }));
+  }
+}
+
+// `running`: the agent whose call is under way in a live run; `selected`: the agent of the
+// step opened (a replay, or a live run once it is over).
+function highlight(agent, kind = "running") {
+  for (const [name, node] of graphNodes) {
+    node.classList.toggle("running", kind === "running" && name === agent);
+    node.classList.toggle("selected", kind === "selected" && name === agent);
+  }
+}
+
+// -- timeline (virtualised) ----------------------------------------------------------------
+
+function scheduleRender() {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(() => {
+    renderQueued = false;
+    renderTimeline();
+  });
+}
+
+function rowText(step) {
+  const previous = session.steps[step.index - 1];
+  const parts = ["#" + step.index, step.agent];
+  if (step.run !== undefined && (!previous || previous.run !== step.run)) {
+    parts.push("▸ run " + step.run); // the first call of a run
+  }
+  const meta = [];
+  if (step.durationMs !== undefined) meta.push((step.durationMs / 1000).toFixed(2) + "s");
+  if (step.usage) meta.push(step.usage.total_tokens + " tok");
+  if (step.toolCalls.length) meta.push(step.toolCalls.map((c) => c.name).join(", "));
+  if (step.ops.length) meta.push(step.ops.length + " state ops");
+  return [parts.join(" "), meta.join(" · ")];
+}
+
+function renderTimeline() {
+  const timeline = $("timeline");
+  const spacer = $("timeline-spacer");
+  const steps = session.steps;
+  spacer.style.height = steps.length * ROW_HEIGHT + "px";
+  $("step-count").textContent = "(" + steps.length + " steps)";
+  const first = Math.max(0, Math.floor(timeline.scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const last = Math.min(
+    steps.length - 1,
+    Math.ceil((timeline.scrollTop + timeline.clientHeight) / ROW_HEIGHT) + OVERSCAN,
+  );
+  const rows = [];
+  for (let i = first; i <= last; i++) {
+    const step = steps[i];
+    const [title, meta] = rowText(step);
+    const row = el(
+      "div",
+      { class: "row " + step.status + (selected === i ? " selected" : ""), "data-index": String(i) },
+      el("span", { class: "title", text: title }),
+      el("span", { class: "meta", text: meta }),
+    );
+    row.style.top = i * ROW_HEIGHT + "px";
+    rows.push(row);
+  }
+  spacer.replaceChildren(...rows);
+}
+
+function followTail() {
+  const timeline = $("timeline");
+  const atBottom = timeline.scrollTop + timeline.clientHeight >= timeline.scrollHeight - ROW_HEIGHT * 2;
+  if (atBottom) timeline.scrollTop = session.steps.length * ROW_HEIGHT;
+}
+
+// -- step detail ---------------------------------------------------------------------------
+
+function openStep(index) {
+  if (index < 0 || index >= session.steps.length) return;
+  selected = index;
+  const step = session.steps[index];
+  if (session.kind === "replay" || !session.running) highlight(step.agent, "selected");
+  const changes = [];
+  const state = stateAfter(index, (op, before) => changes.push([op, before]));
+  renderDetail(step, state, changes);
+  renderTimeline();
+}
+
+function renderDetail(step, state, changes) {
+  $("detail-title").textContent = "Step #" + step.index + ": " + step.agent;
+  const body = [];
+  const nav = el(
+    "div",
+    { class: "nav" },
+    el("button", { type: "button", id: "step-prev", text: "◀ previous", onclick: () => openStep(step.index - 1) }),
+    el("button", { type: "button", id: "step-next", text: "next ▶", onclick: () => openStep(step.index + 1) }),
+  );
+  body.push(nav);
+  const facts = [];
+  if (step.durationMs !== undefined) facts.push("duration " + (step.durationMs / 1000).toFixed(3) + "s");
+  if (step.usage) {
+    facts.push(
+      "tokens " + step.usage.prompt_tokens + " prompt + " + step.usage.completion_tokens +
+        " completion = " + step.usage.total_tokens,
+    );
+  }
+  body.push(el("div", { id: "detail-usage", text: facts.join(" · ") || step.status }));
+  if (step.input) body.push(section("Run input", pre(step.input)));
+  if (step.prompt) {
+    body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), pre(step.prompt)));
+  }
+  const noText = step.status === "running" ? "" : "(no text: the model answered with tool calls)";
+  detailAnswer = pre(step.answer || noText, "answer");
+  detailAnswer.id = "detail-answer";
+  body.push(section("Answer", detailAnswer));
+  const tools = el("div", { id: "detail-tools" });
+  for (const call of step.toolCalls) {
+    const failed = call.isError || (typeof call.result === "string" && /^(Error|Rejected):/.test(call.result));
+    tools.append(
+      el(
+        "div",
+        { class: "tool" + (failed ? " failed" : ""), "data-tool": call.name },
+        el("strong", { text: call.name }),
+        el("span", { class: "summary-note", text: call.durationMs !== undefined ? " " + call.durationMs.toFixed(1) + " ms" : "" }),
+        pre("arguments: " + (call.args || "")),
+        pre("result: " + (call.result === null || call.result === undefined ? "(waiting)" : call.result)),
+      ),
+    );
+  }
+  if (step.toolCalls.length) body.push(section("Tool calls", tools));
+  body.push(section("State change (JSON Patch)", renderDiff(changes)));
+  if (step.applyError) body.push(el("div", { class: "error", text: "a state operation did not apply: " + step.applyError }));
+  body.push(section("State after the step", renderState(state, changes, showHistory)));
+  $("detail-body").replaceChildren(...body);
+}
+
+async function showHistory(key) {
+  $("history-key").textContent = "(" + key + ")";
+  const list = $("history");
+  list.replaceChildren();
+  let writes = [];
+  if (session.kind === "replay") {
+    const query = new URLSearchParams({ thread: session.threadId, key });
+    const response = await fetch("/api/history?" + query);
+    const body = await response.json();
+    if (!response.ok) return showError(body.error ? body.error.message : "history failed");
+    writes = body.writes.map((w) => ({ step: w.step, agent: w.agent, tool: null, op: w.op + " " + w.path, at: w.at, source: "agent" }));
+  } else {
+    for (const step of session.steps) {
+      for (const w of step.writes || []) {
+        if (w.key === key) writes.push({ step: step.index, agent: w.agent, tool: w.tool, op: w.op, at: w.at, source: w.source });
+      }
+    }
+  }
+  if (!writes.length) list.append(el("li", { text: "no write recorded" }));
+  for (const w of writes.slice(0, 1000)) {
+    const who = (w.agent || w.source) + (w.tool ? " via tool " + w.tool : "");
+    const when = w.at ? new Date(w.at * 1000).toISOString().slice(11, 23) : "";
+    list.append(el("li", { class: "write", text: "step #" + w.step + " · " + who + " · " + w.op + " · " + when }));
+  }
+}
+
+// -- a live run over AG-UI -----------------------------------------------------------------
+
+function assistantMessage(id) {
+  let message = session.messages.find((m) => m.id === id && m.role === "assistant");
+  if (!message) {
+    message = { id, role: "assistant", content: "" };
+    session.messages.push(message);
+  }
+  return message;
+}
+
+function requestMessages() {
+  return session.messages.map((m) => {
+    if (m.role !== "assistant") return m;
+    const out = { id: m.id, role: "assistant" };
+    if (m.content) out.content = m.content;
+    if (m.toolCalls && m.toolCalls.length) out.toolCalls = m.toolCalls;
+    if (m.name) out.name = m.name;
+    return out;
+  });
+}
+
+const handlers = {
+  RUN_STARTED() {
+    session.runs += 1;
+    setStatus("running", "running");
+  },
+  STATE_SNAPSHOT(event) {
+    session.state = clone(event.snapshot) || {};
+    session.segment = { baseline: clone(event.snapshot) || {}, first: session.steps.length };
+    session.segments.push(session.segment);
+    session.pendingOps = [];
+  },
+  STATE_DELTA(event) {
+    const ops = event.delta.map((op) => clone(op));
+    for (const op of ops) {
+      try {
+        applyOp(session.state, op);
+      } catch (error) {
+        showError("a state operation did not apply: " + error.message);
+      }
+    }
+    if (session.current) session.current.ops.push(...ops);
+    else session.pendingOps.push(...ops);
+    // A step computed while it was running is missing these: compute it again when asked.
+    const cursor = session.cursor;
+    if (cursor && session.current && session.current.index <= cursor.index) session.cursor = null;
+  },
+  STEP_STARTED(event) {
+    if (!session.segment) {
+      session.segment = { baseline: {}, first: session.steps.length };
+      session.segments.push(session.segment);
+    }
+    const step = {
+      index: session.steps.length,
+      agent: event.stepName,
+      status: "running",
+      answer: "",
+      toolCalls: [],
+      ops: [],
+      preOps: session.pendingOps,
+      segment: session.segment,
+      run: session.runs,
+      writes: [],
+      started: performance.now(),
+    };
+    session.pendingOps = [];
+    session.steps.push(step);
+    session.current = step;
+    highlight(step.agent);
+    followTail();
+  },
+  TEXT_MESSAGE_START(event) {
+    const message = assistantMessage(event.messageId);
+    if (event.name) message.name = event.name;
+  },
+  TEXT_MESSAGE_CONTENT(event) {
+    assistantMessage(event.messageId).content += event.delta;
+    const step = session.current;
+    if (step) {
+      step.answer += event.delta;
+      if (selected === step.index && detailAnswer) detailAnswer.textContent = step.answer;
+    }
+  },
+  TOOL_CALL_START(event) {
+    const call = { id: event.toolCallId, name: event.toolCallName, args: "", result: null };
+    session.toolCalls.set(call.id, call);
+    if (session.current) session.current.toolCalls.push(call);
+    const message = assistantMessage(event.parentMessageId || event.toolCallId);
+    message.toolCalls = message.toolCalls || [];
+    message.toolCalls.push({ id: call.id, type: "function", function: { name: call.name, arguments: "" } });
+    call.wire = message.toolCalls[message.toolCalls.length - 1];
+  },
+  TOOL_CALL_ARGS(event) {
+    const call = session.toolCalls.get(event.toolCallId);
+    if (!call) return;
+    call.args += event.delta;
+    call.wire.function.arguments += event.delta;
+  },
+  TOOL_CALL_RESULT(event) {
+    const call = session.toolCalls.get(event.toolCallId);
+    if (call) {
+      call.result = event.content;
+      if (session.current && !session.current.toolCalls.includes(call)) session.current.toolCalls.push(call);
+    }
+    session.messages.push({ id: event.messageId, role: "tool", toolCallId: event.toolCallId, content: event.content });
+  },
+  CUSTOM(event) {
+    if (event.name !== STEP_EVENT || !session.current) return;
+    const details = event.value;
+    const step = session.current;
+    step.prompt = details.prompt;
+    step.input = details.input;
+    step.usage = details.usage;
+    step.durationMs = details.duration_ms;
+    step.writes = details.writes || [];
+    for (const recorded of details.tool_calls || []) {
+      const call = session.toolCalls.get(recorded.id);
+      if (call) {
+        call.durationMs = recorded.duration_ms;
+        call.isError = recorded.is_error;
+      }
+    }
+  },
+  STEP_FINISHED() {
+    const step = session.current;
+    if (!step) return;
+    // The dev server sends each completed call's details before STEP_FINISHED: a step
+    // closed without them was cut short (the run failed or was cancelled during it).
+    if (step.status === "running") step.status = step.usage ? "done" : "error";
+    if (step.durationMs === undefined) step.durationMs = performance.now() - step.started;
+    session.current = null;
+    if (selected === step.index) openStep(step.index);
+  },
+  RUN_FINISHED(event) {
+    session.running = false;
+    highlight(null);
+    const outcome = event.outcome;
+    if (outcome && outcome.type === "interrupt") {
+      session.interrupts = outcome.interrupts || [];
+      session.decisions = new Map();
+      renderInterrupts();
+      setStatus("waiting for confirmation", "waiting");
+    } else {
+      setStatus(outcome && outcome.type === "cancelled" ? "cancelled" : "finished", "");
+    }
+    const output = event.result && event.result.output;
+    if (output) $("output").textContent = "Output: " + output;
+  },
+  RUN_ERROR(event) {
+    session.running = false;
+    highlight(null);
+    if (session.current) session.current.status = "error";
+    for (const step of session.steps) if (step.status === "running") step.status = "error";
+    session.current = null;
+    showError("run failed: " + event.message);
+    setStatus("failed", "failed");
+  },
+};
+
+function onEvent(event) {
+  const handler = handlers[event.type];
+  if (handler) handler(event);
+  scheduleRender();
+}
+
+async function startRun(extra) {
+  session.running = true;
+  $("errors").replaceChildren();
+  $("output").textContent = "";
+  setStatus("starting", "running");
+  const body = {
+    threadId: session.threadId,
+    runId: randomId("run"),
+    messages: requestMessages(),
+    tools: [],
+    context: [],
+    forwardedProps: {},
+    ...extra,
+  };
+  let response;
+  try {
+    response = await fetch("/agui/", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    session.running = false;
+    setStatus("failed", "failed");
+    return showError("could not reach the dev server");
+  }
+  if (!response.ok) {
+    session.running = false;
+    let message = "HTTP " + response.status;
+    try {
+      const refused = await response.json();
+      message += ": " + refused.error.message;
+    } catch (error) {
+      /* no JSON body: the status says it */
+    }
+    setStatus("refused", "failed");
+    return showError("run refused: " + message);
+  }
+  try {
+    await readEvents(response, onEvent, () => showError("the server sent an event that is not JSON"));
+  } catch (error) {
+    showError("the event stream broke off");
+  }
+  if (session.running) {
+    session.running = false;
+    showError("the run's stream ended without RUN_FINISHED");
+    setStatus("failed", "failed");
+  }
+  scheduleRender();
+}
+
+function renderInterrupts() {
+  const box = $("interrupts");
+  box.replaceChildren();
+  for (const interrupt of session.interrupts) {
+    const decide = (approved) => {
+      session.decisions.set(interrupt.id, approved);
+      item.replaceChildren(el("div", { text: (approved ? "accepted: " : "rejected: ") + interrupt.message }));
+      if (session.decisions.size === session.interrupts.length) resume();
+    };
+    const item = el(
+      "div",
+      { class: "interrupt", "data-interrupt": interrupt.id },
+      el("div", { text: interrupt.message || interrupt.reason || "confirmation needed" }),
+      interrupt.toolCallId ? el("div", { class: "summary-note", text: "tool call " + interrupt.toolCallId }) : null,
+      el("button", { type: "button", class: "accept", text: "Accept", onclick: () => decide(true) }),
+      el("button", { type: "button", class: "reject", text: "Reject", onclick: () => decide(false) }),
+    );
+    box.append(item);
+  }
+}
+
+function resume() {
+  const answers = session.interrupts.map((interrupt) => ({
+    interruptId: interrupt.id,
+    status: "resolved",
+    payload: { approved: session.decisions.get(interrupt.id) === true },
+  }));
+  session.interrupts = [];
+  $("interrupts").replaceChildren();
+  startRun({ resume: answers });
+}
+
+function resetLive() {
+  session = liveSession();
+  selected = null;
+  $("source").textContent = "live thread " + session.threadId;
+  $("detail-title").textContent = "Select a step";
+  $("detail-body").replaceChildren();
+  $("interrupts").replaceChildren();
+  $("output").textContent = "";
+  highlight(null);
+  renderTimeline();
+}
+
+// -- stored threads ------------------------------------------------------------------------
+
+async function loadThreads() {
+  const list = $("threads");
+  const response = await fetch("/api/threads");
+  const body = await response.json();
+  if (!response.ok) return showError("could not list threads: " + body.error.message);
+  list.replaceChildren();
+  if (!body.threads.length) list.append(el("li", { class: "summary-note", text: "no stored thread" }));
+  for (const thread of body.threads) {
+    const when = new Date(thread.updated_at * 1000).toISOString().slice(0, 19).replace("T", " ");
+    list.append(
+      el(
+        "li",
+        {},
+        el("button", {
+          type: "button",
+          class: "thread",
+          "data-thread-id": thread.thread_id,
+          text: thread.thread_id + " · " + thread.result_count + " steps · " + when,
+          onclick: () => openThread(thread.thread_id),
+        }),
+      ),
+    );
+  }
+}
+
+async function openThread(threadId) {
+  setStatus("loading", "running");
+  const response = await fetch("/api/thread?" + new URLSearchParams({ id: threadId }));
+  const body = await response.json();
+  if (!response.ok) {
+    setStatus("failed", "failed");
+    return showError("could not open thread: " + body.error.message);
+  }
+  const segment = { baseline: {}, first: 0 };
+  session = {
+    kind: "replay",
+    threadId,
+    segments: [segment],
+    cursor: null,
+    running: false,
+    steps: body.steps.map((s) => ({
+      index: s.index,
+      agent: s.agent,
+      status: "done",
+      answer: s.answer,
+      prompt: s.prompt,
+      input: s.input,
+      usage: s.usage,
+      durationMs: s.duration_ms,
+      toolCalls: s.tool_calls.map((c) => ({
+        id: c.id,
+        name: c.name,
+        args: c.arguments,
+        result: c.content,
+        isError: c.is_error,
+        durationMs: c.duration_ms,
+      })),
+      ops: s.state_delta,
+      run: s.run,
+      preOps: [],
+      segment,
+    })),
+  };
+  selected = null;
+  $("source").textContent = "stored thread " + threadId + (body.truncated ? " (first steps only)" : "");
+  $("detail-body").replaceChildren();
+  $("detail-title").textContent = "Select a step";
+  $("errors").replaceChildren();
+  $("interrupts").replaceChildren();
+  $("timeline").scrollTop = 0;
+  setStatus("replay", "");
+  renderTimeline();
+  if (session.steps.length) openStep(0);
+}
+
+// -- wiring --------------------------------------------------------------------------------
+
+function init() {
+  $("source").textContent = "live thread " + session.threadId;
+  $("timeline").addEventListener("scroll", scheduleRender, { passive: true });
+  $("timeline").addEventListener("click", (event) => {
+    const row = event.target.closest(".row");
+    if (row) openStep(Number(row.getAttribute("data-index")));
+  });
+  $("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const input = $("chat-input");
+    const text = input.value.trim();
+    if (!text || session.running) return;
+    if (session.kind !== "live") resetLive();
+    if (session.interrupts.length) return showError("answer the confirmation first");
+    input.value = "";
+    session.messages.push({ id: randomId("msg"), role: "user", content: text });
+    startRun({});
+  });
+  $("new-thread").addEventListener("click", resetLive);
+  $("threads-refresh").addEventListener("click", loadThreads);
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT" || selected === null) return;
+    if (event.key === "ArrowDown" || event.key === "j") openStep(selected + 1);
+    if (event.key === "ArrowUp" || event.key === "k") openStep(selected - 1);
+  });
+  renderTimeline();
+  loadGraph();
+  loadThreads();
+}
+
+init();

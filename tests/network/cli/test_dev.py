@@ -1,0 +1,144 @@
+"""`agent-network dev`: the dev UI started as a user would, through a subprocess."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import httpx
+
+from network.cli.bind import is_loopback, warn_if_exposed
+from network.cli.main import main
+from tests.network.devui.networks import codegen_network
+
+ROOT = Path(__file__).resolve().parents[3]
+TARGET = "tests/network/devui/networks.py:network"
+
+# generous: the machine running the suite may be busy (no timing is asserted)
+http = httpx.Client(timeout=60)
+
+
+def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path) -> None:
+    db = tmp_path / "threads.db"
+    anyio.run(lambda: codegen_network().run("Write add", thread_id="stored-1", store=db))
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "network.cli",
+            "dev",
+            TARGET,
+            "--port",
+            "0",
+            "--store",
+            f"sqlite:{db}",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("Dev UI for 'codegen' at http://127.0.0.1:"), line
+        url = line.split(" at ", 1)[1].strip().rstrip("/")
+        page = http.get(url + "/", timeout=10)
+        assert page.status_code == 200 and "devui.js" in page.text
+        graph = http.get(url + "/api/graph", timeout=10).json()
+        assert [n["agent"] for n in graph["nodes"] if n["agent"]] == [
+            "planner",
+            "coder",
+            "reviewer",
+        ]
+        threads = http.get(url + "/api/threads", timeout=10).json()["threads"]
+        assert [t["thread_id"] for t in threads] == ["stored-1"]
+        run = http.post(
+            url + "/agui/",
+            json={
+                "threadId": "t",
+                "runId": "r",
+                "messages": [{"id": "m", "role": "user", "content": "go"}],
+            },
+            timeout=30,
+        )
+        assert run.status_code == 200 and '"type":"RUN_FINISHED"' in run.text
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert process.stderr is not None
+    assert "WARNING" not in process.stderr.read()
+
+
+def test_dev_warns_when_bound_beyond_this_machine(capsys: object) -> None:
+    # 203.0.113.1 (TEST-NET-3) is no address of this machine: the warning comes first, then
+    # binding fails with one line and status 2, so nothing ever listens beyond loopback.
+    status = main(["dev", TARGET, "--host", "203.0.113.1", "--port", "0"])
+    captured = capsys.readouterr()  # type: ignore[attr-defined]
+    assert status == 2
+    assert "WARNING: the dev UI is bound to 203.0.113.1, not 127.0.0.1" in captured.err
+    assert "error: cannot listen on 203.0.113.1:0" in captured.err
+
+
+def test_loopback_addresses_are_not_warned_about() -> None:
+    for host in ("127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"):
+        assert is_loopback(host), host
+        assert warn_if_exposed(host, "x", io.StringIO()) is False
+    for host in ("0.0.0.0", "::", "192.168.1.10", "example.com"):
+        stream = io.StringIO()
+        assert warn_if_exposed(host, "the dev UI", stream) is True
+        assert "WARNING: the dev UI is bound to " + host in stream.getvalue()
+
+
+def test_dev_refuses_a_missing_file() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "network.cli", "dev", "no/such/file.py:network", "--port", "0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: no such file: no/such/file.py"
+
+
+def test_serve_warns_too_when_bound_beyond_this_machine(capsys: object) -> None:
+    import pytest
+
+    with pytest.raises(SystemExit):  # uvicorn cannot bind an address this machine lacks
+        main(
+            [
+                "serve",
+                "tests/network/cli/example_network.py:network",
+                "--host",
+                "203.0.113.1",
+                "--port",
+                "0",
+            ]
+        )
+    captured = capsys.readouterr()  # type: ignore[attr-defined]
+    assert "WARNING: the AG-UI server is bound to 203.0.113.1, not 127.0.0.1" in captured.err
+
+
+def test_the_store_option_takes_a_path_a_url_or_sqlite_path() -> None:
+    from network.cli.main import store_option
+
+    assert store_option(None) is None
+    assert store_option("sqlite:threads.db") == "threads.db"
+    assert store_option("sqlite:///abs/threads.db") == "sqlite:///abs/threads.db"
+    assert store_option("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert store_option("threads.db") == "threads.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "network.cli", "dev", TARGET, "--port", "0", "--store", " "],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--store is empty" in done.stderr

@@ -1,0 +1,119 @@
+"""Offline networks for the dev UI tests: code generation on ScriptedModels, and a long run."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import anyio
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network, RunContext, merge_dicts
+from tests.network.agui.networks import CODEGEN_SCHEMA, codegen_route
+
+
+def codegen_network(*, confirm: bool = False, gate: threading.Event | None = None) -> Network:
+    """Planner, coder (write_files), reviewer (one rejection, then approval).
+
+    `confirm`: write_files waits for a person's confirmation. `gate`: write_files waits until
+    the test sets it (so the page can be looked at while the coder's step is running).
+    """
+
+    @tool(
+        outputs_to_state={"files": {"source": "files", "handler": merge_dicts}},
+        requires_confirmation=confirm,
+    )
+    async def write_files(files: dict[str, str]) -> dict[str, Any]:
+        """Write source files."""
+        if gate is not None:
+            await anyio.to_thread.run_sync(gate.wait, 30)
+        return {"files": files, "written": sorted(files)}
+
+    @tool(outputs_to_state={"review": {}})
+    def review(approved: bool, comments: str = "") -> dict[str, Any]:
+        """Approve the files or send them back."""
+        return {"approved": approved, "comments": comments}
+
+    def coder(request: Any) -> Any:
+        system = "".join(m.content for m in request.system)
+        if "add a test" in system:
+            return call("write_files", files={"tests/test_add.py": "assert add(2, 3) == 5\n"})
+        return call("write_files", files={"calc/add.py": "def add(a, b):\n    return a + b\n"})
+
+    def reviewer(request: Any) -> Any:
+        system = "".join(m.content for m in request.system)
+        if "tests/test_add.py" in system:
+            return call("review", approved=True, comments="Looks good.")
+        return call("review", approved=False, comments="Please add a test.")
+
+    planner = Agent(
+        "planner",
+        system="Plan the task.",
+        model=ScriptedModel(lambda r: "1. calc/add.py\n2. tests/test_add.py", chunk_size=4),
+        output_key="plan",
+    )
+    coder_agent = Agent(
+        "coder",
+        system="Follow the plan: {plan}\nReview: {review?}",
+        tools=[write_files],
+        model=ScriptedModel(coder, chunk_size=4),
+    )
+    reviewer_agent = Agent(
+        "reviewer",
+        system="Review {files}",
+        tools=[review],
+        model=ScriptedModel(reviewer, chunk_size=4),
+    )
+    return Network(
+        "codegen",
+        [planner, coder_agent, reviewer_agent],
+        codegen_route,
+        state_schema=CODEGEN_SCHEMA,
+        max_iter=12,
+    )
+
+
+network = codegen_network()  # what `agent-network dev tests/network/devui/networks.py` serves
+
+BLOB_ENTRIES = 20_000
+BLOB_ENTRY = "x" * 250  # 20,000 entries of ~270 bytes: a state of more than 5 MB
+
+
+def long_network(steps: int, blob_at: int) -> Network:
+    """One agent called `steps` times; its call number `blob_at` stores a 5 MB `blob`."""
+
+    @tool(outputs_to_state={"blob": {}})
+    def make_blob(entries: int) -> dict[str, str]:
+        """Make a large value."""
+        return {f"entry-{i:05d}": BLOB_ENTRY for i in range(entries)}
+
+    def worker(request: Any) -> Any:
+        if request.history and request.history[-1].role == "tool":
+            return "stored"
+        system = "".join(m.content for m in request.system)
+        if f"call {blob_at}." in system:
+            return call("make_blob", entries=BLOB_ENTRIES)
+        return "step done"
+
+    def route(ctx: RunContext) -> Any:
+        if ctx.call_count >= steps:
+            return None
+        return ctx.network.agents["worker"]
+
+    def instructions(ctx: RunContext) -> str:
+        return f"You are call {ctx.call_count}."
+
+    agent = Agent(
+        "worker",
+        system=instructions,
+        tools=[make_blob],
+        model=ScriptedModel(worker),
+        output_key="note",
+    )
+    return Network(
+        "long",
+        [agent],
+        route,
+        state_schema={"note": {"type": str}, "blob": {"type": dict[str, str]}},
+        max_iter=steps + 1,
+    )
