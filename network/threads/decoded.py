@@ -106,6 +106,10 @@ class DecodedCache:
             self._threads.popitem(last=False)
         return entry
 
+    def entry(self, thread_id: str) -> DecodedThread | None:
+        """A thread's entry if the cache holds one (nothing is made or reordered)."""
+        return self._threads.get(thread_id)
+
     def forget(self, thread_id: str) -> None:
         """Drop a thread's entry (it was deleted)."""
         self._threads.pop(thread_id, None)

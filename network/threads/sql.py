@@ -35,7 +35,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
 import anyio
-from sqlalchemy import delete, event, select
+from sqlalchemy import delete, event, literal, select, union_all
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
@@ -220,13 +220,7 @@ class SQLStore(BaseStore):
             if row is None:
                 return None
             entry, summaries = await self._sync(conn, thread_id, row)
-            state = await _key_values(conn, t.thread_state, t.thread_state.c.thread_id == thread_id)
-            user_state = await _key_values(
-                conn,
-                t.user_state,
-                (t.user_state.c.app_name == row.app_name) & (t.user_state.c.user_id == row.user_id),
-            )
-            app_state = await _key_values(conn, t.app_state, t.app_state.c.app_name == row.app_name)
+            state, user_state, app_state = await self._scopes(conn, row)
         return Thread.model_construct(
             **_info(row).__dict__,
             messages=entry.conversation(row.message_count),
@@ -236,6 +230,28 @@ class SQLStore(BaseStore):
             user_state=user_state,
             app_state=app_state,
         )
+
+    async def _scopes(
+        self, conn: AsyncConnection, row: Any
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """The thread's, its user's and its app's keys, in one statement (one round trip)."""
+        t = self.tables
+        owners = (
+            (t.thread_state, t.thread_state.c.thread_id == row.thread_id),
+            (
+                t.user_state,
+                (t.user_state.c.app_name == row.app_name) & (t.user_state.c.user_id == row.user_id),
+            ),
+            (t.app_state, t.app_state.c.app_name == row.app_name),
+        )
+        scoped = [
+            select(literal(n).label("scope"), table.c.key, table.c.value).where(where)
+            for n, (table, where) in enumerate(owners)
+        ]
+        found: tuple[dict[str, Any], ...] = ({}, {}, {})
+        for scope, key, value in (await conn.execute(union_all(*scoped))).all():
+            found[scope][key] = decode_value(value)
+        return found[0], found[1], found[2]
 
     async def _sync(
         self, conn: AsyncConnection, thread_id: str, row: Any
@@ -343,13 +359,16 @@ class SQLStore(BaseStore):
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
         async with self._writer.begin() as conn:  # any failure rolls the whole commit back
-            await self._commits.write(conn, thread_id, commit, messages, results, now, summaries)
+            first = await self._commits.write(
+                conn, thread_id, commit, messages, results, now, summaries
+            )
+        # Committed: the next load need not read back what this process just wrote.
+        entry = self.decoded.entry(thread_id)
+        if entry is not None:
+            rows = [(r["data"], r["history_length"], r["at"]) for r in results]
+            texts = [text for _, text in summaries]
+            self.decoded.extend(entry, first[0], messages, first[1], rows, first[2], texts)
         return commit.revision + 1
-
-
-async def _key_values(conn: AsyncConnection, table: Any, where: Any) -> dict[str, Any]:
-    rows = (await conn.execute(select(table.c.key, table.c.value).where(where))).all()
-    return {key: decode_value(value) for key, value in rows}
 
 
 def _info(row: Any) -> ThreadInfo:

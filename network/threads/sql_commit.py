@@ -87,8 +87,10 @@ class CommitWriter:
         results: list[dict[str, Any]],
         now: float,
         summaries: Sequence[tuple[int, str]] = (),
-    ) -> None:
-        """Apply `commit` to the thread, or raise (the caller's transaction then rolls back)."""
+    ) -> tuple[int, int, int]:
+        """Apply `commit` to the thread, or raise (the caller's transaction then rolls back).
+
+        Returns the sequence numbers the commit's first message, result and summary got."""
         bumped = (
             await conn.execute(
                 self.bump,
@@ -105,6 +107,7 @@ class CommitWriter:
             await self._refuse(conn, thread_id, commit.revision)
         app_name, user_id, message_count, result_count = bumped
         run_id = commit.run_id
+        first_summary = 0
         if messages:
             first = message_count - len(messages)
             rows = [
@@ -120,7 +123,7 @@ class CommitWriter:
             ]
             await conn.execute(self.add_results, rows)
         if summaries:
-            first = await conn.scalar(self.next_summary, {"b_thread": thread_id})
+            first_summary = first = await conn.scalar(self.next_summary, {"b_thread": thread_id})
             rows = [
                 {"thread_id": thread_id, "seq": first + i, "run_id": run_id, "covers": c, "data": d}
                 for i, (c, d) in enumerate(summaries)
@@ -138,6 +141,7 @@ class CommitWriter:
             )
         if commit.shared:
             await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
+        return message_count - len(messages), result_count - len(results), first_summary
 
     async def _refuse(self, conn: AsyncConnection, thread_id: str, expected: int) -> NoReturn:
         found = await conn.scalar(self.revision, {"b_thread": thread_id})
