@@ -24,9 +24,9 @@ from agents.mcp.arguments import arguments_check
 from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
-from network.logger import get_logger
+from network.logger import LazyLogger
 
-_log = get_logger("agents.mcp")
+_log = LazyLogger("agents.mcp")  # structlog loads on first use, not on import
 
 NO_READ_LIMIT = 7 * 24 * 3600.0  # a tool call is limited by the dispatcher, not the SDK
 MAX_LIST_PAGES = 100  # a server whose tool listing never ends cannot hang a run

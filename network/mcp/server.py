@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from network.logger import get_logger
+from network.logger import LazyLogger
 from network.network import Network
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
     from mcp.types import CallToolResult
 
-_log = get_logger("network.mcp")
+_log = LazyLogger("network.mcp")  # structlog loads on first use, not on import
 
 MAX_INPUT_CHARS = 1_000_000  # a bound on one call's input text, against hostile clients
 
