@@ -64,7 +64,7 @@ class Connection:
         self._group = group
         return self
 
-    async def _host(self, *, task_status: Any = anyio.TASK_STATUS_IGNORED) -> None:
+    async def _host(self, *, task_status: Any) -> None:  # always run by `group.start`
         """Hold the SDK client open until `__aexit__`, in a task of its own.
 
         The SDK runs its transport in task groups of the task that enters it. Entered in the
