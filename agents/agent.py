@@ -237,9 +237,13 @@ class Agent:
         typed = None
         try:
             if self.output is None:
-                response = await model.complete(
-                    request, call_events.on_chunk if call_events is not None else None
-                )
+                on_chunk = call_events.on_chunk if call_events is not None else None
+                if ctx.steps is None:
+                    response = await model.complete(request, on_chunk)
+                else:  # a durable run: the answer is recorded (network.run.steps)
+                    response = await ctx.steps.model(
+                        self.name, lambda: model.complete(request, on_chunk)
+                    )
             else:
                 from agents.output_call import complete_typed  # noqa: PLC0415 (ag_ui)
 

@@ -150,8 +150,14 @@ async def run_tool_calls(
         call = calls[0]
         mark = kv.savepoint()
         kv.writer = tool_writer(agent.name, ctx.call_count, call.name, call.id)
+        steps = ctx.steps
         try:
-            record = await run_tool(ctx, agent, tools, call, ctx.state)
+            if steps is None:
+                record = await run_tool(ctx, agent, tools, call, ctx.state)
+            else:  # a durable run: the call is recorded (network.run.steps)
+                record = await steps.tool(
+                    call.name, ctx.state, lambda: run_tool(ctx, agent, tools, call, ctx.state)
+                )
         except BaseException:
             kv.rollback(mark)
             raise
@@ -166,8 +172,18 @@ async def run_tool_calls(
     views: list[State] = [ctx.state.for_tool() for _ in calls]
     records: list[ToolCallRecord | None] = [None] * len(calls)
 
+    steps = ctx.steps
+
     async def run_one(index: int) -> None:
-        records[index] = await run_tool(ctx, agent, tools, calls[index], views[index])
+        view = views[index]
+        if steps is None:
+            records[index] = await run_tool(ctx, agent, tools, calls[index], view)
+        else:  # a durable run: each call is recorded (network.run.steps)
+            records[index] = await steps.tool(
+                calls[index].name,
+                view,
+                lambda: run_tool(ctx, agent, tools, calls[index], view),
+            )
 
     async with anyio.create_task_group() as group:
         for index in range(len(calls)):

@@ -53,7 +53,14 @@ async def complete_typed(
     current = base
     try:
         while True:
-            response = await model.complete(current, _chunk_handler(call_events, stream))
+            on_chunk = _chunk_handler(call_events, stream)
+            if ctx.steps is None:
+                response = await model.complete(current, on_chunk)
+            else:  # a durable run: each answer is recorded (network.run.steps)
+                asked = current
+                response = await ctx.steps.model(
+                    agent.name, lambda: model.complete(asked, on_chunk)
+                )
             usage = usage + response.usage
             message = response.message
             raw = spec.final_answer(mode, message)

@@ -24,6 +24,7 @@ from network.run.limits import Budget, UsageLimits
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
+from network.run.steps import StepRunner
 from network.run.streaming import EventStream
 from network.state.schema import StateSchema
 from network.state.state import State
@@ -186,6 +187,8 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        durable: bool = False,
+        step_runner: StepRunner | None = None,
     ) -> RunResult:
         """Run the network on `input` and return its `RunResult`.
 
@@ -204,11 +207,41 @@ class Network(Generic[DepsT]):
         and `user_id`'s / `app_name`'s (default: this network's name) scoped state are loaded
         from `store` (a store, a URL, an SQLite path; default `agent-network.db`), and each
         completed agent call is committed. Without one, nothing is written anywhere.
+
+        `durable=True` runs it as a DBOS workflow (the `durable` extra; see
+        `network.durable`): each router decision, model call and tool call is recorded, and a
+        run whose process dies resumes from its last completed step. `run_id` is then the
+        workflow's id: running the same id again resumes (or returns) that run. `store` must
+        be a URL or path. `step_runner` is the durable engine's own hook: leave it None.
         """
+        if durable:
+            from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
+
+            return await run_durably(
+                self,
+                input,
+                state=state,
+                max_iter=max_iter,
+                run_id=run_id,
+                sinks=sinks,
+                thread_id=thread_id,
+                user_id=user_id,
+                store=store,
+                app_name=app_name,
+                deps=deps,
+                resources=resources,
+                limits=limits,
+            )
         session = None
         if thread_id is not None:
             session = await ThreadSession.open(
-                self, thread_id, user_id=user_id, store=store, app_name=app_name, state=state
+                self,
+                thread_id,
+                user_id=user_id,
+                store=store,
+                app_name=app_name,
+                state=state,
+                steps=step_runner,
             )
         elif store is not None or user_id is not None:
             raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
@@ -221,6 +254,7 @@ class Network(Generic[DepsT]):
             thread_id=thread_id,
             deps=deps,  # type: ignore[arg-type]  # None when the run has no deps
             resources=self._resources("run", resources),
+            steps=step_runner,
         )
         checked = _check_limits(self.name, limits)
         if checked is not None:

@@ -5,6 +5,7 @@
     agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
+    agent-network worker FILE:NETWORK... --db URL [--concurrency N] [--executor-id ID]
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
@@ -80,6 +81,11 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("--port", type=int, default=8000, help="HTTP only; 0 picks a free port")
     mcp.add_argument("--path", default="/mcp", help="HTTP only: the endpoint's path")
     add_endpoint_options(mcp)
+    worker = commands.add_parser("worker", help="run durable runs from the shared queue (DBOS)")
+    worker.add_argument("targets", metavar="FILE:NETWORK", nargs="+")
+    worker.add_argument("--db", required=True, help="DBOS database: postgresql://... or sqlite:///")
+    worker.add_argument("--concurrency", type=int, help="most runs at once in this worker")
+    worker.add_argument("--executor-id", help="this worker's id (default: a new one)")
     return parser
 
 
@@ -233,12 +239,38 @@ def cmd_graph(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_worker(args: argparse.Namespace) -> int:
+    import signal  # noqa: PLC0415 (only the worker handles signals)
+    import threading  # noqa: PLC0415
+
+    from network.durable import run_worker  # noqa: PLC0415 (dbos is optional and heavy)
+
+    networks = [load_network(target) for target in args.targets]
+    if args.concurrency is not None and args.concurrency < 1:
+        raise CLIError(f"--concurrency must be >= 1, got {args.concurrency}")
+    _quiet_logs()
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    names = ", ".join(repr(network.name) for network in networks)
+    print(f"Worker for {names} started", flush=True)
+    run_worker(
+        networks,
+        db=args.db,
+        concurrency=args.concurrency,
+        executor_id=args.executor_id,
+        stop=stop,
+    )
+    return 0
+
+
 COMMANDS = {
     "run": cmd_run,
     "serve": cmd_serve,
     "dev": cmd_dev,
     "graph": cmd_graph,
     "mcp": cmd_mcp,
+    "worker": cmd_worker,
 }
 
 

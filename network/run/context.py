@@ -21,6 +21,7 @@ from network.run.emitter import Emitter
 from network.run.interrupts import Answer, Interrupt
 from network.run.limits import Budget
 from network.run.resources import Resources
+from network.run.steps import StepRunner
 from network.state.schema import StateSchema
 from network.state.state import State
 
@@ -135,6 +136,9 @@ class RunContext(Generic[DepsT]):
     # The request that failed for good and ended the run (recorded like `model_calls`), so
     # the trace shows it as a failed chat span under its agent.
     failed_model_calls: tuple[ModelCall, ...] = ()
+    # The durable engine's hook (network.durable): router decisions, model and tool calls go
+    # through it when set, to be recorded or replayed. None: they are called directly.
+    steps: StepRunner | None = None
 
     @property
     def usage(self) -> Usage:

@@ -22,9 +22,12 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     route = network.router
     while True:
         kv.writer = router_writer(ctx.call_count)
-        choice = route(ctx)
-        if hasattr(choice, "__await__"):
-            choice = await choice
+        if ctx.steps is None:
+            choice = route(ctx)
+            if hasattr(choice, "__await__"):
+                choice = await choice
+        else:  # a durable run: the decision is recorded (network.run.steps)
+            choice = await ctx.steps.route(ctx, route)
         if emitter.active:
             await emitter.flush_state(kv)
         if isinstance(choice, Stop):

@@ -28,19 +28,21 @@ and the session only reads keys that deltas name or that are `user:` / `app:` wr
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
 from pydantic import BaseModel
 
-from network.errors import ThreadError
+from network.errors import StaleThreadError, ThreadError
 from network.history.results import InferenceResult
 from network.history.writes import StateWrite
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink
 from network.run.result import RunResult
+from network.run.steps import StepRunner
 from network.state.handlers import replace_values
 from network.state.kv import KV, MISSING
 from network.state.provenance import WriteRecord
@@ -79,6 +81,7 @@ class ThreadSession:
         self._summaries_saved = len(state.summaries)
         self._loaded = len(state.results)  # the thread's calls before this run
         self._writes_saved = 0  # position in the run's write log of what is committed
+        self.steps: StepRunner | None = None  # a durable run's (network.run.steps)
 
     @classmethod
     async def open(
@@ -90,20 +93,32 @@ class ThreadSession:
         store: Any = None,
         app_name: str | None = None,
         state: Mapping[str, Any] | State | None = None,
+        steps: StepRunner | None = None,
     ) -> ThreadSession:
-        """Load (or create) the thread and build the run's State from it."""
+        """Load (or create) the thread and build the run's State from it.
+
+        `steps` (a durable run's): the load and each commit are recorded steps, so a resumed
+        run starts from the thread as it was loaded, and commits each agent call once.
+        """
         app = app_name or network.name
         # Before the store is opened: every store, the user's own too, gets the same rules.
         check_id("thread_id", thread_id)
         check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
         try:
-            thread = await _load(opened, thread_id, app, user_id)
+            if steps is None:
+                thread = await _load(opened, thread_id, app, user_id)
+            else:
+                thread = await steps.step(
+                    "thread_load", lambda: _load(opened, thread_id, app, user_id)
+                )
             run_state = _state_of(network, thread)
             _kv(run_state).record_shared_writes = True
             if state is not None:
                 _write_initial(run_state, state)
-            return cls(opened, thread, run_state, owns_store=owned)
+            session = cls(opened, thread, run_state, owns_store=owned)
+            session.steps = steps
+            return session
         except BaseException:
             if owned:
                 with anyio.CancelScope(shield=True):
@@ -180,7 +195,12 @@ class ThreadSession:
             return
         # Shielded: a call that completed is saved even when the run is being cancelled.
         with anyio.CancelScope(shield=True):
-            self.revision = await self.store.append_results(self.thread_id, commit)
+            if self.steps is None:
+                self.revision = await self.store.append_results(self.thread_id, commit)
+            else:  # recorded: a resumed run does not commit it again
+                self.revision = await self.steps.step(
+                    "thread_commit", lambda: commit_once(self.store, self.thread_id, commit)
+                )
         self._results_saved += len(results)
         self._messages_saved += len(messages)
         self._summaries_saved += len(summaries)
@@ -294,3 +314,27 @@ def _encode(key: str, value: Any) -> str:
         raise ThreadError(
             f"state key {key!r} holds a value that cannot be stored as JSON: {exc}"
         ) from exc
+
+
+async def commit_once(store: ThreadStore, thread_id: str, commit: Commit) -> int:
+    """`append_results`, made idempotent for a durable run's recorded commit.
+
+    When the process died after the store committed but before the step was recorded, the
+    step runs again and the store finds its revision stale: if the thread's next revision is
+    this very commit (the same agent calls, or the same key values for a commit without
+    calls), it is taken as done instead of committed twice.
+    """
+    try:
+        return await store.append_results(thread_id, commit)
+    except StaleThreadError:
+        thread = await store.get_thread(thread_id)
+        if thread is None or thread.revision != commit.revision + 1:
+            raise
+        ours = [(r.result.agent, r.result.started_at) for r in commit.results]
+        stored = [(r.agent, r.started_at) for r in thread.results[len(thread.results) - len(ours) :]]
+        same_values = all(
+            thread.state.get(key) == json.loads(value) for key, value in commit.state.items()
+        )
+        if (ours and stored == ours) or (not ours and same_values):
+            return thread.revision
+        raise

@@ -1,0 +1,121 @@
+"""`DurableClient`: put runs on the workers' queue and read them by run id, from any process.
+
+The client is DBOS's `DBOSClient` on the system database: it enqueues without running
+anything and without launching DBOS, so a web server (or a script) can hand runs to
+`agent-network worker` processes and follow them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from network.durable.engine import APP_NAME, QUEUE_NAME, WORKFLOW_NAME, system_database_url
+from network.durable.event_log import STREAM_KEY
+from network.durable.runs import run_request
+from network.ids import new_id
+from network.threads.ids import check_id
+
+
+class DurableRunStatus(BaseModel):
+    """Where a durable run is: its DBOS status, and its outcome once it finished.
+
+    `status` is DBOS's: ENQUEUED, PENDING (running, or waiting to be resumed), SUCCESS,
+    ERROR, CANCELLED, MAX_RECOVERY_ATTEMPTS_EXCEEDED.
+    """
+
+    run_id: str
+    status: str
+    network: str | None = None
+    executor_id: str | None = None
+    output: str | None = None
+    stop_reason: str | None = None
+    state: dict[str, Any] | None = None
+    error: str | None = None
+
+
+class DurableClient:
+    """Enqueue durable runs and read their status, result and events by run id."""
+
+    def __init__(self, db: str) -> None:
+        from dbos import DBOSClient  # noqa: PLC0415 (dbos is optional and heavy)
+
+        self._client = DBOSClient(
+            system_database_url=system_database_url(db), application_name=APP_NAME
+        )
+
+    def enqueue(
+        self,
+        network: str,
+        input: str,
+        *,
+        state: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        max_iter: int | None = None,
+        thread_id: str | None = None,
+        user_id: str | None = None,
+        app_name: str | None = None,
+        store: str | None = None,
+    ) -> str:
+        """Put a run of the network named `network` on the workers' queue; returns its run id.
+
+        Enqueuing a run id that exists already returns it without enqueuing it again.
+        """
+        check_id("network", network)
+        run_id = run_id or new_id("run_")
+        check_id("run_id", run_id)
+        request = run_request(
+            input,
+            state=state,
+            max_iter=max_iter,
+            thread_id=thread_id,
+            user_id=user_id,
+            store=store,
+            app_name=app_name,
+        )
+        options: Any = {
+            "workflow_name": WORKFLOW_NAME,
+            "queue_name": QUEUE_NAME,
+            "workflow_id": run_id,
+        }
+        self._client.enqueue(options, network, request)
+        return run_id
+
+    def status(self, run_id: str) -> DurableRunStatus:
+        """The run's status (and outcome when it finished); `KeyError` for an unknown id."""
+        listed = self._client.list_workflows(workflow_ids=[run_id], load_output=True)
+        if not listed:
+            raise KeyError(f"no durable run {run_id!r}")
+        info = listed[0]
+        status = DurableRunStatus(
+            run_id=run_id,
+            status=str(info.status),
+            executor_id=info.executor_id,
+            network=(info.input or {}).get("args", [None])[0] if info.input else None,
+            error=str(info.error) if info.error is not None else None,
+        )
+        output = info.output
+        if isinstance(output, dict):
+            status.output = output.get("output")
+            status.stop_reason = output.get("stop_reason")
+            status.state = output.get("state")
+        return status
+
+    def result(self, run_id: str) -> DurableRunStatus:
+        """Wait until the run has finished (or failed) and return its status."""
+        handle = self._client.retrieve_workflow(run_id)
+        try:
+            handle.get_result(polling_interval_sec=0.1)
+        except Exception:  # noqa: S110 - the run failed: its status says how
+            pass
+        return self.status(run_id)
+
+    def events(self, run_id: str, *, offset: int = 0) -> Iterator[dict[str, Any]]:
+        """The run's AG-UI events (JSON form), from `offset`, until the run ends."""
+        yield from self._client.read_stream(run_id, STREAM_KEY, offset=offset)
+
+    def close(self) -> None:
+        """Close the client's database connections."""
+        self._client.destroy()

@@ -1,0 +1,48 @@
+"""What the consumers of a resumed run see: a STATE_SNAPSHOT, then the remaining steps.
+
+A resumed workflow executes the run again from its start, replaying recorded steps; the
+events of that replay were already delivered by the attempt that crashed (or went nowhere).
+The gate drops them. The first step that really runs opens it: it sends a STATE_SNAPSHOT of
+the state rebuilt so far and a STEP_STARTED for the agent call under way, then lets every
+event through. A run whose steps were all recorded opens it on its final event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from network import events
+from network.run.emitter import AnySink, EventSink, as_async
+
+FINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+
+
+class ReplayGate:
+    """An event sink in front of the run's consumers; closed while the run replays."""
+
+    def __init__(self, sinks: Sequence[AnySink], *, is_open: bool) -> None:
+        self.sinks: list[EventSink] = [as_async(sink) for sink in sinks]
+        self.is_open = is_open
+        self.ctx: Any = None
+
+    async def open(self, ctx: Any) -> None:
+        """Let events through, after a snapshot of the state the run resumes from."""
+        self.is_open = True
+        ctx = ctx if ctx is not None else self.ctx
+        if ctx is None:
+            return
+        await self._send(events.state_snapshot(ctx.state.snapshot()))
+        for name in ctx.emitter.open_steps:
+            await self._send(events.step_started(name))
+
+    async def __call__(self, event: Any) -> None:
+        if not self.is_open:
+            if event.type not in FINAL:
+                return
+            await self.open(None)
+        await self._send(event)
+
+    async def _send(self, event: Any) -> None:
+        for sink in self.sinks:
+            await sink(event)

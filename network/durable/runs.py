@@ -1,0 +1,109 @@
+"""`network.run(..., durable=True)`: the run executed in this process as a DBOS workflow."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from network.durable.engine import _register_workflow, launch, launched
+from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
+from network.errors import ConfigurationError
+from network.ids import new_id
+from network.state.state import State
+
+
+def run_request(
+    input: str,
+    *,
+    state: Mapping[str, Any] | State | None,
+    max_iter: int | None,
+    thread_id: str | None,
+    user_id: str | None,
+    store: Any,
+    app_name: str | None,
+) -> dict[str, Any]:
+    """A durable run's inputs as data (a live store object cannot be recorded)."""
+    if store is not None and not isinstance(store, str):
+        raise ConfigurationError(
+            "a durable run's store= must be a URL or an SQLite path (a store object cannot be "
+            "recorded with the run)"
+        )
+    if isinstance(state, State):
+        state = state.snapshot()
+    request = RunRequest(
+        input=input,
+        state=dict(state) if state is not None else None,
+        max_iter=max_iter,
+        thread_id=thread_id,
+        user_id=user_id,
+        app_name=app_name,
+        store=store,
+    )
+    return request.model_dump(mode="json")
+
+
+async def run_durably(
+    network: Any,
+    input: str,
+    *,
+    state: Mapping[str, Any] | State | None = None,
+    max_iter: int | None = None,
+    run_id: str | None = None,
+    sinks: Sequence[Any] = (),
+    thread_id: str | None = None,
+    user_id: str | None = None,
+    store: Any = None,
+    app_name: str | None = None,
+    deps: Any = None,
+    resources: Any = None,
+    limits: Any = None,
+) -> Any:
+    """Run `network` as a DBOS workflow whose id is the run id, and return its `RunResult`.
+
+    DBOS is launched on its default SQLite file with this network when the process has not
+    launched it. Calling again with the run id of a run that did not finish resumes it (its
+    recorded steps are replayed, not run); with the id of a finished run, returns its
+    recorded result without running anything.
+    """
+    from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
+
+    engine = launched()
+    if engine is None or network.name not in engine.networks:
+        launch([network], db=engine.db if engine is not None else None)
+    request = run_request(
+        input,
+        state=state,
+        max_iter=max_iter,
+        thread_id=thread_id,
+        user_id=user_id,
+        store=store,
+        app_name=app_name,
+    )
+    run_id = run_id or new_id("run_")
+    live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
+    workflow = _register_workflow()
+    try:
+        with SetWorkflowID(run_id):
+            outcome = await workflow(network.name, request)
+    except DurableRunError:
+        if live.error is not None:
+            raise live.error from None
+        raise
+    finally:
+        attachments.pop(run_id, None)
+    if live.result is not None:
+        return live.result
+    return recorded_result(network, outcome)
+
+
+def recorded_result(network: Any, outcome: Mapping[str, Any]) -> Any:
+    """The `RunResult` of a run that finished before (its recorded outcome, no history)."""
+    from network.run.result import RunResult  # noqa: PLC0415 (only for recorded runs)
+
+    return RunResult(
+        stop_reason=outcome["stop_reason"],
+        state=network.new_state(outcome["state"]),
+        run_id=outcome["run_id"],
+        output=outcome["output"],
+        thread_id=outcome["thread_id"],
+    )

@@ -1,0 +1,112 @@
+"""`DurableSteps`: the `StepRunner` of a durable run; each call is a DBOS step.
+
+Inside the run's workflow, each router decision, model call and tool call runs through
+`DBOS.reserve_step()` + `run_async`: DBOS records its outcome (its output, or its error)
+before the run goes on, and when the workflow is executed again after a crash, a step that
+was recorded returns its recorded outcome without running. The step ids are drawn before any
+await, in call order, so concurrent tool calls of one answer get the same ids on every
+attempt. A step that was in flight when the process died was not recorded: it runs again
+(at least once; see docs/durable.md on idempotent tools).
+
+Replaying a step also replays its effects on the run: router and tool steps record the state
+keys they wrote, re-applied on replay (`state_writes`); the model step's answer feeds the
+agent exactly as the live answer did. The first step that really runs opens the replay gate,
+which sends a STATE_SNAPSHOT of the rebuilt state to the run's event consumers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from network.durable.replay_gate import ReplayGate
+from network.durable.state_writes import apply_writes, state_writes
+from network.run.result import Stop
+
+T = TypeVar("T")
+
+
+class DurableSteps:
+    """Records (or replays) the steps of one workflow execution."""
+
+    def __init__(self) -> None:
+        from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
+
+        self._dbos = DBOS
+        self.gate: ReplayGate | None = None
+        self.ctx: Any = None
+        self.fresh = False  # this execution is the run's first (nothing to replay)
+        self.executed = 0  # steps that really ran in this execution (the rest replayed)
+
+    async def begin(self) -> bool:
+        """The run's first step: True on its first execution, False when it is replayed."""
+
+        async def start() -> bool:
+            self.fresh = True
+            return True
+
+        await self._dbos.reserve_step().run_async({"name": "run_started"}, start)
+        return self.fresh
+
+    async def _run(self, name: str, call: Callable[[], Awaitable[T]], *, live: bool) -> T:
+        reservation = self._dbos.reserve_step()  # before any await: ids in call order
+
+        async def execute() -> T:
+            self.executed += 1
+            gate = self.gate
+            if live and gate is not None and not gate.is_open:
+                await gate.open(self.ctx)
+            return await call()
+
+        result: T = await reservation.run_async({"name": name}, execute)
+        return result
+
+    async def route(self, ctx: Any, router: Callable[[Any], Any]) -> Any:
+        """The router's decision as agent names (or a `Stop`, or None), with its writes."""
+        self.ctx = ctx
+        if self.gate is not None:
+            self.gate.ctx = ctx
+        kv = ctx.state.kv
+        ran = False
+
+        async def decide() -> tuple[Any, Any]:
+            nonlocal ran
+            ran = True
+            before = kv.data
+            choice = router(ctx)
+            if hasattr(choice, "__await__"):
+                choice = await choice
+            if choice is not None and not isinstance(choice, Stop):
+                choice = [agent.name for agent in ctx.network.resolve(choice)]
+            return choice, state_writes(before, kv.data)
+
+        choice, writes = await self._run("router", decide, live=True)
+        if not ran:
+            apply_writes(kv, writes)
+        return choice
+
+    async def model(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
+        """One model request of `agent`: its recorded answer (or error)."""
+        return await self._run(f"model:{agent}", call, live=True)
+
+    async def tool(self, name: str, state: Any, call: Callable[[], Awaitable[T]]) -> T:
+        """One tool call against `state`: its record, and its writes when replayed."""
+        kv = state.kv
+        ran = False
+
+        async def invoke() -> tuple[T, Any]:
+            nonlocal ran
+            ran = True
+            before = kv.data
+            record = await call()
+            failed = getattr(record, "is_error", False)
+            return record, [] if failed else state_writes(before, kv.data)
+
+        record, writes = await self._run(f"tool:{name}", invoke, live=True)
+        if not ran:
+            apply_writes(kv, writes)
+        return record
+
+    async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
+        """A thread's load or commit."""
+        return await self._run(name, call, live=False)

@@ -1,0 +1,112 @@
+"""The one DBOS workflow of this library: run a registered network by name.
+
+Its arguments are data only (the network's name and a `RunRequest`), so that any process
+that launched the same networks can execute or resume it. What is live and not data (event
+sinks, `deps`, `resources`, `limits` of an in-process caller) waits in `attachments`, keyed
+by run id, and is picked up by the execution in that same process; a run resumed elsewhere
+runs without them (the network's own resources and limits still apply).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from network.durable.engine import network_named
+from network.durable.event_log import EventLog
+from network.durable.replay_gate import ReplayGate
+from network.durable.steps import DurableSteps
+from network.errors import AgentNetworkError
+
+
+class RunRequest(BaseModel):
+    """A durable run's inputs, as stored with its workflow (JSON data only)."""
+
+    input: str
+    state: dict[str, Any] | None = None
+    max_iter: int | None = Field(default=None, ge=1)
+    thread_id: str | None = None
+    user_id: str | None = None
+    app_name: str | None = None
+    store: str | None = None
+
+
+class DurableRunError(AgentNetworkError):
+    """A durable run failed; `error_type` names the exception it failed with."""
+
+    def __init__(self, message: str, error_type: str = "") -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+    def __reduce__(self) -> Any:  # recorded by DBOS (pickled) and raised where read
+        return (DurableRunError, (str(self), self.error_type))
+
+
+@dataclass
+class Attachments:
+    """An in-process caller's live objects for its run, and where its outcome goes."""
+
+    sinks: list[Any] = field(default_factory=list)
+    deps: Any = None
+    resources: Any = None
+    limits: Any = None
+    result: Any = None
+    error: BaseException | None = None
+
+
+attachments: dict[str, Attachments] = {}
+
+
+async def run_workflow(network_name: str, request: dict[str, Any]) -> dict[str, Any]:
+    """Execute (or resume) one durable run; returns its outcome as JSON data."""
+    from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
+
+    run_id = DBOS.workflow_id
+    assert run_id is not None
+    network = network_named(network_name)
+    asked = RunRequest.model_validate(request)
+    live = attachments.get(run_id) or Attachments()
+    steps = DurableSteps()
+    fresh = await steps.begin()
+    gate = steps.gate = ReplayGate([EventLog(run_id), *live.sinks], is_open=fresh)
+    try:
+        result = await network.run(
+            asked.input,
+            state=asked.state,
+            max_iter=asked.max_iter,
+            run_id=run_id,
+            sinks=[gate],
+            thread_id=asked.thread_id,
+            user_id=asked.user_id,
+            store=asked.store,
+            app_name=asked.app_name,
+            deps=live.deps,
+            resources=live.resources,
+            limits=live.limits,
+            step_runner=steps,
+        )
+    except Exception as exc:
+        live.error = exc
+        raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None
+    live.result = result
+    return outcome_of(result)
+
+
+def outcome_of(result: Any) -> dict[str, Any]:
+    """What a durable run's workflow returns (and any process reads by run id)."""
+    usage = result.usage
+    return {
+        "run_id": result.run_id,
+        "thread_id": result.thread_id,
+        "output": result.output,
+        "stop_reason": str(result.stop_reason),
+        "state": result.state.snapshot(),
+        "agents": [r.agent for r in result.state.results],
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.total_tokens,
+        },
+    }

@@ -1,0 +1,42 @@
+"""`StepRunner`: the hook through which a durable engine records a run's steps.
+
+A run whose context has `steps` set hands each router decision, model call and tool call to
+it instead of calling it directly; the runner may execute the call (and record its outcome)
+or return the outcome recorded by an earlier attempt of the same run without executing it.
+`network.durable` is the one implementation. A run without a runner (`ctx.steps is None`,
+the default) pays one attribute check per call site and nothing else.
+
+The runner also returns the state writes a replayed call made: a recorded router decision
+or tool call re-applies them (validated like any write) so that a resumed run sees exactly
+the state it had.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from network.state.state import State
+
+T = TypeVar("T")
+
+
+class StepRunner(Protocol):
+    """Runs (or replays) the recorded steps of one run."""
+
+    async def route(self, ctx: Any, router: Callable[[Any], Any]) -> Any:
+        """The router's decision for `ctx`, as agent names, a `Stop`, or None."""
+        ...
+
+    async def model(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
+        """The answer of one model request of agent `agent`."""
+        ...
+
+    async def tool(self, name: str, state: State, call: Callable[[], Awaitable[T]]) -> T:
+        """The record of one tool call that writes to `state`."""
+        ...
+
+    async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
+        """Any other recorded step (a thread's load or commit)."""
+        ...

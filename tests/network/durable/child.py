@@ -1,0 +1,39 @@
+"""A child process of the crash tests: `python -m tests.network.durable.child DB RUN_ID MODE`.
+
+MODE `run` starts the run (durably) and writes its outcome to `<log>.result`; MODE `resume`
+launches DBOS (which resumes the unfinished run) and waits for the run's outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import anyio
+
+from network import durable
+from tests.network.durable.crash_network import team
+
+
+def main() -> None:
+    db, run_id, mode = sys.argv[1:4]
+    out = Path(os.environ["AN_DURABLE_LOG"] + ".result")
+    durable.launch([team], db=db)
+    try:
+        if mode == "run":
+            result = anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+            outcome = {"output": result.output, "state": result.state.snapshot()}
+        else:
+            client = durable.DurableClient(db)
+            status = client.result(run_id)
+            client.close()
+            outcome = {"output": status.output, "state": status.state, "status": status.status}
+        out.write_text(json.dumps(outcome))
+    finally:
+        durable.shutdown()
+
+
+if __name__ == "__main__":
+    main()

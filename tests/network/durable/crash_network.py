@@ -1,0 +1,89 @@
+"""The network the crash tests run in child processes, with its side effects counted.
+
+Every router decision, model call and tool call appends one line to the file named by
+`AN_DURABLE_LOG` (outside the process, so it survives a SIGKILL). When the log reaches
+`AN_KILL_AT` lines, the call that wrote the last line writes `<log>.ready` and blocks: the
+test then kills the process with that call in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from agents import Agent, ScriptedModel, ToolContext, tool
+from agents.models.scripted import call
+from network import Network, RunContext
+from network.history.messages import ToolMessage
+
+ORDER = ["planner", "planner", "writer", "writer"]
+"""Each agent runs twice: a call that uses the tool, then one that answers."""
+SEQUENCE = [
+    "router",
+    "model:planner",
+    "tool:note",
+    "router",
+    "model:planner",
+    "router",
+    "model:writer",
+    "tool:note",
+    "router",
+    "model:writer",
+    "router",
+]
+"""The side effects of one run, in order."""
+
+
+def effect(kind: str) -> None:
+    """Count one side effect; block (to be killed) when it is the chosen one."""
+    log = Path(os.environ["AN_DURABLE_LOG"])
+    with log.open("a") as out:
+        out.write(kind + "\n")
+    kill_at = int(os.environ.get("AN_KILL_AT", "0"))
+    if kill_at and len(log.read_text().splitlines()) == kill_at:
+        Path(f"{log}.ready").write_text(kind)
+        time.sleep(600)  # the test kills the process here, with this call in flight
+
+
+def answer(request: Any) -> Any:
+    effect(f"model:{request.agent}")
+    last = request.history[-1] if request.history else None
+    if isinstance(last, ToolMessage):
+        return f"{request.agent} is done"
+    return call("note", text=f"{request.agent} wrote this")
+
+
+@tool
+def note(text: str, ctx: ToolContext) -> str:
+    """Write a note."""
+    effect("tool:note")
+    ctx.state.kv.set("notes", [text])
+    ctx.state.kv.set("count", ctx.state.kv.get("count", 0) + 1)
+    return "noted"
+
+
+def route(ctx: RunContext) -> Any:
+    effect("router")
+    if ctx.call_count >= len(ORDER):
+        return None
+    name = ORDER[ctx.call_count]
+    ctx.state.kv.set("routed", [name])
+    return name
+
+
+model = ScriptedModel(answer)
+team = Network(
+    "team",
+    [
+        Agent("planner", "plans", system="Plan.", tools=[note], model=model),
+        Agent("writer", "writes", system="Write.", tools=[note], model=model),
+    ],
+    router=route,
+    state_schema={
+        "notes": {"type": list[str]},
+        "routed": {"type": list[str]},
+        "count": {"type": int},
+    },
+)
