@@ -18,3 +18,12 @@ def quiet_logs() -> Iterator[None]:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     yield
     structlog.reset_defaults()
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A PostgreSQL server for the whole session (started only if a test needs it)."""
+    from tests.network.threads.postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url

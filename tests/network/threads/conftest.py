@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from network.threads import MemoryStore, SQLStore, ThreadStore
-from tests.network.threads.postgres import postgres_server
 
 STORES = ["memory", "sqlite", "postgres"]
-
-
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A PostgreSQL server for the whole session (started only if a test needs it)."""
-    with postgres_server() as url:
-        yield url
 
 
 @pytest.fixture(params=STORES)

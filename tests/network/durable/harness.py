@@ -1,0 +1,90 @@
+"""Child processes of the durable tests: started, killed with SIGKILL mid-step, resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+READY_TIMEOUT = 90.0
+
+
+def child_env(log: Path, kill_at: int | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    env["AN_DURABLE_LOG"] = str(log)
+    env.pop("AN_KILL_AT", None)
+    if kill_at is not None:
+        env["AN_KILL_AT"] = str(kill_at)
+    return env
+
+
+def spawn(args: list[str], log: Path, kill_at: int | None) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, *args],
+        cwd=log.parent,
+        env=child_env(log, kill_at),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def kill_when_ready(process: subprocess.Popen[bytes], log: Path) -> str:
+    """Wait until the child blocks in the chosen call, SIGKILL it; returns the call's kind."""
+    ready = Path(f"{log}.ready")
+    deadline = time.monotonic() + READY_TIMEOUT
+    while not ready.exists():
+        if process.poll() is not None:
+            err = process.stderr.read().decode() if process.stderr else ""
+            pytest.fail(f"child exited ({process.returncode}) before the kill point:\n{err}")
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("child never reached the kill point")
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    kind = ready.read_text()
+    ready.unlink()
+    return kind
+
+
+def finish(process: subprocess.Popen[bytes]) -> None:
+    _, err = process.communicate(timeout=READY_TIMEOUT)
+    assert process.returncode == 0, err.decode()
+
+
+def crash_and_resume(db: str, log: Path, positions: list[int]) -> dict[str, Any]:
+    """Run once, killed at each of `positions` (1-based in the SEQUENCE) in turn; resumed
+    after each kill, and finally to its end. Returns the outcome the last child read."""
+    run_id = f"run_{uuid.uuid4().hex[:10]}"
+    lines = 0
+    for attempt, position in enumerate(positions):
+        # the first attempt writes `position` lines; a resumed one re-runs the call in flight
+        lines = position if attempt == 0 else lines + position - positions[attempt - 1] + 1
+        mode = "run" if attempt == 0 else "resume"
+        child = spawn(["-m", "tests.network.durable.child", db, run_id, mode], log, lines)
+        kill_when_ready(child, log)
+    mode = "resume" if positions else "run"
+    finish(spawn(["-m", "tests.network.durable.child", db, run_id, mode], log, None))
+    outcome: dict[str, Any] = json.loads(Path(f"{log}.result").read_text())
+    outcome["run_id"] = run_id
+    return outcome
+
+
+def expected_log(sequence: list[str], positions: list[int]) -> list[str]:
+    """The side effects of a run killed at `positions`: each call in flight ran twice."""
+    expected: list[str] = []
+    start = 0
+    for position in positions:
+        expected += sequence[start:position]
+        start = position - 1
+    return expected + sequence[start:]
