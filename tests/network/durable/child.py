@@ -1,7 +1,8 @@
 """A child process of the crash tests: `python -m tests.network.durable.child DB RUN_ID MODE`.
 
 MODE `run` starts the run (durably) and writes its outcome to `<log>.result`; MODE `resume`
-launches DBOS (which resumes the unfinished run) and waits for the run's outcome.
+launches DBOS (which resumes the unfinished run) and waits for the run's outcome. With
+`AN_THREAD_STORE` set, the run is on thread `thread-1` of that store.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ def main() -> None:
     durable.launch([team], db=db)
     try:
         if mode == "run":
-            result = anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+            store = os.environ.get("AN_THREAD_STORE")  # a durable run on a thread
+            thread = {"thread_id": "thread-1", "store": store} if store else {}
+            result = anyio.run(lambda: team.run("go", durable=True, run_id=run_id, **thread))
             outcome = {"output": result.output, "state": result.state.snapshot()}
         else:
             client = durable.DurableClient(db)

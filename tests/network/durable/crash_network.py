@@ -1,9 +1,10 @@
 """The network the crash tests run in child processes, with its side effects counted.
 
-Every router decision, model call and tool call appends one line to the file named by
-`AN_DURABLE_LOG` (outside the process, so it survives a SIGKILL). When the log reaches
-`AN_KILL_AT` lines, the call that wrote the last line writes `<log>.ready` and blocks: the
-test then kills the process with that call in flight.
+Every router decision, model call and tool call appends one line, `<kind> <run input>`, to
+the file named by `AN_DURABLE_LOG` (outside the process, so it survives a SIGKILL). When the
+log reaches `AN_KILL_AT` lines, or at this process's first call of kind `AN_KILL_KIND`, the
+call writes `<log>.ready` and blocks: the test then kills the process with that call in
+flight.
 """
 
 from __future__ import annotations
@@ -36,19 +37,20 @@ SEQUENCE = [
 """The side effects of one run, in order."""
 
 
-def effect(kind: str) -> None:
+def effect(kind: str, input: str) -> None:
     """Count one side effect; block (to be killed) when it is the chosen one."""
     log = Path(os.environ["AN_DURABLE_LOG"])
     with log.open("a") as out:
-        out.write(kind + "\n")
+        out.write(f"{kind} {input}\n")
     kill_at = int(os.environ.get("AN_KILL_AT", "0"))
-    if kill_at and len(log.read_text().splitlines()) == kill_at:
+    chosen = kill_at and len(log.read_text().splitlines()) == kill_at
+    if chosen or os.environ.get("AN_KILL_KIND") == kind:
         Path(f"{log}.ready").write_text(kind)
         time.sleep(600)  # the test kills the process here, with this call in flight
 
 
 def answer(request: Any) -> Any:
-    effect(f"model:{request.agent}")
+    effect(f"model:{request.agent}", request.history[0].content)
     last = request.history[-1] if request.history else None
     if isinstance(last, ToolMessage):
         return f"{request.agent} is done"
@@ -58,14 +60,14 @@ def answer(request: Any) -> Any:
 @tool
 def note(text: str, ctx: ToolContext) -> str:
     """Write a note."""
-    effect("tool:note")
+    effect("tool:note", ctx.run.input if ctx.run is not None else "")
     ctx.state.kv.set("notes", [text])
     ctx.state.kv.set("count", ctx.state.kv.get("count", 0) + 1)
     return "noted"
 
 
 def route(ctx: RunContext) -> Any:
-    effect("router")
+    effect("router", ctx.input)
     if ctx.call_count >= len(ORDER):
         return None
     name = ORDER[ctx.call_count]

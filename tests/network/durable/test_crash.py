@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.network.durable.crash_network import SEQUENCE
+from tests.network.durable.crash_network import SEQUENCE as KINDS
 from tests.network.durable.harness import crash_and_resume, expected_log
 
+SEQUENCE = [f"{kind} go" for kind in KINDS]
 SEED = int(os.environ.get("AN_CRASH_SEED", random.randrange(1 << 30)))
 UNCRASHED = {
     "output": "writer is done",
