@@ -39,12 +39,15 @@ class DurableRunStatus(BaseModel):
 class DurableClient:
     """Enqueue durable runs and read their status, result and events by run id."""
 
-    def __init__(self, db: str) -> None:
-        from dbos import DBOSClient  # noqa: PLC0415 (dbos is optional and heavy)
+    def __init__(self, db: str, *, migrate: bool = True) -> None:
+        """A client of the system database `db`; `migrate` creates (or upgrades) its tables
+        first, so runs can be enqueued before any worker has started."""
+        from dbos import DBOS, DBOSClient  # noqa: PLC0415 (dbos is optional and heavy)
 
-        self._client = DBOSClient(
-            system_database_url=system_database_url(db), application_name=APP_NAME
-        )
+        url = system_database_url(db)
+        if migrate:
+            DBOS.migrate(url)
+        self._client = DBOSClient(system_database_url=url, application_name=APP_NAME)
 
     def enqueue(
         self,

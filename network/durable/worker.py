@@ -32,15 +32,18 @@ def run_worker(
     if not executor_id.startswith(WORKER_PREFIX):
         executor_id = WORKER_PREFIX + executor_id
     stop = stop or threading.Event()
-    liveness = Liveness(url, executor_id) if url.startswith("postgresql") else None
-    try:  # the lock is held before launch: no peer can take this worker for dead
-        launch(
+    liveness = None
+    try:
+        launch(  # creates the database and its tables when they do not exist yet
             networks,
             db=url,
             worker=True,
             worker_concurrency=concurrency,
             executor_id=executor_id,
         )
+        # Taken after launch, which resumes this executor's own runs: a peer that recovers
+        # them too in between is harmless, DBOS hands each run to one runner.
+        liveness = Liveness(url, executor_id) if url.startswith("postgresql") else None
         while not stop.wait(check_every):
             if liveness is not None:
                 liveness.recover_dead()

@@ -1,0 +1,80 @@
+"""Workers sharing one PostgreSQL queue: runs enqueued from another process, a concurrency
+limit per worker, and a worker killed with SIGKILL whose run finishes on another worker."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from network import durable
+from tests.network.durable.crash_network import SEQUENCE
+from tests.network.durable.harness import READY_TIMEOUT, expected_log, kill_when_ready, spawn
+
+NETWORK = f"{Path(__file__).with_name('crash_network.py')}:team"
+FINAL_STATE = {
+    "routed": ["planner", "planner", "writer", "writer"],
+    "notes": ["planner wrote this", "writer wrote this"],
+    "count": 2,
+}
+
+
+def worker(db: str, name: str, log: Path, kill_kind: str | None, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    with monkeypatch.context() as env:
+        if kill_kind is not None:
+            env.setenv("AN_KILL_KIND", kill_kind)
+        else:
+            env.delenv("AN_KILL_KIND", raising=False)
+        args = ["-m", "network.cli", "worker", NETWORK, "--db", db, "--concurrency", "1"]
+        return spawn([*args, "--executor-id", name], log, None)
+
+
+def wait_for(client: durable.DurableClient, run_ids: list[str]) -> dict[str, durable.DurableRunStatus]:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while True:
+        statuses = {run_id: client.status(run_id) for run_id in run_ids}
+        if all(s.status in ("SUCCESS", "ERROR") for s in statuses.values()):
+            return statuses
+        if time.monotonic() > deadline:
+            pytest.fail(f"runs did not finish: {statuses}")
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_run_whose_worker_is_killed_finishes_on_another(
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "effects.log"
+    first = worker(durable_db, "a", log, "tool:note", monkeypatch)
+    client = durable.DurableClient(durable_db)
+    second = None
+    try:
+        run_ids = [client.enqueue("team", f"go-{i}", run_id=f"queued-{i}") for i in range(3)]
+        assert {client.status(run_id).status for run_id in run_ids} <= {"ENQUEUED", "PENDING"}
+        kill_when_ready(first, log)  # worker a is inside a tool call, at its limit of one run
+        statuses = [client.status(run_id) for run_id in run_ids]
+        in_flight = [s for s in statuses if s.status == "PENDING"]
+        assert len(in_flight) == 1 and in_flight[0].executor_id == "an-worker-a"
+        assert sorted(s.status for s in statuses) == ["ENQUEUED", "ENQUEUED", "PENDING"]
+        second = worker(durable_db, "b", log, None, monkeypatch)
+        done = wait_for(client, run_ids)
+    finally:
+        if second is not None:
+            second.terminate()
+            second.wait(timeout=30)
+        if first.poll() is None:
+            first.kill()
+        client.close()
+    for run_id, status in done.items():
+        assert status.status == "SUCCESS", status
+        assert status.state == FINAL_STATE
+        assert status.executor_id == "an-worker-b"  # every run ended on the live worker
+    lines = log.read_text().splitlines()
+    killed = in_flight[0].run_id
+    for i, run_id in enumerate(run_ids):
+        mine = [line.split(" ")[0] for line in lines if line.endswith(f" go-{i}")]
+        if run_id == killed:  # its tool call ran twice (in flight when killed), nothing else
+            assert mine == expected_log(SEQUENCE, [SEQUENCE.index("tool:note") + 1])
+        else:
+            assert mine == SEQUENCE
