@@ -7,6 +7,7 @@ validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,9 +58,8 @@ async def complete_typed(
             if ctx.steps is None:
                 response = await model.complete(current, on_chunk)
             else:  # a durable run: each answer is recorded (network.run.steps)
-                asked = current
                 response = await ctx.steps.model(
-                    agent.name, lambda: model.complete(asked, on_chunk)
+                    agent.name, functools.partial(model.complete, current, on_chunk)
                 )
             usage = usage + response.usage
             message = response.message

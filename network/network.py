@@ -217,7 +217,7 @@ class Network(Generic[DepsT]):
         if durable:
             from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
 
-            return await run_durably(
+            durable_result: RunResult = await run_durably(
                 self,
                 input,
                 state=state,
@@ -232,6 +232,7 @@ class Network(Generic[DepsT]):
                 resources=resources,
                 limits=limits,
             )
+            return durable_result
         session = None
         if thread_id is not None:
             session = await ThreadSession.open(
@@ -264,6 +265,42 @@ class Network(Generic[DepsT]):
         if session is not None:
             return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
         return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+
+    def enqueue(
+        self,
+        input: str,
+        *,
+        db: str,
+        state: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        max_iter: int | None = None,
+        thread_id: str | None = None,
+        user_id: str | None = None,
+        app_name: str | None = None,
+        store: str | None = None,
+    ) -> str:
+        """Put a durable run of this network on the workers' queue in `db`; returns its run id.
+
+        Nothing runs here: an `agent-network worker` on the same database runs it. Read its
+        status, result and events by run id with `network.durable.DurableClient(db)`.
+        """
+        from network.durable.client import DurableClient  # noqa: PLC0415 (dbos is optional and heavy)
+
+        client = DurableClient(db)
+        try:
+            return client.enqueue(
+                self.name,
+                input,
+                state=state,
+                run_id=run_id,
+                max_iter=max_iter,
+                thread_id=thread_id,
+                user_id=user_id,
+                app_name=app_name,
+                store=store,
+            )
+        finally:
+            client.close()
 
     async def execute(
         self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()

@@ -7,6 +7,7 @@ anything and without launching DBOS, so a web server (or a script) can hand runs
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -108,11 +109,9 @@ class DurableClient:
 
     def result(self, run_id: str) -> DurableRunStatus:
         """Wait until the run has finished (or failed) and return its status."""
-        handle = self._client.retrieve_workflow(run_id)
-        try:
+        handle: Any = self._client.retrieve_workflow(run_id)
+        with contextlib.suppress(Exception):  # a run that failed: its status says how
             handle.get_result(polling_interval_sec=0.1)
-        except Exception:  # noqa: S110 - the run failed: its status says how
-            pass
         return self.status(run_id)
 
     def events(self, run_id: str, *, offset: int = 0) -> Iterator[dict[str, Any]]:

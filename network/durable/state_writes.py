@@ -20,9 +20,7 @@ DELETED = "__agent_network_deleted__"
 def state_writes(before: dict[str, Any], after: dict[str, Any]) -> StateWrites:
     """The keys whose values differ between two snapshots of a store, with their new values."""
     writes: StateWrites = [
-        (key, value)
-        for key, value in after.items()
-        if key not in before or before[key] != value
+        (key, value) for key, value in after.items() if key not in before or before[key] != value
     ]
     writes.extend((key, DELETED) for key in before if key not in after)
     return writes

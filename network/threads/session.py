@@ -331,7 +331,9 @@ async def commit_once(store: ThreadStore, thread_id: str, commit: Commit) -> int
         if thread is None or thread.revision != commit.revision + 1:
             raise
         ours = [(r.result.agent, r.result.started_at) for r in commit.results]
-        stored = [(r.agent, r.started_at) for r in thread.results[len(thread.results) - len(ours) :]]
+        stored = [
+            (r.agent, r.started_at) for r in thread.results[len(thread.results) - len(ours) :]
+        ]
         same_values = all(
             thread.state.get(key) == json.loads(value) for key, value in commit.state.items()
         )

@@ -26,7 +26,9 @@ UNCRASHED = {
 
 
 @pytest.mark.parametrize("durable_db", ["sqlite"], indirect=True)
-def test_a_run_that_never_crashes_has_each_side_effect_once(durable_db: str, tmp_path: Path) -> None:
+def test_a_run_that_never_crashes_has_each_side_effect_once(
+    durable_db: str, tmp_path: Path
+) -> None:
     log = tmp_path / "effects.log"
     outcome = crash_and_resume(durable_db, log, [])
     assert log.read_text().splitlines() == SEQUENCE

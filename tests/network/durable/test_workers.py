@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from network import durable
-from tests.network.durable.crash_network import SEQUENCE
+from tests.network.durable.crash_network import SEQUENCE, team
 from tests.network.durable.harness import READY_TIMEOUT, expected_log, kill_when_ready, spawn
 
 NETWORK = f"{Path(__file__).with_name('crash_network.py')}:team"
@@ -30,7 +30,9 @@ def worker(db: str, name: str, log: Path, kill_kind: str | None, monkeypatch: py
         return spawn([*args, "--executor-id", name], log, None)
 
 
-def wait_for(client: durable.DurableClient, run_ids: list[str]) -> dict[str, durable.DurableRunStatus]:
+def wait_for(
+    client: durable.DurableClient, run_ids: list[str]
+) -> dict[str, durable.DurableRunStatus]:
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
         statuses = {run_id: client.status(run_id) for run_id in run_ids}
@@ -50,7 +52,8 @@ def test_a_run_whose_worker_is_killed_finishes_on_another(
     client = durable.DurableClient(durable_db)
     second = None
     try:
-        run_ids = [client.enqueue("team", f"go-{i}", run_id=f"queued-{i}") for i in range(3)]
+        run_ids = [client.enqueue("team", f"go-{i}", run_id=f"queued-{i}") for i in range(2)]
+        run_ids.append(team.enqueue("go-2", db=durable_db, run_id="queued-2"))  # the facade
         assert {client.status(run_id).status for run_id in run_ids} <= {"ENQUEUED", "PENDING"}
         kill_when_ready(first, log)  # worker a is inside a tool call, at its limit of one run
         statuses = [client.status(run_id) for run_id in run_ids]
@@ -66,7 +69,7 @@ def test_a_run_whose_worker_is_killed_finishes_on_another(
         if first.poll() is None:
             first.kill()
         client.close()
-    for run_id, status in done.items():
+    for status in done.values():
         assert status.status == "SUCCESS", status
         assert status.state == FINAL_STATE
         assert status.executor_id == "an-worker-b"  # every run ended on the live worker
