@@ -22,7 +22,8 @@ by the functions here that need it, never by `import network`. See docs/durable.
 from __future__ import annotations
 
 from network.durable.client import DurableClient, DurableRunStatus
-from network.durable.engine import DurableConfigError, launch, launched, shutdown
+from network.durable.engine import launch, launched, shutdown
+from network.durable.process import DurableConfigError
 from network.durable.worker import run_worker
 
 __all__ = [

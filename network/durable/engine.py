@@ -18,10 +18,9 @@ launch. This module owns that state so the rest of the library never touches it 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.durable.process import DurableConfigError, Engine, Process
 
 APP_NAME = "agent-network"
 """The DBOS application name every process of this library uses (workers, clients, runs)."""
@@ -33,21 +32,6 @@ QUEUE_NAME = "agent-network"
 DEFAULT_DB = "sqlite:///agent-network-durable.sqlite"
 
 
-class DurableConfigError(ConfigurationError):
-    """Durable runs are misconfigured: no extra installed, a second database, an unknown network."""
-
-
-@dataclass
-class Engine:
-    """What this process launched: its database and the networks it runs by name."""
-
-    db: str
-    networks: dict[str, Any] = field(default_factory=dict)
-    worker: bool = False
-    executor_id: str | None = None
-
-
-_engine: Engine | None = None
 _workflow: Any = None  # the registered workflow function (registered once per process)
 
 
@@ -74,7 +58,7 @@ def _dbos() -> Any:
     return dbos
 
 
-def _register_workflow() -> Any:
+def registered_workflow() -> Any:
     global _workflow
     if _workflow is None:
         dbos = _dbos()
@@ -103,25 +87,24 @@ def launch(
         worker_concurrency: the most queued runs this process runs at once (workers only).
         executor_id: this process's DBOS executor id (workers get a unique one).
     """
-    global _engine
     url = system_database_url(db)
     named = _by_name(networks)
-    if _engine is not None:
-        if _engine.db != url or worker != _engine.worker:
+    if Process.engine is not None:
+        if Process.engine.db != url or worker != Process.engine.worker:
             raise DurableConfigError(
-                f"durable runs are already launched on {_redact(_engine.db)}; "
+                f"durable runs are already launched on {_redact(Process.engine.db)}; "
                 "call network.durable.shutdown() before launching on another database"
             )
-        _engine.networks.update(named)
-        return _engine
+        Process.engine.networks.update(named)
+        return Process.engine
     if worker_concurrency is not None and (
         not isinstance(worker_concurrency, int) or worker_concurrency < 1
     ):
         raise DurableConfigError(f"worker_concurrency must be >= 1, got {worker_concurrency!r}")
     dbos = _dbos()
-    _register_workflow()
+    registered_workflow()
     engine = Engine(url, named, worker, executor_id)
-    _engine = engine  # before launch: DBOS resumes unfinished runs as it launches
+    Process.engine = engine  # before launch: DBOS resumes unfinished runs as it launches
     config: dict[str, Any] = {
         "name": APP_NAME,
         "system_database_url": url,
@@ -143,7 +126,7 @@ def launch(
                 on_conflict="always_update",
             )
     except BaseException:
-        _engine = None
+        Process.engine = None
         dbos.DBOS.destroy(destroy_registry=False)
         raise
     return engine
@@ -151,27 +134,14 @@ def launch(
 
 def launched() -> Engine | None:
     """The engine this process launched, if any."""
-    return _engine
-
-
-def network_named(name: str) -> Any:
-    """The registered network `name` (a run resumed here needs it)."""
-    engine = _engine
-    network = engine.networks.get(name) if engine is not None else None
-    if network is None:
-        known = ", ".join(engine.networks) if engine is not None else "none"
-        raise DurableConfigError(
-            f"no network named {name!r} was given to network.durable.launch (known: {known})"
-        )
-    return network
+    return Process.engine
 
 
 def shutdown() -> None:
     """Stop DBOS in this process (runs in flight stop; they resume at the next launch)."""
-    global _engine
-    if _engine is None:
+    if Process.engine is None:
         return
-    _engine = None
+    Process.engine = None
     _dbos().DBOS.destroy(destroy_registry=False)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from network.durable.engine import _register_workflow, launch, launched
+from network.durable.engine import launch, launched, registered_workflow
 from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
 from network.errors import ConfigurationError
 from network.ids import new_id
@@ -81,7 +81,7 @@ async def run_durably(
     )
     run_id = run_id or new_id("run_")
     live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
-    workflow = _register_workflow()
+    workflow = registered_workflow()
     try:
         with SetWorkflowID(run_id):
             outcome = await workflow(network.name, request)

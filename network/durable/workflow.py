@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from network.durable.engine import network_named
 from network.durable.event_log import EventLog
+from network.durable.process import network_named
 from network.durable.replay_gate import ReplayGate
 from network.durable.steps import DurableSteps
 from network.errors import AgentNetworkError
