@@ -114,9 +114,10 @@ class DurableClient:
             handle.get_result(polling_interval_sec=0.1)
         return self.status(run_id)
 
-    def events(self, run_id: str, *, offset: int = 0) -> Iterator[dict[str, Any]]:
-        """The run's AG-UI events (JSON form), from `offset`, until the run ends."""
-        yield from self._client.read_stream(run_id, STREAM_KEY, offset=offset)
+    def events(self, run_id: str) -> Iterator[dict[str, Any]]:
+        """The run's AG-UI events (JSON form), as they are written, until the run ends."""
+        for batch in self._client.read_stream(run_id, STREAM_KEY):
+            yield from batch
 
     def close(self) -> None:
         """Close the client's database connections."""
