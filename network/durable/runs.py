@@ -61,9 +61,8 @@ async def run_durably(
     """Run `network` as a DBOS workflow whose id is the run id, and return its `RunResult`.
 
     DBOS is launched on its default SQLite file with this network when the process has not
-    launched it. Calling again with the run id of a run that did not finish resumes it (its
-    recorded steps are replayed, not run); with the id of a finished run, returns its
-    recorded result without running anything.
+    launched it. Give each new run a new id: the id of a run that finished returns its
+    recorded outcome (a `RunResult` with its output and final state) without running anything.
     """
     from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
 

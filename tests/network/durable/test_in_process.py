@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from network import durable
-from tests.network.durable.crash_network import SEQUENCE, team
+from agents import Agent, ScriptedModel
+from agents.models.scripted import call
+from network import Network, durable
+from tests.network.durable.crash_network import SEQUENCE, note, team
 from tests.network.durable.harness import ROOT, kill_when_ready, spawn
 
 
@@ -49,6 +51,36 @@ async def test_a_durable_run_ends_as_a_plain_run_does(launched: str, tmp_path: P
         assert [e["type"] for e in client.events(run_id)] == plain_events
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_the_id_of_a_finished_run_returns_its_outcome_without_running(
+    launched: str, tmp_path: Path
+) -> None:
+    first = await team.run("go", durable=True, run_id="run-once")
+    effects = (tmp_path / "effects.log").read_text()
+    again = await team.run("go", durable=True, run_id="run-once")
+    assert (tmp_path / "effects.log").read_text() == effects  # nothing ran again
+    assert again.output == first.output
+    assert again.state.snapshot() == first.state.snapshot()
+
+
+@pytest.mark.anyio
+async def test_tool_calls_of_one_answer_are_steps_too(launched: str) -> None:
+    """Two calls in one answer run concurrently on staged views, each a recorded step."""
+    both = ScriptedModel([[call("note", text="a"), call("note", text="b")], "done"])
+    agent = Agent("twice", "notes twice", tools=[note], model=both)
+    pair = Network("pair", [agent], router=lambda ctx: agent if ctx.call_count < 2 else None,
+                   state_schema={"notes": {"type": list[str]}, "count": {"type": int}})  # fmt: skip
+    durable.launch([pair], db=launched)
+    result = await pair.run("go", durable=True, run_id="pair-1")
+    assert result.state.snapshot() == {"notes": ["a", "b"], "count": 1}
+    client = durable.DurableClient(launched)
+    try:
+        steps = [s["function_name"] for s in client._client.list_workflow_steps("pair-1")]
+    finally:
+        client.close()
+    assert steps.count("tool:note") == 2 and steps.count("model:twice") == 2
 
 
 @pytest.mark.anyio
