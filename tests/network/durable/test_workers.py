@@ -62,6 +62,10 @@ def test_a_run_whose_worker_is_killed_finishes_on_another(
         assert sorted(s.status for s in statuses) == ["ENQUEUED", "ENQUEUED", "PENDING"]
         second = worker(durable_db, "b", log, None, monkeypatch)
         done = wait_for(client, run_ids)
+        for run_id in run_ids:  # each run's event stream, read by run id
+            kinds = [event["type"] for event in client.events(run_id)]
+            assert kinds[0] == "RUN_STARTED" and kinds[-1] == "RUN_FINISHED"
+            assert kinds.count("STEP_FINISHED") >= 3
     finally:
         if second is not None:
             second.terminate()
