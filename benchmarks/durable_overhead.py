@@ -99,12 +99,10 @@ async def per_step(db: str, steps: int, repeats: int) -> dict[str, Any]:
 def throughput(db: str, workers: int, runs: int) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), DURABLE_BENCH_SLEEP="0.01")
     target = f"{Path(__file__).resolve()}:w2"
+    command = [sys.executable, "-m", "network.cli", "worker", target, "--db", db]
+    command += ["--concurrency", "8"]
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "network.cli", "worker", target, "--db", db,
-             "--concurrency", "8"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(workers)
     ]
     client = durable.DurableClient(db)
@@ -121,8 +119,8 @@ def throughput(db: str, workers: int, runs: int) -> dict[str, Any]:
             proc.terminate()
         for proc in procs:
             proc.wait(timeout=60)
-    return {"workers": workers, "runs": runs, "wall_s": round(wall, 2),
-            "runs_per_s": round(runs / wall, 2)}  # fmt: skip
+    rate = round(runs / wall, 2)
+    return {"workers": workers, "runs": runs, "wall_s": round(wall, 2), "runs_per_s": rate}
 
 
 def main() -> None:

@@ -4,21 +4,36 @@ Each AG-UI event the run emits is appended, in its JSON form, to the DBOS stream
 the run's workflow (`DurableClient.events(run_id)` reads it, from any process, while the run
 goes on). Events are written in batches, one database write per agent call (at each
 STEP_FINISHED, at the run's first and last events, and every `BATCH` events), not one per
-event: a reader sees an agent call's events when it ends. The append goes through DBOS's step-level stream write, which takes no step id of
-its own: the events a run emits differ between its first execution and a replay (the replay
-gate drops some), and the workflow's step ids must not. A step that is executed again after a
-crash appends its events again (at least once, like the step).
+event: a reader sees an agent call's events when it ends. The writes go through one writer
+thread per process, in order, and the run does not wait for them, except for its last batch:
+a run's stream is complete when its workflow ends (a reader stops there).
+
+The append goes through DBOS's step-level stream write, which takes no step id of its own:
+the events a run emits differ between its first execution and a replay (the replay gate drops
+some), and the workflow's step ids must not. Batches not yet written when the process dies
+are lost; the resumed execution starts its part of the stream with a STATE_SNAPSHOT.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import anyio
 
 STREAM_KEY = "events"
 BATCH = 64
-FLUSH_AFTER = frozenset({"RUN_STARTED", "STEP_FINISHED", "RUN_FINISHED", "RUN_ERROR"})
+LAST = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+FLUSH_AFTER = LAST | {"RUN_STARTED", "STEP_FINISHED"}
+_executor: ThreadPoolExecutor | None = None
+
+
+def _writer() -> ThreadPoolExecutor:
+    """The process's one event writer thread (one thread: batches are written in order)."""
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-network-events")
+    return _executor
 
 
 class EventLog:
@@ -39,7 +54,9 @@ class EventLog:
         pending.append(event.model_dump(mode="json", by_alias=True, exclude_none=True))
         if event.type in FLUSH_AFTER or len(pending) >= BATCH:
             self._pending = []
-            await anyio.to_thread.run_sync(self._append, pending)
+            written = _writer().submit(self._append, pending)
+            if event.type in LAST:  # the run's end waits for every batch before it
+                await anyio.to_thread.run_sync(written.result)
 
     def _append(self, batch: list[dict[str, Any]]) -> None:
         self._sys_db.write_stream_from_step(

@@ -25,16 +25,6 @@ UNCRASHED = {
 }
 
 
-@pytest.mark.parametrize("durable_db", ["sqlite"], indirect=True)
-def test_a_run_that_never_crashes_has_each_side_effect_once(
-    durable_db: str, tmp_path: Path
-) -> None:
-    log = tmp_path / "effects.log"
-    outcome = crash_and_resume(durable_db, log, [])
-    assert log.read_text().splitlines() == SEQUENCE
-    assert {key: outcome[key] for key in UNCRASHED} == UNCRASHED
-
-
 def test_killed_at_random_steps_it_resumes_without_repeating_a_completed_step(
     durable_db: str, tmp_path: Path
 ) -> None:
