@@ -211,8 +211,9 @@ class Network(Generic[DepsT]):
         `durable=True` runs it as a DBOS workflow (the `durable` extra; see
         `network.durable`): each router decision, model call and tool call is recorded, and a
         run whose process dies resumes from its last completed step. `run_id` is then the
-        workflow's id: running the same id again resumes (or returns) that run. `store` must
-        be a URL or path. `step_runner` is the durable engine's own hook: leave it None.
+        workflow's id: the id of a finished run returns its recorded outcome without running
+        anything. `store` must be a URL or path. `step_runner` is the durable engine's own
+        hook: leave it None.
         """
         if durable:
             from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)

@@ -5,8 +5,10 @@ the run's workflow (`DurableClient.events(run_id)` reads it, from any process, w
 goes on). Events are written in batches, one database write per agent call (at each
 STEP_FINISHED, at the run's first and last events, and every `BATCH` events), not one per
 event: a reader sees an agent call's events when it ends. The writes go through one writer
-thread per process, in order, and the run does not wait for them, except for its last batch:
-a run's stream is complete when its workflow ends (a reader stops there).
+thread per process, in order, and on PostgreSQL the run does not wait for them, except for
+its last batch: a run's stream is complete when its workflow ends (a reader stops there). On
+SQLite, one writer at a time, the run waits for each batch: a write racing DBOS's own step
+records for the file's lock costs more than it saves.
 
 The append goes through DBOS's step-level stream write, which takes no step id of its own:
 the events a run emits differ between its first execution and a replay (the replay gate drops
@@ -48,6 +50,7 @@ class EventLog:
         self._sys_db = _get_dbos_instance()._sys_db
         self._format = WorkflowSerializationFormat.DEFAULT
         self._pending: list[dict[str, Any]] = []
+        self._concurrent = self._sys_db.engine.dialect.name == "postgresql"
 
     async def __call__(self, event: Any) -> None:
         pending = self._pending
@@ -55,7 +58,7 @@ class EventLog:
         if event.type in FLUSH_AFTER or len(pending) >= BATCH:
             self._pending = []
             written = _writer().submit(self._append, pending)
-            if event.type in LAST:  # the run's end waits for every batch before it
+            if event.type in LAST or not self._concurrent:  # see above
                 await anyio.to_thread.run_sync(written.result)
 
     def _append(self, batch: list[dict[str, Any]]) -> None:

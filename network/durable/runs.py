@@ -10,6 +10,7 @@ from network.durable.workflow import Attachments, DurableRunError, RunRequest, a
 from network.errors import ConfigurationError
 from network.ids import new_id
 from network.state.state import State
+from network.threads.ids import check_id
 
 
 def run_request(
@@ -79,6 +80,8 @@ async def run_durably(
         app_name=app_name,
     )
     run_id = run_id or new_id("run_")
+    # The id names the workflow in the database: the rules of a thread's id.
+    check_id("run_id", run_id)
     live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
     workflow = registered_workflow()
     try:
