@@ -243,11 +243,16 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import signal  # noqa: PLC0415 (only the worker handles signals)
     import threading  # noqa: PLC0415
 
-    from network.durable import run_worker  # noqa: PLC0415 (dbos is optional and heavy)
+    from network.durable import DurableConfigError, run_worker  # noqa: PLC0415 (dbos is optional and heavy)
+    from network.durable.engine import system_database_url  # noqa: PLC0415
 
     networks = [load_network(target) for target in args.targets]
     if args.concurrency is not None and args.concurrency < 1:
         raise CLIError(f"--concurrency must be >= 1, got {args.concurrency}")
+    try:
+        system_database_url(args.db)
+    except DurableConfigError as exc:
+        raise CLIError(f"--db: {exc}") from None
     _quiet_logs()
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
