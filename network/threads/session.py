@@ -36,6 +36,7 @@ import anyio
 from pydantic import BaseModel
 
 from network.errors import StaleThreadError, ThreadError
+from network.history.log import RecordLog
 from network.history.results import InferenceResult
 from network.history.writes import StateWrite
 from network.run import engine
@@ -109,9 +110,7 @@ class ThreadSession:
             if steps is None:
                 thread = await _load(opened, thread_id, app, user_id)
             else:
-                thread = await steps.step(
-                    "thread_load", lambda: _load(opened, thread_id, app, user_id)
-                )
+                thread = await _load_recorded(steps, opened, thread_id, app, user_id)
             run_state = _state_of(network, thread)
             _kv(run_state).record_shared_writes = True
             if state is not None:
@@ -223,6 +222,48 @@ async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | Non
             f"thread {thread_id!r} belongs to user {thread.user_id!r}, not {user_id!r}"
         )
     return thread
+
+
+async def _load_recorded(
+    steps: StepRunner, store: ThreadStore, thread_id: str, app: str, user_id: str | None
+) -> Thread:
+    """A durable run's load: the thread as it was when the run first loaded it.
+
+    The step records where the thread stood (its revision, how many messages, calls and
+    summaries it had, its keys' values), not the thread itself. A replayed load reads the
+    thread again and cuts it back to that point: what was appended since (this run's own
+    commits among it) is left out, and the keys are the recorded values.
+    """
+    loaded: list[Thread] = []
+
+    async def load() -> dict[str, Any]:
+        thread = await _load(store, thread_id, app, user_id)
+        loaded.append(thread)
+        return {
+            "revision": thread.revision,
+            "messages": len(thread.messages),
+            "results": len(thread.results),
+            "summaries": len(thread.summaries),
+            "state": dict(thread.state),
+            "user_state": dict(thread.user_state),
+            "app_state": dict(thread.app_state),
+        }
+
+    mark = await steps.step("thread_load", load)
+    if loaded:  # loaded just now, not replayed
+        return loaded[0]
+    thread = await _load(store, thread_id, app, user_id)
+    return thread.model_copy(
+        update={
+            "revision": mark["revision"],
+            "messages": RecordLog(thread.messages, mark["messages"]),
+            "results": RecordLog(thread.results, mark["results"]),
+            "summaries": list(thread.summaries[: mark["summaries"]]),
+            "state": mark["state"],
+            "user_state": mark["user_state"],
+            "app_state": mark["app_state"],
+        }
+    )
 
 
 def _state_of(network: NetworkLike, thread: Thread) -> State:
