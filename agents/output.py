@@ -38,14 +38,15 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import sys
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from pydantic import TypeAdapter, ValidationError
-from pydantic_core import from_json
+from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, SystemMessage, UserMessage
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 OutputMode = Literal["auto", "native", "tool", "prompted"]
 OUTPUT_MODES = ("auto", "native", "tool", "prompted")
@@ -73,6 +74,9 @@ class OutputSpec:
             )
         if not isinstance(retries, int) or retries < 0:
             raise ConfigurationError(f"agent {agent!r}: output_retries must be an int >= 0")
+        # pydantic loads with the first agent given an output_type, not with `import agents`.
+        from pydantic import TypeAdapter  # noqa: PLC0415 (see above)
+
         try:
             self.adapter: TypeAdapter[Any] = TypeAdapter(output_type)
             schema = self.adapter.json_schema()
@@ -172,7 +176,7 @@ class OutputSpec:
             data = data[WRAPPER_KEY]
         try:
             return self.adapter.validate_python(data)
-        except ValidationError as exc:
+        except sys.modules["pydantic_core"].ValidationError as exc:  # loaded with the adapter
             raise OutputInvalid(
                 [
                     f"{'.'.join(str(p) for p in error['loc']) or '(root)'}: {error['msg']}"
@@ -187,6 +191,8 @@ class OutputSpec:
             text = text[fenced.end() :].split("```", 1)[0]
         if not text.strip():
             return None
+        from pydantic_core import from_json  # noqa: PLC0415 (loaded with the adapter)
+
         try:
             data = from_json(text, allow_partial="trailing-strings")
         except ValueError:

@@ -21,15 +21,13 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
 import anyio.to_thread
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
-from pydantic.fields import FieldInfo
-from pydantic_core import SchemaValidator
 
 from agents.docstrings import parse_docstring
 from agents.isolated import call_by_name, reference
@@ -37,6 +35,13 @@ from agents.tool_checks import warn_about_definition
 from agents.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
 from network.state.state import State
+from network.state.values import is_pydantic_model
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+# pydantic is imported by the first `@tool` (it builds the arguments model), not by
+# `import agents`: the imports below in functions are that deferral.
 
 _CONTEXT = "context"
 _STATE = "state"
@@ -150,6 +155,8 @@ class Tool:
             )
         self.parameters = list(fields)
         warn_about_definition(fn, self.name, self.description, self.parameters)
+        from pydantic import ConfigDict, create_model  # noqa: PLC0415 (pydantic: see the top)
+
         self.args_model: type[BaseModel] = create_model(
             f"{_camel(self.name)}Arguments",
             __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
@@ -196,7 +203,7 @@ class Tool:
             raise ToolError(f"tool {self.name!r}: arguments must be a JSON object", tool=self.name)
         try:
             validated = self._validate_arguments(arguments)
-        except ValidationError as exc:
+        except sys.modules["pydantic_core"].ValidationError as exc:  # loaded by the definition
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
                 for e in exc.errors(include_url=False)
@@ -273,7 +280,7 @@ class Tool:
         return kwargs
 
     def _write_outputs(self, result: Any, kv: Any) -> None:
-        if isinstance(result, BaseModel):
+        if is_pydantic_model(result):
             result = result.model_dump()
         if not isinstance(result, dict):
             return
@@ -357,6 +364,9 @@ def _injection(annotation: Any) -> str | None:
 
 def _field(annotation: Any, param: inspect.Parameter, doc: str | None) -> tuple[Any, Any]:
     """A pydantic field for one parameter; plain strings in `Annotated` become descriptions."""
+    from pydantic import Field  # noqa: PLC0415 (pydantic: see the top)
+    from pydantic.fields import FieldInfo  # noqa: PLC0415 (pydantic: see the top)
+
     description = doc
     if get_origin(annotation) is Annotated:
         base, *metadata = get_args(annotation)
@@ -394,6 +404,8 @@ def _arguments_validator(model: type[BaseModel]) -> Callable[[Any], dict[str, An
     per call costs about as much again as the validation itself. A schema with shared
     definitions (a recursive argument model) goes through the model's own validator.
     """
+    from pydantic_core import SchemaValidator  # noqa: PLC0415 (pydantic: see the top)
+
     core = model.__pydantic_core_schema__
     if core.get("type") == "model" and core["schema"].get("type") == "model-fields":
         fields = SchemaValidator(core["schema"], core.get("config"))
@@ -410,7 +422,7 @@ def tool_result_text(result: Any) -> str:
     """What the model reads back from a tool's return value."""
     if isinstance(result, str):
         return result
-    if isinstance(result, BaseModel):
+    if is_pydantic_model(result):
         return result.model_dump_json()
     try:
         return json.dumps(result, default=str)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
 import anyio
 
@@ -30,7 +30,9 @@ from network.state.schema import StateSchema
 from network.state.state import State
 from network.telemetry.activate import run_spans
 from network.telemetry.options import Telemetry
-from network.threads.session import ThreadSession
+
+if TYPE_CHECKING:
+    from network.threads.session import ThreadSession
 
 DEFAULT_MAX_ITER = 100
 
@@ -236,7 +238,7 @@ class Network(Generic[DepsT]):
             return durable_result
         session = None
         if thread_id is not None:
-            session = await ThreadSession.open(
+            session = await _open_session(
                 self,
                 thread_id,
                 user_id=user_id,
@@ -455,7 +457,7 @@ class Network(Generic[DepsT]):
         """The state a run continues from: its thread reopened when it was saved to one,
         else a copy of its final state (`adjust` may change that copy's data first)."""
         if stopped.persisted and stopped.thread_id is not None:
-            session = await ThreadSession.open(
+            session = await _open_session(
                 self, stopped.thread_id, user_id=user_id, store=store, app_name=app_name
             )
             return session, session.state
@@ -496,3 +498,11 @@ def _run_once(agent: AgentLike) -> Router:
         return agent if ctx.call_count == 0 else None
 
     return once
+
+
+async def _open_session(network: Network[Any], thread_id: str, **options: Any) -> ThreadSession:
+    """Open a run's thread. Thread stores, their codec and records load with the first run
+    on a thread, not with `import network`."""
+    from network.threads.session import ThreadSession  # noqa: PLC0415 (see the docstring)
+
+    return await ThreadSession.open(network, thread_id, **options)

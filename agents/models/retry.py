@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from typing import Any
@@ -41,5 +40,7 @@ def _seconds(value: str) -> float:
     try:
         return float(value)
     except ValueError:
+        import email.utils  # noqa: PLC0415 (~10 ms: only a Retry-After that is a date needs it)
+
         when = email.utils.parsedate_to_datetime(value)  # raises ValueError when not a date
         return max(0.0, when.timestamp() - time.time())

@@ -17,6 +17,7 @@ between threads is the job of a persistent thread store.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -69,7 +70,7 @@ class ThreadRecord:
         """The record's size in bytes (state, interrupts with their checkpoints, call ids)."""
         size = RECORD_OVERHEAD + len(self.thread_id) + json_size(self.state)
         for interrupt in self.interrupts:
-            size += len(interrupt.model_dump_json())
+            size += json_size(dataclasses.asdict(interrupt))
         size += sum(len(call_id) + ID_OVERHEAD for call_id in self.issued_calls)
         return size
 

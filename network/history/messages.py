@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
-
-from pydantic import ConfigDict, Field, TypeAdapter
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from network.history.record import Record
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, TypeAdapter
+    from pydantic_core import CoreSchema
 
 
 @dataclass(slots=True)
@@ -110,9 +112,26 @@ class ToolMessage(Record):
     id: str | None = None
 
 
-Message = Annotated[
-    SystemMessage | UserMessage | AssistantMessage | ToolMessage, Field(discriminator="role")
-]
+class _ByRole:
+    """`Annotated` marker: pydantic picks a message's class from its `role` field.
+
+    The same tagged union as `Field(discriminator="role")` (same errors, same JSON schema),
+    without importing pydantic when `network` is imported: the schema is built on first use.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        from pydantic_core import core_schema  # noqa: PLC0415 (pydantic: first validation only)
+
+        choices: dict[Any, CoreSchema] = {
+            cls.__dataclass_fields__["role"].default: handler.generate_schema(cls)
+            for cls in get_args(source)
+        }
+        return core_schema.tagged_union_schema(choices, "role", from_attributes=True)
+
+
+Message = Annotated[SystemMessage | UserMessage | AssistantMessage | ToolMessage, _ByRole()]
 """Any message; pydantic picks the class from `role`."""
 
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
@@ -121,18 +140,24 @@ MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 @functools.cache
 def message_adapter() -> TypeAdapter[Message]:
     """Validates any one message from Python data or JSON."""
+    from pydantic import TypeAdapter  # noqa: PLC0415 (pydantic: built on first use)
+
     return TypeAdapter(Message)
 
 
 @functools.cache
 def message_list_adapter() -> TypeAdapter[list[Message]]:
     """Validates a list of messages from Python data or JSON."""
+    from pydantic import TypeAdapter  # noqa: PLC0415 (pydantic: built on first use)
+
     return TypeAdapter(list[Message])
 
 
 @functools.cache
 def _checking_adapter() -> TypeAdapter[list[Message]]:
     # Message instances are passed through unchecked by default; here every field is checked.
+    from pydantic import ConfigDict, TypeAdapter  # noqa: PLC0415 (pydantic: built on first use)
+
     return TypeAdapter(list[Message], config=ConfigDict(revalidate_instances="always"))
 
 

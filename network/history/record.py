@@ -9,9 +9,10 @@ first use, and `to_dict` / `to_json` serialize through the same adapter.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import TypeAdapter
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 R = TypeVar("R", bound="Record")
 
@@ -22,6 +23,8 @@ def record_adapter(cls: type[R]) -> TypeAdapter[R]:
     """The (cached) pydantic adapter that validates and serializes `cls`."""
     adapter = _adapters.get(cls)
     if adapter is None:
+        from pydantic import TypeAdapter  # noqa: PLC0415 (pydantic: built on first use)
+
         adapter = _adapters[cls] = TypeAdapter(cls)
     return adapter
 

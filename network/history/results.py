@@ -8,14 +8,16 @@ validate them through pydantic when they cross a boundary (a thread store, a fil
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any
-
-from pydantic import PlainSerializer
+from typing import TYPE_CHECKING, Annotated, Any
 
 from network.history.messages import AssistantMessage, Message, ToolMessage
 from network.history.record import Record
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 
 def _jsonable(value: Any) -> Any:
@@ -31,7 +33,23 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-RawResponse = Annotated[Any, PlainSerializer(_jsonable)]
+class _SerializedAsJSON:
+    """`Annotated` marker: any value, serialized through `_jsonable` (`PlainSerializer`'s
+    schema, built on first use so that `import network` does not import pydantic)."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        from pydantic_core import core_schema  # noqa: PLC0415 (pydantic: first validation only)
+
+        return core_schema.any_schema(
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                _jsonable, return_schema=core_schema.any_schema()
+            )
+        )
+
+
+RawResponse = Annotated[Any, _SerializedAsJSON()]
 
 
 @dataclass(slots=True)

@@ -11,12 +11,13 @@ independent of how long the run has been going. It serializes as a plain list of
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, overload
-
-from pydantic import GetCoreSchemaHandler
-from pydantic_core import core_schema
+from typing import TYPE_CHECKING, Any, overload
 
 from network.history.messages import Message
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
 
 
 class HistoryView(Sequence[Any]):
@@ -74,9 +75,9 @@ class HistoryView(Sequence[Any]):
         return f"HistoryView({len(self)} messages)"
 
     @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        from pydantic_core import core_schema  # noqa: PLC0415 (pydantic: first validation only)
+
         list_schema = handler.generate_schema(list[Message])
         return core_schema.no_info_after_validator_function(
             lambda value: value,

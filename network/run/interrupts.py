@@ -33,9 +33,8 @@ the router is asked again.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from network.errors import AgentNetworkError
 from network.ids import new_id
@@ -58,28 +57,34 @@ class InterruptError(AgentNetworkError):
     """A resume that does not match the pending interrupts (missing, unknown or malformed)."""
 
 
-class Answer(BaseModel):
-    """A person's decision on one interrupt."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Answer:
+    """A person's decision on one interrupt (built by `Interrupt.accept()` / `.reject()`)."""
 
     interrupt_id: str
     approved: bool
     reason: str | None = None
 
 
-class Interrupt(BaseModel):
+def _interrupt_id() -> str:
+    return new_id("int_")
+
+
+# Slotted dataclasses, not pydantic models: built by the library itself (never from outside
+# input), and `import network` does not pay for building models.
+@dataclass(slots=True, kw_only=True)
+class Interrupt:
     """A tool call that waits for a person's confirmation."""
 
-    id: str = Field(default_factory=lambda: new_id("int_"))
+    id: str = field(default_factory=_interrupt_id)
     reason: str = CONFIRMATION
     message: str = ""
     tool_call_id: str
     tool: str
     agent: str
     arguments: Any = None
-    proposal: dict[str, Any] = Field(default_factory=dict)  # state key -> proposed JSON value
-    checkpoint: dict[str, Any] = Field(default_factory=dict)  # the state before the proposal
+    proposal: dict[str, Any] = field(default_factory=dict)  # state key -> proposed JSON value
+    checkpoint: dict[str, Any] = field(default_factory=dict)  # the state before the proposal
 
     def accept(self) -> Answer:
         """Run the tool."""

@@ -22,8 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic_core import from_json
-
 from network import events
 from network.errors import StateError
 from network.run.context import RunContext
@@ -48,6 +46,8 @@ def parse_partial(text: str) -> Any:
     if not text:
         return None
     try:
+        from pydantic_core import from_json  # noqa: PLC0415 (pydantic: predictive state only)
+
         return from_json(text, allow_partial="trailing-strings")
     except ValueError:
         return None

@@ -17,27 +17,31 @@ at a time.
 
 from __future__ import annotations
 
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, get_args, get_origin
-
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
-from pydantic.functional_validators import (
-    AfterValidator,
-    BeforeValidator,
-    PlainValidator,
-    WrapValidator,
-)
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from network.errors import ConfigurationError, StateError, StateValidationError
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.scopes import is_persistent, json_pointer
 from network.state.storable import Check, storable_check
 from network.state.typenames import type_name
-from network.state.values import copy_value
+from network.state.values import copy_value, is_pydantic_model_class
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, TypeAdapter, ValidationError
+
+# pydantic is imported when the first typed key is compiled (`build_spec`), not with `network`.
+
+
+def _validation_error() -> type[ValidationError]:
+    """pydantic's `ValidationError`; loaded wherever a key has an adapter to raise it."""
+    error: type[ValidationError] = sys.modules["pydantic_core"].ValidationError
+    return error
+
 
 Handler = Callable[[Any, Any], Any]
 
@@ -76,7 +80,7 @@ def _validates_fresh(tp: Any, depth: int = 0) -> bool:
         return True
     if origin in (list, dict, typing.Union, types.UnionType):
         return all(_validates_fresh(arg, depth + 1) for arg in get_args(tp))
-    if isinstance(tp, type) and issubclass(tp, BaseModel):
+    if is_pydantic_model_class(tp):
         return all(
             _validates_fresh(field.annotation, depth + 1) for field in tp.model_fields.values()
         )
@@ -118,7 +122,7 @@ class KeySpec:
             return value
         try:
             return self.adapter.validate_python(value)
-        except ValidationError as exc:
+        except _validation_error() as exc:
             raise self._error(exc) from exc
 
     def validate_items(self, items: list[Any]) -> list[Any]:
@@ -127,7 +131,7 @@ class KeySpec:
             return items
         try:
             return self.items_validator.validate_python(items)  # type: ignore[no-any-return]
-        except ValidationError as exc:
+        except _validation_error() as exc:
             raise self._error(exc, skip=1) from exc  # the index among new items means nothing
 
     def validate_entries(self, entries: Mapping[Any, Any]) -> dict[Any, Any]:
@@ -137,7 +141,7 @@ class KeySpec:
         try:
             validated: dict[Any, Any] = self.value_adapter.validate_python(entries)
             return validated
-        except ValidationError as exc:
+        except _validation_error() as exc:
             raise self._error(exc) from exc
 
     def to_json(self, value: Any) -> Any:
@@ -186,10 +190,7 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
     if handler is None:
         handler = merge_lists if _is_list_type(tp) else replace_values
     untyped = tp is Any
-    try:
-        adapter = None if untyped else TypeAdapter(tp)
-    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
-        raise ConfigurationError(f"state key {key!r}: cannot validate type {tp!r}: {exc}") from exc
+    adapter = None if untyped else _typed_adapter(key, tp)
     spec = KeySpec(
         key=key,
         type=tp,
@@ -211,32 +212,58 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         spec.list_items = True
     elif get_origin(tp) is list:
         spec.list_items = True
-        spec.item_adapter = TypeAdapter(get_args(tp)[0])
+        spec.item_adapter = _adapter(get_args(tp)[0])
         # The core validator itself: TypeAdapter.validate_python adds a Python call per write.
-        spec.items_validator = TypeAdapter(list[get_args(tp)[0]]).validator  # type: ignore[misc]
+        spec.items_validator = _adapter(list[get_args(tp)[0]]).validator  # type: ignore[misc]
     if untyped or tp is dict:
         spec.dict_entries = True
     elif get_origin(tp) is dict:
         spec.dict_entries = True
-        spec.value_adapter = TypeAdapter(tp)
+        spec.value_adapter = _adapter(tp)
         entry_args = get_args(tp)
-        spec.entry_adapter = TypeAdapter(entry_args[1]) if len(entry_args) == 2 else None
+        spec.entry_adapter = _adapter(entry_args[1]) if len(entry_args) == 2 else None
     return spec
+
+
+def _adapter(tp: Any) -> TypeAdapter[Any]:
+    # pydantic is loaded by the first typed key, not by `import network`.
+    from pydantic import TypeAdapter  # noqa: PLC0415 (see above)
+
+    return TypeAdapter(tp)
+
+
+def _typed_adapter(key: str, tp: Any) -> TypeAdapter[Any]:
+    """The adapter of a typed key; a type pydantic cannot validate is a ConfigurationError."""
+    from pydantic.errors import (  # noqa: PLC0415 (as in _adapter)
+        PydanticSchemaGenerationError,
+        PydanticUserError,
+    )
+
+    try:
+        return _adapter(tp)
+    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
+        raise ConfigurationError(f"state key {key!r}: cannot validate type {tp!r}: {exc}") from exc
 
 
 def _is_handler(metadata: Any) -> bool:
     """A merge handler in `Annotated` metadata: a plain callable, not a pydantic validator."""
-    validators = (AfterValidator, BeforeValidator, PlainValidator, WrapValidator)
-    return callable(metadata) and not isinstance(metadata, (type, *validators))
+    if not callable(metadata) or isinstance(metadata, type):
+        return False
+    from pydantic import functional_validators as fv  # noqa: PLC0415 (schema compile time only)
+
+    validators = (fv.AfterValidator, fv.BeforeValidator, fv.PlainValidator, fv.WrapValidator)
+    return not isinstance(metadata, validators)
 
 
 def field_validators(model: type[BaseModel], field_name: str) -> list[Any]:
     """The model's `@field_validator`s of `field_name`, as `Annotated` validators."""
+    from pydantic import functional_validators as fv  # noqa: PLC0415 (schema compile time only)
+
     kinds = {
-        "after": AfterValidator,
-        "before": BeforeValidator,
-        "plain": PlainValidator,
-        "wrap": WrapValidator,
+        "after": fv.AfterValidator,
+        "before": fv.BeforeValidator,
+        "plain": fv.PlainValidator,
+        "wrap": fv.WrapValidator,
     }
     found: list[Any] = []
     for decorator in model.__pydantic_decorators__.field_validators.values():
@@ -272,7 +299,7 @@ class StateSchema:
         self.source = schema
         if schema is None:
             self.closed = bool(closed)
-        elif isinstance(schema, type) and issubclass(schema, BaseModel):
+        elif is_pydantic_model_class(schema):
             self.model = schema
             self.closed = (
                 closed if closed is not None else schema.model_config.get("extra") == "forbid"

@@ -10,9 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, MutableSequence, Sequence
 from itertools import islice
-from typing import Any, cast
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, cast
 
 from network.history.log import RecordLog
 from network.history.messages import check_messages
@@ -25,7 +23,10 @@ from network.state.kv import KV
 from network.state.provenance import Writer, WriteRecord
 from network.state.schema import StateSchema
 from network.state.staged import StagedKV
-from network.state.values import copy_value
+from network.state.values import copy_value, is_pydantic_model
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class State:
@@ -53,7 +54,7 @@ class State:
         self.kv = KV(self.schema)
         seed = {key: copy_value(value) for key, value in self.schema.defaults.items()}
         if data:
-            if isinstance(data, BaseModel):
+            if is_pydantic_model(data):
                 data = data.model_dump(exclude_unset=True)
             seed.update(data)
         if seed:

@@ -32,12 +32,13 @@ import math
 import types
 import typing
 from collections.abc import Callable
-from typing import Annotated, Any, get_args, get_origin
-
-from pydantic import BaseModel, TypeAdapter
-from pydantic_core import PydanticSerializationError
+from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from network.errors import UnstorableValueError
+from network.state.values import is_pydantic_model, is_pydantic_model_class
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 Check = Callable[[Any], None]
 
@@ -79,7 +80,7 @@ def is_json_safe_type(tp: Any, depth: int = 0) -> bool:
             (base.__module__, base.__qualname__) in _SAFE_LEAF_NAMES for base in tp.__mro__
         ):
             return True
-        if issubclass(tp, BaseModel):
+        if is_pydantic_model_class(tp):
             if tp.model_config.get("arbitrary_types_allowed"):
                 return False
             return all(
@@ -100,6 +101,8 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
         return lambda value: check_plain_json(key, value)
     if is_json_safe_type(tp):
         return None
+    # pydantic is loaded already: `adapter` is one of its TypeAdapters.
+    from pydantic_core import PydanticSerializationError  # noqa: PLC0415 (see above)
 
     def through_type(value: Any) -> None:
         try:
@@ -168,7 +171,7 @@ def _copy_plain(value: Any, depth: int) -> Any:
         raise _NotPlain
     if kind is tuple:
         return tuple(_copy_plain(item, depth + 1) for item in value)
-    if isinstance(value, BaseModel):
+    if is_pydantic_model(value):
         if _first_problem(value, depth) is not None:
             raise _NotPlain
         return value.model_copy(deep=True)
@@ -205,10 +208,10 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
         return None
     if kind in plain:
         return None
-    if isinstance(value, BaseModel):
+    if is_pydantic_model(value):
         try:
             value.model_dump(mode="json")
-        except (PydanticSerializationError, ValueError, TypeError, RecursionError):
+        except (ValueError, TypeError, RecursionError):  # PydanticSerializationError: ValueError
             return ([], f"{kind.__name__} model whose fields cannot become JSON")
         return None
     return ([], _found(value))

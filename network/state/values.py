@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 import copy
+import sys
 from collections.abc import Iterator, Sequence
 from types import MappingProxyType
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, TypeGuard, overload
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 ATOMIC_TYPES: frozenset[type] = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def is_pydantic_model(value: Any) -> TypeGuard[BaseModel]:
+    """`isinstance(value, pydantic.BaseModel)` without importing pydantic.
+
+    Until something has imported pydantic no value can be one of its models, so `import
+    network` (which imports no pydantic) stays cheap and the check costs one dict lookup.
+    """
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(value, main.BaseModel)
+
+
+def is_pydantic_model_class(tp: Any) -> TypeGuard[type[BaseModel]]:
+    """`issubclass(tp, pydantic.BaseModel)` for a class, without importing pydantic."""
+    main = sys.modules.get("pydantic.main")
+    return main is not None and isinstance(tp, type) and issubclass(tp, main.BaseModel)
 
 
 def is_flat(value: Any) -> bool:
@@ -41,7 +59,7 @@ def copy_value(value: Any) -> Any:
         }
     if kind is tuple:
         return tuple(copy_value(item) for item in value)
-    if isinstance(value, BaseModel):
+    if is_pydantic_model(value):
         return value.model_copy(deep=True)
     return copy.deepcopy(value)
 

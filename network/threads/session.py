@@ -33,7 +33,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import anyio
-from pydantic import BaseModel
 
 from network.errors import StaleThreadError, ThreadError
 from network.history.log import RecordLog
@@ -49,6 +48,7 @@ from network.state.kv import KV, MISSING
 from network.state.provenance import WriteRecord
 from network.state.scopes import scope_of
 from network.state.state import State
+from network.state.values import is_pydantic_model
 from network.threads.codec import record_of
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
@@ -287,7 +287,7 @@ def _state_of(network: NetworkLike, thread: Thread) -> State:
 def _write_initial(state: State, initial: Mapping[str, Any] | State) -> None:
     if isinstance(initial, State):
         values: Mapping[str, Any] = initial.kv.data
-    elif isinstance(initial, BaseModel):
+    elif is_pydantic_model(initial):
         values = initial.model_dump(exclude_unset=True)
     else:
         values = initial
