@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, runtime_checkable
-
-from typing_extensions import TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ModelCall, Usage
@@ -25,7 +23,14 @@ from network.run.steps import StepRunner
 from network.state.schema import StateSchema
 from network.state.state import State
 
-DepsT = TypeVar("DepsT", default=Any)
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as TypeVarWithDefault
+
+    DepsT = TypeVarWithDefault("DepsT", default=Any)
+else:
+    # The default (`RunContext` alone means `RunContext[Any]`) matters to type checkers only;
+    # typing's own TypeVar spares `import network` typing_extensions (~10 ms).
+    DepsT = TypeVar("DepsT")
 """The type of a run's `deps` (`Network[Deps]`, `RunContext[Deps]`, `ToolContext[Deps]`)."""
 
 
