@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, MutableSequence, Sequence
 from itertools import chain, islice
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import GetCoreSchemaHandler
-from pydantic_core import core_schema
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
+    from pydantic_core import CoreSchema
+
 
 T = TypeVar("T")
 
@@ -123,9 +125,9 @@ class RecordLog(MutableSequence[T]):
         return f"RecordLog({self._shared} shared + {len(self._own)} own)"
 
     @classmethod
-    def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
-    ) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        from pydantic_core import core_schema  # noqa: PLC0415 (pydantic: first validation only)
+
         args = getattr(source, "__args__", None)
         list_schema = handler.generate_schema(list[args[0]] if args else list[Any])  # type: ignore[valid-type]
         return core_schema.no_info_after_validator_function(
