@@ -13,6 +13,7 @@ from network.errors import (
     OutputValidationError,
     RoutingError,
     StaleThreadError,
+    StateConflictError,
     StateError,
     StateValidationError,
     TemplateError,
@@ -38,6 +39,7 @@ from network.history.writes import StateWrite
 from network.network import Network
 from network.run.context import RunContext
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
+from network.run.parallel import BranchFailure, Parallel
 from network.run.resources import Resources
 from network.run.result import RunResult, Stop, StopReason
 from network.state.handlers import merge_dicts, merge_lists, replace_values
@@ -51,6 +53,7 @@ __all__ = [
     "AgentNetworkError",
     "AgentNetworkWarning",
     "AssistantMessage",
+    "BranchFailure",
     "ConfigurationError",
     "HistoryView",
     "InferenceResult",
@@ -62,12 +65,14 @@ __all__ = [
     "Network",
     "OutputValidationError",
     "RecordLog",
+    "Parallel",
     "Resources",
     "RoutingError",
     "RunContext",
     "RunResult",
     "StaleThreadError",
     "State",
+    "StateConflictError",
     "StateError",
     "StateSchema",
     "StateValidationError",

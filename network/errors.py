@@ -96,6 +96,19 @@ class UnstorableValueError(StateValidationError):
         self.found = found
 
 
+class StateConflictError(StateError):
+    """Two parallel branches wrote one state key whose handler replaces, and the key does not
+    say how to resolve that (`{"conflict": "first" | "last" | fn}` in the schema).
+
+    Nothing of the fan-out was merged. `writers` are the two writes' `Writer`s (provenance:
+    agent, tool, branch), in declared branch order.
+    """
+
+    def __init__(self, message: str, *, key: str, writers: tuple[Any, ...]) -> None:
+        super().__init__(message, key=key)
+        self.writers = writers
+
+
 class TemplateError(ConfigurationError):
     """A `{key}` placeholder in an agent's instructions has no value in state."""
 

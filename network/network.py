@@ -21,6 +21,7 @@ from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink
 from network.run.interrupts import pending_answers, restore_rejected
 from network.run.limits import Budget, UsageLimits
+from network.run.parallel import Parallel
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
@@ -141,6 +142,8 @@ class Network(Generic[DepsT]):
         agent = self._by_identity.get(id(item))
         if agent is not None:
             return agent
+        if isinstance(item, Parallel):  # a fan-out: queued whole, its agents resolved here
+            return item.bind(self._one)  # type: ignore[return-value]
         if isinstance(item, str):
             agent = self.agents.get(item)
             if agent is None:

@@ -154,6 +154,10 @@ class InferenceResult(Record):
             and when the call asked for tools); after a JSON round trip, its JSON form.
         writes: the state writes of the call (`StateWrite`: key, by whom, when), recorded
             when it is committed to a thread; empty otherwise.
+        branch: the parallel branch the call ran in (`"fork/agent"`, see `Parallel`), or
+            None for a call outside any fan-out.
+        error: why the call failed, for a parallel branch that failed under
+            `on_error="continue"` (it has no output then); None otherwise.
     """
 
     agent: str
@@ -177,6 +181,8 @@ class InferenceResult(Record):
     # Who wrote which key in this call, set when the call is committed to a thread (see
     # `network.history.writes`); `history_of` reads it on later runs.
     writes: tuple[StateWrite, ...] = ()
+    branch: str | None = None  # the parallel branch of the call (`network.run.parallel`)
+    error: str | None = None  # a failed branch's error (`on_error="continue"`)
 
     @property
     def text(self) -> str | None:

@@ -18,6 +18,7 @@ from network.run.client_tools import ClientTool
 from network.run.emitter import Emitter
 from network.run.interrupts import Answer, Interrupt
 from network.run.limits import Budget
+from network.run.parallel import Branch, BranchFailure
 from network.run.resources import Resources
 from network.run.steps import StepRunner
 from network.state.schema import StateSchema
@@ -144,6 +145,10 @@ class RunContext(Generic[DepsT]):
     # The durable engine's hook (network.durable): router decisions, model and tool calls go
     # through it when set, to be recorded or replayed. None: they are called directly.
     steps: StepRunner | None = None
+    # The parallel branch this context runs (a branch's own context: `network.run.fork`),
+    # and the branches that failed under `Parallel(on_error="continue")` so far.
+    branch: Branch | None = None
+    failed_branches: tuple[BranchFailure, ...] = ()
 
     @property
     def usage(self) -> Usage:

@@ -94,4 +94,5 @@ def run_result(
         limit_exceeded=ctx.budget.exceeded if ctx.budget is not None else None,
         trace_id=ctx.trace_id,
         span_id=ctx.span_id,
+        failed_branches=list(ctx.failed_branches),
     )

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from network.run.context import RunContext
+from network.run.fork import run_parallel
+from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer, router_writer
 
@@ -41,7 +43,13 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         budget = ctx.budget  # usage limits: checked before each agent call's model request
         if budget is not None and budget.check(ctx) is not None:
             return Stop(StopReason.USAGE_LIMIT)
-        await call_agent(ctx, ctx.stack.pop(0))
+        agent = ctx.stack.pop(0)
+        if isinstance(agent, Parallel):  # a fan-out: see network.run.fork
+            stop = await run_parallel(ctx, agent, max_iter, call_agent)
+            if stop is not None:
+                return stop
+        else:
+            await call_agent(ctx, agent)
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
         if ctx.pending_tool_calls:  # a client runs a tool: see network.run.client_tools

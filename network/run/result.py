@@ -73,6 +73,8 @@ class RunResult:
     limit_exceeded: LimitExceeded | None = None  # the usage limit that stopped the run
     trace_id: str | None = None  # the run's OpenTelemetry trace (hex), when it was traced
     span_id: str | None = None  # its root span (hex): what a resumed run links to
+    # Parallel branches that failed under `on_error="continue"` (`BranchFailure`s)
+    failed_branches: list[Any] = field(default_factory=list)
 
     @property
     def results(self) -> MutableSequence[InferenceResult]:

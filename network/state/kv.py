@@ -302,6 +302,10 @@ class KV:
         self._published = len(ops)
         return ops[start:]
 
+    def pending_op_count(self) -> int:
+        """How many operations `take_ops` would return now."""
+        return len(self._ops)
+
     def history_of(self, key: str) -> list[WriteRecord]:
         """Every successful write to `key`, oldest first."""
         return [write_record(entry) for entry in self._log if entry[0] == key]

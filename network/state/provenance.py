@@ -13,6 +13,7 @@ class Writer(NamedTuple):
     tool: str | None = None  # the tool whose writes are being applied
     tool_call_id: str | None = None
     source: str = "caller"  # "caller", "router", "agent", "tool", "client"
+    branch: str | None = None  # the parallel branch that made the write (`Parallel`), if any
 
 
 # The store keeps its write log as plain tuples and hands out `WriteRecord`s when asked: a log

@@ -115,6 +115,9 @@ class KeySpec:
     # Refuses a value state cannot hold (see network.state.storable); None when the key's
     # type already guarantees JSON, so typed keys pay nothing.
     check: Check | None = None
+    # How writes of two parallel branches to this key resolve when its handler replaces:
+    # "first", "last", or `fn(current, new) -> merged` (see `network.run.join`); None: conflict.
+    conflict: Any = None
 
     def validate(self, value: Any) -> Any:
         """The validated (and coerced) value, or `StateValidationError` naming key and type."""
@@ -245,6 +248,19 @@ def _typed_adapter(key: str, tp: Any) -> TypeAdapter[Any]:
         raise ConfigurationError(f"state key {key!r}: cannot validate type {tp!r}: {exc}") from exc
 
 
+CONFLICT_RULES = ("first", "last")
+
+
+def _conflict_rule(key: str, rule: Any) -> Any:
+    """A schema entry's `conflict`: None, "first", "last" or a `fn(current, new)`."""
+    if rule is None or rule in CONFLICT_RULES or callable(rule):
+        return rule
+    raise ConfigurationError(
+        f"state key {key!r}: conflict must be 'first', 'last' or a function "
+        f"fn(current, new), got {rule!r}"
+    )
+
+
 def _is_handler(metadata: Any) -> bool:
     """A merge handler in `Annotated` metadata: a plain callable, not a pydantic validator."""
     if not callable(metadata) or isinstance(metadata, type):
@@ -326,12 +342,14 @@ class StateSchema:
                 )
             if "type" not in entry:
                 raise ConfigurationError(f"state key {key!r}: the schema entry has no 'type'")
-            unknown = set(entry) - {"type", "handler"}
+            unknown = set(entry) - {"type", "handler", "conflict"}
             if unknown:
                 raise ConfigurationError(
                     f"state key {key!r}: unknown schema fields {sorted(unknown)}"
                 )
-            self._specs[key] = build_spec(key, entry["type"], entry.get("handler"))
+            spec = build_spec(key, entry["type"], entry.get("handler"))
+            spec.conflict = _conflict_rule(key, entry.get("conflict"))
+            self._specs[key] = spec
 
     def _from_model(self, model: type[BaseModel]) -> None:
         decorators = model.__pydantic_decorators__

@@ -128,6 +128,17 @@ class State:
         view._loaded = self._loaded
         return view
 
+    def for_branch(self, kv: KV, messages: list[Any] | None = None) -> State:
+        """A parallel branch's State: `kv` (its own store), and copies of the history and
+        conversation as they are now (plus `messages`, a mapped branch's own input)."""
+        view = State.__new__(State)
+        view.schema = self.schema
+        view.kv = kv
+        view.results = list(self.results)
+        view._messages = [*self._messages, *(messages or ())]
+        view.summaries = list(self.summaries)
+        return view
+
     def to_json(self) -> str:
         """The state as JSON: schema (types by name, handlers by import path), data (no
         `temp:` keys), results and messages."""

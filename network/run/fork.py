@@ -1,0 +1,197 @@
+"""Running a `Parallel` fan-out: the branches side by side, then the join.
+
+Each branch gets its own `RunContext` (a copy of the run's, with `branch` set) over its own
+State: a copy of the store (`BranchKV`), of the history and of the conversation as they were
+at the fork. It runs through the same per-agent-call path as any call of the run (the loop's
+`call_agent`, handed in), so whatever wraps an agent call wraps a branch too. Events a branch
+emits carry its id (`branch`), and it never streams state: the merged outcome is streamed
+once, at the join. Usage and `max_iter` count every branch.
+
+The join (`network.run.join`) merges the branches' writes in declared order; their results
+join the history in declared order too, each naming its branch, with the state operations
+its writes produced at the join as its `state_delta`. The fan-out is one step of the run
+(STEP_STARTED / STEP_FINISHED named after it), so a thread session commits it as a whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from network.history.messages import UserMessage
+from network.history.results import InferenceResult
+from network.run.context import RunContext
+from network.run.emitter import Emitter
+from network.run.join import merge_branches, split_ops
+from network.run.parallel import Branch, BranchFailure, Parallel
+from network.run.result import Stop, StopReason
+from network.state.branch import BranchKV
+
+CallAgent = Callable[[RunContext, Any], Awaitable[None]]
+
+
+class BranchEmitter(Emitter):
+    """The run's emitter as a branch uses it: every event tagged with the branch's id."""
+
+    __slots__ = ("branch",)
+
+    def __init__(self, run: Emitter, branch: str) -> None:
+        super().__init__()
+        self.sinks = run.sinks
+        self.active = run.active
+        # Shared with the run's emitter: a run that fails closes the branches' steps too.
+        self.open_steps = run.open_steps
+        self.open_messages = run.open_messages
+        self.open_tools = run.open_tools
+        self.branch = branch
+
+    async def emit(self, event: Any) -> None:
+        event.branch = self.branch  # AG-UI events accept extra fields; clients see `branch`
+        for sink in self.sinks:
+            await sink(event)
+
+    async def flush_state(self, kv: Any) -> None:
+        """Nothing: the join streams the merged state."""
+
+
+async def run_parallel(
+    ctx: RunContext, fork: Parallel, max_iter: int, call_agent: CallAgent
+) -> Stop | None:
+    """Run `fork` and join it into `ctx`; a `Stop` when it does not fit in `max_iter`."""
+    state = ctx.state
+    done = finished_before(state.results, fork)
+    todo = [branch for branch in fork.branches if branch.id not in done]
+    if ctx.call_count + len(todo) > max_iter:
+        return Stop(StopReason.MAX_ITER)
+    emitter = ctx.emitter
+    if emitter.active:
+        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+        emitter.open_steps.append(fork.name)
+        await emitter.emit(events.step_started(fork.name))
+    at_fork = state.history()
+    contexts = [branch_context(ctx, branch, ctx.call_count + i) for i, branch in enumerate(todo)]
+    errors = await _run_branches(fork, todo, contexts, call_agent)
+    failed = [i for i, error in enumerate(errors) if error is not None]
+    if failed and fork.on_error == "fail":
+        error = errors[failed[0]]  # the first in declared order: the same whatever the timing
+        assert error is not None
+        error.add_note(f"in parallel branch {todo[failed[0]].id!r}; nothing was merged")
+        raise error
+    kv = state.kv
+    merged = [i for i, error in enumerate(errors) if error is None]
+    ends = merge_branches(
+        kv, [(todo[i].id, _branch_kv(contexts[i]).writes) for i in merged]
+    )
+    if emitter.active:
+        await emitter.flush_state(kv)
+    deltas = iter(split_ops(kv.take_ops(), ends))
+    failures: list[BranchFailure] = []
+    for branch, branch_ctx, error in zip(todo, contexts, errors, strict=True):
+        if branch.input is not None:
+            state.append_messages([UserMessage(branch.input)])
+        if error is None:
+            result = branch_ctx.state.results[-1]
+            result.state_delta = next(deltas)
+            if branch.input is None and len(result.history) == len(at_fork):
+                result.history = at_fork  # the same messages: stored as the thread's prefix
+            ctx.interrupts += branch_ctx.interrupts
+            ctx.pending_tool_calls += branch_ctx.pending_tool_calls
+        else:
+            failure = BranchFailure(
+                branch.id, branch.agent.name, type(error).__name__, str(error), error
+            )
+            failures.append(failure)
+            result = InferenceResult(
+                branch.agent.name, branch_ctx.input, error=f"{failure.error_type}: {failure.message}"
+            )
+        result.branch = branch.id
+        state.results.append(result)
+        if error is None and not result.skipped:
+            state.append_messages(result.messages())
+        ctx.add_usage(result.usage)
+        ctx.call_count += 1
+        ctx.last_result = result
+    if failures:
+        ctx.failed_branches += tuple(failures)
+    if emitter.active:
+        emitter.open_steps.remove(fork.name)
+        await emitter.emit(events.step_finished(fork.name))
+    return None
+
+
+async def _run_branches(
+    fork: Parallel, todo: list[Branch], contexts: list[RunContext], call_agent: CallAgent
+) -> list[BaseException | None]:
+    """Run the branches in one task group; returns each one's error (None: it succeeded)."""
+    errors: list[BaseException | None] = [None] * len(todo)
+    limiter = anyio.CapacityLimiter(fork.max_concurrency) if fork.max_concurrency else None
+
+    async with anyio.create_task_group() as group:
+
+        async def run(index: int) -> None:
+            try:
+                if limiter is None:
+                    await call_agent(contexts[index], todo[index].agent)
+                else:
+                    async with limiter:
+                        await call_agent(contexts[index], todo[index].agent)
+            except Exception as exc:  # the branch's failure: the fan-out's policy decides
+                errors[index] = exc
+                if fork.on_error == "fail":
+                    group.cancel_scope.cancel()  # the others stop; nothing will be merged
+
+        for index in range(len(todo)):
+            group.start_soon(run, index)
+    return errors
+
+
+def branch_context(ctx: RunContext, branch: Branch, call_index: int) -> RunContext:
+    """A branch's own context: the run's, over a copy of its state as it is now."""
+    extra = [UserMessage(branch.input)] if branch.input is not None else None
+    state = ctx.state.for_branch(BranchKV(ctx.state.kv), extra)
+    return dataclasses.replace(
+        ctx,
+        state=state,
+        input=branch.input if branch.input is not None else ctx.input,
+        call_count=call_index,
+        stack=[],
+        agent=None,
+        prompt_tokens=0,
+        completion_tokens=0,
+        total_tokens=0,
+        usage_estimated=False,
+        emitter=BranchEmitter(ctx.emitter, branch.id),
+        interrupts=(),
+        pending_tool_calls=(),
+        failed_model_calls=(),
+        branch=branch,
+    )
+
+
+def _branch_kv(ctx: RunContext) -> BranchKV:
+    kv = ctx.state.kv
+    assert isinstance(kv, BranchKV)
+    return kv
+
+
+def finished_before(results: list[InferenceResult], fork: Parallel) -> set[str]:
+    """Branches of `fork` that succeeded in an attempt that left others failed.
+
+    The history ends with the fan-out's results when a run stopped after it; a later run
+    whose router returns the same fan-out then runs only the branches whose latest result
+    is a failure. When every branch's latest result succeeded the fan-out was complete, and
+    returning it again runs every branch anew.
+    """
+    ids = {branch.id for branch in fork.branches}
+    latest: dict[str, InferenceResult] = {}
+    for result in reversed(results):
+        if result.branch not in ids:
+            break
+        latest.setdefault(result.branch, result)
+    if not any(result.error is not None for result in latest.values()):
+        return set()
+    return {branch for branch, result in latest.items() if result.error is None}
