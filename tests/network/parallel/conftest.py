@@ -1,0 +1,9 @@
+"""The thread stores of the thread tests (memory, SQLite, PostgreSQL), for fan-outs too."""
+
+from tests.network.threads.conftest import (  # noqa: F401 (fixtures)
+    open_store,
+    postgres_url,
+    store,
+    store_kind,
+    store_url,
+)

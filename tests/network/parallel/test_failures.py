@@ -1,0 +1,162 @@
+"""A failing branch: `on_error="fail"` cancels the rest and merges nothing, `"continue"`
+merges the others and lists it; on a thread a later run re-runs only the failed branches;
+cancelling the run cancels every branch."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+
+from agents import Agent, ScriptedModel, ToolContext, tool
+from network import ModelError, Network, Parallel, StopReason
+from network.history.messages import ToolCall
+from network.threads import ThreadStore
+from tests.network.parallel.helpers import writer_agent
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA: dict[str, Any] = {"found": {"type": list[str]}}
+
+
+def failing_agent(name: str, *, after: float = 0.0) -> Agent:
+    async def script(request: Any) -> Any:
+        await anyio.sleep(after)
+        raise ModelError(f"{name}: provider down", model="scripted")
+
+    return Agent(name, model=ScriptedModel(script))
+
+
+def sleeping_agent(name: str, cancelled: list[str]) -> Agent:
+    """An agent whose model never answers; it notes when it is cancelled."""
+
+    async def script(request: Any) -> Any:
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            cancelled.append(name)
+            raise
+
+    return Agent(name, model=ScriptedModel(script))
+
+
+def once(fork: Any) -> Callable[[Any], Any]:
+    return lambda ctx: fork if ctx.call_count == 0 else None
+
+
+async def test_fail_cancels_the_other_branches_and_merges_nothing() -> None:
+    cancelled: list[str] = []
+    a = writer_agent("a", {"found": ["a"]})  # finishes before b fails: still not merged
+    b = failing_agent("b", after=0.01)
+    c = sleeping_agent("c", cancelled)
+    network = Network("n", [a, b, c], once(Parallel(a, b, c)), state_schema=SCHEMA)
+
+    with anyio.fail_after(10), pytest.raises(ModelError, match="b: provider down") as caught:
+        await network.run("go")
+
+    assert cancelled == ["c"]
+    assert any("'a+b+c/b'" in note for note in caught.value.__notes__)
+    partial = caught.value.partial_result  # type: ignore[attr-defined]
+    assert partial.results == []
+    assert "found" not in partial
+    assert [m.content for m in partial.messages] == ["go"]
+
+
+async def test_continue_merges_the_others_and_lists_the_failed_ones() -> None:
+    a = writer_agent("a", {"found": ["a"]}, delay=0.01)
+    b = failing_agent("b")
+    c = writer_agent("c", {"found": ["c"]})
+    network = Network(
+        "n", [a, b, c], once(Parallel(a, b, c, on_error="continue")), state_schema=SCHEMA
+    )
+
+    result = await network.run("go")
+
+    assert result.stop_reason == StopReason.ROUTER_FINISHED
+    assert result["found"] == ["a", "c"]
+    (failure,) = result.failed_branches
+    assert (failure.branch, failure.agent, failure.error_type) == ("a+b+c/b", "b", "ModelError")
+    assert "provider down" in failure.message
+    assert [(r.agent, r.error is not None) for r in result.results] == [
+        ("a", False),
+        ("b", True),
+        ("c", False),
+    ]
+    assert result.results[1].output == []
+
+
+async def test_a_resumed_thread_run_reruns_only_the_failed_branch(
+    store: ThreadStore,
+) -> None:
+    model_calls: Counter[str] = Counter()
+    flaky_ok = False
+
+    def counted(name: str, fail: Callable[[], bool]) -> Agent:
+        @tool
+        def record(ctx: ToolContext) -> str:
+            """Record a finding."""
+            ctx.kv.set("found", [name])
+            return "noted"
+
+        async def script(request: Any) -> Any:
+            model_calls[name] += 1
+            if fail():
+                raise ModelError(f"{name} failed", model="scripted")
+            return ToolCall(f"{name}-{model_calls[name]}", "record", {})
+
+        return Agent(name, tools=[record], model=ScriptedModel(script))
+
+    a = counted("a", lambda: False)
+    b = counted("b", lambda: not flaky_ok)
+    c = counted("c", lambda: False)
+    fork = Parallel(a, b, c, on_error="continue", name="search")
+
+    def run_router(ctx: Any) -> Any:
+        # each run: the fan-out once (the second run's comes back for the failed branch)
+        if ctx.call_count == 0:
+            return fork
+        return None
+
+    network = Network("n", [a, b, c], run_router, state_schema=SCHEMA)
+    first = await network.run("go", thread_id="t1", store=store)
+    assert [f.branch for f in first.failed_branches] == ["search/b"]
+    assert first["found"] == ["a", "c"]
+
+    flaky_ok = True
+    second = await network.run("again", thread_id="t1", store=store)
+
+    assert model_calls == {"a": 1, "b": 2, "c": 1}  # only b ran again
+    assert second.failed_branches == []
+    assert second["found"] == ["a", "c", "b"]
+    assert [(r.branch, r.error is None) for r in second.results] == [
+        ("search/a", True),
+        ("search/b", False),
+        ("search/c", True),
+        ("search/b", True),
+    ]
+    third = await network.run("once more", thread_id="t1", store=store)
+    assert model_calls == {"a": 2, "b": 3, "c": 2}  # complete: the fan-out runs whole again
+    assert third["found"] == ["a", "c", "b", "a", "b", "c"]
+
+
+async def test_cancelling_the_run_cancels_every_branch() -> None:
+    cancelled: list[str] = []
+    agents = [sleeping_agent(name, cancelled) for name in ("a", "b", "c")]
+    started = anyio.Event()
+    network = Network("n", agents, once(Parallel(*agents)))
+
+    async def sink(event: Any) -> None:
+        if event.type == "STEP_STARTED" and getattr(event, "branch", None) == "a+b+c/c":
+            started.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: network.run("go", sinks=[sink]))
+        with anyio.fail_after(10):
+            await started.wait()
+            await anyio.sleep(0.01)  # let the last branch reach its model call
+        group.cancel_scope.cancel()
+
+    assert sorted(cancelled) == ["a", "b", "c"]

@@ -1,0 +1,287 @@
+"""`Parallel`: branches run side by side on the state as at the fork, and join in order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from agents import Agent, ScriptedModel
+from network import (
+    ConfigurationError,
+    Network,
+    Parallel,
+    RoutingError,
+    StateConflictError,
+    StopReason,
+    merge_dicts,
+)
+from tests.network.parallel.helpers import text_agent, writer_agent
+
+pytestmark = pytest.mark.anyio
+
+SCHEMA: dict[str, Any] = {
+    "found": {"type": list[str]},
+    "scores": {"type": dict[str, int], "handler": merge_dicts},
+    "summary": {"type": str},
+}
+
+
+def fan_out_once(fork: Any) -> Any:
+    def router(ctx: Any) -> Any:
+        return fork if ctx.call_count == 0 else None
+
+    return router
+
+
+async def test_branches_run_at_once_in_one_task_group() -> None:
+    # Each branch waits until all three have started: run one after another, they would
+    # never get there (the fail_after only keeps a broken build from hanging).
+    started = 0
+    everyone = anyio.Event()
+
+    def agent(name: str) -> Agent:
+        async def script(request: Any) -> str:
+            nonlocal started
+            started += 1
+            if started == 3:
+                everyone.set()
+            await everyone.wait()
+            return f"{name} ok"
+
+        return Agent(name, model=ScriptedModel(script))
+
+    a, b, c = agent("a"), agent("b"), agent("c")
+    network = Network("n", [a, b, c], fan_out_once(Parallel(a, b, c)))
+    with anyio.fail_after(10):
+        result = await network.run("go")
+    assert [r.text for r in result.results] == ["a ok", "b ok", "c ok"]
+
+
+async def test_max_concurrency_caps_branches_running_at_once() -> None:
+    running = peak = 0
+
+    def agent(name: str) -> Agent:
+        async def script(request: Any) -> str:
+            nonlocal running, peak
+            running += 1
+            peak = max(peak, running)
+            await anyio.sleep(0.01)
+            running -= 1
+            return name
+
+        return Agent(name, model=ScriptedModel(script))
+
+    agents = [agent(f"a{i}") for i in range(5)]
+    network = Network("n", agents, fan_out_once(Parallel(*agents, max_concurrency=2)))
+    result = await network.run("go")
+    assert peak == 2
+    assert [r.agent for r in result.results] == [f"a{i}" for i in range(5)]
+
+
+async def test_each_branch_sees_the_state_and_conversation_of_the_fork() -> None:
+    seen: dict[str, Any] = {}
+
+    async def slow_instructions(ctx: Any) -> str:
+        await anyio.sleep(0.02)  # a has written and answered by now, in its own branch
+        seen["b state"] = ctx.kv.get("found")
+        return "b"
+
+    async def b_script(request: Any) -> str:
+        seen["b history"] = [m.content for m in request.history]
+        return "b answer"
+
+    first = text_agent("first", "before the fork")
+    a = writer_agent("a", {"found": ["a"]})
+    b = Agent("b", system=slow_instructions, model=ScriptedModel(b_script))
+
+    def router(ctx: Any) -> Any:
+        if ctx.call_count == 0:
+            return first
+        if ctx.call_count == 1:
+            ctx.kv.set("found", ["router"])
+            return Parallel(a, b)
+        return None
+
+    network = Network("n", [first, a, b], router, state_schema=SCHEMA)
+    result = await network.run("go")
+    # b finished last, yet saw neither a's messages nor a's write
+    assert seen["b state"] == ["router"]
+    assert seen["b history"] == ["go", "before the fork"]
+    assert [m.content for m in result.messages] == [
+        "go",
+        "before the fork",
+        None,  # a's tool call
+        "a wrote ['found']",
+        "b answer",
+    ]
+    assert result["found"] == ["router", "a"]
+
+
+async def test_writes_merge_in_declared_order_whatever_finishes_first() -> None:
+    async def run(delays: tuple[float, float, float]) -> Any:
+        agents = [
+            writer_agent("a", {"found": ["a1", "a2"], "scores": {"x": 1}}, delay=delays[0]),
+            writer_agent("b", {"found": ["b1"], "scores": {"x": 2, "y": 2}}, delay=delays[1]),
+            writer_agent("c", {"found": ["c1"], "scores": {"z": 3}}, delay=delays[2]),
+        ]
+        network = Network("n", agents, fan_out_once(Parallel(*agents)), state_schema=SCHEMA)
+        finished: list[str] = []
+
+        async def sink(event: Any) -> None:
+            if event.type == "STEP_FINISHED" and getattr(event, "branch", None):
+                finished.append(event.branch)
+
+        return await network.run("go", sinks=[sink]), finished
+
+    forward, forward_order = await run((0.0, 0.01, 0.02))
+    backward, backward_order = await run((0.02, 0.01, 0.0))
+    assert forward_order == ["a+b+c/a", "a+b+c/b", "a+b+c/c"]
+    assert backward_order == list(reversed(forward_order))  # the timing did reverse it
+    assert forward.state.snapshot() == backward.state.snapshot()
+    assert forward["found"] == ["a1", "a2", "b1", "c1"]
+    assert forward["scores"] == {"x": 2, "y": 2, "z": 3}  # b's x over a's: declared order
+    for one, other in zip(forward.results, backward.results, strict=True):
+        assert (one.agent, one.branch, one.state_delta) == (other.agent, other.branch, other.state_delta)
+    assert [m.content for m in forward.messages] == [m.content for m in backward.messages]
+
+
+async def test_two_branches_replacing_one_key_conflict_naming_both_writers() -> None:
+    a = writer_agent("a", {"summary": "from a", "found": ["a"]})
+    b = writer_agent("b", {"found": ["b"]})
+    c = writer_agent("c", {"summary": "from c"}, delay=0.01)
+    network = Network("n", [a, b, c], fan_out_once(Parallel(a, b, c)), state_schema=SCHEMA)
+
+    with pytest.raises(StateConflictError) as caught:
+        await network.run("go", state={"summary": "seed"})
+
+    error = caught.value
+    assert error.key == "summary"
+    first, second = error.writers
+    assert (first.agent, first.tool, first.branch) == ("a", "write", "a+b+c/a")
+    assert (second.agent, second.tool, second.branch) == ("c", "write", "a+b+c/c")
+    assert "'summary'" in str(error) and "'a'" in str(error) and "'c'" in str(error)
+    partial = error.partial_result
+    assert partial["summary"] == "seed"  # nothing of the fan-out merged
+    assert "found" not in partial
+    assert partial.results == []
+
+
+@pytest.mark.parametrize(("rule", "expected"), [("first", "from a"), ("last", "from c")])
+async def test_a_key_that_declares_a_conflict_rule_resolves_it(rule: str, expected: str) -> None:
+    a = writer_agent("a", {"summary": "from a"}, delay=0.01)
+    c = writer_agent("c", {"summary": "from c"})
+    schema = {"summary": {"type": str, "conflict": rule}}
+    network = Network("n", [a, c], fan_out_once(Parallel(a, c)), state_schema=schema)
+    result = await network.run("go")
+    assert result["summary"] == expected
+
+
+async def test_a_conflict_function_merges_later_branches_into_earlier() -> None:
+    a = writer_agent("a", {"summary": "A"}, delay=0.01)
+    b = writer_agent("b", {"summary": "B"})
+    schema = {"summary": {"type": str, "conflict": lambda current, new: f"{current}|{new}"}}
+    network = Network("n", [a, b], fan_out_once(Parallel(a, b)), state_schema=schema)
+    assert (await network.run("go"))["summary"] == "A|B"
+
+
+async def test_a_bad_conflict_rule_is_refused_when_the_schema_is_built() -> None:
+    with pytest.raises(ConfigurationError, match="'summary'.*conflict"):
+        Network("n", [text_agent("a")], lambda ctx: None, state_schema={"summary": {"type": str, "conflict": "newest"}})
+
+
+async def test_history_names_branches_and_usage_and_max_iter_count_each() -> None:
+    a, b, c = text_agent("a"), text_agent("b"), text_agent("c")
+    calls_seen: list[int] = []
+
+    def router(ctx: Any) -> Any:
+        calls_seen.append(ctx.call_count)
+        return Parallel(a, b, c, name="trio") if ctx.call_count == 0 else None
+
+    result = await Network("n", [a, b, c], router).run("go")
+    assert [(r.agent, r.branch) for r in result.results] == [
+        ("a", "trio/a"),
+        ("b", "trio/b"),
+        ("c", "trio/c"),
+    ]
+    assert calls_seen == [0, 3]  # the fan-out counted three calls
+    per_call = result.results[0].usage.total_tokens
+    assert result.usage.total_tokens == sum(r.usage.total_tokens for r in result.results)
+    assert result.usage.total_tokens == 3 * per_call > 0
+
+    capped = await Network("n", [a, b, c], router, max_iter=2).run("go")
+    assert capped.stop_reason == StopReason.MAX_ITER
+    assert capped.results == []  # the fan-out does not fit: none of it ran
+
+
+async def test_history_of_a_key_shows_which_branch_wrote_what() -> None:
+    a = writer_agent("a", {"found": ["a"]})
+    b = writer_agent("b", {"found": ["b"]})
+    network = Network("n", [a, b], fan_out_once(Parallel(a, b, name="search")), state_schema=SCHEMA)
+    result = await network.run("go")
+    records = result.state.history_of("found")
+    assert [(r.writer.agent, r.writer.branch, r.writer.call_index) for r in records] == [
+        ("a", "search/a", 0),
+        ("b", "search/b", 1),
+    ]
+
+
+async def test_map_runs_one_agent_over_items_each_with_its_input() -> None:
+    seen: list[tuple[str, Any]] = []
+
+    async def script(request: Any) -> str:
+        return f"summary of {request.history[-1].content}"
+
+    summarizer = Agent("summarizer", model=ScriptedModel(script))
+
+    def instructions(ctx: Any) -> str:
+        seen.append((ctx.input, ctx.branch.item))
+        return "summarize"
+
+    summarizer.system = instructions
+    summarizer._template = None
+    items = [{"doc": "alpha"}, {"doc": "beta"}]
+
+    def router(ctx: Any) -> Any:
+        if ctx.call_count == 0:
+            return Parallel.map(summarizer, items, input=lambda item: item["doc"])
+        return None
+
+    result = await Network("n", [summarizer], router).run("summarize these")
+    assert [r.branch for r in result.results] == [
+        "summarizer.map/summarizer#0",
+        "summarizer.map/summarizer#1",
+    ]
+    assert [r.text for r in result.results] == ["summary of alpha", "summary of beta"]
+    assert sorted(seen, key=lambda s: s[0]) == [("alpha", items[0]), ("beta", items[1])]
+    assert [m.content for m in result.messages] == [
+        "summarize these",
+        "alpha",
+        "summary of alpha",
+        "beta",
+        "summary of beta",
+    ]
+
+
+async def test_parallel_arguments_are_checked() -> None:
+    a = text_agent("a")
+    with pytest.raises(ConfigurationError, match="on_error"):
+        Parallel(a, on_error="ignore")
+    with pytest.raises(ConfigurationError, match="max_concurrency"):
+        Parallel(a, max_concurrency=0)
+    with pytest.raises(ConfigurationError, match="at least one"):
+        Parallel()
+    with pytest.raises(ConfigurationError, match="no items"):
+        Parallel.map(a, [])
+    with pytest.raises(ConfigurationError, match="returned int"):
+        Parallel.map(a, [1], input=lambda item: item)
+    network = Network("n", [a], fan_out_once(Parallel(a, "ghost")))
+    with pytest.raises(RoutingError, match="'ghost'"):
+        await network.run("go")
+
+
+async def test_the_same_agent_twice_gets_numbered_branches() -> None:
+    a = text_agent("a")
+    result = await Network("n", [a], fan_out_once(Parallel(a, "a", name="twice"))).run("go")
+    assert [r.branch for r in result.results] == ["twice/a#0", "twice/a#1"]
