@@ -165,6 +165,15 @@ class ToolStateWarning(AgentNetworkWarning):
     """
 
 
+class ParallelWriteWarning(AgentNetworkWarning):
+    """Agents a router runs in parallel declare writes to one key that would conflict.
+
+    `GraphRouter` warns when the network is built: two agents of one fan-out name the same
+    key in `output_key` or a tool's `outputs_to_state`, and the key's handler replaces with
+    no `conflict` rule, so a run where both write it fails with `StateConflictError`.
+    """
+
+
 def attach_partial_result(error: BaseException, result: Any) -> None:
     """Make `result` reachable from `error` as `error.partial_result`.
 

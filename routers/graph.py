@@ -14,6 +14,11 @@ sync or async; no condition means always) holds. An edge to `END`, or no edge ho
 the run. At most one edge joins two nodes: two conditions for the same hop belong in one
 function.
 
+`fan_out(source, [a, b, c], join=summarizer)` runs the targets side by side after `source`
+(one `Parallel`, see `network.run.parallel`), then goes on at `join` (or ends, for `END`).
+When the network is built, a `ParallelWriteWarning` names any key two agents of one fan-out
+declare in `output_key` / `outputs_to_state` that would conflict at the join.
+
 The graph is checked when the Network is built: every node must be one of the network's
 agents and reachable from `start`. Agents of the network that are not in the graph are
 allowed (another router may wrap this one), but this router never chooses them.
@@ -24,12 +29,16 @@ networkx is imported when a router is built, never by `import routers`.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from network.drawing import MermaidIds, edge_line, node_line
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, ParallelWriteWarning
 from network.run.context import RunContext
+from network.run.parallel import Parallel
+from network.state.handlers import replace_values
 
 Condition = Callable[[RunContext], Any]
 
@@ -50,6 +59,16 @@ END: Any = _End()
 """The target of an edge that finishes the run."""
 
 
+@dataclass(frozen=True, slots=True)
+class _FanOut:
+    name: str
+    source: str
+    targets: tuple[str, ...]
+    join: Any  # a node name, or END
+    max_concurrency: int | None
+    on_error: str
+
+
 class GraphRouter:
     """A router that follows the edges of a directed graph of agents (see module docstring).
 
@@ -63,6 +82,7 @@ class GraphRouter:
         import networkx as nx  # noqa: PLC0415 (networkx)
 
         self._graph = nx.DiGraph()
+        self._fan_outs: dict[str, _FanOut] = {}
         self.start: str = self._add_node(start, "start")
 
     # -- building --------------------------------------------------------------------------
@@ -92,6 +112,56 @@ class GraphRouter:
                 "combine the two conditions into one"
             )
         self._graph.add_edge(head, tail, when=when, label=label or _condition_name(when))
+        return self
+
+    def fan_out(
+        self,
+        source: Any,
+        targets: Sequence[Any],
+        *,
+        join: Any,
+        when: Condition | None = None,
+        label: str | None = None,
+        max_concurrency: int | None = None,
+        on_error: str = "fail",
+        name: str | None = None,
+    ) -> GraphRouter:
+        """After `source`, run `targets` side by side, then go on at `join` (a node or END).
+
+        `when` decides whether the fan-out is taken, as for `edge`; edges out of `source`
+        are tried in the order they were added. `max_concurrency`, `on_error` and `name`
+        (default `"<source>.fan_out"`) are `Parallel`'s. The targets' own edges are not
+        followed after the fan-out: the run goes on at `join`.
+        """
+        if source is END:
+            raise ConfigurationError("graph router: END has no outgoing edges")
+        if when is not None and not callable(when):
+            raise ConfigurationError(f"graph router: when={when!r} is not callable")
+        if isinstance(targets, str) or not isinstance(targets, Sequence) or len(targets) < 2:
+            raise ConfigurationError(
+                f"graph router: fan_out needs a list of at least two targets, got {targets!r}"
+            )
+        head = self._add_node(source, "source")
+        tails = tuple(self._add_node(target, "target") for target in targets)
+        if len(set(tails)) != len(tails):
+            raise ConfigurationError(f"graph router: fan_out from {head!r} names an agent twice")
+        fork = name if name is not None else f"{head}.fan_out"
+        if fork in self._fan_outs:
+            raise ConfigurationError(f"graph router: two fan-outs are named {fork!r}")
+        tail = END if join is END else self._add_node(join, "join")
+        Parallel(*tails, max_concurrency=max_concurrency, on_error=on_error, name=fork)  # checks
+        for target in tails:
+            if self._graph.has_edge(head, target):
+                raise ConfigurationError(
+                    f"graph router: there is already an edge {head!r} -> {target!r}"
+                )
+        for target in tails:
+            self._graph.add_edge(
+                head, target, when=when, label=label or _condition_name(when), fan_out=fork
+            )
+            if not self._graph.has_edge(target, tail):
+                self._graph.add_edge(target, tail, when=None, label=None, join=fork)
+        self._fan_outs[fork] = _FanOut(fork, head, tails, tail, max_concurrency, on_error)
         return self
 
     def _add_node(self, agent: Any, role: str) -> str:
@@ -140,6 +210,8 @@ class GraphRouter:
             raise ConfigurationError(
                 f"graph router: {_names(unreachable)} cannot be reached from start {self.start!r}"
             )
+        for fan_out in self._fan_outs.values():
+            _warn_about_overlaps(fan_out, network)
 
     # -- routing ---------------------------------------------------------------------------
 
@@ -147,10 +219,25 @@ class GraphRouter:
         """`start` first; then the first edge out of the last agent whose condition holds."""
         if ctx.call_count == 0:
             return self.start
-        last = ctx.last_result.agent if ctx.last_result is not None else None
-        if last is None or last not in self._graph:
+        result = ctx.last_result
+        if result is None:
             return None
+        if result.branch is not None and self._fan_outs:  # a fan-out just joined
+            fan_out = self._fan_outs.get(result.branch.split("/", 1)[0])
+            if fan_out is not None:
+                return None if fan_out.join is END else fan_out.join
+        last = result.agent
+        if last not in self._graph:
+            return None
+        tried: set[str] = set()
         for target, data in self._graph.adj[last].items():  # insertion order
+            if "join" in data:
+                continue  # followed only after the fan-out, above
+            fork = data.get("fan_out")
+            if fork is not None:
+                if fork in tried:
+                    continue
+                tried.add(fork)
             when = data["when"]
             if when is not None:
                 holds = when(ctx)
@@ -158,6 +245,14 @@ class GraphRouter:
                     holds = await holds
                 if not holds:
                     continue
+            if fork is not None:
+                spec = self._fan_outs[fork]
+                return Parallel(
+                    *spec.targets,
+                    max_concurrency=spec.max_concurrency,
+                    on_error=spec.on_error,
+                    name=fork,
+                )
             return None if target is END else target
         return None
 
@@ -181,6 +276,48 @@ class GraphRouter:
 
     def __repr__(self) -> str:
         return f"GraphRouter(start={self.start!r}, edges={self._graph.number_of_edges()})"
+
+
+def _warn_about_overlaps(fan_out: _FanOut, network: Any) -> None:
+    """Warn when two agents of `fan_out` declare writes to one key that would conflict."""
+    declared: dict[str, list[str]] = {}
+    for name in fan_out.targets:
+        agent = network.agents[name]
+        for key, handler in _declared_writes(agent):
+            spec = network.schema.spec(key)
+            merges = (handler or (spec.handler if spec is not None else None)) not in (
+                None,
+                replace_values,
+            )
+            if merges or (spec is not None and spec.conflict is not None):
+                continue
+            owners = declared.setdefault(key, [])
+            if name not in owners:
+                owners.append(name)
+    for key, owners in declared.items():
+        if len(owners) > 1:
+            warnings.warn(
+                ParallelWriteWarning(
+                    f"graph router: fan-out {fan_out.name!r} runs {_names(owners)} in "
+                    f"parallel and each declares a write to state key {key!r} (output_key / "
+                    "outputs_to_state), whose handler replaces: a run where both write it "
+                    "fails with StateConflictError. Give the key a merging handler or a "
+                    '"conflict" rule, or use different keys'
+                ),
+                stacklevel=4,
+            )
+
+
+def _declared_writes(agent: Any) -> list[tuple[str, Any]]:
+    """`(key, handler or None)` of an agent's `output_key` and its tools' `outputs_to_state`."""
+    writes: list[tuple[str, Any]] = []
+    output_key = getattr(agent, "output_key", None)
+    if isinstance(output_key, str):
+        writes.append((output_key, None))
+    for tool in getattr(agent, "tools", {}).values():
+        for key, mapping in getattr(tool, "outputs_to_state", {}).items():
+            writes.append((key, mapping.get("handler")))
+    return writes
 
 
 def _condition_name(when: Condition | None) -> str | None:
