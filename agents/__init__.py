@@ -21,6 +21,8 @@ from agents.models.openai_native import OpenAIModel
 from agents.tool import Tool, tool
 from agents.tool_checks import ToolDefinitionWarning
 from agents.tool_context import ToolContext
+from network.errors import Retry
+from network.run.retry_policy import RetryPolicy
 
 __all__ = [
     "Agent",
@@ -36,6 +38,8 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "OpenAIModel",
+    "Retry",
+    "RetryPolicy",
     "ScriptedModel",
     "TextDelta",
     "Tool",

@@ -36,6 +36,7 @@ from network.network import Network, refuse_inside_loop
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.result import Stop, StopReason
+from network.run.retry_policy import RetryPolicy
 from network.state.provenance import agent_writer
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -71,6 +72,8 @@ class Agent:
             (`response_format`), "tool" (a forced `final_output` tool) or "prompted".
         output_retries: how many times an answer that does not validate is asked again
             (with the errors) before `OutputValidationError`.
+        tool_retry: the `RetryPolicy` of this agent's tool calls unless the tool sets its
+            own `retry` (default: the network's `tool_retry`); see `@tool(retry=...)`.
     """
 
     def __init__(
@@ -90,6 +93,7 @@ class Agent:
         output_type: Any = None,
         output_mode: str = "auto",
         output_retries: int = 2,
+        tool_retry: RetryPolicy | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
@@ -147,6 +151,11 @@ class Agent:
                 f"got {tool_timeout!r}"
             )
         self.tool_timeout = tool_timeout
+        if tool_retry is not None and not isinstance(tool_retry, RetryPolicy):
+            raise ConfigurationError(
+                f"agent {name!r}: tool_retry must be a RetryPolicy, got {tool_retry!r}"
+            )
+        self.tool_retry = tool_retry
         self.output_type = output_type
         self.output: OutputSpec | None = (
             None

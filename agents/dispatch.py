@@ -18,10 +18,11 @@ import anyio
 from agents.predictive import write_predicted
 from agents.tool import Tool, tool_result_text
 from agents.tool_context import ToolContext
-from network.errors import StateError, ToolError, ToolStateWarning, UnstorableValueError
+from network.errors import Retry, StateError, ToolError, ToolStateWarning, UnstorableValueError
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.context import RunContext
+from network.run.retry_policy import RetryPolicy
 from network.state.provenance import tool_writer
 from network.state.staged import StagedKV
 from network.state.state import State
@@ -87,8 +88,29 @@ async def run_tool(
             return _error_record(
                 call, f"tool {call.name!r} state update failed: {exc}", started, type(exc).__name__
             )
-    context = ToolContext(ctx.network, agent, state, call.id, ctx)
     timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
+    policy = (
+        tool.retry
+        or getattr(agent, "tool_retry", None)
+        or getattr(ctx.network, "tool_retry", None)
+    )
+    if policy is not None and policy.max_attempts > 1 and (tool.idempotent or policy.explicit):
+        return await _with_retries(ctx, agent, tool, call, state, timeout, policy, started)
+    context = ToolContext(ctx.network, agent, state, call.id, ctx)
+    record, _ = await _attempt(ctx, tool, call, context, timeout, started)
+    return record
+
+
+async def _attempt(
+    ctx: RunContext,
+    tool: Tool,
+    call: ToolCall,
+    context: ToolContext,
+    timeout: float | None,
+    started: float,
+) -> tuple[ToolCallRecord, Exception | None]:
+    """One try of a call: its record (a failure included), and the exception behind a
+    failure a `RetryPolicy` may retry (None for success, `ToolError`s and `Retry`)."""
     try:
         if tool.inline:
             result = tool.invoke_inline(call.arguments, context)
@@ -98,37 +120,96 @@ async def run_tool(
             with anyio.fail_after(timeout) as scope:
                 result = await tool.invoke(call.arguments, context)
     except ToolError as exc:
-        return _error_record(call, str(exc), started, type(exc).__name__)
+        return _error_record(call, str(exc), started, type(exc).__name__), None
+    except Retry as exc:  # the tool asks the model to try again: see `Retry`
+        return _model_retry(ctx, tool, call, exc, started), None
     except TimeoutError as exc:
         if timeout is None or not scope.cancel_called:
-            return _error_record(
-                call, f"tool {call.name!r} raised {exc!r}", started, type(exc).__name__
-            )
-        return _error_record(
-            call, f"tool {call.name!r} timed out after {timeout:g} s", started, "TimeoutError"
-        )
+            message = f"tool {call.name!r} raised {exc!r}"
+        else:
+            message = f"tool {call.name!r} timed out after {timeout:g} s"
+        return _error_record(call, message, started, "TimeoutError"), exc
     except UnstorableValueError as exc:  # a bug in the tool's code: tell the developer too
         warnings.warn(
             ToolStateWarning(
-                f"agent {agent.name!r}, tool {call.name!r}: {exc} (the tool's writes were "
-                "rolled back and the model was told)"
+                f"agent {context.agent.name!r}, tool {call.name!r}: {exc} (the tool's writes "
+                "were rolled back and the model was told)"
             ),
             stacklevel=1,
         )
-        return _error_record(
-            call,
-            f"tool {call.name!r} raised {type(exc).__name__}: {exc}",
-            started,
-            type(exc).__name__,
-        )
+        message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
+        return _error_record(call, message, started, type(exc).__name__), None
     except Exception as exc:  # the tool's own failure goes back to the model
+        message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
+        return _error_record(call, message, started, type(exc).__name__), exc
+    return _record(call, result, tool_result_text(result), None, started), None
+
+
+def _model_retry(
+    ctx: RunContext, tool: Tool, call: ToolCall, exc: Retry, started: float
+) -> ToolCallRecord:
+    """The error result of a `Retry`, counted against the tool's budget for the run."""
+    used = ctx.tool_retries.get(tool.name, 0)
+    if used >= tool.model_retries:
         return _error_record(
             call,
-            f"tool {call.name!r} raised {type(exc).__name__}: {exc}",
+            f"tool {tool.name!r} gives up: it asked for a retry {used} times in this run "
+            f"(its budget) and again now: {exc.message}",
             started,
-            type(exc).__name__,
+            "RetryBudgetExceeded",
         )
-    return _record(call, result, tool_result_text(result), None, started)
+    ctx.tool_retries[tool.name] = used + 1
+    return _error_record(
+        call, f"tool {tool.name!r} asks you to try again: {exc.message}", started, "Retry"
+    )
+
+
+async def _with_retries(
+    ctx: RunContext,
+    agent: Any,
+    tool: Tool,
+    call: ToolCall,
+    state: State,
+    timeout: float | None,
+    policy: RetryPolicy,
+    started: float,
+) -> ToolCallRecord:
+    """Try the call up to `policy.max_attempts` times; a failed try's writes are dropped."""
+    kv: Any = state.kv
+    attempt = 1
+    while True:
+        mark = kv.savepoint()
+        context = ToolContext(
+            ctx.network, agent, state, call.id, ctx, attempt, policy.max_attempts
+        )
+        record, error = await _attempt(ctx, tool, call, context, timeout, started)
+        if error is None or attempt >= policy.max_attempts or not policy.retries(error):
+            if record.is_error:
+                kv.rollback(mark)
+            else:
+                kv.release(mark)
+            record.attempts = attempt
+            return record
+        kv.rollback(mark)  # the failed try leaves nothing behind
+        wait = policy.delay(attempt, error)
+        if ctx.emitter.active:
+            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+            await ctx.emitter.emit(
+                events.custom(
+                    "TOOL_CALL_RETRY",
+                    {
+                        "toolCallId": call.id,
+                        "tool": call.name,
+                        "attempt": attempt,
+                        "error": record.error,
+                        "errorType": record.error_type,
+                        "delay": wait,
+                    },
+                )
+            )
+        await anyio.sleep(wait)
+        attempt += 1
 
 
 async def run_tool_calls(

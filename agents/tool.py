@@ -34,6 +34,7 @@ from agents.isolated import call_by_name, reference
 from agents.tool_checks import warn_about_definition
 from agents.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
+from network.run.retry_policy import RetryPolicy
 from network.state.state import State
 from network.state.values import is_pydantic_model
 
@@ -60,13 +61,16 @@ class Tool:
         "blocking",
         "description",
         "fn",
+        "idempotent",
         "inline",
         "inputs_from_state",
         "isolated",
+        "model_retries",
         "name",
         "outputs_to_state",
         "parameters",
         "requires_confirmation",
+        "retry",
         "schema",
         "timeout",
     )
@@ -83,9 +87,22 @@ class Tool:
         blocking: bool = False,
         timeout: float | None = None,
         isolated: bool = False,
+        retry: RetryPolicy | None = None,
+        idempotent: bool = False,
+        model_retries: int = 2,
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
+        label = name or getattr(fn, "__name__", fn)
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise ConfigurationError(f"tool {label!r}: retry must be a RetryPolicy, got {retry!r}")
+        if not isinstance(model_retries, int) or model_retries < 0:
+            raise ConfigurationError(
+                f"tool {label!r}: model_retries must be an int >= 0, got {model_retries!r}"
+            )
+        self.retry = retry
+        self.idempotent = idempotent
+        self.model_retries = model_retries
         if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
             raise ConfigurationError(
                 f"tool {name or getattr(fn, '__name__', fn)!r}: timeout must be a positive "
@@ -242,8 +259,15 @@ class Tool:
         an abandoned thread can never change the state behind the run's back.
         """
         staged = context.state.for_tool()
-        own = ToolContext(context.network, context.agent, staged, context.tool_call_id)
-        own.run = context.run
+        own = ToolContext(
+            context.network,
+            context.agent,
+            staged,
+            context.tool_call_id,
+            context.run,
+            context.attempt,
+            context.max_attempts,
+        )
         kwargs = self._arguments(arguments, own)
         call = functools.partial(self.fn, **kwargs)
         result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
@@ -309,6 +333,9 @@ def tool(
     blocking: bool = False,
     timeout: float | None = None,
     isolated: bool = False,
+    retry: RetryPolicy | None = None,
+    idempotent: bool = False,
+    model_retries: int = 2,
 ) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -331,6 +358,14 @@ def tool(
             the run is cancelled: for tools that may hang for good. The function must be
             defined at module level, take and return picklable values, and cannot be given a
             `ToolContext` or `State` (see `agents.isolated`).
+        retry: a `RetryPolicy` for failed calls (default: the agent's, else the network's
+            `tool_retry`). Failures are retried without the model knowing only when the tool
+            is `idempotent` or the policy names `retry_on` explicitly; each try's state
+            writes are dropped when it fails. `ToolContext.attempt` says which try it is.
+        idempotent: calling the tool twice with the same arguments does no more harm than
+            once, so transient failures (timeouts, connection errors) may be retried.
+        model_retries: how many times per run the tool may `raise Retry("why")` to ask the
+            model to call it again; once more fails the run with `ToolError`.
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
@@ -344,6 +379,9 @@ def tool(
             blocking=blocking,
             timeout=timeout,
             isolated=isolated,
+            retry=retry,
+            idempotent=idempotent,
+            model_retries=model_retries,
         )
 
     return wrap(fn) if fn is not None else wrap

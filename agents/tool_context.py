@@ -25,6 +25,8 @@ class ToolContext(Generic[DepsT]):
         state: the tool's view of the run's `State` (see above).
         tool_call_id: the id of this tool call.
         run: the `RunContext` of the run.
+        attempt: which try of this call this is (1 for the first; see `@tool(retry=...)`).
+        max_attempts: how many tries the call's `RetryPolicy` allows (1 without one).
     """
 
     network: Any
@@ -32,6 +34,17 @@ class ToolContext(Generic[DepsT]):
     state: State
     tool_call_id: str
     run: Any = None  # the RunContext
+    attempt: int = 1
+    max_attempts: int = 1
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key naming this call, the same on every try and when the run is resumed: the
+        thread id (else the run id) and the tool call id. Pass it to an external service
+        that deduplicates requests, so that a retried call never acts twice."""
+        run = self.run
+        scope = None if run is None else (run.thread_id or run.run_id)
+        return f"{scope or 'run'}:{self.tool_call_id}"
 
     @property
     def kv(self) -> Any:

@@ -12,6 +12,7 @@ from network.errors import (
     ModelError,
     OutputValidationError,
     ParallelWriteWarning,
+    Retry,
     RoutingError,
     StaleThreadError,
     StateConflictError,
@@ -41,6 +42,7 @@ from network.network import Network
 from network.run.context import RunContext
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.parallel import BranchFailure, Parallel
+from network.run.retry_policy import RetryPolicy
 from network.run.resources import Resources
 from network.run.result import RunResult, Stop, StopReason
 from network.state.handlers import merge_dicts, merge_lists, replace_values
@@ -69,6 +71,8 @@ __all__ = [
     "Parallel",
     "ParallelWriteWarning",
     "Resources",
+    "Retry",
+    "RetryPolicy",
     "RoutingError",
     "RunContext",
     "RunResult",

@@ -37,6 +37,20 @@ class ToolError(AgentNetworkError):
         self.tool = tool
 
 
+class Retry(AgentNetworkError):
+    """Raised by a tool to ask the model to try again: `raise Retry("use an ISO date")`.
+
+    The model reads the message as the call's error result and may call again with better
+    arguments. Each tool may do so `@tool(model_retries=N)` times per run (default 2); past
+    that budget the model is told the tool gives up (error type "RetryBudgetExceeded"), and
+    `max_iter` bounds what it does next. The attempt's state writes are dropped.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
 class ModelError(AgentNetworkError):
     """The model provider failed; the provider's own exception is the `__cause__`."""
 

@@ -22,6 +22,7 @@ from network.run.emitter import AnySink
 from network.run.interrupts import pending_answers, restore_rejected
 from network.run.limits import Budget, UsageLimits
 from network.run.parallel import Parallel
+from network.run.retry_policy import RetryPolicy
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
@@ -58,6 +59,8 @@ class Network(Generic[DepsT]):
             model request may hold (messages, tokens, summaries) on long threads.
         tool_timeout: seconds a tool call may take when neither the tool nor its agent sets
             a limit; a call past it is an error result the model sees, and the run goes on.
+        tool_retry: the `RetryPolicy` of tool calls when neither the tool nor its agent sets
+            one (see `@tool(retry=...)`).
         limits: the default `UsageLimits` of every run (a run's `limits=` replaces them).
         telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
             whenever the application configured an OpenTelemetry SDK, without them too.
@@ -79,6 +82,7 @@ class Network(Generic[DepsT]):
         tool_timeout: float | None = None,
         limits: UsageLimits | None = None,
         telemetry: Telemetry | None = None,
+        tool_retry: RetryPolicy | None = None,
     ) -> None:
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
@@ -118,6 +122,11 @@ class Network(Generic[DepsT]):
                 f"got {tool_timeout!r}"
             )
         self.tool_timeout = tool_timeout
+        if tool_retry is not None and not isinstance(tool_retry, RetryPolicy):
+            raise ConfigurationError(
+                f"network {name!r}: tool_retry must be a RetryPolicy, got {tool_retry!r}"
+            )
+        self.tool_retry = tool_retry
         self.limits = _check_limits(name, limits)
         self.telemetry = telemetry
         self.predict_state: dict[str, dict[str, Any]] = {}

@@ -109,6 +109,7 @@ class ToolCallRecord(Record):
     duration_ms: float = 0.0
     started_at: float = 0.0  # seconds since the epoch
     error_type: str | None = None  # low-cardinality: the exception's type name, "rejected"...
+    attempts: int = 1  # tries made (more than one when a `RetryPolicy` retried the call)
 
 
 @dataclass(slots=True)

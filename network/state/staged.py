@@ -133,6 +133,17 @@ class StagedKV:
         """Whether this tool staged any write."""
         return bool(self._writes)
 
+    def savepoint(self) -> int:
+        """A mark for `rollback`: one try of a retried tool call starts here."""
+        return len(self._writes)
+
+    def rollback(self, mark: int) -> None:
+        """Drop the writes staged since `mark` (a failed try's)."""
+        del self._writes[mark:]
+
+    def release(self, mark: int) -> None:
+        """Keep the writes staged since `mark`."""
+
     def commit(self) -> None:
         """Apply the staged writes to the store, all or none (rolled back on any error)."""
         if not self._writes:
