@@ -65,10 +65,11 @@ from agents.models.failures import (
     safe_url,
     transport_failure,
 )
-from agents.models.retry import backoff, retry_after
+from agents.models.retry import retries_of, retry_after, wait_before_retry
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.usage import estimated_usage, reported_usage
 from agents.models.wire import to_wire_list
+from network.run.retry_policy import RetryPolicy
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import ModelCall, Usage
@@ -139,6 +140,9 @@ class LiteLLMModel:
         api_key: the provider's key; litellm reads the provider's usual env var when None.
         timeout: seconds litellm waits for the provider (per attempt).
         max_retries: how many times a 408/409/429/5xx or connection failure is retried.
+        retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
+            and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
+            the transient ones above.
         stream: stream even when the caller passes no `on_chunk`.
         retry_delay: first backoff in seconds when the provider sends no `retry-after`.
         **params: extra `acompletion` arguments (temperature, max_tokens, ...); a request's
@@ -155,13 +159,15 @@ class LiteLLMModel:
         max_retries: int = 2,
         stream: bool = False,
         retry_delay: float = 0.5,
+        retry: RetryPolicy | None = None,
         **params: Any,
     ) -> None:
         self.name = model
         self.api_base = api_base
         self.api_key = api_key
         self.timeout = timeout
-        self.max_retries = max(0, max_retries)
+        self.retry = retry
+        self.max_retries = retries_of(retry, max_retries)
         self.stream = stream
         self.retry_delay = retry_delay
         self.params = params
@@ -250,7 +256,9 @@ class LiteLLMModel:
                 if attempt >= self.max_retries or stream.delivered or not failure.retryable:
                     raise self._error(failure, attempt) from exc
                 failed.append(self._attempt(request, started_at, started, type(exc).__name__))
-                await anyio.sleep(backoff(self.retry_delay, attempt, _retry_after(exc)))
+                await anyio.sleep(
+                    wait_before_retry(self.retry, self.retry_delay, attempt, _retry_after(exc))
+                )
                 attempt += 1
 
     def _attempt(

@@ -38,9 +38,10 @@ from agents.models.http_pool import shared_client
 from agents.models.openai_body import ToolsText, request_body
 from agents.models.openai_stream import ChatStream, StreamFailed
 from agents.models.providers import default_base_url, key_from_env, key_names, split_model
-from agents.models.retry import backoff, retry_after
+from agents.models.retry import retries_of, retry_after, wait_before_retry
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.usage import estimated_usage, reported_usage
+from network.run.retry_policy import RetryPolicy
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
@@ -68,6 +69,9 @@ class OpenAIModel:
         api_key: the key; default: the provider's usual environment variable.
         timeout: seconds one attempt may take in all, stream included.
         max_retries: how many times a 408/409/429/5xx or connection failure is retried.
+        retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
+            and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
+            the transient ones above.
         stream: stream even when the caller passes no `on_chunk`.
         retry_delay: first backoff in seconds when the server sends no `retry-after`.
         **params: extra body fields (temperature, max_tokens, ...); a request's own `params`
@@ -88,6 +92,7 @@ class OpenAIModel:
         max_retries: int = 2,
         stream: bool = False,
         retry_delay: float = 0.5,
+        retry: RetryPolicy | None = None,
         **params: Any,
     ) -> None:
         self.name = model
@@ -105,7 +110,8 @@ class OpenAIModel:
         # (vLLM, llama.cpp, Ollama) usually runs without one.
         self._key_required = api_base is None
         self.timeout = timeout
-        self.max_retries = max(0, max_retries)
+        self.retry = retry
+        self.max_retries = retries_of(retry, max_retries)
         self.stream = stream
         self.retry_delay = retry_delay
         self.params = params
@@ -173,7 +179,9 @@ class OpenAIModel:
                 continue
             if attempt >= self.max_retries or delivered or not failure.retryable:
                 raise self._error(failure, attempt) from cause
-            await anyio.sleep(backoff(self.retry_delay, attempt, retry_after(headers)))
+            await anyio.sleep(
+                wait_before_retry(self.retry, self.retry_delay, attempt, retry_after(headers))
+            )
             attempt += 1
 
     async def _attempt(

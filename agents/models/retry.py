@@ -6,6 +6,9 @@ import random
 import time
 from typing import Any
 
+from network.errors import ConfigurationError
+from network.run.retry_policy import RetryPolicy
+
 MAX_RETRY_AFTER = 60.0
 
 
@@ -34,6 +37,28 @@ def backoff(first_delay: float, attempt: int, after: float | None = None) -> flo
     if after is not None:
         return after
     return first_delay * (2**attempt) * random.uniform(0.75, 1.0)
+
+
+def wait_before_retry(
+    policy: RetryPolicy | None, first_delay: float, attempt: int, after: float | None
+) -> float:
+    """The wait before retry number `attempt + 1` of a model request: the client's own
+    backoff, or the `RetryPolicy` it was given (which may ignore the server's figure)."""
+    if policy is None:
+        return backoff(first_delay, attempt, after)
+    if after is not None and policy.respect_retry_after:
+        return after
+    return policy.delay(attempt + 1)
+
+
+def retries_of(policy: RetryPolicy | None, max_retries: int) -> int:
+    """How many times a failed request is retried: the policy's tries but the first, else
+    the client's `max_retries`."""
+    if policy is None:
+        return max(0, max_retries)
+    if not isinstance(policy, RetryPolicy):
+        raise ConfigurationError(f"retry must be a RetryPolicy, got {policy!r}")
+    return policy.max_attempts - 1
 
 
 def _seconds(value: str) -> float:
