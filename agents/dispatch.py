@@ -90,9 +90,7 @@ async def run_tool(
             )
     timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
     policy = (
-        tool.retry
-        or getattr(agent, "tool_retry", None)
-        or getattr(ctx.network, "tool_retry", None)
+        tool.retry or getattr(agent, "tool_retry", None) or getattr(ctx.network, "tool_retry", None)
     )
     if policy is not None and policy.max_attempts > 1 and (tool.idempotent or policy.explicit):
         return await _with_retries(ctx, agent, tool, call, state, timeout, policy, started)
@@ -179,9 +177,7 @@ async def _with_retries(
     attempt = 1
     while True:
         mark = kv.savepoint()
-        context = ToolContext(
-            ctx.network, agent, state, call.id, ctx, attempt, policy.max_attempts
-        )
+        context = ToolContext(ctx.network, agent, state, call.id, ctx, attempt, policy.max_attempts)
         record, error = await _attempt(ctx, tool, call, context, timeout, started)
         if error is None or attempt >= policy.max_attempts or not policy.retries(error):
             if record.is_error:

@@ -93,7 +93,7 @@ class Tool:
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
-        label = name or getattr(fn, "__name__", fn)
+        label = name or getattr(fn, "__name__", repr(fn))
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise ConfigurationError(f"tool {label!r}: retry must be a RetryPolicy, got {retry!r}")
         if not isinstance(model_retries, int) or model_retries < 0:

@@ -42,9 +42,9 @@ from network.network import Network
 from network.run.context import RunContext
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.parallel import BranchFailure, Parallel
-from network.run.retry_policy import RetryPolicy
 from network.run.resources import Resources
 from network.run.result import RunResult, Stop, StopReason
+from network.run.retry_policy import RetryPolicy
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.kv import KV
 from network.state.provenance import Writer, WriteRecord

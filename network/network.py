@@ -22,10 +22,10 @@ from network.run.emitter import AnySink
 from network.run.interrupts import pending_answers, restore_rejected
 from network.run.limits import Budget, UsageLimits
 from network.run.parallel import Parallel
-from network.run.retry_policy import RetryPolicy
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
+from network.run.retry_policy import RetryPolicy
 from network.run.steps import StepRunner
 from network.run.streaming import EventStream
 from network.state.schema import StateSchema

@@ -215,7 +215,7 @@ class GraphRouter:
 
     # -- routing ---------------------------------------------------------------------------
 
-    async def __call__(self, ctx: RunContext) -> str | None:
+    async def __call__(self, ctx: RunContext) -> str | Parallel | None:
         """`start` first; then the first edge out of the last agent whose condition holds."""
         if ctx.call_count == 0:
             return self.start

@@ -69,11 +69,11 @@ from agents.models.retry import retries_of, retry_after, wait_before_retry
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.usage import estimated_usage, reported_usage
 from agents.models.wire import to_wire_list
-from network.run.retry_policy import RetryPolicy
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import ModelCall, Usage
 from network.ids import new_id
+from network.run.retry_policy import RetryPolicy
 
 _litellm: Any = None
 

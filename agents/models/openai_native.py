@@ -41,12 +41,12 @@ from agents.models.providers import default_base_url, key_from_env, key_names, s
 from agents.models.retry import retries_of, retry_after, wait_before_retry
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.usage import estimated_usage, reported_usage
-from network.run.retry_policy import RetryPolicy
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.ids import new_id
 from network.logger import get_logger
+from network.run.retry_policy import RetryPolicy
 
 
 class _Failed(Exception):

@@ -83,9 +83,7 @@ async def run_parallel(
         raise error
     kv = state.kv
     merged = [i for i, error in enumerate(errors) if error is None]
-    ends = merge_branches(
-        kv, [(todo[i].id, _branch_kv(contexts[i]).writes) for i in merged]
-    )
+    ends = merge_branches(kv, [(todo[i].id, _branch_kv(contexts[i]).writes) for i in merged])
     if emitter.active:
         await emitter.flush_state(kv)
     deltas = iter(split_ops(kv.take_ops(), ends))
@@ -106,7 +104,9 @@ async def run_parallel(
             )
             failures.append(failure)
             result = InferenceResult(
-                branch.agent.name, branch_ctx.input, error=f"{failure.error_type}: {failure.message}"
+                branch.agent.name,
+                branch_ctx.input,
+                error=f"{failure.error_type}: {failure.message}",
             )
         result.branch = branch.id
         state.results.append(result)

@@ -90,9 +90,13 @@ def _resolve(
         elif callable(rule):
             merge_with[key] = rule
         else:
-            first, second = (indexes[0], replacing[0]) if replacing[0] != indexes[0] else (
-                indexes[0],
-                indexes[1],
+            first, second = (
+                (indexes[0], replacing[0])
+                if replacing[0] != indexes[0]
+                else (
+                    indexes[0],
+                    indexes[1],
+                )
             )
             raise _conflict(key, branches[first], branches[second])
     if not keep and not merge_with:

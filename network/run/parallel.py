@@ -107,7 +107,9 @@ class Parallel:
 
     def _setup(self, name: str, max_concurrency: int | None, on_error: str) -> None:
         if not isinstance(name, str) or not name or "/" in name:
-            raise ConfigurationError(f"Parallel: name must be a non-empty string without '/', got {name!r}")
+            raise ConfigurationError(
+                f"Parallel: name must be a non-empty string without '/', got {name!r}"
+            )
         if on_error not in ON_ERROR:
             raise ConfigurationError(
                 f"Parallel {name!r}: on_error must be 'fail' or 'continue', got {on_error!r}"
@@ -116,7 +118,8 @@ class Parallel:
             isinstance(max_concurrency, int) and max_concurrency >= 1
         ):
             raise ConfigurationError(
-                f"Parallel {name!r}: max_concurrency must be a positive int, got {max_concurrency!r}"
+                f"Parallel {name!r}: max_concurrency must be a positive int, "
+                f"got {max_concurrency!r}"
             )
         self.name = name
         self.on_error = on_error

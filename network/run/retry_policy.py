@@ -67,15 +67,10 @@ class RetryPolicy:
         retry_on = self.retry_on
         if isinstance(retry_on, type):
             object.__setattr__(self, "retry_on", (retry_on,))
-        elif retry_on is not None and not callable(retry_on):
-            if not (
-                isinstance(retry_on, tuple)
-                and all(isinstance(t, type) and issubclass(t, BaseException) for t in retry_on)
-            ):
-                raise ConfigurationError(
-                    "RetryPolicy: retry_on must be exception types or a predicate, "
-                    f"got {retry_on!r}"
-                )
+        elif not (retry_on is None or callable(retry_on) or _exception_types(retry_on)):
+            raise ConfigurationError(
+                f"RetryPolicy: retry_on must be exception types or a predicate, got {retry_on!r}"
+            )
 
     @property
     def explicit(self) -> bool:
@@ -99,6 +94,12 @@ class RetryPolicy:
                 return asked
         wait = min(self.max_delay, self.backoff * self.backoff_factor ** (attempt - 1))
         return wait * random.uniform(0.5, 1.0) if self.jitter else wait
+
+
+def _exception_types(value: Any) -> bool:
+    return isinstance(value, tuple) and all(
+        isinstance(t, type) and issubclass(t, BaseException) for t in value
+    )
 
 
 def retry_after_of(error: BaseException) -> float | None:

@@ -51,13 +51,15 @@ class Flaky:
     def __call__(self, ctx: ToolContext) -> str:
         self.calls += 1
         self.seen.append((ctx.attempt, ctx.max_attempts, ctx.idempotency_key))
-        ctx.kv.set("tries", ctx.kv.get("tries", []) + [ctx.attempt])
+        ctx.kv.set("tries", [*ctx.kv.get("tries", []), ctx.attempt])
         if self.calls <= self.failures:
             raise self.error
         return f"ok on try {ctx.attempt}"
 
 
-async def test_an_idempotent_tool_is_retried_transparently_and_failed_tries_leave_no_writes() -> None:
+async def test_an_idempotent_tool_is_retried_transparently_and_failed_tries_leave_no_writes() -> (
+    None
+):
     flaky = Flaky(2, ConnectionError("reset by peer"))
 
     @tool(idempotent=True, retry=RetryPolicy(max_attempts=3, **FAST))
@@ -213,9 +215,7 @@ async def test_retry_asks_the_model_to_try_again_within_a_per_run_budget() -> No
     assert "try again" in records[0].content and "ISO date" in records[0].content
     assert "gives up" in records[2].content
     assert "booked" not in result  # every try's write was dropped
-    again = await until_answer(
-        Agent("a", tools=[book], model=calling("book", date="x"))
-    ).run("go")
+    again = await until_answer(Agent("a", tools=[book], model=calling("book", date="x"))).run("go")
     assert again.results[0].tool_calls[0].error_type == "Retry"  # a new run, a new budget
 
 

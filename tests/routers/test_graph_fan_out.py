@@ -99,4 +99,6 @@ async def test_the_drawing_shows_the_fan_out_and_the_join() -> None:
     drawing = router.to_mermaid()
     for hop in ("planner --> web", "planner --> papers", "web --> writer", "papers --> writer"):
         source, target = hop.split(" --> ")
-        assert any(source in line and target in line and "-->" in line for line in drawing.splitlines())
+        assert any(
+            source in line and target in line and "-->" in line for line in drawing.splitlines()
+        )

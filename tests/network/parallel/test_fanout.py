@@ -143,7 +143,11 @@ async def test_writes_merge_in_declared_order_whatever_finishes_first() -> None:
     assert forward["found"] == ["a1", "a2", "b1", "c1"]
     assert forward["scores"] == {"x": 2, "y": 2, "z": 3}  # b's x over a's: declared order
     for one, other in zip(forward.results, backward.results, strict=True):
-        assert (one.agent, one.branch, one.state_delta) == (other.agent, other.branch, other.state_delta)
+        assert (one.agent, one.branch, one.state_delta) == (
+            other.agent,
+            other.branch,
+            other.state_delta,
+        )
     assert [m.content for m in forward.messages] == [m.content for m in backward.messages]
 
 
@@ -188,7 +192,12 @@ async def test_a_conflict_function_merges_later_branches_into_earlier() -> None:
 
 async def test_a_bad_conflict_rule_is_refused_when_the_schema_is_built() -> None:
     with pytest.raises(ConfigurationError, match="'summary'.*conflict"):
-        Network("n", [text_agent("a")], lambda ctx: None, state_schema={"summary": {"type": str, "conflict": "newest"}})
+        Network(
+            "n",
+            [text_agent("a")],
+            lambda ctx: None,
+            state_schema={"summary": {"type": str, "conflict": "newest"}},
+        )
 
 
 async def test_history_names_branches_and_usage_and_max_iter_count_each() -> None:
