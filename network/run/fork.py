@@ -16,6 +16,7 @@ its writes produced at the join as its `state_delta`. The fan-out is one step of
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -71,8 +72,11 @@ async def run_parallel(
         from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
         emitter.open_steps.append(fork.name)
-        await emitter.emit(events.step_started(fork.name))
+        started = events.step_started(fork.name)
+        started.fan_out = fork.name  # type: ignore[attr-defined]  # (AG-UI allows extra fields)
+        await emitter.emit(started)
     at_fork = state.history()
+    forked_at, forked = time.time(), time.perf_counter()
     contexts = [branch_context(ctx, branch, ctx.call_count + i) for i, branch in enumerate(todo)]
     errors = await _run_branches(fork, todo, contexts, call_agent)
     failed = [i for i, error in enumerate(errors) if error is not None]
@@ -106,6 +110,8 @@ async def run_parallel(
             result = InferenceResult(
                 branch.agent.name,
                 branch_ctx.input,
+                started_at=forked_at,
+                duration_ms=(time.perf_counter() - forked) * 1000,
                 error=f"{failure.error_type}: {failure.message}",
             )
         result.branch = branch.id
@@ -119,7 +125,9 @@ async def run_parallel(
         ctx.failed_branches += tuple(failures)
     if emitter.active:
         emitter.open_steps.remove(fork.name)
-        await emitter.emit(events.step_finished(fork.name))
+        finished = events.step_finished(fork.name)
+        finished.fan_out = fork.name  # type: ignore[attr-defined]
+        await emitter.emit(finished)
     return None
 
 

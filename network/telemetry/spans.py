@@ -115,10 +115,18 @@ class RunSpans:
     def _on(self, event: Any) -> None:
         kind = event.type
         if kind == "STEP_STARTED":
+            if getattr(event, "branch", None) is not None:
+                return  # a parallel branch's call: its span is written at the join
             self._routers()
-            self._start_agent(event.step_name)
+            if getattr(event, "fan_out", None) is None:
+                self._start_agent(event.step_name)
         elif kind == "STEP_FINISHED":
-            self._finish_agent()
+            if getattr(event, "branch", None) is not None:
+                return
+            if getattr(event, "fan_out", None) is None:
+                self._finish_agent()
+            else:
+                self._finish_fan_out()
         elif kind == "CUSTOM" and event.name == "ContextCompacted":
             self._compacted(event.value)
         elif kind == "RUN_FINISHED":
@@ -162,7 +170,34 @@ class RunSpans:
             self.unfinished.append(span)
             return
         self.results_seen = len(results)
-        result = results[-1]
+        self._close_agent(span, results[-1])
+
+    def _finish_fan_out(self) -> None:
+        """The branches' agent spans, siblings under the run, from their results."""
+        results = self.ctx.state.results
+        for index in range(self.results_seen, len(results)):
+            result = results[index]
+            start = _ns(result.started_at)
+            attributes: dict[str, Any] = {
+                c.OPERATION: c.INVOKE_AGENT,
+                c.AGENT_NAME: result.agent,
+                c.CALL_INDEX: index,
+                c.BRANCH: result.branch or "",
+            }
+            if self.ctx.thread_id is not None:
+                attributes[c.CONVERSATION_ID] = self.ctx.thread_id
+            span = self.tracer.start_span(
+                f"{c.INVOKE_AGENT} {result.agent}",
+                context=self.root_context,
+                attributes=attributes,
+                start_time=start,
+            )
+            if result.error is not None:
+                _fail(span, result.error.split(":", 1)[0])
+            self._close_agent(span, result, start + int(result.duration_ms * 1e6))
+        self.results_seen = len(results)
+
+    def _close_agent(self, span: Any, result: Any, end_time: int | None = None) -> None:
         parent = self._trace.set_span_in_context(span)
         calls = result.model_calls
         for index, call in enumerate(calls):
@@ -182,7 +217,7 @@ class RunSpans:
         content = self.content
         if content is not None and result.state_delta:
             content.set(span, c.STATE_VALUES, state_values(self.ctx.state.kv, keys))
-        span.end()
+        span.end(end_time=end_time)
 
     def _compacted(self, value: Any) -> None:
         """A span event on the agent's span: what its context policy dropped, summarised and
