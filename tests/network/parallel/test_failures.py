@@ -160,3 +160,28 @@ async def test_cancelling_the_run_cancels_every_branch() -> None:
         group.cancel_scope.cancel()
 
     assert sorted(cancelled) == ["a", "b", "c"]
+
+
+async def test_a_branch_waiting_for_confirmation_stops_the_run_after_the_join() -> None:
+    from agents import call
+
+    @tool(requires_confirmation=True)
+    def book(seat: str, ctx: ToolContext) -> str:
+        """Book a seat."""
+        ctx.kv.set("seat", seat)
+        return "booked"
+
+    def script(request: Any) -> Any:
+        return "done" if request.history[-1].role == "tool" else call("book", seat="1A")
+
+    a = Agent("a", tools=[book], model=ScriptedModel(script))
+    b = Agent("b", model=ScriptedModel(["b says"]))
+    network = Network("n", [a, b], once(Parallel(a, b)))
+
+    first = await network.run("go")
+    assert first.stop_reason == StopReason.INTERRUPTED
+    assert [r.branch for r in first.results] == ["a+b/a", "a+b/b"]  # b joined too
+    (pending,) = first.interrupts
+    assert (pending.agent, pending.tool) == ("a", "book")
+    resumed = await network.resume(first, [pending.accept()])
+    assert resumed["seat"] == "1A"
