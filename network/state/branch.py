@@ -29,16 +29,7 @@ class BranchKV(KV):
 
     def __init__(self, base: KV) -> None:
         super().__init__(base.schema)
-        # The branch sees the store as it was at the fork: its own copy of every value, and
-        # the write log so far (so `history_of` inside the branch shows what came before).
-        for key in base.keys():
-            value = copy_value(base.raw(key))
-            self._data[key] = value
-            if key in base._flat:
-                self._flat.add(key)
-        self._extra_specs = dict(base._extra_specs)
-        self._log = list(base._log)
-        self.writer = base.writer
+        self.load_copy(base)  # the store as it was at the fork
         self.writes: list[BranchWrite] = []
         self._write_marks: dict[tuple[int, int, int, int], int] = {}
 

@@ -302,6 +302,17 @@ class KV:
         self._published = len(ops)
         return ops[start:]
 
+    def load_copy(self, base: KV) -> None:
+        """Start this empty store as a copy of `base`: its values (copied, so the two never
+        share an object) and its write log, so `history_of` shows what came before (a
+        parallel branch's store: `network.state.branch`). No operations are pending."""
+        for key, value in base._data.items():
+            self._data[key] = copy_value(value)
+        self._flat = set(base._flat)
+        self._extra_specs = dict(base._extra_specs)
+        self._log = list(base._log)
+        self.writer = base.writer
+
     def pending_op_count(self) -> int:
         """How many operations `take_ops` would return now."""
         return len(self._ops)
