@@ -186,6 +186,11 @@ class Parallel:
 
 
 def _agent_name(agent: Any) -> str:
+    if isinstance(agent, Parallel):
+        raise ConfigurationError(
+            f"Parallel: a branch is one agent call, not another fan-out ({agent!r}); "
+            "return the inner fan-out from the router after the join instead"
+        )
     name = agent if isinstance(agent, str) else getattr(agent, "name", None)
     if not isinstance(name, str) or not name:
         raise ConfigurationError(f"Parallel: {agent!r} is not an agent or an agent name")

@@ -283,6 +283,8 @@ async def test_parallel_arguments_are_checked() -> None:
         Parallel()
     with pytest.raises(ConfigurationError, match="no items"):
         Parallel.map(a, [])
+    with pytest.raises(ConfigurationError, match="not another fan-out"):
+        Parallel(a, Parallel(a))
     with pytest.raises(ConfigurationError, match="returned int"):
         Parallel.map(a, [1], input=lambda item: item)
     network = Network("n", [a], fan_out_once(Parallel(a, "ghost")))
