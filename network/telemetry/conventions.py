@@ -51,6 +51,7 @@ CALL_INDEX = "agent_network.call_index"
 STOP_REASON = "agent_network.stop_reason"
 KEYS_WRITTEN = "agent_network.state.keys_written"
 SKIPPED = "agent_network.skipped"
+TOOL_ATTEMPTS = "agent_network.tool.attempts"  # tries of a call a RetryPolicy retried
 BRANCH = "agent_network.branch"  # the parallel branch of an agent call (`Parallel`)
 COST_USD = "agent_network.usage.cost_usd"
 LIMIT = "agent_network.usage_limit"

@@ -290,6 +290,8 @@ class RunSpans:
         }
         if record.is_error:
             attributes[c.ERROR_TYPE] = record.error_type or "_OTHER"
+        if record.attempts > 1:
+            attributes[c.TOOL_ATTEMPTS] = record.attempts
         span = self.tracer.start_span(
             f"{c.EXECUTE_TOOL} {record.name}",
             context=parent,

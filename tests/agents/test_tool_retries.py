@@ -232,3 +232,23 @@ async def test_policies_are_checked() -> None:
         tool(lambda: None, name="f", model_retries=-1)
     assert RetryPolicy(retry_on=KeyError).retries(KeyError("k"))
     assert RetryPolicy(jitter=False, backoff=1, max_delay=3).delay(5) == 3
+
+
+async def test_the_trace_shows_how_many_tries_a_call_took(quiet_logs: None) -> None:
+    from tests.network.telemetry.otel import Recorder
+
+    recorder = Recorder()
+    flaky = Flaky(1, TimeoutError("slow"))
+
+    @tool(idempotent=True, retry=RetryPolicy(max_attempts=3, **FAST))
+    def fetch(ctx: ToolContext) -> str:
+        """Fetch."""
+        return flaky(ctx)
+
+    agent = Agent("a", tools=[fetch], model=calling("fetch"))
+    network = until_answer(agent)
+    network.telemetry = recorder.telemetry
+    await network.run("go")
+    span = recorder.only("execute_tool fetch")
+    assert span.attributes["agent_network.tool.attempts"] == 2
+    assert "error.type" not in span.attributes
