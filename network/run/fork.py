@@ -24,6 +24,7 @@ import anyio
 
 from network.history.messages import UserMessage
 from network.history.results import InferenceResult
+from network.history.view import HistoryView
 from network.run.context import RunContext
 from network.run.emitter import Emitter
 from network.run.join import merge_branches, split_ops
@@ -98,7 +99,13 @@ async def run_parallel(
         if error is None:
             result = branch_ctx.state.results[-1]
             result.state_delta = next(deltas)
-            if branch.input is None and len(result.history) == len(at_fork):
+            history = result.history
+            if (
+                branch.input is None
+                and isinstance(history, HistoryView)
+                and history.is_view_of(branch_ctx.state.messages)
+                and len(history) == len(at_fork)
+            ):
                 result.history = at_fork  # the same messages: stored as the thread's prefix
             ctx.interrupts += branch_ctx.interrupts
             ctx.pending_tool_calls += branch_ctx.pending_tool_calls
