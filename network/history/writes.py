@@ -19,7 +19,8 @@ from network.history.record import Record
 class StateWrite(Record):
     """One successful write to `key` (`op`: "set" or "delete") at `at` (seconds since the
     epoch), made by `source` ("caller", "router", "agent", "tool", "client"); `tool` and
-    `tool_call_id` name the tool call that made it; `run_id` the run."""
+    `tool_call_id` name the tool call that made it; `run_id` the run; `branch` the parallel
+    branch of the call (`Parallel`), if any."""
 
     key: str
     op: str
@@ -28,3 +29,4 @@ class StateWrite(Record):
     tool: str | None = None
     tool_call_id: str | None = None
     run_id: str | None = None
+    branch: str | None = None

@@ -137,6 +137,7 @@ class State:
         view.results = list(self.results)
         view._messages = [*self._messages, *(messages or ())]
         view.summaries = list(self.summaries)
+        view._loaded = self._loaded
         return view
 
     def to_json(self) -> str:
@@ -191,4 +192,4 @@ def _writer_of(write: StateWrite, agent: str, call_index: int) -> Writer:
     if write.source == "caller":
         return Writer(source="caller")
     owner = None if write.source == "router" else agent
-    return Writer(owner, call_index, write.tool, write.tool_call_id, write.source)
+    return Writer(owner, call_index, write.tool, write.tool_call_id, write.source, write.branch)

@@ -331,6 +331,7 @@ def _record_writes(
                 writer.tool,
                 writer.tool_call_id,
                 run_id,
+                writer.branch,
             )
         )
     for index, entries in by_call.items():

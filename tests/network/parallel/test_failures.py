@@ -185,3 +185,20 @@ async def test_a_branch_waiting_for_confirmation_stops_the_run_after_the_join() 
     assert (pending.agent, pending.tool) == ("a", "book")
     resumed = await network.resume(first, [pending.accept()])
     assert resumed["seat"] == "1A"
+
+
+async def test_a_later_run_on_the_thread_sees_which_branch_wrote_a_key(
+    store: ThreadStore,
+) -> None:
+    a = writer_agent("a", {"found": ["a"]}, delay=0.01)
+    b = writer_agent("b", {"found": ["b"]})
+    network = Network("n", [a, b], once(Parallel(a, b, name="pair")), state_schema=SCHEMA)
+    await network.run("go", thread_id="t2", store=store)
+
+    later = Network("n", [a, b], lambda ctx: None, state_schema=SCHEMA)
+    result = await later.run("look", thread_id="t2", store=store)
+    records = result.state.history_of("found")
+    assert [(r.writer.agent, r.writer.branch, r.writer.call_index) for r in records] == [
+        ("a", "pair/a", 0),
+        ("b", "pair/b", 1),
+    ]
