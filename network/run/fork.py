@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -193,7 +193,7 @@ def _branch_kv(ctx: RunContext) -> BranchKV:
     return kv
 
 
-def finished_before(results: list[InferenceResult], fork: Parallel) -> set[str]:
+def finished_before(results: Sequence[InferenceResult], fork: Parallel) -> set[str]:
     """Branches of `fork` that succeeded in an attempt that left others failed.
 
     The history ends with the fan-out's results when a run stopped after it; a later run

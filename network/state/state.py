@@ -129,13 +129,17 @@ class State:
         return view
 
     def for_branch(self, kv: KV, messages: list[Any] | None = None) -> State:
-        """A parallel branch's State: `kv` (its own store), and copies of the history and
-        conversation as they are now (plus `messages`, a mapped branch's own input)."""
+        """A parallel branch's State: `kv` (its own store), and the history and conversation
+        as they are now (plus `messages`, a mapped branch's own input); it appends to its own."""
         view = State.__new__(State)
         view.schema = self.schema
         view.kv = kv
-        view.results = list(self.results)
-        view._messages = [*self._messages, *(messages or ())]
+        # A RecordLog shares the run's lists as a read-only prefix: no copy of a long thread's
+        # history per branch, and nothing a branch appends reaches the run's own lists.
+        view.results = RecordLog(self.results)
+        view._messages = RecordLog(self._messages)
+        if messages:
+            view._messages.extend(messages)
         view.summaries = list(self.summaries)
         view._loaded = self._loaded
         return view
