@@ -89,10 +89,17 @@ async def run_tool(
                 call, f"tool {call.name!r} state update failed: {exc}", started, type(exc).__name__
             )
     timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
+    # getattr: a tool of another kind (an MCP server's) may not carry a policy of its own
     policy = (
-        tool.retry or getattr(agent, "tool_retry", None) or getattr(ctx.network, "tool_retry", None)
+        getattr(tool, "retry", None)
+        or getattr(agent, "tool_retry", None)
+        or getattr(ctx.network, "tool_retry", None)
     )
-    if policy is not None and policy.max_attempts > 1 and (tool.idempotent or policy.explicit):
+    if (
+        policy is not None
+        and policy.max_attempts > 1
+        and (getattr(tool, "idempotent", False) or policy.explicit)
+    ):
         return await _with_retries(ctx, agent, tool, call, state, timeout, policy, started)
     context = ToolContext(ctx.network, agent, state, call.id, ctx)
     record, _ = await _attempt(ctx, tool, call, context, timeout, started)
@@ -148,7 +155,7 @@ def _model_retry(
 ) -> ToolCallRecord:
     """The error result of a `Retry`, counted against the tool's budget for the run."""
     used = ctx.tool_retries.get(tool.name, 0)
-    if used >= tool.model_retries:
+    if used >= getattr(tool, "model_retries", 2):
         return _error_record(
             call,
             f"tool {tool.name!r} gives up: it asked for a retry {used} times in this run "
