@@ -2,7 +2,6 @@
 
 from tests.network.threads.conftest import (  # noqa: F401 (fixtures)
     open_store,
-    postgres_url,
     store,
     store_kind,
     store_url,
