@@ -43,6 +43,7 @@ from network.cli.endpoint import (
 )
 from network.cli.load import CLIError, load_network
 from network.drawing import network_mermaid
+from network.errors import ConfigurationError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -173,6 +174,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
+    if args.transport == "http":
+        warn_if_exposed(args.host, "the MCP server")
 
     def ready(url: str) -> None:
         if url != "stdio":
@@ -193,6 +196,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         anyio.run(main)
     except KeyboardInterrupt:
         return 130
+    except ConfigurationError as exc:  # a bad --path, an address this machine cannot bind
+        raise CLIError(str(exc)) from exc
     return 0
 
 

@@ -96,3 +96,26 @@ def http_command() -> Iterator[str]:
 async def test_agent_network_mcp_serves_over_streamable_http(http_command: Any) -> None:
     async with Client(http_command) as client:
         await check_a_run(client)
+
+
+def test_agent_network_mcp_warns_when_bound_beyond_this_machine(capsys: Any) -> None:
+    from network.cli.main import main
+
+    # An address this machine lacks: the warning comes first, then one error line, no traceback.
+    status = main(
+        [
+            "mcp",
+            "tests/network/cli/example_network.py:network",
+            "--transport",
+            "http",
+            "--host",
+            "203.0.113.1",
+            "--port",
+            "0",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert status == 2
+    assert "WARNING: the MCP server is bound to 203.0.113.1, not 127.0.0.1" in captured.err
+    assert "error: cannot listen on 203.0.113.1:0" in captured.err
+    assert "Traceback" not in captured.err
