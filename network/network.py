@@ -272,14 +272,9 @@ class Network(Generic[DepsT]):
             resources=self._resources("run", resources),
             steps=step_runner,
         )
-        checked = _check_limits(self.name, limits)
-        if checked is not None:
-            ctx.budget = Budget(checked)
+        checked = _check_limits(self.name, limits)  # before anything changes
         run_state.append_messages([UserMessage(input)])
-        sinks = self._observe(ctx, sinks)
-        if session is not None:
-            return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
-        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await self._start(ctx, session, sinks, max_iter, checked)
 
     def enqueue(
         self,
@@ -328,6 +323,23 @@ class Network(Generic[DepsT]):
         """
         ctx.resources.add_defaults(self.resources)
         return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
+
+    async def _start(
+        self,
+        ctx: RunContext,
+        session: ThreadSession | None,
+        sinks: Sequence[AnySink],
+        max_iter: int | None,
+        limits: UsageLimits | None,
+    ) -> RunResult:
+        """Execute a prepared run (`run`, `resume`, `answer_tool_calls`): its limits (the
+        run's own over the network's) and telemetry set, on its thread session when it has one."""
+        if limits is not None:
+            ctx.budget = Budget(limits)
+        observed = self._observe(ctx, sinks)
+        if session is not None:
+            return await session.execute(ctx, max_iter=max_iter, sinks=observed)
+        return await engine.execute(ctx, max_iter=max_iter, sinks=observed)
 
     def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink]:
         """The network's default limits, and the telemetry sink when the run is traced.
@@ -413,13 +425,7 @@ class Network(Generic[DepsT]):
         )
         if interrupted.trace_id is not None and interrupted.span_id is not None:
             ctx.trace_links = ((interrupted.trace_id, interrupted.span_id),)  # its trace
-        checked = _check_limits(self.name, limits)
-        if checked is not None:
-            ctx.budget = Budget(checked)
-        sinks = self._observe(ctx, sinks)
-        if session is not None:
-            return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
-        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await self._start(ctx, session, sinks, max_iter, _check_limits(self.name, limits))
 
     async def answer_tool_calls(
         self,
@@ -454,9 +460,7 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=self._resources("answer_tool_calls", resources),
         )
-        if session is not None:
-            return await session.execute(ctx, max_iter=max_iter, sinks=sinks)
-        return await engine.execute(ctx, max_iter=max_iter, sinks=sinks)
+        return await self._start(ctx, session, sinks, max_iter, None)
 
     async def _reopen(
         self,

@@ -136,3 +136,26 @@ async def test_answers_must_match_the_pending_calls() -> None:
     with pytest.raises(ClientToolError, match="did not stop on a client tool call"):
         await network.answer_tool_calls(finished, {pending.id: "yes"})
     assert len(model.requests) == 3  # the refused answers ran nothing
+
+
+async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -> None:
+    from network import UsageLimits
+
+    model = ScriptedModel(
+        [[call("confirm_booking", date="mon")], [call("find_rooms", date="mon")], "booked"]
+    )
+    agent = Agent("concierge", tools=[find_rooms, CONFIRM], model=model)
+
+    def route(ctx: Any) -> Any:
+        done = ctx.results and ctx.results[-1].output == "booked"
+        return None if done else "concierge"
+
+    network = Network("n", [agent], route, limits=UsageLimits(max_model_calls=1))
+    stopped = await network.run("book a room")
+    (pending,) = stopped.pending_tool_calls
+    # The continuation needs two agent calls (two requests); the network allows one per run.
+    result = await network.answer_tool_calls(stopped, {pending.id: "yes"})
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert result.limit_exceeded is not None
+    assert result.limit_exceeded.limit == "max_model_calls"
+    assert len(model.requests) == 2
