@@ -217,19 +217,26 @@ class _Views:
         async with reading(self.store) as store:
             return None if store is None else await store.get_thread(thread_id)
 
+    async def _stored_thread(self, thread_id: str, param: str) -> tuple[Any, Response | None]:
+        """The stored thread `thread_id` (named by query parameter `param`), or the response
+        that says why there is none: 404 when the store lacks it, 500 when the store failed."""
+        try:
+            thread = await self._load(thread_id)
+        except Exception as error:
+            return None, _store_failed("get_thread", error)
+        if thread is None:
+            missing = _ParamError(404, "thread_not_found", "no such thread in the store", param)
+            return None, missing.response()
+        return thread, None
+
     async def thread(self, request: Request) -> Response:
         try:
             thread_id = _identifier(request, "id")
         except _ParamError as error:
             return error.response()
-        try:
-            thread = await self._load(thread_id)
-        except Exception as error:
-            return _store_failed("get_thread", error)
-        if thread is None:
-            return _ParamError(
-                404, "thread_not_found", "no such thread in the store", "id"
-            ).response()
+        thread, refused = await self._stored_thread(thread_id, "id")
+        if refused is not None:
+            return refused
         return JSONResponse(thread_replay(thread), headers=SECURITY_HEADERS)
 
     async def history(self, request: Request) -> Response:
@@ -238,14 +245,9 @@ class _Views:
             key = _identifier(request, "key")  # a state key: the same rules as an id
         except _ParamError as error:
             return error.response()
-        try:
-            thread = await self._load(thread_id)
-        except Exception as error:
-            return _store_failed("get_thread", error)
-        if thread is None:
-            return _ParamError(
-                404, "thread_not_found", "no such thread in the store", "thread"
-            ).response()
+        thread, refused = await self._stored_thread(thread_id, "thread")
+        if refused is not None:
+            return refused
         return JSONResponse(
             {"thread_id": thread_id, "key": key, "writes": history(thread, key)},
             headers=SECURITY_HEADERS,
