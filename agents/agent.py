@@ -37,6 +37,7 @@ from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.result import Stop, StopReason
 from network.run.retry_policy import RetryPolicy
+from network.run.tool_defaults import check_tool_defaults
 from network.state.provenance import agent_writer
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -143,18 +144,8 @@ class Agent:
         self.hooks = AgentHooks.coerce(hooks)
         self.params = dict(params or {})
         self.context_policy = context_policy
-        if tool_timeout is not None and not (
-            isinstance(tool_timeout, int | float) and tool_timeout > 0
-        ):
-            raise ConfigurationError(
-                f"agent {name!r}: tool_timeout must be a positive number of seconds, "
-                f"got {tool_timeout!r}"
-            )
+        check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
         self.tool_timeout = tool_timeout
-        if tool_retry is not None and not isinstance(tool_retry, RetryPolicy):
-            raise ConfigurationError(
-                f"agent {name!r}: tool_retry must be a RetryPolicy, got {tool_retry!r}"
-            )
         self.tool_retry = tool_retry
         self.output_type = output_type
         self.output: OutputSpec | None = (

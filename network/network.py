@@ -28,6 +28,7 @@ from network.run.result import RunResult
 from network.run.retry_policy import RetryPolicy
 from network.run.steps import StepRunner
 from network.run.streaming import EventStream
+from network.run.tool_defaults import check_tool_defaults
 from network.state.schema import StateSchema
 from network.state.state import State
 from network.telemetry.activate import run_spans
@@ -114,18 +115,8 @@ class Network(Generic[DepsT]):
         self.max_iter = max_iter
         self.context_policy = context_policy
         self.schema = StateSchema.coerce(state_schema)
-        if tool_timeout is not None and not (
-            isinstance(tool_timeout, int | float) and tool_timeout > 0
-        ):
-            raise ConfigurationError(
-                f"network {name!r}: tool_timeout must be a positive number of seconds, "
-                f"got {tool_timeout!r}"
-            )
+        check_tool_defaults(f"network {name!r}", tool_timeout, tool_retry)
         self.tool_timeout = tool_timeout
-        if tool_retry is not None and not isinstance(tool_retry, RetryPolicy):
-            raise ConfigurationError(
-                f"network {name!r}: tool_retry must be a RetryPolicy, got {tool_retry!r}"
-            )
         self.tool_retry = tool_retry
         self.limits = _check_limits(name, limits)
         self.telemetry = telemetry

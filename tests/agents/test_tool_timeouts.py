@@ -209,3 +209,14 @@ def _needs_context(ctx: ToolContext) -> None:
 
 async def _async_tool() -> None:
     """An async function."""
+
+
+def test_bad_tool_defaults_are_refused_naming_the_agent_or_network() -> None:
+    with pytest.raises(ConfigurationError, match="agent 'a': tool_timeout must be a positive"):
+        Agent("a", tool_timeout=0)
+    with pytest.raises(ConfigurationError, match="network 'n': tool_timeout must be a positive"):
+        Network("n", [Agent("a")], tool_timeout="5")
+    with pytest.raises(ConfigurationError, match="agent 'a': tool_retry must be a RetryPolicy"):
+        Agent("a", tool_retry=3)
+    with pytest.raises(ConfigurationError, match="network 'n': tool_retry must be a RetryPolicy"):
+        Network("n", [Agent("a")], tool_retry={"max_attempts": 3})
