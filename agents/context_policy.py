@@ -207,7 +207,28 @@ async def _summarize(
     stop: int,
     previous: Summary | None,
 ) -> Summary:
-    """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`."""
+    """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`.
+
+    In a durable run the summary is a recorded step (`ctx.steps.summary`): a replayed run
+    gets the summary it made before, and the summariser's model is not called again.
+    """
+    steps = ctx.steps
+    if steps is None:
+        return await _new_summary(policy, ctx, agent_name, history, start, stop, previous)
+    return await steps.summary(
+        agent_name, lambda: _new_summary(policy, ctx, agent_name, history, start, stop, previous)
+    )
+
+
+async def _new_summary(
+    policy: ContextPolicy,
+    ctx: RunContext,
+    agent_name: str,
+    history: Sequence[Any],
+    start: int,
+    stop: int,
+    previous: Summary | None,
+) -> Summary:
     summarizer = policy.summarize
     messages = list(history[start:stop])
     earlier = previous.text if previous is not None else None

@@ -34,6 +34,7 @@ class DurableRunStatus(BaseModel):
     output: str | None = None
     stop_reason: str | None = None
     state: dict[str, Any] | None = None
+    usage: dict[str, int] | None = None  # prompt_tokens, completion_tokens, total_tokens
     error: str | None = None
 
 
@@ -105,6 +106,7 @@ class DurableClient:
             status.output = output.get("output")
             status.stop_reason = output.get("stop_reason")
             status.state = output.get("state")
+            status.usage = output.get("usage")
         return status
 
     def result(self, run_id: str) -> DurableRunStatus:

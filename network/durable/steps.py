@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from network.durable.replay_gate import ReplayGate
+from network.durable.router_spend import UsageMark, apply_spend
 from network.durable.state_writes import apply_writes, state_writes
 from network.run.result import Stop
 
@@ -69,20 +70,22 @@ class DurableSteps:
         kv = ctx.state.kv
         ran = False
 
-        async def decide() -> tuple[Any, Any]:
+        async def decide() -> tuple[Any, Any, Any]:
             nonlocal ran
             ran = True
             before = kv.data
+            mark = UsageMark.of(ctx)  # an LLM router's tokens: counted again on replay
             choice = router(ctx)
             if hasattr(choice, "__await__"):
                 choice = await choice
             if choice is not None and not isinstance(choice, Stop):
                 choice = [agent.name for agent in ctx.network.resolve(choice)]
-            return choice, state_writes(before, kv.data)
+            return choice, state_writes(before, kv.data), mark.spent(ctx)
 
-        choice, writes = await self._run("router", decide, live=True)
+        choice, writes, spend = await self._run("router", decide, live=True)
         if not ran:
             apply_writes(kv, writes)
+            apply_spend(ctx, spend)
         return choice
 
     async def model(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
@@ -106,6 +109,11 @@ class DurableSteps:
         if not ran:
             apply_writes(kv, writes)
         return record
+
+    async def summary(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
+        """A context policy's summary for a request of `agent`: the recorded `Summary`, so a
+        replayed run sends the model the summary it sent, and the summariser runs once."""
+        return await self._run(f"summary:{agent}", call, live=True)
 
     async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
         """A thread's load or commit."""

@@ -37,6 +37,11 @@ class StepRunner(Protocol):
         """The record of one tool call that writes to `state`."""
         ...
 
+    async def summary(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
+        """The `Summary` a context policy made for a request of agent `agent` (its
+        summariser's model call is recorded like the agent's own)."""
+        ...
+
     async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
         """Any other recorded step (a thread's load or commit)."""
         ...

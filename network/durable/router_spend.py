@@ -1,0 +1,73 @@
+"""What a router decision spent, recorded with it and counted again when it is replayed.
+
+A routing agent (an LLM router) counts its tokens on the run context as it asks its model:
+the run's usage totals, `ctx.router_usage` and `ctx.router_calls` (which usage limits and
+traces read). A replayed decision does not ask the model again, so those counts would be
+missing from a resumed run. The router step records the difference it made to them, and a
+replay adds that difference back: a resumed run's usage is the uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from network.history.results import ModelCall, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class RouterSpend:
+    """The usage one router decision added to its run (nothing for a plain function)."""
+
+    usage: Usage
+    router_usage: Usage | None
+    calls: tuple[ModelCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageMark:
+    """The run's usage counters before a router decision."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    estimated: bool
+    router_usage: Usage | None
+    calls: int
+
+    @classmethod
+    def of(cls, ctx: Any) -> UsageMark:
+        return cls(
+            ctx.prompt_tokens,
+            ctx.completion_tokens,
+            ctx.total_tokens,
+            ctx.usage_estimated,
+            ctx.router_usage,
+            len(ctx.router_calls),
+        )
+
+    def spent(self, ctx: Any) -> RouterSpend | None:
+        """What the decision added since this mark; None when it added nothing."""
+        usage = Usage(
+            prompt_tokens=ctx.prompt_tokens - self.prompt_tokens,
+            completion_tokens=ctx.completion_tokens - self.completion_tokens,
+            total_tokens=ctx.total_tokens - self.total_tokens,
+            estimated=ctx.usage_estimated and not self.estimated,
+        )
+        router_usage = ctx.router_usage if ctx.router_usage is not self.router_usage else None
+        calls = tuple(ctx.router_calls[self.calls :])
+        counted = usage.prompt_tokens or usage.completion_tokens or usage.total_tokens
+        if not counted and router_usage is None and not calls:
+            return None  # a plain function router: nothing to record
+        return RouterSpend(usage, router_usage, calls)
+
+
+def apply_spend(ctx: Any, spend: RouterSpend | None) -> None:
+    """Count a replayed decision's usage on the run again, as the live decision did."""
+    if spend is None:
+        return
+    ctx.add_usage(spend.usage)
+    if spend.router_usage is not None:
+        ctx.router_usage = spend.router_usage
+    if spend.calls:
+        ctx.router_calls = (*ctx.router_calls, *spend.calls)
