@@ -387,6 +387,8 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        durable: bool = False,
+        step_runner: StepRunner | None = None,
     ) -> RunResult:
         """Continue a run that stopped on interrupts (`interrupted.interrupts`).
 
@@ -398,11 +400,39 @@ class Network(Generic[DepsT]):
         state is the checkpoint. See `network.run.interrupts` for what accepting and rejecting do.
         `deps=` and `resources=` are `run`'s: deps are not kept from the interrupted run (they
         were never stored), and resources are opened afresh from their factories.
+
+        `durable=True` runs the resumed part as a DBOS workflow of its own, with `run_id` as
+        its id (see `network.durable`; `store` must then be a URL or path). `step_runner` is
+        the durable engine's own hook: leave it None.
         """
         answered = pending_answers(interrupted, answers)
+        if durable:
+            from network.durable.continuation import continue_durably  # noqa: PLC0415 (dbos)
+
+            continued: RunResult = await continue_durably(
+                self,
+                "resume",
+                interrupted,
+                [answer for _, answer in answered],
+                sinks=sinks,
+                max_iter=max_iter,
+                run_id=run_id,
+                store=store,
+                user_id=user_id,
+                app_name=app_name,
+                deps=deps,
+                resources=resources,
+                limits=limits,
+            )
+            return continued
         old = interrupted.state
         session, state = await self._reopen(
-            interrupted, user_id, store, app_name, lambda data: restore_rejected(data, answered)
+            interrupted,
+            user_id,
+            store,
+            app_name,
+            lambda data: restore_rejected(data, answered),
+            steps=step_runner,
         )
         ctx = RunContext(
             network=self,
@@ -413,6 +443,7 @@ class Network(Generic[DepsT]):
             resume=answered,
             deps=deps,
             resources=self._resources("resume", resources),
+            steps=step_runner,
         )
         if interrupted.trace_id is not None and interrupted.span_id is not None:
             ctx.trace_links = ((interrupted.trace_id, interrupted.span_id),)  # its trace
@@ -431,16 +462,37 @@ class Network(Generic[DepsT]):
         app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
+        durable: bool = False,
+        step_runner: StepRunner | None = None,
     ) -> RunResult:
         """Continue a run that stopped on client tool calls (`stopped.pending_tool_calls`).
 
         `results`: `{tool_call_id: result}` for every pending call. Takes `run`'s `sinks=`,
         `max_iter=`, `deps=` and `resources=`; a run saved to a thread continues on it,
         reopened from `store=` (as for `resume`). See `network.run.client_results`.
+        `durable=True` and `step_runner` are `resume`'s.
         """
         messages = result_messages(stopped, results)
+        if durable:
+            from network.durable.continuation import continue_durably  # noqa: PLC0415 (dbos)
+
+            continued: RunResult = await continue_durably(
+                self,
+                "answer_tool_calls",
+                stopped,
+                {message.tool_call_id: message.content for message in messages},
+                sinks=sinks,
+                max_iter=max_iter,
+                run_id=run_id,
+                store=store,
+                user_id=user_id,
+                app_name=app_name,
+                deps=deps,
+                resources=resources,
+            )
+            return continued
         old = stopped.state
-        session, state = await self._reopen(stopped, user_id, store, app_name)
+        session, state = await self._reopen(stopped, user_id, store, app_name, steps=step_runner)
         state.append_messages(messages)
         ctx = RunContext(
             network=self,
@@ -450,6 +502,7 @@ class Network(Generic[DepsT]):
             thread_id=stopped.thread_id,
             deps=deps,
             resources=self._resources("answer_tool_calls", resources),
+            steps=step_runner,
         )
         return await self._start(ctx, session, sinks, max_iter, None)
 
@@ -460,12 +513,19 @@ class Network(Generic[DepsT]):
         store: Any,
         app_name: str | None,
         adjust: Callable[[dict[str, Any]], None] | None = None,
+        *,
+        steps: StepRunner | None = None,
     ) -> tuple[ThreadSession | None, State]:
         """The state a run continues from: its thread reopened when it was saved to one,
         else a copy of its final state (`adjust` may change that copy's data first)."""
         if stopped.persisted and stopped.thread_id is not None:
             session = await _open_session(
-                self, stopped.thread_id, user_id=user_id, store=store, app_name=app_name
+                self,
+                stopped.thread_id,
+                user_id=user_id,
+                store=store,
+                app_name=app_name,
+                steps=steps,
             )
             return session, session.state
         data = stopped.state.snapshot()

@@ -65,11 +65,6 @@ async def run_durably(
     launched it. Give each new run a new id: the id of a run that finished returns its
     recorded outcome (a `RunResult` with its output and final state) without running anything.
     """
-    from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
-
-    engine = launched()
-    if engine is None or network.name not in engine.networks:
-        launch([network], db=engine.db if engine is not None else None)
     request = run_request(
         input,
         state=state,
@@ -79,14 +74,43 @@ async def run_durably(
         store=store,
         app_name=app_name,
     )
+    return await start_workflow(
+        network,
+        request,
+        run_id=run_id,
+        sinks=sinks,
+        deps=deps,
+        resources=resources,
+        limits=limits,
+    )
+
+
+async def start_workflow(
+    network: Any,
+    request: dict[str, Any],
+    *,
+    run_id: str | None,
+    sinks: Sequence[Any],
+    deps: Any,
+    resources: Any,
+    limits: Any,
+    continued: Any = None,
+) -> Any:
+    """Execute the run's workflow in this process (a new run, or a `Continuation`)."""
+    from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
+
+    engine = launched()
+    if engine is None or network.name not in engine.networks:
+        launch([network], db=engine.db if engine is not None else None)
     run_id = run_id or new_id("run_")
     # The id names the workflow in the database: the rules of a thread's id.
     check_id("run_id", run_id)
     live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
     workflow = registered_workflow()
+    args = (network.name, request) if continued is None else (network.name, request, continued)
     try:
         with SetWorkflowID(run_id):
-            outcome = await workflow(network.name, request)
+            outcome = await workflow(*args)
     except DurableRunError:
         if live.error is not None:
             raise live.error from None

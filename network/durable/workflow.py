@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from network.durable.continuation import Continuation
 from network.durable.event_log import EventLog
 from network.durable.process import network_named
 from network.durable.replay_gate import ReplayGate
@@ -59,8 +60,13 @@ class Attachments:
 attachments: dict[str, Attachments] = {}
 
 
-async def run_workflow(network_name: str, request: dict[str, Any]) -> dict[str, Any]:
-    """Execute (or resume) one durable run; returns its outcome as JSON data."""
+async def run_workflow(
+    network_name: str, request: dict[str, Any], continued: Continuation | None = None
+) -> dict[str, Any]:
+    """Execute (or resume) one durable run; returns its outcome as JSON data.
+
+    `continued`: the run continues a stopped one (`network.durable.continuation`).
+    """
     from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
 
     run_id = DBOS.workflow_id
@@ -72,21 +78,36 @@ async def run_workflow(network_name: str, request: dict[str, Any]) -> dict[str, 
     fresh = await steps.begin()
     gate = steps.gate = ReplayGate([EventLog(run_id), *live.sinks], is_open=fresh)
     try:
-        result = await network.run(
-            asked.input,
-            state=asked.state,
-            max_iter=asked.max_iter,
-            run_id=run_id,
-            sinks=[gate],
-            thread_id=asked.thread_id,
-            user_id=asked.user_id,
-            store=asked.store,
-            app_name=asked.app_name,
-            deps=live.deps,
-            resources=live.resources,
-            limits=live.limits,
-            step_runner=steps,
-        )
+        if continued is not None:
+            result = await continued.run(
+                network,
+                max_iter=asked.max_iter,
+                run_id=run_id,
+                sinks=[gate],
+                user_id=asked.user_id,
+                store=asked.store,
+                app_name=asked.app_name,
+                deps=live.deps,
+                resources=live.resources,
+                limits=live.limits,
+                step_runner=steps,
+            )
+        else:
+            result = await network.run(
+                asked.input,
+                state=asked.state,
+                max_iter=asked.max_iter,
+                run_id=run_id,
+                sinks=[gate],
+                thread_id=asked.thread_id,
+                user_id=asked.user_id,
+                store=asked.store,
+                app_name=asked.app_name,
+                deps=live.deps,
+                resources=live.resources,
+                limits=live.limits,
+                step_runner=steps,
+            )
     except Exception as exc:
         live.error = exc
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None

@@ -62,19 +62,22 @@ def finish(process: subprocess.Popen[bytes]) -> None:
     assert process.returncode == 0, err.decode()
 
 
-def crash_and_resume(db: str, log: Path, positions: list[int]) -> dict[str, Any]:
+def crash_and_resume(
+    db: str, log: Path, positions: list[int], child: str = "tests.network.durable.child"
+) -> dict[str, Any]:
     """Run once, killed at each of `positions` (1-based in the SEQUENCE) in turn; resumed
-    after each kill, and finally to its end. Returns the outcome the last child read."""
+    after each kill, and finally to its end. Returns the outcome the last child read.
+
+    `child` is the module the child processes run (its modes `run` and `resume`)."""
     run_id = f"run_{uuid.uuid4().hex[:10]}"
     lines = 0
     for attempt, position in enumerate(positions):
         # the first attempt writes `position` lines; a resumed one re-runs the call in flight
         lines = position if attempt == 0 else lines + position - positions[attempt - 1] + 1
         mode = "run" if attempt == 0 else "resume"
-        child = spawn(["-m", "tests.network.durable.child", db, run_id, mode], log, lines)
-        kill_when_ready(child, log)
+        kill_when_ready(spawn(["-m", child, db, run_id, mode], log, lines), log)
     mode = "resume" if positions else "run"
-    finish(spawn(["-m", "tests.network.durable.child", db, run_id, mode], log, None))
+    finish(spawn(["-m", child, db, run_id, mode], log, None))
     outcome: dict[str, Any] = json.loads(Path(f"{log}.result").read_text())
     outcome["run_id"] = run_id
     return outcome

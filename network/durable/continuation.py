@@ -1,0 +1,143 @@
+"""Continuing a stopped run durably: `network.resume(..., durable=True)` and
+`network.answer_tool_calls(..., durable=True)`.
+
+A durable run that stops on interrupts (a confirmation) or on client tool calls ends its
+workflow: the person (or the client) may answer hours later, from another process. The
+continuation is a workflow of its own, under its own run id, whose inputs are what the
+stopped run left (`Stopped`: its state, conversation, interrupts or pending calls, its
+thread) and the answers, validated before anything is recorded. Inside it the accepted tool
+calls, the router decisions, model calls and tool calls that follow are recorded steps like
+a durable run's, so a continuation killed midway resumes from its last completed step and
+runs no completed step twice; an accepted tool that was in flight runs again (at least once).
+
+The inputs are stored with DBOS's serializer (pickle), like step outputs: state values,
+messages and client tool results must be picklable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from network.history.results import InferenceResult
+from network.run.result import RunResult, StopReason
+from network.state.state import State
+
+Kind = Literal["resume", "answer_tool_calls"]
+
+
+@dataclass
+class Stopped:
+    """What a continuation needs of the run that stopped (its `RunResult`, as data)."""
+
+    run_id: str
+    input: str
+    state: dict[str, Any]
+    messages: list[Any]
+    interrupts: list[Any] = field(default_factory=list)
+    pending_tool_calls: list[Any] = field(default_factory=list)
+    thread_id: str | None = None
+    persisted: bool = False
+    first_agent: str = ""
+    trace_id: str | None = None
+    span_id: str | None = None
+
+    @classmethod
+    def of(cls, result: Any) -> Stopped:
+        results = result.state.results
+        first = results[0] if len(results) else None
+        return cls(
+            run_id=result.run_id,
+            input=first.input if first is not None else "",
+            state=result.state.snapshot(),
+            messages=list(result.state.messages),
+            interrupts=list(result.interrupts),
+            pending_tool_calls=list(result.pending_tool_calls),
+            thread_id=result.thread_id,
+            persisted=result.persisted,
+            first_agent=first.agent if first is not None else "",
+            trace_id=result.trace_id,
+            span_id=result.span_id,
+        )
+
+    def result(self, network: Any) -> Any:
+        """The stopped run's `RunResult` again, as much of it as continuing reads: its state
+        and conversation, and its first agent call reduced to the run's input."""
+        first = [InferenceResult(self.first_agent, self.input)] if self.first_agent else []
+        state = State(self.state, schema=network.schema, messages=self.messages, results=first)
+        reason = StopReason.INTERRUPTED if self.interrupts else StopReason.CLIENT_TOOL
+        return RunResult(
+            stop_reason=reason,
+            state=state,
+            run_id=self.run_id,
+            thread_id=self.thread_id,
+            interrupts=list(self.interrupts),
+            pending_tool_calls=list(self.pending_tool_calls),
+            persisted=self.persisted,
+            trace_id=self.trace_id,
+            span_id=self.span_id,
+        )
+
+
+@dataclass
+class Continuation:
+    """A continuation's inputs: how it continues, what stopped, and the (validated) answers:
+    `Answer`s for `resume`, `{tool_call_id: result text}` for `answer_tool_calls`."""
+
+    kind: Kind
+    stopped: Stopped
+    answers: Any
+
+    async def run(self, network: Any, **options: Any) -> Any:
+        """Continue the stopped run (inside the continuation's workflow)."""
+        stopped = self.stopped.result(network)
+        if self.kind == "resume":
+            return await network.resume(stopped, self.answers, **options)
+        options.pop("limits", None)  # answer_tool_calls takes the network's limits
+        return await network.answer_tool_calls(stopped, self.answers, **options)
+
+
+async def continue_durably(
+    network: Any,
+    kind: Kind,
+    stopped: Any,
+    answers: Sequence[Any] | Mapping[str, str],
+    *,
+    sinks: Sequence[Any] = (),
+    max_iter: int | None = None,
+    run_id: str | None = None,
+    store: Any = None,
+    user_id: str | None = None,
+    app_name: str | None = None,
+    deps: Any = None,
+    resources: Any = None,
+    limits: Any = None,
+) -> Any:
+    """Continue `stopped` as a DBOS workflow whose id is `run_id`; returns its `RunResult`.
+
+    `answers` were validated against `stopped` by the caller (`network.resume` /
+    `answer_tool_calls`), so nothing is recorded for answers that do not match.
+    """
+    from network.durable.runs import run_request, start_workflow  # noqa: PLC0415 (dbos)
+
+    continued = Continuation(kind, Stopped.of(stopped), answers)
+    request = run_request(
+        continued.stopped.input,
+        state=None,
+        max_iter=max_iter,
+        thread_id=None,  # the stopped run's thread, when it has one, is in `Stopped`
+        user_id=user_id,
+        store=store,
+        app_name=app_name,
+    )
+    return await start_workflow(
+        network,
+        request,
+        run_id=run_id,
+        sinks=sinks,
+        deps=deps,
+        resources=resources,
+        limits=limits,
+        continued=continued,
+    )

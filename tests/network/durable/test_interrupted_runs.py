@@ -1,0 +1,179 @@
+"""A durable run that stops on a confirmation (or on client tool calls) continues durably:
+`network.resume(..., durable=True)` is a workflow of its own whose steps are recorded, so a
+continuation killed with SIGKILL resumes in a new process without repeating a completed
+step, and ends as a continuation that never crashed."""
+
+from __future__ import annotations
+
+import os
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import Agent, ScriptedModel, call, client_tool
+from network import Network, StopReason, durable
+from network.run.client_results import ClientToolError
+from network.run.interrupts import InterruptError
+from network.threads import SQLStore
+from tests.network.durable.booking_network import RESUMED, RUN, booking
+from tests.network.durable.harness import crash_and_resume, expected_log
+
+CHILD = "tests.network.durable.booking_child"
+SEQUENCE = RUN + RESUMED
+SEED = int(os.environ.get("AN_CRASH_SEED", random.randrange(1 << 30)))
+BOOKED = {"output": "Done: booked 12A", "state": {"seat": "12A", "bookings": 1}}
+
+
+def test_a_continuation_killed_at_random_steps_resumes_without_repeating_one(
+    durable_db: str, tmp_path: Path
+) -> None:
+    # kills in the continuation only: the first run ends (interrupted) before it starts
+    first = len(RUN) + 1
+    positions = sorted(random.Random(SEED).sample(range(first, len(SEQUENCE) + 1), 2))
+    log = tmp_path / "effects.log"
+    outcome = crash_and_resume(durable_db, log, positions, child=CHILD)
+    note = f"killed at {positions} (AN_CRASH_SEED={SEED})"
+    kinds = [line.split(" ", 1)[0] for line in log.read_text().splitlines()]
+    assert kinds == expected_log(SEQUENCE, positions), note
+    assert {key: outcome[key] for key in BOOKED} == BOOKED, note
+    assert outcome["status"] == "SUCCESS"
+
+
+@pytest.mark.parametrize("durable_db", ["sqlite"], indirect=True)
+def test_a_booking_recorded_before_the_kill_is_not_made_again(
+    durable_db: str, tmp_path: Path
+) -> None:
+    after_booking = len(RUN) + RESUMED.index("model:booker") + 1
+    log = tmp_path / "effects.log"
+    outcome = crash_and_resume(durable_db, log, [after_booking], child=CHILD)
+    kinds = [line.split(" ", 1)[0] for line in log.read_text().splitlines()]
+    assert kinds.count("tool:book") == 1
+    assert kinds.count("model:booker") == 3  # the one in flight ran again
+    assert {key: outcome[key] for key in BOOKED} == BOOKED
+
+
+@pytest.fixture
+def launched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    monkeypatch.setenv("AN_DURABLE_LOG", str(tmp_path / "effects.log"))
+    db = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    durable.launch([booking], db=db)
+    try:
+        yield db
+    finally:
+        durable.shutdown()
+
+
+def steps_of(db: str, run_id: str) -> list[str]:
+    client = durable.DurableClient(db)
+    try:
+        return [step["function_name"] for step in client._client.list_workflow_steps(run_id)]
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
+async def test_each_step_of_a_durable_resume_is_recorded(launched: str) -> None:
+    first = await booking.run("Book a seat", durable=True, run_id="book-1")
+    assert first.stop_reason == StopReason.INTERRUPTED
+    seen: list[str] = []
+    answers = [interrupt.accept() for interrupt in first.interrupts]
+    resumed = await booking.resume(
+        first, answers, durable=True, run_id="book-1-on", sinks=[lambda e: seen.append(e.type)]
+    )
+    assert (resumed.output, resumed.state.snapshot()) == (BOOKED["output"], BOOKED["state"])
+    assert steps_of(launched, "book-1-on") == ["run_started", "tool:book", "router",
+                                               "model:booker", "router"]  # fmt: skip
+    assert seen[0] == "RUN_STARTED" and seen[-1] == "RUN_FINISHED"
+    client = durable.DurableClient(launched)
+    try:
+        status = client.status("book-1-on")
+    finally:
+        client.close()
+    assert (status.status, status.output, status.state) == ("SUCCESS", *BOOKED.values())
+    again = await booking.resume(first, answers, durable=True, run_id="book-1-on")
+    assert again.output == BOOKED["output"]  # its recorded outcome: nothing ran again
+    assert (Path(launched.removeprefix("sqlite:///")).parent / "effects.log").read_text().count(
+        "tool:book"
+    ) == 1
+
+
+@pytest.mark.anyio
+async def test_a_rejected_call_continues_durably_from_the_checkpoint(launched: str) -> None:
+    first = await booking.run("Book a seat", durable=True, run_id="book-2")
+    answers = [interrupt.reject("not that one") for interrupt in first.interrupts]
+    resumed = await booking.resume(first, answers, durable=True, run_id="book-2-on")
+    assert resumed.state.snapshot() == {}
+    assert resumed.output is not None and resumed.output.startswith("Done: Rejected")
+    assert "tool:book" not in steps_of(launched, "book-2-on")
+
+
+@pytest.mark.anyio
+async def test_answers_that_do_not_match_record_nothing(launched: str) -> None:
+    first = await booking.run("Book a seat", durable=True, run_id="book-3")
+    with pytest.raises(InterruptError, match="not answered"):
+        await booking.resume(first, [], durable=True, run_id="book-3-on")
+    client = durable.DurableClient(launched)
+    try:
+        with pytest.raises(KeyError):
+            client.status("book-3-on")
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
+async def test_a_durable_resume_on_a_thread_loads_and_commits_through_steps(
+    launched: str, tmp_path: Path
+) -> None:
+    store = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
+    first = await booking.run(
+        "Book a seat", durable=True, run_id="book-4", thread_id="trip", store=store
+    )
+    assert first.persisted
+    answers = [interrupt.accept() for interrupt in first.interrupts]
+    resumed = await booking.resume(first, answers, durable=True, run_id="book-4-on", store=store)
+    assert resumed.state.snapshot() == BOOKED["state"]
+    steps = steps_of(launched, "book-4-on")
+    assert steps[:3] == ["run_started", "thread_load", "tool:book"]
+    assert steps.count("thread_commit") == 2  # the resumed call, the booker's answer
+    async with SQLStore(store) as opened:
+        thread = await opened.get_thread("trip")
+    assert thread is not None and thread.state["seat"] == "12A"
+    assert [r.agent for r in thread.results] == ["booker", "booker", "booker"]
+
+
+CONFIRM = client_tool(
+    "confirm_date",
+    "Ask the user for a date.",
+    {"type": "object", "properties": {"date": {"type": "string"}}, "required": ["date"]},
+)
+
+
+def until_answered(agent: Agent) -> Any:
+    def route(ctx: Any) -> Any:
+        last = ctx.last_result
+        return None if last is not None and last.text else agent
+
+    return route
+
+
+@pytest.mark.anyio
+async def test_client_tool_results_continue_durably(launched: str) -> None:
+    model = ScriptedModel([call("confirm_date", date="mon"), "Booked for the date given."])
+    agent = Agent("concierge", "books", tools=[CONFIRM], model=model)
+    network = Network("concierge", [agent], router=until_answered(agent))
+    durable.launch([network], db=launched)
+    stopped = await network.run("book", durable=True, run_id=f"c-{uuid.uuid4().hex[:6]}")
+    assert stopped.stop_reason == StopReason.CLIENT_TOOL
+    (pending,) = stopped.pending_tool_calls
+    with pytest.raises(ClientToolError, match="no result"):
+        await network.answer_tool_calls(stopped, {}, durable=True)
+    done = await network.answer_tool_calls(
+        stopped, {pending.id: {"date": "tue"}}, durable=True, run_id="c-on"
+    )
+    assert done.output == "Booked for the date given."
+    assert model.requests[-1].history[-1].content == '{"date": "tue"}'
+    assert steps_of(launched, "c-on") == ["run_started", "router", "model:concierge", "router"]
