@@ -407,7 +407,7 @@ class Network(Generic[DepsT]):
         """
         answered = pending_answers(interrupted, answers)
         if durable:
-            from network.durable.continuation import continue_durably  # noqa: PLC0415 (dbos)
+            from network.durable.runs import continue_durably  # noqa: PLC0415 (dbos)
 
             continued: RunResult = await continue_durably(
                 self,
@@ -474,7 +474,7 @@ class Network(Generic[DepsT]):
         """
         messages = result_messages(stopped, results)
         if durable:
-            from network.durable.continuation import continue_durably  # noqa: PLC0415 (dbos)
+            from network.durable.runs import continue_durably  # noqa: PLC0415 (dbos)
 
             continued: RunResult = await continue_durably(
                 self,

@@ -16,7 +16,6 @@ messages and client tool results must be picklable.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -47,11 +46,14 @@ class Stopped:
     def of(cls, result: Any) -> Stopped:
         results = result.state.results
         first = results[0] if len(results) else None
+        # A run saved to its thread continues from the thread (reloaded, as a step): its
+        # state and conversation, however long, need not be stored with the continuation.
+        on_thread = result.persisted and result.thread_id is not None
         return cls(
             run_id=result.run_id,
             input=first.input if first is not None else "",
-            state=result.state.snapshot(),
-            messages=list(result.state.messages),
+            state={} if on_thread else result.state.snapshot(),
+            messages=[] if on_thread else list(result.state.messages),
             interrupts=list(result.interrupts),
             pending_tool_calls=list(result.pending_tool_calls),
             thread_id=result.thread_id,
@@ -96,48 +98,3 @@ class Continuation:
             return await network.resume(stopped, self.answers, **options)
         options.pop("limits", None)  # answer_tool_calls takes the network's limits
         return await network.answer_tool_calls(stopped, self.answers, **options)
-
-
-async def continue_durably(
-    network: Any,
-    kind: Kind,
-    stopped: Any,
-    answers: Sequence[Any] | Mapping[str, str],
-    *,
-    sinks: Sequence[Any] = (),
-    max_iter: int | None = None,
-    run_id: str | None = None,
-    store: Any = None,
-    user_id: str | None = None,
-    app_name: str | None = None,
-    deps: Any = None,
-    resources: Any = None,
-    limits: Any = None,
-) -> Any:
-    """Continue `stopped` as a DBOS workflow whose id is `run_id`; returns its `RunResult`.
-
-    `answers` were validated against `stopped` by the caller (`network.resume` /
-    `answer_tool_calls`), so nothing is recorded for answers that do not match.
-    """
-    from network.durable.runs import run_request, start_workflow  # noqa: PLC0415 (dbos)
-
-    continued = Continuation(kind, Stopped.of(stopped), answers)
-    request = run_request(
-        continued.stopped.input,
-        state=None,
-        max_iter=max_iter,
-        thread_id=None,  # the stopped run's thread, when it has one, is in `Stopped`
-        user_id=user_id,
-        store=store,
-        app_name=app_name,
-    )
-    return await start_workflow(
-        network,
-        request,
-        run_id=run_id,
-        sinks=sinks,
-        deps=deps,
-        resources=resources,
-        limits=limits,
-        continued=continued,
-    )

@@ -1,10 +1,13 @@
-"""`network.run(..., durable=True)`: the run executed in this process as a DBOS workflow."""
+"""`network.run(..., durable=True)`: the run executed in this process as a DBOS workflow;
+`network.resume(..., durable=True)` / `answer_tool_calls(..., durable=True)`: a stopped
+run's continuation, likewise (`network.durable.continuation`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
 from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
 from network.errors import ConfigurationError
@@ -82,6 +85,49 @@ async def run_durably(
         deps=deps,
         resources=resources,
         limits=limits,
+    )
+
+
+async def continue_durably(
+    network: Any,
+    kind: Kind,
+    stopped: Any,
+    answers: Sequence[Any] | Mapping[str, str],
+    *,
+    sinks: Sequence[Any] = (),
+    max_iter: int | None = None,
+    run_id: str | None = None,
+    store: Any = None,
+    user_id: str | None = None,
+    app_name: str | None = None,
+    deps: Any = None,
+    resources: Any = None,
+    limits: Any = None,
+) -> Any:
+    """Continue `stopped` as a DBOS workflow whose id is `run_id`; returns its `RunResult`.
+
+    `answers` were validated against `stopped` by the caller (`network.resume` /
+    `answer_tool_calls`), so nothing is recorded for answers that do not match.
+    """
+    continued = Continuation(kind, Stopped.of(stopped), answers)
+    request = run_request(
+        continued.stopped.input,
+        state=None,
+        max_iter=max_iter,
+        thread_id=None,  # the stopped run's thread, when it has one, is in `Stopped`
+        user_id=user_id,
+        store=store,
+        app_name=app_name,
+    )
+    return await start_workflow(
+        network,
+        request,
+        run_id=run_id,
+        sinks=sinks,
+        deps=deps,
+        resources=resources,
+        limits=limits,
+        continued=continued,
     )
 
 
