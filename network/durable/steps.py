@@ -1,17 +1,18 @@
 """`DurableSteps`: the `StepRunner` of a durable run; each call is a DBOS step.
 
-Inside the run's workflow, each router decision, model call and tool call runs through
-`DBOS.reserve_step()` + `run_async`: DBOS records its outcome (its output, or its error)
-before the run goes on, and when the workflow is executed again after a crash, a step that
-was recorded returns its recorded outcome without running. The step ids are drawn before any
-await, in call order, so concurrent tool calls of one answer get the same ids on every
-attempt. A step that was in flight when the process died was not recorded: it runs again
-(at least once; see docs/durable.md on idempotent tools).
+Inside the run's workflow, each router decision, model call (a context policy's summary too)
+and tool call runs through `DBOS.reserve_step()` + `run_async`: DBOS records its outcome (its
+output, or its error) before the run goes on, and when the workflow is executed again after a
+crash, a step that was recorded returns its recorded outcome without running. The step ids are
+drawn before any await, in call order, so concurrent tool calls of one answer get the same ids
+on every attempt. A step that was in flight when the process died was not recorded: it runs
+again (at least once; see docs/durable.md on idempotent tools).
 
 Replaying a step also replays its effects on the run: router and tool steps record the state
-keys they wrote, re-applied on replay (`state_writes`); the model step's answer feeds the
-agent exactly as the live answer did. The first step that really runs opens the replay gate,
-which sends a STATE_SNAPSHOT of the rebuilt state to the run's event consumers.
+keys they wrote, re-applied on replay (`state_writes`), and a router step the tokens an LLM
+router spent (`router_spend`); the model step's answer feeds the agent exactly as the live
+answer did. The first step that really runs opens the replay gate, which sends a STATE_SNAPSHOT
+of the rebuilt state to the run's event consumers.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 An LLM router (`routing_agent`, a scripted model answering with 100 + 10 tokens) sends the
 writer three times, then says done. The writer keeps at most two messages in a request: its
-third request needs a summary, made by a summarising agent. Its instructions show the
-router's tokens so far (`ctx.router_usage`) and its answers repeat them with the summary's
-nonce, so a run's output shows what the last request saw.
+third request needs a summary, made by a summarising agent. Its instructions show the router's
+tokens and requests so far (`ctx.router_usage`, `ctx.router_calls`) and its answers repeat them
+with the summary's nonce, so a run's output shows what the last request saw.
 
 Every router model call, summariser model call and writer model call appends one line to the
 `AN_DURABLE_LOG` file (see `crash_network.effect`, which also blocks the call chosen by
@@ -59,7 +59,7 @@ def summarise_answer(request: Any) -> str:
 def write_answer(request: Any) -> str:
     system = "\n".join(m.content or "" for m in request.system)
     call = re.search(r"call=(\d+)", system)
-    tokens = re.search(r"router_tokens=(\d+)", system)
+    tokens = re.search(r"router_tokens=(\d+ \(\d+\))", system)
     nonce = re.search(r"nonce=(\w+)", system)
     seen = (
         f"call {call.group(1) if call else '?'} router_tokens={tokens.group(1) if tokens else '?'}"
@@ -71,7 +71,7 @@ def write_answer(request: Any) -> str:
 
 def instructions(ctx: RunContext) -> str:
     spent = ctx.router_usage.total_tokens if ctx.router_usage is not None else 0
-    return f"Write. call={ctx.call_count + 1} router_tokens={spent}"
+    return f"Write. call={ctx.call_count + 1} router_tokens={spent} ({len(ctx.router_calls)})"
 
 
 summariser = Agent(

@@ -63,14 +63,15 @@ def test_a_resumed_run_counts_the_router_usage_of_its_replayed_decisions(
     outcome = crash_once(durable_db, log, SECOND_WRITE)
     done = effects(log)
     assert [kind for kind, _ in done] == expected_log(SEQUENCE, [SECOND_WRITE])
-    # the writer's call in flight ran again, seeing the router's two replayed decisions
+    # the writer's call in flight ran again, seeing the router's two replayed decisions (their
+    # tokens in ctx.router_usage, their requests in ctx.router_calls)
     assert [seen for kind, seen in done if kind == "writer-model"][1:3] == [
-        "call 2 router_tokens=220 summary=-",
-        "call 2 router_tokens=220 summary=-",
+        "call 2 router_tokens=220 (2) summary=-",
+        "call 2 router_tokens=220 (2) summary=-",
     ]
     plain = uncrashed(tmp_path, monkeypatch)
-    assert plain.output.startswith("call 3 router_tokens=330 summary=")
-    assert outcome["output"].startswith("call 3 router_tokens=330 summary=")
+    assert plain.output.startswith("call 3 router_tokens=330 (3) summary=")
+    assert outcome["output"].startswith("call 3 router_tokens=330 (3) summary=")
     assert outcome["usage"] == {
         "prompt_tokens": plain.usage.prompt_tokens,
         "completion_tokens": plain.usage.completion_tokens,
