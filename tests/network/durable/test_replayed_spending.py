@@ -39,8 +39,17 @@ def uncrashed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     return team.run_sync("go")
 
 
+def usage_of(result: Any) -> dict[str, int]:
+    usage = result.usage
+    return {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
 def test_a_replayed_summary_is_the_recorded_one_and_its_model_runs_once(
-    durable_db: str, tmp_path: Path
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log = tmp_path / "effects.log"
     outcome = crash_once(durable_db, log, SUMMARISED_WRITE)
@@ -54,8 +63,10 @@ def test_a_replayed_summary_is_the_recorded_one_and_its_model_runs_once(
     assert all(seen.endswith(f"summary={nonce}") for seen in third)  # ... with that summary
     assert outcome["status"] == "SUCCESS"
     assert outcome["output"].endswith(f"summary={nonce}")
+    assert outcome["usage"] == usage_of(uncrashed(tmp_path, monkeypatch))
 
 
+@pytest.mark.parametrize("durable_db", ["sqlite"], indirect=True)  # PostgreSQL: the test above
 def test_a_resumed_run_counts_the_router_usage_of_its_replayed_decisions(
     durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -72,8 +83,4 @@ def test_a_resumed_run_counts_the_router_usage_of_its_replayed_decisions(
     plain = uncrashed(tmp_path, monkeypatch)
     assert plain.output.startswith("call 3 router_tokens=330 (3) summary=")
     assert outcome["output"].startswith("call 3 router_tokens=330 (3) summary=")
-    assert outcome["usage"] == {
-        "prompt_tokens": plain.usage.prompt_tokens,
-        "completion_tokens": plain.usage.completion_tokens,
-        "total_tokens": plain.usage.total_tokens,
-    }
+    assert outcome["usage"] == usage_of(plain)
