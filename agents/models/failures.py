@@ -31,7 +31,11 @@ class Failure:
 
 def http_failure(status: int, body: bytes | str) -> Failure:
     """An HTTP error answer: its status and the message the server put in the body."""
-    detail = server_message(body)
+    return status_failure(status, server_message(body))
+
+
+def status_failure(status: int, detail: str) -> Failure:
+    """An HTTP status with what the server said: retryable when 408, 409, 429 or 5xx."""
     if status in (401, 403):
         return Failure(f"authentication failed (HTTP {status})", detail, status, False)
     retryable = status in RETRY_STATUS or status >= 500

@@ -11,17 +11,15 @@ Decisions written down here:
 - Retries are ours, not litellm's. litellm's `num_retries` only works through the openai SDK
   routes; elsewhere its retry wrapper needs the undeclared `tenacity` package and otherwise
   gives up silently (and when `tenacity` is present, both layers retry). So litellm is called
-  with `num_retries=0` and `complete` retries 408, 409, 429, 5xx and connection errors itself,
-  `max_retries` times, waiting what the provider's `retry-after-ms` / `retry-after` header
-  says (up to 60 s), else an exponential backoff from `retry_delay` seconds with jitter. A
-  stream is never retried once a chunk has reached the caller: the caller would see it twice.
-- Errors: whatever litellm raises becomes a `ModelError` saying what happened (connection
-  refused, timed out, HTTP status with the provider's message, authentication, missing
-  credentials; `agents.models.failures`), naming the model and the URL without credentials,
-  raised `from` the original. litellm reports a refused connection or missing credentials as
+  with `num_retries=0`, and the retry loop the native client uses (`agents.models.retrying`:
+  deadline, retries with `Retry-After`, `tool_choice` fallback, answer check, errors, one
+  `ModelCall` per attempt) wraps each `acompletion`.
+- Errors: what litellm raises is read here (`_failure`): connection refused, timed out, HTTP
+  status with the provider's message, authentication, missing credentials
+  (`agents.models.failures`). litellm reports a refused connection or missing credentials as
   "status 500"; the cause chain it keeps tells them apart, and missing credentials are never
-  retried. An exception raised by the caller's `on_chunk` is not wrapped.
-- Deadline: `timeout` also bounds the whole attempt, stream included (`anyio.fail_after`):
+  retried.
+- Deadline: `timeout` is passed to litellm and also bounds the whole attempt, stream included:
   litellm's own timeout applies per read, which a server's keep-alive pings keep resetting.
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
   without the provider's finish reason (litellm makes one up; its stream wrapper records what
@@ -36,8 +34,7 @@ Decisions written down here:
   `chat.completion`-shaped dict built from them.
 - Messages are converted to the wire format once each (`agents.models.wire`).
 - For usage limits and traces each answer carries the model that answered, its cached prompt
-  tokens, its price from litellm's offline map (`cost_usd`, None for a model not in it) and,
-  when it was retried, a `ModelCall` per attempt (`ModelResponse.attempts`).
+  tokens and its price from litellm's offline map (`cost_usd`, None for a model not in it).
 - The fast route: for an OpenAI-compatible server (vLLM, llama.cpp, a test server),
   `"hosted_vllm/<model>"` with `api_base` sends the same request through litellm's own HTTP
   client instead of the openai SDK, whose per-call request transform costs milliseconds of
@@ -51,27 +48,22 @@ from __future__ import annotations
 import copy
 import json
 import os
-import time
 from typing import Any
 
 import anyio
 
-from agents.models.answer_check import answer_problem
-from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
-from agents.models.failures import (
-    RETRY_STATUS,
-    Failure,
-    cause_chain,
-    safe_url,
-    transport_failure,
-)
-from agents.models.retry import retries_of, retry_after, wait_before_retry
-from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
+from agents.models.base import ModelRequest, ModelResponse
+from agents.models.failures import Failure, cause_chain, status_failure, transport_failure
+from agents.models.openai_body import wire_tool_choice
+from agents.models.per_list import PerList
+from agents.models.retry import retry_after
+from agents.models.retrying import RetryingModel
+from agents.models.streamed_answer import StreamedAnswer
+from agents.models.tool_arguments import parse_arguments
 from agents.models.usage import estimated_usage, reported_usage
 from agents.models.wire import to_wire_list
-from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
-from network.history.results import ModelCall, Usage
+from network.history.results import Usage
 from network.ids import new_id
 from network.run.retry_policy import RetryPolicy
 
@@ -130,7 +122,7 @@ async def tokens_for(model: str) -> Any:
     return count
 
 
-class LiteLLMModel:
+class LiteLLMModel(RetryingModel):
     """A model served through `litellm.acompletion`.
 
     Args:
@@ -138,7 +130,7 @@ class LiteLLMModel:
             or `"hosted_vllm/<name>"` for a self-hosted OpenAI-compatible server.
         api_base: the provider's base URL (e.g. `http://127.0.0.1:8000/v1`).
         api_key: the provider's key; litellm reads the provider's usual env var when None.
-        timeout: seconds litellm waits for the provider (per attempt).
+        timeout: seconds one attempt may take in all, stream included.
         max_retries: how many times a 408/409/429/5xx or connection failure is retried.
         retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
             and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
@@ -162,15 +154,17 @@ class LiteLLMModel:
         retry: RetryPolicy | None = None,
         **params: Any,
     ) -> None:
-        self.name = model
+        super().__init__(
+            model,
+            timeout=timeout,
+            max_retries=max_retries,
+            stream=stream,
+            retry_delay=retry_delay,
+            retry=retry,
+            params=params,
+        )
         self.api_base = api_base
         self.api_key = api_key
-        self.timeout = timeout
-        self.retry = retry
-        self.max_retries = retries_of(retry, max_retries)
-        self.stream = stream
-        self.retry_delay = retry_delay
-        self.params = params
         # The arguments every call shares, built once. num_retries=0 turns off both the openai
         # SDK's retries and litellm's wrapper retries: `complete` retries (module docstring).
         self._base: dict[str, Any] = {"model": model, "timeout": timeout, "num_retries": 0}
@@ -181,9 +175,7 @@ class LiteLLMModel:
         self._base.update(params)
         self._provider: str | None = None
         self._stream_usage = False
-        self._relax_tool_choice = False  # set once the server refused a forced tool call
-        # id(tools list) -> (the list, kept alive so the id stays its own; its deep copy)
-        self._tool_copies: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+        self._tool_copies = PerList(copy.deepcopy)  # litellm's vLLM route edits them in place
         self._counter: Any = _UNSET
 
     async def token_counter(self) -> Any:
@@ -202,89 +194,6 @@ class LiteLLMModel:
         if self._provider:
             return self._provider
         return self.name.split("/", 1)[0] if "/" in self.name else None
-
-    async def complete(
-        self, request: ModelRequest, on_chunk: ChunkHandler | None = None
-    ) -> ModelResponse:
-        """Ask the provider; stream chunks to `on_chunk` when given; return the whole answer."""
-        litellm = await load_litellm()
-        if self._provider is None:
-            self._inspect(litellm)
-        streaming = on_chunk is not None or self.stream
-        kwargs = self._arguments(request, streaming)
-        relax = self._relax_tool_choice and forces_a_tool(request)
-        if relax:
-            kwargs = self._arguments(relaxed(request), streaming)
-        attempt = 0
-        failed: list[ModelCall] = []  # the attempts retried, for traces
-        while True:
-            stream = _Stream(on_chunk, kwargs["messages"])
-            started_at, started = time.time(), time.perf_counter()
-            try:
-                # The deadline covers the whole attempt, stream included: litellm's own
-                # timeout applies per read, and a server's keep-alive pings reset it.
-                with anyio.fail_after(self.timeout):
-                    response = await litellm.acompletion(**kwargs)
-                    result = (
-                        await stream.consume(response)
-                        if streaming
-                        else _parse(response, kwargs["messages"])
-                    )
-                problem = answer_problem(result.message, result.finish_reason, streamed=streaming)
-                if problem is not None:
-                    raise _NoAnswer(problem)
-                result.tool_choice_relaxed = relax
-                result.cost_usd = cost_usd(self.name, result.usage)
-                if failed:
-                    answered = self._attempt(request, started_at, started, None, result)
-                    result.attempts = [*failed, answered]
-                return result
-            except Exception as exc:
-                if exc is stream.handler_error:
-                    raise  # the caller's own failure, unchanged
-                failure = self._failure(exc)
-                if (
-                    not relax
-                    and not stream.delivered
-                    and failure.status in REFUSAL_STATUS
-                    and forces_a_tool(request)
-                ):
-                    relax = self._relax_tool_choice = True
-                    kwargs = self._arguments(relaxed(request), streaming)
-                    failed.append(self._attempt(request, started_at, started, type(exc).__name__))
-                    continue
-                if attempt >= self.max_retries or stream.delivered or not failure.retryable:
-                    raise self._error(failure, attempt) from exc
-                failed.append(self._attempt(request, started_at, started, type(exc).__name__))
-                await anyio.sleep(
-                    wait_before_retry(self.retry, self.retry_delay, attempt, _retry_after(exc))
-                )
-                attempt += 1
-
-    def _attempt(
-        self,
-        request: ModelRequest,
-        started_at: float,
-        started: float,
-        error: str | None,
-        answer: ModelResponse | None = None,
-    ) -> ModelCall:
-        took = (time.perf_counter() - started) * 1000
-        if answer is None:
-            return ModelCall(self.name, self.provider, None, started_at, took, error=error,
-                             agent=request.agent)  # fmt: skip
-        return ModelCall(
-            self.name,
-            self.provider,
-            answer.model,
-            started_at,
-            took,
-            answer.usage,
-            answer.finish_reason,
-            answer.cost_usd,
-            None,
-            request.agent,
-        )
 
     async def structured_output(self) -> str:
         """How this model takes an `output_type` (`agents.output`): native, tool or prompted.
@@ -313,6 +222,19 @@ class LiteLLMModel:
 
     # -- request -------------------------------------------------------------------------
 
+    async def _prepare(self) -> None:
+        litellm = await load_litellm()
+        if self._provider is None:
+            self._inspect(litellm)
+
+    async def _send(self, request: ModelRequest, answer: StreamedAnswer | None) -> ModelResponse:
+        litellm = await load_litellm()
+        kwargs = self._arguments(request, streaming=answer is not None)
+        response = await litellm.acompletion(**kwargs)
+        if answer is None:
+            return _parse(response, kwargs["messages"])
+        return await _consume(response, answer, kwargs["messages"])
+
     def _inspect(self, litellm: Any) -> None:
         """Find the provider once: whether it takes stream_options, whether tools need a copy."""
         try:
@@ -333,40 +255,22 @@ class LiteLLMModel:
                 kwargs["stream_options"] = {"include_usage": True}
         kwargs["messages"] = to_wire_list(request.system, request.history)
         if request.tools:
-            kwargs["tools"] = self._tools(request.tools)
-            choice = request.tool_choice
-            if choice:
-                kwargs["tool_choice"] = (
-                    choice
-                    if choice in ("auto", "required", "none")
-                    else {"type": "function", "function": {"name": choice}}
-                )
+            # litellm's vLLM route edits tool schemas in place: it gets a copy, made once per
+            # list (an agent's tool list lives as long as the agent, so few lists come by).
+            tools = request.tools
+            kwargs["tools"] = self._tool_copies(tools) if self._provider == "hosted_vllm" else tools
+            if request.tool_choice:
+                kwargs["tool_choice"] = wire_tool_choice(request.tool_choice)
         if request.response_format is not None:
             kwargs["response_format"] = request.response_format
         if request.params:
             kwargs.update(request.params)
         return kwargs
 
-    def _tools(self, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        if self._provider != "hosted_vllm":
-            return tools
-        # litellm's vLLM route edits tool schemas in place; give it a copy, made once per list
-        # (an agent's tool list lives as long as the agent, so few lists ever come by).
-        cached = self._tool_copies.get(id(tools))
-        if cached is None or cached[0] is not tools:
-            if len(self._tool_copies) >= 256:
-                self._tool_copies.clear()
-            cached = self._tool_copies[id(tools)] = (tools, copy.deepcopy(tools))
-        return cached[1]
-
     # -- failure -------------------------------------------------------------------------
 
-    def _failure(self, exc: BaseException) -> Failure:
+    def _failure(self, exc: Exception) -> Failure:
         """What went wrong, from litellm's exception and the chain of causes it keeps."""
-        if isinstance(exc, _NoAnswer):
-            return Failure("no answer", str(exc))
-        if isinstance(exc, TimeoutError):  # our deadline
-            return Failure("timed out", f"no complete answer within {self.timeout:g} s", 408, True)
         chain = cause_chain(exc)
         status = _status(exc)
         for link in chain:
@@ -380,108 +284,64 @@ class LiteLLMModel:
             # litellm reports these as status 500; there was no HTTP answer at all.
             return network
         if status is not None:
-            retryable = status in RETRY_STATUS or status >= 500
-            return Failure(f"HTTP {status}", _first_line(str(exc)), status, retryable)
+            return status_failure(status, _first_line(str(exc)))
         return Failure("request failed", f"{type(exc).__name__}: {_first_line(str(exc))}")
 
-    def _error(self, failure: Failure, attempt: int) -> ModelError:
-        where = f" at {safe_url(self.api_base)}" if self.api_base else ""
-        tries = f" after {attempt + 1} attempts" if attempt else ""
-        return ModelError(
-            f"model {self.name!r}{where}: {failure.describe()}{tries}",
-            model=self.name,
-            status_code=failure.status,
-        )
+    def _retry_after(self, exc: Exception) -> float | None:
+        return _retry_after(exc)
 
+    def _cost(self, response: ModelResponse) -> float | None:
+        return cost_usd(self.name, response.usage)
 
-class _NoAnswer(Exception):
-    """litellm returned an answer that is no answer (`answer_check`)."""
+    def _url(self) -> str | None:
+        return self.api_base
 
 
 def _first_line(text: str) -> str:
     return text.strip().splitlines()[0][:500] if text.strip() else ""
 
 
-class _Stream:
-    """Consumes one litellm stream: forwards deltas, then assembles the whole response."""
-
-    def __init__(self, on_chunk: ChunkHandler | None, messages: list[dict[str, Any]]) -> None:
-        self.on_chunk = on_chunk
-        self.messages = messages  # for a usage estimate when the server sends none
-        self.delivered = False  # a chunk reached the caller: retrying would repeat it
-        self.handler_error: BaseException | None = None  # what on_chunk raised, if anything
-
-    async def _emit(self, chunk: TextDelta | ToolCallDelta) -> None:
-        if self.on_chunk is None:
-            return
-        self.delivered = True
-        try:
-            await self.on_chunk(chunk)
-        except Exception as exc:
-            self.handler_error = exc
-            raise
-
-    async def consume(self, response: Any) -> ModelResponse:
-        text: list[str] = []
-        calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument pieces]]
-        usage: Any = None
-        finish_reason: str | None = None
-        first: Any = None
-        try:
-            async for chunk in response:
-                if first is None:
-                    first = chunk
-                usage = getattr(chunk, "usage", None) or usage
-                if not chunk.choices:
-                    continue
-                choice = chunk.choices[0]
-                finish_reason = choice.finish_reason or finish_reason
-                delta = choice.delta
-                if delta is None:
-                    continue
-                if delta.content:
-                    text.append(delta.content)
-                    await self._emit(TextDelta(delta.content))
-                for piece in delta.tool_calls or ():
-                    await self._tool_piece(calls, piece)
-        finally:
-            close = getattr(response, "aclose", None)
-            if close is not None:
-                with anyio.CancelScope(shield=True):
-                    await close()
-        if getattr(response, "received_finish_reason", "") is None:
-            # litellm makes up finish_reason="stop" for a stream that ended without one; its
-            # stream wrapper's record of what the provider sent tells the two apart.
-            finish_reason = None
-        tool_calls = [
-            ToolCall(c[0], c[1], _parse_arguments("".join(c[2]))) for _, c in sorted(calls.items())
-        ]
-        content = "".join(text) or None
-        message = AssistantMessage(content, tool_calls)
-        tokens = reported_usage(usage) if _server_sent_usage(response) else None
-        raw = _raw_from_stream(first, message, calls, finish_reason, tokens)
-        if tokens is None:
-            tokens = estimated_usage(_prompt_chars(self.messages), message)
-        return ModelResponse(
-            message, tokens, raw, finish_reason, model=getattr(first, "model", None)
-        )
-
-    async def _tool_piece(self, calls: dict[int, list[Any]], piece: Any) -> None:
-        index = piece.index or 0
-        function = piece.function
-        name = getattr(function, "name", None) if function is not None else None
-        arguments = (getattr(function, "arguments", None) if function is not None else None) or ""
-        call = calls.get(index)
-        if call is None:
-            # A provider that sends no id gets one made up here, before the first delta, so
-            # the streamed id and the final message's id are the same.
-            call = calls[index] = [piece.id or new_id("call_"), name or "", []]
-            await self._emit(ToolCallDelta(index=index, id=call[0], name=call[1]))
-        elif name and not call[1]:
-            call[1] = name
-        if arguments:
-            call[2].append(arguments)
-            await self._emit(ToolCallDelta(index=index, arguments=arguments))
+async def _consume(
+    response: Any, answer: StreamedAnswer, messages: list[dict[str, Any]]
+) -> ModelResponse:
+    """Read one litellm stream into `answer`, then assemble the whole response."""
+    usage: Any = None
+    first: Any = None
+    try:
+        async for chunk in response:
+            if first is None:
+                first = chunk
+            usage = getattr(chunk, "usage", None) or usage
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            answer.finish_reason = choice.finish_reason or answer.finish_reason
+            delta = choice.delta
+            if delta is None:
+                continue
+            if delta.content:
+                await answer.add_text(delta.content)
+            for piece in delta.tool_calls or ():
+                function = piece.function
+                name = getattr(function, "name", None) if function is not None else None
+                arguments = getattr(function, "arguments", None) if function is not None else None
+                await answer.add_tool_piece(piece.index or 0, piece.id, name, arguments or "")
+    finally:
+        close = getattr(response, "aclose", None)
+        if close is not None:
+            with anyio.CancelScope(shield=True):
+                await close()
+    if getattr(response, "received_finish_reason", "") is None:
+        # litellm makes up finish_reason="stop" for a stream that ended without one; its
+        # stream wrapper's record of what the provider sent tells the two apart.
+        answer.finish_reason = None
+    message = answer.message()
+    tokens = reported_usage(usage) if _server_sent_usage(response) else None
+    heading = {name: getattr(first, name, None) for name in ("id", "created", "model")}
+    raw = answer.raw(message.content, heading, tokens.to_dict() if tokens is not None else None)
+    if tokens is None:
+        tokens = estimated_usage(_prompt_chars(messages), message)
+    return ModelResponse(message, tokens, raw, answer.finish_reason, model=heading["model"])
 
 
 def _server_sent_usage(response: Any) -> bool:
@@ -515,7 +375,7 @@ def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
         ToolCall(
             call.id or new_id("call_"),
             call.function.name or "",
-            _parse_arguments(call.function.arguments),
+            parse_arguments(call.function.arguments),
         )
         for call in (message.tool_calls or ())
     ]
@@ -526,43 +386,6 @@ def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
     return ModelResponse(
         assistant, usage, response, choice.finish_reason, model=getattr(response, "model", None)
     )
-
-
-def _parse_arguments(text: Any) -> Any:
-    """A tool call's arguments as a dict; text that is not a JSON object stays as it came."""
-    if not isinstance(text, str):
-        return text if text is not None else {}
-    if not text.strip():
-        return {}  # a tool without parameters: some providers send ""
-    try:
-        parsed = json.loads(text)
-    except ValueError:
-        return text
-    return parsed if isinstance(parsed, dict) else text
-
-
-def _raw_from_stream(
-    first: Any,
-    message: AssistantMessage,
-    calls: dict[int, list[Any]],
-    finish: str | None,
-    usage: Usage | None,
-) -> dict[str, Any]:
-    """A `chat.completion`-shaped dict of a streamed answer (cheap, and JSON as it is)."""
-    wire: dict[str, Any] = {"role": "assistant", "content": message.content}
-    if calls:
-        wire["tool_calls"] = [
-            {"id": c[0], "type": "function", "function": {"name": c[1], "arguments": "".join(c[2])}}
-            for _, c in sorted(calls.items())
-        ]
-    return {
-        "id": getattr(first, "id", None),
-        "object": "chat.completion",
-        "created": getattr(first, "created", None) or int(time.time()),
-        "model": getattr(first, "model", None),
-        "choices": [{"index": 0, "message": wire, "finish_reason": finish}],
-        "usage": usage.to_dict() if usage is not None else None,
-    }
 
 
 def _status(exc: BaseException) -> int | None:

@@ -11,23 +11,21 @@ import json
 from typing import Any
 
 from agents.models.base import ModelRequest
+from agents.models.per_list import PerList
 from agents.models.wire import to_wire_json
 
 
-class ToolsText:
+class ToolsText(PerList[str]):
     """The JSON text of tool lists, made once per list (an agent's list lives as long as it)."""
 
-    def __init__(self) -> None:
-        # id(tools list) -> (the list, kept alive so the id stays its own; its JSON text)
-        self._texts: dict[int, tuple[list[dict[str, Any]], str]] = {}
+    __slots__ = ()
 
-    def __call__(self, tools: list[dict[str, Any]]) -> str:
-        cached = self._texts.get(id(tools))
-        if cached is None or cached[0] is not tools:
-            if len(self._texts) >= 256:
-                self._texts.clear()
-            cached = self._texts[id(tools)] = (tools, json.dumps(tools, ensure_ascii=False))
-        return cached[1]
+    def __init__(self) -> None:
+        super().__init__(_json_text)
+
+
+def _json_text(tools: list[dict[str, Any]]) -> str:
+    return json.dumps(tools, ensure_ascii=False)
 
 
 def wire_tool_choice(choice: str) -> Any:

@@ -1,0 +1,215 @@
+"""`RetryingModel`: what both HTTP clients share, one request tried until it answers or cannot.
+
+`OpenAIModel` and `LiteLLMModel` differ in how they send a request and read its answer
+(`_send`) and in how they tell what went wrong (`_failure`, `_retry_after`). The rest is here,
+once, so the two behave alike:
+
+- Deadline: `timeout` seconds for a whole attempt, from connecting to the last byte of a stream
+  (`anyio.fail_after`); a per-read timeout would let a server's keep-alive pings hold a stream
+  open for ever. Running out of it is "timed out", with no HTTP status (there was no answer).
+- Retries: a failure marked retryable (408, 409, 429, 5xx, connection failures, the deadline;
+  `failures`) is tried again `max_retries` times, or as the `RetryPolicy` says, after what the
+  server's `retry-after-ms` / `retry-after` asks (up to 60 s), else an exponential backoff from
+  `retry_delay` with jitter (`retry`). Authentication and validation errors never are, nor is
+  a stream once a delta reached the caller: the caller would see it twice.
+- `tool_choice` that a server refuses to force: sent again once with `"auto"`, and remembered
+  for this model (`tool_choice`).
+- No empty successes: an answer with neither text nor a tool call, or a stream that ended
+  without a finish reason, is a `ModelError` (`answer_check`).
+- The caller's own `on_chunk` failure is raised unchanged, never taken for the model's.
+- Errors: a `ModelError` naming the model and the URL without credentials, saying what
+  happened, with the HTTP status when there was one; the original exception is its cause.
+- Attempts: when a request was tried more than once, each attempt is a `ModelCall` in
+  `ModelResponse.attempts` (the answered one last), so usage limits and traces count them.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+
+import anyio
+
+from agents.models.answer_check import answer_problem
+from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
+from agents.models.failures import Failure, safe_url
+from agents.models.retry import retries_of, wait_before_retry
+from agents.models.streamed_answer import StreamedAnswer
+from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
+from network.errors import ModelError
+from network.history.results import ModelCall
+from network.logger import get_logger
+from network.run.retry_policy import RetryPolicy
+
+
+class NoAnswer(Exception):
+    """The server answered, but with no answer (`answer_check` says what is missing)."""
+
+
+class RetryingModel(ABC):
+    """The retrying, deadline-bound request of a model client (see the module docstring).
+
+    A client supplies `_send` (one attempt), `_failure` (what an exception of its own means),
+    and optionally `_prepare`, `_retry_after`, `_cost` and `_url`.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        timeout: float,
+        max_retries: int,
+        stream: bool,
+        retry_delay: float,
+        retry: RetryPolicy | None,
+        params: dict[str, Any],
+    ) -> None:
+        self.name = model
+        self.timeout = timeout
+        self.retry = retry
+        self.max_retries = retries_of(retry, max_retries)
+        self.stream = stream
+        self.retry_delay = retry_delay
+        self.params = params
+        self._relax_tool_choice = False  # set once the server refused a forced tool call
+
+    @property
+    @abstractmethod
+    def provider(self) -> str | None:
+        """The provider of this model ("openai", "anthropic", ...), for traces."""
+
+    async def complete(
+        self, request: ModelRequest, on_chunk: ChunkHandler | None = None
+    ) -> ModelResponse:
+        """Ask the model; stream deltas to `on_chunk` when given; return the whole answer.
+
+        Streams when `on_chunk` is given or the model was made with `stream=True`. Raises
+        `ModelError` when the request fails for good (see the module docstring).
+        """
+        await self._prepare()
+        streaming = on_chunk is not None or self.stream
+        relax = self._relax_tool_choice and forces_a_tool(request)
+        sent = relaxed(request) if relax else request
+        attempt = 0
+        failed: list[ModelCall] = []  # the attempts that failed, for usage limits and traces
+        while True:
+            answer = StreamedAnswer(on_chunk) if streaming else None
+            started_at, started = time.time(), time.perf_counter()
+            try:
+                with anyio.fail_after(self.timeout):
+                    response = await self._send(sent, answer)
+                problem = answer_problem(
+                    response.message, response.finish_reason, streamed=streaming
+                )
+                if problem is not None:
+                    raise NoAnswer(problem)
+            except Exception as exc:
+                if answer is not None and exc is answer.handler_error:
+                    raise  # the caller's own failure, unchanged
+                failure = self._failure_of(exc)
+                failed.append(self._record(request, started_at, started, type(exc).__name__))
+                delivered = answer is not None and answer.delivered
+                if (
+                    not relax
+                    and not delivered
+                    and failure.status in REFUSAL_STATUS
+                    and forces_a_tool(request)
+                ):
+                    relax = self._relax_tool_choice = True
+                    sent = relaxed(request)
+                    _log_relaxed(self.name, failure)
+                    continue
+                if attempt >= self.max_retries or delivered or not failure.retryable:
+                    raise self._error(failure, attempt) from exc
+                after = self._retry_after(exc)
+                await anyio.sleep(wait_before_retry(self.retry, self.retry_delay, attempt, after))
+                attempt += 1
+                continue
+            response.tool_choice_relaxed = relax
+            response.cost_usd = self._cost(response)
+            if failed:
+                answered = self._record(request, started_at, started, None, response)
+                response.attempts = [*failed, answered]
+            return response
+
+    # -- what a client supplies --------------------------------------------------------------
+
+    async def _prepare(self) -> None:
+        """Before the first attempt (load a library, check credentials); raise to give up."""
+        return
+
+    @abstractmethod
+    async def _send(self, request: ModelRequest, answer: StreamedAnswer | None) -> ModelResponse:
+        """One attempt: send `request`; stream into `answer` when given; the whole response."""
+
+    @abstractmethod
+    def _failure(self, exc: Exception) -> Failure:
+        """What an exception raised by `_send` means: what happened, and whether to retry."""
+
+    def _retry_after(self, exc: Exception) -> float | None:
+        """How long the server asked to wait before trying again, if it said."""
+        return None
+
+    def _cost(self, response: ModelResponse) -> float | None:
+        """The request's price in USD, when the client knows it."""
+        return None
+
+    def _url(self) -> str | None:
+        """The URL an error names (credentials are removed first), if there is one."""
+        return None
+
+    # -- shared ------------------------------------------------------------------------------
+
+    def _failure_of(self, exc: Exception) -> Failure:
+        if isinstance(exc, NoAnswer):
+            return Failure("no answer", str(exc))
+        if isinstance(exc, TimeoutError):  # the deadline: no answer, so no HTTP status
+            return Failure("timed out", f"no complete answer within {self.timeout:g} s", None, True)
+        return self._failure(exc)
+
+    def _error(self, failure: Failure, attempt: int) -> ModelError:
+        url = self._url()
+        where = f" at {safe_url(url)}" if url else ""
+        tries = f" after {attempt + 1} attempts" if attempt else ""
+        return ModelError(
+            f"model {self.name!r}{where}: {failure.describe()}{tries}",
+            model=self.name,
+            status_code=failure.status,
+        )
+
+    def _record(
+        self,
+        request: ModelRequest,
+        started_at: float,
+        started: float,
+        error: str | None,
+        answer: ModelResponse | None = None,
+    ) -> ModelCall:
+        """One attempt as usage limits and traces count it."""
+        took = (time.perf_counter() - started) * 1000
+        if answer is None:
+            return ModelCall(
+                self.name, self.provider, None, started_at, took, error=error, agent=request.agent
+            )
+        return ModelCall(
+            self.name,
+            self.provider,
+            answer.model,
+            started_at,
+            took,
+            answer.usage,
+            answer.finish_reason,
+            answer.cost_usd,
+            None,
+            request.agent,
+        )
+
+
+def _log_relaxed(model: str, failure: Failure) -> None:
+    get_logger().warning(
+        "model.tool_choice_relaxed",
+        model=model,
+        reason=failure.describe(),
+        note="the server refused a forced tool_choice; sending tool_choice='auto' from now on",
+    )

@@ -1,0 +1,91 @@
+"""What the two clients share (`agents.models.retrying`), where they used to differ.
+
+Both now go through one retry loop: a retried request reports each attempt (usage limits and
+traces count them), and running out of the deadline is "timed out" with no HTTP status on
+both. Tool arguments are read by one function on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from agents import Agent, LiteLLMModel, ModelRequest, OpenAIModel
+from agents.models.tool_arguments import parse_arguments
+from network import ModelError, Network, UsageLimits, UserMessage
+from tests.fakes.openai_server import FakeOpenAIServer
+
+pytest_plugins = ["tests.fakes.openai_server"]
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+
+
+def native(base_url: str, **options: Any) -> Any:
+    return OpenAIModel("openai/fake", api_base=base_url, api_key="sk-test", **options)
+
+
+def through_litellm(base_url: str, **options: Any) -> Any:
+    return LiteLLMModel("openai/fake", api_base=base_url, api_key="sk-test", **options)
+
+
+@pytest.fixture(params=[native, through_litellm], ids=["native", "litellm"])
+def client(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    return request.param  # type: ignore[no-any-return]
+
+
+def ask() -> ModelRequest:
+    return ModelRequest(system=[], history=[UserMessage("hi")], agent="asker")
+
+
+async def test_a_retried_request_reports_each_attempt_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_error(503, "busy").add_text("Answered.")
+    response = await client(openai_server.base_url, max_retries=1).complete(ask())
+
+    failed, answered = response.attempts
+    assert failed.error is not None and failed.usage.total_tokens == 0
+    assert (answered.error, answered.finish_reason) == (None, "stop")
+    assert answered.usage == response.usage
+    assert failed.agent == answered.agent == "asker"
+    assert failed.model == answered.model == "openai/fake"
+
+
+async def test_usage_limits_count_every_attempt_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_error(500, "overloaded").add_text("Done.")
+    agent = Agent("a", model=client(openai_server.base_url, max_retries=1, retry_delay=0))
+    network = Network("n", [agent], lambda ctx: agent)
+
+    result = await network.run("Go.", limits=UsageLimits(max_model_calls=2))
+
+    assert [call.error is None for call in result.results[0].model_calls] == [False, True]
+    assert result.limit_exceeded is not None
+    assert result.limit_exceeded.figures.model_calls == 2
+
+
+async def test_the_deadline_is_retried_and_has_no_http_status_on_both(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    openai_server.add_text("Late.", delay=3.0).add_text("Late again.", delay=3.0)
+    model = client(openai_server.base_url, timeout=0.3, max_retries=1, retry_delay=0)
+    with pytest.raises(ModelError, match="timed out.*after 2 attempts") as caught:
+        await model.complete(ask())
+    assert caught.value.status_code is None  # no HTTP answer came
+    assert isinstance(caught.value.__cause__, TimeoutError)
+    assert len(openai_server.requests) == 2
+
+
+def test_tool_arguments_that_are_not_an_object_stay_as_they_came() -> None:
+    # Kept, so the tool tells the model "arguments must be a JSON object" instead of running
+    # without them; before, the native client turned a non-string into {} and litellm kept it.
+    assert parse_arguments('{"a": 1}') == {"a": 1}
+    assert parse_arguments({"a": 1}) == {"a": 1}
+    assert parse_arguments(None) == parse_arguments("") == parse_arguments("  ") == {}
+    assert parse_arguments("[1, 2]") == "[1, 2]"
+    assert parse_arguments("not json") == "not json"
+    assert parse_arguments([1, 2]) == [1, 2]
+    assert parse_arguments(42) == 42
