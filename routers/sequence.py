@@ -13,30 +13,47 @@ from network.run.context import RunContext
 def sequence(*agents: Any) -> Any:
     """A router that runs `agents` in order, once each (agents or agent names).
 
-    The position lives in the run context, not in the router, so one router can serve
-    concurrent runs. `route.to_mermaid()` draws the chain.
+    Nothing is stored, in the router or in the run: the position is read from the run's own
+    calls, so one router serves any number of concurrent runs. The next agent is the one
+    `ctx.call_count` places after the run's first call in the order:
+
+    - a fresh run (a thread's next run too) starts from the first agent;
+    - a run resumed after an interrupt (`network.resume`) starts by finishing the interrupted
+      agent's call, so the sequence goes on after that agent (after its first place, when it
+      stands in the sequence more than once);
+    - a durable run replayed after a crash counts its replayed calls, so it goes on where it was.
+
+    `route.to_mermaid()` draws the chain.
     """
     if not agents:
         raise ConfigurationError("sequence() needs at least one agent")
     order = list(agents)
+    names = [a if isinstance(a, str) else a.name for a in order]
 
     def route(ctx: RunContext) -> Any:
-        position = ctx.extras.get("sequence.position", 0)
-        if position >= len(order):
-            return None
-        ctx.extras["sequence.position"] = position + 1
-        return order[position]
+        position = _position(names, ctx)
+        return order[position] if position < len(order) else None
 
     def validate(network: Any) -> None:
         network.resolve(order)
 
     def to_mermaid() -> str:
-        return _chain_mermaid([a if isinstance(a, str) else a.name for a in order])
+        return _chain_mermaid(names)
 
     route.validate = validate  # type: ignore[attr-defined]
     route.to_mermaid = to_mermaid  # type: ignore[attr-defined]
     route.kind = "sequence"  # type: ignore[attr-defined]
     return route
+
+
+def _position(names: list[str], ctx: RunContext) -> int:
+    """Where the run is in the sequence: its calls so far, counted from its first call."""
+    done = ctx.call_count
+    if done == 0:
+        return 0
+    results = ctx.state.results  # a thread's earlier runs come first: this run's are the last
+    first = results[len(results) - done].agent
+    return (names.index(first) if first in names else 0) + done
 
 
 def _chain_mermaid(names: list[str]) -> str:

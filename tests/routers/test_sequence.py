@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
+import anyio
 import pytest
 
-from network import Network, RoutingError, StopReason
+from agents import ToolContext, call, tool
+from network import Network, RoutingError, RunContext, StopReason
 from routers import network_mermaid, sequence
 from tests.routers.helpers import scripted_agent
 
@@ -59,3 +64,79 @@ def test_a_repeated_agent_numbers_the_steps() -> None:
     assert '    a -->|"2"| b' in drawing
     assert '    b -->|"3"| a' in drawing
     assert '    a -->|"4"| END' in drawing
+
+
+@pytest.mark.anyio
+async def test_the_position_is_not_kept_in_ctx_extras() -> None:
+    a, b = scripted_agent("a"), scripted_agent("b")
+    route = sequence(a, b)
+    extras_seen: list[dict[str, Any]] = []
+
+    def watched(ctx: RunContext) -> Any:
+        choice = route(ctx)
+        extras_seen.append(dict(ctx.extras))
+        return choice
+
+    result = await Network("pair", [a, b], watched).run("go")
+
+    assert [r.agent for r in result.results] == ["a", "b"]
+    assert extras_seen == [{}, {}, {}]  # ctx.extras is left to user code
+
+
+@pytest.mark.anyio
+async def test_one_router_serves_concurrent_runs() -> None:
+    agents = [scripted_agent(n) for n in ("a", "b", "c")]
+    network = Network("chain", agents, sequence(*agents))
+    orders: list[list[str]] = []
+
+    async def one(task: str) -> None:
+        result = await network.run(task)
+        orders.append([r.agent for r in result.results])
+
+    async with anyio.create_task_group() as group:
+        for i in range(20):
+            group.start_soon(one, f"task {i}")
+
+    assert orders == [["a", "b", "c"]] * 20
+
+
+@pytest.mark.anyio
+async def test_a_threads_next_run_starts_from_the_first_agent(tmp_path: Path) -> None:
+    a, b = scripted_agent("a"), scripted_agent("b")
+    network = Network("pair", [a, b], sequence(a, b))
+    store = tmp_path / "threads.db"
+
+    first = await network.run("one", thread_id="t1", store=store)
+    second = await network.run("two", thread_id="t1", store=store)
+
+    assert [r.agent for r in first.results] == ["a", "b"]
+    assert [r.agent for r in second.results][-2:] == ["a", "b"]  # its own calls, after the thread's
+    assert len(second.results) == 4
+
+
+@tool(requires_confirmation=True)
+def deploy(target: str, ctx: ToolContext) -> str:
+    """Deploy the build."""
+    ctx.kv.set("deployed", target)
+    return f"deployed to {target}"
+
+
+@pytest.mark.anyio
+async def test_a_resumed_run_goes_on_after_the_interrupted_agent() -> None:
+    builder = scripted_agent("builder")
+    deployer = scripted_agent("deployer", call("deploy", target="prod"), "deployed", tools=[deploy])
+    reviewer = scripted_agent("reviewer")
+    network = Network(
+        "release", [builder, deployer, reviewer], sequence(builder, deployer, reviewer)
+    )
+
+    stopped = await network.run("ship it")
+    assert stopped.stop_reason == StopReason.INTERRUPTED
+    assert [r.agent for r in stopped.results] == ["builder", "deployer"]
+
+    resumed = await network.resume(stopped, [stopped.interrupts[0].accept()])
+
+    # the deployer's held call is finished, then the sequence goes on: never back to the builder
+    assert [r.agent for r in resumed.results] == ["deployer", "reviewer"]
+    assert resumed.stop_reason == StopReason.ROUTER_FINISHED
+    assert resumed.state.kv.get("deployed") == "prod"
