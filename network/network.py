@@ -462,17 +462,19 @@ class Network(Generic[DepsT]):
         app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
+        limits: UsageLimits | None = None,
         durable: bool = False,
         step_runner: StepRunner | None = None,
     ) -> RunResult:
         """Continue a run that stopped on client tool calls (`stopped.pending_tool_calls`).
 
         `results`: `{tool_call_id: result}` for every pending call. Takes `run`'s `sinks=`,
-        `max_iter=`, `deps=` and `resources=`; a run saved to a thread continues on it,
-        reopened from `store=` (as for `resume`). See `network.run.client_results`.
-        `durable=True` and `step_runner` are `resume`'s.
+        `max_iter=`, `deps=`, `resources=` and `limits=` (default: the network's); a run saved
+        to a thread continues on it, reopened from `store=` (as for `resume`). See
+        `network.run.client_results`. `durable=True` and `step_runner` are `resume`'s.
         """
         messages = result_messages(stopped, results)
+        checked = _check_limits(self.name, limits)  # before anything changes
         if durable:
             from network.durable.runs import continue_durably  # noqa: PLC0415 (dbos)
 
@@ -489,6 +491,7 @@ class Network(Generic[DepsT]):
                 app_name=app_name,
                 deps=deps,
                 resources=resources,
+                limits=checked,
             )
             return continued
         old = stopped.state
@@ -504,7 +507,7 @@ class Network(Generic[DepsT]):
             resources=self._resources("answer_tool_calls", resources),
             steps=step_runner,
         )
-        return await self._start(ctx, session, sinks, max_iter, None)
+        return await self._start(ctx, session, sinks, max_iter, checked)
 
     async def _reopen(
         self,

@@ -159,3 +159,31 @@ async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -
     assert result.limit_exceeded is not None
     assert result.limit_exceeded.limit == "max_model_calls"
     assert len(model.requests) == 2
+
+
+async def test_answering_client_tool_calls_takes_limits_like_run_and_resume() -> None:
+    from network import UsageLimits
+
+    model = ScriptedModel(
+        [[call("confirm_booking", date="mon")], [call("find_rooms", date="mon")], "booked"]
+    )
+    agent = Agent("concierge", tools=[find_rooms, CONFIRM], model=model)
+
+    def route(ctx: Any) -> Any:
+        done = ctx.results and ctx.results[-1].output == "booked"
+        return None if done else "concierge"
+
+    network = Network("n", [agent], route)  # no limits of its own
+    stopped = await network.run("book a room")
+    (pending,) = stopped.pending_tool_calls
+    with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
+        await network.answer_tool_calls(stopped, {pending.id: "yes"}, limits={"max_model_calls": 1})  # type: ignore[arg-type]
+    assert len(model.requests) == 1  # a refused call runs nothing
+
+    result = await network.answer_tool_calls(
+        stopped, {pending.id: "yes"}, limits=UsageLimits(max_model_calls=1)
+    )
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert result.limit_exceeded is not None
+    assert (result.limit_exceeded.limit, result.limit_exceeded.actual) == ("max_model_calls", 1)
+    assert len(model.requests) == 2
