@@ -193,17 +193,7 @@ class Tool:
 
     def _check_outputs(self) -> None:
         for key, mapping in self.outputs_to_state.items():
-            unknown = set(mapping) - {"source", "handler"}
-            if unknown:
-                raise ConfigurationError(
-                    f"tool {self.name!r}: outputs_to_state[{key!r}] has unknown fields "
-                    f"{sorted(unknown)}"
-                )
-            handler = mapping.get("handler")
-            if handler is not None and not callable(handler):
-                raise ConfigurationError(
-                    f"tool {self.name!r}: outputs_to_state[{key!r}] handler is not callable"
-                )
+            check_output_mapping(f"tool {self.name!r}: outputs_to_state[{key!r}]", mapping)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly."""
@@ -212,12 +202,7 @@ class Tool:
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The model's arguments validated and coerced, or `ToolError` saying what is wrong."""
         if not isinstance(arguments, dict):
-            if isinstance(arguments, str):
-                raise ToolError(
-                    f"tool {self.name!r}: arguments are not valid JSON: {arguments[:200]!r}",
-                    tool=self.name,
-                )
-            raise ToolError(f"tool {self.name!r}: arguments must be a JSON object", tool=self.name)
+            raise not_an_object(self.name, arguments)
         try:
             validated = self._validate_arguments(arguments)
         except sys.modules["pydantic_core"].ValidationError as exc:  # loaded by the definition
@@ -320,6 +305,26 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"Tool({self.name!r})"
+
+
+def not_an_object(tool: str, arguments: Any) -> ToolError:
+    """The error a tool reports to the model when its arguments are not a JSON object."""
+    if isinstance(arguments, str):
+        return ToolError(
+            f"tool {tool!r}: arguments are not valid JSON: {arguments[:200]!r}", tool=tool
+        )
+    return ToolError(f"tool {tool!r}: arguments must be a JSON object", tool=tool)
+
+
+def check_output_mapping(where: str, mapping: Mapping[str, Any]) -> None:
+    """`ConfigurationError` unless `mapping` is `{"source": ..., "handler": ...}` (both
+    optional, the handler callable); `where` names it ("tool 'x': outputs_to_state['k']")."""
+    unknown = set(mapping) - {"source", "handler"}
+    if unknown:
+        raise ConfigurationError(f"{where} has unknown fields {sorted(unknown)}")
+    handler = mapping.get("handler")
+    if handler is not None and not callable(handler):
+        raise ConfigurationError(f"{where} handler is not callable")
 
 
 def tool(

@@ -36,6 +36,7 @@ from typing import Any
 from agents.mcp.connection import Connection
 from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
+from agents.tool import check_output_mapping
 from network.errors import ConfigurationError
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
@@ -250,15 +251,5 @@ def _check_outputs(label: Any, outputs: Any) -> None:
                 raise ConfigurationError(
                     f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] must be a dict"
                 )
-            unknown = set(mapping) - {"source", "handler"}
-            if unknown:
-                raise ConfigurationError(
-                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] has "
-                    f"unknown fields {sorted(unknown)}"
-                )
-            handler = mapping.get("handler")
-            if handler is not None and not callable(handler):
-                raise ConfigurationError(
-                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] handler "
-                    "is not callable"
-                )
+            where = f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}]"
+            check_output_mapping(where, mapping)

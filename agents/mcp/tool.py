@@ -14,7 +14,7 @@ from typing import Any
 
 from agents.mcp.arguments import ArgumentsCheck
 from agents.mcp.content import error_text, result_value
-from agents.tool import Tool
+from agents.tool import Tool, not_an_object
 from agents.tool_context import ToolContext
 from network.errors import ToolError
 
@@ -81,12 +81,7 @@ class MCPTool(Tool):
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The model's arguments, checked against the server's `inputSchema`."""
         if not isinstance(arguments, dict):
-            if isinstance(arguments, str):
-                raise ToolError(
-                    f"tool {self.name!r}: arguments are not valid JSON: {arguments[:200]!r}",
-                    tool=self.name,
-                )
-            raise ToolError(f"tool {self.name!r}: arguments must be a JSON object", tool=self.name)
+            raise not_an_object(self.name, arguments)
         self.listed.check(arguments)
         return arguments
 

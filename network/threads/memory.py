@@ -25,7 +25,14 @@ from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
-from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo, decode_value
+from network.threads.thread_data import (
+    ANONYMOUS_USER,
+    Commit,
+    Thread,
+    ThreadInfo,
+    decode_value,
+    new_thread_info,
+)
 
 
 @dataclass(slots=True)
@@ -54,20 +61,10 @@ class MemoryStore(BaseStore):
         user_id: str = ANONYMOUS_USER,
         metadata: dict[str, Any] | None = None,
     ) -> ThreadInfo:
-        check_id("thread_id", thread_id)
-        check_ids(user_id=user_id, app_name=app_name)
+        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
         await anyio.lowlevel.checkpoint()
         if thread_id in self._threads:
             raise ThreadExistsError(f"thread {thread_id!r} already exists")
-        now = time.time()
-        info = ThreadInfo(
-            thread_id=thread_id,
-            app_name=app_name,
-            user_id=user_id,
-            created_at=now,
-            updated_at=now,
-            metadata=dict(metadata or {}),
-        )
         self._threads[thread_id] = _StoredThread(info)
         return info.model_copy(deep=True)
 

@@ -56,6 +56,7 @@ from network.threads.thread_data import (
     Thread,
     ThreadInfo,
     decode_value,
+    new_thread_info,
 )
 from network.threads.urls import store_url
 
@@ -180,18 +181,8 @@ class SQLStore(BaseStore):
         user_id: str = ANONYMOUS_USER,
         metadata: dict[str, Any] | None = None,
     ) -> ThreadInfo:
-        check_id("thread_id", thread_id)
-        check_ids(user_id=user_id, app_name=app_name)
+        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
         await self.setup()
-        now = time.time()
-        info = ThreadInfo(
-            thread_id=thread_id,
-            app_name=app_name,
-            user_id=user_id,
-            created_at=now,
-            updated_at=now,
-            metadata=dict(metadata or {}),
-        )
         values = info.model_dump(exclude={"metadata"})
         try:
             async with self._writer.begin() as conn:

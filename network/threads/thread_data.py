@@ -12,6 +12,7 @@ State values cross the store boundary as JSON text: a store keeps them as it get
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.state.handlers import replace_values
 from network.state.values import copy_value
+from network.threads.ids import check_id, check_ids
 
 if TYPE_CHECKING:
     from network.state.schema import KeySpec
@@ -48,6 +50,24 @@ class ThreadInfo(BaseModel):
     message_count: int = 0
     result_count: int = 0
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def new_thread_info(
+    thread_id: str, *, app_name: str, user_id: str, metadata: dict[str, Any] | None
+) -> ThreadInfo:
+    """The header of a thread created now, at revision 0; `InvalidIdError` naming the field
+    when an id is not acceptable (checked before a store changes anything)."""
+    check_id("thread_id", thread_id)
+    check_ids(user_id=user_id, app_name=app_name)
+    now = time.time()
+    return ThreadInfo(
+        thread_id=thread_id,
+        app_name=app_name,
+        user_id=user_id,
+        created_at=now,
+        updated_at=now,
+        metadata=dict(metadata or {}),
+    )
 
 
 class Thread(ThreadInfo):
