@@ -277,8 +277,10 @@ class LiteLLMModel(RetryingModel):
             text = str(link)
             if "Missing credentials" in text or "api_key client option must be set" in text:
                 return Failure("missing credentials", _first_line(text), None, False)
-        if status in (401, 403) or any("Authentication" in type(c).__name__ for c in chain):
-            return Failure(f"authentication failed (HTTP {status})", _first_line(str(exc)), status)
+        if status in (401, 403):
+            return status_failure(status, _first_line(str(exc)))
+        if any("Authentication" in type(c).__name__ for c in chain):
+            return Failure("authentication failed", _first_line(str(exc)))
         network = transport_failure(exc)
         if network is not None:
             # litellm reports these as status 500; there was no HTTP answer at all.
