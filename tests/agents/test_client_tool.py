@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ClientTool, ScriptedModel, call, client_tool, tool
-from network import Network, StopReason
+from network import Network, StopReason, UsageLimits
 from network.errors import ConfigurationError
 from network.history.messages import ToolMessage
 from network.run.client_results import ClientToolError
@@ -138,9 +138,8 @@ async def test_answers_must_match_the_pending_calls() -> None:
     assert len(model.requests) == 3  # the refused answers ran nothing
 
 
-async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -> None:
-    from network import UsageLimits
-
+def booking_network(limits: Any = None) -> tuple[Network, ScriptedModel]:
+    """A concierge that asks the client to confirm, then needs two more requests to finish."""
     model = ScriptedModel(
         [[call("confirm_booking", date="mon")], [call("find_rooms", date="mon")], "booked"]
     )
@@ -150,7 +149,11 @@ async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -
         done = ctx.results and ctx.results[-1].output == "booked"
         return None if done else "concierge"
 
-    network = Network("n", [agent], route, limits=UsageLimits(max_model_calls=1))
+    return Network("n", [agent], route, limits=limits), model
+
+
+async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -> None:
+    network, model = booking_network(UsageLimits(max_model_calls=1))
     stopped = await network.run("book a room")
     (pending,) = stopped.pending_tool_calls
     # The continuation needs two agent calls (two requests); the network allows one per run.
@@ -162,22 +165,12 @@ async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -
 
 
 async def test_answering_client_tool_calls_takes_limits_like_run_and_resume() -> None:
-    from network import UsageLimits
-
-    model = ScriptedModel(
-        [[call("confirm_booking", date="mon")], [call("find_rooms", date="mon")], "booked"]
-    )
-    agent = Agent("concierge", tools=[find_rooms, CONFIRM], model=model)
-
-    def route(ctx: Any) -> Any:
-        done = ctx.results and ctx.results[-1].output == "booked"
-        return None if done else "concierge"
-
-    network = Network("n", [agent], route)  # no limits of its own
+    network, model = booking_network()  # no limits of its own
     stopped = await network.run("book a room")
     (pending,) = stopped.pending_tool_calls
+    not_limits: Any = {"max_model_calls": 1}
     with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
-        await network.answer_tool_calls(stopped, {pending.id: "yes"}, limits={"max_model_calls": 1})  # type: ignore[arg-type]
+        await network.answer_tool_calls(stopped, {pending.id: "yes"}, limits=not_limits)
     assert len(model.requests) == 1  # a refused call runs nothing
 
     result = await network.answer_tool_calls(

@@ -7,12 +7,11 @@ both. Tool arguments are read by one function on both.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from agents import Agent, LiteLLMModel, ModelRequest, OpenAIModel
+from agents import Agent, ModelRequest
 from agents.models.tool_arguments import parse_arguments
 from network import ModelError, Network, UsageLimits, UserMessage
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -20,19 +19,6 @@ from tests.fakes.openai_server import FakeOpenAIServer
 pytest_plugins = ["tests.fakes.openai_server"]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
-
-
-def native(base_url: str, **options: Any) -> Any:
-    return OpenAIModel("openai/fake", api_base=base_url, api_key="sk-test", **options)
-
-
-def through_litellm(base_url: str, **options: Any) -> Any:
-    return LiteLLMModel("openai/fake", api_base=base_url, api_key="sk-test", **options)
-
-
-@pytest.fixture(params=[native, through_litellm], ids=["native", "litellm"])
-def client(request: pytest.FixtureRequest) -> Callable[..., Any]:
-    return request.param  # type: ignore[no-any-return]
 
 
 def ask() -> ModelRequest:

@@ -3,34 +3,21 @@ tools: its tries and waits, against a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import anyio
 import pytest
 
-from agents import LiteLLMModel, ModelRequest, OpenAIModel, RetryPolicy
+from agents import ModelRequest, OpenAIModel, RetryPolicy
 from network import ConfigurationError, ModelError, Network, UserMessage
 from routers import routing_agent
+from tests.agents.models.clients import native
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.routers.helpers import scripted_agent
 
 pytest_plugins = ["tests.fakes.openai_server"]
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
-
-
-def native(base_url: str, **options: Any) -> Any:
-    return OpenAIModel("openai/fake", api_base=base_url, api_key="sk-test", **options)
-
-
-def through_litellm(base_url: str, **options: Any) -> Any:
-    return LiteLLMModel("openai/fake", api_base=base_url, api_key="sk-test", **options)
-
-
-@pytest.fixture(params=[native, through_litellm], ids=["native", "litellm"])
-def client(request: pytest.FixtureRequest) -> Callable[..., Any]:
-    return request.param  # type: ignore[no-any-return]
 
 
 def ask() -> ModelRequest:
