@@ -8,6 +8,12 @@ drawn before any await, in call order, so concurrent tool calls of one answer ge
 on every attempt. A step that was in flight when the process died was not recorded: it runs
 again (at least once; see docs/durable.md on idempotent tools).
 
+A `Parallel` fan-out's branches run concurrently, so their calls do not come in the same
+order on every attempt: each branch gets its own runner (`fork`), whose steps take numbers
+computed from the branch's position and its own step count, and are named after the branch
+(`network.durable.fan_out` explains the layout and why). The router step records a fan-out
+whole (`network.durable.route_record`), so a replay runs the same branches.
+
 Replaying a step also replays its effects on the run: router and tool steps record the state
 keys they wrote, re-applied on replay (`state_writes`), and a router step the tokens an LLM
 router spent (`router_spend`); the model step's answer feeds the agent exactly as the live
@@ -17,13 +23,14 @@ of the rebuilt state to the run's event consumers.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from network.durable.fan_out import BranchSlots, FanOut
 from network.durable.replay_gate import ReplayGate
+from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
 from network.durable.state_writes import apply_writes, state_writes
-from network.run.result import Stop
 
 T = TypeVar("T")
 
@@ -31,7 +38,7 @@ T = TypeVar("T")
 class DurableSteps:
     """Records (or replays) the steps of one workflow execution."""
 
-    def __init__(self) -> None:
+    def __init__(self, branch: BranchSlots | None = None) -> None:
         from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
 
         self._dbos = DBOS
@@ -39,6 +46,10 @@ class DurableSteps:
         self.ctx: Any = None
         self.fresh = False  # this execution is the run's first (nothing to replay)
         self.executed = 0  # steps that really ran in this execution (the rest replayed)
+        # A branch's runner: its step numbers, and its id in each step's name
+        self._branch = branch
+        self._suffix = f"@{branch.id}" if branch is not None else ""
+        self._fan_out: FanOut | None = None  # the fan-out forked and not joined yet
 
     async def begin(self) -> bool:
         """The run's first step: True on its first execution, False when it is replayed."""
@@ -51,7 +62,9 @@ class DurableSteps:
         return self.fresh
 
     async def _run(self, name: str, call: Callable[[], Awaitable[T]], *, live: bool) -> T:
-        reservation = self._dbos.reserve_step()  # before any await: ids in call order
+        # before any await: ids in call order (a branch's: in its own order)
+        branch = self._branch
+        reservation = self._dbos.reserve_step() if branch is None else branch.reserve()
 
         async def execute() -> T:
             self.executed += 1
@@ -60,11 +73,12 @@ class DurableSteps:
                 await gate.open(self.ctx)
             return await call()
 
-        result: T = await reservation.run_async({"name": name}, execute)
+        result: T = await reservation.run_async({"name": name + self._suffix}, execute)
         return result
 
     async def route(self, ctx: Any, router: Callable[[Any], Any]) -> Any:
-        """The router's decision as agent names (or a `Stop`, or None), with its writes."""
+        """The router's decision (agent names and fan-outs, a `Stop`, or None), recorded
+        with its writes (`route_record`)."""
         self.ctx = ctx
         if self.gate is not None:
             self.gate.ctx = ctx
@@ -79,15 +93,17 @@ class DurableSteps:
             choice = router(ctx)
             if hasattr(choice, "__await__"):
                 choice = await choice
-            if choice is not None and not isinstance(choice, Stop):
-                choice = [agent.name for agent in ctx.network.resolve(choice)]
-            return choice, state_writes(before, kv.data), mark.spent(ctx)
+            return (
+                record_choice(ctx.network, choice),
+                state_writes(before, kv.data),
+                mark.spent(ctx),
+            )
 
-        choice, writes, spend = await self._run("router", decide, live=True)
+        record, writes, spend = await self._run("router", decide, live=True)
         if not ran:
             apply_writes(kv, writes)
             apply_spend(ctx, spend)
-        return choice
+        return replayed_choice(record)  # live or replayed, the decision as recorded
 
     async def model(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
         """One model request of `agent`: its recorded answer (or error)."""
@@ -119,3 +135,21 @@ class DurableSteps:
     async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
         """A thread's load or commit."""
         return await self._run(name, call, live=False)
+
+    def fork(self, branch_ids: Sequence[str]) -> list[DurableSteps]:
+        """One runner per branch of the fan-out about to run (`network.durable.fan_out`)."""
+        if self._branch is not None or self._fan_out is not None:
+            raise RuntimeError("a durable fan-out cannot fork inside another")
+        fan_out = self._fan_out = FanOut(self._dbos, branch_ids)
+        runners = []
+        for slots in fan_out.branches:
+            runner = DurableSteps(slots)
+            runner.gate, runner.ctx, runner.fresh = self.gate, self.ctx, self.fresh
+            runners.append(runner)
+        return runners
+
+    def join(self) -> None:
+        """The branches ended: the run's next steps are numbered after theirs."""
+        fan_out, self._fan_out = self._fan_out, None
+        if fan_out is not None:
+            fan_out.join()

@@ -11,6 +11,9 @@ The join (`network.run.join`) merges the branches' writes in declared order; the
 join the history in declared order too, each naming its branch, with the state operations
 its writes produced at the join as its `state_delta`. The fan-out is one step of the run
 (STEP_STARTED / STEP_FINISHED named after it), so a thread session commits it as a whole.
+
+In a durable run each branch gets its own step runner (`StepRunner.fork`), so its model and
+tool calls are recorded under the branch and replay to it whatever the interleaving.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from network.run.emitter import Emitter
 from network.run.join import merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
+from network.run.steps import StepRunner
 from network.state.branch import BranchKV
 
 CallAgent = Callable[[RunContext, Any], Awaitable[None]]
@@ -78,8 +82,17 @@ async def run_parallel(
         await emitter.emit(started)
     at_fork = state.history()
     forked_at, forked = time.time(), time.perf_counter()
-    contexts = [branch_context(ctx, branch, ctx.call_count + i) for i, branch in enumerate(todo)]
-    errors = await _run_branches(fork, todo, contexts, call_agent)
+    steps = ctx.steps  # a durable run: each branch records its steps as its own
+    runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
+    contexts = [
+        branch_context(ctx, branch, ctx.call_count + i, runners[i] if runners is not None else None)
+        for i, branch in enumerate(todo)
+    ]
+    try:
+        errors = await _run_branches(fork, todo, contexts, call_agent)
+    finally:
+        if steps is not None:
+            steps.join()
     failed = [i for i, error in enumerate(errors) if error is not None]
     if failed and fork.on_error == "fail":
         error = errors[failed[0]]  # the first in declared order: the same whatever the timing
@@ -164,8 +177,11 @@ async def _run_branches(
     return errors
 
 
-def branch_context(ctx: RunContext, branch: Branch, call_index: int) -> RunContext:
-    """A branch's own context: the run's, over a copy of its state as it is now."""
+def branch_context(
+    ctx: RunContext, branch: Branch, call_index: int, steps: StepRunner | None
+) -> RunContext:
+    """A branch's own context: the run's, over a copy of its state as it is now, with the
+    branch's own step runner (`StepRunner.fork`) in a durable run."""
     extra = [UserMessage(branch.input)] if branch.input is not None else None
     state = ctx.state.for_branch(BranchKV(ctx.state.kv), extra)
     return dataclasses.replace(
@@ -184,6 +200,7 @@ def branch_context(ctx: RunContext, branch: Branch, call_index: int) -> RunConte
         pending_tool_calls=(),
         failed_model_calls=(),
         branch=branch,
+        steps=steps,
     )
 
 

@@ -162,6 +162,24 @@ class Parallel:
         made.branches = tuple(branches)
         return made
 
+    @classmethod
+    def restore(
+        cls,
+        name: str,
+        branches: Iterable[Branch],
+        *,
+        on_error: str = "fail",
+        max_concurrency: int | None = None,
+    ) -> Parallel:
+        """A fan-out rebuilt from its branches as they were (a durable run's recorded
+        decision), ids, inputs and items included."""
+        made = cls.__new__(cls)
+        made._setup(name, max_concurrency, on_error)
+        made.branches = tuple(branches)
+        if not made.branches:
+            raise ConfigurationError(f"Parallel {name!r}: no branches")
+        return made
+
     def bind(self, resolve: Callable[[Any], Any]) -> Parallel:
         """This fan-out with each branch's agent resolved by `resolve` (the network's)."""
         bound = Parallel.__new__(Parallel)

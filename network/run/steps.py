@@ -9,11 +9,16 @@ without executing it. `network.durable` is the one implementation. A run without
 The runner also returns the state writes a replayed call made: a recorded router decision
 or tool call re-applies them (validated like any write) so that a resumed run sees exactly
 the state it had.
+
+A `Parallel` fan-out asks the runner for one runner per branch (`fork`) and hands it to the
+branch's context: the branches run concurrently, so each branch's steps must be recorded and
+found again under that branch, whatever order the branches happen to make their calls in.
+`join` tells the runner the branches ended.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -26,7 +31,8 @@ class StepRunner(Protocol):
     """Runs (or replays) the recorded steps of one run."""
 
     async def route(self, ctx: Any, router: Callable[[Any], Any]) -> Any:
-        """The router's decision for `ctx`, as agent names, a `Stop`, or None."""
+        """The router's decision for `ctx`: agent names and `Parallel` fan-outs (to resolve),
+        a `Stop`, or None."""
         ...
 
     async def model(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
@@ -44,4 +50,12 @@ class StepRunner(Protocol):
 
     async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
         """Any other recorded step (a thread's load or commit)."""
+        ...
+
+    def fork(self, branch_ids: Sequence[str]) -> Sequence[StepRunner]:
+        """The runners of a fan-out's branches about to run (ids in declared order)."""
+        ...
+
+    def join(self) -> None:
+        """The branches of the fan-out last forked have ended (however they ended)."""
         ...
