@@ -1,20 +1,64 @@
 """The state writes a step made, recorded with it and re-applied when the step is replayed.
 
 A replayed router decision or tool call does not run again, so what it wrote is written
-again from the record: each key's value after the step, through `replace_values`, so the
-write is validated by the schema like any other and the resumed state is the one the run had.
+again from the record, validated by the schema like any other write, so that the resumed
+state is the one the run had. Two forms, after the store the step wrote to:
+
+- the run's own store: each key's value after the step, written back with `replace_values`
+  (the store then holds exactly what it held);
+- a parallel branch's store (`BranchKV`) or a tool's staged view (`StagedKV`, concurrent tool
+  calls of one answer): these keep each write as it was made, to be merged later (at the
+  join, or at the view's commit) through the key's handler. Replaying the value after with
+  `replace_values` would merge differently (a list append would become a replace, and two
+  branches appending to one list a conflict), so the writes are recorded as they were made,
+  `(key, value, handler)`, and made again the same way.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from network.state.branch import DELETED as BRANCH_DELETED
+from network.state.branch import BranchKV
 from network.state.handlers import replace_values
+from network.state.schema import Handler
+from network.state.staged import StagedKV
 
 StateWrites = list[tuple[str, Any]]
 """`[(key, value_after)]`; a deleted key's value is `DELETED`."""
 
 DELETED = "__agent_network_deleted__"
+
+
+@dataclass(frozen=True, slots=True)
+class RawWrites:
+    """A step's writes as it made them: `(key, value, handler)`, a removal's value `DELETED`."""
+
+    writes: tuple[tuple[str, Any, Handler | None], ...]
+
+
+def writes_mark(kv: Any) -> Any:
+    """Where the store stands before a step (for `writes_since`)."""
+    if isinstance(kv, BranchKV):
+        return len(kv.writes)
+    if isinstance(kv, StagedKV):
+        return len(kv.staged_writes())
+    return kv.data
+
+
+def writes_since(kv: Any, mark: Any) -> StateWrites | RawWrites:
+    """What the step wrote to `kv` since `mark`, in the form its replay needs."""
+    if isinstance(kv, BranchKV):
+        raw = [
+            (key, DELETED if value is BRANCH_DELETED else value, handler)
+            for key, value, handler, _ in kv.writes[mark:]
+        ]
+        return RawWrites(tuple(raw))
+    if isinstance(kv, StagedKV):
+        staged = kv.staged_writes(mark)
+        return RawWrites(tuple((k, DELETED if gone else v, h) for k, v, h, gone in staged))
+    return state_writes(mark, kv.data)
 
 
 def state_writes(before: dict[str, Any], after: dict[str, Any]) -> StateWrites:
@@ -26,8 +70,15 @@ def state_writes(before: dict[str, Any], after: dict[str, Any]) -> StateWrites:
     return writes
 
 
-def apply_writes(kv: Any, writes: StateWrites) -> None:
+def apply_writes(kv: Any, writes: StateWrites | RawWrites) -> None:
     """Write a replayed step's writes again (validated; a rejected value raises)."""
+    if isinstance(writes, RawWrites):
+        for key, value, handler in writes.writes:
+            if value == DELETED:
+                kv.delete(key)
+            else:
+                kv.set(key, value, handler)
+        return
     for key, value in writes:
         if value == DELETED:
             kv.delete(key)

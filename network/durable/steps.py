@@ -30,7 +30,7 @@ from network.durable.fan_out import BranchSlots, FanOut
 from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
-from network.durable.state_writes import apply_writes, state_writes
+from network.durable.state_writes import apply_writes, writes_mark, writes_since
 
 T = TypeVar("T")
 
@@ -88,16 +88,12 @@ class DurableSteps:
         async def decide() -> tuple[Any, Any, Any]:
             nonlocal ran
             ran = True
-            before = kv.data
+            before = writes_mark(kv)
             mark = UsageMark.of(ctx)  # an LLM router's tokens: counted again on replay
             choice = router(ctx)
             if hasattr(choice, "__await__"):
                 choice = await choice
-            return (
-                record_choice(ctx.network, choice),
-                state_writes(before, kv.data),
-                mark.spent(ctx),
-            )
+            return record_choice(ctx.network, choice), writes_since(kv, before), mark.spent(ctx)
 
         record, writes, spend = await self._run("router", decide, live=True)
         if not ran:
@@ -117,10 +113,10 @@ class DurableSteps:
         async def invoke() -> tuple[T, Any]:
             nonlocal ran
             ran = True
-            before = kv.data
+            before = writes_mark(kv)
             record = await call()
             failed = getattr(record, "is_error", False)
-            return record, [] if failed else state_writes(before, kv.data)
+            return record, [] if failed else writes_since(kv, before)
 
         record, writes = await self._run(f"tool:{name}", invoke, live=True)
         if not ran:

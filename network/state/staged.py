@@ -128,6 +128,14 @@ class StagedKV:
 
     # -- commit --------------------------------------------------------------------------------
 
+    def staged_writes(self, start: int = 0) -> list[tuple[str, Any, Handler | None, bool]]:
+        """The writes staged from position `start` (a `savepoint`) on, as they were made:
+        `(key, value, handler, removed)`; a removal's value is None."""
+        return [
+            (key, None, None, True) if value is _DELETE else (key, value, handler, False)
+            for key, value, handler in self._writes[start:]
+        ]
+
     @property
     def dirty(self) -> bool:
         """Whether this tool staged any write."""

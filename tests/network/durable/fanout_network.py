@@ -1,0 +1,166 @@
+"""Networks with a `Parallel` fan-out, run durably in child processes and killed mid-run.
+
+`survey`: the router fans out to three agents (`Parallel`), each asking its model, which
+answers with two tool calls (`note` and `tag`, run concurrently); after the join a `writer`
+answers once. `mapped`: the
+router maps one agent over two items (`Parallel.map`), with `on_error="continue"`.
+
+Models and tools sleep a random time before answering, so the branches interleave
+differently on every attempt. Every router decision, model call and tool call appends one
+line `<step name> <ordinal>` to the file named by `AN_DURABLE_LOG` (outside the process):
+the step's DBOS name, and its place among the steps of that name (the router: the call count
+it routed at; any other: 1). When the log reaches `AN_KILL_AT` lines, or when
+the line is `AN_KILL_LINE`, the call writes `<log>.ready` and blocks, to be killed.
+
+`AN_SLOW_MODEL=<branch>`: that branch's first model call sleeps longer (attempt one's
+interleaving); `AN_SLOW_START=<branch>`: that branch's agent call starts late (its `on_start`
+hook sleeps; hooks run again on replay, so a resumed run's interleaving differs).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agents import Agent, ScriptedModel, ToolContext, tool
+from network import Network, Parallel, RunContext, merge_dicts
+from network.history.messages import ToolCall, ToolMessage
+
+JITTER = 0.03
+SLOW = 0.4
+
+
+def effect(line: str) -> None:
+    """Count one side effect; block (to be killed) when it is the chosen one."""
+    log = Path(os.environ["AN_DURABLE_LOG"])
+    with log.open("a") as out:
+        out.write(line + "\n")
+    kill_at = int(os.environ.get("AN_KILL_AT", "0"))
+    chosen = kill_at and len(log.read_text().splitlines()) == kill_at
+    if chosen or os.environ.get("AN_KILL_LINE") == line:
+        Path(f"{log}.ready").write_text(line)
+        time.sleep(600)  # the test kills the process here, with this call in flight
+
+
+def _suffix(branch: str | None) -> str:
+    return f"@{branch}" if branch else ""
+
+
+def _branch_of(request: Any) -> str | None:
+    """The branch a model request comes from (its agent and its own input say which)."""
+    if request.agent == "writer":
+        return None
+    if request.agent == "mapper":
+        asked = [m.content for m in request.history if str(m.content).startswith("item ")]
+        return f"mapped/mapper#{ITEMS.index(asked[-1].removeprefix('item '))}"
+    return f"survey/{request.agent}"
+
+
+async def answer(request: Any) -> Any:
+    branch = _branch_of(request)
+    effect(f"model:{request.agent}{_suffix(branch)} 1")
+    slow = branch is not None and branch.endswith(os.environ.get("AN_SLOW_MODEL") or "-")
+    await anyio.sleep(SLOW if slow else random.uniform(0, JITTER))
+    if request.agent == "writer":
+        notes = ", ".join(note for note in _notes(request))
+        return f"summary of {notes}"
+    return [
+        ToolCall(f"{branch}:note", "note", {"text": f"{request.agent} noted"}),
+        ToolCall(f"{branch}:tag", "tag", {"label": request.agent}),
+    ]
+
+
+def _notes(request: Any) -> list[str]:
+    return [m.content for m in request.history if isinstance(m, ToolMessage)]
+
+
+@tool
+async def note(text: str, ctx: ToolContext) -> str:
+    """Write a note."""
+    run = ctx.run
+    assert run is not None and run.branch is not None
+    effect(f"tool:note@{run.branch.id} 1")
+    await anyio.sleep(random.uniform(0, JITTER))
+    item = run.branch.item
+    written = f"{text} {item}" if item is not None else text
+    ctx.state.kv.set("notes", [written])
+    ctx.state.kv.set("by_branch", {run.branch.id: written})
+    return f"noted: {written}"
+
+
+@tool
+async def tag(label: str, ctx: ToolContext) -> str:
+    """Tag the run."""
+    run = ctx.run
+    assert run is not None and run.branch is not None
+    effect(f"tool:tag@{run.branch.id} 1")
+    await anyio.sleep(random.uniform(0, JITTER))
+    # the same key as `note`, from a concurrent call: merged in the model's order
+    ctx.state.kv.set("notes", [f"{label}#{run.branch.index}"])
+    return "tagged"
+
+
+async def start_late(call: Any) -> None:
+    """`on_start`: the branch named by `AN_SLOW_START` starts late (on replay too)."""
+    branch = call.run.branch
+    wanted = os.environ.get("AN_SLOW_START")
+    if wanted and branch is not None and branch.id.endswith(wanted):
+        await anyio.sleep(SLOW)
+
+
+def route(ctx: RunContext) -> Any:
+    effect(f"router {ctx.call_count}")
+    if ctx.network.name == "survey":
+        if ctx.call_count == 0:
+            return Parallel(researcher, critic, analyst, name="survey")
+        return writer if ctx.call_count == 3 else None
+    if ctx.call_count == 0:
+        return Parallel.map(
+            mapper, ITEMS, input=lambda item: f"item {item}", on_error="continue", name="mapped"
+        )
+    return None
+
+
+model = ScriptedModel(answer)
+hooks = {"on_start": start_late}
+researcher = Agent("researcher", "researches", tools=[note, tag], model=model, hooks=hooks)
+critic = Agent("critic", "criticises", tools=[note, tag], model=model, hooks=hooks)
+analyst = Agent("analyst", "analyses", tools=[note, tag], model=model, hooks=hooks)
+writer = Agent("writer", "writes", model=model)
+mapper = Agent("mapper", "maps", tools=[note, tag], model=model, hooks=hooks)
+ITEMS = ["x", "y"]
+SCHEMA = {
+    "notes": {"type": list[str]},
+    "by_branch": {"type": dict[str, str], "handler": merge_dicts},
+}
+
+survey = Network("survey", [researcher, critic, analyst, writer], router=route, state_schema=SCHEMA)
+mapped = Network("mapped", [mapper], router=route, state_schema=SCHEMA)
+NETWORKS = {"survey": survey, "mapped": mapped}
+
+SURVEY = ("researcher", "critic", "analyst")
+STEPS = {
+    "survey": {
+        "router": 3,
+        **{
+            f"{kind}@survey/{a}": 1
+            for a in SURVEY
+            for kind in (f"model:{a}", "tool:note", "tool:tag")
+        },
+        "model:writer": 1,
+    },
+    "mapped": {
+        "router": 2,
+        **{
+            f"{kind}@mapped/mapper#{i}": 1
+            for i in range(2)
+            for kind in ("model:mapper", "tool:note", "tool:tag")
+        },
+    },
+}
+"""How many steps of each name one run records."""
