@@ -2,8 +2,8 @@
 
 `survey`: the router fans out to three agents (`Parallel`), each asking its model, which
 answers with two tool calls (`note` and `tag`, run concurrently); after the join a `writer`
-answers once. `mapped`: the
-router maps one agent over two items (`Parallel.map`), with `on_error="continue"`.
+answers once. `mapped`: the router maps one agent over two items (`Parallel.map`), with
+`on_error="continue"`. `duo`: no fan-out, one agent whose answer holds the two tool calls.
 
 Models and tools sleep a random time before answering, so the branches interleave
 differently on every attempt. Every router decision, model call and tool call appends one
@@ -53,7 +53,7 @@ def _suffix(branch: str | None) -> str:
 
 def _branch_of(request: Any) -> str | None:
     """The branch a model request comes from (its agent and its own input say which)."""
-    if request.agent == "writer":
+    if request.agent in ("writer", "duo"):
         return None
     if request.agent == "mapper":
         asked = [m.content for m in request.history if str(m.content).startswith("item ")]
@@ -69,9 +69,10 @@ async def answer(request: Any) -> Any:
     if request.agent == "writer":
         notes = ", ".join(note for note in _notes(request))
         return f"summary of {notes}"
+    place = branch or request.agent
     return [
-        ToolCall(f"{branch}:note", "note", {"text": f"{request.agent} noted"}),
-        ToolCall(f"{branch}:tag", "tag", {"label": request.agent}),
+        ToolCall(f"{place}:note", "note", {"text": f"{request.agent} noted"}),
+        ToolCall(f"{place}:tag", "tag", {"label": request.agent}),
     ]
 
 
@@ -83,13 +84,14 @@ def _notes(request: Any) -> list[str]:
 async def note(text: str, ctx: ToolContext) -> str:
     """Write a note."""
     run = ctx.run
-    assert run is not None and run.branch is not None
-    effect(f"tool:note@{run.branch.id} 1")
+    assert run is not None
+    branch = run.branch
+    effect(f"tool:note{_suffix(branch.id if branch else None)} 1")
     await anyio.sleep(random.uniform(0, JITTER))
-    item = run.branch.item
+    item = branch.item if branch is not None else None
     written = f"{text} {item}" if item is not None else text
     ctx.state.kv.set("notes", [written])
-    ctx.state.kv.set("by_branch", {run.branch.id: written})
+    ctx.state.kv.set("by_branch", {branch.id if branch else "-": written})
     return f"noted: {written}"
 
 
@@ -97,11 +99,12 @@ async def note(text: str, ctx: ToolContext) -> str:
 async def tag(label: str, ctx: ToolContext) -> str:
     """Tag the run."""
     run = ctx.run
-    assert run is not None and run.branch is not None
-    effect(f"tool:tag@{run.branch.id} 1")
+    assert run is not None
+    branch = run.branch
+    effect(f"tool:tag{_suffix(branch.id if branch else None)} 1")
     await anyio.sleep(random.uniform(0, JITTER))
     # the same key as `note`, from a concurrent call: merged in the model's order
-    ctx.state.kv.set("notes", [f"{label}#{run.branch.index}"])
+    ctx.state.kv.set("notes", [f"{label}#{branch.index if branch else '-'}"])
     return "tagged"
 
 
@@ -119,6 +122,8 @@ def route(ctx: RunContext) -> Any:
         if ctx.call_count == 0:
             return Parallel(researcher, critic, analyst, name="survey")
         return writer if ctx.call_count == 3 else None
+    if ctx.network.name == "duo":
+        return duo if ctx.call_count == 0 else None
     if ctx.call_count == 0:
         return Parallel.map(
             mapper, ITEMS, input=lambda item: f"item {item}", on_error="continue", name="mapped"
@@ -141,7 +146,9 @@ SCHEMA = {
 
 survey = Network("survey", [researcher, critic, analyst, writer], router=route, state_schema=SCHEMA)
 mapped = Network("mapped", [mapper], router=route, state_schema=SCHEMA)
-NETWORKS = {"survey": survey, "mapped": mapped}
+duo = Agent("duo", "notes and tags at once", tools=[note, tag], model=model)
+single = Network("duo", [duo], router=route, state_schema=SCHEMA)
+NETWORKS = {"survey": survey, "mapped": mapped, "duo": single}
 
 SURVEY = ("researcher", "critic", "analyst")
 STEPS = {

@@ -202,3 +202,28 @@ def test_a_replay_whose_branches_interleave_otherwise_gives_each_branch_its_own_
     # each branch's own writes (its item in them), merged in declared order
     assert outcome["state"]["notes"] == ["mapper noted x", "mapper#0", "mapper noted y", "mapper#1"]
     assert history(thread_of(store)) == plain_thread
+
+
+@pytest.mark.parametrize("durable_db", ["sqlite"], indirect=True)
+def test_concurrent_tool_calls_writing_one_key_replay_both_writes(
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two tool calls of one answer append to one list, each in its staged view; replayed
+    from the record after a kill, both appends are made again (not one value replacing the
+    other)."""
+    log = tmp_path / "effects.log"
+    store = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
+    run_id = f"run_{uuid.uuid4().hex[:10]}"
+    first = spawn(durable_db, run_id, "run", "duo", log, AN_KILL_LINE="router 1",
+                  AN_THREAD_STORE=store)  # fmt: skip
+    assert killed(first, log)
+    resumed = spawn(durable_db, run_id, "resume", "duo", log, AN_THREAD_STORE=store)
+    _, err = resumed.communicate(timeout=READY_TIMEOUT)
+    assert resumed.returncode == 0, err.decode()
+    outcome = run_json(log)
+    ran = Counter(effects(log))
+    assert ran == Counter({key: 2 if key == ("router", 1) else 1 for key in ran})
+    plain, plain_thread = plain_run("duo", tmp_path, monkeypatch)
+    assert outcome["state"] == plain.state.snapshot()
+    assert outcome["state"]["notes"] == ["duo noted", "duo#-"]
+    assert history(thread_of(store)) == plain_thread
