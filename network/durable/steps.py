@@ -15,8 +15,9 @@ computed from the branch's position and its own step count, and are named after 
 whole (`network.durable.route_record`), so a replay runs the same branches.
 
 Replaying a step also replays its effects on the run: router and tool steps record the state
-keys they wrote, re-applied on replay (`state_writes`), and a router step the tokens an LLM
-router spent (`router_spend`); the model step's answer feeds the agent exactly as the live
+writes they made, re-applied on replay (`state_writes`: the values after the step, or, in a
+branch's store or a tool's staged view, the writes as made), and a router step the tokens an
+LLM router spent (`router_spend`); the model step's answer feeds the agent exactly as the live
 answer did. The first step that really runs opens the replay gate, which sends a STATE_SNAPSHOT
 of the rebuilt state to the run's event consumers.
 """
