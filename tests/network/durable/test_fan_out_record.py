@@ -124,3 +124,39 @@ async def test_a_durable_fan_out_over_items_that_are_not_json_fails_naming_the_b
     durable.launch([objects], db=launched)
     with pytest.raises(DurableConfigError, match="beta.map/beta#0"):
         await objects.run("go", durable=True, run_id=f"run_{uuid.uuid4().hex[:8]}")
+
+
+def flaky_answer(request: Any) -> Any:
+    if request.agent == "beta":
+        raise ValueError("beta's model is down")
+    return f"{request.agent} answered"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("on_error", ["continue", "fail"])
+async def test_a_failing_branch_ends_a_durable_run_as_it_ends_a_plain_one(
+    launched: str, on_error: str
+) -> None:
+    flaky = ScriptedModel(flaky_answer)
+    one, two = Agent("alpha", "a", model=flaky), Agent("beta", "b", model=flaky)
+    first = Parallel(one, two, on_error=on_error)
+    team = Network(
+        f"flaky-{on_error}", [one, two], router=lambda ctx: first if ctx.call_count == 0 else None
+    )
+    durable.launch([team], db=launched)
+    outcomes = []
+    for durably in (False, True):
+        extra: dict[str, Any] = {"durable": True, "run_id": f"run_{uuid.uuid4().hex[:8]}"}
+        try:
+            result = await team.run("go", **(extra if durably else {}))
+        except ValueError as error:
+            outcomes.append(("raised", str(error).splitlines()[0]))
+        else:
+            failed = [(f.branch, f.error_type, f.message) for f in result.failed_branches]
+            calls = [(r.agent, r.branch, r.text, r.error) for r in result.state.results]
+            outcomes.append((failed, calls))
+    assert outcomes[0] == outcomes[1]
+    if on_error == "continue":
+        assert outcomes[0][0] == [("alpha+beta/beta", "ValueError", "beta's model is down")]
+    else:
+        assert outcomes[0] == ("raised", "beta's model is down")
