@@ -74,10 +74,6 @@ def record_choice(network: Any, choice: Any) -> dict[str, Any]:
 def replayed_choice(data: Any) -> Any:
     """The router's answer a record stands for: `Stop`, None, or a list of agent names and
     `Parallel` fan-outs (of agent names) for the network to resolve."""
-    if data is None or isinstance(data, Stop):  # recorded by a version before this record
-        return data
-    if isinstance(data, list):
-        return data
     record = RouteRecord.model_validate(data)
     if record.stop is not None:
         reason = record.stop.reason
