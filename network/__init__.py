@@ -23,6 +23,7 @@ from network.errors import (
     ThreadStoreError,
     ToolError,
     ToolStateWarning,
+    UnpricedModelWarning,
     UnstorableValueError,
 )
 from network.history.log import RecordLog
@@ -94,6 +95,7 @@ __all__ = [
     "ToolError",
     "ToolMessage",
     "ToolStateWarning",
+    "UnpricedModelWarning",
     "UnstorableValueError",
     "Usage",
     "UsageFigures",

@@ -188,6 +188,17 @@ class ParallelWriteWarning(AgentNetworkWarning):
     """
 
 
+class UnpricedModelWarning(AgentNetworkWarning):
+    """A run capped by `UsageLimits(max_cost_usd=...)` got an answer from a model with no
+    known price, so the cap does not count that request (see `network.run.limits`).
+
+    It names the model. Give the model a price (`price=Price(...)` on `OpenAIModel` and
+    `LiteLLMModel`, `Price.FREE` for a server that costs nothing) to have it counted; to
+    stop such a run instead, turn the warning into an error:
+    `warnings.simplefilter("error", UnpricedModelWarning)`.
+    """
+
+
 def attach_partial_result(error: BaseException, result: Any) -> None:
     """Make `result` reachable from `error` as `error.partial_result`.
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -56,6 +57,7 @@ from agents.models.base import ModelRequest, ModelResponse
 from agents.models.failures import Failure, cause_chain, status_failure, transport_failure
 from agents.models.openai_body import wire_tool_choice
 from agents.models.per_list import PerList
+from agents.models.price import Price
 from agents.models.retry import retry_after
 from agents.models.retrying import RetryingModel
 from agents.models.streamed_answer import StreamedAnswer
@@ -137,6 +139,8 @@ class LiteLLMModel(RetryingModel):
             the transient ones above.
         stream: stream even when the caller passes no `on_chunk`.
         retry_delay: first backoff in seconds when the provider sends no `retry-after`.
+        price: the model's `Price` (USD per million tokens, or a mapping of its fields); it
+            wins over litellm's price map. Default: litellm's price of `model`, if any.
         **params: extra `acompletion` arguments (temperature, max_tokens, ...); a request's
             own `params` override them.
     """
@@ -152,6 +156,7 @@ class LiteLLMModel(RetryingModel):
         stream: bool = False,
         retry_delay: float = 0.5,
         retry: RetryPolicy | None = None,
+        price: Price | Mapping[str, Any] | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
@@ -162,6 +167,7 @@ class LiteLLMModel(RetryingModel):
             retry_delay=retry_delay,
             retry=retry,
             params=params,
+            price=price,
         )
         self.api_base = api_base
         self.api_key = api_key
@@ -292,7 +298,9 @@ class LiteLLMModel(RetryingModel):
     def _retry_after(self, exc: Exception) -> float | None:
         return _retry_after(exc)
 
-    def _cost(self, response: ModelResponse) -> float | None:
+    async def _cost(self, response: ModelResponse) -> float | None:
+        if self.price is not None:
+            return self.price.cost(response.usage)
         return cost_usd(self.name, response.usage)
 
     def _url(self) -> str | None:

@@ -18,11 +18,17 @@ Decisions written down here:
   with the server's message.
 - Usage: the server's figures when it sends them (streams ask with `stream_options`); else an
   estimate (4 characters a token) marked `Usage.estimated`.
+- Cost (`ModelResponse.cost_usd`, what `UsageLimits(max_cost_usd=...)` counts): `price=` when
+  given; else, for a provider's own endpoint (no `api_base`), litellm's offline price of the
+  model, looked up once per model on its first answer (`price_map`); a server named by
+  `api_base` is the user's own (llama.cpp, vLLM, a proxy) and is unpriced unless given one:
+  litellm's price for the model name would be a guess about someone else's bill.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agents.models.base import ModelRequest, ModelResponse
@@ -30,6 +36,8 @@ from agents.models.failures import Failure, http_failure, safe_url, transport_fa
 from agents.models.http_pool import shared_client
 from agents.models.openai_body import ToolsText, request_body
 from agents.models.openai_stream import ChatStream, StreamFailed
+from agents.models.price import Price
+from agents.models.price_map import price_of_async
 from agents.models.providers import default_base_url, key_from_env, key_names, split_model
 from agents.models.retry import retry_after
 from agents.models.retrying import RetryingModel
@@ -67,6 +75,12 @@ class OpenAIModel(RetryingModel):
             the transient ones above.
         stream: stream even when the caller passes no `on_chunk`.
         retry_delay: first backoff in seconds when the server sends no `retry-after`.
+        price: the model's `Price` (USD per million tokens, or a mapping of its fields), e.g.
+            `Price(input=0.15, output=0.60)`, or `Price.FREE` for a local server. Default:
+            without `api_base`, the provider's price of the model in litellm's offline price
+            map when litellm is installed (read from its JSON file, litellm not imported:
+            `price_map`); with `api_base` (a server of your own), none. An unpriced request
+            has `cost_usd` None.
         **params: extra body fields (temperature, max_tokens, ...); a request's own `params`
             override them.
     """
@@ -86,6 +100,7 @@ class OpenAIModel(RetryingModel):
         stream: bool = False,
         retry_delay: float = 0.5,
         retry: RetryPolicy | None = None,
+        price: Price | Mapping[str, Any] | None = None,
         **params: Any,
     ) -> None:
         super().__init__(
@@ -96,6 +111,7 @@ class OpenAIModel(RetryingModel):
             retry_delay=retry_delay,
             retry=retry,
             params=params,
+            price=price,
         )
         prefix, self.model_name = split_model(model)
         self._prefix = prefix
@@ -111,6 +127,8 @@ class OpenAIModel(RetryingModel):
         # (vLLM, llama.cpp, Ollama) usually runs without one.
         self._key_required = api_base is None
         self._tools_text = ToolsText()
+        # Looked up in the price map on the first answer, unless given or served by api_base.
+        self._price_pending = self.price is None and api_base is None
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.name!r}, api_base={safe_url(self.api_base)!r})"
@@ -163,6 +181,19 @@ class OpenAIModel(RetryingModel):
 
     def _retry_after(self, exc: Exception) -> float | None:
         return retry_after(exc.headers) if isinstance(exc, AttemptFailed) else None
+
+    async def _cost(self, response: ModelResponse) -> float | None:
+        if self._price_pending:
+            self.price = await price_of_async(self.name)
+            self._price_pending = False
+        return self.price.cost(response.usage) if self.price is not None else None
+
+    async def priced(self) -> bool:
+        """Whether this model knows its price (reads the price map the first time)."""
+        if self._price_pending:
+            self.price = await price_of_async(self.name)
+            self._price_pending = False
+        return self.price is not None
 
     def _url(self) -> str:
         return self.url

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -34,6 +35,7 @@ import anyio
 from agents.models.answer_check import answer_problem
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
 from agents.models.failures import Failure, safe_url
+from agents.models.price import Price, price_from
 from agents.models.retry import retries_of, wait_before_retry
 from agents.models.streamed_answer import StreamedAnswer
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
@@ -64,8 +66,10 @@ class RetryingModel(ABC):
         retry_delay: float,
         retry: RetryPolicy | None,
         params: dict[str, Any],
+        price: Price | Mapping[str, Any] | None = None,
     ) -> None:
         self.name = model
+        self.price = price_from(price, model)  # given: it wins over any price map
         self.timeout = timeout
         self.retry = retry
         self.max_retries = retries_of(retry, max_retries)
@@ -127,7 +131,7 @@ class RetryingModel(ABC):
                 attempt += 1
                 continue
             response.tool_choice_relaxed = relax
-            response.cost_usd = self._cost(response)
+            response.cost_usd = await self._cost(response)  # after the deadline: may read a map
             if failed:
                 answered = self._record(request, started_at, started, None, response)
                 response.attempts = [*failed, answered]
@@ -151,8 +155,8 @@ class RetryingModel(ABC):
         """How long the server asked to wait before trying again, if it said."""
         return None
 
-    def _cost(self, response: ModelResponse) -> float | None:
-        """The request's price in USD, when the client knows it."""
+    async def _cost(self, response: ModelResponse) -> float | None:
+        """The request's price in USD, when the client knows it (it may read a price map)."""
         return None
 
     def _url(self) -> str | None:

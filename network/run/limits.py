@@ -16,18 +16,31 @@ Decisions where the issue is silent:
 - tool calls are counted when they ran, and a single model answer may ask for several: the
   check before the next request stops the run, so `max_tool_calls` can be passed by the
   calls of one answer (they are not cut mid-answer, which would leave calls unanswered);
-- cost is what each request's model priced itself at (`LiteLLMModel` uses litellm's offline
-  price map); a request whose model has no known price counts as 0 and `UsageFigures.unpriced`
-  counts it, so a `max_cost_usd` over such models is visibly not enforced.
+- cost is what each request's model priced itself at (`OpenAIModel` and `LiteLLMModel`: the
+  `price=` they were given, else litellm's offline price map); a request whose model has no
+  known price counts as 0 and `UsageFigures.unpriced` counts it;
+- a run capped by `max_cost_usd` that gets an answer from such a model warns, once per model
+  per run, naming it: an `UnpricedModelWarning` (Python's `warnings`: shown by default, once
+  per model per process) and a structlog warning `usage_limits.unpriced_model`. It does not
+  refuse the run at start: which models a run will ask is not known then (a router picks
+  the agents, a routing agent or a context policy brings its own model, a custom `Model`
+  tells its price only by answering), so a start check would pass runs it cannot vouch for;
+  and a local server or a `ScriptedModel` costs nothing yet has no price, which would make a
+  cost cap unusable in a development setup sharing its limits with production. Whoever
+  wants such a run stopped turns the warning into an error
+  (`warnings.simplefilter("error", UnpricedModelWarning)`): the run then ends with that
+  error before its next request.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, UnpricedModelWarning
 from network.history.results import ModelCall
+from network.logger import get_logger
 
 _FIGURE_OF = {
     "max_model_calls": "model_calls",
@@ -107,6 +120,7 @@ class Budget:
     exceeded: LimitExceeded | None = None
     _results_seen: int = 0
     _router_calls_seen: int = 0
+    _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(self, ctx: Any) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any."""
@@ -131,11 +145,35 @@ class Budget:
             figures.tool_calls += len(result.tool_calls)
             for call in result.model_calls:
                 figures.add_call(call)
+                if call.cost_usd is None:
+                    self._unpriced(call)
         self._results_seen = len(results)
         router_calls = ctx.router_calls
         for call in router_calls[self._router_calls_seen :]:
             figures.add_call(call)
+            if call.cost_usd is None:
+                self._unpriced(call)
         self._router_calls_seen = len(router_calls)
+
+    def _unpriced(self, call: ModelCall) -> None:
+        """Warn, once per model, that the cost cap cannot count an answer (module docstring)."""
+        cap = self.limits.max_cost_usd
+        if cap is None or call.error is not None or call.model in self._unpriced_warned:
+            return  # no cost cap, or a failed attempt (no answer to price)
+        self._unpriced_warned.add(call.model)
+        get_logger().warning(
+            "usage_limits.unpriced_model",
+            model=call.model,
+            agent=call.agent,
+            max_cost_usd=cap,
+            note="the model has no known price: max_cost_usd does not count its requests",
+        )
+        warnings.warn(
+            f"model {call.model!r} has no known price: UsageLimits(max_cost_usd={cap:g}) does "
+            "not count its requests; give it one with price=Price(...)",
+            UnpricedModelWarning,
+            stacklevel=2,
+        )
 
 
 __all__ = ["Budget", "LimitExceeded", "UsageFigures", "UsageLimits"]
