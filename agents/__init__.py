@@ -18,6 +18,7 @@ from agents.models import (
 )
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
+from agents.models.price import Price
 from agents.tool import Tool, tool
 from agents.tool_checks import ToolDefinitionWarning
 from agents.tool_context import ToolContext
@@ -38,6 +39,7 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "OpenAIModel",
+    "Price",
     "Retry",
     "RetryPolicy",
     "ScriptedModel",

@@ -14,6 +14,7 @@ from agents.models.base import (
 )
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
+from agents.models.price import Price
 from agents.models.registry import make_model, resolve_model
 from agents.models.scripted import ScriptedModel, call
 
@@ -25,6 +26,7 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "OpenAIModel",
+    "Price",
     "ScriptedModel",
     "TextDelta",
     "ToolCallDelta",

@@ -16,8 +16,10 @@ another provider's model `"groq/<name>"` is the map's `"groq/<name>"` (an entry 
 is `groq`). A model the map does not have, or whose entry gives no per-token rates, has no
 price (None; litellm would say 0 for the latter, which would read as free). Without litellm
 installed nothing is priced. The map's content is outside data: an entry whose rates are not
-numbers >= 0 is skipped, never trusted. A long-prompt rate (`..._above_272k_tokens`) is kept
-for the largest such size an entry lists (OpenAI's entries list one).
+numbers >= 0 is skipped, never trusted. DeepSeek's off-peak discounts are not applied: the
+peak rate is an upper bound, the safe side for a cost cap. A long-prompt rate
+(`..._above_272k_tokens`) is kept for the largest such size an entry lists (OpenAI's entries
+list one).
 """
 
 from __future__ import annotations
@@ -80,11 +82,13 @@ def _load() -> dict[str, Price]:
     with _loading:
         if _catalog is None:
             path = map_path()
-            _catalog = _read(path) if path is not None else {}
+            _catalog = read_map(path) if path is not None else {}
         return _catalog
 
 
-def _read(path: Path) -> dict[str, Price]:
+def read_map(path: Path) -> dict[str, Price]:
+    """The prices in a litellm-format price map at `path`, keyed `"<provider>/<name>"`, for
+    the providers the native client serves; an unreadable file or entry prices nothing."""
     try:
         entries = json.loads(path.read_bytes())
     except (OSError, ValueError):
