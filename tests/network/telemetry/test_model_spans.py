@@ -81,7 +81,7 @@ async def test_the_native_client_reports_its_provider_and_response_model(
     chat = recorder.only("chat openai/gpt-4o-mini")
     assert chat.attributes["gen_ai.provider.name"] == "openai"
     assert chat.attributes["gen_ai.response.model"] == "gpt-4o-mini"
-    assert "agent_network.usage.cost_usd" not in chat.attributes  # no price without litellm
+    assert "agent_network.usage.cost_usd" not in chat.attributes  # api_base: no price
 
 
 async def test_a_request_that_fails_for_good_is_a_failed_chat_span_under_its_agent(
