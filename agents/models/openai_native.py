@@ -188,13 +188,6 @@ class OpenAIModel(RetryingModel):
             self._price_pending = False
         return self.price.cost(response.usage) if self.price is not None else None
 
-    async def priced(self) -> bool:
-        """Whether this model knows its price (reads the price map the first time)."""
-        if self._price_pending:
-            self.price = await price_of_async(self.name)
-            self._price_pending = False
-        return self.price is not None
-
     def _url(self) -> str:
         return self.url
 

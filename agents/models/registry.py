@@ -62,8 +62,8 @@ def make_model(
         api_base: the server's base URL; given, the native client serves any model string.
         client: `"auto"` (default), `"native"` or `"litellm"`; default: the environment
             variable `AGENT_NETWORK_MODEL_CLIENT`, else `"auto"`.
-        **options: `timeout`, `max_retries`, `stream`, `api_key`, model parameters, ... as
-            `OpenAIModel` and `LiteLLMModel` take them.
+        **options: `timeout`, `max_retries`, `stream`, `api_key`, `price` (a `Price`),
+            model parameters, ... as `OpenAIModel` and `LiteLLMModel` take them.
     """
     chosen = client or os.environ.get(CLIENT_ENV) or "auto"
     if chosen not in _CLIENTS:

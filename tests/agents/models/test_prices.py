@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,6 +131,15 @@ async def test_an_explicit_price_wins_over_the_map(
     )
     assert isinstance(described, OpenAIModel) and described.price == price
     assert (await described.complete(request())).cost_usd == response.cost_usd
+
+
+async def test_an_explicit_price_wins_on_both_clients(
+    openai_server: FakeOpenAIServer, client: Callable[..., Any]
+) -> None:
+    openai_server.add_text("Hello.", usage=USAGE)
+    model = client(openai_server.base_url, price=Price(input=1.0, output=4.0))
+    response = await model.complete(request())
+    assert response.cost_usd == pytest.approx((1000 * 1.0 + 500 * 4.0) / 1e6)
 
 
 async def test_a_server_of_ones_own_is_unpriced_unless_given_a_price(

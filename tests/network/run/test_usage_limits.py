@@ -7,7 +7,7 @@ import pytest
 
 from agents import Agent, LiteLLMModel, ScriptedModel, call, tool
 from examples.codegen import TASK, build_network
-from network import ConfigurationError, Network, StopReason, UsageLimits
+from network import ConfigurationError, Network, StopReason, UnpricedModelWarning, UsageLimits
 from network.threads import MemoryStore
 from routers import routing_agent
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
@@ -133,7 +133,8 @@ async def test_a_model_without_a_price_is_counted_as_unpriced(
     model = LiteLLMModel("openai/no-such-model", api_base=openai_server.base_url, api_key="x")
     agent = Agent("a", tools=[again], model=model)
     network = Network("n", [agent], lambda ctx: agent)
-    result = await network.run("Hi.", limits=UsageLimits(max_cost_usd=1e-9, max_model_calls=2))
+    with pytest.warns(UnpricedModelWarning, match="'openai/no-such-model' has no known price"):
+        result = await network.run("Hi.", limits=UsageLimits(max_cost_usd=1e-9, max_model_calls=2))
     assert result.results[0].model_calls[0].cost_usd is None
     exceeded = result.limit_exceeded
     assert exceeded is not None and exceeded.limit == "max_model_calls"  # cost never counted
