@@ -8,6 +8,7 @@ router decides whether the agent runs again to read its tools' results. On its o
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +19,7 @@ import anyio
 from agents.client_tool import defer_client_calls
 from agents.confirmation import hold, needs_confirmation, resume_call
 from agents.context_policy import compact_request
-from agents.dispatch import run_tool_calls
+from agents.dispatch import run_tool_calls, run_tool_calls_now
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp.offered import offered_tools
 from agents.mcp.server import MCPServer
@@ -199,18 +200,30 @@ class Agent:
             text = template.static_text
             if text is None:
                 text = template.render(state.kv, self.name)
-        prompt = [SystemMessage(text)] if text else []
-        call = AgentCall(self, ctx, prompt, state.history())
+        prompt: list[Any] = [SystemMessage(text)] if text else []
+        history: Any = state.history()  # a hook may swap in any sequence
         hooks = self.hooks
-        if hooks.on_start is not None:
-            await _maybe_await(hooks.on_start(call))
-        if call.skip:
-            return self._result(ctx, call, [], None, started_at, started, skipped=True)
-        model = self.resolve_model(ctx)
-        system, history = call.prompt, call.history
+        # The hooks' view of the call, made only for an agent with hooks: it would otherwise
+        # be one more object per step living across the model's answer.
+        call = None
+        if (
+            hooks.on_start is not None
+            or hooks.on_response is not None
+            or hooks.on_finish is not None
+        ):
+            call = AgentCall(self, ctx, prompt, history)
+            if hooks.on_start is not None:
+                await _maybe_await(hooks.on_start(call))
+                prompt, history = call.prompt, call.history
+                if call.skip:
+                    return self._result(ctx, prompt, history, [], None, started_at, started, True)
+        model: Any = self.model
+        if model is None or type(model) is str or type(model) is dict:  # a name to resolve
+            model = self.resolve_model(ctx)
+        system, sent = prompt, history
         policy = self.context_policy or getattr(ctx.network, "context_policy", None)
         if policy is not None:  # bounds what is sent; the history recorded stays whole
-            system, history = await compact_request(policy, ctx, self.name, model, system, history)
+            system, sent = await compact_request(policy, ctx, self.name, model, system, sent)
         tools = self.tools
         schemas = self._tool_schemas
         if self.mcp_servers:  # listed on the run's (or a held) connection, cached there
@@ -221,7 +234,7 @@ class Agent:
             schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in tools]
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             system,
-            history,
+            sent,
             schemas,
             self.tool_choice if schemas else None,
             self.name,
@@ -241,9 +254,10 @@ class Agent:
                 if ctx.steps is None:
                     response = await model.complete(request, on_chunk)
                 else:  # a durable run: the answer is recorded (network.run.steps)
-                    response = await ctx.steps.model(
-                        self.name, lambda: model.complete(request, on_chunk)
-                    )
+                    # partial, not a lambda: a lambda here would give this function cells
+                    # for its captured names, made on every call, durable or not.
+                    answer = functools.partial(model.complete, request, on_chunk)
+                    response = await ctx.steps.model(self.name, answer)
             else:
                 from agents.output_call import complete_typed  # noqa: PLC0415 (ag_ui)
 
@@ -268,18 +282,24 @@ class Agent:
         message.name = self.name
         if call_events is not None:
             message.id = call_events.message_id
-        call.response = response
-        if hooks.on_response is not None:
-            await _maybe_await(hooks.on_response(call))
-            message = call.response.message
+        if call is not None:
+            call.response = response
+            if hooks.on_response is not None:
+                await _maybe_await(hooks.on_response(call))
+                response = call.response
+                message = response.message
         if call_events is not None:
             await call_events.finish(message)
-        calls = list(message.tool_calls)
+        calls = message.tool_calls
         if calls and (ctx.client_tools or self.client_tools):
             calls = defer_client_calls(ctx, self, tools, calls)  # they run in the client
         if calls and self.confirming and needs_confirmation(tools, calls):
             calls = await hold(ctx, self, tools, calls)  # the rest waits for a person
-        records = await run_tool_calls(ctx, self, tools, calls) if calls else []
+        records: list[Any] = []
+        if calls:  # one plain sync tool's call runs without a coroutine (run_tool_calls_now)
+            records = run_tool_calls_now(ctx, self, tools, calls) or await run_tool_calls(
+                ctx, self, tools, calls
+            )
         if call_events is not None:
             from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
@@ -297,10 +317,12 @@ class Agent:
             kv = state.kv
             kv.writer = agent_writer(self.name, ctx.call_count)
             kv.set(self.output_key, message.content)
-        result = self._result(ctx, call, records, call.response, started_at, started, requests)
+        result = self._result(
+            ctx, prompt, history, records, response, started_at, started, False, requests
+        )
         if typed is not None and typed.final:
             result.output_value = typed.value
-        if hooks.on_finish is not None:
+        if call is not None and hooks.on_finish is not None:
             call.result = result
             kept = await _maybe_await(hooks.on_finish(call))
             if kept is not None:
@@ -322,23 +344,22 @@ class Agent:
     def _result(
         self,
         ctx: RunContext,
-        call: AgentCall,
+        prompt: list[Any],
+        history: Any,
         records: list[Any],
         response: Any,
         started_at: float,
         started: float,
+        skipped: bool,
         requests: list[Any] | None = None,
-        *,
-        skipped: bool = False,
     ) -> InferenceResult:
         # Positional: a keyword call costs twice as much, and this runs on every step.
         duration_ms = (time.perf_counter() - started) * 1000
-        history: Any = call.history  # a hook may have swapped in any sequence
         if response is None:
             return InferenceResult(
                 self.name,
                 ctx.input,
-                call.prompt,
+                prompt,
                 history,
                 [],
                 records,
@@ -352,7 +373,7 @@ class Agent:
         return InferenceResult(
             self.name,
             ctx.input,
-            call.prompt,
+            prompt,
             history,
             [response.message],
             records,

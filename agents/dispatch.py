@@ -9,8 +9,10 @@ not validate or merge, becomes an error result the model sees, and none of its w
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
+from collections.abc import Sequence
 from typing import Any, cast
 
 import anyio
@@ -71,39 +73,79 @@ async def run_tool(
     ctx: RunContext, agent: Any, tools: dict[str, Tool], call: ToolCall, state: State
 ) -> ToolCallRecord:
     """Run one tool call against `state` (the run's state or a staged view of it)."""
+    record = run_tool_now(ctx, agent, tools, call, state)
+    if record is not None:
+        return record
     started = time.perf_counter()
+    tool = tools[call.name]
+    failed = _predict(ctx, tool, call, state, started)
+    if failed is not None:
+        return failed
+    timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
+    policy = retry_policy(tool, agent, ctx.network)
+    if policy is not None:
+        return await _with_retries(ctx, agent, tool, call, state, timeout, policy, started)
+    context = ToolContext(ctx.network, agent, state, call.id, ctx)
+    record, _ = await _attempt(ctx, tool, call, context, timeout, started)
+    return record
+
+
+def run_tool_now(
+    ctx: RunContext, agent: Any, tools: dict[str, Tool], call: ToolCall, state: State
+) -> ToolCallRecord | None:
+    """`run_tool` without a coroutine, for a call that needs no awaiting: of an unknown tool,
+    or of a plain sync tool (`inline`) without a retry policy. None for any other call, with
+    nothing done (`run_tool` runs it)."""
     tool = tools.get(call.name)
+    if tool is not None and (not tool.inline or retry_policy(tool, agent, ctx.network) is not None):
+        return None
+    started = time.perf_counter()
     if tool is None:
         known = ", ".join(tools) or "none"
         return _error_record(
             call, f"unknown tool {call.name!r} (available: {known})", started, "unknown_tool"
         )
-    predict_state = getattr(ctx.network, "predict_state", None)
-    if predict_state:  # predicted keys take the argument's value before the tool runs
-        try:
-            write_predicted(predict_state, tool, call, state.kv)
-        except ToolError as exc:
-            return _error_record(call, str(exc), started, type(exc).__name__)
-        except StateError as exc:
-            return _error_record(
-                call, f"tool {call.name!r} state update failed: {exc}", started, type(exc).__name__
-            )
-    timeout = None if tool.inline else time_limit(tool, agent, ctx.network)
+    failed = _predict(ctx, tool, call, state, started)
+    if failed is not None:
+        return failed
+    context = ToolContext(ctx.network, agent, state, call.id, ctx)
+    return _attempt_inline(ctx, tool, call, context, started)[0]
+
+
+def retry_policy(tool: Tool, agent: Any, network: Any) -> RetryPolicy | None:
+    """The `RetryPolicy` that applies to calls of `tool`, or None when they are tried once."""
     # getattr: a tool of another kind (an MCP server's) may not carry a policy of its own
     policy = (
         getattr(tool, "retry", None)
         or getattr(agent, "tool_retry", None)
-        or getattr(ctx.network, "tool_retry", None)
+        or getattr(network, "tool_retry", None)
     )
     if (
         policy is not None
         and policy.max_attempts > 1
         and (getattr(tool, "idempotent", False) or policy.explicit)
     ):
-        return await _with_retries(ctx, agent, tool, call, state, timeout, policy, started)
-    context = ToolContext(ctx.network, agent, state, call.id, ctx)
-    record, _ = await _attempt(ctx, tool, call, context, timeout, started)
-    return record
+        return policy  # type: ignore[no-any-return]
+    return None
+
+
+def _predict(
+    ctx: RunContext, tool: Tool, call: ToolCall, state: State, started: float
+) -> ToolCallRecord | None:
+    """Predicted keys take the argument's value before the tool runs; an error record when
+    that fails."""
+    predict_state = getattr(ctx.network, "predict_state", None)
+    if not predict_state:
+        return None
+    try:
+        write_predicted(predict_state, tool, call, state.kv)
+    except ToolError as exc:
+        return _error_record(call, str(exc), started, type(exc).__name__)
+    except StateError as exc:
+        return _error_record(
+            call, f"tool {call.name!r} state update failed: {exc}", started, type(exc).__name__
+        )
+    return None
 
 
 async def _attempt(
@@ -116,25 +158,58 @@ async def _attempt(
 ) -> tuple[ToolCallRecord, Exception | None]:
     """One try of a call: its record (a failure included), and the exception behind a
     failure a `RetryPolicy` may retry (None for success, `ToolError`s and `Retry`)."""
+    if tool.inline:
+        return _attempt_inline(ctx, tool, call, context, started)
+    timed_out = False
     try:
-        if tool.inline:
-            result = tool.invoke_inline(call.arguments, context)
-        elif timeout is None:
+        if timeout is None:
             result = await tool.invoke(call.arguments, context)
         else:
             with anyio.fail_after(timeout) as scope:
                 result = await tool.invoke(call.arguments, context)
-    except ToolError as exc:
+    except Exception as exc:
+        if isinstance(exc, TimeoutError) and timeout is not None:
+            timed_out = scope.cancel_called
+        return _failure(ctx, tool, call, context, exc, timeout if timed_out else None, started)
+    return _record(call, result, tool_result_text(result), None, started), None
+
+
+def _attempt_inline(
+    ctx: RunContext, tool: Tool, call: ToolCall, context: ToolContext, started: float
+) -> tuple[ToolCallRecord, Exception | None]:
+    """`_attempt` for a plain sync tool: called on the event loop, no coroutine."""
+    try:
+        result = tool.invoke_inline(call.arguments, context)
+    except Exception as exc:
+        return _failure(ctx, tool, call, context, exc, None, started)
+    return _record(call, result, tool_result_text(result), None, started), None
+
+
+def _failure(
+    ctx: RunContext,
+    tool: Tool,
+    call: ToolCall,
+    context: ToolContext,
+    exc: Exception,
+    timed_out_after: float | None,
+    started: float,
+) -> tuple[ToolCallRecord, Exception | None]:
+    """The record of a failed try, and the exception when a `RetryPolicy` may retry it.
+
+    `timed_out_after` is the limit when the call's own time limit stopped it (a
+    `TimeoutError` the tool raised itself is its own failure)."""
+    if isinstance(exc, ToolError):
         return _error_record(call, str(exc), started, type(exc).__name__), None
-    except Retry as exc:  # the tool asks the model to try again: see `Retry`
+    if isinstance(exc, Retry):  # the tool asks the model to try again: see `Retry`
         return _model_retry(ctx, tool, call, exc, started), None
-    except TimeoutError as exc:
-        if timeout is None or not scope.cancel_called:
+    if isinstance(exc, TimeoutError):
+        if timed_out_after is None:
             message = f"tool {call.name!r} raised {exc!r}"
         else:
-            message = f"tool {call.name!r} timed out after {timeout:g} s"
+            message = f"tool {call.name!r} timed out after {timed_out_after:g} s"
         return _error_record(call, message, started, "TimeoutError"), exc
-    except UnstorableValueError as exc:  # a bug in the tool's code: tell the developer too
+    message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
+    if isinstance(exc, UnstorableValueError):  # a bug in the tool's code: tell the developer
         warnings.warn(
             ToolStateWarning(
                 f"agent {context.agent.name!r}, tool {call.name!r}: {exc} (the tool's writes "
@@ -142,12 +217,8 @@ async def _attempt(
             ),
             stacklevel=1,
         )
-        message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
         return _error_record(call, message, started, type(exc).__name__), None
-    except Exception as exc:  # the tool's own failure goes back to the model
-        message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
-        return _error_record(call, message, started, type(exc).__name__), exc
-    return _record(call, result, tool_result_text(result), None, started), None
+    return _error_record(call, message, started, type(exc).__name__), exc
 
 
 def _model_retry(
@@ -215,6 +286,31 @@ async def _with_retries(
         attempt += 1
 
 
+def run_tool_calls_now(
+    ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: Sequence[ToolCall]
+) -> list[ToolCallRecord] | None:
+    """`run_tool_calls` without a coroutine, when it needs no awaiting: one call of a plain
+    sync tool without a retry policy (or of an unknown tool), outside a durable run. None
+    otherwise, with nothing done: await `run_tool_calls` then."""
+    if len(calls) != 1 or ctx.steps is not None:
+        return None
+    call = calls[0]
+    tool = tools.get(call.name)
+    if tool is not None and (not tool.inline or retry_policy(tool, agent, ctx.network) is not None):
+        return None
+    kv, previous, mark = _open_single(ctx, agent, call)
+    try:
+        record = run_tool_now(ctx, agent, tools, call, ctx.state)
+        assert record is not None  # the checks above are run_tool_now's
+    except BaseException:
+        kv.rollback(mark)
+        raise
+    finally:
+        kv.writer = previous
+    _close_single(kv, mark, record)
+    return [record]
+
+
 async def run_tool_calls(
     ctx: RunContext,
     agent: Any,
@@ -226,33 +322,55 @@ async def run_tool_calls(
     Every call given runs: holding calls back for a person's confirmation is the agent's
     step, before this one (`agents.confirmation`).
     """
+    if len(calls) != 1:
+        return await _run_concurrently(ctx, agent, tools, calls)
+    # One call cannot race another: it writes to the store directly, inside a savepoint
+    # that is rolled back if it fails. Same outcome as staging, without the second pass.
+    call = calls[0]
+    kv, previous, mark = _open_single(ctx, agent, call)
+    steps = ctx.steps
+    try:
+        if steps is None:
+            record = await run_tool(ctx, agent, tools, call, ctx.state)
+        else:  # a durable run: the call is recorded (network.run.steps)
+            run = functools.partial(run_tool, ctx, agent, tools, call, ctx.state)
+            record = await steps.tool(call.name, ctx.state, run)
+    except BaseException:
+        kv.rollback(mark)
+        raise
+    finally:
+        kv.writer = previous
+    _close_single(kv, mark, record)
+    return [record]
+
+
+def _open_single(ctx: RunContext, agent: Any, call: ToolCall) -> tuple[Any, Any, Any]:
+    """Before a lone call: the store, its writer to restore, and a savepoint; the call's
+    writes are attributed to it."""
+    kv = ctx.state.kv
+    previous = kv.writer
+    mark = kv.savepoint()
+    kv.writer = tool_writer(agent.name, ctx.call_count, call.name, call.id)
+    return kv, previous, mark
+
+
+def _close_single(kv: Any, mark: Any, record: ToolCallRecord) -> None:
+    """After a lone call: a failed call's writes are undone, a successful one's kept."""
+    if record.is_error:
+        kv.rollback(mark)
+    else:
+        kv.release(mark)
+
+
+async def _run_concurrently(
+    ctx: RunContext,
+    agent: Any,
+    tools: dict[str, Tool],
+    calls: list[ToolCall],
+) -> list[ToolCallRecord]:
+    """Several calls at once, each on a staged view; the views committed in model order."""
     kv = ctx.state.kv
     previous_writer = kv.writer
-    if len(calls) == 1:
-        # One call cannot race another: it writes to the store directly, inside a savepoint
-        # that is rolled back if it fails. Same outcome as staging, without the second pass.
-        call = calls[0]
-        mark = kv.savepoint()
-        kv.writer = tool_writer(agent.name, ctx.call_count, call.name, call.id)
-        steps = ctx.steps
-        try:
-            if steps is None:
-                record = await run_tool(ctx, agent, tools, call, ctx.state)
-            else:  # a durable run: the call is recorded (network.run.steps)
-                record = await steps.tool(
-                    call.name, ctx.state, lambda: run_tool(ctx, agent, tools, call, ctx.state)
-                )
-        except BaseException:
-            kv.rollback(mark)
-            raise
-        finally:
-            kv.writer = previous_writer
-        if record.is_error:
-            kv.rollback(mark)
-        else:
-            kv.release(mark)
-        return [record]
-
     views: list[State] = [ctx.state.for_tool() for _ in calls]
     records: list[ToolCallRecord | None] = [None] * len(calls)
 
@@ -263,11 +381,8 @@ async def run_tool_calls(
         if steps is None:
             records[index] = await run_tool(ctx, agent, tools, calls[index], view)
         else:  # a durable run: each call is recorded (network.run.steps)
-            records[index] = await steps.tool(
-                calls[index].name,
-                view,
-                lambda: run_tool(ctx, agent, tools, calls[index], view),
-            )
+            run = functools.partial(run_tool, ctx, agent, tools, calls[index], view)
+            records[index] = await steps.tool(calls[index].name, view, run)
 
     async with anyio.create_task_group() as group:
         for index in range(len(calls)):

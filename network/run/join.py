@@ -19,7 +19,7 @@ from network.errors import StateConflictError
 from network.state.branch import DELETED, BranchWrite
 from network.state.handlers import replace_values
 from network.state.kv import KV
-from network.state.provenance import Writer
+from network.state.provenance import Writer, as_writer, with_branch
 
 
 def merge_branches(kv: KV, branches: Sequence[tuple[str, list[BranchWrite]]]) -> list[int]:
@@ -35,7 +35,7 @@ def merge_branches(kv: KV, branches: Sequence[tuple[str, list[BranchWrite]]]) ->
     try:
         for branch_id, writes in plan:
             for key, value, handler, writer in writes:
-                kv.writer = writer._replace(branch=branch_id)
+                kv.writer = with_branch(writer, branch_id)
                 if value is DELETED:
                     kv.delete(key)
                 else:
@@ -133,7 +133,7 @@ def _conflict(
 def _last_writer(key: str, branch: tuple[str, list[BranchWrite]]) -> Writer:
     branch_id, writes = branch
     writer = [w[3] for w in writes if w[0] == key][-1]
-    return writer._replace(branch=branch_id)
+    return as_writer(with_branch(writer, branch_id))
 
 
 def _describe(writer: Writer) -> str:

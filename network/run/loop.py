@@ -48,8 +48,11 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             stop = await run_parallel(ctx, agent, max_iter, call_agent)
             if stop is not None:
                 return stop
-        else:
+        elif emitter.active:
             await call_agent(ctx, agent)
+        else:  # call_agent without events, one coroutine less per step (see begin_call)
+            begin_call(ctx, agent)
+            record_call(ctx, await agent.call(ctx))
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
         if ctx.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
@@ -58,21 +61,40 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
 
 async def call_agent(ctx: RunContext, agent: Any) -> None:
     """One agent call: the agent's inference and tools, then its result joins the history."""
-    state = ctx.state
-    kv = state.kv
     emitter = ctx.emitter
-    name = agent.name
-    ctx.agent = agent
-    kv.writer = agent_writer(name, ctx.call_count)
-    if emitter.active:
-        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+    if not emitter.active:
+        begin_call(ctx, agent)
+        record_call(ctx, await agent.call(ctx))
+        return
+    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
-        emitter.open_steps.append(name)
-        await emitter.emit(events.step_started(name))
+    name = agent.name
+    begin_call(ctx, agent)
+    emitter.open_steps.append(name)
+    await emitter.emit(events.step_started(name))
     result = await agent.call(ctx)
-    if emitter.active:
-        await emitter.flush_state(kv)
-    result.state_delta = kv.take_ops()
+    await emitter.flush_state(ctx.state.kv)
+    record_call(ctx, result)
+    emitter.open_steps.remove(name)
+    await emitter.emit(events.step_finished(name))
+
+
+def begin_call(ctx: RunContext, agent: Any) -> None:
+    """What comes before an agent call: the agent is the current one, and writes its own.
+
+    `call_agent` is `begin_call`, `await agent.call(ctx)`, `record_call`, with the step's
+    events around them when the run has a sink; without one, the loop makes those three
+    calls itself. Every coroutine in the chain a step awaits through is an object that lives
+    across the model's answer, which the garbage collector rescans while many runs wait.
+    """
+    ctx.agent = agent
+    ctx.state.kv.writer = agent_writer(agent.name, ctx.call_count)
+
+
+def record_call(ctx: RunContext, result: Any) -> None:
+    """The agent call's result joins the history: its state delta, messages and usage."""
+    state = ctx.state
+    result.state_delta = state.kv.take_ops()
     state.results.append(result)
     if not result.skipped:
         state.append_messages(result.messages())
@@ -80,6 +102,3 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     ctx.call_count += 1
     ctx.add_usage(result.usage)
     ctx.agent = None
-    if emitter.active:
-        emitter.open_steps.remove(name)
-        await emitter.emit(events.step_finished(name))

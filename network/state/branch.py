@@ -12,14 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from network.state.kv import KV
-from network.state.provenance import Writer
+from network.state.provenance import WriterFields
 from network.state.schema import Handler
 from network.state.values import copy_value
 
 DELETED: Any = object()
 """The value of a recorded delete."""
 
-BranchWrite = tuple[str, Any, Handler | None, Writer]  # key, value (or DELETED), handler, writer
+# key, value (or DELETED), handler, writer
+BranchWrite = tuple[str, Any, Handler | None, WriterFields]
 
 
 class BranchKV(KV):

@@ -16,7 +16,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from network.state.handlers import merge_dicts, merge_lists, replace_values
-from network.state.provenance import CALLER, LogEntry, Writer, WriteRecord, write_record
+from network.state.provenance import (
+    CALLER_FIELDS,
+    LogEntry,
+    WriteRecord,
+    WriterFields,
+    write_record,
+)
 from network.state.schema import Handler, KeySpec, StateSchema
 from network.state.storable import plain_json_copy
 from network.state.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
@@ -55,7 +61,7 @@ class KV:
         self._published = 0  # how many of them `unpublished_ops` handed out already
         self._log: list[LogEntry] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
-        self.writer: Writer = CALLER  # on whose behalf the store is written now
+        self.writer: WriterFields = CALLER_FIELDS  # on whose behalf the store is written now
         self._shared: list[tuple[str, Any, Handler]] = []  # see take_shared_writes
         self.record_shared_writes = False  # a persisted run turns it on
 

@@ -16,27 +16,47 @@ class Writer(NamedTuple):
     branch: str | None = None  # the parallel branch that made the write (`Parallel`), if any
 
 
-# The store keeps its write log as plain tuples and hands out `WriteRecord`s when asked: a log
-# entry is made for every write, and a plain tuple is cheaper to build than a NamedTuple.
-LogEntry = tuple[str, str, Writer, float]  # key, "set" / "delete", writer, time
+WriterFields = tuple[str | None, int | None, str | None, str | None, str, str | None]
+"""A `Writer`'s fields as a plain tuple: what the store holds as its current writer and keeps
+in its write log. A plain tuple of strings and ints is cheaper to build than a NamedTuple (no
+Python-level `__new__`), and the garbage collector stops tracking it at its first pass (it
+never does for a NamedTuple), so the log entries every step leaves behind cost the collector
+nothing once they are old: with many runs alive at once, that is most of the heap it would
+otherwise rescan. `as_writer` turns one into the public `Writer`."""
+
+# The store keeps its write log as plain tuples and hands out `WriteRecord`s when asked.
+LogEntry = tuple[str, str, WriterFields, float]  # key, "set" / "delete", writer, time
 
 CALLER = Writer()
 """The writer outside any run: the code that made or seeded the state."""
 
+CALLER_FIELDS: WriterFields = (None, None, None, None, "caller", None)
+"""`CALLER` as the store holds it."""
 
-def router_writer(call_index: int) -> Writer:
+
+def as_writer(fields: WriterFields) -> Writer:
+    """The public `Writer` of fields the store holds."""
+    return fields if type(fields) is Writer else Writer._make(fields)
+
+
+def with_branch(fields: WriterFields, branch: str) -> WriterFields:
+    """The same writer, in the parallel branch `branch`."""
+    return (*fields[:5], branch)
+
+
+def router_writer(call_index: int) -> WriterFields:
     """The router, choosing what runs after `call_index` calls."""
-    return Writer(None, call_index, None, None, "router")
+    return (None, call_index, None, None, "router", None)
 
 
-def agent_writer(agent: str, call_index: int) -> Writer:
+def agent_writer(agent: str, call_index: int) -> WriterFields:
     """An agent's own writes during its call number `call_index`."""
-    return Writer(agent, call_index, None, None, "agent")
+    return (agent, call_index, None, None, "agent", None)
 
 
-def tool_writer(agent: str, call_index: int, tool: str, tool_call_id: str) -> Writer:
+def tool_writer(agent: str, call_index: int, tool: str, tool_call_id: str) -> WriterFields:
     """A tool call's writes, made on behalf of the agent's call number `call_index`."""
-    return Writer(agent, call_index, tool, tool_call_id, "tool")
+    return (agent, call_index, tool, tool_call_id, "tool", None)
 
 
 class WriteRecord(NamedTuple):
@@ -56,4 +76,4 @@ class WriteRecord(NamedTuple):
 def write_record(entry: LogEntry) -> WriteRecord:
     """The `WriteRecord` of one entry of the store's write log."""
     key, op, writer, at = entry
-    return WriteRecord(key, op, writer, at)
+    return WriteRecord(key, op, as_writer(writer), at)
