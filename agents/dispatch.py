@@ -97,8 +97,25 @@ def run_tool_now(
     or of a plain sync tool (`inline`) without a retry policy. None for any other call, with
     nothing done (`run_tool` runs it)."""
     tool = tools.get(call.name)
-    if tool is not None and (not tool.inline or retry_policy(tool, agent, ctx.network) is not None):
+    if tool is not None and not _runs_now(tool, agent, ctx.network):
         return None
+    return _run_now(ctx, agent, tools, tool, call, state)
+
+
+def _runs_now(tool: Tool, agent: Any, network: Any) -> bool:
+    """Whether a call of `tool` needs no awaiting (see `run_tool_now`)."""
+    return tool.inline and retry_policy(tool, agent, network) is None
+
+
+def _run_now(
+    ctx: RunContext,
+    agent: Any,
+    tools: dict[str, Tool],
+    tool: Tool | None,
+    call: ToolCall,
+    state: State,
+) -> ToolCallRecord:
+    """`run_tool_now` once `_runs_now` said yes (or the tool is unknown)."""
     started = time.perf_counter()
     if tool is None:
         known = ", ".join(tools) or "none"
@@ -296,12 +313,11 @@ def run_tool_calls_now(
         return None
     call = calls[0]
     tool = tools.get(call.name)
-    if tool is not None and (not tool.inline or retry_policy(tool, agent, ctx.network) is not None):
+    if tool is not None and not _runs_now(tool, agent, ctx.network):
         return None
     kv, previous, mark = _open_single(ctx, agent, call)
     try:
-        record = run_tool_now(ctx, agent, tools, call, ctx.state)
-        assert record is not None  # the checks above are run_tool_now's
+        record = _run_now(ctx, agent, tools, tool, call, ctx.state)
     except BaseException:
         kv.rollback(mark)
         raise

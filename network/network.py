@@ -7,7 +7,7 @@ from the schema and a deep copy of the initial data.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
 import anyio
@@ -315,22 +315,25 @@ class Network(Generic[DepsT]):
         ctx.resources.add_defaults(self.resources)
         return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
 
-    async def _start(
+    def _start(
         self,
         ctx: RunContext,
         session: ThreadSession | None,
         sinks: Sequence[AnySink],
         max_iter: int | None,
         limits: UsageLimits | None,
-    ) -> RunResult:
+    ) -> Awaitable[RunResult]:
         """Execute a prepared run (`run`, `resume`, `answer_tool_calls`): its limits (the
-        run's own over the network's) and telemetry set, on its thread session when it has one."""
+        run's own over the network's) and telemetry set, on its thread session when it has one.
+
+        Not a coroutine: it hands back the execution's own, so that a run's steps do not
+        resume through one more frame each."""
         if limits is not None:
             ctx.budget = Budget(limits)
         observed = self._observe(ctx, sinks)
         if session is not None:
-            return await session.execute(ctx, max_iter=max_iter, sinks=observed)
-        return await engine.execute(ctx, max_iter=max_iter, sinks=observed)
+            return session.execute(ctx, max_iter=max_iter, sinks=observed)
+        return engine.execute(ctx, max_iter=max_iter, sinks=observed)
 
     def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink]:
         """The network's default limits, and the telemetry sink when the run is traced.

@@ -195,7 +195,7 @@ class KV:
         self._flat.discard(key)
         if spec.persistent:
             self._ops.append({"op": "remove", "path": spec.pointer})
-        self._log.append((key, "delete", self.writer, time.time()))
+        self._log.append((key, "delete", time.time(), *self.writer))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, MISSING, replace_values))
         return True
@@ -249,7 +249,7 @@ class KV:
                     current.append(copy_value(item))
                     if ops is not None:
                         ops.append({"op": "add", "path": path, "value": spec.item_json(item)})
-        self._log.append((key, "set", self.writer, time.time()))
+        self._log.append((key, "set", time.time(), *self.writer))
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
@@ -270,7 +270,7 @@ class KV:
             if ops is not None:
                 path = prefix + str(name).replace("~", "~0").replace("/", "~1")
                 ops.append({"op": "add", "path": path, "value": value})
-        self._log.append((key, "set", self.writer, time.time()))
+        self._log.append((key, "set", time.time(), *self.writer))
 
     def _replace(self, spec: KeySpec, current: Any, validated: Any) -> None:
         key = spec.key
@@ -284,7 +284,7 @@ class KV:
             self._ops.append(
                 {"op": "add", "path": spec.pointer, "value": spec.json_copy(validated)}
             )
-        self._log.append((key, "set", self.writer, time.time()))
+        self._log.append((key, "set", time.time(), *self.writer))
 
     # -- deltas and provenance ---------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Writer(NamedTuple):
@@ -24,8 +24,10 @@ never does for a NamedTuple), so the log entries every step leaves behind cost t
 nothing once they are old: with many runs alive at once, that is most of the heap it would
 otherwise rescan. `as_writer` turns one into the public `Writer`."""
 
-# The store keeps its write log as plain tuples and hands out `WriteRecord`s when asked.
-LogEntry = tuple[str, str, WriterFields, float]  # key, "set" / "delete", writer, time
+# The store keeps its write log as flat plain tuples (key, "set" / "delete", time, then the
+# writer's fields: no tuple inside, so the collector untracks an entry at its first pass) and
+# hands out `WriteRecord`s when asked.
+LogEntry = tuple[Any, ...]
 
 CALLER = Writer()
 """The writer outside any run: the code that made or seeded the state."""
@@ -75,5 +77,4 @@ class WriteRecord(NamedTuple):
 
 def write_record(entry: LogEntry) -> WriteRecord:
     """The `WriteRecord` of one entry of the store's write log."""
-    key, op, writer, at = entry
-    return WriteRecord(key, op, as_writer(writer), at)
+    return WriteRecord(entry[0], entry[1], Writer._make(entry[3:]), entry[2])

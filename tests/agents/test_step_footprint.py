@@ -1,0 +1,117 @@
+"""What one agent call leaves for the garbage collector, and how deep a step's awaits go.
+
+With a thousand runs waiting on their models at once (benchmark W2), the cyclic collector
+rescans every container object a step keeps, and every object alive across the model's
+answer, several times over. These tests pin both counts down, so that a change adding one
+object per step, or one more coroutine between the loop and the model, is seen here rather
+than as a slower benchmark. They count objects; they never time anything.
+"""
+
+import asyncio
+import gc
+from typing import Any
+
+import anyio
+
+from agents import Agent, ToolContext, call, tool
+from agents.models.base import ModelRequest, ModelResponse
+from network import Network, RunContext
+from network.history.messages import AssistantMessage
+
+
+@tool
+def append_item(item: str, ctx: ToolContext) -> str:
+    """Append one item to the list in state."""
+    ctx.kv.set("items", item)
+    return "ok"
+
+
+class ToolCallingModel:
+    """Asks for one `append_item` call per request; keeps nothing of the requests."""
+
+    name = "tool-calling"
+
+    async def complete(self, request: ModelRequest, on_chunk: Any = None) -> ModelResponse:
+        k = len(request.history)
+        return ModelResponse(AssistantMessage(None, [call("append_item", item=f"item-{k}")]))
+
+
+def _network() -> Network:
+    worker = Agent("worker", tools=[append_item], model=ToolCallingModel())
+
+    def until_target(ctx: RunContext) -> Any:
+        return None if len(ctx.kv.view("items", ())) >= ctx.kv.get("target") else worker
+
+    schema = {"items": {"type": list[str]}, "target": {"type": int}}
+    return Network("footprint", [worker], until_target, state_schema=schema)
+
+
+def _tracked_objects_kept(network: Network, steps: int) -> int:
+    """How many GC-tracked objects a finished run of `steps` agent calls keeps alive."""
+
+    async def run() -> Any:
+        return await network.run("go", state={"target": steps})
+
+    gc.collect()
+    before = len(gc.get_objects())
+    result = anyio.run(run)
+    assert len(result["items"]) == steps
+    gc.collect()  # also stops tracking the tuples that hold only strings and numbers
+    kept = len(gc.get_objects()) - before
+    del result
+    return kept
+
+
+def test_an_agent_call_with_one_tool_call_keeps_at_most_twelve_tracked_objects() -> None:
+    # The objects the history needs: the InferenceResult with its prompt, output, tool call
+    # records and state delta lists and its history view; the assistant message, its tool
+    # call list and tool call, and the answer's usage (the model's); the tool call's record;
+    # the tool message. The store's write log and writers are plain tuples of strings and
+    # numbers, which the collector untracks at its first pass.
+    network = _network()
+    _tracked_objects_kept(network, 5)  # warm caches (schemas, adapters) first
+    short = _tracked_objects_kept(network, 10)
+    long = _tracked_objects_kept(network, 30)
+    per_step = (long - short) / 20
+    assert per_step <= 12, per_step
+
+
+def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> None:
+    # While the model answers, this is the chain of coroutines the run's task resumes
+    # through; each one is an object alive across the answer.
+    chain: list[str] = []
+    waiting = anyio.Event()
+    release = anyio.Event()
+    task: list[Any] = []
+
+    class WaitingModel:
+        name = "waiting"
+
+        async def complete(self, request: ModelRequest, on_chunk: Any = None) -> ModelResponse:
+            task.append(asyncio.current_task())
+            waiting.set()
+            await release.wait()
+            return ModelResponse(AssistantMessage("done"))
+
+    network = Network("chain", [Agent("solo", model=WaitingModel())])
+
+    async def main() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(network.run, "hi")
+            await waiting.wait()
+            coroutine = task[0].get_coro()
+            while asyncio.iscoroutine(coroutine):
+                chain.append(coroutine.cr_code.co_qualname.rsplit("<locals>.", 1)[-1])
+                coroutine = coroutine.cr_await
+            release.set()
+
+    anyio.run(main, backend="asyncio")
+    start = chain.index("Network.run")
+    end = chain.index("WaitingModel.complete")
+    assert chain[start : end + 1] == [
+        "Network.run",
+        "execute",
+        "run_loop",
+        "Agent.call",
+        "WaitingModel.complete",
+    ]
