@@ -29,7 +29,9 @@ async def execute(
 
     The resources the run opened (`ctx.resources`) are closed when it ends, however it ends.
     """
-    emitter = ctx.emitter = Emitter(list(sinks))
+    emitter = ctx.emitter
+    if sinks or emitter.active:  # else the context's own, still empty (one per run, not two)
+        emitter = ctx.emitter = Emitter(list(sinks))
     log_sink = logging_sink(ctx.run_id, ctx.network.name)
     if log_sink is not None:
         emitter.add_sink(log_sink)
