@@ -31,6 +31,7 @@ from agents.template import Template
 from agents.tool import Tool
 from agents.tool import tool as make_tool
 from network.errors import ConfigurationError, ModelError
+from network.history.fixed_list import NO_PROMPT, FixedList
 from network.history.messages import SystemMessage
 from network.history.results import InferenceResult, Usage
 from network.network import Network, refuse_inside_loop
@@ -109,6 +110,7 @@ class Agent:
         self.description = description
         self.system = system
         self._template = Template(system) if isinstance(system, str) else None
+        self._last_prompt: tuple[str, FixedList] | None = None  # see _prompt
         if self._template is None and not callable(system):
             raise ConfigurationError(f"agent {name!r}: system must be a string or a function")
         self.tools: dict[str, Tool] = {}
@@ -200,7 +202,7 @@ class Agent:
             text = template.static_text
             if text is None:
                 text = template.render(state.kv, self.name)
-        prompt: list[Any] = [SystemMessage(text)] if text else []
+        prompt = self._prompt(text)
         history: Any = state.history()  # a hook may swap in any sequence
         hooks = self.hooks
         # The hooks' view of the call, made only for an agent with hooks: it would otherwise
@@ -211,6 +213,8 @@ class Agent:
             or hooks.on_response is not None
             or hooks.on_finish is not None
         ):
+            # Hooks get the call's own prompt, theirs to change (not the shared one).
+            prompt = [SystemMessage(text)] if text else []
             call = AgentCall(self, ctx, prompt, history)
             if hooks.on_start is not None:
                 await _maybe_await(hooks.on_start(call))
@@ -328,6 +332,18 @@ class Agent:
             if kept is not None:
                 result = kept
         return result
+
+    def _prompt(self, text: str | None) -> list[Any]:
+        """The system messages of a call sent with instructions `text`: one `FixedList`
+        shared by the calls that send the same text (see `network.history.fixed_list`)."""
+        if not text:
+            return NO_PROMPT
+        last = self._last_prompt
+        if last is not None and (last[0] is text or last[0] == text):
+            return last[1]
+        prompt = FixedList([SystemMessage(text)])
+        self._last_prompt = (text, prompt)
+        return prompt
 
     def _store_output(self, ctx: RunContext, value: Any) -> None:
         """`output_key` receives the typed value through the key's type (its JSON form when

@@ -8,15 +8,17 @@ than as a slower benchmark. They count objects; they never time anything.
 """
 
 import asyncio
+import copy
 import gc
 from typing import Any
 
 import anyio
+import pytest
 
-from agents import Agent, ToolContext, call, tool
+from agents import Agent, AgentCall, AgentHooks, ToolContext, call, tool
 from agents.models.base import ModelRequest, ModelResponse
-from network import Network, RunContext
-from network.history.messages import AssistantMessage
+from network import InferenceResult, Network, RunContext
+from network.history.messages import AssistantMessage, SystemMessage
 
 
 @tool
@@ -37,7 +39,7 @@ class ToolCallingModel:
 
 
 def _network() -> Network:
-    worker = Agent("worker", tools=[append_item], model=ToolCallingModel())
+    worker = Agent("worker", system="Append items.", tools=[append_item], model=ToolCallingModel())
 
     def until_target(ctx: RunContext) -> Any:
         return None if len(ctx.kv.view("items", ())) >= ctx.kv.get("target") else worker
@@ -62,18 +64,19 @@ def _tracked_objects_kept(network: Network, steps: int) -> int:
     return kept
 
 
-def test_an_agent_call_with_one_tool_call_keeps_at_most_twelve_tracked_objects() -> None:
-    # The objects the history needs: the InferenceResult with its prompt, output, tool call
-    # records and state delta lists and its history view; the assistant message, its tool
-    # call list and tool call, and the answer's usage (the model's); the tool call's record;
-    # the tool message. The store's write log and writers are plain tuples of strings and
-    # numbers, which the collector untracks at its first pass.
+def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects() -> None:
+    # The objects the history needs: the InferenceResult with its output, tool call records
+    # and state delta lists and its history view; the assistant message, its tool call list
+    # and tool call, and the answer's usage (the model's); the tool call's record; the tool
+    # message. The prompt (a list and its system message) is one list shared by every call
+    # with the same instructions; the store's write log and writers are plain tuples of
+    # strings and numbers, which the collector untracks at its first pass.
     network = _network()
     _tracked_objects_kept(network, 5)  # warm caches (schemas, adapters) first
     short = _tracked_objects_kept(network, 10)
     long = _tracked_objects_kept(network, 30)
     per_step = (long - short) / 20
-    assert per_step <= 12, per_step
+    assert per_step <= 11, per_step
 
 
 def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> None:
@@ -115,3 +118,30 @@ def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> N
         "Agent.call",
         "WaitingModel.complete",
     ]
+
+
+def test_calls_with_the_same_instructions_share_one_prompt_that_refuses_changes() -> None:
+    network = _network()
+    result = network.run_sync("go", state={"target": 3})
+    first, second, third = (r.prompt for r in result.state.results)
+    assert first is second is third
+    assert first == [SystemMessage("Append items.")]
+    with pytest.raises(TypeError, match="shared"):
+        first.append(SystemMessage("more"))
+    mine = copy.deepcopy(first)  # a copy is a plain list, free to change
+    mine.append(SystemMessage("more"))
+    assert len(mine) == 2 and len(first) == 1
+    assert InferenceResult.from_json(result.state.results[0].to_json()) == result.state.results[0]
+
+
+def test_hooks_get_a_prompt_of_their_own_to_change() -> None:
+    def add_rule(call: AgentCall) -> None:
+        call.prompt.append(SystemMessage("Be brief."))
+        call.prompt[0].content += " Now."
+
+    network = _network()
+    worker = network.agents["worker"]
+    worker.hooks = AgentHooks(on_start=add_rule)  # type: ignore[attr-defined]
+    result = network.run_sync("go", state={"target": 2})
+    for recorded in result.state.results:
+        assert [m.content for m in recorded.prompt] == ["Append items. Now.", "Be brief."]
