@@ -14,7 +14,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.history.fixed_list import FixedList
 from network.state.kv import KV
+
+NOTHING: list[Any] = FixedList()
 
 EventSink = Callable[[Any], Awaitable[None]]
 AnySink = Callable[[Any], Any]
@@ -28,16 +31,22 @@ class Emitter:
     __slots__ = ("active", "open_messages", "open_steps", "open_tools", "sinks")
 
     def __init__(self, sinks: list[AnySink] | None = None) -> None:
-        self.sinks: list[EventSink] = [as_async(sink) for sink in sinks or ()]
-        self.active = bool(self.sinks)
-        self.open_steps: list[str] = []
-        self.open_messages: list[str] = []
-        self.open_tools: list[str] = []
+        self.active = False
+        # Without a sink nothing is ever open: the lists are one shared empty FixedList
+        # until a sink comes (four lists fewer per run for the garbage collector to scan).
+        self.sinks: list[EventSink] = NOTHING
+        self.open_steps: list[str] = NOTHING
+        self.open_messages: list[str] = NOTHING
+        self.open_tools: list[str] = NOTHING
+        for sink in sinks or ():
+            self.add_sink(sink)
 
     def add_sink(self, sink: AnySink) -> None:
         """Subscribe another sink."""
+        if not self.active:
+            self.sinks, self.open_steps, self.open_messages, self.open_tools = [], [], [], []
+            self.active = True
         self.sinks.append(as_async(sink))
-        self.active = True
 
     async def emit(self, event: Any) -> None:
         """Send one event to every sink."""
