@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from network.durable.engine import APP_NAME, QUEUE_NAME, WORKFLOW_NAME, system_database_url
 from network.durable.event_log import STREAM_KEY
 from network.durable.runs import run_request
+from network.durable.sqlite_journal import use_write_ahead_log
 from network.ids import new_id
 from network.threads.ids import check_id
 
@@ -48,6 +49,7 @@ class DurableClient:
 
         url = system_database_url(db)
         if migrate:
+            use_write_ahead_log(url)
             DBOS.migrate(url)
         self._client = DBOSClient(system_database_url=url, application_name=APP_NAME)
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from network.durable.process import DurableConfigError, Engine, Process
+from network.durable.sqlite_journal import use_write_ahead_log
 
 APP_NAME = "agent-network"
 """The DBOS application name every process of this library uses (workers, clients, runs)."""
@@ -111,10 +112,16 @@ def launch(
         "application_version": APP_VERSION,
         "log_level": "WARNING",
         "notification_listener_polling_interval_sec": 0.05,
+        # DBOS pings each pooled connection before each use: a round trip per transaction,
+        # two per recorded step. Without the ping, a connection the server dropped fails its
+        # first statement, is discarded with the rest of the pool, and DBOS retries the
+        # operation on a new connection (its `db_retry`): nothing is lost or done twice.
+        "db_engine_kwargs": {"pool_pre_ping": False},
     }
     if executor_id is not None:
         config["executor_id"] = executor_id
     try:
+        use_write_ahead_log(url)
         dbos.DBOS(config=config)
         dbos.DBOS.listen_queues([QUEUE_NAME] if worker else [])
         dbos.DBOS.launch()
