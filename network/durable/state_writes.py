@@ -12,6 +12,10 @@ state is the one the run had. Two forms, after the store the step wrote to:
   `replace_values` would merge differently (a list append would become a replace, and two
   branches appending to one list a conflict), so the writes are recorded as they were made,
   `(key, value, handler)`, and made again the same way.
+
+Which keys a step wrote to the run's own store comes from the store's write log
+(`KV.write_count` before the step, `KV.writes_since` after it): the cost is that of the keys
+written, not of the whole state, which a snapshot-and-compare would copy twice per step.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 from network.state.branch import DELETED as BRANCH_DELETED
 from network.state.branch import BranchKV
 from network.state.handlers import replace_values
+from network.state.kv import KV
 from network.state.schema import Handler
 from network.state.staged import StagedKV
 
@@ -44,6 +49,8 @@ def writes_mark(kv: Any) -> Any:
         return len(kv.writes)
     if isinstance(kv, StagedKV):
         return len(kv.staged_writes())
+    if isinstance(kv, KV):
+        return kv.write_count
     return kv.data
 
 
@@ -58,6 +65,9 @@ def writes_since(kv: Any, mark: Any) -> StateWrites | RawWrites:
     if isinstance(kv, StagedKV):
         staged = kv.staged_writes(mark)
         return RawWrites(tuple((k, DELETED if gone else v, h) for k, v, h, gone in staged))
+    if isinstance(kv, KV):
+        written = dict.fromkeys(record.key for record in kv.writes_since(mark))
+        return [(key, kv.get(key) if kv.has(key) else DELETED) for key in written]
     return state_writes(mark, kv.data)
 
 

@@ -344,6 +344,11 @@ class KV:
         return [write_record(entry) for entry in self._log[start:]]
 
     @property
+    def write_count(self) -> int:
+        """How many successful writes the write log holds (a position for `writes_since`)."""
+        return len(self._log)
+
+    @property
     def write_log(self) -> list[WriteRecord]:
         """Every successful write, oldest first."""
         return [write_record(entry) for entry in self._log]
