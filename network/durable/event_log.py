@@ -2,44 +2,45 @@
 
 Each AG-UI event the run emits is appended, in its JSON form, to the DBOS stream `events` of
 the run's workflow (`DurableClient.events(run_id)` reads it, from any process, while the run
-goes on). Events are written in batches, one database write per agent call (at each
-STEP_FINISHED, at the run's first and last events, and every `BATCH` events), not one per
-event: a reader sees an agent call's events when it ends. The writes go through one writer
-thread per process, in order, and on PostgreSQL the run does not wait for them, except for
-its last batch: a run's stream is complete when its workflow ends (a reader stops there). On
-SQLite, one writer at a time, the run waits for each batch: a write racing DBOS's own step
-records for the file's lock costs more than it saves.
+goes on). A write to the stream costs about what a recorded step does, so events are not
+written one by one, nor once per agent call, but in batches, off the run's path:
+
+- the run's first event (RUN_STARTED) is written before the run goes on, so the stream of
+  any run that got past its start begins with it;
+- the events after it wait in memory and are written together by the process's flusher
+  thread, at most `FLUSH_EVERY` seconds after the previous write (a reader sees an event
+  within about that delay; a burst of fast agent calls costs one write, not one per call);
+- the run's last event (RUN_FINISHED or RUN_ERROR) is written with whatever is pending, and
+  the run waits for it: a run's stream is complete when its workflow ends (a reader stops
+  there). A background write that failed fails this last one, naming its error.
+
+Writes of one run reach the stream in order (one write at a time per run). Events not yet
+written when the process dies (those of the last `FLUSH_EVERY` seconds at most) are lost;
+the resumed execution starts its part of the stream with a STATE_SNAPSHOT of the rebuilt
+state, so a reader still ends with the run's true state and one RUN_FINISHED.
 
 The append goes through DBOS's step-level stream write, which takes no step id of its own:
 the events a run emits differ between its first execution and a replay (the replay gate drops
-some), and the workflow's step ids must not. Batches not yet written when the process dies
-are lost; the resumed execution starts its part of the stream with a STATE_SNAPSHOT.
+some), and the workflow's step ids must not.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
 from typing import Any
 
 import anyio
 
 STREAM_KEY = "events"
-BATCH = 64
+FLUSH_EVERY = 0.1
+"""Seconds: the longest an event waits in memory after the stream's previous write."""
+FIRST = "RUN_STARTED"
 LAST = frozenset({"RUN_FINISHED", "RUN_ERROR"})
-FLUSH_AFTER = LAST | {"RUN_STARTED", "STEP_FINISHED"}
-_executor: ThreadPoolExecutor | None = None
-
-
-def _writer() -> ThreadPoolExecutor:
-    """The process's one event writer thread (one thread: batches are written in order)."""
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-network-events")
-    return _executor
 
 
 class EventLog:
-    """An event sink appending to the run's DBOS stream."""
+    """An event sink appending to the run's DBOS stream (see the module docstring)."""
 
     def __init__(self, run_id: str) -> None:
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
@@ -50,18 +51,102 @@ class EventLog:
         self._sys_db = _get_dbos_instance()._sys_db
         self._format = WorkflowSerializationFormat.DEFAULT
         self._pending: list[dict[str, Any]] = []
-        self._concurrent = self._sys_db.engine.dialect.name == "postgresql"
+        self._scheduled = False  # the flusher has this log on its list
+        self._buffer = threading.Lock()  # `_pending` and `_scheduled`, shared with the flusher
+        self._writing = threading.Lock()  # one write at a time: batches land in order
+        self._last_write = time.monotonic()
+        self._error: BaseException | None = None  # a background write's failure
 
     async def __call__(self, event: Any) -> None:
-        pending = self._pending
-        pending.append(event.model_dump(mode="json", by_alias=True, exclude_none=True))
-        if event.type in FLUSH_AFTER or len(pending) >= BATCH:
-            self._pending = []
-            written = _writer().submit(self._append, pending)
-            if event.type in LAST or not self._concurrent:  # see above
-                await anyio.to_thread.run_sync(written.result)
+        dumped = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+        kind = event.type
+        with self._buffer:
+            self._pending.append(dumped)
+            schedule = not self._scheduled
+            self._scheduled = True
+        if kind == FIRST or kind in LAST:
+            await anyio.to_thread.run_sync(self.write_pending)
+            if kind in LAST:
+                flusher().forget(self)
+                if self._error is not None:
+                    error, self._error = self._error, None
+                    raise error
+        elif schedule:
+            flusher().schedule(self, self._last_write + FLUSH_EVERY)
 
-    def _append(self, batch: list[dict[str, Any]]) -> None:
-        self._sys_db.write_stream_from_step(
-            self.run_id, 0, STREAM_KEY, batch, serialization_type=self._format
-        )
+    def write_pending(self) -> None:
+        """Write every pending event now, in one append (from a worker or flusher thread)."""
+        with self._writing:
+            with self._buffer:
+                batch, self._pending = self._pending, []
+                self._scheduled = False
+            if not batch:
+                return
+            try:
+                self._sys_db.write_stream_from_step(
+                    self.run_id, 0, STREAM_KEY, batch, serialization_type=self._format
+                )
+            finally:
+                self._last_write = time.monotonic()
+
+    def write_in_background(self) -> None:
+        """The flusher's write: a failure is kept for the run's last write to raise."""
+        try:
+            self.write_pending()
+        except Exception as exc:  # raised by the run's last write (never swallowed)
+            if self._error is None:
+                self._error = exc
+
+
+class Flusher:
+    """The process's one flusher thread: writes each log's pending events when they are due."""
+
+    def __init__(self) -> None:
+        self._due: dict[EventLog, float] = {}
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def schedule(self, log: EventLog, at: float) -> None:
+        """Write `log`'s pending events at `at` (`time.monotonic()`), or earlier."""
+        with self._changed:
+            due = self._due.get(log)
+            if due is not None and due <= at:
+                return
+            self._due[log] = at
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._serve, name="agent-network-events", daemon=True
+                )
+                self._thread.start()
+            self._changed.notify()
+
+    def forget(self, log: EventLog) -> None:
+        """Drop `log` from the list (its run wrote its last events itself)."""
+        with self._changed:
+            self._due.pop(log, None)
+
+    def _serve(self) -> None:
+        while True:
+            with self._changed:
+                ready = self._take_due()
+                while not ready:
+                    wait = min(self._due.values()) - time.monotonic() if self._due else None
+                    self._changed.wait(wait)
+                    ready = self._take_due()
+            for log in ready:
+                log.write_in_background()
+
+    def _take_due(self) -> list[EventLog]:
+        now = time.monotonic()
+        ready = [log for log, at in self._due.items() if at <= now]
+        for log in ready:
+            del self._due[log]
+        return ready
+
+
+_flusher = Flusher()
+
+
+def flusher() -> Flusher:
+    """The process's flusher (its thread starts with the first deferred write)."""
+    return _flusher

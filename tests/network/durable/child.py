@@ -2,7 +2,8 @@
 
 MODE `run` starts the run (durably) and writes its outcome to `<log>.result`; MODE `resume`
 launches DBOS (which resumes the unfinished run) and waits for the run's outcome. With
-`AN_THREAD_STORE` set, the run is on thread `thread-1` of that store.
+`AN_THREAD_STORE` set, the run is on thread `thread-1` of that store; with `AN_FLUSH_EVERY`
+set, the run's events wait that many seconds for their write to the event log.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from pathlib import Path
 import anyio
 
 from network import durable
+from network.durable import event_log
 from tests.network.durable.crash_network import team
 
 
 def main() -> None:
     db, run_id, mode = sys.argv[1:4]
     out = Path(os.environ["AN_DURABLE_LOG"] + ".result")
+    if os.environ.get("AN_FLUSH_EVERY"):
+        event_log.FLUSH_EVERY = float(os.environ["AN_FLUSH_EVERY"])
     durable.launch([team], db=db)
     try:
         if mode == "run":

@@ -11,7 +11,7 @@ import pytest
 
 from network import durable
 from network.threads import SQLStore
-from tests.network.durable.crash_network import SEQUENCE
+from tests.network.durable.crash_network import SEQUENCE, team
 from tests.network.durable.harness import crash_and_resume, expected_log
 
 WRITER_TOOL = len(SEQUENCE) - SEQUENCE[::-1].index("tool:note")  # 1-based: the writer's
@@ -32,16 +32,20 @@ def events_of(db: str, run_id: str) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("durable_db", ["sqlite"], indirect=True)
 def test_the_stream_of_a_resumed_run_goes_on_from_a_snapshot_of_its_rebuilt_state(
-    durable_db: str, tmp_path: Path
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("AN_DURABLE_LOG", str(tmp_path / "plain.log"))
+    plain: list[str] = []
+    anyio.run(lambda: team.run("go", sinks=[lambda event: plain.append(event.type)]))
     outcome = crash_and_resume(durable_db, tmp_path / "effects.log", [WRITER_TOOL])
     events = events_of(durable_db, outcome["run_id"])
     kinds = [event["type"] for event in events]
     assert kinds[0] == "RUN_STARTED" and kinds.count("RUN_STARTED") == 1
     assert kinds[-1] == "RUN_FINISHED" and kinds.count("RUN_FINISHED") == 1
-    snapshots = [i for i, kind in enumerate(kinds) if kind == "STATE_SNAPSHOT"]
-    assert len(snapshots) == 2  # the run's first, and the resumed execution's
-    resumed = snapshots[1]
+    resumed = len(kinds) - 1 - kinds[::-1].index("STATE_SNAPSHOT")  # the resumed execution's
+    # before it, the killed attempt's events up to its last write to the log (those of its
+    # last FLUSH_EVERY seconds were lost with the process): the start of a plain run's stream
+    assert kinds[:resumed] == plain[:resumed]
     # the state the writer's tool call saw when it was killed: rebuilt from recorded steps
     assert events[resumed]["snapshot"] == {
         "routed": ["planner", "planner", "writer"],
