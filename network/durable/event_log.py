@@ -113,7 +113,7 @@ class Flusher:
             if due is not None and due <= at:
                 return
             self._due[log] = at
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():  # (a forked child's too)
                 self._thread = threading.Thread(
                     target=self._serve, name="agent-network-events", daemon=True
                 )
