@@ -10,7 +10,9 @@ each N, each repetition runs, one after the other,
   `--before REF` (default `main`), and SQLite's default rollback journal;
 - `after`: the durable run with this checkout's code.
 
-Each durable variant gets its own DBOS launch and, on SQLite, its own database file. Printed:
+Each durable variant gets its own DBOS launch and, on SQLite, its own database file; each
+timed run follows an untimed one in the same launch (a process launches once and runs many
+runs: the first after a launch opens connections and compiles statements). Printed:
 medians of wall time and of this process's CPU time per recorded step, overhead per step
 (durable - plain) / recorded steps, and the ratio after / before. The machine's load average
 is printed with each line: on a shared machine only ratios within one invocation mean much.
@@ -92,6 +94,9 @@ def variants(ref: str) -> list[Variant]:
 
 
 async def timed(action: Callable[[], Any], steps: int) -> tuple[float, float]:
+    """Per step, the wall and CPU time of `action`'s second call (the first warms the
+    launch up: connections opened, statements compiled and prepared)."""
+    await action()
     wall, cpu = time.perf_counter(), time.process_time()
     await action()
     return (time.perf_counter() - wall) / steps * 1000, (time.process_time() - cpu) / steps * 1000
