@@ -38,4 +38,3 @@ def test_replaying_the_writes_rebuilds_the_store_the_step_left() -> None:
     live.delete("gone")
     apply_writes(replayed, writes_since(live, mark))
     assert replayed.data == live.data == {"notes": ["a", "b"]}
-
