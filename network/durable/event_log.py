@@ -5,11 +5,9 @@ the run's workflow (`DurableClient.events(run_id)` reads it, from any process, w
 goes on). A write to the stream costs about what a recorded step does, so events are not
 written one by one, nor once per agent call, but in batches, off the run's path:
 
-- the run's first event (RUN_STARTED) is written before the run goes on, so the stream of
-  any run that got past its start begins with it;
-- the events after it wait in memory and are written together by the process's flusher
-  thread, at most `FLUSH_EVERY` seconds after the previous write (a reader sees an event
-  within about that delay; a burst of fast agent calls costs one write, not one per call);
+- events wait in memory and the process's flusher thread writes them together, at most
+  `FLUSH_EVERY` seconds after the log's previous write (or the run's start): a reader sees
+  an event within about that delay, and a burst of fast agent calls costs one write;
 - the run's last event (RUN_FINISHED or RUN_ERROR) is written with whatever is pending, and
   the run waits for it: a run's stream is complete when its workflow ends (a reader stops
   there). A background write that failed fails this last one, naming its error.
@@ -17,7 +15,10 @@ written one by one, nor once per agent call, but in batches, off the run's path:
 Writes of one run reach the stream in order (one write at a time per run). Events not yet
 written when the process dies (those of the last `FLUSH_EVERY` seconds at most) are lost;
 the resumed execution starts its part of the stream with a STATE_SNAPSHOT of the rebuilt
-state, so a reader still ends with the run's true state and one RUN_FINISHED.
+state, so a reader still ends with the run's true state and one RUN_FINISHED. The stream
+always begins with the run's RUN_STARTED: a resumed execution's first write checks whether
+any earlier execution wrote to the stream, and when none did, writes the run's RUN_STARTED
+(replayed, and handed over by the replay gate) first.
 
 The append goes through DBOS's step-level stream write, which takes no step id of its own:
 the events a run emits differ between its first execution and a replay (the replay gate drops
@@ -35,14 +36,14 @@ import anyio
 STREAM_KEY = "events"
 FLUSH_EVERY = 0.1
 """Seconds: the longest an event waits in memory after the stream's previous write."""
-FIRST = "RUN_STARTED"
 LAST = frozenset({"RUN_FINISHED", "RUN_ERROR"})
 
 
 class EventLog:
     """An event sink appending to the run's DBOS stream (see the module docstring)."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, *, resumed: bool = False) -> None:
+        """The log of run `run_id`; `resumed`: this execution resumes an earlier one."""
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._serialization import WorkflowSerializationFormat  # noqa: PLC0415 (dbos)
 
@@ -56,6 +57,13 @@ class EventLog:
         self._writing = threading.Lock()  # one write at a time: batches land in order
         self._last_write = time.monotonic()
         self._error: BaseException | None = None  # a background write's failure
+        self._check_stream = resumed  # at the first write: did an earlier execution write?
+        self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
+
+    def keep_start(self, event: Any) -> None:
+        """The run's RUN_STARTED, replayed (the gate drops it): written first by a resumed
+        execution when no earlier one wrote anything."""
+        self._start = event.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     async def __call__(self, event: Any) -> None:
         dumped = event.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -64,13 +72,12 @@ class EventLog:
             self._pending.append(dumped)
             schedule = not self._scheduled
             self._scheduled = True
-        if kind == FIRST or kind in LAST:
+        if kind in LAST:
             await anyio.to_thread.run_sync(self.write_pending)
-            if kind in LAST:
-                flusher().forget(self)
-                if self._error is not None:
-                    error, self._error = self._error, None
-                    raise error
+            flusher().forget(self)
+            if self._error is not None:
+                error, self._error = self._error, None
+                raise error
         elif schedule:
             flusher().schedule(self, self._last_write + FLUSH_EVERY)
 
@@ -82,6 +89,11 @@ class EventLog:
                 self._scheduled = False
             if not batch:
                 return
+            if self._check_stream:
+                self._check_stream = False
+                _, written = self._sys_db.read_stream_values(self.run_id, STREAM_KEY, 0, 1)
+                if not written and self._start is not None:
+                    batch.insert(0, self._start)
             try:
                 self._sys_db.write_stream_from_step(
                     self.run_id, 0, STREAM_KEY, batch, serialization_type=self._format

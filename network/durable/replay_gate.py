@@ -5,6 +5,9 @@ events of that replay were already delivered by the attempt that crashed (or wen
 The gate drops them. The first step that really runs opens it: it sends a STATE_SNAPSHOT of
 the state rebuilt so far and a STEP_STARTED for the agent call under way, then lets every
 event through. A run whose steps were all recorded opens it on its final event.
+
+The run's RUN_STARTED, dropped like the rest, is handed to the run's event log: when no
+execution before this one wrote any event to the log, it is the stream's first event still.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from network import events
+from network.durable.event_log import EventLog
 from network.run.emitter import AnySink, EventSink, as_async
 
 FINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
@@ -21,10 +25,13 @@ FINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
 class ReplayGate:
     """An event sink in front of the run's consumers; closed while the run replays."""
 
-    def __init__(self, sinks: Sequence[AnySink], *, is_open: bool) -> None:
+    def __init__(
+        self, sinks: Sequence[AnySink], *, is_open: bool, log: EventLog | None = None
+    ) -> None:
         self.sinks: list[EventSink] = [as_async(sink) for sink in sinks]
         self.is_open = is_open
         self.ctx: Any = None
+        self.log = log  # the run's event log (one of `sinks`), told of a replayed RUN_STARTED
 
     async def open(self, ctx: Any) -> None:
         """Let events through, after a snapshot of the state the run resumes from."""
@@ -38,6 +45,8 @@ class ReplayGate:
 
     async def __call__(self, event: Any) -> None:
         if not self.is_open:
+            if event.type == "RUN_STARTED" and self.log is not None:
+                self.log.keep_start(event)
             if event.type not in FINAL:
                 return
             await self.open(None)

@@ -76,7 +76,8 @@ async def run_workflow(
     live = attachments.get(run_id) or Attachments()
     steps = DurableSteps()
     fresh = await steps.begin()
-    gate = steps.gate = ReplayGate([EventLog(run_id), *live.sinks], is_open=fresh)
+    log = EventLog(run_id, resumed=not fresh)
+    gate = steps.gate = ReplayGate([log, *live.sinks], is_open=fresh, log=log)
     try:
         if continued is not None:
             result = await continued.run(

@@ -1,5 +1,6 @@
 """The event log of a durable run: written in batches off the run's path, in order, complete
-when the run ends; after a crash, a stream that starts the run and ends with its true state."""
+when the run ends; after a crash, a stream that starts the run (RUN_STARTED, even when the
+killed execution wrote nothing) and ends with its true state."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def written_batches(run_id: str) -> list[list[dict[str, Any]]]:
     return list(DBOS.read_stream(run_id, event_log.STREAM_KEY))
 
 
-def test_events_wait_for_one_write_and_the_last_event_completes_the_stream(
+def test_events_wait_for_one_write_made_by_the_last_event_of_the_run(
     launched: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # no background write comes due
@@ -49,9 +50,9 @@ def test_events_wait_for_one_write_and_the_last_event_completes_the_stream(
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
     batches = written_batches(run_id)
-    # RUN_STARTED before the run went on; every later event (four agent calls) in one write,
-    # made by the run's last event before its workflow ended
-    assert [[event["type"] for event in batch] for batch in batches] == [["RUN_STARTED"], plain[1:]]
+    # every event of the run (four agent calls) in one write, made by its last event before
+    # its workflow ended
+    assert [[event["type"] for event in batch] for batch in batches] == [plain]
 
 
 def test_background_writes_racing_the_runs_own_keep_the_stream_in_order(
@@ -69,12 +70,14 @@ def test_background_writes_racing_the_runs_own_keep_the_stream_in_order(
 def test_a_crash_loses_only_unwritten_events_and_the_resumed_stream_completes_the_run(
     durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # every event after RUN_STARTED still in memory when the writer's tool call is killed
+    # every event still in memory when the writer's tool call is killed: nothing written
     monkeypatch.setenv("AN_FLUSH_EVERY", "3600")
     outcome = crash_and_resume(durable_db, tmp_path / "effects.log", [WRITER_TOOL])
     events = events_of(durable_db, outcome["run_id"])
     kinds = [event["type"] for event in events]
     assert kinds[:3] == ["RUN_STARTED", "STATE_SNAPSHOT", "STEP_STARTED"]
+    # the stream still starts the run: the resumed execution wrote its replayed RUN_STARTED
+    assert events[0]["runId"] == outcome["run_id"]
     # what a reader rebuilds from the stream is the run's state when it was killed...
     assert events[1]["snapshot"] == {
         "routed": ["planner", "planner", "writer"],
