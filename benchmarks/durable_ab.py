@@ -6,8 +6,8 @@ each N, each repetition runs, one after the other,
 - `plain`: the W1-shaped network of `durable_overhead.py` (N agent calls), not durable;
 - `bare`: a DBOS workflow of as many steps as that durable run records (3 N + 2), each
   `DBOS.reserve_step()` + `run_async` of an empty coroutine: DBOS's own floor;
-- `before`: the durable run with `network/durable/{steps,event_log}.py` as they are at
-  `--before REF` (default `main`), and SQLite's default rollback journal;
+- `before`: the durable run with `network/durable/{steps,event_log,replay_gate}.py` as they
+  are at `--before REF` (default `main`), and SQLite's default rollback journal;
 - `after`: the durable run with this checkout's code.
 
 Each durable variant gets its own DBOS launch and, on SQLite, its own database file; each
@@ -75,21 +75,38 @@ def module_at(ref: str, path: str) -> types.ModuleType:
 class Variant:
     """Which code a durable run uses (swapped into the workflow module between runs)."""
 
-    def __init__(self, name: str, steps: Any, event_log: Any, journal: Callable[[str], None]):
+    def __init__(
+        self, name: str, steps: Any, event_log: Any, gate: Any, journal: Callable[[str], None]
+    ) -> None:
         self.name = name
-        self.steps, self.event_log, self.journal = steps, event_log, journal
+        self.steps, self.event_log, self.gate, self.journal = steps, event_log, gate, journal
 
     def install(self) -> None:
         workflow.DurableSteps = self.steps
         workflow.EventLog = self.event_log
+        workflow.ReplayGate = self.gate
         engine.use_write_ahead_log = self.journal
 
 
 def variants(ref: str) -> list[Variant]:
-    after = Variant("after", workflow.DurableSteps, workflow.EventLog, engine.use_write_ahead_log)
+    after = Variant(
+        "after",
+        workflow.DurableSteps,
+        workflow.EventLog,
+        workflow.ReplayGate,
+        engine.use_write_ahead_log,
+    )
     old_steps = module_at(ref, "network/durable/steps.py")
-    old_log = module_at(ref, "network/durable/event_log.py")
-    before = Variant("before", old_steps.DurableSteps, old_log.EventLog, lambda url: None)
+    old_log = module_at(ref, "network/durable/event_log.py").EventLog
+    old_gate = module_at(ref, "network/durable/replay_gate.py").ReplayGate
+
+    def event_log(run_id: str, **ignored: Any) -> Any:  # the old one takes no `resumed`
+        return old_log(run_id)
+
+    def gate(sinks: Any, *, is_open: bool, **ignored: Any) -> Any:  # nor `log`
+        return old_gate(sinks, is_open=is_open)
+
+    before = Variant("before", old_steps.DurableSteps, event_log, gate, lambda url: None)
     return [before, after]
 
 
