@@ -11,7 +11,8 @@ from network.run.context import RunContext
 
 
 def sequence(*agents: Any) -> Any:
-    """A router that runs `agents` in order, once each (agents or agent names).
+    """A router that runs `agents` in order, once each (agents or agent names, or a
+    `Parallel` fan-out, which counts as one place however many branches it has).
 
     Nothing is stored, in the router or in the run: the position is read from the run's own
     calls, so one router serves any number of concurrent runs. The next agent is the one
@@ -47,13 +48,32 @@ def sequence(*agents: Any) -> Any:
 
 
 def _position(names: list[str], ctx: RunContext) -> int:
-    """Where the run is in the sequence: its calls so far, counted from its first call."""
+    """Where the run is in the sequence: its steps so far, counted from its first step."""
     done = ctx.call_count
     if done == 0:
         return 0
     results = ctx.state.results  # a thread's earlier runs come first: this run's are the last
-    first = results[len(results) - done].agent
-    return (names.index(first) if first in names else 0) + done
+    steps = _steps(results[max(len(results) - done, 0) :])
+    return (names.index(steps[0]) if steps[0] in names else 0) + len(steps)
+
+
+def _steps(results: Any) -> list[str]:
+    """The names of the sequence entries a run's calls ran, one per entry: an agent call is
+    one, and so is a whole `Parallel` fan-out (its branches' calls are consecutive results,
+    each naming its branch `"<fan-out name>/<key>"`), however many branches it had."""
+    steps: list[str] = []
+    fan_out: str | None = None  # the fan-out the previous result was a branch of
+    seen: set[str] = set()  # its branches so far: one seen again starts another fan-out
+    for result in results:
+        branch = result.branch
+        name = result.agent if branch is None else branch.split("/", 1)[0]
+        if branch is None or name != fan_out or branch in seen:
+            steps.append(name)
+            seen = set()
+        fan_out = None if branch is None else name
+        if branch is not None:
+            seen.add(branch)
+    return steps
 
 
 def _chain_mermaid(names: list[str]) -> str:

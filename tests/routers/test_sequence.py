@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from agents import ToolContext, call, tool
-from network import Network, RoutingError, RunContext, StopReason
+from network import Network, Parallel, RoutingError, RunContext, StopReason
 from routers import network_mermaid, sequence
 from tests.routers.helpers import scripted_agent
 
@@ -140,3 +140,28 @@ async def test_a_resumed_run_goes_on_after_the_interrupted_agent() -> None:
     assert [r.agent for r in resumed.results] == ["deployer", "reviewer"]
     assert resumed.stop_reason == StopReason.ROUTER_FINISHED
     assert resumed.state.kv.get("deployed") == "prod"
+
+
+@pytest.mark.anyio
+async def test_a_fan_out_is_one_place_in_the_sequence() -> None:
+    a, b, c, d = (scripted_agent(n) for n in "abcd")
+    fan_out = Parallel(b, c)
+    network = Network("fan", [a, b, c, d], sequence(a, fan_out, d))
+
+    result = await network.run("go")
+
+    # the fan-out's two calls move the sequence on by one place: d still runs
+    assert [r.agent for r in result.results] == ["a", "b", "c", "d"]
+    assert result.stop_reason == StopReason.ROUTER_FINISHED
+
+
+@pytest.mark.anyio
+async def test_fan_outs_of_any_width_back_to_back() -> None:
+    a, b = scripted_agent("a"), scripted_agent("b")
+    wide = Parallel.map(b, ["x", "y", "z"], name="wide")
+    network = Network("fans", [a, b], sequence(wide, wide, a))
+
+    result = await network.run("go")
+
+    # the same fan-out twice in a row is two places (its branches start over), then a
+    assert [r.agent for r in result.results] == ["b"] * 6 + ["a"]
