@@ -101,7 +101,7 @@ def read_map(path: Path) -> dict[str, Price]:
         if not isinstance(entry, dict) or not isinstance(key, str):
             continue
         provider = entry.get("litellm_provider")
-        if provider not in providers:
+        if not isinstance(provider, str) or provider not in providers:
             continue
         price = _price(entry)
         if price is None:

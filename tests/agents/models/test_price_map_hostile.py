@@ -1,0 +1,25 @@
+"""A price map is outside data: whatever its file holds, reading it never raises, and only
+the entries it states well are priced."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agents import Price
+from agents.models.price_map import read_map
+
+GOOD = {"litellm_provider": "openai", "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}
+
+
+def map_file(tmp_path: Path, entries: dict[str, Any]) -> Path:
+    path = tmp_path / "prices.json"
+    path.write_text(json.dumps({"good": GOOD, **entries}))
+    return path
+
+
+def test_a_provider_that_is_not_a_string_is_skipped(tmp_path: Path) -> None:
+    listed = {**GOOD, "litellm_provider": ["openai"]}  # unhashable: once a TypeError
+    catalog = read_map(map_file(tmp_path, {"listed": listed}))
+    assert set(catalog) == {"openai/good"}
