@@ -168,7 +168,8 @@ def _long_prompt(
 def _tokens(size: str) -> int | None:
     """`272000` from `"272k"`, `128000` from `"128000"`; None for anything else."""
     digits, thousands = (size[:-1], 1000) if size.endswith("k") else (size, 1)
-    return int(digits) * thousands if digits.isdigit() else None
+    # ASCII only: str.isdigit() also accepts digits int() refuses ("²")
+    return int(digits) * thousands if digits.isascii() and digits.isdigit() else None
 
 
 def _rate(entry: dict[str, Any], key: str) -> float | None:

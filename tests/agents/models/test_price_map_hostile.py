@@ -23,3 +23,10 @@ def test_a_provider_that_is_not_a_string_is_skipped(tmp_path: Path) -> None:
     listed = {**GOOD, "litellm_provider": ["openai"]}  # unhashable: once a TypeError
     catalog = read_map(map_file(tmp_path, {"listed": listed}))
     assert set(catalog) == {"openai/good"}
+
+
+def test_a_long_prompt_size_in_other_digits_is_ignored(tmp_path: Path) -> None:
+    # "²".isdigit() is true but int("²") raises: the tier is not read, the base rates are
+    superscript = {**GOOD, "input_cost_per_token_above_²_tokens": 5e-6}
+    catalog = read_map(map_file(tmp_path, {"superscript": superscript}))
+    assert catalog["openai/superscript"] == Price(input=1.0, output=2.0)
