@@ -91,7 +91,7 @@ def read_map(path: Path) -> dict[str, Price]:
     the providers the native client serves; an unreadable file or entry prices nothing."""
     try:
         entries = json.loads(path.read_bytes())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested too deep
         return {}  # an unreadable map prices nothing, as no map does
     if not isinstance(entries, dict):
         return {}

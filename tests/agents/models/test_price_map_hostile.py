@@ -30,3 +30,9 @@ def test_a_long_prompt_size_in_other_digits_is_ignored(tmp_path: Path) -> None:
     superscript = {**GOOD, "input_cost_per_token_above_²_tokens": 5e-6}
     catalog = read_map(map_file(tmp_path, {"superscript": superscript}))
     assert catalog["openai/superscript"] == Price(input=1.0, output=2.0)
+
+
+def test_a_map_nested_too_deep_prices_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)  # json.loads: RecursionError, not ValueError
+    assert read_map(path) == {}
