@@ -2,16 +2,21 @@
 
 Some servers send no usage (llama-cpp-python's, when streaming). A run's token totals should
 still mean something, so the client estimates, at about four characters a token, and sets
-`Usage.estimated`: a reader can tell a server's figure from a guess.
+`Usage.estimated`: a reader can tell a server's figure from a guess. A figure that is not a
+whole number >= 0 is no figure (estimated too): a negative count would make a request cost
+less than nothing and let a run past `max_cost_usd`.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from network.history.messages import AssistantMessage
 from network.history.results import Usage
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs  # typing's own from 3.13; kept off the import path
 
 
 def reported_usage(usage: Any) -> Usage | None:
@@ -20,8 +25,8 @@ def reported_usage(usage: Any) -> Usage | None:
         return None
     get = usage.get if isinstance(usage, dict) else lambda name: getattr(usage, name, None)
     prompt, completion, total = get("prompt_tokens"), get("completion_tokens"), get("total_tokens")
-    if not isinstance(prompt, int) or not isinstance(completion, int):
-        return None
+    if not _count(prompt) or not _count(completion):
+        return None  # a count that is not a whole number >= 0 is no figure: estimate instead
     details = get("prompt_tokens_details")  # OpenAI's cached prompt tokens live here
     if isinstance(details, dict):
         cached = details.get("cached_tokens")
@@ -30,9 +35,14 @@ def reported_usage(usage: Any) -> Usage | None:
     return Usage(
         prompt,
         completion,
-        total if isinstance(total, int) else prompt + completion,
-        cached_tokens=cached if isinstance(cached, int) else 0,
+        total if _count(total) else prompt + completion,
+        cached_tokens=cached if _count(cached) else 0,
     )
+
+
+def _count(value: Any) -> TypeIs[int]:
+    """Whether a server's figure is a token count: an int >= 0 (a bool is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def estimated_usage(prompt_chars: int, message: AssistantMessage) -> Usage:
