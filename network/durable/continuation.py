@@ -96,5 +96,4 @@ class Continuation:
         stopped = self.stopped.result(network)
         if self.kind == "resume":
             return await network.resume(stopped, self.answers, **options)
-        options.pop("limits", None)  # answer_tool_calls takes the network's limits
         return await network.answer_tool_calls(stopped, self.answers, **options)

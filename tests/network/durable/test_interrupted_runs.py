@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from agents import Agent, ScriptedModel, call, client_tool
-from network import Network, StopReason, durable
+from agents import Agent, ScriptedModel, call, client_tool, tool
+from network import Network, StopReason, UsageLimits, durable
 from network.run.client_results import ClientToolError
 from network.run.interrupts import InterruptError
 from network.threads import SQLStore
@@ -177,3 +177,34 @@ async def test_client_tool_results_continue_durably(launched: str) -> None:
     assert done.output == "Booked for the date given."
     assert model.requests[-1].history[-1].content == '{"date": "tue"}'
     assert steps_of(launched, "c-on") == ["run_started", "router", "model:concierge", "router"]
+
+
+@tool
+def find_rooms(date: str) -> str:
+    """Find rooms free on a date."""
+    return f"rooms on {date}: 2"
+
+
+@pytest.mark.anyio
+async def test_a_durable_client_tool_continuation_keeps_the_callers_limits(
+    launched: str,
+) -> None:
+    model = ScriptedModel(
+        [call("confirm_date", date="mon"), call("find_rooms", date="mon"), "Booked."]
+    )
+    agent = Agent("concierge", "books", tools=[CONFIRM, find_rooms], model=model)
+    network = Network("limited", [agent], router=until_answered(agent))
+    durable.launch([network], db=launched)
+    stopped = await network.run("book", durable=True, run_id=f"l-{uuid.uuid4().hex[:6]}")
+    (pending,) = stopped.pending_tool_calls
+    done = await network.answer_tool_calls(
+        stopped,
+        {pending.id: {"date": "mon"}},
+        durable=True,
+        run_id=f"l-on-{uuid.uuid4().hex[:6]}",
+        limits=UsageLimits(max_model_calls=1),
+    )
+    # the continuation needs two requests; the caller allowed one (the network sets none)
+    assert done.stop_reason == StopReason.USAGE_LIMIT
+    assert done.limit_exceeded is not None and done.limit_exceeded.limit == "max_model_calls"
+    assert len(model.requests) == 2
