@@ -220,6 +220,7 @@ class Network(Generic[DepsT]):
         anything. `store` must be a URL or path. `step_runner` is the durable engine's own
         hook: leave it None.
         """
+        checked = _check_limits(self.name, limits)  # before anything changes or is recorded
         if durable:
             from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
 
@@ -236,7 +237,7 @@ class Network(Generic[DepsT]):
                 app_name=app_name,
                 deps=deps,
                 resources=resources,
-                limits=limits,
+                limits=checked,
             )
             return durable_result
         session = None
@@ -263,7 +264,6 @@ class Network(Generic[DepsT]):
             resources=self._resources("run", resources),
             steps=step_runner,
         )
-        checked = _check_limits(self.name, limits)  # before anything changes
         run_state.append_messages([UserMessage(input)])
         return await self._start(ctx, session, sinks, max_iter, checked)
 
@@ -409,6 +409,7 @@ class Network(Generic[DepsT]):
         the durable engine's own hook: leave it None.
         """
         answered = pending_answers(interrupted, answers)
+        checked = _check_limits(self.name, limits)  # before anything changes or is recorded
         if durable:
             from network.durable.runs import continue_durably  # noqa: PLC0415 (dbos)
 
@@ -425,7 +426,7 @@ class Network(Generic[DepsT]):
                 app_name=app_name,
                 deps=deps,
                 resources=resources,
-                limits=limits,
+                limits=checked,
             )
             return continued
         old = interrupted.state
@@ -450,7 +451,7 @@ class Network(Generic[DepsT]):
         )
         if interrupted.trace_id is not None and interrupted.span_id is not None:
             ctx.trace_links = ((interrupted.trace_id, interrupted.span_id),)  # its trace
-        return await self._start(ctx, session, sinks, max_iter, _check_limits(self.name, limits))
+        return await self._start(ctx, session, sinks, max_iter, checked)
 
     async def answer_tool_calls(
         self,

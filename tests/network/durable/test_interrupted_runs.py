@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, call, client_tool, tool
-from network import Network, StopReason, UsageLimits, durable
+from network import ConfigurationError, Network, StopReason, UsageLimits, durable
 from network.run.client_results import ClientToolError
 from network.run.interrupts import InterruptError
 from network.threads import SQLStore
@@ -208,3 +208,21 @@ async def test_a_durable_client_tool_continuation_keeps_the_callers_limits(
     assert done.stop_reason == StopReason.USAGE_LIMIT
     assert done.limit_exceeded is not None and done.limit_exceeded.limit == "max_model_calls"
     assert len(model.requests) == 2
+
+
+@pytest.mark.anyio
+async def test_limits_that_are_not_usage_limits_record_nothing(launched: str) -> None:
+    not_limits: Any = {"max_model_calls": 1}
+    with pytest.raises(ConfigurationError, match="'booking': limits must be UsageLimits"):
+        await booking.run("Book a seat", durable=True, run_id="book-5", limits=not_limits)
+    first = await booking.run("Book a seat", durable=True, run_id="book-6")
+    answers = [interrupt.accept() for interrupt in first.interrupts]
+    with pytest.raises(ConfigurationError, match="'booking': limits must be UsageLimits"):
+        await booking.resume(first, answers, durable=True, run_id="book-6-on", limits=not_limits)
+    client = durable.DurableClient(launched)
+    try:
+        for refused in ("book-5", "book-6-on"):
+            with pytest.raises(KeyError):
+                client.status(refused)
+    finally:
+        client.close()
