@@ -95,11 +95,14 @@ Price.FREE = Price(input=0.0, output=0.0)
 
 def price_from(value: Any, model: str) -> Price | None:
     """A model's `price=` option: a `Price`, a mapping of its fields (a model described as
-    data, e.g. `{"input": 0.3, "output": 1.2}`), or None; anything else is a
-    `ConfigurationError` naming the model."""
+    data, e.g. `{"input": 0.3, "output": 1.2}`; `long_prompt` a mapping too), or None;
+    anything else is a `ConfigurationError` naming the model."""
     if value is None or isinstance(value, Price):
         return value
     if isinstance(value, Mapping):
+        tier = value.get("long_prompt")
+        if isinstance(tier, Mapping):  # the long-prompt rates are data too
+            value = {**value, "long_prompt": price_from(tier, model)}
         try:
             return Price(**value)
         except TypeError as exc:
