@@ -310,10 +310,25 @@ class Tool:
 def not_an_object(tool: str, arguments: Any) -> ToolError:
     """The error a tool reports to the model when its arguments are not a JSON object."""
     if isinstance(arguments, str):
-        return ToolError(
-            f"tool {tool!r}: arguments are not valid JSON: {arguments[:200]!r}", tool=tool
-        )
-    return ToolError(f"tool {tool!r}: arguments must be a JSON object", tool=tool)
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return ToolError(
+                f"tool {tool!r}: arguments are not valid JSON: {arguments[:200]!r}", tool=tool
+            )
+    # JSON, but not an object (a list, a number): say which, so the model can correct it
+    kind = _JSON_KINDS.get(type(arguments), type(arguments).__name__)
+    return ToolError(f"tool {tool!r}: arguments must be a JSON object, got {kind}", tool=tool)
+
+
+_JSON_KINDS = {
+    list: "a JSON array",
+    str: "a JSON string",
+    int: "a JSON number",
+    float: "a JSON number",
+    bool: "a JSON boolean",
+    type(None): "null",
+}
 
 
 def check_output_mapping(where: str, mapping: Mapping[str, Any]) -> None:

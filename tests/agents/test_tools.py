@@ -125,6 +125,22 @@ async def test_invalid_json_arguments_are_reported_to_the_model() -> None:
 
 
 @pytest.mark.anyio
+async def test_json_arguments_that_are_not_an_object_are_reported_as_such() -> None:
+    from network import AssistantMessage, ToolCall
+
+    @tool
+    def echo(text: str) -> str:
+        return text
+
+    listed = AssistantMessage(tool_calls=[ToolCall(id="c1", name="echo", arguments='["hi"]')])
+    result = await run_once(Agent("a", tools=[echo], model=ScriptedModel([listed]))).run("x")
+    record = result.results[0].tool_calls[0]
+    # valid JSON, so the model is told what is wrong with it, not that it is not JSON
+    assert record.is_error and "not valid JSON" not in record.content
+    assert "tool 'echo': arguments must be a JSON object, got a JSON array" in record.content
+
+
+@pytest.mark.anyio
 async def test_tool_context_is_injected_and_hidden_from_the_schema() -> None:
     seen = {}
 
