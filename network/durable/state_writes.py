@@ -33,7 +33,23 @@ from network.state.staged import StagedKV
 StateWrites = list[tuple[str, Any]]
 """`[(key, value_after)]`; a deleted key's value is `DELETED`."""
 
-DELETED = "__agent_network_deleted__"
+
+class _Deleted:
+    """The marker of a removed key in a step's record. Not a string: any string is a value a
+    tool may write (model output included), which a replay would have taken for a removal.
+    It pickles by name (DBOS pickles step outputs), so a record read back holds this very
+    object, and it is told apart by identity."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "DELETED"
+
+    def __repr__(self) -> str:
+        return "DELETED"
+
+
+DELETED: Any = _Deleted()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +100,13 @@ def apply_writes(kv: Any, writes: StateWrites | RawWrites) -> None:
     """Write a replayed step's writes again (validated; a rejected value raises)."""
     if isinstance(writes, RawWrites):
         for key, value, handler in writes.writes:
-            if value == DELETED:
+            if value is DELETED:
                 kv.delete(key)
             else:
                 kv.set(key, value, handler)
         return
     for key, value in writes:
-        if value == DELETED:
+        if value is DELETED:
             kv.delete(key)
         else:
             kv.set(key, value, replace_values)
