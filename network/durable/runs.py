@@ -9,6 +9,7 @@ from typing import Any
 
 from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
+from network.durable.process import DurableConfigError
 from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
 from network.errors import ConfigurationError
 from network.ids import new_id
@@ -109,6 +110,12 @@ async def continue_durably(
     `answers` were validated against `stopped` by the caller (`network.resume` /
     `answer_tool_calls`), so nothing is recorded for answers that do not match.
     """
+    if run_id is not None and run_id == getattr(stopped, "run_id", None):
+        # DBOS would hand back the stopped run's recorded outcome under its own id, silently
+        # continuing nothing; a continuation is a run of its own.
+        raise DurableConfigError(
+            f"run id {run_id!r} is the stopped run's own: give its continuation a new id"
+        )
     continued = Continuation(kind, Stopped.of(stopped), answers)
     request = run_request(
         continued.stopped.input,

@@ -226,3 +226,13 @@ async def test_limits_that_are_not_usage_limits_record_nothing(launched: str) ->
                 client.status(refused)
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_a_continuation_under_the_stopped_runs_own_id_is_refused(launched: str) -> None:
+    first = await booking.run("Book a seat", durable=True, run_id="book-7")
+    answers = [interrupt.accept() for interrupt in first.interrupts]
+    with pytest.raises(durable.DurableConfigError, match="'book-7' is the stopped run's own"):
+        await booking.resume(first, answers, durable=True, run_id="book-7")
+    resumed = await booking.resume(first, answers, durable=True, run_id="book-7-on")
+    assert resumed.output == BOOKED["output"]
