@@ -313,17 +313,37 @@ def run_tool_calls_now(
         return None
     call = calls[0]
     tool = tools.get(call.name)
-    if tool is not None and not _runs_now(tool, agent, ctx.network):
+    network = ctx.network
+    if tool is not None and not (tool.inline and retry_policy(tool, agent, network) is None):
         return None
-    kv, previous, mark = _open_single(ctx, agent, call)
+    # `_open_single`, `_run_now`, `_attempt_inline` and `_close_single` written out: this is
+    # every step's tool call, and each of those layers was a Python call of its own.
+    state = ctx.state
+    kv = state.kv
+    previous = kv.writer
+    mark = kv.savepoint()
+    kv.writer = tool_writer(agent.name, ctx.call_count, call.name, call.id)
     try:
-        record = _run_now(ctx, agent, tools, tool, call, ctx.state)
+        if tool is None or getattr(network, "predict_state", None):
+            record = _run_now(ctx, agent, tools, tool, call, state)
+        else:
+            started = time.perf_counter()
+            context = ToolContext(network, agent, state, call.id, ctx)
+            try:
+                result = tool.invoke_inline(call.arguments, context)
+            except Exception as exc:
+                record = _failure(ctx, tool, call, context, exc, None, started)[0]
+            else:
+                record = _record(call, result, tool_result_text(result), None, started)
     except BaseException:
         kv.rollback(mark)
         raise
     finally:
         kv.writer = previous
-    _close_single(kv, mark, record)
+    if record.is_error:
+        kv.rollback(mark)
+    else:
+        kv.release(mark)
     return [record]
 
 
