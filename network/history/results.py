@@ -195,12 +195,7 @@ class InferenceResult(Record):
 
     def messages(self) -> list[Any]:
         """What this call adds to the conversation: its output, then its tool results."""
-        if not self.tool_calls:
-            return list(self.output)
-        return [
-            *self.output,
-            *[
-                ToolMessage(call.id, call.content, call.name, call.is_error)
-                for call in self.tool_calls
-            ],
-        ]
+        messages = list(self.output)
+        for call in self.tool_calls:
+            messages.append(ToolMessage(call.id, call.content, call.name, call.is_error))
+        return messages

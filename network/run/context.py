@@ -165,6 +165,7 @@ class RunContext(Generic[DepsT]):
 
     def add_usage(self, usage: Usage) -> None:
         """Count one inference's tokens (routers may count theirs too)."""
+        # network.run.loop.record_call does the same inline for every agent call: keep both alike.
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
         self.total_tokens += usage.total_tokens

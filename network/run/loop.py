@@ -51,7 +51,8 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         elif emitter.active:
             await call_agent(ctx, agent)
         else:  # call_agent without events, one coroutine less per step (see begin_call)
-            begin_call(ctx, agent)
+            ctx.agent = agent  # begin_call, written out (a Python call less on every step)
+            kv.writer = agent_writer(agent.name, ctx.call_count)
             record_call(ctx, await agent.call(ctx))
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
@@ -100,5 +101,10 @@ def record_call(ctx: RunContext, result: Any) -> None:
         state.append_messages(result.messages())
     ctx.last_result = result
     ctx.call_count += 1
-    ctx.add_usage(result.usage)
+    usage = result.usage  # ctx.add_usage, written out: this runs on every step
+    ctx.prompt_tokens += usage.prompt_tokens
+    ctx.completion_tokens += usage.completion_tokens
+    ctx.total_tokens += usage.total_tokens
+    if usage.estimated:
+        ctx.usage_estimated = True
     ctx.agent = None
