@@ -202,7 +202,8 @@ class Agent:
             text = template.static_text
             if text is None:
                 text = template.render(state.kv, self.name)
-        prompt = self._prompt(text)
+        last = self._last_prompt  # `_prompt`'s cache, read here: the same text every step
+        prompt = last[1] if last is not None and last[0] is text else self._prompt(text)
         history: Any = state.history()  # a hook may swap in any sequence
         hooks = self.hooks
         # The hooks' view of the call, made only for an agent with hooks: it would otherwise
@@ -321,8 +322,21 @@ class Agent:
             kv = state.kv
             kv.writer = agent_writer(self.name, ctx.call_count)
             kv.set(self.output_key, message.content)
-        result = self._result(
-            ctx, prompt, history, records, response, started_at, started, False, requests
+        # `_result` written out (positional: a keyword call costs twice as much).
+        result = InferenceResult(
+            self.name,
+            ctx.input,
+            prompt,
+            history,
+            [message],
+            records,
+            response.raw,
+            response.usage,
+            started_at,
+            (time.perf_counter() - started) * 1000,
+            [],
+            False,
+            tuple(requests) if requests else (),
         )
         if typed is not None and typed.final:
             result.output_value = typed.value
