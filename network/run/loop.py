@@ -84,8 +84,8 @@ def begin_call(ctx: RunContext, agent: Any) -> None:
     """What comes before an agent call: the agent is the current one, and writes its own.
 
     `call_agent` is `begin_call`, `await agent.call(ctx)`, `record_call`, with the step's
-    events around them when the run has a sink; without one, the loop makes those three
-    calls itself. Every coroutine in the chain a step awaits through is an object that lives
+    events around them when the run has a sink; without one, the loop does the same itself
+    (with `begin_call`'s two lines written out). Every coroutine in the chain a step awaits through is an object that lives
     across the model's answer, which the garbage collector rescans while many runs wait.
     """
     ctx.agent = agent
