@@ -85,8 +85,9 @@ def begin_call(ctx: RunContext, agent: Any) -> None:
 
     `call_agent` is `begin_call`, `await agent.call(ctx)`, `record_call`, with the step's
     events around them when the run has a sink; without one, the loop does the same itself
-    (with `begin_call`'s two lines written out). Every coroutine in the chain a step awaits through is an object that lives
-    across the model's answer, which the garbage collector rescans while many runs wait.
+    (with `begin_call`'s two lines written out). Every coroutine in the chain a step awaits
+    through is an object that lives across the model's answer, which the garbage collector
+    rescans while many runs wait.
     """
     ctx.agent = agent
     ctx.state.kv.writer = agent_writer(agent.name, ctx.call_count)
