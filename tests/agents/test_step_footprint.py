@@ -73,9 +73,12 @@ def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects()
     # strings and numbers, which the collector untracks at its first pass.
     network = _network()
     _tracked_objects_kept(network, 5)  # warm caches (schemas, adapters) first
-    short = _tracked_objects_kept(network, 10)
-    long = _tracked_objects_kept(network, 30)
-    per_step = (long - short) / 20
+    # The fewest of three tries: the count is process-wide, so what another thread left
+    # from an earlier test (a server, a worker) can only add to one try, never take away.
+    per_step = min(
+        (_tracked_objects_kept(network, 30) - _tracked_objects_kept(network, 10)) / 20
+        for _ in range(3)
+    )
     assert per_step <= 11, per_step
 
 
