@@ -84,7 +84,7 @@ class Agent:
         name: str,
         description: str = "",
         system: str | Callable[[RunContext], Any] = "",
-        tools: Sequence[Tool | MCPServer | Callable[..., Any]] = (),
+        tools: Sequence[Tool | ClientTool | MCPServer | Callable[..., Any]] = (),
         model: str | Model | None = None,
         tool_choice: str = "auto",
         output_key: str | None = None,
