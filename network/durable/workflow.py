@@ -78,36 +78,26 @@ async def run_workflow(
     fresh = await steps.begin()
     log = EventLog(run_id, resumed=not fresh)
     gate = steps.gate = ReplayGate([log, *live.sinks], is_open=fresh, log=log)
+    # What a new run and a continuation take alike: the request's options and this process's
+    # live attachments, with the replay gate in front of every sink.
+    options: dict[str, Any] = {
+        "max_iter": asked.max_iter,
+        "run_id": run_id,
+        "sinks": [gate],
+        "user_id": asked.user_id,
+        "store": asked.store,
+        "app_name": asked.app_name,
+        "deps": live.deps,
+        "resources": live.resources,
+        "limits": live.limits,
+        "step_runner": steps,
+    }
     try:
         if continued is not None:
-            result = await continued.run(
-                network,
-                max_iter=asked.max_iter,
-                run_id=run_id,
-                sinks=[gate],
-                user_id=asked.user_id,
-                store=asked.store,
-                app_name=asked.app_name,
-                deps=live.deps,
-                resources=live.resources,
-                limits=live.limits,
-                step_runner=steps,
-            )
+            result = await continued.run(network, **options)
         else:
             result = await network.run(
-                asked.input,
-                state=asked.state,
-                max_iter=asked.max_iter,
-                run_id=run_id,
-                sinks=[gate],
-                thread_id=asked.thread_id,
-                user_id=asked.user_id,
-                store=asked.store,
-                app_name=asked.app_name,
-                deps=live.deps,
-                resources=live.resources,
-                limits=live.limits,
-                step_runner=steps,
+                asked.input, state=asked.state, thread_id=asked.thread_id, **options
             )
     except Exception as exc:
         live.error = exc
