@@ -22,6 +22,7 @@ from typing import Any
 
 from network.durable.process import DurableConfigError, Engine, Process
 from network.durable.sqlite_journal import use_write_ahead_log
+from network.durable.step_table import close_step_tables
 
 APP_NAME = "agent-network"
 """The DBOS application name every process of this library uses (workers, clients, runs)."""
@@ -135,6 +136,7 @@ def launch(
     except BaseException:
         Process.engine = None
         dbos.DBOS.destroy(destroy_registry=False)
+        close_step_tables()
         raise
     return engine
 
@@ -150,6 +152,7 @@ def shutdown() -> None:
         return
     Process.engine = None
     _dbos().DBOS.destroy(destroy_registry=False)
+    close_step_tables()
 
 
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:

@@ -1,13 +1,14 @@
 """The step ids of a fan-out's branches: each branch replays its own steps, whatever the timing.
 
 DBOS identifies a workflow's steps by number (`function_id`): one counter per workflow,
-drawn in the order the workflow asks (`DBOS.reserve_step()`). A replay matches each step to
-the recording with the same number (and checks its name). The run's own steps draw in a
-deterministic order: the loop is sequential, and the tool calls of one answer are started in
-order and draw before any await. A fan-out's branches do not: they run concurrently, and
-whether branch A's second step or branch B's first asks first depends on the latency of each
-model and tool, which differs from one attempt to the next. Drawn from the shared counter, a
-replay could hand branch A's recorded answer (or its tool's state writes) to branch B.
+drawn in the order the workflow asks (`DurableSteps` draws from DBOS's counter, as DBOS's own
+steps do). A replay matches each step to the recording with the same number (and checks its
+name). The run's own steps draw in a deterministic order: the loop is sequential, and the tool
+calls of one answer are started in order and draw before any await. A fan-out's branches do
+not: they run concurrently, and whether branch A's second step or branch B's first asks first
+depends on the latency of each model and tool, which differs from one attempt to the next.
+Drawn from the shared counter, a replay could hand branch A's recorded answer (or its tool's
+state writes) to branch B.
 
 So a branch's steps do not draw: their numbers are computed. At the fork the run's counter
 stands at `base` (its last step); with `width` branches, branch `i`'s `k`-th step (k = 0, 1,
@@ -17,8 +18,8 @@ steps, and two branches never share one. At the join the run's counter moves to 
 width`, K being the most steps one branch took: past every number a branch used, and the same
 on every execution that replays the fan-out (each branch takes the same steps again), so the
 run's later steps keep their numbers. Each branch step is also named after its branch
-(`model:writer@survey/writer`): were a number ever to point at another branch's record, DBOS
-would refuse it (`DBOSUnexpectedStepError`) rather than replay it.
+(`model:writer@survey/writer`): were a number ever to point at another branch's record, the
+replay would refuse it (`DBOSUnexpectedStepError`) rather than replay it.
 
 Why not the alternatives: a child workflow per branch (DBOS's usual tool) is recovered by
 DBOS on its own, from its arguments, but a branch runs on its parent's live state (the store,
@@ -27,8 +28,8 @@ rebuilt without it. A block of numbers reserved per branch at the fork needs a b
 branch's steps, and an agent call has none. Recording each branch's outcome as one step
 would run a killed branch's completed model and tool calls again.
 
-DBOS has no public call for "run a step at number n": `_reservation_at` moves the workflow
-context's counter around one `DBOS.reserve_step()` (DBOS 3.x; the extra pins `dbos<4`).
+The numbers are the workflow context's counter (`function_id`), which DBOS's own steps draw
+from too; the join moves it (DBOS 3.x; the extra pins `dbos<4`).
 """
 
 from __future__ import annotations
@@ -46,22 +47,10 @@ def _context() -> Any:
     return ctx
 
 
-def _reservation_at(dbos: Any, number: int) -> Any:
-    """A DBOS step reservation at step `number`; the workflow's counter is left as it was."""
-    ctx = _context()
-    counter = ctx.function_id
-    ctx.function_id = number - 1  # reserve_step draws counter + 1; no await in between
-    try:
-        return dbos.reserve_step()
-    finally:
-        ctx.function_id = counter
-
-
 class FanOut:
     """The step numbers of one fan-out's branches, from its fork to its join."""
 
-    def __init__(self, dbos: Any, branch_ids: Sequence[str]) -> None:
-        self._dbos = dbos
+    def __init__(self, branch_ids: Sequence[str]) -> None:
         self.width = len(branch_ids)
         self.base: int = _context().function_id
         self.branches = [BranchSlots(self, index, id) for index, id in enumerate(branch_ids)]
@@ -88,9 +77,9 @@ class BranchSlots:
         self.id = id
         self.taken = 0
 
-    def reserve(self) -> Any:
-        """The reservation of this branch's next step (call before any await)."""
+    def draw(self) -> int:
+        """The number of this branch's next step (call before any await)."""
         fan = self.fan_out
         number = fan.base + 1 + self.taken * fan.width + self.index
         self.taken += 1
-        return _reservation_at(fan._dbos, number)
+        return number

@@ -1,12 +1,14 @@
 """`DurableSteps`: the `StepRunner` of a durable run; each call is a DBOS step.
 
 Inside the run's workflow, each router decision, model call (a context policy's summary too)
-and tool call runs through `DBOS.reserve_step()` + `run_async`: DBOS records its outcome (its
-output, or its error) before the run goes on, and when the workflow is executed again after a
-crash, a step that was recorded returns its recorded outcome without running. The step ids are
-drawn before any await, in call order, so concurrent tool calls of one answer get the same ids
-on every attempt. A step that was in flight when the process died was not recorded: it runs
-again (at least once; see docs/durable.md on idempotent tools).
+and tool call is a DBOS step: its outcome (its output, or its error) is written to DBOS's step
+table before the run goes on, and when the workflow is executed again after a crash, a step
+that was recorded returns its recorded outcome without running. The rows are DBOS's own,
+read once when an execution begins and written with one statement per step
+(`network.durable.step_table` says why not through DBOS's step call). The step numbers are
+drawn from DBOS's counter before any await, in call order, so concurrent tool calls of one
+answer get the same numbers on every attempt. A step that was in flight when the process died
+was not recorded: it runs again (at least once; see docs/durable.md on idempotent tools).
 
 A `Parallel` fan-out's branches run concurrently, so their calls do not come in the same
 order on every attempt: each branch gets its own runner (`fork`), whose steps take numbers
@@ -24,57 +26,147 @@ of the rebuilt state to the run's event consumers.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
+
+import anyio
 
 from network.durable.fan_out import BranchSlots, FanOut
 from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
 from network.durable.state_writes import apply_writes, writes_mark, writes_since
+from network.durable.step_table import StepRow, StepTable, step_table
 
 T = TypeVar("T")
+
+
+class Recording:
+    """The workflow execution's recorded steps and where new ones are written."""
+
+    def __init__(self) -> None:
+        from dbos._context import get_local_dbos_context  # noqa: PLC0415 (dbos is optional)
+        from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
+
+        ctx = get_local_dbos_context()
+        if ctx is None or not ctx.is_workflow() or ctx.owner_xid is None:
+            raise RuntimeError("a durable run's steps are recorded inside its workflow")
+        dbos = _get_dbos_instance()
+        self.context: Any = ctx  # DBOS's workflow context: its step counter and ownership
+        self.workflow_id: str = ctx.workflow_id
+        self.owner: str = ctx.owner_xid
+        self.serializer: Any = dbos._serializer
+        self.table: StepTable = step_table(dbos._sys_db)
+        self.rows: dict[int, StepRow] = {}
+
+    def draw(self) -> int:
+        """The run's next step number (DBOS's counter, as its own steps draw it)."""
+        ctx = self.context
+        ctx.function_id += 1
+        number: int = ctx.function_id
+        return number
+
+    def replay(self, number: int, name: str, row: StepRow) -> Any:
+        """The recorded outcome of step `number`: its output, or its error raised."""
+        from dbos._error import DBOSUnexpectedStepError  # noqa: PLC0415 (dbos is optional)
+        from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
+            deserialize_exception,
+            deserialize_value,
+        )
+
+        if row.name != name:
+            raise DBOSUnexpectedStepError(self.workflow_id, number, name, row.name)
+        if row.error is not None:
+            raise deserialize_exception(row.error, row.serialization, self.serializer)
+        return deserialize_value(row.output, row.serialization, self.serializer)
+
+    async def write(
+        self, number: int, name: str, started: int, *, output: Any = None, error: Any = None
+    ) -> None:
+        """Record step `number`'s outcome (off the event loop)."""
+        from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
+            serialize_exception,
+            serialize_value,
+        )
+
+        if error is not None:
+            text, serialization = serialize_exception(error, None, self.serializer)
+            output_text = None
+        else:
+            output_text, serialization = serialize_value(output, None, self.serializer)
+            text = None
+        record = partial(
+            self.table.record,
+            self.workflow_id,
+            self.owner,
+            number,
+            name,
+            started=started,
+            output=output_text,
+            error=text,
+            serialization=serialization,
+        )
+        await anyio.to_thread.run_sync(record)
 
 
 class DurableSteps:
     """Records (or replays) the steps of one workflow execution."""
 
-    def __init__(self, branch: BranchSlots | None = None) -> None:
-        from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
-
-        self._dbos = DBOS
+    def __init__(
+        self, branch: BranchSlots | None = None, recording: Recording | None = None
+    ) -> None:
         self.gate: ReplayGate | None = None
         self.ctx: Any = None
         self.fresh = False  # this execution is the run's first (nothing to replay)
         self.executed = 0  # steps that really ran in this execution (the rest replayed)
+        self._recording = recording if recording is not None else Recording()
         # A branch's runner: its step numbers, and its id in each step's name
         self._branch = branch
         self._suffix = f"@{branch.id}" if branch is not None else ""
         self._fan_out: FanOut | None = None  # the fan-out forked and not joined yet
 
     async def begin(self) -> bool:
-        """The run's first step: True on its first execution, False when it is replayed."""
+        """The run's first step: True on its first execution, False when it is replayed.
 
-        async def start() -> bool:
-            self.fresh = True
-            return True
-
-        await self._dbos.reserve_step().run_async({"name": "run_started"}, start)
+        Reads the workflow's recorded steps (one query); on a first execution, records
+        `run_started`, by which a later execution knows it resumes."""
+        recording = self._recording
+        number = recording.draw()
+        recording.rows = await anyio.to_thread.run_sync(
+            recording.table.recorded, recording.workflow_id
+        )
+        row = recording.rows.get(number)
+        if row is not None:
+            recording.replay(number, "run_started", row)
+            return self.fresh
+        started = int(time.time() * 1000)
+        self.fresh = True
+        await recording.write(number, "run_started", started, output=True)
         return self.fresh
 
     async def _run(self, name: str, call: Callable[[], Awaitable[T]], *, live: bool) -> T:
-        # before any await: ids in call order (a branch's: in its own order)
+        recording = self._recording
+        # before any await: numbers in call order (a branch's: in its own order)
         branch = self._branch
-        reservation = self._dbos.reserve_step() if branch is None else branch.reserve()
-
-        async def execute() -> T:
-            self.executed += 1
+        number = recording.draw() if branch is None else branch.draw()
+        name += self._suffix
+        row = recording.rows.get(number)
+        if row is not None:
+            replayed: T = recording.replay(number, name, row)
+            return replayed
+        self.executed += 1
+        started = int(time.time() * 1000)
+        try:
             gate = self.gate
             if live and gate is not None and not gate.is_open:
                 await gate.open(self.ctx)
-            return await call()
-
-        result: T = await reservation.run_async({"name": name + self._suffix}, execute)
+            result = await call()
+        except Exception as exc:
+            await recording.write(number, name, started, error=exc)
+            raise
+        await recording.write(number, name, started, output=result)
         return result
 
     async def route(self, ctx: Any, router: Callable[[Any], Any]) -> Any:
@@ -137,10 +229,10 @@ class DurableSteps:
         """One runner per branch of the fan-out about to run (`network.durable.fan_out`)."""
         if self._branch is not None or self._fan_out is not None:
             raise RuntimeError("a durable fan-out cannot fork inside another")
-        fan_out = self._fan_out = FanOut(self._dbos, branch_ids)
+        fan_out = self._fan_out = FanOut(branch_ids)
         runners = []
         for slots in fan_out.branches:
-            runner = DurableSteps(slots)
+            runner = DurableSteps(slots, self._recording)
             runner.gate, runner.ctx, runner.fresh = self.gate, self.ctx, self.fresh
             runners.append(runner)
         return runners

@@ -1,0 +1,243 @@
+"""DBOS's step table, read once per execution and written with one statement per step.
+
+DBOS records a workflow's steps as rows of its system database's `operation_outputs` table:
+the workflow's id, the step's number and name, and its output or its error (serialized by
+DBOS's serializer). Going through DBOS's step call, each step costs two transactions and four
+statements (a read of the workflow's status and of the step's row, an ownership check, the
+insert) built by SQLAlchemy, and three thread hops: 2.4 to 5 ms per step on PostgreSQL on our
+machines, nearly all of it CPU, where the insert alone takes about 0.2 ms.
+
+This module writes the same rows itself, in DBOS's format, so DBOS's own tools (its step
+listing, `fork_workflow`, retention) see them as they see their own:
+
+- A workflow's recorded steps are read in one query when an execution begins
+  (`recorded`); a step found there replays without a query of its own. Nothing else records
+  steps of a workflow while this execution owns it (below), so the read does not go stale.
+- A step's outcome is written by one autocommit statement (`record`). It writes only while
+  the execution still owns the workflow: DBOS hands a workflow to a new execution (recovery
+  on another worker, a resume, a cancel) by changing its `owner_xid`, and the statement
+  inserts nothing unless the row still carries this execution's token, locking it until the
+  insert commits (as DBOS's own ownership check does). An execution that lost the workflow
+  gets DBOS's `DBOSWorkflowConflictIDError` (or `DBOSWorkflowCancelledError`) and stops.
+- A row already there for the step is either this statement's own earlier attempt (a retry
+  after a lost connection: the same completion time) or another outcome for the same step
+  (DBOS's `DBOSStepNondeterminismError`).
+- A lost connection or a busy SQLite file is retried on a fresh connection, with backoff,
+  until the database answers (DBOS blocks the same way rather than lose a step).
+
+The statements run on this module's own connections (autocommit, outside DBOS's pool), never
+on the event loop. The table's layout is DBOS 3.x's (`network.durable`'s extra pins
+`dbos>=3.4,<4`); `tests/network/durable/test_step_table.py` checks DBOS reads these rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from typing import Any, NamedTuple
+
+import structlog
+
+log = structlog.get_logger("network.durable")
+
+MAX_BACKOFF = 5.0
+"""Seconds: the longest wait between two attempts of a statement the database did not take."""
+
+
+class StepRow(NamedTuple):
+    """One recorded step: its name and its serialized output or error."""
+
+    name: str
+    output: str | None
+    error: str | None
+    serialization: str | None
+
+
+class StepTable:
+    """The system database's step rows, for the workflows this process executes."""
+
+    def __init__(self, sys_db: Any) -> None:
+        self.sqlite = bool(sys_db._is_sqlite)
+        self.app_name: str | None = sys_db.app_name
+        url = sys_db.engine.url
+        if self.sqlite:
+            self._path = url.database or ":memory:"
+            steps, status, mark = "operation_outputs", "workflow_status", ":{}"
+        else:
+            self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+            schema = '"' + str(sys_db.schema).replace('"', '""') + '"'
+            steps, status = f"{schema}.operation_outputs", f"{schema}.workflow_status"
+            mark = "%({})s"
+
+        def p(name: str) -> str:
+            return mark.format(name)
+
+        self._select = (
+            "SELECT function_id, function_name, output, error, serialization "
+            f"FROM {steps} WHERE workflow_uuid = {p('workflow')}"
+        )
+        columns = (
+            "workflow_uuid, function_id, function_name, output, error, serialization, "
+            "started_at_epoch_ms, completed_at_epoch_ms, application_name, retention_timestamp"
+        )
+        values = (
+            f"{p('workflow')}, {p('number')}, {p('name')}, {p('output')}, {p('error')}, "
+            f"{p('serialization')}, {p('started')}, {p('completed')}, {p('app')}, {p('completed')}"
+        )
+        owned = f"workflow_uuid = {p('workflow')} AND owner_xid = {p('owner')}"
+        upsert = (
+            "ON CONFLICT (workflow_uuid, function_id) DO UPDATE "
+            f"SET completed_at_epoch_ms = {steps}.completed_at_epoch_ms "
+            "RETURNING completed_at_epoch_ms"
+        )
+        if self.sqlite:
+            # One statement is one write transaction: SQLite serializes writers, so the owner
+            # read and the insert are atomic.
+            self._insert = (
+                f"INSERT INTO {steps} ({columns}) SELECT {values} "
+                f"WHERE EXISTS (SELECT 1 FROM {status} WHERE {owned}) {upsert}"
+            )
+        else:
+            # The workflow's row stays locked until the insert commits (DBOS locks it the
+            # same way), so a hand-off cannot land between the check and the write.
+            self._insert = (
+                f"WITH owner AS (SELECT 1 FROM {status} WHERE {owned} FOR NO KEY UPDATE) "
+                f"INSERT INTO {steps} ({columns}) SELECT {values} FROM owner {upsert}"
+            )
+        self._status = f"SELECT status FROM {status} WHERE workflow_uuid = {p('workflow')}"
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def recorded(self, workflow_id: str) -> dict[int, StepRow]:
+        """Every recorded step of `workflow_id`, by number (blocking: call from a thread)."""
+        rows = self._execute(self._select, {"workflow": workflow_id})
+        return {int(row[0]): StepRow(row[1], row[2], row[3], row[4]) for row in rows}
+
+    def record(
+        self,
+        workflow_id: str,
+        owner: str,
+        number: int,
+        name: str,
+        *,
+        started: int,
+        output: str | None,
+        error: str | None,
+        serialization: str,
+    ) -> None:
+        """Write step `number`'s outcome, if this execution still owns the workflow
+        (blocking: call from a thread)."""
+        completed = int(time.time() * 1000)
+        params = {
+            "workflow": workflow_id,
+            "owner": owner,
+            "number": number,
+            "name": name,
+            "output": output,
+            "error": error,
+            "serialization": serialization,
+            "started": started,
+            "completed": completed,
+            "app": self.app_name,
+        }
+        rows = self._execute(self._insert, params)
+        if not rows:
+            self._refused(workflow_id)
+        elif rows[0][0] is None or int(rows[0][0]) != completed:
+            from dbos._error import DBOSStepNondeterminismError  # noqa: PLC0415 (dbos)
+
+            raise DBOSStepNondeterminismError(workflow_id, number)
+
+    def close(self) -> None:
+        """Close the idle connections; later statements open new ones."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            _close_quietly(connection)
+
+    def _refused(self, workflow_id: str) -> None:
+        from dbos._error import (  # noqa: PLC0415 (dbos is optional and heavy)
+            DBOSWorkflowCancelledError,
+            DBOSWorkflowConflictIDError,
+        )
+
+        rows = self._execute(self._status, {"workflow": workflow_id})
+        if rows and rows[0][0] == "CANCELLED":
+            raise DBOSWorkflowCancelledError(f"Workflow {workflow_id} is cancelled")
+        raise DBOSWorkflowConflictIDError(workflow_id)  # another execution owns it now
+
+    def _execute(self, sql: str, params: dict[str, Any]) -> list[Any]:
+        backoff = 0.05
+        while True:
+            connection = self._take()
+            try:
+                rows = connection.execute(sql, params).fetchall()
+            except Exception as exc:
+                _close_quietly(connection)
+                if not self._retriable(exc):
+                    raise
+                log.warning("durable_step_table_retry", error=type(exc).__name__, wait=backoff)
+                time.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF)
+                continue
+            self._give(connection)
+            return list(rows)
+
+    def _retriable(self, exc: Exception) -> bool:
+        if self.sqlite:
+            return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+        # A dropped or refused connection, or a server short of resources: not an error of
+        # the statement, which is retried (and is idempotent, see `record`).
+        return isinstance(exc, psycopg.OperationalError) and not isinstance(
+            exc, psycopg.errors.QueryCanceled
+        )
+
+    def _take(self) -> Any:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        if self.sqlite:
+            connection = sqlite3.connect(
+                self._path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+            return connection
+        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+        return psycopg.connect(self._conninfo, autocommit=True, connect_timeout=10)
+
+    def _give(self, connection: Any) -> None:
+        with self._lock:
+            self._idle.append(connection)
+
+
+def _close_quietly(connection: Any) -> None:
+    try:
+        connection.close()
+    except Exception:  # a connection already broken has nothing left to close
+        log.debug("durable_step_table_close_failed", exc_info=True)
+
+
+_tables: dict[int, tuple[Any, StepTable]] = {}
+_tables_lock = threading.Lock()
+
+
+def step_table(sys_db: Any) -> StepTable:
+    """The step table of DBOS system database `sys_db` (one per database, per process)."""
+    with _tables_lock:
+        entry = _tables.get(id(sys_db))
+        if entry is None or entry[0] is not sys_db:
+            entry = _tables[id(sys_db)] = (sys_db, StepTable(sys_db))
+        return entry[1]
+
+
+def close_step_tables() -> None:
+    """Close every step table's connections (DBOS is shut down in this process)."""
+    with _tables_lock:
+        tables = [table for _, table in _tables.values()]
+        _tables.clear()
+    for table in tables:
+        table.close()
