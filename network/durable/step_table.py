@@ -43,6 +43,10 @@ log = structlog.get_logger("network.durable")
 
 MAX_BACKOFF = 5.0
 """Seconds: the longest wait between two attempts of a statement the database did not take."""
+MAX_CONNECTIONS = 8
+"""Connections a process opens to the system database for its steps, at most (a statement
+takes about 0.2 ms: eight serve thousands of steps a second, and many workers on one
+PostgreSQL stay far from its connection limit)."""
 
 
 class StepRow(NamedTuple):
@@ -108,6 +112,7 @@ class StepTable:
         self._status = f"SELECT status FROM {status} WHERE workflow_uuid = {p('workflow')}"
         self._idle: list[Any] = []
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         self._closed = False
 
     def recorded(self, workflow_id: str) -> dict[int, StepRow]:
@@ -170,20 +175,23 @@ class StepTable:
 
     def _execute(self, sql: str, params: dict[str, Any]) -> list[Any]:
         backoff = 0.05
-        while True:
-            connection = self._take()
-            try:
-                rows = connection.execute(sql, params).fetchall()
-            except Exception as exc:
-                _close_quietly(connection)
-                if not self._retriable(exc):
-                    raise
-                log.warning("durable_step_table_retry", error=type(exc).__name__, wait=backoff)
-                time.sleep(backoff)
-                backoff = min(backoff * 2, MAX_BACKOFF)
-                continue
-            self._give(connection)
-            return list(rows)
+        with self._slots:
+            while True:
+                connection = None
+                try:
+                    connection = self._take()  # (connecting may fail too: retried alike)
+                    rows = connection.execute(sql, params).fetchall()
+                except Exception as exc:
+                    if connection is not None:
+                        _close_quietly(connection)
+                    if not self._retriable(exc):
+                        raise
+                    log.warning("durable_step_table_retry", error=type(exc).__name__, wait=backoff)
+                    time.sleep(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF)
+                    continue
+                self._give(connection)
+                return list(rows)
 
     def _retriable(self, exc: Exception) -> bool:
         if self.sqlite:
