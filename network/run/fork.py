@@ -90,9 +90,15 @@ async def run_parallel(
     ]
     try:
         errors = await _run_branches(fork, todo, contexts, call_agent)
-    finally:
+    except BaseException as exc:
         if steps is not None:
-            steps.join()
+            try:
+                steps.join()
+            except Exception as join_error:  # the branches' error is the one to report
+                exc.add_note(f"and the fan-out's step numbers could not be closed: {join_error}")
+        raise
+    if steps is not None:
+        steps.join()  # a durable run's next steps are numbered after the branches'
     failed = [i for i, error in enumerate(errors) if error is not None]
     if failed and fork.on_error == "fail":
         error = errors[failed[0]]  # the first in declared order: the same whatever the timing
