@@ -113,7 +113,6 @@ class StepTable:
         self._idle: list[Any] = []
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self._closed = False
 
     def recorded(self, workflow_id: str) -> dict[int, StepRow]:
         """Every recorded step of `workflow_id`, by number (blocking: call from a thread)."""
