@@ -68,6 +68,18 @@ class Recording:
         number: int = ctx.function_id
         return number
 
+    def step_context(self, number: int) -> Any:
+        """DBOS's context for a step at `number`, as DBOS's own steps run in: inside it a DBOS
+        step runs as a plain call (it would otherwise draw a number the replay does not), and
+        `DBOS.step_id` is this step's number. The workflow's counter is left as it was."""
+        ctx = self.context
+        counter = ctx.function_id
+        ctx.function_id = number - 1  # snapshot_step_ctx takes counter + 1; no await between
+        try:
+            return ctx.snapshot_step_ctx()
+        finally:
+            ctx.function_id = counter
+
     def replay(self, number: int, name: str, row: StepRow) -> Any:
         """The recorded outcome of step `number`: its output, or its error raised."""
         from dbos._error import DBOSUnexpectedStepError  # noqa: PLC0415 (dbos is optional)
@@ -121,6 +133,9 @@ class DurableSteps:
         self.ctx: Any = None
         self.fresh = False  # this execution is the run's first (nothing to replay)
         self.executed = 0  # steps that really ran in this execution (the rest replayed)
+        from dbos._context import EnterDBOSStepCtx  # noqa: PLC0415 (dbos is optional and heavy)
+
+        self._enter_step = EnterDBOSStepCtx
         self._recording = recording if recording is not None else Recording()
         # A branch's runner: its step numbers, and its id in each step's name
         self._branch = branch
@@ -157,12 +172,14 @@ class DurableSteps:
             replayed: T = recording.replay(number, name, row)
             return replayed
         self.executed += 1
+        context = recording.step_context(number)
         started = int(time.time() * 1000)
         try:
             gate = self.gate
             if live and gate is not None and not gate.is_open:
                 await gate.open(self.ctx)
-            result = await call()
+            with self._enter_step({"name": name, "operationType": "step"}, context):
+                result = await call()
         except Exception as exc:
             await recording.write(number, name, started, error=exc)
             raise

@@ -15,6 +15,7 @@ from typing import Any
 import anyio
 import psycopg
 import pytest
+from dbos import DBOS
 
 from agents import Agent, ScriptedModel, ToolContext, tool
 from agents.models.scripted import call
@@ -37,12 +38,17 @@ def _execute(db: str, sql: str, *params: Any) -> None:
             connection.execute(sql.replace("workflow_status", "dbos.workflow_status"), params)
 
 
+@DBOS.step()
+def dbos_helper() -> int | None:
+    """A user's own DBOS step, called by a tool."""
+    return DBOS.step_id
+
+
 @tool
 def interfere(ctx: ToolContext) -> str:
     """Do what the test asks, from inside the run."""
-    from dbos import DBOS
-
     effects.append("tool")
+    interference["step_id"] = dbos_helper()
     act = interference["act"]
     if act is not None:
         act(interference["db"], DBOS.workflow_id)
@@ -74,8 +80,6 @@ def launched(durable_db: str) -> Iterator[str]:
 
 
 async def test_dbos_lists_the_steps_of_a_durable_run_as_its_own(launched: str) -> None:
-    from dbos import DBOS
-
     result = await team.run("go", durable=True, run_id=f"listed-{uuid.uuid4().hex[:8]}")
     steps = await DBOS.list_workflow_steps_async(result.run_id)
     assert [step["function_id"] for step in steps] == list(range(1, len(steps) + 1))
@@ -95,10 +99,18 @@ async def test_dbos_lists_the_steps_of_a_durable_run_as_its_own(launched: str) -
     assert all(step["completed_at_epoch_ms"] >= step["started_at_epoch_ms"] for step in steps)
 
 
+async def test_a_dbos_step_called_by_a_tool_runs_inside_the_tools_step(launched: str) -> None:
+    """As inside a DBOS step: a plain call, which records no step of its own (a replay, which
+    does not run the tool, would otherwise find the run's later steps renumbered)."""
+    result = await team.run("go", durable=True, run_id=f"nested-{uuid.uuid4().hex[:8]}")
+    steps = await DBOS.list_workflow_steps_async(result.run_id)
+    assert [step["function_name"] for step in steps][3:5] == ["tool:interfere", "router"]
+    assert interference["step_id"] == steps[3]["function_id"] == 4
+
+
 async def test_an_execution_that_lost_its_run_records_no_further_step(launched: str) -> None:
     """Another worker takes the run over (DBOS changes its owner) while the tool runs: the
     tool's outcome is not recorded, and this execution runs nothing after it."""
-    from dbos import DBOS
 
     def take_over(db: str, run_id: str) -> None:
         _execute(
@@ -121,8 +133,6 @@ async def test_an_execution_that_lost_its_run_records_no_further_step(launched: 
 async def test_a_run_cancelled_while_a_tool_runs_stops_without_recording_it(
     launched: str,
 ) -> None:
-    from dbos import DBOS
-
     def cancel(db: str, run_id: str) -> None:  # from outside the workflow, as a caller would
         canceller = threading.Thread(target=DBOS.cancel_workflow, args=(run_id,))
         canceller.start()
@@ -142,7 +152,6 @@ async def test_a_run_cancelled_while_a_tool_runs_stops_without_recording_it(
 async def test_a_second_outcome_for_a_recorded_step_is_refused(launched: str) -> None:
     """Writes made from inside the run, while its execution owns it: a stranger's token is
     refused, a new step is written once, and another outcome for a written step is not."""
-    from dbos import DBOS
     from dbos._context import get_local_dbos_context
     from dbos._dbos import _get_dbos_instance
 
