@@ -203,7 +203,10 @@ class Agent:
             if text is None:
                 text = template.render(state.kv, self.name)
         last = self._last_prompt  # `_prompt`'s cache, read here: the same text every step
-        prompt = last[1] if last is not None and last[0] is text else self._prompt(text)
+        if last is not None and last[0] is text:
+            prompt = last[1]
+        else:
+            prompt = self._prompt(text) if text else NO_PROMPT
         history: Any = state.history()  # a hook may swap in any sequence
         hooks = self.hooks
         # The hooks' view of the call, made only for an agent with hooks: it would otherwise

@@ -314,15 +314,27 @@ def run_tool_calls_now(
     call = calls[0]
     tool = tools.get(call.name)
     network = ctx.network
-    if tool is not None and not (tool.inline and retry_policy(tool, agent, network) is None):
+    if tool is not None and not (
+        tool.inline
+        and (
+            # `retry_policy` is None when no policy is set anywhere: asked only when one is
+            (
+                tool.retry is None
+                and getattr(agent, "tool_retry", None) is None
+                and getattr(network, "tool_retry", None) is None
+            )
+            or retry_policy(tool, agent, network) is None
+        )
+    ):
         return None
-    # `_open_single`, `_run_now`, `_attempt_inline` and `_close_single` written out: this is
-    # every step's tool call, and each of those layers was a Python call of its own.
+    # `_open_single`, `_run_now`, `_attempt_inline`, `_record`, `tool_writer` and
+    # `_close_single` written out: this is every step's tool call, and each of those layers
+    # was a Python call of its own.
     state = ctx.state
     kv = state.kv
     previous = kv.writer
     mark = kv.savepoint()
-    kv.writer = tool_writer(agent.name, ctx.call_count, call.name, call.id)
+    kv.writer = (agent.name, ctx.call_count, call.name, call.id, "tool", None)  # tool_writer
     try:
         if tool is None or getattr(network, "predict_state", None):
             record = _run_now(ctx, agent, tools, tool, call, state)
@@ -334,7 +346,18 @@ def run_tool_calls_now(
             except Exception as exc:
                 record = _failure(ctx, tool, call, context, exc, None, started)[0]
             else:
-                record = _record(call, result, tool_result_text(result), None, started)
+                took = time.perf_counter() - started
+                record = ToolCallRecord(
+                    call.id,
+                    call.name,
+                    call.arguments,
+                    result,
+                    result if type(result) is str else tool_result_text(result),
+                    False,
+                    None,
+                    took * 1000,
+                    time.time() - took,
+                )
     except BaseException:
         kv.rollback(mark)
         raise

@@ -52,6 +52,7 @@ class Tool:
     """A callable the model can ask for by name. Build one with `@tool`."""
 
     __slots__ = (
+        "_argument_fields",
         "_call_async",
         "_injected",
         "_process_target",
@@ -179,7 +180,9 @@ class Tool:
             __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
             **fields,
         )
-        self._validate_arguments = _arguments_validator(self.args_model)
+        fields, self._validate_arguments = _arguments_validator(self.args_model)
+        # `_arguments` validates through `fields` itself, unless a subclass has its own `validate`
+        self._argument_fields = fields if type(self).validate is Tool.validate else None
         parameters = _strip_titles(self.args_model.model_json_schema())
         parameters.setdefault("properties", {})
         self.schema: dict[str, Any] = {
@@ -206,14 +209,16 @@ class Tool:
         try:
             validated = self._validate_arguments(arguments)
         except sys.modules["pydantic_core"].ValidationError as exc:  # loaded by the definition
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in exc.errors(include_url=False)
-            )
-            raise ToolError(
-                f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name
-            ) from exc
+            raise self._invalid(exc) from exc
         return validated
+
+    def _invalid(self, exc: Any) -> ToolError:
+        """The `ToolError` of arguments pydantic refused (`exc`), naming each problem."""
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        return ToolError(f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name)
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
@@ -269,7 +274,15 @@ class Tool:
 
     def _arguments(self, arguments: Any, context: ToolContext) -> dict[str, Any]:
         """The keyword arguments of one call: validated, plus injected and state parameters."""
-        kwargs = self.validate(arguments)
+        fields = self._argument_fields
+        if fields is not None and type(arguments) is dict:
+            # `validate` written out, without its two Python calls: every tool call runs this.
+            try:
+                kwargs = fields.validate_python(arguments)[0]  # (values, extra, fields set)
+            except sys.modules["pydantic_core"].ValidationError as exc:
+                raise self._invalid(exc) from exc
+        else:
+            kwargs = self.validate(arguments)
         if self._injected:
             for param, kind in self._injected.items():
                 kwargs[param] = context if kind == _CONTEXT else context.state
@@ -455,8 +468,12 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
-def _arguments_validator(model: type[BaseModel]) -> Callable[[Any], dict[str, Any]]:
-    """Validates a call's arguments into the keyword arguments dict, raising `ValidationError`.
+def _arguments_validator(
+    model: type[BaseModel],
+) -> tuple[Any, Callable[[Any], dict[str, Any]]]:
+    """What validates a call's arguments into the keyword arguments dict, raising
+    `ValidationError`: the validator of the arguments model's fields (None when there is
+    none; see below), and a function doing the whole job.
 
     It validates the arguments model's fields alone: building and discarding a model instance
     per call costs about as much again as the validation itself. A schema with shared
@@ -467,9 +484,9 @@ def _arguments_validator(model: type[BaseModel]) -> Callable[[Any], dict[str, An
     core = model.__pydantic_core_schema__
     if core.get("type") == "model" and core["schema"].get("type") == "model-fields":
         fields = SchemaValidator(core["schema"], core.get("config"))
-        return lambda arguments: fields.validate_python(arguments)[0]  # (values, extra, set)
+        return fields, lambda arguments: fields.validate_python(arguments)[0]  # (values, ...)
     validator = model.__pydantic_validator__
-    return lambda arguments: validator.validate_python(arguments).__dict__
+    return None, lambda arguments: validator.validate_python(arguments).__dict__
 
 
 def _camel(name: str) -> str:

@@ -17,6 +17,7 @@ quiet run pays nothing for logging.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import MutableMapping
 from typing import Any
 
@@ -54,12 +55,22 @@ class LazyLogger:
 
 def stdlib_info_enabled(name: str = LOGGER_NAME) -> bool | None:
     """Whether INFO is enabled for the stdlib logger `name`, or None when the application
-    configured structlog (then structlog's configuration decides)."""
-    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
+    configured structlog (then structlog's configuration decides).
 
-    if structlog.is_configured():
+    Asked by every run: it imports nothing (structlog not imported yet cannot have been
+    configured) and takes logging's lock only the first time for a name (a stdlib logger,
+    once made, is the same object for good).
+    """
+    structlog = sys.modules.get("structlog")
+    if structlog is not None and structlog.is_configured():
         return None
-    return logging.getLogger(name).isEnabledFor(logging.INFO)
+    logger = _stdlib_loggers.get(name)
+    if logger is None:
+        logger = _stdlib_loggers[name] = logging.getLogger(name)
+    return logger.isEnabledFor(logging.INFO)
+
+
+_stdlib_loggers: dict[str, logging.Logger] = {}
 
 
 def _render(_logger: Any, _method: str, event: MutableMapping[str, Any]) -> str:

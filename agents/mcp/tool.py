@@ -69,6 +69,7 @@ class MCPTool(Tool):
         self._process_target = None
         self._injected = {}
         self._state_inputs = {}
+        self._argument_fields = None  # arguments go through `validate` (the server's schema)
         parameters = dict(listed.input_schema)
         parameters.setdefault("type", "object")
         parameters.setdefault("properties", {})

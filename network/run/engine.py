@@ -14,6 +14,7 @@ from types import ModuleType
 import anyio
 
 from network.errors import attach_partial_result
+from network.history.messages import AssistantMessage
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter
 from network.run.logs import logging_sink
@@ -62,7 +63,9 @@ async def execute(
         await ctx.resources.aclose(error)
         raise
     finally:
-        await ctx.resources.aclose()  # a no-op when the error path closed them
+        resources = ctx.resources  # closed already when the error path closed them
+        if not resources.close_unopened():
+            await resources.aclose()
 
 
 def run_result(
@@ -76,9 +79,11 @@ def run_result(
     output = None
     results = ctx.state.results  # a thread's earlier runs come first: skip them
     for result in reversed(results[len(results) - ctx.call_count :]):
-        text = result.text
-        if text:
-            output = text
+        for message in reversed(result.output):  # `result.text`, without a call per result
+            if isinstance(message, AssistantMessage) and message.content:
+                output = message.content
+                break
+        if output is not None:
             break
     return RunResult(
         stop_reason=reason,

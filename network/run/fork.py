@@ -141,9 +141,7 @@ async def run_parallel(
                 error=f"{failure.error_type}: {failure.message}",
             )
         result.branch = branch.id
-        state.results.append(result)
-        if error is None and not result.skipped:
-            state.append_messages(result.messages())
+        state.add_result(result)  # a failed branch's result has no output: no messages
         ctx.add_usage(result.usage)
         ctx.call_count += 1
         ctx.last_result = result

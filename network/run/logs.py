@@ -34,11 +34,11 @@ def _info_filtered_out() -> bool:
     every run, and a filtering logger's level is fixed by its class. Any other wrapper class
     (stdlib's, say, whose level can change) is asked through a bound logger.
     """
-    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
-
     enabled = stdlib_info_enabled()
     if enabled is not None:
         return not enabled
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
+
     level = _filtering_levels().get(structlog.get_config()["wrapper_class"])
     return level is not None and level > logging.INFO
 

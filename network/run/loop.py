@@ -12,7 +12,7 @@ from network.run.context import RunContext
 from network.run.fork import run_parallel
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
-from network.state.provenance import agent_writer, router_writer
+from network.state.provenance import agent_writer
 
 
 async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
@@ -23,7 +23,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     emitter = ctx.emitter
     route = network.router
     while True:
-        kv.writer = router_writer(ctx.call_count)
+        kv.writer = (None, ctx.call_count, None, None, "router", None)  # router_writer, inline
         if ctx.steps is None:
             choice = route(ctx)
             if hasattr(choice, "__await__"):
@@ -52,7 +52,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             await call_agent(ctx, agent)
         else:  # call_agent without events, one coroutine less per step (see begin_call)
             ctx.agent = agent  # begin_call, written out (a Python call less on every step)
-            kv.writer = agent_writer(agent.name, ctx.call_count)
+            kv.writer = (agent.name, ctx.call_count, None, None, "agent", None)  # agent_writer
             record_call(ctx, await agent.call(ctx))
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
@@ -97,9 +97,7 @@ def record_call(ctx: RunContext, result: Any) -> None:
     """The agent call's result joins the history: its state delta, messages and usage."""
     state = ctx.state
     result.state_delta = state.kv.take_ops()
-    state.results.append(result)
-    if not result.skipped:
-        state.append_messages(result.messages())
+    state.add_result(result)
     ctx.last_result = result
     ctx.call_count += 1
     usage = result.usage  # ctx.add_usage, written out: this runs on every step

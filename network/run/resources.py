@@ -183,6 +183,16 @@ class Resources:
         finally:
             await self._close_named(error)
 
+    def close_unopened(self) -> bool:
+        """`aclose` without awaiting anything, when nothing was opened (most runs): True
+        when that closed them, False when `aclose` has something to close."""
+        if self._stack is not None or self._owned_stack is not None:
+            return False
+        self.closed = True
+        self._owned.clear()
+        self._opened.clear()
+        return True
+
     async def _close_named(self, error: BaseException | None) -> None:
         stack, self._stack = self._stack, None
         self._opened.clear()

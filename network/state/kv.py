@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from network.state.handlers import merge_dicts, merge_lists, replace_values
@@ -23,9 +24,9 @@ from network.state.provenance import (
     WriterFields,
     write_record,
 )
-from network.state.schema import Handler, KeySpec, StateSchema
+from network.state.schema import Handler, KeySpec, StateSchema, validation_error
 from network.state.storable import plain_json_copy
-from network.state.values import ATOMIC_TYPES, copy_known_flat, copy_value, is_flat, read_only
+from network.state.values import ATOMIC_TYPES, ListView, copy_value, is_flat
 
 MISSING: Any = object()
 
@@ -72,8 +73,9 @@ class KV:
         value = self._data.get(key, MISSING)
         if value is MISSING:
             return default
-        if key in self._flat:
-            return copy_known_flat(value)
+        if key in self._flat:  # `copy_known_flat`, written out: routers read keys every step
+            kind = type(value)
+            return value.copy() if kind is list or kind is dict else value
         return copy_value(value)
 
     def view(self, key: str, default: Any = None) -> Any:
@@ -88,7 +90,12 @@ class KV:
         the value is long.
         """
         value = self._data.get(key, MISSING)
-        return default if value is MISSING else read_only(value)
+        if value is MISSING:
+            return default
+        kind = type(value)  # `read_only`, written out: routers read keys every step
+        if kind is list:
+            return ListView(value)
+        return MappingProxyType(value) if kind is dict else value
 
     def has(self, key: str) -> bool:
         """Whether `key` holds a value."""
@@ -154,8 +161,12 @@ class KV:
         ):
             kind = type(value)
             items = value if kind is list else (list(value) if kind is tuple else [value])
-            if spec.items_validator is not None:
-                items = spec.validate_items(items)
+            validator = spec.items_validator
+            if validator is not None:  # `spec.validate_items`, written out
+                try:
+                    items = validator.validate_python(items)
+                except validation_error() as exc:
+                    raise spec.items_error(exc) from exc
             self._append(spec, current, items)
         elif (
             merge is merge_dicts

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # pydantic is imported when the first typed key is compiled (`build_spec`), not with `network`.
 
 
-def _validation_error() -> type[ValidationError]:
+def validation_error() -> type[ValidationError]:
     """pydantic's `ValidationError`; loaded wherever a key has an adapter to raise it."""
     error: type[ValidationError] = sys.modules["pydantic_core"].ValidationError
     return error
@@ -125,7 +125,7 @@ class KeySpec:
             return value
         try:
             return self.adapter.validate_python(value)
-        except _validation_error() as exc:
+        except validation_error() as exc:
             raise self._error(exc) from exc
 
     def validate_items(self, items: list[Any]) -> list[Any]:
@@ -134,8 +134,12 @@ class KeySpec:
             return items
         try:
             return self.items_validator.validate_python(items)  # type: ignore[no-any-return]
-        except _validation_error() as exc:
-            raise self._error(exc, skip=1) from exc  # the index among new items means nothing
+        except validation_error() as exc:
+            raise self.items_error(exc) from exc
+
+    def items_error(self, exc: ValidationError) -> StateValidationError:
+        """The error of appended items pydantic refused (`exc`), naming key and type."""
+        return self._error(exc, skip=1)  # the index among new items means nothing
 
     def validate_entries(self, entries: Mapping[Any, Any]) -> dict[Any, Any]:
         """Validate entries about to be merged into a `dict[K, V]` key."""
@@ -144,7 +148,7 @@ class KeySpec:
         try:
             validated: dict[Any, Any] = self.value_adapter.validate_python(entries)
             return validated
-        except _validation_error() as exc:
+        except validation_error() as exc:
             raise self._error(exc) from exc
 
     def to_json(self, value: Any) -> Any:

@@ -13,7 +13,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
 from network.history.log import RecordLog
-from network.history.messages import check_messages
+from network.history.messages import ToolMessage, check_messages
 from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.history.view import HistoryView
@@ -181,6 +181,17 @@ class State:
     def append_messages(self, messages: list[Any]) -> None:
         """Add messages to the conversation (the run loop's use)."""
         self._messages.extend(messages)
+
+    def add_result(self, result: InferenceResult) -> None:
+        """Record a finished agent call: it joins `results`, and what it said (unless an
+        `on_start` hook skipped it) joins the conversation (`InferenceResult.messages`)."""
+        self.results.append(result)
+        if not result.skipped:
+            # `result.messages()` written out: one list and two Python calls less per step.
+            messages = self._messages
+            messages.extend(result.output)
+            for call in result.tool_calls:
+                messages.append(ToolMessage(call.id, call.content, call.name, call.is_error))
 
     def history(self) -> HistoryView:
         """The conversation as it is now, frozen: later messages are not part of the view
