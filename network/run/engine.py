@@ -79,10 +79,9 @@ def run_result(
     output = None
     results = ctx.state.results  # a thread's earlier runs come first: skip them
     for result in reversed(results[len(results) - ctx.call_count :]):
-        for message in reversed(result.output):  # `result.text`, without a call per result
+        for message in result.output:  # `result.text` (its last message with text), inline
             if isinstance(message, AssistantMessage) and message.content:
                 output = message.content
-                break
         if output is not None:
             break
     return RunResult(

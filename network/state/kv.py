@@ -372,9 +372,11 @@ class KV:
 
     def savepoint(self) -> tuple[int, int, int, int]:
         """Start (or nest within) an undoable group of writes; returns a mark for `rollback`."""
-        if self._journal is None:
+        journal = self._journal
+        if journal is None:
             self._journal = []
-        return (len(self._journal), len(self._ops), len(self._log), len(self._shared))
+            return (0, len(self._ops), len(self._log), len(self._shared))
+        return (len(journal), len(self._ops), len(self._log), len(self._shared))
 
     def rollback(self, mark: tuple[int, int, int, int]) -> None:
         """Undo every write since `mark`: values, recorded ops and provenance."""
