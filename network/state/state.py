@@ -52,7 +52,8 @@ class State:
     ) -> None:
         self.schema = StateSchema.coerce(schema)
         self.kv = KV(self.schema)
-        seed = {key: copy_value(value) for key, value in self.schema.defaults.items()}
+        defaults = self.schema.defaults
+        seed = {key: copy_value(value) for key, value in defaults.items()} if defaults else {}
         if data:
             if is_pydantic_model(data):
                 data = data.model_dump(exclude_unset=True)
