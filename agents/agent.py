@@ -203,6 +203,7 @@ class Agent:
             if text is None:
                 text = template.render(state.kv, self.name)
         last = self._last_prompt  # `_prompt`'s cache, read here: the same text every step
+        prompt: list[Any]
         if last is not None and last[0] is text:
             prompt = last[1]
         else:

@@ -180,9 +180,9 @@ class Tool:
             __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
             **fields,
         )
-        fields, self._validate_arguments = _arguments_validator(self.args_model)
-        # `_arguments` validates through `fields` itself, unless a subclass has its own `validate`
-        self._argument_fields = fields if type(self).validate is Tool.validate else None
+        validator, self._validate_arguments = _arguments_validator(self.args_model)
+        # `_arguments` validates through it directly, unless a subclass has its own `validate`
+        self._argument_fields: Any = validator if type(self).validate is Tool.validate else None
         parameters = _strip_titles(self.args_model.model_json_schema())
         parameters.setdefault("properties", {})
         self.schema: dict[str, Any] = {
