@@ -384,7 +384,8 @@ def runtime_info() -> dict[str, str]:
         "language": "python",
         "version": platform.python_version(),
         "implementation": platform.python_implementation(),
-        "executable": sys.executable,
+        # The interpreter's name only: a full path would name the machine it ran on.
+        "executable": os.path.basename(sys.executable),
     }
 
 

@@ -369,6 +369,9 @@ def main() -> None:
     extra = (["--quick"] if args.quick else []) + passthrough
     timeout_s = 600 if args.quick else 1800
     env = {**os.environ, **CHILD_ENV}
+    # The OpenAI Agents SDK's package is also named `agents`: a PYTHONPATH pointing at this
+    # checkout would hand its benchmark our package instead of its own.
+    peer_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     machine = machine_info()
     results = []
     started = time.perf_counter()
@@ -393,7 +396,7 @@ def main() -> None:
                     stdout=subprocess.PIPE,
                     text=True,
                     timeout=timeout_s,
-                    env=env,
+                    env=env if fw.runtime == "project" else peer_env,
                     cwd=HERE.parent,
                 )
             except subprocess.TimeoutExpired:
