@@ -12,9 +12,10 @@ interleaved, each repeat in a fresh process, under both collector settings:
   the library's own record classes; no router, no hooks, no savepoints, no options;
 - `ours`: `ours_bench.py`'s network, the library as a user runs it.
 
-The collector settings: `default` (as Python starts) and `server` (docs/servers.md: freeze the
-warm heap, raise the first threshold). The gap between `lean` and `floor` is what the records
-alone cost; the gap between `ours` and `lean` is what everything else the library does costs.
+The collector settings: `default` (as Python starts), `server` (docs/servers.md: freeze the
+warm heap, raise the first threshold) and `off` (disabled: what the steps cost without it).
+The gap between `lean` and `floor` is what the records alone cost; the gap between `ours` and
+`lean` is what everything else the library does costs.
 
     python benchmarks/w2_budget.py [--repeats 5] [--runs 1000]
 """
@@ -36,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_common import W2_IDEAL_S, W2_LATENCY_S, last_json_line, log, measure_w2_once
 
 IMPLEMENTATIONS = ("floor", "lean", "ours")
-COLLECTORS = ("default", "server")
+COLLECTORS = ("default", "server", "off")
 
 
 def lean_run() -> Any:
@@ -96,8 +97,11 @@ def lean_run() -> Any:
 
 def child(name: str) -> None:
     """One W2 repeat of one implementation; prints measure_w2_once's JSON line."""
+    import gc
     import json
 
+    if os.environ.get("W2_COLLECTOR") == "off":
+        gc.disable()  # measure_w2_once's gc.collect() still runs; nothing collects after it
     if name == "floor":
         from floor import run_w2 as run
     elif name == "lean":
@@ -125,6 +129,7 @@ def main() -> None:
             for name in IMPLEMENTATIONS:  # interleaved: a load change hits all of them alike
                 env = dict(os.environ, W2_RUNS=str(args.runs))
                 env.pop("BENCH_GC", None)
+                env["W2_COLLECTOR"] = collector
                 if collector == "server":
                     env["BENCH_GC"] = "server"
                 proc = subprocess.run(
@@ -142,15 +147,19 @@ def main() -> None:
                 )
         log(f"repeat {repeat + 1} of {args.repeats} done")
     print(f"W2, {args.runs} runs x 10 steps, medians of {args.repeats} (min-max):")
-    print("| collector | implementation | wall / ideal (x) | CPU per step (us) |")
-    print("| --- | --- | --- | --- |")
+    print("| collector | implementation | wall / ideal (x) | CPU per step (us) | CPU / floor's |")
+    print("| --- | --- | --- | --- | --- |")
     for collector in COLLECTORS:
+        floor_cpus = cpus[("floor", collector)]
         for name in IMPLEMENTATIONS:
             r, c = ratios[(name, collector)], cpus[(name, collector)]
+            # Per repeat, against the floor measured beside it: the figure a changing machine
+            # speed blurs least.
+            relative = [mine / floor for mine, floor in zip(c, floor_cpus, strict=True)]
             print(
                 f"| {collector} | {name} | {statistics.median(r):.2f} "
                 f"({min(r):.2f}-{max(r):.2f}) | {statistics.median(c):.1f} "
-                f"({min(c):.1f}-{max(c):.1f}) |"
+                f"({min(c):.1f}-{max(c):.1f}) | {statistics.median(relative):.2f} |"
             )
 
 
