@@ -84,10 +84,19 @@ def lean_run() -> Any:
             took = (time.perf_counter() - started) * 1000
             results.append(
                 InferenceResult(
-                    "worker", "", [], history, [message], records, None, usage, started_at, took
+                    "worker",
+                    "",
+                    [],
+                    history,
+                    [message],
+                    records,
+                    None,
+                    usage,
+                    started_at,
+                    took,
+                    ops,
                 )
             )
-            results[-1].state_delta = ops
             history.append(message)
             history.extend(ToolMessage(r.id, r.content, r.name) for r in records)
         return len(data["items"])
