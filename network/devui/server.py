@@ -6,7 +6,8 @@
 Routes (all but `/agui/` are GET and read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
-  modules: `devui.js` importing `dom.js`, `patch.js`, `sse.js`, `stateview.js`) and style
+  modules: `devui.js` importing `dom.js`, `graphview.js`, `patch.js`, `sse.js`,
+  `stateview.js`) and style
   (`devui.css`), files of this package, no build step. Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
@@ -60,6 +61,7 @@ DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversati
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
     "devui.js": "text/javascript",
     "dom.js": "text/javascript",
+    "graphview.js": "text/javascript",
     "patch.js": "text/javascript",
     "sse.js": "text/javascript",
     "stateview.js": "text/javascript",

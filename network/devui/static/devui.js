@@ -10,6 +10,7 @@
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
 
 import { $, el, iso, pre, randomId, section, served, setText } from "./dom.js";
+import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
@@ -117,19 +118,17 @@ async function loadGraph() {
   const graph = answer.body;
   setText($("network-name"), served(graph.name));
   document.title = "agent-network dev UI: " + graph.name;
-  const box = $("graph");
-  box.replaceChildren();
   graphNodes = new Map();
-  const labels = new Map();
-  for (const node of graph.nodes) {
-    labels.set(node.id, node.label);
+  drawGraph($("graph"), graph, (node) => {
     const item = el("span", { class: "node " + node.shape, text: node.label, "data-node": node.id });
     if (node.agent) {
       item.setAttribute("data-agent", node.agent);
       graphNodes.set(node.agent, item);
     }
-    box.append(item);
-  }
+    return item;
+  });
+  // the same edges as text, for a screen reader and for copying
+  const labels = new Map(graph.nodes.map((node) => [node.id, node.label]));
   const edges = $("edges");
   edges.replaceChildren();
   for (const edge of graph.edges.slice(0, 200)) {
