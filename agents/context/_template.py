@@ -79,7 +79,7 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if hasattr(value, "model_dump_json"):
-        return value.model_dump_json()
+        return str(value.model_dump_json())
     try:
         return json.dumps(value, default=str)
     except (TypeError, ValueError):

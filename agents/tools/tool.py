@@ -278,7 +278,9 @@ class Tool:
         if fields is not None and type(arguments) is dict:
             # `validate` written out, without its two Python calls: every tool call runs this.
             try:
-                kwargs = fields.validate_python(arguments)[0]  # (values, extra, fields set)
+                kwargs: dict[str, Any] = fields.validate_python(arguments)[
+                    0
+                ]  # (values, extra, fields set)
             except sys.modules["pydantic_core"].ValidationError as exc:
                 raise self._invalid(exc) from exc
         else:
