@@ -152,7 +152,7 @@ def _alive(pid: int) -> bool:
 
 
 async def test_an_isolated_tool_runs_in_another_process_and_writes_through_its_result() -> None:
-    from tests.agents.isolated_tools import add, whose_process
+    from tests.agents.tools.isolated_tools import add, whose_process
 
     model = ScriptedModel([[call("whose_process"), call("add", a=2, b=3)], "ok"])
     agent = Agent("a", tools=[whose_process, add], model=model)
@@ -163,7 +163,7 @@ async def test_an_isolated_tool_runs_in_another_process_and_writes_through_its_r
 
 
 async def test_a_hung_isolated_tool_is_killed_when_its_run_is_cancelled(tmp_path: Path) -> None:
-    from tests.agents.isolated_tools import hang
+    from tests.agents.tools.isolated_tools import hang
 
     pid_file = tmp_path / "pid"
     agent = Agent("a", tools=[hang], model=ScriptedModel([call("hang", pid_file=str(pid_file))]))
@@ -179,7 +179,7 @@ async def test_a_hung_isolated_tool_is_killed_when_its_run_is_cancelled(tmp_path
 
 
 async def test_a_hung_isolated_tool_times_out_and_is_killed(tmp_path: Path) -> None:
-    from tests.agents.isolated_tools import hang
+    from tests.agents.tools.isolated_tools import hang
 
     pid_file = tmp_path / "pid"
     model = ScriptedModel([call("hang", pid_file=str(pid_file)), "went on"])
