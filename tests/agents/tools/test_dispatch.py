@@ -1,0 +1,180 @@
+"""Running one answer's tool calls: errors reach the model, calls overlap, writes land in order."""
+
+import anyio
+import pytest
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, State
+
+
+def run_once(agent: Agent) -> Network:
+    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None)
+
+
+@pytest.mark.anyio
+async def test_unknown_tools_and_raising_handlers_become_errors_the_model_sees() -> None:
+    @tool
+    def sync_fail() -> str:
+        raise RuntimeError("sync broke")
+
+    @tool
+    async def async_fail() -> str:
+        raise RuntimeError("async broke")
+
+    model = ScriptedModel([[call("nope"), call("sync_fail"), call("async_fail")], "recovered"])
+    agent = Agent("a", tools=[sync_fail, async_fail], model=model)
+    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    result = await network.run("x")
+    unknown, sync_error, async_error = result.results[0].tool_calls
+    assert unknown.is_error and "unknown tool 'nope'" in unknown.content
+    assert sync_error.is_error and "sync broke" in sync_error.content
+    assert async_error.is_error and "async broke" in async_error.content
+    tool_messages = [m for m in model.requests[1].history if m.role == "tool"]
+    assert [m.is_error for m in tool_messages] == [True, True, True]
+    assert result.output == "recovered"  # the run went on
+
+
+@pytest.mark.anyio
+async def test_invalid_json_arguments_are_reported_to_the_model() -> None:
+    from network import AssistantMessage, ToolCall
+
+    @tool
+    def echo(text: str) -> str:
+        return text
+
+    broken = AssistantMessage(tool_calls=[ToolCall(id="c1", name="echo", arguments='{"text": ')])
+    result = await run_once(Agent("a", tools=[echo], model=ScriptedModel([broken]))).run("x")
+    record = result.results[0].tool_calls[0]
+    assert record.is_error and "not valid JSON" in record.content
+
+
+@pytest.mark.anyio
+async def test_json_arguments_that_are_not_an_object_are_reported_as_such() -> None:
+    from network import AssistantMessage, ToolCall
+
+    @tool
+    def echo(text: str) -> str:
+        return text
+
+    listed = AssistantMessage(tool_calls=[ToolCall(id="c1", name="echo", arguments='["hi"]')])
+    result = await run_once(Agent("a", tools=[echo], model=ScriptedModel([listed]))).run("x")
+    record = result.results[0].tool_calls[0]
+    # valid JSON, so the model is told what is wrong with it, not that it is not JSON
+    assert record.is_error and "not valid JSON" not in record.content
+    assert "tool 'echo': arguments must be a JSON object, got a JSON array" in record.content
+
+
+@pytest.mark.anyio
+async def test_concurrent_calls_record_results_and_writes_in_model_order() -> None:
+    started = []
+
+    @tool
+    async def slow_append(item: str, delay: float, state: State) -> str:
+        started.append(item)
+        await anyio.sleep(delay)
+        state.kv.set("log", [item])
+        state.kv.set("last", item)
+        return item
+
+    model = ScriptedModel(
+        [
+            [
+                call("slow_append", item="first", delay=0.05),
+                call("slow_append", item="second", delay=0),
+            ]
+        ]
+    )
+    agent = Agent("a", tools=[slow_append], model=model)
+    schema = {"log": {"type": list[str]}, "last": {"type": str}}
+    result = await Network(
+        "n", [agent], lambda c: agent if c.call_count == 0 else None, state_schema=schema
+    ).run("x")
+    assert sorted(started) == ["first", "second"]
+    assert [r.result for r in result.results[0].tool_calls] == ["first", "second"]
+    assert result["log"] == ["first", "second"]  # model order, though "second" finished first
+    assert result["last"] == "second"
+
+
+@pytest.mark.anyio
+async def test_concurrent_calls_really_overlap() -> None:
+    log = []
+
+    @tool
+    async def nap(n: int) -> str:
+        log.append(("start", n))
+        await anyio.sleep(0.05)
+        log.append(("end", n))
+        return "z"
+
+    agent = Agent("a", tools=[nap], model=ScriptedModel([[call("nap", n=n) for n in range(5)]]))
+    await run_once(agent).run("x")
+    # every call started before any finished: they ran at once, not one after another
+    assert [kind for kind, _ in log] == ["start"] * 5 + ["end"] * 5
+
+
+@pytest.mark.anyio
+async def test_a_tool_that_raises_leaves_none_of_its_writes() -> None:
+    @tool
+    def half_done(ctx: ToolContext) -> str:
+        ctx.kv.set("a", 1)
+        ctx.kv.set("b", 2)
+        raise RuntimeError("halfway")
+
+    @tool
+    def fine(ctx: ToolContext) -> str:
+        ctx.kv.set("c", 3)
+        return "ok"
+
+    single = Agent("single", tools=[half_done], model=ScriptedModel([call("half_done")]))
+    result = await run_once(single).run("x", state={"a": 0})
+    assert result.state.kv.data == {"a": 0}
+    assert result.results[0].state_delta == []
+
+    pair = Agent(
+        "pair", tools=[half_done, fine], model=ScriptedModel([[call("half_done"), call("fine")]])
+    )
+    result = await run_once(pair).run("x", state={"a": 0})
+    assert result.state.kv.data == {"a": 0, "c": 3}
+
+
+@pytest.mark.anyio
+async def test_blocking_sync_tools_run_in_a_worker_thread() -> None:
+    import threading
+
+    threads = []
+
+    @tool(blocking=True)
+    def blocking() -> str:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return "done"
+
+    await run_once(Agent("a", tools=[blocking], model=ScriptedModel([call("blocking")]))).run("x")
+    assert threads == [False]
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("quiet_logs")
+async def test_a_key_set_then_deleted_in_one_answer_ends_deleted() -> None:
+    @tool
+    def remember(ctx: ToolContext) -> str:
+        """Note a draft."""
+        ctx.kv.set("draft", "v1")
+        return "noted"
+
+    @tool
+    def forget(ctx: ToolContext) -> str:
+        """Drop the draft."""
+        ctx.kv.delete("draft")
+        return "dropped"
+
+    agent = Agent(
+        "a", tools=[remember, forget], model=ScriptedModel([[call("remember"), call("forget")]])
+    )
+    result = await Network("n", [agent]).run("go")
+    assert "draft" not in result
+    # and the other order: deleted first, then set, ends set
+    agent = Agent(
+        "b", tools=[remember, forget], model=ScriptedModel([[call("forget"), call("remember")]])
+    )
+    result = await Network("n", [agent]).run("go", state={"draft": "v0"})
+    assert result["draft"] == "v1"
