@@ -300,6 +300,8 @@ def test_the_layout_checks_see_what_they_claim() -> None:
 # Modules honestly tested through another module's file, and the file that tests them.
 TESTED_THROUGH = {
     "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
+    # GET /api/value, driven from the page in Chromium
+    "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
     "routers.routing_prompt": "tests/routers/test_routing_agent.py",  # the routing agent's prompt
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
 }
