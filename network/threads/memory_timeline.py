@@ -85,7 +85,7 @@ class MemoryTimeTravel:
         marks: list[Mark] = stored.marks
         start, end = marks[first], marks[last]
         entry = self._sync(thread_id, stored)
-        return CheckpointState(
+        return CheckpointState.model_construct(
             thread_id=thread_id,
             checkpoint=checkpoint_of(index, stored.calls[index], start, marks[first : last + 1]),
             state={key: decode_value(text) for key, text in stored.keys.at(end.revision).items()},

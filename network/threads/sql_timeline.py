@@ -14,12 +14,13 @@ every write transaction takes), so no commit or rewind changes it under the copy
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Select, String, delete, func, literal, select, update
+from sqlalchemy import Select, String, TextClause, delete, func, literal, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from network.threads.checkpoint_data import (
@@ -123,6 +124,23 @@ class SQLTimeTravel:
     ) -> tuple[DecodedThread, int]:
         raise NotImplementedError
 
+    @functools.cached_property
+    def _latest_values(self) -> TextClause:
+        """The statement behind `_state_rows` (`:t` the thread, `:r` the revision)."""
+        h = self._reader.dialect.identifier_preparer.format_table(
+            self.tables.timeline.state_history
+        )
+        return text(
+            f"WITH RECURSIVE keys(key) AS ("
+            f" SELECT min(key) FROM {h} WHERE thread_id = :t"
+            f" UNION ALL"
+            f" SELECT (SELECT min(key) FROM {h} WHERE thread_id = :t AND key > keys.key)"
+            f" FROM keys WHERE keys.key IS NOT NULL)"
+            f" SELECT keys.key, (SELECT value FROM {h} WHERE thread_id = :t AND key = keys.key"
+            f" AND revision <= :r ORDER BY revision DESC LIMIT 1)"
+            f" FROM keys WHERE keys.key IS NOT NULL"
+        )
+
     def _thread_select(self, thread_id: str) -> Select[Any]:
         """The thread's row with its rewind count (what its cached records are checked by)."""
         t = self.tables
@@ -209,21 +227,13 @@ class SQLTimeTravel:
     async def _state_rows(
         self, conn: AsyncConnection, thread_id: str, revision: int
     ) -> dict[str, str]:
-        """Each thread key's JSON text at `revision` (keys removed or unset left out)."""
-        h = self.tables.timeline.state_history
-        latest = (
-            select(h.c.key, func.max(h.c.revision).label("revision"))
-            .where(h.c.thread_id == thread_id, h.c.revision <= revision)
-            .group_by(h.c.key)
-            .subquery()
-        )
-        rows = await conn.execute(
-            select(h.c.key, h.c.value)
-            .select_from(
-                h.join(latest, (h.c.key == latest.c.key) & (h.c.revision == latest.c.revision))
-            )
-            .where(h.c.thread_id == thread_id)
-        )
+        """Each thread key's JSON text at `revision` (keys removed or unset left out).
+
+        One lookup per key the thread ever had, each from the primary key's index: the keys
+        are walked with a recursive query (a skip scan, which neither database does by
+        itself), and each key's last value at or before `revision` is one index probe. So
+        the cost grows with the number of keys, not with the thread's length."""
+        rows = await conn.execute(self._latest_values, {"t": thread_id, "r": revision})
         return {key: value for key, value in rows.all() if value is not None}
 
     async def _call(self, conn: AsyncConnection, thread_id: str, index: int) -> CallRow:
@@ -255,7 +265,7 @@ class SQLTimeTravel:
             state = await self._state_rows(conn, thread_id, group[-1].revision)
             entry, _ = await self._sync(conn, thread_id, row)
         start = group[0]
-        return CheckpointState(
+        return CheckpointState.model_construct(
             thread_id=thread_id,
             checkpoint=checkpoint_of(index, call, start, group),
             state={key: decode_value(text) for key, text in state.items()},

@@ -131,19 +131,13 @@ def list_checkpoints(marks: Sequence[Mark], calls: Sequence[CallRow]) -> list[Ch
             last += 1
         if start.calls:
             group = marks[position : last + 1]
-            wrote = sorted({key for mark in group for key in mark.keys})
+            wrote = start.keys if last == position else _union(group)
             end = marks[last]
             for index in range(start.results - start.calls, min(start.results, len(calls))):
                 call = calls[index]
                 found.append(
                     Checkpoint(
-                        index=index,
-                        run_id=call.run_id,
-                        agent=call.agent,
-                        at=call.at,
-                        revision=end.revision,
-                        messages=start.messages,
-                        wrote=wrote,
+                        index, call.run_id, call.agent, call.at, end.revision, start.messages, wrote
                     )
                 )
         position = last + 1
@@ -153,14 +147,18 @@ def list_checkpoints(marks: Sequence[Mark], calls: Sequence[CallRow]) -> list[Ch
 def checkpoint_of(index: int, call: CallRow, start: Mark, marks: Sequence[Mark]) -> Checkpoint:
     """The `Checkpoint` of call `index`, given its first mark and the marks up to its end."""
     return Checkpoint(
-        index=index,
-        run_id=call.run_id,
-        agent=call.agent,
-        at=call.at,
-        revision=marks[-1].revision,
-        messages=start.messages,
-        wrote=sorted({key for mark in marks for key in mark.keys}),
+        index,
+        call.run_id,
+        call.agent,
+        call.at,
+        marks[-1].revision,
+        start.messages,
+        _union(marks),
     )
+
+
+def _union(marks: Sequence[Mark]) -> tuple[str, ...]:
+    return tuple(sorted({key for mark in marks for key in mark.keys}))
 
 
 def shared_writes_after(

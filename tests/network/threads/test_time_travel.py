@@ -87,7 +87,7 @@ async def test_every_committed_call_is_a_checkpoint(store: ThreadStore) -> None:
     assert [c.run_id for c in listed] == [run.run_id for run in runs]
     assert [c.messages for c in listed] == [3, 6, 9]  # user, assistant's call, tool result
     # its commit wrote the call's keys, and the router's write after it belongs to it too
-    assert listed[0].wrote == ["done", "paid", "user:spent"]
+    assert listed[0].wrote == ("done", "paid", "user:spent")
     assert listed[0].at == runs[0].results[0].started_at
     assert listed[0].revision < listed[1].revision < listed[2].revision
     assert await as_checkpoints(store).checkpoints("missing") is None
