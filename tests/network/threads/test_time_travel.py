@@ -131,7 +131,9 @@ async def test_a_fork_starts_from_the_checkpoint_and_leaves_the_source_alone(
     before = await store.get_thread("t")
     assert before is not None
 
-    forked = await payer().fork("t", at=0, update={"note": "what if"}, new_thread_id="f", store=store)
+    forked = await payer().fork(
+        "t", at=0, update={"note": "what if"}, new_thread_id="f", store=store
+    )
 
     assert forked.thread.thread_id == "f" and forked.thread.user_id == "u"
     assert (forked.origin.parent_thread_id, forked.origin.checkpoint) == ("t", 0)
