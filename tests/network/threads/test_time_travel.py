@@ -314,3 +314,30 @@ async def test_another_process_never_reads_a_rewound_thread_from_its_cache(
         await reader.close()
         await writer.close()
         await first.close()
+
+
+class _RecordedSteps:
+    """The durable engine's step recording, reduced to what a thread load uses."""
+
+    def __init__(self) -> None:
+        self.recorded: dict[str, Any] = {}
+
+    async def step(self, name: str, run: Callable[[], Any]) -> Any:
+        if name not in self.recorded:
+            self.recorded[name] = await run()
+        return self.recorded[name]
+
+
+async def test_a_durable_run_cannot_resume_on_a_thread_rewound_behind_its_load(
+    store: ThreadStore,
+) -> None:
+    from network import ThreadError
+    from network.threads.session import ThreadSession
+
+    await three_runs(store)
+    steps = _RecordedSteps()
+    network = payer()
+    await ThreadSession.open(network, "t", store=store, steps=steps)  # type: ignore[arg-type]
+    await network.rewind("t", to=0, store=store)
+    with pytest.raises(ThreadError, match="'t' was rewound after this durable run loaded it"):
+        await ThreadSession.open(network, "t", store=store, steps=steps)  # type: ignore[arg-type]
