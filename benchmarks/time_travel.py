@@ -106,7 +106,13 @@ async def measure(make: Callable[[], Any], calls: int, repeats: int) -> dict[str
     if isinstance(store, SQLStore):
 
         async def cold() -> None:
-            async with SQLStore(store.url, cache=DecodedCache(), create_tables=False) as fresh:
+            fresh = SQLStore(
+                store.url,
+                cache=DecodedCache(),
+                create_tables=False,
+                table_prefix=store.tables.threads.name.removesuffix("threads"),
+            )
+            async with fresh:
                 await fresh.state_at("long", picks.randrange(calls))
 
         async def state_only() -> None:
@@ -148,6 +154,7 @@ async def measure(make: Callable[[], Any], calls: int, repeats: int) -> dict[str
         finally:
             TimelineWriter.record = original  # type: ignore[method-assign]
     await store.close()
+    print(json.dumps(figures), file=sys.stderr)  # as each store finishes
     return figures
 
 
