@@ -35,7 +35,7 @@ from network.threads.thread_data import (
     decode_value,
     new_thread_info,
 )
-from network.threads.timeline import CallRow, KeyLog, Mark, commit_keys
+from network.threads.timeline import CallRow, KeyLog, Mark, commit_effects, commit_keys
 
 
 @dataclass(slots=True)
@@ -213,6 +213,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
                 now,
                 commit.run_id,
                 commit_keys(commit),
+                commit_effects(commit),
             )
         )
         stored.keys.record(info.revision, commit)

@@ -36,7 +36,7 @@ from network.threads.timeline import (
     shared_writes_after,
     span,
     summaries_at,
-    tool_calls_of,
+    tool_calls_after,
 )
 
 
@@ -155,11 +155,10 @@ class MemoryTimeTravel:
         self._origins[new_thread_id] = origin
         if state:
             self._commit_now(new_thread_id, Commit(revision=fork.info.revision, state=dict(state)))
-        entry = self._sync(thread_id, stored)
         return ForkResult(
             thread=fork.info.model_copy(deep=True),
             origin=origin,
-            shared_keys=shared_writes_after(stored.marks[last + 1 :], entry.results.__getitem__),
+            shared_keys=shared_writes_after(stored.marks[last + 1 :]),
         )
 
     async def rewind_thread(
@@ -174,11 +173,9 @@ class MemoryTimeTravel:
             raise ThreadExistsError(f"thread {kept_as!r} already exists")
         index, _first, last = self._locate(stored, to)
         marks: list[Mark] = stored.marks
-        # The report reads the calls being moved out before they go.
-        entry = self._sync(thread_id, stored)
         count = len(stored.results)
-        tool_calls = tool_calls_of((i, entry.results[i]) for i in range(index + 1, count))
-        shared = shared_writes_after(marks[last + 1 :], entry.results.__getitem__)
+        tool_calls = tool_calls_after(marks[last + 1 :])
+        shared = shared_writes_after(marks[last + 1 :])
         kept = self._copy(stored, kept_as, len(marks) - 1)
         kept.info.revision = stored.info.revision
         kept.info.metadata = dict(stored.info.metadata)
@@ -207,7 +204,7 @@ class MemoryTimeTravel:
             thread_id=thread_id,
             checkpoint=index,
             revision=info.revision,
-            discarded_calls=count - index - 1,
+            discarded_calls=count - marks[last].results,
             kept_as=kept_as,
             tool_calls_not_undone=tool_calls,
             shared_keys=shared,

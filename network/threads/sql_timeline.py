@@ -41,12 +41,13 @@ from network.threads.timeline import (
     Mark,
     checkpoint_index,
     checkpoint_of,
+    commit_effects,
     commit_keys,
     extends,
     list_checkpoints,
     predates,
     shared_writes_after,
-    tool_calls_of,
+    tool_calls_after,
 )
 
 _READ_AHEAD = 8  # commits read at a time when looking for a checkpoint's end
@@ -83,6 +84,7 @@ class TimelineWriter:
                 "at": now,
                 "run_id": commit.run_id,
                 "keys": json.dumps(commit_keys(commit)),
+                "effects": commit_effects(commit),
             },
         )
         rows = [
@@ -103,6 +105,7 @@ def _mark(row: Any) -> Mark:
         row.at,
         row.run_id,
         tuple(json.loads(row.keys)),
+        row.effects,
     )
 
 
@@ -411,7 +414,6 @@ class SQLTimeTravel:
                 await self._commits.write(conn, new_thread_id, commit, [], [], now)
                 info.revision += 1
             after = await self._after(conn, thread_id, end.revision)
-            entry, _ = await self._sync(conn, thread_id, row)
         origin = ThreadOrigin(
             thread_id=new_thread_id,
             parent_thread_id=thread_id,
@@ -422,7 +424,7 @@ class SQLTimeTravel:
         return ForkResult(
             thread=info,
             origin=origin,
-            shared_keys=shared_writes_after(after, entry.results.__getitem__),
+            shared_keys=shared_writes_after(after),
         )
 
     async def _set_state(
@@ -470,8 +472,6 @@ class SQLTimeTravel:
             await self._taken(conn, kept_as)
             index, group, summaries = await self._locate(conn, thread_id, row.result_count, to)
             start, end = group[0], group[-1]
-            # The report reads the calls being moved out; they are fetched before they go.
-            entry, _ = await self._sync(conn, thread_id, row)
             after = await self._after(conn, thread_id, end.revision)
             everything = (row.revision, row.result_count, row.message_count, None)
             await self._copy(conn, thread_id, kept_as, everything)
@@ -513,6 +513,7 @@ class SQLTimeTravel:
                     at=now,
                     run_id=None,
                     keys="[]",
+                    effects=None,
                 )
             )
             await self._count_rewind(conn, thread_id)
@@ -524,10 +525,8 @@ class SQLTimeTravel:
             revision=revision,
             discarded_calls=count - start.results,
             kept_as=kept_as,
-            tool_calls_not_undone=tool_calls_of(
-                (i, entry.results[i]) for i in range(start.results, count)
-            ),
-            shared_keys=shared_writes_after(after, entry.results.__getitem__),
+            tool_calls_not_undone=tool_calls_after(after),
+            shared_keys=shared_writes_after(after),
         )
 
     async def _cut(

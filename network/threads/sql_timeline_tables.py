@@ -2,8 +2,10 @@
 
 - `commits`: one row per commit of a thread (a `Mark`): its revision, how many calls it added,
   how many calls, messages and summaries the thread then held (summaries: NULL when the commit
-  added none), when, by which run, and the keys it wrote (a JSON list). Indexed by the calls
-  count too, so the commit that saved call `i` is one index lookup.
+  added none), when, by which run, the keys it wrote (a JSON list), and its calls' tool calls
+  and shared-key writes (`effects`, JSON; NULL when none: what a fork's or rewind's report
+  lists, without decoding a call). Indexed by the calls count too, so the commit that saved
+  call `i` is one index lookup.
 - `state_history`: every value each thread key took, by revision (NULL: removed); its primary
   key (thread, key, revision) answers "each key's last value at revision R" from the index.
 - `lineage`: where a thread came from (a fork, or a rewind's keeping) and how often it was
@@ -47,6 +49,7 @@ def build_timeline_tables(metadata: MetaData, prefix: str) -> TimelineTables:
         Column("at", Double, nullable=False),
         Column("run_id", String),
         Column("keys", Text, nullable=False),
+        Column("effects", Text),
         Index(f"{prefix}commits_results", "thread_id", "results"),
     )
     state_history = Table(

@@ -10,18 +10,20 @@ those, the thread at any checkpoint is read, never replayed:
   after the run's last call, a rewind to it), and ends before the next call or message;
 - its state is each thread key's last value at or before the end's revision.
 
-Marks are cheap (a few integers per commit) and a key's values are stored once per commit
-that changed it, so neither listing checkpoints nor reading one decodes a single agent call.
+Marks are cheap (a few integers per commit, and the commit's `effects`: its calls' tool calls
+and `user:` / `app:` writes, as JSON text, only when it had any) and a key's values are stored
+once per commit that changed it, so neither listing checkpoints, nor reading one, nor the
+reports of a fork or a rewind decode a single agent call.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterable, Sequence
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.history.results import InferenceResult
 from network.state.scopes import scope_of
 from network.threads.checkpoint_data import (
     Checkpoint,
@@ -39,7 +41,7 @@ class Mark:
 
     `calls` is how many agent calls the commit added (its calls are `results - calls` to
     `results - 1`); `summaries` is None when the commit added none (the count is then the
-    last mark's that has one).
+    last mark's that has one). `effects` is the JSON text `commit_effects` made, or None.
     """
 
     revision: int
@@ -50,6 +52,7 @@ class Mark:
     at: float
     run_id: str | None
     keys: tuple[str, ...] = ()
+    effects: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,28 @@ class CallRow:
 def commit_keys(commit: Commit) -> tuple[str, ...]:
     """The keys a commit writes: thread keys set or removed, `user:` / `app:` writes."""
     return tuple(sorted({*commit.state, *commit.removed, *(w.key for w in commit.shared)}))
+
+
+def commit_effects(commit: Commit) -> str | None:
+    """What a rewind's or fork's report needs of a commit's calls, as JSON text (None: none):
+    each tool call `[offset, agent, tool, call id, is_error]` and each `user:` / `app:` write
+    `[offset, agent, key, op, source, tool, tool call id, run id]`, `offset` being the call's
+    position in the commit."""
+    tools: list[list[Any]] = []
+    shared: list[list[Any]] = []
+    for offset, record in enumerate(commit.results):
+        result = record.result
+        agent = result.agent
+        for call in result.tool_calls:
+            tools.append([offset, agent, call.name, call.id, call.is_error])
+        for w in result.writes:
+            if scope_of(w.key) in ("user", "app"):
+                shared.append(
+                    [offset, agent, w.key, w.op, w.source, w.tool, w.tool_call_id, w.run_id]
+                )
+    if not tools and not shared:
+        return None
+    return json.dumps({"tools": tools, "shared": shared})
 
 
 def checkpoint_index(thread_id: str, checkpoint: Any, count: int) -> int:
@@ -161,13 +186,14 @@ def _union(marks: Sequence[Mark]) -> tuple[str, ...]:
     return tuple(sorted({key for mark in marks for key in mark.keys}))
 
 
-def shared_writes_after(
-    marks: Iterable[Mark], result_at: Callable[[int], InferenceResult]
-) -> list[SharedKeyWrite]:
+def _effects(mark: Mark) -> dict[str, list[list[Any]]]:
+    return {"tools": [], "shared": []} if mark.effects is None else json.loads(mark.effects)
+
+
+def shared_writes_after(marks: Iterable[Mark]) -> list[SharedKeyWrite]:
     """The `user:` / `app:` writes of the commits `marks`, each with its writer.
 
-    Only the calls of commits that wrote a shared key are read (`result_at` decodes one);
-    a shared key a commit wrote with no call to vouch for it (a router's write after the
+    A shared key a commit wrote with no call to vouch for it (a router's write after the
     run's last call) is listed with the run alone.
     """
     found: list[SharedKeyWrite] = []
@@ -175,46 +201,53 @@ def shared_writes_after(
         shared = [key for key in mark.keys if scope_of(key) in ("user", "app")]
         if not shared:
             continue
+        first = mark.results - mark.calls
         vouched: set[str] = set()
-        for index in range(mark.results - mark.calls, mark.results):
-            result = result_at(index)
-            for write in result.writes:
-                scope = scope_of(write.key)
-                if scope == "user" or scope == "app":
-                    vouched.add(write.key)
-                    found.append(
-                        SharedKeyWrite(
-                            key=write.key,
-                            scope=scope,
-                            op=write.op,
-                            checkpoint=index,
-                            agent=result.agent,
-                            source=write.source,
-                            tool=write.tool,
-                            tool_call_id=write.tool_call_id,
-                            run_id=write.run_id,
-                        )
-                    )
+        for offset, agent, key, op, source, tool, call_id, run_id in _effects(mark)["shared"]:
+            vouched.add(key)
+            found.append(
+                SharedKeyWrite(
+                    key=key,
+                    scope="user" if scope_of(key) == "user" else "app",
+                    op=op,
+                    checkpoint=first + offset,
+                    agent=agent,
+                    source=source,
+                    tool=tool,
+                    tool_call_id=call_id,
+                    run_id=run_id,
+                )
+            )
         for key in shared:
             if key not in vouched:
-                scope = "user" if scope_of(key) == "user" else "app"
-                found.append(SharedKeyWrite(key=key, scope=scope, run_id=mark.run_id))
+                found.append(
+                    SharedKeyWrite(
+                        key=key,
+                        scope="user" if scope_of(key) == "user" else "app",
+                        run_id=mark.run_id,
+                    )
+                )
     return found
 
 
-def tool_calls_of(calls: Iterable[tuple[int, InferenceResult]]) -> list[ToolCallNotUndone]:
-    """The tool calls of `(index, call)` pairs, in order."""
-    return [
-        ToolCallNotUndone(
-            checkpoint=index,
-            agent=result.agent,
-            tool=call.name,
-            call_id=call.id,
-            is_error=call.is_error,
-        )
-        for index, result in calls
-        for call in result.tool_calls
-    ]
+def tool_calls_after(marks: Iterable[Mark]) -> list[ToolCallNotUndone]:
+    """The tool calls of the commits `marks`, in order."""
+    found: list[ToolCallNotUndone] = []
+    for mark in marks:
+        if mark.effects is None:
+            continue
+        first = mark.results - mark.calls
+        for offset, agent, tool, call_id, is_error in _effects(mark)["tools"]:
+            found.append(
+                ToolCallNotUndone(
+                    checkpoint=first + offset,
+                    agent=agent,
+                    tool=tool,
+                    call_id=call_id,
+                    is_error=is_error,
+                )
+            )
+    return found
 
 
 @dataclass(slots=True)
