@@ -10,8 +10,8 @@ one `Parallel` fan-out are committed together, at their join, so they share one 
 back with one thread. A fork or a rewind keeps their current values and reports which of them
 were written after the checkpoint, and by whom (`SharedKeyWrite`).
 
-Everything here is a pydantic model or, for `Checkpoint`, a dataclass pydantic serializes:
-it leaves the store for the caller, or an HTTP client.
+Reports are pydantic models; what a thread may hold thousands of (`Checkpoint`,
+`ToolCallNotUndone`, `SharedKeyWrite`) are plain dataclasses, which pydantic serializes too.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ class CheckpointState(BaseModel):
     summaries: list[Summary] = Field(default_factory=list)
 
 
-class ToolCallNotUndone(BaseModel):
+@dataclass(slots=True)
+class ToolCallNotUndone:
     """A tool call of a discarded agent call: it ran, and what it did outside stays done."""
 
     checkpoint: int  # the discarded call's index
@@ -103,7 +104,8 @@ class ToolCallNotUndone(BaseModel):
     is_error: bool = False
 
 
-class SharedKeyWrite(BaseModel):
+@dataclass(slots=True)
+class SharedKeyWrite:
     """A write to a `user:` or `app:` key, made on the thread after a checkpoint.
 
     `checkpoint` is the index of the call that made it, None for a write committed without a

@@ -155,7 +155,7 @@ class MemoryTimeTravel:
         self._origins[new_thread_id] = origin
         if state:
             self._commit_now(new_thread_id, Commit(revision=fork.info.revision, state=dict(state)))
-        return ForkResult(
+        return ForkResult.model_construct(
             thread=fork.info.model_copy(deep=True),
             origin=origin,
             shared_keys=shared_writes_after(stored.marks[last + 1 :]),
@@ -200,7 +200,7 @@ class MemoryTimeTravel:
         )
         self._threads[thread_id] = dataclasses.replace(back, info=info, rewinds=stored.rewinds + 1)
         self.decoded.forget(thread_id)
-        return RewindReport(
+        return RewindReport.model_construct(
             thread_id=thread_id,
             checkpoint=index,
             revision=info.revision,

@@ -421,7 +421,7 @@ class SQLTimeTravel:
             kind="fork",
             at=now,
         )
-        return ForkResult(
+        return ForkResult.model_construct(
             thread=info,
             origin=origin,
             shared_keys=shared_writes_after(after),
@@ -519,7 +519,7 @@ class SQLTimeTravel:
             await self._count_rewind(conn, thread_id)
         self.decoded.forget(thread_id)
         count = row.result_count
-        return RewindReport(
+        return RewindReport.model_construct(
             thread_id=thread_id,
             checkpoint=index,
             revision=revision,

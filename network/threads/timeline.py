@@ -22,7 +22,7 @@ import bisect
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from network.state.scopes import scope_of
 from network.threads.checkpoint_data import (
@@ -35,9 +35,9 @@ from network.threads.checkpoint_data import (
 from network.threads.thread_data import Commit
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
-    """Where a thread stood after one commit.
+class Mark(NamedTuple):
+    """Where a thread stood after one commit (a tuple of atomic values: a memory store keeps
+    one per commit, and the garbage collector stops tracing such tuples).
 
     `calls` is how many agent calls the commit added (its calls are `results - calls` to
     `results - 1`); `summaries` is None when the commit added none (the count is then the
@@ -55,8 +55,7 @@ class Mark:
     effects: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class CallRow:
+class CallRow(NamedTuple):
     """The columns of a stored agent call that a checkpoint lists (nothing to decode)."""
 
     agent: str
