@@ -96,17 +96,20 @@ class TimelineWriter:
 
 
 def _mark(row: Any) -> Mark:
-    return Mark(
-        row.revision,
-        row.calls,
-        row.results,
-        row.messages,
-        row.summaries,
-        row.at,
-        row.run_id,
-        tuple(json.loads(row.keys)),
-        row.effects,
-    )
+    return _marks([row])[0]
+
+
+def _marks(rows: Sequence[Any]) -> list[Mark]:
+    """Marks from `commits` rows (selected whole, in column order). Most commits of a thread
+    write the same few keys, so each distinct list of keys is parsed once."""
+    keys: dict[str, tuple[str, ...]] = {}
+    found = []
+    for _thread, revision, calls, results, messages, summaries, at, run, listed, effects in rows:
+        wrote = keys.get(listed)
+        if wrote is None:
+            wrote = keys[listed] = tuple(json.loads(listed))
+        found.append(Mark(revision, calls, results, messages, summaries, at, run, wrote, effects))
+    return found
 
 
 class SQLTimeTravel:
@@ -183,7 +186,7 @@ class SQLTimeTravel:
                     .order_by(commits.c.revision)
                 )
             ).all()
-        return list_checkpoints([_mark(row) for row in marks], [CallRow(*row) for row in calls])
+        return list_checkpoints(_marks(marks), [CallRow(*row) for row in calls])
 
     async def _locate(
         self, conn: AsyncConnection, thread_id: str, result_count: int, checkpoint: Any
@@ -370,7 +373,7 @@ class SQLTimeTravel:
             .where(commits.c.thread_id == thread_id, commits.c.revision > revision)
             .order_by(commits.c.revision)
         )
-        return [_mark(row) for row in rows.all()]
+        return _marks(rows.all())
 
     @database_errors
     async def fork_thread(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -147,24 +147,22 @@ def summaries_at(marks: Sequence[Mark], last: int) -> int:
 def list_checkpoints(marks: Sequence[Mark], calls: Sequence[CallRow]) -> list[Checkpoint]:
     """Every call's checkpoint, oldest first (calls that no mark covers are left out)."""
     found: list[Checkpoint] = []
+    append = found.append
+    count, known = len(marks), len(calls)
     position = 0
-    while position < len(marks):
+    while position < count:
         start = marks[position]
-        last = position
-        while last + 1 < len(marks) and extends(start, marks[last + 1]):
+        messages = start.messages
+        last = position + 1  # past the checkpoint's last commit
+        while last < count and not marks[last].calls and marks[last].messages == messages:
             last += 1
         if start.calls:
-            group = marks[position : last + 1]
-            wrote = start.keys if last == position else _union(group)
-            end = marks[last]
-            for index in range(start.results - start.calls, min(start.results, len(calls))):
-                call = calls[index]
-                found.append(
-                    Checkpoint(
-                        index, call.run_id, call.agent, call.at, end.revision, start.messages, wrote
-                    )
-                )
-        position = last + 1
+            revision = marks[last - 1].revision
+            wrote = start.keys if last == position + 1 else _union(marks[position:last])
+            for index in range(start.results - start.calls, min(start.results, known)):
+                agent, run_id, at = calls[index]
+                append(Checkpoint(index, run_id, agent, at, revision, messages, wrote))
+        position = last
     return found
 
 
@@ -185,24 +183,28 @@ def _union(marks: Sequence[Mark]) -> tuple[str, ...]:
     return tuple(sorted({key for mark in marks for key in mark.keys}))
 
 
-def _effects(mark: Mark) -> dict[str, list[list[Any]]]:
-    return {"tools": [], "shared": []} if mark.effects is None else json.loads(mark.effects)
+def _effects(marks: Sequence[Mark]) -> list[dict[str, list[list[Any]]] | None]:
+    """Each mark's effects, parsed in one call (a rewind may discard thousands of commits)."""
+    texts = [mark.effects for mark in marks if mark.effects is not None]
+    parsed = iter(json.loads(f"[{','.join(texts)}]"))
+    return [None if mark.effects is None else next(parsed) for mark in marks]
 
 
-def shared_writes_after(marks: Iterable[Mark]) -> list[SharedKeyWrite]:
+def shared_writes_after(marks: Sequence[Mark]) -> list[SharedKeyWrite]:
     """The `user:` / `app:` writes of the commits `marks`, each with its writer.
 
     A shared key a commit wrote with no call to vouch for it (a router's write after the
     run's last call) is listed with the run alone.
     """
     found: list[SharedKeyWrite] = []
-    for mark in marks:
+    writing = [mark for mark in marks if any(scope_of(key) != "thread" for key in mark.keys)]
+    for mark, effects in zip(writing, _effects(writing), strict=True):
         shared = [key for key in mark.keys if scope_of(key) in ("user", "app")]
-        if not shared:
-            continue
         first = mark.results - mark.calls
         vouched: set[str] = set()
-        for offset, agent, key, op, source, tool, call_id, run_id in _effects(mark)["shared"]:
+        for offset, agent, key, op, source, tool, call_id, run_id in (effects or {}).get(
+            "shared", []
+        ):
             vouched.add(key)
             found.append(
                 SharedKeyWrite(
@@ -229,14 +231,14 @@ def shared_writes_after(marks: Iterable[Mark]) -> list[SharedKeyWrite]:
     return found
 
 
-def tool_calls_after(marks: Iterable[Mark]) -> list[ToolCallNotUndone]:
+def tool_calls_after(marks: Sequence[Mark]) -> list[ToolCallNotUndone]:
     """The tool calls of the commits `marks`, in order."""
     found: list[ToolCallNotUndone] = []
-    for mark in marks:
-        if mark.effects is None:
+    for mark, effects in zip(marks, _effects(marks), strict=True):
+        if effects is None:
             continue
         first = mark.results - mark.calls
-        for offset, agent, tool, call_id, is_error in _effects(mark)["tools"]:
+        for offset, agent, tool, call_id, is_error in effects["tools"]:
             found.append(
                 ToolCallNotUndone(
                     checkpoint=first + offset,
