@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -193,6 +194,8 @@ def main() -> None:
     parser.add_argument("--postgres-url", help="a PostgreSQL server to use (else one is started)")
     parser.add_argument("--no-postgres", action="store_true")
     options = parser.parse_args()
+    # Stopped with SIGTERM, leave through the `with` below so the PostgreSQL it started stops.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with ExitStack() as stack:
         url = options.postgres_url
         if url is None and not options.no_postgres:
