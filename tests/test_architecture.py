@@ -302,6 +302,14 @@ TESTED_THROUGH = {
     "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
     # GET /api/value, driven from the page in Chromium
     "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
+    # time travel (from main): every store's checkpoints, fork and rewind in one file
+    "network.threads.checkpoint_data": "tests/network/threads/test_time_travel.py",
+    "network.threads.checkpoint_store": "tests/network/threads/test_time_travel.py",
+    "network.threads.memory_timeline": "tests/network/threads/test_time_travel.py",
+    "network.threads.sql_timeline": "tests/network/threads/test_time_travel.py",
+    "network.threads.sql_timeline_tables": "tests/network/threads/test_time_travel.py",
+    "network.threads.timeline": "tests/network/threads/test_time_travel.py",
+    "network.threads.sql_errors": "tests/network/threads/test_ids.py",  # a store error's form
     "routers.routing_prompt": "tests/routers/test_routing_agent.py",  # the routing agent's prompt
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
 }
