@@ -17,6 +17,9 @@ once, so the two behave alike:
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
   without a finish reason, is a `ModelError` (`answer_check`).
 - The caller's own `on_chunk` failure is raised unchanged, never taken for the model's.
+- Streaming is explicit (`stream`): None streams exactly when the caller passes `on_chunk`,
+  False never streams (the caller gets the whole answer), True always streams. Nothing else
+  (a trace, a log) decides it: turning tracing on never changes the request.
 - Errors: a `ModelError` naming the model and the URL without credentials, saying what
   happened, with the HTTP status when there was one; the original exception is its cause.
 - Attempts: when a request was tried more than once, each attempt is a `ModelCall` in
@@ -62,7 +65,7 @@ class RetryingModel(ABC):
         *,
         timeout: float,
         max_retries: int,
-        stream: bool,
+        stream: bool | None,
         retry_delay: float,
         retry: RetryPolicy | None,
         params: dict[str, Any],
@@ -88,11 +91,15 @@ class RetryingModel(ABC):
     ) -> ModelResponse:
         """Ask the model; stream deltas to `on_chunk` when given; return the whole answer.
 
-        Streams when `on_chunk` is given or the model was made with `stream=True`. Raises
+        Streams when `on_chunk` is given, unless the model was made with `stream=False`
+        (then `on_chunk` is not called: the caller gets the answer whole); always with
+        `stream=True`. Raises
         `ModelError` when the request fails for good (see the module docstring).
         """
         await self._prepare()
-        streaming = on_chunk is not None or self.stream
+        streaming = on_chunk is not None if self.stream is None else self.stream
+        if not streaming:
+            on_chunk = None
         relax = self._relax_tool_choice and forces_a_tool(request)
         sent = relaxed(request) if relax else request
         attempt = 0
