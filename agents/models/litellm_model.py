@@ -210,8 +210,11 @@ class LiteLLMModel(RetryingModel):
 
         "native" when litellm says the model supports a response schema, or when it has an
         `api_base` (llama.cpp, vLLM and Ollama all take `response_format` with a JSON schema);
-        else "tool" when it supports function calling; else "prompted".
+        else "tool" when it supports function calling; else "prompted". "tool" once the
+        server refused `response_format` (`agents.models.response_format`).
         """
+        if self.refuses_response_format:
+            return "tool"
         litellm = await load_litellm()
         if self._provider is None:
             self._inspect(litellm)

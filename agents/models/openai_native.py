@@ -62,7 +62,6 @@ from network.history.messages import AssistantMessage, ToolCall
 from network.ids import new_id
 from network.run.retry_policy import RetryPolicy
 
-
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
 
 
@@ -103,9 +102,12 @@ class OpenAIModel(RetryingModel):
             override them.
     """
 
-    # How an agent's `output_type` reaches this model (`agents.output`): OpenAI and the
-    # OpenAI-compatible servers (llama.cpp, vLLM, Ollama) take `response_format` with a schema.
-    structured_output = "native"
+    @property
+    def structured_output(self) -> str:
+        """How an agent's `output_type` reaches this model (`agents.output`): "native"
+        (OpenAI, vLLM, llama.cpp's and Ollama's servers take `response_format` with a JSON
+        schema), or "tool" once this server refused it (llama-cpp-python's does)."""
+        return "tool" if self.refuses_response_format else "native"
 
     def __init__(
         self,

@@ -22,7 +22,6 @@ from typing import Any
 from agents.models.failures import server_message
 from agents.models.streamed_answer import StreamedAnswer
 
-
 _SAID_LIMIT = 500  # characters of the server's stray words kept for an error
 
 

@@ -22,6 +22,9 @@ once, so the two behave alike:
   (a trace, a log) decides it: turning tracing on never changes the request.
 - Errors: a `ModelError` naming the model and the URL without credentials, saying what
   happened, with the HTTP status when there was one; the original exception is its cause.
+- `response_format` that a server refuses (llama-cpp-python: 500 naming it): not retried; a
+  `ResponseFormatRefused` at once, remembered as `refuses_response_format`
+  (`response_format`), so an agent in `output_mode="auto"` falls back to tool mode.
 - Attempts: when a request was tried more than once, each attempt is a `ModelCall` in
   `ModelResponse.attempts` (the answered one last), so usage limits and traces count them.
 """
@@ -39,6 +42,7 @@ from agents.models.answer_check import answer_problem
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
 from agents.models.failures import Failure, safe_url
 from agents.models.price import Price, price_from
+from agents.models.response_format import ResponseFormatRefused, refuses_response_format
 from agents.models.retry import retries_of, wait_before_retry
 from agents.models.streamed_answer import StreamedAnswer
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
@@ -80,6 +84,8 @@ class RetryingModel(ABC):
         self.retry_delay = retry_delay
         self.params = params
         self._relax_tool_choice = False  # set once the server refused a forced tool call
+        # Set once the server refused `response_format` (`agents.models.response_format`).
+        self.refuses_response_format = False
 
     @property
     @abstractmethod
@@ -131,6 +137,12 @@ class RetryingModel(ABC):
                     sent = relaxed(request)
                     _log_relaxed(self.name, failure)
                     continue
+                if not delivered and refuses_response_format(request, failure):
+                    self.refuses_response_format = True
+                    error = self._error(failure, attempt)
+                    raise ResponseFormatRefused(
+                        str(error), model=self.name, status_code=failure.status
+                    ) from exc
                 if attempt >= self.max_retries or delivered or not failure.retryable:
                     raise self._error(failure, attempt) from exc
                 after = self._retry_after(exc)
