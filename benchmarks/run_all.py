@@ -9,12 +9,12 @@
         --only floor,floor-aiohttp,agent-network,agent-network-before,agentkit
 
 Each entry of FRAMEWORKS is one script printing one JSON line (schema: bench_common.py). An
-entry whose environment is missing is skipped with a note (so is "agent-network-before"
-without `--before REF`; it measures the library as it was at git revision REF, with today's
-scripts): the peers come from benchmarks/setup_peers.sh, and "agent-network" (ours) from
+entry whose environment is missing is skipped with a note (so is "agent-network-before" without
+`--before REF`; it measures the library as it was at git revision REF, with today's scripts):
+the peers come from benchmarks/setup_peers.sh, and "agent-network" (ours) from
 benchmarks/ours_bench.py, which runs in the interpreter running this file (the project's
-environment). When ours is present, every peer figure also shows the ratio ours/peer (median over median; every figure is lower-is-better, so a
-ratio below 1 means ours is cheaper).
+environment). When ours is present, every peer figure also shows the ratio ours/peer (median
+over median; every figure is lower-is-better, so a ratio below 1 means ours is cheaper).
 
 All scripts share ONE fake OpenAI server (fake_openai_server.py) for W3, started here.
 `--rounds R` runs the whole list R times in turn, so every entry sees the same changes of the
