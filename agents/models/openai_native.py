@@ -63,6 +63,7 @@ from network.ids import new_id
 from network.run.retry_policy import RetryPolicy
 
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
+_MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
 
 
 class AttemptFailed(Exception):
@@ -176,8 +177,8 @@ class OpenAIModel(RetryingModel):
         )
         session, proxy = await shared_client(self.api_base, self._key())
         async with session.post(self.url, data=body, proxy=proxy) as reply:
-            if reply.status >= 400:
-                content = await reply.read()
+            if reply.status >= 400:  # an error body is read up to 64 KiB: its message is short
+                content = await reply.content.read(_MAX_ERROR_BODY)
                 raise AttemptFailed(http_failure(reply.status, content), reply.headers)
             if answer is None:
                 return _parse(await reply.read(), len(body))
@@ -188,8 +189,6 @@ class OpenAIModel(RetryingModel):
                 )
             except StreamFailed as exc:
                 raise AttemptFailed(Failure("stream failed", str(exc))) from exc
-            except ValueError as exc:  # aiohttp: a line past max_line_length
-                raise AttemptFailed(Failure("stream failed", f"a line too long: {exc}")) from exc
         if answer.finish_reason is None and stream.said:
             raise AttemptFailed(Failure("no answer", _unfinished(stream.said)))
         message = answer.message()
@@ -203,8 +202,13 @@ class OpenAIModel(RetryingModel):
         found = transport_failure(exc)
         if found is not None:
             return found
-        if _is_transport_error(exc):  # e.g. a body cut short: aiohttp's ClientPayloadError
-            return Failure("connection failed", f"{type(exc).__name__}: {exc}", None, True)
+        aiohttp = sys.modules.get("aiohttp")  # loaded by http_pool before any request
+        if aiohttp is not None:
+            what = f"{type(exc).__name__}: {str(exc)[:300]}"
+            if isinstance(exc, aiohttp.ClientError):  # e.g. a body cut short (ClientPayloadError)
+                return Failure("connection failed", what, None, True)
+            if isinstance(exc, aiohttp.http_exceptions.HttpProcessingError):  # not HTTP, or a
+                return Failure("stream failed", what)  # line past _MAX_LINE (LineTooLong)
         return Failure("request failed", f"{type(exc).__name__}: {exc}")
 
     def _retry_after(self, exc: Exception) -> float | None:
@@ -252,11 +256,6 @@ def _unfinished(said: list[str]) -> str:
         "the stream ended without a finish reason (the server stopped mid-answer); "
         f"the server said: {words}"
     )
-
-
-def _is_transport_error(exc: Exception) -> bool:
-    aiohttp = sys.modules.get("aiohttp")  # loaded by http_pool before any request
-    return aiohttp is not None and isinstance(exc, aiohttp.ClientError)
 
 
 def _tool_call(call: dict[str, Any]) -> ToolCall:

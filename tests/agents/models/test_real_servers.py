@@ -222,3 +222,27 @@ def test_the_environments_proxy_is_honoured(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1")
     assert _proxy_for("https://api.example.com/v1") == "http://proxy.internal:3128"
     assert _proxy_for("http://127.0.0.1:8000/v1") is None  # NO_PROXY
+
+
+async def test_a_value_error_of_the_callers_own_passes_through(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.add_text("Some text.")
+
+    async def on_chunk(chunk: Any) -> None:
+        raise ValueError("consumer's own")
+
+    with pytest.raises(ValueError, match="consumer's own"):
+        await model_on(openai_server).complete(ask(), on_chunk)
+    assert len(openai_server.requests) == 1  # not taken for the stream's failure, not retried
+
+
+async def test_a_stream_line_past_the_limit_fails_the_stream(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.models import openai_native
+
+    monkeypatch.setattr(openai_native, "_MAX_LINE", 64)  # a chunk is longer than that
+    openai_server.add_text("A text whose chunk lines are longer than 64 bytes.")
+    with pytest.raises(ModelError, match="stream failed"):
+        await model_on(openai_server, max_retries=0, stream=True).complete(ask())
