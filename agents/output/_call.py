@@ -2,7 +2,7 @@
 
 See `agents.output` for the modes and the re-ask rule. In `output_mode="auto"`, a server that
 refuses `response_format` (`agents.models.response_format`) is asked again in tool mode, once,
-and the model remembers it for later calls. See `agents.output_stream` for the
+and the model remembers it for later calls. See `agents.output._stream` for the
 predictive state sent while the answer streams. When events flow, every answer that does not
 validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, retrying).
 """
@@ -13,11 +13,11 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from agents.call_events import CallEvents
+from agents._call_events import CallEvents
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
 from agents.models.response_format import ResponseFormatRefused
-from agents.output import Attempt, OutputInvalid, OutputSpec
-from agents.output_stream import OutputStream
+from agents.output._spec import Attempt, OutputInvalid, OutputSpec
+from agents.output._stream import OutputStream
 from network import events
 from network.errors import OutputValidationError
 from network.history.results import Usage
