@@ -52,6 +52,7 @@ class BranchEmitter(Emitter):
         self.open_steps = run.open_steps
         self.open_messages = run.open_messages
         self.open_tools = run.open_tools
+        self.open_reasoning = run.open_reasoning
         self.branch = branch
 
     async def emit(self, event: Any) -> None:

@@ -57,12 +57,16 @@ async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseEx
     sinks = list(emitter.sinks)
     for call_id in list(emitter.open_tools):
         await best_effort(sinks, events.tool_end(call_id))
+    for message_id in list(emitter.open_reasoning):
+        for event in events.reasoning_end(message_id):
+            await best_effort(sinks, event)
     for message_id in list(emitter.open_messages):
         await best_effort(sinks, events.text_end(message_id))
     for step in reversed(emitter.open_steps):
         await best_effort(sinks, events.step_finished(step))
     emitter.open_tools.clear()
     emitter.open_messages.clear()
+    emitter.open_reasoning.clear()
     emitter.open_steps.clear()
     if isinstance(error, anyio.get_cancelled_exc_class()):
         await best_effort(sinks, events.run_cancelled(thread_id, run_id))
