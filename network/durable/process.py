@@ -8,11 +8,42 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.errors import AgentNetworkError, ConfigurationError
 
 
 class DurableConfigError(ConfigurationError):
     """Durable runs are misconfigured: no extra installed, a second database, an unknown network."""
+
+
+class RunIdInUseError(DurableConfigError):
+    """A durable run id already names a run of another network (`network` names it)."""
+
+    def __init__(self, run_id: str, network: str | None) -> None:
+        super().__init__(
+            f"run id {run_id!r} is taken by a durable run of "
+            + (f"network {network!r}" if network else "another workflow")
+            + ": give this run a new id"
+        )
+        self.run_id = run_id
+        self.network = network
+
+
+class UnknownRunError(AgentNetworkError, KeyError):
+    """No durable run has this id (a `KeyError` too, as a lookup by id that found nothing)."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no durable run {run_id!r}")
+        self.run_id = run_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def network_of(info: Any) -> str | None:
+    """The network a DBOS workflow listing (`WorkflowStatus`, input loaded) runs."""
+    inputs = info.input if isinstance(info.input, dict) else {}
+    args = inputs.get("args") or ()
+    return args[0] if args and isinstance(args[0], str) else None
 
 
 @dataclass
@@ -23,6 +54,7 @@ class Engine:
     networks: dict[str, Any] = field(default_factory=dict)
     worker: bool = False
     executor_id: str | None = None
+    takeover: Any = None  # its `network.durable.takeover.Takeover`, once launched
 
 
 class Process:

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import anyio
 
 from network.durable.fan_out import BranchSlots, FanOut
+from network.durable.process import DurableConfigError
 from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
@@ -41,6 +42,25 @@ from network.durable.state_writes import apply_writes, writes_mark, writes_since
 from network.durable.step_table import StepRow, StepTable, step_table
 
 T = TypeVar("T")
+
+
+class UnrecordableStepError(DurableConfigError):
+    """A step's outcome cannot be recorded (DBOS pickles it): names the step and the run.
+
+    The step ran (a tool's side effects happened), but a resumed run could not replay it,
+    so the run fails here rather than going on with a step it may run again."""
+
+    def __init__(self, run_id: str, step: str, error: BaseException) -> None:
+        kind, _, what = step.partition(":")
+        named = {"tool": "tool", "model": "model call of agent", "summary": "summary for agent"}
+        subject = f"the result of {named[kind]} {what!r}" if kind in named else f"step {step!r}"
+        super().__init__(
+            f"durable run {run_id!r}: {subject} cannot be recorded "
+            f"({type(error).__name__}: {error}); a durable run records it with pickle, so "
+            "return picklable data (str, numbers, lists, dicts, dataclasses, pydantic models)"
+        )
+        self.run_id = run_id
+        self.step = step
 
 
 class Recording:
@@ -107,7 +127,10 @@ class Recording:
             text, serialization = serialize_exception(error, None, self.serializer)
             output_text = None
         else:
-            output_text, serialization = serialize_value(output, None, self.serializer)
+            try:
+                output_text, serialization = serialize_value(output, None, self.serializer)
+            except Exception as exc:
+                raise UnrecordableStepError(self.workflow_id, name, exc) from exc
             text = None
         record = partial(
             self.table.record,
