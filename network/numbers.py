@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from network.errors import ConfigurationError
 
-N = TypeVar("N", int, float, None)
+N = TypeVar("N", bound=float | None)
 
 
 def check_number(

@@ -23,7 +23,12 @@ from __future__ import annotations
 
 from network.durable.client import DurableClient, DurableRunStatus
 from network.durable.engine import launch, launched, shutdown
-from network.durable.process import DurableConfigError, RunIdInUseError, UnknownRunError
+from network.durable.process import (
+    DurableConfigError,
+    RunIdInUseError,
+    UnknownRunError,
+    UnrecordableStepError,
+)
 from network.durable.worker import run_worker
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "DurableRunStatus",
     "RunIdInUseError",
     "UnknownRunError",
+    "UnrecordableStepError",
     "launch",
     "launched",
     "run_worker",

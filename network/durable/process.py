@@ -28,6 +28,25 @@ class RunIdInUseError(DurableConfigError):
         self.network = network
 
 
+class UnrecordableStepError(DurableConfigError):
+    """A step's outcome cannot be recorded (DBOS pickles it): names the step and the run.
+
+    The step ran (a tool's side effects happened), but a resumed run could not replay it,
+    so the run fails here rather than going on with a step it may run again."""
+
+    def __init__(self, run_id: str, step: str, error: BaseException) -> None:
+        kind, _, what = step.partition(":")
+        named = {"tool": "tool", "model": "model call of agent", "summary": "summary for agent"}
+        subject = f"the result of {named[kind]} {what!r}" if kind in named else f"step {step!r}"
+        super().__init__(
+            f"durable run {run_id!r}: {subject} cannot be recorded "
+            f"({type(error).__name__}: {error}); a durable run records it with pickle, so "
+            "return picklable data (str, numbers, lists, dicts, dataclasses, pydantic models)"
+        )
+        self.run_id = run_id
+        self.step = step
+
+
 class UnknownRunError(AgentNetworkError, KeyError):
     """No durable run has this id (a `KeyError` too, as a lookup by id that found nothing)."""
 

@@ -173,13 +173,15 @@ async def start_workflow(
     """Execute the run's workflow in this process (a new run, or a `Continuation`)."""
     from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
 
+    given = run_id is not None
     run_id = new_id("run_") if run_id is None else run_id
     # The id names the workflow in the database: the rules of a thread's id ("" refused).
     check_id("run_id", run_id)
     engine = launched()
     if engine is None or network.name not in engine.networks:
         launch([network], db=engine.db if engine is not None else None)
-    await anyio.to_thread.run_sync(check_run_id_free, run_id, network.name)
+    if given:  # a new id names no run yet: one query saved
+        await anyio.to_thread.run_sync(check_run_id_free, run_id, network.name)
     live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
     workflow = registered_workflow()
     args = (network.name, request) if continued is None else (network.name, request, continued)

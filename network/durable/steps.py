@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import anyio
 
 from network.durable.fan_out import BranchSlots, FanOut
-from network.durable.process import DurableConfigError
+from network.durable.process import UnrecordableStepError
 from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
@@ -42,25 +42,6 @@ from network.durable.state_writes import apply_writes, writes_mark, writes_since
 from network.durable.step_table import StepRow, StepTable, step_table
 
 T = TypeVar("T")
-
-
-class UnrecordableStepError(DurableConfigError):
-    """A step's outcome cannot be recorded (DBOS pickles it): names the step and the run.
-
-    The step ran (a tool's side effects happened), but a resumed run could not replay it,
-    so the run fails here rather than going on with a step it may run again."""
-
-    def __init__(self, run_id: str, step: str, error: BaseException) -> None:
-        kind, _, what = step.partition(":")
-        named = {"tool": "tool", "model": "model call of agent", "summary": "summary for agent"}
-        subject = f"the result of {named[kind]} {what!r}" if kind in named else f"step {step!r}"
-        super().__init__(
-            f"durable run {run_id!r}: {subject} cannot be recorded "
-            f"({type(error).__name__}: {error}); a durable run records it with pickle, so "
-            "return picklable data (str, numbers, lists, dicts, dataclasses, pydantic models)"
-        )
-        self.run_id = run_id
-        self.step = step
 
 
 class Recording:
@@ -102,14 +83,14 @@ class Recording:
 
     def replay(self, number: int, name: str, row: StepRow) -> Any:
         """The recorded outcome of step `number`: its output, or its error raised."""
-        from dbos._error import DBOSUnexpectedStepError  # noqa: PLC0415 (dbos is optional)
+        from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
             deserialize_exception,
             deserialize_value,
         )
 
         if row.name != name:
-            raise DBOSUnexpectedStepError(self.workflow_id, number, name, row.name)
+            raise error.DBOSUnexpectedStepError(self.workflow_id, number, name, row.name)
         if row.error is not None:
             raise deserialize_exception(row.error, row.serialization, self.serializer)
         return deserialize_value(row.output, row.serialization, self.serializer)

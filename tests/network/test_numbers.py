@@ -42,7 +42,9 @@ OPTIONS: dict[str, Callable[[Any], Any]] = {
     "model 'm': timeout": lambda v: OpenAIModel("m", timeout=v),
     "model 'openai/m': retry_delay": lambda v: LiteLLMModel("openai/m", retry_delay=v),
     "model 'm': max_retries": lambda v: OpenAIModel("m", max_retries=v),
-    "routing agent 'r': history_limit": lambda v: routing_agent(model="m", name="r", history_limit=v),
+    "routing agent 'r': history_limit": lambda v: routing_agent(
+        model="m", name="r", history_limit=v
+    ),
     "ThreadRegistry: max_bytes": lambda v: ThreadRegistry(max_bytes=v),
     "SQLStore: busy_timeout": lambda v: SQLStore("sqlite:///never-opened.db", busy_timeout=v),
 }
@@ -51,7 +53,9 @@ OPTIONS: dict[str, Callable[[Any], Any]] = {
 @pytest.mark.parametrize("value", BAD, ids=repr)
 @pytest.mark.parametrize("field", list(OPTIONS))
 def test_a_bad_number_is_refused_naming_the_option(field: str, value: Any) -> None:
-    if field.endswith(("max_attempts", "max_iter", "max_concurrency", "history_limit", "max_bytes")):
+    if field.endswith(
+        ("max_attempts", "max_iter", "max_concurrency", "history_limit", "max_bytes")
+    ):
         value = 0 if value == -1 else value  # their least value is 1
     with pytest.raises(ConfigurationError) as caught:
         OPTIONS[field](value)

@@ -16,7 +16,6 @@ import pytest
 from agents import Agent, ScriptedModel, tool
 from agents.models.scripted import call
 from network import Network, durable
-from network.durable.steps import UnrecordableStepError
 from network.errors import InvalidIdError
 
 writer = Network("writer", [Agent("writer", "writes", model=ScriptedModel(["written"] * 50))])
@@ -140,7 +139,7 @@ async def test_a_tool_result_that_cannot_be_recorded_names_the_tool_and_the_run(
     db: str,
 ) -> None:
     run_id = f"run_{uuid.uuid4().hex[:8]}"
-    with pytest.raises(UnrecordableStepError) as caught:
+    with pytest.raises(durable.UnrecordableStepError) as caught:
         await locker.run("go", durable=True, run_id=run_id)
     message = str(caught.value)
     assert "tool 'open_lock'" in message and run_id in message
