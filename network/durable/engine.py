@@ -18,11 +18,13 @@ launch. This module owns that state so the rest of the library never touches it 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import uuid
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from network.durable.liveness import Liveness
 from network.durable.process import DurableConfigError, Engine, Process
@@ -44,6 +46,8 @@ EXECUTOR_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 CHECK_EVERY = 1.0
 """Seconds between two looks for runs of processes that died (`launch(check_every=...)`)."""
 
+
+T = TypeVar("T")
 
 _workflow: Any = None  # the registered workflow function (registered once per process)
 
@@ -160,17 +164,21 @@ def launch(
         # Its own queue (runs it took over), and the workers' one for a worker.
         dbos.DBOS.listen_queues([takeover.queue, *([QUEUE_NAME] if worker else [])])
         dbos.DBOS.launch()
-        dbos.DBOS.register_queue(
-            takeover.queue, polling_interval_sec=0.2, on_conflict="always_update"
-        )
-        if worker:
+
+        def start_queues() -> None:
             dbos.DBOS.register_queue(
-                QUEUE_NAME,
-                worker_concurrency=worker_concurrency,
-                polling_interval_sec=0.2,
-                on_conflict="always_update",
+                takeover.queue, polling_interval_sec=0.2, on_conflict="always_update"
             )
-        takeover.start(check_every)
+            if worker:
+                dbos.DBOS.register_queue(
+                    QUEUE_NAME,
+                    worker_concurrency=worker_concurrency,
+                    polling_interval_sec=0.2,
+                    on_conflict="always_update",
+                )
+            takeover.start(check_every)
+
+        off_loop(start_queues)
     except BaseException:
         takeover.stop()
         Process.engine = None
@@ -180,6 +188,17 @@ def launch(
         raise
     engine.takeover = takeover
     return engine
+
+
+def off_loop(call: Callable[[], T]) -> T:
+    """`call()`, on a thread of its own when this one runs an event loop: DBOS refuses its
+    blocking calls (queues, listings) inside one, and `launch` may be called from a run."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call()
+    with ThreadPoolExecutor(1, thread_name_prefix="agent-network-launch") as pool:
+        return pool.submit(call).result()
 
 
 def new_executor_id() -> str:
@@ -204,7 +223,7 @@ def shutdown() -> None:
     if takeover is not None:
         takeover.stop()
         with contextlib.suppress(Exception):  # its runs are found by their status anyway
-            dbos.DBOS.delete_queue(takeover.queue)
+            off_loop(lambda: dbos.DBOS.delete_queue(takeover.queue))
     dbos.DBOS.destroy(destroy_registry=False)
     close_step_tables()
     if takeover is not None:

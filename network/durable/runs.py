@@ -90,6 +90,10 @@ async def run_durably(
     launched it. Give each new run a new id: the id of a run that finished returns its
     recorded outcome (a `RunResult` with its output and final state) without running anything.
     """
+    if state is not None and not isinstance(state, State):
+        # Refused here exactly as a plain run refuses it (the same check, the same error),
+        # before anything is recorded; what it keeps is recorded as given (`run_request`).
+        network.new_state(state)
     request = run_request(
         input,
         state=state,

@@ -3,6 +3,7 @@ Each is kept as a plain run keeps it, or refused with a typed error naming what 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import threading
@@ -99,6 +100,7 @@ UNTYPED = {
     "nan": math.nan,
     "inf": math.inf,
     "object": object(),
+    "lock": threading.Lock(),
     "text": "plain",
 }
 TYPED = {
@@ -130,8 +132,20 @@ async def test_a_typed_key_keeps_its_value_as_a_plain_run_does(db: str, key: str
 
 @pytest.mark.anyio
 async def test_a_state_value_that_cannot_be_recorded_is_refused_naming_its_key(db: str) -> None:
-    with pytest.raises(durable.DurableConfigError, match="state key 'lock' cannot be recorded"):
-        await writer.run("go", state={"ok": 1, "lock": threading.Lock()}, durable=True)
+    @dataclasses.dataclass
+    class Point:  # a local class: a plain run keeps it, pickle cannot record it
+        x: int
+
+    network = Network(
+        "points",
+        [Agent("p", "keeps", model=ScriptedModel(["ok"] * 5))],
+        state_schema={"at": {"type": Point}},
+    )
+    durable.launch([network], db=db)
+    state = {"at": Point(1)}
+    assert (await network.run("go", state=state)).state.kv.get("at") == Point(1)
+    with pytest.raises(durable.DurableConfigError, match="state key 'at' cannot be recorded"):
+        await network.run("go", state=state, durable=True)
 
 
 @pytest.mark.anyio
@@ -161,3 +175,16 @@ async def test_waiting_for_a_run_by_id_has_one_error_for_an_unknown_id(db: str) 
             client.result("nope")
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_a_first_durable_run_launches_from_inside_its_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the default database is a file in the working directory
+    try:
+        result = await writer.run("go", durable=True)
+        assert result.output == "written"
+        assert (tmp_path / "agent-network-durable.sqlite").exists()
+    finally:
+        durable.shutdown()
