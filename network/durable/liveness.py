@@ -5,7 +5,8 @@ after it from before DBOS launches until it shuts down. The operating system or 
 server releases the lock when the process dies, SIGKILL included, so "the lock is free" means
 "no live process is that executor":
 
-- PostgreSQL: a session-level advisory lock (`pg_advisory_lock`), on a connection of its own;
+- PostgreSQL: a session-level advisory lock (`pg_try_advisory_lock`, keyed by a 64-bit hash
+  of the executor id), on a connection of its own;
   the server drops it with the session when the process dies (or the connection breaks).
 - SQLite: an exclusive `flock` on a file in `<database file>.executors/`, released by the
   kernel when the process's descriptors close. SQLite is one machine's database already, so a
@@ -98,12 +99,14 @@ class _PostgresLocks:
 
     def acquire(self, executor_id: str) -> bool:
         row = self._conn.execute(
-            "SELECT pg_try_advisory_lock(hashtext(%s))", (_lock_key(executor_id),)
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (_lock_key(executor_id),)
         ).fetchone()
         return bool(row and row[0])
 
     def release(self, executor_id: str, *, forget: bool = False) -> None:
-        self._conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (_lock_key(executor_id),))
+        self._conn.execute(
+            "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (_lock_key(executor_id),)
+        )
 
     def close(self) -> None:
         self._conn.close()  # the session ends: every lock it held is released
