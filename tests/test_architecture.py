@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "network.ids": 0,
     "network.events": 0,
     "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
+    "network.numbers": 0,  # the one check of numeric options
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,

@@ -49,6 +49,7 @@ from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from network.errors import ModelError
 from network.history.results import ModelCall
 from network.logger import get_logger
+from network.numbers import check_number
 from network.run.retry_policy import RetryPolicy
 
 
@@ -76,6 +77,9 @@ class RetryingModel(ABC):
         price: Price | Mapping[str, Any] | None = None,
     ) -> None:
         self.name = model
+        check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
+        check_number(f"model {model!r}: max_retries", max_retries, integer=True)
+        check_number(f"model {model!r}: retry_delay (seconds)", retry_delay)
         self.price = price_from(price, model)  # given: it wins over any price map
         self.timeout = timeout
         self.retry = retry

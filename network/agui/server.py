@@ -48,6 +48,7 @@ from network.agui.run_errors import ErrorScreen
 from network.agui.tool_results import pin_results, result_digest
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
+from network.numbers import check_number
 from network.run.context import RunContext
 from network.run.streaming import EventStream
 
@@ -86,6 +87,7 @@ def app(
         )
     if authorize is not None and not callable(authorize):
         raise ConfigurationError(f"app: authorize must be callable, got {authorize!r}")
+    check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
     registry = threads if threads is not None else ThreadRegistry()
     server = _Server(network, registry, max_body_bytes, authorize, system_messages)
     starlette = Starlette(routes=[Route(path, server.handle, methods=["POST"])])
