@@ -13,10 +13,15 @@ thread with none, or naming an unknown interrupt, is refused (409), as is a malf
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from network.agui.errors import RequestError
 from network.run.interrupts import Answer, Interrupt, InterruptError, match_answers
+
+# Whether an answer can carry edited arguments (AG-UI 1.0's approve_with_edits): a resume
+# entry's `payload.editedArgs` then runs the call with those arguments instead.
+EDITS_SUPPORTED = "arguments" in {f.name for f in dataclasses.fields(Answer)}
 
 
 def _answer(entry: Any) -> Answer:
