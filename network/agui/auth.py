@@ -11,8 +11,9 @@
 
 The hook (sync or async) gets the Starlette request and the threadId the body names, before
 anything else is looked at (None for a request that names no thread: the thread list). It
-returns the caller's principal (a non-empty string: a user id), or raises `Unauthorized` (401) / `Forbidden` (403) with a message for the client; returning
-None is a 401. Any other exception from the hook is logged and answered with a generic 500.
+returns the caller's principal (a non-empty string: a user id), or raises `Unauthorized`
+(401) / `Forbidden` (403) with a message for the client; returning None is a 401. Any other
+exception from the hook is logged and answered with a generic 500.
 
 A thread belongs to the principal whose request created it. Another principal's request on
 that threadId gets 404 `thread_not_found`, the same answer as for any thread it cannot see:
