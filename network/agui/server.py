@@ -263,7 +263,8 @@ class _EventResponse:
 
     async def _run_stored(self, sink: Any, run: StoredRun) -> Any:
         ctx = self.ctx
-        screen = ErrorScreen(ConversationReplay(sink, ctx.state.messages) if run.replay else sink)
+        replay = ConversationReplay(sink, ctx.state.messages, run.stored_messages)
+        screen = ErrorScreen(replay if run.replay else sink)
         try:
             # The session's sink first: a client that sees STEP_FINISHED knows the call is saved.
             return await self.network.execute(ctx, sinks=[run.session.sink, screen])

@@ -2,9 +2,10 @@
 
 MESSAGES_SNAPSHOT replaces the client's messages and drops every one it omits, so it carries
 the whole conversation: user messages, assistant messages with their tool calls (arguments as
-JSON text), tool results (`error` set for a failed call). Messages without an id (none the
-server stored from a client) get one made from their position, stable from snapshot to
-snapshot of the same thread.
+JSON text), tool results (`error` set for a failed call). A tool result without an id gets
+the id its TOOL_CALL_RESULT was streamed with (`<toolCallId>:result`), so a client that saw
+the run already holds it under that id; any other message without one gets an id made from
+its position, stable from snapshot to snapshot of the same thread.
 """
 
 from __future__ import annotations
@@ -31,13 +32,22 @@ def _arguments(value: Any) -> str:
     return json.dumps(value if value is not None else {}, separators=(",", ":"), default=str)
 
 
+def message_id(message: Any, index: int) -> str:
+    """The id `message` (at `index` in its conversation) has in a snapshot."""
+    if message.id:
+        return str(message.id)
+    if isinstance(message, ours.ToolMessage):
+        return f"{message.tool_call_id}:result"
+    return f"msg_{index}"
+
+
 def agui_messages(conversation: Iterable[Any]) -> list[Any]:
     """The AG-UI messages of a conversation of the network's own messages."""
     out: list[Any] = []
     for index, message in enumerate(conversation):
-        message_id = message.id or f"msg_{index}"
+        message_id_ = message_id(message, index)
         if isinstance(message, ours.UserMessage):
-            out.append(UserMessage(id=message_id, content=message.content or ""))
+            out.append(UserMessage(id=message_id_, content=message.content or ""))
         elif isinstance(message, ours.AssistantMessage):
             calls = [
                 ToolCall(
@@ -47,12 +57,12 @@ def agui_messages(conversation: Iterable[Any]) -> list[Any]:
                 for call in message.tool_calls
             ]
             out.append(
-                AssistantMessage(id=message_id, content=message.content, tool_calls=calls or None)
+                AssistantMessage(id=message_id_, content=message.content, tool_calls=calls or None)
             )
         elif isinstance(message, ours.ToolMessage):
             out.append(
                 ToolMessage(
-                    id=message_id,
+                    id=message_id_,
                     tool_call_id=message.tool_call_id,
                     content=message.content,
                     error=message.content if message.is_error else None,

@@ -18,10 +18,11 @@ another server process on the same database, continues a thread where it was.
   has one, be that result), and the pending interrupts.
 - The stored conversation is the thread's: the client's messages that the thread does not
   hold yet (new user messages, results of client tool calls) are appended to it; the rest of
-  what the client sends is checked, then left (the stored copy wins). Every run on a thread
-  that has a stored conversation sends MESSAGES_SNAPSHOT right after its first
-  STATE_SNAPSHOT, so a client that comes back (a reloaded page, a new client on the same
-  threadId) gets the whole conversation and state.
+  what the client sends is checked, then left (the stored copy wins). A run whose client
+  lacks some of the stored conversation (a reloaded page, a new client on the same threadId)
+  sends MESSAGES_SNAPSHOT right after its first STATE_SNAPSHOT (`ConversationReplay`), so
+  the client gets the whole conversation back beside the state; a client that holds it all
+  is not sent it again.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import anyio
@@ -38,7 +40,7 @@ from network.agui.errors import RequestError
 from network.agui.input import check_request
 from network.agui.messages import input_text
 from network.agui.registry import ThreadRecord
-from network.agui.snapshot import messages_snapshot
+from network.agui.snapshot import message_id, messages_snapshot
 from network.agui.tool_results import result_digest
 from network.errors import InvalidIdError
 from network.history.messages import AssistantMessage, ToolMessage, UserMessage
@@ -251,19 +253,34 @@ def _check_owner(thread: Any, thread_id: str, app: str, user: str) -> None:
 
 
 class ConversationReplay:
-    """A sink that sends MESSAGES_SNAPSHOT of the run's conversation after its first
-    STATE_SNAPSHOT: what a client coming back to a stored thread needs."""
+    """A sink that gives a client coming back to a stored thread its conversation, right
+    after the run's first STATE_SNAPSHOT.
 
-    def __init__(self, sink: EventSink, conversation: Any) -> None:
+    The client merges MESSAGES_SNAPSHOT into what it holds: the messages it keeps stay in
+    its order, the others are appended. So it first gets the conversation as stored (which
+    drops its unsent copy of the new message), then, when the request added messages, the
+    whole conversation, which appends them after the stored ones.
+    """
+
+    def __init__(self, sink: EventSink, conversation: Any, stored: int) -> None:
         self.sink = sink
         self.conversation = conversation
+        self.stored = stored  # how many of its messages were stored before this run
         self.sent = False
 
     async def __call__(self, event: Any) -> None:
         await self.sink(event)
         if not self.sent and event.type == "STATE_SNAPSHOT":
             self.sent = True
-            await self.sink(messages_snapshot(self.conversation))
+            await self.sink(messages_snapshot(islice(self.conversation, self.stored)))
+            if len(self.conversation) > self.stored:
+                await self.sink(messages_snapshot(self.conversation))
+
+
+def lacks_stored_messages(conversation: Iterable[Any], client: list[Any]) -> bool:
+    """Whether the client's messages miss any of the stored conversation's (by snapshot id)."""
+    held = {message.id for message in client}
+    return any(message_id(m, i) not in held for i, m in enumerate(conversation))
 
 
 @dataclass(slots=True)
@@ -274,7 +291,8 @@ class StoredRun:
     claimed: Claimed
     session: ThreadSession
     ctx: RunContext
-    replay: bool  # send MESSAGES_SNAPSHOT (the thread had a conversation stored)
+    replay: bool  # the client lacks some of the stored conversation: send it
+    stored_messages: int = 0  # how many messages the thread held before this run
 
     @property
     def record(self) -> ThreadRecord:
@@ -324,6 +342,8 @@ async def open_stored_run(
             ),
         )
         state = session.state
+        stored_messages = len(state.messages)
+        replay = lacks_stored_messages(state.messages, checked.messages)
         fresh = new_messages(state.messages, checked.messages)
         state.append_messages(fresh)
         if checked.context is not None:
@@ -341,7 +361,7 @@ async def open_stored_run(
         ctx.record_model_calls = True  # RUN_FINISHED's usage per provider and model
         session.run_id = ctx.run_id
         ctx.persisted = True
-        return StoredRun(threads, claimed, session, ctx, replay=claimed.stored)
+        return StoredRun(threads, claimed, session, ctx, replay, stored_messages)
     except BaseException:
         await threads.release(thread_id, claimed.holder)
         raise

@@ -123,7 +123,8 @@ async def test_a_new_server_continues_the_thread_and_replays_it(make_store: Any)
     two = await second.run(say("t1", "r2", "again"))
     assert two.types[:3] == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"]
     assert two.of("STATE_SNAPSHOT")[0]["snapshot"]["topic"] == "birds"
-    replayed = two.of("MESSAGES_SNAPSHOT")[0]["messages"]
+    stored, replayed = (event["messages"] for event in two.of("MESSAGES_SNAPSHOT"))
+    assert [m["content"] for m in stored] == ["hello", "heard 1: hello"]
     assert [(m["role"], m.get("content")) for m in replayed] == [
         ("user", "hello"),
         ("assistant", "heard 1: hello"),
@@ -132,6 +133,23 @@ async def test_a_new_server_continues_the_thread_and_replays_it(make_store: Any)
     assert [m.content for m in seen[-1].history if m.role == "user"] == ["hello", "again"]
     assert two.state["topic"] == "birds"
     assert two.state["app:last_answer"] == "heard 2: hello | again"
+    # a client that holds the whole conversation is not sent it again
+    held = [
+        {"id": m["id"], "role": m["role"], "content": m["content"]}
+        for m in replayed
+        + [
+            {
+                "id": two.of("TEXT_MESSAGE_START")[0]["messageId"],
+                "role": "assistant",
+                "content": "heard 2: hello | again",
+            }
+        ]
+    ]
+    three = await second.run(
+        {**say("t1", "r3", "third"), "messages": [*held, say("t1", "r3", "third")["messages"][0]]}
+    )
+    assert "MESSAGES_SNAPSHOT" not in three.types
+    assert [m.content for m in seen[-1].history if m.role == "user"] == ["hello", "again", "third"]
 
 
 async def test_a_principal_is_the_threads_user(make_store: Any) -> None:
