@@ -134,17 +134,13 @@ async def test_a_new_server_continues_the_thread_and_replays_it(make_store: Any)
     assert two.state["topic"] == "birds"
     assert two.state["app:last_answer"] == "heard 2: hello | again"
     # a client that holds the whole conversation is not sent it again
-    held = [
-        {"id": m["id"], "role": m["role"], "content": m["content"]}
-        for m in replayed
-        + [
-            {
-                "id": two.of("TEXT_MESSAGE_START")[0]["messageId"],
-                "role": "assistant",
-                "content": "heard 2: hello | again",
-            }
-        ]
-    ]
+    answer = {
+        "id": two.of("TEXT_MESSAGE_START")[0]["messageId"],
+        "role": "assistant",
+        "content": "heard 2: hello | again",
+    }
+    held = [{"id": m["id"], "role": m["role"], "content": m["content"]} for m in replayed]
+    held.append(answer)
     three = await second.run(
         {**say("t1", "r3", "third"), "messages": [*held, say("t1", "r3", "third")["messages"][0]]}
     )
