@@ -50,9 +50,10 @@ from network.run.context import RunContext
 from network.run.emitter import EventSink
 from network.run.interrupts import Interrupt
 from network.threads.ids import check_id
-from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl, run_leases
+from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 from network.threads.resolve import open_store
 from network.threads.session import ThreadSession
+from network.threads.store_leases import run_leases
 from network.threads.thread_data import ANONYMOUS_USER
 
 MAX_PENDING_THREADS = 10_000  # threads whose pending interrupts this process remembers

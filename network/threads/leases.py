@@ -18,17 +18,16 @@ holder renews its lease every third of that time, so a live run never loses it.
 
 Leases are kept apart from the thread's own data (their own table on SQL, see
 `network.threads.sql_leases`): they say who is running, never what the thread holds, and a
-lease left behind by a crash expires on its own. `run_leases(store)` gives the leases of a
-store: the ready stores have theirs; a store of your own can provide `run_leases()` returning
-an object with these three methods, or gets leases kept in this process only (enough for one
-server process, not for several).
+lease left behind by a crash expires on its own. `run_leases(store)`
+(`network.threads.store_leases`) gives the leases of a store: the ready stores have theirs; a
+store of your own can provide `run_leases()` returning an object with these three methods, or
+gets leases kept in this process only (enough for one server process, not for several).
 """
 
 from __future__ import annotations
 
 import time
-import weakref
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import anyio
 
@@ -106,29 +105,3 @@ class MemoryLeases:
         for thread_id, (_, expires) in list(self._leases.items()):
             if expires <= now:
                 del self._leases[thread_id]
-
-
-_ATTACHED: weakref.WeakKeyDictionary[Any, RunLeases] = weakref.WeakKeyDictionary()
-
-
-def run_leases(store: Any) -> RunLeases:
-    """The run leases of `store` (see the module docstring)."""
-    own = getattr(store, "run_leases", None)
-    if callable(own):
-        leases = own()
-        if not isinstance(leases, RunLeases):
-            raise ConfigurationError(
-                f"{type(store).__name__}.run_leases() must return an object with claim, renew "
-                f"and release, got {leases!r}"
-            )
-        return leases
-    found = _ATTACHED.get(store)
-    if found is None:
-        if type(store).__name__ == "SQLStore" and hasattr(store, "engine"):
-            from network.threads.sql_leases import SQLLeases  # noqa: PLC0415 (sqlalchemy)
-
-            found = SQLLeases(store)
-        else:
-            found = MemoryLeases()
-        _ATTACHED[store] = found
-    return found

@@ -17,7 +17,7 @@ from agents import Agent, ScriptedModel
 from network import Network
 from network.agui import app
 from network.threads import MemoryStore, SQLStore
-from network.threads.leases import run_leases
+from network.threads.store_leases import run_leases
 from tests.network.agui.networks import recipe_network
 from tests.network.agui.protocol import parse_sse, replay
 

@@ -12,7 +12,8 @@ import pytest
 
 from network.errors import ConfigurationError, InvalidIdError
 from network.threads import ThreadStore
-from network.threads.leases import MemoryLeases, RunLeases, run_leases
+from network.threads.leases import MemoryLeases, RunLeases
+from network.threads.store_leases import run_leases
 
 pytestmark = pytest.mark.anyio
 
