@@ -5,9 +5,9 @@
 
 Routes (all but `/agui/` are GET and read-only):
 
-- `/`: the page; `/static/<name>`: its script (ES modules: `devui.js` importing `dom.js`,
-  `patch.js`, `sse.js`, `stateview.js`) and style (`devui.css`), files of this package, no
-  build step. Any other name under `/static/` is a 404.
+- `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
+  modules: `devui.js` importing `dom.js`, `patch.js`, `sse.js`, `stateview.js`) and style
+  (`devui.css`), files of this package, no build step. Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
@@ -20,9 +20,10 @@ Routes (all but `/agui/` are GET and read-only):
 
 Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
 (`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
-parameter. An unknown thread is a 404. A failure of the store is a 500 saying only that the
-store failed, with a reference the server logs with the exception; no exception text reaches
-the page. Errors have the AG-UI server's shape: `{"error": {"code", "message", "key"?}}`.
+parameter. An unknown thread is a 404. A failure of the store, or a stored thread that
+cannot be decoded, is a 500 `store_failed` saying only that, with a reference the server logs
+with the exception; no exception text reaches the page, which shows the error. Errors have the
+AG-UI server's shape: `{"error": {"code", "message", "key"?}}`.
 
 The `Host` header must name the machine the server is bound to (127.0.0.1 / localhost by
 default): a web page a browser loads from elsewhere cannot reach the server through a DNS name
@@ -66,6 +67,12 @@ STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/
     "stateview.js": "text/javascript",
     "devui.css": "text/css",
 }
+# Browsers ask for /favicon.ico on every page load; a 404 there is an error in the console.
+FAVICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<circle cx="8" cy="8" r="7" fill="#1d2430"/><circle cx="8" cy="8" r="3" fill="#2f6fde"/>'
+    b"</svg>"
+)
 SECURITY_HEADERS = {
     "content-security-policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -136,6 +143,7 @@ def app(
     starlette = Starlette(
         routes=[
             Route("/", views.page, methods=["GET"]),
+            Route("/favicon.ico", views.favicon, methods=["GET"]),
             Route("/static/{name}", views.static, methods=["GET"]),
             Route("/api/graph", views.graph, methods=["GET"]),
             Route("/api/threads", views.threads, methods=["GET"]),
@@ -201,6 +209,9 @@ class _Views:
     async def page(self, request: Request) -> Response:
         return Response(self.page_bytes, media_type="text/html", headers=SECURITY_HEADERS)
 
+    async def favicon(self, request: Request) -> Response:
+        return Response(FAVICON, media_type="image/svg+xml", headers=SECURITY_HEADERS)
+
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         media_type = STATIC_FILES.get(name)
@@ -253,7 +264,11 @@ class _Views:
         thread, refused = await self._stored_thread(thread_id, "id")
         if refused is not None:
             return refused
-        return JSONResponse(thread_replay(thread), headers=SECURITY_HEADERS)
+        try:  # a stored record that does not decode fails here, when it is first read
+            replay = thread_replay(thread)
+        except Exception as error:
+            return _store_failed("decode_thread", error)
+        return JSONResponse(replay, headers=SECURITY_HEADERS)
 
     async def history(self, request: Request) -> Response:
         try:
@@ -264,7 +279,10 @@ class _Views:
         thread, refused = await self._stored_thread(thread_id, "thread")
         if refused is not None:
             return refused
+        try:  # as in `thread`: records are decoded when first read
+            writes = history(thread, key)
+        except Exception as error:
+            return _store_failed("decode_thread", error)
         return JSONResponse(
-            {"thread_id": thread_id, "key": key, "writes": history(thread, key)},
-            headers=SECURITY_HEADERS,
+            {"thread_id": thread_id, "key": key, "writes": writes}, headers=SECURITY_HEADERS
         )

@@ -9,7 +9,7 @@
 // operations from the run's baseline (moving forward from the last step computed); the state
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
 
-import { $, el, pre, randomId, section } from "./dom.js";
+import { $, el, iso, pre, randomId, section, served, setText } from "./dom.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
@@ -46,6 +46,27 @@ let detailAnswer = null;
 let graphNodes = new Map();
 let renderQueued = false;
 
+// GET a JSON view: `{ ok, body, message }`, never throwing. A failure (no connection, a body
+// that is not JSON, an error status) gives `ok: false` and a message to show: the page then
+// says what went wrong instead of waiting forever.
+async function getJSON(url) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    return { ok: false, body: null, message: "could not reach the dev server" };
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (error) {
+    return { ok: false, body: null, message: "HTTP " + response.status + " (the answer was not JSON)" };
+  }
+  if (response.ok) return { ok: true, body, message: "" };
+  const error = body && body.error;
+  return { ok: false, body, message: error && error.message ? error.message : "HTTP " + response.status };
+}
+
 function setStatus(text, kind) {
   const status = $("status");
   status.textContent = text;
@@ -53,7 +74,7 @@ function setStatus(text, kind) {
 }
 
 function showError(message) {
-  $("errors").append(el("div", { class: "error", text: message }));
+  $("errors").append(el("div", { class: "error" }, iso(message)));
 }
 
 // -- state at a step, computed on demand ---------------------------------------------------
@@ -91,10 +112,10 @@ function safeApply(doc, op, step) {
 // -- graph ---------------------------------------------------------------------------------
 
 async function loadGraph() {
-  const response = await fetch("/api/graph");
-  if (!response.ok) return showError("could not load the network's graph");
-  const graph = await response.json();
-  $("network-name").textContent = graph.name;
+  const answer = await getJSON("/api/graph");
+  if (!answer.ok) return showError("could not load the network's graph: " + answer.message);
+  const graph = answer.body;
+  setText($("network-name"), served(graph.name));
   document.title = "agent-network dev UI: " + graph.name;
   const box = $("graph");
   box.replaceChildren();
@@ -113,8 +134,10 @@ async function loadGraph() {
   edges.replaceChildren();
   for (const edge of graph.edges.slice(0, 200)) {
     const arrow = edge.dotted ? " ⇢ " : " → ";
-    const label = edge.label ? " (" + edge.label + ")" : "";
-    edges.append(el("li", { text: labels.get(edge.source) + arrow + labels.get(edge.target) + label }));
+    const item = el("li", {});
+    setText(item, served(labels.get(edge.source)), arrow, served(labels.get(edge.target)));
+    if (edge.label) item.append(" (", iso(edge.label), ")");
+    edges.append(item);
   }
 }
 
@@ -199,7 +222,7 @@ function openStep(index) {
 }
 
 function renderDetail(step, state, changes) {
-  $("detail-title").textContent = "Step #" + step.index + ": " + step.agent;
+  setText($("detail-title"), "Step #" + step.index + ": ", served(step.agent));
   const body = [];
   const nav = el(
     "div",
@@ -241,21 +264,21 @@ function renderDetail(step, state, changes) {
   }
   if (step.toolCalls.length) body.push(section("Tool calls", tools));
   body.push(section("State change (JSON Patch)", renderDiff(changes)));
-  if (step.applyError) body.push(el("div", { class: "error", text: "a state operation did not apply: " + step.applyError }));
+  if (step.applyError) body.push(el("div", { class: "error" }, "a state operation did not apply: ", iso(step.applyError)));
   body.push(section("State after the step", renderState(state, changes, showHistory)));
   $("detail-body").replaceChildren(...body);
 }
 
 async function showHistory(key) {
-  $("history-key").textContent = "(" + key + ")";
+  setText($("history-key"), "(", served(key), ")");
   const list = $("history");
   list.replaceChildren();
   let writes = [];
   if (session.kind === "replay") {
     const query = new URLSearchParams({ thread: session.threadId, key });
-    const response = await fetch("/api/history?" + query);
-    const body = await response.json();
-    if (!response.ok) return showError(body.error ? body.error.message : "history failed");
+    const answer = await getJSON("/api/history?" + query);
+    if (!answer.ok) return showError("could not read the key's history: " + answer.message);
+    const body = answer.body;
     writes = body.writes.map((w) => ({ step: w.step, agent: w.agent, tool: null, op: w.op + " " + w.path, at: w.at, source: "agent" }));
   } else {
     for (const step of session.steps) {
@@ -268,7 +291,9 @@ async function showHistory(key) {
   for (const w of writes.slice(0, 1000)) {
     const who = (w.agent || w.source) + (w.tool ? " via tool " + w.tool : "");
     const when = w.at ? new Date(w.at * 1000).toISOString().slice(11, 23) : "";
-    list.append(el("li", { class: "write", text: "step #" + w.step + " · " + who + " · " + w.op + " · " + when }));
+    const item = el("li", { class: "write" });
+    setText(item, "step #" + w.step + " · ", served(who), " · ", served(w.op), " · " + when);
+    list.append(item);
   }
 }
 
@@ -419,7 +444,7 @@ const handlers = {
       setStatus(outcome && outcome.type === "cancelled" ? "cancelled" : "finished", "");
     }
     const output = event.result && event.result.output;
-    if (output) $("output").textContent = "Output: " + output;
+    if (output) setText($("output"), "Output: ", served(output));
   },
   RUN_ERROR(event) {
     session.running = false;
@@ -495,14 +520,14 @@ function renderInterrupts() {
   for (const interrupt of session.interrupts) {
     const decide = (approved) => {
       session.decisions.set(interrupt.id, approved);
-      item.replaceChildren(el("div", { text: (approved ? "accepted: " : "rejected: ") + interrupt.message }));
+      item.replaceChildren(el("div", {}, approved ? "accepted: " : "rejected: ", iso(interrupt.message || "")));
       if (session.decisions.size === session.interrupts.length) resume();
     };
     const item = el(
       "div",
       { class: "interrupt", "data-interrupt": interrupt.id },
-      el("div", { text: interrupt.message || interrupt.reason || "confirmation needed" }),
-      interrupt.toolCallId ? el("div", { class: "summary-note", text: "tool call " + interrupt.toolCallId }) : null,
+      el("div", {}, iso(interrupt.message || interrupt.reason || "confirmation needed")),
+      interrupt.toolCallId ? el("div", { class: "summary-note" }, "tool call ", iso(interrupt.toolCallId)) : null,
       el("button", { type: "button", class: "accept", text: "Accept", onclick: () => decide(true) }),
       el("button", { type: "button", class: "reject", text: "Reject", onclick: () => decide(false) }),
     );
@@ -524,7 +549,7 @@ function resume() {
 function resetLive() {
   session = liveSession();
   selected = null;
-  $("source").textContent = "live thread " + session.threadId;
+  setText($("source"), "live thread ", served(session.threadId));
   $("detail-title").textContent = "Select a step";
   $("detail-body").replaceChildren();
   $("interrupts").replaceChildren();
@@ -537,9 +562,9 @@ function resetLive() {
 
 async function loadThreads() {
   const list = $("threads");
-  const response = await fetch("/api/threads");
-  const body = await response.json();
-  if (!response.ok) return showError("could not list threads: " + body.error.message);
+  const answer = await getJSON("/api/threads");
+  if (!answer.ok) return showError("could not list threads: " + answer.message);
+  const body = answer.body;
   list.replaceChildren();
   if (!body.threads.length) list.append(el("li", { class: "summary-note", text: "no stored thread" }));
   for (const thread of body.threads) {
@@ -552,9 +577,8 @@ async function loadThreads() {
           type: "button",
           class: "thread",
           "data-thread-id": thread.thread_id,
-          text: thread.thread_id + " · " + thread.result_count + " steps · " + when,
           onclick: () => openThread(thread.thread_id),
-        }),
+        }, iso(thread.thread_id), " · " + thread.result_count + " steps · " + when),
       ),
     );
   }
@@ -562,12 +586,12 @@ async function loadThreads() {
 
 async function openThread(threadId) {
   setStatus("loading", "running");
-  const response = await fetch("/api/thread?" + new URLSearchParams({ id: threadId }));
-  const body = await response.json();
-  if (!response.ok) {
+  const answer = await getJSON("/api/thread?" + new URLSearchParams({ id: threadId }));
+  if (!answer.ok) {
     setStatus("failed", "failed");
-    return showError("could not open thread: " + body.error.message);
+    return showError("could not open thread: " + answer.message);
   }
+  const body = answer.body;
   const segment = { baseline: {}, first: 0 };
   session = {
     kind: "replay",
@@ -599,7 +623,7 @@ async function openThread(threadId) {
     })),
   };
   selected = null;
-  $("source").textContent = "stored thread " + threadId + (body.truncated ? " (first steps only)" : "");
+  setText($("source"), "stored thread ", served(threadId), body.truncated ? " (first steps only)" : "");
   $("detail-body").replaceChildren();
   $("detail-title").textContent = "Select a step";
   $("errors").replaceChildren();
@@ -613,7 +637,7 @@ async function openThread(threadId) {
 // -- wiring --------------------------------------------------------------------------------
 
 function init() {
-  $("source").textContent = "live thread " + session.threadId;
+  setText($("source"), "live thread ", served(session.threadId));
   $("timeline").addEventListener("scroll", scheduleRender, { passive: true });
   $("timeline").addEventListener("click", (event) => {
     const row = event.target.closest(".row");

@@ -19,6 +19,21 @@ export function el(tag, attrs, ...children) {
   return node;
 }
 
+// A value from the server (an id, a name, a message) inside text of the page's own: `<bdi>`
+// keeps its direction controls (a right-to-left override in a thread id) from reversing the
+// text around it.
+export function iso(value) {
+  return el("bdi", { text: String(value) });
+}
+
+// An element's text made of the page's words and values: strings as they are, values isolated.
+export function setText(node, ...parts) {
+  node.replaceChildren(...parts.map((part) => (typeof part === "string" ? part : iso(part.value))));
+}
+
+// A part of `setText` that came from the server.
+export const served = (v) => ({ value: v });
+
 export function randomId(prefix) {
   const bytes = new Uint8Array(8);
   crypto.getRandomValues(bytes);
