@@ -27,6 +27,7 @@ another server process on the same database, continues a thread where it was.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from network.agui.declared_tools import CONTEXT_KEY
 from network.agui.errors import RequestError
 from network.agui.input import check_request
 from network.agui.messages import input_text
-from network.agui.registry import ThreadRecord
+from network.agui.registry import ThreadRecord, json_size
 from network.agui.snapshot import message_id, messages_snapshot
 from network.agui.tool_results import result_digest
 from network.errors import InvalidIdError
@@ -57,6 +58,7 @@ from network.threads.store_leases import run_leases
 from network.threads.thread_data import ANONYMOUS_USER
 
 MAX_PENDING_THREADS = 10_000  # threads whose pending interrupts this process remembers
+MAX_PENDING_BYTES = 64 * 1024 * 1024  # and the most bytes they may take together
 
 log = LazyLogger("agent_network.agui")
 
@@ -141,8 +143,10 @@ class StoredThreads:
         self.store, self._owned = open_store(store)
         self.leases = run_leases(self.store)
         self.lease_ttl = check_ttl(lease_ttl)
-        # Pending interrupts of threads whose store does not keep them, in this process.
-        self.remembered: OrderedDict[str, list[Interrupt]] = OrderedDict()
+        # Pending interrupts of threads whose store does not keep them, in this process,
+        # with their size in bytes.
+        self.remembered: OrderedDict[str, tuple[list[Interrupt], int]] = OrderedDict()
+        self._remembered_bytes = 0
 
     async def close(self) -> None:
         """Close the store when it was opened here from a URL or path."""
@@ -182,9 +186,9 @@ class StoredThreads:
                 record.state = visible_state(network, thread)
                 record.issued_calls = issued_calls(thread.messages)
                 pending = stored_interrupts(thread)
-                record.interrupts = (
-                    pending if pending is not None else list(self.remembered.get(thread_id, ()))
-                )
+                if pending is None:
+                    pending = list(self.remembered.get(thread_id, ([], 0))[0])
+                record.interrupts = pending
             return Claimed(record, user, holder, stored=thread is not None)
         except BaseException:
             await self.release(thread_id, holder)
@@ -212,14 +216,22 @@ class StoredThreads:
                 log.warning("agui.lease_release_failed", thread_id=thread_id, error=repr(error))
 
     def remember(self, thread_id: str, interrupts: list[Interrupt]) -> None:
-        """Keep the pending interrupts of a thread whose store does not (bounded, LRU)."""
-        if interrupts:
-            self.remembered[thread_id] = list(interrupts)
-            self.remembered.move_to_end(thread_id)
-            while len(self.remembered) > MAX_PENDING_THREADS:
-                self.remembered.popitem(last=False)
-        else:
-            self.remembered.pop(thread_id, None)
+        """Keep the pending interrupts of a thread whose store does not (bounded: the least
+        recently used beyond `MAX_PENDING_THREADS` threads or `MAX_PENDING_BYTES` are
+        forgotten, and their threads' next request is refused as answering nothing)."""
+        old = self.remembered.pop(thread_id, None)
+        if old is not None:
+            self._remembered_bytes -= old[1]
+        if not interrupts:
+            return
+        size = sum(json_size(dataclasses.asdict(interrupt)) for interrupt in interrupts)
+        self.remembered[thread_id] = (list(interrupts), size)
+        self._remembered_bytes += size
+        while self.remembered and (
+            len(self.remembered) > MAX_PENDING_THREADS or self._remembered_bytes > MAX_PENDING_BYTES
+        ):
+            _, (_, dropped) = self.remembered.popitem(last=False)
+            self._remembered_bytes -= dropped
 
     async def list_threads(self, app_name: str, user_id: str) -> list[Any]:
         """The headers of `user_id`'s threads of `app_name`, newest first."""
