@@ -6,7 +6,8 @@
 Routes (all but `/agui/` are GET and read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
-  modules: `devui.js` importing `dom.js`, `patch.js`, `sse.js`, `stateview.js`) and style
+  modules: `devui.js` importing `dom.js`, `graphview.js`, `patch.js`, `sse.js`,
+  `stateview.js`) and style
   (`devui.css`), files of this package, no build step. Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
@@ -17,6 +18,9 @@ Routes (all but `/agui/` are GET and read-only):
 - `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
 - `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
 - `/api/history?thread=T&key=K`: `history_of(K)` in the stored thread T.
+- `/api/value?thread=T&step=N&part=P[&call=C][&download=1]`: the whole text of a part of a
+  stored agent call (`input`, `prompt`, `answer`, or tool call C's `arguments` / `result`),
+  as `text/plain`, or as a file to save with `download=1` (`whole_values`).
 
 Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
 (`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
@@ -49,6 +53,7 @@ from network.devui.graph import network_graph
 from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
+from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
 from network.ids import new_id
 from network.logger import LazyLogger
@@ -62,6 +67,7 @@ DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversati
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
     "devui.js": "text/javascript",
     "dom.js": "text/javascript",
+    "graphview.js": "text/javascript",
     "patch.js": "text/javascript",
     "sse.js": "text/javascript",
     "stateview.js": "text/javascript",
@@ -149,6 +155,7 @@ def app(
             Route("/api/threads", views.threads, methods=["GET"]),
             Route("/api/thread", views.thread, methods=["GET"]),
             Route("/api/history", views.history, methods=["GET"]),
+            Route("/api/value", views.value, methods=["GET"]),
             Mount("/agui", app=runs),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
@@ -187,6 +194,13 @@ def _limit(request: Request) -> int:
             f"limit must be an integer from 1 to {MAX_LIST_LIMIT}, got {text[:40]!r}",
             "limit",
         )
+    return int(text)
+
+
+def _step(request: Request) -> int:
+    text = request.query_params.get("step", "")
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise _ParamError(422, "invalid_parameter", "step must be an integer >= 0", "step")
     return int(text)
 
 
@@ -286,3 +300,31 @@ class _Views:
         return JSONResponse(
             {"thread_id": thread_id, "key": key, "writes": writes}, headers=SECURITY_HEADERS
         )
+
+    async def value(self, request: Request) -> Response:
+        try:
+            thread_id = _identifier(request, "thread")
+            step = _step(request)
+            part = request.query_params.get("part", "")
+            if part not in PARTS:
+                raise _ParamError(
+                    422, "invalid_parameter", f"part must be one of {', '.join(PARTS)}", "part"
+                )
+            call_id = _identifier(request, "call") if part in ("arguments", "result") else None
+        except _ParamError as error:
+            return error.response()
+        thread, refused = await self._stored_thread(thread_id, "thread")
+        if refused is not None:
+            return refused
+        try:
+            text = whole_value(thread, step, part, call_id)
+        except Exception as error:
+            return _store_failed("decode_thread", error)
+        if text is None:
+            key = "call" if call_id is not None and step < len(thread.results) else "step"
+            return _ParamError(404, "not_found", f"no such {key} in the thread", key).response()
+        headers = dict(SECURITY_HEADERS)
+        if request.query_params.get("download") == "1":
+            name = f"step-{step}-{part}.txt"
+            headers["content-disposition"] = f'attachment; filename="{name}"'
+        return Response(text, media_type="text/plain; charset=utf-8", headers=headers)

@@ -9,7 +9,8 @@
 // operations from the run's baseline (moving forward from the last step computed); the state
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
 
-import { $, el, iso, pre, randomId, section, served, setText } from "./dom.js";
+import { $, el, iso, longPre, pre, randomId, section, served, setText, wholeActions } from "./dom.js";
+import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
@@ -117,19 +118,17 @@ async function loadGraph() {
   const graph = answer.body;
   setText($("network-name"), served(graph.name));
   document.title = "agent-network dev UI: " + graph.name;
-  const box = $("graph");
-  box.replaceChildren();
   graphNodes = new Map();
-  const labels = new Map();
-  for (const node of graph.nodes) {
-    labels.set(node.id, node.label);
+  drawGraph($("graph"), graph, (node) => {
     const item = el("span", { class: "node " + node.shape, text: node.label, "data-node": node.id });
     if (node.agent) {
       item.setAttribute("data-agent", node.agent);
       graphNodes.set(node.agent, item);
     }
-    box.append(item);
-  }
+    return item;
+  });
+  // the same edges as text, for a screen reader and for copying
+  const labels = new Map(graph.nodes.map((node) => [node.id, node.label]));
   const edges = $("edges");
   edges.replaceChildren();
   for (const edge of graph.edges.slice(0, 200)) {
@@ -240,14 +239,16 @@ function renderDetail(step, state, changes) {
     );
   }
   body.push(el("div", { id: "detail-usage", text: facts.join(" · ") || step.status }));
-  if (step.input) body.push(section("Run input", pre(step.input)));
+  if (step.input) body.push(section("Run input", longPre(step.input, undefined, "input.txt", wholeText(step, "input"))));
   if (step.prompt) {
-    body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), pre(step.prompt)));
+    const prompt = longPre(step.prompt, undefined, "prompt.txt", wholeText(step, "prompt"));
+    body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), prompt));
   }
   const noText = step.status === "running" ? "" : "(no text: the model answered with tool calls)";
   detailAnswer = pre(step.answer || noText, "answer");
   detailAnswer.id = "detail-answer";
-  body.push(section("Answer", detailAnswer));
+  const answerCut = wholeText(step, "answer");
+  body.push(section("Answer", detailAnswer, answerCut ? wholeActions(detailAnswer, "answer.txt", answerCut) : null));
   const tools = el("div", { id: "detail-tools" });
   for (const call of step.toolCalls) {
     const failed = call.isError || (typeof call.result === "string" && /^(Error|Rejected):/.test(call.result));
@@ -257,8 +258,13 @@ function renderDetail(step, state, changes) {
         { class: "tool" + (failed ? " failed" : ""), "data-tool": call.name },
         el("strong", { text: call.name }),
         el("span", { class: "summary-note", text: call.durationMs !== undefined ? " " + call.durationMs.toFixed(1) + " ms" : "" }),
-        pre("arguments: " + (call.args || "")),
-        pre("result: " + (call.result === null || call.result === undefined ? "(waiting)" : call.result)),
+        longPre("arguments: " + (call.args || ""), undefined, call.name + "-arguments.txt", wholeText(step, "arguments", call)),
+        longPre(
+          "result: " + (call.result === null || call.result === undefined ? "(waiting)" : call.result),
+          undefined,
+          call.name + "-result.txt",
+          wholeText(step, "result", call),
+        ),
       ),
     );
   }
@@ -267,6 +273,22 @@ function renderDetail(step, state, changes) {
   if (step.applyError) body.push(el("div", { class: "error" }, "a state operation did not apply: ", iso(step.applyError)));
   body.push(section("State after the step", renderState(state, changes, showHistory)));
   $("detail-body").replaceChildren(...body);
+}
+
+// For a text the server cut (a stored step's), a function fetching it whole; else null.
+function wholeText(step, part, call) {
+  const cut = call ? call.cut : step.cut;
+  if (session.kind !== "replay" || !cut || !cut.includes(part)) return null;
+  const query = { thread: session.threadId, step: String(step.index), part };
+  if (call) query.call = call.id;
+  return async () => {
+    const response = await fetch("/api/value?" + new URLSearchParams(query));
+    if (!response.ok) {
+      showError("could not read the whole value (HTTP " + response.status + ")");
+      return "";
+    }
+    return response.text();
+  };
 }
 
 async function showHistory(key) {
@@ -606,6 +628,7 @@ async function openThread(threadId) {
       answer: s.answer,
       prompt: s.prompt,
       input: s.input,
+      cut: s.cut,
       usage: s.usage,
       durationMs: s.duration_ms,
       toolCalls: s.tool_calls.map((c) => ({
@@ -615,6 +638,7 @@ async function openThread(threadId) {
         result: c.content,
         isError: c.is_error,
         durationMs: c.duration_ms,
+        cut: c.cut,
       })),
       ops: s.state_delta,
       run: s.run,

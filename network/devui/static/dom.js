@@ -48,3 +48,40 @@ export function pre(text, className) {
   const value = text.length > MAX_SHOWN_TEXT ? text.slice(0, MAX_SHOWN_TEXT) + " ..." : text;
   return el("pre", { class: className, text: value });
 }
+
+// A value that may be longer than the page shows at once: the first MAX_SHOWN_TEXT characters,
+// then a button that shows it whole and one that downloads it as a file. `whole`, when the
+// server cut the text before sending it, fetches the whole text (a Promise of it).
+export function longPre(text, className, filename = "value.txt", whole = null) {
+  const shown = pre(text, className);
+  if (whole === null && text.length <= MAX_SHOWN_TEXT) return shown;
+  const label = whole ? "show all" : "show all " + text.length.toLocaleString("en") + " characters";
+  return el("div", { class: "long-value" }, shown, wholeActions(shown, filename, whole || (() => Promise.resolve(text)), label));
+}
+
+// "show all" (into `shown`) and "download" buttons for a text `full()` gives whole.
+export function wholeActions(shown, filename, full, label = "show all") {
+  const showAll = el("button", {
+    type: "button",
+    class: "show-whole",
+    text: label,
+    onclick: async () => {
+      shown.textContent = await full();
+      showAll.remove();
+    },
+  });
+  const download = el("button", {
+    type: "button",
+    class: "download",
+    text: "download",
+    onclick: async () => {
+      const url = URL.createObjectURL(new Blob([await full()], { type: "text/plain;charset=utf-8" }));
+      const link = el("a", { href: url, download: filename });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+    },
+  });
+  return el("div", { class: "long-actions" }, showAll, " ", download);
+}
