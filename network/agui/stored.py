@@ -71,10 +71,10 @@ def stored_interrupts(thread: Any) -> list[Interrupt] | None:
     hands them back on the thread; with one that does not, the server remembers them in its
     own memory (`StoredThreads.remembered`), in this process only.
     """
-    pending = getattr(thread, "interrupts", None)
-    if pending is None:
+    kept = getattr(thread, "pending_interrupts", None)
+    if not callable(kept):
         return None
-    return [item for item in pending if isinstance(item, Interrupt)]
+    return [item for item in kept() if isinstance(item, Interrupt)]
 
 
 def issued_calls(conversation: Iterable[Any]) -> dict[str, str | None]:
