@@ -25,7 +25,8 @@ from sqlalchemy import Column, Double, MetaData, String, Table, delete, update
 
 from network.threads.ids import check_id
 from network.threads.leases import check_ttl
-from network.threads.sql import SQLStore, _database_errors
+from network.threads.sql import SQLStore
+from network.threads.sql_errors import database_errors
 
 
 class SQLLeases:
@@ -55,7 +56,7 @@ class SQLLeases:
                     await conn.run_sync(self.metadata.create_all)
                 self._ready = True
 
-    @_database_errors
+    @database_errors
     async def claim(self, thread_id: str, holder: str, ttl: float) -> bool:
         """Take the lease (see the module docstring); whether `holder` now holds it."""
         check_id("thread_id", thread_id)
@@ -75,7 +76,7 @@ class SQLLeases:
             taken = (await conn.execute(statement)).first()
         return taken is not None
 
-    @_database_errors
+    @database_errors
     async def renew(self, thread_id: str, holder: str, ttl: float) -> bool:
         """Push `holder`'s lease back to `ttl` seconds from now; False when it is not theirs."""
         ttl = check_ttl(ttl)
@@ -91,7 +92,7 @@ class SQLLeases:
             renewed = (await conn.execute(statement)).first()
         return renewed is not None
 
-    @_database_errors
+    @database_errors
     async def release(self, thread_id: str, holder: str) -> None:
         """Delete `holder`'s lease of `thread_id`, if it still is theirs."""
         await self._setup()
