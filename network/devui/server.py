@@ -57,6 +57,8 @@ from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
 from network.ids import new_id
 from network.logger import LazyLogger
+from network.network import Network
+from network.run.context import NetworkLike
 from network.threads.ids import check_id
 from network.threads.urls import store_url
 
@@ -106,7 +108,7 @@ class _ParamError(Exception):
 
 
 def app(
-    network: Any,
+    network: Network,
     *,
     store: Any = None,
     threads: ThreadRegistry | None = None,
@@ -215,7 +217,7 @@ def _store_failed(operation: str, error: BaseException) -> JSONResponse:
 
 
 class _Views:
-    def __init__(self, network: Any, store: Any) -> None:
+    def __init__(self, network: NetworkLike, store: Any) -> None:
         self.network = network
         self.store = store
         self.page_bytes = _asset("index.html")
