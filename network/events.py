@@ -162,11 +162,17 @@ def custom(name: str, value: Any) -> CustomEvent:
 
 
 def run_interrupted(
-    thread_id: str, run_id: str, interrupts: list[dict[str, Any]], result: Any = None
+    thread_id: str,
+    run_id: str,
+    interrupts: list[dict[str, Any]],
+    result: Any = None,
+    **extra: Any,
 ) -> RunFinishedEvent:
     """RUN_FINISHED whose outcome asks the client to answer `interrupts` (AG-UI `Interrupt`s)."""
     outcome = RunFinishedInterruptOutcome(interrupts=[Interrupt(**i) for i in interrupts])
-    return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=result, outcome=outcome)
+    return RunFinishedEvent(
+        thread_id=thread_id, run_id=run_id, result=result, outcome=outcome, **extra
+    )
 
 
 def run_cancelled(thread_id: str, run_id: str) -> RunFinishedEvent:

@@ -344,7 +344,10 @@ class Network(Generic[DepsT]):
         if ctx.budget is None and self.limits is not None:
             ctx.budget = Budget(self.limits)
         spans = run_spans(ctx)
-        ctx.record_model_calls = spans is not None or ctx.budget is not None
+        # kept when the caller asked for them (the AG-UI server reports usage per model)
+        ctx.record_model_calls = (
+            ctx.record_model_calls or spans is not None or ctx.budget is not None
+        )
         return [*sinks, spans] if spans is not None else list(sinks)
 
     def _resources(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:

@@ -162,6 +162,14 @@ class ThreadRegistry:
             del self._records[thread_id]
             self._bytes -= record.size
 
+    def owned_by(self, principal: str | None) -> list[str]:
+        """The ids of the threads `principal` created, most recently used first."""
+        return [
+            thread_id
+            for thread_id, record in reversed(self._records.items())
+            if record.owner == principal
+        ]
+
     def __len__(self) -> int:
         return len(self._records)
 

@@ -12,7 +12,8 @@ Routes (all but `/agui/` are GET and read-only):
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
-  the same checks, the same in-memory thread registry.
+  the same checks, the same in-memory thread registry, or with `run_on_store=True` the
+  thread store `store` (`agent-network dev --store`).
 - `/api/graph`: the network's nodes and edges (`graph.network_graph`).
 - `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
 - `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
@@ -53,12 +54,13 @@ from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
-from network.errors import InvalidIdError
+from network.errors import ConfigurationError, InvalidIdError
 from network.ids import new_id
 from network.logger import LazyLogger
 from network.network import Network
 from network.run.context import NetworkLike
 from network.threads.ids import check_id
+from network.threads.urls import store_url
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 DEFAULT_LIST_LIMIT = 100
@@ -112,6 +114,7 @@ def app(
     threads: ThreadRegistry | None = None,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    run_on_store: bool = False,
 ) -> Starlette:
     """The dev UI of `network` as an ASGI app.
 
@@ -124,14 +127,27 @@ def app(
         allowed_hosts: the `Host` header values accepted (default: the loopback names); pass
             the name or address the server is reached by when it is bound elsewhere.
         max_body_bytes: the largest AG-UI request body (default 16 MiB).
+        run_on_store: run the page's threads on `store` (what `agent-network dev --store`
+            does): they are then stored as they run, listed beside the others, and continued
+            after a reload or a restart. Default: runs in the in-memory registry `threads`.
     """
+    if run_on_store and threads is not None:
+        raise ConfigurationError("devui: give threads= (in memory) or run_on_store=True, not both")
     registry = (  # `is None`: an empty registry is falsy (it has a length)
         threads
         if threads is not None
         else ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
     )
     views = _Views(network, store)
-    runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)
+    if run_on_store:
+        runs = agui_app(
+            ObservedNetwork(network),
+            store=store if store is not None else store_url(None),
+            max_body_bytes=max_body_bytes,
+            max_thread_bytes=64 * 1024 * 1024,  # a local tool's budget
+        )
+    else:
+        runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)
     starlette = Starlette(
         routes=[
             Route("/", views.page, methods=["GET"]),

@@ -5,7 +5,8 @@ Order, as AG-UI clients enforce it:
 - RUN_STARTED (threadId, runId, protocolVersion), then CUSTOM "PredictState" when the network
   declares `predict_state`, then STATE_SNAPSHOT of the state the run starts from;
 - at the end RUN_FINISHED, whose `result` is `{"output", "stopReason"}`, or whose `outcome` is
-  an interrupt when a tool waits for confirmation;
+  an interrupt when a tool waits for confirmation; its `usage` is the run's token usage per
+  provider and model (`network.run.usage_report`), absent when the run spent nothing;
 - on an error: every open tool call, message and step is closed, then RUN_ERROR, and nothing
   after it; on cancellation the same closing events, then RUN_FINISHED with the "cancelled"
   outcome (the run was stopped from outside, it did not fail).
@@ -22,6 +23,7 @@ from network.run.context import RunContext
 from network.run.emitter import Emitter
 from network.run.predictive import install
 from network.run.streaming import best_effort
+from network.run.usage_report import run_token_usage
 
 
 async def open_run(ctx: RunContext, thread_id: str) -> None:
@@ -36,15 +38,18 @@ async def open_run(ctx: RunContext, thread_id: str) -> None:
 async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
     """RUN_FINISHED with the run's output, or with the interrupts it stopped on."""
     payload = {"output": result.output, "stopReason": str(result.stop_reason)}
+    usage = run_token_usage(ctx)
+    extra = {"usage": usage} if usage else {}
     if result.interrupts:
         event = events.run_interrupted(
             thread_id,
             ctx.run_id,
             [interrupt.to_agui() for interrupt in result.interrupts],
             result=payload,
+            **extra,
         )
     else:
-        event = events.run_finished(thread_id, ctx.run_id, result=payload)
+        event = events.run_finished(thread_id, ctx.run_id, result=payload, **extra)
     await ctx.emitter.emit(event)
 
 
