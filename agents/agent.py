@@ -23,7 +23,7 @@ from agents.dispatch import run_tool_calls, run_tool_calls_now
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp.offered import offered_tools
 from agents.mcp.server import MCPServer
-from agents.model_calls import failed_model_call, model_calls
+from agents.model_calls import failed_model_calls, model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.output import OutputSpec
@@ -259,7 +259,11 @@ class Agent:
         typed = None
         try:
             if self.output is None:
-                on_chunk = call_events.on_chunk if call_events is not None else None
+                # Only a sink reading the answer live makes the request stream: tracing,
+                # logging and a thread's commits only watch (`Emitter.streaming`).
+                on_chunk = (
+                    call_events.on_chunk if call_events is not None and emitter.streaming else None
+                )
                 if ctx.steps is None:
                     response = await model.complete(request, on_chunk)
                 else:  # a durable run: the answer is recorded (network.run.steps)
@@ -275,11 +279,9 @@ class Agent:
         except ModelError as exc:
             if exc.model is None:
                 exc.model = getattr(model, "name", None)
-            if requested:  # traced or limited: the failed request gets its chat span too
-                ctx.failed_model_calls = (
-                    failed_model_call(
-                        model, self.name, exc, started_at + requested - started, requested
-                    ),
+            if requested:  # traced or limited: the failed request gets its chat spans too
+                ctx.failed_model_calls = failed_model_calls(
+                    model, self.name, exc, started_at + requested - started, requested
                 )
             raise
         requests = (

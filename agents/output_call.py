@@ -54,7 +54,7 @@ async def complete_typed(
     current = base
     try:
         while True:
-            on_chunk = _chunk_handler(call_events, stream)
+            on_chunk = _chunk_handler(call_events, stream) if ctx.emitter.streaming else None
             if ctx.steps is None:
                 response = await model.complete(current, on_chunk)
             else:  # a durable run: each answer is recorded (network.run.steps)
