@@ -62,7 +62,7 @@ class RunSpans:
         name = ctx.network.name
         attributes: dict[str, Any] = {
             c.OPERATION: c.INVOKE_WORKFLOW,
-            c.WORKFLOW_NAME: name,
+            c.AGENT_NAME: name,  # v0.1.0: a workflow is named by gen_ai.agent.name
             c.RUN_ID: ctx.run_id,
         }
         if ctx.thread_id is not None:
@@ -103,6 +103,9 @@ class RunSpans:
                 )
         self.agent_span: Any = None
         self.unfinished: list[Any] = []  # agent spans closed by an error, ended by RUN_ERROR
+        # The live agent spans of a fan-out's branches: branch id -> (span, branch context,
+        # how many results the branch's history held when it started).
+        self.branch_spans: dict[str, tuple[Any, RunContext, int]] = {}
         self.results_seen = len(ctx.state.results)
         self.router_calls_seen = 0
 
@@ -115,13 +118,17 @@ class RunSpans:
     def _on(self, event: Any) -> None:
         kind = event.type
         if kind == "STEP_STARTED":
-            if getattr(event, "branch", None) is not None:
-                return  # a parallel branch's call: its span is written at the join
+            branch = getattr(event, "branch", None)
+            if branch is not None:  # a parallel branch's call, live from here to its end
+                self._start_branch(branch, event.step_name)
+                return
             self._routers()
             if getattr(event, "fan_out", None) is None:
                 self._start_agent(event.step_name)
         elif kind == "STEP_FINISHED":
-            if getattr(event, "branch", None) is not None:
+            branch = getattr(event, "branch", None)
+            if branch is not None:
+                self._finish_branch(branch)
                 return
             if getattr(event, "fan_out", None) is None:
                 self._finish_agent()
@@ -139,7 +146,10 @@ class RunSpans:
     # -- agents ----------------------------------------------------------------------------
 
     def _start_agent(self, name: str) -> None:
-        ctx = self.ctx
+        self.agent_span = self._agent_span(self.ctx, name)
+
+    def _agent_span(self, ctx: RunContext, name: str) -> Any:
+        """An agent call's span, started now with what is known before the model is asked."""
         agent = ctx.agent
         model, provider = _model_of(getattr(agent, "agent", agent), ctx.network.default_model)
         attributes: dict[str, Any] = {
@@ -150,13 +160,15 @@ class RunSpans:
             c.CALL_INDEX: ctx.call_count,
         }
         if model:
-            attributes[c.REQUEST_MODEL] = model
+            attributes[c.REQUEST_MODEL] = c.wire_model(model, provider)
         description = getattr(agent, "description", None)
         if description:
             attributes[c.AGENT_DESCRIPTION] = description
         if ctx.thread_id is not None:
             attributes[c.CONVERSATION_ID] = ctx.thread_id
-        self.agent_span = self.tracer.start_span(
+        if ctx.branch is not None:
+            attributes[c.BRANCH] = ctx.branch.id
+        return self.tracer.start_span(
             f"{c.INVOKE_AGENT} {name}", context=self.root_context, attributes=attributes
         )
 
@@ -172,32 +184,55 @@ class RunSpans:
         self.results_seen = len(results)
         self._close_agent(span, results[-1])
 
-    def _finish_fan_out(self) -> None:
-        """The branches' agent spans, siblings under the run, from their results."""
-        results = self.ctx.state.results
-        for index in range(self.results_seen, len(results)):
-            result = results[index]
-            start = _ns(result.started_at)
-            attributes: dict[str, Any] = {
-                c.OPERATION: c.INVOKE_AGENT,
-                c.AGENT_NAME: result.agent,
-                c.CALL_INDEX: index,
-                c.BRANCH: result.branch or "",
-            }
-            if self.ctx.thread_id is not None:
-                attributes[c.CONVERSATION_ID] = self.ctx.thread_id
-            span = self.tracer.start_span(
-                f"{c.INVOKE_AGENT} {result.agent}",
-                context=self.root_context,
-                attributes=attributes,
-                start_time=start,
-            )
-            if result.error is not None:
-                _fail(span, result.error.split(":", 1)[0])
-            self._close_agent(span, result, start + int(result.duration_ms * 1e6))
-        self.results_seen = len(results)
+    # -- a fan-out's branches --------------------------------------------------------------
 
-    def _close_agent(self, span: Any, result: Any, end_time: int | None = None) -> None:
+    def _start_branch(self, branch: str, name: str) -> None:
+        """A branch's agent span, siblings under the run, started as the branch starts."""
+        for branch_ctx in self.ctx.branch_contexts:
+            if branch_ctx.branch is not None and branch_ctx.branch.id == branch:
+                span = self._agent_span(branch_ctx, name)
+                self.branch_spans[branch] = (span, branch_ctx, len(branch_ctx.state.results))
+                return
+
+    def _finish_branch(self, branch: str) -> None:
+        """A branch's call is done: its span ends now, with its chat and tool spans."""
+        live = self.branch_spans.get(branch)
+        if live is None:
+            return
+        span, branch_ctx, seen = live
+        results = branch_ctx.state.results
+        if len(results) <= seen:  # closed by its failure: ended at the join or RUN_ERROR
+            return
+        del self.branch_spans[branch]
+        self._close_agent(span, results[-1], state=branch_ctx.state)
+
+    def _finish_fan_out(self) -> None:
+        """After the join: the spans of branches that failed (they sent no STEP_FINISHED)."""
+        results = self.ctx.state.results
+        errors = {
+            result.branch: result.error
+            for result in results[self.results_seen :]
+            if result.branch is not None and result.error is not None
+        }
+        self.results_seen = len(results)
+        for branch in list(self.branch_spans):
+            error = errors.get(branch)
+            self._end_branch(branch, error.split(":", 1)[0] if error else "_OTHER")
+
+    def _end_branch(self, branch: str, error_type: str) -> None:
+        """End a failed branch's span with its failed request, when the branch ended."""
+        span, branch_ctx, _ = self.branch_spans.pop(branch)
+        failed = branch_ctx.failed_model_calls
+        parent = self._trace.set_span_in_context(span)
+        for call in failed:
+            self._chat(call, parent, None)
+        _fail(span, error_type)
+        ended = max((_end_ns(call) for call in failed), default=None)
+        span.end(end_time=ended)
+
+    def _close_agent(
+        self, span: Any, result: Any, end_time: int | None = None, state: Any = None
+    ) -> None:
         parent = self._trace.set_span_in_context(span)
         calls = result.model_calls
         for index, call in enumerate(calls):
@@ -208,7 +243,7 @@ class RunSpans:
         keys = sorted({key_of(op["path"]) for op in result.state_delta})
         attributes = _usage({}, calls)
         if calls:
-            attributes[c.REQUEST_MODEL] = calls[-1].model
+            attributes[c.REQUEST_MODEL] = c.wire_model(calls[-1].model, calls[-1].provider)
             attributes[c.PROVIDER] = c.provider_name(calls[-1].provider)
         attributes[c.KEYS_WRITTEN] = keys
         if result.skipped:
@@ -216,7 +251,8 @@ class RunSpans:
         span.set_attributes(attributes)
         content = self.content
         if content is not None and result.state_delta:
-            content.set(span, c.STATE_VALUES, state_values(self.ctx.state.kv, keys))
+            kv = (state or self.ctx.state).kv
+            content.set(span, c.STATE_VALUES, state_values(kv, keys))
         span.end(end_time=end_time)
 
     def _compacted(self, value: Any) -> None:
@@ -241,10 +277,11 @@ class RunSpans:
 
     def _chat(self, call: Any, parent: Any, result: Any) -> None:
         start = _ns(call.started_at)
+        model = c.wire_model(call.model, call.provider)
         attributes: dict[str, Any] = {
             c.OPERATION: c.CHAT,
             c.PROVIDER: c.provider_name(call.provider),
-            c.REQUEST_MODEL: call.model,
+            c.REQUEST_MODEL: model,
         }
         if call.agent:
             attributes[c.AGENT_NAME] = call.agent
@@ -256,7 +293,7 @@ class RunSpans:
             _usage(attributes, [call])
         # Written after the fact from the call's record (sampling sees every attribute).
         span = self.tracer.start_span(
-            f"{c.CHAT} {call.model}",
+            f"{c.CHAT} {model}",
             context=parent,
             kind=self._trace.SpanKind.CLIENT,
             attributes=attributes,
@@ -332,7 +369,7 @@ class RunSpans:
                     c.PROVIDER: c.provider_name(last.provider),
                     c.AGENT_NAME: name,
                     c.ROLE: "router",
-                    c.REQUEST_MODEL: last.model,
+                    c.REQUEST_MODEL: c.wire_model(last.model, last.provider),
                     c.CALL_INDEX: self.ctx.call_count,
                 },
                 start_time=_ns(first.started_at),
@@ -386,6 +423,8 @@ class RunSpans:
         self._end_root()
 
     def _end_unfinished(self, error_type: str) -> None:
+        for branch in list(self.branch_spans):  # a fan-out the error cut short
+            self._end_branch(branch, error_type)
         if self.agent_span is not None:
             self.unfinished.append(self.agent_span)
             self.agent_span = None
@@ -405,6 +444,10 @@ class RunSpans:
         root.set_attribute(c.INPUT_TOKENS, ctx.prompt_tokens)
         root.set_attribute(c.OUTPUT_TOKENS, ctx.completion_tokens)
         root.end()
+
+
+def _end_ns(call: Any) -> int:
+    return _ns(call.started_at) + int(call.duration_ms * 1e6)
 
 
 def _fail(span: Any, error_type: str, description: str | None = None) -> None:
