@@ -56,7 +56,8 @@ class MCPServer:
             again at every agent call.
         timeout: seconds each tool call may take (default: the agent's, else the network's
             `tool_timeout`); past it the model gets an error result.
-        connect_timeout: seconds that starting, connecting and listing may take.
+        connect_timeout: seconds the whole connection may take (starting the server, the
+            SDK's discovery probe, the handshake: one deadline), and each listing.
         outputs_to_state: `{tool_name: {state_key: {"source": field, "handler": fn}}}`: as
             `@tool(outputs_to_state=...)`, per tool (the server's names).
     """
