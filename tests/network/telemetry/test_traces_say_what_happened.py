@@ -145,3 +145,23 @@ async def test_tracing_logging_and_threads_never_make_a_request_stream(
         async for _ in events:
             pass
     assert openai_server.requests[-1]["stream"] is True
+
+
+async def test_metrics_name_the_wire_model_too(
+    openai_server: FakeOpenAIServer, quiet_logs: None
+) -> None:
+    from tests.network.telemetry.otel import Recorder
+
+    recorder = Recorder()
+    network = Network("n", [Agent("a", model=_native(openai_server))], telemetry=recorder.telemetry)
+    openai_server.add_text("hi")
+    await network.run("Hi.")
+    data = recorder.metric_reader.get_metrics_data()
+    models = {
+        point.attributes["gen_ai.request.model"]
+        for resource in data.resource_metrics
+        for scope in resource.scope_metrics
+        for metric in scope.metrics
+        for point in metric.data.data_points
+    }
+    assert models == {"gpt-4o-mini"}
