@@ -285,7 +285,13 @@ class Agent:
                 )
             raise
         requests = (
-            model_calls(model, self.name, response, started_at + requested - started, requested)
+            (
+                typed.calls  # each re-ask of a typed answer is a request of its own
+                if typed is not None
+                else model_calls(
+                    model, self.name, response, started_at + requested - started, requested
+                )
+            )
             if requested
             else None
         )

@@ -118,3 +118,31 @@ async def test_a_request_that_fails_for_good_is_a_failed_chat_span_per_attempt(
         assert chat.status.status_code.name == "ERROR"
     (agent,) = recorder.named("invoke_agent greeter")
     assert agent.status.status_code.name == "ERROR"
+
+
+async def test_each_re_ask_of_a_typed_answer_is_a_chat_span(quiet_logs: None) -> None:
+    """A typed answer that failed validation was a request of its own: its own chat span."""
+    from pydantic import BaseModel
+
+    from agents import ScriptedModel
+    from tests.network.telemetry.otel import Recorder as _Recorder
+
+    class Count(BaseModel):
+        n: int
+
+    model = ScriptedModel(['{"n": "many"}', '{"n": 3}'])
+    recorder = _Recorder()
+    network = Network(
+        "n", [Agent("typed", model=model, output_type=Count)], telemetry=recorder.telemetry
+    )
+    result = await network.run("Count.")
+    assert result.results[0].output_value == Count(n=3)
+    assert len(model.requests) == len(result.results[0].model_calls) == 2
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow n",
+            [("invoke_agent typed", [("chat scripted", []), ("chat scripted", [])])],
+        )
+    ]
+    first, second = recorder.named("chat scripted")
+    assert first.end_time <= second.start_time
