@@ -4,16 +4,24 @@
       invoke_agent {router}                   a routing agent's decision (role "router")
         chat {model}                          each of its model requests (CLIENT)
       invoke_agent {agent}                    one agent call (role "agent")
-        chat {model}                          each model request, failed attempts included
+        chat {model}                          each attempt of each model request
         execute_tool {tool}                   each tool call; concurrent ones are siblings
+
+`{model}` and `gen_ai.request.model` are the name sent on the wire (`gpt-4o-mini` for
+`openai/gpt-4o-mini`); the provider is `gen_ai.provider.name`.
 
 The root span starts when the sink is made (before RUN_STARTED, which carries its ids) and
 ends with RUN_FINISHED or RUN_ERROR. An agent span is live from STEP_STARTED to STEP_FINISHED;
 its chat and tool spans are written at STEP_FINISHED from the call's record
 (`InferenceResult.model_calls`, `.tool_calls`) with the times recorded there, so nothing is
-added to the agent's own code path. Router spans are written from `RunContext.router_calls`
-at the next event. Interrupts (RUN_FINISHED's outcome) and the answers a resumed run starts
-from are events on the root span; a resumed run's root links to the interrupted run's root.
+added to the agent's own code path. A `Parallel` fan-out's branches are sibling agent spans
+under the run, each live from its branch's STEP_STARTED to its STEP_FINISHED (read from the
+branch's own context, `RunContext.branch_contexts`); a branch that failed sends no
+STEP_FINISHED, so its span ends at the join, or at RUN_ERROR when the fan-out failed, with its
+failed request's chat span and the time that request ended. Router spans are written from
+`RunContext.router_calls` at the next event. Interrupts (RUN_FINISHED's outcome) and the
+answers a resumed run starts from are events on the root span; a resumed run's root links to
+the interrupted run's root.
 """
 
 from __future__ import annotations
@@ -230,9 +238,9 @@ class RunSpans:
         ended = max((_end_ns(call) for call in failed), default=None)
         span.end(end_time=ended)
 
-    def _close_agent(
-        self, span: Any, result: Any, end_time: int | None = None, state: Any = None
-    ) -> None:
+    def _close_agent(self, span: Any, result: Any, state: Any = None) -> None:
+        """End an agent span with its call's chat and tool spans; `state`: the branch's own,
+        for a fan-out's branch (the run's otherwise)."""
         parent = self._trace.set_span_in_context(span)
         calls = result.model_calls
         for index, call in enumerate(calls):
@@ -253,7 +261,7 @@ class RunSpans:
         if content is not None and result.state_delta:
             kv = (state or self.ctx.state).kv
             content.set(span, c.STATE_VALUES, state_values(kv, keys))
-        span.end(end_time=end_time)
+        span.end()
 
     def _compacted(self, value: Any) -> None:
         """A span event on the agent's span: what its context policy dropped, summarised and
