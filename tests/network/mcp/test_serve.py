@@ -75,18 +75,20 @@ async def test_agent_network_mcp_serves_over_stdio() -> None:
         await check_a_run(client)
 
 
-async def test_a_failed_run_hands_the_client_a_reference_not_its_exception(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    async with Client(mcp_server(network)) as client:
-        failed = await client.call_tool("notes_team", {"input": "leak"})
+async def test_a_failed_run_hands_the_client_a_reference_not_its_exception() -> None:
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:  # the application's structlog (stdlib's is the other path)
+        async with Client(mcp_server(network)) as client:
+            failed = await client.call_tool("notes_team", {"input": "leak"})
     text = failed.content[0].text
     assert failed.is_error
     assert SECRET not in text and "postgres" not in text and "RuntimeError" not in text
     reference = re.search(r"internal error \(reference (err_\w+)\)", text)
     assert reference is not None, text
-    (record,) = [r for r in caplog.records if reference.group(1) in r.getMessage()]
-    assert record.exc_info is not None and SECRET in str(record.exc_info[1])  # the operator's
+    (logged,) = [line for line in logs if line.get("reference") == reference.group(1)]
+    assert logged["event"] == "mcp_run_failed" and logged["log_level"] == "error"
+    assert SECRET in str(logged["exc_info"])  # the whole exception, for the operator
 
 
 @pytest.fixture
