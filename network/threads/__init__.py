@@ -8,12 +8,26 @@ and commits each completed agent call as it goes. Without a thread id nothing is
 - `SQLStore`: SQLite (the default, `agent-network.db`) or PostgreSQL, through SQLAlchemy.
   Imported on first use, so `import network` does not load SQLAlchemy.
 - `open_store(...)`: what a run does with its `store=` argument (a store, a URL or a path).
+- `CheckpointStore`: checkpoints, `state_at`, fork and rewind (both ready stores keep them);
+  `network.fork(...)` / `network.rewind(...)` use it. See `checkpoint_data` for what they return.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from network.threads.checkpoint_data import (
+    Checkpoint,
+    CheckpointNotFoundError,
+    CheckpointState,
+    ForkResult,
+    RewindReport,
+    SharedKeyWrite,
+    ThreadOrigin,
+    TimeTravelError,
+    ToolCallNotUndone,
+)
+from network.threads.checkpoint_store import CheckpointStore
 from network.threads.decoded import DecodedCache
 from network.threads.memory import MemoryStore
 from network.threads.protocol import (
@@ -45,18 +59,28 @@ __all__ = [
     "DELETED",
     "STORE_ENV",
     "BaseStore",
+    "Checkpoint",
+    "CheckpointNotFoundError",
+    "CheckpointState",
+    "CheckpointStore",
     "Commit",
     "DecodedCache",
+    "ForkResult",
     "MemoryStore",
     "ResultRecord",
+    "RewindReport",
     "SQLStore",
+    "SharedKeyWrite",
     "SharedWrite",
     "Thread",
     "ThreadExistsError",
     "ThreadInfo",
     "ThreadNotFoundError",
+    "ThreadOrigin",
     "ThreadSession",
     "ThreadStore",
+    "TimeTravelError",
+    "ToolCallNotUndone",
     "open_store",
     "store_url",
 ]

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from network.errors import StaleThreadError, ThreadError
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.sql_tables import Tables
+from network.threads.sql_timeline import TimelineWriter
 from network.threads.thread_data import Commit, SharedWrite
 
 
@@ -73,6 +74,7 @@ class CommitWriter:
             (state.c.thread_id == bindparam("b_thread"))
             & state.c.key.in_(bindparam("b_keys", expanding=True))
         )
+        self.timeline = TimelineWriter(t)
         self.scopes = {
             "user": _ScopeStatements(t.user_state, ("app_name", "user_id")),
             "app": _ScopeStatements(t.app_state, ("app_name",)),
@@ -141,6 +143,9 @@ class CommitWriter:
             )
         if commit.shared:
             await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
+        held = (first_summary + len(summaries)) if summaries else None
+        counts = (len(results), result_count, message_count, held)
+        await self.timeline.record(conn, thread_id, commit, counts, now)
         return message_count - len(messages), result_count - len(results), first_summary
 
     async def _refuse(self, conn: AsyncConnection, thread_id: str, expected: int) -> NoReturn:

@@ -8,6 +8,7 @@
   how many messages it covers.
 - `thread_state`, `user_state`, `app_state`: one row per key of each scope; keys keep their
   prefix. Values, messages and results are JSON text, so both databases store the same bytes.
+- `timeline`: the checkpoints' tables (`sql_timeline_tables`): commits, key history, lineage.
 
 Times are seconds since the epoch as doubles; they order and filter, never lock (the integer
 revision does that).
@@ -28,6 +29,8 @@ from sqlalchemy import (
     Text,
 )
 
+from network.threads.sql_timeline_tables import TimelineTables, build_timeline_tables
+
 
 @dataclass(frozen=True, slots=True)
 class Tables:
@@ -41,6 +44,7 @@ class Tables:
     thread_state: Table
     user_state: Table
     app_state: Table
+    timeline: TimelineTables
 
     def all(self) -> list[Table]:
         """Every table, in creation order."""
@@ -52,6 +56,7 @@ class Tables:
             self.thread_state,
             self.user_state,
             self.app_state,
+            *self.timeline.all(),
         ]
 
 
@@ -124,5 +129,13 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("value", Text, nullable=False),
     )
     return Tables(
-        metadata, threads, messages, results, summaries, thread_state, user_state, app_state
+        metadata,
+        threads,
+        messages,
+        results,
+        summaries,
+        thread_state,
+        user_state,
+        app_state,
+        build_timeline_tables(metadata, prefix),
     )
