@@ -21,7 +21,7 @@ from agents.context.policy import compact_request
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp.offered import offered_tools
 from agents.mcp.server import MCPServer
-from agents.models._calls import failed_model_call, model_calls
+from agents.models._calls import failed_model_calls, model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.output._spec import OutputSpec
@@ -315,17 +315,31 @@ class Agent:
                 typed = await complete_typed(self, ctx, model, request, call_events)
                 response, call_events = typed.response, typed.call_events
             elif ctx.steps is None:
-                on_chunk = call_events.on_chunk if call_events is not None and self.stream else None
+                # Only a sink reading the answer live makes the request stream: tracing,
+                # logging and a thread's commits only watch (`Emitter.streaming`); and never
+                # an agent that turned streaming off.
+                on_chunk = (
+                    call_events.on_chunk
+                    if call_events is not None and self.stream and ctx.emitter.streaming
+                    else None
+                )
                 response = await model.complete(request, on_chunk)
             else:  # a durable run: the answer is recorded (network.run.steps)
+                streams = self.stream and ctx.emitter.streaming
                 response = await ctx.steps.model(
-                    self.name, self._answer_call(model, request, call_events, self.stream)
+                    self.name, self._answer_call(model, request, call_events, streams)
                 )
         except ModelError as exc:
             self._failed(ctx, model, exc, started_at + requested - started, requested)
             raise
         requests = (
-            model_calls(model, self.name, response, started_at + requested - started, requested)
+            (
+                typed.calls  # each re-ask of a typed answer is a request of its own
+                if typed is not None
+                else model_calls(
+                    model, self.name, response, started_at + requested - started, requested
+                )
+            )
             if requested
             else ()
         )
@@ -388,12 +402,12 @@ class Agent:
         self, ctx: RunContext, model: Any, error: ModelError, started_at: float, requested: float
     ) -> None:
         """A model call that failed for good: the error names the model, and when the run is
-        traced or limited, the failed request gets its record (and its chat span)."""
+        traced or limited, the failed request's attempts get their records (and chat spans)."""
         if error.model is None:
             error.model = getattr(model, "name", None)
-        if requested:
-            ctx.failed_model_calls = (
-                failed_model_call(model, self.name, error, started_at, requested),
+        if requested:  # every attempt of it: a chat span each
+            ctx.failed_model_calls = failed_model_calls(
+                model, self.name, error, started_at, requested
             )
 
     async def _answer(self, response: Any, call_events: Any, hooked: AgentCall | None) -> Any:

@@ -19,7 +19,7 @@ from network.numbers import check_number
 from network.run import engine
 from network.run.client_results import result_messages
 from network.run.context import AgentLike, DepsT, Router, RunContext
-from network.run.emitter import AnySink
+from network.run.emitter import AnySink, Observer
 from network.run.interrupts import pending_answers, restore_rejected
 from network.run.limits import Budget, UsageLimits
 from network.run.parallel import Parallel
@@ -336,10 +336,11 @@ class Network(Generic[DepsT]):
             return session.execute(ctx, max_iter=max_iter, sinks=observed)
         return engine.execute(ctx, max_iter=max_iter, sinks=observed)
 
-    def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink]:
+    def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink | Observer]:
         """The network's default limits, and the telemetry sink when the run is traced.
 
         The sink starts the run's root span here, before RUN_STARTED, which carries its ids.
+        It is an `Observer`: tracing a run never makes its model requests stream.
         """
         if ctx.budget is None and self.limits is not None:
             ctx.budget = Budget(self.limits)
@@ -348,7 +349,8 @@ class Network(Generic[DepsT]):
         ctx.record_model_calls = (
             ctx.record_model_calls or spans is not None or ctx.budget is not None
         )
-        return [*sinks, spans] if spans is not None else list(sinks)
+        # the spans only watch the run: they never make a model request stream (`Observer`)
+        return [*sinks, Observer(spans)] if spans is not None else list(sinks)
 
     def _resources(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
         """A run's resources: its own factories over the network's."""

@@ -40,7 +40,7 @@ from network.history.results import InferenceResult
 from network.history.writes import StateWrite
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
-from network.run.emitter import AnySink
+from network.run.emitter import AnySink, Observer
 from network.run.result import RunResult
 from network.run.steps import StepRunner
 from network.state.handlers import replace_values
@@ -125,13 +125,21 @@ class ThreadSession:
             raise
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+        self,
+        ctx: RunContext,
+        *,
+        max_iter: int | None = None,
+        sinks: Sequence[AnySink | Observer] = (),
     ) -> RunResult:
-        """Run `ctx` (built on `self.state`) with this session committing as it goes."""
+        """Run `ctx` (built on `self.state`) with this session committing as it goes.
+
+        The session only watches (`Observer`): a run on a thread asks its model as a run
+        without one does."""
         self.run_id = ctx.run_id
         ctx.persisted = True
         try:
-            return await engine.execute(ctx, max_iter=max_iter, sinks=[self.sink, *sinks])
+            committing = Observer(self.sink)
+            return await engine.execute(ctx, max_iter=max_iter, sinks=[committing, *sinks])
         finally:
             await self.close()
 

@@ -172,7 +172,10 @@ async def test_a_retried_attempt_counts_as_a_request(
     agent = Agent("a", tools=[again], model=model)
     network = Network("n", [agent], lambda ctx: agent)
     result = await network.run("Go.", limits=UsageLimits(max_model_calls=2))
-    assert [call.error for call in result.results[0].model_calls] == ["InternalServerError", None]
+    assert [call.error for call in result.results[0].model_calls] == [
+        "500",
+        None,
+    ]  # the HTTP status
     assert len(result.results) == 1
     assert result.limit_exceeded is not None
     assert result.limit_exceeded.figures.model_calls == 2

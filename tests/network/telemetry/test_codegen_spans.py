@@ -46,7 +46,7 @@ async def test_codegen_run_is_one_trace_with_the_exact_tree(
     assert root.parent is None
     assert dict(root.attributes) == {
         "gen_ai.operation.name": "invoke_workflow",
-        "gen_ai.workflow.name": "codegen",
+        "gen_ai.agent.name": "codegen",
         "gen_ai.conversation.id": "thread-1",
         "agent_network.run_id": result.run_id,
         "agent_network.stop_reason": "router_finished",
