@@ -26,11 +26,14 @@ LAYERS: dict[str, int] = {
     "network.ids": 0,
     "network.events": 0,
     "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
+    "network.deprecation": 0,  # old spellings kept for one release
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,
     "network.telemetry": 4,
     "network.threads": 5,
+    "network.sessions": 5,  # opens a run's thread session (threads, loaded lazily)
+    "network.continuing": 5,  # continuations of stopped runs, on their thread sessions
     "network.durable": 6,
     "network.drawing": 7,
     "network.network": 7,

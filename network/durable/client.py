@@ -17,7 +17,10 @@ from network.durable.engine import APP_NAME, QUEUE_NAME, WORKFLOW_NAME, system_d
 from network.durable.event_log import STREAM_KEY
 from network.durable.runs import run_request
 from network.durable.sqlite_journal import use_write_ahead_log
+from network.errors import ConfigurationError
 from network.ids import new_id
+from network.run.options import RunOptions
+from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id
 
 
@@ -73,15 +76,12 @@ class DurableClient:
         check_id("network", network)
         run_id = run_id or new_id("run_")
         check_id("run_id", run_id)
-        request = run_request(
-            input,
-            state=state,
-            max_iter=max_iter,
-            thread_id=thread_id,
-            user_id=user_id,
-            store=store,
-            app_name=app_name,
-        )
+        thread = None
+        if thread_id is not None:
+            thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
+        elif store is not None or user_id is not None:
+            raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
+        request = run_request(input, RunOptions(thread=thread, state=state, max_iter=max_iter))
         options: Any = {
             "workflow_name": WORKFLOW_NAME,
             "queue_name": QUEUE_NAME,

@@ -49,6 +49,7 @@ from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
 from network.threads.sql_commit import CommitWriter
+from network.threads.sql_pending import decode_waiting
 from network.threads.sql_tables import build_tables
 from network.threads.thread_data import (
     ANONYMOUS_USER,
@@ -211,7 +212,7 @@ class SQLStore(BaseStore):
             if row is None:
                 return None
             entry, summaries = await self._sync(conn, thread_id, row)
-            state, user_state, app_state = await self._scopes(conn, row)
+            state, user_state, app_state, waiting = await self._scopes(conn, row)
         return Thread.model_construct(
             **_info(row).__dict__,
             messages=entry.conversation(row.message_count),
@@ -220,12 +221,14 @@ class SQLStore(BaseStore):
             state=state,
             user_state=user_state,
             app_state=app_state,
+            pending=decode_waiting(waiting),
         )
 
     async def _scopes(
         self, conn: AsyncConnection, row: Any
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-        """The thread's, its user's and its app's keys, in one statement (one round trip)."""
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, str]]:
+        """The thread's, its user's and its app's keys, and the calls it waits on (JSON text
+        by number), in one statement (one round trip)."""
         t = self.tables
         owners = (
             (t.thread_state, t.thread_state.c.thread_id == row.thread_id),
@@ -239,10 +242,15 @@ class SQLStore(BaseStore):
             select(literal(n).label("scope"), table.c.key, table.c.value).where(where)
             for n, (table, where) in enumerate(owners)
         ]
+        scoped.append(self._commits.pending.waiting(row.thread_id))
         found: tuple[dict[str, Any], ...] = ({}, {}, {})
+        waiting: dict[str, str] = {}
         for scope, key, value in (await conn.execute(union_all(*scoped))).all():
-            found[scope][key] = decode_value(value)
-        return found[0], found[1], found[2]
+            if scope == 3:
+                waiting[key] = value
+            else:
+                found[scope][key] = decode_value(value)
+        return found[0], found[1], found[2], waiting
 
     async def _sync(
         self, conn: AsyncConnection, thread_id: str, row: Any
@@ -304,7 +312,7 @@ class SQLStore(BaseStore):
         await self.setup()
         t = self.tables
         async with self._writer.begin() as conn:
-            for table in (t.messages, t.results, t.summaries, t.thread_state):
+            for table in (t.messages, t.results, t.summaries, t.thread_state, t.pending):
                 await conn.execute(delete(table).where(table.c.thread_id == thread_id))
             gone = await conn.execute(
                 delete(t.threads)

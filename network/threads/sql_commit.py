@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from network.errors import StaleThreadError, ThreadError
 from network.threads.protocol import ThreadNotFoundError
+from network.threads.sql_pending import PendingStatements
 from network.threads.sql_tables import Tables
 from network.threads.thread_data import Commit, SharedWrite
 
@@ -73,6 +74,7 @@ class CommitWriter:
             (state.c.thread_id == bindparam("b_thread"))
             & state.c.key.in_(bindparam("b_keys", expanding=True))
         )
+        self.pending = PendingStatements(t.pending)
         self.scopes = {
             "user": _ScopeStatements(t.user_state, ("app_name", "user_id")),
             "app": _ScopeStatements(t.app_state, ("app_name",)),
@@ -91,6 +93,8 @@ class CommitWriter:
         """Apply `commit` to the thread, or raise (the caller's transaction then rolls back).
 
         Returns the sequence numbers the commit's first message, result and summary got."""
+        if commit.answered:  # before the revision: a second answer is told it came second
+            await self.pending.claim_all(conn, thread_id, commit)
         bumped = (
             await conn.execute(
                 self.bump,
@@ -141,6 +145,8 @@ class CommitWriter:
             )
         if commit.shared:
             await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
+        if commit.pending:
+            await self.pending.add_all(conn, thread_id, commit)
         return message_count - len(messages), result_count - len(results), first_summary
 
     async def _refuse(self, conn: AsyncConnection, thread_id: str, expected: int) -> NoReturn:

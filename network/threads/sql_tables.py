@@ -7,7 +7,10 @@
 - `summaries`: the conversation summaries context policies wrote, numbered from 0, each with
   how many messages it covers.
 - `thread_state`, `user_state`, `app_state`: one row per key of each scope; keys keep their
-  prefix. Values, messages and results are JSON text, so both databases store the same bytes.
+  prefix.
+- `pending`: the approvals and client tool calls the thread waits on, and their answers.
+
+Values, messages and results are JSON text, so both databases store the same bytes.
 
 Times are seconds since the epoch as doubles; they order and filter, never lock (the integer
 revision does that).
@@ -28,6 +31,8 @@ from sqlalchemy import (
     Text,
 )
 
+from network.threads.sql_pending import pending_table
+
 
 @dataclass(frozen=True, slots=True)
 class Tables:
@@ -41,6 +46,7 @@ class Tables:
     thread_state: Table
     user_state: Table
     app_state: Table
+    pending: Table  # calls the thread waits on (`network.threads.sql_pending`)
 
     def all(self) -> list[Table]:
         """Every table, in creation order."""
@@ -52,6 +58,7 @@ class Tables:
             self.thread_state,
             self.user_state,
             self.app_state,
+            self.pending,
         ]
 
 
@@ -123,6 +130,15 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("key", String, primary_key=True),
         Column("value", Text, nullable=False),
     )
+    pending = pending_table(metadata, prefix)
     return Tables(
-        metadata, threads, messages, results, summaries, thread_state, user_state, app_state
+        metadata,
+        threads,
+        messages,
+        results,
+        summaries,
+        thread_state,
+        user_state,
+        app_state,
+        pending,
     )

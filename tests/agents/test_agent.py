@@ -9,7 +9,9 @@ from network import ConfigurationError, Network, StopReason, TemplateError
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None, **kwargs)
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None, **kwargs
+    )
 
 
 def system_text(model: ScriptedModel, index: int = 0) -> str:
@@ -48,7 +50,9 @@ async def test_instructions_may_be_a_sync_or_async_function_of_the_run() -> None
     first = Agent("s", system=lambda ctx: f"sync {ctx.call_count}", model=sync_model)
     second = Agent("t", system=later, model=async_model)
     network = Network(
-        "n", [first, second], lambda ctx: [first, second] if ctx.call_count == 0 else None
+        "n",
+        agents=[first, second],
+        router=lambda ctx: [first, second] if ctx.call_count == 0 else None,
     )
     await network.run("topic")
     assert system_text(sync_model) == "sync 0"

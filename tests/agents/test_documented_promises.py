@@ -56,7 +56,7 @@ async def test_output_key_stores_the_final_answer_not_the_text_beside_a_tool_cal
         seen.append(ctx.kv.has("answer"))
         return None if ctx.kv.has("answer") else agent
 
-    result = await Network("n", [agent], route).run("what is it?")
+    result = await Network("n", agents=[agent], router=route).run("what is it?")
     assert seen == [False, False, True]  # not set by the first call's "Let me look that up."
     assert result["answer"] == "The answer is 42."
 
@@ -77,11 +77,11 @@ async def test_a_key_set_then_deleted_in_one_answer_ends_deleted() -> None:
     agent = Agent(
         "a", tools=[remember, forget], model=ScriptedModel([[call("remember"), call("forget")]])
     )
-    result = await Network("n", [agent]).run("go")
+    result = await Network("n", agents=[agent]).run("go")
     assert "draft" not in result
     # and the other order: deleted first, then set, ends set
     agent = Agent(
         "b", tools=[remember, forget], model=ScriptedModel([[call("forget"), call("remember")]])
     )
-    result = await Network("n", [agent]).run("go", state={"draft": "v0"})
+    result = await Network("n", agents=[agent]).run("go", state={"draft": "v0"})
     assert result["draft"] == "v1"

@@ -25,7 +25,7 @@ def solo(*answers: Any) -> Agent:
 
 @pytest.mark.anyio
 async def test_run_sync_inside_a_running_loop_says_to_await_run() -> None:
-    network = Network("n", [solo("hi")])
+    network = Network("n", agents=[solo("hi")])
     with pytest.raises(ConfigurationError, match=r"use `await network.run\(...\)`"):
         network.run_sync("go")
     with pytest.raises(ConfigurationError, match=r"agent 'solo'.*`await network.run"):
@@ -59,7 +59,9 @@ def test_agent_state_schema_says_where_the_schema_goes() -> None:
 @pytest.mark.anyio
 async def test_a_plain_function_works_as_a_sink() -> None:
     seen: list[str] = []
-    result = await Network("n", [solo("hi")]).run("go", sinks=[lambda e: seen.append(e.type)])
+    result = await Network("n", agents=[solo("hi")]).run(
+        "go", sinks=[lambda e: seen.append(e.type)]
+    )
     assert result.output == "hi"
     assert seen[0] == "RUN_STARTED" and seen[-1] == "RUN_FINISHED"
 
@@ -67,11 +69,11 @@ async def test_a_plain_function_works_as_a_sink() -> None:
 @pytest.mark.anyio
 async def test_a_sink_that_is_not_callable_is_refused_clearly() -> None:
     with pytest.raises(ConfigurationError, match="event sink 42 is not callable"):
-        await Network("n", [solo("hi")]).run("go", sinks=[42])  # type: ignore[list-item]
+        await Network("n", agents=[solo("hi")]).run("go", sinks=[42])  # type: ignore[list-item]
 
 
 def test_a_finished_result_shows_itself_in_repr_rich_and_html() -> None:
-    network = Network("n", [solo(call("lookup", query="<b>x</b>"), "Answer <i>")])
+    network = Network("n", agents=[solo(call("lookup", query="<b>x</b>"), "Answer <i>")])
     network.router = lambda ctx: network.agents["solo"] if ctx.call_count < 2 else None
     result = network.run_sync("go", state={"topic": "<script>alert(1)</script>"})
     text = repr(result)

@@ -15,6 +15,7 @@ from network import (
     OutputValidationError,
     RunContext,
     Stop,
+    ThreadRef,
     UserMessage,
 )
 from tests.network.agui.protocol import replay, wire
@@ -72,7 +73,7 @@ async def test_output_key_stores_the_object_through_a_typed_key_and_routers_read
         ticket = ctx.kv.get("ticket")
         return Stop("urgent" if ticket.priority < 3 else "later")
 
-    result = await Network("n", [triage], route, state_schema=Schema).run("x")
+    result = await Network("n", agents=[triage], router=route, state_schema=Schema).run("x")
     assert seen == [2]
     assert isinstance(result["ticket"], Ticket)
     assert result.stop_reason == "urgent"
@@ -214,7 +215,7 @@ async def test_partial_output_streams_as_predictive_state_and_is_then_committed(
     triage = agent(
         ScriptedModel([text], stream=True, chunk_size=5), output_type=Ticket, output_key="ticket"
     )
-    network = Network("n", [triage], state_schema=Schema)
+    network = Network("n", agents=[triage], state_schema=Schema)
     async with network.stream("x") as stream:
         got = [event async for event in stream]
     run = replay(wire(got))
@@ -237,7 +238,7 @@ async def test_a_prediction_that_never_validates_is_taken_back() -> None:
         output_key="ticket",
         output_retries=1,
     )
-    network = Network("n", [triage])
+    network = Network("n", agents=[triage])
     got: list[Any] = []
     with pytest.raises(OutputValidationError):
         async with network.stream("x") as stream:
@@ -258,10 +259,10 @@ async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: A
     triage = agent(
         ScriptedModel(lambda request: json.dumps(TICKET)), output_type=Ticket, output_key="ticket"
     )
-    network = Network("n", [triage])
+    network = Network("n", agents=[triage])
     store = str(tmp_path / "threads.db")
-    await network.run("first", thread_id="t1", store=store)
-    second = await network.run("second", thread_id="t1", store=store)
+    await network.run("first", thread=ThreadRef("t1", store=store))
+    second = await network.run("second", thread=ThreadRef("t1", store=store))
     loaded, fresh = second.results
     assert loaded.output_value == TICKET  # read back from SQLite: the JSON form
     assert fresh.output_value == Ticket(**TICKET)

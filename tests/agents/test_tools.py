@@ -11,7 +11,7 @@ from network import ConfigurationError, Network, State, ToolError
 
 
 def run_once(agent: Agent) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None)
+    return Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
 
 
 def test_schema_comes_from_signature_docstring_and_annotations() -> None:
@@ -49,7 +49,9 @@ async def test_schema_is_built_once_and_reused_by_every_request() -> None:
 
     model = ScriptedModel([call("ping"), call("ping")])
     agent = Agent("a", tools=[ping], model=model)
-    await Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None).run("x")
+    await Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None
+    ).run("x")
     assert model.requests[0].tools[0] is model.requests[1].tools[0] is ping.schema
 
 
@@ -99,7 +101,7 @@ async def test_unknown_tools_and_raising_handlers_become_errors_the_model_sees()
 
     model = ScriptedModel([[call("nope"), call("sync_fail"), call("async_fail")], "recovered"])
     agent = Agent("a", tools=[sync_fail, async_fail], model=model)
-    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
     result = await network.run("x")
     unknown, sync_error, async_error = result.results[0].tool_calls
     assert unknown.is_error and "unknown tool 'nope'" in unknown.content
@@ -180,7 +182,10 @@ async def test_concurrent_calls_record_results_and_writes_in_model_order() -> No
     agent = Agent("a", tools=[slow_append], model=model)
     schema = {"log": {"type": list[str]}, "last": {"type": str}}
     result = await Network(
-        "n", [agent], lambda c: agent if c.call_count == 0 else None, state_schema=schema
+        "n",
+        agents=[agent],
+        router=lambda c: agent if c.call_count == 0 else None,
+        state_schema=schema,
     ).run("x")
     assert sorted(started) == ["first", "second"]
     assert [r.result for r in result.results[0].tool_calls] == ["first", "second"]
@@ -267,7 +272,7 @@ async def test_a_tuple_appends_its_items_alone_or_in_a_batch() -> None:
     batch = Agent(
         "b", tools=[add_pair], model=ScriptedModel([[call("add_pair"), call("add_pair")]])
     )
-    first = await Network("n", [alone], state_schema=schema).run("x")
-    second = await Network("n", [batch], state_schema=schema).run("x")
+    first = await Network("n", agents=[alone], state_schema=schema).run("x")
+    second = await Network("n", agents=[batch], state_schema=schema).run("x")
     assert first["nums"] == [1, 2]
     assert second["nums"] == [1, 2, 1, 2]

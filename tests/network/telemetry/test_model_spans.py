@@ -29,7 +29,9 @@ async def test_a_retried_request_is_two_chat_spans(
     model = LiteLLMModel(
         "openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x", retry_delay=0
     )
-    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    network = Network(
+        "greeter", agents=[Agent("greeter", model=model)], telemetry=recorder.telemetry
+    )
     result = await network.run("Hi.")
 
     calls = result.results[0].model_calls
@@ -76,7 +78,9 @@ async def test_the_native_client_reports_its_provider_and_response_model(
     openai_server.add_text("Hello.")
     recorder = Recorder()
     model = OpenAIModel("openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x")
-    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    network = Network(
+        "greeter", agents=[Agent("greeter", model=model)], telemetry=recorder.telemetry
+    )
     await network.run("Hi.")
     chat = recorder.only("chat openai/gpt-4o-mini")
     assert chat.attributes["gen_ai.provider.name"] == "openai"
@@ -97,7 +101,9 @@ async def test_a_request_that_fails_for_good_is_a_failed_chat_span_under_its_age
         retry_delay=0,
         max_retries=1,
     )
-    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    network = Network(
+        "greeter", agents=[Agent("greeter", model=model)], telemetry=recorder.telemetry
+    )
     with pytest.raises(ModelError):
         await network.run("Hi.")
 
