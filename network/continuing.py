@@ -20,7 +20,7 @@ edited arguments the tool's schema refuses (`InterruptError`, `ClientToolError`)
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from network.errors import ConfigurationError
@@ -31,6 +31,7 @@ from network.run.context import NetworkLike, RunContext
 from network.run.inputs import Resume, ToolResults
 from network.run.interrupts import (
     AlreadyAnsweredError,
+    Answer,
     Interrupt,
     InterruptError,
     check_edits,
@@ -71,6 +72,9 @@ async def continue_run(
             calls = [entry.tool_call() for entry in waiting if entry.kind == "client_tool"]
             if stopped is not None:
                 _still_waiting(thread.id, stopped, interrupts, calls)
+            gone = _not_waiting(request, waiting)
+            if gone:  # the store says why: answered already (and by whom), or never pending
+                await session.claim(dict.fromkeys(gone, "{}"), run_id)
             answered = _answers(network, request, interrupts, calls)
             await session.claim(_claims(answered), run_id)
         except BaseException:
@@ -126,6 +130,20 @@ class _Waiting:
     def __init__(self, run_id: str, pending_tool_calls: list[Any]) -> None:
         self.run_id = run_id
         self.pending_tool_calls = pending_tool_calls
+
+
+def _not_waiting(request: Resume | ToolResults, waiting: Sequence[Any]) -> list[str]:
+    """The ids the request answers that the thread does not wait on."""
+    ids = {entry.id for entry in waiting}
+    named: list[Any]
+    if isinstance(request, ToolResults):
+        named = list(request.results)
+    elif isinstance(request.answers, Mapping):
+        named = list(request.answers)
+    else:
+        answers = [request.answers] if isinstance(request.answers, Answer) else request.answers
+        named = [getattr(answer, "interrupt_id", None) for answer in answers]
+    return [str(call_id) for call_id in named if isinstance(call_id, str) and call_id not in ids]
 
 
 def _label(request: Resume | ToolResults) -> str:

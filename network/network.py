@@ -303,12 +303,15 @@ class Network(Generic[DepsT]):
         if thread is not None:
             _refuse_history_on_thread(thread, options.state)
             session = await open_session(self, thread, state=options.state, steps=steps)
+        run_id = options.run_id or new_id("run_")
+        if session is not None:
+            session.supersede_pending(run_id)
         run_state = self.new_state(options.state) if session is None else session.state
         ctx: RunContext[DepsT] = RunContext(
             network=self,
             state=run_state,
             input=input,
-            run_id=options.run_id or new_id("run_"),
+            run_id=run_id,
             thread_id=None if thread is None else thread.id,
             deps=options.deps,
             resources=self._resources("run", options.resources),

@@ -47,6 +47,10 @@ RESPONSE_SCHEMA: dict[str, Any] = {
     "properties": {
         "approved": {"type": "boolean", "description": "true runs the tool, false rejects it"},
         "reason": {"type": "string", "description": "why, told to the model on a rejection"},
+        "editedArgs": {
+            "type": "object",
+            "description": "with approved: run the call with these arguments instead",
+        },
     },
     "required": ["approved"],
 }
@@ -72,7 +76,12 @@ class AlreadyAnsweredError(InterruptError):
         self.answered_by = answered_by  # the run whose answer came first, when known
 
 
-NOT_RESPONDED: Any = object()
+class _NotResponded:
+    def __repr__(self) -> str:
+        return "NOT_RESPONDED"
+
+
+NOT_RESPONDED: Any = _NotResponded()
 """`Answer.response` of an answer that is not a free-form response."""
 
 

@@ -89,6 +89,7 @@ class ThreadSession:
         self.pending: list[PendingCall] = list(thread.pending)  # what the thread waits on
         self._ctx: RunContext | None = None
         self._pending_saved: set[str] = set()  # ids of the run's stops already committed
+        self._superseded: dict[str, str] = {}  # waiting calls a new message leaves behind
 
     @classmethod
     async def open(
@@ -197,6 +198,7 @@ class ThreadSession:
             shared=shared,
             summaries=list(summaries),
             pending=stops,
+            answered=self._superseded,
         )
         if commit.empty:
             return
@@ -212,8 +214,17 @@ class ThreadSession:
         self._messages_saved += len(messages)
         self._summaries_saved += len(summaries)
         self._pending_saved.update(entry.id for entry in stops)
+        self._superseded = {}
         if results:  # else they wait for a call to go with (trailing ones stay in the run)
             self._writes_saved += len(writes)
+
+    def supersede_pending(self, run_id: str) -> None:
+        """A new message on a thread that waits on calls leaves them unanswered for good: the
+        run's first commit claims them as superseded (so the thread waits only on what this
+        run stops on, and answering an old one is `AlreadyAnsweredError`)."""
+        note = json.dumps({"superseded_by": run_id})
+        self._superseded = {entry.id: note for entry in self.pending}
+        self.pending = []
 
     def _new_stops(self) -> list[PendingCall]:
         """The calls the run stopped on since the last commit (`network.threads.pending`)."""
