@@ -1,21 +1,26 @@
 """Persistent threads: a run's conversation and state carried from run to run.
 
-`await network.run(input, thread_id="t1", user_id="alice", store=...)` loads the thread, runs,
-and commits each completed agent call as it goes. Without a thread id nothing is stored.
+`await network.run(input, thread=ThreadRef("t1", user_id="alice", store=...))` loads the
+thread, runs, and commits each completed agent call as it goes, with the approvals and client
+tool calls the run stops on (`pending`). Without a thread nothing is stored.
 
 - `ThreadStore`: the protocol a store implements (`BaseStore` helps); see `protocol`.
 - `MemoryStore`: in this process's memory.
 - `SQLStore`: SQLite (the default, `agent-network.db`) or PostgreSQL, through SQLAlchemy.
   Imported on first use, so `import network` does not load SQLAlchemy.
-- `open_store(...)`: what a run does with its `store=` argument (a store, a URL or a path).
+- `open_store(...)`: what a run does with its thread's `store` (a store, a URL or a path).
+- `ThreadRef`: which thread a run continues (also `network.ThreadRef`); `PendingCall`: one
+  call a thread waits on (`Thread.pending`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from network.run.thread_ref import ThreadRef
 from network.threads.decoded import DecodedCache
 from network.threads.memory import MemoryStore
+from network.threads.pending import PendingCall
 from network.threads.protocol import (
     BaseStore,
     ThreadExistsError,
@@ -48,6 +53,7 @@ __all__ = [
     "Commit",
     "DecodedCache",
     "MemoryStore",
+    "PendingCall",
     "ResultRecord",
     "SQLStore",
     "SharedWrite",
@@ -55,6 +61,7 @@ __all__ = [
     "ThreadExistsError",
     "ThreadInfo",
     "ThreadNotFoundError",
+    "ThreadRef",
     "ThreadSession",
     "ThreadStore",
     "open_store",

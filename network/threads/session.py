@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import anyio
 
@@ -41,10 +41,9 @@ from network.history.writes import StateWrite
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink
-from network.run.interrupts import AlreadyAnsweredError
 from network.run.result import RunResult
 from network.run.steps import StepRunner
-from network.run.thread_ref import ThreadRef
+from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.state.handlers import replace_values
 from network.state.kv import KV, MISSING
 from network.state.provenance import WriteRecord
@@ -54,6 +53,7 @@ from network.state.values import is_pydantic_model
 from network.threads.codec import record_of
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import PendingCall
+from network.threads.pending_claims import claim_once
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
 from network.threads.resolve import open_store
 from network.threads.thread_data import (
@@ -95,19 +95,26 @@ class ThreadSession:
     async def open(
         cls,
         network: NetworkLike,
-        ref: ThreadRef,
+        ref: ThreadRef | str,
         *,
         state: Mapping[str, Any] | State | None = None,
         steps: StepRunner | None = None,
         create: bool = True,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
         """Load (or, with `create`, create) the thread and build the run's State from it.
 
         `steps` (a durable run's): the load and each commit are recorded steps, so a resumed
         run starts from the thread as it was loaded, and commits each agent call once.
+        `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
+        `open(network, ThreadRef("t1", ...))`, kept for one release.
         """
-        thread_id, user_id, store = ref.id, ref.user_id, ref.store
-        app = ref.app_name or network.name
+        named = ThreadRef.of(ref) if not deprecated else None
+        if named is None:  # the old spelling: the id and its keywords
+            named = thread_of(None, {"thread_id": ref, **deprecated}, where="ThreadSession.open")
+            assert named is not None
+        thread_id, user_id, store = named.id, named.user_id, named.store
+        app = named.app_name or network.name
         # Before the store is opened: every store, the user's own too, gets the same rules.
         check_id("thread_id", thread_id)
         check_ids(user_id=user_id, app_name=app)
@@ -420,21 +427,6 @@ def _encode(key: str, value: Any) -> str:
         raise ThreadError(
             f"state key {key!r} holds a value that cannot be stored as JSON: {exc}"
         ) from exc
-
-
-async def claim_once(store: ThreadStore, thread_id: str, commit: Commit) -> int:
-    """`append_results` of a claim, made idempotent for a durable run's recorded claim: when
-    the claim was committed by this very run (the step ran, the process died before it was
-    recorded), it is taken as done."""
-    try:
-        return await store.append_results(thread_id, commit)
-    except AlreadyAnsweredError as refused:
-        if refused.answered_by is None or refused.answered_by != commit.run_id:
-            raise
-        thread = await store.get_thread(thread_id)
-        if thread is None:
-            raise
-        return thread.revision
 
 
 async def commit_once(store: ThreadStore, thread_id: str, commit: Commit) -> int:
