@@ -1,9 +1,7 @@
 """Agents, tools and models."""
 
 from agents.agent import Agent
-from agents.client_tool import ClientTool, client_tool
-from agents.context_policy import ContextPolicy
-from agents.files import FileWriteError, files_to_disk, write_files_tool
+from agents.context.policy import ContextPolicy
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp import MCPServer, MCPServerError
 from agents.models import (
@@ -19,9 +17,11 @@ from agents.models import (
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from agents.models.price import Price
-from agents.tool import Tool, tool
-from agents.tool_checks import ToolDefinitionWarning
-from agents.tool_context import ToolContext
+from agents.tools.checks import ToolDefinitionWarning
+from agents.tools.client_tool import ClientTool, client_tool
+from agents.tools.files import FileWriteError, files_to_disk, write_files_tool
+from agents.tools.tool import Tool, tool
+from agents.tools.tool_context import ToolContext
 from network.errors import Retry
 from network.run.retry_policy import RetryPolicy
 

@@ -14,20 +14,20 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents.client_tool import defer_client_calls
-from agents.confirmation import hold, needs_confirmation, resume_call
-from agents.context_policy import compact_request
-from agents.dispatch import run_tool_calls, run_tool_calls_now
+from agents.context._template import Template
+from agents.context.policy import compact_request
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp.offered import offered_tools
 from agents.mcp.server import MCPServer
-from agents.model_calls import failed_model_call, model_calls
+from agents.models._calls import failed_model_call, model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
-from agents.output import OutputSpec
-from agents.template import Template
-from agents.tool import Tool
-from agents.tool import tool as make_tool
+from agents.output._spec import OutputSpec
+from agents.tools._confirmation import hold, needs_confirmation, resume_call
+from agents.tools._dispatch import run_tool_calls, run_tool_calls_now
+from agents.tools.client_tool import defer_client_calls
+from agents.tools.tool import Tool
+from agents.tools.tool import tool as make_tool
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, ModelError
 from network.history.fixed_list import NO_PROMPT, FixedList
@@ -182,7 +182,7 @@ class Agent:
         if self._template is None and not callable(system):
             raise ConfigurationError(f"agent {name!r}: system must be a string or a function")
         self.tools: dict[str, Tool] = {}
-        self.client_tools: dict[str, ClientTool] = {}  # no function: see agents.client_tool
+        self.client_tools: dict[str, ClientTool] = {}  # no function: see agents.tools.client_tool
         self.mcp_servers: list[MCPServer] = []  # their tools are known once a run lists them
         for item in tools:
             if isinstance(item, MCPServer):
@@ -320,7 +320,7 @@ class Agent:
         emitter = ctx.emitter
         call_events = None
         if emitter.active:
-            from agents.call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+            from agents._call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             call_events = CallEvents(emitter, self.name, ctx.args_listeners)
         requested = time.perf_counter() if ctx.record_model_calls else 0.0
@@ -336,7 +336,7 @@ class Agent:
                     answer = functools.partial(model.complete, request, on_chunk)
                     response = await ctx.steps.model(self.name, answer)
             else:
-                from agents.output_call import complete_typed  # noqa: PLC0415 (ag_ui)
+                from agents.output._call import complete_typed  # noqa: PLC0415 (ag_ui)
 
                 typed = await complete_typed(self, ctx, model, request, call_events)
                 response, call_events = typed.response, typed.call_events
@@ -489,7 +489,7 @@ class Agent:
         )
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:
-        """Finish tool calls that waited for confirmation (`agents.confirmation`)."""
+        """Finish tool calls that waited for confirmation (`agents.tools._confirmation`)."""
         return await resume_call(self, ctx, answered)
 
     # -- on its own ----------------------------------------------------------------------

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.model_calls import model_calls
+from agents.models._calls import model_calls
 from agents.models.base import ModelRequest
 from agents.models.registry import resolve_model
 from network.errors import ConfigurationError, ModelError, RoutingError

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from agents.tool import tool
+from agents.tools.tool import tool
 from network.errors import ToolError
 
 SELECT_AGENT = "select_agent"

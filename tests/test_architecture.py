@@ -7,11 +7,16 @@ From those the module graph is built, and three rules are asserted:
 - no import circles between files (no strongly connected component larger than one file);
 - inside ``network/``, every import goes to the same layer or a lower one (table below);
 - ``network`` imports neither ``agents`` nor ``routers``.
+
+And the layout of ``agents/`` (its modules grouped like the layers of ``network/``, internal
+modules marked with a leading underscore) is held by the tests at the end of this file.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -178,3 +183,113 @@ def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
     )
     names = imported_names("network.run.probe", source)
     assert {"network.state.kv", "network.run.loop.run_loop", "network.threads.session"} <= names
+
+
+# The layout of ``agents/``: the agent at the top, everything else in a subpackage named after
+# what it is about, and a module a user never imports marked internal by a leading underscore.
+AGENTS_TOP_LEVEL = {"agents", "agents.agent", "agents.hooks", "agents._call_events"}
+AGENTS_SUBPACKAGES = {
+    "agents.tools",
+    "agents.output",
+    "agents.context",
+    "agents.models",
+    "agents.mcp",
+}
+# Their modules are being rewritten; their internal ones get the underscore once that lands.
+NOT_YET_MARKED = ("agents.models.", "agents.mcp.")
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# a dotted path the docs import or render (`from x import`, `import x`, `::: x`), or any
+# backticked `agents.x` path (prose about `network.run(...)` means a Network instance)
+_IMPORTED_PATH = re.compile(r"(?:^|\s)(?:from|import|:::) ((?:agents|network|routers)(?:\.\w+)+)")
+_ANY_PATH = re.compile(r"\b((?:agents|network|routers)(?:\.\w+)+)")
+_AGENTS_PATH = re.compile(r"`(agents(?:\.\w+)+)`")
+
+
+def is_internal(dotted: str) -> bool:
+    """True when a part of the path has a leading underscore (dunders such as __file__ aside)."""
+    return any(part.startswith("_") and not part.startswith("__") for part in dotted.split("."))
+
+
+def documented_paths() -> dict[str, str]:
+    """Every dotted path the README and docs import or name: path -> the first file naming it."""
+    found: dict[str, str] = {}
+    for document in DOCUMENTS:
+        text = document.read_text()
+        for pattern in (_IMPORTED_PATH, _AGENTS_PATH):
+            for path in pattern.findall(text):
+                found.setdefault(path, document.relative_to(ROOT).as_posix())
+    return found
+
+
+def importable(dotted: str) -> bool:
+    """True when `from a.b import c` would find each part: an attribute first, else a module.
+
+    Attributes come first, as with `from agents import tool` (the decorator, where a stale
+    module of that name elsewhere on the path must not be imported over it).
+    """
+    parts = dotted.split(".")
+    target: object = importlib.import_module(parts[0])
+    for at, part in enumerate(parts[1:], start=1):
+        if hasattr(target, part):
+            target = getattr(target, part)
+            continue
+        try:
+            target = importlib.import_module(".".join(parts[: at + 1]))
+        except ModuleNotFoundError:
+            return False
+    return True
+
+
+def test_agents_top_level_holds_the_agent_and_named_subpackages() -> None:
+    agents_modules = [name for name in all_modules() if name.startswith("agents")]
+    top_level = {name for name in agents_modules if name.count(".") <= 1}
+    assert top_level - AGENTS_SUBPACKAGES == AGENTS_TOP_LEVEL
+    packages = {f"agents.{path.name}" for path in (ROOT / "agents").iterdir() if path.is_dir()}
+    assert packages - {"agents.__pycache__"} == AGENTS_SUBPACKAGES
+
+
+def test_every_public_agents_module_is_public_in_fact() -> None:
+    """A module without an underscore is one `agents/__init__` imports from, or the docs show.
+
+    Anything else is internal and says so by its name, so a reader knows what they may use.
+    """
+    exported = {
+        target
+        for imported in imported_names("agents", ROOT / "agents" / "__init__.py")
+        if (target := resolve(imported, all_modules())) is not None
+    }
+    shown = set(documented_paths())
+    unmarked = sorted(
+        name
+        for name, path in all_modules().items()
+        if name.startswith("agents.")
+        and path.name != "__init__.py"
+        and not is_internal(name)
+        and not name.startswith(NOT_YET_MARKED)
+        and name not in exported
+        and not any(p == name or p.startswith(f"{name}.") for p in shown)
+    )
+    assert unmarked == []
+
+
+def test_the_docs_never_show_an_internal_module() -> None:
+    shown: list[str] = []
+    for document in DOCUMENTS:
+        for path in _ANY_PATH.findall(document.read_text()):
+            if is_internal(path):
+                shown.append(f"{document.relative_to(ROOT).as_posix()}: {path}")
+    assert shown == []
+
+
+def test_every_path_the_docs_show_imports() -> None:
+    broken = sorted(
+        f"{where}: {path}" for path, where in documented_paths().items() if not importable(path)
+    )
+    assert broken == []
+
+
+def test_the_layout_checks_see_what_they_claim() -> None:
+    assert is_internal("agents.tools._dispatch") and not is_internal("agents.__file__")
+    assert importable("agents.output") and importable("agents.tools.tool.Tool")
+    assert not importable("agents.Agent.no_such_attribute")
+    assert not importable("agents.no_such_module")

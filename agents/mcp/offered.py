@@ -14,7 +14,7 @@ from typing import Any
 
 from agents.mcp.server import MCPServer
 from agents.mcp.tool import ListedTool, MCPTool
-from agents.tool import Tool
+from agents.tools.tool import Tool
 from network.errors import ConfigurationError
 
 PREFIX_SEPARATOR = "__"

@@ -36,7 +36,7 @@ from typing import Any
 from agents.mcp.connection import Connection
 from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
-from agents.tool import check_output_mapping
+from agents.tools.tool import check_output_mapping
 from network.errors import ConfigurationError
 
 DEFAULT_CONNECT_TIMEOUT = 30.0

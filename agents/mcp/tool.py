@@ -1,6 +1,6 @@
 """`MCPTool`: one tool of an MCP server, offered to the model like any `@tool`.
 
-It is a `Tool`, so it goes through the same dispatch as local tools (`agents.dispatch`): the
+It is a `Tool`, so it goes through the same dispatch as local tools (`agents.tools._dispatch`): the
 time limit (`MCPServer(timeout=...)`, else the agent's, else the network's `tool_timeout`),
 state staging, `outputs_to_state`, error results. Its arguments are validated against the
 server's `inputSchema` before anything is sent; its result is mapped by `agents.mcp.content`.
@@ -14,8 +14,8 @@ from typing import Any
 
 from agents.mcp.arguments import ArgumentsCheck
 from agents.mcp.content import error_text, result_value
-from agents.tool import Tool, not_an_object
-from agents.tool_context import ToolContext
+from agents.tools.tool import Tool, not_an_object
+from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 
 

@@ -5,9 +5,10 @@
 
 Routes (all but `/agui/` are GET and read-only):
 
-- `/`: the page; `/static/<name>`: its script (ES modules: `devui.js` importing `dom.js`,
-  `patch.js`, `sse.js`, `stateview.js`) and style (`devui.css`), files of this package, no
-  build step. Any other name under `/static/` is a 404.
+- `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
+  modules: `devui.js` importing `dom.js`, `graphview.js`, `patch.js`, `sse.js`,
+  `stateview.js`) and style
+  (`devui.css`), files of this package, no build step. Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
@@ -16,12 +17,16 @@ Routes (all but `/agui/` are GET and read-only):
 - `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
 - `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
 - `/api/history?thread=T&key=K`: `history_of(K)` in the stored thread T.
+- `/api/value?thread=T&step=N&part=P[&call=C][&download=1]`: the whole text of a part of a
+  stored agent call (`input`, `prompt`, `answer`, or tool call C's `arguments` / `result`),
+  as `text/plain`, or as a file to save with `download=1` (`whole_values`).
 
 Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
 (`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
-parameter. An unknown thread is a 404. A failure of the store is a 500 saying only that the
-store failed, with a reference the server logs with the exception; no exception text reaches
-the page. Errors have the AG-UI server's shape: `{"error": {"code", "message", "key"?}}`.
+parameter. An unknown thread is a 404. A failure of the store, or a stored thread that
+cannot be decoded, is a 500 `store_failed` saying only that, with a reference the server logs
+with the exception; no exception text reaches the page, which shows the error. Errors have the
+AG-UI server's shape: `{"error": {"code", "message", "key"?}}`.
 
 The `Host` header must name the machine the server is bound to (127.0.0.1 / localhost by
 default): a web page a browser loads from elsewhere cannot reach the server through a DNS name
@@ -47,6 +52,7 @@ from network.devui.graph import network_graph
 from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
+from network.devui.whole_values import PARTS, whole_value
 from network.errors import InvalidIdError
 from network.ids import new_id
 from network.logger import LazyLogger
@@ -59,11 +65,18 @@ DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversati
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
     "devui.js": "text/javascript",
     "dom.js": "text/javascript",
+    "graphview.js": "text/javascript",
     "patch.js": "text/javascript",
     "sse.js": "text/javascript",
     "stateview.js": "text/javascript",
     "devui.css": "text/css",
 }
+# Browsers ask for /favicon.ico on every page load; a 404 there is an error in the console.
+FAVICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<circle cx="8" cy="8" r="7" fill="#1d2430"/><circle cx="8" cy="8" r="3" fill="#2f6fde"/>'
+    b"</svg>"
+)
 SECURITY_HEADERS = {
     "content-security-policy": (
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -120,11 +133,13 @@ def app(
     starlette = Starlette(
         routes=[
             Route("/", views.page, methods=["GET"]),
+            Route("/favicon.ico", views.favicon, methods=["GET"]),
             Route("/static/{name}", views.static, methods=["GET"]),
             Route("/api/graph", views.graph, methods=["GET"]),
             Route("/api/threads", views.threads, methods=["GET"]),
             Route("/api/thread", views.thread, methods=["GET"]),
             Route("/api/history", views.history, methods=["GET"]),
+            Route("/api/value", views.value, methods=["GET"]),
             Mount("/agui", app=runs),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
@@ -166,6 +181,13 @@ def _limit(request: Request) -> int:
     return int(text)
 
 
+def _step(request: Request) -> int:
+    text = request.query_params.get("step", "")
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise _ParamError(422, "invalid_parameter", "step must be an integer >= 0", "step")
+    return int(text)
+
+
 def _store_failed(operation: str, error: BaseException) -> JSONResponse:
     reference = new_id("err_")
     log.error("devui.store_failed", operation=operation, reference=reference, exc_info=error)
@@ -184,6 +206,9 @@ class _Views:
 
     async def page(self, request: Request) -> Response:
         return Response(self.page_bytes, media_type="text/html", headers=SECURITY_HEADERS)
+
+    async def favicon(self, request: Request) -> Response:
+        return Response(FAVICON, media_type="image/svg+xml", headers=SECURITY_HEADERS)
 
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -237,7 +262,11 @@ class _Views:
         thread, refused = await self._stored_thread(thread_id, "id")
         if refused is not None:
             return refused
-        return JSONResponse(thread_replay(thread), headers=SECURITY_HEADERS)
+        try:  # a stored record that does not decode fails here, when it is first read
+            replay = thread_replay(thread)
+        except Exception as error:
+            return _store_failed("decode_thread", error)
+        return JSONResponse(replay, headers=SECURITY_HEADERS)
 
     async def history(self, request: Request) -> Response:
         try:
@@ -248,7 +277,38 @@ class _Views:
         thread, refused = await self._stored_thread(thread_id, "thread")
         if refused is not None:
             return refused
+        try:  # as in `thread`: records are decoded when first read
+            writes = history(thread, key)
+        except Exception as error:
+            return _store_failed("decode_thread", error)
         return JSONResponse(
-            {"thread_id": thread_id, "key": key, "writes": history(thread, key)},
-            headers=SECURITY_HEADERS,
+            {"thread_id": thread_id, "key": key, "writes": writes}, headers=SECURITY_HEADERS
         )
+
+    async def value(self, request: Request) -> Response:
+        try:
+            thread_id = _identifier(request, "thread")
+            step = _step(request)
+            part = request.query_params.get("part", "")
+            if part not in PARTS:
+                raise _ParamError(
+                    422, "invalid_parameter", f"part must be one of {', '.join(PARTS)}", "part"
+                )
+            call_id = _identifier(request, "call") if part in ("arguments", "result") else None
+        except _ParamError as error:
+            return error.response()
+        thread, refused = await self._stored_thread(thread_id, "thread")
+        if refused is not None:
+            return refused
+        try:
+            text = whole_value(thread, step, part, call_id)
+        except Exception as error:
+            return _store_failed("decode_thread", error)
+        if text is None:
+            key = "call" if call_id is not None and step < len(thread.results) else "step"
+            return _ParamError(404, "not_found", f"no such {key} in the thread", key).response()
+        headers = dict(SECURITY_HEADERS)
+        if request.query_params.get("download") == "1":
+            name = f"step-{step}-{part}.txt"
+            headers["content-disposition"] = f'attachment; filename="{name}"'
+        return Response(text, media_type="text/plain; charset=utf-8", headers=headers)

@@ -2,7 +2,8 @@
 
 The same shape serves a live run (sent as a CUSTOM event after each step) and a stored
 thread's replay (`GET /api/threads/{id}`), so the page draws both with the same code. Texts
-are cut to `bounded.MAX_TEXT`; a stored step also carries its state delta (RFC 6902), which a
+are cut to `bounded.MAX_TEXT` (`cut` names the parts that were; `GET /api/value` gives them
+whole); a stored step also carries its state delta (RFC 6902), which a
 live step does not need (the page already received it as STATE_DELTA events).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from network.devui.bounded import cut
+from network.devui.bounded import MAX_TEXT, cut
 from network.history.results import InferenceResult
 
 
@@ -24,35 +25,51 @@ def _text_of(message: Any) -> str:
     return "\n".join(str(getattr(part, "text", "")) for part in content)
 
 
-def _arguments(arguments: Any) -> str:
+def arguments_text(arguments: Any) -> str:
+    """A tool call's arguments as text: the model's JSON as sent, else the value as JSON."""
     if isinstance(arguments, str):
-        return cut(arguments)
+        return arguments
     try:
-        return cut(json.dumps(arguments, default=str))
+        return json.dumps(arguments, default=str)
     except ValueError:  # a circular structure: shown as Python sees it
-        return cut(repr(arguments))
+        return repr(arguments)
+
+
+def prompt_text(result: InferenceResult) -> str:
+    """The system instructions an agent call sent, as one text."""
+    return "\n\n".join(_text_of(message) for message in result.prompt)
+
+
+def _cut_parts(texts: dict[str, str]) -> list[str]:
+    return [name for name, text in texts.items() if len(text) > MAX_TEXT]
 
 
 def step_view(result: InferenceResult, index: int) -> dict[str, Any]:
     """The page's view of agent call number `index`."""
     usage = result.usage
-    return {
-        "index": index,
-        "agent": result.agent,
-        "input": cut(result.input),
-        "prompt": cut("\n\n".join(_text_of(message) for message in result.prompt)),
-        "answer": cut(result.text or ""),
-        "tool_calls": [
+    texts = {"input": result.input, "prompt": prompt_text(result), "answer": result.text or ""}
+    calls = []
+    for call in result.tool_calls:
+        parts = {"arguments": arguments_text(call.arguments), "result": call.content}
+        calls.append(
             {
                 "id": call.id,
                 "name": call.name,
-                "arguments": _arguments(call.arguments),
-                "content": cut(call.content),
+                "arguments": cut(parts["arguments"]),
+                "content": cut(parts["result"]),
                 "is_error": call.is_error,
                 "duration_ms": round(call.duration_ms, 3),
+                "cut": _cut_parts(parts),  # the whole text: `GET /api/value`
             }
-            for call in result.tool_calls
-        ],
+        )
+    return {
+        "index": index,
+        "agent": result.agent,
+        "input": cut(texts["input"]),
+        "prompt": cut(texts["prompt"]),
+        "answer": cut(texts["answer"]),
+        "cut": _cut_parts(texts),
+        "tool_calls": calls,
         "usage": {
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,

@@ -7,7 +7,7 @@ While `create_recipe`'s arguments stream, the text so far is parsed as partial J
 (`pydantic_core.from_json(..., allow_partial="trailing-strings")`) and every new value of
 `recipe_data` is sent as a STATE_DELTA `add /recipe` (which applies whether or not the client
 has the key). When the tool runs, the final value is committed through the schema
-(`agents.predictive`), and that recorded write reaches the client as an ordinary STATE_DELTA.
+(`agents.tools._predictive`), and that recorded write reaches the client as an ordinary STATE_DELTA.
 
 The client's copy must end equal to the server's state, so a prediction that is not committed
 (the tool failed, its arguments were invalid, the schema refused the value) is taken back:

@@ -3,7 +3,7 @@
 `predict_state={"recipe": {"tool": "create_recipe", "tool_argument": "recipe_data"}}`: while
 `create_recipe`'s arguments stream, AG-UI consumers see `recipe` take the value of its
 `recipe_data` argument (`network.run.predictive`), and the value is written to `recipe` when
-the tool runs (`agents.predictive`). Without `tool_argument` the whole argument object is the
+the tool runs (`agents.tools._predictive`). Without `tool_argument` the whole argument object is the
 value. Kept apart from the predictive-state events so defining a network imports no AG-UI code.
 """
 

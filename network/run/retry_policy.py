@@ -1,7 +1,7 @@
 """`RetryPolicy`: when a failed call is tried again, and how long to wait first.
 
 One type for tool calls (`@tool(retry=...)`, with defaults per agent and per network: see
-`agents.dispatch`), model requests (`LiteLLMModel(retry=...)`, `OpenAIModel(retry=...)`) and
+`agents.tools._dispatch`), model requests (`LiteLLMModel(retry=...)`, `OpenAIModel(retry=...)`) and
 so routing-agent requests, which go through a model.
 
 Tools: a transparent retry (the model never hears of the failed attempt) repeats the call,

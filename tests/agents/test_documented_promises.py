@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from agents.template import Template
+from agents.context._template import Template
 from network import Network, State
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]

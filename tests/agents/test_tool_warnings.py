@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from agents import ToolContext, tool
-from agents.tool_checks import ToolDefinitionWarning
+from agents.tools.checks import ToolDefinitionWarning
 
 
 def test_a_ctx_parameter_without_the_annotation_warns_at_definition() -> None:

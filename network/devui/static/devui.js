@@ -9,7 +9,8 @@
 // operations from the run's baseline (moving forward from the last step computed); the state
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
 
-import { $, el, pre, randomId, section } from "./dom.js";
+import { $, el, iso, longPre, pre, randomId, section, served, setText, wholeActions } from "./dom.js";
+import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
@@ -46,6 +47,27 @@ let detailAnswer = null;
 let graphNodes = new Map();
 let renderQueued = false;
 
+// GET a JSON view: `{ ok, body, message }`, never throwing. A failure (no connection, a body
+// that is not JSON, an error status) gives `ok: false` and a message to show: the page then
+// says what went wrong instead of waiting forever.
+async function getJSON(url) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    return { ok: false, body: null, message: "could not reach the dev server" };
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (error) {
+    return { ok: false, body: null, message: "HTTP " + response.status + " (the answer was not JSON)" };
+  }
+  if (response.ok) return { ok: true, body, message: "" };
+  const error = body && body.error;
+  return { ok: false, body, message: error && error.message ? error.message : "HTTP " + response.status };
+}
+
 function setStatus(text, kind) {
   const status = $("status");
   status.textContent = text;
@@ -53,7 +75,7 @@ function setStatus(text, kind) {
 }
 
 function showError(message) {
-  $("errors").append(el("div", { class: "error", text: message }));
+  $("errors").append(el("div", { class: "error" }, iso(message)));
 }
 
 // -- state at a step, computed on demand ---------------------------------------------------
@@ -91,30 +113,30 @@ function safeApply(doc, op, step) {
 // -- graph ---------------------------------------------------------------------------------
 
 async function loadGraph() {
-  const response = await fetch("/api/graph");
-  if (!response.ok) return showError("could not load the network's graph");
-  const graph = await response.json();
-  $("network-name").textContent = graph.name;
+  const answer = await getJSON("/api/graph");
+  if (!answer.ok) return showError("could not load the network's graph: " + answer.message);
+  const graph = answer.body;
+  setText($("network-name"), served(graph.name));
   document.title = "agent-network dev UI: " + graph.name;
-  const box = $("graph");
-  box.replaceChildren();
   graphNodes = new Map();
-  const labels = new Map();
-  for (const node of graph.nodes) {
-    labels.set(node.id, node.label);
+  drawGraph($("graph"), graph, (node) => {
     const item = el("span", { class: "node " + node.shape, text: node.label, "data-node": node.id });
     if (node.agent) {
       item.setAttribute("data-agent", node.agent);
       graphNodes.set(node.agent, item);
     }
-    box.append(item);
-  }
+    return item;
+  });
+  // the same edges as text, for a screen reader and for copying
+  const labels = new Map(graph.nodes.map((node) => [node.id, node.label]));
   const edges = $("edges");
   edges.replaceChildren();
   for (const edge of graph.edges.slice(0, 200)) {
     const arrow = edge.dotted ? " ⇢ " : " → ";
-    const label = edge.label ? " (" + edge.label + ")" : "";
-    edges.append(el("li", { text: labels.get(edge.source) + arrow + labels.get(edge.target) + label }));
+    const item = el("li", {});
+    setText(item, served(labels.get(edge.source)), arrow, served(labels.get(edge.target)));
+    if (edge.label) item.append(" (", iso(edge.label), ")");
+    edges.append(item);
   }
 }
 
@@ -199,7 +221,7 @@ function openStep(index) {
 }
 
 function renderDetail(step, state, changes) {
-  $("detail-title").textContent = "Step #" + step.index + ": " + step.agent;
+  setText($("detail-title"), "Step #" + step.index + ": ", served(step.agent));
   const body = [];
   const nav = el(
     "div",
@@ -217,14 +239,16 @@ function renderDetail(step, state, changes) {
     );
   }
   body.push(el("div", { id: "detail-usage", text: facts.join(" · ") || step.status }));
-  if (step.input) body.push(section("Run input", pre(step.input)));
+  if (step.input) body.push(section("Run input", longPre(step.input, undefined, "input.txt", wholeText(step, "input"))));
   if (step.prompt) {
-    body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), pre(step.prompt)));
+    const prompt = longPre(step.prompt, undefined, "prompt.txt", wholeText(step, "prompt"));
+    body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), prompt));
   }
   const noText = step.status === "running" ? "" : "(no text: the model answered with tool calls)";
   detailAnswer = pre(step.answer || noText, "answer");
   detailAnswer.id = "detail-answer";
-  body.push(section("Answer", detailAnswer));
+  const answerCut = wholeText(step, "answer");
+  body.push(section("Answer", detailAnswer, answerCut ? wholeActions(detailAnswer, "answer.txt", answerCut) : null));
   const tools = el("div", { id: "detail-tools" });
   for (const call of step.toolCalls) {
     const failed = call.isError || (typeof call.result === "string" && /^(Error|Rejected):/.test(call.result));
@@ -234,28 +258,49 @@ function renderDetail(step, state, changes) {
         { class: "tool" + (failed ? " failed" : ""), "data-tool": call.name },
         el("strong", { text: call.name }),
         el("span", { class: "summary-note", text: call.durationMs !== undefined ? " " + call.durationMs.toFixed(1) + " ms" : "" }),
-        pre("arguments: " + (call.args || "")),
-        pre("result: " + (call.result === null || call.result === undefined ? "(waiting)" : call.result)),
+        longPre("arguments: " + (call.args || ""), undefined, call.name + "-arguments.txt", wholeText(step, "arguments", call)),
+        longPre(
+          "result: " + (call.result === null || call.result === undefined ? "(waiting)" : call.result),
+          undefined,
+          call.name + "-result.txt",
+          wholeText(step, "result", call),
+        ),
       ),
     );
   }
   if (step.toolCalls.length) body.push(section("Tool calls", tools));
   body.push(section("State change (JSON Patch)", renderDiff(changes)));
-  if (step.applyError) body.push(el("div", { class: "error", text: "a state operation did not apply: " + step.applyError }));
+  if (step.applyError) body.push(el("div", { class: "error" }, "a state operation did not apply: ", iso(step.applyError)));
   body.push(section("State after the step", renderState(state, changes, showHistory)));
   $("detail-body").replaceChildren(...body);
 }
 
+// For a text the server cut (a stored step's), a function fetching it whole; else null.
+function wholeText(step, part, call) {
+  const cut = call ? call.cut : step.cut;
+  if (session.kind !== "replay" || !cut || !cut.includes(part)) return null;
+  const query = { thread: session.threadId, step: String(step.index), part };
+  if (call) query.call = call.id;
+  return async () => {
+    const response = await fetch("/api/value?" + new URLSearchParams(query));
+    if (!response.ok) {
+      showError("could not read the whole value (HTTP " + response.status + ")");
+      return "";
+    }
+    return response.text();
+  };
+}
+
 async function showHistory(key) {
-  $("history-key").textContent = "(" + key + ")";
+  setText($("history-key"), "(", served(key), ")");
   const list = $("history");
   list.replaceChildren();
   let writes = [];
   if (session.kind === "replay") {
     const query = new URLSearchParams({ thread: session.threadId, key });
-    const response = await fetch("/api/history?" + query);
-    const body = await response.json();
-    if (!response.ok) return showError(body.error ? body.error.message : "history failed");
+    const answer = await getJSON("/api/history?" + query);
+    if (!answer.ok) return showError("could not read the key's history: " + answer.message);
+    const body = answer.body;
     writes = body.writes.map((w) => ({ step: w.step, agent: w.agent, tool: null, op: w.op + " " + w.path, at: w.at, source: "agent" }));
   } else {
     for (const step of session.steps) {
@@ -268,7 +313,9 @@ async function showHistory(key) {
   for (const w of writes.slice(0, 1000)) {
     const who = (w.agent || w.source) + (w.tool ? " via tool " + w.tool : "");
     const when = w.at ? new Date(w.at * 1000).toISOString().slice(11, 23) : "";
-    list.append(el("li", { class: "write", text: "step #" + w.step + " · " + who + " · " + w.op + " · " + when }));
+    const item = el("li", { class: "write" });
+    setText(item, "step #" + w.step + " · ", served(who), " · ", served(w.op), " · " + when);
+    list.append(item);
   }
 }
 
@@ -419,7 +466,7 @@ const handlers = {
       setStatus(outcome && outcome.type === "cancelled" ? "cancelled" : "finished", "");
     }
     const output = event.result && event.result.output;
-    if (output) $("output").textContent = "Output: " + output;
+    if (output) setText($("output"), "Output: ", served(output));
   },
   RUN_ERROR(event) {
     session.running = false;
@@ -495,14 +542,14 @@ function renderInterrupts() {
   for (const interrupt of session.interrupts) {
     const decide = (approved) => {
       session.decisions.set(interrupt.id, approved);
-      item.replaceChildren(el("div", { text: (approved ? "accepted: " : "rejected: ") + interrupt.message }));
+      item.replaceChildren(el("div", {}, approved ? "accepted: " : "rejected: ", iso(interrupt.message || "")));
       if (session.decisions.size === session.interrupts.length) resume();
     };
     const item = el(
       "div",
       { class: "interrupt", "data-interrupt": interrupt.id },
-      el("div", { text: interrupt.message || interrupt.reason || "confirmation needed" }),
-      interrupt.toolCallId ? el("div", { class: "summary-note", text: "tool call " + interrupt.toolCallId }) : null,
+      el("div", {}, iso(interrupt.message || interrupt.reason || "confirmation needed")),
+      interrupt.toolCallId ? el("div", { class: "summary-note" }, "tool call ", iso(interrupt.toolCallId)) : null,
       el("button", { type: "button", class: "accept", text: "Accept", onclick: () => decide(true) }),
       el("button", { type: "button", class: "reject", text: "Reject", onclick: () => decide(false) }),
     );
@@ -524,7 +571,7 @@ function resume() {
 function resetLive() {
   session = liveSession();
   selected = null;
-  $("source").textContent = "live thread " + session.threadId;
+  setText($("source"), "live thread ", served(session.threadId));
   $("detail-title").textContent = "Select a step";
   $("detail-body").replaceChildren();
   $("interrupts").replaceChildren();
@@ -537,9 +584,9 @@ function resetLive() {
 
 async function loadThreads() {
   const list = $("threads");
-  const response = await fetch("/api/threads");
-  const body = await response.json();
-  if (!response.ok) return showError("could not list threads: " + body.error.message);
+  const answer = await getJSON("/api/threads");
+  if (!answer.ok) return showError("could not list threads: " + answer.message);
+  const body = answer.body;
   list.replaceChildren();
   if (!body.threads.length) list.append(el("li", { class: "summary-note", text: "no stored thread" }));
   for (const thread of body.threads) {
@@ -552,9 +599,8 @@ async function loadThreads() {
           type: "button",
           class: "thread",
           "data-thread-id": thread.thread_id,
-          text: thread.thread_id + " · " + thread.result_count + " steps · " + when,
           onclick: () => openThread(thread.thread_id),
-        }),
+        }, iso(thread.thread_id), " · " + thread.result_count + " steps · " + when),
       ),
     );
   }
@@ -562,12 +608,12 @@ async function loadThreads() {
 
 async function openThread(threadId) {
   setStatus("loading", "running");
-  const response = await fetch("/api/thread?" + new URLSearchParams({ id: threadId }));
-  const body = await response.json();
-  if (!response.ok) {
+  const answer = await getJSON("/api/thread?" + new URLSearchParams({ id: threadId }));
+  if (!answer.ok) {
     setStatus("failed", "failed");
-    return showError("could not open thread: " + body.error.message);
+    return showError("could not open thread: " + answer.message);
   }
+  const body = answer.body;
   const segment = { baseline: {}, first: 0 };
   session = {
     kind: "replay",
@@ -582,6 +628,7 @@ async function openThread(threadId) {
       answer: s.answer,
       prompt: s.prompt,
       input: s.input,
+      cut: s.cut,
       usage: s.usage,
       durationMs: s.duration_ms,
       toolCalls: s.tool_calls.map((c) => ({
@@ -591,6 +638,7 @@ async function openThread(threadId) {
         result: c.content,
         isError: c.is_error,
         durationMs: c.duration_ms,
+        cut: c.cut,
       })),
       ops: s.state_delta,
       run: s.run,
@@ -599,7 +647,7 @@ async function openThread(threadId) {
     })),
   };
   selected = null;
-  $("source").textContent = "stored thread " + threadId + (body.truncated ? " (first steps only)" : "");
+  setText($("source"), "stored thread ", served(threadId), body.truncated ? " (first steps only)" : "");
   $("detail-body").replaceChildren();
   $("detail-title").textContent = "Select a step";
   $("errors").replaceChildren();
@@ -613,7 +661,7 @@ async function openThread(threadId) {
 // -- wiring --------------------------------------------------------------------------------
 
 function init() {
-  $("source").textContent = "live thread " + session.threadId;
+  setText($("source"), "live thread ", served(session.threadId));
   $("timeline").addEventListener("scroll", scheduleRender, { passive: true });
   $("timeline").addEventListener("click", (event) => {
     const row = event.target.closest(".row");

@@ -21,7 +21,7 @@ export function keyOf(path) {
 // `/files/a~1b.py` shown as `files["a/b.py"]`: the key, then each step into it, decoded.
 export function displayPath(path) {
   return tokens(path)
-    .map((token, i) => (i === 0 ? token : "[" + JSON.stringify(token) + "]"))
+    .map((token, i) => (i === 0 ? escapeDirection(token) : "[" + escapeDirection(JSON.stringify(token)) + "]"))
     .join("");
 }
 
@@ -40,7 +40,7 @@ function parentOf(doc, path) {
   if (!parts.length) throw new Error("cannot change the whole document");
   let node = doc;
   for (const token of parts.slice(0, -1)) {
-    if (node === null || typeof node !== "object" || !(token in node)) {
+    if (node === null || typeof node !== "object" || !Object.prototype.hasOwnProperty.call(node, token)) {
       throw new Error("no such path: " + path);
     }
     node = node[token];
@@ -65,8 +65,22 @@ export function applyOp(doc, op) {
   } else if (op.op === "remove") {
     delete parent[last];
   } else {
-    parent[last] = clone(op.value);
+    setOwn(parent, last, clone(op.value));
   }
+}
+
+// A key set as the object's own property whatever its name: `parent[key] = value` with the key
+// `__proto__` would replace the object's prototype instead, and the key would vanish.
+export function setOwn(parent, key, value) {
+  Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
+// Unicode's explicit direction controls (embeddings, overrides, isolates, marks): shown as
+// escapes in JSON previews, so a value cannot reverse the text that follows it on screen.
+const DIRECTION_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export function escapeDirection(text) {
+  return text.replace(DIRECTION_CONTROLS, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 }
 
 // -- bounded descriptions of values --------------------------------------------------------
@@ -88,7 +102,7 @@ export function preview(value, limit = MAX_PREVIEW) {
   const walk = (v) => {
     if (out.length > limit) return;
     if (typeof v === "string") {
-      out += JSON.stringify(v.length > limit ? v.slice(0, limit) : v);
+      out += escapeDirection(JSON.stringify(v.length > limit ? v.slice(0, limit) : v));
     } else if (Array.isArray(v)) {
       out += "[";
       for (let i = 0; i < v.length && out.length <= limit; i++) {
@@ -103,7 +117,7 @@ export function preview(value, limit = MAX_PREVIEW) {
         if (out.length > limit) break;
         if (!first) out += ", ";
         first = false;
-        out += JSON.stringify(k) + ": ";
+        out += escapeDirection(JSON.stringify(k)) + ": ";
         walk(v[k]);
       }
       out += "}";

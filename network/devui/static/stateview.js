@@ -1,7 +1,7 @@
 // A step's change as a diff, and the state after it: collapsed, children rendered when a key
 // is opened, MAX_CHILDREN at a time.
 
-import { el, pre } from "./dom.js";
+import { el, longPre } from "./dom.js";
 import { changeKind, describe, displayPath, keyOf, preview, tokens } from "./patch.js";
 
 const MAX_CHILDREN = 100;
@@ -70,7 +70,8 @@ function stateEntry(key, value, kind, onKey) {
       appendChildren(tree, Object.keys(value), (k) => stateEntry(k, value[k], null));
       entry.append(tree);
     } else {
-      entry.append(pre(typeof value === "string" ? value : JSON.stringify(value)));
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      entry.append(longPre(text, undefined, String(key) + ".txt"));
     }
   });
   return entry;

@@ -40,6 +40,7 @@ def test_the_static_files_are_package_data(tmp_path: Path) -> None:
         "devui.css",
         "devui.js",
         "dom.js",
+        "graphview.js",
         "index.html",
         "patch.js",
         "sse.js",

@@ -17,9 +17,9 @@ from typing import Any, cast
 
 import anyio
 
-from agents.predictive import write_predicted
-from agents.tool import Tool, tool_result_text
-from agents.tool_context import ToolContext
+from agents.tools._predictive import write_predicted
+from agents.tools.tool import Tool, tool_result_text
+from agents.tools.tool_context import ToolContext
 from network.errors import Retry, StateError, ToolError, ToolStateWarning, UnstorableValueError
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
@@ -379,7 +379,7 @@ async def run_tool_calls(
     """Run `calls`, commit their state writes in model order, and return one record each.
 
     Every call given runs: holding calls back for a person's confirmation is the agent's
-    step, before this one (`agents.confirmation`).
+    step, before this one (`agents.tools._confirmation`).
     """
     if len(calls) != 1:
         return await _run_concurrently(ctx, agent, tools, calls)

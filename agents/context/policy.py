@@ -24,7 +24,7 @@ that was compacted emits an AG-UI CUSTOM event "ContextCompacted" (what was drop
 and trimmed) and logs `context.compacted`.
 
 The cost of applying a policy grows with what is sent, not with the thread: only the kept
-messages are counted (each once, see `agents.context_tokens`).
+messages are counted (each once, see `agents.context._tokens`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.context_tokens import counter_of, tokens_of
+from agents.context._tokens import counter_of, tokens_of
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage
 from network.history.results import Usage

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.models.base import ModelChunk, TextDelta
-from agents.output import FINAL_OUTPUT_TOOL, OutputSpec
+from agents.output._spec import FINAL_OUTPUT_TOOL, OutputSpec
 from network import events
 from network.errors import StateError
 from network.run.context import RunContext

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
 import anyio.to_thread
 
-from agents.docstrings import parse_docstring
-from agents.isolated import call_by_name, reference
-from agents.tool_checks import warn_about_definition
-from agents.tool_context import ToolContext
+from agents.tools._docstrings import parse_docstring
+from agents.tools._isolated import call_by_name, reference
+from agents.tools.checks import warn_about_definition
+from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
 from network.run.retry_policy import RetryPolicy
 from network.state.state import State
@@ -390,7 +390,7 @@ def tool(
         isolated: run a sync function in a worker process, killed when the call times out or
             the run is cancelled: for tools that may hang for good. The function must be
             defined at module level, take and return picklable values, and cannot be given a
-            `ToolContext` or `State` (see `agents.isolated`).
+            `ToolContext` or `State` (see `agents.tools._isolated`).
         retry: a `RetryPolicy` for failed calls (default: the agent's, else the network's
             `tool_retry`). Failures are retried without the model knowing only when the tool
             is `idempotent` or the policy names `retry_on` explicitly; each try's state

@@ -15,9 +15,9 @@ import json
 import time
 from typing import Any
 
-from agents.dispatch import run_tool_calls
-from agents.predictive import predicted_values
-from agents.tool import Tool
+from agents.tools._dispatch import run_tool_calls
+from agents.tools._predictive import predicted_values
+from agents.tools.tool import Tool
 from network.errors import StateError, ToolError
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ToolCallRecord

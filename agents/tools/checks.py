@@ -51,5 +51,5 @@ def _warn(fn: Callable[..., Any], message: str) -> None:
         ToolDefinitionWarning,
         code.co_filename,
         code.co_firstlineno,
-        module=getattr(fn, "__module__", None) or "agents.tool",
+        module=getattr(fn, "__module__", None) or "agents.tools.tool",
     )

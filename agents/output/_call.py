@@ -1,6 +1,6 @@
 """One inference of an agent with `output_type`: shape the request, validate, re-ask.
 
-See `agents.output` for the modes and the re-ask rule; `agents.output_stream` for the
+See `agents.output` for the modes and the re-ask rule; `agents.output._stream` for the
 predictive state sent while the answer streams. When events flow, every answer that does not
 validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, retrying).
 """
@@ -11,10 +11,10 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from agents.call_events import CallEvents
+from agents._call_events import CallEvents
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
-from agents.output import Attempt, OutputInvalid, OutputSpec
-from agents.output_stream import OutputStream
+from agents.output._spec import Attempt, OutputInvalid, OutputSpec
+from agents.output._stream import OutputStream
 from network import events
 from network.errors import OutputValidationError
 from network.history.results import Usage

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
-from agents.tool import Tool, tool
-from agents.tool_context import ToolContext
+from agents.tools.tool import Tool, tool
+from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 from network.state.handlers import merge_dicts
 
