@@ -39,7 +39,7 @@ from network.run.interrupts import (
     restore_rejected,
 )
 from network.run.options import RunOptions
-from network.run.result import RunResult
+from network.run.result import RunResult, StopReason
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
 from network.sessions import open_session
@@ -103,6 +103,34 @@ async def continue_run(
     start: Any = network.start
     result: RunResult = await start(ctx, session, options)
     return result
+
+
+async def stopped_on_thread(
+    network: NetworkLike, thread: ThreadRef, request: Resume | ToolResults
+) -> RunResult:
+    """A stand-in `RunResult` for what a stored thread waits on (a durable continuation by
+    thread id records it as its `Stopped`). Answers to calls it no longer waits on are
+    refused by the store (`AlreadyAnsweredError`), as in `continue_run`."""
+    session = await open_session(network, thread, create=False)
+    try:
+        waiting = list(session.pending)
+        gone = _not_waiting(request, waiting)
+        if gone:  # refused, whatever the run id: nothing is written
+            await session.claim(dict.fromkeys(gone, "{}"), new_id("run_"))
+    finally:
+        await session.close()
+    if not waiting:
+        raise InterruptError(f"thread {thread.id!r} waits on no approval or client tool call")
+    interrupts = [entry.interrupt() for entry in waiting if entry.kind == "interrupt"]
+    return RunResult(
+        stop_reason=StopReason.INTERRUPTED if interrupts else StopReason.CLIENT_TOOL,
+        state=State(schema=network.schema),
+        run_id=waiting[0].run_id or "",
+        thread_id=thread.id,
+        interrupts=interrupts,
+        pending_tool_calls=[e.tool_call() for e in waiting if e.kind == "client_tool"],
+        persisted=True,
+    )
 
 
 def _answers(

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from network.continuing import claim_in_memory
+from network.continuing import claim_in_memory, stopped_on_thread
 from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
 from network.durable.process import DurableConfigError
@@ -77,10 +77,13 @@ async def continue_durably(network: Any, request: Resume | ToolResults, options:
     answers that do not match.
     """
     stopped = request.stopped
-    if stopped is None:
-        raise ConfigurationError(
-            f"a durable {type(request).__name__} needs the run it continues (stopped=)"
-        )
+    if stopped is None:  # by thread id: what the stored thread waits on
+        if options.thread is None:
+            raise ConfigurationError(
+                f"{type(request).__name__} needs the run it continues: stopped=<RunResult>, "
+                "or thread= naming the thread whose pending calls it answers"
+            )
+        stopped = await stopped_on_thread(network, options.thread, request)
     answers: Any
     if isinstance(request, Resume):
         answered = pending_answers(stopped, request.answers)

@@ -1,7 +1,7 @@
 """A durable run that stops on a confirmation (or on client tool calls) continues durably:
-`network.resume(..., durable=True)` is a workflow of its own whose steps are recorded, so a
-continuation killed with SIGKILL resumes in a new process without repeating a completed
-step, and ends as a continuation that never crashed."""
+`network.run(result.resume(...), durable=True)` is a workflow of its own whose steps are
+recorded, so a continuation killed with SIGKILL resumes in a new process without repeating a
+completed step, and ends as a continuation that never crashed."""
 
 from __future__ import annotations
 
@@ -145,12 +145,33 @@ async def test_a_durable_resume_on_a_thread_loads_and_commits_through_steps(
     )
     assert resumed.state.snapshot() == BOOKED["state"]
     steps = steps_of(launched, "book-4-on")
-    assert steps[:3] == ["run_started", "thread_load", "tool:book"]
+    # the store claims the answer once, as a recorded step, before the tool runs
+    assert steps[:4] == ["run_started", "thread_load", "thread_claim", "tool:book"]
     assert steps.count("thread_commit") == 2  # the resumed call, the booker's answer
     async with SQLStore(store) as opened:
         thread = await opened.get_thread("trip")
     assert thread is not None and thread.state["seat"] == "12A"
     assert [r.agent for r in thread.results] == ["booker", "booker", "booker"]
+
+
+@pytest.mark.anyio
+async def test_a_durable_resume_by_thread_id_answers_once(launched: str, tmp_path: Path) -> None:
+    from network import AlreadyAnsweredError, Resume
+
+    thread = ThreadRef("trip-2", store=f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
+    first = await booking.run("Book a seat", durable=True, run_id="book-8", thread=thread)
+    async with SQLStore(str(thread.store)) as opened:
+        waiting = (await opened.get_thread("trip-2")).pending_interrupts  # type: ignore[union-attr]
+    assert [i.id for i in waiting] == [i.id for i in first.interrupts]
+    answer = Resume([waiting[0].accept()])
+    resumed = await booking.run(answer, thread=thread, durable=True, run_id="book-8-on")
+    assert resumed.state.snapshot() == BOOKED["state"]
+    with pytest.raises(AlreadyAnsweredError, match="answered already"):
+        await booking.run(answer, thread=thread, durable=True, run_id="book-8-again")
+    assert "tool:book" not in steps_of(launched, "book-8-again")
+    async with SQLStore(str(thread.store)) as opened:
+        stored = await opened.get_thread("trip-2")
+    assert stored is not None and stored.pending == [] and stored.state["bookings"] == 1
 
 
 CONFIRM = client_tool(
