@@ -273,52 +273,64 @@ class Network(Generic[DepsT]):
     run_sync = blocking(run)
     stream = streaming(run)
 
-    async def run_with(
+    def run_with(
         self, input: RunInput, options: RunOptions, *, steps: StepRunner | None = None
-    ) -> RunResult:
+    ) -> Awaitable[RunResult]:
         """`run` with its options as one `RunOptions` (what the durable engine calls).
 
         `steps` is the durable engine's hook (`network.run.steps`): it records each step of
         the run it executes. Applications call `run`.
+
+        Not a coroutine: it hands back the run's own (a run without a thread awaits the
+        engine directly), so that a run's steps do not resume through one more frame each.
         """
         if options.durable and steps is None:
             from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
 
-            durable_result: RunResult = await run_durably(self, input, options)
-            return durable_result
+            durable_run: Awaitable[RunResult] = run_durably(self, input, options)
+            return durable_run
         if isinstance(input, str):
-            return await self._new_run(input, options, steps)
+            if options.thread is None:
+                return self.start(self._context(input, options, steps, None), None, options)
+            return self._thread_run(input, options, options.thread, steps)
         if isinstance(input, Resume | ToolResults):
-            return await continue_run(self, input, options, steps)
+            return continue_run(self, input, options, steps)
         raise ConfigurationError(
             f"network {self.name!r}: run() takes a message (str), Resume or ToolResults, "
             f"got {type(input).__name__}"
         )
 
-    async def _new_run(
-        self, input: str, options: RunOptions, steps: StepRunner | None
+    async def _thread_run(
+        self, input: str, options: RunOptions, thread: ThreadRef, steps: StepRunner | None
     ) -> RunResult:
-        session = None
-        thread = options.thread
-        if thread is not None:
-            _refuse_history_on_thread(thread, options.state)
-            session = await open_session(self, thread, state=options.state, steps=steps)
-        run_id = options.run_id or new_id("run_")
-        if session is not None:
-            session.supersede_pending(run_id)
+        """A new message on a stored thread: its session opened, what it waited on left."""
+        _refuse_history_on_thread(thread, options.state)
+        session = await open_session(self, thread, state=options.state, steps=steps)
+        ctx = self._context(input, options, steps, session)
+        session.supersede_pending(ctx.run_id)
+        return await self.start(ctx, session, options)
+
+    def _context(
+        self,
+        input: str,
+        options: RunOptions,
+        steps: StepRunner | None,
+        session: ThreadSession | None,
+    ) -> RunContext[DepsT]:
+        """The context of a new run on `input` (its state the thread's, on a session)."""
         run_state = self.new_state(options.state) if session is None else session.state
         ctx: RunContext[DepsT] = RunContext(
             network=self,
             state=run_state,
             input=input,
-            run_id=run_id,
-            thread_id=None if thread is None else thread.id,
+            run_id=options.run_id or new_id("run_"),
+            thread_id=None if session is None else session.thread_id,
             deps=options.deps,
             resources=self._resources("run", options.resources),
             steps=steps,
         )
         run_state.append_messages([UserMessage(input)])
-        return await self.start(ctx, session, options)
+        return ctx
 
     def enqueue(
         self,
