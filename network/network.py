@@ -37,6 +37,7 @@ from network.telemetry.activate import run_spans
 from network.telemetry.options import Telemetry
 
 if TYPE_CHECKING:
+    from network.threads.checkpoint_data import Checkpoint, ForkResult, RewindReport
     from network.threads.session import ThreadSession
 
 __all__ = ["DEFAULT_MAX_ITER", "Network", "refuse_inside_loop"]
@@ -477,6 +478,56 @@ class Network(Generic[DepsT]):
             limits=limits,
             durable=durable,
             **_thread_keywords(stopped, deprecated),
+        )
+
+    async def fork(
+        self,
+        thread_id: str,
+        *,
+        at: int | Checkpoint,
+        update: Mapping[str, Any] | None = None,
+        new_thread_id: str | None = None,
+        user_id: str | None = None,
+        store: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> ForkResult:
+        """Make a new thread from `thread_id` as it was at checkpoint `at` (an agent call's
+        index, negative from the end, or a `Checkpoint`), plus `update` (thread keys, validated
+        through the schema). It records its parent; the next run on it continues from there
+        with the conversation; the source is unchanged. `user:` / `app:` keys keep their current
+        values, and the result lists those written after the checkpoint. See docs/threads.md.
+        """
+        from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
+
+        return await time_travel.fork(
+            self,
+            thread_id,
+            at=at,
+            update=update,
+            new_thread_id=new_thread_id,
+            user_id=user_id,
+            store=store,
+            metadata=metadata,
+        )
+
+    async def rewind(
+        self,
+        thread_id: str,
+        *,
+        to: int | Checkpoint,
+        kept_as: str | None = None,
+        user_id: str | None = None,
+        store: Any = None,
+    ) -> RewindReport:
+        """Move `thread_id` back, in place, to checkpoint `to`. The thread as it was is kept
+        whole as the thread `kept_as` (named in the report); the report lists the tool calls
+        after the checkpoint, whose side effects were not undone, and the `user:` / `app:`
+        keys written after it. See docs/threads.md.
+        """
+        from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
+
+        return await time_travel.rewind(
+            self, thread_id, to=to, kept_as=kept_as, user_id=user_id, store=store
         )
 
     def __repr__(self) -> str:

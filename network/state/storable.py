@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 Check = Callable[[Any], None]
 
 _PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
+_CONTAINERS = frozenset({dict, list, tuple})
 _SAFE_LEAF_TYPES = (str, int, float, bool, type(None), bytes, enum.Enum)
 # Types pydantic turns into JSON strings, named rather than imported: `import network` stays
 # light, and a subclass counts through its MRO.
@@ -58,7 +59,16 @@ _SAFE_LEAF_NAMES = frozenset(
     }
 )
 _SAFE_CONTAINERS = (list, dict, tuple, set, frozenset, typing.Union, types.UnionType)
-_MAX_DEPTH = 200  # deeper than any JSON parser accepts; also stops a self-containing list
+MAX_DEPTH = 100
+"""How deep a state value may nest (lists, tuples and dicts in one another, a model's fields).
+
+A thread store keeps a value inside the JSON of the agent call that wrote it (its state
+delta, a few levels down), and pydantic reads JSON back only up to 200 levels: a value much
+deeper would be written, then unreadable by any process that loads the thread from the store.
+So the limit is checked at `kv.set`, with room under pydantic's for what wraps the value.
+It also stops a list that contains itself."""
+_MAX_DEPTH = MAX_DEPTH - 1  # the outermost container is at depth 0
+_TOO_DEEP = "value nested too deeply"
 
 WHERE_LIVE_OBJECTS_GO = (
     "state holds JSON data only (it is streamed, persisted and copied). Pass live objects "
@@ -108,15 +118,44 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
         try:
             # warnings off: a merge handler's input (one appended item, some entries) is not
             # of the key's type, and pydantic then serializes it by what it finds.
-            adapter.dump_python(value, mode="json", warnings=False)
+            dumped = adapter.dump_python(value, mode="json", warnings=False)
         except (PydanticSerializationError, ValueError, TypeError, RecursionError) as exc:
             raise UnstorableValueError(
                 f"state key {key!r} cannot store this value: {exc}. {WHERE_LIVE_OBJECTS_GO}",
                 key=key,
                 found=_found(value),
             ) from exc
+        if _deeper_than(dumped, MAX_DEPTH):
+            raise _too_deep(key)
 
     return through_type
+
+
+def _too_deep(key: str) -> UnstorableValueError:
+    return UnstorableValueError(
+        f"state key {key!r} holds a value nested more than {MAX_DEPTH} levels deep (or one "
+        "that contains itself): a thread store could not read it back. Flatten it, or store "
+        "it as a string of your own format.",
+        key=key,
+        found=_TOO_DEEP,
+    )
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether plain JSON data (dicts, lists) nests more than `limit` levels."""
+    level = [value]
+    for _ in range(limit):
+        inner: list[Any] = []
+        for item in level:
+            kind = type(item)
+            if kind is dict:
+                inner.extend(v for v in item.values() if type(v) in _CONTAINERS)
+            elif kind is list or kind is tuple:
+                inner.extend(v for v in item if type(v) in _CONTAINERS)
+        if not inner:
+            return False
+        level = inner
+    return True
 
 
 def check_plain_json(key: str, value: Any) -> None:
@@ -126,6 +165,8 @@ def check_plain_json(key: str, value: Any) -> None:
     problem = _first_problem(value, 0)
     if problem is not None:
         path, found = problem
+        if found == _TOO_DEEP:
+            raise _too_deep(key)
         at = f" at {''.join(reversed(path))}" if path else ""
         raise UnstorableValueError(
             f"state key {key!r} cannot store a {found}{at}: {WHERE_LIVE_OBJECTS_GO}; to store "
@@ -186,7 +227,7 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
     if kind is float:
         return None if math.isfinite(value) else ([], f"non-finite float ({value})")
     if depth > _MAX_DEPTH:
-        return ([], "value nested too deeply (or containing itself)")
+        return ([], _TOO_DEEP)
     plain = _PLAIN_LEAVES
     if kind is list or kind is tuple:
         for index, item in enumerate(value):
@@ -210,10 +251,10 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
         return None
     if is_pydantic_model(value):
         try:
-            value.model_dump(mode="json")
+            dumped = value.model_dump(mode="json")
         except (ValueError, TypeError, RecursionError):  # PydanticSerializationError: ValueError
             return ([], f"{kind.__name__} model whose fields cannot become JSON")
-        return None
+        return ([], _TOO_DEEP) if _deeper_than(dumped, _MAX_DEPTH - depth) else None
     return ([], _found(value))
 
 

@@ -11,6 +11,8 @@ tool calls the run stops on (`pending`). Without a thread nothing is stored.
 - `open_store(...)`: what a run does with its thread's `store` (a store, a URL or a path).
 - `ThreadRef`: which thread a run continues (also `network.ThreadRef`); `PendingCall`: one
   call a thread waits on (`Thread.pending`).
+- `CheckpointStore`: checkpoints, `state_at`, fork and rewind (both ready stores keep them);
+  `network.fork(...)` / `network.rewind(...)` use it. See `checkpoint_data` for what they return.
 """
 
 from __future__ import annotations
@@ -18,6 +20,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from network.run.thread_ref import ThreadRef
+from network.threads.checkpoint_data import (
+    Checkpoint,
+    CheckpointNotFoundError,
+    CheckpointState,
+    ForkResult,
+    RewindReport,
+    SharedKeyWrite,
+    ThreadOrigin,
+    TimeTravelError,
+    ToolCallNotUndone,
+)
+from network.threads.checkpoint_store import CheckpointStore
 from network.threads.decoded import DecodedCache
 from network.threads.memory import MemoryStore
 from network.threads.pending import PendingCall
@@ -50,20 +64,30 @@ __all__ = [
     "DELETED",
     "STORE_ENV",
     "BaseStore",
+    "Checkpoint",
+    "CheckpointNotFoundError",
+    "CheckpointState",
+    "CheckpointStore",
     "Commit",
     "DecodedCache",
+    "ForkResult",
     "MemoryStore",
     "PendingCall",
     "ResultRecord",
+    "RewindReport",
     "SQLStore",
+    "SharedKeyWrite",
     "SharedWrite",
     "Thread",
     "ThreadExistsError",
     "ThreadInfo",
     "ThreadNotFoundError",
+    "ThreadOrigin",
     "ThreadRef",
     "ThreadSession",
     "ThreadStore",
+    "TimeTravelError",
+    "ToolCallNotUndone",
     "open_store",
     "store_url",
 ]

@@ -13,8 +13,9 @@ read-only. A result's `history` is a `HistoryView` of the cached conversation, w
 so the view stays the prefix it was.
 
 The cache is bounded by a number of threads (least recently read dropped first). It is only
-filled from committed rows, and a thread deleted and created again (a new `created_at`) or
-shorter than its cache starts over, so it never serves what the database no longer holds.
+filled from committed rows, and a thread deleted and created again (a new `created_at`), moved
+back by a rewind (its rewind count goes up) or shorter than its cache starts over, so it never
+serves what the database no longer holds. A store names that incarnation of the thread.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ ResultRow = tuple[str, int | None, float]
 class DecodedThread:
     """The rows of one thread, oldest first, each decoded on first read."""
 
-    created_at: float
+    incarnation: object  # the thread's (created_at, rewinds): a new one starts over
     messages: PagedRecords[Any]
     results: PagedRecords[InferenceResult]
     summaries: list[Summary] = field(default_factory=list)
@@ -81,26 +82,27 @@ class DecodedCache:
     def _count(self, decoded: int) -> None:
         self.decoded += decoded
 
-    def _new(self, created_at: float) -> DecodedThread:
+    def _new(self, incarnation: object) -> DecodedThread:
         messages: PagedRecords[Any] = PagedRecords(decode_messages, self._count)
 
         def decode(rows: Sequence[ResultRow]) -> list[InferenceResult]:
             return [decode_result(text, messages, length) for text, length, _at in rows]
 
-        return DecodedThread(created_at, messages, PagedRecords(decode, self._count))
+        return DecodedThread(incarnation, messages, PagedRecords(decode, self._count))
 
     def thread(
-        self, thread_id: str, created_at: float, messages: int, results: int
+        self, thread_id: str, incarnation: object, messages: int, results: int
     ) -> DecodedThread:
-        """The cache entry of a thread that holds `messages` and `results` records."""
+        """The cache entry of a thread that holds `messages` and `results` records;
+        `incarnation` tells a thread from one deleted and recreated, or rewound, under its id."""
         entry = self._threads.get(thread_id)
         if (
             entry is None
-            or entry.created_at != created_at
+            or entry.incarnation != incarnation
             or len(entry.messages) > messages
             or len(entry.results) > results
         ):
-            entry = self._threads[thread_id] = self._new(created_at)
+            entry = self._threads[thread_id] = self._new(incarnation)
         self._threads.move_to_end(thread_id)
         while len(self._threads) > self.max_threads:
             self._threads.popitem(last=False)

@@ -21,9 +21,11 @@ import anyio
 
 from network.errors import StaleThreadError
 from network.history.results import InferenceResult
+from network.threads.checkpoint_data import ThreadOrigin
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
+from network.threads.memory_timeline import MemoryTimeTravel
 from network.threads.pending import PendingCall
 from network.threads.pending_claims import check_claims
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
@@ -35,6 +37,7 @@ from network.threads.thread_data import (
     decode_value,
     new_thread_info,
 )
+from network.threads.timeline import CallRow, KeyLog, Mark, commit_effects, commit_keys
 
 
 @dataclass(slots=True)
@@ -47,13 +50,22 @@ class _StoredThread:
     # pending call id -> its JSON text; answered ones move to `answered` (id -> answering run)
     pending: dict[str, str] = field(default_factory=dict)
     answered: dict[str, str | None] = field(default_factory=dict)
+    calls: list[CallRow] = field(default_factory=list)  # each result's agent, run and time
+    marks: list[Mark] = field(default_factory=list)  # one per commit (network.threads.timeline)
+    keys: KeyLog = field(default_factory=KeyLog)  # every value of every thread key
+    rewinds: int = 0  # how often it was moved back: a reader's cached records are then stale
 
 
-class MemoryStore(BaseStore):
-    """A thread store in a dict. Safe for concurrent runs on one event loop."""
+class MemoryStore(MemoryTimeTravel, BaseStore):
+    """A thread store in a dict. Safe for concurrent runs on one event loop.
+
+    It keeps checkpoints: `checkpoints`, `state_at`, `fork_thread`, `rewind_thread` (see
+    `network.threads.checkpoint_store`).
+    """
 
     def __init__(self) -> None:
         self._threads: dict[str, _StoredThread] = {}
+        self._origins: dict[str, ThreadOrigin] = {}
         self._user: dict[tuple[str, str], dict[str, str]] = {}
         self._app: dict[str, dict[str, str]] = {}
         self.decoded = DecodedCache(max_threads=1 << 30)  # the texts are all in memory anyway
@@ -95,7 +107,10 @@ class MemoryStore(BaseStore):
     def _sync(self, thread_id: str, stored: _StoredThread) -> DecodedThread:
         """The thread's decoded records, decoding only those committed since the last read."""
         entry = self.decoded.thread(
-            thread_id, stored.info.created_at, len(stored.messages), len(stored.results)
+            thread_id,
+            (stored.info.created_at, stored.rewinds),
+            len(stored.messages),
+            len(stored.results),
         )
         m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
         self.decoded.extend(
@@ -128,6 +143,7 @@ class MemoryStore(BaseStore):
         check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
         self.decoded.forget(thread_id)
+        self._origins.pop(thread_id, None)
         return self._threads.pop(thread_id, None) is not None
 
     async def get_results(
@@ -144,6 +160,10 @@ class MemoryStore(BaseStore):
     async def append_results(self, thread_id: str, commit: Commit) -> int:
         check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
+        return self._commit_now(thread_id, commit)
+
+    def _commit_now(self, thread_id: str, commit: Commit) -> int:
+        """`append_results` without a pause: atomic on the event loop."""
         stored = self._threads.get(thread_id)
         if stored is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
@@ -188,6 +208,24 @@ class MemoryStore(BaseStore):
         info.updated_at = max(now, info.updated_at)
         info.message_count = len(stored.messages)
         info.result_count = len(stored.results)
+        stored.calls.extend(
+            CallRow(r.result.agent, commit.run_id, at)
+            for r, (_, _, at) in zip(commit.results, results, strict=True)
+        )
+        stored.marks.append(
+            Mark(
+                info.revision,
+                len(results),
+                len(stored.results),
+                len(stored.messages),
+                len(stored.summaries),
+                now,
+                commit.run_id,
+                commit_keys(commit),
+                commit_effects(commit),
+            )
+        )
+        stored.keys.record(info.revision, commit)
         return info.revision
 
 

@@ -323,6 +323,11 @@ async def _load_recorded(
     if loaded:  # loaded just now, not replayed
         return loaded[0]
     thread = await _load(store, thread_id, app, user_id)
+    if len(thread.messages) < mark["messages"] or len(thread.results) < mark["results"]:
+        raise ThreadError(
+            f"thread {thread_id!r} was rewound after this durable run loaded it: the run "
+            "cannot resume on it (fork the thread you kept, or start a new run)"
+        )
     return thread.model_copy(
         update={
             "revision": mark["revision"],

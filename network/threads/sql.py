@@ -28,29 +28,28 @@ How the guarantees are kept:
 
 from __future__ import annotations
 
-import functools
 import json
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 import anyio
 from sqlalchemy import delete, event, literal, select, union_all
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 from sqlalchemy.util import concurrency
 
-from network.errors import AgentNetworkError, ConfigurationError, ThreadStoreError
+from network.errors import ConfigurationError
 from network.history.results import InferenceResult
-from network.logger import LazyLogger
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
 from network.threads.sql_commit import CommitWriter
+from network.threads.sql_errors import database_errors
 from network.threads.sql_pending import decode_waiting
 from network.threads.sql_tables import build_tables
+from network.threads.sql_timeline import SQLTimeTravel
 from network.threads.thread_data import (
     ANONYMOUS_USER,
     Commit,
@@ -63,40 +62,8 @@ from network.threads.urls import store_url
 
 _BEGIN_OPTION = "agent_network_begin"
 
-log = LazyLogger("agent_network.threads")  # silent unless the application turns logs on
-P = ParamSpec("P")
-R = TypeVar("R")
 
-
-def _database_errors(
-    method: Callable[P, Coroutine[Any, Any, R]],
-) -> Callable[P, Coroutine[Any, Any, R]]:
-    """A database failure leaves as `ThreadStoreError` with a generic message.
-
-    A driver's own text quotes SQL and the values bound to it, so it is logged here and kept
-    as the `__cause__`, never put in a message a client or caller may show. The library's
-    own errors (a stale revision, a missing thread) pass through unchanged.
-    """
-    operation = method.__name__
-
-    @functools.wraps(method)
-    async def guarded(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return await method(*args, **kwargs)
-        except AgentNetworkError:
-            raise
-        except (SQLAlchemyError, UnicodeError, OSError) as exc:
-            dialect = getattr(args[0], "dialect", "sql")
-            log.error("thread_store.failed", operation=operation, dialect=dialect, error=repr(exc))
-            raise ThreadStoreError(
-                f"the thread store ({dialect}) failed in {operation}; the database error is logged",
-                operation=operation,
-            ) from exc
-
-    return guarded
-
-
-class SQLStore(BaseStore):
+class SQLStore(SQLTimeTravel, BaseStore):
     """Threads in a SQL database: `SQLStore("agent-network.db")` (an SQLite file),
     `SQLStore("sqlite+aiosqlite:///path.db")` or `SQLStore("postgresql+asyncpg://user:pw@host/db")`.
 
@@ -107,6 +74,9 @@ class SQLStore(BaseStore):
     SQLAlchemy's `create_async_engine` (pool size, echo, ...). Use it as
     `async with SQLStore(...) as store` or call `close()`, which disposes of the engine's
     connections.
+
+    It keeps checkpoints: `checkpoints`, `state_at`, `fork_thread`, `rewind_thread` (see
+    `network.threads.checkpoint_store`).
     """
 
     def __init__(
@@ -155,7 +125,7 @@ class SQLStore(BaseStore):
 
     # -- setup ---------------------------------------------------------------------------------
 
-    @_database_errors
+    @database_errors
     async def setup(self) -> None:
         """Create the tables if they do not exist (done on first use unless disabled)."""
         if self._ready:
@@ -173,7 +143,7 @@ class SQLStore(BaseStore):
 
     # -- threads -------------------------------------------------------------------------------
 
-    @_database_errors
+    @database_errors
     async def create_thread(
         self,
         thread_id: str,
@@ -201,14 +171,12 @@ class SQLStore(BaseStore):
             raise ThreadExistsError(f"thread {thread_id!r} already exists") from exc
         return info
 
-    @_database_errors
+    @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
         check_id("thread_id", thread_id)
         await self.setup()
-        t = self.tables
         async with self._reader.begin() as conn:
-            query = select(t.threads).where(t.threads.c.thread_id == thread_id)
-            row = (await conn.execute(query)).first()
+            row = (await conn.execute(self._thread_select(thread_id))).first()
             if row is None:
                 return None
             entry, summaries = await self._sync(conn, thread_id, row)
@@ -258,8 +226,9 @@ class SQLStore(BaseStore):
         """The thread's decoded records, after fetching and decoding only the rows committed
         since this process last read it; and how many summaries this snapshot holds."""
         t = self.tables
+        incarnation = (row.created_at, row.rewinds or 0)
         entry: DecodedThread = self.decoded.thread(
-            thread_id, row.created_at, row.message_count, row.result_count
+            thread_id, incarnation, row.message_count, row.result_count
         )
         m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
         texts: Any = ()
@@ -290,7 +259,7 @@ class SQLStore(BaseStore):
         self.decoded.extend(entry, m, texts, r, stored, n, summaries)
         return entry, n + len(summaries)
 
-    @_database_errors
+    @database_errors
     async def list_threads(
         self, *, app_name: str | None = None, user_id: str | None = None
     ) -> list[ThreadInfo]:
@@ -306,13 +275,20 @@ class SQLStore(BaseStore):
             rows = (await conn.execute(query)).all()
         return [_info(row) for row in rows]
 
-    @_database_errors
+    @database_errors
     async def delete_thread(self, thread_id: str) -> bool:
         check_id("thread_id", thread_id)
         await self.setup()
         t = self.tables
         async with self._writer.begin() as conn:
-            for table in (t.messages, t.results, t.summaries, t.thread_state, t.pending):
+            for table in (
+                t.messages,
+                t.results,
+                t.summaries,
+                t.thread_state,
+                t.pending,
+                *t.timeline.all(),
+            ):
                 await conn.execute(delete(table).where(table.c.thread_id == thread_id))
             gone = await conn.execute(
                 delete(t.threads)
@@ -323,16 +299,14 @@ class SQLStore(BaseStore):
         self.decoded.forget(thread_id)
         return existed
 
-    @_database_errors
+    @database_errors
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
         check_id("thread_id", thread_id)
         await self.setup()
-        t = self.tables
         async with self._reader.begin() as conn:
-            query = select(t.threads).where(t.threads.c.thread_id == thread_id)
-            row = (await conn.execute(query)).first()
+            row = (await conn.execute(self._thread_select(thread_id))).first()
             if row is None:
                 return None
             entry, _ = await self._sync(conn, thread_id, row)
@@ -340,7 +314,7 @@ class SQLStore(BaseStore):
 
     # -- commits -------------------------------------------------------------------------------
 
-    @_database_errors
+    @database_errors
     async def append_results(self, thread_id: str, commit: Commit) -> int:
         check_id("thread_id", thread_id)
         await self.setup()
@@ -372,6 +346,7 @@ class SQLStore(BaseStore):
 
 def _info(row: Any) -> ThreadInfo:
     values = dict(row._mapping)
+    values.pop("rewinds", None)  # the lineage table's, joined to check cached records
     values["metadata"] = json.loads(values.pop("meta"))
     return ThreadInfo.model_construct(**values)
 

@@ -27,6 +27,7 @@ from network.errors import StaleThreadError, ThreadError
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.sql_pending import PendingStatements
 from network.threads.sql_tables import Tables
+from network.threads.sql_timeline import TimelineWriter
 from network.threads.thread_data import Commit, SharedWrite
 
 
@@ -75,6 +76,7 @@ class CommitWriter:
             & state.c.key.in_(bindparam("b_keys", expanding=True))
         )
         self.pending = PendingStatements(t.pending)
+        self.timeline = TimelineWriter(t)
         self.scopes = {
             "user": _ScopeStatements(t.user_state, ("app_name", "user_id")),
             "app": _ScopeStatements(t.app_state, ("app_name",)),
@@ -147,6 +149,9 @@ class CommitWriter:
             await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
         if commit.pending:
             await self.pending.add_all(conn, thread_id, commit)
+        held = (first_summary + len(summaries)) if summaries else None
+        counts = (len(results), result_count, message_count, held)
+        await self.timeline.record(conn, thread_id, commit, counts, now)
         return message_count - len(messages), result_count - len(results), first_summary
 
     async def _refuse(self, conn: AsyncConnection, thread_id: str, expected: int) -> NoReturn:

@@ -9,6 +9,7 @@
 - `thread_state`, `user_state`, `app_state`: one row per key of each scope; keys keep their
   prefix.
 - `pending`: the approvals and client tool calls the thread waits on, and their answers.
+- `timeline`: the checkpoints' tables (`sql_timeline_tables`): commits, key history, lineage.
 
 Values, messages and results are JSON text, so both databases store the same bytes.
 
@@ -32,6 +33,7 @@ from sqlalchemy import (
 )
 
 from network.threads.sql_pending import pending_table
+from network.threads.sql_timeline_tables import TimelineTables, build_timeline_tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class Tables:
     user_state: Table
     app_state: Table
     pending: Table  # calls the thread waits on (`network.threads.sql_pending`)
+    timeline: TimelineTables
 
     def all(self) -> list[Table]:
         """Every table, in creation order."""
@@ -59,6 +62,7 @@ class Tables:
             self.user_state,
             self.app_state,
             self.pending,
+            *self.timeline.all(),
         ]
 
 
@@ -141,4 +145,5 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         user_state,
         app_state,
         pending,
+        build_timeline_tables(metadata, prefix),
     )

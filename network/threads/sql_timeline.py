@@ -1,0 +1,558 @@
+"""`SQLStore`'s checkpoints, fork and rewind (see `network.threads.checkpoint_store`).
+
+Every commit writes one `commits` row and one `state_history` row per thread key it changed
+(`TimelineWriter`, called inside the commit's transaction). Reading a checkpoint is then a few
+index lookups: the commit that saved the call (by its calls count), the commits right after it
+that still belong to it, and each thread key's last value at its revision (a grouped read of
+the key history's primary key). No agent call is decoded.
+
+A fork or a rewind is one write transaction that copies rows inside the database
+(`INSERT ... SELECT`), so no record crosses into Python. The source thread's row is locked
+first (PostgreSQL: `FOR SHARE` for a fork, `FOR UPDATE` for a rewind; SQLite: the write lock
+every write transaction takes), so no commit or rewind changes it under the copy.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Select, String, TextClause, delete, func, literal, select, text, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from network.threads.checkpoint_data import (
+    Checkpoint,
+    CheckpointState,
+    ForkResult,
+    RewindReport,
+    ThreadOrigin,
+)
+from network.threads.decoded import DecodedCache, DecodedThread
+from network.threads.ids import check_id
+from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
+from network.threads.sql_errors import database_errors
+from network.threads.sql_tables import Tables
+from network.threads.thread_data import Commit, ThreadInfo, decode_value
+from network.threads.timeline import (
+    CallRow,
+    Mark,
+    checkpoint_index,
+    checkpoint_of,
+    commit_effects,
+    commit_keys,
+    extends,
+    list_checkpoints,
+    predates,
+    shared_writes_after,
+    tool_calls_after,
+)
+
+_READ_AHEAD = 8  # commits read at a time when looking for a checkpoint's end
+
+
+class TimelineWriter:
+    """Records a commit in the time-travel tables, inside the commit's transaction."""
+
+    def __init__(self, t: Tables) -> None:
+        self.add_commit = t.timeline.commits.insert()
+        self.add_values = t.timeline.state_history.insert()
+
+    async def record(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        commit: Commit,
+        counts: tuple[int, int, int, int | None],
+        now: float,
+    ) -> None:
+        """`counts`: the calls the commit added, then the thread's calls, messages and
+        summaries after it (summaries None when it added none)."""
+        revision = commit.revision + 1
+        calls, results, messages, summaries = counts
+        await conn.execute(
+            self.add_commit,
+            {
+                "thread_id": thread_id,
+                "revision": revision,
+                "calls": calls,
+                "results": results,
+                "messages": messages,
+                "summaries": summaries,
+                "at": now,
+                "run_id": commit.run_id,
+                "keys": json.dumps(commit_keys(commit)),
+                "effects": commit_effects(commit),
+            },
+        )
+        rows = [
+            {"thread_id": thread_id, "key": key, "revision": revision, "value": value}
+            for key, value in [*commit.state.items(), *((key, None) for key in commit.removed)]
+        ]
+        if rows:
+            await conn.execute(self.add_values, rows)
+
+
+def _mark(row: Any) -> Mark:
+    return _marks([row])[0]
+
+
+def _marks(rows: Sequence[Any]) -> list[Mark]:
+    """Marks from `commits` rows (selected whole, in column order). Most commits of a thread
+    write the same few keys, so each distinct list of keys is parsed once."""
+    keys: dict[str, tuple[str, ...]] = {}
+    found = []
+    for _thread, revision, calls, results, messages, summaries, at, run, listed, effects in rows:
+        wrote = keys.get(listed)
+        if wrote is None:
+            wrote = keys[listed] = tuple(json.loads(listed))
+        found.append(Mark(revision, calls, results, messages, summaries, at, run, wrote, effects))
+    return found
+
+
+class SQLTimeTravel:
+    """The time-travel half of `SQLStore` (a mixin over its tables and engines)."""
+
+    tables: Tables
+    decoded: DecodedCache
+    _reader: AsyncEngine
+    _writer: AsyncEngine
+    _insert: Any
+    _commits: Any  # CommitWriter
+
+    async def setup(self) -> None:
+        raise NotImplementedError
+
+    async def _sync(
+        self, conn: AsyncConnection, thread_id: str, row: Any
+    ) -> tuple[DecodedThread, int]:
+        raise NotImplementedError
+
+    @functools.cached_property
+    def _latest_values(self) -> TextClause:
+        """The statement behind `_state_rows` (`:t` the thread, `:r` the revision)."""
+        h = self._reader.dialect.identifier_preparer.format_table(
+            self.tables.timeline.state_history
+        )
+        return text(
+            f"WITH RECURSIVE keys(key) AS ("
+            f" SELECT min(key) FROM {h} WHERE thread_id = :t"
+            f" UNION ALL"
+            f" SELECT (SELECT min(key) FROM {h} WHERE thread_id = :t AND key > keys.key)"
+            f" FROM keys WHERE keys.key IS NOT NULL)"
+            f" SELECT keys.key, (SELECT value FROM {h} WHERE thread_id = :t AND key = keys.key"
+            f" AND revision <= :r ORDER BY revision DESC LIMIT 1)"
+            f" FROM keys WHERE keys.key IS NOT NULL"
+        )
+
+    def _thread_select(self, thread_id: str) -> Select[Any]:
+        """The thread's row with its rewind count (what its cached records are checked by)."""
+        t = self.tables
+        lineage = t.timeline.lineage
+        return (
+            select(t.threads, lineage.c.rewinds)
+            .select_from(t.threads.outerjoin(lineage, lineage.c.thread_id == t.threads.c.thread_id))
+            .where(t.threads.c.thread_id == thread_id)
+        )
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @database_errors
+    async def checkpoints(self, thread_id: str) -> list[Checkpoint] | None:
+        """The thread's checkpoints, oldest first; None for a missing thread."""
+        check_id("thread_id", thread_id)
+        await self.setup()
+        t = self.tables
+        commits = t.timeline.commits
+        async with self._reader.begin() as conn:
+            found = await conn.scalar(
+                select(t.threads.c.thread_id).where(t.threads.c.thread_id == thread_id)
+            )
+            if found is None:
+                return None
+            calls = (
+                await conn.execute(
+                    select(t.results.c.agent, t.results.c.run_id, t.results.c.at)
+                    .where(t.results.c.thread_id == thread_id)
+                    .order_by(t.results.c.seq)
+                )
+            ).all()
+            marks = (
+                await conn.execute(
+                    select(commits)
+                    .where(commits.c.thread_id == thread_id)
+                    .order_by(commits.c.revision)
+                )
+            ).all()
+        return list_checkpoints(_marks(marks), [CallRow(*row) for row in calls])
+
+    async def _locate(
+        self, conn: AsyncConnection, thread_id: str, result_count: int, checkpoint: Any
+    ) -> tuple[int, list[Mark], int]:
+        """(call index, the commits of its checkpoint, the summaries count at its end)."""
+        commits = self.tables.timeline.commits
+        mine = commits.c.thread_id == thread_id
+        index = checkpoint_index(thread_id, checkpoint, result_count)
+        first = (
+            await conn.execute(
+                select(commits)
+                .where(mine, commits.c.results > index)
+                .order_by(commits.c.results, commits.c.revision)
+                .limit(1)
+            )
+        ).first()
+        if first is None or first.results - first.calls > index:
+            raise predates(thread_id, index)
+        group = [_mark(first)]
+        more = True
+        while more:
+            rows = (
+                await conn.execute(
+                    select(commits)
+                    .where(mine, commits.c.revision > group[-1].revision)
+                    .order_by(commits.c.revision)
+                    .limit(_READ_AHEAD)
+                )
+            ).all()
+            more = len(rows) == _READ_AHEAD
+            for row in rows:
+                mark = _mark(row)
+                if not extends(group[0], mark):
+                    more = False
+                    break
+                group.append(mark)
+        summaries = await conn.scalar(
+            select(func.max(commits.c.summaries)).where(
+                mine, commits.c.revision <= group[-1].revision
+            )
+        )
+        return index, group, summaries or 0
+
+    async def _state_rows(
+        self, conn: AsyncConnection, thread_id: str, revision: int
+    ) -> dict[str, str]:
+        """Each thread key's JSON text at `revision` (keys removed or unset left out).
+
+        One lookup per key the thread ever had, each from the primary key's index: the keys
+        are walked with a recursive query (a skip scan, which neither database does by
+        itself), and each key's last value at or before `revision` is one index probe. So
+        the cost grows with the number of keys, not with the thread's length."""
+        rows = await conn.execute(self._latest_values, {"t": thread_id, "r": revision})
+        return {key: value for key, value in rows.all() if value is not None}
+
+    async def _call(self, conn: AsyncConnection, thread_id: str, index: int) -> CallRow:
+        r = self.tables.results
+        row = (
+            await conn.execute(
+                select(r.c.agent, r.c.run_id, r.c.at).where(
+                    r.c.thread_id == thread_id, r.c.seq == index
+                )
+            )
+        ).one()
+        return CallRow(*row)
+
+    @database_errors
+    async def state_at(
+        self, thread_id: str, checkpoint: int | Checkpoint
+    ) -> CheckpointState | None:
+        """The thread as it was at `checkpoint`; None for a missing thread."""
+        check_id("thread_id", thread_id)
+        await self.setup()
+        async with self._reader.begin() as conn:
+            row = (await conn.execute(self._thread_select(thread_id))).first()
+            if row is None:
+                return None
+            index, group, summaries = await self._locate(
+                conn, thread_id, row.result_count, checkpoint
+            )
+            call = await self._call(conn, thread_id, index)
+            state = await self._state_rows(conn, thread_id, group[-1].revision)
+            entry, _ = await self._sync(conn, thread_id, row)
+        start = group[0]
+        return CheckpointState.model_construct(
+            thread_id=thread_id,
+            checkpoint=checkpoint_of(index, call, start, group),
+            state={key: decode_value(text) for key, text in state.items()},
+            messages=entry.conversation(start.messages),
+            results=entry.calls(start.results),
+            summaries=entry.summaries[:summaries],
+        )
+
+    @database_errors
+    async def origin(self, thread_id: str) -> ThreadOrigin | None:
+        """Where a thread came from (a fork, or a rewind's keeping); None for any other."""
+        check_id("thread_id", thread_id)
+        await self.setup()
+        lineage = self.tables.timeline.lineage
+        async with self._reader.begin() as conn:
+            row = (
+                await conn.execute(select(lineage).where(lineage.c.thread_id == thread_id))
+            ).first()
+        if row is None or row.parent_thread_id is None:
+            return None
+        return ThreadOrigin(
+            thread_id=thread_id,
+            parent_thread_id=row.parent_thread_id,
+            checkpoint=row.checkpoint,
+            kind=row.kind,
+            at=row.at,
+        )
+
+    # -- writing -------------------------------------------------------------------------------
+
+    async def _copy(
+        self,
+        conn: AsyncConnection,
+        source: str,
+        target: str,
+        upto: tuple[int, int, int, int | None],
+    ) -> None:
+        """Copy `source`'s records into `target` inside the database: `upto` is (revision,
+        calls, messages, summaries; None: all) of the source's to copy."""
+        t = self.tables
+        revision, calls, messages, summaries = upto
+        parts: list[tuple[Any, Any]] = [
+            (t.messages, t.messages.c.seq < messages),
+            (t.results, t.results.c.seq < calls),
+            (t.timeline.commits, t.timeline.commits.c.revision <= revision),
+            (t.timeline.state_history, t.timeline.state_history.c.revision <= revision),
+            (
+                t.summaries,
+                t.summaries.c.seq >= 0 if summaries is None else t.summaries.c.seq < summaries,
+            ),
+        ]
+        for table, where in parts:
+            columns = [column for column in table.c if column.name != "thread_id"]
+            rows = select(literal(target, String), *columns).where(
+                table.c.thread_id == source, where
+            )
+            await conn.execute(
+                table.insert().from_select(["thread_id", *(c.name for c in columns)], rows)
+            )
+
+    async def _new_thread(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        source: Any,
+        counts: tuple[int, int, int],
+        meta: str,
+        now: float,
+    ) -> ThreadInfo:
+        """Insert the row of a copy of `source`: (revision, messages, calls) it holds."""
+        revision, messages, results = counts
+        info = ThreadInfo(
+            thread_id=thread_id,
+            app_name=source.app_name,
+            user_id=source.user_id,
+            revision=revision,
+            created_at=now,
+            updated_at=now,
+            message_count=messages,
+            result_count=results,
+            metadata=json.loads(meta),
+        )
+        values = info.model_dump(exclude={"metadata"})
+        await conn.execute(self.tables.threads.insert().values(**values, meta=meta))
+        return info
+
+    async def _taken(self, conn: AsyncConnection, thread_id: str) -> None:
+        threads = self.tables.threads
+        found = await conn.scalar(
+            select(threads.c.thread_id).where(threads.c.thread_id == thread_id)
+        )
+        if found is not None:
+            raise ThreadExistsError(f"thread {thread_id!r} already exists")
+
+    async def _after(self, conn: AsyncConnection, thread_id: str, revision: int) -> list[Mark]:
+        commits = self.tables.timeline.commits
+        rows = await conn.execute(
+            select(commits)
+            .where(commits.c.thread_id == thread_id, commits.c.revision > revision)
+            .order_by(commits.c.revision)
+        )
+        return _marks(rows.all())
+
+    @database_errors
+    async def fork_thread(
+        self,
+        thread_id: str,
+        *,
+        at: int | Checkpoint,
+        new_thread_id: str,
+        state: Mapping[str, str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> ForkResult:
+        """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
+        check_id("thread_id", thread_id)
+        check_id("new_thread_id", new_thread_id)
+        await self.setup()
+        t = self.tables
+        now = time.time()
+        async with self._writer.begin() as conn:
+            query = self._thread_select(thread_id).with_for_update(read=True, of=t.threads)
+            row = (await conn.execute(query)).first()
+            if row is None:
+                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
+            await self._taken(conn, new_thread_id)
+            index, group, summaries = await self._locate(conn, thread_id, row.result_count, at)
+            start, end = group[0], group[-1]
+            await self._copy(
+                conn,
+                thread_id,
+                new_thread_id,
+                (end.revision, start.results, start.messages, summaries),
+            )
+            values = await self._state_rows(conn, thread_id, end.revision)
+            meta = json.dumps(metadata) if metadata is not None else row.meta
+            info = await self._new_thread(
+                conn, new_thread_id, row, (end.revision, start.messages, start.results), meta, now
+            )
+            await self._set_state(conn, new_thread_id, values)
+            await self._set_origin(conn, new_thread_id, thread_id, index, "fork", now)
+            if state:
+                commit = Commit(revision=end.revision, state=dict(state))
+                await self._commits.write(conn, new_thread_id, commit, [], [], now)
+                info.revision += 1
+            after = await self._after(conn, thread_id, end.revision)
+        origin = ThreadOrigin(
+            thread_id=new_thread_id,
+            parent_thread_id=thread_id,
+            checkpoint=index,
+            kind="fork",
+            at=now,
+        )
+        return ForkResult.model_construct(
+            thread=info,
+            origin=origin,
+            shared_keys=shared_writes_after(after),
+        )
+
+    async def _set_state(
+        self, conn: AsyncConnection, thread_id: str, values: dict[str, str]
+    ) -> None:
+        if values:
+            rows = [{"thread_id": thread_id, "key": k, "value": v} for k, v in values.items()]
+            await conn.execute(self.tables.thread_state.insert(), rows)
+
+    async def _set_origin(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        parent: str,
+        checkpoint: int,
+        kind: str,
+        now: float,
+    ) -> None:
+        await conn.execute(
+            self.tables.timeline.lineage.insert().values(
+                thread_id=thread_id,
+                parent_thread_id=parent,
+                checkpoint=checkpoint,
+                kind=kind,
+                at=now,
+                rewinds=0,
+            )
+        )
+
+    @database_errors
+    async def rewind_thread(
+        self, thread_id: str, *, to: int | Checkpoint, kept_as: str
+    ) -> RewindReport:
+        """Move `thread_id` back to `to`, keeping the thread as it was as `kept_as`."""
+        check_id("thread_id", thread_id)
+        check_id("kept_as", kept_as)
+        await self.setup()
+        t = self.tables
+        now = time.time()
+        async with self._writer.begin() as conn:
+            query = self._thread_select(thread_id).with_for_update(of=t.threads)
+            row = (await conn.execute(query)).first()
+            if row is None:
+                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
+            await self._taken(conn, kept_as)
+            index, group, summaries = await self._locate(conn, thread_id, row.result_count, to)
+            start, end = group[0], group[-1]
+            after = await self._after(conn, thread_id, end.revision)
+            everything = (row.revision, row.result_count, row.message_count, None)
+            await self._copy(conn, thread_id, kept_as, everything)
+            counts = (row.revision, row.message_count, row.result_count)
+            await self._new_thread(conn, kept_as, row, counts, row.meta, now)
+            current = t.thread_state
+            await conn.execute(
+                current.insert().from_select(
+                    ["thread_id", "key", "value"],
+                    select(literal(kept_as, String), current.c.key, current.c.value).where(
+                        current.c.thread_id == thread_id
+                    ),
+                )
+            )
+            await self._set_origin(conn, kept_as, thread_id, index, "rewind", now)
+            await self._cut(conn, thread_id, end.revision, start, summaries)
+            revision = row.revision + 1
+            await conn.execute(
+                update(t.threads)
+                .where(t.threads.c.thread_id == thread_id)
+                .values(
+                    revision=revision,
+                    message_count=start.messages,
+                    result_count=start.results,
+                    updated_at=now,
+                )
+            )
+            await self._set_state(
+                conn, thread_id, await self._state_rows(conn, thread_id, end.revision)
+            )
+            await conn.execute(
+                t.timeline.commits.insert().values(
+                    thread_id=thread_id,
+                    revision=revision,
+                    calls=0,
+                    results=start.results,
+                    messages=start.messages,
+                    summaries=None,
+                    at=now,
+                    run_id=None,
+                    keys="[]",
+                    effects=None,
+                )
+            )
+            await self._count_rewind(conn, thread_id)
+        self.decoded.forget(thread_id)
+        count = row.result_count
+        return RewindReport.model_construct(
+            thread_id=thread_id,
+            checkpoint=index,
+            revision=revision,
+            discarded_calls=count - start.results,
+            kept_as=kept_as,
+            tool_calls_not_undone=tool_calls_after(after),
+            shared_keys=shared_writes_after(after),
+        )
+
+    async def _cut(
+        self, conn: AsyncConnection, thread_id: str, revision: int, start: Mark, summaries: int
+    ) -> None:
+        """Delete what came after a checkpoint (the caller copied it to the kept thread)."""
+        t = self.tables
+        cuts: Sequence[tuple[Any, Any]] = (
+            (t.messages, t.messages.c.seq >= start.messages),
+            (t.results, t.results.c.seq >= start.results),
+            (t.summaries, t.summaries.c.seq >= summaries),
+            (t.timeline.commits, t.timeline.commits.c.revision > revision),
+            (t.timeline.state_history, t.timeline.state_history.c.revision > revision),
+            (t.thread_state, t.thread_state.c.key.is_not(None)),
+        )
+        for table, where in cuts:
+            await conn.execute(delete(table).where(table.c.thread_id == thread_id, where))
+
+    async def _count_rewind(self, conn: AsyncConnection, thread_id: str) -> None:
+        lineage = self.tables.timeline.lineage
+        insert = self._insert(lineage).values(thread_id=thread_id, rewinds=1)
+        await conn.execute(
+            insert.on_conflict_do_update(
+                index_elements=[lineage.c.thread_id], set_={"rewinds": lineage.c.rewinds + 1}
+            )
+        )
