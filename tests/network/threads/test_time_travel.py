@@ -339,7 +339,7 @@ async def test_a_durable_run_cannot_resume_on_a_thread_rewound_behind_its_load(
     await three_runs(store)
     steps = _RecordedSteps()
     network = payer()
-    await ThreadSession.open(network, "t", store=store, steps=steps)  # type: ignore[arg-type]
+    await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]
     await network.rewind("t", to=0, store=store)
     with pytest.raises(ThreadError, match="'t' was rewound after this durable run loaded it"):
-        await ThreadSession.open(network, "t", store=store, steps=steps)  # type: ignore[arg-type]
+        await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]
