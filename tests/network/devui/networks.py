@@ -66,8 +66,8 @@ def codegen_network(*, confirm: bool = False, gate: threading.Event | None = Non
     )
     return Network(
         "codegen",
-        [planner, coder_agent, reviewer_agent],
-        codegen_route,
+        agents=[planner, coder_agent, reviewer_agent],
+        router=codegen_route,
         state_schema=CODEGEN_SCHEMA,
         max_iter=12,
     )
@@ -112,8 +112,8 @@ def long_network(steps: int, blob_at: int) -> Network:
     )
     return Network(
         "long",
-        [agent],
-        route,
+        agents=[agent],
+        router=route,
         state_schema={"note": {"type": str}, "blob": {"type": dict[str, str]}},
         max_iter=steps + 1,
     )

@@ -51,7 +51,7 @@ def until_answered(ctx: Any) -> Any:
 
 network = Network(
     "notes team",
-    [writer],
-    until_answered,
+    agents=[writer],
+    router=until_answered,
     state_schema={"notes": {"type": list[str]}, "answer": {"type": str}, "user": {"type": str}},
 )

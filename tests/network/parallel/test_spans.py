@@ -28,7 +28,7 @@ async def test_branches_are_sibling_agent_spans_with_their_branch(quiet_logs: No
     def router(ctx: Any) -> Any:
         return [first, fork][ctx.call_count] if ctx.call_count < 2 else None
 
-    network = Network("n", [first, a, b], router, telemetry=recorder.telemetry)
+    network = Network("n", agents=[first, a, b], router=router, telemetry=recorder.telemetry)
     result = await network.run("go")
     assert [f.branch for f in result.failed_branches] == ["pair/b"]
 

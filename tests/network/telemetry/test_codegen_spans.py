@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from examples.codegen import TASK, build_network
+from network import ThreadRef
 from tests.network.telemetry.otel import Recorder, tree
 
 pytestmark = pytest.mark.anyio
@@ -25,7 +26,7 @@ async def test_codegen_run_is_one_trace_with_the_exact_tree(
     recorder = Recorder()
     network = build_network()
     network.telemetry = recorder.telemetry
-    result = await network.run(TASK, thread_id="thread-1", store=str(tmp_path / "t.db"))
+    result = await network.run(TASK, thread=ThreadRef("thread-1", store=str(tmp_path / "t.db")))
 
     assert tree(recorder.spans) == [
         (

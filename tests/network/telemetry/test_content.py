@@ -27,7 +27,7 @@ CONTENT = [
 async def _run(recorder: Recorder) -> None:
     network = build(recorder.telemetry)
     first = await network.run(TASK, state={"temp:token": SECRET})
-    await network.resume(first, [first.interrupts[0].accept()])
+    await network.run(first.resume([first.interrupts[0].accept()]))
 
 
 async def test_no_content_attribute_by_default(

@@ -30,7 +30,9 @@ async def test_a_retried_request_is_two_chat_spans(
     model = LiteLLMModel(
         "openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x", retry_delay=0
     )
-    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    network = Network(
+        "greeter", agents=[Agent("greeter", model=model)], telemetry=recorder.telemetry
+    )
     result = await network.run("Hi.")
 
     calls = result.results[0].model_calls
@@ -79,7 +81,9 @@ async def test_the_native_client_reports_its_provider_and_response_model(
     openai_server.add_text("Hello.")
     recorder = Recorder()
     model = OpenAIModel("openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x")
-    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    network = Network(
+        "greeter", agents=[Agent("greeter", model=model)], telemetry=recorder.telemetry
+    )
     await network.run("Hi.")
     chat = recorder.only("chat gpt-4o-mini")
     assert chat.attributes["gen_ai.provider.name"] == "openai"
@@ -102,7 +106,9 @@ async def test_a_request_that_fails_for_good_is_a_failed_chat_span_per_attempt(
         retry_delay=0,
         max_retries=1,
     )
-    network = Network("greeter", [Agent("greeter", model=model)], telemetry=recorder.telemetry)
+    network = Network(
+        "greeter", agents=[Agent("greeter", model=model)], telemetry=recorder.telemetry
+    )
     with pytest.raises(ModelError):
         await network.run("Hi.")
 

@@ -32,7 +32,7 @@ async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_log
     network = build(Telemetry(tracer_provider=provider))
 
     first = await network.run("Check the weather, then deploy.", state={"temp:token": SECRET})
-    resumed = await network.resume(first, [first.interrupts[0].accept()])
+    resumed = await network.run(first.resume([first.interrupts[0].accept()]))
     assert provider.force_flush()
     provider.shutdown()
 
