@@ -28,6 +28,7 @@ another server process on the same database, continues a thread where it was.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,7 +50,8 @@ from network.ids import new_id
 from network.logger import LazyLogger
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import EventSink
-from network.run.interrupts import Interrupt
+from network.run.interrupts import AlreadyAnsweredError, Interrupt
+from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 from network.threads.resolve import open_store
@@ -244,6 +246,29 @@ class StoredThreads:
         return await _guarded("get_thread", self.store.get_thread(thread_id))
 
 
+async def _claim_answers(session: ThreadSession, answered: Any, run_id: str) -> None:
+    """Claim the answered interrupts in the store, or 409 when another answer came first."""
+    claims = {
+        interrupt.id: json.dumps(answer.to_json(), default=str) for interrupt, answer in answered
+    }
+    try:
+        await session.claim(claims, run_id)
+    except AlreadyAnsweredError as error:
+        await session.close()
+        raise RequestError(
+            409, "interrupt_answered", f"already answered: {', '.join(sorted(claims))}"
+        ) from error
+    except RequestError:
+        raise
+    except Exception as error:
+        await session.close()
+        await _guarded("claim_answers", _raise(error))
+
+
+async def _raise(error: BaseException) -> None:
+    raise error
+
+
 async def _guarded(operation: str, pending: Any) -> Any:
     """A store call whose failure the client hears of only as `store_failed` (500)."""
     try:
@@ -351,9 +376,15 @@ async def open_stored_run(
         session = await _guarded(
             "get_thread",
             ThreadSession.open(
-                network, thread_id, user_id=principal, store=threads.store, state=writes
+                network,
+                ThreadRef(thread_id, user_id=principal, store=threads.store),
+                state=writes,
             ),
         )
+        if checked.answered and session.pending:
+            # Kept with the thread: the store claims the answers once, whichever process or
+            # request comes first (a second answer runs nothing: 409).
+            await _claim_answers(session, checked.answered, run_input.run_id)
         state = session.state
         stored_messages = len(state.messages)
         replay = lacks_stored_messages(state.messages, checked.messages)
