@@ -6,9 +6,9 @@
 Routes (all but `/agui/` are GET and read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
-  modules: `devui.js` importing `dom.js`, `graphview.js`, `patch.js`, `sse.js`,
-  `stateview.js`) and style
-  (`devui.css`), files of this package, no build step. Any other name under `/static/` is a 404.
+  modules: `devui.js` importing `dom.js`, `conversationview.js`, `graphview.js`, `patch.js`,
+  `sse.js`, `stateview.js`) and style (`devui.css`), files of this package, no build step.
+  Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
@@ -64,6 +64,7 @@ MAX_LIST_LIMIT = 1_000
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversation back
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
     "devui.js": "text/javascript",
+    "conversationview.js": "text/javascript",
     "dom.js": "text/javascript",
     "graphview.js": "text/javascript",
     "patch.js": "text/javascript",

@@ -10,6 +10,7 @@
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
 
 import { $, el, iso, longPre, pre, randomId, section, served, setText, wholeActions } from "./dom.js";
+import { renderConversation, renderOutcome } from "./conversationview.js";
 import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
@@ -157,6 +158,7 @@ function scheduleRender() {
   requestAnimationFrame(() => {
     renderQueued = false;
     renderTimeline();
+    renderConversation($("conversation"), session.messages, session.messagesOmitted || 0);
   });
 }
 
@@ -456,6 +458,11 @@ const handlers = {
   RUN_FINISHED(event) {
     session.running = false;
     highlight(null);
+    const result = event.result || {};
+    renderOutcome($("outcome"), {
+      stopReason: event.outcome && event.outcome.type === "interrupt" ? "interrupted: waiting for confirmation" : result.stopReason,
+      summary: result.summary,
+    });
     const outcome = event.outcome;
     if (outcome && outcome.type === "interrupt") {
       session.interrupts = outcome.interrupts || [];
@@ -489,6 +496,7 @@ async function startRun(extra) {
   session.running = true;
   $("errors").replaceChildren();
   $("output").textContent = "";
+  $("outcome").replaceChildren();
   setStatus("starting", "running");
   const body = {
     threadId: session.threadId,
@@ -576,8 +584,10 @@ function resetLive() {
   $("detail-body").replaceChildren();
   $("interrupts").replaceChildren();
   $("output").textContent = "";
+  $("outcome").replaceChildren();
   highlight(null);
   renderTimeline();
+  renderConversation($("conversation"), session.messages);
 }
 
 // -- stored threads ------------------------------------------------------------------------
@@ -621,6 +631,9 @@ async function openThread(threadId) {
     segments: [segment],
     cursor: null,
     running: false,
+    messages: body.messages,
+    messagesOmitted: body.messages_omitted,
+    userId: body.user_id,
     steps: body.steps.map((s) => ({
       index: s.index,
       agent: s.agent,
@@ -654,7 +667,14 @@ async function openThread(threadId) {
   $("interrupts").replaceChildren();
   $("timeline").scrollTop = 0;
   setStatus("replay", "");
+  const last = body.last_run;
+  renderOutcome($("outcome"), last && {
+    note: "last run (run " + last.run + "): " + last.calls + " agent calls; the store keeps no stop reason",
+  });
+  $("output").replaceChildren();
+  if (last && last.output) setText($("output"), "Output: ", served(last.output));
   renderTimeline();
+  renderConversation($("conversation"), session.messages, session.messagesOmitted);
   if (session.steps.length) openStep(0);
 }
 
