@@ -3,7 +3,7 @@
     from network.devui import app
     asgi = app(network, store="agent-network.db")
 
-Routes (all but `/agui/` are GET and read-only):
+Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
   modules: `devui.js` importing `dom.js`, `conversationview.js`, `graphview.js`, `patch.js`,
@@ -20,6 +20,8 @@ Routes (all but `/agui/` are GET and read-only):
 - `/api/value?thread=T&step=N&part=P[&call=C][&download=1]`: the whole text of a part of a
   stored agent call (`input`, `prompt`, `answer`, or tool call C's `arguments` / `result`),
   as `text/plain`, or as a file to save with `download=1` (`whole_values`).
+- `/api/fork` (POST `{"thread", "at", "update"?}`) and `/api/rewind` (POST `{"thread", "to"}`):
+  `network.fork` / `network.rewind` on a stored thread (`branching`).
 
 Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
 (`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
@@ -48,14 +50,14 @@ from starlette.routing import Mount, Route
 
 from network.agui.registry import ThreadRegistry
 from network.agui.server import app as agui_app
+from network.devui.branching import fork_view, rewind_view
 from network.devui.graph import network_graph
+from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import InvalidIdError
-from network.ids import new_id
-from network.logger import LazyLogger
 from network.threads.ids import check_id
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -78,30 +80,8 @@ FAVICON = (
     b'<circle cx="8" cy="8" r="7" fill="#1d2430"/><circle cx="8" cy="8" r="3" fill="#2f6fde"/>'
     b"</svg>"
 )
-SECURITY_HEADERS = {
-    "content-security-policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-    ),
-    "x-content-type-options": "nosniff",
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-}
-
-log = LazyLogger("agent_network.devui")
-
-
-class _ParamError(Exception):
-    def __init__(self, status: int, code: str, message: str, key: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.key = status, code, message, key
-
-    def response(self) -> JSONResponse:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.key is not None:
-            error["key"] = self.key
-        return JSONResponse({"error": error}, status_code=self.status, headers=SECURITY_HEADERS)
+_ParamError = ParamError  # the names this module has always used
+_store_failed = store_failed
 
 
 def app(
@@ -141,6 +121,8 @@ def app(
             Route("/api/thread", views.thread, methods=["GET"]),
             Route("/api/history", views.history, methods=["GET"]),
             Route("/api/value", views.value, methods=["GET"]),
+            Route("/api/fork", views.fork, methods=["POST"]),
+            Route("/api/rewind", views.rewind, methods=["POST"]),
             Mount("/agui", app=runs),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
@@ -189,16 +171,6 @@ def _step(request: Request) -> int:
     return int(text)
 
 
-def _store_failed(operation: str, error: BaseException) -> JSONResponse:
-    reference = new_id("err_")
-    log.error("devui.store_failed", operation=operation, reference=reference, exc_info=error)
-    return _ParamError(
-        500,
-        "store_failed",
-        f"the thread store failed (reference {reference}); the server's log has the details",
-    ).response()
-
-
 class _Views:
     def __init__(self, network: Any, store: Any) -> None:
         self.network = network
@@ -217,6 +189,12 @@ class _Views:
         if media_type is None:
             return _ParamError(404, "not_found", "no such file").response()
         return Response(_asset(name), media_type=media_type, headers=SECURITY_HEADERS)
+
+    async def fork(self, request: Request) -> Response:
+        return await fork_view(request, self.network, self.store)
+
+    async def rewind(self, request: Request) -> Response:
+        return await rewind_view(request, self.network, self.store)
 
     async def graph(self, request: Request) -> Response:
         return JSONResponse(network_graph(self.network), headers=SECURITY_HEADERS)
