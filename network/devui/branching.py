@@ -9,7 +9,8 @@ The bodies are hostile JSON: `application/json` only (any other type can be sent
 without a CORS preflight), bounded in size, no NaN or infinity, and every field checked:
 
 - fork: `{"thread": T, "at": N, "update": {key: value, ...}?}`, answered with the new
-  thread's id, its origin and the shared keys written after the checkpoint;
+  thread's id, its origin, the keys the update set and the shared keys written after the
+  checkpoint;
 - rewind: `{"thread": T, "to": N}`, answered with the rewind's report.
 
 Refusals have the dev server's error shape: 415 for another content type, 413 for a body too
@@ -135,6 +136,7 @@ async def fork_view(request: Request, network: Any, store: Any) -> Response:
         "thread_id": forked.thread.thread_id,
         "origin": forked.origin.model_dump(mode="json"),
         "shared_keys": forked.model_dump(mode="json")["shared_keys"],
+        "updated": sorted(update or {}),  # the keys the edit set (no agent call records them)
     }
     return JSONResponse(answer, headers=SECURITY_HEADERS)
 

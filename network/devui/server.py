@@ -7,7 +7,8 @@ Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
   modules: `devui.js` importing `dom.js`, `conversationview.js`, `graphview.js`, `patch.js`,
-  `sse.js`, `stateview.js`) and style (`devui.css`), files of this package, no build step.
+  `sse.js`, `stateview.js`, `timetravel.js`) and style (`devui.css`), files of this package,
+  no build step.
   Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
@@ -72,6 +73,7 @@ STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/
     "patch.js": "text/javascript",
     "sse.js": "text/javascript",
     "stateview.js": "text/javascript",
+    "timetravel.js": "text/javascript",
     "devui.css": "text/css",
 }
 # Browsers ask for /favicon.ico on every page load; a 404 there is an error in the console.

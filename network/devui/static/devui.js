@@ -15,6 +15,7 @@ import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
+import { timeTravelSection } from "./timetravel.js";
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 6;
@@ -274,6 +275,18 @@ function renderDetail(step, state, changes) {
   body.push(section("State change (JSON Patch)", renderDiff(changes)));
   if (step.applyError) body.push(el("div", { class: "error" }, "a state operation did not apply: ", iso(step.applyError)));
   body.push(section("State after the step", renderState(state, changes, showHistory)));
+  if (session.kind === "replay") {
+    body.push(
+      timeTravelSection({
+        threadId: session.threadId,
+        step: step.index,
+        state,
+        openThread,
+        refreshThreads: loadThreads,
+        showError,
+      }),
+    );
+  }
   $("detail-body").replaceChildren(...body);
 }
 

@@ -46,4 +46,5 @@ def test_the_static_files_are_package_data(tmp_path: Path) -> None:
         "patch.js",
         "sse.js",
         "stateview.js",
+        "timetravel.js",
     ]
