@@ -534,6 +534,10 @@ async function startRun(extra) {
   }
   if (!response.ok) {
     session.running = false;
+    // nothing ran: the message goes back to the chat box, to be sent again once fixed
+    if (!extra.resume && session.messages.length && session.messages[session.messages.length - 1].role === "user") {
+      $("chat-input").value = session.messages.pop().content;
+    }
     let message = "HTTP " + response.status;
     try {
       const refused = await response.json();
@@ -587,6 +591,26 @@ function resume() {
   session.interrupts = [];
   $("interrupts").replaceChildren();
   startRun({ resume: answers });
+}
+
+// The run options' initial state: undefined when empty, null (and an error shown) when it is
+// not a JSON object. The server checks the keys (scopes, schema) and refuses the run naming
+// the key at fault.
+function initialState() {
+  const text = $("initial-state").value.trim();
+  if (!text) return undefined;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    showError("the initial state is not JSON: " + error.message);
+    return null;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    showError("the initial state must be a JSON object of keys");
+    return null;
+  }
+  return value;
 }
 
 function resetLive() {
@@ -707,9 +731,15 @@ function init() {
     if (!text || session.running) return;
     if (session.kind !== "live") resetLive();
     if (session.interrupts.length) return showError("answer the confirmation first");
+    const extra = {};
+    if (session.runs === 0) {
+      const initial = initialState();
+      if (initial === null) return;
+      if (initial !== undefined) extra.state = initial;
+    }
     input.value = "";
     session.messages.push({ id: randomId("msg"), role: "user", content: text });
-    startRun({});
+    startRun(extra);
   });
   $("new-thread").addEventListener("click", resetLive);
   $("threads-refresh").addEventListener("click", loadThreads);

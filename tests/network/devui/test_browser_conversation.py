@@ -54,3 +54,29 @@ def test_a_stored_thread_shows_its_conversation_and_last_run(page: Any, tmp_path
         note = page.inner_text("#outcome")
         assert "last run (run 1): 5 agent calls" in note
         assert "Output: 1. calc/add.py" in page.inner_text("#output")
+
+
+def test_a_run_starts_from_the_initial_state_set_on_the_page(page: Any, tmp_path: Path) -> None:
+    with serve(app(codegen_network(), store=tmp_path / "t.db")) as url:
+        page.goto(url)
+        page.wait_for_selector("#graph .node[data-agent='coder']")
+        page.click("#run-options summary")
+        page.fill("#initial-state", '{"topic": 5}')  # the schema says str
+        page.fill("#chat-input", "Write an add function")
+        page.click("#chat-send")
+        error = page.locator("#errors .error")
+        error.wait_for()
+        assert "run refused: HTTP 422" in error.inner_text()
+        assert "topic" in error.inner_text()
+        assert page.locator("#timeline .row").count() == 0  # nothing ran
+        assert page.input_value("#chat-input") == "Write an add function"  # kept to resend
+
+        page.fill("#initial-state", '{"topic": "addition", "user:language": "fr"}')
+        page.click("#chat-send")
+        page.wait_for_selector("#status:text('finished')")
+        page.click("#timeline .row[data-index='0']")
+        for key, value in (("topic", "addition"), ("user:language", "fr")):
+            entry = page.locator(f"#detail-state .state-key[data-key='{key}']")
+            entry.locator("summary .summary-note").click()  # opens the value
+            assert entry.locator("pre").inner_text() == value
+        assert [role for role, _ in messages(page)][:2] == ["user", "assistant"]  # sent once
