@@ -26,10 +26,12 @@ line on stderr and exits with status 2; a run that fails exits with status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 import anyio
@@ -41,9 +43,11 @@ from network.cli.endpoint import (
     endpoint_from_args,
     endpoint_override,
 )
-from network.cli.load import CLIError, load_network
+from network.cli.load import CLIError, load_network, split_target
+from network.cli.reload import ReloadingApp
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
+from network.network import Network
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -71,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL|PATH",
         help="the thread store to list and replay: a database URL, an SQLite path or "
         "sqlite:PATH (default: $AGENT_NETWORK_STORE, else agent-network.db); only read",
+    )
+    dev.add_argument(
+        "--reload",
+        action="store_true",
+        help="load the network again when its file changes (threads are kept)",
     )
     add_endpoint_options(dev)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
@@ -217,6 +226,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 (uvicorn)
 
     from network.devui import app  # noqa: PLC0415 (starlette)
+    from network.devui.server import dev_registry  # noqa: PLC0415 (starlette)
 
     network = load_network(args.target)
     endpoint = endpoint_from_args(args)
@@ -230,9 +240,27 @@ def cmd_dev(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
     hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
-    asgi = app(network, store=store_option(args.store), allowed_hosts=hosts)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    with endpoint_override(network, endpoint), sock:
+    with contextlib.ExitStack() as overrides, sock:
+        # every network loaded (the first, and each reload) runs on the endpoint options
+        def endpointed(loaded: Network) -> Network:
+            return overrides.enter_context(endpoint_override(loaded, endpoint))
+
+        def build(served: Network) -> Any:
+            return app(served, store=store_option(args.store), allowed_hosts=hosts, **shared)
+
+        # one thread registry for every rebuilt app: a reload keeps the page's threads
+        shared: dict[str, Any] = {"threads": dev_registry()} if args.reload else {}
+        asgi: Any
+        if args.reload:
+            asgi = ReloadingApp(
+                lambda: endpointed(load_network(args.target)),
+                build,
+                Path(split_target(args.target)[0]),
+                network=endpointed(network),
+            )
+        else:
+            asgi = build(endpointed(network))
         print(f"Dev UI for {network.name!r} at http://{host}:{port}/", flush=True)
         config = uvicorn.Config(asgi, log_level="warning", lifespan="off")
         uvicorn.Server(config).run(sockets=[sock])

@@ -86,6 +86,13 @@ _ParamError = ParamError  # the names this module has always used
 _store_failed = store_failed
 
 
+def dev_registry() -> ThreadRegistry:
+    """The dev UI's default in-memory thread registry: threads of up to 64 MiB of state each
+    (a local tool's budget), 1 GiB in all. `agent-network dev --reload` shares one between
+    the apps it rebuilds."""
+    return ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
+
+
 def app(
     network: Any,
     *,
@@ -106,11 +113,8 @@ def app(
             the name or address the server is reached by when it is bound elsewhere.
         max_body_bytes: the largest AG-UI request body (default 16 MiB).
     """
-    registry = (  # `is None`: an empty registry is falsy (it has a length)
-        threads
-        if threads is not None
-        else ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
-    )
+    # `is None`: an empty registry is falsy (it has a length)
+    registry = threads if threads is not None else dev_registry()
     views = _Views(network, store)
     runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)
     starlette = Starlette(
