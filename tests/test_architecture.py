@@ -290,3 +290,187 @@ def test_the_layout_checks_see_what_they_claim() -> None:
     assert importable("agents.output") and importable("agents.tools.tool.Tool")
     assert not importable("agents.Agent.no_such_attribute")
     assert not importable("agents.no_such_module")
+
+
+# Tests named after the modules they test: `tests/` mirrors the packages, and the behaviour of
+# `network/run/loop.py` is tested in `tests/network/run/test_loop.py` (an internal module's
+# file drops the underscore: `agents/tools/_dispatch.py` -> `tests/agents/tools/test_dispatch.py`).
+# A module may have more test files (named after the behaviour they check); one is its own.
+
+# Modules honestly tested through another module's file, and the file that tests them.
+TESTED_THROUGH = {
+    "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
+    # GET /api/value, driven from the page in Chromium
+    "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
+    # time travel (from main): every store's checkpoints, fork and rewind in one file
+    "network.threads.checkpoint_data": "tests/network/threads/test_time_travel.py",
+    "network.threads.checkpoint_store": "tests/network/threads/test_time_travel.py",
+    "network.threads.memory_timeline": "tests/network/threads/test_time_travel.py",
+    "network.threads.sql_timeline": "tests/network/threads/test_time_travel.py",
+    "network.threads.sql_timeline_tables": "tests/network/threads/test_time_travel.py",
+    "network.threads.timeline": "tests/network/threads/test_time_travel.py",
+    "network.threads.sql_errors": "tests/network/threads/test_ids.py",  # a store error's form
+    "routers.routing_prompt": "tests/routers/test_routing_agent.py",  # the routing agent's prompt
+    "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
+}
+# Public modules without a test file of their own yet. This list may only shrink: a new module
+# comes with its test file, and a module that gets one leaves the list.
+NO_TEST_FILE_YET = {
+    "network.agui.auth",
+    "network.agui.client_state",
+    "network.agui.content_type",
+    "network.agui.declared_tools",
+    "network.agui.errors",
+    "network.agui.input",
+    "network.agui.messages",
+    "network.agui.registry",
+    "network.agui.run_errors",
+    "network.agui.tool_results",
+    "network.cli.bind",
+    "network.cli.endpoint",
+    "network.cli.load",
+    "network.cli.trace",
+    "network.devui.bounded",
+    "network.devui.graph",
+    "network.devui.observe",
+    "network.devui.replay",
+    "network.devui.steps",
+    "network.devui.store_access",
+    "network.durable.client",
+    "network.durable.continuation",
+    "network.durable.engine",
+    "network.durable.liveness",
+    "network.durable.process",
+    "network.durable.replay_gate",
+    "network.durable.route_record",
+    "network.durable.router_spend",
+    "network.durable.runs",
+    "network.durable.sqlite_journal",
+    "network.durable.steps",
+    "network.durable.worker",
+    "network.durable.workflow",
+    "network.errors",
+    "network.events",
+    "network.history.fixed_list",
+    "network.history.messages",
+    "network.history.record",
+    "network.history.results",
+    "network.history.summary",
+    "network.history.view",
+    "network.history.writes",
+    "network.ids",
+    "network.logger",
+    "network.mcp.server",
+    "network.network",
+    "network.run.client_results",
+    "network.run.client_tools",
+    "network.run.context",
+    "network.run.engine",
+    "network.run.fork",
+    "network.run.interrupts",
+    "network.run.join",
+    "network.run.lifecycle",
+    "network.run.logs",
+    "network.run.parallel",
+    "network.run.predictive",
+    "network.run.predictive_config",
+    "network.run.protocols",
+    "network.run.result_view",
+    "network.run.resumption",
+    "network.run.retry_policy",
+    "network.run.steps",
+    "network.run.tool_defaults",
+    "network.state.branch",
+    "network.state.handlers",
+    "network.state.json_form",
+    "network.state.provenance",
+    "network.state.scopes",
+    "network.state.staged",
+    "network.state.state",
+    "network.state.typenames",
+    "network.state.values",
+    "network.telemetry.activate",
+    "network.telemetry.conventions",
+    "network.telemetry.metrics",
+    "network.telemetry.options",
+    "network.telemetry.spans",
+    "network.threads.codec",
+    "network.threads.decoded",
+    "network.threads.memory",
+    "network.threads.protocol",
+    "network.threads.resolve",
+    "network.threads.session",
+    "network.threads.sql",
+    "network.threads.sql_commit",
+    "network.threads.sql_tables",
+    "network.threads.thread_data",
+    "network.threads.urls",
+    "agents.mcp.arguments",
+    "agents.mcp.connection",
+    "agents.mcp.content",
+    "agents.mcp.errors",
+    "agents.mcp.offered",
+    "agents.mcp.server",
+    "agents.mcp.tool",
+    "agents.models.answer_check",
+    "agents.models.base",
+    "agents.models.http_pool",
+    "agents.models.openai_body",
+    "agents.models.openai_stream",
+    "agents.models.per_list",
+    "agents.models.price",
+    "agents.models.price_map",
+    "agents.models.providers",
+    "agents.models.registry",
+    "agents.models.retry",
+    "agents.models.retrying",
+    "agents.models.scripted",
+    "agents.models.streamed_answer",
+    "agents.models.tool_arguments",
+    "agents.models.tool_choice",
+    "agents.models.usage",
+    "agents.models.wire",
+}
+
+
+def own_test_file(name: str) -> Path:
+    """`tests/<package path>/test_<module>.py`, the leading underscore of the module dropped."""
+    *package, module = name.split(".")
+    return ROOT.joinpath("tests", *package, f"test_{module.lstrip('_')}.py")
+
+
+def public_modules() -> list[str]:
+    return sorted(
+        name
+        for name, path in all_modules().items()
+        if path.name not in ("__init__.py", "__main__.py") and not is_internal(name)
+    )
+
+
+def test_every_public_module_has_a_test_file_of_its_own() -> None:
+    without = {name for name in public_modules() if not own_test_file(name).exists()}
+    new = sorted(without - NO_TEST_FILE_YET - set(TESTED_THROUGH))
+    assert new == [], "add tests/<package>/test_<module>.py for these modules"
+    stale = sorted(NO_TEST_FILE_YET - without)
+    assert stale == [], "these have a test file (or are gone): take them off NO_TEST_FILE_YET"
+
+
+def test_modules_tested_through_others_name_a_real_test_file() -> None:
+    modules = all_modules()
+    assert [name for name in TESTED_THROUGH if name not in modules] == []
+    assert [f for f in TESTED_THROUGH.values() if not (ROOT / f).exists()] == []
+
+
+def test_every_test_file_the_repository_names_exists() -> None:
+    """A test file moved or renamed is followed by the docs and the code that point to it."""
+    named = re.compile(r"\btests/[\w/]+?\.py\b")
+    texts = [*DOCUMENTS, ROOT / "pyproject.toml", *(ROOT / "benchmarks").glob("*.md")]
+    for package in (*PACKAGES, "benchmarks", "scripts"):  # examples name files they generate
+        texts += sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+    missing = sorted(
+        f"{text.relative_to(ROOT).as_posix()}: {path}"
+        for text in texts
+        for path in named.findall(text.read_text())
+        if not (ROOT / path).exists()
+    )
+    assert missing == []

@@ -1,11 +1,11 @@
-"""Agents: instructions from state, models, tool_choice, output_key, hooks, standalone runs."""
+"""Agents: models, tool_choice, output_key, standalone runs (instructions and hooks: own files)."""
 
-import dataclasses
+from typing import Any
 
 import pytest
 
-from agents import Agent, AgentHooks, ScriptedModel, call, tool
-from network import ConfigurationError, Network, StopReason, TemplateError
+from agents import Agent, ScriptedModel, call, tool
+from network import ConfigurationError, Network, StopReason
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
@@ -16,26 +16,14 @@ def system_text(model: ScriptedModel, index: int = 0) -> str:
     return model.requests[index].system[0].content
 
 
-@pytest.mark.anyio
-async def test_instructions_are_filled_from_state_with_escapes_and_optional_keys() -> None:
-    model = ScriptedModel(["ok"])
-    agent = Agent(
-        "a",
-        system='Hi {user:name}. Plan: {plan}. Notes: {notes?}. JSON: {{"k": 1}} and {"raw": 2}',
-        model=model,
-    )
-    await one_call(agent).run("x", state={"user:name": "Ada", "plan": "ship it"})
-    assert system_text(model) == 'Hi Ada. Plan: ship it. Notes: . JSON: {"k": 1} and {"raw": 2}'
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    return f"found {query}"
 
 
-@pytest.mark.anyio
-async def test_a_missing_placeholder_names_the_key_and_the_agent() -> None:
-    agent = Agent("planner", system="Plan: {plan}", model=ScriptedModel(["ok"]))
-    with pytest.raises(TemplateError) as caught:
-        await one_call(agent).run("x")
-    assert caught.value.key == "plan"
-    assert caught.value.agent == "planner"
-    assert "'plan'" in str(caught.value) and "'planner'" in str(caught.value)
+def solo(*answers: Any) -> Agent:
+    return Agent("solo", tools=[lookup], model=ScriptedModel(list(answers)))
 
 
 @pytest.mark.anyio
@@ -91,74 +79,6 @@ async def test_output_key_stores_the_final_text() -> None:
 
 
 @pytest.mark.anyio
-async def test_on_start_can_rewrite_the_prompt_and_history() -> None:
-    from network import SystemMessage
-
-    def on_start(call):
-        call.prompt = [SystemMessage(content="rewritten")]
-        call.history = list(call.history)[-1:]
-
-    model = ScriptedModel(["ok"])
-    agent = Agent("a", system="original", model=model, hooks={"on_start": on_start})
-    await one_call(agent).run("question")
-    request = model.requests[0]
-    assert [m.content for m in request.system] == ["rewritten"]
-    assert [m.content for m in request.history] == ["question"]
-
-
-@pytest.mark.anyio
-async def test_on_start_can_skip_the_call() -> None:
-    model = ScriptedModel([])
-    agent = Agent(
-        "a", model=model, hooks=AgentHooks(on_start=lambda call: setattr(call, "skip", True))
-    )
-    result = await one_call(agent).run("x")
-    assert model.requests == []
-    assert result.results[0].skipped
-    assert len(result.messages) == 1  # only the user's input
-
-
-@pytest.mark.anyio
-async def test_on_response_runs_before_tools_and_can_drop_tool_calls() -> None:
-    ran = []
-
-    @tool
-    def dangerous() -> str:
-        ran.append(True)
-        return "boom"
-
-    async def on_response(call):
-        assert call.response.message.tool_calls[0].name == "dangerous"
-        call.response.message.tool_calls = []
-        call.response.message.content = "I will not."
-
-    agent = Agent(
-        "a",
-        tools=[dangerous],
-        model=ScriptedModel([call("dangerous")]),
-        hooks={"on_response": on_response},
-    )
-    result = await one_call(agent).run("x")
-    assert ran == []
-    assert result.output == "I will not."
-
-
-@pytest.mark.anyio
-async def test_on_finish_decides_what_history_keeps() -> None:
-    from network import AssistantMessage
-
-    def on_finish(call):
-        return dataclasses.replace(
-            call.result, output=[AssistantMessage(content="redacted", name="a")]
-        )
-
-    agent = Agent("a", model=ScriptedModel(["secret"]), hooks={"on_finish": on_finish})
-    result = await one_call(agent).run("x")
-    assert result.output == "redacted"
-    assert result.messages[-1].content == "redacted"
-
-
-@pytest.mark.anyio
 async def test_standalone_run_loops_until_text_with_tool_results_in_the_next_request() -> None:
     @tool
     def add(a: int, b: int) -> int:
@@ -184,3 +104,71 @@ async def test_standalone_run_stops_at_max_steps() -> None:
     result = await agent.run("x", max_steps=3)
     assert result.stop_reason == StopReason.MAX_ITER
     assert len(result.results) == 3
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("quiet_logs")
+async def test_output_key_stores_the_final_answer_not_the_text_beside_a_tool_call() -> None:
+    @tool
+    def search(query: str) -> str:
+        """Search the docs."""
+        return "the docs say 42"
+
+    from network.history.messages import AssistantMessage, ToolCall
+
+    look = AssistantMessage(
+        "Let me look that up.", tool_calls=[ToolCall("c1", "search", {"query": "q"})]
+    )
+    agent = Agent(
+        "researcher",
+        tools=[search],
+        model=ScriptedModel([look, "The answer is 42."]),
+        output_key="answer",
+    )
+    seen: list[bool] = []
+
+    def route(ctx: Any) -> Any:  # the README's pattern: run until the key is there
+        seen.append(ctx.kv.has("answer"))
+        return None if ctx.kv.has("answer") else agent
+
+    result = await Network("n", [agent], route).run("what is it?")
+    assert seen == [False, False, True]  # not set by the first call's "Let me look that up."
+    assert result["answer"] == "The answer is 42."
+
+
+@pytest.mark.usefixtures("quiet_logs")
+@pytest.mark.anyio
+async def test_run_sync_inside_a_running_loop_says_to_await_run() -> None:
+    network = Network("n", [solo("hi")])
+    with pytest.raises(ConfigurationError, match=r"use `await network.run\(...\)`"):
+        network.run_sync("go")
+    with pytest.raises(ConfigurationError, match=r"agent 'solo'.*`await network.run"):
+        solo("hi").run_sync("go")
+
+
+@pytest.mark.usefixtures("quiet_logs")
+def test_agent_run_sync_says_the_agent_answered() -> None:
+    result = solo(call("lookup", query="x"), "It is x.").run_sync("what is x?")
+    assert result.stop_reason == StopReason.AGENT_ANSWERED == "agent_answered"
+    assert result.output == "It is x." and len(result.results) == 2
+
+
+@pytest.mark.usefixtures("quiet_logs")
+def test_a_lone_agent_out_of_steps_says_max_iter() -> None:
+    agent = solo(call("lookup", query="x"), call("lookup", query="y"))
+    assert agent.run_sync("go", max_steps=2).stop_reason == StopReason.MAX_ITER
+
+
+@pytest.mark.usefixtures("quiet_logs")
+def test_a_lone_agent_skipped_by_its_hook_says_so() -> None:
+    def skip(call_: Any) -> None:
+        call_.skip = True
+
+    agent = Agent("shy", model=ScriptedModel([]), hooks={"on_start": skip})
+    assert agent.run_sync("go").stop_reason == StopReason.AGENT_SKIPPED
+
+
+@pytest.mark.usefixtures("quiet_logs")
+def test_agent_state_schema_says_where_the_schema_goes() -> None:
+    with pytest.raises(ConfigurationError, match=r"Network\(\.\.\., state_schema=\.\.\.\)"):
+        Agent("a", state_schema={"plan": {"type": str}})  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Typed agent output: `Agent(output_type=...)`, its three modes, re-asks and the typed value."""
+"""Typed agent output: `Agent(output_type=...)`, its three modes and the typed value it stores."""
 
 from __future__ import annotations
 
@@ -8,24 +8,11 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel
 
-from agents import Agent, ScriptedModel, call, tool
-from network import (
-    ConfigurationError,
-    Network,
-    OutputValidationError,
-    RunContext,
-    Stop,
-    UserMessage,
-)
-from tests.network.agui.protocol import replay, wire
+from agents import ScriptedModel, call, tool
+from network import ConfigurationError, Network, RunContext, Stop
+from tests.agents.output.ticket import TICKET, Ticket, agent
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
-
-
-class Ticket(BaseModel):
-    title: str
-    priority: int
-    tags: list[str] = []
 
 
 class Bug(BaseModel):
@@ -36,13 +23,6 @@ class Bug(BaseModel):
 class Feature(BaseModel):
     kind: Literal["feature"]
     why: str
-
-
-TICKET = {"title": "Login fails", "priority": 2, "tags": ["auth"]}
-
-
-def agent(model: ScriptedModel, **options: Any) -> Agent:
-    return Agent("triage", system="File a ticket.", model=model, **options)
 
 
 async def test_native_mode_sends_the_schema_and_returns_the_validated_object() -> None:
@@ -156,46 +136,6 @@ async def test_a_model_without_a_declared_capability_gets_prompted_mode() -> Non
     assert result.results[-1].output_value == Ticket(**TICKET)
 
 
-async def test_invalid_output_is_asked_again_with_the_errors_replacing_the_attempt() -> None:
-    model = ScriptedModel(
-        ['{"title": "x"}', "not json at all", json.dumps(TICKET)]  # two failures, then valid
-    )
-    result = await agent(model, output_type=Ticket).run("x")
-    first, second, third = model.requests
-    assert len(first.history) == 1  # the user's input
-    assert len(second.history) == len(third.history) == 2  # one feedback message, never more
-    feedback = second.history[-1]
-    assert isinstance(feedback, UserMessage)
-    assert "priority: Field required" in feedback.content and '{"title": "x"}' in feedback.content
-    assert "not valid JSON" in third.history[-1].content
-    assert "priority" not in third.history[-1].content  # the earlier attempt is gone
-    assert result.results[-1].output_value == Ticket(**TICKET)
-    assert len(result.results) == 1  # the re-asks are one agent call
-    assert result.results[-1].usage.completion_tokens > 8  # usage counts every attempt
-    assert [m.content for m in result.messages][-1] == json.dumps(TICKET)  # history: valid only
-
-
-async def test_when_the_budget_is_spent_the_error_names_agent_attempts_errors_and_text() -> None:
-    model = ScriptedModel(['{"title": 1}'], repeat_last=True)
-    with pytest.raises(OutputValidationError) as caught:
-        await agent(model, output_type=Ticket).run("x")
-    error = caught.value
-    assert error.agent == "triage" and error.attempts == 3 and len(model.requests) == 3
-    assert error.raw == '{"title": 1}'
-    assert len(error.errors) == 3
-    assert "title: Input should be a valid string" in error.errors[0]
-    assert "priority: Field required" in error.errors[0]
-    assert "'triage'" in str(error) and "3 attempt(s)" in str(error)
-    assert error.partial_result is not None
-
-
-async def test_output_retries_sets_the_budget() -> None:
-    model = ScriptedModel(["{}"], repeat_last=True)
-    with pytest.raises(OutputValidationError):
-        await agent(model, output_type=Ticket, output_retries=0).run("x")
-    assert len(model.requests) == 1
-
-
 def test_bad_output_options_are_configuration_errors() -> None:
     model = ScriptedModel([])
     with pytest.raises(ConfigurationError, match="output_mode 'json'"):
@@ -204,54 +144,6 @@ def test_bad_output_options_are_configuration_errors() -> None:
         agent(model, output_type=Ticket, output_retries=-1)
     with pytest.raises(ConfigurationError, match="output_type .* cannot be validated"):
         agent(model, output_type=object())
-
-
-async def test_partial_output_streams_as_predictive_state_and_is_then_committed() -> None:
-    class Schema(BaseModel):
-        ticket: Ticket | None = None
-
-    text = json.dumps(TICKET)
-    triage = agent(
-        ScriptedModel([text], stream=True, chunk_size=5), output_type=Ticket, output_key="ticket"
-    )
-    network = Network("n", [triage], state_schema=Schema)
-    async with network.stream("x") as stream:
-        got = [event async for event in stream]
-    run = replay(wire(got))
-    start = run.types.index("TEXT_MESSAGE_START")
-    end = run.types.index("TEXT_MESSAGE_END")
-    predicted = [e["delta"] for e in run.events[start:end] if e["type"] == "STATE_DELTA"]
-    assert len(predicted) >= 3  # the form fills as the JSON grows
-    values = [delta[0]["value"] for delta in predicted]
-    assert all(delta[0]["path"] == "/ticket" for delta in predicted)
-    assert values[-1] == TICKET
-    assert any(v.get("title") not in (None, "Login fails") for v in values)  # a title half-written
-    assert run.state["ticket"] == TICKET  # the committed value, as the client has it
-    assert isinstance(stream.result["ticket"], Ticket)
-
-
-async def test_a_prediction_that_never_validates_is_taken_back() -> None:
-    triage = agent(
-        ScriptedModel(['{"title": "half"}'], stream=True, repeat_last=True),
-        output_type=Ticket,
-        output_key="ticket",
-        output_retries=1,
-    )
-    network = Network("n", [triage])
-    got: list[Any] = []
-    with pytest.raises(OutputValidationError):
-        async with network.stream("x") as stream:
-            async for event in stream:
-                got.append(event)
-    run = replay(wire(got), allow_error=True)
-    deltas = [e["delta"] for e in run.events if e["type"] == "STATE_DELTA"]
-    assert [{"op": "add", "path": "/ticket", "value": {"title": "half"}}] in deltas
-    assert deltas[-1] == [{"op": "remove", "path": "/ticket"}]
-    assert "ticket" not in run.state
-    assert run.error is not None  # the run failed with OutputValidationError
-    invalid = [e["value"] for e in run.of("CUSTOM") if e["name"] == "OutputInvalid"]
-    assert [(v["attempt"], v["retrying"]) for v in invalid] == [(1, True), (2, False)]
-    assert invalid[0]["agent"] == "triage" and "priority: Field required" in invalid[0]["errors"]
 
 
 async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: Any) -> None:

@@ -1,0 +1,80 @@
+"""Agent hooks: `on_start`, `on_response` and `on_finish` on the `AgentCall` they receive."""
+
+import dataclasses
+
+import pytest
+
+from agents import Agent, AgentHooks, ScriptedModel, call, tool
+from network import Network
+
+
+def one_call(agent: Agent, **kwargs) -> Network:
+    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None, **kwargs)
+
+
+@pytest.mark.anyio
+async def test_on_start_can_rewrite_the_prompt_and_history() -> None:
+    from network import SystemMessage
+
+    def on_start(call):
+        call.prompt = [SystemMessage(content="rewritten")]
+        call.history = list(call.history)[-1:]
+
+    model = ScriptedModel(["ok"])
+    agent = Agent("a", system="original", model=model, hooks={"on_start": on_start})
+    await one_call(agent).run("question")
+    request = model.requests[0]
+    assert [m.content for m in request.system] == ["rewritten"]
+    assert [m.content for m in request.history] == ["question"]
+
+
+@pytest.mark.anyio
+async def test_on_start_can_skip_the_call() -> None:
+    model = ScriptedModel([])
+    agent = Agent(
+        "a", model=model, hooks=AgentHooks(on_start=lambda call: setattr(call, "skip", True))
+    )
+    result = await one_call(agent).run("x")
+    assert model.requests == []
+    assert result.results[0].skipped
+    assert len(result.messages) == 1  # only the user's input
+
+
+@pytest.mark.anyio
+async def test_on_response_runs_before_tools_and_can_drop_tool_calls() -> None:
+    ran = []
+
+    @tool
+    def dangerous() -> str:
+        ran.append(True)
+        return "boom"
+
+    async def on_response(call):
+        assert call.response.message.tool_calls[0].name == "dangerous"
+        call.response.message.tool_calls = []
+        call.response.message.content = "I will not."
+
+    agent = Agent(
+        "a",
+        tools=[dangerous],
+        model=ScriptedModel([call("dangerous")]),
+        hooks={"on_response": on_response},
+    )
+    result = await one_call(agent).run("x")
+    assert ran == []
+    assert result.output == "I will not."
+
+
+@pytest.mark.anyio
+async def test_on_finish_decides_what_history_keeps() -> None:
+    from network import AssistantMessage
+
+    def on_finish(call):
+        return dataclasses.replace(
+            call.result, output=[AssistantMessage(content="redacted", name="a")]
+        )
+
+    agent = Agent("a", model=ScriptedModel(["secret"]), hooks={"on_finish": on_finish})
+    result = await one_call(agent).run("x")
+    assert result.output == "redacted"
+    assert result.messages[-1].content == "redacted"

@@ -1,0 +1,114 @@
+"""`@tool`: schemas from signatures and docstrings, argument validation, definition errors."""
+
+from typing import Annotated
+
+import pytest
+from pydantic import BaseModel, Field
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import ConfigurationError, Network, ToolError
+
+
+def run_once(agent: Agent) -> Network:
+    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None)
+
+
+def test_schema_comes_from_signature_docstring_and_annotations() -> None:
+    @tool
+    def search(
+        query: Annotated[str, "what to look for"],
+        limit: Annotated[int, Field(description="how many results", ge=1)] = 5,
+        exact: bool = False,
+        ctx: ToolContext | None = None,
+    ) -> list[str]:
+        """Search the knowledge base.
+
+        Args:
+            exact: match the whole phrase only
+        """
+        return []
+
+    function = search.schema["function"]
+    assert function["name"] == "search"
+    assert function["description"] == "Search the knowledge base."
+    props = function["parameters"]["properties"]
+    assert props["query"] == {"type": "string", "description": "what to look for"}
+    assert props["limit"]["description"] == "how many results"
+    assert props["limit"]["minimum"] == 1 and props["limit"]["default"] == 5
+    assert props["exact"]["description"] == "match the whole phrase only"
+    assert function["parameters"]["required"] == ["query"]
+    assert "ctx" not in props
+
+
+@pytest.mark.anyio
+async def test_schema_is_built_once_and_reused_by_every_request() -> None:
+    @tool
+    def ping() -> str:
+        return "pong"
+
+    model = ScriptedModel([call("ping"), call("ping")])
+    agent = Agent("a", tools=[ping], model=model)
+    await Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None).run("x")
+    assert model.requests[0].tools[0] is model.requests[1].tools[0] is ping.schema
+
+
+@pytest.mark.anyio
+async def test_arguments_are_validated_and_coerced_before_the_handler_runs() -> None:
+    received = []
+
+    @tool
+    def scale(factor: int) -> int:
+        received.append(factor)
+        return factor * 2
+
+    model = ScriptedModel([[call("scale", factor="3"), call("scale", factor="three")]])
+    result = await run_once(Agent("a", tools=[scale], model=model)).run("x")
+    good, bad = result.results[0].tool_calls
+    assert received == [3]
+    assert (good.is_error, good.content) == (False, "6")
+    assert bad.is_error and "invalid arguments" in bad.content and "factor" in bad.content
+
+
+class Node(BaseModel):
+    name: str
+    children: list["Node"] = []
+
+
+def test_model_and_recursive_arguments_are_validated_into_their_models() -> None:
+    # A recursive model puts shared definitions in the arguments schema: another validator path.
+    @tool
+    def count(tree: Node, depth: int = 1) -> int:
+        return depth
+
+    arguments = count.validate({"tree": {"name": "a", "children": [{"name": "b"}]}})
+    assert arguments == {"tree": Node(name="a", children=[Node(name="b")]), "depth": 1}
+    with pytest.raises(ToolError, match="tree.children.0.name: Field required"):
+        count.validate({"tree": {"name": "a", "children": [{}]}})
+
+
+def test_tool_definition_errors() -> None:
+    with pytest.raises(ConfigurationError, match="kwargs"):
+        tool(lambda **kwargs: None)
+    with pytest.raises(ConfigurationError, match="'missing'"):
+
+        @tool(inputs_from_state={"doc": "missing"})
+        def summarize(text: str) -> str:
+            return text
+
+
+@pytest.mark.anyio
+async def test_a_tuple_appends_its_items_alone_or_in_a_batch() -> None:
+    @tool
+    def add_pair(ctx: ToolContext) -> str:
+        ctx.kv.set("nums", (1, 2))
+        return "ok"
+
+    schema = {"nums": {"type": list[int]}}
+    alone = Agent("a", tools=[add_pair], model=ScriptedModel([call("add_pair")]))
+    batch = Agent(
+        "b", tools=[add_pair], model=ScriptedModel([[call("add_pair"), call("add_pair")]])
+    )
+    first = await Network("n", [alone], state_schema=schema).run("x")
+    second = await Network("n", [batch], state_schema=schema).run("x")
+    assert first["nums"] == [1, 2]
+    assert second["nums"] == [1, 2, 1, 2]

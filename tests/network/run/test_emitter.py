@@ -1,0 +1,36 @@
+"""The event emitter: where a run's events go (sinks), checked when the run starts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents import Agent, ScriptedModel, tool
+from network import ConfigurationError, Network
+
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+
+
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    return f"found {query}"
+
+
+def solo(*answers: Any) -> Agent:
+    return Agent("solo", tools=[lookup], model=ScriptedModel(list(answers)))
+
+
+@pytest.mark.anyio
+async def test_a_plain_function_works_as_a_sink() -> None:
+    seen: list[str] = []
+    result = await Network("n", [solo("hi")]).run("go", sinks=[lambda e: seen.append(e.type)])
+    assert result.output == "hi"
+    assert seen[0] == "RUN_STARTED" and seen[-1] == "RUN_FINISHED"
+
+
+@pytest.mark.anyio
+async def test_a_sink_that_is_not_callable_is_refused_clearly() -> None:
+    with pytest.raises(ConfigurationError, match="event sink 42 is not callable"):
+        await Network("n", [solo("hi")]).run("go", sinks=[42])  # type: ignore[list-item]

@@ -1,0 +1,40 @@
+"""`RunResult`: how a finished run shows itself (repr, rich, HTML)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network
+
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+
+
+@tool
+def lookup(query: str) -> str:
+    """Look something up."""
+    return f"found {query}"
+
+
+def solo(*answers: Any) -> Agent:
+    return Agent("solo", tools=[lookup], model=ScriptedModel(list(answers)))
+
+
+def test_a_finished_result_shows_itself_in_repr_rich_and_html() -> None:
+    network = Network("n", [solo(call("lookup", query="<b>x</b>"), "Answer <i>")])
+    network.router = lambda ctx: network.agents["solo"] if ctx.call_count < 2 else None
+    result = network.run_sync("go", state={"topic": "<script>alert(1)</script>"})
+    text = repr(result)
+    assert text.startswith("RunResult(stop_reason='router_finished', calls=2, output='Answer <i>'")
+    assert "keys=['topic']" in text
+    console = Console(record=True, width=120, color_system=None)
+    console.print(result)
+    shown = console.export_text()
+    assert "stop reason" in shown and "router_finished" in shown
+    assert "solo -> solo" in shown and "Answer <i>" in shown and "state topic" in shown
+    page = result._repr_html_()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "Answer &lt;i&gt;" in page and "router_finished" in page
