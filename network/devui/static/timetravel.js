@@ -111,7 +111,8 @@ export function timeTravelSection(ctx) {
     el(
       "details",
       { id: "edit-state", ontoggle: fill },
-      el("summary", { text: "Edit the state and fork" }),
+      // filled on the click itself too: "toggle" only fires after the click has returned
+      el("summary", { text: "Edit the state and fork", onclick: fill }),
       editor,
       el("button", { type: "button", id: "fork-edited", text: "Fork with this state", onclick: forkEdited }),
     ),
