@@ -13,7 +13,8 @@ Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
-  the same checks, the same in-memory thread registry.
+  the same checks, the same in-memory thread registry. A request with the
+  `x-agent-network-user` header runs as that user (`acting_user`).
 - `/api/graph`: the network's nodes and edges (`graph.network_graph`).
 - `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
 - `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
@@ -51,6 +52,7 @@ from starlette.routing import Mount, Route
 
 from network.agui.registry import ThreadRegistry
 from network.agui.server import app as agui_app
+from network.devui.acting_user import ByActingUser, user_from_header
 from network.devui.branching import fork_view, rewind_view
 from network.devui.graph import network_graph
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
@@ -116,7 +118,12 @@ def app(
     # `is None`: an empty registry is falsy (it has a length)
     registry = threads if threads is not None else dev_registry()
     views = _Views(network, store)
-    runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)
+    observed = ObservedNetwork(network)
+    anonymous = agui_app(observed, threads=registry, max_body_bytes=max_body_bytes)
+    as_user = agui_app(
+        observed, threads=registry, max_body_bytes=max_body_bytes, authorize=user_from_header
+    )
+    runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
     starlette = Starlette(
         routes=[
             Route("/", views.page, methods=["GET"]),

@@ -522,9 +522,11 @@ async function startRun(extra) {
   };
   let response;
   try {
+    const headers = { "content-type": "application/json", accept: "text/event-stream" };
+    if (session.userId) headers["x-agent-network-user"] = session.userId; // acting_user.py
     response = await fetch("/agui/", {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      headers,
       body: JSON.stringify(body),
     });
   } catch (error) {
@@ -733,6 +735,8 @@ function init() {
     if (session.interrupts.length) return showError("answer the confirmation first");
     const extra = {};
     if (session.runs === 0) {
+      // a thread runs as one user: the field is read when its first run starts
+      session.userId = $("user-id").value.trim() || null;
       const initial = initialState();
       if (initial === null) return;
       if (initial !== undefined) extra.state = initial;
