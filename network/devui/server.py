@@ -16,6 +16,8 @@ Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
   the same checks, the same in-memory thread registry. A request with the
   `x-agent-network-user` header runs as that user (`acting_user`).
 - `/api/graph`: the network's nodes and edges (`graph.network_graph`).
+- `/api/server`: `{"runs_on_store"}`: whether the page's runs live on the store it lists (a
+  stored thread is then continued from the page).
 - `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
 - `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
 - `/api/history?thread=T&key=K`: `history_of(K)` in the stored thread T.
@@ -130,6 +132,7 @@ def app(
             Route("/favicon.ico", views.favicon, methods=["GET"]),
             Route("/static/{name}", views.static, methods=["GET"]),
             Route("/api/graph", views.graph, methods=["GET"]),
+            Route("/api/server", views.server, methods=["GET"]),
             Route("/api/threads", views.threads, methods=["GET"]),
             Route("/api/thread", views.thread, methods=["GET"]),
             Route("/api/history", views.history, methods=["GET"]),
@@ -185,9 +188,10 @@ def _step(request: Request) -> int:
 
 
 class _Views:
-    def __init__(self, network: Any, store: Any) -> None:
+    def __init__(self, network: Any, store: Any, runs_on_store: bool = False) -> None:
         self.network = network
         self.store = store
+        self.runs_on_store = runs_on_store
         self.page_bytes = _asset("index.html")
 
     async def page(self, request: Request) -> Response:
@@ -208,6 +212,10 @@ class _Views:
 
     async def rewind(self, request: Request) -> Response:
         return await rewind_view(request, self.network, self.store)
+
+    async def server(self, request: Request) -> Response:
+        """What the page adapts to: whether its runs live on the store it lists."""
+        return JSONResponse({"runs_on_store": self.runs_on_store}, headers=SECURITY_HEADERS)
 
     async def graph(self, request: Request) -> Response:
         return JSONResponse(network_graph(self.network), headers=SECURITY_HEADERS)

@@ -48,6 +48,7 @@ let selected = null;
 let detailAnswer = null;
 let graphNodes = new Map();
 let renderQueued = false;
+let serverInfo = { runs_on_store: false }; // GET /api/server
 
 // GET a JSON view: `{ ok, body, message }`, never throwing. A failure (no connection, a body
 // that is not JSON, an error status) gives `ok: false` and a message to show: the page then
@@ -367,6 +368,14 @@ const handlers = {
     session.segments.push(session.segment);
     session.pendingOps = [];
   },
+  // A returning client (a stored thread continued): the server's whole conversation. It
+  // replaces the page's, keeping a message of this run the server did not list yet.
+  MESSAGES_SNAPSHOT(event) {
+    const snapshot = (event.messages || []).map((m) => ({ ...m }));
+    const known = new Set(snapshot.map((m) => m.id));
+    const unsent = session.messages.filter((m) => m.role === "user" && !known.has(m.id)).slice(-1);
+    session.messages = snapshot.concat(unsent);
+  },
   STATE_DELTA(event) {
     const ops = event.delta.map((op) => clone(op));
     for (const op of ops) {
@@ -615,6 +624,23 @@ function initialState() {
   return value;
 }
 
+// The page's runs live on the store this thread is read from: the next run continues it (the
+// server sends its state and conversation back) as the user it belongs to.
+function continueStored() {
+  const stored = session;
+  session = liveSession();
+  session.threadId = stored.threadId;
+  session.userId = stored.userId || null;
+  session.runs = 1; // not a new thread: the run options (user, initial state) do not apply
+  session.messages = [];
+  selected = null;
+  setText($("source"), "continuing stored thread ", served(session.threadId));
+  $("detail-title").textContent = "Select a step";
+  $("detail-body").replaceChildren();
+  $("outcome").replaceChildren();
+  renderTimeline();
+}
+
 function resetLive() {
   session = liveSession();
   selected = null;
@@ -731,7 +757,8 @@ function init() {
     const input = $("chat-input");
     const text = input.value.trim();
     if (!text || session.running) return;
-    if (session.kind !== "live") resetLive();
+    if (session.kind === "replay" && serverInfo.runs_on_store) continueStored();
+    else if (session.kind !== "live") resetLive();
     if (session.interrupts.length) return showError("answer the confirmation first");
     const extra = {};
     if (session.runs === 0) {
@@ -755,6 +782,9 @@ function init() {
   renderTimeline();
   loadGraph();
   loadThreads();
+  getJSON("/api/server").then((answer) => {
+    if (answer.ok) serverInfo = answer.body;
+  });
 }
 
 init();
