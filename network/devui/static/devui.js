@@ -545,16 +545,24 @@ async function startRun(extra) {
   }
   if (!response.ok) {
     session.running = false;
-    // nothing ran: the message goes back to the chat box, to be sent again once fixed
-    if (!extra.resume && session.messages.length && session.messages[session.messages.length - 1].role === "user") {
-      $("chat-input").value = session.messages.pop().content;
-    }
     let message = "HTTP " + response.status;
     try {
       const refused = await response.json();
       message += ": " + refused.error.message;
     } catch (error) {
       /* no JSON body: the status says it */
+    }
+    if (extra.resume && session.answering) {
+      // refused answers (an edit the tool's schema refuses): the interrupts still wait
+      session.interrupts = session.answering;
+      session.decisions = new Map();
+      renderInterrupts();
+      setStatus("waiting for confirmation", "waiting");
+      return showError("answer refused: " + message);
+    }
+    // nothing ran: the message goes back to the chat box, to be sent again once fixed
+    if (!extra.resume && session.messages.length && session.messages[session.messages.length - 1].role === "user") {
+      $("chat-input").value = session.messages.pop().content;
     }
     setStatus("refused", "failed");
     return showError("run refused: " + message);
@@ -572,14 +580,32 @@ async function startRun(extra) {
   scheduleRender();
 }
 
+// A decision: true (accept), false (reject), or { editedArgs } (accept with these arguments:
+// AG-UI 1.0's approve_with_edits; the server checks them against the tool's schema).
 function renderInterrupts() {
   const box = $("interrupts");
   box.replaceChildren();
   for (const interrupt of session.interrupts) {
-    const decide = (approved) => {
-      session.decisions.set(interrupt.id, approved);
-      item.replaceChildren(el("div", {}, approved ? "accepted: " : "rejected: ", iso(interrupt.message || "")));
+    const decide = (decision) => {
+      session.decisions.set(interrupt.id, decision);
+      const verb = decision === true ? "accepted: " : decision === false ? "rejected: " : "accepted with edits: ";
+      item.replaceChildren(el("div", {}, verb, iso(interrupt.message || "")));
       if (session.decisions.size === session.interrupts.length) resume();
+    };
+    const metadata = interrupt.metadata || {};
+    const editor = el("textarea", { class: "edit-arguments", rows: 4, spellcheck: false });
+    editor.value = JSON.stringify(metadata.arguments === undefined ? {} : metadata.arguments, null, 2);
+    const acceptEdited = () => {
+      let edited;
+      try {
+        edited = JSON.parse(editor.value);
+      } catch (error) {
+        return showError("the edited arguments are not JSON: " + error.message);
+      }
+      if (!edited || typeof edited !== "object" || Array.isArray(edited)) {
+        return showError("the edited arguments must be a JSON object");
+      }
+      decide({ editedArgs: edited });
     };
     const item = el(
       "div",
@@ -588,17 +614,27 @@ function renderInterrupts() {
       interrupt.toolCallId ? el("div", { class: "summary-note" }, "tool call ", iso(interrupt.toolCallId)) : null,
       el("button", { type: "button", class: "accept", text: "Accept", onclick: () => decide(true) }),
       el("button", { type: "button", class: "reject", text: "Reject", onclick: () => decide(false) }),
+      metadata.tool
+        ? el(
+            "details",
+            { class: "edit-call" },
+            el("summary", {}, "Edit the arguments of ", iso(metadata.tool)),
+            editor,
+            el("button", { type: "button", class: "accept-edited", text: "Accept with these arguments", onclick: acceptEdited }),
+          )
+        : null,
     );
     box.append(item);
   }
 }
 
 function resume() {
-  const answers = session.interrupts.map((interrupt) => ({
-    interruptId: interrupt.id,
-    status: "resolved",
-    payload: { approved: session.decisions.get(interrupt.id) === true },
-  }));
+  const answers = session.interrupts.map((interrupt) => {
+    const decision = session.decisions.get(interrupt.id);
+    const payload = decision === true || decision === false ? { approved: decision } : { approved: true, editedArgs: decision.editedArgs };
+    return { interruptId: interrupt.id, status: "resolved", payload };
+  });
+  session.answering = session.interrupts; // back on the page if the server refuses the answers
   session.interrupts = [];
   $("interrupts").replaceChildren();
   startRun({ resume: answers });
