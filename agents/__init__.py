@@ -1,4 +1,7 @@
-"""Agents, tools and models."""
+"""Agents, tools and models.
+
+`ToolCall` (what a model asked for) and `Interrupt` (a tool call waiting for a person) are
+`network`'s, named here too: a user writing agents and tools looks for them here."""
 
 from agents.agent import Agent
 from agents.context.policy import ContextPolicy
@@ -23,6 +26,8 @@ from agents.tools.files import FileWriteError, files_to_disk, write_files_tool
 from agents.tools.tool import Tool, tool
 from agents.tools.tool_context import ToolContext
 from network.errors import Retry
+from network.history.messages import ToolCall
+from network.run.interrupts import Interrupt
 from network.run.retry_policy import RetryPolicy
 
 __all__ = [
@@ -32,6 +37,7 @@ __all__ = [
     "ClientTool",
     "ContextPolicy",
     "FileWriteError",
+    "Interrupt",
     "LiteLLMModel",
     "MCPServer",
     "MCPServerError",
@@ -45,6 +51,7 @@ __all__ = [
     "ScriptedModel",
     "TextDelta",
     "Tool",
+    "ToolCall",
     "ToolCallDelta",
     "ToolContext",
     "ToolDefinitionWarning",

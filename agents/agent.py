@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, cast
 
 import anyio
 
@@ -26,14 +26,14 @@ from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.output._spec import OutputSpec
 from agents.tools._confirmation import hold, needs_confirmation, resume_call
-from agents.tools._dispatch import run_tool_calls, run_tool_calls_now
+from agents.tools._dispatch import run_tool_calls, start_tool_calls
 from agents.tools.client_tool import defer_client_calls
 from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
 from network.errors import ConfigurationError, ModelError
 from network.history.fixed_list import NO_PROMPT, FixedList
-from network.history.messages import SystemMessage
-from network.history.results import InferenceResult, Usage
+from network.history.messages import SystemMessage, ToolCall
+from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
 from network.network import Network, refuse_inside_loop
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
@@ -108,11 +108,8 @@ class Agent:
             )
         self.name = name
         self.description = description
-        self.system = system
-        self._template = Template(system) if isinstance(system, str) else None
-        self._last_prompt: tuple[str, FixedList] | None = None  # see _prompt
-        if self._template is None and not callable(system):
-            raise ConfigurationError(f"agent {name!r}: system must be a string or a function")
+        self._last_prompt: tuple[str, FixedList] | None = None  # see `prompt`
+        self.system = system  # checked, and its template made, by the property
         self.tools: dict[str, Tool] = {}
         self.client_tools: dict[str, ClientTool] = {}  # no function: see agents.tools.client_tool
         self.mcp_servers: list[MCPServer] = []  # their tools are known once a run lists them
@@ -139,9 +136,7 @@ class Agent:
                 f"agent {name!r}: tool_choice {tool_choice!r} is not one of {TOOL_CHOICES} "
                 f"nor a tool of this agent ({', '.join(self.tools) or 'none'})"
             )
-        if isinstance(model, str) and not model:
-            raise ConfigurationError(f"agent {name!r}: empty model name")
-        self.model = model
+        self.model = model  # checked by the property
         self.tool_choice = tool_choice
         self.output_key = output_key
         self.hooks = AgentHooks.coerce(hooks)
@@ -161,13 +156,60 @@ class Agent:
         # Whether any tool waits for a person; saves looking at every call when none does.
         self.confirming = any(t.requires_confirmation for t in self.tools.values())
 
+    # -- what a call reads, prepared when it is set --------------------------------------
+
+    @property
+    def system(self) -> str | Callable[[RunContext], Any]:
+        """The instructions: a template string, or a function of the run context."""
+        return self._system
+
+    @system.setter
+    def system(self, system: str | Callable[[RunContext], Any]) -> None:
+        template = Template(system) if isinstance(system, str) else None
+        if template is None and not callable(system):
+            raise ConfigurationError(f"agent {self.name!r}: system must be a string or a function")
+        self._system, self._template = system, template
+        # Instructions without placeholders are the same on every call: their prompt is made
+        # once, here, by the prompt stage itself.
+        self._fixed_text = template.static_text if template is not None else None
+        self._fixed_prompt = self.prompt(self._fixed_text) if self._fixed_text is not None else None
+
+    @property
+    def model(self) -> str | dict[str, Any] | Model | None:
+        """The model: a litellm model string, a dict of `LiteLLMModel` arguments, a `Model`,
+        or None for the network's `default_model`."""
+        return self._model
+
+    @model.setter
+    def model(self, model: str | dict[str, Any] | Model | None) -> None:
+        if isinstance(model, str) and not model:
+            raise ConfigurationError(f"agent {self.name!r}: empty model name")
+        self._model = model
+        # A model object is used as it is: `resolve_model` is asked only for a name.
+        named = model is None or type(model) is str or type(model) is dict
+        self._model_object: Model | None = None if named else cast(Model, model)
+
     # -- one call inside a network -------------------------------------------------------
+    #
+    # An agent call runs in stages, each written once and shared by every call: the
+    # instructions (`instructions`), the prompt (`prompt`), the hooks' start (`_start_hooks`),
+    # the model (`resolve_model`), the request (`request`), the model call (in `call` itself:
+    # the model's coroutine is awaited right there, so a step awaits the model through no frame
+    # of its own), the answer (`_answer`), the tool calls (`_run_tools`), the output
+    # (`_write_output`) and the record (`_result`).
 
     async def instructions(self, ctx: RunContext) -> str:
         """The system text for this call, rendered from state."""
-        if self._template is not None:
-            return self._template.render(ctx.state.kv, self.name)
-        return await self._dynamic_instructions(ctx)
+        text = self._static_instructions(ctx)
+        return text if text is not None else await self._dynamic_instructions(ctx)
+
+    def _static_instructions(self, ctx: RunContext) -> str | None:
+        """The instructions of a template (rendered from state), or None for a function's."""
+        template = self._template
+        if template is None:
+            return None
+        text = template.static_text  # a template without placeholders: the same every call
+        return text if text is not None else template.render(ctx.state.kv, self.name)
 
     async def _dynamic_instructions(self, ctx: RunContext) -> str:
         text = self.system(ctx)  # type: ignore[operator]
@@ -175,183 +217,7 @@ class Agent:
             text = await text
         return "" if text is None else str(text)
 
-    def resolve_model(self, ctx: RunContext) -> Model:
-        """This agent's model, else the network's default model."""
-        model = self.model
-        if model is not None and type(model) is not str and type(model) is not dict:
-            return model  # type: ignore[return-value]
-        if model is None:
-            model = ctx.network.default_model
-        if model is None:
-            raise ConfigurationError(
-                f"agent {self.name!r} has no model and network {ctx.network.name!r} "
-                "has no default_model"
-            )
-        return resolve_model(model)
-
-    async def call(self, ctx: RunContext) -> InferenceResult:
-        """One inference plus its tool calls; returns what history keeps."""
-        started_at = time.time()
-        started = time.perf_counter()
-        state = ctx.state
-        template = self._template
-        text: str | None
-        if template is None:
-            text = await self._dynamic_instructions(ctx)
-        else:
-            text = template.static_text
-            if text is None:
-                text = template.render(state.kv, self.name)
-        last = self._last_prompt  # `_prompt`'s cache, read here: the same text every step
-        prompt: list[Any]
-        if last is not None and last[0] is text:
-            prompt = last[1]
-        else:
-            prompt = self._prompt(text) if text else NO_PROMPT
-        history: Any = state.history()  # a hook may swap in any sequence
-        hooks = self.hooks
-        # The hooks' view of the call, made only for an agent with hooks: it would otherwise
-        # be one more object per step living across the model's answer.
-        call = None
-        if (
-            hooks.on_start is not None
-            or hooks.on_response is not None
-            or hooks.on_finish is not None
-        ):
-            # Hooks get the call's own prompt, theirs to change (not the shared one).
-            prompt = [SystemMessage(text)] if text else []
-            call = AgentCall(self, ctx, prompt, history)
-            if hooks.on_start is not None:
-                await _maybe_await(hooks.on_start(call))
-                prompt, history = call.prompt, call.history
-                if call.skip:
-                    return self._result(ctx, prompt, history, [], None, started_at, started, True)
-        model: Any = self.model
-        if model is None or type(model) is str or type(model) is dict:  # a name to resolve
-            model = self.resolve_model(ctx)
-        system, sent = prompt, history
-        policy = self.context_policy or getattr(ctx.network, "context_policy", None)
-        if policy is not None:  # bounds what is sent; the history recorded stays whole
-            system, sent = await compact_request(policy, ctx, self.name, model, system, sent)
-        tools = self.tools
-        schemas = self._tool_schemas
-        if self.mcp_servers:  # listed on the run's (or a held) connection, cached there
-            tools = await offered_tools(ctx, self.name, self.tools, self.mcp_servers)
-            schemas = [t.schema for t in tools.values()]
-            schemas += [t.schema for t in self.client_tools.values()]
-        if ctx.client_tools:  # declared by the caller for this run (an AG-UI client's tools)
-            schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in tools]
-        request = ModelRequest(  # positional: half the cost of keywords, on every step
-            system,
-            sent,
-            schemas,
-            self.tool_choice if schemas else None,
-            self.name,
-            self.params,
-        )
-        emitter = ctx.emitter
-        call_events = None
-        if emitter.active:
-            from agents._call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            call_events = CallEvents(emitter, self.name, ctx.args_listeners)
-        requested = time.perf_counter() if ctx.record_model_calls else 0.0
-        typed = None
-        try:
-            if self.output is None:
-                on_chunk = call_events.on_chunk if call_events is not None else None
-                if ctx.steps is None:
-                    response = await model.complete(request, on_chunk)
-                else:  # a durable run: the answer is recorded (network.run.steps)
-                    # partial, not a lambda: a lambda here would give this function cells
-                    # for its captured names, made on every call, durable or not.
-                    answer = functools.partial(model.complete, request, on_chunk)
-                    response = await ctx.steps.model(self.name, answer)
-            else:
-                from agents.output._call import complete_typed  # noqa: PLC0415 (ag_ui)
-
-                typed = await complete_typed(self, ctx, model, request, call_events)
-                response, call_events = typed.response, typed.call_events
-        except ModelError as exc:
-            if exc.model is None:
-                exc.model = getattr(model, "name", None)
-            if requested:  # traced or limited: the failed request gets its chat span too
-                ctx.failed_model_calls = (
-                    failed_model_call(
-                        model, self.name, exc, started_at + requested - started, requested
-                    ),
-                )
-            raise
-        requests = (
-            model_calls(model, self.name, response, started_at + requested - started, requested)
-            if requested
-            else None
-        )
-        message = response.message
-        message.name = self.name
-        if call_events is not None:
-            message.id = call_events.message_id
-        if call is not None:
-            call.response = response
-            if hooks.on_response is not None:
-                await _maybe_await(hooks.on_response(call))
-                response = call.response
-                message = response.message
-        if call_events is not None:
-            await call_events.finish(message)
-        calls = message.tool_calls
-        if calls and (ctx.client_tools or self.client_tools):
-            calls = defer_client_calls(ctx, self, tools, calls)  # they run in the client
-        if calls and self.confirming and needs_confirmation(tools, calls):
-            calls = await hold(ctx, self, tools, calls)  # the rest waits for a person
-        records: list[Any] = []
-        if calls:  # one plain sync tool's call runs without a coroutine (run_tool_calls_now)
-            records = run_tool_calls_now(ctx, self, tools, calls) or await run_tool_calls(
-                ctx, self, tools, calls
-            )
-        if call_events is not None:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            predictor = ctx.predictor
-            if predictor is not None:  # undo predictions of calls that did not commit
-                await predictor.settle(ctx, records)
-            for record in records:
-                await emitter.emit(
-                    events.tool_result(record.id + ":result", record.id, record.content)
-                )
-        if typed is not None:
-            if typed.final and self.output_key:
-                self._store_output(ctx, typed.value)
-        elif self.output_key and message.content and not message.tool_calls:  # the answer only
-            kv = state.kv
-            kv.writer = agent_writer(self.name, ctx.call_count)
-            kv.set(self.output_key, message.content)
-        # `_result` written out (positional: a keyword call costs twice as much).
-        result = InferenceResult(
-            self.name,
-            ctx.input,
-            prompt,
-            history,
-            [message],
-            records,
-            response.raw,
-            response.usage,
-            started_at,
-            (time.perf_counter() - started) * 1000,
-            [],
-            False,
-            tuple(requests) if requests else (),
-        )
-        if typed is not None and typed.final:
-            result.output_value = typed.value
-        if call is not None and hooks.on_finish is not None:
-            call.result = result
-            kept = await _maybe_await(hooks.on_finish(call))
-            if kept is not None:
-                result = kept
-        return result
-
-    def _prompt(self, text: str | None) -> list[Any]:
+    def prompt(self, text: str | None) -> list[Any]:
         """The system messages of a call sent with instructions `text`: one `FixedList`
         shared by the calls that send the same text (see `network.history.fixed_list`)."""
         if not text:
@@ -362,6 +228,208 @@ class Agent:
         prompt = FixedList([SystemMessage(text)])
         self._last_prompt = (text, prompt)
         return prompt
+
+    def resolve_model(self, ctx: RunContext) -> Model:
+        """This agent's model, else the network's default model."""
+        if self._model_object is not None:
+            return self._model_object
+        model: Any = self._model
+        if model is None:
+            model = ctx.network.default_model
+        if model is None:
+            raise ConfigurationError(
+                f"agent {self.name!r} has no model and network {ctx.network.name!r} "
+                "has no default_model"
+            )
+        return cast(Model, resolve_model(model))
+
+    async def _offered_tools(self, ctx: RunContext) -> tuple[dict[str, Tool], list[Any]]:
+        """The tools offered on this call and their schemas: the agent's own, its MCP
+        servers' (listed on the run's connection), then the tools the caller declared."""
+        tools, schemas = self.tools, self._tool_schemas
+        if self.mcp_servers:  # listed on the run's (or a held) connection, cached there
+            tools = await offered_tools(ctx, self.name, self.tools, self.mcp_servers)
+            schemas = [t.schema for t in tools.values()]
+            schemas += [t.schema for t in self.client_tools.values()]
+        if ctx.client_tools:  # declared by the caller for this run (an AG-UI client's tools)
+            schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in tools]
+        return tools, schemas
+
+    async def call(self, ctx: RunContext) -> InferenceResult:
+        """One inference plus its tool calls; returns what history keeps."""
+        started_at = time.time()
+        started = time.perf_counter()
+        prompt = self._fixed_prompt
+        text = self._fixed_text
+        if prompt is None:  # instructions rendered from state, or a function's
+            text = self._static_instructions(ctx)
+            if text is None:
+                text = await self._dynamic_instructions(ctx)
+            prompt = self.prompt(text)
+        history: Any = ctx.state.history()  # a hook may swap in any sequence
+        # The hooks' view of the call, made only for an agent with hooks: it would otherwise
+        # be one more object per step living across the model's answer.
+        hooked = None
+        hooks = self.hooks
+        if hooks.on_start is not None or hooks.on_response is not None or hooks.on_finish:
+            hooked = await self._start_hooks(ctx, text, history)
+            prompt, history = hooked.prompt, hooked.history
+            if hooked.skip:
+                return self._result(ctx, prompt, history, None, [], started_at, started, ())
+        model = self._model_object or self.resolve_model(ctx)
+        system, sent = prompt, history
+        policy = self.context_policy or getattr(ctx.network, "context_policy", None)
+        if policy is not None:  # bounds what is sent; the history recorded stays whole
+            system, sent = await compact_request(policy, ctx, self.name, model, system, sent)
+        if self.mcp_servers or ctx.client_tools:
+            tools, schemas = await self._offered_tools(ctx)
+        else:
+            tools, schemas = self.tools, self._tool_schemas
+        request = ModelRequest(  # positional: half the cost of keywords, on every step
+            system, sent, schemas, self.tool_choice if schemas else None, self.name, self.params
+        )
+        # -- the model call
+        call_events = None
+        if ctx.emitter.active:
+            from agents._call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+            call_events = CallEvents(ctx.emitter, self.name, ctx.args_listeners)
+        requested = time.perf_counter() if ctx.record_model_calls else 0.0
+        typed = None
+        try:
+            if self.output is not None:
+                from agents.output._call import complete_typed  # noqa: PLC0415 (ag_ui)
+
+                typed = await complete_typed(self, ctx, model, request, call_events)
+                response, call_events = typed.response, typed.call_events
+            elif ctx.steps is None:
+                on_chunk = call_events.on_chunk if call_events is not None else None
+                response = await model.complete(request, on_chunk)
+            else:  # a durable run: the answer is recorded (network.run.steps)
+                response = await ctx.steps.model(
+                    self.name, self._answer_call(model, request, call_events)
+                )
+        except ModelError as exc:
+            self._failed(ctx, model, exc, started_at + requested - started, requested)
+            raise
+        requests = (
+            model_calls(model, self.name, response, started_at + requested - started, requested)
+            if requested
+            else ()
+        )
+        # -- the answer, its tool calls, its output
+        response.message.name = self.name
+        if call_events is not None or hooked is not None:
+            response = await self._answer(response, call_events, hooked)
+        message = response.message
+        calls = message.tool_calls
+        records: list[ToolCallRecord] = []
+        if calls:  # a lone plain sync tool's call needs no coroutine (`start_tool_calls`)
+            started_calls = (
+                self._tool_calls(ctx, tools, calls)
+                if self.client_tools or self.confirming or ctx.client_tools
+                else start_tool_calls(ctx, self, tools, calls)
+            )
+            records = (
+                started_calls
+                if type(started_calls) is list
+                else await cast(Coroutine[Any, Any, Any], started_calls)
+            )
+        if call_events is not None:
+            await self._tool_results(ctx, records)
+        if typed is not None:
+            if typed.final and self.output_key:
+                self._store_output(ctx, typed.value)
+        elif self.output_key and message.content and not message.tool_calls:  # the answer only
+            kv = ctx.state.kv
+            kv.writer = agent_writer(self.name, ctx.call_count)
+            kv.set(self.output_key, message.content)
+        result = self._result(
+            ctx, prompt, history, response, records, started_at, started, requests
+        )
+        if typed is not None and typed.final:
+            result.output_value = typed.value
+        if hooked is not None and hooks.on_finish is not None:
+            hooked.result = result
+            kept = await _maybe_await(hooks.on_finish(hooked))
+            if kept is not None:
+                result = kept
+        return result
+
+    @staticmethod
+    def _answer_call(model: Any, request: ModelRequest, call_events: Any) -> Any:
+        """The model call as a function of no arguments, for a durable run's recorder."""
+        on_chunk = call_events.on_chunk if call_events is not None else None
+        # partial, not a lambda: a lambda in `call` would give it cells for its captured
+        # names, made on every call, durable or not.
+        return functools.partial(model.complete, request, on_chunk)
+
+    async def _start_hooks(self, ctx: RunContext, text: str | None, history: Any) -> AgentCall:
+        """The hooks' view of the call, after `on_start` (which may change its prompt and
+        history, or skip the call). Hooks get a prompt of their own, not the shared one."""
+        hooked = AgentCall(self, ctx, [SystemMessage(text)] if text else [], history)
+        if self.hooks.on_start is not None:
+            await _maybe_await(self.hooks.on_start(hooked))
+        return hooked
+
+    def _failed(
+        self, ctx: RunContext, model: Any, error: ModelError, started_at: float, requested: float
+    ) -> None:
+        """A model call that failed for good: the error names the model, and when the run is
+        traced or limited, the failed request gets its record (and its chat span)."""
+        if error.model is None:
+            error.model = getattr(model, "name", None)
+        if requested:
+            ctx.failed_model_calls = (
+                failed_model_call(model, self.name, error, started_at, requested),
+            )
+
+    async def _answer(self, response: Any, call_events: Any, hooked: AgentCall | None) -> Any:
+        """The model's answer as history keeps it, for a streamed or hooked call: with the
+        streamed message's id, after `on_response` (which may replace it); its stream closed."""
+        message = response.message
+        if call_events is not None:
+            message.id = call_events.message_id
+        if hooked is not None:
+            hooked.response = response
+            if self.hooks.on_response is not None:
+                await _maybe_await(self.hooks.on_response(hooked))
+                response = hooked.response
+        if call_events is not None:
+            await call_events.finish(response.message)
+        return response
+
+    def _tool_calls(
+        self, ctx: RunContext, tools: dict[str, Tool], calls: list[ToolCall]
+    ) -> list[ToolCallRecord] | Coroutine[Any, Any, list[ToolCallRecord]]:
+        """Run the answer's tool calls when some may not run here: client tools' go to the
+        client, calls that need a person's confirmation wait, the rest run
+        (`agents.tools._dispatch`). Their records, or the coroutine that finishes them."""
+        if ctx.client_tools or self.client_tools:
+            calls = defer_client_calls(ctx, self, tools, calls)  # they run in the client
+        if calls and self.confirming and needs_confirmation(tools, calls):
+            return self._held(ctx, tools, calls)
+        return start_tool_calls(ctx, self, tools, calls) if calls else []
+
+    async def _held(
+        self, ctx: RunContext, tools: dict[str, Tool], calls: list[ToolCall]
+    ) -> list[ToolCallRecord]:
+        """Hold the calls that wait for a person; run the rest."""
+        calls = await hold(ctx, self, tools, calls)
+        return await run_tool_calls(ctx, self, tools, calls) if calls else []
+
+    async def _tool_results(self, ctx: RunContext, records: list[ToolCallRecord]) -> None:
+        """A streamed call's tool results, sent to the client; predictions of the calls that
+        did not commit undone first (predictive state)."""
+        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+        predictor = ctx.predictor
+        if predictor is not None:
+            await predictor.settle(ctx, records)
+        for record in records:
+            await ctx.emitter.emit(
+                events.tool_result(record.id + ":result", record.id, record.content)
+            )
 
     def _store_output(self, ctx: RunContext, value: Any) -> None:
         """`output_key` receives the typed value through the key's type (its JSON form when
@@ -380,44 +448,32 @@ class Agent:
         ctx: RunContext,
         prompt: list[Any],
         history: Any,
-        records: list[Any],
         response: Any,
+        records: list[ToolCallRecord],
         started_at: float,
         started: float,
-        skipped: bool,
-        requests: list[Any] | None = None,
+        requests: Sequence[ModelCall],
     ) -> InferenceResult:
-        # Positional: a keyword call costs twice as much, and this runs on every step.
-        duration_ms = (time.perf_counter() - started) * 1000
-        if response is None:
-            return InferenceResult(
-                self.name,
-                ctx.input,
-                prompt,
-                history,
-                [],
-                records,
-                None,
-                Usage(),
-                started_at,
-                duration_ms,
-                [],
-                skipped,
-            )
+        """What history keeps of the call (`response` None: an `on_start` hook skipped it).
+
+        The one place an agent call's record is built. Positional: on every step, a keyword
+        call of the record's `__init__` costs about 5,000 instructions more (its 13 fields by
+        name); the names are the fields' order in `InferenceResult`."""
+        skipped = response is None
         return InferenceResult(
-            self.name,
-            ctx.input,
-            prompt,
-            history,
-            [response.message],
-            records,
-            response.raw,
-            response.usage,
-            started_at,
-            duration_ms,
-            [],
-            skipped,
-            tuple(requests) if requests else (),
+            self.name,  # agent
+            ctx.input,  # input
+            prompt,  # prompt
+            history,  # history
+            [] if skipped else [response.message],  # output
+            records,  # tool_calls
+            None if skipped else response.raw,  # raw
+            Usage() if skipped else response.usage,  # usage
+            started_at,  # started_at
+            (time.perf_counter() - started) * 1000,  # duration_ms
+            [],  # state_delta (the loop sets it)
+            skipped,  # skipped
+            tuple(requests),  # model_calls
         )
 
     async def resume(self, ctx: RunContext, answered: list[Any]) -> InferenceResult:

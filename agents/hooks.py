@@ -18,7 +18,7 @@ from typing import Any
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
-from network.run.context import RunContext
+from network.run.context import AgentLike, RunContext
 
 
 @dataclass(slots=True, eq=False)
@@ -35,7 +35,7 @@ class AgentCall:
         result: the `InferenceResult`, in `on_finish`.
     """
 
-    agent: Any
+    agent: AgentLike
     run: RunContext
     prompt: list[Any]
     history: Sequence[Any]

@@ -41,6 +41,7 @@ from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
 from network.run.context import RunContext
+from network.run.interrupts import Interrupt
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.parallel import BranchFailure, Parallel
 from network.run.resources import Resources
@@ -61,6 +62,7 @@ __all__ = [
     "ConfigurationError",
     "HistoryView",
     "InferenceResult",
+    "Interrupt",
     "InvalidIdError",
     "LimitExceeded",
     "Message",

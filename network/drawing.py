@@ -14,6 +14,8 @@ import re
 from collections.abc import Hashable
 from typing import Any
 
+from network.run.context import NetworkLike
+
 # Keywords of Mermaid's flowchart grammar (matched case-sensitively, as Mermaid does: "END"
 # is a fine id, "end" closes a subgraph). An id spelled like one gets a suffix.
 _RESERVED = frozenset(
@@ -90,7 +92,7 @@ def router_kind(router: Any) -> str:
     return type(router).__name__
 
 
-def network_mermaid(network: Any) -> str:
+def network_mermaid(network: NetworkLike) -> str:
     """The network as a Mermaid `flowchart TD`.
 
     Uses the router's own `to_mermaid()` when it has one. Otherwise draws a router node,

@@ -36,7 +36,7 @@ from typing import Any
 
 from network.drawing import MermaidIds, edge_line, node_line
 from network.errors import ConfigurationError, ParallelWriteWarning
-from network.run.context import RunContext
+from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.parallel import Parallel
 from network.state.handlers import replace_values
 
@@ -164,7 +164,7 @@ class GraphRouter:
         self._fan_outs[fork] = _FanOut(fork, head, tails, tail, max_concurrency, on_error)
         return self
 
-    def _add_node(self, agent: Any, role: str) -> str:
+    def _add_node(self, agent: AgentLike | str, role: str) -> str:
         name = agent if isinstance(agent, str) else getattr(agent, "name", None)
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"graph router: {role} {agent!r} is not an agent or a name")
@@ -185,7 +185,7 @@ class GraphRouter:
 
     # -- checking --------------------------------------------------------------------------
 
-    def validate(self, network: Any) -> None:
+    def validate(self, network: NetworkLike) -> None:
         """Called by `Network(...)`: every node an agent of it, every node reachable."""
         import networkx as nx  # noqa: PLC0415 (networkx)
 
@@ -278,7 +278,7 @@ class GraphRouter:
         return f"GraphRouter(start={self.start!r}, edges={self._graph.number_of_edges()})"
 
 
-def _warn_about_overlaps(fan_out: _FanOut, network: Any) -> None:
+def _warn_about_overlaps(fan_out: _FanOut, network: NetworkLike) -> None:
     """Warn when two agents of `fan_out` declare writes to one key that would conflict."""
     declared: dict[str, list[str]] = {}
     for name in fan_out.targets:
@@ -308,7 +308,7 @@ def _warn_about_overlaps(fan_out: _FanOut, network: Any) -> None:
             )
 
 
-def _declared_writes(agent: Any) -> list[tuple[str, Any]]:
+def _declared_writes(agent: AgentLike) -> list[tuple[str, Any]]:
     """`(key, handler or None)` of an agent's `output_key` and its tools' `outputs_to_state`."""
     writes: list[tuple[str, Any]] = []
     output_key = getattr(agent, "output_key", None)

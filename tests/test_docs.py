@@ -158,6 +158,15 @@ def test_every_public_name_is_in_the_api_reference() -> None:
     assert missing == []
 
 
+def test_every_page_is_in_the_site_navigation() -> None:
+    """A page missing from mkdocs.yml's nav is built but reachable from no menu."""
+    after_nav = (ROOT / "mkdocs.yml").read_text().split("\nnav:", 1)[1]
+    nav = re.split(r"\n(?=\S)", after_nav, maxsplit=1)[0]  # up to the next top-level key
+    listed = set(re.findall(r":\s*(\S+\.md)\s*$", nav, re.M))
+    pages = {p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")}
+    assert pages - listed == set()
+
+
 def test_ci_builds_the_reference_strictly_before_the_tests() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     assert "mkdocs build --strict" in ci

@@ -25,3 +25,13 @@ def test_the_network_drawing_is_one_function_under_two_addresses() -> None:
 
     assert routers.network_mermaid is network.drawing.network_mermaid
     assert routers.mermaid.MermaidIds is network.drawing.MermaidIds
+
+
+def test_interrupt_and_tool_call_are_found_at_the_top_level() -> None:
+    import agents
+    import network
+    from network.history.messages import ToolCall
+    from network.run.interrupts import Interrupt
+
+    assert agents.Interrupt is network.Interrupt is Interrupt
+    assert agents.ToolCall is network.ToolCall is ToolCall

@@ -1,7 +1,8 @@
 """Instruction templates: `{key}` and `{key?}` placeholders filled from state.
 
 `{key}` must have a value in state (else `TemplateError` naming the key and agent); `{key?}`
-becomes "" when absent. `{{` and `}}` are literal braces. Braces around anything that is not a
+becomes "" when absent, and a None value renders as "" too. Spaces inside the braces are
+dropped (`{ key }` is `{key}`). `{{` and `}}` are literal braces. Braces around anything that is not a
 key name (JSON in a prompt, say) are left as they are, so a prompt with an example object in it
 does not crash the run: a `}}` is read as an escape only when it closes an escaped `{{`, so the
 closing braces of nested JSON (`{"a": {"b": 1}}`) reach the model as written. Keys may carry
@@ -16,7 +17,10 @@ from typing import Any
 
 from network.errors import TemplateError
 
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{((?:user:|app:|temp:)?[A-Za-z_][\w.-]*)(\?)?\}")
+# Spaces inside the braces are allowed and dropped (`{ customer_id }`), as Google ADK does.
+_PLACEHOLDER = re.compile(
+    r"\{\{|\}\}|\{[ \t]*((?:user:|app:|temp:)?[A-Za-z_][\w.-]*)[ \t]*(\?)?[ \t]*\}"
+)
 
 
 class Template:
@@ -78,8 +82,10 @@ class Template:
 def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if value is None:  # as Google ADK renders it: nothing, not `null`
+        return ""
     if hasattr(value, "model_dump_json"):
-        return value.model_dump_json()
+        return str(value.model_dump_json())
     try:
         return json.dumps(value, default=str)
     except (TypeError, ValueError):

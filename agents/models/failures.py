@@ -7,7 +7,9 @@ and the URL it happened at, with any credentials in it removed.
 
 from __future__ import annotations
 
+import errno
 import json
+import sys
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -62,55 +64,117 @@ def server_message(body: bytes | str | Any) -> str:
 
 
 def transport_failure(exc: BaseException) -> Failure | None:
-    """A network failure found anywhere in `exc`'s cause chain, or None if there is none.
+    """A network failure found anywhere in `exc`'s chain of causes, or None if there is none.
 
-    The most telling link wins (refused, then timed out, then any connection failure). Links
-    are recognised by class name as well as by type, so litellm's and the openai SDK's
-    wrappers, which keep the network error as a cause, need not be imported.
+    The most telling link wins (refused, then timed out, then any connection failure). A link
+    counts by what it is, never by its name or text: an `OSError` refused by the peer
+    (`ECONNREFUSED`), a timeout (`TimeoutError`, httpx's timeouts), or an error of the
+    transport itself (a `ConnectionError`, httpx's `TransportError`, aiohttp's connection and
+    payload errors, anyio's closed streams, a truncated HTTP body). A client library's own
+    wrapper ("APIConnectionError", which litellm also raises for failures that are not about
+    the network at all) counts only through the transport error it wraps.
     """
     chain = cause_chain(exc)
     for link in chain:
-        if isinstance(link, ConnectionRefusedError) or "connection refused" in str(link).lower():
+        if _refused(link):
             return Failure("connection refused", _short(str(link)), None, True)
     for link in chain:
-        if isinstance(link, TimeoutError) or "timeout" in type(link).__name__.lower():
+        if isinstance(link, (TimeoutError, *_loaded_types(_TIMEOUT_TYPES))):
             return Failure("timed out", _short(str(link)), None, True)
     for link in chain:
-        name = type(link).__name__
-        if isinstance(link, ConnectionError) or name in _TRANSPORT_NAMES:
+        if isinstance(link, (ConnectionError, *_loaded_types(_TRANSPORT_TYPES))):
+            name = type(link).__name__
             return Failure("connection failed", _short(f"{name}: {link}"), None, True)
     return None
 
 
+def answered_status(exc: BaseException) -> tuple[int, str] | None:
+    """The HTTP status a server really answered with, and its words, if `exc` holds one.
+
+    Only an HTTP client's own record of an answer counts (httpx's `HTTPStatusError`, which
+    carries the response): a wrapper's `status_code` may be made up, as litellm's "500" for a
+    refused connection, missing credentials or a stream that broke after a 200.
+    """
+    httpx = sys.modules.get("httpx")
+    if httpx is None:  # no httpx loaded: no answer can have come through it
+        return None
+    for link in cause_chain(exc):
+        if isinstance(link, httpx.HTTPStatusError):
+            response = link.response
+            try:
+                words = server_message(response.content)
+            except httpx.ResponseNotRead:  # a streamed answer whose body was never read
+                words = ""
+            return response.status_code, words
+    return None
+
+
+def server_body(exc: BaseException) -> str | None:
+    """What the server itself said in an error it sent (the openai SDK's `APIError.body`,
+    which litellm keeps): the server's words, or None when no link carries a body."""
+    for link in cause_chain(exc):
+        body = getattr(link, "body", None)
+        if isinstance(body, dict | str) and body:
+            return server_message(json.dumps(body) if isinstance(body, dict) else body)
+    return None
+
+
 def cause_chain(exc: BaseException) -> list[BaseException]:
-    """`exc`, its cause (or context), that one's, and so on."""
+    """`exc` and every exception it was raised from, nearest first.
+
+    Follows `__cause__`, `__context__` and `original_exception` (where litellm's exceptions,
+    which it documents as keeping the provider's error, keep it while the others may point at
+    an unrelated exception of its own bookkeeping).
+    """
     chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and all(current is not seen for seen in chain):
+    pending: list[BaseException | None] = [exc]
+    while pending and len(chain) < _MAX_CHAIN:
+        current = pending.pop(0)
+        if current is None or any(current is seen for seen in chain):
+            continue
         chain.append(current)
-        current = current.__cause__ or current.__context__
+        original = getattr(current, "original_exception", None)
+        if isinstance(original, BaseException):
+            pending.append(original)
+        pending += [current.__cause__, current.__context__]
     return chain
 
 
-_TRANSPORT_NAMES = frozenset(
-    {
-        "ConnectError",
-        "ReadError",
-        "WriteError",
-        "RemoteProtocolError",
-        "LocalProtocolError",
-        "NetworkError",
-        "TransportError",
-        "ProxyError",
-        "APIConnectionError",
-        "ServerDisconnectedError",
-        "ClientConnectionError",
-        "IncompleteRead",
-        "EndOfStream",
-        "BrokenResourceError",
-        "ClosedResourceError",
-    }
+_MAX_CHAIN = 64  # a hostile or buggy chain cannot make a failure's description expensive
+
+# The transport layers' own exception types, by module and name: looked up only in modules
+# already imported (a library not loaded cannot have raised), so nothing here imports them.
+_TIMEOUT_TYPES = (("httpx", "TimeoutException"),)
+_TRANSPORT_TYPES = (
+    ("httpx", "TransportError"),
+    ("aiohttp", "ClientConnectionError"),
+    ("aiohttp", "ClientPayloadError"),
+    ("anyio", "EndOfStream"),
+    ("anyio", "BrokenResourceError"),
+    ("anyio", "ClosedResourceError"),
+    ("http.client", "IncompleteRead"),
 )
+
+
+def _loaded_types(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    found: list[type[BaseException]] = []
+    for module_name, name in names:
+        module = sys.modules.get(module_name)
+        kind = getattr(module, name, None) if module is not None else None
+        if isinstance(kind, type) and issubclass(kind, BaseException):
+            found.append(kind)
+    return tuple(found)
+
+
+def _refused(link: BaseException) -> bool:
+    """The peer refused the connection: `ECONNREFUSED` on the error or the OS error it holds
+    (aiohttp keeps it as `os_error`)."""
+    if isinstance(link, ConnectionRefusedError):
+        return True
+    for error in (link, getattr(link, "os_error", None)):
+        if isinstance(error, OSError) and error.errno == errno.ECONNREFUSED:
+            return True
+    return False
 
 
 def safe_url(url: str) -> str:

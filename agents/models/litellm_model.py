@@ -14,11 +14,16 @@ Decisions written down here:
   with `num_retries=0`, and the retry loop the native client uses (`agents.models.retrying`:
   deadline, retries with `Retry-After`, `tool_choice` fallback, answer check, errors, one
   `ModelCall` per attempt) wraps each `acompletion`.
-- Errors: what litellm raises is read here (`_failure`): connection refused, timed out, HTTP
-  status with the provider's message, authentication, missing credentials
-  (`agents.models.failures`). litellm reports a refused connection or missing credentials as
-  "status 500"; the cause chain it keeps tells them apart, and missing credentials are never
-  retried.
+- Errors: what litellm raises is read by what it means (`_failure`), never by the class names
+  and texts of one litellm release: litellm's `status_code` is made up for failures that never
+  got an HTTP answer (it says "500" for a refused connection, for missing credentials and for a
+  stream that broke after a 200), so the chain of causes it keeps decides, in this order: an
+  HTTP status the server really answered (the HTTP client's own record of the response, with
+  the server's words); a network failure (connection refused, timed out, connection failed);
+  a stream that broke while being read (after the 200: what the server said in it, if it said
+  anything, else a stream that ended without a finish reason, as the native client reports
+  it); credentials litellm's `validate_environment` finds missing (never retried); and only
+  then the status litellm reports, for providers it does not reach over HTTP.
 - Deadline: `timeout` is passed to litellm and also bounds the whole attempt, stream included:
   litellm's own timeout applies per read, which a server's keep-alive pings keep resetting.
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
@@ -53,8 +58,16 @@ from typing import Any
 
 import anyio
 
+from agents.models.answer_check import answer_problem
 from agents.models.base import ModelRequest, ModelResponse
-from agents.models.failures import Failure, cause_chain, status_failure, transport_failure
+from agents.models.failures import (
+    Failure,
+    answered_status,
+    cause_chain,
+    server_body,
+    status_failure,
+    transport_failure,
+)
 from agents.models.openai_body import wire_tool_choice
 from agents.models.per_list import PerList
 from agents.models.price import Price
@@ -70,6 +83,19 @@ from network.ids import new_id
 from network.run.retry_policy import RetryPolicy
 
 _litellm: Any = None
+
+
+class StreamBroke(Exception):
+    """litellm raised while its stream was being read, after the server had answered 200.
+
+    Whatever status litellm puts on such an error is its own: the server's answer was a
+    success that stopped short. `problem` is what was wrong with the answer at that point (a
+    stream without a finish reason, `answer_check`), None when its finish reason had come.
+    """
+
+    def __init__(self, problem: str | None) -> None:
+        super().__init__(problem or "the stream failed after its finish reason")
+        self.problem = problem
 
 
 def _import_litellm() -> Any:
@@ -183,6 +209,7 @@ class LiteLLMModel(RetryingModel):
         self._stream_usage = False
         self._tool_copies = PerList(copy.deepcopy)  # litellm's vLLM route edits them in place
         self._counter: Any = _UNSET
+        self._missing_keys: list[str] = []  # credentials litellm finds missing (`_prepare`)
 
     async def token_counter(self) -> Any:
         """A function counting one wire message's tokens with this model's tokenizer, or None
@@ -232,6 +259,7 @@ class LiteLLMModel(RetryingModel):
         litellm = await load_litellm()
         if self._provider is None:
             self._inspect(litellm)
+            self._missing_keys = self._missing_credentials(litellm)
 
     async def _send(self, request: ModelRequest, answer: StreamedAnswer | None) -> ModelResponse:
         litellm = await load_litellm()
@@ -240,6 +268,26 @@ class LiteLLMModel(RetryingModel):
         if answer is None:
             return _parse(response, kwargs["messages"])
         return await _consume(response, answer, kwargs["messages"])
+
+    def _missing_credentials(self, litellm: Any) -> list[str]:
+        """The provider's credential variables litellm finds unset, when no `api_key` is given.
+
+        A call is never refused for them (a server at `api_base` may need no key); they explain
+        a failure that got no HTTP answer. Only keys, tokens and secrets count: litellm also
+        lists a missing base URL (Ollama's), which is no credential.
+        """
+        if self.api_key is not None:
+            return []
+        try:
+            found = litellm.validate_environment(model=self.name, api_base=self.api_base)
+        except Exception:  # a model litellm does not know: nothing to say about its keys
+            return []
+        missing = found.get("missing_keys") if isinstance(found, Mapping) else None
+        return [
+            str(name)
+            for name in missing or ()
+            if any(word in str(name).upper() for word in ("KEY", "TOKEN", "SECRET"))
+        ]
 
     def _inspect(self, litellm: Any) -> None:
         """Find the provider once: whether it takes stream_options, whether tools need a copy."""
@@ -276,23 +324,26 @@ class LiteLLMModel(RetryingModel):
     # -- failure -------------------------------------------------------------------------
 
     def _failure(self, exc: Exception) -> Failure:
-        """What went wrong, from litellm's exception and the chain of causes it keeps."""
-        chain = cause_chain(exc)
-        status = _status(exc)
-        for link in chain:
-            text = str(link)
-            if "Missing credentials" in text or "api_key client option must be set" in text:
-                return Failure("missing credentials", _first_line(text), None, False)
-        if status in (401, 403):
-            return status_failure(status, _first_line(str(exc)))
-        if any("Authentication" in type(c).__name__ for c in chain):
-            return Failure("authentication failed", _first_line(str(exc)))
+        """What went wrong, by what litellm's chain of causes says happened (module docstring)."""
+        answered = answered_status(exc)
+        if answered is not None:
+            return status_failure(answered[0], answered[1] or _first_line(str(exc)))
         network = transport_failure(exc)
         if network is not None:
-            # litellm reports these as status 500; there was no HTTP answer at all.
-            return network
-        if status is not None:
-            return status_failure(status, _first_line(str(exc)))
+            return network  # no HTTP answer at all, whatever status litellm reports
+        if isinstance(exc, StreamBroke):
+            said = server_body(exc)
+            if said is not None:
+                return Failure("the server reported an error mid-stream", said)
+            if exc.problem is not None:
+                return Failure("no answer", exc.problem)
+            return Failure("stream failed", _first_line(str(exc.__cause__ or exc)), None, True)
+        if self._missing_keys:
+            names = " or ".join(self._missing_keys)
+            return Failure("missing credentials", f"pass api_key= or set {names}")
+        reported = _status(exc)
+        if reported is not None:
+            return status_failure(reported, _first_line(str(exc)))
         return Failure("request failed", f"{type(exc).__name__}: {_first_line(str(exc))}")
 
     def _retry_after(self, exc: Exception) -> float | None:
@@ -317,8 +368,15 @@ async def _consume(
     """Read one litellm stream into `answer`, then assemble the whole response."""
     usage: Any = None
     first: Any = None
+    chunks = response.__aiter__()
     try:
-        async for chunk in response:
+        while True:
+            try:
+                chunk = await chunks.__anext__()
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # litellm's, while reading: the server had answered 200
+                raise StreamBroke(_stream_problem(answer)) from exc
             if first is None:
                 first = chunk
             usage = getattr(chunk, "usage", None) or usage
@@ -352,6 +410,14 @@ async def _consume(
     if tokens is None:
         tokens = estimated_usage(_prompt_chars(messages), message)
     return ModelResponse(message, tokens, raw, answer.finish_reason, model=heading["model"])
+
+
+def _stream_problem(answer: StreamedAnswer) -> str | None:
+    """What a stream that broke off lacked: its finish reason (in `answer_check`'s words), or
+    nothing when the finish reason had come."""
+    if answer.finish_reason is not None:
+        return None
+    return answer_problem(AssistantMessage(None), None, streamed=True)
 
 
 def _server_sent_usage(response: Any) -> bool:
@@ -408,8 +474,13 @@ def _status(exc: BaseException) -> int | None:
 
 
 def _retry_after(exc: BaseException) -> float | None:
-    """What the provider asked us to wait, in seconds, if it said and it is reasonable."""
-    headers: Any = getattr(exc, "litellm_response_headers", None)
-    if not headers:
-        headers = getattr(getattr(exc, "response", None), "headers", None)
-    return retry_after(headers)
+    """What the provider asked us to wait, in seconds, if it said and it is reasonable: read
+    from the first error in the chain that kept the answer's headers."""
+    for link in cause_chain(exc):
+        headers: Any = getattr(link, "litellm_response_headers", None)
+        if not headers:
+            headers = getattr(getattr(link, "response", None), "headers", None)
+        wait = retry_after(headers) if headers else None
+        if wait is not None:
+            return wait
+    return None

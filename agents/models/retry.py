@@ -35,8 +35,8 @@ def retry_after(headers: Any) -> float | None:
 def backoff(first_delay: float, attempt: int, after: float | None = None) -> float:
     """The wait before retry number `attempt + 1`: the server's figure, else exponential."""
     if after is not None:
-        return after
-    return first_delay * (2**attempt) * random.uniform(0.75, 1.0)
+        return float(after)
+    return first_delay * (2.0**attempt) * random.uniform(0.75, 1.0)
 
 
 def wait_before_retry(

@@ -23,7 +23,10 @@ def reported_usage(usage: Any) -> Usage | None:
     """The server's counts from a usage dict or object, or None when it gave none."""
     if usage is None:
         return None
-    get = usage.get if isinstance(usage, dict) else lambda name: getattr(usage, name, None)
+
+    def get(name: str) -> Any:
+        return usage.get(name) if isinstance(usage, dict) else getattr(usage, name, None)
+
     prompt, completion, total = get("prompt_tokens"), get("completion_tokens"), get("total_tokens")
     if not _count(prompt) or not _count(completion):
         return None  # a count that is not a whole number >= 0 is no figure: estimate instead

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from agents._call_events import CallEvents
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
@@ -18,7 +18,7 @@ from agents.output._stream import OutputStream
 from network import events
 from network.errors import OutputValidationError
 from network.history.results import Usage
-from network.run.context import RunContext
+from network.run.context import AgentLike, RunContext
 
 
 @dataclass(slots=True)
@@ -32,11 +32,19 @@ class TypedAnswer:
     attempts: int
 
 
+class TypedAgent(AgentLike, Protocol):
+    """An agent with typed output (`Agent(output_type=...)`), as its model call needs it."""
+
+    output: OutputSpec | None
+    output_key: str | None
+
+
 async def complete_typed(
-    agent: Any, ctx: RunContext, model: Model, request: ModelRequest, call_events: Any
+    agent: TypedAgent, ctx: RunContext, model: Model, request: ModelRequest, call_events: Any
 ) -> TypedAnswer:
     """Ask `model`, re-asking with the errors until the answer validates or the budget ends."""
-    spec: OutputSpec = agent.output
+    spec = agent.output
+    assert spec is not None, "complete_typed is for agents with output_type"
     mode = await spec.resolve_mode(model)
     system, tools, choice, response_format = spec.shape(
         mode, list(request.system), request.tools, request.tool_choice
@@ -44,9 +52,10 @@ async def complete_typed(
     base = ModelRequest(
         system, request.history, tools, choice, request.agent, request.params, response_format
     )
+    key = agent.output_key
     stream = (
-        OutputStream(ctx, spec, agent.output_key, mode)
-        if OutputStream.wanted(ctx, agent.output_key)
+        OutputStream(ctx, spec, key, mode)
+        if key is not None and OutputStream.wanted(ctx, key)
         else None
     )
     attempts: list[Attempt] = []
@@ -118,7 +127,7 @@ def _chunk_handler(call_events: Any, stream: OutputStream | None) -> Any:
     return on_chunk
 
 
-async def _next_events(agent: Any, ctx: RunContext, failed: Any, call_events: Any) -> Any:
+async def _next_events(agent: TypedAgent, ctx: RunContext, failed: Any, call_events: Any) -> Any:
     """Close the failed attempt's events; the next attempt reports as a message of its own."""
     if call_events is None:
         return None

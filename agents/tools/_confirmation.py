@@ -12,7 +12,7 @@ before the tool's function is reached, so the model sees the error as usual.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from agents.tools._dispatch import run_tool_calls
 from agents.tools._predictive import predicted_values
@@ -20,8 +20,14 @@ from agents.tools.tool import Tool
 from network.errors import StateError, ToolError
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ToolCallRecord
-from network.run.context import RunContext
+from network.run.context import AgentLike, RunContext
 from network.run.interrupts import Answer, Interrupt
+
+
+class ToolAgent(AgentLike, Protocol):
+    """An agent with tools of its own (`Agent`), as resuming its held calls needs it."""
+
+    tools: dict[str, Tool]
 
 
 def needs_confirmation(tools: dict[str, Tool], calls: list[ToolCall]) -> bool:
@@ -34,7 +40,7 @@ def needs_confirmation(tools: dict[str, Tool], calls: list[ToolCall]) -> bool:
 
 
 async def hold(
-    ctx: RunContext, agent: Any, tools: dict[str, Tool], calls: list[ToolCall]
+    ctx: RunContext, agent: AgentLike, tools: dict[str, Tool], calls: list[ToolCall]
 ) -> list[ToolCall]:
     """Record an interrupt for each call needing confirmation; return the calls to run now."""
     kv: Any = ctx.state.kv
@@ -84,7 +90,7 @@ async def hold(
 
 
 async def resume_call(
-    agent: Any, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
+    agent: ToolAgent, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
 ) -> InferenceResult:
     """Run the accepted calls, reject the others; one result, as if the agent's call ended."""
     started_at = time.time()

@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agents.tools.tool import Tool
 from network.history.messages import ToolCall
 from network.state.handlers import replace_values
+from network.state.kv import KV
 
 
 def predicted_values(predict_state: Mapping[str, Any], call: ToolCall) -> list[tuple[str, Any]]:
@@ -35,7 +37,7 @@ def predicted_values(predict_state: Mapping[str, Any], call: ToolCall) -> list[t
     return found
 
 
-def write_predicted(predict_state: Mapping[str, Any], tool: Any, call: ToolCall, kv: Any) -> None:
+def write_predicted(predict_state: Mapping[str, Any], tool: Tool, call: ToolCall, kv: KV) -> None:
     """Write the call's predicted keys to `kv`.
 
     The arguments are checked first (`ToolError`), so the model hears about its arguments

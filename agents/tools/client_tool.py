@@ -17,11 +17,13 @@ tools itself (`RunAgentInput.tools`); see docs/agui.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from agents.tools.tool import Tool
 from network.history.messages import ToolCall
 from network.run.client_tools import EMPTY_PARAMETERS, ClientTool
-from network.run.context import RunContext
+from network.run.context import AgentLike, RunContext
 
 
 def client_tool(
@@ -38,7 +40,7 @@ def client_tool(
 
 
 def defer_client_calls(
-    ctx: RunContext, agent: Any, tools: dict[str, Any], calls: list[ToolCall]
+    ctx: RunContext, agent: AgentLike, tools: Mapping[str, Tool], calls: list[ToolCall]
 ) -> list[ToolCall]:
     """Move the calls of client tools to `ctx.pending_tool_calls`; return the calls to run.
 

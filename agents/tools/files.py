@@ -28,7 +28,7 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from agents.tools.tool import Tool, tool
 from agents.tools.tool_context import ToolContext
@@ -335,4 +335,4 @@ def write_files_tool(
             write_checked(root, accepted)
         return {"written": sorted(texts)}
 
-    return tool(write_files, name=name)
+    return cast(Tool, tool(write_files, name=name))

@@ -278,7 +278,9 @@ class Tool:
         if fields is not None and type(arguments) is dict:
             # `validate` written out, without its two Python calls: every tool call runs this.
             try:
-                kwargs = fields.validate_python(arguments)[0]  # (values, extra, fields set)
+                kwargs: dict[str, Any] = fields.validate_python(arguments)[
+                    0
+                ]  # (values, extra, fields set)
             except sys.modules["pydantic_core"].ValidationError as exc:
                 raise self._invalid(exc) from exc
         else:
@@ -350,6 +352,14 @@ def check_output_mapping(where: str, mapping: Mapping[str, Any]) -> None:
     unknown = set(mapping) - {"source", "handler"}
     if unknown:
         raise ConfigurationError(f"{where} has unknown fields {sorted(unknown)}")
+    source = mapping.get("source")
+    if source is not None and (not isinstance(source, str) or not source):
+        # a result's field is named by a non-empty string: anything else never matches, and the
+        # mapping would silently never write
+        raise ConfigurationError(
+            f"{where} source must be the name of a result field (a non-empty string), "
+            f"got {source!r}"
+        )
     handler = mapping.get("handler")
     if handler is not None and not callable(handler):
         raise ConfigurationError(f"{where} handler is not callable")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Generic
 
 from network.errors import ConfigurationError
-from network.run.context import DepsT
+from network.run.context import AgentLike, DepsT, NetworkLike
 from network.state.state import State
 
 
@@ -29,8 +29,8 @@ class ToolContext(Generic[DepsT]):
         max_attempts: how many tries the call's `RetryPolicy` allows (1 without one).
     """
 
-    network: Any
-    agent: Any
+    network: NetworkLike
+    agent: AgentLike
     state: State
     tool_call_id: str
     run: Any = None  # the RunContext

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from network.drawing import network_mermaid
+from network.run.context import NetworkLike
 
 _NODE = re.compile(r'^\s*(\w+)(\(\[|\{\{|\[)"(.*)"(\]\)|\}\}|\])\s*$')
 _EDGE = re.compile(r'^\s*(\w+) (-->|-\.->)(?:\|"(.*)"\|)? (\w+)\s*$')
@@ -22,7 +23,7 @@ def _label(text: str) -> str:
     return text.replace("#quot;", '"')
 
 
-def network_graph(network: Any) -> dict[str, Any]:
+def network_graph(network: NetworkLike) -> dict[str, Any]:
     """`{"name", "mermaid", "nodes": [{id, label, shape, agent}], "edges": [{source, target,
     label, dotted}]}`; a node's `agent` is the agent it stands for (None for START, END and
     routers)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from network.devui.steps import step_view
 from network.logger import LazyLogger
+from network.network import Network
 from network.run.context import RunContext
 from network.run.emitter import AnySink
 
@@ -28,7 +29,7 @@ log = LazyLogger("agent_network.devui")
 class ObservedNetwork:
     """`network`, whose runs also report each step's details (see the module docstring)."""
 
-    def __init__(self, network: Any) -> None:
+    def __init__(self, network: Network) -> None:
         self._network = network
 
     def __getattr__(self, name: str) -> Any:
@@ -39,8 +40,7 @@ class ObservedNetwork:
     ) -> Any:
         """The network's own `execute`, with the step-details sink first."""
         details = StepDetails(ctx)
-        result = await self._network.execute(ctx, max_iter=max_iter, sinks=[details, *sinks])
-        return result
+        return await self._network.execute(ctx, max_iter=max_iter, sinks=[details, *sinks])
 
 
 class StepDetails:

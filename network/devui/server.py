@@ -63,6 +63,8 @@ from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import InvalidIdError
+from network.network import Network
+from network.run.context import NetworkLike
 from network.threads.ids import check_id
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -98,7 +100,7 @@ def dev_registry() -> ThreadRegistry:
 
 
 def app(
-    network: Any,
+    network: Network,
     *,
     store: Any = None,
     threads: ThreadRegistry | None = None,
@@ -188,7 +190,7 @@ def _step(request: Request) -> int:
 
 
 class _Views:
-    def __init__(self, network: Any, store: Any, runs_on_store: bool = False) -> None:
+    def __init__(self, network: NetworkLike, store: Any, runs_on_store: bool = False) -> None:
         self.network = network
         self.store = store
         self.runs_on_store = runs_on_store

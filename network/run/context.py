@@ -105,7 +105,7 @@ class RunContext(Generic[DepsT]):
     call_count: int = 0
     stack: list[Any] = field(default_factory=list)
     last_result: InferenceResult | None = None
-    agent: Any = None
+    agent: AgentLike | None = None
     prompt_tokens: int = 0  # usage totals, summed as ints (cheaper than a model per step)
     completion_tokens: int = 0
     total_tokens: int = 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.run.context import RunContext
+from network.run.context import AgentLike, RunContext
 from network.run.fork import run_parallel
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
@@ -60,7 +60,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             return Stop(StopReason.CLIENT_TOOL)
 
 
-async def call_agent(ctx: RunContext, agent: Any) -> None:
+async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
     """One agent call: the agent's inference and tools, then its result joins the history."""
     emitter = ctx.emitter
     if not emitter.active:
@@ -80,7 +80,7 @@ async def call_agent(ctx: RunContext, agent: Any) -> None:
     await emitter.emit(events.step_finished(name))
 
 
-def begin_call(ctx: RunContext, agent: Any) -> None:
+def begin_call(ctx: RunContext, agent: AgentLike) -> None:
     """What comes before an agent call: the agent is the current one, and writes its own.
 
     `call_agent` is `begin_call`, `await agent.call(ctx)`, `record_call`, with the step's

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.run.context import NetworkLike
 
 
 def check_predict_state(
-    network: Any, predict_state: Mapping[str, Any]
+    network: NetworkLike, predict_state: Mapping[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """The validated `predict_state`, or `ConfigurationError` naming the bad entry."""
     checked: dict[str, dict[str, Any]] = {}

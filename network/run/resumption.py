@@ -5,11 +5,11 @@ See `network.run.interrupts` for the whole flow.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Protocol, cast
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
-from network.run.context import RunContext
+from network.run.context import AgentLike, RunContext
 from network.run.interrupts import Answer, Interrupt
 from network.run.loop import call_agent
 
@@ -28,7 +28,15 @@ async def resume_interrupted(ctx: RunContext) -> None:
                 f"cannot resume tool calls of agent {name!r}: network {ctx.network.name!r} "
                 "has no such agent that can resume"
             )
-        await call_agent(ctx, _Resumption(agent, pairs))
+        await call_agent(ctx, _Resumption(cast(ResumableAgent, agent), pairs))
+
+
+class ResumableAgent(AgentLike, Protocol):
+    """An agent that can finish the tool calls it held for a person (`agents.Agent`)."""
+
+    async def resume(
+        self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
+    ) -> InferenceResult: ...
 
 
 class _Resumption:
@@ -36,7 +44,7 @@ class _Resumption:
 
     __slots__ = ("agent", "answered", "description", "name")
 
-    def __init__(self, agent: Any, answered: list[tuple[Interrupt, Answer]]) -> None:
+    def __init__(self, agent: ResumableAgent, answered: list[tuple[Interrupt, Answer]]) -> None:
         self.agent = agent
         self.name: str = agent.name
         self.description: str = getattr(agent, "description", "")
@@ -44,5 +52,4 @@ class _Resumption:
 
     async def call(self, ctx: RunContext) -> InferenceResult:
         ctx.agent = self.agent
-        result: InferenceResult = await self.agent.resume(ctx, self.answered)
-        return result
+        return await self.agent.resume(ctx, self.answered)

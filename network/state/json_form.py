@@ -68,14 +68,27 @@ def schema_from_dict(data: dict[str, Any]) -> StateSchema:
     """The schema `schema_to_dict` wrote."""
     if "model" in data:
         return StateSchema(import_path(data["model"]), closed=data.get("closed"))
-    entries = {}
+    entries: dict[str, dict[str, Any]] = {}
     for key, entry in data.get("keys", {}).items():
-        path = entry["handler"]
-        entries[key] = {
-            "type": parse_type(entry["type"]),
-            "handler": _READY.get(path) or import_path(path),
-        }
+        if not isinstance(entry, dict) or "type" not in entry:
+            raise StateError(f"state key {key!r}: a schema entry needs a 'type'", key=key)
+        spec: dict[str, Any] = {"type": parse_type(entry["type"])}
+        path = entry.get("handler")  # absent: the default for the type, as in code
+        if path is not None:
+            spec["handler"] = _READY.get(path) or _imported_handler(path, key)
+        entries[key] = spec
     return StateSchema(entries, closed=bool(data.get("closed")))
+
+
+def _imported_handler(path: Any, key: str) -> Any:
+    """The merge handler `path` names, or a `StateError` naming the key and the path."""
+    try:
+        return import_path(path)
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
+        raise StateError(
+            f"state key {key!r}: handler {path!r} cannot be imported ({type(exc).__name__})",
+            key=key,
+        ) from exc
 
 
 class StateParts(NamedTuple):

@@ -10,8 +10,6 @@ than as a slower benchmark. They count objects; they never time anything.
 import asyncio
 import copy
 import gc
-import sys
-from collections import Counter
 from typing import Any
 
 import anyio
@@ -82,44 +80,6 @@ def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects()
         for _ in range(3)
     )
     assert per_step <= 11, per_step
-
-
-def _library_calls(network: Network, steps: int) -> Counter[str]:
-    """The Python functions of `network` and `agents` a run of `steps` agent calls enters,
-    by name, with how many times (class bodies' `__init__`s included)."""
-    calls: Counter[str] = Counter()
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_globals.get("__name__", "").split(".")[0] in (
-            "network",
-            "agents",
-        ):
-            calls[frame.f_code.co_qualname] += 1
-
-    async def run() -> Any:
-        sys.setprofile(profile)
-        try:
-            return await network.run("go", state={"target": steps})
-        finally:
-            sys.setprofile(None)
-
-    assert len(anyio.run(run)["items"]) == steps
-    return calls
-
-
-def test_an_agent_call_with_one_tool_call_enters_at_most_32_library_functions() -> None:
-    # Each Python call of the hot path costs hundreds of instructions on every step of every
-    # run (benchmark W2). What one step enters now: the loop's bookkeeping (`record_call`,
-    # `State.add_result`, `Network.resolve`), the agent call (`Agent.call`, `State.history`,
-    # the request, response and result records), the lone tool call (`run_tool_calls_now`,
-    # `Tool.invoke_inline`, `Tool._arguments`, its context and record, a savepoint and its
-    # release), the store's write and ops (`KV.set`, `KV._append`, `KV.take_ops`), and what
-    # the test's own router, model and tool call in the library (`ctx.kv`, `KV.view`,
-    # `KV.get`, `len()` of a `ListView` and a `HistoryView`, `call`).
-    network = _network()
-    _library_calls(network, 3)  # warm caches (schemas, adapters) first
-    per_step = (_library_calls(network, 30).total() - _library_calls(network, 10).total()) / 20
-    assert per_step <= 32, per_step
 
 
 def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> None:

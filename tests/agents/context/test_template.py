@@ -1,5 +1,7 @@
 """Instruction templates: `{key}` and `{key?}` filled from state, escapes, JSON kept as written."""
 
+from typing import ClassVar
+
 import pytest
 
 from agents import Agent, ScriptedModel
@@ -59,3 +61,19 @@ def test_escaped_braces_still_give_literal_braces() -> None:
     assert Template("{{plan}} is {plan}").render(kv) == "{plan} is P"
     assert Template('{{"a": {{"b": 1}}}}').render(kv) == '{"a": {"b": 1}}'
     assert Template('Example: {"plan": {plan}}').render(kv) == 'Example: {"plan": P}'
+
+
+def test_spaces_inside_the_braces_are_dropped_and_none_renders_empty_as_in_adk() -> None:
+    from agents.context._template import Template
+
+    class Store:
+        values: ClassVar[dict[str, object]] = {"customer_id": 42, "nickname": None}
+
+        def has(self, key: str) -> bool:
+            return key in self.values
+
+        def get(self, key: str) -> object:
+            return self.values[key]
+
+    text = Template("id={ customer_id } nick=[{nickname}] opt=[{ missing? }]").render(Store())
+    assert text == "id=42 nick=[] opt=[]"

@@ -112,3 +112,15 @@ async def test_a_tuple_appends_its_items_alone_or_in_a_batch() -> None:
     second = await Network("n", [batch], state_schema=schema).run("x")
     assert first["nums"] == [1, 2]
     assert second["nums"] == [1, 2, 1, 2]
+
+
+@pytest.mark.parametrize("source", [3, "", ["a"]])
+def test_an_output_mapping_whose_source_is_not_a_field_name_is_refused(source: object) -> None:
+    from network import ConfigurationError
+
+    def lookup() -> dict[str, int]:
+        """Look up."""
+        return {"a": 1}
+
+    with pytest.raises(ConfigurationError, match=r"outputs_to_state\['k'\] source"):
+        tool(lookup, outputs_to_state={"k": {"source": source}})

@@ -61,7 +61,7 @@ def test_keys_named_proto_are_shown_at_the_top_level_and_nested(page: Any, tmp_p
         assert top.count() == 1  # the key is there, not swallowed as the object's prototype
         settings = state.locator(".state-key[data-key='settings']")
         settings.locator("summary").first.click()
-        settings.locator(".tree").wait_for()  # filled on "toggle", dispatched after the click
+        settings.locator(".tree").wait_for()  # filled by the toggle event, after the click
         assert "__proto__" in settings.inner_text()  # nested, added by the merge
         assert "object, 2 keys" in settings.inner_text()
         diff = page.inner_text("#detail-diff")

@@ -86,3 +86,18 @@ def test_state_json_from_before_the_state_package_still_loads() -> None:
     restored = State.from_json(old)
     restored.kv.set("files", {"b.py": "y"})
     assert restored.kv.get("files") == {"a.py": "x", "b.py": "y"}
+
+
+def test_a_schema_entry_without_a_handler_loads_with_the_type_s_default() -> None:
+    from network import StateError, merge_lists, replace_values
+    from network.state.json_form import schema_from_dict
+
+    schema = dict(
+        schema_from_dict({"keys": {"tags": {"type": "list[str]"}, "n": {"type": "int"}}}).items()
+    )
+    assert schema["tags"].handler is merge_lists
+    assert schema["n"].handler is replace_values
+    with pytest.raises(StateError, match="'n': handler 'no.such.module:f' cannot be imported"):
+        schema_from_dict({"keys": {"n": {"type": "int", "handler": "no.such.module:f"}}})
+    with pytest.raises(StateError, match="'n': a schema entry needs a 'type'"):
+        schema_from_dict({"keys": {"n": {"handler": "x:y"}}})

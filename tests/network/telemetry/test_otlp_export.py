@@ -87,7 +87,7 @@ def _value(any_value: Any) -> Any:
 
 
 async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_logs: None) -> None:
-    # The three lines of the README, with the provider passed in rather than set globally.
+    # The three lines of docs/telemetry.md, with the provider passed in rather than set globally.
     provider = TracerProvider()
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=receiver.endpoint)))
     network = build(Telemetry(tracer_provider=provider))
@@ -156,10 +156,10 @@ async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_log
     assert [event.name for event in first_root.events] == ["agent_network.interrupt"]
 
 
-def test_the_readme_lines_send_a_run_to_the_endpoint(receiver: Receiver) -> None:
-    """The README's OTLP block, as written, with only OTEL_EXPORTER_OTLP_ENDPOINT set."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("### Tracing (OpenTelemetry) and usage limits", 1)[1]
+def test_the_documented_lines_send_a_run_to_the_endpoint(receiver: Receiver) -> None:
+    """docs/telemetry.md's OTLP block, as written, with only OTEL_EXPORTER_OTLP_ENDPOINT set."""
+    page = (ROOT / "docs" / "telemetry.md").read_text()
+    section = page.split("## OpenTelemetry traces", 1)[1]
     block = re.search(r"```python\n(.*?)```", section, re.S)
     assert block is not None
     script = block.group(1) + textwrap.dedent(
