@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from network.cli.load import CLIError
+from network.network import Network
 
 ASGIApp = Callable[..., Any]
 
@@ -39,11 +40,11 @@ class ReloadingApp:
 
     def __init__(
         self,
-        load: Callable[[], Any],
-        build: Callable[[Any], ASGIApp],
+        load: Callable[[], Network],
+        build: Callable[[Network], ASGIApp],
         watched: Path,
         log: TextIO | None = None,
-        network: Any = None,
+        network: Network | None = None,
     ) -> None:
         self.load, self.build, self.watched = load, build, watched
         self.log = log if log is not None else sys.stderr

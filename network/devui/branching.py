@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.store_access import reading
 from network.errors import InvalidIdError, StateError
+from network.network import Network
 from network.threads.checkpoint_data import CheckpointNotFoundError, TimeTravelError
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadNotFoundError
@@ -116,7 +117,7 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
     return store_failed("time_travel", error)
 
 
-async def fork_view(request: Request, network: Any, store: Any) -> Response:
+async def fork_view(request: Request, network: Network, store: Any) -> Response:
     """`POST /api/fork`: a new thread from a stored one at a step, plus an edited state."""
     try:
         body = await read_json(request)
@@ -141,7 +142,7 @@ async def fork_view(request: Request, network: Any, store: Any) -> Response:
     return JSONResponse(answer, headers=SECURITY_HEADERS)
 
 
-async def rewind_view(request: Request, network: Any, store: Any) -> Response:
+async def rewind_view(request: Request, network: Network, store: Any) -> Response:
     """`POST /api/rewind`: move a stored thread back to a step, in place."""
     try:
         body = await read_json(request)

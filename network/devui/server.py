@@ -64,7 +64,6 @@ from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import InvalidIdError
 from network.network import Network
-from network.run.context import NetworkLike
 from network.threads.ids import check_id
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -190,7 +189,7 @@ def _step(request: Request) -> int:
 
 
 class _Views:
-    def __init__(self, network: NetworkLike, store: Any, runs_on_store: bool = False) -> None:
+    def __init__(self, network: Network, store: Any, runs_on_store: bool = False) -> None:
         self.network = network
         self.store = store
         self.runs_on_store = runs_on_store
