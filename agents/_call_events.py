@@ -1,7 +1,10 @@
 """AG-UI events for one inference: text messages and tool calls, streamed or after the fact.
 
 When the model streams, chunks become TEXT_MESSAGE_* and TOOL_CALL_START/ARGS events as they
-arrive; when it does not, the whole answer is reported once it is back. Either way every
+arrive; when it does not, the whole answer is reported once it is back. A reasoning model's
+thinking becomes AG-UI 1.0's REASONING_START, REASONING_MESSAGE_START / CONTENT / END and
+REASONING_END, a reasoning message of its own id, closed when the answer's first text or tool
+call arrives (or at the end). Either way every
 message and tool call opened here is closed by `finish`. Listeners (predictive state) are told
 of every tool call's arguments as they grow.
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Sequence
 
-from agents.models.base import ModelChunk, TextDelta, ToolCallDelta
+from agents.models.base import ModelChunk, ReasoningDelta, TextDelta, ToolCallDelta
 from network import events
 from network.history.messages import AssistantMessage
 from network.ids import new_id
@@ -32,6 +35,8 @@ class CallEvents:
         self.message_id = new_id("msg_")
         self.listeners = listeners
         self._text_open = False
+        self._reasoning_id: str | None = None  # the reasoning message open, if any
+        self._reasoned = False  # a reasoning message was sent for this answer
         self._streamed = False
         self._tools: dict[int, tuple[str, str]] = {}  # index -> (id, name)
         self._args: dict[int, str] = {}
@@ -40,6 +45,11 @@ class CallEvents:
         """Handle one streamed piece of the answer."""
         self._streamed = True
         emitter = self.emitter
+        if isinstance(chunk, ReasoningDelta):
+            await self._reason(chunk.text)
+            return
+        if self._reasoning_id is not None:
+            await self._close_reasoning()
         if isinstance(chunk, TextDelta):
             if not chunk.text:
                 return
@@ -60,6 +70,24 @@ class CallEvents:
             for listener in self.listeners:
                 await listener(call_id, name, self._args[chunk.index])
 
+    async def _reason(self, text: str) -> None:
+        if not text:
+            return
+        if self._reasoning_id is None:
+            self._reasoning_id = new_id("msg_")
+            self._reasoned = True
+            self.emitter.open_reasoning.append(self._reasoning_id)
+            for event in events.reasoning_start(self._reasoning_id):
+                await self.emitter.emit(event)
+        await self.emitter.emit(events.reasoning_content(self._reasoning_id, text))
+
+    async def _close_reasoning(self) -> None:
+        reasoning_id, self._reasoning_id = self._reasoning_id, None
+        if reasoning_id is not None and reasoning_id in self.emitter.open_reasoning:
+            self.emitter.open_reasoning.remove(reasoning_id)
+            for event in events.reasoning_end(reasoning_id):
+                await self.emitter.emit(event)
+
     async def _open_text(self) -> None:
         self._text_open = True
         self.emitter.open_messages.append(self.message_id)
@@ -68,6 +96,9 @@ class CallEvents:
     async def finish(self, message: AssistantMessage) -> None:
         """Report what was not streamed and close everything opened."""
         emitter = self.emitter
+        if not self._reasoned and message.reasoning:  # not streamed: the whole of it, first
+            await self._reason(message.reasoning)
+        await self._close_reasoning()
         if not self._streamed:
             if message.content:
                 await self._open_text()

@@ -77,6 +77,12 @@ class Agent:
             (with the errors) before `OutputValidationError`.
         tool_retry: the `RetryPolicy` of this agent's tool calls unless the tool sets its
             own `retry` (default: the network's `tool_retry`); see `@tool(retry=...)`.
+        stream: True (the default): when the run has events to send (`network.stream`, an
+            AG-UI server), the model is asked to stream and its deltas become events as they
+            come. False: the model is never asked to stream; the answer is reported when it
+            is whole (over AG-UI, the text as one delta). For servers that refuse streamed
+            requests in some cases (llama.cpp's, with tools). Only this switch (and the
+            model's own `stream=`) decides it: tracing or logging never does.
     """
 
     def __init__(
@@ -97,6 +103,7 @@ class Agent:
         output_mode: str = "auto",
         output_retries: int = 2,
         tool_retry: RetryPolicy | None = None,
+        stream: bool = True,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
@@ -145,6 +152,11 @@ class Agent:
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
         self.tool_timeout = tool_timeout
         self.tool_retry = tool_retry
+        if not isinstance(stream, bool):
+            raise ConfigurationError(
+                f"agent {name!r}: stream must be True or False, got {stream!r}"
+            )
+        self.stream = stream
         self.output_type = output_type
         self.output: OutputSpec | None = (
             None
@@ -303,11 +315,11 @@ class Agent:
                 typed = await complete_typed(self, ctx, model, request, call_events)
                 response, call_events = typed.response, typed.call_events
             elif ctx.steps is None:
-                on_chunk = call_events.on_chunk if call_events is not None else None
+                on_chunk = call_events.on_chunk if call_events is not None and self.stream else None
                 response = await model.complete(request, on_chunk)
             else:  # a durable run: the answer is recorded (network.run.steps)
                 response = await ctx.steps.model(
-                    self.name, self._answer_call(model, request, call_events)
+                    self.name, self._answer_call(model, request, call_events, self.stream)
                 )
         except ModelError as exc:
             self._failed(ctx, model, exc, started_at + requested - started, requested)
@@ -357,9 +369,9 @@ class Agent:
         return result
 
     @staticmethod
-    def _answer_call(model: Any, request: ModelRequest, call_events: Any) -> Any:
+    def _answer_call(model: Any, request: ModelRequest, call_events: Any, stream: bool) -> Any:
         """The model call as a function of no arguments, for a durable run's recorder."""
-        on_chunk = call_events.on_chunk if call_events is not None else None
+        on_chunk = call_events.on_chunk if call_events is not None and stream else None
         # partial, not a lambda: a lambda in `call` would give it cells for its captured
         # names, made on every call, durable or not.
         return functools.partial(model.complete, request, on_chunk)

@@ -1,9 +1,10 @@
-"""The native model client against the bare httpx floor, interleaved in one process (W3).
+"""The native model client against the bare httpx and aiohttp floors, in one process (W3).
 
 On a shared machine the load changes between two benchmark processes run one after the other,
-and W3's figures move with it. Here the four loops (floor and ours, plain and streamed) run in
-turns inside one process against one fake server, so each round sees the same load; the figure
-is this process's CPU time per step (the server is another process), median over the rounds.
+and W3's figures move with it. Here the six loops (the two floors and ours, plain and
+streamed) run in turns inside one process against one fake server, so each round sees the same
+load; the figure is this process's CPU time per step (the server is another process), median
+over the rounds.
 
     python benchmarks/client_ab.py [--rounds 8] [--n 10]
 """
@@ -42,6 +43,8 @@ def main() -> None:
         loops = {
             "floor": floor.make_http_run(url),
             "floor streamed": floor.make_http_run(url, stream=True),
+            "aiohttp": floor.make_http_run(url, transport="aiohttp"),
+            "aiohttp streamed": floor.make_http_run(url, stream=True, transport="aiohttp"),
             "native": ours_bench.make_run(OpenAIModel("openai/fake", api_base=url)),
             "native streamed": ours_bench.make_run(
                 OpenAIModel("openai/fake", api_base=url, stream=True)
@@ -65,11 +68,12 @@ def main() -> None:
         cpu = asyncio.run(measure())
     medians = {name: statistics.median(values) for name, values in cpu.items()}
     for name, value in medians.items():
-        print(f"{name:16} {value:8,.0f} µs CPU/step  (rounds: {[round(v) for v in cpu[name]]})")
-    print(
-        f"native / floor: {medians['native'] / medians['floor']:.2f} plain, "
-        f"{medians['native streamed'] / medians['floor streamed']:.2f} streamed"
-    )
+        print(f"{name:18} {value:8,.0f} µs CPU/step  (rounds: {[round(v) for v in cpu[name]]})")
+    for floor_name in ("floor", "aiohttp"):
+        print(
+            f"native / {floor_name}: {medians['native'] / medians[floor_name]:.2f} plain, "
+            f"{medians['native streamed'] / medians[floor_name + ' streamed']:.2f} streamed"
+        )
 
 
 if __name__ == "__main__":

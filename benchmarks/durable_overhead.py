@@ -14,6 +14,7 @@ Not a test: timings depend on the machine. Needs the `durable` extra, and Postgr
 (`--postgres URL`; without it, only SQLite is measured).
 
     python benchmarks/durable_overhead.py [--postgres postgresql://...] [--repeats 5]
+    python benchmarks/durable_overhead.py --start-postgres   # fsync on (default) and off
 """
 
 from __future__ import annotations
@@ -123,12 +124,36 @@ def throughput(db: str, workers: int, runs: int) -> dict[str, Any]:
     return {"workers": workers, "runs": runs, "wall_s": round(wall, 2), "runs_per_s": rate}
 
 
+def both_servers(repeats: int) -> None:
+    """Per-step costs on PostgreSQL with fsync on (its default) and off, one invocation."""
+    from tests.network.threads.postgres import postgres_server
+
+    with postgres_server(fsync=True) as on, postgres_server(fsync=False) as off:
+        for label, server in (("fsync on", on), ("fsync off", off)):
+            base = server.replace("postgresql+asyncpg://", "postgresql://").rsplit("/", 1)[0]
+            for steps in (10, 100):
+                db = f"{base}/bench_{uuid.uuid4().hex[:8]}"
+                line = asyncio.run(per_step(db, steps, repeats))
+                line["postgres"] = label
+                line["load"] = os.getloadavg()[0]
+                print(json.dumps(line), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--postgres", help="a PostgreSQL server URL (a new database is made)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--runs", type=int, default=40, help="runs for the throughput test")
+    parser.add_argument(
+        "--start-postgres",
+        action="store_true",
+        help="start two PostgreSQL servers (the test helper's): PostgreSQL's default settings "
+        "(fsync on) and the tests' (fsync off), and measure per-step costs on both",
+    )
     args = parser.parse_args()
+    if args.start_postgres:
+        both_servers(args.repeats)
+        return
     tmp = Path(tempfile.mkdtemp(prefix="durable-bench-"))
     dbs = [f"sqlite:///{tmp / 'dbos.sqlite'}"]
     if args.postgres:

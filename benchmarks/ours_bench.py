@@ -16,11 +16,14 @@ script leaves logging off, as a newcomer's program does, so no event objects are
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# AGENT_NETWORK_SOURCE: another checkout of the library to measure (run_all.py --before REF
+# exports one), with this script's workloads; default: the checkout this script is in.
+sys.path.insert(0, os.environ.get("AGENT_NETWORK_SOURCE") or str(Path(__file__).parent.parent))
 
 from bench_common import (
     W2_LATENCY_S,
@@ -109,7 +112,7 @@ def main() -> None:
     if "w3" in args.workloads:
         log(f"agent-network W3 ({args.mode})")
         if args.mode == "native":
-            notes.append("W3: OpenAIModel('openai/fake', api_base=...), the native httpx client.")
+            notes.append("W3: OpenAIModel('openai/fake', api_base=...), the native client.")
         else:  # litellm's openai/ route, or its lighter hosted_vllm/ one
             notes.append(f"W3: LiteLLMModel('{args.mode}/fake', api_base=...) through litellm.")
 

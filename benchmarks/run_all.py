@@ -4,15 +4,21 @@
     python benchmarks/run_all.py --quick    # smoke run (~2 min), writes benchmarks/RESULTS-quick.md
     python benchmarks/run_all.py --only floor,agent-network,langgraph-async
     python benchmarks/run_all.py --only long-threads   # per-run cost on long threads only
+    # the model path, before and after, side by side and interleaved (W3 only, 3 rounds):
+    python benchmarks/run_all.py --before main --rounds 3 --workloads w3 \
+        --only floor,floor-aiohttp,agent-network,agent-network-before,agentkit
 
 Each entry of FRAMEWORKS is one script printing one JSON line (schema: bench_common.py). An
-entry whose environment is missing is skipped with a note: the peers come from
-benchmarks/setup_peers.sh, and "agent-network" (ours) from benchmarks/ours_bench.py, which runs in
-the interpreter running this file (the project's environment). When ours is present, every peer
-figure also shows the ratio ours/peer (median over median; every figure is lower-is-better, so a
-ratio below 1 means ours is cheaper).
+entry whose environment is missing is skipped with a note (so is "agent-network-before" without
+`--before REF`; it measures the library as it was at git revision REF, with today's scripts):
+the peers come from benchmarks/setup_peers.sh, and "agent-network" (ours) from
+benchmarks/ours_bench.py, which runs in the interpreter running this file (the project's
+environment). When ours is present, every peer figure also shows the ratio ours/peer (median
+over median; every figure is lower-is-better, so a ratio below 1 means ours is cheaper).
 
 All scripts share ONE fake OpenAI server (fake_openai_server.py) for W3, started here.
+`--rounds R` runs the whole list R times in turn, so every entry sees the same changes of the
+machine's load; each figure is then the median over all rounds' samples.
 """
 
 import argparse
@@ -23,6 +29,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,29 +37,39 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_common import last_json_line  # noqa: E402
+from bench_common import last_json_line, summarize  # noqa: E402
 from fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
 AGENTKIT_DIR = HERE / "peers" / "agentkit"
 OURS_KEY = "agent-network"
+BEFORE_KEY = "agent-network-before"
 
 
 @dataclass(frozen=True)
 class Framework:
     key: str
     label: str
-    runtime: str  # "project" (this interpreter), "peers" (.venv-peers) or "node"
+    runtime: str  # "project" (this interpreter), "before", "peers" (.venv-peers) or "node"
     script: str  # relative to benchmarks/
     args: tuple[str, ...] = ()
 
 
 # One entry per benchmark script run; add new frameworks here.
 FRAMEWORKS = [
-    Framework("floor", "bare Python loop (floor)", "project", "floor.py"),
+    Framework("floor", "bare Python loop (floor; W3 on httpx)", "project", "floor.py"),
+    Framework(
+        "floor-aiohttp",
+        "bare Python loop, W3 on aiohttp (floor)",
+        "project",
+        "floor.py",
+        ("--mode", "aiohttp", "--workloads", "w3"),
+    ),
     # Ours: W1, W2 and W3 on the native client (what `openai/...` strings get), then W3 alone
     # through litellm's two routes to an OpenAI-compatible server.
     Framework(OURS_KEY, "agent-network (ours, native client)", "project", "ours_bench.py"),
+    # The library at `--before REF` (this checkout's scripts), for before/after figures.
+    Framework(BEFORE_KEY, "agent-network before (--before REF)", "before", "ours_bench.py"),
     Framework(
         "agent-network-litellm-openai",
         "agent-network, W3 through litellm's openai/ route",
@@ -116,12 +133,16 @@ CHILD_ENV = {
 }
 
 
-def command_for(fw: Framework) -> tuple[list[str] | None, str]:
+def command_for(fw: Framework, before: Path | None = None) -> tuple[list[str] | None, str]:
     """The command running this entry, or None and why it is skipped."""
     script = HERE / fw.script
     if not script.exists():
         return None, f"{fw.script} not present"
     if fw.runtime == "project":
+        return [sys.executable, str(script), *fw.args], ""
+    if fw.runtime == "before":
+        if before is None:
+            return None, "no --before REF given"
         return [sys.executable, str(script), *fw.args], ""
     if fw.runtime == "peers":
         if not PEERS_PYTHON.exists():
@@ -347,6 +368,88 @@ def long_threads_section(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def export_revision(revision: str) -> Path:
+    """The library's files at git `revision`, in a temporary directory (`git archive`)."""
+    target = Path(tempfile.mkdtemp(prefix="agent-network-before-"))
+    archive = subprocess.run(
+        ["git", "archive", revision, "network", "agents", "routers"],
+        cwd=HERE.parent,
+        stdout=subprocess.PIPE,
+        check=True,
+    )
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    return target
+
+
+def run_one(
+    fw: Framework,
+    base_url: str,
+    extra: list[str],
+    timeout_s: int,
+    env: dict[str, str],
+    peer_env: dict[str, str],
+    before: Path | None,
+) -> dict:
+    """Run one entry once: its record, or why it has none."""
+    entry: dict = {"key": fw.key, "label": fw.label}
+    cmd, why = command_for(fw, before)
+    if cmd is None:
+        entry["why"] = why
+        print(f"== {fw.label}: skipped ({why})", file=sys.stderr, flush=True)
+        return entry
+    cmd += ["--base-url", base_url, *extra]
+    print(f"== {fw.label}: {' '.join(cmd)}", file=sys.stderr, flush=True)
+    if fw.runtime == "before":
+        env = {**env, "AGENT_NETWORK_SOURCE": str(before)}
+    t0 = time.perf_counter()
+    entry["load_before"] = loadavg_1min()
+    try:
+        proc = subprocess.run(
+            cmd,
+            stdout=subprocess.PIPE,
+            text=True,
+            timeout=timeout_s,
+            env=env if fw.runtime in ("project", "before") else peer_env,
+            cwd=HERE.parent,
+        )
+    except subprocess.TimeoutExpired:
+        entry["why"] = f"timed out after {timeout_s} s"
+        return entry
+    entry["seconds"] = time.perf_counter() - t0
+    entry["load_after"] = loadavg_1min()
+    if proc.returncode != 0:
+        entry["why"] = f"failed with exit code {proc.returncode} (see its stderr)"
+        return entry
+    try:
+        entry["record"] = last_json_line(proc.stdout)
+    except ValueError as exc:
+        entry["why"] = f"printed no result: {exc}"
+    print(f"   done in {entry['seconds']:.0f} s", file=sys.stderr, flush=True)
+    return entry
+
+
+def merge_round(results: list[dict], entry: dict) -> None:
+    """Add one round's entry: a new one, or its samples pooled with the earlier rounds'."""
+    known = next((r for r in results if r["key"] == entry["key"]), None)
+    if known is None:
+        results.append(entry)
+        return
+    if not entry.get("record"):
+        return
+    if not known.get("record"):
+        known.clear()
+        known.update(entry)
+        return
+    known["seconds"] += entry["seconds"]
+    known["load_after"] = entry["load_after"]
+    metrics = known["record"]["metrics"]
+    for key, metric in entry["record"]["metrics"].items():
+        if isinstance(metric, dict) and isinstance(metrics.get(key), dict):
+            metrics[key] = summarize(metrics[key]["samples"] + metric["samples"])
+        else:
+            metrics.setdefault(key, metric)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description="Run the benchmark suite and write RESULTS.md.")
     p.add_argument("--quick", action="store_true", help="smoke run, about 2 minutes")
@@ -355,6 +458,8 @@ def main() -> None:
     p.add_argument("--output", default=None, help="markdown output path")
     p.add_argument("--json", default=None, help="raw JSON output path")
     p.add_argument("--list", action="store_true", help="list the framework keys and exit")
+    p.add_argument("--rounds", type=int, default=1, help="run the list this many times in turn")
+    p.add_argument("--before", default="", help="git revision measured as agent-network-before")
     args, passthrough = p.parse_known_args()
     if args.list:
         for fw in FRAMEWORKS:
@@ -373,45 +478,22 @@ def main() -> None:
     # checkout would hand its benchmark our package instead of its own.
     peer_env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
     machine = machine_info()
-    results = []
+    before = export_revision(args.before) if args.before else None
+    results: list[dict] = []
     started = time.perf_counter()
     with FakeOpenAIServer() as server:
-        for fw in FRAMEWORKS:
-            if (only and fw.key not in only) or fw.key in skip:
-                continue
-            entry = {"key": fw.key, "label": fw.label}
-            results.append(entry)
-            cmd, why = command_for(fw)
-            if cmd is None:
-                entry["why"] = why
-                print(f"== {fw.label}: skipped ({why})", file=sys.stderr, flush=True)
-                continue
-            cmd += ["--base-url", server.base_url, *extra]
-            print(f"== {fw.label}: {' '.join(cmd)}", file=sys.stderr, flush=True)
-            t0 = time.perf_counter()
-            entry["load_before"] = loadavg_1min()
-            try:
-                proc = subprocess.run(
-                    cmd,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                    timeout=timeout_s,
-                    env=env if fw.runtime == "project" else peer_env,
-                    cwd=HERE.parent,
-                )
-            except subprocess.TimeoutExpired:
-                entry["why"] = f"timed out after {timeout_s} s"
-                continue
-            entry["seconds"] = time.perf_counter() - t0
-            entry["load_after"] = loadavg_1min()
-            if proc.returncode != 0:
-                entry["why"] = f"failed with exit code {proc.returncode} (see its stderr)"
-                continue
-            try:
-                entry["record"] = last_json_line(proc.stdout)
-            except ValueError as exc:
-                entry["why"] = f"printed no result: {exc}"
-            print(f"   done in {entry['seconds']:.0f} s", file=sys.stderr, flush=True)
+        for round_number in range(args.rounds):
+            for fw in FRAMEWORKS:
+                if (only and fw.key not in only) or fw.key in skip:
+                    continue
+                entry = run_one(fw, server.base_url, extra, timeout_s, env, peer_env, before)
+                if args.rounds > 1:
+                    print(f"   (round {round_number + 1} of {args.rounds})", file=sys.stderr)
+                merge_round(results, entry)
+    if before is not None:
+        for entry in results:
+            if entry["key"] == BEFORE_KEY:
+                entry["label"] = f"agent-network before ({args.before})"
     long_threads = None
     if (not only or LONG_THREADS_KEY in only) and LONG_THREADS_KEY not in skip:
         long_threads = run_long_threads(args.quick, env)

@@ -11,6 +11,11 @@ from ag_ui.core import (
     CustomEvent,
     EventType,
     Interrupt,
+    ReasoningEndEvent,
+    ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent,
+    ReasoningMessageStartEvent,
+    ReasoningStartEvent,
     RunErrorEvent,
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
@@ -39,6 +44,9 @@ __all__ = [
     "CustomEvent",
     "EventType",
     "custom",
+    "reasoning_content",
+    "reasoning_end",
+    "reasoning_start",
     "run_cancelled",
     "run_error",
     "run_finished",
@@ -105,6 +113,30 @@ def text_end(message_id: str) -> TextMessageEndEvent:
     return TextMessageEndEvent(message_id=message_id)
 
 
+def reasoning_start(message_id: str) -> list[Any]:
+    """REASONING_START then REASONING_MESSAGE_START: a reasoning model starts thinking aloud.
+
+    AG-UI 1.0's reasoning events (which replaced THINKING_*); the reasoning is a message of its
+    own (role "reasoning"), before the answer it leads to.
+    """
+    return [
+        ReasoningStartEvent(message_id=message_id),
+        ReasoningMessageStartEvent(message_id=message_id, role="reasoning"),
+    ]
+
+
+def reasoning_content(message_id: str, delta: str) -> ReasoningMessageContentEvent:
+    return ReasoningMessageContentEvent(message_id=message_id, delta=delta)
+
+
+def reasoning_end(message_id: str) -> list[Any]:
+    """REASONING_MESSAGE_END then REASONING_END."""
+    return [
+        ReasoningMessageEndEvent(message_id=message_id),
+        ReasoningEndEvent(message_id=message_id),
+    ]
+
+
 def tool_start(call_id: str, name: str, parent_message_id: str | None) -> ToolCallStartEvent:
     return ToolCallStartEvent(
         tool_call_id=call_id, tool_call_name=name, parent_message_id=parent_message_id
@@ -130,11 +162,17 @@ def custom(name: str, value: Any) -> CustomEvent:
 
 
 def run_interrupted(
-    thread_id: str, run_id: str, interrupts: list[dict[str, Any]], result: Any = None
+    thread_id: str,
+    run_id: str,
+    interrupts: list[dict[str, Any]],
+    result: Any = None,
+    **extra: Any,
 ) -> RunFinishedEvent:
     """RUN_FINISHED whose outcome asks the client to answer `interrupts` (AG-UI `Interrupt`s)."""
     outcome = RunFinishedInterruptOutcome(interrupts=[Interrupt(**i) for i in interrupts])
-    return RunFinishedEvent(thread_id=thread_id, run_id=run_id, result=result, outcome=outcome)
+    return RunFinishedEvent(
+        thread_id=thread_id, run_id=run_id, result=result, outcome=outcome, **extra
+    )
 
 
 def run_cancelled(thread_id: str, run_id: str) -> RunFinishedEvent:

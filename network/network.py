@@ -15,6 +15,7 @@ import anyio
 from network.errors import ConfigurationError, RoutingError
 from network.history.messages import UserMessage
 from network.ids import new_id
+from network.numbers import check_number
 from network.run import engine
 from network.run.client_results import result_messages
 from network.run.context import AgentLike, DepsT, Router, RunContext
@@ -108,8 +109,7 @@ class Network(Generic[DepsT]):
             router = _run_once(next(iter(self.agents.values())))
         if not callable(router):
             raise ConfigurationError(f"network {name!r}: router {router!r} is not callable")
-        if not isinstance(max_iter, int) or max_iter < 1:
-            raise ConfigurationError(f"network {name!r}: max_iter must be >= 1, got {max_iter!r}")
+        check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
         self.router: Router[DepsT] = router
         self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model
@@ -344,7 +344,10 @@ class Network(Generic[DepsT]):
         if ctx.budget is None and self.limits is not None:
             ctx.budget = Budget(self.limits)
         spans = run_spans(ctx)
-        ctx.record_model_calls = spans is not None or ctx.budget is not None
+        # kept when the caller asked for them (the AG-UI server reports usage per model)
+        ctx.record_model_calls = (
+            ctx.record_model_calls or spans is not None or ctx.budget is not None
+        )
         return [*sinks, spans] if spans is not None else list(sinks)
 
     def _resources(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:

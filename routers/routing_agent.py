@@ -38,6 +38,7 @@ from agents.models.registry import resolve_model
 from network.errors import ConfigurationError, ModelError, RoutingError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from network.logger import get_logger
+from network.numbers import check_number
 from network.run.context import NetworkLike, RunContext
 from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
@@ -63,10 +64,10 @@ class RoutingAgent:
     ) -> None:
         if system is not None and not isinstance(system, str) and not callable(system):
             raise ConfigurationError(f"routing agent {name!r}: system must be a string or function")
-        if not isinstance(max_corrections, int) or max_corrections < 0:
-            raise ConfigurationError(
-                f"routing agent {name!r}: max_corrections must be >= 0, got {max_corrections!r}"
-            )
+        check_number(f"routing agent {name!r}: max_corrections", max_corrections, integer=True)
+        check_number(
+            f"routing agent {name!r}: history_limit", history_limit, integer=True, minimum=1
+        )
         if isinstance(model, str) and not model:
             raise ConfigurationError(f"routing agent {name!r}: empty model name")
         self.model = model

@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "network.ids": 0,
     "network.events": 0,
     "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
+    "network.numbers": 0,  # the one check of numeric options
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,
@@ -383,6 +384,13 @@ TESTED_THROUGH = {
     "network.threads.sql_timeline_tables": "tests/network/threads/test_time_travel.py",
     "network.threads.timeline": "tests/network/threads/test_time_travel.py",
     "network.threads.sql_errors": "tests/network/threads/test_ids.py",  # a store error's form
+    # the AG-UI server on a store: its answers, snapshots, thread list and RUN_FINISHED usage
+    "network.agui.capabilities": "tests/network/agui/test_stored.py",
+    "network.agui.snapshot": "tests/network/agui/test_stored.py",
+    "network.agui.thread_list": "tests/network/agui/test_stored.py",
+    "network.run.usage_report": "tests/network/agui/test_stored.py",
+    "network.threads.sql_leases": "tests/network/threads/test_leases.py",
+    "network.threads.store_leases": "tests/network/threads/test_leases.py",
     "routers.routing_prompt": "tests/routers/test_routing_agent.py",  # the routing agent's prompt
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
 }

@@ -19,7 +19,10 @@ DEFERRED = (
     "pydantic_core",
     "email",  # pydantic's plugin loader (importlib.metadata) and Retry-After dates
     "importlib.metadata",
-    "httpx",  # the native model client
+    "httpx",
+    "aiohttp",  # the native model client's transport
+    "yarl",
+    "multidict",
     "litellm",
     "asyncio",  # anyio's backend loads with the first run
     "ssl",

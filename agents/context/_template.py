@@ -2,11 +2,11 @@
 
 `{key}` must have a value in state (else `TemplateError` naming the key and agent); `{key?}`
 becomes "" when absent, and a None value renders as "" too. Spaces inside the braces are
-dropped (`{ key }` is `{key}`). `{{` and `}}` are literal braces. Braces around anything that is not a
-key name (JSON in a prompt, say) are left as they are, so a prompt with an example object in it
-does not crash the run: a `}}` is read as an escape only when it closes an escaped `{{`, so the
-closing braces of nested JSON (`{"a": {"b": 1}}`) reach the model as written. Keys may carry
-a scope prefix: `{user:name}`, `{app:motd}`.
+dropped (`{ key }` is `{key}`). `{{` and `}}` are literal braces. Braces around anything that
+is not a key name (JSON in a prompt, say) are left as they are, so a prompt with an example
+object in it does not crash the run: a `}}` is read as an escape only when it closes an escaped
+`{{`, so the closing braces of nested JSON (`{"a": {"b": 1}}`) reach the model as written.
+Keys may carry a scope prefix: `{user:name}`, `{app:motd}`.
 """
 
 from __future__ import annotations

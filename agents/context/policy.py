@@ -41,6 +41,7 @@ from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage
 from network.history.results import Usage
 from network.history.summary import Summary
+from network.numbers import check_number
 from network.run.context import RunContext
 
 SUMMARY_PREFIX = "Summary of the earlier conversation"
@@ -71,13 +72,10 @@ class ContextPolicy:
 
     def __post_init__(self) -> None:
         for name in ("max_messages", "max_tokens", "max_tool_result_chars"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or value < 1):
-                raise ConfigurationError(f"ContextPolicy.{name} must be an int >= 1, got {value!r}")
-        if not 0 < self.summary_target <= 1:
-            raise ConfigurationError(
-                f"ContextPolicy.summary_target must be in (0, 1], got {self.summary_target!r}"
+            check_number(
+                f"ContextPolicy.{name}", getattr(self, name), integer=True, minimum=1, optional=True
             )
+        check_number("ContextPolicy.summary_target", self.summary_target, above=True, maximum=1)
         summarize = self.summarize
         if summarize is not None and not (callable(summarize) or _is_agent(summarize)):
             raise ConfigurationError(

@@ -38,6 +38,7 @@ from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
 from agents.tools.tool import check_output_mapping
 from network.errors import ConfigurationError
+from network.numbers import check_number
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
 
@@ -99,11 +100,9 @@ class MCPServer:
         if tool_filter is not None and not callable(tool_filter):
             raise ConfigurationError(f"MCP server {label!r}: tool_filter must be callable")
         for number, what in ((timeout, "timeout"), (connect_timeout, "connect_timeout")):
-            if number is not None and not (isinstance(number, int | float) and number > 0):
-                raise ConfigurationError(
-                    f"MCP server {label!r}: {what} must be a positive number of seconds, "
-                    f"got {number!r}"
-                )
+            check_number(
+                f"MCP server {label!r}: {what} (seconds)", number, above=True, optional=True
+            )
         _check_outputs(label, outputs_to_state)
         self.command = command
         self.args = [str(arg) for arg in args]

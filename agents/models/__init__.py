@@ -1,6 +1,6 @@
 """Models: the `Model` protocol, `ScriptedModel`, `OpenAIModel` (native) and `LiteLLMModel`.
 
-Both client modules are light: httpx and litellm themselves are imported on first use.
+Both client modules are light: aiohttp and litellm themselves are imported on first use.
 """
 
 from agents.models.base import (
@@ -9,6 +9,7 @@ from agents.models.base import (
     ModelChunk,
     ModelRequest,
     ModelResponse,
+    ReasoningDelta,
     TextDelta,
     ToolCallDelta,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "ModelResponse",
     "OpenAIModel",
     "Price",
+    "ReasoningDelta",
     "ScriptedModel",
     "TextDelta",
     "ToolCallDelta",

@@ -1,8 +1,8 @@
 """The `Model` protocol and the data that crosses it.
 
 A model takes a `ModelRequest` and returns a `ModelResponse`. When the caller passes `on_chunk`,
-the model streams: it awaits `on_chunk` with each `TextDelta` and `ToolCallDelta` as they
-arrive, and still returns the whole response at the end.
+the model streams: it awaits `on_chunk` with each `TextDelta`, `ToolCallDelta` and
+`ReasoningDelta` as they arrive, and still returns the whole response at the end.
 """
 
 from __future__ import annotations
@@ -32,7 +32,19 @@ class ToolCallDelta:
     arguments: str = ""
 
 
-ModelChunk = TextDelta | ToolCallDelta
+@dataclass(slots=True, frozen=True)
+class ReasoningDelta:
+    """A piece of a reasoning model's thinking, streamed beside its answer.
+
+    Servers for reasoning models (vLLM, llama.cpp, DeepSeek, OpenRouter) send it as
+    `reasoning_content` / `reasoning` deltas; it is kept on the answer
+    (`AssistantMessage.reasoning`) and never sent back to the model.
+    """
+
+    text: str
+
+
+ModelChunk = TextDelta | ToolCallDelta | ReasoningDelta
 ChunkHandler = Callable[[ModelChunk], Awaitable[None]]
 
 

@@ -1,51 +1,101 @@
-"""One pooled `httpx.AsyncClient` per (base URL, API key) and event loop.
+"""One pooled `aiohttp.ClientSession` per (base URL, API key) and event loop.
 
-Every model on the same server shares one client, so its connections are kept alive across
-calls and runs. httpx's connections belong to the event loop that opened them, so the pool is
-kept per loop (a weak key: a finished loop's clients go with it); one process usually runs
-one loop. No timeout is set on the client: a call's deadline covers the whole exchange,
-stream included (see `openai_native`), which a per-read timeout cannot do.
+Every model on the same server shares one session, so its connections are kept alive across
+calls and runs. Why aiohttp: measured against the same local server in one process, a bare
+POST-and-parse loop costs about a quarter of the CPU per call through aiohttp that it costs
+through httpx (`benchmarks/transports.py`); the transport, not this library, decided what a
+model call cost.
+
+Decisions written down here:
+
+- A session's connections belong to the event loop that opened them, so the pool is kept per
+  loop. When that loop shuts down (`asyncio.run`, `anyio.run` and uvicorn all close a loop's
+  async generators first), its sessions are closed and forgotten: a program that calls
+  `network.run_sync` many times keeps no sockets, nor loops, from earlier calls.
+- No timeout is set on the session: a call's deadline covers the whole exchange, stream
+  included (`anyio.fail_after` in `retrying`), which a per-read timeout cannot do.
+- Proxies: the environment's `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` are honoured, as httpx
+  did, read once when a server's session is made (aiohttp's own `trust_env` would look them
+  up, and `.netrc`, in a worker thread on every request). No cookies are kept: a model
+  server's cookies must not travel from one agent's call to another's.
+- Unlimited connections per host: concurrent runs must not queue behind a pool limit; the
+  server (or its load balancer) says how many it serves.
 """
 
 from __future__ import annotations
 
 import sys
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
+# loop -> {(base URL, key): session}; the closer keeps the entry alive until the loop ends.
 _pools: weakref.WeakKeyDictionary[Any, dict[tuple[str, str | None], Any]] = (
     weakref.WeakKeyDictionary()
 )
+_closers: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
-def shared_client(base_url: str, api_key: str | None) -> Any:
-    """The `httpx.AsyncClient` for this server and key on the running event loop."""
+async def shared_client(base_url: str, api_key: str | None) -> tuple[Any, str | None]:
+    """The `aiohttp.ClientSession` for this server and key on the running event loop, and
+    the proxy URL to send its requests through (None: straight to the server)."""
     loop = _current_loop()
     pool = _pools.get(loop)
     if pool is None:
         pool = _pools[loop] = {}
+        closer = _closers[loop] = _close_at_shutdown(pool)
+        await closer.__anext__()  # suspended in its `try`: the loop finalizes it at shutdown
     key = (base_url, api_key)
-    client = pool.get(key)
-    if client is None or client.is_closed:
-        client = pool[key] = _new_client(api_key)
-    return client
+    entry = pool.get(key)
+    if entry is None or entry[0].closed:
+        entry = pool[key] = (_new_client(api_key), _proxy_for(base_url))
+    return entry
 
 
 async def close_clients() -> None:
-    """Close the running loop's pooled clients (a server shutting down may call this)."""
-    pool = _pools.pop(_current_loop(), {})
-    for client in pool.values():
-        await client.aclose()
+    """Close the running loop's pooled sessions (a server shutting down may call this)."""
+    loop = _current_loop()
+    pool = _pools.pop(loop, {})
+    _closers.pop(loop, None)
+    for client, _ in pool.values():
+        await client.close()
+
+
+async def _close_at_shutdown(pool: dict[Any, Any]) -> AsyncIterator[None]:
+    # An async generator left suspended: `loop.shutdown_asyncgens()` (which asyncio.run,
+    # anyio.run and uvicorn call before closing the loop) resumes it with GeneratorExit.
+    try:
+        yield
+    finally:
+        for client, _ in pool.values():
+            await client.close()
+        pool.clear()
 
 
 def _new_client(api_key: str | None) -> Any:
-    import httpx  # noqa: PLC0415 (httpx: loaded by the first model call, not by import agents)
+    import aiohttp  # noqa: PLC0415 (aiohttp: loaded by the first model call, not by import agents)
 
     headers = {"content-type": "application/json", "accept": "application/json"}
     if api_key:
         headers["authorization"] = f"Bearer {api_key}"
-    limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
-    return httpx.AsyncClient(headers=headers, timeout=None, limits=limits)
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
+    return aiohttp.ClientSession(
+        headers=headers,
+        connector=connector,
+        timeout=aiohttp.ClientTimeout(total=None),
+        cookie_jar=aiohttp.DummyCookieJar(),
+    )
+
+
+def _proxy_for(base_url: str) -> str | None:
+    """The environment's proxy for `base_url`, honouring NO_PROXY; None when there is none."""
+    import urllib.request  # noqa: PLC0415 (read once per server)
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    parts = urlsplit(base_url)
+    if parts.hostname and urllib.request.proxy_bypass(parts.hostname):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
 
 
 def _current_loop() -> Any:

@@ -38,6 +38,8 @@ Decisions written down here:
   provider supports it. The response is assembled from the chunks; its `raw` is a plain
   `chat.completion`-shaped dict built from them.
 - Messages are converted to the wire format once each (`agents.models.wire`).
+- Reasoning models: litellm's `reasoning_content` (whatever the provider called it) is kept
+  on `AssistantMessage.reasoning` and streamed as `ReasoningDelta`s, never sent back.
 - For usage limits and traces each answer carries the model that answered, its cached prompt
   tokens and its price from litellm's offline map (`cost_usd`, None for a model not in it).
 - The fast route: for an OpenAI-compatible server (vLLM, llama.cpp, a test server),
@@ -163,7 +165,9 @@ class LiteLLMModel(RetryingModel):
         retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
             and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
             the transient ones above.
-        stream: stream even when the caller passes no `on_chunk`.
+        stream: None (the default): stream when the caller passes `on_chunk` (a run with
+            events to send does). True: always stream. False: never stream, even for a
+            caller that would take deltas (it gets the answer whole, one delta).
         retry_delay: first backoff in seconds when the provider sends no `retry-after`.
         price: the model's `Price` (USD per million tokens, or a mapping of its fields); it
             wins over litellm's price map. Default: litellm's price of `model`, if any.
@@ -179,7 +183,7 @@ class LiteLLMModel(RetryingModel):
         api_key: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
-        stream: bool = False,
+        stream: bool | None = None,
         retry_delay: float = 0.5,
         retry: RetryPolicy | None = None,
         price: Price | Mapping[str, Any] | None = None,
@@ -233,8 +237,11 @@ class LiteLLMModel(RetryingModel):
 
         "native" when litellm says the model supports a response schema, or when it has an
         `api_base` (llama.cpp, vLLM and Ollama all take `response_format` with a JSON schema);
-        else "tool" when it supports function calling; else "prompted".
+        else "tool" when it supports function calling; else "prompted". "tool" once the
+        server refused `response_format` (`agents.models.response_format`).
         """
+        if self.refuses_response_format:
+            return "tool"
         litellm = await load_litellm()
         if self._provider is None:
             self._inspect(litellm)
@@ -387,6 +394,9 @@ async def _consume(
             delta = choice.delta
             if delta is None:
                 continue
+            reasoning = _reasoning_of(delta)
+            if reasoning:
+                await answer.add_reasoning(reasoning)
             if delta.content:
                 await answer.add_text(delta.content)
             for piece in delta.tool_calls or ():
@@ -455,13 +465,22 @@ def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
         )
         for call in (message.tool_calls or ())
     ]
-    assistant = AssistantMessage(message.content or None, tool_calls)
+    assistant = AssistantMessage(
+        message.content or None, tool_calls, reasoning=_reasoning_of(message) or None
+    )
     usage = reported_usage(getattr(response, "usage", None))
     if usage is None or usage.total_tokens == 0:  # litellm fills in zeros when there was none
         usage = estimated_usage(_prompt_chars(messages), assistant)
     return ModelResponse(
         assistant, usage, response, choice.finish_reason, model=getattr(response, "model", None)
     )
+
+
+def _reasoning_of(part: Any) -> str | None:
+    """A reasoning model's thinking in a message or delta: litellm names it
+    `reasoning_content` whatever the provider called it."""
+    text = getattr(part, "reasoning_content", None) or getattr(part, "reasoning", None)
+    return text if isinstance(text, str) else None
 
 
 def _status(exc: BaseException) -> int | None:

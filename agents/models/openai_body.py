@@ -46,6 +46,8 @@ def request_body(
     """The request's JSON, as bytes: model, messages, tools, tool_choice, stream, params."""
     pieces = [to_wire_json(m) for m in request.system]
     pieces += [to_wire_json(m) for m in request.history]
+    if "" in pieces:  # a message not sent (`wire.UNSENT`): rare, one scan in C
+        pieces = [p for p in pieces if p]
     head = '{"model":' + json.dumps(model, ensure_ascii=False) + ',"messages":[' + ",".join(pieces)
     extra: dict[str, Any] = {}
     tail = ""

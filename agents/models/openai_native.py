@@ -1,4 +1,4 @@
-"""`OpenAIModel`: the Chat Completions protocol spoken directly over httpx.
+"""`OpenAIModel`: the Chat Completions protocol spoken directly over aiohttp.
 
 For OpenAI and every server that speaks its protocol (vLLM, llama.cpp's server, Ollama's
 OpenAI endpoint, OpenRouter, Groq, Together, DeepSeek, ...). It does what `LiteLLMModel` does
@@ -7,7 +7,9 @@ messages serialized once (`openai_body`), the answer parsed once.
 
 Decisions written down here:
 
-- Connections: one pooled `httpx.AsyncClient` per base URL and key (`http_pool`).
+- Connections: one pooled `aiohttp.ClientSession` per base URL and key and event loop
+  (`http_pool`, which says why aiohttp). A cancelled call closes its connection (a half-read
+  answer cannot be reused); a finished one goes back to the pool.
 - Deadline, retries, `tool_choice` relaxing, the answer check and errors: shared with
   `LiteLLMModel` (`retrying`). A retry waits what the server's `retry-after-ms` /
   `retry-after` says; authentication and validation errors (other 4xx) are never retried.
@@ -15,7 +17,16 @@ Decisions written down here:
   `openai/`, see `providers`). A provider that needs a key and has none fails at once with a
   `ModelError` saying which variable to set; a server given by `api_base` may have no key.
 - Streams: read line by line (`openai_stream`); an error event in a stream is a `ModelError`
-  with the server's message.
+  with the server's message, and a stream that ends without a finish reason says what the
+  server sent outside the protocol, if anything. A line longer than 8 MiB fails the stream
+  (memory is bounded; a chunk is a few hundred bytes).
+- Streaming: when the caller passes `on_chunk`; always with `stream=True`; never with
+  `stream=False` (the answer then reaches the caller whole: over AG-UI, the text as one
+  delta). llama.cpp's server, for one, refuses streamed requests that offer tools.
+- Reasoning models: `reasoning_content` / `reasoning` (in a stream's deltas or an answer's
+  message) is kept on `AssistantMessage.reasoning` and streamed as `ReasoningDelta`s; it is
+  never sent back to the model. Its token count, when the server reports one
+  (`completion_tokens_details.reasoning_tokens`), is `Usage.reasoning_tokens`.
 - Usage: the server's figures when it sends them (streams ask with `stream_options`); else an
   estimate (4 characters a token) marked `Usage.estimated`.
 - Cost (`ModelResponse.cost_usd`, what `UsageLimits(max_cost_usd=...)` counts): `price=` when
@@ -27,7 +38,9 @@ Decisions written down here:
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -48,6 +61,9 @@ from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.ids import new_id
 from network.run.retry_policy import RetryPolicy
+
+_MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
+_MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
 
 
 class AttemptFailed(Exception):
@@ -73,7 +89,9 @@ class OpenAIModel(RetryingModel):
         retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
             and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
             the transient ones above.
-        stream: stream even when the caller passes no `on_chunk`.
+        stream: None (the default): stream when the caller passes `on_chunk` (a run with
+            events to send does). True: always stream. False: never stream, even for a
+            caller that would take deltas (it gets the answer whole, one delta).
         retry_delay: first backoff in seconds when the server sends no `retry-after`.
         price: the model's `Price` (USD per million tokens, or a mapping of its fields), e.g.
             `Price(input=0.15, output=0.60)`, or `Price.FREE` for a local server. Default:
@@ -85,9 +103,12 @@ class OpenAIModel(RetryingModel):
             override them.
     """
 
-    # How an agent's `output_type` reaches this model (`agents.output`): OpenAI and the
-    # OpenAI-compatible servers (llama.cpp, vLLM, Ollama) take `response_format` with a schema.
-    structured_output = "native"
+    @property
+    def structured_output(self) -> str:
+        """How an agent's `output_type` reaches this model (`agents.output`): "native"
+        (OpenAI, vLLM, llama.cpp's and Ollama's servers take `response_format` with a JSON
+        schema), or "tool" once this server refused it (llama-cpp-python's does)."""
+        return "tool" if self.refuses_response_format else "native"
 
     def __init__(
         self,
@@ -97,7 +118,7 @@ class OpenAIModel(RetryingModel):
         api_key: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
-        stream: bool = False,
+        stream: bool | None = None,
         retry_delay: float = 0.5,
         retry: RetryPolicy | None = None,
         price: Price | Mapping[str, Any] | None = None,
@@ -154,21 +175,22 @@ class OpenAIModel(RetryingModel):
         body = request_body(
             self.model_name, request, self.params, self._tools_text, stream=answer is not None
         )
-        client = shared_client(self.api_base, self._key())
-        if answer is None:
-            reply = await client.post(self.url, content=body)
-            if reply.status_code >= 400:
-                raise AttemptFailed(http_failure(reply.status_code, reply.content), reply.headers)
-            return _parse(reply.content, len(body))
-        stream = ChatStream(answer)
-        async with client.stream("POST", self.url, content=body) as reply:
-            if reply.status_code >= 400:
-                await reply.aread()
-                raise AttemptFailed(http_failure(reply.status_code, reply.content), reply.headers)
+        session, proxy = await shared_client(self.api_base, self._key())
+        async with session.post(self.url, data=body, proxy=proxy) as reply:
+            if reply.status >= 400:  # an error body is read up to 64 KiB: its message is short
+                content = await reply.content.read(_MAX_ERROR_BODY)
+                raise AttemptFailed(http_failure(reply.status, content), reply.headers)
+            if answer is None:
+                return _parse(await reply.read(), len(body))
+            stream = ChatStream(answer)
             try:
-                await stream.consume(reply.aiter_lines())
+                await stream.consume(
+                    functools.partial(reply.content.readline, max_line_length=_MAX_LINE)
+                )
             except StreamFailed as exc:
                 raise AttemptFailed(Failure("stream failed", str(exc))) from exc
+        if answer.finish_reason is None and stream.said:
+            raise AttemptFailed(Failure("no answer", _unfinished(stream.said)))
         message = answer.message()
         usage = reported_usage(stream.usage) or estimated_usage(len(body), message)
         raw = answer.raw(message.content, stream.first, stream.usage)
@@ -177,7 +199,17 @@ class OpenAIModel(RetryingModel):
     def _failure(self, exc: Exception) -> Failure:
         if isinstance(exc, AttemptFailed):
             return exc.failure
-        return transport_failure(exc) or Failure("request failed", f"{type(exc).__name__}: {exc}")
+        found = transport_failure(exc)
+        if found is not None:
+            return found
+        aiohttp = sys.modules.get("aiohttp")  # loaded by http_pool before any request
+        if aiohttp is not None:
+            what = f"{type(exc).__name__}: {str(exc)[:300]}"
+            if isinstance(exc, aiohttp.ClientError):  # e.g. a body cut short (ClientPayloadError)
+                return Failure("connection failed", what, None, True)
+            if isinstance(exc, aiohttp.http_exceptions.HttpProcessingError):  # not HTTP, or a
+                return Failure("stream failed", what)  # line past _MAX_LINE (LineTooLong)
+        return Failure("request failed", f"{type(exc).__name__}: {exc}")
 
     def _retry_after(self, exc: Exception) -> float | None:
         return retry_after(exc.headers) if isinstance(exc, AttemptFailed) else None
@@ -202,13 +234,28 @@ def _parse(content: bytes, body_size: int) -> ModelResponse:
         raise AttemptFailed(
             Failure("malformed response", f"not a chat completion: {content[:200]!r}")
         ) from exc
-    text = message.get("content") if isinstance(message, dict) else None
-    calls = message.get("tool_calls") if isinstance(message, dict) else None
+    if not isinstance(message, dict):
+        message = {}
+    text = message.get("content")
+    calls = message.get("tool_calls")
     tool_calls = [_tool_call(c) for c in calls or () if isinstance(c, dict)]
-    assistant = AssistantMessage(text if isinstance(text, str) and text else None, tool_calls)
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    assistant = AssistantMessage(
+        text if isinstance(text, str) and text else None,
+        tool_calls,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
+    )
     finish = choice.get("finish_reason") if isinstance(choice, dict) else None
     usage = reported_usage(data.get("usage")) or estimated_usage(body_size, assistant)
     return ModelResponse(assistant, usage, data, _text(finish), model=_text(data.get("model")))
+
+
+def _unfinished(said: list[str]) -> str:
+    words = " / ".join(said)
+    return (
+        "the stream ended without a finish reason (the server stopped mid-answer); "
+        f"the server said: {words}"
+    )
 
 
 def _tool_call(call: dict[str, Any]) -> ToolCall:

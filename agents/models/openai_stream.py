@@ -3,18 +3,26 @@
 Each `data:` line is one `chat.completion.chunk`, parsed once; `data: [DONE]` ends the stream.
 Text and tool-call pieces go to the `StreamedAnswer`, which hands them to the caller as
 deltas in the same shape as the litellm path. Comment lines (`: ping`, servers'
-keep-alives) are skipped. An error event (`event: error`, or a chunk carrying an `error`
-object) is a `StreamFailed` with the server's message.
+keep-alives) are skipped. An error event (`event: error`, llama.cpp's `error: {...}` line, or
+a chunk carrying an `error` object) is a `StreamFailed` with the server's message. Any other
+line outside the protocol (a proxy's or a crashing server's plain text) is kept, its first 500
+characters, in `said`: when the stream then ends without a finish reason, the error says what
+the server said.
+
+Lines are read as bytes, and each `data:` line is given to `json.loads` as it is: no decoding
+or copying of a chunk before it is parsed.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents.models.failures import server_message
 from agents.models.streamed_answer import StreamedAnswer
+
+_SAID_LIMIT = 500  # characters of the server's stray words kept for an error
 
 
 class StreamFailed(Exception):
@@ -28,39 +36,52 @@ class ChatStream:
         self.answer = answer
         self.usage: dict[str, Any] | None = None
         self.first: dict[str, Any] = {}  # the first chunk: its id, created, model
+        self.said: list[str] = []  # what the server sent that was not a chunk (bounded)
 
-    async def consume(self, lines: AsyncIterator[str]) -> None:
-        """Read every line of the stream (the caller closes the response)."""
-        event = ""
+    async def consume(self, readline: Callable[[], Awaitable[bytes]]) -> None:
+        """Read every line of the stream, `readline()` giving b"" at its end (the caller
+        closes the response)."""
+        event = b""
         done = False
-        async for line in lines:
+        while line := await readline():
+            line = line.rstrip(b"\r\n")
             if done:
                 continue  # read to the end, so the connection goes back to the pool
-            if not line:
-                event = ""
-                continue
-            if line.startswith(":"):
-                continue  # a comment: keep-alive pings
-            if line.startswith("event:"):
+            if line.startswith(b"data:"):
+                data = line[5:].strip()
+                if data == b"[DONE]":
+                    done = True
+                    continue
+                try:
+                    chunk = json.loads(data)
+                except ValueError:
+                    text = data[:200].decode("utf-8", "replace")
+                    raise StreamFailed(
+                        f"the stream sent a line that is not JSON: {text!r}"
+                    ) from None
+                if event == b"error" or (isinstance(chunk, dict) and chunk.get("error")):
+                    raise StreamFailed(
+                        f"the server reported an error mid-stream: {server_message(data)}"
+                    )
+                if isinstance(chunk, dict) and ("choices" in chunk or "usage" in chunk):
+                    await self._chunk(chunk)
+                else:  # JSON, but no chunk: a message of the server's own
+                    self._note(data)
+            elif not line:
+                event = b""
+            elif line.startswith(b"event:"):
                 event = line[6:].strip()
-                continue
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
-            if data == "[DONE]":
-                done = True
-                continue
-            try:
-                chunk = json.loads(data)
-            except ValueError:
-                text = data[:200]
-                raise StreamFailed(f"the stream sent a line that is not JSON: {text!r}") from None
-            if event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
+            elif line.startswith(b"error:"):  # llama.cpp's server: `error: {...}`, no data:
                 raise StreamFailed(
-                    f"the server reported an error mid-stream: {server_message(data)}"
+                    f"the server reported an error mid-stream: {server_message(line[6:])}"
                 )
-            if isinstance(chunk, dict):
-                await self._chunk(chunk)
+            elif not line.startswith(b":"):  # a comment (keep-alive ping) says nothing
+                self._note(line)
+
+    def _note(self, line: bytes) -> None:
+        """Keep what the server said outside the protocol, for the error if no answer comes."""
+        if sum(len(s) for s in self.said) < _SAID_LIMIT:
+            self.said.append(line[:_SAID_LIMIT].decode("utf-8", "replace"))
 
     async def _chunk(self, chunk: dict[str, Any]) -> None:
         if not self.first:
@@ -78,6 +99,11 @@ class ChatStream:
         delta = choice.get("delta")
         if not isinstance(delta, dict):
             return
+        # Reasoning models' thoughts: vLLM and DeepSeek say `reasoning_content`, OpenRouter
+        # and newer vLLM `reasoning`; llama.cpp's server either, by its --reasoning-format.
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(reasoning, str):
+            await self.answer.add_reasoning(reasoning)
         content = delta.get("content")
         if isinstance(content, str):
             await self.answer.add_text(content)

@@ -13,13 +13,13 @@ the prompt size past which they apply (litellm's rule: strictly more tokens than
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from network.errors import ConfigurationError
 from network.history.results import Usage
+from network.numbers import check_number
 
 _PER_MILLION = 1_000_000
 
@@ -52,13 +52,7 @@ class Price:
             value: Any = getattr(self, name)
             if value is None and name == "cached_input":
                 continue
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-                or value < 0
-            ):
-                raise ConfigurationError(f"Price.{name} must be a number >= 0, got {value!r}")
+            check_number(f"Price.{name}", value)
         if (self.long_prompt is None) != (self.long_prompt_above is None):
             raise ConfigurationError("Price.long_prompt and Price.long_prompt_above go together")
         if self.long_prompt is not None:
@@ -67,10 +61,7 @@ class Price:
                 raise ConfigurationError(
                     f"Price.long_prompt must be a Price, got {self.long_prompt!r}"
                 )
-            if isinstance(above, bool) or not isinstance(above, int) or above < 0:
-                raise ConfigurationError(
-                    f"Price.long_prompt_above must be an int >= 0, got {above!r}"
-                )
+            check_number("Price.long_prompt_above", above, integer=True)
 
     def cost(self, usage: Usage) -> float:
         """What a request with `usage` costs, in USD."""

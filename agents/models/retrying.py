@@ -17,8 +17,14 @@ once, so the two behave alike:
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
   without a finish reason, is a `ModelError` (`answer_check`).
 - The caller's own `on_chunk` failure is raised unchanged, never taken for the model's.
+- Streaming is explicit (`stream`): None streams exactly when the caller passes `on_chunk`,
+  False never streams (the caller gets the whole answer), True always streams. Nothing else
+  (a trace, a log) decides it: turning tracing on never changes the request.
 - Errors: a `ModelError` naming the model and the URL without credentials, saying what
   happened, with the HTTP status when there was one; the original exception is its cause.
+- `response_format` that a server refuses (llama-cpp-python: 500 naming it): not retried; a
+  `ResponseFormatRefused` at once, remembered as `refuses_response_format`
+  (`response_format`), so an agent in `output_mode="auto"` falls back to tool mode.
 - Attempts: when a request was tried more than once, each attempt is a `ModelCall` in
   `ModelResponse.attempts` (the answered one last), so usage limits and traces count them.
 """
@@ -36,12 +42,14 @@ from agents.models.answer_check import answer_problem
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
 from agents.models.failures import Failure, safe_url
 from agents.models.price import Price, price_from
+from agents.models.response_format import ResponseFormatRefused, refuses_response_format
 from agents.models.retry import retries_of, wait_before_retry
 from agents.models.streamed_answer import StreamedAnswer
 from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from network.errors import ModelError
 from network.history.results import ModelCall
 from network.logger import get_logger
+from network.numbers import check_number
 from network.run.retry_policy import RetryPolicy
 
 
@@ -62,13 +70,16 @@ class RetryingModel(ABC):
         *,
         timeout: float,
         max_retries: int,
-        stream: bool,
+        stream: bool | None,
         retry_delay: float,
         retry: RetryPolicy | None,
         params: dict[str, Any],
         price: Price | Mapping[str, Any] | None = None,
     ) -> None:
         self.name = model
+        check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
+        check_number(f"model {model!r}: max_retries", max_retries, integer=True)
+        check_number(f"model {model!r}: retry_delay (seconds)", retry_delay)
         self.price = price_from(price, model)  # given: it wins over any price map
         self.timeout = timeout
         self.retry = retry
@@ -77,6 +88,8 @@ class RetryingModel(ABC):
         self.retry_delay = retry_delay
         self.params = params
         self._relax_tool_choice = False  # set once the server refused a forced tool call
+        # Set once the server refused `response_format` (`agents.models.response_format`).
+        self.refuses_response_format = False
 
     @property
     @abstractmethod
@@ -88,11 +101,15 @@ class RetryingModel(ABC):
     ) -> ModelResponse:
         """Ask the model; stream deltas to `on_chunk` when given; return the whole answer.
 
-        Streams when `on_chunk` is given or the model was made with `stream=True`. Raises
+        Streams when `on_chunk` is given, unless the model was made with `stream=False`
+        (then `on_chunk` is not called: the caller gets the answer whole); always with
+        `stream=True`. Raises
         `ModelError` when the request fails for good (see the module docstring).
         """
         await self._prepare()
-        streaming = on_chunk is not None or self.stream
+        streaming = on_chunk is not None if self.stream is None else self.stream
+        if not streaming:
+            on_chunk = None
         relax = self._relax_tool_choice and forces_a_tool(request)
         sent = relaxed(request) if relax else request
         attempt = 0
@@ -124,6 +141,12 @@ class RetryingModel(ABC):
                     sent = relaxed(request)
                     _log_relaxed(self.name, failure)
                     continue
+                if not delivered and refuses_response_format(request, failure):
+                    self.refuses_response_format = True
+                    error = self._error(failure, attempt)
+                    raise ResponseFormatRefused(
+                        str(error), model=self.name, status_code=failure.status
+                    ) from exc
                 if attempt >= self.max_retries or delivered or not failure.retryable:
                     raise self._error(failure, attempt) from exc
                 after = self._retry_after(exc)

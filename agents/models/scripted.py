@@ -12,7 +12,8 @@ entry is one answer:
 
 A callable passed as `script` itself answers every request. With `stream=True` (or whenever
 the caller streams) text is sent in chunks of `chunk_size` characters and tool arguments in
-pieces, so streaming consumers see real deltas.
+pieces, so streaming consumers see real deltas; an `AssistantMessage` with `reasoning` streams
+it first, as a reasoning model's server does.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, TextDelta, ToolCallDelta
+from agents.models.base import (
+    ChunkHandler,
+    ModelRequest,
+    ModelResponse,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall, check_messages
 from network.history.results import Usage
@@ -126,6 +134,9 @@ class ScriptedModel:
         return ModelResponse(message=message, usage=_usage(message), raw=None)
 
     async def _stream(self, message: AssistantMessage, on_chunk: ChunkHandler) -> None:
+        thinking = message.reasoning or ""  # a scripted reasoning model thinks first
+        for start in range(0, len(thinking), self.chunk_size):
+            await on_chunk(ReasoningDelta(thinking[start : start + self.chunk_size]))
         text = message.content or ""
         for start in range(0, len(text), self.chunk_size):
             await on_chunk(TextDelta(text[start : start + self.chunk_size]))

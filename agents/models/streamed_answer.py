@@ -2,7 +2,8 @@
 
 Both clients read a stream in their own format (SSE lines for the native client, litellm's
 chunk objects for `LiteLLMModel`) and feed the pieces here, so the caller sees the same
-deltas from either: a `TextDelta` per text piece; for a tool call, a `ToolCallDelta` with
+deltas from either: a `TextDelta` per text piece, a `ReasoningDelta` per piece of a reasoning
+model's thinking; for a tool call, a `ToolCallDelta` with
 its id and name when its first piece arrives, then one per argument piece. A tool call that
 comes without an id gets one made up before its first delta, so the streamed id and the
 final message's id are the same.
@@ -17,7 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agents.models.base import ChunkHandler, TextDelta, ToolCallDelta
+from agents.models.base import ChunkHandler, ReasoningDelta, TextDelta, ToolCallDelta
 from agents.models.tool_arguments import parse_arguments
 from network.history.messages import AssistantMessage, ToolCall
 from network.ids import new_id
@@ -26,13 +27,22 @@ from network.ids import new_id
 class StreamedAnswer:
     """The text and tool-call pieces of one streamed answer, and its finish reason."""
 
-    __slots__ = ("calls", "delivered", "finish_reason", "handler_error", "on_chunk", "text")
+    __slots__ = (
+        "calls",
+        "delivered",
+        "finish_reason",
+        "handler_error",
+        "on_chunk",
+        "reasoning",
+        "text",
+    )
 
     def __init__(self, on_chunk: ChunkHandler | None) -> None:
         self.on_chunk = on_chunk
         self.delivered = False  # a delta reached the caller: retrying would repeat it
         self.handler_error: BaseException | None = None  # what on_chunk raised, if anything
         self.text: list[str] = []
+        self.reasoning: list[str] = []  # a reasoning model's thinking, as it streamed
         self.calls: dict[int, list[Any]] = {}  # index -> [id, name, [argument pieces]]
         self.finish_reason: str | None = None
 
@@ -41,6 +51,12 @@ class StreamedAnswer:
         if text:
             self.text.append(text)
             await self._emit(TextDelta(text))
+
+    async def add_reasoning(self, text: str) -> None:
+        """A piece of a reasoning model's thinking (empty pieces are dropped)."""
+        if text:
+            self.reasoning.append(text)
+            await self._emit(ReasoningDelta(text))
 
     async def add_tool_piece(
         self, index: int, call_id: str | None, name: str | None, arguments: str
@@ -62,7 +78,8 @@ class StreamedAnswer:
             ToolCall(c[0], c[1], parse_arguments("".join(c[2])))
             for _, c in sorted(self.calls.items())
         ]
-        return AssistantMessage("".join(self.text) or None, tool_calls)
+        reasoning = "".join(self.reasoning) or None
+        return AssistantMessage("".join(self.text) or None, tool_calls, reasoning=reasoning)
 
     def raw(
         self, content: str | None, first: dict[str, Any], usage: dict[str, Any] | None
@@ -72,6 +89,8 @@ class StreamedAnswer:
         `first` holds the `id`, `created` and `model` of the stream's first chunk.
         """
         wire: dict[str, Any] = {"role": "assistant", "content": content}
+        if self.reasoning:
+            wire["reasoning_content"] = "".join(self.reasoning)
         if self.calls:
             wire["tool_calls"] = [
                 {
@@ -90,7 +109,7 @@ class StreamedAnswer:
             "usage": usage,
         }
 
-    async def _emit(self, chunk: TextDelta | ToolCallDelta) -> None:
+    async def _emit(self, chunk: TextDelta | ToolCallDelta | ReasoningDelta) -> None:
         if self.on_chunk is None:
             return
         self.delivered = True

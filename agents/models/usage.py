@@ -30,17 +30,23 @@ def reported_usage(usage: Any) -> Usage | None:
     prompt, completion, total = get("prompt_tokens"), get("completion_tokens"), get("total_tokens")
     if not _count(prompt) or not _count(completion):
         return None  # a count that is not a whole number >= 0 is no figure: estimate instead
-    details = get("prompt_tokens_details")  # OpenAI's cached prompt tokens live here
-    if isinstance(details, dict):
-        cached = details.get("cached_tokens")
-    else:
-        cached = getattr(details, "cached_tokens", None)
+    cached = _detail(get("prompt_tokens_details"), "cached_tokens")  # OpenAI's cache hits
+    # A reasoning model's thinking, part of the completion (OpenAI, vLLM, DeepSeek,
+    # OpenRouter report it here).
+    reasoning = _detail(get("completion_tokens_details"), "reasoning_tokens")
     return Usage(
         prompt,
         completion,
         total if _count(total) else prompt + completion,
         cached_tokens=cached if _count(cached) else 0,
+        reasoning_tokens=reasoning if _count(reasoning) else 0,
     )
+
+
+def _detail(details: Any, name: str) -> Any:
+    if isinstance(details, dict):
+        return details.get(name)
+    return getattr(details, name, None)
 
 
 def _count(value: Any) -> TypeIs[int]:

@@ -13,6 +13,10 @@ a recycled `id`.
 Next to the dict, the native client keeps the message's JSON text (`to_wire_json`): its
 request body is assembled from those pieces, so a message is serialized once per run too.
 
+An assistant message holding only reasoning (an AG-UI client's reasoning with no answer after
+it) is not sent: it converts to `UNSENT`, left out of every request (a model must not see an
+empty turn of its own; reasoning is never sent back).
+
 The dicts are shared between requests: code that sends them (litellm) must not mutate them.
 litellm's OpenAI-compatible routes only rewrite user messages whose content is a list, which
 these never are.
@@ -29,6 +33,8 @@ from network.history.messages import AssistantMessage, SystemMessage, ToolMessag
 
 # id(message) -> [weak reference to it, its wire dict, its JSON text or None until asked for]
 _converted: dict[int, list[Any]] = {}
+
+UNSENT: dict[str, Any] = {"role": "assistant", "unsent": True}  # see the module docstring
 
 
 def to_wire(message: Any) -> dict[str, Any]:
@@ -54,7 +60,7 @@ def to_wire_json(message: Any) -> str:
         entry = _remember(message, convert(message))
     text = entry[2]
     if text is None:
-        text = entry[2] = json.dumps(entry[1], ensure_ascii=False)
+        text = entry[2] = "" if entry[1] is UNSENT else json.dumps(entry[1], ensure_ascii=False)
     return text  # type: ignore[no-any-return]
 
 
@@ -73,7 +79,10 @@ def _remember(message: Any, wire: dict[str, Any]) -> list[Any]:
 
 def to_wire_list(system: Sequence[Any], history: Sequence[Any]) -> list[dict[str, Any]]:
     """The system messages then the conversation, as one list of wire dicts."""
-    return [to_wire(m) for m in system] + [to_wire(m) for m in history]
+    wires = [to_wire(m) for m in system] + [to_wire(m) for m in history]
+    if UNSENT in wires:  # rare: one scan in C, no call per message
+        wires = [w for w in wires if w is not UNSENT]
+    return wires
 
 
 def convert(message: Any) -> dict[str, Any]:
@@ -84,6 +93,8 @@ def convert(message: Any) -> dict[str, Any]:
             wire["name"] = message.name
         return wire
     if isinstance(message, AssistantMessage):
+        if message.content is None and not message.tool_calls and message.reasoning:
+            return UNSENT
         # The agent's name is not sent: it is not the model's identity, and several providers
         # reject `name` on assistant messages.
         # `content` is always sent, "" when there is no text: OpenAI allows leaving it out

@@ -1,6 +1,8 @@
 """One inference of an agent with `output_type`: shape the request, validate, re-ask.
 
-See `agents.output` for the modes and the re-ask rule; `agents.output._stream` for the
+See `agents.output` for the modes and the re-ask rule. In `output_mode="auto"`, a server that
+refuses `response_format` (`agents.models.response_format`) is asked again in tool mode, once,
+and the model remembers it for later calls. See `agents.output._stream` for the
 predictive state sent while the answer streams. When events flow, every answer that does not
 validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, retrying).
 """
@@ -13,6 +15,7 @@ from typing import Any, Protocol
 
 from agents._call_events import CallEvents
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
+from agents.models.response_format import ResponseFormatRefused
 from agents.output._spec import Attempt, OutputInvalid, OutputSpec
 from agents.output._stream import OutputStream
 from network import events
@@ -63,13 +66,29 @@ async def complete_typed(
     current = base
     try:
         while True:
-            on_chunk = _chunk_handler(call_events, stream)
-            if ctx.steps is None:
-                response = await model.complete(current, on_chunk)
-            else:  # a durable run: each answer is recorded (network.run.steps)
-                response = await ctx.steps.model(
-                    agent.name, functools.partial(model.complete, current, on_chunk)
+            streams = getattr(agent, "stream", True)
+            on_chunk = _chunk_handler(call_events, stream) if streams else None
+            try:
+                if ctx.steps is None:
+                    response = await model.complete(current, on_chunk)
+                else:  # a durable run: each answer is recorded (network.run.steps)
+                    response = await ctx.steps.model(
+                        agent.name, functools.partial(model.complete, current, on_chunk)
+                    )
+            except ResponseFormatRefused:
+                if spec.mode != "auto" or mode != "native":
+                    raise  # the agent asked for native mode itself: say so
+                # The server takes no response_format: tool mode, same conversation.
+                mode = "tool"
+                system, tools, choice, response_format = spec.shape(
+                    mode, list(request.system), request.tools, request.tool_choice
                 )
+                base = current = ModelRequest(
+                    system, request.history, tools, choice, request.agent, request.params
+                )
+                if stream is not None:
+                    stream.mode = mode
+                continue
             usage = usage + response.usage
             message = response.message
             raw = spec.final_answer(mode, message)

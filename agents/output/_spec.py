@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, SystemMessage, UserMessage
+from network.numbers import check_number
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -42,8 +43,7 @@ class OutputSpec:
             raise ConfigurationError(
                 f"agent {agent!r}: output_mode {mode!r} is not one of {OUTPUT_MODES}"
             )
-        if not isinstance(retries, int) or retries < 0:
-            raise ConfigurationError(f"agent {agent!r}: output_retries must be an int >= 0")
+        check_number(f"agent {agent!r}: output_retries", retries, integer=True)
         # pydantic loads with the first agent given an output_type, not with `import agents`.
         from pydantic import TypeAdapter  # noqa: PLC0415 (see above)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.models.base import ModelChunk, TextDelta
+from agents.models.base import ModelChunk, TextDelta, ToolCallDelta
 from agents.output._spec import FINAL_OUTPUT_TOOL, OutputSpec
 from network import events
 from network.errors import StateError
@@ -53,7 +53,7 @@ class OutputStream:
             if self.mode == "tool":
                 return
             self.text += chunk.text
-        else:
+        elif isinstance(chunk, ToolCallDelta):
             if self.mode != "tool":
                 return
             if chunk.name == FINAL_OUTPUT_TOOL:
@@ -61,6 +61,8 @@ class OutputStream:
             if chunk.index != self.final_index or not chunk.arguments:
                 return
             self.text += chunk.arguments
+        else:  # a reasoning model's thinking predicts nothing
+            return
         value = self.spec.partial(self.text)
         if value is None or value == self.last:
             return

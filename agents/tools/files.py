@@ -33,6 +33,7 @@ from typing import Annotated, Any, cast
 from agents.tools.tool import Tool, tool
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
+from network.numbers import check_number
 from network.state.handlers import merge_dicts
 
 DEFAULT_MAX_FILES = 200
@@ -70,8 +71,7 @@ class FileLimits:
             ("max_bytes", max_bytes),
             ("max_total_bytes", max_total_bytes),
         ):
-            if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-                raise ValueError(f"{label} must be a positive int, got {limit!r}")
+            check_number(label, limit, integer=True, minimum=1, error=ValueError)
         self.max_files = max_files
         self.max_bytes = max_bytes
         self.max_total_bytes = max_total_bytes

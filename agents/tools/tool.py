@@ -34,6 +34,7 @@ from agents.tools._isolated import call_by_name, reference
 from agents.tools.checks import warn_about_definition
 from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
+from network.numbers import check_number
 from network.run.retry_policy import RetryPolicy
 from network.state.state import State
 from network.state.values import is_pydantic_model
@@ -97,18 +98,11 @@ class Tool:
         label = name or getattr(fn, "__name__", repr(fn))
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise ConfigurationError(f"tool {label!r}: retry must be a RetryPolicy, got {retry!r}")
-        if not isinstance(model_retries, int) or model_retries < 0:
-            raise ConfigurationError(
-                f"tool {label!r}: model_retries must be an int >= 0, got {model_retries!r}"
-            )
+        check_number(f"tool {label!r}: model_retries", model_retries, integer=True)
         self.retry = retry
         self.idempotent = idempotent
         self.model_retries = model_retries
-        if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
-            raise ConfigurationError(
-                f"tool {name or getattr(fn, '__name__', fn)!r}: timeout must be a positive "
-                f"number of seconds, got {timeout!r}"
-            )
+        check_number(f"tool {label!r}: timeout (seconds)", timeout, above=True, optional=True)
         self.timeout = timeout
         self.fn = fn
         self.name = name or fn.__name__

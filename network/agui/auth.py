@@ -10,14 +10,17 @@
     asgi = app(network, authorize=authorize)
 
 The hook (sync or async) gets the Starlette request and the threadId the body names, before
-anything else is looked at. It returns the caller's principal (a non-empty string: a user id),
-or raises `Unauthorized` (401) / `Forbidden` (403) with a message for the client; returning
-None is a 401. Any other exception from the hook is logged and answered with a generic 500.
+anything else is looked at (None for a request that names no thread: the thread list). It
+returns the caller's principal (a non-empty string: a user id), or raises `Unauthorized`
+(401) / `Forbidden` (403) with a message for the client; returning None is a 401. Any other
+exception from the hook is logged and answered with a generic 500.
 
 A thread belongs to the principal whose request created it. Another principal's request on
 that threadId gets 404 `thread_not_found`, the same answer as for any thread it cannot see:
 knowing a thread id alone reads nothing. Without a hook every request is anonymous and
-threads have no owner.
+threads have no owner. On a thread store (`app(network, store=...)`) the principal is the
+thread's `user_id`: its `user:` keys are shared with that user's other threads; anonymous
+requests are all the one anonymous user `""`.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from network.agui.errors import RequestError
 from network.agui.registry import ThreadRecord
 from network.logger import LazyLogger
 
-Authorize = Callable[[Any, str], "str | Awaitable[str | None] | None"]
+Authorize = Callable[[Any, str | None], "str | Awaitable[str | None] | None"]
 
 log = LazyLogger("agent_network.agui")
 
@@ -49,7 +52,7 @@ class Forbidden(RequestError):
         super().__init__(403, "forbidden", message)
 
 
-async def principal_of(hook: Authorize | None, request: Any, thread_id: str) -> str | None:
+async def principal_of(hook: Authorize | None, request: Any, thread_id: str | None) -> str | None:
     """The principal `hook` grants for `thread_id` (None without a hook), or a `RequestError`."""
     if hook is None:
         return None

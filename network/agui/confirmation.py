@@ -4,6 +4,9 @@ An interrupt asks for `{"approved": boolean, "reason"?: string}` (its `responseS
 
 - `status: "resolved"` with `payload.approved` true (or a bare `true`) accepts the call;
 - `status: "resolved"` with `approved` false (or `false`) rejects it, `reason` told to the model;
+- `status: "resolved"` with `payload.editedArgs` (an object; AG-UI 1.0's approve_with_edits)
+  accepts it with those arguments instead of the model's, where the library's answers can
+  carry edited arguments (`EDITS_SUPPORTED`; else 422);
 - `status: "cancelled"` rejects it.
 
 A request on a thread with pending interrupts must answer every one of them; a `resume` on a
@@ -13,10 +16,15 @@ thread with none, or naming an unknown interrupt, is refused (409), as is a malf
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from network.agui.errors import RequestError
 from network.run.interrupts import Answer, Interrupt, InterruptError, match_answers
+
+# Whether an answer can carry edited arguments (AG-UI 1.0's approve_with_edits): a resume
+# entry's `payload.editedArgs` then runs the call with those arguments instead.
+EDITS_SUPPORTED = "arguments" in {f.name for f in dataclasses.fields(Answer)}
 
 
 def _answer(entry: Any) -> Answer:
@@ -25,6 +33,8 @@ def _answer(entry: Any) -> Answer:
     payload = entry.payload
     if isinstance(payload, bool):
         return Answer(interrupt_id=entry.interrupt_id, approved=payload)
+    if isinstance(payload, dict) and "editedArgs" in payload:
+        return _edited(entry.interrupt_id, payload)
     if isinstance(payload, dict) and isinstance(payload.get("approved"), bool):
         reason = payload.get("reason")
         return Answer(
@@ -38,6 +48,24 @@ def _answer(entry: Any) -> Answer:
         f"resume entry for interrupt {entry.interrupt_id!r}: payload must be "
         f'{{"approved": true|false, "reason"?: string}} or a boolean, got {payload!r}',
     )
+
+
+def _edited(interrupt_id: str, payload: dict[str, Any]) -> Answer:
+    """approve_with_edits: accept the call with the arguments the person edited."""
+    edited = payload["editedArgs"]
+    if not EDITS_SUPPORTED:
+        raise RequestError(
+            422, "invalid_resume", f"interrupt {interrupt_id!r}: this server takes no editedArgs"
+        )
+    if not isinstance(edited, dict) or payload.get("approved", True) is not True:
+        raise RequestError(
+            422,
+            "invalid_resume",
+            f"resume entry for interrupt {interrupt_id!r}: editedArgs must be a JSON object "
+            "of the call's arguments, with approved absent or true",
+        )
+    fields: dict[str, Any] = {"interrupt_id": interrupt_id, "approved": True, "arguments": edited}
+    return Answer(**fields)
 
 
 def answers_for(

@@ -10,6 +10,7 @@ request rejects a proposal, the keys it proposed are restored from the server's 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -23,8 +24,8 @@ from network.agui.messages import convert, input_text
 from network.agui.registry import ThreadRecord, json_size
 from network.agui.tool_results import check_tool_results
 from network.errors import InvalidIdError
-from network.run.context import RunContext
-from network.run.interrupts import restore_rejected
+from network.run.context import NetworkLike, RunContext
+from network.run.interrupts import Answer, Interrupt, restore_rejected
 from network.threads.ids import check_id
 
 
@@ -45,15 +46,27 @@ def parse(body: bytes) -> Any:
     return run_input
 
 
-def prepare(
-    network: Any,
+@dataclass(slots=True)
+class CheckedRequest:
+    """What a request asks for, checked: nothing has been applied yet."""
+
+    messages: list[Any]  # the client's conversation, as the network's messages
+    client_tools: list[Any]
+    answered: list[tuple[Interrupt, Answer]]
+    data: dict[str, Any]  # the state the run starts from (no `temp:context`)
+    context: str | None  # the client's context, for `temp:context`
+    state: Any  # a fresh State of `data` plus the context, validated by the schema
+
+
+def check_request(
+    network: NetworkLike,
     record: ThreadRecord,
     run_input: Any,
     *,
     system_messages: str = "refuse",
     max_state_bytes: int | None = None,
-) -> RunContext:
-    """The context of the run `run_input` asks for on `record`'s thread."""
+) -> CheckedRequest:
+    """Every check of a request on `record`'s thread, or the `RequestError` refusing it."""
     messages = convert(run_input.messages, system_messages)
     check_tool_results(record, messages)
     client_tools = declared_tools(network, run_input)
@@ -72,20 +85,41 @@ def prepare(
                 f"the limit of {max_state_bytes} bytes",
             )
     context = context_text(network, run_input)
+    seeded = dict(data)
     if context is not None:
-        data[CONTEXT_KEY] = context
-    state = build_state(network, data)
-    state.append_messages(messages)
+        seeded[CONTEXT_KEY] = context
+    state = build_state(network, seeded)  # every value through the schema: a 422 names the key
+    return CheckedRequest(messages, list(client_tools), answered, data, context, state)
+
+
+def prepare(
+    network: NetworkLike,
+    record: ThreadRecord,
+    run_input: Any,
+    *,
+    system_messages: str = "refuse",
+    max_state_bytes: int | None = None,
+) -> RunContext:
+    """The context of the run `run_input` asks for on `record`'s thread (in memory)."""
+    checked = check_request(
+        network,
+        record,
+        run_input,
+        system_messages=system_messages,
+        max_state_bytes=max_state_bytes,
+    )
+    state = checked.state
+    state.append_messages(checked.messages)
     return RunContext(
         network=network,
         state=state,
-        input=input_text(messages),
+        input=input_text(checked.messages),
         run_id=run_input.run_id,
         thread_id=run_input.thread_id,
-        resume=answered,
+        resume=checked.answered,
         client_input=run_input,  # context, forwardedProps, tools: for user code
-        client_tools=tuple(client_tools),
+        client_tools=tuple(checked.client_tools),
     )
 
 
-__all__ = ["RequestError", "parse", "prepare"]
+__all__ = ["CheckedRequest", "RequestError", "check_request", "parse", "prepare"]

@@ -2,8 +2,11 @@
 
 The client owns the conversation in AG-UI: every request carries all of it, including the
 assistant messages and tool results it rebuilt from earlier runs' events. They become the
-run's conversation; the text of the last user message is the run's input. Activity and
-reasoning messages are display-only and are left out.
+run's conversation; the text of the last user message is the run's input. Activity messages
+are display-only and are left out. A reasoning message (a reasoning model's thinking, as AG-UI
+1.0's REASONING_* events built it) is kept on the assistant message it led to, the next one
+(`AssistantMessage.reasoning`), else the one before it; one with no answer at all stays in the
+conversation as an assistant message holding only reasoning, which is never sent to a model.
 
 A client never writes a model's instructions: a `system` or `developer` message is refused
 (422 `role_not_allowed`, the default) or, with `app(network, system_messages="as_user")`,
@@ -55,8 +58,12 @@ def convert(messages: list[Any], system_messages: str = "refuse") -> list[Any]:
     "as_user" (its text becomes a user message).
     """
     out: list[Any] = []
+    thinking: list[str] = []  # reasoning messages waiting for the answer they led to
     for message in messages:
         role = message.role
+        if role == "reasoning":
+            thinking.append(text_of(message.content))
+            continue
         if role == "user":
             out.append(
                 UserMessage(content=text_of(message.content), id=message.id, name=message.name)
@@ -76,8 +83,10 @@ def convert(messages: list[Any], system_messages: str = "refuse") -> list[Any]:
                     tool_calls=calls,
                     id=message.id,
                     name=message.name,
+                    reasoning="\n".join(thinking) or None,
                 )
             )
+            thinking = []
         elif role == "tool":
             out.append(
                 ToolMessage(
@@ -97,7 +106,18 @@ def convert(messages: list[Any], system_messages: str = "refuse") -> list[Any]:
                     'with system_messages="as_user")',
                 )
             out.append(UserMessage(content=text_of(message.content), id=message.id))
+    if thinking:
+        _keep_reasoning(out, "\n".join(thinking))
     return out
+
+
+def _keep_reasoning(out: list[Any], text: str) -> None:
+    """Reasoning that no answer followed: on the last answer, else on its own."""
+    for message in reversed(out):
+        if isinstance(message, AssistantMessage):
+            message.reasoning = f"{message.reasoning}\n{text}" if message.reasoning else text
+            return
+    out.append(AssistantMessage(reasoning=text))
 
 
 def input_text(messages: list[Any]) -> str:

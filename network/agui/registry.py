@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.numbers import check_number
 from network.run.interrupts import Interrupt
 
 DEFAULT_MAX_THREADS = 10_000
@@ -97,8 +98,7 @@ class ThreadRegistry:
             ("max_bytes", max_bytes),
             ("max_thread_bytes", max_thread_bytes),
         ):
-            if not isinstance(value, int) or value < 1:
-                raise ConfigurationError(f"ThreadRegistry: {name} must be >= 1, got {value!r}")
+            check_number(f"ThreadRegistry: {name}", value, integer=True, minimum=1)
         if max_thread_bytes > max_bytes:
             raise ConfigurationError(
                 f"ThreadRegistry: max_thread_bytes ({max_thread_bytes}) is larger than "
@@ -161,6 +161,14 @@ class ThreadRegistry:
                 continue
             del self._records[thread_id]
             self._bytes -= record.size
+
+    def owned_by(self, principal: str | None) -> list[str]:
+        """The ids of the threads `principal` created, most recently used first."""
+        return [
+            thread_id
+            for thread_id, record in reversed(self._records.items())
+            if record.owner == principal
+        ]
 
     def __len__(self) -> int:
         return len(self._records)

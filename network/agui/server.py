@@ -22,7 +22,13 @@ A run that fails after it started ends its stream with RUN_ERROR (status 200, as
 had begun): the library's own error message, or for any other exception a generic message
 whose reference is logged with the full exception (`network.agui.run_errors`). A client that
 disconnects cancels its run. Each thread's server-side state, pending interrupts, issued tool
-calls and owner are kept in `app.state.threads` (an in-memory `ThreadRegistry`).
+calls and owner are kept in `app.state.threads` (an in-memory `ThreadRegistry`), or, with
+`store=`, in a thread store (`network.agui.stored`: threads survive restarts and are shared
+by every server process on the database; one run per thread is decided by the store).
+
+Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities answer
+(`network.agui.capabilities`), and `<path>/threads`, the caller's threads
+(`network.agui.thread_list`). RUN_FINISHED carries the run's token usage.
 """
 
 from __future__ import annotations
@@ -39,17 +45,23 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from network.agui.auth import Authorize, check_owner, principal_of
+from network.agui.capabilities import capabilities
 from network.agui.content_type import check_content_type
 from network.agui.errors import RequestError
 from network.agui.input import parse, prepare
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
-from network.agui.registry import ThreadRecord, ThreadRegistry
+from network.agui.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
 from network.agui.run_errors import ErrorScreen
+from network.agui.stored import ConversationReplay, StoredRun, StoredThreads, open_stored_run
+from network.agui.thread_list import list_limit, memory_listing, stored_listing
 from network.agui.tool_results import pin_results, result_digest
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
+from network.numbers import check_number
 from network.run.context import RunContext
 from network.run.streaming import EventStream
+from network.threads.leases import DEFAULT_LEASE_TTL
+from network.threads.thread_data import ANONYMOUS_USER
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
@@ -64,6 +76,9 @@ def app(
     threads: ThreadRegistry | None = None,
     authorize: Authorize | None = None,
     system_messages: str = "refuse",
+    store: Any = None,
+    lease_ttl: float = DEFAULT_LEASE_TTL,
+    max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
 ) -> Starlette:
     """An ASGI app serving `network` over AG-UI at `path` (POST).
 
@@ -78,6 +93,12 @@ def app(
             the principal that created them (see `network.agui.auth`). Default: anonymous.
         system_messages: what to do with a client's `system` / `developer` messages:
             "refuse" (422, the default) or "as_user" (passed on as user messages).
+        store: run every thread on this thread store (a store, a database URL or an SQLite
+            path) instead of in memory; see `network.agui.stored`. A store given as a URL or
+            path is opened by the app and closed at its shutdown.
+        lease_ttl: with `store`, how long (seconds) a run's lease on its thread lasts
+            without renewal: how long a thread stays busy after its process died mid-run.
+        max_thread_bytes: with `store`, the largest state one thread may hold (413 beyond).
     """
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
@@ -86,10 +107,31 @@ def app(
         )
     if authorize is not None and not callable(authorize):
         raise ConfigurationError(f"app: authorize must be callable, got {authorize!r}")
+    check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
+    if store is not None and threads is not None:
+        raise ConfigurationError("app: give threads= (in memory) or store=, not both")
+    check_number("app: max_thread_bytes", max_thread_bytes, integer=True, minimum=1)
     registry = threads if threads is not None else ThreadRegistry()
-    server = _Server(network, registry, max_body_bytes, authorize, system_messages)
-    starlette = Starlette(routes=[Route(path, server.handle, methods=["POST"])])
+    stored = StoredThreads(store, lease_ttl=lease_ttl) if store is not None else None
+    server = _Server(network, registry, max_body_bytes, authorize, system_messages, stored)
+    if stored is not None:
+        server.max_thread_bytes = max_thread_bytes
+    base = path.rstrip("/")
+    routes = [
+        Route(path, server.handle, methods=["POST"]),
+        Route(f"{base}/capabilities", server.capabilities, methods=["GET"]),
+        Route(f"{base}/threads", server.thread_list, methods=["GET"]),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> Any:
+        yield
+        if stored is not None:
+            await stored.close()
+
+    starlette = Starlette(routes=routes, lifespan=lifespan)
     starlette.state.threads = registry
+    starlette.state.stored = stored
     starlette.state.network = network
     return starlette
 
@@ -102,12 +144,33 @@ class _Server:
         max_body_bytes: int,
         authorize: Authorize | None,
         system_messages: str,
+        stored: StoredThreads | None = None,
     ) -> None:
         self.network = network
         self.threads = threads
         self.max_body_bytes = max_body_bytes
         self.authorize = authorize
         self.system_messages = system_messages
+        self.stored = stored
+        self.max_thread_bytes = threads.max_thread_bytes
+
+    async def capabilities(self, request: Request) -> Any:
+        """GET <path>/capabilities: what this server supports (nothing about any user)."""
+        return JSONResponse(capabilities(self.network, stored=self.stored is not None))
+
+    async def thread_list(self, request: Request) -> Any:
+        """GET <path>/threads: the caller's threads, newest first."""
+        try:
+            limit = list_limit(request.query_params.get("limit"))
+            principal = await principal_of(self.authorize, request, None)
+            if self.stored is None:
+                return JSONResponse(memory_listing(self.threads.owned_by(principal), limit))
+            user = principal if principal is not None else ANONYMOUS_USER
+            infos = await self.stored.list_threads(self.network.name, user)
+        except RequestError as error:
+            log.info("agui.refused", code=error.code, status=error.status, key=error.key)
+            return JSONResponse(error.body(), status_code=error.status)
+        return JSONResponse(stored_listing(infos, limit))
 
     async def handle(self, request: Request) -> Any:
         try:
@@ -115,6 +178,16 @@ class _Server:
             body = await _read_body(request, self.max_body_bytes)
             run_input = parse(body)
             principal = await principal_of(self.authorize, request, run_input.thread_id)
+            if self.stored is not None:
+                run = await open_stored_run(
+                    self.stored,
+                    self.network,
+                    run_input,
+                    principal,
+                    system_messages=self.system_messages,
+                    max_state_bytes=self.max_thread_bytes,
+                )
+                return _EventResponse(self.network, self.threads, run.record, run.ctx, run)
             # From here on no await until the record is admitted and marked busy, so two
             # requests on one thread cannot both get through.
             record = self.threads.peek(run_input.thread_id)
@@ -138,6 +211,7 @@ class _Server:
         except RequestError as error:
             log.info("agui.refused", code=error.code, status=error.status, key=error.key)
             return JSONResponse(error.body(), status_code=error.status)
+        ctx.record_model_calls = True  # RUN_FINISHED's usage per provider and model
         record.run_id = ctx.run_id  # before any await: one run per thread at a time
         self.threads.admit(record)
         return _EventResponse(self.network, self.threads, record, ctx)
@@ -168,12 +242,18 @@ class _EventResponse:
     """
 
     def __init__(
-        self, network: Any, threads: ThreadRegistry, record: ThreadRecord, ctx: RunContext
+        self,
+        network: Any,
+        threads: ThreadRegistry,
+        record: ThreadRecord,
+        ctx: RunContext,
+        stored: StoredRun | None = None,
     ) -> None:
         self.network = network
         self.threads = threads
         self.record = record
         self.ctx = ctx
+        self.stored = stored  # the run's thread is on a store (else in `threads`)
 
     async def _note_calls(self, event: Any) -> None:
         kind = event.type
@@ -182,7 +262,24 @@ class _EventResponse:
         elif kind == "TOOL_CALL_RESULT":  # ... and the only result it may send for it
             self.record.issued_calls[event.tool_call_id] = result_digest(event.content)
 
+    async def _run_stored(self, sink: Any, run: StoredRun) -> Any:
+        ctx = self.ctx
+        replay = ConversationReplay(sink, ctx.state.messages, run.stored_messages)
+        screen = ErrorScreen(replay if run.replay else sink)
+        try:
+            # The session's sink first: a client that sees STEP_FINISHED knows the call is saved.
+            return await self.network.execute(ctx, sinks=[run.session.sink, screen])
+        except Exception as error:
+            with contextlib.suppress(Exception):  # a client that is gone cannot be told
+                await screen.report(error, ctx.run_id)
+            raise
+        finally:
+            if not ctx.resume:  # the pending interrupts were answered (the run took them)
+                run.threads.remember(ctx.thread_id or "", list(ctx.interrupts))
+
     async def _run(self, sink: Any) -> Any:
+        if self.stored is not None:
+            return await self._run_stored(sink, self.stored)
         ctx = self.ctx
         record = self.record
         screen = ErrorScreen(sink)
@@ -218,6 +315,8 @@ class _EventResponse:
             )
             async with anyio.create_task_group() as group:
                 group.start_soon(_cancel_on_disconnect, receive, group.cancel_scope)
+                if self.stored is not None:
+                    group.start_soon(self.stored.keep_lease)
                 async with EventStream(self._run) as events:
                     try:
                         async for event in events:
@@ -233,6 +332,8 @@ class _EventResponse:
             pass
         finally:
             self.record.run_id = None
+            if self.stored is not None:
+                await self.stored.release()
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:

@@ -1,7 +1,7 @@
 """The `agent-network` command line.
 
     agent-network run FILE:NETWORK "input" [--state JSON] [ENDPOINT OPTIONS]
-    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [ENDPOINT OPTIONS]
+    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [--store URL|PATH] [...]
     agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
@@ -13,7 +13,9 @@ serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mer
 `mcp` serves it as an MCP server whose one tool runs the network (`network.mcp`), over stdio
 (the default: an MCP client starts the command) or Streamable HTTP; logs go to stderr.
 `dev` serves the dev UI (`network.devui`): a local page to run the network from a chat box,
-watch it step by step and replay the threads stored in `--store`. `serve` and `dev` bind
+watch it step by step and replay the threads stored in `--store`. `serve --store` and
+`dev --store` run every thread on that thread store (SQLite file or PostgreSQL URL), so a
+restarted server, or another one on the same database, continues it. `serve` and `dev` bind
 127.0.0.1 by default and print a warning when bound to any other address.
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
@@ -65,6 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--path", default="/", help="the endpoint's path (default /)")
+    serve.add_argument(
+        "--store",
+        metavar="URL|PATH",
+        help="run every thread on this thread store: a database URL (postgresql://...), an "
+        "SQLite path or sqlite:PATH (default: threads in this process's memory)",
+    )
     add_endpoint_options(serve)
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
     dev.add_argument("target", metavar="FILE:NETWORK")
@@ -73,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     dev.add_argument(
         "--store",
         metavar="URL|PATH",
-        help="the thread store to list and replay: a database URL, an SQLite path or "
-        "sqlite:PATH (default: $AGENT_NETWORK_STORE, else agent-network.db); only read",
+        help="the thread store the page's runs live on, listed and replayed: a database URL, "
+        "an SQLite path or sqlite:PATH (default: runs in memory; the threads listed are "
+        "read from $AGENT_NETWORK_STORE, else agent-network.db)",
     )
     dev.add_argument(
         "--reload",
@@ -167,11 +176,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
+    store = store_option(args.store)
     _quiet_logs()
     warn_if_exposed(args.host, "the AG-UI server")
+    try:
+        asgi = app(network, path=args.path, store=store)
+    except ConfigurationError as exc:  # a URL no store supports
+        raise CLIError(f"--store: {exc}") from exc
+    where = "in memory" if store is None else "on the thread store"
     with endpoint_override(network, endpoint):
-        print(f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path}")
-        uvicorn.run(app(network, path=args.path), host=args.host, port=args.port)
+        print(
+            f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path} "
+            f"(threads {where})",
+            flush=True,
+        )
+        uvicorn.run(asgi, host=args.host, port=args.port)
     return 0
 
 
@@ -240,27 +259,39 @@ def cmd_dev(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
     hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
+    store = store_option(args.store)
     host = f"[{args.host}]" if ":" in args.host else args.host
     with contextlib.ExitStack() as overrides, sock:
         # every network loaded (the first, and each reload) runs on the endpoint options
         def endpointed(loaded: Network) -> Network:
             return overrides.enter_context(endpoint_override(loaded, endpoint))
 
-        def build(served: Network) -> Any:
-            return app(served, store=store_option(args.store), allowed_hosts=hosts, **shared)
+        # The page's threads outlive a reload: on the store they live there; in memory, one
+        # registry is shared by every rebuilt app.
+        shared: dict[str, Any] = (
+            {"run_on_store": True}
+            if store is not None
+            else {"threads": dev_registry()}
+            if args.reload
+            else {}
+        )
 
-        # one thread registry for every rebuilt app: a reload keeps the page's threads
-        shared: dict[str, Any] = {"threads": dev_registry()} if args.reload else {}
+        def build(served: Network) -> Any:
+            return app(served, store=store, allowed_hosts=hosts, **shared)
+
         asgi: Any
-        if args.reload:
-            asgi = ReloadingApp(
-                lambda: endpointed(load_network(args.target)),
-                build,
-                Path(split_target(args.target)[0]),
-                network=endpointed(network),
-            )
-        else:
-            asgi = build(endpointed(network))
+        try:
+            if args.reload:
+                asgi = ReloadingApp(
+                    lambda: endpointed(load_network(args.target)),
+                    build,
+                    Path(split_target(args.target)[0]),
+                    network=endpointed(network),
+                )
+            else:
+                asgi = build(endpointed(network))
+        except ConfigurationError as exc:  # a URL no store supports
+            raise CLIError(f"--store: {exc}") from exc
         print(f"Dev UI for {network.name!r} at http://{host}:{port}/", flush=True)
         config = uvicorn.Config(asgi, log_level="warning", lifespan="off")
         uvicorn.Server(config).run(sockets=[sock])

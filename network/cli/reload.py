@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from network.cli.load import CLIError
+from network.errors import ConfigurationError
 from network.network import Network
 
 ASGIApp = Callable[..., Any]
@@ -79,10 +80,11 @@ class ReloadingApp:
         self._digest = digest
         try:
             network = self.load()
-        except CLIError as error:
+            current = self.build(network)
+        except (CLIError, ConfigurationError) as error:
             print(f"reload failed, still serving the last network: {error}", file=self.log)
             return
-        self.network, self.current = network, self.build(network)
+        self.network, self.current = network, current
         self.reloads += 1
         print(f"reloaded {network.name!r} from {self.watched}", file=self.log, flush=True)
 

@@ -13,7 +13,8 @@ Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
-  the same checks, the same in-memory thread registry. A request with the
+  the same checks, the same in-memory thread registry, or with `run_on_store=True` the
+  thread store `store` (`agent-network dev --store`). A request with the
   `x-agent-network-user` header runs as that user (`acting_user`).
 - `/api/graph`: the network's nodes and edges (`graph.network_graph`).
 - `/api/server`: `{"runs_on_store"}`: whether the page's runs live on the store it lists (a
@@ -62,9 +63,10 @@ from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
-from network.errors import InvalidIdError
+from network.errors import ConfigurationError, InvalidIdError
 from network.network import Network
 from network.threads.ids import check_id
+from network.threads.urls import store_url
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 DEFAULT_LIST_LIMIT = 100
@@ -105,6 +107,7 @@ def app(
     threads: ThreadRegistry | None = None,
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    run_on_store: bool = False,
 ) -> Starlette:
     """The dev UI of `network` as an ASGI app.
 
@@ -117,15 +120,26 @@ def app(
         allowed_hosts: the `Host` header values accepted (default: the loopback names); pass
             the name or address the server is reached by when it is bound elsewhere.
         max_body_bytes: the largest AG-UI request body (default 16 MiB).
+        run_on_store: run the page's threads on `store` (what `agent-network dev --store`
+            does): they are then stored as they run, listed beside the others, and continued
+            after a reload or a restart. Default: runs in the in-memory registry `threads`.
     """
+    if run_on_store and threads is not None:
+        raise ConfigurationError("devui: give threads= (in memory) or run_on_store=True, not both")
     # `is None`: an empty registry is falsy (it has a length)
     registry = threads if threads is not None else dev_registry()
-    views = _Views(network, store)
+    views = _Views(network, store, runs_on_store=run_on_store)
     observed = ObservedNetwork(network)
-    anonymous = agui_app(observed, threads=registry, max_body_bytes=max_body_bytes)
-    as_user = agui_app(
-        observed, threads=registry, max_body_bytes=max_body_bytes, authorize=user_from_header
+    where: dict[str, Any] = (
+        {
+            "store": store if store is not None else store_url(None),
+            "max_thread_bytes": 64 * 1024 * 1024,  # a local tool's budget
+        }
+        if run_on_store
+        else {"threads": registry}
     )
+    anonymous = agui_app(observed, max_body_bytes=max_body_bytes, **where)
+    as_user = agui_app(observed, max_body_bytes=max_body_bytes, authorize=user_from_header, **where)
     runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
     starlette = Starlette(
         routes=[

@@ -12,7 +12,7 @@ process (or another worker) starts again, and no completed step runs twice.
     # scale-out: workers share a PostgreSQL queue (`agent-network worker FILE:network --db ...`)
     client = durable.DurableClient("postgresql://...")
     run_id = client.enqueue("team", "build it")
-    client.result(run_id)
+    client.result(run_id)          # waits for the run's end; UnknownRunError for a wrong id
 
 DBOS keeps one instance per process, and a recovered run needs its network: launch once,
 with every network the process may resume, before any durable run. `dbos` is imported only
@@ -23,13 +23,21 @@ from __future__ import annotations
 
 from network.durable.client import DurableClient, DurableRunStatus
 from network.durable.engine import launch, launched, shutdown
-from network.durable.process import DurableConfigError
+from network.durable.process import (
+    DurableConfigError,
+    RunIdInUseError,
+    UnknownRunError,
+    UnrecordableStepError,
+)
 from network.durable.worker import run_worker
 
 __all__ = [
     "DurableClient",
     "DurableConfigError",
     "DurableRunStatus",
+    "RunIdInUseError",
+    "UnknownRunError",
+    "UnrecordableStepError",
     "launch",
     "launched",
     "run_worker",

@@ -7,7 +7,7 @@ anything and without launching DBOS, so a web server (or a script) can hand runs
 
 from __future__ import annotations
 
-import contextlib
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -15,10 +15,15 @@ from pydantic import BaseModel
 
 from network.durable.engine import APP_NAME, QUEUE_NAME, WORKFLOW_NAME, system_database_url
 from network.durable.event_log import STREAM_KEY
+from network.durable.process import RunIdInUseError, UnknownRunError, network_of
 from network.durable.runs import run_request
 from network.durable.sqlite_journal import use_write_ahead_log
 from network.ids import new_id
+from network.numbers import check_number
 from network.threads.ids import check_id
+
+ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
+"""The statuses a run does not leave (DBOS's)."""
 
 
 class DurableRunStatus(BaseModel):
@@ -68,11 +73,15 @@ class DurableClient:
     ) -> str:
         """Put a run of the network named `network` on the workers' queue; returns its run id.
 
-        Enqueuing a run id that exists already returns it without enqueuing it again.
+        Enqueuing a run id that exists already returns it without enqueuing it again; the
+        id of another network's run is a `RunIdInUseError`.
         """
         check_id("network", network)
-        run_id = run_id or new_id("run_")
-        check_id("run_id", run_id)
+        run_id = new_id("run_") if run_id is None else run_id
+        check_id("run_id", run_id)  # "" is refused, not replaced
+        for info in self._client.list_workflows(workflow_ids=[run_id], load_output=False):
+            if network_of(info) != network:
+                raise RunIdInUseError(run_id, network_of(info))
         request = run_request(
             input,
             state=state,
@@ -91,16 +100,17 @@ class DurableClient:
         return run_id
 
     def status(self, run_id: str) -> DurableRunStatus:
-        """The run's status (and outcome when it finished); `KeyError` for an unknown id."""
+        """The run's status (and outcome when it finished); `UnknownRunError` for an id no
+        run has."""
         listed = self._client.list_workflows(workflow_ids=[run_id], load_output=True)
         if not listed:
-            raise KeyError(f"no durable run {run_id!r}")
+            raise UnknownRunError(run_id)
         info = listed[0]
         status = DurableRunStatus(
             run_id=run_id,
             status=str(info.status),
             executor_id=info.executor_id,
-            network=(info.input or {}).get("args", [None])[0] if info.input else None,
+            network=network_of(info),
             error=str(info.error) if info.error is not None else None,
         )
         output = info.output
@@ -111,12 +121,26 @@ class DurableClient:
             status.usage = output.get("usage")
         return status
 
-    def result(self, run_id: str) -> DurableRunStatus:
-        """Wait until the run has finished (or failed) and return its status."""
-        handle: Any = self._client.retrieve_workflow(run_id)
-        with contextlib.suppress(Exception):  # a run that failed: its status says how
-            handle.get_result(polling_interval_sec=0.1)
-        return self.status(run_id)
+    def result(
+        self, run_id: str, *, timeout: float | None = None, poll_every: float = 0.1
+    ) -> DurableRunStatus:
+        """Wait until the run has ended and return its status: the one way to wait for a
+        durable run by id, from any process.
+
+        It ends as SUCCESS (its output, stop reason, state and usage filled in), ERROR
+        (`error` says why), CANCELLED or MAX_RECOVERY_ATTEMPTS_EXCEEDED. `UnknownRunError`
+        for an id no run has; `TimeoutError` when `timeout` seconds pass first.
+        """
+        check_number("timeout", timeout, above=True, optional=True)
+        check_number("poll_every", poll_every, above=True)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            status = self.status(run_id)
+            if status.status in ENDED:
+                return status
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"durable run {run_id!r} is still {status.status}")
+            time.sleep(poll_every)
 
     def events(self, run_id: str) -> Iterator[dict[str, Any]]:
         """The run's AG-UI events (JSON form), as they are written, until the run ends."""

@@ -5,9 +5,10 @@ launch. This module owns that state so the rest of the library never touches it 
 
 - `launch(networks, db=...)` registers the one workflow this library defines
   (`agent_network.run`, which runs any registered network by name), configures DBOS on the
-  system database `db` and launches it. At launch DBOS resumes the runs this process left
-  unfinished (the same executor id: "local" unless a worker names itself), so every network
-  such a run may need must be given here, not later.
+  system database `db` under an executor id of this process's own, and launches it. From
+  then on the process takes over the runs of processes that died, never those of a live one
+  (`network.durable.liveness`, `network.durable.takeover`): every network such a run may
+  need must be given here, not later.
 - A second `launch` on the same database only adds networks; on another database it is a
   `DurableConfigError` (call `shutdown()` first: DBOS cannot serve two databases at once).
 - A process that is not a worker listens to no queue: queued runs go to workers only.
@@ -17,12 +18,20 @@ launch. This module owns that state so the rest of the library never touches it 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+import asyncio
+import contextlib
+import re
+import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
+from network.durable.liveness import Liveness
 from network.durable.process import DurableConfigError, Engine, Process
 from network.durable.sqlite_journal import use_write_ahead_log
 from network.durable.step_table import close_step_tables
+from network.durable.takeover import Takeover
+from network.numbers import check_number
 
 APP_NAME = "agent-network"
 """The DBOS application name every process of this library uses (workers, clients, runs)."""
@@ -32,7 +41,13 @@ APP_VERSION = "agent-network-durable-1"
 WORKFLOW_NAME = "agent_network.run"
 QUEUE_NAME = "agent-network"
 DEFAULT_DB = "sqlite:///agent-network-durable.sqlite"
+EXECUTOR_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+"""An executor id names a lock (and, on SQLite, a file): plain characters only."""
+CHECK_EVERY = 1.0
+"""Seconds between two looks for runs of processes that died (`launch(check_every=...)`)."""
 
+
+T = TypeVar("T")
 
 _workflow: Any = None  # the registered workflow function (registered once per process)
 
@@ -77,6 +92,7 @@ def launch(
     worker: bool = False,
     worker_concurrency: int | None = None,
     executor_id: str | None = None,
+    check_every: float = CHECK_EVERY,
 ) -> Engine:
     """Configure and launch DBOS for this process (once), with the networks it may run.
 
@@ -87,7 +103,10 @@ def launch(
             runs between processes and machines).
         worker: take runs from the queue (`agent-network worker` sets it).
         worker_concurrency: the most queued runs this process runs at once (workers only).
-        executor_id: this process's DBOS executor id (workers get a unique one).
+        executor_id: this process's DBOS executor id (default: a new one per launch); no
+            two live processes may share one.
+        check_every: seconds between two looks for runs of processes that died
+            (`network.durable.takeover`).
     """
     url = system_database_url(db)
     named = _by_name(networks)
@@ -99,18 +118,39 @@ def launch(
             )
         Process.engine.networks.update(named)
         return Process.engine
-    if worker_concurrency is not None and (
-        not isinstance(worker_concurrency, int) or worker_concurrency < 1
+    check_number(
+        "worker_concurrency",
+        worker_concurrency,
+        integer=True,
+        minimum=1,
+        optional=True,
+        error=DurableConfigError,
+    )
+    check_number("check_every", check_every, above=True, error=DurableConfigError)
+    if executor_id is not None and not (
+        isinstance(executor_id, str) and EXECUTOR_ID.fullmatch(executor_id)
     ):
-        raise DurableConfigError(f"worker_concurrency must be >= 1, got {worker_concurrency!r}")
+        raise DurableConfigError(
+            f"executor_id must be 1 to 100 letters, digits, '_', '.' or '-', got {executor_id!r}"
+        )
+    executor_id = executor_id or new_executor_id()
     dbos = _dbos()
     registered_workflow()
+    use_write_ahead_log(url)
+    if url.startswith("postgresql"):
+        dbos.DBOS.migrate(url)  # the database must exist for the lock, taken before launch
+    # Held before DBOS starts anything under this id, released when the process ends.
+    liveness = Liveness(url, executor_id)
     engine = Engine(url, named, worker, executor_id)
-    Process.engine = engine  # before launch: DBOS resumes unfinished runs as it launches
+    Process.engine = engine  # before launch: runs taken over at launch need their networks
+    takeover = Takeover(
+        liveness, engine.networks, workflow_name=WORKFLOW_NAME, shared_queue=QUEUE_NAME
+    )
     config: dict[str, Any] = {
         "name": APP_NAME,
         "system_database_url": url,
         "application_version": APP_VERSION,
+        "executor_id": executor_id,
         "log_level": "WARNING",
         "notification_listener_polling_interval_sec": 0.05,
         # DBOS pings each pooled connection before each use: a round trip per transaction,
@@ -119,26 +159,51 @@ def launch(
         # operation on a new connection (its `db_retry`): nothing is lost or done twice.
         "db_engine_kwargs": {"pool_pre_ping": False},
     }
-    if executor_id is not None:
-        config["executor_id"] = executor_id
     try:
-        use_write_ahead_log(url)
         dbos.DBOS(config=config)
-        dbos.DBOS.listen_queues([QUEUE_NAME] if worker else [])
+        # Its own queue (runs it took over), and the workers' one for a worker.
+        dbos.DBOS.listen_queues([takeover.queue, *([QUEUE_NAME] if worker else [])])
         dbos.DBOS.launch()
-        if worker:
+
+        def start_queues() -> None:
             dbos.DBOS.register_queue(
-                QUEUE_NAME,
-                worker_concurrency=worker_concurrency,
-                polling_interval_sec=0.2,
-                on_conflict="always_update",
+                takeover.queue, polling_interval_sec=0.2, on_conflict="always_update"
             )
+            if worker:
+                dbos.DBOS.register_queue(
+                    QUEUE_NAME,
+                    worker_concurrency=worker_concurrency,
+                    polling_interval_sec=0.2,
+                    on_conflict="always_update",
+                )
+            takeover.start(check_every)
+
+        off_loop(start_queues)
     except BaseException:
+        takeover.stop()
         Process.engine = None
         dbos.DBOS.destroy(destroy_registry=False)
         close_step_tables()
+        liveness.close()
         raise
+    engine.takeover = takeover
     return engine
+
+
+def off_loop(call: Callable[[], T]) -> T:
+    """`call()`, on a thread of its own when this one runs an event loop: DBOS refuses its
+    blocking calls (queues, listings) inside one, and `launch` may be called from a run."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return call()
+    with ThreadPoolExecutor(1, thread_name_prefix="agent-network-launch") as pool:
+        return pool.submit(call).result()
+
+
+def new_executor_id() -> str:
+    """A new executor id (`an-` and 16 hex digits): never reused."""
+    return f"an-{uuid.uuid4().hex[:16]}"
 
 
 def launched() -> Engine | None:
@@ -147,12 +212,22 @@ def launched() -> Engine | None:
 
 
 def shutdown() -> None:
-    """Stop DBOS in this process (runs in flight stop; they resume at the next launch)."""
-    if Process.engine is None:
+    """Stop DBOS in this process (runs in flight stop; another process, or the next launch
+    here, takes them over)."""
+    engine = Process.engine
+    if engine is None:
         return
     Process.engine = None
-    _dbos().DBOS.destroy(destroy_registry=False)
+    takeover = engine.takeover
+    dbos = _dbos()
+    if takeover is not None:
+        takeover.stop()
+        with contextlib.suppress(Exception):  # its runs are found by their status anyway
+            off_loop(lambda: dbos.DBOS.delete_queue(takeover.queue))
+    dbos.DBOS.destroy(destroy_registry=False)
     close_step_tables()
+    if takeover is not None:
+        takeover.liveness.close()  # last: from now on others may take its runs over
 
 
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:

@@ -44,8 +44,8 @@ class EventLog:
 
     def __init__(self, run_id: str, *, resumed: bool = False) -> None:
         """The log of run `run_id`; `resumed`: this execution resumes an earlier one."""
+        from dbos import WorkflowSerializationFormat  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
-        from dbos._serialization import WorkflowSerializationFormat  # noqa: PLC0415 (dbos)
 
         self.run_id = run_id
         # DBOS's system database itself: the public write_stream would take a step id.

@@ -1,60 +1,144 @@
-"""Which workers are alive, and taking over the runs of those that are not (PostgreSQL).
+"""Which processes are alive: one lock per executor id, held for as long as its process lives.
 
-Each worker holds a PostgreSQL advisory lock named after its executor id for as long as its
-database session lives; the server releases it when the process dies, SIGKILL included. A
-worker that sees unfinished runs of another worker tries that worker's lock: when it gets it,
-the other is gone, and DBOS re-enqueues that worker's runs (once: its recovery moves each run
-from the dead executor atomically), for any worker to resume from its last recorded step.
-PostgreSQL is the only shared component: no heartbeat table, no coordinator.
+Every process that launches durable runs has its own DBOS executor id, and holds a lock named
+after it from before DBOS launches until it shuts down. The operating system or the database
+server releases the lock when the process dies, SIGKILL included, so "the lock is free" means
+"no live process is that executor":
+
+- PostgreSQL: a session-level advisory lock (`pg_try_advisory_lock`, keyed by a 64-bit hash
+  of the executor id), on a connection of its own;
+  the server drops it with the session when the process dies (or the connection breaks).
+- SQLite: an exclusive `flock` on a file in `<database file>.executors/`, released by the
+  kernel when the process's descriptors close. SQLite is one machine's database already, so a
+  file lock on that machine is as good a witness as the database itself.
+
+`claim(executor_id)` takes another executor's lock when it is free and holds it while the
+caller moves that executor's runs (`network.durable.takeover`): two live processes that both
+see a process die cannot both move its runs, since only one holds its lock at a time, and
+the second, listing the runs under the lock after the first released it, finds none left.
+No heartbeat table, no coordinator, no clock.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import fcntl
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
 
-WORKER_PREFIX = "an-worker-"
+from network.durable.process import DurableConfigError
+
+GENERATED = re.compile(r"an-(worker-)?[0-9a-f]{16}")
+"""The executor ids `launch` makes up: never reused, so the lock file of a dead one with no
+run left may go (a process that opened it before still finds nothing to move)."""
 
 
-def _lock_key(executor_id: str) -> str:
-    return f"agent-network-worker:{executor_id}"
+class Locks(Protocol):
+    """The lock of each executor id, on one system database."""
+
+    def acquire(self, executor_id: str) -> bool: ...
+
+    def release(self, executor_id: str, *, forget: bool = False) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Claim:
+    """A dead executor's lock, held; `emptied` once none of its runs is left to move."""
+
+    def __init__(self, executor_id: str) -> None:
+        self.executor_id = executor_id
+        self.emptied = False
 
 
 class Liveness:
-    """This worker's lock, and the check of the others'."""
+    """This process's own lock, and the claim of other executors' locks."""
 
     def __init__(self, url: str, executor_id: str) -> None:
-        import psycopg  # noqa: PLC0415 (dbos brings psycopg; only workers need it)
-
         self.executor_id = executor_id
-        self._conn: Any = psycopg.connect(url, autocommit=True)
-        self._conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (_lock_key(executor_id),))
+        self._locks: Locks = (
+            _PostgresLocks(url) if url.startswith("postgresql") else _FileLocks(url)
+        )
+        if not self._locks.acquire(executor_id):
+            self._locks.close()
+            raise DurableConfigError(
+                f"executor id {executor_id!r} is held by a live process on this database: "
+                "give each process its own (or none: launch makes one up)"
+            )
 
-    def is_dead(self, executor_id: str) -> bool:
-        """True when no live worker holds `executor_id`'s lock (it is then held here briefly)."""
-        key = _lock_key(executor_id)
-        row = self._conn.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (key,)).fetchone()
-        if not row or not row[0]:
-            return False
-        self._conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
-        return True
-
-    def recover_dead(self) -> list[str]:
-        """Re-enqueue the unfinished runs of dead workers; returns their executor ids."""
-        from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
-
-        pending = DBOS.list_workflows(status="PENDING", load_input=False, load_output=False)
-        others = {
-            info.executor_id
-            for info in pending
-            if info.executor_id
-            and info.executor_id.startswith(WORKER_PREFIX)
-            and info.executor_id != self.executor_id
-        }
-        dead = [executor for executor in sorted(others) if self.is_dead(executor)]
-        if dead:
-            DBOS._recover_pending_workflows(dead)  # DBOS's own recovery, by executor id
-        return dead
+    @contextlib.contextmanager
+    def claim(self, executor_id: str) -> Iterator[Claim | None]:
+        """A `Claim` (the lock held until the block ends) when `executor_id` is dead."""
+        if executor_id == self.executor_id or not self._locks.acquire(executor_id):
+            yield None
+            return
+        claim = Claim(executor_id)
+        try:
+            yield claim
+        finally:
+            forget = claim.emptied and GENERATED.fullmatch(executor_id) is not None
+            self._locks.release(executor_id, forget=forget)
 
     def close(self) -> None:
-        """Release the lock (the process is leaving on purpose)."""
-        self._conn.close()
+        """Release this process's lock (it is leaving on purpose)."""
+        self._locks.close()
+
+
+def _lock_key(executor_id: str) -> str:
+    return f"agent-network-executor:{executor_id}"
+
+
+class _PostgresLocks:
+    def __init__(self, url: str) -> None:
+        import psycopg  # noqa: PLC0415 (dbos brings psycopg; only PostgreSQL needs it)
+
+        self._conn: Any = psycopg.connect(url, autocommit=True)
+
+    def acquire(self, executor_id: str) -> bool:
+        row = self._conn.execute(
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (_lock_key(executor_id),)
+        ).fetchone()
+        return bool(row and row[0])
+
+    def release(self, executor_id: str, *, forget: bool = False) -> None:
+        self._conn.execute(
+            "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (_lock_key(executor_id),)
+        )
+
+    def close(self) -> None:
+        self._conn.close()  # the session ends: every lock it held is released
+
+
+class _FileLocks:
+    def __init__(self, url: str) -> None:
+        database = url.split(":///", 1)[1]  # sqlite:///relative or sqlite:////absolute
+        self._dir = Path(database.split("?", 1)[0] + ".executors")
+        self._dir.mkdir(parents=True, exist_ok=True)
+        self._held: dict[str, int] = {}
+
+    def _path(self, executor_id: str) -> Path:
+        return self._dir / f"{executor_id}.lock"
+
+    def acquire(self, executor_id: str) -> bool:
+        fd = os.open(self._path(executor_id), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._held[executor_id] = fd
+        return True
+
+    def release(self, executor_id: str, *, forget: bool = False) -> None:
+        fd = self._held.pop(executor_id)
+        if forget:  # still held: a process that opens it later finds it gone or free
+            with contextlib.suppress(FileNotFoundError):
+                self._path(executor_id).unlink()
+        os.close(fd)
+
+    def close(self) -> None:
+        for executor_id in list(self._held):
+            self.release(executor_id)

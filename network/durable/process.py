@@ -8,11 +8,61 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.errors import AgentNetworkError, ConfigurationError
 
 
 class DurableConfigError(ConfigurationError):
     """Durable runs are misconfigured: no extra installed, a second database, an unknown network."""
+
+
+class RunIdInUseError(DurableConfigError):
+    """A durable run id already names a run of another network (`network` names it)."""
+
+    def __init__(self, run_id: str, network: str | None) -> None:
+        super().__init__(
+            f"run id {run_id!r} is taken by a durable run of "
+            + (f"network {network!r}" if network else "another workflow")
+            + ": give this run a new id"
+        )
+        self.run_id = run_id
+        self.network = network
+
+
+class UnrecordableStepError(DurableConfigError):
+    """A step's outcome cannot be recorded (DBOS pickles it): names the step and the run.
+
+    The step ran (a tool's side effects happened), but a resumed run could not replay it,
+    so the run fails here rather than going on with a step it may run again."""
+
+    def __init__(self, run_id: str, step: str, error: BaseException) -> None:
+        kind, _, what = step.partition(":")
+        named = {"tool": "tool", "model": "model call of agent", "summary": "summary for agent"}
+        subject = f"the result of {named[kind]} {what!r}" if kind in named else f"step {step!r}"
+        super().__init__(
+            f"durable run {run_id!r}: {subject} cannot be recorded "
+            f"({type(error).__name__}: {error}); a durable run records it with pickle, so "
+            "return picklable data (str, numbers, lists, dicts, dataclasses, pydantic models)"
+        )
+        self.run_id = run_id
+        self.step = step
+
+
+class UnknownRunError(AgentNetworkError, KeyError):
+    """No durable run has this id (a `KeyError` too, as a lookup by id that found nothing)."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no durable run {run_id!r}")
+        self.run_id = run_id
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def network_of(info: Any) -> str | None:
+    """The network a DBOS workflow listing (`WorkflowStatus`, input loaded) runs."""
+    inputs = info.input if isinstance(info.input, dict) else {}
+    args = inputs.get("args") or ()
+    return args[0] if args and isinstance(args[0], str) else None
 
 
 @dataclass
@@ -23,6 +73,7 @@ class Engine:
     networks: dict[str, Any] = field(default_factory=dict)
     worker: bool = False
     executor_id: str | None = None
+    takeover: Any = None  # its `network.durable.takeover.Takeover`, once launched
 
 
 class Process:

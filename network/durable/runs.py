@@ -4,12 +4,15 @@ run's continuation, likewise (`network.durable.continuation`)."""
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import anyio
+
 from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
-from network.durable.process import DurableConfigError
+from network.durable.process import DurableConfigError, RunIdInUseError, network_of
 from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
 from network.errors import ConfigurationError
 from network.ids import new_id
@@ -37,14 +40,32 @@ def run_request(
         state = state.snapshot()
     request = RunRequest(
         input=input,
-        state=dict(state) if state is not None else None,
         max_iter=max_iter,
         thread_id=thread_id,
         user_id=user_id,
         app_name=app_name,
         store=store,
-    )
-    return request.model_dump(mode="json")
+    ).model_dump(mode="json")
+    # The state goes as given, not through JSON: the workflow's inputs are pickled, so a
+    # datetime, a set, bytes or NaN reach the run as a plain run gets them.
+    request["state"] = recordable_state(state) if state is not None else None
+    return request
+
+
+def recordable_state(state: Mapping[str, Any]) -> dict[str, Any]:
+    """`state` as a dict, each value checked to be recordable (picklable), naming the key."""
+    if not isinstance(state, Mapping):
+        raise ConfigurationError(f"state must be a mapping or a State, got {type(state).__name__}")
+    values = dict(state)
+    for key, value in values.items():
+        try:
+            pickle.dumps(value)
+        except Exception as exc:
+            raise DurableConfigError(
+                f"state key {key!r} cannot be recorded with a durable run "
+                f"({type(exc).__name__}: {exc}): a durable run's inputs are pickled"
+            ) from None
+    return values
 
 
 async def run_durably(
@@ -69,6 +90,10 @@ async def run_durably(
     launched it. Give each new run a new id: the id of a run that finished returns its
     recorded outcome (a `RunResult` with its output and final state) without running anything.
     """
+    if state is not None and not isinstance(state, State):
+        # Refused here exactly as a plain run refuses it (the same check, the same error),
+        # before anything is recorded; what it keeps is recorded as given (`run_request`).
+        network.new_state(state)
     request = run_request(
         input,
         state=state,
@@ -152,12 +177,15 @@ async def start_workflow(
     """Execute the run's workflow in this process (a new run, or a `Continuation`)."""
     from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
 
+    given = run_id is not None
+    run_id = new_id("run_") if run_id is None else run_id
+    # The id names the workflow in the database: the rules of a thread's id ("" refused).
+    check_id("run_id", run_id)
     engine = launched()
     if engine is None or network.name not in engine.networks:
         launch([network], db=engine.db if engine is not None else None)
-    run_id = run_id or new_id("run_")
-    # The id names the workflow in the database: the rules of a thread's id.
-    check_id("run_id", run_id)
+    if given:  # a new id names no run yet: one query saved
+        await anyio.to_thread.run_sync(check_run_id_free, run_id, network.name)
     live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
     workflow = registered_workflow()
     args = (network.name, request) if continued is None else (network.name, request, continued)
@@ -173,6 +201,17 @@ async def start_workflow(
     if live.result is not None:
         return live.result
     return recorded_result(network, outcome)
+
+
+def check_run_id_free(run_id: str, network: str) -> None:
+    """`RunIdInUseError` when `run_id` names a run of another network (the id of this
+    network's own run is allowed: it returns that run's outcome, or waits for it)."""
+    from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
+
+    for info in DBOS.list_workflows(workflow_ids=[run_id], load_output=False):
+        owner = network_of(info)
+        if owner != network:
+            raise RunIdInUseError(run_id, owner)
 
 
 def recorded_result(network: Any, outcome: Mapping[str, Any]) -> Any:

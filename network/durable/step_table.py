@@ -150,9 +150,9 @@ class StepTable:
         if not rows:
             self._refused(workflow_id)
         elif rows[0][0] is None or int(rows[0][0]) != completed:
-            from dbos._error import DBOSStepNondeterminismError  # noqa: PLC0415 (dbos)
+            from dbos import error as dbos_error  # noqa: PLC0415 (dbos is optional and heavy)
 
-            raise DBOSStepNondeterminismError(workflow_id, number)
+            raise dbos_error.DBOSStepNondeterminismError(workflow_id, number)
 
     def close(self) -> None:
         """Close the idle connections; later statements open new ones."""
@@ -162,15 +162,12 @@ class StepTable:
             _close_quietly(connection)
 
     def _refused(self, workflow_id: str) -> None:
-        from dbos._error import (  # noqa: PLC0415 (dbos is optional and heavy)
-            DBOSWorkflowCancelledError,
-            DBOSWorkflowConflictIDError,
-        )
+        from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
 
         rows = self._execute(self._status, {"workflow": workflow_id})
         if rows and rows[0][0] == "CANCELLED":
-            raise DBOSWorkflowCancelledError(f"Workflow {workflow_id} is cancelled")
-        raise DBOSWorkflowConflictIDError(workflow_id)  # another execution owns it now
+            raise error.DBOSWorkflowCancelledError(f"Workflow {workflow_id} is cancelled")
+        raise error.DBOSWorkflowConflictIDError(workflow_id)  # another execution owns it now
 
     def _execute(self, sql: str, params: dict[str, Any]) -> list[Any]:
         backoff = 0.05

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 import anyio
 
 from network.durable.fan_out import BranchSlots, FanOut
+from network.durable.process import UnrecordableStepError
 from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
@@ -82,14 +83,14 @@ class Recording:
 
     def replay(self, number: int, name: str, row: StepRow) -> Any:
         """The recorded outcome of step `number`: its output, or its error raised."""
-        from dbos._error import DBOSUnexpectedStepError  # noqa: PLC0415 (dbos is optional)
+        from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
             deserialize_exception,
             deserialize_value,
         )
 
         if row.name != name:
-            raise DBOSUnexpectedStepError(self.workflow_id, number, name, row.name)
+            raise error.DBOSUnexpectedStepError(self.workflow_id, number, name, row.name)
         if row.error is not None:
             raise deserialize_exception(row.error, row.serialization, self.serializer)
         return deserialize_value(row.output, row.serialization, self.serializer)
@@ -107,7 +108,10 @@ class Recording:
             text, serialization = serialize_exception(error, None, self.serializer)
             output_text = None
         else:
-            output_text, serialization = serialize_value(output, None, self.serializer)
+            try:
+                output_text, serialization = serialize_value(output, None, self.serializer)
+            except Exception as exc:
+                raise UnrecordableStepError(self.workflow_id, name, exc) from exc
             text = None
         record = partial(
             self.table.record,

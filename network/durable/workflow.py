@@ -97,7 +97,7 @@ async def run_workflow(
             result = await continued.run(network, **options)
         else:
             result = await network.run(
-                asked.input, state=asked.state, thread_id=asked.thread_id, **options
+                asked.input, state=request.get("state"), thread_id=asked.thread_id, **options
             )
     except Exception as exc:
         live.error = exc

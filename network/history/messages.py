@@ -82,6 +82,9 @@ class AssistantMessage(Record):
         tool_calls: the `ToolCall`s the model asked for.
         id: the message id (the AG-UI message id when the run streamed).
         name: the agent that produced it.
+        reasoning: a reasoning model's thinking before this answer, when the server sent it
+            (`reasoning_content` / `reasoning`), or an AG-UI client's reasoning message. Kept
+            for the record and the UI; never sent back to the model.
     """
 
     role: Literal["assistant"] = field(default="assistant", init=False)
@@ -89,6 +92,7 @@ class AssistantMessage(Record):
     tool_calls: list[ToolCall] = field(default_factory=list)
     id: str | None = None
     name: str | None = None
+    reasoning: str | None = None
 
 
 @dataclass(slots=True, weakref_slot=True)

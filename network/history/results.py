@@ -66,6 +66,9 @@ class Usage(Record):
         completion_tokens: tokens generated.
         total_tokens: both.
         estimated: see above.
+        cached_tokens: prompt tokens the provider read from its cache (part of the prompt).
+        reasoning_tokens: completion tokens a reasoning model spent thinking (part of the
+            completion), when the server reports them.
     """
 
     prompt_tokens: int = 0
@@ -73,6 +76,7 @@ class Usage(Record):
     total_tokens: int = 0
     estimated: bool = False
     cached_tokens: int = 0  # prompt tokens the provider read from its cache (part of prompt)
+    reasoning_tokens: int = 0  # completion tokens spent thinking (part of completion)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -81,6 +85,7 @@ class Usage(Record):
             self.total_tokens + other.total_tokens,
             self.estimated or other.estimated,
             self.cached_tokens + other.cached_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
         )
 
 

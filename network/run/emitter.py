@@ -28,7 +28,7 @@ the event loop: keep it quick)."""
 class Emitter:
     """Fans events out to sinks, in order, awaiting each one."""
 
-    __slots__ = ("active", "open_messages", "open_steps", "open_tools", "sinks")
+    __slots__ = ("active", "open_messages", "open_reasoning", "open_steps", "open_tools", "sinks")
 
     def __init__(self, sinks: list[AnySink] | None = None) -> None:
         self.active = False
@@ -38,6 +38,7 @@ class Emitter:
         self.open_steps: list[str] = NOTHING
         self.open_messages: list[str] = NOTHING
         self.open_tools: list[str] = NOTHING
+        self.open_reasoning: list[str] = NOTHING  # reasoning messages streaming (their ids)
         for sink in sinks or ():
             self.add_sink(sink)
 
@@ -45,6 +46,7 @@ class Emitter:
         """Subscribe another sink."""
         if not self.active:
             self.sinks, self.open_steps, self.open_messages, self.open_tools = [], [], [], []
+            self.open_reasoning = []
             self.active = True
         self.sinks.append(as_async(sink))
 

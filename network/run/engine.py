@@ -15,6 +15,7 @@ import anyio
 
 from network.errors import attach_partial_result
 from network.history.messages import AssistantMessage
+from network.numbers import check_number
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter
 from network.run.logs import logging_sink
@@ -30,6 +31,7 @@ async def execute(
 
     The resources the run opened (`ctx.resources`) are closed when it ends, however it ends.
     """
+    check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
     emitter = ctx.emitter
     if sinks or emitter.active:  # else the context's own, still empty (one per run, not two)
         emitter = ctx.emitter = Emitter(list(sinks))

@@ -30,7 +30,7 @@ from network.history.results import InferenceResult
 from network.history.view import HistoryView
 from network.run.context import RunContext
 from network.run.emitter import Emitter
-from network.run.join import merge_branches, split_ops
+from network.run.join import committed_writes, merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
 from network.run.steps import StepRunner
@@ -52,6 +52,7 @@ class BranchEmitter(Emitter):
         self.open_steps = run.open_steps
         self.open_messages = run.open_messages
         self.open_tools = run.open_tools
+        self.open_reasoning = run.open_reasoning
         self.branch = branch
 
     async def emit(self, event: Any) -> None:
@@ -66,12 +67,16 @@ class BranchEmitter(Emitter):
 async def run_parallel(
     ctx: RunContext, fork: Parallel, max_iter: int, call_agent: CallAgent
 ) -> Stop | None:
-    """Run `fork` and join it into `ctx`; a `Stop` when it does not fit in `max_iter`."""
+    """Run `fork` and join it into `ctx`; a `Stop` when it does not fit in `max_iter` or in
+    the run's `max_model_calls` (each branch makes at least one model request)."""
     state = ctx.state
-    done = finished_before(state.results, fork)
+    done = finished_before(state.results, fork)  # committed siblings of a re-run
     todo = [branch for branch in fork.branches if branch.id not in done]
     if ctx.call_count + len(todo) > max_iter:
         return Stop(StopReason.MAX_ITER)
+    budget = ctx.budget  # checked by the loop just before: its figures are current
+    if budget is not None and budget.check_fan_out(len(todo)) is not None:
+        return Stop(StopReason.USAGE_LIMIT)
     emitter = ctx.emitter
     if emitter.active:
         from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
@@ -106,8 +111,13 @@ async def run_parallel(
         error.add_note(f"in parallel branch {todo[failed[0]].id!r}; nothing was merged")
         raise error
     kv = state.kv
-    merged = [i for i, error in enumerate(errors) if error is None]
-    ends = merge_branches(kv, [(todo[i].id, _branch_kv(contexts[i]).writes) for i in merged])
+    merging = {
+        todo[i].id: _branch_kv(contexts[i]).writes for i, e in enumerate(errors) if e is None
+    }
+    for branch_id, earlier in done.items():
+        merging[branch_id] = committed_writes(earlier.agent, earlier.state_delta or [])
+    declared = [(b.id, merging[b.id]) for b in fork.branches if b.id in merging]
+    ends = merge_branches(kv, declared, committed=done.keys())
     if emitter.active:
         await emitter.flush_state(kv)
     deltas = iter(split_ops(kv.take_ops(), ends))
@@ -214,8 +224,11 @@ def _branch_kv(ctx: RunContext) -> BranchKV:
     return kv
 
 
-def finished_before(results: Sequence[InferenceResult], fork: Parallel) -> set[str]:
-    """Branches of `fork` that succeeded in an attempt that left others failed.
+def finished_before(
+    results: Sequence[InferenceResult], fork: Parallel
+) -> dict[str, InferenceResult]:
+    """Branches of `fork` that succeeded in an attempt that left others failed, with their
+    latest result (its `state_delta` says what they wrote: a re-run is checked against it).
 
     The history ends with the fan-out's results when a run stopped after it; a later run
     whose router returns the same fan-out then runs only the branches whose latest result
@@ -229,5 +242,5 @@ def finished_before(results: Sequence[InferenceResult], fork: Parallel) -> set[s
             break
         latest.setdefault(result.branch, result)
     if not any(result.error is not None for result in latest.values()):
-        return set()
-    return {branch for branch, result in latest.items() if result.error is None}
+        return {}
+    return {branch: result for branch, result in latest.items() if result.error is None}

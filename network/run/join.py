@@ -8,11 +8,15 @@ written by two branches whose handler replaces (or deleted by one of them) is a 
 to resolve it: `"conflict": "first"` keeps the first branch's writes, `"last"` the last
 one's, a function `fn(current, new)` merges each later branch's writes into the earlier.
 All or nothing: on a conflict, or a write the run's store refuses, nothing is merged.
+
+A re-run of the failed branches of a fan-out (on a thread, `network.run.fork`) is checked
+against the siblings committed before, by the same rules, in their declared places: their
+writes, read from their results' `state_delta`, are in the store already and are not replayed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from network.errors import StateConflictError
@@ -22,11 +26,20 @@ from network.state.kv import KV
 from network.state.provenance import Writer, as_writer, with_branch
 
 
-def merge_branches(kv: KV, branches: Sequence[tuple[str, list[BranchWrite]]]) -> list[int]:
+def merge_branches(
+    kv: KV,
+    branches: Sequence[tuple[str, list[BranchWrite]]],
+    committed: Collection[str] = (),
+) -> list[int]:
     """Merge each `(branch id, writes)` into `kv`, in the order given.
 
-    Returns, per branch, how many state operations were pending in `kv` once its writes
-    were in (`split_ops` cuts the operations taken afterwards into each branch's delta).
+    `committed`: ids of branches among `branches` whose writes are in `kv` already (the
+    siblings a re-run of failed branches joins, see `committed_writes`): they take part in
+    the conflict check, in their declared place, and are not written again.
+
+    Returns, per branch not committed, how many state operations were pending in `kv` once
+    its writes were in (`split_ops` cuts the operations taken afterwards into each branch's
+    delta).
     """
     plan = _resolve(kv, branches)
     previous = kv.writer
@@ -34,6 +47,8 @@ def merge_branches(kv: KV, branches: Sequence[tuple[str, list[BranchWrite]]]) ->
     ends: list[int] = []
     try:
         for branch_id, writes in plan:
+            if branch_id in committed:
+                continue
             for key, value, handler, writer in writes:
                 kv.writer = with_branch(writer, branch_id)
                 if value is DELETED:
@@ -48,6 +63,30 @@ def merge_branches(kv: KV, branches: Sequence[tuple[str, list[BranchWrite]]]) ->
         kv.writer = previous
     kv.release(mark)
     return ends
+
+
+def committed_writes(agent: str, ops: Sequence[Any]) -> list[BranchWrite]:
+    """A committed branch's writes as its `state_delta` tells them (RFC 6902 operations), for
+    the conflict check of a re-run sibling: a whole-key `add` is a write through the key's
+    handler, a `remove` a delete, an operation inside the key (`/key/-`) a merge."""
+    writes: list[BranchWrite] = []
+    writer = (agent, None, None, None, "agent", None)
+    for op in ops:
+        path = str(op.get("path", ""))
+        top, _, rest = path[1:].partition("/")
+        key = top.replace("~1", "/").replace("~0", "~")
+        if not key:
+            continue
+        if op.get("op") == "remove" and not rest:
+            writes.append((key, DELETED, None, writer))
+        else:
+            writes.append((key, op.get("value"), None if not rest else _merged, writer))
+    return writes
+
+
+def _merged(current: Any, new: Any) -> Any:
+    """The handler of a committed write made inside a key (an append, an update): a merge."""
+    raise AssertionError("a committed write is checked, never replayed")
 
 
 def split_ops(ops: list[Any], ends: list[int]) -> list[list[Any]]:

@@ -4,9 +4,10 @@ Order, as AG-UI clients enforce it:
 
 - RUN_STARTED (threadId, runId, protocolVersion), then CUSTOM "PredictState" when the network
   declares `predict_state`, then STATE_SNAPSHOT of the state the run starts from;
-- at the end RUN_FINISHED, whose `result` is `{"output", "stopReason"}`
-  (plus `"summary"` when a router's `Stop` gave one), or whose `outcome` is
-  an interrupt when a tool waits for confirmation;
+- at the end RUN_FINISHED, whose `result` is `{"output", "stopReason"}` (plus `"summary"`
+  when a router's `Stop` gave one), or whose `outcome` is an interrupt when a tool waits for
+  confirmation; its `usage` is the run's token usage per provider and model
+  (`network.run.usage_report`), absent when the run spent nothing;
 - on an error: every open tool call, message and step is closed, then RUN_ERROR, and nothing
   after it; on cancellation the same closing events, then RUN_FINISHED with the "cancelled"
   outcome (the run was stopped from outside, it did not fail).
@@ -23,6 +24,7 @@ from network.run.context import RunContext
 from network.run.emitter import Emitter
 from network.run.predictive import install
 from network.run.streaming import best_effort
+from network.run.usage_report import run_token_usage
 
 
 async def open_run(ctx: RunContext, thread_id: str) -> None:
@@ -39,15 +41,18 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
     payload = {"output": result.output, "stopReason": str(result.stop_reason)}
     if result.summary is not None:  # what a router's Stop said: the run's own account of it
         payload["summary"] = result.summary
+    usage = run_token_usage(ctx)
+    extra = {"usage": usage} if usage else {}
     if result.interrupts:
         event = events.run_interrupted(
             thread_id,
             ctx.run_id,
             [interrupt.to_agui() for interrupt in result.interrupts],
             result=payload,
+            **extra,
         )
     else:
-        event = events.run_finished(thread_id, ctx.run_id, result=payload)
+        event = events.run_finished(thread_id, ctx.run_id, result=payload, **extra)
     await ctx.emitter.emit(event)
 
 
@@ -60,12 +65,16 @@ async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseEx
     sinks = list(emitter.sinks)
     for call_id in list(emitter.open_tools):
         await best_effort(sinks, events.tool_end(call_id))
+    for message_id in list(emitter.open_reasoning):
+        for event in events.reasoning_end(message_id):
+            await best_effort(sinks, event)
     for message_id in list(emitter.open_messages):
         await best_effort(sinks, events.text_end(message_id))
     for step in reversed(emitter.open_steps):
         await best_effort(sinks, events.step_finished(step))
     emitter.open_tools.clear()
     emitter.open_messages.clear()
+    emitter.open_reasoning.clear()
     emitter.open_steps.clear()
     if isinstance(error, anyio.get_cancelled_exc_class()):
         await best_effort(sinks, events.run_cancelled(thread_id, run_id))

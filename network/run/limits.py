@@ -38,9 +38,10 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.errors import ConfigurationError, UnpricedModelWarning
+from network.errors import UnpricedModelWarning
 from network.history.results import ModelCall
 from network.logger import get_logger
+from network.numbers import check_number
 
 _FIGURE_OF = {
     "max_model_calls": "model_calls",
@@ -55,7 +56,7 @@ _FIGURE_OF = {
 class UsageLimits:
     """Caps on one run. Every field is optional; None means no cap.
 
-    A negative or non-numeric cap is a `ConfigurationError` naming the field.
+    A negative, NaN, infinite or non-numeric cap is a `ConfigurationError` naming the field.
     """
 
     max_model_calls: int | None = None
@@ -66,14 +67,12 @@ class UsageLimits:
 
     def __post_init__(self) -> None:
         for name in _FIGURE_OF:
-            value: Any = getattr(self, name)
-            if value is None:
-                continue
-            integral = name != "max_cost_usd"
-            valid = isinstance(value, int) if integral else isinstance(value, int | float)
-            if isinstance(value, bool) or not valid or value < 0:
-                kind = "an int" if integral else "a number"
-                raise ConfigurationError(f"UsageLimits.{name} must be {kind} >= 0, got {value!r}")
+            check_number(
+                f"UsageLimits.{name}",
+                getattr(self, name),
+                integer=name != "max_cost_usd",
+                optional=True,
+            )
 
 
 @dataclass(slots=True)
@@ -106,8 +105,14 @@ class LimitExceeded:
     value: float
     actual: float
     figures: UsageFigures
+    branches: int = 0  # a fan-out of this many branches would have passed the limit
 
     def __str__(self) -> str:
+        if self.branches:
+            return (
+                f"usage limit {self.limit}={self.value:g} would be passed by a fan-out of "
+                f"{self.branches} branches ({self.actual:g} used)"
+            )
         return f"usage limit {self.limit}={self.value:g} reached ({self.actual:g} used)"
 
 
@@ -135,6 +140,19 @@ class Budget:
             if actual >= cap:
                 self.exceeded = LimitExceeded(name, cap, actual, figures)
                 return self.exceeded
+        return None
+
+    def check_fan_out(self, branches: int) -> LimitExceeded | None:
+        """Whether a fan-out of `branches` fits in `max_model_calls` (call after `check`).
+
+        Each branch is an agent call, so at least one model request: as `max_iter` does, a
+        fan-out that cannot run whole is not started (its branches run concurrently, so the
+        check before each request cannot stop one of them midway)."""
+        cap = self.limits.max_model_calls
+        used = self.figures.model_calls
+        if cap is not None and used + branches > cap:
+            self.exceeded = LimitExceeded("max_model_calls", cap, used, self.figures, branches)
+            return self.exceeded
         return None
 
     def _count(self, ctx: Any) -> None:

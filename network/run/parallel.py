@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.numbers import check_number
 
 ON_ERROR = ("fail", "continue")
 
@@ -114,13 +115,13 @@ class Parallel:
             raise ConfigurationError(
                 f"Parallel {name!r}: on_error must be 'fail' or 'continue', got {on_error!r}"
             )
-        if max_concurrency is not None and not (
-            isinstance(max_concurrency, int) and max_concurrency >= 1
-        ):
-            raise ConfigurationError(
-                f"Parallel {name!r}: max_concurrency must be a positive int, "
-                f"got {max_concurrency!r}"
-            )
+        check_number(
+            f"Parallel {name!r}: max_concurrency",
+            max_concurrency,
+            integer=True,
+            minimum=1,
+            optional=True,
+        )
         self.name = name
         self.on_error = on_error
         self.max_concurrency = max_concurrency

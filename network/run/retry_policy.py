@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.numbers import check_number
 
 TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (TimeoutError, ConnectionError)
 """What a policy without `retry_on` retries."""
@@ -54,16 +55,9 @@ class RetryPolicy:
     respect_retry_after: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
-            raise ConfigurationError(
-                f"RetryPolicy: max_attempts must be an int >= 1, got {self.max_attempts!r}"
-            )
+        check_number("RetryPolicy.max_attempts", self.max_attempts, integer=True, minimum=1)
         for field in ("backoff", "backoff_factor", "max_delay"):
-            value = getattr(self, field)
-            if not isinstance(value, int | float) or value < 0:
-                raise ConfigurationError(
-                    f"RetryPolicy: {field} must be a number >= 0, got {value!r}"
-                )
+            check_number(f"RetryPolicy.{field}", getattr(self, field))
         retry_on = self.retry_on
         if isinstance(retry_on, type):
             object.__setattr__(self, "retry_on", (retry_on,))

@@ -41,6 +41,7 @@ from sqlalchemy.util import concurrency
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
+from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
@@ -89,6 +90,7 @@ class SQLStore(SQLTimeTravel, BaseStore):
         cache: DecodedCache | None = None,
         **engine_options: Any,
     ) -> None:
+        check_number("SQLStore: busy_timeout (seconds)", busy_timeout)
         self.url = store_url(url)
         parsed = make_url(self.url)
         self.dialect = parsed.get_backend_name()

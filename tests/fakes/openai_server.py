@@ -97,7 +97,7 @@ class Reply:
     error_message: str = ""
     error_type: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    usage: dict[str, int] | None = None  # default: derived from the request and reply sizes
+    usage: dict[str, Any] | None = None  # default: derived from the request and reply sizes
     send_usage: bool = True  # False: no usage at all, as llama.cpp's server when streaming
     finish_reason: str | None = None  # default: "tool_calls" with tool calls, else "stop"
     chunks: Sequence[str] | None = None  # streamed text pieces; default: `chunk_size` pieces
@@ -112,6 +112,13 @@ class Reply:
     error_after: int | None = None
     finish: bool = True
     pings: bool = False  # SSE comments (": ping") before every chunk and through a hold
+    # A reasoning model's thinking, sent before the answer under `reasoning_field` (vLLM and
+    # DeepSeek: "reasoning_content"; OpenRouter: "reasoning"), in the message or the deltas.
+    reasoning: str | None = None
+    reasoning_field: str = "reasoning_content"
+    # A line of plain text the server sends after the chunks (not SSE), as a crashing server
+    # or a proxy in front of it may: what the server said.
+    said: str | None = None
 
     def text_chunks(self) -> list[str]:
         """The text pieces a stream sends."""
@@ -279,6 +286,8 @@ class FakeOpenAIServer:
         finish = reply.finish_reason or ("tool_calls" if calls else "stop")
         if not body.get("stream"):
             message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+            if reply.reasoning is not None:
+                message[reply.reasoning_field] = reply.reasoning
             if calls:
                 message["tool_calls"] = [
                     {
@@ -341,6 +350,8 @@ class FakeOpenAIServer:
             if reply.pings:
                 yield b": ping\n\n"
             yield f"data: {json.dumps({**envelope, 'created': created, **chunk})}\n\n".encode()
+        if reply.said is not None:
+            yield reply.said.encode() + b"\n\n"
         yield b"data: [DONE]\n\n"
 
     async def _sleep(self, seconds: float) -> None:
@@ -426,6 +437,9 @@ def _stream_chunks(
         return {"choices": [{"index": 0, "delta": payload, "finish_reason": None}]}
 
     yield delta({"role": "assistant", "content": ""})
+    thinking = reply.reasoning or ""
+    for start in range(0, len(thinking), reply.chunk_size):
+        yield delta({reply.reasoning_field: thinking[start : start + reply.chunk_size]})
     for piece in reply.text_chunks():
         yield delta({"content": piece})
     for index, (call, call_id) in enumerate(calls):

@@ -47,6 +47,7 @@ function parseArgs(argv) {
     w3Sizes: null,
     baseUrl: null,
     w2Once: false,
+    oneCore: 0,
   };
   const valueOf = (i) => {
     if (i + 1 >= argv.length) throw new Error(`missing value for ${argv[i]}`);
@@ -64,6 +65,7 @@ function parseArgs(argv) {
     else if (f === "--w1-sizes") a.w1Sizes = valueOf(i++);
     else if (f === "--w3-sizes") a.w3Sizes = valueOf(i++);
     else if (f === "--base-url") a.baseUrl = valueOf(i++);
+    else if (f === "--one-core") a.oneCore = Number(valueOf(i++));
     else throw new Error(`unknown argument ${f}`);
   }
   const ints = (s) => s.split(",").map((x) => Number(x.trim()));
@@ -290,6 +292,41 @@ function measureW2(args) {
   };
 }
 
+// --- what one core drives (benchmarks/one_core.py) ---------------------------------------------
+
+// `--one-core C --base-url URL`: C runs of 10 steps at once over HTTP, batch after batch for
+// about a second; prints {calls, wall_s, cpu_s, mem_bytes} (memory: peak RSS above the RSS
+// after one warm-up run, the W2 method).
+async function oneCore(args) {
+  globalThis.fetch = realFetch;
+  const run = makeRunner(openai({ model: "fake", apiKey: "x", baseUrl: args.baseUrl }));
+  const batch = async () => {
+    const got = await Promise.all(Array.from({ length: args.oneCore }, () => run(W2_STEPS)));
+    for (const g of got) check(g, W2_STEPS, "one-core");
+  };
+  check(await run(W2_STEPS), W2_STEPS, "one-core warmup"); // a first connection, JIT
+  globalThis.gc?.();
+  const rss0 = process.memoryUsage.rss();
+  const hwmReset = resetPeakRss();
+  const cpu0 = process.cpuUsage();
+  const t0 = now();
+  let calls = 0;
+  do {
+    await batch();
+    calls += args.oneCore * W2_STEPS;
+  } while (Number(now() - t0) < 1e9);
+  const wallNs = Number(now() - t0);
+  const cpu = process.cpuUsage(cpu0);
+  const peak = process.resourceUsage().maxRSS * 1024;
+  return {
+    calls,
+    wall_s: wallNs / 1e9,
+    cpu_s: (cpu.user + cpu.system) / 1e6,
+    mem_bytes: Math.max(0, peak - rss0),
+    hwm_reset: hwmReset,
+  };
+}
+
 // --- fake server for a standalone W3 -----------------------------------------------------------
 
 function startFakeServer() {
@@ -327,6 +364,10 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (args.w2Once) {
     console.log(JSON.stringify(await w2Once(args)));
+    return;
+  }
+  if (args.oneCore) {
+    console.log(JSON.stringify(await oneCore(args)));
     return;
   }
   const metrics = {};

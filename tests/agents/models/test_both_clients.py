@@ -145,7 +145,12 @@ async def test_streamed_pieces_and_usage_reach_both_alike(openai_server: FakeOpe
         response = await make(openai_server.base_url).complete(conversation(), on_chunk)
         seen[make.__name__] = chunks
         assert response.message.tool_calls == [ToolCall("call_9", "lookup", {"city": "Quito"})]
-        assert response.usage.to_dict() == {**usage, "estimated": False, "cached_tokens": 0}
+        assert response.usage.to_dict() == {
+            **usage,
+            "estimated": False,
+            "cached_tokens": 0,
+            "reasoning_tokens": 0,
+        }
     assert seen["native"] == seen["through_litellm"]
     assert [c.arguments for c in seen["native"] if isinstance(c, ToolCallDelta)][1:] == pieces
 

@@ -32,7 +32,7 @@ pytest_plugins = ["tests.fakes.openai_server"]
 pytestmark = pytest.mark.anyio
 
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
-REPORTED = {**USAGE, "estimated": False, "cached_tokens": 0}
+REPORTED = {**USAGE, "estimated": False, "cached_tokens": 0, "reasoning_tokens": 0}
 
 
 @tool

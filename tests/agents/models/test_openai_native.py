@@ -95,7 +95,12 @@ async def test_plain_text_answer_and_request(openai_server: FakeOpenAIServer) ->
     assert response.message.content == "Hello there."
     assert response.message.tool_calls == []
     assert response.finish_reason == "stop"
-    assert response.usage.to_dict() == {**USAGE, "estimated": False, "cached_tokens": 0}
+    assert response.usage.to_dict() == {
+        **USAGE,
+        "estimated": False,
+        "cached_tokens": 0,
+        "reasoning_tokens": 0,
+    }
     assert response.raw["choices"][0]["message"]["content"] == "Hello there."
     sent = openai_server.requests[0]
     assert sent == {
@@ -172,7 +177,12 @@ async def test_streamed_text_arrives_while_the_stream_is_open(
     assert seen == [TextDelta(p) for p in pieces]
     assert openai_server.held == [True]
     assert response.message.content == "Streaming works."
-    assert response.usage.to_dict() == {**USAGE, "estimated": False, "cached_tokens": 0}
+    assert response.usage.to_dict() == {
+        **USAGE,
+        "estimated": False,
+        "cached_tokens": 0,
+        "reasoning_tokens": 0,
+    }
     assert response.raw["choices"][0]["message"]["content"] == "Streaming works."
     sent = openai_server.requests[0]
     assert sent["stream"] is True and sent["stream_options"] == {"include_usage": True}

@@ -153,9 +153,13 @@ async def test_a_server_of_ones_own_is_unpriced_unless_given_a_price(
 
 
 def test_bad_prices_are_refused_naming_the_field_or_the_model() -> None:
-    with pytest.raises(ConfigurationError, match=r"Price.input must be a number >= 0, got -1"):
+    with pytest.raises(
+        ConfigurationError, match=r"Price.input must be a finite number >= 0, got -1"
+    ):
         Price(input=-1, output=1)
-    with pytest.raises(ConfigurationError, match=r"Price.output must be a number >= 0, got nan"):
+    with pytest.raises(
+        ConfigurationError, match=r"Price.output must be a finite number >= 0, got nan"
+    ):
         Price(input=1, output=float("nan"))
     with pytest.raises(ConfigurationError, match=r"Price.cached_input .* got '0.1'"):
         Price(input=1, output=1, cached_input="0.1")  # type: ignore[arg-type]

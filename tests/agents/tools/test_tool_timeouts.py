@@ -142,9 +142,14 @@ def test_timeouts_must_be_positive_numbers(bad: Any) -> None:
 
 
 def test_bad_tool_defaults_are_refused_naming_the_agent_or_network() -> None:
-    with pytest.raises(ConfigurationError, match="agent 'a': tool_timeout must be a positive"):
+    with pytest.raises(
+        ConfigurationError, match=r"agent 'a': tool_timeout \(seconds\) must be a finite number > 0"
+    ):
         Agent("a", tool_timeout=0)
-    with pytest.raises(ConfigurationError, match="network 'n': tool_timeout must be a positive"):
+    with pytest.raises(
+        ConfigurationError,
+        match=r"network 'n': tool_timeout \(seconds\) must be a finite number > 0",
+    ):
         Network("n", [Agent("a")], tool_timeout="5")
     with pytest.raises(ConfigurationError, match="agent 'a': tool_retry must be a RetryPolicy"):
         Agent("a", tool_retry=3)

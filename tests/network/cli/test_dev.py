@@ -68,6 +68,11 @@ def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path
             timeout=30,
         )
         assert run.status_code == 200 and '"type":"RUN_FINISHED"' in run.text
+        # the page's run lives on --store: listed beside the stored thread, with its calls
+        threads = http.get(url + "/api/threads", timeout=10).json()["threads"]
+        assert sorted(t["thread_id"] for t in threads) == ["stored-1", "t"]
+        stored = http.get(url + "/api/thread?id=t", timeout=10).json()
+        assert len(stored["steps"]) == 5
     finally:
         process.terminate()
         process.wait(10)

@@ -4,7 +4,8 @@ Every router decision, model call and tool call appends one line, `<kind> <run i
 the file named by `AN_DURABLE_LOG` (outside the process, so it survives a SIGKILL). When the
 log reaches `AN_KILL_AT` lines, or at this process's first call of kind `AN_KILL_KIND`, the
 call writes `<log>.ready` and blocks: the test then kills the process with that call in
-flight.
+flight. This process's first call of kind `AN_SLOW_KIND` writes `<log>.slow`, then takes
+`AN_SLOW_SECONDS` (default 6) before it goes on.
 """
 
 from __future__ import annotations
@@ -37,11 +38,18 @@ SEQUENCE = [
 """The side effects of one run, in order."""
 
 
+_slowed: list[str] = []
+
+
 def effect(kind: str, input: str) -> None:
     """Count one side effect; block (to be killed) when it is the chosen one."""
     log = Path(os.environ["AN_DURABLE_LOG"])
     with log.open("a") as out:
         out.write(f"{kind} {input}\n")
+    if os.environ.get("AN_SLOW_KIND") == kind and not _slowed:
+        _slowed.append(kind)  # this process's first call of that kind takes its time
+        Path(f"{log}.slow").write_text(kind)
+        time.sleep(float(os.environ.get("AN_SLOW_SECONDS", "6")))
     kill_at = int(os.environ.get("AN_KILL_AT", "0"))
     chosen = kill_at and len(log.read_text().splitlines()) == kill_at
     if chosen or os.environ.get("AN_KILL_KIND") == kind:

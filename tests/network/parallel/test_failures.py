@@ -13,6 +13,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, tool
 from network import ModelError, Network, Parallel, StopReason
+from network.errors import StateConflictError
 from network.history.messages import ToolCall
 from network.threads import ThreadStore
 from tests.network.parallel.helpers import writer_agent
@@ -202,3 +203,55 @@ async def test_a_later_run_on_the_thread_sees_which_branch_wrote_a_key(
         ("a", "pair/a", 0),
         ("b", "pair/b", 1),
     ]
+
+
+def summarizing(name: str, fail: Callable[[], bool], calls: Counter[str]) -> Agent:
+    """An agent whose tool writes the key `summary` (a replacing key) with its name."""
+
+    @tool
+    def summarize(ctx: ToolContext) -> str:
+        """Write the summary."""
+        ctx.kv.set("summary", name)
+        return "written"
+
+    async def script(request: Any) -> Any:
+        calls[name] += 1
+        if fail():
+            raise ModelError(f"{name} failed", model="scripted")
+        if request.history and request.history[-1].role == "tool":
+            return "done"
+        return ToolCall(f"{name}-{calls[name]}", "summarize", {})
+
+    return Agent(name, tools=[summarize], model=ScriptedModel(script))
+
+
+@pytest.mark.parametrize("conflict", [None, "first", "last"])
+async def test_a_rerun_branch_is_conflict_checked_against_its_committed_siblings(
+    store: ThreadStore, conflict: str | None
+) -> None:
+    calls: Counter[str] = Counter()
+    b_ok = False
+    a = summarizing("a", lambda: False, calls)
+    b = summarizing("b", lambda: not b_ok, calls)
+    fork = Parallel(a, b, on_error="continue", name="sum")
+    schema: dict[str, Any] = {"summary": {"type": str}}
+    if conflict is not None:
+        schema["summary"]["conflict"] = conflict
+    network = Network("n", [a, b], once(fork), state_schema=schema)
+    first = await network.run("go", thread_id="t3", store=store)
+    assert first["summary"] == "a" and [f.branch for f in first.failed_branches] == ["sum/b"]
+
+    b_ok = True
+    if conflict is None:  # both branches replace the key: refused, naming both writers
+        with pytest.raises(StateConflictError, match="'summary'") as caught:
+            await network.run("again", thread_id="t3", store=store)
+        assert [(w.agent, w.branch) for w in caught.value.writers] == [
+            ("a", "sum/a"),
+            ("b", "sum/b"),
+        ]
+        thread = await store.get_thread("t3")
+        assert thread is not None and thread.state["summary"] == "a"  # as it was
+        return
+    second = await network.run("again", thread_id="t3", store=store)
+    assert calls == {"a": 1, "b": 2}  # b re-ran alone
+    assert second["summary"] == {"first": "a", "last": "b"}[conflict]

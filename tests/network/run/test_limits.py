@@ -146,7 +146,7 @@ def test_bad_limits_are_refused() -> None:
         UsageLimits(max_model_calls=-1)
     with pytest.raises(ConfigurationError, match="max_tool_calls must be an int >= 0, got 1.5"):
         UsageLimits(max_tool_calls=1.5)  # type: ignore[arg-type]
-    with pytest.raises(ConfigurationError, match="max_cost_usd must be a number >= 0"):
+    with pytest.raises(ConfigurationError, match="max_cost_usd must be a finite number >= 0"):
         UsageLimits(max_cost_usd="0.5")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="max_tokens"):
         UsageLimits(max_tokens=3)  # type: ignore[call-arg]

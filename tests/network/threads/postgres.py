@@ -60,8 +60,11 @@ def _run(command: list[str], **kwargs: object) -> None:
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
-    """Start a server, create a database, yield its SQLAlchemy URL; stop and clean up after."""
+def postgres_server(*, fsync: bool = False) -> Iterator[str]:
+    """Start a server, create a database, yield its SQLAlchemy URL; stop and clean up after.
+
+    `fsync=False` (the tests'): a commit does not wait for the disk. `fsync=True` keeps
+    PostgreSQL's default settings (benchmarks measure with both)."""
     bindir = postgres_bindir()
     root = Path(tempfile.mkdtemp(prefix="agent-network-pg-"))
     prefix: list[str] = []
@@ -78,7 +81,8 @@ def postgres_server() -> Iterator[str]:
     try:
         _run([*prefix, str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
               "-E", "UTF8", "--no-sync"])  # fmt: skip
-        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
+        options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1"
+        options += "" if fsync else " -c fsync=off"
         _run([*prefix, pg_ctl, "-D", str(data), "-l", str(root / "server.log"), "-w", "-t", "60",
               "-o", options, "start"])  # fmt: skip
         try:

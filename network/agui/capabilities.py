@@ -1,0 +1,62 @@
+"""The server's AG-UI 1.0 capabilities answer (`GET <path>/capabilities`).
+
+An `ag_ui.core.AgentCapabilities`, camelCase JSON. It declares only what the server does:
+
+- identity: the network's name, `type` "agent-network";
+- transport: SSE streaming (no WebSocket, binary or resumable streams);
+- tools: the network's agents call tools, several at once, and take the client's tools;
+- state: STATE_SNAPSHOT and STATE_DELTA; `persistentState` (state carried from run to run on
+  a thread); `memory` when threads live on a thread store (`user:` / `app:` keys shared
+  beyond one thread);
+- multiAgent: the network's agents as its sub-agents (name, description);
+- execution: `maxIterations`, the network's agent-call limit per run;
+- humanInTheLoop: approvals and AG-UI interrupts (RUN_FINISHED `outcome`, answers in
+  `resume`), and `approveWithEdits` when a resume entry may carry edited arguments;
+- custom `agentNetwork`: the extra endpoints (`threads`: the principal's thread list) and
+  where threads live (`store`: "memory" or "store").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ag_ui.core import (
+    AgentCapabilities,
+    ExecutionCapabilities,
+    HumanInTheLoopCapabilities,
+    IdentityCapabilities,
+    MultiAgentCapabilities,
+    StateCapabilities,
+    SubagentInfo,
+    ToolsCapabilities,
+    TransportCapabilities,
+)
+
+from network.agui.confirmation import EDITS_SUPPORTED
+from network.run.context import NetworkLike
+
+
+def capabilities(network: NetworkLike, *, stored: bool) -> dict[str, Any]:
+    """The capabilities of a server of `network` (`stored`: its threads are on a store)."""
+    agents = list(getattr(network, "agents", {}).values())
+    subagents = [
+        SubagentInfo(name=agent.name, description=getattr(agent, "description", None) or None)
+        for agent in agents
+    ]
+    answer = AgentCapabilities(
+        identity=IdentityCapabilities(name=network.name, type="agent-network"),
+        transport=TransportCapabilities(streaming=True),
+        tools=ToolsCapabilities(supported=True, parallel_calls=True, client_provided=True),
+        state=StateCapabilities(snapshots=True, deltas=True, persistent_state=True, memory=stored),
+        multi_agent=MultiAgentCapabilities(supported=len(agents) > 1, subagents=subagents),
+        execution=ExecutionCapabilities(max_iterations=network.max_iter),
+        human_in_the_loop=HumanInTheLoopCapabilities(
+            supported=True,
+            approvals=True,
+            interrupts=True,
+            approve_with_edits=EDITS_SUPPORTED,
+        ),
+        custom={"agentNetwork": {"threads": True, "store": "store" if stored else "memory"}},
+    )
+    dumped: dict[str, Any] = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped

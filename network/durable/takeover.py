@@ -1,0 +1,142 @@
+"""Taking over the runs of processes that died, and never those of a live one.
+
+Each process runs under its own DBOS executor id and listens to a queue of its own,
+`agent-network@<executor id>` (besides the workers' shared queue, for a worker). A run is
+held by a process while it is PENDING under its executor id, or ENQUEUED on its own queue.
+At launch and then every `check_every` seconds, `Takeover.check` looks at the unfinished runs
+held by other executors and, for each executor whose lock it can claim (it is dead: see
+`network.durable.liveness`), moves its runs with DBOS's `resume_workflow`:
+
+- a run from the workers' shared queue goes back on that queue, for any worker;
+- any other run goes on this process's own queue, when this process serves its network
+  (it is then executed here, replaying its recorded steps), and is left for another process
+  when it does not.
+
+Launching thus never touches a run another live process holds, and a dead process's runs
+are taken over by one live process (the one holding its lock while it moves them).
+
+DBOS's own recovery (`recover_pending_workflows`) is not used: it recovers every run of an
+executor id, onto DBOS's internal queue, which every process listens to, including one that
+does not serve the run's network. A resumed run starts its recovery count anew (DBOS's
+`resume_workflow` resets it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from typing import Any
+
+from network.durable.liveness import Claim, Liveness
+from network.durable.process import network_of
+from network.logger import get_logger
+
+PRIVATE_PREFIX = "agent-network@"
+
+
+def private_queue(executor_id: str) -> str:
+    """The queue only the process `executor_id` listens to."""
+    return PRIVATE_PREFIX + executor_id
+
+
+def holder_of(info: Any) -> str | None:
+    """The executor id of the process holding an unfinished run, if any holds it."""
+    if info.status == "PENDING":
+        return info.executor_id or None
+    queue = info.queue_name or ""
+    if info.status == "ENQUEUED" and queue.startswith(PRIVATE_PREFIX):
+        return queue[len(PRIVATE_PREFIX) :]
+    return None  # waiting on the shared queue: any worker takes it
+
+
+class Takeover:
+    """This process's watch over the runs of the others (one per launched process)."""
+
+    def __init__(
+        self,
+        liveness: Liveness,
+        networks: dict[str, Any],
+        *,
+        workflow_name: str,
+        shared_queue: str,
+    ) -> None:
+        self.liveness = liveness
+        self.networks = networks  # the engine's: networks added by a later launch count too
+        self.workflow_name = workflow_name
+        self.shared_queue = shared_queue
+        self.queue = private_queue(liveness.executor_id)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def check(self) -> list[str]:
+        """Move the runs of dead executors (see the module docstring); the run ids moved."""
+        from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
+
+        unfinished = DBOS.list_workflows(
+            status=["PENDING", "ENQUEUED"],
+            name=self.workflow_name,
+            load_input=False,
+            load_output=False,
+        )
+        held: dict[str, list[str]] = defaultdict(list)
+        for info in unfinished:
+            holder = holder_of(info)
+            if holder is not None and holder != self.liveness.executor_id:
+                held[holder].append(info.workflow_id)
+        moved: list[str] = []
+        for holder, run_ids in sorted(held.items()):
+            with self.liveness.claim(holder) as claim:
+                if claim is not None:
+                    moved += self._move(claim, run_ids)
+        return moved
+
+    def _move(self, claim: Claim, run_ids: list[str]) -> list[str]:
+        """Move the dead executor's runs; listed again under its lock, so none moves twice."""
+        from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
+
+        dead = claim.executor_id
+        moved, left = [], 0
+        for info in DBOS.list_workflows(workflow_ids=run_ids, load_output=False):
+            if holder_of(info) != dead:
+                continue  # moved or finished since the first listing
+            network = network_of(info)
+            if info.queue_name == self.shared_queue:
+                DBOS.resume_workflow(info.workflow_id, queue_name=self.shared_queue)
+            elif network in self.networks:
+                DBOS.resume_workflow(info.workflow_id, queue_name=self.queue)
+            else:
+                left += 1  # another process, serving its network, takes it
+                continue
+            moved.append(info.workflow_id)
+            get_logger().info(
+                "durable.run_taken_over",
+                run_id=info.workflow_id,
+                network=network,
+                dead_executor=dead,
+                executor=self.liveness.executor_id,
+            )
+        if not left:
+            claim.emptied = True
+            DBOS.delete_queue(private_queue(dead))  # its row, when it had one
+        return moved
+
+    def start(self, check_every: float) -> None:
+        """Check now, then every `check_every` seconds on a thread, until `stop`."""
+        self.check()
+        self._thread = threading.Thread(
+            target=self._watch, args=(check_every,), name="agent-network-takeover", daemon=True
+        )
+        self._thread.start()
+
+    def _watch(self, check_every: float) -> None:
+        while not self._stop.wait(check_every):
+            try:
+                self.check()
+            except Exception as exc:  # a database hiccup: the next check tries again
+                get_logger().warning("durable.takeover_failed", error=type(exc).__name__)
+
+    def stop(self) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join()

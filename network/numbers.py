@@ -1,0 +1,68 @@
+"""One check for every numeric option of the library: a finite number, in range, or refused.
+
+Every count, limit, timeout, delay and price a user passes goes through `check_number`, so
+NaN, infinity, a negative value and a bool are refused the same way everywhere, with a
+`ConfigurationError` naming the option (`UsageLimits.max_cost_usd`, `tool 'fetch': timeout`).
+
+Why it matters: a NaN compares false with everything, so a NaN cap (`cost >= nan`) is never
+reached and a NaN delay slips past `min()`; infinity sleeps forever. Both are refused rather
+than given a meaning. A bool is an int to Python but never a count a user meant.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, TypeVar
+
+from network.errors import ConfigurationError
+
+N = TypeVar("N", bound=float | None)
+
+
+def check_number(
+    field: str,
+    value: N,
+    *,
+    integer: bool = False,
+    minimum: float = 0,
+    above: bool = False,
+    maximum: float | None = None,
+    optional: bool = False,
+    error: type[Exception] = ConfigurationError,
+) -> N:
+    """`value` when it is a finite number in range; else `error` naming `field`.
+
+    Args:
+        field: what the value is, as the user knows it (`"RetryPolicy.backoff"`).
+        integer: an int is required (not a float, not a bool).
+        minimum: the smallest value allowed (0: negatives are refused).
+        above: the value must be strictly greater than `minimum` (a timeout of 0 is none).
+        maximum: the largest value allowed, when there is one.
+        optional: None is allowed (no value: the option is off).
+        error: the exception type raised (`ConfigurationError` unless the caller's
+            contract names another, e.g. `ValueError` for a pydantic validator).
+    """
+    if value is None:
+        if optional:
+            return value
+        raise error(f"{field} must be {_wanted(integer, minimum, above, maximum)}, got None")
+    number: Any = value
+    valid = isinstance(number, int) if integer else isinstance(number, int | float)
+    if (
+        isinstance(number, bool)
+        or not valid
+        or not math.isfinite(number)
+        or (number <= minimum if above else number < minimum)
+        or (maximum is not None and number > maximum)
+    ):
+        raise error(f"{field} must be {_wanted(integer, minimum, above, maximum)}, got {value!r}")
+    return value
+
+
+def _wanted(integer: bool, minimum: float, above: bool, maximum: float | None) -> str:
+    kind = "an int" if integer else "a finite number"
+    low = f"{'>' if above else '>='} {minimum:g}"
+    return f"{kind} {low}" + (f" and <= {maximum:g}" if maximum is not None else "")
+
+
+__all__ = ["check_number"]

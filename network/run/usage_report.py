@@ -1,0 +1,61 @@
+"""The run's token usage as AG-UI 1.0 reports it on RUN_FINISHED: one entry per provider and model.
+
+The run is the accounting boundary: its own agent calls and its routing agent's requests,
+not the calls an earlier run on the same thread made (a resumed run reports only what it
+spent itself). When the run recorded its model requests (`RunContext.record_model_calls`:
+a traced run, a run with usage limits, a run the AG-UI server serves), each request's counts
+go to the entry of its provider and model; otherwise one entry without provider or model
+holds the run's totals. A run that spent nothing reports no entry.
+
+AG-UI counts cached tokens as part of the input: `cachedInputTokens` is a part of
+`inputTokens`, never added to it, as `Usage.cached_tokens` already is of `prompt_tokens`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from network.history.results import Usage
+from network.run.context import RunContext
+
+
+def run_token_usage(ctx: RunContext) -> list[dict[str, Any]]:
+    """The `usage` entries of RUN_FINISHED for the run `ctx` (snake_case keys, see above)."""
+    results = ctx.state.results
+    own = results[len(results) - ctx.call_count :] if ctx.call_count else []
+    calls = [call for result in own for call in result.model_calls]
+    calls.extend(ctx.router_calls)
+    by_model: dict[tuple[str | None, str | None], Usage] = {}
+    recorded = Usage()
+    for call in calls:
+        key = (call.provider, call.response_model or call.model)
+        by_model[key] = by_model.get(key, Usage()) + call.usage
+        recorded = recorded + call.usage
+    total = ctx.usage
+    if recorded.total_tokens < total.total_tokens or not by_model:
+        # Some calls were not recorded (or none was): what they spent goes unattributed.
+        rest = Usage(
+            total.prompt_tokens - recorded.prompt_tokens,
+            total.completion_tokens - recorded.completion_tokens,
+            total.total_tokens - recorded.total_tokens,
+            total.estimated,
+            max(0, total.cached_tokens - recorded.cached_tokens),
+        )
+        if rest.total_tokens > 0 or rest.prompt_tokens > 0 or rest.completion_tokens > 0:
+            by_model[(None, None)] = by_model.get((None, None), Usage()) + rest
+    return [_entry(provider, model, usage) for (provider, model), usage in by_model.items()]
+
+
+def _entry(provider: str | None, model: str | None, usage: Usage) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "input_tokens": usage.prompt_tokens,
+        "output_tokens": usage.completion_tokens,
+        "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+    }
+    if usage.cached_tokens:
+        entry["cached_input_tokens"] = usage.cached_tokens
+    if provider:
+        entry["provider"] = provider
+    if model:
+        entry["model"] = model
+    return entry

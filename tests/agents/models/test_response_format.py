@@ -1,0 +1,103 @@
+"""Servers that refuse `response_format`: `output_mode="auto"` falls back to tool mode.
+
+llama-cpp-python's server answers a JSON-schema `response_format` with a 500 and a validation
+message; the fake server (tests.fakes.openai_server) plays that part, and the real llama.cpp
+server (tests.fakes.llama_server, SmolLM2) shows it for real.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+from pydantic import BaseModel
+
+from agents import Agent, OpenAIModel
+from agents.models.response_format import ResponseFormatRefused
+from network import ModelError, OutputValidationError
+from tests.fakes.llama_server import LlamaServer
+from tests.fakes.openai_server import FakeOpenAIServer
+
+pytest_plugins = ["tests.fakes.openai_server", "tests.fakes.llama_server"]
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+
+# What llama-cpp-python 0.3 answers to `response_format: {"type": "json_schema", ...}`.
+LLAMA_CPP_PYTHON_REFUSAL = (
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"
+)
+
+
+class City(BaseModel):
+    name: str
+    country: str
+
+
+def model_on(server: FakeOpenAIServer, **options: Any) -> OpenAIModel:
+    options = {"max_retries": 2, "retry_delay": 0.01, **options}
+    return OpenAIModel("openai/fake", api_base=server.base_url, **options)
+
+
+async def test_auto_mode_falls_back_to_tool_mode_without_retrying(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    openai_server.add_tool_calls(("final_output", {"name": "Paris", "country": "France"}))
+    openai_server.add_tool_calls(("final_output", {"name": "Rome", "country": "Italy"}))
+    model = model_on(openai_server)
+    agent = Agent("geo", model=model, output_type=City)
+
+    first = await agent.run("Capital of France?")
+    assert first.results[-1].output_value == City(name="Paris", country="France")
+    refused, fallback = openai_server.requests  # one refusal, no retry of it
+    assert refused["response_format"]["type"] == "json_schema"
+    assert "response_format" not in fallback
+    assert [t["function"]["name"] for t in fallback["tools"]] == ["final_output"]
+
+    second = await agent.run("Capital of Italy?")  # remembered: straight to tool mode
+    assert second.results[-1].output_value == City(name="Rome", country="Italy")
+    assert len(openai_server.requests) == 3
+    assert "response_format" not in openai_server.requests[2]
+
+
+async def test_native_mode_asked_for_says_the_server_refused_it(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    agent = Agent("geo", model=model_on(openai_server), output_type=City, output_mode="native")
+    with pytest.raises(ResponseFormatRefused, match="response_format") as caught:
+        await agent.run("Capital of France?")
+    assert isinstance(caught.value, ModelError) and caught.value.status_code == 500
+    assert len(openai_server.requests) == 1  # not retried
+
+
+async def test_a_500_that_is_not_about_response_format_is_still_retried(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.add_error(500, "the GPU fell over")
+    openai_server.add_text('{"name": "Paris", "country": "France"}')
+    agent = Agent("geo", model=model_on(openai_server), output_type=City)
+    result = await agent.run("Capital of France?")
+    assert result.results[-1].output_value == City(name="Paris", country="France")
+    assert all("response_format" in r for r in openai_server.requests)  # native both times
+
+
+async def test_llama_cpp_python_refuses_json_schema_and_the_agent_still_answers(
+    llama_server: LlamaServer,
+) -> None:
+    # What a 135M model answers is not asserted: the outcome is a City or a clear
+    # OutputValidationError, never the server's 500 retried until the run fails.
+    model = OpenAIModel(
+        "openai/smollm2", api_base=llama_server.base_url, temperature=0.0, max_tokens=60, seed=7
+    )
+    agent = Agent("geo", model=model, output_type=City, output_retries=1)
+    with anyio.fail_after(120):
+        try:
+            result = await agent.run("Paris is the capital of France. Give the city and country.")
+        except OutputValidationError as exc:  # the model's tool-mode answer did not validate
+            assert exc.attempts == 2
+        else:
+            assert isinstance(result.results[-1].output_value, City)
+    assert model.refuses_response_format  # the real server refused; the agent moved on

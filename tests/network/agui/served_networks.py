@@ -1,0 +1,66 @@
+"""Networks the cross-process tests serve with `agent-network serve --store` (offline).
+
+Each runs on a `ScriptedModel` whose answers depend only on the request, so every server
+process answers alike. Side effects go to files named by environment variables, so a test
+can count them across processes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from agents import Agent, ScriptedModel, call, tool
+from network import Network, RunContext
+
+GATE_ENV = "AGENT_NETWORK_TEST_GATE"
+
+
+def _heard(request: Any) -> str:
+    users = [m.content for m in request.history if m.role == "user"]
+    return f"heard {len(users)}: {' | '.join(users)}"
+
+
+notes = Network(
+    "notes",
+    [Agent("scribe", model=ScriptedModel(_heard), output_key="summary")],
+    state_schema={"topic": {"type": str}, "summary": {"type": str}},
+)
+
+
+def _until_text(name: str) -> Any:
+    def route(ctx: RunContext) -> Any:
+        last = ctx.last_result
+        if last is None or (last.tool_calls and ctx.call_count < 4):
+            return ctx.network.agents[name]
+        return None
+
+    return route
+
+
+@tool
+async def hold() -> str:
+    """Wait until the test releases the gate."""
+    gate = Path(os.environ[GATE_ENV])
+    (gate / f"started-{os.getpid()}").touch()
+    deadline = time.monotonic() + 60
+    while not (gate / "release").exists() and time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+    return "released"
+
+
+def _hold_script(request: Any) -> Any:
+    if request.history and request.history[-1].role == "tool":
+        return "after the gate"
+    return call("hold")
+
+
+gated = Network(
+    "gated",
+    [Agent("waiter", tools=[hold], model=ScriptedModel(_hold_script))],
+    _until_text("waiter"),
+)

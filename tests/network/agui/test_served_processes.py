@@ -1,0 +1,174 @@
+"""`agent-network serve --store` as real server processes, driven by the pinned @ag-ui/client.
+
+- A conversation survives a server restart (the process is killed between two turns): the
+  second turn, from a client that kept nothing, gets the state and the conversation back and
+  continues them.
+- Two server processes on one PostgreSQL: while a run is under way on a thread in one, a
+  second run on that thread is refused with 409 by either process (the store's lease).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from network.threads import SQLStore
+from tests.network.agui.served_networks import GATE_ENV
+
+ROOT = Path(__file__).resolve().parents[3]
+CLIENT_DIR = Path(__file__).parent / "client"
+NETWORKS = "tests/network/agui/served_networks.py"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def serve(network: str, store: str, env: dict[str, str] | None = None) -> Iterator[Any]:
+    """An `agent-network serve --store` process; yields it (with `.url`); killed after."""
+    port = _free_port()
+    command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
+    command += ["--store", store, "--port", str(port)]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert process.poll() is None, process.communicate()[1].decode()[-2000:]
+            try:
+                if httpx.get(f"{url}capabilities", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        process.url = url  # type: ignore[attr-defined]
+        yield process
+    finally:
+        process.kill()  # no shutdown: as a crash would leave things
+        process.wait(10)
+
+
+def node() -> str:
+    found = shutil.which("node")
+    if found is None:
+        pytest.fail("node (>= 20) is needed for the AG-UI client tests and was not found")
+    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").exists():
+        pytest.fail("run `npm ci` in tests/network/agui/client (scripts/install-test-deps.sh)")
+    return found
+
+
+def turn_command(url: str, thread: str, **params: Any) -> list[str]:
+    return [node(), "turn.mjs", url, thread, json.dumps(params)]
+
+
+def turn(url: str, thread: str, **params: Any) -> dict[str, Any]:
+    """One turn by a fresh client (nothing kept from earlier turns)."""
+    done = subprocess.run(
+        turn_command(url, thread, **params),
+        cwd=CLIENT_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout, done.stderr
+    seen: dict[str, Any] = json.loads(done.stdout)
+    assert not seen["problems"], seen["problems"]
+    return seen
+
+
+def texts(seen: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(m["role"], m.get("content")) for m in seen["messages"]]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "served.db")
+    url: str = request.getfixturevalue("postgres_url")
+    anyio.run(_empty_database, url)  # the server is shared by the session's tests
+    return url
+
+
+async def _empty_database(url: str) -> None:
+    from sqlalchemy import text
+
+    store = SQLStore(url)
+    try:
+        await store.setup()
+        async with store.engine.begin() as conn:
+            found = await conn.execute(
+                text("SELECT tablename FROM pg_tables WHERE tablename LIKE 'agent_network_%'")
+            )
+            for table in found.scalars().all():
+                await conn.execute(text(f'DELETE FROM "{table}"'))
+    finally:
+        await store.close()
+
+
+def test_a_conversation_survives_a_restart(store: str) -> None:
+    with serve("notes", store) as first:
+        one = turn(first.url, "trip", message="hello", state={"topic": "birds"})
+    assert one["finished"] and one["state"]["summary"] == "heard 1: hello"
+    with serve("notes", store) as second:  # a new process: nothing of the first in memory
+        two = turn(second.url, "trip", message="again")
+    assert two["types"][:3] == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"]
+    assert two["state"] == {"topic": "birds", "summary": "heard 2: hello | again"}
+    assert texts(two) == [
+        ("user", "hello"),
+        ("assistant", "heard 1: hello"),
+        ("user", "again"),
+        ("assistant", "heard 2: hello | again"),
+    ]
+
+
+def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_path: Path) -> None:
+    anyio.run(_empty_database, postgres_url)
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    env = {GATE_ENV: str(gate)}
+    with serve("gated", postgres_url, env) as one, serve("gated", postgres_url, env) as two:
+        running = subprocess.Popen(
+            turn_command(one.url, "shared", message="wait for it"),
+            cwd=CLIENT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not list(gate.glob("started-*")):
+                assert running.poll() is None, running.communicate()
+                assert time.monotonic() < deadline, "the first run never reached its tool"
+                time.sleep(0.05)
+            from_other = turn(two.url, "shared", message="me too")
+            from_same = turn(one.url, "shared", message="me too")
+        finally:
+            (gate / "release").touch()
+            out, err = running.communicate(timeout=60)
+        first = json.loads(out)
+        assert first["finished"] and not first["problems"], (first, err)
+        assert from_other["status"] == 409 and from_same["status"] == 409
+        assert from_other["error"]["error"]["code"] == "thread_busy"
+        after = turn(two.url, "shared", message="now me")
+    assert after["finished"] and texts(after)[0] == ("user", "wait for it")
+    assert len(list(gate.glob("started-*"))) == 2  # the refused runs never reached the tool

@@ -1,0 +1,190 @@
+"""What a durable run is given: its id, its state, its tools' results, and waiting for it by id.
+Each is kept as a plain run keeps it, or refused with a typed error naming what is wrong."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import math
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import Agent, ScriptedModel, tool
+from agents.models.scripted import call
+from network import Network, durable
+from network.errors import InvalidIdError
+
+writer = Network("writer", [Agent("writer", "writes", model=ScriptedModel(["written"] * 50))])
+reader = Network("reader", [Agent("reader", "reads", model=ScriptedModel(["read"] * 50))])
+typed = Network(
+    "typed",
+    [Agent("typed", "keeps", model=ScriptedModel(["kept"] * 50))],
+    state_schema={"blob": {"type": bytes}, "ratio": {"type": float}},
+)
+
+
+@tool
+def open_lock() -> Any:
+    """Return a live lock (which no record can hold)."""
+    return threading.Lock()
+
+
+locker = Network(
+    "locker",
+    [Agent("locker", "locks", tools=[open_lock], model=ScriptedModel([call("open_lock"), "x"]))],
+)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[str]:
+    url = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    durable.launch([writer, reader, typed, locker], db=url)
+    try:
+        yield url
+    finally:
+        durable.shutdown()
+
+
+@pytest.mark.anyio
+async def test_a_run_id_of_another_network_is_refused(db: str) -> None:
+    await writer.run("go", durable=True, run_id="shared-id")
+    with pytest.raises(durable.RunIdInUseError, match="network 'writer'") as caught:
+        await reader.run("go", durable=True, run_id="shared-id")
+    assert caught.value.network == "writer"
+    again = await writer.run("go", durable=True, run_id="shared-id")  # its own: its outcome
+    assert again.output == "written"
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(durable.RunIdInUseError):
+            client.enqueue("reader", "go", run_id="shared-id")
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
+async def test_an_empty_run_id_is_refused_not_replaced(db: str) -> None:
+    with pytest.raises(InvalidIdError, match="run_id must not be empty"):
+        await writer.run("go", durable=True, run_id="")
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(InvalidIdError, match="run_id must not be empty"):
+            client.enqueue("writer", "go", run_id="")
+    finally:
+        client.close()
+
+
+def same(one: Any, two: Any) -> bool:
+    if isinstance(one, float) and math.isnan(one):
+        return isinstance(two, float) and math.isnan(two)
+    return type(one) is type(two) and one == two
+
+
+async def outcome(network: Network, state: dict[str, Any], **options: Any) -> Any:
+    """The run's final state values, or its error as (type, message)."""
+    try:
+        kv = (await network.run("go", state=state, **options)).state.kv
+        return {key: kv.get(key) for key in state}
+    except Exception as exc:
+        return (type(exc), str(exc))
+
+
+UNTYPED = {
+    "when": datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
+    "tags": {"a", "b"},
+    "raw": b"\x00\xff",
+    "nan": math.nan,
+    "inf": math.inf,
+    "object": object(),
+    "lock": threading.Lock(),
+    "text": "plain",
+}
+TYPED = {
+    "blob": b"\x01\x02",
+    "ratio": math.nan,
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("key", list(UNTYPED))
+async def test_untyped_state_is_refused_or_kept_as_a_plain_run_does(db: str, key: str) -> None:
+    state = {key: UNTYPED[key]}
+    plain = await outcome(writer, state)
+    kept = await outcome(writer, state, durable=True)
+    if isinstance(plain, tuple):  # refused: the same error, naming the key
+        assert kept == plain and repr(key) in plain[1]
+    else:
+        assert same(kept[key], plain[key]) and same(plain[key], UNTYPED[key])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("key", list(TYPED))
+async def test_a_typed_key_keeps_its_value_as_a_plain_run_does(db: str, key: str) -> None:
+    plain = await outcome(typed, {key: TYPED[key]})
+    kept = await outcome(typed, {key: TYPED[key]}, durable=True)
+    assert not isinstance(plain, tuple), plain
+    assert same(kept[key], plain[key]) and same(plain[key], TYPED[key])
+
+
+@pytest.mark.anyio
+async def test_a_state_value_that_cannot_be_recorded_is_refused_naming_its_key(db: str) -> None:
+    @dataclasses.dataclass
+    class Point:  # a local class: a plain run keeps it, pickle cannot record it
+        x: int
+
+    network = Network(
+        "points",
+        [Agent("p", "keeps", model=ScriptedModel(["ok"] * 5))],
+        state_schema={"at": {"type": Point}},
+    )
+    durable.launch([network], db=db)
+    state = {"at": Point(1)}
+    assert (await network.run("go", state=state)).state.kv.get("at") == Point(1)
+    with pytest.raises(durable.DurableConfigError, match="state key 'at' cannot be recorded"):
+        await network.run("go", state=state, durable=True)
+
+
+@pytest.mark.anyio
+async def test_a_tool_result_that_cannot_be_recorded_names_the_tool_and_the_run(
+    db: str,
+) -> None:
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    with pytest.raises(durable.UnrecordableStepError) as caught:
+        await locker.run("go", durable=True, run_id=run_id)
+    message = str(caught.value)
+    assert "tool 'open_lock'" in message and run_id in message
+    assert caught.value.run_id == run_id
+
+
+@pytest.mark.anyio
+async def test_waiting_for_a_run_by_id_has_one_error_for_an_unknown_id(db: str) -> None:
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    await writer.run("go", durable=True, run_id=run_id)
+    client = durable.DurableClient(db)
+    try:
+        done = client.result(run_id)
+        assert (done.status, done.output, done.network) == ("SUCCESS", "written", "writer")
+        for wait in (client.status, client.result):
+            with pytest.raises(durable.UnknownRunError, match="no durable run 'nope'"):
+                wait("nope")
+        with pytest.raises(KeyError):  # a lookup by id that found nothing
+            client.result("nope")
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
+async def test_a_first_durable_run_launches_from_inside_its_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the default database is a file in the working directory
+    try:
+        result = await writer.run("go", durable=True)
+        assert result.output == "written"
+        assert (tmp_path / "agent-network-durable.sqlite").exists()
+    finally:
+        durable.shutdown()

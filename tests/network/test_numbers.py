@@ -1,0 +1,104 @@
+"""Every numeric option refuses NaN, infinity, negatives and bools, naming the option; and a
+fan-out is checked against `max_model_calls` before it starts, as against `max_iter`."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from agents import Agent, ContextPolicy, LiteLLMModel, OpenAIModel, Price, ScriptedModel, tool
+from network import ConfigurationError, Network, Parallel, RetryPolicy, StopReason, UsageLimits
+from network.agui import ThreadRegistry
+from network.numbers import check_number
+from network.threads import SQLStore
+from routers import routing_agent
+
+BAD = [math.nan, math.inf, -math.inf, -1, True]
+
+
+def noop() -> str:
+    """Do nothing."""
+    return ""
+
+
+OPTIONS: dict[str, Callable[[Any], Any]] = {
+    "UsageLimits.max_cost_usd": lambda v: UsageLimits(max_cost_usd=v),
+    "UsageLimits.max_model_calls": lambda v: UsageLimits(max_model_calls=v),
+    "RetryPolicy.backoff": lambda v: RetryPolicy(backoff=v),
+    "RetryPolicy.max_delay": lambda v: RetryPolicy(max_delay=v),
+    "RetryPolicy.backoff_factor": lambda v: RetryPolicy(backoff_factor=v),
+    "RetryPolicy.max_attempts": lambda v: RetryPolicy(max_attempts=v),
+    "ContextPolicy.max_tokens": lambda v: ContextPolicy(max_tokens=v),
+    "ContextPolicy.summary_target": lambda v: ContextPolicy(summary_target=v),
+    "Price.input": lambda v: Price(input=v, output=1),
+    "tool 'noop': timeout": lambda v: tool(timeout=v)(noop),
+    "tool 'noop': model_retries": lambda v: tool(model_retries=v)(noop),
+    "agent 'a': tool_timeout": lambda v: Agent("a", tool_timeout=v),
+    "network 'n': max_iter": lambda v: Network("n", [Agent("a")], max_iter=v),
+    "Parallel 'p': max_concurrency": lambda v: Parallel(Agent("a"), name="p", max_concurrency=v),
+    "model 'm': timeout": lambda v: OpenAIModel("m", timeout=v),
+    "model 'openai/m': retry_delay": lambda v: LiteLLMModel("openai/m", retry_delay=v),
+    "model 'm': max_retries": lambda v: OpenAIModel("m", max_retries=v),
+    "routing agent 'r': history_limit": lambda v: routing_agent(
+        model="m", name="r", history_limit=v
+    ),
+    "ThreadRegistry: max_bytes": lambda v: ThreadRegistry(max_bytes=v),
+    "SQLStore: busy_timeout": lambda v: SQLStore("sqlite:///never-opened.db", busy_timeout=v),
+}
+
+
+@pytest.mark.parametrize("value", BAD, ids=repr)
+@pytest.mark.parametrize("field", list(OPTIONS))
+def test_a_bad_number_is_refused_naming_the_option(field: str, value: Any) -> None:
+    if field.endswith(
+        ("max_attempts", "max_iter", "max_concurrency", "history_limit", "max_bytes")
+    ):
+        value = 0 if value == -1 else value  # their least value is 1
+    with pytest.raises(ConfigurationError) as caught:
+        OPTIONS[field](value)
+    assert field in str(caught.value) and repr(value) in str(caught.value)
+
+
+def test_the_helper_says_what_it_wants() -> None:
+    with pytest.raises(ConfigurationError, match=r"x must be a finite number >= 0, got nan"):
+        check_number("x", math.nan)
+    with pytest.raises(ValueError, match=r"n must be an int > 0 and <= 3, got 4"):
+        check_number("n", 4, integer=True, above=True, maximum=3, error=ValueError)
+    assert check_number("y", None, optional=True) is None
+    assert check_number("z", 2.5) == 2.5
+
+
+@pytest.mark.anyio
+async def test_a_run_refuses_a_bad_max_iter() -> None:
+    network = Network("n", [Agent("a", model=ScriptedModel(["hi"]))])
+    with pytest.raises(ConfigurationError, match="max_iter"):
+        await network.run("go", max_iter=0)
+
+
+@pytest.mark.anyio
+async def test_a_fan_out_past_max_model_calls_is_not_started() -> None:
+    calls: list[str] = []
+
+    def counted(name: str) -> Agent:
+        def answer(request: Any) -> str:
+            calls.append(name)
+            return f"{name} done"
+
+        return Agent(name, model=ScriptedModel(answer))
+
+    agents = [counted(name) for name in ("a", "b", "c")]
+    fork = Parallel(*agents, name="three")
+    network = Network("n", agents, lambda ctx: fork if ctx.call_count == 0 else None)
+    result = await network.run("go", limits=UsageLimits(max_model_calls=2))
+    assert calls == []
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    exceeded = result.limit_exceeded
+    assert exceeded is not None and (exceeded.limit, exceeded.value) == ("max_model_calls", 2)
+    assert str(exceeded) == (
+        "usage limit max_model_calls=2 would be passed by a fan-out of 3 branches (0 used)"
+    )
+    fits = await network.run("go", limits=UsageLimits(max_model_calls=3))
+    assert fits.stop_reason == StopReason.ROUTER_FINISHED and sorted(calls) == ["a", "b", "c"]

@@ -1,0 +1,98 @@
+"""Run leases (`network.threads.leases`) on memory, SQLite and PostgreSQL: one holder at a
+time, decided by the store, across store objects that stand for separate processes."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+
+from network.errors import ConfigurationError, InvalidIdError
+from network.threads import ThreadStore
+from network.threads.leases import MemoryLeases, RunLeases
+from network.threads.store_leases import run_leases
+
+pytestmark = pytest.mark.anyio
+
+
+def fresh(name: str) -> str:
+    """A thread id no earlier test used (PostgreSQL is shared by the session's tests)."""
+    return f"{name}-{uuid.uuid4().hex[:12]}"
+
+
+async def test_one_holder_at_a_time(open_store: Callable[[], ThreadStore]) -> None:
+    here, there = run_leases(open_store()), run_leases(open_store())
+    t1, t2 = fresh("t1"), fresh("t2")
+    assert isinstance(here, RunLeases)
+    assert await here.claim(t1, "run-a", 30)
+    assert not await there.claim(t1, "run-b", 30)
+    assert await here.claim(t1, "run-a", 30)  # its own again: still its
+    assert await there.claim(t2, "run-b", 30)  # another thread is free
+    assert not await there.renew(t1, "run-b", 30)
+    assert await here.renew(t1, "run-a", 30)
+    await there.release(t1, "run-b")  # not its lease: nothing happens
+    assert not await there.claim(t1, "run-b", 30)
+    await here.release(t1, "run-a")
+    assert await there.claim(t1, "run-b", 30)
+
+
+async def test_an_expired_lease_is_taken_over(open_store: Callable[[], ThreadStore]) -> None:
+    crashed, alive = run_leases(open_store()), run_leases(open_store())
+    t1 = fresh("t1")
+    assert await crashed.claim(t1, "dead-run", 0.05)
+    await anyio.sleep(0.1)
+    assert await alive.claim(t1, "new-run", 30)
+    assert not await crashed.renew(t1, "dead-run", 30)  # it learns it lost the lease
+
+
+async def test_concurrent_claims_have_exactly_one_winner(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    holders = [run_leases(open_store()) for _ in range(6)]
+    contested = fresh("contested")
+    won: list[str] = []
+
+    async def claim(index: int, leases: Any) -> None:
+        if await leases.claim(contested, f"run-{index}", 30):
+            won.append(f"run-{index}")
+
+    async with anyio.create_task_group() as group:
+        for index, leases in enumerate(holders):
+            group.start_soon(claim, index, leases)
+    assert len(won) == 1
+
+
+async def test_bad_input_is_refused(open_store: Callable[[], ThreadStore]) -> None:
+    leases = run_leases(open_store())
+    t1 = fresh("t1")
+    for ttl in (0, -1, float("nan"), float("inf"), True, "30"):
+        with pytest.raises(ConfigurationError, match="ttl"):
+            await leases.claim(t1, "run-a", ttl)  # type: ignore[arg-type]
+    with pytest.raises(InvalidIdError):
+        await leases.claim("", "run-a", 30)
+    assert await leases.claim(t1, "run-a", 30)  # nothing was taken by the refusals
+
+
+def test_a_store_may_bring_its_own_leases() -> None:
+    own = MemoryLeases()
+
+    class Custom:
+        def run_leases(self) -> Any:
+            return own
+
+    class Plain:
+        pass
+
+    assert run_leases(Custom()) is own
+    plain = Plain()
+    assert isinstance(run_leases(plain), MemoryLeases) and run_leases(plain) is run_leases(plain)
+
+    class Broken:
+        def run_leases(self) -> Any:
+            return object()
+
+    with pytest.raises(ConfigurationError, match="run_leases"):
+        run_leases(Broken())
