@@ -14,14 +14,12 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
-import anyio
-
 from agents.context._template import Template
 from agents.context.policy import compact_request
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp.offered import offered_tools
 from agents.mcp.server import MCPServer
-from agents.models._calls import failed_model_call, model_calls
+from agents.models._calls import failed_model_calls, model_calls
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.output._spec import OutputSpec
@@ -30,19 +28,41 @@ from agents.tools._dispatch import run_tool_calls, start_tool_calls
 from agents.tools.client_tool import defer_client_calls
 from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
+from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, ModelError
 from network.history.fixed_list import NO_PROMPT, FixedList
 from network.history.messages import SystemMessage, ToolCall
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
-from network.network import Network, refuse_inside_loop
+from network.network import Network
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
+from network.run.entry_points import blocking
 from network.run.result import Stop, StopReason
 from network.run.retry_policy import RetryPolicy
 from network.run.tool_defaults import check_tool_defaults
 from network.state.provenance import agent_writer
 
 TOOL_CHOICES = ("auto", "required", "none")
+
+
+_DEFAULTS: dict[str, Any] = {
+    "description": "",
+    "system": "",
+    "tools": (),
+    "model": None,
+    "tool_choice": "auto",
+    "output_key": None,
+    "hooks": None,
+    "params": None,
+    "state_schema": None,
+    "context_policy": None,
+    "tool_timeout": None,
+    "output_type": None,
+    "output_mode": "auto",
+    "output_retries": 2,
+    "tool_retry": None,
+}
+_POSITIONAL = tuple(_DEFAULTS)  # the order the old positional spelling took them in
 
 
 class Agent:
@@ -88,6 +108,7 @@ class Agent:
     def __init__(
         self,
         name: str,
+        *positional: Any,
         description: str = "",
         system: str | Callable[[RunContext], Any] = "",
         tools: Sequence[Tool | ClientTool | MCPServer | Callable[..., Any]] = (),
@@ -105,6 +126,53 @@ class Agent:
         tool_retry: RetryPolicy | None = None,
         stream: bool = True,
     ) -> None:
+        if positional:  # the old spelling, `Agent(name, description, system, tools, model)`
+            given = positional_arguments(
+                f"Agent({name!r}, ...)",
+                positional,
+                _POSITIONAL,
+                {
+                    "description": description,
+                    "system": system,
+                    "tools": tools,
+                    "model": model,
+                    "tool_choice": tool_choice,
+                    "output_key": output_key,
+                    "hooks": hooks,
+                    "params": params,
+                    "state_schema": state_schema,
+                    "context_policy": context_policy,
+                    "tool_timeout": tool_timeout,
+                    "output_type": output_type,
+                    "output_mode": output_mode,
+                    "output_retries": output_retries,
+                    "tool_retry": tool_retry,
+                },
+                _DEFAULTS,
+            )
+            description, system, tools, model = (
+                given["description"],
+                given["system"],
+                given["tools"],
+                given["model"],
+            )
+            tool_choice, output_key, hooks, params = (
+                given["tool_choice"],
+                given["output_key"],
+                given["hooks"],
+                given["params"],
+            )
+            state_schema, context_policy, tool_timeout = (
+                given["state_schema"],
+                given["context_policy"],
+                given["tool_timeout"],
+            )
+            output_type, output_mode, output_retries, tool_retry = (
+                given["output_type"],
+                given["output_mode"],
+                given["output_retries"],
+                given["tool_retry"],
+            )
         if not isinstance(name, str) or not name:
             raise ConfigurationError(f"an agent needs a name, got {name!r}")
         if state_schema is not None:  # a common first guess; say where the schema goes
@@ -315,17 +383,31 @@ class Agent:
                 typed = await complete_typed(self, ctx, model, request, call_events)
                 response, call_events = typed.response, typed.call_events
             elif ctx.steps is None:
-                on_chunk = call_events.on_chunk if call_events is not None and self.stream else None
+                # Only a sink reading the answer live makes the request stream: tracing,
+                # logging and a thread's commits only watch (`Emitter.streaming`); and never
+                # an agent that turned streaming off.
+                on_chunk = (
+                    call_events.on_chunk
+                    if call_events is not None and self.stream and ctx.emitter.streaming
+                    else None
+                )
                 response = await model.complete(request, on_chunk)
             else:  # a durable run: the answer is recorded (network.run.steps)
+                streams = self.stream and ctx.emitter.streaming
                 response = await ctx.steps.model(
-                    self.name, self._answer_call(model, request, call_events, self.stream)
+                    self.name, self._answer_call(model, request, call_events, streams)
                 )
         except ModelError as exc:
             self._failed(ctx, model, exc, started_at + requested - started, requested)
             raise
         requests = (
-            model_calls(model, self.name, response, started_at + requested - started, requested)
+            (
+                typed.calls  # each re-ask of a typed answer is a request of its own
+                if typed is not None
+                else model_calls(
+                    model, self.name, response, started_at + requested - started, requested
+                )
+            )
             if requested
             else ()
         )
@@ -388,12 +470,12 @@ class Agent:
         self, ctx: RunContext, model: Any, error: ModelError, started_at: float, requested: float
     ) -> None:
         """A model call that failed for good: the error names the model, and when the run is
-        traced or limited, the failed request gets its record (and its chat span)."""
+        traced or limited, the failed request's attempts get their records (and chat spans)."""
         if error.model is None:
             error.model = getattr(model, "name", None)
-        if requested:
-            ctx.failed_model_calls = (
-                failed_model_call(model, self.name, error, started_at, requested),
+        if requested:  # every attempt of it: a chat span each
+            ctx.failed_model_calls = failed_model_calls(
+                model, self.name, error, started_at, requested
             )
 
     async def _answer(self, response: Any, call_events: Any, hooked: AgentCall | None) -> Any:
@@ -537,22 +619,15 @@ class Agent:
 
         network = Network(
             self.name,
-            [self],
-            again,
+            agents=[self],
+            router=again,
             default_model=model,
             max_iter=max_steps,
             state_schema=state_schema,
         )
         return await network.run(input, state=state, deps=deps, resources=resources, sinks=sinks)
 
-    def run_sync(self, input: str, **kwargs: Any) -> Any:
-        """`run` for synchronous callers; inside a running event loop use `await agent.run()`."""
-        refuse_inside_loop(f"agent {self.name!r}")
-
-        async def main() -> Any:
-            return await self.run(input, **kwargs)
-
-        return anyio.run(main)
+    run_sync = blocking(run)
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, tools={list(self.tools)})"

@@ -25,6 +25,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from network import ThreadRef  # noqa: E402
 from network.devui import app  # noqa: E402
 from network.threads import MemoryStore  # noqa: E402
 from tests.network.agui.live import serve  # noqa: E402
@@ -46,7 +47,7 @@ def timed_click(page: Any, selector: str, done: str) -> float:
 def main() -> None:
     network = long_network(STEPS, BLOB_AT)
     store = MemoryStore()
-    anyio.run(lambda: network.run("go", thread_id="t-large", store=store))
+    anyio.run(lambda: network.run("go", thread=ThreadRef("t-large", store=store)))
     figures: dict[str, list[float]] = {
         "api_thread_ms": [],
         "open_thread_ms": [],

@@ -62,9 +62,15 @@ def build(name: str, steps: int) -> Network:
     def route(ctx: Any) -> Any:
         return "worker" if ctx.call_count < steps else None
 
-    agent = Agent("worker", "works", system="Work.", tools=[append], model=ScriptedModel(answer))
+    agent = Agent(
+        "worker", description="works", system="Work.", tools=[append], model=ScriptedModel(answer)
+    )
     return Network(
-        name, [agent], router=route, state_schema={"items": {"type": list[str]}}, max_iter=1000
+        name,
+        agents=[agent],
+        router=route,
+        state_schema={"items": {"type": list[str]}},
+        max_iter=1000,
     )
 
 

@@ -36,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 import anyio  # noqa: E402
 
+from network import ThreadRef  # noqa: E402
+
 LENGTHS = (10, 1_000, 10_000)
 RUNS = 30
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
@@ -53,17 +55,17 @@ async def ours(store: Any, lengths: tuple[int, ...], runs: int) -> dict[str, Any
         return f"found {n}"
 
     agent = Agent("a", tools=[lookup], model=ScriptedModel(lambda request: call("lookup", n=1)))
-    network = Network("chat", [agent])
+    network = Network("chat", agents=[agent])
     wall: dict[str, float] = {}
     cpu: dict[str, float] = {}
     for length in lengths:
         thread_id = f"thread-{length}"
         await build_thread(store, thread_id, length)
-        await network.run("warm up", thread_id=thread_id, store=store)
+        await network.run("warm up", thread=ThreadRef(thread_id, store=store))
         walls, cpus = [], []
         for n in range(runs):
             started, used = time.perf_counter(), time.process_time()
-            await network.run(f"message {n}", thread_id=thread_id, store=store)
+            await network.run(f"message {n}", thread=ThreadRef(thread_id, store=store))
             walls.append((time.perf_counter() - started) * 1000)
             cpus.append((time.process_time() - used) * 1000)
         wall[str(length)] = statistics.median(walls)

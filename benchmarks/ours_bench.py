@@ -76,7 +76,9 @@ def build(model: Any) -> Network:
         # (kv.get would copy the whole list each time, as long as the list is).
         return None if len(ctx.kv.view("items", ())) >= ctx.kv.get("target") else worker
 
-    return Network("bench", [worker], until_n_items, state_schema=SCHEMA, max_iter=10**6)
+    return Network(
+        "bench", agents=[worker], router=until_n_items, state_schema=SCHEMA, max_iter=10**6
+    )
 
 
 def make_run(model: Any):

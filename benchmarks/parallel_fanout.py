@@ -49,7 +49,9 @@ def network(delay: float, parallel: bool) -> Network:
             return None
         return Parallel(*agents) if parallel else list(agents)
 
-    return Network("bench", agents, router, state_schema={"found": {"type": list[str]}})
+    return Network(
+        "bench", agents=agents, router=router, state_schema={"found": {"type": list[str]}}
+    )
 
 
 async def timed(delay: float, parallel: bool) -> float:

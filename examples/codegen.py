@@ -150,8 +150,8 @@ def build_network(
     )
     return Network(
         "codegen",
-        [planner, coder, reviewer],
-        route,
+        agents=[planner, coder, reviewer],
+        router=route,
         state_schema=STATE_SCHEMA,
         max_iter=12,
     )

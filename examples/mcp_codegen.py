@@ -65,8 +65,8 @@ def build_network(model: Model | str | None = None, out: str = "out") -> Network
 
     return Network(
         "mcp_codegen",
-        [coder],
-        until_answered,
+        agents=[coder],
+        router=until_answered,
         max_iter=10,
         state_schema={"files": {"type": list[str]}},
     )

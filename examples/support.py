@@ -71,7 +71,7 @@ def build_network(model: str | None = None) -> Network:
         model=model or ScriptedModel(lambda r: "Reinstall the app, then sign in again."),
     )
     router = routing_agent(model or ScriptedModel(_router_script, name="scripted-router"))
-    return Network("support", [billing, tech], router, max_iter=6)
+    return Network("support", agents=[billing, tech], router=router, max_iter=6)
 
 
 network = build_network()

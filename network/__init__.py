@@ -41,12 +41,14 @@ from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
 from network.run.context import RunContext
-from network.run.interrupts import Interrupt
+from network.run.inputs import Resume, ToolResults
+from network.run.interrupts import AlreadyAnsweredError, Interrupt, InterruptError
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.parallel import BranchFailure, Parallel
 from network.run.resources import Resources
 from network.run.result import RunResult, Stop, StopReason
 from network.run.retry_policy import RetryPolicy
+from network.run.thread_ref import ThreadRef
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.kv import KV
 from network.state.provenance import Writer, WriteRecord
@@ -57,12 +59,14 @@ __all__ = [
     "KV",
     "AgentNetworkError",
     "AgentNetworkWarning",
+    "AlreadyAnsweredError",
     "AssistantMessage",
     "BranchFailure",
     "ConfigurationError",
     "HistoryView",
     "InferenceResult",
     "Interrupt",
+    "InterruptError",
     "InvalidIdError",
     "LimitExceeded",
     "Message",
@@ -74,6 +78,7 @@ __all__ = [
     "ParallelWriteWarning",
     "RecordLog",
     "Resources",
+    "Resume",
     "Retry",
     "RetryPolicy",
     "RoutingError",
@@ -91,11 +96,13 @@ __all__ = [
     "SystemMessage",
     "TemplateError",
     "ThreadError",
+    "ThreadRef",
     "ThreadStoreError",
     "ToolCall",
     "ToolCallRecord",
     "ToolError",
     "ToolMessage",
+    "ToolResults",
     "ToolStateWarning",
     "UnpricedModelWarning",
     "UnstorableValueError",

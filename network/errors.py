@@ -52,14 +52,28 @@ class Retry(AgentNetworkError):
 
 
 class ModelError(AgentNetworkError):
-    """The model provider failed; the provider's own exception is the `__cause__`."""
+    """The model provider failed; the provider's own exception is the `__cause__`.
+
+    Attributes:
+        model: the model's name.
+        status_code: the HTTP status of the answer, None when there was none.
+        attempts: every attempt of the request as usage limits and traces record it
+            (`network.history.results.ModelCall`, each with its `error`), the last one the
+            failure raised; empty when the model did not report its attempts.
+    """
 
     def __init__(
-        self, message: str, *, model: str | None = None, status_code: int | None = None
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        status_code: int | None = None,
+        attempts: tuple[Any, ...] = (),
     ) -> None:
         super().__init__(message)
         self.model = model
         self.status_code = status_code
+        self.attempts = attempts
 
 
 class OutputValidationError(AgentNetworkError):

@@ -6,30 +6,32 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic
+import warnings
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Unpack
 
-import anyio
-
+from network.continuing import continue_run
+from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
 from network.history.messages import UserMessage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run import engine
-from network.run.client_results import result_messages
 from network.run.context import AgentLike, DepsT, Router, RunContext
-from network.run.emitter import AnySink
-from network.run.interrupts import pending_answers, restore_rejected
+from network.run.emitter import AnySink, Observer
+from network.run.entry_points import blocking, refuse_inside_loop, streaming
+from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.limits import Budget, UsageLimits
+from network.run.options import RunOptions
 from network.run.parallel import Parallel
 from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
 from network.run.retry_policy import RetryPolicy
 from network.run.steps import StepRunner
-from network.run.streaming import EventStream
+from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
+from network.sessions import open_session
 from network.state.schema import StateSchema
 from network.state.state import State
 from network.telemetry.activate import run_spans
@@ -38,6 +40,8 @@ from network.telemetry.options import Telemetry
 if TYPE_CHECKING:
     from network.threads.checkpoint_data import Checkpoint, ForkResult, RewindReport
     from network.threads.session import ThreadSession
+
+__all__ = ["DEFAULT_MAX_ITER", "Network", "refuse_inside_loop"]
 
 DEFAULT_MAX_ITER = 100
 
@@ -72,11 +76,11 @@ class Network(Generic[DepsT]):
     def __init__(
         self,
         name: str,
-        agents: Sequence[AgentLike],
+        *positional: Any,
+        agents: Sequence[AgentLike] = (),
         router: Router[DepsT] | None = None,
         default_model: Any = None,
         max_iter: int = DEFAULT_MAX_ITER,
-        *,
         state_schema: Any = None,
         predict_state: Mapping[str, Mapping[str, str]] | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
@@ -87,6 +91,23 @@ class Network(Generic[DepsT]):
         telemetry: Telemetry | None = None,
         tool_retry: RetryPolicy | None = None,
     ) -> None:
+        if positional:  # the old spelling, `Network(name, agents, router, model, max_iter)`
+            given = positional_arguments(
+                f"Network({name!r}, ...)",
+                positional,
+                ("agents", "router", "default_model", "max_iter"),
+                {
+                    "agents": agents,
+                    "router": router,
+                    "default_model": default_model,
+                    "max_iter": max_iter,
+                },
+                {"agents": (), "router": None, "default_model": None, "max_iter": DEFAULT_MAX_ITER},
+            )
+            agents = given["agents"]
+            router = given["router"]
+            default_model = given["default_model"]
+            max_iter = given["max_iter"]
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
         self.name = name
@@ -173,121 +194,165 @@ class Network(Generic[DepsT]):
     # -- running ---------------------------------------------------------------------------
 
     def new_state(self, data: Mapping[str, Any] | State | None = None) -> State:
-        """A fresh State for one run: the schema's defaults plus a deep copy of `data`."""
+        """A fresh State for one run: the schema's defaults plus a deep copy of `data`.
+
+        A `State` given whole carries its conversation and agent calls over too (copied): a
+        run given one continues from them (see `run`'s `state=`).
+        """
         if isinstance(data, State):
-            data = data.kv.data
+            return data.copy_for(self.schema)
         return State(data, schema=self.schema)
 
     async def run(
         self,
-        input: str,
+        input: RunInput,
         *,
+        thread: ThreadRef | str | None = None,
         state: Mapping[str, Any] | State | None = None,
-        max_iter: int | None = None,
-        run_id: str | None = None,
-        sinks: Sequence[AnySink] = (),
-        thread_id: str | None = None,
-        user_id: str | None = None,
-        store: Any = None,
-        app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        max_iter: int | None = None,
+        run_id: str | None = None,
+        sinks: Sequence[AnySink] = (),
         durable: bool = False,
-        step_runner: StepRunner | None = None,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
-        """Run the network on `input` and return its `RunResult`.
+        """Run the network and return its `RunResult`: the one way into a run.
 
-        `deps` is any object the run's tools, routers, hooks and instruction functions reach as
-        `ctx.deps`, as given: never copied, persisted, streamed, templated or logged (state is
-        for data; deps for live things). `resources` adds `{name: factory}` to the network's
-        own for this run (see `network.run.resources`).
+        `input` is what the run answers: the user's message, or the continuation of a run
+        that stopped: `Resume(answers)` for interrupts waiting for a person's confirmation,
+        `ToolResults(results)` for client tool calls (`result.resume(...)` and
+        `result.tool_results(...)` build them from the `RunResult` that stopped; see
+        `network.run.inputs`). `run_sync` and `stream` take exactly these arguments.
 
-        `limits` caps what the run may spend (`UsageLimits`; default: the network's): a run
-        that reaches one stops with `StopReason.USAGE_LIMIT` and `result.limit_exceeded`.
+        Args:
+            thread: the stored thread the run continues (a `ThreadRef`, or a bare id on the
+                default store): its history and its user's / app's scoped state are loaded,
+                and each completed agent call is committed. None: nothing is written anywhere.
+            state: seeds the run's fresh State (validated by the schema, deep-copied). A
+                `State` given whole carries its conversation and agent calls too, and the run
+                continues from them; on a thread, only key-values may be given (the thread
+                holds the conversation).
+            deps: any object the run's tools, routers, hooks and instruction functions reach
+                as `ctx.deps`, as given: never copied, persisted, streamed or logged.
+            resources: `{name: factory}` added to the network's own for this run (see
+                `network.run.resources`).
+            limits: what the run may spend (`UsageLimits`; default: the network's); a run
+                that reaches one stops with `StopReason.USAGE_LIMIT`.
+            max_iter: the most agent calls this run may make (default: the network's).
+            run_id: the run's id (default: a new one).
+            sinks: event sinks (`async def sink(event)`), given every AG-UI event.
+            durable: run it as a DBOS workflow (the `durable` extra; see `network.durable`):
+                each router decision, model call and tool call is recorded, and a run whose
+                process dies resumes from its last completed step. `run_id` is then the
+                workflow's id (the id of a finished run returns its recorded outcome); the
+                thread's store must be a URL or a path.
+            **deprecated: `thread_id=`, `user_id=`, `app_name=`, `store=`: the old spelling
+                of `thread=ThreadRef(...)`, kept for one release with a `DeprecationWarning`.
 
-        `state` seeds the run's fresh State (validated by the schema, deep-copied). Any error
-        raised inside the run carries the partial result as `error.partial_result`.
-
-        With a `thread_id`, the run continues that thread (see `network.threads`): its history
-        and `user_id`'s / `app_name`'s (default: this network's name) scoped state are loaded
-        from `store` (a store, a URL, an SQLite path; default `agent-network.db`), and each
-        completed agent call is committed. Without one, nothing is written anywhere.
-
-        `durable=True` runs it as a DBOS workflow (the `durable` extra; see
-        `network.durable`): each router decision, model call and tool call is recorded, and a
-        run whose process dies resumes from its last completed step. `run_id` is then the
-        workflow's id: the id of a finished run returns its recorded outcome without running
-        anything. `store` must be a URL or path. `step_runner` is the durable engine's own
-        hook: leave it None.
+        Any error raised inside the run carries the partial result as `error.partial_result`.
         """
-        checked = _check_limits(self.name, limits)  # before anything changes or is recorded
-        if durable:
+        stopped: Any = getattr(input, "stopped", None)
+        options = RunOptions(
+            thread=thread_of(
+                thread,
+                deprecated,
+                stopped_thread=stopped.thread_id if getattr(stopped, "persisted", False) else None,
+            ),
+            state=state,
+            deps=deps,
+            resources=resources,
+            limits=_check_limits(self.name, limits),  # before anything changes or is recorded
+            max_iter=max_iter,
+            run_id=run_id,
+            sinks=sinks,
+            durable=durable,
+        )
+        return await self.run_with(input, options)
+
+    run_sync = blocking(run)
+    stream = streaming(run)
+
+    def run_with(
+        self, input: RunInput, options: RunOptions, *, steps: StepRunner | None = None
+    ) -> Awaitable[RunResult]:
+        """`run` with its options as one `RunOptions` (what the durable engine calls).
+
+        `steps` is the durable engine's hook (`network.run.steps`): it records each step of
+        the run it executes. Applications call `run`.
+
+        Not a coroutine: it hands back the run's own (a run without a thread awaits the
+        engine directly), so that a run's steps do not resume through one more frame each.
+        """
+        if options.durable and steps is None:
             from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
 
-            durable_result: RunResult = await run_durably(
-                self,
-                input,
-                state=state,
-                max_iter=max_iter,
-                run_id=run_id,
-                sinks=sinks,
-                thread_id=thread_id,
-                user_id=user_id,
-                store=store,
-                app_name=app_name,
-                deps=deps,
-                resources=resources,
-                limits=checked,
-            )
-            return durable_result
-        session = None
-        if thread_id is not None:
-            session = await _open_session(
-                self,
-                thread_id,
-                user_id=user_id,
-                store=store,
-                app_name=app_name,
-                state=state,
-                steps=step_runner,
-            )
-        elif store is not None or user_id is not None:
-            raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
-        run_state = self.new_state(state) if session is None else session.state
+            durable_run: Awaitable[RunResult] = run_durably(self, input, options)
+            return durable_run
+        if isinstance(input, str):
+            if options.thread is None:
+                return self.start(self._context(input, options, steps, None), None, options)
+            return self._thread_run(input, options, options.thread, steps)
+        if isinstance(input, Resume | ToolResults):
+            return continue_run(self, input, options, steps)
+        raise ConfigurationError(
+            f"network {self.name!r}: run() takes a message (str), Resume or ToolResults, "
+            f"got {type(input).__name__}"
+        )
+
+    async def _thread_run(
+        self, input: str, options: RunOptions, thread: ThreadRef, steps: StepRunner | None
+    ) -> RunResult:
+        """A new message on a stored thread: its session opened, what it waited on left."""
+        _refuse_history_on_thread(thread, options.state)
+        session = await open_session(self, thread, state=options.state, steps=steps)
+        ctx = self._context(input, options, steps, session)
+        session.supersede_pending(ctx.run_id)
+        return await self.start(ctx, session, options)
+
+    def _context(
+        self,
+        input: str,
+        options: RunOptions,
+        steps: StepRunner | None,
+        session: ThreadSession | None,
+    ) -> RunContext[DepsT]:
+        """The context of a new run on `input` (its state the thread's, on a session)."""
+        run_state = self.new_state(options.state) if session is None else session.state
         ctx: RunContext[DepsT] = RunContext(
             network=self,
             state=run_state,
             input=input,
-            run_id=run_id or new_id("run_"),
-            thread_id=thread_id,
-            deps=deps,  # type: ignore[arg-type]  # None when the run has no deps
-            resources=self._resources("run", resources),
-            steps=step_runner,
+            run_id=options.run_id or new_id("run_"),
+            thread_id=None if session is None else session.thread_id,
+            deps=options.deps,
+            resources=self._resources("run", options.resources),
+            steps=steps,
         )
         run_state.append_messages([UserMessage(input)])
-        return await self._start(ctx, session, sinks, max_iter, checked)
+        return ctx
 
     def enqueue(
         self,
         input: str,
         *,
         db: str,
+        thread: ThreadRef | str | None = None,
         state: Mapping[str, Any] | None = None,
         run_id: str | None = None,
         max_iter: int | None = None,
-        thread_id: str | None = None,
-        user_id: str | None = None,
-        app_name: str | None = None,
-        store: str | None = None,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> str:
         """Put a durable run of this network on the workers' queue in `db`; returns its run id.
 
         Nothing runs here: an `agent-network worker` on the same database runs it. Read its
         status, result and events by run id with `network.durable.DurableClient(db)`.
+        `thread=` is `run`'s (its store must be a URL or a path).
         """
         from network.durable.client import DurableClient  # noqa: PLC0415 (dbos is optional and heavy)
 
+        ref = thread_of(thread, deprecated, where="enqueue")
         client = DurableClient(db)
         try:
             return client.enqueue(
@@ -296,10 +361,10 @@ class Network(Generic[DepsT]):
                 state=state,
                 run_id=run_id,
                 max_iter=max_iter,
-                thread_id=thread_id,
-                user_id=user_id,
-                app_name=app_name,
-                store=store,
+                thread_id=None if ref is None else ref.id,
+                user_id=None if ref is None else ref.user_id,
+                app_name=None if ref is None else ref.app_name,
+                store=None if ref is None else ref.store,
             )
         finally:
             client.close()
@@ -316,30 +381,26 @@ class Network(Generic[DepsT]):
         ctx.resources.add_defaults(self.resources)
         return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
 
-    def _start(
-        self,
-        ctx: RunContext,
-        session: ThreadSession | None,
-        sinks: Sequence[AnySink],
-        max_iter: int | None,
-        limits: UsageLimits | None,
+    def start(
+        self, ctx: RunContext, session: ThreadSession | None, options: RunOptions
     ) -> Awaitable[RunResult]:
-        """Execute a prepared run (`run`, `resume`, `answer_tool_calls`): its limits (the
-        run's own over the network's) and telemetry set, on its thread session when it has one.
+        """Execute a prepared run (a new one or a continuation): its limits (the run's own
+        over the network's) and telemetry set, on its thread session when it has one.
 
         Not a coroutine: it hands back the execution's own, so that a run's steps do not
         resume through one more frame each."""
-        if limits is not None:
-            ctx.budget = Budget(limits)
-        observed = self._observe(ctx, sinks)
+        if options.limits is not None:
+            ctx.budget = Budget(options.limits)
+        observed = self._observe(ctx, options.sinks)
         if session is not None:
-            return session.execute(ctx, max_iter=max_iter, sinks=observed)
-        return engine.execute(ctx, max_iter=max_iter, sinks=observed)
+            return session.execute(ctx, max_iter=options.max_iter, sinks=observed)
+        return engine.execute(ctx, max_iter=options.max_iter, sinks=observed)
 
-    def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink]:
+    def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink | Observer]:
         """The network's default limits, and the telemetry sink when the run is traced.
 
         The sink starts the run's root span here, before RUN_STARTED, which carries its ids.
+        It is an `Observer`: tracing a run never makes its model requests stream.
         """
         if ctx.budget is None and self.limits is not None:
             ctx.budget = Budget(self.limits)
@@ -348,37 +409,16 @@ class Network(Generic[DepsT]):
         ctx.record_model_calls = (
             ctx.record_model_calls or spans is not None or ctx.budget is not None
         )
-        return [*sinks, spans] if spans is not None else list(sinks)
+        # the spans only watch the run: they never make a model request stream (`Observer`)
+        return [*sinks, Observer(spans)] if spans is not None else list(sinks)
 
-    def _resources(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
+    def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
         """A run's resources: its own factories over the network's."""
         resources = Resources(check_factories(owner, factories))
         resources.add_defaults(self.resources)
         return resources
 
-    def run_sync(self, input: str, **kwargs: Any) -> RunResult:
-        """`run` for synchronous callers (wraps it in `anyio.run`).
-
-        Inside a running event loop (a notebook, an async app) use `await network.run(...)`.
-        """
-        refuse_inside_loop(f"network {self.name!r}")
-
-        async def main() -> RunResult:
-            return await self.run(input, **kwargs)
-
-        return anyio.run(main)
-
-    def stream(self, input: str, **kwargs: Any) -> EventStream:
-        """Run the network and yield its AG-UI events (`ag_ui.core` models) as they happen.
-
-        Takes `run`'s arguments. The events end with RUN_FINISHED, or with RUN_ERROR after
-        which the run's exception is raised. Use `async with network.stream(...) as events:`
-        when you may stop reading early: leaving the block cancels the run at once. The
-        `RunResult` is on `events.result` once the run finished.
-        """
-
-        extra = list(kwargs.pop("sinks", ()))
-        return EventStream(lambda sink: self.run(input, sinks=[sink, *extra], **kwargs))
+    _resources = resources_for
 
     async def resume(
         self,
@@ -388,74 +428,28 @@ class Network(Generic[DepsT]):
         sinks: Sequence[AnySink] = (),
         max_iter: int | None = None,
         run_id: str | None = None,
-        store: Any = None,
-        user_id: str | None = None,
-        app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
         durable: bool = False,
-        step_runner: StepRunner | None = None,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
-        """Continue a run that stopped on interrupts (`interrupted.interrupts`).
+        """Deprecated (removed in the next release): `run(interrupted.resume(answers), ...)`.
 
-        `answers`: `interrupt.accept()` / `interrupt.reject(reason)` for every pending interrupt
-        (or `{interrupt_id: bool}`). Takes `sinks=`, `max_iter=` and `limits=` like `run`. A
-        run that was saved to a thread (`interrupted.persisted`) is resumed on that thread,
-        reopened from `store=` (the same default as `run`; `user_id=` / `app_name=` as there):
-        the held call never ran and proposals are never applied on the server, so the stored
-        state is the checkpoint. See `network.run.interrupts` for what accepting and rejecting do.
-        `deps=` and `resources=` are `run`'s: deps are not kept from the interrupted run (they
-        were never stored), and resources are opened afresh from their factories.
-
-        `durable=True` runs the resumed part as a DBOS workflow of its own, with `run_id` as
-        its id (see `network.durable`; `store` must then be a URL or path). `step_runner` is
-        the durable engine's own hook: leave it None.
+        Continues a run that stopped on interrupts; see `network.run.inputs.Resume`.
         """
-        answered = pending_answers(interrupted, answers)
-        checked = _check_limits(self.name, limits)  # before anything changes or is recorded
-        if durable:
-            from network.durable.runs import continue_durably  # noqa: PLC0415 (dbos)
-
-            continued: RunResult = await continue_durably(
-                self,
-                "resume",
-                interrupted,
-                [answer for _, answer in answered],
-                sinks=sinks,
-                max_iter=max_iter,
-                run_id=run_id,
-                store=store,
-                user_id=user_id,
-                app_name=app_name,
-                deps=deps,
-                resources=resources,
-                limits=checked,
-            )
-            return continued
-        old = interrupted.state
-        session, state = await self._reopen(
-            interrupted,
-            user_id,
-            store,
-            app_name,
-            lambda data: restore_rejected(data, answered),
-            steps=step_runner,
-        )
-        ctx = RunContext(
-            network=self,
-            state=state,
-            input=old.results[0].input if old.results else "",
-            run_id=run_id or new_id("run_"),
-            thread_id=interrupted.thread_id,
-            resume=answered,
+        _deprecated("network.resume(result, answers)", "network.run(result.resume(answers))")
+        return await self.run(
+            Resume(answers, stopped=interrupted),
+            sinks=sinks,
+            max_iter=max_iter,
+            run_id=run_id,
             deps=deps,
-            resources=self._resources("resume", resources),
-            steps=step_runner,
+            resources=resources,
+            limits=limits,
+            durable=durable,
+            **_thread_keywords(interrupted, deprecated),
         )
-        if interrupted.trace_id is not None and interrupted.span_id is not None:
-            ctx.trace_links = ((interrupted.trace_id, interrupted.span_id),)  # its trace
-        return await self._start(ctx, session, sinks, max_iter, checked)
 
     async def answer_tool_calls(
         self,
@@ -465,84 +459,31 @@ class Network(Generic[DepsT]):
         sinks: Sequence[AnySink] = (),
         max_iter: int | None = None,
         run_id: str | None = None,
-        store: Any = None,
-        user_id: str | None = None,
-        app_name: str | None = None,
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
         durable: bool = False,
-        step_runner: StepRunner | None = None,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
-        """Continue a run that stopped on client tool calls (`stopped.pending_tool_calls`).
+        """Deprecated (removed in the next release): `run(stopped.tool_results(results))`.
 
-        `results`: `{tool_call_id: result}` for every pending call. Takes `run`'s `sinks=`,
-        `max_iter=`, `deps=`, `resources=` and `limits=` (default: the network's); a run saved
-        to a thread continues on it, reopened from `store=` (as for `resume`). See
-        `network.run.client_results`. `durable=True` and `step_runner` are `resume`'s.
+        Continues a run that stopped on client tool calls; see `network.run.inputs`.
         """
-        messages = result_messages(stopped, results)
-        checked = _check_limits(self.name, limits)  # before anything changes
-        if durable:
-            from network.durable.runs import continue_durably  # noqa: PLC0415 (dbos)
-
-            continued: RunResult = await continue_durably(
-                self,
-                "answer_tool_calls",
-                stopped,
-                {message.tool_call_id: message.content for message in messages},
-                sinks=sinks,
-                max_iter=max_iter,
-                run_id=run_id,
-                store=store,
-                user_id=user_id,
-                app_name=app_name,
-                deps=deps,
-                resources=resources,
-                limits=checked,
-            )
-            return continued
-        old = stopped.state
-        session, state = await self._reopen(stopped, user_id, store, app_name, steps=step_runner)
-        state.append_messages(messages)
-        ctx = RunContext(
-            network=self,
-            state=state,
-            input=old.results[0].input if old.results else "",
-            run_id=run_id or new_id("run_"),
-            thread_id=stopped.thread_id,
-            deps=deps,
-            resources=self._resources("answer_tool_calls", resources),
-            steps=step_runner,
+        _deprecated(
+            "network.answer_tool_calls(result, results)",
+            "network.run(result.tool_results(results))",
         )
-        return await self._start(ctx, session, sinks, max_iter, checked)
-
-    async def _reopen(
-        self,
-        stopped: RunResult,
-        user_id: str | None,
-        store: Any,
-        app_name: str | None,
-        adjust: Callable[[dict[str, Any]], None] | None = None,
-        *,
-        steps: StepRunner | None = None,
-    ) -> tuple[ThreadSession | None, State]:
-        """The state a run continues from: its thread reopened when it was saved to one,
-        else a copy of its final state (`adjust` may change that copy's data first)."""
-        if stopped.persisted and stopped.thread_id is not None:
-            session = await _open_session(
-                self,
-                stopped.thread_id,
-                user_id=user_id,
-                store=store,
-                app_name=app_name,
-                steps=steps,
-            )
-            return session, session.state
-        data = stopped.state.snapshot()
-        if adjust is not None:
-            adjust(data)
-        return None, State(data, schema=self.schema, messages=list(stopped.state.messages))
+        return await self.run(
+            ToolResults(results, stopped=stopped),
+            sinks=sinks,
+            max_iter=max_iter,
+            run_id=run_id,
+            deps=deps,
+            resources=resources,
+            limits=limits,
+            durable=durable,
+            **_thread_keywords(stopped, deprecated),
+        )
 
     async def fork(
         self,
@@ -598,21 +539,33 @@ class Network(Generic[DepsT]):
         return f"Network({self.name!r}, agents={list(self.agents)})"
 
 
-def refuse_inside_loop(what: str) -> None:
-    """`ConfigurationError` when called from a thread whose event loop is running."""
-    # Read from sys.modules, not imported: a loop cannot be running before asyncio is loaded,
-    # and importing it here would put asyncio (with ssl and socket) on `import network`.
-    running_asyncio = sys.modules.get("asyncio")
-    if running_asyncio is None:
-        return
-    try:
-        running_asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    raise ConfigurationError(
-        f"{what}: run_sync cannot run inside a running event loop (a notebook, an async "
-        "function); use `await network.run(...)` there instead"
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(
+        f"{old} is deprecated (removed in the next release): use {new}",
+        DeprecationWarning,
+        stacklevel=3,
     )
+
+
+def _thread_keywords(stopped: RunResult, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The old continuations' `store=` / `user_id=` / `app_name=`: the thread of the stopped
+    run (they took its id from it), said once in the deprecation warning `run` gives."""
+    keywords = {key: value for key, value in given.items() if value is not None}
+    if keywords and stopped.persisted and "thread_id" not in keywords:
+        keywords["thread_id"] = stopped.thread_id
+    return keywords
+
+
+def _refuse_history_on_thread(thread: ThreadRef, state: Any) -> None:
+    """A `State` with a conversation or agent calls cannot seed a thread run: the thread holds
+    its own, and silently dropping the given ones would lose them."""
+    if isinstance(state, State) and (len(state.messages) or len(state.results)):
+        raise ConfigurationError(
+            f"thread {thread.id!r}: state= is a State with {len(state.messages)} messages "
+            f"and {len(state.results)} agent calls, but a thread run continues the thread's "
+            "own conversation; pass only its key-values (state=state.kv.data), or run "
+            "without thread= to continue from the State"
+        )
 
 
 def _check_limits(network: str, limits: Any) -> UsageLimits | None:
@@ -626,11 +579,3 @@ def _run_once(agent: AgentLike) -> Router:
         return agent if ctx.call_count == 0 else None
 
     return once
-
-
-async def _open_session(network: Network[Any], thread_id: str, **options: Any) -> ThreadSession:
-    """Open a run's thread. Thread stores, their codec and records load with the first run
-    on a thread, not with `import network`."""
-    from network.threads.session import ThreadSession  # noqa: PLC0415 (see the docstring)
-
-    return await ThreadSession.open(network, thread_id, **options)

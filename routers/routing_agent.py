@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents.models._calls import model_calls
+from agents.models._calls import failed_model_calls, model_calls
 from agents.models.base import ModelRequest
 from agents.models.registry import resolve_model
 from network.errors import ConfigurationError, ModelError, RoutingError
@@ -117,6 +117,9 @@ class RoutingAgent:
             except ModelError as error:
                 if error.model is None:
                     error.model = getattr(model, "name", None)
+                # Recorded like an answered request: the trace shows each failed attempt.
+                failed = failed_model_calls(model, self.name, error, requested_at, requested)
+                ctx.router_calls = (*ctx.router_calls, *failed)
                 raise
             calls = model_calls(model, self.name, response, requested_at, requested)
             ctx.router_calls = (*ctx.router_calls, *calls)

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 
+from network import ThreadRef  # noqa: E402
 from network.devui import app  # noqa: E402
 
 
@@ -44,7 +45,7 @@ def main() -> None:
         store = Path(folder) / "threads.db"
         anyio.run(
             lambda: network.run(
-                "Write add(a, b) with a test.", thread_id="earlier-run", store=store
+                "Write add(a, b) with a test.", thread=ThreadRef("earlier-run", store=store)
             )
         )  # type: ignore[attr-defined]
         config = uvicorn.Config(

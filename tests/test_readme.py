@@ -87,7 +87,7 @@ def test_the_agui_authorize_recipe_works_as_written() -> None:
     recipe = next(
         block for block in re.findall(r"```python\n(.*?)```", section, re.S) if "authorize" in block
     )
-    scope = {"network": Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))])}
+    scope = {"network": Network("n", agents=[Agent("a", model=ScriptedModel(lambda r: "ok"))])}
     exec(compile(recipe, "README authorize recipe", "exec"), scope)
     run = {
         "threadId": "t",

@@ -4,8 +4,9 @@ A connection is an async context manager: entering starts the server (stdio) or 
 HTTP session in a host task of its own (see `Connection._host`), exiting stops it. The SDK's
 stdio transport closes the server's stdin, waits, then terminates and kills its process tree,
 all inside a cancellation shield, so a run that fails or is cancelled leaves no process
-behind. The handshake and the listing are bounded by the server's `connect_timeout`; a
-connection that cannot be opened is an `MCPServerError`.
+behind. The whole connection (starting the server, the SDK's discovery probe, the handshake)
+is bounded by the server's `connect_timeout`, and so is each listing; a connection that
+cannot be opened in time is an `MCPServerError`.
 
 The listing is cached on the connection (see `MCPServer` for when it is refreshed). A call
 that fails in transport (the server died, the session was closed) is a `ToolError` the model
@@ -14,6 +15,7 @@ reads; the connection is not reopened: the server stays down for the rest of its
 
 from __future__ import annotations
 
+import math
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Any
@@ -80,25 +82,34 @@ class Connection:
             ) from exc
 
         started = False
+        timeout = self.server.connect_timeout
+        # One deadline for the whole connection: starting the process (or opening the HTTP
+        # session), the SDK's `server/discover` probe (which waits 10 s of its own before
+        # falling back to the handshake) and the handshake. Lifted once connected. A scope
+        # around the whole session, not around the connecting alone, since the SDK's task
+        # groups opened while connecting must close inside any scope they were opened in.
+        deadline = anyio.CancelScope(deadline=anyio.current_time() + timeout)
         try:
-            async with AsyncExitStack() as stack:
-                target = await self.server.transport(stack)
-                # The handshake (and each listing) is bounded by the client's read timeout.
-                client = Client(
-                    target,
-                    client_info=_client_info(),
-                    read_timeout_seconds=self.server.connect_timeout,
-                )
-                await stack.enter_async_context(client)
-                if self.server.name is None:  # the name the server gives itself
-                    info = client.server_info
-                    if info is not None and info.name:
-                        self.name = info.name
-                self._client = client
-                _log.debug("mcp_server_connected", server=self.name)
-                started = True
-                task_status.started()
-                await self._stop.wait()
+            with deadline:
+                async with AsyncExitStack() as stack:
+                    target = await self.server.transport(stack)
+                    # Each listing is bounded by the client's read timeout too.
+                    client = Client(
+                        target, client_info=_client_info(), read_timeout_seconds=timeout
+                    )
+                    await stack.enter_async_context(client)
+                    deadline.deadline = math.inf
+                    if self.server.name is None:  # the name the server gives itself
+                        info = client.server_info
+                        if info is not None and info.name:
+                            self.name = info.name
+                    self._client = client
+                    _log.debug("mcp_server_connected", server=self.name)
+                    started = True
+                    task_status.started()
+                    await self._stop.wait()
+            if not started:  # the deadline passed (the scope swallowed its cancellation)
+                raise TimeoutError(f"no answer within connect_timeout={timeout:g} s")
         except Exception as exc:
             if not started:
                 raise

@@ -57,7 +57,8 @@ class MCPServer:
             again at every agent call.
         timeout: seconds each tool call may take (default: the agent's, else the network's
             `tool_timeout`); past it the model gets an error result.
-        connect_timeout: seconds that starting, connecting and listing may take.
+        connect_timeout: seconds the whole connection may take (starting the server, the
+            SDK's discovery probe, the handshake: one deadline), and each listing.
         outputs_to_state: `{tool_name: {state_key: {"source": field, "handler": fn}}}`: as
             `@tool(outputs_to_state=...)`, per tool (the server's names).
     """
@@ -83,9 +84,11 @@ class MCPServer:
             raise ConfigurationError(
                 "MCPServer needs either a command (MCPServer.stdio) or a url (MCPServer.http)"
             )
-        label = name or command or url
+        label = name or command or url or _unnamed(command, url)
         if command is not None and (not isinstance(command, str) or not command):
-            raise ConfigurationError(f"MCP server {label!r}: command must be a non-empty string")
+            raise ConfigurationError(
+                f"MCP server {label!r}: command must be a non-empty string, got {command!r}"
+            )
         web = isinstance(url, str) and url.startswith(("http://", "https://"))
         if url is not None and not web:
             raise ConfigurationError(
@@ -103,6 +106,10 @@ class MCPServer:
             check_number(
                 f"MCP server {label!r}: {what} (seconds)", number, above=True, optional=True
             )
+        _check_strings(label, "env", env, names=True)
+        _check_strings(label, "headers", headers, names=False)
+        if cwd is not None and not isinstance(cwd, str | os.PathLike):
+            raise ConfigurationError(f"MCP server {label!r}: cwd must be a path, got {cwd!r}")
         _check_outputs(label, outputs_to_state)
         self.command = command
         self.args = [str(arg) for arg in args]
@@ -229,6 +236,30 @@ class MCPServer:
     def __repr__(self) -> str:
         where = f"command={self.command!r}" if self.command is not None else f"url={self.url!r}"
         return f"MCPServer({self.label!r}, {where})"
+
+
+def _unnamed(command: Any, url: Any) -> str:
+    """What an error calls a server that has neither a name nor a usable command or URL."""
+    return f"MCPServer.stdio({command!r})" if command is not None else f"MCPServer.http({url!r})"
+
+
+def _check_strings(label: str, what: str, given: Any, *, names: bool) -> None:
+    """`env` / `headers`: a mapping of non-empty strings to strings (an environment
+    variable's name has no `=`, and neither has a NUL byte, which no process can be given)."""
+    if given is None:
+        return
+    if not isinstance(given, Mapping):
+        raise ConfigurationError(
+            f"MCP server {label!r}: {what} must map names to strings, got {type(given).__name__}"
+        )
+    for key, value in given.items():
+        if not isinstance(key, str) or not key or "\0" in key or (names and "=" in key):
+            raise ConfigurationError(f"MCP server {label!r}: {what} has a bad name {key!r}")
+        if not isinstance(value, str) or "\0" in value:
+            raise ConfigurationError(
+                f"MCP server {label!r}: {what}[{key!r}] must be a string without NUL bytes, "
+                f"got {value!r}"
+            )
 
 
 def _check_outputs(label: Any, outputs: Any) -> None:

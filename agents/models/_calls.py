@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 from agents.models.base import ModelResponse
+from network.errors import ModelError
 from network.history.results import ModelCall
 
 
@@ -36,21 +37,28 @@ def model_calls(
     ]
 
 
-def failed_model_call(
-    model: Any, agent: str, error: BaseException, started_at: float, started: float
-) -> ModelCall:
-    """The record of a request that failed for good (its retries spent), for its chat span.
+def failed_model_calls(
+    model: Any, agent: str, error: ModelError, started_at: float, started: float
+) -> tuple[ModelCall, ...]:
+    """The records of a request that failed for good, one per attempt, for its chat spans.
 
-    `error.type` is the provider's exception type when the `ModelError` wraps one.
+    The attempts the model reported (`ModelError.attempts`, each with the provider's error);
+    else one record timed from `started`, whose `error.type` is the HTTP status, else the
+    type of the provider's exception the `ModelError` wraps.
     """
+    if error.attempts:
+        return tuple(error.attempts)
     cause = error.__cause__ if error.__cause__ is not None else error
     provider = getattr(model, "provider", None)
-    return ModelCall(
-        getattr(model, "name", None) or type(model).__name__,
-        provider if isinstance(provider, str) else None,
-        None,
-        started_at,
-        (time.perf_counter() - started) * 1000,
-        error=type(cause).__name__,
-        agent=agent,
+    status = error.status_code
+    return (
+        ModelCall(
+            getattr(model, "name", None) or type(model).__name__,
+            provider if isinstance(provider, str) else None,
+            None,
+            started_at,
+            (time.perf_counter() - started) * 1000,
+            error=str(status) if status is not None else type(cause).__name__,
+            agent=agent,
+        ),
     )

@@ -26,11 +26,15 @@ once, so the two behave alike:
   `ResponseFormatRefused` at once, remembered as `refuses_response_format`
   (`response_format`), so an agent in `output_mode="auto"` falls back to tool mode.
 - Attempts: when a request was tried more than once, each attempt is a `ModelCall` in
-  `ModelResponse.attempts` (the answered one last), so usage limits and traces count them.
+  `ModelResponse.attempts` (the answered one last), so usage limits and traces count them;
+  a request that failed for good lists them all in `ModelError.attempts`. A failed
+  attempt's `error` is the provider's (`attempt_error_type`): the HTTP status, else the
+  provider's or transport's exception type.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -129,7 +133,8 @@ class RetryingModel(ABC):
                 if answer is not None and exc is answer.handler_error:
                     raise  # the caller's own failure, unchanged
                 failure = self._failure_of(exc)
-                failed.append(self._record(request, started_at, started, type(exc).__name__))
+                error_type = attempt_error_type(exc, failure)
+                failed.append(self._record(request, started_at, started, error_type))
                 delivered = answer is not None and answer.delivered
                 if (
                     not relax
@@ -143,12 +148,12 @@ class RetryingModel(ABC):
                     continue
                 if not delivered and refuses_response_format(request, failure):
                     self.refuses_response_format = True
-                    error = self._error(failure, attempt)
+                    error = self._error(failure, attempt, tuple(failed))
                     raise ResponseFormatRefused(
                         str(error), model=self.name, status_code=failure.status
                     ) from exc
                 if attempt >= self.max_retries or delivered or not failure.retryable:
-                    raise self._error(failure, attempt) from exc
+                    raise self._error(failure, attempt, tuple(failed)) from exc
                 after = self._retry_after(exc)
                 await anyio.sleep(wait_before_retry(self.retry, self.retry_delay, attempt, after))
                 attempt += 1
@@ -195,7 +200,7 @@ class RetryingModel(ABC):
             return Failure("timed out", f"no complete answer within {self.timeout:g} s", None, True)
         return self._failure(exc)
 
-    def _error(self, failure: Failure, attempt: int) -> ModelError:
+    def _error(self, failure: Failure, attempt: int, attempts: tuple[ModelCall, ...]) -> ModelError:
         url = self._url()
         where = f" at {safe_url(url)}" if url else ""
         tries = f" after {attempt + 1} attempts" if attempt else ""
@@ -203,6 +208,7 @@ class RetryingModel(ABC):
             f"model {self.name!r}{where}: {failure.describe()}{tries}",
             model=self.name,
             status_code=failure.status,
+            attempts=attempts,
         )
 
     def _record(
@@ -231,6 +237,21 @@ class RetryingModel(ABC):
             None,
             request.agent,
         )
+
+
+def attempt_error_type(exc: Exception, failure: Failure) -> str:
+    """A failed attempt's `error.type`: what the provider said, never a wrapper of ours.
+
+    The HTTP status when the server answered with one (`"401"`, `"500"`); else the type of the
+    exception the provider's library or the transport raised (`ConnectError`, `TimeoutError`
+    for the deadline); else, for what this library found wrong with an answer, what it was
+    (`no_answer`, `malformed_response`, `stream_failed`).
+    """
+    if failure.status is not None:
+        return str(failure.status)
+    if not type(exc).__module__.startswith("agents."):
+        return type(exc).__name__
+    return "_".join(re.findall(r"[a-z0-9]+", failure.kind.lower())) or "_OTHER"
 
 
 def _log_relaxed(model: str, failure: Failure) -> None:

@@ -10,17 +10,19 @@ validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agents._call_events import CallEvents
+from agents.models._calls import model_calls
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
 from agents.models.response_format import ResponseFormatRefused
 from agents.output._spec import Attempt, OutputInvalid, OutputSpec
 from agents.output._stream import OutputStream
 from network import events
 from network.errors import OutputValidationError
-from network.history.results import Usage
+from network.history.results import ModelCall, Usage
 from network.run.context import AgentLike, RunContext
 
 
@@ -33,6 +35,9 @@ class TypedAnswer:
     final: bool  # False: the model called the agent's tools; nothing was validated
     call_events: Any  # the events of the accepted attempt (each attempt has its own)
     attempts: int
+    # Each request's records (a re-ask is a request of its own), when the run records them
+    # (`RunContext.record_model_calls`: usage limits and traces count every one).
+    calls: list[ModelCall] = field(default_factory=list)
 
 
 class TypedAgent(AgentLike, Protocol):
@@ -64,10 +69,15 @@ async def complete_typed(
     attempts: list[Attempt] = []
     usage = Usage()
     current = base
+    calls: list[ModelCall] = []
     try:
         while True:
-            streams = getattr(agent, "stream", True)
+            # streamed only when a sink reads it live and the agent did not turn it off
+            streams = getattr(agent, "stream", True) and ctx.emitter.streaming
             on_chunk = _chunk_handler(call_events, stream) if streams else None
+            asked_at, asked = (
+                (time.time(), time.perf_counter()) if ctx.record_model_calls else (0, 0)
+            )
             try:
                 if ctx.steps is None:
                     response = await model.complete(current, on_chunk)
@@ -90,13 +100,15 @@ async def complete_typed(
                     stream.mode = mode
                 continue
             usage = usage + response.usage
+            if ctx.record_model_calls:
+                calls += model_calls(model, agent.name, response, asked_at, asked)
             message = response.message
             raw = spec.final_answer(mode, message)
             if raw is None:  # it called the agent's tools: not a final answer
                 if stream is not None:
                     await stream.take_back()
                 response.usage = usage
-                return TypedAnswer(response, None, False, call_events, len(attempts) + 1)
+                return TypedAnswer(response, None, False, call_events, len(attempts) + 1, calls)
             try:
                 value = spec.validate(raw)
             except OutputInvalid as exc:
@@ -126,7 +138,7 @@ async def complete_typed(
                 )  # fmt: skip
                 continue
             response.usage = usage
-            return TypedAnswer(response, value, True, call_events, len(attempts) + 1)
+            return TypedAnswer(response, value, True, call_events, len(attempts) + 1, calls)
     except Exception:
         if stream is not None:
             await stream.take_back()

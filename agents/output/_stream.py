@@ -39,8 +39,9 @@ class OutputStream:
 
     @staticmethod
     def wanted(ctx: RunContext, key: str | None) -> bool:
-        """Whether predictions would reach anyone: events flow and the key leaves the run."""
-        return bool(key) and ctx.emitter.active and is_persistent(key or "")
+        """Whether predictions would reach anyone: a sink reads the answer as it streams
+        (not only observers: `Emitter.streaming`) and the key leaves the run."""
+        return bool(key) and ctx.emitter.streaming and is_persistent(key or "")
 
     def restart(self) -> None:
         """A new attempt begins: its text starts empty (the prediction stays open)."""

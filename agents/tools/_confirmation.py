@@ -11,6 +11,7 @@ before the tool's function is reached, so the model sees the error as usual.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Protocol
 
@@ -95,8 +96,13 @@ async def resume_call(
     """Run the accepted calls, reject the others; one result, as if the agent's call ended."""
     started_at = time.time()
     started = time.perf_counter()
+    # An edited call runs with the person's arguments, and the history records those.
     accepted = [
-        ToolCall(id=interrupt.tool_call_id, name=interrupt.tool, arguments=interrupt.arguments)
+        ToolCall(
+            id=interrupt.tool_call_id,
+            name=interrupt.tool,
+            arguments=interrupt.arguments if answer.arguments is None else answer.arguments,
+        )
         for interrupt, answer in answered
         if answer.approved
     ]
@@ -105,7 +111,8 @@ async def resume_call(
         for record in await run_tool_calls(ctx, agent, agent.tools, accepted):
             done[record.id] = record
     records = [
-        done.get(interrupt.tool_call_id) or _rejected(interrupt, answer)
+        done.get(interrupt.tool_call_id)
+        or (_responded(interrupt, answer) if answer.responded else _rejected(interrupt, answer))
         for interrupt, answer in answered
     ]
     emitter = ctx.emitter
@@ -121,6 +128,19 @@ async def resume_call(
         tool_calls=records,
         started_at=started_at,
         duration_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def _responded(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:
+    """The call answered by a person instead of the tool: their value is its result."""
+    value = answer.response
+    content = value if isinstance(value, str) else json.dumps(value, default=str)
+    return ToolCallRecord(
+        id=interrupt.tool_call_id,
+        name=interrupt.tool,
+        arguments=interrupt.arguments,
+        result=value,
+        content=content,
     )
 
 

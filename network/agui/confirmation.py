@@ -3,6 +3,9 @@
 An interrupt asks for `{"approved": boolean, "reason"?: string}` (its `responseSchema`):
 
 - `status: "resolved"` with `payload.approved` true (or a bare `true`) accepts the call;
+  with `payload.editedArgs` (an object: AG-UI 1.0's `approve_with_edits`) the call runs with
+  those arguments instead, once the tool's schema accepts them (a bad edit is refused with
+  422 naming the field, and the interrupt stays pending);
 - `status: "resolved"` with `approved` false (or `false`) rejects it, `reason` told to the model;
 - `status: "resolved"` with `payload.editedArgs` (an object; AG-UI 1.0's approve_with_edits)
   accepts it with those arguments instead of the model's, where the library's answers can
@@ -20,7 +23,14 @@ import dataclasses
 from typing import Any
 
 from network.agui.errors import RequestError
-from network.run.interrupts import Answer, Interrupt, InterruptError, match_answers
+from network.run.context import NetworkLike
+from network.run.interrupts import (
+    Answer,
+    Interrupt,
+    InterruptError,
+    check_edits,
+    match_answers,
+)
 
 # Whether an answer can carry edited arguments (AG-UI 1.0's approve_with_edits): a resume
 # entry's `payload.editedArgs` then runs the call with those arguments instead.
@@ -37,16 +47,26 @@ def _answer(entry: Any) -> Answer:
         return _edited(entry.interrupt_id, payload)
     if isinstance(payload, dict) and isinstance(payload.get("approved"), bool):
         reason = payload.get("reason")
+        edited = payload.get("editedArgs")
+        if edited is not None and not (isinstance(edited, dict) and payload["approved"]):
+            raise RequestError(
+                422,
+                "invalid_resume",
+                f"resume entry for interrupt {entry.interrupt_id!r}: editedArgs must be an "
+                "object, sent with approved: true",
+            )
         return Answer(
             interrupt_id=entry.interrupt_id,
             approved=payload["approved"],
             reason=reason if isinstance(reason, str) else None,
+            arguments=edited,
         )
     raise RequestError(
         422,
         "invalid_resume",
         f"resume entry for interrupt {entry.interrupt_id!r}: payload must be "
-        f'{{"approved": true|false, "reason"?: string}} or a boolean, got {payload!r}',
+        f'{{"approved": true|false, "reason"?: string, "editedArgs"?: object}} or a boolean, '
+        f"got {payload!r}",
     )
 
 
@@ -69,7 +89,7 @@ def _edited(interrupt_id: str, payload: dict[str, Any]) -> Answer:
 
 
 def answers_for(
-    thread_id: str, pending: list[Interrupt], resume: list[Any] | None
+    network: NetworkLike, thread_id: str, pending: list[Interrupt], resume: list[Any] | None
 ) -> list[tuple[Interrupt, Answer]]:
     """Pair the pending interrupts with the request's answers (empty when nothing waits)."""
     if not pending:
@@ -90,6 +110,11 @@ def answers_for(
             "with an answer for every pending interrupt before starting another run",
         )
     try:
-        return match_answers(pending, [_answer(entry) for entry in resume])
+        answered = match_answers(pending, [_answer(entry) for entry in resume])
     except InterruptError as exc:
         raise RequestError(409, "invalid_resume", f"thread {thread_id!r}: {exc}") from exc
+    try:
+        check_edits(network, answered)
+    except InterruptError as exc:  # names the tool and the field, never a value's text
+        raise RequestError(422, "invalid_resume", f"thread {thread_id!r}: {exc}") from exc
+    return answered

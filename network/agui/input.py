@@ -70,7 +70,7 @@ def check_request(
     messages = convert(run_input.messages, system_messages)
     check_tool_results(record, messages)
     client_tools = declared_tools(network, run_input)
-    answered = answers_for(record.thread_id, record.interrupts, run_input.resume)
+    answered = answers_for(network, record.thread_id, record.interrupts, run_input.resume)
     writes = client_writes(run_input.state, record.client_view())
     check_scopes(writes)
     data = {**record.state, **writes}

@@ -18,8 +18,11 @@ from network.durable.event_log import STREAM_KEY
 from network.durable.process import RunIdInUseError, UnknownRunError, network_of
 from network.durable.runs import run_request
 from network.durable.sqlite_journal import use_write_ahead_log
+from network.errors import ConfigurationError
 from network.ids import new_id
 from network.numbers import check_number
+from network.run.options import RunOptions
+from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id
 
 ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
@@ -82,15 +85,12 @@ class DurableClient:
         for info in self._client.list_workflows(workflow_ids=[run_id], load_output=False):
             if network_of(info) != network:
                 raise RunIdInUseError(run_id, network_of(info))
-        request = run_request(
-            input,
-            state=state,
-            max_iter=max_iter,
-            thread_id=thread_id,
-            user_id=user_id,
-            store=store,
-            app_name=app_name,
-        )
+        thread = None
+        if thread_id is not None:
+            thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
+        elif store is not None or user_id is not None:
+            raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
+        request = run_request(input, RunOptions(thread=thread, state=state, max_iter=max_iter))
         options: Any = {
             "workflow_name": WORKFLOW_NAME,
             "queue_name": QUEUE_NAME,

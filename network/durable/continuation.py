@@ -1,5 +1,5 @@
-"""Continuing a stopped run durably: `network.resume(..., durable=True)` and
-`network.answer_tool_calls(..., durable=True)`.
+"""Continuing a stopped run durably: `network.run(Resume(...), durable=True)` and
+`network.run(ToolResults(...), durable=True)`.
 
 A durable run that stops on interrupts (a confirmation) or on client tool calls ends its
 workflow: the person (or the client) may answer hours later, from another process. The
@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from network.history.results import InferenceResult
+from network.run.inputs import Resume, ToolResults
+from network.run.options import RunOptions
 from network.run.result import RunResult, StopReason
+from network.run.steps import StepRunner
 from network.state.state import State
 
 Kind = Literal["resume", "answer_tool_calls"]
@@ -91,9 +94,12 @@ class Continuation:
     stopped: Stopped
     answers: Any
 
-    async def run(self, network: Any, **options: Any) -> Any:
-        """Continue the stopped run (inside the continuation's workflow)."""
+    async def run(self, network: Any, options: RunOptions, steps: StepRunner) -> Any:
+        """Continue the stopped run (inside the continuation's workflow), its steps recorded."""
         stopped = self.stopped.result(network)
+        request: Resume | ToolResults
         if self.kind == "resume":
-            return await network.resume(stopped, self.answers, **options)
-        return await network.answer_tool_calls(stopped, self.answers, **options)
+            request = Resume(self.answers, stopped=stopped)
+        else:
+            request = ToolResults(self.answers, stopped=stopped)
+        return await network.run_with(request, options, steps=steps)

@@ -1,49 +1,58 @@
-"""`network.run(..., durable=True)`: the run executed in this process as a DBOS workflow;
-`network.resume(..., durable=True)` / `answer_tool_calls(..., durable=True)`: a stopped
-run's continuation, likewise (`network.durable.continuation`)."""
+"""`network.run(..., durable=True)`: the run executed in this process as a DBOS workflow; a
+stopped run's continuation (`network.run(Resume(...) | ToolResults(...), durable=True)`),
+likewise (`network.durable.continuation`).
+
+The run's options come whole (`RunOptions`, declared once by `Network.run`): the data among
+them is recorded with the workflow (`RunRequest`), the live ones (`deps`, `resources`,
+`limits`, `sinks`) wait for the execution in this process (`Attachments`).
+"""
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import anyio
 
+from network.continuing import claim_in_memory, stopped_on_thread
 from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
 from network.durable.process import DurableConfigError, RunIdInUseError, network_of
 from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
 from network.errors import ConfigurationError
 from network.ids import new_id
+from network.run.client_results import result_messages
+from network.run.inputs import Resume, RunInput, ToolResults
+from network.run.interrupts import check_edits, pending_answers
+from network.run.options import RunOptions
 from network.state.state import State
 from network.threads.ids import check_id
 
 
-def run_request(
-    input: str,
-    *,
-    state: Mapping[str, Any] | State | None,
-    max_iter: int | None,
-    thread_id: str | None,
-    user_id: str | None,
-    store: Any,
-    app_name: str | None,
-) -> dict[str, Any]:
-    """A durable run's inputs as data (a live store object cannot be recorded)."""
+def run_request(input: str, options: RunOptions, *, continuation: bool = False) -> dict[str, Any]:
+    """A durable run's inputs as data (a live store object cannot be recorded).
+
+    A continuation's thread is the stopped run's (in its `Stopped`): `thread=` only says the
+    store, user and app to reopen it with, and no state seeds it.
+    """
+    thread = options.thread
+    store = None if thread is None else thread.store
     if store is not None and not isinstance(store, str):
         raise ConfigurationError(
             "a durable run's store= must be a URL or an SQLite path (a store object cannot be "
             "recorded with the run)"
         )
+    state = None if continuation else options.state
     if isinstance(state, State):
         state = state.snapshot()
     request = RunRequest(
         input=input,
-        max_iter=max_iter,
-        thread_id=thread_id,
-        user_id=user_id,
-        app_name=app_name,
+        max_iter=options.max_iter,
+        thread_id=None if thread is None or continuation else thread.id,
+        user_id=None if thread is None else thread.user_id,
+        app_name=None if thread is None else thread.app_name,
         store=store,
     ).model_dump(mode="json")
     # The state goes as given, not through JSON: the workflow's inputs are pickled, so a
@@ -68,117 +77,73 @@ def recordable_state(state: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-async def run_durably(
-    network: Any,
-    input: str,
-    *,
-    state: Mapping[str, Any] | State | None = None,
-    max_iter: int | None = None,
-    run_id: str | None = None,
-    sinks: Sequence[Any] = (),
-    thread_id: str | None = None,
-    user_id: str | None = None,
-    store: Any = None,
-    app_name: str | None = None,
-    deps: Any = None,
-    resources: Any = None,
-    limits: Any = None,
-) -> Any:
-    """Run `network` as a DBOS workflow whose id is the run id, and return its `RunResult`.
+async def run_durably(network: Any, input: RunInput, options: RunOptions) -> Any:
+    """Run `network` on `input` as a DBOS workflow whose id is the run id; its `RunResult`.
 
     DBOS is launched on its default SQLite file with this network when the process has not
     launched it. Give each new run a new id: the id of a run that finished returns its
     recorded outcome (a `RunResult` with its output and final state) without running anything.
+    A continuation (`Resume`, `ToolResults`) is a workflow of its own
+    (`network.durable.continuation`).
     """
-    if state is not None and not isinstance(state, State):
-        # Refused here exactly as a plain run refuses it (the same check, the same error),
-        # before anything is recorded; what it keeps is recorded as given (`run_request`).
-        network.new_state(state)
-    request = run_request(
-        input,
-        state=state,
-        max_iter=max_iter,
-        thread_id=thread_id,
-        user_id=user_id,
-        store=store,
-        app_name=app_name,
-    )
-    return await start_workflow(
-        network,
-        request,
-        run_id=run_id,
-        sinks=sinks,
-        deps=deps,
-        resources=resources,
-        limits=limits,
-    )
+    if isinstance(input, str):
+        state = options.state
+        if state is not None and not isinstance(state, State):
+            # Refused here exactly as a plain run refuses it (the same check, the same error),
+            # before anything is recorded; what it keeps is recorded as given (`run_request`).
+            network.new_state(state)
+        return await start_workflow(network, run_request(input, options), options)
+    return await continue_durably(network, input, options)
 
 
-async def continue_durably(
-    network: Any,
-    kind: Kind,
-    stopped: Any,
-    answers: Sequence[Any] | Mapping[str, str],
-    *,
-    sinks: Sequence[Any] = (),
-    max_iter: int | None = None,
-    run_id: str | None = None,
-    store: Any = None,
-    user_id: str | None = None,
-    app_name: str | None = None,
-    deps: Any = None,
-    resources: Any = None,
-    limits: Any = None,
-) -> Any:
-    """Continue `stopped` as a DBOS workflow whose id is `run_id`; returns its `RunResult`.
+async def continue_durably(network: Any, request: Resume | ToolResults, options: RunOptions) -> Any:
+    """Continue the run `request` answers as a DBOS workflow whose id is `options.run_id`.
 
-    `answers` were validated against `stopped` by the caller (`network.resume` /
-    `answer_tool_calls`), so nothing is recorded for answers that do not match.
+    The answers are validated against the stopped run here, so nothing is recorded for
+    answers that do not match.
     """
+    stopped = request.stopped
+    if stopped is None:  # by thread id: what the stored thread waits on
+        if options.thread is None:
+            raise ConfigurationError(
+                f"{type(request).__name__} needs the run it continues: stopped=<RunResult>, "
+                "or thread= naming the thread whose pending calls it answers"
+            )
+        stopped = await stopped_on_thread(network, options.thread, request)
+    answers: Any
+    if isinstance(request, Resume):
+        answered = pending_answers(stopped, request.answers)
+        check_edits(network, answered)
+        kind: Kind = "resume"
+        answers = [answer for _, answer in answered]
+    else:
+        messages = result_messages(stopped, request.results)
+        kind = "answer_tool_calls"
+        answers = {message.tool_call_id: message.content for message in messages}
+    run_id = options.run_id
     if run_id is not None and run_id == getattr(stopped, "run_id", None):
         # DBOS would hand back the stopped run's recorded outcome under its own id, silently
         # continuing nothing; a continuation is a run of its own.
         raise DurableConfigError(
             f"run id {run_id!r} is the stopped run's own: give its continuation a new id"
         )
+    run_id = new_id("run_") if run_id is None else run_id  # "" is refused, not replaced
+    if not stopped.persisted:  # on a thread, the store claims the answers in the workflow
+        claim_in_memory(stopped, run_id)
+    options = replace(options, run_id=run_id)
     continued = Continuation(kind, Stopped.of(stopped), answers)
-    request = run_request(
-        continued.stopped.input,
-        state=None,
-        max_iter=max_iter,
-        thread_id=None,  # the stopped run's thread, when it has one, is in `Stopped`
-        user_id=user_id,
-        store=store,
-        app_name=app_name,
-    )
-    return await start_workflow(
-        network,
-        request,
-        run_id=run_id,
-        sinks=sinks,
-        deps=deps,
-        resources=resources,
-        limits=limits,
-        continued=continued,
-    )
+    data = run_request(continued.stopped.input, options, continuation=True)
+    return await start_workflow(network, data, options, continued=continued)
 
 
 async def start_workflow(
-    network: Any,
-    request: dict[str, Any],
-    *,
-    run_id: str | None,
-    sinks: Sequence[Any],
-    deps: Any,
-    resources: Any,
-    limits: Any,
-    continued: Any = None,
+    network: Any, request: dict[str, Any], options: RunOptions, *, continued: Any = None
 ) -> Any:
     """Execute the run's workflow in this process (a new run, or a `Continuation`)."""
     from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
 
-    given = run_id is not None
-    run_id = new_id("run_") if run_id is None else run_id
+    given = options.run_id is not None
+    run_id = new_id("run_") if options.run_id is None else options.run_id
     # The id names the workflow in the database: the rules of a thread's id ("" refused).
     check_id("run_id", run_id)
     engine = launched()
@@ -186,7 +151,7 @@ async def start_workflow(
         launch([network], db=engine.db if engine is not None else None)
     if given:  # a new id names no run yet: one query saved
         await anyio.to_thread.run_sync(check_run_id_free, run_id, network.name)
-    live = attachments[run_id] = Attachments(list(sinks), deps, resources, limits)
+    live = attachments[run_id] = Attachments(options)
     workflow = registered_workflow()
     args = (network.name, request) if continued is None else (network.name, request, continued)
     try:

@@ -9,7 +9,7 @@ runs without them (the network's own resources and limits still apply).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -20,6 +20,8 @@ from network.durable.process import network_named
 from network.durable.replay_gate import ReplayGate
 from network.durable.steps import DurableSteps
 from network.errors import AgentNetworkError
+from network.run.options import RunOptions
+from network.run.thread_ref import ThreadRef
 
 
 class RunRequest(BaseModel):
@@ -32,6 +34,17 @@ class RunRequest(BaseModel):
     user_id: str | None = None
     app_name: str | None = None
     store: str | None = None
+
+    def thread(self, continued: Continuation | None = None) -> ThreadRef | None:
+        """The run's thread; a continuation's is the stopped run's (`Stopped` holds its id,
+        the request the store, user and app to reopen it with)."""
+        thread_id = self.thread_id
+        if continued is not None:
+            stopped = continued.stopped
+            thread_id = stopped.thread_id if stopped.persisted else None
+        if thread_id is None:
+            return None
+        return ThreadRef(thread_id, user_id=self.user_id, app_name=self.app_name, store=self.store)
 
 
 class DurableRunError(AgentNetworkError):
@@ -47,12 +60,10 @@ class DurableRunError(AgentNetworkError):
 
 @dataclass
 class Attachments:
-    """An in-process caller's live objects for its run, and where its outcome goes."""
+    """An in-process caller's options for its run (the live ones are used: `sinks`, `deps`,
+    `resources`, `limits`), and where its outcome goes."""
 
-    sinks: list[Any] = field(default_factory=list)
-    deps: Any = None
-    resources: Any = None
-    limits: Any = None
+    options: RunOptions = field(default_factory=RunOptions)
     result: Any = None
     error: BaseException | None = None
 
@@ -77,28 +88,25 @@ async def run_workflow(
     steps = DurableSteps()
     fresh = await steps.begin()
     log = EventLog(run_id, resumed=not fresh)
-    gate = steps.gate = ReplayGate([log, *live.sinks], is_open=fresh, log=log)
-    # What a new run and a continuation take alike: the request's options and this process's
-    # live attachments, with the replay gate in front of every sink.
-    options: dict[str, Any] = {
-        "max_iter": asked.max_iter,
-        "run_id": run_id,
-        "sinks": [gate],
-        "user_id": asked.user_id,
-        "store": asked.store,
-        "app_name": asked.app_name,
-        "deps": live.deps,
-        "resources": live.resources,
-        "limits": live.limits,
-        "step_runner": steps,
-    }
+    gate = steps.gate = ReplayGate([log, *live.options.sinks], is_open=fresh, log=log)
+    # What a new run and a continuation take alike: the request's data and this process's
+    # live options, with the replay gate in front of every sink; the same run, not durable
+    # again, its steps recorded.
+    options = replace(
+        live.options,
+        thread=asked.thread(continued),
+        # as given, not through the request's JSON model: a plain run's values (`run_request`)
+        state=request.get("state"),
+        max_iter=asked.max_iter,
+        run_id=run_id,
+        sinks=[gate],
+        durable=False,
+    )
     try:
         if continued is not None:
-            result = await continued.run(network, **options)
+            result = await continued.run(network, options, steps)
         else:
-            result = await network.run(
-                asked.input, state=request.get("state"), thread_id=asked.thread_id, **options
-            )
+            result = await network.run_with(asked.input, options, steps=steps)
     except Exception as exc:
         live.error = exc
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None

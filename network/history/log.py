@@ -124,6 +124,11 @@ class RecordLog(MutableSequence[T]):
     def __repr__(self) -> str:
         return f"RecordLog({self._shared} shared + {len(self._own)} own)"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its items (the store's sequence stays behind): a `RunResult` of a thread
+        run can be sent to another process, which gets the same records, no longer shared."""
+        return (_unpickled, (list(self), self._shared))
+
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
         from pydantic_core import core_schema  # noqa: PLC0415 (pydantic: first validation only)
@@ -142,4 +147,11 @@ class RecordLog(MutableSequence[T]):
 def _adopt(values: list[Any]) -> RecordLog[Any]:
     log: RecordLog[Any] = RecordLog()
     log._own = values  # validated into a fresh list: no copy needed
+    return log
+
+
+def _unpickled(items: list[Any], shared: int) -> RecordLog[Any]:
+    """A `RecordLog` back from `__reduce__`: the first `shared` items its read-only part."""
+    log: RecordLog[Any] = RecordLog(items[:shared])
+    log._own.extend(items[shared:])
     return log

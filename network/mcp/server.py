@@ -7,17 +7,25 @@ structured content (`state` is the final state's JSON form, without `temp:` keys
 is a fresh run; calls may run concurrently.
 
 A run that fails, or input the network refuses (a state its schema rejects), is an `isError`
-result whose text names the error: the calling agent reads it as a failed tool call. The
-arguments come from outside and are validated before anything runs.
+result: the calling agent reads it as a failed tool call. What the client learns follows the
+AG-UI server's rule (`network.agui.run_errors`): the library's own errors
+(`AgentNetworkError`), written to be read, name the key, tool or agent at fault and are sent
+as they are; any other exception (a router's, a store's, a hook's) may hold a connection
+string or a token, so the client gets only `internal error (reference err_...)`, and the
+server logs the whole exception, traceback included, under that reference for the operator.
+The arguments come from outside and are validated before anything runs.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from network.errors import AgentNetworkError
+from network.ids import new_id
 from network.logger import LazyLogger
 from network.network import Network
 
@@ -25,7 +33,8 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
     from mcp.types import CallToolResult
 
-_log = LazyLogger("network.mcp")  # structlog loads on first use, not on import
+LOGGER = "network.mcp"
+_log = LazyLogger(LOGGER)  # structlog loads on first use, not on import
 
 MAX_INPUT_CHARS = 1_000_000  # a bound on one call's input text, against hostile clients
 
@@ -97,9 +106,8 @@ def mcp_server(
             return _error(f"invalid arguments: {problems}")
         try:
             result = await network.run(arguments.input, state=arguments.state)
-        except Exception as exc:  # the caller reads why; the server goes on
-            _log.warning("mcp_run_failed", network=network.name, error=type(exc).__name__)
-            return _error(f"run of network {network.name!r} failed: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # the caller reads what it may; the server goes on
+            return _error(f"run of network {network.name!r} failed: {_told(network, exc)}")
         structured = {
             "output": result.output,
             "stop_reason": str(result.stop_reason),
@@ -122,6 +130,23 @@ def _description(network: Network[Any]) -> str:
         f"Runs the agent network {network.name!r} on `input` and returns its output and final "
         f"state. Agents: {agents}."
     )
+
+
+def _told(network: Network[Any], error: Exception) -> str:
+    """What the client may read of a failed run (see the module docstring)."""
+    if isinstance(error, AgentNetworkError):
+        _log.warning("mcp_run_failed", network=network.name, error=type(error).__name__)
+        return f"{type(error).__name__}: {error}"
+    import structlog  # noqa: PLC0415 (structlog: kept out of imports)
+
+    reference = new_id("err_")
+    if structlog.is_configured():
+        _log.error("mcp_run_failed", network=network.name, reference=reference, exc_info=error)
+    else:  # stdlib logging: its handlers format the traceback themselves
+        logging.getLogger(LOGGER).error(
+            "mcp_run_failed network=%s reference=%s", network.name, reference, exc_info=error
+        )
+    return f"internal error (reference {reference}); the server's log has the details"
 
 
 def _error(message: str) -> CallToolResult:

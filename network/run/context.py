@@ -149,6 +149,9 @@ class RunContext(Generic[DepsT]):
     # and the branches that failed under `Parallel(on_error="continue")` so far.
     branch: Branch | None = None
     failed_branches: tuple[BranchFailure, ...] = ()
+    # The contexts of the branches of the fan-out running now, so that a sink (telemetry)
+    # sees a branch's agent and results as they happen; () outside a fan-out.
+    branch_contexts: tuple[RunContext, ...] = ()
     # How many times each tool asked the model to try again (`Retry`) in this run; shared
     # by a fan-out's branches, so the budget is per run.
     tool_retries: dict[str, int] = field(default_factory=dict)

@@ -5,6 +5,12 @@ package's models). Streaming, logging and persistence subscribe as sinks. With n
 attached, `active` is False and no event object is ever built, so a plain `network.run` pays
 nothing for observability. The emitter remembers which steps, messages and tool calls are
 open, so that a failed or cancelled run can close them before its final event.
+
+Sinks that only watch a run (telemetry, logs, a thread's commits) are subscribed as an
+`Observer`: they see every event, but only a sink that reads the answer as it is generated
+(`network.stream`, the AG-UI server, a caller's `sinks=`) sets `streaming`, the one thing that
+makes an agent ask its model to stream. Turning tracing or logging on never changes what is
+sent to a model.
 """
 
 from __future__ import annotations
@@ -25,13 +31,36 @@ AnySink = Callable[[Any], Any]
 the event loop: keep it quick)."""
 
 
+class Observer:
+    """A sink that only watches a run: subscribed through it, the sink gets every event but
+    never makes a model request stream (see the module docstring)."""
+
+    __slots__ = ("sink",)
+
+    def __init__(self, sink: AnySink) -> None:
+        self.sink = sink
+
+
 class Emitter:
-    """Fans events out to sinks, in order, awaiting each one."""
+    """Fans events out to sinks, in order, awaiting each one.
 
-    __slots__ = ("active", "open_messages", "open_reasoning", "open_steps", "open_tools", "sinks")
+    `active`: some sink is subscribed (events are built at all). `streaming`: some sink that
+    is not an `Observer` is, so a model's answer is worth streaming as it is generated.
+    """
 
-    def __init__(self, sinks: list[AnySink] | None = None) -> None:
+    __slots__ = (
+        "active",
+        "open_messages",
+        "open_reasoning",
+        "open_steps",
+        "open_tools",
+        "sinks",
+        "streaming",
+    )
+
+    def __init__(self, sinks: list[AnySink | Observer] | None = None) -> None:
         self.active = False
+        self.streaming = False
         # Without a sink nothing is ever open: the lists are one shared empty FixedList
         # until a sink comes (four lists fewer per run for the garbage collector to scan).
         self.sinks: list[EventSink] = NOTHING
@@ -42,12 +71,16 @@ class Emitter:
         for sink in sinks or ():
             self.add_sink(sink)
 
-    def add_sink(self, sink: AnySink) -> None:
-        """Subscribe another sink."""
+    def add_sink(self, sink: AnySink | Observer) -> None:
+        """Subscribe another sink (one wrapped in `Observer` leaves `streaming` as it is)."""
         if not self.active:
             self.sinks, self.open_steps, self.open_messages, self.open_tools = [], [], [], []
             self.open_reasoning = []
             self.active = True
+        if isinstance(sink, Observer):
+            sink = sink.sink
+        else:
+            self.streaming = True
         self.sinks.append(as_async(sink))
 
     async def emit(self, event: Any) -> None:

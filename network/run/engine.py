@@ -17,7 +17,7 @@ from network.errors import attach_partial_result
 from network.history.messages import AssistantMessage
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.emitter import AnySink, Emitter
+from network.run.emitter import AnySink, Emitter, Observer
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, StopReason
@@ -25,7 +25,7 @@ from network.run.resumption import resume_interrupted
 
 
 async def execute(
-    ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+    ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink | Observer] = ()
 ) -> RunResult:
     """Drive the loop for a prepared context, with its event sinks (the extension point).
 
@@ -37,7 +37,7 @@ async def execute(
         emitter = ctx.emitter = Emitter(list(sinks))
     log_sink = logging_sink(ctx.run_id, ctx.network.name)
     if log_sink is not None:
-        emitter.add_sink(log_sink)
+        emitter.add_sink(Observer(log_sink))  # logging never makes a model stream
     started = time.perf_counter()
     thread_id = ctx.thread_id or ctx.run_id
     finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR

@@ -48,6 +48,7 @@ class BranchEmitter(Emitter):
         super().__init__()
         self.sinks = run.sinks
         self.active = run.active
+        self.streaming = run.streaming
         # Shared with the run's emitter: a run that fails closes the branches' steps too.
         self.open_steps = run.open_steps
         self.open_messages = run.open_messages
@@ -93,6 +94,7 @@ async def run_parallel(
         branch_context(ctx, branch, ctx.call_count + i, runners[i] if runners is not None else None)
         for i, branch in enumerate(todo)
     ]
+    ctx.branch_contexts = tuple(contexts)
     try:
         errors = await _run_branches(fork, todo, contexts, call_agent)
     except BaseException as exc:
@@ -104,6 +106,7 @@ async def run_parallel(
         raise
     if steps is not None:
         steps.join()  # a durable run's next steps are numbered after the branches'
+    ctx.branch_contexts = ()
     failed = [i for i, error in enumerate(errors) if error is not None]
     if failed and fork.on_error == "fail":
         error = errors[failed[0]]  # the first in declared order: the same whatever the timing
@@ -214,6 +217,7 @@ def branch_context(
         pending_tool_calls=(),
         failed_model_calls=(),
         branch=branch,
+        branch_contexts=(),
         steps=steps,
     )
 

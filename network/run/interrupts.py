@@ -47,6 +47,10 @@ RESPONSE_SCHEMA: dict[str, Any] = {
     "properties": {
         "approved": {"type": "boolean", "description": "true runs the tool, false rejects it"},
         "reason": {"type": "string", "description": "why, told to the model on a rejection"},
+        "editedArgs": {
+            "type": "object",
+            "description": "with approved: run the call with these arguments instead",
+        },
     },
     "required": ["approved"],
 }
@@ -57,13 +61,61 @@ class InterruptError(AgentNetworkError):
     """A resume that does not match the pending interrupts (missing, unknown or malformed)."""
 
 
+class AlreadyAnsweredError(InterruptError):
+    """The interrupts (or client tool calls) were answered already: nothing ran this time.
+
+    Each pending call is answered exactly once; the store decides which answer was first
+    (over HTTP: 409). `ids` names the calls that were answered before.
+    """
+
+    def __init__(
+        self, message: str, *, ids: Sequence[str] = (), answered_by: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.ids = tuple(ids)
+        self.answered_by = answered_by  # the run whose answer came first, when known
+
+
+class _NotResponded:
+    def __repr__(self) -> str:
+        return "NOT_RESPONDED"
+
+
+NOT_RESPONDED: Any = _NotResponded()
+"""`Answer.response` of an answer that is not a free-form response."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Answer:
-    """A person's decision on one interrupt (built by `Interrupt.accept()` / `.reject()`)."""
+    """A person's decision on one interrupt (built by `Interrupt.accept()`, `.reject()`,
+    `.respond()`).
+
+    `arguments`: the edited arguments an accepted call runs with (None: the model's own).
+    `response`: a free-form answer given to the model as the call's result instead of
+    running the tool (`NOT_RESPONDED` when the answer is not one).
+    """
 
     interrupt_id: str
     approved: bool
     reason: str | None = None
+    arguments: dict[str, Any] | None = None
+    response: Any = NOT_RESPONDED
+
+    @property
+    def responded(self) -> bool:
+        """True when the answer is a free-form response (`Interrupt.respond`)."""
+        return self.response is not NOT_RESPONDED
+
+    def to_json(self) -> dict[str, Any]:
+        """The answer as JSON data (what a thread store keeps with the answered call)."""
+        data: dict[str, Any] = {"approved": self.approved}
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if self.arguments is not None:
+            data["arguments"] = self.arguments
+        if self.responded:
+            data["response"] = self.response
+        return data
 
 
 def _interrupt_id() -> str:
@@ -86,13 +138,48 @@ class Interrupt:
     proposal: dict[str, Any] = field(default_factory=dict)  # state key -> proposed JSON value
     checkpoint: dict[str, Any] = field(default_factory=dict)  # the state before the proposal
 
-    def accept(self) -> Answer:
-        """Run the tool."""
-        return Answer(interrupt_id=self.id, approved=True)
+    def accept(self, *, arguments: Mapping[str, Any] | None = None) -> Answer:
+        """Run the tool; with `arguments`, run it with these instead of the model's.
+
+        Edited arguments are validated against the tool's schema when the answer is given to
+        a run (a bad edit is an `InterruptError` naming the field, and the interrupt stays
+        pending); the edited call is what runs and what the history records.
+        """
+        if arguments is not None and not isinstance(arguments, Mapping):
+            raise InterruptError(
+                f"interrupt {self.id!r}: edited arguments must be an object, "
+                f"got {type(arguments).__name__}"
+            )
+        edited = None if arguments is None else dict(arguments)
+        return Answer(interrupt_id=self.id, approved=True, arguments=edited)
 
     def reject(self, reason: str | None = None) -> Answer:
         """Do not run the tool; `reason` is passed on to the model."""
         return Answer(interrupt_id=self.id, approved=False, reason=reason)
+
+    def respond(self, value: Any) -> Answer:
+        """Do not run the tool: `value` is the call's result the model reads (a string as it
+        is, anything else as JSON); a proposed state change is undone as for a rejection."""
+        return Answer(interrupt_id=self.id, approved=False, response=value)
+
+    def to_json(self) -> dict[str, Any]:
+        """The interrupt as JSON data (what a thread store keeps while it is pending)."""
+        return {
+            "id": self.id,
+            "reason": self.reason,
+            "message": self.message,
+            "tool_call_id": self.tool_call_id,
+            "tool": self.tool,
+            "agent": self.agent,
+            "arguments": self.arguments,
+            "proposal": self.proposal,
+            "checkpoint": self.checkpoint,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Interrupt:
+        """An interrupt back from `to_json`."""
+        return cls(**{name: data[name] for name in _INTERRUPT_FIELDS if name in data})
 
     def to_agui(self) -> dict[str, Any]:
         """The fields of the AG-UI `Interrupt` sent in RUN_FINISHED's outcome."""
@@ -109,6 +196,19 @@ class Interrupt:
                 "proposal": self.proposal,
             },
         }
+
+
+_INTERRUPT_FIELDS = (
+    "id",
+    "reason",
+    "message",
+    "tool_call_id",
+    "tool",
+    "agent",
+    "arguments",
+    "proposal",
+    "checkpoint",
+)
 
 
 def match_answers(
@@ -160,3 +260,30 @@ def pending_answers(interrupted: Any, answers: Any) -> list[tuple[Interrupt, Ans
     if not pending:
         raise InterruptError(f"run {interrupted.run_id!r} did not stop on an interrupt")
     return match_answers(pending, answers)
+
+
+def check_edits(network: Any, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
+    """Validate every edited call against its tool's schema, before anything runs.
+
+    A bad edit is an `InterruptError` naming the interrupt, the tool and the field; nothing
+    is answered (the interrupt stays pending). The agent's tools are read by duck typing
+    (`agent.tools[name].validate(arguments)`): this layer does not know `agents`.
+    """
+    for interrupt, answer in answered:
+        if answer.arguments is None:
+            continue
+        agent = network.agents.get(interrupt.agent)
+        tool = (getattr(agent, "tools", None) or {}).get(interrupt.tool)
+        validate = getattr(tool, "validate", None)
+        if not callable(validate):
+            raise InterruptError(
+                f"interrupt {interrupt.id!r}: cannot check the edited arguments of tool "
+                f"{interrupt.tool!r} (agent {interrupt.agent!r} has no such tool)"
+            )
+        try:
+            validate(answer.arguments)
+        except Exception as exc:  # the tool's ToolError names the field
+            raise InterruptError(
+                f"interrupt {interrupt.id!r}: the edited arguments of {interrupt.tool!r} are "
+                f"refused: {exc}"
+            ) from exc

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence
+from collections.abc import Mapping, MutableSequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from network.history.results import InferenceResult, Usage
+from network.run.inputs import Resume, ToolResults
 from network.run.limits import LimitExceeded
 from network.run.result_view import html_table, plain, rich_table
 from network.state.state import State
@@ -53,7 +54,9 @@ class RunResult:
         summary: what a router's `Stop` (or an LLM router's `done`) said, if anything.
         duration_ms: how long the run took.
         interrupts: tool calls waiting for a person's confirmation (stop reason
-            "interrupted"); answer them with `network.resume`.
+            "interrupted"); answer them with `network.run(result.resume(answers))`.
+        pending_tool_calls: client tool calls to answer (stop reason "client_tool"), with
+            `network.run(result.tool_results({call_id: result}))`.
         persisted: True when the run was saved to its thread.
         error: the exception that ended the run (only on `partial_result`).
     """
@@ -75,6 +78,19 @@ class RunResult:
     span_id: str | None = None  # its root span (hex): what a resumed run links to
     # Parallel branches that failed under `on_error="continue"` (`BranchFailure`s)
     failed_branches: list[Any] = field(default_factory=list)
+    # The id of the run that continued this one (answered its interrupts or client tool
+    # calls): a result kept in memory is continued once (on a thread, the store decides)
+    continued_by: str | None = None
+
+    def resume(self, answers: Any) -> Resume:
+        """The input of the run that answers this run's interrupts:
+        `network.run(result.resume([interrupt.accept(), ...]))`."""
+        return Resume(answers, stopped=self)
+
+    def tool_results(self, results: Mapping[str, Any]) -> ToolResults:
+        """The input of the run that answers this run's client tool calls:
+        `network.run(result.tool_results({call_id: result}))`."""
+        return ToolResults(results, stopped=self)
 
     @property
     def results(self) -> MutableSequence[InferenceResult]:

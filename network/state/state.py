@@ -118,6 +118,16 @@ class State:
         ]
         return earlier + own
 
+    def copy_for(self, schema: StateSchema) -> State:
+        """A fresh State under `schema` that continues this one: its keys (validated and
+        deep-copied), its conversation, agent calls and summaries (records never change, so
+        the lists are copied, not the records)."""
+        state = State(self.kv.data, schema=schema, results=list(self.results))
+        if len(self._messages):
+            state._messages = check_messages(list(self._messages))
+        state.summaries = list(self.summaries)
+        return state
+
     def for_tool(self) -> State:
         """A view for one tool call: the same history, with writes staged until committed."""
         view = State.__new__(State)

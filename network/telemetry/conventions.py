@@ -1,15 +1,17 @@
 """The names this package records: OpenTelemetry GenAI semantic conventions, pinned.
 
-We follow the GenAI conventions as published in OpenTelemetry semantic conventions 1.44.0
-(schema https://opentelemetry.io/schemas/1.44.0; status "Development"), which define
-`invoke_workflow`, `invoke_agent`, `chat` and `execute_tool` spans, `gen_ai.provider.name` and
-the cache-read token count. Names of our own live under `agent_network.`.
+We follow the GenAI conventions' first standalone release, semantic-conventions-genai v0.1.0
+(status "Development"; it builds on OpenTelemetry semantic conventions 1.45.0, whose schema URL
+the tracer and meter carry). It defines `invoke_agent` (with `gen_ai.operation.name`
+`invoke_workflow` for a workflow, named by `gen_ai.agent.name` since `gen_ai.workflow.name`
+was retired), `chat` and `execute_tool` spans, `gen_ai.provider.name` and the cache-read
+token count. Names of our own live under `agent_network.`.
 """
 
 from __future__ import annotations
 
-SEMCONV_VERSION = "1.44.0"
-SCHEMA_URL = "https://opentelemetry.io/schemas/1.44.0"
+SEMCONV_VERSION = "0.1.0"  # of semantic-conventions-genai
+SCHEMA_URL = "https://opentelemetry.io/schemas/1.45.0"  # the core conventions it builds on
 INSTRUMENTATION = "agent_network"
 
 # gen_ai.operation.name values
@@ -20,7 +22,6 @@ EXECUTE_TOOL = "execute_tool"
 
 OPERATION = "gen_ai.operation.name"
 PROVIDER = "gen_ai.provider.name"
-WORKFLOW_NAME = "gen_ai.workflow.name"
 AGENT_NAME = "gen_ai.agent.name"
 AGENT_DESCRIPTION = "gen_ai.agent.description"
 CONVERSATION_ID = "gen_ai.conversation.id"
@@ -100,3 +101,14 @@ def provider_name(provider: str | None) -> str:
     if not provider:
         return "_OTHER"
     return _PROVIDERS.get(provider, provider)
+
+
+def wire_model(model: str, provider: str | None) -> str:
+    """The model name a client sends on the wire: `model` less its provider prefix.
+
+    `openai/gpt-4o-mini` is sent as `gpt-4o-mini` (both clients strip the provider part of
+    the name they were given); a name without that prefix is sent as it is.
+    """
+    if provider and model.startswith(provider + "/") and len(model) > len(provider) + 1:
+        return model[len(provider) + 1 :]
+    return model

@@ -34,7 +34,7 @@ class Instruments:
         attributes: dict[str, Any] = {
             c.OPERATION: c.CHAT,
             c.PROVIDER: c.provider_name(call.provider),
-            c.REQUEST_MODEL: call.model,
+            c.REQUEST_MODEL: c.wire_model(call.model, call.provider),
             c.AGENT_NAME: agent,
         }
         if call.response_model:

@@ -4,16 +4,24 @@
       invoke_agent {router}                   a routing agent's decision (role "router")
         chat {model}                          each of its model requests (CLIENT)
       invoke_agent {agent}                    one agent call (role "agent")
-        chat {model}                          each model request, failed attempts included
+        chat {model}                          each attempt of each model request
         execute_tool {tool}                   each tool call; concurrent ones are siblings
+
+`{model}` and `gen_ai.request.model` are the name sent on the wire (`gpt-4o-mini` for
+`openai/gpt-4o-mini`); the provider is `gen_ai.provider.name`.
 
 The root span starts when the sink is made (before RUN_STARTED, which carries its ids) and
 ends with RUN_FINISHED or RUN_ERROR. An agent span is live from STEP_STARTED to STEP_FINISHED;
 its chat and tool spans are written at STEP_FINISHED from the call's record
 (`InferenceResult.model_calls`, `.tool_calls`) with the times recorded there, so nothing is
-added to the agent's own code path. Router spans are written from `RunContext.router_calls`
-at the next event. Interrupts (RUN_FINISHED's outcome) and the answers a resumed run starts
-from are events on the root span; a resumed run's root links to the interrupted run's root.
+added to the agent's own code path. A `Parallel` fan-out's branches are sibling agent spans
+under the run, each live from its branch's STEP_STARTED to its STEP_FINISHED (read from the
+branch's own context, `RunContext.branch_contexts`); a branch that failed sends no
+STEP_FINISHED, so its span ends at the join, or at RUN_ERROR when the fan-out failed, with its
+failed request's chat span and the time that request ended. Router spans are written from
+`RunContext.router_calls` at the next event. Interrupts (RUN_FINISHED's outcome) and the
+answers a resumed run starts from are events on the root span; a resumed run's root links to
+the interrupted run's root.
 """
 
 from __future__ import annotations
@@ -62,7 +70,7 @@ class RunSpans:
         name = ctx.network.name
         attributes: dict[str, Any] = {
             c.OPERATION: c.INVOKE_WORKFLOW,
-            c.WORKFLOW_NAME: name,
+            c.AGENT_NAME: name,  # v0.1.0: a workflow is named by gen_ai.agent.name
             c.RUN_ID: ctx.run_id,
         }
         if ctx.thread_id is not None:
@@ -103,6 +111,9 @@ class RunSpans:
                 )
         self.agent_span: Any = None
         self.unfinished: list[Any] = []  # agent spans closed by an error, ended by RUN_ERROR
+        # The live agent spans of a fan-out's branches: branch id -> (span, branch context,
+        # how many results the branch's history held when it started).
+        self.branch_spans: dict[str, tuple[Any, RunContext, int]] = {}
         self.results_seen = len(ctx.state.results)
         self.router_calls_seen = 0
 
@@ -115,13 +126,17 @@ class RunSpans:
     def _on(self, event: Any) -> None:
         kind = event.type
         if kind == "STEP_STARTED":
-            if getattr(event, "branch", None) is not None:
-                return  # a parallel branch's call: its span is written at the join
+            branch = getattr(event, "branch", None)
+            if branch is not None:  # a parallel branch's call, live from here to its end
+                self._start_branch(branch, event.step_name)
+                return
             self._routers()
             if getattr(event, "fan_out", None) is None:
                 self._start_agent(event.step_name)
         elif kind == "STEP_FINISHED":
-            if getattr(event, "branch", None) is not None:
+            branch = getattr(event, "branch", None)
+            if branch is not None:
+                self._finish_branch(branch)
                 return
             if getattr(event, "fan_out", None) is None:
                 self._finish_agent()
@@ -139,7 +154,10 @@ class RunSpans:
     # -- agents ----------------------------------------------------------------------------
 
     def _start_agent(self, name: str) -> None:
-        ctx = self.ctx
+        self.agent_span = self._agent_span(self.ctx, name)
+
+    def _agent_span(self, ctx: RunContext, name: str) -> Any:
+        """An agent call's span, started now with what is known before the model is asked."""
         agent = ctx.agent
         model, provider = _model_of(getattr(agent, "agent", agent), ctx.network.default_model)
         attributes: dict[str, Any] = {
@@ -150,13 +168,15 @@ class RunSpans:
             c.CALL_INDEX: ctx.call_count,
         }
         if model:
-            attributes[c.REQUEST_MODEL] = model
+            attributes[c.REQUEST_MODEL] = c.wire_model(model, provider)
         description = getattr(agent, "description", None)
         if description:
             attributes[c.AGENT_DESCRIPTION] = description
         if ctx.thread_id is not None:
             attributes[c.CONVERSATION_ID] = ctx.thread_id
-        self.agent_span = self.tracer.start_span(
+        if ctx.branch is not None:
+            attributes[c.BRANCH] = ctx.branch.id
+        return self.tracer.start_span(
             f"{c.INVOKE_AGENT} {name}", context=self.root_context, attributes=attributes
         )
 
@@ -172,32 +192,55 @@ class RunSpans:
         self.results_seen = len(results)
         self._close_agent(span, results[-1])
 
-    def _finish_fan_out(self) -> None:
-        """The branches' agent spans, siblings under the run, from their results."""
-        results = self.ctx.state.results
-        for index in range(self.results_seen, len(results)):
-            result = results[index]
-            start = _ns(result.started_at)
-            attributes: dict[str, Any] = {
-                c.OPERATION: c.INVOKE_AGENT,
-                c.AGENT_NAME: result.agent,
-                c.CALL_INDEX: index,
-                c.BRANCH: result.branch or "",
-            }
-            if self.ctx.thread_id is not None:
-                attributes[c.CONVERSATION_ID] = self.ctx.thread_id
-            span = self.tracer.start_span(
-                f"{c.INVOKE_AGENT} {result.agent}",
-                context=self.root_context,
-                attributes=attributes,
-                start_time=start,
-            )
-            if result.error is not None:
-                _fail(span, result.error.split(":", 1)[0])
-            self._close_agent(span, result, start + int(result.duration_ms * 1e6))
-        self.results_seen = len(results)
+    # -- a fan-out's branches --------------------------------------------------------------
 
-    def _close_agent(self, span: Any, result: Any, end_time: int | None = None) -> None:
+    def _start_branch(self, branch: str, name: str) -> None:
+        """A branch's agent span, siblings under the run, started as the branch starts."""
+        for branch_ctx in self.ctx.branch_contexts:
+            if branch_ctx.branch is not None and branch_ctx.branch.id == branch:
+                span = self._agent_span(branch_ctx, name)
+                self.branch_spans[branch] = (span, branch_ctx, len(branch_ctx.state.results))
+                return
+
+    def _finish_branch(self, branch: str) -> None:
+        """A branch's call is done: its span ends now, with its chat and tool spans."""
+        live = self.branch_spans.get(branch)
+        if live is None:
+            return
+        span, branch_ctx, seen = live
+        results = branch_ctx.state.results
+        if len(results) <= seen:  # closed by its failure: ended at the join or RUN_ERROR
+            return
+        del self.branch_spans[branch]
+        self._close_agent(span, results[-1], state=branch_ctx.state)
+
+    def _finish_fan_out(self) -> None:
+        """After the join: the spans of branches that failed (they sent no STEP_FINISHED)."""
+        results = self.ctx.state.results
+        errors = {
+            result.branch: result.error
+            for result in results[self.results_seen :]
+            if result.branch is not None and result.error is not None
+        }
+        self.results_seen = len(results)
+        for branch in list(self.branch_spans):
+            error = errors.get(branch)
+            self._end_branch(branch, error.split(":", 1)[0] if error else "_OTHER")
+
+    def _end_branch(self, branch: str, error_type: str) -> None:
+        """End a failed branch's span with its failed request, when the branch ended."""
+        span, branch_ctx, _ = self.branch_spans.pop(branch)
+        failed = branch_ctx.failed_model_calls
+        parent = self._trace.set_span_in_context(span)
+        for call in failed:
+            self._chat(call, parent, None)
+        _fail(span, error_type)
+        ended = max((_end_ns(call) for call in failed), default=None)
+        span.end(end_time=ended)
+
+    def _close_agent(self, span: Any, result: Any, state: Any = None) -> None:
+        """End an agent span with its call's chat and tool spans; `state`: the branch's own,
+        for a fan-out's branch (the run's otherwise)."""
         parent = self._trace.set_span_in_context(span)
         calls = result.model_calls
         for index, call in enumerate(calls):
@@ -208,7 +251,7 @@ class RunSpans:
         keys = sorted({key_of(op["path"]) for op in result.state_delta})
         attributes = _usage({}, calls)
         if calls:
-            attributes[c.REQUEST_MODEL] = calls[-1].model
+            attributes[c.REQUEST_MODEL] = c.wire_model(calls[-1].model, calls[-1].provider)
             attributes[c.PROVIDER] = c.provider_name(calls[-1].provider)
         attributes[c.KEYS_WRITTEN] = keys
         if result.skipped:
@@ -216,8 +259,9 @@ class RunSpans:
         span.set_attributes(attributes)
         content = self.content
         if content is not None and result.state_delta:
-            content.set(span, c.STATE_VALUES, state_values(self.ctx.state.kv, keys))
-        span.end(end_time=end_time)
+            kv = (state or self.ctx.state).kv
+            content.set(span, c.STATE_VALUES, state_values(kv, keys))
+        span.end()
 
     def _compacted(self, value: Any) -> None:
         """A span event on the agent's span: what its context policy dropped, summarised and
@@ -241,10 +285,11 @@ class RunSpans:
 
     def _chat(self, call: Any, parent: Any, result: Any) -> None:
         start = _ns(call.started_at)
+        model = c.wire_model(call.model, call.provider)
         attributes: dict[str, Any] = {
             c.OPERATION: c.CHAT,
             c.PROVIDER: c.provider_name(call.provider),
-            c.REQUEST_MODEL: call.model,
+            c.REQUEST_MODEL: model,
         }
         if call.agent:
             attributes[c.AGENT_NAME] = call.agent
@@ -256,7 +301,7 @@ class RunSpans:
             _usage(attributes, [call])
         # Written after the fact from the call's record (sampling sees every attribute).
         span = self.tracer.start_span(
-            f"{c.CHAT} {call.model}",
+            f"{c.CHAT} {model}",
             context=parent,
             kind=self._trace.SpanKind.CLIENT,
             attributes=attributes,
@@ -332,7 +377,7 @@ class RunSpans:
                     c.PROVIDER: c.provider_name(last.provider),
                     c.AGENT_NAME: name,
                     c.ROLE: "router",
-                    c.REQUEST_MODEL: last.model,
+                    c.REQUEST_MODEL: c.wire_model(last.model, last.provider),
                     c.CALL_INDEX: self.ctx.call_count,
                 },
                 start_time=_ns(first.started_at),
@@ -386,6 +431,8 @@ class RunSpans:
         self._end_root()
 
     def _end_unfinished(self, error_type: str) -> None:
+        for branch in list(self.branch_spans):  # a fan-out the error cut short
+            self._end_branch(branch, error_type)
         if self.agent_span is not None:
             self.unfinished.append(self.agent_span)
             self.agent_span = None
@@ -405,6 +452,10 @@ class RunSpans:
         root.set_attribute(c.INPUT_TOKENS, ctx.prompt_tokens)
         root.set_attribute(c.OUTPUT_TOKENS, ctx.completion_tokens)
         root.end()
+
+
+def _end_ns(call: Any) -> int:
+    return _ns(call.started_at) + int(call.duration_ms * 1e6)
 
 
 def _fail(span: Any, error_type: str, description: str | None = None) -> None:

@@ -1,13 +1,16 @@
 """Persistent threads: a run's conversation and state carried from run to run.
 
-`await network.run(input, thread_id="t1", user_id="alice", store=...)` loads the thread, runs,
-and commits each completed agent call as it goes. Without a thread id nothing is stored.
+`await network.run(input, thread=ThreadRef("t1", user_id="alice", store=...))` loads the
+thread, runs, and commits each completed agent call as it goes, with the approvals and client
+tool calls the run stops on (`pending`). Without a thread nothing is stored.
 
 - `ThreadStore`: the protocol a store implements (`BaseStore` helps); see `protocol`.
 - `MemoryStore`: in this process's memory.
 - `SQLStore`: SQLite (the default, `agent-network.db`) or PostgreSQL, through SQLAlchemy.
   Imported on first use, so `import network` does not load SQLAlchemy.
-- `open_store(...)`: what a run does with its `store=` argument (a store, a URL or a path).
+- `open_store(...)`: what a run does with its thread's `store` (a store, a URL or a path).
+- `ThreadRef`: which thread a run continues (also `network.ThreadRef`); `PendingCall`: one
+  call a thread waits on (`Thread.pending`).
 - `CheckpointStore`: checkpoints, `state_at`, fork and rewind (both ready stores keep them);
   `network.fork(...)` / `network.rewind(...)` use it. See `checkpoint_data` for what they return.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from network.run.thread_ref import ThreadRef
 from network.threads.checkpoint_data import (
     Checkpoint,
     CheckpointNotFoundError,
@@ -30,6 +34,7 @@ from network.threads.checkpoint_data import (
 from network.threads.checkpoint_store import CheckpointStore
 from network.threads.decoded import DecodedCache
 from network.threads.memory import MemoryStore
+from network.threads.pending import PendingCall
 from network.threads.protocol import (
     BaseStore,
     ThreadExistsError,
@@ -67,6 +72,7 @@ __all__ = [
     "DecodedCache",
     "ForkResult",
     "MemoryStore",
+    "PendingCall",
     "ResultRecord",
     "RewindReport",
     "SQLStore",
@@ -77,6 +83,7 @@ __all__ = [
     "ThreadInfo",
     "ThreadNotFoundError",
     "ThreadOrigin",
+    "ThreadRef",
     "ThreadSession",
     "ThreadStore",
     "TimeTravelError",

@@ -26,6 +26,8 @@ from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
 from network.threads.memory_timeline import MemoryTimeTravel
+from network.threads.pending import PendingCall
+from network.threads.pending_claims import check_claims
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import (
     ANONYMOUS_USER,
@@ -45,6 +47,9 @@ class _StoredThread:
     results: list[ResultRow] = field(default_factory=list)  # atomic tuples: GC-untracked
     summaries: list[str] = field(default_factory=list)
     state: dict[str, str] = field(default_factory=dict)
+    # pending call id -> its JSON text; answered ones move to `answered` (id -> answering run)
+    pending: dict[str, str] = field(default_factory=dict)
+    answered: dict[str, str | None] = field(default_factory=dict)
     calls: list[CallRow] = field(default_factory=list)  # each result's agent, run and time
     marks: list[Mark] = field(default_factory=list)  # one per commit (network.threads.timeline)
     keys: KeyLog = field(default_factory=KeyLog)  # every value of every thread key
@@ -96,6 +101,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
             state=_decode(stored.state),
             user_state=_decode(self._user.get((info.app_name, info.user_id), {})),
             app_state=_decode(self._app.get(info.app_name, {})),
+            pending=[PendingCall.from_text(text) for text in stored.pending.values()],
         )
 
     def _sync(self, thread_id: str, stored: _StoredThread) -> DecodedThread:
@@ -162,6 +168,8 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         if stored is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
         info = stored.info
+        # A claim is judged before the revision: a second answer is told it came second.
+        check_claims(thread_id, commit.answered, stored.answered, stored.pending)
         if info.revision != commit.revision:
             raise StaleThreadError(
                 f"thread {thread_id!r} is at revision {info.revision}, but this run loaded "
@@ -193,6 +201,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         stored.state.update(commit.state)
         for key in commit.removed:
             stored.state.pop(key, None)
+        _apply_pending(stored, commit)
         self._user[user_key] = user_state
         self._app[info.app_name] = app_state
         info.revision += 1
@@ -218,6 +227,16 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         )
         stored.keys.record(info.revision, commit)
         return info.revision
+
+
+def _apply_pending(stored: _StoredThread, commit: Commit) -> None:
+    """Move the claimed calls to `answered`, and add the calls the commit stopped on."""
+    for call_id in commit.answered:
+        stored.pending.pop(call_id, None)
+        stored.answered[call_id] = commit.run_id
+    for entry in commit.pending:  # a model may reuse a call id in a later run
+        stored.answered.pop(entry.id, None)
+        stored.pending[entry.id] = entry.to_text()
 
 
 def _decode(values: dict[str, str]) -> dict[str, Any]:

@@ -36,6 +36,12 @@ class PagedRecords(Sequence[T]):
         self._decode = decode
         self._count = count
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its records, decoded (a plain list): a `RunResult` of a thread run,
+        whose results' histories are views of the thread's conversation, can be sent to
+        another process."""
+        return (list, (list(self),))
+
     @property
     def rows(self) -> Sequence[Any]:
         """The stored rows, undecoded (read-only)."""

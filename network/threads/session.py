@@ -1,6 +1,6 @@
 """Running a network on a persistent thread: load before the run, commit as it goes.
 
-`network.run(input, thread_id=..., user_id=..., store=...)` opens a `ThreadSession`:
+`network.run(input, thread=ThreadRef(id, user_id=..., store=...))` opens a `ThreadSession`:
 
 1. Load. The thread is read (created when missing) and the run's State starts from its keys,
    its user's `user:` keys and its app's `app:` keys, its conversation and its results (so
@@ -30,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import anyio
 
@@ -40,9 +40,10 @@ from network.history.results import InferenceResult
 from network.history.writes import StateWrite
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
-from network.run.emitter import AnySink
+from network.run.emitter import AnySink, Observer
 from network.run.result import RunResult
 from network.run.steps import StepRunner
+from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.state.handlers import replace_values
 from network.state.kv import KV, MISSING
 from network.state.provenance import WriteRecord
@@ -51,6 +52,8 @@ from network.state.state import State
 from network.state.values import is_pydantic_model
 from network.threads.codec import record_of
 from network.threads.ids import check_id, check_ids
+from network.threads.pending import PendingCall
+from network.threads.pending_claims import claim_once
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
 from network.threads.resolve import open_store
 from network.threads.thread_data import (
@@ -83,34 +86,44 @@ class ThreadSession:
         self._loaded = len(state.results)  # the thread's calls before this run
         self._writes_saved = 0  # position in the run's write log of what is committed
         self.steps: StepRunner | None = None  # a durable run's (network.run.steps)
+        self.pending: list[PendingCall] = list(thread.pending)  # what the thread waits on
+        self._ctx: RunContext | None = None
+        self._pending_saved: set[str] = set()  # ids of the run's stops already committed
+        self._superseded: dict[str, str] = {}  # waiting calls a new message leaves behind
 
     @classmethod
     async def open(
         cls,
         network: NetworkLike,
-        thread_id: str,
+        ref: ThreadRef | str,
         *,
-        user_id: str | None = None,
-        store: Any = None,
-        app_name: str | None = None,
         state: Mapping[str, Any] | State | None = None,
         steps: StepRunner | None = None,
+        create: bool = True,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
-        """Load (or create) the thread and build the run's State from it.
+        """Load (or, with `create`, create) the thread and build the run's State from it.
 
         `steps` (a durable run's): the load and each commit are recorded steps, so a resumed
         run starts from the thread as it was loaded, and commits each agent call once.
+        `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
+        `open(network, ThreadRef("t1", ...))`, kept for one release.
         """
-        app = app_name or network.name
+        named = ThreadRef.of(ref) if not deprecated else None
+        if named is None:  # the old spelling: the id and its keywords
+            named = thread_of(None, {"thread_id": ref, **deprecated}, where="ThreadSession.open")
+            assert named is not None
+        thread_id, user_id, store = named.id, named.user_id, named.store
+        app = named.app_name or network.name
         # Before the store is opened: every store, the user's own too, gets the same rules.
         check_id("thread_id", thread_id)
         check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
         try:
             if steps is None:
-                thread = await _load(opened, thread_id, app, user_id)
+                thread = await _load(opened, thread_id, app, user_id, create)
             else:
-                thread = await _load_recorded(steps, opened, thread_id, app, user_id)
+                thread = await _load_recorded(steps, opened, thread_id, app, user_id, create)
             run_state = _state_of(network, thread)
             _kv(run_state).record_shared_writes = True
             if state is not None:
@@ -125,13 +138,22 @@ class ThreadSession:
             raise
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+        self,
+        ctx: RunContext,
+        *,
+        max_iter: int | None = None,
+        sinks: Sequence[AnySink | Observer] = (),
     ) -> RunResult:
-        """Run `ctx` (built on `self.state`) with this session committing as it goes."""
+        """Run `ctx` (built on `self.state`) with this session committing as it goes.
+
+        The session only watches (`Observer`): a run on a thread asks its model as a run
+        without one does."""
         self.run_id = ctx.run_id
+        self._ctx = ctx
         ctx.persisted = True
         try:
-            return await engine.execute(ctx, max_iter=max_iter, sinks=[self.sink, *sinks])
+            committing = Observer(self.sink)
+            return await engine.execute(ctx, max_iter=max_iter, sinks=[committing, *sinks])
         finally:
             await self.close()
 
@@ -180,6 +202,7 @@ class ThreadSession:
                 values[key] = _encode(key, kv.spec(key).to_json(kv.raw(key)))
             else:
                 removed.append(key)
+        stops = self._new_stops()
         commit = Commit(
             revision=self.revision,
             run_id=self.run_id,
@@ -189,6 +212,8 @@ class ThreadSession:
             removed=removed,
             shared=shared,
             summaries=list(summaries),
+            pending=stops,
+            answered=self._superseded,
         )
         if commit.empty:
             return
@@ -203,12 +228,59 @@ class ThreadSession:
         self._results_saved += len(results)
         self._messages_saved += len(messages)
         self._summaries_saved += len(summaries)
+        self._pending_saved.update(entry.id for entry in stops)
+        self._superseded = {}
         if results:  # else they wait for a call to go with (trailing ones stay in the run)
             self._writes_saved += len(writes)
 
+    def supersede_pending(self, run_id: str) -> None:
+        """A new message on a thread that waits on calls leaves them unanswered for good: the
+        run's first commit claims them as superseded (so the thread waits only on what this
+        run stops on, and answering an old one is `AlreadyAnsweredError`)."""
+        note = json.dumps({"superseded_by": run_id})
+        self._superseded = {entry.id: note for entry in self.pending}
+        self.pending = []
 
-async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | None) -> Thread:
+    def _new_stops(self) -> list[PendingCall]:
+        """The calls the run stopped on since the last commit (`network.threads.pending`)."""
+        ctx = self._ctx
+        if ctx is None or not (ctx.interrupts or ctx.pending_tool_calls):
+            return []
+        saved = self._pending_saved
+        stops = [
+            PendingCall.of_interrupt(interrupt, self.run_id)
+            for interrupt in ctx.interrupts
+            if interrupt.id not in saved
+        ]
+        stops.extend(
+            PendingCall.of_tool_call(call, self.run_id)
+            for call in ctx.pending_tool_calls
+            if call.id not in saved
+        )
+        return stops
+
+    async def claim(self, answered: dict[str, str], run_id: str) -> None:
+        """Claim the answers of pending calls for run `run_id`, before anything runs: one
+        commit the store refuses with `AlreadyAnsweredError` when any was answered already
+        (`network.threads.pending`). A durable run's claim is a recorded step."""
+        commit = Commit(revision=self.revision, run_id=run_id, answered=answered)
+        with anyio.CancelScope(shield=True):
+            if self.steps is None:
+                self.revision = await self.store.append_results(self.thread_id, commit)
+            else:  # recorded: a resumed run does not claim again
+                self.revision = await self.steps.step(
+                    "thread_claim", lambda: claim_once(self.store, self.thread_id, commit)
+                )
+        answered_ids = set(answered)
+        self.pending = [entry for entry in self.pending if entry.id not in answered_ids]
+
+
+async def _load(
+    store: ThreadStore, thread_id: str, app: str, user_id: str | None, create: bool = True
+) -> Thread:
     thread = await store.get_thread(thread_id)
+    if thread is None and not create:
+        raise ThreadNotFoundError(f"thread {thread_id!r} does not exist in the store given")
     if thread is None:
         with contextlib.suppress(ThreadExistsError):  # another run created it: read theirs
             await store.create_thread(thread_id, app_name=app, user_id=user_id or ANONYMOUS_USER)
@@ -225,7 +297,12 @@ async def _load(store: ThreadStore, thread_id: str, app: str, user_id: str | Non
 
 
 async def _load_recorded(
-    steps: StepRunner, store: ThreadStore, thread_id: str, app: str, user_id: str | None
+    steps: StepRunner,
+    store: ThreadStore,
+    thread_id: str,
+    app: str,
+    user_id: str | None,
+    create: bool = True,
 ) -> Thread:
     """A durable run's load: the thread as it was when the run first loaded it.
 
@@ -237,7 +314,7 @@ async def _load_recorded(
     loaded: list[Thread] = []
 
     async def load() -> dict[str, Any]:
-        thread = await _load(store, thread_id, app, user_id)
+        thread = await _load(store, thread_id, app, user_id, create)
         loaded.append(thread)
         return {
             "revision": thread.revision,
@@ -247,6 +324,7 @@ async def _load_recorded(
             "state": dict(thread.state),
             "user_state": dict(thread.user_state),
             "app_state": dict(thread.app_state),
+            "pending": [entry.to_text() for entry in thread.pending],
         }
 
     mark = await steps.step("thread_load", load)
@@ -267,6 +345,7 @@ async def _load_recorded(
             "state": mark["state"],
             "user_state": mark["user_state"],
             "app_state": mark["app_state"],
+            "pending": [PendingCall.from_text(text) for text in mark.get("pending", [])],
         }
     )
 

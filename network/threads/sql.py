@@ -48,6 +48,7 @@ from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_errors import database_errors
+from network.threads.sql_pending import decode_waiting
 from network.threads.sql_tables import build_tables
 from network.threads.sql_timeline import SQLTimeTravel
 from network.threads.thread_data import (
@@ -181,7 +182,7 @@ class SQLStore(SQLTimeTravel, BaseStore):
             if row is None:
                 return None
             entry, summaries = await self._sync(conn, thread_id, row)
-            state, user_state, app_state = await self._scopes(conn, row)
+            state, user_state, app_state, waiting = await self._scopes(conn, row)
         return Thread.model_construct(
             **_info(row).__dict__,
             messages=entry.conversation(row.message_count),
@@ -190,12 +191,14 @@ class SQLStore(SQLTimeTravel, BaseStore):
             state=state,
             user_state=user_state,
             app_state=app_state,
+            pending=decode_waiting(waiting),
         )
 
     async def _scopes(
         self, conn: AsyncConnection, row: Any
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-        """The thread's, its user's and its app's keys, in one statement (one round trip)."""
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, str]]:
+        """The thread's, its user's and its app's keys, and the calls it waits on (JSON text
+        by number), in one statement (one round trip)."""
         t = self.tables
         owners = (
             (t.thread_state, t.thread_state.c.thread_id == row.thread_id),
@@ -209,10 +212,15 @@ class SQLStore(SQLTimeTravel, BaseStore):
             select(literal(n).label("scope"), table.c.key, table.c.value).where(where)
             for n, (table, where) in enumerate(owners)
         ]
+        scoped.append(self._commits.pending.waiting(row.thread_id))
         found: tuple[dict[str, Any], ...] = ({}, {}, {})
+        waiting: dict[str, str] = {}
         for scope, key, value in (await conn.execute(union_all(*scoped))).all():
-            found[scope][key] = decode_value(value)
-        return found[0], found[1], found[2]
+            if scope == 3:
+                waiting[key] = value
+            else:
+                found[scope][key] = decode_value(value)
+        return found[0], found[1], found[2], waiting
 
     async def _sync(
         self, conn: AsyncConnection, thread_id: str, row: Any
@@ -275,7 +283,14 @@ class SQLStore(SQLTimeTravel, BaseStore):
         await self.setup()
         t = self.tables
         async with self._writer.begin() as conn:
-            for table in (t.messages, t.results, t.summaries, t.thread_state, *t.timeline.all()):
+            for table in (
+                t.messages,
+                t.results,
+                t.summaries,
+                t.thread_state,
+                t.pending,
+                *t.timeline.all(),
+            ):
                 await conn.execute(delete(table).where(table.c.thread_id == thread_id))
             gone = await conn.execute(
                 delete(t.threads)

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from network.errors import StaleThreadError, ThreadError
 from network.threads.protocol import ThreadNotFoundError
+from network.threads.sql_pending import PendingStatements
 from network.threads.sql_tables import Tables
 from network.threads.sql_timeline import TimelineWriter
 from network.threads.thread_data import Commit, SharedWrite
@@ -74,6 +75,7 @@ class CommitWriter:
             (state.c.thread_id == bindparam("b_thread"))
             & state.c.key.in_(bindparam("b_keys", expanding=True))
         )
+        self.pending = PendingStatements(t.pending)
         self.timeline = TimelineWriter(t)
         self.scopes = {
             "user": _ScopeStatements(t.user_state, ("app_name", "user_id")),
@@ -93,6 +95,8 @@ class CommitWriter:
         """Apply `commit` to the thread, or raise (the caller's transaction then rolls back).
 
         Returns the sequence numbers the commit's first message, result and summary got."""
+        if commit.answered:  # before the revision: a second answer is told it came second
+            await self.pending.claim_all(conn, thread_id, commit)
         bumped = (
             await conn.execute(
                 self.bump,
@@ -143,6 +147,8 @@ class CommitWriter:
             )
         if commit.shared:
             await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
+        if commit.pending:
+            await self.pending.add_all(conn, thread_id, commit)
         held = (first_summary + len(summaries)) if summaries else None
         counts = (len(results), result_count, message_count, held)
         await self.timeline.record(conn, thread_id, commit, counts, now)

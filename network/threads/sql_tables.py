@@ -7,8 +7,11 @@
 - `summaries`: the conversation summaries context policies wrote, numbered from 0, each with
   how many messages it covers.
 - `thread_state`, `user_state`, `app_state`: one row per key of each scope; keys keep their
-  prefix. Values, messages and results are JSON text, so both databases store the same bytes.
+  prefix.
+- `pending`: the approvals and client tool calls the thread waits on, and their answers.
 - `timeline`: the checkpoints' tables (`sql_timeline_tables`): commits, key history, lineage.
+
+Values, messages and results are JSON text, so both databases store the same bytes.
 
 Times are seconds since the epoch as doubles; they order and filter, never lock (the integer
 revision does that).
@@ -29,6 +32,7 @@ from sqlalchemy import (
     Text,
 )
 
+from network.threads.sql_pending import pending_table
 from network.threads.sql_timeline_tables import TimelineTables, build_timeline_tables
 
 
@@ -44,6 +48,7 @@ class Tables:
     thread_state: Table
     user_state: Table
     app_state: Table
+    pending: Table  # calls the thread waits on (`network.threads.sql_pending`)
     timeline: TimelineTables
 
     def all(self) -> list[Table]:
@@ -56,6 +61,7 @@ class Tables:
             self.thread_state,
             self.user_state,
             self.app_state,
+            self.pending,
             *self.timeline.all(),
         ]
 
@@ -128,6 +134,7 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("key", String, primary_key=True),
         Column("value", Text, nullable=False),
     )
+    pending = pending_table(metadata, prefix)
     return Tables(
         metadata,
         threads,
@@ -137,5 +144,6 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         thread_state,
         user_state,
         app_state,
+        pending,
         build_timeline_tables(metadata, prefix),
     )

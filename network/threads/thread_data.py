@@ -21,12 +21,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
 from network.history.log import RecordLog
-from network.history.messages import Message
+from network.history.messages import Message, ToolCall
 from network.history.results import InferenceResult
 from network.history.summary import Summary
+from network.run.interrupts import Interrupt
 from network.state.handlers import replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
+from network.threads.pending import PendingCall
 
 if TYPE_CHECKING:
     from network.state.schema import KeySpec
@@ -91,10 +93,22 @@ class Thread(ThreadInfo):
     state: dict[str, Any] = Field(default_factory=dict)
     user_state: dict[str, Any] = Field(default_factory=dict)
     app_state: dict[str, Any] = Field(default_factory=dict)
+    # what the thread waits on: unanswered approvals and client tool calls (`threads.pending`)
+    pending: list[PendingCall] = Field(default_factory=list)
 
     def full_state(self) -> dict[str, Any]:
         """Every key a run on this thread starts from: app, then user, then thread keys."""
         return {**self.app_state, **self.user_state, **self.state}
+
+    @property
+    def pending_interrupts(self) -> list[Interrupt]:
+        """The approvals the thread waits on (answer with `network.run(Resume(...))`)."""
+        return [entry.interrupt() for entry in self.pending if entry.kind == "interrupt"]
+
+    @property
+    def pending_tool_calls(self) -> list[ToolCall]:
+        """The client tool calls the thread waits on (`network.run(ToolResults(...))`)."""
+        return [entry.tool_call() for entry in self.pending if entry.kind == "client_tool"]
 
 
 class _Deleted:
@@ -164,6 +178,11 @@ class Commit:
     removed: list[str] = field(default_factory=list)  # thread keys deleted
     shared: list[SharedWrite] = field(default_factory=list)  # user:/app: writes, in order
     summaries: list[Summary] = field(default_factory=list)  # new conversation summaries
+    # calls the run stopped on, committed with the agent call that asked for them
+    pending: list[PendingCall] = field(default_factory=list)
+    # the claim of an answer: pending call id -> the answer's JSON text; the store refuses the
+    # whole commit (`AlreadyAnsweredError`) unless every one is still pending
+    answered: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -175,6 +194,8 @@ class Commit:
             or self.removed
             or self.shared
             or self.summaries
+            or self.pending
+            or self.answered
         )
 
 

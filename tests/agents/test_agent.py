@@ -9,7 +9,9 @@ from network import ConfigurationError, Network, StopReason
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None, **kwargs)
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None, **kwargs
+    )
 
 
 def system_text(model: ScriptedModel, index: int = 0) -> str:
@@ -36,7 +38,9 @@ async def test_instructions_may_be_a_sync_or_async_function_of_the_run() -> None
     first = Agent("s", system=lambda ctx: f"sync {ctx.call_count}", model=sync_model)
     second = Agent("t", system=later, model=async_model)
     network = Network(
-        "n", [first, second], lambda ctx: [first, second] if ctx.call_count == 0 else None
+        "n",
+        agents=[first, second],
+        router=lambda ctx: [first, second] if ctx.call_count == 0 else None,
     )
     await network.run("topic")
     assert system_text(sync_model) == "sync 0"
@@ -131,7 +135,7 @@ async def test_output_key_stores_the_final_answer_not_the_text_beside_a_tool_cal
         seen.append(ctx.kv.has("answer"))
         return None if ctx.kv.has("answer") else agent
 
-    result = await Network("n", [agent], route).run("what is it?")
+    result = await Network("n", agents=[agent], router=route).run("what is it?")
     assert seen == [False, False, True]  # not set by the first call's "Let me look that up."
     assert result["answer"] == "The answer is 42."
 
@@ -139,7 +143,7 @@ async def test_output_key_stores_the_final_answer_not_the_text_beside_a_tool_cal
 @pytest.mark.usefixtures("quiet_logs")
 @pytest.mark.anyio
 async def test_run_sync_inside_a_running_loop_says_to_await_run() -> None:
-    network = Network("n", [solo("hi")])
+    network = Network("n", agents=[solo("hi")])
     with pytest.raises(ConfigurationError, match=r"use `await network.run\(...\)`"):
         network.run_sync("go")
     with pytest.raises(ConfigurationError, match=r"agent 'solo'.*`await network.run"):

@@ -9,7 +9,9 @@ from network import Network
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None, **kwargs)
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None, **kwargs
+    )
 
 
 @pytest.mark.anyio

@@ -45,7 +45,7 @@ def _network() -> Network:
         return None if len(ctx.kv.view("items", ())) >= ctx.kv.get("target") else worker
 
     schema = {"items": {"type": list[str]}, "target": {"type": int}}
-    return Network("footprint", [worker], until_target, state_schema=schema)
+    return Network("footprint", agents=[worker], router=until_target, state_schema=schema)
 
 
 def _tracked_objects_kept(network: Network, steps: int) -> int:
@@ -99,7 +99,7 @@ def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> N
             await release.wait()
             return ModelResponse(AssistantMessage("done"))
 
-    network = Network("chain", [Agent("solo", model=WaitingModel())])
+    network = Network("chain", agents=[Agent("solo", model=WaitingModel())])
 
     async def main() -> None:
         async with anyio.create_task_group() as group:

@@ -32,7 +32,7 @@ def review_team() -> tuple[Network, GraphRouter]:
         .edge(reviewer, coder, when=needs_work)
         .edge(reviewer, END)
     )
-    return Network("review", [planner, coder, reviewer], router), router
+    return Network("review", agents=[planner, coder, reviewer], router=router), router
 
 
 @pytest.mark.anyio
@@ -60,7 +60,7 @@ async def test_async_conditions_and_first_holding_edge_wins() -> None:
         return False
 
     router = GraphRouter(start="a").edge(a, b, when=never).edge(a, c).edge(a, END)
-    result = await Network("abc", [a, b, c], router.edge(b, END)).run("x")
+    result = await Network("abc", agents=[a, b, c], router=router.edge(b, END)).run("x")
 
     assert [r.agent for r in result.results] == ["a", "c"]
 
@@ -70,7 +70,7 @@ async def test_no_edge_holding_ends_the_run() -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
     router = GraphRouter(start=a).edge(a, b, when=lambda ctx: False)
 
-    result = await Network("ab", [a, b], router).run("x")
+    result = await Network("ab", agents=[a, b], router=router).run("x")
 
     assert [r.agent for r in result.results] == ["a"]
     assert result.stop_reason == StopReason.ROUTER_FINISHED
@@ -81,7 +81,7 @@ def test_an_unknown_agent_is_a_configuration_error() -> None:
     router = GraphRouter(start=a).edge(a, "ghost")
 
     with pytest.raises(ConfigurationError, match="agent 'ghost' is not in network 'solo'"):
-        Network("solo", [a], router)
+        Network("solo", agents=[a], router=router)
 
 
 def test_unreachable_nodes_are_a_configuration_error() -> None:
@@ -89,25 +89,25 @@ def test_unreachable_nodes_are_a_configuration_error() -> None:
     router = GraphRouter(start=a).edge(a, END).edge(b, c)
 
     with pytest.raises(ConfigurationError) as raised:
-        Network("abc", [a, b, c], router)
+        Network("abc", agents=[a, b, c], router=router)
     assert "graph router: agents 'b', 'c' cannot be reached from start 'a'" in str(raised.value)
     lone = GraphRouter(start=a).edge(a, END).edge(b, END)
     with pytest.raises(ConfigurationError, match="agent 'b' cannot be reached from start 'a'"):
-        Network("ab", [a, b], lone)
+        Network("ab", agents=[a, b], router=lone)
 
 
 def test_several_unknown_agents_are_named_in_one_sentence() -> None:
     a = scripted_agent("a")
     router = GraphRouter(start=a).edge(a, "ghost").edge(a, "phantom")
     with pytest.raises(ConfigurationError, match="agents 'ghost', 'phantom' are not in network"):
-        Network("solo", [a], router)
+        Network("solo", agents=[a], router=router)
 
 
 def test_another_agent_with_the_same_name_is_refused() -> None:
     a, impostor = scripted_agent("a"), scripted_agent("a")
 
     with pytest.raises(ConfigurationError, match="'a'"):
-        Network("solo", [a], GraphRouter(start=impostor))
+        Network("solo", agents=[a], router=GraphRouter(start=impostor))
 
 
 def test_building_mistakes_are_reported_at_once() -> None:

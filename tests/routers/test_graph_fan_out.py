@@ -30,7 +30,7 @@ def research_team(**fan_out: Any) -> tuple[list[Agent], GraphRouter]:
 
 async def test_fans_out_after_the_source_and_joins_at_the_target() -> None:
     agents, router = research_team()
-    result = await Network("research", agents, router).run("study X")
+    result = await Network("research", agents=agents, router=router).run("study X")
     assert [(r.agent, r.branch) for r in result.results] == [
         ("planner", None),
         ("web", "planner.fan_out/web"),
@@ -49,7 +49,7 @@ async def test_a_fan_out_condition_decides_like_an_edge_and_join_can_end() -> No
         .edge(start, solo)
         .edge(solo, END)
     )
-    network = Network("n", [start, a, b, solo], router)
+    network = Network("n", agents=[start, a, b, solo], router=router)
     narrow = await network.run("go")
     wide = await network.run("go", state={"wide": True})
     assert [r.agent for r in narrow.results] == ["start", "solo"]
@@ -64,7 +64,7 @@ async def test_warns_when_built_if_parallel_agents_declare_one_replaced_key() ->
     router = GraphRouter(start=planner).fan_out(planner, [web, papers, notes], join=END)
 
     with pytest.warns(ParallelWriteWarning, match="'summary'") as caught:
-        Network("n", [planner, web, papers, notes], router)
+        Network("n", agents=[planner, web, papers, notes], router=router)
     assert len(caught) == 1
     assert "'web', 'papers'" in str(caught[0].message)
 
@@ -72,14 +72,14 @@ async def test_warns_when_built_if_parallel_agents_declare_one_replaced_key() ->
         warnings.simplefilter("error")  # a key that says how to resolve it: no warning
         Network(
             "n",
-            [planner, web, papers, notes],
-            router,
+            agents=[planner, web, papers, notes],
+            router=router,
             state_schema={"summary": {"type": str, "conflict": "last"}},
         )
         Network(
             "n",
-            [planner, web, papers, notes],
-            router,
+            agents=[planner, web, papers, notes],
+            router=router,
             state_schema={"summary": {"type": list[str]}},  # appends: merges fine
         )
 

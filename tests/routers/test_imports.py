@@ -15,7 +15,7 @@ from tests.routers.helpers import scripted_agent
 
 assert "networkx" not in sys.modules, "import routers loaded networkx"
 model = ScriptedModel([call("select_agent", name="a"), call("done", summary="ok")])
-Network("n", [scripted_agent("a")], routers.routing_agent(model)).run_sync("x")
+Network("n", agents=[scripted_agent("a")], router=routers.routing_agent(model)).run_sync("x")
 assert "litellm" not in sys.modules, "the routing agent loaded litellm"
 routers.GraphRouter(start="a")
 assert "networkx" in sys.modules

@@ -16,7 +16,7 @@ def test_a_function_router_is_drawn_as_a_router_node_reaching_every_agent() -> N
     def pick_next(ctx: RunContext) -> Any:
         return None
 
-    drawing = network_mermaid(Network("team", [planner, coder], pick_next))
+    drawing = network_mermaid(Network("team", agents=[planner, coder], router=pick_next))
 
     assert drawing.splitlines() == [
         "flowchart TD",
@@ -31,8 +31,8 @@ def test_a_function_router_is_drawn_as_a_router_node_reaching_every_agent() -> N
 def test_a_routing_agent_is_noted_as_such() -> None:
     network = Network(
         "team",
-        [scripted_agent("planner"), scripted_agent("router")],
-        routing_agent(ScriptedModel([])),
+        agents=[scripted_agent("planner"), scripted_agent("router")],
+        router=routing_agent(ScriptedModel([])),
     )
     drawing = network_mermaid(network)
 
@@ -44,5 +44,7 @@ def test_a_routing_agent_is_noted_as_such() -> None:
 
 def test_a_lambda_and_the_one_agent_default() -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
-    assert '"router: function"' in network_mermaid(Network("ab", [a, b], lambda ctx: None))
-    assert '"router: function once"' in network_mermaid(Network("a", [a]))
+    assert '"router: function"' in network_mermaid(
+        Network("ab", agents=[a, b], router=lambda ctx: None)
+    )
+    assert '"router: function once"' in network_mermaid(Network("a", agents=[a]))

@@ -24,7 +24,7 @@ from tests.routers.helpers import scripted_agent
 def team(router: Any, **kwargs: Any) -> Network:
     planner = scripted_agent("planner", "the plan", description="Breaks the task into steps.")
     coder = scripted_agent("coder", "the code", description="Writes the code.")
-    return Network("team", [planner, coder], router, **kwargs)
+    return Network("team", agents=[planner, coder], router=router, **kwargs)
 
 
 @pytest.mark.anyio
@@ -256,6 +256,6 @@ async def test_routing_usage_counts_in_the_run_totals() -> None:
     router_model = ScriptedModel(
         [call("select_agent", name="worker", reason="go"), call("done", summary="ok")]
     )
-    result = await Network("n", [worker], routing_agent(router_model)).run("x")
+    result = await Network("n", agents=[worker], router=routing_agent(router_model)).run("x")
     agent_tokens = sum(r.usage.total_tokens for r in result.results)
     assert result.usage.total_tokens > agent_tokens > 0

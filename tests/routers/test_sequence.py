@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from agents import ToolContext, call, tool
-from network import Network, Parallel, RoutingError, RunContext, StopReason
+from network import Network, Parallel, RoutingError, RunContext, StopReason, ThreadRef
 from routers import network_mermaid, sequence
 from tests.routers.helpers import scripted_agent
 
@@ -17,7 +17,9 @@ from tests.routers.helpers import scripted_agent
 @pytest.mark.anyio
 async def test_runs_agents_in_order_then_finishes() -> None:
     planner, coder, reviewer = (scripted_agent(n) for n in ("planner", "coder", "reviewer"))
-    network = Network("team", [planner, coder, reviewer], sequence(planner, "coder", reviewer))
+    network = Network(
+        "team", agents=[planner, coder, reviewer], router=sequence(planner, "coder", reviewer)
+    )
 
     result = await network.run("build it")
 
@@ -29,7 +31,7 @@ async def test_runs_agents_in_order_then_finishes() -> None:
 @pytest.mark.anyio
 async def test_each_run_starts_from_the_first_agent() -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
-    network = Network("pair", [a, b], sequence(a, b))
+    network = Network("pair", agents=[a, b], router=sequence(a, b))
 
     first = await network.run("one")
     second = await network.run("two")
@@ -39,7 +41,7 @@ async def test_each_run_starts_from_the_first_agent() -> None:
 
 def test_an_unknown_agent_fails_when_the_network_is_built() -> None:
     with pytest.raises(RoutingError, match="ghost"):
-        Network("team", [scripted_agent("a")], sequence("a", "ghost"))
+        Network("team", agents=[scripted_agent("a")], router=sequence("a", "ghost"))
 
 
 def test_needs_an_agent() -> None:
@@ -49,7 +51,7 @@ def test_needs_an_agent() -> None:
 
 def test_draws_a_chain() -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
-    drawing = network_mermaid(Network("pair", [a, b], sequence(a, b)))
+    drawing = network_mermaid(Network("pair", agents=[a, b], router=sequence(a, b)))
 
     assert drawing.splitlines()[0] == "flowchart TD"
     assert "    START --> a" in drawing
@@ -77,7 +79,7 @@ async def test_the_position_is_not_kept_in_ctx_extras() -> None:
         extras_seen.append(dict(ctx.extras))
         return choice
 
-    result = await Network("pair", [a, b], watched).run("go")
+    result = await Network("pair", agents=[a, b], router=watched).run("go")
 
     assert [r.agent for r in result.results] == ["a", "b"]
     assert extras_seen == [{}, {}, {}]  # ctx.extras is left to user code
@@ -86,7 +88,7 @@ async def test_the_position_is_not_kept_in_ctx_extras() -> None:
 @pytest.mark.anyio
 async def test_one_router_serves_concurrent_runs() -> None:
     agents = [scripted_agent(n) for n in ("a", "b", "c")]
-    network = Network("chain", agents, sequence(*agents))
+    network = Network("chain", agents=agents, router=sequence(*agents))
     orders: list[list[str]] = []
 
     async def one(task: str) -> None:
@@ -103,11 +105,11 @@ async def test_one_router_serves_concurrent_runs() -> None:
 @pytest.mark.anyio
 async def test_a_threads_next_run_starts_from_the_first_agent(tmp_path: Path) -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
-    network = Network("pair", [a, b], sequence(a, b))
+    network = Network("pair", agents=[a, b], router=sequence(a, b))
     store = tmp_path / "threads.db"
 
-    first = await network.run("one", thread_id="t1", store=store)
-    second = await network.run("two", thread_id="t1", store=store)
+    first = await network.run("one", thread=ThreadRef("t1", store=store))
+    second = await network.run("two", thread=ThreadRef("t1", store=store))
 
     assert [r.agent for r in first.results] == ["a", "b"]
     assert [r.agent for r in second.results][-2:] == ["a", "b"]  # its own calls, after the thread's
@@ -127,14 +129,16 @@ async def test_a_resumed_run_goes_on_after_the_interrupted_agent() -> None:
     deployer = scripted_agent("deployer", call("deploy", target="prod"), "deployed", tools=[deploy])
     reviewer = scripted_agent("reviewer")
     network = Network(
-        "release", [builder, deployer, reviewer], sequence(builder, deployer, reviewer)
+        "release",
+        agents=[builder, deployer, reviewer],
+        router=sequence(builder, deployer, reviewer),
     )
 
     stopped = await network.run("ship it")
     assert stopped.stop_reason == StopReason.INTERRUPTED
     assert [r.agent for r in stopped.results] == ["builder", "deployer"]
 
-    resumed = await network.resume(stopped, [stopped.interrupts[0].accept()])
+    resumed = await network.run(stopped.resume([stopped.interrupts[0].accept()]))
 
     # the deployer's held call is finished, then the sequence goes on: never back to the builder
     assert [r.agent for r in resumed.results] == ["deployer", "reviewer"]
@@ -146,7 +150,7 @@ async def test_a_resumed_run_goes_on_after_the_interrupted_agent() -> None:
 async def test_a_fan_out_is_one_place_in_the_sequence() -> None:
     a, b, c, d = (scripted_agent(n) for n in "abcd")
     fan_out = Parallel(b, c)
-    network = Network("fan", [a, b, c, d], sequence(a, fan_out, d))
+    network = Network("fan", agents=[a, b, c, d], router=sequence(a, fan_out, d))
 
     result = await network.run("go")
 
@@ -159,7 +163,7 @@ async def test_a_fan_out_is_one_place_in_the_sequence() -> None:
 async def test_fan_outs_of_any_width_back_to_back() -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
     wide = Parallel.map(b, ["x", "y", "z"], name="wide")
-    network = Network("fans", [a, b], sequence(wide, wide, a))
+    network = Network("fans", agents=[a, b], router=sequence(wide, wide, a))
 
     result = await network.run("go")
 

@@ -10,7 +10,7 @@ import pytest
 from agents import Agent, ContextPolicy, LiteLLMModel, ModelRequest, ScriptedModel
 from agents.models.litellm_model import tokens_for
 from agents.models.wire import to_wire
-from network import ConfigurationError, Network
+from network import ConfigurationError, Network, ThreadRef
 from network.history.messages import SystemMessage, ToolMessage
 from network.threads import MemoryStore
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -48,8 +48,8 @@ async def test_a_long_thread_is_sent_within_the_token_budget_with_tools_paired(
     openai_server.add_text("fine")
     seen: list[Any] = []
 
-    result = await Network("chat", [agent]).run(
-        "and now?", thread_id="t1", store=store, sinks=[collect(seen)]
+    result = await Network("chat", agents=[agent]).run(
+        "and now?", thread=ThreadRef("t1", store=store), sinks=[collect(seen)]
     )
 
     assert result.output == "fine"  # the server took the request: no orphan tool message
@@ -74,7 +74,7 @@ async def test_without_a_budget_a_call_and_its_result_stay_together() -> None:
     model = ScriptedModel(["ok"])
     policy = ContextPolicy(max_messages=2)  # would start at a tool result: moves past it
     agent = Agent("a", model=model, context_policy=policy)
-    await Network("chat", [agent]).run("next", thread_id="t1", store=store)
+    await Network("chat", agents=[agent]).run("next", thread=ThreadRef("t1", store=store))
     history = model.requests[0].history
     assert [m.role for m in history] == ["user"]  # tool pair dropped whole, newest turn kept
 
@@ -105,11 +105,13 @@ async def test_a_summary_is_written_once_and_reused_by_later_runs() -> None:
         return "ok"
 
     policy = ContextPolicy(max_messages=10, summarize=summary_of(calls))
-    network = Network("chat", [Agent("a", model=ScriptedModel(reply))], context_policy=policy)
+    network = Network(
+        "chat", agents=[Agent("a", model=ScriptedModel(reply))], context_policy=policy
+    )
     events: list[list[Any]] = []
     for text in ("one", "two", "three"):
         seen: list[Any] = []
-        run = await network.run(text, thread_id="t1", store=store, sinks=[collect(seen)])
+        run = await network.run(text, thread=ThreadRef("t1", store=store), sinks=[collect(seen)])
         events.append([e.value for e in seen if getattr(e, "name", "") == "ContextCompacted"])
 
     assert calls == [(57, None)]  # one summary, of all but the newest turns, once
@@ -132,9 +134,11 @@ async def test_a_summary_is_extended_when_what_follows_it_no_longer_fits() -> No
     await build_thread(store, "t1", 10)
     calls: list[tuple[int, str | None]] = []
     policy = ContextPolicy(max_messages=4, summarize=summary_of(calls))
-    network = Network("chat", [Agent("a", model=ScriptedModel(["ok"] * 5))], context_policy=policy)
+    network = Network(
+        "chat", agents=[Agent("a", model=ScriptedModel(["ok"] * 5))], context_policy=policy
+    )
     for text in ("one", "two", "three"):
-        await network.run(text, thread_id="t1", store=store)
+        await network.run(text, thread=ThreadRef("t1", store=store))
     assert calls[0] == (30, None)
     assert calls[1][1] == "summary 1"  # the old summary plus only the turns after it
     assert calls[1][0] < 5
@@ -154,8 +158,8 @@ async def test_an_agent_summarises() -> None:
     summarizer = Agent("summarizer", model=cheap)
     policy = ContextPolicy(max_messages=4, summarize=summarizer)
     model = ScriptedModel(["ok"])
-    await Network("chat", [Agent("a", model=model, context_policy=policy)]).run(
-        "next", thread_id="t1", store=store
+    await Network("chat", agents=[Agent("a", model=model, context_policy=policy)]).run(
+        "next", thread=ThreadRef("t1", store=store)
     )
     assert "question 0" in cheap.requests[0].history[-1].content
     assert model.requests[0].system[-1].content.endswith("they looked numbers up")
@@ -168,7 +172,7 @@ async def test_long_tool_results_are_sent_trimmed_and_stored_whole() -> None:
     await build_thread(store, "t1", 3, result_text="y" * 5_000)
     model = ScriptedModel(["ok"])
     agent = Agent("a", model=model, context_policy=ContextPolicy(max_tool_result_chars=100))
-    await Network("chat", [agent]).run("next", thread_id="t1", store=store)
+    await Network("chat", agents=[agent]).run("next", thread=ThreadRef("t1", store=store))
     tools = [m for m in model.requests[0].history if isinstance(m, ToolMessage)]
     assert len(tools) == 3
     for message in tools:
@@ -195,6 +199,6 @@ async def test_a_compaction_is_logged() -> None:
     await build_thread(store, "t1", 10)
     agent = Agent("a", model=ScriptedModel(["ok"]), context_policy=ContextPolicy(max_messages=4))
     with capture_logs() as logs:
-        await Network("chat", [agent]).run("next", thread_id="t1", store=store)
+        await Network("chat", agents=[agent]).run("next", thread=ThreadRef("t1", store=store))
     [entry] = [e for e in logs if e["event"] == "context.compacted"]
     assert (entry["agent"], entry["messages"], entry["dropped"]) == ("a", 31, 27)

@@ -10,7 +10,9 @@ from network import Network, State, TemplateError
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None, **kwargs)
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None, **kwargs
+    )
 
 
 def system_text(model: ScriptedModel, index: int = 0) -> str:

@@ -201,3 +201,76 @@ async def test_tool_choice_may_name_an_mcp_tool_listed_only_in_the_run() -> None
     result = await agent.run("x")
     assert model.requests[0].tool_choice == "echo"
     assert records(result)[0].result == {"result": "forced"}
+
+
+async def test_names_from_a_real_server_are_safe_for_providers_and_unique() -> None:
+    """A server named `mcp-servers/everything` whose tools have dots, slashes, spaces and a
+    71-character name: every name offered matches `^[a-zA-Z0-9_-]{1,64}$`, none is offered
+    twice, and each one calls its own tool on the server."""
+    import os
+    import re
+    import sys
+    from pathlib import Path
+
+    from agents import MCPServer
+    from tests.agents.mcp.odd_names_app import NAMES
+
+    @tool
+    def echo(text: str) -> str:
+        """A local echo: the server's `echo` is then offered with the server's name."""
+        return text
+
+    app = str(Path(__file__).with_name("odd_names_app.py"))
+    server = MCPServer.stdio(
+        sys.executable, [app], env={"PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    )
+    probe = ScriptedModel(["nothing"])
+    await Agent("probe", tools=[echo, server], model=probe).run("x")
+    names = [schema["function"]["name"] for schema in probe.requests[0].tools or []]
+    assert len(names) == len(set(names)) == 1 + len(NAMES)
+    for name in names:
+        assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name), name
+    assert "mcp-servers_everything__echo" in names
+    assert "files_list_all" in names
+    remote = [n for n in names if n != "echo"]
+
+    model = ScriptedModel([[call(name) for name in remote], "done"])
+    result = await Agent("caller", tools=[echo, server], model=model).run("x")
+    answered = {record.name: record.result for record in records(result)}
+    assert sorted(answered.values(), key=str) == sorted(
+        ({"result": name} for name in NAMES), key=str
+    )  # each offered name reached its own tool
+    assert all(not record.is_error for record in records(result))
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"command": "", "name": "files"}, "'files': command must be a non-empty string"),
+        ({"command": ""}, """MCP server "MCPServer.stdio('')": command must be a non-empty"""),
+        ({"command": "srv", "env": ["A=1"]}, "'srv': env must map names to strings, got list"),
+        ({"command": "srv", "env": "A=1"}, "'srv': env must map names to strings, got str"),
+        ({"command": "srv", "env": {"PORT": 8080}}, "'srv': env['PORT'] must be a string"),
+        ({"command": "srv", "env": {"A=B": "c"}}, "'srv': env has a bad name 'A=B'"),
+        ({"command": "srv", "env": {"": "c"}}, "'srv': env has a bad name ''"),
+        ({"command": "srv", "env": {3: "c"}}, "'srv': env has a bad name 3"),
+        ({"command": "srv", "env": {"A": "b\0c"}}, "'srv': env['A'] must be a string without NUL"),
+        ({"command": "srv", "cwd": 3}, "'srv': cwd must be a path"),
+    ],
+)
+def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
+    options: dict[str, Any], says: str
+) -> None:
+    from agents import MCPServer
+
+    command = options.pop("command")
+    with pytest.raises(ConfigurationError) as caught:
+        MCPServer.stdio(command, **options)
+    assert says in str(caught.value)
+
+
+def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError, match="'docs': headers\\['X-Key'\\] must be a string"):
+        MCPServer.http("http://127.0.0.1:1/mcp", headers={"X-Key": 5}, name="docs")

@@ -44,7 +44,7 @@ async def test_usage_limits_count_every_attempt_on_both(
 ) -> None:
     openai_server.add_error(500, "overloaded").add_text("Done.")
     agent = Agent("a", model=client(openai_server.base_url, max_retries=1, retry_delay=0))
-    network = Network("n", [agent], lambda ctx: agent)
+    network = Network("n", agents=[agent], router=lambda ctx: agent)
 
     result = await network.run("Go.", limits=UsageLimits(max_model_calls=2))
 

@@ -251,7 +251,7 @@ async def test_the_routing_agent_survives_a_server_refusing_required(
     model = client(openai_server.base_url)
     writer = Agent("writer", description="Writes.", model=model)
 
-    result = await Network("team", [writer], routing_agent(model)).run("Write.")
+    result = await Network("team", agents=[writer], router=routing_agent(model)).run("Write.")
 
     assert result.stop_reason == "router_done" and result.output == "Done writing."
     refused, relaxed, corrected, _, later = openai_server.requests
@@ -267,7 +267,9 @@ async def test_a_runs_usage_totals_say_when_they_hold_an_estimate(
     openai_server.add(Reply(text="Counted by the server."))
     openai_server.add(Reply(text="Not counted.", send_usage=False))
     agent = Agent("a", model=client(openai_server.base_url))
-    network = Network("n", [agent], lambda ctx: None if ctx.call_count >= 1 else agent)
+    network = Network(
+        "n", agents=[agent], router=lambda ctx: None if ctx.call_count >= 1 else agent
+    )
     counted = await network.run("One.")
     guessed = await network.run("Two.")
     assert not counted.usage.estimated and counted.usage.total_tokens > 0

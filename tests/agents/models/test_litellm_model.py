@@ -120,7 +120,7 @@ async def test_agent_in_a_network_sends_tool_results_back(
         last = ctx.last_result
         return agent if last is None or last.tool_calls else None
 
-    result = await Network("calc", [agent], router).run("What is 2 + 3?")
+    result = await Network("calc", agents=[agent], router=router).run("What is 2 + 3?")
 
     assert result.output == "2 + 3 = 5."
     assert result.results[0].tool_calls[0].result == 5

@@ -213,7 +213,7 @@ async def test_max_cost_usd_stops_a_native_run(
     for _ in range(3):
         openai_server.add_tool_calls(FakeToolCall("again", {}), usage=usage)
     agent = Agent("spender", tools=[again], model="openai/gpt-4o-mini")
-    network = Network("costly", [agent], lambda ctx: agent)
+    network = Network("costly", agents=[agent], router=lambda ctx: agent)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnpricedModelWarning)  # priced: never warns
         result = await network.run("Spend.", limits=UsageLimits(max_cost_usd=0.0005))
@@ -234,7 +234,7 @@ async def test_a_cost_capped_run_warns_once_per_unpriced_model(
         openai_server.add_tool_calls(FakeToolCall("again", {}))
     model = OpenAIModel("openai/local", api_base=openai_server.base_url)
     agent = Agent("local", tools=[again], model=model)
-    network = Network("n", [agent], lambda ctx: agent)
+    network = Network("n", agents=[agent], router=lambda ctx: agent)
     limits = UsageLimits(max_cost_usd=0.01, max_model_calls=3)
     with capture_logs() as logs, pytest.warns(UnpricedModelWarning) as caught:
         result = await network.run("Hi.", limits=limits)
@@ -255,7 +255,7 @@ async def test_the_unpriced_warning_as_an_error_stops_the_run_before_its_next_re
         openai_server.add_tool_calls(FakeToolCall("again", {}))
     model = OpenAIModel("openai/local", api_base=openai_server.base_url)
     agent = Agent("local", tools=[again], model=model)
-    network = Network("n", [agent], lambda ctx: agent)
+    network = Network("n", agents=[agent], router=lambda ctx: agent)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnpricedModelWarning)
         with pytest.raises(UnpricedModelWarning, match="'openai/local'"):
@@ -268,7 +268,7 @@ async def test_without_a_cost_cap_an_unpriced_model_never_warns(
 ) -> None:
     openai_server.add_text("Hi.")
     model = OpenAIModel("openai/local", api_base=openai_server.base_url)
-    network = Network("n", [Agent("local", model=model)])
+    network = Network("n", agents=[Agent("local", model=model)])
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnpricedModelWarning)
         result = await network.run("Hi.", limits=UsageLimits(max_model_calls=5))

@@ -97,9 +97,9 @@ async def test_a_forced_tool_call_lands_in_state(llama_server: LlamaServer, clie
         tool_choice="remember",
         model=client(llama_server.base_url),
     )
-    result = await Network("notes", [agent], lambda ctx: None if ctx.last_result else agent).run(
-        "Remember that the sky is blue."
-    )
+    result = await Network(
+        "notes", agents=[agent], router=lambda ctx: None if ctx.last_result else agent
+    ).run("Remember that the sky is blue.")
     (record,) = result.results[0].tool_calls
     assert record.name == "remember"
     if record.is_error:  # the model's arguments were refused: said to it, state untouched
@@ -132,7 +132,7 @@ async def test_a_network_with_the_routing_agent(llama_server: LlamaServer, clien
     model = client(llama_server.base_url)
     writer = Agent("writer", description="Writes one short sentence.", model=model)
     critic = Agent("critic", description="Criticises the sentence.", model=model)
-    network = Network("team", [writer, critic], routing_agent(model), max_iter=3)
+    network = Network("team", agents=[writer, critic], router=routing_agent(model), max_iter=3)
     try:
         result = await network.run("Write a sentence about rain, then criticise it.")
     except RoutingError as error:  # the router named no valid agent: said clearly
@@ -174,7 +174,9 @@ async def test_the_server_killed_mid_run_over_agui(
         tool_choice="stop_server",
         model=client(own_llama_server.base_url),
     )
-    network = Network("n", [agent], lambda ctx: agent, max_iter=3)  # calls again after the tool
+    network = Network(
+        "n", agents=[agent], router=lambda ctx: agent, max_iter=3
+    )  # calls again after the tool
     asgi = app(network)
     http = httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://t")
     user = {"id": "u", "role": "user", "content": "go"}

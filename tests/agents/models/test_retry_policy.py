@@ -51,7 +51,7 @@ async def test_a_routing_agent_retries_through_its_models_policy(
     openai_server.add_tool_calls(("done", {"summary": "built"}))
     coder = scripted_agent("coder", "the code")
     model = native(openai_server.base_url, retry=RetryPolicy(max_attempts=2, backoff=0.001))
-    result = await Network("team", [coder], routing_agent(model)).run("build it")
+    result = await Network("team", agents=[coder], router=routing_agent(model)).run("build it")
     assert [r.agent for r in result.results] == ["coder"]
     assert len(openai_server.requests) == 3
 
@@ -59,7 +59,7 @@ async def test_a_routing_agent_retries_through_its_models_policy(
     openai_server.add_error(502, "bad gateway").add_text("never asked for")
     once = native(openai_server.base_url, retry=RetryPolicy(max_attempts=1))
     with pytest.raises(ModelError, match="bad gateway"):
-        await Network("team", [coder], routing_agent(once)).run("build it")
+        await Network("team", agents=[coder], router=routing_agent(once)).run("build it")
     assert len(openai_server.requests) == 1  # the client's default would have retried
 
 

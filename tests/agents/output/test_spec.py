@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import ScriptedModel, call, tool
-from network import ConfigurationError, Network, RunContext, Stop
+from network import ConfigurationError, Network, RunContext, Stop, ThreadRef
 from tests.agents.output.ticket import TICKET, Ticket, agent
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -52,7 +52,7 @@ async def test_output_key_stores_the_object_through_a_typed_key_and_routers_read
         ticket = ctx.kv.get("ticket")
         return Stop("urgent" if ticket.priority < 3 else "later")
 
-    result = await Network("n", [triage], route, state_schema=Schema).run("x")
+    result = await Network("n", agents=[triage], router=route, state_schema=Schema).run("x")
     assert seen == [2]
     assert isinstance(result["ticket"], Ticket)
     assert result.stop_reason == "urgent"
@@ -150,10 +150,10 @@ async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: A
     triage = agent(
         ScriptedModel(lambda request: json.dumps(TICKET)), output_type=Ticket, output_key="ticket"
     )
-    network = Network("n", [triage])
+    network = Network("n", agents=[triage])
     store = str(tmp_path / "threads.db")
-    await network.run("first", thread_id="t1", store=store)
-    second = await network.run("second", thread_id="t1", store=store)
+    await network.run("first", thread=ThreadRef("t1", store=store))
+    second = await network.run("second", thread=ThreadRef("t1", store=store))
     loaded, fresh = second.results
     assert loaded.output_value == TICKET  # read back from SQLite: the JSON form
     assert fresh.output_value == Ticket(**TICKET)

@@ -24,7 +24,7 @@ async def test_partial_output_streams_as_predictive_state_and_is_then_committed(
     triage = agent(
         ScriptedModel([text], stream=True, chunk_size=5), output_type=Ticket, output_key="ticket"
     )
-    network = Network("n", [triage], state_schema=Schema)
+    network = Network("n", agents=[triage], state_schema=Schema)
     async with network.stream("x") as stream:
         got = [event async for event in stream]
     run = replay(wire(got))
@@ -47,7 +47,7 @@ async def test_a_prediction_that_never_validates_is_taken_back() -> None:
         output_key="ticket",
         output_retries=1,
     )
-    network = Network("n", [triage])
+    network = Network("n", agents=[triage])
     got: list[Any] = []
     with pytest.raises(OutputValidationError):
         async with network.stream("x") as stream:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ClientTool, ScriptedModel, call, client_tool, tool
-from network import Network, StopReason, UsageLimits
+from network import Network, StopReason, ThreadRef, UsageLimits
 from network.errors import ConfigurationError
 from network.history.messages import ToolMessage
 from network.run.client_results import ClientToolError
@@ -64,7 +64,7 @@ async def test_routers_see_no_further_calls_after_a_client_tool() -> None:
         "first", tools=[CONFIRM], model=ScriptedModel([call("confirm_booking", date="x")])
     )
     second = Agent("second", model=ScriptedModel(["never"]))
-    result = await Network("n", [first, second], route).run("go")
+    result = await Network("n", agents=[first, second], router=route).run("go")
     assert result.stop_reason == "client_tool" and [r.agent for r in result.results] == ["first"]
 
 
@@ -84,7 +84,9 @@ def concierge(model: ScriptedModel) -> Network:
             return "concierge"
         return None
 
-    return Network("hotel", [Agent("concierge", tools=[find_rooms, CONFIRM], model=model)], route)
+    return Network(
+        "hotel", agents=[Agent("concierge", tools=[find_rooms, CONFIRM], model=model)], router=route
+    )
 
 
 def script(request: Any) -> Any:
@@ -101,7 +103,7 @@ async def test_answer_tool_calls_continues_with_the_clients_results() -> None:
     network = concierge(model)
     stopped = await network.run("book a room")
     (pending,) = stopped.pending_tool_calls
-    result = await network.answer_tool_calls(stopped, {pending.id: {"confirmed": True}})
+    result = await network.run(stopped.tool_results({pending.id: {"confirmed": True}}))
     assert result.stop_reason == "router_finished"
     assert result.output == 'Booked ({"confirmed": true})'
     last = model.requests[-1].history
@@ -112,13 +114,17 @@ async def test_answer_tool_calls_continues_with_the_clients_results() -> None:
 async def test_answer_tool_calls_on_a_saved_thread(tmp_path: Any) -> None:
     store = str(tmp_path / "threads.db")
     model = ScriptedModel(script)
-    stopped = await concierge(model).run("book a room", thread_id="t1", store=store)
+    stopped = await concierge(model).run("book a room", thread=ThreadRef("t1", store=store))
     assert stopped.persisted and stopped.stop_reason == "client_tool"
     (pending,) = stopped.pending_tool_calls
     # a new process: a fresh network object on the same store
-    result = await concierge(model).answer_tool_calls(stopped, {pending.id: "yes"}, store=store)
+    result = await concierge(model).run(
+        stopped.tool_results({pending.id: "yes"}), thread=ThreadRef(stopped.thread_id, store=store)
+    )
     assert result.output == "Booked (yes)"
-    again = await concierge(ScriptedModel(["hello again"])).run("hi", thread_id="t1", store=store)
+    again = await concierge(ScriptedModel(["hello again"])).run(
+        "hi", thread=ThreadRef("t1", store=store)
+    )
     tools = [m for m in again.messages if isinstance(m, ToolMessage)]
     assert [m.content for m in tools] == ["room 12 on mon", "yes"]  # the answer was saved
 
@@ -129,12 +135,12 @@ async def test_answers_must_match_the_pending_calls() -> None:
     stopped = await network.run("book a room")
     (pending,) = stopped.pending_tool_calls
     with pytest.raises(ClientToolError, match="no result for pending tool call .*confirm_booking"):
-        await network.answer_tool_calls(stopped, {})
+        await network.run(stopped.tool_results({}))
     with pytest.raises(ClientToolError, match="no pending tool call 'call_nope'"):
-        await network.answer_tool_calls(stopped, {pending.id: "yes", "call_nope": "x"})
-    finished = await network.answer_tool_calls(stopped, {pending.id: "yes"})
+        await network.run(stopped.tool_results({pending.id: "yes", "call_nope": "x"}))
+    finished = await network.run(stopped.tool_results({pending.id: "yes"}))
     with pytest.raises(ClientToolError, match="did not stop on a client tool call"):
-        await network.answer_tool_calls(finished, {pending.id: "yes"})
+        await network.run(finished.tool_results({pending.id: "yes"}))
     assert len(model.requests) == 3  # the refused answers ran nothing
 
 
@@ -149,7 +155,7 @@ def booking_network(limits: Any = None) -> tuple[Network, ScriptedModel]:
         done = ctx.results and ctx.results[-1].output == "booked"
         return None if done else "concierge"
 
-    return Network("n", [agent], route, limits=limits), model
+    return Network("n", agents=[agent], router=route, limits=limits), model
 
 
 async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -> None:
@@ -157,7 +163,7 @@ async def test_answering_client_tool_calls_keeps_the_networks_default_limits() -
     stopped = await network.run("book a room")
     (pending,) = stopped.pending_tool_calls
     # The continuation needs two agent calls (two requests); the network allows one per run.
-    result = await network.answer_tool_calls(stopped, {pending.id: "yes"})
+    result = await network.run(stopped.tool_results({pending.id: "yes"}))
     assert result.stop_reason == StopReason.USAGE_LIMIT
     assert result.limit_exceeded is not None
     assert result.limit_exceeded.limit == "max_model_calls"
@@ -170,11 +176,11 @@ async def test_answering_client_tool_calls_takes_limits_like_run_and_resume() ->
     (pending,) = stopped.pending_tool_calls
     not_limits: Any = {"max_model_calls": 1}
     with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
-        await network.answer_tool_calls(stopped, {pending.id: "yes"}, limits=not_limits)
+        await network.run(stopped.tool_results({pending.id: "yes"}), limits=not_limits)
     assert len(model.requests) == 1  # a refused call runs nothing
 
-    result = await network.answer_tool_calls(
-        stopped, {pending.id: "yes"}, limits=UsageLimits(max_model_calls=1)
+    result = await network.run(
+        stopped.tool_results({pending.id: "yes"}), limits=UsageLimits(max_model_calls=1)
     )
     assert result.stop_reason == StopReason.USAGE_LIMIT
     assert result.limit_exceeded is not None

@@ -8,7 +8,7 @@ from network import Network, State
 
 
 def run_once(agent: Agent) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None)
+    return Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
 
 
 @pytest.mark.anyio
@@ -23,7 +23,7 @@ async def test_unknown_tools_and_raising_handlers_become_errors_the_model_sees()
 
     model = ScriptedModel([[call("nope"), call("sync_fail"), call("async_fail")], "recovered"])
     agent = Agent("a", tools=[sync_fail, async_fail], model=model)
-    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
     result = await network.run("x")
     unknown, sync_error, async_error = result.results[0].tool_calls
     assert unknown.is_error and "unknown tool 'nope'" in unknown.content
@@ -87,7 +87,10 @@ async def test_concurrent_calls_record_results_and_writes_in_model_order() -> No
     agent = Agent("a", tools=[slow_append], model=model)
     schema = {"log": {"type": list[str]}, "last": {"type": str}}
     result = await Network(
-        "n", [agent], lambda c: agent if c.call_count == 0 else None, state_schema=schema
+        "n",
+        agents=[agent],
+        router=lambda c: agent if c.call_count == 0 else None,
+        state_schema=schema,
     ).run("x")
     assert sorted(started) == ["first", "second"]
     assert [r.result for r in result.results[0].tool_calls] == ["first", "second"]
@@ -170,11 +173,11 @@ async def test_a_key_set_then_deleted_in_one_answer_ends_deleted() -> None:
     agent = Agent(
         "a", tools=[remember, forget], model=ScriptedModel([[call("remember"), call("forget")]])
     )
-    result = await Network("n", [agent]).run("go")
+    result = await Network("n", agents=[agent]).run("go")
     assert "draft" not in result
     # and the other order: deleted first, then set, ends set
     agent = Agent(
         "b", tools=[remember, forget], model=ScriptedModel([[call("forget"), call("remember")]])
     )
-    result = await Network("n", [agent]).run("go", state={"draft": "v0"})
+    result = await Network("n", agents=[agent]).run("go", state={"draft": "v0"})
     assert result["draft"] == "v1"

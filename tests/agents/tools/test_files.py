@@ -113,7 +113,7 @@ def coder_network(model: ScriptedModel, write_files: Any, steps: int = 4) -> Net
         done = ctx.last_result is not None and not ctx.last_result.tool_calls
         return None if done or ctx.call_count >= steps else agent
 
-    return Network("codegen", [agent], route)
+    return Network("codegen", agents=[agent], router=route)
 
 
 @pytest.mark.anyio

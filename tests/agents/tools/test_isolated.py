@@ -16,7 +16,9 @@ pytestmark = pytest.mark.anyio
 
 
 def looping(agent: Agent, **options: Any) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None, **options)
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None, **options
+    )
 
 
 def _alive(pid: int) -> bool:

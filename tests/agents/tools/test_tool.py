@@ -10,7 +10,7 @@ from network import ConfigurationError, Network, ToolError
 
 
 def run_once(agent: Agent) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None)
+    return Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
 
 
 def test_schema_comes_from_signature_docstring_and_annotations() -> None:
@@ -48,7 +48,9 @@ async def test_schema_is_built_once_and_reused_by_every_request() -> None:
 
     model = ScriptedModel([call("ping"), call("ping")])
     agent = Agent("a", tools=[ping], model=model)
-    await Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None).run("x")
+    await Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None
+    ).run("x")
     assert model.requests[0].tools[0] is model.requests[1].tools[0] is ping.schema
 
 
@@ -108,8 +110,8 @@ async def test_a_tuple_appends_its_items_alone_or_in_a_batch() -> None:
     batch = Agent(
         "b", tools=[add_pair], model=ScriptedModel([[call("add_pair"), call("add_pair")]])
     )
-    first = await Network("n", [alone], state_schema=schema).run("x")
-    second = await Network("n", [batch], state_schema=schema).run("x")
+    first = await Network("n", agents=[alone], state_schema=schema).run("x")
+    second = await Network("n", agents=[batch], state_schema=schema).run("x")
     assert first["nums"] == [1, 2]
     assert second["nums"] == [1, 2, 1, 2]
 

@@ -7,7 +7,7 @@ from network import Network
 
 
 def run_once(agent: Agent) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None)
+    return Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
 
 
 @pytest.mark.anyio

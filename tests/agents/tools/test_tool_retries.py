@@ -35,7 +35,7 @@ def until_answer(agent: Agent) -> Network:
         last = ctx.last_result
         return agent if last is None or last.tool_calls else None
 
-    return Network("n", [agent], router)
+    return Network("n", agents=[agent], router=router)
 
 
 class Flaky:

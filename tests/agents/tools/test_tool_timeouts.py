@@ -15,7 +15,9 @@ pytestmark = pytest.mark.anyio
 
 
 def looping(agent: Agent, **options: Any) -> Network:
-    return Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None, **options)
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None, **options
+    )
 
 
 @tool
@@ -138,7 +140,7 @@ def test_timeouts_must_be_positive_numbers(bad: Any) -> None:
     with pytest.raises(ConfigurationError, match="agent 'a': tool_timeout"):
         Agent("a", tool_timeout=bad)
     with pytest.raises(ConfigurationError, match="network 'n': tool_timeout"):
-        Network("n", [Agent("a")], tool_timeout=bad)
+        Network("n", agents=[Agent("a")], tool_timeout=bad)
 
 
 def test_bad_tool_defaults_are_refused_naming_the_agent_or_network() -> None:
@@ -150,8 +152,8 @@ def test_bad_tool_defaults_are_refused_naming_the_agent_or_network() -> None:
         ConfigurationError,
         match=r"network 'n': tool_timeout \(seconds\) must be a finite number > 0",
     ):
-        Network("n", [Agent("a")], tool_timeout="5")
+        Network("n", agents=[Agent("a")], tool_timeout="5")
     with pytest.raises(ConfigurationError, match="agent 'a': tool_retry must be a RetryPolicy"):
         Agent("a", tool_retry=3)
     with pytest.raises(ConfigurationError, match="network 'n': tool_retry must be a RetryPolicy"):
-        Network("n", [Agent("a")], tool_retry={"max_attempts": 3})
+        Network("n", agents=[Agent("a")], tool_retry={"max_attempts": 3})

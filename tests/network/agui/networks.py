@@ -79,8 +79,8 @@ def codegen_network(chunk_size: int = 5) -> Network:
     )
     return Network(
         "codegen",
-        [planner, coder_agent, reviewer_agent],
-        codegen_route,
+        agents=[planner, coder_agent, reviewer_agent],
+        router=codegen_route,
         state_schema=CODEGEN_SCHEMA,
         max_iter=12,
     )
@@ -123,7 +123,11 @@ def recipe_network(
         model=model if model is not None else ScriptedModel(chef_script, chunk_size=7),
     )
     return Network(
-        "recipes", [chef], route, state_schema=schema or RECIPE_SCHEMA, predict_state=PREDICT
+        "recipes",
+        agents=[chef],
+        router=route,
+        state_schema=schema or RECIPE_SCHEMA,
+        predict_state=PREDICT,
     )
 
 
@@ -138,4 +142,4 @@ def booking_script(request: Any) -> Any:
 def booking_network(model: Any) -> Network:
     """A concierge whose instructions take the client's context; its tools are the client's."""
     concierge = Agent("concierge", system="You book rooms.\nContext:\n{temp:context?}", model=model)
-    return Network("booking", [concierge])
+    return Network("booking", agents=[concierge])

@@ -60,7 +60,7 @@ async def test_accepting_runs_the_tool_with_the_stored_arguments() -> None:
     calls: list[str] = []
     network, first, _ = await interrupted(calls)
     sink = Sink()
-    result = await network.resume(first, [first.interrupts[0].accept()], sinks=[sink])
+    result = await network.run(first.resume([first.interrupts[0].accept()]), sinks=[sink])
     run = replay(wire(sink.events))
     assert calls == ["Pancakes"]
     assert result["recipe"] == PANCAKES and result.output == "Enjoy!"
@@ -81,7 +81,7 @@ async def test_rejecting_restores_the_checkpoint_and_tells_the_model() -> None:
     assert client.state["recipe"] == PANCAKES  # the client's optimistic copy
     sink = Sink()
     answer = first.interrupts[0].reject("too sweet")
-    result = await network.resume(first, [answer], sinks=[sink])
+    result = await network.run(first.resume([answer]), sinks=[sink])
     run = replay(wire(sink.events), state=client.state)
     assert calls == []
     assert result["recipe"] == OLD
@@ -100,19 +100,19 @@ async def test_rejection_never_trusts_a_state_holding_the_proposal() -> None:
     network, first, _ = await interrupted([])
     optimistic = first.state
     optimistic.kv.set("recipe", PANCAKES)  # as if the caller applied the proposal itself
-    result = await network.resume(first, [first.interrupts[0].reject()])
+    result = await network.run(first.resume([first.interrupts[0].reject()]))
     assert result["recipe"] == OLD
 
 
 async def test_every_pending_interrupt_must_be_answered() -> None:
     network, first, _ = await interrupted([])
     with pytest.raises(InterruptError, match="not answered"):
-        await network.resume(first, [])
+        await network.run(first.resume([]))
     with pytest.raises(InterruptError, match="no pending interrupt has id nope"):
-        await network.resume(first, {"nope": True})
-    done = await network.resume(first, {first.interrupts[0].id: True})
+        await network.run(first.resume({"nope": True}))
+    done = await network.run(first.resume({first.interrupts[0].id: True}))
     with pytest.raises(InterruptError, match="did not stop on an interrupt"):
-        await network.resume(done, [])
+        await network.run(done.resume([]))
 
 
 async def test_invalid_arguments_are_not_held_for_confirmation() -> None:

@@ -30,7 +30,7 @@ def body(thread: str, run: str, messages: list[dict[str, Any]] | None = None, **
 
 def echo_network() -> tuple[Network, ScriptedModel]:
     model = ScriptedModel(lambda request: "ok")
-    return Network("echo", [Agent("echo", system="Be brief.", model=model)]), model
+    return Network("echo", agents=[Agent("echo", system="Be brief.", model=model)]), model
 
 
 @pytest.fixture
@@ -147,7 +147,9 @@ def tool_network() -> tuple[Network, ScriptedModel]:
         last = ctx.last_result
         return "banker" if last is None or last.tool_calls else None
 
-    return Network("bank", [Agent("banker", tools=[balance], model=model)], route), model
+    return Network(
+        "bank", agents=[Agent("banker", tools=[balance], model=model)], router=route
+    ), model
 
 
 def test_a_tool_result_for_a_call_the_server_never_issued_is_refused() -> None:
@@ -214,7 +216,7 @@ def test_a_foreign_exception_reaches_the_client_as_a_generic_error(
     def route(ctx: RunContext) -> Any:
         raise ConnectionError(f"cannot reach {secret}")
 
-    network = Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))], route)
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(lambda r: "ok"))], router=route)
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     with serve(app(network)) as base:
         response = httpx.post(f"{base}/", json=body("t", "r"))
@@ -233,7 +235,7 @@ def test_without_structlog_the_traceback_goes_to_stdlib_logging(
     def route(ctx: RunContext) -> Any:
         raise ConnectionError("cannot reach postgres://admin:hunter2@db.internal/prod")
 
-    network = Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))], route)
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(lambda r: "ok"))], router=route)
     structlog.reset_defaults()  # the application configured only the standard library
     with caplog.at_level(logging.ERROR, logger="agent_network.agui"), serve(app(network)) as base:
         response = httpx.post(f"{base}/", json=body("t", "r"))
@@ -247,7 +249,7 @@ def test_the_librarys_own_errors_reach_the_client_as_they_are() -> None:
     def route(ctx: RunContext) -> Any:
         return "nobody"  # not an agent of the network: a RoutingError naming it
 
-    network = Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))], route)
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(lambda r: "ok"))], router=route)
     with serve(app(network)) as base:
         response = httpx.post(f"{base}/", json=body("t", "r"))
     run = replay(parse_sse(response.text), thread_id="t", run_id="r", allow_error=True)
@@ -274,7 +276,7 @@ async def authorize(request: Any, thread_id: str) -> str | None:
 
 def test_authorize_decides_who_runs_and_threads_belong_to_their_creator() -> None:
     model = ScriptedModel(lambda request: "ok")
-    network = Network("n", [Agent("a", model=model)], state_schema={"secret": {"type": str}})
+    network = Network("n", agents=[Agent("a", model=model)], state_schema={"secret": {"type": str}})
     asgi = app(network, authorize=authorize)
 
     def as_user(token: str | None) -> dict[str, str]:
@@ -340,10 +342,10 @@ def test_client_tools_that_shadow_the_networks_or_repeat_are_refused() -> None:
 
 def test_context_reaches_instructions_through_temp_context() -> None:
     model = ScriptedModel(lambda request: "ok")
-    open_network = Network("n", [Agent("a", system="Context: {temp:context?}", model=model)])
+    open_network = Network("n", agents=[Agent("a", system="Context: {temp:context?}", model=model)])
     closed = Network(
         "c",
-        [Agent("a", system="Context: {temp:context?}", model=model)],
+        agents=[Agent("a", system="Context: {temp:context?}", model=model)],
         state_schema=StateSchema({"topic": {"type": str}}, closed=True),
     )
     context = [

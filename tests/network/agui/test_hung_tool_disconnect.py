@@ -38,7 +38,9 @@ def test_a_disconnect_frees_the_thread_while_a_blocking_tool_still_hangs() -> No
         return "hello"
 
     agent = Agent("a", tools=[stuck], model=ScriptedModel(model))
-    asgi = app(Network("n", [agent], lambda ctx: agent if ctx.call_count == 0 else None))
+    asgi = app(
+        Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
+    )
     body = {
         "threadId": "t",
         "runId": "r1",

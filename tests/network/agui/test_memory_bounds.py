@@ -30,7 +30,7 @@ def body(thread: str, run: str, **extra: Any) -> dict[str, Any]:
 def typed_network(model: ScriptedModel) -> Network:
     return Network(
         "typed",
-        [Agent("a", model=model)],
+        agents=[Agent("a", model=model)],
         state_schema={"count": {"type": int}, "notes": {"type": str}},
     )
 
@@ -85,7 +85,7 @@ def test_a_state_that_outgrew_the_limit_in_a_run_refuses_the_next_request() -> N
     model = ScriptedModel(lambda request: "z" * 3_000)
     network = Network(
         "grows",
-        [Agent("a", model=model, output_key="notes")],
+        agents=[Agent("a", model=model, output_key="notes")],
         state_schema={"notes": {"type": str}},
     )
     registry = ThreadRegistry(max_thread_bytes=2_000)

@@ -33,9 +33,9 @@ def test_partial_json_is_parsed_by_a_real_parser() -> None:
 def test_predict_state_is_checked_when_the_network_is_defined() -> None:
     chef = recipe_network().agents["chef"]
     with pytest.raises(ConfigurationError, match="names tool 'create_recipes', which no agent"):
-        Network("r", [chef], predict_state={"recipe": {"tool": "create_recipes"}})
+        Network("r", agents=[chef], predict_state={"recipe": {"tool": "create_recipes"}})
     with pytest.raises(ConfigurationError, match="unknown fields"):
-        Network("r", [chef], predict_state={"recipe": {"tool": "create_recipe", "arg": "x"}})
+        Network("r", agents=[chef], predict_state={"recipe": {"tool": "create_recipe", "arg": "x"}})
 
 
 async def test_predict_state_is_announced_right_after_run_started() -> None:
@@ -97,7 +97,7 @@ async def test_a_failing_tool_restores_the_previous_value() -> None:
         tools=[create_recipe],
         model=ScriptedModel([call("create_recipe", recipe_data=PANCAKES)], chunk_size=9),
     )
-    network = Network("r", [chef], state_schema=RECIPE_SCHEMA, predict_state=PREDICT)
+    network = Network("r", agents=[chef], state_schema=RECIPE_SCHEMA, predict_state=PREDICT)
     run, result = await events_of(network, state={"recipe": old, "servings": 2})
     assert result["recipe"] == old
     assert run.state == result.state.snapshot() == {"recipe": old, "servings": 2}

@@ -70,7 +70,7 @@ async def test_a_run_streams_encoder_frames_and_echoes_the_ids() -> None:
 
 async def test_the_client_messages_become_the_run_input() -> None:
     model = ScriptedModel(lambda request: "ok")
-    client = Client(app(Network("echo", [Agent("echo", model=model)])))
+    client = Client(app(Network("echo", agents=[Agent("echo", model=model)])))
     messages = [
         {"id": "1", "role": "user", "content": "hello"},
         {"id": "2", "role": "assistant", "content": "hi, what now?"},
@@ -103,7 +103,9 @@ async def test_the_client_may_write_thread_and_user_keys() -> None:
 
 async def test_invalid_client_state_is_refused_naming_the_key() -> None:
     model = ScriptedModel(lambda request: "never")
-    network = Network("typed", [Agent("a", model=model)], state_schema={"count": {"type": int}})
+    network = Network(
+        "typed", agents=[Agent("a", model=model)], state_schema={"count": {"type": int}}
+    )
     client = Client(app(network))
     response = await client.post(body("t", "r", state={"count": "many"}))
     assert response.status_code == 422
@@ -118,7 +120,7 @@ async def test_invalid_client_state_is_refused_naming_the_key() -> None:
 @pytest.mark.parametrize("key", ["app:flags", "temp:scratch"])
 async def test_app_and_temp_keys_from_a_client_are_refused(key: str) -> None:
     model = ScriptedModel(lambda request: "never")
-    client = Client(app(Network("n", [Agent("a", model=model)])))
+    client = Client(app(Network("n", agents=[Agent("a", model=model)])))
     response = await client.post(body("t", "r", state={"topic": "x", key: 1}))
     assert response.status_code == 403
     assert response.json()["error"]["key"] == key
@@ -126,7 +128,7 @@ async def test_app_and_temp_keys_from_a_client_are_refused(key: str) -> None:
 
 
 async def test_an_app_key_the_client_only_echoes_is_not_a_write() -> None:
-    network = Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))])
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(lambda r: "ok"))])
     asgi = app(network)
     client = Client(asgi)
     asgi.state.threads.get("t").state = {"app:motd": "hello"}  # written by the server earlier
@@ -136,7 +138,7 @@ async def test_an_app_key_the_client_only_echoes_is_not_a_write() -> None:
 
 async def test_oversized_and_malformed_bodies_are_refused() -> None:
     model = ScriptedModel(lambda r: "never")
-    network = Network("n", [Agent("a", model=model)])
+    network = Network("n", agents=[Agent("a", model=model)])
     small = Client(app(network, max_body_bytes=300))
     big = body("t", "r", text="x" * 400)
     response = await small.post(big)
@@ -158,7 +160,7 @@ async def test_oversized_and_malformed_bodies_are_refused() -> None:
 
 async def test_a_run_that_fails_ends_its_stream_with_run_error() -> None:
     model = ScriptedModel([RuntimeError("provider down")])
-    client = Client(app(Network("n", [Agent("a", model=model)])))
+    client = Client(app(Network("n", agents=[Agent("a", model=model)])))
     run = await client.run(body("t", "r"), allow_error=True)
     assert run.types[-1] == "RUN_ERROR" and run.error["code"] == "internal_error"
     assert "provider down" not in run.error["message"]  # not the library's: not shown
@@ -166,7 +168,7 @@ async def test_a_run_that_fails_ends_its_stream_with_run_error() -> None:
 
 
 async def test_one_run_at_a_time_per_thread() -> None:
-    asgi = app(Network("n", [Agent("a", model=ScriptedModel(lambda r: "ok"))]))
+    asgi = app(Network("n", agents=[Agent("a", model=ScriptedModel(lambda r: "ok"))]))
     client = Client(asgi)
     asgi.state.threads.get("t").run_id = "run-under-way"
     response = await client.post(body("t", "r"))
@@ -233,7 +235,7 @@ async def test_a_client_that_disconnects_cancels_its_run() -> None:
             await on_chunk(TextDelta("thinking"))
             await anyio.sleep(30)
 
-    asgi = app(Network("n", [Agent("a", model=Stalling())]))
+    asgi = app(Network("n", agents=[Agent("a", model=Stalling())]))
     payload = json.dumps(body("t", "r")).encode()
     gone = anyio.Event()
     requested = False

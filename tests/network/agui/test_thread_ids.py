@@ -27,7 +27,7 @@ BAD = {
 
 def test_bad_thread_ids_get_a_422_and_run_nothing() -> None:
     model = ScriptedModel(lambda request: "hello")
-    asgi = app(Network("echo", [Agent("echo", model=model)]))
+    asgi = app(Network("echo", agents=[Agent("echo", model=model)]))
     with serve(asgi) as url, httpx.Client(base_url=url, timeout=30) as client:
         for label, thread_id in BAD.items():
             payload = {"threadId": thread_id, "runId": "r", "messages": []}

@@ -44,7 +44,9 @@ def network() -> Network:
         return call("remember", text=str(last.content))
 
     agent = Agent("worker", tools=[open_sandbox, remember], model=ScriptedModel(model))
-    return Network("sandboxes", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    return Network(
+        "sandboxes", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None
+    )
 
 
 def body(run: str, text: str) -> dict[str, Any]:

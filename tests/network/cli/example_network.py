@@ -32,14 +32,18 @@ def make_network() -> Network:
     def route(ctx: Any) -> Any:
         return order[ctx.call_count] if ctx.call_count < len(order) else None
 
-    return Network("tiny", [planner, coder], route, state_schema={"files": {"type": dict}})
+    return Network(
+        "tiny", agents=[planner, coder], router=route, state_schema={"files": {"type": dict}}
+    )
 
 
 network = make_network()
 
-solo = Network("solo", [Agent("solo", model=ScriptedModel(lambda r: "scripted answer"))])
+solo = Network("solo", agents=[Agent("solo", model=ScriptedModel(lambda r: "scripted answer"))])
 
-broken = Network("broken", [Agent("broken", model=ScriptedModel([RuntimeError("provider down")]))])
+broken = Network(
+    "broken", agents=[Agent("broken", model=ScriptedModel([RuntimeError("provider down")]))]
+)
 
 not_a_network = 42
 
@@ -61,7 +65,7 @@ def routed() -> Network:
         )
     )
     planner = Agent("planner", model=ScriptedModel(["Plan: write add.py"]))
-    return Network("routed", [planner], router)
+    return Network("routed", agents=[planner], router=router)
 
 
 def remote() -> Network:
@@ -77,4 +81,4 @@ def remote() -> Network:
         max_retries=0,
         temperature=0.5,
     )
-    return Network("remote", [Agent("remote", model=model)])
+    return Network("remote", agents=[Agent("remote", model=model)])

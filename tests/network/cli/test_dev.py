@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import httpx
 
+from network import ThreadRef
 from network.cli.bind import is_loopback, warn_if_exposed
 from network.cli.main import main
 from tests.network.devui.networks import codegen_network
@@ -24,7 +25,7 @@ http = httpx.Client(timeout=60)
 
 def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
-    anyio.run(lambda: codegen_network().run("Write add", thread_id="stored-1", store=db))
+    anyio.run(lambda: codegen_network().run("Write add", thread=ThreadRef("stored-1", store=db)))
     process = subprocess.Popen(
         [
             sys.executable,

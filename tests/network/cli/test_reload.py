@@ -26,7 +26,7 @@ def route(ctx):
 
 
 first = Agent("first", model=ScriptedModel(lambda r: "one"), output_key="said")
-network = Network("reloadable", [first], route, state_schema={"said": {"type": str}})
+network = Network("reloadable", agents=[first], router=route, state_schema={"said": {"type": str}})
 """
 
 TWO_AGENTS = """
@@ -44,7 +44,7 @@ def route(ctx):
 
 first = Agent("first", model=ScriptedModel(lambda r: "one"), output_key="said")
 second = Agent("second", model=ScriptedModel(lambda r: "two"), output_key="said")
-network = Network("reloadable", [first, second], route, state_schema={"said": {"type": str}})
+network = Network("reloadable", agents=[first, second], router=route, state_schema={"said": {"type": str}})
 """
 
 

@@ -75,8 +75,8 @@ def codegen_network(
 
     return Network(
         "codegen",
-        [planner, coder_agent, reviewer_agent],
-        route,
+        agents=[planner, coder_agent, reviewer_agent],
+        router=route,
         state_schema=CODEGEN_SCHEMA,
         max_iter=12,
     )
@@ -121,8 +121,8 @@ def long_network(steps: int, blob_at: int) -> Network:
     )
     return Network(
         "long",
-        [agent],
-        route,
+        agents=[agent],
+        router=route,
         state_schema={"note": {"type": str}, "blob": {"type": dict[str, str]}},
         max_iter=steps + 1,
     )

@@ -22,7 +22,7 @@ def review_loop() -> Network:
         .edge("reviewer", "coder", label="changes requested", when=lambda ctx: False)
         .edge("reviewer", END, label="approved")
     )
-    return Network("loop", [coder, reviewer], router)
+    return Network("loop", agents=[coder, reviewer], router=router)
 
 
 def box(page: Any, selector: str) -> dict[str, float]:

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, merge_dicts
+from network import Network, ThreadRef, merge_dicts
 from network.devui import app
 from tests.network.agui.live import serve
 from tests.network.devui.browser import run_async
@@ -40,7 +40,7 @@ def prototype_network() -> Network:
         model=ScriptedModel([call("put"), "written"]),
     )
     schema = {"settings": {"type": dict, "handler": merge_dicts}}
-    return Network("hostile", [writer], state_schema=schema)
+    return Network("hostile", agents=[writer], state_schema=schema)
 
 
 def open_stored(page: Any, url: str, thread_id: str) -> None:
@@ -53,7 +53,7 @@ def test_keys_named_proto_are_shown_at_the_top_level_and_nested(page: Any, tmp_p
     db = tmp_path / "t.db"
     network = prototype_network()
     seed = {"settings": {"a": 1}}
-    run_async(lambda: network.run("go", thread_id="t-proto", store=db, state=seed))
+    run_async(lambda: network.run("go", thread=ThreadRef("t-proto", store=db), state=seed))
     with serve(app(network, store=db)) as url:
         open_stored(page, url, "t-proto")
         state = page.locator("#detail-state")
@@ -72,7 +72,9 @@ def test_direction_controls_in_ids_and_values_stay_inside_them(page: Any, tmp_pa
     db = tmp_path / "t.db"
     network = prototype_network()
     thread_id = "t" + RLO + "x"
-    run_async(lambda: network.run("go", thread_id=thread_id, store=db, state={"settings": {}}))
+    run_async(
+        lambda: network.run("go", thread=ThreadRef(thread_id, store=db), state={"settings": {}})
+    )
     with serve(app(network, store=db)) as url:
         page.goto(url)
         page.locator("#threads .thread").first.click()

@@ -140,7 +140,7 @@ def test_a_run_error_is_shown(page: Any, tmp_path: Path) -> None:
     def broken(request: Any) -> Any:
         raise RuntimeError("secret connection string postgres://u:pw@db")
 
-    network = Network("broken", [Agent("solo", model=ScriptedModel(broken))])
+    network = Network("broken", agents=[Agent("solo", model=ScriptedModel(broken))])
     with serve(app(network, store=tmp_path / "t.db")) as url:
         page.goto(url)
         page.fill("#chat-input", "hello")

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network
+from network import Network, ThreadRef
 from network.devui import app
 from tests.network.agui.live import serve
 from tests.network.devui.browser import run_async
@@ -24,13 +24,13 @@ def long_network() -> Network:
         return "kept\n" + LONG
 
     keeper = Agent("keeper", tools=[write_log], model=ScriptedModel([call("write_log"), "ok"]))
-    return Network("long", [keeper])
+    return Network("long", agents=[keeper])
 
 
 def test_a_long_state_value_is_shown_whole_or_downloaded(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     network = long_network()
-    run_async(lambda: network.run("go", thread_id="t-long", store=db))
+    run_async(lambda: network.run("go", thread=ThreadRef("t-long", store=db)))
     with serve(app(network, store=db)) as url:
         page.goto(url)
         page.locator("#threads .thread[data-thread-id='t-long']").click()
@@ -52,7 +52,7 @@ def test_a_long_state_value_is_shown_whole_or_downloaded(page: Any, tmp_path: Pa
 def test_a_tool_result_the_server_cut_is_fetched_whole(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     network = long_network()
-    run_async(lambda: network.run("go", thread_id="t-long", store=db))
+    run_async(lambda: network.run("go", thread=ThreadRef("t-long", store=db)))
     with serve(app(network, store=db)) as url:
         page.goto(url)
         page.locator("#threads .thread[data-thread-id='t-long']").click()

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from network import ThreadRef
 from network.devui import app
 from network.threads import MemoryStore
 from tests.network.agui.live import serve
@@ -27,9 +28,11 @@ def node_count(page: Any) -> int:
 def test_a_stored_thread_replays_step_by_step(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    run_async(lambda: network.run("Write an add function", thread_id="t-replay", store=db))
+    run_async(lambda: network.run("Write an add function", thread=ThreadRef("t-replay", store=db)))
     sent_back = {"review": {"approved": False, "comments": "Please add a test."}}
-    run_async(lambda: network.run("Once more", thread_id="t-replay", store=db, state=sent_back))
+    run_async(
+        lambda: network.run("Once more", thread=ThreadRef("t-replay", store=db), state=sent_back)
+    )
     with serve(app(network, store=db)) as url:
         page.goto(url)
         thread = page.locator("#threads .thread[data-thread-id='t-replay']")
@@ -76,7 +79,7 @@ def test_a_stored_thread_replays_step_by_step(page: Any, tmp_path: Path) -> None
 def large_store() -> Iterator[MemoryStore]:
     store = MemoryStore()
     network = long_network(STEPS, BLOB_AT)
-    result = run_async(lambda: network.run("go", thread_id="t-large", store=store))
+    result = run_async(lambda: network.run("go", thread=ThreadRef("t-large", store=store)))
     assert len(result.state.results) == STEPS
     assert len(json.dumps(result.state.kv.get("blob"))) > 5_000_000
     yield store

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network
+from network import Network, ThreadRef
 from network.devui import app
 from network.devui.observe import STEP_EVENT
 from routers import GraphRouter
@@ -27,8 +27,8 @@ http = httpx.Client(timeout=60)
 def stored(tmp_path: Path) -> Path:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    anyio.run(lambda: network.run("Write add", thread_id="t-1", store=db))
-    anyio.run(lambda: network.run("Again", thread_id="t-2", store=db))
+    anyio.run(lambda: network.run("Write add", thread=ThreadRef("t-1", store=db)))
+    anyio.run(lambda: network.run("Again", thread=ThreadRef("t-2", store=db)))
     return db
 
 
@@ -82,7 +82,7 @@ def test_a_graph_router_s_labelled_edges_are_kept() -> None:
     from routers import END
 
     router = GraphRouter(start="a").edge("a", "b", label='needs "b"').edge("b", END)
-    graph = network_graph(Network("g", [a, b], router))
+    graph = network_graph(Network("g", agents=[a, b], router=router))
     labels = {node["id"]: node["label"] for node in graph["nodes"]}
     edges = {(labels[e["source"]], labels[e["target"]], e["label"]) for e in graph["edges"]}
     assert ("a", "b", 'needs "b"') in edges
@@ -213,8 +213,8 @@ def test_a_step_s_reported_writes_are_bounded(tmp_path: Path) -> None:
 
     network = Network(
         "churn",
-        [Agent("busy", tools=[churn], model=ScriptedModel(script))],
-        lambda ctx: None if ctx.call_count >= 1 else ctx.network.agents["busy"],
+        agents=[Agent("busy", tools=[churn], model=ScriptedModel(script))],
+        router=lambda ctx: None if ctx.call_count >= 1 else ctx.network.agents["busy"],
     )
     body = {
         "threadId": "c",
@@ -232,9 +232,9 @@ def test_a_step_s_reported_writes_are_bounded(tmp_path: Path) -> None:
 def test_a_replay_numbers_the_runs_of_a_thread(tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    anyio.run(lambda: network.run("Write add", thread_id="t", store=db))
+    anyio.run(lambda: network.run("Write add", thread=ThreadRef("t", store=db)))
     sent_back = {"review": {"approved": False, "comments": "Please add a test."}}
-    anyio.run(lambda: network.run("Again", thread_id="t", store=db, state=sent_back))
+    anyio.run(lambda: network.run("Again", thread=ThreadRef("t", store=db), state=sent_back))
     with serve(app(network, store=db)) as url:
         steps = http.get(url + "/api/thread", params={"id": "t"}).json()["steps"]
     assert [(s["agent"], s["run"]) for s in steps] == [
@@ -286,7 +286,7 @@ def test_every_store_kind_is_listed_and_replayed(
     }[kind]()
     network = codegen_network()
     thread_id = f"t-{kind}-{tmp_path.name}"  # the PostgreSQL server is shared by the module
-    anyio.run(lambda: network.run("Write add", thread_id=thread_id, store=store))
+    anyio.run(lambda: network.run("Write add", thread=ThreadRef(thread_id, store=store)))
     with serve(app(network, store=store)) as url:
         listed = http.get(url + "/api/threads").json()["threads"]
         assert thread_id in [t["thread_id"] for t in listed]

@@ -24,7 +24,7 @@ from tests.network.durable.booking_network import booking
 async def run_and_resume(run_id: str) -> Any:
     first = await booking.run("Book a seat", durable=True, run_id=run_id)
     answers = [interrupt.accept() for interrupt in first.interrupts]
-    return await booking.resume(first, answers, durable=True, run_id=f"{run_id}-resumed")
+    return await booking.run(first.resume(answers), durable=True, run_id=f"{run_id}-resumed")
 
 
 def main() -> None:

@@ -44,10 +44,10 @@ def route(ctx: RunContext) -> Any:
     return booker if last is None or last.tool_calls else None
 
 
-booker = Agent("booker", "books seats", tools=[book], model=ScriptedModel(answer))
+booker = Agent("booker", description="books seats", tools=[book], model=ScriptedModel(answer))
 booking = Network(
     "booking",
-    [booker],
+    agents=[booker],
     router=route,
     state_schema={"seat": {"type": str}, "bookings": {"type": int}},
 )

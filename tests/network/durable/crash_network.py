@@ -86,9 +86,9 @@ def route(ctx: RunContext) -> Any:
 model = ScriptedModel(answer)
 team = Network(
     "team",
-    [
-        Agent("planner", "plans", system="Plan.", tools=[note], model=model),
-        Agent("writer", "writes", system="Write.", tools=[note], model=model),
+    agents=[
+        Agent("planner", description="plans", system="Plan.", tools=[note], model=model),
+        Agent("writer", description="writes", system="Write.", tools=[note], model=model),
     ],
     router=route,
     state_schema={

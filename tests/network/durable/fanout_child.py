@@ -15,7 +15,7 @@ from pathlib import Path
 
 import anyio
 
-from network import durable
+from network import ThreadRef, durable
 from tests.network.durable.fanout_network import NETWORKS
 
 
@@ -29,7 +29,7 @@ def main() -> None:
             store = os.environ["AN_THREAD_STORE"]
             result = anyio.run(
                 lambda: network.run(
-                    "go", durable=True, run_id=run_id, thread_id="thread-1", store=store
+                    "go", durable=True, run_id=run_id, thread=ThreadRef("thread-1", store=store)
                 )
             )
             outcome = {"output": result.output, "state": result.state.snapshot()}

@@ -133,21 +133,25 @@ def route(ctx: RunContext) -> Any:
 
 model = ScriptedModel(answer)
 hooks = {"on_start": start_late}
-researcher = Agent("researcher", "researches", tools=[note, tag], model=model, hooks=hooks)
-critic = Agent("critic", "criticises", tools=[note, tag], model=model, hooks=hooks)
-analyst = Agent("analyst", "analyses", tools=[note, tag], model=model, hooks=hooks)
-writer = Agent("writer", "writes", model=model)
-mapper = Agent("mapper", "maps", tools=[note, tag], model=model, hooks=hooks)
+researcher = Agent(
+    "researcher", description="researches", tools=[note, tag], model=model, hooks=hooks
+)
+critic = Agent("critic", description="criticises", tools=[note, tag], model=model, hooks=hooks)
+analyst = Agent("analyst", description="analyses", tools=[note, tag], model=model, hooks=hooks)
+writer = Agent("writer", description="writes", model=model)
+mapper = Agent("mapper", description="maps", tools=[note, tag], model=model, hooks=hooks)
 ITEMS = ["x", "y"]
 SCHEMA = {
     "notes": {"type": list[str]},
     "by_branch": {"type": dict[str, str], "handler": merge_dicts},
 }
 
-survey = Network("survey", [researcher, critic, analyst, writer], router=route, state_schema=SCHEMA)
-mapped = Network("mapped", [mapper], router=route, state_schema=SCHEMA)
-duo = Agent("duo", "notes and tags at once", tools=[note, tag], model=model)
-single = Network("duo", [duo], router=route, state_schema=SCHEMA)
+survey = Network(
+    "survey", agents=[researcher, critic, analyst, writer], router=route, state_schema=SCHEMA
+)
+mapped = Network("mapped", agents=[mapper], router=route, state_schema=SCHEMA)
+duo = Agent("duo", description="notes and tags at once", tools=[note, tag], model=model)
+single = Network("duo", agents=[duo], router=route, state_schema=SCHEMA)
 NETWORKS = {"survey": survey, "mapped": mapped, "duo": single}
 
 SURVEY = ("researcher", "critic", "analyst")

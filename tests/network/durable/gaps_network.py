@@ -75,13 +75,16 @@ def instructions(ctx: RunContext) -> str:
 
 
 summariser = Agent(
-    "summariser", "summarises", system="Summarise.", model=ScriptedModel(summarise_answer)
+    "summariser",
+    description="summarises",
+    system="Summarise.",
+    model=ScriptedModel(summarise_answer),
 )
 writer = Agent(
     "writer",
-    "writes",
+    description="writes",
     system=instructions,
     model=ScriptedModel(write_answer),
     context_policy=ContextPolicy(max_messages=2, summarize=summariser),
 )
-team = Network("gaps", [writer], router=routing_agent(ScriptedModel(route_answer)))
+team = Network("gaps", agents=[writer], router=routing_agent(ScriptedModel(route_answer)))

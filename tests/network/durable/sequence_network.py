@@ -37,7 +37,7 @@ def answer(request: Any) -> str:
 
 
 def _agent(name: str) -> Agent:
-    return Agent(name, f"the {name}", system="Work.", model=ScriptedModel(answer))
+    return Agent(name, description=f"the {name}", system="Work.", model=ScriptedModel(answer))
 
 
 first, left, right, last = (_agent(n) for n in ("first", "left", "right", "last"))
@@ -49,4 +49,4 @@ def route(ctx: RunContext) -> Any:
     return steps(ctx)
 
 
-team = Network("chain", [first, left, right, last], router=route)
+team = Network("chain", agents=[first, left, right, last], router=route)

@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import pytest
 
-from network import durable
+from network import ThreadRef, durable
 from network.history.messages import message_list_adapter
 from network.threads import SQLStore
 from tests.network.durable.fanout_network import NETWORKS, STEPS
@@ -101,7 +101,7 @@ def plain_run(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any
     monkeypatch.setenv("AN_DURABLE_LOG", str(tmp_path / "plain.log"))
     store = f"sqlite+aiosqlite:///{tmp_path / 'plain.db'}"
     network = NETWORKS[name]
-    result = anyio.run(lambda: network.run("go", thread_id="thread-1", store=store))
+    result = anyio.run(lambda: network.run("go", thread=ThreadRef("thread-1", store=store)))
     return result, history(thread_of(store))
 
 

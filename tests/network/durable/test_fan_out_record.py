@@ -18,9 +18,9 @@ from network.durable.route_record import record_choice, replayed_choice
 from tests.network.durable.fanout_network import STEPS, survey
 
 model = ScriptedModel(lambda request: f"{request.agent} answered")
-alpha = Agent("alpha", "a", model=model)
-beta = Agent("beta", "b", model=model)
-team = Network("pair", [alpha, beta], router=lambda ctx: None)
+alpha = Agent("alpha", description="a", model=model)
+beta = Agent("beta", description="b", model=model)
+team = Network("pair", agents=[alpha, beta], router=lambda ctx: None)
 
 
 def round_trip(choice: Any) -> Any:
@@ -120,7 +120,7 @@ async def test_a_durable_fan_out_ends_as_a_plain_one_each_branch_with_its_own_st
 async def test_a_durable_fan_out_over_items_that_are_not_json_fails_naming_the_branch(
     launched: str,
 ) -> None:
-    objects = Network("objects", [beta], router=lambda ctx: Parallel.map(beta, [object()]))
+    objects = Network("objects", agents=[beta], router=lambda ctx: Parallel.map(beta, [object()]))
     durable.launch([objects], db=launched)
     with pytest.raises(DurableConfigError, match="beta.map/beta#0"):
         await objects.run("go", durable=True, run_id=f"run_{uuid.uuid4().hex[:8]}")
@@ -138,10 +138,15 @@ async def test_a_failing_branch_ends_a_durable_run_as_it_ends_a_plain_one(
     launched: str, on_error: str
 ) -> None:
     flaky = ScriptedModel(flaky_answer)
-    one, two = Agent("alpha", "a", model=flaky), Agent("beta", "b", model=flaky)
+    one, two = (
+        Agent("alpha", description="a", model=flaky),
+        Agent("beta", description="b", model=flaky),
+    )
     first = Parallel(one, two, on_error=on_error)
     team = Network(
-        f"flaky-{on_error}", [one, two], router=lambda ctx: first if ctx.call_count == 0 else None
+        f"flaky-{on_error}",
+        agents=[one, two],
+        router=lambda ctx: first if ctx.call_count == 0 else None,
     )
     durable.launch([team], db=launched)
     outcomes = []

@@ -13,7 +13,7 @@ import pytest
 
 from agents import Agent, ScriptedModel
 from agents.models.scripted import call
-from network import Network, durable
+from network import Network, ThreadRef, durable
 from tests.network.durable.crash_network import SEQUENCE, note, team
 from tests.network.durable.harness import ROOT, kill_when_ready, spawn
 
@@ -69,8 +69,8 @@ async def test_the_id_of_a_finished_run_returns_its_outcome_without_running(
 async def test_tool_calls_of_one_answer_are_steps_too(launched: str) -> None:
     """Two calls in one answer run concurrently on staged views, each a recorded step."""
     both = ScriptedModel([[call("note", text="a"), call("note", text="b")], "done"])
-    agent = Agent("twice", "notes twice", tools=[note], model=both)
-    pair = Network("pair", [agent], router=lambda ctx: agent if ctx.call_count < 2 else None,
+    agent = Agent("twice", description="notes twice", tools=[note], model=both)
+    pair = Network("pair", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None,
                    state_schema={"notes": {"type": list[str]}, "count": {"type": int}})  # fmt: skip
     durable.launch([pair], db=launched)
     result = await pair.run("go", durable=True, run_id="pair-1")
@@ -94,7 +94,7 @@ async def test_a_second_launch_on_another_database_is_refused(
 @pytest.mark.anyio
 async def test_a_durable_run_needs_a_store_it_can_record(launched: str) -> None:
     with pytest.raises(Exception, match="store= must be a URL"):
-        await team.run("go", durable=True, thread_id="t", store=object())
+        await team.run("go", durable=True, thread=ThreadRef("t", store=object()))
 
 
 def test_a_replayed_write_is_validated_like_any_write(

@@ -1,7 +1,7 @@
 """A durable run that stops on a confirmation (or on client tool calls) continues durably:
-`network.resume(..., durable=True)` is a workflow of its own whose steps are recorded, so a
-continuation killed with SIGKILL resumes in a new process without repeating a completed
-step, and ends as a continuation that never crashed."""
+`network.run(result.resume(...), durable=True)` is a workflow of its own whose steps are
+recorded, so a continuation killed with SIGKILL resumes in a new process without repeating a
+completed step, and ends as a continuation that never crashed."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, call, client_tool, tool
-from network import ConfigurationError, Network, StopReason, UsageLimits, durable
+from network import ConfigurationError, Network, StopReason, ThreadRef, UsageLimits, durable
 from network.run.client_results import ClientToolError
 from network.run.interrupts import InterruptError
 from network.threads import SQLStore
@@ -81,8 +81,11 @@ async def test_each_step_of_a_durable_resume_is_recorded(launched: str) -> None:
     assert first.stop_reason == StopReason.INTERRUPTED
     seen: list[str] = []
     answers = [interrupt.accept() for interrupt in first.interrupts]
-    resumed = await booking.resume(
-        first, answers, durable=True, run_id="book-1-on", sinks=[lambda e: seen.append(e.type)]
+    resumed = await booking.run(
+        first.resume(answers),
+        durable=True,
+        run_id="book-1-on",
+        sinks=[lambda e: seen.append(e.type)],
     )
     assert (resumed.output, resumed.state.snapshot()) == (BOOKED["output"], BOOKED["state"])
     assert steps_of(launched, "book-1-on") == ["run_started", "tool:book", "router",
@@ -94,7 +97,7 @@ async def test_each_step_of_a_durable_resume_is_recorded(launched: str) -> None:
     finally:
         client.close()
     assert (status.status, status.output, status.state) == ("SUCCESS", *BOOKED.values())
-    again = await booking.resume(first, answers, durable=True, run_id="book-1-on")
+    again = await booking.run(first.resume(answers), durable=True, run_id="book-1-on")
     assert again.output == BOOKED["output"]  # its recorded outcome: nothing ran again
     assert (Path(launched.removeprefix("sqlite:///")).parent / "effects.log").read_text().count(
         "tool:book"
@@ -105,7 +108,7 @@ async def test_each_step_of_a_durable_resume_is_recorded(launched: str) -> None:
 async def test_a_rejected_call_continues_durably_from_the_checkpoint(launched: str) -> None:
     first = await booking.run("Book a seat", durable=True, run_id="book-2")
     answers = [interrupt.reject("not that one") for interrupt in first.interrupts]
-    resumed = await booking.resume(first, answers, durable=True, run_id="book-2-on")
+    resumed = await booking.run(first.resume(answers), durable=True, run_id="book-2-on")
     assert resumed.state.snapshot() == {}
     assert resumed.output is not None and resumed.output.startswith("Done: Rejected")
     assert "tool:book" not in steps_of(launched, "book-2-on")
@@ -115,7 +118,7 @@ async def test_a_rejected_call_continues_durably_from_the_checkpoint(launched: s
 async def test_answers_that_do_not_match_record_nothing(launched: str) -> None:
     first = await booking.run("Book a seat", durable=True, run_id="book-3")
     with pytest.raises(InterruptError, match="not answered"):
-        await booking.resume(first, [], durable=True, run_id="book-3-on")
+        await booking.run(first.resume([]), durable=True, run_id="book-3-on")
     client = durable.DurableClient(launched)
     try:
         with pytest.raises(KeyError):
@@ -130,19 +133,45 @@ async def test_a_durable_resume_on_a_thread_loads_and_commits_through_steps(
 ) -> None:
     store = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
     first = await booking.run(
-        "Book a seat", durable=True, run_id="book-4", thread_id="trip", store=store
+        "Book a seat", durable=True, run_id="book-4", thread=ThreadRef("trip", store=store)
     )
     assert first.persisted
     answers = [interrupt.accept() for interrupt in first.interrupts]
-    resumed = await booking.resume(first, answers, durable=True, run_id="book-4-on", store=store)
+    resumed = await booking.run(
+        first.resume(answers),
+        thread=ThreadRef(first.thread_id, store=store),
+        durable=True,
+        run_id="book-4-on",
+    )
     assert resumed.state.snapshot() == BOOKED["state"]
     steps = steps_of(launched, "book-4-on")
-    assert steps[:3] == ["run_started", "thread_load", "tool:book"]
+    # the store claims the answer once, as a recorded step, before the tool runs
+    assert steps[:4] == ["run_started", "thread_load", "thread_claim", "tool:book"]
     assert steps.count("thread_commit") == 2  # the resumed call, the booker's answer
     async with SQLStore(store) as opened:
         thread = await opened.get_thread("trip")
     assert thread is not None and thread.state["seat"] == "12A"
     assert [r.agent for r in thread.results] == ["booker", "booker", "booker"]
+
+
+@pytest.mark.anyio
+async def test_a_durable_resume_by_thread_id_answers_once(launched: str, tmp_path: Path) -> None:
+    from network import AlreadyAnsweredError, Resume
+
+    thread = ThreadRef("trip-2", store=f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
+    first = await booking.run("Book a seat", durable=True, run_id="book-8", thread=thread)
+    async with SQLStore(str(thread.store)) as opened:
+        waiting = (await opened.get_thread("trip-2")).pending_interrupts  # type: ignore[union-attr]
+    assert [i.id for i in waiting] == [i.id for i in first.interrupts]
+    answer = Resume([waiting[0].accept()])
+    resumed = await booking.run(answer, thread=thread, durable=True, run_id="book-8-on")
+    assert resumed.state.snapshot() == BOOKED["state"]
+    with pytest.raises(AlreadyAnsweredError, match="answered already"):
+        await booking.run(answer, thread=thread, durable=True, run_id="book-8-again")
+    assert "tool:book" not in steps_of(launched, "book-8-again")
+    async with SQLStore(str(thread.store)) as opened:
+        stored = await opened.get_thread("trip-2")
+    assert stored is not None and stored.pending == [] and stored.state["bookings"] == 1
 
 
 CONFIRM = client_tool(
@@ -163,16 +192,16 @@ def until_answered(agent: Agent) -> Any:
 @pytest.mark.anyio
 async def test_client_tool_results_continue_durably(launched: str) -> None:
     model = ScriptedModel([call("confirm_date", date="mon"), "Booked for the date given."])
-    agent = Agent("concierge", "books", tools=[CONFIRM], model=model)
-    network = Network("concierge", [agent], router=until_answered(agent))
+    agent = Agent("concierge", description="books", tools=[CONFIRM], model=model)
+    network = Network("concierge", agents=[agent], router=until_answered(agent))
     durable.launch([network], db=launched)
     stopped = await network.run("book", durable=True, run_id=f"c-{uuid.uuid4().hex[:6]}")
     assert stopped.stop_reason == StopReason.CLIENT_TOOL
     (pending,) = stopped.pending_tool_calls
     with pytest.raises(ClientToolError, match="no result"):
-        await network.answer_tool_calls(stopped, {}, durable=True)
-    done = await network.answer_tool_calls(
-        stopped, {pending.id: {"date": "tue"}}, durable=True, run_id="c-on"
+        await network.run(stopped.tool_results({}), durable=True)
+    done = await network.run(
+        stopped.tool_results({pending.id: {"date": "tue"}}), durable=True, run_id="c-on"
     )
     assert done.output == "Booked for the date given."
     assert model.requests[-1].history[-1].content == '{"date": "tue"}'
@@ -192,14 +221,13 @@ async def test_a_durable_client_tool_continuation_keeps_the_callers_limits(
     model = ScriptedModel(
         [call("confirm_date", date="mon"), call("find_rooms", date="mon"), "Booked."]
     )
-    agent = Agent("concierge", "books", tools=[CONFIRM, find_rooms], model=model)
-    network = Network("limited", [agent], router=until_answered(agent))
+    agent = Agent("concierge", description="books", tools=[CONFIRM, find_rooms], model=model)
+    network = Network("limited", agents=[agent], router=until_answered(agent))
     durable.launch([network], db=launched)
     stopped = await network.run("book", durable=True, run_id=f"l-{uuid.uuid4().hex[:6]}")
     (pending,) = stopped.pending_tool_calls
-    done = await network.answer_tool_calls(
-        stopped,
-        {pending.id: {"date": "mon"}},
+    done = await network.run(
+        stopped.tool_results({pending.id: {"date": "mon"}}),
         durable=True,
         run_id=f"l-on-{uuid.uuid4().hex[:6]}",
         limits=UsageLimits(max_model_calls=1),
@@ -218,7 +246,9 @@ async def test_limits_that_are_not_usage_limits_record_nothing(launched: str) ->
     first = await booking.run("Book a seat", durable=True, run_id="book-6")
     answers = [interrupt.accept() for interrupt in first.interrupts]
     with pytest.raises(ConfigurationError, match="'booking': limits must be UsageLimits"):
-        await booking.resume(first, answers, durable=True, run_id="book-6-on", limits=not_limits)
+        await booking.run(
+            first.resume(answers), durable=True, run_id="book-6-on", limits=not_limits
+        )
     client = durable.DurableClient(launched)
     try:
         for refused in ("book-5", "book-6-on"):
@@ -233,6 +263,6 @@ async def test_a_continuation_under_the_stopped_runs_own_id_is_refused(launched:
     first = await booking.run("Book a seat", durable=True, run_id="book-7")
     answers = [interrupt.accept() for interrupt in first.interrupts]
     with pytest.raises(durable.DurableConfigError, match="'book-7' is the stopped run's own"):
-        await booking.resume(first, answers, durable=True, run_id="book-7")
-    resumed = await booking.resume(first, answers, durable=True, run_id="book-7-on")
+        await booking.run(first.resume(answers), durable=True, run_id="book-7")
+    resumed = await booking.run(first.resume(answers), durable=True, run_id="book-7-on")
     assert resumed.output == BOOKED["output"]

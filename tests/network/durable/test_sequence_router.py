@@ -55,13 +55,15 @@ def deploy(target: str, ctx: ToolContext) -> str:
 
 def _agent(name: str, *answers: object, **options: object) -> Agent:
     model = ScriptedModel(list(answers) or [f"{name} done"], repeat_last=True)
-    return Agent(name, f"the {name}", model=model, **options)  # type: ignore[arg-type]
+    return Agent(name, description=f"the {name}", model=model, **options)  # type: ignore[arg-type]
 
 
 builder = _agent("builder")
 deployer = _agent("deployer", call("deploy", target="prod"), "deployed", tools=[deploy])
 reviewer = _agent("reviewer")
-release = Network("release", [builder, deployer, reviewer], sequence(builder, deployer, reviewer))
+release = Network(
+    "release", agents=[builder, deployer, reviewer], router=sequence(builder, deployer, reviewer)
+)
 
 
 @pytest.fixture
@@ -80,7 +82,7 @@ async def test_a_durable_resume_goes_on_after_the_interrupted_agent(launched: st
     stopped = await release.run("ship it", durable=True, run_id=run_id)
     assert stopped.stop_reason == StopReason.INTERRUPTED
     answers = [stopped.interrupts[0].accept()]
-    resumed = await release.resume(stopped, answers, durable=True, run_id=f"{run_id}-on")
+    resumed = await release.run(stopped.resume(answers), durable=True, run_id=f"{run_id}-on")
     # the continuation rebuilds the stopped run from what it recorded: the deployer's held
     # call is finished, then the sequence goes on (never back to the builder)
     assert [r.agent for r in resumed.results] == ["deployer", "reviewer"]

@@ -1,7 +1,8 @@
 """A scripted team for the MCP serving tests: `agent-network mcp tests/network/mcp/team.py`.
 
 The writer notes the input in state through a tool, then answers; the answer is stored under
-`answer`. Input "explode" makes the model fail, so the run fails.
+`answer`. Input "explode" makes the model fail, so the run fails; input "leak" makes the
+router fail with an exception whose text holds a password (`SECRET`).
 """
 
 from __future__ import annotations
@@ -38,14 +39,19 @@ writer = Agent(
 )
 
 
+SECRET = "hunter2-in-a-dsn"
+
+
 def until_answered(ctx: Any) -> Any:
+    if ctx.input == "leak":
+        raise RuntimeError(f"could not reach postgres://admin:{SECRET}@db/app")
     last = ctx.last_result
     return writer if last is None or last.tool_calls else None
 
 
 network = Network(
     "notes team",
-    [writer],
-    until_answered,
+    agents=[writer],
+    router=until_answered,
     state_schema={"notes": {"type": list[str]}, "answer": {"type": str}, "user": {"type": str}},
 )

@@ -4,6 +4,7 @@ through `agent-network mcp`, and over Streamable HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from network.mcp import mcp_server, run_tool_name
-from tests.network.mcp.team import network
+from tests.network.mcp.team import SECRET, network
 
 pytestmark = pytest.mark.anyio
 
@@ -74,11 +75,28 @@ async def test_agent_network_mcp_serves_over_stdio() -> None:
         await check_a_run(client)
 
 
+async def test_a_failed_run_hands_the_client_a_reference_not_its_exception() -> None:
+    from structlog.testing import capture_logs
+
+    with capture_logs() as logs:  # the application's structlog (stdlib's is the other path)
+        async with Client(mcp_server(network)) as client:
+            failed = await client.call_tool("notes_team", {"input": "leak"})
+    text = failed.content[0].text
+    assert failed.is_error
+    assert SECRET not in text and "postgres" not in text and "RuntimeError" not in text
+    reference = re.search(r"internal error \(reference (err_\w+)\)", text)
+    assert reference is not None, text
+    (logged,) = [line for line in logs if line.get("reference") == reference.group(1)]
+    assert logged["event"] == "mcp_run_failed" and logged["log_level"] == "error"
+    assert SECRET in str(logged["exc_info"])  # the whole exception, for the operator
+
+
 @pytest.fixture
-def http_command() -> Iterator[str]:
+def http_server() -> Iterator[tuple[str, subprocess.Popen[str]]]:
     process = subprocess.Popen(
         [sys.executable, "-m", "network.cli", "mcp", TEAM, "--transport", "http", "--port", "0"],
         stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
         env={**os.environ, **command_env()},
@@ -87,15 +105,37 @@ def http_command() -> Iterator[str]:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert "over MCP at http://127.0.0.1:" in line, line
-        yield line.rsplit(" ", 1)[1].strip()
+        yield line.rsplit(" ", 1)[1].strip(), process
     finally:
         process.terminate()
         process.wait(10)
 
 
+@pytest.fixture
+def http_command(http_server: tuple[str, subprocess.Popen[str]]) -> str:
+    return http_server[0]
+
+
 async def test_agent_network_mcp_serves_over_streamable_http(http_command: Any) -> None:
     async with Client(http_command) as client:
         await check_a_run(client)
+
+
+async def test_over_http_the_client_gets_a_reference_and_the_server_log_the_error(
+    http_server: tuple[str, subprocess.Popen[str]],
+) -> None:
+    url, process = http_server
+    async with Client(url) as client:
+        failed = await client.call_tool("notes_team", {"input": "leak"})
+    text = failed.content[0].text
+    assert failed.is_error and SECRET not in text
+    reference = re.search(r"reference (err_\w+)", text)
+    assert reference is not None, text
+    process.terminate()
+    _, log = process.communicate(timeout=10)
+    lines = log.splitlines()
+    at = next(i for i, line in enumerate(lines) if reference.group(1) in line)
+    assert any(SECRET in line for line in lines[at:]), log  # the traceback, for the operator
 
 
 def test_agent_network_mcp_warns_when_bound_beyond_this_machine(capsys: Any) -> None:

@@ -76,7 +76,7 @@ def test_the_merged_state_is_the_same_for_every_timing(branches: list[Any]) -> N
     def router(ctx: Any) -> Any:
         return Parallel(*agents) if ctx.call_count == 0 else None
 
-    network = Network("n", agents, router, state_schema=SCHEMA)
+    network = Network("n", agents=agents, router=router, state_schema=SCHEMA)
     result = anyio.run(network.run, "go")
 
     assert result.state.snapshot() == expected([writes for writes, _ in branches])

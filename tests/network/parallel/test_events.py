@@ -20,7 +20,9 @@ async def test_branch_events_carry_the_branch_and_state_streams_at_the_join() ->
     def router(ctx: Any) -> Any:
         return Parallel(a, b, name="pair") if ctx.call_count == 0 else None
 
-    network = Network("n", [a, b], router, state_schema={"found": {"type": list[str]}})
+    network = Network(
+        "n", agents=[a, b], router=router, state_schema={"found": {"type": list[str]}}
+    )
     events = []
     async with network.stream("go") as stream:
         async for event in stream:

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, tool
-from network import ModelError, Network, Parallel, StopReason
+from network import ModelError, Network, Parallel, StopReason, ThreadRef
 from network.errors import StateConflictError
 from network.history.messages import ToolCall
 from network.threads import ThreadStore
@@ -53,7 +53,7 @@ async def test_fail_cancels_the_other_branches_and_merges_nothing() -> None:
     a = writer_agent("a", {"found": ["a"]})  # finishes before b fails: still not merged
     b = failing_agent("b", after=0.01)
     c = sleeping_agent("c", cancelled)
-    network = Network("n", [a, b, c], once(Parallel(a, b, c)), state_schema=SCHEMA)
+    network = Network("n", agents=[a, b, c], router=once(Parallel(a, b, c)), state_schema=SCHEMA)
 
     with anyio.fail_after(10), pytest.raises(ModelError, match="b: provider down") as caught:
         await network.run("go")
@@ -71,7 +71,10 @@ async def test_continue_merges_the_others_and_lists_the_failed_ones() -> None:
     b = failing_agent("b")
     c = writer_agent("c", {"found": ["c"]})
     network = Network(
-        "n", [a, b, c], once(Parallel(a, b, c, on_error="continue")), state_schema=SCHEMA
+        "n",
+        agents=[a, b, c],
+        router=once(Parallel(a, b, c, on_error="continue")),
+        state_schema=SCHEMA,
     )
 
     result = await network.run("go")
@@ -121,13 +124,13 @@ async def test_a_resumed_thread_run_reruns_only_the_failed_branch(
             return fork
         return None
 
-    network = Network("n", [a, b, c], run_router, state_schema=SCHEMA)
-    first = await network.run("go", thread_id="t1", store=store)
+    network = Network("n", agents=[a, b, c], router=run_router, state_schema=SCHEMA)
+    first = await network.run("go", thread=ThreadRef("t1", store=store))
     assert [f.branch for f in first.failed_branches] == ["search/b"]
     assert first["found"] == ["a", "c"]
 
     flaky_ok = True
-    second = await network.run("again", thread_id="t1", store=store)
+    second = await network.run("again", thread=ThreadRef("t1", store=store))
 
     assert model_calls == {"a": 1, "b": 2, "c": 1}  # only b ran again
     assert second.failed_branches == []
@@ -138,7 +141,7 @@ async def test_a_resumed_thread_run_reruns_only_the_failed_branch(
         ("search/c", True),
         ("search/b", True),
     ]
-    third = await network.run("once more", thread_id="t1", store=store)
+    third = await network.run("once more", thread=ThreadRef("t1", store=store))
     assert model_calls == {"a": 2, "b": 3, "c": 2}  # complete: the fan-out runs whole again
     assert third["found"] == ["a", "c", "b", "a", "b", "c"]
 
@@ -147,7 +150,7 @@ async def test_cancelling_the_run_cancels_every_branch() -> None:
     cancelled: list[str] = []
     agents = [sleeping_agent(name, cancelled) for name in ("a", "b", "c")]
     started = anyio.Event()
-    network = Network("n", agents, once(Parallel(*agents)))
+    network = Network("n", agents=agents, router=once(Parallel(*agents)))
 
     async def sink(event: Any) -> None:
         if event.type == "STEP_STARTED" and getattr(event, "branch", None) == "a+b+c/c":
@@ -177,14 +180,14 @@ async def test_a_branch_waiting_for_confirmation_stops_the_run_after_the_join() 
 
     a = Agent("a", tools=[book], model=ScriptedModel(script))
     b = Agent("b", model=ScriptedModel(["b says"]))
-    network = Network("n", [a, b], once(Parallel(a, b)))
+    network = Network("n", agents=[a, b], router=once(Parallel(a, b)))
 
     first = await network.run("go")
     assert first.stop_reason == StopReason.INTERRUPTED
     assert [r.branch for r in first.results] == ["a+b/a", "a+b/b"]  # b joined too
     (pending,) = first.interrupts
     assert (pending.agent, pending.tool) == ("a", "book")
-    resumed = await network.resume(first, [pending.accept()])
+    resumed = await network.run(first.resume([pending.accept()]))
     assert resumed["seat"] == "1A"
 
 
@@ -193,11 +196,13 @@ async def test_a_later_run_on_the_thread_sees_which_branch_wrote_a_key(
 ) -> None:
     a = writer_agent("a", {"found": ["a"]}, delay=0.01)
     b = writer_agent("b", {"found": ["b"]})
-    network = Network("n", [a, b], once(Parallel(a, b, name="pair")), state_schema=SCHEMA)
-    await network.run("go", thread_id="t2", store=store)
+    network = Network(
+        "n", agents=[a, b], router=once(Parallel(a, b, name="pair")), state_schema=SCHEMA
+    )
+    await network.run("go", thread=ThreadRef("t2", store=store))
 
-    later = Network("n", [a, b], lambda ctx: None, state_schema=SCHEMA)
-    result = await later.run("look", thread_id="t2", store=store)
+    later = Network("n", agents=[a, b], router=lambda ctx: None, state_schema=SCHEMA)
+    result = await later.run("look", thread=ThreadRef("t2", store=store))
     records = result.state.history_of("found")
     assert [(r.writer.agent, r.writer.branch, r.writer.call_index) for r in records] == [
         ("a", "pair/a", 0),

@@ -53,7 +53,7 @@ async def test_branches_run_at_once_in_one_task_group() -> None:
         return Agent(name, model=ScriptedModel(script))
 
     a, b, c = agent("a"), agent("b"), agent("c")
-    network = Network("n", [a, b, c], fan_out_once(Parallel(a, b, c)))
+    network = Network("n", agents=[a, b, c], router=fan_out_once(Parallel(a, b, c)))
     with anyio.fail_after(10):
         result = await network.run("go")
     assert [r.text for r in result.results] == ["a ok", "b ok", "c ok"]
@@ -74,7 +74,7 @@ async def test_max_concurrency_caps_branches_running_at_once() -> None:
         return Agent(name, model=ScriptedModel(script))
 
     agents = [agent(f"a{i}") for i in range(5)]
-    network = Network("n", agents, fan_out_once(Parallel(*agents, max_concurrency=2)))
+    network = Network("n", agents=agents, router=fan_out_once(Parallel(*agents, max_concurrency=2)))
     result = await network.run("go")
     assert peak == 2
     assert [r.agent for r in result.results] == [f"a{i}" for i in range(5)]
@@ -104,7 +104,7 @@ async def test_each_branch_sees_the_state_and_conversation_of_the_fork() -> None
             return Parallel(a, b)
         return None
 
-    network = Network("n", [first, a, b], router, state_schema=SCHEMA)
+    network = Network("n", agents=[first, a, b], router=router, state_schema=SCHEMA)
     result = await network.run("go")
     # b finished last, yet saw neither a's messages nor a's write
     assert seen["b state"] == ["router"]
@@ -126,7 +126,9 @@ async def test_writes_merge_in_declared_order_whatever_finishes_first() -> None:
             writer_agent("b", {"found": ["b1"], "scores": {"x": 2, "y": 2}}, delay=delays[1]),
             writer_agent("c", {"found": ["c1"], "scores": {"z": 3}}, delay=delays[2]),
         ]
-        network = Network("n", agents, fan_out_once(Parallel(*agents)), state_schema=SCHEMA)
+        network = Network(
+            "n", agents=agents, router=fan_out_once(Parallel(*agents)), state_schema=SCHEMA
+        )
         finished: list[str] = []
 
         async def sink(event: Any) -> None:
@@ -155,7 +157,9 @@ async def test_two_branches_replacing_one_key_conflict_naming_both_writers() -> 
     a = writer_agent("a", {"summary": "from a", "found": ["a"]})
     b = writer_agent("b", {"found": ["b"]})
     c = writer_agent("c", {"summary": "from c"}, delay=0.01)
-    network = Network("n", [a, b, c], fan_out_once(Parallel(a, b, c)), state_schema=SCHEMA)
+    network = Network(
+        "n", agents=[a, b, c], router=fan_out_once(Parallel(a, b, c)), state_schema=SCHEMA
+    )
 
     with pytest.raises(StateConflictError) as caught:
         await network.run("go", state={"summary": "seed"})
@@ -177,7 +181,7 @@ async def test_a_key_that_declares_a_conflict_rule_resolves_it(rule: str, expect
     a = writer_agent("a", {"summary": "from a"}, delay=0.01)
     c = writer_agent("c", {"summary": "from c"})
     schema = {"summary": {"type": str, "conflict": rule}}
-    network = Network("n", [a, c], fan_out_once(Parallel(a, c)), state_schema=schema)
+    network = Network("n", agents=[a, c], router=fan_out_once(Parallel(a, c)), state_schema=schema)
     result = await network.run("go")
     assert result["summary"] == expected
 
@@ -186,7 +190,7 @@ async def test_a_conflict_function_merges_later_branches_into_earlier() -> None:
     a = writer_agent("a", {"summary": "A"}, delay=0.01)
     b = writer_agent("b", {"summary": "B"})
     schema = {"summary": {"type": str, "conflict": lambda current, new: f"{current}|{new}"}}
-    network = Network("n", [a, b], fan_out_once(Parallel(a, b)), state_schema=schema)
+    network = Network("n", agents=[a, b], router=fan_out_once(Parallel(a, b)), state_schema=schema)
     assert (await network.run("go"))["summary"] == "A|B"
 
 
@@ -194,8 +198,8 @@ async def test_a_bad_conflict_rule_is_refused_when_the_schema_is_built() -> None
     with pytest.raises(ConfigurationError, match="'summary'.*conflict"):
         Network(
             "n",
-            [text_agent("a")],
-            lambda ctx: None,
+            agents=[text_agent("a")],
+            router=lambda ctx: None,
             state_schema={"summary": {"type": str, "conflict": "newest"}},
         )
 
@@ -208,7 +212,7 @@ async def test_history_names_branches_and_usage_and_max_iter_count_each() -> Non
         calls_seen.append(ctx.call_count)
         return Parallel(a, b, c, name="trio") if ctx.call_count == 0 else None
 
-    result = await Network("n", [a, b, c], router).run("go")
+    result = await Network("n", agents=[a, b, c], router=router).run("go")
     assert [(r.agent, r.branch) for r in result.results] == [
         ("a", "trio/a"),
         ("b", "trio/b"),
@@ -219,7 +223,7 @@ async def test_history_names_branches_and_usage_and_max_iter_count_each() -> Non
     assert result.usage.total_tokens == sum(r.usage.total_tokens for r in result.results)
     assert result.usage.total_tokens == 3 * per_call > 0
 
-    capped = await Network("n", [a, b, c], router, max_iter=2).run("go")
+    capped = await Network("n", agents=[a, b, c], router=router, max_iter=2).run("go")
     assert capped.stop_reason == StopReason.MAX_ITER
     assert capped.results == []  # the fan-out does not fit: none of it ran
 
@@ -227,7 +231,9 @@ async def test_history_names_branches_and_usage_and_max_iter_count_each() -> Non
 async def test_history_of_a_key_shows_which_branch_wrote_what() -> None:
     a = writer_agent("a", {"found": ["a"]})
     b = writer_agent("b", {"found": ["b"]})
-    network = Network("n", [a, b], fan_out_once(Parallel(a, b, name="search")), state_schema=SCHEMA)
+    network = Network(
+        "n", agents=[a, b], router=fan_out_once(Parallel(a, b, name="search")), state_schema=SCHEMA
+    )
     result = await network.run("go")
     records = result.state.history_of("found")
     assert [(r.writer.agent, r.writer.branch, r.writer.call_index) for r in records] == [
@@ -257,7 +263,7 @@ async def test_map_runs_one_agent_over_items_each_with_its_input() -> None:
             return Parallel.map(summarizer, items, input=lambda item: item["doc"])
         return None
 
-    result = await Network("n", [summarizer], router).run("summarize these")
+    result = await Network("n", agents=[summarizer], router=router).run("summarize these")
     assert [r.branch for r in result.results] == [
         "summarizer.map/summarizer#0",
         "summarizer.map/summarizer#1",
@@ -287,12 +293,14 @@ async def test_parallel_arguments_are_checked() -> None:
         Parallel(a, Parallel(a))
     with pytest.raises(ConfigurationError, match="returned int"):
         Parallel.map(a, [1], input=lambda item: item)
-    network = Network("n", [a], fan_out_once(Parallel(a, "ghost")))
+    network = Network("n", agents=[a], router=fan_out_once(Parallel(a, "ghost")))
     with pytest.raises(RoutingError, match="'ghost'"):
         await network.run("go")
 
 
 async def test_the_same_agent_twice_gets_numbered_branches() -> None:
     a = text_agent("a")
-    result = await Network("n", [a], fan_out_once(Parallel(a, "a", name="twice"))).run("go")
+    result = await Network(
+        "n", agents=[a], router=fan_out_once(Parallel(a, "a", name="twice"))
+    ).run("go")
     assert [r.branch for r in result.results] == ["twice/a#0", "twice/a#1"]

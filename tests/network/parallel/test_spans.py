@@ -1,12 +1,16 @@
 """OpenTelemetry: a fan-out's branches are sibling `invoke_agent` spans under the run, each
-with its chat span and its branch; a failed branch's span says so."""
+carrying what every agent span carries (role, provider, model, its chat span) and its branch,
+live from the branch's start to its end; a failed branch's span says so."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 
+from agents import Agent, ScriptedModel, tool
+from agents.models.scripted import call
 from network import ModelError, Network, Parallel
 from tests.network.parallel.helpers import text_agent
 from tests.network.parallel.test_failures import failing_agent
@@ -24,7 +28,7 @@ async def test_branches_are_sibling_agent_spans_with_their_branch(quiet_logs: No
     def router(ctx: Any) -> Any:
         return [first, fork][ctx.call_count] if ctx.call_count < 2 else None
 
-    network = Network("n", [first, a, b], router, telemetry=recorder.telemetry)
+    network = Network("n", agents=[first, a, b], router=router, telemetry=recorder.telemetry)
     result = await network.run("go")
     assert [f.branch for f in result.failed_branches] == ["pair/b"]
 
@@ -33,15 +37,81 @@ async def test_branches_are_sibling_agent_spans_with_their_branch(quiet_logs: No
             "invoke_workflow n",
             [
                 ("invoke_agent first", [("chat scripted", [])]),
-                ("invoke_agent b", []),
                 ("invoke_agent a", [("chat scripted", [])]),
+                ("invoke_agent b", [("chat scripted", [])]),
             ],
         )
     ]
+    plain = recorder.only("invoke_agent first")
     spans = {s.name: s for s in recorder.named("invoke_agent a") + recorder.named("invoke_agent b")}
+    for span in spans.values():  # what every agent span carries, a branch's too
+        for key in ("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model"):
+            assert span.attributes[key] == plain.attributes[key], key
+        assert span.attributes["agent_network.role"] == "agent"
     assert spans["invoke_agent a"].attributes["agent_network.branch"] == "pair/a"
     assert spans["invoke_agent a"].attributes["agent_network.call_index"] == 1
+    assert "gen_ai.usage.output_tokens" in spans["invoke_agent a"].attributes
     failed = spans["invoke_agent b"]
     assert failed.attributes["agent_network.branch"] == "pair/b"
     assert failed.attributes["error.type"] == ModelError.__name__
     assert failed.status.status_code.name == "ERROR"
+    (failed_chat,) = [s for s in recorder.named("chat scripted") if s.parent == failed.context]
+    assert failed_chat.status.status_code.name == "ERROR"
+
+
+async def test_a_branch_span_ends_when_its_branch_ends(quiet_logs: None) -> None:
+    """The quick branch's span (with its tool span) is exported while the slow one runs."""
+    recorder = Recorder()
+    seen_while_slow_ran: list[list[str]] = []
+
+    @tool
+    async def wait_for_quick() -> str:
+        """Run until the quick branch's span is out (or 5 s)."""
+        with anyio.move_on_after(5):
+            while not recorder.named("invoke_agent quick"):
+                await anyio.sleep(0.01)
+        seen_while_slow_ran.append(sorted(s.name for s in recorder.spans))
+        return "done"
+
+    @tool
+    def note() -> str:
+        """A quick tool."""
+        return "noted"
+
+    quick = Agent("quick", model=ScriptedModel([call("note"), "quick done"]), tools=[note])
+    slow = Agent(
+        "slow", model=ScriptedModel([call("wait_for_quick"), "slow done"]), tools=[wait_for_quick]
+    )
+    fork = Parallel(quick, slow, name="race")
+
+    def router(ctx: Any) -> Any:
+        return fork if ctx.call_count == 0 else None
+
+    network = Network("n", [quick, slow], router, telemetry=recorder.telemetry)
+    await network.run("go")
+
+    assert seen_while_slow_ran == [
+        ["chat scripted", "execute_tool note", "invoke_agent quick"]
+    ]  # the run and the slow branch still open; the quick one done
+    quick_span, slow_span = recorder.only("invoke_agent quick"), recorder.only("invoke_agent slow")
+    assert quick_span.end_time is not None and slow_span.end_time is not None
+    assert quick_span.end_time < slow_span.end_time
+
+
+async def test_a_failing_fan_out_ends_its_branch_spans_with_the_error(quiet_logs: None) -> None:
+    recorder = Recorder()
+    a, b = text_agent("a", delay=5), failing_agent("b", after=0.05)
+    fork = Parallel(a, b, name="pair")  # on_error="fail": b's failure cancels a
+
+    def router(ctx: Any) -> Any:
+        return fork if ctx.call_count == 0 else None
+
+    network = Network("n", [a, b], router, telemetry=recorder.telemetry)
+    with pytest.raises(ModelError):
+        await network.run("go")
+    names = sorted(s.name for s in recorder.spans)
+    assert names == ["chat scripted", "invoke_agent a", "invoke_agent b", "invoke_workflow n"]
+    for name in ("invoke_agent a", "invoke_agent b"):
+        span = recorder.only(name)
+        assert span.status.status_code.name == "ERROR", name
+        assert span.attributes["agent_network.role"] == "agent"

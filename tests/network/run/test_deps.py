@@ -13,7 +13,7 @@ import pytest
 import structlog
 
 from agents import Agent, AgentCall, ScriptedModel, ToolContext, call, tool
-from network import Network, TemplateError
+from network import Network, TemplateError, ThreadRef
 from network.run.context import RunContext
 
 pytestmark = pytest.mark.anyio
@@ -71,7 +71,7 @@ def sandbox_network(seen: Seen) -> Network[Sandbox]:
         seen.by["router"] = ctx.deps
         return agent if ctx.call_count < 2 else None
 
-    return Network("sandboxed", [agent], route, deps_type=Sandbox)
+    return Network("sandboxed", agents=[agent], router=route, deps_type=Sandbox)
 
 
 async def test_deps_reach_tools_routers_hooks_and_instructions_as_the_same_object() -> None:
@@ -128,7 +128,7 @@ async def test_deps_are_not_in_the_thread_store(tmp_path: Path) -> None:
     seen = Seen()
     path = tmp_path / "threads.db"
     network = sandbox_network(seen)
-    await network.run("go", deps=Sandbox(), thread_id="t1", store=str(path))
+    await network.run("go", deps=Sandbox(), thread=ThreadRef("t1", store=str(path)))
     assert path.read_bytes()  # the thread was written
     with sqlite3.connect(path) as db:
         tables = [row[0] for row in db.execute("select name from sqlite_master where type='table'")]
@@ -138,7 +138,7 @@ async def test_deps_are_not_in_the_thread_store(tmp_path: Path) -> None:
     # the thread's next run gets its own deps, not the first run's
     other = Sandbox()
     other.name = "other"
-    await sandbox_network(seen).run("again", deps=other, thread_id="t1", store=str(path))
+    await sandbox_network(seen).run("again", deps=other, thread=ThreadRef("t1", store=str(path)))
     assert seen.by["tool"] is other
 
 
@@ -175,7 +175,7 @@ async def test_a_resumed_run_takes_its_deps_again() -> None:
     fresh = Sandbox()
     seen: list[Any] = []
     network.router = _spy(network.router, seen)
-    await network.resume(first, [first.interrupts[0].accept()], deps=fresh)
+    await network.run(first.resume([first.interrupts[0].accept()]), deps=fresh)
     assert seen and all(value is fresh for value in seen)
 
 

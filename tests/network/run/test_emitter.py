@@ -25,7 +25,9 @@ def solo(*answers: Any) -> Agent:
 @pytest.mark.anyio
 async def test_a_plain_function_works_as_a_sink() -> None:
     seen: list[str] = []
-    result = await Network("n", [solo("hi")]).run("go", sinks=[lambda e: seen.append(e.type)])
+    result = await Network("n", agents=[solo("hi")]).run(
+        "go", sinks=[lambda e: seen.append(e.type)]
+    )
     assert result.output == "hi"
     assert seen[0] == "RUN_STARTED" and seen[-1] == "RUN_FINISHED"
 
@@ -33,4 +35,4 @@ async def test_a_plain_function_works_as_a_sink() -> None:
 @pytest.mark.anyio
 async def test_a_sink_that_is_not_callable_is_refused_clearly() -> None:
     with pytest.raises(ConfigurationError, match="event sink 42 is not callable"):
-        await Network("n", [solo("hi")]).run("go", sinks=[42])  # type: ignore[list-item]
+        await Network("n", agents=[solo("hi")]).run("go", sinks=[42])  # type: ignore[list-item]

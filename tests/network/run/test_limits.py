@@ -7,7 +7,14 @@ import pytest
 
 from agents import Agent, LiteLLMModel, ScriptedModel, call, tool
 from examples.codegen import TASK, build_network
-from network import ConfigurationError, Network, StopReason, UnpricedModelWarning, UsageLimits
+from network import (
+    ConfigurationError,
+    Network,
+    StopReason,
+    ThreadRef,
+    UnpricedModelWarning,
+    UsageLimits,
+)
 from network.threads import MemoryStore
 from routers import routing_agent
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
@@ -28,7 +35,7 @@ async def test_max_model_calls_stops_the_run_with_its_commits_intact(quiet_logs:
     store = MemoryStore()
     network = build_network()
     result = await network.run(
-        TASK, thread_id="t", store=store, limits=UsageLimits(max_model_calls=3)
+        TASK, thread=ThreadRef("t", store=store), limits=UsageLimits(max_model_calls=3)
     )
     assert result.stop_reason == StopReason.USAGE_LIMIT
     assert [r.agent for r in result.results] == ["planner", "coder", "reviewer"]
@@ -54,7 +61,9 @@ async def test_network_defaults_apply_and_a_run_replaces_them(quiet_logs: None) 
     result = await network.run(TASK, limits=UsageLimits(max_model_calls=100))
     assert result.stop_reason == StopReason.ROUTER_FINISHED
     assert result.limit_exceeded is None
-    assert Network("n", network.agents.values(), network.router, limits=UsageLimits()).limits
+    assert Network(
+        "n", agents=network.agents.values(), router=network.router, limits=UsageLimits()
+    ).limits
 
 
 async def test_max_tool_calls_counts_every_call_of_an_answer(quiet_logs: None) -> None:
@@ -85,7 +94,7 @@ async def test_a_routing_agent_checks_before_its_own_requests(quiet_logs: None) 
         [call("select_agent", name="writer", reason="go"), call("done", summary="ok")]
     )
     writer = Agent("writer", model=ScriptedModel(["Written."]))
-    network = Network("routed", [writer], routing_agent(router_model))
+    network = Network("routed", agents=[writer], router=routing_agent(router_model))
     result = await network.run("Write.", limits=UsageLimits(max_model_calls=2))
     assert result.stop_reason == StopReason.USAGE_LIMIT
     assert len(router_model.requests) == 1  # the second routing request was never sent
@@ -113,7 +122,7 @@ async def test_cost_comes_from_litellms_price_map(
         openai_server.add_tool_calls(FakeToolCall("again", {}), usage=usage)
     model = LiteLLMModel("openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x")
     agent = Agent("spender", tools=[again], model=model)
-    network = Network("costly", [agent], lambda ctx: agent)
+    network = Network("costly", agents=[agent], router=lambda ctx: agent)
     result = await network.run("Spend.", limits=UsageLimits(max_cost_usd=0.0005))
     assert result.stop_reason == StopReason.USAGE_LIMIT
     per_call = result.results[0].model_calls[0].cost_usd
@@ -132,7 +141,7 @@ async def test_a_model_without_a_price_is_counted_as_unpriced(
         openai_server.add_tool_calls(FakeToolCall("again", {}))
     model = LiteLLMModel("openai/no-such-model", api_base=openai_server.base_url, api_key="x")
     agent = Agent("a", tools=[again], model=model)
-    network = Network("n", [agent], lambda ctx: agent)
+    network = Network("n", agents=[agent], router=lambda ctx: agent)
     with pytest.warns(UnpricedModelWarning, match="'openai/no-such-model' has no known price"):
         result = await network.run("Hi.", limits=UsageLimits(max_cost_usd=1e-9, max_model_calls=2))
     assert result.results[0].model_calls[0].cost_usd is None
@@ -155,8 +164,8 @@ def test_bad_limits_are_refused() -> None:
     with pytest.raises(ConfigurationError, match="limits must be UsageLimits"):
         Network(
             "n",
-            list(network.agents.values()),
-            network.router,
+            agents=list(network.agents.values()),
+            router=network.router,
             limits={"max_model_calls": 1},  # type: ignore[arg-type]
         )
 
@@ -170,9 +179,12 @@ async def test_a_retried_attempt_counts_as_a_request(
         "openai/gpt-4o-mini", api_base=openai_server.base_url, api_key="x", retry_delay=0
     )
     agent = Agent("a", tools=[again], model=model)
-    network = Network("n", [agent], lambda ctx: agent)
+    network = Network("n", agents=[agent], router=lambda ctx: agent)
     result = await network.run("Go.", limits=UsageLimits(max_model_calls=2))
-    assert [call.error for call in result.results[0].model_calls] == ["InternalServerError", None]
+    assert [call.error for call in result.results[0].model_calls] == [
+        "500",
+        None,
+    ]  # the HTTP status
     assert len(result.results) == 1
     assert result.limit_exceeded is not None
     assert result.limit_exceeded.figures.model_calls == 2

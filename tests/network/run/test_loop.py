@@ -20,7 +20,9 @@ async def test_every_run_gets_a_deep_copy_of_the_initial_state() -> None:
         return "ok"
 
     worker = Agent("worker", tools=[touch], model=ScriptedModel(lambda r: call("touch")))
-    network = Network("n", [worker], lambda ctx: worker if ctx.call_count == 0 else None)
+    network = Network(
+        "n", agents=[worker], router=lambda ctx: worker if ctx.call_count == 0 else None
+    )
     seed = {"config": {"nested": {"seen": 0}}}
 
     first = await network.run("go", state=seed)
@@ -52,7 +54,7 @@ async def test_router_sees_context_and_queued_lists_run_in_order() -> None:
             return [a, b, c]
         return None
 
-    result = await Network("team", [a, b, c], router).run("hello")
+    result = await Network("team", agents=[a, b, c], router=router).run("hello")
 
     assert [r.agent for r in result.results] == ["a", "b", "c"]
     assert seen == [
@@ -72,17 +74,19 @@ async def test_router_names_agents_by_string_and_async_routers_work() -> None:
     async def router(ctx):
         return "a" if ctx.call_count == 0 else None
 
-    result = await Network("n", [a], router).run("x")
+    result = await Network("n", agents=[a], router=router).run("x")
     assert [r.agent for r in result.results] == ["a"]
 
 
 @pytest.mark.anyio
 async def test_max_iter_caps_agent_calls() -> None:
     loop = Agent("loop", model=ScriptedModel(["again"], repeat_last=True))
-    result = await Network("n", [loop], lambda ctx: loop, max_iter=3).run("x")
+    result = await Network("n", agents=[loop], router=lambda ctx: loop, max_iter=3).run("x")
     assert len(result.results) == 3
     assert result.stop_reason == StopReason.MAX_ITER
-    override = await Network("n", [loop], lambda ctx: loop, max_iter=3).run("x", max_iter=2)
+    override = await Network("n", agents=[loop], router=lambda ctx: loop, max_iter=3).run(
+        "x", max_iter=2
+    )
     assert len(override.results) == 2
 
 
@@ -90,7 +94,7 @@ async def test_max_iter_caps_agent_calls() -> None:
 async def test_router_stop_carries_reason_and_summary() -> None:
     a = text_agent("a", "hi")
     router = lambda ctx: a if ctx.call_count == 0 else Stop("done", "all good")  # noqa: E731
-    result = await Network("n", [a], router).run("x")
+    result = await Network("n", agents=[a], router=router).run("x")
     assert result.stop_reason == "done"
     assert result.summary == "all good"
     assert result.output == "hi"
@@ -99,7 +103,9 @@ async def test_router_stop_carries_reason_and_summary() -> None:
 @pytest.mark.anyio
 async def test_result_carries_output_state_results_and_usage() -> None:
     writer = Agent("writer", model=ScriptedModel(["first draft", "final text"]), output_key="out")
-    network = Network("n", [writer], lambda ctx: writer if ctx.call_count < 2 else None)
+    network = Network(
+        "n", agents=[writer], router=lambda ctx: writer if ctx.call_count < 2 else None
+    )
     result = await network.run("write")
     assert result.output == "final text"
     assert result.state.kv.get("out") == "final text"
@@ -112,7 +118,7 @@ async def test_result_carries_output_state_results_and_usage() -> None:
 @pytest.mark.anyio
 async def test_unknown_agent_is_a_routing_error_with_the_partial_result() -> None:
     a = text_agent("a", "ok")
-    network = Network("n", [a], lambda ctx: a if ctx.call_count == 0 else "ghost")
+    network = Network("n", agents=[a], router=lambda ctx: a if ctx.call_count == 0 else "ghost")
     with pytest.raises(RoutingError, match="ghost") as caught:
         await network.run("x")
     assert caught.value.agent == "ghost"
@@ -125,7 +131,7 @@ async def test_unknown_agent_is_a_routing_error_with_the_partial_result() -> Non
 async def test_an_agent_object_not_in_the_network_is_a_routing_error() -> None:
     a, stranger = text_agent("a", "ok"), text_agent("stranger", "no")
     with pytest.raises(RoutingError, match="stranger"):
-        await Network("n", [a], lambda ctx: stranger).run("x")
+        await Network("n", agents=[a], router=lambda ctx: stranger).run("x")
 
 
 @pytest.mark.anyio
@@ -138,13 +144,13 @@ async def test_any_error_inside_a_run_keeps_the_partial_result_reachable() -> No
         return a
 
     with pytest.raises(ValueError, match="router bug") as caught:
-        await Network("n", [a], router).run("x")
+        await Network("n", agents=[a], router=router).run("x")
     assert [r.agent for r in caught.value.partial_result.results] == ["a"]
 
 
 def test_run_sync_runs_the_same_loop() -> None:
     a = text_agent("a", "sync!")
-    result = Network("n", [a]).run_sync("x")
+    result = Network("n", agents=[a]).run_sync("x")
     assert result.output == "sync!"
     assert result.stop_reason == StopReason.ROUTER_FINISHED
 
@@ -154,17 +160,23 @@ def test_network_definition_errors_name_what_is_wrong() -> None:
 
     a = text_agent("a", "x")
     with pytest.raises(ConfigurationError, match="two agents are named 'a'"):
-        Network("n", [a, text_agent("a", "y")], lambda ctx: None)
+        Network("n", agents=[a, text_agent("a", "y")], router=lambda ctx: None)
     with pytest.raises(ConfigurationError, match="no router"):
-        Network("n", [a, text_agent("b", "y")])
+        Network("n", agents=[a, text_agent("b", "y")])
     with pytest.raises(ConfigurationError, match="max_iter"):
-        Network("n", [a], max_iter=0)
+        Network("n", agents=[a], max_iter=0)
 
 
 def test_network_takes_default_model_and_max_iter_positionally() -> None:
     a = Agent("a")
     model = ScriptedModel(["positional"])
-    network = Network("n", [a], lambda ctx: a if ctx.call_count == 0 else None, model, 7)
+    network = Network(
+        "n",
+        agents=[a],
+        router=lambda ctx: a if ctx.call_count == 0 else None,
+        default_model=model,
+        max_iter=7,
+    )
     assert network.default_model is model and network.max_iter == 7
     assert network.run_sync("x").output == "positional"
 
@@ -185,8 +197,8 @@ async def test_a_run_leaves_the_network_definition_as_it_was() -> None:
     )
     network = Network(
         "n",
-        [worker],
-        lambda ctx: worker if ctx.call_count < 2 else None,
+        agents=[worker],
+        router=lambda ctx: worker if ctx.call_count < 2 else None,
         state_schema={"notes": {"type": list[str]}},
     )
 

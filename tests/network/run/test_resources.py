@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import ConfigurationError, Network, StopReason
+from network import ConfigurationError, Network, StopReason, ThreadRef
 from network.run.context import RunContext
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -54,7 +54,7 @@ def network_of(journal: Journal, *answers: Any, **resources: Any) -> Network:
     agent = Agent("worker", tools=[use], model=ScriptedModel(list(answers)))
     factories = {name: journal.factory(name) for name in ("db", "sandbox", "unused")}
     factories.update(resources)
-    return Network("resourced", [agent], resources=factories)
+    return Network("resourced", agents=[agent], resources=factories)
 
 
 async def test_opened_on_first_use_shared_in_the_run_closed_in_reverse_order() -> None:
@@ -83,7 +83,10 @@ async def test_closed_in_reverse_order_when_the_run_fails() -> None:
 
     agent = Agent("worker", model=ScriptedModel(["hi"]))
     network = Network(
-        "failing", [agent], route, resources={n: journal.factory(n) for n in ("db", "sandbox")}
+        "failing",
+        agents=[agent],
+        router=route,
+        resources={n: journal.factory(n) for n in ("db", "sandbox")},
     )
     with pytest.raises(RuntimeError, match="router broke"):
         await network.run("go")
@@ -110,7 +113,7 @@ async def test_closed_in_reverse_order_when_the_run_is_cancelled() -> None:
 
     agent = Agent("worker", tools=[hang], model=ScriptedModel([call("hang")]))
     network = Network(
-        "hanging", [agent], resources={n: journal.factory(n) for n in ("db", "sandbox")}
+        "hanging", agents=[agent], resources={n: journal.factory(n) for n in ("db", "sandbox")}
     )
     async with anyio.create_task_group() as group:
         group.start_soon(network.run, "go")
@@ -147,7 +150,9 @@ async def test_an_unknown_resource_is_an_error_naming_it() -> None:
         await ctx.resource("sandbx")
 
     agent = Agent("a", model=ScriptedModel([]))
-    network = Network("typo", [agent], route, resources={"sandbox": journal.factory("s")})
+    network = Network(
+        "typo", agents=[agent], router=route, resources={"sandbox": journal.factory("s")}
+    )
     with pytest.raises(ConfigurationError, match=r"'sandbx' \(resources: sandbox\)"):
         await network.run("go")
 
@@ -155,10 +160,10 @@ async def test_an_unknown_resource_is_an_error_naming_it() -> None:
 def test_a_value_instead_of_a_factory_is_refused_at_definition() -> None:
     agent = Agent("a", model=ScriptedModel([]))
     with pytest.raises(ConfigurationError, match="resource 'db' must be a factory"):
-        Network("n", [agent], resources={"db": 42})
+        Network("n", agents=[agent], resources={"db": 42})
     opened = Journal().factory("db")()
     with pytest.raises(ConfigurationError, match="resource 'db' is an opened context manager"):
-        Network("n", [agent], resources={"db": opened})
+        Network("n", agents=[agent], resources={"db": opened})
 
 
 async def test_a_factory_that_returns_no_context_manager_is_named() -> None:
@@ -172,7 +177,7 @@ async def test_a_thread_next_run_rebuilds_them(tmp_path: Path) -> None:
     store = str(tmp_path / "threads.db")
     for _ in range(2):
         network = network_of(journal, [call("use", names=["db"])])
-        await network.run("go", thread_id="t", store=store)
+        await network.run("go", thread=ThreadRef("t", store=store))
     assert journal.lines == ["open db#1", "close db#1", "open db#2", "close db#2"]
 
 
@@ -194,11 +199,13 @@ async def test_a_confirmation_resume_rebuilds_them() -> None:
     def route(ctx: RunContext) -> Any:
         return agent if ctx.call_count == 0 or ctx.last_result.tool_calls else None
 
-    network = Network("ops", [agent], route, resources={"sandbox": journal.factory("sandbox")})
+    network = Network(
+        "ops", agents=[agent], router=route, resources={"sandbox": journal.factory("sandbox")}
+    )
     first = await network.run("deploy it")
     assert first.stop_reason == StopReason.INTERRUPTED
     assert journal.lines == ["open sandbox#1", "close sandbox#1"]
-    resumed = await network.resume(first, [first.interrupts[0].accept()])
+    resumed = await network.run(first.resume([first.interrupts[0].accept()]))
     deployed = [r.content for res in resumed.results for r in res.tool_calls if r.name == "deploy"]
     assert deployed == ["deployed with sandbox#2"]
     assert journal.lines[2:] == ["open sandbox#2", "close sandbox#2"]
@@ -213,8 +220,8 @@ async def test_a_resource_asked_for_after_its_run_ended_is_refused() -> None:
 
     network = Network(
         "late",
-        [Agent("a", model=ScriptedModel([]))],
-        route,
+        agents=[Agent("a", model=ScriptedModel([]))],
+        router=route,
         resources={"db": journal.factory("db")},
     )
     await network.run("go")

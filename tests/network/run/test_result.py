@@ -24,7 +24,7 @@ def solo(*answers: Any) -> Agent:
 
 
 def test_a_finished_result_shows_itself_in_repr_rich_and_html() -> None:
-    network = Network("n", [solo(call("lookup", query="<b>x</b>"), "Answer <i>")])
+    network = Network("n", agents=[solo(call("lookup", query="<b>x</b>"), "Answer <i>")])
     network.router = lambda ctx: network.agents["solo"] if ctx.call_count < 2 else None
     result = network.run_sync("go", state={"topic": "<script>alert(1)</script>"})
     text = repr(result)

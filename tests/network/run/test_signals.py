@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, RunContext, StopReason
+from network import Network, RunContext, StopReason, ThreadRef
 from network.threads import MemoryStore
 
 pytestmark = pytest.mark.anyio
@@ -32,8 +32,8 @@ def seat_network(seen: list[RunContext]) -> Network:
 
     return Network(
         "seats",
-        [agent],
-        router,
+        agents=[agent],
+        router=router,
         predict_state={"seat": {"tool": "book", "tool_argument": "seat"}},
     )
 
@@ -47,7 +47,7 @@ async def test_interrupts_resume_persistence_and_prediction_leave_extras_to_user
     async def sink(event: Any) -> None:
         events.append(event)
 
-    first = await network.run("Book", thread_id="t", store=store, sinks=[sink])
+    first = await network.run("Book", thread=ThreadRef("t", store=store), sinks=[sink])
     ctx = seen[-1]
     assert first.stop_reason == StopReason.INTERRUPTED
     assert [i.tool for i in ctx.interrupts] == ["book"] == [i.tool for i in first.interrupts]
@@ -56,7 +56,11 @@ async def test_interrupts_resume_persistence_and_prediction_leave_extras_to_user
     assert ctx.extras == {}
 
     (pending,) = first.interrupts
-    resumed = await network.resume(first, [pending.accept()], store=store, sinks=[sink])
+    resumed = await network.run(
+        first.resume([pending.accept()]),
+        thread=ThreadRef(first.thread_id, store=store),
+        sinks=[sink],
+    )
     ctx = seen[-1]
     assert resumed.output == "Done: booked 12A"
     assert ctx.resume == ()  # the run took the answers and acted on them
@@ -71,7 +75,7 @@ async def test_a_plain_run_has_no_signals_set() -> None:
         return None
 
     agent = Agent("agent", model=ScriptedModel(["hi"]))
-    result = await Network("plain", [agent], router).run("x")
+    result = await Network("plain", agents=[agent], router=router).run("x")
     ctx = seen[-1]
     assert result.stop_reason == StopReason.ROUTER_FINISHED and not result.persisted
     assert (ctx.interrupts, ctx.resume, ctx.persisted, ctx.predictor, ctx.args_listeners) == (

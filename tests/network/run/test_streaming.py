@@ -93,7 +93,7 @@ async def test_scripted_model_streams_text_and_arguments_in_chunks() -> None:
 
 async def test_stream_carries_each_chunk_as_a_delta() -> None:
     agent = Agent("writer", model=ScriptedModel(["one two three four"], chunk_size=3))
-    events, _ = await collect(Network("solo", [agent]))
+    events, _ = await collect(Network("solo", agents=[agent]))
     run = replay(wire(events))
     deltas = [e["delta"] for e in run.of("TEXT_MESSAGE_CONTENT")]
     assert deltas == ["one", " tw", "o t", "hre", "e f", "our"]
@@ -112,7 +112,7 @@ class FailingModel:
 
 async def test_run_error_closes_everything_and_is_last() -> None:
     agent = Agent("talker", model=FailingModel())
-    network = Network("failing", [agent])
+    network = Network("failing", agents=[agent])
     seen: list[Any] = []
     with pytest.raises(ModelError, match="connection reset"):
         async with network.stream("go") as events:
@@ -130,7 +130,7 @@ async def test_a_failing_tool_closes_its_call_and_the_run_goes_on() -> None:
         raise RuntimeError("boom")
 
     agent = Agent("a", tools=[explode], model=ScriptedModel([call("explode"), "recovered"]))
-    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
     events, result = await collect(network)
     run = replay(wire(events))
     (outcome,) = run.of("TOOL_CALL_RESULT")
@@ -150,7 +150,7 @@ async def test_leaving_the_stream_early_cancels_the_run_and_closes_everything() 
 
     model = ScriptedModel([call("slow"), "after"])
     agent = Agent("a", tools=[slow], model=model)
-    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
     side: list[Any] = []
 
     async def side_sink(event: Any) -> None:
@@ -176,7 +176,7 @@ async def test_a_cancelled_run_closes_open_steps_messages_and_tools() -> None:
             await on_chunk(TextDelta("thinking"))
             await anyio.sleep(30)
 
-    network = Network("n", [Agent("a", model=Stalling())])
+    network = Network("n", agents=[Agent("a", model=Stalling())])
     seen: list[Any] = []
 
     async def sink(event: Any) -> None:

@@ -49,7 +49,7 @@ async def test_a_router_and_a_tool_read_through_views() -> None:
         return None if len(notes) >= 3 else agent
 
     result = await Network(
-        "n", [agent], until_three, state_schema={"notes": {"type": list[str]}}
+        "n", agents=[agent], router=until_three, state_schema={"notes": {"type": list[str]}}
     ).run("x")
     assert result["notes"] == ["0", "1", "2"]
     assert seen == [["0"], ["0", "1"], ["0", "1", "2"]]

@@ -191,7 +191,9 @@ async def test_network_run_seeds_through_the_schema() -> None:
     from network import Network
 
     agent = Agent("a", model=ScriptedModel(["ok"]))
-    network = Network("n", [agent], state_schema=StateSchema({"n": {"type": int}}, closed=True))
+    network = Network(
+        "n", agents=[agent], state_schema=StateSchema({"n": {"type": int}}, closed=True)
+    )
     result = await network.run("x", state={"n": "4"})
     assert result["n"] == 4
     with pytest.raises(StateError, match="'extra'"):
@@ -248,7 +250,7 @@ def test_a_tool_result_written_to_state_is_not_shared_with_the_tool() -> None:
         return {"docs": kept["docs"]}
 
     agent = Agent("a", tools=[fetch], model=ScriptedModel([call("fetch")]))
-    network = Network("n", [agent], state_schema={"docs": {"type": list[dict]}})
+    network = Network("n", agents=[agent], state_schema={"docs": {"type": list[dict]}})
     result = anyio.run(network.run, "x")
     kept["docs"].append({"title": "sneaked in"})
     kept["docs"][0]["title"] = "changed"
@@ -311,7 +313,7 @@ async def test_pydantic_defaults_are_fresh_for_every_run() -> None:
         return "ok"
 
     agent = Agent("a", tools=[note], model=ScriptedModel([call("note")], repeat_last=True))
-    network = Network("n", [agent], state_schema=Notes)
+    network = Network("n", agents=[agent], state_schema=Notes)
     first = await network.run("x")
     second = await network.run("x")
     assert first["notes"] == second["notes"] == ["hello"]

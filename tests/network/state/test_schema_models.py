@@ -81,5 +81,5 @@ async def test_the_readme_has_plan_router_works_with_a_none_default() -> None:
     def route(ctx):  # type: ignore[no-untyped-def]
         return None if ctx.kv.has("plan") else planner
 
-    result = await Network("n", [planner], route, state_schema=Ticket).run("go")
+    result = await Network("n", agents=[planner], router=route, state_schema=Ticket).run("go")
     assert result["plan"] == "1. fix it" and len(result.results) == 1

@@ -79,7 +79,7 @@ async def test_each_result_carries_its_steps_delta_and_history_names_the_writer(
     from network import Network
 
     result = await Network(
-        "n", [researcher, writer], router, state_schema={"docs": {"type": list[str]}}
+        "n", agents=[researcher, writer], router=router, state_schema={"docs": {"type": list[str]}}
     ).run("x")
     first, second = result.results
     assert first.state_delta == [{"op": "add", "path": "/docs", "value": ["a"]}]

@@ -32,7 +32,10 @@ async def test_state_round_trips_with_schema_data_results_and_messages() -> None
         closed=False,
     )
     network = Network(
-        "n", [agent], lambda c: agent if c.call_count < 2 else None, state_schema=schema
+        "n",
+        agents=[agent],
+        router=lambda c: agent if c.call_count < 2 else None,
+        state_schema=schema,
     )
     result = await network.run("x", state={"best": "abc", "scores": [1], "temp:x": 1})
     original = result.state

@@ -134,7 +134,7 @@ async def test_a_tool_writing_a_live_object_is_rolled_back_the_model_told_the_de
     calls = [call("connect"), call("note")] if parallel else [call("connect")]
     model = ScriptedModel([calls, "done"])
     agent = Agent("builder", tools=[connect, note], model=model)
-    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = await network.run("go")
@@ -162,7 +162,7 @@ async def test_outputs_to_state_of_a_live_object_is_refused_the_same_way() -> No
 
     model = ScriptedModel([call("open_client"), "ok"])
     agent = Agent("a", tools=[open_client], model=model)
-    network = Network("n", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
     with pytest.warns(ToolStateWarning, match="'client'"):
         result = await network.run("go")
     assert result.results[0].tool_calls[0].is_error

@@ -57,8 +57,8 @@ def build(telemetry: Telemetry, model: ScriptedModel | None = None) -> Network:
 
     return Network(
         "ops-net",
-        [ops],
-        again,
+        agents=[ops],
+        router=again,
         state_schema={"seen": {"type": list[str]}, "temp:token": {"type": str}},
         telemetry=telemetry,
     )

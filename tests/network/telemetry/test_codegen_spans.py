@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from examples.codegen import TASK, build_network
+from network import ThreadRef
 from tests.network.telemetry.otel import Recorder, tree
 
 pytestmark = pytest.mark.anyio
@@ -25,7 +26,7 @@ async def test_codegen_run_is_one_trace_with_the_exact_tree(
     recorder = Recorder()
     network = build_network()
     network.telemetry = recorder.telemetry
-    result = await network.run(TASK, thread_id="thread-1", store=str(tmp_path / "t.db"))
+    result = await network.run(TASK, thread=ThreadRef("thread-1", store=str(tmp_path / "t.db")))
 
     assert tree(recorder.spans) == [
         (
@@ -46,7 +47,7 @@ async def test_codegen_run_is_one_trace_with_the_exact_tree(
     assert root.parent is None
     assert dict(root.attributes) == {
         "gen_ai.operation.name": "invoke_workflow",
-        "gen_ai.workflow.name": "codegen",
+        "gen_ai.agent.name": "codegen",
         "gen_ai.conversation.id": "thread-1",
         "agent_network.run_id": result.run_id,
         "agent_network.stop_reason": "router_finished",

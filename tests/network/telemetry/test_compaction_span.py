@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ContextPolicy, ScriptedModel
-from network import Network
+from network import Network, ThreadRef
 from network.threads import MemoryStore
 from tests.network.telemetry.otel import Recorder, every_value
 
@@ -24,12 +24,12 @@ def summarize(messages: list[Any], previous: str | None) -> str:
 async def _compacted_run(recorder: Recorder) -> Any:
     store = MemoryStore()
     policy = ContextPolicy(max_messages=4, summarize=summarize, max_tool_result_chars=50)
-    quiet = Network("chat", [Agent("a", model=ScriptedModel(["ok"] * 8))])
+    quiet = Network("chat", agents=[Agent("a", model=ScriptedModel(["ok"] * 8))])
     for n in range(4):  # 8 messages on the thread, untraced
-        await quiet.run(f"question {n}", thread_id="t", store=store)
+        await quiet.run(f"question {n}", thread=ThreadRef("t", store=store))
     agent = Agent("a", model=ScriptedModel(["fine"]))
-    traced = Network("chat", [agent], context_policy=policy, telemetry=recorder.telemetry)
-    return await traced.run("and now?", thread_id="t", store=store)
+    traced = Network("chat", agents=[agent], context_policy=policy, telemetry=recorder.telemetry)
+    return await traced.run("and now?", thread=ThreadRef("t", store=store))
 
 
 async def test_a_compacted_request_is_an_event_on_its_agent_span(
@@ -76,9 +76,9 @@ async def test_no_event_when_the_request_fits(quiet_logs: None) -> None:
     policy = ContextPolicy(max_messages=40, summarize=summarize)
     network = Network(
         "chat",
-        [Agent("a", model=ScriptedModel(["fine"]))],
+        agents=[Agent("a", model=ScriptedModel(["fine"]))],
         context_policy=policy,
         telemetry=recorder.telemetry,
     )
-    await network.run("hello", thread_id="t", store=MemoryStore())
+    await network.run("hello", thread=ThreadRef("t", store=MemoryStore()))
     assert recorder.only("invoke_agent a").events == ()

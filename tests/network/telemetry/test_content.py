@@ -27,7 +27,7 @@ CONTENT = [
 async def _run(recorder: Recorder) -> None:
     network = build(recorder.telemetry)
     first = await network.run(TASK, state={"temp:token": SECRET})
-    await network.resume(first, [first.interrupts[0].accept()])
+    await network.run(first.resume([first.interrupts[0].accept()]))
 
 
 async def test_no_content_attribute_by_default(
@@ -104,3 +104,78 @@ async def test_the_option_wins_over_the_environment(
     await _run(recorder)
     values = "\n".join(every_value(recorder.spans))
     assert "sunny" not in values
+
+
+CONTENT_ATTRIBUTES = (
+    "gen_ai.system_instructions",
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "agent_network.state.values",
+)
+
+
+async def test_masking_temp_values_keeps_every_content_attribute_valid_json(
+    quiet_logs: None,
+) -> None:
+    """Short texts and numbers in `temp:` keys: masked inside the texts only, never in the
+    JSON's structure ("content", "role", ...) nor in its numbers."""
+    from agents import Agent, ScriptedModel, tool
+    from agents.models.scripted import call
+    from network import Network
+
+    @tool
+    def count(items: int, label: str) -> dict[str, Any]:
+        """Count things."""
+        return {"items": items, "total": items * 3 + 5, "label": label}
+
+    model = ScriptedModel(
+        [call("count", items=5, label="content in en"), "The content is in en: 5 of 15."]
+    )
+    agent = Agent(
+        "writer",
+        system="Answer in {temp:lang}, at most {temp:n} items.",
+        model=model,
+        tools=[count],
+        output_key="answer",
+    )
+    recorder = Recorder(capture_content=True)
+    network = Network(
+        "n",
+        [agent],
+        lambda ctx: agent if ctx.call_count < 2 else None,  # the tool call, then the answer
+        telemetry=recorder.telemetry,
+    )
+    await network.run("Count, please.", state={"temp:lang": "en", "temp:n": 5})
+
+    found = {}
+    for span in recorder.spans:
+        for name in CONTENT_ATTRIBUTES:
+            if name in span.attributes:
+                found.setdefault(name, []).append(json.loads(span.attributes[name]))
+    assert set(found) == set(CONTENT_ATTRIBUTES)  # each one recorded, each one valid JSON
+    first_chat = found["gen_ai.system_instructions"][0]
+    assert first_chat == [
+        {"type": "text", "content": "Answer in [temp:lang], at most 5 items."}
+    ]  # the text masked; the number (not a text) kept
+    assert found["gen_ai.tool.call.arguments"] == [
+        {"items": 5, "label": "cont[temp:lang]t in [temp:lang]"}
+    ]
+    assert found["gen_ai.tool.call.result"][0] == {
+        "items": 5,
+        "total": 20,
+        "label": "cont[temp:lang]t in [temp:lang]",
+    }
+    output = found["gen_ai.output.messages"][-1]
+    assert output == [
+        {
+            "role": "assistant",
+            "parts": [
+                {"type": "text", "content": "The cont[temp:lang]t is in [temp:lang]: 5 of 15."}
+            ],
+        }
+    ]
+    assert found["agent_network.state.values"] == [
+        {"answer": "The cont[temp:lang]t is in [temp:lang]: 5 of 15."}
+    ]

@@ -3,87 +3,26 @@
 
 from __future__ import annotations
 
-import gzip
 import re
 import subprocess
 import sys
 import textwrap
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
-    ExportTraceServiceRequest,
-    ExportTraceServiceResponse,
-)
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from network.telemetry import Telemetry
 from tests.network.telemetry.ops_network import SECRET, build
+from tests.network.telemetry.otlp import Receiver, receiver, value_of
+
+__all__ = ["receiver"]  # the fixture, used by name
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[3]
-
-
-class Receiver(ThreadingHTTPServer):
-    """An OTLP/HTTP trace receiver: keeps each decoded `ExportTraceServiceRequest`."""
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.requests: list[ExportTraceServiceRequest] = []
-        self.paths: list[str] = []
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1/traces"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Receiver
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        if self.headers.get("Content-Encoding") == "gzip":
-            body = gzip.decompress(body)
-        assert self.headers["Content-Type"] == "application/x-protobuf"
-        request = ExportTraceServiceRequest()
-        request.ParseFromString(body)
-        self.server.requests.append(request)
-        self.server.paths.append(self.path)
-        reply = ExportTraceServiceResponse().SerializeToString()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    server = Receiver()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-def _value(any_value: Any) -> Any:
-    kind = any_value.WhichOneof("value")
-    if kind == "array_value":
-        return tuple(_value(v) for v in any_value.array_value.values)
-    return getattr(any_value, kind)
 
 
 async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_logs: None) -> None:
@@ -93,7 +32,7 @@ async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_log
     network = build(Telemetry(tracer_provider=provider))
 
     first = await network.run("Check the weather, then deploy.", state={"temp:token": SECRET})
-    resumed = await network.resume(first, [first.interrupts[0].accept()])
+    resumed = await network.run(first.resume([first.interrupts[0].accept()]))
     assert provider.force_flush()
     provider.shutdown()
 
@@ -140,7 +79,7 @@ async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_log
         ]
     )
     explode = next(s for s in first_spans if s.name == "execute_tool explode")
-    attributes = {kv.key: _value(kv.value) for kv in explode.attributes}
+    attributes = {kv.key: value_of(kv.value) for kv in explode.attributes}
     assert attributes["error.type"] == "ValueError"
     assert attributes["gen_ai.operation.name"] == "execute_tool"
     chat = next(s for s in first_spans if s.name == "chat scripted-ops")

@@ -63,7 +63,7 @@ async def test_parallel_tools_error_confirmation_and_resume(quiet_logs: None) ->
     }
 
     recorder.clear()
-    resumed = await network.resume(first, [pending.accept()])
+    resumed = await network.run(first.resume([pending.accept()]))
     assert resumed.stop_reason == StopReason.ROUTER_FINISHED
     assert resumed.trace_id != first.trace_id
     assert tree(recorder.spans) == [
@@ -92,7 +92,7 @@ async def test_a_rejected_call_is_an_event_not_a_tool_span(quiet_logs: None) -> 
     network = build(recorder.telemetry)
     first = await network.run("Deploy.", state={"temp:token": SECRET})
     recorder.clear()
-    await network.resume(first, [first.interrupts[0].reject("not today")])
+    await network.run(first.resume([first.interrupts[0].reject("not today")]))
     step = recorder.named("invoke_agent ops")[0]
     assert [e.name for e in step.events] == ["agent_network.tool.rejected"]
     assert not recorder.named("execute_tool deploy")
@@ -126,8 +126,8 @@ async def test_routing_agent_requests_are_their_own_invoke_agent(quiet_logs: Non
     writer = Agent("writer", description="Writes.", model=worker_model)
     network = Network(
         "routed",
-        [writer],
-        routing_agent(router_model, name="dispatcher"),
+        agents=[writer],
+        router=routing_agent(router_model, name="dispatcher"),
         telemetry=recorder.telemetry,
     )
     result = await network.run("Write the report.")
@@ -169,8 +169,8 @@ async def test_resume_takes_its_own_limits(quiet_logs: None) -> None:
 
     network = build(Recorder().telemetry)
     first = await network.run("Deploy.", state={"temp:token": SECRET})
-    resumed = await network.resume(
-        first, [first.interrupts[0].accept()], limits=UsageLimits(max_model_calls=0)
+    resumed = await network.run(
+        first.resume([first.interrupts[0].accept()]), limits=UsageLimits(max_model_calls=0)
     )
     assert resumed.stop_reason == StopReason.USAGE_LIMIT
     assert [r.agent for r in resumed.results][-1] == "ops"  # the confirmed call still ran

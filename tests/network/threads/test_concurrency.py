@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, StaleThreadError
+from network import Network, StaleThreadError, ThreadRef
 from network.threads import ThreadStore
 
 pytestmark = pytest.mark.anyio
@@ -60,13 +60,13 @@ async def test_two_runs_on_one_thread_one_commits_the_other_is_stale(
             await barrier.wait()  # both runs have loaded revision 0 before either commits
             return answer
 
-        return Network("chat", [Agent("a", model=ScriptedModel(reply))])
+        return Network("chat", agents=[Agent("a", model=ScriptedModel(reply))])
 
     first, second = open_store(), open_store()
     await first.create_thread("t1", app_name="chat")
     outcomes = await gather(
-        lambda: network("from A").run("question A", thread_id="t1", store=first),
-        lambda: network("from B").run("question B", thread_id="t1", store=second),
+        lambda: network("from A").run("question A", thread=ThreadRef("t1", store=first)),
+        lambda: network("from B").run("question B", thread=ThreadRef("t1", store=second)),
     )
 
     errors = [o for o in outcomes if isinstance(o, Exception)]
@@ -88,17 +88,19 @@ async def test_a_stale_run_fails_without_touching_the_thread_again(
 ) -> None:
     store = open_store()
     agent = Agent("a", model=ScriptedModel(["one"]))
-    await Network("chat", [agent]).run("first", thread_id="t1", store=store)
+    await Network("chat", agents=[agent]).run("first", thread=ThreadRef("t1", store=store))
 
     async def sneak_in(request: Any) -> str:
         # Another run commits to the thread while this one is thinking.
         other = Agent("a", model=ScriptedModel(["sneaky"]))
-        await Network("chat", [other]).run("meanwhile", thread_id="t1", store=open_store())
+        await Network("chat", agents=[other]).run(
+            "meanwhile", thread=ThreadRef("t1", store=open_store())
+        )
         return "too late"
 
-    late = Network("chat", [Agent("a", model=ScriptedModel(sneak_in))])
+    late = Network("chat", agents=[Agent("a", model=ScriptedModel(sneak_in))])
     with pytest.raises(StaleThreadError) as caught:
-        await late.run("second", thread_id="t1", store=store)
+        await late.run("second", thread=ThreadRef("t1", store=store))
     assert caught.value.partial_result is not None
     thread = await store.get_thread("t1")
     assert thread is not None
@@ -125,12 +127,12 @@ async def test_shared_keys_merge_across_concurrent_runs_of_one_user(
 
     def network(entry: str) -> Network:
         agent = Agent("a", tools=[log], model=ScriptedModel([call("log", entry=entry)]))
-        return Network("chat", [agent], state_schema={"user:log": {"type": list[str]}})
+        return Network("chat", agents=[agent], state_schema={"user:log": {"type": list[str]}})
 
     def one(n: int) -> Callable[[], Any]:
         store = open_store()
         return lambda: network(f"entry {n}").run(
-            "go", thread_id=f"t{n}", user_id="alice", store=store
+            "go", thread=ThreadRef(f"t{n}", user_id="alice", store=store)
         )
 
     outcomes = await gather(*(one(n) for n in range(runs)))

@@ -25,7 +25,7 @@ WORKER = textwrap.dedent(
     import anyio
 
     from agents import Agent, ScriptedModel, ToolContext, call, tool
-    from network import Network
+    from network import Network, ThreadRef
 
     db, marker, block_at, calls = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 
@@ -46,13 +46,13 @@ WORKER = textwrap.dedent(
     agent = Agent("worker", tools=[step], model=ScriptedModel(script))
     schema = {"steps": {"type": list[int]}, "user:steps": {"type": list[int]}}
     network = Network(
-        "crashy", [agent], lambda ctx: agent if ctx.call_count < calls else None,
+        "crashy", agents=[agent], router=lambda ctx: agent if ctx.call_count < calls else None,
         state_schema=schema,
     )
 
 
     async def main() -> None:
-        await network.run("work", thread_id="job", user_id="u", store=db)
+        await network.run("work", thread=ThreadRef("job", user_id="u", store=db))
 
 
     anyio.run(main)

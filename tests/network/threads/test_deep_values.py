@@ -18,7 +18,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, State, ToolStateWarning, UnstorableValueError
+from network import Network, State, ThreadRef, ToolStateWarning, UnstorableValueError
 from network.state.handlers import merge_lists
 from network.state.storable import MAX_DEPTH
 
@@ -84,9 +84,11 @@ async def test_the_deepest_accepted_value_reads_back_in_a_fresh_process(tmp_path
         [call("store_deep", levels=MAX_DEPTH), call("store_deep", levels=MAX_DEPTH + 100)]
     )
     agent = Agent("deep", tools=[store_deep], model=model)
-    network = Network("deep", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network(
+        "deep", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None
+    )
     with pytest.warns(ToolStateWarning, match="'deep'"):  # ~200 levels: unreadable before
-        result = await network.run("go", thread_id="t", store=str(database))
+        result = await network.run("go", thread=ThreadRef("t", store=str(database)))
     assert result.results[0].tool_calls[0].is_error is False
     refused = result.results[1].tool_calls[0]
     assert refused.is_error and "'deep'" in refused.content and "levels" in refused.content

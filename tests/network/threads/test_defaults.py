@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import ConfigurationError, Network
+from network import ConfigurationError, Network, ThreadRef
 from network.threads import STORE_ENV, MemoryStore, SQLStore, open_store, store_url
 
 pytestmark = pytest.mark.anyio
@@ -28,7 +28,9 @@ def remember(ctx: ToolContext) -> str:
 
 def network() -> Network:
     agent = Agent("a", tools=[remember], model=ScriptedModel([call("remember"), "done"]))
-    return Network("defaults", [agent], lambda ctx: agent if ctx.call_count < 2 else None)
+    return Network(
+        "defaults", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None
+    )
 
 
 async def test_without_a_thread_id_nothing_is_written_anywhere(
@@ -47,7 +49,7 @@ async def test_a_thread_id_alone_uses_the_sqlite_file_in_the_current_directory(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(STORE_ENV, raising=False)
-    await network().run("go", thread_id="t1", user_id="u")
+    await network().run("go", thread=ThreadRef("t1", user_id="u"))
 
     assert (tmp_path / "agent-network.db").exists()
     async with SQLStore(str(tmp_path / "agent-network.db")) as store:
@@ -65,22 +67,22 @@ async def test_the_environment_names_the_default_store(
     target = tmp_path / "elsewhere" / "threads.db"
     target.parent.mkdir()
     monkeypatch.setenv(STORE_ENV, f"sqlite:///{target}")
-    await network().run("go", thread_id="t1")
+    await network().run("go", thread="t1")
     assert target.exists() and not (tmp_path / "agent-network.db").exists()
 
 
 async def test_a_path_and_a_url_name_the_same_sqlite_store(tmp_path: Path) -> None:
     path = tmp_path / "threads.db"
-    await network().run("one", thread_id="t1", store=str(path))
-    second = await network().run("two", thread_id="t1", store=f"sqlite+aiosqlite:///{path}")
-    third = await network().run("three", thread_id="t1", store=path)
+    await network().run("one", thread=ThreadRef("t1", store=str(path)))
+    second = await network().run("two", thread=ThreadRef("t1", store=f"sqlite+aiosqlite:///{path}"))
+    third = await network().run("three", thread=ThreadRef("t1", store=path))
     assert len(second.results) == 4 and len(third.results) == 6
 
 
 async def test_a_postgresql_url_string(postgres_url: str) -> None:
     thread_id = f"url-{uuid.uuid4()}"
-    await network().run("one", thread_id=thread_id, store=postgres_url)
-    again = await network().run("two", thread_id=thread_id, store=postgres_url)
+    await network().run("one", thread=ThreadRef(thread_id, store=postgres_url))
+    again = await network().run("two", thread=ThreadRef(thread_id, store=postgres_url))
     assert [m.content for m in again.messages if m.role == "user"] == ["one", "two"]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network
+from network import Network, ThreadRef
 from network.threads import DecodedCache, SQLStore, ThreadStore
 
 pytestmark = pytest.mark.anyio
@@ -36,20 +36,22 @@ def chat(*texts: str, seen: list[Any] | None = None) -> Network:
             seen.append(ctx.state.history_of("note"))
         return None
 
-    return Network("chat", [agent], once)
+    return Network("chat", agents=[agent], router=once)
 
 
 async def test_history_of_reads_the_writes_of_three_runs(
     open_store: Callable[[], ThreadStore], store_url: str | None
 ) -> None:
     store = open_store()
-    first = await chat("one").run("1", thread_id="t", store=store)
-    second = await chat("two").run("2", thread_id="t", store=store, state={"note": "from caller"})
+    first = await chat("one").run("1", thread=ThreadRef("t", store=store))
+    second = await chat("two").run(
+        "2", thread=ThreadRef("t", store=store), state={"note": "from caller"}
+    )
     seen: list[Any] = []
     # The third run's store starts cold when it is a database: another process, as it were.
     third_store = store if store_url is None else SQLStore(store_url, cache=DecodedCache())
     try:
-        third = await chat("three", seen=seen).run("3", thread_id="t", store=third_store)
+        third = await chat("three", seen=seen).run("3", thread=ThreadRef("t", store=third_store))
     finally:
         if third_store is not store:
             await third_store.close()
@@ -73,6 +75,6 @@ async def test_history_of_reads_the_writes_of_three_runs(
 
 
 async def test_history_of_outside_a_thread_is_the_run_alone(store: ThreadStore) -> None:
-    await chat("one").run("1", thread_id="t", store=store)
+    await chat("one").run("1", thread=ThreadRef("t", store=store))
     alone = await chat("two").run("2")
     assert [h.writer.call_index for h in alone.state.history_of("note")] == [0]

@@ -9,7 +9,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from agents import Agent, ScriptedModel
-from network import Network
+from network import Network, ThreadRef
 from network.errors import InvalidIdError, ThreadStoreError
 from network.threads import Commit, SQLStore, ThreadStore
 from network.threads.ids import MAX_ID_LENGTH
@@ -85,8 +85,9 @@ async def test_a_run_with_a_bad_id_fails_before_the_store_is_touched(
 ) -> None:
     agent = Agent("a", model=ScriptedModel(["never"]))
     ids = {"thread_id": "t1", "user_id": "alice", "app_name": "app", field: "x\x00y"}
+    thread = ThreadRef(ids["thread_id"], ids["user_id"], ids["app_name"], store=store)
     with pytest.raises(InvalidIdError) as raised:
-        await Network("n", [agent]).run("go", store=store, **ids)
+        await Network("n", agents=[agent]).run("go", thread=thread)
     assert raised.value.field == field
     assert await store.list_threads() == []
     assert not agent.model.requests  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import event
 
 from agents import Agent, ContextPolicy, ScriptedModel, call, tool
-from network import Network
+from network import Network, ThreadRef
 from network.threads import DecodedCache, MemoryStore, SQLStore, ThreadStore
 from network.threads.paged import PAGE_SIZE
 from tests.network.threads.long_thread import build_thread
@@ -34,7 +34,7 @@ def network() -> Network:
     def twice(ctx: Any) -> Any:
         return agent if ctx.call_count < 2 else None
 
-    return Network("chat", [agent], twice)
+    return Network("chat", agents=[agent], router=twice)
 
 
 class Counts:
@@ -70,9 +70,9 @@ def counting(store: ThreadStore) -> Iterator[Counts]:
 
 async def run_cost(store: ThreadStore, thread_id: str) -> Counts:
     """The counts of the second of two runs on the thread (the first warms the process)."""
-    await network().run("go", thread_id=thread_id, store=store)
+    await network().run("go", thread=ThreadRef(thread_id, store=store))
     with counting(store) as counts:
-        result = await network().run("again", thread_id=thread_id, store=store)
+        result = await network().run("again", thread=ThreadRef(thread_id, store=store))
     assert result.output == "done"
     return counts
 
@@ -118,9 +118,9 @@ async def test_a_store_opened_by_each_run_reuses_what_this_process_decoded(
     await setup.get_thread("long")
     cache = setup.decoded
     before = cache.decoded
-    await network().run("go", thread_id="long", store=store_url)  # a store of its own
+    await network().run("go", thread=ThreadRef("long", store=store_url))  # a store of its own
     assert cache.decoded - before == 0  # nothing of the 6,000 messages decoded again
-    await network().run("go", thread_id="long", store=store_url)
+    await network().run("go", thread=ThreadRef("long", store=store_url))
     assert cache.decoded - before <= 7  # only the previous run's records
 
 
@@ -157,9 +157,9 @@ async def test_a_summary_is_stored_once_and_reused_on_every_store(store: ThreadS
 
     policy = ContextPolicy(max_messages=10, summarize=summarize)
     model = ScriptedModel(["ok"] * 3)
-    chat = Network("chat", [Agent("a", model=model)], context_policy=policy)
+    chat = Network("chat", agents=[Agent("a", model=model)], context_policy=policy)
     for text in ("one", "two", "three"):
-        await chat.run(text, thread_id="t1", store=store)
+        await chat.run(text, thread=ThreadRef("t1", store=store))
     assert written == [57]
     thread = await store.get_thread("t1")
     assert thread is not None and len(thread.messages) == 66
@@ -185,9 +185,11 @@ async def test_a_cold_store_decodes_only_the_pages_a_run_reads(
         seen.append((len(results), results[0].input, results[-1].agent))
         return agent if ctx.call_count < 2 else None
 
-    chat = Network("chat", [agent], route, context_policy=ContextPolicy(max_messages=20))
+    chat = Network(
+        "chat", agents=[agent], router=route, context_policy=ContextPolicy(max_messages=20)
+    )
     try:
-        result = await chat.run("again", thread_id="long", store=cold)
+        result = await chat.run("again", thread=ThreadRef("long", store=cold))
         decoded = cold.decoded.decoded
         assert result.output == "done"
         # 30,000 messages and 10,000 calls stored; a page of each end read, and no more.
@@ -200,9 +202,9 @@ async def test_a_cold_store_decodes_only_the_pages_a_run_reads(
         assert cold.decoded.decoded - decoded == PAGE_SIZE  # that page, and only it
         # The next run on the warm store reads nothing old again.
         before = cold.decoded.decoded
-        chat = Network("chat", [agent], lambda ctx: None if ctx.call_count else agent)
+        chat = Network("chat", agents=[agent], router=lambda ctx: None if ctx.call_count else agent)
         agent.model = ScriptedModel(["bye"])
-        await chat.run("bye", thread_id="long", store=cold)
+        await chat.run("bye", thread=ThreadRef("long", store=cold))
         assert cold.decoded.decoded == before
     finally:
         await cold.close()

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, StopReason
+from network import Network, StopReason, ThreadRef
 from network.threads import SQLStore
 
 pytestmark = pytest.mark.anyio
@@ -33,7 +33,7 @@ def booking_network(calls: list[str]) -> Network:
         last = ctx.last_result
         return agent if last is None or last.tool_calls else None
 
-    return Network("booking", [agent], router)
+    return Network("booking", agents=[agent], router=router)
 
 
 @pytest.mark.parametrize("accept", [True, False])
@@ -41,11 +41,15 @@ async def test_resuming_a_thread_run_commits_the_outcome(tmp_path: Path, accept:
     calls: list[str] = []
     network = booking_network(calls)
     url = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
-    first = await network.run("Book me a seat", thread_id="trip", store=url, state={"seat": "-"})
+    first = await network.run(
+        "Book me a seat", thread=ThreadRef("trip", store=url), state={"seat": "-"}
+    )
     assert first.stop_reason == StopReason.INTERRUPTED and first.persisted
     (pending,) = first.interrupts
     answer = pending.accept() if accept else pending.reject("not that one")
-    resumed = await network.resume(first, [answer], store=url)
+    resumed = await network.run(
+        first.resume([answer]), thread=ThreadRef(first.thread_id, store=url)
+    )
 
     assert calls == (["12A"] if accept else [])
     async with SQLStore(url) as store:

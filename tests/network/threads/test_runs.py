@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import ConfigurationError, ModelError, Network, ThreadError
+from network import ConfigurationError, ModelError, Network, ThreadError, ThreadRef
 from network.threads import Commit, MemoryStore, ThreadStore
 from tests.network.threads.conftest import everything_stored
 
@@ -60,7 +60,7 @@ def two_agents(*texts: str) -> Network:
     def route(ctx: Any) -> Any:
         return plan[ctx.call_count] if ctx.call_count < len(plan) else None
 
-    return Network("notes", [writer, checker], route, state_schema=SCHEMA)
+    return Network("notes", agents=[writer, checker], router=route, state_schema=SCHEMA)
 
 
 def dumps(results: list[Any]) -> list[Any]:
@@ -68,8 +68,10 @@ def dumps(results: list[Any]) -> list[Any]:
 
 
 async def test_a_thread_carries_history_and_state_from_run_to_run(store: ThreadStore) -> None:
-    first = await two_agents("a", "b").run("first", thread_id="t1", user_id="u", store=store)
-    second = await two_agents("c").run("second", thread_id="t1", user_id="u", store=store)
+    first = await two_agents("a", "b").run(
+        "first", thread=ThreadRef("t1", user_id="u", store=store)
+    )
+    second = await two_agents("c").run("second", thread=ThreadRef("t1", user_id="u", store=store))
 
     assert second["notes"] == ["a", "b", "c"]
     assert second["user:log"] == ["a", "b", "c"]
@@ -81,7 +83,7 @@ async def test_a_thread_carries_history_and_state_from_run_to_run(store: ThreadS
 
 
 async def test_stored_history_and_state_equal_what_the_run_held(store: ThreadStore) -> None:
-    result = await two_agents("a", "b").run("go", thread_id="t1", user_id="u", store=store)
+    result = await two_agents("a", "b").run("go", thread=ThreadRef("t1", user_id="u", store=store))
     thread = await store.get_thread("t1")
 
     assert thread is not None
@@ -101,10 +103,10 @@ async def test_typed_values_come_back_typed(store: ThreadStore) -> None:
 
     def network() -> Network:
         agent = Agent("a", tools=[visit], model=ScriptedModel([call("visit")]))
-        return Network("notes", [agent], state_schema=SCHEMA)
+        return Network("notes", agents=[agent], state_schema=SCHEMA)
 
-    await network().run("one", thread_id="t1", store=store)
-    again = await network().run("two", thread_id="t1", store=store)
+    await network().run("one", thread=ThreadRef("t1", store=store))
+    again = await network().run("two", thread=ThreadRef("t1", store=store))
     assert again["profile"] == Profile(name="ann", visits=2)
 
 
@@ -141,7 +143,7 @@ async def test_each_agent_call_is_committed_with_its_delta(store: ThreadStore) -
 
     recording = Recording()
     assert isinstance(recording, ThreadStore)
-    result = await two_agents("a", "b").run("go", thread_id="t1", store=recording)
+    result = await two_agents("a", "b").run("go", thread=ThreadRef("t1", store=recording))
 
     assert [len(c.results) for c in commits] == [1, 1, 1]
     assert [c.revision for c in commits] == [0, 1, 2]
@@ -162,9 +164,9 @@ async def test_a_failed_run_keeps_every_completed_call(store: ThreadStore) -> No
         tools=[note],
         model=ScriptedModel([call("note", text="a"), call("note", text="b"), ModelError("down")]),
     )
-    network = Network("notes", [writer], lambda ctx: writer, state_schema=SCHEMA)
+    network = Network("notes", agents=[writer], router=lambda ctx: writer, state_schema=SCHEMA)
     with pytest.raises(ModelError):
-        await network.run("go", thread_id="t1", store=store)
+        await network.run("go", thread=ThreadRef("t1", store=store))
 
     thread = await store.get_thread("t1")
     assert thread is not None
@@ -172,7 +174,7 @@ async def test_a_failed_run_keeps_every_completed_call(store: ThreadStore) -> No
     assert thread.state == {"notes": ["a", "b"]}
     assert thread.messages[0].content == "go"
     # The thread goes on from there.
-    result = await two_agents("c").run("more", thread_id="t1", store=store)
+    result = await two_agents("c").run("more", thread=ThreadRef("t1", store=store))
     assert result["notes"] == ["a", "b", "c"]
 
 
@@ -194,9 +196,11 @@ async def test_a_cancelled_run_keeps_completed_calls_and_nothing_of_the_one_in_f
             ctx.kv.set("router_mark", "before the third call")  # part of the call in flight
         return writer
 
-    network = Network("notes", [writer], route, state_schema=SCHEMA)
+    network = Network("notes", agents=[writer], router=route, state_schema=SCHEMA)
     async with anyio.create_task_group() as group:
-        group.start_soon(lambda: network.run("go", thread_id="t1", store=store, sinks=[noop]))
+        group.start_soon(
+            lambda: network.run("go", thread=ThreadRef("t1", store=store), sinks=[noop])
+        )
         await blocked.wait()
         group.cancel_scope.cancel()
 
@@ -218,7 +222,9 @@ async def test_router_writes_after_the_last_call_are_saved(store: ThreadStore) -
             return None
         return agent
 
-    await Network("notes", [agent], route).run("go", thread_id="t1", store=store)
+    await Network("notes", agents=[agent], router=route).run(
+        "go", thread=ThreadRef("t1", store=store)
+    )
     thread = await store.get_thread("t1")
     assert thread is not None and thread.state == {"done": True} and thread.revision == 2
 
@@ -226,7 +232,7 @@ async def test_router_writes_after_the_last_call_are_saved(store: ThreadStore) -
 async def test_deleted_keys_are_deleted_from_the_thread_and_the_user(
     store: ThreadStore,
 ) -> None:
-    await two_agents("a").run("go", thread_id="t1", user_id="u", store=store)
+    await two_agents("a").run("go", thread=ThreadRef("t1", user_id="u", store=store))
 
     @tool
     def forget(ctx: ToolContext) -> str:
@@ -236,8 +242,8 @@ async def test_deleted_keys_are_deleted_from_the_thread_and_the_user(
         return "forgotten"
 
     agent = Agent("a", tools=[forget], model=ScriptedModel([call("forget")]))
-    await Network("notes", [agent], state_schema=SCHEMA).run(
-        "forget", thread_id="t1", user_id="u", store=store
+    await Network("notes", agents=[agent], state_schema=SCHEMA).run(
+        "forget", thread=ThreadRef("t1", user_id="u", store=store)
     )
     thread = await store.get_thread("t1")
     assert thread is not None
@@ -248,17 +254,19 @@ async def test_a_run_without_agent_calls_still_saves_the_users_message(
     store: ThreadStore,
 ) -> None:
     agent = Agent("a", model=ScriptedModel(["never"]))
-    await Network("notes", [agent], lambda ctx: None).run("hello?", thread_id="t1", store=store)
+    await Network("notes", agents=[agent], router=lambda ctx: None).run(
+        "hello?", thread=ThreadRef("t1", store=store)
+    )
     thread = await store.get_thread("t1")
     assert thread is not None and [m.content for m in thread.messages] == ["hello?"]
 
 
 async def test_output_is_this_runs_text_only(store: ThreadStore) -> None:
     talker = Agent("a", model=ScriptedModel(["first answer"]))
-    await Network("notes", [talker]).run("one", thread_id="t1", store=store)
+    await Network("notes", agents=[talker]).run("one", thread=ThreadRef("t1", store=store))
     quiet = Agent("a", tools=[note], model=ScriptedModel([call("note", text="x")]))
-    second = await Network("notes", [quiet], state_schema=SCHEMA).run(
-        "two", thread_id="t1", store=store
+    second = await Network("notes", agents=[quiet], state_schema=SCHEMA).run(
+        "two", thread=ThreadRef("t1", store=store)
     )
     assert second.output is None
 
@@ -267,12 +275,14 @@ async def test_output_is_this_runs_text_only(store: ThreadStore) -> None:
 
 
 async def test_user_keys_follow_the_user_and_app_keys_everyone(store: ThreadStore) -> None:
-    await two_agents("from-a1").run("go", thread_id="a1", user_id="alice", store=store)
+    await two_agents("from-a1").run("go", thread=ThreadRef("a1", user_id="alice", store=store))
 
-    other_thread = await two_agents("x").run("go", thread_id="a2", user_id="alice", store=store)
-    other_user = await two_agents("y").run("go", thread_id="b1", user_id="bob", store=store)
+    other_thread = await two_agents("x").run(
+        "go", thread=ThreadRef("a2", user_id="alice", store=store)
+    )
+    other_user = await two_agents("y").run("go", thread=ThreadRef("b1", user_id="bob", store=store))
     other_app = await two_agents("z").run(
-        "go", thread_id="o1", user_id="alice", store=store, app_name="elsewhere"
+        "go", thread=ThreadRef("o1", user_id="alice", app_name="elsewhere", store=store)
     )
 
     assert other_thread["notes"] == ["x"]  # thread keys stay in their thread
@@ -290,7 +300,7 @@ async def test_temp_keys_are_shared_in_the_run_and_never_stored(store: ThreadSto
     async def sink(event: Any) -> None:
         events.append(event)
 
-    result = await two_agents("a").run("go", thread_id="t1", store=store, sinks=[sink])
+    result = await two_agents("a").run("go", thread=ThreadRef("t1", store=store), sinks=[sink])
 
     assert result["saw_secret"] is True  # the checker's tool saw the writer's temp: key
     assert result["temp:secret"] == "hush-a"
@@ -300,7 +310,7 @@ async def test_temp_keys_are_shared_in_the_run_and_never_stored(store: ThreadSto
     streamed = json.dumps([e.model_dump(mode="json") for e in events])
     assert "hush-a" not in streamed and "temp:" not in streamed
     assert all("temp:" not in json.dumps(r.state_delta) for r in result.results)
-    again = await two_agents("b").run("more", thread_id="t1", store=store)
+    again = await two_agents("b").run("more", thread=ThreadRef("t1", store=store))
     assert "temp:secret" not in (await store.get_thread("t1")).state  # type: ignore[union-attr]
     assert again["temp:secret"] == "hush-b"
 
@@ -308,14 +318,14 @@ async def test_temp_keys_are_shared_in_the_run_and_never_stored(store: ThreadSto
 async def test_a_closed_schema_ignores_stored_keys_it_does_not_declare(
     store: ThreadStore,
 ) -> None:
-    await two_agents("a").run("go", thread_id="t1", user_id="u", store=store)
+    await two_agents("a").run("go", thread=ThreadRef("t1", user_id="u", store=store))
 
     class Narrow(BaseModel, extra="forbid"):
         notes: list[str] = []
 
     agent = Agent("a", model=ScriptedModel(["hi"]))
-    result = await Network("notes", [agent], state_schema=Narrow).run(
-        "again", thread_id="t1", user_id="u", store=store
+    result = await Network("notes", agents=[agent], state_schema=Narrow).run(
+        "again", thread=ThreadRef("t1", user_id="u", store=store)
     )
     assert result.state.data == {"notes": ["a"]}
     thread = await store.get_thread("t1")
@@ -323,9 +333,9 @@ async def test_a_closed_schema_ignores_stored_keys_it_does_not_declare(
 
 
 async def test_initial_state_is_written_over_the_thread_and_saved(store: ThreadStore) -> None:
-    await two_agents("a").run("go", thread_id="t1", store=store)
+    await two_agents("a").run("go", thread=ThreadRef("t1", store=store))
     result = await two_agents("b").run(
-        "more", thread_id="t1", store=store, state={"notes": ["reset"], "temp:x": 1}
+        "more", thread=ThreadRef("t1", store=store), state={"notes": ["reset"], "temp:x": 1}
     )
     assert result["notes"] == ["reset", "b"]
     thread = await store.get_thread("t1")
@@ -337,17 +347,20 @@ async def test_initial_state_is_written_over_the_thread_and_saved(store: ThreadS
 
 async def test_a_thread_refuses_another_user_or_app() -> None:
     store = MemoryStore()
-    await two_agents("a").run("go", thread_id="t1", user_id="alice", store=store)
+    await two_agents("a").run("go", thread=ThreadRef("t1", user_id="alice", store=store))
     with pytest.raises(ThreadError, match="alice"):
-        await two_agents("b").run("go", thread_id="t1", user_id="mallory", store=store)
+        await two_agents("b").run("go", thread=ThreadRef("t1", user_id="mallory", store=store))
     with pytest.raises(ThreadError, match="notes"):
-        await two_agents("b").run("go", thread_id="t1", store=store, app_name="other")
-    same = await two_agents("b").run("go", thread_id="t1", store=store)  # user from the thread
+        await two_agents("b").run("go", thread=ThreadRef("t1", app_name="other", store=store))
+    same = await two_agents("b").run(
+        "go", thread=ThreadRef("t1", store=store)
+    )  # user from the thread
     assert same["user:log"] == ["a", "b"]
 
 
 async def test_store_and_user_need_a_thread_id() -> None:
-    with pytest.raises(ConfigurationError, match="thread_id"):
+    # the deprecated spelling of `thread=ThreadRef(...)`: warned, and refused without an id
+    with pytest.warns(DeprecationWarning), pytest.raises(ConfigurationError, match="thread_id"):
         await two_agents("a").run("go", store=MemoryStore())
-    with pytest.raises(ConfigurationError, match="thread_id"):
+    with pytest.warns(DeprecationWarning), pytest.raises(ConfigurationError, match="thread_id"):
         await two_agents("a").run("go", user_id="alice")

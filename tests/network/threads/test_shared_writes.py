@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, State
+from network import Network, State, ThreadRef
 from network.state.handlers import merge_lists, replace_values
 from network.state.kv import MISSING
 from network.threads import MemoryStore
@@ -74,7 +74,7 @@ async def test_a_failed_tools_shared_writes_never_reach_the_store() -> None:
     model = ScriptedModel([[call("fails"), call("works")]])
     agent = Agent("a", tools=[fails, works], model=model)
     store = MemoryStore()
-    network = Network("n", [agent], state_schema={"user:log": {"type": list[str]}})
-    await network.run("go", thread_id="t1", user_id="u", store=store)
+    network = Network("n", agents=[agent], state_schema={"user:log": {"type": list[str]}})
+    await network.run("go", thread=ThreadRef("t1", user_id="u", store=store))
     thread = await store.get_thread("t1")
     assert thread is not None and thread.user_state == {"user:log": ["kept"]}

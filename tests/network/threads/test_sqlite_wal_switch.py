@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel
-from network import Network
+from network import Network, ThreadRef
 from network.threads import SQLStore
 
 pytestmark = pytest.mark.anyio
@@ -44,12 +44,12 @@ async def test_a_store_waits_out_another_connection_holding_a_new_file(tmp_path:
 
 async def test_six_stores_open_a_new_file_at_once(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
-    network = Network("chat", [Agent("a", model=ScriptedModel(["ok"] * 6))])
+    network = Network("chat", agents=[Agent("a", model=ScriptedModel(["ok"] * 6))])
     failures: list[BaseException] = []
 
     async def one(n: int) -> None:
         try:
-            await network.run("hi", thread_id=f"t{n}", store=url)
+            await network.run("hi", thread=ThreadRef(f"t{n}", store=url))
         except Exception as exc:  # collected: every run must succeed
             failures.append(exc)
 

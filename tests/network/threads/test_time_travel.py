@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, StaleThreadError, StateValidationError
+from network import Network, StaleThreadError, StateValidationError, ThreadRef
 from network.threads import (
     CheckpointNotFoundError,
     CheckpointStore,
@@ -60,14 +60,16 @@ def payer(*amounts: int, name: str = "shop") -> Network:
         ctx.state.kv.set("done", True)
         return None
 
-    return Network(name, [agent], route, state_schema=SCHEMA)
+    return Network(name, agents=[agent], router=route, state_schema=SCHEMA)
 
 
 async def three_runs(store: ThreadStore, thread_id: str = "t") -> list[Any]:
     """Three runs of one payment each: 10, 20, 30. Their results."""
     PAYMENTS.clear()
     return [
-        await payer(amount).run(f"pay {amount}", thread_id=thread_id, user_id="u", store=store)
+        await payer(amount).run(
+            f"pay {amount}", thread=ThreadRef(thread_id, user_id="u", store=store)
+        )
         for amount in (10, 20, 30)
     ]
 
@@ -158,7 +160,7 @@ async def test_a_fork_starts_from_the_checkpoint_and_leaves_the_source_alone(
     network = payer()
     network.agents["cashier"].model = model
     network.router = lambda ctx: network.agents["cashier"] if ctx.call_count == 0 else None
-    result = await network.run("pay 99", thread_id="f", user_id="u", store=store)
+    result = await network.run("pay 99", thread=ThreadRef("f", user_id="u", store=store))
     assert result["paid"] == [10, 99]
     sent = model.requests[0].messages
     assert [m.content for m in sent if m.role == "user"] == ["pay 10", "pay 99"]
@@ -241,7 +243,7 @@ async def test_rewind_moves_back_in_place_and_keeps_what_it_discarded(store: Thr
     model = ScriptedModel([call("pay", amount=5)])
     network = payer(5)
     network.agents["cashier"].model = model
-    result = await network.run("pay 5", thread_id="t", user_id="u", store=store)
+    result = await network.run("pay 5", thread=ThreadRef("t", user_id="u", store=store))
     assert result["paid"] == [10, 5]
     assert [m.content for m in model.requests[0].messages if m.role == "user"] == [
         "pay 10",
@@ -304,7 +306,7 @@ async def test_another_process_never_reads_a_rewound_thread_from_its_cache(
         assert seen is not None and len(seen.results) == 3
         await payer().rewind("t", to=0, store=writer)
         for amount in (1, 2, 3):  # longer again than what the reader cached
-            await payer(amount).run("again", thread_id="t", user_id="u", store=writer)
+            await payer(amount).run("again", thread=ThreadRef("t", user_id="u", store=writer))
         now = await reader.get_thread("t")
         assert now is not None
         amounts = [r.tool_calls[0].arguments["amount"] for r in now.results]
@@ -337,7 +339,7 @@ async def test_a_durable_run_cannot_resume_on_a_thread_rewound_behind_its_load(
     await three_runs(store)
     steps = _RecordedSteps()
     network = payer()
-    await ThreadSession.open(network, "t", store=store, steps=steps)  # type: ignore[arg-type]
+    await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]
     await network.rewind("t", to=0, store=store)
     with pytest.raises(ThreadError, match="'t' was rewound after this durable run loaded it"):
-        await ThreadSession.open(network, "t", store=store, steps=steps)  # type: ignore[arg-type]
+        await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]

@@ -1,0 +1,72 @@
+"""Calls a thread waits on: approvals (interrupts) and client tool calls, kept with the thread.
+
+A run that stops for a person (`StopReason.INTERRUPTED`) or for the client
+(`StopReason.CLIENT_TOOL`) commits what it waits on with the agent call that asked for it, in
+the same commit (`Commit.pending`). The stored thread shows it (`Thread.pending`, unanswered
+calls only), so any process that knows the thread id can answer: `network.run(Resume(answers),
+thread=...)` / `network.run(ToolResults(results), thread=...)`.
+
+Answering is a claim the store decides (`Commit.answered`), atomically, in the commit's own
+transaction: every claimed call must still be pending, or the whole commit is refused with
+`AlreadyAnsweredError` naming the calls and the run that answered them, and nothing is written.
+The claim is committed before the answered calls run, so two answers racing (in one process,
+in two, or over HTTP) run the tool once: the one whose claim committed. A process that dies
+between its claim and the call's commit leaves the call answered and not run (at most once);
+the answer stays stored with the call.
+
+Entries are JSON data (`PendingCall.data`): an `Interrupt`'s `to_json()` for an approval, a
+`ToolCall`'s fields for a client tool call.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from network.history.messages import ToolCall
+from network.run.interrupts import Interrupt
+
+PendingKind = Literal["interrupt", "client_tool"]
+
+
+@dataclass(frozen=True, slots=True)
+class PendingCall:
+    """One call a thread waits on: its id (the interrupt's, or the client tool call's), what
+    kind it is, the run that stopped on it, and its JSON data."""
+
+    id: str
+    kind: PendingKind
+    run_id: str | None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of_interrupt(cls, interrupt: Interrupt, run_id: str | None) -> PendingCall:
+        """The entry of an interrupt waiting for a person."""
+        return cls(interrupt.id, "interrupt", run_id, interrupt.to_json())
+
+    @classmethod
+    def of_tool_call(cls, call: ToolCall, run_id: str | None) -> PendingCall:
+        """The entry of a client tool call waiting for its result."""
+        data = {"id": call.id, "name": call.name, "arguments": call.arguments}
+        return cls(call.id, "client_tool", run_id, data)
+
+    def interrupt(self) -> Interrupt:
+        """The interrupt back (for an entry of kind "interrupt")."""
+        return Interrupt.from_json(self.data)
+
+    def tool_call(self) -> ToolCall:
+        """The client tool call back (for an entry of kind "client_tool")."""
+        return ToolCall(self.data["id"], self.data["name"], self.data.get("arguments", {}))
+
+    def to_text(self) -> str:
+        """The JSON text a store keeps."""
+        return json.dumps(
+            {"id": self.id, "kind": self.kind, "run_id": self.run_id, "data": self.data}
+        )
+
+    @classmethod
+    def from_text(cls, text: str) -> PendingCall:
+        """An entry back from the text a store kept."""
+        value = json.loads(text)
+        return cls(value["id"], value["kind"], value.get("run_id"), value.get("data") or {})

@@ -1,0 +1,79 @@
+"""AG-UI 1.0's `approve_with_edits`: a resume entry whose payload carries the edited arguments.
+
+The edited call is what runs; an edit the tool's schema refuses is a 422 naming the field,
+and the interrupt stays pending.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from network.agui import app
+from tests.network.agui.networks import recipe_network
+from tests.network.agui.protocol import parse_sse
+
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+
+WAFFLES = {"title": "Waffles", "steps": ["mix", "bake"], "minutes": 12}
+
+
+def request(run: str, text: str | None = "go", **extra: Any) -> dict[str, Any]:
+    messages = [{"id": f"{run}-u", "role": "user", "content": text}] if text else []
+    return {"threadId": "t", "runId": run, "messages": messages, **extra}
+
+
+def events(response: httpx.Response) -> list[dict[str, Any]]:
+    assert response.status_code == 200, response.text
+    return parse_sse(response.text)
+
+
+def edited(interrupt_id: str, arguments: Any) -> list[dict[str, Any]]:
+    payload = {"approved": True, "editedArgs": arguments}
+    return [{"interruptId": interrupt_id, "status": "resolved", "payload": payload}]
+
+
+async def test_an_approval_with_edits_runs_the_edited_call() -> None:
+    calls: list[str] = []
+    asgi = app(recipe_network(confirm=True, calls=calls))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
+    ) as http:
+        first = events(await http.post("/", json=request("r1")))
+        (interrupt,) = first[-1]["outcome"]["interrupts"]
+        assert "editedArgs" in interrupt["responseSchema"]["properties"]
+
+        bad = await http.post(
+            "/", json=request("r2", text=None, resume=edited(interrupt["id"], {"recipe_data": 7}))
+        )
+        assert bad.status_code == 422
+        error = bad.json()["error"]
+        assert error["code"] == "invalid_resume" and "recipe_data" in error["message"]
+        assert asgi.state.threads.peek("t").interrupts[0].id == interrupt["id"]  # still pending
+
+        second = events(
+            await http.post(
+                "/",
+                json=request(
+                    "r3", text=None, resume=edited(interrupt["id"], {"recipe_data": WAFFLES})
+                ),
+            )
+        )
+    assert calls == ["Waffles"]  # the edited call ran, once; the model's never did
+    (result,) = [e for e in second if e["type"] == "TOOL_CALL_RESULT"]
+    assert result["toolCallId"] == interrupt["toolCallId"] and result["content"] == "saved Waffles"
+
+
+async def test_edits_come_only_with_an_approval() -> None:
+    asgi = app(recipe_network(confirm=True))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
+    ) as http:
+        first = events(await http.post("/", json=request("r1")))
+        (interrupt,) = first[-1]["outcome"]["interrupts"]
+        payload = {"approved": False, "editedArgs": {"recipe_data": WAFFLES}}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        refused = await http.post("/", json=request("r2", text=None, resume=resume))
+    assert refused.status_code == 422 and "editedArgs" in refused.json()["error"]["message"]

@@ -1,0 +1,87 @@
+"""Continuations through the one door, in memory: answered once, and a given State is kept."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from agents import Agent, ScriptedModel
+from network import AlreadyAnsweredError, Network, State, ThreadRef
+from network.errors import ConfigurationError
+from network.history.messages import AssistantMessage, UserMessage
+from tests.network.threads.payments import PAID, pay_network
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def _no_payments() -> None:
+    PAID.clear()
+
+
+async def test_a_result_in_memory_is_continued_once() -> None:
+    network = pay_network()
+    stopped = await network.run("Pay the invoice")
+    (interrupt,) = stopped.interrupts
+    done = await network.run(stopped.resume([interrupt.accept()]))
+    assert done.output == "Done: paid 100"
+    with pytest.raises(AlreadyAnsweredError, match="continued already") as refused:
+        await network.run(stopped.resume([interrupt.accept()]))
+    assert refused.value.answered_by == done.run_id
+    assert PAID == [100]  # one payment
+
+
+async def test_the_deprecated_resume_still_answers_once() -> None:
+    network = pay_network()
+    stopped = await network.run("Pay the invoice")
+    with pytest.warns(DeprecationWarning, match=r"network.resume\(result, answers\)"):
+        await network.resume(stopped, [stopped.interrupts[0].accept()])
+    with pytest.warns(DeprecationWarning), pytest.raises(AlreadyAnsweredError):
+        await network.resume(stopped, [stopped.interrupts[0].accept()])
+    assert PAID == [100]
+
+
+async def test_a_result_in_memory_pickles_and_resumes_after() -> None:
+    network = pay_network()
+    stopped = pickle.loads(pickle.dumps(await network.run("Pay the invoice")))
+    done = await network.run(stopped.resume([stopped.interrupts[0].accept()]))
+    assert done.output == "Done: paid 100"
+
+
+def echo(replies: list[str]) -> tuple[Network, Agent]:
+    agent = Agent("echo", model=ScriptedModel(replies))
+    return Network("echo", agents=[agent]), agent
+
+
+async def test_a_state_with_a_conversation_is_continued() -> None:
+    network, agent = echo(["Noted."])
+    earlier = State({"k": 1}, messages=[UserMessage("My name is Ann."), AssistantMessage("Hi!")])
+    result = await network.run("What is my name?", state=earlier)
+    sent = agent.model.requests[0].history  # type: ignore[union-attr]
+    assert [m.content for m in sent] == ["My name is Ann.", "Hi!", "What is my name?"]
+    assert [m.content for m in result.messages] == [
+        "My name is Ann.",
+        "Hi!",
+        "What is my name?",
+        "Noted.",
+    ]
+    assert result["k"] == 1
+    assert len(earlier.messages) == 2  # the given State is copied, never changed
+
+
+async def test_a_state_with_agent_calls_is_continued() -> None:
+    network, _ = echo(["one", "two"])
+    first = await network.run("first")
+    second = await network.run("second", state=first.state)
+    assert [r.output[0].content for r in second.results] == ["one", "two"]
+    assert second.output == "two"
+    assert len(first.results) == 1
+
+
+async def test_a_state_with_a_conversation_is_refused_on_a_thread(tmp_path: str) -> None:
+    network, agent = echo(["never"])
+    earlier = State(messages=[UserMessage("Hello")])
+    with pytest.raises(ConfigurationError, match="1 messages and 0 agent calls"):
+        await network.run("go", state=earlier, thread=ThreadRef("t", store=f"{tmp_path}/t.db"))
+    assert agent.model.requests == []  # type: ignore[union-attr]
