@@ -44,7 +44,8 @@ def route(ctx):
 
 first = Agent("first", model=ScriptedModel(lambda r: "one"), output_key="said")
 second = Agent("second", model=ScriptedModel(lambda r: "two"), output_key="said")
-network = Network("reloadable", agents=[first, second], router=route, state_schema={"said": {"type": str}})
+SCHEMA = {"said": {"type": str}}
+network = Network("reloadable", agents=[first, second], router=route, state_schema=SCHEMA)
 """
 
 
