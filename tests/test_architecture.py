@@ -390,6 +390,8 @@ TESTED_THROUGH = {
     "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
     # GET /api/value, driven from the page in Chromium
     "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
+    # the dev server's error answers: every refusal of its endpoints
+    "network.devui.http_errors": "tests/network/devui/test_server.py",
     # time travel (from main): every store's checkpoints, fork and rewind in one file
     "network.threads.checkpoint_data": "tests/network/threads/test_time_travel.py",
     "network.threads.checkpoint_store": "tests/network/threads/test_time_travel.py",

@@ -28,10 +28,12 @@ line on stderr and exits with status 2; a run that fails exits with status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO, cast
 
 import anyio
@@ -43,9 +45,11 @@ from network.cli.endpoint import (
     endpoint_from_args,
     endpoint_override,
 )
-from network.cli.load import CLIError, load_network
+from network.cli.load import CLIError, load_network, split_target
+from network.cli.reload import ReloadingApp
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
+from network.network import Network
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
         help="the thread store the page's runs live on, listed and replayed: a database URL, "
         "an SQLite path or sqlite:PATH (default: runs in memory; the threads listed are "
         "read from $AGENT_NETWORK_STORE, else agent-network.db)",
+    )
+    dev.add_argument(
+        "--reload",
+        action="store_true",
+        help="load the network again when its file changes (threads are kept)",
     )
     add_endpoint_options(dev)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
@@ -236,6 +245,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 (uvicorn)
 
     from network.devui import app  # noqa: PLC0415 (starlette)
+    from network.devui.server import dev_registry  # noqa: PLC0415 (starlette)
 
     network = load_network(args.target)
     endpoint = endpoint_from_args(args)
@@ -250,12 +260,38 @@ def cmd_dev(args: argparse.Namespace) -> int:
     # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
     hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
     store = store_option(args.store)
-    try:
-        asgi = app(network, store=store, run_on_store=store is not None, allowed_hosts=hosts)
-    except ConfigurationError as exc:
-        raise CLIError(f"--store: {exc}") from exc
     host = f"[{args.host}]" if ":" in args.host else args.host
-    with endpoint_override(network, endpoint), sock:
+    with contextlib.ExitStack() as overrides, sock:
+        # every network loaded (the first, and each reload) runs on the endpoint options
+        def endpointed(loaded: Network) -> Network:
+            return overrides.enter_context(endpoint_override(loaded, endpoint))
+
+        # The page's threads outlive a reload: on the store they live there; in memory, one
+        # registry is shared by every rebuilt app.
+        shared: dict[str, Any] = (
+            {"run_on_store": True}
+            if store is not None
+            else {"threads": dev_registry()}
+            if args.reload
+            else {}
+        )
+
+        def build(served: Network) -> Any:
+            return app(served, store=store, allowed_hosts=hosts, **shared)
+
+        asgi: Any
+        try:
+            if args.reload:
+                asgi = ReloadingApp(
+                    lambda: endpointed(load_network(args.target)),
+                    build,
+                    Path(split_target(args.target)[0]),
+                    network=endpointed(network),
+                )
+            else:
+                asgi = build(endpointed(network))
+        except ConfigurationError as exc:  # a URL no store supports
+            raise CLIError(f"--store: {exc}") from exc
         print(f"Dev UI for {network.name!r} at http://{host}:{port}/", flush=True)
         config = uvicorn.Config(asgi, log_level="warning", lifespan="off")
         uvicorn.Server(config).run(sockets=[sock])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.devui.conversation import conversation, last_run
 from network.devui.steps import key_of, step_view
 from network.history.results import InferenceResult
 from network.history.view import HistoryView
@@ -54,11 +55,12 @@ def run_numbers(thread: Thread, results: list[InferenceResult]) -> list[int]:
 
 
 def thread_replay(thread: Thread) -> dict[str, Any]:
-    """The thread's header and its first `MAX_REPLAY_STEPS` agent calls, each with its delta
-    and the number of the run it belonged to."""
+    """The thread's header, its first `MAX_REPLAY_STEPS` agent calls, each with its delta and
+    the number of the run it belonged to, its conversation and its last run."""
     results = thread.results[:MAX_REPLAY_STEPS]
+    runs = run_numbers(thread, results)
     steps = []
-    for index, (result, run) in enumerate(zip(results, run_numbers(thread, results), strict=True)):
+    for index, (result, run) in enumerate(zip(results, runs, strict=True)):
         view = step_view(result, index)
         view["state_delta"] = result.state_delta
         view["run"] = run
@@ -67,6 +69,8 @@ def thread_replay(thread: Thread) -> dict[str, Any]:
         **thread_header(thread),
         "steps": steps,
         "truncated": len(thread.results) > MAX_REPLAY_STEPS,
+        **conversation(thread),
+        "last_run": last_run(thread, runs),
     }
 
 

@@ -3,24 +3,30 @@
     from network.devui import app
     asgi = app(network, store="agent-network.db")
 
-Routes (all but `/agui/` are GET and read-only):
+Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
-  modules: `devui.js` importing `dom.js`, `graphview.js`, `patch.js`, `sse.js`,
-  `stateview.js`) and style
-  (`devui.css`), files of this package, no build step. Any other name under `/static/` is a 404.
+  modules: `devui.js` importing `dom.js`, `conversationview.js`, `graphview.js`, `patch.js`,
+  `sse.js`, `stateview.js`, `timetravel.js`) and style (`devui.css`), files of this package,
+  no build step.
+  Any other name under `/static/` is a 404.
 - `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
   `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
   duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
   the same checks, the same in-memory thread registry, or with `run_on_store=True` the
-  thread store `store` (`agent-network dev --store`).
+  thread store `store` (`agent-network dev --store`). A request with the
+  `x-agent-network-user` header runs as that user (`acting_user`).
 - `/api/graph`: the network's nodes and edges (`graph.network_graph`).
+- `/api/server`: `{"runs_on_store"}`: whether the page's runs live on the store it lists (a
+  stored thread is then continued from the page).
 - `/api/threads?limit=N`: the stored threads of this network's app, most recent first.
 - `/api/thread?id=T`: one stored thread with its agent calls and their state deltas.
 - `/api/history?thread=T&key=K`: `history_of(K)` in the stored thread T.
 - `/api/value?thread=T&step=N&part=P[&call=C][&download=1]`: the whole text of a part of a
   stored agent call (`input`, `prompt`, `answer`, or tool call C's `arguments` / `result`),
   as `text/plain`, or as a file to save with `download=1` (`whole_values`).
+- `/api/fork` (POST `{"thread", "at", "update"?}`) and `/api/rewind` (POST `{"thread", "to"}`):
+  `network.fork` / `network.rewind` on a stored thread (`branching`).
 
 Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
 (`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
@@ -49,16 +55,16 @@ from starlette.routing import Mount, Route
 
 from network.agui.registry import ThreadRegistry
 from network.agui.server import app as agui_app
+from network.devui.acting_user import ByActingUser, user_from_header
+from network.devui.branching import fork_view, rewind_view
 from network.devui.graph import network_graph
+from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
-from network.ids import new_id
-from network.logger import LazyLogger
 from network.network import Network
-from network.run.context import NetworkLike
 from network.threads.ids import check_id
 from network.threads.urls import store_url
 
@@ -68,11 +74,13 @@ MAX_LIST_LIMIT = 1_000
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversation back
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
     "devui.js": "text/javascript",
+    "conversationview.js": "text/javascript",
     "dom.js": "text/javascript",
     "graphview.js": "text/javascript",
     "patch.js": "text/javascript",
     "sse.js": "text/javascript",
     "stateview.js": "text/javascript",
+    "timetravel.js": "text/javascript",
     "devui.css": "text/css",
 }
 # Browsers ask for /favicon.ico on every page load; a 404 there is an error in the console.
@@ -81,30 +89,15 @@ FAVICON = (
     b'<circle cx="8" cy="8" r="7" fill="#1d2430"/><circle cx="8" cy="8" r="3" fill="#2f6fde"/>'
     b"</svg>"
 )
-SECURITY_HEADERS = {
-    "content-security-policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-    ),
-    "x-content-type-options": "nosniff",
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-}
-
-log = LazyLogger("agent_network.devui")
+_ParamError = ParamError  # the names this module has always used
+_store_failed = store_failed
 
 
-class _ParamError(Exception):
-    def __init__(self, status: int, code: str, message: str, key: str | None = None) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.key = status, code, message, key
-
-    def response(self) -> JSONResponse:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.key is not None:
-            error["key"] = self.key
-        return JSONResponse({"error": error}, status_code=self.status, headers=SECURITY_HEADERS)
+def dev_registry() -> ThreadRegistry:
+    """The dev UI's default in-memory thread registry: threads of up to 64 MiB of state each
+    (a local tool's budget), 1 GiB in all. `agent-network dev --reload` shares one between
+    the apps it rebuilds."""
+    return ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
 
 
 def app(
@@ -133,31 +126,34 @@ def app(
     """
     if run_on_store and threads is not None:
         raise ConfigurationError("devui: give threads= (in memory) or run_on_store=True, not both")
-    registry = (  # `is None`: an empty registry is falsy (it has a length)
-        threads
-        if threads is not None
-        else ThreadRegistry(max_thread_bytes=64 * 1024 * 1024, max_bytes=1024 * 1024 * 1024)
+    # `is None`: an empty registry is falsy (it has a length)
+    registry = threads if threads is not None else dev_registry()
+    views = _Views(network, store, runs_on_store=run_on_store)
+    observed = ObservedNetwork(network)
+    where: dict[str, Any] = (
+        {
+            "store": store if store is not None else store_url(None),
+            "max_thread_bytes": 64 * 1024 * 1024,  # a local tool's budget
+        }
+        if run_on_store
+        else {"threads": registry}
     )
-    views = _Views(network, store)
-    if run_on_store:
-        runs = agui_app(
-            ObservedNetwork(network),
-            store=store if store is not None else store_url(None),
-            max_body_bytes=max_body_bytes,
-            max_thread_bytes=64 * 1024 * 1024,  # a local tool's budget
-        )
-    else:
-        runs = agui_app(ObservedNetwork(network), threads=registry, max_body_bytes=max_body_bytes)
+    anonymous = agui_app(observed, max_body_bytes=max_body_bytes, **where)
+    as_user = agui_app(observed, max_body_bytes=max_body_bytes, authorize=user_from_header, **where)
+    runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
     starlette = Starlette(
         routes=[
             Route("/", views.page, methods=["GET"]),
             Route("/favicon.ico", views.favicon, methods=["GET"]),
             Route("/static/{name}", views.static, methods=["GET"]),
             Route("/api/graph", views.graph, methods=["GET"]),
+            Route("/api/server", views.server, methods=["GET"]),
             Route("/api/threads", views.threads, methods=["GET"]),
             Route("/api/thread", views.thread, methods=["GET"]),
             Route("/api/history", views.history, methods=["GET"]),
             Route("/api/value", views.value, methods=["GET"]),
+            Route("/api/fork", views.fork, methods=["POST"]),
+            Route("/api/rewind", views.rewind, methods=["POST"]),
             Mount("/agui", app=runs),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
@@ -206,20 +202,11 @@ def _step(request: Request) -> int:
     return int(text)
 
 
-def _store_failed(operation: str, error: BaseException) -> JSONResponse:
-    reference = new_id("err_")
-    log.error("devui.store_failed", operation=operation, reference=reference, exc_info=error)
-    return _ParamError(
-        500,
-        "store_failed",
-        f"the thread store failed (reference {reference}); the server's log has the details",
-    ).response()
-
-
 class _Views:
-    def __init__(self, network: NetworkLike, store: Any) -> None:
+    def __init__(self, network: Network, store: Any, runs_on_store: bool = False) -> None:
         self.network = network
         self.store = store
+        self.runs_on_store = runs_on_store
         self.page_bytes = _asset("index.html")
 
     async def page(self, request: Request) -> Response:
@@ -234,6 +221,16 @@ class _Views:
         if media_type is None:
             return _ParamError(404, "not_found", "no such file").response()
         return Response(_asset(name), media_type=media_type, headers=SECURITY_HEADERS)
+
+    async def fork(self, request: Request) -> Response:
+        return await fork_view(request, self.network, self.store)
+
+    async def rewind(self, request: Request) -> Response:
+        return await rewind_view(request, self.network, self.store)
+
+    async def server(self, request: Request) -> Response:
+        """What the page adapts to: whether its runs live on the store it lists."""
+        return JSONResponse({"runs_on_store": self.runs_on_store}, headers=SECURITY_HEADERS)
 
     async def graph(self, request: Request) -> Response:
         return JSONResponse(network_graph(self.network), headers=SECURITY_HEADERS)

@@ -4,9 +4,10 @@ Order, as AG-UI clients enforce it:
 
 - RUN_STARTED (threadId, runId, protocolVersion), then CUSTOM "PredictState" when the network
   declares `predict_state`, then STATE_SNAPSHOT of the state the run starts from;
-- at the end RUN_FINISHED, whose `result` is `{"output", "stopReason"}`, or whose `outcome` is
-  an interrupt when a tool waits for confirmation; its `usage` is the run's token usage per
-  provider and model (`network.run.usage_report`), absent when the run spent nothing;
+- at the end RUN_FINISHED, whose `result` is `{"output", "stopReason"}` (plus `"summary"`
+  when a router's `Stop` gave one), or whose `outcome` is an interrupt when a tool waits for
+  confirmation; its `usage` is the run's token usage per provider and model
+  (`network.run.usage_report`), absent when the run spent nothing;
 - on an error: every open tool call, message and step is closed, then RUN_ERROR, and nothing
   after it; on cancellation the same closing events, then RUN_FINISHED with the "cancelled"
   outcome (the run was stopped from outside, it did not fail).
@@ -38,6 +39,8 @@ async def open_run(ctx: RunContext, thread_id: str) -> None:
 async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
     """RUN_FINISHED with the run's output, or with the interrupts it stopped on."""
     payload = {"output": result.output, "stopReason": str(result.stop_reason)}
+    if result.summary is not None:  # what a router's Stop said: the run's own account of it
+        payload["summary"] = result.summary
     usage = run_token_usage(ctx)
     extra = {"usage": usage} if usage else {}
     if result.interrupts:

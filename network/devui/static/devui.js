@@ -10,10 +10,12 @@
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
 
 import { $, el, iso, longPre, pre, randomId, section, served, setText, wholeActions } from "./dom.js";
+import { renderConversation, renderOutcome } from "./conversationview.js";
 import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
 import { readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
+import { timeTravelSection } from "./timetravel.js";
 
 const ROW_HEIGHT = 28;
 const OVERSCAN = 6;
@@ -46,6 +48,7 @@ let selected = null;
 let detailAnswer = null;
 let graphNodes = new Map();
 let renderQueued = false;
+let serverInfo = { runs_on_store: false }; // GET /api/server
 
 // GET a JSON view: `{ ok, body, message }`, never throwing. A failure (no connection, a body
 // that is not JSON, an error status) gives `ok: false` and a message to show: the page then
@@ -157,6 +160,7 @@ function scheduleRender() {
   requestAnimationFrame(() => {
     renderQueued = false;
     renderTimeline();
+    renderConversation($("conversation"), session.messages, session.messagesOmitted || 0);
   });
 }
 
@@ -272,6 +276,18 @@ function renderDetail(step, state, changes) {
   body.push(section("State change (JSON Patch)", renderDiff(changes)));
   if (step.applyError) body.push(el("div", { class: "error" }, "a state operation did not apply: ", iso(step.applyError)));
   body.push(section("State after the step", renderState(state, changes, showHistory)));
+  if (session.kind === "replay") {
+    body.push(
+      timeTravelSection({
+        threadId: session.threadId,
+        step: step.index,
+        state,
+        openThread,
+        refreshThreads: loadThreads,
+        showError,
+      }),
+    );
+  }
   $("detail-body").replaceChildren(...body);
 }
 
@@ -351,6 +367,14 @@ const handlers = {
     session.segment = { baseline: clone(event.snapshot) || {}, first: session.steps.length };
     session.segments.push(session.segment);
     session.pendingOps = [];
+  },
+  // A returning client (a stored thread continued): the server's whole conversation. It
+  // replaces the page's, keeping a message of this run the server did not list yet.
+  MESSAGES_SNAPSHOT(event) {
+    const snapshot = (event.messages || []).map((m) => ({ ...m }));
+    const known = new Set(snapshot.map((m) => m.id));
+    const unsent = session.messages.filter((m) => m.role === "user" && !known.has(m.id)).slice(-1);
+    session.messages = snapshot.concat(unsent);
   },
   STATE_DELTA(event) {
     const ops = event.delta.map((op) => clone(op));
@@ -456,6 +480,11 @@ const handlers = {
   RUN_FINISHED(event) {
     session.running = false;
     highlight(null);
+    const result = event.result || {};
+    renderOutcome($("outcome"), {
+      stopReason: event.outcome && event.outcome.type === "interrupt" ? "interrupted: waiting for confirmation" : result.stopReason,
+      summary: result.summary,
+    });
     const outcome = event.outcome;
     if (outcome && outcome.type === "interrupt") {
       session.interrupts = outcome.interrupts || [];
@@ -489,6 +518,7 @@ async function startRun(extra) {
   session.running = true;
   $("errors").replaceChildren();
   $("output").textContent = "";
+  $("outcome").replaceChildren();
   setStatus("starting", "running");
   const body = {
     threadId: session.threadId,
@@ -501,9 +531,11 @@ async function startRun(extra) {
   };
   let response;
   try {
+    const headers = { "content-type": "application/json", accept: "text/event-stream" };
+    if (session.userId) headers["x-agent-network-user"] = session.userId; // acting_user.py
     response = await fetch("/agui/", {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      headers,
       body: JSON.stringify(body),
     });
   } catch (error) {
@@ -519,6 +551,18 @@ async function startRun(extra) {
       message += ": " + refused.error.message;
     } catch (error) {
       /* no JSON body: the status says it */
+    }
+    if (extra.resume && session.answering) {
+      // refused answers (an edit the tool's schema refuses): the interrupts still wait
+      session.interrupts = session.answering;
+      session.decisions = new Map();
+      renderInterrupts();
+      setStatus("waiting for confirmation", "waiting");
+      return showError("answer refused: " + message);
+    }
+    // nothing ran: the message goes back to the chat box, to be sent again once fixed
+    if (!extra.resume && session.messages.length && session.messages[session.messages.length - 1].role === "user") {
+      $("chat-input").value = session.messages.pop().content;
     }
     setStatus("refused", "failed");
     return showError("run refused: " + message);
@@ -536,14 +580,32 @@ async function startRun(extra) {
   scheduleRender();
 }
 
+// A decision: true (accept), false (reject), or { editedArgs } (accept with these arguments:
+// AG-UI 1.0's approve_with_edits; the server checks them against the tool's schema).
 function renderInterrupts() {
   const box = $("interrupts");
   box.replaceChildren();
   for (const interrupt of session.interrupts) {
-    const decide = (approved) => {
-      session.decisions.set(interrupt.id, approved);
-      item.replaceChildren(el("div", {}, approved ? "accepted: " : "rejected: ", iso(interrupt.message || "")));
+    const decide = (decision) => {
+      session.decisions.set(interrupt.id, decision);
+      const verb = decision === true ? "accepted: " : decision === false ? "rejected: " : "accepted with edits: ";
+      item.replaceChildren(el("div", {}, verb, iso(interrupt.message || "")));
       if (session.decisions.size === session.interrupts.length) resume();
+    };
+    const metadata = interrupt.metadata || {};
+    const editor = el("textarea", { class: "edit-arguments", rows: 4, spellcheck: false });
+    editor.value = JSON.stringify(metadata.arguments === undefined ? {} : metadata.arguments, null, 2);
+    const acceptEdited = () => {
+      let edited;
+      try {
+        edited = JSON.parse(editor.value);
+      } catch (error) {
+        return showError("the edited arguments are not JSON: " + error.message);
+      }
+      if (!edited || typeof edited !== "object" || Array.isArray(edited)) {
+        return showError("the edited arguments must be a JSON object");
+      }
+      decide({ editedArgs: edited });
     };
     const item = el(
       "div",
@@ -552,20 +614,67 @@ function renderInterrupts() {
       interrupt.toolCallId ? el("div", { class: "summary-note" }, "tool call ", iso(interrupt.toolCallId)) : null,
       el("button", { type: "button", class: "accept", text: "Accept", onclick: () => decide(true) }),
       el("button", { type: "button", class: "reject", text: "Reject", onclick: () => decide(false) }),
+      metadata.tool
+        ? el(
+            "details",
+            { class: "edit-call" },
+            el("summary", {}, "Edit the arguments of ", iso(metadata.tool)),
+            editor,
+            el("button", { type: "button", class: "accept-edited", text: "Accept with these arguments", onclick: acceptEdited }),
+          )
+        : null,
     );
     box.append(item);
   }
 }
 
 function resume() {
-  const answers = session.interrupts.map((interrupt) => ({
-    interruptId: interrupt.id,
-    status: "resolved",
-    payload: { approved: session.decisions.get(interrupt.id) === true },
-  }));
+  const answers = session.interrupts.map((interrupt) => {
+    const decision = session.decisions.get(interrupt.id);
+    const payload = decision === true || decision === false ? { approved: decision } : { approved: true, editedArgs: decision.editedArgs };
+    return { interruptId: interrupt.id, status: "resolved", payload };
+  });
+  session.answering = session.interrupts; // back on the page if the server refuses the answers
   session.interrupts = [];
   $("interrupts").replaceChildren();
   startRun({ resume: answers });
+}
+
+// The run options' initial state: undefined when empty, null (and an error shown) when it is
+// not a JSON object. The server checks the keys (scopes, schema) and refuses the run naming
+// the key at fault.
+function initialState() {
+  const text = $("initial-state").value.trim();
+  if (!text) return undefined;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    showError("the initial state is not JSON: " + error.message);
+    return null;
+  }
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    showError("the initial state must be a JSON object of keys");
+    return null;
+  }
+  return value;
+}
+
+// The page's runs live on the store this thread is read from: the next run continues it (the
+// server sends its state and conversation back) as the user it belongs to.
+function continueStored() {
+  const stored = session;
+  session = liveSession();
+  session.threadId = stored.threadId;
+  session.userId = stored.userId || null;
+  session.runs = 1; // not a new thread: the run options (user, initial state) do not apply
+  session.messages = [];
+  selected = null;
+  setText($("source"), "continuing stored thread ", served(session.threadId));
+  $("detail-title").textContent = "Select a step";
+  $("detail-body").replaceChildren();
+  $("outcome").replaceChildren();
+  renderTimeline();
 }
 
 function resetLive() {
@@ -576,8 +685,10 @@ function resetLive() {
   $("detail-body").replaceChildren();
   $("interrupts").replaceChildren();
   $("output").textContent = "";
+  $("outcome").replaceChildren();
   highlight(null);
   renderTimeline();
+  renderConversation($("conversation"), session.messages);
 }
 
 // -- stored threads ------------------------------------------------------------------------
@@ -621,6 +732,9 @@ async function openThread(threadId) {
     segments: [segment],
     cursor: null,
     running: false,
+    messages: body.messages,
+    messagesOmitted: body.messages_omitted,
+    userId: body.user_id,
     steps: body.steps.map((s) => ({
       index: s.index,
       agent: s.agent,
@@ -654,7 +768,14 @@ async function openThread(threadId) {
   $("interrupts").replaceChildren();
   $("timeline").scrollTop = 0;
   setStatus("replay", "");
+  const last = body.last_run;
+  renderOutcome($("outcome"), last && {
+    note: "last run (run " + last.run + "): " + last.calls + " agent calls; the store keeps no stop reason",
+  });
+  $("output").replaceChildren();
+  if (last && last.output) setText($("output"), "Output: ", served(last.output));
   renderTimeline();
+  renderConversation($("conversation"), session.messages, session.messagesOmitted);
   if (session.steps.length) openStep(0);
 }
 
@@ -672,11 +793,20 @@ function init() {
     const input = $("chat-input");
     const text = input.value.trim();
     if (!text || session.running) return;
-    if (session.kind !== "live") resetLive();
+    if (session.kind === "replay" && serverInfo.runs_on_store) continueStored();
+    else if (session.kind !== "live") resetLive();
     if (session.interrupts.length) return showError("answer the confirmation first");
+    const extra = {};
+    if (session.runs === 0) {
+      // a thread runs as one user: the field is read when its first run starts
+      session.userId = $("user-id").value.trim() || null;
+      const initial = initialState();
+      if (initial === null) return;
+      if (initial !== undefined) extra.state = initial;
+    }
     input.value = "";
     session.messages.push({ id: randomId("msg"), role: "user", content: text });
-    startRun({});
+    startRun(extra);
   });
   $("new-thread").addEventListener("click", resetLive);
   $("threads-refresh").addEventListener("click", loadThreads);
@@ -688,6 +818,9 @@ function init() {
   renderTimeline();
   loadGraph();
   loadThreads();
+  getJSON("/api/server").then((answer) => {
+    if (answer.ok) serverInfo = answer.body;
+  });
 }
 
 init();

@@ -8,12 +8,16 @@ from typing import Any
 import anyio
 
 from agents import Agent, ScriptedModel, call, tool
-from network import Network, RunContext, merge_dicts
+from network import Network, RunContext, Stop, merge_dicts
 from tests.network.agui.networks import CODEGEN_SCHEMA, codegen_route
 
 
-def codegen_network(*, confirm: bool = False, gate: threading.Event | None = None) -> Network:
+def codegen_network(
+    *, confirm: bool = False, gate: threading.Event | None = None, summary: str | None = None
+) -> Network:
     """Planner, coder (write_files), reviewer (one rejection, then approval).
+
+    `summary`: the router ends the run with `Stop("approved", summary)` instead of None.
 
     `confirm`: write_files waits for a person's confirmation. `gate`: write_files waits until
     the test sets it (so the page can be looked at while the coder's step is running).
@@ -64,10 +68,15 @@ def codegen_network(*, confirm: bool = False, gate: threading.Event | None = Non
         tools=[review],
         model=ScriptedModel(reviewer, chunk_size=4),
     )
+
+    def route(ctx: RunContext) -> Any:
+        chosen = codegen_route(ctx)
+        return Stop("approved", summary) if chosen is None and summary else chosen
+
     return Network(
         "codegen",
         agents=[planner, coder_agent, reviewer_agent],
-        router=codegen_route,
+        router=route,
         state_schema=CODEGEN_SCHEMA,
         max_iter=12,
     )

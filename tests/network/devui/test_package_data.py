@@ -37,6 +37,7 @@ def test_the_static_files_are_package_data(tmp_path: Path) -> None:
     )
     static = built / "network" / "devui" / "static"
     assert sorted(p.name for p in static.iterdir()) == [
+        "conversationview.js",
         "devui.css",
         "devui.js",
         "dom.js",
@@ -45,4 +46,5 @@ def test_the_static_files_are_package_data(tmp_path: Path) -> None:
         "patch.js",
         "sse.js",
         "stateview.js",
+        "timetravel.js",
     ]

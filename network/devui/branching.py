@@ -1,0 +1,160 @@
+"""Fork and rewind a stored thread from the page: `POST /api/fork` and `POST /api/rewind`.
+
+Both call the network's own `fork` / `rewind` (network/threads/time_travel.py), so every rule
+of time travel holds: the thread must be this network's, a fork's `update` is validated through
+the schema key by key (a bad value changes nothing and names the key), and a rewind keeps the
+thread as it was under a new id and reports the tool calls whose side effects were not undone.
+
+The bodies are hostile JSON: `application/json` only (any other type can be sent cross-site
+without a CORS preflight), bounded in size, no NaN or infinity, and every field checked:
+
+- fork: `{"thread": T, "at": N, "update": {key: value, ...}?}`, answered with the new
+  thread's id, its origin, the keys the update set and the shared keys written after the
+  checkpoint;
+- rewind: `{"thread": T, "to": N}`, answered with the rewind's report.
+
+Refusals have the dev server's error shape: 415 for another content type, 413 for a body too
+large, 422 naming the field (or the state key) at fault, 404 for an unknown thread or
+checkpoint, 500 `store_failed` (with a reference only) when the store fails.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
+from network.devui.store_access import reading
+from network.errors import InvalidIdError, StateError
+from network.network import Network
+from network.threads.checkpoint_data import CheckpointNotFoundError, TimeTravelError
+from network.threads.ids import check_id
+from network.threads.protocol import ThreadNotFoundError
+
+MAX_BODY_BYTES = 16 * 1024 * 1024  # an edited state may hold a large value
+MAX_CHECKPOINT = 10**9
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+async def read_json(request: Request, limit: int = MAX_BODY_BYTES) -> dict[str, Any]:
+    """The request's JSON object, or the `ParamError` that says why not."""
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        raise ParamError(415, "unsupported_media_type", "request body must be application/json")
+    too_large = ParamError(
+        413, "body_too_large", f"request body is larger than the limit of {limit} bytes"
+    )
+    length = request.headers.get("content-length", "")
+    if length.isascii() and length.isdigit() and int(length) > limit:
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks), parse_constant=_no_constants)
+    except (ValueError, RecursionError) as exc:
+        raise ParamError(422, "invalid_request", "request body is not valid JSON") from exc
+    if not isinstance(body, dict):
+        raise ParamError(422, "invalid_request", "request body must be a JSON object")
+    return body
+
+
+def _thread_id(body: dict[str, Any]) -> str:
+    value = body.get("thread")
+    if not isinstance(value, str):
+        raise ParamError(
+            422, "invalid_parameter", "thread must be a thread id (a string)", "thread"
+        )
+    try:
+        return check_id("thread", value)
+    except InvalidIdError as exc:
+        raise ParamError(422, "invalid_parameter", str(exc), "thread") from exc
+
+
+def _checkpoint(body: dict[str, Any], field: str) -> int:
+    value = body.get(field)
+    # bool is an int to Python, not a checkpoint; negative numbers count from the end in the
+    # library, but the page always names a step by its index
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_CHECKPOINT:
+        raise ParamError(
+            422, "invalid_parameter", f"{field} must be a step index (an integer >= 0)", field
+        )
+    return value
+
+
+def _update(body: dict[str, Any]) -> dict[str, Any] | None:
+    value = body.get("update")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ParamError(
+            422, "invalid_parameter", "update must be an object of state keys", "update"
+        )
+    return value
+
+
+def _refusal(error: Exception, checkpoint_field: str) -> Response:
+    """The answer to an error of `network.fork` / `network.rewind`."""
+    if isinstance(error, ThreadNotFoundError):
+        return ParamError(
+            404, "thread_not_found", "no such thread in the store", "thread"
+        ).response()
+    if isinstance(error, CheckpointNotFoundError):
+        return ParamError(404, "checkpoint_not_found", str(error), checkpoint_field).response()
+    if isinstance(error, StateError):  # the schema's: names the key
+        return ParamError(422, "invalid_state", str(error), error.key or "update").response()
+    if isinstance(error, TimeTravelError | InvalidIdError):
+        return ParamError(422, "time_travel_refused", str(error)).response()
+    return store_failed("time_travel", error)
+
+
+async def fork_view(request: Request, network: Network, store: Any) -> Response:
+    """`POST /api/fork`: a new thread from a stored one at a step, plus an edited state."""
+    try:
+        body = await read_json(request)
+        thread_id = _thread_id(body)
+        at = _checkpoint(body, "at")
+        update = _update(body)
+    except ParamError as error:
+        return error.response()
+    try:
+        async with reading(store) as opened:
+            if opened is None:
+                raise ThreadNotFoundError(thread_id)
+            forked = await network.fork(thread_id, at=at, update=update, store=opened)
+    except Exception as error:
+        return _refusal(error, "at")
+    answer = {
+        "thread_id": forked.thread.thread_id,
+        "origin": forked.origin.model_dump(mode="json"),
+        "shared_keys": forked.model_dump(mode="json")["shared_keys"],
+        "updated": sorted(update or {}),  # the keys the edit set (no agent call records them)
+    }
+    return JSONResponse(answer, headers=SECURITY_HEADERS)
+
+
+async def rewind_view(request: Request, network: Network, store: Any) -> Response:
+    """`POST /api/rewind`: move a stored thread back to a step, in place."""
+    try:
+        body = await read_json(request)
+        thread_id = _thread_id(body)
+        to = _checkpoint(body, "to")
+    except ParamError as error:
+        return error.response()
+    try:
+        async with reading(store) as opened:
+            if opened is None:
+                raise ThreadNotFoundError(thread_id)
+            report = await network.rewind(thread_id, to=to, store=opened)
+    except Exception as error:
+        return _refusal(error, "to")
+    return JSONResponse(report.model_dump(mode="json"), headers=SECURITY_HEADERS)

@@ -1,0 +1,52 @@
+"""The dev server's answers that are not the page's: security headers and JSON errors.
+
+Errors have the AG-UI server's shape, `{"error": {"code", "message", "key"?}}`. A failing
+store answers 500 `store_failed` with only a reference; the exception is logged with it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import JSONResponse
+
+from network.ids import new_id
+from network.logger import LazyLogger
+
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+}
+
+log = LazyLogger("agent_network.devui")
+
+
+class ParamError(Exception):
+    """A request the server refuses: its HTTP status, error code, message and the key at fault."""
+
+    def __init__(self, status: int, code: str, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.key = status, code, message, key
+
+    def response(self) -> JSONResponse:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.key is not None:
+            error["key"] = self.key
+        return JSONResponse({"error": error}, status_code=self.status, headers=SECURITY_HEADERS)
+
+
+def store_failed(operation: str, error: BaseException) -> JSONResponse:
+    """500 `store_failed` with a reference; the exception goes to the server's log only."""
+    reference = new_id("err_")
+    log.error("devui.store_failed", operation=operation, reference=reference, exc_info=error)
+    return ParamError(
+        500,
+        "store_failed",
+        f"the thread store failed (reference {reference}); the server's log has the details",
+    ).response()
