@@ -44,7 +44,9 @@ NEW_THREADS = 20
 
 def network() -> Network:
     agent = Agent("scribe", model=ScriptedModel(lambda r: "noted"), output_key="last")
-    return Network("notes", [agent], state_schema={"last": {"type": str}, "topic": {"type": str}})
+    return Network(
+        "notes", agents=[agent], state_schema={"last": {"type": str}, "topic": {"type": str}}
+    )
 
 
 def events(text: str) -> list[dict[str, Any]]:

@@ -37,7 +37,7 @@ OPTIONS: dict[str, Callable[[Any], Any]] = {
     "tool 'noop': timeout": lambda v: tool(timeout=v)(noop),
     "tool 'noop': model_retries": lambda v: tool(model_retries=v)(noop),
     "agent 'a': tool_timeout": lambda v: Agent("a", tool_timeout=v),
-    "network 'n': max_iter": lambda v: Network("n", [Agent("a")], max_iter=v),
+    "network 'n': max_iter": lambda v: Network("n", agents=[Agent("a")], max_iter=v),
     "Parallel 'p': max_concurrency": lambda v: Parallel(Agent("a"), name="p", max_concurrency=v),
     "model 'm': timeout": lambda v: OpenAIModel("m", timeout=v),
     "model 'openai/m': retry_delay": lambda v: LiteLLMModel("openai/m", retry_delay=v),
@@ -73,7 +73,7 @@ def test_the_helper_says_what_it_wants() -> None:
 
 @pytest.mark.anyio
 async def test_a_run_refuses_a_bad_max_iter() -> None:
-    network = Network("n", [Agent("a", model=ScriptedModel(["hi"]))])
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(["hi"]))])
     with pytest.raises(ConfigurationError, match="max_iter"):
         await network.run("go", max_iter=0)
 
@@ -91,7 +91,7 @@ async def test_a_fan_out_past_max_model_calls_is_not_started() -> None:
 
     agents = [counted(name) for name in ("a", "b", "c")]
     fork = Parallel(*agents, name="three")
-    network = Network("n", agents, lambda ctx: fork if ctx.call_count == 0 else None)
+    network = Network("n", agents=agents, router=lambda ctx: fork if ctx.call_count == 0 else None)
     result = await network.run("go", limits=UsageLimits(max_model_calls=2))
     assert calls == []
     assert result.stop_reason == StopReason.USAGE_LIMIT

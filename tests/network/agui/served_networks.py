@@ -27,7 +27,7 @@ def _heard(request: Any) -> str:
 
 notes = Network(
     "notes",
-    [Agent("scribe", model=ScriptedModel(_heard), output_key="summary")],
+    agents=[Agent("scribe", model=ScriptedModel(_heard), output_key="summary")],
     state_schema={"topic": {"type": str}, "summary": {"type": str}},
 )
 
@@ -61,6 +61,6 @@ def _hold_script(request: Any) -> Any:
 
 gated = Network(
     "gated",
-    [Agent("waiter", tools=[hold], model=ScriptedModel(_hold_script))],
-    _until_text("waiter"),
+    agents=[Agent("waiter", tools=[hold], model=ScriptedModel(_hold_script))],
+    router=_until_text("waiter"),
 )

@@ -51,7 +51,7 @@ async def test_a_reasoning_model_streams_its_thinking_as_reasoning_events(
 ) -> None:
     openai_server.add(Reply(text="Four.", reasoning="Two plus two is four."))
     model = OpenAIModel("openai/fake", api_base=openai_server.base_url, max_retries=0)
-    client = Client(app(Network("n", [Agent("thinker", model=model)])))
+    client = Client(app(Network("n", agents=[Agent("thinker", model=model)])))
     run = await client.run(body("t", "r"))
     assert len(of(run, "REASONING_MESSAGE_CONTENT")) > 1  # as it streamed
     assert check_reasoning_block(run) == "Two plus two is four."
@@ -62,7 +62,7 @@ async def test_a_reasoning_model_streams_its_thinking_as_reasoning_events(
 async def test_reasoning_of_an_answer_that_did_not_stream_is_sent_whole() -> None:
     answer = AssistantMessage("Four.", reasoning="Two plus two is four.")
     model = ScriptedModel([answer])
-    client = Client(app(Network("n", [Agent("thinker", model=model, stream=False)])))
+    client = Client(app(Network("n", agents=[Agent("thinker", model=model, stream=False)])))
     run = await client.run(body("t", "r"))
     assert len(of(run, "REASONING_MESSAGE_CONTENT")) == 1
     assert check_reasoning_block(run) == "Two plus two is four."
@@ -70,7 +70,7 @@ async def test_reasoning_of_an_answer_that_did_not_stream_is_sent_whole() -> Non
 
 async def test_a_clients_reasoning_messages_are_kept_not_dropped() -> None:
     model = ScriptedModel(lambda request: "ok")
-    client = Client(app(Network("n", [Agent("a", model=model)])))
+    client = Client(app(Network("n", agents=[Agent("a", model=model)])))
     messages = [
         {"id": "1", "role": "user", "content": "2+2?"},
         {"id": "2", "role": "reasoning", "content": "Two plus two."},
@@ -89,7 +89,7 @@ async def test_a_clients_reasoning_messages_are_kept_not_dropped() -> None:
 
 async def test_a_lone_reasoning_message_is_kept_and_never_sent() -> None:
     model = ScriptedModel(lambda request: "ok")
-    client = Client(app(Network("n", [Agent("a", model=model)])))
+    client = Client(app(Network("n", agents=[Agent("a", model=model)])))
     messages = [
         {"id": "1", "role": "reasoning", "content": "Thinking about nothing yet."},
         {"id": "2", "role": "user", "content": "hello"},
@@ -109,7 +109,7 @@ async def test_streaming_turned_off_sends_a_plain_request_and_one_delta(
     options = {"stream": False} if where == "model" else {}
     model = OpenAIModel("openai/fake", api_base=openai_server.base_url, max_retries=0, **options)
     agent = Agent("plain", model=model, stream=where != "agent")
-    client = Client(app(Network("n", [agent])))
+    client = Client(app(Network("n", agents=[agent])))
     run = await client.run(body("t", "r"))
     (request,) = openai_server.requests
     assert "stream" not in request and "stream_options" not in request  # a plain request
@@ -120,7 +120,7 @@ async def test_streaming_turned_off_sends_a_plain_request_and_one_delta(
 async def test_streaming_stays_on_by_default_under_agui(openai_server: FakeOpenAIServer) -> None:
     openai_server.add(Reply(text="A fairly long answer in many pieces."))
     model = OpenAIModel("openai/fake", api_base=openai_server.base_url, max_retries=0)
-    run = await Client(app(Network("n", [Agent("a", model=model)]))).run(body("t", "r"))
+    run = await Client(app(Network("n", agents=[Agent("a", model=model)]))).run(body("t", "r"))
     assert openai_server.requests[0]["stream"] is True
     assert len(of(run, "TEXT_MESSAGE_CONTENT")) > 1
 

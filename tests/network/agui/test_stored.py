@@ -68,7 +68,7 @@ def notes_network(seen: list[Any] | None = None) -> Network:
     agent = Agent("scribe", model=ScriptedModel(answer), output_key="app:last_answer")
     return Network(
         "notes",
-        [agent],
+        agents=[agent],
         state_schema={
             "topic": {"type": str},
             "user:language": {"type": str},

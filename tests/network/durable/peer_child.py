@@ -21,7 +21,9 @@ from agents import Agent, ScriptedModel
 from network import Network, durable
 from tests.network.durable.crash_network import team
 
-other = Network("other", [Agent("solo", "answers", model=ScriptedModel(["done"] * 100))])
+other = Network(
+    "other", agents=[Agent("solo", description="answers", model=ScriptedModel(["done"] * 100))]
+)
 
 
 def main() -> None:

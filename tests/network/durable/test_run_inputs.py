@@ -19,11 +19,15 @@ from agents.models.scripted import call
 from network import Network, durable
 from network.errors import InvalidIdError
 
-writer = Network("writer", [Agent("writer", "writes", model=ScriptedModel(["written"] * 50))])
-reader = Network("reader", [Agent("reader", "reads", model=ScriptedModel(["read"] * 50))])
+writer = Network(
+    "writer", agents=[Agent("writer", description="writes", model=ScriptedModel(["written"] * 50))]
+)
+reader = Network(
+    "reader", agents=[Agent("reader", description="reads", model=ScriptedModel(["read"] * 50))]
+)
 typed = Network(
     "typed",
-    [Agent("typed", "keeps", model=ScriptedModel(["kept"] * 50))],
+    agents=[Agent("typed", description="keeps", model=ScriptedModel(["kept"] * 50))],
     state_schema={"blob": {"type": bytes}, "ratio": {"type": float}},
 )
 
@@ -36,7 +40,14 @@ def open_lock() -> Any:
 
 locker = Network(
     "locker",
-    [Agent("locker", "locks", tools=[open_lock], model=ScriptedModel([call("open_lock"), "x"]))],
+    agents=[
+        Agent(
+            "locker",
+            description="locks",
+            tools=[open_lock],
+            model=ScriptedModel([call("open_lock"), "x"]),
+        )
+    ],
 )
 
 
@@ -138,7 +149,7 @@ async def test_a_state_value_that_cannot_be_recorded_is_refused_naming_its_key(d
 
     network = Network(
         "points",
-        [Agent("p", "keeps", model=ScriptedModel(["ok"] * 5))],
+        agents=[Agent("p", description="keeps", model=ScriptedModel(["ok"] * 5))],
         state_schema={"at": {"type": Point}},
     )
     durable.launch([network], db=db)

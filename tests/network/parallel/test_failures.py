@@ -242,7 +242,7 @@ async def test_a_rerun_branch_is_conflict_checked_against_its_committed_siblings
     schema: dict[str, Any] = {"summary": {"type": str}}
     if conflict is not None:
         schema["summary"]["conflict"] = conflict
-    network = Network("n", [a, b], once(fork), state_schema=schema)
+    network = Network("n", agents=[a, b], router=once(fork), state_schema=schema)
     first = await network.run("go", thread_id="t3", store=store)
     assert first["summary"] == "a" and [f.branch for f in first.failed_branches] == ["sum/b"]
 

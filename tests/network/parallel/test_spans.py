@@ -87,7 +87,7 @@ async def test_a_branch_span_ends_when_its_branch_ends(quiet_logs: None) -> None
     def router(ctx: Any) -> Any:
         return fork if ctx.call_count == 0 else None
 
-    network = Network("n", [quick, slow], router, telemetry=recorder.telemetry)
+    network = Network("n", agents=[quick, slow], router=router, telemetry=recorder.telemetry)
     await network.run("go")
 
     assert seen_while_slow_ran == [
@@ -106,7 +106,7 @@ async def test_a_failing_fan_out_ends_its_branch_spans_with_the_error(quiet_logs
     def router(ctx: Any) -> Any:
         return fork if ctx.call_count == 0 else None
 
-    network = Network("n", [a, b], router, telemetry=recorder.telemetry)
+    network = Network("n", agents=[a, b], router=router, telemetry=recorder.telemetry)
     with pytest.raises(ModelError):
         await network.run("go")
     names = sorted(s.name for s in recorder.spans)

@@ -32,7 +32,7 @@ def test_a_handler_s_exception_in_a_router_passes_through_as_it_is() -> None:
         ctx.kv.set("even", 3)
         return solo
 
-    network = Network("n", [solo], route, state_schema=SCHEMA)
+    network = Network("n", agents=[solo], router=route, state_schema=SCHEMA)
     with pytest.raises(MergeRefused, match="3 is odd") as raised:
         network.run_sync("go", state={"even": 2})
     assert raised.value.partial_result["even"] == 2  # type: ignore[attr-defined]
@@ -47,7 +47,7 @@ def test_a_handler_s_exception_in_a_tool_is_an_error_result_the_model_sees() -> 
         return "ok"
 
     worker = Agent("worker", tools=[write], model=ScriptedModel([call("write", value=5), "done"]))
-    result = Network("n", [worker], state_schema=SCHEMA).run_sync("go", state={"even": 2})
+    result = Network("n", agents=[worker], state_schema=SCHEMA).run_sync("go", state={"even": 2})
     record = result.state.results[0].tool_calls[0]
     assert record.is_error
     assert "MergeRefused" in record.content and "5 is odd" in record.content

@@ -143,8 +143,8 @@ async def test_masking_temp_values_keeps_every_content_attribute_valid_json(
     recorder = Recorder(capture_content=True)
     network = Network(
         "n",
-        [agent],
-        lambda ctx: agent if ctx.call_count < 2 else None,  # the tool call, then the answer
+        agents=[agent],
+        router=lambda ctx: agent if ctx.call_count < 2 else None,  # the tool call, then the answer
         telemetry=recorder.telemetry,
     )
     await network.run("Count, please.", state={"temp:lang": "en", "temp:n": 5})

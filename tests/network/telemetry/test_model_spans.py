@@ -139,7 +139,7 @@ async def test_each_re_ask_of_a_typed_answer_is_a_chat_span(quiet_logs: None) ->
     model = ScriptedModel(['{"n": "many"}', '{"n": 3}'])
     recorder = _Recorder()
     network = Network(
-        "n", [Agent("typed", model=model, output_type=Count)], telemetry=recorder.telemetry
+        "n", agents=[Agent("typed", model=model, output_type=Count)], telemetry=recorder.telemetry
     )
     result = await network.run("Count.")
     assert result.results[0].output_value == Count(n=3)

@@ -48,8 +48,8 @@ async def test_the_receiver_sees_the_wire_model_and_the_provider_apart(
     )
     network = Network(
         "pair",
-        [native, routed],
-        lambda ctx: [native, routed][ctx.call_count] if ctx.call_count < 2 else None,
+        agents=[native, routed],
+        router=lambda ctx: [native, routed][ctx.call_count] if ctx.call_count < 2 else None,
         telemetry=Telemetry(tracer_provider=provider),
     )
     openai_server.add_text("one").add_text("two")
@@ -82,7 +82,7 @@ async def test_error_type_is_the_http_status_and_every_attempt_is_a_chat_span(
 ) -> None:
     provider = exporting_provider(receiver)
     agent = Agent("greeter", model=_native(openai_server, max_retries=2))
-    network = Network("n", [agent], telemetry=Telemetry(tracer_provider=provider))
+    network = Network("n", agents=[agent], telemetry=Telemetry(tracer_provider=provider))
     for _ in range(3):
         openai_server.add_error(status, "no")
     with pytest.raises(ModelError) as failure:
@@ -108,7 +108,7 @@ async def test_a_request_failing_in_transport_names_the_transport_error(
 
     recorder = Recorder()
     model = OpenAIModel("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1", max_retries=0)
-    network = Network("n", [Agent("a", model=model)], telemetry=recorder.telemetry)
+    network = Network("n", agents=[Agent("a", model=model)], telemetry=recorder.telemetry)
     with pytest.raises(ModelError):
         await network.run("Hi.")
     (chat,) = recorder.named("chat gpt-4o-mini")
@@ -133,7 +133,7 @@ async def test_tracing_logging_and_threads_never_make_a_request_stream(
 
     recorder = Recorder()
     agent = Agent("greeter", model=_native(openai_server))
-    traced = Network("n", [agent], telemetry=recorder.telemetry)
+    traced = Network("n", agents=[agent], telemetry=recorder.telemetry)
     openai_server.add_text("plain").add_text("plain").add_text("streamed")
     result = await traced.run("Hi.")  # traced and logged
     assert result.output == "plain"
@@ -153,7 +153,9 @@ async def test_metrics_name_the_wire_model_too(
     from tests.network.telemetry.otel import Recorder
 
     recorder = Recorder()
-    network = Network("n", [Agent("a", model=_native(openai_server))], telemetry=recorder.telemetry)
+    network = Network(
+        "n", agents=[Agent("a", model=_native(openai_server))], telemetry=recorder.telemetry
+    )
     openai_server.add_text("hi")
     await network.run("Hi.")
     data = recorder.metric_reader.get_metrics_data()
