@@ -74,9 +74,11 @@ def stored_interrupts(thread: Any) -> list[Interrupt] | None:
     own memory (`StoredThreads.remembered`), in this process only.
     """
     kept = getattr(thread, "pending_interrupts", None)
-    if not callable(kept):
+    if kept is None:
         return None
-    return [item for item in kept() if isinstance(item, Interrupt)]
+    if callable(kept):  # a custom store's method
+        kept = kept()
+    return [item for item in kept if isinstance(item, Interrupt)]
 
 
 def issued_calls(conversation: Iterable[Any]) -> dict[str, str | None]:
@@ -403,8 +405,7 @@ async def open_stored_run(
             client_tools=tuple(checked.client_tools),
         )
         ctx.record_model_calls = True  # RUN_FINISHED's usage per provider and model
-        session.run_id = ctx.run_id
-        ctx.persisted = True
+        session.attach(ctx)  # its commits keep what the run stops on with the thread
         return StoredRun(threads, claimed, session, ctx, replay, stored_messages)
     except BaseException:
         await threads.release(thread_id, claimed.holder)

@@ -148,14 +148,20 @@ class ThreadSession:
 
         The session only watches (`Observer`): a run on a thread asks its model as a run
         without one does."""
-        self.run_id = ctx.run_id
-        self._ctx = ctx
-        ctx.persisted = True
+        self.attach(ctx)
         try:
             committing = Observer(self.sink)
             return await engine.execute(ctx, max_iter=max_iter, sinks=[committing, *sinks])
         finally:
             await self.close()
+
+    def attach(self, ctx: RunContext) -> None:
+        """Commit for the run `ctx` (built on `self.state`): its id, and what it stops on
+        (approvals, client tool calls), kept with the thread. `execute` does it; a caller that
+        drives the run itself with `sink` among its sinks (the AG-UI server) calls it first."""
+        self.run_id = ctx.run_id
+        self._ctx = ctx
+        ctx.persisted = True
 
     async def close(self) -> None:
         """Close the store when the session opened it from a URL or path."""

@@ -17,6 +17,7 @@ import anyio
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext
 
+PAY_LOG_ENV = "AGENT_NETWORK_TEST_PAY_LOG"
 GATE_ENV = "AGENT_NETWORK_TEST_GATE"
 
 
@@ -32,6 +33,20 @@ notes = Network(
 )
 
 
+@tool(requires_confirmation=True)
+def pay(amount: int) -> str:
+    """Pay `amount`."""
+    with Path(os.environ[PAY_LOG_ENV]).open("a") as log:
+        log.write(f"{os.getpid()} paid {amount}\n")
+    return f"paid {amount}"
+
+
+def _pay_script(request: Any) -> Any:
+    if request.history and request.history[-1].role == "tool":
+        return "done: " + request.history[-1].content
+    return call("pay", amount=100)
+
+
 def _until_text(name: str) -> Any:
     def route(ctx: RunContext) -> Any:
         last = ctx.last_result
@@ -40,6 +55,13 @@ def _until_text(name: str) -> Any:
         return None
 
     return route
+
+
+payments = Network(
+    "payments",
+    agents=[Agent("cashier", tools=[pay], model=ScriptedModel(_pay_script))],
+    router=_until_text("cashier"),
+)
 
 
 @tool

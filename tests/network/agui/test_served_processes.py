@@ -2,7 +2,7 @@
 
 - A conversation survives a server restart (the process is killed between two turns): the
   second turn, from a client that kept nothing, gets the state and the conversation back and
-  continues them.
+  continues them; a pending approval is answered after the restart, exactly once.
 - Two server processes on one PostgreSQL: while a run is under way on a thread in one, a
   second run on that thread is refused with 409 by either process (the store's lease).
 """
@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from network.threads import SQLStore
-from tests.network.agui.served_networks import GATE_ENV
+from tests.network.agui.served_networks import GATE_ENV, PAY_LOG_ENV
 
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -139,6 +139,24 @@ def test_a_conversation_survives_a_restart(store: str) -> None:
         ("user", "again"),
         ("assistant", "heard 2: hello | again"),
     ]
+
+
+def test_a_pending_approval_is_answered_after_a_restart(store: str, tmp_path: Path) -> None:
+    log = tmp_path / "payments.log"
+    env = {PAY_LOG_ENV: str(log)}
+    with serve("payments", store, env) as first:
+        asked = turn(first.url, "bill", message="pay the bill")
+    outcome = asked["finished"]["outcome"]
+    assert outcome["type"] == "interrupt" and not log.exists()
+    (pending,) = outcome["interrupts"]
+    answer = [{"interruptId": pending["id"], "status": "resolved", "payload": {"approved": True}}]
+    with serve("payments", store, env) as second:
+        paid = turn(second.url, "bill", resume=answer)
+        again = turn(second.url, "bill", resume=answer)
+    assert paid["finished"] and paid["finished"].get("outcome", {}).get("type") != "interrupt"
+    assert texts(paid)[-1] == ("assistant", "done: paid 100")
+    assert again["status"] == 409
+    assert len(log.read_text().splitlines()) == 1  # paid exactly once
 
 
 def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_path: Path) -> None:
