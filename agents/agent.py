@@ -17,7 +17,7 @@ from typing import Any, cast
 from agents.context._template import Template
 from agents.context.policy import compact_request
 from agents.hooks import AgentCall, AgentHooks
-from agents.mcp.offered import offered_tools
+from agents.mcp._offered import offered_tools
 from agents.mcp.server import MCPServer
 from agents.models._calls import failed_model_calls, model_calls
 from agents.models.base import Model, ModelRequest

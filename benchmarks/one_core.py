@@ -127,8 +127,8 @@ def _sse_lines(events: int) -> list[bytes]:
 
 
 async def _chunk_costs(events: int = 2000, rounds: int = 15) -> dict[str, float]:
-    from agents.models.openai_stream import ChatStream
-    from agents.models.streamed_answer import StreamedAnswer
+    from agents.models._openai_stream import ChatStream
+    from agents.models._streamed_answer import StreamedAnswer
 
     lines = _sse_lines(events)
 

@@ -6,7 +6,7 @@ the repeats:
 
 - `find_spec`: locating litellm's package without importing it;
 - `read map`: reading and parsing the JSON file and keeping the native providers' prices
-  (`agents.models.price_map.read_map`): what the first priced answer waits for, in a worker
+  (`agents.models._price_map.read_map`): what the first priced answer waits for, in a worker
   thread;
 - `price one answer`: a cached lookup plus `Price.cost`, per answer afterwards;
 - `import litellm`: for comparison.
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import time
 t = time.perf_counter()
-from agents.models.price_map import map_path, read_map, price_of
+from agents.models._price_map import map_path, read_map, price_of
 from agents.models.price import Price
 from network.history.results import Usage
 t0 = time.perf_counter()

@@ -12,7 +12,7 @@ Where AgentKit's default router hurts users, this one does not:
 - `done` ends it with `StopReason.ROUTER_DONE` and the model's summary.
 
 The router asks with `tool_choice="required"`. A server that refuses it (llama.cpp's answers
-500) gets the request again with `"auto"` from the model client (`agents.models.tool_choice`);
+500) gets the request again with `"auto"` from the model client (`agents.models._tool_choice`);
 a text reply to such a relaxed request is corrected (`max_corrections`) before it counts.
 
 Only the first tool call of a reply counts (a router picks one step at a time). While agents

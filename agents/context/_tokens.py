@@ -6,7 +6,7 @@ tokenizers. Otherwise a message counts about one token per four characters plus 
 framing, which is what providers' own rules of thumb say for English text.
 
 Each message is counted once: messages never change once in the history, so the count is kept
-in a side table beside a weak reference to the message (as `agents.models.wire` keeps wire
+in a side table beside a weak reference to the message (as `agents.models._wire` keeps wire
 forms), and a long conversation costs a lookup per message kept, never a recount.
 """
 
@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from agents.models.wire import to_wire
+from agents.models._wire import to_wire
 
 Counter = Callable[[dict[str, Any]], int]
 

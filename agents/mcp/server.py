@@ -33,7 +33,7 @@ from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Any
 
-from agents.mcp.connection import Connection
+from agents.mcp._connection import Connection
 from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
 from agents.tools.tool import check_output_mapping

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agents.mcp.arguments import ArgumentsCheck
+from agents.mcp._arguments import ArgumentsCheck
 from agents.mcp.content import error_text, result_value
 from agents.tools.tool import Tool, not_an_object
 from agents.tools.tool_context import ToolContext

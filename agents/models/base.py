@@ -93,7 +93,7 @@ class ModelResponse:
     """What the model answered, with token usage and the provider's raw response.
 
     `tool_choice_relaxed` is True when the server refused to force a tool call and the
-    request was sent with `tool_choice="auto"` instead (`agents.models.tool_choice`).
+    request was sent with `tool_choice="auto"` instead (`agents.models._tool_choice`).
     `model`, `cost_usd` and `attempts` feed usage limits and traces; a model that cannot tell
     leaves them empty (and the caller times the request as one attempt).
 

@@ -11,7 +11,7 @@ Decisions written down here:
 - Retries are ours, not litellm's. litellm's `num_retries` only works through the openai SDK
   routes; elsewhere its retry wrapper needs the undeclared `tenacity` package and otherwise
   gives up silently (and when `tenacity` is present, both layers retry). So litellm is called
-  with `num_retries=0`, and the retry loop the native client uses (`agents.models.retrying`:
+  with `num_retries=0`, and the retry loop the native client uses (`agents.models._retrying`:
   deadline, retries with `Retry-After`, `tool_choice` fallback, answer check, errors, one
   `ModelCall` per attempt) wraps each `acompletion`.
 - Errors: what litellm raises is read by what it means (`_failure`), never by the class names
@@ -28,7 +28,7 @@ Decisions written down here:
   litellm's own timeout applies per read, which a server's keep-alive pings keep resetting.
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
   without the provider's finish reason (litellm makes one up; its stream wrapper records what
-  the provider sent), is a `ModelError` (`agents.models.answer_check`). Through litellm's
+  the provider sent), is a `ModelError` (`agents.models._answer_check`). Through litellm's
   `hosted_vllm/` route the made-up finish reason cannot be told apart; a cut connection is
   still caught there as an empty answer or litellm's own error.
 - Usage: when the provider sent none (llama.cpp's server when streaming), litellm's figure is
@@ -37,7 +37,7 @@ Decisions written down here:
   `stream=True`; usage is asked for (`stream_options.include_usage`) where litellm says the
   provider supports it. The response is assembled from the chunks; its `raw` is a plain
   `chat.completion`-shaped dict built from them.
-- Messages are converted to the wire format once each (`agents.models.wire`).
+- Messages are converted to the wire format once each (`agents.models._wire`).
 - Reasoning models: litellm's `reasoning_content` (whatever the provider called it) is kept
   on `AssistantMessage.reasoning` and streamed as `ReasoningDelta`s, never sent back.
 - For usage limits and traces each answer carries the model that answered, its cached prompt
@@ -60,9 +60,8 @@ from typing import Any
 
 import anyio
 
-from agents.models.answer_check import answer_problem
-from agents.models.base import ModelRequest, ModelResponse
-from agents.models.failures import (
+from agents.models._answer_check import answer_problem
+from agents.models._failures import (
     Failure,
     answered_status,
     cause_chain,
@@ -70,15 +69,16 @@ from agents.models.failures import (
     status_failure,
     transport_failure,
 )
-from agents.models.openai_body import wire_tool_choice
-from agents.models.per_list import PerList
+from agents.models._openai_body import wire_tool_choice
+from agents.models._per_list import PerList
+from agents.models._retry import retry_after
+from agents.models._retrying import RetryingModel
+from agents.models._streamed_answer import StreamedAnswer
+from agents.models._tool_arguments import parse_arguments
+from agents.models._usage import estimated_usage, reported_usage
+from agents.models._wire import to_wire_list
+from agents.models.base import ModelRequest, ModelResponse
 from agents.models.price import Price
-from agents.models.retry import retry_after
-from agents.models.retrying import RetryingModel
-from agents.models.streamed_answer import StreamedAnswer
-from agents.models.tool_arguments import parse_arguments
-from agents.models.usage import estimated_usage, reported_usage
-from agents.models.wire import to_wire_list
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.ids import new_id
@@ -238,7 +238,7 @@ class LiteLLMModel(RetryingModel):
         "native" when litellm says the model supports a response schema, or when it has an
         `api_base` (llama.cpp, vLLM and Ollama all take `response_format` with a JSON schema);
         else "tool" when it supports function calling; else "prompted". "tool" once the
-        server refused `response_format` (`agents.models.response_format`).
+        server refused `response_format` (`agents.models._response_format`).
         """
         if self.refuses_response_format:
             return "tool"

@@ -44,19 +44,19 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from agents.models._failures import Failure, http_failure, safe_url, transport_failure
+from agents.models._http_pool import shared_client
+from agents.models._openai_body import ToolsText, request_body
+from agents.models._openai_stream import ChatStream, StreamFailed
+from agents.models._price_map import price_of_async
+from agents.models._providers import default_base_url, key_from_env, key_names, split_model
+from agents.models._retry import retry_after
+from agents.models._retrying import RetryingModel
+from agents.models._streamed_answer import StreamedAnswer
+from agents.models._tool_arguments import parse_arguments
+from agents.models._usage import estimated_usage, reported_usage
 from agents.models.base import ModelRequest, ModelResponse
-from agents.models.failures import Failure, http_failure, safe_url, transport_failure
-from agents.models.http_pool import shared_client
-from agents.models.openai_body import ToolsText, request_body
-from agents.models.openai_stream import ChatStream, StreamFailed
 from agents.models.price import Price
-from agents.models.price_map import price_of_async
-from agents.models.providers import default_base_url, key_from_env, key_names, split_model
-from agents.models.retry import retry_after
-from agents.models.retrying import RetryingModel
-from agents.models.streamed_answer import StreamedAnswer
-from agents.models.tool_arguments import parse_arguments
-from agents.models.usage import estimated_usage, reported_usage
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.ids import new_id

@@ -1,7 +1,7 @@
 """One inference of an agent with `output_type`: shape the request, validate, re-ask.
 
 See `agents.output` for the modes and the re-ask rule. In `output_mode="auto"`, a server that
-refuses `response_format` (`agents.models.response_format`) is asked again in tool mode, once,
+refuses `response_format` (`agents.models._response_format`) is asked again in tool mode, once,
 and the model remembers it for later calls. See `agents.output._stream` for the
 predictive state sent while the answer streams. When events flow, every answer that does not
 validate is reported as a CUSTOM "OutputInvalid" event (agent, attempt, errors, retrying).
@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 from agents._call_events import CallEvents
 from agents.models._calls import model_calls
+from agents.models._response_format import ResponseFormatRefused
 from agents.models.base import Model, ModelChunk, ModelRequest, ModelResponse
-from agents.models.response_format import ResponseFormatRefused
 from agents.output._spec import Attempt, OutputInvalid, OutputSpec
 from agents.output._stream import OutputStream
 from network import events

@@ -6,7 +6,7 @@ through JSON with `message_adapter()` / `message_list_adapter()`. The role is fi
 Building a message does not validate it (the run loop builds several per step); anything read
 from outside (JSON, a client, a thread store, `State(messages=...)`) is validated: see
 `check_messages`. Messages take weak
-references: `agents.models.wire` caches each one's wire form beside it.
+references: `agents.models._wire` caches each one's wire form beside it.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from agents import Agent, ContextPolicy, LiteLLMModel, ModelRequest, ScriptedModel
+from agents.models._wire import to_wire
 from agents.models.litellm_model import tokens_for
-from agents.models.wire import to_wire
 from network import ConfigurationError, Network, ThreadRef
 from network.history.messages import SystemMessage, ToolMessage
 from network.threads import MemoryStore

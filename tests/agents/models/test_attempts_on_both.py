@@ -1,4 +1,4 @@
-"""What the two clients share (`agents.models.retrying`), where they used to differ.
+"""What the two clients share (`agents.models._retrying`), where they used to differ.
 
 Both now go through one retry loop: a retried request reports each attempt (usage limits and
 traces count them), and running out of the deadline is "timed out" with no HTTP status on
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ModelRequest
-from agents.models.tool_arguments import parse_arguments
+from agents.models._tool_arguments import parse_arguments
 from network import ModelError, Network, UsageLimits, UserMessage
 from tests.fakes.openai_server import FakeOpenAIServer
 

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from agents.models._failures import http_failure, safe_url, server_message, transport_failure
+from agents.models._openai_body import ToolsText, request_body
+from agents.models._retry import backoff, retry_after
 from agents.models.base import ModelRequest
-from agents.models.failures import http_failure, safe_url, server_message, transport_failure
-from agents.models.openai_body import ToolsText, request_body
-from agents.models.retry import backoff, retry_after
 from network.history.messages import UserMessage
 
 

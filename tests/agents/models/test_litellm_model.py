@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from agents import Agent, ModelRequest, TextDelta, ToolCallDelta, tool
+from agents.models._wire import to_wire
 from agents.models.litellm_model import LiteLLMModel, _retry_after
-from agents.models.wire import to_wire
 from network import (
     AssistantMessage,
     ModelError,
@@ -57,7 +57,7 @@ def ask(text: str, *, tools: list[dict[str, Any]] | None = None, **kw: Any) -> M
 
 def test_importing_the_packages_does_not_import_litellm() -> None:
     code = (
-        "import sys, network, agents, routers, agents.models.litellm_model, agents.models.wire\n"
+        "import sys, network, agents, routers, agents.models.litellm_model, agents.models._wire\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'openai')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

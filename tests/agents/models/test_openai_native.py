@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from agents import ModelRequest, TextDelta, ToolCallDelta, make_model, tool
+from agents.models._wire import to_wire_json
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from agents.models.registry import resolve_model
-from agents.models.wire import to_wire_json
 from network import ConfigurationError, ModelError, SystemMessage, ToolCall, UserMessage
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall, Reply
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agents import Price
-from agents.models.price_map import read_map
+from agents.models._price_map import read_map
 
 GOOD = {"litellm_provider": "openai", "input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}
 

@@ -20,8 +20,8 @@ from structlog.testing import capture_logs
 
 from agents import Agent, OpenAIModel, Price, tool
 from agents.models import make_model, resolve_model
+from agents.models._price_map import price_of, read_map
 from agents.models.base import ModelRequest
-from agents.models.price_map import price_of, read_map
 from network import (
     ConfigurationError,
     Network,

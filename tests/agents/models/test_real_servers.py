@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from agents import OpenAIModel
-from agents.models.http_pool import _proxy_for
+from agents.models._http_pool import _proxy_for
 from network import ModelError, SystemMessage, UserMessage
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 

@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent, OpenAIModel
-from agents.models.response_format import ResponseFormatRefused
+from agents.models._response_format import ResponseFormatRefused
 from network import ModelError, OutputValidationError
 from tests.fakes.llama_server import LlamaServer
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -42,14 +42,14 @@ from typing import Any
 
 import anyio
 
-from agents.models.answer_check import answer_problem
+from agents.models._answer_check import answer_problem
+from agents.models._failures import Failure, safe_url
+from agents.models._response_format import ResponseFormatRefused, refuses_response_format
+from agents.models._retry import retries_of, wait_before_retry
+from agents.models._streamed_answer import StreamedAnswer
+from agents.models._tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
-from agents.models.failures import Failure, safe_url
 from agents.models.price import Price, price_from
-from agents.models.response_format import ResponseFormatRefused, refuses_response_format
-from agents.models.retry import retries_of, wait_before_retry
-from agents.models.streamed_answer import StreamedAnswer
-from agents.models.tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
 from network.errors import ModelError
 from network.history.results import ModelCall
 from network.logger import get_logger
@@ -92,7 +92,7 @@ class RetryingModel(ABC):
         self.retry_delay = retry_delay
         self.params = params
         self._relax_tool_choice = False  # set once the server refused a forced tool call
-        # Set once the server refused `response_format` (`agents.models.response_format`).
+        # Set once the server refused `response_format` (`agents.models._response_format`).
         self.refuses_response_format = False
 
     @property

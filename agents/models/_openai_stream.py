@@ -19,8 +19,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from agents.models.failures import server_message
-from agents.models.streamed_answer import StreamedAnswer
+from agents.models._failures import server_message
+from agents.models._streamed_answer import StreamedAnswer
 
 _SAID_LIMIT = 500  # characters of the server's stray words kept for an error
 

@@ -10,8 +10,8 @@ it (`refuses_response_format`): an agent in `output_mode="auto"` then asks again
 
 from __future__ import annotations
 
+from agents.models._failures import Failure
 from agents.models.base import ModelRequest
-from agents.models.failures import Failure
 from network.errors import ModelError
 
 # The statuses a server answers an unsupported request field with (llama-cpp-python: 500).

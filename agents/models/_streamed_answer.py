@@ -18,8 +18,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agents.models._tool_arguments import parse_arguments
 from agents.models.base import ChunkHandler, ReasoningDelta, TextDelta, ToolCallDelta
-from agents.models.tool_arguments import parse_arguments
 from network.history.messages import AssistantMessage, ToolCall
 from network.ids import new_id
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import anyio
 
-from agents.mcp.arguments import arguments_check
+from agents.mcp._arguments import arguments_check
 from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError

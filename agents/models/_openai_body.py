@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agents.models._per_list import PerList
+from agents.models._wire import to_wire_json
 from agents.models.base import ModelRequest
-from agents.models.per_list import PerList
-from agents.models.wire import to_wire_json
 
 
 class ToolsText(PerList[str]):

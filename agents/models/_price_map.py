@@ -31,8 +31,8 @@ from typing import Any
 
 import anyio
 
+from agents.models._providers import PROVIDERS, split_model
 from agents.models.price import Price
-from agents.models.providers import PROVIDERS, split_model
 from network.errors import ConfigurationError
 
 MAP_FILE = "model_prices_and_context_window_backup.json"
