@@ -14,8 +14,10 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
+from agents._guarded_call import DueChecks, answer_checked, check_answer, checked_call
 from agents.context._template import Template
 from agents.context.policy import compact_request
+from agents.guardrails import AgentGuardrail
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp._offered import offered_tools
 from agents.mcp.server import MCPServer
@@ -37,6 +39,7 @@ from network.network import Network
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.entry_points import blocking
+from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.result import Stop, StopReason
 from network.run.retry_policy import RetryPolicy
 from network.run.tool_defaults import check_tool_defaults
@@ -103,6 +106,12 @@ class Agent:
             is whole (over AG-UI, the text as one delta). For servers that refuse streamed
             requests in some cases (llama.cpp's, with tools). Only this switch (and the
             model's own `stream=`) decides it: tracing or logging never does.
+        input_guardrails: checks of the run's input at this agent's first call of a run,
+            beside its model request (or before it, `blocking=True`): functions, agents with
+            typed output or `Guardrail`s (`agents.guardrails`). A trip stops the run with
+            stop reason "guardrail" and commits nothing of the call.
+        output_guardrails: checks of each final answer, before it is committed and before
+            `output_key` is written.
     """
 
     def __init__(
@@ -125,6 +134,8 @@ class Agent:
         output_retries: int = 2,
         tool_retry: RetryPolicy | None = None,
         stream: bool = True,
+        input_guardrails: Sequence[Any] = (),
+        output_guardrails: Sequence[Any] = (),
     ) -> None:
         if positional:  # the old spelling, `Agent(name, description, system, tools, model)`
             given = positional_arguments(
@@ -231,6 +242,10 @@ class Agent:
             if output_type is None
             else OutputSpec(name, output_type, output_mode, output_retries)
         )
+        self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
+        self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
+        # One flag read per call: an agent without guardrails does nothing more than before.
+        self._guarded = bool(self.input_guardrails or self.output_guardrails)
         self._tool_schemas = [t.schema for t in self.tools.values()]
         self._tool_schemas += [t.schema for t in self.client_tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.
@@ -335,8 +350,13 @@ class Agent:
             schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in tools]
         return tools, schemas
 
-    async def call(self, ctx: RunContext) -> InferenceResult:
-        """One inference plus its tool calls; returns what history keeps."""
+    async def call(self, ctx: RunContext, *, checks: DueChecks | None = None) -> InferenceResult:
+        """One inference plus its tool calls; returns what history keeps.
+
+        With guardrails (the agent's or the network's), the call runs inside
+        `agents._guarded_call.checked_call`, which calls back with the `checks` due."""
+        if checks is None and (self._guarded or getattr(ctx.network, "guarded", False)):
+            return await checked_call(self, ctx)
         started_at = time.time()
         started = time.perf_counter()
         prompt = self._fixed_prompt
@@ -376,30 +396,37 @@ class Agent:
             call_events = CallEvents(ctx.emitter, self.name, ctx.args_listeners)
         requested = time.perf_counter() if ctx.record_model_calls else 0.0
         typed = None
-        try:
-            if self.output is not None:
-                from agents.output._call import complete_typed  # noqa: PLC0415 (ag_ui)
+        if checks is not None and checks.inputs:  # input guardrails beside the request
+            asked_at = started_at + requested - started
+            ask = functools.partial(
+                self._ask, ctx, model, request, call_events, asked_at, requested
+            )
+            response, typed, call_events = await answer_checked(self, ctx, checks, ask)
+        else:
+            try:
+                if self.output is not None:
+                    from agents.output._call import complete_typed  # noqa: PLC0415 (ag_ui)
 
-                typed = await complete_typed(self, ctx, model, request, call_events)
-                response, call_events = typed.response, typed.call_events
-            elif ctx.steps is None:
-                # Only a sink reading the answer live makes the request stream: tracing,
-                # logging and a thread's commits only watch (`Emitter.streaming`); and never
-                # an agent that turned streaming off.
-                on_chunk = (
-                    call_events.on_chunk
-                    if call_events is not None and self.stream and ctx.emitter.streaming
-                    else None
-                )
-                response = await model.complete(request, on_chunk)
-            else:  # a durable run: the answer is recorded (network.run.steps)
-                streams = self.stream and ctx.emitter.streaming
-                response = await ctx.steps.model(
-                    self.name, self._answer_call(model, request, call_events, streams)
-                )
-        except ModelError as exc:
-            self._failed(ctx, model, exc, started_at + requested - started, requested)
-            raise
+                    typed = await complete_typed(self, ctx, model, request, call_events)
+                    response, call_events = typed.response, typed.call_events
+                elif ctx.steps is None:
+                    # Only a sink reading the answer live makes the request stream: tracing,
+                    # logging and a thread's commits only watch (`Emitter.streaming`); and never
+                    # an agent that turned streaming off.
+                    on_chunk = (
+                        call_events.on_chunk
+                        if call_events is not None and self.stream and ctx.emitter.streaming
+                        else None
+                    )
+                    response = await model.complete(request, on_chunk)
+                else:  # a durable run: the answer is recorded (network.run.steps)
+                    streams = self.stream and ctx.emitter.streaming
+                    response = await ctx.steps.model(
+                        self.name, self._answer_call(model, request, call_events, streams)
+                    )
+            except ModelError as exc:
+                self._failed(ctx, model, exc, started_at + requested - started, requested)
+                raise
         requests = (
             (
                 typed.calls  # each re-ask of a typed answer is a request of its own
@@ -431,6 +458,11 @@ class Agent:
             )
         if call_events is not None:
             await self._tool_results(ctx, records)
+        if checks is not None and checks.outputs:  # on a final answer, before it is kept
+            if typed is not None and typed.final:
+                await check_answer(self, ctx, checks, typed.value)
+            elif typed is None and message.content and not calls:
+                await check_answer(self, ctx, checks, message.content)
         if typed is not None:
             if typed.final and self.output_key:
                 self._store_output(ctx, typed.value)
@@ -449,6 +481,40 @@ class Agent:
             if kept is not None:
                 result = kept
         return result
+
+    async def _ask(
+        self,
+        ctx: RunContext,
+        model: Any,
+        request: ModelRequest,
+        call_events: Any,
+        asked_at: float,
+        requested: float,
+    ) -> tuple[Any, Any, Any]:
+        """The model call of `call` as a function, for a call that runs input guardrails
+        beside it (`agents._guarded_call`): its response, typed answer and call events."""
+        typed = None
+        try:
+            if self.output is not None:
+                from agents.output._call import complete_typed  # noqa: PLC0415 (ag_ui)
+
+                typed = await complete_typed(self, ctx, model, request, call_events)
+                return typed.response, typed, typed.call_events
+            streams = self.stream and ctx.emitter.streaming
+            if ctx.steps is None:
+                on_chunk = call_events.on_chunk if call_events is not None and streams else None
+                return await model.complete(request, on_chunk), None, call_events
+            answer = self._answer_call(model, request, call_events, streams)
+            return await ctx.steps.model(self.name, answer), None, call_events
+        except ModelError as exc:
+            self._failed(ctx, model, exc, asked_at, requested)
+            raise
+
+    def as_guardrail(self, kind: str) -> Guardrail:
+        """This agent as a guardrail of `kind` ("input", "output", "tool_input",
+        "tool_output"): its typed answer's `tripped` field says whether the tripwire fired
+        (`agents.guardrails.input_guardrail(agent, tripped=...)` reads any answer)."""
+        return AgentGuardrail(self, kind=kind)
 
     @staticmethod
     def _answer_call(model: Any, request: ModelRequest, call_events: Any, stream: bool) -> Any:

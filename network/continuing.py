@@ -93,6 +93,7 @@ async def continue_run(
             "resume" if isinstance(request, Resume) else "answer_tool_calls", options.resources
         ),
         steps=steps,
+        continues=True,
     )
     if isinstance(request, Resume):
         ctx.resume = answered

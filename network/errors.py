@@ -96,6 +96,42 @@ class OutputValidationError(AgentNetworkError):
         self.raw = raw
 
 
+class GuardrailTripped(AgentNetworkError):
+    """A guardrail's tripwire fired: the run stopped with `stop_reason="guardrail"`.
+
+    It is not raised out of `network.run`: the run returns normally and its `RunResult`
+    carries it as `guardrail`. Nothing of the call it stopped was committed (see
+    docs/guardrails.md).
+
+    Attributes:
+        guardrail: the guardrail's name.
+        kind: "input", "output", "tool_input" or "tool_output".
+        agent: the agent whose call it checked.
+        tool: the tool, for a tool guardrail (else None).
+        info: what the guardrail said about it (`GuardrailResult.info`: its output).
+        result: the whole `GuardrailResult`.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        guardrail: str,
+        kind: str,
+        agent: str | None,
+        tool: str | None = None,
+        info: Any = None,
+        result: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.guardrail = guardrail
+        self.kind = kind
+        self.agent = agent
+        self.tool = tool
+        self.info = info
+        self.result = result
+
+
 class StateError(AgentNetworkError):
     """A state operation was refused (unknown key in a closed schema, bad scope, ...)."""
 

@@ -20,6 +20,7 @@ from network.run import engine
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink, Observer
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
+from network.run.guardrails import coerce_guardrails
 from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.limits import Budget, UsageLimits
 from network.run.options import RunOptions
@@ -71,6 +72,12 @@ class Network(Generic[DepsT]):
         limits: the default `UsageLimits` of every run (a run's `limits=` replaces them).
         telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
             whenever the application configured an OpenTelemetry SDK, without them too.
+        input_guardrails: guardrails on the input of every run's entry agent (the first
+            agent call of a run on a new message), beside the agent's own; see
+            docs/guardrails.md.
+        output_guardrails: guardrails on every agent's final answer (a text answer, or a
+            typed value, that calls no tools: each one may be the run's output), checked
+            before it is committed.
     """
 
     def __init__(
@@ -90,6 +97,8 @@ class Network(Generic[DepsT]):
         limits: UsageLimits | None = None,
         telemetry: Telemetry | None = None,
         tool_retry: RetryPolicy | None = None,
+        input_guardrails: Sequence[Any] = (),
+        output_guardrails: Sequence[Any] = (),
     ) -> None:
         if positional:  # the old spelling, `Network(name, agents, router, model, max_iter)`
             given = positional_arguments(
@@ -142,6 +151,10 @@ class Network(Generic[DepsT]):
         self.tool_retry = tool_retry
         self.limits = _check_limits(name, limits)
         self.telemetry = telemetry
+        self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
+        self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
+        # Read by every agent call: False spares an agent without guardrails any more work.
+        self.guarded = bool(self.input_guardrails or self.output_guardrails)
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
             self.predict_state = check_predict_state(self, predict_state)

@@ -24,13 +24,22 @@ from typing import Any, cast
 
 import anyio
 
+from agents.tools._guarded import guarded_call
 from agents.tools._predictive import write_predicted
 from agents.tools.tool import Tool, tool_result_text
 from agents.tools.tool_context import ToolContext
-from network.errors import Retry, StateError, ToolError, ToolStateWarning, UnstorableValueError
+from network.errors import (
+    GuardrailTripped,
+    Retry,
+    StateError,
+    ToolError,
+    ToolStateWarning,
+    UnstorableValueError,
+)
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.context import AgentLike, NetworkLike, RunContext
+from network.run.guardrails import LimitReached
 from network.run.retry_policy import RetryPolicy
 from network.state.provenance import tool_writer
 from network.state.staged import StagedKV
@@ -73,17 +82,27 @@ def retry_policy(tool: Tool, agent: AgentLike, network: NetworkLike) -> RetryPol
 
 
 def start_call(
-    ctx: RunContext, agent: AgentLike, tools: dict[str, Tool], call: ToolCall, state: State
+    ctx: RunContext,
+    agent: AgentLike,
+    tools: dict[str, Tool],
+    call: ToolCall,
+    state: State,
+    checked: bool = False,
 ) -> Started:
     """Run one tool call against `state` (the run's state or a staged view of it): its record
     when it ran without awaiting (an unknown tool, a plain sync tool tried once), else the
-    coroutine that runs it."""
+    coroutine that runs it. A tool with guardrails runs inside them (`checked`: they
+    passed)."""
     started = time.perf_counter()
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(tools) or "none"
         message = f"unknown tool {call.name!r} (available: {known})"
         return ToolCallRecord.failed(call, message, "unknown_tool", started)
+    if tool.guardrails is not None and not checked:
+        checks = tool.guardrails
+        run = functools.partial(run_call, ctx, agent, tools, call, state, True)
+        return guarded_call(ctx, agent.name, checks, call, run, started)
     network = ctx.network
     if network.predict_state:
         failed = _predict(network, tool, call, state, started)
@@ -104,10 +123,15 @@ def start_call(
 
 
 async def run_call(
-    ctx: RunContext, agent: AgentLike, tools: dict[str, Tool], call: ToolCall, state: State
+    ctx: RunContext,
+    agent: AgentLike,
+    tools: dict[str, Tool],
+    call: ToolCall,
+    state: State,
+    checked: bool = False,
 ) -> ToolCallRecord:
     """`start_call`, awaited to its record."""
-    started = start_call(ctx, agent, tools, call, state)
+    started = start_call(ctx, agent, tools, call, state, checked)
     return (
         started
         if type(started) is ToolCallRecord
@@ -350,17 +374,25 @@ async def _run_concurrently(
     records: list[ToolCallRecord | None] = [None] * len(calls)
     steps = ctx.steps
 
+    stopped: list[BaseException] = []  # a tool guardrail's trip: it stops every call
+
     async def run_one(index: int) -> None:
         view = views[index]
-        if steps is None:
-            records[index] = await run_call(ctx, agent, tools, calls[index], view)
-        else:  # a durable run: each call is recorded (network.run.steps)
-            run = functools.partial(run_call, ctx, agent, tools, calls[index], view)
-            records[index] = await steps.tool(calls[index].name, view, run)
+        try:
+            if steps is None:
+                records[index] = await run_call(ctx, agent, tools, calls[index], view)
+            else:  # a durable run: each call is recorded (network.run.steps)
+                run = functools.partial(run_call, ctx, agent, tools, calls[index], view)
+                records[index] = await steps.tool(calls[index].name, view, run)
+        except (GuardrailTripped, LimitReached) as exc:  # raised as it is, after the group
+            stopped.append(exc)
+            group.cancel_scope.cancel()
 
     async with anyio.create_task_group() as group:
         for index in range(len(calls)):
             group.start_soon(run_one, index)
+    if stopped:
+        raise stopped[0]  # nothing is committed: the views are dropped
 
     done: Records = []
     for index, finished in enumerate(records):

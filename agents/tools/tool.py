@@ -23,7 +23,7 @@ import inspect
 import json
 import sys
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import UnionType
 from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
@@ -35,6 +35,7 @@ from agents.tools.checks import warn_about_definition
 from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
 from network.numbers import check_number
+from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.retry_policy import RetryPolicy
 from network.state.state import State
 from network.state.values import is_pydantic_model
@@ -63,6 +64,7 @@ class Tool:
         "blocking",
         "description",
         "fn",
+        "guardrails",
         "idempotent",
         "inline",
         "inputs_from_state",
@@ -92,6 +94,8 @@ class Tool:
         retry: RetryPolicy | None = None,
         idempotent: bool = False,
         model_retries: int = 2,
+        input_guardrails: Sequence[Any] = (),
+        output_guardrails: Sequence[Any] = (),
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
@@ -99,6 +103,7 @@ class Tool:
         if retry is not None and not isinstance(retry, RetryPolicy):
             raise ConfigurationError(f"tool {label!r}: retry must be a RetryPolicy, got {retry!r}")
         check_number(f"tool {label!r}: model_retries", model_retries, integer=True)
+        self.guardrails = tool_guardrails(str(label), input_guardrails, output_guardrails)
         self.retry = retry
         self.idempotent = idempotent
         self.model_retries = model_retries
@@ -373,6 +378,8 @@ def tool(
     retry: RetryPolicy | None = None,
     idempotent: bool = False,
     model_retries: int = 2,
+    input_guardrails: Sequence[Any] = (),
+    output_guardrails: Sequence[Any] = (),
 ) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -403,6 +410,11 @@ def tool(
             once, so transient failures (timeouts, connection errors) may be retried.
         model_retries: how many times per run the tool may `raise Retry("why")` to ask the
             model to call it again; once more fails the run with `ToolError`.
+        input_guardrails: checks of a call's arguments before the tool runs
+            (`agents.guardrails.tool_input_guardrail`): a rejection is the call's result the
+            model reads, a trip stops the run with stop reason "guardrail".
+        output_guardrails: checks of a call's result before the model sees it
+            (`tool_output_guardrail`): a rejection replaces it (the call's writes dropped).
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
@@ -419,6 +431,8 @@ def tool(
             retry=retry,
             idempotent=idempotent,
             model_retries=model_retries,
+            input_guardrails=input_guardrails,
+            output_guardrails=output_guardrails,
         )
 
     return wrap(fn) if fn is not None else wrap
@@ -495,6 +509,18 @@ def _arguments_validator(
 
 def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
+
+
+def tool_guardrails(
+    name: str, inputs: Sequence[Any], outputs: Sequence[Any]
+) -> tuple[tuple[Guardrail, ...], tuple[Guardrail, ...]] | None:
+    """A tool's guardrails (on its arguments, on its result), or None when it has none: the
+    dispatch reads one attribute to know."""
+    checks = (
+        coerce_guardrails(f"tool {name!r}", "tool_input", inputs),
+        coerce_guardrails(f"tool {name!r}", "tool_output", outputs),
+    )
+    return checks if checks[0] or checks[1] else None
 
 
 def tool_result_text(result: Any) -> str:

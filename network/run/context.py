@@ -16,6 +16,7 @@ from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ModelCall, Usage
 from network.run.client_tools import ClientTool
 from network.run.emitter import Emitter
+from network.run.guardrails import GuardrailLog
 from network.run.interrupts import Answer, Interrupt
 from network.run.limits import Budget
 from network.run.parallel import Branch, BranchFailure
@@ -155,6 +156,11 @@ class RunContext(Generic[DepsT]):
     # How many times each tool asked the model to try again (`Retry`) in this run; shared
     # by a fan-out's branches, so the budget is per run.
     tool_retries: dict[str, int] = field(default_factory=dict)
+    # The run's guardrail checks and the trip that stopped it (network.run.guardrails);
+    # None until a guardrail runs. `continues`: the run continues a stopped one (answers to
+    # its interrupts or client tool calls): its input was checked by that run already.
+    guardrails: GuardrailLog | None = None
+    continues: bool = False
 
     @property
     def usage(self) -> Usage:

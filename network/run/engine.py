@@ -103,4 +103,5 @@ def run_result(
         trace_id=ctx.trace_id,
         span_id=ctx.span_id,
         failed_branches=list(ctx.failed_branches),
+        guardrail=ctx.guardrails.tripped if ctx.guardrails is not None else None,
     )

@@ -4,11 +4,13 @@
     if result.stop_reason == "usage_limit":
         print(result.limit_exceeded)  # which limit, its value and the figure that reached it
 
-The run loop checks before each agent call (one agent call is one model request) and a routing
-agent before each of its own requests, from what the run reported so far: agent calls and
-router requests made, tool calls run, prompt and completion tokens, and cost. A run that
-reached a limit stops like a router's `Stop`: with `StopReason.USAGE_LIMIT`, its state and
-every completed call kept (and committed to its thread), and `RunResult.limit_exceeded`.
+The run loop checks before each agent call (one agent call is one model request), a routing
+agent before each of its own requests, and a guardrail that asks a model before its request
+(counting the request of the call it checks, which is not recorded yet), from what the run
+reported so far: agent calls, router and guardrail requests made, tool calls run, prompt and
+completion tokens, and cost. A run that reached a limit stops like a router's `Stop`: with
+`StopReason.USAGE_LIMIT`, its state and every completed call kept (and committed to its
+thread), and `RunResult.limit_exceeded`.
 
 Decisions where the issue is silent:
 - a limit is reached when the figure is at or above it: `max_model_calls=3` allows three
@@ -125,10 +127,14 @@ class Budget:
     exceeded: LimitExceeded | None = None
     _results_seen: int = 0
     _router_calls_seen: int = 0
+    _guardrail_checks_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
-    def check(self, ctx: Any) -> LimitExceeded | None:
-        """Count what `ctx` reported since the last check; the limit reached, if any."""
+    def check(self, ctx: Any, in_flight: int = 0) -> LimitExceeded | None:
+        """Count what `ctx` reported since the last check; the limit reached, if any.
+
+        `in_flight`: model requests made (or about to be made) that are not recorded yet, such
+        as the agent call a guardrail checks beside it: they count in `max_model_calls`."""
         self._count(ctx)
         figures = self.figures
         limits = self.limits
@@ -137,6 +143,8 @@ class Budget:
             if cap is None:
                 continue
             actual = getattr(figures, figure)
+            if in_flight and figure == "model_calls":
+                actual += in_flight
             if actual >= cap:
                 self.exceeded = LimitExceeded(name, cap, actual, figures)
                 return self.exceeded
@@ -172,6 +180,14 @@ class Budget:
             if call.cost_usd is None:
                 self._unpriced(call)
         self._router_calls_seen = len(router_calls)
+        guardrails = ctx.guardrails  # guardrails' model requests (network.run.guardrails)
+        if guardrails is not None:
+            for check in guardrails.checks[self._guardrail_checks_seen :]:
+                for call in check.model_calls:
+                    figures.add_call(call)
+                    if call.cost_usd is None:
+                        self._unpriced(call)
+            self._guardrail_checks_seen = len(guardrails.checks)
 
     def _unpriced(self, call: ModelCall) -> None:
         """Warn, once per model, that the cost cap cannot count an answer (module docstring)."""

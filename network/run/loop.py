@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.errors import GuardrailTripped
 from network.run.context import AgentLike, RunContext
 from network.run.fork import run_parallel
+from network.run.guardrails import LimitReached, log_of
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer
@@ -44,20 +46,34 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         if budget is not None and budget.check(ctx) is not None:
             return Stop(StopReason.USAGE_LIMIT)
         agent = ctx.stack.pop(0)
-        if isinstance(agent, Parallel):  # a fan-out: see network.run.fork
-            stop = await run_parallel(ctx, agent, max_iter, call_agent)
-            if stop is not None:
-                return stop
-        elif emitter.active:
-            await call_agent(ctx, agent)
-        else:  # call_agent without events, one coroutine less per step (see begin_call)
-            ctx.agent = agent  # begin_call, written out (a Python call less on every step)
-            kv.writer = (agent.name, ctx.call_count, None, None, "agent", None)  # agent_writer
-            record_call(ctx, await agent.call(ctx))
+        try:  # free unless raised: a guardrail's trip ends the call, uncommitted
+            if isinstance(agent, Parallel):  # a fan-out: see network.run.fork
+                stop = await run_parallel(ctx, agent, max_iter, call_agent)
+                if stop is not None:
+                    return stop
+            elif emitter.active:
+                await call_agent(ctx, agent)
+            else:  # call_agent without events, one coroutine less per step (see begin_call)
+                ctx.agent = agent  # begin_call, written out (a Python call less on every step)
+                kv.writer = (agent.name, ctx.call_count, None, None, "agent", None)
+                record_call(ctx, await agent.call(ctx))
+        except GuardrailTripped as tripped:
+            return stopped_by_guardrail(ctx, tripped)
+        except LimitReached:  # a guardrail's model request found no room (network.run.limits)
+            ctx.agent = None
+            return Stop(StopReason.USAGE_LIMIT)
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
         if ctx.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
             return Stop(StopReason.CLIENT_TOOL)
+
+
+def stopped_by_guardrail(ctx: RunContext, tripped: GuardrailTripped) -> Stop:
+    """The `Stop` of a run whose guardrail tripped (raised by the agent's call, which
+    committed nothing); the trip is the run's `RunResult.guardrail`."""
+    log_of(ctx).tripped = tripped
+    ctx.agent = None
+    return Stop(StopReason.GUARDRAIL)
 
 
 async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
@@ -73,7 +89,12 @@ async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
     begin_call(ctx, agent)
     emitter.open_steps.append(name)
     await emitter.emit(events.step_started(name))
-    result = await agent.call(ctx)
+    try:
+        result = await agent.call(ctx)
+    except (GuardrailTripped, LimitReached):  # the step ends, with nothing to commit
+        emitter.open_steps.remove(name)
+        await emitter.emit(events.step_finished(name))
+        raise
     await emitter.flush_state(ctx.state.kv)
     record_call(ctx, result)
     emitter.open_steps.remove(name)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from network.errors import GuardrailTripped
 from network.history.results import InferenceResult, Usage
 from network.run.inputs import Resume, ToolResults
 from network.run.limits import LimitExceeded
@@ -27,6 +28,7 @@ class StopReason(StrEnum):
     CLIENT_TOOL = "client_tool"  # the model called a tool that runs in the client
     ERROR = "error"  # an exception ended the run (only seen on `partial_result`)
     USAGE_LIMIT = "usage_limit"  # a `UsageLimits` cap was reached (see `limit_exceeded`)
+    GUARDRAIL = "guardrail"  # a guardrail's tripwire fired (see `RunResult.guardrail`)
 
 
 @dataclass(slots=True, frozen=True)
@@ -59,6 +61,8 @@ class RunResult:
             `network.run(result.tool_results({call_id: result}))`.
         persisted: True when the run was saved to its thread.
         error: the exception that ended the run (only on `partial_result`).
+        guardrail: the `GuardrailTripped` that stopped the run (stop reason "guardrail"):
+            which guardrail, of which agent or tool, and what it said (`info`).
     """
 
     stop_reason: StopReason | str
@@ -81,6 +85,7 @@ class RunResult:
     # The id of the run that continued this one (answered its interrupts or client tool
     # calls): a result kept in memory is continued once (on a thread, the store decides)
     continued_by: str | None = None
+    guardrail: GuardrailTripped | None = None  # the trip that stopped the run
 
     def resume(self, answers: Any) -> Resume:
         """The input of the run that answers this run's interrupts:

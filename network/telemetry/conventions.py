@@ -19,6 +19,7 @@ INVOKE_WORKFLOW = "invoke_workflow"
 INVOKE_AGENT = "invoke_agent"
 CHAT = "chat"
 EXECUTE_TOOL = "execute_tool"
+APPLY_GUARDRAIL = "apply_guardrail"
 
 OPERATION = "gen_ai.operation.name"
 PROVIDER = "gen_ai.provider.name"
@@ -36,6 +37,10 @@ TOOL_NAME = "gen_ai.tool.name"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_TYPE = "gen_ai.tool.type"
 ERROR_TYPE = "error.type"
+# a guardrail's span (`apply_guardrail {name}`): its name and what it checked, as
+# semantic-conventions-genai's guardrail page names them
+GUARDRAIL_NAME = "gen_ai.guardrail.component.name"
+GUARDRAIL_SOURCE = "gen_ai.guardrail.source"  # "input", "output", "tool_input", "tool_output"
 
 # opt-in content (only with capture_content)
 SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
@@ -63,6 +68,10 @@ RESUME_EVENT = "agent_network.resume"
 COMPACTION_EVENT = "agent_network.context.compacted"
 COMPACTION = "agent_network.context."  # prefix of the event's attributes (counts, names)
 SUMMARY_TEXT = "agent_network.context.summary"  # the summary sent (content: opt-in)
+GUARDRAIL_TRIPPED = "agent_network.guardrail.tripped"  # its tripwire fired
+GUARDRAIL_REJECTED = "agent_network.guardrail.rejected"  # a tool call refused, the run went on
+GUARDRAIL_CANCELLED = "agent_network.guardrail.cancelled"  # stopped before it said anything
+GUARDRAIL_STOPPED = "agent_network.guardrail"  # on an agent span: the guardrail that stopped it
 
 # metrics
 TOKEN_USAGE = "gen_ai.client.token.usage"

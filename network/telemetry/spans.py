@@ -39,6 +39,7 @@ from network.telemetry.content import (
     state_values,
     system_instructions,
 )
+from network.telemetry.guardrail_spans import guardrail_spans
 from network.telemetry.metrics import Instruments
 
 
@@ -116,6 +117,7 @@ class RunSpans:
         self.branch_spans: dict[str, tuple[Any, RunContext, int]] = {}
         self.results_seen = len(ctx.state.results)
         self.router_calls_seen = 0
+        self.guardrails_seen = 0  # checks in `ctx.guardrails` already drawn
 
     async def __call__(self, event: Any) -> None:
         try:
@@ -146,9 +148,11 @@ class RunSpans:
             self._compacted(event.value)
         elif kind == "RUN_FINISHED":
             self._routers()
+            self._guardrails(self.root_context)
             self._finish_run(event)
         elif kind == "RUN_ERROR":
             self._routers()
+            self._guardrails(self._unfinished_context())
             self._fail_run(event)
 
     # -- agents ----------------------------------------------------------------------------
@@ -185,9 +189,15 @@ class RunSpans:
         if span is None:
             return
         self.agent_span = None
+        self._guardrails(self._trace.set_span_in_context(span))
         results = self.ctx.state.results
-        if len(results) <= self.results_seen:  # closed because the run failed: see RUN_ERROR
-            self.unfinished.append(span)
+        if len(results) <= self.results_seen:
+            guardrails = self.ctx.guardrails
+            if guardrails is not None and guardrails.tripped is not None:  # stopped, not failed
+                span.set_attribute(c.GUARDRAIL_STOPPED, guardrails.tripped.guardrail)
+                span.end()
+                return
+            self.unfinished.append(span)  # closed because the run failed: see RUN_ERROR
             return
         self.results_seen = len(results)
         self._close_agent(span, results[-1])
@@ -351,6 +361,15 @@ class RunSpans:
             content.set(span, c.TOOL_RESULT, record.content)
         span.end(end_time=start + int(record.duration_ms * 1e6))
 
+    def _guardrails(self, parent: Any) -> None:
+        """Spans of the guardrail checks that ended since the last ones were drawn."""
+        guardrails = self.ctx.guardrails
+        if guardrails is None or len(guardrails.checks) <= self.guardrails_seen:
+            return
+        checks = guardrails.checks[self.guardrails_seen :]
+        self.guardrails_seen = len(guardrails.checks)
+        guardrail_spans(self.tracer, self._trace, checks, parent, self._chat, _fail)
+
     # -- routers ---------------------------------------------------------------------------
 
     def _routers(self) -> None:
@@ -422,6 +441,11 @@ class RunSpans:
             root.set_attribute(c.LIMIT + ".value", exceeded.value)
             root.set_attribute(c.LIMIT + ".actual", exceeded.actual)
         self._end_root()
+
+    def _unfinished_context(self) -> Any:
+        """Where the checks of an agent call that failed go: under its span."""
+        span = self.agent_span or (self.unfinished[-1] if self.unfinished else None)
+        return self.root_context if span is None else self._trace.set_span_in_context(span)
 
     def _fail_run(self, event: Any) -> None:
         error_type = event.code or "_OTHER"

@@ -1,0 +1,212 @@
+"""Guardrails for agents and tools: functions or agents whose tripwire stops a run.
+
+    @input_guardrail
+    def on_topic(ctx, text: str) -> GuardrailResult:
+        return GuardrailResult.trip("off topic") if "homework" in text else GuardrailResult.allow()
+
+    Agent("triage", input_guardrails=[on_topic], output_guardrails=[no_secrets], ...)
+    Network("support", ..., input_guardrails=[relevance_agent])  # every entry agent's input
+
+A guardrail is a function `fn(ctx, value)` (sync or async) returning a `GuardrailResult`, or
+an `Agent` with `output_type` whose answer says whether the tripwire fired: a type with a
+`tripped: bool` field, or any type with `tripped=` telling it from the answer. Where each kind
+runs, and what a trip does, is in `network.run.guardrails` and docs/guardrails.md.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from network.errors import ConfigurationError, GuardrailTripped
+from network.history.messages import UserMessage
+from network.history.results import ModelCall
+from network.run.context import RunContext
+from network.run.guardrails import (
+    Guardrail,
+    GuardrailResult,
+    LimitReached,
+    ToolCallCheck,
+    log_of,
+)
+from network.state.state import State
+
+__all__ = [
+    "AgentGuardrail",
+    "Guardrail",
+    "GuardrailResult",
+    "GuardrailTripped",
+    "ToolCallCheck",
+    "input_guardrail",
+    "output_guardrail",
+    "tool_input_guardrail",
+    "tool_output_guardrail",
+]
+
+
+def input_guardrail(
+    fn: Any = None, *, name: str | None = None, blocking: bool = False, tripped: Any = None
+) -> Any:
+    """Make an input guardrail of a function `fn(ctx, text)` or of an agent with typed output:
+    `@input_guardrail`, `@input_guardrail(blocking=True)`, `input_guardrail(agent)`.
+
+    It checks the run's input (the user's message) at the agent's first call of a run on a
+    new message, beside that call's model request, or before it with `blocking=True`.
+    """
+    make = _maker("input", name, blocking, tripped)
+    return make(fn) if fn is not None else make
+
+
+def output_guardrail(fn: Any = None, *, name: str | None = None, tripped: Any = None) -> Any:
+    """Make an output guardrail of `fn(ctx, answer)` or of an agent: it checks the agent's
+    final answer (its typed value with `output_type`, else its text) before it is committed
+    and before `output_key` is written."""
+    make = _maker("output", name, False, tripped)
+    return make(fn) if fn is not None else make
+
+
+def tool_input_guardrail(fn: Any = None, *, name: str | None = None, tripped: Any = None) -> Any:
+    """Make a guardrail of a tool call's arguments, `fn(ctx, check: ToolCallCheck)`, run
+    before the tool: `@tool(input_guardrails=[...])`. `GuardrailResult.reject(message)`
+    refuses the call (the model reads the message); `.trip(info)` stops the run."""
+    make = _maker("tool_input", name, False, tripped)
+    return make(fn) if fn is not None else make
+
+
+def tool_output_guardrail(fn: Any = None, *, name: str | None = None, tripped: Any = None) -> Any:
+    """Make a guardrail of a tool call's result, `fn(ctx, check: ToolCallCheck)` with
+    `check.result` and `check.content`, run before the model sees it:
+    `@tool(output_guardrails=[...])`. A rejection replaces the result with its message (and
+    drops the call's state writes); a trip stops the run."""
+    make = _maker("tool_output", name, False, tripped)
+    return make(fn) if fn is not None else make
+
+
+def _maker(kind: str, name: str | None, blocking: bool, tripped: Any) -> Callable[[Any], Any]:
+    def make(fn: Any) -> Guardrail:
+        if callable(getattr(fn, "as_guardrail", None)):  # an agent
+            return AgentGuardrail(fn, kind=kind, name=name, blocking=blocking, tripped=tripped)
+        if tripped is not None:
+            raise ConfigurationError(
+                f"guardrail {name or getattr(fn, '__name__', fn)!r}: tripped= is for "
+                "guardrails made of an agent (a function returns its GuardrailResult)"
+            )
+        return Guardrail(fn, kind=kind, name=name, blocking=blocking)
+
+    return make
+
+
+class AgentGuardrail(Guardrail):
+    """A guardrail that asks an agent: one call of it (an inference plus its tools, with its
+    typed-output re-asks) on the checked value as the user's message, in a state of its own.
+
+    Its answer is the trip's `info`. `tripped(answer) -> bool` tells whether the tripwire
+    fired; without it the answer's `tripped` field does. Its model requests count in the
+    run's usage, its `UsageLimits` and its trace, like the agent's own.
+    """
+
+    __slots__ = ("agent", "tripped")
+
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        kind: str,
+        name: str | None = None,
+        blocking: bool = False,
+        tripped: Callable[[Any], Any] | None = None,
+    ) -> None:
+        super().__init__(self._ask, kind=kind, name=name or agent.name, blocking=blocking)
+        if tripped is not None and not callable(tripped):
+            raise ConfigurationError(f"guardrail {self.name!r}: tripped= must be a function")
+        output_type = getattr(agent, "output_type", None)
+        if tripped is None and not _has_tripped_field(output_type):
+            raise ConfigurationError(
+                f"guardrail {self.name!r}: agent {agent.name!r} must answer with a type that "
+                "has a `tripped: bool` field (output_type=...), or give tripped=<function of "
+                "its answer>"
+            )
+        self.agent = agent
+        self.tripped = tripped
+
+    async def check(self, ctx: Any, value: Any, spent: list[ModelCall]) -> GuardrailResult:
+        log = log_of(ctx)
+        budget = ctx.budget  # room for this request beside the call it checks (unrecorded)
+        if budget is not None and budget.check(ctx, 1 + log.in_flight) is not None:
+            raise LimitReached
+        text = _as_text(value)
+        state = State()
+        state.append_messages([UserMessage(text)])
+        inner: RunContext[Any] = RunContext(
+            network=_Unguarded(ctx.network),
+            state=state,
+            input=text,
+            run_id=ctx.run_id,
+            thread_id=ctx.thread_id,
+            deps=ctx.deps,
+            resources=ctx.resources,
+            record_model_calls=ctx.record_model_calls,
+        )
+        inner.agent = self.agent
+        log.in_flight += 1
+        try:
+            result = await self.agent.call(inner)
+        finally:
+            log.in_flight -= 1
+        spent.extend(result.model_calls)
+        ctx.add_usage(result.usage)
+        answer = result.output_value if result.output_value is not None else result.text
+        fired = self.tripped(answer) if self.tripped is not None else answer.tripped
+        if type(fired) is not bool:
+            raise ConfigurationError(
+                f"guardrail {self.name!r}: whether it tripped must be True or False, got {fired!r}"
+            )
+        return GuardrailResult(fired, answer)
+
+    @staticmethod
+    def _ask(ctx: Any, value: Any) -> GuardrailResult:
+        raise AssertionError("AgentGuardrail.check runs the agent, never its fn")
+
+
+class _Unguarded:
+    """The network as a guardrail's agent sees it: without the network's guardrails (which
+    would check the guardrail's own call, and again, without end)."""
+
+    guarded = False
+    input_guardrails: tuple[Guardrail, ...] = ()
+    output_guardrails: tuple[Guardrail, ...] = ()
+
+    def __init__(self, network: Any) -> None:
+        self._network = network
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._network, name)
+
+
+def _has_tripped_field(output_type: Any) -> bool:
+    if output_type is None:
+        return False
+    fields = getattr(output_type, "model_fields", None)
+    if isinstance(fields, dict):
+        return "tripped" in fields
+    try:
+        return "tripped" in typing.get_type_hints(output_type)
+    except Exception:  # not a class with annotations
+        return False
+
+
+def _as_text(value: Any) -> str:
+    """The checked value as the guardrail agent's message: text as it is, else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, ToolCallCheck):
+        shown: dict[str, Any] = {"tool": value.tool, "arguments": value.arguments}
+        if value.content is not None:
+            shown["result"] = value.content
+        return json.dumps(shown, default=str)
+    dump = getattr(value, "model_dump_json", None)
+    if callable(dump):
+        return str(dump())
+    return json.dumps(value, default=str)
