@@ -5,6 +5,13 @@
 
 from agents.agent import Agent
 from agents.context.policy import ContextPolicy
+from agents.guardrails import (
+    GuardrailResult,
+    input_guardrail,
+    output_guardrail,
+    tool_input_guardrail,
+    tool_output_guardrail,
+)
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp import MCPServer, MCPServerError
 from agents.models import (
@@ -38,6 +45,7 @@ __all__ = [
     "ClientTool",
     "ContextPolicy",
     "FileWriteError",
+    "GuardrailResult",
     "Interrupt",
     "LiteLLMModel",
     "MCPServer",
@@ -60,7 +68,11 @@ __all__ = [
     "call",
     "client_tool",
     "files_to_disk",
+    "input_guardrail",
     "make_model",
+    "output_guardrail",
     "tool",
+    "tool_input_guardrail",
+    "tool_output_guardrail",
     "write_files_tool",
 ]

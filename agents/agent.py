@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
-from agents._guarded_call import DueChecks, answer_checked, check_answer, checked_call
 from agents.context._template import Template
 from agents.context.policy import compact_request
-from agents.guardrails import AgentGuardrail
+from agents.guardrails._agent import AgentGuardrail
+from agents.guardrails._stages import DueChecks, answer_checked, check_answer, checked_call
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp._offered import offered_tools
 from agents.mcp.server import MCPServer

@@ -8,7 +8,9 @@ from network.errors import (
     AgentNetworkError,
     AgentNetworkWarning,
     ConfigurationError,
+    GuardrailTripped,
     InvalidIdError,
+    MessageError,
     ModelError,
     OutputValidationError,
     ParallelWriteWarning,
@@ -41,6 +43,7 @@ from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
 from network.run.context import RunContext
+from network.run.guardrails import GuardrailResult
 from network.run.inputs import Resume, ToolResults
 from network.run.interrupts import AlreadyAnsweredError, Interrupt, InterruptError
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
@@ -63,6 +66,8 @@ __all__ = [
     "AssistantMessage",
     "BranchFailure",
     "ConfigurationError",
+    "GuardrailResult",
+    "GuardrailTripped",
     "HistoryView",
     "InferenceResult",
     "Interrupt",
@@ -70,6 +75,7 @@ __all__ = [
     "InvalidIdError",
     "LimitExceeded",
     "Message",
+    "MessageError",
     "ModelCall",
     "ModelError",
     "Network",

@@ -182,6 +182,17 @@ class TemplateError(ConfigurationError):
         self.agent = agent
 
 
+class MessageError(AgentNetworkError, ValueError):
+    """A message handed to the library (`network.add_messages`) was refused; nothing was
+    written. `index` is its position in the list given (None: the list itself), `field` the
+    field at fault (`role`, `content`, ...)."""
+
+    def __init__(self, message: str, *, index: int | None, field: str) -> None:
+        super().__init__(message)
+        self.index = index
+        self.field = field
+
+
 class StaleThreadError(AgentNetworkError):
     """Another run committed to the thread after this run loaded it (optimistic locking)."""
 

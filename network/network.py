@@ -498,6 +498,21 @@ class Network(Generic[DepsT]):
             **_thread_keywords(stopped, deprecated),
         )
 
+    async def add_messages(self, thread: ThreadRef | str, messages: Sequence[Any]) -> int:
+        """Append `messages` to the stored thread's conversation, as one commit; returns the
+        thread's new revision.
+
+        For the application's own words in a conversation: after a run that stopped on a
+        guardrail (`stop_reason == "guardrail"`), the refusal the user reads, so the next turn
+        does not send two user messages in a row. `messages` are `UserMessage` /
+        `AssistantMessage` objects or dicts (`{"role": "assistant", "content": "..."}`), text
+        only; anything else is a `MessageError` naming the message and the field, and nothing
+        is written. The thread must exist (`ThreadNotFoundError`). See docs/guardrails.md.
+        """
+        from network.threads.added_messages import add_messages  # noqa: PLC0415 (thread stores load on use)
+
+        return await add_messages(self, thread, messages)
+
     async def fork(
         self,
         thread_id: str,

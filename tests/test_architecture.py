@@ -195,6 +195,7 @@ AGENTS_SUBPACKAGES = {
     "agents.context",
     "agents.models",
     "agents.mcp",
+    "agents.guardrails",
 }
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # a dotted path the docs import or render (`from x import`, `import x`, `::: x`), or any

@@ -29,7 +29,7 @@ import inspect
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 
@@ -132,7 +132,7 @@ class Guardrail:
         self.name = label
         self.blocking = blocking
 
-    async def check(self, ctx: Any, value: Any, spent: list[ModelCall]) -> GuardrailResult:
+    async def check(self, ctx: GuardedRun, value: Any, spent: list[ModelCall]) -> GuardrailResult:
         """Run the check on `value`. A check that asks a model appends each request's record
         to `spent` and counts its usage in the run (`ctx.add_usage`)."""
         verdict = self.fn(ctx, value)
@@ -238,12 +238,18 @@ class GuardrailLog:
     in_flight: int = 0  # guardrails' model requests under way (not recorded yet)
 
 
+class GuardedRun(Protocol):
+    """What running a guardrail needs of a run (`RunContext` is one): its guardrail log."""
+
+    guardrails: GuardrailLog | None
+
+
 class LimitReached(Exception):
     """Internal: a guardrail's model request would pass the run's usage limits. The loop
     stops the run with `StopReason.USAGE_LIMIT` (`Budget.exceeded` says which limit)."""
 
 
-def log_of(ctx: Any) -> GuardrailLog:
+def log_of(ctx: GuardedRun) -> GuardrailLog:
     """The run's `GuardrailLog`, made on first use."""
     log: GuardrailLog | None = ctx.guardrails
     if log is None:
@@ -252,7 +258,7 @@ def log_of(ctx: Any) -> GuardrailLog:
 
 
 async def run_guardrails(
-    ctx: Any,
+    ctx: GuardedRun,
     guardrails: Sequence[Guardrail],
     value: Any,
     *,
@@ -291,7 +297,7 @@ async def run_guardrails(
 
 
 async def _run_one(
-    ctx: Any, guardrail: Guardrail, value: Any, agent: str | None, call: ToolCallCheck | None
+    ctx: GuardedRun, guardrail: Guardrail, value: Any, agent: str | None, call: ToolCallCheck | None
 ) -> GuardrailResult:
     spent: list[ModelCall] = []
     check = GuardrailCheck(
@@ -319,7 +325,7 @@ async def _run_one(
 
 
 def tripped_error(
-    ctx: Any,
+    ctx: GuardedRun,
     guardrail: Guardrail,
     result: GuardrailResult,
     *,
@@ -342,7 +348,7 @@ def tripped_error(
 
 
 async def check_beside(
-    ctx: Any,
+    ctx: GuardedRun,
     guardrails: Sequence[Guardrail],
     value: Any,
     agent: str,

@@ -1,30 +1,18 @@
-"""Guardrails for agents and tools: functions or agents whose tripwire stops a run.
-
-    @input_guardrail
-    def on_topic(ctx, text: str) -> GuardrailResult:
-        return GuardrailResult.trip("off topic") if "homework" in text else GuardrailResult.allow()
-
-    Agent("triage", input_guardrails=[on_topic], output_guardrails=[no_secrets], ...)
-    Network("support", ..., input_guardrails=[relevance_agent])  # every entry agent's input
-
-A guardrail is a function `fn(ctx, value)` (sync or async) returning a `GuardrailResult`, or
-an `Agent` with `output_type` whose answer says whether the tripwire fired: a type with a
-`tripped: bool` field, or any type with `tripped=` telling it from the answer. Where each kind
-runs, and what a trip does, is in `network.run.guardrails` and docs/guardrails.md.
-"""
+"""`AgentGuardrail`: a guardrail that asks an agent with typed output."""
 
 from __future__ import annotations
 
 import json
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from network.errors import ConfigurationError, GuardrailTripped
+from network.errors import ConfigurationError
 from network.history.messages import UserMessage
 from network.history.results import ModelCall
-from network.run.context import RunContext
+from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.guardrails import (
+    GuardedRun,
     Guardrail,
     GuardrailResult,
     LimitReached,
@@ -32,70 +20,6 @@ from network.run.guardrails import (
     log_of,
 )
 from network.state.state import State
-
-__all__ = [
-    "AgentGuardrail",
-    "Guardrail",
-    "GuardrailResult",
-    "GuardrailTripped",
-    "ToolCallCheck",
-    "input_guardrail",
-    "output_guardrail",
-    "tool_input_guardrail",
-    "tool_output_guardrail",
-]
-
-
-def input_guardrail(
-    fn: Any = None, *, name: str | None = None, blocking: bool = False, tripped: Any = None
-) -> Any:
-    """Make an input guardrail of a function `fn(ctx, text)` or of an agent with typed output:
-    `@input_guardrail`, `@input_guardrail(blocking=True)`, `input_guardrail(agent)`.
-
-    It checks the run's input (the user's message) at the agent's first call of a run on a
-    new message, beside that call's model request, or before it with `blocking=True`.
-    """
-    make = _maker("input", name, blocking, tripped)
-    return make(fn) if fn is not None else make
-
-
-def output_guardrail(fn: Any = None, *, name: str | None = None, tripped: Any = None) -> Any:
-    """Make an output guardrail of `fn(ctx, answer)` or of an agent: it checks the agent's
-    final answer (its typed value with `output_type`, else its text) before it is committed
-    and before `output_key` is written."""
-    make = _maker("output", name, False, tripped)
-    return make(fn) if fn is not None else make
-
-
-def tool_input_guardrail(fn: Any = None, *, name: str | None = None, tripped: Any = None) -> Any:
-    """Make a guardrail of a tool call's arguments, `fn(ctx, check: ToolCallCheck)`, run
-    before the tool: `@tool(input_guardrails=[...])`. `GuardrailResult.reject(message)`
-    refuses the call (the model reads the message); `.trip(info)` stops the run."""
-    make = _maker("tool_input", name, False, tripped)
-    return make(fn) if fn is not None else make
-
-
-def tool_output_guardrail(fn: Any = None, *, name: str | None = None, tripped: Any = None) -> Any:
-    """Make a guardrail of a tool call's result, `fn(ctx, check: ToolCallCheck)` with
-    `check.result` and `check.content`, run before the model sees it:
-    `@tool(output_guardrails=[...])`. A rejection replaces the result with its message (and
-    drops the call's state writes); a trip stops the run."""
-    make = _maker("tool_output", name, False, tripped)
-    return make(fn) if fn is not None else make
-
-
-def _maker(kind: str, name: str | None, blocking: bool, tripped: Any) -> Callable[[Any], Any]:
-    def make(fn: Any) -> Guardrail:
-        if callable(getattr(fn, "as_guardrail", None)):  # an agent
-            return AgentGuardrail(fn, kind=kind, name=name, blocking=blocking, tripped=tripped)
-        if tripped is not None:
-            raise ConfigurationError(
-                f"guardrail {name or getattr(fn, '__name__', fn)!r}: tripped= is for "
-                "guardrails made of an agent (a function returns its GuardrailResult)"
-            )
-        return Guardrail(fn, kind=kind, name=name, blocking=blocking)
-
-    return make
 
 
 class AgentGuardrail(Guardrail):
@@ -111,7 +35,7 @@ class AgentGuardrail(Guardrail):
 
     def __init__(
         self,
-        agent: Any,
+        agent: AgentLike,
         *,
         kind: str,
         name: str | None = None,
@@ -131,7 +55,8 @@ class AgentGuardrail(Guardrail):
         self.agent = agent
         self.tripped = tripped
 
-    async def check(self, ctx: Any, value: Any, spent: list[ModelCall]) -> GuardrailResult:
+    async def check(self, run: GuardedRun, value: Any, spent: list[ModelCall]) -> GuardrailResult:
+        ctx = cast(RunContext[Any], run)  # a guardrail runs inside an agent call's run
         log = log_of(ctx)
         budget = ctx.budget  # room for this request beside the call it checks (unrecorded)
         if budget is not None and budget.check(ctx, 1 + log.in_flight) is not None:
@@ -157,7 +82,7 @@ class AgentGuardrail(Guardrail):
             log.in_flight -= 1
         spent.extend(result.model_calls)
         ctx.add_usage(result.usage)
-        answer = result.output_value if result.output_value is not None else result.text
+        answer: Any = result.output_value if result.output_value is not None else result.text
         fired = self.tripped(answer) if self.tripped is not None else answer.tripped
         if type(fired) is not bool:
             raise ConfigurationError(
@@ -166,7 +91,7 @@ class AgentGuardrail(Guardrail):
         return GuardrailResult(fired, answer)
 
     @staticmethod
-    def _ask(ctx: Any, value: Any) -> GuardrailResult:
+    def _ask(run: object, value: Any) -> GuardrailResult:
         raise AssertionError("AgentGuardrail.check runs the agent, never its fn")
 
 
@@ -178,7 +103,7 @@ class _Unguarded:
     input_guardrails: tuple[Guardrail, ...] = ()
     output_guardrails: tuple[Guardrail, ...] = ()
 
-    def __init__(self, network: Any) -> None:
+    def __init__(self, network: NetworkLike) -> None:
         self._network = network
 
     def __getattr__(self, name: str) -> Any:

@@ -52,16 +52,16 @@ class DueChecks:
 
 def due_checks(agent: GuardedAgent, ctx: RunContext) -> DueChecks:
     """The guardrails due at this call of `agent` (see the module docstring)."""
-    network: Any = ctx.network
+    defined: Any = ctx.network  # a `Network`'s guardrails (NetworkLike does not say)
     inputs: list[Guardrail] = []
     if not ctx.continues:
         log = ctx.guardrails
         if ctx.call_count == 0:
-            inputs.extend(getattr(network, "input_guardrails", ()))
+            inputs.extend(getattr(defined, "input_guardrails", ()))
         if agent.input_guardrails and (log is None or agent.name not in log.inputs_checked):
             log_of(ctx).inputs_checked.add(agent.name)
             inputs.extend(agent.input_guardrails)
-    outputs = agent.output_guardrails + tuple(getattr(network, "output_guardrails", ()))
+    outputs = agent.output_guardrails + tuple(getattr(defined, "output_guardrails", ()))
     return DueChecks(inputs, outputs)
 
 

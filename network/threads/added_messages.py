@@ -1,0 +1,171 @@
+"""`network.add_messages(thread, messages)`: the application appends to a thread's conversation.
+
+After a run that stopped on a guardrail the user's message is in the thread with no answer;
+the application says why (a refusal) so that the next turn does not send two user messages in
+a row. Or it adds a note, or a message that came through another channel.
+
+The messages come from outside, so each one is checked before the store is touched, and the
+error (`MessageError`) names the message's position and the field:
+- a role of "user" or "assistant": a system message belongs to an agent's instructions, and a
+  tool message answers a tool call the conversation does not hold;
+- text content, not empty, at most `MAX_CHARS` characters, without NUL (which no database
+  stores in text); an assistant message carries no tool calls (calls without results would
+  leave the conversation unanswerable);
+- as a message object (`UserMessage`, `AssistantMessage`) or a dict of `role`, `content`,
+  and optionally `name` and `id` (strings): nothing else;
+- at most `MAX_MESSAGES` of them in one call.
+
+The thread must exist, belong to the app (default: the network's name) and to the user when
+the `ThreadRef` names one. The messages are one commit: all or nothing. When a run commits
+between the read and the commit (`StaleThreadError`), the commit is tried again on the new
+revision, up to `ATTEMPTS` times: appending messages does not depend on what changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from network.errors import MessageError, StaleThreadError, ThreadError
+from network.history.messages import AssistantMessage, UserMessage
+from network.run.context import NetworkLike
+from network.run.thread_ref import ThreadRef
+from network.threads.ids import check_id, check_ids
+from network.threads.protocol import ThreadNotFoundError
+from network.threads.resolve import open_store
+from network.threads.thread_data import Commit
+
+MAX_MESSAGES = 100
+MAX_CHARS = 100_000
+ATTEMPTS = 3
+_FIELDS = {"role", "content", "name", "id"}
+
+
+async def add_messages(
+    network: NetworkLike, thread: ThreadRef | str, messages: Sequence[Any]
+) -> int:
+    """Append `messages` to the thread's conversation; the thread's new revision."""
+    checked = check_added(messages)
+    ref = ThreadRef.of(thread)
+    assert ref is not None
+    app = ref.app_name or network.name
+    check_id("thread_id", ref.id)
+    check_ids(user_id=ref.user_id, app_name=app)
+    store, owned = open_store(ref.store)
+    try:
+        for attempt in range(ATTEMPTS):
+            found = await store.get_thread(ref.id)
+            if found is None:
+                raise ThreadNotFoundError(f"thread {ref.id!r} does not exist in the store given")
+            if found.app_name != app:
+                raise ThreadError(
+                    f"thread {ref.id!r} belongs to app {found.app_name!r}, not {app!r}"
+                )
+            if ref.user_id is not None and found.user_id != ref.user_id:
+                raise ThreadError(
+                    f"thread {ref.id!r} belongs to user {found.user_id!r}, not {ref.user_id!r}"
+                )
+            try:
+                commit = Commit(revision=found.revision, messages=list(checked))
+                return await store.append_results(ref.id, commit)
+            except StaleThreadError:
+                if attempt == ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+    finally:
+        if owned:
+            await store.close()
+
+
+def check_added(messages: Any) -> list[UserMessage | AssistantMessage]:
+    """The messages as message objects, or `MessageError` naming the first bad one."""
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+        raise MessageError(
+            f"messages must be a list of messages, got {type(messages).__name__}",
+            index=None,
+            field="messages",
+        )
+    if not messages:
+        raise MessageError("messages is empty: nothing to add", index=None, field="messages")
+    if len(messages) > MAX_MESSAGES:
+        raise MessageError(
+            f"{len(messages)} messages in one call; at most {MAX_MESSAGES}",
+            index=None,
+            field="messages",
+        )
+    return [_one(index, message) for index, message in enumerate(messages)]
+
+
+def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
+    if isinstance(message, UserMessage | AssistantMessage):
+        role = message.role
+        fields: dict[str, Any] = {
+            "content": message.content,
+            "name": message.name,
+            "id": message.id,
+        }
+        if isinstance(message, AssistantMessage) and (message.tool_calls or message.reasoning):
+            what = "tool calls" if message.tool_calls else "reasoning"
+            raise MessageError(
+                f"message {index}: an added assistant message carries text only, not {what}",
+                index=index,
+                field="tool_calls" if message.tool_calls else "reasoning",
+            )
+    elif isinstance(message, Mapping):
+        unknown = sorted(str(key) for key in message if key not in _FIELDS)
+        if unknown:
+            raise MessageError(
+                f"message {index}: unknown field {unknown[0]!r} (a message has "
+                f"{', '.join(sorted(_FIELDS))})",
+                index=index,
+                field=unknown[0][:100],
+            )
+        role = message.get("role")
+        fields = {key: message.get(key) for key in ("content", "name", "id")}
+    else:
+        raise MessageError(
+            f"message {index}: a message is a UserMessage, an AssistantMessage or a dict, "
+            f"got {type(message).__name__}",
+            index=index,
+            field="message",
+        )
+    if role not in ("user", "assistant"):
+        shown = repr(role)[:40] if isinstance(role, str) else type(role).__name__
+        raise MessageError(
+            f"message {index}: role {shown} cannot be added; only 'user' and 'assistant' (a "
+            "system message belongs to an agent's instructions, a tool message to a tool call)",
+            index=index,
+            field="role",
+        )
+    content = fields["content"]
+    if not isinstance(content, str):
+        raise MessageError(
+            f"message {index}: content must be text, got {type(content).__name__}",
+            index=index,
+            field="content",
+        )
+    if not content.strip():
+        raise MessageError(f"message {index}: content is empty", index=index, field="content")
+    if "\x00" in content:  # no database stores it in text
+        raise MessageError(
+            f"message {index}: content holds a NUL character", index=index, field="content"
+        )
+    if len(content) > MAX_CHARS:
+        raise MessageError(
+            f"message {index}: content has {len(content)} characters; at most {MAX_CHARS}",
+            index=index,
+            field="content",
+        )
+    for key in ("name", "id"):
+        value = fields[key]
+        if value is not None and (
+            not isinstance(value, str) or len(value) > 200 or "\x00" in value
+        ):
+            raise MessageError(
+                f"message {index}: {key} must be text of at most 200 characters",
+                index=index,
+                field=key,
+            )
+    if role == "user":
+        return UserMessage(content, fields["id"], fields["name"])
+    return AssistantMessage(content, id=fields["id"], name=fields["name"])
