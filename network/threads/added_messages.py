@@ -97,6 +97,7 @@ def check_added(messages: Any) -> list[UserMessage | AssistantMessage]:
 
 
 def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
+    role: Any
     if isinstance(message, UserMessage | AssistantMessage):
         role = message.role
         fields: dict[str, Any] = {
