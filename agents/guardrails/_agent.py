@@ -33,6 +33,8 @@ class AgentGuardrail(Guardrail):
 
     __slots__ = ("agent", "tripped")
 
+    asks_model = True
+
     def __init__(
         self,
         agent: AgentLike,

@@ -35,6 +35,7 @@ import anyio
 
 from network.errors import ConfigurationError, GuardrailTripped
 from network.history.results import ModelCall
+from network.run.limits import Budget
 
 T = TypeVar("T")
 
@@ -104,6 +105,10 @@ class Guardrail:
     """
 
     __slots__ = ("blocking", "fn", "kind", "name")
+
+    # Whether a check asks a model (an agent's does): a call with such checks beside it needs
+    # room for their requests under `max_model_calls` before anything is asked.
+    asks_model = False
 
     def __init__(
         self,
@@ -242,6 +247,7 @@ class GuardedRun(Protocol):
     """What running a guardrail needs of a run (`RunContext` is one): its guardrail log."""
 
     guardrails: GuardrailLog | None
+    budget: Budget | None
 
 
 class LimitReached(Exception):
@@ -358,6 +364,10 @@ async def check_beside(
     ones first, the others concurrently with it. A trip cancels the call (or discards its
     answer when it came first) and raises `GuardrailTripped`; so does nothing else: the
     answer is returned only once every guardrail passed."""
+    asking = sum(1 for g in guardrails if g.asks_model)
+    budget = ctx.budget
+    if asking and budget is not None and budget.check(ctx, asking) is not None:
+        raise LimitReached  # the call and its checks would not fit: neither is asked
     before = [g for g in guardrails if g.blocking]
     beside = [g for g in guardrails if not g.blocking] if before else guardrails
     if before:
