@@ -353,6 +353,16 @@ def tripped_error(
     return error
 
 
+def tripped_event(tripped: GuardrailTripped) -> dict[str, Any]:
+    """The value of the CUSTOM "GuardrailTripped" event a streamed run sends before the
+    tripped step ends: which guardrail, of which kind, on which agent (and tool). Not `info`:
+    what a guardrail says is the application's to show or not."""
+    value = {"guardrail": tripped.guardrail, "kind": tripped.kind, "agent": tripped.agent}
+    if tripped.tool is not None:
+        value["tool"] = tripped.tool
+    return value
+
+
 async def check_beside(
     ctx: GuardedRun,
     guardrails: Sequence[Guardrail],

@@ -56,12 +56,9 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
     await ctx.emitter.emit(event)
 
 
-async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseException) -> None:
-    """Close every open tool call, message and step; then RUN_ERROR (or cancelled RUN_FINISHED).
-
-    Each event goes to each sink on its own, so a consumer that is gone (a closed stream, a
-    dropped connection) does not keep the others, such as the logs, from hearing the end.
-    """
+async def close_messages(emitter: Emitter) -> None:
+    """Close every tool call and message still open: a call cut short (by an error, a
+    cancellation, or a guardrail's trip) leaves none open for a client to wait on."""
     sinks = list(emitter.sinks)
     for call_id in list(emitter.open_tools):
         await best_effort(sinks, events.tool_end(call_id))
@@ -70,11 +67,21 @@ async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseEx
             await best_effort(sinks, event)
     for message_id in list(emitter.open_messages):
         await best_effort(sinks, events.text_end(message_id))
-    for step in reversed(emitter.open_steps):
-        await best_effort(sinks, events.step_finished(step))
     emitter.open_tools.clear()
     emitter.open_messages.clear()
     emitter.open_reasoning.clear()
+
+
+async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseException) -> None:
+    """Close every open tool call, message and step; then RUN_ERROR (or cancelled RUN_FINISHED).
+
+    Each event goes to each sink on its own, so a consumer that is gone (a closed stream, a
+    dropped connection) does not keep the others, such as the logs, from hearing the end.
+    """
+    sinks = list(emitter.sinks)
+    await close_messages(emitter)
+    for step in reversed(emitter.open_steps):
+        await best_effort(sinks, events.step_finished(step))
     emitter.open_steps.clear()
     if isinstance(error, anyio.get_cancelled_exc_class()):
         await best_effort(sinks, events.run_cancelled(thread_id, run_id))

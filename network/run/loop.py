@@ -11,7 +11,7 @@ from typing import Any
 from network.errors import GuardrailTripped
 from network.run.context import AgentLike, RunContext
 from network.run.fork import run_parallel
-from network.run.guardrails import LimitReached, log_of
+from network.run.guardrails import LimitReached, log_of, tripped_event
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer
@@ -91,7 +91,12 @@ async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
     await emitter.emit(events.step_started(name))
     try:
         result = await agent.call(ctx)
-    except (GuardrailTripped, LimitReached):  # the step ends, with nothing to commit
+    except (GuardrailTripped, LimitReached) as stopped:  # the step ends, nothing to commit
+        from network.run.lifecycle import close_messages  # noqa: PLC0415 (only a trip needs it)
+
+        await close_messages(emitter)  # what the cancelled call streamed is closed
+        if isinstance(stopped, GuardrailTripped):
+            await emitter.emit(events.custom("GuardrailTripped", tripped_event(stopped)))
         emitter.open_steps.remove(name)
         await emitter.emit(events.step_finished(name))
         raise

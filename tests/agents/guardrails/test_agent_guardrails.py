@@ -407,3 +407,44 @@ async def test_a_guardrail_that_raises_fails_the_run_with_its_error() -> None:
     with anyio.fail_after(3), pytest.raises(RuntimeError, match="classifier down") as raised:
         await Network("n", agents=[agent]).run("x")
     assert raised.value.partial_result.results == []  # type: ignore[attr-defined]
+
+
+async def test_a_streamed_call_cut_short_by_a_trip_closes_what_it_opened() -> None:
+    from agents.models.base import TextDelta
+
+    class Streaming:
+        name = "streaming"
+        provider = "scripted"
+
+        async def complete(self, request: Any, on_chunk: Any = None) -> Any:
+            if on_chunk is not None:
+                await on_chunk(TextDelta("Sure, "))
+            await anyio.sleep(5)
+            raise AssertionError("cancelled before it answers")
+
+    @input_guardrail
+    async def refuse(ctx: Any, text: str) -> GuardrailResult:
+        await anyio.sleep(0.05)
+        return GuardrailResult.trip("secret reason")
+
+    agent = Agent("a", model=Streaming(), input_guardrails=[refuse])  # type: ignore[arg-type]
+    seen: list[Any] = []
+    with anyio.fail_after(3):
+        async for event in Network("n", agents=[agent]).stream("hi"):
+            seen.append(event)
+    kinds = [str(event.type).split(".")[-1] for event in seen]
+    assert kinds == [
+        "RUN_STARTED",
+        "STATE_SNAPSHOT",
+        "STEP_STARTED",
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "CUSTOM",
+        "STEP_FINISHED",
+        "RUN_FINISHED",
+    ]
+    assert seen[6].name == "GuardrailTripped"
+    assert seen[6].value == {"guardrail": "refuse", "kind": "input", "agent": "a"}
+    assert "secret reason" not in repr(seen[6])  # what it said stays with the application
+    assert seen[-1].result == {"output": None, "stopReason": "guardrail"}
