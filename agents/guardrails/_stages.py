@@ -54,7 +54,7 @@ def due_checks(agent: GuardedAgent, ctx: RunContext) -> DueChecks:
     """The guardrails due at this call of `agent` (see the module docstring)."""
     defined: Any = ctx.network  # a `Network`'s guardrails (NetworkLike does not say)
     inputs: list[Guardrail] = []
-    if not ctx.continues:
+    if not ctx.continues and not ctx.resume:  # a continuation's input was checked already
         log = ctx.guardrails
         if ctx.call_count == 0:
             inputs.extend(getattr(defined, "input_guardrails", ()))

@@ -30,6 +30,7 @@ from network.history.results import InferenceResult
 from network.history.view import HistoryView
 from network.run.context import RunContext
 from network.run.emitter import Emitter
+from network.run.guardrails import GuardrailLog
 from network.run.join import committed_writes, merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
@@ -90,6 +91,8 @@ async def run_parallel(
     forked_at, forked = time.time(), time.perf_counter()
     steps = ctx.steps  # a durable run: each branch records its steps as its own
     runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
+    if ctx.guardrails is None:  # one log the branches share: their checks count in the run
+        ctx.guardrails = GuardrailLog()
     contexts = [
         branch_context(ctx, branch, ctx.call_count + i, runners[i] if runners is not None else None)
         for i, branch in enumerate(todo)

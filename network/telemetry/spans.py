@@ -225,7 +225,9 @@ class RunSpans:
         self._close_agent(span, results[-1], state=branch_ctx.state)
 
     def _finish_fan_out(self) -> None:
-        """After the join: the spans of branches that failed (they sent no STEP_FINISHED)."""
+        """After the join: the spans of branches that failed (they sent no STEP_FINISHED);
+        the branches' guardrail checks, under the run (concurrent branches share one log)."""
+        self._guardrails(self.root_context)
         results = self.ctx.state.results
         errors = {
             result.branch: result.error

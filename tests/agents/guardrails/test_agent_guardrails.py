@@ -448,3 +448,26 @@ async def test_a_streamed_call_cut_short_by_a_trip_closes_what_it_opened() -> No
     assert seen[6].value == {"guardrail": "refuse", "kind": "input", "agent": "a"}
     assert "secret reason" not in repr(seen[6])  # what it said stays with the application
     assert seen[-1].result == {"output": None, "stopReason": "guardrail"}
+
+
+async def test_a_trip_in_a_parallel_branch_stops_the_run_and_merges_nothing() -> None:
+    from network import Parallel
+
+    @output_guardrail
+    def no_secrets(ctx: Any, answer: str) -> GuardrailResult:
+        return GuardrailResult.trip("secret") if "secret" in answer else GuardrailResult.allow()
+
+    calm = Agent("calm", model=ScriptedModel(["fine"]), output_key="calm")
+    leaky = Agent(
+        "leaky", model=ScriptedModel(["a secret"]), output_key="leaky",
+        output_guardrails=[no_secrets],
+    )  # fmt: skip
+
+    def route(ctx: Any) -> Any:
+        return Parallel(calm, leaky) if ctx.call_count == 0 else None
+
+    network = Network("n", agents=[calm, leaky], router=route)
+    result = await network.run("go", limits=UsageLimits(max_model_calls=10))
+    assert result.stop_reason == "guardrail"
+    assert (result.guardrail.agent, result.guardrail.kind) == ("leaky", "output")
+    assert result.results == [] and "calm" not in result and "leaky" not in result
