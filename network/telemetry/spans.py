@@ -6,6 +6,8 @@
       invoke_agent {agent}                    one agent call (role "agent")
         chat {model}                          each attempt of each model request
         execute_tool {tool}                   each tool call; concurrent ones are siblings
+        apply_guardrail {guardrail}           each guardrail check (`guardrail_spans`)
+          chat {model}                        a guardrail agent's requests
 
 `{model}` and `gen_ai.request.model` are the name sent on the wire (`gpt-4o-mini` for
 `openai/gpt-4o-mini`); the provider is `gen_ai.provider.name`.
