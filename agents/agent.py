@@ -401,7 +401,9 @@ class Agent:
             ask = functools.partial(
                 self._ask, ctx, model, request, call_events, asked_at, requested
             )
-            response, typed, call_events = await answer_checked(self, ctx, checks, ask)
+            response, typed, call_events = await answer_checked(
+                self, ctx, checks, ask, model, asked_at, requested
+            )
         else:
             try:
                 if self.output is not None:

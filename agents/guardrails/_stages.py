@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
+from agents.models._calls import model_calls
 from network.errors import GuardrailTripped
 from network.history.results import InferenceResult
 from network.run.context import AgentLike, RunContext
@@ -29,8 +30,6 @@ from network.run.guardrails import (
     run_guardrails,
     tripped_error,
 )
-
-T = TypeVar("T")
 
 
 class GuardedAgent(AgentLike, Protocol):
@@ -83,11 +82,31 @@ async def checked_call(agent: GuardedAgent, ctx: RunContext) -> InferenceResult:
 
 
 async def answer_checked(
-    agent: GuardedAgent, ctx: RunContext, checks: DueChecks, ask: Callable[[], Awaitable[T]]
-) -> T:
-    """The model's answer, once the input guardrails due passed (run beside it, or before
-    it for blocking ones); `GuardrailTripped` when one tripped."""
-    return await check_beside(ctx, checks.inputs, ctx.input, agent.name, ask)
+    agent: GuardedAgent,
+    ctx: RunContext,
+    checks: DueChecks,
+    ask: Callable[[], Awaitable[tuple[Any, Any, Any]]],
+    model: Any,
+    asked_at: float,
+    requested: float,
+) -> tuple[Any, Any, Any]:
+    """The model's answer (`ask()`: response, typed answer, call events), once the input
+    guardrails due passed (run beside it, or before it for blocking ones); `GuardrailTripped`
+    when one tripped. An answer a trip discards was paid for: its usage and requests are
+    counted (`GuardrailLog.discarded`)."""
+
+    def discard(answer: tuple[Any, Any, Any]) -> None:
+        response, typed, _ = answer
+        if typed is not None:
+            spent = typed.calls
+        elif requested:
+            spent = model_calls(model, agent.name, response, asked_at, requested)
+        else:
+            spent = []
+        log_of(ctx).discarded.extend(spent)
+        ctx.add_usage(response.usage)
+
+    return await check_beside(ctx, checks.inputs, ctx.input, agent.name, ask, discard)
 
 
 async def check_answer(agent: GuardedAgent, ctx: RunContext, checks: DueChecks, value: Any) -> None:

@@ -241,6 +241,9 @@ class GuardrailLog:
     inputs_checked: set[str] = field(default_factory=set)  # agents whose input was checked
     tripped: GuardrailTripped | None = None
     in_flight: int = 0  # guardrails' model requests under way (not recorded yet)
+    # The requests of answers a trip discarded (they came before the guardrail beside them
+    # tripped): spent all the same, so usage, limits and traces count them.
+    discarded: list[ModelCall] = field(default_factory=list)
 
 
 class GuardedRun(Protocol):
@@ -369,11 +372,12 @@ async def check_beside(
     value: Any,
     agent: str,
     ask: Callable[[], Awaitable[T]],
+    discard: Callable[[T], None] | None = None,
 ) -> T:
     """`await ask()` (an agent's model call) with input guardrails on `value`: the blocking
     ones first, the others concurrently with it. A trip cancels the call (or discards its
-    answer when it came first) and raises `GuardrailTripped`; so does nothing else: the
-    answer is returned only once every guardrail passed."""
+    answer when it came first, handing it to `discard` to be counted) and raises
+    `GuardrailTripped`: the answer is returned only once every guardrail passed."""
     asking = sum(1 for g in guardrails if g.asks_model)
     budget = ctx.budget
     if asking and budget is not None and budget.check(ctx, asking) is not None:
@@ -412,9 +416,11 @@ async def check_beside(
 
         group.start_soon(guard)
         group.start_soon(answer)
-    if tripped:
-        raise tripped_error(ctx, *tripped[0], agent=agent)
-    if failed:
+    if tripped or failed:
+        if answers and discard is not None:
+            discard(answers[0])
+        if tripped:
+            raise tripped_error(ctx, *tripped[0], agent=agent)
         raise failed[0]
     return answers[0]
 

@@ -128,6 +128,7 @@ class Budget:
     _results_seen: int = 0
     _router_calls_seen: int = 0
     _guardrail_checks_seen: int = 0
+    _discarded_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(self, ctx: Any, in_flight: int = 0) -> LimitExceeded | None:
@@ -188,6 +189,9 @@ class Budget:
                     if call.cost_usd is None:
                         self._unpriced(call)
             self._guardrail_checks_seen = len(guardrails.checks)
+            for call in guardrails.discarded[self._discarded_seen :]:
+                figures.add_call(call)
+            self._discarded_seen = len(guardrails.discarded)
 
     def _unpriced(self, call: ModelCall) -> None:
         """Warn, once per model, that the cost cap cannot count an answer (module docstring)."""

@@ -120,6 +120,7 @@ class RunSpans:
         self.results_seen = len(ctx.state.results)
         self.router_calls_seen = 0
         self.guardrails_seen = 0  # checks in `ctx.guardrails` already drawn
+        self.discarded_seen = 0  # requests of answers a trip discarded, already drawn
 
     async def __call__(self, event: Any) -> None:
         try:
@@ -197,6 +198,10 @@ class RunSpans:
             guardrails = self.ctx.guardrails
             if guardrails is not None and guardrails.tripped is not None:  # stopped, not failed
                 span.set_attribute(c.GUARDRAIL_STOPPED, guardrails.tripped.guardrail)
+                parent = self._trace.set_span_in_context(span)
+                for call in guardrails.discarded[self.discarded_seen :]:  # answers thrown away
+                    self._chat(call, parent, None)
+                self.discarded_seen = len(guardrails.discarded)
                 span.end()
                 return
             self.unfinished.append(span)  # closed because the run failed: see RUN_ERROR

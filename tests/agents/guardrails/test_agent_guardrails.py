@@ -130,11 +130,13 @@ async def test_an_answer_that_comes_first_waits_for_the_guardrail_and_is_discard
         return GuardrailResult.trip("late no")
 
     agent = Agent("booker", model=model, tools=[book], input_guardrails=[late])
-    result = await Network("air", agents=[agent]).run("book 2C")
+    result = await Network("air", agents=[agent]).run("book 2C", limits=UsageLimits())
     assert result.stop_reason == "guardrail"
     assert len(model.requests) == 1  # it answered, with a tool call ...
     assert ran == []  # ... that never ran
     assert result.results == []
+    # the discarded answer was paid for: its tokens are the run's
+    assert result.usage.total_tokens > 0
 
 
 async def test_a_blocking_guardrail_runs_before_the_model_is_asked() -> None:
