@@ -291,7 +291,10 @@ class Agent:
     # the model (`resolve_model`), the request (`request`), the model call (in `call` itself:
     # the model's coroutine is awaited right there, so a step awaits the model through no frame
     # of its own), the answer (`_answer`), the tool calls (`_run_tools`), the output
-    # (`_write_output`) and the record (`_result`).
+    # (`_write_output`) and the record (`_result`). An agent with guardrails (or in a network
+    # with some) runs three more (`agents.guardrails._stages`): the call inside a savepoint a
+    # trip rolls back (`checked_call`), the model call beside the input guardrails (`_ask`,
+    # `answer_checked`) and the output guardrails on a final answer (`check_answer`).
 
     async def instructions(self, ctx: RunContext) -> str:
         """The system text for this call, rendered from state."""
@@ -354,7 +357,7 @@ class Agent:
         """One inference plus its tool calls; returns what history keeps.
 
         With guardrails (the agent's or the network's), the call runs inside
-        `agents._guarded_call.checked_call`, which calls back with the `checks` due."""
+        `agents.guardrails._stages.checked_call`, which calls back with the `checks` due."""
         if checks is None and (self._guarded or getattr(ctx.network, "guarded", False)):
             return await checked_call(self, ctx)
         started_at = time.time()
@@ -494,7 +497,7 @@ class Agent:
         requested: float,
     ) -> tuple[Any, Any, Any]:
         """The model call of `call` as a function, for a call that runs input guardrails
-        beside it (`agents._guarded_call`): its response, typed answer and call events."""
+        beside it (`agents.guardrails._stages`): its response, typed answer and call events."""
         typed = None
         try:
             if self.output is not None:
