@@ -353,11 +353,12 @@ class Agent:
             schemas = schemas + [t.schema for t in ctx.client_tools if t.name not in tools]
         return tools, schemas
 
-    async def call(self, ctx: RunContext, *, checks: DueChecks | None = None) -> InferenceResult:
+    async def call(self, ctx: RunContext, checks: DueChecks | None = None) -> InferenceResult:
         """One inference plus its tool calls; returns what history keeps.
 
         With guardrails (the agent's or the network's), the call runs inside
-        `agents.guardrails._stages.checked_call`, which calls back with the `checks` due."""
+        `agents.guardrails._stages.checked_call`, which calls back with the `checks` due.
+        (Positional, not keyword-only: a keyword-only default costs a dict lookup per step.)"""
         if checks is None and (self._guarded or getattr(ctx.network, "guarded", False)):
             return await checked_call(self, ctx)
         started_at = time.time()

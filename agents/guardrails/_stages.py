@@ -38,7 +38,7 @@ class GuardedAgent(AgentLike, Protocol):
     input_guardrails: tuple[Guardrail, ...]
     output_guardrails: tuple[Guardrail, ...]
 
-    async def call(self, ctx: RunContext, *, checks: Any = None) -> InferenceResult: ...
+    async def call(self, ctx: RunContext, checks: Any = None) -> InferenceResult: ...
 
 
 @dataclass(slots=True)
@@ -70,7 +70,7 @@ async def checked_call(agent: GuardedAgent, ctx: RunContext) -> InferenceResult:
     kv: Any = ctx.state.kv
     mark = kv.savepoint()
     try:
-        result = await agent.call(ctx, checks=checks)
+        result = await agent.call(ctx, checks)
     except (GuardrailTripped, LimitReached):
         kv.rollback(mark)  # nothing of the tripped call stays: state, ops, provenance
         raise
