@@ -245,7 +245,12 @@ class Agent:
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
         # One flag read per call: an agent without guardrails does nothing more than before.
-        self._guarded = bool(self.input_guardrails or self.output_guardrails)
+        # A tool's guardrails count: their trip too must undo everything the call wrote.
+        self._guarded = bool(
+            self.input_guardrails
+            or self.output_guardrails
+            or any(t.guardrails is not None for t in self.tools.values())
+        )
         self._tool_schemas = [t.schema for t in self.tools.values()]
         self._tool_schemas += [t.schema for t in self.client_tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.

@@ -102,3 +102,23 @@ async def test_a_tripped_result_check_stops_the_run() -> None:
     result = await run("book")
     assert result.stop_reason == "guardrail" and result.guardrail.kind == "tool_output"
     assert ran == ["economy"] and result.results == []
+
+
+async def test_a_tool_guardrails_trip_undoes_what_the_call_wrote_before_it() -> None:
+    @tool(input_guardrails=[no_first_class])
+    def book(cabin: str) -> str:
+        """Book a seat in a cabin."""
+        return cabin
+
+    def on_start(agent_call: Any) -> None:
+        agent_call.run.state.kv.set("started", True)
+
+    agent = Agent(
+        "booker",
+        model=ScriptedModel([[call("book", cabin="cargo")]]),
+        tools=[book],
+        hooks={"on_start": on_start},
+    )
+    result = await agent.run("ship me")
+    assert result.stop_reason == "guardrail"
+    assert "started" not in result and result.state.kv.take_ops() == []
