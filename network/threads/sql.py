@@ -223,41 +223,52 @@ class SQLStore(SQLTimeTravel, BaseStore):
         return found[0], found[1], found[2], waiting
 
     async def _sync(
-        self, conn: AsyncConnection, thread_id: str, row: Any
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        row: Any,
+        upto: tuple[int, int, int] | None = None,
     ) -> tuple[DecodedThread, int]:
         """The thread's decoded records, after fetching and decoding only the rows committed
-        since this process last read it; and how many summaries this snapshot holds."""
+        since this process last read it; and how many summaries this snapshot holds.
+
+        `upto`: read only the first (messages, calls, summaries) a reader needs (a checkpoint's,
+        for `state_at`). The cache then holds that prefix of the thread, which is a prefix
+        like any other: the next read fetches the rest."""
         t = self.tables
         incarnation = (row.created_at, row.rewinds or 0)
         entry: DecodedThread = self.decoded.thread(
             thread_id, incarnation, row.message_count, row.result_count
         )
         m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
+        message_end, result_end, summary_end = upto or (row.message_count, row.result_count, None)
         texts: Any = ()
-        if m < row.message_count:
+        if m < message_end:
             texts = (
                 await conn.scalars(
                     select(t.messages.c.data)
-                    .where((t.messages.c.thread_id == thread_id) & (t.messages.c.seq >= m))
+                    .where(_between(t.messages.c, thread_id, m, message_end))
                     .order_by(t.messages.c.seq)
                 )
             ).all()
         stored: Any = ()
-        if r < row.result_count:
+        if r < result_end:
             stored = (
                 await conn.execute(
                     select(t.results.c.data, t.results.c.history_length, t.results.c.at)
-                    .where((t.results.c.thread_id == thread_id) & (t.results.c.seq >= r))
+                    .where(_between(t.results.c, thread_id, r, result_end))
                     .order_by(t.results.c.seq)
                 )
             ).all()
-        summaries = (
-            await conn.scalars(
-                select(t.summaries.c.data)
-                .where((t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n))
-                .order_by(t.summaries.c.seq)
-            )
-        ).all()
+        summaries: Any = ()
+        if summary_end is None or n < summary_end:
+            summaries = (
+                await conn.scalars(
+                    select(t.summaries.c.data)
+                    .where(_between(t.summaries.c, thread_id, n, summary_end))
+                    .order_by(t.summaries.c.seq)
+                )
+            ).all()
         self.decoded.extend(entry, m, texts, r, stored, n, summaries)
         return entry, n + len(summaries)
 
@@ -344,6 +355,12 @@ class SQLStore(SQLTimeTravel, BaseStore):
             texts = [text for _, text in summaries]
             self.decoded.extend(entry, first[0], messages, first[1], rows, first[2], texts)
         return commit.revision + 1
+
+
+def _between(columns: Any, thread_id: str, first: int, end: int | None) -> Any:
+    """The rows of a thread from position `first` on, up to `end` (None: to the last)."""
+    where = (columns.thread_id == thread_id) & (columns.seq >= first)
+    return where if end is None else where & (columns.seq < end)
 
 
 def _info(row: Any) -> ThreadInfo:

@@ -15,6 +15,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, StaleThreadError, StateValidationError, ThreadRef
+from network.history.summary import Summary
 from network.threads import (
     CheckpointNotFoundError,
     CheckpointStore,
@@ -27,6 +28,7 @@ from network.threads import (
     ThreadStore,
     TimeTravelError,
 )
+from network.threads.codec import encode_message
 
 pytestmark = pytest.mark.anyio
 
@@ -343,3 +345,65 @@ async def test_a_durable_run_cannot_resume_on_a_thread_rewound_behind_its_load(
     await network.rewind("t", to=0, store=store)
     with pytest.raises(ThreadError, match="'t' was rewound after this durable run loaded it"):
         await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]
+
+
+def same_checkpoint_state(got: Any, want: Any) -> None:
+    """Two `state_at` answers hold the same checkpoint, state, conversation, calls, summaries."""
+    assert got.thread_id == want.thread_id
+    assert got.checkpoint == want.checkpoint
+    assert got.state == want.state
+    assert [encode_message(m) for m in got.messages] == [encode_message(m) for m in want.messages]
+    assert [r.to_json() for r in got.results] == [r.to_json() for r in want.results]
+    assert [len(r.history) for r in got.results] == [len(r.history) for r in want.results]
+    assert [s.to_json() for s in got.summaries] == [s.to_json() for s in want.summaries]
+
+
+@pytest.mark.parametrize("store_kind", ["sqlite", "postgres"])
+async def test_a_first_state_at_in_a_process_reads_only_the_checkpoints_rows(
+    store_kind: str, store_url: str, open_store: Callable[[], Any]
+) -> None:
+    """A store with an empty cache (a new process) fetches the thread up to the checkpoint,
+    not the whole thread; what it returns is what a store holding the whole thread returns,
+    on a thread with a fork, a rewind, a summary and `user:` keys; and its cache, holding that
+    prefix, still gives the whole thread to the next read."""
+    store = open_store()
+    await three_runs(store)  # "t": 10, 20, 30, each writing `paid` and `user:spent`
+    network = payer()
+    await network.fork("t", at=1, update={"note": "what if"}, new_thread_id="f", store=store)
+    fork = await store.get_thread("f")
+    assert fork is not None
+    summary = Summary(text="paid 10 and 20", covers=6, by="test")
+    await store.append_results("f", Commit(revision=fork.revision, summaries=[summary]))
+    await payer(40).run("pay 40", thread=ThreadRef("f", user_id="u", store=store))
+    report = await network.rewind("t", to=0, store=store)
+    await payer(5, 6).run("pay", thread=ThreadRef("t", user_id="u", store=store))
+
+    for thread_id in ("t", "f", report.kept_as):
+        async with SQLStore(store_url, cache=DecodedCache()) as full:
+            whole = await full.get_thread(thread_id)  # the whole thread in its cache
+            assert whole is not None
+            listed = await full.checkpoints(thread_id)
+            assert listed is not None and len(listed) >= 3
+            for checkpoint in listed:
+                async with SQLStore(store_url, cache=DecodedCache()) as cold:
+                    got = await cold.state_at(thread_id, checkpoint.index)
+                    want = await full.state_at(thread_id, checkpoint.index)
+                    assert got is not None and want is not None
+                    same_checkpoint_state(got, want)
+                    assert "user:spent" not in got.state
+                    entry = cold.decoded.entry(thread_id)
+                    assert entry is not None  # it holds the checkpoint's rows, no more
+                    assert len(entry.messages) == checkpoint.messages == len(got.messages)
+                    assert len(entry.results) == checkpoint.index + 1 == len(got.results)
+                    # the next read of the thread fetches the rest
+                    again = await cold.get_thread(thread_id)
+                    assert again is not None
+                    assert [encode_message(m) for m in again.messages] == [
+                        encode_message(m) for m in whole.messages
+                    ]
+                    assert [r.to_json() for r in again.results] == [
+                        r.to_json() for r in whole.results
+                    ]
+                    assert [s.text for s in again.summaries] == [s.text for s in whole.summaries]
+    fork_summaries = (await store.get_thread("f")).summaries  # type: ignore[union-attr]
+    assert [s.text for s in fork_summaries] == ["paid 10 and 20"]
