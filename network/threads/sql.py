@@ -28,6 +28,7 @@ How the guarantees are kept:
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from typing import Any
@@ -46,6 +47,7 @@ from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
+from network.threads.sql_bulk import BulkReader
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_errors import database_errors
 from network.threads.sql_pending import decode_waiting
@@ -244,33 +246,27 @@ class SQLStore(SQLTimeTravel, BaseStore):
         message_end, result_end, summary_end = upto or (row.message_count, row.result_count, None)
         texts: Any = ()
         if m < message_end:
-            texts = (
-                await conn.scalars(
-                    select(t.messages.c.data)
-                    .where(_between(t.messages.c, thread_id, m, message_end))
-                    .order_by(t.messages.c.seq)
-                )
-            ).all()
+            texts = await self._bulk.messages(conn, thread_id, m, message_end)
         stored: Any = ()
         if r < result_end:
-            stored = (
-                await conn.execute(
-                    select(t.results.c.data, t.results.c.history_length, t.results.c.at)
-                    .where(_between(t.results.c, thread_id, r, result_end))
-                    .order_by(t.results.c.seq)
-                )
-            ).all()
+            stored = await self._bulk.results(conn, thread_id, r, result_end)
         summaries: Any = ()
+        wanted = (t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n)
+        if summary_end is not None:
+            wanted &= t.summaries.c.seq < summary_end
         if summary_end is None or n < summary_end:
             summaries = (
                 await conn.scalars(
-                    select(t.summaries.c.data)
-                    .where(_between(t.summaries.c, thread_id, n, summary_end))
-                    .order_by(t.summaries.c.seq)
+                    select(t.summaries.c.data).where(wanted).order_by(t.summaries.c.seq)
                 )
             ).all()
         self.decoded.extend(entry, m, texts, r, stored, n, summaries)
         return entry, n + len(summaries)
+
+    @functools.cached_property
+    def _bulk(self) -> BulkReader:
+        """The reads of many records (made on first use: most stores never need one)."""
+        return BulkReader(self.tables, self.engine.dialect)
 
     @database_errors
     async def list_threads(
@@ -355,12 +351,6 @@ class SQLStore(SQLTimeTravel, BaseStore):
             texts = [text for _, text in summaries]
             self.decoded.extend(entry, first[0], messages, first[1], rows, first[2], texts)
         return commit.revision + 1
-
-
-def _between(columns: Any, thread_id: str, first: int, end: int | None) -> Any:
-    """The rows of a thread from position `first` on, up to `end` (None: to the last)."""
-    where = (columns.thread_id == thread_id) & (columns.seq >= first)
-    return where if end is None else where & (columns.seq < end)
 
 
 def _info(row: Any) -> ThreadInfo:
