@@ -121,3 +121,22 @@ async def test_a_server_that_ignores_its_stdin_closing_costs_no_more_than_the_de
     pid = int(pid_file.read_text())
     # The grace, then SIGTERM (and SIGKILL 2 s later for the one ignoring it), then reaped.
     assert await gone(pid, within=10.0), f"process {pid} still there"
+
+
+async def test_a_run_cancelled_while_connecting_ends_at_once_and_the_server_still_stops(
+    tmp_path: Path,
+) -> None:
+    """Cancelled before the handshake, the run does not wait out the SDK's teardown either."""
+    pid_file = tmp_path / "pid"
+    server = MCPServer.stdio(sys.executable, [STUBBORN, str(pid_file)], name="stubborn")
+    agent = Agent("a", tools=[server], model=ScriptedModel(["never asked"]))
+    async with anyio.create_task_group() as group:
+        group.start_soon(agent.run, "x")
+        with anyio.fail_after(10):
+            while not pid_file.exists():  # the server runs: the run is connecting to it
+                await anyio.sleep(0.05)
+        cancelled = time.perf_counter()
+        group.cancel_scope.cancel()
+    # The SDK's 2 s grace alone would hold it at least 2 s.
+    assert time.perf_counter() - cancelled < 1.0
+    assert await gone(int(pid_file.read_text()), within=10.0)
