@@ -22,14 +22,8 @@ from agents.models._calls import model_calls
 from network.errors import GuardrailTripped
 from network.history.results import InferenceResult
 from network.run.context import AgentLike, RunContext
-from network.run.guardrails import (
-    Guardrail,
-    LimitReached,
-    check_beside,
-    log_of,
-    run_guardrails,
-    tripped_error,
-)
+from network.run.guardrail_checks import check_beside, run_guardrails, tripped_error
+from network.run.guardrails import Guardrail, LimitReached, log_of
 
 
 class GuardedAgent(AgentLike, Protocol):

@@ -15,13 +15,8 @@ from collections.abc import Awaitable, Callable
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.context import RunContext
-from network.run.guardrails import (
-    Guardrail,
-    GuardrailResult,
-    ToolCallCheck,
-    run_guardrails,
-    tripped_error,
-)
+from network.run.guardrail_checks import run_guardrails, tripped_error
+from network.run.guardrails import Guardrail, GuardrailResult, ToolCallCheck
 
 REJECTED = "GuardrailRejected"
 

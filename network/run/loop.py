@@ -11,7 +11,8 @@ from typing import Any
 from network.errors import GuardrailTripped
 from network.run.context import AgentLike, RunContext
 from network.run.fork import run_parallel
-from network.run.guardrails import LimitReached, log_of, tripped_event
+from network.run.guardrail_checks import tripped_event
+from network.run.guardrails import LimitReached, log_of
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer
