@@ -59,8 +59,12 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
                 kv.writer = (agent.name, ctx.call_count, None, None, "agent", None)
                 record_call(ctx, await agent.call(ctx))
         except GuardrailTripped as tripped:
+            if emitter.open_steps:  # a fan-out's step, which its branch's trip left open
+                await end_open_steps(ctx)
             return stopped_by_guardrail(ctx, tripped)
-        except LimitReached:  # a guardrail's model request found no room (network.run.limits)
+        except LimitReached:  # a guardrail's model request found no room (Budget.exceeded)
+            if emitter.open_steps:
+                await end_open_steps(ctx)
             ctx.agent = None
             return Stop(StopReason.USAGE_LIMIT)
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
@@ -75,6 +79,17 @@ def stopped_by_guardrail(ctx: RunContext, tripped: GuardrailTripped) -> Stop:
     log_of(ctx).tripped = tripped
     ctx.agent = None
     return Stop(StopReason.GUARDRAIL)
+
+
+async def end_open_steps(ctx: RunContext) -> None:
+    """STEP_FINISHED for the steps a trip left open (a fan-out's), innermost first."""
+    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+    emitter = ctx.emitter
+    while emitter.open_steps:
+        finished = events.step_finished(emitter.open_steps.pop())
+        finished.fan_out = finished.step_name  # type: ignore[attr-defined]  # (see run.fork)
+        await emitter.emit(finished)
 
 
 async def call_agent(ctx: RunContext, agent: AgentLike) -> None:

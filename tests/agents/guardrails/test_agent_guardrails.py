@@ -459,9 +459,9 @@ async def test_a_trip_in_a_parallel_branch_stops_the_run_and_merges_nothing() ->
     def no_secrets(ctx: Any, answer: str) -> GuardrailResult:
         return GuardrailResult.trip("secret") if "secret" in answer else GuardrailResult.allow()
 
-    calm = Agent("calm", model=ScriptedModel(["fine"]), output_key="calm")
+    calm = Agent("calm", model=ScriptedModel(["fine"], repeat_last=True), output_key="calm")
     leaky = Agent(
-        "leaky", model=ScriptedModel(["a secret"]), output_key="leaky",
+        "leaky", model=ScriptedModel(["a secret"], repeat_last=True), output_key="leaky",
         output_guardrails=[no_secrets],
     )  # fmt: skip
 
@@ -473,3 +473,13 @@ async def test_a_trip_in_a_parallel_branch_stops_the_run_and_merges_nothing() ->
     assert result.stop_reason == "guardrail"
     assert (result.guardrail.agent, result.guardrail.kind) == ("leaky", "output")
     assert result.results == [] and "calm" not in result and "leaky" not in result
+    # streamed, every step the fan-out opened is closed before the run finishes
+    opened: list[str] = []
+    async for event in network.stream("go again"):
+        kind = str(event.type).split(".")[-1]
+        if kind == "STEP_STARTED":
+            opened.append(event.step_name)
+        elif kind == "STEP_FINISHED":
+            opened.remove(event.step_name)
+        elif kind == "RUN_FINISHED":
+            assert opened == [] and event.result["stopReason"] == "guardrail"
