@@ -1,8 +1,8 @@
 """The run's token usage as AG-UI 1.0 reports it on RUN_FINISHED: one entry per provider and model.
 
-The run is the accounting boundary: its own agent calls and its routing agent's requests,
-not the calls an earlier run on the same thread made (a resumed run reports only what it
-spent itself). When the run recorded its model requests (`RunContext.record_model_calls`:
+The run is the accounting boundary: its own agent calls, its routing agent's requests and its
+guardrails' (`network.run.guardrails`), not the calls an earlier run on the same thread made
+(a resumed run reports only what it spent itself). When the run recorded its model requests (`RunContext.record_model_calls`:
 a traced run, a run with usage limits, a run the AG-UI server serves), each request's counts
 go to the entry of its provider and model; otherwise one entry without provider or model
 holds the run's totals. A run that spent nothing reports no entry.
@@ -25,6 +25,10 @@ def run_token_usage(ctx: RunContext) -> list[dict[str, Any]]:
     own = results[len(results) - ctx.call_count :] if ctx.call_count else []
     calls = [call for result in own for call in result.model_calls]
     calls.extend(ctx.router_calls)
+    guardrails = ctx.guardrails  # its guardrails' requests, and the answers a trip discarded
+    if guardrails is not None:
+        calls.extend(call for check in guardrails.checks for call in check.model_calls)
+        calls.extend(guardrails.discarded)
     by_model: dict[tuple[str | None, str | None], Usage] = {}
     recorded = Usage()
     for call in calls:

@@ -483,3 +483,21 @@ async def test_a_trip_in_a_parallel_branch_stops_the_run_and_merges_nothing() ->
             opened.remove(event.step_name)
         elif kind == "RUN_FINISHED":
             assert opened == [] and event.result["stopReason"] == "guardrail"
+
+
+async def test_a_streamed_run_reports_the_guardrails_usage_by_model() -> None:
+    judge = Agent(
+        "relevance",
+        model=ScriptedModel(['{"tripped": false, "reason": "ok"}'], name="judge-model"),
+        output_type=Verdict,
+    )
+    agent = Agent(
+        "triage", model=ScriptedModel(["Hello"], name="agent-model"), input_guardrails=[judge]
+    )
+    finished: list[Any] = []
+    async for event in Network("air", agents=[agent]).stream("flight", limits=UsageLimits()):
+        if str(event.type).endswith("RUN_FINISHED"):
+            finished.append(event)
+    usage = {entry.model: entry for entry in finished[0].usage}
+    assert set(usage) == {"judge-model", "agent-model"}  # none left unattributed
+    assert usage["judge-model"].output_tokens > 0
