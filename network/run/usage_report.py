@@ -4,8 +4,8 @@ The run is the accounting boundary: its own agent calls, its routing agent's req
 guardrails' (`network.run.guardrails`), not the calls an earlier run on the same thread made
 (a resumed run reports only what it spent itself). When the run recorded its model requests
 (`RunContext.record_model_calls`: a traced run, a run with usage limits, a run the AG-UI server
-serves), each request's counts go to the entry of its provider and model; otherwise one entry without provider or model
-holds the run's totals. A run that spent nothing reports no entry.
+serves), each request's counts go to the entry of its provider and model; otherwise one entry
+without provider or model holds the run's totals. A run that spent nothing reports no entry.
 
 AG-UI counts cached tokens as part of the input: `cachedInputTokens` is a part of
 `inputTokens`, never added to it, as `Usage.cached_tokens` already is of `prompt_tokens`.
