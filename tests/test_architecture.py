@@ -472,6 +472,8 @@ TESTED_THROUGH = {
     "network.threads.resolve": "tests/network/threads/test_defaults.py",
     "network.threads.urls": "tests/network/threads/test_defaults.py",
     "network.threads.session": "tests/network/threads/test_runs.py",
+    "network.threads.thread_load": "tests/network/threads/test_runs.py",  # loading, scopes
+    "network.threads.commit_parts": "tests/network/threads/test_history_of.py",  # who wrote what
     # MCP servers, real ones over stdio and HTTP
     "agents.mcp.content": "tests/agents/mcp/test_stdio.py",
     "agents.mcp.errors": "tests/agents/mcp/test_connect_timeout.py",
