@@ -35,17 +35,13 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Any
 
 from network.errors import UnpricedModelWarning
 from network.history.results import ModelCall
 from network.logger import get_logger
 from network.numbers import check_number
-
-if TYPE_CHECKING:
-    from network.state.state import State
 
 _FIGURE_OF = {
     "max_model_calls": "model_calls",
@@ -120,18 +116,6 @@ class LimitExceeded:
         return f"usage limit {self.limit}={self.value:g} reached ({self.actual:g} used)"
 
 
-class Spending(Protocol):
-    """What a `Budget` counts of a run: a `RunContext` (which imports this module, so it is
-    named by its shape here)."""
-
-    @property
-    def state(self) -> State: ...
-    @property
-    def call_count(self) -> int: ...
-    @property
-    def router_calls(self) -> Sequence[ModelCall]: ...
-
-
 @dataclass(slots=True)
 class Budget:
     """A run's limits and what it spent so far; `check` before each model request."""
@@ -143,7 +127,7 @@ class Budget:
     _router_calls_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
-    def check(self, ctx: Spending) -> LimitExceeded | None:
+    def check(self, ctx: Any) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any."""
         self._count(ctx)
         figures = self.figures
@@ -171,7 +155,7 @@ class Budget:
             return self.exceeded
         return None
 
-    def _count(self, ctx: Spending) -> None:
+    def _count(self, ctx: Any) -> None:
         results = ctx.state.results
         first = max(len(results) - ctx.call_count, self._results_seen)  # this run's calls only
         figures = self.figures
