@@ -447,7 +447,6 @@ NO_TEST_FILE_YET = {
     "network.durable.worker",
     "network.durable.workflow",
     "network.errors",
-    "network.events",
     "network.history.fixed_list",
     "network.history.messages",
     "network.history.record",
