@@ -34,6 +34,10 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             await emitter.flush_state(kv)
         if isinstance(choice, Stop):
             return choice
+        if choice is None and not ctx.stack and ctx.last_result is not None:
+            # a handoff the router let through (see network.history.handoffs)
+            handoff = ctx.last_result.handoff
+            choice = None if handoff is None else handoff.target
         if choice is not None:
             ctx.stack.extend(network.resolve(choice))
         if not ctx.stack:
