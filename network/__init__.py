@@ -36,6 +36,7 @@ from network.history.messages import (
     UserMessage,
     message_list_adapter,
 )
+from network.history.handoffs import HandoffRecord
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
@@ -63,6 +64,7 @@ __all__ = [
     "AssistantMessage",
     "BranchFailure",
     "ConfigurationError",
+    "HandoffRecord",
     "HistoryView",
     "InferenceResult",
     "Interrupt",
