@@ -36,7 +36,7 @@ class FollowHandoffs:
         if last is None:
             active = ctx.active_agent
             return active if active is not None and active in ctx.network.agents else self.entry
-        if last.handoff is not None:
+        if last.handoff is not None and last.branch is None:
             return last.handoff.target
         if last.tool_calls and not last.skipped:
             return last.agent
