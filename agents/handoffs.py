@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
@@ -216,6 +217,7 @@ class HandoffTools:
         results, not run). The calls to run, and the refused calls' records by id."""
         first: ToolCall | None = None
         refused: dict[str, ToolCallRecord] = {}
+        now = time.perf_counter()
         for call in calls:
             if call.name not in self.by_tool:
                 continue
@@ -227,7 +229,7 @@ class HandoffTools:
                 f"only one handoff per answer: this answer already hands the conversation to "
                 f"{target!r}, so {call.name!r} was not made"
             )
-            refused[call.id] = ToolCallRecord.failed(call, message, "MultipleHandoffs", 0.0)
+            refused[call.id] = ToolCallRecord.failed(call, message, "MultipleHandoffs", now)
         if not refused:
             return calls, refused
         return [call for call in calls if call.id not in refused], refused

@@ -26,6 +26,7 @@ from network.errors import (
     UnpricedModelWarning,
     UnstorableValueError,
 )
+from network.history.handoffs import HandoffRecord
 from network.history.log import RecordLog
 from network.history.messages import (
     AssistantMessage,
@@ -36,7 +37,6 @@ from network.history.messages import (
     UserMessage,
     message_list_adapter,
 )
-from network.history.handoffs import HandoffRecord
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
