@@ -37,7 +37,13 @@ from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError, StateError, ToolError
 from network.history.handoffs import HandoffRecord
-from network.history.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from network.history.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolMessage,
+    check_messages,
+)
 from network.history.results import ToolCallRecord
 from network.run.context import AgentLike, RunContext
 
@@ -337,5 +343,12 @@ async def handed_history(agent: AgentLike, ctx: RunContext, history: Any) -> Any
                 f"handoff from {made.source!r} to {agent.name!r}: input_filter must return a "
                 f"list of messages, got {type(kept).__name__}"
             )
+        try:
+            kept = check_messages(kept)  # dicts become messages; anything else is refused
+        except ValueError as exc:  # pydantic's ValidationError names the message and field
+            raise ConfigurationError(
+                f"handoff from {made.source!r} to {agent.name!r}: input_filter returned a "
+                f"message that is not one: {exc}"
+            ) from exc
         return [*kept, *messages[cut:]]
     return history

@@ -294,6 +294,22 @@ async def test_an_async_input_filter_is_awaited() -> None:
     assert second.output == "Seat changed."
 
 
+async def test_an_input_filter_that_returns_no_messages_is_a_configuration_error() -> None:
+    for bad in (lambda history: "text", lambda history: [{"role": "user"}]):
+        network, *_ = team(
+            [call("transfer_to_seat_booking")], booking_script=["never"], input_filter=bad
+        )
+        with pytest.raises(ConfigurationError, match="input_filter"):
+            await network.run("Move me")
+    network, _, _, booking = team(
+        [call("transfer_to_seat_booking")],
+        booking_script=["Done."],
+        input_filter=lambda history: [{"role": "user", "content": "Move me, please."}],
+    )
+    await network.run("Move me")
+    assert booking.model.requests[0].history[0] == UserMessage("Move me, please.")
+
+
 async def test_a_code_router_sees_the_handoff_typed_and_may_override_it() -> None:
     seen: list[HandoffRecord | None] = []
 
