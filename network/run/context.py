@@ -158,6 +158,10 @@ class RunContext(Generic[DepsT]):
     # How many times each tool asked the model to try again (`Retry`) in this run; shared
     # by a fan-out's branches, so the budget is per run.
     tool_retries: dict[str, int] = field(default_factory=dict)
+    # Who had the conversation when the run's state holds no agent calls to read it from
+    # (the AG-UI server's in-memory threads keep only the client's messages); see
+    # `active_agent`. None: read from `state.results` alone.
+    known_active_agent: str | None = None
 
     @property
     def handoff(self) -> HandoffRecord | None:
@@ -173,7 +177,8 @@ class RunContext(Generic[DepsT]):
         when the last agent call made one, else the last agent called, over the thread's
         whole history on a thread run (so a new turn knows who had it). None before any call.
         """
-        return active_agent(self.state.results)
+        found = active_agent(self.state.results)
+        return found if found is not None else self.known_active_agent
 
     @property
     def usage(self) -> Usage:
