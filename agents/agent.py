@@ -104,6 +104,10 @@ class Agent:
             is whole (over AG-UI, the text as one delta). For servers that refuse streamed
             requests in some cases (llama.cpp's, with tools). Only this switch (and the
             model's own `stream=`) decides it: tracing or logging never does.
+        handoffs: agents (or agents' names, or `handoff(agent, ...)`) this agent may hand the
+            conversation to: the model is offered one `transfer_to_<name>` tool for each (see
+            `agents.handoffs`). A list: items appended later are offered too (append before
+            the `Network` is built: it reads them to choose its router, check and draw them).
     """
 
     def __init__(
