@@ -13,6 +13,8 @@ and exits with status 0. A model or network failure prints one line and exits wi
 
     python examples/codegen.py --out out/                 # offline, on a scripted model
     python examples/codegen.py --model openai/gpt-4o-mini  # a real model
+    python examples/codegen.py --model openai/NAME --api-base http://127.0.0.1:8080/v1 \
+        --param max_tokens=160                            # a local OpenAI-compatible server
 """
 
 from __future__ import annotations
