@@ -175,11 +175,10 @@ async def demo(model: str | Model | None, store_path: str) -> None:
         print("Checkpoints:", ", ".join(f"{c.index}:{c.agent}" for c in checkpoints))
         researched = next(c for c in checkpoints if c.agent == "researcher")
         fork = await team.fork(
-            "release-1",
+            ThreadRef("release-1", store=store),
             at=researched.index,
             update={"audience": "children"},
             new_thread_id="release-1-kids",
-            store=store,
         )
     origin = fork.origin
     new_id = fork.thread.thread_id
