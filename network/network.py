@@ -33,6 +33,7 @@ from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
 from network.sessions import open_session
+from network.state.output_keys import declare_output_keys
 from network.state.schema import StateSchema
 from network.state.state import State
 from network.telemetry.activate import run_spans
@@ -144,7 +145,9 @@ class Network(Generic[DepsT]):
         self.default_model = default_model
         self.max_iter = max_iter
         self.context_policy = context_policy
-        self.schema = StateSchema.coerce(state_schema)
+        # an agent's typed answer makes its undeclared `output_key` a key of that type
+        schema = StateSchema.coerce(state_schema)
+        self.schema = declare_output_keys(name, schema, self.agents.values())
         check_tool_defaults(f"network {name!r}", tool_timeout, tool_retry)
         self.tool_timeout = tool_timeout
         self.tool_retry = tool_retry
