@@ -12,6 +12,7 @@ from agents.guardrails import (
     tool_input_guardrail,
     tool_output_guardrail,
 )
+from agents.handoffs import Handoff, handoff, without_tool_calls
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp import MCPServer, MCPServerError
 from agents.models import (
@@ -46,6 +47,7 @@ __all__ = [
     "ContextPolicy",
     "FileWriteError",
     "GuardrailResult",
+    "Handoff",
     "Interrupt",
     "LiteLLMModel",
     "MCPServer",
@@ -68,11 +70,13 @@ __all__ = [
     "call",
     "client_tool",
     "files_to_disk",
+    "handoff",
     "input_guardrail",
     "make_model",
     "output_guardrail",
     "tool",
     "tool_input_guardrail",
     "tool_output_guardrail",
+    "without_tool_calls",
     "write_files_tool",
 ]

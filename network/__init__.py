@@ -28,6 +28,7 @@ from network.errors import (
     UnpricedModelWarning,
     UnstorableValueError,
 )
+from network.history.handoffs import HandoffRecord
 from network.history.log import RecordLog
 from network.history.messages import (
     AssistantMessage,
@@ -68,6 +69,7 @@ __all__ = [
     "ConfigurationError",
     "GuardrailResult",
     "GuardrailTripped",
+    "HandoffRecord",
     "HistoryView",
     "InferenceResult",
     "Interrupt",

@@ -73,6 +73,13 @@ GUARDRAIL_REJECTED = "agent_network.guardrail.rejected"  # a tool call refused, 
 GUARDRAIL_CANCELLED = "agent_network.guardrail.cancelled"  # stopped before it said anything
 GUARDRAIL_STOPPED = "agent_network.guardrail"  # on an agent span: the guardrail that stopped it
 
+# a handoff (`agents.handoff`): a span of its own under its `transfer_to_...` tool span. The
+# conventions name no handoff operation, so it carries ours (see network.telemetry.handoff_span)
+HANDOFF = "handoff"  # the span's name is "handoff {target}", its role "handoff"
+HANDOFF_SOURCE = "agent_network.handoff.source"
+HANDOFF_TARGET = "agent_network.handoff.target"
+HANDOFF_REASON = "agent_network.handoff.reason"  # the model's words: content, opt-in
+
 # metrics
 TOKEN_USAGE = "gen_ai.client.token.usage"
 OPERATION_DURATION = "gen_ai.client.operation.duration"

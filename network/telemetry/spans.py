@@ -8,6 +8,7 @@
         execute_tool {tool}                   each tool call; concurrent ones are siblings
         apply_guardrail {guardrail}           each guardrail check (`guardrail_spans`)
           chat {model}                        a guardrail agent's requests
+          handoff {target}                    under a `transfer_to_...` call that handed off
 
 `{model}` and `gen_ai.request.model` are the name sent on the wire (`gpt-4o-mini` for
 `openai/gpt-4o-mini`); the provider is `gen_ai.provider.name`.
@@ -42,6 +43,7 @@ from network.telemetry.content import (
     system_instructions,
 )
 from network.telemetry.guardrail_spans import guardrail_spans
+from network.telemetry.handoff_span import handoff_span
 from network.telemetry.metrics import Instruments
 
 
@@ -265,8 +267,10 @@ class RunSpans:
         for index, call in enumerate(calls):
             last = index == len(calls) - 1
             self._chat(call, parent, result if last and not call.error else None)
+        handoff = result.handoff
         for record in result.tool_calls:
-            self._tool(span, parent, record)
+            made = handoff if handoff is not None and handoff.call_id == record.id else None
+            self._tool(span, parent, record, made)
         keys = sorted({key_of(op["path"]) for op in result.state_delta})
         attributes = _usage({}, calls)
         if calls:
@@ -338,7 +342,7 @@ class RunSpans:
         if self.instruments is not None:
             self.instruments.record(call, call.agent or "")
 
-    def _tool(self, agent_span: Any, parent: Any, record: Any) -> None:
+    def _tool(self, agent_span: Any, parent: Any, record: Any, handoff: Any = None) -> None:
         if record.error_type == "rejected":  # never ran: the person said no
             agent_span.add_event(
                 "agent_network.tool.rejected",
@@ -368,7 +372,12 @@ class RunSpans:
         if content is not None:
             content.set(span, c.TOOL_ARGUMENTS, record.arguments)
             content.set(span, c.TOOL_RESULT, record.content)
-        span.end(end_time=start + int(record.duration_ms * 1e6))
+        end = start + int(record.duration_ms * 1e6)
+        if handoff is not None:
+            handoff_span(self.tracer, self._trace.set_span_in_context(span), handoff, start, end)
+            if content is not None and handoff.reason:
+                content.set(span, c.HANDOFF_REASON, handoff.reason)
+        span.end(end_time=end)
 
     def _guardrails(self, parent: Any) -> None:
         """Spans of the guardrail checks that ended since the last ones were drawn."""
