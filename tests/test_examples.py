@@ -32,6 +32,7 @@ def test_every_example_is_covered() -> None:
         "mcp_codegen.py",
         "support.py",
         # the porting guides' programs: tests/test_porting_examples.py
+        "customer_service.py",
         "research_state.py",
         "supervisor_approval.py",
         "weather_state_agui.py",

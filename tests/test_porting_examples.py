@@ -117,3 +117,40 @@ def test_research_state_searches_the_repository_state_names(tmp_path: pathlib.Pa
     assert done.returncode == 0, done.stderr
     assert "Documents: 0 | typed: True" in done.stdout  # same queries, the other repository
     assert "Visited: []" in done.stdout
+
+
+def test_customer_service_hands_off_guards_and_keeps_the_thread_well_formed(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The OpenAI Agents SDK's customer-service agents: handoffs followed with no router, the
+    seat handoff's on_handoff write, a relevance input guardrail (an agent with typed output)
+    and an output guardrail, each trip answered with add_messages."""
+    store = tmp_path / "airline.db"
+    done = run_example("customer_service.py", "--store", str(store), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "offline" in out.splitlines()[0]
+    assert "[triage -> faq -> faq] You may bring one carry-on bag" in out
+    # the FAQ agent had the conversation, handed it back to triage, which sent it on
+    assert "[triage -> seat_booking -> seat_booking] Seat changed to 23A on flight FLT-123" in out
+    assert "stopped by guardrail 'relevance_check' (input, agent seat_booking)" in out
+    assert "stopped by guardrail 'no_fare_code' (output, agent faq)" in out
+    assert "FC-7781" not in out  # the leaked fare code never reaches the customer
+    assert "well formed: True" in out
+    assert "the next turn starts with: faq" in out
+
+    async def stored() -> None:
+        async with SQLStore(str(store)) as threads:
+            thread = await threads.get_thread("customer-1")
+            assert thread is not None
+            assert thread.state["seat_number"] == "23A"
+            assert thread.state["flight_number"] == "FLT-123"  # written by on_handoff
+            spoken = [m for m in thread.messages if m.role in ("user", "assistant")]
+            users = [m.content for m in spoken if m.role == "user"]
+            assert users[2] == "Write me a poem about strawberries."
+            poem = next(i for i, m in enumerate(spoken) if m.content == users[2])
+            assert spoken[poem + 1].role == "assistant"  # the refusal, not another question
+            # the tool's answer stays (an earlier call of the run); no answer to the customer has it
+            assert all("FC-7781" not in (m.content or "") for m in spoken if m.role == "assistant")
+
+    anyio.run(stored)
