@@ -47,9 +47,14 @@ from network.state.state import State
 
 
 async def continue_run(
-    network: Any, request: Resume | ToolResults, options: RunOptions, steps: StepRunner | None
+    network: Any,
+    request: Resume | ToolResults,
+    options: RunOptions,
+    steps: StepRunner | None,
+    parent: RunContext | None = None,
 ) -> RunResult:
-    """Run the continuation `request` asks for, with `options` (see the module docstring)."""
+    """Run the continuation `request` asks for, with `options` (see the module docstring);
+    `parent`: the run it is a sub-run of (`network.run.subrun`)."""
     if options.state is not None:
         raise ConfigurationError(
             "state= does not apply to a continuation: it continues the stopped run's state"
@@ -101,7 +106,7 @@ async def continue_run(
     else:
         state.append_messages(answered)
     start: Any = network.start
-    result: RunResult = await start(ctx, session, options)
+    result: RunResult = await start(ctx, session, options, parent)
     return result
 
 

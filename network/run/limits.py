@@ -35,6 +35,7 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -125,12 +126,31 @@ class Budget:
     exceeded: LimitExceeded | None = None
     _results_seen: int = 0
     _router_calls_seen: int = 0
+    _subagent_calls_seen: int = 0  # sub-runs' requests (RunContext.subagent_calls) counted
+    _subagent_tools_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(self, ctx: Any) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any."""
+        return self.check_live(ctx, ())
+
+    def check_live(self, ctx: Any, in_flight: Sequence[ModelCall]) -> LimitExceeded | None:
+        """`check`, counting `in_flight` too: requests spent but not yet recorded (the agent
+        call whose tool runs a sub-run, `network.run.subrun`). They are not kept: the run
+        counts them when their call is recorded."""
         self._count(ctx)
         figures = self.figures
+        if in_flight:
+            figures = UsageFigures(
+                figures.model_calls,
+                figures.tool_calls,
+                figures.input_tokens,
+                figures.output_tokens,
+                figures.cost_usd,
+                figures.unpriced,
+            )
+            for call in in_flight:
+                figures.add_call(call)
         limits = self.limits
         for name, figure in _FIGURE_OF.items():
             cap = getattr(limits, name)
@@ -172,6 +192,14 @@ class Budget:
             if call.cost_usd is None:
                 self._unpriced(call)
         self._router_calls_seen = len(router_calls)
+        subagent_calls = ctx.subagent_calls  # what its sub-runs spent (network.run.subrun)
+        for call in subagent_calls[self._subagent_calls_seen :]:
+            figures.add_call(call)
+            if call.cost_usd is None:
+                self._unpriced(call)
+        self._subagent_calls_seen = len(subagent_calls)
+        figures.tool_calls += ctx.subagent_tool_calls - self._subagent_tools_seen
+        self._subagent_tools_seen = ctx.subagent_tool_calls
 
     def _unpriced(self, call: ModelCall) -> None:
         """Warn, once per model, that the cost cap cannot count an answer (module docstring)."""

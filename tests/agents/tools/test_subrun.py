@@ -1,0 +1,173 @@
+"""Agents and networks as tools (`agents.tools._subrun`): a supervisor's tool runs a sub-run.
+
+Each test shows one thing a user relies on: the answer comes back as the tool result, the
+sub-run's state is its own unless mapped, its spending is the caller's, cancelling the caller
+cancels it, and a confirmation inside it is answered through the caller, once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from agents import Agent, ScriptedModel, Tool
+from network import Network, StopReason, UsageLimits
+from network.errors import ConfigurationError
+from tests.agents.tools.subagents import (
+    REFUNDS,
+    RESEARCHED,
+    billing_network,
+    research_team,
+    researcher,
+    supervised,
+    supervisor_script,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> None:
+    REFUNDS.clear()
+    RESEARCHED.clear()
+
+
+async def test_an_agent_as_a_tool_answers_the_supervisor() -> None:
+    tool = researcher().as_tool(description="Ask the researcher.")
+    assert isinstance(tool, Tool)
+    assert tool.name == "researcher"
+    assert tool.schema["function"]["description"] == "Ask the researcher."
+    assert list(tool.schema["function"]["parameters"]["properties"]) == ["input"]
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result = await supervised([tool], boss).run("What about tides?")
+    assert result.output == "Supervisor: Research says tides: found"
+    assert RESEARCHED == ["tides"]
+    # the supervisor's model read the sub-agent's answer as the tool's result
+    assert boss.requests[-1].history[-1].content == "Research says tides: found"
+
+
+async def test_the_sub_run_state_is_its_own_unless_mapped() -> None:
+    tool = researcher().as_tool(name="ask", state_in={"topic": "subject"})
+    network = supervised(
+        [tool],
+        ScriptedModel(supervisor_script("ask", "moon")),
+        state_schema={"subject": {"type": str}, "notes": {"type": list[str]}},
+    )
+    result = await network.run("Go", state={"subject": "moon", "notes": ["mine"]})
+    assert result.state.kv.get("notes") == ["mine"]  # the sub-run's `notes` stayed there
+    assert RESEARCHED == ["moon"]
+
+
+async def test_state_out_writes_through_the_callers_schema() -> None:
+    tool = researcher().as_tool(name="ask", state_out={"found": "notes"})
+    network = supervised(
+        [tool],
+        ScriptedModel(supervisor_script("ask", "sun")),
+        state_schema={"found": {"type": list[str]}},
+    )
+    result = await network.run("Go", state={"found": ["earlier"]})
+    assert result.state.kv.get("found") == ["earlier", "sun: found"]  # merged like any write
+
+
+async def test_a_state_out_write_the_schema_refuses_is_an_error_result() -> None:
+    tool = researcher().as_tool(name="ask", state_out={"count": "notes"})
+    boss = ScriptedModel(supervisor_script("ask", "sun"))
+    network = supervised([tool], boss, state_schema={"count": {"type": int}})
+    result = await network.run("Go", state={"count": 3})
+    assert result.state.kv.get("count") == 3  # left as it was
+    record = result.state.results[0].tool_calls[0]
+    assert record.is_error and "count" in record.content
+
+
+def test_bad_mappings_are_configuration_errors() -> None:
+    with pytest.raises(ConfigurationError, match="state_in"):
+        researcher().as_tool(state_in={"topic": 3})  # type: ignore[dict-item]
+    with pytest.raises(ConfigurationError, match="state_out"):
+        Network("n", agents=[researcher()]).as_tool(state_out=["x"])  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="limits"):
+        researcher().as_tool(limits={"max_model_calls": 1})  # type: ignore[arg-type]
+
+
+async def test_a_network_as_a_tool() -> None:
+    team = research_team()
+    boss = ScriptedModel(supervisor_script("research", "stars"))
+    result = await supervised([team.as_tool(description="The research team.")], boss).run("Go")
+    assert result.output == "Supervisor: Research says stars: found"
+
+
+async def test_usage_rolls_up_into_the_callers_totals() -> None:
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result = await supervised([researcher().as_tool()], boss).run("Go")
+    own = sum(r.usage.total_tokens for r in result.state.results)
+    inner = await researcher().run("tides")
+    assert inner.usage.total_tokens > 0
+    assert result.usage.total_tokens == own + inner.usage.total_tokens
+
+
+async def test_a_sub_run_cannot_spend_past_the_callers_limit() -> None:
+    helper_model = ScriptedModel(lambda request: __import__("agents").call("look_up", topic="x"))
+    helper = researcher(helper_model)  # never answers: looks up again and again
+    boss = ScriptedModel(supervisor_script("researcher", "loop"))
+    network = supervised([helper.as_tool(max_steps=50)], boss)
+    result = await network.run("Go", limits=UsageLimits(max_model_calls=4))
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    # one request of the supervisor, three of the helper: never more than the limit
+    assert len(boss.requests) + len(helper_model.requests) == 4
+    assert len(helper_model.requests) == 3
+    record = result.state.results[0].tool_calls[0]
+    assert record.is_error and "usage limit" in record.content
+
+
+async def test_cancelling_the_caller_cancels_the_sub_run() -> None:
+    started = anyio.Event()
+    finished: list[str] = []
+
+    async def slow(request: Any) -> Any:
+        started.set()
+        await anyio.sleep(30)
+        finished.append("answered")  # a side effect that must never happen
+        return "late"
+
+    boss = ScriptedModel(supervisor_script("researcher", "slowly"))
+    network = supervised([researcher(ScriptedModel(slow)).as_tool()], boss)
+    with anyio.move_on_after(5) as scope:
+        async with anyio.create_task_group() as group:
+            group.start_soon(network.run, "Go")
+            await started.wait()
+            group.cancel_scope.cancel()
+    assert not scope.cancelled_caught  # cancelled at once, not after the 5 s
+    await anyio.sleep(0.05)
+    assert finished == []
+
+
+async def test_an_approval_inside_surfaces_and_resumes_through_the_caller() -> None:
+    boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
+    network = supervised([billing_network().as_tool(description="Billing.")], boss)
+    stopped = await network.run("Refund order 7")
+    assert stopped.stop_reason == StopReason.INTERRUPTED
+    (interrupt,) = stopped.interrupts
+    assert interrupt.tool == "billing" and interrupt.agent == "boss"
+    assert interrupt.subagent_run_id is not None
+    assert interrupt.to_agui()["metadata"]["tool"] == "refund"  # what waits, inside
+    assert REFUNDS == []
+    done = await network.run(stopped.resume([interrupt.accept()]))
+    assert done.output == "Supervisor: Billing: refunded 30"
+    assert REFUNDS == [30]  # ran once, after the approval
+
+
+async def test_a_rejection_inside_is_told_to_the_sub_agent() -> None:
+    boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
+    network = supervised([billing_network().as_tool()], boss)
+    stopped = await network.run("Refund order 7")
+    done = await network.run(stopped.resume([stopped.interrupts[0].reject("too much")]))
+    assert REFUNDS == []
+    assert done.output is not None and "rejected" in done.output
+    assert "too much" in done.output
+
+
+def test_an_agent_given_a_network_as_tool_gets_a_tool() -> None:
+    team = Network("research", agents=[researcher()])
+    agent = Agent("boss", tools=[team.as_tool()])
+    assert isinstance(agent.tools["research"], Tool)
