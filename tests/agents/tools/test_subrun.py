@@ -171,3 +171,25 @@ def test_an_agent_given_a_network_as_tool_gets_a_tool() -> None:
     team = Network("research", agents=[researcher()])
     agent = Agent("boss", tools=[team.as_tool()])
     assert isinstance(agent.tools["research"], Tool)
+
+
+async def test_an_approval_inside_survives_on_a_sqlite_thread_and_is_answered_once(
+    tmp_path: Any,
+) -> None:
+    from network import AlreadyAnsweredError, Resume, ThreadRef
+
+    path = str(tmp_path / "threads.db")
+
+    def desk() -> Network:  # a fresh network each time: another process, as far as it knows
+        boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
+        return supervised([billing_network().as_tool()], boss)
+
+    stopped = await desk().run("Refund order 7", thread=ThreadRef("t1", store=path))
+    assert stopped.stop_reason == StopReason.INTERRUPTED and stopped.persisted
+    (waiting,) = stopped.interrupts
+    # answered by thread id alone, from the stored interrupt
+    done = await desk().run(Resume([waiting.accept()]), thread=ThreadRef("t1", store=path))
+    assert done.output == "Supervisor: Billing: refunded 30"
+    with pytest.raises(AlreadyAnsweredError):
+        await desk().run(Resume([waiting.accept()]), thread=ThreadRef("t1", store=path))
+    assert REFUNDS == [30]  # the inner tool ran exactly once
