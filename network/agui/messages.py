@@ -5,10 +5,11 @@ assistant messages and tool results it rebuilt from earlier runs' events. They b
 run's conversation; the text of the last user message is the run's input. Activity messages
 are display-only and are left out, and so are a sub-agent's messages (those carrying a
 `subagentRunId`: an agent or a network used as a tool streamed them; the caller's
-conversation holds only the tool call and its result). A reasoning message (a reasoning model's thinking, as AG-UI
-1.0's REASONING_* events built it) is kept on the assistant message it led to, the next one
-(`AssistantMessage.reasoning`), else the one before it; one with no answer at all stays in the
-conversation as an assistant message holding only reasoning, which is never sent to a model.
+conversation holds only the tool call and its result). A reasoning message (a reasoning
+model's thinking, as AG-UI 1.0's REASONING_* events built it) is kept on the assistant
+message it led to, the next one (`AssistantMessage.reasoning`), else the one before it; one
+with no answer at all stays in the conversation as an assistant message holding only
+reasoning, which is never sent to a model.
 
 A client never writes a model's instructions: a `system` or `developer` message is refused
 (422 `role_not_allowed`, the default) or, with `app(network, system_messages="as_user")`,
