@@ -86,7 +86,7 @@ def answering(agent: Any) -> Any:
 
 def agent_network_of(agent: Any, max_steps: int, state_schema: Any) -> Any:
     """For a parent run: the one-agent network `agent.as_tool` runs (the parent network's
-    `default_model` for an agent without a model of its own)."""
+    `default_model` for an agent without a model of its own, and its telemetry options)."""
 
     def network_of(parent: RunContext) -> Network:
         return Network(
@@ -96,6 +96,7 @@ def agent_network_of(agent: Any, max_steps: int, state_schema: Any) -> Any:
             default_model=getattr(parent.network, "default_model", None),
             max_iter=max_steps,
             state_schema=state_schema,
+            telemetry=getattr(parent.network, "telemetry", None),  # traced as its caller is
         )
 
     return network_of
@@ -260,14 +261,15 @@ class _Forward:
         kind = event.type
         if kind in self._DROPPED:
             return  # the sub-run's lifecycle is SUBAGENT_*; its state is not the client's
+        # A copy: the sub-run's own sinks (its spans, its logs) see the event as it was.
         if kind == "SUBAGENT_STARTED":  # a sub-agent of the sub-agent
             if event.parent_subagent_run_id is None:
-                event.parent_subagent_run_id = self.run_id
+                event = event.model_copy(update={"parent_subagent_run_id": self.run_id})
         elif getattr(event, "subagent_run_id", None) is None and kind not in (
             "SUBAGENT_FINISHED",
             "SUBAGENT_ERROR",
         ):
-            event.subagent_run_id = self.run_id
+            event = event.model_copy(update={"subagent_run_id": self.run_id})
         await self.emitter.emit(event)
 
 
