@@ -1,6 +1,7 @@
 """The run's token usage as AG-UI 1.0 reports it on RUN_FINISHED: one entry per provider and model.
 
-The run is the accounting boundary: its own agent calls and its routing agent's requests,
+The run is the accounting boundary: its own agent calls, its routing agent's requests and its
+sub-runs' requests (agents and networks used as tools, `network.run.subrun`),
 not the calls an earlier run on the same thread made (a resumed run reports only what it
 spent itself). When the run recorded its model requests (`RunContext.record_model_calls`:
 a traced run, a run with usage limits, a run the AG-UI server serves), each request's counts
@@ -25,6 +26,7 @@ def run_token_usage(ctx: RunContext) -> list[dict[str, Any]]:
     own = results[len(results) - ctx.call_count :] if ctx.call_count else []
     calls = [call for result in own for call in result.model_calls]
     calls.extend(ctx.router_calls)
+    calls.extend(ctx.subagent_calls)  # its sub-runs' (agents and networks used as tools)
     by_model: dict[tuple[str | None, str | None], Usage] = {}
     recorded = Usage()
     for call in calls:

@@ -193,3 +193,68 @@ async def test_an_approval_inside_survives_on_a_sqlite_thread_and_is_answered_on
     with pytest.raises(AlreadyAnsweredError):
         await desk().run(Resume([waiting.accept()]), thread=ThreadRef("t1", store=path))
     assert REFUNDS == [30]  # the inner tool ran exactly once
+
+
+async def collect(network: Network, input: Any, **options: Any) -> tuple[Any, list[Any]]:
+    seen: list[Any] = []
+
+    async def sink(event: Any) -> None:
+        seen.append(event)
+
+    return await network.run(input, sinks=[sink], **options), seen
+
+
+async def test_a_failing_sub_agent_reports_an_error_and_the_supervisor_goes_on() -> None:
+    from network.errors import ModelError
+
+    broken = researcher(ScriptedModel([ModelError("provider down")]))
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result, seen = await collect(supervised([broken.as_tool()], boss), "Go")
+    assert result.output is not None and "provider down" in result.output  # the model read it
+    types = [event.type for event in seen]
+    assert "RUN_ERROR" not in types and types[-1] == "RUN_FINISHED"
+    (started,) = [e for e in seen if e.type == "SUBAGENT_STARTED"]
+    (failed,) = [e for e in seen if e.type == "SUBAGENT_ERROR"]
+    assert failed.subagent_run_id == started.subagent_run_id
+    assert "provider down" in failed.message and failed.code == "ModelError"
+    inside = seen[types.index("SUBAGENT_STARTED") + 1 : types.index("SUBAGENT_ERROR")]
+    assert inside and all(e.subagent_run_id == started.subagent_run_id for e in inside)
+
+
+async def test_a_cancelled_sub_agent_is_closed_before_the_run_ends() -> None:
+    started = anyio.Event()
+
+    async def slow(request: Any) -> Any:
+        started.set()
+        await anyio.sleep(30)
+        return "late"
+
+    boss = ScriptedModel(supervisor_script("researcher", "slowly"))
+    network = supervised([researcher(ScriptedModel(slow)).as_tool()], boss)
+    seen: list[Any] = []
+
+    async def sink(event: Any) -> None:
+        seen.append(event)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: network.run("Go", sinks=[sink]))
+        await started.wait()
+        group.cancel_scope.cancel()
+    types = [event.type for event in seen]
+    assert types.index("SUBAGENT_STARTED") < types.index("SUBAGENT_ERROR")
+    assert types[-1] == "RUN_FINISHED" and seen[-1].outcome.type == "cancelled"
+    assert next(e for e in seen if e.type == "SUBAGENT_ERROR").message == "cancelled"
+
+
+async def test_run_finished_reports_the_sub_runs_usage_too() -> None:
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result, seen = await collect(supervised([researcher().as_tool()], boss), "Go")
+    finished = seen[-1]
+    assert finished.type == "RUN_FINISHED"
+    reported = sum(entry.total_tokens for entry in finished.usage)
+    assert reported == result.usage.total_tokens
+    own = sum(r.usage.total_tokens for r in result.state.results)
+    inner = result.usage.total_tokens - own
+    assert inner > 0
+    # the sub-run's requests are reported by model (it records each one)
+    assert sum(e.total_tokens for e in finished.usage if e.model == "scripted") == inner
