@@ -65,7 +65,18 @@ def subrun_tool(spec: SubrunTool) -> Tool:
         "context": ToolContext,
         "return": Any,
     }
-    return Tool(run_subagent, name=spec.name, description=spec.description)
+    return SubagentTool(run_subagent, spec)
+
+
+class SubagentTool(Tool):
+    """A `Tool` that runs a sub-run; `subagent` says what it runs (the AG-UI capabilities
+    answer lists these as the server's sub-agents)."""
+
+    __slots__ = ("subagent",)
+
+    def __init__(self, function: Any, spec: SubrunTool) -> None:
+        super().__init__(function, name=spec.name, description=spec.description)
+        self.subagent = spec
 
 
 def answering(agent: Any) -> Any:

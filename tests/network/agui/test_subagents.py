@@ -168,3 +168,19 @@ def test_the_client_sees_who_does_what(
     assert [m.role for m in history].count("user") == 2
     assert all(getattr(m, "name", None) in (None, "boss") for m in history if m.role == "assistant")
     assert REFUNDS == [30]
+
+
+@pytest.mark.anyio
+async def test_the_capabilities_answer_lists_the_sub_agents() -> None:
+    import httpx
+
+    transport = httpx.ASGITransport(app=app(desk(ScriptedModel(boss_script))))
+    async with httpx.AsyncClient(transport=transport, base_url="http://agui.test") as http:
+        answer = (await http.get("/capabilities")).json()
+    multi = answer["multiAgent"]
+    assert multi["supported"] is True and multi["delegation"] is True
+    assert multi["subagents"] == [
+        {"name": "boss"},
+        {"name": "researcher", "description": "Finds facts."},
+        {"name": "billing", "description": "Refunds orders."},
+    ]
