@@ -30,7 +30,7 @@ sub-run's schema default applies); a `state_out` key the sub-run never set is no
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 import anyio
@@ -41,7 +41,7 @@ from network.errors import ToolError
 from network.history.messages import message_list_adapter
 from network.ids import new_id
 from network.network import Network
-from network.run.context import RunContext
+from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.inputs import Resume
 from network.run.interrupts import Answer, Interrupt
 from network.run.options import RunOptions
@@ -79,7 +79,7 @@ class SubagentTool(Tool):
         self.subagent = spec
 
 
-def answering(agent: Any) -> Any:
+def answering(agent: AgentLike) -> Callable[[RunContext], Any]:
     """The router of an agent run on its own as a tool: again while it calls tools."""
 
     def again(ctx: RunContext) -> Any:
@@ -95,7 +95,9 @@ def answering(agent: Any) -> Any:
     return again
 
 
-def agent_network_of(agent: Any, max_steps: int, state_schema: Any) -> Any:
+def agent_network_of(
+    agent: AgentLike, max_steps: int, state_schema: Any
+) -> Callable[[RunContext], Network]:
     """For a parent run: the one-agent network `agent.as_tool` runs (the parent network's
     `default_model` for an agent without a model of its own, and its telemetry options)."""
 
@@ -289,7 +291,7 @@ def _attributed_to(parent: RunContext) -> str | None:
     return parent.run_id if isinstance(parent.budget, ChildBudget) else None
 
 
-def _stopped_of(network: Any, interrupt: Interrupt) -> RunResult:
+def _stopped_of(network: NetworkLike, interrupt: Interrupt) -> RunResult:
     """The stopped sub-run an interrupt carries, as the `RunResult` its continuation takes."""
     data = (interrupt.nested or {}).get("stopped") or {}
     messages = message_list_adapter().validate_python(data.get("messages") or [])

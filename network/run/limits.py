@@ -130,14 +130,12 @@ class Budget:
     _subagent_tools_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
-    def check(self, ctx: Any) -> LimitExceeded | None:
-        """Count what `ctx` reported since the last check; the limit reached, if any."""
-        return self.check_live(ctx, ())
+    def check(self, ctx: Any, in_flight: Sequence[ModelCall] = ()) -> LimitExceeded | None:
+        """Count what `ctx` reported since the last check; the limit reached, if any.
 
-    def check_live(self, ctx: Any, in_flight: Sequence[ModelCall]) -> LimitExceeded | None:
-        """`check`, counting `in_flight` too: requests spent but not yet recorded (the agent
-        call whose tool runs a sub-run, `network.run.subrun`). They are not kept: the run
-        counts them when their call is recorded."""
+        `in_flight`: requests spent but not yet recorded (the agent call whose tool runs a
+        sub-run, `network.run.subrun`), counted in this check only: the run counts them when
+        their call is recorded."""
         self._count(ctx)
         figures = self.figures
         if in_flight:

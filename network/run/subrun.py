@@ -86,18 +86,15 @@ class ChildBudget:
         if tools:
             parent.subagent_tool_calls += tools
 
-    def check(self, ctx: RunContext) -> LimitExceeded | None:
-        """Report to the parent, then check the sub-run's own limits and the parent's."""
-        return self.check_live(ctx, ())
-
-    def check_live(self, ctx: RunContext, in_flight: Sequence[ModelCall]) -> LimitExceeded | None:
-        """`check` with requests spent but not yet recorded (see `Budget.check_live`)."""
+    def check(self, ctx: RunContext, in_flight: Sequence[ModelCall] = ()) -> LimitExceeded | None:
+        """Report to the parent, then check the sub-run's own limits and the parent's (with
+        `in_flight`: requests spent but not yet recorded, see `Budget.check`)."""
         self.report(ctx)
-        exceeded = self.own.check_live(ctx, in_flight) if self.own is not None else None
+        exceeded = self.own.check(ctx, in_flight) if self.own is not None else None
         parent = self.parent
         budget: Any = parent.budget
         if exceeded is None and budget is not None:
-            exceeded = budget.check_live(parent, (*in_flight, *parent.calls_in_flight))
+            exceeded = budget.check(parent, (*in_flight, *parent.calls_in_flight))
         if exceeded is not None:
             self.exceeded = exceeded
         return exceeded

@@ -56,9 +56,9 @@ def billing_script(request: Any) -> Any:
     return call("refund", amount=30)
 
 
-def billing_network() -> Network:
+def billing_network(model: Any = None) -> Network:
     """A one-agent billing team whose refund waits for a person."""
-    clerk = Agent("clerk", tools=[refund], model=ScriptedModel(billing_script))
+    clerk = Agent("clerk", tools=[refund], model=model or ScriptedModel(billing_script))
 
     def router(ctx: Any) -> Any:
         last = ctx.last_result
