@@ -85,7 +85,7 @@ async def test_two_levels_deep_an_approval_surfaces_at_the_top_and_resumes_once(
 
 
 async def test_usage_rolls_up_two_levels() -> None:
-    network, models = director()
+    network, _ = director()
     stopped = await network.run("Go")
     done = await network.run(stopped.resume([stopped.interrupts[0].accept()]))
     assert done.output is not None
