@@ -258,3 +258,21 @@ async def test_run_finished_reports_the_sub_runs_usage_too() -> None:
     assert inner > 0
     # the sub-run's requests are reported by model (it records each one)
     assert sum(e.total_tokens for e in finished.usage if e.model == "scripted") == inner
+
+
+async def test_a_sub_runs_steps_are_logged_once_under_its_own_run_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    import structlog
+
+    structlog.reset_defaults()
+    caplog.set_level(logging.INFO, logger="agent_network")
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    await supervised([researcher().as_tool()], boss).run("Go")
+    lines = [r.getMessage() for r in caplog.records if r.name == "agent_network"]
+    inner = [line for line in lines if line.startswith("agent.started") and "researcher" in line]
+    assert len(inner) == 2  # its two calls, not twice each
+    assert len({line.split("run_id=")[1].split()[0] for line in inner}) == 1
+    structlog.reset_defaults()
