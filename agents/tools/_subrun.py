@@ -161,23 +161,31 @@ class _SubrunCall:
             )
         try:
             result: RunResult = await network.run_with(request, options, parent=parent)
+            if result.interrupts:
+                if parent.steps is not None:  # a durable run replays this call's recorded result
+                    raise ToolError(
+                        f"{spec.label} stopped on a confirmation, which cannot wait inside a "
+                        "durable run (its tool call is recorded whole); run the supervisor "
+                        "without durable=True, or give the sub-agent no tool that needs one",
+                        tool=spec.name,
+                    )
+                held = self._hold(input, run_id, result)
+                if emitter.active:
+                    await emitter.emit(events.subagent_finished(run_id, interrupt_ids=held))
+                return _HELD
+            output = self._finish(result)
         except BaseException as error:
+            # The client is told the sub-agent's segment ended, however it ended.
             if emitter.active:
                 with anyio.CancelScope(shield=True):
                     await emitter.emit(
                         events.subagent_error(run_id, _error_text(error), type(error).__name__)
                     )
-            if isinstance(error, Exception):
+            if isinstance(error, Exception) and not isinstance(error, ToolError):
                 raise ToolError(
                     f"{spec.label} failed: {_error_text(error)}", tool=spec.name
                 ) from error
             raise
-        if result.interrupts:
-            held = self._hold(input, run_id, result)
-            if emitter.active:
-                await emitter.emit(events.subagent_finished(run_id, interrupt_ids=held))
-            return _HELD
-        output = self._finish(result)
         if emitter.active:
             await emitter.emit(events.subagent_finished(run_id, result=_json_safe(output)))
         return output

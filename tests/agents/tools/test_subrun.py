@@ -111,8 +111,11 @@ async def test_a_sub_run_cannot_spend_past_the_callers_limit() -> None:
     helper = researcher(helper_model)  # never answers: looks up again and again
     boss = ScriptedModel(supervisor_script("researcher", "loop"))
     network = supervised([helper.as_tool(max_steps=50)], boss)
-    result = await network.run("Go", limits=UsageLimits(max_model_calls=4))
+    seen: list[Any] = []
+    result = await network.run("Go", limits=UsageLimits(max_model_calls=4), sinks=[seen.append])
     assert result.stop_reason == StopReason.USAGE_LIMIT
+    closed = [e for e in seen if e.type in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR")]
+    assert [e.type for e in closed] == ["SUBAGENT_ERROR"]  # the client is told it ended
     # one request of the supervisor, three of the helper: never more than the limit
     assert len(boss.requests) + len(helper_model.requests) == 4
     assert len(helper_model.requests) == 3
