@@ -28,6 +28,7 @@ from typing import Any
 
 from network import events
 from network.ids import new_id
+from network.run.context import NetworkLike
 from network.run.emitter import EventSink
 
 _HANDOFF = "Handoff"  # the CUSTOM event's name (network.events.HANDOFF_EVENT)
@@ -42,7 +43,7 @@ class HandoffSubagents:
 
     __slots__ = ("_active", "_descriptions", "_pending", "sink")
 
-    def __init__(self, sink: EventSink, network: Any) -> None:
+    def __init__(self, sink: EventSink, network: NetworkLike) -> None:
         self.sink = sink
         self._descriptions = {
             name: getattr(agent, "description", "") or None
