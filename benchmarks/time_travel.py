@@ -7,8 +7,9 @@ milliseconds (medians over the repeats, wall time):
 
 - `checkpoints`: listing all N checkpoints;
 - `state_at warm`: the thread at a random checkpoint, from a store whose cache holds the thread
-  (a long-lived server); `state_at cold`: the same from a fresh store (a new process) with an
-  empty cache, which fetches the thread's rows once (nothing is decoded until read);
+  (a long-lived server); `state_at cold`: the same from a fresh store with an empty cache,
+  which fetches the thread's rows up to the checkpoint (nothing is decoded until read; in this
+  process, its imports warm: `state_at_cold.py` measures it in new processes);
 - `state_at state only`: of that, the keys' values alone (the key-history read);
 - `fork middle` / `fork end`: forking at checkpoint N/2 and N-1 (a new thread each time);
 - `rewind middle`: rewinding a fresh fork of the whole thread to checkpoint N/2;

@@ -548,53 +548,68 @@ class Network(Generic[DepsT]):
 
     async def fork(
         self,
-        thread_id: str,
+        thread: ThreadRef | str | None = None,
         *,
         at: int | Checkpoint,
         update: Mapping[str, Any] | None = None,
         new_thread_id: str | None = None,
-        user_id: str | None = None,
-        store: Any = None,
         metadata: dict[str, Any] | None = None,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> ForkResult:
-        """Make a new thread from `thread_id` as it was at checkpoint `at` (an agent call's
+        """Make a new thread from `thread` as it was at checkpoint `at` (an agent call's
         index, negative from the end, or a `Checkpoint`), plus `update` (thread keys, validated
         through the schema). It records its parent; the next run on it continues from there
         with the conversation; the source is unchanged. `user:` / `app:` keys keep their current
         values, and the result lists those written after the checkpoint. See docs/threads.md.
+
+        Args:
+            thread: the thread to fork, as `run` takes it (a `ThreadRef`: its id, its user,
+                which must own it when given, its app and its store; or a bare id on the
+                default store). The fork has the source's user and app, on the same store.
+            at: the checkpoint.
+            update: thread keys to set on the fork, validated through the schema.
+            new_thread_id: the fork's id (default: `<source>~fork-<random>`).
+            metadata: the fork's metadata (default: the source's).
+            **deprecated: `thread_id=`, `user_id=`, `store=`: the old spelling of
+                `ThreadRef(...)`, kept for one release with a `DeprecationWarning`.
         """
         from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
 
         return await time_travel.fork(
             self,
-            thread_id,
+            _time_travel_thread("fork", thread, deprecated),
             at=at,
             update=update,
             new_thread_id=new_thread_id,
-            user_id=user_id,
-            store=store,
             metadata=metadata,
         )
 
     async def rewind(
         self,
-        thread_id: str,
+        thread: ThreadRef | str | None = None,
         *,
         to: int | Checkpoint,
         kept_as: str | None = None,
-        user_id: str | None = None,
-        store: Any = None,
+        **deprecated: Unpack[ThreadKeywords],
     ) -> RewindReport:
-        """Move `thread_id` back, in place, to checkpoint `to`. The thread as it was is kept
+        """Move `thread` back, in place, to checkpoint `to`. The thread as it was is kept
         whole as the thread `kept_as` (named in the report); the report lists the tool calls
         after the checkpoint, whose side effects were not undone, and the `user:` / `app:`
         keys written after it. See docs/threads.md.
+
+        Args:
+            thread: the thread to rewind, as `run` takes it (a `ThreadRef`, or a bare id on
+                the default store).
+            to: the checkpoint.
+            kept_as: the id of the thread keeping it as it was (default:
+                `<thread>~rewound-<random>`).
+            **deprecated: `thread_id=`, `user_id=`, `store=`: the old spelling of
+                `ThreadRef(...)`, kept for one release with a `DeprecationWarning`.
         """
         from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
 
-        return await time_travel.rewind(
-            self, thread_id, to=to, kept_as=kept_as, user_id=user_id, store=store
-        )
+        ref = _time_travel_thread("rewind", thread, deprecated)
+        return await time_travel.rewind(self, ref, to=to, kept_as=kept_as)
 
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"
@@ -606,6 +621,28 @@ def _deprecated(old: str, new: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+def _time_travel_thread(
+    where: str, thread: ThreadRef | str | None, deprecated: Mapping[str, Any]
+) -> ThreadRef:
+    """The thread `fork` / `rewind` act on, from `thread` or from the deprecated keywords.
+
+    The old spelling gave the id first and the rest by keyword (`fork("t", at=0, store=s)`):
+    the id then keeps working with them, and only the keywords are deprecated.
+    """
+    old_keywords = any(value is not None for value in deprecated.values())
+    if isinstance(thread, str) and old_keywords:
+        if deprecated.get("thread_id") is not None:
+            raise TypeError(f"{where}() got the thread twice: {thread!r} and thread_id=")
+        ref = thread_of(None, deprecated, where=where, stopped_thread=thread, stacklevel=4)
+    else:
+        ref = thread_of(thread, deprecated, where=where, stacklevel=4)
+    if ref is None:
+        raise ConfigurationError(
+            f"{where}() needs the thread: {where}(ThreadRef(id, user_id=..., store=...), ...)"
+        )
+    return ref
 
 
 def _thread_keywords(stopped: RunResult, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,10 @@ stdio transport closes the server's stdin, waits, then terminates and kills its 
 all inside a cancellation shield, so a run that fails or is cancelled leaves no process
 behind. The whole connection (starting the server, the SDK's discovery probe, the handshake)
 is bounded by the server's `connect_timeout`, and so is each listing; a connection that
-cannot be opened in time is an `MCPServerError`.
+cannot be opened in time is an `MCPServerError`, raised at the deadline: the host task lives
+in the event loop's MCP task group (`agents.mcp._keeper`), where the SDK's teardown of the
+unanswered server finishes without holding the caller (a stdio server that ignores its stdin
+closing costs 2 s of grace, then a terminate, and a kill 2 s later if need be).
 
 The listing is cached on the connection (see `MCPServer` for when it is refreshed). A call
 that fails in transport (the server died, the session was closed) is a `ToolError` the model
@@ -23,6 +26,7 @@ from typing import Any
 import anyio
 
 from agents.mcp._arguments import arguments_check
+from agents.mcp._keeper import session_group
 from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
@@ -40,46 +44,68 @@ class Connection:
     def __init__(self, server: Any) -> None:
         self.server = server
         self.name: str = server.name or server.label
-        self._group: Any = None  # the task group of the session's host task
         self._stop = anyio.Event()
+        self._settled = anyio.Event()  # connected, or failed to
+        self._closed = anyio.Event()  # the host task is over: the server is stopped
+        self._scope = anyio.CancelScope()  # the host's: its connect deadline, and its stop
         self._client: Any = None
+        self._connect_error: BaseException | None = None
         self.failure: BaseException | None = None  # why the session ended, if it broke
         self._listed: list[ListedTool] | None = None
         self._list_lock = anyio.Lock()
 
     async def __aenter__(self) -> Connection:
-        """Start the session's host task; return once the handshake is done."""
-        group = anyio.create_task_group()
-        await group.__aenter__()
+        """Start the session's host task; return once the handshake is done.
+
+        The host runs in the event loop's MCP task group (`agents.mcp._keeper`), not under
+        this task: past `connect_timeout` this returns the error at once, while the SDK's
+        teardown (its shielded shutdown grace, then terminate and kill) finishes there.
+        """
         try:
-            await group.start(self._host)
-        except BaseException as exc:
-            self._stop.set()
-            await group.__aexit__(None, None, None)
-            if isinstance(exc, Exception):
-                raise MCPServerError(
-                    f"MCP server {self.name!r} could not be started or connected to: "
-                    f"{_describe(exc)}",
-                    server=self.name,
-                ) from exc
+            from mcp import Client  # noqa: F401, PLC0415 (mcp: only agents given a server load it)
+        except ImportError as exc:  # not installed, or a 1.x SDK without `Client`
+            raise ImportError(
+                "MCP servers need the mcp SDK 2.3 or later: pip install 'agent-network[mcp]'"
+            ) from exc
+        timeout = self.server.connect_timeout
+        self._scope.deadline = anyio.current_time() + timeout
+        group = await session_group()
+        group.start_soon(self._host, name=f"MCP server {self.name}")
+        try:
+            with anyio.CancelScope(deadline=self._scope.deadline):
+                await self._settled.wait()
+        except BaseException:  # cancelled while connecting: the host stops in the background
+            self._abandon()
             raise
-        self._group = group
+        if self._client is None:
+            self._abandon()
+            error = (
+                self._connect_error
+                or self.failure
+                or TimeoutError(f"no answer within connect_timeout={timeout:g} s")
+            )
+            raise MCPServerError(
+                f"MCP server {self.name!r} could not be started or connected to: "
+                f"{_describe(error)}",
+                server=self.name,
+            ) from error
         return self
 
-    async def _host(self, *, task_status: Any) -> None:  # always run by `group.start`
+    def _abandon(self) -> None:
+        """Give the connection up: the host tears it down in its own time."""
+        self._stop.set()
+        self._scope.cancel()
+
+    async def _host(self) -> None:
         """Hold the SDK client open until `__aexit__`, in a task of its own.
 
         The SDK runs its transport in task groups of the task that enters it. Entered in the
         run's own task, a transport failure (an HTTP server gone) would cancel the run; here
         it ends this task only: the failure is kept in `failure`, and calls fail with it.
-        Before the handshake is done, a failure propagates to `__aenter__`.
+        Before the handshake is done, a failure is kept for `__aenter__` to raise. Nothing
+        escapes this task: it shares its task group with every other session.
         """
-        try:
-            from mcp import Client  # noqa: PLC0415 (mcp: only agents given an MCP server load it)
-        except ImportError as exc:  # not installed, or a 1.x SDK without `Client`
-            raise ImportError(
-                "MCP servers need the mcp SDK 2.3 or later: pip install 'agent-network[mcp]'"
-            ) from exc
+        from mcp import Client  # noqa: PLC0415 (mcp: checked by `__aenter__`)
 
         started = False
         timeout = self.server.connect_timeout
@@ -88,9 +114,8 @@ class Connection:
         # falling back to the handshake) and the handshake. Lifted once connected. A scope
         # around the whole session, not around the connecting alone, since the SDK's task
         # groups opened while connecting must close inside any scope they were opened in.
-        deadline = anyio.CancelScope(deadline=anyio.current_time() + timeout)
         try:
-            with deadline:
+            with self._scope:
                 async with AsyncExitStack() as stack:
                     target = await self.server.transport(stack)
                     # Each listing is bounded by the client's read timeout too.
@@ -98,7 +123,7 @@ class Connection:
                         target, client_info=_client_info(), read_timeout_seconds=timeout
                     )
                     await stack.enter_async_context(client)
-                    deadline.deadline = math.inf
+                    self._scope.deadline = math.inf
                     if self.server.name is None:  # the name the server gives itself
                         info = client.server_info
                         if info is not None and info.name:
@@ -106,17 +131,18 @@ class Connection:
                     self._client = client
                     _log.debug("mcp_server_connected", server=self.name)
                     started = True
-                    task_status.started()
+                    self._settled.set()
                     await self._stop.wait()
-            if not started:  # the deadline passed (the scope swallowed its cancellation)
-                raise TimeoutError(f"no answer within connect_timeout={timeout:g} s")
         except Exception as exc:
-            if not started:
-                raise
-            self.failure = exc
-            _log.warning("mcp_server_failed", server=self.name, error=_describe(exc))
+            if started:
+                self.failure = exc
+                _log.warning("mcp_server_failed", server=self.name, error=_describe(exc))
+            else:
+                self._connect_error = exc
         finally:
             self._client = None
+            self._settled.set()
+            self._closed.set()
         _log.debug("mcp_server_closed", server=self.name)
 
     async def __aexit__(
@@ -125,11 +151,11 @@ class Connection:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        """Stop the session (the SDK stops a stdio server's process) and its host task."""
-        group, self._group = self._group, None
+        """Stop the session (the SDK stops a stdio server's process) and wait for its host
+        task, shielded: a run that ends, even cancelled, leaves no server process behind."""
         self._stop.set()
-        if group is not None:
-            await group.__aexit__(None, None, None)
+        with anyio.CancelScope(shield=True):
+            await self._closed.wait()
 
     @property
     def open(self) -> bool:

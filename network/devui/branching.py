@@ -30,6 +30,7 @@ from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.store_access import reading
 from network.errors import InvalidIdError, StateError
 from network.network import Network
+from network.run.thread_ref import ThreadRef
 from network.threads.checkpoint_data import CheckpointNotFoundError, TimeTravelError
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadNotFoundError
@@ -130,7 +131,7 @@ async def fork_view(request: Request, network: Network, store: Any) -> Response:
         async with reading(store) as opened:
             if opened is None:
                 raise ThreadNotFoundError(thread_id)
-            forked = await network.fork(thread_id, at=at, update=update, store=opened)
+            forked = await network.fork(ThreadRef(thread_id, store=opened), at=at, update=update)
     except Exception as error:
         return _refusal(error, "at")
     answer = {
@@ -154,7 +155,7 @@ async def rewind_view(request: Request, network: Network, store: Any) -> Respons
         async with reading(store) as opened:
             if opened is None:
                 raise ThreadNotFoundError(thread_id)
-            report = await network.rewind(thread_id, to=to, store=opened)
+            report = await network.rewind(ThreadRef(thread_id, store=opened), to=to)
     except Exception as error:
         return _refusal(error, "to")
     return JSONResponse(report.model_dump(mode="json"), headers=SECURITY_HEADERS)

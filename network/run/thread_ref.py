@@ -71,11 +71,14 @@ def thread_of(
     *,
     where: str = "run",
     stopped_thread: str | None = None,
+    stacklevel: int = 3,
 ) -> ThreadRef | None:
     """The run's `ThreadRef` from `thread=`, or from the deprecated keywords (with a warning).
 
     `stopped_thread`: the thread of the stopped run a continuation answers, which the old
     spelling took its id from (`network.resume(result, answers, store=url)`).
+    `stacklevel`: the warning's, pointing at the caller's line (3: the caller of the function
+    calling this one).
     """
     ref = ThreadRef.of(thread)
     if not deprecated:
@@ -91,7 +94,7 @@ def thread_of(
         f"{where}(): {names} are deprecated (removed in the next release); pass "
         "thread=ThreadRef(id, user_id=..., app_name=..., store=...) instead",
         DeprecationWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     if ref is not None:
         raise ConfigurationError(f"{where}(): give thread= or {names}, not both")

@@ -28,6 +28,7 @@ How the guarantees are kept:
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from typing import Any
@@ -46,6 +47,7 @@ from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore, ThreadExistsError
+from network.threads.sql_bulk import BulkReader
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_errors import database_errors
 from network.threads.sql_pending import decode_waiting
@@ -223,43 +225,48 @@ class SQLStore(SQLTimeTravel, BaseStore):
         return found[0], found[1], found[2], waiting
 
     async def _sync(
-        self, conn: AsyncConnection, thread_id: str, row: Any
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        row: Any,
+        upto: tuple[int, int, int] | None = None,
     ) -> tuple[DecodedThread, int]:
         """The thread's decoded records, after fetching and decoding only the rows committed
-        since this process last read it; and how many summaries this snapshot holds."""
+        since this process last read it; and how many summaries this snapshot holds.
+
+        `upto`: read only the first (messages, calls, summaries) a reader needs (a checkpoint's,
+        for `state_at`). The cache then holds that prefix of the thread, which is a prefix
+        like any other: the next read fetches the rest."""
         t = self.tables
         incarnation = (row.created_at, row.rewinds or 0)
         entry: DecodedThread = self.decoded.thread(
             thread_id, incarnation, row.message_count, row.result_count
         )
         m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
+        message_end, result_end, summary_end = upto or (row.message_count, row.result_count, None)
         texts: Any = ()
-        if m < row.message_count:
-            texts = (
-                await conn.scalars(
-                    select(t.messages.c.data)
-                    .where((t.messages.c.thread_id == thread_id) & (t.messages.c.seq >= m))
-                    .order_by(t.messages.c.seq)
-                )
-            ).all()
+        if m < message_end:
+            texts = await self._bulk.messages(conn, thread_id, m, message_end)
         stored: Any = ()
-        if r < row.result_count:
-            stored = (
-                await conn.execute(
-                    select(t.results.c.data, t.results.c.history_length, t.results.c.at)
-                    .where((t.results.c.thread_id == thread_id) & (t.results.c.seq >= r))
-                    .order_by(t.results.c.seq)
+        if r < result_end:
+            stored = await self._bulk.results(conn, thread_id, r, result_end)
+        summaries: Any = ()
+        wanted = (t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n)
+        if summary_end is not None:
+            wanted &= t.summaries.c.seq < summary_end
+        if summary_end is None or n < summary_end:
+            summaries = (
+                await conn.scalars(
+                    select(t.summaries.c.data).where(wanted).order_by(t.summaries.c.seq)
                 )
             ).all()
-        summaries = (
-            await conn.scalars(
-                select(t.summaries.c.data)
-                .where((t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n))
-                .order_by(t.summaries.c.seq)
-            )
-        ).all()
         self.decoded.extend(entry, m, texts, r, stored, n, summaries)
         return entry, n + len(summaries)
+
+    @functools.cached_property
+    def _bulk(self) -> BulkReader:
+        """The reads of many records (made on first use: most stores never need one)."""
+        return BulkReader(self.tables, self.engine.dialect)
 
     @database_errors
     async def list_threads(

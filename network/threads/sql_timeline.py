@@ -126,7 +126,11 @@ class SQLTimeTravel:
         raise NotImplementedError
 
     async def _sync(
-        self, conn: AsyncConnection, thread_id: str, row: Any
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        row: Any,
+        upto: tuple[int, int, int] | None = None,
     ) -> tuple[DecodedThread, int]:
         raise NotImplementedError
 
@@ -269,8 +273,12 @@ class SQLTimeTravel:
             )
             call = await self._call(conn, thread_id, index)
             state = await self._state_rows(conn, thread_id, group[-1].revision)
-            entry, _ = await self._sync(conn, thread_id, row)
-        start = group[0]
+            start = group[0]
+            # Only the rows up to the checkpoint: a first read in a process fetches no more
+            # of the thread than it returns (the rest is fetched when something reads it).
+            entry, _ = await self._sync(
+                conn, thread_id, row, upto=(start.messages, start.results, summaries)
+            )
         return CheckpointState.model_construct(
             thread_id=thread_id,
             checkpoint=checkpoint_of(index, call, start, group),

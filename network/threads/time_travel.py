@@ -3,8 +3,9 @@
 The store does the work (`CheckpointStore.fork_thread` / `rewind_thread`, one transaction
 each); this module checks what comes from the caller first, so that bad input changes nothing:
 
-- ids are checked, and the thread must belong to the network's app (and to `user_id` when
-  given), as a run on it would require;
+- the thread is a `ThreadRef`, as `network.run` takes it: its ids are checked, and the thread
+  must belong to its app (by default the network's) and to its user when one is named, as a
+  run on it would require;
 - a fork's `update` is validated through the network's schema, key by key, exactly as a run's
   writes are (a bad value is the schema's `StateValidationError` naming the key). It may only
   hold thread keys: `temp:` keys are never stored, and `user:` / `app:` keys are shared with
@@ -26,6 +27,7 @@ import anyio
 
 from network.ids import new_id
 from network.run.context import NetworkLike
+from network.run.thread_ref import ThreadRef
 from network.state.handlers import replace_values
 from network.state.kv import KV
 from network.state.scopes import scope_of
@@ -78,52 +80,56 @@ def _derived_id(base: str, suffix: str) -> str:
 
 
 async def _owned(
-    store: ThreadStore, network: NetworkLike, thread_id: str, user_id: str | None
+    store: ThreadStore, network: NetworkLike, thread: ThreadRef
 ) -> tuple[CheckpointStore, Thread]:
-    """The store as a `CheckpointStore`, and the thread, checked to be the network's."""
+    """The store as a `CheckpointStore`, and the thread, checked to be the app's (the
+    `ThreadRef`'s, by default the network's) and its user's when one is named."""
     if not isinstance(store, CheckpointStore):
         raise TimeTravelError(
             f"the thread store {type(store).__name__} keeps no checkpoints: it must implement "
             "network.threads.CheckpointStore (MemoryStore and SQLStore do)"
         )
-    thread = await store.get_thread(thread_id)
-    if thread is None:
-        raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-    if thread.app_name != network.name:
+    found = await store.get_thread(thread.id)
+    if found is None:
+        raise ThreadNotFoundError(f"thread {thread.id!r} does not exist")
+    app_name = thread.app_name or network.name
+    if found.app_name != app_name:
         raise TimeTravelError(
-            f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {network.name!r}"
+            f"thread {thread.id!r} belongs to app {found.app_name!r}, not {app_name!r}"
         )
-    if user_id is not None and thread.user_id != user_id:
+    if thread.user_id is not None and found.user_id != thread.user_id:
         raise TimeTravelError(
-            f"thread {thread_id!r} belongs to user {thread.user_id!r}, not {user_id!r}"
+            f"thread {thread.id!r} belongs to user {found.user_id!r}, not {thread.user_id!r}"
         )
-    return store, thread
+    return store, found
+
+
+def _check(thread: ThreadRef) -> None:
+    check_id("thread_id", thread.id)
+    check_ids(user_id=thread.user_id, app_name=thread.app_name)
 
 
 async def fork(
     network: NetworkLike,
-    thread_id: str,
+    thread: ThreadRef,
     *,
     at: int | Checkpoint,
     update: Mapping[str, Any] | None = None,
     new_thread_id: str | None = None,
-    user_id: str | None = None,
-    store: Any = None,
     metadata: dict[str, Any] | None = None,
 ) -> ForkResult:
-    """Make a new thread from `thread_id` at checkpoint `at`, plus `update` (see `Network.fork`)."""
-    check_id("thread_id", thread_id)
-    check_ids(user_id=user_id)
+    """Make a new thread from `thread` at checkpoint `at`, plus `update` (see `Network.fork`)."""
+    _check(thread)
     if new_thread_id is not None:
         check_id("new_thread_id", new_thread_id)
     texts = validate_update(network, update)
-    opened, owned = open_store(store)
+    opened, owned = open_store(thread.store)
     try:
-        checkpoints, _thread = await _owned(opened, network, thread_id, user_id)
+        checkpoints, _found = await _owned(opened, network, thread)
         return await checkpoints.fork_thread(
-            thread_id,
+            thread.id,
             at=at,
-            new_thread_id=new_thread_id or _derived_id(thread_id, "~fork-"),
+            new_thread_id=new_thread_id or _derived_id(thread.id, "~fork-"),
             state=texts,
             metadata=metadata,
         )
@@ -135,23 +141,20 @@ async def fork(
 
 async def rewind(
     network: NetworkLike,
-    thread_id: str,
+    thread: ThreadRef,
     *,
     to: int | Checkpoint,
     kept_as: str | None = None,
-    user_id: str | None = None,
-    store: Any = None,
 ) -> RewindReport:
-    """Move `thread_id` back to checkpoint `to` (see `Network.rewind`)."""
-    check_id("thread_id", thread_id)
-    check_ids(user_id=user_id)
+    """Move `thread` back to checkpoint `to` (see `Network.rewind`)."""
+    _check(thread)
     if kept_as is not None:
         check_id("kept_as", kept_as)
-    opened, owned = open_store(store)
+    opened, owned = open_store(thread.store)
     try:
-        checkpoints, _thread = await _owned(opened, network, thread_id, user_id)
+        checkpoints, _found = await _owned(opened, network, thread)
         return await checkpoints.rewind_thread(
-            thread_id, to=to, kept_as=kept_as or _derived_id(thread_id, "~rewound-")
+            thread.id, to=to, kept_as=kept_as or _derived_id(thread.id, "~rewound-")
         )
     finally:
         if owned:

@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import mcp  # noqa: F401  (imported here: the SDK's import time is not the connection's)
@@ -86,3 +87,56 @@ async def test_the_deadline_ends_once_connected() -> None:
         model = ScriptedModel([call("echo", text="still here"), "ok"])
         result = await Agent("a", tools=[server], model=model).run("x")
     assert result.state.results[0].tool_calls[0].result == {"result": "still here"}
+
+
+STUBBORN = str(Path(__file__).with_name("stubborn_server.py"))
+
+
+async def gone(pid: int, within: float) -> bool:
+    """Whether process `pid` is gone, reaped (no zombie left), within `within` seconds."""
+    with anyio.move_on_after(within):
+        while Path(f"/proc/{pid}").exists():
+            await anyio.sleep(0.05)
+        return True
+    return False
+
+
+@pytest.mark.parametrize("ignores", ["stdin close", "stdin close and SIGTERM"])
+async def test_a_server_that_ignores_its_stdin_closing_costs_no_more_than_the_deadline(
+    tmp_path: Path, ignores: str
+) -> None:
+    """The SDK gives such a server 2 s to exit (shielded), then terminates it, and kills it 2 s
+    later: that teardown finishes in the background, and the run fails at its deadline."""
+    pid_file = tmp_path / "pid"
+    args = [STUBBORN, str(pid_file)] + (["--ignore-term"] if "SIGTERM" in ignores else [])
+    server = MCPServer.stdio(sys.executable, args, name="stubborn", connect_timeout=2.0)
+    took, error = await held_for(server)
+    # 2 s of deadline, and nothing of the SDK's 2 s grace (or of the 2 s before its SIGKILL).
+    assert took < 2.9, took
+    assert error.server == "stubborn"
+    assert "no answer within connect_timeout=2 s" in str(error)
+    with anyio.fail_after(5):
+        while not pid_file.exists():
+            await anyio.sleep(0.05)
+    pid = int(pid_file.read_text())
+    # The grace, then SIGTERM (and SIGKILL 2 s later for the one ignoring it), then reaped.
+    assert await gone(pid, within=10.0), f"process {pid} still there"
+
+
+async def test_a_run_cancelled_while_connecting_ends_at_once_and_the_server_still_stops(
+    tmp_path: Path,
+) -> None:
+    """Cancelled before the handshake, the run does not wait out the SDK's teardown either."""
+    pid_file = tmp_path / "pid"
+    server = MCPServer.stdio(sys.executable, [STUBBORN, str(pid_file)], name="stubborn")
+    agent = Agent("a", tools=[server], model=ScriptedModel(["never asked"]))
+    async with anyio.create_task_group() as group:
+        group.start_soon(agent.run, "x")
+        with anyio.fail_after(10):
+            while not pid_file.exists():  # the server runs: the run is connecting to it
+                await anyio.sleep(0.05)
+        cancelled = time.perf_counter()
+        group.cancel_scope.cancel()
+    # The SDK's 2 s grace alone would hold it at least 2 s.
+    assert time.perf_counter() - cancelled < 1.0
+    assert await gone(int(pid_file.read_text()), within=10.0)

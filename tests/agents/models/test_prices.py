@@ -284,7 +284,7 @@ def test_pricing_reads_the_map_without_importing_litellm(
     probe = (
         "import sys, anyio\n"
         "from agents import OpenAIModel\n"
-        "from agents.models import price_map\n"
+        "from agents.models import _price_map as price_map\n"
         "from agents.models.base import ModelRequest\n"
         "from network.history.messages import UserMessage\n"
         "model = OpenAIModel('openai/gpt-4o-mini', api_key='sk-test')\n"

@@ -7,6 +7,7 @@ last call. Three runs make three checkpoints.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, StaleThreadError, StateValidationError, ThreadRef
+from network.errors import ConfigurationError
+from network.history.summary import Summary
 from network.threads import (
     CheckpointNotFoundError,
     CheckpointStore,
@@ -27,6 +30,7 @@ from network.threads import (
     ThreadStore,
     TimeTravelError,
 )
+from network.threads.codec import encode_message
 
 pytestmark = pytest.mark.anyio
 
@@ -134,7 +138,7 @@ async def test_a_fork_starts_from_the_checkpoint_and_leaves_the_source_alone(
     assert before is not None
 
     forked = await payer().fork(
-        "t", at=0, update={"note": "what if"}, new_thread_id="f", store=store
+        ThreadRef("t", store=store), at=0, update={"note": "what if"}, new_thread_id="f"
     )
 
     assert forked.thread.thread_id == "f" and forked.thread.user_id == "u"
@@ -170,8 +174,8 @@ async def test_a_fork_starts_from_the_checkpoint_and_leaves_the_source_alone(
 
 async def test_a_fork_of_a_fork_at_an_earlier_checkpoint(store: ThreadStore) -> None:
     await three_runs(store)
-    await payer().fork("t", at=2, new_thread_id="f1", store=store)
-    again = await payer().fork("f1", at=1, new_thread_id="f2", store=store)
+    await payer().fork(ThreadRef("t", store=store), at=2, new_thread_id="f1")
+    again = await payer().fork(ThreadRef("f1", store=store), at=1, new_thread_id="f2")
     state = await as_checkpoints(store).state_at("f2", -1)
     assert state is not None and state.state["paid"] == [10, 20]
     assert again.origin.parent_thread_id == "f1"
@@ -185,21 +189,21 @@ async def test_a_bad_fork_changes_nothing(store: ThreadStore) -> None:
     before = [info.thread_id for info in await store.list_threads()]
 
     with pytest.raises(StateValidationError) as caught:
-        await network.fork("t", at=0, update={"paid": "not a list"}, store=store)
+        await network.fork(ThreadRef("t", store=store), at=0, update={"paid": "not a list"})
     assert caught.value.key == "paid"
     for shared in ("user:spent", "app:x", "temp:y"):
         with pytest.raises(TimeTravelError, match=shared):
-            await network.fork("t", at=0, update={shared: [1]}, store=store)
+            await network.fork(ThreadRef("t", store=store), at=0, update={shared: [1]})
     with pytest.raises(CheckpointNotFoundError):
-        await network.fork("t", at=7, store=store)
+        await network.fork(ThreadRef("t", store=store), at=7)
     with pytest.raises(ThreadExistsError):
-        await network.fork("t", at=0, new_thread_id="t", store=store)
+        await network.fork(ThreadRef("t", store=store), at=0, new_thread_id="t")
     with pytest.raises(ThreadNotFoundError):
-        await network.fork("nope", at=0, store=store)
+        await network.fork(ThreadRef("nope", store=store), at=0)
     with pytest.raises(TimeTravelError, match="belongs to app"):
-        await payer(name="other").fork("t", at=0, store=store)
+        await payer(name="other").fork(ThreadRef("t", store=store), at=0)
     with pytest.raises(TimeTravelError, match="belongs to user"):
-        await network.fork("t", at=0, user_id="mallory", store=store)
+        await network.fork(ThreadRef("t", user_id="mallory", store=store), at=0)
 
     assert [info.thread_id for info in await store.list_threads()] == before
 
@@ -208,7 +212,7 @@ async def test_rewind_moves_back_in_place_and_keeps_what_it_discarded(store: Thr
     runs = await three_runs(store)
     assert PAYMENTS == [10, 20, 30]
 
-    report = await payer().rewind("t", to=0, store=store)
+    report = await payer().rewind(ThreadRef("t", store=store), to=0)
 
     assert report.checkpoint == 0 and report.discarded_calls == 2
     calls = runs[1].results[-1].tool_calls + runs[2].results[-1].tool_calls
@@ -261,7 +265,7 @@ async def test_a_run_that_loaded_before_a_rewind_cannot_commit_over_it(store: Th
     await three_runs(store)
     loaded = await store.get_thread("t")
     assert loaded is not None
-    await payer().rewind("t", to=1, kept_as="old", store=store)
+    await payer().rewind(ThreadRef("t", store=store), to=1, kept_as="old")
     with pytest.raises(StaleThreadError):
         await store.append_results("t", Commit(revision=loaded.revision, state={"note": '"x"'}))
 
@@ -271,9 +275,9 @@ async def test_a_rewind_can_be_refused_and_then_changes_nothing(store: ThreadSto
     before = await store.get_thread("t")
     assert before is not None
     with pytest.raises(ThreadExistsError):
-        await payer().rewind("t", to=0, kept_as="t", store=store)
+        await payer().rewind(ThreadRef("t", store=store), to=0, kept_as="t")
     with pytest.raises(CheckpointNotFoundError):
-        await payer().rewind("t", to=3, store=store)
+        await payer().rewind(ThreadRef("t", store=store), to=3)
     after = await store.get_thread("t")
     assert after is not None
     assert (after.revision, len(after.results), after.state) == (
@@ -283,12 +287,67 @@ async def test_a_rewind_can_be_refused_and_then_changes_nothing(store: ThreadSto
     )
 
 
+async def test_fork_and_rewind_take_the_thread_as_run_does_without_a_warning(
+    store: ThreadStore,
+) -> None:
+    await three_runs(store)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new spelling warns about nothing
+        forked = await payer().fork(
+            ThreadRef("t", user_id="u", store=store), at=0, new_thread_id="f"
+        )
+        report = await payer().rewind(ThreadRef("t", user_id="u", store=store), to=1)
+        # the app is the network's unless the ThreadRef names it, as for a run
+        again = await payer(name="other").fork(
+            ThreadRef("t", app_name="shop", store=store), at=1, new_thread_id="g"
+        )
+    assert (forked.origin.parent_thread_id, forked.origin.checkpoint) == ("t", 0)
+    assert report.checkpoint == 1 and report.discarded_calls == 1
+    assert again.thread.app_name == "shop"
+    with pytest.raises(TimeTravelError, match="belongs to app 'shop', not 'elsewhere'"):
+        await payer().fork(ThreadRef("t", app_name="elsewhere", store=store), at=0)
+    with pytest.raises(TimeTravelError, match="belongs to user"):
+        await payer().rewind(ThreadRef("t", user_id="mallory", store=store), to=0)
+    with pytest.raises(ConfigurationError, match=r"fork\(\) needs the thread"):
+        await payer().fork(at=0)
+
+
+async def test_the_old_keywords_of_fork_and_rewind_still_work_and_warn(
+    store: ThreadStore,
+) -> None:
+    await three_runs(store)
+    network = payer()
+    with pytest.warns(DeprecationWarning, match=r"fork\(\): user_id=, store= are deprecated") as w:
+        forked = await network.fork("t", at=0, user_id="u", store=store, new_thread_id="f")
+    assert w[0].filename == __file__  # the warning points at the caller's line
+    assert forked.thread.thread_id == "f" and forked.thread.user_id == "u"
+    with pytest.warns(DeprecationWarning, match=r"fork\(\): thread_id=, store= are deprecated"):
+        second = await network.fork(thread_id="t", at=1, store=store, new_thread_id="g")
+    assert second.origin.checkpoint == 1
+    with pytest.warns(DeprecationWarning, match=r"rewind\(\): store= are deprecated"):
+        report = await network.rewind("t", to=0, store=store)
+    assert report.discarded_calls == 2
+    thread = await store.get_thread("t")
+    assert thread is not None and len(thread.results) == 1
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(TimeTravelError, match="belongs to user"),
+    ):
+        await network.fork("t", at=0, user_id="mallory", store=store)
+    with pytest.warns(DeprecationWarning), pytest.raises(ConfigurationError, match="not both"):
+        await network.fork(ThreadRef("t", store=store), at=0, store=store)
+    with pytest.raises(TypeError, match="the thread twice"):
+        await network.rewind("t", thread_id="t", to=0, store=store)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'tread_id'"):
+        await network.rewind(to=0, tread_id="t")  # type: ignore[call-arg]
+
+
 async def test_a_store_without_checkpoints_is_refused_by_name() -> None:
     class Plain(MemoryStore):
         checkpoints = None  # type: ignore[assignment]
 
     with pytest.raises(TimeTravelError, match="Plain keeps no checkpoints"):
-        await payer().fork("t", at=0, store=Plain())
+        await payer().fork(ThreadRef("t", store=Plain()), at=0)
 
 
 async def test_another_process_never_reads_a_rewound_thread_from_its_cache(
@@ -304,7 +363,7 @@ async def test_another_process_never_reads_a_rewound_thread_from_its_cache(
         await three_runs(writer)
         seen = await reader.get_thread("t")  # the reader caches 3 calls
         assert seen is not None and len(seen.results) == 3
-        await payer().rewind("t", to=0, store=writer)
+        await payer().rewind(ThreadRef("t", store=writer), to=0)
         for amount in (1, 2, 3):  # longer again than what the reader cached
             await payer(amount).run("again", thread=ThreadRef("t", user_id="u", store=writer))
         now = await reader.get_thread("t")
@@ -340,6 +399,70 @@ async def test_a_durable_run_cannot_resume_on_a_thread_rewound_behind_its_load(
     steps = _RecordedSteps()
     network = payer()
     await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]
-    await network.rewind("t", to=0, store=store)
+    await network.rewind(ThreadRef("t", store=store), to=0)
     with pytest.raises(ThreadError, match="'t' was rewound after this durable run loaded it"):
         await ThreadSession.open(network, ThreadRef("t", store=store), steps=steps)  # type: ignore[arg-type]
+
+
+def same_checkpoint_state(got: Any, want: Any) -> None:
+    """Two `state_at` answers hold the same checkpoint, state, conversation, calls, summaries."""
+    assert got.thread_id == want.thread_id
+    assert got.checkpoint == want.checkpoint
+    assert got.state == want.state
+    assert [encode_message(m) for m in got.messages] == [encode_message(m) for m in want.messages]
+    assert [r.to_json() for r in got.results] == [r.to_json() for r in want.results]
+    assert [len(r.history) for r in got.results] == [len(r.history) for r in want.results]
+    assert [s.to_json() for s in got.summaries] == [s.to_json() for s in want.summaries]
+
+
+@pytest.mark.parametrize("store_kind", ["sqlite", "postgres"])
+async def test_a_first_state_at_in_a_process_reads_only_the_checkpoints_rows(
+    store_kind: str, store_url: str, open_store: Callable[[], Any]
+) -> None:
+    """A store with an empty cache (a new process) fetches the thread up to the checkpoint,
+    not the whole thread; what it returns is what a store holding the whole thread returns,
+    on a thread with a fork, a rewind, a summary and `user:` keys; and its cache, holding that
+    prefix, still gives the whole thread to the next read."""
+    store = open_store()
+    await three_runs(store)  # "t": 10, 20, 30, each writing `paid` and `user:spent`
+    network = payer()
+    await network.fork(
+        ThreadRef("t", store=store), at=1, update={"note": "what if"}, new_thread_id="f"
+    )
+    fork = await store.get_thread("f")
+    assert fork is not None
+    summary = Summary(text="paid 10 and 20", covers=6, by="test")
+    await store.append_results("f", Commit(revision=fork.revision, summaries=[summary]))
+    await payer(40).run("pay 40", thread=ThreadRef("f", user_id="u", store=store))
+    report = await network.rewind(ThreadRef("t", store=store), to=0)
+    await payer(5, 6).run("pay", thread=ThreadRef("t", user_id="u", store=store))
+
+    for thread_id in ("t", "f", report.kept_as):
+        async with SQLStore(store_url, cache=DecodedCache()) as full:
+            whole = await full.get_thread(thread_id)  # the whole thread in its cache
+            assert whole is not None
+            listed = await full.checkpoints(thread_id)
+            assert listed is not None and len(listed) >= 3
+            for checkpoint in listed:
+                async with SQLStore(store_url, cache=DecodedCache()) as cold:
+                    got = await cold.state_at(thread_id, checkpoint.index)
+                    want = await full.state_at(thread_id, checkpoint.index)
+                    assert got is not None and want is not None
+                    same_checkpoint_state(got, want)
+                    assert "user:spent" not in got.state
+                    entry = cold.decoded.entry(thread_id)
+                    assert entry is not None  # it holds the checkpoint's rows, no more
+                    assert len(entry.messages) == checkpoint.messages == len(got.messages)
+                    assert len(entry.results) == checkpoint.index + 1 == len(got.results)
+                    # the next read of the thread fetches the rest
+                    again = await cold.get_thread(thread_id)
+                    assert again is not None
+                    assert [encode_message(m) for m in again.messages] == [
+                        encode_message(m) for m in whole.messages
+                    ]
+                    assert [r.to_json() for r in again.results] == [
+                        r.to_json() for r in whole.results
+                    ]
+                    assert [s.text for s in again.summaries] == [s.text for s in whole.summaries]
+    fork_summaries = (await store.get_thread("f")).summaries  # type: ignore[union-attr]
+    assert [s.text for s in fork_summaries] == ["paid 10 and 20"]
