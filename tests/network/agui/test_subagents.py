@@ -76,12 +76,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, ScriptedModel]]]:
     thread.join(10)
 
 
-def drive(url: str, thread_id: str) -> dict[str, Any]:
+def drive(url: str, thread_id: str, turns: list[str] | None = None) -> dict[str, Any]:
     node = shutil.which("node")
     if node is None:
         pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
     done = subprocess.run(
-        [node, "subagents.mjs", url, thread_id],
+        [node, "subagents.mjs", url, thread_id, *([json.dumps(turns)] if turns else [])],
         cwd=CLIENT_DIR,
         capture_output=True,
         text=True,

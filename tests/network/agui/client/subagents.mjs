@@ -1,7 +1,7 @@
 // Sub-agents seen by the official @ag-ui/client HttpAgent: a supervisor whose tools are an
 // agent and a network (agent-network's `as_tool`), one of which waits for an approval.
 //
-// Usage: node subagents.mjs URL THREAD_ID
+// Usage: node subagents.mjs URL THREAD_ID ['["a message", "approve", ...]']
 // Prints one JSON report: every event of every run (type, subagentRunId and the fields that
 // tie a sub-agent to its parent), the client's messages and pending interrupts after each run,
 // and every problem the client would only warn about (any console warning or error counts).
@@ -67,19 +67,23 @@ async function run(params = {}) {
   return seen;
 }
 
+// The turns: a user message each, or "approve" (answer every pending interrupt with yes).
+const turns = JSON.parse(process.argv[4] ?? '["Refund order 7", "approve", "Thanks"]');
 const report = { runs: [], problems };
 try {
-  agent.addMessage({ id: "m-1", role: "user", content: "Refund order 7" });
-  const first = await run();
-  report.runs.push(first);
-  const resume = agent.pendingInterrupts.map((i) => ({
-    interruptId: i.id,
-    status: "resolved",
-    payload: { approved: true },
-  }));
-  report.runs.push(await run({ resume }));
-  agent.addMessage({ id: "m-2", role: "user", content: "Thanks" });
-  report.runs.push(await run());
+  for (const [index, turn] of turns.entries()) {
+    if (turn === "approve") {
+      const resume = agent.pendingInterrupts.map((i) => ({
+        interruptId: i.id,
+        status: "resolved",
+        payload: { approved: true },
+      }));
+      report.runs.push(await run({ resume }));
+    } else {
+      agent.addMessage({ id: `m-${index}`, role: "user", content: turn });
+      report.runs.push(await run());
+    }
+  }
 } catch (error) {
   problems.push(`the client failed: ${error.message ?? String(error)}`);
 }
