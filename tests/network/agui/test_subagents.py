@@ -10,23 +10,18 @@ of the inner runs carries the `subagentRunId` of its SUBAGENT_STARTED.
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 
 from agents import ScriptedModel, call
 from network.agui import app
 from tests.agents.tools.subagents import REFUNDS, billing_network, researcher, supervised
+from tests.network.agui.live import serve
+from tests.network.agui.subagent_client import attributed, drive
 
-CLIENT_DIR = Path(__file__).parent / "client"
 INNER_TYPES = {"STEP_STARTED", "STEP_FINISHED", "TOOL_CALL_START", "TOOL_CALL_RESULT"}
 
 
@@ -57,59 +52,11 @@ def served(tmp_path: Path) -> Iterator[tuple[str, dict[str, ScriptedModel]]]:
     }
 
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "lifespan":
-            return
         await apps[scope["path"]](scope, receive, send)
 
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
     REFUNDS.clear()
-    yield f"http://127.0.0.1:{port}", models
-    server.should_exit = True
-    thread.join(10)
-
-
-def drive(url: str, thread_id: str, turns: list[str] | None = None) -> dict[str, Any]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
-    done = subprocess.run(
-        [node, "subagents.mjs", url, thread_id, *([json.dumps(turns)] if turns else [])],
-        cwd=CLIENT_DIR,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.stdout, f"no report from the client script: {done.stderr}"
-    report: dict[str, Any] = json.loads(done.stdout)
-    assert report["problems"] == []
-    return report
-
-
-def attributed(run: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
-    """Each sub-agent run's events, by subagentRunId, checked to lie between its
-    SUBAGENT_STARTED and SUBAGENT_FINISHED."""
-    open_runs: set[str] = set()
-    by_run: dict[str, list[dict[str, Any]]] = {}
-    for event in run["events"]:
-        sub = event.get("subagentRunId")
-        if event["type"] == "SUBAGENT_STARTED":
-            open_runs.add(sub)
-            by_run.setdefault(sub, [])
-        elif event["type"] in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR"):
-            open_runs.remove(sub)
-        elif sub is not None:
-            assert sub in open_runs, f"{event} outside its sub-agent run"
-            by_run[sub].append(event)
-    assert not open_runs
-    return by_run
+    with serve(asgi) as url:
+        yield url, models
 
 
 @pytest.mark.parametrize("path", ["/memory", "/stored"])
