@@ -39,14 +39,13 @@ from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 from network.history.messages import message_list_adapter
-from network.ids import new_id
 from network.network import Network
 from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.inputs import Resume
 from network.run.interrupts import Answer, Interrupt
 from network.run.options import RunOptions
 from network.run.result import RunResult, Stop, StopReason
-from network.run.subrun import ChildBudget, SubrunTool
+from network.run.subrun import ChildBudget, SubrunTool, new_subrun_id
 from network.state.state import State
 
 _HELD = "(waiting for a person's confirmation inside the sub-agent)"
@@ -136,7 +135,7 @@ class _SubrunCall:
             request: Any = Resume([answer for _, answer in answered], stopped=stopped)
             # the answers' own ids are the sub-run's interrupts' ids
         else:
-            run_id = new_id("run_")
+            run_id = new_subrun_id()
             request = input
         options = RunOptions(
             state=None if answered else self._state_in(),
@@ -306,7 +305,7 @@ def _stopped_of(network: NetworkLike, interrupt: Interrupt) -> RunResult:
     return RunResult(
         stop_reason=StopReason.INTERRUPTED,
         state=State(data.get("state") or {}, schema=network.schema, messages=messages),
-        run_id=str(data.get("run_id") or new_id("run_")),
+        run_id=str(data.get("run_id") or new_subrun_id()),
         interrupts=[Interrupt.from_json(item) for item in data.get("interrupts") or ()],
     )
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from network.errors import ConfigurationError
 from network.history.results import ModelCall, Usage
+from network.ids import new_id
 from network.numbers import check_number
 from network.run.context import RunContext
 from network.run.limits import Budget, LimitExceeded, UsageLimits
@@ -110,6 +111,22 @@ class ChildBudget:
         return exceeded
 
 
+SUBRUN_ID_PREFIX = "run_"  # a sub-run's subagentRunId is its run id
+
+
+def new_subrun_id() -> str:
+    """The run id of a new sub-run, which is also its AG-UI `subagentRunId`."""
+    return new_id(SUBRUN_ID_PREFIX)
+
+
+def is_subrun_id(value: object) -> bool:
+    """Whether a `subagentRunId` names a sub-run (an agent or a network used as a tool), whose
+    messages are its own, not the caller's conversation; a handoff's target is streamed as a
+    sub-agent too (`network.agui.handoffs`), under ids of another kind, and its messages are
+    the run's."""
+    return isinstance(value, str) and value.startswith(SUBRUN_ID_PREFIX)
+
+
 def adopt(ctx: RunContext, parent: RunContext, limits: UsageLimits | None) -> None:
     """Make `ctx` a sub-run of `parent`: its budget, its trace parent."""
     ctx.budget = ChildBudget(parent, limits)  # type: ignore[assignment]
@@ -173,4 +190,12 @@ class SubrunTool:
             raise ConfigurationError(f"{self.label}: description must be a string")
 
 
-__all__ = ["ChildBudget", "SubrunTool", "adopt", "check_mapping", "report_spending"]
+__all__ = [
+    "ChildBudget",
+    "SubrunTool",
+    "adopt",
+    "check_mapping",
+    "is_subrun_id",
+    "new_subrun_id",
+    "report_spending",
+]

@@ -121,3 +121,19 @@ async def test_a_run_without_handoffs_passes_through_unchanged() -> None:
         events.run_finished("t", "r"),
     ]
     assert await translate(sequence) == sequence
+
+
+def test_a_handoff_targets_messages_stay_in_the_conversation_a_sub_runs_do_not() -> None:
+    from ag_ui.core import AssistantMessage, UserMessage
+
+    from network.agui.messages import convert
+    from network.run.subrun import new_subrun_id
+
+    sent = [
+        UserMessage(id="u1", role="user", content="How many bags?"),
+        AssistantMessage(
+            id="a1", role="assistant", content="Looked up.", subagent_run_id=new_subrun_id()
+        ),
+        AssistantMessage(id="a2", role="assistant", content="Two bags.", subagent_run_id="sub_1"),
+    ]
+    assert [m.id for m in convert(sent)] == ["u1", "a2"]
