@@ -45,6 +45,7 @@ from network.run.inputs import Resume
 from network.run.interrupts import Answer, Interrupt
 from network.run.options import RunOptions
 from network.run.result import RunResult, Stop, StopReason
+from network.run.streaming import best_effort
 from network.run.subrun import ChildBudget, SubrunTool, new_subrun_id
 from network.state.state import State
 
@@ -175,10 +176,11 @@ class _SubrunCall:
             output = self._finish(result)
         except BaseException as error:
             # The client is told the sub-agent's segment ended, however it ended.
-            if emitter.active:
+            if emitter.active:  # each sink on its own: a client that left is told nothing
                 with anyio.CancelScope(shield=True):
-                    await emitter.emit(
-                        events.subagent_error(run_id, _error_text(error), type(error).__name__)
+                    await best_effort(
+                        emitter.sinks,
+                        events.subagent_error(run_id, _error_text(error), type(error).__name__),
                     )
             if isinstance(error, Exception) and not isinstance(error, ToolError):
                 raise ToolError(

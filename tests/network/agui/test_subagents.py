@@ -10,6 +10,7 @@ of the inner runs carries the `subagentRunId` of its SUBAGENT_STARTED.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -131,3 +132,56 @@ async def test_the_capabilities_answer_lists_the_sub_agents() -> None:
         {"name": "researcher", "description": "Finds facts."},
         {"name": "billing", "description": "Refunds orders."},
     ]
+
+
+def test_a_client_that_leaves_mid_sub_run_cancels_it_and_frees_the_thread() -> None:
+    import threading
+
+    import anyio
+    import httpx
+
+    from tests.network.agui.protocol import parse_sse
+
+    started = threading.Event()
+    answered: list[str] = []
+
+    async def slow(request: Any) -> Any:
+        started.set()
+        await anyio.sleep(30)
+        answered.append("late")  # a side effect that must never happen
+        return "late"
+
+    def boss(request: Any) -> Any:
+        last = request.history[-1]
+        if last.role == "tool" or "hi" in str(last.content):
+            return "Done."
+        return call("researcher", input="slowly")
+
+    asgi = app(supervised([researcher(ScriptedModel(slow)).as_tool()], ScriptedModel(boss)))
+    body = {
+        "threadId": "t",
+        "runId": "r1",
+        "messages": [{"id": "1", "role": "user", "content": "go"}],
+    }
+    with serve(asgi) as url:
+        with (
+            httpx.Client(base_url=url, timeout=30) as client,
+            client.stream("POST", "/", json=body) as response,
+        ):
+            assert response.status_code == 200
+            assert started.wait(30)
+        record = asgi.state.threads.peek("t")
+        deadline = time.monotonic() + 30
+        while record.run_id is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert record.run_id is None  # the run ended with the client
+        again = {
+            "threadId": "t",
+            "runId": "r2",
+            "messages": [{"id": "2", "role": "user", "content": "hi"}],
+        }
+        with httpx.Client(base_url=url, timeout=30) as client:
+            response = client.post("/", json=again)
+        assert [e["type"] for e in parse_sse(response.text)][-1] == "RUN_FINISHED"
+    time.sleep(0.1)
+    assert answered == []
