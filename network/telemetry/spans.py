@@ -40,6 +40,7 @@ from network.telemetry.content import (
     system_instructions,
 )
 from network.telemetry.metrics import Instruments
+from network.telemetry.subagent_spans import SubagentToolSpans
 
 
 def _ns(seconds: float) -> int:
@@ -129,10 +130,8 @@ class RunSpans:
         self.branch_spans: dict[str, tuple[Any, RunContext, int]] = {}
         self.results_seen = len(ctx.state.results)
         self.router_calls_seen = 0
-        # Tool calls running a sub-run (`agents.as_tool`): their spans are live from
-        # SUBAGENT_STARTED, so that the sub-run's root nests under them; tool call id ->
-        # (span, the agent span it is under).
-        self.subagent_tools: dict[str, tuple[Any, Any]] = {}
+        # Tool calls running a sub-run (`agents.as_tool`): live spans (`subagent_spans`).
+        self.subagents = SubagentToolSpans(tracer, trace, content)
 
     async def __call__(self, event: Any) -> None:
         try:
@@ -177,6 +176,15 @@ class RunSpans:
             self._fail_run(event)
 
     # -- agents ----------------------------------------------------------------------------
+
+    def _start_subagent(self, event: Any) -> None:
+        """A tool call starts a sub-run: its span, under the calling agent's (a branch's)."""
+        branch = getattr(event, "branch", None)
+        if branch is not None and branch in self.branch_spans:
+            span, ctx, _ = self.branch_spans[branch]
+            self.subagents.start(event, span, ctx)
+        else:
+            self.subagents.start(event, self.agent_span, self.ctx)
 
     def _start_agent(self, name: str) -> None:
         self.agent_span = self._agent_span(self.ctx, name)
@@ -273,7 +281,7 @@ class RunSpans:
             self._chat(call, parent, result if last and not call.error else None)
         for record in result.tool_calls:
             self._tool(span, parent, record)
-        self._end_held_subagents(span)
+        self.subagents.end_held(span)
         keys = sorted({key_of(op["path"]) for op in result.state_delta})
         attributes = _usage({}, calls)
         if calls:
@@ -345,64 +353,8 @@ class RunSpans:
         if self.instruments is not None:
             self.instruments.record(call, call.agent or "")
 
-    # -- sub-runs (agents and networks as tools) ---------------------------------------------
-
-    def _start_subagent(self, event: Any) -> None:
-        """A tool call starts a sub-run: its tool span, live now, under the calling agent's
-        span; its ids told to the tool (`RunContext.subagent_spans`) for the sub-run's root."""
-        call_id = event.parent_tool_call_id
-        ctx, agent_span = self.ctx, self.agent_span
-        branch = getattr(event, "branch", None)
-        if branch is not None and branch in self.branch_spans:
-            agent_span, ctx, _ = self.branch_spans[branch]
-        if call_id is None or agent_span is None:
-            return
-        span = self.tracer.start_span(
-            f"{c.EXECUTE_TOOL} {event.name}",
-            context=self._trace.set_span_in_context(agent_span),
-            attributes={
-                c.OPERATION: c.EXECUTE_TOOL,
-                c.TOOL_CALL_ID: call_id,
-                c.TOOL_TYPE: "function",
-                c.SUBAGENT_RUN_ID: event.subagent_run_id,
-            },
-        )
-        self.subagent_tools[call_id] = (span, agent_span)
-        span_context = span.get_span_context()
-        if span_context.is_valid:
-            spans = ctx.subagent_spans
-            if spans is None:
-                spans = ctx.subagent_spans = {}
-            spans[event.subagent_run_id] = (
-                _hex(span_context.trace_id, 32),
-                _hex(span_context.span_id, 16),
-            )
-
-    def _end_subagent_tool(self, span: Any, record: Any) -> None:
-        """A sub-run's tool call is recorded: its live span ends with what the record says."""
-        span.update_name(f"{c.EXECUTE_TOOL} {record.name}")
-        span.set_attribute(c.TOOL_NAME, record.name)
-        if record.is_error:
-            _fail(span, record.error_type or "_OTHER")
-        content = self.content
-        if content is not None:
-            content.set(span, c.TOOL_ARGUMENTS, record.arguments)
-            content.set(span, c.TOOL_RESULT, record.content)
-        span.end(end_time=_ns(record.started_at) + int(record.duration_ms * 1e6))
-
-    def _end_held_subagents(self, agent_span: Any) -> None:
-        """Tool spans of sub-runs under `agent_span` that got no record: the sub-run waits
-        for a person (the call ends with this run; the run that answers continues it)."""
-        for call_id, (span, parent) in list(self.subagent_tools.items()):
-            if parent is agent_span:
-                del self.subagent_tools[call_id]
-                span.set_attribute(c.STOP_REASON, "interrupted")
-                span.end()
-
     def _tool(self, agent_span: Any, parent: Any, record: Any) -> None:
-        live = self.subagent_tools.pop(record.id, None)
-        if live is not None:  # a sub-run's tool call: its span is live already
-            self._end_subagent_tool(live[0], record)
+        if self.subagents.end(record, _fail):  # a sub-run's tool call: its span was live
             return
         if record.error_type == "rejected":  # never ran: the person said no
             agent_span.add_event(
@@ -525,10 +477,7 @@ class RunSpans:
             parent = self._trace.set_span_in_context(self.unfinished[-1])
             for call in failed:
                 self._chat(call, parent, None)
-        for span, _parent in self.subagent_tools.values():  # sub-runs the error cut short
-            _fail(span, error_type)
-            span.end()
-        self.subagent_tools.clear()
+        self.subagents.fail_all(error_type, _fail)  # sub-runs the error cut short
         for span in self.unfinished:
             _fail(span, error_type)
             span.end()
