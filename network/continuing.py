@@ -20,15 +20,16 @@ edited arguments the tool's schema refuses (`InterruptError`, `ClientToolError`)
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from network.errors import ConfigurationError
 from network.history.messages import ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.client_results import result_messages
 from network.run.context import NetworkLike, RunContext
-from network.run.inputs import Resume, ToolResults
+from network.run.emitter import AnySink
+from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.interrupts import (
     AlreadyAnsweredError,
     Answer,
@@ -39,15 +40,50 @@ from network.run.interrupts import (
     restore_rejected,
 )
 from network.run.options import RunOptions
+from network.run.resources import Resources
 from network.run.result import RunResult, StopReason
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
 from network.sessions import open_session
 from network.state.state import State
 
+if TYPE_CHECKING:
+    from network.threads.session import ThreadSession
+
+
+class RunnableNetwork(NetworkLike, Protocol):
+    """A `network.Network` named by its shape, for the code that drives one: continuations
+    and the durable engine (the network module imports them) and the AG-UI server (which
+    also serves the dev UI's observed stand-in of a network)."""
+
+    def new_state(self, data: Mapping[str, Any] | State | None = None) -> State: ...
+
+    def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources: ...
+
+    def run_with(
+        self,
+        input: RunInput,
+        options: RunOptions,
+        *,
+        steps: StepRunner | None = None,
+        parent: RunContext | None = None,
+    ) -> Awaitable[RunResult]: ...
+
+    def start(
+        self,
+        ctx: RunContext,
+        session: ThreadSession | None,
+        options: RunOptions,
+        parent: RunContext | None = None,
+    ) -> Awaitable[RunResult]: ...
+
+    async def execute(
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+    ) -> RunResult: ...
+
 
 async def continue_run(
-    network: Any,
+    network: RunnableNetwork,
     request: Resume | ToolResults,
     options: RunOptions,
     steps: StepRunner | None,
@@ -105,9 +141,7 @@ async def continue_run(
             ctx.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:
         state.append_messages(answered)
-    start: Any = network.start
-    result: RunResult = await start(ctx, session, options, parent)
-    return result
+    return await network.start(ctx, session, options, parent)
 
 
 async def stopped_on_thread(

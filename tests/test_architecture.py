@@ -303,28 +303,17 @@ def test_the_layout_checks_see_what_they_claim() -> None:
 # Protocols and types (`NetworkLike`, `AgentLike`, `Tool`, `RunContext`, ...) instead.
 SEAM_NAMES = {"network", "agent", "tool", "ctx", "context"}
 
-# The seams still `Any`, by module, to be typed in turn (the list only shrinks). Four stay:
-# `network.run.steps` cannot name `RunContext`, nor `network.run.interrupts` `NetworkLike`
-# (the context module imports both, and no two files import each other); `network.continuing`
-# drives the `Network` that imports it; `agents.mcp._connection`'s `tool` is the MCP SDK's own.
+# The seams still `Any`, by module, each for a reason (the list only shrinks):
 UNTYPED_SEAMS_LEFT: dict[str, int] = {
-    "network.continuing": 1,
-    "network.run.interrupts": 1,
-    "agents.mcp._connection": 1,
-    "network.agui.client_state": 1,
-    "network.agui.declared_tools": 2,
-    "network.agui.input": 1,
-    "network.agui.server": 3,
-    "network.durable.continuation": 2,
-    "network.durable.replay_gate": 2,
-    "network.durable.route_record": 1,
-    "network.durable.router_spend": 3,
-    "network.durable.runs": 4,
-    "network.durable.steps": 3,
+    # `network.run.context` imports `Branch` from here, so `AgentLike` (defined there) cannot
+    # be named: a branch holds an agent or, until the network resolves it, an agent's name
+    "network.run.parallel": 2,
+    # DBOS's workflow context (its step counter and owner), whose class is private to DBOS
+    "network.durable.steps": 1,
+    # `RunContext` imports `Budget` from here, so a budget reads the context by duck typing:
+    # what it counts grows with the run (router calls, and soon guardrail checks and sub-runs),
+    # and a shape of it here would repeat the context's fields one by one
     "network.run.limits": 2,
-    "network.run.parallel": 3,
-    "network.run.steps": 1,
-    "network.telemetry.spans": 1,
 }
 
 
@@ -358,6 +347,10 @@ def test_a_network_agent_tool_or_context_is_never_typed_any() -> None:
         name: found[name] for name, count in left.items() if count > UNTYPED_SEAMS_LEFT.get(name, 0)
     }
     assert grown == {}
+    typed = sorted(
+        name for name in UNTYPED_SEAMS_LEFT if left.get(name, 0) < UNTYPED_SEAMS_LEFT[name]
+    )
+    assert typed == [], "these were typed: lower their counts in UNTYPED_SEAMS_LEFT"
 
 
 def test_the_three_packages_are_type_checked_strictly() -> None:
@@ -409,108 +402,92 @@ TESTED_THROUGH = {
     "network.threads.store_leases": "tests/network/threads/test_leases.py",
     "routers.routing_prompt": "tests/routers/test_routing_agent.py",  # the routing agent's prompt
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
+    # the AG-UI server's checks of a request, each refusal driven over HTTP
+    "network.agui.auth": "tests/network/agui/test_hostile_requests.py",
+    "network.agui.content_type": "tests/network/agui/test_hostile_requests.py",
+    "network.agui.declared_tools": "tests/network/agui/test_hostile_requests.py",
+    "network.agui.errors": "tests/network/agui/test_hostile_requests.py",
+    "network.agui.run_errors": "tests/network/agui/test_hostile_requests.py",
+    "network.agui.tool_results": "tests/network/agui/test_hostile_requests.py",
+    "network.agui.client_state": "tests/network/agui/test_server.py",
+    "network.agui.input": "tests/network/agui/test_server.py",
+    "network.agui.messages": "tests/network/agui/test_server.py",
+    "network.agui.registry": "tests/network/agui/test_memory_bounds.py",
+    # the command line, driven as a user would, through subprocesses
+    "network.cli.bind": "tests/network/cli/test_dev.py",
+    "network.cli.endpoint": "tests/network/cli/test_main.py",
+    "network.cli.load": "tests/network/cli/test_main.py",
+    "network.cli.trace": "tests/network/cli/test_main.py",
+    # the dev server's parts, through its endpoints over real HTTP
+    "network.devui.bounded": "tests/network/devui/test_server.py",
+    "network.devui.graph": "tests/network/devui/test_server.py",
+    "network.devui.observe": "tests/network/devui/test_server.py",
+    "network.devui.replay": "tests/network/devui/test_server.py",
+    "network.devui.steps": "tests/network/devui/test_server.py",
+    "network.devui.store_access": "tests/network/devui/test_server.py",
+    # durable runs, through runs in this process and in child processes killed mid-step
+    "network.durable.client": "tests/network/durable/test_workers.py",
+    "network.durable.worker": "tests/network/durable/test_workers.py",
+    "network.durable.continuation": "tests/network/durable/test_interrupted_runs.py",
+    "network.durable.engine": "tests/network/durable/test_system_database.py",
+    "network.durable.sqlite_journal": "tests/network/durable/test_system_database.py",
+    "network.durable.liveness": "tests/network/durable/test_takeover.py",
+    "network.durable.process": "tests/network/durable/test_runs.py",
+    "network.durable.replay_gate": "tests/network/durable/test_resumed_run.py",
+    "network.durable.router_spend": "tests/network/durable/test_replayed_spending.py",
+    "network.durable.steps": "tests/network/durable/test_crash.py",
+    "network.run.steps": "tests/network/durable/test_crash.py",  # its one implementation
+    "network.durable.workflow": "tests/network/durable/test_in_process.py",
+    # the parts of a run, through runs
+    "network.network": "tests/network/run/test_run_signature.py",
+    "network.events": "tests/network/run/test_streaming.py",
+    "network.run.lifecycle": "tests/network/run/test_streaming.py",
+    "network.run.engine": "tests/network/run/test_loop.py",
+    "network.run.fork": "tests/network/parallel/test_failures.py",
+    "network.run.join": "tests/network/parallel/test_determinism.py",
+    "network.state.branch": "tests/network/run/test_parallel.py",
+    "network.run.interrupts": "tests/network/run/test_continuations.py",
+    "network.run.resumption": "tests/network/run/test_continuations.py",
+    "network.run.client_results": "tests/agents/tools/test_client_tool.py",
+    "network.run.client_tools": "tests/agents/tools/test_client_tool.py",
+    "network.run.logs": "tests/network/test_logger.py",
+    "network.run.predictive": "tests/network/agui/test_predictive.py",
+    "network.run.predictive_config": "tests/network/agui/test_predictive.py",
+    "network.run.result_view": "tests/network/run/test_result.py",
+    "network.run.retry_policy": "tests/agents/models/test_retry_policy.py",
+    "network.run.tool_defaults": "tests/agents/tools/test_tool_timeouts.py",
+    "network.history.record": "tests/network/history/test_results.py",  # the round trip
+    "network.history.summary": "tests/agents/context/test_policy.py",  # what summarisers write
+    "network.history.writes": "tests/network/threads/test_history_of.py",
+    "network.state.staged": "tests/agents/tools/test_tool_state.py",  # a tool's view, rollback
+    "network.state.typenames": "tests/network/state/test_json_form.py",
+    "network.state.values": "tests/network/state/test_kv.py",
+    "network.telemetry.conventions": "tests/network/telemetry/test_spans.py",
+    "network.telemetry.options": "tests/network/telemetry/test_content.py",
+    # every thread store against one conformance suite
+    "network.threads.codec": "tests/network/threads/test_conformance.py",
+    "network.threads.memory": "tests/network/threads/test_conformance.py",
+    "network.threads.protocol": "tests/network/threads/test_conformance.py",
+    "network.threads.sql": "tests/network/threads/test_conformance.py",
+    "network.threads.sql_commit": "tests/network/threads/test_conformance.py",
+    "network.threads.sql_tables": "tests/network/threads/test_conformance.py",
+    "network.threads.thread_data": "tests/network/threads/test_conformance.py",
+    "network.threads.decoded": "tests/network/threads/test_long_threads.py",
+    "network.threads.resolve": "tests/network/threads/test_defaults.py",
+    "network.threads.urls": "tests/network/threads/test_defaults.py",
+    "network.threads.session": "tests/network/threads/test_runs.py",
+    "network.threads.thread_load": "tests/network/threads/test_runs.py",  # loading, scopes
+    "network.threads.commit_parts": "tests/network/threads/test_history_of.py",  # who wrote what
+    # MCP servers, real ones over stdio and HTTP
+    "agents.mcp.content": "tests/agents/mcp/test_stdio.py",
+    "agents.mcp.errors": "tests/agents/mcp/test_connect_timeout.py",
+    "agents.mcp.server": "tests/agents/mcp/test_lifetimes.py",
+    "agents.mcp.tool": "tests/agents/mcp/test_listing.py",
+    "agents.models.registry": "tests/agents/models/test_openai_native.py",
 }
-# Public modules without a test file of their own yet. This list may only shrink: a new module
-# comes with its test file, and a module that gets one leaves the list.
-NO_TEST_FILE_YET = {
-    "network.agui.auth",
-    "network.agui.client_state",
-    "network.agui.content_type",
-    "network.agui.declared_tools",
-    "network.agui.errors",
-    "network.agui.input",
-    "network.agui.messages",
-    "network.agui.registry",
-    "network.agui.run_errors",
-    "network.agui.tool_results",
-    "network.cli.bind",
-    "network.cli.endpoint",
-    "network.cli.load",
-    "network.cli.trace",
-    "network.devui.bounded",
-    "network.devui.graph",
-    "network.devui.observe",
-    "network.devui.replay",
-    "network.devui.steps",
-    "network.devui.store_access",
-    "network.durable.client",
-    "network.durable.continuation",
-    "network.durable.engine",
-    "network.durable.liveness",
-    "network.durable.process",
-    "network.durable.replay_gate",
-    "network.durable.route_record",
-    "network.durable.router_spend",
-    "network.durable.runs",
-    "network.durable.sqlite_journal",
-    "network.durable.steps",
-    "network.durable.worker",
-    "network.durable.workflow",
-    "network.errors",
-    "network.events",
-    "network.history.fixed_list",
-    "network.history.messages",
-    "network.history.record",
-    "network.history.results",
-    "network.history.summary",
-    "network.history.view",
-    "network.history.writes",
-    "network.ids",
-    "network.logger",
-    "network.mcp.server",
-    "network.network",
-    "network.run.client_results",
-    "network.run.client_tools",
-    "network.run.context",
-    "network.run.engine",
-    "network.run.fork",
-    "network.run.interrupts",
-    "network.run.join",
-    "network.run.lifecycle",
-    "network.run.logs",
-    "network.run.parallel",
-    "network.run.predictive",
-    "network.run.predictive_config",
-    "network.run.protocols",
-    "network.run.result_view",
-    "network.run.resumption",
-    "network.run.retry_policy",
-    "network.run.steps",
-    "network.run.tool_defaults",
-    "network.state.branch",
-    "network.state.handlers",
-    "network.state.json_form",
-    "network.state.provenance",
-    "network.state.scopes",
-    "network.state.staged",
-    "network.state.state",
-    "network.state.typenames",
-    "network.state.values",
-    "network.telemetry.activate",
-    "network.telemetry.conventions",
-    "network.telemetry.metrics",
-    "network.telemetry.options",
-    "network.telemetry.spans",
-    "network.threads.codec",
-    "network.threads.decoded",
-    "network.threads.memory",
-    "network.threads.protocol",
-    "network.threads.resolve",
-    "network.threads.session",
-    "network.threads.sql",
-    "network.threads.sql_commit",
-    "network.threads.sql_tables",
-    "network.threads.thread_data",
-    "network.threads.urls",
-    "agents.mcp.content",
-    "agents.mcp.errors",
-    "agents.mcp.server",
-    "agents.mcp.tool",
-    "agents.models.base",
-    "agents.models.price",
-    "agents.models.registry",
-    "agents.models.scripted",
-}
+# Public modules without a test file of their own: none left. It stays empty: a new module comes
+# with its test file (or, when another module's file is the honest place, a TESTED_THROUGH line).
+NO_TEST_FILE_YET: set[str] = set()
 
 
 def own_test_file(name: str) -> Path:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -31,6 +31,9 @@ from agents.mcp.errors import MCPServerError
 from agents.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
 from network.logger import LazyLogger
+
+if TYPE_CHECKING:
+    from mcp.types import Tool as MCPTool
 
 _log = LazyLogger("agents.mcp")  # structlog loads on first use, not on import
 
@@ -190,7 +193,7 @@ class Connection:
             ) from exc
         return listed
 
-    def _listed_tool(self, tool: Any) -> ListedTool:
+    def _listed_tool(self, tool: MCPTool) -> ListedTool:
         schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
         try:
             check = arguments_check(tool.name, schema)

@@ -13,11 +13,15 @@ the network's schema; the first invalid one refuses the whole request, naming th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from network.agui.errors import RequestError
 from network.errors import StateError
 from network.state.scopes import scope_of
+from network.state.state import State
+
+if TYPE_CHECKING:
+    from network.continuing import RunnableNetwork
 
 WRITABLE_SCOPES = ("thread", "user")
 
@@ -48,7 +52,7 @@ def check_scopes(writes: dict[str, Any]) -> None:
             )
 
 
-def build_state(network: Any, data: dict[str, Any]) -> Any:
+def build_state(network: RunnableNetwork, data: dict[str, Any]) -> State:
     """A fresh State seeded with `data`, or a 422 `RequestError` naming the invalid key."""
     try:
         return network.new_state(data)

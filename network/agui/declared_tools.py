@@ -19,11 +19,12 @@ from typing import Any
 from network.agui.errors import RequestError
 from network.errors import ConfigurationError
 from network.run.client_tools import ClientTool
+from network.run.context import NetworkLike
 
 CONTEXT_KEY = "temp:context"
 
 
-def declared_tools(network: Any, run_input: Any) -> list[ClientTool]:
+def declared_tools(network: NetworkLike, run_input: Any) -> list[ClientTool]:
     """The request's client tools, or a 422 naming the first one that cannot be offered."""
     own: set[str] = set()
     for agent in network.agents.values():
@@ -50,7 +51,7 @@ def declared_tools(network: Any, run_input: Any) -> list[ClientTool]:
     return out
 
 
-def context_text(network: Any, run_input: Any) -> str | None:
+def context_text(network: NetworkLike, run_input: Any) -> str | None:
     """The request's context as instruction text, or None when there is none to write."""
     entries = run_input.context or ()
     if not entries:

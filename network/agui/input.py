@@ -23,8 +23,9 @@ from network.agui.errors import RequestError
 from network.agui.messages import convert, input_text
 from network.agui.registry import ThreadRecord, json_size
 from network.agui.tool_results import check_tool_results
+from network.continuing import RunnableNetwork
 from network.errors import InvalidIdError
-from network.run.context import NetworkLike, RunContext
+from network.run.context import RunContext
 from network.run.interrupts import Answer, Interrupt, restore_rejected
 from network.threads.ids import check_id
 
@@ -59,7 +60,7 @@ class CheckedRequest:
 
 
 def check_request(
-    network: NetworkLike,
+    network: RunnableNetwork,
     record: ThreadRecord,
     run_input: Any,
     *,
@@ -93,7 +94,7 @@ def check_request(
 
 
 def prepare(
-    network: NetworkLike,
+    network: RunnableNetwork,
     record: ThreadRecord,
     run_input: Any,
     *,

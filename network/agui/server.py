@@ -34,7 +34,7 @@ Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities ans
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from ag_ui.encoder import EventEncoder
@@ -64,13 +64,16 @@ from network.run.streaming import EventStream
 from network.threads.leases import DEFAULT_LEASE_TTL
 from network.threads.thread_data import ANONYMOUS_USER
 
+if TYPE_CHECKING:
+    from network.continuing import RunnableNetwork
+
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 
 log = LazyLogger("agent_network.agui")
 
 
 def app(
-    network: Any,
+    network: RunnableNetwork,
     *,
     path: str = "/",
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
@@ -140,7 +143,7 @@ def app(
 class _Server:
     def __init__(
         self,
-        network: Any,
+        network: RunnableNetwork,
         threads: ThreadRegistry,
         max_body_bytes: int,
         authorize: Authorize | None,
@@ -244,7 +247,7 @@ class _EventResponse:
 
     def __init__(
         self,
-        network: Any,
+        network: RunnableNetwork,
         threads: ThreadRegistry,
         record: ThreadRecord,
         ctx: RunContext,

@@ -44,6 +44,7 @@ from network.agui.messages import input_text
 from network.agui.registry import ThreadRecord, json_size
 from network.agui.snapshot import message_id, messages_snapshot
 from network.agui.tool_results import result_digest
+from network.continuing import RunnableNetwork
 from network.errors import InvalidIdError
 from network.history.messages import AssistantMessage, ToolMessage, UserMessage
 from network.ids import new_id
@@ -349,7 +350,7 @@ class StoredRun:
 
 async def open_stored_run(
     threads: StoredThreads,
-    network: NetworkLike,
+    network: RunnableNetwork,
     run_input: Any,
     principal: str | None,
     *,

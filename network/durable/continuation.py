@@ -17,7 +17,7 @@ messages and client tool results must be picklable.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from network.history.results import InferenceResult
 from network.run.inputs import Resume, ToolResults
@@ -25,6 +25,9 @@ from network.run.options import RunOptions
 from network.run.result import RunResult, StopReason
 from network.run.steps import StepRunner
 from network.state.state import State
+
+if TYPE_CHECKING:
+    from network.continuing import RunnableNetwork
 
 Kind = Literal["resume", "answer_tool_calls"]
 
@@ -66,7 +69,7 @@ class Stopped:
             span_id=result.span_id,
         )
 
-    def result(self, network: Any) -> Any:
+    def result(self, network: RunnableNetwork) -> RunResult:
         """The stopped run's `RunResult` again, as much of it as continuing reads: its state
         and conversation, and its first agent call reduced to the run's input."""
         first = [InferenceResult(self.first_agent, self.input)] if self.first_agent else []
@@ -94,7 +97,9 @@ class Continuation:
     stopped: Stopped
     answers: Any
 
-    async def run(self, network: Any, options: RunOptions, steps: StepRunner) -> Any:
+    async def run(
+        self, network: RunnableNetwork, options: RunOptions, steps: StepRunner
+    ) -> RunResult:
         """Continue the stopped run (inside the continuation's workflow), its steps recorded."""
         stopped = self.stopped.result(network)
         request: Resume | ToolResults

@@ -17,6 +17,7 @@ from typing import Any
 
 from network import events
 from network.durable.event_log import EventLog
+from network.run.context import RunContext
 from network.run.emitter import AnySink, EventSink, as_async
 
 FINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
@@ -30,10 +31,10 @@ class ReplayGate:
     ) -> None:
         self.sinks: list[EventSink] = [as_async(sink) for sink in sinks]
         self.is_open = is_open
-        self.ctx: Any = None
+        self.ctx: RunContext | None = None  # the run, once its first step is routed
         self.log = log  # the run's event log (one of `sinks`), told of a replayed RUN_STARTED
 
-    async def open(self, ctx: Any) -> None:
+    async def open(self, ctx: RunContext | None) -> None:
         """Let events through, after a snapshot of the state the run resumes from."""
         self.is_open = True
         ctx = ctx if ctx is not None else self.ctx

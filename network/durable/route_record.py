@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from network.durable.process import DurableConfigError
+from network.run.context import NetworkLike
 from network.run.parallel import Branch, Parallel
 from network.run.result import Stop, StopReason
 
@@ -57,7 +58,7 @@ class RouteRecord(BaseModel):
     stop: RecordedStop | None = None
 
 
-def record_choice(network: Any, choice: Any) -> dict[str, Any]:
+def record_choice(network: NetworkLike, choice: Any) -> dict[str, Any]:
     """The record of the router's answer `choice` (resolved by `network`; unknown agents
     raise its `RoutingError`), as JSON data."""
     if choice is None:

@@ -10,9 +10,9 @@ replay adds that difference back: a resumed run's usage is the uninterrupted run
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from network.history.results import ModelCall, Usage
+from network.run.context import RunContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class UsageMark:
     calls: int
 
     @classmethod
-    def of(cls, ctx: Any) -> UsageMark:
+    def of(cls, ctx: RunContext) -> UsageMark:
         return cls(
             ctx.prompt_tokens,
             ctx.completion_tokens,
@@ -46,7 +46,7 @@ class UsageMark:
             len(ctx.router_calls),
         )
 
-    def spent(self, ctx: Any) -> RouterSpend | None:
+    def spent(self, ctx: RunContext) -> RouterSpend | None:
         """What the decision added since this mark; None when it added nothing."""
         usage = Usage(
             prompt_tokens=ctx.prompt_tokens - self.prompt_tokens,
@@ -62,7 +62,7 @@ class UsageMark:
         return RouterSpend(usage, router_usage, calls)
 
 
-def apply_spend(ctx: Any, spend: RouterSpend | None) -> None:
+def apply_spend(ctx: RunContext, spend: RouterSpend | None) -> None:
     """Count a replayed decision's usage on the run again, as the live decision did."""
     if spend is None:
         return

@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from network.continuing import claim_in_memory, stopped_on_thread
+from network.continuing import RunnableNetwork, claim_in_memory, stopped_on_thread
 from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
 from network.durable.process import DurableConfigError, RunIdInUseError, network_of
@@ -77,7 +77,7 @@ def recordable_state(state: Mapping[str, Any]) -> dict[str, Any]:
     return values
 
 
-async def run_durably(network: Any, input: RunInput, options: RunOptions) -> Any:
+async def run_durably(network: RunnableNetwork, input: RunInput, options: RunOptions) -> Any:
     """Run `network` on `input` as a DBOS workflow whose id is the run id; its `RunResult`.
 
     DBOS is launched on its default SQLite file with this network when the process has not
@@ -96,7 +96,9 @@ async def run_durably(network: Any, input: RunInput, options: RunOptions) -> Any
     return await continue_durably(network, input, options)
 
 
-async def continue_durably(network: Any, request: Resume | ToolResults, options: RunOptions) -> Any:
+async def continue_durably(
+    network: RunnableNetwork, request: Resume | ToolResults, options: RunOptions
+) -> Any:
     """Continue the run `request` answers as a DBOS workflow whose id is `options.run_id`.
 
     The answers are validated against the stopped run here, so nothing is recorded for
@@ -137,7 +139,11 @@ async def continue_durably(network: Any, request: Resume | ToolResults, options:
 
 
 async def start_workflow(
-    network: Any, request: dict[str, Any], options: RunOptions, *, continued: Any = None
+    network: RunnableNetwork,
+    request: dict[str, Any],
+    options: RunOptions,
+    *,
+    continued: Any = None,
 ) -> Any:
     """Execute the run's workflow in this process (a new run, or a `Continuation`)."""
     from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
@@ -179,7 +185,7 @@ def check_run_id_free(run_id: str, network: str) -> None:
             raise RunIdInUseError(run_id, owner)
 
 
-def recorded_result(network: Any, outcome: Mapping[str, Any]) -> Any:
+def recorded_result(network: RunnableNetwork, outcome: Mapping[str, Any]) -> Any:
     """The `RunResult` of a run that finished before (its recorded outcome, no history)."""
     from network.run.result import RunResult  # noqa: PLC0415 (only for recorded runs)
 

@@ -40,6 +40,8 @@ from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
 from network.durable.state_writes import apply_writes, writes_mark, writes_since
 from network.durable.step_table import StepRow, StepTable, step_table
+from network.run.context import Router, RunContext
+from network.state.state import State
 
 T = TypeVar("T")
 
@@ -55,7 +57,8 @@ class Recording:
         if ctx is None or not ctx.is_workflow() or ctx.owner_xid is None:
             raise RuntimeError("a durable run's steps are recorded inside its workflow")
         dbos = _get_dbos_instance()
-        self.context: Any = ctx  # DBOS's workflow context: its step counter and ownership
+        # DBOS's workflow context (its step counter and ownership): `Any`, as its class is private
+        self.context: Any = ctx
         self.workflow_id: str = ctx.workflow_id
         self.owner: str = ctx.owner_xid
         self.serializer: Any = dbos._serializer
@@ -134,7 +137,7 @@ class DurableSteps:
         self, branch: BranchSlots | None = None, recording: Recording | None = None
     ) -> None:
         self.gate: ReplayGate | None = None
-        self.ctx: Any = None
+        self.ctx: RunContext | None = None
         self.fresh = False  # this execution is the run's first (nothing to replay)
         self.executed = 0  # steps that really ran in this execution (the rest replayed)
         from dbos._context import EnterDBOSStepCtx  # noqa: PLC0415 (dbos is optional and heavy)
@@ -190,7 +193,7 @@ class DurableSteps:
         await recording.write(number, name, started, output=result)
         return result
 
-    async def route(self, ctx: Any, router: Callable[[Any], Any]) -> Any:
+    async def route(self, ctx: RunContext, router: Router) -> Any:
         """The router's decision (agent names and fan-outs, a `Stop`, or None), recorded
         with its writes (`route_record`)."""
         self.ctx = ctx
@@ -219,7 +222,7 @@ class DurableSteps:
         """One model request of `agent`: its recorded answer (or error)."""
         return await self._run(f"model:{agent}", call, live=True)
 
-    async def tool(self, name: str, state: Any, call: Callable[[], Awaitable[T]]) -> T:
+    async def tool(self, name: str, state: State, call: Callable[[], Awaitable[T]]) -> T:
         """One tool call against `state`: its record, and its writes when replayed."""
         kv = state.kv
         ran = False

@@ -1,9 +1,9 @@
 """`RunContext`: what routers, hooks, instruction functions and agents see of a run.
 
-The protocols a run talks through (`AgentLike`, `Router`, `NetworkLike`, ...) live here with
-the context because they and the context name each other; `network.run.protocols` re-exports
-them. Library signals between the parts of a run are typed fields of the context; `extras` is
-left to user code.
+The protocols a run talks through (`AgentLike`, `Router`, `NetworkLike`, `StepRunner`, ...)
+live here with the context because they and the context name each other;
+`network.run.protocols` and `network.run.steps` re-export them. Library signals between the
+parts of a run are typed fields of the context; `extras` is left to user code.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from network.run.interrupts import Answer, Interrupt
 from network.run.limits import Budget
 from network.run.parallel import Branch, BranchFailure
 from network.run.resources import Resources
-from network.run.steps import StepRunner
 from network.state.schema import StateSchema
 from network.state.state import State
 
@@ -33,6 +32,8 @@ else:
     # typing's own TypeVar spares `import network` typing_extensions (~10 ms).
     DepsT = TypeVar("DepsT")
 """The type of a run's `deps` (`Network[Deps]`, `RunContext[Deps]`, `ToolContext[Deps]`)."""
+
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -77,6 +78,40 @@ class CallSettler(Protocol):
     """Told after each batch of tool calls which of them committed (the predictive state)."""
 
     async def settle(self, ctx: RunContext, records: Sequence[Any]) -> None: ...
+
+
+class StepRunner(Protocol):
+    """Runs (or replays) the recorded steps of one run."""
+
+    async def route(self, ctx: RunContext, router: Router) -> Any:
+        """The router's decision for `ctx`: agent names and `Parallel` fan-outs (to resolve),
+        a `Stop`, or None."""
+        ...
+
+    async def model(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
+        """The answer of one model request of agent `agent`."""
+        ...
+
+    async def tool(self, name: str, state: State, call: Callable[[], Awaitable[T]]) -> T:
+        """The record of one tool call that writes to `state`."""
+        ...
+
+    async def summary(self, agent: str, call: Callable[[], Awaitable[T]]) -> T:
+        """The `Summary` a context policy made for a request of agent `agent` (its
+        summariser's model call is recorded like the agent's own)."""
+        ...
+
+    async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
+        """Any other recorded step (a thread's load or commit)."""
+        ...
+
+    def fork(self, branch_ids: Sequence[str]) -> Sequence[StepRunner]:
+        """The runners of a fan-out's branches about to run (ids in declared order)."""
+        ...
+
+    def join(self) -> None:
+        """The branches of the fan-out last forked have ended (however they ended)."""
+        ...
 
 
 @dataclass(slots=True, eq=False)

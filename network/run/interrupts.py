@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from network.errors import AgentNetworkError
 from network.ids import new_id
@@ -279,7 +279,15 @@ def pending_answers(interrupted: Any, answers: Any) -> list[tuple[Interrupt, Ans
     return match_answers(pending, answers)
 
 
-def check_edits(network: Any, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
+class WithAgents(Protocol):
+    """What `check_edits` reads of a network: its agents by name (a `NetworkLike` is one; the
+    run context, which defines it, imports this module, so it is named by its shape here)."""
+
+    @property
+    def agents(self) -> Mapping[str, object]: ...
+
+
+def check_edits(network: WithAgents, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
     """Validate every edited call against its tool's schema, before anything runs.
 
     A bad edit is an `InterruptError` naming the interrupt, the tool and the field; nothing

@@ -204,7 +204,7 @@ class Parallel:
         return f"Parallel({self.name!r}, branches={[b.id for b in self.branches]})"
 
 
-def _agent_name(agent: Any) -> str:
+def _agent_name(agent: object) -> str:
     if isinstance(agent, Parallel):
         raise ConfigurationError(
             f"Parallel: a branch is one agent call, not another fan-out ({agent!r}); "

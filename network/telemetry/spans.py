@@ -521,7 +521,7 @@ def _usage(attributes: dict[str, Any], calls: Sequence[Any]) -> dict[str, Any]:
     return attributes
 
 
-def _model_of(agent: Any, default: Any) -> tuple[str | None, str | None]:
+def _model_of(agent: object, default: Any) -> tuple[str | None, str | None]:
     """The model name and provider an agent will ask, as far as can be told before it asks."""
     model = getattr(agent, "model", None)
     if model is None:

@@ -27,43 +27,35 @@ and the session only reads keys that deltas name or that are `user:` / `app:` wr
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Unpack
 
 import anyio
 
-from network.errors import StaleThreadError, ThreadError
-from network.history.log import RecordLog
-from network.history.results import InferenceResult
-from network.history.writes import StateWrite
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink, Observer
 from network.run.result import RunResult
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
-from network.state.handlers import replace_values
 from network.state.kv import KV, MISSING
-from network.state.provenance import WriteRecord
-from network.state.scopes import scope_of
 from network.state.state import State
-from network.state.values import is_pydantic_model
 from network.threads.codec import record_of
+from network.threads.commit_once import commit_once
+from network.threads.commit_parts import encode_key, record_writes, thread_keys
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import PendingCall
 from network.threads.pending_claims import claim_once
-from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
+from network.threads.protocol import ThreadStore
 from network.threads.resolve import open_store
 from network.threads.thread_data import (
-    ANONYMOUS_USER,
     DELETED,
     Commit,
     SharedWrite,
     Thread,
-    encode_value,
 )
+from network.threads.thread_load import load_recorded, load_thread, state_of, write_initial
 
 
 class ThreadSession:
@@ -121,13 +113,13 @@ class ThreadSession:
         opened, owned = open_store(store)
         try:
             if steps is None:
-                thread = await _load(opened, thread_id, app, user_id, create)
+                thread = await load_thread(opened, thread_id, app, user_id, create)
             else:
-                thread = await _load_recorded(steps, opened, thread_id, app, user_id, create)
-            run_state = _state_of(network, thread)
+                thread = await load_recorded(steps, opened, thread_id, app, user_id, create)
+            run_state = state_of(network, thread)
             _kv(run_state).record_shared_writes = True
             if state is not None:
-                _write_initial(run_state, state)
+                write_initial(run_state, state)
             session = cls(opened, thread, run_state, owns_store=owned)
             session.steps = steps
             return session
@@ -200,12 +192,12 @@ class ThreadSession:
         writes = kv.writes_since(self._writes_saved)
         if results:
             first = self._results_saved - self._loaded  # the run's own index of results[0]
-            _record_writes(results, first, writes, self.run_id)
+            record_writes(results, first, writes, self.run_id)
         values: dict[str, str] = {}
         removed: list[str] = []
-        for key in _thread_keys(ops):
+        for key in thread_keys(ops):
             if kv.has(key):
-                values[key] = _encode(key, kv.spec(key).to_json(kv.raw(key)))
+                values[key] = encode_key(key, kv.spec(key).to_json(kv.raw(key)))
             else:
                 removed.append(key)
         stops = self._new_stops()
@@ -281,194 +273,9 @@ class ThreadSession:
         self.pending = [entry for entry in self.pending if entry.id not in answered_ids]
 
 
-async def _load(
-    store: ThreadStore, thread_id: str, app: str, user_id: str | None, create: bool = True
-) -> Thread:
-    thread = await store.get_thread(thread_id)
-    if thread is None and not create:
-        raise ThreadNotFoundError(f"thread {thread_id!r} does not exist in the store given")
-    if thread is None:
-        with contextlib.suppress(ThreadExistsError):  # another run created it: read theirs
-            await store.create_thread(thread_id, app_name=app, user_id=user_id or ANONYMOUS_USER)
-        thread = await store.get_thread(thread_id)
-        if thread is None:
-            raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
-    if thread.app_name != app:
-        raise ThreadError(f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {app!r}")
-    if user_id is not None and thread.user_id != user_id:
-        raise ThreadError(
-            f"thread {thread_id!r} belongs to user {thread.user_id!r}, not {user_id!r}"
-        )
-    return thread
-
-
-async def _load_recorded(
-    steps: StepRunner,
-    store: ThreadStore,
-    thread_id: str,
-    app: str,
-    user_id: str | None,
-    create: bool = True,
-) -> Thread:
-    """A durable run's load: the thread as it was when the run first loaded it.
-
-    The step records where the thread stood (its revision, how many messages, calls and
-    summaries it had, its keys' values), not the thread itself. A replayed load reads the
-    thread again and cuts it back to that point: what was appended since (this run's own
-    commits among it) is left out, and the keys are the recorded values.
-    """
-    loaded: list[Thread] = []
-
-    async def load() -> dict[str, Any]:
-        thread = await _load(store, thread_id, app, user_id, create)
-        loaded.append(thread)
-        return {
-            "revision": thread.revision,
-            "messages": len(thread.messages),
-            "results": len(thread.results),
-            "summaries": len(thread.summaries),
-            "state": dict(thread.state),
-            "user_state": dict(thread.user_state),
-            "app_state": dict(thread.app_state),
-            "pending": [entry.to_text() for entry in thread.pending],
-        }
-
-    mark = await steps.step("thread_load", load)
-    if loaded:  # loaded just now, not replayed
-        return loaded[0]
-    thread = await _load(store, thread_id, app, user_id)
-    if len(thread.messages) < mark["messages"] or len(thread.results) < mark["results"]:
-        raise ThreadError(
-            f"thread {thread_id!r} was rewound after this durable run loaded it: the run "
-            "cannot resume on it (fork the thread you kept, or start a new run)"
-        )
-    return thread.model_copy(
-        update={
-            "revision": mark["revision"],
-            "messages": RecordLog(thread.messages, mark["messages"]),
-            "results": RecordLog(thread.results, mark["results"]),
-            "summaries": list(thread.summaries[: mark["summaries"]]),
-            "state": mark["state"],
-            "user_state": mark["user_state"],
-            "app_state": mark["app_state"],
-            "pending": [PendingCall.from_text(text) for text in mark.get("pending", [])],
-        }
-    )
-
-
-def _state_of(network: NetworkLike, thread: Thread) -> State:
-    schema = network.schema
-    data = {
-        key: value
-        for key, value in thread.full_state().items()
-        if not schema.closed or key in schema
-    }
-    state = State(data, schema=schema)
-    # The thread's records stay the store's (they never change): the store hands out
-    # `RecordLog`s over them, which the run takes over and appends to. Nothing is copied or
-    # decoded here, so loading is flat in the thread's length; a record is decoded only when
-    # something reads it. A loaded result's history stays a view of the store's conversation,
-    # a prefix of the same messages as the run's.
-    state.take_over(thread.messages, thread.results)
-    state.summaries.extend(thread.summaries)
-    return state
-
-
-def _write_initial(state: State, initial: Mapping[str, Any] | State) -> None:
-    if isinstance(initial, State):
-        values: Mapping[str, Any] = initial.kv.data
-    elif is_pydantic_model(initial):
-        values = initial.model_dump(exclude_unset=True)
-    else:
-        values = initial
-    kv = state.kv
-    for key, value in values.items():
-        kv.set(key, value, replace_values)
-
-
 def _kv(state: State) -> KV:
     """A run's own store (a tool's staged view never reaches the session)."""
     kv = state.kv
     if not isinstance(kv, KV):
         raise TypeError(f"a thread run needs the run's KV, got {type(kv).__name__}")
     return kv
-
-
-def _record_writes(
-    results: Sequence[InferenceResult], first: int, writes: list[WriteRecord], run_id: str | None
-) -> None:
-    """Store who wrote what with the calls being committed (`InferenceResult.writes`).
-
-    A write goes with the call it was made in (its writer's run-relative `call_index`); the
-    caller's and the router's writes before a call went into that call's delta, and go with it.
-    `temp:` keys are never stored.
-    """
-    by_call: dict[int, list[StateWrite]] = {}
-    last = first + len(results) - 1
-    for record in writes:
-        if scope_of(record.key) == "temp":
-            continue
-        writer = record.writer
-        index = writer.call_index
-        if index is None or not first <= index <= last:
-            index = first if index is None or index < first else last
-        by_call.setdefault(index, []).append(
-            StateWrite(
-                record.key,
-                record.op,
-                record.at,
-                writer.source,
-                writer.tool,
-                writer.tool_call_id,
-                run_id,
-                writer.branch,
-            )
-        )
-    for index, entries in by_call.items():
-        result = results[index - first]
-        result.writes = (*result.writes, *entries)
-
-
-def _thread_keys(ops: list[dict[str, Any]]) -> list[str]:
-    """The thread-scope keys a list of RFC 6902 operations touches, in first-touch order."""
-    keys: dict[str, None] = {}
-    for op in ops:
-        name = op["path"][1:].split("/", 1)[0].replace("~1", "/").replace("~0", "~")
-        if scope_of(name) == "thread":
-            keys[name] = None
-    return list(keys)
-
-
-def _encode(key: str, value: Any) -> str:
-    try:
-        return encode_value(value)
-    except Exception as exc:  # pydantic_core's serialization error names the type
-        raise ThreadError(
-            f"state key {key!r} holds a value that cannot be stored as JSON: {exc}"
-        ) from exc
-
-
-async def commit_once(store: ThreadStore, thread_id: str, commit: Commit) -> int:
-    """`append_results`, made idempotent for a durable run's recorded commit.
-
-    When the process died after the store committed but before the step was recorded, the
-    step runs again and the store finds its revision stale: if the thread's next revision is
-    this very commit (the same agent calls, or the same key values for a commit without
-    calls), it is taken as done instead of committed twice.
-    """
-    try:
-        return await store.append_results(thread_id, commit)
-    except StaleThreadError:
-        thread = await store.get_thread(thread_id)
-        if thread is None or thread.revision != commit.revision + 1:
-            raise
-        ours = [(r.result.agent, r.result.started_at) for r in commit.results]
-        stored = [
-            (r.agent, r.started_at) for r in thread.results[len(thread.results) - len(ours) :]
-        ]
-        same_values = all(
-            thread.state.get(key) == json.loads(value) for key, value in commit.state.items()
-        )
-        if (ours and stored == ours) or (not ours and same_values):
-            return thread.revision
-        raise

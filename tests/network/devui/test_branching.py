@@ -10,6 +10,7 @@ import anyio
 import httpx
 import pytest
 
+from network import ThreadRef
 from network.devui import app
 from network.threads import SQLStore
 from tests.network.agui.live import serve
@@ -22,7 +23,7 @@ http = httpx.Client(timeout=60)
 def stored(tmp_path: Path) -> Path:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    anyio.run(lambda: network.run("Write add", thread_id="t-1", store=db))
+    anyio.run(lambda: network.run("Write add", thread=ThreadRef("t-1", store=db)))
     return db
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from network import ThreadRef
 from network.devui import app
 from network.threads import SQLStore
 from tests.network.agui.live import serve
@@ -42,7 +43,7 @@ def open_step(page: Any, url: str, thread_id: str, index: int) -> None:
 def test_a_stored_thread_is_forked_from_a_step(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    run_async(lambda: network.run("Write an add function", thread_id="t-1", store=db))
+    run_async(lambda: network.run("Write an add function", thread=ThreadRef("t-1", store=db)))
     with serve(app(network, store=db)) as url:
         open_step(page, url, "t-1", 1)
         page.click("#fork-here")
@@ -60,7 +61,7 @@ def test_a_stored_thread_is_forked_from_a_step(page: Any, tmp_path: Path) -> Non
 def test_the_state_is_edited_at_a_step_before_forking(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    run_async(lambda: network.run("Write an add function", thread_id="t-1", store=db))
+    run_async(lambda: network.run("Write an add function", thread=ThreadRef("t-1", store=db)))
     with serve(app(network, store=db)) as url:
         open_step(page, url, "t-1", 0)
         page.click("#edit-state summary")
@@ -92,7 +93,7 @@ def test_a_stored_thread_is_rewound_and_the_tool_calls_not_undone_shown(
 ) -> None:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    run_async(lambda: network.run("Write an add function", thread_id="t-1", store=db))
+    run_async(lambda: network.run("Write an add function", thread=ThreadRef("t-1", store=db)))
     with serve(app(network, store=db)) as url:
         open_step(page, url, "t-1", 1)
         page.click("#rewind-here")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from network import ThreadRef
 from network.devui import app
 from tests.network.agui.live import serve
 from tests.network.devui.browser import run_async
@@ -42,7 +43,7 @@ def test_a_live_run_shows_its_conversation_and_why_it_stopped(page: Any, tmp_pat
 def test_a_stored_thread_shows_its_conversation_and_last_run(page: Any, tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     network = codegen_network()
-    run_async(lambda: network.run("Write an add function", thread_id="t-talk", store=db))
+    run_async(lambda: network.run("Write an add function", thread=ThreadRef("t-talk", store=db)))
     with serve(app(network, store=db)) as url:
         page.goto(url)
         page.click("#threads .thread[data-thread-id='t-talk']")

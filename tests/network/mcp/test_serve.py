@@ -1,5 +1,5 @@
-"""A network served as an MCP server, called by the SDK's own client: in process, over stdio
-through `agent-network mcp`, and over Streamable HTTP on 127.0.0.1."""
+"""`agent-network mcp` (`serve_mcp`): a network served as an MCP server, called by the SDK's own
+client over stdio and over Streamable HTTP on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from network.mcp import mcp_server, run_tool_name
+from network.mcp import mcp_server
 from tests.network.mcp.team import SECRET, network
+from tests.network.mcp.test_server import check_a_run
 
 pytestmark = pytest.mark.anyio
 
@@ -25,43 +26,6 @@ TEAM = "tests/network/mcp/team.py:network"
 
 def command_env() -> dict[str, str]:
     return {"PYTHONPATH": str(ROOT)}
-
-
-async def check_a_run(client: Client) -> None:
-    listed = await client.list_tools()
-    assert [tool.name for tool in listed.tools] == ["notes_team"]
-    schema = listed.tools[0].input_schema
-    assert schema["required"] == ["input"] and "state" in schema["properties"]
-    result = await client.call_tool("notes_team", {"input": "buy milk", "state": {"user": "ann"}})
-    assert not result.is_error, result.content
-    assert result.content[0].text == "done: buy milk"
-    assert result.structured_content == {
-        "output": "done: buy milk",
-        "stop_reason": "router_finished",
-        "state": {"notes": ["buy milk"], "answer": "done: buy milk", "user": "ann"},
-    }
-
-
-async def test_the_network_is_one_tool_that_runs_it_in_process() -> None:
-    async with Client(mcp_server(network)) as client:
-        await check_a_run(client)
-
-
-async def test_a_failed_run_and_bad_input_are_error_results() -> None:
-    async with Client(mcp_server(network)) as client:
-        failed = await client.call_tool("notes_team", {"input": "explode"})
-        assert failed.is_error
-        assert "ModelError: the provider is down" in failed.content[0].text
-        bad = await client.call_tool("notes_team", {"input": 3, "extra": 1})
-        assert bad.is_error and "input" in bad.content[0].text
-        refused = await client.call_tool("notes_team", {"input": "x", "state": {"notes": 5}})
-        assert refused.is_error and "notes" in refused.content[0].text
-        ok = await client.call_tool("notes_team", {"input": "still serving"})
-        assert ok.structured_content["output"] == "done: still serving"
-
-
-def test_the_tool_name_is_the_network_name_made_safe() -> None:
-    assert run_tool_name(network) == "notes_team"
 
 
 async def test_agent_network_mcp_serves_over_stdio() -> None:
@@ -138,8 +102,12 @@ async def test_over_http_the_client_gets_a_reference_and_the_server_log_the_erro
     assert any(SECRET in line for line in lines[at:]), log  # the traceback, for the operator
 
 
-def test_agent_network_mcp_warns_when_bound_beyond_this_machine(capsys: Any) -> None:
+def test_agent_network_mcp_warns_when_bound_beyond_this_machine(
+    capsys: Any, quiet_logs: None
+) -> None:
     from network.cli.main import main
+
+    # (quiet_logs: the command configures structlog on captured stderr; reset after the test)
 
     # An address this machine lacks: the warning comes first, then one error line, no traceback.
     status = main(

@@ -243,13 +243,13 @@ async def test_a_rerun_branch_is_conflict_checked_against_its_committed_siblings
     if conflict is not None:
         schema["summary"]["conflict"] = conflict
     network = Network("n", agents=[a, b], router=once(fork), state_schema=schema)
-    first = await network.run("go", thread_id="t3", store=store)
+    first = await network.run("go", thread=ThreadRef("t3", store=store))
     assert first["summary"] == "a" and [f.branch for f in first.failed_branches] == ["sum/b"]
 
     b_ok = True
     if conflict is None:  # both branches replace the key: refused, naming both writers
         with pytest.raises(StateConflictError, match="'summary'") as caught:
-            await network.run("again", thread_id="t3", store=store)
+            await network.run("again", thread=ThreadRef("t3", store=store))
         assert [(w.agent, w.branch) for w in caught.value.writers] == [
             ("a", "sum/a"),
             ("b", "sum/b"),
@@ -257,6 +257,6 @@ async def test_a_rerun_branch_is_conflict_checked_against_its_committed_siblings
         thread = await store.get_thread("t3")
         assert thread is not None and thread.state["summary"] == "a"  # as it was
         return
-    second = await network.run("again", thread_id="t3", store=store)
+    second = await network.run("again", thread=ThreadRef("t3", store=store))
     assert calls == {"a": 1, "b": 2}  # b re-ran alone
     assert second["summary"] == {"first": "a", "last": "b"}[conflict]

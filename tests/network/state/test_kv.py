@@ -1,9 +1,11 @@
-"""`kv.view`: reading a large value without copying it, and without a way to change it."""
+"""`KV`, the run's store: `kv.view` reads a large value without copying it, and without a way to
+change it; the change cursor hands out each write once."""
 
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, State, merge_dicts
+from network.state.kv import KV
 
 
 def test_a_view_is_read_only_and_shows_appends_and_merges() -> None:
@@ -61,3 +63,16 @@ def test_a_staged_view_sees_the_tool_s_own_writes_only() -> None:
     staged.set("notes", "b")
     assert list(staged.view("notes")) == ["a", "b"]
     assert list(state.kv.view("notes")) == ["a"]
+
+
+def test_the_store_hands_out_unpublished_ops_once_and_keeps_them_for_take_ops() -> None:
+    kv = KV()
+    kv.set("a", 1)
+    first = kv.unpublished_ops()
+    assert first == [{"op": "add", "path": "/a", "value": 1}]
+    assert kv.unpublished_ops() == []  # shown already
+    kv.set("b", 2)
+    assert kv.unpublished_ops() == [{"op": "add", "path": "/b", "value": 2}]
+    assert len(kv.take_ops()) == 2  # showing a change does not take it off the result
+    kv.set("c", 3)
+    assert kv.unpublished_ops() == [{"op": "add", "path": "/c", "value": 3}]

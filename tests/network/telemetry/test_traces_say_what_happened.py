@@ -13,7 +13,7 @@ import structlog
 
 from agents import Agent, LiteLLMModel
 from agents.models.openai_native import OpenAIModel
-from network import ModelError, Network
+from network import ModelError, Network, ThreadRef
 from network.telemetry import Telemetry
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.network.telemetry.otlp import (
@@ -137,7 +137,7 @@ async def test_tracing_logging_and_threads_never_make_a_request_stream(
     openai_server.add_text("plain").add_text("plain").add_text("streamed")
     result = await traced.run("Hi.")  # traced and logged
     assert result.output == "plain"
-    await traced.run("Hi.", thread_id="t", store=str(tmp_path / "t.db"))  # on a thread too
+    await traced.run("Hi.", thread=ThreadRef("t", store=str(tmp_path / "t.db")))  # on a thread too
     assert recorder.named("chat gpt-4o-mini")
     assert [request.get("stream", False) for request in openai_server.requests] == [False, False]
 

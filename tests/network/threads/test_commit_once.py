@@ -12,7 +12,7 @@ from network.errors import StaleThreadError
 from network.history.messages import AssistantMessage
 from network.history.results import InferenceResult
 from network.threads import SQLStore
-from network.threads.session import commit_once
+from network.threads.commit_once import commit_once
 from network.threads.thread_data import Commit, ResultRecord
 
 pytestmark = pytest.mark.anyio

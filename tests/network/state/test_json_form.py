@@ -46,7 +46,7 @@ async def test_state_round_trips_with_schema_data_results_and_messages() -> None
     assert loaded == original
     assert json.loads(text)["schema"]["keys"]["best"] == {
         "type": "str",
-        "handler": "tests.network.state.test_state_json:longest",
+        "handler": "tests.network.state.test_json_form:longest",
     }
     assert json.loads(text)["schema"]["keys"]["summary"]["type"] == "str | None"
     assert "temp:x" not in loaded.data

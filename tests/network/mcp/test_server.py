@@ -1,0 +1,49 @@
+"""`mcp_server(network)`: the network as one MCP tool that runs it, called in process by the SDK's
+own client."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from network.mcp import mcp_server, run_tool_name
+from tests.network.mcp.team import network
+
+pytestmark = pytest.mark.anyio
+
+
+async def check_a_run(client: Client) -> None:
+    listed = await client.list_tools()
+    assert [tool.name for tool in listed.tools] == ["notes_team"]
+    schema = listed.tools[0].input_schema
+    assert schema["required"] == ["input"] and "state" in schema["properties"]
+    result = await client.call_tool("notes_team", {"input": "buy milk", "state": {"user": "ann"}})
+    assert not result.is_error, result.content
+    assert result.content[0].text == "done: buy milk"
+    assert result.structured_content == {
+        "output": "done: buy milk",
+        "stop_reason": "router_finished",
+        "state": {"notes": ["buy milk"], "answer": "done: buy milk", "user": "ann"},
+    }
+
+
+async def test_the_network_is_one_tool_that_runs_it_in_process() -> None:
+    async with Client(mcp_server(network)) as client:
+        await check_a_run(client)
+
+
+async def test_a_failed_run_and_bad_input_are_error_results() -> None:
+    async with Client(mcp_server(network)) as client:
+        failed = await client.call_tool("notes_team", {"input": "explode"})
+        assert failed.is_error
+        assert "ModelError: the provider is down" in failed.content[0].text
+        bad = await client.call_tool("notes_team", {"input": 3, "extra": 1})
+        assert bad.is_error and "input" in bad.content[0].text
+        refused = await client.call_tool("notes_team", {"input": "x", "state": {"notes": 5}})
+        assert refused.is_error and "notes" in refused.content[0].text
+        ok = await client.call_tool("notes_team", {"input": "still serving"})
+        assert ok.structured_content["output"] == "done: still serving"
+
+
+def test_the_tool_name_is_the_network_name_made_safe() -> None:
+    assert run_tool_name(network) == "notes_team"
