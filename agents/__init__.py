@@ -5,6 +5,7 @@
 
 from agents.agent import Agent
 from agents.context.policy import ContextPolicy
+from agents.handoffs import Handoff, handoff, without_tool_calls
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp import MCPServer, MCPServerError
 from agents.models import (
@@ -38,6 +39,7 @@ __all__ = [
     "ClientTool",
     "ContextPolicy",
     "FileWriteError",
+    "Handoff",
     "Interrupt",
     "LiteLLMModel",
     "MCPServer",
@@ -60,7 +62,9 @@ __all__ = [
     "call",
     "client_tool",
     "files_to_disk",
+    "handoff",
     "make_model",
     "tool",
+    "without_tool_calls",
     "write_files_tool",
 ]

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from agents.context._template import Template
 from agents.context.policy import compact_request
+from agents.handoffs import HandoffTools, coerce_handoffs, handed_history, in_model_order
 from agents.hooks import AgentCall, AgentHooks
 from agents.mcp._offered import offered_tools
 from agents.mcp.server import MCPServer
@@ -106,6 +107,10 @@ class Agent:
             is whole (over AG-UI, the text as one delta). For servers that refuse streamed
             requests in some cases (llama.cpp's, with tools). Only this switch (and the
             model's own `stream=`) decides it: tracing or logging never does.
+        handoffs: agents (or agents' names, or `handoff(agent, ...)`) this agent may hand the
+            conversation to: the model is offered one `transfer_to_<name>` tool for each (see
+            `agents.handoffs`). A list: items appended later are offered too (append before
+            the `Network` is built: it reads them to choose its router, check and draw them).
     """
 
     def __init__(
@@ -128,6 +133,7 @@ class Agent:
         output_retries: int = 2,
         tool_retry: RetryPolicy | None = None,
         stream: bool = True,
+        handoffs: Sequence[Any] = (),
     ) -> None:
         if positional:  # the old spelling, `Agent(name, description, system, tools, model)`
             given = positional_arguments(
@@ -244,6 +250,26 @@ class Agent:
         self._tool_schemas += [t.schema for t in self.client_tools.values()]
         # Whether any tool waits for a person; saves looking at every call when none does.
         self.confirming = any(t.requires_confirmation for t in self.tools.values())
+        self.handoffs: list[Any] = coerce_handoffs(name, handoffs)
+        self._handoff_tools: HandoffTools | None = None
+        if self.handoffs:
+            self.handoff_tools()  # a clash of tool names is an error here, not mid-run
+
+    # -- handoffs --------------------------------------------------------------------------
+
+    def handoff_tools(self) -> HandoffTools:
+        """The `transfer_to_...` tools of `handoffs` as the list is now (rebuilt when items
+        were added or removed since the last call)."""
+        built = self._handoff_tools
+        if built is None or built.key != tuple(id(item) for item in self.handoffs):
+            taken = [*self.tools, *self.client_tools]
+            built = self._handoff_tools = HandoffTools(self.name, self.handoffs, taken)
+        return built
+
+    @property
+    def handoff_targets(self) -> tuple[str, ...]:
+        """The names of the agents this one may hand off to (what networks check and draw)."""
+        return tuple(spec.target for spec in self.handoff_tools().by_tool.values())
 
     # -- what a call reads, prepared when it is set --------------------------------------
 
@@ -356,6 +382,8 @@ class Agent:
                 text = await self._dynamic_instructions(ctx)
             prompt = self.prompt(text)
         history: Any = ctx.state.history()  # a hook may swap in any sequence
+        if ctx.last_result is not None and getattr(ctx.network, "handoff_edges", None):
+            history = await handed_history(self, ctx, history)  # a handoff's input_filter
         # The hooks' view of the call, made only for an agent with hooks: it would otherwise
         # be one more object per step living across the model's answer.
         hooked = None
@@ -374,6 +402,9 @@ class Agent:
             tools, schemas = await self._offered_tools(ctx)
         else:
             tools, schemas = self.tools, self._tool_schemas
+        handoffs = self.handoff_tools() if self.handoffs else None
+        if handoffs is not None:
+            tools, schemas = {**tools, **handoffs.tools}, [*schemas, *handoffs.schemas]
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             system, sent, schemas, self.tool_choice if schemas else None, self.name, self.params
         )
@@ -429,6 +460,10 @@ class Agent:
         calls = message.tool_calls
         records: list[ToolCallRecord] = []
         if calls:  # a lone plain sync tool's call needs no coroutine (`start_tool_calls`)
+            refused: dict[str, ToolCallRecord] = {}
+            asked = calls
+            if handoffs is not None and len(calls) > 1:  # one handoff per answer
+                calls, refused = handoffs.refuse_extra(calls)
             started_calls = (
                 self._tool_calls(ctx, tools, calls)
                 if self.client_tools or self.confirming or ctx.client_tools
@@ -441,8 +476,17 @@ class Agent:
             )
             if ctx.interrupts:  # a sub-run stopped on a person's confirmation (as_tool)
                 records = held_calls(ctx, records)
+            if refused:
+                records = in_model_order(asked, records, refused)
+        handed = None if handoffs is None else handoffs.record_of(self.name, records)
         if call_events is not None:
             await self._tool_results(ctx, records)
+            if handed is not None:
+                from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+                await ctx.emitter.emit(
+                    events.handoff(handed.source, handed.target, handed.call_id, handed.reason)
+                )
         if typed is not None:
             if typed.final and self.output_key:
                 self._store_output(ctx, typed.value)
@@ -455,6 +499,8 @@ class Agent:
         )
         if typed is not None and typed.final:
             result.output_value = typed.value
+        if handed is not None:
+            result.handoff = handed
         if hooked is not None and hooks.on_finish is not None:
             hooked.result = result
             kept = await _maybe_await(hooks.on_finish(hooked))

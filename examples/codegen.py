@@ -13,16 +13,19 @@ and exits with status 0. A model or network failure prints one line and exits wi
 
     python examples/codegen.py --out out/                 # offline, on a scripted model
     python examples/codegen.py --model openai/gpt-4o-mini  # a real model
+    python examples/codegen.py --model openai/NAME --api-base http://127.0.0.1:8080/v1 \
+        --param max_tokens=160                            # a local OpenAI-compatible server
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import pathlib
 import sys
 from typing import Annotated, Any
 
-from agents import Agent, Model, ScriptedModel, call, tool, write_files_tool
+from agents import Agent, Model, ScriptedModel, call, make_model, tool, write_files_tool
 from network import AgentNetworkError, Network, RunContext, Stop, merge_dicts
 
 TASK = "Write a Python module with a function that adds two numbers, and a test for it."
@@ -160,12 +163,33 @@ def build_network(
 network = build_network()
 
 
+def model_parameter(text: str) -> tuple[str, Any]:
+    """`--param KEY=VALUE`: a model parameter, its value read as JSON when it is JSON."""
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", help="a litellm model string; default: offline script")
+    parser.add_argument("--api-base", help="an OpenAI-compatible server for --model")
+    parser.add_argument(
+        "--param",
+        type=model_parameter,
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a model parameter, e.g. max_tokens=128 or seed=1 (with --model)",
+    )
     parser.add_argument("--out", default="out", help="where to write the files (default: out)")
     parser.add_argument("task", nargs="?", default=TASK)
     args = parser.parse_args(argv)
+    model: str | Model | None = args.model
+    if args.model and (args.api_base or args.param):
+        model = make_model(args.model, api_base=args.api_base, **dict(args.param))
     if args.model:
         print(f"Running on {args.model}.")
     else:
@@ -173,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     _quiet_logs()
     out = pathlib.Path(args.out)
     try:
-        result = build_network(args.model, out).run_sync(args.task)
+        result = build_network(model, out).run_sync(args.task)
     except AgentNetworkError as exc:  # the model could not be reached, or refused the request
         print(f"error: the run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1

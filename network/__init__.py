@@ -26,6 +26,7 @@ from network.errors import (
     UnpricedModelWarning,
     UnstorableValueError,
 )
+from network.history.handoffs import HandoffRecord
 from network.history.log import RecordLog
 from network.history.messages import (
     AssistantMessage,
@@ -63,6 +64,7 @@ __all__ = [
     "AssistantMessage",
     "BranchFailure",
     "ConfigurationError",
+    "HandoffRecord",
     "HistoryView",
     "InferenceResult",
     "Interrupt",

@@ -4,7 +4,8 @@
 `routers.network_mermaid` re-exports). A router that
 knows its topology (the graph router, `sequence`) draws itself through `to_mermaid()`; any
 other router is drawn as one router node that may hand over to every agent, since a plain
-function's choices cannot be read without running it.
+function's choices cannot be read without running it; handoffs (`Agent(handoffs=...)`) are
+drawn as edges labelled "handoff" from the agent that may make one to its target.
 """
 
 from __future__ import annotations
@@ -95,18 +96,42 @@ def router_kind(router: Any) -> str:
 def network_mermaid(network: NetworkLike) -> str:
     """The network as a Mermaid `flowchart TD`.
 
-    Uses the router's own `to_mermaid()` when it has one. Otherwise draws a router node,
-    labelled with the router's kind, with a dotted edge to every agent it may choose.
+    Uses the router's own `to_mermaid()` when it has one (given the network's handoffs when
+    it takes them, as the graph router does). A network led by its handoffs (no router given:
+    `network.run.handoff_router`) is drawn as START to the first agent and an edge labelled
+    "handoff" from each agent to each agent it may hand off to. Any other router is drawn as
+    a router node, labelled with the router's kind, with a dotted edge to every agent it may
+    choose, plus the handoff edges.
     """
-    draw = getattr(network.router, "to_mermaid", None)
+    router = network.router
+    handoffs = [
+        (source, target)
+        for source, target in getattr(network, "handoff_edges", ())
+        if target in network.agents
+    ]
+    draw = getattr(router, "to_mermaid", None)
     if callable(draw):
+        if handoffs and "handoffs" in inspect.signature(draw).parameters:
+            return str(draw(handoffs=handoffs))
         return str(draw())
     ids = MermaidIds()
-    router_id = ids(("router",), "router")
-    kind = router_kind(network.router)
-    lines = ["flowchart TD", node_line(router_id, f"router: {kind}", "router")]
-    for name in network.agents:
-        agent_id = ids(("agent", name), name)
-        lines.append(node_line(agent_id, name))
-        lines.append(edge_line(router_id, agent_id, dotted=True))
+    entry = getattr(router, "entry", None) if getattr(router, "kind", None) == "handoffs" else None
+    if entry is not None:
+        start_id = ids(("START",), "START")
+        lines = ["flowchart TD", node_line(start_id, "START", "terminal")]
+        for name in network.agents:
+            lines.append(node_line(ids(("agent", name), name), name))
+        lines.append(edge_line(start_id, ids(("agent", entry), entry)))
+    else:
+        router_id = ids(("router",), "router")
+        kind = router_kind(router)
+        lines = ["flowchart TD", node_line(router_id, f"router: {kind}", "router")]
+        for name in network.agents:
+            agent_id = ids(("agent", name), name)
+            lines.append(node_line(agent_id, name))
+            lines.append(edge_line(router_id, agent_id, dotted=True))
+    for source, target in handoffs:
+        lines.append(
+            edge_line(ids(("agent", source), source), ids(("agent", target), target), "handoff")
+        )
     return "\n".join(lines) + "\n"

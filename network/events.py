@@ -44,10 +44,13 @@ except ImportError:  # older packages
     PROTOCOL_VERSION = "1.0"
 
 __all__ = [
+    "HANDOFF_EVENT",
     "PROTOCOL_VERSION",
     "CustomEvent",
     "EventType",
+    "HandoffEvent",
     "custom",
+    "handoff",
     "reasoning_content",
     "reasoning_end",
     "reasoning_start",
@@ -166,6 +169,53 @@ def tool_result(message_id: str, call_id: str, content: str) -> ToolCallResultEv
 
 def custom(name: str, value: Any) -> CustomEvent:
     return CustomEvent(name=name, value=value)
+
+
+HANDOFF_EVENT = "Handoff"
+"""The name of the CUSTOM event a handoff sends (`HandoffEvent`)."""
+
+
+class HandoffEvent(CustomEvent):
+    """CUSTOM `Handoff`: an agent handed the conversation to another (`agents.handoff`).
+
+    On the wire it is a plain AG-UI CUSTOM event whose value is `{"sourceAgent",
+    "targetAgent", "toolCallId", "reason"}`; in the process, `source_agent`, `target_agent`
+    and `tool_call_id` read it typed. It comes after the `transfer_to_...` call's
+    TOOL_CALL_RESULT and before the source agent's STEP_FINISHED.
+    """
+
+    name: str = HANDOFF_EVENT
+
+    @property
+    def source_agent(self) -> str:
+        """The agent that handed off."""
+        return str(self.value["sourceAgent"])
+
+    @property
+    def target_agent(self) -> str:
+        """The agent that has the conversation now."""
+        return str(self.value["targetAgent"])
+
+    @property
+    def tool_call_id(self) -> str:
+        """The id of the `transfer_to_...` tool call that made the handoff."""
+        return str(self.value["toolCallId"])
+
+    @property
+    def reason(self) -> str:
+        """Why, as the model said it (empty when it said nothing)."""
+        return str(self.value.get("reason") or "")
+
+
+def handoff(source: str, target: str, tool_call_id: str, reason: str = "") -> HandoffEvent:
+    """The `HandoffEvent` of `source` handing the conversation to `target`."""
+    value = {
+        "sourceAgent": source,
+        "targetAgent": target,
+        "toolCallId": tool_call_id,
+        "reason": reason,
+    }
+    return HandoffEvent(name=HANDOFF_EVENT, value=value)
 
 
 def run_interrupted(

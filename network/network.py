@@ -20,6 +20,7 @@ from network.run import engine
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink, Observer
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
+from network.run.handoff_router import FollowHandoffs
 from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.limits import Budget, UsageLimits
 from network.run.options import RunOptions
@@ -33,6 +34,7 @@ from network.run.subrun import SubrunTool, adopt, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
 from network.sessions import open_session
+from network.state.output_keys import declare_output_keys
 from network.state.schema import StateSchema
 from network.state.state import State
 from network.telemetry.activate import run_spans
@@ -54,7 +56,11 @@ class Network(Generic[DepsT]):
         name: the network's name (logs, traces, AG-UI).
         agents: the agents; names must be unique.
         router: `router(ctx)` returning the next agent(s), an agent name, a `Stop`, or None to
-            finish. Optional only for a one-agent network, which then runs its agent once.
+            finish (a handoff the last call made is then followed: see `agents.handoff`).
+            Optional for a one-agent network, which then runs its agent once, and for a
+            network whose agents hand off (`Agent(handoffs=...)`): the first agent starts a
+            conversation, handoffs are followed, and the run ends at an answer without tool
+            calls (`network.run.handoff_router`).
         default_model: the model of every agent that names none (a litellm model string such as
             `"openai/gpt-4o-mini"`, or a `Model` object).
         max_iter: the most agent calls one run may make (default 100).
@@ -123,6 +129,9 @@ class Network(Generic[DepsT]):
         if not self.agents:
             raise ConfigurationError(f"network {name!r} has no agents")
         self._by_identity: dict[int, AgentLike] = {id(a): a for a in self.agents.values()}
+        self.handoff_edges = _handoff_edges(self.agents)
+        if router is None and len(self.agents) > 1 and self.handoff_edges:
+            router = FollowHandoffs(next(iter(self.agents)))
         if router is None:
             if len(self.agents) != 1:
                 raise ConfigurationError(
@@ -137,7 +146,9 @@ class Network(Generic[DepsT]):
         self.default_model = default_model
         self.max_iter = max_iter
         self.context_policy = context_policy
-        self.schema = StateSchema.coerce(state_schema)
+        # an agent's typed answer makes its undeclared `output_key` a key of that type
+        schema = StateSchema.coerce(state_schema)
+        self.schema = declare_output_keys(name, schema, self.agents.values())
         check_tool_defaults(f"network {name!r}", tool_timeout, tool_retry)
         self.tool_timeout = tool_timeout
         self.tool_retry = tool_retry
@@ -670,6 +681,17 @@ def _check_limits(network: str, limits: Any) -> UsageLimits | None:
     if limits is None or isinstance(limits, UsageLimits):
         return limits
     raise ConfigurationError(f"network {network!r}: limits must be UsageLimits, got {limits!r}")
+
+
+def _handoff_edges(agents: Mapping[str, AgentLike]) -> tuple[tuple[str, str], ...]:
+    """`(source, target)` of every handoff the agents offer (`Agent.handoff_targets`), in
+    the agents' order: what routers check and drawings draw. A target outside the network is
+    kept: a handoff to it is refused to the model at run time."""
+    return tuple(
+        (name, target)
+        for name, agent in agents.items()
+        for target in getattr(agent, "handoff_targets", ())
+    )
 
 
 def _run_once(agent: AgentLike) -> Router:

@@ -19,6 +19,12 @@ function.
 When the network is built, a `ParallelWriteWarning` names any key two agents of one fan-out
 declare in `output_key` / `outputs_to_state` that would conflict at the join.
 
+Handoffs are edges: after an agent of the graph hands off (`Agent(handoffs=...)`, see
+`agents.handoffs`), the router takes the edge to the handoff's target, whatever its condition
+says (the handoff is the condition); without a handoff, edges are tried as above. Each handoff
+an agent of the graph may make needs its edge: a missing one is a `ConfigurationError` when
+the Network is built, naming both agents. The drawing labels those edges "handoff".
+
 The graph is checked when the Network is built: every node must be one of the network's
 agents and reachable from `start`. Agents of the network that are not in the graph are
 allowed (another router may wrap this one), but this router never chooses them.
@@ -30,7 +36,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,6 +216,13 @@ class GraphRouter:
             raise ConfigurationError(
                 f"graph router: {_names(unreachable)} cannot be reached from start {self.start!r}"
             )
+        for source, target in getattr(network, "handoff_edges", ()):
+            if source in self._graph and not self._graph.has_edge(source, target):
+                raise ConfigurationError(
+                    f"graph router: agent {source!r} may hand off to agent {target!r}, but "
+                    f"the graph has no edge {source!r} -> {target!r} to follow it by; add "
+                    f".edge({source!r}, {target!r}) or take the handoff out"
+                )
         for fan_out in self._fan_outs.values():
             _warn_about_overlaps(fan_out, network)
 
@@ -229,6 +242,9 @@ class GraphRouter:
         last = result.agent
         if last not in self._graph:
             return None
+        handoff = result.handoff
+        if handoff is not None and self._graph.has_edge(last, handoff.target):
+            return handoff.target  # a handoff takes its edge (checked by `validate`)
         tried: set[str] = set()
         for target, data in self._graph.adj[last].items():  # insertion order
             if "join" in data:
@@ -258,8 +274,13 @@ class GraphRouter:
 
     # -- drawing ---------------------------------------------------------------------------
 
-    def to_mermaid(self) -> str:
-        """The graph as a Mermaid `flowchart TD`: START, the agents, labelled edges, END."""
+    def to_mermaid(self, handoffs: Collection[tuple[str, str]] = ()) -> str:
+        """The graph as a Mermaid `flowchart TD`: START, the agents, labelled edges, END.
+
+        `handoffs`: the `(source, target)` pairs of the network's handoffs
+        (`Network.handoff_edges`, which `network_mermaid` passes); their edges are labelled
+        "handoff"."""
+        handed = set(handoffs)
         ids = MermaidIds()
         start_id, end_id = ids(("START",), "START"), ids(("END",), "END")
         lines = ["flowchart TD", node_line(start_id, "START", "terminal")]
@@ -271,7 +292,10 @@ class GraphRouter:
         lines.append(edge_line(start_id, ids(("agent", self.start), self.start)))
         for source, target, data in self._graph.edges(data=True):
             target_id = end_id if target is END else ids(("agent", target), target)
-            lines.append(edge_line(ids(("agent", source), source), target_id, data["label"]))
+            label = data["label"]
+            if (source, target) in handed:
+                label = f"handoff: {label}" if label else "handoff"
+            lines.append(edge_line(ids(("agent", source), source), target_id, label))
         return "\n".join(lines) + "\n"
 
     def __repr__(self) -> str:

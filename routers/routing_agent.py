@@ -15,6 +15,9 @@ The router asks with `tool_choice="required"`. A server that refuses it (llama.c
 500) gets the request again with `"auto"` from the model client (`agents.models._tool_choice`);
 a text reply to such a relaxed request is corrected (`max_corrections`) before it counts.
 
+After an agent call that handed off (`Agent(handoffs=...)`), the router follows the handoff
+without asking its model: the agent chose who goes next.
+
 Only the first tool call of a reply counts (a router picks one step at a time). While agents
 are queued (`ctx.stack`), the router returns None without asking its model, so the queue
 drains first and no tokens are spent on a choice that would only join the queue.
@@ -92,6 +95,9 @@ class RoutingAgent:
         """The next agent's name, a `Stop`, or None while agents are queued."""
         if ctx.stack:
             return None
+        handoff = ctx.handoff
+        if handoff is not None:  # the agent chose: no tokens spent choosing again
+            return handoff.target
         network = ctx.network
         model = resolve_model(self.model if self.model is not None else network.default_model)
         system = SystemMessage(await self._prompt(ctx))

@@ -188,7 +188,13 @@ def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
 
 # The layout of ``agents/``: the agent at the top, everything else in a subpackage named after
 # what it is about, and a module a user never imports marked internal by a leading underscore.
-AGENTS_TOP_LEVEL = {"agents", "agents.agent", "agents.hooks", "agents._call_events"}
+AGENTS_TOP_LEVEL = {
+    "agents",
+    "agents.agent",
+    "agents.hooks",
+    "agents.handoffs",
+    "agents._call_events",
+}
 AGENTS_SUBPACKAGES = {
     "agents.tools",
     "agents.output",

@@ -31,7 +31,6 @@ from network.ids import new_id
 from network.run.context import NetworkLike
 from network.run.emitter import EventSink
 
-_HANDOFF = "Handoff"  # the CUSTOM event's name (network.events.HANDOFF_EVENT)
 _RUN_SCOPED = frozenset(
     {"RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STATE_SNAPSHOT", "STATE_DELTA"}
 )
@@ -66,8 +65,8 @@ class HandoffSubagents:
         if active is not None and kind not in _RUN_SCOPED:
             event = _attributed(event, active[0])
         await self.sink(event)
-        if kind == "CUSTOM" and event.name == _HANDOFF and isinstance(event.value, dict):
-            self._pending[str(event.value.get("targetAgent"))] = str(event.value.get("toolCallId"))
+        if isinstance(event, events.HandoffEvent):  # the target's call opens its sub-agent
+            self._pending[event.target_agent] = event.tool_call_id
 
     async def _step(self, agent: str) -> None:
         """An agent call starts: the sub-agent it belongs to, opened or closed."""

@@ -120,6 +120,7 @@ def prepare(
         resume=checked.answered,
         client_input=run_input,  # context, forwardedProps, tools: for user code
         client_tools=tuple(checked.client_tools),
+        known_active_agent=record.active_agent,
     )
 
 

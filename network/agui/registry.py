@@ -51,6 +51,9 @@ class ThreadRecord:
     issued_calls: dict[str, str | None] = field(default_factory=dict)
     run_id: str | None = None  # the run under way, if any
     runs: int = 0
+    # the agent that had the conversation at the end of the last run (handoffs): the client
+    # sends messages back, not agent calls, so the server keeps it (`RunContext.active_agent`)
+    active_agent: str | None = None
     size: int = 0  # bytes counted against the registry's `max_bytes` (see `measure`)
 
     @property

@@ -299,6 +299,7 @@ class _EventResponse:
             # What the client was shown is what the server keeps: also after an error or a
             # cancellation, so the next request's state diff starts from the same place.
             record.state = ctx.state.snapshot()
+            record.active_agent = ctx.active_agent
             if not ctx.resume:  # the pending interrupts were answered (the run took them)
                 record.interrupts = list(ctx.interrupts)
             record.runs += 1

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
+from network.history.handoffs import HandoffRecord
 from network.history.messages import AssistantMessage, Message, ToolCall, ToolMessage
 from network.history.record import Record
 from network.history.view import HistoryView
@@ -189,6 +190,9 @@ class InferenceResult(Record):
             None for a call outside any fan-out.
         error: why the call failed, for a parallel branch that failed under
             `on_error="continue"` (it has no output then); None otherwise.
+        handoff: the handoff the call made (`transfer_to_<agent>`, see `agents.handoff`):
+            routers follow it, and the thread's next turn starts with its target. None when
+            it made none.
     """
 
     agent: str
@@ -214,6 +218,7 @@ class InferenceResult(Record):
     writes: tuple[StateWrite, ...] = ()
     branch: str | None = None  # the parallel branch of the call (`network.run.parallel`)
     error: str | None = None  # a failed branch's error (`on_error="continue"`)
+    handoff: HandoffRecord | None = None  # the handoff the call made (network.history.handoffs)
 
     @property
     def text(self) -> str | None:

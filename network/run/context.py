@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableSequence, Seque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
+from network.history.handoffs import HandoffRecord, active_agent
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ModelCall, Usage
 from network.run.client_tools import ClientTool
@@ -119,9 +120,11 @@ class RunContext(Generic[DepsT]):
     """The live context of one run.
 
     Routers read `state`, `input`, `last_result`, `call_count` and `stack` (the agents queued
-    to run next, in order). `agent` is the agent whose call is under way, if any. `deps` is the
-    object given as `network.run(..., deps=...)`, as it was given (never copied, stored,
-    streamed or logged); `await ctx.resource(name)` opens one of the run's resources.
+    to run next, in order), `handoff` (the handoff the last agent call made, if any) and
+    `active_agent` (who has the conversation, on a thread across turns). `agent` is the
+    agent whose call is under way, if any. `deps` is the object given as
+    `network.run(..., deps=...)`, as it was given (never copied, stored, streamed or logged);
+    `await ctx.resource(name)` opens one of the run's resources.
 
     Signals between the parts of the run (read by user code, written by the library):
     `interrupts` (tool calls waiting for a person; the loop stops when there are any),
@@ -207,6 +210,27 @@ class RunContext(Generic[DepsT]):
     # Answers to interrupts raised inside sub-runs, by the tool call that started each one:
     # set while the answered calls are resumed (`agents.tools._confirmation.resume_call`).
     subagent_answers: Mapping[str, Sequence[tuple[Interrupt, Answer]]] | None = None
+    # Who had the conversation when the run's state holds no agent calls to read it from
+    # (the AG-UI server's in-memory threads keep only the client's messages); see
+    # `active_agent`. None: read from `state.results` alone.
+    known_active_agent: str | None = None
+
+    @property
+    def handoff(self) -> HandoffRecord | None:
+        """The handoff the last agent call of this run made (`source`, `target`, `reason`,
+        `call_id`), or None. The run follows it unless the router chooses otherwise: a router
+        that returns None lets it through, one that returns an agent or a `Stop` overrides it."""
+        last = self.last_result
+        return None if last is None else last.handoff
+
+    @property
+    def active_agent(self) -> str | None:
+        """The name of the agent that has the conversation: the target of the last handoff
+        when the last agent call made one, else the last agent called, over the thread's
+        whole history on a thread run (so a new turn knows who had it). None before any call.
+        """
+        found = active_agent(self.state.results)
+        return found if found is not None else self.known_active_agent
 
     @property
     def usage(self) -> Usage:

@@ -34,6 +34,12 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             await emitter.flush_state(kv)
         if isinstance(choice, Stop):
             return choice
+        last = ctx.last_result
+        if choice is None and not ctx.stack and last is not None and last.branch is None:
+            # a handoff the router let through (see network.history.handoffs); a parallel
+            # branch's is not followed: it was one of several side by side
+            handoff = last.handoff
+            choice = None if handoff is None else handoff.target
         if choice is not None:
             ctx.stack.extend(network.resolve(choice))
         if not ctx.stack:

@@ -16,7 +16,7 @@ from network.errors import StateError
 from network.history.messages import message_list_adapter
 from network.history.results import InferenceResult
 from network.state.handlers import merge_dicts, merge_lists, replace_values
-from network.state.schema import StateSchema
+from network.state.schema import StateSchema, build_spec
 from network.state.typenames import parse_type
 
 FORMAT = "agent-network/state@1"
@@ -65,11 +65,22 @@ def schema_to_dict(schema: StateSchema) -> dict[str, Any]:
 
 
 def schema_from_dict(data: dict[str, Any]) -> StateSchema:
-    """The schema `schema_to_dict` wrote."""
+    """The schema `schema_to_dict` wrote.
+
+    A pydantic model's schema is rebuilt from the model; keys it declares beyond the model's
+    fields (a typed `output_key`, see `network.state.output_keys`) are read from `keys`."""
     if "model" in data:
-        return StateSchema(import_path(data["model"]), closed=data.get("closed"))
+        schema = StateSchema(import_path(data["model"]), closed=data.get("closed"))
+        extra = _entries({k: v for k, v in data.get("keys", {}).items() if k not in schema})
+        specs = {key: build_spec(key, e["type"], e.get("handler")) for key, e in extra.items()}
+        return schema.with_keys(specs) if specs else schema
+    return StateSchema(_entries(data.get("keys", {})), closed=bool(data.get("closed")))
+
+
+def _entries(keys: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Schema entries (`{"type", "handler"}`, as objects) from their JSON form."""
     entries: dict[str, dict[str, Any]] = {}
-    for key, entry in data.get("keys", {}).items():
+    for key, entry in keys.items():
         if not isinstance(entry, dict) or "type" not in entry:
             raise StateError(f"state key {key!r}: a schema entry needs a 'type'", key=key)
         spec: dict[str, Any] = {"type": parse_type(entry["type"])}
@@ -77,7 +88,7 @@ def schema_from_dict(data: dict[str, Any]) -> StateSchema:
         if path is not None:
             spec["handler"] = _READY.get(path) or _imported_handler(path, key)
         entries[key] = spec
-    return StateSchema(entries, closed=bool(data.get("closed")))
+    return entries
 
 
 def _imported_handler(path: Any, key: str) -> Any:

@@ -378,6 +378,17 @@ class StateSchema:
                 if default is not None:
                     self.defaults[name] = default
 
+    def with_keys(self, specs: Mapping[str, KeySpec]) -> StateSchema:
+        """A copy of this schema that declares `specs` too (this one is left as it is: one
+        schema object may serve several networks). Keys it declares already are kept."""
+        copy = StateSchema.__new__(StateSchema)
+        copy._specs = {**specs, **self._specs}
+        copy.defaults = dict(self.defaults)
+        copy.model = self.model
+        copy.source = self.source
+        copy.closed = self.closed
+        return copy
+
     def spec(self, key: str) -> KeySpec | None:
         """The declared spec of `key`, or None when the schema does not declare it."""
         return self._specs.get(key)

@@ -65,6 +65,13 @@ COMPACTION_EVENT = "agent_network.context.compacted"
 COMPACTION = "agent_network.context."  # prefix of the event's attributes (counts, names)
 SUMMARY_TEXT = "agent_network.context.summary"  # the summary sent (content: opt-in)
 
+# a handoff (`agents.handoff`): a span of its own under its `transfer_to_...` tool span. The
+# conventions name no handoff operation, so it carries ours (see network.telemetry.handoff_span)
+HANDOFF = "handoff"  # the span's name is "handoff {target}", its role "handoff"
+HANDOFF_SOURCE = "agent_network.handoff.source"
+HANDOFF_TARGET = "agent_network.handoff.target"
+HANDOFF_REASON = "agent_network.handoff.reason"  # the model's words: content, opt-in
+
 # metrics
 TOKEN_USAGE = "gen_ai.client.token.usage"
 OPERATION_DURATION = "gen_ai.client.operation.duration"

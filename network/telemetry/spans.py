@@ -6,6 +6,7 @@
       invoke_agent {agent}                    one agent call (role "agent")
         chat {model}                          each attempt of each model request
         execute_tool {tool}                   each tool call; concurrent ones are siblings
+          handoff {target}                    under a `transfer_to_...` call that handed off
 
 `{model}` and `gen_ai.request.model` are the name sent on the wire (`gpt-4o-mini` for
 `openai/gpt-4o-mini`); the provider is `gen_ai.provider.name`.
@@ -39,6 +40,7 @@ from network.telemetry.content import (
     state_values,
     system_instructions,
 )
+from network.telemetry.handoff_span import handoff_span
 from network.telemetry.metrics import Instruments
 from network.telemetry.subagent_spans import SubagentToolSpans
 
@@ -279,8 +281,10 @@ class RunSpans:
         for index, call in enumerate(calls):
             last = index == len(calls) - 1
             self._chat(call, parent, result if last and not call.error else None)
+        handoff = result.handoff
         for record in result.tool_calls:
-            self._tool(span, parent, record)
+            made = handoff if handoff is not None and handoff.call_id == record.id else None
+            self._tool(span, parent, record, made)
         self.subagents.end_held(span)
         keys = sorted({key_of(op["path"]) for op in result.state_delta})
         attributes = _usage({}, calls)
@@ -353,7 +357,7 @@ class RunSpans:
         if self.instruments is not None:
             self.instruments.record(call, call.agent or "")
 
-    def _tool(self, agent_span: Any, parent: Any, record: Any) -> None:
+    def _tool(self, agent_span: Any, parent: Any, record: Any, handoff: Any = None) -> None:
         if self.subagents.end(record, _fail):  # a sub-run's tool call: its span was live
             return
         if record.error_type == "rejected":  # never ran: the person said no
@@ -385,7 +389,12 @@ class RunSpans:
         if content is not None:
             content.set(span, c.TOOL_ARGUMENTS, record.arguments)
             content.set(span, c.TOOL_RESULT, record.content)
-        span.end(end_time=start + int(record.duration_ms * 1e6))
+        end = start + int(record.duration_ms * 1e6)
+        if handoff is not None:
+            handoff_span(self.tracer, self._trace.set_span_in_context(span), handoff, start, end)
+            if content is not None and handoff.reason:
+                content.set(span, c.HANDOFF_REASON, handoff.reason)
+        span.end(end_time=end)
 
     # -- routers ---------------------------------------------------------------------------
 

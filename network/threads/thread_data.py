@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
+from network.history.handoffs import active_agent
 from network.history.log import RecordLog
 from network.history.messages import Message, ToolCall
 from network.history.results import InferenceResult
@@ -99,6 +100,12 @@ class Thread(ThreadInfo):
     def full_state(self) -> dict[str, Any]:
         """Every key a run on this thread starts from: app, then user, then thread keys."""
         return {**self.app_state, **self.user_state, **self.state}
+
+    @property
+    def active_agent(self) -> str | None:
+        """The agent that has the conversation: where the thread's next turn starts when the
+        network follows handoffs (`network.history.handoffs.active_agent`)."""
+        return active_agent(self.results)
 
     @property
     def pending_interrupts(self) -> list[Interrupt]:

@@ -48,3 +48,51 @@ def test_a_lambda_and_the_one_agent_default() -> None:
         Network("ab", agents=[a, b], router=lambda ctx: None)
     )
     assert '"router: function once"' in network_mermaid(Network("a", agents=[a]))
+
+
+def test_a_network_led_by_handoffs_is_drawn_as_who_hands_off_to_whom() -> None:
+    from tests.agents.airline import team
+
+    network, *_ = team()
+
+    assert network_mermaid(network).splitlines() == [
+        "flowchart TD",
+        '    START(["START"])',
+        '    triage["triage"]',
+        '    FAQ_Agent["FAQ Agent"]',
+        '    seat_booking["seat_booking"]',
+        "    START --> triage",
+        '    triage -->|"handoff"| FAQ_Agent',
+        '    triage -->|"handoff"| seat_booking',
+        '    FAQ_Agent -->|"handoff"| triage',
+        '    seat_booking -->|"handoff"| triage',
+    ]
+
+
+def test_handoffs_are_drawn_beside_a_code_router_and_labelled_on_a_graph() -> None:
+    from routers import END, GraphRouter
+    from tests.agents.airline import team
+
+    def pick(ctx: RunContext) -> Any:
+        return None
+
+    _, triage, faq, booking = team()
+    drawn = network_mermaid(Network("a", agents=[triage, faq, booking], router=pick))
+    assert "    router -.-> triage" in drawn.splitlines()
+    assert '    triage -->|"handoff"| seat_booking' in drawn.splitlines()
+
+    def urgent(ctx: RunContext) -> bool:
+        return False
+
+    graph = (
+        GraphRouter(start="triage")
+        .edge("triage", "FAQ Agent", when=urgent)
+        .edge("triage", "seat_booking")
+        .edge("FAQ Agent", "triage")
+        .edge("seat_booking", "triage")
+        .edge("triage", END)
+    )
+    lines = network_mermaid(Network("g", agents=[triage, faq, booking], router=graph)).splitlines()
+    assert '    triage -->|"handoff: urgent"| FAQ_Agent' in lines
+    assert '    triage -->|"handoff"| seat_booking' in lines
+    assert "    triage --> END" in lines  # not a handoff: drawn as before

@@ -58,10 +58,10 @@ async def test_output_key_stores_the_object_through_a_typed_key_and_routers_read
     assert result.stop_reason == "urgent"
 
 
-async def test_an_untyped_output_key_stores_the_json_form() -> None:
+async def test_an_undeclared_output_key_holds_the_typed_object() -> None:
     triage = agent(ScriptedModel([json.dumps(TICKET)]), output_type=Ticket, output_key="ticket")
-    result = await triage.run("x")
-    assert result["ticket"] == TICKET
+    result = await triage.run("x")  # declared as Ticket (network.state.output_keys)
+    assert result["ticket"] == Ticket(**TICKET)
 
 
 async def test_lists_and_unions_are_wrapped_in_an_object_and_unwrapped() -> None:
@@ -146,7 +146,7 @@ def test_bad_output_options_are_configuration_errors() -> None:
         agent(model, output_type=object())
 
 
-async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: Any) -> None:
+async def test_typed_output_survives_a_thread_store(tmp_path: Any) -> None:
     triage = agent(
         ScriptedModel(lambda request: json.dumps(TICKET)), output_type=Ticket, output_key="ticket"
     )
@@ -157,4 +157,4 @@ async def test_typed_output_survives_a_thread_store_as_its_json_form(tmp_path: A
     loaded, fresh = second.results
     assert loaded.output_value == TICKET  # read back from SQLite: the JSON form
     assert fresh.output_value == Ticket(**TICKET)
-    assert second["ticket"] == TICKET
+    assert second["ticket"] == Ticket(**TICKET)  # the key is typed: the object comes back

@@ -29,8 +29,7 @@ class Team:
 
 
 def handoff_event(source: str, target: str, call_id: str) -> Any:
-    value = {"sourceAgent": source, "targetAgent": target, "toolCallId": call_id, "reason": ""}
-    return events.custom("Handoff", value)
+    return events.handoff(source, target, call_id)
 
 
 def run_events(finished: Any) -> list[Any]:
@@ -137,3 +136,73 @@ def test_a_handoff_targets_messages_stay_in_the_conversation_a_sub_runs_do_not()
         AssistantMessage(id="a2", role="assistant", content="Two bags.", subagent_run_id="sub_1"),
     ]
     assert [m.id for m in convert(sent)] == ["u1", "a2"]
+
+
+# -- with real handoffs, over the wire (the pinned @ag-ui/client) ------------------------------
+
+
+def airline() -> Any:
+    from agents import Agent as RealAgent
+    from agents import ScriptedModel, call
+    from network import Network
+
+    faq = RealAgent(
+        "faq",
+        description="Answers questions about bags.",
+        model=ScriptedModel(lambda request: "You may bring two bags."),
+    )
+    triage = RealAgent(
+        "triage",
+        model=ScriptedModel(lambda request: call("transfer_to_faq", reason="bags")),
+        handoffs=[faq],
+    )
+    return Network("airline", agents=[triage, faq])
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_the_client_sees_the_handoff_targets_work_as_a_sub_agent(
+    tmp_path: Any, stored: bool
+) -> None:
+    from network.agui import app
+    from tests.network.agui.live import serve
+    from tests.network.agui.subagent_client import attributed, drive
+
+    served = app(airline(), store=str(tmp_path / "t.db") if stored else None)
+    with serve(served) as url:
+        (run,) = drive(url, "airline-thread", ["How many bags may I bring?"])["runs"]
+    (started,) = [e for e in run["events"] if e["type"] == "SUBAGENT_STARTED"]
+    assert started["name"] == "faq"
+    transfer = next(e for e in run["events"] if e.get("toolCallName") == "transfer_to_faq")
+    assert started["parentToolCallId"] == transfer["toolCallId"]
+    assert "subagentRunId" not in transfer  # triage's own
+    work = attributed(run)[started["subagentRunId"]]
+    assert [e["type"] for e in work][:2] == ["STEP_STARTED", "TEXT_MESSAGE_START"]
+    types = [e["type"] for e in run["events"]]
+    assert types[-2:] == ["SUBAGENT_FINISHED", "RUN_FINISHED"]
+    answer = next(m for m in run["messages"] if m.get("content") == "You may bring two bags.")
+    assert answer["subagentRunId"] == started["subagentRunId"]
+
+
+def test_the_targets_answer_stays_in_the_conversation_on_the_next_turn() -> None:
+    from agents import Agent as RealAgent
+    from agents import ScriptedModel, call
+    from network import Network
+    from network.agui import app
+    from tests.network.agui.live import serve
+    from tests.network.agui.subagent_client import drive
+
+    faq_model = ScriptedModel(lambda request: "You may bring two bags.")
+    faq = RealAgent("faq", description="Answers questions about bags.", model=faq_model)
+    triage = RealAgent(
+        "triage",
+        model=ScriptedModel(lambda request: call("transfer_to_faq", reason="bags")),
+        handoffs=[faq],
+    )
+    with serve(app(Network("airline", agents=[triage, faq]))) as url:
+        first, _ = drive(url, "turns", ["How many bags?", "And a third one?"])["runs"]
+    assert any(e["type"] == "SUBAGENT_STARTED" for e in first["events"])
+    # the next turn starts with faq (the active agent), which reads its own earlier answer
+    history = faq_model.requests[-1].history
+    assert [m.content for m in history if m.role == "assistant" and m.content] == [
+        "You may bring two bags."
+    ]

@@ -101,6 +101,15 @@ def test_graph_prints_the_mermaid_diagram() -> None:
     assert "planner" in done.stdout and "coder" in done.stdout
 
 
+def test_graph_draws_handoff_edges() -> None:
+    done = cli("graph", "tests/agents/airline.py:network")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert '    triage -->|"handoff"| FAQ_Agent' in lines
+    assert '    seat_booking -->|"handoff"| triage' in lines
+    assert not any("-.->" in line for line in lines)  # no router reaching every agent
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -51,3 +51,18 @@ def test_the_graph_is_drawn_with_its_edges_and_their_conditions(page: Any, tmp_p
         for edge in range(edges.count()):
             line = edges.nth(edge).locator("path")
             assert line.get_attribute("marker-end") == "url(#arrow)"
+
+
+def test_handoffs_are_drawn_as_labelled_arrows_between_agents(page: Any, tmp_path: Path) -> None:
+    from tests.agents.airline import team
+
+    with serve(app(team()[0], store=tmp_path / "t.db")) as url:
+        page.goto(url)
+        page.wait_for_selector("#graph svg .edge", state="attached")
+        # START -> triage, and triage <-> each of the two agents it hands off to
+        assert page.locator("#graph svg .edge").count() == 5
+        labels = page.locator("#graph svg .edge-label").all_text_contents()
+        assert labels.count("handoff") == 4
+        for agent in ("triage", "FAQ Agent", "seat_booking"):
+            assert page.locator(f"#graph .node[data-agent='{agent}']").count() == 1
+        assert page.locator("#graph .node.router").count() == 0  # no router reaching everyone

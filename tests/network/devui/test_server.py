@@ -91,6 +91,23 @@ def test_a_graph_router_s_labelled_edges_are_kept() -> None:
     assert {node["agent"] for node in graph["nodes"]} == {"a", "b", None}
 
 
+def test_the_graph_shows_who_hands_off_to_whom(tmp_path: Path) -> None:
+    from tests.agents.airline import team
+
+    with serve(app(team()[0], store=tmp_path / "none.db")) as url:
+        graph = http.get(url + "/api/graph").json()
+    labels = {node["id"]: node["label"] for node in graph["nodes"]}
+    edges = {(labels[e["source"]], labels[e["target"]], e["label"]) for e in graph["edges"]}
+    assert edges == {
+        ("START", "triage", None),
+        ("triage", "FAQ Agent", "handoff"),
+        ("triage", "seat_booking", "handoff"),
+        ("FAQ Agent", "triage", "handoff"),
+        ("seat_booking", "triage", "handoff"),
+    }
+    assert not any(node["shape"] == "router" for node in graph["nodes"])
+
+
 def test_stored_threads_are_listed_opened_and_their_key_history_told(stored: Path) -> None:
     with serve(app(codegen_network(), store=stored)) as url:
         listed = http.get(url + "/api/threads").json()

@@ -1,0 +1,210 @@
+"""docs/copilotkit.md's Node runtime, run for real: CopilotKit's runtime (`@copilotkit/runtime`
+1.75.0, pinned in tests/copilotkit/package-lock.json) with an `HttpAgent` pointed at the AG-UI
+server, each in its own process on 127.0.0.1, driven over HTTP the way CopilotKit's frontend
+drives the runtime (`POST /api/copilotkit/agent/default/run`).
+
+What the React hooks do on top (`useAgent`, `useCoAgent`, `useHumanInTheLoop`, ...) is not run:
+it needs a browser and React. The runtime's path is what these tests show: shared state sent
+by the client reaches the tools, state deltas and text come back, and a confirmation interrupt
+and its resume cross the runtime both ways. Needs node (>= 20) and `npm ci` in
+tests/copilotkit (scripts/install-test-deps.sh does it).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jsonpatch  # type: ignore[import-untyped]
+import pytest
+import structlog
+import uvicorn
+
+from network.agui import app
+from tests.network.agui.protocol import parse_sse
+
+RUNTIME_DIR = Path(__file__).parent / "copilotkit"
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def example(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"copilotkit_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def agent_server() -> Iterator[str]:
+    """Both examples' networks served over AG-UI (uvicorn, 127.0.0.1), one path each."""
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    apps = {
+        "/weather": app(example("weather_state_agui").build_network(), path="/weather"),
+        "/release": app(example("supervisor_approval").build_network(), path="/release"),
+    }
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        await apps[scope["path"]](scope, receive, send)
+
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+    structlog.reset_defaults()
+
+
+def start_runtime(agent_url: str) -> tuple[subprocess.Popen[str], str]:
+    """tests/copilotkit/server.mjs (the recipe's file) with its agent at `agent_url`."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node (>= 20) is needed for the CopilotKit runtime test and was not found")
+    if not (RUNTIME_DIR / "node_modules" / "@copilotkit" / "runtime" / "package.json").exists():
+        pytest.fail(
+            "tests/copilotkit/node_modules is missing: run `npm ci` in tests/copilotkit "
+            "(scripts/install-test-deps.sh does it)"
+        )
+    env = {
+        **os.environ,
+        "AGENT_URL": agent_url,
+        "PORT": "0",
+        "COPILOTKIT_TELEMETRY_DISABLED": "true",  # no network but loopback
+        "DO_NOT_TRACK": "1",
+    }
+    process = subprocess.Popen(
+        [node, "server.mjs"],
+        cwd=RUNTIME_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()  # "CopilotKit runtime on http://127.0.0.1:PORT/api/..."
+    if "CopilotKit runtime on " not in line:
+        process.kill()
+        pytest.fail(f"the CopilotKit runtime did not start: {line}{process.stdout.read()}")
+    return process, line.split("CopilotKit runtime on ", 1)[1].strip()
+
+
+@pytest.fixture
+def runtime_for(agent_server: str) -> Iterator[Any]:
+    started: list[subprocess.Popen[str]] = []
+
+    def start(path: str) -> str:
+        process, url = start_runtime(agent_server + path)
+        started.append(process)
+        return url
+
+    yield start
+    for process in started:
+        process.terminate()
+        process.wait(10)
+
+
+def run(runtime_url: str, body: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One run through the runtime: its events, and the state a client ends up with."""
+    payload = {"state": {}, "tools": [], "context": [], "forwardedProps": {}, **body}
+    reply = httpx.post(
+        f"{runtime_url}/agent/default/run",
+        json=payload,
+        headers={"accept": "text/event-stream"},
+        timeout=60,
+    )
+    assert reply.status_code == 200, reply.text
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    events = parse_sse(reply.text)
+    state: dict[str, Any] = {}
+    for event in events:
+        if event["type"] == "STATE_SNAPSHOT":
+            state = event["snapshot"]
+        elif event["type"] == "STATE_DELTA":
+            state = jsonpatch.apply_patch(state, event["delta"])
+    return events, state
+
+
+def text_of(events: list[dict[str, Any]]) -> str:
+    return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+
+
+def test_the_runtime_lists_the_agent_and_relays_shared_state(runtime_for: Any) -> None:
+    url = runtime_for("/weather")
+    info = httpx.get(f"{url}/info", timeout=30).json()
+    assert info["version"] == "1.75.0" and "default" in info["agents"]
+    message = {"id": "m1", "role": "user", "content": "What is the weather in Paris?"}
+    # shared state written by the UI (useCoAgent's setState) reaches the tool
+    events, state = run(
+        url,
+        {
+            "threadId": "ck-weather",
+            "runId": "r1",
+            "state": {"user:temperature_unit": "Fahrenheit"},
+            "messages": [message],
+        },
+    )
+    types = [e["type"] for e in events]
+    assert types[0] == "RUN_STARTED" and types[-1] == "RUN_FINISHED"
+    assert "TOOL_CALL_START" in types and "TOOL_CALL_RESULT" in types
+    assert "Paris: sunny, 64 degrees Fahrenheit" in text_of(events)
+    assert state["user:temperature_unit"] == "Fahrenheit"
+    assert state["last_city"] == "Paris"
+    assert state["app:weather_requests"] == 1
+    assert events[-1]["result"]["stopReason"] == "router_finished"
+
+
+def test_a_confirmation_interrupt_and_its_resume_cross_the_runtime(runtime_for: Any) -> None:
+    url = runtime_for("/release")
+    message = {"id": "m1", "role": "user", "content": "Write the note and publish it."}
+    events, state = run(
+        url,
+        {
+            "threadId": "ck-release",
+            "runId": "r1",
+            "state": {"audience": "engineers"},
+            "messages": [message],
+        },
+    )
+    finished = events[-1]
+    assert finished["type"] == "RUN_FINISHED"
+    assert finished["outcome"]["type"] == "interrupt"
+    (interrupt,) = finished["outcome"]["interrupts"]
+    assert interrupt["reason"] == "confirmation_required"
+    assert interrupt["metadata"]["tool"] == "publish"
+    assert "published" not in state
+    resumed, after = run(
+        url,
+        {
+            "threadId": "ck-release",
+            "runId": "r2",
+            "messages": [],
+            "resume": [
+                {
+                    "interruptId": interrupt["id"],
+                    "status": "resolved",
+                    "payload": {"approved": True},
+                }
+            ],
+        },
+    )
+    results = [e for e in resumed if e["type"] == "TOOL_CALL_RESULT"]
+    assert [r["toolCallId"] for r in results] == [interrupt["toolCallId"]]
+    assert resumed[-1]["type"] == "RUN_FINISHED"
+    assert resumed[-1]["result"]["stopReason"] == "router_done"
+    assert after["published"]["title"] == "SQLite threads"
