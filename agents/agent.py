@@ -28,6 +28,7 @@ from agents.models.registry import resolve_model
 from agents.output._spec import OutputSpec
 from agents.tools._confirmation import hold, needs_confirmation, resume_call
 from agents.tools._dispatch import run_tool_calls, start_tool_calls
+from agents.tools._subrun import agent_network_of, held_calls, subrun_tool
 from agents.tools.client_tool import defer_client_calls
 from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
@@ -41,8 +42,10 @@ from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.entry_points import blocking
 from network.run.guardrails import Guardrail, coerce_guardrails
+from network.run.limits import UsageLimits
 from network.run.result import Stop, StopReason
 from network.run.retry_policy import RetryPolicy
+from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
 from network.state.provenance import agent_writer
 
@@ -211,7 +214,13 @@ class Agent:
                     raise ConfigurationError(f"agent {name!r}: MCP server {item!r} given twice")
                 self.mcp_servers.append(item)
                 continue
-            wrapped = item if isinstance(item, Tool | ClientTool) else make_tool(item)
+            wrapped = (
+                item
+                if isinstance(item, Tool | ClientTool)
+                else subrun_tool(item)  # `network.as_tool(...)`
+                if isinstance(item, SubrunTool)
+                else make_tool(item)
+            )
             if wrapped.name in self.tools or wrapped.name in self.client_tools:
                 raise ConfigurationError(f"agent {name!r}: two tools are named {wrapped.name!r}")
             if isinstance(wrapped, ClientTool):
@@ -480,6 +489,7 @@ class Agent:
             if requested
             else ()
         )
+        ctx.calls_in_flight = requests  # spent, not yet recorded: a sub-run's budget counts them
         # -- the answer, its tool calls, its output
         response.message.name = self.name
         if call_events is not None or hooked is not None:
@@ -502,6 +512,8 @@ class Agent:
                 if type(started_calls) is list
                 else await cast(Coroutine[Any, Any, Any], started_calls)
             )
+            if ctx.interrupts:  # a sub-run stopped on a person's confirmation (as_tool)
+                records = held_calls(ctx, records)
             if refused:
                 records = in_model_order(asked, records, refused)
         handed = None if handoffs is None else handoffs.record_of(self.name, records)
@@ -751,6 +763,46 @@ class Agent:
         return await network.run(input, state=state, deps=deps, resources=resources, sinks=sinks)
 
     run_sync = blocking(run)
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        state_in: Mapping[str, str] | None = None,
+        state_out: Mapping[str, str] | None = None,
+        max_steps: int = 10,
+        state_schema: Any = None,
+        limits: UsageLimits | None = None,
+    ) -> Tool:
+        """This agent as a tool of another agent (a supervisor): a call runs it as `run`
+        does (inference -> tools until it answers) as a sub-run of the caller's run, and its
+        answer is the tool's result. See `agents.tools._subrun` and docs/subagents.md.
+
+        Args:
+            name: the tool's name (default: the agent's name).
+            description: what the supervisor's model reads about it (default: the agent's
+                description).
+            state_in: `{inner_key: outer_key}`: keys copied from the caller's state into the
+                sub-run's fresh state (its state is its own otherwise).
+            state_out: `{outer_key: inner_key}`: keys copied back when it finishes, written
+                like any tool write (validated by the caller's schema).
+            max_steps: the cap on its inferences per call.
+            state_schema: the schema of its own state (a dict or a pydantic model).
+            limits: `UsageLimits` of its own, on top of the caller's run's (which always apply).
+        """
+        label = f"agent {self.name!r}"
+        return subrun_tool(
+            SubrunTool(
+                name=name or self.name,
+                description=description if description is not None else self.description,
+                network_of=agent_network_of(self, max_steps, state_schema),
+                label=label,
+                state_in=check_mapping(label, "state_in", state_in),
+                state_out=check_mapping(label, "state_out", state_out),
+                limits=limits,
+            )
+        )
 
     def __repr__(self) -> str:
         return f"Agent({self.name!r}, tools={list(self.tools)})"

@@ -61,11 +61,20 @@ class RunnableNetwork(NetworkLike, Protocol):
     def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources: ...
 
     def run_with(
-        self, input: RunInput, options: RunOptions, *, steps: StepRunner | None = None
+        self,
+        input: RunInput,
+        options: RunOptions,
+        *,
+        steps: StepRunner | None = None,
+        parent: RunContext | None = None,
     ) -> Awaitable[RunResult]: ...
 
     def start(
-        self, ctx: RunContext, session: ThreadSession | None, options: RunOptions
+        self,
+        ctx: RunContext,
+        session: ThreadSession | None,
+        options: RunOptions,
+        parent: RunContext | None = None,
     ) -> Awaitable[RunResult]: ...
 
     async def execute(
@@ -78,8 +87,10 @@ async def continue_run(
     request: Resume | ToolResults,
     options: RunOptions,
     steps: StepRunner | None,
+    parent: RunContext | None = None,
 ) -> RunResult:
-    """Run the continuation `request` asks for, with `options` (see the module docstring)."""
+    """Run the continuation `request` asks for, with `options` (see the module docstring);
+    `parent`: the run it is a sub-run of (`network.run.subrun`)."""
     if options.state is not None:
         raise ConfigurationError(
             "state= does not apply to a continuation: it continues the stopped run's state"
@@ -131,7 +142,7 @@ async def continue_run(
             ctx.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:
         state.append_messages(answered)
-    return await network.start(ctx, session, options)
+    return await network.start(ctx, session, options, parent)
 
 
 async def stopped_on_thread(

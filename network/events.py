@@ -25,6 +25,10 @@ from ag_ui.core import (
     StateSnapshotEvent,
     StepFinishedEvent,
     StepStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentFinishedSuspendedOutcome,
+    SubagentStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -59,6 +63,9 @@ __all__ = [
     "state_snapshot",
     "step_finished",
     "step_started",
+    "subagent_error",
+    "subagent_finished",
+    "subagent_started",
     "text_content",
     "text_end",
     "text_start",
@@ -230,3 +237,43 @@ def run_cancelled(thread_id: str, run_id: str) -> RunFinishedEvent:
     return RunFinishedEvent(
         thread_id=thread_id, run_id=run_id, outcome=RunFinishedCancelledOutcome()
     )
+
+
+def subagent_started(
+    subagent_run_id: str,
+    name: str,
+    *,
+    description: str | None = None,
+    parent_subagent_run_id: str | None = None,
+    parent_tool_call_id: str | None = None,
+) -> SubagentStartedEvent:
+    """SUBAGENT_STARTED: a sub-agent's run begins (AG-UI 1.0). What it does afterwards carries
+    its `subagent_run_id`; `parent_tool_call_id` is the tool call that started it, and
+    `parent_subagent_run_id` the sub-agent that call belongs to (nested sub-agents)."""
+    return SubagentStartedEvent(
+        subagent_run_id=subagent_run_id,
+        name=name,
+        description=description or None,
+        parent_subagent_run_id=parent_subagent_run_id,
+        parent_tool_call_id=parent_tool_call_id,
+    )
+
+
+def subagent_finished(
+    subagent_run_id: str, result: Any = None, interrupt_ids: list[str] | None = None
+) -> SubagentFinishedEvent:
+    """SUBAGENT_FINISHED: its work is done (`result`), or, with `interrupt_ids`, suspended until
+    those interrupts are answered (a later run continues the same sub-agent run)."""
+    outcome = (
+        None
+        if interrupt_ids is None
+        else SubagentFinishedSuspendedOutcome(interrupt_ids=list(interrupt_ids))
+    )
+    return SubagentFinishedEvent(subagent_run_id=subagent_run_id, result=result, outcome=outcome)
+
+
+def subagent_error(
+    subagent_run_id: str, message: str, code: str | None = None
+) -> SubagentErrorEvent:
+    """SUBAGENT_ERROR: the sub-agent's run failed; the parent run may go on."""
+    return SubagentErrorEvent(subagent_run_id=subagent_run_id, message=message, code=code)

@@ -31,6 +31,7 @@ from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
 from network.run.retry_policy import RetryPolicy
 from network.run.steps import StepRunner
+from network.run.subrun import SubrunTool, adopt, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
 from network.sessions import open_session
@@ -299,12 +300,18 @@ class Network(Generic[DepsT]):
     stream = streaming(run)
 
     def run_with(
-        self, input: RunInput, options: RunOptions, *, steps: StepRunner | None = None
+        self,
+        input: RunInput,
+        options: RunOptions,
+        *,
+        steps: StepRunner | None = None,
+        parent: RunContext | None = None,
     ) -> Awaitable[RunResult]:
         """`run` with its options as one `RunOptions` (what the durable engine calls).
 
         `steps` is the durable engine's hook (`network.run.steps`): it records each step of
-        the run it executes. Applications call `run`.
+        the run it executes. Applications call `run`. `parent` makes the run a sub-run of
+        another (an agent or a network used as a tool, `network.run.subrun`).
 
         Not a coroutine: it hands back the run's own (a run without a thread awaits the
         engine directly), so that a run's steps do not resume through one more frame each.
@@ -316,24 +323,30 @@ class Network(Generic[DepsT]):
             return durable_run
         if isinstance(input, str):
             if options.thread is None:
-                return self.start(self._context(input, options, steps, None), None, options)
-            return self._thread_run(input, options, options.thread, steps)
+                context = self._context(input, options, steps, None)
+                return self.start(context, None, options, parent)
+            return self._thread_run(input, options, options.thread, steps, parent)
         if isinstance(input, Resume | ToolResults):
-            return continue_run(self, input, options, steps)
+            return continue_run(self, input, options, steps, parent)
         raise ConfigurationError(
             f"network {self.name!r}: run() takes a message (str), Resume or ToolResults, "
             f"got {type(input).__name__}"
         )
 
     async def _thread_run(
-        self, input: str, options: RunOptions, thread: ThreadRef, steps: StepRunner | None
+        self,
+        input: str,
+        options: RunOptions,
+        thread: ThreadRef,
+        steps: StepRunner | None,
+        parent: RunContext | None = None,
     ) -> RunResult:
         """A new message on a stored thread: its session opened, what it waited on left."""
         _refuse_history_on_thread(thread, options.state)
         session = await open_session(self, thread, state=options.state, steps=steps)
         ctx = self._context(input, options, steps, session)
         session.supersede_pending(ctx.run_id)
-        return await self.start(ctx, session, options)
+        return await self.start(ctx, session, options, parent)
 
     def _context(
         self,
@@ -406,14 +419,22 @@ class Network(Generic[DepsT]):
         return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
 
     def start(
-        self, ctx: RunContext, session: ThreadSession | None, options: RunOptions
+        self,
+        ctx: RunContext,
+        session: ThreadSession | None,
+        options: RunOptions,
+        parent: RunContext | None = None,
     ) -> Awaitable[RunResult]:
         """Execute a prepared run (a new one or a continuation): its limits (the run's own
-        over the network's) and telemetry set, on its thread session when it has one.
+        over the network's) and telemetry set, on its thread session when it has one; with
+        `parent`, as a sub-run of that run (`network.run.subrun`: its spending is the
+        parent's, its trace nests under the parent's).
 
         Not a coroutine: it hands back the execution's own, so that a run's steps do not
         resume through one more frame each."""
-        if options.limits is not None:
+        if parent is not None:
+            adopt(ctx, parent, options.limits or self.limits)
+        elif options.limits is not None:
             ctx.budget = Budget(options.limits)
         observed = self._observe(ctx, options.sinks)
         if session is not None:
@@ -435,6 +456,46 @@ class Network(Generic[DepsT]):
         )
         # the spans only watch the run: they never make a model request stream (`Observer`)
         return [*sinks, Observer(spans)] if spans is not None else list(sinks)
+
+    def as_tool(
+        self,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        state_in: Mapping[str, str] | None = None,
+        state_out: Mapping[str, str] | None = None,
+        max_iter: int | None = None,
+        limits: UsageLimits | None = None,
+    ) -> SubrunTool:
+        """This network as a tool of an agent (a supervisor): give the result to
+        `Agent(tools=[...])`. A call runs the network, with the call's input as its message,
+        as a sub-run of the caller's run: its state is its own (`state_in` / `state_out` map
+        keys in and out), its spending counts in the caller's usage and limits, its trace nests
+        under the tool's span, its events stream attributed to it (AG-UI SUBAGENT_*), and a
+        confirmation it waits for stops the caller's run until answered. See
+        docs/subagents.md.
+
+        Args:
+            name: the tool's name (default: the network's name).
+            description: what the supervisor's model reads about it.
+            state_in: `{inner_key: outer_key}`: keys copied from the caller's state.
+            state_out: `{outer_key: inner_key}`: keys copied back when it finishes.
+            max_iter: the most agent calls one call of it may make (default: the network's).
+            limits: `UsageLimits` of its own (default: the network's), on top of the caller's.
+        """
+        label = f"network {self.name!r}"
+        return SubrunTool(
+            name=name or self.name,
+            description=description
+            if description is not None
+            else f"Ask {self.name} to do a task.",
+            network_of=lambda _parent: self,
+            label=label,
+            state_in=check_mapping(label, "state_in", state_in),
+            state_out=check_mapping(label, "state_out", state_out),
+            max_iter=max_iter,
+            limits=limits,
+        )
 
     def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
         """A run's resources: its own factories over the network's."""

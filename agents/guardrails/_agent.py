@@ -61,7 +61,7 @@ class AgentGuardrail(Guardrail):
         ctx = cast(RunContext[Any], run)  # a guardrail runs inside an agent call's run
         log = log_of(ctx)
         budget = ctx.budget  # room for this request beside the call it checks (unrecorded)
-        if budget is not None and budget.check(ctx, 1 + log.in_flight) is not None:
+        if budget is not None and budget.check(ctx, pending=1 + log.in_flight) is not None:
             raise LimitReached
         text = _as_text(value)
         state = State()

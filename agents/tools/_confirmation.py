@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from agents.tools._dispatch import run_tool_calls
 from agents.tools._predictive import predicted_values
+from agents.tools._subrun import group_answers, held_calls
 from agents.tools.tool import Tool
 from network.errors import StateError, ToolError
 from network.history.messages import ToolCall
@@ -93,9 +94,15 @@ async def hold(
 async def resume_call(
     agent: ToolAgent, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
 ) -> InferenceResult:
-    """Run the accepted calls, reject the others; one result, as if the agent's call ended."""
+    """Run the accepted calls, reject the others; one result, as if the agent's call ended.
+
+    An interrupt raised inside a sub-run (`agents.tools._subrun`) is answered by that sub-run,
+    accepted or not: its tool call runs again and continues the sub-run with the answers
+    (`RunContext.subagent_answers`). If the sub-run stops on another confirmation, the call
+    waits again and gets no record here."""
     started_at = time.time()
     started = time.perf_counter()
+    subruns = group_answers(answered)
     # An edited call runs with the person's arguments, and the history records those.
     accepted = [
         ToolCall(
@@ -104,17 +111,31 @@ async def resume_call(
             arguments=interrupt.arguments if answer.arguments is None else answer.arguments,
         )
         for interrupt, answer in answered
-        if answer.approved
+        if answer.approved and interrupt.nested is None
+    ]
+    accepted += [
+        ToolCall(id=call_id, name=pairs[0][0].tool, arguments=pairs[0][0].arguments)
+        for call_id, pairs in subruns.items()
     ]
     done: dict[str, ToolCallRecord] = {}
     if accepted:
-        for record in await run_tool_calls(ctx, agent, agent.tools, accepted):
-            done[record.id] = record
-    records = [
-        done.get(interrupt.tool_call_id)
-        or (_responded(interrupt, answer) if answer.responded else _rejected(interrupt, answer))
-        for interrupt, answer in answered
-    ]
+        ctx.subagent_answers = subruns or None
+        try:
+            for record in held_calls(ctx, await run_tool_calls(ctx, agent, agent.tools, accepted)):
+                done[record.id] = record
+        finally:
+            ctx.subagent_answers = None
+    records: list[ToolCallRecord] = []
+    for interrupt, answer in answered:
+        if interrupt.nested is not None:  # one record per sub-run, unless it waits again
+            record = done.pop(interrupt.tool_call_id, None)
+            if record is not None:
+                records.append(record)
+            continue
+        records.append(
+            done.get(interrupt.tool_call_id)
+            or (_responded(interrupt, answer) if answer.responded else _rejected(interrupt, answer))
+        )
     emitter = ctx.emitter
     if emitter.active:
         from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)

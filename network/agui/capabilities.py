@@ -8,7 +8,8 @@ An `ag_ui.core.AgentCapabilities`, camelCase JSON. It declares only what the ser
 - state: STATE_SNAPSHOT and STATE_DELTA; `persistentState` (state carried from run to run on
   a thread); `memory` when threads live on a thread store (`user:` / `app:` keys shared
   beyond one thread);
-- multiAgent: the network's agents as its sub-agents (name, description);
+- multiAgent: the network's agents as its sub-agents (name, description), and the agents and
+  networks its agents call as tools (`as_tool`: `delegation`), by tool name;
 - execution: `maxIterations`, the network's agent-call limit per run;
 - humanInTheLoop: approvals and AG-UI interrupts (RUN_FINISHED `outcome`, answers in
   `resume`), and `approveWithEdits` when a resume entry may carry edited arguments;
@@ -34,6 +35,7 @@ from ag_ui.core import (
 
 from network.agui.confirmation import EDITS_SUPPORTED
 from network.run.context import NetworkLike
+from network.run.subrun import SubrunTool
 
 
 def capabilities(network: NetworkLike, *, stored: bool) -> dict[str, Any]:
@@ -43,12 +45,18 @@ def capabilities(network: NetworkLike, *, stored: bool) -> dict[str, Any]:
         SubagentInfo(name=agent.name, description=getattr(agent, "description", None) or None)
         for agent in agents
     ]
+    delegated = _as_tools(agents)
+    subagents += delegated
     answer = AgentCapabilities(
         identity=IdentityCapabilities(name=network.name, type="agent-network"),
         transport=TransportCapabilities(streaming=True),
         tools=ToolsCapabilities(supported=True, parallel_calls=True, client_provided=True),
         state=StateCapabilities(snapshots=True, deltas=True, persistent_state=True, memory=stored),
-        multi_agent=MultiAgentCapabilities(supported=len(agents) > 1, subagents=subagents),
+        multi_agent=MultiAgentCapabilities(
+            supported=len(agents) > 1 or bool(delegated),
+            delegation=True if delegated else None,
+            subagents=subagents,
+        ),
         execution=ExecutionCapabilities(max_iterations=network.max_iter),
         human_in_the_loop=HumanInTheLoopCapabilities(
             supported=True,
@@ -60,3 +68,17 @@ def capabilities(network: NetworkLike, *, stored: bool) -> dict[str, Any]:
     )
     dumped: dict[str, Any] = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
     return dumped
+
+
+def _as_tools(agents: list[Any]) -> list[SubagentInfo]:
+    """The agents' tools that run sub-agents (`agent.as_tool`, `network.as_tool`), by tool
+    name: a supervisor delegates to them."""
+    found: dict[str, SubagentInfo] = {}
+    for agent in agents:
+        for tool in (getattr(agent, "tools", None) or {}).values():
+            spec = getattr(tool, "subagent", None)
+            if isinstance(spec, SubrunTool) and spec.name not in found:
+                found[spec.name] = SubagentInfo(
+                    name=spec.name, description=spec.description or None
+                )
+    return list(found.values())

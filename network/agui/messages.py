@@ -3,10 +3,14 @@
 The client owns the conversation in AG-UI: every request carries all of it, including the
 assistant messages and tool results it rebuilt from earlier runs' events. They become the
 run's conversation; the text of the last user message is the run's input. Activity messages
-are display-only and are left out. A reasoning message (a reasoning model's thinking, as AG-UI
-1.0's REASONING_* events built it) is kept on the assistant message it led to, the next one
-(`AssistantMessage.reasoning`), else the one before it; one with no answer at all stays in the
-conversation as an assistant message holding only reasoning, which is never sent to a model.
+are display-only and are left out, and so are a sub-run's messages (those whose
+`subagentRunId` names a sub-run: an agent or a network used as a tool streamed them; the
+caller's conversation holds only the tool call and its result). A handoff's target's
+messages are attributed to it too, and stay: they are the run's own conversation. A reasoning
+message (a reasoning model's thinking, as AG-UI 1.0's REASONING_* events built it) is kept on
+the assistant message it led to, the next one (`AssistantMessage.reasoning`), else the one
+before it; one with no answer at all stays in the conversation as an assistant message
+holding only reasoning, which is never sent to a model.
 
 A client never writes a model's instructions: a `system` or `developer` message is refused
 (422 `role_not_allowed`, the default) or, with `app(network, system_messages="as_user")`,
@@ -26,6 +30,7 @@ from network.history.messages import (
     ToolMessage,
     UserMessage,
 )
+from network.run.subrun import is_subrun_id
 
 SYSTEM_MESSAGE_POLICIES = ("refuse", "as_user")
 
@@ -60,6 +65,8 @@ def convert(messages: list[Any], system_messages: str = "refuse") -> list[Any]:
     out: list[Any] = []
     thinking: list[str] = []  # reasoning messages waiting for the answer they led to
     for message in messages:
+        if is_subrun_id(getattr(message, "subagent_run_id", None)):
+            continue  # a sub-run's own work, shown to the user; not this run's conversation
         role = message.role
         if role == "reasoning":
             thinking.append(text_of(message.content))

@@ -48,6 +48,7 @@ from network.agui.auth import Authorize, check_owner, principal_of
 from network.agui.capabilities import capabilities
 from network.agui.content_type import check_content_type
 from network.agui.errors import RequestError
+from network.agui.handoffs import HandoffSubagents
 from network.agui.input import parse, prepare
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
 from network.agui.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
@@ -281,6 +282,7 @@ class _EventResponse:
                 run.threads.remember(ctx.thread_id or "", list(ctx.interrupts))
 
     async def _run(self, sink: Any) -> Any:
+        sink = HandoffSubagents(sink, self.network)  # a handoff's target shown as a sub-agent
         if self.stored is not None:
             return await self._run_stored(sink, self.stored)
         ctx = self.ctx

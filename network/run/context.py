@@ -199,6 +199,23 @@ class RunContext(Generic[DepsT]):
     # its interrupts or client tool calls): its input was checked by that run already.
     guardrails: GuardrailLog | None = None
     continues: bool = False
+    # Sub-runs (an agent or a network used as a tool, `agents.as_tool`): the model requests
+    # and tool calls they made, reported here as they spend (counted by the run's usage
+    # limits and usage report, never in `state.results`, which holds this run's own calls).
+    subagent_calls: tuple[ModelCall, ...] = ()
+    subagent_tool_calls: int = 0
+    # The requests of the agent call under way, while its tools run (a sub-run's budget
+    # counts them: they are spent, not yet recorded). () between calls.
+    calls_in_flight: Sequence[ModelCall] = ()
+    # (trace_id, span_id) of the span this run's root span nests under: the tool span of
+    # the parent run's call that started it (a sub-run); None for a run of its own.
+    trace_parent: tuple[str, str] | None = None
+    # The live tool spans sub-runs nest under, by subagent run id (written by the telemetry
+    # sink when SUBAGENT_STARTED passes; read by the tool starting the sub-run).
+    subagent_spans: dict[str, tuple[str, str]] | None = None
+    # Answers to interrupts raised inside sub-runs, by the tool call that started each one:
+    # set while the answered calls are resumed (`agents.tools._confirmation.resume_call`).
+    subagent_answers: Mapping[str, Sequence[tuple[Interrupt, Answer]]] | None = None
     # Who had the conversation when the run's state holds no agent calls to read it from
     # (the AG-UI server's in-memory threads keep only the client's messages); see
     # `active_agent`. None: read from `state.results` alone.

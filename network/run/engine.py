@@ -20,8 +20,9 @@ from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter, Observer
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
-from network.run.result import RunResult, StopReason
+from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
+from network.run.subrun import report_spending
 
 
 async def execute(
@@ -48,9 +49,13 @@ async def execute(
 
             lifecycle = events_of_run
             await lifecycle.open_run(ctx, thread_id)
+        stop = None
         if ctx.resume:  # answers to the interrupts an earlier run stopped on
             await resume_interrupted(ctx)
-        stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
+            if ctx.interrupts:  # a sub-run it continued waits for a person again
+                stop = Stop(StopReason.INTERRUPTED)
+        if stop is None:
+            stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
         result = run_result(ctx, stop.reason, stop.summary, started)
         if lifecycle is not None:
             finished = True
@@ -65,6 +70,7 @@ async def execute(
         await ctx.resources.aclose(error)
         raise
     finally:
+        report_spending(ctx)  # a sub-run's last requests, told to its parent run
         resources = ctx.resources  # closed already when the error path closed them
         if not resources.close_unopened():
             await resources.aclose()

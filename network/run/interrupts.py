@@ -137,6 +137,11 @@ class Interrupt:
     arguments: Any = None
     proposal: dict[str, Any] = field(default_factory=dict)  # state key -> proposed JSON value
     checkpoint: dict[str, Any] = field(default_factory=dict)  # the state before the proposal
+    # An interrupt raised inside a sub-run (an agent or a network used as a tool): the id of
+    # that sub-agent run, and what continuing it needs (`agents.tools._subrun`): the tool call
+    # that started it and the stopped sub-run, as JSON data. None for the run's own calls.
+    subagent_run_id: str | None = None
+    nested: dict[str, Any] | None = None
 
     def accept(self, *, arguments: Mapping[str, Any] | None = None) -> Answer:
         """Run the tool; with `arguments`, run it with these instead of the model's.
@@ -174,6 +179,8 @@ class Interrupt:
             "arguments": self.arguments,
             "proposal": self.proposal,
             "checkpoint": self.checkpoint,
+            **({} if self.nested is None else {"nested": self.nested}),
+            **({} if self.subagent_run_id is None else {"subagent_run_id": self.subagent_run_id}),
         }
 
     @classmethod
@@ -182,20 +189,28 @@ class Interrupt:
         return cls(**{name: data[name] for name in _INTERRUPT_FIELDS if name in data})
 
     def to_agui(self) -> dict[str, Any]:
-        """The fields of the AG-UI `Interrupt` sent in RUN_FINISHED's outcome."""
-        return {
+        """The fields of the AG-UI `Interrupt` sent in RUN_FINISHED's outcome.
+
+        One raised inside a sub-run names the sub-agent run (`subagent_run_id`) and the call
+        that waits there (its tool call id, tool, agent and arguments, as the client saw them
+        streamed with that `subagentRunId`)."""
+        waiting = (self.nested or {}).get("waiting") or {}
+        data = {
             "id": self.id,
             "reason": self.reason,
             "message": self.message,
-            "tool_call_id": self.tool_call_id,
+            "tool_call_id": waiting.get("tool_call_id", self.tool_call_id),
             "response_schema": RESPONSE_SCHEMA,
             "metadata": {
-                "tool": self.tool,
-                "agent": self.agent,
-                "arguments": self.arguments,
+                "tool": waiting.get("tool", self.tool),
+                "agent": waiting.get("agent", self.agent),
+                "arguments": waiting.get("arguments", self.arguments),
                 "proposal": self.proposal,
             },
         }
+        if self.subagent_run_id is not None:
+            data["subagent_run_id"] = self.subagent_run_id
+        return data
 
 
 _INTERRUPT_FIELDS = (
@@ -208,6 +223,8 @@ _INTERRUPT_FIELDS = (
     "arguments",
     "proposal",
     "checkpoint",
+    "subagent_run_id",
+    "nested",
 )
 
 
@@ -278,8 +295,8 @@ def check_edits(network: WithAgents, answered: Sequence[tuple[Interrupt, Answer]
     (`agent.tools[name].validate(arguments)`): this layer does not know `agents`.
     """
     for interrupt, answer in answered:
-        if answer.arguments is None:
-            continue
+        if answer.arguments is None or interrupt.nested is not None:
+            continue  # a sub-run's call: its own network checks the edit when it continues
         agent = network.agents.get(interrupt.agent)
         tool = (getattr(agent, "tools", None) or {}).get(interrupt.tool)
         validate = getattr(tool, "validate", None)

@@ -37,6 +37,7 @@ Decisions where the issue is silent:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,23 +130,41 @@ class Budget:
     _router_calls_seen: int = 0
     _guardrail_checks_seen: int = 0
     _discarded_seen: int = 0
+    _subagent_calls_seen: int = 0  # sub-runs' requests (RunContext.subagent_calls) counted
+    _subagent_tools_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
-    def check(self, ctx: Any, in_flight: int = 0) -> LimitExceeded | None:
+    def check(
+        self, ctx: Any, in_flight: Sequence[ModelCall] = (), pending: int = 0
+    ) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any.
 
-        `in_flight`: model requests made (or about to be made) that are not recorded yet, such
-        as the agent call a guardrail checks beside it: they count in `max_model_calls`."""
+        `in_flight`: requests spent but not yet recorded (the agent call whose tool runs a
+        sub-run, `network.run.subrun`), counted in this check only: the run counts them when
+        their call is recorded. `pending`: model requests about to be made or under way, with
+        no figures yet (a guardrail's request beside the agent call it checks): they count in
+        `max_model_calls`."""
         self._count(ctx)
         figures = self.figures
+        if in_flight:
+            figures = UsageFigures(
+                figures.model_calls,
+                figures.tool_calls,
+                figures.input_tokens,
+                figures.output_tokens,
+                figures.cost_usd,
+                figures.unpriced,
+            )
+            for call in in_flight:
+                figures.add_call(call)
         limits = self.limits
         for name, figure in _FIGURE_OF.items():
             cap = getattr(limits, name)
             if cap is None:
                 continue
             actual = getattr(figures, figure)
-            if in_flight and figure == "model_calls":
-                actual += in_flight
+            if pending and figure == "model_calls":
+                actual += pending
             if actual >= cap:
                 self.exceeded = LimitExceeded(name, cap, actual, figures)
                 return self.exceeded
@@ -192,6 +211,14 @@ class Budget:
             for call in guardrails.discarded[self._discarded_seen :]:
                 figures.add_call(call)
             self._discarded_seen = len(guardrails.discarded)
+        subagent_calls = ctx.subagent_calls  # what its sub-runs spent (network.run.subrun)
+        for call in subagent_calls[self._subagent_calls_seen :]:
+            figures.add_call(call)
+            if call.cost_usd is None:
+                self._unpriced(call)
+        self._subagent_calls_seen = len(subagent_calls)
+        figures.tool_calls += ctx.subagent_tool_calls - self._subagent_tools_seen
+        self._subagent_tools_seen = ctx.subagent_tool_calls
 
     def _unpriced(self, call: ModelCall) -> None:
         """Warn, once per model, that the cost cap cannot count an answer (module docstring)."""

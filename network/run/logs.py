@@ -64,6 +64,8 @@ def logging_sink(run_id: str, network_name: str) -> EventSink | None:
     open_tools: dict[str, str] = {}
 
     async def sink(event: Any) -> None:
+        if getattr(event, "subagent_run_id", None) is not None:
+            return  # a sub-run's (`as_tool`): its own sink logs it, under its own run id
         kind = event.type.value if hasattr(event.type, "value") else str(event.type)
         if kind == "RUN_STARTED":
             log.info("run.started", thread_id=event.thread_id)

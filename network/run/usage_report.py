@@ -1,7 +1,8 @@
 """The run's token usage as AG-UI 1.0 reports it on RUN_FINISHED: one entry per provider and model.
 
 The run is the accounting boundary: its own agent calls, its routing agent's requests and its
-guardrails' (`network.run.guardrails`), not the calls an earlier run on the same thread made
+guardrails' (`network.run.guardrails`) and its sub-runs' (agents and networks used as
+tools, `network.run.subrun`), not the calls an earlier run on the same thread made
 (a resumed run reports only what it spent itself). When the run recorded its model requests
 (`RunContext.record_model_calls`: a traced run, a run with usage limits, a run the AG-UI server
 serves), each request's counts go to the entry of its provider and model; otherwise one entry
@@ -29,6 +30,7 @@ def run_token_usage(ctx: RunContext) -> list[dict[str, Any]]:
     if guardrails is not None:
         calls.extend(call for check in guardrails.checks for call in check.model_calls)
         calls.extend(guardrails.discarded)
+    calls.extend(ctx.subagent_calls)  # its sub-runs' (agents and networks used as tools)
     by_model: dict[tuple[str | None, str | None], Usage] = {}
     recorded = Usage()
     for call in calls:

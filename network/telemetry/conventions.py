@@ -59,6 +59,7 @@ KEYS_WRITTEN = "agent_network.state.keys_written"
 SKIPPED = "agent_network.skipped"
 TOOL_ATTEMPTS = "agent_network.tool.attempts"  # tries of a call a RetryPolicy retried
 BRANCH = "agent_network.branch"  # the parallel branch of an agent call (`Parallel`)
+SUBAGENT_RUN_ID = "agent_network.subagent_run_id"  # the sub-run a tool call started (as_tool)
 COST_USD = "agent_network.usage.cost_usd"
 LIMIT = "agent_network.usage_limit"
 RESUMED = "agent_network.resumed"

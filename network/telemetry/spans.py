@@ -45,6 +45,7 @@ from network.telemetry.content import (
 from network.telemetry.guardrail_spans import guardrail_spans
 from network.telemetry.handoff_span import handoff_span
 from network.telemetry.metrics import Instruments
+from network.telemetry.subagent_spans import SubagentToolSpans
 
 
 def _ns(seconds: float) -> int:
@@ -92,8 +93,21 @@ class RunSpans:
             )
             for trace_id, span_id in ctx.trace_links
         ]
+        parent = None
+        if ctx.trace_parent is not None:  # a sub-run: under its parent's tool span
+            trace_id, span_id = ctx.trace_parent
+            parent = trace.set_span_in_context(
+                trace.NonRecordingSpan(
+                    trace.SpanContext(
+                        int(trace_id, 16),
+                        int(span_id, 16),
+                        is_remote=False,
+                        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+                    )
+                )
+            )
         self.root = tracer.start_span(
-            f"{c.INVOKE_WORKFLOW} {name}", attributes=attributes, links=links
+            f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
         )
         self.root_context = trace.set_span_in_context(self.root)
         span_context = self.root.get_span_context()
@@ -123,6 +137,8 @@ class RunSpans:
         self.router_calls_seen = 0
         self.guardrails_seen = 0  # checks in `ctx.guardrails` already drawn
         self.discarded_seen = 0  # requests of answers a trip discarded, already drawn
+        # Tool calls running a sub-run (`agents.as_tool`): live spans (`subagent_spans`).
+        self.subagents = SubagentToolSpans(tracer, trace, content)
 
     async def __call__(self, event: Any) -> None:
         try:
@@ -132,6 +148,14 @@ class RunSpans:
 
     def _on(self, event: Any) -> None:
         kind = event.type
+        if getattr(event, "subagent_run_id", None) is not None:
+            # a sub-run's own events (it has spans of its own), but a sub-run this run started
+            if kind == "SUBAGENT_STARTED" and event.parent_subagent_run_id in (
+                None,
+                self.ctx.run_id,
+            ):
+                self._start_subagent(event)
+            return
         if kind == "STEP_STARTED":
             branch = getattr(event, "branch", None)
             if branch is not None:  # a parallel branch's call, live from here to its end
@@ -161,6 +185,15 @@ class RunSpans:
             self._fail_run(event)
 
     # -- agents ----------------------------------------------------------------------------
+
+    def _start_subagent(self, event: Any) -> None:
+        """A tool call starts a sub-run: its span, under the calling agent's (a branch's)."""
+        branch = getattr(event, "branch", None)
+        if branch is not None and branch in self.branch_spans:
+            span, ctx, _ = self.branch_spans[branch]
+            self.subagents.start(event, span, ctx)
+        else:
+            self.subagents.start(event, self.agent_span, self.ctx)
 
     def _start_agent(self, name: str) -> None:
         self.agent_span = self._agent_span(self.ctx, name)
@@ -271,6 +304,7 @@ class RunSpans:
         for record in result.tool_calls:
             made = handoff if handoff is not None and handoff.call_id == record.id else None
             self._tool(span, parent, record, made)
+        self.subagents.end_held(span)
         keys = sorted({key_of(op["path"]) for op in result.state_delta})
         attributes = _usage({}, calls)
         if calls:
@@ -343,6 +377,8 @@ class RunSpans:
             self.instruments.record(call, call.agent or "")
 
     def _tool(self, agent_span: Any, parent: Any, record: Any, handoff: Any = None) -> None:
+        if self.subagents.end(record, _fail):  # a sub-run's tool call: its span was live
+            return
         if record.error_type == "rejected":  # never ran: the person said no
             agent_span.add_event(
                 "agent_network.tool.rejected",
@@ -483,6 +519,7 @@ class RunSpans:
             parent = self._trace.set_span_in_context(self.unfinished[-1])
             for call in failed:
                 self._chat(call, parent, None)
+        self.subagents.fail_all(error_type, _fail)  # sub-runs the error cut short
         for span in self.unfinished:
             _fail(span, error_type)
             span.end()

@@ -1,0 +1,203 @@
+"""Sub-runs: a run started by a tool of another run (an agent or a network used as a tool).
+
+`agents.as_tool` runs its agent or network as a run of its own, on its own state, from inside
+the parent run's tool call. What ties the two together lives here:
+
+- spending: the sub-run's budget is a `ChildBudget`. Every model request and tool call it
+  makes is reported to the parent run as it happens (`RunContext.subagent_calls` and
+  `subagent_tool_calls`), so the parent's usage limits count them, and before each of its own
+  requests the sub-run checks the parent's limits (with the requests of the parent's agent
+  call under way, spent but not yet recorded): a sub-run cannot spend past what its parent may.
+  Its own network's `limits` (or the `limits=` it was given) apply too. A sub-run stopped by
+  the parent's limit stops with `StopReason.USAGE_LIMIT`, and so does the parent at its next
+  check;
+- token totals: the sub-run's tokens are added to the parent's (`RunResult.usage`) when it
+  reports them;
+- tracing: the sub-run's root span nests under the parent's tool span (`trace_parent`).
+
+Decisions where the issue is silent: spending is reported to the parent before each check and
+once more when the sub-run ends (however it ends), so a cancelled or failed sub-run's requests
+are counted too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from network.errors import ConfigurationError
+from network.history.results import ModelCall, Usage
+from network.ids import new_id
+from network.numbers import check_number
+from network.run.context import RunContext
+from network.run.limits import Budget, LimitExceeded, UsageLimits
+
+
+class ChildBudget:
+    """The usage limits of a sub-run: its own (optional) and its parent run's."""
+
+    __slots__ = (
+        "_results_seen",
+        "_router_calls_seen",
+        "_subagent_calls_seen",
+        "_subagent_tools_seen",
+        "exceeded",
+        "own",
+        "parent",
+    )
+
+    def __init__(self, parent: RunContext, own: UsageLimits | None) -> None:
+        self.parent = parent
+        self.own = Budget(own) if own is not None else None
+        self.exceeded: LimitExceeded | None = None
+        self._results_seen = 0
+        self._router_calls_seen = 0
+        self._subagent_calls_seen = 0
+        self._subagent_tools_seen = 0
+
+    @property
+    def limits(self) -> UsageLimits | None:
+        """The sub-run's own limits (the parent's are its parent's business)."""
+        return self.own.limits if self.own is not None else None
+
+    def report(self, ctx: RunContext) -> None:
+        """Tell the parent what `ctx` (the sub-run) spent since the last report."""
+        calls: list[ModelCall] = []
+        tools = 0
+        results = ctx.state.results
+        first = max(len(results) - ctx.call_count, self._results_seen)
+        for result in results[first:]:
+            calls.extend(result.model_calls)
+            tools += len(result.tool_calls)
+        self._results_seen = len(results)
+        calls.extend(ctx.router_calls[self._router_calls_seen :])
+        self._router_calls_seen = len(ctx.router_calls)
+        calls.extend(ctx.subagent_calls[self._subagent_calls_seen :])
+        self._subagent_calls_seen = len(ctx.subagent_calls)
+        tools += ctx.subagent_tool_calls - self._subagent_tools_seen
+        self._subagent_tools_seen = ctx.subagent_tool_calls
+        parent = self.parent
+        if calls:
+            parent.subagent_calls = (*parent.subagent_calls, *calls)
+            spent = Usage()
+            for call in calls:
+                spent = spent + call.usage
+            parent.add_usage(spent)
+        if tools:
+            parent.subagent_tool_calls += tools
+
+    def check(
+        self, ctx: RunContext, in_flight: Sequence[ModelCall] = (), pending: int = 0
+    ) -> LimitExceeded | None:
+        """Report to the parent, then check the sub-run's own limits and the parent's (with
+        `in_flight` and `pending`: requests not yet recorded, see `Budget.check`)."""
+        self.report(ctx)
+        exceeded = self.own.check(ctx, in_flight, pending) if self.own is not None else None
+        parent = self.parent
+        budget: Any = parent.budget
+        if exceeded is None and budget is not None:
+            exceeded = budget.check(parent, (*in_flight, *parent.calls_in_flight), pending)
+        if exceeded is not None:
+            self.exceeded = exceeded
+        return exceeded
+
+    def check_fan_out(self, branches: int) -> LimitExceeded | None:
+        """Whether a fan-out of `branches` fits in the sub-run's and the parent's limits."""
+        exceeded = self.own.check_fan_out(branches) if self.own is not None else None
+        budget: Any = self.parent.budget
+        if exceeded is None and budget is not None:
+            exceeded = budget.check_fan_out(branches)
+        if exceeded is not None:
+            self.exceeded = exceeded
+        return exceeded
+
+
+SUBRUN_ID_PREFIX = "run_"  # a sub-run's subagentRunId is its run id
+
+
+def new_subrun_id() -> str:
+    """The run id of a new sub-run, which is also its AG-UI `subagentRunId`."""
+    return new_id(SUBRUN_ID_PREFIX)
+
+
+def is_subrun_id(value: object) -> bool:
+    """Whether a `subagentRunId` names a sub-run (an agent or a network used as a tool), whose
+    messages are its own, not the caller's conversation; a handoff's target is streamed as a
+    sub-agent too (`network.agui.handoffs`), under ids of another kind, and its messages are
+    the run's."""
+    return isinstance(value, str) and value.startswith(SUBRUN_ID_PREFIX)
+
+
+def adopt(ctx: RunContext, parent: RunContext, limits: UsageLimits | None) -> None:
+    """Make `ctx` a sub-run of `parent`: its budget, its trace parent."""
+    ctx.budget = ChildBudget(parent, limits)  # type: ignore[assignment]
+    ctx.record_model_calls = True  # what it spends is reported, request by request
+    spans = parent.subagent_spans
+    if spans is not None:
+        ctx.trace_parent = spans.get(ctx.run_id)
+
+
+def report_spending(ctx: RunContext) -> None:
+    """The sub-run's last spending, told to its parent (after its last check)."""
+    budget = ctx.budget
+    if isinstance(budget, ChildBudget):
+        budget.report(ctx)
+
+
+def check_mapping(owner: str, option: str, mapping: Mapping[str, str] | None) -> dict[str, str]:
+    """A `state_in` / `state_out` mapping `{key written: key read}`, checked: both strings,
+    non-empty, and no `temp:` key read across runs (it is never shared)."""
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, Mapping):
+        raise ConfigurationError(
+            f"{owner}: {option} must be a mapping {{key written: key read}}, got {mapping!r}"
+        )
+    checked: dict[str, str] = {}
+    for target, source in mapping.items():
+        if not isinstance(target, str) or not target or not isinstance(source, str) or not source:
+            raise ConfigurationError(
+                f"{owner}: {option} maps {target!r} to {source!r}; both must be state keys "
+                "(non-empty strings)"
+            )
+        checked[target] = source
+    return checked
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubrunTool:
+    """A network offered to an agent as a tool (what `Network.as_tool` returns; `Agent`
+    turns it into its tool, `agents.tools.subrun`). See `Network.as_tool` for the fields."""
+
+    name: str
+    description: str
+    network_of: Callable[[RunContext], Any]  # the network to run, for the parent run
+    label: str  # "network 'x'" / "agent 'y'": how errors name it
+    state_in: Mapping[str, str] = field(default_factory=dict)
+    state_out: Mapping[str, str] = field(default_factory=dict)
+    max_iter: int | None = None
+    limits: UsageLimits | None = None
+    input_description: str = "the task, in plain words, with everything needed to do it"
+
+    def __post_init__(self) -> None:
+        if self.limits is not None and not isinstance(self.limits, UsageLimits):
+            raise ConfigurationError(
+                f"{self.label}: limits must be UsageLimits, got {self.limits!r}"
+            )
+        check_number(
+            f"{self.label}: max_iter", self.max_iter, integer=True, minimum=1, optional=True
+        )
+        if not isinstance(self.description, str):
+            raise ConfigurationError(f"{self.label}: description must be a string")
+
+
+__all__ = [
+    "ChildBudget",
+    "SubrunTool",
+    "adopt",
+    "check_mapping",
+    "is_subrun_id",
+    "new_subrun_id",
+    "report_spending",
+]

@@ -1,0 +1,102 @@
+"""A sub-run's trace (an agent or a network used as a tool) nests under the tool's span.
+
+Checked span by span with the real SDK and its in-memory exporter: the supervisor's
+`execute_tool` span is the parent of the sub-run's `invoke_workflow` root, whose agent, chat
+and tool spans sit under it as in any run; one trace id throughout. A sub-run waiting for a
+person ends its tool span as interrupted, and the run that answers it traces the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents import ScriptedModel
+from network import Network
+from tests.agents.tools.subagents import (
+    billing_network,
+    research_team,
+    researcher,
+    supervised,
+    supervisor_script,
+)
+from tests.network.telemetry.otel import Recorder, tree
+
+pytestmark = pytest.mark.anyio
+
+
+def traced(tools: list[Any], tool: str, recorder: Recorder) -> Network:
+    model = ScriptedModel(supervisor_script(tool, "tides"))
+    return supervised(tools, model, telemetry=recorder.telemetry)
+
+
+async def test_an_agent_tools_run_nests_under_its_tool_span() -> None:
+    recorder = Recorder()
+    result = await traced([researcher().as_tool(name="ask")], "ask", recorder).run("Go")
+    assert result.output == "Supervisor: Research says tides: found"
+    assert tree(recorder.spans) == [
+        (
+            "invoke_workflow desk",
+            [
+                (
+                    "invoke_agent boss",
+                    [
+                        ("chat scripted", []),
+                        (
+                            "execute_tool ask",
+                            [
+                                (
+                                    "invoke_workflow researcher",
+                                    [
+                                        (
+                                            "invoke_agent researcher",
+                                            [("chat scripted", []), ("execute_tool look_up", [])],
+                                        ),
+                                        ("invoke_agent researcher", [("chat scripted", [])]),
+                                    ],
+                                )
+                            ],
+                        ),
+                    ],
+                ),
+                ("invoke_agent boss", [("chat scripted", [])]),
+            ],
+        )
+    ]
+    assert len({span.context.trace_id for span in recorder.spans}) == 1
+    tool = recorder.only("execute_tool ask")
+    inner = recorder.only("invoke_workflow researcher")
+    assert inner.parent is not None and inner.parent.span_id == tool.context.span_id
+    assert tool.attributes["gen_ai.tool.name"] == "ask"
+    assert (
+        tool.attributes["agent_network.subagent_run_id"] == inner.attributes["agent_network.run_id"]
+    )
+    assert tool.start_time <= inner.start_time and inner.end_time <= tool.end_time
+
+
+async def test_a_networks_run_nests_and_an_interrupted_one_resumes_traced() -> None:
+    recorder = Recorder()
+    team = research_team()
+    team.telemetry = recorder.telemetry
+    result = await traced([team.as_tool()], "research", recorder).run("Go")
+    inner = recorder.only("invoke_workflow research")
+    assert inner.parent is not None
+    assert inner.parent.span_id == recorder.only("execute_tool research").context.span_id
+    assert result.output is not None
+
+    recorder.clear()
+    billing = billing_network()
+    billing.telemetry = recorder.telemetry
+    network = traced([billing.as_tool()], "billing", recorder)
+    stopped = await network.run("Refund")
+    held = recorder.only("execute_tool billing")
+    assert held.attributes["agent_network.stop_reason"] == "interrupted"
+    waiting = recorder.only("invoke_workflow billing")
+    assert waiting.parent is not None and waiting.parent.span_id == held.context.span_id
+    recorder.clear()
+    await network.run(stopped.resume([stopped.interrupts[0].accept()]))
+    answered = recorder.only("execute_tool billing")
+    continued = recorder.only("invoke_workflow billing")
+    assert continued.parent is not None and continued.parent.span_id == answered.context.span_id
+    assert [s.name for s in recorder.named("execute_tool refund")] == ["execute_tool refund"]
