@@ -317,10 +317,6 @@ UNTYPED_SEAMS_LEFT: dict[str, int] = {
     "network.run.parallel": 2,
     # DBOS's workflow context (its step counter and owner), whose class is private to DBOS
     "network.durable.steps": 1,
-    # `RunContext` imports `Budget` from here, so a budget reads the context by duck typing:
-    # what it counts grows with the run (router calls, and soon guardrail checks and sub-runs),
-    # and a shape of it here would repeat the context's fields one by one
-    "network.run.limits": 2,
 }
 
 

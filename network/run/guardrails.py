@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from network.errors import ConfigurationError, GuardrailTripped
 from network.history.results import ModelCall
-from network.run.limits import Budget
+from network.run.limits import Budget, Spending
 
 KINDS = ("input", "output", "tool_input", "tool_output")
 
@@ -231,8 +231,9 @@ class GuardrailLog:
     discarded: list[ModelCall] = field(default_factory=list)
 
 
-class GuardedRun(Protocol):
-    """What running a guardrail needs of a run (`RunContext` is one): its guardrail log."""
+class GuardedRun(Spending, Protocol):
+    """What running a guardrail needs of a run (`RunContext` is one): its guardrail log, and
+    what its budget counts."""
 
     guardrails: GuardrailLog | None
     budget: Budget | None

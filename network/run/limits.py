@@ -39,12 +39,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Protocol
 
 from network.errors import UnpricedModelWarning
 from network.history.results import ModelCall
 from network.logger import get_logger
 from network.numbers import check_number
+from network.state.state import State
 
 _FIGURE_OF = {
     "max_model_calls": "model_calls",
@@ -119,6 +120,41 @@ class LimitExceeded:
         return f"usage limit {self.limit}={self.value:g} reached ({self.actual:g} used)"
 
 
+class _CheckSpent(Protocol):
+    """A guardrail check as a budget reads it (`network.run.guardrails.GuardrailCheck`)."""
+
+    @property
+    def model_calls(self) -> Sequence[ModelCall]: ...
+
+
+class _GuardrailsSpent(Protocol):
+    """A run's guardrail log as a budget reads it (`network.run.guardrails.GuardrailLog`,
+    which imports `Budget` from here, so it is named by its shape)."""
+
+    @property
+    def checks(self) -> Sequence[_CheckSpent]: ...
+    @property
+    def discarded(self) -> Sequence[ModelCall]: ...
+
+
+class Spending(Protocol):
+    """What a budget reads of a run: a `RunContext` (which imports `Budget` from here, so a
+    budget names it by the fields it counts)."""
+
+    @property
+    def state(self) -> State: ...
+    @property
+    def call_count(self) -> int: ...
+    @property
+    def router_calls(self) -> Sequence[ModelCall]: ...
+    @property
+    def guardrails(self) -> _GuardrailsSpent | None: ...
+    @property
+    def subagent_calls(self) -> Sequence[ModelCall]: ...
+    @property
+    def subagent_tool_calls(self) -> int: ...
+
+
 @dataclass(slots=True)
 class Budget:
     """A run's limits and what it spent so far; `check` before each model request."""
@@ -135,7 +171,7 @@ class Budget:
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(
-        self, ctx: Any, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self, ctx: Spending, in_flight: Sequence[ModelCall] = (), pending: int = 0
     ) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any.
 
@@ -183,7 +219,7 @@ class Budget:
             return self.exceeded
         return None
 
-    def _count(self, ctx: Any) -> None:
+    def _count(self, ctx: Spending) -> None:
         results = ctx.state.results
         first = max(len(results) - ctx.call_count, self._results_seen)  # this run's calls only
         figures = self.figures
@@ -241,4 +277,4 @@ class Budget:
         )
 
 
-__all__ = ["Budget", "LimitExceeded", "UsageFigures", "UsageLimits"]
+__all__ = ["Budget", "LimitExceeded", "Spending", "UsageFigures", "UsageLimits"]
