@@ -28,7 +28,7 @@ from agents.models.registry import resolve_model
 from agents.output._spec import OutputSpec
 from agents.tools._confirmation import hold, needs_confirmation, resume_call
 from agents.tools._dispatch import run_tool_calls, start_tool_calls
-from agents.tools._subrun import agent_network_of, held_calls, subrun_tool
+from agents.tools._subrun import agent_network_of, answering, held_calls, subrun_tool
 from agents.tools.client_tool import defer_client_calls
 from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
@@ -43,7 +43,6 @@ from network.run.context import RunContext
 from network.run.entry_points import blocking
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.limits import UsageLimits
-from network.run.result import Stop, StopReason
 from network.run.retry_policy import RetryPolicy
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
@@ -740,22 +739,10 @@ class Agent:
         without calling tools, "agent_skipped" when its `on_start` hook skipped the call, and
         "max_iter" when `max_steps` ran out first.
         """
-        agent = self
-
-        def again(ctx: RunContext) -> Any:
-            last = ctx.last_result
-            if last is None:
-                return agent
-            if last.skipped:
-                return Stop(StopReason.AGENT_SKIPPED)
-            if last.tool_calls:
-                return agent
-            return Stop(StopReason.AGENT_ANSWERED)
-
         network = Network(
             self.name,
             agents=[self],
-            router=again,
+            router=answering(self),
             default_model=model,
             max_iter=max_steps,
             state_schema=state_schema,
