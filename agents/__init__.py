@@ -4,17 +4,10 @@
 `network`'s, named here too: a user writing agents and tools looks for them here."""
 
 from agents.agent import Agent
-from agents.context.policy import ContextPolicy
-from agents.guardrails import (
-    GuardrailResult,
-    input_guardrail,
-    output_guardrail,
-    tool_input_guardrail,
-    tool_output_guardrail,
-)
-from agents.handoffs import Handoff, handoff, without_tool_calls
-from agents.hooks import AgentCall, AgentHooks
-from agents.mcp import MCPServer, MCPServerError
+from agents.capabilities.context import ContextPolicy
+from agents.capabilities.handoffs import Handoff, handoff, without_tool_calls
+from agents.capabilities.hooks import AgentCall, AgentHooks
+from agents.capabilities.mcp import MCPServer, MCPServerError
 from agents.models import (
     Model,
     ModelRequest,
@@ -30,10 +23,17 @@ from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from agents.models.price import Price
 from agents.tools.checks import ToolDefinitionWarning
-from agents.tools.client_tool import ClientTool, client_tool
 from agents.tools.files import FileWriteError, files_to_disk, write_files_tool
 from agents.tools.tool import Tool, tool
 from agents.tools.tool_context import ToolContext
+from network.capabilities.client_tools import ClientTool, client_tool
+from network.capabilities.guardrails import (
+    GuardrailResult,
+    input_guardrail,
+    output_guardrail,
+    tool_input_guardrail,
+    tool_output_guardrail,
+)
 from network.errors import Retry
 from network.history.messages import ToolCall
 from network.run.interrupts import Interrupt

@@ -3,7 +3,8 @@ arguments, its result) whose tripwire stops the run. This module holds what they
 what a run records of them; `network.run.guardrail_checks` runs them.
 
 A guardrail is a `Guardrail`: a name, the kind of value it checks, and a function
-`check(ctx, value)` (sync or async) returning a `GuardrailResult`. `agents.guardrails` makes
+`check(ctx, value)` (sync or async) returning a `GuardrailResult`. `network.capabilities.guardrails`
+makes
 them from functions (`@input_guardrail`, ...) and from agents with typed output.
 
 What a run keeps of them (`RunContext.guardrails`, a `GuardrailLog` made by the first check):
@@ -20,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from network.errors import ConfigurationError, GuardrailTripped
+from network.errors import ConfigurationError, GuardrailTripped, RunStopped
 from network.history.results import ModelCall
 from network.run.limits import Budget, Spending
 
@@ -239,9 +240,11 @@ class GuardedRun(Spending, Protocol):
     budget: Budget | None
 
 
-class LimitReached(Exception):
+class LimitReached(RunStopped):
     """Internal: a guardrail's model request would pass the run's usage limits. The loop
     stops the run with `StopReason.USAGE_LIMIT` (`Budget.exceeded` says which limit)."""
+
+    stop_reason = "usage_limit"
 
 
 def log_of(ctx: GuardedRun) -> GuardrailLog:
