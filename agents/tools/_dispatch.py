@@ -39,6 +39,7 @@ from network.history.results import ToolCallRecord
 from network.run.agent_call import AgentCall, ToolUse
 from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.retry_policy import RetryPolicy
+from network.run.screening import log_screened
 from network.run.stages import chain
 from network.state.provenance import tool_writer
 from network.state.staged import StagedKV
@@ -264,9 +265,15 @@ def _failure(
             message = f"tool {call.name!r} raised {exc!r}"
         else:
             message = f"tool {call.name!r} timed out after {timed_out_after:g} s"
+            return ToolCallRecord.failed(call, message, "TimeoutError", started), exc
+        if tool.private_errors:
+            return _private(ctx, call, exc, message, started), exc
         return ToolCallRecord.failed(call, message, "TimeoutError", started), exc
     message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
-    record = ToolCallRecord.failed(call, message, type(exc).__name__, started)
+    if tool.private_errors:
+        record = _private(ctx, call, exc, message, started)
+    else:
+        record = ToolCallRecord.failed(call, message, type(exc).__name__, started)
     if isinstance(exc, UnstorableValueError):  # a bug in the tool's code: tell the developer
         warnings.warn(
             ToolStateWarning(
@@ -277,6 +284,20 @@ def _failure(
         )
         return record, None
     return record, exc
+
+
+def _private(
+    ctx: RunContext, call: ToolCall, exc: Exception, message: str, started: float
+) -> ToolCallRecord:
+    """The record of a `private_errors` tool's own exception: the model reads `message`
+    (as `model_only`); the result a client sees names a reference the exception is logged
+    under (`network.run.screening`)."""
+    reference = log_screened(exc, run_id=ctx.run_id, tool=call.name, tool_call_id=call.id)
+    shown = (
+        f"tool {call.name!r} failed: internal error (reference {reference}); the server's log "
+        "has the details"
+    )
+    return ToolCallRecord.failed(call, shown, type(exc).__name__, started, message)
 
 
 def _model_retry(

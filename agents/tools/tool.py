@@ -73,6 +73,7 @@ class Tool:
         "name",
         "outputs_to_state",
         "parameters",
+        "private_errors",
         "requires_confirmation",
         "retry",
         "schema",
@@ -96,6 +97,7 @@ class Tool:
         model_retries: int = 2,
         input_guardrails: Sequence[Any] = (),
         output_guardrails: Sequence[Any] = (),
+        private_errors: bool = False,
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
@@ -105,6 +107,9 @@ class Tool:
         self.description = description if description is not None else summary
         self._settle_running(timeout, retry, idempotent, model_retries, blocking, isolated)
         self.guardrails = tool_guardrails(self.name, input_guardrails, output_guardrails)
+        if type(private_errors) is not bool:
+            raise ConfigurationError(f"tool {self.name!r}: private_errors must be True or False")
+        self.private_errors = private_errors
         self.inputs_from_state = dict(inputs_from_state or {})
         self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
         self.requires_confirmation = requires_confirmation
@@ -402,6 +407,7 @@ def tool(
     model_retries: int = 2,
     input_guardrails: Sequence[Any] = (),
     output_guardrails: Sequence[Any] = (),
+    private_errors: bool = False,
 ) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -437,6 +443,13 @@ def tool(
             model reads, a trip stops the run with stop reason "guardrail".
         output_guardrails: checks of a call's result before the model sees it
             (`tool_output_guardrail`): a rejection replaces it (the call's writes dropped).
+        private_errors: the tool's own exceptions are the model's to read, not a client's:
+            the model reads the exception as usual, while the call's result as streamed to a
+            client (AG-UI's TOOL_CALL_RESULT), shown in the dev UI and sent back in a
+            conversation snapshot says only `tool 'x' failed: internal error (reference
+            err_...)`, the exception being logged whole under that reference. For tools whose
+            exceptions may carry secrets (a connection string, a token). A `ToolError` the
+            tool raises is its own message for everyone, as always.
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
@@ -455,6 +468,7 @@ def tool(
             model_retries=model_retries,
             input_guardrails=input_guardrails,
             output_guardrails=output_guardrails,
+            private_errors=private_errors,
         )
 
     return wrap(fn) if fn is not None else wrap

@@ -10,7 +10,10 @@ cannot be opened in time is an `MCPServerError`, raised at the deadline: the hos
 in the event loop's MCP task group (`agents.capabilities.mcp._keeper`), where the SDK's teardown of
 the
 unanswered server finishes without holding the caller (a stdio server that ignores its stdin
-closing costs 2 s of grace, then a terminate, and a kill 2 s later if need be).
+closing costs 2 s of grace, then a terminate, and a kill 2 s later if need be). A teardown that
+asyncio's own cancellation cuts short (`asyncio.run` cancels every task left when its main
+coroutine returns) kills the server at once instead, and one that never ran is finished at
+interpreter exit (`agents.capabilities.mcp._orphans`).
 
 The listing is cached on the connection (see `MCPServer` for when it is refreshed). A call
 that fails in transport (the server died, the session was closed) is a `ToolError` the model
@@ -28,6 +31,9 @@ import anyio
 
 from agents.capabilities.mcp._arguments import arguments_check
 from agents.capabilities.mcp._keeper import session_group
+from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
+from agents.capabilities.mcp._sdk import load_sdk
+from agents.capabilities.mcp._sdk import loaded as sdk_loaded
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
@@ -64,31 +70,23 @@ class Connection:
         The host runs in the event loop's MCP task group (`agents.capabilities.mcp._keeper`), not
         under
         this task: past `connect_timeout` this returns the error at once, while the SDK's
-        teardown (its shielded shutdown grace, then terminate and kill) finishes there.
+        teardown (its shielded shutdown grace, then terminate and kill) finishes there. The
+        deadline covers loading the SDK on first use too (`agents.capabilities.mcp._sdk`).
         """
-        try:
-            from mcp import Client  # noqa: F401, PLC0415 (mcp: only agents given a server load it)
-        except ImportError as exc:  # not installed, or a 1.x SDK without `Client`
-            raise ImportError(
-                "MCP servers need the mcp SDK 2.3 or later: pip install 'agent-network[mcp]'"
-            ) from exc
         timeout = self.server.connect_timeout
         self._scope.deadline = anyio.current_time() + timeout
-        group = await session_group()
-        group.start_soon(self._host, name=f"MCP server {self.name}")
         try:
             with anyio.CancelScope(deadline=self._scope.deadline):
+                await load_sdk()
+                group = await session_group()
+                group.start_soon(self._host, name=f"MCP server {self.name}")
                 await self._settled.wait()
         except BaseException:  # cancelled while connecting: the host stops in the background
             self._abandon()
             raise
         if self._client is None:
             self._abandon()
-            error = (
-                self._connect_error
-                or self.failure
-                or TimeoutError(f"no answer within connect_timeout={timeout:g} s")
-            )
+            error = self._connect_error or self.failure or _timed_out(timeout)
             raise MCPServerError(
                 f"MCP server {self.name!r} could not be started or connected to: "
                 f"{_describe(error)}",
@@ -110,10 +108,13 @@ class Connection:
         Before the handshake is done, a failure is kept for `__aenter__` to raise. Nothing
         escapes this task: it shares its task group with every other session.
         """
-        from mcp import Client  # noqa: PLC0415 (mcp: checked by `__aenter__`)
+        from mcp import Client  # noqa: PLC0415 (mcp: loaded by `__aenter__`)
 
         started = False
+        ended = False  # the session's teardown ran to its end
         timeout = self.server.connect_timeout
+        # A stdio server carries a marker, so that a teardown cut short still kills it.
+        marker = new_marker() if self.server.command is not None else None
         # One deadline for the whole connection: starting the process (or opening the HTTP
         # session), the SDK's `server/discover` probe (which waits 10 s of its own before
         # falling back to the handshake) and the handshake. Lifted once connected. A scope
@@ -122,7 +123,7 @@ class Connection:
         try:
             with self._scope:
                 async with AsyncExitStack() as stack:
-                    target = await self.server.transport(stack)
+                    target = await self.server.transport(stack, marker)
                     # Each listing is bounded by the client's read timeout too.
                     client = Client(
                         target, client_info=_client_info(), read_timeout_seconds=timeout
@@ -138,7 +139,9 @@ class Connection:
                     started = True
                     self._settled.set()
                     await self._stop.wait()
+            ended = True
         except Exception as exc:
+            ended = True  # raised through the SDK's teardown, which ran to its end
             if started:
                 self.failure = exc
                 _log.warning("mcp_server_failed", server=self.name, error=_describe(exc))
@@ -146,6 +149,11 @@ class Connection:
                 self._connect_error = exc
         finally:
             self._client = None
+            if marker is not None:
+                if not ended:  # asyncio's own cancel cut the SDK's shielded teardown short
+                    killed = kill_marked(marker)
+                    _log.debug("mcp_server_killed", server=self.name, pids=killed)
+                forget(marker)
             self._settled.set()
             self._closed.set()
         _log.debug("mcp_server_closed", server=self.name)
@@ -236,6 +244,15 @@ class Connection:
         if self._client is None:
             raise MCPServerError(f"MCP server {self.name!r} is not connected", server=self.name)
         return self._client
+
+
+def _timed_out(timeout: float) -> TimeoutError:
+    if not sdk_loaded():  # the first connection of the process: the import is under way
+        return TimeoutError(
+            f"the mcp SDK did not finish loading within connect_timeout={timeout:g} s (it "
+            "loads once per process: import mcp at startup to keep it out of the deadline)"
+        )
+    return TimeoutError(f"no answer within connect_timeout={timeout:g} s")
 
 
 def _client_info() -> Any:

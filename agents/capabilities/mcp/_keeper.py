@@ -9,8 +9,11 @@ Hosted here, the opener gets its error at its deadline while the teardown finish
 
 Nothing is left unowned. The group lives as long as the event loop (a task the loop runs to the
 end: `asyncio.run` and anyio cancel it on their way out, trio cancels its system tasks when the
-main task returns), and a cancelled group still waits for each session's shielded teardown, so
-every server process is terminated, killed if need be, and reaped before the loop closes.
+main task returns), and a cancelled group still waits for each session's shielded teardown.
+asyncio's own cancellation goes through that shield, though, and `asyncio.run` cancels every
+task left, each session's too; a loop closed with its tasks pending never finishes them. Then
+the session kills its server at once, or the interpreter's exit does (`agents.mcp._orphans`):
+whatever the loop, no server process outlives the program.
 """
 
 from __future__ import annotations

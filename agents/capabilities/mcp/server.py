@@ -34,6 +34,7 @@ from types import TracebackType
 from typing import Any
 
 from agents.capabilities.mcp._connection import Connection
+from agents.capabilities.mcp._orphans import MARKER
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from agents.tools.tool import check_output_mapping
@@ -207,16 +208,20 @@ class MCPServer:
 
     # -- the transport the SDK client connects through -----------------------------------
 
-    async def transport(self, stack: AsyncExitStack) -> Any:
+    async def transport(self, stack: AsyncExitStack, marker: str | None = None) -> Any:
         """What `mcp.Client` connects to: stdio parameters, or an HTTP transport whose
-        httpx client (carrying `headers`) is closed by `stack`."""
+        httpx client (carrying `headers`) is closed by `stack`. A stdio server's environment
+        carries `marker` (`agents.capabilities.mcp._orphans`: how a teardown cut short finds it)."""
         if self.command is not None:
             from mcp import StdioServerParameters  # noqa: PLC0415 (mcp)
 
+            env = dict(self.env or {})
+            if marker is not None:
+                env[MARKER] = marker
             return StdioServerParameters(
                 command=self.command,
                 args=self.args,
-                env=self.env,
+                env=env or None,
                 cwd=None if self.cwd is None else os.fspath(self.cwd),
             )
         import httpx2  # noqa: PLC0415 (the SDK's HTTP client, a dependency of mcp)

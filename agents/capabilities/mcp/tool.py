@@ -62,6 +62,7 @@ class MCPTool(Tool):
         self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
         self._check_outputs()
         self.requires_confirmation = False
+        self.private_errors = False  # a server's errors arrive as its text, not exceptions
         self.guardrails = None
         self.timeout = timeout
         self._call_async = True

@@ -21,6 +21,10 @@ sub-run of the supervisor's run (`network.run.subrun`):
 
 The tool's result is the sub-run's typed output when its last agent has one, else its final
 text. A sub-run that fails, or that a usage limit stops, is an error result the model reads.
+Its failure is screened as a run's own is: the library's errors are read as they are; any
+other exception (a router's, a delegate model's, a hook's: it may carry a connection string)
+is `internal error (reference err_...)` to the model, in the tool result and SUBAGENT_ERROR
+the client sees, and in the stored conversation, and is logged whole under that reference.
 
 Decisions where the issue is silent: the sub-run's id is its `subagent_run_id` (one per tool
 call; a continued sub-run keeps it); a missing `state_in` source key is left out (the
@@ -37,7 +41,7 @@ import anyio
 
 from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
-from network.errors import ToolError
+from network.errors import AgentNetworkError, ToolError
 from network.history.messages import message_list_adapter
 from network.network import Network
 from network.run.context import AgentLike, NetworkLike, RunContext
@@ -45,6 +49,7 @@ from network.run.inputs import Resume
 from network.run.interrupts import Interrupt
 from network.run.options import RunOptions
 from network.run.result import RunResult, Stop, StopReason
+from network.run.screening import INTERNAL_ERROR, screened
 from network.run.streaming import best_effort
 from network.run.subrun import ChildBudget, SubrunTool, new_subrun_id
 from network.state.state import State
@@ -175,17 +180,16 @@ class _SubrunCall:
                 return _HELD
             output = self._finish(result)
         except BaseException as error:
+            text = _error_text(error, run_id, spec.name)
             # The client is told the sub-agent's segment ended, however it ended.
             if emitter.active:  # each sink on its own: a client that left is told nothing
                 with anyio.CancelScope(shield=True):
                     await best_effort(
                         emitter.sinks,
-                        events.subagent_error(run_id, _error_text(error), type(error).__name__),
+                        events.subagent_error(run_id, text, _error_code(error)),
                     )
             if isinstance(error, Exception) and not isinstance(error, ToolError):
-                raise ToolError(
-                    f"{spec.label} failed: {_error_text(error)}", tool=spec.name
-                ) from error
+                raise ToolError(f"{spec.label} failed: {text}", tool=spec.name) from error
             raise
         if emitter.active:
             await emitter.emit(events.subagent_finished(run_id, result=_json_safe(output)))
@@ -313,10 +317,21 @@ def _stopped_of(network: NetworkLike, interrupt: Interrupt) -> RunResult:
     )
 
 
-def _error_text(error: BaseException) -> str:
+def _error_text(error: BaseException, run_id: str, tool: str) -> str:
+    """What the supervisor's model, its tool result and the client read of a sub-run's
+    failure: screened as a run's own failure is (`network.run.screening`): the library's
+    errors as they are, any other exception (a router's, a delegate model's, a hook's) an
+    `internal error (reference err_...)`, logged whole under that reference."""
     if isinstance(error, anyio.get_cancelled_exc_class()):
         return "cancelled"
-    return str(error) or type(error).__name__
+    return screened(error, subagent_run_id=run_id, tool=tool)
+
+
+def _error_code(error: BaseException) -> str:
+    """SUBAGENT_ERROR's code: the library error's class, as RUN_ERROR's; else internal."""
+    if isinstance(error, AgentNetworkError | anyio.get_cancelled_exc_class()):
+        return type(error).__name__
+    return INTERNAL_ERROR
 
 
 def _json_safe(value: Any) -> Any:

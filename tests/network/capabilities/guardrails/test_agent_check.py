@@ -3,6 +3,7 @@ nothing of the tripped call is committed (state, history, output_key, the thread
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,36 @@ async def test_a_blocking_guardrail_runs_before_the_model_is_asked() -> None:
     result = await Network("n", agents=[agent]).run("hi")
     assert result.stop_reason == "guardrail" and result.guardrail.guardrail == "strict"
     assert model.started == 0
+
+
+@pytest.mark.parametrize("blocking", [True, False], ids=["before the call", "beside it"])
+async def test_a_slow_sync_guardrail_never_blocks_the_event_loop(blocking: bool) -> None:
+    # The check waits for an event that only another task of the same event loop sets: run
+    # on the loop, it would wait its whole 10 s with the loop stalled, and say so.
+    released = threading.Event()
+    ticks: list[int] = []
+    seen: list[bool] = []
+
+    @input_guardrail(blocking=blocking)
+    def slow(ctx: Any, text: str) -> GuardrailResult:
+        seen.append(released.wait(timeout=10))
+        return GuardrailResult.allow()
+
+    agent = Agent("a", model=ScriptedModel(["fine"]), input_guardrails=[slow])
+    network = Network("n", agents=[agent])
+
+    async def ticker() -> None:
+        while not released.is_set():
+            ticks.append(1)
+            if len(ticks) == 5:  # the loop went round five times while the check ran
+                released.set()
+            await anyio.sleep(0.01)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(ticker)
+        result = await network.run("hi")
+    assert seen == [True] and len(ticks) >= 5
+    assert result.output == "fine"
 
 
 async def test_input_guardrails_run_once_per_run_at_the_agents_first_call() -> None:

@@ -3,8 +3,10 @@ sees it; a rejection is the result the model reads, a trip stops the run."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, call, tool
@@ -122,3 +124,37 @@ async def test_a_tool_guardrails_trip_undoes_what_the_call_wrote_before_it() -> 
     result = await agent.run("ship me")
     assert result.stop_reason == "guardrail"
     assert "started" not in result and result.state.kv.take_ops() == []
+
+
+async def test_slow_sync_tool_guardrails_run_off_the_event_loop() -> None:
+    # Each check waits for an event that only a task of the same event loop sets: run on the
+    # loop, it would wait its whole 10 s with the loop stalled, and say so.
+    gates: list[threading.Event] = []
+    waited: list[bool] = []
+
+    def wait_for_the_loop(ctx: Any, check: ToolCallCheck) -> GuardrailResult:
+        gate = threading.Event()
+        gates.append(gate)
+        waited.append(gate.wait(timeout=10))
+        return GuardrailResult.allow()
+
+    @tool(
+        input_guardrails=[tool_input_guardrail(wait_for_the_loop, name="before")],
+        output_guardrails=[tool_output_guardrail(wait_for_the_loop, name="after")],
+    )
+    def ping() -> str:
+        """Ping."""
+        return "pong"
+
+    agent = Agent("a", tools=[ping], model=ScriptedModel([[call("ping")], "done"]))
+
+    async def open_the_gates() -> None:
+        while len(waited) < 2:
+            for gate in gates:
+                gate.set()
+            await anyio.sleep(0.01)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(open_the_gates)
+        result = await agent.run("ping")
+    assert waited == [True, True] and result.output == "done"
