@@ -130,9 +130,11 @@ def main() -> None:
                 with urllib.request.urlopen(request, timeout=COMPLETION_TIMEOUT_S) as reply:
                     answer = json.loads(reply.read())
             except (OSError, urllib.error.HTTPError) as error:
-                if server.poll() is not None:
-                    crashed("on its first completion")
-                fail(f"the completion request failed: {error}", log())
+                try:  # a server that died mid-request may not be reaped yet: give it a moment
+                    server.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    fail(f"the completion request failed: {error}", log())
+                crashed("on its first completion")
             text = answer["choices"][0]["message"].get("content") or ""
             if not text.strip():
                 fail(f"the completion came back empty: {json.dumps(answer)[:500]}", log())
