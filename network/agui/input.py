@@ -40,10 +40,17 @@ def parse(body: bytes) -> Any:
             for e in exc.errors(include_url=False)[:5]
         )
         raise RequestError(422, "invalid_request", f"not a RunAgentInput: {problems}") from exc
-    try:  # the thread stores' rules, so an id the server takes is one any store can keep
-        check_id("threadId", run_input.thread_id)
-    except InvalidIdError as exc:
-        raise RequestError(422, "invalid_thread_id", str(exc), key="threadId") from exc
+    # The thread stores' rules, so an id the server takes is one any store can keep: the run
+    # id is written with every commit of the run, so one a store refuses (a NUL on
+    # PostgreSQL) would fail them all after the model was paid for.
+    for field, value, code in (
+        ("threadId", run_input.thread_id, "invalid_thread_id"),
+        ("runId", run_input.run_id, "invalid_run_id"),
+    ):
+        try:
+            check_id(field, value)
+        except InvalidIdError as exc:
+            raise RequestError(422, code, str(exc), key=field) from exc
     return run_input
 
 

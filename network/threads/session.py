@@ -150,8 +150,10 @@ class ThreadSession:
     def attach(self, ctx: RunContext) -> None:
         """Commit for the run `ctx` (built on `self.state`): its id, and what it stops on
         (approvals, client tool calls), kept with the thread. `execute` does it; a caller that
-        drives the run itself with `sink` among its sinks (the AG-UI server) calls it first."""
-        self.run_id = ctx.run_id
+        drives the run itself with `sink` among its sinks (the AG-UI server) calls it first.
+        The run id goes with every commit, so it follows the identifier rules: one a store
+        refuses is `InvalidIdError` here, before the run pays for anything."""
+        self.run_id = check_id("run_id", ctx.run_id)
         self._ctx = ctx
         ctx.persisted = True
 
