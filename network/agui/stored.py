@@ -395,6 +395,10 @@ async def open_stored_run(
         state.append_messages(fresh)
         if checked.context is not None:
             state.kv.set(CONTEXT_KEY, checked.context)
+        session.run_id = run_input.run_id
+        # The user's message is the thread's from now on: a run killed before its first
+        # agent call commits must not lose it (the lease keeps other runs away meanwhile).
+        await _guarded("append_results", session.keep_input())
         ctx = RunContext(
             network=network,
             state=state,

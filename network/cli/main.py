@@ -50,6 +50,7 @@ from network.cli.reload import ReloadingApp
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
 from network.network import Network
+from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,6 +73,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL|PATH",
         help="run every thread on this thread store: a database URL (postgresql://...), an "
         "SQLite path or sqlite:PATH (default: threads in this process's memory)",
+    )
+    serve.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=DEFAULT_LEASE_TTL,
+        metavar="SECONDS",
+        help="with --store: how long a run's lease on its thread lasts without renewal, so how "
+        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
     )
     add_endpoint_options(serve)
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
@@ -180,7 +189,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _quiet_logs()
     warn_if_exposed(args.host, "the AG-UI server")
     try:
-        asgi = app(network, path=args.path, store=store)
+        check_ttl(args.lease_ttl)
+    except ConfigurationError as exc:
+        raise CLIError(f"--lease-ttl: {exc}") from exc
+    try:
+        asgi = app(network, path=args.path, store=store, lease_ttl=args.lease_ttl)
     except ConfigurationError as exc:  # a URL no store supports
         raise CLIError(f"--store: {exc}") from exc
     where = "in memory" if store is None else "on the thread store"

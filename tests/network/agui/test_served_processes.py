@@ -40,11 +40,13 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(network: str, store: str, env: dict[str, str] | None = None) -> Iterator[Any]:
+def serve(
+    network: str, store: str, env: dict[str, str] | None = None, *, lease_ttl: float = 30
+) -> Iterator[Any]:
     """An `agent-network serve --store` process; yields it (with `.url`); killed after."""
     port = _free_port()
     command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
-    command += ["--store", store, "--port", str(port)]
+    command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     process = subprocess.Popen(
         command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -190,3 +192,50 @@ def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_p
         after = turn(two.url, "shared", message="now me")
     assert after["finished"] and texts(after)[0] == ("user", "wait for it")
     assert len(list(gate.glob("started-*"))) == 2  # the refused runs never reached the tool
+
+
+def test_the_users_message_is_kept_when_the_server_dies_before_the_first_commit(
+    store: str, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    env = {GATE_ENV: str(gate)}
+    with serve("gated", store, env, lease_ttl=1) as server:
+        running = subprocess.Popen(
+            turn_command(server.url, "kept", message="remember me"),
+            cwd=CLIENT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not list(gate.glob("started-*")):  # the first agent call's tool is running
+                assert running.poll() is None, running.communicate()
+                assert time.monotonic() < deadline, "the run never reached its tool"
+                time.sleep(0.05)
+            server.kill()  # kill -9: the agent call never commits
+            server.wait(10)
+        finally:
+            running.kill()
+            running.communicate(timeout=30)
+    thread = anyio.run(_read_thread, store, "kept")
+    assert thread is not None and not thread.results  # no agent call was committed
+    assert [(m.role, m.content) for m in thread.messages] == [("user", "remember me")]
+    (gate / "release").touch()
+    time.sleep(1.2)  # the dead process's lease (1 s) runs out
+    with serve("gated", store, env, lease_ttl=1) as second:
+        after = turn(second.url, "kept", message="and now?")
+    assert after["finished"], after
+    assert [(role, text) for role, text in texts(after) if role == "user"] == [
+        ("user", "remember me"),
+        ("user", "and now?"),
+    ]
+
+
+async def _read_thread(store: str, thread_id: str) -> Any:
+    opened = SQLStore(store if "://" in store else f"sqlite+aiosqlite:///{store}")
+    try:
+        return await opened.get_thread(thread_id)
+    finally:
+        await opened.close()
