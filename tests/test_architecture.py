@@ -44,10 +44,11 @@ LAYERS: dict[str, int] = {
     "network.drawing": 7,
     "network.network": 7,
     "network": 7,  # the package itself: network/__init__.py, the facade
-    "network.agui": 8,
-    "network.mcp": 8,
-    "network.devui": 9,
-    "network.cli": 10,
+    "network.serving": 8,  # what every protocol server needs: principals, admission, limits
+    "network.agui": 9,
+    "network.mcp": 9,
+    "network.devui": 10,
+    "network.cli": 11,
 }
 
 

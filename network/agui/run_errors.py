@@ -14,6 +14,7 @@ holds it back and sends the client's version once the exception is known.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -41,14 +42,23 @@ def log_failure(error: BaseException, run_id: str, reference: str) -> None:
 
 
 class ErrorScreen:
-    """A sink passing every event on to `sink` except RUN_ERROR, which `report` sends."""
+    """A sink passing every event on to `sink` except RUN_ERROR, which `report` sends.
 
-    def __init__(self, sink: EventSink) -> None:
+    `stopped`: when it says the run was stopped from outside (its lease lost), the run's
+    RUN_FINISHED (a cancelled run's) is held back too, and `report` sends the RUN_ERROR of the
+    error that stopped it instead.
+    """
+
+    def __init__(self, sink: EventSink, stopped: Callable[[], bool] | None = None) -> None:
         self.sink = sink
+        self.stopped = stopped
         self.held: Any = None
 
     async def __call__(self, event: Any) -> None:
-        if event.type == "RUN_ERROR":
+        kind = event.type
+        if kind == "RUN_ERROR" or (
+            kind == "RUN_FINISHED" and self.stopped is not None and self.stopped()
+        ):
             self.held = event
             return
         await self.sink(event)
@@ -58,6 +68,9 @@ class ErrorScreen:
         if self.held is None:
             return
         event = self.held
+        if event.type == "RUN_FINISHED":  # stopped from outside: the error says why
+            name = type(error).__name__
+            event = events.run_error(f"{name}: {error}", code=name)
         if not isinstance(error, AgentNetworkError):
             reference = new_id("err_")
             log_failure(error, run_id, reference)

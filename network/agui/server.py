@@ -269,10 +269,15 @@ class _EventResponse:
     async def _run_stored(self, sink: Any, run: StoredRun) -> Any:
         ctx = self.ctx
         replay = ConversationReplay(sink, ctx.state.messages, run.stored_messages)
-        screen = ErrorScreen(replay if run.replay else sink)
+        lease = run.lease
+        screen = ErrorScreen(replay if run.replay else sink, stopped=lambda: lease.lost)
         try:
             # The session's sink first: a client that sees STEP_FINISHED knows the call is saved.
-            return await self.network.execute(ctx, sinks=[run.session.sink, screen])
+            # Behind the lease: a run whose lease is lost stops there and commits nothing more.
+            with lease.guarding():
+                return await self.network.execute(
+                    ctx, sinks=[lease.committing(run.session.sink), screen, lease.after_event]
+                )
         except Exception as error:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)

@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
-
-import anyio
 
 from network.agui.declared_tools import CONTEXT_KEY
 from network.agui.errors import RequestError
@@ -53,6 +52,7 @@ from network.run.context import NetworkLike, RunContext
 from network.run.emitter import EventSink
 from network.run.interrupts import AlreadyAnsweredError, Interrupt
 from network.run.thread_ref import ThreadRef
+from network.serving.lease import HeldLease
 from network.threads.ids import check_id
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 from network.threads.resolve import open_store
@@ -130,7 +130,7 @@ class Claimed:
 
     record: ThreadRecord
     user_id: str
-    holder: str  # the lease's holder id
+    lease: HeldLease
     stored: bool  # the thread existed before this request
 
 
@@ -175,6 +175,7 @@ class StoredThreads:
         thread = await self._read(thread_id)
         _check_owner(thread, thread_id, app, user)
         holder = new_id("lease_")
+        asked = time.time()
         if not await _guarded("claim", self.leases.claim(thread_id, holder, self.lease_ttl)):
             if thread is None:  # created meanwhile: by someone this request may not see?
                 _check_owner(await self._read(thread_id), thread_id, app, user)
@@ -183,6 +184,7 @@ class StoredThreads:
                 "thread_busy",
                 f"thread {thread_id!r} has a run under way; wait for it to finish",
             )
+        lease = HeldLease(self.leases, thread_id, holder, self.lease_ttl, granted_at=asked)
         try:
             thread = await self._read(thread_id)  # what the lease now protects
             _check_owner(thread, thread_id, app, user)
@@ -194,31 +196,10 @@ class StoredThreads:
                 if pending is None:
                     pending = list(self.remembered.get(thread_id, ([], 0))[0])
                 record.interrupts = pending
-            return Claimed(record, user, holder, stored=thread is not None)
+            return Claimed(record, user, lease, stored=thread is not None)
         except BaseException:
-            await self.release(thread_id, holder)
+            await lease.release()
             raise
-
-    async def renew(self, thread_id: str, holder: str) -> None:
-        """Keep the lease while the run goes on (run in the response's task group)."""
-        while True:
-            await anyio.sleep(self.lease_ttl / 3)
-            try:
-                kept = await self.leases.renew(thread_id, holder, self.lease_ttl)
-            except Exception as error:  # the store is down: the commit will say so too
-                log.warning("agui.lease_renew_failed", thread_id=thread_id, error=repr(error))
-                continue
-            if not kept:
-                log.warning("agui.lease_lost", thread_id=thread_id)
-                return
-
-    async def release(self, thread_id: str, holder: str) -> None:
-        """End the run's lease (shielded: also when the run is being cancelled)."""
-        with anyio.CancelScope(shield=True):
-            try:
-                await self.leases.release(thread_id, holder)
-            except Exception as error:  # it expires on its own
-                log.warning("agui.lease_release_failed", thread_id=thread_id, error=repr(error))
 
     def remember(self, thread_id: str, interrupts: list[Interrupt]) -> None:
         """Keep the pending interrupts of a thread whose store does not (bounded: the least
@@ -339,13 +320,18 @@ class StoredRun:
     def record(self) -> ThreadRecord:
         return self.claimed.record
 
+    @property
+    def lease(self) -> HeldLease:
+        """The run's lease on its thread."""
+        return self.claimed.lease
+
     async def keep_lease(self) -> None:
-        """Renew the lease until the response's task group ends."""
-        await self.threads.renew(self.record.thread_id, self.claimed.holder)
+        """Renew the lease until the response's task group ends (or the lease is lost)."""
+        await self.claimed.lease.keep()
 
     async def release(self) -> None:
         """Release the lease (the session's store stays open: it is the server's)."""
-        await self.threads.release(self.record.thread_id, self.claimed.holder)
+        await self.claimed.lease.release()
 
 
 async def open_stored_run(
@@ -361,6 +347,7 @@ async def open_stored_run(
     store, or raise the `RequestError` that refuses it (the lease then released)."""
     thread_id = run_input.thread_id
     claimed = await threads.claim(network, thread_id, principal)
+    claimed.lease.run_id = run_input.run_id
     try:
         record = claimed.record
         checked = check_request(
@@ -413,7 +400,7 @@ async def open_stored_run(
         session.attach(ctx)  # its commits keep what the run stops on with the thread
         return StoredRun(threads, claimed, session, ctx, replay, stored_messages)
     except BaseException:
-        await threads.release(thread_id, claimed.holder)
+        await claimed.lease.release()
         raise
 
 

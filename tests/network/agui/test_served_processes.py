@@ -5,6 +5,9 @@
   continues them; a pending approval is answered after the restart, exactly once.
 - Two server processes on one PostgreSQL: while a run is under way on a thread in one, a
   second run on that thread is refused with 409 by either process (the store's lease).
+- A server paused past its lease (SIGSTOP) loses the thread to another process; when it
+  wakes (SIGCONT) its run stops before calling the tool its model asked for.
+- A server killed before its run's first commit leaves the user's message in the thread.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -26,7 +30,7 @@ import httpx
 import pytest
 
 from network.threads import SQLStore
-from tests.network.agui.served_networks import GATE_ENV, PAY_LOG_ENV
+from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
 
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -239,3 +243,52 @@ async def _read_thread(store: str, thread_id: str) -> Any:
         return await opened.get_thread(thread_id)
     finally:
         await opened.close()
+
+
+def test_a_run_that_lost_its_lease_stops_before_its_tool_runs(store: str, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    charges = tmp_path / "charges.log"
+    env = {GATE_ENV: str(gate), CHARGE_LOG_ENV: str(charges)}
+    with (
+        serve("ledger", store, env, lease_ttl=1) as paused,
+        serve("ledger", store, env, lease_ttl=1) as other,
+    ):
+        first = subprocess.Popen(
+            turn_command(paused.url, "bill", message="charge me"),
+            cwd=CLIENT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not (gate / f"thinking-{paused.pid}").exists():  # its model call is in flight
+                assert first.poll() is None, first.communicate()
+                assert time.monotonic() < deadline, "the first run never called its model"
+                time.sleep(0.05)
+            paused.send_signal(signal.SIGSTOP)
+            time.sleep(1.5)  # past its lease: the thread is free for another process
+            (gate / "release").touch()
+            taken = turn(other.url, "bill", message="charge me, again")
+            assert taken["finished"], taken
+            assert charges.read_text().splitlines() == [f"{other.pid} charged"]
+        finally:
+            paused.send_signal(signal.SIGCONT)
+        out, _ = first.communicate(timeout=60)
+        time.sleep(0.5)  # anything the woken run would still do, it has done by now
+        seen = json.loads(out)
+        paused.kill()
+        log = paused.communicate(timeout=10)[0].decode()
+    # the woken run never called the tool its model asked for, and said why it stopped
+    assert charges.read_text().splitlines() == [f"{other.pid} charged"]
+    assert seen["error"] and seen["error"]["code"] == "LeaseLostError", seen
+    assert "lost its lease on thread 'bill'" in seen["error"]["message"]
+    assert seen["finished"] is None
+    assert "serving.lease_lost" in log
+    thread = anyio.run(_read_thread, store, "bill")
+    assert [m.content for m in thread.messages if m.role == "user"] == [
+        "charge me",
+        "charge me, again",
+    ]
+    assert [r.agent for r in thread.results] == ["cashier", "cashier"]  # the other's run only
