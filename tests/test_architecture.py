@@ -408,10 +408,16 @@ TESTED_THROUGH = {
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
     # the AG-UI server's checks of a request, each refusal driven over HTTP
     "network.agui.auth": "tests/network/agui/test_hostile_requests.py",
-    "network.agui.content_type": "tests/network/agui/test_hostile_requests.py",
     "network.agui.declared_tools": "tests/network/agui/test_hostile_requests.py",
-    "network.agui.errors": "tests/network/agui/test_hostile_requests.py",
     "network.agui.run_errors": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.content_type": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.errors": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.registry": "tests/network/agui/test_memory_bounds.py",
+    # the serving layer's admission, through a protocol built on it alone, on every store
+    "network.serving.admission": "tests/network/serving/test_threads.py",
+    "network.serving.stored": "tests/network/serving/test_threads.py",
+    "network.serving.client_writes": "tests/network/agui/test_server.py",
+    "network.mcp.arguments": "tests/network/mcp/test_threaded.py",  # the tool's arguments
     "network.agui.tool_results": "tests/network/agui/test_hostile_requests.py",
     "network.agui.client_state": "tests/network/agui/test_server.py",
     "network.agui.input": "tests/network/agui/test_server.py",

@@ -53,7 +53,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from network.agui.registry import ThreadRegistry
 from network.agui.server import app as agui_app
 from network.devui.acting_user import ByActingUser, user_from_header
 from network.devui.branching import fork_view, rewind_view
@@ -65,6 +64,7 @@ from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
 from network.network import Network
+from network.serving.registry import ThreadRegistry
 from network.threads.ids import check_id
 from network.threads.urls import store_url
 

@@ -18,9 +18,13 @@ commits nothing more. User code that is running when the process pauses (a tool 
 awaits) cannot be stopped in the middle; it is cancelled at its next await.
 
 The cancellation never lands in the middle of an event's delivery: `committing` opens each
-event and `after_event`, the run's last sink, closes it, and a lease lost meanwhile cancels
-the run only once the event reached every sink. A client thus never misses an event whose
-closing counterpart the run's end sends (a TOOL_CALL_END without its TOOL_CALL_START).
+event and `after_event`, the run's last sink, closes it. A lease lost meanwhile cancels the
+run once the event reached every sink, and the cancellation is raised right there, at the
+end of that event, before the run does anything after it (a tool call about to start, even
+one that is plain Python with no await to be cancelled at). Once the lease is lost, the run's
+other sinks (`delivering`: the client's) get every event it still emits whole. A client thus
+never misses an event whose closing counterpart the run's end sends (a TOOL_CALL_END without
+its TOOL_CALL_START, a STEP_FINISHED without its STEP_STARTED).
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ class HeldLease:
         self.lost = False
         self._scope: anyio.CancelScope | None = None
         self._delivering = 0  # events between `committing` and `after_event`
+        self._stopped = False  # the run was cancelled at the end of an event
 
     def expired(self) -> bool:
         """Whether the lease is lost: taken by another holder, or run out by this process's
@@ -134,12 +139,30 @@ class HeldLease:
 
         return guarded
 
+    def delivering(self, sink: EventSink) -> EventSink:
+        """`sink` (one of the run's own: the client's), delivering whole every event the run
+        still emits once the lease is lost (its closing events, and the one under way when
+        the cancellation came), so the cancellation lands in the run's own work, never
+        between an event's bookkeeping and its delivery."""
+
+        async def delivered(event: Any) -> None:
+            if not self.lost:
+                await sink(event)
+                return
+            with anyio.CancelScope(shield=True):
+                await sink(event)
+
+        return delivered
+
     async def after_event(self, event: Any) -> None:
         """The run's last sink: the event was delivered; a lease lost meanwhile now cancels
-        the run."""
+        the run, right here, before the run does anything after this event (a tool that is
+        plain Python would otherwise run before the cancellation reached an await)."""
         self._delivering = max(0, self._delivering - 1)
-        if self.lost and not self._delivering:
+        if self.lost and not self._delivering and not self._stopped:
+            self._stopped = True
             self._cancel()
+            await anyio.lowlevel.checkpoint()  # raises the cancellation (unless shielded)
 
     @contextlib.contextmanager
     def guarding(self) -> Iterator[None]:

@@ -64,20 +64,23 @@ async def test_a_lease_run_out_by_the_clock_stops_the_run_at_its_next_event() ->
         await anyio.sleep(0)  # a checkpoint, where a cancellation would land
         delivered.append(event)
 
-    sinks = [lease.committing(commit), client, lease.after_event]
+    sinks = [lease.committing(commit), lease.delivering(client), lease.after_event]
 
     async def emit(event: str) -> None:
         for sink in sinks:
             await sink(event)
 
+    work: list[str] = []
     with pytest.raises(LeaseLostError), lease.guarding():
         await emit("first")
         time.sleep(0.1)  # the process is paused past its lease (no await: no renewal)
-        await emit("tool call starts")  # noticed here: delivered, not committed
-        await emit("never")  # cancelled before this one
+        await emit("tool call starts")  # noticed here: delivered whole, not committed,
+        work.append("tool ran")  # and the run is stopped at its end: a plain tool never runs
     assert committed == ["first"]
     assert delivered == ["first", "tool call starts"]
-    assert lease.lost
+    assert work == [] and lease.lost
+    await lease.delivering(client)("closing")  # what the run's end still sends is delivered
+    assert delivered[-1] == "closing"
 
 
 async def test_a_lost_lease_stays_lost_and_its_renewal_stops() -> None:
