@@ -42,7 +42,6 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -50,6 +49,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from network.agui.capabilities import capabilities
+from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
 from network.agui.input import check_request, parse
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
@@ -61,7 +61,6 @@ from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.streaming import EventStream
 from network.serving.admission import Admission
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
@@ -75,6 +74,7 @@ if TYPE_CHECKING:
     from network.continuing import RunnableNetwork
 
 log = LazyLogger("agent_network.agui")
+EVENT_STREAM = b"text/event-stream"  # ag_ui.encoder.EventEncoder's content type
 
 
 def app(
@@ -211,10 +211,11 @@ class _Server:
 
 
 class _EventResponse:
-    """Streams one run as SSE frames; always releases the thread when done.
+    """Streams one run as SSE frames, written in batches (`network.agui.frames`); always
+    releases the thread when done.
 
-    Written as a plain ASGI callable rather than a StreamingResponse so that the event
-    iterator is closed in this task when the client goes away (cancelling the run at once).
+    Written as a plain ASGI callable rather than a StreamingResponse: the run goes on in this
+    task, so a client that goes away cancels it at once.
     """
 
     def __init__(
@@ -225,6 +226,7 @@ class _EventResponse:
         self.record = admission.record
         self.ctx = ctx
         self.replay = replay  # the client lacks some of the stored conversation: send it
+        self.released = False
 
     async def _note_calls(self, event: Any) -> None:
         kind = event.type
@@ -252,14 +254,14 @@ class _EventResponse:
             raise
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        encoder = EventEncoder()
+        frames = FrameWriter(send)
         try:
             await send(
                 {
                     "type": "http.response.start",
                     "status": 200,
                     "headers": [
-                        (b"content-type", encoder.get_content_type().encode()),
+                        (b"content-type", EVENT_STREAM),
                         (b"cache-control", b"no-cache"),
                         (b"x-accel-buffering", b"no"),
                     ],
@@ -267,20 +269,24 @@ class _EventResponse:
             )
             async with anyio.create_task_group() as group:
                 group.start_soon(_cancel_on_disconnect, receive, group.cancel_scope)
-                async with EventStream(self._run) as events:
-                    try:
-                        async for event in events:
-                            frame = encoder.encode(event).encode()
-                            await send(
-                                {"type": "http.response.body", "body": frame, "more_body": True}
-                            )
-                    except Exception as error:  # the stream already ended with RUN_ERROR
-                        log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
+                group.start_soon(frames.write)
+                try:  # the run in this task: a client that goes away cancels it at once
+                    await self._run(frames.sink)
+                except Exception as error:  # the stream already ended with RUN_ERROR
+                    log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
+                # The thread is free before the client reads the end of the run: its next
+                # request, sent as soon as it has, must not find the thread busy.
+                await self._release()
+                await frames.close()  # the rest, and the end of the body
                 group.cancel_scope.cancel()
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away while we were writing
             pass
         finally:
+            await self._release()
+
+    async def _release(self) -> None:
+        if not self.released:
+            self.released = True
             await self.admission.release()
 
 

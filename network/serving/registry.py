@@ -164,15 +164,22 @@ class ThreadRegistry:
         self._evict(keep=record)
 
     def _evict(self, keep: ThreadRecord) -> None:
-        if len(self._records) <= self.max_threads and self._bytes <= self.max_bytes:
-            return
-        for thread_id, record in list(self._records.items()):
-            if len(self._records) <= self.max_threads and self._bytes <= self.max_bytes:
-                return
+        """Forget the least recently used idle threads until within the limits: from the
+        oldest end, one at a time (never a copy of the whole map: a full registry admits a
+        thread at the same cost as an empty one)."""
+        records = self._records
+        skipped: list[ThreadRecord] = []  # busy ones (and `keep`), put back where they were
+        while records and (
+            len(records) + len(skipped) > self.max_threads or self._bytes > self.max_bytes
+        ):
+            _, record = records.popitem(last=False)
             if record.busy or record is keep:
+                skipped.append(record)
                 continue
-            del self._records[thread_id]
             self._bytes -= record.size
+        for record in reversed(skipped):
+            records[record.thread_id] = record
+            records.move_to_end(record.thread_id, last=False)
 
     def owned_by(self, principal: str | None) -> list[str]:
         """The ids of the threads `principal` created, most recently used first."""

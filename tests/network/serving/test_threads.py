@@ -221,3 +221,17 @@ async def test_the_users_message_is_kept_when_the_run_fails(store: Any) -> None:
     assert "hunter2" not in failed["error"]["message"]
     thread = await store.get_thread("f")
     assert [m.content for m in thread.messages] == ["remember me"]
+
+
+def test_a_full_registry_forgets_its_oldest_idle_thread_and_keeps_busy_ones() -> None:
+    from network.serving.registry import ThreadRecord, ThreadRegistry
+
+    registry = ThreadRegistry(max_threads=3)
+    busy = ThreadRecord("busy", run_id="running")
+    registry.admit(busy)
+    for name in ("a", "b", "c", "d"):
+        registry.admit(ThreadRecord(name))
+    assert list(registry._records) == ["busy", "c", "d"]  # a, b forgotten; busy kept in place
+    busy.run_id = None
+    registry.admit(ThreadRecord("e"))
+    assert list(registry._records) == ["c", "d", "e"]
