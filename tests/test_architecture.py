@@ -533,7 +533,13 @@ def test_every_test_file_the_repository_names_exists() -> None:
     named = re.compile(r"\btests/[\w/]+?\.py\b")
     texts = [*DOCUMENTS, ROOT / "pyproject.toml", *(ROOT / "benchmarks").glob("*.md")]
     for package in (*PACKAGES, "benchmarks", "scripts"):  # examples name files they generate
-        texts += sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+        found = sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+        # not the peers' environments (benchmarks/.venv-*, node_modules): other projects' files
+        texts += [
+            f
+            for f in found
+            if not any(p.startswith(".venv") or p == "node_modules" for p in f.parts)
+        ]
     missing = sorted(
         f"{text.relative_to(ROOT).as_posix()}: {path}"
         for text in texts
