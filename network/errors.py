@@ -255,6 +255,22 @@ class ThreadStoreError(ThreadError):
         self.operation = operation
 
 
+class LeaseLostError(ThreadError):
+    """A served run lost its thread's run lease (it expired while the process was paused or
+    cut off from the store, and another run may have taken the thread), so it was stopped
+    before doing anything more: no further model or tool call, no further commit.
+
+    Attributes:
+        thread_id: the thread.
+        run_id: the run that was stopped.
+    """
+
+    def __init__(self, message: str, *, thread_id: str, run_id: str | None) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.run_id = run_id
+
+
 class AgentNetworkWarning(UserWarning):
     """Base class of the warnings this library emits (filter them with `warnings`)."""
 

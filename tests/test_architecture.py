@@ -45,10 +45,11 @@ LAYERS: dict[str, int] = {
     "network.drawing": 7,
     "network.network": 7,
     "network": 7,  # the package itself: network/__init__.py, the facade
-    "network.agui": 8,
-    "network.mcp": 8,
-    "network.devui": 9,
-    "network.cli": 10,
+    "network.serving": 8,  # what every protocol server needs: principals, admission, limits
+    "network.agui": 9,
+    "network.mcp": 9,
+    "network.devui": 10,
+    "network.cli": 11,
 }
 
 
@@ -482,10 +483,16 @@ TESTED_THROUGH = {
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
     # the AG-UI server's checks of a request, each refusal driven over HTTP
     "network.agui.auth": "tests/network/agui/test_hostile_requests.py",
-    "network.agui.content_type": "tests/network/agui/test_hostile_requests.py",
     "network.agui.declared_tools": "tests/network/agui/test_hostile_requests.py",
-    "network.agui.errors": "tests/network/agui/test_hostile_requests.py",
     "network.agui.run_errors": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.content_type": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.errors": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.registry": "tests/network/agui/test_memory_bounds.py",
+    # the serving layer's admission, through a protocol built on it alone, on every store
+    "network.serving.admission": "tests/network/serving/test_threads.py",
+    "network.serving.stored": "tests/network/serving/test_threads.py",
+    "network.serving.client_writes": "tests/network/agui/test_server.py",
+    "network.mcp.arguments": "tests/network/mcp/test_threaded.py",  # the tool's arguments
     "network.agui.tool_results": "tests/network/agui/test_hostile_requests.py",
     "network.agui.client_state": "tests/network/agui/test_server.py",
     "network.agui.input": "tests/network/agui/test_server.py",
@@ -601,7 +608,13 @@ def test_every_test_file_the_repository_names_exists() -> None:
     named = re.compile(r"\btests/[\w/]+?\.py\b")
     texts = [*DOCUMENTS, ROOT / "pyproject.toml", *(ROOT / "benchmarks").glob("*.md")]
     for package in (*PACKAGES, "benchmarks", "scripts"):  # examples name files they generate
-        texts += sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+        found = sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+        # not the peers' environments (benchmarks/.venv-*, node_modules): other projects' files
+        texts += [
+            f
+            for f in found
+            if not any(p.startswith(".venv") or p == "node_modules" for p in f.parts)
+        ]
     missing = sorted(
         f"{text.relative_to(ROOT).as_posix()}: {path}"
         for text in texts

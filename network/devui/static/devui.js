@@ -852,7 +852,12 @@ function init() {
   loadGraph();
   loadThreads();
   getJSON("/api/server").then((answer) => {
-    if (answer.ok) serverInfo = answer.body;
+    if (!answer.ok) return;
+    serverInfo = answer.body;
+    if (serverInfo.authorized) {
+      // the server's authorize hook names the user: the page cannot pick one
+      for (const id of ["user-id", "user-id-label"]) document.getElementById(id).hidden = true;
+    }
   });
 }
 

@@ -7,7 +7,7 @@ visitor's cookies. `application/json` always needs a preflight, which CORS then 
 
 from __future__ import annotations
 
-from network.agui.errors import RequestError
+from network.serving.errors import RequestError
 
 JSON = "application/json"
 

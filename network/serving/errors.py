@@ -1,4 +1,9 @@
-"""`RequestError`: a request the AG-UI server refuses before anything runs."""
+"""`RequestError`: a request a server refuses before anything runs, whatever its protocol.
+
+It carries an HTTP status (the lingua franca of refusals: AG-UI and A2A answer over HTTP with
+it, a JSON-RPC or MCP server maps it to its own error), a stable `code` a client can branch
+on, a message written for a person, and the field or state key at fault when there is one.
+"""
 
 from __future__ import annotations
 
