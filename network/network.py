@@ -17,6 +17,7 @@ from network.history.messages import UserMessage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run import engine
+from network.run.budgets.caller import calling_run
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink, Observer
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
@@ -432,6 +433,8 @@ class Network(Generic[DepsT]):
 
         Not a coroutine: it hands back the execution's own, so that a run's steps do not
         resume through one more frame each."""
+        if parent is None:  # started inside another run (a tool's `await other.run(...)`)
+            parent = calling_run(self.name)  # it counts against that run (budgets.caller)
         if parent is not None:
             adopt(ctx, parent, options.limits or self.limits)
         elif options.limits is not None:

@@ -171,7 +171,11 @@ class Budget:
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(
-        self, ctx: Spending, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self,
+        ctx: Spending,
+        in_flight: Sequence[ModelCall] = (),
+        pending: int = 0,
+        tools: int = 0,
     ) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any.
 
@@ -179,13 +183,14 @@ class Budget:
         sub-run, `network.run.subrun`), counted in this check only: the run counts them when
         their call is recorded. `pending`: model requests about to be made or under way, with
         no figures yet (a guardrail's request beside the agent call it checks): they count in
-        `max_model_calls`."""
+        `max_model_calls`. `tools`: tool calls started and not yet recorded (the delegations
+        a sub-run runs inside, at every level above it), counted in `max_tool_calls`."""
         self._count(ctx)
         figures = self.figures
-        if in_flight:
+        if in_flight or tools:
             figures = UsageFigures(
                 figures.model_calls,
-                figures.tool_calls,
+                figures.tool_calls + tools,
                 figures.input_tokens,
                 figures.output_tokens,
                 figures.cost_usd,

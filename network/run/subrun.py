@@ -7,7 +7,10 @@ the parent run's tool call. What ties the two together lives here:
   makes is reported to the parent run as it happens (`RunContext.subagent_calls` and
   `subagent_tool_calls`), so the parent's usage limits count them, and before each of its own
   requests the sub-run checks the parent's limits (with the requests of the parent's agent
-  call under way, spent but not yet recorded): a sub-run cannot spend past what its parent may.
+  call under way, spent but not yet recorded, and the tool calls running at every level above
+  it, its own delegation among them): a sub-run cannot spend past what its parent may.
+  A run started inside another run without `as_tool` (`await other.run(...)` in a tool) is
+  adopted the same way (`network.run.budgets.caller`).
   Its own network's `limits` (or the `limits=` it was given) apply too. A sub-run stopped by
   the parent's limit stops with `StopReason.USAGE_LIMIT`, and so does the parent at its next
   check;
@@ -88,16 +91,27 @@ class ChildBudget:
             parent.subagent_tool_calls += tools
 
     def check(
-        self, ctx: RunContext, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self,
+        ctx: RunContext,
+        in_flight: Sequence[ModelCall] = (),
+        pending: int = 0,
+        tools: int = 0,
     ) -> LimitExceeded | None:
         """Report to the parent, then check the sub-run's own limits and the parent's (with
-        `in_flight` and `pending`: requests not yet recorded, see `Budget.check`)."""
+        `in_flight`, `pending` and `tools`: requests and tool calls not yet recorded, see
+        `Budget.check`). The parent's own are added on the way up: while its tools run, the
+        requests of its call under way and the tool calls running (this sub-run's among them:
+        a delegation in flight counts as the tool call it is)."""
         self.report(ctx)
-        exceeded = self.own.check(ctx, in_flight, pending) if self.own is not None else None
+        own = self.own
+        exceeded = own.check(ctx, in_flight, pending, tools) if own is not None else None
         parent = self.parent
         budget: Any = parent.budget
         if exceeded is None and budget is not None:
-            exceeded = budget.check(parent, (*in_flight, *parent.calls_in_flight), pending)
+            running = parent.tools_in_flight
+            if running:
+                in_flight = (*in_flight, *parent.calls_in_flight)
+            exceeded = budget.check(parent, in_flight, pending, tools + running)
         if exceeded is not None:
             self.exceeded = exceeded
         return exceeded
