@@ -24,7 +24,7 @@ from network.run.entry_points import blocking, refuse_inside_loop, streaming
 from network.run.guardrails import coerce_guardrails
 from network.run.handoff_router import FollowHandoffs
 from network.run.inputs import Resume, RunInput, ToolResults
-from network.run.limits import Budget, UsageLimits
+from network.run.limits import Budget, UsageFigures, UsageLimits
 from network.run.options import RunOptions
 from network.run.parallel import Parallel
 from network.run.predictive_config import check_predict_state
@@ -238,6 +238,7 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        usage: UsageFigures | None = None,
         max_iter: int | None = None,
         run_id: str | None = None,
         sinks: Sequence[AnySink] = (),
@@ -266,6 +267,9 @@ class Network(Generic[DepsT]):
                 `network.run.resources`).
             limits: what the run may spend (`UsageLimits`; default: the network's); a run
                 that reaches one stops with `StopReason.USAGE_LIMIT`.
+            usage: `UsageFigures` carried across runs (pydantic-ai's `usage=`): what earlier
+                runs given the same object spent. The run adds its spending to it as it
+                goes, and its limits count the total (a session of runs shares one budget).
             max_iter: the most agent calls this run may make (default: the network's).
             run_id: the run's id (default: a new one).
             sinks: event sinks (`async def sink(event)`), given every AG-UI event.
@@ -290,6 +294,7 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=_check_limits(self.name, limits),  # before anything changes or is recorded
+            usage=_check_usage(self.name, usage),
             max_iter=max_iter,
             run_id=run_id,
             sinks=sinks,
@@ -436,9 +441,10 @@ class Network(Generic[DepsT]):
         if parent is None:  # started inside another run (a tool's `await other.run(...)`)
             parent = calling_run(self.name)  # it counts against that run (budgets.caller)
         if parent is not None:
-            adopt(ctx, parent, options.limits or self.limits)
-        elif options.limits is not None:
-            ctx.budget = Budget(options.limits)
+            adopt(ctx, parent, options.limits or self.limits, options.usage)
+        elif options.limits is not None or options.usage is not None:
+            limits = options.limits or self.limits or UsageLimits()
+            ctx.budget = Budget(limits, carried=options.usage)
         observed = self._observe(ctx, options.sinks)
         if session is not None:
             return session.execute(ctx, max_iter=options.max_iter, sinks=observed)
@@ -519,6 +525,7 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        usage: UsageFigures | None = None,
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -535,6 +542,7 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=limits,
+            usage=usage,
             durable=durable,
             **_thread_keywords(interrupted, deprecated),
         )
@@ -550,6 +558,7 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        usage: UsageFigures | None = None,
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -569,6 +578,7 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=limits,
+            usage=usage,
             durable=durable,
             **_thread_keywords(stopped, deprecated),
         )
@@ -706,6 +716,21 @@ def _refuse_history_on_thread(thread: ThreadRef, state: Any) -> None:
             "own conversation; pass only its key-values (state=state.kv.data), or run "
             "without thread= to continue from the State"
         )
+
+
+def _check_usage(network: str, usage: Any) -> UsageFigures | None:
+    """`usage=` of a run: `UsageFigures` whose counts are whole, finite and not negative."""
+    if usage is None:
+        return None
+    if not isinstance(usage, UsageFigures):
+        raise ConfigurationError(
+            f"network {network!r}: usage must be UsageFigures (what earlier runs spent), "
+            f"got {usage!r}"
+        )
+    for name in ("model_calls", "tool_calls", "input_tokens", "output_tokens", "unpriced"):
+        check_number(f"network {network!r}: usage.{name}", getattr(usage, name), integer=True)
+    check_number(f"network {network!r}: usage.cost_usd", usage.cost_usd)
+    return usage
 
 
 def _check_limits(network: str, limits: Any) -> UsageLimits | None:

@@ -23,7 +23,7 @@ from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
-from network.run.subrun import report_spending
+from network.run.subrun import report_spending, spent_by
 
 
 async def execute(
@@ -109,6 +109,7 @@ def run_result(
         pending_tool_calls=list(ctx.pending_tool_calls),
         persisted=ctx.persisted,
         limit_exceeded=ctx.budget.exceeded if ctx.budget is not None else None,
+        spent=spent_by(ctx),
         trace_id=ctx.trace_id,
         span_id=ctx.span_id,
         failed_branches=list(ctx.failed_branches),

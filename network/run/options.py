@@ -4,8 +4,8 @@
 (`run_sync` and `stream` take exactly the same, by `ParamSpec`); `run` packs them into a
 `RunOptions` that every way a run is carried out takes whole: a new run, a continuation
 (`Resume`, `ToolResults`), and the durable engine, which records the data among them and keeps
-the live ones (`deps`, `resources`, `limits`, `sinks`) for the execution in its process. A new
-option is added to `run`'s signature and here, and a test keeps the two equal
+the live ones (`deps`, `resources`, `limits`, `usage`, `sinks`) for the execution in its
+process. A new option is added to `run`'s signature and here, and a test keeps the two equal
 (tests/network/run/test_run_signature.py).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.run.emitter import AnySink
-from network.run.limits import UsageLimits
+from network.run.limits import UsageFigures, UsageLimits
 from network.run.resources import ResourceFactory
 from network.run.thread_ref import ThreadRef
 from network.state.state import State
@@ -31,6 +31,7 @@ class RunOptions:
     deps: Any = None
     resources: Mapping[str, ResourceFactory] | None = None
     limits: UsageLimits | None = None
+    usage: UsageFigures | None = None
     max_iter: int | None = None
     run_id: str | None = None
     sinks: Sequence[AnySink] = ()

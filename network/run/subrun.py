@@ -34,7 +34,7 @@ from network.history.results import ModelCall, Usage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.limits import Budget, LimitExceeded, UsageLimits
+from network.run.limits import Budget, LimitExceeded, UsageFigures, UsageLimits
 
 
 class ChildBudget:
@@ -50,9 +50,15 @@ class ChildBudget:
         "parent",
     )
 
-    def __init__(self, parent: RunContext, own: UsageLimits | None) -> None:
+    def __init__(
+        self, parent: RunContext, own: UsageLimits | None, usage: UsageFigures | None = None
+    ) -> None:
         self.parent = parent
-        self.own = Budget(own) if own is not None else None
+        self.own = (
+            Budget(own or UsageLimits(), carried=usage)
+            if own is not None or usage is not None
+            else None
+        )
         self.exceeded: LimitExceeded | None = None
         self._results_seen = 0
         self._router_calls_seen = 0
@@ -116,6 +122,11 @@ class ChildBudget:
             self.exceeded = exceeded
         return exceeded
 
+    def spent(self, ctx: RunContext) -> UsageFigures:
+        """What the sub-run `ctx` spent (`RunResult.spent`)."""
+        own = self.own
+        return (own if own is not None else Budget(UsageLimits())).spent(ctx)
+
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` fits in the sub-run's and the parent's limits."""
         exceeded = self.own.check_fan_out(branches) if self.own is not None else None
@@ -143,9 +154,15 @@ def is_subrun_id(value: object) -> bool:
     return isinstance(value, str) and value.startswith(SUBRUN_ID_PREFIX)
 
 
-def adopt(ctx: RunContext, parent: RunContext, limits: UsageLimits | None) -> None:
-    """Make `ctx` a sub-run of `parent`: its budget, its trace parent."""
-    ctx.budget = ChildBudget(parent, limits)  # type: ignore[assignment]
+def adopt(
+    ctx: RunContext,
+    parent: RunContext,
+    limits: UsageLimits | None,
+    usage: UsageFigures | None = None,
+) -> None:
+    """Make `ctx` a sub-run of `parent`: its budget (with its own `limits` and carried
+    `usage`, if any), its trace parent."""
+    ctx.budget = ChildBudget(parent, limits, usage)  # type: ignore[assignment]
     ctx.record_model_calls = True  # what it spends is reported, request by request
     spans = parent.subagent_spans
     if spans is not None:
@@ -153,10 +170,22 @@ def adopt(ctx: RunContext, parent: RunContext, limits: UsageLimits | None) -> No
 
 
 def report_spending(ctx: RunContext) -> None:
-    """The sub-run's last spending, told to its parent (after its last check)."""
-    budget = ctx.budget
+    """The run's last spending, counted after its last check: told to its parent (a
+    sub-run), and added to the usage it carries (`usage=`)."""
+    budget: Any = ctx.budget
     if isinstance(budget, ChildBudget):
         budget.report(ctx)
+        budget = budget.own
+    if budget is not None and budget.carried is not None:
+        budget.count(ctx)
+
+
+def spent_by(ctx: RunContext) -> UsageFigures:
+    """What the run `ctx` spent, its sub-runs', router's and guardrails' requests included
+    (`RunResult.spent`); a run without a budget is counted now, from what it recorded."""
+    budget: Any = ctx.budget
+    spent: UsageFigures = (budget if budget is not None else Budget(UsageLimits())).spent(ctx)
+    return spent
 
 
 def check_mapping(owner: str, option: str, mapping: Mapping[str, str] | None) -> dict[str, str]:
@@ -214,4 +243,5 @@ __all__ = [
     "is_subrun_id",
     "new_subrun_id",
     "report_spending",
+    "spent_by",
 ]
