@@ -23,6 +23,7 @@ from agents.hooks import AgentCall, AgentHooks
 from agents.mcp._offered import offered_tools
 from agents.mcp.server import MCPServer
 from agents.models._calls import failed_model_calls, model_calls
+from agents.models._metered import metered
 from agents.models.base import Model, ModelRequest
 from agents.models.registry import resolve_model
 from agents.output._spec import OutputSpec
@@ -436,6 +437,8 @@ class Agent:
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             system, sent, schemas, self.tool_choice if schemas else None, self.name, self.params
         )
+        if ctx.budget_accounts:  # [budgets] each request reserves first, settles after
+            model = metered(ctx.budget_accounts, model)
         # -- the model call
         call_events = None
         if ctx.emitter.active:

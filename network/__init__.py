@@ -7,6 +7,7 @@ results, events and errors. Agents and tools live in `agents`, ready routers in 
 from network.errors import (
     AgentNetworkError,
     AgentNetworkWarning,
+    BudgetExceeded,
     ConfigurationError,
     GuardrailTripped,
     InvalidIdError,
@@ -43,6 +44,8 @@ from network.history.results import InferenceResult, ModelCall, ToolCallRecord, 
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
+from network.run.budgets.ledger import BudgetFigures
+from network.run.budgets.shared import SharedBudget
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
 from network.run.inputs import Resume, ToolResults
@@ -66,6 +69,8 @@ __all__ = [
     "AlreadyAnsweredError",
     "AssistantMessage",
     "BranchFailure",
+    "BudgetExceeded",
+    "BudgetFigures",
     "ConfigurationError",
     "GuardrailResult",
     "GuardrailTripped",
@@ -92,6 +97,7 @@ __all__ = [
     "RoutingError",
     "RunContext",
     "RunResult",
+    "SharedBudget",
     "StaleThreadError",
     "State",
     "StateConflictError",

@@ -6,6 +6,7 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Unpack
@@ -18,6 +19,7 @@ from network.ids import new_id
 from network.numbers import check_number
 from network.run import engine
 from network.run.budgets.caller import calling_run
+from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink, Observer
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
@@ -78,6 +80,9 @@ class Network(Generic[DepsT]):
         tool_retry: the `RetryPolicy` of tool calls when neither the tool nor its agent sets
             one (see `@tool(retry=...)`).
         limits: the default `UsageLimits` of every run (a run's `limits=` replaces them).
+        budget: the default `SharedBudget` (or list of them) of every run: a ledger on the
+            store that each model request reserves on before it is sent (a run's `budget=`
+            replaces it); see docs/budgets.md.
         telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
             whenever the application configured an OpenTelemetry SDK, without them too.
         input_guardrails: guardrails on the input of every run's entry agent (the first
@@ -103,6 +108,7 @@ class Network(Generic[DepsT]):
         context_policy: Any = None,
         tool_timeout: float | None = None,
         limits: UsageLimits | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         telemetry: Telemetry | None = None,
         tool_retry: RetryPolicy | None = None,
         input_guardrails: Sequence[Any] = (),
@@ -163,6 +169,7 @@ class Network(Generic[DepsT]):
         self.tool_timeout = tool_timeout
         self.tool_retry = tool_retry
         self.limits = _check_limits(name, limits)
+        self.budget = coerce_budgets(name, budget)
         self.telemetry = telemetry
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
@@ -239,6 +246,7 @@ class Network(Generic[DepsT]):
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
         usage: UsageFigures | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         max_iter: int | None = None,
         run_id: str | None = None,
         sinks: Sequence[AnySink] = (),
@@ -270,6 +278,9 @@ class Network(Generic[DepsT]):
             usage: `UsageFigures` carried across runs (pydantic-ai's `usage=`): what earlier
                 runs given the same object spent. The run adds its spending to it as it
                 goes, and its limits count the total (a session of runs shares one budget).
+            budget: a `SharedBudget` (or a list): a ledger on the store, shared by runs and
+                processes, that each model request reserves on before it is sent; a request
+                that does not fit raises `BudgetExceeded` (default: the network's).
             max_iter: the most agent calls this run may make (default: the network's).
             run_id: the run's id (default: a new one).
             sinks: event sinks (`async def sink(event)`), given every AG-UI event.
@@ -295,6 +306,7 @@ class Network(Generic[DepsT]):
             resources=resources,
             limits=_check_limits(self.name, limits),  # before anything changes or is recorded
             usage=_check_usage(self.name, usage),
+            budget=coerce_budgets(self.name, budget) or None,
             max_iter=max_iter,
             run_id=run_id,
             sinks=sinks,
@@ -327,6 +339,8 @@ class Network(Generic[DepsT]):
 
             durable_run: Awaitable[RunResult] = run_durably(self, input, options)
             return durable_run
+        if parent is None:  # started inside another run (a tool's `await other.run(...)`)
+            parent = calling_run(self.name)  # it counts against that run (budgets.caller)
         if isinstance(input, str):
             if options.thread is None:
                 context = self._context(input, options, steps, None)
@@ -438,17 +452,22 @@ class Network(Generic[DepsT]):
 
         Not a coroutine: it hands back the execution's own, so that a run's steps do not
         resume through one more frame each."""
-        if parent is None:  # started inside another run (a tool's `await other.run(...)`)
-            parent = calling_run(self.name)  # it counts against that run (budgets.caller)
         if parent is not None:
             adopt(ctx, parent, options.limits or self.limits, options.usage)
         elif options.limits is not None or options.usage is not None:
             limits = options.limits or self.limits or UsageLimits()
             ctx.budget = Budget(limits, carried=options.usage)
         observed = self._observe(ctx, options.sinks)
-        if session is not None:
-            return session.execute(ctx, max_iter=options.max_iter, sinks=observed)
-        return engine.execute(ctx, max_iter=options.max_iter, sinks=observed)
+        execute = engine.execute if session is None else session.execute
+        budgets = (
+            self.budget if options.budget is None else coerce_budgets(self.name, options.budget)
+        )
+        if budgets:  # [budgets] shared budgets: the run's accounts open first, close after
+            from network.threads.ledgers import on_budgets  # noqa: PLC0415 (thread stores load on use)
+
+            run = functools.partial(execute, ctx, max_iter=options.max_iter, sinks=observed)
+            return on_budgets(ctx, session, budgets, run)
+        return execute(ctx, max_iter=options.max_iter, sinks=observed)
 
     def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink | Observer]:
         """The network's default limits, and the telemetry sink when the run is traced.
@@ -526,6 +545,7 @@ class Network(Generic[DepsT]):
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
         usage: UsageFigures | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -543,6 +563,7 @@ class Network(Generic[DepsT]):
             resources=resources,
             limits=limits,
             usage=usage,
+            budget=budget,
             durable=durable,
             **_thread_keywords(interrupted, deprecated),
         )
@@ -559,6 +580,7 @@ class Network(Generic[DepsT]):
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
         usage: UsageFigures | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -579,6 +601,7 @@ class Network(Generic[DepsT]):
             resources=resources,
             limits=limits,
             usage=usage,
+            budget=budget,
             durable=durable,
             **_thread_keywords(stopped, deprecated),
         )

@@ -34,6 +34,7 @@ Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities ans
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -45,6 +46,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from network.agui.auth import Authorize, check_owner, principal_of
+from network.agui.budgets import check_budget, execute_on_budgets
 from network.agui.capabilities import capabilities
 from network.agui.content_type import check_content_type
 from network.agui.errors import RequestError
@@ -83,6 +85,7 @@ def app(
     store: Any = None,
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+    budget: Any = None,
 ) -> Starlette:
     """An ASGI app serving `network` over AG-UI at `path` (POST).
 
@@ -103,6 +106,9 @@ def app(
         lease_ttl: with `store`, how long (seconds) a run's lease on its thread lasts
             without renewal: how long a thread stays busy after its process died mid-run.
         max_thread_bytes: with `store`, the largest state one thread may hold (413 beyond).
+        budget: the shared budgets of the served runs: a `SharedBudget` (or a list), or a
+            function of the principal returning the budgets of its runs (see
+            `network.agui.budgets`). Default: the network's own.
     """
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
@@ -118,6 +124,7 @@ def app(
     registry = threads if threads is not None else ThreadRegistry()
     stored = StoredThreads(store, lease_ttl=lease_ttl) if store is not None else None
     server = _Server(network, registry, max_body_bytes, authorize, system_messages, stored)
+    server.budget = check_budget(budget)
     if stored is not None:
         server.max_thread_bytes = max_thread_bytes
     base = path.rstrip("/")
@@ -157,6 +164,7 @@ class _Server:
         self.system_messages = system_messages
         self.stored = stored
         self.max_thread_bytes = threads.max_thread_bytes
+        self.budget: Any = None  # shared budgets of the runs (network.agui.budgets)
 
     async def capabilities(self, request: Request) -> Any:
         """GET <path>/capabilities: what this server supports (nothing about any user)."""
@@ -191,7 +199,9 @@ class _Server:
                     system_messages=self.system_messages,
                     max_state_bytes=self.max_thread_bytes,
                 )
-                return _EventResponse(self.network, self.threads, run.record, run.ctx, run)
+                response = _EventResponse(self.network, self.threads, run.record, run.ctx, run)
+                response.budget = self.budget
+                return response
             # From here on no await until the record is admitted and marked busy, so two
             # requests on one thread cannot both get through.
             record = self.threads.peek(run_input.thread_id)
@@ -218,7 +228,9 @@ class _Server:
         ctx.record_model_calls = True  # RUN_FINISHED's usage per provider and model
         record.run_id = ctx.run_id  # before any await: one run per thread at a time
         self.threads.admit(record)
-        return _EventResponse(self.network, self.threads, record, ctx)
+        response = _EventResponse(self.network, self.threads, record, ctx)
+        response.budget = self.budget
+        return response
 
 
 async def _read_body(request: Request, limit: int) -> bytes:
@@ -258,6 +270,7 @@ class _EventResponse:
         self.record = record
         self.ctx = ctx
         self.stored = stored  # the run's thread is on a store (else in `threads`)
+        self.budget: Any = None  # the server's shared budgets (network.agui.budgets)
 
     async def _note_calls(self, event: Any) -> None:
         kind = event.type
@@ -272,7 +285,11 @@ class _EventResponse:
         screen = ErrorScreen(replay if run.replay else sink)
         try:
             # The session's sink first: a client that sees STEP_FINISHED knows the call is saved.
-            return await self.network.execute(ctx, sinks=[run.session.sink, screen])
+            execute = functools.partial(self.network.execute, ctx, sinks=[run.session.sink, screen])
+            principal = self.record.owner
+            return await execute_on_budgets(
+                self.network, self.budget, principal, ctx, run.session, execute
+            )
         except Exception as error:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)
@@ -290,7 +307,11 @@ class _EventResponse:
         screen = ErrorScreen(sink)
         pin_results(record, ctx.state.messages)
         try:
-            return await self.network.execute(ctx, sinks=[self._note_calls, screen])
+            execute = functools.partial(self.network.execute, ctx, sinks=[self._note_calls, screen])
+            principal = record.owner
+            return await execute_on_budgets(
+                self.network, self.budget, principal, ctx, None, execute
+            )
         except Exception as error:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 from network.history.handoffs import HandoffRecord, active_agent
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ModelCall, Usage
+from network.run.budgets.account import BudgetAccount
 from network.run.client_tools import ClientTool
 from network.run.emitter import Emitter
 from network.run.guardrails import GuardrailLog
@@ -211,6 +212,9 @@ class RunContext(Generic[DepsT]):
     # a sub-run's budget counts them, since a delegation in flight is a tool call made.
     # 0 between batches: the requests above count only while it is not.
     tools_in_flight: int = 0
+    # The run's accounts on shared budgets (`network.run.budgets`): each model request
+    # reserves on every one before it is sent. A sub-run's are its caller's, then its own.
+    budget_accounts: tuple[BudgetAccount, ...] = ()
     # (trace_id, span_id) of the span this run's root span nests under: the tool span of
     # the parent run's call that started it (a sub-run); None for a run of its own.
     trace_parent: tuple[str, str] | None = None

@@ -163,6 +163,7 @@ def adopt(
     """Make `ctx` a sub-run of `parent`: its budget (with its own `limits` and carried
     `usage`, if any), its trace parent."""
     ctx.budget = ChildBudget(parent, limits, usage)  # type: ignore[assignment]
+    ctx.budget_accounts = parent.budget_accounts  # its requests reserve on the caller's budgets
     ctx.record_model_calls = True  # what it spends is reported, request by request
     spans = parent.subagent_spans
     if spans is not None:

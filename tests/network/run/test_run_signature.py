@@ -24,7 +24,7 @@ from network.run.thread_ref import ThreadKeywords
 pytestmark = pytest.mark.anyio
 
 # attached in the caller's process, not recorded
-LIVE = {"deps", "resources", "limits", "usage", "sinks"}
+LIVE = {"deps", "resources", "limits", "usage", "budget", "sinks"}
 
 
 def options_of(function: Any) -> dict[str, inspect.Parameter]:

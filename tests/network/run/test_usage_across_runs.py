@@ -145,3 +145,30 @@ async def test_bad_usage_is_refused_before_anything_runs(usage: Any, named: str)
     with pytest.raises(ConfigurationError, match=named):
         await booking_desk().run("Paris", usage=usage)
     assert ASKED == []
+
+
+@pytest.mark.parametrize("limits", [None, UsageLimits(max_model_calls=100)])
+async def test_a_sub_run_inside_a_parallel_branch_counts_in_the_run(
+    limits: UsageLimits | None,
+) -> None:
+    """A branch's own context ends at the join: what its sub-runs spent joins the run's."""
+    from network import Parallel
+
+    helper = Agent("helper", model=ScriptedModel(lambda request: "helped"))
+    asking = Agent(
+        "asking",
+        tools=[helper.as_tool(description="Helps.")],
+        model=ScriptedModel([call("helper", input="x")]),
+    )
+    quiet = Agent("quiet", model=ScriptedModel(["quiet done"]))
+    fan = Network(
+        "fan",
+        agents=[asking, quiet],
+        router=lambda ctx: Parallel(asking, quiet) if ctx.call_count == 0 else None,
+    )
+    result = await fan.run("go", limits=limits)
+    alone = await helper.run("x")
+    own = sum(r.usage.total_tokens for r in result.results)
+    assert result.usage.total_tokens == own + alone.usage.total_tokens
+    assert result.spent.model_calls == 3  # asking, quiet, and the helper asking asked for
+    assert result.spent.tool_calls == 1
