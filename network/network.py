@@ -305,8 +305,8 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=_check_limits(self.name, limits),  # before anything changes or is recorded
-            usage=_check_usage(self.name, usage),
-            budget=coerce_budgets(self.name, budget) or None,
+            usage=None if usage is None else _check_usage(self.name, usage),
+            budget=None if budget is None else coerce_budgets(self.name, budget) or None,
             max_iter=max_iter,
             run_id=run_id,
             sinks=sinks,

@@ -23,7 +23,7 @@ from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
-from network.run.subrun import report_spending, spent_by
+from network.run.subrun import SpentLater, report_spending
 
 
 async def execute(
@@ -109,7 +109,7 @@ def run_result(
         pending_tool_calls=list(ctx.pending_tool_calls),
         persisted=ctx.persisted,
         limit_exceeded=ctx.budget.exceeded if ctx.budget is not None else None,
-        spent=spent_by(ctx),
+        spent_later=SpentLater(ctx),  # counted when `RunResult.spent` is first read
         trace_id=ctx.trace_id,
         span_id=ctx.span_id,
         failed_branches=list(ctx.failed_branches),

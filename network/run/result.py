@@ -83,7 +83,8 @@ class RunResult:
     persisted: bool = False  # the run was saved to its thread (resume reopens the thread)
     error: BaseException | None = None
     limit_exceeded: LimitExceeded | None = None  # the usage limit that stopped the run
-    spent: UsageFigures = field(default_factory=UsageFigures)  # requests, tools, tokens, cost
+    # What `spent` counts when first read (`network.run.subrun.SpentLater`), then the figures
+    spent_later: Any = None
     trace_id: str | None = None  # the run's OpenTelemetry trace (hex), when it was traced
     span_id: str | None = None  # its root span (hex): what a resumed run links to
     # Parallel branches that failed under `on_error="continue"` (`BranchFailure`s)
@@ -92,6 +93,16 @@ class RunResult:
     # calls): a result kept in memory is continued once (on a thread, the store decides)
     continued_by: str | None = None
     guardrail: GuardrailTripped | None = None  # the trip that stopped the run
+
+    @property
+    def spent(self) -> UsageFigures:
+        """What the run spent (see the class docstring), counted on first read."""
+        later = self.spent_later
+        if isinstance(later, UsageFigures):
+            return later
+        figures: UsageFigures = later.figures() if later is not None else UsageFigures()
+        self.spent_later = figures
+        return figures
 
     def resume(self, answers: Any) -> Resume:
         """The input of the run that answers this run's interrupts:

@@ -34,7 +34,7 @@ from network.history.results import ModelCall, Usage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.limits import Budget, LimitExceeded, UsageFigures, UsageLimits
+from network.run.limits import Budget, LimitExceeded, Spending, UsageFigures, UsageLimits
 
 
 class ChildBudget:
@@ -122,7 +122,7 @@ class ChildBudget:
             self.exceeded = exceeded
         return exceeded
 
-    def spent(self, ctx: RunContext) -> UsageFigures:
+    def spent(self, ctx: Spending) -> UsageFigures:
         """What the sub-run `ctx` spent (`RunResult.spent`)."""
         own = self.own
         return (own if own is not None else Budget(UsageLimits())).spent(ctx)
@@ -181,12 +181,44 @@ def report_spending(ctx: RunContext) -> None:
         budget.count(ctx)
 
 
-def spent_by(ctx: RunContext) -> UsageFigures:
-    """What the run `ctx` spent, its sub-runs', router's and guardrails' requests included
-    (`RunResult.spent`); a run without a budget is counted now, from what it recorded."""
-    budget: Any = ctx.budget
-    spent: UsageFigures = (budget if budget is not None else Budget(UsageLimits())).spent(ctx)
-    return spent
+_FIGURES = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cost_usd", "unpriced")
+
+
+class SpentLater:
+    """What a finished run spent, counted when first asked (`RunResult.spent`): its own
+    calls, its sub-runs', router's and guardrails' requests. Counting walks the run's calls,
+    so the run keeps only what counting reads (never its context: its deps, its sinks)."""
+
+    __slots__ = (
+        "budget",
+        "call_count",
+        "guardrails",
+        "router_calls",
+        "state",
+        "subagent_calls",
+        "subagent_tool_calls",
+    )
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.budget: Any = ctx.budget
+        self.state = ctx.state
+        self.call_count = ctx.call_count
+        self.router_calls = ctx.router_calls
+        self.guardrails = ctx.guardrails
+        self.subagent_calls = ctx.subagent_calls
+        self.subagent_tool_calls = ctx.subagent_tool_calls
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (a stopped run's `RunResult`, continued in another process) as its
+        figures: a sub-run's budget would carry its caller's context along."""
+        figures = self.figures()
+        return (UsageFigures, tuple(getattr(figures, name) for name in _FIGURES))
+
+    def figures(self) -> UsageFigures:
+        """Count it now (a run without a budget: from what it recorded)."""
+        budget = self.budget
+        spent: UsageFigures = (budget if budget is not None else Budget(UsageLimits())).spent(self)
+        return spent
 
 
 def check_mapping(owner: str, option: str, mapping: Mapping[str, str] | None) -> dict[str, str]:
@@ -238,11 +270,11 @@ class SubrunTool:
 
 __all__ = [
     "ChildBudget",
+    "SpentLater",
     "SubrunTool",
     "adopt",
     "check_mapping",
     "is_subrun_id",
     "new_subrun_id",
     "report_spending",
-    "spent_by",
 ]

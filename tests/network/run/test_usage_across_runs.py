@@ -11,6 +11,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call, tool
 from network import ConfigurationError, Network, StopReason, UsageFigures, UsageLimits
+from network.run.subrun import SpentLater
 
 pytestmark = pytest.mark.anyio
 
@@ -172,3 +173,12 @@ async def test_a_sub_run_inside_a_parallel_branch_counts_in_the_run(
     assert result.usage.total_tokens == own + alone.usage.total_tokens
     assert result.spent.model_calls == 3  # asking, quiet, and the helper asking asked for
     assert result.spent.tool_calls == 1
+
+
+async def test_spent_is_counted_when_read_and_pickles_as_its_figures() -> None:
+    import pickle
+
+    result = await supervisor().run("Plan both legs")
+    assert isinstance(result.spent_later, SpentLater)  # nothing counted at the run's end
+    again = pickle.loads(pickle.dumps(result))
+    assert again.spent == result.spent and result.spent.model_calls == 7
