@@ -7,6 +7,7 @@ results, events and errors. Agents and tools live in `agents`, ready routers in 
 from network.errors import (
     AgentNetworkError,
     AgentNetworkWarning,
+    BudgetExceeded,
     ConfigurationError,
     GuardrailTripped,
     InvalidIdError,
@@ -46,6 +47,8 @@ from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
 from network.run.agent_call import AgentCall, ToolUse
+from network.run.budgets.ledger import BudgetFigures
+from network.run.budgets.shared import SharedBudget
 from network.run.capability import Capability
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
@@ -71,6 +74,8 @@ __all__ = [
     "AlreadyAnsweredError",
     "AssistantMessage",
     "BranchFailure",
+    "BudgetExceeded",
+    "BudgetFigures",
     "Capability",
     "ConfigurationError",
     "GuardrailResult",
@@ -100,6 +105,7 @@ __all__ = [
     "RunContext",
     "RunResult",
     "RunStopped",
+    "SharedBudget",
     "StaleThreadError",
     "State",
     "StateConflictError",

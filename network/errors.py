@@ -160,6 +160,47 @@ class GuardrailTripped(RunStopped):
         self.result = result
 
 
+class BudgetExceeded(AgentNetworkError):
+    """A shared budget (`network.SharedBudget`) refused a model request before it was sent:
+    what it asked for does not fit in what is left (see docs/budgets.md).
+
+    Raised out of the agent call whose request it was, so out of `network.run` (with
+    `partial_result`); inside a sub-run, the caller's model reads it as the tool's error.
+
+    Attributes:
+        budget: the budget's key (`"tenant:acme"`, `"thread:app/t1"`, ...).
+        limit: the cap that refused it: `max_tokens`, `max_cost_usd`, `max_requests` or
+            `requests_per_minute`.
+        value: the cap's value.
+        spent: what the budget had spent, in the cap's unit.
+        held: what requests under way held (reserved, not settled yet).
+        asked: what this request asked to reserve.
+        retry_after: seconds until the per-minute window opens again (`requests_per_minute`
+            only, else None).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        budget: str,
+        limit: str,
+        value: float,
+        spent: float,
+        held: float,
+        asked: float,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.budget = budget
+        self.limit = limit
+        self.value = value
+        self.spent = spent
+        self.held = held
+        self.asked = asked
+        self.retry_after = retry_after
+
+
 class StateError(AgentNetworkError):
     """A state operation was refused (unknown key in a closed schema, bad scope, ...)."""
 

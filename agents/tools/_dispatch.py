@@ -361,7 +361,7 @@ def start_tool_calls(
         else:
             kv.release(mark)
         return [started]
-    return _finish_lone(kv, previous, mark, cast(Coroutine[Any, Any, Any], started))
+    return _finish_lone(ctx, kv, previous, mark, cast(Coroutine[Any, Any, Any], started))
 
 
 async def run_tool_calls(
@@ -378,15 +378,22 @@ async def run_tool_calls(
 
 
 async def _finish_lone(
-    kv: Any, previous: Any, mark: Any, running: Coroutine[Any, Any, ToolCallRecord]
+    ctx: RunContext,
+    kv: Any,
+    previous: Any,
+    mark: Any,
+    running: Coroutine[Any, Any, ToolCallRecord],
 ) -> Records:
-    """The awaited part of a lone call: its writer restored and its savepoint closed after."""
+    """The awaited part of a lone call: its writer restored and its savepoint closed after.
+    While it runs, it is a tool call in flight (`RunContext.tools_in_flight`)."""
+    ctx.tools_in_flight = 1
     try:
         record: ToolCallRecord = await running
     except BaseException:
         kv.rollback(mark)
         raise
     finally:
+        ctx.tools_in_flight = 0
         kv.writer = previous
     if record.is_error:
         kv.rollback(mark)
@@ -425,9 +432,13 @@ async def _run_concurrently(
             stopped.append(exc)
             group.cancel_scope.cancel()
 
-    async with anyio.create_task_group() as group:
-        for index in range(len(calls)):
-            group.start_soon(run_one, index)
+    ctx.tools_in_flight = len(calls)  # started: a sub-run's budget counts them
+    try:
+        async with anyio.create_task_group() as group:
+            for index in range(len(calls)):
+                group.start_soon(run_one, index)
+    finally:
+        ctx.tools_in_flight = 0
     if stopped:
         raise stopped[0]  # nothing is committed: the views are dropped
 
