@@ -103,16 +103,8 @@ def start_call(
         return ToolCallRecord.failed(call, message, "unknown_tool", started)
     if wraps:
         use = ToolUse(call, tool, state, ctx, agent, agent_call)
-        proceed = functools.partial(_awaited_call, ctx, agent, tool, call, state, started)
+        proceed = functools.partial(run_call, ctx, agent, {call.name: tool}, call, state)
         return cast(Coroutine[Any, Any, ToolCallRecord], chain(wraps, proceed, use)())
-    return _try_call(ctx, agent, tool, call, state, started)
-
-
-def _try_call(
-    ctx: RunContext, agent: AgentLike, tool: Tool, call: ToolCall, state: State, started: float
-) -> Started:
-    """The call itself: a plain sync tool tried once runs right here; any other is awaited,
-    under its time limit and `RetryPolicy`."""
     network = ctx.network
     policy = None
     # `retry_policy` is asked only when a policy is set anywhere (an MCP server's tool has none)
@@ -126,14 +118,6 @@ def _try_call(
         context = ToolContext(network, agent, state, call.id, ctx)
         return _attempt_inline(ctx, tool, call, context, started)[0]
     return _awaited(ctx, agent, tool, call, state, policy, started)
-
-
-async def _awaited_call(
-    ctx: RunContext, agent: AgentLike, tool: Tool, call: ToolCall, state: State, started: float
-) -> ToolCallRecord:
-    """`_try_call`, awaited to its record (what the innermost `wrap_tool` proceeds to)."""
-    tried = _try_call(ctx, agent, tool, call, state, started)
-    return tried if type(tried) is ToolCallRecord else await cast(Coroutine[Any, Any, Any], tried)
 
 
 async def run_call(
