@@ -193,7 +193,9 @@ def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
 CAPABILITY_ROOTS = ("agents.capabilities", "network.capabilities")
 # The facades that build capabilities from the keywords users write (and the packages that
 # name their public parts); nothing else names a capability.
-BUILDERS = {"agents", "agents.agent", "network", "network.network"}
+# Where options become capabilities; and the routing agent, whose own model requests (not an
+# agent call's) reserve on the run's shared budgets through the budgets capability's model.
+BUILDERS = {"agents", "agents.agent", "network", "network.network", "routers.routing_agent"}
 
 
 def capability_of(name: str) -> str | None:
@@ -440,6 +442,7 @@ TESTED_THROUGH = {
     **{
         f"network.capabilities.{module}": f"tests/network/capabilities/{folder}/{test}.py"
         for module, folder, test in (
+            ("budgets.metered", "budgets", "test_capability"),
             ("client_tools.options", "client_tools", "test_capability"),
             ("guardrails.capability", "guardrails", "test_agent_check"),
             ("guardrails.decorators", "guardrails", "test_agent_check"),
