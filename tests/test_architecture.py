@@ -515,6 +515,7 @@ TESTED_THROUGH = {
     "network.devui.store_access": "tests/network/devui/test_server.py",
     # durable runs, through runs in this process and in child processes killed mid-step
     "network.durable.client": "tests/network/durable/test_workers.py",
+    "network.durable.connections": "tests/network/durable/test_step_table.py",  # drops them all
     "network.durable.worker": "tests/network/durable/test_workers.py",
     "network.durable.continuation": "tests/network/durable/test_interrupted_runs.py",
     "network.durable.engine": "tests/network/durable/test_system_database.py",

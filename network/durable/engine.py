@@ -11,7 +11,10 @@ launch. This module owns that state so the rest of the library never touches it 
   need must be given here, not later.
 - A second `launch` on the same database only adds networks; on another database it is a
   `DurableConfigError` (call `shutdown()` first: DBOS cannot serve two databases at once).
-- A process that is not a worker listens to no queue: queued runs go to workers only.
+- A process that is not a worker takes no run from the workers' queue: queued runs go to
+  workers only. Every process claims the runs of its own queue (runs it took over), and a
+  worker those of the workers' queue, through `network.durable.dispatch` (woken by the
+  database, never by a poll), not through DBOS's queue threads, which poll.
 
 `dbos` is imported inside these functions, never when `network` or `network.durable` is.
 """
@@ -19,13 +22,14 @@ launch. This module owns that state so the rest of the library never touches it 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from network.durable.connections import close_connections, connections
+from network.durable.dispatch import Dispatcher, start_claimed
 from network.durable.liveness import Liveness
 from network.durable.process import DurableConfigError, Engine, Process
 from network.durable.sqlite_journal import use_write_ahead_log
@@ -159,31 +163,35 @@ def launch(
         # operation on a new connection (its `db_retry`): nothing is lost or done twice.
         "db_engine_kwargs": {"pool_pre_ping": False},
     }
+    dispatcher: Dispatcher | None = None
     try:
         dbos.DBOS(config=config)
-        # Its own queue (runs it took over), and the workers' one for a worker.
-        dbos.DBOS.listen_queues([takeover.queue, *([QUEUE_NAME] if worker else [])])
+        dbos.DBOS.listen_queues([])  # this library's queues are claimed by its dispatcher
         dbos.DBOS.launch()
+        from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
 
-        def start_queues() -> None:
-            dbos.DBOS.register_queue(
-                takeover.queue, polling_interval_sec=0.2, on_conflict="always_update"
-            )
-            if worker:
-                dbos.DBOS.register_queue(
-                    QUEUE_NAME,
-                    worker_concurrency=worker_concurrency,
-                    polling_interval_sec=0.2,
-                    on_conflict="always_update",
-                )
-            takeover.start(check_every)
-
-        off_loop(start_queues)
+        queues: dict[str, int | None] = {takeover.queue: None}
+        if worker:
+            queues[QUEUE_NAME] = worker_concurrency
+        dispatcher = Dispatcher(
+            connections(_get_dbos_instance()._sys_db),
+            queues,
+            executor_id=executor_id,
+            version=APP_VERSION,
+            start=start_claimed,
+        )
+        engine.dispatcher = dispatcher
+        takeover.db = dispatcher.db
+        off_loop(dispatcher.start)
+        off_loop(lambda: takeover.start(check_every))
     except BaseException:
         takeover.stop()
+        if dispatcher is not None:
+            dispatcher.stop()
         Process.engine = None
         dbos.DBOS.destroy(destroy_registry=False)
         close_step_tables()
+        close_connections()
         liveness.close()
         raise
     engine.takeover = takeover
@@ -222,10 +230,11 @@ def shutdown() -> None:
     dbos = _dbos()
     if takeover is not None:
         takeover.stop()
-        with contextlib.suppress(Exception):  # its runs are found by their status anyway
-            off_loop(lambda: dbos.DBOS.delete_queue(takeover.queue))
+    if engine.dispatcher is not None:
+        engine.dispatcher.stop()
     dbos.DBOS.destroy(destroy_registry=False)
     close_step_tables()
+    close_connections()
     if takeover is not None:
         takeover.liveness.close()  # last: from now on others may take its runs over
 
