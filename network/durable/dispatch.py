@@ -26,6 +26,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from network.durable.connections import Connections
 from network.durable.queue_table import CHANNEL, QueueTable
@@ -51,10 +52,11 @@ class Dispatcher:
         *,
         executor_id: str,
         version: str,
-        start: Callable[[list[str], str], list[str]],
+        start: Callable[[list[dict[str, Any]], str], list[str]],
     ) -> None:
-        """`queues`: each queue's name and its limit (None: none). `start(ids, owner)`
-        starts the claimed runs and returns those it could not start."""
+        """`queues`: each queue's name and its limit (None: none). `start(claimed, owner)`
+        starts the claimed runs (`QueueTable.claim`'s) and returns the ids of those it could
+        not start."""
         self.table = QueueTable(db)
         self.db = db
         self.queues = dict(queues)
@@ -116,18 +118,18 @@ class Dispatcher:
                     break
                 owner = str(uuid.uuid4())
                 self.claims += 1
-                ids = self.table.claim(
+                claimed = self.table.claim(
                     queue, limit=room, executor=self.executor_id, owner=owner, version=self.version
                 )
-                if not ids:
+                if not claimed:
                     break
                 with self._lock:
-                    self._running.update(dict.fromkeys(ids, queue))
-                failed = self._start(ids, owner)
+                    self._running.update((status["workflow_uuid"], queue) for status in claimed)
+                failed = self._start(claimed, owner)
                 for run_id in failed:
                     self.finished(run_id)
-                started += len(ids) - len(failed)
-                if len(ids) < room:
+                started += len(claimed) - len(failed)
+                if len(claimed) < room:
                     break
         return started
 
@@ -180,14 +182,18 @@ class Dispatcher:
         self._threads.append(thread)
 
 
-def start_claimed(ids: list[str], owner: str) -> list[str]:
+def start_claimed(claimed: list[dict[str, Any]], owner: str) -> list[str]:
     """Start claimed runs as DBOS starts a dequeued workflow (on its event loop); the ids it
-    could not start (gone, no longer PENDING, or refused by DBOS, which then records why)."""
+    could not start (gone, no longer PENDING, or refused by DBOS, which then records why). A
+    claim that returned ids only (SQLite) has the runs' statuses read first."""
     from dbos._core import execute_dequeued_workflow  # noqa: PLC0415 (dbos is optional and heavy)
     from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
 
     dbos = _get_dbos_instance()
-    statuses = {s["workflow_uuid"]: s for s in dbos._sys_db.get_workflow_statuses(ids)}
+    ids = [status["workflow_uuid"] for status in claimed]
+    statuses: dict[str, Any] = {s["workflow_uuid"]: s for s in claimed if "status" in s}
+    if len(statuses) < len(ids):
+        statuses = {s["workflow_uuid"]: s for s in dbos._sys_db.get_workflow_statuses(ids)}
     failed = []
     for run_id in ids:
         status = statuses.get(run_id)

@@ -157,6 +157,11 @@ def launch(
         "executor_id": executor_id,
         "log_level": "WARNING",
         "notification_listener_polling_interval_sec": 0.05,
+        # DBOS's notifier thread wakes every this many seconds to announce DBOS's own stream
+        # and event writes (0.01 by default: a hundred wakeups a second in an idle worker).
+        # This library announces its writes itself (`event_log`, `queue_table`); a DBOS
+        # event or stream a tool writes is announced within 0.1 s, the event log's delay.
+        "notification_coalesce_sec": 0.1,
         # DBOS pings each pooled connection before each use: a round trip per transaction,
         # two per recorded step. Without the ping, a connection the server dropped fails its
         # first statement, is discarded with the rest of the pool, and DBOS retries the

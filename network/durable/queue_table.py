@@ -9,9 +9,10 @@ and a run waits for the next poll); this process claims its queues' runs itself:
   application (highest priority first, at most `limit`; on PostgreSQL `FOR UPDATE SKIP
   LOCKED`, so two workers never pick one run and never wait for each other) and marks them
   PENDING under this process's executor id and a new owner token, as DBOS's claim does
-  (started now, one more recovery attempt, a deadline from a timeout); it returns the ids it
-  marked. On SQLite one statement is one write transaction, so the pick and the mark are
-  atomic there too.
+  (started now, one more recovery attempt, a deadline from a timeout). On PostgreSQL it
+  returns the claimed runs' rows as DBOS reads them to start them (`STATUS_COLUMNS`), which
+  spares the read DBOS would make next; on SQLite their ids, and one statement is one write
+  transaction there, so the pick and the mark are atomic too.
 - **A wake-up** (PostgreSQL): a trigger on the workflow table sends `NOTIFY
   agent_network_queue` with the queue's name whenever a row of one of this library's queues
   becomes ENQUEUED, in the transaction that enqueued it (so a listener hears it once it
@@ -26,6 +27,8 @@ layout is DBOS 3.x's (the extra pins `dbos>=3.4,<4`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from network.durable.connections import Connections
 
 CHANNEL = "agent_network_queue"
@@ -33,6 +36,41 @@ CHANNEL = "agent_network_queue"
 QUEUE_PREFIX = "agent-network"
 """Every queue of this library is named so (the workers' one, each process's own)."""
 TRIGGER_FUNCTION = "agent_network_announce_queued"
+STATUS_COLUMNS = {
+    "workflow_uuid": "workflow_uuid",
+    "status": "status",
+    "name": "name",
+    "recovery_attempts": "recovery_attempts",
+    "config_name": "config_name",
+    "class_name": "class_name",
+    "authenticated_user": "authenticated_user",
+    "authenticated_roles": "authenticated_roles",
+    "assumed_role": "assumed_role",
+    "queue_name": "queue_name",
+    "executor_id": "executor_id",
+    "created_at": "created_at",
+    "updated_at": "updated_at",
+    "app_version": "application_version",
+    "app_id": "application_id",
+    "workflow_deadline_epoch_ms": "workflow_deadline_epoch_ms",
+    "workflow_timeout_ms": "workflow_timeout_ms",
+    "deduplication_id": "deduplication_id",
+    "priority": "priority",
+    "inputs": "inputs",
+    "queue_partition_key": "queue_partition_key",
+    "forked_from": "forked_from",
+    "parent_workflow_id": "parent_workflow_id",
+    "started_at_epoch_ms": "started_at_epoch_ms",
+    "serialization": "serialization",
+    "delay_until_epoch_ms": "delay_until_epoch_ms",
+    "attributes": "attributes",
+    "schedule_name": "schedule_name",
+    "debounce_deadline_epoch_ms": "debounce_deadline_epoch_ms",
+    "is_debounced": "is_debounced",
+    "application_name": "application_name",
+}
+"""A claimed run's status as DBOS 3.x reads it to start a dequeued run (its
+`get_workflow_statuses`: key, column; the inputs from `workflow_input` when they are there)."""
 
 
 class QueueTable:
@@ -64,19 +102,28 @@ class QueueTable:
                 f"UPDATE {status} SET {mark} WHERE workflow_uuid IN ({pick}) "
                 "AND status = 'ENQUEUED' RETURNING workflow_uuid"
             )
-        else:
+        else:  # the claimed runs' rows come back whole, as DBOS reads them to start them
+            inputs = db.table("workflow_input")
+            returned = ", ".join(
+                "COALESCE(given.inputs, queued.inputs)"
+                if column == "inputs"
+                else f"queued.{column}"
+                for column in STATUS_COLUMNS.values()
+            )
             self._claim = (
                 f"WITH picked AS ({pick} FOR UPDATE SKIP LOCKED) "
                 f"UPDATE {status} AS queued SET {mark} FROM picked "
+                f"LEFT JOIN {inputs} AS given ON given.workflow_uuid = picked.workflow_uuid "
                 "WHERE queued.workflow_uuid = picked.workflow_uuid AND queued.status = 'ENQUEUED' "
-                "RETURNING queued.workflow_uuid"
+                f"RETURNING {returned}"
             )
 
     def claim(
         self, queue: str, *, limit: int, executor: str, owner: str, version: str
-    ) -> list[str]:
+    ) -> list[dict[str, Any]]:
         """Mark up to `limit` of `queue`'s runs PENDING for this process (blocking: call
-        from a thread); the ids it marked."""
+        from a thread). The runs it marked, oldest first: on PostgreSQL each run's status as
+        DBOS reads it to start it (`STATUS_COLUMNS`), on SQLite its id (`workflow_uuid`)."""
         rows = self.db.execute(
             self._claim,
             {
@@ -88,7 +135,14 @@ class QueueTable:
                 "app": self.db.app_name,
             },
         )
-        return [row[0] for row in rows]
+        if self.db.sqlite:
+            return [{"workflow_uuid": row[0]} for row in rows]
+        claimed = [dict(zip(STATUS_COLUMNS, row, strict=True)) for row in rows]
+        for status in claimed:
+            status["is_debounced"] = bool(status["is_debounced"])
+            status["shard_key"] = None  # this library's databases are not sharded
+        claimed.sort(key=lambda status: (status["priority"], status["created_at"]))
+        return claimed
 
     def install_wake_trigger(self) -> None:
         """Create the NOTIFY trigger on PostgreSQL, once per database (a no-op on SQLite)."""

@@ -45,7 +45,10 @@ def rows(client: DBOSClient, run_ids: list[str]) -> dict[str, Any]:
 
 def claim(table: QueueTable, limit: int, queue: str = QUEUE_NAME) -> list[str]:
     owner = f"owner-{uuid.uuid4().hex[:6]}"
-    return table.claim(queue, limit=limit, executor="an-worker-t", owner=owner, version=APP_VERSION)
+    claimed = table.claim(
+        queue, limit=limit, executor="an-worker-t", owner=owner, version=APP_VERSION
+    )
+    return [status["workflow_uuid"] for status in claimed]
 
 
 def test_a_claim_takes_the_oldest_runs_of_its_queue_up_to_its_limit(client: DBOSClient) -> None:
@@ -122,3 +125,16 @@ def test_a_run_put_on_a_queue_of_ours_is_announced_once_committed(
             )
         heard = [n.payload for n in listener.notifies(timeout=10, stop_after=1)]
         assert heard == ["agent-network@an-x"]
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_claimed_runs_status_is_the_one_dbos_reads_to_start_it(client: DBOSClient) -> None:
+    """The claim returns each run's row in DBOS's own form (`get_workflow_statuses`), which
+    starting it needs: the same keys and values, so DBOS's next read is spared."""
+    run_id = enqueue(client)
+    table = QueueTable(Connections(client._sys_db))
+    (claimed,) = table.claim(
+        QUEUE_NAME, limit=1, executor="an-worker-t", owner="owner-1", version=APP_VERSION
+    )
+    (read,) = client._sys_db.get_workflow_statuses([run_id])
+    assert claimed == read
