@@ -16,9 +16,10 @@ processes on its own fresh database of one PostgreSQL server:
 
 Per variant and number of workers W:
 
-- throughput: `--rounds` x 4 x W runs enqueued at once; wall time from the first enqueue to
-  the last run's end (its `updated_at` in the database); ideal = rounds x 5 x 50 ms (every
-  slot busy all the time), ratio = ideal / wall (1.0: the model alone sets the pace);
+- throughput: `--rounds` x 4 x W runs enqueued at once (one transaction, so the enqueue's
+  own cost, measured apart, is not in the figure); wall time from its commit to the last
+  run's end (its `updated_at` in the database); ideal = rounds x 5 x 50 ms (every slot busy
+  all the time), ratio = ideal / wall (1.0: the model alone sets the pace);
 - CPU per recorded step: the worker processes' CPU time plus PostgreSQL's (the server's
   processes: the postmaster, its backends, and its reaped children) over the batch, divided by
   the batch's recorded steps;
@@ -133,10 +134,10 @@ def postmaster_of(db: str) -> int:
 
     with psycopg.connect(db, autocommit=True) as conn:
         (backend,) = conn.execute("SELECT pg_backend_pid()").fetchone()  # type: ignore[misc]
-    with open(f"/proc/{backend}/status") as f:
-        for line in f:
-            if line.startswith("PPid:"):
-                return int(line.split()[1])
+        with open(f"/proc/{backend}/status") as f:  # read while the backend lives
+            for line in f:
+                if line.startswith("PPid:"):
+                    return int(line.split()[1])
     raise RuntimeError("no postmaster found")
 
 
@@ -176,9 +177,52 @@ class Variant:
         return answer
 
 
+class Batch:
+    """Puts runs on a variant's queue in one transaction: all there at once, the workers told
+    once (the enqueue's own cost is measured apart, `cost`). Its connections are opened
+    first, so that a measured window holds only the runs' work."""
+
+    def __init__(self, variant: str, db: str) -> None:
+        import sqlalchemy
+        from dbos import DBOSClient
+
+        if variant == "dbos":
+            sys.path.insert(0, str(DBOS_WORKER.parent))
+            import dbos_worker
+
+            app, self.args = dbos_worker.APP, ("go",)
+            self.options: Any = {
+                "workflow_name": dbos_worker.WORKFLOW,
+                "queue_name": dbos_worker.QUEUE,
+            }
+        else:  # a durable run's inputs (`network.durable.runs.run_request`), as data
+            request = dict.fromkeys(
+                ("state", "max_iter", "thread_id", "user_id", "app_name", "store")
+            )
+            app, self.args = "agent-network", (NETWORK, {"input": "go", **request})
+            self.options = {"workflow_name": "agent_network.run", "queue_name": "agent-network"}
+        self.client = DBOSClient(system_database_url=db, application_name=app)
+        self.engine = sqlalchemy.create_engine(db.replace("postgresql://", "postgresql+psycopg://"))
+        with self.engine.connect():  # opened before any window
+            pass
+
+    def enqueue(self, count: int) -> tuple[list[str], float]:
+        """`count` runs; their ids, and the time the transaction committed."""
+        with self.engine.begin() as conn:
+            ids = [
+                self.client.enqueue_in_transaction(conn, self.options, *self.args).workflow_id
+                for _ in range(count)
+            ]
+        return ids, time.time()
+
+    def close(self) -> None:
+        self.client.destroy()
+        self.engine.dispose()
+
+
 def client_main(variant: str, action: str, db: str, count: str, postmaster: str) -> None:
-    """In the variant's environment: enqueue `count` runs and print their ids, or measure
-    the cost of `count` enqueues (`cost`)."""
+    """In the variant's environment: make the tables (`setup`), or measure the cost of
+    `count` enqueues through the variant's own client (`cost`)."""
     n = int(count)
     if variant == "dbos":
         sys.path.insert(0, str(DBOS_WORKER.parent))
@@ -202,12 +246,6 @@ def client_main(variant: str, action: str, db: str, count: str, postmaster: str)
     if action == "setup":
         client.close()
         print(json.dumps({"ready": True}))
-        return
-    if action == "enqueue":
-        started = time.time()
-        ids = [client.enqueue() for _ in range(n)]
-        client.close()
-        print(json.dumps({"ids": ids, "started": started}))
         return
     for _ in range(20):  # warm: connections opened, statements prepared
         client.enqueue()
@@ -331,12 +369,7 @@ def setup(variant: Variant, url: str) -> None:
         variant.helper("setup", url, "0", "0")
 
 
-def enqueue(variant: Variant, db: str, count: int) -> tuple[list[str], float]:
-    answer = variant.helper("enqueue", db, str(count), "0")
-    return answer["ids"], answer["started"]
-
-
-def warm_up(variant: Variant, workers: Workers, db: Database, url: str) -> None:
+def warm_up(workers: Workers, db: Database, batch: Batch) -> None:
     """Until every worker has run a run: connections open, statements prepared."""
     deadline = time.monotonic() + 120
     seen: set[str] = set()
@@ -346,7 +379,7 @@ def warm_up(variant: Variant, workers: Workers, db: Database, url: str) -> None:
         for proc in workers.procs:
             if proc.poll() is not None:
                 raise RuntimeError(f"a worker exited: see {workers.logs}")
-        ids, _ = enqueue(variant, url, CONCURRENCY * len(workers.procs))
+        ids, _ = batch.enqueue(CONCURRENCY * len(workers.procs))
         rows = db.wait(ids, 60)
         if rows is None:
             raise RuntimeError("warm-up runs did not finish")
@@ -357,10 +390,11 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
     url = new_database(server)
     setup(variant, url)
     workers = Workers(variant, url, count)
-    db = None
+    db = batch = None
     try:
         db = Database(url)
-        warm_up(variant, workers, db, url)
+        batch = Batch("dbos" if variant.source is None else "ours", url)
+        warm_up(workers, db, batch)
         postmaster = postmaster_of(url)
         time.sleep(1.5)  # the last warm-up run's tail
         c0, t0 = workers.cpu(), time.monotonic()
@@ -368,7 +402,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
         idle = (workers.cpu() - c0) / (time.monotonic() - t0) / count * 100
         waits = []
         for _ in range(5):
-            ids, _ = enqueue(variant, url, 1)
+            ids, _ = batch.enqueue(1)
             (row,) = db.wait(ids, 30) or [None]
             assert row is not None
             waits.append(row[4] - row[3])
@@ -376,7 +410,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
         runs = rounds * CONCURRENCY * count
         time.sleep(1)
         pg0, w0 = server_cpu(postmaster), workers.cpu()
-        ids, started = enqueue(variant, url, runs)
+        ids, started = batch.enqueue(runs)
         rows = db.wait(ids, 600, every=0.5)
         assert rows is not None
         time.sleep(0.5)  # the last runs' tails, then both CPU readings
@@ -406,6 +440,8 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
     finally:
         if db is not None:
             db.close()
+        if batch is not None:
+            batch.close()
         workers.stop()
 
 
@@ -414,16 +450,13 @@ def recovery(variant: Variant, server: str, wait_s: float) -> dict:
     url = new_database(server)
     setup(variant, url)
     workers = Workers(variant, url, 4)
-    db = None
+    db = batch = None
     try:
         db = Database(url)
-        warm_up(variant, workers, db, url)
+        batch = Batch("dbos" if variant.source is None else "ours", url)
+        warm_up(workers, db, batch)
         time.sleep(1)
-        enqueuing = subprocess.Popen(  # read while it enqueues: the runs start at once
-            [sys.executable, str(Path(__file__).resolve()), "client", variant.name, "enqueue",
-             url, str(4 * CONCURRENCY), "0"],
-            env=variant.env(), cwd=tempfile.gettempdir(), stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        batch.enqueue(4 * CONCURRENCY)
         deadline = time.monotonic() + 30
         victim = ""
         while not victim and time.monotonic() < deadline:  # a worker running its 4 runs
@@ -440,7 +473,6 @@ def recovery(variant: Variant, server: str, wait_s: float) -> dict:
         proc.send_signal(signal.SIGKILL)
         killed = time.time()
         proc.wait()
-        enqueuing.wait()
         lost = [r[0] for r in db.rows(running) if r[1] == "PENDING"]
         done = db.wait(lost, wait_s)
         result: dict[str, Any] = {"variant": variant.name, "runs_killed": len(lost)}
@@ -460,6 +492,8 @@ def recovery(variant: Variant, server: str, wait_s: float) -> dict:
     finally:
         if db is not None:
             db.close()
+        if batch is not None:
+            batch.close()
         workers.stop()
 
 
