@@ -137,7 +137,8 @@ class Connections:
         loop = asyncio.get_running_loop()
         pool = self._loops.get(loop)
         if pool is None:
-            pool = self._loops[loop] = ([], anyio.Semaphore(MAX_CONNECTIONS))
+            # fast_acquire: no checkpoint when a connection is free (one per step otherwise)
+            pool = self._loops[loop] = ([], anyio.Semaphore(MAX_CONNECTIONS, fast_acquire=True))
         return pool
 
     async def _connect_async(self) -> Any:
