@@ -201,3 +201,22 @@ def test_a_killed_workers_run_finishes_on_a_live_worker_woken_by_its_return(
     mine = [line.split(" ")[0] for line in lines if line.endswith(" go-0")]
     assert mine == expected_log(SEQUENCE, [SEQUENCE.index("tool:note") + 1])
     assert [line.split(" ")[0] for line in lines if line.endswith(" go-1")] == SEQUENCE
+
+
+def test_a_worker_whose_connections_were_dropped_listens_again_and_misses_nothing(
+    in_process_worker: dispatch.Dispatcher, durable_db: str
+) -> None:
+    """The server ends every session (the listener's too) while a run is being enqueued: the
+    worker listens again on a new connection and claims what was announced meanwhile, with
+    no timer to fall back on (the safety pass is an hour away)."""
+    client = durable.DurableClient(durable_db)
+    try:
+        with psycopg.connect(durable_db, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        run_id = client.enqueue("quick", "go")  # perhaps announced to nobody
+        assert client.result(run_id, timeout=READY_TIMEOUT).status == "SUCCESS"
+    finally:
+        client.close()
