@@ -65,6 +65,9 @@ SLEEP = float(os.environ.get("DURABLE_SCALEOUT_SLEEP", "0.05"))
 CONCURRENCY = 4
 NETWORK = "scaleout"
 DBOS_WORKER = HERE / "peers" / "dbos_worker.py"
+MAX_CONNECTIONS = 500
+"""The started server's connection limit: a worker holds about a dozen connections (its DBOS
+pool, its steps', its listener, its lock), so eight reach PostgreSQL's default of 100."""
 
 
 if os.environ.get("DURABLE_SCALEOUT_WORKER"):
@@ -322,6 +325,14 @@ class Database:
             (ids,),
         ).fetchall()
 
+    def connections(self) -> int:
+        """The server's sessions on this database, this reader's own left out."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def pending(self) -> list[tuple[Any, ...]]:
         """The id and executor of every running run."""
         return self.conn.execute(
@@ -411,6 +422,8 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
         time.sleep(1)
         pg0, w0 = server_cpu(postmaster), workers.cpu()
         ids, started = batch.enqueue(runs)
+        time.sleep(min(1.0, rounds * CALLS * SLEEP / 2))
+        held = db.connections()
         rows = db.wait(ids, 600, every=0.5)
         assert rows is not None
         time.sleep(0.5)  # the last runs' tails, then both CPU readings
@@ -434,6 +447,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
             "pg_cpu_ms_per_step": round(pg * 1000 / steps, 3),
             "idle_cpu_pct_per_worker": round(idle, 2),
             "wake_ms": statistics.median(waits),
+            "connections_per_worker": round(held / count, 1),
             "runs_per_worker": sorted(per_executor.values()),
             "load": round(os.getloadavg()[0], 2),
         }
@@ -528,7 +542,7 @@ def server(url: str | None) -> Iterator[str]:
     sys.path.insert(0, str(ROOT))
     from tests.network.threads.postgres import postgres_server
 
-    with postgres_server() as started:
+    with postgres_server(max_connections=MAX_CONNECTIONS) as started:
         yield started.replace("postgresql+asyncpg://", "postgresql://")
 
 

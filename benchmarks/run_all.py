@@ -439,15 +439,16 @@ def durable_section(record: dict) -> str:
         "worker's CPU; the wait from enqueue to start.",
         "",
         "| variant | workers | runs/s | of ideal | CPU per step | workers / PostgreSQL "
-        "| idle worker | wake | load |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| idle worker | wake | connections per worker | load |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in record["scale"]:
         lines.append(
             f"| {row['variant']} | {row['workers']} | {row['runs_per_s']} | "
             f"{row['ratio_of_ideal']:.2f} | {row['cpu_ms_per_step']:.2f} ms | "
             f"{row['worker_cpu_ms_per_step']:.2f} / {row['pg_cpu_ms_per_step']:.2f} ms | "
-            f"{row['idle_cpu_pct_per_worker']:.1f}% | {row['wake_ms']:.0f} ms | {row['load']} |"
+            f"{row['idle_cpu_pct_per_worker']:.1f}% | {row['wake_ms']:.0f} ms | "
+            f"{row.get('connections_per_worker', '–')} | {row['load']} |"
         )
     lines += [
         "",
