@@ -381,8 +381,9 @@ def setup(variant: Variant, url: str) -> None:
 
 
 def warm_up(workers: Workers, db: Database, batch: Batch) -> None:
-    """Until every worker has run a run: connections open, statements prepared."""
-    deadline = time.monotonic() + 120
+    """Until every worker has run a run: connections open, statements prepared (eight
+    workers launching at once on a busy machine take a while)."""
+    deadline = time.monotonic() + 600
     seen: set[str] = set()
     while set(workers.executors()) - seen:
         if time.monotonic() > deadline:
@@ -391,7 +392,7 @@ def warm_up(workers: Workers, db: Database, batch: Batch) -> None:
             if proc.poll() is not None:
                 raise RuntimeError(f"a worker exited: see {workers.logs}")
         ids, _ = batch.enqueue(CONCURRENCY * len(workers.procs))
-        rows = db.wait(ids, 60)
+        rows = db.wait(ids, 300, every=0.2)
         if rows is None:
             raise RuntimeError("warm-up runs did not finish")
         seen |= {r[2] for r in rows}

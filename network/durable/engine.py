@@ -230,18 +230,23 @@ def shutdown() -> None:
     engine = Process.engine
     if engine is None:
         return
-    Process.engine = None
     takeover = engine.takeover
     dbos = _dbos()
-    if takeover is not None:
-        takeover.stop()
+    # First no new run: one started now would find its network gone and fail for good.
     if engine.dispatcher is not None:
         engine.dispatcher.stop()
-    dbos.DBOS.destroy(destroy_registry=False)
-    close_step_tables()
-    close_connections()
     if takeover is not None:
-        takeover.liveness.close()  # last: from now on others may take its runs over
+        takeover.stop()
+    try:
+        # Runs in flight stop here, PENDING (taken over later); while they stop they still
+        # find their networks.
+        dbos.DBOS.destroy(destroy_registry=False)
+    finally:
+        Process.engine = None
+        close_step_tables()
+        close_connections()
+        if takeover is not None:
+            takeover.liveness.close()  # last: from now on others may take its runs over
 
 
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ a live worker woken by the run's return to the queue, no completed step run twic
 from __future__ import annotations
 
 import statistics
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -220,3 +221,32 @@ def test_a_worker_whose_connections_were_dropped_listens_again_and_misses_nothin
         assert client.result(run_id, timeout=READY_TIMEOUT).status == "SUCCESS"
     finally:
         client.close()
+
+
+def test_a_run_claimed_while_its_worker_shuts_down_is_not_failed(
+    durable_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker stops (SIGTERM, `durable.shutdown()`) while its dispatcher is starting a run
+    it claimed: the run is started while the worker still knows its network, or left for a
+    takeover, never recorded as failed for want of its network."""
+    from network.durable import engine as durable_engine
+
+    starting = threading.Event()
+
+    def slow_start(claimed: list, owner: str) -> list[str]:
+        starting.set()
+        time.sleep(0.5)  # shutdown begins meanwhile
+        return dispatch.start_claimed(claimed, owner)
+
+    monkeypatch.setattr(durable_engine, "start_claimed", slow_start)
+    durable.launch([quick], db=durable_db, worker=True, worker_concurrency=1)
+    client = durable.DurableClient(durable_db)
+    try:
+        run_id = client.enqueue("quick", "go")
+        assert starting.wait(READY_TIMEOUT)
+        durable.shutdown()
+        status = client.status(run_id)
+    finally:
+        durable.shutdown()
+        client.close()
+    assert status.status in ("SUCCESS", "PENDING"), status
