@@ -410,6 +410,8 @@ def served_section(record: dict) -> str:
             f"| {name} | {figures['runs_per_s']:.0f} | "
             f"{figures['server_cpu_ms_per_run']:.3f} | {figures['events_per_run']:.0f} |"
         )
+
+
 def run_durable_scaleout(quick: bool, env: dict[str, str], before: str) -> dict | None:
     """benchmarks/durable_scaleout.py (on a PostgreSQL server it starts), or None if it failed."""
     cmd = [sys.executable, str(HERE / "durable_scaleout.py"), *(["--quick"] if quick else [])]

@@ -71,7 +71,9 @@ def test_a_claim_takes_the_oldest_runs_of_its_queue_up_to_its_limit(client: DBOS
         assert info.recovery_attempts == 1  # counted as DBOS's claim counts a dispatch
 
 
-def test_a_claim_leaves_another_applications_runs_alone(client: DBOSClient, durable_db: str) -> None:
+def test_a_claim_leaves_another_applications_runs_alone(
+    client: DBOSClient, durable_db: str
+) -> None:
     other = DBOSClient(system_database_url=durable_db, application_name="someone-else")
     try:
         theirs = enqueue(other)
