@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "network.telemetry": 4,
     "network.capabilities": 5,  # the features a network or a run declares (each a folder)
     "network.threads": 5,
+    "network.memory": 5,  # long-term memory beside the thread store (same backends and URLs)
     "network.sessions": 5,  # opens a run's thread session (threads, loaded lazily)
     "network.continuing": 5,  # continuations of stopped runs, on their thread sessions
     "network.durable": 6,
@@ -459,7 +460,8 @@ TESTED_THROUGH = {
     "network.sessions": "tests/network/threads/test_pending.py",  # opened for continuations
     "network.threads.pending_claims": "tests/network/threads/test_pending_race.py",
     "network.threads.sql_pending": "tests/network/threads/test_pending_race.py",
-    "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
+    "network.drawing": "tests/routers/test_mermaid.py",
+    "network.memory.items": "tests/network/memory/test_memories.py",  # what the store hands back  # routers.network_mermaid is the same
     # GET /api/value, driven from the page in Chromium
     "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
     # the dev server's error answers: every refusal of its endpoints
