@@ -60,6 +60,7 @@ class PostgresBackend:
         }
         self._pool_size = pool_size
         self._pool: Any = None
+        self.exact_fallbacks = 0  # searches the index answered short, asked again exactly
 
     async def _connections(self) -> Any:
         if self._pool is None:
@@ -238,6 +239,7 @@ class PostgresBackend:
             )
             if len(rows) == limit:
                 return [(Row(*row[:-1]), 1.0 - row[-1]) for row in rows]
+            self.exact_fallbacks += 1
         # exact: `+ 0` keeps the planner off the HNSW index (it serves `<=>` alone)
         rows = await pool.fetch(
             f"SELECT {_COLUMNS}, (embedding <=> $1::text::vector) + 0 AS distance {where} "
