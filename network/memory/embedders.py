@@ -7,7 +7,9 @@
   but the wheel puts it in `wordllama/tokenizers/`, so the plain call tries to download it.
   We pass the package's own folder as `cache_dir` (where `tokenizers/` and `weights/` are the
   subfolders it looks in) with `disable_download=True`: it loads from the wheel, and can never
-  reach the network.
+  reach the network. And `import wordllama` configures the root logger
+  (`logging.basicConfig(level=INFO)` in its `__init__`), which a library must never do: the
+  import is made with the root logger's handlers and level put back as they were after it.
 - `LiteLLMEmbedder(model, dimensions)`: any provider's embeddings through litellm
   (`"openai/text-embedding-3-small"`, a local OpenAI-compatible server with `api_base=`).
 - Your own: anything with `name`, `dimensions` and `async embed(texts)` (`Embedder`).
@@ -18,6 +20,7 @@ another embedder is a `ConfigurationError`, since vectors of two models do not c
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -63,7 +66,7 @@ def _wordllama(config: str, dim: int) -> Any:
         found = _loaded.get((config, dim))
         if found is None:
             try:
-                import wordllama  # noqa: PLC0415 (numpy, tokenizers: loaded when first used)
+                wordllama = _import_wordllama()
             except ImportError as missing:
                 raise ConfigurationError(
                     "the offline embedder needs the `wordllama` package: "
@@ -81,6 +84,19 @@ def _wordllama(config: str, dim: int) -> Any:
                 ) from error
             _loaded[(config, dim)] = found
     return found
+
+
+def _import_wordllama() -> Any:
+    """`import wordllama`, leaving the root logger as it was (see the module docstring)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        import wordllama  # noqa: PLC0415 (numpy, tokenizers: loaded when first used)
+    finally:
+        for added in [handler for handler in root.handlers if handler not in handlers]:
+            root.removeHandler(added)
+        root.setLevel(level)
+    return wordllama
 
 
 class WordLlamaEmbedder:

@@ -30,6 +30,7 @@ def test_wordllama_loads_from_its_wheel_with_no_network() -> None:
 
         socket.socket.connect = refuse
         socket.create_connection = refuse
+        import logging
         from network.memory import WordLlamaEmbedder
 
         async def main():
@@ -38,6 +39,8 @@ def test_wordllama_loads_from_its_wheel_with_no_network() -> None:
             print(vectors.shape)
             unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
             print(bool(unit[0] @ unit[1] > unit[0] @ unit[2]))
+            root = logging.getLogger()  # wordllama's basicConfig undone
+            print(len(root.handlers), root.level)
 
         anyio.run(main)
         """
@@ -50,7 +53,8 @@ def test_wordllama_loads_from_its_wheel_with_no_network() -> None:
         env={**__import__("os").environ, "HF_HOME": "/nonexistent-hf-home", "HOME": "/tmp"},
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["(3,", "256)", "True"]
+    assert done.stdout.split() == ["(3,", "256)", "True", "0", "30"]
+    assert done.stderr == ""
 
 
 async def test_wordllama_truncates_to_fewer_dimensions() -> None:
