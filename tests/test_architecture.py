@@ -434,6 +434,8 @@ TESTED_THROUGH = {
         for module, folder, test in (
             ("handoffs.input_filter", "handoffs", "test_capability"),
             ("handoffs.options", "handoffs", "test_capability"),
+            ("memory.options", "memory", "test_capability"),
+            ("memory.tools", "memory", "test_capability"),
             ("hooks.options", "hooks", "test_capability"),
             ("mcp.capability", "mcp", "test_listing"),
         )
@@ -460,8 +462,8 @@ TESTED_THROUGH = {
     "network.sessions": "tests/network/threads/test_pending.py",  # opened for continuations
     "network.threads.pending_claims": "tests/network/threads/test_pending_race.py",
     "network.threads.sql_pending": "tests/network/threads/test_pending_race.py",
-    "network.drawing": "tests/routers/test_mermaid.py",
-    "network.memory.items": "tests/network/memory/test_memories.py",  # what the store hands back  # routers.network_mermaid is the same
+    "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
+    "network.memory.items": "tests/network/memory/test_memories.py",  # what the store hands back
     # GET /api/value, driven from the page in Chromium
     "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
     # the dev server's error answers: every refusal of its endpoints
