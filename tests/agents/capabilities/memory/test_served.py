@@ -66,10 +66,14 @@ async def say(base: str, token: str, thread: str, run: str, text: str) -> str:
     return "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
 
 
-async def test_two_principals_never_share_memories(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["store", "in-memory"])
+async def test_two_principals_never_share_memories(tmp_path: Path, where: str) -> None:
+    """On a thread store (the principal is the thread's user) and on the server's in-memory
+    threads (the principal is the thread's owner)."""
     memories = Memories(tmp_path / "memories.db")
     threads = SQLStore(f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
-    served = app(network(memories), store=threads, authorize=bearer)
+    stored = {"store": threads} if where == "store" else {}
+    served = app(network(memories), authorize=bearer, **stored)
     with serve(served) as base:
         saved = await say(base, "token-alice", "a1", "r1", "remember: Prefers a window seat")
         assert "saved" in saved
