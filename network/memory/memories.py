@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import os
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Self, TypeVar
@@ -42,7 +40,7 @@ from network.errors import (
     MemoryDatabaseError,
 )
 from network.logger import LazyLogger
-from network.memory._backend import Backend, Row
+from network.memory._backend import Row
 from network.memory._checks import (
     MAX_LIST,
     check_filter,
@@ -57,15 +55,13 @@ from network.memory._checks import (
     decode_namespace,
     encode_namespace,
 )
+from network.memory._opening import IN_PROCESS, backend_for, database_errors
 from network.memory.embedders import Embedder, WordLlamaEmbedder
 from network.memory.items import MemoryItem, Namespace, NewMemory
 from network.threads.ids import check_id
-from network.threads.urls import store_url
 
 __all__ = ["IN_PROCESS", "Memories"]
 
-IN_PROCESS = "memory://"
-"""The `store` of memories kept in this process only."""
 
 log = LazyLogger("agent_network.memory")
 T = TypeVar("T")
@@ -109,7 +105,9 @@ class Memories:
             raise ConfigurationError(
                 f"Memories: table_prefix must be letters, digits and _, got {table_prefix!r}"
             )
-        self.url, self.backend = _backend(store, table_prefix, vector_index, ef_search, pool_size)
+        self.url, self.backend = backend_for(
+            store, table_prefix, vector_index, ef_search, pool_size
+        )
         self._clock = clock
         self._ready = False
         self._setup_lock = anyio.Lock()
@@ -355,7 +353,7 @@ class Memories:
             return await work
         except AgentNetworkError:
             raise
-        except _database_errors() as error:
+        except database_errors() as error:
             log.error("memory_store.failed", operation=operation, kind=self.kind, error=repr(error))
             raise MemoryDatabaseError(
                 f"the memory store ({self.kind}) failed in {operation}; the database error is "
@@ -400,59 +398,3 @@ def _provenance(field: str, value: Any) -> str | None:
         return check_id(field, value, allow_empty=field == "user_id")
     except ValueError as error:
         raise InvalidMemoryError(str(error), field=field) from None
-
-
-def _database_errors() -> tuple[type[BaseException], ...]:
-    found: list[type[BaseException]] = [OSError, sqlite3.Error, UnicodeError]
-    try:
-        import sqlean  # noqa: PLC0415 (optional)
-
-        found.append(sqlean.Error)
-    except ImportError:
-        pass
-    try:
-        import asyncpg  # noqa: PLC0415 (loaded only when a PostgreSQL store is used)
-
-        found += [asyncpg.PostgresError, asyncpg.InterfaceError]
-    except ImportError:
-        pass
-    return tuple(found)
-
-
-def _backend(
-    store: Any, prefix: str, vector_index: bool | None, ef_search: int, pool_size: int
-) -> tuple[str, Backend]:
-    """The URL `store` stands for, and its backend."""
-    if store == IN_PROCESS:
-        from network.memory._local import LocalBackend  # noqa: PLC0415 (one backend loads)
-
-        return IN_PROCESS, LocalBackend()
-    url = getattr(store, "url", None)  # a thread SQLStore: its database
-    if not isinstance(url, str):
-        if store is not None and not isinstance(store, str | os.PathLike):
-            raise ConfigurationError(
-                f"Memories: store must be 'memory://', a path, a database URL or a thread "
-                f"SQLStore, got {store!r}"
-            )
-        url = store_url(store)
-    scheme, _, rest = url.partition("://")
-    dialect = scheme.split("+")[0]
-    if dialect == "sqlite":
-        path = rest[1:] if rest.startswith("/") else rest
-        if path in ("", ":memory:") or path.startswith(":memory:") or "mode=memory" in path:
-            raise ConfigurationError(
-                "Memories: an in-memory SQLite database cannot be shared; use 'memory://' "
-                "for memories kept in this process"
-            )
-        from network.memory._sqlite import SQLiteBackend  # noqa: PLC0415 (one backend loads)
-
-        return url, SQLiteBackend(
-            path.split("?")[0], table_prefix=prefix, vector_index=vector_index
-        )
-    if dialect in ("postgresql", "postgres"):
-        from network.memory._postgres import PostgresBackend  # noqa: PLC0415 (one backend loads)
-
-        return url, PostgresBackend(
-            f"postgresql://{rest}", table_prefix=prefix, ef_search=ef_search, pool_size=pool_size
-        )
-    raise ConfigurationError(f"Memories: SQLite and PostgreSQL are supported, not {dialect!r}")
