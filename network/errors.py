@@ -312,6 +312,34 @@ class LeaseLostError(ThreadError):
         self.run_id = run_id
 
 
+class MemoryStoreError(AgentNetworkError):
+    """A long-term memory operation failed (`network.memory`): the base of the three below."""
+
+
+class InvalidMemoryError(MemoryStoreError, ValueError):
+    """A memory store refused what it was given (a namespace, key, value, metadata, filter,
+    query, ttl or limit); `field` names which. Nothing was written."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class MemoryDatabaseError(MemoryStoreError):
+    """The database behind a memory store failed. The message is generic on purpose (a
+    driver's text quotes SQL and values); the driver's exception is the `__cause__`, and the
+    store logs it."""
+
+    def __init__(self, message: str, *, operation: str) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
+class EmbeddingError(MemoryStoreError):
+    """An embedder failed or answered with something unusable (a wrong count or size of
+    vectors, NaN or infinity); the provider's exception, if any, is the `__cause__`."""
+
+
 class AgentNetworkWarning(UserWarning):
     """Base class of the warnings this library emits (filter them with `warnings`)."""
 

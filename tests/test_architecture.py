@@ -39,6 +39,7 @@ LAYERS: dict[str, int] = {
     "network.telemetry": 4,
     "network.capabilities": 5,  # the features a network or a run declares (each a folder)
     "network.threads": 5,
+    "network.memory": 5,  # long-term memory beside the thread store (same backends and URLs)
     "network.sessions": 5,  # opens a run's thread session (threads, loaded lazily)
     "network.continuing": 5,  # continuations of stopped runs, on their thread sessions
     "network.durable": 6,
@@ -435,6 +436,8 @@ TESTED_THROUGH = {
         for module, folder, test in (
             ("handoffs.input_filter", "handoffs", "test_capability"),
             ("handoffs.options", "handoffs", "test_capability"),
+            ("memory.options", "memory", "test_capability"),
+            ("memory.tools", "memory", "test_capability"),
             ("hooks.options", "hooks", "test_capability"),
             ("mcp.capability", "mcp", "test_listing"),
         )
@@ -463,6 +466,7 @@ TESTED_THROUGH = {
     "network.threads.pending_claims": "tests/network/threads/test_pending_race.py",
     "network.threads.sql_pending": "tests/network/threads/test_pending_race.py",
     "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
+    "network.memory.items": "tests/network/memory/test_memories.py",  # what the store hands back
     # GET /api/value, driven from the page in Chromium
     "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
     # the dev server's error answers: every refusal of its endpoints

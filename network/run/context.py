@@ -155,6 +155,10 @@ class RunContext(Generic[DepsT]):
     input: str
     run_id: str
     thread_id: str | None = None
+    # The thread's owner and app, on a thread (set by its session; the AG-UI server's
+    # principal is the owner): None without a thread. Memory keys what it recalls by them.
+    user_id: str | None = None
+    app_name: str | None = None
     call_count: int = 0
     stack: list[Any] = field(default_factory=list)
     last_result: InferenceResult | None = None
