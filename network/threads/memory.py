@@ -13,6 +13,7 @@ atomic; a commit is prepared on copies and swapped in only when every part of it
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
 from network.threads.memory_timeline import MemoryTimeTravel
-from network.threads.pending import PendingCall
+from network.threads.pending import PendingCall, waiting_error
 from network.threads.pending_claims import check_claims
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import (
@@ -169,6 +170,11 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         if stored is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
         info = stored.info
+        if commit.append_only:  # depends on no revision, only on what the thread waits on
+            if stored.pending:
+                waiting = [PendingCall.from_text(text) for text in stored.pending.values()]
+                raise waiting_error(thread_id, waiting)
+            commit = dataclasses.replace(commit, revision=info.revision)
         # A claim is judged before the revision: a second answer is told it came second.
         check_claims(thread_id, commit.answered, stored.answered, stored.pending, stored.withdrawn)
         if info.revision != commit.revision:

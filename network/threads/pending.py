@@ -28,6 +28,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from network.errors import MessageError
 from network.history.messages import ToolCall
 from network.run.interrupts import Interrupt
 
@@ -89,3 +90,19 @@ def stored_revision(text: str, default: int) -> int:
     one a waiting call almost always comes from)."""
     revision = json.loads(text).get("revision")
     return revision if isinstance(revision, int) else default
+
+
+def waiting_error(thread_id: str, waiting: list[PendingCall]) -> MessageError:
+    """The refusal of messages added while the thread waits on `waiting`: an added message
+    would land between a tool call and its result, a conversation providers refuse."""
+    named = ", ".join(
+        f"{entry.data.get('tool') or entry.data.get('name') or 'a tool'} "
+        f"({'approval' if entry.kind == 'interrupt' else 'client tool call'} {entry.id})"
+        for entry in waiting[:5]
+    )
+    return MessageError(
+        f"thread {thread_id!r} waits on {named}: a message added now would land between the "
+        "tool call and its result; answer it first (Resume / ToolResults), then add messages",
+        index=None,
+        field="thread",
+    )

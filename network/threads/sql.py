@@ -341,6 +341,8 @@ class SQLStore(SQLTimeTravel, BaseStore):
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
         async with self._writer.begin() as conn:  # any failure rolls the whole commit back
+            if commit.append_only:
+                commit = await self._commits.appending(conn, thread_id, commit)
             first = await self._commits.write(
                 conn, thread_id, commit, messages, results, now, summaries
             )

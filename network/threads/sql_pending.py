@@ -87,6 +87,14 @@ class PendingStatements:
             (c.thread_id == thread_id) & c.answer.is_(None)
         )
 
+    async def waiting_now(self, conn: AsyncConnection, thread_id: str) -> list[PendingCall]:
+        """The calls the thread waits on, in the order stored."""
+        c = self.table.c
+        rows = await conn.execute(
+            select(c.data).where((c.thread_id == thread_id) & c.answer.is_(None)).order_by(c.seq)
+        )
+        return [PendingCall.from_text(data) for (data,) in rows.all()]
+
     async def claim_all(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> None:
         """Mark every call `commit.answered` claims answered, or raise (nothing claimed)."""
         failed = []

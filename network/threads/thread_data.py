@@ -175,6 +175,13 @@ class Commit:
 
     A store applies it only when the thread is still at `revision` (else `StaleThreadError`)
     and bumps the revision by one.
+
+    `append_only`: messages appended on their own (`network.add_messages`), which depend on
+    nothing another commit changes: the store applies them at whatever revision the thread
+    is at (`revision` is then only what the caller read), unless the thread waits on a
+    pending call, whose result must come first: that is refused (`pending.waiting_error`), in
+    the commit's own transaction. A store that does not know the flag treats the commit as
+    any other; the caller then reads again and retries on `StaleThreadError`.
     """
 
     revision: int
@@ -190,6 +197,7 @@ class Commit:
     # the claim of an answer: pending call id -> the answer's JSON text; the store refuses the
     # whole commit (`AlreadyAnsweredError`) unless every one is still pending
     answered: dict[str, str] = field(default_factory=dict)
+    append_only: bool = False
 
     @property
     def empty(self) -> bool:
