@@ -34,11 +34,9 @@ import time
 from typing import Any
 
 import anyio
-from sqlalchemy import delete, event, literal, select, union_all
+from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
-from sqlalchemy.util import concurrency
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
@@ -46,11 +44,20 @@ from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
-from network.threads.protocol import BaseStore, ThreadExistsError
+from network.threads.pending import PendingCall
+from network.threads.protocol import BaseStore
 from network.threads.sql_bulk import BulkReader
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_errors import database_errors
-from network.threads.sql_pending import decode_waiting
+from network.threads.sql_fast import Encoded, Loaded
+from network.threads.sql_fast_postgres import PostgresFast, takes_fast_path
+from network.threads.sql_fast_sqlite import SQLiteFast
+from network.threads.sql_links import (
+    PostgresLink,
+    SQLiteLink,
+    postgres_arguments,
+    switch_to_wal,
+)
 from network.threads.sql_tables import build_tables
 from network.threads.sql_timeline import SQLTimeTravel
 from network.threads.thread_data import (
@@ -110,6 +117,13 @@ class SQLStore(SQLTimeTravel, BaseStore):
             )
         self.engine = create_async_engine(self.url, **engine_options)
         self.tables = build_tables(table_prefix)
+        self._synchronous = sqlite_synchronous
+        self._busy_timeout = busy_timeout
+        self._link_size = int(engine_options.get("pool_size", 5)) + int(
+            engine_options.get("max_overflow", 10)
+        )
+        self._connect_args: dict[str, Any] = dict(engine_options.get("connect_args") or {})
+        self._link: SQLiteLink | PostgresLink | None = None
         if self.dialect == "sqlite":
             _configure_sqlite(self.engine.sync_engine, sqlite_synchronous, busy_timeout)
             self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
@@ -143,7 +157,47 @@ class SQLStore(SQLTimeTravel, BaseStore):
 
     async def close(self) -> None:
         """Close every pooled connection."""
+        link, self._link = self._link, None
+        if link is not None:
+            await link.close()
         await self.engine.dispose()
+
+    @functools.cached_property
+    def _fast(self) -> SQLiteFast | PostgresFast:
+        """The direct driver paths of a run's load and commits (`network.threads.sql_links`),
+        with their own connections, opened on first use."""
+        preparer = self.engine.dialect.identifier_preparer
+        if self.dialect == "sqlite":
+            self._link = SQLiteLink(
+                self.engine.dialect.create_connect_args(self.engine.url),
+                synchronous=self._synchronous,
+                busy_timeout=self._busy_timeout,
+                size=self._link_size,
+            )
+            return SQLiteFast(self.tables, preparer)
+        arguments = postgres_arguments(self.engine.dialect, self.engine.url, self._connect_args)
+        self._link = PostgresLink(arguments, size=self._link_size)
+        return PostgresFast(self.tables, preparer, self._link)
+
+    async def statement(
+        self, sqlite: str, postgresql: str, arguments: tuple[Any, ...], *, durable: bool = True
+    ) -> list[Any]:
+        """The rows of one statement (written for each dialect: `?` or `$1` parameters) run on
+        the store's own connections, on its own (see `network.threads.sql_links`)."""
+        self._fast  # noqa: B018 (made with its link)
+        link = self._link
+        if isinstance(link, SQLiteLink):
+            return await link.statement(sqlite, arguments, durable=durable)
+        assert link is not None
+        return await link.fetch(postgresql, *arguments)
+
+    @property
+    def statement_listeners(self) -> list[Any]:
+        """Functions called with the text of each statement the store's direct driver paths
+        run (a run's load and commits); for tests and benchmarks that count them."""
+        fast = self._fast
+        assert self._link is not None, fast
+        return self._link.listeners
 
     # -- threads -------------------------------------------------------------------------------
 
@@ -158,71 +212,85 @@ class SQLStore(SQLTimeTravel, BaseStore):
     ) -> ThreadInfo:
         info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
         await self.setup()
-        values = info.model_dump(exclude={"metadata"})
-        try:
-            async with self._writer.begin() as conn:
-                taken = await conn.scalar(
-                    select(self.tables.threads.c.thread_id).where(
-                        self.tables.threads.c.thread_id == thread_id
-                    )
-                )
-                if taken is not None:
-                    raise ThreadExistsError(f"thread {thread_id!r} already exists")
-                await conn.execute(
-                    self.tables.threads.insert().values(**values, meta=json.dumps(info.metadata))
-                )
-        except IntegrityError as exc:  # created by another process between check and insert
-            raise ThreadExistsError(f"thread {thread_id!r} already exists") from exc
+        values = [
+            info.thread_id,
+            info.app_name,
+            info.user_id,
+            info.revision,
+            info.created_at,
+            info.updated_at,
+            info.message_count,
+            info.result_count,
+            json.dumps(info.metadata),
+        ]
+        fast = self._fast
+        if isinstance(fast, SQLiteFast):
+            assert isinstance(self._link, SQLiteLink)
+            await self._link.run(fast.create_thread(values))
+        else:
+            await fast.create_thread(values)
         return info
 
     @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
         check_id("thread_id", thread_id)
         await self.setup()
-        async with self._reader.begin() as conn:
-            row = (await conn.execute(self._thread_select(thread_id))).first()
-            if row is None:
+        fast = self._fast
+        while True:
+            known = self.decoded.entry(thread_id)
+            hint = None
+            if known is not None:
+                hint = (
+                    known.incarnation,
+                    len(known.messages),
+                    len(known.results),
+                    len(known.summaries),
+                )
+            if isinstance(fast, SQLiteFast):
+                assert isinstance(self._link, SQLiteLink)
+                loaded = await self._link.run(fast.load(thread_id, hint))
+            else:
+                loaded = await fast.load(thread_id, hint)
+            if loaded is None:
                 return None
-            entry, summaries = await self._sync(conn, thread_id, row)
-            state, user_state, app_state, waiting = await self._scopes(conn, row)
+            thread = self._thread_of(loaded)
+            if thread is not None:
+                return thread
+            # Another reader of this process reset the thread's records meanwhile (a new
+            # incarnation): what was read does not continue them; read again.
+
+    def _thread_of(self, loaded: Loaded) -> Thread | None:
+        """The `Thread` a load read, its records added to the decoded cache; None when they do
+        not continue what the cache now holds."""
+        header = loaded.header
+        entry = self.decoded.thread(
+            header.thread_id, header.incarnation, header.message_count, header.result_count
+        )
+        m, r, n = loaded.first
+        if len(entry.messages) < m or len(entry.results) < r or len(entry.summaries) < n:
+            return None
+        self.decoded.extend(entry, m, loaded.messages, r, loaded.results, n, loaded.summaries)
+        state, user_state, app_state = (
+            {key: decode_value(text) for key, text in scope.items()} for scope in loaded.scopes
+        )
         return Thread.model_construct(
-            **_info(row).__dict__,
-            messages=entry.conversation(row.message_count),
-            results=entry.calls(row.result_count),
-            summaries=entry.summaries[:summaries],
+            thread_id=header.thread_id,
+            app_name=header.app_name,
+            user_id=header.user_id,
+            revision=header.revision,
+            created_at=header.created_at,
+            updated_at=header.updated_at,
+            message_count=header.message_count,
+            result_count=header.result_count,
+            metadata=json.loads(header.meta),
+            messages=entry.conversation(header.message_count),
+            results=entry.calls(header.result_count),
+            summaries=entry.summaries[: n + len(loaded.summaries)],
             state=state,
             user_state=user_state,
             app_state=app_state,
-            pending=decode_waiting(waiting),
+            pending=[PendingCall.from_text(text) for text in loaded.waiting],
         )
-
-    async def _scopes(
-        self, conn: AsyncConnection, row: Any
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, str]]:
-        """The thread's, its user's and its app's keys, and the calls it waits on (JSON text
-        by number), in one statement (one round trip)."""
-        t = self.tables
-        owners = (
-            (t.thread_state, t.thread_state.c.thread_id == row.thread_id),
-            (
-                t.user_state,
-                (t.user_state.c.app_name == row.app_name) & (t.user_state.c.user_id == row.user_id),
-            ),
-            (t.app_state, t.app_state.c.app_name == row.app_name),
-        )
-        scoped = [
-            select(literal(n).label("scope"), table.c.key, table.c.value).where(where)
-            for n, (table, where) in enumerate(owners)
-        ]
-        scoped.append(self._commits.pending.waiting(row.thread_id))
-        found: tuple[dict[str, Any], ...] = ({}, {}, {})
-        waiting: dict[str, str] = {}
-        for scope, key, value in (await conn.execute(union_all(*scoped))).all():
-            if scope == 3:
-                waiting[key] = value
-            else:
-                found[scope][key] = decode_value(value)
-        return found[0], found[1], found[2], waiting
 
     async def _sync(
         self,
@@ -340,19 +408,40 @@ class SQLStore(SQLTimeTravel, BaseStore):
             for record in commit.results
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
-        async with self._writer.begin() as conn:  # any failure rolls the whole commit back
-            if commit.append_only:
-                commit = await self._commits.appending(conn, thread_id, commit)
-            first = await self._commits.write(
-                conn, thread_id, commit, messages, results, now, summaries
-            )
+        encoded = Encoded(thread_id, commit, messages, results, summaries, now)
+        fast = self._fast
+        if isinstance(fast, SQLiteFast) and not commit.shared:
+            assert isinstance(self._link, SQLiteLink)
+            revision, *first = await self._link.run(fast.commit(encoded))
+        elif isinstance(fast, PostgresFast) and takes_fast_path(encoded):
+            revision, *first = await fast.commit(encoded)
+        else:
+            revision, *first = await self._write(encoded)
         # Committed: the next load need not read back what this process just wrote.
         entry = self.decoded.entry(thread_id)
         if entry is not None:
             rows = [(r["data"], r["history_length"], r["at"]) for r in results]
             texts = [text for _, text in summaries]
             self.decoded.extend(entry, first[0], messages, first[1], rows, first[2], texts)
-        return commit.revision + 1
+        return revision
+
+    async def _write(self, encoded: Encoded) -> tuple[int, int, int, int]:
+        """A commit through SQLAlchemy (`CommitWriter`): one transaction of several statements,
+        for what the direct paths leave to it (see `sql_fast_sqlite`, `sql_fast_postgres`)."""
+        commit = encoded.commit
+        async with self._writer.begin() as conn:  # any failure rolls the whole commit back
+            if commit.append_only:
+                commit = await self._commits.appending(conn, encoded.thread_id, commit)
+            first = await self._commits.write(
+                conn,
+                encoded.thread_id,
+                commit,
+                encoded.messages,
+                encoded.results,
+                encoded.now,
+                encoded.summaries,
+            )
+        return (commit.revision + 1, *first)
 
 
 def _info(row: Any) -> ThreadInfo:
@@ -374,45 +463,10 @@ def _configure_sqlite(sync_engine: Any, synchronous: str, busy_timeout: float) -
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        _switch_to_wal(cursor, busy_timeout)
+        switch_to_wal(cursor, busy_timeout)
         cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))
-
-
-def _switch_to_wal(cursor: Any, timeout: float) -> None:
-    """Put the database in WAL mode, waiting out other connections doing the same.
-
-    On a new database file, connections that switch it to WAL at the same moment each hold a
-    shared lock while asking for the exclusive one; SQLite sees the deadlock and answers
-    "database is locked" at once, without waiting `busy_timeout` (its busy handler is not called
-    for a possible deadlock). The switch only has to happen once per file, so the connections
-    that lose simply try again, briefly backing off, until the file reports WAL.
-    """
-    deadline = time.monotonic() + timeout
-    delay = 0.001
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            if str(cursor.fetchone()[0]).lower() == "wal":
-                return
-        except Exception as exc:  # the driver's OperationalError: "database is locked"
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-        if time.monotonic() > deadline:
-            raise ConfigurationError("SQLite refused WAL mode for the thread store's database")
-        _pause(delay)
-        delay = min(delay * 2, 0.05)
-
-
-def _pause(seconds: float) -> None:
-    """Sleep inside a connection event: awaited on the event loop (SQLAlchemy runs the event in
-    a greenlet of the async engine), so other tasks go on meanwhile."""
-    await_ = getattr(concurrency, "await_", None) or concurrency.await_only
-    if concurrency.in_greenlet():
-        await_(anyio.sleep(seconds))
-    else:
-        time.sleep(seconds)
