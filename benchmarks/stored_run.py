@@ -10,20 +10,22 @@ Two ways in: `run` (`network.run(text, thread=ThreadRef(id, store=store))`, the 
 once) and `served` (the AG-UI server, `app(network, store=store)`, through httpx's ASGI
 transport: no sockets, the figure is the server's work, its run lease included). Backends:
 `none` (no thread at all; served: the server's in-memory registry), `memory` (`MemoryStore`),
-`sqlite` (a file, `synchronous=FULL`) and `postgres` (Debian's server, started here, fsync
-off as the tests run it).
+`sqlite` (a file, `synchronous=FULL`, the default: each commit waits for an fsync),
+`sqlite-normal` (`synchronous=NORMAL`: no fsync per commit, a commit survives a killed process
+but not a power cut) and `postgres` (Debian's server, started here, fsync off as the tests
+run it).
 
 Every figure comes from a fresh Python process (a child of this script): it opens the store,
 makes `--warmup` runs, then `--runs` measured ones. Per run:
 
-- `cpu_ms`: the process's CPU time (all its threads: aiosqlite's worker too; not the
+- `cpu_ms`: the process's CPU time (all its threads: the database threads too; not the
   PostgreSQL server's), and `wall_ms`;
 - `statements`: SQL statements the database executed for the run, BEGIN / COMMIT / ROLLBACK
   not counted (SQLite: its trace callback; PostgreSQL: the Execute and Query messages the
   client sent, read off the wire);
 - `transactions`: BEGINs, plus statements run outside a transaction (each its own);
-- `round_trips`: the times the event loop waited on the database: SQLite, calls handed to
-  aiosqlite's worker thread (each a thread hand-off and back); PostgreSQL, messages that make
+- `round_trips`: the times the event loop waited on the database: SQLite, calls handed to a
+  database thread (aiosqlite's, or the store's own) and back; PostgreSQL, messages that make
   the server answer (Sync, Query) the client wrote.
 
 `--against REF` checks REF out into a temporary git worktree and measures it the same way,
@@ -224,7 +226,7 @@ def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: in
     import structlog
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    if backend == "sqlite":
+    if backend.startswith("sqlite"):
         count_sqlite()
     elif backend == "postgres":
         count_postgres()
@@ -237,6 +239,8 @@ def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: in
         store: Any = None
         if backend == "memory":
             store = MemoryStore()
+        elif backend == "sqlite-normal":
+            store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
             store = SQLStore(url)
         thread = f"t-{os.getpid()}"
@@ -309,8 +313,8 @@ def checkout(ref: str, into: Path) -> Path:
 
 
 def url_of(backend: str, folder: Path, label: str, postgres: str | None) -> str:
-    if backend == "sqlite":
-        return f"sqlite+aiosqlite:///{folder / f'{label}.db'}"
+    if backend.startswith("sqlite"):
+        return f"sqlite+aiosqlite:///{folder / f'{label}-{backend}.db'}"
     if backend == "postgres":
         assert postgres is not None
         return postgres
@@ -331,7 +335,8 @@ def main() -> None:
         library, backend, mode, url, runs, warmup = args.child
         child(library, backend, mode, url, int(runs), int(warmup))
         return
-    backends = ["none", "memory", "sqlite"] + ([] if args.no_postgres else ["postgres"])
+    backends = ["none", "memory", "sqlite", "sqlite-normal"]
+    backends += [] if args.no_postgres else ["postgres"]
     with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         libraries = {"this checkout": ROOT}

@@ -55,7 +55,13 @@ from network.threads.thread_data import (
     SharedWrite,
     Thread,
 )
-from network.threads.thread_load import load_recorded, load_thread, state_of, write_initial
+from network.threads.thread_load import (
+    check_owner,
+    load_recorded,
+    load_thread,
+    state_of,
+    write_initial,
+)
 
 
 class ThreadSession:
@@ -92,12 +98,16 @@ class ThreadSession:
         state: Mapping[str, Any] | State | None = None,
         steps: StepRunner | None = None,
         create: bool = True,
+        loaded: Thread | None = None,
         **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
         """Load (or, with `create`, create) the thread and build the run's State from it.
 
         `steps` (a durable run's): the load and each commit are recorded steps, so a resumed
         run starts from the thread as it was loaded, and commits each agent call once.
+        `loaded`: the thread as the caller has just read it from the store (a server reads it
+        to check a request, under the thread's run lease): it is not read again (its owner is
+        checked all the same; ignored for a durable run, whose load is a recorded step).
         `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
         `open(network, ThreadRef("t1", ...))`, kept for one release.
         """
@@ -112,7 +122,9 @@ class ThreadSession:
         check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
         try:
-            if steps is None:
+            if steps is None and loaded is not None:
+                thread = check_owner(loaded, thread_id, app, user_id)
+            elif steps is None:
                 thread = await load_thread(opened, thread_id, app, user_id, create)
             else:
                 thread = await load_recorded(steps, opened, thread_id, app, user_id, create)

@@ -1,20 +1,25 @@
 """`SQLStore`: threads in SQLite (the embedded default) or PostgreSQL, one code path for both.
 
 Built on SQLAlchemy 2's async Core with aiosqlite and asyncpg; importing this module is what
-loads SQLAlchemy, so `import network` never pays for it.
+loads SQLAlchemy, so `import network` never pays for it. What every run does (its load, its
+commits, the run leases) goes to the drivers directly instead, on the store's own connections
+(`sql_direct`): one hand-off to a database thread per transaction on SQLite, one statement per
+load or commit on PostgreSQL, where SQLAlchemy's per-statement work and aiosqlite's hand-off per
+cursor call cost several times the database's own work.
 
 How the guarantees are kept:
 
 - A commit is one transaction: check the thread's integer revision (a mismatch is
   `StaleThreadError`), append messages and results, upsert or delete thread keys, re-apply the
   `user:` / `app:` writes to the stored values, bump the revision. Any failure rolls it all back.
+  (On PostgreSQL the common commit is one statement: atomic on its own.)
 - Serializing writers. PostgreSQL: the thread's row is read `FOR UPDATE`, and so is each
   shared key's row before its writes are re-applied (keys taken in sorted order, so two commits
   never wait on each other crosswise). SQLite: every write transaction starts with
   `BEGIN IMMEDIATE`, which takes the database's single write lock up front (other writers wait
   up to `busy_timeout`), so a read-then-write inside it cannot be overtaken.
 - Consistent reads: a thread and its parts are read in one transaction (a deferred `BEGIN` on
-  SQLite's WAL snapshot; `REPEATABLE READ` on PostgreSQL).
+  SQLite's WAL snapshot; on PostgreSQL one statement, or `REPEATABLE READ` for several).
 - Flat reads: records never change once committed, so the rows read are kept per thread
   (`network.threads.decoded`, shared by the stores this process opens on one database) and a
   read fetches only the rows committed since, by sequence number. Rows are decoded a page at a
@@ -44,18 +49,13 @@ from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
-from network.threads.pending import PendingCall
 from network.threads.protocol import BaseStore
 from network.threads.sql_bulk import BulkReader
 from network.threads.sql_commit import CommitWriter
+from network.threads.sql_direct import SQLDirect
 from network.threads.sql_errors import database_errors
-from network.threads.sql_fast import Encoded, Loaded
-from network.threads.sql_fast_postgres import PostgresFast, takes_fast_path
-from network.threads.sql_fast_sqlite import SQLiteFast
+from network.threads.sql_fast import Encoded
 from network.threads.sql_links import (
-    PostgresLink,
-    SQLiteLink,
-    postgres_arguments,
     switch_to_wal,
 )
 from network.threads.sql_tables import build_tables
@@ -65,7 +65,6 @@ from network.threads.thread_data import (
     Commit,
     Thread,
     ThreadInfo,
-    decode_value,
     new_thread_info,
 )
 from network.threads.urls import store_url
@@ -73,7 +72,7 @@ from network.threads.urls import store_url
 _BEGIN_OPTION = "agent_network_begin"
 
 
-class SQLStore(SQLTimeTravel, BaseStore):
+class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     """Threads in a SQL database: `SQLStore("agent-network.db")` (an SQLite file),
     `SQLStore("sqlite+aiosqlite:///path.db")` or `SQLStore("postgresql+asyncpg://user:pw@host/db")`.
 
@@ -123,7 +122,7 @@ class SQLStore(SQLTimeTravel, BaseStore):
             engine_options.get("max_overflow", 10)
         )
         self._connect_args: dict[str, Any] = dict(engine_options.get("connect_args") or {})
-        self._link: SQLiteLink | PostgresLink | None = None
+        self._link = None
         if self.dialect == "sqlite":
             _configure_sqlite(self.engine.sync_engine, sqlite_synchronous, busy_timeout)
             self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
@@ -157,47 +156,8 @@ class SQLStore(SQLTimeTravel, BaseStore):
 
     async def close(self) -> None:
         """Close every pooled connection."""
-        link, self._link = self._link, None
-        if link is not None:
-            await link.close()
+        await self._close_link()
         await self.engine.dispose()
-
-    @functools.cached_property
-    def _fast(self) -> SQLiteFast | PostgresFast:
-        """The direct driver paths of a run's load and commits (`network.threads.sql_links`),
-        with their own connections, opened on first use."""
-        preparer = self.engine.dialect.identifier_preparer
-        if self.dialect == "sqlite":
-            self._link = SQLiteLink(
-                self.engine.dialect.create_connect_args(self.engine.url),
-                synchronous=self._synchronous,
-                busy_timeout=self._busy_timeout,
-                size=self._link_size,
-            )
-            return SQLiteFast(self.tables, preparer)
-        arguments = postgres_arguments(self.engine.dialect, self.engine.url, self._connect_args)
-        self._link = PostgresLink(arguments, size=self._link_size)
-        return PostgresFast(self.tables, preparer, self._link)
-
-    async def statement(
-        self, sqlite: str, postgresql: str, arguments: tuple[Any, ...], *, durable: bool = True
-    ) -> list[Any]:
-        """The rows of one statement (written for each dialect: `?` or `$1` parameters) run on
-        the store's own connections, on its own (see `network.threads.sql_links`)."""
-        self._fast  # noqa: B018 (made with its link)
-        link = self._link
-        if isinstance(link, SQLiteLink):
-            return await link.statement(sqlite, arguments, durable=durable)
-        assert link is not None
-        return await link.fetch(postgresql, *arguments)
-
-    @property
-    def statement_listeners(self) -> list[Any]:
-        """Functions called with the text of each statement the store's direct driver paths
-        run (a run's load and commits); for tests and benchmarks that count them."""
-        fast = self._fast
-        assert self._link is not None, fast
-        return self._link.listeners
 
     # -- threads -------------------------------------------------------------------------------
 
@@ -223,74 +183,14 @@ class SQLStore(SQLTimeTravel, BaseStore):
             info.result_count,
             json.dumps(info.metadata),
         ]
-        fast = self._fast
-        if isinstance(fast, SQLiteFast):
-            assert isinstance(self._link, SQLiteLink)
-            await self._link.run(fast.create_thread(values))
-        else:
-            await fast.create_thread(values)
+        await self._direct_create(values)
         return info
 
     @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
         check_id("thread_id", thread_id)
         await self.setup()
-        fast = self._fast
-        while True:
-            known = self.decoded.entry(thread_id)
-            hint = None
-            if known is not None:
-                hint = (
-                    known.incarnation,
-                    len(known.messages),
-                    len(known.results),
-                    len(known.summaries),
-                )
-            if isinstance(fast, SQLiteFast):
-                assert isinstance(self._link, SQLiteLink)
-                loaded = await self._link.run(fast.load(thread_id, hint))
-            else:
-                loaded = await fast.load(thread_id, hint)
-            if loaded is None:
-                return None
-            thread = self._thread_of(loaded)
-            if thread is not None:
-                return thread
-            # Another reader of this process reset the thread's records meanwhile (a new
-            # incarnation): what was read does not continue them; read again.
-
-    def _thread_of(self, loaded: Loaded) -> Thread | None:
-        """The `Thread` a load read, its records added to the decoded cache; None when they do
-        not continue what the cache now holds."""
-        header = loaded.header
-        entry = self.decoded.thread(
-            header.thread_id, header.incarnation, header.message_count, header.result_count
-        )
-        m, r, n = loaded.first
-        if len(entry.messages) < m or len(entry.results) < r or len(entry.summaries) < n:
-            return None
-        self.decoded.extend(entry, m, loaded.messages, r, loaded.results, n, loaded.summaries)
-        state, user_state, app_state = (
-            {key: decode_value(text) for key, text in scope.items()} for scope in loaded.scopes
-        )
-        return Thread.model_construct(
-            thread_id=header.thread_id,
-            app_name=header.app_name,
-            user_id=header.user_id,
-            revision=header.revision,
-            created_at=header.created_at,
-            updated_at=header.updated_at,
-            message_count=header.message_count,
-            result_count=header.result_count,
-            metadata=json.loads(header.meta),
-            messages=entry.conversation(header.message_count),
-            results=entry.calls(header.result_count),
-            summaries=entry.summaries[: n + len(loaded.summaries)],
-            state=state,
-            user_state=user_state,
-            app_state=app_state,
-            pending=[PendingCall.from_text(text) for text in loaded.waiting],
-        )
+        return await self._direct_load(thread_id)
 
     async def _sync(
         self,
@@ -409,14 +309,8 @@ class SQLStore(SQLTimeTravel, BaseStore):
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
         encoded = Encoded(thread_id, commit, messages, results, summaries, now)
-        fast = self._fast
-        if isinstance(fast, SQLiteFast) and not commit.shared:
-            assert isinstance(self._link, SQLiteLink)
-            revision, *first = await self._link.run(fast.commit(encoded))
-        elif isinstance(fast, PostgresFast) and takes_fast_path(encoded):
-            revision, *first = await fast.commit(encoded)
-        else:
-            revision, *first = await self._write(encoded)
+        done = await self._direct_commit(encoded)
+        revision, *first = done if done is not None else await self._write(encoded)
         # Committed: the next load need not read back what this process just wrote.
         entry = self.decoded.entry(thread_id)
         if entry is not None:

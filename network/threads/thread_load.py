@@ -32,6 +32,14 @@ async def load_thread(
         thread = await store.get_thread(thread_id)
         if thread is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
+    return check_owner(thread, thread_id, app, user_id)
+
+
+def check_owner(thread: Thread, thread_id: str, app: str, user_id: str | None) -> Thread:
+    """`thread`, when it is `thread_id` and belongs to `app` (and to `user_id`, when named);
+    else `ThreadError`."""
+    if thread.thread_id != thread_id:
+        raise ThreadError(f"thread {thread.thread_id!r} was given as thread {thread_id!r}")
     if thread.app_name != app:
         raise ThreadError(f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {app!r}")
     if user_id is not None and thread.user_id != user_id:
