@@ -116,6 +116,14 @@ class CallEvents:
                 emitter.open_tools.remove(call_id)
                 await emitter.emit(events.tool_end(call_id))
 
+    async def renewed(self, failed: AssistantMessage) -> CallEvents:
+        """Close this answer's events with `failed` (an answer that is asked again) and
+        return the events of the next attempt, a message of its own."""
+        failed.name = self.agent
+        failed.id = self.message_id
+        await self.finish(failed)
+        return CallEvents(self.emitter, self.agent, self.listeners)
+
     async def on_chunk_tool(self, index: int, call_id: str, name: str, arguments: str) -> None:
         """Report a whole tool call at once (the model did not stream it)."""
         await self.on_chunk(ToolCallDelta(index=index, id=call_id, name=name))

@@ -3,7 +3,8 @@
     python benchmarks/mcp_tools.py [--calls 200] [--starts 5]
 
 One agent, a scripted model asking for `add(1, 2)` at every step. "local" is an `@tool`;
-"mcp (held)" is the same tool on the test MCP server (`tests/agents/mcp/server_app.py`, the
+"mcp (held)" is the same tool on the test MCP server (`tests/agents/capabilities/mcp/server_app.py`,
+the
 SDK's `MCPServer`) started over stdio and held open with `async with`, so the figure is the
 JSON-RPC round trip through the SDK plus schema validation. "start + stop" opens and closes
 the stdio server (a Python process importing the SDK), as a run that needs it does.
@@ -22,7 +23,7 @@ import anyio
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from agents import Agent, ScriptedModel, call, tool
-from tests.agents.mcp.servers import stdio_server
+from tests.agents.capabilities.mcp.servers import stdio_server
 
 
 @tool

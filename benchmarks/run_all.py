@@ -4,6 +4,7 @@
     python benchmarks/run_all.py --quick    # smoke run (~2 min), writes benchmarks/RESULTS-quick.md
     python benchmarks/run_all.py --only floor,agent-network,langgraph-async
     python benchmarks/run_all.py --only long-threads   # per-run cost on long threads only
+    python benchmarks/run_all.py --only agui-served    # served AG-UI runs/s, ours and peers
     # the model path, before and after, side by side and interleaved (W3 only, 3 rounds):
     python benchmarks/run_all.py --before main --rounds 3 --workloads w3 \
         --only floor,floor-aiohttp,agent-network,agent-network-before,agentkit
@@ -368,6 +369,45 @@ def long_threads_section(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+SERVED_KEY = "agui-served"
+
+
+def run_served(quick: bool, env: dict[str, str], before: str) -> dict | None:
+    """benchmarks/agui_served.py: served AG-UI runs/s of ours (in memory with 1 and 100,000
+    held threads, on MemoryStore, SQLite and PostgreSQL; with `--before`, the library at that
+    revision too) and of pydantic-ai's and Agent Framework's AG-UI servers; None if it failed."""
+    cmd = [sys.executable, str(HERE / "agui_served.py"), "--peers"]
+    cmd += ["--stores", "memory" if quick else "memory,memorystore,sqlite,postgres"]
+    cmd += ["--runs", "300" if quick else "1000", "--rounds", "1" if quick else "3"]
+    if before:
+        cmd += ["--against", before]
+    print(f"== served AG-UI runs: {' '.join(cmd)}", file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=HERE.parent)
+    if proc.returncode != 0:
+        print("   served AG-UI runs failed (see its stderr)", file=sys.stderr)
+        return None
+    return last_json_line(proc.stdout)
+
+
+def served_section(record: dict) -> str:
+    """The Markdown table of the served AG-UI figures."""
+    lines = [
+        "## Served AG-UI runs (benchmarks/agui_served.py)",
+        "",
+        f"{record['runs']} runs on new threads, {record['clients']} clients at once, over a "
+        "real socket; medians of the rounds.",
+        "",
+        "| server | runs/s | server CPU ms per run | events per run |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, figures in record["results"].items():
+        lines.append(
+            f"| {name} | {figures['runs_per_s']:.0f} | "
+            f"{figures['server_cpu_ms_per_run']:.3f} | {figures['events_per_run']:.0f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def export_revision(revision: str) -> Path:
     """The library's files at git `revision`, in a temporary directory (`git archive`)."""
     target = Path(tempfile.mkdtemp(prefix="agent-network-before-"))
@@ -497,13 +537,19 @@ def main() -> None:
     long_threads = None
     if (not only or LONG_THREADS_KEY in only) and LONG_THREADS_KEY not in skip:
         long_threads = run_long_threads(args.quick, env)
+    served = None
+    if (not only or SERVED_KEY in only) and SERVED_KEY not in skip:
+        served = run_served(args.quick, env, args.before)
     elapsed = time.perf_counter() - started
     text = render(results, machine, args.quick, elapsed)
     if long_threads is not None:
         text += "\n" + long_threads_section(long_threads)
+    if served is not None:
+        text += "\n" + served_section(served)
     output.write_text(text)
     raw = {"machine": machine, "quick": args.quick, "elapsed_s": elapsed, "results": results}
     raw["long_threads"] = long_threads
+    raw["agui_served"] = served
     json_out.write_text(json.dumps(raw, indent=1) + "\n")
     print(f"wrote {output} and {json_out} in {elapsed / 60:.1f} min", file=sys.stderr)
 

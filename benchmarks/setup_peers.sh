@@ -6,6 +6,8 @@
 #   bash benchmarks/setup_peers.sh            # both
 #   bash benchmarks/setup_peers.sh python     # only the Python venv
 #   bash benchmarks/setup_peers.sh node       # only AgentKit
+#   bash benchmarks/setup_peers.sh agui       # the AG-UI servers of agui_served.py: pydantic-ai
+#                                             # and Microsoft Agent Framework, a venv each
 #
 # PYTHON selects the interpreter for the venv (default: python3.11, else python3).
 set -euo pipefail
@@ -47,6 +49,23 @@ setup_node() {
         "require('$dir/node_modules/@inngest/agent-kit/package.json').version")"
 }
 
+setup_agui() {
+    local py="${PYTHON:-}"
+    if [[ -z "$py" ]]; then
+        py="$(command -v python3.11 || command -v python3)"
+    fi
+    local name
+    for name in pydantic-ai agent-framework; do
+        local venv="$here/.venv-agui-$name"
+        echo "== AG-UI server of $name -> $venv"
+        if [[ ! -x "$venv/bin/python" ]]; then
+            "$py" -m venv "$venv"
+        fi
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            -r "$here/peers/requirements-agui-$name.txt"
+    done
+}
+
 case "$what" in
     all)
         setup_python || status=1
@@ -54,8 +73,9 @@ case "$what" in
         ;;
     python) setup_python ;;
     node) setup_node ;;
+    agui) setup_agui ;;
     *)
-        echo "usage: $0 [all|python|node]" >&2
+        echo "usage: $0 [all|python|node|agui]" >&2
         exit 2
         ;;
 esac

@@ -10,12 +10,14 @@ from network.errors import (
     ConfigurationError,
     GuardrailTripped,
     InvalidIdError,
+    LeaseLostError,
     MessageError,
     ModelError,
     OutputValidationError,
     ParallelWriteWarning,
     Retry,
     RoutingError,
+    RunStopped,
     StaleThreadError,
     StateConflictError,
     StateError,
@@ -43,6 +45,8 @@ from network.history.results import InferenceResult, ModelCall, ToolCallRecord, 
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
+from network.run.agent_call import AgentCall, ToolUse
+from network.run.capability import Capability
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
 from network.run.inputs import Resume, ToolResults
@@ -61,11 +65,13 @@ from network.state.state import State
 
 __all__ = [
     "KV",
+    "AgentCall",
     "AgentNetworkError",
     "AgentNetworkWarning",
     "AlreadyAnsweredError",
     "AssistantMessage",
     "BranchFailure",
+    "Capability",
     "ConfigurationError",
     "GuardrailResult",
     "GuardrailTripped",
@@ -75,6 +81,7 @@ __all__ = [
     "Interrupt",
     "InterruptError",
     "InvalidIdError",
+    "LeaseLostError",
     "LimitExceeded",
     "Message",
     "MessageError",
@@ -92,6 +99,7 @@ __all__ = [
     "RoutingError",
     "RunContext",
     "RunResult",
+    "RunStopped",
     "StaleThreadError",
     "State",
     "StateConflictError",
@@ -112,6 +120,7 @@ __all__ = [
     "ToolMessage",
     "ToolResults",
     "ToolStateWarning",
+    "ToolUse",
     "UnpricedModelWarning",
     "UnstorableValueError",
     "Usage",

@@ -96,7 +96,33 @@ class OutputValidationError(AgentNetworkError):
         self.raw = raw
 
 
-class GuardrailTripped(AgentNetworkError):
+class RunStopped(AgentNetworkError):
+    """A capability ended the run where it stands (`network.run.capability`): the agent call
+    under way commits nothing, and the run returns with `stop_reason` (its `RunResult`, not
+    this exception, is what the caller sees).
+
+    Attributes:
+        stop_reason: the run's stop reason ("guardrail", "usage_limit", ...).
+        summary: a line saying why, for the result's `summary`, or None.
+        event: `(name, value)` of a CUSTOM event sent as the stopped call's step closes (the
+            capability's own report of the stop), or None.
+    """
+
+    stop_reason = "stopped"
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        summary: str | None = None,
+        event: tuple[str, dict[str, Any]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.summary = summary
+        self.event = event
+
+
+class GuardrailTripped(RunStopped):
     """A guardrail's tripwire fired: the run stopped with `stop_reason="guardrail"`.
 
     It is not raised out of `network.run`: the run returns normally and its `RunResult`
@@ -111,6 +137,8 @@ class GuardrailTripped(AgentNetworkError):
         info: what the guardrail said about it (`GuardrailResult.info`: its output).
         result: the whole `GuardrailResult`.
     """
+
+    stop_reason = "guardrail"
 
     def __init__(
         self,
@@ -225,6 +253,22 @@ class ThreadStoreError(ThreadError):
     def __init__(self, message: str, *, operation: str) -> None:
         super().__init__(message)
         self.operation = operation
+
+
+class LeaseLostError(ThreadError):
+    """A served run lost its thread's run lease (it expired while the process was paused or
+    cut off from the store, and another run may have taken the thread), so it was stopped
+    before doing anything more: no further model or tool call, no further commit.
+
+    Attributes:
+        thread_id: the thread.
+        run_id: the run that was stopped.
+    """
+
+    def __init__(self, message: str, *, thread_id: str, run_id: str | None) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.run_id = run_id
 
 
 class AgentNetworkWarning(UserWarning):

@@ -10,6 +10,9 @@ import warnings
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Unpack
 
+from network.capabilities.client_tools import ClientTools
+from network.capabilities.guardrails import Guardrails
+from network.capabilities.predictive import PredictiveState
 from network.continuing import continue_run
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
@@ -17,6 +20,7 @@ from network.history.messages import UserMessage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run import engine
+from network.run.capability import Capability
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink, Observer
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
@@ -30,6 +34,7 @@ from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, Resources, check_factories
 from network.run.result import RunResult
 from network.run.retry_policy import RetryPolicy
+from network.run.stages import run_stages
 from network.run.steps import StepRunner
 from network.run.subrun import SubrunTool, adopt, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
@@ -106,6 +111,7 @@ class Network(Generic[DepsT]):
         tool_retry: RetryPolicy | None = None,
         input_guardrails: Sequence[Any] = (),
         output_guardrails: Sequence[Any] = (),
+        capabilities: Sequence[Capability] = (),
     ) -> None:
         if positional:  # the old spelling, `Network(name, agents, router, model, max_iter)`
             given = positional_arguments(
@@ -165,14 +171,43 @@ class Network(Generic[DepsT]):
         self.telemetry = telemetry
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
-        # Read by every agent call: False spares an agent without guardrails any more work.
-        self.guarded = bool(self.input_guardrails or self.output_guardrails)
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
             self.predict_state = check_predict_state(self, predict_state)
+        self.capabilities = self._capabilities(capabilities)
+        self._run_stages = run_stages(self.capabilities)
         validate = getattr(router, "validate", None)
         if callable(validate):
             validate(self)
+
+    def _capabilities(self, given: Sequence[Capability]) -> tuple[Capability, ...]:
+        """The network's capabilities: those its keywords build (guardrails, the context
+        policy, predictive state), those its agents bring (`Capability.for_network`), then
+        `capabilities=`, in the order their stages run (`network.run.capability`)."""
+        where = f"network {self.name!r}"
+        built: list[Capability] = []
+        if self.input_guardrails or self.output_guardrails:
+            built.append(Guardrails(self.input_guardrails, self.output_guardrails, entry=True))
+        if self.context_policy is not None:
+            if not isinstance(self.context_policy, Capability):
+                raise ConfigurationError(
+                    f"{where}: context_policy must be a ContextPolicy, got {self.context_policy!r}"
+                )
+            built.append(self.context_policy)
+        if self.predict_state:
+            built.append(PredictiveState(self.predict_state))
+        for agent in self.agents.values():
+            for capability in getattr(agent, "capabilities", ()):
+                brought = capability.for_network()
+                if brought is not None and not any(brought is known for known in built):
+                    built.append(brought)
+        for capability in given:
+            if not isinstance(capability, Capability):
+                raise ConfigurationError(f"{where}: {capability!r} is not a Capability")
+            if any(capability is known for known in built):
+                raise ConfigurationError(f"{where}: capability {capability!r} given twice")
+            built.append(capability)
+        return tuple(built)
 
     # -- routing ---------------------------------------------------------------------------
 
@@ -449,6 +484,11 @@ class Network(Generic[DepsT]):
         """
         if ctx.budget is None and self.limits is not None:
             ctx.budget = Budget(self.limits)
+        stages = self._run_stages
+        if ctx.client_tools:  # tools a caller declared for this run (an AG-UI client's)
+            declared = ClientTools(ctx.client_tools, offered=True)
+            stages = run_stages((declared, *self.capabilities))
+        ctx.stages = stages
         spans = run_spans(ctx)
         # kept when the caller asked for them (the AG-UI server reports usage per model)
         ctx.record_model_calls = (

@@ -20,7 +20,8 @@ When the network is built, a `ParallelWriteWarning` names any key two agents of 
 declare in `output_key` / `outputs_to_state` that would conflict at the join.
 
 Handoffs are edges: after an agent of the graph hands off (`Agent(handoffs=...)`, see
-`agents.handoffs`), the router takes the edge to the handoff's target, whatever its condition
+`agents.capabilities.handoffs`), the router takes the edge to the handoff's target, whatever its
+condition
 says (the handoff is the condition); without a handoff, edges are tried as above. Each handoff
 an agent of the graph may make needs its edge: a missing one is a `ConfigurationError` when
 the Network is built, naming both agents. The drawing labels those edges "handoff".

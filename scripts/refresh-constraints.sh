@@ -16,7 +16,10 @@ PYTHON="${PYTHON:-python}"
 
 report="$(mktemp)"
 trap 'rm -f "$report"' EXIT
-"$PYTHON" -m pip install --quiet --dry-run --ignore-installed --report "$report" -e '.[test]'
+# llama-cpp-python[server] is resolved with the test extra though not in it: the install script
+# compiles it (portably) at the version pinned here.
+"$PYTHON" -m pip install --quiet --dry-run --ignore-installed --report "$report" -e '.[test]' \
+  'llama-cpp-python[server]'
 "$PYTHON" - "$report" > constraints.txt <<'EOF'
 """Writes the resolved packages of a `pip install --report` as `name==version` lines."""
 import json

@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "network.state": 2,
     "network.run": 3,
     "network.telemetry": 4,
+    "network.capabilities": 5,  # the features a network or a run declares (each a folder)
     "network.threads": 5,
     "network.sessions": 5,  # opens a run's thread session (threads, loaded lazily)
     "network.continuing": 5,  # continuations of stopped runs, on their thread sessions
@@ -44,10 +45,11 @@ LAYERS: dict[str, int] = {
     "network.drawing": 7,
     "network.network": 7,
     "network": 7,  # the package itself: network/__init__.py, the facade
-    "network.agui": 8,
-    "network.mcp": 8,
-    "network.devui": 9,
-    "network.cli": 10,
+    "network.serving": 8,  # what every protocol server needs: principals, admission, limits
+    "network.agui": 9,
+    "network.mcp": 9,
+    "network.devui": 10,
+    "network.cli": 11,
 }
 
 
@@ -186,22 +188,74 @@ def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
     assert {"network.state.kv", "network.run.loop.run_loop", "network.threads.session"} <= names
 
 
+# -- the kernel and its capabilities ---------------------------------------------------------
+
+CAPABILITY_ROOTS = ("agents.capabilities", "network.capabilities")
+# The facades that build capabilities from the keywords users write (and the packages that
+# name their public parts); nothing else names a capability.
+BUILDERS = {"agents", "agents.agent", "network", "network.network"}
+
+
+def capability_of(name: str) -> str | None:
+    """`agents.capabilities.handoffs` for any module of that folder, else None."""
+    for root in CAPABILITY_ROOTS:
+        if name.startswith(f"{root}."):
+            return ".".join(name.split(".")[: root.count(".") + 2])
+    return None
+
+
+def capability_imports() -> list[tuple[str, str]]:
+    """(importer, capability module) for every import of a capability's module."""
+    modules = all_modules()
+    found = []
+    for name, path in modules.items():
+        for imported in imported_names(name, path):
+            target = resolve(imported, modules)
+            if target is not None and capability_of(target) is not None:
+                found.append((name, target))
+    return found
+
+
+def test_a_capability_never_imports_another() -> None:
+    crossing = sorted(
+        f"{importer} -> {target}"
+        for importer, target in capability_imports()
+        if capability_of(importer) is not None and capability_of(importer) != capability_of(target)
+    )
+    assert crossing == []
+
+
+def test_the_kernel_names_no_capability() -> None:
+    named = sorted(
+        f"{importer} -> {target}"
+        for importer, target in capability_imports()
+        if capability_of(importer) is None and importer not in BUILDERS
+    )
+    assert named == []
+
+
+def test_the_capability_rules_see_what_they_claim() -> None:
+    assert capability_of("agents.capabilities.handoffs._tools") == "agents.capabilities.handoffs"
+    assert capability_of("network.capabilities.guardrails") == "network.capabilities.guardrails"
+    assert capability_of("network.capabilities") is None  # the root: no capability's own
+    assert capability_of("network.run.capability") is None
+    assert ("network.network", "network.capabilities.guardrails") in capability_imports()
+
+
 # The layout of ``agents/``: the agent at the top, everything else in a subpackage named after
 # what it is about, and a module a user never imports marked internal by a leading underscore.
 AGENTS_TOP_LEVEL = {
     "agents",
-    "agents.agent",
-    "agents.hooks",
-    "agents.handoffs",
-    "agents._call_events",
+    "agents.agent",  # the options of an agent, and the capabilities they build
+    "agents.step",  # the kernel: one agent call, in stages
+    "agents.resume",  # the kernel: finishing the tool calls a run stopped on
+    "agents._template",  # the instructions' template
+    "agents._call_events",  # one inference's events
 }
 AGENTS_SUBPACKAGES = {
     "agents.tools",
-    "agents.output",
-    "agents.context",
     "agents.models",
-    "agents.mcp",
-    "agents.guardrails",
+    "agents.capabilities",
 }
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # a dotted path the docs import or render (`from x import`, `import x`, `::: x`), or any
@@ -298,7 +352,7 @@ def test_every_path_the_docs_show_imports() -> None:
 
 def test_the_layout_checks_see_what_they_claim() -> None:
     assert is_internal("agents.tools._dispatch") and not is_internal("agents.__file__")
-    assert importable("agents.output") and importable("agents.tools.tool.Tool")
+    assert importable("agents.capabilities.output") and importable("agents.tools.tool.Tool")
     assert not importable("agents.Agent.no_such_attribute")
     assert not importable("agents.no_such_module")
 
@@ -373,6 +427,28 @@ def test_the_three_packages_are_type_checked_strictly() -> None:
 
 # Modules honestly tested through another module's file, and the file that tests them.
 TESTED_THROUGH = {
+    # each capability's folder is tested by its capability's file, beside the others
+    **{
+        f"agents.capabilities.{module}": f"tests/agents/capabilities/{folder}/{test}.py"
+        for module, folder, test in (
+            ("handoffs.input_filter", "handoffs", "test_capability"),
+            ("handoffs.options", "handoffs", "test_capability"),
+            ("hooks.options", "hooks", "test_capability"),
+            ("mcp.capability", "mcp", "test_listing"),
+        )
+    },
+    **{
+        f"network.capabilities.{module}": f"tests/network/capabilities/{folder}/{test}.py"
+        for module, folder, test in (
+            ("client_tools.options", "client_tools", "test_capability"),
+            ("guardrails.capability", "guardrails", "test_agent_check"),
+            ("guardrails.decorators", "guardrails", "test_agent_check"),
+            ("predictive.streaming", "predictive", "test_capability"),
+            ("predictive.writes", "predictive", "test_capability"),
+        )
+    },
+    "agents.resume": "tests/agents/capabilities/confirmation/test_capability.py",
+    "network.history.model_io": "tests/agents/models/test_base.py",  # named there as models see it
     # the one way into a run: its signature, options and old spellings in one file
     "network.run.entry_points": "tests/network/run/test_run_signature.py",
     "network.run.options": "tests/network/run/test_run_signature.py",
@@ -407,10 +483,16 @@ TESTED_THROUGH = {
     "routers.routing_tools": "tests/routers/test_routing_agent.py",  # and its two tools
     # the AG-UI server's checks of a request, each refusal driven over HTTP
     "network.agui.auth": "tests/network/agui/test_hostile_requests.py",
-    "network.agui.content_type": "tests/network/agui/test_hostile_requests.py",
     "network.agui.declared_tools": "tests/network/agui/test_hostile_requests.py",
-    "network.agui.errors": "tests/network/agui/test_hostile_requests.py",
     "network.agui.run_errors": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.content_type": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.errors": "tests/network/agui/test_hostile_requests.py",
+    "network.serving.registry": "tests/network/agui/test_memory_bounds.py",
+    # the serving layer's admission, through a protocol built on it alone, on every store
+    "network.serving.admission": "tests/network/serving/test_threads.py",
+    "network.serving.stored": "tests/network/serving/test_threads.py",
+    "network.serving.client_writes": "tests/network/agui/test_server.py",
+    "network.mcp.arguments": "tests/network/mcp/test_threaded.py",  # the tool's arguments
     "network.agui.tool_results": "tests/network/agui/test_hostile_requests.py",
     "network.agui.client_state": "tests/network/agui/test_server.py",
     "network.agui.input": "tests/network/agui/test_server.py",
@@ -451,16 +533,16 @@ TESTED_THROUGH = {
     "network.state.branch": "tests/network/run/test_parallel.py",
     "network.run.interrupts": "tests/network/run/test_continuations.py",
     "network.run.resumption": "tests/network/run/test_continuations.py",
-    "network.run.client_results": "tests/agents/tools/test_client_tool.py",
-    "network.run.client_tools": "tests/agents/tools/test_client_tool.py",
+    "network.run.client_results": "tests/network/capabilities/client_tools/test_capability.py",
+    "network.run.client_tools": "tests/network/capabilities/client_tools/test_capability.py",
     "network.run.logs": "tests/network/test_logger.py",
-    "network.run.predictive": "tests/network/agui/test_predictive.py",
-    "network.run.predictive_config": "tests/network/agui/test_predictive.py",
+    "network.run.predictive_config": "tests/network/capabilities/predictive/test_capability.py",
     "network.run.result_view": "tests/network/run/test_result.py",
     "network.run.retry_policy": "tests/agents/models/test_retry_policy.py",
     "network.run.tool_defaults": "tests/agents/tools/test_tool_timeouts.py",
     "network.history.record": "tests/network/history/test_results.py",  # the round trip
-    "network.history.summary": "tests/agents/context/test_policy.py",  # what summarisers write
+    # what summarisers write
+    "network.history.summary": "tests/agents/capabilities/context/test_policy.py",
     "network.history.writes": "tests/network/threads/test_history_of.py",
     "network.state.staged": "tests/agents/tools/test_tool_state.py",  # a tool's view, rollback
     "network.state.typenames": "tests/network/state/test_json_form.py",
@@ -482,10 +564,10 @@ TESTED_THROUGH = {
     "network.threads.thread_load": "tests/network/threads/test_runs.py",  # loading, scopes
     "network.threads.commit_parts": "tests/network/threads/test_history_of.py",  # who wrote what
     # MCP servers, real ones over stdio and HTTP
-    "agents.mcp.content": "tests/agents/mcp/test_stdio.py",
-    "agents.mcp.errors": "tests/agents/mcp/test_connect_timeout.py",
-    "agents.mcp.server": "tests/agents/mcp/test_lifetimes.py",
-    "agents.mcp.tool": "tests/agents/mcp/test_listing.py",
+    "agents.capabilities.mcp.content": "tests/agents/capabilities/mcp/test_stdio.py",
+    "agents.capabilities.mcp.errors": "tests/agents/capabilities/mcp/test_connect_timeout.py",
+    "agents.capabilities.mcp.server": "tests/agents/capabilities/mcp/test_lifetimes.py",
+    "agents.capabilities.mcp.tool": "tests/agents/capabilities/mcp/test_listing.py",
     "agents.models.registry": "tests/agents/models/test_openai_native.py",
 }
 # Public modules without a test file of their own: none left. It stays empty: a new module comes
@@ -526,7 +608,13 @@ def test_every_test_file_the_repository_names_exists() -> None:
     named = re.compile(r"\btests/[\w/]+?\.py\b")
     texts = [*DOCUMENTS, ROOT / "pyproject.toml", *(ROOT / "benchmarks").glob("*.md")]
     for package in (*PACKAGES, "benchmarks", "scripts"):  # examples name files they generate
-        texts += sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+        found = sorted((ROOT / package).rglob("*.py")) + sorted((ROOT / package).rglob("*.sh"))
+        # not the peers' environments (benchmarks/.venv-*, node_modules): other projects' files
+        texts += [
+            f
+            for f in found
+            if not any(p.startswith(".venv") or p == "node_modules" for p in f.parts)
+        ]
     missing = sorted(
         f"{text.relative_to(ROOT).as_posix()}: {path}"
         for text in texts

@@ -35,6 +35,7 @@ DEFERRED = (
     "uvicorn",
     "ag_ui",
     "network.agui",
+    "network.serving",
     "network.cli",
     "mcp",
     "dbos",

@@ -55,7 +55,9 @@ def request_body(
         tail = ',"tools":' + tools_text(request.tools)
         if request.tool_choice:
             extra["tool_choice"] = wire_tool_choice(request.tool_choice)
-    if request.response_format is not None:  # typed output, native mode (agents.output)
+    if (
+        request.response_format is not None
+    ):  # typed output, native mode (agents.capabilities.output)
         extra["response_format"] = request.response_format
     if stream:
         extra["stream"] = True

@@ -5,7 +5,7 @@ OpenAI-compatible server takes it: llama-cpp-python's answers 500 with a validat
 naming `response_format` (it takes `json_object` only); others answer 400 or 422. Retrying
 cannot help, so such a failure is a `ResponseFormatRefused` at once, and the model remembers
 it (`refuses_response_format`): an agent in `output_mode="auto"` then asks again in tool mode
-(`agents.output._call`), and later requests go to tool mode straight away.
+(`agents.capabilities.output.capability`), and later requests go to tool mode straight away.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ once, so the two behave alike:
   server's `retry-after-ms` / `retry-after` asks (up to 60 s), else an exponential backoff from
   `retry_delay` with jitter (`retry`). Authentication and validation errors never are, nor is
   a stream once a delta reached the caller: the caller would see it twice.
-- `tool_choice` that a server refuses to force: sent again once with `"auto"`, and remembered
-  for this model (`tool_choice`).
+- `tool_choice` that a server refuses to force (its answer says so; a bare 500 is a crash,
+  retried): sent again once with `"auto"`, and remembered for this model (`tool_choice`).
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
   without a finish reason, is a `ModelError` (`answer_check`).
 - The caller's own `on_chunk` failure is raised unchanged, never taken for the model's.
@@ -47,7 +47,7 @@ from agents.models._failures import Failure, safe_url
 from agents.models._response_format import ResponseFormatRefused, refuses_response_format
 from agents.models._retry import retries_of, wait_before_retry
 from agents.models._streamed_answer import StreamedAnswer
-from agents.models._tool_choice import REFUSAL_STATUS, forces_a_tool, relaxed
+from agents.models._tool_choice import forces_a_tool, refuses_tool_choice, relaxed
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
 from agents.models.price import Price, price_from
 from network.errors import ModelError
@@ -136,12 +136,7 @@ class RetryingModel(ABC):
                 error_type = attempt_error_type(exc, failure)
                 failed.append(self._record(request, started_at, started, error_type))
                 delivered = answer is not None and answer.delivered
-                if (
-                    not relax
-                    and not delivered
-                    and failure.status in REFUSAL_STATUS
-                    and forces_a_tool(request)
-                ):
+                if not relax and not delivered and refuses_tool_choice(request, failure):
                     relax = self._relax_tool_choice = True
                     sent = relaxed(request)
                     _log_relaxed(self.name, failure)

@@ -111,7 +111,10 @@ def convert(message: Any) -> dict[str, Any]:
             ]
         return wire
     if isinstance(message, ToolMessage):
-        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": message.content}
+        content = message.content
+        if message.model_only:  # a private tool error: the model reads it, no client does
+            content = f"{content}\n{message.model_only}"
+        return {"role": "tool", "tool_call_id": message.tool_call_id, "content": content}
     if isinstance(message, SystemMessage):
         return {"role": "system", "content": message.content}
     raise TypeError(f"cannot send {type(message).__name__} to a model: {message!r}")

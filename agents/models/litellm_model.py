@@ -233,7 +233,8 @@ class LiteLLMModel(RetryingModel):
         return self.name.split("/", 1)[0] if "/" in self.name else None
 
     async def structured_output(self) -> str:
-        """How this model takes an `output_type` (`agents.output`): native, tool or prompted.
+        """How this model takes an `output_type` (`agents.capabilities.output`): native, tool or
+        prompted.
 
         "native" when litellm says the model supports a response schema, or when it has an
         `api_base` (llama.cpp, vLLM and Ollama all take `response_format` with a JSON schema);

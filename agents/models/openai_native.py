@@ -105,7 +105,7 @@ class OpenAIModel(RetryingModel):
 
     @property
     def structured_output(self) -> str:
-        """How an agent's `output_type` reaches this model (`agents.output`): "native"
+        """How an agent's `output_type` reaches this model (`agents.capabilities.output`): "native"
         (OpenAI, vLLM, llama.cpp's and Ollama's servers take `response_format` with a JSON
         schema), or "tool" once this server refused it (llama-cpp-python's does)."""
         return "tool" if self.refuses_response_format else "native"

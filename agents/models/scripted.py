@@ -61,7 +61,8 @@ class ScriptedModel:
         structured_output: str = "native",
     ) -> None:
         self.name = name
-        # What `Agent(output_type=...)` uses in its "auto" mode (`agents.output`): "native"
+        # What `Agent(output_type=...)` uses in its "auto" mode (`agents.capabilities.output`):
+        # "native"
         # (the script answers JSON text), "tool" or "prompted".
         self.structured_output = structured_output
         self._fn: Callable[[ModelRequest], Any] | None = script if callable(script) else None

@@ -1,7 +1,8 @@
 """Running the tool calls of one model answer.
 
 One way to run a tool call, in stages (`start_call`): find the tool (an unknown name is an
-error result), write its predicted state (`predict_state`), then try it: a plain sync tool
+error result), run the agent's capabilities' `wrap_tool` stages around it, then try it: a plain sync
+tool
 (`inline`) tried once runs right here, without a coroutine; any other call is awaited, under
 its time limit and `RetryPolicy`. Every outcome becomes a `ToolCallRecord` through the
 record's own factories (`ToolCallRecord.succeeded` / `.failed`).
@@ -19,33 +20,33 @@ from __future__ import annotations
 import functools
 import time
 import warnings
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
 import anyio
 
-from agents.tools._guarded import guarded_call
-from agents.tools._predictive import write_predicted
 from agents.tools.tool import Tool, tool_result_text
 from agents.tools.tool_context import ToolContext
 from network.errors import (
-    GuardrailTripped,
     Retry,
-    StateError,
+    RunStopped,
     ToolError,
     ToolStateWarning,
     UnstorableValueError,
 )
 from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
+from network.run.agent_call import AgentCall, ToolUse
 from network.run.context import AgentLike, NetworkLike, RunContext
-from network.run.guardrails import LimitReached
 from network.run.retry_policy import RetryPolicy
+from network.run.screening import log_screened
+from network.run.stages import chain
 from network.state.provenance import tool_writer
 from network.state.staged import StagedKV
 from network.state.state import State
 
 Records = list[ToolCallRecord]
+Wraps = tuple[Callable[..., Any], ...]  # the `wrap_tool` stages of an agent's capabilities
 Started = ToolCallRecord | Coroutine[Any, Any, ToolCallRecord]
 
 
@@ -84,30 +85,35 @@ def retry_policy(tool: Tool, agent: AgentLike, network: NetworkLike) -> RetryPol
 def start_call(
     ctx: RunContext,
     agent: AgentLike,
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     call: ToolCall,
     state: State,
-    checked: bool = False,
+    wraps: Wraps = (),
+    agent_call: AgentCall | None = None,
 ) -> Started:
     """Run one tool call against `state` (the run's state or a staged view of it): its record
-    when it ran without awaiting (an unknown tool, a plain sync tool tried once), else the
-    coroutine that runs it. A tool with guardrails runs inside them (`checked`: they
-    passed)."""
+    when it ran without awaiting (an unknown tool, a plain sync tool tried once, with no
+    capability around it), else the coroutine that runs it. `wraps`: the `wrap_tool` stages
+    of the agent's capabilities (`network.run.capability`), run around the call."""
     started = time.perf_counter()
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(tools) or "none"
         message = f"unknown tool {call.name!r} (available: {known})"
         return ToolCallRecord.failed(call, message, "unknown_tool", started)
-    if tool.guardrails is not None and not checked:
-        checks = tool.guardrails
-        run = functools.partial(run_call, ctx, agent, tools, call, state, True)
-        return guarded_call(ctx, agent.name, checks, call, run, started)
+    if wraps:
+        use = ToolUse(call, tool, state, ctx, agent, agent_call)
+        proceed = functools.partial(_awaited_call, ctx, agent, tool, call, state, started)
+        return cast(Coroutine[Any, Any, ToolCallRecord], chain(wraps, proceed, use)())
+    return _try_call(ctx, agent, tool, call, state, started)
+
+
+def _try_call(
+    ctx: RunContext, agent: AgentLike, tool: Tool, call: ToolCall, state: State, started: float
+) -> Started:
+    """The call itself: a plain sync tool tried once runs right here; any other is awaited,
+    under its time limit and `RetryPolicy`."""
     network = ctx.network
-    if network.predict_state:
-        failed = _predict(network, tool, call, state, started)
-        if failed is not None:
-            return failed
     policy = None
     # `retry_policy` is asked only when a policy is set anywhere (an MCP server's tool has none)
     if (
@@ -122,36 +128,30 @@ def start_call(
     return _awaited(ctx, agent, tool, call, state, policy, started)
 
 
+async def _awaited_call(
+    ctx: RunContext, agent: AgentLike, tool: Tool, call: ToolCall, state: State, started: float
+) -> ToolCallRecord:
+    """`_try_call`, awaited to its record (what the innermost `wrap_tool` proceeds to)."""
+    tried = _try_call(ctx, agent, tool, call, state, started)
+    return tried if type(tried) is ToolCallRecord else await cast(Coroutine[Any, Any, Any], tried)
+
+
 async def run_call(
     ctx: RunContext,
     agent: AgentLike,
-    tools: dict[str, Tool],
+    tools: Mapping[str, Tool],
     call: ToolCall,
     state: State,
-    checked: bool = False,
+    wraps: Wraps = (),
+    agent_call: AgentCall | None = None,
 ) -> ToolCallRecord:
     """`start_call`, awaited to its record."""
-    started = start_call(ctx, agent, tools, call, state, checked)
+    started = start_call(ctx, agent, tools, call, state, wraps, agent_call)
     return (
         started
         if type(started) is ToolCallRecord
         else await cast(Coroutine[Any, Any, Any], started)
     )
-
-
-def _predict(
-    network: NetworkLike, tool: Tool, call: ToolCall, state: State, started: float
-) -> ToolCallRecord | None:
-    """Predicted keys take the argument's value before the tool runs; an error record when
-    that fails."""
-    try:
-        write_predicted(network.predict_state, tool, call, state.kv)
-    except ToolError as exc:
-        return ToolCallRecord.failed(call, str(exc), type(exc).__name__, started)
-    except StateError as exc:
-        message = f"tool {call.name!r} state update failed: {exc}"
-        return ToolCallRecord.failed(call, message, type(exc).__name__, started)
-    return None
 
 
 async def _awaited(
@@ -265,9 +265,15 @@ def _failure(
             message = f"tool {call.name!r} raised {exc!r}"
         else:
             message = f"tool {call.name!r} timed out after {timed_out_after:g} s"
+            return ToolCallRecord.failed(call, message, "TimeoutError", started), exc
+        if tool.private_errors:
+            return _private(ctx, call, exc, message, started), exc
         return ToolCallRecord.failed(call, message, "TimeoutError", started), exc
     message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
-    record = ToolCallRecord.failed(call, message, type(exc).__name__, started)
+    if tool.private_errors:
+        record = _private(ctx, call, exc, message, started)
+    else:
+        record = ToolCallRecord.failed(call, message, type(exc).__name__, started)
     if isinstance(exc, UnstorableValueError):  # a bug in the tool's code: tell the developer
         warnings.warn(
             ToolStateWarning(
@@ -278,6 +284,20 @@ def _failure(
         )
         return record, None
     return record, exc
+
+
+def _private(
+    ctx: RunContext, call: ToolCall, exc: Exception, message: str, started: float
+) -> ToolCallRecord:
+    """The record of a `private_errors` tool's own exception: the model reads `message`
+    (as `model_only`); the result a client sees names a reference the exception is logged
+    under (`network.run.screening`)."""
+    reference = log_screened(exc, run_id=ctx.run_id, tool=call.name, tool_call_id=call.id)
+    shown = (
+        f"tool {call.name!r} failed: internal error (reference {reference}); the server's log "
+        "has the details"
+    )
+    return ToolCallRecord.failed(call, shown, type(exc).__name__, started, message)
 
 
 def _model_retry(
@@ -300,16 +320,22 @@ def _model_retry(
 
 
 def start_tool_calls(
-    ctx: RunContext, agent: AgentLike, tools: dict[str, Tool], calls: Sequence[ToolCall]
+    ctx: RunContext,
+    agent: AgentLike,
+    tools: Mapping[str, Tool],
+    calls: Sequence[ToolCall],
+    wraps: Wraps = (),
+    agent_call: AgentCall | None = None,
 ) -> Records | Coroutine[Any, Any, Records]:
     """Run `calls`, commit their state writes in model order: one record each, or the
     coroutine that finishes them when any call must be awaited.
 
-    Every call given runs: holding calls back for a person's confirmation is the agent's
-    step, before this one (`agents.tools._confirmation`).
+    Every call given runs: holding calls back (for a person's confirmation, for a client)
+    is the `tool_calls` stage's, before this one. `wraps`: the `wrap_tool` stages of the
+    agent's capabilities, around each call.
     """
     if len(calls) != 1:
-        return _run_concurrently(ctx, agent, tools, calls)
+        return _run_concurrently(ctx, agent, tools, calls, wraps, agent_call)
     # One call cannot race another: it writes to the store directly, inside a savepoint
     # that is rolled back if it fails. Same outcome as staging, without the second pass.
     call = calls[0]
@@ -320,9 +346,9 @@ def start_tool_calls(
     kv.writer = (agent.name, ctx.call_count, call.name, call.id, "tool", None)
     try:
         if ctx.steps is None:
-            started = start_call(ctx, agent, tools, call, ctx.state)
+            started = start_call(ctx, agent, tools, call, ctx.state, wraps, agent_call)
         else:  # a durable run: the call is recorded (network.run.steps)
-            run = functools.partial(run_call, ctx, agent, tools, call, ctx.state)
+            run = functools.partial(run_call, ctx, agent, tools, call, ctx.state, wraps, agent_call)
             started = ctx.steps.tool(call.name, ctx.state, run)
     except BaseException:
         kv.writer = previous
@@ -339,10 +365,15 @@ def start_tool_calls(
 
 
 async def run_tool_calls(
-    ctx: RunContext, agent: AgentLike, tools: dict[str, Tool], calls: Sequence[ToolCall]
+    ctx: RunContext,
+    agent: AgentLike,
+    tools: Mapping[str, Tool],
+    calls: Sequence[ToolCall],
+    wraps: Wraps = (),
+    agent_call: AgentCall | None = None,
 ) -> Records:
     """`start_tool_calls`, awaited to its records."""
-    started = start_tool_calls(ctx, agent, tools, calls)
+    started = start_tool_calls(ctx, agent, tools, calls, wraps, agent_call)
     return started if type(started) is list else await cast(Coroutine[Any, Any, Any], started)
 
 
@@ -365,7 +396,12 @@ async def _finish_lone(
 
 
 async def _run_concurrently(
-    ctx: RunContext, agent: AgentLike, tools: dict[str, Tool], calls: Sequence[ToolCall]
+    ctx: RunContext,
+    agent: AgentLike,
+    tools: Mapping[str, Tool],
+    calls: Sequence[ToolCall],
+    wraps: Wraps,
+    agent_call: AgentCall | None,
 ) -> Records:
     """Several calls at once, each on a staged view; the views committed in model order."""
     kv = ctx.state.kv
@@ -379,12 +415,13 @@ async def _run_concurrently(
     async def run_one(index: int) -> None:
         view = views[index]
         try:
+            call = calls[index]
             if steps is None:
-                records[index] = await run_call(ctx, agent, tools, calls[index], view)
+                records[index] = await run_call(ctx, agent, tools, call, view, wraps, agent_call)
             else:  # a durable run: each call is recorded (network.run.steps)
-                run = functools.partial(run_call, ctx, agent, tools, calls[index], view)
-                records[index] = await steps.tool(calls[index].name, view, run)
-        except (GuardrailTripped, LimitReached) as exc:  # raised as it is, after the group
+                run = functools.partial(run_call, ctx, agent, tools, call, view, wraps, agent_call)
+                records[index] = await steps.tool(call.name, view, run)
+        except RunStopped as exc:  # a capability stopped the run: raised after the group
             stopped.append(exc)
             group.cancel_scope.cancel()
 

@@ -73,6 +73,7 @@ class Tool:
         "name",
         "outputs_to_state",
         "parameters",
+        "private_errors",
         "requires_confirmation",
         "retry",
         "schema",
@@ -96,30 +97,56 @@ class Tool:
         model_retries: int = 2,
         input_guardrails: Sequence[Any] = (),
         output_guardrails: Sequence[Any] = (),
+        private_errors: bool = False,
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
-        label = name or getattr(fn, "__name__", repr(fn))
-        if retry is not None and not isinstance(retry, RetryPolicy):
-            raise ConfigurationError(f"tool {label!r}: retry must be a RetryPolicy, got {retry!r}")
-        check_number(f"tool {label!r}: model_retries", model_retries, integer=True)
-        self.guardrails = tool_guardrails(str(label), input_guardrails, output_guardrails)
-        self.retry = retry
-        self.idempotent = idempotent
-        self.model_retries = model_retries
-        check_number(f"tool {label!r}: timeout (seconds)", timeout, above=True, optional=True)
-        self.timeout = timeout
         self.fn = fn
         self.name = name or fn.__name__
         summary, param_docs = parse_docstring(inspect.getdoc(fn))
         self.description = description if description is not None else summary
+        self._settle_running(timeout, retry, idempotent, model_retries, blocking, isolated)
+        self.guardrails = tool_guardrails(self.name, input_guardrails, output_guardrails)
+        if type(private_errors) is not bool:
+            raise ConfigurationError(f"tool {self.name!r}: private_errors must be True or False")
+        self.private_errors = private_errors
         self.inputs_from_state = dict(inputs_from_state or {})
         self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
         self.requires_confirmation = requires_confirmation
+        self._check_outputs()
+        fields = self._parameters(param_docs)
+        self.parameters = list(fields)
+        warn_about_definition(fn, self.name, self.description, self.parameters)
+        self._describe(fields)
+
+    def _settle_running(
+        self,
+        timeout: float | None,
+        retry: RetryPolicy | None,
+        idempotent: bool,
+        model_retries: int,
+        blocking: bool,
+        isolated: bool,
+    ) -> None:
+        """How a call runs: its time limit and retries, and where (on the event loop, in a
+        worker thread, in a worker process), each option checked."""
+        label = self.name
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise ConfigurationError(f"tool {label!r}: retry must be a RetryPolicy, got {retry!r}")
+        check_number(f"tool {label!r}: model_retries", model_retries, integer=True)
+        check_number(f"tool {label!r}: timeout (seconds)", timeout, above=True, optional=True)
+        self.retry, self.idempotent, self.model_retries = retry, idempotent, model_retries
+        self.timeout = timeout
+        fn = self.fn
         self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
             getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
         )
         self.isolated = isolated
+        if isolated and (self._call_async or blocking):
+            raise ConfigurationError(
+                f"tool {label!r}: isolated=True runs a sync function in a worker process; "
+                "it cannot be async or blocking=True as well"
+            )
         # A sync tool with a time limit runs in a worker thread: code running on the event loop
         # cannot be interrupted, a thread can at least be abandoned.
         self.blocking = not isolated and (
@@ -127,6 +154,12 @@ class Tool:
         )
         # A plain sync tool runs right on the event loop: `invoke_inline` spares a coroutine.
         self.inline = not self._call_async and not self.blocking and not isolated
+        self._process_target = reference(fn, self.name) if isolated else None
+
+    def _parameters(self, param_docs: Mapping[str, str]) -> dict[str, Any]:
+        """The fields of the model's arguments, from the function's signature: parameters
+        the run injects (`ToolContext`, `State`) and those read from state are kept out."""
+        fn = self.fn
         signature = inspect.signature(fn)
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
@@ -141,13 +174,6 @@ class Tool:
                     f"tool {self.name!r}: inputs_from_state maps state key "
                     f"{from_state[mapped]!r} to parameter {mapped!r}, which the function lacks"
                 )
-        self._check_outputs()
-        self._process_target = reference(fn, self.name) if isolated else None
-        if isolated and (self._call_async or blocking):
-            raise ConfigurationError(
-                f"tool {self.name!r}: isolated=True runs a sync function in a worker process; "
-                "it cannot be async or blocking=True as well"
-            )
         self._injected: dict[str, str] = {}
         self._state_inputs: dict[str, tuple[str, Any]] = {}
         fields: dict[str, Any] = {}
@@ -160,18 +186,19 @@ class Tool:
             injected = _injection(annotation)
             if injected is not None:
                 self._injected[param_name] = injected
-                continue
-            if param_name in from_state:
+            elif param_name in from_state:
                 self._state_inputs[param_name] = (from_state[param_name], param.default)
-                continue
-            fields[param_name] = _field(annotation, param, param_docs.get(param_name))
-        if isolated and self._injected:
+            else:
+                fields[param_name] = _field(annotation, param, param_docs.get(param_name))
+        if self.isolated and self._injected:
             raise ConfigurationError(
                 f"tool {self.name!r}: an isolated tool runs in another process and cannot be "
                 "given a ToolContext or State; return values and use outputs_to_state"
             )
-        self.parameters = list(fields)
-        warn_about_definition(fn, self.name, self.description, self.parameters)
+        return fields
+
+    def _describe(self, fields: dict[str, Any]) -> None:
+        """The arguments' model and validator, and the schema the model is offered."""
         from pydantic import ConfigDict, create_model  # noqa: PLC0415 (pydantic: see the top)
 
         self.args_model: type[BaseModel] = create_model(
@@ -380,6 +407,7 @@ def tool(
     model_retries: int = 2,
     input_guardrails: Sequence[Any] = (),
     output_guardrails: Sequence[Any] = (),
+    private_errors: bool = False,
 ) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
@@ -411,10 +439,17 @@ def tool(
         model_retries: how many times per run the tool may `raise Retry("why")` to ask the
             model to call it again; once more fails the run with `ToolError`.
         input_guardrails: checks of a call's arguments before the tool runs
-            (`agents.guardrails.tool_input_guardrail`): a rejection is the call's result the
+            (`agents.tool_input_guardrail`): a rejection is the call's result the
             model reads, a trip stops the run with stop reason "guardrail".
         output_guardrails: checks of a call's result before the model sees it
             (`tool_output_guardrail`): a rejection replaces it (the call's writes dropped).
+        private_errors: the tool's own exceptions are the model's to read, not a client's:
+            the model reads the exception as usual, while the call's result as streamed to a
+            client (AG-UI's TOOL_CALL_RESULT), shown in the dev UI and sent back in a
+            conversation snapshot says only `tool 'x' failed: internal error (reference
+            err_...)`, the exception being logged whole under that reference. For tools whose
+            exceptions may carry secrets (a connection string, a token). A `ToolError` the
+            tool raises is its own message for everyone, as always.
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
@@ -433,6 +468,7 @@ def tool(
             model_retries=model_retries,
             input_guardrails=input_guardrails,
             output_guardrails=output_guardrails,
+            private_errors=private_errors,
         )
 
     return wrap(fn) if fn is not None else wrap

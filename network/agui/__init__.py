@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from network.agui.auth import Forbidden, Unauthorized
-from network.agui.registry import ThreadRegistry
+from network.serving.registry import ThreadRegistry
 
 __all__ = ["Forbidden", "ThreadRegistry", "Unauthorized", "app"]
 

@@ -6,24 +6,17 @@ a value it changed. A key it omits is left alone (a client that never saw a key 
 delete it). Keys equal to the server's view are not writes, so an echoed `app:` key or an
 optimistic proposal is not mistaken for one.
 
-A client may write unprefixed (thread) keys and `user:` keys. Writes to `app:` keys (shared
-by every user) and `temp:` keys (never leave a run) are refused. Every write is validated by
-the network's schema; the first invalid one refuses the whole request, naming the key.
+What a client may write (unprefixed and `user:` keys, never `app:` or `temp:`) is the
+serving layer's rule (`network.serving.client_writes`); every write is then validated by the
+network's schema (`network.serving.admission.checked_state`), the first invalid one refusing
+the whole request, naming the key.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from network.agui.errors import RequestError
-from network.errors import StateError
-from network.state.scopes import scope_of
-from network.state.state import State
-
-if TYPE_CHECKING:
-    from network.continuing import RunnableNetwork
-
-WRITABLE_SCOPES = ("thread", "user")
+from network.serving.errors import RequestError
 
 
 def client_writes(client_state: Any, view: dict[str, Any]) -> dict[str, Any]:
@@ -36,25 +29,3 @@ def client_writes(client_state: Any, view: dict[str, Any]) -> dict[str, Any]:
         )
     missing = object()
     return {key: value for key, value in client_state.items() if view.get(key, missing) != value}
-
-
-def check_scopes(writes: dict[str, Any]) -> None:
-    """Refuse writes to keys a client may not write (`app:`, `temp:`)."""
-    for key in writes:
-        scope = scope_of(key)
-        if scope not in WRITABLE_SCOPES:
-            raise RequestError(
-                403,
-                "state_key_not_writable",
-                f"state key {key!r} cannot be written by a client: {scope}: keys are "
-                "server-side (a client may write unprefixed and user: keys)",
-                key=key,
-            )
-
-
-def build_state(network: RunnableNetwork, data: dict[str, Any]) -> State:
-    """A fresh State seeded with `data`, or a 422 `RequestError` naming the invalid key."""
-    try:
-        return network.new_state(data)
-    except StateError as exc:
-        raise RequestError(422, "invalid_state", str(exc), key=exc.key) from exc

@@ -14,7 +14,8 @@ An interrupt asks for `{"approved": boolean, "reason"?: string}` (its `responseS
 
 A request on a thread with pending interrupts must answer every one of them; a `resume` on a
 thread with none, or naming an unknown interrupt, is refused (409), as is a malformed payload
-(422). Nothing is applied when a request is refused.
+(422). Nothing is applied when a request is refused. The pairing and the exactly-once
+settling of answers are the serving layer's (`network.serving.approvals`).
 """
 
 from __future__ import annotations
@@ -22,15 +23,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from network.agui.errors import RequestError
 from network.run.context import NetworkLike
-from network.run.interrupts import (
-    Answer,
-    Interrupt,
-    InterruptError,
-    check_edits,
-    match_answers,
-)
+from network.run.interrupts import Answer, Interrupt
+from network.serving.approvals import pair_answers
+from network.serving.errors import RequestError
 
 # Whether an answer can carry edited arguments (AG-UI 1.0's approve_with_edits): a resume
 # entry's `payload.editedArgs` then runs the call with those arguments instead.
@@ -91,30 +87,9 @@ def _edited(interrupt_id: str, payload: dict[str, Any]) -> Answer:
 def answers_for(
     network: NetworkLike, thread_id: str, pending: list[Interrupt], resume: list[Any] | None
 ) -> list[tuple[Interrupt, Answer]]:
-    """Pair the pending interrupts with the request's answers (empty when nothing waits)."""
-    if not pending:
-        if resume:
-            ids = ", ".join(entry.interrupt_id for entry in resume)
-            raise RequestError(
-                409,
-                "no_pending_interrupt",
-                f"thread {thread_id!r} has no pending interrupt; cannot resume {ids}",
-            )
-        return []
-    if not resume:
-        waiting = ", ".join(f"{i.id} ({i.tool} by {i.agent})" for i in pending)
-        raise RequestError(
-            409,
-            "interrupt_pending",
-            f"thread {thread_id!r} is waiting for confirmation of {waiting}; send `resume` "
-            "with an answer for every pending interrupt before starting another run",
-        )
-    try:
-        answered = match_answers(pending, [_answer(entry) for entry in resume])
-    except InterruptError as exc:
-        raise RequestError(409, "invalid_resume", f"thread {thread_id!r}: {exc}") from exc
-    try:
-        check_edits(network, answered)
-    except InterruptError as exc:  # names the tool and the field, never a value's text
-        raise RequestError(422, "invalid_resume", f"thread {thread_id!r}: {exc}") from exc
-    return answered
+    """Pair the pending interrupts with the request's answers (empty when nothing waits):
+    the entries as `Answer`s, paired by the serving layer (`network.serving.approvals`)."""
+    answers = [_answer(entry) for entry in resume] if pending and resume else None
+    if not pending and resume:  # refused below, naming the entries
+        answers = [Answer(interrupt_id=entry.interrupt_id, approved=False) for entry in resume]
+    return pair_answers(network, thread_id, pending, answers, field="resume")

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.agui.errors import RequestError
 from network.errors import ConfigurationError
 from network.run.client_tools import ClientTool
 from network.run.context import NetworkLike
+from network.serving.errors import RequestError
 
 CONTEXT_KEY = "temp:context"
 

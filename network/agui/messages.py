@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from network.agui.errors import RequestError
 from network.history.messages import (
     AssistantMessage,
     ToolCall,
@@ -31,6 +30,7 @@ from network.history.messages import (
     UserMessage,
 )
 from network.run.subrun import is_subrun_id
+from network.serving.errors import RequestError
 
 SYSTEM_MESSAGE_POLICIES = ("refuse", "as_user")
 
@@ -125,11 +125,3 @@ def _keep_reasoning(out: list[Any], text: str) -> None:
             message.reasoning = f"{message.reasoning}\n{text}" if message.reasoning else text
             return
     out.append(AssistantMessage(reasoning=text))
-
-
-def input_text(messages: list[Any]) -> str:
-    """The run's input: the text of the last user message ("" when there is none)."""
-    for message in reversed(messages):
-        if isinstance(message, UserMessage):
-            return message.content
-    return ""

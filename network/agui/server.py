@@ -23,8 +23,12 @@ had begun): the library's own error message, or for any other exception a generi
 whose reference is logged with the full exception (`network.agui.run_errors`). A client that
 disconnects cancels its run. Each thread's server-side state, pending interrupts, issued tool
 calls and owner are kept in `app.state.threads` (an in-memory `ThreadRegistry`), or, with
-`store=`, in a thread store (`network.agui.stored`: threads survive restarts and are shared
-by every server process on the database; one run per thread is decided by the store).
+`store=`, in a thread store (threads survive restarts and are shared by every server process
+on the database; one run per thread is decided by the store).
+
+Principals, thread ownership, admission (one run per thread, leases), body and id limits,
+error screening and exactly-once answers to approvals are the serving layer's
+(`network.serving`), shared with the MCP server; this module is AG-UI's routes and encoding.
 
 Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities answer
 (`network.agui.capabilities`), and `<path>/threads`, the caller's threads
@@ -34,42 +38,43 @@ Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities ans
 from __future__ import annotations
 
 import contextlib
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from network.agui.auth import Authorize, check_owner, principal_of
 from network.agui.capabilities import capabilities
-from network.agui.content_type import check_content_type
-from network.agui.errors import RequestError
+from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
-from network.agui.input import parse, prepare
+from network.agui.input import check_request, parse
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
-from network.agui.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
 from network.agui.run_errors import ErrorScreen
-from network.agui.stored import ConversationReplay, StoredRun, StoredThreads, open_stored_run
-from network.agui.thread_list import list_limit, memory_listing, stored_listing
-from network.agui.tool_results import pin_results, result_digest
+from network.agui.stored import ConversationReplay, lacks_stored_messages
+from network.agui.thread_list import listing
+from network.agui.tool_results import pin_results
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.streaming import EventStream
+from network.serving.admission import Admission
+from network.serving.content_type import check_content_type
+from network.serving.errors import RequestError
+from network.serving.limits import DEFAULT_MAX_BODY_BYTES, list_limit, read_body
+from network.serving.principals import Authorize
+from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRegistry, result_digest
+from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
-from network.threads.thread_data import ANONYMOUS_USER
 
 if TYPE_CHECKING:
     from network.continuing import RunnableNetwork
 
-DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-
 log = LazyLogger("agent_network.agui")
+EVENT_STREAM = b"text/event-stream"  # ag_ui.encoder.EventEncoder's content type
 
 
 def app(
@@ -94,12 +99,13 @@ def app(
             `max_threads`, `max_bytes` and `max_thread_bytes` bound the server's memory.
         authorize: `authorize(request, thread_id)` (sync or async) returning the caller's
             principal (a user id), or raising `Unauthorized` / `Forbidden`; threads belong to
-            the principal that created them (see `network.agui.auth`). Default: anonymous.
+            the principal that created them (see `network.serving.principals`). Default:
+            anonymous.
         system_messages: what to do with a client's `system` / `developer` messages:
             "refuse" (422, the default) or "as_user" (passed on as user messages).
         store: run every thread on this thread store (a store, a database URL or an SQLite
-            path) instead of in memory; see `network.agui.stored`. A store given as a URL or
-            path is opened by the app and closed at its shutdown.
+            path) instead of in memory; see `network.serving.stored`. A store given as a URL
+            or path is opened by the app and closed at its shutdown.
         lease_ttl: with `store`, how long (seconds) a run's lease on its thread lasts
             without renewal: how long a thread stays busy after its process died mid-run.
         max_thread_bytes: with `store`, the largest state one thread may hold (413 beyond).
@@ -109,17 +115,19 @@ def app(
             f"app: system_messages must be one of {SYSTEM_MESSAGE_POLICIES}, "
             f"got {system_messages!r}"
         )
-    if authorize is not None and not callable(authorize):
-        raise ConfigurationError(f"app: authorize must be callable, got {authorize!r}")
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
-    if store is not None and threads is not None:
-        raise ConfigurationError("app: give threads= (in memory) or store=, not both")
-    check_number("app: max_thread_bytes", max_thread_bytes, integer=True, minimum=1)
-    registry = threads if threads is not None else ThreadRegistry()
-    stored = StoredThreads(store, lease_ttl=lease_ttl) if store is not None else None
-    server = _Server(network, registry, max_body_bytes, authorize, system_messages, stored)
-    if stored is not None:
-        server.max_thread_bytes = max_thread_bytes
+    try:
+        served = ServedThreads(
+            network,
+            authorize=authorize,
+            threads=threads,
+            store=store,
+            lease_ttl=lease_ttl,
+            max_thread_bytes=max_thread_bytes,
+        )
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"app: {exc}") from exc
+    server = _Server(network, served, max_body_bytes, system_messages)
     base = path.rstrip("/")
     routes = [
         Route(path, server.handle, methods=["POST"]),
@@ -130,134 +138,95 @@ def app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> Any:
         yield
-        if stored is not None:
-            await stored.close()
+        await served.close()
 
     starlette = Starlette(routes=routes, lifespan=lifespan)
-    starlette.state.threads = registry
-    starlette.state.stored = stored
+    starlette.state.threads = served.registry
+    starlette.state.stored = served.stored
+    starlette.state.served = served
     starlette.state.network = network
     return starlette
+
+
+def _refused(error: RequestError) -> JSONResponse:
+    log.info("agui.refused", code=error.code, status=error.status, key=error.key)
+    return JSONResponse(error.body(), status_code=error.status)
 
 
 class _Server:
     def __init__(
         self,
         network: RunnableNetwork,
-        threads: ThreadRegistry,
+        served: ServedThreads,
         max_body_bytes: int,
-        authorize: Authorize | None,
         system_messages: str,
-        stored: StoredThreads | None = None,
     ) -> None:
         self.network = network
-        self.threads = threads
+        self.served = served
         self.max_body_bytes = max_body_bytes
-        self.authorize = authorize
         self.system_messages = system_messages
-        self.stored = stored
-        self.max_thread_bytes = threads.max_thread_bytes
 
     async def capabilities(self, request: Request) -> Any:
         """GET <path>/capabilities: what this server supports (nothing about any user)."""
-        return JSONResponse(capabilities(self.network, stored=self.stored is not None))
+        return JSONResponse(capabilities(self.network, stored=self.served.on_store))
 
     async def thread_list(self, request: Request) -> Any:
         """GET <path>/threads: the caller's threads, newest first."""
         try:
             limit = list_limit(request.query_params.get("limit"))
-            principal = await principal_of(self.authorize, request, None)
-            if self.stored is None:
-                return JSONResponse(memory_listing(self.threads.owned_by(principal), limit))
-            user = principal if principal is not None else ANONYMOUS_USER
-            infos = await self.stored.list_threads(self.network.name, user)
+            principal = await self.served.principal(request, None)
+            headers = await self.served.list_threads(principal)
         except RequestError as error:
-            log.info("agui.refused", code=error.code, status=error.status, key=error.key)
-            return JSONResponse(error.body(), status_code=error.status)
-        return JSONResponse(stored_listing(infos, limit))
+            return _refused(error)
+        return JSONResponse(listing(headers, limit))
 
     async def handle(self, request: Request) -> Any:
         try:
             check_content_type(request.headers.get("content-type"))
-            body = await _read_body(request, self.max_body_bytes)
+            body = await read_body(
+                request.stream(), request.headers.get("content-length"), self.max_body_bytes
+            )
             run_input = parse(body)
-            principal = await principal_of(self.authorize, request, run_input.thread_id)
-            if self.stored is not None:
-                run = await open_stored_run(
-                    self.stored,
-                    self.network,
-                    run_input,
-                    principal,
-                    system_messages=self.system_messages,
-                    max_state_bytes=self.max_thread_bytes,
-                )
-                return _EventResponse(self.network, self.threads, run.record, run.ctx, run)
-            # From here on no await until the record is admitted and marked busy, so two
-            # requests on one thread cannot both get through.
-            record = self.threads.peek(run_input.thread_id)
-            check_owner(record, principal)
-            if record is None:  # joins the registry only if the request is accepted
-                record = ThreadRecord(run_input.thread_id, owner=principal)
-            elif record.busy:
-                raise RequestError(
-                    409,
-                    "thread_busy",
-                    f"thread {record.thread_id!r} has a run under way ({record.run_id}); "
-                    "wait for it to finish",
-                )
-            ctx = prepare(
+            principal = await self.served.principal(request, run_input.thread_id)
+            admission = await self.served.admit(run_input.thread_id, run_input.run_id, principal)
+        except RequestError as error:
+            return _refused(error)
+        try:
+            asked = check_request(
                 self.network,
-                record,
+                admission.record,
                 run_input,
                 system_messages=self.system_messages,
-                max_state_bytes=self.threads.max_thread_bytes,
             )
-        except RequestError as error:
-            log.info("agui.refused", code=error.code, status=error.status, key=error.key)
-            return JSONResponse(error.body(), status_code=error.status)
-        ctx.record_model_calls = True  # RUN_FINISHED's usage per provider and model
-        record.run_id = ctx.run_id  # before any await: one run per thread at a time
-        self.threads.admit(record)
-        return _EventResponse(self.network, self.threads, record, ctx)
-
-
-async def _read_body(request: Request, limit: int) -> bytes:
-    too_large = RequestError(
-        413, "body_too_large", f"request body is larger than the limit of {limit} bytes"
-    )
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise too_large
-    chunks = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
-    return b"".join(chunks)
+            ctx = await admission.start(asked)
+        except BaseException as error:
+            await admission.release()
+            if isinstance(error, RequestError):
+                return _refused(error)
+            raise
+        replay = self.served.on_store and lacks_stored_messages(
+            islice(ctx.state.messages, admission.prior_messages), asked.messages
+        )
+        return _EventResponse(self.network, admission, ctx, replay)
 
 
 class _EventResponse:
-    """Streams one run as SSE frames; always releases the thread when done.
+    """Streams one run as SSE frames, written in batches (`network.agui.frames`); always
+    releases the thread when done.
 
-    Written as a plain ASGI callable rather than a StreamingResponse so that the event
-    iterator is closed in this task when the client goes away (cancelling the run at once).
+    Written as a plain ASGI callable rather than a StreamingResponse: the run goes on in this
+    task, so a client that goes away cancels it at once.
     """
 
     def __init__(
-        self,
-        network: RunnableNetwork,
-        threads: ThreadRegistry,
-        record: ThreadRecord,
-        ctx: RunContext,
-        stored: StoredRun | None = None,
+        self, network: RunnableNetwork, admission: Admission, ctx: RunContext, replay: bool
     ) -> None:
         self.network = network
-        self.threads = threads
-        self.record = record
+        self.admission = admission
+        self.record = admission.record
         self.ctx = ctx
-        self.stored = stored  # the run's thread is on a store (else in `threads`)
+        self.replay = replay  # the client lacks some of the stored conversation: send it
+        self.released = False
 
     async def _note_calls(self, event: Any) -> None:
         kind = event.type
@@ -266,54 +235,33 @@ class _EventResponse:
         elif kind == "TOOL_CALL_RESULT":  # ... and the only result it may send for it
             self.record.issued_calls[event.tool_call_id] = result_digest(event.content)
 
-    async def _run_stored(self, sink: Any, run: StoredRun) -> Any:
-        ctx = self.ctx
-        replay = ConversationReplay(sink, ctx.state.messages, run.stored_messages)
-        screen = ErrorScreen(replay if run.replay else sink)
-        try:
-            # The session's sink first: a client that sees STEP_FINISHED knows the call is saved.
-            return await self.network.execute(ctx, sinks=[run.session.sink, screen])
-        except Exception as error:
-            with contextlib.suppress(Exception):  # a client that is gone cannot be told
-                await screen.report(error, ctx.run_id)
-            raise
-        finally:
-            if not ctx.resume:  # the pending interrupts were answered (the run took them)
-                run.threads.remember(ctx.thread_id or "", list(ctx.interrupts))
-
     async def _run(self, sink: Any) -> Any:
         sink = HandoffSubagents(sink, self.network)  # a handoff's target shown as a sub-agent
-        if self.stored is not None:
-            return await self._run_stored(sink, self.stored)
-        ctx = self.ctx
-        record = self.record
-        screen = ErrorScreen(sink)
-        pin_results(record, ctx.state.messages)
+        ctx, admission = self.ctx, self.admission
+        if self.replay:  # a client coming back without the conversation gets it
+            sink = ConversationReplay(sink, ctx.state.messages, admission.prior_messages)
+        screen = ErrorScreen(sink, stopped=lambda: admission.stopped)
+        if admission.lease is None:  # in memory: the record vouches for what the client saw
+            pin_results(self.record, ctx.state.messages)
+            sinks: list[Any] = [self._note_calls, screen]
+        else:  # on a store the stored conversation does
+            sinks = [screen]
         try:
-            return await self.network.execute(ctx, sinks=[self._note_calls, screen])
+            return await admission.execute(ctx, sinks=sinks)
         except Exception as error:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)
             raise
-        finally:
-            # What the client was shown is what the server keeps: also after an error or a
-            # cancellation, so the next request's state diff starts from the same place.
-            record.state = ctx.state.snapshot()
-            record.active_agent = ctx.active_agent
-            if not ctx.resume:  # the pending interrupts were answered (the run took them)
-                record.interrupts = list(ctx.interrupts)
-            record.runs += 1
-            self.threads.resize(record)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        encoder = EventEncoder()
+        frames = FrameWriter(send)
         try:
             await send(
                 {
                     "type": "http.response.start",
                     "status": 200,
                     "headers": [
-                        (b"content-type", encoder.get_content_type().encode()),
+                        (b"content-type", EVENT_STREAM),
                         (b"cache-control", b"no-cache"),
                         (b"x-accel-buffering", b"no"),
                     ],
@@ -321,25 +269,25 @@ class _EventResponse:
             )
             async with anyio.create_task_group() as group:
                 group.start_soon(_cancel_on_disconnect, receive, group.cancel_scope)
-                if self.stored is not None:
-                    group.start_soon(self.stored.keep_lease)
-                async with EventStream(self._run) as events:
-                    try:
-                        async for event in events:
-                            frame = encoder.encode(event).encode()
-                            await send(
-                                {"type": "http.response.body", "body": frame, "more_body": True}
-                            )
-                    except Exception as error:  # the stream already ended with RUN_ERROR
-                        log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
+                group.start_soon(frames.write)
+                try:  # the run in this task: a client that goes away cancels it at once
+                    await self._run(frames.sink)
+                except Exception as error:  # the stream already ended with RUN_ERROR
+                    log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
+                # The thread is free before the client reads the end of the run: its next
+                # request, sent as soon as it has, must not find the thread busy.
+                await self._release()
+                await frames.close()  # the rest, and the end of the body
                 group.cancel_scope.cancel()
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the client went away while we were writing
             pass
         finally:
-            self.record.run_id = None
-            if self.stored is not None:
-                await self.stored.release()
+            await self._release()
+
+    async def _release(self) -> None:
+        if not self.released:
+            self.released = True
+            await self.admission.release()
 
 
 async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:

@@ -13,17 +13,11 @@ made up.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-from network.agui.errors import RequestError
-from network.agui.registry import ThreadRecord
 from network.history.messages import ToolMessage
-
-
-def result_digest(content: str) -> str:
-    """What the record keeps of a tool result: enough to recognise it, nothing to leak."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+from network.serving.errors import RequestError
+from network.serving.registry import ThreadRecord, result_digest
 
 
 def check_tool_results(record: ThreadRecord, messages: list[Any]) -> None:

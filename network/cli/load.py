@@ -59,6 +59,21 @@ def load_network(target: str) -> Network:
     raise CLIError(f"{path_text}:{name} is a {type(value).__name__}, not a Network")
 
 
+def load_authorize(target: str) -> Any:
+    """The `authorize` hook that `FILE:FUNCTION` names (a bare path means `authorize`)."""
+    path_text, name = split_target(target)
+    if ":" not in target:
+        name = "authorize"
+    path = Path(path_text)
+    if not path.is_file():
+        raise CLIError(f"--authorize: no such file: {path_text}")
+    module = _import(path)
+    hook = getattr(module, name, None)
+    if not callable(hook):
+        raise CLIError(f"--authorize: {path_text} has no function {name!r}")
+    return hook
+
+
 def _import(path: Path) -> Any:
     resolved = path.resolve()
     module_name = f"_agent_network_cli_{abs(hash(str(resolved)))}"

@@ -38,18 +38,24 @@ from typing import Any, TextIO, cast
 
 import anyio
 
-from network.cli.bind import listening_socket, warn_if_exposed
+from network.cli.bind import is_loopback, listening_socket, warn_if_exposed
 from network.cli.endpoint import (
     RedactingWriter,
     add_endpoint_options,
     endpoint_from_args,
     endpoint_override,
 )
-from network.cli.load import CLIError, load_network, split_target
+from network.cli.load import CLIError, load_authorize, load_network, split_target
 from network.cli.reload import ReloadingApp
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
 from network.network import Network
+from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
+
+AUTHORIZE_HELP = (
+    "FILE:FUNCTION: the authorize(request, thread_id) hook naming each request's principal "
+    "(see docs/agui.md)"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,6 +79,15 @@ def _parser() -> argparse.ArgumentParser:
         help="run every thread on this thread store: a database URL (postgresql://...), an "
         "SQLite path or sqlite:PATH (default: threads in this process's memory)",
     )
+    serve.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=DEFAULT_LEASE_TTL,
+        metavar="SECONDS",
+        help="with --store: how long a run's lease on its thread lasts without renewal, so how "
+        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
+    )
+    serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     add_endpoint_options(serve)
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
     dev.add_argument("target", metavar="FILE:NETWORK")
@@ -90,6 +105,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="load the network again when its file changes (threads are kept)",
     )
+    dev.add_argument(
+        "--authorize",
+        metavar="FILE:FUNCTION",
+        help="the authorize(request, thread_id) hook: the page then shows and runs only the "
+        "principal's threads; required to bind anything but loopback (see docs/devui.md)",
+    )
     add_endpoint_options(dev)
     graph = commands.add_parser("graph", help="print the network as a Mermaid diagram")
     graph.add_argument("target", metavar="FILE:NETWORK")
@@ -97,6 +118,12 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument("target", metavar="FILE:NETWORK")
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="HTTP only")
+    mcp.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
+    mcp.add_argument(
+        "--store",
+        metavar="URL|PATH",
+        help="where calls on a thread keep it (default: in this process's memory)",
+    )
     mcp.add_argument("--port", type=int, default=8000, help="HTTP only; 0 picks a free port")
     mcp.add_argument("--path", default="/mcp", help="HTTP only: the endpoint's path")
     add_endpoint_options(mcp)
@@ -177,10 +204,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     store = store_option(args.store)
+    authorize = load_authorize(args.authorize) if args.authorize else None
     _quiet_logs()
     warn_if_exposed(args.host, "the AG-UI server")
     try:
-        asgi = app(network, path=args.path, store=store)
+        check_ttl(args.lease_ttl)
+    except ConfigurationError as exc:
+        raise CLIError(f"--lease-ttl: {exc}") from exc
+    try:
+        asgi = app(
+            network,
+            path=args.path,
+            store=store,
+            lease_ttl=args.lease_ttl,
+            authorize=authorize,
+        )
     except ConfigurationError as exc:  # a URL no store supports
         raise CLIError(f"--store: {exc}") from exc
     where = "in memory" if store is None else "on the thread store"
@@ -201,6 +239,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
+    authorize = load_authorize(args.authorize) if args.authorize else None
     _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
     if args.transport == "http":
         warn_if_exposed(args.host, "the MCP server")
@@ -213,6 +252,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         with endpoint_override(network, endpoint):
             await serve_mcp(
                 network,
+                authorize=authorize,
+                store=store_option(args.store),
                 transport=args.transport,
                 host=args.host,
                 port=args.port,
@@ -250,6 +291,15 @@ def cmd_dev(args: argparse.Namespace) -> int:
     network = load_network(args.target)
     endpoint = endpoint_from_args(args)
     store_option(args.store)  # a bad --store is reported before anything listens
+    authorize = load_authorize(args.authorize) if args.authorize else None
+    if authorize is None and not is_loopback(args.host):
+        # The page lists every stored thread and runs as any user it names: beyond this
+        # machine only with the served app's authorization.
+        raise CLIError(
+            f"the dev UI shows every stored thread and runs as any user it is told; bound to "
+            f"{args.host} it needs --authorize FILE:FUNCTION (the authorize hook of the "
+            "served app), or bind 127.0.0.1"
+        )
     _quiet_logs()
     exposed = warn_if_exposed(args.host, "the dev UI")
     try:
@@ -277,7 +327,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
         )
 
         def build(served: Network) -> Any:
-            return app(served, store=store, allowed_hosts=hosts, **shared)
+            return app(served, store=store, allowed_hosts=hosts, authorize=authorize, **shared)
 
         asgi: Any
         try:

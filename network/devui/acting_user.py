@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.agui.errors import RequestError
 from network.errors import InvalidIdError
+from network.serving.errors import RequestError
 from network.threads.ids import check_id
 
 USER_HEADER = "x-agent-network-user"

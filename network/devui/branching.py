@@ -26,11 +26,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from network.devui.access import Access
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.store_access import reading
 from network.errors import InvalidIdError, StateError
 from network.network import Network
 from network.run.thread_ref import ThreadRef
+from network.serving.errors import RequestError
 from network.threads.checkpoint_data import CheckpointNotFoundError, TimeTravelError
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadNotFoundError
@@ -105,6 +107,10 @@ def _update(body: dict[str, Any]) -> dict[str, Any] | None:
 
 def _refusal(error: Exception, checkpoint_field: str) -> Response:
     """The answer to an error of `network.fork` / `network.rewind`."""
+    if isinstance(error, ParamError):  # the caller's hook refused, or not the caller's thread
+        return error.response()
+    if isinstance(error, RequestError):
+        return ParamError(error.status, error.code, error.message).response()
     if isinstance(error, ThreadNotFoundError):
         return ParamError(
             404, "thread_not_found", "no such thread in the store", "thread"
@@ -118,7 +124,14 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
     return store_failed("time_travel", error)
 
 
-async def fork_view(request: Request, network: Network, store: Any) -> Response:
+async def _owned(access: Access, request: Request, thread_id: str, opened: Any) -> None:
+    """The caller may act on `thread_id` (with an `authorize` hook: its own threads only)."""
+    principal = await access.principal(request, thread_id)
+    if not access.open:
+        access.check(await opened.get_thread(thread_id), principal, "thread")
+
+
+async def fork_view(request: Request, network: Network, store: Any, access: Access) -> Response:
     """`POST /api/fork`: a new thread from a stored one at a step, plus an edited state."""
     try:
         body = await read_json(request)
@@ -131,6 +144,7 @@ async def fork_view(request: Request, network: Network, store: Any) -> Response:
         async with reading(store) as opened:
             if opened is None:
                 raise ThreadNotFoundError(thread_id)
+            await _owned(access, request, thread_id, opened)
             forked = await network.fork(ThreadRef(thread_id, store=opened), at=at, update=update)
     except Exception as error:
         return _refusal(error, "at")
@@ -143,7 +157,7 @@ async def fork_view(request: Request, network: Network, store: Any) -> Response:
     return JSONResponse(answer, headers=SECURITY_HEADERS)
 
 
-async def rewind_view(request: Request, network: Network, store: Any) -> Response:
+async def rewind_view(request: Request, network: Network, store: Any, access: Access) -> Response:
     """`POST /api/rewind`: move a stored thread back to a step, in place."""
     try:
         body = await read_json(request)
@@ -155,6 +169,7 @@ async def rewind_view(request: Request, network: Network, store: Any) -> Respons
         async with reading(store) as opened:
             if opened is None:
                 raise ThreadNotFoundError(thread_id)
+            await _owned(access, request, thread_id, opened)
             report = await network.rewind(ThreadRef(thread_id, store=opened), to=to)
     except Exception as error:
         return _refusal(error, "to")

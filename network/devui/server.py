@@ -53,8 +53,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from network.agui.registry import ThreadRegistry
 from network.agui.server import app as agui_app
+from network.devui.access import Access
 from network.devui.acting_user import ByActingUser, user_from_header
 from network.devui.branching import fork_view, rewind_view
 from network.devui.graph import network_graph
@@ -65,6 +65,9 @@ from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
 from network.network import Network
+from network.serving.errors import RequestError
+from network.serving.principals import Authorize
+from network.serving.registry import ThreadRegistry
 from network.threads.ids import check_id
 from network.threads.urls import store_url
 
@@ -108,6 +111,7 @@ def app(
     allowed_hosts: Sequence[str] = LOCAL_HOSTS,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     run_on_store: bool = False,
+    authorize: Authorize | None = None,
 ) -> Starlette:
     """The dev UI of `network` as an ASGI app.
 
@@ -123,12 +127,18 @@ def app(
         run_on_store: run the page's threads on `store` (what `agent-network dev --store`
             does): they are then stored as they run, listed beside the others, and continued
             after a reload or a restart. Default: runs in the in-memory registry `threads`.
+        authorize: the AG-UI server's hook (`authorize(request, thread_id)` returning the
+            caller's principal, or raising `Unauthorized` / `Forbidden`). With it, every data
+            endpoint and every run asks it first, lists and shows only the principal's
+            threads, and ignores the user header (`network.devui.access`). Without it the dev
+            UI serves whoever reaches it: bind it to loopback only.
     """
     if run_on_store and threads is not None:
         raise ConfigurationError("devui: give threads= (in memory) or run_on_store=True, not both")
     # `is None`: an empty registry is falsy (it has a length)
     registry = threads if threads is not None else dev_registry()
-    views = _Views(network, store, runs_on_store=run_on_store)
+    access = Access(authorize, network.name)
+    views = _Views(network, store, access, runs_on_store=run_on_store)
     observed = ObservedNetwork(network)
     where: dict[str, Any] = (
         {
@@ -138,9 +148,15 @@ def app(
         if run_on_store
         else {"threads": registry}
     )
-    anonymous = agui_app(observed, max_body_bytes=max_body_bytes, **where)
-    as_user = agui_app(observed, max_body_bytes=max_body_bytes, authorize=user_from_header, **where)
-    runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
+    runs: Any
+    if authorize is not None:  # the hook's principal, never the page's user header
+        runs = agui_app(observed, max_body_bytes=max_body_bytes, authorize=authorize, **where)
+    else:
+        anonymous = agui_app(observed, max_body_bytes=max_body_bytes, **where)
+        as_user = agui_app(
+            observed, max_body_bytes=max_body_bytes, authorize=user_from_header, **where
+        )
+        runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
     starlette = Starlette(
         routes=[
             Route("/", views.page, methods=["GET"]),
@@ -203,9 +219,12 @@ def _step(request: Request) -> int:
 
 
 class _Views:
-    def __init__(self, network: Network, store: Any, runs_on_store: bool = False) -> None:
+    def __init__(
+        self, network: Network, store: Any, access: Access, runs_on_store: bool = False
+    ) -> None:
         self.network = network
         self.store = store
+        self.access = access
         self.runs_on_store = runs_on_store
         self.page_bytes = _asset("index.html")
 
@@ -223,27 +242,43 @@ class _Views:
         return Response(_asset(name), media_type=media_type, headers=SECURITY_HEADERS)
 
     async def fork(self, request: Request) -> Response:
-        return await fork_view(request, self.network, self.store)
+        return await fork_view(request, self.network, self.store, self.access)
 
     async def rewind(self, request: Request) -> Response:
-        return await rewind_view(request, self.network, self.store)
+        return await rewind_view(request, self.network, self.store, self.access)
 
     async def server(self, request: Request) -> Response:
-        """What the page adapts to: whether its runs live on the store it lists."""
-        return JSONResponse({"runs_on_store": self.runs_on_store}, headers=SECURITY_HEADERS)
+        """What the page adapts to: whether its runs live on the store it lists, and whether
+        an `authorize` hook decides who the user is (the page's user field is then unused)."""
+        try:
+            await self.access.principal(request, None)
+        except _ParamError as error:
+            return error.response()
+        answer = {"runs_on_store": self.runs_on_store, "authorized": not self.access.open}
+        return JSONResponse(answer, headers=SECURITY_HEADERS)
 
     async def graph(self, request: Request) -> Response:
+        try:
+            await self.access.principal(request, None)
+        except _ParamError as error:
+            return error.response()
         return JSONResponse(network_graph(self.network), headers=SECURITY_HEADERS)
 
     async def threads(self, request: Request) -> Response:
         try:
             limit = _limit(request)
+            principal = await self.access.principal(request, None)
+            only = self.access.user_filter(principal)
         except _ParamError as error:
             return error.response()
+        except RequestError as refused:  # an unstorable principal: the hook's fault
+            return _ParamError(refused.status, refused.code, refused.message).response()
         try:
             async with reading(self.store) as store:
                 infos = (
-                    [] if store is None else await store.list_threads(app_name=self.network.name)
+                    []
+                    if store is None
+                    else await store.list_threads(app_name=self.network.name, **only)
                 )
         except Exception as error:
             return _store_failed("list_threads", error)
@@ -257,9 +292,16 @@ class _Views:
         async with reading(self.store) as store:
             return None if store is None else await store.get_thread(thread_id)
 
-    async def _stored_thread(self, thread_id: str, param: str) -> tuple[Any, Response | None]:
+    async def _stored_thread(
+        self, request: Request, thread_id: str, param: str
+    ) -> tuple[Any, Response | None]:
         """The stored thread `thread_id` (named by query parameter `param`), or the response
-        that says why there is none: 404 when the store lacks it, 500 when the store failed."""
+        that says why there is none: the hook's refusal, 404 when the store lacks it or the
+        caller may not see it, 500 when the store failed."""
+        try:
+            principal = await self.access.principal(request, thread_id)
+        except _ParamError as error:
+            return None, error.response()
         try:
             thread = await self._load(thread_id)
         except Exception as error:
@@ -267,6 +309,12 @@ class _Views:
         if thread is None:
             missing = _ParamError(404, "thread_not_found", "no such thread in the store", param)
             return None, missing.response()
+        try:
+            self.access.check(thread, principal, param)
+        except _ParamError as error:
+            return None, error.response()
+        except RequestError as refused:
+            return None, _ParamError(refused.status, refused.code, refused.message).response()
         return thread, None
 
     async def thread(self, request: Request) -> Response:
@@ -274,7 +322,7 @@ class _Views:
             thread_id = _identifier(request, "id")
         except _ParamError as error:
             return error.response()
-        thread, refused = await self._stored_thread(thread_id, "id")
+        thread, refused = await self._stored_thread(request, thread_id, "id")
         if refused is not None:
             return refused
         try:  # a stored record that does not decode fails here, when it is first read
@@ -289,7 +337,7 @@ class _Views:
             key = _identifier(request, "key")  # a state key: the same rules as an id
         except _ParamError as error:
             return error.response()
-        thread, refused = await self._stored_thread(thread_id, "thread")
+        thread, refused = await self._stored_thread(request, thread_id, "thread")
         if refused is not None:
             return refused
         try:  # as in `thread`: records are decoded when first read
@@ -312,7 +360,7 @@ class _Views:
             call_id = _identifier(request, "call") if part in ("arguments", "result") else None
         except _ParamError as error:
             return error.response()
-        thread, refused = await self._stored_thread(thread_id, "thread")
+        thread, refused = await self._stored_thread(request, thread_id, "thread")
         if refused is not None:
             return refused
         try:

@@ -106,6 +106,9 @@ class ToolMessage(Record):
         name: the tool's name.
         is_error: True when the call failed; `content` says why.
         id: a message id, if any.
+        model_only: text the model reads after `content` and no client is sent (the
+            exception of a tool made with `private_errors=True`; `content` then holds only a
+            reference to the server's log). Kept with the thread, for the model's later turns.
     """
 
     role: Literal["tool"] = field(default="tool", init=False)
@@ -114,6 +117,7 @@ class ToolMessage(Record):
     name: str | None = None
     is_error: bool = False
     id: str | None = None
+    model_only: str | None = None
 
 
 class _ByRole:

@@ -117,6 +117,7 @@ class ToolCallRecord(Record):
     started_at: float = 0.0  # seconds since the epoch
     error_type: str | None = None  # low-cardinality: the exception's type name, "rejected"...
     attempts: int = 1  # tries made (more than one when a `RetryPolicy` retried the call)
+    model_only: str | None = None  # what only the model reads after `content` (`ToolMessage`)
 
     # The factories the run uses: one per outcome, timed from `started` (a `perf_counter`
     # reading). Positional inside: a keyword call costs twice as much, and this runs on every
@@ -133,13 +134,19 @@ class ToolCallRecord(Record):
 
     @classmethod
     def failed(
-        cls, call: ToolCall, message: str, error_type: str, started: float
+        cls,
+        call: ToolCall,
+        message: str,
+        error_type: str,
+        started: float,
+        model_only: str | None = None,
     ) -> ToolCallRecord:
-        """The record of `call` that failed with `message` (the model reads "Error: ...")."""
+        """The record of `call` that failed with `message` (the model reads "Error: ...",
+        then `model_only`, which no client is sent)."""
         took = time.perf_counter() - started
         return cls(
             call.id, call.name, call.arguments, None, f"Error: {message}", True, message,
-            took * 1000, time.time() - took, error_type,
+            took * 1000, time.time() - took, error_type, 1, model_only,
         )  # fmt: skip
 
 
@@ -232,5 +239,7 @@ class InferenceResult(Record):
         """What this call adds to the conversation: its output, then its tool results."""
         messages = list(self.output)
         for call in self.tool_calls:
-            messages.append(ToolMessage(call.id, call.content, call.name, call.is_error))
+            messages.append(
+                ToolMessage(call.id, call.content, call.name, call.is_error, None, call.model_only)
+            )
         return messages

@@ -9,6 +9,8 @@ from typing import Any, Literal
 from network.errors import ConfigurationError
 from network.mcp.server import mcp_server
 from network.network import Network
+from network.serving.principals import Authorize
+from network.threads.leases import DEFAULT_LEASE_TTL
 
 Transport = Literal["stdio", "http"]
 
@@ -23,6 +25,9 @@ async def serve_mcp(
     on_ready: Callable[[str], None] | None = None,
     tool_name: str | None = None,
     description: str | None = None,
+    authorize: Authorize | None = None,
+    store: Any = None,
+    lease_ttl: float = DEFAULT_LEASE_TTL,
 ) -> None:
     """Serve `network` as an MCP server until the client leaves (stdio) or the task is
     cancelled (HTTP).
@@ -34,8 +39,18 @@ async def serve_mcp(
         on_ready: called with the HTTP URL once the socket is bound (or with "stdio").
         tool_name: the tool's name, as for `mcp_server`.
         description: the tool's description, as for `mcp_server`.
+        authorize: who may call, and on which thread, as for `mcp_server`.
+        store: where calls on a thread keep it, as for `mcp_server`.
+        lease_ttl: with `store`, as for `mcp_server`.
     """
-    server = mcp_server(network, tool_name=tool_name, description=description)
+    server = mcp_server(
+        network,
+        tool_name=tool_name,
+        description=description,
+        authorize=authorize,
+        store=store,
+        lease_ttl=lease_ttl,
+    )
     if transport == "stdio":
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 (mcp)
 

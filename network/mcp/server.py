@@ -4,61 +4,49 @@ The tool (named after the network, see `run_tool_name`) takes `{"input": str, "s
 {...}}` (`state` optional: the run's initial state, validated by the network's schema) and
 returns the run's output as text content and `{"output", "stop_reason", "state"}` as
 structured content (`state` is the final state's JSON form, without `temp:` keys). Each call
-is a fresh run; calls may run concurrently.
+is a fresh run; calls may run concurrently. With `"thread": id` a call runs on that thread
+instead, its conversation and state carrying over, and approvals waiting on it
+(`network.mcp.threaded`): the structured content then adds `thread` and `interrupts`.
 
-A run that fails, or input the network refuses (a state its schema rejects), is an `isError`
-result: the calling agent reads it as a failed tool call. What the client learns follows the
-AG-UI server's rule (`network.agui.run_errors`): the library's own errors
+What every protocol server needs is the serving layer's (`network.serving`), shared with the
+AG-UI server: principals (`authorize=`, given the HTTP request over Streamable HTTP and None
+over stdio), thread ownership, one run per thread, id limits, exactly-once answers to
+approvals, and error screening. A run that fails, or input the network refuses, is an
+`isError` result: the calling agent reads it as a failed tool call. The library's own errors
 (`AgentNetworkError`), written to be read, name the key, tool or agent at fault and are sent
 as they are; any other exception (a router's, a store's, a hook's) may hold a connection
 string or a token, so the client gets only `internal error (reference err_...)`, and the
 server logs the whole exception, traceback included, under that reference for the operator.
-The arguments come from outside and are validated before anything runs.
+A refused request (`RequestError`) is told by its code and message. The arguments come from
+outside and are validated before anything runs.
 """
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import re
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from network.errors import AgentNetworkError
-from network.ids import new_id
-from network.logger import LazyLogger
+from network.mcp.arguments import OUTPUT_SCHEMA, RunArguments
+from network.mcp.threaded import run_on_thread, waiting
 from network.network import Network
+from network.serving.errors import RequestError
+from network.serving.principals import Authorize
+from network.serving.screening import screened
+from network.serving.threads import ServedThreads
+from network.threads.leases import DEFAULT_LEASE_TTL
+from network.threads.memory import MemoryStore
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
     from mcp.types import CallToolResult
 
 LOGGER = "network.mcp"
-_log = LazyLogger(LOGGER)  # structlog loads on first use, not on import
 
-MAX_INPUT_CHARS = 1_000_000  # a bound on one call's input text, against hostile clients
-
-
-class RunArguments(BaseModel):
-    """The arguments of the run tool, as a client sends them."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    input: str = Field(description="The request for the team.", max_length=MAX_INPUT_CHARS)
-    state: dict[str, Any] | None = Field(
-        default=None, description="Initial state of the run (keys of the network's state)."
-    )
-
-
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "output": {"type": ["string", "null"], "description": "The run's final text."},
-        "stop_reason": {"type": "string", "description": "Why the run stopped."},
-        "state": {"type": "object", "description": "The run's final state (JSON form)."},
-    },
-    "required": ["output", "stop_reason", "state"],
-}
+__all__ = ["OUTPUT_SCHEMA", "RunArguments", "mcp_server", "run_tool_name"]
 
 
 def run_tool_name(network: Network[Any]) -> str:
@@ -69,7 +57,13 @@ def run_tool_name(network: Network[Any]) -> str:
 
 
 def mcp_server(
-    network: Network[Any], *, tool_name: str | None = None, description: str | None = None
+    network: Network[Any],
+    *,
+    tool_name: str | None = None,
+    description: str | None = None,
+    authorize: Authorize | None = None,
+    store: Any = None,
+    lease_ttl: float = DEFAULT_LEASE_TTL,
 ) -> Server[Any]:
     """An MCP server (the SDK's `mcp.server.lowlevel.Server`) whose one tool runs `network`.
 
@@ -78,10 +72,23 @@ def mcp_server(
         tool_name: the tool's name (default: `run_tool_name(network)`).
         description: what the calling model reads about the tool (default: the network's
             name and its agents' descriptions).
+        authorize: `authorize(request, thread_id)` returning the caller's principal, or
+            raising `Unauthorized` / `Forbidden` (`network.serving.principals`): asked for
+            every call (`thread_id` None for a call on no thread). `request` is the HTTP
+            request over Streamable HTTP, None over stdio. Default: every call anonymous.
+        store: where calls with `thread` keep their threads: a thread store, a database URL or
+            an SQLite path (default: a `MemoryStore` of this server, lost with the process).
+        lease_ttl: with `store`, seconds a run's lease on its thread lasts without renewal.
     """
     import mcp.types as types  # noqa: PLC0415 (mcp: only serving a network loads it)
     from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp)
 
+    served = ServedThreads(
+        network,
+        authorize=authorize,
+        store=store if store is not None else MemoryStore(),
+        lease_ttl=lease_ttl,
+    )
     name = tool_name or run_tool_name(network)
     tool = types.Tool(
         name=name,
@@ -93,7 +100,9 @@ def mcp_server(
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[tool])
 
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(
+        mcp_request: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         if params.name != name:
             return _error(f"unknown tool {params.name!r} (this server has {name!r})")
         try:
@@ -104,21 +113,40 @@ def mcp_server(
                 for e in exc.errors(include_url=False)
             )
             return _error(f"invalid arguments: {problems}")
+        request = getattr(mcp_request, "request", None)  # the HTTP request, None over stdio
+        thread: str | None = None
         try:
-            result = await network.run(arguments.input, state=arguments.state)
+            if arguments.thread is None and arguments.answers is None:
+                await served.principal(request, None)
+                result = await network.run(arguments.input, state=arguments.state)
+            else:
+                result, thread = await run_on_thread(served, request, arguments)
+        except RequestError as refused:
+            return _error(f"refused ({refused.code}): {refused.message}")
         except Exception as exc:  # the caller reads what it may; the server goes on
-            return _error(f"run of network {network.name!r} failed: {_told(network, exc)}")
-        structured = {
+            told, _ = screened(exc, logger=LOGGER, event="mcp_run_failed", network=network.name)
+            return _error(f"run of network {network.name!r} failed: {told}")
+        structured: dict[str, Any] = {
             "output": result.output,
             "stop_reason": str(result.stop_reason),
             "state": result.state.snapshot(),
         }
+        if thread is not None:
+            structured["thread"] = thread
+            structured["interrupts"] = waiting(result)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.output or "")],
             structured_content=structured,
         )
 
-    return Server(network.name, on_list_tools=list_tools, on_call_tool=call_tool)
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await served.close()  # a store opened here from a URL or path
+
+    return Server(network.name, on_list_tools=list_tools, on_call_tool=call_tool, lifespan=lifespan)
 
 
 def _description(network: Network[Any]) -> str:
@@ -130,23 +158,6 @@ def _description(network: Network[Any]) -> str:
         f"Runs the agent network {network.name!r} on `input` and returns its output and final "
         f"state. Agents: {agents}."
     )
-
-
-def _told(network: Network[Any], error: Exception) -> str:
-    """What the client may read of a failed run (see the module docstring)."""
-    if isinstance(error, AgentNetworkError):
-        _log.warning("mcp_run_failed", network=network.name, error=type(error).__name__)
-        return f"{type(error).__name__}: {error}"
-    import structlog  # noqa: PLC0415 (structlog: kept out of imports)
-
-    reference = new_id("err_")
-    if structlog.is_configured():
-        _log.error("mcp_run_failed", network=network.name, reference=reference, exc_info=error)
-    else:  # stdlib logging: its handlers format the traceback themselves
-        logging.getLogger(LOGGER).error(
-            "mcp_run_failed network=%s reference=%s", network.name, reference, exc_info=error
-        )
-    return f"internal error (reference {reference}); the server's log has the details"
 
 
 def _error(message: str) -> CallToolResult:

@@ -116,6 +116,19 @@ class StepRunner(Protocol):
         ...
 
 
+@dataclass(slots=True, frozen=True)
+class RunStages:
+    """A run's capabilities (`network.run.capability`: the run's own, then its network's) and
+    the callables of the run's stages among them (`network.run.stages.run_stages`)."""
+
+    capabilities: tuple[Any, ...] = ()  # Capability: its module names this one's context
+    next_call: tuple[Callable[[Any], Any], ...] = ()
+    run_started: tuple[Callable[[Any], Awaitable[None]], ...] = ()
+
+
+NO_RUN_STAGES = RunStages()
+
+
 @dataclass(slots=True, eq=False)
 class RunContext(Generic[DepsT]):
     """The live context of one run.
@@ -214,12 +227,26 @@ class RunContext(Generic[DepsT]):
     # sink when SUBAGENT_STARTED passes; read by the tool starting the sub-run).
     subagent_spans: dict[str, tuple[str, str]] | None = None
     # Answers to interrupts raised inside sub-runs, by the tool call that started each one:
-    # set while the answered calls are resumed (`agents.tools._confirmation.resume_call`).
+    # set while the answered calls are resumed (`agents.resume.resume_call`).
     subagent_answers: Mapping[str, Sequence[tuple[Interrupt, Answer]]] | None = None
+    # The capabilities every agent call of this run resolves with its own (the run's, then
+    # the network's) and the run's own stages (`network.run.stages.run_stages`).
+    stages: RunStages = NO_RUN_STAGES
+    # What capabilities keep for the run (`local`), by key; shared with the run's branches.
+    locals: dict[Any, Any] = field(default_factory=dict)
     # Who had the conversation when the run's state holds no agent calls to read it from
     # (the AG-UI server's in-memory threads keep only the client's messages); see
     # `active_agent`. None: read from `state.results` alone.
     known_active_agent: str | None = None
+
+    def local(self, key: Any, factory: Callable[[], T]) -> T:
+        """What a capability keeps for this run under `key` (made by `factory()` at first
+        use): a capability object serves many runs at once, so its per-run state lives
+        here. A parallel branch shares its run's."""
+        found = self.locals.get(key)
+        if found is None:
+            found = self.locals[key] = factory()
+        return found
 
     @property
     def handoff(self) -> HandoffRecord | None:

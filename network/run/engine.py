@@ -48,7 +48,10 @@ async def execute(
             from network.run import lifecycle as events_of_run  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
             lifecycle = events_of_run
-            await lifecycle.open_run(ctx, thread_id)
+            await lifecycle.open_run(ctx, thread_id)  # with the `run_started` stage
+        else:
+            for start in ctx.stages.run_started:
+                await start(ctx)
         stop = None
         if ctx.resume:  # answers to the interrupts an earlier run stopped on
             await resume_interrupted(ctx)

@@ -124,6 +124,7 @@ def tripped_error(
         info=result.info,
         result=result,
     )
+    error.event = ("GuardrailTripped", tripped_event(error))  # sent as the step closes
     log_of(ctx).tripped = error
     return error
 

@@ -3,7 +3,8 @@ arguments, its result) whose tripwire stops the run. This module holds what they
 what a run records of them; `network.run.guardrail_checks` runs them.
 
 A guardrail is a `Guardrail`: a name, the kind of value it checks, and a function
-`check(ctx, value)` (sync or async) returning a `GuardrailResult`. `agents.guardrails` makes
+`check(ctx, value)` (sync or async) returning a `GuardrailResult`. `network.capabilities.guardrails`
+makes
 them from functions (`@input_guardrail`, ...) and from agents with typed output.
 
 What a run keeps of them (`RunContext.guardrails`, a `GuardrailLog` made by the first check):
@@ -20,7 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from network.errors import ConfigurationError, GuardrailTripped
+import anyio.to_thread
+
+from network.errors import ConfigurationError, GuardrailTripped, RunStopped
 from network.history.results import ModelCall
 from network.run.limits import Budget, Spending
 
@@ -78,6 +81,12 @@ class GuardrailResult:
 class Guardrail:
     """A named check of one kind of value.
 
+    A sync `fn` runs in a worker thread, as a blocking tool does, so a slow check (a
+    classifier, a regex over a long text) never stalls the event loop and with it every other
+    run and stream of the process. A check that finds the run cancelled (another guardrail
+    tripped) is abandoned: its thread finishes on its own and its verdict is dropped. Write a
+    guardrail that touches objects of the event loop (a client bound to it) as `async def`.
+
     Args:
         fn: `fn(ctx, value)`, sync or async, returning a `GuardrailResult`. `ctx` is the
             run's `RunContext` (`ctx.agent` is the agent whose call is checked); `value` is
@@ -89,7 +98,7 @@ class Guardrail:
             it, so that nothing is asked (nor streamed) before the check passes.
     """
 
-    __slots__ = ("blocking", "fn", "kind", "name")
+    __slots__ = ("blocking", "fn", "is_async", "kind", "name")
 
     # Whether a check asks a model (an agent's does): a call with such checks beside it needs
     # room for their requests under `max_model_calls` before anything is asked.
@@ -121,12 +130,19 @@ class Guardrail:
         self.kind = kind
         self.name = label
         self.blocking = blocking
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
+        )
 
     async def check(self, ctx: GuardedRun, value: Any, spent: list[ModelCall]) -> GuardrailResult:
         """Run the check on `value`. A check that asks a model appends each request's record
-        to `spent` and counts its usage in the run (`ctx.add_usage`)."""
-        verdict = self.fn(ctx, value)
-        if inspect.isawaitable(verdict):
+        to `spent` and counts its usage in the run (`ctx.add_usage`). A sync check runs in a
+        worker thread (see the class docstring)."""
+        if self.is_async:
+            verdict = self.fn(ctx, value)
+        else:
+            verdict = await anyio.to_thread.run_sync(self.fn, ctx, value, abandon_on_cancel=True)
+        if inspect.isawaitable(verdict):  # a sync function that returned a coroutine
             verdict = await verdict
         return self.verdict(verdict)
 
@@ -239,9 +255,11 @@ class GuardedRun(Spending, Protocol):
     budget: Budget | None
 
 
-class LimitReached(Exception):
+class LimitReached(RunStopped):
     """Internal: a guardrail's model request would pass the run's usage limits. The loop
     stops the run with `StopReason.USAGE_LIMIT` (`Budget.exceeded` says which limit)."""
+
+    stop_reason = "usage_limit"
 
 
 def log_of(ctx: GuardedRun) -> GuardrailLog:

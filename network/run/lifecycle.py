@@ -22,17 +22,17 @@ import anyio
 from network import events
 from network.run.context import RunContext
 from network.run.emitter import Emitter
-from network.run.predictive import install
 from network.run.streaming import best_effort
 from network.run.usage_report import run_token_usage
 
 
 async def open_run(ctx: RunContext, thread_id: str) -> None:
-    """RUN_STARTED, the predictive-state announcement if any, and the first STATE_SNAPSHOT."""
+    """RUN_STARTED, the capabilities' `run_started` stage (predictive state's announcement),
+    and the first STATE_SNAPSHOT."""
     emitter = ctx.emitter
     await emitter.emit(events.run_started(thread_id, ctx.run_id, ctx.trace_id, ctx.span_id))
-    if ctx.network.predict_state:
-        await install(ctx)
+    for start in ctx.stages.run_started:  # the capabilities' start (predictive state's, ...)
+        await start(ctx)
     await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
 
 

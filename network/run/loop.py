@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.errors import GuardrailTripped
+from network.errors import RunStopped
 from network.run.context import AgentLike, RunContext
 from network.run.fork import run_parallel
-from network.run.guardrail_checks import tripped_event
-from network.run.guardrails import LimitReached, log_of
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
 from network.state.provenance import agent_writer
@@ -52,6 +50,10 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         budget = ctx.budget  # usage limits: checked before each agent call's model request
         if budget is not None and budget.check(ctx) is not None:
             return Stop(StopReason.USAGE_LIMIT)
+        for check in ctx.stages.next_call:  # the capabilities' say before each call (fan-out)
+            stop: Stop | None = check(ctx)
+            if stop is not None:
+                return stop
         agent = ctx.stack.pop(0)
         try:  # free unless raised: a guardrail's trip ends the call, uncommitted
             if isinstance(agent, Parallel):  # a fan-out: see network.run.fork
@@ -64,27 +66,15 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
                 ctx.agent = agent  # begin_call, written out (a Python call less on every step)
                 kv.writer = (agent.name, ctx.call_count, None, None, "agent", None)
                 record_call(ctx, await agent.call(ctx))
-        except GuardrailTripped as tripped:
-            if emitter.open_steps:  # a fan-out's step, which its branch's trip left open
-                await end_open_steps(ctx)
-            return stopped_by_guardrail(ctx, tripped)
-        except LimitReached:  # a guardrail's model request found no room (Budget.exceeded)
-            if emitter.open_steps:
+        except RunStopped as stopped:  # a capability ended the run (a guardrail's trip, ...)
+            if emitter.open_steps:  # a fan-out's step, which its branch's stop left open
                 await end_open_steps(ctx)
             ctx.agent = None
-            return Stop(StopReason.USAGE_LIMIT)
+            return Stop(stopped.stop_reason, stopped.summary)
         if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
         if ctx.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
             return Stop(StopReason.CLIENT_TOOL)
-
-
-def stopped_by_guardrail(ctx: RunContext, tripped: GuardrailTripped) -> Stop:
-    """The `Stop` of a run whose guardrail tripped (raised by the agent's call, which
-    committed nothing); the trip is the run's `RunResult.guardrail`."""
-    log_of(ctx).tripped = tripped
-    ctx.agent = None
-    return Stop(StopReason.GUARDRAIL)
 
 
 async def end_open_steps(ctx: RunContext) -> None:
@@ -113,12 +103,12 @@ async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
     await emitter.emit(events.step_started(name))
     try:
         result = await agent.call(ctx)
-    except (GuardrailTripped, LimitReached) as stopped:  # the step ends, nothing to commit
-        from network.run.lifecycle import close_messages  # noqa: PLC0415 (only a trip needs it)
+    except RunStopped as stopped:  # the step ends, nothing to commit
+        from network.run.lifecycle import close_messages  # noqa: PLC0415 (only a stop needs it)
 
         await close_messages(emitter)  # what the cancelled call streamed is closed
-        if isinstance(stopped, GuardrailTripped):
-            await emitter.emit(events.custom("GuardrailTripped", tripped_event(stopped)))
+        if stopped.event is not None:  # the capability's own word on the stop
+            await emitter.emit(events.custom(*stopped.event))
         emitter.open_steps.remove(name)
         await emitter.emit(events.step_finished(name))
         raise

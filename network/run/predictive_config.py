@@ -2,8 +2,9 @@
 
 `predict_state={"recipe": {"tool": "create_recipe", "tool_argument": "recipe_data"}}`: while
 `create_recipe`'s arguments stream, AG-UI consumers see `recipe` take the value of its
-`recipe_data` argument (`network.run.predictive`), and the value is written to `recipe` when
-the tool runs (`agents.tools._predictive`). Without `tool_argument` the whole argument object is the
+`recipe_data` argument (`network.capabilities.predictive`), and the value is written to `recipe`
+when
+the tool runs . Without `tool_argument` the whole argument object is the
 value. Kept apart from the predictive-state events so defining a network imports no AG-UI code.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.history.messages import ToolCall
 from network.run.context import NetworkLike
 
 
@@ -42,3 +44,20 @@ def check_predict_state(
             )
         checked[key] = dict(spec)
     return checked
+
+
+def predicted_values(predict_state: Mapping[str, Any], call: ToolCall) -> list[tuple[str, Any]]:
+    """`(state_key, value)` for every predicted key this call's arguments set."""
+    arguments = call.arguments
+    if not isinstance(arguments, dict):
+        return []
+    found = []
+    for key, spec in predict_state.items():
+        if spec.get("tool") != call.name:
+            continue
+        argument = spec.get("tool_argument")
+        if argument is None:
+            found.append((key, arguments))
+        elif argument in arguments:
+            found.append((key, arguments[argument]))
+    return found

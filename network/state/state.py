@@ -202,7 +202,11 @@ class State:
             messages = self._messages
             messages.extend(result.output)
             for call in result.tool_calls:
-                messages.append(ToolMessage(call.id, call.content, call.name, call.is_error))
+                messages.append(
+                    ToolMessage(
+                        call.id, call.content, call.name, call.is_error, None, call.model_only
+                    )
+                )
 
     def history(self) -> HistoryView:
         """The conversation as it is now, frozen: later messages are not part of the view

@@ -19,7 +19,9 @@
 3. Conflicts. Each commit names the revision it builds on; when another run has committed in
    between, the store raises `StaleThreadError` and the run fails with it (its calls so far
    stay saved, nothing is merged or forked). The user message is committed with the first call,
-   not on its own, so two runs racing on a thread leave exactly one of them in its history.
+   not on its own, so two runs racing on a thread leave exactly one of them in its history;
+   a served run, which holds the thread's run lease, commits it as soon as it is admitted
+   instead (`keep_input`), so a crash before its first call does not lose it.
 
 `temp:` keys never reach a store: the State leaves them out of deltas, snapshots and events,
 and the session only reads keys that deltas name or that are `user:` / `app:` writes.
@@ -162,8 +164,10 @@ class ThreadSession:
     def attach(self, ctx: RunContext) -> None:
         """Commit for the run `ctx` (built on `self.state`): its id, and what it stops on
         (approvals, client tool calls), kept with the thread. `execute` does it; a caller that
-        drives the run itself with `sink` among its sinks (the AG-UI server) calls it first."""
-        self.run_id = ctx.run_id
+        drives the run itself with `sink` among its sinks (the AG-UI server) calls it first.
+        The run id goes with every commit, so it follows the identifier rules: one a store
+        refuses is `InvalidIdError` here, before the run pays for anything."""
+        self.run_id = check_id("run_id", ctx.run_id)
         self._ctx = ctx
         ctx.persisted = True
 
@@ -242,6 +246,28 @@ class ThreadSession:
         self._superseded = {}
         if results:  # else they wait for a call to go with (trailing ones stay in the run)
             self._writes_saved += len(writes)
+
+    async def keep_input(self) -> None:
+        """Commit the conversation messages the run starts with (its user's message), on
+        their own, before anything runs.
+
+        A served run does this when it is admitted: the thread's run lease keeps other runs
+        off the thread, so committing the message early races with nobody, and a process
+        killed before the run's first agent call commits leaves the message in the thread
+        (the next turn's history has it). A run without a lease leaves it to its first
+        commit instead (see the module docstring)."""
+        messages = self.state.messages[self._messages_saved :]
+        if not messages:
+            return
+        commit = Commit(revision=self.revision, run_id=self.run_id, messages=list(messages))
+        with anyio.CancelScope(shield=True):
+            if self.steps is None:
+                self.revision = await self.store.append_results(self.thread_id, commit)
+            else:  # recorded: a resumed run does not commit it again
+                self.revision = await self.steps.step(
+                    "thread_input", lambda: commit_once(self.store, self.thread_id, commit)
+                )
+        self._messages_saved += len(messages)
 
     def supersede_pending(self, run_id: str) -> None:
         """A new message on a thread that waits on calls leaves them unanswered for good: the

@@ -118,7 +118,7 @@ def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> N
         "Network.run",
         "execute",
         "run_loop",
-        "Agent.call",
+        "AgentStep.call",  # the kernel step (agents.step)
         "WaitingModel.complete",
     ]
 

@@ -83,6 +83,10 @@ class LlamaServer:
             "2048",
             "--n_threads",
             "1",  # the machine is shared; one thread keeps the suite's load predictable
+            # A new request must not cut off a stream in flight: the suite's runs share the
+            # server, some of them streaming side by side (docs/models.md).
+            "--interrupt_requests",
+            "False",
         ]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen(

@@ -8,8 +8,13 @@
 // after a step and its diff are computed when the step is opened, by applying the JSON Patch
 // operations from the run's baseline (moving forward from the last step computed); the state
 // is shown collapsed (stateview.js). Text from the server is only ever set as textContent.
+//
+// Whatever a run says, the page stays responsive: while a run streams, the page is redrawn at
+// most once per animation frame, and only where something changed (a timeline row's text, a
+// message's content, the open step's answer); long texts are drawn cut, with "show all" and
+// "download" (dom.js `boundedText`): a streamed answer, the conversation's messages, the output.
 
-import { $, el, iso, longPre, pre, randomId, section, served, setText, wholeActions } from "./dom.js";
+import { $, boundedText, el, iso, longPre, pre, randomId, section, served, setText, wholeActions } from "./dom.js";
 import { renderConversation, renderOutcome } from "./conversationview.js";
 import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
@@ -20,6 +25,8 @@ import { timeTravelSection } from "./timetravel.js";
 const ROW_HEIGHT = 28;
 const OVERSCAN = 6;
 const STEP_EVENT = "agent_network.devui.step";
+const ANSWER_LIMIT = 20000; // characters of a live step's answer drawn (the server cuts a stored one so)
+const OUTPUT_LIMIT = 1000; // characters of a run's output drawn (its whole is in the last step)
 
 // -- the session: a live thread, or a stored thread being replayed ------------------------
 
@@ -45,7 +52,8 @@ function liveSession() {
 
 let session = liveSession();
 let selected = null;
-let detailAnswer = null;
+let detailAnswer = null; // the open live step's answer: { step, view } (a boundedText)
+let drawnRows = new Map(); // timeline rows drawn: index -> { step, row, cls, title, meta }
 let graphNodes = new Map();
 let renderQueued = false;
 let serverInfo = { runs_on_store: false }; // GET /api/server
@@ -161,6 +169,7 @@ function scheduleRender() {
     renderQueued = false;
     renderTimeline();
     renderConversation($("conversation"), session.messages, session.messagesOmitted || 0);
+    if (detailAnswer && detailAnswer.view.element.isConnected) detailAnswer.view.update(detailAnswer.step.answer);
   });
 }
 
@@ -178,31 +187,40 @@ function rowText(step) {
   return [parts.join(" "), meta.join(" · ")];
 }
 
+// Only the rows in view exist; each is made once and its class and texts are set only when
+// they change, so a frame of a streaming run costs a few comparisons.
 function renderTimeline() {
   const timeline = $("timeline");
   const spacer = $("timeline-spacer");
   const steps = session.steps;
-  spacer.style.height = steps.length * ROW_HEIGHT + "px";
-  $("step-count").textContent = "(" + steps.length + " steps)";
+  const height = steps.length * ROW_HEIGHT + "px";
+  if (spacer.style.height !== height) spacer.style.height = height;
+  const count = "(" + steps.length + " steps)";
+  if ($("step-count").textContent !== count) $("step-count").textContent = count;
   const first = Math.max(0, Math.floor(timeline.scrollTop / ROW_HEIGHT) - OVERSCAN);
   const last = Math.min(
     steps.length - 1,
     Math.ceil((timeline.scrollTop + timeline.clientHeight) / ROW_HEIGHT) + OVERSCAN,
   );
-  const rows = [];
+  const rows = new Map();
   for (let i = first; i <= last; i++) {
     const step = steps[i];
     const [title, meta] = rowText(step);
-    const row = el(
-      "div",
-      { class: "row " + step.status + (selected === i ? " selected" : ""), "data-index": String(i) },
-      el("span", { class: "title", text: title }),
-      el("span", { class: "meta", text: meta }),
-    );
-    row.style.top = i * ROW_HEIGHT + "px";
-    rows.push(row);
+    const cls = "row " + step.status + (selected === i ? " selected" : "");
+    let drawn = drawnRows.get(i);
+    if (!drawn || drawn.step !== step) {
+      const row = el("div", { "data-index": String(i) }, el("span", { class: "title" }), el("span", { class: "meta" }));
+      row.style.top = i * ROW_HEIGHT + "px";
+      drawn = { step, row, cls: null, title: null, meta: null };
+    }
+    if (drawn.cls !== cls) drawn.row.className = drawn.cls = cls;
+    if (drawn.title !== title) drawn.row.firstChild.textContent = drawn.title = title;
+    if (drawn.meta !== meta) drawn.row.lastChild.textContent = drawn.meta = meta;
+    rows.set(i, drawn);
   }
-  spacer.replaceChildren(...rows);
+  for (const [i, drawn] of drawnRows) if (rows.get(i) !== drawn) drawn.row.remove();
+  for (const drawn of rows.values()) if (drawn.row.parentNode !== spacer) spacer.append(drawn.row);
+  drawnRows = rows;
 }
 
 function followTail() {
@@ -249,10 +267,19 @@ function renderDetail(step, state, changes) {
     body.push(el("details", { id: "detail-prompt" }, el("summary", { text: "Prompt (system instructions)" }), prompt));
   }
   const noText = step.status === "running" ? "" : "(no text: the model answered with tool calls)";
-  detailAnswer = pre(step.answer || noText, "answer");
-  detailAnswer.id = "detail-answer";
   const answerCut = wholeText(step, "answer");
-  body.push(section("Answer", detailAnswer, answerCut ? wholeActions(detailAnswer, "answer.txt", answerCut) : null));
+  detailAnswer = null;
+  if (answerCut) {
+    const shown = pre(step.answer || noText, "answer");
+    shown.id = "detail-answer";
+    body.push(section("Answer", shown, wholeActions(shown, "answer.txt", answerCut)));
+  } else {
+    // a live step's answer may still be streaming: redrawn with the page, cut when long
+    const view = boundedText("pre", { class: "answer", id: "detail-answer" }, ANSWER_LIMIT, "answer.txt", () => step.answer || "");
+    view.update(step.answer || noText);
+    if (step.status === "running") detailAnswer = { step, view };
+    body.push(section("Answer", view.element));
+  }
   const tools = el("div", { id: "detail-tools" });
   for (const call of step.toolCalls) {
     const failed = call.isError || (typeof call.result === "string" && /^(Error|Rejected):/.test(call.result));
@@ -338,6 +365,8 @@ async function showHistory(key) {
 // -- a live run over AG-UI -----------------------------------------------------------------
 
 function assistantMessage(id) {
+  const last = session.messages[session.messages.length - 1]; // the one streaming, usually
+  if (last && last.id === id && last.role === "assistant") return last;
   let message = session.messages.find((m) => m.id === id && m.role === "assistant");
   if (!message) {
     message = { id, role: "assistant", content: "" };
@@ -421,11 +450,7 @@ const handlers = {
   },
   TEXT_MESSAGE_CONTENT(event) {
     assistantMessage(event.messageId).content += event.delta;
-    const step = session.current;
-    if (step) {
-      step.answer += event.delta;
-      if (selected === step.index && detailAnswer) detailAnswer.textContent = step.answer;
-    }
+    if (session.current) session.current.answer += event.delta; // drawn with the next frame
   },
   TOOL_CALL_START(event) {
     const call = { id: event.toolCallId, name: event.toolCallName, args: "", result: null };
@@ -495,7 +520,7 @@ const handlers = {
       setStatus(outcome && outcome.type === "cancelled" ? "cancelled" : "finished", "");
     }
     const output = event.result && event.result.output;
-    if (output) setText($("output"), "Output: ", served(output));
+    if (output) showOutput(output);
   },
   RUN_ERROR(event) {
     session.running = false;
@@ -507,6 +532,14 @@ const handlers = {
     setStatus("failed", "failed");
   },
 };
+
+// "Output: " and the run's output, isolated (`<bdi>`) and cut when long.
+function showOutput(output) {
+  const text = String(output);
+  const view = boundedText("bdi", {}, OUTPUT_LIMIT, "output.txt", () => text);
+  view.update(text);
+  $("output").replaceChildren("Output: ", view.element);
+}
 
 function onEvent(event) {
   const handler = handlers[event.type];
@@ -773,7 +806,7 @@ async function openThread(threadId) {
     note: "last run (run " + last.run + "): " + last.calls + " agent calls; the store keeps no stop reason",
   });
   $("output").replaceChildren();
-  if (last && last.output) setText($("output"), "Output: ", served(last.output));
+  if (last && last.output) showOutput(last.output);
   renderTimeline();
   renderConversation($("conversation"), session.messages, session.messagesOmitted);
   if (session.steps.length) openStep(0);
@@ -819,7 +852,12 @@ function init() {
   loadGraph();
   loadThreads();
   getJSON("/api/server").then((answer) => {
-    if (answer.ok) serverInfo = answer.body;
+    if (!answer.ok) return;
+    serverInfo = answer.body;
+    if (serverInfo.authorized) {
+      // the server's authorize hook names the user: the page cannot pick one
+      for (const id of ["user-id", "user-id-label"]) document.getElementById(id).hidden = true;
+    }
   });
 }
 

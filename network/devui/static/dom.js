@@ -85,3 +85,51 @@ export function wholeActions(shown, filename, full, label = "show all") {
   });
   return el("div", { class: "long-actions" }, showAll, " ", download);
 }
+
+// A text that may be long, or grow while it streams (an answer, a message, a run's output):
+// the page draws at most its first `limit` characters, and past them a "show all N characters"
+// button and a "download" one (the whole text stays in memory, one click away). `update(text)`
+// touches the page only when what is drawn changes: while a long text streams on, only the
+// count on the button. After "show all", the new part of a growing text is appended as it
+// comes. `whole()` gives the whole text at the time of a click.
+//
+// Returns `{ element, update }`: `element` holds the drawn text (a `tag` made with `attrs`)
+// and, once the text is cut, the buttons.
+export function boundedText(tag, attrs, limit, filename, whole) {
+  const shown = el(tag, attrs);
+  const element = el("span", { class: "bounded" }, shown); // inline: "Output: " stays beside it
+  let drawn = ""; // what `shown` holds (without the " ..." of a cut text)
+  let drawnCut = false;
+  let actions = null;
+  let opened = false; // "show all" was clicked
+  const label = (text) => "show all " + text.length.toLocaleString("en") + " characters";
+  function update(text) {
+    if (opened) {
+      if (text.startsWith(drawn)) shown.append(text.slice(drawn.length));
+      else shown.textContent = text;
+      drawn = text;
+      return;
+    }
+    const cut = text.length > limit;
+    const part = cut ? text.slice(0, limit) : text;
+    if (part !== drawn || cut !== drawnCut) {
+      shown.textContent = cut ? part + " ..." : part;
+      drawn = part;
+      drawnCut = cut;
+    }
+    if (text.length <= limit) {
+      if (actions) actions.remove();
+      actions = null;
+    } else if (!actions) {
+      actions = wholeActions(shown, filename, () => Promise.resolve(whole()), label(text));
+      actions.querySelector(".show-whole").addEventListener("click", () => {
+        opened = true;
+        drawn = whole();
+      });
+      element.append(actions);
+    } else {
+      actions.querySelector(".show-whole").textContent = label(text);
+    }
+  }
+  return { element, update };
+}

@@ -261,6 +261,55 @@ async def test_the_routing_agent_survives_a_server_refusing_required(
     assert "Answer by calling `select_agent` or `done`, not with text." in asks
 
 
+async def test_a_crashing_server_is_not_a_refusal_of_a_forced_tool_choice(
+    openai_server: FakeOpenAIServer, client: Any
+) -> None:
+    # A 500 that says nothing of tool_choice is a crash: retried as it was, never relaxed.
+    openai_server.add_error(500, "CUDA error: out of memory")
+    openai_server.add_tool_calls(("lookup", {"city": "Oslo"}))
+    openai_server.add_error(400, "messages: too long")  # a 400 about something else
+    openai_server.add_tool_calls(("lookup", {"city": "Lima"}))
+    model = client(openai_server.base_url, max_retries=1, retry_delay=0)
+
+    first = await model.complete(conversation())
+    with pytest.raises(ModelError, match="HTTP 400"):
+        await model.complete(conversation())
+    later = await model.complete(conversation())
+
+    assert not first.tool_choice_relaxed and not later.tool_choice_relaxed
+    assert first.message.tool_calls[0].arguments == {"city": "Oslo"}
+    sent = [request["tool_choice"] for request in openai_server.requests]
+    forced = {"type": "function", "function": {"name": "lookup"}}
+    assert sent == [forced] * 4  # the crash, its retry, the 400, the later request
+    assert all(
+        m["role"] != "user" or "Answer by" not in m["content"]
+        for r in openai_server.requests
+        for m in r["messages"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (500, "1 validation error: body -> tool_choice: unexpected value 'required'"),
+        (400, "Named tool choice is not supported by this model"),
+        (422, "toolChoice: required is not allowed"),
+    ],
+)
+async def test_a_refusal_that_names_tool_choice_is_relaxed(
+    openai_server: FakeOpenAIServer, client: Any, status: int, said: str
+) -> None:
+    openai_server.add_error(status, said)
+    openai_server.add_tool_calls(("lookup", {"city": "Oslo"}))
+    model = client(openai_server.base_url)
+
+    response = await model.complete(conversation())
+
+    assert response.tool_choice_relaxed
+    refused, relaxed = openai_server.requests
+    assert refused["tool_choice"] != "auto" and relaxed["tool_choice"] == "auto"
+
+
 async def test_a_runs_usage_totals_say_when_they_hold_an_estimate(
     openai_server: FakeOpenAIServer, client: Any
 ) -> None:

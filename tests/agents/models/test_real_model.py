@@ -89,6 +89,34 @@ async def test_plain_and_streamed_answers(llama_server: LlamaServer, client: Any
     assert plain.usage.estimated is False
 
 
+async def test_parallel_streams_on_one_server_each_finish(
+    llama_server: LlamaServer, client: Any
+) -> None:
+    # llama-cpp-python's server cuts off a stream when another request arrives unless it runs
+    # with `--interrupt_requests False` (the fixture's, as docs/models.md says): three streams
+    # side by side must each come back whole.
+    import anyio
+
+    model = client(llama_server.base_url, max_tokens=16)
+    answers: list[Any] = [None] * 3
+    streamed: list[list[str]] = [[], [], []]
+
+    async def one(index: int) -> None:
+        async def on_chunk(chunk: Any) -> None:
+            if isinstance(chunk, TextDelta):
+                streamed[index].append(chunk.text)
+
+        answers[index] = await model.complete(ask(f"Count to {index + 3}."), on_chunk)
+
+    async with anyio.create_task_group() as group:
+        for index in range(3):
+            group.start_soon(one, index)
+    for index, answer in enumerate(answers):
+        assert answer.finish_reason in ("stop", "length"), answer
+        assert answer.message.content
+        assert "".join(streamed[index]) == answer.message.content
+
+
 async def test_a_forced_tool_call_lands_in_state(llama_server: LlamaServer, client: Any) -> None:
     agent = Agent(
         "scribe",

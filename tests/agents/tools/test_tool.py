@@ -91,6 +91,12 @@ def test_model_and_recursive_arguments_are_validated_into_their_models() -> None
 def test_tool_definition_errors() -> None:
     with pytest.raises(ConfigurationError, match="kwargs"):
         tool(lambda **kwargs: None)
+    with pytest.raises(ConfigurationError, match="'quiet': private_errors must be True or False"):
+
+        @tool(private_errors="yes")  # type: ignore[arg-type]
+        def quiet() -> str:
+            return "x"
+
     with pytest.raises(ConfigurationError, match="'missing'"):
 
         @tool(inputs_from_state={"doc": "missing"})

@@ -86,3 +86,33 @@ gated = Network(
     agents=[Agent("waiter", tools=[hold], model=ScriptedModel(_hold_script))],
     router=_until_text("waiter"),
 )
+
+
+CHARGE_LOG_ENV = "AGENT_NETWORK_TEST_CHARGE_LOG"
+
+
+@tool
+def charge() -> str:
+    """Charge the customer (a side effect the test counts)."""
+    with Path(os.environ[CHARGE_LOG_ENV]).open("a") as log:
+        log.write(f"{os.getpid()} charged\n")
+    return "charged"
+
+
+async def _think_then_charge(request: Any) -> Any:
+    """The model: takes its time (until the test opens the gate), then calls `charge`."""
+    if request.history and request.history[-1].role == "tool":
+        return "done: " + request.history[-1].content
+    gate = Path(os.environ[GATE_ENV])
+    (gate / f"thinking-{os.getpid()}").touch()
+    deadline = time.monotonic() + 60
+    while not (gate / "release").exists() and time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+    return call("charge")
+
+
+ledger = Network(
+    "ledger",
+    agents=[Agent("cashier", tools=[charge], model=ScriptedModel(_think_then_charge))],
+    router=_until_text("cashier"),
+)

@@ -5,6 +5,9 @@
   continues them; a pending approval is answered after the restart, exactly once.
 - Two server processes on one PostgreSQL: while a run is under way on a thread in one, a
   second run on that thread is refused with 409 by either process (the store's lease).
+- A server paused past its lease (SIGSTOP) loses the thread to another process; when it
+  wakes (SIGCONT) its run stops before calling the tool its model asked for.
+- A server killed before its run's first commit leaves the user's message in the thread.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -26,7 +30,7 @@ import httpx
 import pytest
 
 from network.threads import SQLStore
-from tests.network.agui.served_networks import GATE_ENV, PAY_LOG_ENV
+from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
 
 ROOT = Path(__file__).resolve().parents[3]
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -40,11 +44,13 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(network: str, store: str, env: dict[str, str] | None = None) -> Iterator[Any]:
+def serve(
+    network: str, store: str, env: dict[str, str] | None = None, *, lease_ttl: float = 30
+) -> Iterator[Any]:
     """An `agent-network serve --store` process; yields it (with `.url`); killed after."""
     port = _free_port()
     command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
-    command += ["--store", store, "--port", str(port)]
+    command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     process = subprocess.Popen(
         command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -190,3 +196,99 @@ def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_p
         after = turn(two.url, "shared", message="now me")
     assert after["finished"] and texts(after)[0] == ("user", "wait for it")
     assert len(list(gate.glob("started-*"))) == 2  # the refused runs never reached the tool
+
+
+def test_the_users_message_is_kept_when_the_server_dies_before_the_first_commit(
+    store: str, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    env = {GATE_ENV: str(gate)}
+    with serve("gated", store, env, lease_ttl=1) as server:
+        running = subprocess.Popen(
+            turn_command(server.url, "kept", message="remember me"),
+            cwd=CLIENT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not list(gate.glob("started-*")):  # the first agent call's tool is running
+                assert running.poll() is None, running.communicate()
+                assert time.monotonic() < deadline, "the run never reached its tool"
+                time.sleep(0.05)
+            server.kill()  # kill -9: the agent call never commits
+            server.wait(10)
+        finally:
+            running.kill()
+            running.communicate(timeout=30)
+    thread = anyio.run(_read_thread, store, "kept")
+    assert thread is not None and not thread.results  # no agent call was committed
+    assert [(m.role, m.content) for m in thread.messages] == [("user", "remember me")]
+    (gate / "release").touch()
+    time.sleep(1.2)  # the dead process's lease (1 s) runs out
+    with serve("gated", store, env) as second:
+        after = turn(second.url, "kept", message="and now?")
+    assert after["finished"], after
+    assert [(role, text) for role, text in texts(after) if role == "user"] == [
+        ("user", "remember me"),
+        ("user", "and now?"),
+    ]
+
+
+async def _read_thread(store: str, thread_id: str) -> Any:
+    opened = SQLStore(store if "://" in store else f"sqlite+aiosqlite:///{store}")
+    try:
+        return await opened.get_thread(thread_id)
+    finally:
+        await opened.close()
+
+
+def test_a_run_that_lost_its_lease_stops_before_its_tool_runs(store: str, tmp_path: Path) -> None:
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    charges = tmp_path / "charges.log"
+    env = {GATE_ENV: str(gate), CHARGE_LOG_ENV: str(charges)}
+    with (
+        serve("ledger", store, env, lease_ttl=1) as paused,
+        serve("ledger", store, env) as other,  # a loaded machine never costs it its lease
+    ):
+        first = subprocess.Popen(
+            turn_command(paused.url, "bill", message="charge me"),
+            cwd=CLIENT_DIR,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while not (gate / f"thinking-{paused.pid}").exists():  # its model call is in flight
+                assert first.poll() is None, first.communicate()
+                assert time.monotonic() < deadline, "the first run never called its model"
+                time.sleep(0.05)
+            paused.send_signal(signal.SIGSTOP)
+            time.sleep(1.5)  # past its lease: the thread is free for another process
+            (gate / "release").touch()
+            taken = turn(other.url, "bill", message="charge me, again")
+            assert taken["finished"], taken
+            assert charges.read_text().splitlines() == [f"{other.pid} charged"]
+        finally:
+            paused.send_signal(signal.SIGCONT)
+        out, _ = first.communicate(timeout=60)
+        time.sleep(0.5)  # anything the woken run would still do, it has done by now
+        seen = json.loads(out)
+        paused.kill()
+        log = paused.communicate(timeout=10)[0].decode()
+    # the woken run never called the tool its model asked for, and said why it stopped
+    assert charges.read_text().splitlines() == [f"{other.pid} charged"]
+    assert seen["error"] and seen["error"]["code"] == "LeaseLostError", seen
+    assert "lost its lease on thread 'bill'" in seen["error"]["message"]
+    assert seen["finished"] is None
+    assert "serving.lease_lost" in log
+    thread = anyio.run(_read_thread, store, "bill")
+    assert [m.content for m in thread.messages if m.role == "user"] == [
+        "charge me",
+        "charge me, again",
+    ]
+    assert [r.agent for r in thread.results] == ["cashier", "cashier"]  # the other's run only

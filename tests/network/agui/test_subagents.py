@@ -19,7 +19,12 @@ import pytest
 
 from agents import ScriptedModel, call
 from network.agui import app
-from tests.agents.tools.subagents import REFUNDS, billing_network, researcher, supervised
+from tests.agents.capabilities.subagents.subagents import (
+    REFUNDS,
+    billing_network,
+    researcher,
+    supervised,
+)
 from tests.network.agui.live import serve
 from tests.network.agui.subagent_client import attributed, drive
 

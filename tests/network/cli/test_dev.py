@@ -81,14 +81,27 @@ def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path
     assert "WARNING" not in process.stderr.read()
 
 
+def test_dev_refuses_to_bind_beyond_this_machine_without_authorization(capsys: object) -> None:
+    # Bound elsewhere, the page would list every stored thread and run as any user it is told.
+    status = main(["dev", TARGET, "--host", "0.0.0.0", "--port", "0"])
+    captured = capsys.readouterr()  # type: ignore[attr-defined]
+    assert status == 2
+    assert "bound to 0.0.0.0 it needs --authorize FILE:FUNCTION" in captured.err
+    assert "WARNING" not in captured.err  # refused before anything listens
+
+
 def test_dev_warns_when_bound_beyond_this_machine(capsys: object) -> None:
-    # 203.0.113.1 (TEST-NET-3) is no address of this machine: the warning comes first, then
-    # binding fails with one line and status 2, so nothing ever listens beyond loopback.
-    status = main(["dev", TARGET, "--host", "203.0.113.1", "--port", "0"])
+    # 203.0.113.1 (TEST-NET-3) is no address of this machine: with authorization the warning
+    # comes first, then binding fails with one line and status 2, so nothing ever listens.
+    hook = "tests/network/cli/authorize_hook.py:authorize"
+    status = main(["dev", TARGET, "--host", "203.0.113.1", "--port", "0", "--authorize", hook])
     captured = capsys.readouterr()  # type: ignore[attr-defined]
     assert status == 2
     assert "WARNING: the dev UI is bound to 203.0.113.1, not 127.0.0.1" in captured.err
     assert "error: cannot listen on 203.0.113.1:0" in captured.err
+    missing = main(["dev", TARGET, "--authorize", "tests/network/cli/authorize_hook.py:nope"])
+    assert missing == 2
+    assert "has no function 'nope'" in capsys.readouterr().err  # type: ignore[attr-defined]
 
 
 def test_loopback_addresses_are_not_warned_about() -> None:

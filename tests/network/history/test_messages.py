@@ -19,6 +19,7 @@ def test_the_role_is_the_class_s_and_the_content_comes_first() -> None:
         "name": None,
         "is_error": False,
         "id": None,
+        "model_only": None,
     }
     with pytest.raises(TypeError):
         UserMessage("hi", role="assistant")  # type: ignore[call-arg]  # the class fixes the role

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import warnings
 from typing import Any
 
 import pytest
@@ -99,15 +98,14 @@ async def test_the_old_spellings_still_work_and_warn(tmp_path: Any) -> None:
         "more",
         "again",
     ]
-    with pytest.warns(DeprecationWarning, match="description, system by position"):
-        agent = Agent("b", "writes", "Be brief.")
-    assert (agent.description, agent.system) == ("writes", "Be brief.")
-    with (
-        pytest.raises(TypeError, match="multiple values for argument 'system'"),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        Agent("b", "writes", "Be brief.", system="twice")
+
+
+def test_an_agent_takes_its_options_by_keyword_only() -> None:
+    from network.errors import ConfigurationError
+
+    # The positional spelling of the first releases is gone: the error says how to write it.
+    with pytest.raises(ConfigurationError, match=r"Agent\('b', description=\.\.\., system="):
+        Agent("b", "writes", "Be brief.")
 
 
 async def test_run_refuses_what_is_not_an_input() -> None:

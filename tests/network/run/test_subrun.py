@@ -13,7 +13,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call
 from network import Network, StopReason, UsageLimits
-from tests.agents.tools.subagents import (
+from tests.agents.capabilities.subagents.subagents import (
     REFUNDS,
     billing_network,
     billing_script,

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from agents import ScriptedModel
 from network import ConfigurationError, Network, RunContext, State, StateSchema, Stop, ThreadRef
-from tests.agents.output.ticket import TICKET, Ticket, agent
+from tests.agents.capabilities.output.ticket import TICKET, Ticket, agent
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -97,7 +97,7 @@ def test_a_conflicting_declared_type_names_the_key_and_both_types() -> None:
     message = str(caught.value)
     assert "'ticket'" in message and "'triage'" in message
     assert "dict[str, str]" in message
-    assert "tests.agents.output.ticket:Ticket" in message
+    assert "tests.agents.capabilities.output.ticket:Ticket" in message
 
 
 def test_two_agents_storing_different_types_in_one_key_is_a_configuration_error() -> None:
@@ -109,7 +109,7 @@ def test_two_agents_storing_different_types_in_one_key_is_a_configuration_error(
         )
     message = str(caught.value)
     assert "'ticket'" in message and "'triage'" in message and "'bulk'" in message
-    assert "list[tests.agents.output.ticket:Ticket]" in message
+    assert "list[tests.agents.capabilities.output.ticket:Ticket]" in message
 
 
 def test_a_closed_schema_must_declare_the_key() -> None:

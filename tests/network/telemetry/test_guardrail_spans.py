@@ -10,8 +10,8 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel, call, tool
-from agents.guardrails import GuardrailResult, output_guardrail, tool_input_guardrail
 from network import Network
+from network.capabilities.guardrails import GuardrailResult, output_guardrail, tool_input_guardrail
 from tests.network.telemetry.otel import Recorder, tree
 
 pytestmark = pytest.mark.anyio

@@ -14,7 +14,7 @@ import pytest
 
 from agents import ScriptedModel
 from network import Network
-from tests.agents.tools.subagents import (
+from tests.agents.capabilities.subagents.subagents import (
     billing_network,
     research_team,
     researcher,

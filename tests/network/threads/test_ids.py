@@ -93,6 +93,22 @@ async def test_a_run_with_a_bad_id_fails_before_the_store_is_touched(
     assert not agent.model.requests  # type: ignore[union-attr]
 
 
+async def test_a_run_with_a_bad_run_id_fails_before_its_model_is_called(
+    store: ThreadStore,
+) -> None:
+    """Every commit carries the run id: one a store cannot keep would fail them all after the
+    model was paid for (PostgreSQL refuses NUL), so it is refused first."""
+    agent = Agent("a", model=ScriptedModel(["never"]))
+    with pytest.raises(InvalidIdError) as raised:
+        await Network("n", agents=[agent]).run(
+            "go", thread=ThreadRef("t1", store=store), run_id="r\x00n"
+        )
+    assert raised.value.field == "run_id"
+    assert not agent.model.requests  # type: ignore[union-attr]
+    thread = await store.get_thread("t1")
+    assert thread is None or thread.message_count == 0
+
+
 @pytest.mark.usefixtures("quiet_logs")  # capture_logs leaves structlog configured: reset it
 async def test_a_database_error_reaches_the_caller_without_driver_text(
     store: ThreadStore, store_kind: str

@@ -1,0 +1,109 @@
+"""`MCPTool`: one tool of an MCP server, offered to the model like any `@tool`.
+
+It is a `Tool`, so it goes through the same dispatch as local tools (`agents.tools._dispatch`): the
+time limit (`MCPServer(timeout=...)`, else the agent's, else the network's `tool_timeout`),
+state staging, `outputs_to_state`, error results. Its arguments are validated against the
+server's `inputSchema` before anything is sent; its result is mapped by
+`agents.capabilities.mcp.content`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agents.capabilities.mcp._arguments import ArgumentsCheck
+from agents.capabilities.mcp.content import error_text, result_value
+from agents.tools.tool import Tool, not_an_object
+from agents.tools.tool_context import ToolContext
+from network.errors import ToolError
+
+
+@dataclass(frozen=True, slots=True)
+class ListedTool:
+    """A tool as its server listed it (the server's own name), with its arguments check."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    check: ArgumentsCheck
+    annotations: Any = None  # the server's `ToolAnnotations`, if any (read-only hints, ...)
+
+
+class MCPTool(Tool):
+    """A listed MCP tool under the name one agent offers it by.
+
+    Attributes:
+        server: the `MCPServer` it belongs to.
+        listed: the tool as the server listed it (`listed.name` is the server's name for it).
+        name: the name the model calls it by (the server's, or `server__tool` on a clash).
+    """
+
+    __slots__ = ("listed", "server")
+
+    def __init__(
+        self,
+        server: Any,
+        listed: ListedTool,
+        name: str,
+        *,
+        outputs_to_state: Mapping[str, Mapping[str, Any]] | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        # Not `Tool.__init__`: there is no Python function to describe; the server's schema
+        # is the description. The attributes dispatch reads are set here.
+        self.server = server
+        self.listed = listed
+        self.fn = self.invoke
+        self.name = name
+        self.description = listed.description
+        self.inputs_from_state: dict[str, str] = {}
+        self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
+        self._check_outputs()
+        self.requires_confirmation = False
+        self.private_errors = False  # a server's errors arrive as its text, not exceptions
+        self.guardrails = None
+        self.timeout = timeout
+        self._call_async = True
+        self.isolated = False
+        self.blocking = False
+        self.inline = False
+        self._process_target = None
+        self._injected = {}
+        self._state_inputs = {}
+        self._argument_fields = None  # arguments go through `validate` (the server's schema)
+        parameters = dict(listed.input_schema)
+        parameters.setdefault("type", "object")
+        parameters.setdefault("properties", {})
+        self.parameters = list(parameters["properties"])
+        self.schema = {
+            "type": "function",
+            "function": {"name": name, "description": listed.description, "parameters": parameters},
+        }
+
+    def validate(self, arguments: Any) -> dict[str, Any]:
+        """The model's arguments, checked against the server's `inputSchema`."""
+        if not isinstance(arguments, dict):
+            raise not_an_object(self.name, arguments)
+        self.listed.check(arguments)
+        return arguments
+
+    async def invoke(self, arguments: Any, context: ToolContext) -> Any:
+        """Validate, call the tool on the run's connection, map its result, write outputs."""
+        checked = self.validate(arguments)
+        connection = await self.server.connection(context.run)
+        result = await connection.call(self.listed.name, checked, self.name)
+        if result.is_error:
+            raise ToolError(
+                f"tool {self.name!r} failed on MCP server {connection.name!r}: "
+                f"{error_text(result)}",
+                tool=self.name,
+            )
+        value = result_value(result)
+        if self.outputs_to_state:
+            self._write_outputs(value, context.state.kv)
+        return value
+
+    def __repr__(self) -> str:
+        return f"MCPTool({self.name!r}, server={self.server.name!r})"

@@ -1,0 +1,167 @@
+"""The typed output capability: `Agent(output_type=T)` makes the final answer a validated `T`.
+
+At the model stage it shapes the request for the output mode, validates the answer, and
+re-asks with the errors until it validates or the budget ends (`OutputValidationError`). In
+`output_mode="auto"`, a server that refuses `response_format`
+(`agents.models._response_format`) is asked again in tool mode, once, and the model remembers
+it for later calls. See `agents.capabilities.output._stream` for the predictive state sent
+while the answer streams. When events flow, every answer that does not validate is reported
+as a CUSTOM "OutputInvalid" event (agent, attempt, errors, retrying), and each attempt is a
+message of its own.
+
+The accepted value is the call's `output` (what output guardrails check and `output_key`
+stores, through the key's type, else as JSON) and its record's `output_value`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from agents.capabilities.output._spec import Attempt, OutputInvalid, OutputSpec
+from agents.models._response_format import ResponseFormatRefused
+from network.errors import OutputValidationError
+from network.history.model_io import ChunkHandler, ModelChunk, ModelRequest, ModelResponse
+from network.history.results import InferenceResult, Usage
+from network.run.agent_call import NO_OUTPUT, AgentCall
+from network.run.capability import Capability
+from network.state.scopes import is_persistent
+
+if TYPE_CHECKING:
+    from agents.capabilities.output._stream import OutputStream
+
+
+class TypedOutput(Capability):
+    """Validates an agent's final answer against its `OutputSpec`; built by
+    `Agent(output_type=...)`."""
+
+    def __init__(self, spec: OutputSpec, output_key: str | None) -> None:
+        self.spec = spec
+        self.output_key = output_key
+
+    async def wrap_model(
+        self,
+        call: AgentCall,
+        request: ModelRequest,
+        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        spec = self.spec
+        ctx = call.run
+        mode = await spec.resolve_mode(call.model)
+        base = current = _shaped(spec, mode, request)
+        key = self.output_key
+        stream = None
+        if key is not None and ctx.emitter.streaming and is_persistent(key):
+            from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+            stream = OutputStream(ctx, spec, key, mode)
+        if stream is not None:
+            call.follow_chunks = functools.partial(_following, stream)
+        attempts: list[Attempt] = []
+        usage = Usage()
+        try:
+            while True:
+                try:
+                    response = await proceed(current)
+                except ResponseFormatRefused:
+                    if spec.mode != "auto" or mode != "native":
+                        raise  # the agent asked for native mode itself: say so
+                    # The server takes no response_format: tool mode, same conversation.
+                    mode = "tool"
+                    base = current = _shaped(spec, mode, request)
+                    if stream is not None:
+                        stream.mode = mode
+                    continue
+                usage = usage + response.usage
+                message = response.message
+                raw = spec.final_answer(mode, message)
+                if raw is None:  # it called the agent's tools: not a final answer
+                    if stream is not None:
+                        await stream.take_back()
+                    response.usage = usage
+                    return response
+                try:
+                    value = spec.validate(raw)
+                except OutputInvalid as exc:
+                    attempts.append(Attempt(raw, exc.errors))
+                    await self._rejected(call, attempts)
+                    if len(attempts) > spec.retries:
+                        raise _exhausted(spec, attempts) from exc
+                    if call.events is not None:  # the next attempt is a message of its own
+                        call.events = await call.events.renewed(message)
+                    if stream is not None:
+                        stream.restart()
+                    # The feedback replaces the failed attempt: one message more, never more.
+                    history = [*base.history, spec.feedback(mode, attempts[-1])]
+                    current = ModelRequest(
+                        base.system, history, base.tools, base.tool_choice, base.agent,
+                        base.params, base.response_format,
+                    )  # fmt: skip
+                    continue
+                response.usage = usage
+                call.output = value
+                call.output_json = spec.json_form
+                return response
+        except Exception:
+            if stream is not None:
+                await stream.take_back()
+            raise
+
+    async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
+        if call.output is not NO_OUTPUT:
+            result.output_value = call.output
+        return result
+
+    async def _rejected(self, call: AgentCall, attempts: list[Attempt]) -> None:
+        """Re-asks are never silent: consumers see each one (a CUSTOM "OutputInvalid")."""
+        emitter = call.run.emitter
+        if emitter.active:
+            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+            value = {
+                "agent": call.agent.name,
+                "attempt": len(attempts),
+                "errors": attempts[-1].errors,
+                "retrying": len(attempts) <= self.spec.retries,
+            }
+            await emitter.emit(events.custom("OutputInvalid", value))
+
+    def __repr__(self) -> str:
+        return f"TypedOutput({self.spec.name})"
+
+
+def _shaped(spec: OutputSpec, mode: str, request: ModelRequest) -> ModelRequest:
+    """`request` shaped for output mode `mode` (its schema sent as the mode sends it)."""
+    system, tools, choice, response_format = spec.shape(
+        mode, list(request.system), request.tools, request.tool_choice
+    )
+    return ModelRequest(
+        system, request.history, tools, choice, request.agent, request.params, response_format
+    )
+
+
+def _following(stream: OutputStream, handler: ChunkHandler | None) -> ChunkHandler | None:
+    """The chunk handler of a streamed request that also feeds `stream` (none: not streamed)."""
+    if handler is None:
+        return None
+
+    async def on_chunk(chunk: ModelChunk) -> None:
+        await handler(chunk)
+        await stream.on_chunk(chunk)
+
+    return on_chunk
+
+
+def _exhausted(spec: OutputSpec, attempts: list[Attempt]) -> OutputValidationError:
+    last = attempts[-1]
+    shown = last.raw if len(last.raw) <= 300 else last.raw[:300] + "..."
+    return OutputValidationError(
+        f"agent {spec.agent!r}: the answer did not match output_type {spec.name} after "
+        f"{len(attempts)} attempt(s); last errors: {'; '.join(last.errors)}; "
+        f"last answer: {shown!r}",
+        agent=spec.agent,
+        attempts=len(attempts),
+        errors=[attempt.errors for attempt in attempts],
+        raw=last.raw,
+    )

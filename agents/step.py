@@ -1,0 +1,451 @@
+"""The agent step: one agent call, as a short sequence of stages that names no feature.
+
+`AgentStep.call` runs the stages of `network.run.capability` in order: the instructions, the
+request, the model, the answer, the tool calls, the output, the record. Features
+(guardrails, handoffs, hooks, typed output, ...) are capabilities resolved into the callables
+of each stage (`network.run.stages`): a stage none of them implements is an empty tuple,
+tested and skipped, so an agent with no capability runs what it always did.
+
+Two things are written for the step's cost, which a thousand runs waiting at once pay many
+times over: the model's coroutine is awaited right in `call` (one frame less alive across the
+answer: `tests/agents/test_step_footprint.py` holds the chain), and the stage objects are
+created only when some capability reads them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from agents.models._calls import failed_model_calls, model_calls
+from agents.resume import waiting
+from agents.tools._dispatch import start_tool_calls
+from network.errors import ConfigurationError, ModelError
+from network.history.fixed_list import NO_PROMPT, FixedList
+from network.history.messages import SystemMessage, ToolCall
+from network.history.model_io import ModelRequest, ModelResponse
+from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
+from network.run.agent_call import NO_OUTPUT, AgentCall
+from network.run.capability import Capability
+from network.run.context import RunContext
+from network.run.stages import NO_STAGES, Stages, chain, resolve_stages
+from network.state.provenance import agent_writer
+
+if TYPE_CHECKING:
+    from agents._template import Template
+    from network.history.model_io import Model
+
+__all__ = ["AgentStep"]
+
+_CACHED_STAGES = 32  # resolutions kept per agent (one per network or run it serves at once)
+
+
+class AgentStep:
+    """The kernel of an agent: its call, in stages (`Agent` declares the options).
+
+    Subclasses set the attributes the step reads (`Agent.__init__`): `name`, `tools` and
+    their schemas, `tool_choice`, `params`, `output_key`, `stream`, the instructions'
+    template and fixed prompt, the model, and `capabilities` (the agent's own).
+    """
+
+    name: str
+    description: str
+    tools: dict[str, Any]
+    tool_choice: str
+    params: dict[str, Any]
+    output_key: str | None
+    stream: bool
+    capabilities: tuple[Capability, ...]
+    _tool_schemas: list[Any]
+    _template: Template | None
+    _system: str | Callable[[RunContext], Any]
+    _fixed_text: str | None
+    _fixed_prompt: list[Any] | None
+    _model_object: Model | None
+    _model: str | dict[str, Any] | Model | None
+    _last_prompt: tuple[str, FixedList] | None
+    _stages: Stages
+    _stages_cache: dict[int, Stages]
+
+    def _init_step(self) -> None:
+        """The step's own bookkeeping, before the first call."""
+        self._last_prompt = None
+        self._stages = NO_STAGES
+        self._stages_cache = {}
+
+    # -- what a call runs ------------------------------------------------------------------
+
+    def stages(self, outer: tuple[Capability, ...]) -> Stages:
+        """This agent's capabilities resolved under `outer` (the run's), cached."""
+        stages = self._stages
+        if stages.key is outer:
+            return stages
+        cache = self._stages_cache
+        stages = cache.get(id(outer), NO_STAGES)
+        if stages.key is not outer:  # never resolved, or for a tuple that died since
+            if len(cache) >= _CACHED_STAGES:
+                cache.pop(next(iter(cache)))
+            stages = cache[id(outer)] = resolve_stages(self.capabilities, outer)
+        self._stages = stages
+        return stages
+
+    def _forget_stages(self) -> None:
+        """The agent's capabilities changed: resolve them again at the next call."""
+        self._stages = NO_STAGES
+        self._stages_cache = {}
+
+    async def instructions(self, ctx: RunContext) -> str:
+        """The system text for this call, rendered from state."""
+        text = self._static_instructions(ctx)
+        return text if text is not None else await self._dynamic_instructions(ctx)
+
+    def _static_instructions(self, ctx: RunContext) -> str | None:
+        """The instructions of a template (rendered from state), or None for a function's."""
+        template = self._template
+        if template is None:
+            return None
+        text = template.static_text  # a template without placeholders: the same every call
+        return text if text is not None else template.render(ctx.state.kv, self.name)
+
+    async def _dynamic_instructions(self, ctx: RunContext) -> str:
+        """The instructions of a function of the run context (sync or async)."""
+        system = self._system
+        assert callable(system), "a template's instructions are static (_static_instructions)"
+        text = system(ctx)
+        if inspect.isawaitable(text):
+            text = await text
+        return "" if text is None else str(text)
+
+    def prompt(self, text: str | None) -> list[Any]:
+        """The system messages of a call sent with instructions `text`: one `FixedList`
+        shared by the calls that send the same text (see `network.history.fixed_list`)."""
+        if not text:
+            return NO_PROMPT
+        last = self._last_prompt
+        if last is not None and (last[0] is text or last[0] == text):
+            return last[1]
+        prompt = FixedList([SystemMessage(text)])
+        self._last_prompt = (text, prompt)
+        return prompt
+
+    def resolve_model(self, ctx: RunContext) -> Model:
+        """This agent's model, else the network's default model."""
+        if self._model_object is not None:
+            return self._model_object
+        model: Any = self._model
+        if model is None:
+            model = ctx.network.default_model
+        if model is None:
+            raise ConfigurationError(
+                f"agent {self.name!r} has no model and network {ctx.network.name!r} "
+                "has no default_model"
+            )
+        from agents.models.registry import resolve_model  # noqa: PLC0415 (models: on first use)
+
+        return cast("Model", resolve_model(model))
+
+    # -- one call inside a network ---------------------------------------------------------
+
+    async def call(self, ctx: RunContext, inside: AgentCall | None = None) -> InferenceResult:
+        """One inference plus its tool calls, in stages; returns what history keeps.
+        `inside`: the call begun, when `wrap_call` capabilities run around it (positional:
+        a keyword-only default costs a dict lookup per step)."""
+        stages = self._stages
+        if stages.key is not ctx.stages.capabilities:
+            stages = self.stages(ctx.stages.capabilities)
+        call = inside or self._begin(ctx)
+        if inside is None and stages.wrap_call:  # around the whole call: it is called back
+            proceed = chain(stages.wrap_call, self._wrapped_call(ctx, call), call)
+            return cast(InferenceResult, await proceed())
+        # -- the instructions and the request
+        if self._fixed_prompt is None or stages.instructions:
+            await self._instructions_stage(call, stages)
+        else:
+            call.text, call.prompt = self._fixed_text, self._fixed_prompt
+        model = self._offer(call)
+        for shape in stages.request:
+            await shape(call)
+        if call.skip:
+            return self._result(call, None)
+        request = self._request_of(call)
+        # -- the model: its coroutine awaited right here (see the module docstring)
+        if ctx.emitter.active:
+            self._watch(call)
+        if stages.wrap_model:
+            ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
+            response: ModelResponse = await ask(request)
+        else:
+            self._asking(call)
+            try:
+                response = await self._request(call, model, request)
+            except ModelError as exc:
+                self._failed(call, model, exc)
+                raise
+            self._spending(call, model, response)
+        ctx.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
+        # -- the answer, its tool calls, its output, the record
+        if stages.answer or call.events is not None:
+            response = await self._answer_stage(call, stages, response)
+        else:
+            call.response, response.message.name = response, self.name
+        asked = response.message.tool_calls
+        records: Any = self._tools_stage(call, stages, asked) if asked else []
+        if type(records) is not list:
+            records = await records
+        call.records = records
+        if call.events is not None:
+            await self._tool_results(ctx, records)
+        output = call.output
+        if output is NO_OUTPUT and response.message.content and not asked:  # a final text
+            output = call.output = response.message.content
+        if output is not NO_OUTPUT:  # a final answer: checked, then kept
+            if stages.output:
+                output = await self._output_stage(call, stages, output)
+            if self.output_key:
+                self._store_output(call, output)
+        result = self._result(call, response)
+        for change in stages.record:
+            result = await change(call, result)
+        return result
+
+    def _begin(self, ctx: RunContext) -> AgentCall:
+        """The call begins: its record of what it does, timed from now."""
+        call = AgentCall(self, ctx, NO_PROMPT, (), started_at=time.time())
+        call.started = time.perf_counter()
+        return call
+
+    def _offer(self, call: AgentCall) -> Model:
+        """What the request starts from: the conversation, the agent's tools, its model."""
+        call.history = call.run.state.history()
+        call.tools, call.schemas = self.tools, self._tool_schemas
+        model = call.model = self._model_object or self.resolve_model(call.run)
+        return model
+
+    def _wrapped_call(
+        self, ctx: RunContext, call: AgentCall
+    ) -> Callable[[], Awaitable[InferenceResult]]:
+        """The call itself, as the innermost `wrap_call` capability proceeds to it."""
+
+        def proceed() -> Awaitable[InferenceResult]:
+            return self.call(ctx, call)
+
+        return proceed
+
+    # -- the stages a capability changes -------------------------------------------------
+
+    async def _instructions_stage(self, call: AgentCall, stages: Stages) -> None:
+        """The instructions rendered from state (or a function's), then changed by the
+        capabilities; the prompt shared by calls sending the same text."""
+        text = self._fixed_text
+        if text is None:
+            text = self._static_instructions(call.run)
+            if text is None:
+                text = await self._dynamic_instructions(call.run)
+        for change in stages.instructions:
+            text = await change(call, text)
+        call.text, call.prompt = text, self.prompt(text)
+
+    def _request_of(self, call: AgentCall) -> ModelRequest:
+        """The model request of the call as the request stage left it."""
+        schemas = call.schemas if call.schemas is not None else []
+        return ModelRequest(  # positional: half the cost of keywords, on every step
+            call.prompt if call.sent_prompt is None else call.sent_prompt,
+            call.history if call.sent_history is None else call.sent_history,
+            schemas,
+            self.tool_choice if schemas else None,
+            self.name,
+            self.params,
+        )
+
+    def _watch(self, call: AgentCall) -> None:
+        """A run with sinks: the call's text and tool calls become events (`call.events`)."""
+        from agents._call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+        run = call.run
+        call.events = CallEvents(run.emitter, self.name, run.args_listeners)
+
+    async def _answer_stage(
+        self, call: AgentCall, stages: Stages, response: ModelResponse
+    ) -> ModelResponse:
+        """The answer as history keeps it: named, with the streamed message's id, changed by
+        the capabilities; its stream closed."""
+        message = response.message
+        message.name = self.name
+        events = call.events
+        if events is not None:
+            message.id = events.message_id
+        for change in stages.answer:
+            response = await change(call, response)
+        call.response = response
+        if events is not None:
+            await events.finish(response.message)
+        return response
+
+    def _tools_stage(
+        self, call: AgentCall, stages: Stages, asked: list[ToolCall]
+    ) -> list[ToolCallRecord] | Coroutine[Any, Any, list[ToolCallRecord]]:
+        """Run the answer's tool calls: their records, or the coroutine that finishes them
+        (a lone plain sync tool's call needs none: `start_tool_calls`)."""
+        if stages.tool_calls or stages.tool_results:
+            return self._tools_staged(call, stages, asked)
+        ctx = call.run
+        started = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
+        if type(started) is list and not ctx.interrupts:
+            return started
+        return self._tools_finished(call, asked, started)
+
+    async def _tools_finished(
+        self, call: AgentCall, asked: list[ToolCall], started: Any
+    ) -> list[ToolCallRecord]:
+        """The records of tool calls started, without those that wait for a person."""
+        records: list[ToolCallRecord] = started if type(started) is list else await started
+        ctx = call.run
+        return waiting(ctx, records) if ctx.interrupts else records
+
+    async def _tools_staged(
+        self, call: AgentCall, stages: Stages, asked: list[ToolCall]
+    ) -> list[ToolCallRecord]:
+        """The tool calls with the capabilities' say: which run here (`tool_calls`), and
+        what their records become (`tool_results`), in the model's order."""
+        calls = asked
+        for choose in stages.tool_calls:
+            calls = await choose(call, calls)
+        records: list[ToolCallRecord] = []
+        if calls:
+            ctx = call.run
+            started = start_tool_calls(ctx, self, call.tools or {}, calls, stages.wrap_tool, call)
+            records = await self._tools_finished(call, calls, started)
+        records = call.in_model_order(asked, records)
+        for change in stages.tool_results:
+            records = await change(call, records)
+        return records
+
+    async def _output_stage(self, call: AgentCall, stages: Stages, output: Any) -> Any:
+        """A final answer checked (and changed) by the capabilities before it is kept."""
+        for check in stages.output:
+            output = await check(call, output)
+        return output
+
+    # -- the model request -----------------------------------------------------------------
+
+    def _request(
+        self, call: AgentCall, model: Model, request: ModelRequest
+    ) -> Awaitable[ModelResponse]:
+        """The model's answer to `request`, streamed when a sink reads it live (and the agent
+        did not turn streaming off); recorded in a durable run (`network.run.steps`)."""
+        events = call.events
+        run = call.run
+        on_chunk = (
+            events.on_chunk
+            if events is not None and self.stream and run.emitter.streaming
+            else None
+        )
+        if call.follow_chunks is not None:  # a capability follows the stream too
+            on_chunk = call.follow_chunks(on_chunk)
+        if run.steps is None:
+            return model.complete(request, on_chunk)
+        # partial, not a lambda: a lambda here would give `_request` cells on every step
+        return run.steps.model(self.name, functools.partial(model.complete, request, on_chunk))
+
+    @staticmethod
+    def _asking(call: AgentCall) -> None:
+        """A request goes out: timed when the run records its requests."""
+        if call.run.record_model_calls:
+            call.asked_at = time.perf_counter()
+
+    def _spending(self, call: AgentCall, model: Any, response: ModelResponse) -> None:
+        """A request answered: its records join the call's, when the run records them."""
+        if call.run.record_model_calls:
+            call.requests = [*call.requests, *self._spent(call, model, response)]
+
+    async def _ask(self, call: AgentCall, request: ModelRequest) -> ModelResponse:
+        """One model request, as the innermost `wrap_model` capability proceeds to it (it may
+        be made several times in one call: each one's records join `call.requests`)."""
+        model = call.model
+        self._asking(call)
+        try:
+            response = await self._request(call, model, request)
+        except ModelError as exc:
+            self._failed(call, model, exc)
+            raise
+        self._spending(call, model, response)
+        return response
+
+    @staticmethod
+    def _spent(call: AgentCall, model: Any, response: ModelResponse) -> list[ModelCall]:
+        """The records of the request just answered (usage limits and traces read them)."""
+        asked = call.asked_at
+        asked_at = call.started_at + asked - call.started
+        return model_calls(model, call.agent.name, response, asked_at, asked)
+
+    def _failed(self, call: AgentCall, model: Any, error: ModelError) -> None:
+        """A model request that failed for good: the error names the model, and when the run
+        is traced or limited, the failed request's attempts get their records (chat spans)."""
+        if error.model is None:
+            error.model = getattr(model, "name", None)
+        asked = call.asked_at
+        if call.run.record_model_calls:
+            call.run.failed_model_calls = failed_model_calls(
+                model, self.name, error, call.started_at + asked - call.started, asked
+            )
+
+    # -- after the answer ------------------------------------------------------------------
+
+    async def _tool_results(self, ctx: RunContext, records: Sequence[ToolCallRecord]) -> None:
+        """A watched call's tool results, sent to the client."""
+        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+
+        for record in records:
+            await ctx.emitter.emit(
+                events.tool_result(record.id + ":result", record.id, record.content)
+            )
+
+    def _store_output(self, call: AgentCall, value: Any) -> None:
+        """`output_key` receives the final answer: through the key's type when it has one,
+        else as it is (a typed output as its JSON form: `call.output_json`)."""
+        ctx = call.run
+        kv: Any = ctx.state.kv
+        key = self.output_key
+        if call.output_json is not None and kv.spec(key).adapter is None:
+            value = call.output_json(value)
+        kv.writer = agent_writer(self.name, ctx.call_count)
+        kv.set(key, value)
+
+    def _result(self, call: AgentCall, response: ModelResponse | None) -> InferenceResult:
+        """What history keeps of the call (`response` None: the model was skipped).
+
+        The one place an agent call's record is built. Positional: on every step, a keyword
+        call of the record's `__init__` costs about 5,000 instructions more (its 13 fields by
+        name); the names are the fields' order in `InferenceResult`."""
+        skipped = response is None
+        answered: Any = response  # None when skipped: read only when it is not
+        return InferenceResult(
+            self.name,  # agent
+            call.run.input,  # input
+            cast(Any, call.prompt),  # prompt
+            cast(Any, call.history),  # history
+            [] if skipped else [answered.message],  # output
+            call.records or [],  # tool_calls
+            None if skipped else answered.raw,  # raw
+            Usage() if skipped else answered.usage,  # usage
+            call.started_at,  # started_at
+            (time.perf_counter() - call.started) * 1000,  # duration_ms
+            [],  # state_delta (the loop sets it)
+            skipped,  # skipped
+            tuple(call.requests),  # model_calls
+        )
+
+
+def settle_capabilities(items: Sequence[Any], owner: str) -> tuple[Capability, ...]:
+    """`capabilities=` checked: each item a `Capability`, none given twice."""
+    found: list[Capability] = []
+    for item in items:
+        if not isinstance(item, Capability):
+            raise ConfigurationError(f"{owner}: {item!r} is not a Capability")
+        if any(item is known for known in found):
+            raise ConfigurationError(f"{owner}: capability {item!r} given twice")
+        found.append(item)
+    return tuple(found)

@@ -1,0 +1,190 @@
+"""`Capability`: one feature, plugged into the stages of a run and of an agent call.
+
+The run and the agent step know stages, not features. A capability overrides the stages it
+needs; the others cost nothing, because an agent's capabilities (its own, then its network's,
+then the run's) are resolved once into the tuple that implements each stage
+(`network.run.stages`), and a stage nobody implements is an empty tuple the step skips.
+
+The stages of one agent call, in the order they run:
+
+1. `wrap_call(call, proceed)`: around the whole call (`proceed()` runs it and returns its
+   `InferenceResult`). A savepoint a guardrail's trip rolls back lives here.
+2. `instructions(call, text)`: the system text, rendered from state; return it changed (to
+   add what memory recalled, say).
+3. `request(call)`: what the model is about to be sent: `call.prompt`, `call.history`,
+   `call.tools` / `call.schemas` (the tools offered), `call.sent_prompt` /
+   `call.sent_history` (what is sent, when it differs from what is recorded), or
+   `call.skip = True` to skip the model (the call is recorded as skipped).
+4. `wrap_model(call, request, proceed)`: around the model request (`await proceed(request)`
+   asks the model once and returns its `ModelResponse`; it may be called again with another
+   request, as a re-ask does).
+5. `answer(call, response)`: the answer, before its tool calls; return it (changed or not).
+6. `tool_calls(call, calls)`: the answer's tool calls about to run; return those that run
+   here. A capability that takes one away (to wait for a person, to run it in a client, to
+   refuse it) says what became of it with `call.set_aside(record)` when it has a result.
+7. `wrap_tool(use, proceed)`: around one tool call (`use.call`, `use.tool`, the `use.state`
+   it writes to); `await proceed()` runs it and returns its `ToolCallRecord`.
+8. `tool_results(call, records)`: the records of the answer's calls, in the model's order.
+9. `output(call, value)`: a final answer (text, or a typed value) before it is kept: check it
+   (raise to stop the run) and return what `output_key` stores.
+10. `record(call, result)`: the `InferenceResult` history keeps; return it (changed or not).
+
+The stages of a run, of the network's and the run's capabilities (an agent's own have none):
+`next_call(run)` before each agent call (and each fan-out), returning a `Stop` to end the run
+there; `run_started(run)` once the run's first event is out and before its first decision.
+
+Order: stages on the way in (`wrap_call`, `instructions`, `request`, `wrap_model`,
+`tool_calls`, `wrap_tool`) run the capabilities in order, the first outermost; stages on the
+way out (`answer`, `tool_results`, `output`, `record`) run them in reverse, so the first has
+the last word. The order: by their class's `order` (lower first), then as they were
+resolved: the agent's own (those its keywords built, in the order `Agent` documents, then
+`capabilities=`), then the run's, then the network's (its own, then those its agents bring it:
+`for_network`). A wrapping stage's first capability is the outermost. A network capability whose
+class
+says `agent_overrides_network = True` is dropped for an agent that has one of the same class
+(the network's context policy is the default of agents that set none).
+
+Per-run state: `run.local(key, factory)` (the first call makes it); per-call state:
+`call.note(key, factory)`. A capability never keeps per-run state on itself: one capability
+object serves every run of its network at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from network.history.messages import ToolCall
+    from network.history.model_io import ModelRequest, ModelResponse
+    from network.history.results import InferenceResult, ToolCallRecord
+    from network.run.agent_call import AgentCall, ToolUse
+    from network.run.context import RunContext
+    from network.run.result import Stop
+
+__all__ = ["AGENT_STAGES", "RUN_STAGES", "Capability"]
+
+AGENT_STAGES = (
+    "wrap_call",
+    "instructions",
+    "request",
+    "wrap_model",
+    "answer",
+    "tool_calls",
+    "wrap_tool",
+    "tool_results",
+    "output",
+    "record",
+)
+"""The stages of an agent call, in the order they run (see the module docstring)."""
+
+RUN_STAGES = ("next_call", "run_started")
+"""The stages of a run."""
+
+
+class Capability:
+    """Base class of a feature plugged into the stages of runs and agent calls.
+
+    Override only the stages the feature needs (see the module docstring for each stage and
+    their order); the base class's are never called. An instance that needs fewer stages
+    than its class implements sets the others to None (`self.answer = None`). Give it to
+    `Agent(capabilities=[...])`,
+    `Network(capabilities=[...])`, or build it from the keywords that spell it
+    (`Agent(handoffs=...)` builds the handoffs capability).
+    """
+
+    agent_overrides_network: ClassVar[bool] = False
+    """True: an agent with a capability of this class drops its network's (a default)."""
+
+    merge: ClassVar[bool] = False
+    """True: the capabilities of this class that apply to one agent (its own, its run's, its
+    network's) become one, `merge_all(found)`, in the place of the first (an agent's and its
+    network's guardrails run as one set)."""
+
+    order: ClassVar[int] = 0
+    """Lower runs first (outermost): for a capability whose stage shapes what every other
+    one reads (a handoff's input filter). Equal orders keep the resolution order."""
+
+    @classmethod
+    def merge_all(cls, found: Sequence[Capability]) -> Capability:
+        """The one capability standing for `found` (two or more of this class, in resolution
+        order), for a class that sets `merge = True`."""
+        raise NotImplementedError
+
+    def for_network(self) -> Capability | None:
+        """A capability this one brings to every agent of the network its agent joins (an
+        agent's handoffs bring the input filter their targets apply), or None. One object
+        brought by several agents counts once."""
+        return None
+
+    # -- the run ---------------------------------------------------------------------------
+
+    def next_call(self, run: RunContext) -> Stop | None:
+        """Before each agent call (and each fan-out): a `Stop` ends the run there."""
+        raise NotImplementedError
+
+    async def run_started(self, run: RunContext) -> None:
+        """Once per run, after its first event and before its first decision."""
+        raise NotImplementedError
+
+    # -- one agent call --------------------------------------------------------------------
+
+    async def wrap_call(
+        self, call: AgentCall, proceed: Callable[[], Awaitable[InferenceResult]]
+    ) -> InferenceResult:
+        """Around the whole call: `return await proceed()`, with what comes around it."""
+        raise NotImplementedError
+
+    async def instructions(self, call: AgentCall, text: str) -> str:
+        """The system text of this call, changed or not."""
+        raise NotImplementedError
+
+    async def request(self, call: AgentCall) -> None:
+        """Shape what the model is sent (prompt, history, tools offered) or skip it."""
+        raise NotImplementedError
+
+    async def wrap_model(
+        self,
+        call: AgentCall,
+        request: ModelRequest,
+        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        """Around the model request: `return await proceed(request)`, changed or repeated."""
+        raise NotImplementedError
+
+    async def answer(self, call: AgentCall, response: ModelResponse) -> ModelResponse:
+        """The model's answer before its tool calls run, changed or not."""
+        raise NotImplementedError
+
+    async def tool_calls(self, call: AgentCall, calls: list[ToolCall]) -> list[ToolCall]:
+        """The answer's tool calls that run here (the others set aside: see the module)."""
+        raise NotImplementedError
+
+    async def wrap_tool(
+        self, use: ToolUse, proceed: Callable[[], Awaitable[ToolCallRecord]]
+    ) -> ToolCallRecord:
+        """Around one tool call: `return await proceed()`, with what comes around it."""
+        raise NotImplementedError
+
+    async def tool_results(
+        self, call: AgentCall, records: list[ToolCallRecord]
+    ) -> list[ToolCallRecord]:
+        """The records of the answer's tool calls, in the model's order, changed or not."""
+        raise NotImplementedError
+
+    async def output(self, call: AgentCall, value: Any) -> Any:
+        """A final answer before it is kept: raise to stop, return what `output_key` gets."""
+        raise NotImplementedError
+
+    async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
+        """The record history keeps of the call, changed or not."""
+        raise NotImplementedError
+
+
+def implements(capability: Capability, stage: str) -> bool:
+    """Whether `capability` implements `stage`: its class overrides it, and the instance did
+    not turn it off (set it to None: one instance of a class may need fewer stages)."""
+    found = getattr(capability, stage, None)
+    if found is None:
+        return False
+    return getattr(found, "__func__", None) is not getattr(Capability, stage)

@@ -1,0 +1,300 @@
+"""Admission: one run per thread, and the run a request is admitted to, for every protocol.
+
+`ServedThreads.admit(thread_id, run_id, principal)` (`network.serving.threads`) holds the
+thread for one request (404 for a thread the principal may not see, 409 `thread_busy` while
+another run holds it) and answers an `Admission`: the thread's `record` (its state, pending
+interrupts, issued tool calls, owner), against which the protocol checks what the request
+asks for. Then:
+
+    ctx = await admission.start(RunRequest(messages=..., data=..., answered=...))
+    result = await admission.execute(ctx, sinks=[...])       # the protocol's encoder
+    ...
+    await admission.release()                                 # always, also when refused
+
+`start` makes the run's context: it bounds the state (413 `state_too_large`), validates it
+through the schema (422 `invalid_state` naming the key), and, on a thread store, settles the
+request's answers to pending approvals exactly once (409 `interrupt_answered` when another
+request came first) and commits the messages the request adds before anything runs (a server
+killed before the run's first commit keeps the user's message). Nothing is applied when
+`start` refuses. `execute` runs it: in memory the thread's record is updated when the run
+ends; on a store the run commits as it goes, behind the lease it keeps (a run whose lease is
+lost stops, `network.serving.lease`). `release` frees the thread for the next request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from network.errors import StateError
+from network.history.messages import UserMessage
+from network.run.context import RunContext
+from network.run.emitter import AnySink, as_async
+from network.run.interrupts import Answer, Interrupt
+from network.run.thread_ref import ThreadRef
+from network.serving.approvals import settle
+from network.serving.errors import RequestError
+from network.serving.lease import HeldLease
+from network.serving.registry import ThreadRecord, ThreadRegistry, json_size
+from network.serving.screening import guarded
+from network.serving.stored import Claimed, StoredThreads, new_messages
+from network.state.state import State
+from network.threads.session import ThreadSession
+
+if TYPE_CHECKING:
+    from network.continuing import RunnableNetwork
+
+
+@dataclass(slots=True)
+class RunRequest:
+    """What a request asks a run for, once the protocol has checked it against the record.
+
+    - `messages`: the client's messages, as the network's. In memory they are the run's
+      conversation (the client holds it); on a store, those the thread does not hold yet
+      (user messages with a new id, results of its client tool calls) are appended to the
+      stored conversation, the rest being the client's copy.
+    - `data`: the state the run starts from: the record's state with the client's writes
+      (and a rejected proposal's keys restored). On a store only what differs from the
+      record's state is written, as the client's writes.
+    - `answered`: the pending interrupts with their answers (`approvals.pair_answers`).
+    - `temp`: `temp:` keys the run starts with (an AG-UI client's context), never stored.
+    - `input`: the run's input text (default: the conversation's last user message).
+    - `client_input`, `client_tools`: the protocol's request and the tools its client
+      declared (`RunContext.client_input`, `RunContext.client_tools`).
+    """
+
+    messages: list[Any]
+    data: dict[str, Any]
+    answered: Sequence[tuple[Interrupt, Answer]] = ()
+    temp: dict[str, Any] = field(default_factory=dict)
+    input: str | None = None
+    client_input: Any = None
+    client_tools: tuple[Any, ...] = ()
+
+
+def last_user_text(conversation: Any) -> str:
+    """The text of the conversation's last user message ("" when there is none)."""
+    for index in range(len(conversation) - 1, -1, -1):
+        message = conversation[index]
+        if isinstance(message, UserMessage):
+            text: str = message.content
+            return text
+    return ""
+
+
+def checked_state(
+    network: RunnableNetwork, thread_id: str, request: RunRequest, max_state_bytes: int
+) -> State:
+    """The run's State of `request.data` and `request.temp`, bounded and through the schema:
+    413 `state_too_large`, 422 `invalid_state` naming the key."""
+    size = json_size(request.data)
+    if size > max_state_bytes:
+        raise RequestError(
+            413,
+            "state_too_large",
+            f"thread {thread_id!r}: its state would take {size} bytes, more than the limit "
+            f"of {max_state_bytes} bytes",
+        )
+    try:
+        return network.new_state({**request.data, **request.temp})
+    except StateError as exc:
+        raise RequestError(422, "invalid_state", str(exc), key=exc.key) from exc
+
+
+class Admission:
+    """A request admitted on its thread (see the module docstring); made by
+    `ServedThreads.admit`."""
+
+    record: ThreadRecord
+    run_id: str
+    lease: HeldLease | None = None
+    # how many messages the thread held before this run (on a store; 0 in memory, where the
+    # client holds the conversation)
+    prior_messages: int = 0
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the run was stopped from outside: its lease on the thread was lost."""
+        return self.lease is not None and self.lease.lost
+
+    async def start(self, request: RunRequest) -> RunContext:
+        """The run's context for `request`, or the `RequestError` that refuses it."""
+        raise NotImplementedError
+
+    async def execute(self, ctx: RunContext, sinks: Sequence[AnySink] = ()) -> Any:
+        """Run `ctx` (from `start`) with `sinks` (the protocol's); the `RunResult`."""
+        raise NotImplementedError
+
+    async def release(self) -> None:
+        """Free the thread for the next request (call it once, whatever happened)."""
+        raise NotImplementedError
+
+
+class MemoryAdmission(Admission):
+    """A request on a thread of the in-memory registry: the thread is marked busy from
+    admission to `release` (a new thread joins the registry only when its run starts, so a
+    refused request creates and evicts nothing)."""
+
+    def __init__(
+        self,
+        network: RunnableNetwork,
+        registry: ThreadRegistry,
+        reserved: dict[str, ThreadRecord],
+        record: ThreadRecord,
+        run_id: str,
+    ) -> None:
+        self.network = network
+        self.registry = registry
+        self.reserved = reserved  # new threads admitted, not yet in the registry
+        self.record = record
+        self.run_id = run_id
+
+    async def start(self, request: RunRequest) -> RunContext:
+        record = self.record
+        state = checked_state(
+            self.network, record.thread_id, request, self.registry.max_thread_bytes
+        )
+        state.append_messages(request.messages)
+        if self.reserved.get(record.thread_id) is record:
+            del self.reserved[record.thread_id]
+        self.registry.admit(record)  # joins (or is marked most recently used)
+        ctx = RunContext(
+            network=self.network,
+            state=state,
+            input=request.input if request.input is not None else last_user_text(state.messages),
+            run_id=self.run_id,
+            thread_id=record.thread_id,
+            resume=request.answered,
+            client_input=request.client_input,
+            client_tools=request.client_tools,
+            known_active_agent=record.active_agent,
+        )
+        ctx.record_model_calls = True  # a usage report per provider and model
+        return ctx
+
+    async def execute(self, ctx: RunContext, sinks: Sequence[AnySink] = ()) -> Any:
+        record = self.record
+        try:
+            return await self.network.execute(ctx, sinks=sinks)
+        finally:
+            # What the client was shown is what the server keeps: also after an error or a
+            # cancellation, so the next request's state diff starts from the same place.
+            record.state = ctx.state.snapshot()
+            record.active_agent = ctx.active_agent
+            if not ctx.resume:  # the pending interrupts were answered (the run took them)
+                record.interrupts = list(ctx.interrupts)
+            record.runs += 1
+            self.registry.resize(record)
+
+    async def release(self) -> None:
+        record = self.record
+        if record.run_id == self.run_id:
+            record.run_id = None
+        if self.reserved.get(record.thread_id) is record:
+            del self.reserved[record.thread_id]
+
+
+class StoredAdmission(Admission):
+    """A request on a thread of a thread store, holding the thread's run lease."""
+
+    def __init__(
+        self,
+        network: RunnableNetwork,
+        threads: StoredThreads,
+        claimed: Claimed,
+        run_id: str,
+        max_state_bytes: int,
+    ) -> None:
+        self.network = network
+        self.threads = threads
+        self.claimed = claimed
+        self.record = claimed.record
+        self.lease = claimed.lease
+        self.run_id = run_id
+        self.max_state_bytes = max_state_bytes
+        self.session: ThreadSession | None = None
+
+    async def start(self, request: RunRequest) -> RunContext:
+        network, record = self.network, self.record
+        checked_state(network, record.thread_id, request, self.max_state_bytes)
+        missing = object()
+        writes = {
+            key: value
+            for key, value in request.data.items()
+            if record.state.get(key, missing) != value
+        }
+        session = await guarded(
+            "get_thread",
+            ThreadSession.open(
+                network,
+                ThreadRef(record.thread_id, user_id=record.owner, store=self.threads.store),
+                state=writes,
+            ),
+        )
+        self.session = session
+        if request.answered and self.claimed.pending_kept:
+            # Kept with the thread: the store claims the answers once, whichever process or
+            # request comes first (a second answer runs nothing: 409), also when they were
+            # paired with what the thread waited on before another answer settled it.
+            await settle(session, request.answered, self.run_id)
+        state = session.state
+        self.prior_messages = len(state.messages)
+        state.append_messages(new_messages(state.messages, request.messages))
+        for key, value in request.temp.items():
+            state.kv.set(key, value)
+        session.run_id = self.run_id
+        # The user's message is the thread's from now on: a run killed before its first
+        # agent call commits must not lose it (the lease keeps other runs away meanwhile).
+        await guarded("append_results", session.keep_input())
+        ctx = RunContext(
+            network=network,
+            state=state,
+            input=request.input if request.input is not None else last_user_text(state.messages),
+            run_id=self.run_id,
+            thread_id=record.thread_id,
+            resume=request.answered,
+            client_input=request.client_input,
+            client_tools=request.client_tools,
+        )
+        ctx.record_model_calls = True  # a usage report per provider and model
+        session.attach(ctx)  # its commits keep what the run stops on with the thread
+        return ctx
+
+    async def execute(self, ctx: RunContext, sinks: Sequence[AnySink] = ()) -> Any:
+        session, lease = self.session, self.claimed.lease
+        if session is None:
+            raise RuntimeError("StoredAdmission.execute: start() first")
+        failure: BaseException | None = None
+        outcome: Any = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(lease.keep)
+            try:
+                # The session's commits first (a client that sees a step end knows it is
+                # saved), behind the lease: a run whose lease is lost stops, commits nothing
+                # more, and ends with LeaseLostError.
+                with lease.guarding():
+                    delivered = [lease.delivering(as_async(sink)) for sink in sinks]
+                    outcome = await self.network.execute(
+                        ctx, sinks=[lease.committing(session.sink), *delivered, lease.after_event]
+                    )
+            except BaseException as error:  # raised below, outside the keeper's task group
+                failure = error
+            finally:
+                group.cancel_scope.cancel()
+                if not ctx.resume:  # the pending interrupts were answered (the run took them)
+                    self.threads.remember(record_id(ctx), list(ctx.interrupts))
+        if failure is not None:
+            raise failure
+        return outcome
+
+    async def release(self) -> None:
+        """Release the lease (the session's store stays open: it is the server's)."""
+        await self.claimed.lease.release()
+
+
+def record_id(ctx: RunContext) -> str:
+    """The thread id of a served run's context (always set by `start`)."""
+    return ctx.thread_id or ""

@@ -1,0 +1,75 @@
+"""What a stranger can make a server hold or store: bodies, identifiers, list sizes.
+
+- A request body is read up to `limit` bytes and refused beyond it (413 `body_too_large`),
+  a declared `content-length` over the limit before a byte is read.
+- A thread id and a run id from a client follow the thread stores' identifier rules
+  (`network.threads.ids`: 1 to 256 characters, no control character, no lone surrogate), so
+  an id the server takes is one every store can keep: a run id goes with every commit of
+  the run, and one a store refuses (a NUL on PostgreSQL) would fail them all after the model
+  was paid for. A bad one is 422 `invalid_thread_id` / `invalid_run_id`, naming the field as
+  the protocol spells it (AG-UI's `threadId`, A2A's `contextId`, ...).
+- A thread list's `limit` is an integer from 1 to `MAX_LIST_LIMIT`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable
+
+from network.errors import InvalidIdError
+from network.serving.errors import RequestError
+from network.threads.ids import check_id
+
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_LIST_LIMIT = 100
+MAX_LIST_LIMIT = 1_000
+
+
+async def read_body(chunks: AsyncIterable[bytes], declared: str | None, limit: int) -> bytes:
+    """The body from `chunks` (its `content-length` header `declared`, if any), at most
+    `limit` bytes, or a 413 `RequestError`."""
+    too_large = RequestError(
+        413, "body_too_large", f"request body is larger than the limit of {limit} bytes"
+    )
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise too_large
+    parts = []
+    size = 0
+    async for chunk in chunks:
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+def check_thread_id(value: object, field: str = "thread_id") -> str:
+    """`value` as a thread id, or 422 `invalid_thread_id` naming `field`."""
+    return _checked(value, field, "invalid_thread_id")
+
+
+def check_run_id(value: object, field: str = "run_id") -> str:
+    """`value` as a run id, or 422 `invalid_run_id` naming `field`."""
+    return _checked(value, field, "invalid_run_id")
+
+
+def _checked(value: object, field: str, code: str) -> str:
+    try:
+        return check_id(field, value)
+    except InvalidIdError as exc:
+        raise RequestError(422, code, str(exc), key=field) from exc
+
+
+def list_limit(text: str | None) -> int:
+    """A thread list's `limit` parameter: an integer from 1 to `MAX_LIST_LIMIT` (422
+    `invalid_limit` otherwise); `DEFAULT_LIST_LIMIT` when absent."""
+    if text is None:
+        return DEFAULT_LIST_LIMIT
+    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_LIST_LIMIT))
+    if not digits or not 1 <= int(text) <= MAX_LIST_LIMIT:
+        raise RequestError(
+            422,
+            "invalid_limit",
+            f"limit must be an integer from 1 to {MAX_LIST_LIMIT}",
+            key="limit",
+        )
+    return int(text)

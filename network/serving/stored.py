@@ -1,0 +1,216 @@
+"""A server's threads on a thread store: every thread lives in the store, as a run in Python
+on a store does (`network.threads.session`), so a restarted server, or another server process
+on the same database, continues a thread where it was.
+
+- The thread's user is the request's principal (`network.serving.principals.store_user`). A
+  thread of another user, or of another app on the same database, is answered 404
+  `thread_not_found`, exactly as a thread that does not exist (before its lease is looked at,
+  so a busy thread of someone else's is as unknown as any).
+- One run per thread across processes: a request claims the thread's run lease in the store
+  (`network.threads.leases`) before anything runs, and a thread whose lease another live run
+  holds is answered 409 `thread_busy`, whichever process holds it (`claim`). The run keeps the
+  lease while it goes on and stops when it loses it (`network.serving.lease`).
+- What a request is checked against is read from the store (`ThreadRecord`): the state, the
+  tool calls issued on the thread (every call in the stored conversation, with the digest of
+  its result once it has one), and the pending interrupts.
+- The stored conversation is the thread's: a client's messages that the thread does not hold
+  yet (new user messages, results of client tool calls: `new_messages`) are appended to it;
+  the rest are the client's copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from network.history.messages import AssistantMessage, ToolMessage, UserMessage
+from network.ids import new_id
+from network.run.context import NetworkLike
+from network.run.interrupts import Interrupt
+from network.serving.errors import RequestError
+from network.serving.lease import HeldLease
+from network.serving.principals import not_found, store_user
+from network.serving.registry import ThreadRecord, json_size, result_digest
+from network.serving.screening import guarded
+from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
+from network.threads.resolve import open_store
+from network.threads.store_leases import run_leases
+
+MAX_PENDING_THREADS = 10_000  # threads whose pending interrupts this process remembers
+MAX_PENDING_BYTES = 64 * 1024 * 1024  # and the most bytes they may take together
+
+
+def stored_interrupts(thread: Any) -> list[Interrupt] | None:
+    """The interrupts a stored thread waits on, or None when its store does not keep them.
+
+    The one place the server reads pending approvals from a stored thread: a store that keeps
+    them with the thread (so that any process, after a restart too, can take the answers)
+    hands them back on the thread; with one that does not, the server remembers them in its
+    own memory (`StoredThreads.remembered`), in this process only.
+    """
+    kept = getattr(thread, "pending_interrupts", None)
+    if kept is None:
+        return None
+    if callable(kept):  # a custom store's method
+        kept = kept()
+    return [item for item in kept if isinstance(item, Interrupt)]
+
+
+def issued_calls(conversation: Iterable[Any]) -> dict[str, str | None]:
+    """Every tool call of a stored conversation, with the digest of its result (None: none yet)."""
+    issued: dict[str, str | None] = {}
+    for message in conversation:
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls:
+                issued.setdefault(call.id, None)
+        elif isinstance(message, ToolMessage) and message.tool_call_id in issued:
+            issued[message.tool_call_id] = result_digest(message.content)
+    return issued
+
+
+def new_messages(conversation: Iterable[Any], client: list[Any]) -> list[Any]:
+    """The client's messages the thread does not hold: user messages with an id it has not
+    stored, and results of its tool calls that have none yet (client tool calls)."""
+    ids: set[str] = set()
+    answered: set[str] = set()
+    for message in conversation:
+        if message.id is not None:
+            ids.add(message.id)
+        if isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+    fresh: list[Any] = []
+    for message in client:
+        if isinstance(message, UserMessage) and (message.id is None or message.id not in ids):
+            fresh.append(message)
+        elif isinstance(message, ToolMessage) and message.tool_call_id not in answered:
+            answered.add(message.tool_call_id)
+            fresh.append(message)
+    return fresh
+
+
+def visible_state(network: NetworkLike, thread: Any) -> dict[str, Any]:
+    """The keys a run on `thread` starts from (app, user, thread), as its session loads them."""
+    schema = network.schema
+    return {
+        key: value
+        for key, value in thread.full_state().items()
+        if not schema.closed or key in schema
+    }
+
+
+@dataclass(slots=True)
+class Claimed:
+    """A thread whose run lease this request holds, and its record as the store has it."""
+
+    record: ThreadRecord
+    user_id: str
+    lease: HeldLease
+    stored: bool  # the thread existed before this request
+    # the record's pending interrupts are the store's (else this process remembered them)
+    pending_kept: bool = True
+
+
+class StoredThreads:
+    """A server's threads on a thread store (see the module docstring).
+
+    Args:
+        store: a thread store, a database URL or an SQLite path. One given as a URL or path is
+            opened here and closed by `close()`; a store object is the caller's to close.
+        lease_ttl: seconds a run's lease lasts without renewal (renewed every third of it):
+            how long a thread stays busy after its server process died mid-run.
+    """
+
+    def __init__(self, store: Any, *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
+        self.store, self._owned = open_store(store)
+        self.leases = run_leases(self.store)
+        self.lease_ttl = check_ttl(lease_ttl)
+        # Pending interrupts of threads whose store does not keep them, in this process,
+        # with their size in bytes.
+        self.remembered: OrderedDict[str, tuple[list[Interrupt], int]] = OrderedDict()
+        self._remembered_bytes = 0
+
+    async def close(self) -> None:
+        """Close the store when it was opened here from a URL or path."""
+        if self._owned:  # closing again is fine: a pooled store reconnects on next use
+            await self.store.close()
+
+    async def claim(
+        self, network: NetworkLike, thread_id: str, principal: str | None, run_id: str
+    ) -> Claimed:
+        """Read the thread, check who may run on it, and take its run lease for `run_id`.
+
+        404 for a thread of another user or app (before the lease is looked at, so a busy
+        thread of someone else's is as unknown as any); 409 when another run holds the lease.
+        """
+        user = store_user(principal)
+        app = network.name
+        thread = await self._read(thread_id)
+        _check_owner(thread, thread_id, app, user)
+        holder = new_id("lease_")
+        asked = time.time()
+        if not await guarded("claim", self.leases.claim(thread_id, holder, self.lease_ttl)):
+            if thread is None:  # created meanwhile: by someone this request may not see?
+                _check_owner(await self._read(thread_id), thread_id, app, user)
+            raise RequestError(
+                409,
+                "thread_busy",
+                f"thread {thread_id!r} has a run under way; wait for it to finish",
+            )
+        lease = HeldLease(
+            self.leases, thread_id, holder, self.lease_ttl, granted_at=asked, run_id=run_id
+        )
+        try:
+            thread = await self._read(thread_id)  # what the lease now protects
+            _check_owner(thread, thread_id, app, user)
+            record = ThreadRecord(thread_id, owner=principal)
+            kept = True
+            if thread is not None:
+                record.state = visible_state(network, thread)
+                record.issued_calls = issued_calls(thread.messages)
+                pending = stored_interrupts(thread)
+                if pending is None:
+                    kept = False
+                    pending = list(self.remembered.get(thread_id, ([], 0))[0])
+                record.interrupts = pending
+            return Claimed(record, user, lease, stored=thread is not None, pending_kept=kept)
+        except BaseException:
+            await lease.release()
+            raise
+
+    def remember(self, thread_id: str, interrupts: list[Interrupt]) -> None:
+        """Keep the pending interrupts of a thread whose store does not (bounded: the least
+        recently used beyond `MAX_PENDING_THREADS` threads or `MAX_PENDING_BYTES` are
+        forgotten, and their threads' next request is refused as answering nothing)."""
+        old = self.remembered.pop(thread_id, None)
+        if old is not None:
+            self._remembered_bytes -= old[1]
+        if not interrupts:
+            return
+        size = sum(json_size(dataclasses.asdict(interrupt)) for interrupt in interrupts)
+        self.remembered[thread_id] = (list(interrupts), size)
+        self._remembered_bytes += size
+        while self.remembered and (
+            len(self.remembered) > MAX_PENDING_THREADS or self._remembered_bytes > MAX_PENDING_BYTES
+        ):
+            _, (_, dropped) = self.remembered.popitem(last=False)
+            self._remembered_bytes -= dropped
+
+    async def list_threads(self, app_name: str, principal: str | None) -> list[Any]:
+        """The headers (`ThreadInfo`) of `principal`'s threads of `app_name`, newest first."""
+        infos: list[Any] = await guarded(
+            "list_threads",
+            self.store.list_threads(app_name=app_name, user_id=store_user(principal)),
+        )
+        return infos
+
+    async def _read(self, thread_id: str) -> Any:
+        return await guarded("get_thread", self.store.get_thread(thread_id))
+
+
+def _check_owner(thread: Any, thread_id: str, app: str, user: str) -> None:
+    if thread is not None and (thread.app_name != app or thread.user_id != user):
+        raise not_found(thread_id)

@@ -1,0 +1,146 @@
+"""`ServedThreads`: a network's threads as a protocol server serves them.
+
+    threads = ServedThreads(network, authorize=authorize, store="threads.db")
+    principal = await threads.principal(request, thread_id)   # 401 / 403 / 500
+    admission = await threads.admit(thread_id, run_id, principal)  # 404 / 409
+    try:
+        ...  # the protocol checks its request against admission.record
+        ctx = await admission.start(RunRequest(...))
+        result = await admission.execute(ctx, sinks=[encoder])
+    finally:
+        await admission.release()
+
+It owns what every protocol needs and none should write twice: principals (the application's
+`authorize` hook, `network.serving.principals`), thread ownership (a thread belongs to the
+principal that created it; anyone else's request on it is 404 `thread_not_found`), admission
+(one run per thread: a busy flag in memory, the store's lease across processes, 409
+`thread_busy`), the limits on what a thread may hold (`max_thread_bytes`, 413), exactly-once
+answers to approvals (`network.serving.approvals`) and the caller's thread list. Threads live
+in an in-memory `ThreadRegistry` (`threads=`, the default) or on a thread store (`store=`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from network.errors import ConfigurationError
+from network.numbers import check_number
+from network.serving.admission import Admission, MemoryAdmission, StoredAdmission
+from network.serving.errors import RequestError
+from network.serving.limits import check_run_id, check_thread_id
+from network.serving.principals import Authorize, check_owner, principal_of
+from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
+from network.serving.stored import StoredThreads
+from network.threads.leases import DEFAULT_LEASE_TTL
+
+if TYPE_CHECKING:
+    from network.continuing import RunnableNetwork
+
+
+@dataclass(slots=True, frozen=True)
+class ThreadHeader:
+    """One thread of a caller's list; the times (seconds since the epoch) and the message
+    count are known on a store only."""
+
+    thread_id: str
+    created_at: float | None = None
+    updated_at: float | None = None
+    message_count: int | None = None
+
+
+class ServedThreads:
+    """The threads of `network` as a server serves them (see the module docstring).
+
+    Args:
+        network: the network the runs run.
+        authorize: `authorize(request, thread_id)` (sync or async) returning the caller's
+            principal, or raising `Unauthorized` / `Forbidden`; default: every request
+            anonymous (`network.serving.principals`).
+        threads: the in-memory registry (default: a new `ThreadRegistry()`); its limits
+            bound the server's memory.
+        store: run every thread on this thread store instead (a store, a database URL or an
+            SQLite path; one given as a URL or path is opened here and closed by `close`).
+        lease_ttl: with `store`, seconds a run's lease lasts without renewal.
+        max_thread_bytes: with `store`, the largest state one thread may hold (413 beyond);
+            in memory the registry's `max_thread_bytes` is.
+    """
+
+    def __init__(
+        self,
+        network: RunnableNetwork,
+        *,
+        authorize: Authorize | None = None,
+        threads: ThreadRegistry | None = None,
+        store: Any = None,
+        lease_ttl: float = DEFAULT_LEASE_TTL,
+        max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+    ) -> None:
+        if authorize is not None and not callable(authorize):
+            raise ConfigurationError(f"authorize must be callable, got {authorize!r}")
+        if store is not None and threads is not None:
+            raise ConfigurationError("give threads= (in memory) or store=, not both")
+        check_number("max_thread_bytes", max_thread_bytes, integer=True, minimum=1)
+        self.network = network
+        self.authorize = authorize
+        # `is None`: an empty registry is falsy (it has a length)
+        self.registry = threads if threads is not None else ThreadRegistry()
+        self.stored = StoredThreads(store, lease_ttl=lease_ttl) if store is not None else None
+        self.max_thread_bytes = (
+            max_thread_bytes if self.stored is not None else self.registry.max_thread_bytes
+        )
+        # New threads admitted but not yet running (they join the registry when they start):
+        # a second request on the same new thread id finds them busy.
+        self._reserved: dict[str, ThreadRecord] = {}
+
+    @property
+    def on_store(self) -> bool:
+        """Whether the threads live on a thread store (else in this process's memory)."""
+        return self.stored is not None
+
+    async def principal(self, request: Any, thread_id: str | None) -> str | None:
+        """Who `request` acts for on `thread_id` (None: anonymous, no hook)."""
+        return await principal_of(self.authorize, request, thread_id)
+
+    async def admit(self, thread_id: str, run_id: str, principal: str | None) -> Admission:
+        """Hold `thread_id` for run `run_id` of `principal`, or the `RequestError` refusing
+        it: 422 for an id no store could keep, 404 for a thread the principal may not see,
+        409 `thread_busy` while another run holds it. Release the answer when done."""
+        check_thread_id(thread_id)
+        check_run_id(run_id)
+        if self.stored is not None:
+            claimed = await self.stored.claim(self.network, thread_id, principal, run_id)
+            return StoredAdmission(
+                self.network, self.stored, claimed, run_id, self.max_thread_bytes
+            )
+        # No await from here until the record is marked busy: two requests on one thread
+        # cannot both get through.
+        record = self.registry.peek(thread_id) or self._reserved.get(thread_id)
+        check_owner(record, principal)
+        if record is None:  # joins the registry only when its run starts
+            record = ThreadRecord(thread_id, owner=principal)
+            self._reserved[thread_id] = record
+        elif record.busy:
+            raise RequestError(
+                409,
+                "thread_busy",
+                f"thread {thread_id!r} has a run under way ({record.run_id}); "
+                "wait for it to finish",
+            )
+        record.run_id = run_id
+        return MemoryAdmission(self.network, self.registry, self._reserved, record, run_id)
+
+    async def list_threads(self, principal: str | None) -> list[ThreadHeader]:
+        """`principal`'s threads of this network, most recently used first."""
+        if self.stored is None:
+            return [ThreadHeader(thread_id) for thread_id in self.registry.owned_by(principal)]
+        infos = await self.stored.list_threads(self.network.name, principal)
+        return [
+            ThreadHeader(info.thread_id, info.created_at, info.updated_at, info.message_count)
+            for info in infos
+        ]
+
+    async def close(self) -> None:
+        """Close the store when it was opened here from a URL or path."""
+        if self.stored is not None:
+            await self.stored.close()

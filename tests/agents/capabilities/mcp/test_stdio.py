@@ -1,0 +1,276 @@
+"""An agent uses the tools of a real MCP server started over stdio (`server_app.py`)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import Agent, MCPServerError, ScriptedModel, call, tool
+from network.errors import ConfigurationError
+from tests.agents.capabilities.mcp.servers import stdio_server
+
+pytestmark = pytest.mark.anyio
+
+
+def offered(model: ScriptedModel, request: int = 0) -> dict[str, Any]:
+    """The tools the model was offered in request `request`, by name."""
+    return {s["function"]["name"]: s["function"] for s in model.requests[request].tools or []}
+
+
+def records(result: Any) -> list[Any]:
+    return [record for step in result.state.results for record in step.tool_calls]
+
+
+async def test_agent_calls_an_mcp_tool_and_reads_its_result() -> None:
+    model = ScriptedModel([call("add", a=2, b=3), "2 + 3 = 5"])
+    agent = Agent("calc", tools=[stdio_server()], model=model)
+    result = await agent.run("add 2 and 3")
+    assert result.output == "2 + 3 = 5"
+    record = records(result)[0]
+    assert not record.is_error, record.error
+    assert record.result == {"result": 5}
+    tools = offered(model)
+    assert tools["add"]["description"] == "Add two integers."
+    assert tools["add"]["parameters"]["required"] == ["a", "b"]
+    assert tools["add"]["parameters"]["properties"]["a"]["type"] == "integer"
+    # what the model reads back is the tool message of the next request
+    assert '{"result": 5}' in [m.content for m in model.requests[1].messages if m.role == "tool"]
+
+
+async def test_allow_list_and_predicate_choose_the_tools_offered() -> None:
+    model = ScriptedModel(["nothing to do"])
+    server = stdio_server(
+        allowed_tools=["add", "echo", "shout"], tool_filter=lambda t: t.name != "echo"
+    )
+    await Agent("calc", tools=[server], model=model).run("hi")
+    assert set(offered(model)) == {"add", "shout"}
+
+
+async def test_a_name_taken_by_a_local_tool_is_prefixed_with_the_server_name() -> None:
+    @tool
+    def add(a: int, b: int) -> int:
+        """Local addition."""
+        return 100
+
+    model = ScriptedModel([[call("add", a=1, b=1), call("testfs__add", a=1, b=1)], "done"])
+    agent = Agent("calc", tools=[add, stdio_server(allowed_tools=["add", "echo"])], model=model)
+    result = await agent.run("add")
+    assert set(offered(model)) == {"add", "testfs__add", "echo"}
+    assert [r.result for r in records(result)] == [100, {"result": 2}]
+
+
+async def test_two_servers_offering_the_same_tool_are_both_prefixed() -> None:
+    model = ScriptedModel([call("left__echo", text="l"), "done"])
+    left = stdio_server(name="left", allowed_tools=["echo"])
+    right = stdio_server(name="right", allowed_tools=["echo", "add"])
+    result = await Agent("two", tools=[left, right], model=model).run("x")
+    assert set(offered(model)) == {"left__echo", "right__echo", "add"}
+    assert records(result)[0].result == {"result": "l"}
+
+
+async def test_same_named_servers_with_the_same_tool_are_a_configuration_error() -> None:
+    model = ScriptedModel(["never asked"])
+    servers = [stdio_server(name="fs", allowed_tools=["echo"]) for _ in range(2)]
+    with pytest.raises(ConfigurationError, match="'fs__echo'"):
+        await Agent("two", tools=servers, model=model).run("x")
+
+
+async def test_arguments_are_validated_against_the_server_schema_before_the_call() -> None:
+    model = ScriptedModel([call("add", a="two", b=3), call("add", a=2), "gave up"])
+    result = await Agent("calc", tools=[stdio_server()], model=model).run("x")
+    first, second = records(result)
+    assert first.is_error and "invalid arguments" in first.error and "a: 'two'" in first.error
+    assert second.is_error and "'b' is a required property" in second.error
+    assert result.output == "gave up"
+
+
+async def test_a_tool_error_result_is_an_error_the_model_reads_and_the_run_goes_on() -> None:
+    model = ScriptedModel([call("fail"), call("echo", text="again"), "recovered"])
+    result = await Agent("x", tools=[stdio_server()], model=model).run("x")
+    failed, echoed = records(result)
+    assert failed.is_error and "disk is full" in failed.error
+    assert failed.content.startswith("Error: ")
+    assert not echoed.is_error and echoed.result == {"result": "again"}
+    assert result.output == "recovered"
+
+
+async def test_a_call_past_the_timeout_is_an_error_and_the_session_still_works() -> None:
+    model = ScriptedModel([call("slow", seconds=30), call("echo", text="still here"), "ok"])
+    result = await Agent("x", tools=[stdio_server(timeout=1)], model=model).run("x")
+    slow, echoed = records(result)
+    assert slow.is_error and "timed out after 1 s" in slow.error
+    assert echoed.result == {"result": "still here"}
+    assert result.output == "ok"
+
+
+async def test_the_agents_tool_timeout_applies_to_mcp_tools() -> None:
+    model = ScriptedModel([call("slow", seconds=30), "ok"])
+    agent = Agent("x", tools=[stdio_server()], model=model, tool_timeout=1)
+    result = await agent.run("x")
+    assert "timed out after 1 s" in records(result)[0].error
+
+
+async def test_a_server_that_dies_gives_error_results_and_the_run_goes_on() -> None:
+    model = ScriptedModel([call("die"), call("echo", text="anyone?"), "the server is gone"])
+    result = await Agent("x", tools=[stdio_server()], model=model).run("x")
+    died, after = records(result)
+    assert died.is_error and "MCP server 'testfs' failed" in died.error
+    assert after.is_error and "MCP server 'testfs' failed" in after.error
+    assert result.output == "the server is gone"
+    assert str(result.stop_reason) == "agent_answered"
+
+
+async def test_text_json_and_image_content_are_mapped_as_documented() -> None:
+    model = ScriptedModel(
+        [[call("shout", text="hi"), call("listing"), call("picture"), call("add", a=1, b=2)], "ok"]
+    )
+    result = await Agent("x", tools=[stdio_server()], model=model).run("x")
+    text, listing, picture, structured = (r.result for r in records(result))
+    assert text == "HI"  # text content: the string
+    assert listing == {"files": ["main.py", "test_main.py"]}  # JSON text: parsed
+    assert picture == "data:image/png;base64," + base64.b64encode(b"\x89PNG-test").decode()
+    assert structured == {"result": 3}  # structuredContent: as sent
+
+
+async def test_code_generation_results_land_in_state_through_outputs_to_state(
+    tmp_path: Path,
+) -> None:
+    files = {"main.py": "print('hello')\n", "test_main.py": "def test(): pass\n"}
+    model = ScriptedModel(
+        [
+            [call("write_file", path=path, content=text) for path, text in files.items()],
+            "wrote the program and its test",
+        ]
+    )
+    filesystem = stdio_server(
+        tmp_path,
+        allowed_tools=["write_file"],
+        outputs_to_state={"write_file": {"files": {"source": "path"}, "last_write": {}}},
+    )
+    coder = Agent("coder", tools=[filesystem], model=model)
+    result = await coder.run(
+        "write a program with a test", state_schema={"files": {"type": list[str]}}
+    )
+    assert result.state.kv.get("files") == ["main.py", "test_main.py"]
+    assert result.state.kv.get("last_write") == {"path": "test_main.py", "bytes": 17}
+    assert (tmp_path / "main.py").read_text() == files["main.py"]
+    assert result.output == "wrote the program and its test"
+
+
+async def test_a_failed_call_writes_nothing_to_state(tmp_path: Path) -> None:
+    model = ScriptedModel([call("fail"), "ok"])
+    server = stdio_server(tmp_path, outputs_to_state={"fail": {"oops": {}}})
+    result = await Agent("x", tools=[server], model=model).run("x")
+    assert not result.state.kv.has("oops")
+
+
+async def test_a_server_that_cannot_start_fails_the_run_naming_it() -> None:
+    server = MCPServerError  # keep the import used by name below
+    bad = stdio_server(name="broken").__class__.stdio(
+        "/nonexistent/mcp-server-binary", name="broken"
+    )
+    with pytest.raises(server, match="'broken' could not be started") as caught:
+        await Agent("x", tools=[bad], model=ScriptedModel(["never"])).run("x")
+    assert caught.value.server == "broken"
+
+
+def test_bad_definitions_are_configuration_errors() -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError, match="command"):
+        MCPServer()
+    with pytest.raises(ConfigurationError, match="url must be"):
+        MCPServer.http("ftp://example.com")
+    with pytest.raises(ConfigurationError, match="timeout"):
+        MCPServer.stdio("x", timeout=0)
+    with pytest.raises(ConfigurationError, match="allowed_tools"):
+        MCPServer.stdio("x", allowed_tools="add")
+    with pytest.raises(ConfigurationError, match="unknown fields"):
+        MCPServer.stdio("x", outputs_to_state={"add": {"k": {"src": "a"}}})
+    server = MCPServer.stdio("x")
+    with pytest.raises(ConfigurationError, match="given twice"):
+        Agent("a", tools=[server, server])
+
+
+async def test_tool_choice_may_name_an_mcp_tool_listed_only_in_the_run() -> None:
+    model = ScriptedModel([call("echo", text="forced"), "ok"])
+    agent = Agent("x", tools=[stdio_server()], model=model, tool_choice="echo")
+    result = await agent.run("x")
+    assert model.requests[0].tool_choice == "echo"
+    assert records(result)[0].result == {"result": "forced"}
+
+
+async def test_names_from_a_real_server_are_safe_for_providers_and_unique() -> None:
+    """A server named `mcp-servers/everything` whose tools have dots, slashes, spaces and a
+    71-character name: every name offered matches `^[a-zA-Z0-9_-]{1,64}$`, none is offered
+    twice, and each one calls its own tool on the server."""
+    import os
+    import re
+    import sys
+    from pathlib import Path
+
+    from agents import MCPServer
+    from tests.agents.capabilities.mcp.odd_names_app import NAMES
+
+    @tool
+    def echo(text: str) -> str:
+        """A local echo: the server's `echo` is then offered with the server's name."""
+        return text
+
+    app = str(Path(__file__).with_name("odd_names_app.py"))
+    server = MCPServer.stdio(
+        sys.executable, [app], env={"PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    )
+    probe = ScriptedModel(["nothing"])
+    await Agent("probe", tools=[echo, server], model=probe).run("x")
+    names = [schema["function"]["name"] for schema in probe.requests[0].tools or []]
+    assert len(names) == len(set(names)) == 1 + len(NAMES)
+    for name in names:
+        assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", name), name
+    assert "mcp-servers_everything__echo" in names
+    assert "files_list_all" in names
+    remote = [n for n in names if n != "echo"]
+
+    model = ScriptedModel([[call(name) for name in remote], "done"])
+    result = await Agent("caller", tools=[echo, server], model=model).run("x")
+    answered = {record.name: record.result for record in records(result)}
+    assert sorted(answered.values(), key=str) == sorted(
+        ({"result": name} for name in NAMES), key=str
+    )  # each offered name reached its own tool
+    assert all(not record.is_error for record in records(result))
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"command": "", "name": "files"}, "'files': command must be a non-empty string"),
+        ({"command": ""}, """MCP server "MCPServer.stdio('')": command must be a non-empty"""),
+        ({"command": "srv", "env": ["A=1"]}, "'srv': env must map names to strings, got list"),
+        ({"command": "srv", "env": "A=1"}, "'srv': env must map names to strings, got str"),
+        ({"command": "srv", "env": {"PORT": 8080}}, "'srv': env['PORT'] must be a string"),
+        ({"command": "srv", "env": {"A=B": "c"}}, "'srv': env has a bad name 'A=B'"),
+        ({"command": "srv", "env": {"": "c"}}, "'srv': env has a bad name ''"),
+        ({"command": "srv", "env": {3: "c"}}, "'srv': env has a bad name 3"),
+        ({"command": "srv", "env": {"A": "b\0c"}}, "'srv': env['A'] must be a string without NUL"),
+        ({"command": "srv", "cwd": 3}, "'srv': cwd must be a path"),
+    ],
+)
+def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
+    options: dict[str, Any], says: str
+) -> None:
+    from agents import MCPServer
+
+    command = options.pop("command")
+    with pytest.raises(ConfigurationError) as caught:
+        MCPServer.stdio(command, **options)
+    assert says in str(caught.value)
+
+
+def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError, match="'docs': headers\\['X-Key'\\] must be a string"):
+        MCPServer.http("http://127.0.0.1:1/mcp", headers={"X-Key": 5}, name="docs")

@@ -1,0 +1,281 @@
+"""Agents and networks as tools (`agents.tools._subrun`): a supervisor's tool runs a sub-run.
+
+Each test shows one thing a user relies on: the answer comes back as the tool result, the
+sub-run's state is its own unless mapped, its spending is the caller's, cancelling the caller
+cancels it, and a confirmation inside it is answered through the caller, once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from agents import Agent, ScriptedModel, Tool
+from network import Network, StopReason, UsageLimits
+from network.errors import ConfigurationError
+from tests.agents.capabilities.subagents.subagents import (
+    REFUNDS,
+    RESEARCHED,
+    billing_network,
+    research_team,
+    researcher,
+    supervised,
+    supervisor_script,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(autouse=True)
+def _clean() -> None:
+    REFUNDS.clear()
+    RESEARCHED.clear()
+
+
+async def test_an_agent_as_a_tool_answers_the_supervisor() -> None:
+    tool = researcher().as_tool(description="Ask the researcher.")
+    assert isinstance(tool, Tool)
+    assert tool.name == "researcher"
+    assert tool.schema["function"]["description"] == "Ask the researcher."
+    assert list(tool.schema["function"]["parameters"]["properties"]) == ["input"]
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result = await supervised([tool], boss).run("What about tides?")
+    assert result.output == "Supervisor: Research says tides: found"
+    assert RESEARCHED == ["tides"]
+    # the supervisor's model read the sub-agent's answer as the tool's result
+    assert boss.requests[-1].history[-1].content == "Research says tides: found"
+
+
+async def test_the_sub_run_state_is_its_own_unless_mapped() -> None:
+    tool = researcher().as_tool(name="ask", state_in={"topic": "subject"})
+    network = supervised(
+        [tool],
+        ScriptedModel(supervisor_script("ask", "moon")),
+        state_schema={"subject": {"type": str}, "notes": {"type": list[str]}},
+    )
+    result = await network.run("Go", state={"subject": "moon", "notes": ["mine"]})
+    assert result.state.kv.get("notes") == ["mine"]  # the sub-run's `notes` stayed there
+    assert RESEARCHED == ["moon"]
+
+
+async def test_state_out_writes_through_the_callers_schema() -> None:
+    tool = researcher().as_tool(name="ask", state_out={"found": "notes"})
+    network = supervised(
+        [tool],
+        ScriptedModel(supervisor_script("ask", "sun")),
+        state_schema={"found": {"type": list[str]}},
+    )
+    result = await network.run("Go", state={"found": ["earlier"]})
+    assert result.state.kv.get("found") == ["earlier", "sun: found"]  # merged like any write
+
+
+async def test_a_state_out_write_the_schema_refuses_is_an_error_result() -> None:
+    tool = researcher().as_tool(name="ask", state_out={"count": "notes"})
+    boss = ScriptedModel(supervisor_script("ask", "sun"))
+    network = supervised([tool], boss, state_schema={"count": {"type": int}})
+    result = await network.run("Go", state={"count": 3})
+    assert result.state.kv.get("count") == 3  # left as it was
+    record = result.state.results[0].tool_calls[0]
+    assert record.is_error and "count" in record.content
+
+
+def test_bad_mappings_are_configuration_errors() -> None:
+    with pytest.raises(ConfigurationError, match="state_in"):
+        researcher().as_tool(state_in={"topic": 3})  # type: ignore[dict-item]
+    with pytest.raises(ConfigurationError, match="state_out"):
+        Network("n", agents=[researcher()]).as_tool(state_out=["x"])  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="limits"):
+        researcher().as_tool(limits={"max_model_calls": 1})  # type: ignore[arg-type]
+
+
+async def test_a_network_as_a_tool() -> None:
+    team = research_team()
+    boss = ScriptedModel(supervisor_script("research", "stars"))
+    result = await supervised([team.as_tool(description="The research team.")], boss).run("Go")
+    assert result.output == "Supervisor: Research says stars: found"
+
+
+async def test_usage_rolls_up_into_the_callers_totals() -> None:
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result = await supervised([researcher().as_tool()], boss).run("Go")
+    own = sum(r.usage.total_tokens for r in result.state.results)
+    inner = await researcher().run("tides")
+    assert inner.usage.total_tokens > 0
+    assert result.usage.total_tokens == own + inner.usage.total_tokens
+
+
+async def test_a_sub_run_cannot_spend_past_the_callers_limit() -> None:
+    helper_model = ScriptedModel(lambda request: __import__("agents").call("look_up", topic="x"))
+    helper = researcher(helper_model)  # never answers: looks up again and again
+    boss = ScriptedModel(supervisor_script("researcher", "loop"))
+    network = supervised([helper.as_tool(max_steps=50)], boss)
+    seen: list[Any] = []
+    result = await network.run("Go", limits=UsageLimits(max_model_calls=4), sinks=[seen.append])
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    closed = [e for e in seen if e.type in ("SUBAGENT_FINISHED", "SUBAGENT_ERROR")]
+    assert [e.type for e in closed] == ["SUBAGENT_ERROR"]  # the client is told it ended
+    # one request of the supervisor, three of the helper: never more than the limit
+    assert len(boss.requests) + len(helper_model.requests) == 4
+    assert len(helper_model.requests) == 3
+    record = result.state.results[0].tool_calls[0]
+    assert record.is_error and "usage limit" in record.content
+
+
+async def test_cancelling_the_caller_cancels_the_sub_run() -> None:
+    started = anyio.Event()
+    finished: list[str] = []
+
+    async def slow(request: Any) -> Any:
+        started.set()
+        await anyio.sleep(30)
+        finished.append("answered")  # a side effect that must never happen
+        return "late"
+
+    boss = ScriptedModel(supervisor_script("researcher", "slowly"))
+    network = supervised([researcher(ScriptedModel(slow)).as_tool()], boss)
+    with anyio.move_on_after(5) as scope:
+        async with anyio.create_task_group() as group:
+            group.start_soon(network.run, "Go")
+            await started.wait()
+            group.cancel_scope.cancel()
+    assert not scope.cancelled_caught  # cancelled at once, not after the 5 s
+    await anyio.sleep(0.05)
+    assert finished == []
+
+
+async def test_an_approval_inside_surfaces_and_resumes_through_the_caller() -> None:
+    boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
+    network = supervised([billing_network().as_tool(description="Billing.")], boss)
+    stopped = await network.run("Refund order 7")
+    assert stopped.stop_reason == StopReason.INTERRUPTED
+    (interrupt,) = stopped.interrupts
+    assert interrupt.tool == "billing" and interrupt.agent == "boss"
+    assert interrupt.subagent_run_id is not None
+    assert interrupt.to_agui()["metadata"]["tool"] == "refund"  # what waits, inside
+    assert REFUNDS == []
+    done = await network.run(stopped.resume([interrupt.accept()]))
+    assert done.output == "Supervisor: Billing: refunded 30"
+    assert REFUNDS == [30]  # ran once, after the approval
+
+
+async def test_a_rejection_inside_is_told_to_the_sub_agent() -> None:
+    boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
+    network = supervised([billing_network().as_tool()], boss)
+    stopped = await network.run("Refund order 7")
+    done = await network.run(stopped.resume([stopped.interrupts[0].reject("too much")]))
+    assert REFUNDS == []
+    assert done.output is not None and "rejected" in done.output
+    assert "too much" in done.output
+
+
+def test_an_agent_given_a_network_as_tool_gets_a_tool() -> None:
+    team = Network("research", agents=[researcher()])
+    agent = Agent("boss", tools=[team.as_tool()])
+    assert isinstance(agent.tools["research"], Tool)
+
+
+async def test_an_approval_inside_survives_on_a_sqlite_thread_and_is_answered_once(
+    tmp_path: Any,
+) -> None:
+    from network import AlreadyAnsweredError, Resume, ThreadRef
+
+    path = str(tmp_path / "threads.db")
+
+    def desk() -> Network:  # a fresh network each time: another process, as far as it knows
+        boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
+        return supervised([billing_network().as_tool()], boss)
+
+    stopped = await desk().run("Refund order 7", thread=ThreadRef("t1", store=path))
+    assert stopped.stop_reason == StopReason.INTERRUPTED and stopped.persisted
+    (waiting,) = stopped.interrupts
+    # answered by thread id alone, from the stored interrupt
+    done = await desk().run(Resume([waiting.accept()]), thread=ThreadRef("t1", store=path))
+    assert done.output == "Supervisor: Billing: refunded 30"
+    with pytest.raises(AlreadyAnsweredError):
+        await desk().run(Resume([waiting.accept()]), thread=ThreadRef("t1", store=path))
+    assert REFUNDS == [30]  # the inner tool ran exactly once
+
+
+async def collect(network: Network, input: Any, **options: Any) -> tuple[Any, list[Any]]:
+    seen: list[Any] = []
+
+    async def sink(event: Any) -> None:
+        seen.append(event)
+
+    return await network.run(input, sinks=[sink], **options), seen
+
+
+async def test_a_failing_sub_agent_reports_an_error_and_the_supervisor_goes_on() -> None:
+    from network.errors import ModelError
+
+    broken = researcher(ScriptedModel([ModelError("provider down")]))
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result, seen = await collect(supervised([broken.as_tool()], boss), "Go")
+    assert result.output is not None and "provider down" in result.output  # the model read it
+    types = [event.type for event in seen]
+    assert "RUN_ERROR" not in types and types[-1] == "RUN_FINISHED"
+    (started,) = [e for e in seen if e.type == "SUBAGENT_STARTED"]
+    (failed,) = [e for e in seen if e.type == "SUBAGENT_ERROR"]
+    assert failed.subagent_run_id == started.subagent_run_id
+    assert "provider down" in failed.message and failed.code == "ModelError"
+    inside = seen[types.index("SUBAGENT_STARTED") + 1 : types.index("SUBAGENT_ERROR")]
+    assert inside and all(e.subagent_run_id == started.subagent_run_id for e in inside)
+
+
+async def test_a_cancelled_sub_agent_is_closed_before_the_run_ends() -> None:
+    started = anyio.Event()
+
+    async def slow(request: Any) -> Any:
+        started.set()
+        await anyio.sleep(30)
+        return "late"
+
+    boss = ScriptedModel(supervisor_script("researcher", "slowly"))
+    network = supervised([researcher(ScriptedModel(slow)).as_tool()], boss)
+    seen: list[Any] = []
+
+    async def sink(event: Any) -> None:
+        seen.append(event)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: network.run("Go", sinks=[sink]))
+        await started.wait()
+        group.cancel_scope.cancel()
+    types = [event.type for event in seen]
+    assert types.index("SUBAGENT_STARTED") < types.index("SUBAGENT_ERROR")
+    assert types[-1] == "RUN_FINISHED" and seen[-1].outcome.type == "cancelled"
+    assert next(e for e in seen if e.type == "SUBAGENT_ERROR").message == "cancelled"
+
+
+async def test_run_finished_reports_the_sub_runs_usage_too() -> None:
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result, seen = await collect(supervised([researcher().as_tool()], boss), "Go")
+    finished = seen[-1]
+    assert finished.type == "RUN_FINISHED"
+    reported = sum(entry.total_tokens for entry in finished.usage)
+    assert reported == result.usage.total_tokens
+    own = sum(r.usage.total_tokens for r in result.state.results)
+    inner = result.usage.total_tokens - own
+    assert inner > 0
+    # the sub-run's requests are reported by model (it records each one)
+    assert sum(e.total_tokens for e in finished.usage if e.model == "scripted") == inner
+
+
+async def test_a_sub_runs_steps_are_logged_once_under_its_own_run_id(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    import structlog
+
+    structlog.reset_defaults()
+    caplog.set_level(logging.INFO, logger="agent_network")
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    await supervised([researcher().as_tool()], boss).run("Go")
+    lines = [r.getMessage() for r in caplog.records if r.name == "agent_network"]
+    inner = [line for line in lines if line.startswith("agent.started") and "researcher" in line]
+    assert len(inner) == 2  # its two calls, not twice each
+    assert len({line.split("run_id=")[1].split()[0] for line in inner}) == 1
+    structlog.reset_defaults()

@@ -1,0 +1,81 @@
+"""Instruction templates: `{key}` and `{key?}` filled from state, escapes, JSON kept as written."""
+
+from typing import ClassVar
+
+import pytest
+
+from agents import Agent, ScriptedModel
+from agents._template import Template
+from network import Network, State, TemplateError
+
+
+def one_call(agent: Agent, **kwargs) -> Network:
+    return Network(
+        "n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None, **kwargs
+    )
+
+
+def system_text(model: ScriptedModel, index: int = 0) -> str:
+    return model.requests[index].system[0].content
+
+
+@pytest.mark.anyio
+async def test_instructions_are_filled_from_state_with_escapes_and_optional_keys() -> None:
+    model = ScriptedModel(["ok"])
+    agent = Agent(
+        "a",
+        system='Hi {user:name}. Plan: {plan}. Notes: {notes?}. JSON: {{"k": 1}} and {"raw": 2}',
+        model=model,
+    )
+    await one_call(agent).run("x", state={"user:name": "Ada", "plan": "ship it"})
+    assert system_text(model) == 'Hi Ada. Plan: ship it. Notes: . JSON: {"k": 1} and {"raw": 2}'
+
+
+@pytest.mark.anyio
+async def test_a_missing_placeholder_names_the_key_and_the_agent() -> None:
+    agent = Agent("planner", system="Plan: {plan}", model=ScriptedModel(["ok"]))
+    with pytest.raises(TemplateError) as caught:
+        await one_call(agent).run("x")
+    assert caught.value.key == "plan"
+    assert caught.value.agent == "planner"
+    assert "'plan'" in str(caught.value) and "'planner'" in str(caught.value)
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("quiet_logs")
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": {"b": {"c": 1}}}',
+        'Answer as {"files": {"path": "text"}} and nothing else.',
+        '[{"a": {}}, {"b": {"c": {"d": []}}}]',
+    ],
+)
+def test_nested_json_in_instructions_reaches_the_model_as_written(text: str) -> None:
+    rendered = Template(text).render(State().kv)
+    assert rendered == text
+
+
+@pytest.mark.anyio
+@pytest.mark.usefixtures("quiet_logs")
+def test_escaped_braces_still_give_literal_braces() -> None:
+    kv = State({"plan": "P"}).kv
+    assert Template("{{plan}} is {plan}").render(kv) == "{plan} is P"
+    assert Template('{{"a": {{"b": 1}}}}').render(kv) == '{"a": {"b": 1}}'
+    assert Template('Example: {"plan": {plan}}').render(kv) == 'Example: {"plan": P}'
+
+
+def test_spaces_inside_the_braces_are_dropped_and_none_renders_empty_as_in_adk() -> None:
+    from agents._template import Template
+
+    class Store:
+        values: ClassVar[dict[str, object]] = {"customer_id": 42, "nickname": None}
+
+        def has(self, key: str) -> bool:
+            return key in self.values
+
+        def get(self, key: str) -> object:
+            return self.values[key]
+
+    text = Template("id={ customer_id } nick=[{nickname}] opt=[{ missing? }]").render(Store())
+    assert text == "id=42 nick=[] opt=[]"

@@ -1,0 +1,72 @@
+"""What a stranger can make a server hold: bodies, ids and list sizes, refused clearly."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from network.serving.errors import RequestError
+from network.serving.limits import (
+    MAX_LIST_LIMIT,
+    check_run_id,
+    check_thread_id,
+    list_limit,
+    read_body,
+)
+
+pytestmark = pytest.mark.anyio
+
+
+async def chunks(*parts: bytes) -> AsyncIterator[bytes]:
+    for part in parts:
+        yield part
+
+
+async def test_a_body_is_read_up_to_its_limit() -> None:
+    assert await read_body(chunks(b"ab", b"cd"), None, 4) == b"abcd"
+    with pytest.raises(RequestError) as streamed:
+        await read_body(chunks(b"ab", b"cde"), None, 4)  # no length declared: counted
+    assert streamed.value.status == 413 and streamed.value.code == "body_too_large"
+    consumed: list[bytes] = []
+
+    async def watched() -> AsyncIterator[bytes]:
+        consumed.append(b"x")
+        yield b"x"
+
+    with pytest.raises(RequestError):
+        await read_body(watched(), "5", 4)  # declared too large: nothing read
+    assert consumed == []
+    assert await read_body(chunks(b"abc"), "not a number", 4) == b"abc"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "a\x1bb", "x" * 257, "a\ud800", 7, None])
+def test_ids_follow_the_stores_rules_and_name_the_protocols_field(bad: object) -> None:
+    with pytest.raises(RequestError) as thread:
+        check_thread_id(bad, "contextId")
+    assert (thread.value.status, thread.value.code, thread.value.key) == (
+        422,
+        "invalid_thread_id",
+        "contextId",
+    )
+    assert "contextId" in thread.value.message
+    with pytest.raises(RequestError) as run:
+        check_run_id(bad, "runId")
+    assert (run.value.code, run.value.key) == ("invalid_run_id", "runId")
+
+
+def test_good_ids_pass_as_they_are() -> None:
+    for good in ("t", "thread with spaces", "üñí-🧵", "x" * 256):
+        assert check_thread_id(good) == good and check_run_id(good) == good
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "1001", "abc", "²", "1" * 5000, ""])
+def test_a_list_limit_is_a_small_positive_integer(bad: str) -> None:
+    with pytest.raises(RequestError) as refused:
+        list_limit(bad)
+    assert refused.value.status == 422 and refused.value.key == "limit"
+
+
+def test_list_limits_that_pass() -> None:
+    assert list_limit(None) == 100
+    assert list_limit("1") == 1 and list_limit(str(MAX_LIST_LIMIT)) == MAX_LIST_LIMIT
