@@ -44,136 +44,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from db_counts import COUNTER, install
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 FIGURES = ("cpu_ms", "wall_ms", "statements", "transactions", "round_trips")
-
-
-class Counter:
-    """Statements, transactions and round trips, fed from the driver's side (see above)."""
-
-    def __init__(self) -> None:
-        self.statements = 0
-        self.transactions = 0
-        self.round_trips = 0
-        self.in_transaction = False
-
-    def statement(self, sql: str) -> None:
-        head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
-        if head in ("BEGIN", "START"):
-            self.transactions += 1
-            self.in_transaction = True
-        elif head in ("COMMIT", "END", "ROLLBACK"):
-            self.in_transaction = False
-        elif head in ("PRAGMA", "SAVEPOINT", "RELEASE"):
-            pass
-        else:
-            self.statements += 1
-            if not self.in_transaction:
-                self.transactions += 1
-
-    def snapshot(self) -> tuple[int, int, int]:
-        return self.statements, self.transactions, self.round_trips
-
-
-COUNTER = Counter()
-
-
-def count_sqlite() -> None:
-    """Count what every SQLite connection of this process executes, and the hand-offs to the
-    threads that run them (aiosqlite's, and the store's own where it has them)."""
-    import sqlite3
-
-    import aiosqlite.core
-
-    def count(sql: str) -> None:
-        if not sql.startswith("--"):  # a statement run by a trigger
-            COUNTER.statement(sql)
-
-    class Traced(sqlite3.Connection):
-        """Counts its statements, beside any trace callback its owner sets."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            super().set_trace_callback(count)
-
-        def set_trace_callback(self, callback: Any) -> None:
-            if callback is None:
-                super().set_trace_callback(count)
-                return
-
-            def both(sql: str) -> None:
-                count(sql)
-                callback(sql)
-
-            super().set_trace_callback(both)
-
-    connect = sqlite3.connect
-
-    def traced(*args: Any, **kwargs: Any) -> Any:
-        return connect(*args, factory=Traced, **kwargs)
-
-    sqlite3.connect = traced  # aiosqlite and the store look it up when they connect
-    counted_handoffs(aiosqlite.core.Connection, "_execute")
-    try:
-        from network.threads import sql_links
-    except ImportError:  # a checkout from before the store had threads of its own
-        return
-    counted_handoffs(sql_links._Worker, "call")
-
-
-def counted_handoffs(owner: Any, name: str) -> None:
-    handoff = getattr(owner, name)
-
-    async def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
-        COUNTER.round_trips += 1
-        return await handoff(self, *args, **kwargs)
-
-    setattr(owner, name, counted)
-
-
-def count_postgres() -> None:
-    """Read PostgreSQL's frontend messages off the client's socket writes."""
-    import asyncio.selector_events as events
-
-    transport = events._SelectorSocketTransport
-    write = transport.write
-
-    def watched(self: Any, data: Any) -> None:
-        feed(bytes(data))
-        write(self, data)
-
-    transport.write = watched  # type: ignore[method-assign]
-
-
-def feed(data: bytes) -> None:
-    position = 0
-    while position + 5 <= len(data):
-        kind = chr(data[position])
-        length = int.from_bytes(data[position + 1 : position + 5], "big")
-        if length < 4:
-            return
-        body = data[position + 5 : position + 1 + length]
-        if kind == "Q":
-            COUNTER.round_trips += 1
-            for sql in body.rstrip(b"\x00").decode(errors="replace").split(";"):
-                if sql.strip():
-                    COUNTER.statement(sql)
-        elif kind == "P":  # Parse: name NUL query NUL ...; remember the text for its Execute
-            name, _, rest = body.partition(b"\x00")
-            PREPARED[name] = rest.partition(b"\x00")[0].decode(errors="replace")
-        elif kind == "B":  # Bind: portal NUL statement NUL ...
-            _portal, _, rest = body.partition(b"\x00")
-            BOUND[0] = PREPARED.get(rest.partition(b"\x00")[0], "SELECT")
-        elif kind == "E":
-            COUNTER.statement(BOUND[0])
-        elif kind == "S":
-            COUNTER.round_trips += 1
-        position += 1 + length
-
-
-PREPARED: dict[bytes, str] = {}
-BOUND = ["SELECT"]
 
 
 def three_calls() -> Any:
@@ -226,10 +101,7 @@ def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: in
     import structlog
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    if backend.startswith("sqlite"):
-        count_sqlite()
-    elif backend == "postgres":
-        count_postgres()
+    install(backend)
     from network import ThreadRef
     from network.threads import MemoryStore, SQLStore
 

@@ -101,6 +101,7 @@ class ThreadSession:
         steps: StepRunner | None = None,
         create: bool = True,
         loaded: Thread | None = None,
+        missing: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
         """Load (or, with `create`, create) the thread and build the run's State from it.
@@ -110,6 +111,8 @@ class ThreadSession:
         `loaded`: the thread as the caller has just read it from the store (a server reads it
         to check a request, under the thread's run lease): it is not read again (its owner is
         checked all the same; ignored for a durable run, whose load is a recorded step).
+        `missing`: the caller has just found the thread missing (under its run lease): it is
+        created without reading first (read back with its creation where the store can).
         `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
         `open(network, ThreadRef("t1", ...))`, kept for one release.
         """
@@ -127,7 +130,9 @@ class ThreadSession:
             if steps is None and loaded is not None:
                 thread = check_owner(loaded, thread_id, app, user_id)
             elif steps is None:
-                thread = await load_thread(opened, thread_id, app, user_id, create)
+                thread = await load_thread(
+                    opened, thread_id, app, user_id, create, missing=missing and create
+                )
             else:
                 thread = await load_recorded(steps, opened, thread_id, app, user_id, create)
             run_state = state_of(network, thread)

@@ -172,19 +172,19 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     ) -> ThreadInfo:
         info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
         await self.setup()
-        values = [
-            info.thread_id,
-            info.app_name,
-            info.user_id,
-            info.revision,
-            info.created_at,
-            info.updated_at,
-            info.message_count,
-            info.result_count,
-            json.dumps(info.metadata),
-        ]
-        await self._direct_create(values)
+        await self._direct_create(_row_of(info))
         return info
+
+    @database_errors
+    async def create_and_get(
+        self, thread_id: str, *, app_name: str, user_id: str = ANONYMOUS_USER
+    ) -> Thread | None:
+        """`create_thread` then `get_thread`, in one transaction on SQLite (a run's session
+        opening a thread it found missing; `network.threads.thread_load`)."""
+        check_id("thread_id", thread_id)
+        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=None)
+        await self.setup()
+        return await self._direct_create_reading(_row_of(info))
 
     @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
@@ -336,6 +336,21 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
                 encoded.summaries,
             )
         return (commit.revision + 1, *first)
+
+
+def _row_of(info: ThreadInfo) -> list[Any]:
+    """A new thread's row, as the direct paths insert it."""
+    return [
+        info.thread_id,
+        info.app_name,
+        info.user_id,
+        info.revision,
+        info.created_at,
+        info.updated_at,
+        info.message_count,
+        info.result_count,
+        json.dumps(info.metadata),
+    ]
 
 
 def _info(row: Any) -> ThreadInfo:

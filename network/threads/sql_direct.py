@@ -21,8 +21,9 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from network.threads.decoded import DecodedCache
+from network.threads.leases import ReadClaim
 from network.threads.pending import PendingCall
-from network.threads.sql_fast import Encoded, Loaded
+from network.threads.sql_fast import Encoded, Hint, Loaded
 from network.threads.sql_fast_postgres import PostgresFast, takes_fast_path
 from network.threads.sql_fast_sqlite import SQLiteFast
 from network.threads.sql_links import PostgresLink, SQLiteLink, postgres_arguments
@@ -95,19 +96,22 @@ class SQLDirect:
         else:
             await fast.create_thread(values)
 
+    async def _direct_create_reading(self, values: list[Any]) -> Thread | None:
+        """Create the thread (`ThreadExistsError` when the id is taken) and read it back: on
+        SQLite one transaction, on PostgreSQL the insert then the load."""
+        fast = self._fast
+        if not isinstance(fast, SQLiteFast):
+            await fast.create_thread(values)
+            return await self._direct_load(values[0])
+        loaded = await self._sqlite().run(fast.create_reading(values))
+        thread = self._thread_of(loaded)
+        return thread if thread is not None else await self._direct_load(values[0])
+
     async def _direct_load(self, thread_id: str) -> Thread | None:
         """The thread, reading only the records committed after those the cache holds."""
         fast = self._fast
         while True:
-            known = self.decoded.entry(thread_id)
-            hint = None
-            if known is not None:
-                hint = (
-                    known.incarnation,
-                    len(known.messages),
-                    len(known.results),
-                    len(known.summaries),
-                )
+            hint = self._hint(thread_id)
             if isinstance(fast, SQLiteFast):
                 loaded = await self._sqlite().run(fast.load(thread_id, hint))
             else:
@@ -119,6 +123,35 @@ class SQLDirect:
                 return thread
             # Another reader of this process reset the thread's records meanwhile (a new
             # incarnation): what was read does not continue them; read again.
+
+    def _hint(self, thread_id: str) -> Hint:
+        """What the decoded cache holds of the thread (a load reads only what follows)."""
+        known = self.decoded.entry(thread_id)
+        if known is None:
+            return None
+        return (known.incarnation, len(known.messages), len(known.results), len(known.summaries))
+
+    async def _direct_claim_reading(
+        self, claim: tuple[str, str], arguments: tuple[Any, ...], app: str, user: str
+    ) -> ReadClaim:
+        """A run lease claimed by `claim` (its SQLite and PostgreSQL texts, `sql_leases`) unless
+        the thread is another app's or user's, and the thread read once the lease is taken:
+        on SQLite one transaction (one hand-off, not synced to disk: it writes only the
+        lease); on PostgreSQL the claim then the load, one statement each."""
+        fast = self._fast
+        thread_id = arguments[0]
+        if isinstance(fast, SQLiteFast):
+            work = fast.claim_reading(claim[0], arguments, app, user, self._hint(thread_id))
+            taken, foreign, existed, loaded = await self._sqlite().run(work, durable=False)
+            thread = None if loaded is None else self._thread_of(loaded)
+            if loaded is not None and thread is None:  # reset by another reader meanwhile
+                thread = await self._direct_load(thread_id)
+            return ReadClaim(taken, foreign, existed, thread)
+        rows = await fast.link.fetch(claim[1], *arguments, app, user)
+        foreign, taken, existed = rows[0]
+        # missing at the claim: the run's session creates it (or reads one made meanwhile)
+        thread = await self._direct_load(thread_id) if taken and existed else None
+        return ReadClaim(taken, foreign, existed, thread)
 
     def _thread_of(self, loaded: Loaded) -> Thread | None:
         """The `Thread` a load read, its records added to the decoded cache; None when they do

@@ -142,33 +142,56 @@ class SQLiteFast:
 
         def read(connection: sqlite3.Connection) -> Loaded | None:
             row = connection.execute(self.header, (thread_id,)).fetchone()
-            if row is None:
-                return None
-            header = Header(*row)
-            m, r, n = start_at(header, hint)
-            loaded = Loaded(header, (m, r, n))
-            if m < header.message_count:
-                found = connection.execute(self.messages, (thread_id, m, header.message_count))
-                loaded.messages = [data for (data,) in found]
-            if r < header.result_count:
-                found = connection.execute(self.results, (thread_id, r, header.result_count))
-                loaded.results = found.fetchall()
-            owner = (thread_id, header.app_name, header.user_id, header.app_name)
-            rows = connection.execute(self.scopes, (*owner, thread_id, thread_id, n)).fetchall()
-            waiting: list[tuple[int, str]] = []
-            summaries: list[tuple[int, str]] = []
-            for scope, key, value in rows:
-                if scope < 3:
-                    loaded.scopes[scope][key] = value
-                elif scope == 3:
-                    waiting.append((key, value))
-                else:
-                    summaries.append((key, value))
-            loaded.waiting = [text for _, text in sorted(waiting)]
-            loaded.summaries = [text for _, text in sorted(summaries)]
-            return loaded
+            return None if row is None else self.read_records(connection, Header(*row), hint)
 
         return lambda connection: in_transaction(connection, "BEGIN", read)
+
+    def read_records(self, connection: sqlite3.Connection, header: Header, hint: Hint) -> Loaded:
+        """The rest of a thread whose row (`header`) was just read in this transaction."""
+        thread_id = header.thread_id
+        m, r, n = start_at(header, hint)
+        loaded = Loaded(header, (m, r, n))
+        if m < header.message_count:
+            found = connection.execute(self.messages, (thread_id, m, header.message_count))
+            loaded.messages = [data for (data,) in found]
+        if r < header.result_count:
+            found = connection.execute(self.results, (thread_id, r, header.result_count))
+            loaded.results = found.fetchall()
+        owner = (thread_id, header.app_name, header.user_id, header.app_name)
+        rows = connection.execute(self.scopes, (*owner, thread_id, thread_id, n)).fetchall()
+        waiting: list[tuple[int, str]] = []
+        summaries: list[tuple[int, str]] = []
+        for scope, key, value in rows:
+            if scope < 3:
+                loaded.scopes[scope][key] = value
+            elif scope == 3:
+                waiting.append((key, value))
+            else:
+                summaries.append((key, value))
+        loaded.waiting = [text for _, text in sorted(waiting)]
+        loaded.summaries = [text for _, text in sorted(summaries)]
+        return loaded
+
+    def claim_reading(
+        self, claim: str, arguments: Sequence[Any], app: str, user: str, hint: Hint
+    ) -> Callable[[sqlite3.Connection], tuple[bool, bool, bool, Loaded | None]]:
+        """A thread's run lease claimed by the statement `claim` (`sql_leases`) unless the
+        thread is another app's or user's, and the thread read when the lease was taken: one
+        transaction under the write lock, so what is read is what the lease protects. Returns
+        (taken, foreign, existed, loaded)."""
+
+        def run(c: sqlite3.Connection) -> tuple[bool, bool, bool, Loaded | None]:
+            row = c.execute(self.header, (arguments[0],)).fetchone()
+            header = None if row is None else Header(*row)
+            if header is not None and (header.app_name != app or header.user_id != user):
+                return False, True, True, None
+            if not c.execute(claim, tuple(arguments)).fetchall():
+                return False, False, header is not None, None
+            if header is None:
+                return True, False, False, None
+            return True, False, True, self.read_records(c, header, hint)
+
+        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", run)
 
     def create_thread(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], None]:
         """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
@@ -176,6 +199,18 @@ class SQLiteFast:
         def create(connection: sqlite3.Connection) -> None:
             if connection.execute(self.create, tuple(values)).fetchone() is None:
                 raise ThreadExistsError(f"thread {values[0]!r} already exists")
+
+        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
+
+    def create_reading(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], Loaded]:
+        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), and the
+        thread read back (its user's and app's keys), in one transaction."""
+
+        def create(connection: sqlite3.Connection) -> Loaded:
+            if connection.execute(self.create, tuple(values)).fetchone() is None:
+                raise ThreadExistsError(f"thread {values[0]!r} already exists")
+            row = connection.execute(self.header, (values[0],)).fetchone()
+            return self.read_records(connection, Header(*row), None)
 
         return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
 

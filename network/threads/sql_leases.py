@@ -27,8 +27,8 @@ from typing import Any
 import anyio
 from sqlalchemy import Column, Double, MetaData, String, Table
 
-from network.threads.ids import check_id
-from network.threads.leases import check_ttl
+from network.threads.ids import check_id, check_ids
+from network.threads.leases import ReadClaim, check_ttl
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
 
@@ -75,10 +75,27 @@ class SQLLeases:
             " RETURNING holder"
         )
         release = f"DELETE FROM {name} WHERE thread_id = ?1 AND holder = ?2"
-        return {
+        statements = {
             operation: (sql, sql.replace("?", "$"))
             for operation, sql in (("claim", claim), ("renew", renew), ("release", release))
         }
+        # PostgreSQL: the claim, unless the thread is another app's or user's ($5, $6), in one
+        # statement answering (foreign, taken, existed); SQLite checks the owner in the claim's
+        # transaction instead (`SQLiteFast.claim_reading`).
+        threads = self.store.engine.dialect.identifier_preparer.format_table(
+            self.store.tables.threads
+        )
+        owned = (
+            f"WITH t AS (SELECT app_name, user_id FROM {threads} WHERE thread_id = $1),"
+            " f AS (SELECT EXISTS (SELECT 1 FROM t WHERE app_name <> $5 OR user_id <> $6) AS o),"
+            f" c AS (INSERT INTO {name} (thread_id, holder, expires_at) SELECT $1, $2, $3"
+            " FROM f WHERE NOT f.o ON CONFLICT (thread_id) DO UPDATE SET holder ="
+            f" excluded.holder, expires_at = excluded.expires_at WHERE {name}.expires_at <= $4"
+            f" OR {name}.holder = excluded.holder RETURNING holder)"
+            " SELECT f.o, EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM t) FROM f"
+        )
+        statements["claim_reading"] = (claim, owned)
+        return statements
 
     async def _run(self, operation: str, arguments: tuple[Any, ...]) -> list[Any]:
         """One statement on the store's own connections (`SQLStore.statement`), not synced to
@@ -94,6 +111,23 @@ class SQLLeases:
         await self._setup()
         now = time.time()
         return bool(await self._run("claim", (thread_id, holder, now + ttl, now)))
+
+    @database_errors
+    async def claim_reading(
+        self, thread_id: str, holder: str, ttl: float, *, app_name: str, user_id: str
+    ) -> ReadClaim:
+        """Claim as `claim` does, unless the thread is another app's or user's, and read the
+        thread under the lease (`network.threads.leases.ReadingLeases`): one hand-off on
+        SQLite, two statements on PostgreSQL."""
+        check_id("thread_id", thread_id)
+        check_ids(user_id=user_id, app_name=app_name)
+        ttl = check_ttl(ttl)
+        await self._setup()
+        await self.store.setup()
+        now = time.time()
+        return await self.store._direct_claim_reading(
+            self._sql["claim_reading"], (thread_id, holder, now + ttl, now), app_name, user_id
+        )
 
     @database_errors
     async def renew(self, thread_id: str, holder: str, ttl: float) -> bool:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sqlite3
 import threading
 import time
@@ -170,6 +171,15 @@ class _Worker:
         await anyio.to_thread.run_sync(self._thread.join)
 
 
+def _unsynced(work: Callable[[sqlite3.Connection], T], synchronous: str, connection: Any) -> T:
+    """`work` with the connection's commits not synced to disk, then as they were."""
+    connection.execute("PRAGMA synchronous = NORMAL")
+    try:
+        return work(connection)
+    finally:
+        connection.execute(f"PRAGMA synchronous = {synchronous}")
+
+
 def _settle(future: asyncio.Future[Any], outcome: Any, failed: bool) -> None:
     if future.done():  # the caller was cancelled meanwhile
         return
@@ -218,8 +228,13 @@ class SQLiteLink:
     async def _stop(worker: _Worker) -> None:
         await worker.stop()
 
-    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `work` (a whole transaction: it begins and ends it) on one connection's thread."""
+    async def run(self, work: Callable[[sqlite3.Connection], T], *, durable: bool = True) -> T:
+        """Run `work` (a whole transaction: it begins and ends it) on one connection's thread.
+        `durable=False`: its commit is not synced to disk (it survives the process, not a
+        power cut), for writes nothing depends on after a crash (run leases, which expire
+        anyway)."""
+        if not durable:
+            work = functools.partial(_unsynced, work, self._synchronous.upper())
         pool = self._pool
         worker = await pool.take()
         try:
@@ -241,15 +256,9 @@ class SQLiteLink:
         writes nothing depends on after a crash (run leases, which expire anyway)."""
 
         def run(connection: sqlite3.Connection) -> list[Any]:
-            if durable:
-                return connection.execute(sql, arguments).fetchall()
-            connection.execute("PRAGMA synchronous = NORMAL")
-            try:
-                return connection.execute(sql, arguments).fetchall()
-            finally:
-                connection.execute(f"PRAGMA synchronous = {self._synchronous.upper()}")
+            return connection.execute(sql, arguments).fetchall()
 
-        return await self.run(run)
+        return await self.run(run, durable=durable)
 
     async def close(self) -> None:
         await self._pool.close()
