@@ -264,7 +264,16 @@ class ThreadSession:
         messages = self.state.messages[self._messages_saved :]
         if not messages:
             return
-        commit = Commit(revision=self.revision, run_id=self.run_id, messages=list(messages))
+        # Not synced to disk where the store can (it survives the process; the first agent
+        # call's commit, synced, takes it to the disk): a crash of the machine before any
+        # call committed loses the turn whole, the user's message with it. A durable run's
+        # is synced: its step is recorded as done, and a resumed run does not commit it again.
+        commit = Commit(
+            revision=self.revision,
+            run_id=self.run_id,
+            messages=list(messages),
+            synced=self.steps is not None,
+        )
         with anyio.CancelScope(shield=True):
             if self.steps is None:
                 self.revision = await self.store.append_results(self.thread_id, commit)

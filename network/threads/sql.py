@@ -179,8 +179,11 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     async def create_and_get(
         self, thread_id: str, *, app_name: str, user_id: str = ANONYMOUS_USER
     ) -> Thread | None:
-        """`create_thread` then `get_thread`, in one transaction on SQLite (a run's session
-        opening a thread it found missing; `network.threads.thread_load`)."""
+        """`create_thread` then `get_thread`, in one transaction on SQLite (a served run's
+        session opening a thread it found missing under its lease;
+        `network.threads.thread_load`). On SQLite the new row is not synced to disk on its
+        own: it survives the process at once, a power cut with the thread's first synced
+        commit (its first agent call's)."""
         check_id("thread_id", thread_id)
         info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=None)
         await self.setup()

@@ -98,12 +98,13 @@ class SQLDirect:
 
     async def _direct_create_reading(self, values: list[Any]) -> Thread | None:
         """Create the thread (`ThreadExistsError` when the id is taken) and read it back: on
-        SQLite one transaction, on PostgreSQL the insert then the load."""
+        SQLite one transaction, not synced to disk (the thread's first synced commit takes
+        its row to the disk with it), on PostgreSQL one statement."""
         fast = self._fast
-        if not isinstance(fast, SQLiteFast):
-            await fast.create_thread(values)
-            return await self._direct_load(values[0])
-        loaded = await self._sqlite().run(fast.create_reading(values))
+        if isinstance(fast, SQLiteFast):
+            loaded = await self._sqlite().run(fast.create_reading(values), durable=False)
+        else:
+            loaded = await fast.create_reading(values)
         thread = self._thread_of(loaded)
         return thread if thread is not None else await self._direct_load(values[0])
 
@@ -193,7 +194,7 @@ class SQLDirect:
         if isinstance(fast, SQLiteFast):
             if encoded.commit.shared:  # merged by the application's handlers, on the loop
                 return None
-            return await self._sqlite().run(fast.commit(encoded))
+            return await self._sqlite().run(fast.commit(encoded), durable=encoded.commit.synced)
         if not takes_fast_path(encoded):
             return None
         return await fast.commit(encoded)

@@ -67,6 +67,15 @@ class PostgresFast:
             " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
             " ON CONFLICT (thread_id) DO NOTHING RETURNING thread_id"
         )
+        # A new thread's row, and what a load of it would read (its user's and app's keys;
+        # it has nothing else yet), in one statement.
+        self.create_reading_sql = (
+            f"WITH n AS ({self.create_sql})"
+            " SELECT (SELECT count(*) FROM n),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["user_state"]} x'
+            " WHERE x.app_name = $2 AND x.user_id = $3),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x WHERE x.app_name = $2)'
+        )
         self.revision_sql = f"SELECT revision FROM {q['threads']} WHERE thread_id = $1"
         self.commit_sql = (
             f"WITH bump AS (UPDATE {q['threads']} SET revision = revision + 1, updated_at = $3,"
@@ -131,6 +140,16 @@ class PostgresFast:
         """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
         if not await self.link.fetch(self.create_sql, *values):
             raise ThreadExistsError(f"thread {values[0]!r} already exists")
+
+    async def create_reading(self, values: list[Any]) -> Loaded:
+        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), and the
+        thread as a load would read it then, in one statement."""
+        rows = await self.link.fetch(self.create_reading_sql, *values)
+        created, user, app = rows[0]
+        if not created:
+            raise ThreadExistsError(f"thread {values[0]!r} already exists")
+        header = Header._make([*values, None])
+        return Loaded(header, (0, 0, 0), scopes=({}, dict(user), dict(app)))
 
     async def commit(self, encoded: Encoded) -> tuple[int, ...]:
         """Apply the commit (see `takes_fast_path`); the new revision and the sequence numbers

@@ -209,8 +209,7 @@ class SQLiteFast:
         def create(connection: sqlite3.Connection) -> Loaded:
             if connection.execute(self.create, tuple(values)).fetchone() is None:
                 raise ThreadExistsError(f"thread {values[0]!r} already exists")
-            row = connection.execute(self.header, (values[0],)).fetchone()
-            return self.read_records(connection, Header(*row), None)
+            return self.read_records(connection, Header._make([*values, None]), None)  # keys
 
         return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
 

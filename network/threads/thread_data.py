@@ -182,6 +182,11 @@ class Commit:
     pending call, whose result must come first: that is refused (`pending.waiting_error`), in
     the commit's own transaction. A store that does not know the flag treats the commit as
     any other; the caller then reads again and retries on `StaleThreadError`.
+
+    `synced=False`: the store may commit without waiting for the disk (the commit survives
+    the process, a power cut only once a later synced commit reached the disk), for what a
+    crash of the machine may lose: the input a served run keeps before its first agent call
+    (`ThreadSession.keep_input`). A store that does not know the flag syncs as usual.
     """
 
     revision: int
@@ -198,6 +203,7 @@ class Commit:
     # whole commit (`AlreadyAnsweredError`) unless every one is still pending
     answered: dict[str, str] = field(default_factory=dict)
     append_only: bool = False
+    synced: bool = True
 
     @property
     def empty(self) -> bool:

@@ -240,14 +240,26 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(store: Any) -> 
 
     first = await send(served, Request("a"), {"contextId": "once", "text": "hello"})
     assert first["output"] == "heard hello"
-    # the claim finds it missing (on SQLite by reading its row in the claim's transaction),
-    # and its creation reads it back (its user's and app's keys)
-    assert rows_read() == (2 if store.dialect == "sqlite" else 1)
-    assert sum("INSERT INTO" in sql and "threads" in sql.split("(")[0] for sql in seen) == 1
+    # the claim finds it missing (on SQLite by reading its row in the claim's transaction);
+    # its creation reads only its user's and app's keys with it
+    assert rows_read() == (1 if store.dialect == "sqlite" else 0)
+    assert sum("INSERT INTO agent_network_threads " in sql.replace('"', "") for sql in seen) == 1
     seen.clear()
     again = await send(served, Request("a"), {"contextId": "once", "text": "again"})
     assert again["output"] == "heard hello | again"
     assert rows_read() == 1
+    if store.dialect == "sqlite":  # the input kept at admission is not synced; the call is
+        synced, modes = True, []
+        for sql in seen:
+            if sql.startswith("PRAGMA synchronous"):
+                synced = sql.endswith("FULL")
+            elif sql.startswith("INSERT INTO") and sql.split()[2].endswith(("messages", "results")):
+                modes.append((sql.split()[2], synced))
+        assert modes == [
+            ("agent_network_messages", False),
+            ("agent_network_messages", True),
+            ("agent_network_results", True),
+        ]
     seen.clear()
     theirs = await send(served, Request("b"), {"contextId": "once", "text": "let me in"})
     assert theirs["status"] == 404

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from network.threads import SQLStore, ThreadStore
-from tests.network.threads.test_conformance import commit_exchange
+from network.threads import Commit, SQLStore, ThreadExistsError, ThreadStore
+from tests.network.threads.test_conformance import commit_exchange, shared
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("store_kind", ["sqlite", "postgres"])]
 
@@ -62,3 +62,29 @@ async def test_one_statement_on_its_own(open_store: Callable[[], ThreadStore]) -
     )
     assert [tuple(row) for row in rows] == [(0,)]
     assert any(threads in sql for sql in seen)
+
+
+async def test_a_thread_created_and_read_back_in_one_go_has_its_users_and_apps_keys(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """`create_and_get` (a served run opening a thread it found missing): one transaction on
+    SQLite, one statement on PostgreSQL, the new thread with its user's and app's keys; a
+    taken id is `ThreadExistsError`, and the next load reads what was created."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    await store.create_thread("old", app_name="app", user_id="alice")
+    keys = [shared("user:name", "Alice"), shared("app:motd", "hello")]
+    await store.append_results("old", Commit(revision=0, shared=keys))
+    seen: list[str] = []
+    store.statement_listeners.append(seen.append)
+    thread = await store.create_and_get("new", app_name="app", user_id="alice")
+    assert thread is not None and (thread.thread_id, thread.user_id) == ("new", "alice")
+    assert (thread.revision, list(thread.messages), thread.state) == (0, [], {})
+    assert thread.user_state == {"user:name": "Alice"} and thread.app_state == {"app:motd": "hello"}
+    work = [sql for sql in seen if not sql.startswith(("PRAGMA", "BEGIN", "COMMIT"))]
+    assert len(work) == (2 if store.dialect == "sqlite" else 1)  # the insert, the keys
+    with pytest.raises(ThreadExistsError):
+        await store.create_and_get("new", app_name="app", user_id="bob")
+    assert await commit_exchange(store, "new", 0, "hi") == 1
+    again = await open_store().get_thread("new")
+    assert again is not None and again.user_id == "alice" and len(again.messages) == 2
