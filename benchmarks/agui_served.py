@@ -14,8 +14,12 @@ keep-alive connections, `--clients` at once) posts runs on new threads and reads
 answer to its end. Figures per configuration: runs per second (wall), and the server process's
 CPU milliseconds per run (from /proc, the less noisy one on a shared machine); median of
 `--rounds` rounds, the configurations of one round interleaved (this checkout and `--against`
-side by side), each round a fresh server process. One JSON line on stdout (bench_common's
-schema), a Markdown table on stderr. Nothing here is asserted by the tests.
+side by side), each round a fresh server process. On SQLite and PostgreSQL a counting pass
+follows, in a server process of its own on asyncio's event loop (`db_counts` watches the
+drivers, which costs CPU, so the timed servers are not watched): the statements,
+transactions and round trips per run (`--count-runs` runs, one client, after a warm-up). One
+JSON line on stdout (bench_common's schema), a Markdown table on stderr. Nothing here is
+asserted by the tests.
 
 Peers (`--peers`): the same client against pydantic-ai's AG-UI adapter and Microsoft Agent
 Framework's AG-UI endpoint, each serving an agent on a model answering at once, in their own
@@ -36,6 +40,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -51,8 +56,10 @@ PEER_SERVERS = {
 # -- the server (child process) ------------------------------------------------------------
 
 
-def serve(port: int, held: int, store: str) -> None:
-    """Run the AG-UI server on 127.0.0.1:`port` (in this child process)."""
+def serve(port: int, held: int, store: str, count: bool = False) -> None:
+    """Run the AG-UI server on 127.0.0.1:`port` (in this child process). `count`: watch the
+    database work (`db_counts`, on asyncio's own event loop) and answer `GET /__counts` with
+    it; for the counting pass only, never while CPU is measured."""
     import logging
 
     import structlog
@@ -81,9 +88,34 @@ def serve(port: int, held: int, store: str) -> None:
         asgi = app(network, store=MemoryStore())
     else:
         asgi = app(network, store=store)
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning")
+    loop = "auto"
+    if count:
+        import db_counts
+
+        db_counts.install("postgres" if store.startswith("postgres") else "sqlite")
+        asgi, loop = counting(asgi, db_counts.COUNTER), "asyncio"
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning", loop=loop)
     print("ready", flush=True)
     uvicorn.Server(config).run()
+
+
+def counting(asgi: Any, counter: Any) -> Any:
+    """`asgi`, with `GET /__counts` answering the counter's figures so far."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/__counts":
+            statements, transactions, round_trips = counter.snapshot()
+            data = json.dumps([statements, transactions, round_trips]).encode()
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+            ]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": data})
+            return
+        await asgi(scope, receive, send)
+
+    return app
 
 
 # -- the client (this process) ------------------------------------------------------------
@@ -140,6 +172,34 @@ async def one_client(port: int, path: str, runs: int, prefix: str) -> int:
     finally:
         writer.close()
     return events
+
+
+async def read_counts(port: int) -> list[int]:
+    """The counting server's (statements, transactions, round trips) so far."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(b"GET /__counts HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n")
+        answer = await reader.read()
+    finally:
+        writer.close()
+    counts: list[int] = json.loads(answer.split(b"\r\n\r\n", 1)[1])
+    return counts
+
+
+def count(command: list[str], env: dict[str, str], port: int, runs: int) -> dict[str, float]:
+    """Statements, transactions and round trips per run, in a server of their own (`--count`:
+    the counting is not in the CPU figures), one client, after a warm-up."""
+    process = start([*command, "--count"], env, port)
+    try:
+        asyncio.run(_drive(port, 20, 1, "/", "warm"))
+        before = asyncio.run(read_counts(port))
+        asyncio.run(_drive(port, runs, 1, "/", "count"))
+        after = asyncio.run(read_counts(port))
+    finally:
+        process.kill()
+        process.wait(10)
+    names = ("statements_per_run", "transactions_per_run", "round_trips_per_run")
+    return {name: (b - a) / runs for name, a, b in zip(names, before, after, strict=True)}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -213,6 +273,8 @@ def main() -> None:
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--store", default="memory", help=argparse.SUPPRESS)
+    parser.add_argument("--count", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--count-runs", type=int, default=100, help="runs of the counting pass")
     parser.add_argument("--held", default="1,100000", help="held threads, comma list")
     parser.add_argument("--stores", default="memory", help="memory, memorystore, sqlite, postgres")
     parser.add_argument("--against", default="", help="also the library at this git revision")
@@ -222,7 +284,7 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="also pydantic-ai and Agent Framework")
     args = parser.parse_args()
     if args.serve:
-        serve(args.port, int(args.held), args.store)
+        serve(args.port, int(args.held), args.store, args.count)
         return
     versions: list[tuple[str, str]] = [("this checkout", str(ROOT))]
     if args.against:
@@ -238,6 +300,7 @@ def main() -> None:
         postgres = context.__enter__()
         stack.append(context)
     configs: list[tuple[str, list[str], dict[str, str], str]] = []
+    counted: dict[str, tuple[list[str], dict[str, str]]] = {}  # the configurations on a database
     for store in args.stores.split(","):
         helds = args.held.split(",") if store == "memory" else ["0"]
         for held in helds:
@@ -256,6 +319,8 @@ def main() -> None:
                 )
                 env = {**os.environ, "PYTHONPATH": source}
                 configs.append((name, command, env, "/"))
+                if store in ("sqlite", "postgres"):
+                    counted[name] = (command, env)
     if args.peers:
         for peer, (python, script) in PEER_SERVERS.items():
             if python.exists():
@@ -278,10 +343,15 @@ def main() -> None:
                     file=sys.stderr,
                     flush=True,
                 )
+        counts = {}
+        for name, (command, env) in counted.items():
+            port = free_port()
+            counts[name] = count([*command, "--port", str(port)], env, port, args.count_runs)
+            print(f"{name}: {counts[name]}", file=sys.stderr, flush=True)
     finally:
         for context in stack:
             context.__exit__(None, None, None)
-    results = {
+    results: dict[str, dict[str, float]] = {
         name: {
             key: round(statistics.median(s[key] for s in runs), 3)
             for key in ("runs_per_s", "server_cpu_ms_per_run", "events_per_run")
@@ -289,6 +359,8 @@ def main() -> None:
         for name, runs in samples.items()
         if runs
     }
+    for name, figures in counts.items():
+        results[name].update({key: round(value, 2) for key, value in figures.items()})
     print(
         json.dumps(
             {
@@ -300,14 +372,26 @@ def main() -> None:
             }
         )
     )
-    print("\n| server | runs/s | server CPU ms per run | events per run |", file=sys.stderr)
-    print("| --- | --- | --- | --- |", file=sys.stderr)
+    print("\n" + table(results), file=sys.stderr)
+
+
+def table(results: dict[str, dict[str, float]]) -> str:
+    """The figures as a Markdown table (database work: "-" for a server without one)."""
+    lines = [
+        "| server | runs/s | server CPU ms per run | events per run | statements per run"
+        " | transactions per run | round trips per run |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name, figures in results.items():
-        print(
+        work = [
+            f"{figures[key]:g}" if key in figures else "-"
+            for key in ("statements_per_run", "transactions_per_run", "round_trips_per_run")
+        ]
+        lines.append(
             f"| {name} | {figures['runs_per_s']:.0f} | {figures['server_cpu_ms_per_run']:.3f} | "
-            f"{figures['events_per_run']:.0f} |",
-            file=sys.stderr,
+            f"{figures['events_per_run']:.0f} | " + " | ".join(work) + " |"
         )
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

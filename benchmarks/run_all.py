@@ -402,13 +402,23 @@ def served_section(record: dict) -> str:
         f"{record['runs']} runs on new threads, {record['clients']} clients at once, over a "
         "real socket; medians of the rounds.",
         "",
-        "| server | runs/s | server CPU ms per run | events per run |",
-        "| --- | --- | --- | --- |",
+        "Statements, transactions and round trips per run: the database work of a served run on"
+        " SQLite and PostgreSQL, counted in a server of its own (not the timed one).",
+        "",
+        "| server | runs/s | server CPU ms per run | events per run | statements per run |"
+        " transactions per run | round trips per run |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, figures in record["results"].items():
+        work = [
+            f"{figures[key]:g}" if key in figures else "-"
+            for key in ("statements_per_run", "transactions_per_run", "round_trips_per_run")
+        ]
         lines.append(
             f"| {name} | {figures['runs_per_s']:.0f} | "
-            f"{figures['server_cpu_ms_per_run']:.3f} | {figures['events_per_run']:.0f} |"
+            f"{figures['server_cpu_ms_per_run']:.3f} | {figures['events_per_run']:.0f} | "
+            + " | ".join(work)
+            + " |"
         )
 
 

@@ -234,6 +234,8 @@ class StoredAdmission(Admission):
                 network,
                 ThreadRef(record.thread_id, user_id=record.owner, store=self.threads.store),
                 state=writes,
+                loaded=self.claimed.thread,  # read under the lease: not read again
+                missing=not self.claimed.stored,
             ),
         )
         self.session = session

@@ -36,7 +36,7 @@ from network.serving.lease import HeldLease
 from network.serving.principals import not_found, store_user
 from network.serving.registry import ThreadRecord, json_size, result_digest
 from network.serving.screening import guarded
-from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
+from network.threads.leases import DEFAULT_LEASE_TTL, ReadingLeases, check_ttl
 from network.threads.resolve import open_store
 from network.threads.store_leases import run_leases
 
@@ -112,6 +112,7 @@ class Claimed:
     stored: bool  # the thread existed before this request
     # the record's pending interrupts are the store's (else this process remembered them)
     pending_kept: bool = True
+    thread: Any = None  # the thread as read under the lease (None: it does not exist yet)
 
 
 class StoredThreads:
@@ -127,6 +128,9 @@ class StoredThreads:
     def __init__(self, store: Any, *, lease_ttl: float = DEFAULT_LEASE_TTL) -> None:
         self.store, self._owned = open_store(store)
         self.leases = run_leases(self.store)
+        # leases that check the owner, claim and read in one go (checked once: a runtime
+        # protocol check is slow)
+        self.reading = self.leases if isinstance(self.leases, ReadingLeases) else None
         self.lease_ttl = check_ttl(lease_ttl)
         # Pending interrupts of threads whose store does not keep them, in this process,
         # with their size in bytes.
@@ -148,12 +152,26 @@ class StoredThreads:
         """
         user = store_user(principal)
         app = network.name
-        thread = await self._read(thread_id)
-        _check_owner(thread, thread_id, app, user)
         holder = new_id("lease_")
         asked = time.time()
-        if not await guarded("claim", self.leases.claim(thread_id, holder, self.lease_ttl)):
-            if thread is None:  # created meanwhile: by someone this request may not see?
+        if self.reading is not None:  # the owner, the lease and the read at once
+            found = await guarded(
+                "claim",
+                self.reading.claim_reading(
+                    thread_id, holder, self.lease_ttl, app_name=app, user_id=user
+                ),
+            )
+            if found.foreign:
+                raise not_found(thread_id)
+            taken, existed, read, fresh = found.taken, found.existed, found.thread, True
+        else:
+            read = await self._read(thread_id)
+            _check_owner(read, thread_id, app, user)
+            existed = read is not None
+            taken = await guarded("claim", self.leases.claim(thread_id, holder, self.lease_ttl))
+            fresh = False  # read before the lease: read again below
+        if not taken:
+            if not existed:  # created meanwhile: by someone this request may not see?
                 _check_owner(await self._read(thread_id), thread_id, app, user)
             raise RequestError(
                 409,
@@ -164,7 +182,8 @@ class StoredThreads:
             self.leases, thread_id, holder, self.lease_ttl, granted_at=asked, run_id=run_id
         )
         try:
-            thread = await self._read(thread_id)  # what the lease now protects
+            # what the lease now protects (read with the claim when the leases could)
+            thread = read if fresh else await self._read(thread_id)
             _check_owner(thread, thread_id, app, user)
             record = ThreadRecord(thread_id, owner=principal)
             kept = True
@@ -176,7 +195,9 @@ class StoredThreads:
                     kept = False
                     pending = list(self.remembered.get(thread_id, ([], 0))[0])
                 record.interrupts = pending
-            return Claimed(record, user, lease, stored=thread is not None, pending_kept=kept)
+            return Claimed(
+                record, user, lease, stored=thread is not None, pending_kept=kept, thread=thread
+            )
         except BaseException:
             await lease.release()
             raise

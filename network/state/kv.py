@@ -26,7 +26,13 @@ from network.state.provenance import (
 )
 from network.state.schema import Handler, KeySpec, StateSchema, validation_error
 from network.state.storable import plain_json_copy
-from network.state.values import ATOMIC_TYPES, ListView, copy_value, is_flat
+from network.state.values import (
+    ATOMIC_TYPES,
+    JSON_ATOMIC_TYPES,
+    ListView,
+    copy_value,
+    is_flat,
+)
 
 MISSING: Any = object()
 
@@ -251,7 +257,7 @@ class KV:
             ops = self._ops if spec.persistent else None
             path = spec.append_path
             for item in items:
-                if type(item) in ATOMIC_TYPES:
+                if type(item) in JSON_ATOMIC_TYPES:  # its own JSON form, as the op's value
                     current.append(item)
                     if ops is not None:
                         ops.append({"op": "add", "path": path, "value": item})
@@ -271,7 +277,7 @@ class KV:
         ops = self._ops if spec.persistent else None
         prefix = spec.pointer + "/"
         for name, entry in entries.items():
-            if type(entry) in ATOMIC_TYPES:
+            if type(entry) in JSON_ATOMIC_TYPES:  # its own JSON form, as the op's value
                 current[name] = entry
                 value = entry
             else:

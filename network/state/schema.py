@@ -233,10 +233,22 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
 
 
 def _adapter(tp: Any) -> TypeAdapter[Any]:
-    # pydantic is loaded by the first typed key, not by `import network`.
-    from pydantic import TypeAdapter  # noqa: PLC0415 (see above)
+    """The adapter of a key's type, or of its items or entries.
 
-    return TypeAdapter(tp)
+    It gives `bytes` a JSON form for every value: base64 text (URL-safe alphabet, padded),
+    read back from text as base64 (either alphabet). pydantic's default, UTF-8, has no form
+    for bytes that are not UTF-8 text, and would fail the state's JSON form (snapshots,
+    deltas, threads) in the middle of a watched run. A pydantic model (as the type, or inside
+    it) keeps its own configuration (see `network.state.storable`)."""
+    # pydantic is loaded by the first typed key, not by `import network`.
+    from pydantic import ConfigDict, PydanticUserError, TypeAdapter  # noqa: PLC0415 (see above)
+
+    try:
+        return TypeAdapter(tp, config=ConfigDict(ser_json_bytes="base64", val_json_bytes="base64"))
+    except PydanticUserError as exc:  # a type with a configuration of its own (a model)
+        if exc.code != "type-adapter-config-unused":
+            raise
+        return TypeAdapter(tp)
 
 
 def _typed_adapter(key: str, tp: Any) -> TypeAdapter[Any]:

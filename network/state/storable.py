@@ -9,8 +9,8 @@ key and the spot inside the value.
 The rules (decisions where the peers are silent):
 
 - A key whose declared type is JSON-safe all the way down (str, int, float, bool, None,
-  Literal, dates, UUIDs, enums, pydantic models of such fields, and lists, tuples, sets and
-  dicts of them) needs no check: its validator already made the value storable. Such keys
+  bytes, Literal, dates, UUIDs, enums, pydantic models of such fields, and lists, tuples, sets
+  and dicts of them) needs no check: its validator already made the value storable. Such keys
   pay nothing for this module. A declared `float` follows pydantic: NaN is accepted and its
   JSON form is null; declare `Annotated[float, Field(allow_inf_nan=False)]` to refuse it.
 - An untyped value, or the `Any` part of a typed one, must be plain JSON: str, int, bool,
@@ -20,6 +20,12 @@ The rules (decisions where the peers are silent):
   refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
 - Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
   serializing the value through the type's own JSON serializer.
+- `bytes` in a key's type has a JSON form for every value: base64 text (URL-safe alphabet,
+  padded), which the key reads back as bytes (`network.state.schema`). A
+  pydantic model inside a value serializes its bytes as its own configuration says: with
+  pydantic's default (UTF-8), bytes that are not UTF-8 text have no JSON form, so such a
+  model's writes are checked and that value refused; give the model `ser_json_bytes="base64"`
+  and `val_json_bytes="base64"` to store any bytes.
 
 Live objects belong beside the state, not in it: `network.run(..., deps=...)` for one object
 the whole run shares, `resources={name: factory}` for things opened and closed per run.
@@ -77,31 +83,46 @@ WHERE_LIVE_OBJECTS_GO = (
 )
 
 
-def is_json_safe_type(tp: Any, depth: int = 0) -> bool:
-    """True when every value of `tp`, once validated, serializes to JSON (nothing to check)."""
+def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bool:
+    """True when every value of `tp`, once validated, serializes to JSON (nothing to check).
+
+    `bytes_safe`: whether `bytes` here has a JSON form for every value: a key's adapter gives
+    it one (base64, `network.state.schema`); inside a pydantic model the
+    model's configuration decides, and pydantic's default (UTF-8) has none for bytes that are
+    not UTF-8 text, so such a value is checked on its write."""
     if depth > 10:
         return False
     if get_origin(tp) is Annotated:
-        return is_json_safe_type(get_args(tp)[0], depth + 1)
+        return is_json_safe_type(get_args(tp)[0], depth + 1, bytes_safe=bytes_safe)
     if tp is Any or tp is object or tp in (list, dict, tuple, set, frozenset):
         return False
     if isinstance(tp, type):
+        if issubclass(tp, bytes):
+            return bytes_safe
         if issubclass(tp, _SAFE_LEAF_TYPES) or any(
             (base.__module__, base.__qualname__) in _SAFE_LEAF_NAMES for base in tp.__mro__
         ):
             return True
         if is_pydantic_model_class(tp):
-            if tp.model_config.get("arbitrary_types_allowed"):
+            config = tp.model_config
+            if config.get("arbitrary_types_allowed"):
                 return False
+            own = config.get("ser_json_bytes", "utf8") != "utf8" and config.get(
+                "val_json_bytes", "utf8"
+            ) == config.get("ser_json_bytes")
             return all(
-                is_json_safe_type(field.annotation, depth + 1) for field in tp.model_fields.values()
+                is_json_safe_type(field.annotation, depth + 1, bytes_safe=own)
+                for field in tp.model_fields.values()
             )
         return False
     origin = get_origin(tp)
     if origin is typing.Literal:
         return True
     if origin in _SAFE_CONTAINERS:
-        return all(arg is Ellipsis or is_json_safe_type(arg, depth + 1) for arg in get_args(tp))
+        return all(
+            arg is Ellipsis or is_json_safe_type(arg, depth + 1, bytes_safe=bytes_safe)
+            for arg in get_args(tp)
+        )
     return False
 
 

@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 ATOMIC_TYPES: frozenset[type] = frozenset({str, int, float, bool, type(None), bytes})
+JSON_ATOMIC_TYPES: frozenset[type] = ATOMIC_TYPES - {bytes}
+"""Atomic values that are their own JSON form (bytes are not: a typed key's adapter gives
+them one, `network.state.schema`)."""
 
 
 def is_pydantic_model(value: Any) -> TypeGuard[BaseModel]:

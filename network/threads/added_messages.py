@@ -16,9 +16,18 @@ error (`MessageError`) names the message's position and the field:
 - at most `MAX_MESSAGES` of them in one call.
 
 The thread must exist, belong to the app (default: the network's name) and to the user when
-the `ThreadRef` names one. The messages are one commit: all or nothing. When a run commits
-between the read and the commit (`StaleThreadError`), the commit is tried again on the new
-revision, up to `ATTEMPTS` times: appending messages does not depend on what changed.
+the `ThreadRef` names one. The messages are one commit: all or nothing.
+
+While the thread waits on an approval or a client tool call, its conversation ends with a
+tool call whose result has not come: a message added then would land between the call and its
+result (`user, assistant+tool_calls, assistant, tool`), a conversation every provider refuses.
+So it is refused (`MessageError`, field "thread", naming the pending call), and nothing is
+written: answer the call first. The store checks this in the commit's own transaction.
+
+Appending depends on nothing another commit changes, so the commit is `append_only`: the ready
+stores apply it at whatever revision the thread is at, and concurrent calls all land. A store
+that does not know the flag refuses a commit made on an older revision (`StaleThreadError`);
+the thread is then read again and the commit retried, up to `ATTEMPTS` times.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from network.history.messages import AssistantMessage, UserMessage
 from network.run.context import NetworkLike
 from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id, check_ids
+from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.resolve import open_store
 from network.threads.thread_data import Commit
@@ -65,8 +75,10 @@ async def add_messages(
                 raise ThreadError(
                     f"thread {ref.id!r} belongs to user {found.user_id!r}, not {ref.user_id!r}"
                 )
+            if found.pending:
+                raise waiting_error(ref.id, found.pending)
             try:
-                commit = Commit(revision=found.revision, messages=list(checked))
+                commit = Commit(revision=found.revision, messages=list(checked), append_only=True)
                 return await store.append_results(ref.id, commit)
             except StaleThreadError:
                 if attempt == ATTEMPTS - 1:
@@ -151,6 +163,12 @@ def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
         raise MessageError(
             f"message {index}: content holds a NUL character", index=index, field="content"
         )
+    if not _encodable(content):
+        raise MessageError(
+            f"message {index}: content holds a lone surrogate (no UTF-8 form)",
+            index=index,
+            field="content",
+        )
     if len(content) > MAX_CHARS:
         raise MessageError(
             f"message {index}: content has {len(content)} characters; at most {MAX_CHARS}",
@@ -160,13 +178,26 @@ def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
     for key in ("name", "id"):
         value = fields[key]
         if value is not None and (
-            not isinstance(value, str) or len(value) > 200 or "\x00" in value
+            not isinstance(value, str)
+            or len(value) > 200
+            or "\x00" in value
+            or not _encodable(value)
         ):
             raise MessageError(
-                f"message {index}: {key} must be text of at most 200 characters",
+                f"message {index}: {key} must be text of at most 200 characters (no NUL, "
+                "no lone surrogate)",
                 index=index,
                 field=key,
             )
     if role == "user":
         return UserMessage(content, fields["id"], fields["name"])
     return AssistantMessage(content, id=fields["id"], name=fields["name"])
+
+
+def _encodable(text: str) -> bool:
+    """Whether `text` has a UTF-8 form (a lone surrogate such as "\\ud800" has none)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

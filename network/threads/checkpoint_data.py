@@ -161,6 +161,9 @@ class RewindReport(BaseModel):
         tool_calls_not_undone: the tool calls of the discarded calls, in order.
         shared_keys: the `user:` / `app:` keys written after the checkpoint: they keep their
             current values.
+        withdrawn: the ids of the approvals and client tool calls the thread waited on that
+            discarded calls had asked for: withdrawn, so answering one is
+            `AlreadyAnsweredError` and nothing runs (`kept_as` waits on nothing either).
         note: says, in words, that the side effects of those tool calls were not undone.
     """
 
@@ -171,4 +174,5 @@ class RewindReport(BaseModel):
     kept_as: str
     tool_calls_not_undone: list[ToolCallNotUndone] = Field(default_factory=list)
     shared_keys: list[SharedKeyWrite] = Field(default_factory=list)
+    withdrawn: list[str] = Field(default_factory=list)
     note: str = NOT_UNDONE

@@ -23,6 +23,12 @@ Contract (the conformance tests in tests/network/threads check it on every store
   Nothing is deleted that `kept_as` does not hold.
 - Both keep the current `user:` / `app:` values (they are shared with other threads) and report
   the shared keys written after the checkpoint.
+- A pending call (approval, client tool call) belongs to the checkpoint whose commits stored it
+  (`PendingCall.to_text(revision)`). A fork waits on the source's calls that still wait and
+  belong to the checkpoint or an earlier one, and on nothing else. A rewind withdraws the
+  waiting calls of later checkpoints (answered, with `pending_claims.withdrawal` as the answer
+  and no run: a claim is `AlreadyAnsweredError`) and lists them in `RewindReport.withdrawn`;
+  `kept_as` waits on nothing. No answered call becomes answerable again.
 """
 
 from __future__ import annotations

@@ -27,12 +27,14 @@ gets leases kept in this process only (enough for one server process, not for se
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import anyio
 
 from network.errors import ConfigurationError
 from network.threads.ids import check_id
+from network.threads.thread_data import Thread
 
 DEFAULT_LEASE_TTL = 30.0  # seconds a lease lasts without renewal
 
@@ -51,6 +53,29 @@ class RunLeases(Protocol):
 
     async def release(self, thread_id: str, holder: str) -> None:
         """End `holder`'s lease of `thread_id` (nothing happens when it is not theirs)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ReadClaim:
+    """What `ReadingLeases.claim_reading` decided, and the thread it read."""
+
+    taken: bool  # the caller now holds the lease
+    foreign: bool  # the thread is another app's or user's: its lease was not touched
+    existed: bool  # the thread existed when the claim was decided
+    thread: Thread | None = None  # when taken: the thread as the lease now protects it
+
+
+@runtime_checkable
+class ReadingLeases(Protocol):
+    """Leases that claim a thread's lease and read the thread in one go (a server's
+    admission: one round trip or two instead of a read, a claim and a read again)."""
+
+    async def claim_reading(
+        self, thread_id: str, holder: str, ttl: float, *, app_name: str, user_id: str
+    ) -> ReadClaim:
+        """Claim as `claim` does, unless the thread exists and belongs to another app or user
+        (`foreign`, nothing claimed); when taken, the thread as it is under the lease."""
         ...
 
 

@@ -13,6 +13,7 @@ atomic; a commit is prepared on copies and swapped in only when every part of it
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +27,7 @@ from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
 from network.threads.memory_timeline import MemoryTimeTravel
-from network.threads.pending import PendingCall
+from network.threads.pending import PendingCall, waiting_error
 from network.threads.pending_claims import check_claims
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import (
@@ -50,6 +51,7 @@ class _StoredThread:
     # pending call id -> its JSON text; answered ones move to `answered` (id -> answering run)
     pending: dict[str, str] = field(default_factory=dict)
     answered: dict[str, str | None] = field(default_factory=dict)
+    withdrawn: dict[str, str] = field(default_factory=dict)  # answered ones a rewind withdrew
     calls: list[CallRow] = field(default_factory=list)  # each result's agent, run and time
     marks: list[Mark] = field(default_factory=list)  # one per commit (network.threads.timeline)
     keys: KeyLog = field(default_factory=KeyLog)  # every value of every thread key
@@ -168,8 +170,13 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         if stored is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
         info = stored.info
+        if commit.append_only:  # depends on no revision, only on what the thread waits on
+            if stored.pending:
+                waiting = [PendingCall.from_text(text) for text in stored.pending.values()]
+                raise waiting_error(thread_id, waiting)
+            commit = dataclasses.replace(commit, revision=info.revision)
         # A claim is judged before the revision: a second answer is told it came second.
-        check_claims(thread_id, commit.answered, stored.answered, stored.pending)
+        check_claims(thread_id, commit.answered, stored.answered, stored.pending, stored.withdrawn)
         if info.revision != commit.revision:
             raise StaleThreadError(
                 f"thread {thread_id!r} is at revision {info.revision}, but this run loaded "
@@ -201,7 +208,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         stored.state.update(commit.state)
         for key in commit.removed:
             stored.state.pop(key, None)
-        _apply_pending(stored, commit)
+        _apply_pending(stored, commit, info.revision + 1)
         self._user[user_key] = user_state
         self._app[info.app_name] = app_state
         info.revision += 1
@@ -229,14 +236,16 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         return info.revision
 
 
-def _apply_pending(stored: _StoredThread, commit: Commit) -> None:
-    """Move the claimed calls to `answered`, and add the calls the commit stopped on."""
+def _apply_pending(stored: _StoredThread, commit: Commit, revision: int) -> None:
+    """Move the claimed calls to `answered`, and add the calls the commit stopped on (with
+    `revision`, the thread's after the commit)."""
     for call_id in commit.answered:
         stored.pending.pop(call_id, None)
         stored.answered[call_id] = commit.run_id
     for entry in commit.pending:  # a model may reuse a call id in a later run
         stored.answered.pop(entry.id, None)
-        stored.pending[entry.id] = entry.to_text()
+        stored.withdrawn.pop(entry.id, None)
+        stored.pending[entry.id] = entry.to_text(revision)
 
 
 def _decode(values: dict[str, str]) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from network.threads.checkpoint_data import (
 )
 from network.threads.decoded import DecodedCache, DecodedThread
 from network.threads.ids import check_id
+from network.threads.pending import stored_revision
+from network.threads.pending_claims import withdrawal, withdrawn_reason
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import Commit, decode_value
 from network.threads.timeline import (
@@ -95,7 +97,7 @@ class MemoryTimeTravel:
         )
 
     def _copy(self, stored: Any, new_thread_id: str, last: int) -> Any:
-        """A new stored thread holding `stored` up to its mark `last`."""
+        """A new stored thread holding `stored` up to its mark `last`, waiting on nothing."""
         marks: list[Mark] = stored.marks
         end = marks[last]
         results = marks[last].results
@@ -122,6 +124,9 @@ class MemoryTimeTravel:
             marks=marks[: last + 1],
             keys=stored.keys.upto(end.revision),
             rewinds=0,
+            pending={},
+            answered={},
+            withdrawn={},
         )
 
     async def fork_thread(
@@ -142,6 +147,7 @@ class MemoryTimeTravel:
             raise ThreadExistsError(f"thread {new_thread_id!r} already exists")
         index, _first, last = self._locate(stored, at)
         fork = self._copy(stored, new_thread_id, last)
+        fork.pending = _waiting_at(stored, stored.marks[last].revision)
         if metadata is not None:
             fork.info.metadata = dict(metadata)
         origin = ThreadOrigin(
@@ -189,6 +195,11 @@ class MemoryTimeTravel:
             at=kept.info.created_at,
         )
         back = self._copy(stored, thread_id, last)
+        back.pending = _waiting_at(stored, marks[last].revision)
+        withdrawn = [call_id for call_id in stored.pending if call_id not in back.pending]
+        back.answered = {**stored.answered, **dict.fromkeys(withdrawn)}
+        note = withdrawn_reason(withdrawal(index, kept_as)) or ""
+        back.withdrawn = {**stored.withdrawn, **dict.fromkeys(withdrawn, note)}
         info = stored.info
         info.revision += 1
         info.updated_at = max(time.time(), info.updated_at)
@@ -208,6 +219,7 @@ class MemoryTimeTravel:
             kept_as=kept_as,
             tool_calls_not_undone=tool_calls,
             shared_keys=shared,
+            withdrawn=withdrawn,
         )
 
     async def origin(self, thread_id: str) -> ThreadOrigin | None:
@@ -216,3 +228,14 @@ class MemoryTimeTravel:
         await anyio.lowlevel.checkpoint()
         origin = self._origins.get(thread_id)
         return None if origin is None else origin.model_copy()
+
+
+def _waiting_at(stored: Any, revision: int) -> dict[str, str]:
+    """The calls `stored` waits on that a commit at or before `revision` stored: those of the
+    checkpoints up to the one `revision` ends (`network.threads.pending`)."""
+    current = stored.info.revision
+    return {
+        call_id: text
+        for call_id, text in stored.pending.items()
+        if stored_revision(text, current) <= revision
+    }

@@ -15,7 +15,11 @@ between its claim and the call's commit leaves the call answered and not run (at
 the answer stays stored with the call.
 
 Entries are JSON data (`PendingCall.data`): an `Interrupt`'s `to_json()` for an approval, a
-`ToolCall`'s fields for a client tool call.
+`ToolCall`'s fields for a client tool call. A store keeps each with the revision of the commit
+that stored it (`to_text(revision)`): that commit saved the call that asked for it, so the
+revision says which checkpoint the entry belongs to. Time travel reads it: a fork at a
+checkpoint waits on the entries of that checkpoint and the ones before it that still wait, and
+a rewind withdraws the entries of the calls it removes (`network.threads.checkpoint_store`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from network.errors import MessageError
 from network.history.messages import ToolCall
 from network.run.interrupts import Interrupt
 
@@ -59,14 +64,45 @@ class PendingCall:
         """The client tool call back (for an entry of kind "client_tool")."""
         return ToolCall(self.data["id"], self.data["name"], self.data.get("arguments", {}))
 
-    def to_text(self) -> str:
-        """The JSON text a store keeps."""
-        return json.dumps(
-            {"id": self.id, "kind": self.kind, "run_id": self.run_id, "data": self.data}
-        )
+    def to_text(self, revision: int | None = None) -> str:
+        """The JSON text a store keeps; `revision`: the thread's revision after the commit
+        that stores it (see the module docstring)."""
+        value: dict[str, Any] = {
+            "id": self.id,
+            "kind": self.kind,
+            "run_id": self.run_id,
+            "data": self.data,
+        }
+        if revision is not None:
+            value["revision"] = revision
+        return json.dumps(value)
 
     @classmethod
     def from_text(cls, text: str) -> PendingCall:
         """An entry back from the text a store kept."""
         value = json.loads(text)
         return cls(value["id"], value["kind"], value.get("run_id"), value.get("data") or {})
+
+
+def stored_revision(text: str, default: int) -> int:
+    """The revision of the commit that stored the entry `text`; `default` for an entry stored
+    before stores kept it (time travel then counts it with the thread's newest commit, the
+    one a waiting call almost always comes from)."""
+    revision = json.loads(text).get("revision")
+    return revision if isinstance(revision, int) else default
+
+
+def waiting_error(thread_id: str, waiting: list[PendingCall]) -> MessageError:
+    """The refusal of messages added while the thread waits on `waiting`: an added message
+    would land between a tool call and its result, a conversation providers refuse."""
+    named = ", ".join(
+        f"{entry.data.get('tool') or entry.data.get('name') or 'a tool'} "
+        f"({'approval' if entry.kind == 'interrupt' else 'client tool call'} {entry.id})"
+        for entry in waiting[:5]
+    )
+    return MessageError(
+        f"thread {thread_id!r} waits on {named}: a message added now would land between the "
+        "tool call and its result; answer it first (Resume / ToolResults), then add messages",
+        index=None,
+        field="thread",
+    )

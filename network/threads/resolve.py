@@ -24,13 +24,20 @@ from network.threads.urls import DEFAULT_STORE, STORE_ENV, store_url
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "open_store", "store_url"]
 
 
+# Classes whose objects were found to be thread stores: checking a runtime protocol takes
+# tens of microseconds, and a server opens a session per request.
+_STORE_TYPES: set[type] = set()
+
+
 def open_store(store: Any = None) -> tuple[ThreadStore, bool]:
     """The store a run should use, and whether the run owns it (and must close it)."""
     if store is None or isinstance(store, str | os.PathLike):
         from network.threads.sql import SQLStore  # noqa: PLC0415 (sqlalchemy)
 
         return SQLStore(store_url(store)), True
-    if isinstance(store, ThreadStore):
+    kind = type(store)
+    if kind in _STORE_TYPES or isinstance(store, ThreadStore):
+        _STORE_TYPES.add(kind)
         return store, False
     raise ConfigurationError(
         f"store= must be a thread store, a database URL or an SQLite file path, got {store!r}"

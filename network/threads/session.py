@@ -57,7 +57,13 @@ from network.threads.thread_data import (
     SharedWrite,
     Thread,
 )
-from network.threads.thread_load import load_recorded, load_thread, state_of, write_initial
+from network.threads.thread_load import (
+    check_owner,
+    load_recorded,
+    load_thread,
+    state_of,
+    write_initial,
+)
 
 
 class ThreadSession:
@@ -94,12 +100,19 @@ class ThreadSession:
         state: Mapping[str, Any] | State | None = None,
         steps: StepRunner | None = None,
         create: bool = True,
+        loaded: Thread | None = None,
+        missing: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
         """Load (or, with `create`, create) the thread and build the run's State from it.
 
         `steps` (a durable run's): the load and each commit are recorded steps, so a resumed
         run starts from the thread as it was loaded, and commits each agent call once.
+        `loaded`: the thread as the caller has just read it from the store (a server reads it
+        to check a request, under the thread's run lease): it is not read again (its owner is
+        checked all the same; ignored for a durable run, whose load is a recorded step).
+        `missing`: the caller has just found the thread missing (under its run lease): it is
+        created without reading first (read back with its creation where the store can).
         `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
         `open(network, ThreadRef("t1", ...))`, kept for one release.
         """
@@ -114,8 +127,12 @@ class ThreadSession:
         check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
         try:
-            if steps is None:
-                thread = await load_thread(opened, thread_id, app, user_id, create)
+            if steps is None and loaded is not None:
+                thread = check_owner(loaded, thread_id, app, user_id)
+            elif steps is None:
+                thread = await load_thread(
+                    opened, thread_id, app, user_id, create, missing=missing and create
+                )
             else:
                 thread = await load_recorded(steps, opened, thread_id, app, user_id, create)
             run_state = state_of(network, thread)
@@ -248,7 +265,16 @@ class ThreadSession:
         messages = self.state.messages[self._messages_saved :]
         if not messages:
             return
-        commit = Commit(revision=self.revision, run_id=self.run_id, messages=list(messages))
+        # Not synced to disk where the store can (it survives the process; the first agent
+        # call's commit, synced, takes it to the disk): a crash of the machine before any
+        # call committed loses the turn whole, the user's message with it. A durable run's
+        # is synced: its step is recorded as done, and a resumed run does not commit it again.
+        commit = Commit(
+            revision=self.revision,
+            run_id=self.run_id,
+            messages=list(messages),
+            synced=self.steps is not None,
+        )
         with anyio.CancelScope(shield=True):
             if self.steps is None:
                 self.revision = await self.store.append_results(self.thread_id, commit)

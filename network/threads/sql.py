@@ -1,20 +1,25 @@
 """`SQLStore`: threads in SQLite (the embedded default) or PostgreSQL, one code path for both.
 
 Built on SQLAlchemy 2's async Core with aiosqlite and asyncpg; importing this module is what
-loads SQLAlchemy, so `import network` never pays for it.
+loads SQLAlchemy, so `import network` never pays for it. What every run does (its load, its
+commits, the run leases) goes to the drivers directly instead, on the store's own connections
+(`sql_direct`): one hand-off to a database thread per transaction on SQLite, one statement per
+load or commit on PostgreSQL, where SQLAlchemy's per-statement work and aiosqlite's hand-off per
+cursor call cost several times the database's own work.
 
 How the guarantees are kept:
 
 - A commit is one transaction: check the thread's integer revision (a mismatch is
   `StaleThreadError`), append messages and results, upsert or delete thread keys, re-apply the
   `user:` / `app:` writes to the stored values, bump the revision. Any failure rolls it all back.
+  (On PostgreSQL the common commit is one statement: atomic on its own.)
 - Serializing writers. PostgreSQL: the thread's row is read `FOR UPDATE`, and so is each
   shared key's row before its writes are re-applied (keys taken in sorted order, so two commits
   never wait on each other crosswise). SQLite: every write transaction starts with
   `BEGIN IMMEDIATE`, which takes the database's single write lock up front (other writers wait
   up to `busy_timeout`), so a read-then-write inside it cannot be overtaken.
 - Consistent reads: a thread and its parts are read in one transaction (a deferred `BEGIN` on
-  SQLite's WAL snapshot; `REPEATABLE READ` on PostgreSQL).
+  SQLite's WAL snapshot; on PostgreSQL one statement, or `REPEATABLE READ` for several).
 - Flat reads: records never change once committed, so the rows read are kept per thread
   (`network.threads.decoded`, shared by the stores this process opens on one database) and a
   read fetches only the rows committed since, by sequence number. Rows are decoded a page at a
@@ -34,11 +39,9 @@ import time
 from typing import Any
 
 import anyio
-from sqlalchemy import delete, event, literal, select, union_all
+from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
-from sqlalchemy.util import concurrency
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
@@ -46,11 +49,15 @@ from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
 from network.threads.ids import check_id, check_ids
-from network.threads.protocol import BaseStore, ThreadExistsError
+from network.threads.protocol import BaseStore
 from network.threads.sql_bulk import BulkReader
 from network.threads.sql_commit import CommitWriter
+from network.threads.sql_direct import SQLDirect
 from network.threads.sql_errors import database_errors
-from network.threads.sql_pending import decode_waiting
+from network.threads.sql_fast import Encoded
+from network.threads.sql_links import (
+    switch_to_wal,
+)
 from network.threads.sql_tables import build_tables
 from network.threads.sql_timeline import SQLTimeTravel
 from network.threads.thread_data import (
@@ -58,7 +65,6 @@ from network.threads.thread_data import (
     Commit,
     Thread,
     ThreadInfo,
-    decode_value,
     new_thread_info,
 )
 from network.threads.urls import store_url
@@ -66,7 +72,7 @@ from network.threads.urls import store_url
 _BEGIN_OPTION = "agent_network_begin"
 
 
-class SQLStore(SQLTimeTravel, BaseStore):
+class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     """Threads in a SQL database: `SQLStore("agent-network.db")` (an SQLite file),
     `SQLStore("sqlite+aiosqlite:///path.db")` or `SQLStore("postgresql+asyncpg://user:pw@host/db")`.
 
@@ -110,6 +116,13 @@ class SQLStore(SQLTimeTravel, BaseStore):
             )
         self.engine = create_async_engine(self.url, **engine_options)
         self.tables = build_tables(table_prefix)
+        self._synchronous = sqlite_synchronous
+        self._busy_timeout = busy_timeout
+        self._link_size = int(engine_options.get("pool_size", 5)) + int(
+            engine_options.get("max_overflow", 10)
+        )
+        self._connect_args: dict[str, Any] = dict(engine_options.get("connect_args") or {})
+        self._link = None
         if self.dialect == "sqlite":
             _configure_sqlite(self.engine.sync_engine, sqlite_synchronous, busy_timeout)
             self._writer = self.engine.execution_options(**{_BEGIN_OPTION: "BEGIN IMMEDIATE"})
@@ -143,6 +156,7 @@ class SQLStore(SQLTimeTravel, BaseStore):
 
     async def close(self) -> None:
         """Close every pooled connection."""
+        await self._close_link()
         await self.engine.dispose()
 
     # -- threads -------------------------------------------------------------------------------
@@ -158,71 +172,28 @@ class SQLStore(SQLTimeTravel, BaseStore):
     ) -> ThreadInfo:
         info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
         await self.setup()
-        values = info.model_dump(exclude={"metadata"})
-        try:
-            async with self._writer.begin() as conn:
-                taken = await conn.scalar(
-                    select(self.tables.threads.c.thread_id).where(
-                        self.tables.threads.c.thread_id == thread_id
-                    )
-                )
-                if taken is not None:
-                    raise ThreadExistsError(f"thread {thread_id!r} already exists")
-                await conn.execute(
-                    self.tables.threads.insert().values(**values, meta=json.dumps(info.metadata))
-                )
-        except IntegrityError as exc:  # created by another process between check and insert
-            raise ThreadExistsError(f"thread {thread_id!r} already exists") from exc
+        await self._direct_create(_row_of(info))
         return info
+
+    @database_errors
+    async def create_and_get(
+        self, thread_id: str, *, app_name: str, user_id: str = ANONYMOUS_USER
+    ) -> Thread | None:
+        """`create_thread` then `get_thread`, in one transaction on SQLite (a served run's
+        session opening a thread it found missing under its lease;
+        `network.threads.thread_load`). On SQLite the new row is not synced to disk on its
+        own: it survives the process at once, a power cut with the thread's first synced
+        commit (its first agent call's)."""
+        check_id("thread_id", thread_id)
+        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=None)
+        await self.setup()
+        return await self._direct_create_reading(_row_of(info))
 
     @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
         check_id("thread_id", thread_id)
         await self.setup()
-        async with self._reader.begin() as conn:
-            row = (await conn.execute(self._thread_select(thread_id))).first()
-            if row is None:
-                return None
-            entry, summaries = await self._sync(conn, thread_id, row)
-            state, user_state, app_state, waiting = await self._scopes(conn, row)
-        return Thread.model_construct(
-            **_info(row).__dict__,
-            messages=entry.conversation(row.message_count),
-            results=entry.calls(row.result_count),
-            summaries=entry.summaries[:summaries],
-            state=state,
-            user_state=user_state,
-            app_state=app_state,
-            pending=decode_waiting(waiting),
-        )
-
-    async def _scopes(
-        self, conn: AsyncConnection, row: Any
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, str]]:
-        """The thread's, its user's and its app's keys, and the calls it waits on (JSON text
-        by number), in one statement (one round trip)."""
-        t = self.tables
-        owners = (
-            (t.thread_state, t.thread_state.c.thread_id == row.thread_id),
-            (
-                t.user_state,
-                (t.user_state.c.app_name == row.app_name) & (t.user_state.c.user_id == row.user_id),
-            ),
-            (t.app_state, t.app_state.c.app_name == row.app_name),
-        )
-        scoped = [
-            select(literal(n).label("scope"), table.c.key, table.c.value).where(where)
-            for n, (table, where) in enumerate(owners)
-        ]
-        scoped.append(self._commits.pending.waiting(row.thread_id))
-        found: tuple[dict[str, Any], ...] = ({}, {}, {})
-        waiting: dict[str, str] = {}
-        for scope, key, value in (await conn.execute(union_all(*scoped))).all():
-            if scope == 3:
-                waiting[key] = value
-            else:
-                found[scope][key] = decode_value(value)
-        return found[0], found[1], found[2], waiting
+        return await self._direct_load(thread_id)
 
     async def _sync(
         self,
@@ -340,17 +311,49 @@ class SQLStore(SQLTimeTravel, BaseStore):
             for record in commit.results
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
-        async with self._writer.begin() as conn:  # any failure rolls the whole commit back
-            first = await self._commits.write(
-                conn, thread_id, commit, messages, results, now, summaries
-            )
+        encoded = Encoded(thread_id, commit, messages, results, summaries, now)
+        done = await self._direct_commit(encoded)
+        revision, *first = done if done is not None else await self._write(encoded)
         # Committed: the next load need not read back what this process just wrote.
         entry = self.decoded.entry(thread_id)
         if entry is not None:
             rows = [(r["data"], r["history_length"], r["at"]) for r in results]
             texts = [text for _, text in summaries]
             self.decoded.extend(entry, first[0], messages, first[1], rows, first[2], texts)
-        return commit.revision + 1
+        return revision
+
+    async def _write(self, encoded: Encoded) -> tuple[int, int, int, int]:
+        """A commit through SQLAlchemy (`CommitWriter`): one transaction of several statements,
+        for what the direct paths leave to it (see `sql_fast_sqlite`, `sql_fast_postgres`)."""
+        commit = encoded.commit
+        async with self._writer.begin() as conn:  # any failure rolls the whole commit back
+            if commit.append_only:
+                commit = await self._commits.appending(conn, encoded.thread_id, commit)
+            first = await self._commits.write(
+                conn,
+                encoded.thread_id,
+                commit,
+                encoded.messages,
+                encoded.results,
+                encoded.now,
+                encoded.summaries,
+            )
+        return (commit.revision + 1, *first)
+
+
+def _row_of(info: ThreadInfo) -> list[Any]:
+    """A new thread's row, as the direct paths insert it."""
+    return [
+        info.thread_id,
+        info.app_name,
+        info.user_id,
+        info.revision,
+        info.created_at,
+        info.updated_at,
+        info.message_count,
+        info.result_count,
+        json.dumps(info.metadata),
+    ]
 
 
 def _info(row: Any) -> ThreadInfo:
@@ -372,45 +375,10 @@ def _configure_sqlite(sync_engine: Any, synchronous: str, busy_timeout: float) -
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        _switch_to_wal(cursor, busy_timeout)
+        switch_to_wal(cursor, busy_timeout)
         cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         cursor.close()
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))
-
-
-def _switch_to_wal(cursor: Any, timeout: float) -> None:
-    """Put the database in WAL mode, waiting out other connections doing the same.
-
-    On a new database file, connections that switch it to WAL at the same moment each hold a
-    shared lock while asking for the exclusive one; SQLite sees the deadlock and answers
-    "database is locked" at once, without waiting `busy_timeout` (its busy handler is not called
-    for a possible deadlock). The switch only has to happen once per file, so the connections
-    that lose simply try again, briefly backing off, until the file reports WAL.
-    """
-    deadline = time.monotonic() + timeout
-    delay = 0.001
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-            if str(cursor.fetchone()[0]).lower() == "wal":
-                return
-        except Exception as exc:  # the driver's OperationalError: "database is locked"
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-        if time.monotonic() > deadline:
-            raise ConfigurationError("SQLite refused WAL mode for the thread store's database")
-        _pause(delay)
-        delay = min(delay * 2, 0.05)
-
-
-def _pause(seconds: float) -> None:
-    """Sleep inside a connection event: awaited on the event loop (SQLAlchemy runs the event in
-    a greenlet of the async engine), so other tasks go on meanwhile."""
-    await_ = getattr(concurrency, "await_", None) or concurrency.await_only
-    if concurrency.in_greenlet():
-        await_(anyio.sleep(seconds))
-    else:
-        time.sleep(seconds)

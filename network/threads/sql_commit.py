@@ -16,6 +16,7 @@ merged like any other.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -24,6 +25,7 @@ from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from network.errors import StaleThreadError, ThreadError
+from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.sql_pending import PendingStatements
 from network.threads.sql_tables import Tables
@@ -60,6 +62,7 @@ class CommitWriter:
         self.revision = select(threads.c.revision).where(
             threads.c.thread_id == bindparam("b_thread")
         )
+        self.locked_revision = self.revision.with_for_update()
         self.add_messages = t.messages.insert()
         self.add_results = t.results.insert()
         self.add_summaries = t.summaries.insert()
@@ -153,6 +156,18 @@ class CommitWriter:
         counts = (len(results), result_count, message_count, held)
         await self.timeline.record(conn, thread_id, commit, counts, now)
         return message_count - len(messages), result_count - len(results), first_summary
+
+    async def appending(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> Commit:
+        """An append-only commit (`Commit.append_only`) at the thread's current revision, its
+        row locked (PostgreSQL; SQLite's transaction holds the write lock); refused while the
+        thread waits on a pending call."""
+        found = await conn.scalar(self.locked_revision, {"b_thread": thread_id})
+        if found is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
+        waiting = await self.pending.waiting_now(conn, thread_id)
+        if waiting:
+            raise waiting_error(thread_id, waiting)
+        return dataclasses.replace(commit, revision=found)
 
     async def _refuse(self, conn: AsyncConnection, thread_id: str, expected: int) -> NoReturn:
         found = await conn.scalar(self.revision, {"b_thread": thread_id})

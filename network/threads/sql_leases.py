@@ -10,21 +10,25 @@ atomic upsert:
 
 A row comes back only when the claim took the lease: no row yet, an expired one, or the
 claimant's own. PostgreSQL locks the conflicting row for the update (a concurrent claim waits
-for the first to commit, then sees its lease); SQLite runs it under its single write lock. The
-table is its own (its name: the store's prefix + `run_leases`), created on first use, and
-nothing in the thread's tables refers to it.
+for the first to commit, then sees its lease); SQLite runs it under its single write lock.
+Each operation is one statement on the store's own connections (`SQLStore.statement`): on
+SQLite one hand-off to a connection's thread, its commit not synced to disk (a lease lost to
+a power cut only frees a thread whose run died with the machine); on PostgreSQL one round
+trip. The table is its own (its name: the store's prefix + `run_leases`), created on first
+use, and nothing in the thread's tables refers to it.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
 import anyio
-from sqlalchemy import Column, Double, MetaData, String, Table, delete, update
+from sqlalchemy import Column, Double, MetaData, String, Table
 
-from network.threads.ids import check_id
-from network.threads.leases import check_ttl
+from network.threads.ids import check_id, check_ids
+from network.threads.leases import ReadClaim, check_ttl
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
 
@@ -56,48 +60,84 @@ class SQLLeases:
                     await conn.run_sync(self.metadata.create_all)
                 self._ready = True
 
+    @functools.cached_property
+    def _sql(self) -> dict[str, tuple[str, str]]:
+        """Each operation's statement, for SQLite and for PostgreSQL (`?` / `$n`)."""
+        name = self.store.engine.dialect.identifier_preparer.format_table(self.table)
+        claim = (
+            f"INSERT INTO {name} (thread_id, holder, expires_at) VALUES (?1, ?2, ?3)"
+            " ON CONFLICT (thread_id) DO UPDATE SET holder = excluded.holder,"
+            f" expires_at = excluded.expires_at WHERE {name}.expires_at <= ?4"
+            f" OR {name}.holder = excluded.holder RETURNING holder"
+        )
+        renew = (
+            f"UPDATE {name} SET expires_at = ?3 WHERE thread_id = ?1 AND holder = ?2"
+            " RETURNING holder"
+        )
+        release = f"DELETE FROM {name} WHERE thread_id = ?1 AND holder = ?2"
+        statements = {
+            operation: (sql, sql.replace("?", "$"))
+            for operation, sql in (("claim", claim), ("renew", renew), ("release", release))
+        }
+        # PostgreSQL: the claim, unless the thread is another app's or user's ($5, $6), in one
+        # statement answering (foreign, taken, existed); SQLite checks the owner in the claim's
+        # transaction instead (`SQLiteFast.claim_reading`).
+        threads = self.store.engine.dialect.identifier_preparer.format_table(
+            self.store.tables.threads
+        )
+        owned = (
+            f"WITH t AS (SELECT app_name, user_id FROM {threads} WHERE thread_id = $1),"
+            " f AS (SELECT EXISTS (SELECT 1 FROM t WHERE app_name <> $5 OR user_id <> $6) AS o),"
+            f" c AS (INSERT INTO {name} (thread_id, holder, expires_at) SELECT $1, $2, $3"
+            " FROM f WHERE NOT f.o ON CONFLICT (thread_id) DO UPDATE SET holder ="
+            f" excluded.holder, expires_at = excluded.expires_at WHERE {name}.expires_at <= $4"
+            f" OR {name}.holder = excluded.holder RETURNING holder)"
+            " SELECT f.o, EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM t) FROM f"
+        )
+        statements["claim_reading"] = (claim, owned)
+        return statements
+
+    async def _run(self, operation: str, arguments: tuple[Any, ...]) -> list[Any]:
+        """One statement on the store's own connections (`SQLStore.statement`), not synced to
+        disk on SQLite: a lease lost to a power cut only frees a thread whose run died too."""
+        sqlite, postgresql = self._sql[operation]
+        return await self.store.statement(sqlite, postgresql, arguments, durable=False)
+
     @database_errors
     async def claim(self, thread_id: str, holder: str, ttl: float) -> bool:
         """Take the lease (see the module docstring); whether `holder` now holds it."""
         check_id("thread_id", thread_id)
         ttl = check_ttl(ttl)
         await self._setup()
-        table = self.table
         now = time.time()
-        insert: Any = self.store._insert(table).values(
-            thread_id=thread_id, holder=holder, expires_at=now + ttl
+        return bool(await self._run("claim", (thread_id, holder, now + ttl, now)))
+
+    @database_errors
+    async def claim_reading(
+        self, thread_id: str, holder: str, ttl: float, *, app_name: str, user_id: str
+    ) -> ReadClaim:
+        """Claim as `claim` does, unless the thread is another app's or user's, and read the
+        thread under the lease (`network.threads.leases.ReadingLeases`): one hand-off on
+        SQLite, two statements on PostgreSQL."""
+        check_id("thread_id", thread_id)
+        check_ids(user_id=user_id, app_name=app_name)
+        ttl = check_ttl(ttl)
+        await self._setup()
+        await self.store.setup()
+        now = time.time()
+        return await self.store._direct_claim_reading(
+            self._sql["claim_reading"], (thread_id, holder, now + ttl, now), app_name, user_id
         )
-        statement = insert.on_conflict_do_update(
-            index_elements=[table.c.thread_id],
-            set_={"holder": insert.excluded.holder, "expires_at": insert.excluded.expires_at},
-            where=(table.c.expires_at <= now) | (table.c.holder == insert.excluded.holder),
-        ).returning(table.c.holder)
-        async with self.store._writer.begin() as conn:
-            taken = (await conn.execute(statement)).first()
-        return taken is not None
 
     @database_errors
     async def renew(self, thread_id: str, holder: str, ttl: float) -> bool:
         """Push `holder`'s lease back to `ttl` seconds from now; False when it is not theirs."""
         ttl = check_ttl(ttl)
         await self._setup()
-        table = self.table
-        statement = (
-            update(table)
-            .where((table.c.thread_id == thread_id) & (table.c.holder == holder))
-            .values(expires_at=time.time() + ttl)
-            .returning(table.c.holder)
-        )
-        async with self.store._writer.begin() as conn:
-            renewed = (await conn.execute(statement)).first()
-        return renewed is not None
+        return bool(await self._run("renew", (thread_id, holder, time.time() + ttl)))
 
     @database_errors
     async def release(self, thread_id: str, holder: str) -> None:
         """Delete `holder`'s lease of `thread_id`, if it still is theirs."""
         await self._setup()
-        table = self.table
-        async with self.store._writer.begin() as conn:
-            await conn.execute(
-                delete(table).where((table.c.thread_id == thread_id) & (table.c.holder == holder))
-            )
+        await self._run("release", (thread_id, holder))

@@ -7,6 +7,10 @@ commit's transaction and before its revision check: on PostgreSQL a second claim
 row waits for the first transaction's row lock and then finds the row answered; on SQLite the
 transaction holds the database's write lock from its `BEGIN IMMEDIATE`. Either way exactly one
 claim of a call commits.
+
+Time travel (inside the fork's or rewind's transaction): a fork inserts the source's waiting
+rows of the checkpoints up to its own; a rewind marks the waiting rows of the calls it removes
+answered, with a withdrawal as the answer and no run (`network.threads.pending_claims`).
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from network.errors import ThreadError
-from network.threads.pending import PendingCall
-from network.threads.pending_claims import check_claims
+from network.threads.pending import PendingCall, stored_revision
+from network.threads.pending_claims import check_claims, withdrawal, withdrawn_reason
 from network.threads.thread_data import Commit
 
 
@@ -66,7 +70,7 @@ class PendingStatements:
             .values(answer=bindparam("b_answer"), answered_by=bindparam("b_run"))
             .returning(c.seq)
         )
-        self.states = select(c.item_id, c.answer.is_(None), c.answered_by).where(
+        self.states = select(c.item_id, c.answer.is_(None), c.answered_by, c.answer).where(
             (c.thread_id == bindparam("b_thread"))
             & c.item_id.in_(bindparam("b_items", expanding=True))
         )
@@ -83,6 +87,14 @@ class PendingStatements:
             (c.thread_id == thread_id) & c.answer.is_(None)
         )
 
+    async def waiting_now(self, conn: AsyncConnection, thread_id: str) -> list[PendingCall]:
+        """The calls the thread waits on, in the order stored."""
+        c = self.table.c
+        rows = await conn.execute(
+            select(c.data).where((c.thread_id == thread_id) & c.answer.is_(None)).order_by(c.seq)
+        )
+        return [PendingCall.from_text(data) for (data,) in rows.all()]
+
     async def claim_all(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> None:
         """Mark every call `commit.answered` claims answered, or raise (nothing claimed)."""
         failed = []
@@ -95,12 +107,17 @@ class PendingStatements:
             rows = await conn.execute(self.states, {"b_thread": thread_id, "b_items": failed})
             pending: dict[str, object] = {}
             answered_by: dict[str, str | None] = {}
-            for item_id, waiting, by in rows.all():
+            withdrawn: dict[str, str] = {}
+            for item_id, waiting, by, answer in rows.all():
                 if waiting:
                     pending[item_id] = True
-                else:
-                    answered_by[item_id] = by
-            check_claims(thread_id, {key: "" for key in failed}, answered_by, pending)
+                    continue
+                answered_by[item_id] = by
+                reason = withdrawn_reason(answer)
+                if reason is not None:
+                    withdrawn[item_id] = reason
+            claimed = {key: "" for key in failed}
+            check_claims(thread_id, claimed, answered_by, pending, withdrawn)
             raise ThreadError(f"thread {thread_id!r}: a claim failed")  # unreachable
 
     async def add_all(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> None:
@@ -112,11 +129,60 @@ class PendingStatements:
                 "seq": first + i,
                 "item_id": entry.id,
                 "run_id": entry.run_id,
-                "data": entry.to_text(),
+                "data": entry.to_text(commit.revision + 1),
             }
             for i, entry in enumerate(commit.pending)
         ]
         await conn.execute(self.add, rows)
+
+    async def _waiting_rows(
+        self, conn: AsyncConnection, thread_id: str, current: int
+    ) -> list[tuple[Any, int]]:
+        """The thread's waiting rows, each with the revision of the commit that stored it."""
+        c = self.table.c
+        rows = await conn.execute(
+            select(self.table).where((c.thread_id == thread_id) & c.answer.is_(None))
+        )
+        return [(row, stored_revision(row.data, current)) for row in rows.all()]
+
+    async def copy_waiting(
+        self, conn: AsyncConnection, source: str, target: str, revision: int, current: int
+    ) -> None:
+        """Give the fork `target` the calls `source` (now at `current`) waits on that its
+        commits up to `revision` stored."""
+        rows = [
+            {**row._mapping, "thread_id": target}
+            for row, stored in await self._waiting_rows(conn, source, current)
+            if stored <= revision
+        ]
+        if rows:
+            await conn.execute(self.add, rows)
+
+    async def withdraw_after(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        revisions: tuple[int, int],
+        checkpoint: int,
+        kept_as: str,
+    ) -> list[str]:
+        """Withdraw the calls the thread waits on that a commit after `revisions[0]` stored
+        (the thread is at `revisions[1]`; a rewind to `checkpoint`, keeping the thread as
+        `kept_as`); their ids."""
+        revision, current = revisions
+        gone = [
+            row
+            for row, stored in await self._waiting_rows(conn, thread_id, current)
+            if stored > revision
+        ]
+        if gone:
+            c = self.table.c
+            await conn.execute(
+                update(self.table)
+                .where((c.thread_id == thread_id) & c.seq.in_([row.seq for row in gone]))
+                .values(answer=withdrawal(checkpoint, kept_as), answered_by=None)
+            )
+        return [row.item_id for row in sorted(gone, key=lambda row: row.seq)]
 
 
 def decode_waiting(rows: dict[str, str]) -> list[PendingCall]:

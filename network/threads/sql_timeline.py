@@ -420,6 +420,8 @@ class SQLTimeTravel:
             )
             await self._set_state(conn, new_thread_id, values)
             await self._set_origin(conn, new_thread_id, thread_id, index, "fork", now)
+            pending = self._commits.pending
+            await pending.copy_waiting(conn, thread_id, new_thread_id, end.revision, row.revision)
             if state:
                 commit = Commit(revision=end.revision, state=dict(state))
                 await self._commits.write(conn, new_thread_id, commit, [], [], now)
@@ -498,6 +500,9 @@ class SQLTimeTravel:
                 )
             )
             await self._set_origin(conn, kept_as, thread_id, index, "rewind", now)
+            withdrawn = await self._commits.pending.withdraw_after(
+                conn, thread_id, (end.revision, row.revision), index, kept_as
+            )
             await self._cut(conn, thread_id, end.revision, start, summaries)
             revision = row.revision + 1
             await conn.execute(
@@ -538,6 +543,7 @@ class SQLTimeTravel:
             kept_as=kept_as,
             tool_calls_not_undone=tool_calls_after(after),
             shared_keys=shared_writes_after(after),
+            withdrawn=withdrawn,
         )
 
     async def _cut(

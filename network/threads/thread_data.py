@@ -175,6 +175,18 @@ class Commit:
 
     A store applies it only when the thread is still at `revision` (else `StaleThreadError`)
     and bumps the revision by one.
+
+    `append_only`: messages appended on their own (`network.add_messages`), which depend on
+    nothing another commit changes: the store applies them at whatever revision the thread
+    is at (`revision` is then only what the caller read), unless the thread waits on a
+    pending call, whose result must come first: that is refused (`pending.waiting_error`), in
+    the commit's own transaction. A store that does not know the flag treats the commit as
+    any other; the caller then reads again and retries on `StaleThreadError`.
+
+    `synced=False`: the store may commit without waiting for the disk (the commit survives
+    the process, a power cut only once a later synced commit reached the disk), for what a
+    crash of the machine may lose: the input a served run keeps before its first agent call
+    (`ThreadSession.keep_input`). A store that does not know the flag syncs as usual.
     """
 
     revision: int
@@ -190,6 +202,8 @@ class Commit:
     # the claim of an answer: pending call id -> the answer's JSON text; the store refuses the
     # whole commit (`AlreadyAnsweredError`) unless every one is still pending
     answered: dict[str, str] = field(default_factory=dict)
+    append_only: bool = False
+    synced: bool = True
 
     @property
     def empty(self) -> bool:

@@ -4,7 +4,6 @@ it first recorded it, and the run's `State` made from the thread (see `network.t
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,17 +20,42 @@ from network.threads.thread_data import ANONYMOUS_USER, Thread
 
 
 async def load_thread(
-    store: ThreadStore, thread_id: str, app: str, user_id: str | None, create: bool = True
+    store: ThreadStore,
+    thread_id: str,
+    app: str,
+    user_id: str | None,
+    create: bool = True,
+    *,
+    missing: bool = False,
 ) -> Thread:
-    thread = await store.get_thread(thread_id)
+    """The thread, created when missing (with `create`). `missing`: the caller has just found
+    it missing (a server, under the thread's run lease): it is created without a read first,
+    and read back with its creation where the store can (`create_and_get`)."""
+    thread = None if missing else await store.get_thread(thread_id)
     if thread is None and not create:
         raise ThreadNotFoundError(f"thread {thread_id!r} does not exist in the store given")
     if thread is None:
-        with contextlib.suppress(ThreadExistsError):  # another run created it: read theirs
-            await store.create_thread(thread_id, app_name=app, user_id=user_id or ANONYMOUS_USER)
-        thread = await store.get_thread(thread_id)
+        user = user_id or ANONYMOUS_USER
+        both = getattr(store, "create_and_get", None)
+        try:
+            if both is not None:
+                thread = await both(thread_id, app_name=app, user_id=user)
+            else:
+                await store.create_thread(thread_id, app_name=app, user_id=user)
+        except ThreadExistsError:  # another run created it: read theirs
+            pass
+        if thread is None:
+            thread = await store.get_thread(thread_id)
         if thread is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
+    return check_owner(thread, thread_id, app, user_id)
+
+
+def check_owner(thread: Thread, thread_id: str, app: str, user_id: str | None) -> Thread:
+    """`thread`, when it is `thread_id` and belongs to `app` (and to `user_id`, when named);
+    else `ThreadError`."""
+    if thread.thread_id != thread_id:
+        raise ThreadError(f"thread {thread.thread_id!r} was given as thread {thread_id!r}")
     if thread.app_name != app:
         raise ThreadError(f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {app!r}")
     if user_id is not None and thread.user_id != user_id:

@@ -223,6 +223,50 @@ async def test_the_users_message_is_kept_when_the_run_fails(store: Any) -> None:
     assert [m.content for m in thread.messages] == ["remember me"]
 
 
+async def test_a_stored_run_reads_its_thread_once_with_its_lease(store: Any) -> None:
+    """The owner check, the run lease and the read are one claim: the thread's row is read
+    once per request (before: a read to check the owner, the claim, a read of what the lease
+    protects, and the session's own load), and a new thread is created and read back in one
+    go. The statements are the store's own (`statement_listeners`)."""
+    if not isinstance(store, SQLStore):
+        pytest.skip("counts the SQL store's statements")
+    seen: list[str] = []
+    store.statement_listeners.append(seen.append)
+    served = ServedThreads(echo([]), authorize=by_token, store=store)
+
+    def rows_read() -> int:
+        head = "SELECT t.thread_id, t.app_name, t.user_id, t.revision"
+        return sum(sql.lstrip().startswith(head) for sql in seen)
+
+    first = await send(served, Request("a"), {"contextId": "once", "text": "hello"})
+    assert first["output"] == "heard hello"
+    # the claim finds it missing (on SQLite by reading its row in the claim's transaction);
+    # its creation reads only its user's and app's keys with it
+    assert rows_read() == (1 if store.dialect == "sqlite" else 0)
+    assert sum("INSERT INTO agent_network_threads " in sql.replace('"', "") for sql in seen) == 1
+    seen.clear()
+    again = await send(served, Request("a"), {"contextId": "once", "text": "again"})
+    assert again["output"] == "heard hello | again"
+    assert rows_read() == 1
+    if store.dialect == "sqlite":  # the input kept at admission is not synced; the call is
+        synced, modes = True, []
+        for sql in seen:
+            if sql.startswith("PRAGMA synchronous"):
+                synced = sql.endswith("FULL")
+            elif sql.startswith("INSERT INTO") and sql.split()[2].endswith(("messages", "results")):
+                modes.append((sql.split()[2], synced))
+        assert modes == [
+            ("agent_network_messages", False),
+            ("agent_network_messages", True),
+            ("agent_network_results", True),
+        ]
+    seen.clear()
+    theirs = await send(served, Request("b"), {"contextId": "once", "text": "let me in"})
+    assert theirs["status"] == 404
+    assert not any("run_leases" in sql for sql in seen if sql.lstrip().startswith("INSERT"))
+    assert (await send(served, Request("a"), {"contextId": "once", "text": "free"}))["output"]
+
+
 def test_a_full_registry_forgets_its_oldest_idle_thread_and_keeps_busy_ones() -> None:
     from network.serving.registry import ThreadRecord, ThreadRegistry
 

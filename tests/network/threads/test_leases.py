@@ -11,8 +11,9 @@ import anyio
 import pytest
 
 from network.errors import ConfigurationError, InvalidIdError
-from network.threads import ThreadStore
-from network.threads.leases import MemoryLeases, RunLeases
+from network.history.messages import UserMessage
+from network.threads import Commit, ThreadStore
+from network.threads.leases import MemoryLeases, ReadClaim, ReadingLeases, RunLeases
 from network.threads.store_leases import run_leases
 
 pytestmark = pytest.mark.anyio
@@ -74,6 +75,35 @@ async def test_bad_input_is_refused(open_store: Callable[[], ThreadStore]) -> No
     with pytest.raises(InvalidIdError):
         await leases.claim("", "run-a", 30)
     assert await leases.claim(t1, "run-a", 30)  # nothing was taken by the refusals
+
+
+async def test_a_claim_that_reads_checks_the_owner_and_reads_what_it_protects(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """`claim_reading` (the SQL store's leases): another app's or user's thread is refused
+    without touching its lease; a taken lease comes with the thread as it now is."""
+    store = open_store()
+    here, there = run_leases(store), run_leases(open_store())  # two processes
+    if not isinstance(here, ReadingLeases):
+        pytest.skip("this store's leases claim without reading")
+    t1 = fresh("t1")
+    new = await here.claim_reading(t1, "run-a", 30, app_name="app", user_id="u1")
+    assert new == ReadClaim(taken=True, foreign=False, existed=False, thread=None)
+    await here.release(t1, "run-a")
+    await store.create_thread(t1, app_name="app", user_id="u1")
+    await store.append_results(t1, Commit(revision=0, messages=[UserMessage(content="hi")]))
+    for app, user in (("app", "u2"), ("other", "u1")):
+        foreign = await there.claim_reading(t1, "run-x", 30, app_name=app, user_id=user)
+        assert foreign == ReadClaim(taken=False, foreign=True, existed=True)
+    mine = await there.claim_reading(t1, "run-b", 30, app_name="app", user_id="u1")
+    assert mine.taken and mine.existed and not mine.foreign and mine.thread is not None
+    assert mine.thread.revision == 1 and [m.content for m in mine.thread.messages] == ["hi"]
+    busy = await here.claim_reading(t1, "run-c", 30, app_name="app", user_id="u1")
+    assert busy == ReadClaim(taken=False, foreign=False, existed=True)
+    with pytest.raises(InvalidIdError):
+        await here.claim_reading(t1, "run-c", 30, app_name="app", user_id="bad\x00user")
+    await there.release(t1, "run-b")
+    assert (await here.claim_reading(t1, "run-c", 30, app_name="app", user_id="u1")).taken
 
 
 def test_a_store_may_bring_its_own_leases() -> None:

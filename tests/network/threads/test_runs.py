@@ -364,3 +364,34 @@ async def test_store_and_user_need_a_thread_id() -> None:
         await two_agents("a").run("go", store=MemoryStore())
     with pytest.warns(DeprecationWarning), pytest.raises(ConfigurationError, match="thread_id"):
         await two_agents("a").run("go", user_id="alice")
+
+
+async def test_a_session_opened_on_a_thread_just_read_does_not_read_it_again(
+    store: ThreadStore,
+) -> None:
+    """A server reads the thread to check a request (under its run lease) and hands it to the
+    session: one read per run. The owner is checked all the same."""
+    from network.threads import ThreadSession
+
+    agent = Agent("a", model=ScriptedModel(lambda request: "hi"))
+    network = Network("app", agents=[agent])
+    await network.run("first", thread=ThreadRef("t", user_id="ann", store=store))
+    thread = await store.get_thread("t")
+    assert thread is not None
+    reads: list[str] = []
+    real = store.get_thread
+
+    async def counted(thread_id: str) -> Any:
+        reads.append(thread_id)
+        return await real(thread_id)
+
+    store.get_thread = counted  # type: ignore[method-assign]
+    ref = ThreadRef("t", user_id="ann", store=store)
+    session = await ThreadSession.open(network, ref, loaded=thread)
+    assert reads == [] and [m.content for m in session.state.messages] == ["first", "hi"]
+    for wrong in (ThreadRef("t", user_id="bob", store=store), ThreadRef("u", store=store)):
+        with pytest.raises(ThreadError):
+            await ThreadSession.open(network, wrong, loaded=thread)
+    with pytest.raises(ThreadError, match="belongs to app"):
+        await ThreadSession.open(Network("other", agents=[agent]), ref, loaded=thread)
+    assert reads == []

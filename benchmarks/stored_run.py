@@ -1,0 +1,309 @@
+"""A stored run against the same run in memory: CPU per run, and the database work it makes.
+
+    python benchmarks/stored_run.py                   # this checkout
+    python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
+        [--runs N] [--rounds R] [--no-postgres] [--modes run,served]
+
+The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
+appending to a list in state, on one thread that grows by every run (its cost must not).
+Two ways in: `run` (`network.run(text, thread=ThreadRef(id, store=store))`, the store opened
+once) and `served` (the AG-UI server, `app(network, store=store)`, through httpx's ASGI
+transport: no sockets, the figure is the server's work, its run lease included). Backends:
+`none` (no thread at all; served: the server's in-memory registry), `memory` (`MemoryStore`),
+`sqlite` (a file, `synchronous=FULL`, the default: each commit waits for an fsync),
+`sqlite-normal` (`synchronous=NORMAL`: no fsync per commit, a commit survives a killed process
+but not a power cut) and `postgres` (Debian's server, started here, fsync off as the tests
+run it).
+
+Every figure comes from a fresh Python process (a child of this script): it opens the store,
+makes `--warmup` runs, then `--runs` measured ones. Per run:
+
+- `cpu_ms`: the process's CPU time (all its threads: the database threads too; not the
+  PostgreSQL server's), and `wall_ms`;
+- `statements`: SQL statements the database executed for the run, BEGIN / COMMIT / ROLLBACK
+  not counted (SQLite: its trace callback; PostgreSQL: the Execute and Query messages the
+  client sent, read off the wire);
+- `transactions`: BEGINs, plus statements run outside a transaction (each its own);
+- `round_trips`: the times the event loop waited on the database: SQLite, calls handed to a
+  database thread (aiosqlite's, or the store's own) and back; PostgreSQL, messages that make
+  the server answer (Sync, Query) the client wrote.
+
+`--against REF` checks REF out into a temporary git worktree and measures it the same way,
+each of its children right after this checkout's, on databases of its own. Medians over
+`--rounds`. One JSON line on stdout; a Markdown table on stderr. Nothing is asserted.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from db_counts import COUNTER, install
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+FIGURES = ("cpu_ms", "wall_ms", "statements", "transactions", "round_trips")
+
+
+def three_calls() -> Any:
+    from agents import Agent, ScriptedModel, ToolContext, call, tool
+    from network import Network
+
+    @tool
+    def note(text: str, ctx: ToolContext) -> str:
+        """Note something."""
+        ctx.kv.set("notes", [text])
+        return "noted"
+
+    def answer(request: Any) -> Any:
+        since = 0
+        for message in reversed(request.history):
+            if message.role == "user":
+                break
+            since += message.role == "tool"
+        return call("note", text=f"note {since}") if since < 2 else "done"
+
+    agent = Agent("scribe", tools=[note], model=ScriptedModel(answer))
+    return Network(
+        "notes",
+        agents=[agent],
+        router=lambda ctx: agent if ctx.call_count < 3 else None,
+        state_schema={"notes": {"type": list[str]}},
+    )
+
+
+async def served_turn(http: Any, thread: str, index: int, conversation: list[Any]) -> None:
+    """One AG-UI request on `thread`, the client sending its whole conversation, as clients do."""
+    conversation.append({"id": f"u{index}", "role": "user", "content": f"go {index}"})
+    sent = {"threadId": thread, "runId": f"r{index}", "messages": conversation}
+    response = await http.post("/", json=sent)
+    assert response.status_code == 200, response.text
+    frames = [json.loads(f[6:]) for f in response.text.split("\n\n") if f[:6] == "data: "]
+    assert frames[-1]["type"] == "RUN_FINISHED", frames[-1]
+    text = "".join(f["delta"] for f in frames if f["type"] == "TEXT_MESSAGE_CONTENT")
+    answer = next(f for f in frames if f["type"] == "TEXT_MESSAGE_START")["messageId"]
+    conversation.append({"id": answer, "role": "assistant", "content": text})
+
+
+def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: int) -> None:
+    """In a fresh process: measure `runs` runs of `library` on `backend`; print the figures."""
+    sys.path.insert(0, library)
+    import logging
+    import time
+
+    import anyio
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    install(backend)
+    from network import ThreadRef
+    from network.threads import MemoryStore, SQLStore
+
+    network = three_calls()
+
+    async def main() -> dict[str, float]:
+        store: Any = None
+        if backend == "memory":
+            store = MemoryStore()
+        elif backend == "sqlite-normal":
+            store = SQLStore(url, sqlite_synchronous="NORMAL")
+        elif backend in ("sqlite", "postgres"):
+            store = SQLStore(url)
+        thread = f"t-{os.getpid()}"
+        if mode == "served":
+            import httpx
+
+            from network.agui import app
+
+            asgi = app(network) if store is None else app(network, store=store)
+            http = httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://b")
+            conversation: list[Any] = []
+
+            async def one(index: int) -> None:
+                await served_turn(http, thread, index, conversation)
+        else:
+
+            async def one(index: int) -> None:
+                on = None if store is None else ThreadRef(thread, store=store)
+                result = await network.run(f"go {index}", thread=on)
+                assert result.output == "done" and len(result.state.results) >= 3
+
+        for index in range(warmup):
+            await one(index)
+        before = COUNTER.snapshot()
+        cpu, wall = time.process_time(), time.perf_counter()
+        for index in range(warmup, warmup + runs):
+            await one(index)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        after = COUNTER.snapshot()
+        if store is not None:
+            await store.close()
+        counts = [(b - a) / runs for a, b in zip(before, after, strict=True)]
+        return {
+            "cpu_ms": cpu * 1000 / runs,
+            "wall_ms": wall * 1000 / runs,
+            "statements": counts[0],
+            "transactions": counts[1],
+            "round_trips": counts[2],
+        }
+
+    print(json.dumps(anyio.run(main)))
+
+
+def measure(library: Path, backend: str, mode: str, url: str, args: Any) -> dict[str, float]:
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        str(library),
+        backend,
+        mode,
+        url,
+        str(args.runs),
+        str(args.warmup),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=HERE)
+    if done.returncode != 0:
+        raise SystemExit(f"{library} {backend} {mode} failed:\n{done.stderr[-3000:]}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def checkout(ref: str, into: Path) -> Path:
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(into), ref],
+        check=True,
+        capture_output=True,
+    )
+    return into
+
+
+def url_of(backend: str, folder: Path, label: str, postgres: str | None) -> str:
+    if backend.startswith("sqlite"):
+        return f"sqlite+aiosqlite:///{folder / f'{label}-{backend}.db'}"
+    if backend == "postgres":
+        assert postgres is not None
+        return postgres
+    return ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--against", help="a git ref to measure too, interleaved")
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--modes", default="run,served")
+    parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        library, backend, mode, url, runs, warmup = args.child
+        child(library, backend, mode, url, int(runs), int(warmup))
+        return
+    backends = ["none", "memory", "sqlite", "sqlite-normal"]
+    backends += [] if args.no_postgres else ["postgres"]
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        libraries = {"this checkout": ROOT}
+        if args.against:
+            base = checkout(args.against, folder / "base")
+            stack.callback(
+                subprocess.run,
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
+                check=False,
+                capture_output=True,
+            )
+            libraries[args.against] = base
+        postgres = None
+        if not args.no_postgres:
+            sys.path.insert(0, str(ROOT))
+            from tests.network.threads.postgres import postgres_server
+
+            postgres = stack.enter_context(postgres_server())
+        samples: dict[tuple[str, str, str], list[dict[str, float]]] = {}
+        for round_ in range(args.rounds):
+            for mode in args.modes.split(","):
+                for backend in backends:
+                    for number, (label, library) in enumerate(libraries.items()):
+                        tag = f"lib{number}-{mode}-{round_}"
+                        url = url_of(backend, folder, tag, postgres)
+                        if backend == "postgres":  # a database of its own per child
+                            url = fresh_database(postgres, tag)
+                        figures = measure(library, backend, mode, url, args)
+                        samples.setdefault((label, mode, backend), []).append(figures)
+        report(samples, libraries, backends, args)
+
+
+def fresh_database(server: str | None, name: str) -> str:
+    """A new database on the server (each child starts from empty tables)."""
+    import asyncio
+
+    import asyncpg
+
+    assert server is not None
+    plain = server.replace("postgresql+asyncpg://", "postgresql://")
+
+    async def create() -> None:
+        connection = await asyncpg.connect(plain)
+        try:
+            await connection.execute(f'CREATE DATABASE "{name.replace("-", "_")}"')
+        finally:
+            await connection.close()
+
+    asyncio.run(create())
+    return server.rsplit("/", 1)[0] + "/" + name.replace("-", "_")
+
+
+def report(samples: Any, libraries: Any, backends: list[str], args: Any) -> None:
+    medians = {
+        f"{label} | {mode} | {backend}": {
+            figure: round(statistics.median(s[figure] for s in runs), 2) for figure in FIGURES
+        }
+        for (label, mode, backend), runs in samples.items()
+    }
+    print(json.dumps(medians))
+    err = sys.stderr
+    print(
+        f"\nper run (3 agent calls; medians of {args.rounds} processes x {args.runs} runs)",
+        file=err,
+    )
+    heads = " | ".join(f"{label} CPU ms" for label in libraries)
+    print(
+        f"| mode | backend | {heads} | x in memory | statements | transactions |", end="", file=err
+    )
+    print(" round trips |", file=err)
+    print("| --- " * (len(libraries) + 6) + "|", file=err)
+    for mode in args.modes.split(","):
+        base = medians.get(f"this checkout | {mode} | memory", {}).get("cpu_ms") or 1.0
+        for backend in backends:
+            cells = []
+            counts = []
+            for label in libraries:
+                figures = medians[f"{label} | {mode} | {backend}"]
+                cells.append(f"{figures['cpu_ms']:.2f}")
+                counts.append(figures)
+            ours = counts[0]
+            others = counts[1:]
+
+            def pair(figure: str, ours: Any = ours, others: Any = others) -> str:
+                text = f"{ours[figure]:g}"
+                return text + "".join(f" ({other[figure]:g})" for other in others)
+
+            print(
+                f"| {mode} | {backend} | "
+                + " | ".join(cells)
+                + f" | {ours['cpu_ms'] / base:.2f} | {pair('statements')} | "
+                f"{pair('transactions')} | {pair('round_trips')} |",
+                file=err,
+            )
+
+
+if __name__ == "__main__":
+    main()

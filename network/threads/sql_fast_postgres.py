@@ -1,0 +1,198 @@
+"""A run's load and commits on PostgreSQL, each one statement (one round trip, atomic on its
+own), through asyncpg (`sql_links.PostgresLink`).
+
+- The load is one `SELECT` of the thread's row with arrays beside it: the messages, calls and
+  summaries committed after those the process holds, each scope's keys, the waiting calls.
+  One statement sees one snapshot, so it is consistent without a transaction of its own.
+- A commit is one statement of data-modifying CTEs: the `UPDATE ... RETURNING` that checks and
+  bumps the revision (and takes the thread's row lock), then the inserts of messages, calls,
+  waiting calls, the thread keys' upsert and removal, and the checkpoint's rows, each reading
+  the bumped row, so that nothing is written when the revision was stale. Rows come in as
+  arrays (`unnest`), numbered from the counts the bump returned.
+
+A commit that claims answers, writes `user:` / `app:` keys, appends on its own or stores a
+summary takes `CommitWriter`'s path (a transaction of several statements): claims must be
+judged before the revision, shared keys are merged by the application's handlers under a row
+lock, and those commits are rare.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from network.errors import StaleThreadError
+from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
+from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted, start_at
+from network.threads.sql_links import PostgresLink
+from network.threads.sql_tables import Tables
+from network.threads.timeline import commit_effects, commit_keys
+
+
+def takes_fast_path(encoded: Encoded) -> bool:
+    """Whether the one-statement commit can apply this commit (see the module docstring)."""
+    commit = encoded.commit
+    return not (commit.answered or commit.shared or commit.append_only or encoded.summaries)
+
+
+class PostgresFast:
+    """The load and commit statements of one store's tables, for asyncpg."""
+
+    def __init__(self, tables: Tables, preparer: Any, link: PostgresLink) -> None:
+        self.link = link
+        q = quoted(tables, preparer)
+        self.load_sql = (
+            "SELECT t.thread_id, t.app_name, t.user_id, t.revision, t.created_at, t.updated_at,"
+            " t.message_count, t.result_count, t.meta, l.rewinds,"
+            f" ARRAY(SELECT m.data FROM {q['messages']} m WHERE m.thread_id = $1"
+            " AND m.seq >= $2 AND m.seq < t.message_count ORDER BY m.seq),"
+            f" ARRAY(SELECT ROW(r.data, r.history_length, r.at) FROM {q['results']} r"
+            " WHERE r.thread_id = $1 AND r.seq >= $3 AND r.seq < t.result_count ORDER BY r.seq),"
+            f" ARRAY(SELECT s.data FROM {q['summaries']} s WHERE s.thread_id = $1"
+            " AND s.seq >= $4 ORDER BY s.seq),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["thread_state"]} x'
+            " WHERE x.thread_id = $1),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["user_state"]} x'
+            " WHERE x.app_name = t.app_name AND x.user_id = t.user_id),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x'
+            " WHERE x.app_name = t.app_name),"
+            f" ARRAY(SELECT p.data FROM {q['pending']} p WHERE p.thread_id = $1"
+            " AND p.answer IS NULL ORDER BY p.seq)"
+            f" FROM {q['threads']} t LEFT JOIN {q['lineage']} l ON l.thread_id = t.thread_id"
+            " WHERE t.thread_id = $1"
+        )
+        self.create_sql = (
+            f"INSERT INTO {q['threads']} (thread_id, app_name, user_id, revision, created_at,"
+            " updated_at, message_count, result_count, meta)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+            " ON CONFLICT (thread_id) DO NOTHING RETURNING thread_id"
+        )
+        # A new thread's row, and what a load of it would read (its user's and app's keys;
+        # it has nothing else yet), in one statement.
+        self.create_reading_sql = (
+            f"WITH n AS ({self.create_sql})"
+            " SELECT (SELECT count(*) FROM n),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["user_state"]} x'
+            " WHERE x.app_name = $2 AND x.user_id = $3),"
+            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x WHERE x.app_name = $2)'
+        )
+        self.revision_sql = f"SELECT revision FROM {q['threads']} WHERE thread_id = $1"
+        self.commit_sql = (
+            f"WITH bump AS (UPDATE {q['threads']} SET revision = revision + 1, updated_at = $3,"
+            " message_count = message_count + cardinality($5::text[]),"
+            " result_count = result_count + cardinality($6::text[])"
+            " WHERE thread_id = $1 AND revision = $2 RETURNING message_count, result_count),"
+            f" m AS (INSERT INTO {q['messages']} (thread_id, seq, run_id, data)"
+            " SELECT $1, b.message_count - cardinality($5::text[]) + x.o - 1, $4, x.d"
+            " FROM bump b, unnest($5::text[]) WITH ORDINALITY AS x(d, o)),"
+            f" r AS (INSERT INTO {q['results']}"
+            " (thread_id, seq, run_id, agent, at, history_length, data)"
+            " SELECT $1, b.result_count - cardinality($6::text[]) + x.o - 1, $4, x.a, x.t, x.h,"
+            " x.d FROM bump b,"
+            " unnest($6::text[], $7::float8[], $8::int[], $9::text[])"
+            " WITH ORDINALITY AS x(a, t, h, d, o)),"
+            f' s AS (INSERT INTO {q["thread_state"]} (thread_id, "key", value)'
+            " SELECT $1, x.k, x.v FROM bump, unnest($10::text[], $11::text[]) AS x(k, v)"
+            ' ON CONFLICT (thread_id, "key") DO UPDATE SET value = excluded.value),'
+            f" d AS (DELETE FROM {q['thread_state']} WHERE thread_id = $1"
+            ' AND "key" = ANY($12::text[]) AND EXISTS (SELECT 1 FROM bump)),'
+            f" p AS (INSERT INTO {q['pending']} (thread_id, seq, item_id, run_id, data)"
+            f" SELECT $1, coalesce((SELECT max(seq) + 1 FROM {q['pending']}"
+            " WHERE thread_id = $1), 0) + x.o - 1, x.i, x.r, x.d"
+            " FROM bump, unnest($13::text[], $14::text[], $15::text[])"
+            " WITH ORDINALITY AS x(i, r, d, o)),"
+            f" c AS (INSERT INTO {q['commits']}"
+            " (thread_id, revision, calls, results, messages, summaries, at, run_id, keys,"
+            " effects) SELECT $1, $2 + 1, cardinality($6::text[]), b.result_count,"
+            " b.message_count, NULL, $3, $4, $16, $17 FROM bump b),"
+            f' h AS (INSERT INTO {q["state_history"]} (thread_id, "key", revision, value)'
+            " SELECT $1, x.k, $2 + 1, x.v FROM bump, unnest($10::text[], $11::text[]) AS x(k, v)"
+            " UNION ALL SELECT $1, x.k, $2 + 1, NULL FROM bump, unnest($12::text[]) AS x(k))"
+            " SELECT message_count, result_count FROM bump"
+        )
+
+    async def load(self, thread_id: str, hint: Hint) -> Loaded | None:
+        """The thread as one statement reads it (read again from the start when the process's
+        records turn out not to be a prefix of it)."""
+        first = (0, 0, 0) if hint is None else hint[1:]
+        while True:
+            rows = await self.link.fetch(self.load_sql, thread_id, *first)
+            if not rows:
+                return None
+            row = rows[0]
+            header = Header(*row[:10])
+            wanted = start_at(header, hint)
+            if wanted != first:  # a new incarnation, or rewound: from the start
+                first, hint = wanted, None
+                continue
+            messages, results, summaries, state, user, app, waiting = row[10:]
+            return Loaded(
+                header,
+                first,
+                messages,
+                results,
+                summaries,
+                (dict(state), dict(user), dict(app)),
+                list(waiting),
+            )
+
+    async def create_thread(self, values: list[Any]) -> None:
+        """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
+        if not await self.link.fetch(self.create_sql, *values):
+            raise ThreadExistsError(f"thread {values[0]!r} already exists")
+
+    async def create_reading(self, values: list[Any]) -> Loaded:
+        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), and the
+        thread as a load would read it then, in one statement."""
+        rows = await self.link.fetch(self.create_reading_sql, *values)
+        created, user, app = rows[0]
+        if not created:
+            raise ThreadExistsError(f"thread {values[0]!r} already exists")
+        header = Header._make([*values, None])
+        return Loaded(header, (0, 0, 0), scopes=({}, dict(user), dict(app)))
+
+    async def commit(self, encoded: Encoded) -> tuple[int, ...]:
+        """Apply the commit (see `takes_fast_path`); the new revision and the sequence numbers
+        its first message and call got."""
+        commit, thread_id = encoded.commit, encoded.thread_id
+        results = encoded.results
+        new_revision = commit.revision + 1
+        pending = commit.pending
+        rows = await self.link.fetch(
+            self.commit_sql,
+            thread_id,
+            commit.revision,
+            encoded.now,
+            commit.run_id,
+            encoded.messages,
+            [r["agent"] for r in results],
+            [r["at"] for r in results],
+            [r["history_length"] for r in results],
+            [r["data"] for r in results],
+            list(commit.state),
+            list(commit.state.values()),
+            list(commit.removed),
+            [entry.id for entry in pending],
+            [entry.run_id for entry in pending],
+            [entry.to_text(new_revision) for entry in pending],
+            json.dumps(commit_keys(commit)),
+            commit_effects(commit),
+        )
+        if not rows:
+            found = await self.link.fetch(self.revision_sql, thread_id)
+            if not found:
+                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
+            raise StaleThreadError(
+                f"thread {thread_id!r} is at revision {found[0][0]}, but this run loaded "
+                f"revision {commit.revision}: another run committed to it meanwhile",
+                thread_id=thread_id,
+                expected=commit.revision,
+                found=found[0][0],
+            )
+        message_count, result_count = rows[0]
+        return (
+            new_revision,
+            message_count - len(encoded.messages),
+            result_count - len(results),
+            0,
+        )

@@ -1,0 +1,386 @@
+"""A run's load and commits on SQLite, each one transaction run whole on a connection's own
+thread (`sql_links.SQLiteLink`): one hand-off per transaction, however many statements.
+
+The statements are `CommitWriter`'s (`sql_commit`, `sql_pending`, `sql_timeline`), written for
+`sqlite3`: the revision checked and bumped by one `UPDATE ... RETURNING` under the write lock
+`BEGIN IMMEDIATE` took, each table's rows inserted by one multi-row `INSERT`, claims of
+pending calls judged before the revision, an append-only commit refused while the thread waits
+on a call. A commit with `user:` / `app:` writes takes `CommitWriter`'s path instead: their
+merge handlers are the application's code, and run on the event loop, not on a worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from network.errors import StaleThreadError, ThreadError
+from network.threads.pending import PendingCall, waiting_error
+from network.threads.pending_claims import check_claims, withdrawn_reason
+from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
+from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted, start_at
+from network.threads.sql_tables import Tables
+from network.threads.timeline import commit_effects, commit_keys
+
+T = TypeVar("T")
+_MAX_VARIABLES = 900  # bound parameters per statement (SQLite before 3.32 allows 999)
+
+
+def in_transaction(
+    connection: sqlite3.Connection, begin: str, body: Callable[[sqlite3.Connection], T]
+) -> T:
+    """`body` between `begin` and COMMIT; rolled back when anything fails."""
+    connection.execute(begin)
+    try:
+        result = body(connection)
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    return result
+
+
+def insert_rows(connection: sqlite3.Connection, prefix: str, rows: Sequence[Sequence[Any]]) -> None:
+    """`prefix` ("INSERT INTO t (a, b) VALUES ") with every row, as few statements as SQLite's
+    limit on bound parameters allows."""
+    if not rows:
+        return
+    width = len(rows[0])
+    group = "(" + ",".join("?" * width) + ")"
+    per = max(1, _MAX_VARIABLES // width)
+    for start in range(0, len(rows), per):
+        chunk = rows[start : start + per]
+        values = [value for row in chunk for value in row]
+        connection.execute(prefix + ",".join([group] * len(chunk)), values)
+
+
+class SQLiteFast:
+    """The load and commit statements of one store's tables, for `sqlite3`."""
+
+    def __init__(self, tables: Tables, preparer: Any) -> None:
+        q = quoted(tables, preparer)
+        self.header = (
+            "SELECT t.thread_id, t.app_name, t.user_id, t.revision, t.created_at, t.updated_at,"
+            f" t.message_count, t.result_count, t.meta, l.rewinds FROM {q['threads']} t"
+            f" LEFT JOIN {q['lineage']} l ON l.thread_id = t.thread_id WHERE t.thread_id = ?"
+        )
+        self.messages = (
+            f"SELECT data FROM {q['messages']} WHERE thread_id = ? AND seq >= ? AND seq < ?"
+            " ORDER BY seq"
+        )
+        self.results = (
+            f"SELECT data, history_length, at FROM {q['results']}"
+            " WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq"
+        )
+        self.scopes = (
+            f'SELECT 0, "key", value FROM {q["thread_state"]} WHERE thread_id = ?'
+            f' UNION ALL SELECT 1, "key", value FROM {q["user_state"]}'
+            " WHERE app_name = ? AND user_id = ?"
+            f' UNION ALL SELECT 2, "key", value FROM {q["app_state"]} WHERE app_name = ?'
+            f" UNION ALL SELECT 3, seq, data FROM {q['pending']}"
+            " WHERE thread_id = ? AND answer IS NULL"
+            f" UNION ALL SELECT 4, seq, data FROM {q['summaries']} WHERE thread_id = ? AND seq >= ?"
+        )
+        self.revision = f"SELECT revision FROM {q['threads']} WHERE thread_id = ?"
+        self.create = (
+            f"INSERT INTO {q['threads']} (thread_id, app_name, user_id, revision, created_at,"
+            " updated_at, message_count, result_count, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (thread_id) DO NOTHING RETURNING thread_id"
+        )
+        self.bump = (
+            f"UPDATE {q['threads']} SET revision = revision + 1, updated_at = ?,"
+            " message_count = message_count + ?, result_count = result_count + ?"
+            " WHERE thread_id = ? AND revision = ?"
+            " RETURNING app_name, user_id, message_count, result_count"
+        )
+        self.add_messages = f"INSERT INTO {q['messages']} (thread_id, seq, run_id, data) VALUES "
+        self.add_results = (
+            f"INSERT INTO {q['results']} (thread_id, seq, run_id, agent, at, history_length,"
+            " data) VALUES "
+        )
+        self.next_summary = (
+            f"SELECT coalesce(max(seq) + 1, 0) FROM {q['summaries']} WHERE thread_id = ?"
+        )
+        self.add_summaries = (
+            f"INSERT INTO {q['summaries']} (thread_id, seq, run_id, covers, data) VALUES "
+        )
+        self.set_state = f'INSERT INTO {q["thread_state"]} (thread_id, "key", value) VALUES '
+        self.on_conflict = ' ON CONFLICT (thread_id, "key") DO UPDATE SET value = excluded.value'
+        self.remove_state = f'DELETE FROM {q["thread_state"]} WHERE thread_id = ? AND "key" IN '
+        self.waiting = (
+            f"SELECT data FROM {q['pending']} WHERE thread_id = ? AND answer IS NULL ORDER BY seq"
+        )
+        self.claim = (
+            f"UPDATE {q['pending']} SET answer = ?, answered_by = ?"
+            " WHERE thread_id = ? AND item_id = ? AND answer IS NULL RETURNING seq"
+        )
+        self.claim_states = (
+            f"SELECT item_id, answer IS NULL, answered_by, answer FROM {q['pending']}"
+            " WHERE thread_id = ? AND item_id IN "
+        )
+        self.next_pending = (
+            f"SELECT coalesce(max(seq) + 1, 0) FROM {q['pending']} WHERE thread_id = ?"
+        )
+        self.add_pending = (
+            f"INSERT INTO {q['pending']} (thread_id, seq, item_id, run_id, data) VALUES "
+        )
+        self.add_commit = (
+            f"INSERT INTO {q['commits']} (thread_id, revision, calls, results, messages,"
+            " summaries, at, run_id, keys, effects) VALUES "
+        )
+        self.add_values = (
+            f'INSERT INTO {q["state_history"]} (thread_id, "key", revision, value) VALUES '
+        )
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def load(self, thread_id: str, hint: Hint) -> Callable[[sqlite3.Connection], Loaded | None]:
+        """The read of a thread, as a transaction to run on a connection's thread."""
+
+        def read(connection: sqlite3.Connection) -> Loaded | None:
+            row = connection.execute(self.header, (thread_id,)).fetchone()
+            return None if row is None else self.read_records(connection, Header(*row), hint)
+
+        return lambda connection: in_transaction(connection, "BEGIN", read)
+
+    def read_records(self, connection: sqlite3.Connection, header: Header, hint: Hint) -> Loaded:
+        """The rest of a thread whose row (`header`) was just read in this transaction."""
+        thread_id = header.thread_id
+        m, r, n = start_at(header, hint)
+        loaded = Loaded(header, (m, r, n))
+        if m < header.message_count:
+            found = connection.execute(self.messages, (thread_id, m, header.message_count))
+            loaded.messages = [data for (data,) in found]
+        if r < header.result_count:
+            found = connection.execute(self.results, (thread_id, r, header.result_count))
+            loaded.results = found.fetchall()
+        owner = (thread_id, header.app_name, header.user_id, header.app_name)
+        rows = connection.execute(self.scopes, (*owner, thread_id, thread_id, n)).fetchall()
+        waiting: list[tuple[int, str]] = []
+        summaries: list[tuple[int, str]] = []
+        for scope, key, value in rows:
+            if scope < 3:
+                loaded.scopes[scope][key] = value
+            elif scope == 3:
+                waiting.append((key, value))
+            else:
+                summaries.append((key, value))
+        loaded.waiting = [text for _, text in sorted(waiting)]
+        loaded.summaries = [text for _, text in sorted(summaries)]
+        return loaded
+
+    def claim_reading(
+        self, claim: str, arguments: Sequence[Any], app: str, user: str, hint: Hint
+    ) -> Callable[[sqlite3.Connection], tuple[bool, bool, bool, Loaded | None]]:
+        """A thread's run lease claimed by the statement `claim` (`sql_leases`) unless the
+        thread is another app's or user's, and the thread read when the lease was taken: one
+        transaction under the write lock, so what is read is what the lease protects. Returns
+        (taken, foreign, existed, loaded)."""
+
+        def run(c: sqlite3.Connection) -> tuple[bool, bool, bool, Loaded | None]:
+            row = c.execute(self.header, (arguments[0],)).fetchone()
+            header = None if row is None else Header(*row)
+            if header is not None and (header.app_name != app or header.user_id != user):
+                return False, True, True, None
+            if not c.execute(claim, tuple(arguments)).fetchall():
+                return False, False, header is not None, None
+            if header is None:
+                return True, False, False, None
+            return True, False, True, self.read_records(c, header, hint)
+
+        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", run)
+
+    def create_thread(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], None]:
+        """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
+
+        def create(connection: sqlite3.Connection) -> None:
+            if connection.execute(self.create, tuple(values)).fetchone() is None:
+                raise ThreadExistsError(f"thread {values[0]!r} already exists")
+
+        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
+
+    def create_reading(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], Loaded]:
+        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), and the
+        thread read back (its user's and app's keys), in one transaction."""
+
+        def create(connection: sqlite3.Connection) -> Loaded:
+            if connection.execute(self.create, tuple(values)).fetchone() is None:
+                raise ThreadExistsError(f"thread {values[0]!r} already exists")
+            return self.read_records(connection, Header._make([*values, None]), None)  # keys
+
+        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def commit(self, encoded: Encoded) -> Callable[[sqlite3.Connection], tuple[int, ...]]:
+        """The commit as a transaction: returns the new revision and the sequence numbers its
+        first message, call and summary got."""
+        keys = json.dumps(commit_keys(encoded.commit))
+        effects = commit_effects(encoded.commit)
+        return lambda connection: in_transaction(
+            connection,
+            "BEGIN IMMEDIATE",
+            lambda c: self._write(c, encoded, keys, effects),
+        )
+
+    def _write(
+        self, c: sqlite3.Connection, encoded: Encoded, keys: str, effects: str | None
+    ) -> tuple[int, ...]:
+        commit, thread_id, now = encoded.commit, encoded.thread_id, encoded.now
+        run_id = commit.run_id
+        revision = commit.revision
+        if commit.append_only:
+            revision = self._appendable(c, thread_id)
+        if commit.answered:  # before the revision: a second answer is told it came second
+            self._claim(c, thread_id, commit.answered, run_id)
+        messages, results = encoded.messages, encoded.results
+        bumped = c.execute(
+            self.bump, (now, len(messages), len(results), thread_id, revision)
+        ).fetchone()
+        if bumped is None:
+            self._refuse(c, thread_id, revision)
+        _app, _user, message_count, result_count = bumped
+        first_message = message_count - len(messages)
+        first_result = result_count - len(results)
+        insert_rows(
+            c,
+            self.add_messages,
+            [(thread_id, first_message + i, run_id, data) for i, data in enumerate(messages)],
+        )
+        insert_rows(
+            c,
+            self.add_results,
+            [
+                (
+                    thread_id,
+                    first_result + i,
+                    run_id,
+                    r["agent"],
+                    r["at"],
+                    r["history_length"],
+                    r["data"],
+                )
+                for i, r in enumerate(results)
+            ],
+        )
+        first_summary = 0
+        held = None
+        if encoded.summaries:
+            first_summary = c.execute(self.next_summary, (thread_id,)).fetchone()[0]
+            insert_rows(
+                c,
+                self.add_summaries,
+                [
+                    (thread_id, first_summary + i, run_id, covers, data)
+                    for i, (covers, data) in enumerate(encoded.summaries)
+                ],
+            )
+            held = first_summary + len(encoded.summaries)
+        if commit.state:
+            rows = [(thread_id, key, value) for key, value in commit.state.items()]
+            self._upsert_state(c, rows)
+        if commit.removed:
+            removed = list(commit.removed)
+            marks = ",".join("?" * len(removed))
+            c.execute(f"{self.remove_state}({marks})", (thread_id, *removed))
+        new_revision = revision + 1
+        if commit.pending:
+            first = c.execute(self.next_pending, (thread_id,)).fetchone()[0]
+            insert_rows(
+                c,
+                self.add_pending,
+                [
+                    (thread_id, first + i, entry.id, entry.run_id, entry.to_text(new_revision))
+                    for i, entry in enumerate(commit.pending)
+                ],
+            )
+        insert_rows(
+            c,
+            self.add_commit,
+            [
+                (
+                    thread_id,
+                    new_revision,
+                    len(results),
+                    result_count,
+                    message_count,
+                    held,
+                    now,
+                    run_id,
+                    keys,
+                    effects,
+                )
+            ],
+        )
+        values: list[tuple[str, str, int, str | None]] = [
+            (thread_id, key, new_revision, value) for key, value in commit.state.items()
+        ]
+        values.extend((thread_id, key, new_revision, None) for key in commit.removed)
+        insert_rows(c, self.add_values, values)
+        return new_revision, first_message, first_result, first_summary
+
+    def _upsert_state(self, c: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
+        per = _MAX_VARIABLES // 3
+        for start in range(0, len(rows), per):
+            chunk = rows[start : start + per]
+            values = [value for row in chunk for value in row]
+            groups = ",".join(["(?,?,?)"] * len(chunk))
+            c.execute(self.set_state + groups + self.on_conflict, values)
+
+    def _appendable(self, c: sqlite3.Connection, thread_id: str) -> int:
+        """The revision an append-only commit goes on; refused while the thread waits."""
+        found = c.execute(self.revision, (thread_id,)).fetchone()
+        if found is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
+        waiting = [PendingCall.from_text(data) for (data,) in c.execute(self.waiting, (thread_id,))]
+        if waiting:
+            raise waiting_error(thread_id, waiting)
+        revision: int = found[0]
+        return revision
+
+    def _claim(
+        self, c: sqlite3.Connection, thread_id: str, answered: dict[str, str], run_id: str | None
+    ) -> None:
+        failed = [
+            item
+            for item, answer in answered.items()
+            if c.execute(self.claim, (answer, run_id, thread_id, item)).fetchone() is None
+        ]
+        if not failed:
+            return
+        marks = ",".join("?" * len(failed))
+        rows = c.execute(f"{self.claim_states}({marks})", (thread_id, *failed)).fetchall()
+        pending: dict[str, object] = {}
+        answered_by: dict[str, str | None] = {}
+        withdrawn: dict[str, str] = {}
+        for item, waiting, by, answer in rows:
+            if waiting:
+                pending[item] = True
+                continue
+            answered_by[item] = by
+            reason = withdrawn_reason(answer)
+            if reason is not None:
+                withdrawn[item] = reason
+        check_claims(thread_id, dict.fromkeys(failed, ""), answered_by, pending, withdrawn)
+        raise ThreadError(f"thread {thread_id!r}: a claim failed")  # check_claims raised
+
+    def _refuse(self, c: sqlite3.Connection, thread_id: str, expected: int) -> Any:
+        found = c.execute(self.revision, (thread_id,)).fetchone()
+        if found is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
+        raise StaleThreadError(
+            f"thread {thread_id!r} is at revision {found[0]}, but this run loaded revision "
+            f"{expected}: another run committed to it meanwhile",
+            thread_id=thread_id,
+            expected=expected,
+            found=found[0],
+        )
+
+
+def _call_row(values: dict[str, Any]) -> tuple[Any, ...]:
+    """A stored call's columns after its thread, number and run: agent, time, history
+    length, JSON text."""
+    return values["agent"], values["at"], values["history_length"], values["data"]

@@ -1,0 +1,379 @@
+"""The SQL store's own connections to the database drivers, for what every run does.
+
+A run on a thread reads it once and commits once per agent call. Through SQLAlchemy's async
+engine each statement of those costs several round trips: on SQLite each cursor call
+(`execute`, `fetchall`, `close`, and the pool's `rollback` on return) is a hand-off to
+aiosqlite's thread and back, about 0.1 to 0.3 ms of CPU each on a busy machine, and SQLAlchemy's
+per-statement work comes on top. So the store keeps connections of its own (`SQLiteLink`,
+`PostgresLink`) and runs those operations on the driver directly (`network.threads.sql_fast`):
+
+- SQLite: each connection is a `sqlite3` connection with a worker thread of its own. A whole
+  transaction (BEGIN, its statements, COMMIT) is one function run on that thread: one hand-off
+  per transaction, whatever it holds. Blocking calls (a busy wait for the write lock, the
+  fsync of a commit) wait there, never on the event loop.
+- PostgreSQL: `asyncpg` connections; each operation is one statement (one round trip), which
+  PostgreSQL runs atomically on its own.
+
+Connections are opened on first use, at most `size` of them, and reused (most recently
+released first); they belong to the event loop that opened them, like the engine's. A driver's
+error leaves as SQLAlchemy's `DBAPIError` (which `sql_errors` turns into `ThreadStoreError`),
+and the connection it happened on is closed rather than reused. The library's own errors (a
+stale revision, an answered call) raised inside a transaction roll it back and pass unchanged.
+
+`listeners` are called with the text of every statement run here (tests count them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import sqlite3
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from queue import SimpleQueue
+from typing import Any, Generic, TypeVar
+
+import anyio
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.util import concurrency
+
+from network.errors import ConfigurationError
+
+T = TypeVar("T")
+C = TypeVar("C")
+Listener = Callable[[str], None]
+
+
+class _Pool(Generic[C]):
+    """At most `size` connections, opened on demand, the most recently released reused first.
+
+    Taking a free connection does not yield to the event loop (an anyio semaphore would, twice
+    per use: a loop iteration each, on every load and commit)."""
+
+    def __init__(
+        self,
+        open_one: Callable[[], Awaitable[C]],
+        close_one: Callable[[C], Awaitable[None]],
+        size: int,
+    ) -> None:
+        self._open = open_one
+        self._close = close_one
+        self._size = max(1, size)
+        self._idle: list[C] = []
+        self._opened: list[C] = []
+        self._waiting: deque[asyncio.Future[C | None]] = deque()
+
+    async def take(self) -> C:
+        """A connection of the pool's (give it back with `give_back` or `discard`)."""
+        if self._idle:
+            return self._idle.pop()
+        if len(self._opened) < self._size:
+            return await self._new()
+        waiter: asyncio.Future[C | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            handed = await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():  # handed over as we were cancelled
+                handed_over = waiter.result()
+                if handed_over is None:
+                    self._wake(None)
+                else:
+                    self.give_back(handed_over)
+            raise
+        return await self._new() if handed is None else handed
+
+    async def _new(self) -> C:
+        placeholder: Any = object()
+        self._opened.append(placeholder)  # the slot is taken while it opens
+        try:
+            connection = await self._open()
+        except BaseException:
+            self._opened.remove(placeholder)
+            self._wake(None)
+            raise
+        self._opened[self._opened.index(placeholder)] = connection
+        return connection
+
+    def give_back(self, connection: C) -> None:
+        """Return a connection that is fine to reuse."""
+        if not self._wake(connection):
+            self._idle.append(connection)
+
+    async def discard(self, connection: C) -> None:
+        """Close a connection that failed (its slot goes to a waiter, who opens a new one)."""
+        if connection in self._opened:
+            self._opened.remove(connection)
+        self._wake(None)
+        with anyio.CancelScope(shield=True):
+            await self._quietly_close(connection)
+
+    def _wake(self, connection: C | None) -> bool:
+        """Hand `connection` (None: a free slot) to the first caller still waiting."""
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(connection)
+                return True
+        return False
+
+    async def _quietly_close(self, connection: C) -> None:
+        with contextlib.suppress(Exception):  # a broken connection may fail to close: it is gone
+            await self._close(connection)
+
+    async def close(self) -> None:
+        opened, self._opened, self._idle = self._opened, [], []
+        for connection in opened:
+            await self._quietly_close(connection)
+
+
+class _Worker:
+    """One sqlite3 connection and the thread that runs every call on it, in order."""
+
+    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+        self._connect = connect
+        self._calls: SimpleQueue[Any] = SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="agent-network-sqlite")
+        self._thread.daemon = True
+        self._thread.start()
+
+    def _serve(self) -> None:
+        connection: sqlite3.Connection | None = None
+        while True:
+            call = self._calls.get()
+            if call is None:
+                break
+            loop, future, work = call
+            try:
+                if connection is None:
+                    connection = self._connect()
+                outcome, failed = work(connection), False
+            except BaseException as exc:  # handed to the caller, whatever it is
+                outcome, failed = exc, True
+            loop.call_soon_threadsafe(_settle, future, outcome, failed)
+        if connection is not None:
+            connection.close()
+
+    async def call(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work(connection)` on the thread; its result, or its exception. Once handed
+        over, the work runs to its end even when the caller is cancelled (a commit is never
+        cut in half); the caller then stops waiting for it."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._calls.put((loop, future, work))
+        return await future
+
+    async def stop(self) -> None:
+        self._calls.put(None)
+        await anyio.to_thread.run_sync(self._thread.join)
+
+
+def _unsynced(work: Callable[[sqlite3.Connection], T], synchronous: str, connection: Any) -> T:
+    """`work` with the connection's commits not synced to disk, then as they were."""
+    connection.execute("PRAGMA synchronous = NORMAL")
+    try:
+        return work(connection)
+    finally:
+        connection.execute(f"PRAGMA synchronous = {synchronous}")
+
+
+def _settle(future: asyncio.Future[Any], outcome: Any, failed: bool) -> None:
+    if future.done():  # the caller was cancelled meanwhile
+        return
+    if failed:
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
+class SQLiteLink:
+    """The store's own SQLite connections (see the module docstring)."""
+
+    def __init__(
+        self,
+        arguments: tuple[Any, Any],
+        *,
+        synchronous: str,
+        busy_timeout: float,
+        size: int,
+    ) -> None:
+        self._arguments = arguments
+        self._synchronous = synchronous
+        self._busy_timeout = busy_timeout
+        self.listeners: list[Listener] = []
+        self._pool: _Pool[_Worker] = _Pool(self._open, self._stop, size)
+
+    def connect(self) -> sqlite3.Connection:
+        """A new connection as every connection of the store is set up (on the worker)."""
+        args, kwargs = self._arguments
+        kwargs = {**kwargs, "check_same_thread": False, "isolation_level": None}
+        connection: sqlite3.Connection = sqlite3.connect(*args, **kwargs)
+        configure_sqlite(connection, self._synchronous, self._busy_timeout)
+        listeners = self.listeners
+
+        def traced(sql: str) -> None:
+            for listen in listeners:
+                listen(sql)
+
+        connection.set_trace_callback(traced)
+        return connection
+
+    async def _open(self) -> _Worker:
+        return _Worker(self.connect)
+
+    @staticmethod
+    async def _stop(worker: _Worker) -> None:
+        await worker.stop()
+
+    async def run(self, work: Callable[[sqlite3.Connection], T], *, durable: bool = True) -> T:
+        """Run `work` (a whole transaction: it begins and ends it) on one connection's thread.
+        `durable=False`: its commit is not synced to disk (it survives the process, not a
+        power cut), for writes nothing depends on after a crash (run leases, which expire
+        anyway)."""
+        if not durable:
+            work = functools.partial(_unsynced, work, self._synchronous.upper())
+        pool = self._pool
+        worker = await pool.take()
+        try:
+            result = await worker.call(work)
+        except sqlite3.Error as exc:
+            await pool.discard(worker)
+            raise DBAPIError("(sqlite transaction)", None, exc) from exc
+        except BaseException:  # the library's own refusal, or a cancellation: still usable
+            pool.give_back(worker)
+            raise
+        pool.give_back(worker)
+        return result
+
+    async def statement(
+        self, sql: str, arguments: tuple[Any, ...], *, durable: bool = True
+    ) -> list[Any]:
+        """The rows of one statement, run on its own (its own transaction). `durable=False`:
+        its commit is not synced to disk (it survives the process, not a power cut), for
+        writes nothing depends on after a crash (run leases, which expire anyway)."""
+
+        def run(connection: sqlite3.Connection) -> list[Any]:
+            return connection.execute(sql, arguments).fetchall()
+
+        return await self.run(run, durable=durable)
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+
+class PostgresLink:
+    """The store's own PostgreSQL connections, through asyncpg (see the module docstring)."""
+
+    def __init__(self, arguments: dict[str, Any], *, size: int) -> None:
+        self._arguments = arguments
+        self.listeners: list[Listener] = []
+        self._pool: _Pool[Any] = _Pool(self._open, self._close, size)
+
+    async def _open(self) -> Any:
+        import asyncpg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
+
+        return await asyncpg.connect(**self._arguments)
+
+    @staticmethod
+    async def _close(connection: Any) -> None:
+        await connection.close()
+
+    async def fetch(self, sql: str, *arguments: Any) -> list[Any]:
+        """The rows of one statement (run on its own: atomic, one round trip)."""
+        for listen in self.listeners:
+            listen(sql)
+        pool = self._pool
+        connection = await pool.take()
+        try:
+            rows: list[Any] = await connection.fetch(sql, *arguments)
+        except Exception as exc:  # asyncpg's own errors, a lost connection
+            if _is_driver_error(exc):
+                await pool.discard(connection)
+                raise DBAPIError(sql, None, exc) from exc
+            pool.give_back(connection)
+            raise
+        except BaseException:  # cancelled mid-statement: the connection's state is unknown
+            await pool.discard(connection)
+            raise
+        pool.give_back(connection)
+        return rows
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+
+def _is_driver_error(exc: BaseException) -> bool:
+    import asyncpg  # noqa: PLC0415 (loaded already: a connection raised it)
+
+    return isinstance(exc, asyncpg.PostgresError | asyncpg.InterfaceError | OSError)
+
+
+_SQLALCHEMY_OWN = (
+    "async_creator_fn",
+    "prepared_statement_cache_size",
+    "prepared_statement_name_func",
+)
+
+
+def postgres_arguments(dialect: Any, url: Any, connect_args: dict[str, Any]) -> dict[str, Any]:
+    """What `asyncpg.connect` takes for the engine's URL and `connect_args`, as SQLAlchemy's
+    asyncpg dialect would pass them (its own options left out)."""
+    _args, params = dialect.create_connect_args(url)
+    params = {**params, **connect_args}
+    for own in (
+        "async_creator_fn",
+        "prepared_statement_cache_size",
+        "prepared_statement_name_func",
+    ):
+        params.pop(own, None)
+    return dict(params)
+
+
+def configure_sqlite(connection: Any, synchronous: str, busy_timeout: float) -> None:
+    """WAL mode, durability and lock waits, as every connection of the store has them."""
+    if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+        raise ConfigurationError("sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA")
+    cursor = connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+    switch_to_wal(cursor, busy_timeout)
+    cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+    cursor.close()
+
+
+def switch_to_wal(cursor: Any, timeout: float) -> None:
+    """Put the database in WAL mode, waiting out other connections doing the same.
+
+    On a new database file, connections that switch it to WAL at the same moment each hold a
+    shared lock while asking for the exclusive one; SQLite sees the deadlock and answers
+    "database is locked" at once, without waiting `busy_timeout` (its busy handler is not called
+    for a possible deadlock). The switch only has to happen once per file, so the connections
+    that lose simply try again, briefly backing off, until the file reports WAL.
+    """
+    deadline = time.monotonic() + timeout
+    delay = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            if str(cursor.fetchone()[0]).lower() == "wal":
+                return
+        except Exception as exc:  # the driver's OperationalError: "database is locked"
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+        if time.monotonic() > deadline:
+            raise ConfigurationError("SQLite refused WAL mode for the thread store's database")
+        _pause(delay)
+        delay = min(delay * 2, 0.05)
+
+
+def _pause(seconds: float) -> None:
+    """Sleep inside a connection event: awaited on the event loop when SQLAlchemy runs the
+    event in a greenlet of the async engine (other tasks go on meanwhile), else a plain sleep
+    (on a worker thread of `SQLiteLink`)."""
+    await_ = getattr(concurrency, "await_", None) or concurrency.await_only
+    if concurrency.in_greenlet():
+        await_(anyio.sleep(seconds))
+    else:
+        time.sleep(seconds)

@@ -1,0 +1,86 @@
+"""A run's commits on SQLite as one transaction on a connection's thread
+(`network.threads.sql_fast_sqlite`): more rows than one statement may bind land whole and in
+order, a commit that fails inside its transaction writes nothing, and claims, waiting calls and
+append-only commits keep their rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from network import AssistantMessage, UserMessage
+from network.errors import ThreadStoreError
+from network.threads import Commit, PendingCall, SQLStore, ThreadStore
+from network.threads.sql_fast_sqlite import SQLiteFast
+from tests.network.threads.test_conformance import commit_exchange
+
+pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("store_kind", ["sqlite"])]
+
+
+async def test_a_thousand_messages_land_whole_and_in_order(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    store = open_store()
+    assert isinstance(store, SQLStore) and isinstance(store._fast, SQLiteFast)
+    await store.create_thread("t", app_name="app")
+    messages = [UserMessage(f"m{i}") if i % 2 else AssistantMessage(f"m{i}") for i in range(1000)]
+    state = {f"k{i}": f'"{i}"' for i in range(400)}  # more keys than one upsert binds
+    assert await store.append_results("t", Commit(revision=0, messages=messages, state=state)) == 1
+    thread = await open_store().get_thread("t")  # another store: read from the database
+    assert thread is not None
+    assert [m.content for m in thread.messages] == [f"m{i}" for i in range(1000)]
+    assert thread.state == {f"k{i}": str(i) for i in range(400)}
+
+
+async def test_a_commit_failing_inside_its_transaction_writes_nothing(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    store = open_store()
+    await store.create_thread("t", app_name="app")
+    # the key's text cannot be encoded: its upsert fails after the bump and the inserts
+    doomed = Commit(revision=0, messages=[UserMessage("lost")], state={"k": "\ud800"})
+    with pytest.raises(ThreadStoreError):
+        await store.append_results("t", doomed)
+    thread = await open_store().get_thread("t")
+    assert thread is not None and (thread.revision, len(thread.messages)) == (0, 0)
+    assert await commit_exchange(store, "t", 0, "fine") == 1  # and the store goes on
+
+
+async def test_waiting_calls_are_numbered_in_order_and_answered_once(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    store = open_store()
+    await store.create_thread("t", app_name="app")
+    first = PendingCall("c1", "client_tool", "r1", {"id": "c1", "name": "ask", "arguments": {}})
+    second = PendingCall("c2", "client_tool", "r1", {"id": "c2", "name": "ask", "arguments": {}})
+    revision = await store.append_results("t", Commit(revision=0, pending=[first]))
+    revision = await store.append_results("t", Commit(revision=revision, pending=[second]))
+    thread = await open_store().get_thread("t")
+    assert thread is not None and [entry.id for entry in thread.pending] == ["c1", "c2"]
+    answer = Commit(revision=revision, run_id="r2", answered={"c1": "{}", "c2": "{}"})
+    assert await store.append_results("t", answer) == revision + 1
+    thread = await store.get_thread("t")
+    assert thread is not None and thread.pending == []
+
+
+async def test_an_unsynced_commit_waits_for_no_disk_and_the_next_synced_one_does(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """`Commit(synced=False)` (a served run's input, kept before its first agent call) is
+    committed with `synchronous=NORMAL` on its connection, then the connection is as the
+    store was opened (FULL) for the next commit, which is synced."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    await store.create_thread("t", app_name="app")
+    seen: list[str] = []
+    store.statement_listeners.append(seen.append)
+    kept = Commit(revision=0, run_id="r1", messages=[UserMessage("hi")], synced=False)
+    assert await store.append_results("t", kept) == 1
+    assert seen[0] == "PRAGMA synchronous = NORMAL" and seen[-1] == "PRAGMA synchronous = FULL"
+    assert seen[1] == "BEGIN IMMEDIATE" and seen[-2] == "COMMIT"
+    seen.clear()
+    assert await commit_exchange(store, "t", 1, "answer") == 2
+    assert not any(sql.startswith("PRAGMA") for sql in seen)  # synced as the store is
+    thread = await open_store().get_thread("t")
+    assert thread is not None and thread.messages[0].content == "hi"
