@@ -4,8 +4,9 @@ sends anything.
 Built from the network, never written by hand:
 
 - `name`, `description`: the network's name, and its agents' descriptions (or `description=`);
-- `supported_interfaces`: the JSON-RPC endpoint (A2A 1.0; the same URL answers 0.3 clients)
-  and the HTTP+JSON (REST) one;
+- `supported_interfaces`: the JSON-RPC endpoint for A2A 1.0, the same URL for 0.3 clients
+  (whose card fields, `url` and `protocolVersion`, come from it), and the HTTP+JSON (REST)
+  one;
 - `capabilities`: streaming (`message/stream`, resubscribe); no push notifications, no
   extended card;
 - `skills`: one per agent (`id` = the agent's name, tag `agent`), then one per tool an agent
@@ -37,6 +38,7 @@ from network.run.context import NetworkLike
 from network.run.subrun import SubrunTool
 
 PROTOCOL_VERSION = "1.0"
+COMPAT_VERSION = "0.3"
 MODES = ["text/plain", "application/json"]
 BEARER = SecurityScheme(
     http_auth_security_scheme=HTTPAuthSecurityScheme(
@@ -61,7 +63,9 @@ def agent_card(
     """
     agents = list(getattr(network, "agents", {}).values())
     interfaces = [
-        AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=PROTOCOL_VERSION)
+        AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=PROTOCOL_VERSION),
+        # the same endpoint answers 0.3 clients (their card fields come from this one)
+        AgentInterface(url=url, protocol_binding="JSONRPC", protocol_version=COMPAT_VERSION),
     ]
     if rest_url is not None:
         interfaces.append(

@@ -141,6 +141,7 @@ def app(
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await handler.records.setup()  # the tasks' table, before any request
         async with anyio.create_task_group() as group:
             handler.group = group
             try:

@@ -52,6 +52,12 @@ class TaskRecords:
         self.app_name = app_name
         self.store = store
 
+    async def setup(self) -> None:
+        """Create the tasks' table when the store has one to create."""
+        initialize = getattr(self.store, "initialize", None)
+        if initialize is not None:
+            await guarded("setup_tasks", initialize())
+
     def _context(self, principal: str | None) -> ServerCallContext:
         owner = json.dumps([self.app_name, store_user(principal)])
         return ServerCallContext(state={OWNER: owner})

@@ -50,6 +50,9 @@ def script(request: Any) -> Any:
         return ModelError("the provider is down")
     if text.startswith("pay "):
         return call("pay", amount=int(text.split()[1]))
+    if text == "recall":
+        said = [str(m.content) for m in request.history if m.role == "user"]
+        return "recall: " + " | ".join(said)
     if text.startswith("wait "):
         return call("wait", seconds=float(text.split()[1]))
     return f"echo: {text}"
