@@ -24,8 +24,8 @@ import anyio
 import httpx
 import pytest
 from a2a.client.errors import A2AClientError
-from a2a.utils.errors import A2AError
 from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+from a2a.utils.errors import A2AError
 
 from tests.network.a2a.servers import (
     TOKENS,
