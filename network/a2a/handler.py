@@ -66,6 +66,7 @@ from network.a2a.tasks import TaskRecords
 from network.history.messages import UserMessage
 from network.ids import new_id
 from network.logger import LazyLogger
+from network.run.context import RunContext
 from network.run.interrupts import restore_rejected
 from network.serving.admission import Admission, RunRequest
 from network.serving.approvals import pair_answers
@@ -98,7 +99,7 @@ class Job:
 
     live: LiveTask
     admission: Admission
-    ctx: Any
+    ctx: RunContext
 
 
 class NetworkHandler(RequestHandler):

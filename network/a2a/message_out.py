@@ -20,6 +20,10 @@ When it ends:
 - `failed`: a status message with the library's error text, or `internal error (reference
   err_...)` for any other exception (`network.serving.screening`);
 - `canceled`: the run was cancelled (`tasks/cancel`, or the server shutting down).
+
+The final status update of a `completed` or `input-required` task carries the run's token
+usage in its `metadata.usage` (`inputTokens`, `outputTokens`, `totalTokens`): what an
+`A2AModel` client counts against its own limits.
 """
 
 from __future__ import annotations
@@ -69,13 +73,36 @@ def agent_message(
     return message
 
 
-def status(live: LiveTask, state: int, message: Message | None = None) -> TaskStatusUpdateEvent:
+def status(
+    live: LiveTask,
+    state: int,
+    message: Message | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> TaskStatusUpdateEvent:
     """A status update of `live`'s task, stamped now."""
     now = TaskStatus(state=state)  # type: ignore[arg-type]  # the enum's int
     now.timestamp.FromDatetime(datetime.datetime.now(datetime.UTC))
     if message is not None:
         now.message.CopyFrom(message)
-    return TaskStatusUpdateEvent(task_id=live.task.id, context_id=live.task.context_id, status=now)
+    update = TaskStatusUpdateEvent(
+        task_id=live.task.id, context_id=live.task.context_id, status=now
+    )
+    if metadata:
+        update.metadata.update(metadata)
+    return update
+
+
+def usage_of(result: Any) -> dict[str, Any]:
+    """The run's token usage, as the final status update's `metadata.usage` reports it (what
+    an `A2AModel` client counts against its own limits)."""
+    usage = result.usage
+    return {
+        "usage": {
+            "inputTokens": usage.prompt_tokens,
+            "outputTokens": usage.completion_tokens,
+            "totalTokens": usage.total_tokens,
+        }
+    }
 
 
 def artifact(live: LiveTask, artifact_id: str, parts: list[Part]) -> TaskArtifactUpdateEvent:
@@ -104,7 +131,7 @@ def outcome(live: LiveTask, result: Any) -> list[TaskStatusUpdateEvent | TaskArt
         tools = ", ".join(f"{entry['tool']}" for entry in waiting)
         text = Part(text=f"waiting for approval of {tools}")
         message = agent_message(live, [text, data_part({"interrupts": waiting})])
-        return [status(live, TaskState.TASK_STATE_INPUT_REQUIRED, message)]
+        return [status(live, TaskState.TASK_STATE_INPUT_REQUIRED, message, usage_of(result))]
     output_parts = [Part(text=result.output or "")]
     results = result.state.results
     typed = getattr(results[-1], "output_value", None) if len(results) else None
@@ -113,7 +140,7 @@ def outcome(live: LiveTask, result: Any) -> list[TaskStatusUpdateEvent | TaskArt
     return [
         artifact(live, "output", output_parts),
         artifact(live, "state", [data_part(result.state.snapshot())]),
-        status(live, TaskState.TASK_STATE_COMPLETED),
+        status(live, TaskState.TASK_STATE_COMPLETED, metadata=usage_of(result)),
     ]
 
 

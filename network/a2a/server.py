@@ -50,6 +50,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
 from network.a2a.tasks import TaskRecords, task_store_for
+from network.continuing import RunnableNetwork
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
@@ -66,7 +67,7 @@ log = LazyLogger("agent_network.a2a")
 
 
 def app(
-    network: Any,
+    network: RunnableNetwork,
     *,
     path: str = "/",
     store: Any = None,

@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network
+from network.continuing import RunnableNetwork
 from network.errors import ConfigurationError
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 from network.threads.memory import MemoryStore
@@ -156,7 +157,9 @@ def _authorize(args: argparse.Namespace) -> Any:
     return None
 
 
-def _both(network: Any, args: argparse.Namespace, authorize: Any, store: Any) -> ASGIApp:
+def _both(
+    network: RunnableNetwork, args: argparse.Namespace, authorize: Any, store: Any
+) -> ASGIApp:
     """AG-UI at `--path`, A2A at `--a2a-path` and the card, on one store."""
     from network.a2a import app as a2a_app  # noqa: PLC0415 (a2a-sdk)
     from network.agui import app as agui_app  # noqa: PLC0415 (starlette)
