@@ -22,16 +22,20 @@ as the server's agent card says:
 - its usage: what the server reports in a `metadata.usage` object (`inputTokens`,
   `outputTokens`, `totalTokens`; on a task, an update, an artifact or a message, the last one
   read wins) is the call's usage, counted against the caller's `UsageLimits` as any model's;
-- `input-required`: the remote's question is the answer's text (the remote waits for its
-  next message, which this agent's next turn sends in the same context).
+- `input-required`: the remote's question (its status message, a data part as JSON) is the
+  answer's text. Answering the remote's waiting task is not supported yet: this agent's next
+  turn is a new task in the same context (a remote that keeps one task per context, as
+  `agent-network serve --a2a` does while an approval waits, refuses it: a `ModelError`).
 
-A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each
-stream), `timeout` seconds for the whole call, `idle_timeout` between two reads. A remote
-that goes past one, sends what is not A2A (malformed JSON, a part with no content, a usage
-that is negative or not a number, another task's update), fails its task, or cannot be
-reached is a `ModelError` naming the agent's model and what went wrong (the remote's own
-failure text cut to 500 characters), which the run reports as any model failure (and which a
-supervisor's model reads as a tool error when the agent runs as a tool).
+A call given up (the caller's run cancelled, a timeout, a bad event) cancels the remote's
+task (`CancelTask`, a best effort of 5 seconds). A remote is a stranger, so it is bounded:
+`max_bytes` per HTTP answer (the card, each stream), `timeout` seconds for the whole call,
+`idle_timeout` between two reads. A remote that goes past one, sends what is not A2A
+(malformed JSON, a part with no content, a usage that is negative or not a number, another
+task's update), fails its task, or cannot be reached is a `ModelError` naming the agent's
+model and what went wrong (the remote's own failure text cut to 500 characters), which the
+run reports as any model failure (and which a supervisor's model reads as a tool error when
+the agent runs as a tool).
 
 Decisions where the issue is silent: no tool schema is sent (a remote agent runs its own
 tools), nor the system text (it has its own instructions); the agent card is read once per
@@ -40,6 +44,7 @@ model object and kept.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -63,6 +68,7 @@ from network.history.results import Usage
 from network.numbers import check_number
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+CANCEL_GRACE = 5.0  # seconds a given-up call waits for the remote to take its cancellation
 CONTEXT_PARAM = "a2a_context_id"
 """The `ModelRequest.params` key naming the remote context a call continues (set by the
 `remote_a2a` capability; a request without it starts a new remote context)."""
@@ -160,11 +166,15 @@ class A2AModel:
                 parts=[Part(text=text)],
                 context_id=str(context) if context else "",
             )
-            async for event in client.send_message(SendMessageRequest(message=message)):
-                told = answer.take(event)
-                if on_chunk is not None:
-                    for progress in told:
-                        await on_chunk(ReasoningDelta(progress + "\n"))
+            try:
+                async for event in client.send_message(SendMessageRequest(message=message)):
+                    told = answer.take(event)
+                    if on_chunk is not None:
+                        for progress in told:
+                            await on_chunk(ReasoningDelta(progress + "\n"))
+            except BaseException:
+                await _cancel(client, answer)
+                raise
 
     def _response(self, answer: Answer) -> ModelResponse:
         state = answer.state
@@ -205,6 +215,22 @@ class A2AModel:
 
     def _error(self, what: str) -> ModelError:
         return ModelError(f"remote A2A agent {self.url} {what}", model=self.name)
+
+
+async def _cancel(client: Any, answer: Answer) -> None:
+    """A call given up (timed out, cancelled, a bad event) cancels the remote's task, when it
+    had one and it had not ended: a best effort, shielded, for `CANCEL_GRACE` seconds."""
+    if not answer.task_id or answer.state in (COMPLETED, INPUT_REQUIRED) or answer.state in FAILED:
+        return
+    from a2a.types import CancelTaskRequest  # noqa: PLC0415
+
+    # The call's own error is what the caller reads: the cancellation's is dropped.
+    with (
+        anyio.CancelScope(shield=True),
+        anyio.move_on_after(CANCEL_GRACE),
+        contextlib.suppress(Exception),
+    ):
+        await client.cancel_task(CancelTaskRequest(id=answer.task_id))
 
 
 def new_turn(request: ModelRequest) -> str:

@@ -3,7 +3,8 @@
     python tests/agents/models/a2a_remotes.py KIND PORT [COUNT_FILE]
 
 - `reference`: the official `a2a-sdk` server (`DefaultRequestHandler`, in-memory tasks) with
-  a scripted executor: "slow N" sleeps N seconds; "fail" fails its task; "ask" waits for
+  a scripted executor: "slow N" sleeps N seconds (a cancelled one
+  writes "cancelled: slow N" to COUNT_FILE); "fail" fails its task; "ask" waits for
   input; "usage A B" reports usage A in, B out; anything else: one `working` progress message,
   then the answer `echo: <text> (turn N of context C)` in two artifact chunks, usage 7 / 5.
   Every task appends a line to COUNT_FILE (when given): the calls counted. `reference-0.3`:
@@ -96,7 +97,13 @@ def reference(port: int, count_file: str | None, version: str = "1.0") -> Any:
                 await event_queue.enqueue_event(task)
             updater = TaskUpdater(event_queue, task.id, task.context_id)
             if text.startswith("slow "):
-                await asyncio.sleep(float(text.split()[1]))
+                try:
+                    await asyncio.sleep(float(text.split()[1]))
+                except asyncio.CancelledError:
+                    if count_file:
+                        with open(count_file, "a", encoding="utf-8") as out:
+                            out.write(f"cancelled: {text}\n")
+                    raise
             if text == "fail":
                 await updater.failed(updater.new_agent_message([Part(text="the tank is empty")]))
                 return

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, call
@@ -115,11 +116,21 @@ async def test_a_remote_agents_reported_usage_counts_against_the_callers_limits(
     assert len(boss_model.requests) == 1  # stopped before the boss asked again
 
 
-async def test_the_whole_call_is_bounded_in_time(reference: str) -> None:
+async def test_the_whole_call_is_bounded_in_time_and_cancels_the_remote_task(
+    reference: str, calls: Path
+) -> None:
     remote = Agent("remote", model=A2AModel(reference, timeout=1))
     with pytest.raises(ModelError, match="did not finish within 1 s") as caught:
         await remote.run("slow 20")
     assert caught.value.model == f"a2a:{reference}"
+    assert counted(calls, "cancelled: slow 20") == 1  # the remote was told, not left working
+
+
+async def test_a_cancelled_caller_cancels_the_remote_task(reference: str, calls: Path) -> None:
+    remote = Agent("remote", model=A2AModel(reference))
+    with anyio.move_on_after(1):
+        await remote.run("slow 21")
+    assert counted(calls, "cancelled: slow 21") == 1
 
 
 async def test_a_failed_remote_task_reaches_the_supervisors_model(reference: str) -> None:
