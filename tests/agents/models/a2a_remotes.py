@@ -8,7 +8,8 @@
   input; "usage A B" reports usage A in, B out; anything else: one `working` progress message,
   then the answer `echo: <text> (turn N of context C)` in two artifact chunks, usage 7 / 5.
   Every task appends a line to COUNT_FILE (when given): the calls counted. `reference-0.3`:
-  the same, its card's interface saying A2A 0.3 (the SDK's 0.3 compatibility mode).
+  the same, its card's interface saying A2A 0.3 (the SDK's 0.3 compatibility mode). Each
+  JSON-RPC call writes `method: <its method>` to COUNT_FILE.
 - `hostile`: a hand-written JSON-RPC server with a valid agent card whose stream misbehaves,
   by the message text: "huge" (10 MB in one event), "quiet" (sends nothing, for ever),
   "trickle" (a byte a second, for ever), "garbage" (an event that is not JSON), "empty part"
@@ -151,7 +152,39 @@ def reference(port: int, count_file: str | None, version: str = "1.0") -> Any:
     legacy = version != "1.0"
     rpc = create_jsonrpc_routes(handler, "/", enable_v0_3_compat=legacy)
     routes = [*create_agent_card_routes(card), *rpc]
-    return Starlette(routes=routes)
+    return _MethodsLogged(Starlette(routes=routes), count_file)
+
+
+class _MethodsLogged:
+    """Writes `method: <JSON-RPC method>` to the count file for each call (which protocol
+    version the client spoke), then passes the request on."""
+
+    def __init__(self, app: Any, count_file: str | None) -> None:
+        self.app = app
+        self.count_file = count_file
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not self.count_file:
+            await self.app(scope, receive, send)
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        with open(self.count_file, "a", encoding="utf-8") as out:
+            out.write(f"method: {json.loads(body).get('method')}\n")
+        sent = False
+
+        async def replay() -> Any:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
 
 def hostile(port: int) -> Any:

@@ -171,11 +171,16 @@ async def test_a_hostile_server_is_a_clear_model_error(hostile: str, text: str, 
     assert (await Agent("remote", model=model).run("fine")).output == "hostile: fine"
 
 
-async def test_the_0_3_compatibility_mode_and_a_peer_server() -> None:
-    with running("reference-0.3") as url:
+async def test_the_0_3_compatibility_mode_and_a_peer_server(
+    calls: Path, tmp_path: Path
+) -> None:
+    assert "method: SendStreamingMessage" in calls.read_text()  # 1.0 to the 1.0 reference
+    legacy = tmp_path / "legacy.txt"
+    with running("reference-0.3", legacy) as url:
         result = await Agent("remote", model=A2AModel(url)).run("old")
         assert result.output.startswith("echo: old (turn 1 of context ")
         assert result.state.results[-1].usage.prompt_tokens == 7
+        assert counted(legacy, "method: message/stream") == 1  # spoken in 0.3
     with running("peer") as url:  # pydantic-ai's fasta2a, its timestamps without a zone
         result = await Agent("remote", model=A2AModel(url)).run("hi")
         assert result.output == "peer: hi (turn 1)"
