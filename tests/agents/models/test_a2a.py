@@ -171,9 +171,7 @@ async def test_a_hostile_server_is_a_clear_model_error(hostile: str, text: str, 
     assert (await Agent("remote", model=model).run("fine")).output == "hostile: fine"
 
 
-async def test_the_0_3_compatibility_mode_and_a_peer_server(
-    calls: Path, tmp_path: Path
-) -> None:
+async def test_the_0_3_compatibility_mode_and_a_peer_server(calls: Path, tmp_path: Path) -> None:
     assert "method: SendStreamingMessage" in calls.read_text()  # 1.0 to the 1.0 reference
     legacy = tmp_path / "legacy.txt"
     with running("reference-0.3", legacy) as url:
