@@ -47,7 +47,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -57,7 +57,6 @@ from agents.models._a2a_wire import (
     INPUT_REQUIRED,
     MAX_PROGRESS_CHARS,
     Answer,
-    BoundedTransport,
     Malformed,
     shortened,
 )
@@ -66,6 +65,9 @@ from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage
 from network.history.results import Usage
 from network.numbers import check_number
+
+if TYPE_CHECKING:
+    from agents.models._a2a_transport import BoundedTransport
 
 DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 CANCEL_GRACE = 5.0  # seconds a given-up call waits for the remote to take its cancellation
@@ -120,6 +122,8 @@ class A2AModel:
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None
     ) -> ModelResponse:
         """Send the new turn to the remote agent; its answer, streamed to `on_chunk`."""
+        from agents.models._a2a_transport import BoundedTransport  # noqa: PLC0415 (httpx)
+
         text = new_turn(request)
         transport = BoundedTransport(self.max_bytes)
         answer = Answer()
