@@ -39,7 +39,8 @@ the agent runs as a tool).
 
 Decisions where the issue is silent: no tool schema is sent (a remote agent runs its own
 tools), nor the system text (it has its own instructions); the agent card is read once per
-model object and kept.
+model object and kept, and refused when its JSON-RPC endpoint is on another server than the
+one asked (scheme, host and port): the token and the conversation would go there.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ import contextlib
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -160,7 +162,9 @@ class A2AModel:
         timeout = httpx.Timeout(self.timeout, read=self.idle_timeout)
         async with httpx.AsyncClient(transport=transport, headers=headers, timeout=timeout) as http:
             if self._card is None:
-                self._card = await A2ACardResolver(http, self.url).get_agent_card()
+                card = await A2ACardResolver(http, self.url).get_agent_card()
+                self._check_card(card)
+                self._card = card
             config = ClientConfig(streaming=True, httpx_client=http)
             client = await create_client(self._card, config)
             context = request.params.get(CONTEXT_PARAM)
@@ -179,6 +183,20 @@ class A2AModel:
             except BaseException:
                 await _cancel(client, answer)
                 raise
+
+    def _check_card(self, card: Any) -> None:
+        """The card's JSON-RPC endpoints are on the server asked: a card naming another
+        server would have the token and the conversation sent there."""
+        ours = _origin(self.url)
+        for interface in card.supported_interfaces:
+            if interface.protocol_binding.upper() != "JSONRPC":
+                continue
+            theirs = _origin(interface.url)
+            if theirs != ours:
+                raise self._error(
+                    f"has an agent card whose endpoint is on another server ({theirs}): refused, "
+                    "as the token and the conversation would go there"
+                )
 
     def _response(self, answer: Answer) -> ModelResponse:
         state = answer.state
@@ -235,6 +253,12 @@ async def _cancel(client: Any, answer: Answer) -> None:
         contextlib.suppress(Exception),
     ):
         await client.cancel_task(CancelTaskRequest(id=answer.task_id))
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
 
 
 def new_turn(request: ModelRequest) -> str:

@@ -14,7 +14,8 @@
   by the message text: "huge" (10 MB in one event), "quiet" (sends nothing, for ever),
   "trickle" (a byte a second, for ever), "garbage" (an event that is not JSON), "empty part"
   (a part with no content), "negative usage", "nan usage", "other task" (an update of
-  another task), "no end" (the stream ends while the task works).
+  another task), "no end" (the stream ends while the task works). `elsewhere`: the same,
+  its card naming an endpoint on another host (127.0.0.2).
 - `peer`: a pydantic-ai agent (a `FunctionModel` answering `peer: <text> (turn N)`) served
   by `fasta2a.pydantic_ai.agent_to_a2a`, the A2A server pydantic-ai points to.
 """
@@ -187,7 +188,7 @@ class _MethodsLogged:
         await self.app(scope, replay, send)
 
 
-def hostile(port: int) -> Any:
+def hostile(port: int, elsewhere: bool = False) -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse, StreamingResponse
@@ -199,7 +200,7 @@ def hostile(port: int) -> Any:
         "version": "1.0.0",
         "supportedInterfaces": [
             {
-                "url": f"http://127.0.0.1:{port}/",
+                "url": f"http://{'127.0.0.2' if elsewhere else '127.0.0.1'}:{port}/",
                 "protocolBinding": "JSONRPC",
                 "protocolVersion": "1.0",
             }
@@ -309,5 +310,6 @@ if __name__ == "__main__":
         Path(count).touch()
     made = {"reference": lambda: reference(port, count), "hostile": lambda: hostile(port)}
     made["reference-0.3"] = lambda: reference(port, count, "0.3")
+    made["elsewhere"] = lambda: hostile(port, elsewhere=True)
     made["peer"] = lambda: peer(port)
     uvicorn.run(made[kind](), host="127.0.0.1", port=port, log_level="warning")

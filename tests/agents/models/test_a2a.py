@@ -171,7 +171,17 @@ async def test_a_hostile_server_is_a_clear_model_error(hostile: str, text: str, 
     assert (await Agent("remote", model=model).run("fine")).output == "hostile: fine"
 
 
-async def test_the_0_3_compatibility_mode_and_a_peer_server(calls: Path, tmp_path: Path) -> None:
+async def test_a_card_naming_another_server_is_refused() -> None:
+    with running("elsewhere") as url:
+        model = A2AModel(url, token="secret-token-0123456789")
+        with pytest.raises(ModelError, match=r"endpoint is on another server \(http://127.0.0.2"):
+            await Agent("remote", model=model).run("hi")
+
+
+async def test_the_0_3_compatibility_mode_and_a_peer_server(
+    reference: str, calls: Path, tmp_path: Path
+) -> None:
+    await Agent("remote", model=A2AModel(reference)).run("new")
     assert "method: SendStreamingMessage" in calls.read_text()  # 1.0 to the 1.0 reference
     legacy = tmp_path / "legacy.txt"
     with running("reference-0.3", legacy) as url:
