@@ -188,11 +188,17 @@ class _Split:
         if scope["type"] == "lifespan":
             await Starlette(lifespan=self._lifespan)(scope, receive, send)
             return
-        path = scope.get("path", "")
-        if path == CARD_PATH or path == self.a2a_path or path.startswith(f"{self.a2a_path}/"):
+        if self._is_a2a(scope.get("path", "")):
             await self.a2a(scope, receive, send)
         else:
             await self.agui(scope, receive, send)
+
+    def _is_a2a(self, path: str) -> bool:
+        if path == CARD_PATH:
+            return True
+        if not self.a2a_path:  # A2A at the root: its endpoint and its REST routes, no more
+            return path in ("", "/") or path.startswith("/v1/")
+        return path == self.a2a_path or path.startswith(f"{self.a2a_path}/")
 
     @contextlib.asynccontextmanager
     async def _lifespan(self, _app: Any) -> AsyncIterator[None]:

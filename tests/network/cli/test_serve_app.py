@@ -1,7 +1,8 @@
 """`agent-network serve` takes what a deployment needs without an app factory, shown on real
-processes: authorization by an import path (`--authorize MODULE:FUNCTION`) or a token file,
-CORS origins, the lease time, and two worker processes sharing one SQLite store (each
-answering, one run per thread across them); and bad options are clear errors."""
+processes: A2A at the root beside AG-UI, authorization by an import path (`--authorize
+MODULE:FUNCTION`) or a token file, CORS origins, the lease time, and two worker processes
+sharing one SQLite store (each answering, one run per thread across them); and bad options
+are clear errors."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from tests.network.a2a.servers import ROOT, TEAM, free_port
 
 
 @contextmanager
-def serving(*options: str) -> Iterator[str]:
+def serving(*options: str, probe: str = "/capabilities") -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", str(port)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -33,7 +34,7 @@ def serving(*options: str) -> Iterator[str]:
         while True:
             assert process.poll() is None, process.communicate()[1].decode()[-3000:]
             try:
-                httpx.get(f"{url}/capabilities", timeout=1)
+                httpx.get(f"{url}{probe}", timeout=1)
                 break
             except httpx.HTTPError:
                 pass
@@ -97,6 +98,18 @@ def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
             assert done.status_code == 200 and "RUN_FINISHED" in done.text
         listed = httpx.get(f"{url}/threads", headers=headers, timeout=10).json()
         assert {f"w-{index}" for index in range(6)} <= {t["threadId"] for t in listed["threads"]}
+
+
+def test_a2a_at_the_root_and_ag_ui_beside_it(tmp_path: Path) -> None:
+    options = ["--store", str(tmp_path / "threads.db"), "--a2a", "--a2a-path", "/"]
+    with serving(*options, "--path", "/agui", probe="/agui/capabilities") as url:
+        card = httpx.get(f"{url}/.well-known/agent-card.json").json()
+        assert card["name"] == "till"
+        answered = httpx.post(f"{url}/agui", json=run_body("t-root"), timeout=30)
+        assert answered.status_code == 200 and "RUN_FINISHED" in answered.text
+        rpc = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "none"}}
+        found = httpx.post(url + "/", json=rpc, headers={"A2A-Version": "1.0"}).json()
+        assert found["error"]["code"] == -32001  # the A2A endpoint: task not found
 
 
 @pytest.mark.parametrize(
