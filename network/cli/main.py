@@ -188,7 +188,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     asgi, network = serve_app(args)  # every option checked before anything listens
     endpoint = endpoint_from_args(args)
     _quiet_logs()
-    warn_if_exposed(args.host, "the server")
+    warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
     served = f"over AG-UI at http://{args.host}:{args.port}{args.path}"
     if args.a2a:
