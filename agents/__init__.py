@@ -20,6 +20,7 @@ from agents.models import (
     call,
     make_model,
 )
+from agents.models.a2a import A2AModel
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from agents.models.price import Price
@@ -43,6 +44,7 @@ from network.run.interrupts import Interrupt
 from network.run.retry_policy import RetryPolicy
 
 __all__ = [
+    "A2AModel",
     "Agent",
     "AgentCall",
     "AgentHooks",

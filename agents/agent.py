@@ -22,7 +22,9 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, TypedOutput
+from agents.capabilities.remote_a2a import RemoteContext
 from agents.capabilities.subagents import agent_network_of, answering, subrun_tool
+from agents.models.a2a import A2AModel
 from agents.resume import resume_call
 from agents.step import AgentStep, settle_capabilities
 from agents.tools.tool import Tool
@@ -206,6 +208,8 @@ class Agent(AgentStep):
             built.append(ClientTools(tuple(self.client_tools.values()), offered=False))
         if any(tool.requires_confirmation for tool in tools):
             built.append(Confirmation())
+        if isinstance(self._model, A2AModel):
+            built.append(RemoteContext())
         self.capabilities = (*built, *self._extra)
         self._forget_stages()
 
@@ -411,7 +415,15 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
 
 # Options whose change rebuilds the agent's capabilities (set after the agent was made).
 _BUILDING = frozenset(
-    {"tools", "output", "output_key", "context_policy", "input_guardrails", "output_guardrails"}
+    {
+        "tools",
+        "output",
+        "output_key",
+        "context_policy",
+        "input_guardrails",
+        "output_guardrails",
+        "model",  # an `A2AModel` brings the remote_a2a capability
+    }
 )
 
 

@@ -48,6 +48,7 @@ LAYERS: dict[str, int] = {
     "network": 7,  # the package itself: network/__init__.py, the facade
     "network.serving": 8,  # what every protocol server needs: principals, admission, limits
     "network.agui": 9,
+    "network.a2a": 9,
     "network.mcp": 9,
     "network.devui": 10,
     "network.cli": 11,
@@ -454,6 +455,11 @@ TESTED_THROUGH = {
         )
     },
     "agents.resume": "tests/agents/capabilities/confirmation/test_capability.py",
+    # the A2A server's parts, driven whole through real processes and the official client
+    **{
+        f"network.a2a.{module}": "tests/network/a2a/test_server.py"
+        for module in ("card", "handler", "live", "message_in", "message_out", "tasks")
+    },
     "network.history.model_io": "tests/agents/models/test_base.py",  # named there as models see it
     # the one way into a run: its signature, options and old spellings in one file
     "network.run.entry_points": "tests/network/run/test_run_signature.py",

@@ -1,8 +1,10 @@
-"""Models: the `Model` protocol, `ScriptedModel`, `OpenAIModel` (native) and `LiteLLMModel`.
+"""Models: the `Model` protocol, `ScriptedModel`, `OpenAIModel` (native), `LiteLLMModel`, and
+`A2AModel` (a remote A2A agent).
 
 Both client modules are light: aiohttp and litellm themselves are imported on first use.
 """
 
+from agents.models.a2a import A2AModel
 from agents.models.base import (
     ChunkHandler,
     Model,
@@ -20,6 +22,7 @@ from agents.models.registry import make_model, resolve_model
 from agents.models.scripted import ScriptedModel, call
 
 __all__ = [
+    "A2AModel",
     "ChunkHandler",
     "LiteLLMModel",
     "Model",

@@ -8,7 +8,9 @@ used. Anything wrong is a `CLIError` with one line saying what.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,18 +62,28 @@ def load_network(target: str) -> Network:
 
 
 def load_authorize(target: str) -> Any:
-    """The `authorize` hook that `FILE:FUNCTION` names (a bare path means `authorize`)."""
+    """The `authorize` hook that `FILE:FUNCTION` or `MODULE:FUNCTION` (an import path,
+    `myapp.auth:authorize`) names (a bare file or module means `authorize`)."""
     path_text, name = split_target(target)
     if ":" not in target:
         name = "authorize"
     path = Path(path_text)
-    if not path.is_file():
-        raise CLIError(f"--authorize: no such file: {path_text}")
-    module = _import(path)
+    if path.is_file():
+        module = _import(path)
+    elif _MODULE_PATH.fullmatch(path_text):
+        try:
+            module = importlib.import_module(path_text)
+        except ImportError as exc:
+            raise CLIError(f"--authorize: cannot import {path_text}: {exc}") from exc
+    else:
+        raise CLIError(f"--authorize: no such file or module: {path_text}")
     hook = getattr(module, name, None)
     if not callable(hook):
         raise CLIError(f"--authorize: {path_text} has no function {name!r}")
     return hook
+
+
+_MODULE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _import(path: Path) -> Any:

@@ -1,7 +1,8 @@
 """The `agent-network` command line.
 
     agent-network run FILE:NETWORK "input" [--state JSON] [ENDPOINT OPTIONS]
-    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [--store URL|PATH] [...]
+    agent-network serve FILE:NETWORK [--host H] [--port P] [--path /] [--store URL|PATH] [--a2a]
+        [--authorize FILE:FUNCTION | --token-file PATH] [--cors-origin O] [--workers N] [...]
     agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
@@ -9,7 +10,9 @@
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
-serves it to AG-UI clients with uvicorn (`network.agui`). `graph` prints its Mermaid diagram.
+serves it to AG-UI clients with uvicorn (`network.agui`), and with `--a2a` to A2A clients too
+(`network.a2a`, on the same thread store; `network.cli.serve_app`). `graph` prints its Mermaid
+diagram.
 `mcp` serves it as an MCP server whose one tool runs the network (`network.mcp`), over stdio
 (the default: an MCP client starts the command) or Streamable HTTP; logs go to stderr.
 `dev` serves the dev UI (`network.devui`): a local page to run the network from a chat box,
@@ -31,6 +34,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -47,15 +51,16 @@ from network.cli.endpoint import (
 )
 from network.cli.load import CLIError, load_authorize, load_network, split_target
 from network.cli.reload import ReloadingApp
+from network.cli.serve_app import (
+    AUTHORIZE_HELP,
+    add_serve_options,
+    serve_app,
+    store_option,
+    worker_environment,
+)
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
 from network.network import Network
-from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
-
-AUTHORIZE_HELP = (
-    "FILE:FUNCTION: the authorize(request, thread_id) hook naming each request's principal "
-    "(see docs/agui.md)"
-)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,27 +73,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("input", help="the run's input text")
     run.add_argument("--state", help="initial state as a JSON object")
     add_endpoint_options(run)
-    serve = commands.add_parser("serve", help="serve a network over AG-UI (HTTP, SSE)")
-    serve.add_argument("target", metavar="FILE:NETWORK")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--path", default="/", help="the endpoint's path (default /)")
-    serve.add_argument(
-        "--store",
-        metavar="URL|PATH",
-        help="run every thread on this thread store: a database URL (postgresql://...), an "
-        "SQLite path or sqlite:PATH (default: threads in this process's memory)",
+    serve = commands.add_parser(
+        "serve", help="serve a network over AG-UI (HTTP, SSE), and over A2A with --a2a"
     )
-    serve.add_argument(
-        "--lease-ttl",
-        type=float,
-        default=DEFAULT_LEASE_TTL,
-        metavar="SECONDS",
-        help="with --store: how long a run's lease on its thread lasts without renewal, so how "
-        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
-    )
-    serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
-    add_endpoint_options(serve)
+    add_serve_options(serve)
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
     dev.add_argument("target", metavar="FILE:NETWORK")
     dev.add_argument("--host", default="127.0.0.1")
@@ -197,37 +185,34 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 (uvicorn)
 
-    from network.agui import app  # noqa: PLC0415 (starlette)
-
-    network = load_network(args.target)
-    if not args.path.startswith("/"):
-        raise CLIError(f"--path must start with '/', got {args.path!r}")
+    asgi, network = serve_app(args)  # every option checked before anything listens
     endpoint = endpoint_from_args(args)
-    store = store_option(args.store)
-    authorize = load_authorize(args.authorize) if args.authorize else None
     _quiet_logs()
-    warn_if_exposed(args.host, "the AG-UI server")
-    try:
-        check_ttl(args.lease_ttl)
-    except ConfigurationError as exc:
-        raise CLIError(f"--lease-ttl: {exc}") from exc
-    try:
-        asgi = app(
-            network,
-            path=args.path,
-            store=store,
-            lease_ttl=args.lease_ttl,
-            authorize=authorize,
+    warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
+    where = "in memory" if args.store is None else "on the thread store"
+    served = f"over AG-UI at http://{args.host}:{args.port}{args.path}"
+    if args.a2a:
+        served += f" and over A2A at http://{args.host}:{args.port}{args.a2a_path}"
+    if args.workers < 1:
+        raise CLIError(f"--workers must be 1 or more, got {args.workers}")
+    if args.workers > 1:
+        if args.store is None:
+            raise CLIError(
+                "--workers above 1 needs a database --store: processes share threads only there"
+            )
+        os.environ.update(worker_environment(sys.argv[sys.argv.index("serve") + 1 :]))
+        print(f"Serving {network.name!r} {served} ({args.workers} processes)", flush=True)
+        uvicorn.run(
+            "network.cli.serve_app:factory",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            log_level="warning",
         )
-    except ConfigurationError as exc:  # a URL no store supports
-        raise CLIError(f"--store: {exc}") from exc
-    where = "in memory" if store is None else "on the thread store"
+        return 0
     with endpoint_override(network, endpoint):
-        print(
-            f"Serving {network.name!r} over AG-UI at http://{args.host}:{args.port}{args.path} "
-            f"(threads {where})",
-            flush=True,
-        )
+        print(f"Serving {network.name!r} {served} (threads {where})", flush=True)
         uvicorn.run(asgi, host=args.host, port=args.port)
     return 0
 
@@ -268,18 +253,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ConfigurationError as exc:  # a bad --path, an address this machine cannot bind
         raise CLIError(str(exc)) from exc
     return 0
-
-
-def store_option(text: str | None) -> str | None:
-    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
-    scheme); None means the default store."""
-    if text is None:
-        return None
-    if not text.strip():
-        raise CLIError("--store is empty; give an SQLite path or a database URL")
-    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
-        return text[len("sqlite:") :]
-    return text
 
 
 def cmd_dev(args: argparse.Namespace) -> int:

@@ -1,0 +1,38 @@
+"""`RemoteContext`: which remote A2A context an agent call continues.
+
+An agent whose model is an `A2AModel` (`agents.models.a2a`) gets this capability from
+`Agent`: before each model request it names the remote `contextId` the call continues, one
+per thread (per run, for a run on no thread, or a sub-run of `agent.as_tool()`) and agent,
+so a remote agent in a team keeps its conversation across a thread's turns, from any process
+(the id is derived from the thread's id and the agent's name, and kept nowhere). A remote
+server scopes its contexts by its own callers (A2A servers do, by their authentication).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from agents.models.a2a import CONTEXT_PARAM
+from network.history.model_io import ModelRequest, ModelResponse
+from network.run.agent_call import AgentCall
+from network.run.capability import Capability
+
+_NAMESPACE = uuid.UUID("5b1d8f3e-6a0c-4c8e-9a51-0f2d7c3e9b14")
+
+
+class RemoteContext(Capability):
+    """Names the remote A2A context of each call (see the module docstring)."""
+
+    async def wrap_model(
+        self,
+        call: AgentCall,
+        request: ModelRequest,
+        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+    ) -> ModelResponse:
+        run = call.run
+        owner = run.thread_id or run.run_id
+        context = uuid.uuid5(_NAMESPACE, f"{owner}/{call.agent.name}").hex
+        params = {**request.params, CONTEXT_PARAM: context}
+        return await proceed(replace(request, params=params))

@@ -1,0 +1,282 @@
+"""`A2AModel`: a remote A2A agent answering an agent's calls, so it can join a team.
+
+    travel = Agent("travel", description="Books trips.", model=A2AModel("https://trips.example"))
+    team = Network("desk", agents=[planner, travel], router=...)   # a member of a team
+    boss = Agent("boss", tools=[travel.as_tool()], ...)              # or a sub-agent tool
+
+Each agent call sends one A2A message (`SendStreamingMessage`, or `SendMessage` when the
+server does not stream) through the official `a2a-sdk` client (the `a2a` extra), 1.0 or 0.3
+as the server's agent card says:
+
+- what it sends: the new turn, the text of the conversation's messages since this agent last
+  answered (the user's, and the other agents'), one text part. The remote keeps its own
+  conversation under the A2A `contextId`: an agent whose model is an `A2AModel` gets the
+  `remote_a2a` capability, which names one context per thread (per run without one) and agent,
+  so a thread's later turns continue the remote's conversation;
+- what it returns: the task's artifacts' text (data parts as JSON), else its final status
+  message's, else the text of the message the server answered with. The remote's progress
+  (its `working` status messages) streams as reasoning while it runs (`ReasoningDelta`, kept
+  on the answer as `reasoning` and never sent back to a model), its answer as text: so a
+  run streamed over AG-UI shows what the remote is doing, and `agent.as_tool()` shows it
+  between SUBAGENT_STARTED and SUBAGENT_FINISHED;
+- its usage: what the server reports in a `metadata.usage` object (`inputTokens`,
+  `outputTokens`, `totalTokens`; on a task, an update, an artifact or a message, the last one
+  read wins) is the call's usage, counted against the caller's `UsageLimits` as any model's;
+- `input-required`: the remote's question (its status message, a data part as JSON) is the
+  answer's text. Answering the remote's waiting task is not supported yet: this agent's next
+  turn is a new task in the same context (a remote that keeps one task per context, as
+  `agent-network serve --a2a` does while an approval waits, refuses it: a `ModelError`).
+
+A call given up (the caller's run cancelled, a timeout, a bad event) cancels the remote's
+task (`CancelTask`, a best effort of 5 seconds). A remote is a stranger, so it is bounded:
+`max_bytes` per HTTP answer (the card, each stream), `timeout` seconds for the whole call,
+`idle_timeout` between two reads. A remote that goes past one, sends what is not A2A
+(malformed JSON, a part with no content, a usage that is negative or not a number, another
+task's update), fails its task, or cannot be reached is a `ModelError` naming the agent's
+model and what went wrong (the remote's own failure text cut to 500 characters), which the
+run reports as any model failure (and which a supervisor's model reads as a tool error when
+the agent runs as a tool).
+
+Decisions where the issue is silent: no tool schema is sent (a remote agent runs its own
+tools), nor the system text (it has its own instructions); the agent card is read once per
+model object and kept, and refused when its JSON-RPC endpoint is on another server than the
+one asked (scheme, host and port): the token and the conversation would go there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import anyio
+
+from agents.models._a2a_wire import (
+    COMPLETED,
+    FAILED,
+    INPUT_REQUIRED,
+    MAX_PROGRESS_CHARS,
+    Answer,
+    Malformed,
+    shortened,
+)
+from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, ReasoningDelta, TextDelta
+from network.errors import ConfigurationError, ModelError
+from network.history.messages import AssistantMessage
+from network.history.results import Usage
+from network.numbers import check_number
+
+if TYPE_CHECKING:
+    from agents.models._a2a_transport import BoundedTransport
+
+DEFAULT_MAX_BYTES = 4 * 1024 * 1024
+CANCEL_GRACE = 5.0  # seconds a given-up call waits for the remote to take its cancellation
+CONTEXT_PARAM = "a2a_context_id"
+"""The `ModelRequest.params` key naming the remote context a call continues (set by the
+`remote_a2a` capability; a request without it starts a new remote context)."""
+
+
+class A2AModel:
+    """A remote A2A agent as a model (see the module docstring).
+
+    Args:
+        url: the remote's base URL (its agent card is at `/.well-known/agent-card.json`).
+        name: the model's name in errors, traces and usage (default `a2a:<url>`).
+        token: a bearer token sent with every request.
+        headers: more HTTP headers sent with every request.
+        timeout: seconds the whole call may take.
+        idle_timeout: seconds between two reads of an answer (a stream that goes quiet).
+        max_bytes: the most bytes read of one HTTP answer.
+    """
+
+    provider = "a2a"  # its `gen_ai.provider.name` in traces
+    structured_output = "prompted"  # a remote agent takes no response format
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 300.0,
+        idle_timeout: float = 60.0,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+    ) -> None:
+        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+            raise ConfigurationError(f"A2AModel: url must be an http(s) URL, got {url!r}")
+        self.url = url.rstrip("/")
+        self.name = name or f"a2a:{self.url}"
+        self.timeout = check_number("A2AModel timeout", timeout, above=True)
+        self.idle_timeout = check_number("A2AModel idle_timeout", idle_timeout, above=True)
+        self.max_bytes = check_number("A2AModel max_bytes", max_bytes, integer=True, above=True)
+        self._headers = dict(headers or {})
+        if token is not None:
+            self._headers["authorization"] = f"Bearer {token}"
+        self._card: Any = None
+
+    def __repr__(self) -> str:  # no token in a repr
+        return f"A2AModel({self.url!r})"
+
+    async def complete(
+        self, request: ModelRequest, on_chunk: ChunkHandler | None = None
+    ) -> ModelResponse:
+        """Send the new turn to the remote agent; its answer, streamed to `on_chunk`."""
+        from agents.models._a2a_transport import BoundedTransport  # noqa: PLC0415 (httpx)
+
+        text = new_turn(request)
+        transport = BoundedTransport(self.max_bytes)
+        answer = Answer()
+        try:
+            with anyio.fail_after(self.timeout):
+                await self._ask(request, text, transport, answer, on_chunk)
+        except TimeoutError as exc:
+            raise self._error(f"did not finish within {self.timeout:g} s") from exc
+        except ModelError:
+            raise
+        except Malformed as exc:
+            raise self._error(f"sent what is not A2A: {exc}") from exc
+        except Exception as exc:
+            raise self._failure(exc, transport) from exc
+        response = self._response(answer)
+        if on_chunk is not None and response.message.content:
+            await on_chunk(TextDelta(response.message.content))  # the answer, once it is known
+        return response
+
+    async def _ask(
+        self,
+        request: ModelRequest,
+        text: str,
+        transport: BoundedTransport,
+        answer: Answer,
+        on_chunk: ChunkHandler | None,
+    ) -> None:
+        import httpx  # noqa: PLC0415
+        from a2a.client import A2ACardResolver, ClientConfig, create_client  # noqa: PLC0415
+        from a2a.types import Message, Part, Role, SendMessageRequest  # noqa: PLC0415
+        from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, VERSION_HEADER  # noqa: PLC0415
+
+        headers = {VERSION_HEADER: PROTOCOL_VERSION_CURRENT, **self._headers}
+        timeout = httpx.Timeout(self.timeout, read=self.idle_timeout)
+        async with httpx.AsyncClient(transport=transport, headers=headers, timeout=timeout) as http:
+            if self._card is None:
+                card = await A2ACardResolver(http, self.url).get_agent_card()
+                self._check_card(card)
+                self._card = card
+            config = ClientConfig(streaming=True, httpx_client=http)
+            client = await create_client(self._card, config)
+            context = request.params.get(CONTEXT_PARAM)
+            message = Message(
+                message_id=uuid.uuid4().hex,
+                role=Role.ROLE_USER,
+                parts=[Part(text=text)],
+                context_id=str(context) if context else "",
+            )
+            try:
+                async for event in client.send_message(SendMessageRequest(message=message)):
+                    told = answer.take(event)
+                    if on_chunk is not None:
+                        for progress in told:
+                            await on_chunk(ReasoningDelta(progress + "\n"))
+            except BaseException:
+                await _cancel(client, answer)
+                raise
+
+    def _check_card(self, card: Any) -> None:
+        """The card's JSON-RPC endpoints are on the server asked: a card naming another
+        server would have the token and the conversation sent there."""
+        ours = _origin(self.url)
+        for interface in card.supported_interfaces:
+            if interface.protocol_binding.upper() != "JSONRPC":
+                continue
+            theirs = _origin(interface.url)
+            if theirs != ours:
+                raise self._error(
+                    f"has an agent card whose endpoint is on another server ({theirs}): refused, "
+                    "as the token and the conversation would go there"
+                )
+
+    def _response(self, answer: Answer) -> ModelResponse:
+        state = answer.state
+        if state in FAILED:
+            said = shortened(answer.status_text) or "no reason given"
+            word = state.removeprefix("TASK_STATE_").lower().replace("_", "-")
+            raise self._error(f"ended its task {word}: {said}")
+        if state not in (COMPLETED, INPUT_REQUIRED):
+            raise self._error(f"stopped before its task finished (its state: {state or 'none'})")
+        progress = "\n".join(answer.progress)
+        message = AssistantMessage(
+            content=answer.text,
+            reasoning=shortened(progress, MAX_PROGRESS_CHARS) if progress else None,
+        )
+        return ModelResponse(
+            message=message,
+            usage=answer.usage or Usage(),
+            raw={"task_id": answer.task_id, "context_id": answer.context_id, "state": state},
+            finish_reason="stop" if state == COMPLETED else "input_required",
+            model=self.name,
+        )
+
+    def _failure(self, exc: Exception, transport: BoundedTransport) -> ModelError:
+        if transport.exceeded:
+            return self._error(f"sent an answer past {self.max_bytes} bytes")
+        import httpx  # noqa: PLC0415
+
+        found: BaseException | None = exc
+        while found is not None:  # the SDK wraps the transport's errors in its own
+            if isinstance(found, httpx.TimeoutException) or "Timeout" in type(found).__name__:
+                return self._error(f"sent nothing for {self.idle_timeout:g} s")
+            if isinstance(found, httpx.ConnectError):
+                return self._error("could not be reached")
+            found = found.__cause__ or found.__context__
+        if isinstance(exc, ValueError) or "Parse" in type(exc).__name__ or "Invalid" in str(exc):
+            return self._error(f"sent what is not A2A: {shortened(str(exc), 300)}")
+        return self._error(f"failed: {type(exc).__name__}: {shortened(str(exc), 300)}")
+
+    def _error(self, what: str) -> ModelError:
+        return ModelError(f"remote A2A agent {self.url} {what}", model=self.name)
+
+
+async def _cancel(client: Any, answer: Answer) -> None:
+    """A call given up (timed out, cancelled, a bad event) cancels the remote's task, when it
+    had one and it had not ended: a best effort, shielded, for `CANCEL_GRACE` seconds."""
+    if not answer.task_id or answer.state in (COMPLETED, INPUT_REQUIRED) or answer.state in FAILED:
+        return
+    from a2a.types import CancelTaskRequest  # noqa: PLC0415
+
+    # The call's own error is what the caller reads: the cancellation's is dropped.
+    with (
+        anyio.CancelScope(shield=True),
+        anyio.move_on_after(CANCEL_GRACE),
+        contextlib.suppress(Exception),
+    ):
+        await client.cancel_task(CancelTaskRequest(id=answer.task_id))
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
+def new_turn(request: ModelRequest) -> str:
+    """The text this call sends: the conversation's messages since this agent last answered
+    (the user's, and the other agents' text), oldest first."""
+    found: list[str] = []
+    for message in reversed(request.history):
+        role = getattr(message, "role", None)
+        if role == "assistant":
+            if getattr(message, "name", None) == request.agent and request.agent is not None:
+                break
+            if message.content:
+                found.append(str(message.content))
+        elif role == "user":
+            found.append(str(message.content))
+    if not found:
+        raise ModelError(
+            f"agent {request.agent!r} has nothing new to send its remote A2A agent",
+            model=request.agent,
+        )
+    return "\n\n".join(reversed(found))

@@ -1,0 +1,211 @@
+"""`app(network)`: the network served over A2A 1.0 (and 0.3), on the serving layer.
+
+    from network.a2a import app
+    asgi = app(network, store="threads.db")    # uvicorn module:asgi
+
+Routes (all under the app's mount point):
+
+- `GET /.well-known/agent-card.json`: the agent card (`network.a2a.card`), its interfaces'
+  URLs those of the request unless `url=` names the public one;
+- `POST <path>` (default `/`): JSON-RPC, A2A 1.0 methods (`SendMessage`,
+  `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`) and,
+  for clients that send no `A2A-Version` header, 0.3's (`message/send`, `message/stream`,
+  `tasks/get`, `tasks/cancel`, `tasks/resubscribe`), answered by the SDK's dispatcher;
+- `<path>/v1/...`: the HTTP+JSON (REST) binding of the same methods (`rest=False` drops it).
+
+Before the SDK reads a body, the server refuses what the serving layer refuses of any
+protocol (`network.serving`): a body that is not `application/json` (415), larger than
+`max_body_bytes` (413), a caller the `authorize` hook refuses (401 / 403, asked with no
+thread first; each request's thread is asked again by the handler). Then the handler
+(`network.a2a.handler`) runs each task as one run of its context's thread.
+
+Threads live on a thread store (A2A clients send only the new message, so the thread holds
+the conversation): `store=` a store, a database URL or an SQLite path; by default a
+`MemoryStore` of this process. Tasks are kept beside them (`network.a2a.tasks`). Give the
+same store object to `network.agui.app` and one conversation can go on over both protocols.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import anyio
+from a2a.server.context import ServerCallContext
+from a2a.server.request_handlers.response_helpers import agent_card_to_dict
+from a2a.server.routes import (
+    DefaultServerCallContextBuilder,
+    create_jsonrpc_routes,
+    create_rest_routes,
+)
+from a2a.types import SecurityScheme
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from network.a2a.card import BEARER, agent_card
+from network.a2a.handler import REQUEST, NetworkHandler
+from network.a2a.tasks import TaskRecords, task_store_for
+from network.continuing import RunnableNetwork
+from network.errors import ConfigurationError
+from network.logger import LazyLogger
+from network.numbers import check_number
+from network.serving.content_type import check_content_type
+from network.serving.errors import RequestError
+from network.serving.limits import DEFAULT_MAX_BODY_BYTES, read_body
+from network.serving.principals import Authorize
+from network.serving.registry import DEFAULT_MAX_THREAD_BYTES
+from network.serving.threads import ServedThreads
+from network.threads.leases import DEFAULT_LEASE_TTL
+from network.threads.memory import MemoryStore
+
+log = LazyLogger("agent_network.a2a")
+
+
+def app(
+    network: RunnableNetwork,
+    *,
+    path: str = "/",
+    store: Any = None,
+    authorize: Authorize | None = None,
+    url: str | None = None,
+    description: str | None = None,
+    security: Mapping[str, SecurityScheme] | None = None,
+    rest: bool = True,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    lease_ttl: float = DEFAULT_LEASE_TTL,
+    max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+) -> Starlette:
+    """An ASGI app serving `network` over A2A (see the module docstring).
+
+    Args:
+        network: the `Network` each task runs.
+        path: where the JSON-RPC endpoint is (default "/"); REST is under `<path>/v1`.
+        store: the thread store (a store, a database URL or an SQLite path; default a new
+            `MemoryStore`). One given as a URL or path is opened here and closed at shutdown.
+        authorize: `authorize(request, thread_id)` returning the caller's principal, as for
+            the AG-UI server (`network.serving.principals`); default: anonymous.
+        url: the public URL of the JSON-RPC endpoint for the agent card (default: the
+            request's own).
+        description: the card's description (default: the network's agents').
+        security: the security schemes the card declares, by name (default: HTTP bearer
+            when `authorize` is given, none otherwise).
+        rest: also serve the HTTP+JSON binding.
+        max_body_bytes: larger request bodies are refused with 413 (default 1 MiB).
+        lease_ttl: seconds a run's lease on its thread lasts without renewal.
+        max_thread_bytes: the largest state one thread may hold (413 beyond).
+    """
+    check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
+    if not path.startswith("/"):
+        raise ConfigurationError(f"app: path must start with '/', got {path!r}")
+    try:
+        served = ServedThreads(
+            network,
+            authorize=authorize,
+            store=store if store is not None else MemoryStore(),
+            lease_ttl=lease_ttl,
+            max_thread_bytes=max_thread_bytes,
+        )
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"app: {exc}") from exc
+    assert served.stored is not None  # always on a store
+    if security is None:
+        security = {"bearer": BEARER} if authorize is not None else {}
+    base = path.rstrip("/")
+    rpc_url = url
+    card = agent_card(network, url or path, description=description, security=security)
+    handler = NetworkHandler(
+        served, TaskRecords(network.name, task_store_for(served.stored.store)), card
+    )
+    builder = _ContextBuilder()
+
+    async def agent_card_route(request: Request) -> JSONResponse:
+        here = rpc_url or f"{str(request.base_url).rstrip('/')}{path}"
+        rest_here = f"{here.rstrip('/')}/v1" if rest else None
+        shown = agent_card(
+            network, here, description=description, security=security, rest_url=rest_here
+        )
+        return JSONResponse(agent_card_to_dict(shown))
+
+    routes: list[Any] = [Route(AGENT_CARD_WELL_KNOWN_PATH, agent_card_route, methods=["GET"])]
+    routes += create_jsonrpc_routes(
+        handler, rpc_url=path, context_builder=builder, enable_v0_3_compat=True
+    )
+    if rest:
+        routes += create_rest_routes(
+            handler, context_builder=builder, enable_v0_3_compat=False, path_prefix=f"{base}/v1"
+        )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        await handler.records.setup()  # the tasks' table, before any request
+        async with anyio.create_task_group() as group:
+            handler.group = group
+            try:
+                yield
+            finally:
+                handler.group = None
+                handler.live.cancel_all()
+        await served.close()
+
+    starlette = Starlette(routes=routes, lifespan=lifespan)
+    starlette.state.served = served
+    starlette.state.handler = handler
+    starlette.state.card = card
+    starlette.add_middleware(_Guard, served=served, max_body_bytes=max_body_bytes)
+    return starlette
+
+
+class _ContextBuilder(DefaultServerCallContextBuilder):
+    """The SDK's call context, carrying the Starlette request for the `authorize` hook."""
+
+    def build(self, request: Request) -> ServerCallContext:
+        context = super().build(request)
+        context.state[REQUEST] = request
+        return context
+
+
+class _Guard:
+    """What the serving layer refuses before a protocol reads a body (module docstring)."""
+
+    def __init__(self, app: ASGIApp, *, served: ServedThreads, max_body_bytes: int) -> None:
+        self.app = app
+        self.served = served
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        try:
+            check_content_type(request.headers.get("content-type"))
+            body = await read_body(
+                request.stream(), request.headers.get("content-length"), self.max_body_bytes
+            )
+            await self.served.principal(request, None)
+        except RequestError as refused:
+            log.info("a2a.refused", code=refused.code, status=refused.status)
+            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else None
+            response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
+            await response(scope, receive, send)
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands the body already read, then the client's next messages."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

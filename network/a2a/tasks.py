@@ -1,0 +1,83 @@
+"""Where tasks are kept: the SDK's task stores, beside the threads, scoped to their owner.
+
+A task is one run on a thread (the A2A `contextId`): what a client reads with `tasks/get`
+(its status, the messages of the exchange, its artifacts) after, or while, it runs. The
+thread stays the truth about the conversation, the state and the approvals; the task record
+is what was reported to the client about one run of it.
+
+Tasks live beside the threads: on an SQL thread store, the SDK's `DatabaseTaskStore` on the
+store's own engine (table `a2a_tasks`), so every server process on the database reads the
+same tasks; on any other store, the SDK's `InMemoryTaskStore` of this process. Every read
+and write names its owner, the network (the app) and the principal together: a task of
+another principal, or of another network on the same database, is not found, exactly as a
+task that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from a2a.server.context import ServerCallContext
+from a2a.server.tasks import InMemoryTaskStore, TaskStore
+from a2a.types import ListTasksRequest, ListTasksResponse, Task
+
+from network.serving.principals import store_user
+from network.serving.screening import guarded
+
+TABLE = "a2a_tasks"
+OWNER = "agent_network_owner"  # where the owner travels in a ServerCallContext's state
+
+
+def owner_of(context: ServerCallContext) -> str:
+    """The owner a task store reads from a call context (set by `TaskRecords`)."""
+    return str(context.state[OWNER])
+
+
+def task_store_for(store: Any) -> TaskStore:
+    """The SDK task store beside `store` (a thread store): on its engine when it is an SQL
+    store, else in this process's memory."""
+    engine = getattr(store, "engine", None)
+    if engine is not None:
+        from a2a.server.tasks import DatabaseTaskStore  # noqa: PLC0415 (sqlalchemy models)
+
+        return DatabaseTaskStore(engine, table_name=TABLE, owner_resolver=owner_of)
+    return InMemoryTaskStore(owner_resolver=owner_of)
+
+
+class TaskRecords:
+    """The tasks of one network's server, read and written for a principal."""
+
+    def __init__(self, app_name: str, store: TaskStore) -> None:
+        self.app_name = app_name
+        self.store = store
+
+    async def setup(self) -> None:
+        """Create the tasks' table when the store has one to create."""
+        initialize = getattr(self.store, "initialize", None)
+        if initialize is not None:
+            await guarded("setup_tasks", initialize())
+
+    def _context(self, principal: str | None) -> ServerCallContext:
+        owner = json.dumps([self.app_name, store_user(principal)])
+        return ServerCallContext(state={OWNER: owner})
+
+    async def get(self, task_id: str, principal: str | None) -> Task | None:
+        """The principal's task `task_id`, or None (someone else's is None too)."""
+        found: Task | None = await guarded(
+            "get_task", self.store.get(task_id, self._context(principal))
+        )
+        return found
+
+    async def save(self, task: Task, principal: str | None) -> None:
+        """Keep `task` (a copy) as the principal's."""
+        kept = Task()
+        kept.CopyFrom(task)
+        await guarded("save_task", self.store.save(kept, self._context(principal)))
+
+    async def list(self, request: ListTasksRequest, principal: str | None) -> ListTasksResponse:
+        """The principal's tasks, as `tasks/list` pages them."""
+        page: ListTasksResponse = await guarded(
+            "list_tasks", self.store.list(request, self._context(principal))
+        )
+        return page

@@ -1,0 +1,229 @@
+"""The app `agent-network serve` runs: AG-UI, and with `--a2a` A2A beside it, on one store.
+
+Everything a deployment needs is an option, so no app factory has to be written:
+
+- `--authorize FILE:FUNCTION` (the hook) or `--token-file PATH` (bearer tokens, each naming
+  its principal: `network.serving.tokens`);
+- `--cors-origin ORIGIN` (repeatable): browsers on those origins may call the server;
+- `--store`, `--lease-ttl`: where threads live, how long a dead server's run holds its thread;
+- `--workers N`: N server processes (uvicorn's), on a database store (`--store`), which they
+  share (one run per thread across them, by the store's leases);
+- `--a2a` (`--a2a-path`, default `/a2a`): the network served over A2A too, its agent card at
+  `/.well-known/agent-card.json`. Both protocols then serve one thread store (the same
+  `MemoryStore` without `--store`): a conversation started over AG-UI goes on over A2A.
+
+`serve_app(args)` builds it from the parsed options (`network.cli.main`), `factory()` from
+`$AGENT_NETWORK_SERVE_ARGS` in each worker process uvicorn starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
+from network.cli.load import CLIError, load_authorize, load_network
+from network.continuing import RunnableNetwork
+from network.errors import ConfigurationError
+from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
+from network.threads.memory import MemoryStore
+from network.threads.resolve import open_store
+
+ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
+CARD_PATH = "/.well-known/agent-card.json"
+CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
+_KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for its lifetime
+
+
+AUTHORIZE_HELP = (
+    "FILE:FUNCTION: the authorize(request, thread_id) hook naming each request's principal "
+    "(see docs/agui.md)"
+)
+
+
+def store_option(text: str | None) -> str | None:
+    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
+    scheme); None means the default store."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise CLIError("--store is empty; give an SQLite path or a database URL")
+    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
+        return text[len("sqlite:") :]
+    return text
+
+
+def add_serve_options(serve: argparse.ArgumentParser) -> None:
+    """`serve`'s options (the command's parser, and each worker's)."""
+    serve.add_argument("target", metavar="FILE:NETWORK")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--path", default="/", help="the AG-UI endpoint's path (default /)")
+    serve.add_argument(
+        "--store",
+        metavar="URL|PATH",
+        help="run every thread on this thread store: a database URL (postgresql://...), an "
+        "SQLite path or sqlite:PATH (default: threads in this process's memory)",
+    )
+    serve.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=DEFAULT_LEASE_TTL,
+        metavar="SECONDS",
+        help="with --store: how long a run's lease on its thread lasts without renewal, so how "
+        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
+    )
+    serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
+    serve.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="authorize requests by bearer token: one 'PRINCIPAL TOKEN' a line",
+    )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let browsers on this origin call the server (repeatable)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="server processes (more than one needs a database --store, which they share)",
+    )
+    serve.add_argument(
+        "--a2a", action="store_true", help="serve it over A2A too, on the same thread store"
+    )
+    serve.add_argument(
+        "--a2a-path", default="/a2a", help="the A2A JSON-RPC endpoint's path (default /a2a)"
+    )
+    add_endpoint_options(serve)
+
+
+def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The ASGI app for `serve`'s options, and the network it serves."""
+    network = load_network(args.target)
+    if not args.path.startswith("/"):
+        raise CLIError(f"--path must start with '/', got {args.path!r}")
+    try:
+        check_ttl(args.lease_ttl)
+    except ConfigurationError as exc:
+        raise CLIError(f"--lease-ttl: {exc}") from exc
+    authorize = _authorize(args)
+    store = store_option(args.store)
+    try:
+        if getattr(args, "a2a", False):
+            asgi = _both(network, args, authorize, store)
+        else:
+            from network.agui import app  # noqa: PLC0415 (starlette)
+
+            asgi = app(
+                network, path=args.path, store=store, lease_ttl=args.lease_ttl, authorize=authorize
+            )
+    except ConfigurationError as exc:  # a URL no store supports
+        raise CLIError(f"--store: {exc}") from exc
+    if args.cors_origin:
+        asgi = CORSMiddleware(
+            asgi,
+            allow_origins=list(args.cors_origin),
+            allow_methods=["GET", "POST"],
+            allow_headers=CORS_HEADERS,
+        )
+    return asgi, network
+
+
+def _authorize(args: argparse.Namespace) -> Any:
+    if args.authorize and args.token_file:
+        raise CLIError("give --authorize or --token-file, not both")
+    if args.authorize:
+        return load_authorize(args.authorize)
+    if args.token_file:
+        from network.serving.tokens import token_file_authorize  # noqa: PLC0415
+
+        try:
+            return token_file_authorize(args.token_file)
+        except ConfigurationError as exc:
+            raise CLIError(f"--token-file: {exc}") from exc
+    return None
+
+
+def _both(
+    network: RunnableNetwork, args: argparse.Namespace, authorize: Any, store: Any
+) -> ASGIApp:
+    """AG-UI at `--path`, A2A at `--a2a-path` and the card, on one store."""
+    from network.a2a import app as a2a_app  # noqa: PLC0415 (a2a-sdk)
+    from network.agui import app as agui_app  # noqa: PLC0415 (starlette)
+
+    a2a_path = args.a2a_path
+    if not a2a_path.startswith("/") or a2a_path.rstrip("/") == args.path.rstrip("/"):
+        raise CLIError(f"--a2a-path must start with '/' and differ from --path, got {a2a_path!r}")
+    shared, owned = open_store(store) if store is not None else (MemoryStore(), False)
+    common = {"store": shared, "lease_ttl": args.lease_ttl, "authorize": authorize}
+    agui = agui_app(network, path=args.path, **common)
+    a2a = a2a_app(network, path=a2a_path, **common)
+    return _Split(agui, a2a, a2a_path.rstrip("/"), shared if owned else None)
+
+
+class _Split:
+    """Requests for A2A (its endpoint, REST routes and card) to the A2A app, the rest to
+    AG-UI's; each app's lifespan runs, and the store is closed after both."""
+
+    def __init__(self, agui: Starlette, a2a: Starlette, a2a_path: str, owned: Any) -> None:
+        self.agui = agui
+        self.a2a = a2a
+        self.a2a_path = a2a_path
+        self.owned = owned
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await Starlette(lifespan=self._lifespan)(scope, receive, send)
+            return
+        if self._is_a2a(scope.get("path", "")):
+            await self.a2a(scope, receive, send)
+        else:
+            await self.agui(scope, receive, send)
+
+    def _is_a2a(self, path: str) -> bool:
+        if path == CARD_PATH:
+            return True
+        if not self.a2a_path:  # A2A at the root: its endpoint and its REST routes, no more
+            return path in ("", "/") or path.startswith("/v1/")
+        return path == self.a2a_path or path.startswith(f"{self.a2a_path}/")
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, _app: Any) -> AsyncIterator[None]:
+        async with (
+            self.agui.router.lifespan_context(self.agui),
+            self.a2a.router.lifespan_context(self.a2a),
+        ):
+            yield
+        if self.owned is not None:
+            await self.owned.close()
+
+
+def worker_environment(argv: list[str]) -> dict[str, str]:
+    """What a worker process needs to build the app again: the command's arguments."""
+    return {ARGS_VARIABLE: json.dumps(argv)}
+
+
+def factory() -> Any:
+    """The app in a worker process uvicorn started (`--workers`), from the command's
+    arguments in `$AGENT_NETWORK_SERVE_ARGS`."""
+    global _KEPT
+    parser = argparse.ArgumentParser(prog="agent-network serve")
+    add_serve_options(parser)
+    args = parser.parse_args(json.loads(os.environ[ARGS_VARIABLE]))
+    asgi, network = serve_app(args)
+    _KEPT = contextlib.ExitStack()
+    _KEPT.enter_context(endpoint_override(network, endpoint_from_args(args)))
+    return asgi

@@ -1,0 +1,262 @@
+"""The network served over A2A, driven by the official `a2a-sdk` client against real
+`agent-network serve --a2a` processes, two per store (SQLite, PostgreSQL).
+
+- the agent card is the network's: its agents' and tools' skills, streaming, bearer auth;
+- a message is a task on its context's thread: sent, streamed, read back with tasks/get,
+  continued in the same context (from another process too);
+- an approval is `input-required`, answered once: the answer from either process runs the
+  tool exactly once (counted in a file), a second answer runs nothing, and another
+  principal can neither read nor answer the task;
+- tasks/cancel stops a running task; a failure is screened (no secret reaches the client);
+- a conversation started over AG-UI goes on over A2A, on the same thread;
+- a 0.3 client (no A2A-Version header, `message/send`) is answered in 0.3's shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from a2a.client.errors import A2AClientError
+from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+from a2a.utils.errors import A2AError
+
+from tests.network.a2a.servers import (
+    TOKENS,
+    answering,
+    client_for,
+    collect,
+    final_task,
+    output_text,
+    said,
+    serve,
+    token_file,
+    waiting_on,
+)
+from tests.network.a2a.team import SECRET
+
+pytestmark = pytest.mark.anyio
+REFUSED = (A2AError, A2AClientError)  # the client raises the server's error, or its own
+
+
+class Pair:
+    def __init__(self, one: str, two: str, paid: Path) -> None:
+        self.one, self.two, self.paid = one, two, paid
+
+    def payments(self) -> list[str]:
+        return self.paid.read_text().split() if self.paid.exists() else []
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def servers(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Pair]:
+    directory = tmp_path_factory.mktemp("a2a")
+    if request.param == "sqlite":
+        store = str(directory / "threads.db")
+    else:
+        store = request.getfixturevalue("postgres_url")
+    tokens = token_file(directory)
+    paid = directory / "paid.txt"
+    env = {"A2A_PAID_FILE": str(paid)}
+    with serve(store, tokens, env) as one, serve(store, tokens, env) as two:
+        yield Pair(one, two, paid)
+
+
+def context() -> str:
+    return f"ctx-{uuid.uuid4().hex[:12]}"
+
+
+async def test_the_agent_card_is_built_from_the_network(servers: Pair) -> None:
+    async with httpx.AsyncClient() as http:
+        card = (await http.get(f"{servers.one}/.well-known/agent-card.json")).json()
+    assert card["name"] == "till" and card["capabilities"]["streaming"] is True
+    skills = {skill["id"]: skill for skill in card["skills"]}
+    assert skills["cashier"]["tags"] == ["agent"]
+    assert "needs-approval" in skills["cashier.pay"]["tags"]
+    assert card["supportedInterfaces"][0] == {
+        "url": f"{servers.one}/a2a",
+        "protocolBinding": "JSONRPC",
+        "protocolVersion": "1.0",
+    }
+    assert "bearer" in card["securitySchemes"]
+    assert card["url"] == f"{servers.one}/a2a"  # 0.3 clients read this
+
+
+async def test_a_message_is_a_task_on_its_contexts_thread(servers: Pair) -> None:
+    client = await client_for(servers.one, "alice", streaming=False)
+    here = context()
+    (first,) = await collect(client, said("hello", here))
+    assert first.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert output_text(first.task) == "echo: hello" and first.task.context_id == here
+    # the same context, from the other process: the thread remembers
+    other = await client_for(servers.two, "alice")
+    task = final_task(await collect(other, said("recall", here)))
+    assert output_text(task) == "recall: hello | recall"
+    assert task.id != first.task.id
+    got = await other.get_task(GetTaskRequest(id=first.task.id))
+    assert got.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [m.role for m in got.history][:1] == [1]  # the user's message first
+    # another principal: neither the task nor the context is theirs
+    bob = await client_for(servers.one, "bob")
+    with pytest.raises(REFUSED, match="no task"):
+        await bob.get_task(GetTaskRequest(id=first.task.id))
+    with pytest.raises(REFUSED, match="no thread"):
+        await collect(bob, said("mine now", here))
+
+
+async def test_an_approval_is_input_required_and_answered_exactly_once(servers: Pair) -> None:
+    alice = await client_for(servers.one, "alice")
+    before = servers.payments()
+    events = await collect(alice, said("pay 101", context()))
+    waiting = final_task(events)
+    assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    (asked,) = waiting_on(waiting)
+    assert asked["tool"] == "pay" and asked["arguments"] == {"amount": 101}
+    assert servers.payments() == before
+    # bob cannot answer it
+    bob = await client_for(servers.two, "bob")
+    with pytest.raises(REFUSED, match="no task"):
+        await collect(bob, answering(waiting))
+    # two answers at once, one per process: one runs the tool, the other nothing
+    other = await client_for(servers.two, "alice")
+    outcomes: list[Any] = []
+
+    async def answer(client: Any) -> None:
+        try:
+            outcomes.append(final_task(await collect(client, answering(waiting))))
+        except REFUSED as refused:
+            outcomes.append(refused)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(answer, alice)
+        group.start_soon(answer, other)
+    done = [o for o in outcomes if not isinstance(o, Exception)]
+    assert len(done) == 1, outcomes
+    assert output_text(done[0]) == "done: paid 101"
+    assert servers.payments() == [*before, "101"]
+    # a third answer, later: the task has ended
+    with pytest.raises(REFUSED, match="TASK_STATE_COMPLETED"):
+        await collect(alice, answering(waiting))
+    assert servers.payments() == [*before, "101"]
+
+
+async def test_a_rejected_approval_runs_nothing(servers: Pair) -> None:
+    alice = await client_for(servers.one, "alice", streaming=False)
+    before = servers.payments()
+    (asked,) = await collect(alice, said("pay 7", context()))
+    (done,) = await collect(alice, answering(asked.task, approved=False))
+    assert done.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert "rejected" in output_text(done.task) and servers.payments() == before
+
+
+async def test_a_running_task_is_cancelled(servers: Pair) -> None:
+    alice = await client_for(servers.one, "alice")
+    seen: list[Any] = []
+    async with anyio.create_task_group() as group:
+
+        async def stream() -> None:
+            async for event in alice.send_message(said("wait 30", context())):
+                seen.append(event)
+
+        group.start_soon(stream)
+        with anyio.fail_after(10):
+            while not seen:
+                await anyio.sleep(0.05)
+        task_id = seen[0].task.id
+        cancelled = await alice.cancel_task(CancelTaskRequest(id=task_id))
+        assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+    assert final_task(seen).status.state == TaskState.TASK_STATE_CANCELED
+    got = await (await client_for(servers.two, "alice")).get_task(GetTaskRequest(id=task_id))
+    assert got.status.state == TaskState.TASK_STATE_CANCELED
+
+
+async def test_a_failure_is_screened(servers: Pair) -> None:
+    alice = await client_for(servers.one, "alice", streaming=False)
+    (failed,) = await collect(alice, said("leak", context()))
+    assert failed.task.status.state == TaskState.TASK_STATE_FAILED
+    told = failed.task.status.message.parts[0].text
+    assert told.startswith("internal error (reference err_") and SECRET not in str(failed)
+    (model,) = await collect(alice, said("explode", context()))
+    assert "ModelError: the provider is down" in model.task.status.message.parts[0].text
+
+
+async def test_a_conversation_started_over_agui_goes_on_over_a2a(servers: Pair) -> None:
+    here = context()
+    body = {
+        "threadId": here,
+        "runId": "r1",
+        "messages": [{"id": "u1", "role": "user", "content": "from the page"}],
+    }
+    headers = {"authorization": f"Bearer {TOKENS['alice']}"}
+    async with httpx.AsyncClient(headers=headers, timeout=30) as http:
+        answer = await http.post(f"{servers.one}/", json=body)
+    assert answer.status_code == 200 and "echo: from the page" in answer.text
+    alice = await client_for(servers.two, "alice")
+    task = final_task(await collect(alice, said("recall", here)))
+    assert output_text(task) == "recall: from the page | recall"
+
+
+async def test_hostile_requests_are_refused(servers: Pair) -> None:
+    url = f"{servers.one}/a2a"
+    good = {"authorization": f"Bearer {TOKENS['alice']}"}
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    one = {**good, "a2a-version": "1.0"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        assert (await http.post(url, json=call)).status_code == 401  # no token
+        wrong = {"authorization": "Bearer not-a-token-of-anyone"}
+        assert (await http.post(url, json=call, headers=wrong)).status_code == 401
+        plain = await http.post(url, content=json.dumps(call), headers={**good})
+        assert plain.status_code == 415  # httpx sends no content-type for content=
+        huge = {**call, "params": {"message": {**message, "parts": [{"text": "x" * 2_000_000}]}}}
+        assert (await http.post(url, json=huge, headers=one)).status_code == 413
+        bad_ids = [("taskId", "t\x00"), ("contextId", "c\x07"), ("contextId", "c" * 300)]
+        for field, value in bad_ids:
+            hostile = {**call, "params": {"message": {**message, field: value}}}
+            error = (await http.post(url, json=hostile, headers=one)).json()["error"]
+            assert error["code"] in (-32602, -32001) and field in error["message"], error
+        file_part = {**message, "parts": [{"raw": "aGk=", "mediaType": "image/png"}]}
+        error = (
+            await http.post(url, json={**call, "params": {"message": file_part}}, headers=one)
+        ).json()["error"]
+        assert error["code"] == -32005 and "file parts" in error["message"]
+        answers = {**message, "parts": [{"data": {"answers": [{"interrupt": 3}]}}]}
+        error = (
+            await http.post(url, json={**call, "params": {"message": answers}}, headers=one)
+        ).json()["error"]
+        assert error["code"] == -32602 and "answers.0" in error["message"]
+        unknown = {**call, "params": {"message": {**message, "taskId": "task_nope"}}}
+        error = (await http.post(url, json=unknown, headers=one)).json()["error"]
+        assert error["code"] == -32001  # TaskNotFoundError
+        state = {**message, "parts": [{"text": "hi"}, {"data": {"state": {"app:x": 1}}}]}
+        error = (
+            await http.post(url, json={**call, "params": {"message": state}}, headers=one)
+        ).json()["error"]
+        assert error["code"] == -32600 and "'app:x' cannot be written" in error["message"]
+
+
+async def test_a_0_3_client_is_answered_in_0_3_shapes(servers: Pair) -> None:
+    message = {
+        "kind": "message",
+        "messageId": "m03",
+        "role": "user",
+        "parts": [{"kind": "text", "text": "old client"}],
+    }
+    call = {"jsonrpc": "2.0", "id": 7, "method": "message/send", "params": {"message": message}}
+    headers = {"authorization": f"Bearer {TOKENS['alice']}"}
+    async with httpx.AsyncClient(timeout=30) as http:
+        answer = (await http.post(f"{servers.one}/a2a", json=call, headers=headers)).json()
+        result = answer["result"]
+        assert result["kind"] == "task" and result["status"]["state"] == "completed"
+        texts = [p["text"] for a in result["artifacts"] for p in a["parts"] if p["kind"] == "text"]
+        assert texts == ["echo: old client"]
+        get = {"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {"id": result["id"]}}
+        again = (await http.post(f"{servers.two}/a2a", json=get, headers=headers)).json()
+        assert again["result"]["status"]["state"] == "completed"

@@ -1,0 +1,131 @@
+"""`agent-network serve` takes what a deployment needs without an app factory, shown on real
+processes: A2A at the root beside AG-UI, authorization by an import path (`--authorize
+MODULE:FUNCTION`) or a token file, CORS origins, the lease time, and two worker processes
+sharing one SQLite store (each answering, one run per thread across them); and bad options
+are clear errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.network.a2a.servers import ROOT, TEAM, free_port
+
+
+@contextmanager
+def serving(*options: str, probe: str = "/capabilities") -> Iterator[str]:
+    port = free_port()
+    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", str(port)]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [*command, *options], cwd=ROOT, env=environment, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 40
+        while True:
+            assert process.poll() is None, process.communicate()[1].decode()[-3000:]
+            try:
+                httpx.get(f"{url}{probe}", timeout=1)
+                break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the server did not start"
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+def run_body(thread: str) -> dict[str, object]:
+    return {
+        "threadId": thread,
+        "runId": f"run-{time.monotonic_ns()}",
+        "messages": [{"id": f"m-{time.monotonic_ns()}", "role": "user", "content": "hello"}],
+        "state": {},
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+
+
+def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
+    store = str(tmp_path / "threads.db")
+    hook = "tests.network.cli.authorize_hook:authorize"  # an import path, not a file
+    options = ["--store", store, "--authorize", hook, "--lease-ttl", "5"]
+    options += ["--cors-origin", "https://app.example"]
+    with serving(*options) as url:
+        refused = httpx.post(url, json=run_body("t-1"))
+        assert refused.status_code == 401
+        answered = httpx.post(
+            url, json=run_body("t-1"), headers={"authorization": "Bearer token-alice"}
+        )
+        assert answered.status_code == 200 and "RUN_FINISHED" in answered.text
+        allowed = httpx.options(
+            url,
+            headers={
+                "origin": "https://app.example",
+                "access-control-request-method": "POST",
+                "access-control-request-headers": "authorization,content-type",
+            },
+        )
+        assert allowed.headers["access-control-allow-origin"] == "https://app.example"
+        other = httpx.options(
+            url,
+            headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
+        )
+        assert "access-control-allow-origin" not in other.headers
+
+
+def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
+    store = str(tmp_path / "threads.db")
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("alice alice-token-0123456789\n")
+    with serving("--store", store, "--workers", "2", "--token-file", str(tokens)) as url:
+        headers = {"authorization": "Bearer alice-token-0123456789"}
+        for index in range(6):  # the kernel spreads connections over both processes
+            with httpx.Client() as fresh:
+                done = fresh.post(url, json=run_body(f"w-{index}"), headers=headers, timeout=30)
+            assert done.status_code == 200 and "RUN_FINISHED" in done.text
+        listed = httpx.get(f"{url}/threads", headers=headers, timeout=10).json()
+        assert {f"w-{index}" for index in range(6)} <= {t["threadId"] for t in listed["threads"]}
+
+
+def test_a2a_at_the_root_and_ag_ui_beside_it(tmp_path: Path) -> None:
+    options = ["--store", str(tmp_path / "threads.db"), "--a2a", "--a2a-path", "/"]
+    with serving(*options, "--path", "/agui", probe="/agui/capabilities") as url:
+        card = httpx.get(f"{url}/.well-known/agent-card.json").json()
+        assert card["name"] == "till"
+        answered = httpx.post(f"{url}/agui", json=run_body("t-root"), timeout=30)
+        assert answered.status_code == 200 and "RUN_FINISHED" in answered.text
+        rpc = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "none"}}
+        found = httpx.post(url + "/", json=rpc, headers={"A2A-Version": "1.0"}).json()
+        assert found["error"]["code"] == -32001  # the A2A endpoint: task not found
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        (["--lease-ttl", "nan"], "--lease-ttl"),
+        (["--lease-ttl", "-1"], "--lease-ttl"),
+        (["--workers", "0"], "--workers must be 1 or more"),
+        (["--workers", "2"], "--workers above 1 needs a database --store"),
+        (["--authorize", "no_such_module_here:authorize"], "--authorize: cannot import"),
+        (["--authorize", "x:y", "--token-file", "t.txt"], "not both"),
+    ],
+)
+def test_bad_serve_options_are_clear_errors(options: list[str], error: str) -> None:
+    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", "0", *options]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, timeout=60)
+    assert done.returncode != 0
+    assert error in done.stderr.decode()

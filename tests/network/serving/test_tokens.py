@@ -1,0 +1,54 @@
+"""`token_file_authorize`: bearer tokens from a file, each naming its principal; a bad file
+is a `ConfigurationError` naming the line, never the token."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from network.errors import ConfigurationError
+from network.serving.principals import Unauthorized
+from network.serving.tokens import token_file_authorize
+
+GOOD = "alice  alice-token-0123456789  # the first\n\nbob bob-token-0123456789ab\n"
+
+
+def request(header: str | None) -> SimpleNamespace:
+    return SimpleNamespace(headers={"authorization": header} if header else {})
+
+
+def test_a_token_names_its_principal(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.txt"
+    path.write_text(GOOD)
+    authorize = token_file_authorize(path)
+    assert authorize(request("Bearer alice-token-0123456789"), None) == "alice"
+    assert authorize(request("bearer bob-token-0123456789ab"), "t-1") == "bob"
+    for header in (None, "Bearer", "Basic alice-token-0123456789", "Bearer nobody-0123456789"):
+        with pytest.raises(Unauthorized):
+            authorize(request(header), None)
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("alice\n", "line 1: expected 'PRINCIPAL TOKEN'"),
+        ("alice short\n", "line 1: a token needs 16 characters"),
+        ("alice same-token-0123456789\nbob same-token-0123456789\n", "line 2: this token is"),
+        ("# nothing\n", "holds no token"),
+    ],
+)
+def test_a_bad_token_file_names_the_line_not_the_token(
+    tmp_path: Path, text: str, error: str
+) -> None:
+    path = tmp_path / "tokens.txt"
+    path.write_text(text)
+    with pytest.raises(ConfigurationError, match=error) as caught:
+        token_file_authorize(path)
+    assert "0123456789" not in str(caught.value)
+
+
+def test_a_missing_file_is_a_configuration_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="token file"):
+        token_file_authorize(tmp_path / "none.txt")
