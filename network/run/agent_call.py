@@ -64,6 +64,8 @@ class AgentCall:
             the key has no type of its own (None: stored as it is).
         requests: the records of the model requests this call made, when the run records
             them (`RunContext.record_model_calls`).
+        answers: the model's answers as it gave them, when `InferenceResult.answers` keeps
+            them (more than one request, or an answer a capability changed); () otherwise.
         events: the call's events (text and tool calls streamed to the run's sinks), when the
             run has sinks.
         follow_chunks: `fn(handler) -> handler`: a capability following the answer as it
@@ -86,6 +88,7 @@ class AgentCall:
     records: list[ToolCallRecord] | None = None
     output: Any = NO_OUTPUT
     requests: Sequence[ModelCall] = ()
+    answers: tuple[Any, ...] = ()
     # The JSON form of a typed output, for an `output_key` with no type of its own (so an
     # untyped store keeps holding JSON data); None: the output is stored as it is.
     output_json: Callable[[Any], Any] | None = None
