@@ -445,6 +445,9 @@ TESTED_THROUGH = {
             ("guardrails.decorators", "guardrails", "test_agent_check"),
             ("predictive.streaming", "predictive", "test_capability"),
             ("predictive.writes", "predictive", "test_capability"),
+            ("replay.report", "replay", "test_capability"),
+            ("replay.router", "replay", "test_driver"),
+            ("replay.tool_writes", "replay", "test_capability"),
         )
     },
     "agents.resume": "tests/agents/capabilities/confirmation/test_capability.py",
