@@ -6,6 +6,7 @@
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
     agent-network worker FILE:NETWORK... --db URL [--concurrency N] [--executor-id ID]
+    agent-network replay FILE:NETWORK THREAD --store URL|PATH [--tools recorded|live] [--json]
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
@@ -20,6 +21,9 @@ restarted server, or another one on the same database, continues it. `serve` and
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
+
+`replay` runs today's network against a recorded thread of a store, offline, and prints where
+it departs from the recording (`network.cli.replay`).
 
 `FILE:NETWORK` is described in `network.cli.load`. A bad path, name or argument prints one
 line on stderr and exits with status 2; a run that fails exits with status 1.
@@ -45,8 +49,9 @@ from network.cli.endpoint import (
     endpoint_from_args,
     endpoint_override,
 )
-from network.cli.load import CLIError, load_authorize, load_network, split_target
+from network.cli.load import CLIError, load_authorize, load_network, split_target, store_option
 from network.cli.reload import ReloadingApp
+from network.cli.replay import add_replay_parser, cmd_replay
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
 from network.network import Network
@@ -132,6 +137,7 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--db", required=True, help="DBOS database: postgresql://... or sqlite:///")
     worker.add_argument("--concurrency", type=int, help="most runs at once in this worker")
     worker.add_argument("--executor-id", help="this worker's id (default: a new one)")
+    add_replay_parser(commands)
     return parser
 
 
@@ -270,18 +276,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-def store_option(text: str | None) -> str | None:
-    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
-    scheme); None means the default store."""
-    if text is None:
-        return None
-    if not text.strip():
-        raise CLIError("--store is empty; give an SQLite path or a database URL")
-    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
-        return text[len("sqlite:") :]
-    return text
-
-
 def cmd_dev(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 (uvicorn)
 
@@ -390,6 +384,7 @@ COMMANDS = {
     "graph": cmd_graph,
     "mcp": cmd_mcp,
     "worker": cmd_worker,
+    "replay": cmd_replay,
 }
 
 
