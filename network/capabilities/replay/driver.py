@@ -21,8 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-import anyio
-
 from network.capabilities.replay.capability import (
     REPLAY_DIVERGED,
     OnDivergence,
@@ -31,18 +29,14 @@ from network.capabilities.replay.capability import (
     ToolSource,
 )
 from network.capabilities.replay.compare import ERROR, Difference
-from network.capabilities.replay.recording import RecordedTurn, recorded_turns, resumed
 from network.capabilities.replay.report import UNSUPPORTED, ReplayReport, StepReport
 from network.capabilities.replay.router import RecordedRouter
 from network.errors import ConfigurationError
 from network.ids import new_id
 from network.run.capability import Capability
 from network.run.thread_ref import ThreadRef
-from network.threads.ids import check_id, check_ids
 from network.threads.memory import MemoryStore
-from network.threads.protocol import ThreadNotFoundError
-from network.threads.resolve import open_store
-from network.threads.thread_data import Thread
+from network.threads.recorded_runs import RecordedTurn, read_thread, recorded_turns, resumed
 
 TOOL_SOURCES = ("live", "recorded")
 ON_DIVERGENCE = ("stop", "live", "continue")
@@ -70,26 +64,6 @@ def check_options(tools: str, on_divergence: str, routing: str) -> None:
             raise ConfigurationError(f"replay: {name} must be one of {said}, got {value!r}")
 
 
-async def read_thread(network: ReplayableNetwork, thread: ThreadRef) -> Thread:
-    """The recorded thread, checked to be the app's (the ref's, by default the network's) and
-    its user's when one is named."""
-    check_id("thread_id", thread.id)
-    check_ids(user_id=thread.user_id, app_name=thread.app_name)
-    store, owned = open_store(thread.store)
-    try:
-        found = await store.get_thread(thread.id)
-    finally:
-        if owned:
-            with anyio.CancelScope(shield=True):
-                await store.close()
-    app_name = thread.app_name or network.name
-    if found is None or found.app_name != app_name:
-        raise ThreadNotFoundError(f"thread {thread.id!r} of app {app_name!r} does not exist")
-    if thread.user_id is not None and found.user_id != thread.user_id:
-        raise ThreadNotFoundError(f"thread {thread.id!r} of user {thread.user_id!r} does not exist")
-    return found
-
-
 async def replay_thread(
     network: ReplayableNetwork,
     thread: ThreadRef,
@@ -103,7 +77,7 @@ async def replay_thread(
     check_options(tools, on_divergence, routing)
     if state is not None and not isinstance(state, Mapping):
         raise ConfigurationError(f"replay: state must be a mapping of keys, got {state!r}")
-    found = await read_thread(network, thread)
+    found = await read_thread(thread, network.name)
     turns = recorded_turns(list(found.results))
     session = ReplaySession(turns, tools, on_divergence)
     replaying = network.with_capabilities(Replay(session))
