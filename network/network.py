@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Unpack
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import Guardrails
 from network.capabilities.predictive import PredictiveState
-from network.capabilities.replay import replay_thread
 from network.continuing import continue_run
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
@@ -734,6 +733,8 @@ class Network(Generic[DepsT]):
             state: keys every replayed run starts with (`user:` / `app:` keys, which start
                 empty), beside the state each recorded run's caller gave.
         """
+        from network.capabilities.replay import replay_thread  # noqa: PLC0415 (replays only)
+
         ref = ThreadRef.of(thread)
         if ref is None:
             raise ConfigurationError("replay() needs the recorded thread: a ThreadRef or an id")
