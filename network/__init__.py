@@ -7,10 +7,15 @@ results, events and errors. Agents and tools live in `agents`, ready routers in 
 from network.errors import (
     AgentNetworkError,
     AgentNetworkWarning,
+    BudgetExceeded,
     ConfigurationError,
+    EmbeddingError,
     GuardrailTripped,
     InvalidIdError,
+    InvalidMemoryError,
     LeaseLostError,
+    MemoryDatabaseError,
+    MemoryStoreError,
     MessageError,
     ModelError,
     OutputValidationError,
@@ -46,6 +51,8 @@ from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
 from network.run.agent_call import AgentCall, ToolUse
+from network.run.budgets.ledger import BudgetFigures
+from network.run.budgets.shared import SharedBudget
 from network.run.capability import Capability
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
@@ -71,8 +78,11 @@ __all__ = [
     "AlreadyAnsweredError",
     "AssistantMessage",
     "BranchFailure",
+    "BudgetExceeded",
+    "BudgetFigures",
     "Capability",
     "ConfigurationError",
+    "EmbeddingError",
     "GuardrailResult",
     "GuardrailTripped",
     "HandoffRecord",
@@ -81,8 +91,11 @@ __all__ = [
     "Interrupt",
     "InterruptError",
     "InvalidIdError",
+    "InvalidMemoryError",
     "LeaseLostError",
     "LimitExceeded",
+    "MemoryDatabaseError",
+    "MemoryStoreError",
     "Message",
     "MessageError",
     "ModelCall",
@@ -100,6 +113,7 @@ __all__ = [
     "RunContext",
     "RunResult",
     "RunStopped",
+    "SharedBudget",
     "StaleThreadError",
     "State",
     "StateConflictError",

@@ -30,6 +30,7 @@ def test_every_example_is_covered() -> None:
     assert scripts - SERVERS.keys() == {
         "codegen.py",
         "mcp_codegen.py",
+        "memory_assistant.py",
         "support.py",
         # the porting guides' programs: tests/test_porting_examples.py
         "customer_service.py",
@@ -257,3 +258,29 @@ def test_support_on_a_model_that_never_calls_a_tool_ends_with_the_routers_reason
     result = support.build_network(text_only).run_sync("I was charged twice")
     assert result.stop_reason == "router_text"
     assert result.results == []  # the router answered in text: nobody was called
+
+
+def test_memory_assistant_remembers_across_threads_and_processes(tmp_path: pathlib.Path) -> None:
+    """Each command is a new process and a new thread; the second still knows (docs/memory.md)."""
+    data = str(tmp_path / "data")
+
+    def say(user: str, thread: str, *args: str) -> str:
+        done = run_example(
+            "memory_assistant.py", "--data", data, "--user", user, "--thread", thread, *args,
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "offline" in done.stdout.splitlines()[0]
+        assert done.stderr == ""  # nothing logged: the library configures no logging
+        return done.stdout
+
+    assert "Noted" in say("ann", "trip-1", "I always take a window seat.")
+    assert "keeping in mind: I always take a window seat." in say(
+        "ann", "trip-2", "Fly me to Porto."
+    )
+    bob = say("bob", "trip-3", "Fly me to Porto.")
+    assert "keeping in mind" not in bob and "Memories of bob: []" in bob
+    extracted = say("bob", "trip-4", "I prefer the aisle.", "--extract")
+    assert "Extracted: ['I prefer the aisle.']" in extracted
+    assert "Deleted 1 thread and 1 memories." in say("ann", "trip-1", "--forget")
+    assert "Memories of ann: []" in say("ann", "trip-5", "Fly me to Porto.")

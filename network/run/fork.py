@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 
 from network.history.messages import UserMessage
-from network.history.results import InferenceResult
+from network.history.results import InferenceResult, Usage
 from network.history.view import HistoryView
 from network.run.context import RunContext
 from network.run.emitter import Emitter
@@ -88,6 +88,8 @@ async def run_parallel(
         started.fan_out = fork.name  # type: ignore[attr-defined]  # (AG-UI allows extra fields)
         await emitter.emit(started)
     at_fork = state.history()
+    # what the branches' sub-runs report comes after these (joined by `_spent_beside`)
+    reported = (len(ctx.subagent_calls), ctx.subagent_tool_calls)
     forked_at, forked = time.time(), time.perf_counter()
     steps = ctx.steps  # a durable run: each branch records its steps as its own
     runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
@@ -159,6 +161,7 @@ async def run_parallel(
         result.branch = branch.id
         state.add_result(result)  # a failed branch's result has no output: no messages
         ctx.add_usage(result.usage)
+        _spent_beside(ctx, branch_ctx, result.usage if error is None else Usage(), reported)
         ctx.call_count += 1
         ctx.last_result = result
     if failures:
@@ -223,6 +226,25 @@ def branch_context(
         branch_contexts=(),
         steps=steps,
     )
+
+
+def _spent_beside(
+    ctx: RunContext, branch: RunContext, recorded: Usage, reported: tuple[int, int]
+) -> None:
+    """What a branch spent beside its recorded call, joined into the run: its sub-runs'
+    requests and tool calls, and the tokens they and its guardrails counted on the branch's
+    context (which started at zero; `recorded`, its call's own, the join adds itself)."""
+    calls, tools = reported
+    ctx.subagent_calls = (*ctx.subagent_calls, *branch.subagent_calls[calls:])
+    ctx.subagent_tool_calls += branch.subagent_tool_calls - tools
+    beside = Usage(
+        branch.prompt_tokens - recorded.prompt_tokens,
+        branch.completion_tokens - recorded.completion_tokens,
+        branch.total_tokens - recorded.total_tokens,
+        branch.usage_estimated,
+    )
+    if beside.prompt_tokens or beside.completion_tokens or beside.total_tokens:
+        ctx.add_usage(beside)
 
 
 def _branch_kv(ctx: RunContext) -> BranchKV:

@@ -10,7 +10,7 @@ from typing import Any
 from network.errors import GuardrailTripped
 from network.history.results import InferenceResult, Usage
 from network.run.inputs import Resume, ToolResults
-from network.run.limits import LimitExceeded
+from network.run.limits import LimitExceeded, UsageFigures
 from network.run.result_view import html_table, plain, rich_table
 from network.state.state import State
 
@@ -51,7 +51,12 @@ class RunResult:
         state: the run's final `State` (kv and history).
         run_id: the run's id.
         output: the final output text: the last agent text of the run.
-        usage: token totals over every agent call.
+        usage: token totals over every agent call (its sub-runs' and its routing agent's
+            requests included).
+        spent: what the run spent as `UsageFigures`: model requests (`model_calls`, its
+            sub-runs', routing agent's and guardrails' included), tool calls, tokens and
+            cost. A run that records no requests (no limits, not traced) counts one request
+            per agent call that answered, at an unknown cost (`unpriced`).
         thread_id: the thread the run belongs to, if any.
         summary: what a router's `Stop` (or an LLM router's `done`) said, if anything.
         duration_ms: how long the run took.
@@ -78,6 +83,8 @@ class RunResult:
     persisted: bool = False  # the run was saved to its thread (resume reopens the thread)
     error: BaseException | None = None
     limit_exceeded: LimitExceeded | None = None  # the usage limit that stopped the run
+    # What `spent` counts when first read (`network.run.subrun.SpentLater`), then the figures
+    spent_later: Any = None
     trace_id: str | None = None  # the run's OpenTelemetry trace (hex), when it was traced
     span_id: str | None = None  # its root span (hex): what a resumed run links to
     # Parallel branches that failed under `on_error="continue"` (`BranchFailure`s)
@@ -86,6 +93,16 @@ class RunResult:
     # calls): a result kept in memory is continued once (on a thread, the store decides)
     continued_by: str | None = None
     guardrail: GuardrailTripped | None = None  # the trip that stopped the run
+
+    @property
+    def spent(self) -> UsageFigures:
+        """What the run spent (see the class docstring), counted on first read."""
+        later = self.spent_later
+        if isinstance(later, UsageFigures):
+            return later
+        figures: UsageFigures = later.figures() if later is not None else UsageFigures()
+        self.spent_later = figures
+        return figures
 
     def resume(self, answers: Any) -> Resume:
         """The input of the run that answers this run's interrupts:
