@@ -14,6 +14,7 @@ created only when some capability reads them.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import time
@@ -175,6 +176,8 @@ class AgentStep:
         if stages.wrap_model:
             ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
             response: ModelResponse = await ask(request)
+            if len(call.answers) == 1:  # one request: `output` will say what it answered
+                call.answers = ()
         else:
             if ctx.record_model_calls:
                 call.asked_at = time.perf_counter()
@@ -273,8 +276,12 @@ class AgentStep:
         events = call.events
         if events is not None:
             message.id = events.message_id
-        for change in stages.answer:
-            response = await change(call, response)
+        if stages.answer:
+            given = copy.deepcopy(message)  # the answer as the model gave it, for the record
+            for change in stages.answer:
+                response = await change(call, response)
+            if response.message != given:  # changed: the record keeps both (a replay's)
+                call.answers = (*call.answers[:-1], given)
         call.response = response
         if events is not None:
             await events.finish(response.message)
@@ -368,6 +375,7 @@ class AgentStep:
             self._failed(call, model, exc)
             raise
         self._spending(call, model, response)
+        call.answers = (*call.answers, response.message)  # kept when asked more than once
         return response
 
     @staticmethod
@@ -414,7 +422,7 @@ class AgentStep:
         """What history keeps of the call (`response` None: the model was skipped).
 
         The one place an agent call's record is built. Positional: on every step, a keyword
-        call of the record's `__init__` costs about 5,000 instructions more (its 13 fields by
+        call of the record's `__init__` costs about 5,000 instructions more (its 15 fields by
         name); the names are the fields' order in `InferenceResult`."""
         skipped = response is None
         answered: Any = response  # None when skipped: read only when it is not
@@ -432,6 +440,8 @@ class AgentStep:
             [],  # state_delta (the loop sets it)
             skipped,  # skipped
             tuple(call.requests),  # model_calls
+            call.schemas if call.schemas is not None else [],  # offered_tools
+            call.answers,  # answers
         )
 
 

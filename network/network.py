@@ -6,10 +6,11 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
+import copy
 import functools
 import warnings
 from collections.abc import Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Unpack
+from typing import TYPE_CHECKING, Any, Generic, Literal, Unpack
 
 from network.capabilities.budgets import Metering
 from network.capabilities.client_tools import ClientTools
@@ -51,6 +52,7 @@ from network.telemetry.activate import run_spans
 from network.telemetry.options import Telemetry
 
 if TYPE_CHECKING:
+    from network.capabilities.replay import ReplayReport
     from network.threads.checkpoint_data import Checkpoint, ForkResult, RewindReport
     from network.threads.session import ThreadSession
 
@@ -217,6 +219,20 @@ class Network(Generic[DepsT]):
                 raise ConfigurationError(f"{where}: capability {capability!r} given twice")
             built.append(capability)
         return tuple(built)
+
+    def with_capabilities(self, *capabilities: Capability) -> Network[DepsT]:
+        """This network with `capabilities` added after its own, for every agent: a copy
+        sharing the agents, router and options (this network is not changed). A replay runs
+        on one (`replay`)."""
+        derived = copy.copy(self)
+        for capability in capabilities:
+            if not isinstance(capability, Capability):
+                raise ConfigurationError(
+                    f"network {self.name!r}: {capability!r} is not a Capability"
+                )
+        derived.capabilities = (*self.capabilities, *capabilities)
+        derived._run_stages = run_stages(derived.capabilities)
+        return derived
 
     # -- routing ---------------------------------------------------------------------------
 
@@ -739,6 +755,42 @@ class Network(Generic[DepsT]):
 
         ref = _time_travel_thread("rewind", thread, deprecated)
         return await time_travel.rewind(self, ref, to=to, kept_as=kept_as)
+
+    async def replay(
+        self,
+        thread: ThreadRef | str,
+        *,
+        tools: Literal["live", "recorded"] = "live",
+        on_divergence: Literal["stop", "live", "continue"] = "stop",
+        routing: Literal["today", "recorded"] = "today",
+        state: Mapping[str, Any] | None = None,
+    ) -> ReplayReport:
+        """Run this network, as it is today, against the recorded `thread`: each model
+        request is answered from the recording, and the report says per step whether the
+        request sent matches the recorded one (instructions, conversation, tools offered,
+        routing), with a diff at the first divergence. The recorded thread is not changed:
+        the replay runs on a thread of its own, in memory. See docs/evals.md.
+
+        Args:
+            thread: the recorded thread, as `run` takes it (a `ThreadRef`, or a bare id on
+                the default store).
+            tools: "live" runs the tools and compares their results with the recorded ones;
+                "recorded" answers them from the recording (no side effect runs).
+            on_divergence: "stop" ends the replay there; "live" goes on with the real model
+                and tools; "continue" goes on answering from the recording.
+            routing: "today" asks today's router and compares its choices; "recorded"
+                calls the recorded agents in order (an LLM router is not asked).
+            state: keys every replayed run starts with (`user:` / `app:` keys, which start
+                empty), beside the state each recorded run's caller gave.
+        """
+        from network.capabilities.replay import replay_thread  # noqa: PLC0415 (replays only)
+
+        ref = ThreadRef.of(thread)
+        if ref is None:
+            raise ConfigurationError("replay() needs the recorded thread: a ThreadRef or an id")
+        return await replay_thread(
+            self, ref, tools=tools, on_divergence=on_divergence, routing=routing, state=state
+        )
 
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"

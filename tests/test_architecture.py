@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "network.network": 7,
     "network": 7,  # the package itself: network/__init__.py, the facade
     "network.serving": 8,  # what every protocol server needs: principals, admission, limits
+    "network.evals": 8,  # datasets of cases run on a network, scored, reported
     "network.agui": 9,
     "network.a2a": 9,
     "network.mcp": 9,
@@ -452,6 +453,9 @@ TESTED_THROUGH = {
             ("guardrails.decorators", "guardrails", "test_agent_check"),
             ("predictive.streaming", "predictive", "test_capability"),
             ("predictive.writes", "predictive", "test_capability"),
+            ("replay.report", "replay", "test_capability"),
+            ("replay.router", "replay", "test_driver"),
+            ("replay.tool_writes", "replay", "test_capability"),
         )
     },
     "agents.resume": "tests/agents/capabilities/confirmation/test_capability.py",
@@ -460,6 +464,8 @@ TESTED_THROUGH = {
         f"network.a2a.{module}": "tests/network/a2a/test_server.py"
         for module in ("card", "handler", "live", "message_in", "message_out", "tasks")
     },
+    # a thread's runs read back: what a replay replays (and an export exports)
+    "network.threads.recorded_runs": "tests/network/capabilities/replay/test_recording.py",
     "network.history.model_io": "tests/agents/models/test_base.py",  # named there as models see it
     # the one way into a run: its signature, options and old spellings in one file
     "network.run.entry_points": "tests/network/run/test_run_signature.py",

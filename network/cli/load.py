@@ -86,6 +86,18 @@ def load_authorize(target: str) -> Any:
 _MODULE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
+def store_option(text: str | None) -> str | None:
+    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
+    scheme); None means the default store."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise CLIError("--store is empty; give an SQLite path or a database URL")
+    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
+        return text[len("sqlite:") :]
+    return text
+
+
 def _import(path: Path) -> Any:
     resolved = path.resolve()
     module_name = f"_agent_network_cli_{abs(hash(str(resolved)))}"

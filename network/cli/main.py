@@ -7,6 +7,8 @@
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
     agent-network worker FILE:NETWORK... --db URL [--concurrency N] [--executor-id ID]
+    agent-network replay FILE:NETWORK THREAD --store URL|PATH [--tools recorded|live] [--json]
+    agent-network eval FILE:NETWORK DATASET [--concurrency N] [--json] [--out F] [--against F]
 
 `run` runs the network once with a live trace (agent steps, streamed text, tool calls, state
 changes as they happen) and a final summary (stop reason, agent calls, usage, timing). `serve`
@@ -23,6 +25,10 @@ restarted server, or another one on the same database, continues it. `serve` and
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
+
+`replay` runs today's network against a recorded thread of a store, offline, and prints where
+it departs from the recording (`network.cli.replay`). `eval` runs it on a dataset of cases and
+scores each run (`network.cli.evals`).
 
 `FILE:NETWORK` is described in `network.cli.load`. A bad path, name or argument prints one
 line on stderr and exits with status 2; a run that fails exits with status 1.
@@ -49,13 +55,14 @@ from network.cli.endpoint import (
     endpoint_from_args,
     endpoint_override,
 )
-from network.cli.load import CLIError, load_authorize, load_network, split_target
+from network.cli.evals import add_eval_parser, cmd_eval
+from network.cli.load import CLIError, load_authorize, load_network, split_target, store_option
 from network.cli.reload import ReloadingApp
+from network.cli.replay import add_replay_parser, cmd_replay
 from network.cli.serve_app import (
     AUTHORIZE_HELP,
     add_serve_options,
     serve_app,
-    store_option,
     worker_environment,
 )
 from network.drawing import network_mermaid
@@ -120,6 +127,8 @@ def _parser() -> argparse.ArgumentParser:
     worker.add_argument("--db", required=True, help="DBOS database: postgresql://... or sqlite:///")
     worker.add_argument("--concurrency", type=int, help="most runs at once in this worker")
     worker.add_argument("--executor-id", help="this worker's id (default: a new one)")
+    add_replay_parser(commands)
+    add_eval_parser(commands)
     return parser
 
 
@@ -363,6 +372,8 @@ COMMANDS = {
     "graph": cmd_graph,
     "mcp": cmd_mcp,
     "worker": cmd_worker,
+    "replay": cmd_replay,
+    "eval": cmd_eval,
 }
 
 

@@ -30,7 +30,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
-from network.cli.load import CLIError, load_authorize, load_network
+from network.cli.load import CLIError, load_authorize, load_network, store_option
 from network.continuing import RunnableNetwork
 from network.errors import ConfigurationError
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
@@ -47,18 +47,6 @@ AUTHORIZE_HELP = (
     "FILE:FUNCTION: the authorize(request, thread_id) hook naming each request's principal "
     "(see docs/agui.md)"
 )
-
-
-def store_option(text: str | None) -> str | None:
-    """`--store`: a database URL, an SQLite path, or `sqlite:PATH` (the path, spelled as a
-    scheme); None means the default store."""
-    if text is None:
-        return None
-    if not text.strip():
-        raise CLIError("--store is empty; give an SQLite path or a database URL")
-    if text.startswith("sqlite:") and not text.startswith("sqlite://"):
-        return text[len("sqlite:") :]
-    return text
 
 
 def add_serve_options(serve: argparse.ArgumentParser) -> None:

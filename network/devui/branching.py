@@ -71,7 +71,8 @@ async def read_json(request: Request, limit: int = MAX_BODY_BYTES) -> dict[str, 
     return body
 
 
-def _thread_id(body: dict[str, Any]) -> str:
+def thread_field(body: dict[str, Any]) -> str:
+    """The body's `thread`: a thread id, checked (a `ParamError` naming it otherwise)."""
     value = body.get("thread")
     if not isinstance(value, str):
         raise ParamError(
@@ -124,7 +125,7 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
     return store_failed("time_travel", error)
 
 
-async def _owned(access: Access, request: Request, thread_id: str, opened: Any) -> None:
+async def owned(access: Access, request: Request, thread_id: str, opened: Any) -> None:
     """The caller may act on `thread_id` (with an `authorize` hook: its own threads only)."""
     principal = await access.principal(request, thread_id)
     if not access.open:
@@ -135,7 +136,7 @@ async def fork_view(request: Request, network: Network, store: Any, access: Acce
     """`POST /api/fork`: a new thread from a stored one at a step, plus an edited state."""
     try:
         body = await read_json(request)
-        thread_id = _thread_id(body)
+        thread_id = thread_field(body)
         at = _checkpoint(body, "at")
         update = _update(body)
     except ParamError as error:
@@ -144,7 +145,7 @@ async def fork_view(request: Request, network: Network, store: Any, access: Acce
         async with reading(store) as opened:
             if opened is None:
                 raise ThreadNotFoundError(thread_id)
-            await _owned(access, request, thread_id, opened)
+            await owned(access, request, thread_id, opened)
             forked = await network.fork(ThreadRef(thread_id, store=opened), at=at, update=update)
     except Exception as error:
         return _refusal(error, "at")
@@ -161,7 +162,7 @@ async def rewind_view(request: Request, network: Network, store: Any, access: Ac
     """`POST /api/rewind`: move a stored thread back to a step, in place."""
     try:
         body = await read_json(request)
-        thread_id = _thread_id(body)
+        thread_id = thread_field(body)
         to = _checkpoint(body, "to")
     except ParamError as error:
         return error.response()
@@ -169,7 +170,7 @@ async def rewind_view(request: Request, network: Network, store: Any, access: Ac
         async with reading(store) as opened:
             if opened is None:
                 raise ThreadNotFoundError(thread_id)
-            await _owned(access, request, thread_id, opened)
+            await owned(access, request, thread_id, opened)
             report = await network.rewind(ThreadRef(thread_id, store=opened), to=to)
     except Exception as error:
         return _refusal(error, "to")

@@ -3,7 +3,8 @@
     from network.devui import app
     asgi = app(network, store="agent-network.db")
 
-Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
+Routes (all but `/agui/`, `/api/fork`, `/api/rewind` and `/api/replay` are GET and
+read-only):
 
 - `/`: the page; `/favicon.ico`: its icon (an SVG); `/static/<name>`: its script (ES
   modules: `devui.js` importing `dom.js`, `conversationview.js`, `graphview.js`, `patch.js`,
@@ -29,6 +30,8 @@ Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
   memory read them (`memories`).
 - `/api/fork` (POST `{"thread", "at", "update"?}`) and `/api/rewind` (POST `{"thread", "to"}`):
   `network.fork` / `network.rewind` on a stored thread (`branching`).
+- `/api/replay` (POST `{"thread", "tools"?, "on_divergence"?, "routing"?}`): `network.replay`
+  of a stored thread, answered with its report (`replaying`).
 
 Everything from the browser is hostile: thread ids and keys follow the thread stores' rules
 (`network.threads.ids`), `limit` is a bounded integer, and a bad value is a 422 naming the
@@ -64,6 +67,7 @@ from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.memories import memories_view
 from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
+from network.devui.replaying import replay_view
 from network.devui.store_access import reading
 from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
@@ -174,6 +178,7 @@ def app(
             Route("/api/memories", views.memories, methods=["GET"]),
             Route("/api/fork", views.fork, methods=["POST"]),
             Route("/api/rewind", views.rewind, methods=["POST"]),
+            Route("/api/replay", views.replay, methods=["POST"]),
             Mount("/agui", app=runs),
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
@@ -257,6 +262,9 @@ class _Views:
 
     async def rewind(self, request: Request) -> Response:
         return await rewind_view(request, self.network, self.store, self.access)
+
+    async def replay(self, request: Request) -> Response:
+        return await replay_view(request, self.network, self.store, self.access)
 
     async def server(self, request: Request) -> Response:
         """What the page adapts to: whether its runs live on the store it lists, and whether

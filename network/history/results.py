@@ -200,6 +200,12 @@ class InferenceResult(Record):
         handoff: the handoff the call made (`transfer_to_<agent>`, see `agents.handoff`):
             routers follow it, and the thread's next turn starts with its target. None when
             it made none.
+        offered_tools: the tools offered to the model on this call, as the OpenAI function
+            schemas sent (shared with the agent: read-only); a replay compares them.
+        answers: every answer the model gave this call, in order and as it gave it, when
+            `output` alone does not say so: the call asked more than once (typed output's
+            re-asks), or a capability changed the answer (`on_response`). Empty otherwise:
+            `output[0]` is then the one answer, as given. A replay answers from them.
     """
 
     agent: str
@@ -217,6 +223,11 @@ class InferenceResult(Record):
     # The requests made (retries too), recorded when the run has usage limits or is traced.
     # A tuple, so the default is one shared empty value: an unobserved step allocates nothing.
     model_calls: tuple[ModelCall, ...] = ()
+    # The tools offered (the agent's schemas, shared, not copied) and the model's answers when
+    # `output` alone does not hold them as given: what a replay needs (network.capabilities.
+    # replay). Positional in the agent step, like the fields above.
+    offered_tools: list[dict[str, Any]] = field(default_factory=list)
+    answers: tuple[AssistantMessage, ...] = ()
     # The validated final answer of an agent with `output_type` (None otherwise, and when the
     # call asked for tools instead). After a JSON round trip (a thread store), its JSON form.
     output_value: Any = None

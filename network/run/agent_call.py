@@ -63,6 +63,8 @@ class AgentCall:
             the key has no type of its own (None: stored as it is).
         requests: the records of the model requests this call made, when the run records
             them (`RunContext.record_model_calls`).
+        answers: the model's answers as it gave them, when `InferenceResult.answers` keeps
+            them (more than one request, or an answer a capability changed); () otherwise.
         events: the call's events (text and tool calls streamed to the run's sinks), when the
             run has sinks.
         follow_chunks: `fn(handler) -> handler`: a capability following the answer as it
@@ -75,6 +77,7 @@ class AgentCall:
         "_aside",
         "_notes",
         "agent",
+        "answers",
         "asked_at",
         "events",
         "follow_chunks",
@@ -114,6 +117,7 @@ class AgentCall:
     records: list[ToolCallRecord] | None
     output: Any
     requests: Sequence[ModelCall]
+    answers: tuple[Any, ...]
     # The JSON form of a typed output, for an `output_key` with no type of its own (so an
     # untyped store keeps holding JSON data); None: the output is stored as it is.
     output_json: Callable[[Any], Any] | None
@@ -158,6 +162,7 @@ class AgentCall:
         self.records = None
         self.output = NO_OUTPUT
         self.requests = ()
+        self.answers = ()
         self.output_json = None
         self.events = None
         self.follow_chunks = None

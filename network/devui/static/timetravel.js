@@ -1,4 +1,5 @@
-// Time travel from a stored thread's step: fork here, rewind here, or edit the state and fork.
+// Time travel from a stored thread's step: fork here, rewind here, or edit the state and fork;
+// and the whole thread replayed with today's network (POST /api/replay), its report shown.
 //
 // The server does the work (POST /api/fork, /api/rewind: the network's own fork and rewind);
 // the page only sends the thread, the step and, for an edit, the keys whose value changed.
@@ -79,6 +80,15 @@ export function timeTravelSection(ctx) {
     ctx.refreshThreads();
     await ctx.openThread(ctx.threadId);
   };
+  const replay = async () => {
+    const answer = await postJSON("/api/replay", { thread: ctx.threadId });
+    if (!answer.ok) return ctx.showError("replay refused: " + answer.message);
+    const head = answer.body.diverged ? "diverged from its recording" : "matched its recording";
+    report(
+      el("div", { class: "travel-head" }, "Replayed ", iso(ctx.threadId), " with today's network: " + head),
+      el("pre", { id: "replay-report", text: answer.body.text }),
+    );
+  };
   // The editor is filled when opened (a large state is not serialised for every step shown),
   // from a copy: the page's own state object moves on when another step is opened.
   const editor = el("textarea", { id: "state-edit", rows: 10, spellcheck: false });
@@ -108,6 +118,7 @@ export function timeTravelSection(ctx) {
     el("h3", { text: "Time travel" }),
     el("button", { type: "button", id: "fork-here", text: "Fork from here", onclick: () => fork(undefined) }),
     el("button", { type: "button", id: "rewind-here", text: "Rewind to here", onclick: rewind }),
+    el("button", { type: "button", id: "replay-thread", text: "Replay with today's network", onclick: replay }),
     el(
       "details",
       { id: "edit-state", ontoggle: fill },

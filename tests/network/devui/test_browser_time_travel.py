@@ -114,3 +114,21 @@ def test_a_stored_thread_is_rewound_and_the_tool_calls_not_undone_shown(
     assert threads["t-1"][1] == 2
     (kept,) = [t for t in threads if t.startswith("t-1~rewound-")]
     assert threads[kept][1] == 5
+
+
+def test_a_stored_thread_is_replayed_with_todays_network(page: Any, tmp_path: Path) -> None:
+    from tests.network.capabilities.replay.teams import CODER, TASK, codegen
+
+    db = tmp_path / "threads.db"
+    run_async(lambda: codegen().run(TASK, thread=ThreadRef("t-1", store=db)))
+    changed = codegen(coder_prompt=CODER.replace("Python code", "careful Python code"))
+    with serve(app(changed, store=db)) as url:
+        open_step(page, url, "t-1", 0)
+        page.click("#replay-thread")
+        page.wait_for_selector("#replay-report")
+        head = page.inner_text("#travel-report .travel-head")
+        assert head == "Replayed t-1 with today's network: diverged from its recording"
+        shown = page.inner_text("#replay-report")
+        assert "first divergence: turn 0 step 1 (coder)" in shown
+        assert "+You write careful Python code. Follow the plan:" in shown
+    assert stored(db)["t-1"][1] == 5  # the recorded thread is only read

@@ -15,6 +15,6 @@ def test_a_result_round_trips_through_dicts_and_json() -> None:
     assert result.to_dict(mode="json", exclude={"history"}).keys() == {
         "agent", "input", "prompt", "output", "tool_calls", "raw", "usage", "started_at",
         "duration_ms", "state_delta", "skipped", "model_calls", "output_value", "writes",
-        "branch", "error", "handoff",
+        "branch", "error", "handoff", "offered_tools", "answers",
     }  # fmt: skip
     assert Usage(1, 2, 3) + Usage(1, 1, 1) == Usage(2, 3, 4)

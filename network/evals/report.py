@@ -1,0 +1,262 @@
+"""What an evaluation found (`EvalReport`), and two of them compared (`compare`).
+
+A case's status: `passed` (every score that applies passed), `failed` (one did not, or the run
+reached one of its limits: `limit`), `error` (the run raised), `timeout` (it ran past
+`timeout_s`), `skipped` (the dataset's token budget was spent before it started). The report
+prints as a table (`render`) and as JSON (`to_json`, read back by `EvalReport.from_dict`), so
+a run before a change and one after it can be compared: `compare(before, after)` says which
+cases were fixed, which broke, and how each scorer's mean moved.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from network.errors import ConfigurationError
+from network.evals.scorers import Score
+
+PASSED = "passed"
+FAILED = "failed"
+ERROR = "error"
+TIMEOUT = "timeout"
+LIMIT = "limit"
+SKIPPED = "skipped"
+
+
+@dataclass(slots=True)
+class CaseReport:
+    """One case's run and scores.
+
+    Attributes:
+        name: the case.
+        status: see the module docstring.
+        scores: each applicable scorer's verdict.
+        output: the run's final text.
+        stop_reason: why the run ended ("" when it did not end with a result).
+        error: what went wrong (`error`, `timeout`, `limit`, `skipped`): a line.
+        duration_ms: how long the case took (run and scores).
+        tokens: the tokens the run spent (prompt and completion).
+    """
+
+    name: str
+    status: str
+    scores: list[Score] = field(default_factory=list)
+    output: str | None = None
+    stop_reason: str = ""
+    error: str | None = None
+    duration_ms: float = 0.0
+    tokens: int = 0
+
+    @property
+    def passed(self) -> bool:
+        """Whether the case passed."""
+        return self.status == PASSED
+
+    def to_dict(self) -> dict[str, Any]:
+        """The case's report as JSON data."""
+        return {
+            "name": self.name,
+            "status": self.status,
+            "scores": [score.to_dict() for score in self.scores],
+            "output": self.output,
+            "stopReason": self.stop_reason,
+            "error": self.error,
+            "durationMs": round(self.duration_ms, 3),
+            "tokens": self.tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CaseReport:
+        """A case's report back from its JSON data."""
+        scores = [
+            Score(s["name"], bool(s["passed"]), float(s["value"]), s.get("reason", ""))
+            for s in data.get("scores", [])
+        ]
+        return cls(
+            data["name"],
+            data["status"],
+            scores,
+            data.get("output"),
+            data.get("stopReason", ""),
+            data.get("error"),
+            float(data.get("durationMs", 0.0)),
+            int(data.get("tokens", 0)),
+        )
+
+
+@dataclass(slots=True)
+class EvalReport:
+    """A dataset's evaluation: each case, in the dataset's order.
+
+    Attributes:
+        dataset: the dataset's name.
+        network: the network's name.
+        cases: each case's report.
+        duration_ms: the whole evaluation's time.
+    """
+
+    dataset: str
+    network: str
+    cases: list[CaseReport] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        """How many cases passed."""
+        return sum(1 for case in self.cases if case.passed)
+
+    @property
+    def all_passed(self) -> bool:
+        """Whether every case passed."""
+        return self.passed == len(self.cases)
+
+    def case(self, name: str) -> CaseReport:
+        """The report of the case called `name`."""
+        for case in self.cases:
+            if case.name == name:
+                return case
+        raise KeyError(f"no case {name!r} in the report")
+
+    def means(self) -> dict[str, float]:
+        """Each scorer's mean value over the cases it scored."""
+        values: dict[str, list[float]] = {}
+        for case in self.cases:
+            for score in case.scores:
+                values.setdefault(score.name, []).append(score.value)
+        return {name: sum(found) / len(found) for name, found in values.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON data (what `agent-network eval --json` prints)."""
+        return {
+            "dataset": self.dataset,
+            "network": self.network,
+            "passed": self.passed,
+            "total": len(self.cases),
+            "means": self.means(),
+            "durationMs": round(self.duration_ms, 3),
+            "cases": [case.to_dict() for case in self.cases],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The report as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> EvalReport:
+        """A report back from its JSON data (`ConfigurationError` when it is not one)."""
+        try:
+            return cls(
+                data["dataset"],
+                data["network"],
+                [CaseReport.from_dict(case) for case in data["cases"]],
+                float(data.get("durationMs", 0.0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigurationError(f"not an evaluation report: {exc!r}") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> EvalReport:
+        """A report saved as JSON (`agent-network eval --out FILE`)."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(f"report {str(path)!r}: cannot read it: {exc}") from None
+        return cls.from_dict(data)
+
+    def render(self) -> str:
+        """The report as a table: a line per case, its scores, then the totals."""
+        lines = [f"{self.dataset} on {self.network}: {self.passed} of {len(self.cases)} passed"]
+        width = max((len(case.name) for case in self.cases), default=4)
+        for case in self.cases:
+            scores = " ".join(
+                f"{score.name}={'ok' if score.passed else 'FAIL'}" for score in case.scores
+            )
+            line = f"  {case.name:<{width}}  {case.status:<7}  {scores}"
+            why = case.error or "; ".join(
+                f"{score.name}: {score.reason}" for score in case.scores if not score.passed
+            )
+            lines.append(line.rstrip() + (f"  ({why})" if why else ""))
+        means = ", ".join(f"{name} {value:.2f}" for name, value in self.means().items())
+        if means:
+            lines.append(f"means: {means}")
+        return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class Comparison:
+    """Two evaluations of one dataset, before and after a change.
+
+    Attributes:
+        fixed: cases that failed before and pass now.
+        broke: cases that passed before and fail now.
+        still_failing: cases that fail in both.
+        added: cases only the second has; removed: only the first.
+        means: each scorer's mean, before and after.
+    """
+
+    fixed: list[str] = field(default_factory=list)
+    broke: list[str] = field(default_factory=list)
+    still_failing: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    means: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+
+    @property
+    def regressed(self) -> bool:
+        """Whether a case that passed fails now."""
+        return bool(self.broke)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison as JSON data."""
+        return {
+            "fixed": self.fixed,
+            "broke": self.broke,
+            "stillFailing": self.still_failing,
+            "added": self.added,
+            "removed": self.removed,
+            "means": {name: list(pair) for name, pair in self.means.items()},
+        }
+
+    def render(self) -> str:
+        """The comparison as text."""
+        lines = ["compared with the earlier report:"]
+        for label, names in (
+            ("broke", self.broke),
+            ("fixed", self.fixed),
+            ("still failing", self.still_failing),
+            ("added", self.added),
+            ("removed", self.removed),
+        ):
+            if names:
+                lines.append(f"  {label}: {', '.join(names)}")
+        if len(lines) == 1:
+            lines.append("  no case changed")
+        for name, (before, after) in self.means.items():
+            shown = [("-" if value is None else f"{value:.2f}") for value in (before, after)]
+            lines.append(f"  {name}: {shown[0]} -> {shown[1]}")
+        return "\n".join(lines)
+
+
+def compare(before: EvalReport, after: EvalReport) -> Comparison:
+    """What changed from `before` to `after` (see `Comparison`)."""
+    old = {case.name: case for case in before.cases}
+    new = {case.name: case for case in after.cases}
+    found = Comparison()
+    for name, case in new.items():
+        earlier = old.get(name)
+        if earlier is None:
+            found.added.append(name)
+        elif earlier.passed and not case.passed:
+            found.broke.append(name)
+        elif not earlier.passed and case.passed:
+            found.fixed.append(name)
+        elif not case.passed:
+            found.still_failing.append(name)
+    found.removed = [name for name in old if name not in new]
+    old_means, new_means = before.means(), after.means()
+    for name in dict.fromkeys([*old_means, *new_means]):
+        found.means[name] = (old_means.get(name), new_means.get(name))
+    return found

@@ -1,0 +1,100 @@
+"""Datasets in YAML and JSON: written so they diff case by case, read back the same, and
+refused by file, case and field when wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from network.evals import Case, CaseLimits, Dataset, DatasetError, ExpectedToolCall
+
+
+def sample() -> Dataset:
+    return Dataset(
+        name="codegen",
+        cases=[
+            Case(
+                name="add",
+                input="Write add(a, b).",
+                expected_output="Approved.",
+                expected_state={"plan": "1. add.py"},
+                expected_tools=[ExpectedToolCall(name="save"), ExpectedToolCall(name="review")],
+                limits=CaseLimits(max_model_calls=10, timeout_s=5),
+            ),
+            Case(name="sub", input="Write sub(a, b).", expected_output="Approved."),
+        ],
+    )
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_a_dataset_round_trips_and_one_changed_case_is_a_small_diff(
+    tmp_path: Path, suffix: str
+) -> None:
+    path = tmp_path / f"codegen{suffix}"
+    sample().save(path)
+    assert Dataset.load(path) == sample()
+    before = path.read_text().splitlines()
+    changed = sample()
+    changed.cases[1].expected_output = "Rejected."
+    changed.save(path)
+    after = path.read_text().splitlines()
+    assert len(before) == len(after)
+    assert sum(1 for old, new in zip(before, after, strict=True) if old != new) == 1
+
+
+def test_yaml_is_read_as_people_write_it(tmp_path: Path) -> None:
+    path = tmp_path / "d.yml"
+    path.write_text(
+        "name: codegen\ncases:\n- name: add\n  input: hi\n  expected_tools: [save, review]\n"
+        "  limits: {max_agent_calls: 5}\n"
+    )
+    [case] = Dataset.load(path).cases
+    assert [tool.name for tool in case.expected_tools or []] == ["save", "review"]
+    assert case.limits is not None and case.limits.max_agent_calls == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("name: d\ncases:\n- {name: a, input: x, expected: 1}\n", "case 'a', field expected"),
+        (
+            "name: d\ncases:\n- {name: a, input: x}\n- {name: a, input: y}\n",
+            "two cases are named 'a'",
+        ),
+        (
+            "name: d\ncases:\n- {name: a, input: x, limits: {max_model_calls: -1}}\n",
+            "case 'a', field limits.max_model_calls",
+        ),
+        ("name: d\ncases:\n- {name: a, input: x, limits: {timeout_s: .nan}}\n", "nan"),
+        ("name: d\ncases:\n- {name: a, input: x, limits: {max_cost_usd: .inf}}\n", "inf"),
+        ("name: d\ncases: [\n", "not valid YAML"),
+        ("- 1\n", "the file"),
+    ],
+)
+def test_a_bad_dataset_is_refused_naming_the_file_case_and_field(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(DatasetError, match="bad.yaml") as caught:
+        Dataset.load(path)
+    assert said in str(caught.value)
+
+
+def test_json_refuses_nan_and_other_suffixes_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "d.json"
+    path.write_text('{"name": "d", "cases": [{"name": "a", "input": "x", "expected_output": NaN}]}')
+    with pytest.raises(DatasetError, match="not valid JSON"):
+        Dataset.load(path)
+    with pytest.raises(DatasetError, match=r"\.yaml, \.yml or \.json"):
+        Dataset.load(tmp_path / "d.txt")
+    with pytest.raises(DatasetError, match="cannot read"):
+        Dataset.load(tmp_path / "missing.json")
+
+
+def test_case_limits_become_the_runs_usage_limits() -> None:
+    limits = CaseLimits(max_model_calls=3, max_cost_usd=0.5, timeout_s=2)
+    usage = limits.usage_limits()
+    assert usage is not None and (usage.max_model_calls, usage.max_cost_usd) == (3, 0.5)
+    assert CaseLimits(timeout_s=1).usage_limits() is None

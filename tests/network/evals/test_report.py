@@ -1,0 +1,43 @@
+"""The report as a table and as JSON, read back, and two reports compared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from network import ConfigurationError
+from network.evals import CaseReport, EvalReport, Score, compare
+
+
+def report(statuses: dict[str, str]) -> EvalReport:
+    cases = [
+        CaseReport(name, status, [Score("output", status == "passed", float(status == "passed"))])
+        for name, status in statuses.items()
+    ]
+    return EvalReport("d", "n", cases)
+
+
+def test_a_report_round_trips_through_json(tmp_path: Path) -> None:
+    before = report({"a": "passed", "b": "failed"})
+    path = tmp_path / "before.json"
+    path.write_text(before.to_json())
+    again = EvalReport.load(path)
+    assert again.to_dict() == before.to_dict()
+    assert before.render().splitlines()[0] == "d on n: 1 of 2 passed"
+    path.write_text('{"cases": 1}')
+    with pytest.raises(ConfigurationError, match="not an evaluation report"):
+        EvalReport.load(path)
+
+
+def test_two_reports_compared_say_what_broke_and_what_was_fixed() -> None:
+    before = report({"a": "passed", "b": "failed", "c": "failed", "gone": "passed"})
+    after = report({"a": "failed", "b": "passed", "c": "error", "new": "passed"})
+    found = compare(before, after)
+    assert (found.broke, found.fixed, found.still_failing) == (["a"], ["b"], ["c"])
+    assert (found.added, found.removed) == (["new"], ["gone"])
+    assert found.regressed and found.means == {"output": (0.5, 0.5)}
+    text = found.render()
+    assert "broke: a" in text and "fixed: b" in text and "output: 0.50 -> 0.50" in text
+    assert not compare(before, before).regressed
+    assert "no case changed" in compare(report({"a": "passed"}), report({"a": "passed"})).render()
