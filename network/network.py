@@ -225,7 +225,7 @@ class Network(Generic[DepsT]):
         if agent is not None:
             return agent
         if isinstance(item, Parallel):  # a fan-out: queued whole, its agents resolved here
-            return item.bind(self._one)  # type: ignore[return-value]
+            return item.bind(self._branch)  # type: ignore[return-value]
         if isinstance(item, str):
             agent = self.agents.get(item)
             if agent is None:
@@ -250,6 +250,11 @@ class Network(Generic[DepsT]):
                 agent=name,
             )
         return agent
+
+    def _branch(self, item: Any) -> Any:
+        """A fan-out's branch resolved: one of this network's agents, or a network as it is
+        (it runs its own router and agents on the branch: `network.run.branch_run`)."""
+        return item if isinstance(item, Network) else self._one(item)
 
     # -- running ---------------------------------------------------------------------------
 
