@@ -18,8 +18,6 @@ import logging
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-import structlog
-
 from network.errors import AgentNetworkError
 from network.ids import new_id
 from network.logger import LazyLogger
@@ -53,6 +51,8 @@ def screened(error: BaseException, *, logger: str, event: str, **fields: Any) ->
 
 def log_failure(error: BaseException, *, logger: str, event: str, **fields: Any) -> None:
     """The whole exception, traceback included, wherever the application sends its logs."""
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import network`)
+
     if structlog.is_configured():
         LazyLogger(logger).error(event, **fields, exc_info=error)
     else:  # stdlib logging: its handlers format the traceback themselves
