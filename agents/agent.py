@@ -21,7 +21,7 @@ from agents.capabilities.handoffs import Handoffs
 from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
-from agents.capabilities.output import OutputSpec, TypedOutput
+from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
 from agents.capabilities.subagents import agent_network_of, answering, subrun_tool
 from agents.resume import resume_call
 from agents.step import AgentStep, settle_capabilities
@@ -76,8 +76,14 @@ class Agent(AgentStep):
             `output_key` stores it through the key's type. See `agents.capabilities.output`.
         output_mode: how the schema reaches the model: "auto" (ask the model), "native"
             (`response_format`), "tool" (a forced `final_output` tool) or "prompted".
-        output_retries: how many times an answer that does not validate is asked again
-            (with the errors) before `OutputValidationError`.
+        output_retries: how many times an answer that does not validate (against
+            `output_type`, or an output validator) is asked again (with the errors) before
+            `OutputValidationError`.
+        output_validators: checks of each final answer with the run: `fn(value)` or
+            `fn(ctx, value)`, sync or async, returning the value to keep (None: as it is) or
+            raising `Retry(reason)` to ask the model again within `output_retries`; a
+            rejected answer is never the output (see `agents.capabilities.output.validators`).
+            `@agent.output_validator` adds one.
         tool_retry: the `RetryPolicy` of this agent's tool calls unless the tool sets its
             own `retry` (default: the network's `tool_retry`); see `@tool(retry=...)`.
         stream: True (the default): when the run has events to send (`network.stream`, an
@@ -103,8 +109,8 @@ class Agent(AgentStep):
 
     Each keyword that turns a feature on builds its capability (`capabilities` lists them
     all, in the order their stages run): hooks, guardrails (the agent's and its tools'),
-    typed output, the context policy, MCP servers' tools, handoffs, client tools and
-    confirmation, then `capabilities=`.
+    output validators, typed output, the context policy, MCP servers' tools, handoffs, client
+    tools and confirmation, then `capabilities=`.
     """
 
     output: OutputSpec | None = None  # the typed output's spec, when `output_type` is set
@@ -127,6 +133,7 @@ class Agent(AgentStep):
         output_type: Any = None,
         output_mode: str = "auto",
         output_retries: int = 2,
+        output_validators: Sequence[Any] = (),
         tool_retry: RetryPolicy | None = None,
         stream: bool = True,
         input_guardrails: Sequence[Any] = (),
@@ -153,6 +160,8 @@ class Agent(AgentStep):
             raise ConfigurationError(f"agent {name!r}: stream must be True or False: {stream!r}")
         self.stream = stream
         self.output_type = output_type
+        self.output_retries = output_retries
+        self.output_validators = list(output_validators)
         if output_type is not None:
             self.output = OutputSpec(name, output_type, output_mode, output_retries)
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
@@ -185,6 +194,8 @@ class Agent(AgentStep):
             built.append(
                 Guardrails(self.input_guardrails, self.output_guardrails, tools=tool_checks)
             )
+        if self.output_validators:  # outside the typed output: it sees the typed value
+            built.append(ValidatedOutput(self.name, self.output_validators, self.output_retries))
         if self.output is not None:
             built.append(TypedOutput(self.output, self.output_key))
         if self.context_policy is not None:
@@ -239,6 +250,12 @@ class Agent(AgentStep):
     ) -> InferenceResult:
         """Finish tool calls that waited for confirmation (`agents.resume`)."""
         return await resume_call(self, ctx, answered)
+
+    def output_validator(self, fn: OutputValidator) -> OutputValidator:
+        """Decorator: add `fn` to this agent's output validators (`output_validators=`)."""
+        self.output_validators = [*self.output_validators, fn]
+        self._options["output_validators"] = self.output_validators  # `clone` copies it
+        return fn
 
     def clone(self, **changes: Any) -> Agent:
         """A new agent with this one's options, `changes` applied (`name=` too):
@@ -379,6 +396,7 @@ class Agent(AgentStep):
 _CLONED = (
     "description", "system", "tools", "model", "tool_choice", "output_key", "hooks", "params",
     "context_policy", "tool_timeout", "output_type", "output_mode", "output_retries",
+    "output_validators",
     "tool_retry", "stream", "input_guardrails", "output_guardrails", "handoffs", "capabilities",
 )  # fmt: skip
 
@@ -403,6 +421,7 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
 # Options whose change rebuilds the agent's capabilities (set after the agent was made).
 _BUILDING = frozenset(
     {"tools", "output", "output_key", "context_policy", "input_guardrails", "output_guardrails"}
+    | {"output_validators"}
 )
 
 
