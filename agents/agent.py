@@ -22,13 +22,20 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
-from agents.capabilities.subagents import agent_network_of, answering, subrun_tool
+from agents.capabilities.subagents import (
+    FailingSubagents,
+    agent_network_of,
+    answering,
+    raises_on_failure,
+    subrun_tool,
+)
 from agents.resume import resume_call
 from agents.step import AgentStep, settle_capabilities
 from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import AgentGuardrail, Guardrails
+from network.capabilities.view import ConversationView
 from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
@@ -104,13 +111,17 @@ class Agent(AgentStep):
             `agents.capabilities.handoffs`). A list: items appended later are offered too
             (append before the `Network` is built: it reads them to choose its router, check
             and draw them).
+        view: what this agent's requests send of the conversation: "all", "input" or
+            `fn(ctx, messages) -> messages` (replacing its network's `view`; see
+            `network.capabilities.view`). Default: the network's (in a network of several
+            agents, "all": other agents' turns as context, not as this agent's own turns).
         capabilities: more `Capability`s (`network.run.capability`), after those the
             keywords above build.
 
     Each keyword that turns a feature on builds its capability (`capabilities` lists them
     all, in the order their stages run): hooks, guardrails (the agent's and its tools'),
-    output validators, typed output, the context policy, MCP servers' tools, handoffs, client
-    tools and confirmation, then `capabilities=`.
+    output validators, typed output, the context policy, the view, MCP servers' tools,
+    handoffs, client tools and confirmation, then `capabilities=`.
     """
 
     output: OutputSpec | None = None  # the typed output's spec, when `output_type` is set
@@ -134,6 +145,7 @@ class Agent(AgentStep):
         output_mode: str = "auto",
         output_retries: int = 2,
         output_validators: Sequence[Any] = (),
+        view: Any = None,
         tool_retry: RetryPolicy | None = None,
         stream: bool = True,
         input_guardrails: Sequence[Any] = (),
@@ -162,6 +174,7 @@ class Agent(AgentStep):
         self.output_type = output_type
         self.output_retries = output_retries
         self.output_validators = list(output_validators)
+        self.view = view
         if output_type is not None:
             self.output = OutputSpec(name, output_type, output_mode, output_retries)
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
@@ -200,6 +213,8 @@ class Agent(AgentStep):
             built.append(TypedOutput(self.output, self.output_key))
         if self.context_policy is not None:
             built.append(_checked_policy(self.name, self.context_policy))
+        if self.view is not None:
+            built.append(ConversationView(self.view, where=f"agent {self.name!r}"))
         if self.mcp_servers:
             client_schemas = [tool.schema for tool in self.client_tools.values()]
             built.append(MCPTools(self.name, self.mcp_servers, client_schemas))
@@ -209,6 +224,8 @@ class Agent(AgentStep):
             built.append(ClientTools(tuple(self.client_tools.values()), offered=False))
         if any(tool.requires_confirmation for tool in tools):
             built.append(Confirmation())
+        if any(raises_on_failure(tool) for tool in tools):
+            built.append(FailingSubagents())
         self.capabilities = (*built, *self._extra)
         self._forget_stages()
 
@@ -352,6 +369,8 @@ class Agent(AgentStep):
         max_steps: int = 10,
         state_schema: Any = None,
         limits: UsageLimits | None = None,
+        output_extractor: Callable[[Any], Any] | None = None,
+        on_failure: str = "tell_model",
     ) -> Tool:
         """This agent as a tool of another agent (a supervisor): a call runs it as `run`
         does (inference -> tools until it answers) as a sub-run of the caller's run, and its
@@ -368,6 +387,11 @@ class Agent(AgentStep):
             max_steps: the cap on its inferences per call.
             state_schema: the schema of its own state (a dict or a pydantic model).
             limits: `UsageLimits` of its own, on top of the caller's run's (which always apply).
+            output_extractor: `fn(result) -> value`: the tool's result, from the sub-run's
+                `RunResult` (default: its typed output, else its final text).
+            on_failure: "tell_model" (default: a failed sub-run is an error result the model
+                reads, listed in `RunResult.tool_errors`) or "raise" (it fails the caller's
+                run with a `ToolError` naming this agent).
         """
         label = f"agent {self.name!r}"
         return subrun_tool(
@@ -379,6 +403,8 @@ class Agent(AgentStep):
                 state_in=check_mapping(label, "state_in", state_in),
                 state_out=check_mapping(label, "state_out", state_out),
                 limits=limits,
+                output_extractor=output_extractor,
+                on_failure=on_failure,
             )
         )
 
@@ -396,7 +422,7 @@ class Agent(AgentStep):
 _CLONED = (
     "description", "system", "tools", "model", "tool_choice", "output_key", "hooks", "params",
     "context_policy", "tool_timeout", "output_type", "output_mode", "output_retries",
-    "output_validators",
+    "output_validators", "view",
     "tool_retry", "stream", "input_guardrails", "output_guardrails", "handoffs", "capabilities",
 )  # fmt: skip
 
@@ -421,7 +447,7 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
 # Options whose change rebuilds the agent's capabilities (set after the agent was made).
 _BUILDING = frozenset(
     {"tools", "output", "output_key", "context_policy", "input_guardrails", "output_guardrails"}
-    | {"output_validators"}
+    | {"output_validators", "view"}
 )
 
 
