@@ -150,7 +150,8 @@ async def test_a_network_is_a_branch_running_its_own_router_and_agents() -> None
     assert [(r.agent, r.branch, r.text) for r in result.results] == [
         ("search", "both/team", None),
         ("search", "both/team", "summary of results for owls"),
-        ("checker", "both/team", "checked: summary of results for owls"),
+        # the checker reads search's answer as search's (`view`), not as its own turn
+        ("checker", "both/team", "checked: [agent 'search' answered] summary of results for owls"),
         ("solo", "both/solo", "solo answer"),
     ]
     assert result["searched"] == ["owls"]

@@ -108,7 +108,7 @@ async def test_each_branch_sees_the_state_and_conversation_of_the_fork() -> None
     result = await network.run("go")
     # b finished last, yet saw neither a's messages nor a's write
     assert seen["b state"] == ["router"]
-    assert seen["b history"] == ["go", "before the fork"]
+    assert seen["b history"] == ["go", "[agent 'first' answered] before the fork"]
     assert [m.content for m in result.messages] == [
         "go",
         "before the fork",
