@@ -214,7 +214,9 @@ async def test_the_server_killed_mid_run_over_agui(
 
     run = replay(parse_sse(response.text), state={}, thread_id="t", run_id="r", allow_error=True)
     assert run.types[-1] == "RUN_ERROR"
-    assert "connection refused" in run.error["message"]
+    # refused, or (a kept-alive connection to the killed server) disconnected: named either way
+    message = run.error["message"]
+    assert "connection refused" in message or "disconnected" in message.lower(), message
     assert "TOOL_CALL_START" in run.types  # the first call went through before the crash
     # The AG-UI server lives on: the thread is free and the next run is answered (and fails
     # the same clear way, the model server being gone).
