@@ -115,13 +115,17 @@ class Agent(AgentStep):
             `fn(ctx, messages) -> messages` (replacing its network's `view`; see
             `network.capabilities.view`). Default: the network's (in a network of several
             agents, "all": other agents' turns as context, not as this agent's own turns).
+        memory: long-term memory across conversations: a `Memory` (or a `Memories` store,
+            with `Memory`'s defaults): what it knows about the run's user is recalled into
+            the instructions at the start of each run, and the model may call
+            `save_memory` / `recall_memories` (`agents.capabilities.memory`, docs/memory.md).
         capabilities: more `Capability`s (`network.run.capability`), after those the
             keywords above build.
 
     Each keyword that turns a feature on builds its capability (`capabilities` lists them
     all, in the order their stages run): hooks, guardrails (the agent's and its tools'),
-    output validators, typed output, the context policy, the view, MCP servers' tools,
-    handoffs, client tools and confirmation, then `capabilities=`.
+    output validators, typed output, the context policy, the view, memory, MCP servers'
+    tools, handoffs, client tools and confirmation, then `capabilities=`.
     """
 
     output: OutputSpec | None = None  # the typed output's spec, when `output_type` is set
@@ -151,6 +155,7 @@ class Agent(AgentStep):
         input_guardrails: Sequence[Any] = (),
         output_guardrails: Sequence[Any] = (),
         handoffs: Sequence[Any] = (),
+        memory: Any = None,
         capabilities: Sequence[Capability] = (),
     ) -> None:
         given = locals()
@@ -182,6 +187,7 @@ class Agent(AgentStep):
         self.context_policy = context_policy
         self._hooks = AgentHooks.coerce(hooks)
         self._handoffs = Handoffs(name, list(handoffs), self._taken_names)
+        self.memory = _memory_of(name, memory)
         self._extra = settle_capabilities(capabilities, f"agent {name!r}")
         self._built = True
         self._build()
@@ -215,6 +221,8 @@ class Agent(AgentStep):
             built.append(_checked_policy(self.name, self.context_policy))
         if self.view is not None:
             built.append(ConversationView(self.view, where=f"agent {self.name!r}"))
+        if self.memory is not None:
+            built.append(_memory_capability(self.name, self.memory))
         if self.mcp_servers:
             client_schemas = [tool.schema for tool in self.client_tools.values()]
             built.append(MCPTools(self.name, self.mcp_servers, client_schemas))
@@ -423,7 +431,8 @@ _CLONED = (
     "description", "system", "tools", "model", "tool_choice", "output_key", "hooks", "params",
     "context_policy", "tool_timeout", "output_type", "output_mode", "output_retries",
     "output_validators", "view",
-    "tool_retry", "stream", "input_guardrails", "output_guardrails", "handoffs", "capabilities",
+    "tool_retry", "stream", "input_guardrails", "output_guardrails", "handoffs", "memory",
+    "capabilities",
 )  # fmt: skip
 
 
@@ -449,6 +458,22 @@ _BUILDING = frozenset(
     {"tools", "output", "output_key", "context_policy", "input_guardrails", "output_guardrails"}
     | {"output_validators", "view"}
 )
+
+
+def _memory_of(owner: str, memory: Any) -> Any:
+    """`Agent(memory=...)` as a `Memory`, or None. The memory capability is imported only
+    by an agent that has memory: it needs the `memory` extra (numpy, the embedder)."""
+    if memory is None:
+        return None
+    from agents.capabilities.memory import coerce_memory  # noqa: PLC0415 (see the docstring)
+
+    return coerce_memory(owner, memory)
+
+
+def _memory_capability(owner: str, memory: Any) -> Capability:
+    from agents.capabilities.memory import MemoryCapability  # noqa: PLC0415 (as _memory_of)
+
+    return MemoryCapability(owner, memory)
 
 
 def _sorted_tools(

@@ -163,9 +163,6 @@ class AgentStep:
         # -- the instructions and the request
         if self._fixed_prompt is None or stages.instructions:
             await self._instructions_stage(call, stages)
-        else:
-            call.text, call.prompt = self._fixed_text, self._fixed_prompt
-        model = self._offer(call)
         for shape in stages.request:
             await shape(call)
         if call.skip:
@@ -174,17 +171,20 @@ class AgentStep:
         # -- the model: its coroutine awaited right here (see the module docstring)
         if ctx.emitter.active:
             self._watch(call)
+        model = call.model
         if stages.wrap_model:
             ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
             response: ModelResponse = await ask(request)
         else:
-            self._asking(call)
+            if ctx.record_model_calls:
+                call.asked_at = time.perf_counter()
             try:
                 response = await self._request(call, model, request)
             except ModelError as exc:
                 self._failed(call, model, exc)
                 raise
-            self._spending(call, model, response)
+            if ctx.record_model_calls:
+                call.requests = self._spent(call, model, response)
         ctx.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
         # -- the answer, its tool calls, its output, the record
         if stages.answer or call.events is not None:
@@ -212,17 +212,13 @@ class AgentStep:
         return result
 
     def _begin(self, ctx: RunContext) -> AgentCall:
-        """The call begins: its record of what it does, timed from now."""
-        call = AgentCall(self, ctx, NO_PROMPT, (), started_at=time.time())
-        call.started = time.perf_counter()
-        return call
-
-    def _offer(self, call: AgentCall) -> Model:
-        """What the request starts from: the conversation, the agent's tools, its model."""
-        call.history = call.run.state.history()
-        call.tools, call.schemas = self.tools, self._tool_schemas
-        model = call.model = self._model_object or self.resolve_model(call.run)
-        return model
+        """The call begins, timed from now: what its request starts from (the instructions
+        when they are fixed, the conversation, the agent's tools, its model)."""
+        return AgentCall(
+            self, ctx, self._fixed_prompt or NO_PROMPT, ctx.state.history(), time.time(),
+            time.perf_counter(), self._fixed_text, self.tools, self._tool_schemas,
+            self._model_object or self.resolve_model(ctx),
+        )  # fmt: skip
 
     def _wrapped_call(
         self, ctx: RunContext, call: AgentCall
@@ -425,8 +421,8 @@ class AgentStep:
         return InferenceResult(
             self.name,  # agent
             call.run.input,  # input
-            cast(Any, call.prompt),  # prompt
-            cast(Any, call.history),  # history
+            call.prompt,  # type: ignore[arg-type]  # prompt: a capability may give any sequence
+            call.history,  # type: ignore[arg-type]  # history
             [] if skipped else [answered.message],  # output
             call.records or [],  # tool_calls
             None if skipped else answered.raw,  # raw

@@ -5,6 +5,10 @@
     python benchmarks/run_all.py --only floor,agent-network,langgraph-async
     python benchmarks/run_all.py --only long-threads   # per-run cost on long threads only
     python benchmarks/run_all.py --only agui-served    # served AG-UI runs/s, ours and peers
+    # durable scale-out (1, 2, 4, 8 workers, ours against bare DBOS and ideal, and kill -9
+    # recovery), before and after side by side:
+    python benchmarks/run_all.py --only durable-scaleout --before main \
+        --output benchmarks/RESULTS-durable.md --json benchmarks/results-durable.json
     # the model path, before and after, side by side and interleaved (W3 only, 3 rounds):
     python benchmarks/run_all.py --before main --rounds 3 --workloads w3 \
         --only floor,floor-aiohttp,agent-network,agent-network-before,agentkit
@@ -337,6 +341,7 @@ METHOD = """## Method
 
 
 LONG_THREADS_KEY = "long-threads"
+DURABLE_KEY = "durable-scaleout"
 
 
 def run_long_threads(quick: bool, env: dict[str, str]) -> dict | None:
@@ -405,6 +410,69 @@ def served_section(record: dict) -> str:
             f"| {name} | {figures['runs_per_s']:.0f} | "
             f"{figures['server_cpu_ms_per_run']:.3f} | {figures['events_per_run']:.0f} |"
         )
+
+
+def run_durable_scaleout(quick: bool, env: dict[str, str], before: str) -> dict | None:
+    """benchmarks/durable_scaleout.py (on a PostgreSQL server it starts), or None if it failed."""
+    cmd = [sys.executable, str(HERE / "durable_scaleout.py"), *(["--quick"] if quick else [])]
+    if before:
+        cmd += ["--before", before]
+    else:
+        cmd += ["--variants", "ours,dbos"]
+    print(f"== durable scale-out: {' '.join(cmd)}", file=sys.stderr, flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env, cwd=HERE.parent)
+    if proc.returncode != 0:
+        print("   durable scale-out failed (see its stderr)", file=sys.stderr)
+        return None
+    record: dict = last_json_line(proc.stdout)["durable_scaleout"]
+    return record
+
+
+def durable_section(record: dict) -> str:
+    """The Markdown tables of the durable scale-out figures."""
+    sleep_ms = round(record["sleep_s"] * 1000)
+    lines = [
+        "## Durable scale-out on PostgreSQL (benchmarks/durable_scaleout.py)",
+        "",
+        f"A run: {record['calls']} model calls of {sleep_ms} ms (the model is the bottleneck), "
+        f"{record['steps']} recorded steps; {record['concurrency']} runs at once per worker, "
+        f"{record['rounds']} runs per slot. Throughput as a share of ideal (every slot busy "
+        "all the time); CPU per recorded step of the workers and PostgreSQL together; an idle "
+        "worker's CPU; the wait from enqueue to start.",
+        "",
+        "| variant | workers | runs/s | of ideal | CPU per step | workers / PostgreSQL "
+        "| idle worker | wake | connections per worker | load |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in record["scale"]:
+        lines.append(
+            f"| {row['variant']} | {row['workers']} | {row['runs_per_s']} | "
+            f"{row['ratio_of_ideal']:.2f} | {row['cpu_ms_per_step']:.2f} ms | "
+            f"{row['worker_cpu_ms_per_step']:.2f} / {row['pg_cpu_ms_per_step']:.2f} ms | "
+            f"{row['idle_cpu_pct_per_worker']:.1f}% | {row['wake_ms']:.0f} ms | "
+            f"{row.get('connections_per_worker', '–')} | {row['load']} |"
+        )
+    lines += [
+        "",
+        "| variant | enqueue (client CPU) | enqueue (wall) | PostgreSQL CPU per enqueue | load |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for row in record["enqueue"]:
+        lines.append(
+            f"| {row['variant']} | {row['enqueue_cpu_ms']:.2f} ms | "
+            f"{row['enqueue_wall_ms']:.2f} ms | {row['enqueue_pg_cpu_ms']:.2f} ms | {row['load']} |"
+        )
+    lines += [
+        "",
+        "| variant | runs of the killed worker | recovered after kill -9 | load |",
+        "| --- | --- | --- | --- |",
+    ]
+    for row in record["recovery"]:
+        if row["recovered"]:
+            when = f"{row['recovery_s_median']:.2f} s median, {row['recovery_s_max']:.2f} s max"
+        else:
+            when = f"not within {row['waited_s']:.0f} s (still {', '.join(row['statuses'])})"
+        lines.append(f"| {row['variant']} | {row['runs_killed']} | {when} | {row['load']} |")
     return "\n".join(lines) + "\n"
 
 
@@ -505,6 +573,9 @@ def main() -> None:
         for fw in FRAMEWORKS:
             cmd, why = command_for(fw)
             print(f"{fw.key:16} {fw.label:28} {'ready' if cmd else 'skip: ' + why}")
+        print(f"{LONG_THREADS_KEY:16} {'long threads (ours, LangGraph)':28} section")
+        print(f"{SERVED_KEY:16} {'served AG-UI runs':28} section")
+        print(f"{DURABLE_KEY:16} {'durable scale-out (PostgreSQL)':28} section")
         return
     only = {k for k in args.only.split(",") if k}
     skip = {k for k in args.skip.split(",") if k}
@@ -540,16 +611,22 @@ def main() -> None:
     served = None
     if (not only or SERVED_KEY in only) and SERVED_KEY not in skip:
         served = run_served(args.quick, env, args.before)
+    durable = None
+    if (not only or DURABLE_KEY in only) and DURABLE_KEY not in skip:
+        durable = run_durable_scaleout(args.quick, env, args.before)
     elapsed = time.perf_counter() - started
     text = render(results, machine, args.quick, elapsed)
     if long_threads is not None:
         text += "\n" + long_threads_section(long_threads)
     if served is not None:
         text += "\n" + served_section(served)
+    if durable is not None:
+        text += "\n" + durable_section(durable)
     output.write_text(text)
     raw = {"machine": machine, "quick": args.quick, "elapsed_s": elapsed, "results": results}
     raw["long_threads"] = long_threads
     raw["agui_served"] = served
+    raw["durable_scaleout"] = durable
     json_out.write_text(json.dumps(raw, indent=1) + "\n")
     print(f"wrote {output} and {json_out} in {elapsed / 60:.1f} min", file=sys.stderr)
 

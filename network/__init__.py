@@ -7,11 +7,16 @@ results, events and errors. Agents and tools live in `agents`, ready routers in 
 from network.errors import (
     AgentNetworkError,
     AgentNetworkWarning,
+    BudgetExceeded,
     ConfigurationError,
+    EmbeddingError,
     GuardrailTripped,
     InvalidIdError,
+    InvalidMemoryError,
     LeaseLostError,
     MaxStepsExceeded,
+    MemoryDatabaseError,
+    MemoryStoreError,
     MessageError,
     ModelError,
     OutputValidationError,
@@ -47,6 +52,8 @@ from network.history.view import HistoryView
 from network.history.writes import StateWrite
 from network.network import Network
 from network.run.agent_call import AgentCall, ToolUse
+from network.run.budgets.ledger import BudgetFigures
+from network.run.budgets.shared import SharedBudget
 from network.run.capability import Capability
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
@@ -72,8 +79,11 @@ __all__ = [
     "AlreadyAnsweredError",
     "AssistantMessage",
     "BranchFailure",
+    "BudgetExceeded",
+    "BudgetFigures",
     "Capability",
     "ConfigurationError",
+    "EmbeddingError",
     "GuardrailResult",
     "GuardrailTripped",
     "HandoffRecord",
@@ -82,9 +92,12 @@ __all__ = [
     "Interrupt",
     "InterruptError",
     "InvalidIdError",
+    "InvalidMemoryError",
     "LeaseLostError",
     "LimitExceeded",
     "MaxStepsExceeded",
+    "MemoryDatabaseError",
+    "MemoryStoreError",
     "Message",
     "MessageError",
     "ModelCall",
@@ -102,6 +115,7 @@ __all__ = [
     "RunContext",
     "RunResult",
     "RunStopped",
+    "SharedBudget",
     "StaleThreadError",
     "State",
     "StateConflictError",

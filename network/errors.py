@@ -177,6 +177,47 @@ class GuardrailTripped(RunStopped):
         self.result = result
 
 
+class BudgetExceeded(AgentNetworkError):
+    """A shared budget (`network.SharedBudget`) refused a model request before it was sent:
+    what it asked for does not fit in what is left (see docs/budgets.md).
+
+    Raised out of the agent call whose request it was, so out of `network.run` (with
+    `partial_result`); inside a sub-run, the caller's model reads it as the tool's error.
+
+    Attributes:
+        budget: the budget's key (`"tenant:acme"`, `"thread:app/t1"`, ...).
+        limit: the cap that refused it: `max_tokens`, `max_cost_usd`, `max_requests` or
+            `requests_per_minute`.
+        value: the cap's value.
+        spent: what the budget had spent, in the cap's unit.
+        held: what requests under way held (reserved, not settled yet).
+        asked: what this request asked to reserve.
+        retry_after: seconds until the per-minute window opens again (`requests_per_minute`
+            only, else None).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        budget: str,
+        limit: str,
+        value: float,
+        spent: float,
+        held: float,
+        asked: float,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.budget = budget
+        self.limit = limit
+        self.value = value
+        self.spent = spent
+        self.held = held
+        self.asked = asked
+        self.retry_after = retry_after
+
+
 class StateError(AgentNetworkError):
     """A state operation was refused (unknown key in a closed schema, bad scope, ...)."""
 
@@ -286,6 +327,34 @@ class LeaseLostError(ThreadError):
         super().__init__(message)
         self.thread_id = thread_id
         self.run_id = run_id
+
+
+class MemoryStoreError(AgentNetworkError):
+    """A long-term memory operation failed (`network.memory`): the base of the three below."""
+
+
+class InvalidMemoryError(MemoryStoreError, ValueError):
+    """A memory store refused what it was given (a namespace, key, value, metadata, filter,
+    query, ttl or limit); `field` names which. Nothing was written."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class MemoryDatabaseError(MemoryStoreError):
+    """The database behind a memory store failed. The message is generic on purpose (a
+    driver's text quotes SQL and values); the driver's exception is the `__cause__`, and the
+    store logs it."""
+
+    def __init__(self, message: str, *, operation: str) -> None:
+        super().__init__(message)
+        self.operation = operation
+
+
+class EmbeddingError(MemoryStoreError):
+    """An embedder failed or answered with something unusable (a wrong count or size of
+    vectors, NaN or infinity); the provider's exception, if any, is the `__cause__`."""
 
 
 class AgentNetworkWarning(UserWarning):

@@ -6,9 +6,11 @@ from the schema and a deep copy of the initial data.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Unpack
 
+from network.capabilities.budgets import Metering
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import Guardrails
 from network.capabilities.predictive import PredictiveState
@@ -20,6 +22,8 @@ from network.history.messages import UserMessage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run import engine
+from network.run.budgets.caller import calling_run
+from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.capability import Capability
 from network.run.context import AgentLike, DepsT, Router, RunContext
 from network.run.emitter import AnySink, Observer
@@ -27,7 +31,7 @@ from network.run.entry_points import blocking, refuse_inside_loop, streaming
 from network.run.guardrails import coerce_guardrails
 from network.run.handoff_router import FollowHandoffs
 from network.run.inputs import Resume, RunInput, ToolResults
-from network.run.limits import Budget, UsageLimits
+from network.run.limits import Budget, UsageFigures, UsageLimits
 from network.run.options import RunOptions
 from network.run.parallel import Parallel
 from network.run.predictive_config import check_predict_state
@@ -83,6 +87,9 @@ class Network(Generic[DepsT]):
         tool_retry: the `RetryPolicy` of tool calls when neither the tool nor its agent sets
             one (see `@tool(retry=...)`).
         limits: the default `UsageLimits` of every run (a run's `limits=` replaces them).
+        budget: the default `SharedBudget` (or list of them) of every run: a ledger on the
+            store that each model request reserves on before it is sent (a run's `budget=`
+            replaces it); see docs/budgets.md.
         telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
             whenever the application configured an OpenTelemetry SDK, without them too.
         input_guardrails: guardrails on the input of every run's entry agent (the first
@@ -113,6 +120,7 @@ class Network(Generic[DepsT]):
         context_policy: Any = None,
         tool_timeout: float | None = None,
         limits: UsageLimits | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         telemetry: Telemetry | None = None,
         tool_retry: RetryPolicy | None = None,
         input_guardrails: Sequence[Any] = (),
@@ -175,6 +183,7 @@ class Network(Generic[DepsT]):
         self.tool_timeout = tool_timeout
         self.tool_retry = tool_retry
         self.limits = _check_limits(name, limits)
+        self.budget = coerce_budgets(name, budget)
         self.telemetry = telemetry
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
@@ -289,6 +298,8 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        usage: UsageFigures | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         max_iter: int | None = None,
         run_id: str | None = None,
         sinks: Sequence[AnySink] = (),
@@ -317,6 +328,12 @@ class Network(Generic[DepsT]):
                 `network.run.resources`).
             limits: what the run may spend (`UsageLimits`; default: the network's); a run
                 that reaches one stops with `StopReason.USAGE_LIMIT`.
+            usage: `UsageFigures` carried across runs (pydantic-ai's `usage=`): what earlier
+                runs given the same object spent. The run adds its spending to it as it
+                goes, and its limits count the total (a session of runs shares one budget).
+            budget: a `SharedBudget` (or a list): a ledger on the store, shared by runs and
+                processes, that each model request reserves on before it is sent; a request
+                that does not fit raises `BudgetExceeded` (default: the network's).
             max_iter: the most agent calls this run may make (default: the network's).
             run_id: the run's id (default: a new one).
             sinks: event sinks (`async def sink(event)`), given every AG-UI event.
@@ -341,6 +358,8 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=_check_limits(self.name, limits),  # before anything changes or is recorded
+            usage=None if usage is None else _check_usage(self.name, usage),
+            budget=None if budget is None else coerce_budgets(self.name, budget) or None,
             max_iter=max_iter,
             run_id=run_id,
             sinks=sinks,
@@ -373,6 +392,8 @@ class Network(Generic[DepsT]):
 
             durable_run: Awaitable[RunResult] = run_durably(self, input, options)
             return durable_run
+        if parent is None:  # started inside another run (a tool's `await other.run(...)`)
+            parent = calling_run(self.name)  # it counts against that run (budgets.caller)
         if isinstance(input, str):
             if options.thread is None:
                 context = self._context(input, options, steps, None)
@@ -485,16 +506,28 @@ class Network(Generic[DepsT]):
         Not a coroutine: it hands back the execution's own, so that a run's steps do not
         resume through one more frame each."""
         if parent is not None:
-            adopt(ctx, parent, options.limits or self.limits)
-        elif options.limits is not None:
-            ctx.budget = Budget(options.limits)
-        observed = self._observe(ctx, options.sinks)
-        if session is not None:
-            return session.execute(ctx, max_iter=options.max_iter, sinks=observed)
-        return engine.execute(ctx, max_iter=options.max_iter, sinks=observed)
+            adopt(ctx, parent, options.limits or self.limits, options.usage)
+        elif options.limits is not None or options.usage is not None:
+            limits = options.limits or self.limits or UsageLimits()
+            ctx.budget = Budget(limits, carried=options.usage)
+        budgets = (
+            self.budget if options.budget is None else coerce_budgets(self.name, options.budget)
+        )
+        observed = self._observe(ctx, options.sinks, metered=bool(budgets))
+        execute = engine.execute if session is None else session.execute
+        if budgets:  # [budgets] shared budgets: the run's accounts open first, close after
+            from network.threads.ledgers import on_budgets  # noqa: PLC0415 (thread stores load on use)
 
-    def _observe(self, ctx: RunContext, sinks: Sequence[AnySink]) -> list[AnySink | Observer]:
-        """The network's default limits, and the telemetry sink when the run is traced.
+            run = functools.partial(execute, ctx, max_iter=options.max_iter, sinks=observed)
+            return on_budgets(ctx, session, budgets, run)
+        return execute(ctx, max_iter=options.max_iter, sinks=observed)
+
+    def _observe(
+        self, ctx: RunContext, sinks: Sequence[AnySink], *, metered: bool = False
+    ) -> list[AnySink | Observer]:
+        """The network's default limits, the run's capabilities (with `metered`, or when the
+        run already has shared budgets, their metering) and the telemetry sink when the run
+        is traced.
 
         The sink starts the run's root span here, before RUN_STARTED, which carries its ids.
         It is an `Observer`: tracing a run never makes its model requests stream.
@@ -502,9 +535,8 @@ class Network(Generic[DepsT]):
         if ctx.budget is None and self.limits is not None:
             ctx.budget = Budget(self.limits)
         stages = self._run_stages
-        if ctx.client_tools:  # tools a caller declared for this run (an AG-UI client's)
-            declared = ClientTools(ctx.client_tools, offered=True)
-            stages = run_stages((declared, *self.capabilities))
+        if ctx.client_tools or metered or ctx.budget_accounts:
+            stages = run_stages(self._run_capabilities(ctx, metered))
         ctx.stages = stages
         spans = run_spans(ctx)
         # kept when the caller asked for them (the AG-UI server reports usage per model)
@@ -513,6 +545,16 @@ class Network(Generic[DepsT]):
         )
         # the spans only watch the run: they never make a model request stream (`Observer`)
         return [*sinks, Observer(spans)] if spans is not None else list(sinks)
+
+    def _run_capabilities(self, ctx: RunContext, metered: bool) -> tuple[Capability, ...]:
+        """This run's capabilities beyond the network's: the tools a caller declared for it
+        (an AG-UI client's) and its shared budgets' metering."""
+        extra: list[Capability] = []
+        if ctx.client_tools:
+            extra.append(ClientTools(ctx.client_tools, offered=True))
+        if metered or ctx.budget_accounts:
+            extra.append(Metering())
+        return (*extra, *self.capabilities)
 
     def as_tool(
         self,
@@ -581,6 +623,8 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        usage: UsageFigures | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -597,6 +641,8 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=limits,
+            usage=usage,
+            budget=budget,
             durable=durable,
             **_thread_keywords(interrupted, deprecated),
         )
@@ -612,6 +658,8 @@ class Network(Generic[DepsT]):
         deps: DepsT | None = None,
         resources: Mapping[str, ResourceFactory] | None = None,
         limits: UsageLimits | None = None,
+        usage: UsageFigures | None = None,
+        budget: SharedBudget | Sequence[SharedBudget] | None = None,
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -631,6 +679,8 @@ class Network(Generic[DepsT]):
             deps=deps,
             resources=resources,
             limits=limits,
+            usage=usage,
+            budget=budget,
             durable=durable,
             **_thread_keywords(stopped, deprecated),
         )
@@ -764,6 +814,21 @@ def _refuse_history_on_thread(thread: ThreadRef, state: Any) -> None:
             "own conversation; pass only its key-values (state=state.kv.data), or run "
             "without thread= to continue from the State"
         )
+
+
+def _check_usage(network: str, usage: Any) -> UsageFigures | None:
+    """`usage=` of a run: `UsageFigures` whose counts are whole, finite and not negative."""
+    if usage is None:
+        return None
+    if not isinstance(usage, UsageFigures):
+        raise ConfigurationError(
+            f"network {network!r}: usage must be UsageFigures (what earlier runs spent), "
+            f"got {usage!r}"
+        )
+    for name in ("model_calls", "tool_calls", "input_tokens", "output_tokens", "unpriced"):
+        check_number(f"network {network!r}: usage.{name}", getattr(usage, name), integer=True)
+    check_number(f"network {network!r}: usage.cost_usd", usage.cost_usd)
+    return usage
 
 
 def _check_limits(network: str, limits: Any) -> UsageLimits | None:

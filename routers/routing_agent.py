@@ -38,6 +38,7 @@ from typing import Any
 from agents.models._calls import failed_model_calls, model_calls
 from agents.models.base import ModelRequest
 from agents.models.registry import resolve_model
+from network.capabilities.budgets.metered import metered
 from network.errors import ConfigurationError, ModelError, RoutingError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from network.logger import get_logger
@@ -100,6 +101,8 @@ class RoutingAgent:
             return handoff.target
         network = ctx.network
         model = resolve_model(self.model if self.model is not None else network.default_model)
+        if ctx.budget_accounts:  # shared budgets: each request reserves first, settles after
+            model = metered(ctx.budget_accounts, model)
         system = SystemMessage(await self._prompt(ctx))
         history: list[Any] = [UserMessage(CHOOSE_NOW)]
         tools = tool_schemas(list(network.agents))

@@ -27,3 +27,12 @@ def postgres_url() -> Iterator[str]:
 
     with postgres_server() as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def pgvector_url() -> Iterator[str]:
+    """PostgreSQL with pgvector for the whole session (the memory store's tests)."""
+    from tests.network.memory.pgvector import pgvector_server
+
+    with pgvector_server() as url:
+        yield url

@@ -40,6 +40,7 @@ LAYERS: dict[str, int] = {
     "network.telemetry": 4,
     "network.capabilities": 5,  # the features a network or a run declares (each a folder)
     "network.threads": 5,
+    "network.memory": 5,  # long-term memory beside the thread store (same backends and URLs)
     "network.sessions": 5,  # opens a run's thread session (threads, loaded lazily)
     "network.continuing": 5,  # continuations of stopped runs, on their thread sessions
     "network.durable": 6,
@@ -194,7 +195,9 @@ def test_the_checker_sees_every_kind_of_import(tmp_path: Path) -> None:
 CAPABILITY_ROOTS = ("agents.capabilities", "network.capabilities")
 # The facades that build capabilities from the keywords users write (and the packages that
 # name their public parts); nothing else names a capability.
-BUILDERS = {"agents", "agents.agent", "network", "network.network"}
+# Where options become capabilities; and the routing agent, whose own model requests (not an
+# agent call's) reserve on the run's shared budgets through the budgets capability's model.
+BUILDERS = {"agents", "agents.agent", "network", "network.network", "routers.routing_agent"}
 
 
 def capability_of(name: str) -> str | None:
@@ -434,6 +437,8 @@ TESTED_THROUGH = {
         for module, folder, test in (
             ("handoffs.input_filter", "handoffs", "test_capability"),
             ("handoffs.options", "handoffs", "test_capability"),
+            ("memory.options", "memory", "test_capability"),
+            ("memory.tools", "memory", "test_capability"),
             ("hooks.options", "hooks", "test_capability"),
             ("mcp.capability", "mcp", "test_listing"),
         )
@@ -441,6 +446,7 @@ TESTED_THROUGH = {
     **{
         f"network.capabilities.{module}": f"tests/network/capabilities/{folder}/{test}.py"
         for module, folder, test in (
+            ("budgets.metered", "budgets", "test_capability"),
             ("client_tools.options", "client_tools", "test_capability"),
             ("guardrails.capability", "guardrails", "test_agent_check"),
             ("guardrails.decorators", "guardrails", "test_agent_check"),
@@ -461,6 +467,7 @@ TESTED_THROUGH = {
     "network.threads.pending_claims": "tests/network/threads/test_pending_race.py",
     "network.threads.sql_pending": "tests/network/threads/test_pending_race.py",
     "network.drawing": "tests/routers/test_mermaid.py",  # routers.network_mermaid is the same
+    "network.memory.items": "tests/network/memory/test_memories.py",  # what the store hands back
     # GET /api/value, driven from the page in Chromium
     "network.devui.whole_values": "tests/network/devui/test_browser_long_values.py",
     # the dev server's error answers: every refusal of its endpoints
@@ -513,6 +520,7 @@ TESTED_THROUGH = {
     "network.devui.store_access": "tests/network/devui/test_server.py",
     # durable runs, through runs in this process and in child processes killed mid-step
     "network.durable.client": "tests/network/durable/test_workers.py",
+    "network.durable.connections": "tests/network/durable/test_step_table.py",  # drops them all
     "network.durable.worker": "tests/network/durable/test_workers.py",
     "network.durable.continuation": "tests/network/durable/test_interrupted_runs.py",
     "network.durable.engine": "tests/network/durable/test_system_database.py",

@@ -31,6 +31,7 @@ def test_every_example_is_covered() -> None:
         "codegen.py",
         "mcp_codegen.py",
         "research_bot.py",
+        "memory_assistant.py",
         "support.py",
         # the porting guides' programs: tests/test_porting_examples.py
         "customer_service.py",
@@ -270,3 +271,29 @@ def test_research_bot_plans_searches_in_parallel_tool_loops_and_writes_a_cited_r
     assert "three articles about owls costs" in lines[1]  # and answered from its result
     assert "three articles about owls sites" in lines[1]
     assert lines[2] == "sources: ['search 1', 'search 2']"  # the validator's re-ask worked
+
+
+def test_memory_assistant_remembers_across_threads_and_processes(tmp_path: pathlib.Path) -> None:
+    """Each command is a new process and a new thread; the second still knows (docs/memory.md)."""
+    data = str(tmp_path / "data")
+
+    def say(user: str, thread: str, *args: str) -> str:
+        done = run_example(
+            "memory_assistant.py", "--data", data, "--user", user, "--thread", thread, *args,
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "offline" in done.stdout.splitlines()[0]
+        assert done.stderr == ""  # nothing logged: the library configures no logging
+        return done.stdout
+
+    assert "Noted" in say("ann", "trip-1", "I always take a window seat.")
+    assert "keeping in mind: I always take a window seat." in say(
+        "ann", "trip-2", "Fly me to Porto."
+    )
+    bob = say("bob", "trip-3", "Fly me to Porto.")
+    assert "keeping in mind" not in bob and "Memories of bob: []" in bob
+    extracted = say("bob", "trip-4", "I prefer the aisle.", "--extract")
+    assert "Extracted: ['I prefer the aisle.']" in extracted
+    assert "Deleted 1 thread and 1 memories." in say("ann", "trip-1", "--forget")
+    assert "Memories of ann: []" in say("ann", "trip-5", "Fly me to Porto.")

@@ -25,6 +25,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from agents.models._tokens import request_tokens
 from agents.models.base import (
     ChunkHandler,
     ModelRequest,
@@ -106,6 +107,11 @@ class ScriptedModel:
     def remaining(self) -> int:
         """How many scripted answers are left."""
         return len(self._script) - self._position
+
+    async def request_tokens(self, request: ModelRequest) -> int:
+        """The tokens of the messages `request` sends, as a shared budget reserves them: with
+        this model's tokenizer when it has one, else about four characters a token."""
+        return await request_tokens(self, request)
 
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None

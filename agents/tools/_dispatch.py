@@ -103,16 +103,8 @@ def start_call(
         return ToolCallRecord.failed(call, message, "unknown_tool", started)
     if wraps:
         use = ToolUse(call, tool, state, ctx, agent, agent_call)
-        proceed = functools.partial(_awaited_call, ctx, agent, tool, call, state, started)
+        proceed = functools.partial(run_call, ctx, agent, {call.name: tool}, call, state)
         return cast(Coroutine[Any, Any, ToolCallRecord], chain(wraps, proceed, use)())
-    return _try_call(ctx, agent, tool, call, state, started)
-
-
-def _try_call(
-    ctx: RunContext, agent: AgentLike, tool: Tool, call: ToolCall, state: State, started: float
-) -> Started:
-    """The call itself: a plain sync tool tried once runs right here; any other is awaited,
-    under its time limit and `RetryPolicy`."""
     network = ctx.network
     policy = None
     # `retry_policy` is asked only when a policy is set anywhere (an MCP server's tool has none)
@@ -126,14 +118,6 @@ def _try_call(
         context = ToolContext(network, agent, state, call.id, ctx)
         return _attempt_inline(ctx, tool, call, context, started)[0]
     return _awaited(ctx, agent, tool, call, state, policy, started)
-
-
-async def _awaited_call(
-    ctx: RunContext, agent: AgentLike, tool: Tool, call: ToolCall, state: State, started: float
-) -> ToolCallRecord:
-    """`_try_call`, awaited to its record (what the innermost `wrap_tool` proceeds to)."""
-    tried = _try_call(ctx, agent, tool, call, state, started)
-    return tried if type(tried) is ToolCallRecord else await cast(Coroutine[Any, Any, Any], tried)
 
 
 async def run_call(
@@ -360,7 +344,7 @@ def start_tool_calls(
         else:
             kv.release(mark)
         return [started]
-    return _finish_lone(kv, previous, mark, cast(Coroutine[Any, Any, Any], started))
+    return _finish_lone(ctx, kv, previous, mark, cast(Coroutine[Any, Any, Any], started))
 
 
 async def run_tool_calls(
@@ -377,15 +361,22 @@ async def run_tool_calls(
 
 
 async def _finish_lone(
-    kv: Any, previous: Any, mark: Any, running: Coroutine[Any, Any, ToolCallRecord]
+    ctx: RunContext,
+    kv: Any,
+    previous: Any,
+    mark: Any,
+    running: Coroutine[Any, Any, ToolCallRecord],
 ) -> Records:
-    """The awaited part of a lone call: its writer restored and its savepoint closed after."""
+    """The awaited part of a lone call: its writer restored and its savepoint closed after.
+    While it runs, it is a tool call in flight (`RunContext.tools_in_flight`)."""
+    ctx.tools_in_flight = 1
     try:
         record: ToolCallRecord = await running
     except BaseException:
         kv.rollback(mark)
         raise
     finally:
+        ctx.tools_in_flight = 0
         kv.writer = previous
     if record.is_error:
         kv.rollback(mark)
@@ -424,9 +415,13 @@ async def _run_concurrently(
             stopped.append(exc)
             group.cancel_scope.cancel()
 
-    async with anyio.create_task_group() as group:
-        for index in range(len(calls)):
-            group.start_soon(run_one, index)
+    ctx.tools_in_flight = len(calls)  # started: a sub-run's budget counts them
+    try:
+        async with anyio.create_task_group() as group:
+            for index in range(len(calls)):
+                group.start_soon(run_one, index)
+    finally:
+        ctx.tools_in_flight = 0
     if stopped:
         raise stopped[0]  # nothing is committed: the views are dropped
 

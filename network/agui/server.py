@@ -38,6 +38,7 @@ Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities ans
 from __future__ import annotations
 
 import contextlib
+import functools
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from network.agui.budgets import BudgetOf, check_budget, execute_on_budgets
 from network.agui.capabilities import capabilities
 from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
@@ -88,6 +90,7 @@ def app(
     store: Any = None,
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+    budget: Any = None,
 ) -> Starlette:
     """An ASGI app serving `network` over AG-UI at `path` (POST).
 
@@ -109,6 +112,9 @@ def app(
         lease_ttl: with `store`, how long (seconds) a run's lease on its thread lasts
             without renewal: how long a thread stays busy after its process died mid-run.
         max_thread_bytes: with `store`, the largest state one thread may hold (413 beyond).
+        budget: the shared budgets of the served runs: a `SharedBudget` (or a list), or a
+            function of the principal returning the budgets of its runs (see
+            `network.agui.budgets`). Default: the network's own.
     """
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
@@ -128,6 +134,7 @@ def app(
     except ConfigurationError as exc:
         raise ConfigurationError(f"app: {exc}") from exc
     server = _Server(network, served, max_body_bytes, system_messages)
+    server.budget = check_budget(budget)
     base = path.rstrip("/")
     routes = [
         Route(path, server.handle, methods=["POST"]),
@@ -165,6 +172,7 @@ class _Server:
         self.served = served
         self.max_body_bytes = max_body_bytes
         self.system_messages = system_messages
+        self.budget: BudgetOf | tuple[Any, ...] | None = None  # (network.agui.budgets)
 
     async def capabilities(self, request: Request) -> Any:
         """GET <path>/capabilities: what this server supports (nothing about any user)."""
@@ -207,7 +215,9 @@ class _Server:
         replay = self.served.on_store and lacks_stored_messages(
             islice(ctx.state.messages, admission.prior_messages), asked.messages
         )
-        return _EventResponse(self.network, admission, ctx, replay)
+        response = _EventResponse(self.network, admission, ctx, replay)
+        response.budget = self.budget
+        return response
 
 
 class _EventResponse:
@@ -227,6 +237,7 @@ class _EventResponse:
         self.ctx = ctx
         self.replay = replay  # the client lacks some of the stored conversation: send it
         self.released = False
+        self.budget: BudgetOf | tuple[Any, ...] | None = None  # the server's shared budgets
 
     async def _note_calls(self, event: Any) -> None:
         kind = event.type
@@ -247,7 +258,11 @@ class _EventResponse:
         else:  # on a store the stored conversation does
             sinks = [screen]
         try:
-            return await admission.execute(ctx, sinks=sinks)
+            execute = functools.partial(admission.execute, ctx, sinks=sinks)
+            session = getattr(admission, "session", None)  # a stored thread's
+            return await execute_on_budgets(
+                self.network, self.budget, self.record.owner, ctx, session, execute
+            )
         except Exception as error:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)

@@ -25,6 +25,8 @@ Routes (all but `/agui/`, `/api/fork` and `/api/rewind` are GET and read-only):
 - `/api/value?thread=T&step=N&part=P[&call=C][&download=1]`: the whole text of a part of a
   stored agent call (`input`, `prompt`, `answer`, or tool call C's `arguments` / `result`),
   as `text/plain`, or as a file to save with `download=1` (`whole_values`).
+- `/api/memories?user=U&limit=N`: the user's long-term memories, as the network's agents with
+  memory read them (`memories`).
 - `/api/fork` (POST `{"thread", "at", "update"?}`) and `/api/rewind` (POST `{"thread", "to"}`):
   `network.fork` / `network.rewind` on a stored thread (`branching`).
 
@@ -59,6 +61,7 @@ from network.devui.acting_user import ByActingUser, user_from_header
 from network.devui.branching import fork_view, rewind_view
 from network.devui.graph import network_graph
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
+from network.devui.memories import memories_view
 from network.devui.observe import ObservedNetwork
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.store_access import reading
@@ -168,6 +171,7 @@ def app(
             Route("/api/thread", views.thread, methods=["GET"]),
             Route("/api/history", views.history, methods=["GET"]),
             Route("/api/value", views.value, methods=["GET"]),
+            Route("/api/memories", views.memories, methods=["GET"]),
             Route("/api/fork", views.fork, methods=["POST"]),
             Route("/api/rewind", views.rewind, methods=["POST"]),
             Mount("/agui", app=runs),
@@ -240,6 +244,13 @@ class _Views:
         if media_type is None:
             return _ParamError(404, "not_found", "no such file").response()
         return Response(_asset(name), media_type=media_type, headers=SECURITY_HEADERS)
+
+    async def memories(self, request: Request) -> Response:
+        try:
+            limit = _limit(request)
+        except _ParamError as error:
+            return error.response()
+        return await memories_view(request, self.network, self.access, limit)
 
     async def fork(self, request: Request) -> Response:
         return await fork_view(request, self.network, self.store, self.access)

@@ -3,6 +3,14 @@
 The client is DBOS's `DBOSClient` on the system database: it enqueues without running
 anything and without launching DBOS, so a web server (or a script) can hand runs to
 `agent-network worker` processes and follow them.
+
+An enqueue is DBOS's own: one transaction writing the run's row and its inputs; the database
+announces it to the workers (`network.durable.queue_table`'s trigger). On PostgreSQL the
+client's connections are not pinged before each use (DBOS's client pings: a round trip per
+transaction); a connection the server dropped fails its statement and DBOS retries it on a new
+one. A run id that exists already is found by the insert itself (DBOS's `reject` reuse
+policy), so only then is the existing run read, to tell this network's run (its id is
+returned) from another's (`RunIdInUseError`).
 """
 
 from __future__ import annotations
@@ -59,7 +67,22 @@ class DurableClient:
         if migrate:
             use_write_ahead_log(url)
             DBOS.migrate(url)
-        self._client = DBOSClient(system_database_url=url, application_name=APP_NAME)
+        self._engine: Any = None
+        if url.startswith("postgresql"):
+            import sqlalchemy  # noqa: PLC0415 (dbos brings it; loaded with dbos)
+
+            self._engine = sqlalchemy.create_engine(
+                sqlalchemy.make_url(url).set(drivername="postgresql+psycopg"),
+                pool_size=5,
+                max_overflow=0,
+                pool_pre_ping=False,
+                connect_args={"application_name": "agent_network_client"},
+            )
+        self._client = DBOSClient(
+            system_database_url=url,
+            system_database_engine=self._engine,
+            application_name=APP_NAME,
+        )
 
     def enqueue(
         self,
@@ -79,12 +102,11 @@ class DurableClient:
         Enqueuing a run id that exists already returns it without enqueuing it again; the
         id of another network's run is a `RunIdInUseError`.
         """
+        from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
+
         check_id("network", network)
         run_id = new_id("run_") if run_id is None else run_id
         check_id("run_id", run_id)  # "" is refused, not replaced
-        for info in self._client.list_workflows(workflow_ids=[run_id], load_output=False):
-            if network_of(info) != network:
-                raise RunIdInUseError(run_id, network_of(info))
         thread = None
         if thread_id is not None:
             thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
@@ -95,8 +117,14 @@ class DurableClient:
             "workflow_name": WORKFLOW_NAME,
             "queue_name": QUEUE_NAME,
             "workflow_id": run_id,
+            "workflow_id_reuse_policy": "reject",  # an existing run is told apart below
         }
-        self._client.enqueue(options, network, request)
+        try:
+            self._client.enqueue(options, network, request)
+        except error.DBOSWorkflowIDInUseError:
+            for info in self._client.list_workflows(workflow_ids=[run_id], load_output=False):
+                if network_of(info) != network:
+                    raise RunIdInUseError(run_id, network_of(info)) from None
         return run_id
 
     def status(self, run_id: str) -> DurableRunStatus:
@@ -150,3 +178,5 @@ class DurableClient:
     def close(self) -> None:
         """Close the client's database connections."""
         self._client.destroy()
+        if self._engine is not None:
+            self._engine.dispose()

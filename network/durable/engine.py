@@ -11,7 +11,10 @@ launch. This module owns that state so the rest of the library never touches it 
   need must be given here, not later.
 - A second `launch` on the same database only adds networks; on another database it is a
   `DurableConfigError` (call `shutdown()` first: DBOS cannot serve two databases at once).
-- A process that is not a worker listens to no queue: queued runs go to workers only.
+- A process that is not a worker takes no run from the workers' queue: queued runs go to
+  workers only. Every process claims the runs of its own queue (runs it took over), and a
+  worker those of the workers' queue, through `network.durable.dispatch` (woken by the
+  database, never by a poll), not through DBOS's queue threads, which poll.
 
 `dbos` is imported inside these functions, never when `network` or `network.durable` is.
 """
@@ -19,13 +22,14 @@ launch. This module owns that state so the rest of the library never touches it 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from network.durable.connections import close_connections, connections
+from network.durable.dispatch import Dispatcher, start_claimed
 from network.durable.liveness import Liveness
 from network.durable.process import DurableConfigError, Engine, Process
 from network.durable.sqlite_journal import use_write_ahead_log
@@ -153,37 +157,46 @@ def launch(
         "executor_id": executor_id,
         "log_level": "WARNING",
         "notification_listener_polling_interval_sec": 0.05,
+        # DBOS's notifier thread wakes every this many seconds to announce DBOS's own stream
+        # and event writes (0.01 by default: a hundred wakeups a second in an idle worker).
+        # This library announces its writes itself (`event_log`, `queue_table`); a DBOS
+        # event or stream a tool writes is announced within 0.1 s, the event log's delay.
+        "notification_coalesce_sec": 0.1,
         # DBOS pings each pooled connection before each use: a round trip per transaction,
         # two per recorded step. Without the ping, a connection the server dropped fails its
         # first statement, is discarded with the rest of the pool, and DBOS retries the
         # operation on a new connection (its `db_retry`): nothing is lost or done twice.
         "db_engine_kwargs": {"pool_pre_ping": False},
     }
+    dispatcher: Dispatcher | None = None
     try:
         dbos.DBOS(config=config)
-        # Its own queue (runs it took over), and the workers' one for a worker.
-        dbos.DBOS.listen_queues([takeover.queue, *([QUEUE_NAME] if worker else [])])
+        dbos.DBOS.listen_queues([])  # this library's queues are claimed by its dispatcher
         dbos.DBOS.launch()
+        from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
 
-        def start_queues() -> None:
-            dbos.DBOS.register_queue(
-                takeover.queue, polling_interval_sec=0.2, on_conflict="always_update"
-            )
-            if worker:
-                dbos.DBOS.register_queue(
-                    QUEUE_NAME,
-                    worker_concurrency=worker_concurrency,
-                    polling_interval_sec=0.2,
-                    on_conflict="always_update",
-                )
-            takeover.start(check_every)
-
-        off_loop(start_queues)
+        queues: dict[str, int | None] = {takeover.queue: None}
+        if worker:
+            queues[QUEUE_NAME] = worker_concurrency
+        dispatcher = Dispatcher(
+            connections(_get_dbos_instance()._sys_db),
+            queues,
+            executor_id=executor_id,
+            version=APP_VERSION,
+            start=start_claimed,
+        )
+        engine.dispatcher = dispatcher
+        takeover.db = dispatcher.db
+        off_loop(dispatcher.start)
+        off_loop(lambda: takeover.start(check_every))
     except BaseException:
         takeover.stop()
+        if dispatcher is not None:
+            dispatcher.stop()
         Process.engine = None
         dbos.DBOS.destroy(destroy_registry=False)
         close_step_tables()
+        close_connections()
         liveness.close()
         raise
     engine.takeover = takeover
@@ -217,17 +230,23 @@ def shutdown() -> None:
     engine = Process.engine
     if engine is None:
         return
-    Process.engine = None
     takeover = engine.takeover
     dbos = _dbos()
+    # First no new run: one started now would find its network gone and fail for good.
+    if engine.dispatcher is not None:
+        engine.dispatcher.stop()
     if takeover is not None:
         takeover.stop()
-        with contextlib.suppress(Exception):  # its runs are found by their status anyway
-            off_loop(lambda: dbos.DBOS.delete_queue(takeover.queue))
-    dbos.DBOS.destroy(destroy_registry=False)
-    close_step_tables()
-    if takeover is not None:
-        takeover.liveness.close()  # last: from now on others may take its runs over
+    try:
+        # Runs in flight stop here, PENDING (taken over later); while they stop they still
+        # find their networks.
+        dbos.DBOS.destroy(destroy_registry=False)
+    finally:
+        Process.engine = None
+        close_step_tables()
+        close_connections()
+        if takeover is not None:
+            takeover.liveness.close()  # last: from now on others may take its runs over
 
 
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:

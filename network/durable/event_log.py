@@ -20,23 +20,72 @@ always begins with the run's RUN_STARTED: a resumed execution's first write chec
 any earlier execution wrote to the stream, and when none did, writes the run's RUN_STARTED
 (replayed, and handed over by the replay gate) first.
 
-The append goes through DBOS's step-level stream write, which takes no step id of its own:
-the events a run emits differ between its first execution and a replay (the replay gate drops
-some), and the workflow's step ids must not.
+A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
+written with one statement on this process's own connections (`network.durable.connections`)
+rather than through DBOS's stream write (a statement built by SQLAlchemy, then a second
+transaction to announce it): the row takes the stream's next offset, and on PostgreSQL the same
+statement announces it on DBOS's streams channel, as DBOS does, for readers that listen. It
+takes no step id (step 0, as DBOS's step-level stream write): the events a run emits differ
+between its first execution and a replay (the replay gate drops some), and the workflow's step
+ids must not.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
+from functools import partial
 from typing import Any
 
 import anyio
+
+from network.durable.connections import Connections, connections
 
 STREAM_KEY = "events"
 FLUSH_EVERY = 0.1
 """Seconds: the longest an event waits in memory after the stream's previous write."""
 LAST = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+
+
+STREAMS_CHANNEL = "dbos_streams_channel"
+"""DBOS's NOTIFY channel for stream writes (payload `<workflow id>::<key>`)."""
+OFFSET_RETRIES = 5
+"""Attempts of a batch whose offset another writer of the stream took first."""
+
+
+class StreamTable:
+    """The statements appending to, and reading, a run's event stream (one per database)."""
+
+    def __init__(self, db: Connections) -> None:
+        self.db = db
+        streams, p = db.table("streams"), db.mark
+        this = f"workflow_uuid = {p('workflow')} AND key = {p('key')}"
+        insert = (
+            f"INSERT INTO {streams} "
+            '(workflow_uuid, function_id, key, value, serialization, "offset") '
+            f"SELECT {p('workflow')}, 0, {p('key')}, {p('value')}, {p('serialization')}, "
+            f'COALESCE((SELECT MAX("offset") FROM {streams} WHERE {this}), -1) + 1'
+        )
+        if db.sqlite:
+            self.append = insert
+        else:
+            self.append = (
+                f"WITH written AS ({insert} RETURNING 1) "
+                f"SELECT pg_notify('{STREAMS_CHANNEL}', {p('workflow')} || '::' || {p('key')}) "
+                "FROM written"
+            )
+        self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
+
+
+_stream_tables: dict[int, StreamTable] = {}
+
+
+def stream_table(db: Connections) -> StreamTable:
+    table = _stream_tables.get(id(db))
+    if table is None or table.db is not db:
+        table = _stream_tables[id(db)] = StreamTable(db)
+    return table
 
 
 class EventLog:
@@ -46,11 +95,16 @@ class EventLog:
         """The log of run `run_id`; `resumed`: this execution resumes an earlier one."""
         from dbos import WorkflowSerializationFormat  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
+        from dbos._serialization import serialize_value  # noqa: PLC0415 (dbos is optional)
 
         self.run_id = run_id
-        # DBOS's system database itself: the public write_stream would take a step id.
-        self._sys_db = _get_dbos_instance()._sys_db
-        self._format = WorkflowSerializationFormat.DEFAULT
+        dbos = _get_dbos_instance()
+        self._table = stream_table(connections(dbos._sys_db))
+        self._serialize = partial(
+            serialize_value,
+            serialization_type=WorkflowSerializationFormat.DEFAULT,
+            serializer=dbos._serializer,
+        )
         self._pending: list[dict[str, Any]] = []
         self._scheduled = False  # the flusher has this log on its list
         self._buffer = threading.Lock()  # `_pending` and `_scheduled`, shared with the flusher
@@ -89,17 +143,25 @@ class EventLog:
                 self._scheduled = False
             if not batch:
                 return
+            key = {"workflow": self.run_id, "key": STREAM_KEY}
             if self._check_stream:
                 self._check_stream = False
-                _, written = self._sys_db.read_stream_values(self.run_id, STREAM_KEY, 0, 1)
-                if not written and self._start is not None:
+                if not self._table.db.execute(self._table.any, key) and self._start is not None:
                     batch.insert(0, self._start)
+            value, serialization = self._serialize(batch)
             try:
-                self._sys_db.write_stream_from_step(
-                    self.run_id, 0, STREAM_KEY, batch, serialization_type=self._format
-                )
+                self._append({**key, "value": value, "serialization": serialization})
             finally:
                 self._last_write = time.monotonic()
+
+    def _append(self, params: dict[str, Any]) -> None:
+        for attempt in range(OFFSET_RETRIES):
+            try:
+                self._table.db.execute(self._table.append, params)
+                return
+            except Exception as exc:  # another writer took the offset: read it again
+                if attempt == OFFSET_RETRIES - 1 or not _taken(exc):
+                    raise
 
     def write_in_background(self) -> None:
         """The flusher's write: a failure is kept for the run's last write to raise."""
@@ -162,3 +224,12 @@ _flusher = Flusher()
 def flusher() -> Flusher:
     """The process's flusher (its thread starts with the first deferred write)."""
     return _flusher
+
+
+def _taken(exc: Exception) -> bool:
+    """Whether `exc` is the stream's primary key refusing an offset written meanwhile."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return True
+    import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+    return isinstance(exc, psycopg.errors.UniqueViolation)

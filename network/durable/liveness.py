@@ -87,7 +87,8 @@ class Liveness:
         self._locks.close()
 
 
-def _lock_key(executor_id: str) -> str:
+def lock_key(executor_id: str) -> str:
+    """The name of `executor_id`'s lock (hashed into a PostgreSQL advisory lock's key)."""
     return f"agent-network-executor:{executor_id}"
 
 
@@ -99,13 +100,13 @@ class _PostgresLocks:
 
     def acquire(self, executor_id: str) -> bool:
         row = self._conn.execute(
-            "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (_lock_key(executor_id),)
+            "SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (lock_key(executor_id),)
         ).fetchone()
         return bool(row and row[0])
 
     def release(self, executor_id: str, *, forget: bool = False) -> None:
         self._conn.execute(
-            "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (_lock_key(executor_id),)
+            "SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (lock_key(executor_id),)
         )
 
     def close(self) -> None:

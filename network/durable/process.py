@@ -74,6 +74,7 @@ class Engine:
     worker: bool = False
     executor_id: str | None = None
     takeover: Any = None  # its `network.durable.takeover.Takeover`, once launched
+    dispatcher: Any = None  # its `network.durable.dispatch.Dispatcher`, once launched
 
 
 class Process:

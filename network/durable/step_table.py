@@ -25,28 +25,22 @@ listing, `fork_workflow`, retention) see them as they see their own:
 - A lost connection or a busy SQLite file is retried on a fresh connection, with backoff,
   until the database answers (DBOS blocks the same way rather than lose a step).
 
-The statements run on this module's own connections (autocommit, outside DBOS's pool), never
-on the event loop. The table's layout is DBOS 3.x's (`network.durable`'s extra pins
-`dbos>=3.4,<4`); `tests/network/durable/test_step_table.py` checks DBOS reads these rows.
+The statements run on this process's own connections (`network.durable.connections`:
+autocommit, outside DBOS's pool, retried until the database answers), never on the event
+loop. The table's layout is DBOS 3.x's (`network.durable`'s extra pins `dbos>=3.4,<4`);
+`tests/network/durable/test_step_table.py` checks DBOS reads these rows.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import time
 from typing import Any, NamedTuple
 
-import structlog
+import anyio
+import anyio.to_thread
 
-log = structlog.get_logger("network.durable")
-
-MAX_BACKOFF = 5.0
-"""Seconds: the longest wait between two attempts of a statement the database did not take."""
-MAX_CONNECTIONS = 8
-"""Connections a process opens to the system database for its steps, at most (a statement
-takes about 0.2 ms: eight serve thousands of steps a second, and many workers on one
-PostgreSQL stay far from its connection limit)."""
+from network.durable.connections import connections
 
 
 class StepRow(NamedTuple):
@@ -62,21 +56,10 @@ class StepTable:
     """The system database's step rows, for the workflows this process executes."""
 
     def __init__(self, sys_db: Any) -> None:
-        self.sqlite = bool(sys_db._is_sqlite)
-        self.app_name: str | None = sys_db.app_name
-        url = sys_db.engine.url
-        if self.sqlite:
-            self._path = url.database or ":memory:"
-            steps, status, mark = "operation_outputs", "workflow_status", ":{}"
-        else:
-            self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-            schema = '"' + str(sys_db.schema).replace('"', '""') + '"'
-            steps, status = f"{schema}.operation_outputs", f"{schema}.workflow_status"
-            mark = "%({})s"
-
-        def p(name: str) -> str:
-            return mark.format(name)
-
+        self.connections = db = connections(sys_db)
+        self.sqlite = db.sqlite
+        self.app_name = db.app_name
+        steps, status, p = db.table("operation_outputs"), db.table("workflow_status"), db.mark
         self._select = (
             "SELECT function_id, function_name, output, error, serialization "
             f"FROM {steps} WHERE workflow_uuid = {p('workflow')}"
@@ -110,13 +93,15 @@ class StepTable:
                 f"INSERT INTO {steps} ({columns}) SELECT {values} FROM owner {upsert}"
             )
         self._status = f"SELECT status FROM {status} WHERE workflow_uuid = {p('workflow')}"
-        self._idle: list[Any] = []
-        self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 
     def recorded(self, workflow_id: str) -> dict[int, StepRow]:
         """Every recorded step of `workflow_id`, by number (blocking: call from a thread)."""
         rows = self._execute(self._select, {"workflow": workflow_id})
+        return {int(row[0]): StepRow(row[1], row[2], row[3], row[4]) for row in rows}
+
+    async def recorded_async(self, workflow_id: str) -> dict[int, StepRow]:
+        """`recorded`, without blocking the event loop."""
+        rows = await self.connections.execute_async(self._select, {"workflow": workflow_id})
         return {int(row[0]): StepRow(row[1], row[2], row[3], row[4]) for row in rows}
 
     def record(
@@ -132,34 +117,60 @@ class StepTable:
         serialization: str,
     ) -> None:
         """Write step `number`'s outcome, if this execution still owns the workflow
-        (blocking: call from a thread)."""
-        completed = int(time.time() * 1000)
-        params = {
+        (blocking: call from a thread; `record_async` on an event loop)."""
+        params = self._params(workflow_id, owner, number, name, started, output, error)
+        self._check(self._execute(self._insert, {**params, "serialization": serialization}), params)
+
+    async def record_async(
+        self,
+        workflow_id: str,
+        owner: str,
+        number: int,
+        name: str,
+        *,
+        started: int,
+        output: str | None,
+        error: str | None,
+        serialization: str,
+    ) -> None:
+        """`record`, without blocking the event loop (see `Connections.execute_async`)."""
+        params = self._params(workflow_id, owner, number, name, started, output, error)
+        params["serialization"] = serialization
+        rows = await self.connections.execute_async(self._insert, params)
+        if not rows:
+            await anyio.to_thread.run_sync(self._refused, workflow_id)
+        self._check(rows, params)
+
+    def _params(
+        self,
+        workflow_id: str,
+        owner: str,
+        number: int,
+        name: str,
+        started: int,
+        output: str | None,
+        error: str | None,
+    ) -> dict[str, Any]:
+        return {
             "workflow": workflow_id,
             "owner": owner,
             "number": number,
             "name": name,
             "output": output,
             "error": error,
-            "serialization": serialization,
             "started": started,
-            "completed": completed,
+            "completed": int(time.time() * 1000),
             "app": self.app_name,
         }
-        rows = self._execute(self._insert, params)
+
+    def _check(self, rows: list[Any], params: dict[str, Any]) -> None:
+        """Refused (not this execution's run any more), or another outcome recorded before."""
         if not rows:
-            self._refused(workflow_id)
-        elif rows[0][0] is None or int(rows[0][0]) != completed:
+            self._refused(params["workflow"])
+        elif rows[0][0] is None or int(rows[0][0]) != params["completed"]:
             from dbos import error as dbos_error  # noqa: PLC0415 (dbos is optional and heavy)
 
-            raise dbos_error.DBOSStepNondeterminismError(workflow_id, number)
-
-    def close(self) -> None:
-        """Close the idle connections; later statements open new ones."""
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for connection in idle:
-            _close_quietly(connection)
+            raise dbos_error.DBOSStepNondeterminismError(params["workflow"], params["number"])
 
     def _refused(self, workflow_id: str) -> None:
         from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
@@ -170,59 +181,7 @@ class StepTable:
         raise error.DBOSWorkflowConflictIDError(workflow_id)  # another execution owns it now
 
     def _execute(self, sql: str, params: dict[str, Any]) -> list[Any]:
-        backoff = 0.05
-        with self._slots:
-            while True:
-                connection = None
-                try:
-                    connection = self._take()  # (connecting may fail too: retried alike)
-                    rows = connection.execute(sql, params).fetchall()
-                except Exception as exc:
-                    if connection is not None:
-                        _close_quietly(connection)
-                    if not self._retriable(exc):
-                        raise
-                    log.warning("durable_step_table_retry", error=type(exc).__name__, wait=backoff)
-                    time.sleep(backoff)
-                    backoff = min(backoff * 2, MAX_BACKOFF)
-                    continue
-                self._give(connection)
-                return list(rows)
-
-    def _retriable(self, exc: Exception) -> bool:
-        if self.sqlite:
-            return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
-        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
-
-        # A dropped or refused connection, or a server short of resources: not an error of
-        # the statement, which is retried (and is idempotent, see `record`).
-        return isinstance(exc, psycopg.OperationalError) and not isinstance(
-            exc, psycopg.errors.QueryCanceled
-        )
-
-    def _take(self) -> Any:
-        with self._lock:
-            if self._idle:
-                return self._idle.pop()
-        if self.sqlite:
-            connection = sqlite3.connect(
-                self._path, isolation_level=None, check_same_thread=False, timeout=30.0
-            )
-            return connection
-        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
-
-        return psycopg.connect(self._conninfo, autocommit=True, connect_timeout=10)
-
-    def _give(self, connection: Any) -> None:
-        with self._lock:
-            self._idle.append(connection)
-
-
-def _close_quietly(connection: Any) -> None:
-    try:
-        connection.close()
-    except Exception:  # a connection already broken has nothing left to close
-        log.debug("durable_step_table_close_failed", exc_info=True)
+        return self.connections.execute(sql, params)
 
 
 _tables: dict[int, tuple[Any, StepTable]] = {}
@@ -239,9 +198,7 @@ def step_table(sys_db: Any) -> StepTable:
 
 
 def close_step_tables() -> None:
-    """Close every step table's connections (DBOS is shut down in this process)."""
+    """Forget every step table (DBOS is shut down in this process; its connections close
+    with `network.durable.connections.close_connections`)."""
     with _tables_lock:
-        tables = [table for _, table in _tables.values()]
         _tables.clear()
-    for table in tables:
-        table.close()

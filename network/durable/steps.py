@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from functools import partial
 from typing import Any, TypeVar
-
-import anyio
 
 from network.durable.fan_out import BranchSlots, FanOut
 from network.durable.process import UnrecordableStepError
@@ -101,7 +98,7 @@ class Recording:
     async def write(
         self, number: int, name: str, started: int, *, output: Any = None, error: Any = None
     ) -> None:
-        """Record step `number`'s outcome (off the event loop)."""
+        """Record step `number`'s outcome (without blocking the event loop)."""
         from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
             serialize_exception,
             serialize_value,
@@ -116,8 +113,7 @@ class Recording:
             except Exception as exc:
                 raise UnrecordableStepError(self.workflow_id, name, exc) from exc
             text = None
-        record = partial(
-            self.table.record,
+        await self.table.record_async(
             self.workflow_id,
             self.owner,
             number,
@@ -127,7 +123,6 @@ class Recording:
             error=text,
             serialization=serialization,
         )
-        await anyio.to_thread.run_sync(record)
 
 
 class DurableSteps:
@@ -156,9 +151,7 @@ class DurableSteps:
         `run_started`, by which a later execution knows it resumes."""
         recording = self._recording
         number = recording.draw()
-        recording.rows = await anyio.to_thread.run_sync(
-            recording.table.recorded, recording.workflow_id
-        )
+        recording.rows = await recording.table.recorded_async(recording.workflow_id)
         row = recording.rows.get(number)
         if row is not None:
             recording.replay(number, "run_started", row)

@@ -15,6 +15,12 @@ held by other executors and, for each executor whose lock it can claim (it is de
 Launching thus never touches a run another live process holds, and a dead process's runs
 are taken over by one live process (the one holding its lock while it moves them).
 
+The look every `check_every` seconds is one statement on this process's own connections
+(`network.durable.connections`): the executors holding unfinished runs, and, on PostgreSQL,
+only those whose lock nobody holds (`pg_locks`), so a look that finds every holder alive costs
+one read and nothing more. DBOS's listing (several statements built by SQLAlchemy) is read only
+for a dead executor's runs, under its lock.
+
 DBOS's own recovery (`recover_pending_workflows`) is not used: it recovers every run of an
 executor id, onto DBOS's internal queue, which every process listens to, including one that
 does not serve the run's network. A resumed run starts its recovery count anew (DBOS's
@@ -24,10 +30,10 @@ does not serve the run's network. A resumed run starts its recovery count anew (
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
 from typing import Any
 
-from network.durable.liveness import Claim, Liveness
+from network.durable.connections import Connections
+from network.durable.liveness import Claim, Liveness, lock_key
 from network.durable.process import network_of
 from network.logger import get_logger
 
@@ -59,8 +65,11 @@ class Takeover:
         *,
         workflow_name: str,
         shared_queue: str,
+        db: Connections | None = None,
     ) -> None:
+        """`db`: the system database's connections (set before `start`)."""
         self.liveness = liveness
+        self.db = db
         self.networks = networks  # the engine's: networks added by a later launch count too
         self.workflow_name = workflow_name
         self.shared_queue = shared_queue
@@ -70,35 +79,61 @@ class Takeover:
 
     def check(self) -> list[str]:
         """Move the runs of dead executors (see the module docstring); the run ids moved."""
-        from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
-
-        unfinished = DBOS.list_workflows(
-            status=["PENDING", "ENQUEUED"],
-            name=self.workflow_name,
-            load_input=False,
-            load_output=False,
-        )
-        held: dict[str, list[str]] = defaultdict(list)
-        for info in unfinished:
-            holder = holder_of(info)
-            if holder is not None and holder != self.liveness.executor_id:
-                held[holder].append(info.workflow_id)
         moved: list[str] = []
-        for holder, run_ids in sorted(held.items()):
+        for holder in self.suspects():
             with self.liveness.claim(holder) as claim:
                 if claim is not None:
-                    moved += self._move(claim, run_ids)
+                    moved += self._move(claim)
         return moved
 
-    def _move(self, claim: Claim, run_ids: list[str]) -> list[str]:
-        """Move the dead executor's runs; listed again under its lock, so none moves twice."""
+    def suspects(self) -> list[str]:
+        """The other executors holding unfinished runs that may be dead (one statement)."""
+        assert self.db is not None, "Takeover.db is set at launch"
+        db, p = self.db, self.db.mark
+        status = db.table("workflow_status")
+        holders = (
+            f"SELECT executor_id AS holder FROM {status} WHERE status = 'PENDING' "
+            f"AND name = {p('name')} AND executor_id IS NOT NULL "
+            f"UNION SELECT substr(queue_name, {len(PRIVATE_PREFIX) + 1}) FROM {status} "
+            f"WHERE status = 'ENQUEUED' AND name = {p('name')} AND queue_name > {p('low')} "
+            f"AND queue_name < {p('high')}"
+        )
+        if db.sqlite:
+            sql = f"SELECT holder FROM ({holders}) WHERE holder <> {p('me')}"
+        else:  # not those whose lock is held: alive (see `network.durable.liveness`)
+            key = f"hashtextextended({p('lock_prefix')} || holder, 0)"
+            sql = (
+                f"SELECT holder FROM ({holders}) AS held WHERE holder <> {p('me')} "
+                "AND NOT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' "
+                "AND granted AND objsubid = 1 AND database = (SELECT oid FROM pg_database "
+                "WHERE datname = current_database()) "
+                f"AND classid::bigint = ({key} >> 32) & 4294967295 "
+                f"AND objid::bigint = {key} & 4294967295)"
+            )
+        rows = db.execute(
+            sql,
+            {
+                "name": self.workflow_name,
+                "me": self.liveness.executor_id,
+                "low": PRIVATE_PREFIX,
+                "high": PRIVATE_PREFIX[:-1] + chr(ord(PRIVATE_PREFIX[-1]) + 1),
+                "lock_prefix": lock_key(""),
+            },
+        )
+        return sorted({row[0] for row in rows if row[0]})
+
+    def _move(self, claim: Claim) -> list[str]:
+        """Move the dead executor's runs; listed under its lock, so none moves twice."""
         from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
 
         dead = claim.executor_id
+        unfinished = DBOS.list_workflows(
+            status=["PENDING", "ENQUEUED"], name=self.workflow_name, load_output=False
+        )
         moved, left = [], 0
-        for info in DBOS.list_workflows(workflow_ids=run_ids, load_output=False):
+        for info in unfinished:
             if holder_of(info) != dead:
-                continue  # moved or finished since the first listing
+                continue  # another's, or waiting on the workers' queue
             network = network_of(info)
             if info.queue_name == self.shared_queue:
                 DBOS.resume_workflow(info.workflow_id, queue_name=self.shared_queue)
@@ -115,9 +150,7 @@ class Takeover:
                 dead_executor=dead,
                 executor=self.liveness.executor_id,
             )
-        if not left:
-            claim.emptied = True
-            DBOS.delete_queue(private_queue(dead))  # its row, when it had one
+        claim.emptied = not left
         return moved
 
     def start(self, check_every: float) -> None:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from network.durable.continuation import Continuation
 from network.durable.event_log import EventLog
-from network.durable.process import network_named
+from network.durable.process import Process, network_named
 from network.durable.replay_gate import ReplayGate
 from network.durable.steps import DurableSteps
 from network.errors import AgentNetworkError
@@ -82,6 +82,17 @@ async def run_workflow(
 
     run_id = DBOS.workflow_id
     assert run_id is not None
+    try:
+        return await _execute(run_id, network_name, request, continued)
+    finally:
+        engine = Process.engine
+        if engine is not None and engine.dispatcher is not None:
+            engine.dispatcher.finished(run_id)  # a worker's slot is free
+
+
+async def _execute(
+    run_id: str, network_name: str, request: dict[str, Any], continued: Continuation | None
+) -> dict[str, Any]:
     network = network_named(network_name)
     asked = RunRequest.model_validate(request)
     live = attachments.get(run_id) or Attachments()

@@ -38,7 +38,6 @@ class _NoOutput:
 NO_OUTPUT: Any = _NoOutput()
 
 
-@dataclass(slots=True, eq=False)
 class AgentCall:
     """One agent call in progress.
 
@@ -70,34 +69,101 @@ class AgentCall:
             streams (typed output's predictive state).
     """
 
+    # Written out, not a dataclass: one is made on every agent call, and a generated
+    # `__init__` with defaults costs twice these plain stores (benchmarks/step_budget.py).
+    __slots__ = (
+        "_aside",
+        "_notes",
+        "agent",
+        "asked_at",
+        "events",
+        "follow_chunks",
+        "history",
+        "model",
+        "output",
+        "output_json",
+        "prompt",
+        "records",
+        "requests",
+        "response",
+        "result",
+        "run",
+        "schemas",
+        "sent_history",
+        "sent_prompt",
+        "skip",
+        "started",
+        "started_at",
+        "text",
+        "tools",
+    )
+
     agent: AgentLike
     run: RunContext
     prompt: Sequence[Any]
     history: Sequence[Any]
-    text: str | None = None
-    skip: bool = False
-    response: ModelResponse | None = None
-    result: InferenceResult | None = None
-    tools: Mapping[str, Any] | None = None
-    schemas: list[Any] | None = None
-    sent_prompt: Sequence[Any] | None = None
-    sent_history: Sequence[Any] | None = None
-    model: Any = None
-    records: list[ToolCallRecord] | None = None
-    output: Any = NO_OUTPUT
-    requests: Sequence[ModelCall] = ()
+    text: str | None
+    skip: bool
+    response: ModelResponse | None
+    result: InferenceResult | None
+    tools: Mapping[str, Any] | None
+    schemas: list[Any] | None
+    sent_prompt: Sequence[Any] | None
+    sent_history: Sequence[Any] | None
+    model: Any
+    records: list[ToolCallRecord] | None
+    output: Any
+    requests: Sequence[ModelCall]
     # The JSON form of a typed output, for an `output_key` with no type of its own (so an
     # untyped store keeps holding JSON data); None: the output is stored as it is.
-    output_json: Callable[[Any], Any] | None = None
-    events: Any = None  # the call's stream of events (the agent step's), when it has sinks
+    output_json: Callable[[Any], Any] | None
+    events: Any  # the call's stream of events (the agent step's), when it has sinks
     # A capability following the model's stream: given the step's chunk handler (None when
     # the request does not stream), it returns the one the request gets.
-    follow_chunks: Callable[[ChunkHandler | None], ChunkHandler | None] | None = None
-    started_at: float = 0.0  # time.time() when the call began
-    started: float = 0.0  # time.perf_counter() when the call began
-    asked_at: float = 0.0  # perf_counter() when its model request went out, if recorded
-    _aside: dict[str, ToolCallRecord] | None = None
-    _notes: dict[Any, Any] | None = None
+    follow_chunks: Callable[[ChunkHandler | None], ChunkHandler | None] | None
+    started_at: float  # time.time() when the call began
+    started: float  # time.perf_counter() when the call began
+    asked_at: float  # perf_counter() when its model request went out, if recorded
+    _aside: dict[str, ToolCallRecord] | None
+    _notes: dict[Any, Any] | None
+
+    def __init__(
+        self,
+        agent: AgentLike,
+        run: RunContext,
+        prompt: Sequence[Any] = (),
+        history: Sequence[Any] = (),
+        started_at: float = 0.0,
+        started: float = 0.0,
+        text: str | None = None,
+        tools: Mapping[str, Any] | None = None,
+        schemas: list[Any] | None = None,
+        model: Any = None,
+    ) -> None:
+        self.agent = agent
+        self.run = run
+        self.prompt = prompt
+        self.history = history
+        self.started_at = started_at
+        self.started = started
+        self.text = text
+        self.skip = False
+        self.response = None
+        self.result = None
+        self.tools = tools
+        self.schemas = schemas
+        self.sent_prompt = None
+        self.sent_history = None
+        self.model = model
+        self.records = None
+        self.output = NO_OUTPUT
+        self.requests = ()
+        self.output_json = None
+        self.events = None
+        self.follow_chunks = None
+        self.asked_at = 0.0
+        self._aside = None
+        self._notes = None
 
     @property
     def state(self) -> State:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_check
 from network.history.handoffs import HandoffRecord, active_agent
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ModelCall, Usage
+from network.run.budgets.account import BudgetAccount
 from network.run.client_tools import ClientTool
 from network.run.emitter import Emitter
 from network.run.guardrails import GuardrailLog
@@ -154,6 +155,10 @@ class RunContext(Generic[DepsT]):
     input: str
     run_id: str
     thread_id: str | None = None
+    # The thread's owner and app, on a thread (set by its session; the AG-UI server's
+    # principal is the owner): None without a thread. Memory keys what it recalls by them.
+    user_id: str | None = None
+    app_name: str | None = None
     call_count: int = 0
     stack: list[Any] = field(default_factory=list)
     last_result: InferenceResult | None = None
@@ -217,9 +222,16 @@ class RunContext(Generic[DepsT]):
     # limits and usage report, never in `state.results`, which holds this run's own calls).
     subagent_calls: tuple[ModelCall, ...] = ()
     subagent_tool_calls: int = 0
-    # The requests of the agent call under way, while its tools run (a sub-run's budget
-    # counts them: they are spent, not yet recorded). () between calls.
+    # The requests of the agent call under way, set once they are made (a sub-run's budget
+    # counts them while the call's tools run: spent, not yet recorded).
     calls_in_flight: Sequence[ModelCall] = ()
+    # How many tool calls of the agent call under way are running (a batch that awaits):
+    # a sub-run's budget counts them, since a delegation in flight is a tool call made.
+    # 0 between batches: the requests above count only while it is not.
+    tools_in_flight: int = 0
+    # The run's accounts on shared budgets (`network.run.budgets`): each model request
+    # reserves on every one before it is sent. A sub-run's are its caller's, then its own.
+    budget_accounts: tuple[BudgetAccount, ...] = ()
     # (trace_id, span_id) of the span this run's root span nests under: the tool span of
     # the parent run's call that started it (a sub-run); None for a run of its own.
     trace_parent: tuple[str, str] | None = None

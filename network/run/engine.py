@@ -16,13 +16,14 @@ import anyio
 from network.errors import attach_partial_result
 from network.history.messages import AssistantMessage
 from network.numbers import check_number
+from network.run.budgets.caller import enter, leave
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter, Observer
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
-from network.run.subrun import report_spending
+from network.run.subrun import SpentLater, report_spending
 
 
 async def execute(
@@ -43,6 +44,7 @@ async def execute(
     thread_id = ctx.thread_id or ctx.run_id
     finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR
     lifecycle: ModuleType | None = None  # loaded for a run with a sink
+    running = enter(ctx)  # a run started inside this one counts against it (budgets.caller)
     try:
         if emitter.active:
             from network.run import lifecycle as events_of_run  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
@@ -73,6 +75,7 @@ async def execute(
         await ctx.resources.aclose(error)
         raise
     finally:
+        leave(running)
         report_spending(ctx)  # a sub-run's last requests, told to its parent run
         resources = ctx.resources  # closed already when the error path closed them
         if not resources.close_unopened():
@@ -109,6 +112,7 @@ def run_result(
         pending_tool_calls=list(ctx.pending_tool_calls),
         persisted=ctx.persisted,
         limit_exceeded=ctx.budget.exceeded if ctx.budget is not None else None,
+        spent_later=SpentLater(ctx),  # counted when `RunResult.spent` is first read
         trace_id=ctx.trace_id,
         span_id=ctx.span_id,
         failed_branches=list(ctx.failed_branches),

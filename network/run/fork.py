@@ -205,6 +205,10 @@ async def _join(
                 branch.id, branch.agent.name, type(error).__name__, str(error), error
             )
             failures.append(failure)
+            # what it spent before failing counts (its calls' tokens, its sub-runs' requests)
+            ctx.subagent_calls += branch_ctx.subagent_calls
+            ctx.subagent_tool_calls += branch_ctx.subagent_tool_calls
+            ctx.add_usage(branch_ctx.usage)
             results = [
                 InferenceResult(
                     branch.agent.name,

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from network.errors import UnpricedModelWarning
-from network.history.results import ModelCall
+from network.history.results import ModelCall, Usage
 from network.logger import get_logger
 from network.numbers import check_number
 from network.state.state import State
@@ -81,7 +81,14 @@ class UsageLimits:
 
 @dataclass(slots=True)
 class UsageFigures:
-    """What a run spent so far, as the limits count it."""
+    """What a run spent so far, as the limits count it: its model requests (`model_calls`,
+    pydantic-ai's `requests`), tool calls, tokens and cost, with its routing agent's, its
+    guardrails' and its sub-runs' (agents and networks as tools, runs started inside it).
+
+    `RunResult.spent` is one run's. Pass one to `network.run(..., usage=figures)` to carry
+    usage and limits across runs: each run adds what it spends to it, and checks its limits
+    against the total (see docs/telemetry.md).
+    """
 
     model_calls: int = 0
     tool_calls: int = 0
@@ -99,6 +106,34 @@ class UsageFigures:
             self.unpriced += 1
         else:
             self.cost_usd += call.cost_usd
+
+    def add_unrecorded(self, usage: Usage) -> None:
+        """Count one request of an agent call that recorded none (a run that records no
+        requests, a custom agent): its tokens, its cost unknown."""
+        self.model_calls += 1
+        self.input_tokens += usage.prompt_tokens
+        self.output_tokens += usage.completion_tokens
+        self.unpriced += 1
+
+    def add(self, other: UsageFigures) -> None:
+        """Add every count of `other` to these."""
+        self.model_calls += other.model_calls
+        self.tool_calls += other.tool_calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cost_usd += other.cost_usd
+        self.unpriced += other.unpriced
+
+    def copy(self) -> UsageFigures:
+        """These counts, as a new object."""
+        return UsageFigures(
+            self.model_calls,
+            self.tool_calls,
+            self.input_tokens,
+            self.output_tokens,
+            self.cost_usd,
+            self.unpriced,
+        )
 
 
 @dataclass(slots=True, frozen=True)
@@ -157,11 +192,17 @@ class Spending(Protocol):
 
 @dataclass(slots=True)
 class Budget:
-    """A run's limits and what it spent so far; `check` before each model request."""
+    """A run's limits and what it spent so far; `check` before each model request.
+
+    `carried`: usage carried across runs (`network.run(..., usage=figures)`): what earlier
+    runs spent, which this run's spending joins as it is counted; the limits are checked
+    against it (the session's total) instead of this run's `figures` alone.
+    """
 
     limits: UsageLimits
     figures: UsageFigures = field(default_factory=UsageFigures)
     exceeded: LimitExceeded | None = None
+    carried: UsageFigures | None = None
     _results_seen: int = 0
     _router_calls_seen: int = 0
     _guardrail_checks_seen: int = 0
@@ -171,7 +212,11 @@ class Budget:
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(
-        self, ctx: Spending, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self,
+        ctx: Spending,
+        in_flight: Sequence[ModelCall] = (),
+        pending: int = 0,
+        tools: int = 0,
     ) -> LimitExceeded | None:
         """Count what `ctx` reported since the last check; the limit reached, if any.
 
@@ -179,18 +224,13 @@ class Budget:
         sub-run, `network.run.subrun`), counted in this check only: the run counts them when
         their call is recorded. `pending`: model requests about to be made or under way, with
         no figures yet (a guardrail's request beside the agent call it checks): they count in
-        `max_model_calls`."""
-        self._count(ctx)
-        figures = self.figures
-        if in_flight:
-            figures = UsageFigures(
-                figures.model_calls,
-                figures.tool_calls,
-                figures.input_tokens,
-                figures.output_tokens,
-                figures.cost_usd,
-                figures.unpriced,
-            )
+        `max_model_calls`. `tools`: tool calls started and not yet recorded (the delegations
+        a sub-run runs inside, at every level above it), counted in `max_tool_calls`."""
+        self.count(ctx)
+        figures = self.counted
+        if in_flight or tools:
+            figures = figures.copy()
+            figures.tool_calls += tools
             for call in in_flight:
                 figures.add_call(call)
         limits = self.limits
@@ -202,9 +242,14 @@ class Budget:
             if pending and figure == "model_calls":
                 actual += pending
             if actual >= cap:
-                self.exceeded = LimitExceeded(name, cap, actual, figures)
+                self.exceeded = LimitExceeded(name, cap, actual, figures.copy())
                 return self.exceeded
         return None
+
+    @property
+    def counted(self) -> UsageFigures:
+        """What the limits are checked against: the carried usage, else this run's."""
+        return self.carried if self.carried is not None else self.figures
 
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` fits in `max_model_calls` (call after `check`).
@@ -213,19 +258,40 @@ class Budget:
         fan-out that cannot run whole is not started (its branches run concurrently, so the
         check before each request cannot stop one of them midway)."""
         cap = self.limits.max_model_calls
-        used = self.figures.model_calls
+        counted = self.counted
+        used = counted.model_calls
         if cap is not None and used + branches > cap:
-            self.exceeded = LimitExceeded("max_model_calls", cap, used, self.figures, branches)
+            self.exceeded = LimitExceeded("max_model_calls", cap, used, counted.copy(), branches)
             return self.exceeded
         return None
 
-    def _count(self, ctx: Spending) -> None:
+    def spent(self, ctx: Spending) -> UsageFigures:
+        """What the run `ctx` spent, all of it counted now (a copy: `RunResult.spent`)."""
+        self.count(ctx)
+        return self.figures.copy()
+
+    def count(self, ctx: Spending) -> None:
+        """Count what `ctx` reported since the last count, into `figures` (and `carried`)."""
+        carried = self.carried
+        if carried is None:
+            self._count(ctx, self.figures)
+            return
+        new = UsageFigures()
+        self._count(ctx, new)
+        self.figures.add(new)
+        carried.add(new)
+
+    def _count(self, ctx: Spending, figures: UsageFigures) -> None:
         results = ctx.state.results
         first = max(len(results) - ctx.call_count, self._results_seen)  # this run's calls only
-        figures = self.figures
         for result in results[first:]:
             figures.tool_calls += len(result.tool_calls)
-            for call in result.model_calls:
+            calls = result.model_calls
+            if not calls:
+                if result.output:  # it answered, and no request was recorded: one request
+                    figures.add_unrecorded(result.usage)
+                continue
+            for call in calls:
                 figures.add_call(call)
                 if call.cost_usd is None:
                     self._unpriced(call)

@@ -4,9 +4,9 @@
 (`run_sync` and `stream` take exactly the same, by `ParamSpec`); `run` packs them into a
 `RunOptions` that every way a run is carried out takes whole: a new run, a continuation
 (`Resume`, `ToolResults`), and the durable engine, which records the data among them and keeps
-the live ones (`deps`, `resources`, `limits`, `sinks`) for the execution in its process. A new
-option is added to `run`'s signature and here, and a test keeps the two equal
-(tests/network/run/test_run_signature.py).
+the live ones (`deps`, `resources`, `limits`, `usage`, `budget`, `sinks`) for the execution
+in its process. A new option is added to `run`'s signature and here, and a test keeps the two
+equal (tests/network/run/test_run_signature.py).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from network.run.budgets.shared import SharedBudget
 from network.run.emitter import AnySink
-from network.run.limits import UsageLimits
+from network.run.limits import UsageFigures, UsageLimits
 from network.run.resources import ResourceFactory
 from network.run.thread_ref import ThreadRef
 from network.state.state import State
@@ -31,6 +32,8 @@ class RunOptions:
     deps: Any = None
     resources: Mapping[str, ResourceFactory] | None = None
     limits: UsageLimits | None = None
+    usage: UsageFigures | None = None
+    budget: SharedBudget | Sequence[SharedBudget] | None = None
     max_iter: int | None = None
     run_id: str | None = None
     sinks: Sequence[AnySink] = ()

@@ -11,7 +11,7 @@ from network.errors import GuardrailTripped
 from network.history.log import RecordLog
 from network.history.results import InferenceResult, Usage
 from network.run.inputs import Resume, ToolResults
-from network.run.limits import LimitExceeded
+from network.run.limits import LimitExceeded, UsageFigures
 from network.run.result_view import html_table, plain, rich_table
 from network.state.state import State
 
@@ -53,7 +53,12 @@ class RunResult:
         run_id: the run's id.
         output: the final output text: the last agent text of the run (a typed agent's
             JSON; `output_value` is the typed object).
-        usage: token totals over every agent call.
+        usage: token totals over every agent call (its sub-runs' and its routing agent's
+            requests included).
+        spent: what the run spent as `UsageFigures`: model requests (`model_calls`, its
+            sub-runs', routing agent's and guardrails' included), tool calls, tokens and
+            cost. A run that records no requests (no limits, not traced) counts one request
+            per agent call that answered, at an unknown cost (`unpriced`).
         thread_id: the thread the run belongs to, if any.
         summary: what a router's `Stop` (or an LLM router's `done`) said, if anything.
         duration_ms: how long the run took.
@@ -80,6 +85,8 @@ class RunResult:
     persisted: bool = False  # the run was saved to its thread (resume reopens the thread)
     error: BaseException | None = None
     limit_exceeded: LimitExceeded | None = None  # the usage limit that stopped the run
+    # What `spent` counts when first read (`network.run.subrun.SpentLater`), then the figures
+    spent_later: Any = None
     trace_id: str | None = None  # the run's OpenTelemetry trace (hex), when it was traced
     span_id: str | None = None  # its root span (hex): what a resumed run links to
     # Parallel branches that failed under `on_error="continue"` (`BranchFailure`s)
@@ -88,6 +95,16 @@ class RunResult:
     # calls): a result kept in memory is continued once (on a thread, the store decides)
     continued_by: str | None = None
     guardrail: GuardrailTripped | None = None  # the trip that stopped the run
+
+    @property
+    def spent(self) -> UsageFigures:
+        """What the run spent (see the class docstring), counted on first read."""
+        later = self.spent_later
+        if isinstance(later, UsageFigures):
+            return later
+        figures: UsageFigures = later.figures() if later is not None else UsageFigures()
+        self.spent_later = figures
+        return figures
 
     def resume(self, answers: Any) -> Resume:
         """The input of the run that answers this run's interrupts:

@@ -43,8 +43,8 @@ def rows(result: Any) -> list[tuple[str, str]]:
     out.append(
         (
             "usage",
-            f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion = "
-            f"{usage.total_tokens} tokens",
+            f"{result.spent.model_calls} requests, {usage.prompt_tokens} prompt + "
+            f"{usage.completion_tokens} completion = {usage.total_tokens} tokens",
         )
     )
     out.append(("time", f"{result.duration_ms / 1000:.2f}s"))

@@ -7,7 +7,10 @@ the parent run's tool call. What ties the two together lives here:
   makes is reported to the parent run as it happens (`RunContext.subagent_calls` and
   `subagent_tool_calls`), so the parent's usage limits count them, and before each of its own
   requests the sub-run checks the parent's limits (with the requests of the parent's agent
-  call under way, spent but not yet recorded): a sub-run cannot spend past what its parent may.
+  call under way, spent but not yet recorded, and the tool calls running at every level above
+  it, its own delegation among them): a sub-run cannot spend past what its parent may.
+  A run started inside another run without `as_tool` (`await other.run(...)` in a tool) is
+  adopted the same way (`network.run.budgets.caller`).
   Its own network's `limits` (or the `limits=` it was given) apply too. A sub-run stopped by
   the parent's limit stops with `StopReason.USAGE_LIMIT`, and so does the parent at its next
   check;
@@ -31,7 +34,7 @@ from network.history.results import ModelCall, Usage
 from network.ids import new_id
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.limits import Budget, LimitExceeded, UsageLimits
+from network.run.limits import Budget, LimitExceeded, Spending, UsageFigures, UsageLimits
 
 
 class ChildBudget:
@@ -47,9 +50,15 @@ class ChildBudget:
         "parent",
     )
 
-    def __init__(self, parent: RunContext, own: UsageLimits | None) -> None:
+    def __init__(
+        self, parent: RunContext, own: UsageLimits | None, usage: UsageFigures | None = None
+    ) -> None:
         self.parent = parent
-        self.own = Budget(own) if own is not None else None
+        self.own = (
+            Budget(own or UsageLimits(), carried=usage)
+            if own is not None or usage is not None
+            else None
+        )
         self.exceeded: LimitExceeded | None = None
         self._results_seen = 0
         self._router_calls_seen = 0
@@ -88,19 +97,35 @@ class ChildBudget:
             parent.subagent_tool_calls += tools
 
     def check(
-        self, ctx: RunContext, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self,
+        ctx: RunContext,
+        in_flight: Sequence[ModelCall] = (),
+        pending: int = 0,
+        tools: int = 0,
     ) -> LimitExceeded | None:
         """Report to the parent, then check the sub-run's own limits and the parent's (with
-        `in_flight` and `pending`: requests not yet recorded, see `Budget.check`)."""
+        `in_flight`, `pending` and `tools`: requests and tool calls not yet recorded, see
+        `Budget.check`). The parent's own are added on the way up: while its tools run, the
+        requests of its call under way and the tool calls running (this sub-run's among them:
+        a delegation in flight counts as the tool call it is)."""
         self.report(ctx)
-        exceeded = self.own.check(ctx, in_flight, pending) if self.own is not None else None
+        own = self.own
+        exceeded = own.check(ctx, in_flight, pending, tools) if own is not None else None
         parent = self.parent
         budget: Any = parent.budget
         if exceeded is None and budget is not None:
-            exceeded = budget.check(parent, (*in_flight, *parent.calls_in_flight), pending)
+            running = parent.tools_in_flight
+            if running:
+                in_flight = (*in_flight, *parent.calls_in_flight)
+            exceeded = budget.check(parent, in_flight, pending, tools + running)
         if exceeded is not None:
             self.exceeded = exceeded
         return exceeded
+
+    def spent(self, ctx: Spending) -> UsageFigures:
+        """What the sub-run `ctx` spent (`RunResult.spent`)."""
+        own = self.own
+        return (own if own is not None else Budget(UsageLimits())).spent(ctx)
 
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` fits in the sub-run's and the parent's limits."""
@@ -129,9 +154,16 @@ def is_subrun_id(value: object) -> bool:
     return isinstance(value, str) and value.startswith(SUBRUN_ID_PREFIX)
 
 
-def adopt(ctx: RunContext, parent: RunContext, limits: UsageLimits | None) -> None:
-    """Make `ctx` a sub-run of `parent`: its budget, its trace parent."""
-    ctx.budget = ChildBudget(parent, limits)  # type: ignore[assignment]
+def adopt(
+    ctx: RunContext,
+    parent: RunContext,
+    limits: UsageLimits | None,
+    usage: UsageFigures | None = None,
+) -> None:
+    """Make `ctx` a sub-run of `parent`: its budget (with its own `limits` and carried
+    `usage`, if any), its trace parent."""
+    ctx.budget = ChildBudget(parent, limits, usage)  # type: ignore[assignment]
+    ctx.budget_accounts = parent.budget_accounts  # its requests reserve on the caller's budgets
     ctx.record_model_calls = True  # what it spends is reported, request by request
     spans = parent.subagent_spans
     if spans is not None:
@@ -139,10 +171,54 @@ def adopt(ctx: RunContext, parent: RunContext, limits: UsageLimits | None) -> No
 
 
 def report_spending(ctx: RunContext) -> None:
-    """The sub-run's last spending, told to its parent (after its last check)."""
-    budget = ctx.budget
+    """The run's last spending, counted after its last check: told to its parent (a
+    sub-run), and added to the usage it carries (`usage=`)."""
+    budget: Any = ctx.budget
     if isinstance(budget, ChildBudget):
         budget.report(ctx)
+        budget = budget.own
+    if budget is not None and budget.carried is not None:
+        budget.count(ctx)
+
+
+_FIGURES = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cost_usd", "unpriced")
+
+
+class SpentLater:
+    """What a finished run spent, counted when first asked (`RunResult.spent`): its own
+    calls, its sub-runs', router's and guardrails' requests. Counting walks the run's calls,
+    so the run keeps only what counting reads (never its context: its deps, its sinks)."""
+
+    __slots__ = (
+        "budget",
+        "call_count",
+        "guardrails",
+        "router_calls",
+        "state",
+        "subagent_calls",
+        "subagent_tool_calls",
+    )
+
+    def __init__(self, ctx: RunContext) -> None:
+        self.budget: Any = ctx.budget
+        self.state = ctx.state
+        self.call_count = ctx.call_count
+        self.router_calls = ctx.router_calls
+        self.guardrails = ctx.guardrails
+        self.subagent_calls = ctx.subagent_calls
+        self.subagent_tool_calls = ctx.subagent_tool_calls
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (a stopped run's `RunResult`, continued in another process) as its
+        figures: a sub-run's budget would carry its caller's context along."""
+        figures = self.figures()
+        return (UsageFigures, tuple(getattr(figures, name) for name in _FIGURES))
+
+    def figures(self) -> UsageFigures:
+        """Count it now (a run without a budget: from what it recorded)."""
+        budget = self.budget
+        spent: UsageFigures = (budget if budget is not None else Budget(UsageLimits())).spent(self)
+        return spent
 
 
 def check_mapping(owner: str, option: str, mapping: Mapping[str, str] | None) -> dict[str, str]:
@@ -210,6 +286,7 @@ class SubrunTool:
 
 __all__ = [
     "ChildBudget",
+    "SpentLater",
     "SubrunTool",
     "adopt",
     "check_mapping",

@@ -167,6 +167,8 @@ class MemoryAdmission(Admission):
             input=request.input if request.input is not None else last_user_text(state.messages),
             run_id=self.run_id,
             thread_id=record.thread_id,
+            user_id=record.owner,  # the principal: whose memories the run reads
+            app_name=self.network.name,
             resume=request.answered,
             client_input=request.client_input,
             client_tools=request.client_tools,

@@ -68,6 +68,11 @@ RESUME_EVENT = "agent_network.resume"
 # a context policy compacted the agent's request: an event on its agent span
 COMPACTION_EVENT = "agent_network.context.compacted"
 COMPACTION = "agent_network.context."  # prefix of the event's attributes (counts, names)
+MEMORY_RECALLED_EVENT = "agent_network.memory.recalled"  # what an agent's memory recalled
+MEMORY_NAMESPACE = "agent_network.memory.namespace"  # its labels joined by "/"
+MEMORY_KEYS = "agent_network.memory.keys"  # the keys recalled, best first (never the texts)
+MEMORY_SCORES = "agent_network.memory.scores"
+MEMORY_COUNT = "agent_network.memory.count"
 SUMMARY_TEXT = "agent_network.context.summary"  # the summary sent (content: opt-in)
 GUARDRAIL_TRIPPED = "agent_network.guardrail.tripped"  # its tripwire fired
 GUARDRAIL_REJECTED = "agent_network.guardrail.rejected"  # a tool call refused, the run went on

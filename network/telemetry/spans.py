@@ -175,6 +175,8 @@ class RunSpans:
                 self._finish_fan_out()
         elif kind == "CUSTOM" and event.name == "ContextCompacted":
             self._compacted(event.value)
+        elif kind == "CUSTOM" and event.name == "MemoryRecalled":
+            self._recalled(event.value)
         elif kind == "RUN_FINISHED":
             self._routers()
             self._guardrails(self.root_context)
@@ -339,6 +341,24 @@ class RunSpans:
             if text is not None:
                 attributes[c.SUMMARY_TEXT] = text
         span.add_event(c.COMPACTION_EVENT, attributes)
+
+    def _recalled(self, value: Any) -> None:
+        """A span event on the agent's span: what its memory recalled at the start of the run
+        (`agents.capabilities.memory`): the namespace, the keys and scores, never the texts."""
+        span = self.agent_span
+        if span is None or not isinstance(value, dict):
+            return
+        keys = [str(key) for key in value.get("keys", ())]
+        scores = [float(score) for score in value.get("scores", ())]
+        span.add_event(
+            c.MEMORY_RECALLED_EVENT,
+            {
+                c.MEMORY_NAMESPACE: "/".join(str(label) for label in value.get("namespace", ())),
+                c.MEMORY_KEYS: keys,
+                c.MEMORY_SCORES: scores,
+                c.MEMORY_COUNT: len(keys),
+            },
+        )
 
     def _chat(self, call: Any, parent: Any, result: Any) -> None:
         start = _ns(call.started_at)

@@ -33,6 +33,7 @@ from network.threads.checkpoint_data import (
 )
 from network.threads.checkpoint_store import CheckpointStore
 from network.threads.decoded import DecodedCache
+from network.threads.ledgers import budget_figures
 from network.threads.memory import MemoryStore
 from network.threads.pending import PendingCall
 from network.threads.protocol import (
@@ -88,6 +89,7 @@ __all__ = [
     "ThreadStore",
     "TimeTravelError",
     "ToolCallNotUndone",
+    "budget_figures",
     "open_store",
     "store_url",
 ]

@@ -158,6 +158,7 @@ class ThreadSession:
         self.run_id = check_id("run_id", ctx.run_id)
         self._ctx = ctx
         ctx.persisted = True
+        ctx.user_id, ctx.app_name = self.user_id, self.app_name
 
     async def close(self) -> None:
         """Close the store when the session opened it from a URL or path."""

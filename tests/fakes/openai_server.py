@@ -34,6 +34,10 @@ What it speaks:
   tool calls are not all answered before the next message, gets 400 `invalid_request_error`
   (the request is still recorded, and no queued reply is used).
 - `GET /v1/models` lists the model "fake".
+- `POST /v1/embeddings`: one vector per input text, `embedding_of(text)` (a deterministic one
+  of `embedding_dimensions` floats unless `embeddings[text]` says otherwise);
+  `embedding_status` (an HTTP status) makes the next ones fail. Recorded in
+  `embedding_requests`.
 
 Timing hooks, for tests that must prove something happens *before* the reply completes:
 `Reply.delay` waits before answering (client timeouts), and `Reply.hold_after=k` sends the
@@ -143,6 +147,10 @@ class FakeOpenAIServer:
         self.request_headers: list[dict[str, str]] = []
         self.client_ports: list[int] = []  # the client's port per request: a reused connection
         self.held: list[bool] = []
+        self.embedding_requests: list[dict[str, Any]] = []
+        self.embeddings: dict[str, list[float]] = {}
+        self.embedding_dimensions = 8
+        self.embedding_status: int | None = None
         self._replies: deque[Reply] = deque()
         self._ids = itertools.count(1)
         self._release = threading.Event()
@@ -192,6 +200,10 @@ class FakeOpenAIServer:
         self.request_headers.clear()
         self.client_ports.clear()
         self.held.clear()
+        self.embedding_requests.clear()
+        self.embeddings.clear()
+        self.embedding_dimensions = 8
+        self.embedding_status = None
         self._release.clear()
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -249,6 +261,7 @@ class FakeOpenAIServer:
                 Route("/v1/chat/completions", self._completions, methods=["POST"]),
                 Route("/chat/completions", self._completions, methods=["POST"]),
                 Route("/v1/models", self._models, methods=["GET"]),
+                Route("/v1/embeddings", self._embeddings, methods=["POST"]),
             ]
         )
 
@@ -256,6 +269,35 @@ class FakeOpenAIServer:
         from starlette.responses import JSONResponse
 
         return JSONResponse({"object": "list", "data": [{"id": "fake", "object": "model"}]})
+
+    def embedding_of(self, text: str) -> list[float]:
+        """The vector the server answers for `text`."""
+        if text in self.embeddings:
+            return self.embeddings[text]
+        seed = sum(ord(char) * (at + 1) for at, char in enumerate(text))
+        return [((seed * (i + 7)) % 97) / 97.0 - 0.5 for i in range(self.embedding_dimensions)]
+
+    async def _embeddings(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        body = await request.json()
+        self.embedding_requests.append(body)
+        if self.embedding_status is not None:
+            status = self.embedding_status
+            return JSONResponse(_error_body("embeddings failed", status), status_code=status)
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [
+            {"object": "embedding", "index": at, "embedding": self.embedding_of(text)}
+            for at, text in enumerate(texts)
+        ]
+        return JSONResponse(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "fake"),
+                "usage": {"prompt_tokens": len(texts), "total_tokens": len(texts)},
+            }
+        )
 
     async def _completions(self, request: Any) -> Any:
         from starlette.responses import JSONResponse, StreamingResponse

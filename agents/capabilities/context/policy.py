@@ -24,7 +24,7 @@ that was compacted emits an AG-UI CUSTOM event "ContextCompacted" (what was drop
 and trimmed) and logs `context.compacted`.
 
 The cost of applying a policy grows with what is sent, not with the thread: only the kept
-messages are counted (each once, see `agents.capabilities.context._tokens`).
+messages are counted (each once, see `agents.models._tokens`).
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from agents.capabilities.context._tokens import counter_of, tokens_of
+from agents.models._tokens import counter_of, tokens_of
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage
-from network.history.results import Usage
+from network.history.results import ModelCall, Usage
 from network.history.summary import Summary
 from network.numbers import check_number
 from network.run.agent_call import AgentCall
@@ -229,9 +229,24 @@ async def _summarize(
     steps = ctx.steps
     if steps is None:
         return await _new_summary(policy, ctx, agent_name, history, start, stop, previous)
-    return await steps.summary(
+    reported = len(ctx.subagent_calls)
+    summary: Summary = await steps.summary(
         agent_name, lambda: _new_summary(policy, ctx, agent_name, history, start, stop, previous)
     )
+    if _is_agent(policy.summarize) and len(ctx.subagent_calls) == reported:
+        _count_replayed(ctx, summary)
+    return summary
+
+
+def _count_replayed(ctx: RunContext, summary: Summary) -> None:
+    """A replayed summary's spending, counted again from its record: live, the summarising
+    agent's run counts against the run that started it (`network.run.budgets.caller`), so a
+    resumed run's usage is the uninterrupted run's."""
+    usage = summary.usage
+    if not (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens):
+        return
+    ctx.add_usage(usage)
+    ctx.subagent_calls = (*ctx.subagent_calls, ModelCall(summary.by, usage=usage, agent=summary.by))
 
 
 async def _new_summary(

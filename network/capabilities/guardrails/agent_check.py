@@ -75,6 +75,7 @@ class AgentGuardrail(Guardrail):
             deps=ctx.deps,
             resources=ctx.resources,
             record_model_calls=ctx.record_model_calls,
+            budget_accounts=ctx.budget_accounts,  # its requests reserve on shared budgets
         )
         inner.agent = self.agent
         log.in_flight += 1

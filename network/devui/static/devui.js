@@ -389,6 +389,7 @@ function requestMessages() {
 const handlers = {
   RUN_STARTED() {
     session.runs += 1;
+    recalled.clear(); // marks are this run's
     setStatus("running", "running");
   },
   STATE_SNAPSHOT(event) {
@@ -476,6 +477,12 @@ const handlers = {
     session.messages.push({ id: event.messageId, role: "tool", toolCallId: event.toolCallId, content: event.content });
   },
   CUSTOM(event) {
+    if (event.name === MEMORY_EVENT && event.value) {
+      // what this run recalled: marked in the user's memories (agents.capabilities.memory)
+      for (const key of event.value.keys || []) recalled.add(key);
+      loadMemories();
+      return;
+    }
     if (event.name !== STEP_EVENT || !session.current) return;
     const details = event.value;
     const step = session.current;
@@ -504,6 +511,7 @@ const handlers = {
   },
   RUN_FINISHED(event) {
     session.running = false;
+    loadMemories(); // what the run saved
     highlight(null);
     const result = event.result || {};
     renderOutcome($("outcome"), {
@@ -750,6 +758,28 @@ async function loadThreads() {
   }
 }
 
+// The long-term memories of the page's user (the authorize hook's principal when there is
+// one), those the current run recalled marked.
+const MEMORY_EVENT = "MemoryRecalled";
+const recalled = new Set();
+
+async function loadMemories() {
+  const list = $("memories");
+  const user = session.userId || $("user-id").value.trim();
+  const answer = await getJSON("/api/memories?" + new URLSearchParams({ user }));
+  if (!answer.ok) return showError("could not list memories: " + answer.message);
+  list.replaceChildren();
+  const found = answer.body.memories;
+  if (!found.length) list.append(el("li", { class: "summary-note", text: answer.body.user ? "no memory" : "no user: no memory" }));
+  for (const memory of found) {
+    const mark = recalled.has(memory.key);
+    list.append(
+      el("li", { class: mark ? "memory recalled" : "memory", "data-key": memory.key, title: memory.namespace.join(" / ") },
+        mark ? el("strong", { text: "recalled · " }) : "", iso(memory.key), ": ", iso(memory.text)),
+    );
+  }
+}
+
 async function openThread(threadId) {
   setStatus("loading", "running");
   const answer = await getJSON("/api/thread?" + new URLSearchParams({ id: threadId }));
@@ -843,6 +873,8 @@ function init() {
   });
   $("new-thread").addEventListener("click", resetLive);
   $("threads-refresh").addEventListener("click", loadThreads);
+  $("memories-refresh").addEventListener("click", loadMemories);
+  $("user-id").addEventListener("change", () => { recalled.clear(); loadMemories(); });
   document.addEventListener("keydown", (event) => {
     if (event.target.tagName === "INPUT" || selected === null) return;
     if (event.key === "ArrowDown" || event.key === "j") openStep(selected + 1);
@@ -851,6 +883,7 @@ function init() {
   renderTimeline();
   loadGraph();
   loadThreads();
+  loadMemories();
   getJSON("/api/server").then((answer) => {
     if (!answer.ok) return;
     serverInfo = answer.body;

@@ -35,6 +35,7 @@ def test_a_finished_result_shows_itself_in_repr_rich_and_html() -> None:
     shown = console.export_text()
     assert "stop reason" in shown and "router_finished" in shown
     assert "solo -> solo" in shown and "Answer <i>" in shown and "state topic" in shown
+    assert "2 requests, " in shown  # result.spent: one request per agent call here
     page = result._repr_html_()
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "Answer &lt;i&gt;" in page and "router_finished" in page

@@ -22,7 +22,8 @@ from network.run.thread_ref import ThreadKeywords
 
 pytestmark = pytest.mark.anyio
 
-LIVE = {"deps", "resources", "limits", "sinks"}  # attached in the caller's process, not recorded
+# attached in the caller's process, not recorded
+LIVE = {"deps", "resources", "limits", "usage", "budget", "sinks"}
 
 
 def options_of(function: Any) -> dict[str, inspect.Parameter]:

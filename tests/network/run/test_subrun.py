@@ -102,3 +102,25 @@ async def test_a_cap_holds_across_the_hierarchy(cap: int) -> None:
     requests = sum(len(model.requests) for model in models.values())
     assert requests == cap  # every model of the hierarchy, together: never past the cap
     assert result.limit_exceeded is not None and result.limit_exceeded.actual == cap
+
+
+@pytest.mark.parametrize("limits", [UsageLimits(max_tool_calls=3), UsageLimits(max_model_calls=3)])
+async def test_a_cap_holds_over_a_30_level_chain_of_delegations(limits: UsageLimits) -> None:
+    """A delegation in flight is a tool call made: under `max_tool_calls=3` the chain stops
+    at the third level, and the leaf's side effect never runs (it ran, with 30 tool calls and
+    32 requests, while only recorded calls counted)."""
+    from tests.network.run.budgets.delegation import EFFECTS, REQUESTS, chain, clear
+
+    clear()
+    events: list[Any] = []
+    result = await chain(30).run("Go", limits=limits, sinks=[events.append])
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert EFFECTS == []
+    assert REQUESTS == ["level0", "level1", "level2"]
+    started = [e for e in events if e.type == "SUBAGENT_STARTED"]
+    if limits.max_tool_calls is not None:
+        assert len(started) == 3  # level 2's delegation started, and stopped before asking
+    else:
+        assert len(started) <= 3
+    assert result.limit_exceeded is not None and result.limit_exceeded.actual == 3
+    clear()

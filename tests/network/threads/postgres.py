@@ -60,12 +60,17 @@ def _run(command: list[str], **kwargs: object) -> None:
 
 
 @contextmanager
-def postgres_server(*, fsync: bool = False) -> Iterator[str]:
+def postgres_server(
+    *, fsync: bool = False, max_connections: int | None = None, bindir: Path | None = None
+) -> Iterator[str]:
     """Start a server, create a database, yield its SQLAlchemy URL; stop and clean up after.
 
     `fsync=False` (the tests'): a commit does not wait for the disk. `fsync=True` keeps
-    PostgreSQL's default settings (benchmarks measure with both)."""
-    bindir = postgres_bindir()
+    PostgreSQL's default settings (benchmarks measure with both). `max_connections`: the
+    server's limit (default PostgreSQL's, 100; a benchmark of many worker processes needs
+    more). `bindir`: another server's programs (the memory tests' PostgreSQL with pgvector:
+    tests/network/memory/pgvector.py)."""
+    bindir = bindir or postgres_bindir()
     root = Path(tempfile.mkdtemp(prefix="agent-network-pg-"))
     prefix: list[str] = []
     if os.geteuid() == 0:
@@ -83,6 +88,7 @@ def postgres_server(*, fsync: bool = False) -> Iterator[str]:
               "-E", "UTF8", "--no-sync"])  # fmt: skip
         options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1"
         options += "" if fsync else " -c fsync=off"
+        options += f" -c max_connections={max_connections}" if max_connections else ""
         _run([*prefix, pg_ctl, "-D", str(data), "-l", str(root / "server.log"), "-w", "-t", "60",
               "-o", options, "start"])  # fmt: skip
         try:

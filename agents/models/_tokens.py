@@ -59,3 +59,11 @@ def tokens_of(message: Any, counter: Counter) -> int:
     with contextlib.suppress(TypeError):  # a plain dict is not weakly referenceable
         _counted[key] = (weakref.ref(message, forget), count)
     return count
+
+
+async def request_tokens(model: Any, request: Any) -> int:
+    """The tokens of the messages `request` sends (its system messages and conversation),
+    counted with `model`'s tokenizer when it has one, else estimated."""
+    counter = await counter_of(model)
+    count = sum(tokens_of(message, counter) for message in request.system)
+    return count + sum(tokens_of(message, counter) for message in request.history)

@@ -1,0 +1,110 @@
+"""`Memory`: what `Agent(memory=...)` takes: the store, whose memories a run reads, how many
+it recalls, and whether the model gets the memory tools.
+
+Whose memories: a run on a thread has an owner (`RunContext.user_id`: the thread's user, the
+AG-UI server's principal) and an app (`RunContext.app_name`). The namespace is made from
+them: by default `(app_name, "users", user_id)`; a tuple of labels with `{user_id}` /
+`{app_name}` placeholders, or a function of the `RunContext` returning a namespace (or None),
+says otherwise. A run with no owner (no thread, or the anonymous user) has no memory: nothing
+is recalled and the tools tell the model so. One user's namespace is never another's, so one
+user's memories are never recalled for another.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from network.errors import ConfigurationError
+from network.memory import Memories, Namespace
+from network.run.context import RunContext
+
+__all__ = ["DEFAULT_NAMESPACE", "Memory"]
+
+DEFAULT_NAMESPACE: Namespace = ("{app_name}", "users", "{user_id}")
+"""The namespace of a run's memories unless `Memory(namespace=...)` says otherwise."""
+
+_PLACE = re.compile(r"\{(user_id|app_name)\}")
+
+
+class Memory:
+    """Long-term memory for an agent: `Agent(memory=Memory(Memories("app.db")))`.
+
+    Args:
+        store: the `Memories` store (`network.memory`).
+        namespace: whose memories a run reads and writes: labels with `{user_id}` and
+            `{app_name}` placeholders (default `("{app_name}", "users", "{user_id}")`), or
+            `fn(run) -> namespace | None`.
+        recall: how many memories are recalled into the instructions at the start of each
+            run (searched by the run's input); 0 recalls none.
+        min_score: recall only memories at least this similar to the input (cosine, -1 to 1).
+        tools: offer the model `save_memory` and `recall_memories`.
+        heading: the line above the recalled memories in the instructions.
+    """
+
+    def __init__(
+        self,
+        store: Memories,
+        *,
+        namespace: Namespace | Callable[[RunContext], Namespace | None] = DEFAULT_NAMESPACE,
+        recall: int = 5,
+        min_score: float | None = None,
+        tools: bool = True,
+        heading: str = "What you remember about this user from earlier conversations:",
+    ) -> None:
+        if not isinstance(store, Memories):
+            raise ConfigurationError(f"Memory: store must be a Memories store, got {store!r}")
+        if not callable(namespace) and (
+            not isinstance(namespace, tuple)
+            or not namespace
+            or not all(isinstance(label, str) and label for label in namespace)
+        ):
+            raise ConfigurationError(
+                f"Memory: namespace must be a tuple of labels or a function, got {namespace!r}"
+            )
+        if isinstance(recall, bool) or not isinstance(recall, int) or not 0 <= recall <= 50:
+            raise ConfigurationError(f"Memory: recall must be an int from 0 to 50, got {recall!r}")
+        if min_score is not None and (
+            isinstance(min_score, bool)
+            or not isinstance(min_score, int | float)
+            or not math.isfinite(min_score)
+            or not -1 <= min_score <= 1
+        ):
+            raise ConfigurationError(
+                f"Memory: min_score must be a number from -1 to 1, got {min_score!r}"
+            )
+        if not isinstance(tools, bool):
+            raise ConfigurationError(f"Memory: tools must be True or False, got {tools!r}")
+        self.store = store
+        self.namespace = namespace
+        self.recall = recall
+        self.min_score = min_score
+        self.tools = tools
+        self.heading = heading
+
+    def namespace_of(self, run: RunContext) -> Namespace | None:
+        """The namespace of `run`'s memories, or None when the run has no owner."""
+        if callable(self.namespace):
+            return self.namespace(run)
+        user = run.user_id
+        if not user:  # no thread, or the anonymous user: nobody to remember for
+            return None
+        app = run.app_name or getattr(run.network, "name", "") or "app"
+        values = {"user_id": user, "app_name": app}  # one pass: a value is never re-read
+        return tuple(_PLACE.sub(lambda found: values[found[1]], label) for label in self.namespace)
+
+    def __repr__(self) -> str:
+        return f"Memory({self.store!r}, namespace={self.namespace!r}, recall={self.recall})"
+
+
+def coerce_memory(owner: str, memory: Any) -> Memory | None:
+    """`Agent(memory=...)`: a `Memory`, a `Memories` store (default options), or None."""
+    if memory is None or isinstance(memory, Memory):
+        return memory
+    if isinstance(memory, Memories):
+        return Memory(memory)
+    raise ConfigurationError(
+        f"agent {owner!r}: memory must be a Memory or a Memories store, got {memory!r}"
+    )

@@ -1,0 +1,236 @@
+"""This process's own connections to DBOS's system database: one statement, autocommit, retried.
+
+The step table (`step_table`), the queue's claim (`queue_table`), the event log's writes
+(`event_log`) and the takeover's look for dead processes (`takeover`) each write or read DBOS's
+rows with one small statement. Through DBOS's SQLAlchemy engine a statement costs far more CPU
+than the database spends on it (statements built, compiled and cached per call, a pool
+checkout and a ping), so these go through plain DBAPI connections of their own:
+
+- autocommit: one statement is one transaction (SQLite: one write transaction, so a read and
+  a write in one statement are atomic);
+- at most `MAX_CONNECTIONS` per database and process, reused; blocking, so called from a
+  thread, never on an event loop; on PostgreSQL `execute_async` runs a statement on the
+  calling event loop itself (psycopg's async connections, at most `MAX_CONNECTIONS` per loop):
+  a recorded step then costs no thread hop, which costs more CPU than the statement;
+- a statement the database did not take (a dropped or refused connection, a busy SQLite file)
+  is retried on a new connection, with backoff up to `MAX_BACKOFF`, until the database
+  answers, as DBOS blocks rather than lose a write. Every statement sent here is written so
+  that running it twice is harmless (see each caller).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+import weakref
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import structlog
+
+log = structlog.get_logger("network.durable")
+
+MAX_BACKOFF = 5.0
+"""Seconds: the longest wait between two attempts of a statement the database did not take."""
+MAX_CONNECTIONS = 8
+"""Connections a process opens to the system database, at most (a statement takes about
+0.2 ms: eight serve thousands a second, and many workers on one PostgreSQL stay far from its
+connection limit)."""
+
+
+class Connections:
+    """Autocommit connections to one system database, and statements run on them with retry."""
+
+    def __init__(self, sys_db: Any) -> None:
+        self.sqlite = bool(sys_db._is_sqlite)
+        self.app_name: str | None = sys_db.app_name
+        url = sys_db.engine.url
+        if self.sqlite:
+            self.path = url.database or ":memory:"
+            self.conninfo = ""
+            self.schema = ""
+        else:
+            self.path = ""
+            self.conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+            self.schema = '"' + str(sys_db.schema).replace('"', '""') + '"'
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        # per event loop: its idle async connections and the limit of its connections
+        self._loops: weakref.WeakKeyDictionary[Any, tuple[list[Any], anyio.Semaphore]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def table(self, name: str) -> str:
+        """`name`, qualified with DBOS's schema on PostgreSQL."""
+        return f"{self.schema}.{name}" if self.schema else name
+
+    def mark(self, name: str) -> str:
+        """The placeholder of the named parameter `name` in this database's DBAPI style."""
+        return f":{name}" if self.sqlite else f"%({name})s"
+
+    def now_ms(self) -> str:
+        """The database clock in milliseconds since the epoch, as DBOS stamps its rows."""
+        if self.sqlite:
+            return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+        return "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)"
+
+    def execute(self, sql: str, params: dict[str, Any]) -> list[Any]:
+        """Run one statement (blocking: call from a thread); its rows."""
+        backoff = 0.05
+        with self._slots:
+            while True:
+                connection = None
+                try:
+                    connection = self._take()  # (connecting may fail too: retried alike)
+                    rows = connection.execute(sql, params).fetchall()
+                except Exception as exc:
+                    if connection is not None:
+                        close_quietly(connection)
+                    if not self._retriable(exc):
+                        raise
+                    log.warning("durable_statement_retry", error=type(exc).__name__, wait=backoff)
+                    time.sleep(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF)
+                    continue
+                self._give(connection)
+                return list(rows)
+
+    async def execute_async(self, sql: str, params: dict[str, Any]) -> list[Any]:
+        """Run one statement without blocking the event loop; its rows.
+
+        On PostgreSQL on the loop itself, on a connection of this loop's own; on SQLite
+        (no async driver here) in a worker thread. A cancelled statement's connection is
+        discarded, never reused."""
+        if self.sqlite:
+            rows: list[Any] = await anyio.to_thread.run_sync(self.execute, sql, params)
+            return rows
+        idle, slots = self._loop_pool()
+        backoff = 0.05
+        async with slots:
+            while True:
+                connection = None
+                try:
+                    connection = idle.pop() if idle else await self._connect_async()
+                    cursor = await connection.execute(sql, params)
+                    rows = await cursor.fetchall()
+                except Exception as exc:
+                    if connection is not None:
+                        await _close_async(connection)
+                    if not self._retriable(exc):
+                        raise
+                    log.warning("durable_statement_retry", error=type(exc).__name__, wait=backoff)
+                    await anyio.sleep(backoff)
+                    backoff = min(backoff * 2, MAX_BACKOFF)
+                    continue
+                except BaseException:  # cancelled mid-statement: the connection's state is unknown
+                    if connection is not None:
+                        connection.pgconn.finish()
+                    raise
+                idle.append(connection)
+                return rows
+
+    def _loop_pool(self) -> tuple[list[Any], anyio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        pool = self._loops.get(loop)
+        if pool is None:
+            # fast_acquire: no checkpoint when a connection is free (one per step otherwise)
+            pool = self._loops[loop] = ([], anyio.Semaphore(MAX_CONNECTIONS, fast_acquire=True))
+        return pool
+
+    async def _connect_async(self) -> Any:
+        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+        return await psycopg.AsyncConnection.connect(
+            self.conninfo, autocommit=True, connect_timeout=10
+        )
+
+    def connect(self) -> Any:
+        """A new autocommit connection of this database, not from the pool (a listener's)."""
+        if self.sqlite:
+            return sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+        return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=10)
+
+    def connect_once(self, sql: str) -> None:
+        """Run `sql` once on a new connection that gives up quickly (no retry): for a
+        message at shutdown, which must not wait for a database that is gone."""
+        if self.sqlite:
+            raise RuntimeError("connect_once is for PostgreSQL")
+        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+        with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=2) as connection:
+            connection.execute(sql)
+
+    def close(self) -> None:
+        """Close the idle connections; later statements open new ones."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            close_quietly(connection)
+        for loop_idle, _ in list(self._loops.values()):
+            while loop_idle:  # async connections of loops that may be gone: closed directly
+                loop_idle.pop().pgconn.finish()
+
+    def _retriable(self, exc: Exception) -> bool:
+        if self.sqlite:
+            return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+        import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
+
+        # A dropped or refused connection, or a server short of resources: not an error of
+        # the statement, which is retried.
+        return isinstance(exc, psycopg.OperationalError) and not isinstance(
+            exc, psycopg.errors.QueryCanceled
+        )
+
+    def _take(self) -> Any:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return self.connect()
+
+    def _give(self, connection: Any) -> None:
+        with self._lock:
+            self._idle.append(connection)
+
+
+async def _close_async(connection: Any) -> None:
+    try:
+        await connection.close()
+    except Exception:  # a connection already broken has nothing left to close
+        log.debug("durable_connection_close_failed", exc_info=True)
+
+
+def close_quietly(connection: Any) -> None:
+    try:
+        connection.close()
+    except Exception:  # a connection already broken has nothing left to close
+        log.debug("durable_connection_close_failed", exc_info=True)
+
+
+_pools: dict[int, tuple[Any, Connections]] = {}
+_pools_lock = threading.Lock()
+
+
+def connections(sys_db: Any) -> Connections:
+    """The connections of DBOS system database `sys_db` (one pool per database, per process)."""
+    with _pools_lock:
+        entry = _pools.get(id(sys_db))
+        if entry is None or entry[0] is not sys_db:
+            entry = _pools[id(sys_db)] = (sys_db, Connections(sys_db))
+        return entry[1]
+
+
+def close_connections() -> None:
+    """Close every pool's idle connections (DBOS is shut down in this process)."""
+    with _pools_lock:
+        pools = [pool for _, pool in _pools.values()]
+        _pools.clear()
+    for pool in pools:
+        pool.close()

@@ -1,0 +1,131 @@
+"""The ledger a shared budget keeps its figures in: what each key spent and holds.
+
+A `Ledger` answers three calls, each atomic on its store:
+
+- `reserve(key, hold)`: add the hold to the key's reservations if, with what the key spent
+  and what requests under way hold, it fits under every cap (and the per-minute window has
+  room); else change nothing and say which cap refused (`Refusal`);
+- `settle(key, hold_id, spent)`: the hold leaves the reservations and what the request
+  really spent is added (a release is a settle of nothing);
+- `figures(key)`: what the key spent and holds now.
+
+A hold not settled by its `expires_at` (its process died) is reclaimed before a refusal is
+decided: it leaves the reservations and its whole amount counts as spent, since the request
+may have been made. `MemoryLedger` (`network.run.budgets.memory_ledger`) keeps figures in
+the process; the SQL ledger (`network.threads.sql_ledger`) in the thread store's database,
+shared by processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+WINDOW = 60.0  # seconds: the per-minute window of `requests_per_minute`
+
+
+@dataclass(frozen=True, slots=True)
+class Caps:
+    """A budget's caps (None: no cap)."""
+
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+    max_requests: int | None = None
+    requests_per_minute: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """One request's reservation: its id, what it may spend, and when it is reclaimed."""
+
+    id: str
+    tokens: int
+    cost_usd: float
+    expires_at: float
+
+
+@dataclass(slots=True)
+class BudgetFigures:
+    """What a budget's key spent (`tokens`, `cost_usd`, `requests`) and what the requests
+    under way hold (`held_*`), as its ledger has them now; `window_*`: the current
+    per-minute window's start and how many requests it counted."""
+
+    tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+    held_tokens: int = 0
+    held_cost_usd: float = 0.0
+    held_requests: int = 0
+    window_start: float = 0.0
+    window_requests: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a hold did not fit: the cap, its value, and the figures in its unit."""
+
+    limit: str
+    value: float
+    spent: float
+    held: float
+    asked: float
+    retry_after: float | None = None  # the per-minute window's opening, in seconds
+
+
+class Ledger(Protocol):
+    """Where shared budgets keep their figures (see the module docstring)."""
+
+    async def reserve(self, key: str, hold: Hold, caps: Caps, now: float) -> Refusal | None:
+        """Hold `hold` on `key` if it fits under `caps`; else the refusal (nothing held)."""
+        ...
+
+    async def settle(
+        self, key: str, hold_id: str, tokens: int, cost_usd: float, requests: int, now: float
+    ) -> None:
+        """Drop hold `hold_id` (if still held) and count what its request spent."""
+        ...
+
+    async def figures(self, key: str) -> BudgetFigures:
+        """What `key` spent and holds now."""
+        ...
+
+
+def window_open(figures: BudgetFigures, now: float) -> bool:
+    """Whether `now` starts a new per-minute window (the current one has ended)."""
+    return figures.window_start <= now - WINDOW
+
+
+def refusal(figures: BudgetFigures, hold: Hold, caps: Caps, now: float) -> Refusal | None:
+    """The cap `hold` does not fit under, given the key's `figures`; None when it fits.
+
+    The one rule every ledger applies (the SQL ledger in its conditional statement, then
+    here to say why it refused)."""
+    rate = caps.requests_per_minute
+    if rate is not None and not window_open(figures, now) and figures.window_requests >= rate:
+        retry_after = figures.window_start + WINDOW - now
+        return Refusal(
+            "requests_per_minute", rate, figures.window_requests, 0, 1, max(retry_after, 0.0)
+        )
+    if caps.max_requests is not None and (
+        figures.requests + figures.held_requests + 1 > caps.max_requests
+    ):
+        return Refusal(
+            "max_requests", caps.max_requests, figures.requests, figures.held_requests, 1
+        )
+    if caps.max_tokens is not None and (
+        figures.tokens + figures.held_tokens + hold.tokens > caps.max_tokens
+    ):
+        return Refusal(
+            "max_tokens", caps.max_tokens, figures.tokens, figures.held_tokens, hold.tokens
+        )
+    if caps.max_cost_usd is not None and (
+        figures.cost_usd + figures.held_cost_usd + hold.cost_usd > caps.max_cost_usd
+    ):
+        return Refusal(
+            "max_cost_usd",
+            caps.max_cost_usd,
+            figures.cost_usd,
+            figures.held_cost_usd,
+            hold.cost_usd,
+        )
+    return None

@@ -1,0 +1,88 @@
+"""`MemoryLedger`: shared budgets' figures in the process (tests, notebooks, `MemoryStore`).
+
+Each call runs without awaiting, so on one event loop it is atomic: concurrent runs of the
+process reserve one after the other, as the SQL ledger's conditional statement makes runs of
+many processes do. Figures are lost with the process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from network.run.budgets.ledger import BudgetFigures, Caps, Hold, Refusal, refusal, window_open
+
+
+@dataclass(slots=True)
+class _Account:
+    figures: BudgetFigures = field(default_factory=BudgetFigures)
+    holds: dict[str, Hold] = field(default_factory=dict)
+
+
+class MemoryLedger:
+    """Figures by key, in this process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._accounts: dict[str, _Account] = {}
+
+    async def reserve(self, key: str, hold: Hold, caps: Caps, now: float) -> Refusal | None:
+        account = self._accounts.setdefault(key, _Account())
+        figures = account.figures
+        refused = refusal(figures, hold, caps, now)
+        if refused is not None and self._reclaim(account, now):
+            refused = refusal(figures, hold, caps, now)
+        if refused is not None:
+            return refused
+        account.holds[hold.id] = hold
+        figures.held_tokens += hold.tokens
+        figures.held_cost_usd += hold.cost_usd
+        figures.held_requests += 1
+        if window_open(figures, now):
+            figures.window_start, figures.window_requests = now, 1
+        else:
+            figures.window_requests += 1
+        return None
+
+    async def settle(
+        self, key: str, hold_id: str, tokens: int, cost_usd: float, requests: int, now: float
+    ) -> None:
+        account = self._accounts.setdefault(key, _Account())
+        hold = account.holds.pop(hold_id, None)
+        figures = account.figures
+        if hold is not None:
+            figures.held_tokens -= hold.tokens
+            figures.held_cost_usd -= hold.cost_usd
+            figures.held_requests -= 1
+        figures.tokens += tokens
+        figures.cost_usd += cost_usd
+        figures.requests += requests
+
+    async def figures(self, key: str) -> BudgetFigures:
+        account = self._accounts.get(key)
+        if account is None:
+            return BudgetFigures()
+        found = account.figures
+        return BudgetFigures(
+            found.tokens,
+            found.cost_usd,
+            found.requests,
+            found.held_tokens,
+            found.held_cost_usd,
+            found.held_requests,
+            found.window_start,
+            found.window_requests,
+        )
+
+    @staticmethod
+    def _reclaim(account: _Account, now: float) -> bool:
+        """Expired holds given back as spent (their process is gone); whether there were any."""
+        expired = [hold for hold in account.holds.values() if hold.expires_at <= now]
+        figures = account.figures
+        for hold in expired:
+            del account.holds[hold.id]
+            figures.held_tokens -= hold.tokens
+            figures.held_cost_usd -= hold.cost_usd
+            figures.held_requests -= 1
+            figures.tokens += hold.tokens
+            figures.cost_usd += hold.cost_usd
+            figures.requests += 1
+        return bool(expired)

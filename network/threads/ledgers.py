@@ -1,0 +1,115 @@
+"""The ledgers of shared budgets, on the stores they name (see `network.run.budgets`).
+
+`open_accounts` gives a run one `BudgetAccount` per `SharedBudget`: its key resolved from the
+run's thread, its ledger on the budget's store. A budget without `store=` uses the run's
+thread store (the budgets of a conversation live beside it), else the default store, as a
+thread would; a store named by a URL or path is opened for the run and closed at its end.
+`SQLStore` keeps its figures in two tables of its database (`network.threads.sql_ledger`,
+imported only then); `MemoryStore`, or any other store, in this process. Each store keeps one
+ledger for its lifetime.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from network.errors import ConfigurationError
+from network.run.budgets.account import BudgetAccount, close_accounts
+from network.run.budgets.ledger import BudgetFigures, Ledger
+from network.run.budgets.memory_ledger import MemoryLedger
+from network.run.budgets.shared import SharedBudget, check_key
+from network.run.context import RunContext
+from network.run.result import RunResult
+from network.threads.resolve import open_store
+from network.threads.session import ThreadSession
+
+_ATTACHED: weakref.WeakKeyDictionary[Any, Ledger] = weakref.WeakKeyDictionary()
+
+
+def ledger_of(store: Any) -> Ledger:
+    """The ledger kept in `store` (see the module docstring)."""
+    found = _ATTACHED.get(store)
+    if found is None:
+        if type(store).__name__ == "SQLStore" and hasattr(store, "engine"):
+            from network.threads.sql_ledger import SQLLedger  # noqa: PLC0415 (sqlalchemy)
+
+            found = SQLLedger(store)
+        else:
+            found = MemoryLedger()
+        _ATTACHED[store] = found
+    return found
+
+
+def open_accounts(
+    budgets: Sequence[SharedBudget],
+    *,
+    thread_id: str | None,
+    user_id: str | None,
+    app_name: str,
+    thread_store: Any = None,
+) -> tuple[BudgetAccount, ...]:
+    """One account per budget for a run (on thread `thread_id` of `user_id`, if any)."""
+    accounts = []
+    for budget in budgets:
+        key = budget.key_for(thread_id, user_id, app_name)
+        if budget.store is None and thread_store is not None:
+            store, owned = thread_store, False
+        else:
+            store, owned = open_store(budget.store)
+        accounts.append(
+            BudgetAccount(budget, key, ledger_of(store), store.close if owned else None)
+        )
+    return tuple(accounts)
+
+
+async def on_budgets(
+    ctx: RunContext,
+    session: ThreadSession | None,
+    budgets: Sequence[SharedBudget],
+    run: Callable[[], Awaitable[RunResult]],
+    user_id: str | None = None,
+) -> RunResult:
+    """`run()` with the run's accounts on `budgets` opened before (a sub-run keeps its
+    caller's first) and the stores they opened closed after. A budget that cannot open (a
+    `per=` that needs a thread the run is not on) fails the run before it starts.
+    `user_id`: the run's user when it has no session (an AG-UI server's principal)."""
+    try:
+        own = open_accounts(
+            budgets,
+            thread_id=ctx.thread_id,
+            user_id=session.user_id if session is not None else user_id,
+            app_name=session.app_name if session is not None else ctx.network.name,
+            thread_store=session.store if session is not None else None,
+        )
+    except BaseException:
+        if session is not None:
+            await session.close()
+        raise
+    ctx.budget_accounts = (*ctx.budget_accounts, *own)
+    try:
+        return await run()
+    finally:
+        await close_accounts(own)
+
+
+async def budget_figures(
+    budget: SharedBudget, *, key: str | None = None, store: Any = None
+) -> BudgetFigures:
+    """What a budget's key spent and holds now, read from its store.
+
+    `key`: for a budget made with `per=`, the key to read (`"thread:<app>/<thread id>"`,
+    ...); default: the budget's own key. `store`: where to read, when the budget names none
+    (its runs used their thread's store)."""
+    if key is None:
+        if budget.key is None:
+            raise ConfigurationError(f"{budget!r} has per={budget.per!r}: give the key= to read")
+        key = budget.key
+    check_key("key", key)
+    opened, owned = open_store(budget.store if budget.store is not None else store)
+    try:
+        return await ledger_of(opened).figures(key)
+    finally:
+        if owned:
+            await opened.close()

@@ -1,0 +1,253 @@
+"""Shared budgets' ledger on SQLite and PostgreSQL: two tables beside an `SQLStore`'s own.
+
+- `budgets`: one row per key: what it spent (`tokens`, `cost_usd`, `requests`), what the
+  requests under way hold (`held_*`), and its per-minute window (`window_start`,
+  `window_requests`);
+- `budget_holds`: one row per request under way: its hold and when it is reclaimed.
+
+A reservation is one conditional statement, the decision itself:
+
+    UPDATE budgets SET held_tokens = held_tokens + :tokens, ..., window_requests = ...
+    WHERE key = :key AND tokens + held_tokens + :tokens <= :max_tokens AND ...
+
+PostgreSQL locks the row for the update, and a concurrent reservation re-reads it after the
+first commits (READ COMMITTED re-checks the condition on the row's newest version); SQLite
+runs it under its single write lock (`BEGIN IMMEDIATE`). So two processes never both take
+the last room. In the same transaction the hold's row is written. A statement that matched
+no row either found no row yet (the key's first request: it is made, and the statement
+runs again), or a cap that refuses: expired holds are reclaimed (as spent) and it runs once
+more, then the row read says which cap refused. A settlement deletes the hold's row
+(`RETURNING` what it held) and moves the figures in one transaction. The tables are created
+on first use (their names: the store's prefix + `budgets`, + `budget_holds`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import anyio
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Double,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    case,
+    delete,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from network.run.budgets.ledger import WINDOW, BudgetFigures, Caps, Hold, Refusal, refusal
+from network.threads.sql import SQLStore
+from network.threads.sql_errors import database_errors
+
+_ATTEMPTS = 4  # a reservation's statement runs again after making the row, or reclaiming
+_CREATED: set[tuple[str, str]] = set()  # (database URL, table) whose tables this process made
+
+
+def _lock_key(table: str) -> int:
+    """The advisory lock of creating `table`'s ledger tables: a stable 64-bit number."""
+    digest = hashlib.sha256(f"agent_network ledger {table}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class SQLLedger:
+    """The shared budgets of one `SQLStore`'s database (see the module docstring)."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self.store = store
+        self.dialect = store.dialect
+        prefix = store.tables.threads.name.removesuffix("threads")
+        self.metadata = MetaData()
+        self.budgets = Table(
+            f"{prefix}budgets",
+            self.metadata,
+            Column("key", String, primary_key=True),
+            Column("tokens", BigInteger, nullable=False, default=0),
+            Column("cost_usd", Double, nullable=False, default=0.0),
+            Column("requests", BigInteger, nullable=False, default=0),
+            Column("held_tokens", BigInteger, nullable=False, default=0),
+            Column("held_cost_usd", Double, nullable=False, default=0.0),
+            Column("held_requests", Integer, nullable=False, default=0),
+            Column("window_start", Double, nullable=False, default=0.0),
+            Column("window_requests", Integer, nullable=False, default=0),
+        )
+        self.holds = Table(
+            f"{prefix}budget_holds",
+            self.metadata,
+            Column("id", String, primary_key=True),
+            Column("key", String, nullable=False),
+            Column("tokens", BigInteger, nullable=False),
+            Column("cost_usd", Double, nullable=False),
+            Column("expires_at", Double, nullable=False),
+            Index(f"{prefix}budget_holds_by_key", "key", "expires_at"),
+        )
+        self._ready = False
+        self._setup_lock = anyio.Lock()
+
+    async def _setup(self) -> None:
+        """Create the tables once per database and process. Processes that start together
+        would race to create them (PostgreSQL's catalog refuses the second `CREATE TABLE`
+        of a name): there, a transaction-level advisory lock makes them take turns; SQLite's
+        `BEGIN IMMEDIATE` already does."""
+        if self._ready:
+            return
+        async with self._setup_lock:
+            created = (self.store.url, self.budgets.name)
+            if not self._ready and created not in _CREATED:
+                async with self.store._writer.begin() as conn:
+                    if self.dialect == "postgresql":
+                        lock = text("SELECT pg_advisory_xact_lock(:key)")
+                        await conn.execute(lock, {"key": _lock_key(self.budgets.name)})
+                    await conn.run_sync(self.metadata.create_all)
+                _CREATED.add(created)
+            self._ready = True
+
+    @database_errors
+    async def reserve(self, key: str, hold: Hold, caps: Caps, now: float) -> Refusal | None:
+        """Hold `hold` on `key` if it fits under `caps` (see the module docstring)."""
+        await self._setup()
+        table = self.budgets
+        opens = table.c.window_start <= now - WINDOW
+        fits = [table.c.key == key]
+        if caps.requests_per_minute is not None:
+            fits.append(opens | (table.c.window_requests < caps.requests_per_minute))
+        if caps.max_requests is not None:
+            fits.append(table.c.requests + table.c.held_requests + 1 <= caps.max_requests)
+        if caps.max_tokens is not None:
+            fits.append(table.c.tokens + table.c.held_tokens + hold.tokens <= caps.max_tokens)
+        if caps.max_cost_usd is not None:
+            fits.append(
+                table.c.cost_usd + table.c.held_cost_usd + hold.cost_usd <= caps.max_cost_usd
+            )
+        take = (
+            update(table)
+            .where(*fits)
+            .values(
+                held_tokens=table.c.held_tokens + hold.tokens,
+                held_cost_usd=table.c.held_cost_usd + hold.cost_usd,
+                held_requests=table.c.held_requests + 1,
+                window_start=case((opens, now), else_=table.c.window_start),
+                window_requests=case((opens, 1), else_=table.c.window_requests + 1),
+            )
+        )
+        reclaimed = False
+        async with self.store._writer.begin() as conn:
+            for _ in range(_ATTEMPTS):
+                if (await conn.execute(take)).rowcount == 1:
+                    await conn.execute(
+                        self.holds.insert().values(
+                            id=hold.id,
+                            key=key,
+                            tokens=hold.tokens,
+                            cost_usd=hold.cost_usd,
+                            expires_at=hold.expires_at,
+                        )
+                    )
+                    return None
+                row = (await conn.execute(select(table).where(table.c.key == key))).first()
+                if row is None:
+                    insert: Any = self.store._insert(table)
+                    await conn.execute(
+                        insert.values(key=key).on_conflict_do_nothing(index_elements=["key"])
+                    )
+                    continue
+                if not reclaimed:
+                    reclaimed = True
+                    if await self._reclaim(conn, key, now):
+                        continue
+                refused = refusal(_figures(row), hold, caps, now)
+                if refused is not None:
+                    return refused
+            # the row changed under us every time (others settling): refused, as full
+            return refusal(_figures(row), hold, caps, now) or Refusal(
+                "max_tokens" if caps.max_tokens is not None else "max_requests",
+                float(caps.max_tokens or caps.max_requests or 0),
+                0,
+                0,
+                hold.tokens,
+            )
+
+    @database_errors
+    async def settle(
+        self, key: str, hold_id: str, tokens: int, cost_usd: float, requests: int, now: float
+    ) -> None:
+        """Drop hold `hold_id` (if still held) and count what its request spent."""
+        await self._setup()
+        holds, table = self.holds, self.budgets
+        async with self.store._writer.begin() as conn:
+            gone = (
+                await conn.execute(
+                    delete(holds)
+                    .where(holds.c.id == hold_id)
+                    .returning(holds.c.tokens, holds.c.cost_usd)
+                )
+            ).first()
+            values: dict[str, Any] = {
+                "tokens": table.c.tokens + tokens,
+                "cost_usd": table.c.cost_usd + cost_usd,
+                "requests": table.c.requests + requests,
+            }
+            if gone is not None:
+                values["held_tokens"] = table.c.held_tokens - gone.tokens
+                values["held_cost_usd"] = table.c.held_cost_usd - gone.cost_usd
+                values["held_requests"] = table.c.held_requests - 1
+            await conn.execute(update(table).where(table.c.key == key).values(**values))
+
+    @database_errors
+    async def figures(self, key: str) -> BudgetFigures:
+        """What `key` spent and holds now (zeros for a key never used)."""
+        await self._setup()
+        table = self.budgets
+        async with self.store.engine.connect() as conn:
+            row = (await conn.execute(select(table).where(table.c.key == key))).first()
+        return BudgetFigures() if row is None else _figures(row)
+
+    async def _reclaim(self, conn: AsyncConnection, key: str, now: float) -> bool:
+        """Holds of `key` past their time, counted as spent; whether there were any."""
+        holds, table = self.holds, self.budgets
+        expired = (
+            await conn.execute(
+                delete(holds)
+                .where((holds.c.key == key) & (holds.c.expires_at <= now))
+                .returning(holds.c.tokens, holds.c.cost_usd)
+            )
+        ).all()
+        if not expired:
+            return False
+        tokens = sum(int(row.tokens) for row in expired)
+        cost = sum(float(row.cost_usd) for row in expired)
+        count = len(expired)
+        await conn.execute(
+            update(table)
+            .where(table.c.key == key)
+            .values(
+                held_tokens=table.c.held_tokens - tokens,
+                held_cost_usd=table.c.held_cost_usd - cost,
+                held_requests=table.c.held_requests - count,
+                tokens=table.c.tokens + tokens,
+                cost_usd=table.c.cost_usd + cost,
+                requests=table.c.requests + count,
+            )
+        )
+        return True
+
+
+def _figures(row: Any) -> BudgetFigures:
+    return BudgetFigures(
+        int(row.tokens),
+        float(row.cost_usd),
+        int(row.requests),
+        int(row.held_tokens),
+        float(row.held_cost_usd),
+        int(row.held_requests),
+        float(row.window_start),
+        int(row.window_requests),
+    )

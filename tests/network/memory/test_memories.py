@@ -1,0 +1,258 @@
+"""`Memories` on every backend: one contract, real databases, the real offline embedder."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from network.errors import ConfigurationError, InvalidMemoryError
+from network.memory import Memories, NewMemory, WordLlamaEmbedder
+from tests.network.memory.conftest import Clock
+
+pytestmark = pytest.mark.anyio
+
+ANN = ("shop", "users", "ann")
+BOB = ("shop", "users", "bob")
+
+
+async def test_put_get_list_delete(memories: Memories, clock: Clock) -> None:
+    first = await memories.put(ANN, "tea", "Ann drinks green tea", metadata={"kind": "taste"})
+    assert first.namespace == ANN and first.text == "Ann drinks green tea"
+    clock.now += 5
+    second = await memories.put(ANN, "tea", {"drink": "matcha"}, text="Ann drinks matcha")
+    assert second.value == {"drink": "matcha"}
+    got = await memories.get(ANN, "tea")
+    assert got is not None and got.value == {"drink": "matcha"} and got.metadata == {}
+    assert got.created_at == first.created_at and got.updated_at == first.created_at + 5
+    await memories.put(ANN, "city", "Ann lives in Lisbon")
+    assert [item.key for item in await memories.list(ANN)] == ["city", "tea"]
+    assert [item.key for item in await memories.list(ANN, limit=1, offset=1)] == ["tea"]
+    assert await memories.delete(ANN, "tea") is True
+    assert await memories.delete(ANN, "tea") is False
+    assert await memories.get(ANN, "tea") is None
+    assert await memories.get(BOB, "city") is None
+
+
+async def test_search_finds_by_meaning_within_one_namespace(memories: Memories) -> None:
+    await memories.put_many(
+        ANN,
+        [
+            NewMemory("tea", "Ann drinks green tea every morning"),
+            NewMemory("city", "Ann lives in Lisbon, Portugal"),
+            NewMemory("seat", "Ann prefers a window seat on planes"),
+        ],
+    )
+    # Bob's memory is nearer to the query than any of Ann's, and never found for Ann
+    await memories.put(BOB, "tea", "what does the user like to drink? tea, green tea")
+    found = await memories.search(ANN, "what does the user like to drink?", limit=2)
+    assert [item.key for item in found] == ["tea", "seat"] or found[0].key == "tea"
+    assert all(item.namespace == ANN for item in found) and len(found) == 2
+    assert found[0].score is not None and found[0].score > found[1].score  # type: ignore[operator]
+    assert [item.key for item in await memories.search(BOB, "drink", limit=5)] == ["tea"]
+    assert await memories.search(("shop", "users", "nobody"), "drink") == []
+
+
+async def test_filters_keep_json_types(memories: Memories) -> None:
+    await memories.put_many(
+        ANN,
+        [
+            NewMemory("a", "likes jazz", metadata={"kind": "taste", "stars": 1, "ok": True}),
+            NewMemory("b", "likes rock", metadata={"kind": "taste", "stars": 1.0, "ok": 1}),
+            NewMemory("c", "lives in Porto", metadata={"kind": "fact", "stars": None}),
+        ],
+    )
+
+    async def keys(filter: dict[str, Any]) -> list[str]:
+        searched = {item.key for item in await memories.search(ANN, "music", filter=filter)}
+        listed = {item.key for item in await memories.list(ANN, filter=filter)}
+        assert searched == listed
+        return sorted(listed)
+
+    assert await keys({"kind": "taste"}) == ["a", "b"]
+    assert await keys({"stars": 1}) == ["a", "b"]  # 1 and 1.0 are one JSON number
+    assert await keys({"ok": True}) == ["a"]  # true is not 1
+    assert await keys({"ok": 1}) == ["b"]
+    assert await keys({"stars": None}) == ["c"]
+    assert await keys({"kind": {"$in": ["fact", "other"]}}) == ["c"]
+    assert await keys({"kind": "taste", "ok": True}) == ["a"]
+    assert await keys({"missing": "x"}) == []
+
+
+async def test_ttl_hides_then_purges(make: Callable[..., Memories], clock: Clock) -> None:
+    memories = make(ttl=60)
+    await memories.put(ANN, "short", "a passing mood", ttl=10)
+    await memories.put(ANN, "default", "a preference for a month")
+    await memories.put(ANN, "long", "a lasting fact", ttl=3600)
+    clock.now += 11
+    assert await memories.get(ANN, "short") is None
+    assert {item.key for item in await memories.search(ANN, "mood", limit=5)} == {"default", "long"}
+    clock.now += 50
+    assert [item.key for item in await memories.list(ANN)] == ["long"]
+    assert await memories.namespaces() == [ANN]
+    assert await memories.purge_expired() == 2
+    clock.now += 3600
+    assert await memories.namespaces() == []
+    assert await memories.search(ANN, "fact") == []
+
+
+async def test_forget_by_thread_user_and_namespace(memories: Memories) -> None:
+    await memories.put(ANN, "tea", "likes tea", thread_id="t1", user_id="ann")
+    await memories.put(ANN, "jazz", "likes jazz", thread_id="t2", user_id="ann")
+    await memories.put(("shop", "facts"), "hours", "the shop opens at 9", thread_id="t2")
+    await memories.put(("shop", "users", "ann2"), "x", "another user")
+    await memories.put(BOB, "tea", "hates tea", thread_id="t3", user_id="bob")
+    assert await memories.forget(thread_id="t2") == 2
+    assert [item.key for item in await memories.list(ANN)] == ["tea"]
+    assert await memories.forget(user_id="ann") == 1
+    assert await memories.forget(namespace=("shop", "users", "bob")) == 1
+    assert await memories.namespaces() == [("shop", "users", "ann2")]  # not a prefix of ann
+    assert await memories.namespaces(("shop",)) == [("shop", "users", "ann2")]
+    assert await memories.namespaces(("shop", "users", "ann")) == []
+
+
+async def test_a_second_store_on_the_database_sees_the_memories(
+    kind: str, make: Callable[..., Memories]
+) -> None:
+    if kind == "memory":
+        pytest.skip("memories kept in a process die with their store")
+    await make().put(ANN, "tea", "Ann drinks green tea")
+    again = make()
+    assert [item.key for item in await again.search(ANN, "beverage")] == ["tea"]
+
+
+async def test_another_embedder_is_refused(kind: str, make: Callable[..., Memories]) -> None:
+    await make().put(ANN, "tea", "Ann drinks green tea")
+    if kind == "memory":
+        return  # one store object, one embedder
+    other = make(embedder=WordLlamaEmbedder(dimensions=128))
+    with pytest.raises(ConfigurationError, match="embedded by wordllama/l2_supercat"):
+        await other.get(ANN, "tea")
+
+
+HOSTILE: list[tuple[str, dict[str, Any]]] = [
+    ("namespace", {"namespace": "ann"}),
+    ("namespace", {"namespace": ()}),
+    ("namespace", {"namespace": ("a",) * 9}),
+    ("namespace", {"namespace": ("shop", "")}),
+    ("namespace", {"namespace": ("shop", "a\x00b")}),
+    ("namespace", {"namespace": ("shop", "\ud800")}),
+    ("namespace", {"namespace": ("shop", "x" * 257)}),
+    ("key", {"key": ""}),
+    ("key", {"key": "a\nb"}),
+    ("key", {"key": 7}),
+    ("value", {"value": math.nan}),
+    ("value", {"value": {"x": math.inf}}),
+    ("value", {"value": {1, 2}}),
+    ("value", {"value": "x" * 70_000}),
+    ("value", {"value": "\udc00"}),
+    ("text", {"value": {"a": 1}, "text": "   "}),
+    ("text", {"text": "y" * 9_000}),
+    ("metadata", {"metadata": ["kind"]}),
+    ("metadata", {"metadata": {"bad name": 1}}),
+    ("metadata", {"metadata": {"n": math.nan}}),
+    ("metadata", {"metadata": {"n": {"nested": 1}}}),
+    ("metadata", {"metadata": {f"k{i}": i for i in range(33)}}),
+    ("ttl", {"ttl": math.nan}),
+    ("ttl", {"ttl": -1}),
+    ("ttl", {"ttl": math.inf}),
+    ("ttl", {"ttl": True}),
+    ("ttl", {"ttl": 0}),
+    ("thread_id", {"thread_id": "t\x00"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"), HOSTILE, ids=[f"{f}-{i}" for i, (f, _) in enumerate(HOSTILE)]
+)
+async def test_hostile_writes_are_refused_and_write_nothing(
+    memories: Memories, field: str, bad: dict[str, Any]
+) -> None:
+    arguments: dict[str, Any] = {"namespace": ANN, "key": "k", "value": "a fact", **bad}
+    namespace, key, value = arguments.pop("namespace"), arguments.pop("key"), arguments.pop("value")
+    with pytest.raises(InvalidMemoryError) as refused:
+        await memories.put(namespace, key, value, **arguments)
+    assert refused.value.field.split(".")[0].split("[")[0] == field
+    assert await memories.namespaces() == []
+
+
+@pytest.mark.parametrize(
+    ("field", "call"),
+    [
+        ("query", lambda m: m.search(ANN, "  ")),
+        ("query", lambda m: m.search(ANN, "q" * 9_000)),
+        ("limit", lambda m: m.search(ANN, "tea", limit=0)),
+        ("limit", lambda m: m.search(ANN, "tea", limit=True)),
+        ("limit", lambda m: m.search(ANN, "tea", limit=10**6)),
+        ("limit", lambda m: m.list(ANN, limit=-1)),
+        ("offset", lambda m: m.list(ANN, offset=-1)),
+        ("filter", lambda m: m.search(ANN, "tea", filter=["kind"])),
+        ("filter", lambda m: m.search(ANN, "tea", filter={"kind": {"$gt": 1}})),
+        ("filter", lambda m: m.search(ANN, "tea", filter={"kind": {"$in": []}})),
+        ("filter", lambda m: m.list(ANN, filter={"n": math.nan})),
+        ("filter", lambda m: m.list(ANN, filter={"x'); DROP TABLE": 1})),
+        ("min_score", lambda m: m.search(ANN, "tea", min_score=math.nan)),
+        ("prefix", lambda m: m.namespaces(("",))),
+        ("forget", lambda m: m.forget()),
+        ("entries", lambda m: m.put_many(ANN, ["not a memory"])),
+    ],
+)
+async def test_hostile_reads_are_refused(memories: Memories, field: str, call: Any) -> None:
+    await memories.put(ANN, "tea", "Ann drinks tea")
+    with pytest.raises(InvalidMemoryError) as refused:
+        await call(memories)
+    assert refused.value.field.split(".")[0] == field
+    assert [item.key for item in await memories.list(ANN)] == ["tea"]
+
+
+async def test_names_and_quotes_are_data(memories: Memories) -> None:
+    odd = ("shop", "users", 'o\'brien "x" ; DROP TABLE', "ünïcode 雪")
+    await memories.put(odd, "k'ey", "a fact with 'quotes'", metadata={"note": "it's"})
+    assert await memories.namespaces(("shop",)) == [odd]
+    found = await memories.search(odd, "quotes", filter={"note": "it's"})
+    assert [item.key for item in found] == ["k'ey"]
+
+
+class Broken:
+    """An embedder that answers badly, in the way `mode` says."""
+
+    name = "wordllama/l2_supercat"
+    dimensions = 256
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+
+    async def embed(self, texts: Any) -> Any:
+        if self.mode == "raises":
+            raise RuntimeError("provider down")
+        if self.mode == "nan":
+            return np.full((len(texts), 256), np.nan)
+        if self.mode == "short":
+            return np.ones((len(texts), 12))
+        if self.mode == "zero":
+            return np.zeros((len(texts), 256))
+        return np.ones((len(texts) + 1, 256))
+
+
+@pytest.mark.parametrize("mode", ["raises", "nan", "short", "count"])
+async def test_a_broken_embedder_is_an_embedding_error_and_writes_nothing(
+    make: Callable[..., Memories], mode: str
+) -> None:
+    from network.errors import EmbeddingError
+
+    memories = make(embedder=Broken(mode))
+    with pytest.raises(EmbeddingError):
+        await memories.put(ANN, "tea", "Ann drinks tea")
+    assert await memories.namespaces() == []
+
+
+async def test_text_that_embeds_to_nothing_is_refused(make: Callable[..., Memories]) -> None:
+    memories = make(embedder=Broken("zero"))
+    with pytest.raises(InvalidMemoryError, match="embeds to nothing") as refused:
+        await memories.put(ANN, "k", "no word it knows")
+    assert refused.value.field == "text"
+    with pytest.raises(InvalidMemoryError, match="embeds to nothing"):
+        await memories.search(ANN, "no word it knows")

@@ -1,0 +1,66 @@
+"""`MemoryLedger`: holds and settlements in the process; a hold never settled is reclaimed as
+spent; concurrent reservations on one event loop never pass a cap."""
+
+from __future__ import annotations
+
+import anyio
+import pytest
+
+from network.run.budgets.ledger import Caps, Hold
+from network.run.budgets.memory_ledger import MemoryLedger
+
+pytestmark = pytest.mark.anyio
+
+NOW = 1_000_000.0
+
+
+async def test_a_hold_counts_until_it_is_settled_with_what_was_spent() -> None:
+    ledger = MemoryLedger()
+    caps = Caps(max_tokens=250)
+    assert await ledger.reserve("k", Hold("a", 100, 0.1, NOW + 60), caps, NOW) is None
+    assert await ledger.reserve("k", Hold("b", 100, 0.1, NOW + 60), caps, NOW) is None
+    refused = await ledger.reserve("k", Hold("c", 100, 0.1, NOW + 60), caps, NOW)
+    assert refused is not None and (refused.spent, refused.held) == (0, 200)
+    await ledger.settle("k", "a", 30, 0.05, 1, NOW)
+    figures = await ledger.figures("k")
+    assert (figures.tokens, figures.held_tokens, figures.requests) == (30, 100, 1)
+    assert figures.held_requests == 1 and figures.cost_usd == 0.05
+    assert await ledger.reserve("k", Hold("c", 100, 0.1, NOW + 60), caps, NOW) is None
+    await ledger.settle("k", "b", 0, 0.0, 0, NOW)  # a release
+    await ledger.settle("k", "b", 0, 0.0, 0, NOW)  # twice: nothing more
+    figures = await ledger.figures("k")
+    assert (figures.tokens, figures.held_tokens, figures.held_requests) == (30, 100, 1)
+    assert (await ledger.figures("other")).tokens == 0
+
+
+async def test_an_expired_hold_is_reclaimed_as_spent_when_room_is_short() -> None:
+    ledger = MemoryLedger()
+    caps = Caps(max_tokens=150)
+    assert await ledger.reserve("k", Hold("dead", 100, 0.2, NOW + 10), caps, NOW) is None
+    refused = await ledger.reserve("k", Hold("b", 100, 0.0, NOW + 70), caps, NOW + 5)
+    assert refused is not None  # not expired yet: it still holds
+    refused = await ledger.reserve("k", Hold("b", 100, 0.0, NOW + 70), caps, NOW + 10)
+    assert refused is not None and refused.spent == 100  # reclaimed, counted as spent
+    figures = await ledger.figures("k")
+    assert (figures.tokens, figures.held_tokens, figures.requests) == (100, 0, 1)
+    assert figures.cost_usd == 0.2
+    await ledger.settle("k", "dead", 7, 0.0, 1, NOW + 11)  # its process came back: no hold
+    assert (await ledger.figures("k")).held_requests == 0
+
+
+async def test_concurrent_reservations_never_pass_the_cap() -> None:
+    ledger = MemoryLedger()
+    caps = Caps(max_tokens=1000, max_requests=30)
+    granted: list[str] = []
+
+    async def one(i: int) -> None:
+        if await ledger.reserve("k", Hold(str(i), 90, 0.0, NOW + 60), caps, NOW) is None:
+            granted.append(str(i))
+            await anyio.sleep(0.01)
+            await ledger.settle("k", str(i), 90, 0.0, 1, NOW)
+
+    async with anyio.create_task_group() as group:
+        for i in range(40):
+            group.start_soon(one, i)
+    assert len(granted) == 11  # 11 * 90 <= 1000 < 12 * 90
+    assert (await ledger.figures("k")).tokens == 990
