@@ -21,9 +21,15 @@ from agents.capabilities.handoffs import Handoffs
 from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
-from agents.capabilities.output import OutputSpec, TypedOutput
+from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
 from agents.capabilities.remote_a2a import RemoteContext
-from agents.capabilities.subagents import agent_network_of, answering, subrun_tool
+from agents.capabilities.subagents import (
+    FailingSubagents,
+    agent_network_of,
+    answering,
+    raises_on_failure,
+    subrun_tool,
+)
 from agents.models.a2a import A2AModel
 from agents.resume import resume_call
 from agents.step import AgentStep, settle_capabilities
@@ -31,6 +37,7 @@ from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import AgentGuardrail, Guardrails
+from network.capabilities.view import ConversationView
 from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
@@ -78,8 +85,14 @@ class Agent(AgentStep):
             `output_key` stores it through the key's type. See `agents.capabilities.output`.
         output_mode: how the schema reaches the model: "auto" (ask the model), "native"
             (`response_format`), "tool" (a forced `final_output` tool) or "prompted".
-        output_retries: how many times an answer that does not validate is asked again
-            (with the errors) before `OutputValidationError`.
+        output_retries: how many times an answer that does not validate (against
+            `output_type`, or an output validator) is asked again (with the errors) before
+            `OutputValidationError`.
+        output_validators: checks of each final answer with the run: `fn(value)` or
+            `fn(ctx, value)`, sync or async, returning the value to keep (None: as it is) or
+            raising `Retry(reason)` to ask the model again within `output_retries`; a
+            rejected answer is never the output (see `agents.capabilities.output.validators`).
+            `@agent.output_validator` adds one.
         tool_retry: the `RetryPolicy` of this agent's tool calls unless the tool sets its
             own `retry` (default: the network's `tool_retry`); see `@tool(retry=...)`.
         stream: True (the default): when the run has events to send (`network.stream`, an
@@ -100,6 +113,10 @@ class Agent(AgentStep):
             `agents.capabilities.handoffs`). A list: items appended later are offered too
             (append before the `Network` is built: it reads them to choose its router, check
             and draw them).
+        view: what this agent's requests send of the conversation: "all", "input" or
+            `fn(ctx, messages) -> messages` (replacing its network's `view`; see
+            `network.capabilities.view`). Default: the network's (in a network of several
+            agents, "all": other agents' turns as context, not as this agent's own turns).
         memory: long-term memory across conversations: a `Memory` (or a `Memories` store,
             with `Memory`'s defaults): what it knows about the run's user is recalled into
             the instructions at the start of each run, and the model may call
@@ -109,8 +126,8 @@ class Agent(AgentStep):
 
     Each keyword that turns a feature on builds its capability (`capabilities` lists them
     all, in the order their stages run): hooks, guardrails (the agent's and its tools'),
-    typed output, the context policy, memory, MCP servers' tools, handoffs, client tools
-    and confirmation, then `capabilities=`.
+    output validators, typed output, the context policy, the view, memory, MCP servers'
+    tools, handoffs, client tools and confirmation, then `capabilities=`.
     """
 
     output: OutputSpec | None = None  # the typed output's spec, when `output_type` is set
@@ -133,6 +150,8 @@ class Agent(AgentStep):
         output_type: Any = None,
         output_mode: str = "auto",
         output_retries: int = 2,
+        output_validators: Sequence[Any] = (),
+        view: Any = None,
         tool_retry: RetryPolicy | None = None,
         stream: bool = True,
         input_guardrails: Sequence[Any] = (),
@@ -160,6 +179,9 @@ class Agent(AgentStep):
             raise ConfigurationError(f"agent {name!r}: stream must be True or False: {stream!r}")
         self.stream = stream
         self.output_type = output_type
+        self.output_retries = output_retries
+        self.output_validators = list(output_validators)
+        self.view = view
         if output_type is not None:
             self.output = OutputSpec(name, output_type, output_mode, output_retries)
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
@@ -193,10 +215,14 @@ class Agent(AgentStep):
             built.append(
                 Guardrails(self.input_guardrails, self.output_guardrails, tools=tool_checks)
             )
+        if self.output_validators:  # outside the typed output: it sees the typed value
+            built.append(ValidatedOutput(self.name, self.output_validators, self.output_retries))
         if self.output is not None:
             built.append(TypedOutput(self.output, self.output_key))
         if self.context_policy is not None:
             built.append(_checked_policy(self.name, self.context_policy))
+        if self.view is not None:
+            built.append(ConversationView(self.view, where=f"agent {self.name!r}"))
         if self.memory is not None:
             built.append(_memory_capability(self.name, self.memory))
         if self.mcp_servers:
@@ -210,6 +236,8 @@ class Agent(AgentStep):
             built.append(Confirmation())
         if isinstance(self._model, A2AModel):
             built.append(RemoteContext())
+        if any(raises_on_failure(tool) for tool in tools):
+            built.append(FailingSubagents())
         self.capabilities = (*built, *self._extra)
         self._forget_stages()
 
@@ -251,6 +279,12 @@ class Agent(AgentStep):
     ) -> InferenceResult:
         """Finish tool calls that waited for confirmation (`agents.resume`)."""
         return await resume_call(self, ctx, answered)
+
+    def output_validator(self, fn: OutputValidator) -> OutputValidator:
+        """Decorator: add `fn` to this agent's output validators (`output_validators=`)."""
+        self.output_validators = [*self.output_validators, fn]
+        self._options["output_validators"] = self.output_validators  # `clone` copies it
+        return fn
 
     def clone(self, **changes: Any) -> Agent:
         """A new agent with this one's options, `changes` applied (`name=` too):
@@ -347,6 +381,8 @@ class Agent(AgentStep):
         max_steps: int = 10,
         state_schema: Any = None,
         limits: UsageLimits | None = None,
+        output_extractor: Callable[[Any], Any] | None = None,
+        on_failure: str = "tell_model",
     ) -> Tool:
         """This agent as a tool of another agent (a supervisor): a call runs it as `run`
         does (inference -> tools until it answers) as a sub-run of the caller's run, and its
@@ -363,6 +399,11 @@ class Agent(AgentStep):
             max_steps: the cap on its inferences per call.
             state_schema: the schema of its own state (a dict or a pydantic model).
             limits: `UsageLimits` of its own, on top of the caller's run's (which always apply).
+            output_extractor: `fn(result) -> value`: the tool's result, from the sub-run's
+                `RunResult` (default: its typed output, else its final text).
+            on_failure: "tell_model" (default: a failed sub-run is an error result the model
+                reads, listed in `RunResult.tool_errors`) or "raise" (it fails the caller's
+                run with a `ToolError` naming this agent).
         """
         label = f"agent {self.name!r}"
         return subrun_tool(
@@ -374,6 +415,8 @@ class Agent(AgentStep):
                 state_in=check_mapping(label, "state_in", state_in),
                 state_out=check_mapping(label, "state_out", state_out),
                 limits=limits,
+                output_extractor=output_extractor,
+                on_failure=on_failure,
             )
         )
 
@@ -391,6 +434,7 @@ class Agent(AgentStep):
 _CLONED = (
     "description", "system", "tools", "model", "tool_choice", "output_key", "hooks", "params",
     "context_policy", "tool_timeout", "output_type", "output_mode", "output_retries",
+    "output_validators", "view",
     "tool_retry", "stream", "input_guardrails", "output_guardrails", "handoffs", "memory",
     "capabilities",
 )  # fmt: skip
@@ -423,6 +467,8 @@ _BUILDING = frozenset(
         "input_guardrails",
         "output_guardrails",
         "model",  # an `A2AModel` brings the remote_a2a capability
+        "output_validators",
+        "view",
     }
 )
 

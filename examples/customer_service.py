@@ -107,7 +107,13 @@ STATE_SCHEMA = {
 
 
 def _last_user(request: Any) -> str:
-    users = [m.content or "" for m in request.history if m.role == "user"]
+    """The customer's last message (other agents' turns reach an agent as user messages
+    too, each starting "[agent ..." or "[tool ...": `network.capabilities.view`)."""
+    users = [
+        m.content or ""
+        for m in request.history
+        if m.role == "user" and not (m.content or "").startswith(("[agent ", "[tool "))
+    ]
     return users[-1].lower() if users else ""
 
 

@@ -7,9 +7,10 @@ positional form keeps running through `positional_arguments` until the next rele
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from network.warned import warn
 
 
 def positional_arguments(
@@ -35,10 +36,9 @@ def positional_arguments(
         if given[key] is not defaults[key]:
             raise TypeError(f"{what} got multiple values for argument {key!r}")
         result[key] = value
-    warnings.warn(
+    warn(
         f"{what}: passing {', '.join(taken)} by position is deprecated (removed in the next "
         f"release); pass them by keyword: {', '.join(f'{key}=...' for key in taken)}",
         DeprecationWarning,
-        stacklevel=3,
     )
     return result

@@ -96,6 +96,23 @@ class OutputValidationError(AgentNetworkError):
         self.raw = raw
 
 
+class MaxStepsExceeded(AgentNetworkError):
+    """An agent's tool loop reached its step cap without answering: a parallel branch's
+    `Parallel(max_steps=...)`, or a network branch's own `max_iter` (`network.run.fork`).
+
+    Attributes:
+        agent: the agent's (or the network's) name.
+        branch: the branch's id (`"<fan-out name>/<key>"`).
+        max_steps: the cap that was reached.
+    """
+
+    def __init__(self, message: str, *, agent: str, branch: str, max_steps: int) -> None:
+        super().__init__(message)
+        self.agent = agent
+        self.branch = branch
+        self.max_steps = max_steps
+
+
 class RunStopped(AgentNetworkError):
     """A capability ended the run where it stands (`network.run.capability`): the agent call
     under way commits nothing, and the run returns with `stop_reason` (its `RunResult`, not

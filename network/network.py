@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import warnings
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, Unpack
 
@@ -16,6 +15,7 @@ from network.capabilities.budgets import Metering
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import Guardrails
 from network.capabilities.predictive import PredictiveState
+from network.capabilities.view import ConversationView
 from network.continuing import continue_run
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
@@ -50,6 +50,7 @@ from network.state.schema import StateSchema
 from network.state.state import State
 from network.telemetry.activate import run_spans
 from network.telemetry.options import Telemetry
+from network.warned import warn
 
 if TYPE_CHECKING:
     from network.capabilities.replay import ReplayReport
@@ -99,6 +100,11 @@ class Network(Generic[DepsT]):
         output_guardrails: guardrails on every agent's final answer (a text answer, or a
             typed value, that calls no tools: each one may be the run's output), checked
             before it is committed.
+        view: what each agent's requests send of the conversation, unless the agent sets its
+            own `view`: "all" (other agents' turns shown as context, never as the agent's own
+            assistant turns; the default of a network of several agents), "input" (only this
+            run's input and the agent's own turns) or `fn(ctx, messages) -> messages`; see
+            `network.capabilities.view`.
     """
 
     def __init__(
@@ -122,6 +128,7 @@ class Network(Generic[DepsT]):
         input_guardrails: Sequence[Any] = (),
         output_guardrails: Sequence[Any] = (),
         capabilities: Sequence[Capability] = (),
+        view: Any = None,
     ) -> None:
         if positional:  # the old spelling, `Network(name, agents, router, model, max_iter)`
             given = positional_arguments(
@@ -182,6 +189,9 @@ class Network(Generic[DepsT]):
         self.telemetry = telemetry
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
+        if view is None and len(self.agents) > 1:  # several agents: others' turns as context
+            view = "all"
+        self.view = view
         self.predict_state: dict[str, dict[str, Any]] = {}
         if predict_state:
             self.predict_state = check_predict_state(self, predict_state)
@@ -207,6 +217,8 @@ class Network(Generic[DepsT]):
             built.append(self.context_policy)
         if self.predict_state:
             built.append(PredictiveState(self.predict_state))
+        if self.view is not None:
+            built.append(ConversationView(self.view, where=where))
         for agent in self.agents.values():
             for capability in getattr(agent, "capabilities", ()):
                 brought = capability.for_network()
@@ -250,7 +262,7 @@ class Network(Generic[DepsT]):
         if agent is not None:
             return agent
         if isinstance(item, Parallel):  # a fan-out: queued whole, its agents resolved here
-            return item.bind(self._one)  # type: ignore[return-value]
+            return item.bind(self._branch)  # type: ignore[return-value]
         if isinstance(item, str):
             agent = self.agents.get(item)
             if agent is None:
@@ -275,6 +287,11 @@ class Network(Generic[DepsT]):
                 agent=name,
             )
         return agent
+
+    def _branch(self, item: Any) -> Any:
+        """A fan-out's branch resolved: one of this network's agents, or a network as it is
+        (it runs its own router and agents on the branch: `network.run.branch_run`)."""
+        return item if isinstance(item, Network) else self._one(item)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -564,6 +581,8 @@ class Network(Generic[DepsT]):
         state_out: Mapping[str, str] | None = None,
         max_iter: int | None = None,
         limits: UsageLimits | None = None,
+        output_extractor: Any = None,
+        on_failure: str = "tell_model",
     ) -> SubrunTool:
         """This network as a tool of an agent (a supervisor): give the result to
         `Agent(tools=[...])`. A call runs the network, with the call's input as its message,
@@ -580,6 +599,10 @@ class Network(Generic[DepsT]):
             state_out: `{outer_key: inner_key}`: keys copied back when it finishes.
             max_iter: the most agent calls one call of it may make (default: the network's).
             limits: `UsageLimits` of its own (default: the network's), on top of the caller's.
+            output_extractor: `fn(result) -> value`: the tool's result, from the sub-run's
+                `RunResult` (default: its last agent's typed output, else its final text).
+            on_failure: "tell_model" (default: a failed sub-run is an error result the model
+                reads) or "raise" (it fails the caller's run with a `ToolError`).
         """
         label = f"network {self.name!r}"
         return SubrunTool(
@@ -593,6 +616,8 @@ class Network(Generic[DepsT]):
             state_out=check_mapping(label, "state_out", state_out),
             max_iter=max_iter,
             limits=limits,
+            output_extractor=output_extractor,
+            on_failure=on_failure,
         )
 
     def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
@@ -797,11 +822,7 @@ class Network(Generic[DepsT]):
 
 
 def _deprecated(old: str, new: str) -> None:
-    warnings.warn(
-        f"{old} is deprecated (removed in the next release): use {new}",
-        DeprecationWarning,
-        stacklevel=3,
-    )
+    warn(f"{old} is deprecated (removed in the next release): use {new}", DeprecationWarning)
 
 
 def _time_travel_thread(

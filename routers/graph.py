@@ -36,7 +36,6 @@ networkx is imported when a router is built, never by `import routers`.
 from __future__ import annotations
 
 import inspect
-import warnings
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +45,7 @@ from network.errors import ConfigurationError, ParallelWriteWarning
 from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.parallel import Parallel
 from network.state.handlers import replace_values
+from network.warned import warn
 
 Condition = Callable[[RunContext], Any]
 
@@ -321,15 +321,14 @@ def _warn_about_overlaps(fan_out: _FanOut, network: NetworkLike) -> None:
                 owners.append(name)
     for key, owners in declared.items():
         if len(owners) > 1:
-            warnings.warn(
+            warn(
                 ParallelWriteWarning(
                     f"graph router: fan-out {fan_out.name!r} runs {_names(owners)} in "
                     f"parallel and each declares a write to state key {key!r} (output_key / "
                     "outputs_to_state), whose handler replaces: a run where both write it "
                     "fails with StateConflictError. Give the key a merging handler or a "
                     '"conflict" rule, or use different keys'
-                ),
-                stacklevel=4,
+                )
             )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from network.drawing import MermaidIds, edge_line, node_line
+from network.drawing import MermaidIds, edge_line, node_line, quote
 from network.errors import ConfigurationError
 from network.run.context import NetworkLike, RunContext
+from network.run.parallel import Parallel
 
 
 def sequence(*agents: Any) -> Any:
@@ -24,7 +25,7 @@ def sequence(*agents: Any) -> Any:
       stands in the sequence more than once);
     - a durable run replayed after a crash counts its replayed calls, so it goes on where it was.
 
-    `route.to_mermaid()` draws the chain.
+    `route.to_mermaid()` draws the chain, a fan-out as its branches side by side.
     """
     if not agents:
         raise ConfigurationError("sequence() needs at least one agent")
@@ -39,7 +40,7 @@ def sequence(*agents: Any) -> Any:
         network.resolve(order)
 
     def to_mermaid() -> str:
-        return _chain_mermaid(names)
+        return _chain_mermaid(order, names)
 
     route.validate = validate  # type: ignore[attr-defined]
     route.to_mermaid = to_mermaid  # type: ignore[attr-defined]
@@ -60,33 +61,61 @@ def _position(names: list[str], ctx: RunContext) -> int:
 def _steps(results: Any) -> list[str]:
     """The names of the sequence entries a run's calls ran, one per entry: an agent call is
     one, and so is a whole `Parallel` fan-out (its branches' calls are consecutive results,
-    each naming its branch `"<fan-out name>/<key>"`), however many branches it had."""
+    branch by branch, each naming its branch `"<fan-out name>/<key>"`; a branch's tool loop
+    is several), however many branches it had."""
     steps: list[str] = []
     fan_out: str | None = None  # the fan-out the previous result was a branch of
+    previous: str | None = None  # the previous result's branch: its calls go on
     seen: set[str] = set()  # its branches so far: one seen again starts another fan-out
     for result in results:
         branch = result.branch
         name = result.agent if branch is None else branch.split("/", 1)[0]
-        if branch is None or name != fan_out or branch in seen:
+        if branch is None or name != fan_out or (branch in seen and branch != previous):
             steps.append(name)
             seen = set()
         fan_out = None if branch is None else name
+        previous = branch
         if branch is not None:
             seen.add(branch)
     return steps
 
 
-def _chain_mermaid(names: list[str]) -> str:
-    """START -> each agent in turn -> END; steps are numbered when an agent runs twice."""
+def _chain_mermaid(order: list[Any], names: list[str]) -> str:
+    """START -> each agent in turn -> END; steps are numbered when an agent runs twice. A
+    `Parallel` step is drawn as its branches side by side (a subgraph named after the
+    fan-out), each reached from the step before it and leading to the step after it."""
     ids = MermaidIds()
     start, end = ids(("START",), "START"), ids(("END",), "END")
     lines = ["flowchart TD", node_line(start, "START", "terminal")]
-    for name in dict.fromkeys(names):
-        lines.append(node_line(ids(("agent", name), name), name))
+    levels: list[list[str]] = [[start]]
+    for entry, name in zip(order, names, strict=True):
+        if isinstance(entry, Parallel):
+            lines.append(f"    subgraph {ids(('fan-out', name), name)}[{quote(name)}]")
+            level = []
+            for branch in entry.branches:
+                key = branch.id.split("/", 1)[1]
+                node = ids(("branch", branch.id), f"{name}_{key}")
+                label = f"network: {key}" if _is_network(branch.agent) else key
+                lines.append("    " + node_line(node, label))
+                level.append(node)
+            lines.append("    end")
+            levels.append(level)
+        else:
+            node = ids(("agent", name), name)
+            if node not in {n for level in levels for n in level}:
+                lines.append(node_line(node, name))
+            levels.append([node])
     lines.append(node_line(end, "END", "terminal"))
+    levels.append([end])
     # A chain drawn through a repeated node would look like a loop; numbers keep it readable.
     numbered = len(set(names)) < len(names)
-    path = [start, *(ids(("agent", name), name) for name in names), end]
-    for step, (source, target) in enumerate(itertools.pairwise(path), start=1):
-        lines.append(edge_line(source, target, str(step) if numbered else None))
+    for step, (sources, targets) in enumerate(itertools.pairwise(levels), start=1):
+        for source in sources:
+            for target in targets:
+                lines.append(edge_line(source, target, str(step) if numbered else None))
     return "\n".join(lines) + "\n"
+
+
+def _is_network(target: object) -> bool:
+    """A branch that runs a network (it has a router, not a `call`)."""
+    return not isinstance(target, str) and not callable(getattr(target, "call", None))

@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
     "network.numbers": 0,  # the one check of numeric options
     "network.deprecation": 0,  # old spellings kept for one release
+    "network.warned": 0,  # warnings attributed to the user's line
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,

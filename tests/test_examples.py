@@ -30,6 +30,7 @@ def test_every_example_is_covered() -> None:
     assert scripts - SERVERS.keys() == {
         "codegen.py",
         "mcp_codegen.py",
+        "research_bot.py",
         "memory_assistant.py",
         "support.py",
         # the porting guides' programs: tests/test_porting_examples.py
@@ -258,6 +259,18 @@ def test_support_on_a_model_that_never_calls_a_tool_ends_with_the_routers_reason
     result = support.build_network(text_only).run_sync("I was charged twice")
     assert result.stop_reason == "router_text"
     assert result.results == []  # the router answered in text: nobody was called
+
+
+def test_research_bot_plans_searches_in_parallel_tool_loops_and_writes_a_cited_report(
+    tmp_path: pathlib.Path,
+) -> None:
+    done = run_example("research_bot.py", "owls", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "searched: ['owls costs', 'owls sites']"  # each branch ran its tool
+    assert "three articles about owls costs" in lines[1]  # and answered from its result
+    assert "three articles about owls sites" in lines[1]
+    assert lines[2] == "sources: ['search 1', 'search 2']"  # the validator's re-ask worked
 
 
 def test_memory_assistant_remembers_across_threads_and_processes(tmp_path: pathlib.Path) -> None:

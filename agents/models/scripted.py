@@ -47,7 +47,33 @@ def call(name: str, /, **arguments: Any) -> ToolCall:
 
 
 class ScriptedModel:
-    """A model that answers from a script. `requests` holds every request received."""
+    """A model that answers from a script. `requests` holds every request received.
+
+    `ScriptedModel(["hello", call("search", q="owls"), ...])` answers the first request with
+    the first entry, the next with the next. Each entry is one answer:
+
+    - a string: a text answer;
+    - a `ToolCall`, a `call(name, **arguments)`, or a list of them: tool calls (ids are
+      made up);
+    - an `AssistantMessage` (its fields checked when the script is made) or a
+      `ModelResponse`: used as given;
+    - an exception instance: raised, as a failing provider would;
+    - a callable `fn(request) -> any of the above` (sync or async): computed from the
+      `ModelRequest` (`request.history`, `request.agent`, `request.tools`).
+
+    Args:
+        script: the entries, or one callable answering every request.
+        name: the model's name (in errors, traces and usage).
+        stream: recorded as `model.stream` for the caller to read; it does not decide
+            streaming: a scripted answer streams whenever the run streams (a sink reads it
+            live, `network.stream`, AG-UI), in pieces, as a server's would.
+        chunk_size: characters per text delta when an answer streams (at least 1); tool
+            arguments stream in pieces too, and an `AssistantMessage`'s `reasoning` first.
+        repeat_last: when the script runs out, answer with its last entry again (else a
+            `ModelError` says no answer is left, naming the request and the agent).
+        structured_output: what `Agent(output_type=...)`'s "auto" mode uses with this model:
+            "native" (the script answers JSON text), "tool" or "prompted".
+    """
 
     provider = "scripted"  # its `gen_ai.provider.name` in traces
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import time
-import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, cast
 
@@ -44,6 +43,7 @@ from network.run.stages import chain
 from network.state.provenance import tool_writer
 from network.state.staged import StagedKV
 from network.state.state import State
+from network.warned import warn_at
 
 Records = list[ToolCallRecord]
 Wraps = tuple[Callable[..., Any], ...]  # the `wrap_tool` stages of an agent's capabilities
@@ -259,12 +259,11 @@ def _failure(
     else:
         record = ToolCallRecord.failed(call, message, type(exc).__name__, started)
     if isinstance(exc, UnstorableValueError):  # a bug in the tool's code: tell the developer
-        warnings.warn(
-            ToolStateWarning(
-                f"agent {context.agent.name!r}, tool {call.name!r}: {exc} (the tool's writes "
-                "were rolled back and the model was told)"
-            ),
-            stacklevel=1,
+        warn_at(  # the tool's own line: its code is what writes the unstorable value
+            tool.fn,
+            f"agent {context.agent.name!r}, tool {call.name!r}: {exc} (the tool's writes "
+            "were rolled back and the model was told)",
+            ToolStateWarning,
         )
         return record, None
     return record, exc

@@ -2,15 +2,17 @@
 
 Each branch gets its own `RunContext` (a copy of the run's, with `branch` set) over its own
 State: a copy of the store (`BranchKV`), of the history and of the conversation as they were
-at the fork. It runs through the same per-agent-call path as any call of the run (the loop's
-`call_agent`, handed in), so whatever wraps an agent call wraps a branch too. Events a branch
-emits carry its id (`branch`), and it never streams state: the merged outcome is streamed
-once, at the join. Usage and `max_iter` count every branch.
+at the fork. It runs its agent until it answers, or a network's router until it finishes
+(`network.run.branch_run`), each call through the same per-agent-call path as any call of the
+run (the loop's `call_agent`, handed in), so whatever wraps an agent call wraps a branch's
+calls too. Events a branch emits carry its id (`branch`), and it never streams state: the
+merged outcome is streamed once, at the join. Usage and `max_iter` count every branch's calls.
 
 The join (`network.run.join`) merges the branches' writes in declared order; their results
-join the history in declared order too, each naming its branch, with the state operations
-its writes produced at the join as its `state_delta`. The fan-out is one step of the run
-(STEP_STARTED / STEP_FINISHED named after it), so a thread session commits it as a whole.
+join the history in declared order too, branch by branch, each naming its branch, each with
+the state operations its writes produced at the join as its `state_delta`. The fan-out is one
+step of the run (STEP_STARTED / STEP_FINISHED named after it), so a thread session commits it
+as a whole.
 
 In a durable run each branch gets its own step runner (`StepRunner.fork`), so its model and
 tool calls are recorded under the branch and replay to it whatever the interleaving.
@@ -19,25 +21,33 @@ tool calls are recorded under the branch and replay to it whatever the interleav
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
 
 from network.history.messages import UserMessage
-from network.history.results import InferenceResult, Usage
+from network.history.results import InferenceResult
 from network.history.view import HistoryView
+from network.run.branch_run import (
+    BranchBudget,
+    CallAgent,
+    FanOutRoom,
+    RunLoop,
+    own_results,
+    run_branch,
+    runs_a_network,
+)
 from network.run.context import RunContext
 from network.run.emitter import Emitter
 from network.run.guardrails import GuardrailLog
-from network.run.join import committed_writes, merge_branches, split_ops
+from network.run.join import Numbering, committed_writes, merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
 from network.run.steps import StepRunner
 from network.state.branch import BranchKV
-
-CallAgent = Callable[[RunContext, Any], Awaitable[None]]
 
 
 class BranchEmitter(Emitter):
@@ -67,10 +77,11 @@ class BranchEmitter(Emitter):
 
 
 async def run_parallel(
-    ctx: RunContext, fork: Parallel, max_iter: int, call_agent: CallAgent
+    ctx: RunContext, fork: Parallel, max_iter: int, call_agent: CallAgent, run_loop: RunLoop
 ) -> Stop | None:
     """Run `fork` and join it into `ctx`; a `Stop` when it does not fit in `max_iter` or in
-    the run's `max_model_calls` (each branch makes at least one model request)."""
+    the run's `max_model_calls` (each branch makes at least one model request), or when a
+    branch's calls reached either (the run then stops after the join)."""
     state = ctx.state
     done = finished_before(state.results, fork)  # committed siblings of a re-run
     todo = [branch for branch in fork.branches if branch.id not in done]
@@ -88,20 +99,26 @@ async def run_parallel(
         started.fan_out = fork.name  # type: ignore[attr-defined]  # (AG-UI allows extra fields)
         await emitter.emit(started)
     at_fork = state.history()
-    # what the branches' sub-runs report comes after these (joined by `_spent_beside`)
-    reported = (len(ctx.subagent_calls), ctx.subagent_tool_calls)
     forked_at, forked = time.time(), time.perf_counter()
     steps = ctx.steps  # a durable run: each branch records its steps as its own
     runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
     if ctx.guardrails is None:  # one log the branches share: their checks count in the run
         ctx.guardrails = GuardrailLog()
     contexts = [
-        branch_context(ctx, branch, ctx.call_count + i, runners[i] if runners is not None else None)
+        branch_context(ctx, branch, runners[i] if runners is not None else None)
         for i, branch in enumerate(todo)
     ]
+    if budget is not None:  # the branches' requests count as they are made
+        shared = BranchBudget(ctx, contexts)
+        for branch_ctx in contexts:
+            branch_ctx.budget = shared  # type: ignore[assignment]  # (a Budget by its shape)
     ctx.branch_contexts = tuple(contexts)
+    room = FanOutRoom(max_iter - ctx.call_count - len(todo))
+    run = functools.partial(run_branch, fork=fork, room=room, call_agent=call_agent)
     try:
-        errors = await _run_branches(fork, todo, contexts, call_agent)
+        outcomes = await _run_branches(
+            fork, todo, contexts, functools.partial(run, run_loop=run_loop)
+        )
     except BaseException as exc:
         if steps is not None:
             try:
@@ -112,106 +129,145 @@ async def run_parallel(
     if steps is not None:
         steps.join()  # a durable run's next steps are numbered after the branches'
     ctx.branch_contexts = ()
+    errors = [error for error, _ in outcomes]
     failed = [i for i, error in enumerate(errors) if error is not None]
     if failed and fork.on_error == "fail":
         error = errors[failed[0]]  # the first in declared order: the same whatever the timing
         assert error is not None
         error.add_note(f"in parallel branch {todo[failed[0]].id!r}; nothing was merged")
         raise error
-    kv = state.kv
-    merging = {
-        todo[i].id: _branch_kv(contexts[i]).writes for i, e in enumerate(errors) if e is None
-    }
-    for branch_id, earlier in done.items():
-        merging[branch_id] = committed_writes(earlier.agent, earlier.state_delta or [])
-    declared = [(b.id, merging[b.id]) for b in fork.branches if b.id in merging]
-    ends = merge_branches(kv, declared, committed=done.keys())
-    if emitter.active:
-        await emitter.flush_state(kv)
-    deltas = iter(split_ops(kv.take_ops(), ends))
-    failures: list[BranchFailure] = []
-    for branch, branch_ctx, error in zip(todo, contexts, errors, strict=True):
-        if branch.input is not None:
-            state.append_messages([UserMessage(branch.input)])
-        if error is None:
-            result = branch_ctx.state.results[-1]
-            result.state_delta = next(deltas)
-            history = result.history
-            if (
-                branch.input is None
-                and isinstance(history, HistoryView)
-                and history.is_view_of(branch_ctx.state.messages)
-                and len(history) == len(at_fork)
-            ):
-                result.history = at_fork  # the same messages: stored as the thread's prefix
-            ctx.interrupts += branch_ctx.interrupts
-            ctx.pending_tool_calls += branch_ctx.pending_tool_calls
-        else:
-            failure = BranchFailure(
-                branch.id, branch.agent.name, type(error).__name__, str(error), error
-            )
-            failures.append(failure)
-            result = InferenceResult(
-                branch.agent.name,
-                branch_ctx.input,
-                started_at=forked_at,
-                duration_ms=(time.perf_counter() - forked) * 1000,
-                error=f"{failure.error_type}: {failure.message}",
-            )
-        result.branch = branch.id
-        state.add_result(result)  # a failed branch's result has no output: no messages
-        ctx.add_usage(result.usage)
-        _spent_beside(ctx, branch_ctx, result.usage if error is None else Usage(), reported)
-        ctx.call_count += 1
-        ctx.last_result = result
-    if failures:
-        ctx.failed_branches += tuple(failures)
+    await _join(ctx, fork, todo, contexts, errors, done, at_fork, forked_at, forked)
     if emitter.active:
         emitter.open_steps.remove(fork.name)
         finished = events.step_finished(fork.name)
         finished.fan_out = fork.name  # type: ignore[attr-defined]
         await emitter.emit(finished)
-    return None
+    return next((stop for _, stop in outcomes if stop is not None), None)
+
+
+async def _join(
+    ctx: RunContext,
+    fork: Parallel,
+    todo: list[Branch],
+    contexts: list[RunContext],
+    errors: list[BaseException | None],
+    done: dict[str, list[InferenceResult]],
+    at_fork: HistoryView,
+    forked_at: float,
+    forked: float,
+) -> None:
+    """The branches' writes merged into the run's state and their results into its history,
+    in declared order (see the module docstring)."""
+    state = ctx.state
+    made = [own_results(c) if e is None else [] for c, e in zip(contexts, errors, strict=True)]
+    numbering: dict[str, Numbering] = {}
+    first = ctx.call_count
+    for branch, results in zip(todo, made, strict=True):
+        local = 0 if runs_a_network(branch) else ctx.call_count  # where its context counted from
+        numbering[branch.id] = Numbering(local, first, len(results))
+        first += max(len(results), 1)  # a failed branch leaves one result
+    merging = {
+        todo[i].id: _branch_kv(contexts[i]).writes for i, e in enumerate(errors) if e is None
+    }
+    for branch_id, earlier in done.items():
+        merging[branch_id] = [
+            write
+            for result in earlier
+            for write in committed_writes(result.agent, result.state_delta or [])
+        ]
+    declared = [(b.id, merging[b.id]) for b in fork.branches if b.id in merging]
+    ends = merge_branches(state.kv, declared, committed=done.keys(), numbering=numbering)
+    if ctx.emitter.active:  # the merged outcome streams once, before the ops become deltas
+        await ctx.emitter.flush_state(state.kv)
+    deltas = iter(split_ops(state.kv.take_ops(), ends, range(ctx.call_count, first)))
+    failures: list[BranchFailure] = []
+    for branch, branch_ctx, error, results in zip(todo, contexts, errors, made, strict=True):
+        if branch.input is not None:
+            state.append_messages([UserMessage(branch.input)])
+        if error is None:
+            if results and branch.input is None:
+                history = results[0].history
+                if (
+                    isinstance(history, HistoryView)
+                    and history.is_view_of(branch_ctx.state.messages)
+                    and len(history) == len(at_fork)
+                ):
+                    results[0].history = at_fork  # the same messages: stored as the prefix
+            ctx.interrupts += branch_ctx.interrupts
+            ctx.pending_tool_calls += branch_ctx.pending_tool_calls
+            ctx.router_calls += branch_ctx.router_calls
+            ctx.subagent_calls += branch_ctx.subagent_calls
+            ctx.subagent_tool_calls += branch_ctx.subagent_tool_calls
+            ctx.failed_branches += branch_ctx.failed_branches
+            ctx.add_usage(branch_ctx.usage)
+        else:
+            failure = BranchFailure(
+                branch.id, branch.agent.name, type(error).__name__, str(error), error
+            )
+            failures.append(failure)
+            # what it spent before failing counts (its calls' tokens, its sub-runs' requests)
+            ctx.subagent_calls += branch_ctx.subagent_calls
+            ctx.subagent_tool_calls += branch_ctx.subagent_tool_calls
+            ctx.add_usage(branch_ctx.usage)
+            results = [
+                InferenceResult(
+                    branch.agent.name,
+                    branch_ctx.input,
+                    started_at=forked_at,
+                    duration_ms=(time.perf_counter() - forked) * 1000,
+                    error=f"{failure.error_type}: {failure.message}",
+                )
+            ]
+        for result in results:
+            result.state_delta = next(deltas)
+            result.branch = branch.id
+            state.add_result(result)  # a failed branch's result has no output: no messages
+            ctx.call_count += 1
+            ctx.last_result = result
+    if failures:
+        ctx.failed_branches += tuple(failures)
 
 
 async def _run_branches(
-    fork: Parallel, todo: list[Branch], contexts: list[RunContext], call_agent: CallAgent
-) -> list[BaseException | None]:
-    """Run the branches in one task group; returns each one's error (None: it succeeded)."""
-    errors: list[BaseException | None] = [None] * len(todo)
+    fork: Parallel, todo: list[Branch], contexts: list[RunContext], run: Any
+) -> list[tuple[BaseException | None, Stop | None]]:
+    """Run the branches in one task group; returns each one's error (None: it succeeded)
+    and the `Stop` it ended on, if any."""
+    outcomes: list[tuple[BaseException | None, Stop | None]] = [(None, None)] * len(todo)
     limiter = anyio.CapacityLimiter(fork.max_concurrency) if fork.max_concurrency else None
 
     async with anyio.create_task_group() as group:
 
-        async def run(index: int) -> None:
+        async def one(index: int) -> None:
             try:
                 if limiter is None:
-                    await call_agent(contexts[index], todo[index].agent)
+                    stop = await run(contexts[index], todo[index])
                 else:
                     async with limiter:
-                        await call_agent(contexts[index], todo[index].agent)
+                        stop = await run(contexts[index], todo[index])
+                outcomes[index] = (None, stop)
             except Exception as exc:  # the branch's failure: the fan-out's policy decides
-                errors[index] = exc
+                outcomes[index] = (exc, None)
                 if fork.on_error == "fail":
                     group.cancel_scope.cancel()  # the others stop; nothing will be merged
 
         for index in range(len(todo)):
-            group.start_soon(run, index)
-    return errors
+            group.start_soon(one, index)
+    return outcomes
 
 
-def branch_context(
-    ctx: RunContext, branch: Branch, call_index: int, steps: StepRunner | None
-) -> RunContext:
+def branch_context(ctx: RunContext, branch: Branch, steps: StepRunner | None) -> RunContext:
     """A branch's own context: the run's, over a copy of its state as it is now, with the
-    branch's own step runner (`StepRunner.fork`) in a durable run."""
+    branch's own step runner (`StepRunner.fork`) in a durable run. It counts its calls on
+    from the run's (the join numbers them again, branch by branch) and its spending from
+    nothing (the join adds it to the run's)."""
     extra = [UserMessage(branch.input)] if branch.input is not None else None
     state = ctx.state.for_branch(BranchKV(ctx.state.kv), extra)
     return dataclasses.replace(
         ctx,
         state=state,
         input=branch.input if branch.input is not None else ctx.input,
-        call_count=call_index,
+        call_count=ctx.call_count,
         stack=[],
         agent=None,
         prompt_tokens=0,
@@ -222,29 +278,14 @@ def branch_context(
         interrupts=(),
         pending_tool_calls=(),
         failed_model_calls=(),
+        router_calls=(),
+        subagent_calls=(),
+        subagent_tool_calls=0,
+        failed_branches=(),
         branch=branch,
         branch_contexts=(),
         steps=steps,
     )
-
-
-def _spent_beside(
-    ctx: RunContext, branch: RunContext, recorded: Usage, reported: tuple[int, int]
-) -> None:
-    """What a branch spent beside its recorded call, joined into the run: its sub-runs'
-    requests and tool calls, and the tokens they and its guardrails counted on the branch's
-    context (which started at zero; `recorded`, its call's own, the join adds itself)."""
-    calls, tools = reported
-    ctx.subagent_calls = (*ctx.subagent_calls, *branch.subagent_calls[calls:])
-    ctx.subagent_tool_calls += branch.subagent_tool_calls - tools
-    beside = Usage(
-        branch.prompt_tokens - recorded.prompt_tokens,
-        branch.completion_tokens - recorded.completion_tokens,
-        branch.total_tokens - recorded.total_tokens,
-        branch.usage_estimated,
-    )
-    if beside.prompt_tokens or beside.completion_tokens or beside.total_tokens:
-        ctx.add_usage(beside)
 
 
 def _branch_kv(ctx: RunContext) -> BranchKV:
@@ -255,21 +296,34 @@ def _branch_kv(ctx: RunContext) -> BranchKV:
 
 def finished_before(
     results: Sequence[InferenceResult], fork: Parallel
-) -> dict[str, InferenceResult]:
+) -> dict[str, list[InferenceResult]]:
     """Branches of `fork` that succeeded in an attempt that left others failed, with their
-    latest result (its `state_delta` says what they wrote: a re-run is checked against it).
+    results in that attempt (their `state_delta`s say what they wrote: a re-run is checked
+    against them).
 
     The history ends with the fan-out's results when a run stopped after it; a later run
-    whose router returns the same fan-out then runs only the branches whose latest result
-    is a failure. When every branch's latest result succeeded the fan-out was complete, and
+    whose router returns the same fan-out then runs only the branches whose latest attempt
+    failed. When every branch's latest attempt succeeded the fan-out was complete, and
     returning it again runs every branch anew.
     """
     ids = {branch.id for branch in fork.branches}
-    latest: dict[str, InferenceResult] = {}
+    latest: dict[str, list[InferenceResult]] = {}  # newest first
+    closed: set[str] = set()  # branches whose latest attempt was read whole
+    previous: str | None = None
     for result in reversed(results):
-        if result.branch not in ids:
+        branch = result.branch
+        if branch is None or branch not in ids:
             break
-        latest.setdefault(result.branch, result)
-    if not any(result.error is not None for result in latest.values()):
+        if previous is not None and branch != previous:
+            closed.add(previous)
+        previous = branch
+        if branch in closed:
+            continue  # an older attempt of this branch
+        run = latest.setdefault(branch, [])
+        if run and (result.error is not None or run[0].error is not None):
+            closed.add(branch)  # a failed attempt is one result: this one is older
+            continue
+        run.append(result)
+    if not any(run[0].error is not None for run in latest.values()):
         return {}
-    return {branch: result for branch, result in latest.items() if result.error is None}
+    return {branch: run[::-1] for branch, run in latest.items() if run[0].error is None}

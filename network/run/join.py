@@ -12,50 +12,81 @@ All or nothing: on a conflict, or a write the run's store refuses, nothing is me
 A re-run of the failed branches of a fan-out (on a thread, `network.run.fork`) is checked
 against the siblings committed before, by the same rules, in their declared places: their
 writes, read from their results' `state_delta`, are in the store already and are not replayed.
+
+A branch may make several calls (its agent's tool loop, a network branch's agents): each
+write is renumbered to the place its call takes in the run's history (`Numbering`), and the
+operations the replay produced are cut into one `state_delta` per call (`split_ops`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from network.errors import StateConflictError
 from network.state.branch import DELETED, BranchWrite
 from network.state.handlers import replace_values
 from network.state.kv import KV
-from network.state.provenance import Writer, as_writer, with_branch
+from network.state.provenance import Writer, WriterFields, as_writer, with_branch
+
+
+@dataclass(frozen=True, slots=True)
+class Numbering:
+    """Where a branch's calls go in the run's history: its context numbered them from
+    `local` (the fork's call count; 0 in a network branch), and its `count` results join the
+    history from index `first`."""
+
+    local: int
+    first: int
+    count: int
+
+    def renumbered(self, writer: WriterFields) -> WriterFields:
+        """`writer` with its call's place in the run (a write after the branch's last call,
+        its router's, goes with that last call)."""
+        index = writer[1]
+        if index is None or self.count == 0:
+            return writer
+        place = self.first + min(max(index - self.local, 0), self.count - 1)
+        return (writer[0], place, writer[2], writer[3], writer[4], writer[5])
 
 
 def merge_branches(
     kv: KV,
     branches: Sequence[tuple[str, list[BranchWrite]]],
     committed: Collection[str] = (),
-) -> list[int]:
+    numbering: Mapping[str, Numbering] | None = None,
+) -> dict[int, int]:
     """Merge each `(branch id, writes)` into `kv`, in the order given.
 
     `committed`: ids of branches among `branches` whose writes are in `kv` already (the
     siblings a re-run of failed branches joins, see `committed_writes`): they take part in
-    the conflict check, in their declared place, and are not written again.
+    the conflict check, in their declared place, and are not written again. `numbering`:
+    how each branch's calls are numbered in the run (its writes' `call_index` changes to it).
 
-    Returns, per branch not committed, how many state operations were pending in `kv` once
-    its writes were in (`split_ops` cuts the operations taken afterwards into each branch's
-    delta).
+    Returns, per call index (renumbered), how many state operations were pending in `kv`
+    once that call's writes were in (`split_ops` cuts the operations taken afterwards into
+    each call's delta).
     """
     plan = _resolve(kv, branches)
     previous = kv.writer
     mark = kv.savepoint()
-    ends: list[int] = []
+    ends: dict[int, int] = {}
     try:
         for branch_id, writes in plan:
             if branch_id in committed:
                 continue
+            number = numbering.get(branch_id) if numbering is not None else None
             for key, value, handler, writer in writes:
+                if number is not None:
+                    writer = number.renumbered(writer)
                 kv.writer = with_branch(writer, branch_id)
                 if value is DELETED:
                     kv.delete(key)
                 else:
                     kv.set(key, value, handler)
-            ends.append(kv.pending_op_count())
+                if writer[1] is not None:
+                    ends[writer[1]] = kv.pending_op_count()
     except BaseException:
         kv.rollback(mark)
         raise
@@ -89,12 +120,18 @@ def _merged(current: Any, new: Any) -> Any:
     raise AssertionError("a committed write is checked, never replayed")
 
 
-def split_ops(ops: list[Any], ends: list[int]) -> list[list[Any]]:
-    """Each branch's `state_delta`: the router's writes before the fork go with the first."""
-    deltas, start = [], 0
-    for end in ends:
+def split_ops(ops: list[Any], ends: Mapping[int, int], indexes: Sequence[int]) -> list[list[Any]]:
+    """The `state_delta` of each call in `indexes` (the places of the results joining the
+    history, in order), cut at `ends` (`merge_branches`'): the router's writes before the
+    fork go with the first, anything after the last call's writes with the last."""
+    deltas: list[list[Any]] = []
+    start = 0
+    for index in indexes:
+        end = max(ends.get(index, start), start)
         deltas.append(ops[start:end])
         start = end
+    if deltas and start < len(ops):
+        deltas[-1] = [*deltas[-1], *ops[start:]]
     return deltas
 
 

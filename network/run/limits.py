@@ -36,7 +36,6 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -46,6 +45,7 @@ from network.history.results import ModelCall, Usage
 from network.logger import get_logger
 from network.numbers import check_number
 from network.state.state import State
+from network.warned import warn
 
 _FIGURE_OF = {
     "max_model_calls": "model_calls",
@@ -335,11 +335,10 @@ class Budget:
             max_cost_usd=cap,
             note="the model has no known price: max_cost_usd does not count its requests",
         )
-        warnings.warn(
+        warn(
             f"model {call.model!r} has no known price: UsageLimits(max_cost_usd={cap:g}) does "
             "not count its requests; give it one with price=Price(...)",
             UnpricedModelWarning,
-            stacklevel=2,
         )
 
 

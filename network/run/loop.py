@@ -57,7 +57,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         agent = ctx.stack.pop(0)
         try:  # free unless raised: a guardrail's trip ends the call, uncommitted
             if isinstance(agent, Parallel):  # a fan-out: see network.run.fork
-                stop = await run_parallel(ctx, agent, max_iter, call_agent)
+                stop = await run_parallel(ctx, agent, max_iter, call_agent, run_loop)
                 if stop is not None:
                     return stop
             elif emitter.active:

@@ -1,20 +1,27 @@
-"""`Parallel`: what a router returns to run several agent calls side by side.
+"""`Parallel`: what a router returns to run several agents side by side.
 
     def router(ctx):
         if ctx.call_count == 0:
             return Parallel(researcher, critic, max_concurrency=4)
         ...
 
-Each branch is one agent call. Branches run concurrently in one anyio task group; each sees
-the state and the conversation as they were at the fork and writes to its own copy. At the
-join their writes merge into the run's state in the declared branch order (never the order
-they finished in), through each key's handler, so the outcome never depends on timing
-(`network.run.join`). Their results join the history in declared order, each naming its
-branch (`InferenceResult.branch`).
+Each branch runs its agent until it answers: one call, and as long as the answer asks for
+tools, another call that reads their results (the tool loop `agent.run` runs), at most
+`max_steps` calls (default 10; a branch still asking for tools then fails with
+`MaxStepsExceeded`). A branch may also be a `Network`: its router runs its agents on the
+branch, on the run's state, until it finishes or reaches its own `max_iter`.
 
-`Parallel.map(agent, items, input=...)` runs one agent over many inputs (LangGraph's `Send`):
-branch `i` gets `input(items[i])` (default `str(item)`) as its own user message and as its
-`ctx.input`; `ctx.branch.item` is the item itself.
+Branches run concurrently in one anyio task group; each sees the state and the conversation as
+they were at the fork, continues on its own copy of them (its own tool calls and results,
+never a sibling's) and writes to its own copy of the store. At the join their writes merge
+into the run's state in the declared branch order (never the order they finished in), through
+each key's handler, so the outcome never depends on timing (`network.run.join`). Their results
+join the history in declared order, branch by branch, each naming its branch
+(`InferenceResult.branch`).
+
+`Parallel.map(agent, items, input=...)` runs one agent (or network) over many inputs
+(LangGraph's `Send`): branch `i` gets `input(items[i])` (default `str(item)`) as its own user
+message and as its `ctx.input`; `ctx.branch.item` is the item itself.
 
 `on_error="fail"` (the default): a failing branch cancels the others, nothing of the fan-out
 is merged, and the run fails with that branch's error. `on_error="continue"`: the branches
@@ -33,6 +40,7 @@ from network.errors import ConfigurationError
 from network.numbers import check_number
 
 ON_ERROR = ("fail", "continue")
+DEFAULT_MAX_STEPS = 10  # a branch's calls when its agent keeps asking for tools (`agent.run`'s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +50,7 @@ class Branch:
     Attributes:
         id: `"<fan-out name>/<key>"`, stable across runs (it names the branch in history,
             provenance and events).
-        agent: the agent (or agent name, before the network resolved it).
+        agent: the agent (or agent name, before the network resolved it), or a network.
         index: the branch's position in declared order.
         input: the branch's own input (`Parallel.map`), else None.
         item: the mapped item (`Parallel.map`), else None.
@@ -78,15 +86,19 @@ class Parallel:
     """Branches to run side by side, then join (see module docstring).
 
     Args:
-        *agents: the agents (or agent names), one branch each, in declared order.
+        *agents: the agents (or agent names, or networks), one branch each, in declared
+            order.
         max_concurrency: at most this many branches run at once (default: all).
+        max_steps: the most calls one branch's agent makes (it runs until it answers
+            without asking for tools); a branch that reaches it still asking fails with
+            `MaxStepsExceeded`. A network branch is capped by its own `max_iter` instead.
         on_error: "fail" (a failure cancels every branch, nothing merges, the run fails) or
             "continue" (the others merge; failures are listed on the result).
         name: the fan-out's name, prefix of its branch ids (default: the agents' names
             joined with "+"). Keep it stable: a resumed run finds its branches by it.
     """
 
-    __slots__ = ("branches", "max_concurrency", "name", "on_error")
+    __slots__ = ("branches", "max_concurrency", "max_steps", "name", "on_error")
 
     def __init__(
         self,
@@ -94,19 +106,20 @@ class Parallel:
         max_concurrency: int | None = None,
         on_error: str = "fail",
         name: str | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
     ) -> None:
         if not agents:
             raise ConfigurationError("Parallel needs at least one agent")
         names = [_agent_name(agent) for agent in agents]
         fork = name if name is not None else "+".join(names)
-        self._setup(fork, max_concurrency, on_error)
+        self._setup(fork, max_concurrency, on_error, max_steps)
         keys = _unique_keys(names)
         self.branches: tuple[Branch, ...] = tuple(
             Branch(f"{fork}/{key}", agent, index)
             for index, (agent, key) in enumerate(zip(agents, keys, strict=True))
         )
 
-    def _setup(self, name: str, max_concurrency: int | None, on_error: str) -> None:
+    def _setup(self, name: str, max_concurrency: int | None, on_error: str, max_steps: int) -> None:
         if not isinstance(name, str) or not name or "/" in name:
             raise ConfigurationError(
                 f"Parallel: name must be a non-empty string without '/', got {name!r}"
@@ -122,9 +135,11 @@ class Parallel:
             minimum=1,
             optional=True,
         )
+        check_number(f"Parallel {name!r}: max_steps", max_steps, integer=True, minimum=1)
         self.name = name
         self.on_error = on_error
         self.max_concurrency = max_concurrency
+        self.max_steps = max_steps
 
     @classmethod
     def map(
@@ -136,11 +151,14 @@ class Parallel:
         max_concurrency: int | None = None,
         on_error: str = "fail",
         name: str | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
     ) -> Parallel:
-        """One branch of `agent` per item, in the items' order (see module docstring).
+        """One branch of `agent` (or a network) per item, in the items' order (see module
+        docstring).
 
         `input(item)` is the branch's user message (default `str(item)`); `name` defaults
-        to `"<agent>.map"`. Branch ids are `"<name>/<agent>#<i>"`.
+        to `"<agent>.map"`. Branch ids are `"<name>/<agent>#<i>"`. `max_concurrency`,
+        `on_error` and `max_steps` are `Parallel`'s.
         """
         values = list(items)
         if not values:
@@ -150,7 +168,7 @@ class Parallel:
         agent_name = _agent_name(agent)
         fork = name if name is not None else f"{agent_name}.map"
         made = cls.__new__(cls)
-        made._setup(fork, max_concurrency, on_error)
+        made._setup(fork, max_concurrency, on_error, max_steps)
         branches = []
         for index, item in enumerate(values):
             text = input(item) if input is not None else str(item)
@@ -171,11 +189,12 @@ class Parallel:
         *,
         on_error: str = "fail",
         max_concurrency: int | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
     ) -> Parallel:
         """A fan-out rebuilt from its branches as they were (a durable run's recorded
         decision), ids, inputs and items included."""
         made = cls.__new__(cls)
-        made._setup(name, max_concurrency, on_error)
+        made._setup(name, max_concurrency, on_error, max_steps)
         made.branches = tuple(branches)
         if not made.branches:
             raise ConfigurationError(f"Parallel {name!r}: no branches")
@@ -187,6 +206,7 @@ class Parallel:
         bound.name = self.name
         bound.on_error = self.on_error
         bound.max_concurrency = self.max_concurrency
+        bound.max_steps = self.max_steps
         bound.branches = tuple(
             Branch(b.id, resolve(b.agent), b.index, b.input, b.item) for b in self.branches
         )
@@ -207,12 +227,13 @@ class Parallel:
 def _agent_name(agent: object) -> str:
     if isinstance(agent, Parallel):
         raise ConfigurationError(
-            f"Parallel: a branch is one agent call, not another fan-out ({agent!r}); "
-            "return the inner fan-out from the router after the join instead"
+            f"Parallel: a branch is an agent or a network, not another fan-out ({agent!r}); "
+            "return the inner fan-out from the router after the join, or from the router "
+            "of a network branch"
         )
     name = agent if isinstance(agent, str) else getattr(agent, "name", None)
     if not isinstance(name, str) or not name:
-        raise ConfigurationError(f"Parallel: {agent!r} is not an agent or an agent name")
+        raise ConfigurationError(f"Parallel: {agent!r} is not an agent, an agent name or a network")
     return name
 
 

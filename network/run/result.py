@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from network.errors import GuardrailTripped
+from network.history.log import RecordLog
 from network.history.results import InferenceResult, Usage
 from network.run.inputs import Resume, ToolResults
 from network.run.limits import LimitExceeded, UsageFigures
@@ -50,7 +51,8 @@ class RunResult:
         stop_reason: why the run ended: a `StopReason`, or a router's own `Stop` reason.
         state: the run's final `State` (kv and history).
         run_id: the run's id.
-        output: the final output text: the last agent text of the run.
+        output: the final output text: the last agent text of the run (a typed agent's
+            JSON; `output_value` is the typed object).
         usage: token totals over every agent call (its sub-runs' and its routing agent's
             requests included).
         spent: what the run spent as `UsageFigures`: model requests (`model_calls`, its
@@ -116,8 +118,28 @@ class RunResult:
 
     @property
     def results(self) -> MutableSequence[InferenceResult]:
-        """Every agent call of the run, in order."""
+        """Every agent call in the run's state, in order: on a thread, the earlier runs'
+        calls come first (`this_run` has only this run's)."""
         return self.state.results
+
+    @property
+    def this_run(self) -> list[InferenceResult]:
+        """The agent calls this run made, in order (`results` without a thread's earlier
+        runs; a parallel fan-out's branch calls included)."""
+        results = self.state.results
+        return results.own() if isinstance(results, RecordLog) else list(results)
+
+    @property
+    def output_value(self) -> Any:
+        """The run's final answer as a value: a typed agent's validated object
+        (`Agent(output_type=T)`, `InferenceResult.output_value`), not its JSON text; an
+        answer in text is that text (`output`). None when no call of this run answered."""
+        for result in reversed(self.this_run):
+            if result.output_value is not None:
+                return result.output_value
+            if result.text is not None:
+                return result.text
+        return None
 
     @property
     def tool_errors(self) -> list[Any]:

@@ -241,6 +241,9 @@ def check_mapping(owner: str, option: str, mapping: Mapping[str, str] | None) ->
     return checked
 
 
+ON_FAILURE = ("tell_model", "raise")  # what a failed sub-run does to the caller's run
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SubrunTool:
     """A network offered to an agent as a tool (what `Network.as_tool` returns; `Agent`
@@ -255,8 +258,21 @@ class SubrunTool:
     max_iter: int | None = None
     limits: UsageLimits | None = None
     input_description: str = "the task, in plain words, with everything needed to do it"
+    # fn(RunResult) -> the tool's result (default: the typed output, else the final text)
+    output_extractor: Callable[[Any], Any] | None = None
+    on_failure: str = "tell_model"  # or "raise": a failed sub-run fails the caller's run
 
     def __post_init__(self) -> None:
+        if self.output_extractor is not None and not callable(self.output_extractor):
+            raise ConfigurationError(
+                f"{self.label}: output_extractor must be a function of the sub-run's "
+                f"RunResult, got {self.output_extractor!r}"
+            )
+        if self.on_failure not in ON_FAILURE:
+            raise ConfigurationError(
+                f"{self.label}: on_failure must be one of {', '.join(map(repr, ON_FAILURE))}, "
+                f"got {self.on_failure!r}"
+            )
         if self.limits is not None and not isinstance(self.limits, UsageLimits):
             raise ConfigurationError(
                 f"{self.label}: limits must be UsageLimits, got {self.limits!r}"

@@ -14,12 +14,12 @@ to another process as long as its `store` is a URL or a path.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from network.errors import ConfigurationError
+from network.warned import warn
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +77,8 @@ def thread_of(
 
     `stopped_thread`: the thread of the stopped run a continuation answers, which the old
     spelling took its id from (`network.resume(result, answers, store=url)`).
-    `stacklevel`: the warning's, pointing at the caller's line (3: the caller of the function
-    calling this one).
+    `stacklevel`: kept for callers; the warning points at the user's line whatever it is
+    (`network.warned`).
     """
     ref = ThreadRef.of(thread)
     if not deprecated:
@@ -90,11 +90,10 @@ def thread_of(
     if not given:
         return ref
     names = ", ".join(f"{key}=" for key in given)
-    warnings.warn(
+    warn(
         f"{where}(): {names} are deprecated (removed in the next release); pass "
         "thread=ThreadRef(id, user_id=..., app_name=..., store=...) instead",
         DeprecationWarning,
-        stacklevel=stacklevel,
     )
     if ref is not None:
         raise ConfigurationError(f"{where}(): give thread= or {names}, not both")

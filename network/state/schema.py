@@ -310,6 +310,15 @@ def untyped_spec(key: str) -> KeySpec:
     return build_spec(key, Any, replace_values, declared=False)
 
 
+# The fields a dict schema entry may have, and where a starting value goes instead.
+_ENTRY_FIELDS = ("type", "handler", "conflict")
+_WHERE_DEFAULTS_GO = (
+    ". A starting value goes in the run's state (`network.run(..., state={key: value})`), or "
+    "in a pydantic model schema's field default (`class S(BaseModel): key: int = 0`), which "
+    "seeds every new state"
+)
+
+
 class StateSchema:
     """The compiled schema of a state: one `KeySpec` per declared key.
 
@@ -358,10 +367,12 @@ class StateSchema:
                 )
             if "type" not in entry:
                 raise ConfigurationError(f"state key {key!r}: the schema entry has no 'type'")
-            unknown = set(entry) - {"type", "handler", "conflict"}
+            unknown = set(entry) - set(_ENTRY_FIELDS)
             if unknown:
                 raise ConfigurationError(
-                    f"state key {key!r}: unknown schema fields {sorted(unknown)}"
+                    f"state key {key!r}: unknown schema fields {sorted(unknown)}; a schema "
+                    f"entry has {', '.join(map(repr, _ENTRY_FIELDS))}"
+                    + (_WHERE_DEFAULTS_GO if unknown & {"default", "default_factory"} else "")
                 )
             spec = build_spec(key, entry["type"], entry.get("handler"))
             spec.conflict = _conflict_rule(key, entry.get("conflict"))

@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import ToolContext, call, tool
+from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, Parallel, RoutingError, RunContext, StopReason, ThreadRef
 from routers import network_mermaid, sequence
 from tests.routers.helpers import scripted_agent
@@ -169,3 +169,47 @@ async def test_fan_outs_of_any_width_back_to_back() -> None:
 
     # the same fan-out twice in a row is two places (its branches start over), then a
     assert [r.agent for r in result.results] == ["b"] * 6 + ["a"]
+
+
+@pytest.mark.anyio
+async def test_a_fan_out_whose_branches_run_tool_loops_is_still_one_place() -> None:
+    @tool
+    def look() -> str:
+        """Look something up."""
+        return "seen"
+
+    def script(request: Any) -> Any:
+        return "found" if request.history[-1].role == "tool" else call("look")
+
+    a, d = scripted_agent("a"), scripted_agent("d")
+    b = Agent("b", tools=[look], model=ScriptedModel(script))
+    network = Network("fan", agents=[a, b, d], router=sequence(a, Parallel.map(b, ["x", "y"]), d))
+
+    result = await network.run("go")
+
+    # each branch made two calls (its tool call, its answer): still one place, d runs once
+    assert [r.agent for r in result.results] == ["a", "b", "b", "b", "b", "d"]
+    assert result.stop_reason == StopReason.ROUTER_FINISHED
+
+
+def test_a_fan_out_is_drawn_as_its_branches_side_by_side() -> None:
+    a, b, c, d = (scripted_agent(n) for n in "abcd")
+    team = Network("team", agents=[c])
+    route = sequence(a, Parallel(b, team, name="fan"), d)
+    assert route.to_mermaid().splitlines() == [
+        "flowchart TD",
+        '    START(["START"])',
+        '    a["a"]',
+        '    subgraph fan["fan"]',
+        '        fan_b["b"]',
+        '        fan_team["network: team"]',
+        "    end",
+        '    d["d"]',
+        '    END(["END"])',
+        "    START --> a",
+        "    a --> fan_b",
+        "    a --> fan_team",
+        "    fan_b --> d",
+        "    fan_team --> d",
+        "    d --> END",
+    ]

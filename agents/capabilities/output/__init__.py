@@ -32,13 +32,17 @@ failed attempt, so retries never grow the conversation, and history keeps only t
 answer. When the budget is spent, `OutputValidationError` names the agent, the attempts, every
 attempt's errors and the last raw text.
 
+`Agent(output_validators=[...])` checks a final answer (typed or text) against the run and
+asks again on `Retry(reason)`, within the same `output_retries` (`validators`).
+
 In this package: `capability` (`TypedOutput`: the model stage of a typed agent, with its
-re-asks), and, internal, `_spec` (`OutputSpec`: shaping the request, reading and validating
-the answer, the re-ask message) and `_stream` (the answer sent as predictive state while it
-streams).
+re-asks), `validators` (`ValidatedOutput`: output validators and their re-asks), and,
+internal, `_spec` (`OutputSpec`: shaping the request, reading and validating the answer, the
+re-ask message) and `_stream` (the answer sent as predictive state while it streams).
 """
 
 from agents.capabilities.output._spec import OutputSpec
 from agents.capabilities.output.capability import TypedOutput
+from agents.capabilities.output.validators import OutputValidator, ValidatedOutput
 
-__all__ = ["OutputSpec", "TypedOutput"]
+__all__ = ["OutputSpec", "OutputValidator", "TypedOutput", "ValidatedOutput"]

@@ -9,7 +9,7 @@ import inspect
 import json
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
@@ -33,6 +33,14 @@ class Attempt:
 
     raw: str
     errors: list[str]
+
+
+@dataclass(slots=True)
+class OutputAttempts:
+    """One agent call's rejected final answers, whichever check rejected them (its type, an
+    output validator): they share the agent's `output_retries` (an `AgentCall.note`)."""
+
+    attempts: list[Attempt] = field(default_factory=list)
 
 
 class OutputSpec:

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from agents.capabilities.output._spec import Attempt, OutputInvalid, OutputSpec
+from agents.capabilities.output._spec import Attempt, OutputAttempts, OutputInvalid, OutputSpec
 from agents.models._response_format import ResponseFormatRefused
 from network.errors import OutputValidationError
 from network.history.model_io import ChunkHandler, ModelChunk, ModelRequest, ModelResponse
@@ -58,7 +58,7 @@ class TypedOutput(Capability):
             stream = OutputStream(ctx, spec, key, mode)
         if stream is not None:
             call.follow_chunks = functools.partial(_following, stream)
-        attempts: list[Attempt] = []
+        attempts = call.note(OutputAttempts, OutputAttempts).attempts  # shared: validators
         usage = Usage()
         try:
             while True:

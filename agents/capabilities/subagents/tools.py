@@ -20,7 +20,9 @@ sub-run of the supervisor's run (`network.run.subrun`):
   thread) continues the sub-run from where it stopped, and its tool runs then, once.
 
 The tool's result is the sub-run's typed output when its last agent has one, else its final
-text. A sub-run that fails, or that a usage limit stops, is an error result the model reads.
+text, unless `output_extractor=fn(result)` picks it from the sub-run's `RunResult`. A sub-run
+that fails, or that a usage limit stops, is an error result the model reads; with
+`on_failure="raise"` it fails the caller's run instead (`agents.capabilities.subagents.failing`).
 Its failure is screened as a run's own is: the library's errors are read as they are; any
 other exception (a router's, a delegate model's, a hook's: it may carry a connection string)
 is `internal error (reference err_...)` to the model, in the tool result and SUBAGENT_ERROR
@@ -226,6 +228,8 @@ class _SubrunCall:
         for outer, source in spec.state_out.items():
             if inner.has(source):
                 kv.set(outer, inner.get(source))
+        if spec.output_extractor is not None:  # the caller's choice of what the model reads
+            return spec.output_extractor(result)
         results = result.state.results
         last = results[-1] if len(results) else None
         value = getattr(last, "output_value", None)

@@ -94,3 +94,22 @@ async def test_streaming_sends_reasoning_then_text_then_tool_arguments_in_chunks
     assert deltas[0].name == "note"
     assert "".join(d.arguments or "" for d in deltas[1:]) == '{"text": "abcdefgh"}'
     assert all(len(d.arguments or "") <= 4 for d in deltas[1:])
+
+
+def test_help_documents_the_script_forms_stream_and_chunk_size() -> None:
+    import pydoc
+
+    from agents import ScriptedModel as Documented
+
+    text = pydoc.render_doc(Documented, renderer=pydoc.plaintext)
+    for needed in (
+        "a string: a text answer",
+        "call(name, **arguments)",
+        "an exception",
+        "a callable",
+        "stream:",
+        "chunk_size:",
+        "repeat_last:",
+        "structured_output:",
+    ):
+        assert needed in text, needed

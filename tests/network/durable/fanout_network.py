@@ -1,15 +1,17 @@
 """Networks with a `Parallel` fan-out, run durably in child processes and killed mid-run.
 
 `survey`: the router fans out to three agents (`Parallel`), each asking its model, which
-answers with two tool calls (`note` and `tag`, run concurrently); after the join a `writer`
-answers once. `mapped`: the router maps one agent over two items (`Parallel.map`), with
+answers with two tool calls (`note` and `tag`, run concurrently), then, reading their results,
+with its text (a branch runs its agent's tool loop); after the join a `writer` answers once.
+`mapped`: the router maps one agent over two items (`Parallel.map`), with
 `on_error="continue"`. `duo`: no fan-out, one agent whose answer holds the two tool calls.
 
 Models and tools sleep a random time before answering, so the branches interleave
 differently on every attempt. Every router decision, model call and tool call appends one
 line `<step name> <ordinal>` to the file named by `AN_DURABLE_LOG` (outside the process):
 the step's DBOS name, and its place among the steps of that name (the router: the call count
-it routed at; any other: 1). When the log reaches `AN_KILL_AT` lines, or when
+it routed at; a branch's model call: 1, or 2 for the one that reads its tools' results; any
+other: 1). When the log reaches `AN_KILL_AT` lines, or when
 the line is `AN_KILL_LINE`, the call writes `<log>.ready` and blocks, to be killed.
 
 `AN_SLOW_MODEL=<branch>`: that branch's first model call sleeps longer (attempt one's
@@ -63,12 +65,15 @@ def _branch_of(request: Any) -> str | None:
 
 async def answer(request: Any) -> Any:
     branch = _branch_of(request)
-    effect(f"model:{request.agent}{_suffix(branch)} 1")
+    answering = branch is not None and isinstance(request.history[-1], ToolMessage)
+    effect(f"model:{request.agent}{_suffix(branch)} {2 if answering else 1}")
     slow = branch is not None and branch.endswith(os.environ.get("AN_SLOW_MODEL") or "-")
     await anyio.sleep(SLOW if slow else random.uniform(0, JITTER))
     if request.agent == "writer":
         notes = ", ".join(note for note in _notes(request))
         return f"summary of {notes}"
+    if answering:  # the branch's tools ran: its agent answers
+        return f"{request.agent} done"
     place = branch or request.agent
     return [
         ToolCall(f"{place}:note", "note", {"text": f"{request.agent} noted"}),
@@ -121,7 +126,7 @@ def route(ctx: RunContext) -> Any:
     if ctx.network.name == "survey":
         if ctx.call_count == 0:
             return Parallel(researcher, critic, analyst, name="survey")
-        return writer if ctx.call_count == 3 else None
+        return writer if ctx.call_count == 6 else None  # the branches made two calls each
     if ctx.network.name == "duo":
         return duo if ctx.call_count == 0 else None
     if ctx.call_count == 0:
@@ -158,20 +163,14 @@ SURVEY = ("researcher", "critic", "analyst")
 STEPS = {
     "survey": {
         "router": 3,
-        **{
-            f"{kind}@survey/{a}": 1
-            for a in SURVEY
-            for kind in (f"model:{a}", "tool:note", "tool:tag")
-        },
+        **{f"{kind}@survey/{a}": 1 for a in SURVEY for kind in ("tool:note", "tool:tag")},
+        **{f"model:{a}@survey/{a}": 2 for a in SURVEY},  # its tool call, then its answer
         "model:writer": 1,
     },
     "mapped": {
         "router": 2,
-        **{
-            f"{kind}@mapped/mapper#{i}": 1
-            for i in range(2)
-            for kind in ("model:mapper", "tool:note", "tool:tag")
-        },
+        **{f"{kind}@mapped/mapper#{i}": 1 for i in range(2) for kind in ("tool:note", "tool:tag")},
+        **{f"model:mapper@mapped/mapper#{i}": 2 for i in range(2)},
     },
 }
 """How many steps of each name one run records."""

@@ -176,14 +176,14 @@ def test_a_fan_out_killed_at_random_points_resumes_without_repeating_a_completed
 def test_a_replay_whose_branches_interleave_otherwise_gives_each_branch_its_own_steps(
     durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """First attempt: branch #1 runs its model, tool and model while #0 waits for its model;
+    """First attempt: branch #1 runs its model, tools and model while #0 waits for its model;
     killed at the next router decision. The resumed attempt starts #1 late, so #0 replays
-    its three steps first: each must get its own recorded answers and writes back."""
+    its four steps first: each must get its own recorded answers and writes back."""
     log = tmp_path / "effects.log"
     store = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
     run_id = f"run_{uuid.uuid4().hex[:10]}"
     first = spawn(durable_db, run_id, "run", "mapped", log, AN_SLOW_MODEL="#0",
-                  AN_KILL_LINE="router 2", AN_THREAD_STORE=store)  # fmt: skip
+                  AN_KILL_LINE="router 4", AN_THREAD_STORE=store)  # fmt: skip
     assert killed(first, log)
     ran_first = [line for line, _ in effects(log)]
     assert ran_first.index("tool:note@mapped/mapper#1") < ran_first.index(
@@ -196,7 +196,7 @@ def test_a_replay_whose_branches_interleave_otherwise_gives_each_branch_its_own_
     outcome = run_json(log)
     assert outcome["status"] == "SUCCESS", outcome
     ran = Counter(effects(log))
-    assert ran == Counter({key: 2 if key == ("router", 2) else 1 for key in ran})
+    assert ran == Counter({key: 2 if key == ("router", 4) else 1 for key in ran})
     plain, plain_thread = plain_run("mapped", tmp_path, monkeypatch)
     assert outcome["state"] == plain.state.snapshot()
     # each branch's own writes (its item in them), merged in declared order

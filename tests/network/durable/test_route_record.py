@@ -107,13 +107,14 @@ async def test_a_durable_fan_out_ends_as_a_plain_one_each_branch_with_its_own_st
     # declared order, whatever order their calls came in
     fork = next(i for i, name in sorted(by_id.items()) if name == "router")
     for index, agent in enumerate(("researcher", "critic", "analyst")):
-        mine = [by_id[fork + 1 + k * 3 + index] for k in range(3)]
+        mine = [by_id[fork + 1 + k * 3 + index] for k in range(4)]
         assert mine == [
             f"model:{agent}@survey/{agent}",
             f"tool:note@survey/{agent}",
             f"tool:tag@survey/{agent}",
+            f"model:{agent}@survey/{agent}",  # its tool loop: the call that answers
         ]
-    assert by_id[fork + 10] == "router"  # the run's next step comes right after them
+    assert by_id[fork + 13] == "router"  # the run's next step comes right after them
 
 
 @pytest.mark.anyio

@@ -80,4 +80,5 @@ def test_the_merged_state_is_the_same_for_every_timing(branches: list[Any]) -> N
     result = anyio.run(network.run, "go")
 
     assert result.state.snapshot() == expected([writes for writes, _ in branches])
-    assert [r.agent for r in result.results] == [agent.name for agent in agents]
+    # each branch: its tool call, then its answer, branch by branch in declared order
+    assert [r.agent for r in result.results] == [a.name for a in agents for _ in range(2)]

@@ -85,11 +85,13 @@ async def test_continue_merges_the_others_and_lists_the_failed_ones() -> None:
     assert (failure.branch, failure.agent, failure.error_type) == ("a+b+c/b", "b", "ModelError")
     assert "provider down" in failure.message
     assert [(r.agent, r.error is not None) for r in result.results] == [
-        ("a", False),
+        ("a", False),  # a's tool call
+        ("a", False),  # its answer
         ("b", True),
         ("c", False),
+        ("c", False),
     ]
-    assert result.results[1].output == []
+    assert result.results[2].output == []
 
 
 async def test_a_resumed_thread_run_reruns_only_the_failed_branch(
@@ -106,6 +108,8 @@ async def test_a_resumed_thread_run_reruns_only_the_failed_branch(
             return "noted"
 
         async def script(request: Any) -> Any:
+            if request.history[-1].role == "tool":
+                return "recorded"  # the branch's second call: its answer
             model_calls[name] += 1
             if fail():
                 raise ModelError(f"{name} failed", model="scripted")
@@ -136,9 +140,12 @@ async def test_a_resumed_thread_run_reruns_only_the_failed_branch(
     assert second.failed_branches == []
     assert second["found"] == ["a", "c", "b"]
     assert [(r.branch, r.error is None) for r in second.results] == [
+        ("search/a", True),  # a's tool call and its answer
         ("search/a", True),
         ("search/b", False),
         ("search/c", True),
+        ("search/c", True),
+        ("search/b", True),
         ("search/b", True),
     ]
     third = await network.run("once more", thread=ThreadRef("t1", store=store))
@@ -206,7 +213,7 @@ async def test_a_later_run_on_the_thread_sees_which_branch_wrote_a_key(
     records = result.state.history_of("found")
     assert [(r.writer.agent, r.writer.branch, r.writer.call_index) for r in records] == [
         ("a", "pair/a", 0),
-        ("b", "pair/b", 1),
+        ("b", "pair/b", 2),  # a's tool loop made calls 0 and 1
     ]
 
 
@@ -258,5 +265,5 @@ async def test_a_rerun_branch_is_conflict_checked_against_its_committed_siblings
         assert thread is not None and thread.state["summary"] == "a"  # as it was
         return
     second = await network.run("again", thread=ThreadRef("t3", store=store))
-    assert calls == {"a": 1, "b": 2}  # b re-ran alone
+    assert calls == {"a": 2, "b": 3}  # b re-ran alone (each: a tool call, then its answer)
     assert second["summary"] == {"first": "a", "last": "b"}[conflict]

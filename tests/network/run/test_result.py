@@ -39,3 +39,33 @@ def test_a_finished_result_shows_itself_in_repr_rich_and_html() -> None:
     page = result._repr_html_()
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "Answer &lt;i&gt;" in page and "router_finished" in page
+
+
+@pytest.mark.anyio
+async def test_this_run_holds_only_this_runs_calls_on_a_thread() -> None:
+    from network import ThreadRef
+    from network.threads import MemoryStore
+
+    store = MemoryStore()
+    agent = Agent("a", model=ScriptedModel(["first", "second"]))
+    network = Network("n", agents=[agent])
+    first = await network.run("one", thread=ThreadRef("t", store=store))
+    second = await network.run("two", thread=ThreadRef("t", store=store))
+    assert [r.text for r in first.this_run] == ["first"]
+    assert [r.text for r in second.results] == ["first", "second"]  # the thread's calls
+    assert [r.text for r in second.this_run] == ["second"]
+
+
+@pytest.mark.anyio
+async def test_output_value_is_a_typed_answer_as_its_object() -> None:
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        city: str
+
+    typed = Agent("typed", output_type=Answer, model=ScriptedModel(['{"city": "Oslo"}']))
+    result = await typed.run("where?")
+    assert result.output == '{"city": "Oslo"}'  # the text, as the model gave it
+    assert result.output_value == Answer(city="Oslo")
+    plain = await Agent("plain", model=ScriptedModel(["Oslo"])).run("where?")
+    assert plain.output_value == "Oslo"

@@ -148,7 +148,20 @@ async def test_bad_usage_is_refused_before_anything_runs(usage: Any, named: str)
     assert ASKED == []
 
 
-@pytest.mark.parametrize("limits", [None, UsageLimits(max_model_calls=100)])
+@pytest.mark.parametrize(
+    "limits",
+    [
+        None,
+        pytest.param(
+            UsageLimits(max_model_calls=100),
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="KNOWN BUG (issue 39.1 x 39.3 merge): with limits, a sub-run's tokens "
+                "inside a branch running its tool loop are not joined into the run's usage",
+            ),
+        ),
+    ],
+)
 async def test_a_sub_run_inside_a_parallel_branch_counts_in_the_run(
     limits: UsageLimits | None,
 ) -> None:
@@ -159,7 +172,7 @@ async def test_a_sub_run_inside_a_parallel_branch_counts_in_the_run(
     asking = Agent(
         "asking",
         tools=[helper.as_tool(description="Helps.")],
-        model=ScriptedModel([call("helper", input="x")]),
+        model=ScriptedModel([call("helper", input="x"), "asked"]),  # its tool loop: 2 calls
     )
     quiet = Agent("quiet", model=ScriptedModel(["quiet done"]))
     fan = Network(
@@ -171,7 +184,7 @@ async def test_a_sub_run_inside_a_parallel_branch_counts_in_the_run(
     alone = await helper.run("x")
     own = sum(r.usage.total_tokens for r in result.results)
     assert result.usage.total_tokens == own + alone.usage.total_tokens
-    assert result.spent.model_calls == 3  # asking, quiet, and the helper asking asked for
+    assert result.spent.model_calls == 4  # asking twice, quiet, and the helper asking asked for
     assert result.spent.tool_calls == 1
 
 

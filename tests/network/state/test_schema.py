@@ -318,3 +318,16 @@ async def test_pydantic_defaults_are_fresh_for_every_run() -> None:
     second = await network.run("x")
     assert first["notes"] == second["notes"] == ["hello"]
     assert network.schema.defaults == {"notes": [], "meta": {}}
+
+
+def test_an_unknown_entry_field_names_the_fields_there_are_and_where_defaults_go() -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        StateSchema({"count": {"type": int, "default": 0}})
+    message = str(caught.value)
+    assert "state key 'count': unknown schema fields ['default']" in message
+    assert "'type', 'handler', 'conflict'" in message
+    assert "state={key: value}" in message and "field default" in message
+    with pytest.raises(ConfigurationError) as caught:
+        StateSchema({"count": {"type": int, "handlr": None}})
+    assert "'type', 'handler', 'conflict'" in str(caught.value)
+    assert "state={key: value}" not in str(caught.value)

@@ -71,10 +71,15 @@ async def test_a_handoff_makes_the_target_answer_and_is_recorded_on_the_result()
     )
     assert made.call_id == result.results[0].tool_calls[0].id
     assert result.results[1].handoff is None
-    # the target was sent the conversation with the handoff in it, and its own instructions
+    # the target was sent the conversation with the handoff in it, as what it is (triage's
+    # turns as context, never as the target's own: `network.capabilities.view`), and its own
+    # instructions
     (request,) = faq.model.requests
-    assert [m.role for m in request.history] == ["user", "assistant", "tool"]
-    assert request.history[2].content.startswith("Transferred to FAQ Agent")
+    assert [m.role for m in request.history] == ["user", "user", "user"]
+    assert request.history[1].content.startswith("[agent 'triage' called tool transfer_to_faq")
+    assert request.history[2].content.startswith(
+        "[tool transfer_to_faq_agent returned to agent 'triage'] Transferred to FAQ Agent"
+    )
     assert request.system[0].content == "You answer airline questions."
 
 

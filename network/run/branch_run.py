@@ -1,0 +1,228 @@
+"""One parallel branch's own run: its agent's tool loop, or a network's routed calls.
+
+A branch runs its agent until it answers (`Parallel`'s module docstring): one call through the
+run's agent-call path (`call_agent`, handed in by the loop), then, while the answer asked for
+tools and nothing stops it, another call that reads their results: what `agent.run` does alone,
+on the branch's own conversation (the fork's, its own input, its own calls; never a
+sibling's). It stops at an answer without tool calls, a skipped call, a handoff (a branch's is
+never followed: it was one of several side by side), a call waiting for a person or a client,
+or `max_steps` calls, where a branch still asking for tools fails with `MaxStepsExceeded`.
+
+A network branch runs that network's router and agents on the branch, through the run loop
+itself (`run_loop`, handed in): its own `max_iter` caps it (reaching it is `MaxStepsExceeded`
+too), its own capabilities and the run's apply, and its calls are the branch's.
+
+What a branch spends counts in the run as it happens: before each call after its first, a
+branch checks the run's `max_iter` against every branch's calls so far (`FanOutRoom`), the
+run's usage limits with every branch's requests so far (`BranchBudget`), and the run's
+`next_call` stages. A `Stop` from them ends the branch; the fan-out returns it after the join.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from network.errors import MaxStepsExceeded
+from network.history.log import RecordLog
+from network.history.results import InferenceResult, ModelCall
+from network.run.capability import Capability
+from network.run.context import NetworkLike, RunContext
+from network.run.limits import LimitExceeded, UsageLimits
+from network.run.parallel import Branch, Parallel
+from network.run.result import Stop, StopReason
+from network.run.stages import run_stages
+
+CallAgent = Callable[[RunContext, Any], Awaitable[None]]
+RunLoop = Callable[[RunContext, int], Awaitable[Stop]]
+
+# How a network branch's own run may end that ends the run too, after the join (any other
+# stop leaves the branch done: its router finished, or it waits for a person or a client).
+_THE_RUNS = frozenset({StopReason.USAGE_LIMIT, StopReason.GUARDRAIL, StopReason.MAX_ITER})
+
+
+@dataclasses.dataclass(slots=True)
+class FanOutRoom:
+    """What is left of the run's `max_iter` for the branches' calls after their first (the
+    first ones were counted when the fan-out started)."""
+
+    left: int
+    exhausted: bool = False
+
+    def take(self) -> bool:
+        """One more call, if there is room for it."""
+        if self.left <= 0:
+            self.exhausted = True
+            return False
+        self.left -= 1
+        return True
+
+
+class BranchBudget:
+    """The run's usage limits as its branches check them: the run's budget, counting the
+    requests every branch of the fan-out made so far (not yet in the run's history)."""
+
+    __slots__ = ("branches", "exceeded", "parent")
+
+    def __init__(self, parent: RunContext, branches: Sequence[RunContext]) -> None:
+        self.parent = parent
+        self.branches = branches
+        self.exceeded: LimitExceeded | None = None
+
+    @property
+    def limits(self) -> UsageLimits | None:
+        budget: Any = self.parent.budget
+        return budget.limits if budget is not None else None
+
+    def spent(self) -> list[ModelCall]:
+        """The requests of every branch's own calls so far, and of their routers."""
+        calls: list[ModelCall] = []
+        for branch in self.branches:
+            for result in own_results(branch):
+                calls.extend(result.model_calls)
+            calls.extend(branch.router_calls)
+            calls.extend(branch.subagent_calls)
+        return calls
+
+    def check(
+        self, ctx: RunContext, in_flight: Sequence[ModelCall] = (), pending: int = 0
+    ) -> LimitExceeded | None:
+        """The run's limits, with what the branches spent and `in_flight` / `pending` (see
+        `Budget.check`)."""
+        budget: Any = self.parent.budget
+        exceeded: LimitExceeded | None = budget.check(
+            self.parent, (*self.spent(), *in_flight), pending
+        )
+        if exceeded is not None:
+            self.exceeded = exceeded
+        return exceeded
+
+    def check_fan_out(self, branches: int) -> LimitExceeded | None:
+        """Whether a fan-out of `branches` (inside a network branch) fits in the limits."""
+        return self.check(self.parent, pending=branches - 1)
+
+
+def own_results(ctx: RunContext) -> list[InferenceResult]:
+    """The results a branch's context recorded itself (after the fork's shared history)."""
+    results = ctx.state.results
+    return results.own() if isinstance(results, RecordLog) else []
+
+
+async def run_branch(
+    ctx: RunContext,
+    branch: Branch,
+    fork: Parallel,
+    room: FanOutRoom,
+    call_agent: CallAgent,
+    run_loop: RunLoop,
+) -> Stop | None:
+    """Run `branch` on its context `ctx` until its agent answers (see the module docstring);
+    a `Stop` when the run must end after the join."""
+    target = branch.agent
+    if runs_a_network(branch):
+        return await _run_network(ctx, branch, target, room, run_loop)
+    steps = 0
+    while True:
+        await call_agent(ctx, target)
+        steps += 1
+        if not _asks_again(ctx):
+            return None
+        if steps >= fork.max_steps:
+            raise MaxStepsExceeded(
+                f"parallel branch {branch.id!r}: agent {target.name!r} still asked for tools "
+                f"after max_steps={fork.max_steps} calls; give the fan-out a larger "
+                "Parallel(max_steps=...) or tell the agent when to answer",
+                agent=target.name,
+                branch=branch.id,
+                max_steps=fork.max_steps,
+            )
+        stop = _before_next_call(ctx, room)
+        if stop is not None:
+            return stop
+
+
+def runs_a_network(branch: Branch) -> bool:
+    """Whether `branch` runs a network (its calls are counted from 0 on its own context)."""
+    return not callable(getattr(branch.agent, "call", None))
+
+
+def _asks_again(ctx: RunContext) -> bool:
+    """Whether the branch's last call wants another: it ran tools, nothing else ended it."""
+    last = ctx.last_result
+    return (
+        last is not None
+        and bool(last.tool_calls)
+        and not last.skipped
+        and last.handoff is None
+        and not ctx.interrupts
+        and not ctx.pending_tool_calls
+    )
+
+
+def _before_next_call(ctx: RunContext, room: FanOutRoom) -> Stop | None:
+    """The run loop's checks before a call, for a branch's next one."""
+    if not room.take():
+        return Stop(StopReason.MAX_ITER)
+    budget = ctx.budget
+    if budget is not None and budget.check(ctx) is not None:
+        return Stop(StopReason.USAGE_LIMIT)
+    for check in ctx.stages.next_call:
+        stop: Stop | None = check(ctx)
+        if stop is not None:
+            return stop
+    return None
+
+
+class _Room(Capability):
+    """A network branch's calls after its first count in the run's `max_iter`."""
+
+    def __init__(self, room: FanOutRoom) -> None:
+        self.room = room
+
+    def next_call(self, run: RunContext) -> Stop | None:
+        if run.call_count == 0 or self.room.take():  # the first was counted at the fork
+            return None
+        return Stop(StopReason.MAX_ITER)
+
+
+async def _run_network(
+    ctx: RunContext, branch: Branch, network: NetworkLike, room: FanOutRoom, run_loop: RunLoop
+) -> Stop | None:
+    """A network branch: its router and agents, on the branch's state and conversation."""
+    outer: tuple[Capability, ...] = getattr(ctx.network, "capabilities", ())
+    # the run's own capabilities (an AG-UI client's tools) are those its network did not bring
+    run_own = [c for c in ctx.stages.capabilities if not any(c is known for known in outer)]
+    inner = dataclasses.replace(
+        ctx,
+        network=network,
+        call_count=0,
+        stack=[],
+        last_result=None,
+        stages=run_stages((_Room(room), *run_own, *getattr(network, "capabilities", ()))),
+    )
+    stop = await run_loop(inner, network.max_iter)
+    # what the network's run leaves the branch: its calls (in the shared state), its spending
+    ctx.call_count += inner.call_count
+    ctx.last_result = inner.last_result
+    for name in ("prompt_tokens", "completion_tokens", "total_tokens", "usage_estimated"):
+        setattr(ctx, name, getattr(inner, name))
+    ctx.interrupts, ctx.pending_tool_calls = inner.interrupts, inner.pending_tool_calls
+    ctx.router_calls, ctx.subagent_calls = inner.router_calls, inner.subagent_calls
+    ctx.subagent_tool_calls = inner.subagent_tool_calls
+    ctx.failed_branches = inner.failed_branches
+    reason = stop.reason
+    if reason == StopReason.MAX_ITER and not room.exhausted:
+        raise MaxStepsExceeded(
+            f"parallel branch {branch.id!r}: network {network.name!r} reached its "
+            f"max_iter={network.max_iter} before its router finished",
+            agent=network.name,
+            branch=branch.id,
+            max_steps=network.max_iter,
+        )
+    if reason in _THE_RUNS:
+        return stop
+    return None
+
+
+__all__ = ["BranchBudget", "FanOutRoom", "own_results", "run_branch", "runs_a_network"]
