@@ -66,8 +66,9 @@ async def test_a_remote_agent_answers_as_a_member_of_a_team(reference: str, call
     team = Network("team", agents=[planner, remote], router=route)
     events: list[Any] = []
     result = await team.run("Plan the trip", sinks=[events.append])
-    # It reads the new turn: the user's message and the planner's answer, one task.
-    sent = "Plan the trip\n\nAsk the remote about tides."
+    # It reads the new turn: the user's message and the planner's answer (another agent's
+    # turn, named as such: network.capabilities.view), one task.
+    sent = "Plan the trip\n\n[agent 'planner' answered] Ask the remote about tides."
     assert result.output.startswith(f"echo: {sent} (turn 1 of context ")
     assert counted(calls, sent.replace("\n", " ")) == 1
     # Its reported usage is the call's, and the run's.
