@@ -101,6 +101,12 @@ def as_context(history: Sequence[Any], me: str) -> Sequence[Any]:
                 shown.append(UserMessage(_called(name, tool_call.name, tool_call.arguments)))
             if message.content:
                 shown.append(UserMessage(f"[agent {name!r} answered] {message.content}"))
+        elif isinstance(message, AssistantMessage) and message.tool_calls:
+            # An id belongs to the latest call that used it: models reuse ids across turns
+            # ("call_0"), so an own call may carry an id another agent's call had before.
+            for tool_call in message.tool_calls:
+                owners.pop(tool_call.id, None)
+            shown.append(message)
         elif isinstance(message, ToolMessage) and message.tool_call_id in owners:
             owner = owners[message.tool_call_id]
             shown.append(UserMessage(f"[tool {message.name} returned to agent {owner!r}] "

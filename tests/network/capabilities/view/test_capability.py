@@ -123,3 +123,23 @@ def test_a_bad_view_is_refused_naming_the_agent() -> None:
 def test_a_history_without_other_agents_is_sent_as_it_is() -> None:
     history = [UserMessage("hi"), AssistantMessage("hello", name="me"), AssistantMessage("x")]
     assert as_context(history, "me") is history
+
+
+def test_a_reused_tool_call_id_belongs_to_the_latest_call_that_used_it() -> None:
+    """Models reuse ids across turns (and a resumed process's scripted model starts its ids
+    over): an agent's own tool result stays its own even when another agent's earlier call
+    had the same id."""
+    from network import ToolCall, ToolMessage
+
+    theirs = AssistantMessage(None, tool_calls=[ToolCall("call_0", "note", {})], name="planner")
+    mine = AssistantMessage(None, tool_calls=[ToolCall("call_0", "note", {})], name="writer")
+    history = [
+        UserMessage("go"),
+        theirs,
+        ToolMessage(tool_call_id="call_0", content="noted", name="note"),
+        mine,
+        ToolMessage(tool_call_id="call_0", content="noted", name="note"),
+    ]
+    shown = as_context(history, "writer")
+    assert shown[-2] is mine and shown[-1] is history[-1]
+    assert isinstance(shown[2], UserMessage) and "returned to agent 'planner'" in shown[2].content
