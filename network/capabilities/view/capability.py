@@ -31,8 +31,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-
 from network.errors import ConfigurationError, MessageError
 from network.history.messages import AssistantMessage, ToolMessage, UserMessage, check_messages
 from network.run.agent_call import AgentCall
@@ -74,7 +72,11 @@ class ConversationView(Capability):
             chosen = await chosen
         try:
             return check_messages(chosen)
-        except (ValidationError, TypeError) as exc:
+        except Exception as exc:
+            from pydantic import ValidationError  # noqa: PLC0415 (kept out of `import network`)
+
+            if not isinstance(exc, ValidationError | TypeError):
+                raise
             raise MessageError(
                 f"agent {call.agent.name!r}: its view function returned something that is not "
                 f"a list of messages: {exc}",
