@@ -86,13 +86,18 @@ class BranchBudget:
         return calls
 
     def check(
-        self, ctx: RunContext, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self,
+        ctx: RunContext,
+        in_flight: Sequence[ModelCall] = (),
+        pending: int = 0,
+        tools: int = 0,
     ) -> LimitExceeded | None:
-        """The run's limits, with what the branches spent and `in_flight` / `pending` (see
-        `Budget.check`)."""
+        """The run's limits, with what the branches spent and `in_flight` / `pending` /
+        `tools` (see `Budget.check`; a sub-run of a branch's tool passes all three, as
+        `ChildBudget` does to any parent budget)."""
         budget: Any = self.parent.budget
         exceeded: LimitExceeded | None = budget.check(
-            self.parent, (*self.spent(), *in_flight), pending
+            self.parent, (*self.spent(), *in_flight), pending, tools
         )
         if exceeded is not None:
             self.exceeded = exceeded
