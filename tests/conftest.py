@@ -1,5 +1,5 @@
 """Shared test configuration: async tests run on asyncio through anyio's pytest plugin, and
-the suite runs on pytest-xdist workers (the README's command: `-n 4 --dist loadgroup`)."""
+the suite can run on pytest-xdist workers (`-n 4 --dist loadgroup`: docs/dependencies.md)."""
 
 import logging
 from collections.abc import Iterator
