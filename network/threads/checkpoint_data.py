@@ -83,7 +83,9 @@ class CheckpointState(BaseModel):
     store, read-only, and decoded only when read.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    # Built at first use, not at import: every process that imports the threads package
+    # (the CLI's, each served worker's) would pay for its schema otherwise.
+    model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
 
     thread_id: str
     checkpoint: Checkpoint
@@ -128,6 +130,8 @@ class ThreadOrigin(BaseModel):
     """Where a thread came from: a fork of `parent_thread_id` at `checkpoint` (`kind="fork"`),
     or what `parent_thread_id` held before it was rewound to `checkpoint` (`kind="rewind"`)."""
 
+    model_config = ConfigDict(defer_build=True)
+
     thread_id: str
     parent_thread_id: str
     checkpoint: int
@@ -141,6 +145,8 @@ class ForkResult(BaseModel):
     `shared_keys` lists the `user:` / `app:` keys the source thread wrote after the checkpoint:
     the fork sees their current values, not those at the checkpoint.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     thread: ThreadInfo
     origin: ThreadOrigin
@@ -166,6 +172,8 @@ class RewindReport(BaseModel):
             `AlreadyAnsweredError` and nothing runs (`kept_as` waits on nothing either).
         note: says, in words, that the side effects of those tool calls were not undone.
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     thread_id: str
     checkpoint: int
