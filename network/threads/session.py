@@ -38,6 +38,7 @@ import anyio
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink, Observer
+from network.run.events import RunCancelled, RunEvent, RunFinished, StepFinished
 from network.run.result import RunResult
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
@@ -184,14 +185,13 @@ class ThreadSession:
             with anyio.CancelScope(shield=True):
                 await self.store.close()
 
-    async def sink(self, event: Any) -> None:
+    async def sink(self, event: RunEvent) -> None:
         """The event sink that commits: after each agent call, and at the end of the run."""
-        kind = event.type
-        if kind == "STEP_FINISHED":
+        if isinstance(event, StepFinished):
             if len(self.state.results) > self._results_saved:  # not a step closed by an error
                 await self.commit()
-        elif kind == "RUN_FINISHED":
-            if getattr(getattr(event, "outcome", None), "type", None) == "cancelled":
+        elif isinstance(event, RunFinished):
+            if isinstance(event, RunCancelled):
                 return  # stopped mid-call: what is pending belongs to the call in flight
             await self.commit(trailing=True)
 
