@@ -388,11 +388,7 @@ def agui_event_type_spellings(name: str, path: Path) -> list[str]:
     }
     found = []
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Constant)
-            and node.value in types
-            and id(node) not in docstrings
-        ):
+        if isinstance(node, ast.Constant) and node.value in types and id(node) not in docstrings:
             found.append(f"{name}:{node.lineno} {node.value!r}")
         elif (
             isinstance(node, ast.Attribute)

@@ -2,10 +2,11 @@
 
 AG-UI events carry the streamed answer, tool calls and state deltas, but not the prompt an
 agent was sent, its token usage or duration, or which tool wrote which key. `ObservedNetwork`
-wraps the user's network for the AG-UI server: its `execute` adds one sink that, when a step
-finishes, sends a CUSTOM event `agent_network.devui.step` (before STEP_FINISHED) holding the
-step's `steps.step_view` plus the state writes made since the previous step (the state's own
-provenance log: key, set/delete, agent, tool, source, time). Everything else is the network
+wraps the user's network for the AG-UI server: its `execute` adds one sink of the run's typed
+events (an `Observer`) that, when a step finishes (`StepFinished`), sends a `Custom` event
+`agent_network.devui.step` (before STEP_FINISHED) holding the step's `steps.step_view` plus
+the state writes made since the previous step (the state's own provenance log: key,
+set/delete, agent, tool, source, time). Everything else is the network
 itself: attributes are read through.
 """
 

@@ -8,11 +8,12 @@
    a closed schema does not declare are left in storage, unseen: several networks may share
    an app. The caller's `state=` is then written over the loaded state as the caller's writes
    (recorded in the first delta, and saved).
-2. Commit. The session is an event sink. On each STEP_FINISHED it commits, in one transaction,
-   the new agent call with its state delta, the conversation messages it added (the first
-   commit also carries the user's message), the new values of the thread keys that delta
-   touched, and the raw `user:` / `app:` writes for the store to re-apply with their handlers.
-   On RUN_FINISHED it commits whatever the router wrote after the last call (not when the
+2. Commit. The session is a sink of the run's typed events (`network.run.events`, subscribed
+   as an `Observer`). On each `StepFinished` (STEP_FINISHED on the wire) it commits, in one
+   transaction, the new agent call with its state delta, the conversation messages it added
+   (the first commit also carries the user's message), the new values of the thread keys that
+   delta touched, and the raw `user:` / `app:` writes for the store to re-apply with their handlers.
+   On `RunFinished` it commits whatever the router wrote after the last call (not when the
    run was cancelled: pending writes then belong to the call in flight). The sink runs
    before any other, so a client that sees STEP_FINISHED knows the call is saved. A crash thus
    loses at most the call in flight; a failed run keeps every call that completed.

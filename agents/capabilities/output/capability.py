@@ -54,7 +54,7 @@ class TypedOutput(Capability):
         key = self.output_key
         stream = None
         if key is not None and ctx.emitter.streaming and is_persistent(key):
-            from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+            from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (only runs with a sink need it)
 
             stream = OutputStream(ctx, spec, key, mode)
         if stream is not None:
