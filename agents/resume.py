@@ -17,6 +17,7 @@ from agents.tools._dispatch import run_tool_calls
 from network.history.messages import ToolCall
 from network.history.results import InferenceResult, ToolCallRecord
 from network.run.context import AgentLike, RunContext
+from network.run.events import ToolResult
 from network.run.interrupts import Answer, Interrupt
 
 
@@ -96,10 +97,8 @@ async def resume_call(
         )
     emitter = ctx.emitter
     if emitter.active:
-        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
         for record in records:
-            await emitter.emit(events.tool_result(record.id + ":result", record.id, record.content))
+            await emitter.emit(ToolResult(record.id + ":result", record.id, record.content))
     return InferenceResult(
         agent=agent.name,
         input=ctx.input,

@@ -32,6 +32,7 @@ from network.history.results import InferenceResult, ModelCall, ToolCallRecord, 
 from network.run.agent_call import NO_OUTPUT, AgentCall
 from network.run.capability import Capability
 from network.run.context import RunContext
+from network.run.events import ToolResult
 from network.run.stages import NO_STAGES, Stages, chain, resolve_stages
 from network.state.provenance import agent_writer
 
@@ -261,7 +262,7 @@ class AgentStep:
 
     def _watch(self, call: AgentCall) -> None:
         """A run with sinks: the call's text and tool calls become events (`call.events`)."""
-        from agents._call_events import CallEvents  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+        from agents._call_events import CallEvents  # noqa: PLC0415 (only runs with a sink need it)
 
         run = call.run
         call.events = CallEvents(run.emitter, self.name, run.args_listeners)
@@ -400,12 +401,8 @@ class AgentStep:
 
     async def _tool_results(self, ctx: RunContext, records: Sequence[ToolCallRecord]) -> None:
         """A watched call's tool results, sent to the client."""
-        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
         for record in records:
-            await ctx.emitter.emit(
-                events.tool_result(record.id + ":result", record.id, record.content)
-            )
+            await ctx.emitter.emit(ToolResult(record.id + ":result", record.id, record.content))
 
     def _store_output(self, call: AgentCall, value: Any) -> None:
         """`output_key` receives the final answer: through the key's type when it has one,

@@ -28,7 +28,7 @@ from network.history.messages import ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.client_results import result_messages
 from network.run.context import NetworkLike, RunContext
-from network.run.emitter import AnySink
+from network.run.emitter import Sink
 from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.interrupts import (
     AlreadyAnsweredError,
@@ -78,7 +78,7 @@ class RunnableNetwork(NetworkLike, Protocol):
     ) -> Awaitable[RunResult]: ...
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[Sink] = ()
     ) -> RunResult: ...
 
 

@@ -27,7 +27,7 @@ from network.run.budgets.caller import calling_run
 from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.capability import Capability
 from network.run.context import AgentLike, DepsT, Router, RunContext
-from network.run.emitter import AnySink, Observer
+from network.run.emitter import Observer, Sink
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
 from network.run.guardrails import coerce_guardrails
 from network.run.handoff_router import FollowHandoffs
@@ -318,7 +318,7 @@ class Network(Generic[DepsT]):
         budget: SharedBudget | Sequence[SharedBudget] | None = None,
         max_iter: int | None = None,
         run_id: str | None = None,
-        sinks: Sequence[AnySink] = (),
+        sinks: Sequence[Sink] = (),
         durable: bool = False,
         **deprecated: Unpack[ThreadKeywords],
     ) -> RunResult:
@@ -496,7 +496,7 @@ class Network(Generic[DepsT]):
             client.close()
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[Sink] = ()
     ) -> RunResult:
         """Drive the loop for a prepared context, with its event sinks (the extension point).
 
@@ -539,8 +539,8 @@ class Network(Generic[DepsT]):
         return execute(ctx, max_iter=options.max_iter, sinks=observed)
 
     def _observe(
-        self, ctx: RunContext, sinks: Sequence[AnySink], *, metered: bool = False
-    ) -> list[AnySink | Observer]:
+        self, ctx: RunContext, sinks: Sequence[Sink], *, metered: bool = False
+    ) -> list[Sink]:
         """The network's default limits, the run's capabilities (with `metered`, or when the
         run already has shared budgets, their metering) and the telemetry sink when the run
         is traced.
@@ -633,7 +633,7 @@ class Network(Generic[DepsT]):
         interrupted: RunResult,
         answers: Any,
         *,
-        sinks: Sequence[AnySink] = (),
+        sinks: Sequence[Sink] = (),
         max_iter: int | None = None,
         run_id: str | None = None,
         deps: DepsT | None = None,
@@ -668,7 +668,7 @@ class Network(Generic[DepsT]):
         stopped: RunResult,
         results: Mapping[str, Any],
         *,
-        sinks: Sequence[AnySink] = (),
+        sinks: Sequence[Sink] = (),
         max_iter: int | None = None,
         run_id: str | None = None,
         deps: DepsT | None = None,

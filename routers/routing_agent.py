@@ -44,6 +44,7 @@ from network.history.messages import AssistantMessage, SystemMessage, ToolMessag
 from network.logger import get_logger
 from network.numbers import check_number
 from network.run.context import NetworkLike, RunContext
+from network.run.events import Custom
 from network.run.result import Stop, StopReason
 from routers.routing_prompt import CHOOSE_NOW, DEFAULT_PREAMBLE, routing_system_prompt
 from routers.routing_tools import BadChoice, Choice, read_call, tool_schemas
@@ -243,12 +244,10 @@ ROUTER_CHOICE_EVENT = "agent_network.router_choice"
 
 def choice_event(router: str, choice: Choice) -> Any:
     """CUSTOM `agent_network.router_choice`: `{router, agent, reason}` or `{router, summary}`."""
-    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
     if choice.agent is None:
-        return events.custom(ROUTER_CHOICE_EVENT, {"router": router, "summary": choice.summary})
+        return Custom(ROUTER_CHOICE_EVENT, {"router": router, "summary": choice.summary})
     value = {"router": router, "agent": choice.agent, "reason": choice.reason}
-    return events.custom(ROUTER_CHOICE_EVENT, value)
+    return Custom(ROUTER_CHOICE_EVENT, value)
 
 
 def _log(ctx: RunContext, event: str, **fields: Any) -> None:

@@ -363,6 +363,85 @@ def test_the_layout_checks_see_what_they_claim() -> None:
     assert not importable("agents.no_such_module")
 
 
+# -- typed events inside, AG-UI at the edge ---------------------------------------------------
+
+# The run emits typed events (`network.run.events`); AG-UI is one encoding of them. Only the
+# encoder spells AG-UI event types, and only the encoder and the AG-UI server read AG-UI models.
+AGUI_ENCODER = ("network.events", "network.run.agui_encoder")  # the builders and the encoder
+AGUI_EDGE = (*AGUI_ENCODER, "network.agui")  # what handles the wire's models
+
+
+def agui_event_type_spellings(name: str, path: Path) -> list[str]:
+    """Where a module spells an AG-UI event type: a string such as "STEP_FINISHED" (outside
+    docstrings), or `EventType.<member>`."""
+    from ag_ui.core import EventType
+
+    types = {member.value for member in EventType}
+    tree = ast.parse(path.read_text(), str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and node.value in types and id(node) not in docstrings:
+            found.append(f"{name}:{node.lineno} {node.value!r}")
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "EventType"
+        ):
+            found.append(f"{name}:{node.lineno} EventType.{node.attr}")
+    return found
+
+
+def outside(prefixes: tuple[str, ...], name: str) -> bool:
+    return not any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_only_the_agui_encoder_spells_an_agui_event_type() -> None:
+    """Consumers dispatch on the typed events' classes, never on a wire type string."""
+    found = [
+        spelling
+        for name, path in all_modules().items()
+        if outside(AGUI_ENCODER, name)
+        for spelling in agui_event_type_spellings(name, path)
+    ]
+    assert found == []
+
+
+def test_only_the_agui_edge_imports_ag_ui() -> None:
+    reading_the_wire = [
+        name
+        for name, path in all_modules().items()
+        if outside(AGUI_EDGE, name)
+        and any(i == "ag_ui" or i.startswith("ag_ui.") for i in imported_names(name, path))
+    ]
+    assert reading_the_wire == []
+
+
+def test_the_event_type_check_sees_what_it_claims(tmp_path: Path) -> None:
+    source = tmp_path / "probe.py"
+    source.write_text(
+        '"""A docstring naming RUN_FINISHED is fine."""\n'
+        "from ag_ui.core import EventType\n"
+        "def sink(event):\n"
+        '    """STEP_FINISHED here too."""\n'
+        '    if event.type == "STEP_FINISHED" or event.type in {"RUN_ERROR"}:\n'
+        "        return EventType.CUSTOM\n"
+    )
+    assert sorted(agui_event_type_spellings("probe", source)) == [
+        "probe:5 'RUN_ERROR'",
+        "probe:5 'STEP_FINISHED'",
+        "probe:6 EventType.CUSTOM",
+    ]
+    assert "ag_ui.core.EventType" in imported_names("network.run.probe", source)
+
+
 # -- typed seams ------------------------------------------------------------------------------
 
 # Parameters and attributes with these names stand for a network, an agent, a tool or a run

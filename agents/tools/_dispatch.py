@@ -37,6 +37,7 @@ from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.agent_call import AgentCall, ToolUse
 from network.run.context import AgentLike, NetworkLike, RunContext
+from network.run.events import ToolCallRetry
 from network.run.retry_policy import RetryPolicy
 from network.run.screening import log_screened
 from network.run.stages import chain
@@ -176,8 +177,6 @@ async def _awaited(
 async def _announce_retry(
     ctx: RunContext, call: ToolCall, record: ToolCallRecord, attempt: int, wait: float
 ) -> None:
-    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
     details = {
         "toolCallId": call.id,
         "tool": call.name,
@@ -186,7 +185,7 @@ async def _announce_retry(
         "errorType": record.error_type,
         "delay": wait,
     }
-    await ctx.emitter.emit(events.custom("TOOL_CALL_RETRY", details))
+    await ctx.emitter.emit(ToolCallRetry(details))
 
 
 async def _attempt(

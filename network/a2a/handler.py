@@ -67,6 +67,7 @@ from network.history.messages import UserMessage
 from network.ids import new_id
 from network.logger import LazyLogger
 from network.run.context import RunContext
+from network.run.emitter import Listener
 from network.run.interrupts import restore_rejected
 from network.serving.admission import Admission, RunRequest
 from network.serving.approvals import pair_answers
@@ -326,7 +327,7 @@ class NetworkHandler(RequestHandler):
         try:
             with live.scope:
                 try:
-                    result = await admission.execute(job.ctx, sinks=[Progress(live)])
+                    result = await admission.execute(job.ctx, sinks=[Listener(Progress(live))])
                     ending = outcome(live, result)
                     waiting = [interrupt.id for interrupt in result.interrupts]
                     if waiting:

@@ -48,6 +48,16 @@ from pydantic_core import to_jsonable_python
 
 from network.a2a.live import LiveTask
 from network.ids import new_id
+from network.run.events import (
+    RunEvent,
+    StateDelta,
+    TextContent,
+    TextEnded,
+    TextStarted,
+    ToolCallArgs,
+    ToolCallStarted,
+    ToolResult,
+)
 
 MAX_ARGUMENT_CHARS = 100_000  # a tool call's arguments shown in its progress message
 
@@ -150,7 +160,8 @@ def failed(live: LiveTask, text: str) -> TaskStatusUpdateEvent:
 
 
 class Progress:
-    """A run's sink: its events as `working` status updates of `live`'s task."""
+    """A run's sink of typed events (subscribe it as a `Listener`): its events as `working`
+    status updates of `live`'s task."""
 
     def __init__(self, live: LiveTask) -> None:
         self.live = live
@@ -158,46 +169,45 @@ class Progress:
         self.speakers: dict[str, dict[str, Any]] = {}
         self.calls: dict[str, tuple[str, list[str]]] = {}
 
-    async def __call__(self, event: Any) -> None:
-        kind = event.type
-        if kind == "TEXT_MESSAGE_START":
+    async def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, TextStarted):
             self.texts[event.message_id] = []
-            self.speakers[event.message_id] = _attribution(event, getattr(event, "name", None))
-        elif kind == "TEXT_MESSAGE_CONTENT":
+            self.speakers[event.message_id] = _attribution(event, event.name)
+        elif isinstance(event, TextContent):
             self.texts.setdefault(event.message_id, []).append(event.delta)
-        elif kind == "TEXT_MESSAGE_END":
+        elif isinstance(event, TextEnded):
             text = "".join(self.texts.pop(event.message_id, ()))
             who = self.speakers.pop(event.message_id, {})
             if text:
                 self._say([Part(text=text)], who)
-        elif kind == "TOOL_CALL_START":
-            self.calls[event.tool_call_id] = (event.tool_call_name, [])
-        elif kind == "TOOL_CALL_ARGS":
-            call = self.calls.get(event.tool_call_id)
+        elif isinstance(event, ToolCallStarted):
+            self.calls[event.call_id] = (event.name, [])
+        elif isinstance(event, ToolCallArgs):
+            call = self.calls.get(event.call_id)
             if call is not None:
                 call[1].append(event.delta)
-        elif kind == "TOOL_CALL_RESULT":
-            name, chunks = self.calls.pop(event.tool_call_id, ("", []))
+        elif isinstance(event, ToolResult):
+            name, chunks = self.calls.pop(event.call_id, ("", []))
             shown = {
-                "id": event.tool_call_id,
+                "id": event.call_id,
                 "name": name,
                 "arguments": _arguments("".join(chunks)),
                 "result": event.content,
             }
             self._say([data_part({"toolCall": shown})], _attribution(event, None))
-        elif kind == "STATE_DELTA":
-            self._say([data_part({"stateDelta": event.delta})], {})
+        elif isinstance(event, StateDelta):
+            self._say([data_part({"stateDelta": event.ops})], {})
 
     def _say(self, parts: list[Part], metadata: dict[str, Any]) -> None:
         message = agent_message(self.live, parts, metadata)
         self.live.publish(status(self.live, TaskState.TASK_STATE_WORKING, message))
 
 
-def _attribution(event: Any, agent: str | None) -> dict[str, Any]:
+def _attribution(event: RunEvent, agent: str | None) -> dict[str, Any]:
     found: dict[str, Any] = {}
     if agent:
         found["agent"] = agent
-    subagent = getattr(event, "subagent_run_id", None)
+    subagent = event.subagent_run_id
     if subagent:
         found["subagentRunId"] = subagent
     return found

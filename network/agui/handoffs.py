@@ -26,19 +26,36 @@ from __future__ import annotations
 
 from typing import Any
 
+from ag_ui.core import (
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    StateSnapshotEvent,
+    StepStartedEvent,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+)
+
 from network import events
 from network.ids import new_id
 from network.run.context import NetworkLike
 from network.run.emitter import EventSink
 
-_RUN_SCOPED = frozenset(
-    {"RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STATE_SNAPSHOT", "STATE_DELTA"}
+_RUN_SCOPED = (
+    RunStartedEvent,
+    RunFinishedEvent,
+    RunErrorEvent,
+    StateSnapshotEvent,
+    StateDeltaEvent,
 )
-_OWN_LIFECYCLE = frozenset({"SUBAGENT_FINISHED", "SUBAGENT_ERROR"})
+_OWN_LIFECYCLE = (SubagentFinishedEvent, SubagentErrorEvent)
 
 
 class HandoffSubagents:
-    """A sink that turns handoffs into sub-agents on their way to `sink` (see the module)."""
+    """A sink of AG-UI models (after the encoder: `network.run.agui_encoder`) that turns
+    handoffs into sub-agents on their way to `sink` (see the module)."""
 
     __slots__ = ("_active", "_descriptions", "_pending", "sink")
 
@@ -52,17 +69,16 @@ class HandoffSubagents:
         self._active: tuple[str, str] | None = None  # (subagentRunId, target) streaming now
 
     async def __call__(self, event: Any) -> None:
-        kind = event.type
-        if kind == "STEP_STARTED" and getattr(event, "subagent_run_id", None) is None:
+        if isinstance(event, StepStartedEvent) and event.subagent_run_id is None:
             await self._step(event.step_name)
-        elif kind == "RUN_FINISHED":
+        elif isinstance(event, RunFinishedEvent):
             event = await self._finish_run(event)
-        elif kind == "RUN_ERROR" and self._active is not None:
+        elif isinstance(event, RunErrorEvent) and self._active is not None:
             run_id, _ = self._active
             self._active = None
             await self.sink(events.subagent_error(run_id, event.message, event.code))
         active = self._active
-        if active is not None and kind not in _RUN_SCOPED:
+        if active is not None and not isinstance(event, _RUN_SCOPED):
             event = _attributed(event, active[0])
         await self.sink(event)
         if isinstance(event, events.HandoffEvent):  # the target's call opens its sub-agent
@@ -118,12 +134,11 @@ class HandoffSubagents:
 
 def _attributed(event: Any, run_id: str) -> Any:
     """`event` carrying `run_id` (a copy), unless it carries one of its own already."""
-    kind = event.type
-    if kind == "SUBAGENT_STARTED":  # a sub-run the target started: nested under it
+    if isinstance(event, SubagentStartedEvent):  # a sub-run the target started: nested under it
         if event.parent_subagent_run_id is None:
             return event.model_copy(update={"parent_subagent_run_id": run_id})
         return event
-    if kind in _OWN_LIFECYCLE or getattr(event, "subagent_run_id", None) is not None:
+    if isinstance(event, _OWN_LIFECYCLE) or getattr(event, "subagent_run_id", None) is not None:
         return event
     if "subagent_run_id" not in type(event).model_fields:
         return event

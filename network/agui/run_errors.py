@@ -5,8 +5,9 @@ The library's own errors reach the client as they are; any other exception is lo
 only `internal error (reference err_...)` with code `internal_error`
 (`network.serving.screening`).
 
-The run's own RUN_ERROR is built before the exception reaches the server, so `ErrorScreen`
-holds it back and sends the client's version once the exception is known.
+The run's own `RunError` is emitted before the exception reaches the server, so `ErrorScreen`
+(a sink of the run's typed events, in front of the AG-UI encoder) holds it back and sends the
+client's version once the exception is known.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from network import events
 from network.run.emitter import EventSink
+from network.run.events import RunError, RunEvent, RunFinished
 from network.serving.screening import INTERNAL_ERROR, screened
 
 LOGGER = "agent_network.agui"
@@ -24,11 +25,12 @@ __all__ = ["INTERNAL_ERROR", "LOGGER", "ErrorScreen"]
 
 
 class ErrorScreen:
-    """A sink passing every event on to `sink` except RUN_ERROR, which `report` sends.
+    """A sink of typed events passing every event on to `sink` except `RunError`, which
+    `report` sends.
 
     `stopped`: when it says the run was stopped from outside (its lease lost), the run's
-    RUN_FINISHED (a cancelled run's) is held back too, and `report` sends the RUN_ERROR of the
-    error that stopped it instead.
+    `RunFinished` (a cancelled run's) is held back too, and `report` sends the `RunError` of
+    the error that stopped it instead.
     """
 
     def __init__(self, sink: EventSink, stopped: Callable[[], bool] | None = None) -> None:
@@ -36,10 +38,9 @@ class ErrorScreen:
         self.stopped = stopped
         self.held: Any = None
 
-    async def __call__(self, event: Any) -> None:
-        kind = event.type
-        if kind == "RUN_ERROR" or (
-            kind == "RUN_FINISHED" and self.stopped is not None and self.stopped()
+    async def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, RunError) or (
+            isinstance(event, RunFinished) and self.stopped is not None and self.stopped()
         ):
             self.held = event
             return
@@ -51,4 +52,4 @@ class ErrorScreen:
             return
         self.held = None
         message, code = screened(error, logger=LOGGER, event="agui.run_failed", run_id=run_id)
-        await self.sink(events.run_error(message, code=code))
+        await self.sink(RunError(message, code=code))

@@ -62,7 +62,10 @@ from network.agui.tool_results import pin_results
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
+from network.run.agui_encoder import agui_sink
 from network.run.context import RunContext
+from network.run.emitter import Listener, Observer
+from network.run.events import RunEvent, ToolCallStarted, ToolResult
 from network.serving.admission import Admission
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
@@ -239,24 +242,23 @@ class _EventResponse:
         self.released = False
         self.budget: BudgetOf | tuple[Any, ...] | None = None  # the server's shared budgets
 
-    async def _note_calls(self, event: Any) -> None:
-        kind = event.type
-        if kind == "TOOL_CALL_START":  # a call the client may send a result for
-            self.record.issued_calls.setdefault(event.tool_call_id, None)
-        elif kind == "TOOL_CALL_RESULT":  # ... and the only result it may send for it
-            self.record.issued_calls[event.tool_call_id] = result_digest(event.content)
+    async def _note_calls(self, event: RunEvent) -> None:
+        if isinstance(event, ToolCallStarted):  # a call the client may send a result for
+            self.record.issued_calls.setdefault(event.call_id, None)
+        elif isinstance(event, ToolResult):  # ... and the only result it may send for it
+            self.record.issued_calls[event.call_id] = result_digest(event.content)
 
     async def _run(self, sink: Any) -> Any:
         sink = HandoffSubagents(sink, self.network)  # a handoff's target shown as a sub-agent
         ctx, admission = self.ctx, self.admission
         if self.replay:  # a client coming back without the conversation gets it
             sink = ConversationReplay(sink, ctx.state.messages, admission.prior_messages)
-        screen = ErrorScreen(sink, stopped=lambda: admission.stopped)
+        # the run's typed events, screened, then encoded: AG-UI is written here, at the edge
+        screen = ErrorScreen(agui_sink(sink), stopped=lambda: admission.stopped)
+        sinks: list[Any] = [Listener(screen)]
         if admission.lease is None:  # in memory: the record vouches for what the client saw
             pin_results(self.record, ctx.state.messages)
-            sinks: list[Any] = [self._note_calls, screen]
-        else:  # on a store the stored conversation does
-            sinks = [screen]
+            sinks.insert(0, Observer(self._note_calls))
         try:
             execute = functools.partial(admission.execute, ctx, sinks=sinks)
             session = getattr(admission, "session", None)  # a stored thread's

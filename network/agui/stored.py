@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any
 
+from ag_ui.core import StateSnapshotEvent
+
 from network.agui.snapshot import message_id, messages_snapshot
 from network.run.emitter import EventSink
 
@@ -37,7 +39,7 @@ class ConversationReplay:
 
     async def __call__(self, event: Any) -> None:
         await self.sink(event)
-        if not self.sent and event.type == "STATE_SNAPSHOT":
+        if not self.sent and isinstance(event, StateSnapshotEvent):
             self.sent = True
             await self.sink(messages_snapshot(islice(self.conversation, self.stored)))
             if len(self.conversation) > self.stored:

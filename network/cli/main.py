@@ -162,6 +162,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from rich.console import Console  # noqa: PLC0415 (rich)
 
     from network.cli.trace import Trace, summary  # noqa: PLC0415 (rich)
+    from network.run.emitter import Listener  # noqa: PLC0415 (with the trace)
 
     network = load_network(args.target)
     state = _initial_state(args.state)
@@ -173,7 +174,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     async def main() -> Any:
         with endpoint_override(network, endpoint):
-            return await network.run(args.input, state=state, sinks=[trace])
+            return await network.run(args.input, state=state, sinks=[Listener(trace)])
 
     try:
         result = anyio.run(main)

@@ -1,4 +1,4 @@
-"""The live trace `agent-network run` prints: a sink on the run's events, drawn with rich.
+"""The live trace `agent-network run` prints: a sink on the run's typed events, drawn with rich.
 
 Agent steps, streamed text, tool calls with their arguments and results, and state changes
 are printed as they happen; `summary` prints the end: stop reason, agent calls, token usage
@@ -9,10 +9,31 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
+
+from network.run.events import (
+    Custom,
+    NamedCustom,
+    RunError,
+    RunEvent,
+    RunInterrupted,
+    RunStarted,
+    StateDelta,
+    StateSnapshot,
+    StepFinished,
+    StepStarted,
+    TextContent,
+    TextEnded,
+    TextStarted,
+    ToolCallArgs,
+    ToolCallEnded,
+    ToolCallStarted,
+    ToolResult,
+)
 
 WIDTH = 100  # values are cut to this many characters
 
@@ -25,7 +46,7 @@ def short(value: Any, width: int = WIDTH) -> str:
 
 
 class Trace:
-    """A run sink that prints each event as it arrives."""
+    """A run sink (a `Listener`: typed events) that prints each event as it arrives."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -42,11 +63,12 @@ class Trace:
             self.text_open = False
             self.console.print()
 
-    async def __call__(self, event: Any) -> None:
-        kind = getattr(event.type, "value", event.type)
-        handler = getattr(self, "on_" + kind.lower(), None)
+    async def __call__(self, event: RunEvent) -> None:
+        handler = HANDLERS.get(type(event))
+        if handler is None and isinstance(event, (Custom, NamedCustom)):
+            handler = Trace.on_custom
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     def on_run_started(self, event: Any) -> None:
         self.line(("run ", "bold"), event.run_id, (f"  thread {event.thread_id}", "dim"))
@@ -70,13 +92,13 @@ class Trace:
                 self.line(("  predicts ", "dim"), entry["state_key"], (f" from {target}", "dim"))
 
     def on_step_started(self, event: Any) -> None:
-        self.steps[event.step_name] = time.perf_counter()
-        self.line(("> ", "bold cyan"), (event.step_name, "bold cyan"))
+        self.steps[event.name] = time.perf_counter()
+        self.line(("> ", "bold cyan"), (event.name, "bold cyan"))
 
     def on_step_finished(self, event: Any) -> None:
-        started = self.steps.pop(event.step_name, None)
+        started = self.steps.pop(event.name, None)
         took = f" {time.perf_counter() - started:.2f}s" if started is not None else ""
-        self.line(("< ", "cyan"), (event.step_name, "cyan"), (took, "dim"))
+        self.line(("< ", "cyan"), (event.name, "cyan"), (took, "dim"))
 
     def on_text_message_start(self, event: Any) -> None:
         self._end_text()
@@ -90,18 +112,18 @@ class Trace:
         self._end_text()
 
     def on_tool_call_start(self, event: Any) -> None:
-        self.tools[event.tool_call_id] = [event.tool_call_name, ""]
+        self.tools[event.call_id] = [event.name, ""]
 
     def on_tool_call_args(self, event: Any) -> None:
-        if event.tool_call_id in self.tools:
-            self.tools[event.tool_call_id][1] += event.delta
+        if event.call_id in self.tools:
+            self.tools[event.call_id][1] += event.delta
 
     def on_tool_call_end(self, event: Any) -> None:
-        name, arguments = self.tools.get(event.tool_call_id, ["?", ""])
+        name, arguments = self.tools.get(event.call_id, ["?", ""])
         self.line(("  tool ", "yellow"), (name, "bold yellow"), f"({short(arguments)})")
 
     def on_tool_call_result(self, event: Any) -> None:
-        name = self.tools.pop(event.tool_call_id, ["?"])[0]
+        name = self.tools.pop(event.call_id, ["?"])[0]
         content = event.content if isinstance(event.content, str) else str(event.content)
         failed = content.startswith(("Error:", "Rejected:"))
         style = "red" if failed else "green"
@@ -110,8 +132,7 @@ class Trace:
     def on_state_delta(self, event: Any) -> None:
         # While a tool call is open the change is predicted or proposed, not yet committed.
         label = "  state~ " if self.tools else "  state "
-        for op in event.delta:
-            data = op if isinstance(op, dict) else op.model_dump()
+        for data in event.ops:
             value = f" = {short(data['value'], 60)}" if "value" in data else ""
             self.line((label, "magenta"), f"{data['op']} {data['path']}", (value, "dim"))
 
@@ -119,17 +140,36 @@ class Trace:
         keys = ", ".join(event.snapshot) or "empty"
         self.line(("  state ", "magenta"), ("snapshot: ", "dim"), keys)
 
-    def on_run_finished(self, event: Any) -> None:
-        outcome = getattr(event, "outcome", None)
-        for interrupt in getattr(outcome, "interrupts", None) or ():
+    def on_run_interrupted(self, event: Any) -> None:
+        for interrupt in event.interrupts:
+            call_id = interrupt.to_agui()["tool_call_id"]  # a sub-run's: the call that waits
             self.line(
                 ("  waiting ", "bold yellow"),
                 f"{interrupt.message or interrupt.reason} ",
-                (f"(interrupt {interrupt.id}, tool call {interrupt.tool_call_id})", "dim"),
+                (f"(interrupt {interrupt.id}, tool call {call_id})", "dim"),
             )
 
     def on_run_error(self, event: Any) -> None:
         self.line(("run failed: ", "bold red"), event.message)
+
+
+HANDLERS: dict[type[Any], Callable[[Trace, Any], None]] = {
+    RunStarted: Trace.on_run_started,
+    StepStarted: Trace.on_step_started,
+    StepFinished: Trace.on_step_finished,
+    TextStarted: Trace.on_text_message_start,
+    TextContent: Trace.on_text_message_content,
+    TextEnded: Trace.on_text_message_end,
+    ToolCallStarted: Trace.on_tool_call_start,
+    ToolCallArgs: Trace.on_tool_call_args,
+    ToolCallEnded: Trace.on_tool_call_end,
+    ToolResult: Trace.on_tool_call_result,
+    StateDelta: Trace.on_state_delta,
+    StateSnapshot: Trace.on_state_snapshot,
+    RunInterrupted: Trace.on_run_interrupted,
+    RunError: Trace.on_run_error,
+}
+"""What the trace shows of each event class (a custom event: `Trace.on_custom`)."""
 
 
 def summary(console: Console, result: Any) -> None:

@@ -2,10 +2,11 @@
 
 AG-UI events carry the streamed answer, tool calls and state deltas, but not the prompt an
 agent was sent, its token usage or duration, or which tool wrote which key. `ObservedNetwork`
-wraps the user's network for the AG-UI server: its `execute` adds one sink that, when a step
-finishes, sends a CUSTOM event `agent_network.devui.step` (before STEP_FINISHED) holding the
-step's `steps.step_view` plus the state writes made since the previous step (the state's own
-provenance log: key, set/delete, agent, tool, source, time). Everything else is the network
+wraps the user's network for the AG-UI server: its `execute` adds one sink of the run's typed
+events (an `Observer`) that, when a step finishes (`StepFinished`), sends a `Custom` event
+`agent_network.devui.step` (before STEP_FINISHED) holding the step's `steps.step_view` plus
+the state writes made since the previous step (the state's own provenance log: key,
+set/delete, agent, tool, source, time). Everything else is the network
 itself: attributes are read through.
 """
 
@@ -18,7 +19,8 @@ from network.devui.steps import step_view
 from network.logger import LazyLogger
 from network.network import Network
 from network.run.context import RunContext
-from network.run.emitter import AnySink
+from network.run.emitter import Observer, Sink
+from network.run.events import Custom, RunEvent, StepFinished
 
 STEP_EVENT = "agent_network.devui.step"
 MAX_WRITES = 1_000  # state writes reported per step (the latest); a loop may make many more
@@ -36,10 +38,10 @@ class ObservedNetwork:
         return getattr(self._network, name)
 
     async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
+        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[Sink] = ()
     ) -> Any:
         """The network's own `execute`, with the step-details sink first."""
-        details = StepDetails(ctx)
+        details = Observer(StepDetails(ctx))  # reads the run's typed events
         return await self._network.execute(ctx, max_iter=max_iter, sinks=[details, *sinks])
 
 
@@ -51,8 +53,8 @@ class StepDetails:
         self.writes_seen = 0
         self.results_seen = len(ctx.state.results)
 
-    async def __call__(self, event: Any) -> None:
-        if event.type != "STEP_FINISHED":
+    async def __call__(self, event: RunEvent) -> None:
+        if not isinstance(event, StepFinished):
             return
         state = self.ctx.state
         if len(state.results) <= self.results_seen:  # a step closed by an error: no result
@@ -63,9 +65,7 @@ class StepDetails:
         except Exception as error:  # the page loses one step's details; the run goes on
             log.warning("devui.step_details_failed", error=repr(error))
             return
-        from network import events  # noqa: PLC0415 (ag_ui: loaded by the run already)
-
-        await self.ctx.emitter.emit(events.custom(STEP_EVENT, value))
+        await self.ctx.emitter.emit(Custom(STEP_EVENT, value))
 
     def details(self, index: int) -> dict[str, Any]:
         """The step view of result `index` with the writes since the previous step."""

@@ -1,9 +1,11 @@
 """The event stream of a durable run, kept in DBOS's database and readable by run id.
 
-Each AG-UI event the run emits is appended, in its JSON form, to the DBOS stream `events` of
-the run's workflow (`DurableClient.events(run_id)` reads it, from any process, while the run
-goes on). A write to the stream costs about what a recorded step does, so events are not
-written one by one, nor once per agent call, but in batches, off the run's path:
+Each event the run emits is appended, in its AG-UI JSON form (`network.run.agui_encoder`:
+the form a reader serves to a client, and the form of the logs written before the run's
+events were typed), to the DBOS stream `events` of the run's workflow
+(`DurableClient.events(run_id)` reads it, from any process, while the run goes on). A write
+to the stream costs about what a recorded step does, so events are not written one by one,
+nor once per agent call, but in batches, off the run's path:
 
 - events wait in memory and the process's flusher thread writes them together, at most
   `FLUSH_EVERY` seconds after the log's previous write (or the run's start): a reader sees
@@ -41,11 +43,12 @@ from typing import Any
 import anyio
 
 from network.durable.connections import Connections, connections
+from network.run.events import RunError, RunEvent, RunFinished
 
 STREAM_KEY = "events"
 FLUSH_EVERY = 0.1
 """Seconds: the longest an event waits in memory after the stream's previous write."""
-LAST = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+LAST = (RunFinished, RunError)
 
 
 STREAMS_CHANNEL = "dbos_streams_channel"
@@ -89,7 +92,8 @@ def stream_table(db: Connections) -> StreamTable:
 
 
 class EventLog:
-    """An event sink appending to the run's DBOS stream (see the module docstring)."""
+    """A sink of the run's typed events appending their AG-UI JSON to the run's DBOS stream
+    (see the module docstring)."""
 
     def __init__(self, run_id: str, *, resumed: bool = False) -> None:
         """The log of run `run_id`; `resumed`: this execution resumes an earlier one."""
@@ -97,7 +101,10 @@ class EventLog:
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._serialization import serialize_value  # noqa: PLC0415 (dbos is optional)
 
+        from network.run.agui_encoder import encode  # noqa: PLC0415 (ag_ui: loaded with dbos)
+
         self.run_id = run_id
+        self._encode = encode
         dbos = _get_dbos_instance()
         self._table = stream_table(connections(dbos._sys_db))
         self._serialize = partial(
@@ -114,19 +121,24 @@ class EventLog:
         self._check_stream = resumed  # at the first write: did an earlier execution write?
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
 
-    def keep_start(self, event: Any) -> None:
+    def keep_start(self, event: RunEvent) -> None:
         """The run's RUN_STARTED, replayed (the gate drops it): written first by a resumed
         execution when no earlier one wrote anything."""
-        self._start = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+        (self._start,) = self._dumped(event)
 
-    async def __call__(self, event: Any) -> None:
-        dumped = event.model_dump(mode="json", by_alias=True, exclude_none=True)
-        kind = event.type
+    def _dumped(self, event: RunEvent) -> list[dict[str, Any]]:
+        return [
+            model.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for model in self._encode(event)
+        ]
+
+    async def __call__(self, event: RunEvent) -> None:
+        dumped = self._dumped(event)
         with self._buffer:
-            self._pending.append(dumped)
+            self._pending.extend(dumped)
             schedule = not self._scheduled
             self._scheduled = True
-        if kind in LAST:
+        if isinstance(event, LAST):
             await anyio.to_thread.run_sync(self.write_pending)
             flusher().forget(self)
             if self._error is not None:

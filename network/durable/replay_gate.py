@@ -13,23 +13,33 @@ execution before this one wrote any event to the log, it is the stream's first e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from network import events
 from network.durable.event_log import EventLog
 from network.run.context import RunContext
-from network.run.emitter import AnySink, EventSink, as_async
+from network.run.emitter import EventSink
+from network.run.events import (
+    RunError,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    StateSnapshot,
+    StepStarted,
+)
 
-FINAL = frozenset({"RUN_FINISHED", "RUN_ERROR"})
+FINAL = (RunFinished, RunError)
 
 
 class ReplayGate:
-    """An event sink in front of the run's consumers; closed while the run replays."""
+    """An event sink in front of the run's consumers; closed while the run replays.
+
+    It reads the run's typed events (subscribe it as a `Listener`) and hands them to `sinks`,
+    sinks of typed events (the event log, a caller's sinks through their AG-UI encoding).
+    """
 
     def __init__(
-        self, sinks: Sequence[AnySink], *, is_open: bool, log: EventLog | None = None
+        self, sinks: Sequence[EventSink], *, is_open: bool, log: EventLog | None = None
     ) -> None:
-        self.sinks: list[EventSink] = [as_async(sink) for sink in sinks]
+        self.sinks = list(sinks)
         self.is_open = is_open
         self.ctx: RunContext | None = None  # the run, once its first step is routed
         self.log = log  # the run's event log (one of `sinks`), told of a replayed RUN_STARTED
@@ -40,19 +50,19 @@ class ReplayGate:
         ctx = ctx if ctx is not None else self.ctx
         if ctx is None:
             return
-        await self._send(events.state_snapshot(ctx.state.snapshot()))
+        await self._send(StateSnapshot(ctx.state.snapshot()))
         for name in ctx.emitter.open_steps:
-            await self._send(events.step_started(name))
+            await self._send(StepStarted(name))
 
-    async def __call__(self, event: Any) -> None:
+    async def __call__(self, event: RunEvent) -> None:
         if not self.is_open:
-            if event.type == "RUN_STARTED" and self.log is not None:
+            if isinstance(event, RunStarted) and self.log is not None:
                 self.log.keep_start(event)
-            if event.type not in FINAL:
+            if not isinstance(event, FINAL):
                 return
             await self.open(None)
         await self._send(event)
 
-    async def _send(self, event: Any) -> None:
+    async def _send(self, event: RunEvent) -> None:
         for sink in self.sinks:
             await sink(event)

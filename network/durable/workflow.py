@@ -20,6 +20,7 @@ from network.durable.process import Process, network_named
 from network.durable.replay_gate import ReplayGate
 from network.durable.steps import DurableSteps
 from network.errors import AgentNetworkError
+from network.run.emitter import EventSink, Listener, typed_sink
 from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
 
@@ -99,7 +100,8 @@ async def _execute(
     steps = DurableSteps()
     fresh = await steps.begin()
     log = EventLog(run_id, resumed=not fresh)
-    gate = steps.gate = ReplayGate([log, *live.options.sinks], is_open=fresh, log=log)
+    consumers: list[EventSink] = [log, *(typed_sink(sink) for sink in live.options.sinks)]
+    gate = steps.gate = ReplayGate(consumers, is_open=fresh, log=log)
     # What a new run and a continuation take alike: the request's data and this process's
     # live options, with the replay gate in front of every sink; the same run, not durable
     # again, its steps recorded.
@@ -110,7 +112,7 @@ async def _execute(
         state=request.get("state"),
         max_iter=asked.max_iter,
         run_id=run_id,
-        sinks=[gate],
+        sinks=[Listener(gate)],
         durable=False,
     )
     try:

@@ -1,16 +1,23 @@
 """The run's event channel.
 
-The run loop and agent calls report what happens as AG-UI events (the `ag-ui-protocol`
-package's models). Streaming, logging and persistence subscribe as sinks. With no sink
-attached, `active` is False and no event object is ever built, so a plain `network.run` pays
-nothing for observability. The emitter remembers which steps, messages and tool calls are
-open, so that a failed or cancelled run can close them before its final event.
+The run loop and agent calls report what happens as typed events (`network.run.events`).
+Streaming, logging and persistence subscribe as sinks. With no sink attached, `active` is
+False and no event object is ever built, so a plain `network.run` pays nothing for
+observability. The emitter remembers which steps, messages and tool calls are open, so that a
+failed or cancelled run can close them before its final event.
 
-Sinks that only watch a run (telemetry, logs, a thread's commits) are subscribed as an
-`Observer`: they see every event, but only a sink that reads the answer as it is generated
-(`network.stream`, the AG-UI server, a caller's `sinks=`) sets `streaming`, the one thing that
-makes an agent ask its model to stream. Turning tracing or logging on never changes what is
-sent to a model.
+Two kinds of sink:
+
+- a caller's sink (`sinks=`, `network.stream`, a protocol server's writer) is given the AG-UI
+  models of each event (`network.run.agui_encoder`): AG-UI is the edge, where a run leaves
+  the library;
+- the library's own consumers are subscribed as an `Observer` or a `Listener`, and read the
+  typed events themselves.
+
+Sinks that only watch a run (telemetry, logs, a thread's commits) are `Observer`s: they never
+make an agent ask its model to stream. Only a sink that reads the answer as it is generated
+(`network.stream`, the AG-UI server, a caller's `sinks=`, a `Listener`) sets `streaming`.
+Turning tracing or logging on never changes what is sent to a model.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from typing import Any
 
 from network.errors import ConfigurationError
 from network.history.fixed_list import FixedList
+from network.run.events import RunEvent, StateDelta
 from network.state.kv import KV
 
 NOTHING: list[Any] = FixedList()
@@ -32,13 +40,26 @@ the event loop: keep it quick)."""
 
 
 class Observer:
-    """A sink that only watches a run: subscribed through it, the sink gets every event but
-    never makes a model request stream (see the module docstring)."""
+    """One of the library's consumers that only watches a run: the sink gets every typed
+    event (`network.run.events`) but never makes a model request stream."""
 
     __slots__ = ("sink",)
+    streams = False
 
     def __init__(self, sink: AnySink) -> None:
         self.sink = sink
+
+
+class Listener(Observer):
+    """One of the library's consumers that reads the answer as it is generated: the sink gets
+    every typed event, and the run's models stream (as for a caller's sink)."""
+
+    __slots__ = ()
+    streams = True
+
+
+Sink = AnySink | Observer
+"""A sink as a run takes it: a caller's (AG-UI models) or the library's own (typed events)."""
 
 
 class Emitter:
@@ -58,7 +79,7 @@ class Emitter:
         "streaming",
     )
 
-    def __init__(self, sinks: list[AnySink | Observer] | None = None) -> None:
+    def __init__(self, sinks: list[Sink] | None = None) -> None:
         self.active = False
         self.streaming = False
         # Without a sink nothing is ever open: the lists are one shared empty FixedList
@@ -71,30 +92,43 @@ class Emitter:
         for sink in sinks or ():
             self.add_sink(sink)
 
-    def add_sink(self, sink: AnySink | Observer) -> None:
-        """Subscribe another sink (one wrapped in `Observer` leaves `streaming` as it is)."""
+    def add_sink(self, sink: Sink) -> None:
+        """Subscribe another sink: an `Observer` or `Listener` reads the typed events, any
+        other sink their AG-UI models (see the module docstring)."""
         if not self.active:
             self.sinks, self.open_steps, self.open_messages, self.open_tools = [], [], [], []
             self.open_reasoning = []
             self.active = True
-        if isinstance(sink, Observer):
-            sink = sink.sink
-        else:
-            self.streaming = True
-        self.sinks.append(as_async(sink))
+        self.streaming = self.streaming or not isinstance(sink, Observer) or sink.streams
+        self.sinks.append(typed_sink(sink))
 
-    async def emit(self, event: Any) -> None:
+    async def emit(self, event: RunEvent) -> None:
         """Send one event to every sink."""
         for sink in self.sinks:
             await sink(event)
 
     async def flush_state(self, kv: KV) -> None:
-        """Emit a STATE_DELTA with the operations recorded since the previous one, if any."""
+        """Emit a `StateDelta` with the operations recorded since the previous one, if any."""
         delta = kv.unpublished_ops()
         if delta and self.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+            await self.emit(StateDelta(delta))
 
-            await self.emit(events.state_delta(delta))
+
+def typed_sink(sink: Sink) -> EventSink:
+    """`sink` as a sink of the run's typed events: an `Observer`'s (or `Listener`'s) own, any
+    other through the AG-UI encoder (see the module docstring)."""
+    if isinstance(sink, Observer):
+        return as_async(sink.sink)
+    from network.run.agui_encoder import agui_sink  # noqa: PLC0415 (ag_ui: only runs with such a sink load it)
+
+    return agui_sink(as_async(sink))
+
+
+def wrapped(sink: Sink, wrap: Callable[[EventSink], EventSink]) -> Observer:
+    """`sink` as a sink of typed events passed through `wrap` (a guard around it), making
+    the run's models stream as `sink` would."""
+    streams = not isinstance(sink, Observer) or sink.streams
+    return (Listener if streams else Observer)(wrap(typed_sink(sink)))
 
 
 def as_async(sink: AnySink) -> EventSink:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from types import ModuleType
 
 import anyio
 
 from network.errors import attach_partial_result
 from network.history.messages import AssistantMessage
 from network.numbers import check_number
+from network.run import lifecycle
 from network.run.budgets.caller import enter, leave
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter, Observer
@@ -43,13 +43,10 @@ async def execute(
     started = time.perf_counter()
     thread_id = ctx.thread_id or ctx.run_id
     finished = False  # once RUN_FINISHED is out, nothing may follow it, not even RUN_ERROR
-    lifecycle: ModuleType | None = None  # loaded for a run with a sink
+    events = emitter.active  # the run has a sink: its events are built
     running = enter(ctx)  # a run started inside this one counts against it (budgets.caller)
     try:
-        if emitter.active:
-            from network.run import lifecycle as events_of_run  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            lifecycle = events_of_run
+        if events:
             await lifecycle.open_run(ctx, thread_id)  # with the `run_started` stage
         else:
             for start in ctx.stages.run_started:
@@ -62,14 +59,14 @@ async def execute(
         if stop is None:
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
         result = run_result(ctx, stop.reason, stop.summary, started)
-        if lifecycle is not None:
+        if events:
             finished = True
             await lifecycle.finish_run(ctx, thread_id, result)
         return result
     except BaseException as error:
         partial = run_result(ctx, StopReason.ERROR, None, started, error=error)
         attach_partial_result(error, partial)
-        if lifecycle is not None and not finished:
+        if events and not finished:
             with anyio.CancelScope(shield=True):
                 await lifecycle.close_run(emitter, thread_id, ctx.run_id, error)
         await ctx.resources.aclose(error)

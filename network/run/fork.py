@@ -42,6 +42,7 @@ from network.run.branch_run import (
 )
 from network.run.context import RunContext
 from network.run.emitter import Emitter
+from network.run.events import RunEvent, StepFinished, StepStarted
 from network.run.guardrails import GuardrailLog
 from network.run.join import Numbering, committed_writes, merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
@@ -67,8 +68,8 @@ class BranchEmitter(Emitter):
         self.open_reasoning = run.open_reasoning
         self.branch = branch
 
-    async def emit(self, event: Any) -> None:
-        event.branch = self.branch  # AG-UI events accept extra fields; clients see `branch`
+    async def emit(self, event: RunEvent) -> None:
+        event.branch = self.branch
         for sink in self.sinks:
             await sink(event)
 
@@ -92,12 +93,8 @@ async def run_parallel(
         return Stop(StopReason.USAGE_LIMIT)
     emitter = ctx.emitter
     if emitter.active:
-        from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
         emitter.open_steps.append(fork.name)
-        started = events.step_started(fork.name)
-        started.fan_out = fork.name  # type: ignore[attr-defined]  # (AG-UI allows extra fields)
-        await emitter.emit(started)
+        await emitter.emit(StepStarted(fork.name, fan_out=fork.name))
     at_fork = state.history()
     forked_at, forked = time.time(), time.perf_counter()
     steps = ctx.steps  # a durable run: each branch records its steps as its own
@@ -139,9 +136,7 @@ async def run_parallel(
     await _join(ctx, fork, todo, contexts, errors, done, at_fork, forked_at, forked)
     if emitter.active:
         emitter.open_steps.remove(fork.name)
-        finished = events.step_finished(fork.name)
-        finished.fan_out = fork.name  # type: ignore[attr-defined]
-        await emitter.emit(finished)
+        await emitter.emit(StepFinished(fork.name, fan_out=fork.name))
     return next((stop for _, stop in outcomes if stop is not None), None)
 
 

@@ -1,5 +1,7 @@
 """The events that open and close a run (only used when the run has a sink).
 
+Typed (`network.run.events`); named below as their AG-UI encoding shows them.
+
 Order, as AG-UI clients enforce it:
 
 - RUN_STARTED (threadId, runId, protocolVersion), then CUSTOM "PredictState" when the network
@@ -19,9 +21,20 @@ from typing import Any
 
 import anyio
 
-from network import events
 from network.run.context import RunContext
 from network.run.emitter import Emitter
+from network.run.events import (
+    ReasoningEnded,
+    RunCancelled,
+    RunError,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StateSnapshot,
+    StepFinished,
+    TextEnded,
+    ToolCallEnded,
+)
 from network.run.streaming import best_effort
 from network.run.usage_report import run_token_usage
 
@@ -30,10 +43,10 @@ async def open_run(ctx: RunContext, thread_id: str) -> None:
     """RUN_STARTED, the capabilities' `run_started` stage (predictive state's announcement),
     and the first STATE_SNAPSHOT."""
     emitter = ctx.emitter
-    await emitter.emit(events.run_started(thread_id, ctx.run_id, ctx.trace_id, ctx.span_id))
+    await emitter.emit(RunStarted(thread_id, ctx.run_id, ctx.trace_id, ctx.span_id))
     for start in ctx.stages.run_started:  # the capabilities' start (predictive state's, ...)
         await start(ctx)
-    await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
+    await emitter.emit(StateSnapshot(ctx.state.snapshot()))
 
 
 async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
@@ -41,18 +54,12 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
     payload = {"output": result.output, "stopReason": str(result.stop_reason)}
     if result.summary is not None:  # what a router's Stop said: the run's own account of it
         payload["summary"] = result.summary
-    usage = run_token_usage(ctx)
-    extra = {"usage": usage} if usage else {}
+    usage = run_token_usage(ctx) or None
+    event: RunFinished
     if result.interrupts:
-        event = events.run_interrupted(
-            thread_id,
-            ctx.run_id,
-            [interrupt.to_agui() for interrupt in result.interrupts],
-            result=payload,
-            **extra,
-        )
+        event = RunInterrupted(thread_id, ctx.run_id, payload, usage, list(result.interrupts))
     else:
-        event = events.run_finished(thread_id, ctx.run_id, result=payload, **extra)
+        event = RunFinished(thread_id, ctx.run_id, payload, usage)
     await ctx.emitter.emit(event)
 
 
@@ -61,12 +68,11 @@ async def close_messages(emitter: Emitter) -> None:
     cancellation, or a guardrail's trip) leaves none open for a client to wait on."""
     sinks = list(emitter.sinks)
     for call_id in list(emitter.open_tools):
-        await best_effort(sinks, events.tool_end(call_id))
+        await best_effort(sinks, ToolCallEnded(call_id))
     for message_id in list(emitter.open_reasoning):
-        for event in events.reasoning_end(message_id):
-            await best_effort(sinks, event)
+        await best_effort(sinks, ReasoningEnded(message_id))
     for message_id in list(emitter.open_messages):
-        await best_effort(sinks, events.text_end(message_id))
+        await best_effort(sinks, TextEnded(message_id))
     emitter.open_tools.clear()
     emitter.open_messages.clear()
     emitter.open_reasoning.clear()
@@ -81,10 +87,10 @@ async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseEx
     sinks = list(emitter.sinks)
     await close_messages(emitter)
     for step in reversed(emitter.open_steps):
-        await best_effort(sinks, events.step_finished(step))
+        await best_effort(sinks, StepFinished(step))
     emitter.open_steps.clear()
     if isinstance(error, anyio.get_cancelled_exc_class()):
-        await best_effort(sinks, events.run_cancelled(thread_id, run_id))
+        await best_effort(sinks, RunCancelled(thread_id, run_id))
         return
     name = type(error).__name__
-    await best_effort(sinks, events.run_error(f"{name}: {error}", code=name))
+    await best_effort(sinks, RunError(f"{name}: {error}", code=name))

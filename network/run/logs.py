@@ -15,6 +15,19 @@ from typing import Any
 
 from network.logger import get_logger, stdlib_info_enabled
 from network.run.emitter import EventSink
+from network.run.events import (
+    RunCancelled,
+    RunError,
+    RunEvent,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StateDelta,
+    StepFinished,
+    StepStarted,
+    ToolCallStarted,
+    ToolResult,
+)
 
 
 @functools.cache
@@ -63,31 +76,36 @@ def logging_sink(run_id: str, network_name: str) -> EventSink | None:
     debug = _enabled(log, logging.DEBUG)
     open_tools: dict[str, str] = {}
 
-    async def sink(event: Any) -> None:
-        if getattr(event, "subagent_run_id", None) is not None:
+    async def sink(event: RunEvent) -> None:
+        if event.subagent_run_id is not None:
             return  # a sub-run's (`as_tool`): its own sink logs it, under its own run id
-        kind = event.type.value if hasattr(event.type, "value") else str(event.type)
-        if kind == "RUN_STARTED":
+        if isinstance(event, RunStarted):
             log.info("run.started", thread_id=event.thread_id)
-        elif kind == "STEP_STARTED":
-            log.info("agent.started", agent=event.step_name)
-        elif kind == "STEP_FINISHED":
-            log.info("agent.finished", agent=event.step_name)
-        elif kind == "TOOL_CALL_START":
-            open_tools[event.tool_call_id] = event.tool_call_name
-        elif kind == "TOOL_CALL_RESULT":
-            name = open_tools.pop(event.tool_call_id, None)
-            log.info("tool.called", tool=name, tool_call_id=event.tool_call_id)
-        elif kind == "STATE_DELTA" and debug:
+        elif isinstance(event, StepStarted):
+            log.info("agent.started", agent=event.name)
+        elif isinstance(event, StepFinished):
+            log.info("agent.finished", agent=event.name)
+        elif isinstance(event, ToolCallStarted):
+            open_tools[event.call_id] = event.name
+        elif isinstance(event, ToolResult):
+            name = open_tools.pop(event.call_id, None)
+            log.info("tool.called", tool=name, tool_call_id=event.call_id)
+        elif isinstance(event, StateDelta) and debug:
             log.debug(
                 "state.changed",
-                ops=len(event.delta),
-                paths=[getattr(op, "path", None) for op in event.delta],
+                ops=len(event.ops),
+                paths=[op.get("path") for op in event.ops],
             )
-        elif kind == "RUN_FINISHED":
-            outcome = getattr(event, "outcome", None)
-            log.info("run.finished", outcome=getattr(outcome, "type", None) or "success")
-        elif kind == "RUN_ERROR":
+        elif isinstance(event, RunFinished):
+            log.info("run.finished", outcome=_outcome(event))
+        elif isinstance(event, RunError):
             log.error("run.failed", error=event.message, code=event.code)
 
     return sink
+
+
+def _outcome(event: RunFinished) -> str:
+    """How the run ended, as the log names it."""
+    if isinstance(event, RunCancelled):
+        return "cancelled"
+    return "interrupt" if isinstance(event, RunInterrupted) else "success"

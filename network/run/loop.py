@@ -10,6 +10,7 @@ from typing import Any
 
 from network.errors import RunStopped
 from network.run.context import AgentLike, RunContext
+from network.run.events import Custom, StepFinished, StepStarted
 from network.run.fork import run_parallel
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
@@ -79,13 +80,10 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
 
 async def end_open_steps(ctx: RunContext) -> None:
     """STEP_FINISHED for the steps a trip left open (a fan-out's), innermost first."""
-    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
     emitter = ctx.emitter
     while emitter.open_steps:
-        finished = events.step_finished(emitter.open_steps.pop())
-        finished.fan_out = finished.step_name  # type: ignore[attr-defined]  # (see run.fork)
-        await emitter.emit(finished)
+        name = emitter.open_steps.pop()
+        await emitter.emit(StepFinished(name, fan_out=name))
 
 
 async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
@@ -95,12 +93,10 @@ async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
         begin_call(ctx, agent)
         record_call(ctx, await agent.call(ctx))
         return
-    from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
     name = agent.name
     begin_call(ctx, agent)
     emitter.open_steps.append(name)
-    await emitter.emit(events.step_started(name))
+    await emitter.emit(StepStarted(name))
     try:
         result = await agent.call(ctx)
     except RunStopped as stopped:  # the step ends, nothing to commit
@@ -108,14 +104,14 @@ async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
 
         await close_messages(emitter)  # what the cancelled call streamed is closed
         if stopped.event is not None:  # the capability's own word on the stop
-            await emitter.emit(events.custom(*stopped.event))
+            await emitter.emit(Custom(*stopped.event))
         emitter.open_steps.remove(name)
-        await emitter.emit(events.step_finished(name))
+        await emitter.emit(StepFinished(name))
         raise
     await emitter.flush_state(ctx.state.kv)
     record_call(ctx, result)
     emitter.open_steps.remove(name)
-    await emitter.emit(events.step_finished(name))
+    await emitter.emit(StepFinished(name))
 
 
 def begin_call(ctx: RunContext, agent: AgentLike) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.run.budgets.shared import SharedBudget
-from network.run.emitter import AnySink
+from network.run.emitter import Sink
 from network.run.limits import UsageFigures, UsageLimits
 from network.run.resources import ResourceFactory
 from network.run.thread_ref import ThreadRef
@@ -36,5 +36,5 @@ class RunOptions:
     budget: SharedBudget | Sequence[SharedBudget] | None = None
     max_iter: int | None = None
     run_id: str | None = None
-    sinks: Sequence[AnySink] = ()
+    sinks: Sequence[Sink] = ()
     durable: bool = False

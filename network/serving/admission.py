@@ -32,7 +32,7 @@ import anyio
 from network.errors import StateError
 from network.history.messages import UserMessage
 from network.run.context import RunContext
-from network.run.emitter import AnySink, as_async
+from network.run.emitter import Listener, Sink, wrapped
 from network.run.interrupts import Answer, Interrupt
 from network.run.thread_ref import ThreadRef
 from network.serving.approvals import settle
@@ -124,7 +124,7 @@ class Admission:
         """The run's context for `request`, or the `RequestError` that refuses it."""
         raise NotImplementedError
 
-    async def execute(self, ctx: RunContext, sinks: Sequence[AnySink] = ()) -> Any:
+    async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
         """Run `ctx` (from `start`) with `sinks` (the protocol's); the `RunResult`."""
         raise NotImplementedError
 
@@ -177,7 +177,7 @@ class MemoryAdmission(Admission):
         ctx.record_model_calls = True  # a usage report per provider and model
         return ctx
 
-    async def execute(self, ctx: RunContext, sinks: Sequence[AnySink] = ()) -> Any:
+    async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
         record = self.record
         try:
             return await self.network.execute(ctx, sinks=sinks)
@@ -267,7 +267,7 @@ class StoredAdmission(Admission):
         session.attach(ctx)  # its commits keep what the run stops on with the thread
         return ctx
 
-    async def execute(self, ctx: RunContext, sinks: Sequence[AnySink] = ()) -> Any:
+    async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
         session, lease = self.session, self.claimed.lease
         if session is None:
             raise RuntimeError("StoredAdmission.execute: start() first")
@@ -280,10 +280,10 @@ class StoredAdmission(Admission):
                 # saved), behind the lease: a run whose lease is lost stops, commits nothing
                 # more, and ends with LeaseLostError.
                 with lease.guarding():
-                    delivered = [lease.delivering(as_async(sink)) for sink in sinks]
-                    outcome = await self.network.execute(
-                        ctx, sinks=[lease.committing(session.sink), *delivered, lease.after_event]
-                    )
+                    delivered = [wrapped(sink, lease.delivering) for sink in sinks]
+                    committing = Listener(lease.committing(session.sink))
+                    after = Listener(lease.after_event)
+                    outcome = await self.network.execute(ctx, sinks=[committing, *delivered, after])
             except BaseException as error:  # raised below, outside the keeper's task group
                 failure = error
             finally:

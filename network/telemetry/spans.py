@@ -34,6 +34,18 @@ from typing import Any
 
 from network.logger import get_logger
 from network.run.context import RunContext
+from network.run.events import (
+    ContextCompacted,
+    MemoryRecalled,
+    RunCancelled,
+    RunError,
+    RunEvent,
+    RunFinished,
+    RunInterrupted,
+    StepFinished,
+    StepStarted,
+    SubagentStarted,
+)
 from network.telemetry import conventions as c
 from network.telemetry.content import (
     ContentRecorder,
@@ -146,51 +158,50 @@ class RunSpans:
         except Exception as error:  # a tracing failure must not fail the run it observes
             get_logger().warning("telemetry.failed", run_id=self.ctx.run_id, error=repr(error))
 
-    def _on(self, event: Any) -> None:
-        kind = event.type
-        if getattr(event, "subagent_run_id", None) is not None:
+    def _on(self, event: RunEvent) -> None:
+        if event.subagent_run_id is not None:
             # a sub-run's own events (it has spans of its own), but a sub-run this run started
-            if kind == "SUBAGENT_STARTED" and event.parent_subagent_run_id in (
+            if isinstance(event, SubagentStarted) and event.parent_subagent_run_id in (
                 None,
                 self.ctx.run_id,
             ):
                 self._start_subagent(event)
             return
-        if kind == "STEP_STARTED":
-            branch = getattr(event, "branch", None)
+        if isinstance(event, StepStarted):
+            branch = event.branch
             if branch is not None:  # a parallel branch's call, live from here to its end
-                self._start_branch(branch, event.step_name)
+                self._start_branch(branch, event.name)
                 return
             self._routers()
-            if getattr(event, "fan_out", None) is None:
-                self._start_agent(event.step_name)
-        elif kind == "STEP_FINISHED":
-            branch = getattr(event, "branch", None)
+            if event.fan_out is None:
+                self._start_agent(event.name)
+        elif isinstance(event, StepFinished):
+            branch = event.branch
             if branch is not None:
                 self._finish_branch(branch)
                 return
-            if getattr(event, "fan_out", None) is None:
+            if event.fan_out is None:
                 self._finish_agent()
             else:
                 self._finish_fan_out()
-        elif kind == "CUSTOM" and event.name == "ContextCompacted":
+        elif isinstance(event, ContextCompacted):
             self._compacted(event.value)
-        elif kind == "CUSTOM" and event.name == "MemoryRecalled":
+        elif isinstance(event, MemoryRecalled):
             self._recalled(event.value)
-        elif kind == "RUN_FINISHED":
+        elif isinstance(event, RunFinished):
             self._routers()
             self._guardrails(self.root_context)
             self._finish_run(event)
-        elif kind == "RUN_ERROR":
+        elif isinstance(event, RunError):
             self._routers()
             self._guardrails(self._unfinished_context())
             self._fail_run(event)
 
     # -- agents ----------------------------------------------------------------------------
 
-    def _start_subagent(self, event: Any) -> None:
+    def _start_subagent(self, event: SubagentStarted) -> None:
         """A tool call starts a sub-run: its span, under the calling agent's (a branch's)."""
-        branch = getattr(event, "branch", None)
+        branch = event.branch
         if branch is not None and branch in self.branch_spans:
             span, ctx, _ = self.branch_spans[branch]
             self.subagents.start(event, span, ctx)
@@ -485,10 +496,9 @@ class RunSpans:
 
     # -- the run ---------------------------------------------------------------------------
 
-    def _finish_run(self, event: Any) -> None:
+    def _finish_run(self, event: RunFinished) -> None:
         root = self.root
-        outcome = getattr(event, "outcome", None)
-        if getattr(outcome, "type", None) == "cancelled":
+        if isinstance(event, RunCancelled):
             root.set_attribute(c.STOP_REASON, "cancelled")
             self._end_unfinished("cancelled")
         else:
@@ -496,14 +506,16 @@ class RunSpans:
             reason = result.get("stopReason")
             if reason:
                 root.set_attribute(c.STOP_REASON, str(reason))
-        for interrupt in getattr(outcome, "interrupts", None) or ():
-            metadata = interrupt.metadata or {}
+        interrupts = event.interrupts if isinstance(event, RunInterrupted) else ()
+        for interrupt in interrupts:
+            shown = interrupt.to_agui()  # as the client sees it: a sub-run's waiting call
+            metadata = shown["metadata"]
             root.add_event(
                 c.INTERRUPT_EVENT,
                 {
                     "agent_network.interrupt.id": interrupt.id,
                     "agent_network.interrupt.reason": interrupt.reason,
-                    c.TOOL_CALL_ID: interrupt.tool_call_id or "",
+                    c.TOOL_CALL_ID: shown["tool_call_id"] or "",
                     c.TOOL_NAME: str(metadata.get("tool", "")),
                     c.AGENT_NAME: str(metadata.get("agent", "")),
                 },
@@ -521,7 +533,7 @@ class RunSpans:
         span = self.agent_span or (self.unfinished[-1] if self.unfinished else None)
         return self.root_context if span is None else self._trace.set_span_in_context(span)
 
-    def _fail_run(self, event: Any) -> None:
+    def _fail_run(self, event: RunError) -> None:
         error_type = event.code or "_OTHER"
         self._end_unfinished(error_type)
         self.root.set_attribute(c.STOP_REASON, "error")

@@ -8,11 +8,12 @@
    a closed schema does not declare are left in storage, unseen: several networks may share
    an app. The caller's `state=` is then written over the loaded state as the caller's writes
    (recorded in the first delta, and saved).
-2. Commit. The session is an event sink. On each STEP_FINISHED it commits, in one transaction,
-   the new agent call with its state delta, the conversation messages it added (the first
-   commit also carries the user's message), the new values of the thread keys that delta
-   touched, and the raw `user:` / `app:` writes for the store to re-apply with their handlers.
-   On RUN_FINISHED it commits whatever the router wrote after the last call (not when the
+2. Commit. The session is a sink of the run's typed events (`network.run.events`, subscribed
+   as an `Observer`). On each `StepFinished` (STEP_FINISHED on the wire) it commits, in one
+   transaction, the new agent call with its state delta, the conversation messages it added
+   (the first commit also carries the user's message), the new values of the thread keys that
+   delta touched, and the raw `user:` / `app:` writes for the store to re-apply with their handlers.
+   On `RunFinished` it commits whatever the router wrote after the last call (not when the
    run was cancelled: pending writes then belong to the call in flight). The sink runs
    before any other, so a client that sees STEP_FINISHED knows the call is saved. A crash thus
    loses at most the call in flight; a failed run keeps every call that completed.
@@ -38,6 +39,7 @@ import anyio
 from network.run import engine
 from network.run.context import NetworkLike, RunContext
 from network.run.emitter import AnySink, Observer
+from network.run.events import RunCancelled, RunEvent, RunFinished, StepFinished
 from network.run.result import RunResult
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
@@ -184,14 +186,13 @@ class ThreadSession:
             with anyio.CancelScope(shield=True):
                 await self.store.close()
 
-    async def sink(self, event: Any) -> None:
+    async def sink(self, event: RunEvent) -> None:
         """The event sink that commits: after each agent call, and at the end of the run."""
-        kind = event.type
-        if kind == "STEP_FINISHED":
+        if isinstance(event, StepFinished):
             if len(self.state.results) > self._results_saved:  # not a step closed by an error
                 await self.commit()
-        elif kind == "RUN_FINISHED":
-            if getattr(getattr(event, "outcome", None), "type", None) == "cancelled":
+        elif isinstance(event, RunFinished):
+            if isinstance(event, RunCancelled):
                 return  # stopped mid-call: what is pending belongs to the call in flight
             await self.commit(trailing=True)
 

@@ -22,6 +22,7 @@ from network.history.messages import ToolCall
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability
 from network.run.context import AgentLike, RunContext
+from network.run.events import StateDelta
 from network.run.interrupts import Interrupt
 from network.run.predictive_config import predicted_values
 
@@ -87,7 +88,5 @@ async def hold(
             if kv.spec(key).persistent
         ]
         if emitter.active and ops:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            await emitter.emit(events.state_delta(ops))  # the proposal, shown, not applied
+            await emitter.emit(StateDelta(ops))  # the proposal, shown, not applied
     return runnable

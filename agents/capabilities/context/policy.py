@@ -45,6 +45,7 @@ from network.numbers import check_number
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability
 from network.run.context import RunContext
+from network.run.events import ContextCompacted
 
 SUMMARY_PREFIX = "Summary of the earlier conversation"
 
@@ -373,7 +374,5 @@ async def compact_request(
         structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
         emitter = ctx.emitter
         if emitter.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            await emitter.emit(events.custom("ContextCompacted", value))
+            await emitter.emit(ContextCompacted(value))
     return done.system, done.history

@@ -18,6 +18,7 @@ from network.history.messages import ToolCall
 from network.history.results import InferenceResult
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability
+from network.run.events import Handoff
 
 
 class Handoffs(Capability):
@@ -72,11 +73,7 @@ class Handoffs(Capability):
         result.handoff = handed
         emitter = call.run.emitter
         if emitter.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            await emitter.emit(
-                events.handoff(handed.source, handed.target, handed.call_id, handed.reason)
-            )
+            await emitter.emit(Handoff(handed.source, handed.target, handed.call_id, handed.reason))
         return result
 
     def __repr__(self) -> str:

@@ -19,10 +19,11 @@ from network.memory import MemoryItem, Namespace
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability
 from network.run.context import RunContext
+from network.run.events import MemoryRecalled
 
 __all__ = ["MEMORY_RECALLED", "MemoryCapability", "Recalled"]
 
-MEMORY_RECALLED = "MemoryRecalled"
+MEMORY_RECALLED = MemoryRecalled.NAME
 """The name of the CUSTOM event that says what a run recalled."""
 
 log = LazyLogger("agent_network.memory")
@@ -84,9 +85,7 @@ class MemoryCapability(Capability):
         log.info("memory.recalled", run_id=run.run_id, agent=self.owner, count=len(items))
         emitter = run.emitter
         if emitter.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
-            await emitter.emit(events.custom(MEMORY_RECALLED, value))
+            await emitter.emit(MemoryRecalled(value))
         return recalled
 
     async def request(self, call: AgentCall) -> None:

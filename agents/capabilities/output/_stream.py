@@ -16,9 +16,9 @@ from typing import Any
 
 from agents.capabilities.output._spec import FINAL_OUTPUT_TOOL, OutputSpec
 from agents.models.base import ModelChunk, TextDelta, ToolCallDelta
-from network import events
 from network.errors import StateError
 from network.run.context import RunContext
+from network.run.events import StateDelta
 from network.state.scopes import is_persistent, json_pointer
 
 _MISSING: Any = object()
@@ -72,7 +72,7 @@ class OutputStream:
             return
         self.last = value
         op = {"op": "add", "path": json_pointer(self.key), "value": value}
-        await self.ctx.emitter.emit(events.state_delta([op]))
+        await self.ctx.emitter.emit(StateDelta([op]))
 
     async def _start(self) -> bool:
         kv: Any = self.ctx.state.kv
@@ -95,4 +95,4 @@ class OutputStream:
             op: dict[str, Any] = {"op": "remove", "path": pointer}
         else:
             op = {"op": "add", "path": pointer, "value": self.baseline}
-        await self.ctx.emitter.emit(events.state_delta([op]))
+        await self.ctx.emitter.emit(StateDelta([op]))

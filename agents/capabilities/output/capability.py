@@ -26,6 +26,7 @@ from network.history.model_io import ChunkHandler, ModelChunk, ModelRequest, Mod
 from network.history.results import InferenceResult, Usage
 from network.run.agent_call import NO_OUTPUT, AgentCall
 from network.run.capability import Capability
+from network.run.events import OutputInvalid as OutputInvalidEvent
 from network.state.scopes import is_persistent
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class TypedOutput(Capability):
         key = self.output_key
         stream = None
         if key is not None and ctx.emitter.streaming and is_persistent(key):
-            from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+            from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (only runs with a sink need it)
 
             stream = OutputStream(ctx, spec, key, mode)
         if stream is not None:
@@ -117,15 +118,13 @@ class TypedOutput(Capability):
         """Re-asks are never silent: consumers see each one (a CUSTOM "OutputInvalid")."""
         emitter = call.run.emitter
         if emitter.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
             value = {
                 "agent": call.agent.name,
                 "attempt": len(attempts),
                 "errors": attempts[-1].errors,
                 "retrying": len(attempts) <= self.spec.retries,
             }
-            await emitter.emit(events.custom("OutputInvalid", value))
+            await emitter.emit(OutputInvalidEvent(value))
 
     def __repr__(self) -> str:
         return f"TypedOutput({self.spec.name})"

@@ -38,6 +38,7 @@ from network.numbers import check_number
 from network.run.agent_call import NO_OUTPUT, AgentCall
 from network.run.capability import Capability
 from network.run.context import RunContext
+from network.run.events import OutputInvalid as OutputInvalidEvent
 
 OutputValidator = Callable[..., Any]
 """`fn(value)` or `fn(ctx, value)`, sync or async: returns the value to keep (None: as it is),
@@ -96,15 +97,13 @@ class ValidatedOutput(Capability):
         """Re-asks are never silent: consumers see each one (a CUSTOM "OutputInvalid")."""
         emitter = call.run.emitter
         if emitter.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
             value = {
                 "agent": self.agent,
                 "attempt": len(failed.attempts),
                 "errors": failed.attempts[-1].errors,
                 "retrying": len(failed.attempts) <= self.retries,
             }
-            await emitter.emit(events.custom("OutputInvalid", value))
+            await emitter.emit(OutputInvalidEvent(value))
 
     def _exhausted(self, failed: OutputAttempts) -> OutputValidationError:
         last = failed.attempts[-1]

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated, Any
 
 import anyio
@@ -47,6 +48,18 @@ from network.errors import AgentNetworkError, ToolError
 from network.history.messages import message_list_adapter
 from network.network import Network
 from network.run.context import AgentLike, NetworkLike, RunContext
+from network.run.emitter import Listener, Observer
+from network.run.events import (
+    RunError,
+    RunEvent,
+    RunFinished,
+    RunStarted,
+    StateDelta,
+    StateSnapshot,
+    SubagentError,
+    SubagentFinished,
+    SubagentStarted,
+)
 from network.run.inputs import Resume
 from network.run.interrupts import Interrupt
 from network.run.options import RunOptions
@@ -155,15 +168,13 @@ class _SubrunCall:
         )
         emitter = parent.emitter
         if emitter.active:
-            from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
-
             await emitter.emit(
-                events.subagent_started(
-                    run_id,
+                SubagentStarted(
                     network.name,
-                    description=spec.description,
+                    spec.description or None,
                     parent_subagent_run_id=_attributed_to(parent),
                     parent_tool_call_id=self.context.tool_call_id,
+                    subagent_run_id=run_id,
                 )
             )
         try:
@@ -178,7 +189,7 @@ class _SubrunCall:
                     )
                 held = self._hold(input, run_id, result)
                 if emitter.active:
-                    await emitter.emit(events.subagent_finished(run_id, interrupt_ids=held))
+                    await emitter.emit(SubagentFinished(interrupt_ids=held, subagent_run_id=run_id))
                 return _HELD
             output = self._finish(result)
         except BaseException as error:
@@ -188,13 +199,13 @@ class _SubrunCall:
                 with anyio.CancelScope(shield=True):
                     await best_effort(
                         emitter.sinks,
-                        events.subagent_error(run_id, text, _error_code(error)),
+                        SubagentError(text, _error_code(error), subagent_run_id=run_id),
                     )
             if isinstance(error, Exception) and not isinstance(error, ToolError):
                 raise ToolError(f"{spec.label} failed: {text}", tool=spec.name) from error
             raise
         if emitter.active:
-            await emitter.emit(events.subagent_finished(run_id, result=_json_safe(output)))
+            await emitter.emit(SubagentFinished(_json_safe(output), subagent_run_id=run_id))
         return output
 
     def _state_in(self) -> dict[str, Any]:
@@ -208,12 +219,10 @@ class _SubrunCall:
         emitter = self.parent.emitter
         if not emitter.active:
             return []
-        from network.run.emitter import Observer  # noqa: PLC0415 (small, but only runs with a sink need it)
-
         forward = _Forward(emitter, run_id)
         # The sub-run's model streams only when the parent's would: a parent only traced or
         # logged (Observers) never makes a model stream.
-        return [forward if emitter.streaming else Observer(forward)]
+        return [Listener(forward) if emitter.streaming else Observer(forward)]
 
     def _finish(self, result: RunResult) -> Any:
         """The sub-run finished: `state_out` written to the caller's state, and its output."""
@@ -280,27 +289,23 @@ class _Forward:
 
     __slots__ = ("emitter", "run_id")
 
-    _DROPPED = frozenset(
-        {"RUN_STARTED", "RUN_FINISHED", "RUN_ERROR", "STATE_SNAPSHOT", "STATE_DELTA"}
-    )
+    _DROPPED = (RunStarted, RunFinished, RunError, StateSnapshot, StateDelta)
 
     def __init__(self, emitter: Any, run_id: str) -> None:
         self.emitter = emitter
         self.run_id = run_id
 
-    async def __call__(self, event: Any) -> None:
-        kind = event.type
-        if kind in self._DROPPED:
+    async def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, self._DROPPED):
             return  # the sub-run's lifecycle is SUBAGENT_*; its state is not the client's
         # A copy: the sub-run's own sinks (its spans, its logs) see the event as it was.
-        if kind == "SUBAGENT_STARTED":  # a sub-agent of the sub-agent
+        if isinstance(event, SubagentStarted):  # a sub-agent of the sub-agent
             if event.parent_subagent_run_id is None:
-                event = event.model_copy(update={"parent_subagent_run_id": self.run_id})
-        elif getattr(event, "subagent_run_id", None) is None and kind not in (
-            "SUBAGENT_FINISHED",
-            "SUBAGENT_ERROR",
+                event = replace(event, parent_subagent_run_id=self.run_id)
+        elif event.subagent_run_id is None and not isinstance(
+            event, (SubagentFinished, SubagentError)
         ):
-            event = event.model_copy(update={"subagent_run_id": self.run_id})
+            event = replace(event, subagent_run_id=self.run_id)
         await self.emitter.emit(event)
 
 

@@ -29,7 +29,7 @@ class PredictiveState(Capability):
 
     async def run_started(self, run: RunContext) -> None:
         if run.emitter.active:  # predictions reach only a run's sinks
-            from network.capabilities.predictive.streaming import install  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
+            from network.capabilities.predictive.streaming import install  # noqa: PLC0415 (only runs with a sink need it)
 
             await install(run)
 

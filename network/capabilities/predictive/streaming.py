@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from network import events
 from network.errors import StateError
 from network.run.context import RunContext
+from network.run.events import PredictState, StateDelta
 from network.state.scopes import is_persistent, json_pointer
 
 _MISSING: Any = object()
@@ -100,7 +100,7 @@ class Predictor:
             prediction.call_id = call_id
             prediction.value = value
             op = {"op": "add", "path": json_pointer(key), "value": value}
-            await self.ctx.emitter.emit(events.state_delta([op]))
+            await self.ctx.emitter.emit(StateDelta([op]))
 
     async def _baseline(self, key: str) -> tuple[Any] | None:
         """The key's value as the client has it, after sending any pending change."""
@@ -128,12 +128,12 @@ class Predictor:
                 ops.append({"op": "add", "path": json_pointer(key), "value": prediction.baseline})
         self.open.clear()
         if ops:
-            await ctx.emitter.emit(events.state_delta(ops))
+            await ctx.emitter.emit(StateDelta(ops))
 
 
 async def install(ctx: RunContext) -> None:
     """Announce the network's predictive state and start following tool arguments."""
     predictor = Predictor(ctx)
-    await ctx.emitter.emit(events.custom("PredictState", config_entries(ctx.network.predict_state)))
+    await ctx.emitter.emit(PredictState(config_entries(ctx.network.predict_state)))
     ctx.predictor = predictor
     ctx.args_listeners = (*ctx.args_listeners, predictor.on_args)

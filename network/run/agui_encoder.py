@@ -1,0 +1,165 @@
+"""The AG-UI encoding of a run's typed events (`network.run.events`): the wire at the edge.
+
+`encode(event)` gives the `ag_ui.core` models of one event (built by `network.events`, so the
+wire is the protocol package's own); `agui_sink(sink)` is a run's sink that hands `sink` those
+models. A caller's `sinks=`, `network.stream`, the AG-UI server and the durable event log
+read the run through it; nothing inside the library reads AG-UI models.
+
+Where an event happened rides on its models as AG-UI allows: `subagent_run_id` in the field
+of that name, a fan-out's name as the extra field `fan_out`, a parallel branch's id as the
+extra field `branch`.
+
+Imported only when a run has such a sink, so `import network` does not pay for `ag_ui`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from network import events as agui
+from network.run import events as ev
+
+EventSink = Callable[[Any], Awaitable[None]]
+
+__all__ = ["agui_sink", "encode"]
+
+
+def _one(model: Any) -> tuple[Any, ...]:
+    return (model,)
+
+
+def _run_started(e: ev.RunStarted) -> tuple[Any, ...]:
+    return _one(agui.run_started(e.thread_id, e.run_id, e.trace_id, e.span_id))
+
+
+def _extra(e: ev.RunFinished) -> dict[str, Any]:
+    return {"usage": e.usage} if e.usage else {}
+
+
+def _run_finished(e: ev.RunFinished) -> tuple[Any, ...]:
+    return _one(agui.run_finished(e.thread_id, e.run_id, result=e.result, **_extra(e)))
+
+
+def _run_interrupted(e: ev.RunInterrupted) -> tuple[Any, ...]:
+    return _one(
+        agui.run_interrupted(
+            e.thread_id,
+            e.run_id,
+            [interrupt.to_agui() for interrupt in e.interrupts],
+            result=e.result,
+            **_extra(e),
+        )
+    )
+
+
+def _run_cancelled(e: ev.RunCancelled) -> tuple[Any, ...]:
+    return _one(agui.run_cancelled(e.thread_id, e.run_id))
+
+
+def _run_error(e: ev.RunError) -> tuple[Any, ...]:
+    return _one(agui.run_error(e.message, code=e.code))
+
+
+def _step_started(e: ev.StepStarted) -> tuple[Any, ...]:
+    model = agui.step_started(e.name)
+    if e.fan_out is not None:
+        model.fan_out = e.fan_out  # type: ignore[attr-defined]  # (AG-UI allows extra fields)
+    return (model,)
+
+
+def _step_finished(e: ev.StepFinished) -> tuple[Any, ...]:
+    model = agui.step_finished(e.name)
+    if e.fan_out is not None:
+        model.fan_out = e.fan_out  # type: ignore[attr-defined]
+    return (model,)
+
+
+def _subagent_started(e: ev.SubagentStarted) -> tuple[Any, ...]:
+    return _one(
+        agui.subagent_started(
+            e.subagent_run_id or "",
+            e.name,
+            description=e.description,
+            parent_subagent_run_id=e.parent_subagent_run_id,
+            parent_tool_call_id=e.parent_tool_call_id,
+        )
+    )
+
+
+def _subagent_finished(e: ev.SubagentFinished) -> tuple[Any, ...]:
+    return _one(agui.subagent_finished(e.subagent_run_id or "", e.result, e.interrupt_ids))
+
+
+def _subagent_error(e: ev.SubagentError) -> tuple[Any, ...]:
+    return _one(agui.subagent_error(e.subagent_run_id or "", e.message, e.code))
+
+
+def _custom(e: Any) -> tuple[Any, ...]:
+    return _one(agui.custom(e.name, e.value))
+
+
+ENCODERS: dict[type[Any], Callable[[Any], tuple[Any, ...]]] = {
+    ev.RunStarted: _run_started,
+    ev.RunFinished: _run_finished,
+    ev.RunInterrupted: _run_interrupted,
+    ev.RunCancelled: _run_cancelled,
+    ev.RunError: _run_error,
+    ev.StepStarted: _step_started,
+    ev.StepFinished: _step_finished,
+    ev.StateSnapshot: lambda e: _one(agui.state_snapshot(e.snapshot)),
+    ev.StateDelta: lambda e: _one(agui.state_delta(e.ops)),
+    ev.TextStarted: lambda e: _one(agui.text_start(e.message_id, e.name)),
+    ev.TextContent: lambda e: _one(agui.text_content(e.message_id, e.delta)),
+    ev.TextEnded: lambda e: _one(agui.text_end(e.message_id)),
+    ev.ReasoningStarted: lambda e: tuple(agui.reasoning_start(e.message_id)),
+    ev.ReasoningContent: lambda e: _one(agui.reasoning_content(e.message_id, e.delta)),
+    ev.ReasoningEnded: lambda e: tuple(agui.reasoning_end(e.message_id)),
+    ev.ToolCallStarted: lambda e: _one(agui.tool_start(e.call_id, e.name, e.parent_message_id)),
+    ev.ToolCallArgs: lambda e: _one(agui.tool_args(e.call_id, e.delta)),
+    ev.ToolCallEnded: lambda e: _one(agui.tool_end(e.call_id)),
+    ev.ToolResult: lambda e: _one(agui.tool_result(e.message_id, e.call_id, e.content)),
+    ev.SubagentStarted: _subagent_started,
+    ev.SubagentFinished: _subagent_finished,
+    ev.SubagentError: _subagent_error,
+    ev.Handoff: lambda e: _one(agui.handoff(e.source, e.target, e.tool_call_id, e.reason)),
+    ev.Custom: _custom,
+}
+"""The encoding of each event class (a subclass of one is encoded as its nearest base)."""
+
+_SUBAGENT_OWN = (ev.SubagentStarted, ev.SubagentFinished, ev.SubagentError)
+
+
+def encode(event: ev.RunEvent) -> tuple[Any, ...]:
+    """The AG-UI models of `event`, in wire order (most events are one model)."""
+    encoder = ENCODERS.get(type(event))
+    if encoder is None:
+        encoder = _encoder_of(type(event))
+    models = encoder(event)
+    subagent, branch = event.subagent_run_id, event.branch
+    if subagent is not None and not isinstance(event, _SUBAGENT_OWN):
+        models = tuple(m.model_copy(update={"subagent_run_id": subagent}) for m in models)
+    if branch is not None:
+        for model in models:
+            model.branch = branch  # AG-UI events accept extra fields; clients see `branch`
+    return models
+
+
+def _encoder_of(kind: type[Any]) -> Callable[[Any], tuple[Any, ...]]:
+    if issubclass(kind, ev.NamedCustom):
+        return _custom
+    for base in kind.__mro__[1:]:
+        found = ENCODERS.get(base)
+        if found is not None:
+            return found
+    raise TypeError(f"{kind.__name__} is not an event of a run (network.run.events)")
+
+
+def agui_sink(sink: EventSink) -> EventSink:
+    """A run's sink handing `sink` the AG-UI models of each event, one at a time."""
+
+    async def encoded(event: Any) -> None:
+        for model in encode(event):
+            await sink(model)
+
+    return encoded
