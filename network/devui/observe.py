@@ -65,7 +65,7 @@ class StepDetails:
             return
         from network import events  # noqa: PLC0415 (ag_ui: loaded by the run already)
 
-        await self.ctx.emitter.emit(events.custom(STEP_EVENT, value))
+        await self.ctx.engine.emitter.emit(events.custom(STEP_EVENT, value))
 
     def details(self, index: int) -> dict[str, Any]:
         """The step view of result `index` with the writes since the previous step."""

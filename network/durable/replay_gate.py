@@ -41,7 +41,7 @@ class ReplayGate:
         if ctx is None:
             return
         await self._send(events.state_snapshot(ctx.state.snapshot()))
-        for name in ctx.emitter.open_steps:
+        for name in ctx.engine.emitter.open_steps:
             await self._send(events.step_started(name))
 
     async def __call__(self, event: Any) -> None:

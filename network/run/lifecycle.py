@@ -29,9 +29,11 @@ from network.run.usage_report import run_token_usage
 async def open_run(ctx: RunContext, thread_id: str) -> None:
     """RUN_STARTED, the capabilities' `run_started` stage (predictive state's announcement),
     and the first STATE_SNAPSHOT."""
-    emitter = ctx.emitter
-    await emitter.emit(events.run_started(thread_id, ctx.run_id, ctx.trace_id, ctx.span_id))
-    for start in ctx.stages.run_started:  # the capabilities' start (predictive state's, ...)
+    emitter = ctx.engine.emitter
+    await emitter.emit(
+        events.run_started(thread_id, ctx.run_id, ctx.engine.trace_id, ctx.engine.span_id)
+    )
+    for start in ctx.engine.stages.run_started:  # the capabilities' start (predictive state's, ...)
         await start(ctx)
     await emitter.emit(events.state_snapshot(ctx.state.snapshot()))
 
@@ -53,7 +55,7 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
         )
     else:
         event = events.run_finished(thread_id, ctx.run_id, result=payload, **extra)
-    await ctx.emitter.emit(event)
+    await ctx.engine.emitter.emit(event)
 
 
 async def close_messages(emitter: Emitter) -> None:

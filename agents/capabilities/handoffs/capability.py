@@ -70,7 +70,7 @@ class Handoffs(Capability):
         if handed is None:
             return result
         result.handoff = handed
-        emitter = call.run.emitter
+        emitter = call.run.engine.emitter
         if emitter.active:
             from network import events  # noqa: PLC0415 (ag_ui: only runs with a sink load it)
 
