@@ -155,8 +155,9 @@ class AgentStep:
         `inside`: the call begun, when `wrap_call` capabilities run around it (positional:
         a keyword-only default costs a dict lookup per step)."""
         stages = self._stages
-        if stages.key is not ctx.engine.stages.capabilities:
-            stages = self.stages(ctx.engine.stages.capabilities)
+        books = ctx.engine
+        if stages.key is not books.stages.capabilities:
+            stages = self.stages(books.stages.capabilities)
         call = inside or self._begin(ctx)
         if inside is None and stages.wrap_call:  # around the whole call: it is called back
             proceed = chain(stages.wrap_call, self._wrapped_call(ctx, call), call)
@@ -170,7 +171,7 @@ class AgentStep:
             return self._result(call, None)
         request = self._request_of(call)
         # -- the model: its coroutine awaited right here (see the module docstring)
-        if ctx.engine.emitter.active:
+        if books.emitter.active:
             self._watch(call)
         model = call.model
         if stages.wrap_model:
@@ -179,16 +180,16 @@ class AgentStep:
             if len(call.answers) == 1:  # one request: `output` will say what it answered
                 call.answers = ()
         else:
-            if ctx.engine.record_model_calls:
+            if books.record_model_calls:
                 call.asked_at = time.perf_counter()
             try:
                 response = await self._request(call, model, request)
             except ModelError as exc:
                 self._failed(call, model, exc)
                 raise
-            if ctx.engine.record_model_calls:
+            if books.record_model_calls:
                 call.requests = self._spent(call, model, response)
-        ctx.engine.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
+        books.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
         # -- the answer, its tool calls, its output, the record
         if stages.answer or call.events is not None:
             response = await self._answer_stage(call, stages, response)

@@ -236,6 +236,7 @@ class RunContext(Generic[DepsT]):
       `last_result` (the last agent call's), `agent` (the agent whose call is under way, if
       any), and the properties `handoff` (the handoff the last agent call made, if any),
       `active_agent` (who has the conversation, on a thread across turns) and `usage`;
+      `user_id` and `app_name` say whose thread it is;
     - `branch` (the `Parallel` branch this context runs, None outside one) and
       `failed_branches` (the branches that failed under `Parallel(on_error="continue")`);
     - `deps`: the object given as `network.run(..., deps=...)`, as it was given (never
@@ -276,6 +277,17 @@ class RunContext(Generic[DepsT]):
         if found is None:
             found = locals_[key] = factory()
         return found
+
+    @property
+    def user_id(self) -> str | None:
+        """Whose run this is: the thread's user (`ThreadRef(user_id=...)`; over the AG-UI
+        server, the principal that owns the thread). None without a thread or a user."""
+        return self.engine.user_id
+
+    @property
+    def app_name(self) -> str | None:
+        """The thread's app (`ThreadRef(app_name=...)`), None without a thread."""
+        return self.engine.app_name
 
     @property
     def handoff(self) -> HandoffRecord | None:

@@ -21,16 +21,17 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     network = ctx.network
     state = ctx.state
     kv = state.kv
-    emitter = ctx.engine.emitter
+    books = ctx.engine  # the engine's bookkeeping of the run (never replaced during it)
+    emitter = books.emitter
     route = network.router
     while True:
         kv.writer = (None, ctx.call_count, None, None, "router", None)  # router_writer, inline
-        if ctx.engine.steps is None:
+        if books.steps is None:
             choice = route(ctx)
             if hasattr(choice, "__await__"):
                 choice = await choice
         else:  # a durable run: the decision is recorded (network.run.steps)
-            choice = await ctx.engine.steps.route(ctx, route)
+            choice = await books.steps.route(ctx, route)
         if emitter.active:
             await emitter.flush_state(kv)
         if isinstance(choice, Stop):
@@ -47,12 +48,10 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             return Stop(StopReason.ROUTER_FINISHED)
         if ctx.call_count >= max_iter:
             return Stop(StopReason.MAX_ITER)
-        budget = ctx.engine.budget  # usage limits: checked before each agent call's model request
+        budget = books.budget  # usage limits: checked before each agent call's model request
         if budget is not None and budget.check(ctx) is not None:
             return Stop(StopReason.USAGE_LIMIT)
-        for (
-            check
-        ) in ctx.engine.stages.next_call:  # the capabilities' say before each call (fan-out)
+        for check in books.stages.next_call:  # the capabilities' say before each call (fan-out)
             stop: Stop | None = check(ctx)
             if stop is not None:
                 return stop
@@ -73,9 +72,9 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
                 await end_open_steps(ctx)
             ctx.agent = None
             return Stop(stopped.stop_reason, stopped.summary)
-        if ctx.engine.interrupts:  # a tool waits for a person: see network.run.interrupts
+        if books.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
-        if ctx.engine.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
+        if books.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
             return Stop(StopReason.CLIENT_TOOL)
 
 
@@ -141,9 +140,10 @@ def record_call(ctx: RunContext, result: Any) -> None:
     ctx.last_result = result
     ctx.call_count += 1
     usage = result.usage  # ctx.add_usage, written out: this runs on every step
-    ctx.engine.prompt_tokens += usage.prompt_tokens
-    ctx.engine.completion_tokens += usage.completion_tokens
-    ctx.engine.total_tokens += usage.total_tokens
+    books = ctx.engine
+    books.prompt_tokens += usage.prompt_tokens
+    books.completion_tokens += usage.completion_tokens
+    books.total_tokens += usage.total_tokens
     if usage.estimated:
-        ctx.engine.usage_estimated = True
+        books.usage_estimated = True
     ctx.agent = None

@@ -1,8 +1,8 @@
 """`Memory`: what `Agent(memory=...)` takes: the store, whose memories a run reads, how many
 it recalls, and whether the model gets the memory tools.
 
-Whose memories: a run on a thread has an owner (`RunContext.engine.user_id`: the thread's user, the
-AG-UI server's principal) and an app (`RunContext.engine.app_name`). The namespace is made from
+Whose memories: a run on a thread has an owner (`RunContext.user_id`: the thread's user, the
+AG-UI server's principal) and an app (`RunContext.app_name`). The namespace is made from
 them: by default `(app_name, "users", user_id)`; a tuple of labels with `{user_id}` /
 `{app_name}` placeholders, or a function of the `RunContext` returning a namespace (or None),
 says otherwise. A run with no owner (no thread, or the anonymous user) has no memory: nothing
@@ -88,10 +88,10 @@ class Memory:
         """The namespace of `run`'s memories, or None when the run has no owner."""
         if callable(self.namespace):
             return self.namespace(run)
-        user = run.engine.user_id
+        user = run.user_id
         if not user:  # no thread, or the anonymous user: nobody to remember for
             return None
-        app = run.engine.app_name or getattr(run.network, "name", "") or "app"
+        app = run.app_name or getattr(run.network, "name", "") or "app"
         values = {"user_id": user, "app_name": app}  # one pass: a value is never re-read
         return tuple(_PLACE.sub(lambda found: values[found[1]], label) for label in self.namespace)
 

@@ -47,7 +47,7 @@ def memory_tools(memory: Memory) -> dict[str, Tool]:
                 text,
                 metadata={"source": "tool", "agent": ctx.agent.name},
                 thread_id=run.thread_id,
-                user_id=run.engine.user_id,
+                user_id=run.user_id,
             )
         except InvalidMemoryError as error:
             raise ToolError(f"not saved: {error}", tool=SAVE_TOOL) from None
