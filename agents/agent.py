@@ -272,7 +272,7 @@ class Agent(AgentStep):
     def tool_wraps(self, ctx: RunContext) -> tuple[Any, ...]:
         """The `wrap_tool` stages of this agent's capabilities in run `ctx` (for calls resumed
         after a person's answer: they run as any call of the agent does)."""
-        return self.stages(ctx.stages.capabilities).wrap_tool
+        return self.stages(ctx.engine.stages.capabilities).wrap_tool
 
     async def resume(
         self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]

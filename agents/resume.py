@@ -32,7 +32,7 @@ class ToolAgent(AgentLike, Protocol):
 def waiting(ctx: RunContext, records: list[Any]) -> list[Any]:
     """`records` without the calls a sub-run's interrupt holds (they get their result when
     the interrupt is answered)."""
-    held = {i.tool_call_id for i in ctx.interrupts if i.nested is not None}
+    held = {i.tool_call_id for i in ctx.engine.interrupts if i.nested is not None}
     return [record for record in records if record.id not in held] if held else records
 
 
@@ -55,7 +55,7 @@ async def resume_call(
     An interrupt raised inside a sub-run (`agents.capabilities.subagents`) is answered by that
     sub-run,
     accepted or not: its tool call runs again and continues the sub-run with the answers
-    (`RunContext.subagent_answers`). If the sub-run stops on another confirmation, the call
+    (`RunContext.engine.subagent_answers`). If the sub-run stops on another confirmation, the call
     waits again and gets no record here."""
     started_at = time.time()
     started = time.perf_counter()
@@ -76,14 +76,14 @@ async def resume_call(
     ]
     done: dict[str, ToolCallRecord] = {}
     if accepted:
-        ctx.subagent_answers = subruns or None
+        ctx.engine.subagent_answers = subruns or None
         try:
             wraps = agent.tool_wraps(ctx)
             ran = await run_tool_calls(ctx, agent, agent.tools, accepted, wraps)
             for record in waiting(ctx, ran):
                 done[record.id] = record
         finally:
-            ctx.subagent_answers = None
+            ctx.engine.subagent_answers = None
     records: list[ToolCallRecord] = []
     for interrupt, answer in answered:
         if interrupt.nested is not None:  # one record per sub-run, unless it waits again
@@ -95,7 +95,7 @@ async def resume_call(
             done.get(interrupt.tool_call_id)
             or (_responded(interrupt, answer) if answer.responded else _rejected(interrupt, answer))
         )
-    emitter = ctx.emitter
+    emitter = ctx.engine.emitter
     if emitter.active:
         for record in records:
             await emitter.emit(ToolResult(record.id + ":result", record.id, record.content))

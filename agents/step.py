@@ -156,8 +156,9 @@ class AgentStep:
         `inside`: the call begun, when `wrap_call` capabilities run around it (positional:
         a keyword-only default costs a dict lookup per step)."""
         stages = self._stages
-        if stages.key is not ctx.stages.capabilities:
-            stages = self.stages(ctx.stages.capabilities)
+        books = ctx.engine
+        if stages.key is not books.stages.capabilities:
+            stages = self.stages(books.stages.capabilities)
         call = inside or self._begin(ctx)
         if inside is None and stages.wrap_call:  # around the whole call: it is called back
             proceed = chain(stages.wrap_call, self._wrapped_call(ctx, call), call)
@@ -171,7 +172,7 @@ class AgentStep:
             return self._result(call, None)
         request = self._request_of(call)
         # -- the model: its coroutine awaited right here (see the module docstring)
-        if ctx.emitter.active:
+        if books.emitter.active:
             self._watch(call)
         model = call.model
         if stages.wrap_model:
@@ -180,16 +181,16 @@ class AgentStep:
             if len(call.answers) == 1:  # one request: `output` will say what it answered
                 call.answers = ()
         else:
-            if ctx.record_model_calls:
+            if books.record_model_calls:
                 call.asked_at = time.perf_counter()
             try:
                 response = await self._request(call, model, request)
             except ModelError as exc:
                 self._failed(call, model, exc)
                 raise
-            if ctx.record_model_calls:
+            if books.record_model_calls:
                 call.requests = self._spent(call, model, response)
-        ctx.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
+        books.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
         # -- the answer, its tool calls, its output, the record
         if stages.answer or call.events is not None:
             response = await self._answer_stage(call, stages, response)
@@ -265,7 +266,7 @@ class AgentStep:
         from agents._call_events import CallEvents  # noqa: PLC0415 (only runs with a sink need it)
 
         run = call.run
-        call.events = CallEvents(run.emitter, self.name, run.args_listeners)
+        call.events = CallEvents(run.engine.emitter, self.name, run.engine.args_listeners)
 
     async def _answer_stage(
         self, call: AgentCall, stages: Stages, response: ModelResponse
@@ -297,7 +298,7 @@ class AgentStep:
             return self._tools_staged(call, stages, asked)
         ctx = call.run
         started = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
-        if type(started) is list and not ctx.interrupts:
+        if type(started) is list and not ctx.engine.interrupts:
             return started
         return self._tools_finished(call, asked, started)
 
@@ -307,7 +308,7 @@ class AgentStep:
         """The records of tool calls started, without those that wait for a person."""
         records: list[ToolCallRecord] = started if type(started) is list else await started
         ctx = call.run
-        return waiting(ctx, records) if ctx.interrupts else records
+        return waiting(ctx, records) if ctx.engine.interrupts else records
 
     async def _tools_staged(
         self, call: AgentCall, stages: Stages, asked: list[ToolCall]
@@ -344,25 +345,27 @@ class AgentStep:
         run = call.run
         on_chunk = (
             events.on_chunk
-            if events is not None and self.stream and run.emitter.streaming
+            if events is not None and self.stream and run.engine.emitter.streaming
             else None
         )
         if call.follow_chunks is not None:  # a capability follows the stream too
             on_chunk = call.follow_chunks(on_chunk)
-        if run.steps is None:
+        if run.engine.steps is None:
             return model.complete(request, on_chunk)
         # partial, not a lambda: a lambda here would give `_request` cells on every step
-        return run.steps.model(self.name, functools.partial(model.complete, request, on_chunk))
+        return run.engine.steps.model(
+            self.name, functools.partial(model.complete, request, on_chunk)
+        )
 
     @staticmethod
     def _asking(call: AgentCall) -> None:
         """A request goes out: timed when the run records its requests."""
-        if call.run.record_model_calls:
+        if call.run.engine.record_model_calls:
             call.asked_at = time.perf_counter()
 
     def _spending(self, call: AgentCall, model: Any, response: ModelResponse) -> None:
         """A request answered: its records join the call's, when the run records them."""
-        if call.run.record_model_calls:
+        if call.run.engine.record_model_calls:
             call.requests = [*call.requests, *self._spent(call, model, response)]
 
     async def _ask(self, call: AgentCall, request: ModelRequest) -> ModelResponse:
@@ -392,8 +395,8 @@ class AgentStep:
         if error.model is None:
             error.model = getattr(model, "name", None)
         asked = call.asked_at
-        if call.run.record_model_calls:
-            call.run.failed_model_calls = failed_model_calls(
+        if call.run.engine.record_model_calls:
+            call.run.engine.failed_model_calls = failed_model_calls(
                 model, self.name, error, call.started_at + asked - call.started, asked
             )
 
@@ -402,7 +405,9 @@ class AgentStep:
     async def _tool_results(self, ctx: RunContext, records: Sequence[ToolCallRecord]) -> None:
         """A watched call's tool results, sent to the client."""
         for record in records:
-            await ctx.emitter.emit(ToolResult(record.id + ":result", record.id, record.content))
+            await ctx.engine.emitter.emit(
+                ToolResult(record.id + ":result", record.id, record.content)
+            )
 
     def _store_output(self, call: AgentCall, value: Any) -> None:
         """`output_key` receives the final answer: through the key's type when it has one,

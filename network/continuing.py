@@ -27,7 +27,7 @@ from network.errors import ConfigurationError
 from network.history.messages import ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.client_results import result_messages
-from network.run.context import NetworkLike, RunContext
+from network.run.context import NetworkLike, RunBookkeeping, RunContext
 from network.run.emitter import Sink
 from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.interrupts import (
@@ -130,16 +130,19 @@ async def continue_run(
         run_id=run_id,
         thread_id=None if thread is None else thread.id,
         deps=options.deps,
-        resources=network.resources_for(
-            "resume" if isinstance(request, Resume) else "answer_tool_calls", options.resources
+        engine=RunBookkeeping(
+            resources=network.resources_for(
+                "resume" if isinstance(request, Resume) else "answer_tool_calls",
+                options.resources,
+            ),
+            steps=steps,
+            continues=True,
         ),
-        steps=steps,
-        continues=True,
     )
     if isinstance(request, Resume):
-        ctx.resume = answered
+        ctx.engine.resume = answered
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
-            ctx.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
+            ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:
         state.append_messages(answered)
     return await network.start(ctx, session, options, parent)

@@ -26,7 +26,7 @@ from network.run import engine
 from network.run.budgets.caller import calling_run
 from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.capability import Capability
-from network.run.context import AgentLike, DepsT, Router, RunContext
+from network.run.context import AgentLike, DepsT, Router, RunBookkeeping, RunContext
 from network.run.emitter import Observer, Sink
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
 from network.run.guardrails import coerce_guardrails
@@ -453,8 +453,7 @@ class Network(Generic[DepsT]):
             run_id=options.run_id or new_id("run_"),
             thread_id=None if session is None else session.thread_id,
             deps=options.deps,
-            resources=self._resources("run", options.resources),
-            steps=steps,
+            engine=RunBookkeeping(resources=self._resources("run", options.resources), steps=steps),
         )
         run_state.append_messages([UserMessage(input)])
         return ctx
@@ -504,7 +503,7 @@ class Network(Generic[DepsT]):
         network. The network's resources join the context's own (which win a name); the
         network adds its usage limits and its telemetry sink.
         """
-        ctx.resources.add_defaults(self.resources)
+        ctx.engine.resources.add_defaults(self.resources)
         return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
 
     def start(
@@ -525,7 +524,7 @@ class Network(Generic[DepsT]):
             adopt(ctx, parent, options.limits or self.limits, options.usage)
         elif options.limits is not None or options.usage is not None:
             limits = options.limits or self.limits or UsageLimits()
-            ctx.budget = Budget(limits, carried=options.usage)
+            ctx.engine.budget = Budget(limits, carried=options.usage)
         budgets = (
             self.budget if options.budget is None else coerce_budgets(self.name, options.budget)
         )
@@ -548,16 +547,16 @@ class Network(Generic[DepsT]):
         The sink starts the run's root span here, before RUN_STARTED, which carries its ids.
         It is an `Observer`: tracing a run never makes its model requests stream.
         """
-        if ctx.budget is None and self.limits is not None:
-            ctx.budget = Budget(self.limits)
+        if ctx.engine.budget is None and self.limits is not None:
+            ctx.engine.budget = Budget(self.limits)
         stages = self._run_stages
-        if ctx.client_tools or metered or ctx.budget_accounts:
+        if ctx.engine.client_tools or metered or ctx.engine.budget_accounts:
             stages = run_stages(self._run_capabilities(ctx, metered))
-        ctx.stages = stages
+        ctx.engine.stages = stages
         spans = run_spans(ctx)
         # kept when the caller asked for them (the AG-UI server reports usage per model)
-        ctx.record_model_calls = (
-            ctx.record_model_calls or spans is not None or ctx.budget is not None
+        ctx.engine.record_model_calls = (
+            ctx.engine.record_model_calls or spans is not None or ctx.engine.budget is not None
         )
         # the spans only watch the run: they never make a model request stream (`Observer`)
         return [*sinks, Observer(spans)] if spans is not None else list(sinks)
@@ -566,9 +565,9 @@ class Network(Generic[DepsT]):
         """This run's capabilities beyond the network's: the tools a caller declared for it
         (an AG-UI client's) and its shared budgets' metering."""
         extra: list[Capability] = []
-        if ctx.client_tools:
-            extra.append(ClientTools(ctx.client_tools, offered=True))
-        if metered or ctx.budget_accounts:
+        if ctx.engine.client_tools:
+            extra.append(ClientTools(ctx.engine.client_tools, offered=True))
+        if metered or ctx.engine.budget_accounts:
             extra.append(Metering())
         return (*extra, *self.capabilities)
 

@@ -23,7 +23,7 @@ are queued (`ctx.stack`), the router returns None without asking its model, so t
 drains first and no tokens are spent on a choice that would only join the queue.
 
 The router's token usage counts in the run's usage totals, and is also added up on its own in
-`ctx.router_usage` (a `Usage`). Each of its requests is recorded in `ctx.router_calls`
+`ctx.engine.router_usage` (a `Usage`). Each of its requests is recorded in `ctx.engine.router_calls`
 (usage limits and traces read them), and usage limits are checked before each: a run that
 reached one stops with `StopReason.USAGE_LIMIT`.
 """
@@ -102,15 +102,15 @@ class RoutingAgent:
             return handoff.target
         network = ctx.network
         model = resolve_model(self.model if self.model is not None else network.default_model)
-        if ctx.budget_accounts:  # shared budgets: each request reserves first, settles after
-            model = metered(ctx.budget_accounts, model)
+        if ctx.engine.budget_accounts:  # shared budgets: each request reserves first, settles after
+            model = metered(ctx.engine.budget_accounts, model)
         system = SystemMessage(await self._prompt(ctx))
         history: list[Any] = [UserMessage(CHOOSE_NOW)]
         tools = tool_schemas(list(network.agents))
         bad_names: list[str] = []
         last_error = ""
         for attempt in range(self.max_corrections + 1):
-            budget = ctx.budget  # usage limits are checked before each model request
+            budget = ctx.engine.budget  # usage limits are checked before each model request
             if budget is not None and budget.check(ctx) is not None:
                 return Stop(StopReason.USAGE_LIMIT)
             request = ModelRequest(
@@ -129,12 +129,12 @@ class RoutingAgent:
                     error.model = getattr(model, "name", None)
                 # Recorded like an answered request: the trace shows each failed attempt.
                 failed = failed_model_calls(model, self.name, error, requested_at, requested)
-                ctx.router_calls = (*ctx.router_calls, *failed)
+                ctx.engine.router_calls = (*ctx.engine.router_calls, *failed)
                 raise
             calls = model_calls(model, self.name, response, requested_at, requested)
-            ctx.router_calls = (*ctx.router_calls, *calls)
-            spent = ctx.router_usage
-            ctx.router_usage = response.usage if spent is None else spent + response.usage
+            ctx.engine.router_calls = (*ctx.engine.router_calls, *calls)
+            spent = ctx.engine.router_usage
+            ctx.engine.router_usage = response.usage if spent is None else spent + response.usage
             ctx.add_usage(response.usage)  # the run's totals include what routing cost
             message = response.message
             if not message.tool_calls:
@@ -155,8 +155,8 @@ class RoutingAgent:
                 _log(ctx, "router.corrected", router=self.name, attempt=attempt, error=last_error)
                 history += [message, *_error_results(message, last_error)]
                 continue
-            if ctx.emitter.active:
-                await ctx.emitter.emit(choice_event(self.name, choice))
+            if ctx.engine.emitter.active:
+                await ctx.engine.emitter.emit(choice_event(self.name, choice))
             return self._act(ctx, choice)
         raise self._give_up(network, bad_names, last_error)
 

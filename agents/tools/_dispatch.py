@@ -12,7 +12,7 @@ that is rolled back if it fails; several calls run concurrently in an anyio task
 on its own staged view of the state, and the views are committed in the order the model listed
 the calls, so the outcome never depends on which call finished first. A call that failed, or
 whose writes do not validate or merge, becomes an error result the model sees, and none of its
-writes stay. In a durable run every call is recorded (`ctx.steps.tool`).
+writes stay. In a durable run every call is recorded (`ctx.engine.steps.tool`).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ async def _awaited(
             return record
         kv.rollback(mark)  # the failed try leaves nothing behind
         wait = policy.delay(attempt, error)
-        if ctx.emitter.active:
+        if ctx.engine.emitter.active:
             await _announce_retry(ctx, call, record, attempt, wait)
         await anyio.sleep(wait)
         attempt += 1
@@ -185,7 +185,7 @@ async def _announce_retry(
         "errorType": record.error_type,
         "delay": wait,
     }
-    await ctx.emitter.emit(ToolCallRetry(details))
+    await ctx.engine.emitter.emit(ToolCallRetry(details))
 
 
 async def _attempt(
@@ -286,14 +286,14 @@ def _model_retry(
     ctx: RunContext, tool: Tool, call: ToolCall, exc: Retry, started: float
 ) -> ToolCallRecord:
     """The error result of a `Retry`, counted against the tool's budget for the run."""
-    used = ctx.tool_retries.get(tool.name, 0)
+    used = ctx.engine.tool_retries.get(tool.name, 0)
     if used >= getattr(tool, "model_retries", 2):
         message = (
             f"tool {tool.name!r} gives up: it asked for a retry {used} times in this run "
             f"(its budget) and again now: {exc.message}"
         )
         return ToolCallRecord.failed(call, message, "RetryBudgetExceeded", started)
-    ctx.tool_retries[tool.name] = used + 1
+    ctx.engine.tool_retries[tool.name] = used + 1
     message = f"tool {tool.name!r} asks you to try again: {exc.message}"
     return ToolCallRecord.failed(call, message, "Retry", started)
 
@@ -327,11 +327,11 @@ def start_tool_calls(
     # `tool_writer`'s tuple, built here: this runs on every step's tool call
     kv.writer = (agent.name, ctx.call_count, call.name, call.id, "tool", None)
     try:
-        if ctx.steps is None:
+        if ctx.engine.steps is None:
             started = start_call(ctx, agent, tools, call, ctx.state, wraps, agent_call)
         else:  # a durable run: the call is recorded (network.run.steps)
             run = functools.partial(run_call, ctx, agent, tools, call, ctx.state, wraps, agent_call)
-            started = ctx.steps.tool(call.name, ctx.state, run)
+            started = ctx.engine.steps.tool(call.name, ctx.state, run)
     except BaseException:
         kv.writer = previous
         kv.rollback(mark)
@@ -367,15 +367,15 @@ async def _finish_lone(
     running: Coroutine[Any, Any, ToolCallRecord],
 ) -> Records:
     """The awaited part of a lone call: its writer restored and its savepoint closed after.
-    While it runs, it is a tool call in flight (`RunContext.tools_in_flight`)."""
-    ctx.tools_in_flight = 1
+    While it runs, it is a tool call in flight (`RunContext.engine.tools_in_flight`)."""
+    ctx.engine.tools_in_flight = 1
     try:
         record: ToolCallRecord = await running
     except BaseException:
         kv.rollback(mark)
         raise
     finally:
-        ctx.tools_in_flight = 0
+        ctx.engine.tools_in_flight = 0
         kv.writer = previous
     if record.is_error:
         kv.rollback(mark)
@@ -397,7 +397,7 @@ async def _run_concurrently(
     previous_writer = kv.writer
     views: list[State] = [ctx.state.for_tool() for _ in calls]
     records: list[ToolCallRecord | None] = [None] * len(calls)
-    steps = ctx.steps
+    steps = ctx.engine.steps
 
     stopped: list[BaseException] = []  # a tool guardrail's trip: it stops every call
 
@@ -414,13 +414,13 @@ async def _run_concurrently(
             stopped.append(exc)
             group.cancel_scope.cancel()
 
-    ctx.tools_in_flight = len(calls)  # started: a sub-run's budget counts them
+    ctx.engine.tools_in_flight = len(calls)  # started: a sub-run's budget counts them
     try:
         async with anyio.create_task_group() as group:
             for index in range(len(calls)):
                 group.start_soon(run_one, index)
     finally:
-        ctx.tools_in_flight = 0
+        ctx.engine.tools_in_flight = 0
     if stopped:
         raise stopped[0]  # nothing is committed: the views are dropped
 

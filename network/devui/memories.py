@@ -22,7 +22,7 @@ from network.devui.access import Access
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.errors import InvalidIdError
 from network.network import Network
-from network.run.context import RunContext
+from network.run.context import RunBookkeeping, RunContext
 from network.serving.errors import RequestError
 from network.serving.principals import store_user
 from network.threads.ids import check_id
@@ -42,8 +42,8 @@ async def memories_view(request: Request, network: Network, access: Access, limi
     listed: list[dict[str, Any]] = []
     seen: set[tuple[int, tuple[str, ...]]] = set()
     run = RunContext(
-        network=network, state=network.new_state(), input="", run_id="devui", user_id=user,
-        app_name=network.name,
+        network=network, state=network.new_state(), input="", run_id="devui",
+        engine=RunBookkeeping(user_id=user, app_name=network.name),
     )  # fmt: skip
     for name, agent in network.agents.items():
         memory = getattr(agent, "memory", None)

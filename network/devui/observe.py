@@ -65,7 +65,7 @@ class StepDetails:
         except Exception as error:  # the page loses one step's details; the run goes on
             log.warning("devui.step_details_failed", error=repr(error))
             return
-        await self.ctx.emitter.emit(Custom(STEP_EVENT, value))
+        await self.ctx.engine.emitter.emit(Custom(STEP_EVENT, value))
 
     def details(self, index: int) -> dict[str, Any]:
         """The step view of result `index` with the writes since the previous step."""

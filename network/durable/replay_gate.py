@@ -51,7 +51,7 @@ class ReplayGate:
         if ctx is None:
             return
         await self._send(StateSnapshot(ctx.state.snapshot()))
-        for name in ctx.emitter.open_steps:
+        for name in ctx.engine.emitter.open_steps:
             await self._send(StepStarted(name))
 
     async def __call__(self, event: RunEvent) -> None:

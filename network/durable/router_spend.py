@@ -1,8 +1,8 @@
 """What a router decision spent, recorded with it and counted again when it is replayed.
 
 A routing agent (an LLM router) counts its tokens on the run context as it asks its model:
-the run's usage totals, `ctx.router_usage` and `ctx.router_calls` (which usage limits and
-traces read). A replayed decision does not ask the model again, so those counts would be
+the run's usage totals, `ctx.engine.router_usage` and `ctx.engine.router_calls` (which usage
+limits and traces read). A replayed decision does not ask the model again, so those counts would be
 missing from a resumed run. The router step records the difference it made to them, and a
 replay adds that difference back: a resumed run's usage is the uninterrupted run's.
 """
@@ -38,24 +38,26 @@ class UsageMark:
     @classmethod
     def of(cls, ctx: RunContext) -> UsageMark:
         return cls(
-            ctx.prompt_tokens,
-            ctx.completion_tokens,
-            ctx.total_tokens,
-            ctx.usage_estimated,
-            ctx.router_usage,
-            len(ctx.router_calls),
+            ctx.engine.prompt_tokens,
+            ctx.engine.completion_tokens,
+            ctx.engine.total_tokens,
+            ctx.engine.usage_estimated,
+            ctx.engine.router_usage,
+            len(ctx.engine.router_calls),
         )
 
     def spent(self, ctx: RunContext) -> RouterSpend | None:
         """What the decision added since this mark; None when it added nothing."""
         usage = Usage(
-            prompt_tokens=ctx.prompt_tokens - self.prompt_tokens,
-            completion_tokens=ctx.completion_tokens - self.completion_tokens,
-            total_tokens=ctx.total_tokens - self.total_tokens,
-            estimated=ctx.usage_estimated and not self.estimated,
+            prompt_tokens=ctx.engine.prompt_tokens - self.prompt_tokens,
+            completion_tokens=ctx.engine.completion_tokens - self.completion_tokens,
+            total_tokens=ctx.engine.total_tokens - self.total_tokens,
+            estimated=ctx.engine.usage_estimated and not self.estimated,
         )
-        router_usage = ctx.router_usage if ctx.router_usage is not self.router_usage else None
-        calls = tuple(ctx.router_calls[self.calls :])
+        router_usage = (
+            ctx.engine.router_usage if ctx.engine.router_usage is not self.router_usage else None
+        )
+        calls = tuple(ctx.engine.router_calls[self.calls :])
         counted = usage.prompt_tokens or usage.completion_tokens or usage.total_tokens
         if not counted and router_usage is None and not calls:
             return None  # a plain function router: nothing to record
@@ -68,6 +70,6 @@ def apply_spend(ctx: RunContext, spend: RouterSpend | None) -> None:
         return
     ctx.add_usage(spend.usage)
     if spend.router_usage is not None:
-        ctx.router_usage = spend.router_usage
+        ctx.engine.router_usage = spend.router_usage
     if spend.calls:
-        ctx.router_calls = (*ctx.router_calls, *spend.calls)
+        ctx.engine.router_calls = (*ctx.engine.router_calls, *spend.calls)

@@ -156,7 +156,7 @@ class ModelCall(Record):
 
     An agent call holds one per request it made (`InferenceResult.model_calls`): normally one,
     more when the model retried, each failed attempt being its own record with its `error`.
-    A routing agent's requests are on the run context (`RunContext.router_calls`). Neither
+    A routing agent's requests are on the run context (`RunContext.engine.router_calls`). Neither
     prompt nor answer is kept here: only what a trace or a budget needs.
     """
 

@@ -62,7 +62,7 @@ class AgentCall:
         output_json: `fn(value) -> JSON data`: how `output_key` stores a typed output when
             the key has no type of its own (None: stored as it is).
         requests: the records of the model requests this call made, when the run records
-            them (`RunContext.record_model_calls`).
+            them (`RunContext.engine.record_model_calls`).
         answers: the model's answers as it gave them, when `InferenceResult.answers` keeps
             them (more than one request, or an answer a capability changed); () otherwise.
         events: the call's events (text and tool calls streamed to the run's sinks), when the

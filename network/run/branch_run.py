@@ -74,7 +74,7 @@ class BranchBudget:
 
     @property
     def limits(self) -> UsageLimits | None:
-        budget: Any = self.parent.budget
+        budget: Any = self.parent.engine.budget
         return budget.limits if budget is not None else None
 
     def spent(self) -> list[ModelCall]:
@@ -83,15 +83,15 @@ class BranchBudget:
         for branch in self.branches:
             for result in own_results(branch):
                 calls.extend(result.model_calls)
-            calls.extend(branch.router_calls)
-            calls.extend(branch.subagent_calls)
+            calls.extend(branch.engine.router_calls)
+            calls.extend(branch.engine.subagent_calls)
         return calls
 
     def tool_calls(self) -> int:
         """The tool calls every branch made so far, its sub-runs' included."""
         return sum(
             sum(len(result.tool_calls) for result in own_results(branch))
-            + branch.subagent_tool_calls
+            + branch.engine.subagent_tool_calls
             for branch in self.branches
         )
 
@@ -105,7 +105,7 @@ class BranchBudget:
         """The run's limits, with what the branches spent (requests and tool calls) and
         `in_flight` / `pending` / `tools` (see `Budget.check`; a sub-run of a branch's tool
         passes all three, as `ChildBudget` does to any parent budget)."""
-        budget: Any = self.parent.budget
+        budget: Any = self.parent.engine.budget
         exceeded: LimitExceeded | None = budget.check(
             self.parent, (*self.spent(), *in_flight), pending, tools + self.tool_calls()
         )
@@ -170,8 +170,8 @@ def _asks_again(ctx: RunContext) -> bool:
         and bool(last.tool_calls)
         and not last.skipped
         and last.handoff is None
-        and not ctx.interrupts
-        and not ctx.pending_tool_calls
+        and not ctx.engine.interrupts
+        and not ctx.engine.pending_tool_calls
     )
 
 
@@ -179,10 +179,10 @@ def _before_next_call(ctx: RunContext, room: FanOutRoom) -> Stop | None:
     """The run loop's checks before a call, for a branch's next one."""
     if not room.take():
         return Stop(StopReason.MAX_ITER)
-    budget = ctx.budget
+    budget = ctx.engine.budget
     if budget is not None and budget.check(ctx) is not None:
         return Stop(StopReason.USAGE_LIMIT)
-    for check in ctx.stages.next_call:
+    for check in ctx.engine.stages.next_call:
         stop: Stop | None = check(ctx)
         if stop is not None:
             return stop
@@ -207,24 +207,28 @@ async def _run_network(
     """A network branch: its router and agents, on the branch's state and conversation."""
     outer: tuple[Capability, ...] = getattr(ctx.network, "capabilities", ())
     # the run's own capabilities (an AG-UI client's tools) are those its network did not bring
-    run_own = [c for c in ctx.stages.capabilities if not any(c is known for known in outer)]
+    run_own = [c for c in ctx.engine.stages.capabilities if not any(c is known for known in outer)]
     inner = dataclasses.replace(
         ctx,
         network=network,
         call_count=0,
         stack=[],
         last_result=None,
-        stages=run_stages((_Room(room), *run_own, *getattr(network, "capabilities", ()))),
+        engine=dataclasses.replace(
+            ctx.engine,
+            stages=run_stages((_Room(room), *run_own, *getattr(network, "capabilities", ()))),
+        ),
     )
     stop = await run_loop(inner, network.max_iter)
     # what the network's run leaves the branch: its calls (in the shared state), its spending
     ctx.call_count += inner.call_count
     ctx.last_result = inner.last_result
-    for name in ("prompt_tokens", "completion_tokens", "total_tokens", "usage_estimated"):
-        setattr(ctx, name, getattr(inner, name))
-    ctx.interrupts, ctx.pending_tool_calls = inner.interrupts, inner.pending_tool_calls
-    ctx.router_calls, ctx.subagent_calls = inner.router_calls, inner.subagent_calls
-    ctx.subagent_tool_calls = inner.subagent_tool_calls
+    books, spent = ctx.engine, inner.engine
+    books.prompt_tokens, books.completion_tokens = spent.prompt_tokens, spent.completion_tokens
+    books.total_tokens, books.usage_estimated = spent.total_tokens, spent.usage_estimated
+    books.interrupts, books.pending_tool_calls = spent.interrupts, spent.pending_tool_calls
+    books.router_calls, books.subagent_calls = spent.router_calls, spent.subagent_calls
+    books.subagent_tool_calls = spent.subagent_tool_calls
     ctx.failed_branches = inner.failed_branches
     reason = stop.reason
     if reason == StopReason.MAX_ITER and not room.exhausted:

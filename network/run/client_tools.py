@@ -2,14 +2,14 @@
 
 A `ClientTool` has a name, a description and a JSON Schema for its parameters, and no
 function. An agent offers it to its model like any tool; when the model calls it, the call is
-not run: it is added to `RunContext.pending_tool_calls` (the other calls of the same answer run
-as usual), and the run ends after that agent call with `StopReason.CLIENT_TOOL`, the pending
-calls in `RunResult.pending_tool_calls`. Whoever runs the tool (a browser, a person, another
+not run: it is added to `RunContext.engine.pending_tool_calls` (the other calls of the same
+answer run as usual), and the run ends after that agent call with `StopReason.CLIENT_TOOL`, the
+pending calls in `RunResult.pending_tool_calls`. Whoever runs the tool (a browser, a person, another
 process) sends its result in the next run's conversation as a tool message.
 
 They come from two places: `agents.client_tool(...)` in an agent's `tools=`, and an AG-UI
 request's `tools` (CopilotKit frontend actions), which the server offers to every agent of the
-network for that run through `RunContext.client_tools`.
+network for that run through `RunContext.engine.client_tools`.
 """
 
 from __future__ import annotations

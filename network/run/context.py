@@ -3,7 +3,8 @@
 The protocols a run talks through (`AgentLike`, `Router`, `NetworkLike`, `StepRunner`, ...)
 live here with the context because they and the context name each other;
 `network.run.protocols` and `network.run.steps` re-export them. Library signals between the
-parts of a run are typed fields of the context; `extras` is left to user code.
+parts of a run are typed fields of the engine's bookkeeping (`RunBookkeeping`, reached as
+`ctx.engine`); `extras` is left to user code.
 """
 
 from __future__ import annotations
@@ -131,64 +132,40 @@ NO_RUN_STAGES = RunStages()
 
 
 @dataclass(slots=True, eq=False)
-class RunContext(Generic[DepsT]):
-    """The live context of one run.
+class RunBookkeeping:
+    """The run engine's bookkeeping of one run: `RunContext.engine`.
 
-    Routers read `state`, `input`, `last_result`, `call_count` and `stack` (the agents queued
-    to run next, in order), `handoff` (the handoff the last agent call made, if any) and
-    `active_agent` (who has the conversation, on a thread across turns). `agent` is the
-    agent whose call is under way, if any. `deps` is the object given as
-    `network.run(..., deps=...)`, as it was given (never copied, stored, streamed or logged);
-    `await ctx.resource(name)` opens one of the run's resources.
-
-    Signals between the parts of the run (read by user code, written by the library):
-    `interrupts` (tool calls waiting for a person; the loop stops when there are any),
-    `resume` (answers the run starts by acting on), `persisted` (a thread session commits the
-    run), `router_usage` (tokens a routing agent spent), `client_input` (the AG-UI
-    `RunAgentInput` of a run that came through the server), `client_tools` (tools a client
-    declared, offered to every agent) and `pending_tool_calls` (calls of client tools; the loop
-    stops when there are any: see `network.run.client_tools`). `extras` is for user code.
+    The signals the parts of a run (the loop, the agent step, the tool dispatch, sessions,
+    the durable engine, telemetry, the kernel's capabilities) pass each other, kept apart from
+    what user code reads of the context. Not user API: the fields change with the engine. A
+    capability keeps its own per-run state with `RunContext.local`, not here.
     """
 
-    network: NetworkLike
-    state: State
-    input: str
-    run_id: str
-    thread_id: str | None = None
+    emitter: Emitter = field(default_factory=Emitter)
+    resources: Resources = field(default_factory=Resources)
+    # Usage totals, summed as ints (cheaper than a model per step): `RunContext.usage`.
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    usage_estimated: bool = False  # some of the totals are a client's estimate (Usage.estimated)
     # The thread's owner and app, on a thread (set by its session; the AG-UI server's
     # principal is the owner): None without a thread. Memory keys what it recalls by them.
     user_id: str | None = None
     app_name: str | None = None
-    call_count: int = 0
-    stack: list[Any] = field(default_factory=list)
-    last_result: InferenceResult | None = None
-    agent: AgentLike | None = None
-    prompt_tokens: int = 0  # usage totals, summed as ints (cheaper than a model per step)
-    completion_tokens: int = 0
-    total_tokens: int = 0
-    usage_estimated: bool = False  # some of the totals are a client's estimate (Usage.estimated)
-    emitter: Emitter = field(default_factory=Emitter)
-    extras: dict[str, Any] = field(default_factory=dict)  # for user code only
-    # Tuples, replaced rather than appended to: no list per run (many runs live at once)
+    # Tuples, replaced rather than appended to: no list per run (many runs live at once).
+    # Tool calls waiting for a person (the loop stops when there are any), and the answers
+    # the run starts by acting on.
     interrupts: tuple[Interrupt, ...] = ()
     resume: Sequence[tuple[Interrupt, Answer]] = ()
-    persisted: bool = False
-    router_usage: Usage | None = None
-    client_input: Any = None
-    predictor: CallSettler | None = None
-    args_listeners: tuple[ArgsListener, ...] = ()
-    deps: DepsT = None  # type: ignore[assignment]  # None when the run was given no deps
-    resources: Resources = field(default_factory=Resources)
-
-    async def resource(self, name: str) -> Any:
-        """The run's resource `name`, opened on first use and closed when the run ends."""
-        return await self.resources.get(name)
-
+    persisted: bool = False  # a thread session commits the run
+    router_usage: Usage | None = None  # tokens a routing agent spent
+    router_calls: tuple[ModelCall, ...] = ()  # a routing agent's requests, in order
+    client_input: Any = None  # the protocol's request of a run that came through a server
+    args_listeners: tuple[ArgsListener, ...] = ()  # follow tool arguments as they stream
     # Tools a caller declared for this run (an AG-UI client's), offered to every agent, and
     # the calls of client tools that end the run: see network.run.client_tools.
     client_tools: tuple[ClientTool, ...] = ()
     pending_tool_calls: tuple[ToolCall, ...] = ()
-    router_calls: tuple[ModelCall, ...] = ()  # a routing agent's requests, in order
     budget: Budget | None = None  # the run's usage limits and spending (network.run.limits)
     trace_id: str | None = None  # hex ids of the run's root span, when it is traced
     span_id: str | None = None
@@ -202,10 +179,6 @@ class RunContext(Generic[DepsT]):
     # The durable engine's hook (network.durable): router decisions, model and tool calls go
     # through it when set, to be recorded or replayed. None: they are called directly.
     steps: StepRunner | None = None
-    # The parallel branch this context runs (a branch's own context: `network.run.fork`),
-    # and the branches that failed under `Parallel(on_error="continue")` so far.
-    branch: Branch | None = None
-    failed_branches: tuple[BranchFailure, ...] = ()
     # The contexts of the branches of the fan-out running now, so that a sink (telemetry)
     # sees a branch's agent and results as they happen; () outside a fan-out.
     branch_contexts: tuple[RunContext, ...] = ()
@@ -244,21 +217,77 @@ class RunContext(Generic[DepsT]):
     # The capabilities every agent call of this run resolves with its own (the run's, then
     # the network's) and the run's own stages (`network.run.stages.run_stages`).
     stages: RunStages = NO_RUN_STAGES
-    # What capabilities keep for the run (`local`), by key; shared with the run's branches.
+    # What capabilities keep for the run (`RunContext.local`), by key; shared with the
+    # run's branches.
     locals: dict[Any, Any] = field(default_factory=dict)
     # Who had the conversation when the run's state holds no agent calls to read it from
     # (the AG-UI server's in-memory threads keep only the client's messages); see
-    # `active_agent`. None: read from `state.results` alone.
+    # `RunContext.active_agent`. None: read from `state.results` alone.
     known_active_agent: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class RunContext(Generic[DepsT]):
+    """The live context of one run, as routers, hooks, instruction functions and tools see it.
+
+    - `network`, `state` (with the shortcuts `kv` and `results`), `input` (the run's input,
+      or a parallel branch's own), `run_id`, `thread_id` (None without a thread);
+    - `call_count` (agent calls so far), `stack` (the agents queued to run next, in order),
+      `last_result` (the last agent call's), `agent` (the agent whose call is under way, if
+      any), and the properties `handoff` (the handoff the last agent call made, if any),
+      `active_agent` (who has the conversation, on a thread across turns) and `usage`;
+      `user_id` and `app_name` say whose thread it is;
+    - `branch` (the `Parallel` branch this context runs, None outside one) and
+      `failed_branches` (the branches that failed under `Parallel(on_error="continue")`);
+    - `deps`: the object given as `network.run(..., deps=...)`, as it was given (never
+      copied, stored, streamed or logged); `await ctx.resource(name)` opens one of the run's
+      resources; `extras` is for user code.
+
+    `engine` is the run engine's bookkeeping (`RunBookkeeping`), not user API; a capability
+    keeps its per-run state with `local(key, factory)`.
+    """
+
+    network: NetworkLike
+    state: State
+    input: str
+    run_id: str
+    thread_id: str | None = None
+    call_count: int = 0
+    stack: list[Any] = field(default_factory=list)
+    last_result: InferenceResult | None = None
+    agent: AgentLike | None = None
+    deps: DepsT = None  # type: ignore[assignment]  # None when the run was given no deps
+    extras: dict[str, Any] = field(default_factory=dict)  # for user code only
+    # The parallel branch this context runs (a branch's own context: `network.run.fork`),
+    # and the branches that failed under `Parallel(on_error="continue")` so far.
+    branch: Branch | None = None
+    failed_branches: tuple[BranchFailure, ...] = ()
+    engine: RunBookkeeping = field(default_factory=RunBookkeeping)
+
+    async def resource(self, name: str) -> Any:
+        """The run's resource `name`, opened on first use and closed when the run ends."""
+        return await self.engine.resources.get(name)
 
     def local(self, key: Any, factory: Callable[[], T]) -> T:
         """What a capability keeps for this run under `key` (made by `factory()` at first
         use): a capability object serves many runs at once, so its per-run state lives
         here. A parallel branch shares its run's."""
-        found = self.locals.get(key)
+        locals_ = self.engine.locals
+        found = locals_.get(key)
         if found is None:
-            found = self.locals[key] = factory()
+            found = locals_[key] = factory()
         return found
+
+    @property
+    def user_id(self) -> str | None:
+        """Whose run this is: the thread's user (`ThreadRef(user_id=...)`; over the AG-UI
+        server, the principal that owns the thread). None without a thread or a user."""
+        return self.engine.user_id
+
+    @property
+    def app_name(self) -> str | None:
+        """The thread's app (`ThreadRef(app_name=...)`), None without a thread."""
+        return self.engine.app_name
 
     @property
     def handoff(self) -> HandoffRecord | None:
@@ -275,26 +304,28 @@ class RunContext(Generic[DepsT]):
         whole history on a thread run (so a new turn knows who had it). None before any call.
         """
         found = active_agent(self.state.results)
-        return found if found is not None else self.known_active_agent
+        return found if found is not None else self.engine.known_active_agent
 
     @property
     def usage(self) -> Usage:
         """Token usage of the run so far."""
+        engine = self.engine
         return Usage(
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            total_tokens=self.total_tokens,
-            estimated=self.usage_estimated,
+            prompt_tokens=engine.prompt_tokens,
+            completion_tokens=engine.completion_tokens,
+            total_tokens=engine.total_tokens,
+            estimated=engine.usage_estimated,
         )
 
     def add_usage(self, usage: Usage) -> None:
         """Count one inference's tokens (routers may count theirs too)."""
         # network.run.loop.record_call does the same inline for every agent call: keep both alike.
-        self.prompt_tokens += usage.prompt_tokens
-        self.completion_tokens += usage.completion_tokens
-        self.total_tokens += usage.total_tokens
+        engine = self.engine
+        engine.prompt_tokens += usage.prompt_tokens
+        engine.completion_tokens += usage.completion_tokens
+        engine.total_tokens += usage.total_tokens
         if usage.estimated:
-            self.usage_estimated = True
+            engine.usage_estimated = True
 
     @property
     def kv(self) -> Any:

@@ -31,12 +31,12 @@ async def execute(
 ) -> RunResult:
     """Drive the loop for a prepared context, with its event sinks (the extension point).
 
-    The resources the run opened (`ctx.resources`) are closed when it ends, however it ends.
+    The resources the run opened (`ctx.engine.resources`) are closed when it ends, however it ends.
     """
     check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
-    emitter = ctx.emitter
+    emitter = ctx.engine.emitter
     if sinks or emitter.active:  # else the context's own, still empty (one per run, not two)
-        emitter = ctx.emitter = Emitter(list(sinks))
+        emitter = ctx.engine.emitter = Emitter(list(sinks))
     log_sink = logging_sink(ctx.run_id, ctx.network.name)
     if log_sink is not None:
         emitter.add_sink(Observer(log_sink))  # logging never makes a model stream
@@ -49,12 +49,12 @@ async def execute(
         if events:
             await lifecycle.open_run(ctx, thread_id)  # with the `run_started` stage
         else:
-            for start in ctx.stages.run_started:
+            for start in ctx.engine.stages.run_started:
                 await start(ctx)
         stop = None
-        if ctx.resume:  # answers to the interrupts an earlier run stopped on
+        if ctx.engine.resume:  # answers to the interrupts an earlier run stopped on
             await resume_interrupted(ctx)
-            if ctx.interrupts:  # a sub-run it continued waits for a person again
+            if ctx.engine.interrupts:  # a sub-run it continued waits for a person again
                 stop = Stop(StopReason.INTERRUPTED)
         if stop is None:
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
@@ -69,12 +69,12 @@ async def execute(
         if events and not finished:
             with anyio.CancelScope(shield=True):
                 await lifecycle.close_run(emitter, thread_id, ctx.run_id, error)
-        await ctx.resources.aclose(error)
+        await ctx.engine.resources.aclose(error)
         raise
     finally:
         leave(running)
         report_spending(ctx)  # a sub-run's last requests, told to its parent run
-        resources = ctx.resources  # closed already when the error path closed them
+        resources = ctx.engine.resources  # closed already when the error path closed them
         if not resources.close_unopened():
             await resources.aclose()
 
@@ -105,13 +105,13 @@ def run_result(
         summary=summary,
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
-        interrupts=list(ctx.interrupts),
-        pending_tool_calls=list(ctx.pending_tool_calls),
-        persisted=ctx.persisted,
-        limit_exceeded=ctx.budget.exceeded if ctx.budget is not None else None,
+        interrupts=list(ctx.engine.interrupts),
+        pending_tool_calls=list(ctx.engine.pending_tool_calls),
+        persisted=ctx.engine.persisted,
+        limit_exceeded=ctx.engine.budget.exceeded if ctx.engine.budget is not None else None,
         spent_later=SpentLater(ctx),  # counted when `RunResult.spent` is first read
-        trace_id=ctx.trace_id,
-        span_id=ctx.span_id,
+        trace_id=ctx.engine.trace_id,
+        span_id=ctx.engine.span_id,
         failed_branches=list(ctx.failed_branches),
-        guardrail=ctx.guardrails.tripped if ctx.guardrails is not None else None,
+        guardrail=ctx.engine.guardrails.tripped if ctx.engine.guardrails is not None else None,
     )

@@ -88,19 +88,19 @@ async def run_parallel(
     todo = [branch for branch in fork.branches if branch.id not in done]
     if ctx.call_count + len(todo) > max_iter:
         return Stop(StopReason.MAX_ITER)
-    budget = ctx.budget  # checked by the loop just before: its figures are current
+    budget = ctx.engine.budget  # checked by the loop just before: its figures are current
     if budget is not None and budget.check_fan_out(len(todo)) is not None:
         return Stop(StopReason.USAGE_LIMIT)
-    emitter = ctx.emitter
+    emitter = ctx.engine.emitter
     if emitter.active:
         emitter.open_steps.append(fork.name)
         await emitter.emit(StepStarted(fork.name, fan_out=fork.name))
     at_fork = state.history()
     forked_at, forked = time.time(), time.perf_counter()
-    steps = ctx.steps  # a durable run: each branch records its steps as its own
+    steps = ctx.engine.steps  # a durable run: each branch records its steps as its own
     runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
-    if ctx.guardrails is None:  # one log the branches share: their checks count in the run
-        ctx.guardrails = GuardrailLog()
+    if ctx.engine.guardrails is None:  # one log the branches share: their checks count in the run
+        ctx.engine.guardrails = GuardrailLog()
     contexts = [
         branch_context(ctx, branch, runners[i] if runners is not None else None)
         for i, branch in enumerate(todo)
@@ -108,8 +108,8 @@ async def run_parallel(
     if budget is not None:  # the branches' requests count as they are made
         shared = BranchBudget(ctx, contexts)
         for branch_ctx in contexts:
-            branch_ctx.budget = shared  # type: ignore[assignment]  # (a Budget by its shape)
-    ctx.branch_contexts = tuple(contexts)
+            branch_ctx.engine.budget = shared  # type: ignore[assignment]  # (a Budget by its shape)
+    ctx.engine.branch_contexts = tuple(contexts)
     room = FanOutRoom(max_iter - ctx.call_count - len(todo))
     run = functools.partial(run_branch, fork=fork, room=room, call_agent=call_agent)
     try:
@@ -125,7 +125,7 @@ async def run_parallel(
         raise
     if steps is not None:
         steps.join()  # a durable run's next steps are numbered after the branches'
-    ctx.branch_contexts = ()
+    ctx.engine.branch_contexts = ()
     errors = [error for error, _ in outcomes]
     failed = [i for i, error in enumerate(errors) if error is not None]
     if failed and fork.on_error == "fail":
@@ -172,8 +172,8 @@ async def _join(
         ]
     declared = [(b.id, merging[b.id]) for b in fork.branches if b.id in merging]
     ends = merge_branches(state.kv, declared, committed=done.keys(), numbering=numbering)
-    if ctx.emitter.active:  # the merged outcome streams once, before the ops become deltas
-        await ctx.emitter.flush_state(state.kv)
+    if ctx.engine.emitter.active:  # the merged outcome streams once, before the ops become deltas
+        await ctx.engine.emitter.flush_state(state.kv)
     deltas = iter(split_ops(state.kv.take_ops(), ends, range(ctx.call_count, first)))
     failures: list[BranchFailure] = []
     for branch, branch_ctx, error, results in zip(todo, contexts, errors, made, strict=True):
@@ -188,11 +188,11 @@ async def _join(
                     and len(history) == len(at_fork)
                 ):
                     results[0].history = at_fork  # the same messages: stored as the prefix
-            ctx.interrupts += branch_ctx.interrupts
-            ctx.pending_tool_calls += branch_ctx.pending_tool_calls
-            ctx.router_calls += branch_ctx.router_calls
-            ctx.subagent_calls += branch_ctx.subagent_calls
-            ctx.subagent_tool_calls += branch_ctx.subagent_tool_calls
+            ctx.engine.interrupts += branch_ctx.engine.interrupts
+            ctx.engine.pending_tool_calls += branch_ctx.engine.pending_tool_calls
+            ctx.engine.router_calls += branch_ctx.engine.router_calls
+            ctx.engine.subagent_calls += branch_ctx.engine.subagent_calls
+            ctx.engine.subagent_tool_calls += branch_ctx.engine.subagent_tool_calls
             ctx.failed_branches += branch_ctx.failed_branches
             ctx.add_usage(branch_ctx.usage)
         else:
@@ -201,8 +201,8 @@ async def _join(
             )
             failures.append(failure)
             # what it spent before failing counts (its calls' tokens, its sub-runs' requests)
-            ctx.subagent_calls += branch_ctx.subagent_calls
-            ctx.subagent_tool_calls += branch_ctx.subagent_tool_calls
+            ctx.engine.subagent_calls += branch_ctx.engine.subagent_calls
+            ctx.engine.subagent_tool_calls += branch_ctx.engine.subagent_tool_calls
             ctx.add_usage(branch_ctx.usage)
             results = [
                 InferenceResult(
@@ -265,21 +265,24 @@ def branch_context(ctx: RunContext, branch: Branch, steps: StepRunner | None) ->
         call_count=ctx.call_count,
         stack=[],
         agent=None,
-        prompt_tokens=0,
-        completion_tokens=0,
-        total_tokens=0,
-        usage_estimated=False,
-        emitter=BranchEmitter(ctx.emitter, branch.id),
-        interrupts=(),
-        pending_tool_calls=(),
-        failed_model_calls=(),
-        router_calls=(),
-        subagent_calls=(),
-        subagent_tool_calls=0,
         failed_branches=(),
         branch=branch,
-        branch_contexts=(),
-        steps=steps,
+        engine=dataclasses.replace(
+            ctx.engine,
+            prompt_tokens=0,
+            completion_tokens=0,
+            total_tokens=0,
+            usage_estimated=False,
+            emitter=BranchEmitter(ctx.engine.emitter, branch.id),
+            interrupts=(),
+            pending_tool_calls=(),
+            failed_model_calls=(),
+            router_calls=(),
+            subagent_calls=(),
+            subagent_tool_calls=0,
+            branch_contexts=(),
+            steps=steps,
+        ),
     )
 
 

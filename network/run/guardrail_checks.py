@@ -152,7 +152,7 @@ async def check_beside(
     answer when it came first, handing it to `discard` to be counted) and raises
     `GuardrailTripped`: the answer is returned only once every guardrail passed."""
     asking = sum(1 for g in guardrails if g.asks_model)
-    budget = ctx.budget
+    budget = ctx.engine.budget
     if asking and budget is not None and budget.check(ctx, pending=asking) is not None:
         raise LimitReached  # the call and its checks would not fit: neither is asked
     before = [g for g in guardrails if g.blocking]

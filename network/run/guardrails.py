@@ -7,7 +7,7 @@ A guardrail is a `Guardrail`: a name, the kind of value it checks, and a functio
 makes
 them from functions (`@input_guardrail`, ...) and from agents with typed output.
 
-What a run keeps of them (`RunContext.guardrails`, a `GuardrailLog` made by the first check):
+What a run keeps of them (`RunContext.engine.guardrails`, a `GuardrailLog` made by the first check):
 one `GuardrailCheck` per guardrail run, with the model requests it made, which usage limits
 count (`network.run.limits`) and traces draw as `apply_guardrail` spans
 (`network.telemetry.guardrail_spans`); the requests of answers a trip discarded; the trip that
@@ -25,7 +25,7 @@ import anyio.to_thread
 
 from network.errors import ConfigurationError, GuardrailTripped, RunStopped
 from network.history.results import ModelCall
-from network.run.limits import Budget, Spending
+from network.run.limits import Budget, Spending, SpendingBooks
 
 KINDS = ("input", "output", "tool_input", "tool_output")
 
@@ -247,12 +247,20 @@ class GuardrailLog:
     discarded: list[ModelCall] = field(default_factory=list)
 
 
+class GuardedBooks(SpendingBooks, Protocol):
+    """What running a guardrail needs of a run's bookkeeping (`RunContext.engine`): its
+    guardrail log and its budget."""
+
+    guardrails: GuardrailLog | None
+    budget: Budget | None
+
+
 class GuardedRun(Spending, Protocol):
     """What running a guardrail needs of a run (`RunContext` is one): its guardrail log, and
     what its budget counts."""
 
-    guardrails: GuardrailLog | None
-    budget: Budget | None
+    @property
+    def engine(self) -> GuardedBooks: ...
 
 
 class LimitReached(RunStopped):
@@ -264,14 +272,16 @@ class LimitReached(RunStopped):
 
 def log_of(ctx: GuardedRun) -> GuardrailLog:
     """The run's `GuardrailLog`, made on first use."""
-    log: GuardrailLog | None = ctx.guardrails
+    books = ctx.engine
+    log: GuardrailLog | None = books.guardrails
     if log is None:
-        log = ctx.guardrails = GuardrailLog()
+        log = books.guardrails = GuardrailLog()
     return log
 
 
 __all__ = [
     "KINDS",
+    "GuardedBooks",
     "GuardedRun",
     "Guardrail",
     "GuardrailCheck",

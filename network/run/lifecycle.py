@@ -42,9 +42,9 @@ from network.run.usage_report import run_token_usage
 async def open_run(ctx: RunContext, thread_id: str) -> None:
     """RUN_STARTED, the capabilities' `run_started` stage (predictive state's announcement),
     and the first STATE_SNAPSHOT."""
-    emitter = ctx.emitter
-    await emitter.emit(RunStarted(thread_id, ctx.run_id, ctx.trace_id, ctx.span_id))
-    for start in ctx.stages.run_started:  # the capabilities' start (predictive state's, ...)
+    emitter = ctx.engine.emitter
+    await emitter.emit(RunStarted(thread_id, ctx.run_id, ctx.engine.trace_id, ctx.engine.span_id))
+    for start in ctx.engine.stages.run_started:  # the capabilities' start (predictive state's, ...)
         await start(ctx)
     await emitter.emit(StateSnapshot(ctx.state.snapshot()))
 
@@ -60,7 +60,7 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
         event = RunInterrupted(thread_id, ctx.run_id, payload, usage, list(result.interrupts))
     else:
         event = RunFinished(thread_id, ctx.run_id, payload, usage)
-    await ctx.emitter.emit(event)
+    await ctx.engine.emitter.emit(event)
 
 
 async def close_messages(emitter: Emitter) -> None:

@@ -172,6 +172,19 @@ class _GuardrailsSpent(Protocol):
     def discarded(self) -> Sequence[ModelCall]: ...
 
 
+class SpendingBooks(Protocol):
+    """What a budget reads of a run's bookkeeping (`RunContext.engine`, a `RunBookkeeping`)."""
+
+    @property
+    def router_calls(self) -> Sequence[ModelCall]: ...
+    @property
+    def guardrails(self) -> _GuardrailsSpent | None: ...
+    @property
+    def subagent_calls(self) -> Sequence[ModelCall]: ...
+    @property
+    def subagent_tool_calls(self) -> int: ...
+
+
 class Spending(Protocol):
     """What a budget reads of a run: a `RunContext` (which imports `Budget` from here, so a
     budget names it by the fields it counts)."""
@@ -181,13 +194,7 @@ class Spending(Protocol):
     @property
     def call_count(self) -> int: ...
     @property
-    def router_calls(self) -> Sequence[ModelCall]: ...
-    @property
-    def guardrails(self) -> _GuardrailsSpent | None: ...
-    @property
-    def subagent_calls(self) -> Sequence[ModelCall]: ...
-    @property
-    def subagent_tool_calls(self) -> int: ...
+    def engine(self) -> SpendingBooks: ...
 
 
 @dataclass(slots=True)
@@ -207,7 +214,7 @@ class Budget:
     _router_calls_seen: int = 0
     _guardrail_checks_seen: int = 0
     _discarded_seen: int = 0
-    _subagent_calls_seen: int = 0  # sub-runs' requests (RunContext.subagent_calls) counted
+    _subagent_calls_seen: int = 0  # sub-runs' requests (RunContext.engine.subagent_calls) counted
     _subagent_tools_seen: int = 0
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
@@ -296,13 +303,14 @@ class Budget:
                 if call.cost_usd is None:
                     self._unpriced(call)
         self._results_seen = len(results)
-        router_calls = ctx.router_calls
+        books = ctx.engine
+        router_calls = books.router_calls
         for call in router_calls[self._router_calls_seen :]:
             figures.add_call(call)
             if call.cost_usd is None:
                 self._unpriced(call)
         self._router_calls_seen = len(router_calls)
-        guardrails = ctx.guardrails  # guardrails' model requests (network.run.guardrails)
+        guardrails = books.guardrails  # guardrails' model requests (network.run.guardrails)
         if guardrails is not None:
             for check in guardrails.checks[self._guardrail_checks_seen :]:
                 for call in check.model_calls:
@@ -313,14 +321,14 @@ class Budget:
             for call in guardrails.discarded[self._discarded_seen :]:
                 figures.add_call(call)
             self._discarded_seen = len(guardrails.discarded)
-        subagent_calls = ctx.subagent_calls  # what its sub-runs spent (network.run.subrun)
+        subagent_calls = books.subagent_calls  # what its sub-runs spent (network.run.subrun)
         for call in subagent_calls[self._subagent_calls_seen :]:
             figures.add_call(call)
             if call.cost_usd is None:
                 self._unpriced(call)
         self._subagent_calls_seen = len(subagent_calls)
-        figures.tool_calls += ctx.subagent_tool_calls - self._subagent_tools_seen
-        self._subagent_tools_seen = ctx.subagent_tool_calls
+        figures.tool_calls += books.subagent_tool_calls - self._subagent_tools_seen
+        self._subagent_tools_seen = books.subagent_tool_calls
 
     def _unpriced(self, call: ModelCall) -> None:
         """Warn, once per model, that the cost cap cannot count an answer (module docstring)."""
@@ -342,4 +350,4 @@ class Budget:
         )
 
 
-__all__ = ["Budget", "LimitExceeded", "Spending", "UsageFigures", "UsageLimits"]
+__all__ = ["Budget", "LimitExceeded", "Spending", "SpendingBooks", "UsageFigures", "UsageLimits"]

@@ -22,16 +22,17 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
     network = ctx.network
     state = ctx.state
     kv = state.kv
-    emitter = ctx.emitter
+    books = ctx.engine  # the engine's bookkeeping of the run (never replaced during it)
+    emitter = books.emitter
     route = network.router
     while True:
         kv.writer = (None, ctx.call_count, None, None, "router", None)  # router_writer, inline
-        if ctx.steps is None:
+        if books.steps is None:
             choice = route(ctx)
             if hasattr(choice, "__await__"):
                 choice = await choice
         else:  # a durable run: the decision is recorded (network.run.steps)
-            choice = await ctx.steps.route(ctx, route)
+            choice = await books.steps.route(ctx, route)
         if emitter.active:
             await emitter.flush_state(kv)
         if isinstance(choice, Stop):
@@ -48,10 +49,10 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             return Stop(StopReason.ROUTER_FINISHED)
         if ctx.call_count >= max_iter:
             return Stop(StopReason.MAX_ITER)
-        budget = ctx.budget  # usage limits: checked before each agent call's model request
+        budget = books.budget  # usage limits: checked before each agent call's model request
         if budget is not None and budget.check(ctx) is not None:
             return Stop(StopReason.USAGE_LIMIT)
-        for check in ctx.stages.next_call:  # the capabilities' say before each call (fan-out)
+        for check in books.stages.next_call:  # the capabilities' say before each call (fan-out)
             stop: Stop | None = check(ctx)
             if stop is not None:
                 return stop
@@ -72,15 +73,15 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
                 await end_open_steps(ctx)
             ctx.agent = None
             return Stop(stopped.stop_reason, stopped.summary)
-        if ctx.interrupts:  # a tool waits for a person: see network.run.interrupts
+        if books.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
-        if ctx.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
+        if books.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
             return Stop(StopReason.CLIENT_TOOL)
 
 
 async def end_open_steps(ctx: RunContext) -> None:
     """STEP_FINISHED for the steps a trip left open (a fan-out's), innermost first."""
-    emitter = ctx.emitter
+    emitter = ctx.engine.emitter
     while emitter.open_steps:
         name = emitter.open_steps.pop()
         await emitter.emit(StepFinished(name, fan_out=name))
@@ -88,7 +89,7 @@ async def end_open_steps(ctx: RunContext) -> None:
 
 async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
     """One agent call: the agent's inference and tools, then its result joins the history."""
-    emitter = ctx.emitter
+    emitter = ctx.engine.emitter
     if not emitter.active:
         begin_call(ctx, agent)
         record_call(ctx, await agent.call(ctx))
@@ -135,9 +136,10 @@ def record_call(ctx: RunContext, result: Any) -> None:
     ctx.last_result = result
     ctx.call_count += 1
     usage = result.usage  # ctx.add_usage, written out: this runs on every step
-    ctx.prompt_tokens += usage.prompt_tokens
-    ctx.completion_tokens += usage.completion_tokens
-    ctx.total_tokens += usage.total_tokens
+    books = ctx.engine
+    books.prompt_tokens += usage.prompt_tokens
+    books.completion_tokens += usage.completion_tokens
+    books.total_tokens += usage.total_tokens
     if usage.estimated:
-        ctx.usage_estimated = True
+        books.usage_estimated = True
     ctx.agent = None

@@ -15,9 +15,9 @@ from network.run.loop import call_agent
 
 
 async def resume_interrupted(ctx: RunContext) -> None:
-    """Finish the answered tool calls (`ctx.resume`) as a step of their agent."""
-    answered = ctx.resume
-    ctx.resume = ()
+    """Finish the answered tool calls (`ctx.engine.resume`) as a step of their agent."""
+    answered = ctx.engine.resume
+    ctx.engine.resume = ()
     by_agent: dict[str, list[tuple[Interrupt, Answer]]] = {}
     for pair in answered:
         by_agent.setdefault(pair[0].agent, []).append(pair)

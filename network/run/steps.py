@@ -4,7 +4,7 @@ A run whose context has `steps` set hands each router decision, model call, cont
 summary and tool call to it instead of calling it directly; the runner may execute the call
 (and record its outcome) or return the outcome recorded by an earlier attempt of the same run
 without executing it. `network.durable` is the one implementation. A run without a runner
-(`ctx.steps is None`, the default) pays one attribute check per call site and nothing else.
+(`ctx.engine.steps is None`, the default) pays one attribute check per call site and nothing else.
 
 The runner also returns the state writes a replayed call made: a recorded router decision
 or tool call re-applies them (validated like any write) so that a resumed run sees exactly

@@ -4,7 +4,7 @@
 the parent run's tool call. What ties the two together lives here:
 
 - spending: the sub-run's budget is a `ChildBudget`. Every model request and tool call it
-  makes is reported to the parent run as it happens (`RunContext.subagent_calls` and
+  makes is reported to the parent run as it happens (`RunContext.engine.subagent_calls` and
   `subagent_tool_calls`), so the parent's usage limits count them, and before each of its own
   requests the sub-run checks the parent's limits (with the requests of the parent's agent
   call under way, spent but not yet recorded, and the tool calls running at every level above
@@ -80,21 +80,21 @@ class ChildBudget:
             calls.extend(result.model_calls)
             tools += len(result.tool_calls)
         self._results_seen = len(results)
-        calls.extend(ctx.router_calls[self._router_calls_seen :])
-        self._router_calls_seen = len(ctx.router_calls)
-        calls.extend(ctx.subagent_calls[self._subagent_calls_seen :])
-        self._subagent_calls_seen = len(ctx.subagent_calls)
-        tools += ctx.subagent_tool_calls - self._subagent_tools_seen
-        self._subagent_tools_seen = ctx.subagent_tool_calls
+        calls.extend(ctx.engine.router_calls[self._router_calls_seen :])
+        self._router_calls_seen = len(ctx.engine.router_calls)
+        calls.extend(ctx.engine.subagent_calls[self._subagent_calls_seen :])
+        self._subagent_calls_seen = len(ctx.engine.subagent_calls)
+        tools += ctx.engine.subagent_tool_calls - self._subagent_tools_seen
+        self._subagent_tools_seen = ctx.engine.subagent_tool_calls
         parent = self.parent
         if calls:
-            parent.subagent_calls = (*parent.subagent_calls, *calls)
+            parent.engine.subagent_calls = (*parent.engine.subagent_calls, *calls)
             spent = Usage()
             for call in calls:
                 spent = spent + call.usage
             parent.add_usage(spent)
         if tools:
-            parent.subagent_tool_calls += tools
+            parent.engine.subagent_tool_calls += tools
 
     def check(
         self,
@@ -112,11 +112,11 @@ class ChildBudget:
         own = self.own
         exceeded = own.check(ctx, in_flight, pending, tools) if own is not None else None
         parent = self.parent
-        budget: Any = parent.budget
+        budget: Any = parent.engine.budget
         if exceeded is None and budget is not None:
-            running = parent.tools_in_flight
+            running = parent.engine.tools_in_flight
             if running:
-                in_flight = (*in_flight, *parent.calls_in_flight)
+                in_flight = (*in_flight, *parent.engine.calls_in_flight)
             exceeded = budget.check(parent, in_flight, pending, tools + running)
         if exceeded is not None:
             self.exceeded = exceeded
@@ -130,7 +130,7 @@ class ChildBudget:
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` fits in the sub-run's and the parent's limits."""
         exceeded = self.own.check_fan_out(branches) if self.own is not None else None
-        budget: Any = self.parent.budget
+        budget: Any = self.parent.engine.budget
         if exceeded is None and budget is not None:
             exceeded = budget.check_fan_out(branches)
         if exceeded is not None:
@@ -162,18 +162,20 @@ def adopt(
 ) -> None:
     """Make `ctx` a sub-run of `parent`: its budget (with its own `limits` and carried
     `usage`, if any), its trace parent."""
-    ctx.budget = ChildBudget(parent, limits, usage)  # type: ignore[assignment]
-    ctx.budget_accounts = parent.budget_accounts  # its requests reserve on the caller's budgets
-    ctx.record_model_calls = True  # what it spends is reported, request by request
-    spans = parent.subagent_spans
+    ctx.engine.budget = ChildBudget(parent, limits, usage)  # type: ignore[assignment]
+    ctx.engine.budget_accounts = (
+        parent.engine.budget_accounts
+    )  # its requests reserve on the caller's budgets
+    ctx.engine.record_model_calls = True  # what it spends is reported, request by request
+    spans = parent.engine.subagent_spans
     if spans is not None:
-        ctx.trace_parent = spans.get(ctx.run_id)
+        ctx.engine.trace_parent = spans.get(ctx.run_id)
 
 
 def report_spending(ctx: RunContext) -> None:
     """The run's last spending, counted after its last check: told to its parent (a
     sub-run), and added to the usage it carries (`usage=`)."""
-    budget: Any = ctx.budget
+    budget: Any = ctx.engine.budget
     if isinstance(budget, ChildBudget):
         budget.report(ctx)
         budget = budget.own
@@ -200,13 +202,18 @@ class SpentLater:
     )
 
     def __init__(self, ctx: RunContext) -> None:
-        self.budget: Any = ctx.budget
+        self.budget: Any = ctx.engine.budget
         self.state = ctx.state
         self.call_count = ctx.call_count
-        self.router_calls = ctx.router_calls
-        self.guardrails = ctx.guardrails
-        self.subagent_calls = ctx.subagent_calls
-        self.subagent_tool_calls = ctx.subagent_tool_calls
+        self.router_calls = ctx.engine.router_calls
+        self.guardrails = ctx.engine.guardrails
+        self.subagent_calls = ctx.engine.subagent_calls
+        self.subagent_tool_calls = ctx.engine.subagent_tool_calls
+
+    @property
+    def engine(self) -> SpentLater:
+        """What a budget reads of the run's bookkeeping: kept here with the rest."""
+        return self
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled (a stopped run's `RunResult`, continued in another process) as its

@@ -4,8 +4,8 @@ The run is the accounting boundary: its own agent calls, its routing agent's req
 guardrails' (`network.run.guardrails`) and its sub-runs' (agents and networks used as
 tools, `network.run.subrun`), not the calls an earlier run on the same thread made
 (a resumed run reports only what it spent itself). When the run recorded its model requests
-(`RunContext.record_model_calls`: a traced run, a run with usage limits, a run the AG-UI server
-serves), each request's counts go to the entry of its provider and model; otherwise one entry
+(`RunContext.engine.record_model_calls`: a traced run, a run with usage limits, a run the AG-UI
+server serves), each request's counts go to the entry of its provider and model; otherwise one entry
 without provider or model holds the run's totals. A run that spent nothing reports no entry.
 
 AG-UI counts cached tokens as part of the input: `cachedInputTokens` is a part of
@@ -25,12 +25,12 @@ def run_token_usage(ctx: RunContext) -> list[dict[str, Any]]:
     results = ctx.state.results
     own = results[len(results) - ctx.call_count :] if ctx.call_count else []
     calls = [call for result in own for call in result.model_calls]
-    calls.extend(ctx.router_calls)
-    guardrails = ctx.guardrails  # its guardrails' requests, and the answers a trip discarded
+    calls.extend(ctx.engine.router_calls)
+    guardrails = ctx.engine.guardrails  # its guardrails' requests, and the answers a trip discarded
     if guardrails is not None:
         calls.extend(call for check in guardrails.checks for call in check.model_calls)
         calls.extend(guardrails.discarded)
-    calls.extend(ctx.subagent_calls)  # its sub-runs' (agents and networks used as tools)
+    calls.extend(ctx.engine.subagent_calls)  # its sub-runs' (agents and networks used as tools)
     by_model: dict[tuple[str | None, str | None], Usage] = {}
     recorded = Usage()
     for call in calls:

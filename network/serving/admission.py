@@ -31,7 +31,7 @@ import anyio
 
 from network.errors import StateError
 from network.history.messages import UserMessage
-from network.run.context import RunContext
+from network.run.context import RunBookkeeping, RunContext
 from network.run.emitter import Listener, Sink, wrapped
 from network.run.interrupts import Answer, Interrupt
 from network.run.thread_ref import ThreadRef
@@ -63,7 +63,7 @@ class RunRequest:
     - `temp`: `temp:` keys the run starts with (an AG-UI client's context), never stored.
     - `input`: the run's input text (default: the conversation's last user message).
     - `client_input`, `client_tools`: the protocol's request and the tools its client
-      declared (`RunContext.client_input`, `RunContext.client_tools`).
+      declared (`RunContext.engine.client_input`, `RunContext.engine.client_tools`).
     """
 
     messages: list[Any]
@@ -167,14 +167,16 @@ class MemoryAdmission(Admission):
             input=request.input if request.input is not None else last_user_text(state.messages),
             run_id=self.run_id,
             thread_id=record.thread_id,
-            user_id=record.owner,  # the principal: whose memories the run reads
-            app_name=self.network.name,
-            resume=request.answered,
-            client_input=request.client_input,
-            client_tools=request.client_tools,
-            known_active_agent=record.active_agent,
+            engine=RunBookkeeping(
+                user_id=record.owner,  # the principal: whose memories the run reads
+                app_name=self.network.name,
+                resume=request.answered,
+                client_input=request.client_input,
+                client_tools=request.client_tools,
+                known_active_agent=record.active_agent,
+                record_model_calls=True,  # a usage report per provider and model
+            ),
         )
-        ctx.record_model_calls = True  # a usage report per provider and model
         return ctx
 
     async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
@@ -186,8 +188,8 @@ class MemoryAdmission(Admission):
             # cancellation, so the next request's state diff starts from the same place.
             record.state = ctx.state.snapshot()
             record.active_agent = ctx.active_agent
-            if not ctx.resume:  # the pending interrupts were answered (the run took them)
-                record.interrupts = list(ctx.interrupts)
+            if not ctx.engine.resume:  # the pending interrupts were answered (the run took them)
+                record.interrupts = list(ctx.engine.interrupts)
             record.runs += 1
             self.registry.resize(record)
 
@@ -259,11 +261,13 @@ class StoredAdmission(Admission):
             input=request.input if request.input is not None else last_user_text(state.messages),
             run_id=self.run_id,
             thread_id=record.thread_id,
-            resume=request.answered,
-            client_input=request.client_input,
-            client_tools=request.client_tools,
+            engine=RunBookkeeping(
+                resume=request.answered,
+                client_input=request.client_input,
+                client_tools=request.client_tools,
+                record_model_calls=True,  # a usage report per provider and model
+            ),
         )
-        ctx.record_model_calls = True  # a usage report per provider and model
         session.attach(ctx)  # its commits keep what the run stops on with the thread
         return ctx
 
@@ -288,8 +292,10 @@ class StoredAdmission(Admission):
                 failure = error
             finally:
                 group.cancel_scope.cancel()
-                if not ctx.resume:  # the pending interrupts were answered (the run took them)
-                    self.threads.remember(record_id(ctx), list(ctx.interrupts))
+                if (
+                    not ctx.engine.resume
+                ):  # the pending interrupts were answered (the run took them)
+                    self.threads.remember(record_id(ctx), list(ctx.engine.interrupts))
         if failure is not None:
             raise failure
         return outcome

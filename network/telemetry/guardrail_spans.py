@@ -1,7 +1,7 @@
 """The spans of a run's guardrail checks: one `apply_guardrail {name}` span per check.
 
 Written, like chat and tool spans, after the fact from the run's records
-(`RunContext.guardrails`, `network.run.guardrails.GuardrailCheck`) with the times recorded
+(`RunContext.engine.guardrails`, `network.run.guardrails.GuardrailCheck`) with the times recorded
 there: under the span of the agent call they checked (`RunSpans` writes them when that call
 ends, tripped or not), each with the chat spans of the model requests a guardrail agent made.
 """

@@ -19,10 +19,10 @@ its chat and tool spans are written at STEP_FINISHED from the call's record
 (`InferenceResult.model_calls`, `.tool_calls`) with the times recorded there, so nothing is
 added to the agent's own code path. A `Parallel` fan-out's branches are sibling agent spans
 under the run, each live from its branch's STEP_STARTED to its STEP_FINISHED (read from the
-branch's own context, `RunContext.branch_contexts`); a branch that failed sends no
+branch's own context, `RunContext.engine.branch_contexts`); a branch that failed sends no
 STEP_FINISHED, so its span ends at the join, or at RUN_ERROR when the fan-out failed, with its
 failed request's chat span and the time that request ended. Router spans are written from
-`RunContext.router_calls` at the next event. Interrupts (RUN_FINISHED's outcome) and the
+`RunContext.engine.router_calls` at the next event. Interrupts (RUN_FINISHED's outcome) and the
 answers a resumed run starts from are events on the root span; a resumed run's root links to
 the interrupted run's root.
 """
@@ -103,11 +103,11 @@ class RunSpans:
                 ),
                 {c.RESUMED: True},
             )
-            for trace_id, span_id in ctx.trace_links
+            for trace_id, span_id in ctx.engine.trace_links
         ]
         parent = None
-        if ctx.trace_parent is not None:  # a sub-run: under its parent's tool span
-            trace_id, span_id = ctx.trace_parent
+        if ctx.engine.trace_parent is not None:  # a sub-run: under its parent's tool span
+            trace_id, span_id = ctx.engine.trace_parent
             parent = trace.set_span_in_context(
                 trace.NonRecordingSpan(
                     trace.SpanContext(
@@ -124,9 +124,9 @@ class RunSpans:
         self.root_context = trace.set_span_in_context(self.root)
         span_context = self.root.get_span_context()
         if span_context.is_valid:
-            ctx.trace_id = _hex(span_context.trace_id, 32)
-            ctx.span_id = _hex(span_context.span_id, 16)
-        answered = ctx.resume
+            ctx.engine.trace_id = _hex(span_context.trace_id, 32)
+            ctx.engine.span_id = _hex(span_context.span_id, 16)
+        answered = ctx.engine.resume
         if answered:
             self.root.set_attribute(c.RESUMED, True)
             for interrupt, answer in answered:
@@ -147,7 +147,7 @@ class RunSpans:
         self.branch_spans: dict[str, tuple[Any, RunContext, int]] = {}
         self.results_seen = len(ctx.state.results)
         self.router_calls_seen = 0
-        self.guardrails_seen = 0  # checks in `ctx.guardrails` already drawn
+        self.guardrails_seen = 0  # checks in `ctx.engine.guardrails` already drawn
         self.discarded_seen = 0  # requests of answers a trip discarded, already drawn
         # Tool calls running a sub-run (`agents.as_tool`): live spans (`subagent_spans`).
         self.subagents = SubagentToolSpans(tracer, trace, content)
@@ -243,7 +243,7 @@ class RunSpans:
         self._guardrails(self._trace.set_span_in_context(span))
         results = self.ctx.state.results
         if len(results) <= self.results_seen:
-            guardrails = self.ctx.guardrails
+            guardrails = self.ctx.engine.guardrails
             if guardrails is not None and guardrails.tripped is not None:  # stopped, not failed
                 span.set_attribute(c.GUARDRAIL_STOPPED, guardrails.tripped.guardrail)
                 parent = self._trace.set_span_in_context(span)
@@ -261,7 +261,7 @@ class RunSpans:
 
     def _start_branch(self, branch: str, name: str) -> None:
         """A branch's agent span, siblings under the run, started as the branch starts."""
-        for branch_ctx in self.ctx.branch_contexts:
+        for branch_ctx in self.ctx.engine.branch_contexts:
             if branch_ctx.branch is not None and branch_ctx.branch.id == branch:
                 span = self._agent_span(branch_ctx, name)
                 self.branch_spans[branch] = (span, branch_ctx, len(branch_ctx.state.results))
@@ -297,7 +297,7 @@ class RunSpans:
     def _end_branch(self, branch: str, error_type: str) -> None:
         """End a failed branch's span with its failed request, when the branch ended."""
         span, branch_ctx, _ = self.branch_spans.pop(branch)
-        failed = branch_ctx.failed_model_calls
+        failed = branch_ctx.engine.failed_model_calls
         parent = self._trace.set_span_in_context(span)
         for call in failed:
             self._chat(call, parent, None)
@@ -448,7 +448,7 @@ class RunSpans:
 
     def _guardrails(self, parent: Any) -> None:
         """Spans of the guardrail checks that ended since the last ones were drawn."""
-        guardrails = self.ctx.guardrails
+        guardrails = self.ctx.engine.guardrails
         if guardrails is None or len(guardrails.checks) <= self.guardrails_seen:
             return
         checks = guardrails.checks[self.guardrails_seen :]
@@ -459,7 +459,7 @@ class RunSpans:
 
     def _routers(self) -> None:
         """Spans of the routing requests made since the last event, one per decision."""
-        calls = self.ctx.router_calls
+        calls = self.ctx.engine.router_calls
         pending = calls[self.router_calls_seen :]
         if not pending:
             return
@@ -520,7 +520,7 @@ class RunSpans:
                     c.AGENT_NAME: str(metadata.get("agent", "")),
                 },
             )
-        budget = self.ctx.budget
+        budget = self.ctx.engine.budget
         if budget is not None and budget.exceeded is not None:
             exceeded = budget.exceeded
             root.set_attribute(c.LIMIT, exceeded.limit)
@@ -546,7 +546,7 @@ class RunSpans:
         if self.agent_span is not None:
             self.unfinished.append(self.agent_span)
             self.agent_span = None
-        failed = self.ctx.failed_model_calls
+        failed = self.ctx.engine.failed_model_calls
         if failed and self.unfinished:  # the request that ended the run, under its agent
             parent = self._trace.set_span_in_context(self.unfinished[-1])
             for call in failed:
@@ -560,8 +560,8 @@ class RunSpans:
     def _end_root(self) -> None:
         ctx = self.ctx
         root = self.root
-        root.set_attribute(c.INPUT_TOKENS, ctx.prompt_tokens)
-        root.set_attribute(c.OUTPUT_TOKENS, ctx.completion_tokens)
+        root.set_attribute(c.INPUT_TOKENS, ctx.engine.prompt_tokens)
+        root.set_attribute(c.OUTPUT_TOKENS, ctx.engine.completion_tokens)
         root.end()
 
 

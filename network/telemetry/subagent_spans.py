@@ -2,14 +2,14 @@
 
     invoke_agent {supervisor}
       execute_tool {tool}                    live from SUBAGENT_STARTED to the call's record
-        invoke_workflow {delegate}           the sub-run's root (`RunContext.trace_parent`)
+        invoke_workflow {delegate}           the sub-run's root (`RunContext.engine.trace_parent`)
 
 A plain tool call's span is written after the fact from its record. A sub-run's tool span
 must exist while the sub-run runs, so that the sub-run's root span can name it as its parent:
 `RunSpans` starts it when the run's SUBAGENT_STARTED passes and hands its ids to the tool
-(`RunContext.subagent_spans`, by subagent run id), and ends it from the call's record when the
-agent call is recorded. A call the sub-run's confirmation holds has no record in this run: its
-span ends with the agent call, marked "interrupted". An error ends the live ones failed.
+(`RunContext.engine.subagent_spans`, by subagent run id), and ends it from the call's record
+when the agent call is recorded. A call the sub-run's confirmation holds has no record in this
+run: its span ends with the agent call, marked "interrupted". An error ends the live ones failed.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ class SubagentToolSpans:
         self.live[call_id] = (span, agent_span)
         span_context = span.get_span_context()
         if span_context.is_valid:
-            spans = ctx.subagent_spans
+            spans = ctx.engine.subagent_spans
             if spans is None:
-                spans = ctx.subagent_spans = {}
+                spans = ctx.engine.subagent_spans = {}
             spans[event.subagent_run_id] = (
                 format(span_context.trace_id, "032x"),
                 format(span_context.span_id, "016x"),

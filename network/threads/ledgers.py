@@ -87,7 +87,7 @@ async def on_budgets(
         if session is not None:
             await session.close()
         raise
-    ctx.budget_accounts = (*ctx.budget_accounts, *own)
+    ctx.engine.budget_accounts = (*ctx.engine.budget_accounts, *own)
     try:
         return await run()
     finally:

@@ -176,8 +176,8 @@ class ThreadSession:
         refuses is `InvalidIdError` here, before the run pays for anything."""
         self.run_id = check_id("run_id", ctx.run_id)
         self._ctx = ctx
-        ctx.persisted = True
-        ctx.user_id, ctx.app_name = self.user_id, self.app_name
+        ctx.engine.persisted = True
+        ctx.engine.user_id, ctx.engine.app_name = self.user_id, self.app_name
 
     async def close(self) -> None:
         """Close the store when the session opened it from a URL or path."""
@@ -296,17 +296,17 @@ class ThreadSession:
     def _new_stops(self) -> list[PendingCall]:
         """The calls the run stopped on since the last commit (`network.threads.pending`)."""
         ctx = self._ctx
-        if ctx is None or not (ctx.interrupts or ctx.pending_tool_calls):
+        if ctx is None or not (ctx.engine.interrupts or ctx.engine.pending_tool_calls):
             return []
         saved = self._pending_saved
         stops = [
             PendingCall.of_interrupt(interrupt, self.run_id)
-            for interrupt in ctx.interrupts
+            for interrupt in ctx.engine.interrupts
             if interrupt.id not in saved
         ]
         stops.extend(
             PendingCall.of_tool_call(call, self.run_id)
-            for call in ctx.pending_tool_calls
+            for call in ctx.engine.pending_tool_calls
             if call.id not in saved
         )
         return stops

@@ -194,7 +194,7 @@ async def test_uses_the_network_default_model_and_records_its_usage() -> None:
 
     async def watching(ctx: RunContext) -> Any:
         choice = await router(ctx)
-        usage.append(ctx.router_usage)
+        usage.append(ctx.engine.router_usage)
         return choice
 
     watching.validate = router.validate  # type: ignore[attr-defined]

@@ -79,8 +79,8 @@ async def hold(
             )
         )
     if held:
-        ctx.interrupts = (*ctx.interrupts, *held)
-        emitter = ctx.emitter
+        ctx.engine.interrupts = (*ctx.engine.interrupts, *held)
+        emitter = ctx.engine.emitter
         ops = [
             {"op": "add", "path": kv.spec(key).pointer, "value": value}
             for interrupt in held

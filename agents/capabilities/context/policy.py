@@ -224,17 +224,17 @@ async def _summarize(
 ) -> Summary:
     """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`.
 
-    In a durable run the summary is a recorded step (`ctx.steps.summary`): a replayed run
+    In a durable run the summary is a recorded step (`ctx.engine.steps.summary`): a replayed run
     gets the summary it made before, and the summariser's model is not called again.
     """
-    steps = ctx.steps
+    steps = ctx.engine.steps
     if steps is None:
         return await _new_summary(policy, ctx, agent_name, history, start, stop, previous)
-    reported = len(ctx.subagent_calls)
+    reported = len(ctx.engine.subagent_calls)
     summary: Summary = await steps.summary(
         agent_name, lambda: _new_summary(policy, ctx, agent_name, history, start, stop, previous)
     )
-    if _is_agent(policy.summarize) and len(ctx.subagent_calls) == reported:
+    if _is_agent(policy.summarize) and len(ctx.engine.subagent_calls) == reported:
         _count_replayed(ctx, summary)
     return summary
 
@@ -247,7 +247,10 @@ def _count_replayed(ctx: RunContext, summary: Summary) -> None:
     if not (usage.prompt_tokens or usage.completion_tokens or usage.total_tokens):
         return
     ctx.add_usage(usage)
-    ctx.subagent_calls = (*ctx.subagent_calls, ModelCall(summary.by, usage=usage, agent=summary.by))
+    ctx.engine.subagent_calls = (
+        *ctx.engine.subagent_calls,
+        ModelCall(summary.by, usage=usage, agent=summary.by),
+    )
 
 
 async def _new_summary(
@@ -372,7 +375,7 @@ async def compact_request(
         import structlog  # noqa: PLC0415 (structlog: kept out of `import agents`)
 
         structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
-        emitter = ctx.emitter
+        emitter = ctx.engine.emitter
         if emitter.active:
             await emitter.emit(ContextCompacted(value))
     return done.system, done.history

@@ -71,7 +71,7 @@ class Handoffs(Capability):
         if handed is None:
             return result
         result.handoff = handed
-        emitter = call.run.emitter
+        emitter = call.run.engine.emitter
         if emitter.active:
             await emitter.emit(Handoff(handed.source, handed.target, handed.call_id, handed.reason))
         return result

@@ -192,7 +192,8 @@ class MCPServer:
                 "(use `async with server:`)",
                 server=self.label,
             )
-        connection: Connection = await run.resources.open_owned(self, lambda: Connection(self))
+        resources = run.engine.resources
+        connection: Connection = await resources.open_owned(self, lambda: Connection(self))
         return connection
 
     async def list_tools(self, run: Any = None) -> list[ListedTool]:

@@ -61,9 +61,9 @@ class MemoryCapability(Capability):
     async def recalled(self, run: RunContext) -> Recalled:
         """What this run recalled for the agent (searched at its first call of the run)."""
         key = (MemoryCapability, self.owner, id(self))
-        found = run.locals.get(key)
+        found = run.engine.locals.get(key)
         if found is None:
-            found = run.locals[key] = await self._recall(run)
+            found = run.engine.locals[key] = await self._recall(run)
         return found
 
     async def _recall(self, run: RunContext) -> Recalled:
@@ -83,7 +83,7 @@ class MemoryCapability(Capability):
             "scores": [round(item.score or 0.0, 4) for item in items],
         }
         log.info("memory.recalled", run_id=run.run_id, agent=self.owner, count=len(items))
-        emitter = run.emitter
+        emitter = run.engine.emitter
         if emitter.active:
             await emitter.emit(MemoryRecalled(value))
         return recalled

@@ -42,7 +42,7 @@ class OutputStream:
     def wanted(ctx: RunContext, key: str | None) -> bool:
         """Whether predictions would reach anyone: a sink reads the answer as it streams
         (not only observers: `Emitter.streaming`) and the key leaves the run."""
-        return bool(key) and ctx.emitter.streaming and is_persistent(key or "")
+        return bool(key) and ctx.engine.emitter.streaming and is_persistent(key or "")
 
     def restart(self) -> None:
         """A new attempt begins: its text starts empty (the prediction stays open)."""
@@ -72,7 +72,7 @@ class OutputStream:
             return
         self.last = value
         op = {"op": "add", "path": json_pointer(self.key), "value": value}
-        await self.ctx.emitter.emit(StateDelta([op]))
+        await self.ctx.engine.emitter.emit(StateDelta([op]))
 
     async def _start(self) -> bool:
         kv: Any = self.ctx.state.kv
@@ -80,7 +80,7 @@ class OutputStream:
             spec = kv.spec(self.key)
         except StateError:  # undeclared in a closed schema: the write will fail, show nothing
             return False
-        await self.ctx.emitter.flush_state(kv)
+        await self.ctx.engine.emitter.flush_state(kv)
         self.baseline = spec.to_json(kv.get(self.key)) if kv.has(self.key) else _MISSING
         self.predicting = True
         return True
@@ -95,4 +95,4 @@ class OutputStream:
             op: dict[str, Any] = {"op": "remove", "path": pointer}
         else:
             op = {"op": "add", "path": pointer, "value": self.baseline}
-        await self.ctx.emitter.emit(StateDelta([op]))
+        await self.ctx.engine.emitter.emit(StateDelta([op]))

@@ -53,7 +53,7 @@ class TypedOutput(Capability):
         base = current = _shaped(spec, mode, request)
         key = self.output_key
         stream = None
-        if key is not None and ctx.emitter.streaming and is_persistent(key):
+        if key is not None and ctx.engine.emitter.streaming and is_persistent(key):
             from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (only runs with a sink need it)
 
             stream = OutputStream(ctx, spec, key, mode)
@@ -116,7 +116,7 @@ class TypedOutput(Capability):
 
     async def _rejected(self, call: AgentCall, attempts: list[Attempt]) -> None:
         """Re-asks are never silent: consumers see each one (a CUSTOM "OutputInvalid")."""
-        emitter = call.run.emitter
+        emitter = call.run.engine.emitter
         if emitter.active:
             value = {
                 "agent": call.agent.name,

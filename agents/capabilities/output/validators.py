@@ -95,7 +95,7 @@ class ValidatedOutput(Capability):
 
     async def _rejected(self, call: AgentCall, failed: OutputAttempts) -> None:
         """Re-asks are never silent: consumers see each one (a CUSTOM "OutputInvalid")."""
-        emitter = call.run.emitter
+        emitter = call.run.engine.emitter
         if emitter.active:
             value = {
                 "agent": self.agent,

@@ -50,5 +50,5 @@ class RemoteContext(Capability):
         interrupt = interrupt_of(call.agent.name, response)
         if interrupt is not None:
             run = call.run
-            run.interrupts = (*run.interrupts, interrupt)
+            run.engine.interrupts = (*run.engine.interrupts, interrupt)
         return response

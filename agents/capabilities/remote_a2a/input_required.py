@@ -130,7 +130,7 @@ def reply_of(interrupt: Interrupt, answer: Answer) -> dict[str, Any]:
 def take_reply(run: RunContext, agent: str) -> dict[str, Any] | None:
     """The reply this call of `agent` sends, if its run's resumption left one (taken: the
     agent's later calls send new turns)."""
-    replies: dict[str, dict[str, Any]] | None = run.locals.get(_Replies)
+    replies: dict[str, dict[str, Any]] | None = run.engine.locals.get(_Replies)
     return replies.pop(agent, None) if replies else None
 
 

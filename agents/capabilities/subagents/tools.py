@@ -149,7 +149,7 @@ class _SubrunCall:
     async def run(self, input: str) -> Any:
         spec, parent = self.spec, self.parent
         network = spec.network_of(parent)
-        answered = (parent.subagent_answers or {}).get(self.context.tool_call_id)
+        answered = (parent.engine.subagent_answers or {}).get(self.context.tool_call_id)
         if answered:
             stopped = _stopped_of(network, answered[0][0])
             run_id = stopped.run_id
@@ -166,7 +166,7 @@ class _SubrunCall:
             run_id=run_id,
             sinks=self._sinks(run_id),
         )
-        emitter = parent.emitter
+        emitter = parent.engine.emitter
         if emitter.active:
             await emitter.emit(
                 SubagentStarted(
@@ -180,7 +180,9 @@ class _SubrunCall:
         try:
             result: RunResult = await network.run_with(request, options, parent=parent)
             if result.interrupts:
-                if parent.steps is not None:  # a durable run replays this call's recorded result
+                if (
+                    parent.engine.steps is not None
+                ):  # a durable run replays this call's recorded result
                     raise ToolError(
                         f"{spec.label} stopped on a confirmation, which cannot wait inside a "
                         "durable run (its tool call is recorded whole); run the supervisor "
@@ -216,7 +218,7 @@ class _SubrunCall:
 
     def _sinks(self, run_id: str) -> list[Any]:
         """The sub-run's sink: its events, attributed, to the parent's sinks (when it has any)."""
-        emitter = self.parent.emitter
+        emitter = self.parent.engine.emitter
         if not emitter.active:
             return []
         forward = _Forward(emitter, run_id)
@@ -280,7 +282,7 @@ class _SubrunCall:
                     nested={"waiting": waiting, "stopped": stopped},
                 )
             )
-        parent.interrupts = (*parent.interrupts, *held)
+        parent.engine.interrupts = (*parent.engine.interrupts, *held)
         return [interrupt.id for interrupt in held]
 
 
@@ -311,7 +313,7 @@ class _Forward:
 
 def _attributed_to(parent: RunContext) -> str | None:
     """The sub-agent run `parent` is, when it is one (its events carry that id)."""
-    return parent.run_id if isinstance(parent.budget, ChildBudget) else None
+    return parent.run_id if isinstance(parent.engine.budget, ChildBudget) else None
 
 
 def _stopped_of(network: NetworkLike, interrupt: Interrupt) -> RunResult:

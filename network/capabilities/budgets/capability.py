@@ -18,7 +18,7 @@ class Metering(Capability):
     """Each model request of the run's agent calls reserved on the run's shared budgets."""
 
     async def request(self, call: AgentCall) -> None:
-        accounts = call.run.budget_accounts
+        accounts = call.run.engine.budget_accounts
         if accounts:
             call.model = metered(accounts, call.model)
 

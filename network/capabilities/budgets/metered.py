@@ -2,7 +2,7 @@
 
 `metered(accounts, model)` wraps the model of one agent call (the `Metering` capability's
 request stage) or of a routing agent's decision, when the run has shared budgets
-(`RunContext.budget_accounts`,
+(`RunContext.engine.budget_accounts`,
 `network.run.budgets`). Each `complete` is one model request: it reserves on every account
 what the request may spend, sends it only when that fits (else `BudgetExceeded`, before
 anything is sent), settles what it really spent when it is answered, and releases the

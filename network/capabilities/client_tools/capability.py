@@ -2,7 +2,7 @@
 
 An agent's own client tools (`Agent(tools=[client_tool(...)])`) and the tools a caller
 declares for one run (an AG-UI client's `RunAgentInput.tools`) are offered to the model; a
-call of one is not run here: it joins `RunContext.pending_tool_calls` and the run ends with
+call of one is not run here: it joins `RunContext.engine.pending_tool_calls` and the run ends with
 stop reason "client_tool" (see `network.run.client_tools` for the whole flow). A function tool
 of the agent wins over a client tool of the same name.
 """
@@ -45,7 +45,7 @@ class ClientTools(Capability):
                 runnable.append(tool_call)
         if deferred:
             run = call.run
-            run.pending_tool_calls = (*run.pending_tool_calls, *deferred)
+            run.engine.pending_tool_calls = (*run.engine.pending_tool_calls, *deferred)
         return runnable
 
     def __repr__(self) -> str:

@@ -10,7 +10,7 @@ from typing import Any, cast
 from network.errors import ConfigurationError
 from network.history.messages import UserMessage
 from network.history.results import ModelCall
-from network.run.context import AgentLike, NetworkLike, RunContext
+from network.run.context import AgentLike, NetworkLike, RunBookkeeping, RunContext
 from network.run.guardrails import (
     GuardedRun,
     Guardrail,
@@ -60,7 +60,7 @@ class AgentGuardrail(Guardrail):
     async def check(self, run: GuardedRun, value: Any, spent: list[ModelCall]) -> GuardrailResult:
         ctx = cast(RunContext[Any], run)  # a guardrail runs inside an agent call's run
         log = log_of(ctx)
-        budget = ctx.budget  # room for this request beside the call it checks (unrecorded)
+        budget = ctx.engine.budget  # room for this request beside the call it checks (unrecorded)
         if budget is not None and budget.check(ctx, pending=1 + log.in_flight) is not None:
             raise LimitReached
         text = _as_text(value)
@@ -73,9 +73,11 @@ class AgentGuardrail(Guardrail):
             run_id=ctx.run_id,
             thread_id=ctx.thread_id,
             deps=ctx.deps,
-            resources=ctx.resources,
-            record_model_calls=ctx.record_model_calls,
-            budget_accounts=ctx.budget_accounts,  # its requests reserve on shared budgets
+            engine=RunBookkeeping(
+                resources=ctx.engine.resources,
+                record_model_calls=ctx.engine.record_model_calls,
+                budget_accounts=ctx.engine.budget_accounts,  # its requests reserve on shared ones
+            ),
         )
         inner.agent = self.agent
         log.in_flight += 1

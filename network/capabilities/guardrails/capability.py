@@ -81,11 +81,13 @@ class Guardrails(Capability):
     def _due(self, call: AgentCall) -> _Due:
         ctx = call.run
         inputs: list[Guardrail] = []
-        if not ctx.continues and not ctx.resume:  # a continuation's input was checked already
+        if (
+            not ctx.engine.continues and not ctx.engine.resume
+        ):  # a continuation's input was checked already
             if ctx.call_count == 0:
                 inputs.extend(self.entry_inputs)
             name = call.agent.name
-            log = ctx.guardrails
+            log = ctx.engine.guardrails
             if self.agent_inputs and (log is None or name not in log.inputs_checked):
                 log_of(ctx).inputs_checked.add(name)
                 inputs.extend(self.agent_inputs)

@@ -18,7 +18,7 @@ from network.errors import StateError, ToolError
 from network.history.results import ToolCallRecord
 from network.run.agent_call import AgentCall, ToolUse
 from network.run.capability import Capability
-from network.run.context import RunContext
+from network.run.context import CallSettler, RunContext
 
 
 class PredictiveState(Capability):
@@ -28,10 +28,10 @@ class PredictiveState(Capability):
         self.predict_state = predict_state
 
     async def run_started(self, run: RunContext) -> None:
-        if run.emitter.active:  # predictions reach only a run's sinks
+        if run.engine.emitter.active:  # predictions reach only a run's sinks
             from network.capabilities.predictive.streaming import install  # noqa: PLC0415 (only runs with a sink need it)
 
-            await install(run)
+            run.local(self, _Following).predictor = await install(run)
 
     async def wrap_tool(
         self, use: ToolUse, proceed: Callable[[], Awaitable[ToolCallRecord]]
@@ -49,13 +49,23 @@ class PredictiveState(Capability):
     async def tool_results(
         self, call: AgentCall, records: list[ToolCallRecord]
     ) -> list[ToolCallRecord]:
-        predictor = call.run.predictor
+        predictor = call.run.local(self, _Following).predictor
         if predictor is not None:  # before the results go out: what did not commit goes back
             await predictor.settle(call.run, records)
         return records
 
     def __repr__(self) -> str:
         return f"PredictiveState({dict(self.predict_state)!r})"
+
+
+class _Following:
+    """What the capability keeps per run (`RunContext.local`): the predictor following tool
+    arguments, on a run with sinks."""
+
+    __slots__ = ("predictor",)
+
+    def __init__(self) -> None:
+        self.predictor: CallSettler | None = None
 
 
 def _now() -> float:

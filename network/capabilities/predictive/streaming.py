@@ -100,7 +100,7 @@ class Predictor:
             prediction.call_id = call_id
             prediction.value = value
             op = {"op": "add", "path": json_pointer(key), "value": value}
-            await self.ctx.emitter.emit(StateDelta([op]))
+            await self.ctx.engine.emitter.emit(StateDelta([op]))
 
     async def _baseline(self, key: str) -> tuple[Any] | None:
         """The key's value as the client has it, after sending any pending change."""
@@ -109,7 +109,7 @@ class Predictor:
             spec = kv.spec(key)
         except StateError:  # undeclared in a closed schema: the commit will fail, show nothing
             return None
-        await self.ctx.emitter.flush_state(kv)
+        await self.ctx.engine.emitter.flush_state(kv)
         return (spec.to_json(kv.get(key)) if kv.has(key) else _MISSING,)
 
     async def settle(self, ctx: RunContext, records: Sequence[Any]) -> None:
@@ -117,7 +117,7 @@ class Predictor:
         if not self.open:
             return
         kept = {record.id for record in records if not record.is_error}
-        kept.update(interrupt.tool_call_id for interrupt in ctx.interrupts)
+        kept.update(interrupt.tool_call_id for interrupt in ctx.engine.interrupts)
         ops = []
         for key, prediction in self.open.items():
             if prediction.call_id in kept:
@@ -128,12 +128,13 @@ class Predictor:
                 ops.append({"op": "add", "path": json_pointer(key), "value": prediction.baseline})
         self.open.clear()
         if ops:
-            await ctx.emitter.emit(StateDelta(ops))
+            await ctx.engine.emitter.emit(StateDelta(ops))
 
 
-async def install(ctx: RunContext) -> None:
-    """Announce the network's predictive state and start following tool arguments."""
+async def install(ctx: RunContext) -> Predictor:
+    """Announce the network's predictive state and start following tool arguments; the
+    predictor, to be told which calls committed (`Predictor.settle`)."""
     predictor = Predictor(ctx)
-    await ctx.emitter.emit(PredictState(config_entries(ctx.network.predict_state)))
-    ctx.predictor = predictor
-    ctx.args_listeners = (*ctx.args_listeners, predictor.on_args)
+    await ctx.engine.emitter.emit(PredictState(config_entries(ctx.network.predict_state)))
+    ctx.engine.args_listeners = (*ctx.engine.args_listeners, predictor.on_args)
+    return predictor

@@ -2,7 +2,7 @@
 
 `network.run(..., budget=SharedBudget(...))` opens one `BudgetAccount` per budget for the run
 (its key resolved, its ledger opened: `network.threads.ledgers`), held by the run context
-(`RunContext.budget_accounts`) and shared with its sub-runs. The model request stage calls
+(`RunContext.engine.budget_accounts`) and shared with its sub-runs. The model request stage calls
 `reserve` (every account, in order: one that refuses releases those before it) and then
 `settle` with what the request spent, or `release` when it failed.
 """

@@ -50,7 +50,7 @@ def calling_run(network: str) -> RunContext | None:
     caller, thread = found
     if thread == threading.get_ident():
         return caller
-    if caller.budget is None:
+    if caller.engine.budget is None:
         return None  # no limits to escape: the run is one of its own
     tool = caller.agent.name if caller.agent is not None else "a tool"
     raise ConfigurationError(

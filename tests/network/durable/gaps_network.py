@@ -3,8 +3,8 @@
 An LLM router (`routing_agent`, a scripted model answering with 100 + 10 tokens) sends the
 writer three times, then says done. The writer keeps at most two messages in a request: its
 third request needs a summary, made by a summarising agent. Its instructions show the router's
-tokens and requests so far (`ctx.router_usage`, `ctx.router_calls`) and its answers repeat them
-with the summary's nonce, so a run's output shows what the last request saw.
+tokens and requests so far (`ctx.engine.router_usage`, `ctx.engine.router_calls`) and its
+answers repeat them with the summary's nonce, so a run's output shows what the last request saw.
 
 Every router model call, summariser model call and writer model call appends one line to the
 `AN_DURABLE_LOG` file (see `crash_network.effect`, which also blocks the call chosen by
@@ -70,8 +70,10 @@ def write_answer(request: Any) -> str:
 
 
 def instructions(ctx: RunContext) -> str:
-    spent = ctx.router_usage.total_tokens if ctx.router_usage is not None else 0
-    return f"Write. call={ctx.call_count + 1} router_tokens={spent} ({len(ctx.router_calls)})"
+    spent = ctx.engine.router_usage.total_tokens if ctx.engine.router_usage is not None else 0
+    return (
+        f"Write. call={ctx.call_count + 1} router_tokens={spent} ({len(ctx.engine.router_calls)})"
+    )
 
 
 summariser = Agent(

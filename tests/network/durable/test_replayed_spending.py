@@ -75,7 +75,7 @@ def test_a_resumed_run_counts_the_router_usage_of_its_replayed_decisions(
     done = effects(log)
     assert [kind for kind, _ in done] == expected_log(SEQUENCE, [SECOND_WRITE])
     # the writer's call in flight ran again, seeing the router's two replayed decisions (their
-    # tokens in ctx.router_usage, their requests in ctx.router_calls)
+    # tokens in ctx.engine.router_usage, their requests in ctx.engine.router_calls)
     assert [seen for kind, seen in done if kind == "writer-model"][1:3] == [
         "call 2 router_tokens=220 (2) summary=-",
         "call 2 router_tokens=220 (2) summary=-",

@@ -15,9 +15,16 @@ from network.run.guardrails import Guardrail, GuardrailLog
 pytestmark = pytest.mark.anyio
 
 
-class Run:
+class Books:
     guardrails: GuardrailLog | None = None
     budget = None
+
+
+class Run:
+    """What running a guardrail reads of a run: its bookkeeping's log and budget."""
+
+    def __init__(self) -> None:
+        self.engine = Books()
 
 
 async def test_the_first_trip_cancels_the_others_and_every_check_is_recorded() -> None:
@@ -38,8 +45,8 @@ async def test_the_first_trip_cancels_the_others_and_every_check_is_recorded() -
         trip = await run_guardrails(run, checks, "answer", agent="a")
     assert trip is not None and trip[0].name == "fast" and trip[1].info == "fast said no"
     assert finished == ["fast"]
-    assert run.guardrails is not None
-    recorded = {check.guardrail: check for check in run.guardrails.checks}
+    assert run.engine.guardrails is not None
+    recorded = {check.guardrail: check for check in run.engine.guardrails.checks}
     assert recorded["slow"].cancelled and recorded["slow"].result is None
     assert recorded["fast"].result == GuardrailResult.trip("fast said no")
 
@@ -51,7 +58,7 @@ async def test_a_failing_check_raises_its_own_error_and_is_recorded() -> None:
     run = Run()
     with pytest.raises(KeyError):
         await run_guardrails(run, [Guardrail(broken, kind="input")], "x", agent="a")
-    assert run.guardrails is not None and run.guardrails.checks[0].error == "KeyError"
+    assert run.engine.guardrails is not None and run.engine.guardrails.checks[0].error == "KeyError"
 
 
 async def test_a_trip_beside_a_call_cancels_it_and_a_pass_waits_for_the_checks() -> None:
@@ -70,7 +77,7 @@ async def test_a_trip_beside_a_call_cancels_it_and_a_pass_waits_for_the_checks()
     with anyio.fail_after(3), pytest.raises(GuardrailTripped) as raised:
         await check_beside(run, [Guardrail(refuse, kind="input")], "hi", "a", ask)
     assert answered == [] and raised.value.guardrail == "refuse"
-    assert run.guardrails is not None and run.guardrails.tripped is raised.value
+    assert run.engine.guardrails is not None and run.engine.guardrails.tripped is raised.value
 
     async def quick() -> str:
         return "fast answer"

@@ -201,7 +201,7 @@ async def test_an_answer_paired_before_another_settled_it_runs_nothing(store: An
         await three.start(RunRequest(messages=[], data=dict(three.record.state), answered=answered))
     await three.release()
     assert refused.value.status == 409 and refused.value.code == "interrupt_answered"
-    assert ctx.resume and not paid  # only the second's run may pay, and it has not run yet
+    assert ctx.engine.resume and not paid  # only the second's run may pay, and it has not run yet
     late = await send(
         first,
         Request(),
