@@ -133,8 +133,10 @@ class _Pool(Generic[C]):
 class _Worker:
     """One sqlite3 connection and the thread that runs every call on it, in order."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection]) -> None:
+    def __init__(self, connect: Callable[[], sqlite3.Connection], synchronous: str) -> None:
         self._connect = connect
+        # the connection's `PRAGMA synchronous` (`_synced_as`; touched on the thread only)
+        self.configured = self.synchronous = synchronous
         self._calls: SimpleQueue[Any] = SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="agent-network-sqlite")
         self._thread.daemon = True
@@ -150,6 +152,7 @@ class _Worker:
             try:
                 if connection is None:
                     connection = self._connect()
+                    self.synchronous = self.configured
                 outcome, failed = work(connection), False
             except BaseException as exc:  # handed to the caller, whatever it is
                 outcome, failed = exc, True
@@ -171,13 +174,17 @@ class _Worker:
         await anyio.to_thread.run_sync(self._thread.join)
 
 
-def _unsynced(work: Callable[[sqlite3.Connection], T], synchronous: str, connection: Any) -> T:
-    """`work` with the connection's commits not synced to disk, then as they were."""
-    connection.execute("PRAGMA synchronous = NORMAL")
-    try:
-        return work(connection)
-    finally:
-        connection.execute(f"PRAGMA synchronous = {synchronous}")
+def _synced_as(
+    work: Callable[[sqlite3.Connection], T], worker: _Worker, wanted: str, connection: Any
+) -> T:
+    """`work` with the connection's commits synced as `wanted` ("NORMAL": not synced; else
+    the store's level). The PRAGMA is sent only when the connection's level must change:
+    a served run alternates unsynced (lease, input) and synced (agent call) transactions,
+    and a PRAGMA on each side of every unsynced one cost as much as one of its statements."""
+    if worker.synchronous != wanted:
+        connection.execute(f"PRAGMA synchronous = {wanted}")
+        worker.synchronous = wanted
+    return work(connection)
 
 
 def _settle(future: asyncio.Future[Any], outcome: Any, failed: bool) -> None:
@@ -222,7 +229,7 @@ class SQLiteLink:
         return connection
 
     async def _open(self) -> _Worker:
-        return _Worker(self.connect)
+        return _Worker(self.connect, self._synchronous.upper())
 
     @staticmethod
     async def _stop(worker: _Worker) -> None:
@@ -233,12 +240,11 @@ class SQLiteLink:
         `durable=False`: its commit is not synced to disk (it survives the process, not a
         power cut), for writes nothing depends on after a crash (run leases, which expire
         anyway)."""
-        if not durable:
-            work = functools.partial(_unsynced, work, self._synchronous.upper())
         pool = self._pool
         worker = await pool.take()
+        wanted = "NORMAL" if not durable and worker.configured != "OFF" else worker.configured
         try:
-            result = await worker.call(work)
+            result = await worker.call(functools.partial(_synced_as, work, worker, wanted))
         except sqlite3.Error as exc:
             await pool.discard(worker)
             raise DBAPIError("(sqlite transaction)", None, exc) from exc

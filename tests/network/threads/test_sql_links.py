@@ -191,3 +191,34 @@ async def test_postgres_statements_and_a_replaced_connection(postgres_url: str) 
     finally:
         await link.close()
         await engine.dispose()
+
+
+async def test_the_sync_level_is_switched_only_when_it_changes(tmp_path: Path) -> None:
+    """Unsynced transactions (leases, a served run's input) run at NORMAL, synced ones at the
+    store's level, and the connection's PRAGMA is sent only when the level must change."""
+    link = sqlite_link(tmp_path, size=1)
+    seen: list[str] = []
+    link.listeners.append(seen.append)
+
+    def level(connection: sqlite3.Connection) -> int:
+        found: int = connection.execute("PRAGMA synchronous").fetchone()[0]
+        return found
+
+    try:
+        levels = [
+            await link.run(level, durable=False),
+            await link.run(level, durable=False),
+            await link.run(level, durable=False),
+            await link.run(level),
+            await link.run(level),
+            await link.run(level, durable=False),
+        ]
+        assert levels == [1, 1, 1, 2, 2, 1]  # NORMAL, FULL
+        switches = [sql for sql in seen if sql.startswith("PRAGMA synchronous =")]
+        assert switches == [
+            "PRAGMA synchronous = NORMAL",
+            "PRAGMA synchronous = FULL",
+            "PRAGMA synchronous = NORMAL",
+        ]
+    finally:
+        await link.close()
