@@ -1,6 +1,8 @@
 """Continuing a stopped run: `network.run(Resume(...))` and `network.run(ToolResults(...))`.
 
-A continuation is a run like any other, built from what the stopped run left:
+A continuation is a run like any other, built from what the stopped run left
+(`continuation` prepares its context and, on a thread, its session; the run kernel,
+`network.kernel`, runs it):
 
 - on a thread, it continues that thread, reopened from its store (it must exist). The
   answers are matched against the calls the stored thread waits on (`Thread.pending`), so a
@@ -20,16 +22,16 @@ edited arguments the tool's schema refuses (`InterruptError`, `ClientToolError`)
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from network.errors import ConfigurationError
 from network.history.messages import ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.client_results import result_messages
 from network.run.context import NetworkLike, RunContext
-from network.run.emitter import AnySink
-from network.run.inputs import Resume, RunInput, ToolResults
+from network.run.definition import RunnableNetwork
+from network.run.inputs import Resume, ToolResults
 from network.run.interrupts import (
     AlreadyAnsweredError,
     Answer,
@@ -40,7 +42,7 @@ from network.run.interrupts import (
     restore_rejected,
 )
 from network.run.options import RunOptions
-from network.run.resources import Resources
+from network.run.resources import run_resources
 from network.run.result import RunResult, StopReason
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
@@ -51,46 +53,15 @@ if TYPE_CHECKING:
     from network.threads.session import ThreadSession
 
 
-class RunnableNetwork(NetworkLike, Protocol):
-    """A `network.Network` named by its shape, for the code that drives one: continuations
-    and the durable engine (the network module imports them) and the AG-UI server (which
-    also serves the dev UI's observed stand-in of a network)."""
-
-    def new_state(self, data: Mapping[str, Any] | State | None = None) -> State: ...
-
-    def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources: ...
-
-    def run_with(
-        self,
-        input: RunInput,
-        options: RunOptions,
-        *,
-        steps: StepRunner | None = None,
-        parent: RunContext | None = None,
-    ) -> Awaitable[RunResult]: ...
-
-    def start(
-        self,
-        ctx: RunContext,
-        session: ThreadSession | None,
-        options: RunOptions,
-        parent: RunContext | None = None,
-    ) -> Awaitable[RunResult]: ...
-
-    async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
-    ) -> RunResult: ...
-
-
-async def continue_run(
+async def continuation(
     network: RunnableNetwork,
     request: Resume | ToolResults,
     options: RunOptions,
     steps: StepRunner | None,
-    parent: RunContext | None = None,
-) -> RunResult:
-    """Run the continuation `request` asks for, with `options` (see the module docstring);
-    `parent`: the run it is a sub-run of (`network.run.subrun`)."""
+) -> tuple[RunContext, ThreadSession | None]:
+    """The context of the continuation `request` asks for, with `options`, and its thread's
+    session when it has one (see the module docstring): the answers are checked, and on a
+    thread claimed, before it is returned."""
     if options.state is not None:
         raise ConfigurationError(
             "state= does not apply to a continuation: it continues the stopped run's state"
@@ -130,8 +101,10 @@ async def continue_run(
         run_id=run_id,
         thread_id=None if thread is None else thread.id,
         deps=options.deps,
-        resources=network.resources_for(
-            "resume" if isinstance(request, Resume) else "answer_tool_calls", options.resources
+        resources=run_resources(
+            "resume" if isinstance(request, Resume) else "tool_results",
+            options.resources,
+            network.resources,
         ),
         steps=steps,
         continues=True,
@@ -142,7 +115,7 @@ async def continue_run(
             ctx.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:
         state.append_messages(answered)
-    return await network.start(ctx, session, options, parent)
+    return ctx, session
 
 
 async def stopped_on_thread(
@@ -150,7 +123,7 @@ async def stopped_on_thread(
 ) -> RunResult:
     """A stand-in `RunResult` for what a stored thread waits on (a durable continuation by
     thread id records it as its `Stopped`). Answers to calls it no longer waits on are
-    refused by the store (`AlreadyAnsweredError`), as in `continue_run`."""
+    refused by the store (`AlreadyAnsweredError`), as in `continuation`."""
     session = await open_session(network, thread, create=False)
     try:
         waiting = list(session.pending)

@@ -1,22 +1,19 @@
 """What the page needs of a live run beyond the AG-UI events: each step's details.
 
 AG-UI events carry the streamed answer, tool calls and state deltas, but not the prompt an
-agent was sent, its token usage or duration, or which tool wrote which key. `ObservedNetwork`
-wraps the user's network for the AG-UI server: its `execute` adds one sink that, when a step
-finishes, sends a CUSTOM event `agent_network.devui.step` (before STEP_FINISHED) holding the
-step's `steps.step_view` plus the state writes made since the previous step (the state's own
-provenance log: key, set/delete, agent, tool, source, time). Everything else is the network
-itself: attributes are read through.
+agent was sent, its token usage or duration, or which tool wrote which key. The page's AG-UI
+server gives every run one more sink (`observers`, the server's `observers=`) that, when a
+step finishes, sends a CUSTOM event `agent_network.devui.step` (before STEP_FINISHED) holding
+the step's `steps.step_view` plus the state writes made since the previous step (the state's
+own provenance log: key, set/delete, agent, tool, source, time).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from network.devui.steps import step_view
 from network.logger import LazyLogger
-from network.network import Network
 from network.run.context import RunContext
 from network.run.emitter import AnySink
 
@@ -26,21 +23,9 @@ MAX_WRITES = 1_000  # state writes reported per step (the latest); a loop may ma
 log = LazyLogger("agent_network.devui")
 
 
-class ObservedNetwork:
-    """`network`, whose runs also report each step's details (see the module docstring)."""
-
-    def __init__(self, network: Network) -> None:
-        self._network = network
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._network, name)
-
-    async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[AnySink] = ()
-    ) -> Any:
-        """The network's own `execute`, with the step-details sink first."""
-        details = StepDetails(ctx)
-        return await self._network.execute(ctx, max_iter=max_iter, sinks=[details, *sinks])
+def observers(ctx: RunContext) -> list[AnySink]:
+    """The page's sinks of run `ctx` (the AG-UI server's `observers=`): its step details."""
+    return [StepDetails(ctx)]
 
 
 class StepDetails:
