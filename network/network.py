@@ -122,49 +122,17 @@ class Network(Generic[DepsT]):
         view: Any = None,
     ) -> None:
         if positional:  # the old spelling, `Network(name, agents, router, model, max_iter)`
-            given = positional_arguments(
-                f"Network({name!r}, ...)",
-                positional,
-                ("agents", "router", "default_model", "max_iter"),
-                {
-                    "agents": agents,
-                    "router": router,
-                    "default_model": default_model,
-                    "max_iter": max_iter,
-                },
-                {"agents": (), "router": None, "default_model": None, "max_iter": DEFAULT_MAX_ITER},
+            agents, router, default_model, max_iter = _positional(
+                name, positional, agents, router, default_model, max_iter
             )
-            agents = given["agents"]
-            router = given["router"]
-            default_model = given["default_model"]
-            max_iter = given["max_iter"]
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
         self.name = name
-        self.agents: dict[str, AgentLike] = {}
-        for agent in agents:
-            agent_name = getattr(agent, "name", None)
-            if not isinstance(agent_name, str) or not callable(getattr(agent, "call", None)):
-                raise ConfigurationError(f"network {name!r}: {agent!r} is not an agent")
-            if agent_name in self.agents:
-                raise ConfigurationError(f"network {name!r}: two agents are named {agent_name!r}")
-            self.agents[agent_name] = agent
-        if not self.agents:
-            raise ConfigurationError(f"network {name!r} has no agents")
+        self.agents: dict[str, AgentLike] = _agents_by_name(name, agents)
         self._by_identity: dict[int, AgentLike] = {id(a): a for a in self.agents.values()}
         self.handoff_edges = _handoff_edges(self.agents)
-        if router is None and len(self.agents) > 1 and self.handoff_edges:
-            router = FollowHandoffs(next(iter(self.agents)))
-        if router is None:
-            if len(self.agents) != 1:
-                raise ConfigurationError(
-                    f"network {name!r} has {len(self.agents)} agents and no router"
-                )
-            router = _run_once(next(iter(self.agents.values())))
-        if not callable(router):
-            raise ConfigurationError(f"network {name!r}: router {router!r} is not callable")
+        self.router: Router[DepsT] = _router_of(name, self.agents, router, self.handoff_edges)
         check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
-        self.router: Router[DepsT] = router
         self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model
         self.max_iter = max_iter
@@ -180,15 +148,12 @@ class Network(Generic[DepsT]):
         self.telemetry = telemetry
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
-        if view is None and len(self.agents) > 1:  # several agents: others' turns as context
-            view = "all"
-        self.view = view
-        self.predict_state: dict[str, dict[str, Any]] = {}
-        if predict_state:
-            self.predict_state = check_predict_state(self, predict_state)
+        # several agents: each sees the others' turns as context
+        self.view = "all" if view is None and len(self.agents) > 1 else view
+        self.predict_state = check_predict_state(self, predict_state) if predict_state else {}
         self.capabilities = self._capabilities(capabilities)
         self._run_stages = run_stages(self.capabilities)
-        validate = getattr(router, "validate", None)
+        validate = getattr(self.router, "validate", None)
         if callable(validate):
             validate(self)
 
@@ -644,6 +609,54 @@ def _check_limits(network: str, limits: Any) -> UsageLimits | None:
     if limits is None or isinstance(limits, UsageLimits):
         return limits
     raise ConfigurationError(f"network {network!r}: limits must be UsageLimits, got {limits!r}")
+
+
+def _positional(
+    name: str, positional: Sequence[Any], agents: Any, router: Any, model: Any, max_iter: Any
+) -> tuple[Any, Any, Any, Any]:
+    """The old positional spelling's agents, router, model and max_iter (with a warning)."""
+    given = positional_arguments(
+        f"Network({name!r}, ...)",
+        positional,
+        ("agents", "router", "default_model", "max_iter"),
+        {"agents": agents, "router": router, "default_model": model, "max_iter": max_iter},
+        {"agents": (), "router": None, "default_model": None, "max_iter": DEFAULT_MAX_ITER},
+    )
+    return given["agents"], given["router"], given["default_model"], given["max_iter"]
+
+
+def _agents_by_name(network: str, agents: Sequence[AgentLike]) -> dict[str, AgentLike]:
+    """The network's agents by name: each one an agent, no name twice, at least one."""
+    named: dict[str, AgentLike] = {}
+    for agent in agents:
+        agent_name = getattr(agent, "name", None)
+        if not isinstance(agent_name, str) or not callable(getattr(agent, "call", None)):
+            raise ConfigurationError(f"network {network!r}: {agent!r} is not an agent")
+        if agent_name in named:
+            raise ConfigurationError(f"network {network!r}: two agents are named {agent_name!r}")
+        named[agent_name] = agent
+    if not named:
+        raise ConfigurationError(f"network {network!r} has no agents")
+    return named
+
+
+def _router_of(
+    network: str,
+    agents: Mapping[str, AgentLike],
+    router: Any,
+    handoff_edges: Sequence[tuple[str, str]],
+) -> Router:
+    """The router given, or the default one: handoffs followed from the first agent when
+    several agents hand off, the one agent run once when there is one."""
+    if router is None and len(agents) > 1 and handoff_edges:
+        router = FollowHandoffs(next(iter(agents)))
+    if router is None:
+        if len(agents) != 1:
+            raise ConfigurationError(f"network {network!r} has {len(agents)} agents and no router")
+        router = _run_once(next(iter(agents.values())))
+    if not callable(router):
+        raise ConfigurationError(f"network {network!r}: router {router!r} is not callable")
+    return router  # type: ignore[no-any-return]
 
 
 def _handoff_edges(agents: Mapping[str, AgentLike]) -> tuple[tuple[str, str], ...]:
