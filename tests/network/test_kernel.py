@@ -21,6 +21,8 @@ from network.run.options import RunOptions
 from network.run.resources import ResourceFactory, Resources
 from network.state.schema import StateSchema
 from network.state.state import State
+from network.threads import MemoryStore
+from tests.network.capabilities.replay.teams import TASK, codegen
 from tests.network.threads.payments import PAID, pay_network
 
 pytestmark = pytest.mark.anyio
@@ -202,6 +204,23 @@ async def test_a_durable_run_and_its_continuation_do_not_call_back_into_the_faca
     assert done.output == "Done: paid 100" and PAID == [100]
     assert calls == ["str", "Resume"]  # the caller's two calls, and none from the workflows
     assert executed == [True, True]  # each workflow ran the kernel, with its steps recorded
+
+
+async def test_a_replay_runs_through_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = MemoryStore()
+    ref = ThreadRef("t", store=store)
+    await codegen().run(TASK, thread=ref)
+    calls: list[str] = []
+    run = Network.run
+
+    async def counted(self: Network, *args: Any, **kwargs: Any) -> Any:
+        calls.append(self.name)
+        return await run(self, *args, **kwargs)
+
+    monkeypatch.setattr(Network, "run", counted)
+    report = await codegen().replay(ref, tools="recorded")
+    assert report.stop_reasons == ["router_finished"] and report.steps
+    assert calls == []  # the replayed run did not come back through the facade
 
 
 class _Value:
