@@ -78,20 +78,7 @@ async def continuation(
         input = stopped.state.results[0].input if len(stopped.state.results) else ""
     else:
         session = await open_session(network, thread, steps=steps, create=False)
-        try:
-            waiting = session.pending
-            interrupts = [entry.interrupt() for entry in waiting if entry.kind == "interrupt"]
-            calls = [entry.tool_call() for entry in waiting if entry.kind == "client_tool"]
-            if stopped is not None:
-                _still_waiting(thread.id, stopped, interrupts, calls)
-            gone = _not_waiting(request, waiting)
-            if gone:  # the store says why: answered already (and by whom), or never pending
-                await session.claim(dict.fromkeys(gone, "{}"), run_id)
-            answered = _answers(network, request, interrupts, calls)
-            await session.claim(_claims(answered), run_id)
-        except BaseException:
-            await session.close()
-            raise
+        answered = await _claimed_on_thread(network, request, stopped, session, run_id)
         state = session.state
         input = _last_input(state)
     ctx = RunContext(
@@ -116,6 +103,33 @@ async def continuation(
     else:
         state.append_messages(answered)
     return ctx, session
+
+
+async def _claimed_on_thread(
+    network: NetworkLike,
+    request: Resume | ToolResults,
+    stopped: RunResult | None,
+    session: ThreadSession,
+    run_id: str,
+) -> Any:
+    """The request's answers matched to what the thread waits on, claimed by the store for
+    `run_id` (a call answered already, or never pending, is refused by the store: it says
+    why); the session is closed when they are refused."""
+    try:
+        waiting = session.pending
+        interrupts = [entry.interrupt() for entry in waiting if entry.kind == "interrupt"]
+        calls = [entry.tool_call() for entry in waiting if entry.kind == "client_tool"]
+        if stopped is not None:
+            _still_waiting(session.thread_id, stopped, interrupts, calls)
+        gone = _not_waiting(request, waiting)
+        if gone:  # the store says why: answered already (and by whom), or never pending
+            await session.claim(dict.fromkeys(gone, "{}"), run_id)
+        answered = _answers(network, request, interrupts, calls)
+        await session.claim(_claims(answered), run_id)
+    except BaseException:
+        await session.close()
+        raise
+    return answered
 
 
 async def stopped_on_thread(
