@@ -532,16 +532,21 @@ class Network(Generic[DepsT]):
     def __repr__(self) -> str:
         return f"Network({self.name!r}, agents={list(self.agents)})"
 
-    if not TYPE_CHECKING:  # to a type checker a removed name stays an unknown attribute
 
-        def __getattr__(self, name: str) -> NoReturn:
-            """Only for a name the network lacks: a removed method says what replaced it."""
-            replaced = REMOVED.get(name)
-            if replaced is not None:
-                raise AttributeError(f"Network.{name} was removed: {replaced}", name=name, obj=self)
-            raise AttributeError(
-                f"{type(self).__name__!r} object has no attribute {name!r}", name=name, obj=self
-            )
+class _Removed:
+    """A method `Network` no longer has: reading it raises an `AttributeError` saying what
+    replaced it. A descriptor, not a `__getattr__`: a class with one loses CPython's fast
+    attribute reads, and the run reads the network's attributes on every step."""
+
+    def __init__(self, replaced: str) -> None:
+        self.replaced = replaced
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> NoReturn:
+        raise AttributeError(f"Network.{self.name} was removed: {self.replaced}", name=self.name)
 
 
 REMOVED = {
@@ -557,6 +562,11 @@ REMOVED = {
 }
 """What took the place of the methods `Network` no longer has: its run machinery moved to
 the run kernel (`network.kernel`), its deprecated continuations to `run`'s inputs."""
+if not TYPE_CHECKING:  # to a type checker a removed name stays an unknown attribute
+    for _name, _replaced in REMOVED.items():
+        _removed = _Removed(_replaced)
+        _removed.__set_name__(Network, _name)
+        setattr(Network, _name, _removed)
 
 _RUN_OPTIONS = tuple(field.name for field in dataclasses.fields(RunOptions))
 
