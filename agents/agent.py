@@ -22,7 +22,7 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
-from agents.capabilities.remote_a2a import RemoteContext
+from agents.capabilities.remote_a2a import RemoteContext, continue_remote, waits_remotely
 from agents.capabilities.subagents import (
     FailingSubagents,
     agent_network_of,
@@ -277,7 +277,10 @@ class Agent(AgentStep):
     async def resume(
         self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
     ) -> InferenceResult:
-        """Finish tool calls that waited for confirmation (`agents.resume`)."""
+        """Finish tool calls that waited for confirmation (`agents.resume`), or continue the
+        remote A2A task that waited for input (`agents.capabilities.remote_a2a`)."""
+        if answered and waits_remotely(answered[0][0]):
+            return await continue_remote(self, ctx, answered)
         return await resume_call(self, ctx, answered)
 
     def output_validator(self, fn: OutputValidator) -> OutputValidator:

@@ -1,10 +1,40 @@
-"""Shared test configuration: async tests run on asyncio through anyio's pytest plugin."""
+"""Shared test configuration: async tests run on asyncio through anyio's pytest plugin, and
+the suite can run on pytest-xdist workers (`-n 4 --dist loadgroup`: docs/dependencies.md)."""
 
 import logging
 from collections.abc import Iterator
 
 import pytest
 import structlog
+
+# Fixtures too costly to start once per worker: every test that takes one runs on one worker.
+# (The PostgreSQL servers start in a second or two: each worker starts its own.)
+ONE_WORKER_FIXTURES = {"llama_server": "llama-server"}
+SHARED_SCOPES = ("module", "class", "package")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup`, keep a module's tests on one worker when they share a fixture
+    of module scope (a browser, a served app, an npm client): spread over the workers, each
+    worker would start its own. Tests sharing nothing are spread one by one."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        group = next(
+            (name for key, name in ONE_WORKER_FIXTURES.items() if key in item.fixturenames),
+            None,
+        )
+        definitions = getattr(item, "_fixtureinfo", None)
+        if group is None and definitions is not None:
+            scopes = {
+                definition.scope
+                for chain in definitions.name2fixturedefs.values()
+                for definition in chain
+            }
+            if scopes & set(SHARED_SCOPES):
+                group = item.nodeid.split("::")[0]
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 SERVERS = {
     "agui_server.py": "tests/network/agui",
     "mcp_files_server.py": "tests/test_examples.py (started by mcp_codegen.py)",
+    "a2a_test_agent.py": "tests/test_a2a_test_agent.py",
 }
 
 

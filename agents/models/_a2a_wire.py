@@ -43,6 +43,7 @@ class Answer:
     direct: str | None = None  # the text of a message the server answered with (no task)
     progress: list[str] = field(default_factory=list)
     usage: Usage | None = None
+    asked: list[Any] = field(default_factory=list)  # the final status message's data parts
 
     @property
     def text(self) -> str:
@@ -100,6 +101,7 @@ class Answer:
                 return [text]
             return []
         self.status_text = text
+        self.asked = status_data(status.message.parts) if status.HasField("message") else []
         return []
 
     def _artifact(self, artifact: Any, *, append: bool) -> None:
@@ -172,6 +174,14 @@ def parts_text(parts: Any, *, texts: bool | None = None) -> str:
             shown = part.url if kind == "url" else f"{len(part.raw)} bytes"
             found.append(f"[file {part.filename or ''} {part.media_type or ''}: {shown}]")
     return "".join(found)
+
+
+def status_data(parts: Any) -> list[Any]:
+    """The data parts of a status message, as JSON data (what an `input-required` task asks
+    with: `agent-network serve --a2a` sends `{"interrupts": [...]}`)."""
+    from google.protobuf.json_format import MessageToDict  # noqa: PLC0415 (with a2a-sdk)
+
+    return [MessageToDict(part.data) for part in parts if part.WhichOneof("content") == "data"]
 
 
 def _state_name(state: int) -> str:

@@ -23,9 +23,11 @@ as the server's agent card says:
   `outputTokens`, `totalTokens`; on a task, an update, an artifact or a message, the last one
   read wins) is the call's usage, counted against the caller's `UsageLimits` as any model's;
 - `input-required`: the remote's question (its status message, a data part as JSON) is the
-  answer's text. Answering the remote's waiting task is not supported yet: this agent's next
-  turn is a new task in the same context (a remote that keeps one task per context, as
-  `agent-network serve --a2a` does while an approval waits, refuses it: a `ModelError`).
+  answer's text, and the answer says the task waits (`finish_reason="input_required"`, `raw`
+  holds its `task_id`, `context_id` and the status message's data parts as `asked`). The
+  `remote_a2a` capability makes it an interrupt of the calling run; the person's answer comes
+  back as a request param (`REPLY_PARAM`), which this model sends to that same task (same
+  `taskId` and `contextId`) instead of a new turn.
 
 A call given up (the caller's run cancelled, a timeout, a bad event) cancels the remote's
 task (`CancelTask`, a best effort of 5 seconds). A remote is a stranger, so it is bounded:
@@ -76,6 +78,10 @@ CANCEL_GRACE = 5.0  # seconds a given-up call waits for the remote to take its c
 CONTEXT_PARAM = "a2a_context_id"
 """The `ModelRequest.params` key naming the remote context a call continues (set by the
 `remote_a2a` capability; a request without it starts a new remote context)."""
+REPLY_PARAM = "a2a_reply"
+"""The `ModelRequest.params` key of a reply to a remote task waiting for input (set by the
+`remote_a2a` capability when a person answered it): `{"task_id", "context_id", "parts"}`,
+each part `{"text": str}` or `{"data": JSON}`. The call sends it to that task."""
 
 
 class A2AModel:
@@ -126,7 +132,8 @@ class A2AModel:
         """Send the new turn to the remote agent; its answer, streamed to `on_chunk`."""
         from agents.models._a2a_transport import BoundedTransport  # noqa: PLC0415 (httpx)
 
-        text = new_turn(request)
+        reply = request.params.get(REPLY_PARAM)
+        text = new_turn(request) if reply is None else ""
         transport = BoundedTransport(self.max_bytes)
         answer = Answer()
         try:
@@ -168,12 +175,22 @@ class A2AModel:
             config = ClientConfig(streaming=True, httpx_client=http)
             client = await create_client(self._card, config)
             context = request.params.get(CONTEXT_PARAM)
-            message = Message(
-                message_id=uuid.uuid4().hex,
-                role=Role.ROLE_USER,
-                parts=[Part(text=text)],
-                context_id=str(context) if context else "",
-            )
+            reply = request.params.get(REPLY_PARAM)
+            if reply is None:
+                message = Message(
+                    message_id=uuid.uuid4().hex,
+                    role=Role.ROLE_USER,
+                    parts=[Part(text=text)],
+                    context_id=str(context) if context else "",
+                )
+            else:  # the answer to the remote's task waiting for input: that same task
+                message = Message(
+                    message_id=uuid.uuid4().hex,
+                    role=Role.ROLE_USER,
+                    parts=[_part(part) for part in reply["parts"]],
+                    task_id=reply["task_id"],
+                    context_id=reply["context_id"],
+                )
             try:
                 async for event in client.send_message(SendMessageRequest(message=message)):
                     told = answer.take(event)
@@ -214,7 +231,12 @@ class A2AModel:
         return ModelResponse(
             message=message,
             usage=answer.usage or Usage(),
-            raw={"task_id": answer.task_id, "context_id": answer.context_id, "state": state},
+            raw={
+                "task_id": answer.task_id,
+                "context_id": answer.context_id,
+                "state": state,
+                "asked": answer.asked,
+            },
             finish_reason="stop" if state == COMPLETED else "input_required",
             model=self.name,
         )
@@ -253,6 +275,17 @@ async def _cancel(client: Any, answer: Answer) -> None:
         contextlib.suppress(Exception),
     ):
         await client.cancel_task(CancelTaskRequest(id=answer.task_id))
+
+
+def _part(part: Mapping[str, Any]) -> Any:
+    """An A2A part from `{"text": str}` or `{"data": JSON}` (a reply's, `REPLY_PARAM`)."""
+    from a2a.types import Part  # noqa: PLC0415
+    from google.protobuf import struct_pb2  # noqa: PLC0415
+    from google.protobuf.json_format import ParseDict  # noqa: PLC0415
+
+    if "text" in part:
+        return Part(text=str(part["text"]))
+    return Part(data=ParseDict(part["data"], struct_pb2.Value()))
 
 
 def _origin(url: str) -> str:

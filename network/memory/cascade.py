@@ -3,27 +3,33 @@
 ADK's memory service keeps what it took from a session after the session is deleted. Here
 every memory the library extracts records the thread and the user it came from, and these
 two functions delete both sides: the memories first (what the user asked to be forgotten is
-gone even if the thread's deletion then fails), then the thread store's part.
+gone even if the thread's deletion then fails), then the thread store's part. A user's part
+of the thread store is their threads and then their `user:` state (after the threads, so no
+commit of theirs writes it again); a store that cannot delete `user:` state
+(`network.threads.UserStateStore`) is refused before anything is deleted.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from network.errors import ConfigurationError
 from network.memory.items import Namespace
 from network.memory.memories import Memories
 from network.threads.ids import check_id
-from network.threads.protocol import ThreadStore
+from network.threads.protocol import ThreadStore, UserStateStore
 
 __all__ = ["Deleted", "delete_thread", "delete_user"]
 
 
 @dataclass(frozen=True, slots=True)
 class Deleted:
-    """What a deletion removed: `threads` deleted, `memories` forgotten."""
+    """What a deletion removed: `threads` deleted, `memories` forgotten, `user_keys` (the
+    user's `user:` state keys) deleted."""
 
     threads: int
     memories: int
+    user_keys: int = 0
 
 
 async def delete_thread(threads: ThreadStore, memories: Memories, thread_id: str) -> Deleted:
@@ -42,13 +48,23 @@ async def delete_user(
     app_name: str | None = None,
     namespaces: tuple[Namespace, ...] = (),
 ) -> Deleted:
-    """Delete a user's threads (of `app_name`, or of every app), every memory taken from the
-    user, and the `namespaces` given (the user's own: `("shop", "users", "ann")`)."""
+    """Delete a user's threads and `user:` state (of `app_name`, or of every app), every
+    memory taken from the user, and the `namespaces` given (the user's own:
+    `("shop", "users", "ann")`). A thread store that cannot delete `user:` state (it does
+    not implement `network.threads.UserStateStore`) is a `ConfigurationError`, raised before
+    anything is deleted."""
     check_id("user_id", user_id)
+    if not isinstance(threads, UserStateStore):
+        raise ConfigurationError(
+            f"delete_user: the thread store {type(threads).__name__} cannot delete a user's "
+            "user: state; it must implement network.threads.UserStateStore "
+            "(delete_user_state; MemoryStore and SQLStore do). Nothing was deleted"
+        )
     forgotten = await memories.forget(user_id=user_id)
     for namespace in namespaces:
         forgotten += await memories.forget(namespace=namespace)
     deleted = 0
     for info in await threads.list_threads(app_name=app_name, user_id=user_id):
         deleted += int(await threads.delete_thread(info.thread_id))
-    return Deleted(threads=deleted, memories=forgotten)
+    keys = await threads.delete_user_state(user_id, app_name=app_name)
+    return Deleted(threads=deleted, memories=forgotten, user_keys=keys)

@@ -14,8 +14,9 @@ too), its own capabilities and the run's apply, and its calls are the branch's.
 
 What a branch spends counts in the run as it happens: before each call after its first, a
 branch checks the run's `max_iter` against every branch's calls so far (`FanOutRoom`), the
-run's usage limits with every branch's requests so far (`BranchBudget`), and the run's
-`next_call` stages. A `Stop` from them ends the branch; the fan-out returns it after the join.
+run's usage limits with every branch's requests and tool calls so far (`BranchBudget`), and
+the run's `next_call` stages. A `Stop` from them ends the branch; the fan-out returns it after
+the join.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ class FanOutRoom:
 
 class BranchBudget:
     """The run's usage limits as its branches check them: the run's budget, counting the
-    requests every branch of the fan-out made so far (not yet in the run's history)."""
+    requests and tool calls every branch of the fan-out made so far (not yet in the run's
+    history)."""
 
     __slots__ = ("branches", "exceeded", "parent")
 
@@ -85,14 +87,27 @@ class BranchBudget:
             calls.extend(branch.subagent_calls)
         return calls
 
+    def tool_calls(self) -> int:
+        """The tool calls every branch made so far, its sub-runs' included."""
+        return sum(
+            sum(len(result.tool_calls) for result in own_results(branch))
+            + branch.subagent_tool_calls
+            for branch in self.branches
+        )
+
     def check(
-        self, ctx: RunContext, in_flight: Sequence[ModelCall] = (), pending: int = 0
+        self,
+        ctx: RunContext,
+        in_flight: Sequence[ModelCall] = (),
+        pending: int = 0,
+        tools: int = 0,
     ) -> LimitExceeded | None:
-        """The run's limits, with what the branches spent and `in_flight` / `pending` (see
-        `Budget.check`)."""
+        """The run's limits, with what the branches spent (requests and tool calls) and
+        `in_flight` / `pending` / `tools` (see `Budget.check`; a sub-run of a branch's tool
+        passes all three, as `ChildBudget` does to any parent budget)."""
         budget: Any = self.parent.budget
         exceeded: LimitExceeded | None = budget.check(
-            self.parent, (*self.spent(), *in_flight), pending
+            self.parent, (*self.spent(), *in_flight), pending, tools + self.tool_calls()
         )
         if exceeded is not None:
             self.exceeded = exceeded

@@ -11,6 +11,7 @@ tool calls the run stops on (`pending`). Without a thread nothing is stored.
 - `open_store(...)`: what a run does with its thread's `store` (a store, a URL or a path).
 - `ThreadRef`: which thread a run continues (also `network.ThreadRef`); `PendingCall`: one
   call a thread waits on (`Thread.pending`).
+- `UserStateStore`: deleting a user's `user:` state (both ready stores can).
 - `CheckpointStore`: checkpoints, `state_at`, fork and rewind (both ready stores keep them);
   `network.fork(...)` / `network.rewind(...)` use it. See `checkpoint_data` for what they return.
 """
@@ -41,6 +42,7 @@ from network.threads.protocol import (
     ThreadExistsError,
     ThreadNotFoundError,
     ThreadStore,
+    UserStateStore,
 )
 from network.threads.resolve import open_store
 from network.threads.session import ThreadSession
@@ -89,6 +91,7 @@ __all__ = [
     "ThreadStore",
     "TimeTravelError",
     "ToolCallNotUndone",
+    "UserStateStore",
     "budget_figures",
     "open_store",
     "store_url",

@@ -148,6 +148,14 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         self._origins.pop(thread_id, None)
         return self._threads.pop(thread_id, None) is not None
 
+    async def delete_user_state(self, user_id: str, *, app_name: str | None = None) -> int:
+        """Delete every `user:` key of `user_id` (in `app_name`, or in every app); how many."""
+        check_id("user_id", user_id, allow_empty=True)
+        check_ids(app_name=app_name)
+        await anyio.lowlevel.checkpoint()
+        owned = [key for key in self._user if key[1] == user_id and app_name in (None, key[0])]
+        return sum(len(self._user.pop(key)) for key in owned)
+
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:

@@ -95,6 +95,19 @@ class ThreadStore(Protocol):
         ...
 
 
+@runtime_checkable
+class UserStateStore(Protocol):
+    """A thread store that can forget a user's `user:` state (`MemoryStore` and `SQLStore`
+    do). A protocol of its own, beside `ThreadStore`, so a store written against
+    `ThreadStore` alone stays one; `network.memory.delete_user` refuses such a store before
+    deleting anything, naming it."""
+
+    async def delete_user_state(self, user_id: str, *, app_name: str | None = None) -> int:
+        """Delete every `user:` key of `user_id` (in `app_name`, or in every app); how many
+        keys were deleted. Threads are left alone."""
+        ...
+
+
 class BaseStore:
     """Shared behaviour of the ready stores: `append_user_message` and `async with`."""
 

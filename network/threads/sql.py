@@ -280,6 +280,20 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         return existed
 
     @database_errors
+    async def delete_user_state(self, user_id: str, *, app_name: str | None = None) -> int:
+        """Delete every `user:` key of `user_id` (in `app_name`, or in every app); how many."""
+        check_id("user_id", user_id, allow_empty=True)
+        check_ids(app_name=app_name)
+        await self.setup()
+        table = self.tables.user_state
+        query = delete(table).where(table.c.user_id == user_id)
+        if app_name is not None:
+            query = query.where(table.c.app_name == app_name)
+        async with self._writer.begin() as conn:
+            gone = await conn.execute(query.returning(table.c.key))
+            return len(gone.all())
+
+    @database_errors
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:

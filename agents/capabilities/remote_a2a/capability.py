@@ -6,6 +6,10 @@ per thread (per run, for a run on no thread, or a sub-run of `agent.as_tool()`) 
 so a remote agent in a team keeps its conversation across a thread's turns, from any process
 (the id is derived from the thread's id and the agent's name, and kept nowhere). A remote
 server scopes its contexts by its own callers (A2A servers do, by their authentication).
+
+A remote task that waits for input is an interrupt of the calling run, and the answer goes
+to that same task (`agents.capabilities.remote_a2a.input_required`): the `answer` stage raises
+the interrupt, `wrap_model` hands the resumed call its reply.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from agents.models.a2a import CONTEXT_PARAM
+from agents.capabilities.remote_a2a.input_required import interrupt_of, take_reply
+from agents.models.a2a import CONTEXT_PARAM, REPLY_PARAM
 from network.history.model_io import ModelRequest, ModelResponse
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability
@@ -35,4 +40,15 @@ class RemoteContext(Capability):
         owner = run.thread_id or run.run_id
         context = uuid.uuid5(_NAMESPACE, f"{owner}/{call.agent.name}").hex
         params = {**request.params, CONTEXT_PARAM: context}
+        reply = take_reply(run, call.agent.name)
+        if reply is not None:  # a person answered the remote's waiting task: send it there
+            params[REPLY_PARAM] = reply
         return await proceed(replace(request, params=params))
+
+    async def answer(self, call: AgentCall, response: ModelResponse) -> ModelResponse:
+        """A remote task waiting for input stops the run on an interrupt."""
+        interrupt = interrupt_of(call.agent.name, response)
+        if interrupt is not None:
+            run = call.run
+            run.interrupts = (*run.interrupts, interrupt)
+        return response

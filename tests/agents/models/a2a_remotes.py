@@ -55,7 +55,9 @@ def running(kind: str, count_file: Path | None = None) -> Iterator[str]:
     process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
+        # can take a minute to start a Python process
+        deadline = time.monotonic() + 120
         while True:
             assert process.poll() is None, process.communicate()[1].decode()[-3000:]
             try:

@@ -145,9 +145,22 @@ async def test_a_failed_remote_task_reaches_the_supervisors_model(reference: str
     assert result.output == "It failed."
 
 
-async def test_input_required_is_the_remotes_question(reference: str) -> None:
-    result = await Agent("remote", model=A2AModel(reference)).run("ask")
+async def test_input_required_is_the_remotes_question_answered_in_its_task(
+    reference: str, calls: Path
+) -> None:
+    """The a2a-sdk reference server's question stops the caller's run on an interrupt; the
+    answer (`respond`) is the next message of that same task, sent once."""
+    remote = Agent("remote", model=A2AModel(reference))
+    team = Network("desk", agents=[remote], router=until_answered(remote))
+    result = await team.run("ask")
     assert result.output == "Which city?"
+    assert result.stop_reason == "interrupted"
+    [question] = result.interrupts
+    assert question.message == "Which city?"
+    done = await team.run(result.resume([question.respond("Lyon")]))
+    context = question.arguments["context_id"]
+    assert done.output == f"echo: Lyon (turn 1 of context {context})"
+    assert counted(calls, "Lyon") == 1
 
 
 HOSTILE = [
@@ -209,9 +222,11 @@ async def test_our_own_server_as_a_remote_agent(tmp_path: Path) -> None:
         assert first.state.results[-1].usage.total_tokens > 0
         assert second.output == "recall: hello | recall"  # the remote thread went on
         asked = await Agent("till", model=A2AModel(url, token=TOKENS["alice"])).run("pay 5")
-        # input-required: the remote's question, its data part (the approval) as JSON
+        # input-required: the remote's question, its data part (the approval) as JSON; an
+        # interrupt of the caller's run (answered in tests/agents/capabilities/remote_a2a)
         assert asked.output.startswith("waiting for approval of pay")
         assert '"tool": "pay"' in asked.output
+        assert [i.tool for i in asked.interrupts] == ["a2a_input_required"]
         with pytest.raises(ModelError, match="failed: .*401|Unauthorized|unauth"):
             await Agent("till", model=A2AModel(url, token="wrong-token-0123456789")).run("hi")
 

@@ -37,18 +37,25 @@ def token_file(directory: Path) -> Path:
 
 
 @contextmanager
-def serve(store: str, tokens: Path, env: dict[str, str] | None = None) -> Iterator[str]:
-    """A `serve --a2a --store` process on a free port; yields its base URL; killed after."""
+def serve(
+    store: str, tokens: Path | None, env: dict[str, str] | None = None, target: str = TEAM
+) -> Iterator[str]:
+    """A `serve TARGET --a2a --store` process on a free port (with `--token-file` when
+    `tokens` is given); yields its base URL; killed after."""
     port = free_port()
-    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--a2a", "--store", store]
-    command += ["--port", str(port), "--token-file", str(tokens)]
+    command = [sys.executable, "-m", "network.cli", "serve", target, "--a2a", "--store", store]
+    command += ["--port", str(port)]
+    if tokens is not None:
+        command += ["--token-file", str(tokens)]
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     process = subprocess.Popen(
         command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
+        # can take a minute to start a Python process
+        deadline = time.monotonic() + 120
         while True:
             assert process.poll() is None, process.communicate()[1].decode()[-3000:]
             try:

@@ -173,3 +173,37 @@ async def test_a_network_branch_that_reaches_its_max_iter_fails_naming_it() -> N
     outer = Network("outer", agents=[looping], router=lambda c: fork if not c.call_count else None)
     with pytest.raises(MaxStepsExceeded, match="'one/team'.*max_iter=2"):
         await outer.run("go")
+
+
+async def test_max_tool_calls_counts_the_branches_tool_calls_as_they_are_made() -> None:
+    """Each branch checks the run's limits before its next request with every branch's tool
+    calls so far: the fan-out stops soon after `max_tool_calls`, not after every tool loop."""
+    from network import UsageLimits
+
+    pinged: list[str] = []
+
+    @tool
+    def ping(name: str) -> str:
+        """Ping."""
+        pinged.append(name)
+        return "pong"
+
+    def pinger(name: str) -> Agent:
+        asks = [call("ping", name=name)] * 3
+        return Agent(name, tools=[ping], model=ScriptedModel([*asks, "done"]))
+
+    one, two = pinger("one"), pinger("two")
+    fan = Network(
+        "fan",
+        agents=[one, two],
+        router=lambda ctx: Parallel(one, two) if ctx.call_count == 0 else None,
+    )
+    result = await fan.run("go", limits=UsageLimits(max_tool_calls=2))
+
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert result.limit_exceeded is not None
+    assert result.limit_exceeded.limit == "max_tool_calls"
+    # at most one call per branch past the limit (a sibling's tools under way are not known
+    # yet when a branch checks); every tool loop run whole would make 6
+    assert 2 <= len(pinged) <= 2 + 1
+    assert result.spent.tool_calls == len(pinged)

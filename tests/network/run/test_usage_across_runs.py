@@ -148,20 +148,7 @@ async def test_bad_usage_is_refused_before_anything_runs(usage: Any, named: str)
     assert ASKED == []
 
 
-@pytest.mark.parametrize(
-    "limits",
-    [
-        None,
-        pytest.param(
-            UsageLimits(max_model_calls=100),
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="KNOWN BUG (issue 39.1 x 39.3 merge): with limits, a sub-run's tokens "
-                "inside a branch running its tool loop are not joined into the run's usage",
-            ),
-        ),
-    ],
-)
+@pytest.mark.parametrize("limits", [None, UsageLimits(max_model_calls=100)])
 async def test_a_sub_run_inside_a_parallel_branch_counts_in_the_run(
     limits: UsageLimits | None,
 ) -> None:

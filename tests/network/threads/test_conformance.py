@@ -222,6 +222,36 @@ async def test_reading_only_recent_results_or_those_after_a_time(store: ThreadSt
     assert [m.to_dict() for m in last_two[1].history] == [m.to_dict() for m in conversation[:9]]
 
 
+async def test_delete_user_state_deletes_one_users_keys_in_one_app_or_all(
+    store: ThreadStore,
+) -> None:
+    from network.errors import InvalidIdError
+    from network.threads import UserStateStore
+
+    assert isinstance(store, UserStateStore)
+    for thread_id, app, user in [
+        ("a1", "app", "ann"),
+        ("a2", "other", "ann"),
+        ("b1", "app", "bob"),
+    ]:
+        await store.create_thread(thread_id, app_name=app, user_id=user)
+        writes = [shared("user:name", user), shared("user:city", "Porto"), shared("app:motd", app)]
+        await store.append_results(thread_id, Commit(revision=0, shared=writes))
+
+    with pytest.raises(InvalidIdError):
+        await store.delete_user_state("a\x00")
+    assert await store.delete_user_state("ann", app_name="app") == 2
+    assert await store.delete_user_state("ann", app_name="app") == 0
+    a1, a2, b1 = [await store.get_thread(t) for t in ("a1", "a2", "b1")]
+    assert a1 is not None and a2 is not None and b1 is not None
+    assert a1.user_state == {} and a1.app_state == {"app:motd": "app"}  # app state stays
+    assert a2.user_state == {"user:name": "ann", "user:city": "Porto"}  # another app's stays
+    assert b1.user_state == {"user:name": "bob", "user:city": "Porto"}  # another user's stays
+    assert await store.delete_user_state("ann") == 2  # every app
+    a2 = await store.get_thread("a2")
+    assert a2 is not None and a2.user_state == {} and a2.revision == 1  # the thread stays
+
+
 # -- scopes -------------------------------------------------------------------------------------
 
 
