@@ -1,6 +1,8 @@
 """Continuing a stopped run: `network.run(Resume(...))` and `network.run(ToolResults(...))`.
 
-A continuation is a run like any other, built from what the stopped run left:
+A continuation is a run like any other, built from what the stopped run left
+(`continuation` prepares its context and, on a thread, its session; the run kernel,
+`network.kernel`, runs it):
 
 - on a thread, it continues that thread, reopened from its store (it must exist). The
   answers are matched against the calls the stored thread waits on (`Thread.pending`), so a
@@ -20,16 +22,16 @@ edited arguments the tool's schema refuses (`InterruptError`, `ClientToolError`)
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from network.errors import ConfigurationError
 from network.history.messages import ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.client_results import result_messages
 from network.run.context import NetworkLike, RunBookkeeping, RunContext
-from network.run.emitter import Sink
-from network.run.inputs import Resume, RunInput, ToolResults
+from network.run.definition import RunnableNetwork
+from network.run.inputs import Resume, ToolResults
 from network.run.interrupts import (
     AlreadyAnsweredError,
     Answer,
@@ -40,7 +42,7 @@ from network.run.interrupts import (
     restore_rejected,
 )
 from network.run.options import RunOptions
-from network.run.resources import Resources
+from network.run.resources import run_resources
 from network.run.result import RunResult, StopReason
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
@@ -51,46 +53,15 @@ if TYPE_CHECKING:
     from network.threads.session import ThreadSession
 
 
-class RunnableNetwork(NetworkLike, Protocol):
-    """A `network.Network` named by its shape, for the code that drives one: continuations
-    and the durable engine (the network module imports them) and the AG-UI server (which
-    also serves the dev UI's observed stand-in of a network)."""
-
-    def new_state(self, data: Mapping[str, Any] | State | None = None) -> State: ...
-
-    def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources: ...
-
-    def run_with(
-        self,
-        input: RunInput,
-        options: RunOptions,
-        *,
-        steps: StepRunner | None = None,
-        parent: RunContext | None = None,
-    ) -> Awaitable[RunResult]: ...
-
-    def start(
-        self,
-        ctx: RunContext,
-        session: ThreadSession | None,
-        options: RunOptions,
-        parent: RunContext | None = None,
-    ) -> Awaitable[RunResult]: ...
-
-    async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[Sink] = ()
-    ) -> RunResult: ...
-
-
-async def continue_run(
+async def continuation(
     network: RunnableNetwork,
     request: Resume | ToolResults,
     options: RunOptions,
     steps: StepRunner | None,
-    parent: RunContext | None = None,
-) -> RunResult:
-    """Run the continuation `request` asks for, with `options` (see the module docstring);
-    `parent`: the run it is a sub-run of (`network.run.subrun`)."""
+) -> tuple[RunContext, ThreadSession | None]:
+    """The context of the continuation `request` asks for, with `options`, and its thread's
+    session when it has one (see the module docstring): the answers are checked, and on a
+    thread claimed, before it is returned."""
     if options.state is not None:
         raise ConfigurationError(
             "state= does not apply to a continuation: it continues the stopped run's state"
@@ -107,20 +78,7 @@ async def continue_run(
         input = stopped.state.results[0].input if len(stopped.state.results) else ""
     else:
         session = await open_session(network, thread, steps=steps, create=False)
-        try:
-            waiting = session.pending
-            interrupts = [entry.interrupt() for entry in waiting if entry.kind == "interrupt"]
-            calls = [entry.tool_call() for entry in waiting if entry.kind == "client_tool"]
-            if stopped is not None:
-                _still_waiting(thread.id, stopped, interrupts, calls)
-            gone = _not_waiting(request, waiting)
-            if gone:  # the store says why: answered already (and by whom), or never pending
-                await session.claim(dict.fromkeys(gone, "{}"), run_id)
-            answered = _answers(network, request, interrupts, calls)
-            await session.claim(_claims(answered), run_id)
-        except BaseException:
-            await session.close()
-            raise
+        answered = await _claimed_on_thread(network, request, stopped, session, run_id)
         state = session.state
         input = _last_input(state)
     ctx = RunContext(
@@ -131,9 +89,10 @@ async def continue_run(
         thread_id=None if thread is None else thread.id,
         deps=options.deps,
         engine=RunBookkeeping(
-            resources=network.resources_for(
-                "resume" if isinstance(request, Resume) else "answer_tool_calls",
+            resources=run_resources(
+                "resume" if isinstance(request, Resume) else "tool_results",
                 options.resources,
+                network.resources,
             ),
             steps=steps,
             continues=True,
@@ -145,7 +104,34 @@ async def continue_run(
             ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:
         state.append_messages(answered)
-    return await network.start(ctx, session, options, parent)
+    return ctx, session
+
+
+async def _claimed_on_thread(
+    network: NetworkLike,
+    request: Resume | ToolResults,
+    stopped: RunResult | None,
+    session: ThreadSession,
+    run_id: str,
+) -> Any:
+    """The request's answers matched to what the thread waits on, claimed by the store for
+    `run_id` (a call answered already, or never pending, is refused by the store: it says
+    why); the session is closed when they are refused."""
+    try:
+        waiting = session.pending
+        interrupts = [entry.interrupt() for entry in waiting if entry.kind == "interrupt"]
+        calls = [entry.tool_call() for entry in waiting if entry.kind == "client_tool"]
+        if stopped is not None:
+            _still_waiting(session.thread_id, stopped, interrupts, calls)
+        gone = _not_waiting(request, waiting)
+        if gone:  # the store says why: answered already (and by whom), or never pending
+            await session.claim(dict.fromkeys(gone, "{}"), run_id)
+        answered = _answers(network, request, interrupts, calls)
+        await session.claim(_claims(answered), run_id)
+    except BaseException:
+        await session.close()
+        raise
+    return answered
 
 
 async def stopped_on_thread(
@@ -153,7 +139,7 @@ async def stopped_on_thread(
 ) -> RunResult:
     """A stand-in `RunResult` for what a stored thread waits on (a durable continuation by
     thread id records it as its `Stopped`). Answers to calls it no longer waits on are
-    refused by the store (`AlreadyAnsweredError`), as in `continue_run`."""
+    refused by the store (`AlreadyAnsweredError`), as in `continuation`."""
     session = await open_session(network, thread, create=False)
     try:
         waiting = list(session.pending)

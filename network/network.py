@@ -7,55 +7,46 @@ from the schema and a deep copy of the initial data.
 from __future__ import annotations
 
 import copy
-import functools
-from collections.abc import Awaitable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, Literal, Unpack
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, Unpack
 
+from network import kernel
 from network.capabilities.budgets import Metering
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import Guardrails
 from network.capabilities.predictive import PredictiveState
 from network.capabilities.view import ConversationView
-from network.continuing import continue_run
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
-from network.history.messages import UserMessage
-from network.ids import new_id
 from network.numbers import check_number
-from network.run import engine
-from network.run.budgets.caller import calling_run
 from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.capability import Capability
-from network.run.context import AgentLike, DepsT, Router, RunBookkeeping, RunContext
-from network.run.emitter import Observer, Sink
+from network.run.context import AgentLike, DepsT, Router, RunContext, RunStages
+from network.run.emitter import Sink
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
 from network.run.guardrails import coerce_guardrails
 from network.run.handoff_router import FollowHandoffs
-from network.run.inputs import Resume, RunInput, ToolResults
-from network.run.limits import Budget, UsageFigures, UsageLimits
+from network.run.inputs import RunInput
+from network.run.limits import UsageFigures, UsageLimits
 from network.run.options import RunOptions
 from network.run.parallel import Parallel
 from network.run.predictive_config import check_predict_state
-from network.run.resources import ResourceFactory, Resources, check_factories
+from network.run.resources import ResourceFactory, check_factories
 from network.run.result import RunResult
 from network.run.retry_policy import RetryPolicy
 from network.run.stages import run_stages
-from network.run.steps import StepRunner
-from network.run.subrun import SubrunTool, adopt, check_mapping
+from network.run.subrun import SubrunTool, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
-from network.sessions import open_session
 from network.state.output_keys import declare_output_keys
 from network.state.schema import StateSchema
 from network.state.state import State
-from network.telemetry.activate import run_spans
 from network.telemetry.options import Telemetry
-from network.warned import warn
 
 if TYPE_CHECKING:
     from network.capabilities.replay import ReplayReport
     from network.threads.checkpoint_data import Checkpoint, ForkResult, RewindReport
-    from network.threads.session import ThreadSession
 
 __all__ = ["DEFAULT_MAX_ITER", "Network", "refuse_inside_loop"]
 
@@ -131,49 +122,17 @@ class Network(Generic[DepsT]):
         view: Any = None,
     ) -> None:
         if positional:  # the old spelling, `Network(name, agents, router, model, max_iter)`
-            given = positional_arguments(
-                f"Network({name!r}, ...)",
-                positional,
-                ("agents", "router", "default_model", "max_iter"),
-                {
-                    "agents": agents,
-                    "router": router,
-                    "default_model": default_model,
-                    "max_iter": max_iter,
-                },
-                {"agents": (), "router": None, "default_model": None, "max_iter": DEFAULT_MAX_ITER},
+            agents, router, default_model, max_iter = _positional(
+                name, positional, agents, router, default_model, max_iter
             )
-            agents = given["agents"]
-            router = given["router"]
-            default_model = given["default_model"]
-            max_iter = given["max_iter"]
         if not name or not isinstance(name, str):
             raise ConfigurationError(f"a network needs a name, got {name!r}")
         self.name = name
-        self.agents: dict[str, AgentLike] = {}
-        for agent in agents:
-            agent_name = getattr(agent, "name", None)
-            if not isinstance(agent_name, str) or not callable(getattr(agent, "call", None)):
-                raise ConfigurationError(f"network {name!r}: {agent!r} is not an agent")
-            if agent_name in self.agents:
-                raise ConfigurationError(f"network {name!r}: two agents are named {agent_name!r}")
-            self.agents[agent_name] = agent
-        if not self.agents:
-            raise ConfigurationError(f"network {name!r} has no agents")
+        self.agents: dict[str, AgentLike] = _agents_by_name(name, agents)
         self._by_identity: dict[int, AgentLike] = {id(a): a for a in self.agents.values()}
         self.handoff_edges = _handoff_edges(self.agents)
-        if router is None and len(self.agents) > 1 and self.handoff_edges:
-            router = FollowHandoffs(next(iter(self.agents)))
-        if router is None:
-            if len(self.agents) != 1:
-                raise ConfigurationError(
-                    f"network {name!r} has {len(self.agents)} agents and no router"
-                )
-            router = _run_once(next(iter(self.agents.values())))
-        if not callable(router):
-            raise ConfigurationError(f"network {name!r}: router {router!r} is not callable")
+        self.router: Router[DepsT] = _router_of(name, self.agents, router, self.handoff_edges)
         check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
-        self.router: Router[DepsT] = router
         self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model
         self.max_iter = max_iter
@@ -189,15 +148,12 @@ class Network(Generic[DepsT]):
         self.telemetry = telemetry
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
-        if view is None and len(self.agents) > 1:  # several agents: others' turns as context
-            view = "all"
-        self.view = view
-        self.predict_state: dict[str, dict[str, Any]] = {}
-        if predict_state:
-            self.predict_state = check_predict_state(self, predict_state)
+        # several agents: each sees the others' turns as context
+        self.view = "all" if view is None and len(self.agents) > 1 else view
+        self.predict_state = check_predict_state(self, predict_state) if predict_state else {}
         self.capabilities = self._capabilities(capabilities)
         self._run_stages = run_stages(self.capabilities)
-        validate = getattr(router, "validate", None)
+        validate = getattr(self.router, "validate", None)
         if callable(validate):
             validate(self)
 
@@ -245,6 +201,19 @@ class Network(Generic[DepsT]):
         derived.capabilities = (*self.capabilities, *capabilities)
         derived._run_stages = run_stages(derived.capabilities)
         return derived
+
+    def run_stages_for(self, ctx: RunContext, *, metered: bool) -> RunStages:
+        """The run stages of run `ctx`: the network's capabilities, after the run's own when
+        it has some: the tools its caller declared for it (an AG-UI client's) and, `metered`
+        or when it reserves on shared budgets already, their metering."""
+        if not (ctx.engine.client_tools or metered or ctx.engine.budget_accounts):
+            return self._run_stages
+        extra: list[Capability] = []
+        if ctx.engine.client_tools:
+            extra.append(ClientTools(ctx.engine.client_tools, offered=True))
+        if metered or ctx.engine.budget_accounts:
+            extra.append(Metering())
+        return run_stages((*extra, *self.capabilities))
 
     # -- routing ---------------------------------------------------------------------------
 
@@ -324,139 +293,48 @@ class Network(Generic[DepsT]):
     ) -> RunResult:
         """Run the network and return its `RunResult`: the one way into a run.
 
-        `input` is what the run answers: the user's message, or the continuation of a run
-        that stopped: `Resume(answers)` for interrupts waiting for a person's confirmation,
+        `input` is the user's message, or the continuation of a run that stopped:
+        `Resume(answers)` for interrupts waiting for a person's confirmation,
         `ToolResults(results)` for client tool calls (`result.resume(...)` and
-        `result.tool_results(...)` build them from the `RunResult` that stopped; see
-        `network.run.inputs`). `run_sync` and `stream` take exactly these arguments.
+        `result.tool_results(...)` build them; see `network.run.inputs`). `run_sync` and
+        `stream` take exactly these arguments.
 
         Args:
             thread: the stored thread the run continues (a `ThreadRef`, or a bare id on the
-                default store): its history and its user's / app's scoped state are loaded,
-                and each completed agent call is committed. None: nothing is written anywhere.
-            state: seeds the run's fresh State (validated by the schema, deep-copied). A
-                `State` given whole carries its conversation and agent calls too, and the run
-                continues from them; on a thread, only key-values may be given (the thread
-                holds the conversation).
-            deps: any object the run's tools, routers, hooks and instruction functions reach
-                as `ctx.deps`, as given: never copied, persisted, streamed or logged.
-            resources: `{name: factory}` added to the network's own for this run (see
-                `network.run.resources`).
+                default store): its history and scoped state are loaded, and each completed
+                agent call is committed. None: nothing is written anywhere.
+            state: seeds the run's fresh State (validated, deep-copied); a `State` given
+                whole brings its conversation and agent calls (not on a thread: it has its own).
+            deps: any object the run's tools, routers, hooks and instructions reach as
+                `ctx.deps`, as given: never copied, persisted, streamed or logged.
+            resources: `{name: factory}` added to the network's own (`network.run.resources`).
             limits: what the run may spend (`UsageLimits`; default: the network's); a run
                 that reaches one stops with `StopReason.USAGE_LIMIT`.
-            usage: `UsageFigures` carried across runs (pydantic-ai's `usage=`): what earlier
-                runs given the same object spent. The run adds its spending to it as it
-                goes, and its limits count the total (a session of runs shares one budget).
-            budget: a `SharedBudget` (or a list): a ledger on the store, shared by runs and
-                processes, that each model request reserves on before it is sent; a request
-                that does not fit raises `BudgetExceeded` (default: the network's).
+            usage: `UsageFigures` carried across runs: what earlier runs given it spent; the
+                run adds its own as it goes, and its limits count the total.
+            budget: a `SharedBudget` (or a list): a ledger on the store each model request
+                reserves on before it is sent (`BudgetExceeded` when it does not fit; default:
+                the network's).
             max_iter: the most agent calls this run may make (default: the network's).
             run_id: the run's id (default: a new one).
             sinks: event sinks (`async def sink(event)`), given every AG-UI event.
-            durable: run it as a DBOS workflow (the `durable` extra; see `network.durable`):
-                each router decision, model call and tool call is recorded, and a run whose
-                process dies resumes from its last completed step. `run_id` is then the
-                workflow's id (the id of a finished run returns its recorded outcome); the
-                thread's store must be a URL or a path.
+            durable: run it as a DBOS workflow (`network.durable`): each step is recorded, and
+                a run whose process dies resumes from its last completed step; `run_id` is the
+                workflow's id, and the thread's store must be a URL or a path.
             **deprecated: `thread_id=`, `user_id=`, `app_name=`, `store=`: the old spelling
                 of `thread=ThreadRef(...)`, kept for one release with a `DeprecationWarning`.
 
         Any error raised inside the run carries the partial result as `error.partial_result`.
         """
-        stopped: Any = getattr(input, "stopped", None)
-        options = RunOptions(
-            thread=thread_of(
-                thread,
-                deprecated,
-                stopped_thread=stopped.thread_id if getattr(stopped, "persisted", False) else None,
-            ),
-            state=state,
-            deps=deps,
-            resources=resources,
-            limits=_check_limits(self.name, limits),  # before anything changes or is recorded
-            usage=None if usage is None else _check_usage(self.name, usage),
-            budget=None if budget is None else coerce_budgets(self.name, budget) or None,
-            max_iter=max_iter,
-            run_id=run_id,
-            sinks=sinks,
-            durable=durable,
-        )
-        return await self.run_with(input, options)
+        options = _run_options(self.name, input, locals())  # checked before anything runs
+        if durable:  # the durable engine's workflow carries it out through the kernel
+            from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
+
+            return await run_durably(self, input, options)  # type: ignore[no-any-return]
+        return await kernel.run(self, input, options)
 
     run_sync = blocking(run)
     stream = streaming(run)
-
-    def run_with(
-        self,
-        input: RunInput,
-        options: RunOptions,
-        *,
-        steps: StepRunner | None = None,
-        parent: RunContext | None = None,
-    ) -> Awaitable[RunResult]:
-        """`run` with its options as one `RunOptions` (what the durable engine calls).
-
-        `steps` is the durable engine's hook (`network.run.steps`): it records each step of
-        the run it executes. Applications call `run`. `parent` makes the run a sub-run of
-        another (an agent or a network used as a tool, `network.run.subrun`).
-
-        Not a coroutine: it hands back the run's own (a run without a thread awaits the
-        engine directly), so that a run's steps do not resume through one more frame each.
-        """
-        if options.durable and steps is None:
-            from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
-
-            durable_run: Awaitable[RunResult] = run_durably(self, input, options)
-            return durable_run
-        if parent is None:  # started inside another run (a tool's `await other.run(...)`)
-            parent = calling_run(self.name)  # it counts against that run (budgets.caller)
-        if isinstance(input, str):
-            if options.thread is None:
-                context = self._context(input, options, steps, None)
-                return self.start(context, None, options, parent)
-            return self._thread_run(input, options, options.thread, steps, parent)
-        if isinstance(input, Resume | ToolResults):
-            return continue_run(self, input, options, steps, parent)
-        raise ConfigurationError(
-            f"network {self.name!r}: run() takes a message (str), Resume or ToolResults, "
-            f"got {type(input).__name__}"
-        )
-
-    async def _thread_run(
-        self,
-        input: str,
-        options: RunOptions,
-        thread: ThreadRef,
-        steps: StepRunner | None,
-        parent: RunContext | None = None,
-    ) -> RunResult:
-        """A new message on a stored thread: its session opened, what it waited on left."""
-        _refuse_history_on_thread(thread, options.state)
-        session = await open_session(self, thread, state=options.state, steps=steps)
-        ctx = self._context(input, options, steps, session)
-        session.supersede_pending(ctx.run_id)
-        return await self.start(ctx, session, options, parent)
-
-    def _context(
-        self,
-        input: str,
-        options: RunOptions,
-        steps: StepRunner | None,
-        session: ThreadSession | None,
-    ) -> RunContext[DepsT]:
-        """The context of a new run on `input` (its state the thread's, on a session)."""
-        run_state = self.new_state(options.state) if session is None else session.state
-        ctx: RunContext[DepsT] = RunContext(
-            network=self,
-            state=run_state,
-            input=input,
-            run_id=options.run_id or new_id("run_"),
-            thread_id=None if session is None else session.thread_id,
-            deps=options.deps,
-            engine=RunBookkeeping(resources=self._resources("run", options.resources), steps=steps),
-        )
-        run_state.append_messages([UserMessage(input)])
-        return ctx
 
     def enqueue(
         self,
@@ -493,83 +371,6 @@ class Network(Generic[DepsT]):
             )
         finally:
             client.close()
-
-    async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[Sink] = ()
-    ) -> RunResult:
-        """Drive the loop for a prepared context, with its event sinks (the extension point).
-
-        The engine (`network.run.engine.execute`) does the work; this is its address on the
-        network. The network's resources join the context's own (which win a name); the
-        network adds its usage limits and its telemetry sink.
-        """
-        ctx.engine.resources.add_defaults(self.resources)
-        return await engine.execute(ctx, max_iter=max_iter, sinks=self._observe(ctx, sinks))
-
-    def start(
-        self,
-        ctx: RunContext,
-        session: ThreadSession | None,
-        options: RunOptions,
-        parent: RunContext | None = None,
-    ) -> Awaitable[RunResult]:
-        """Execute a prepared run (a new one or a continuation): its limits (the run's own
-        over the network's) and telemetry set, on its thread session when it has one; with
-        `parent`, as a sub-run of that run (`network.run.subrun`: its spending is the
-        parent's, its trace nests under the parent's).
-
-        Not a coroutine: it hands back the execution's own, so that a run's steps do not
-        resume through one more frame each."""
-        if parent is not None:
-            adopt(ctx, parent, options.limits or self.limits, options.usage)
-        elif options.limits is not None or options.usage is not None:
-            limits = options.limits or self.limits or UsageLimits()
-            ctx.engine.budget = Budget(limits, carried=options.usage)
-        budgets = (
-            self.budget if options.budget is None else coerce_budgets(self.name, options.budget)
-        )
-        observed = self._observe(ctx, options.sinks, metered=bool(budgets))
-        execute = engine.execute if session is None else session.execute
-        if budgets:  # [budgets] shared budgets: the run's accounts open first, close after
-            from network.threads.ledgers import on_budgets  # noqa: PLC0415 (thread stores load on use)
-
-            run = functools.partial(execute, ctx, max_iter=options.max_iter, sinks=observed)
-            return on_budgets(ctx, session, budgets, run)
-        return execute(ctx, max_iter=options.max_iter, sinks=observed)
-
-    def _observe(
-        self, ctx: RunContext, sinks: Sequence[Sink], *, metered: bool = False
-    ) -> list[Sink]:
-        """The network's default limits, the run's capabilities (with `metered`, or when the
-        run already has shared budgets, their metering) and the telemetry sink when the run
-        is traced.
-
-        The sink starts the run's root span here, before RUN_STARTED, which carries its ids.
-        It is an `Observer`: tracing a run never makes its model requests stream.
-        """
-        if ctx.engine.budget is None and self.limits is not None:
-            ctx.engine.budget = Budget(self.limits)
-        stages = self._run_stages
-        if ctx.engine.client_tools or metered or ctx.engine.budget_accounts:
-            stages = run_stages(self._run_capabilities(ctx, metered))
-        ctx.engine.stages = stages
-        spans = run_spans(ctx)
-        # kept when the caller asked for them (the AG-UI server reports usage per model)
-        ctx.engine.record_model_calls = (
-            ctx.engine.record_model_calls or spans is not None or ctx.engine.budget is not None
-        )
-        # the spans only watch the run: they never make a model request stream (`Observer`)
-        return [*sinks, Observer(spans)] if spans is not None else list(sinks)
-
-    def _run_capabilities(self, ctx: RunContext, metered: bool) -> tuple[Capability, ...]:
-        """This run's capabilities beyond the network's: the tools a caller declared for it
-        (an AG-UI client's) and its shared budgets' metering."""
-        extra: list[Capability] = []
-        if ctx.engine.client_tools:
-            extra.append(ClientTools(ctx.engine.client_tools, offered=True))
-        if metered or ctx.engine.budget_accounts:
-            extra.append(Metering())
-        return (*extra, *self.capabilities)
 
     def as_tool(
         self,
@@ -619,87 +420,6 @@ class Network(Generic[DepsT]):
             on_failure=on_failure,
         )
 
-    def resources_for(self, owner: str, factories: Mapping[str, Any] | None) -> Resources:
-        """A run's resources: its own factories over the network's."""
-        resources = Resources(check_factories(owner, factories))
-        resources.add_defaults(self.resources)
-        return resources
-
-    _resources = resources_for
-
-    async def resume(
-        self,
-        interrupted: RunResult,
-        answers: Any,
-        *,
-        sinks: Sequence[Sink] = (),
-        max_iter: int | None = None,
-        run_id: str | None = None,
-        deps: DepsT | None = None,
-        resources: Mapping[str, ResourceFactory] | None = None,
-        limits: UsageLimits | None = None,
-        usage: UsageFigures | None = None,
-        budget: SharedBudget | Sequence[SharedBudget] | None = None,
-        durable: bool = False,
-        **deprecated: Unpack[ThreadKeywords],
-    ) -> RunResult:
-        """Deprecated (removed in the next release): `run(interrupted.resume(answers), ...)`.
-
-        Continues a run that stopped on interrupts; see `network.run.inputs.Resume`.
-        """
-        _deprecated("network.resume(result, answers)", "network.run(result.resume(answers))")
-        return await self.run(
-            Resume(answers, stopped=interrupted),
-            sinks=sinks,
-            max_iter=max_iter,
-            run_id=run_id,
-            deps=deps,
-            resources=resources,
-            limits=limits,
-            usage=usage,
-            budget=budget,
-            durable=durable,
-            **_thread_keywords(interrupted, deprecated),
-        )
-
-    async def answer_tool_calls(
-        self,
-        stopped: RunResult,
-        results: Mapping[str, Any],
-        *,
-        sinks: Sequence[Sink] = (),
-        max_iter: int | None = None,
-        run_id: str | None = None,
-        deps: DepsT | None = None,
-        resources: Mapping[str, ResourceFactory] | None = None,
-        limits: UsageLimits | None = None,
-        usage: UsageFigures | None = None,
-        budget: SharedBudget | Sequence[SharedBudget] | None = None,
-        durable: bool = False,
-        **deprecated: Unpack[ThreadKeywords],
-    ) -> RunResult:
-        """Deprecated (removed in the next release): `run(stopped.tool_results(results))`.
-
-        Continues a run that stopped on client tool calls; see `network.run.inputs`.
-        """
-        _deprecated(
-            "network.answer_tool_calls(result, results)",
-            "network.run(result.tool_results(results))",
-        )
-        return await self.run(
-            ToolResults(results, stopped=stopped),
-            sinks=sinks,
-            max_iter=max_iter,
-            run_id=run_id,
-            deps=deps,
-            resources=resources,
-            limits=limits,
-            usage=usage,
-            budget=budget,
-            durable=durable,
-            **_thread_keywords(stopped, deprecated),
-        )
-
     async def add_messages(self, thread: ThreadRef | str, messages: Sequence[Any]) -> int:
         """Append `messages` to the stored thread's conversation, as one commit; returns the
         thread's new revision.
@@ -717,13 +437,12 @@ class Network(Generic[DepsT]):
 
     async def fork(
         self,
-        thread: ThreadRef | str | None = None,
+        thread: ThreadRef | str,
         *,
         at: int | Checkpoint,
         update: Mapping[str, Any] | None = None,
         new_thread_id: str | None = None,
         metadata: dict[str, Any] | None = None,
-        **deprecated: Unpack[ThreadKeywords],
     ) -> ForkResult:
         """Make a new thread from `thread` as it was at checkpoint `at` (an agent call's
         index, negative from the end, or a `Checkpoint`), plus `update` (thread keys, validated
@@ -739,14 +458,12 @@ class Network(Generic[DepsT]):
             update: thread keys to set on the fork, validated through the schema.
             new_thread_id: the fork's id (default: `<source>~fork-<random>`).
             metadata: the fork's metadata (default: the source's).
-            **deprecated: `thread_id=`, `user_id=`, `store=`: the old spelling of
-                `ThreadRef(...)`, kept for one release with a `DeprecationWarning`.
         """
         from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
 
         return await time_travel.fork(
             self,
-            _time_travel_thread("fork", thread, deprecated),
+            _thread_of("fork", thread),
             at=at,
             update=update,
             new_thread_id=new_thread_id,
@@ -755,11 +472,10 @@ class Network(Generic[DepsT]):
 
     async def rewind(
         self,
-        thread: ThreadRef | str | None = None,
+        thread: ThreadRef | str,
         *,
         to: int | Checkpoint,
         kept_as: str | None = None,
-        **deprecated: Unpack[ThreadKeywords],
     ) -> RewindReport:
         """Move `thread` back, in place, to checkpoint `to`. The thread as it was is kept
         whole as the thread `kept_as` (named in the report); the report lists the tool calls
@@ -772,13 +488,10 @@ class Network(Generic[DepsT]):
             to: the checkpoint.
             kept_as: the id of the thread keeping it as it was (default:
                 `<thread>~rewound-<random>`).
-            **deprecated: `thread_id=`, `user_id=`, `store=`: the old spelling of
-                `ThreadRef(...)`, kept for one release with a `DeprecationWarning`.
         """
         from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
 
-        ref = _time_travel_thread("rewind", thread, deprecated)
-        return await time_travel.rewind(self, ref, to=to, kept_as=kept_as)
+        return await time_travel.rewind(self, _thread_of("rewind", thread), to=to, kept_as=kept_as)
 
     async def replay(
         self,
@@ -820,51 +533,71 @@ class Network(Generic[DepsT]):
         return f"Network({self.name!r}, agents={list(self.agents)})"
 
 
-def _deprecated(old: str, new: str) -> None:
-    warn(f"{old} is deprecated (removed in the next release): use {new}", DeprecationWarning)
+class _Removed:
+    """A method `Network` no longer has: reading it raises an `AttributeError` saying what
+    replaced it. A descriptor, not a `__getattr__`: a class with one loses CPython's fast
+    attribute reads, and the run reads the network's attributes on every step."""
+
+    def __init__(self, replaced: str) -> None:
+        self.replaced = replaced
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> NoReturn:
+        raise AttributeError(f"Network.{self.name} was removed: {self.replaced}", name=self.name)
 
 
-def _time_travel_thread(
-    where: str, thread: ThreadRef | str | None, deprecated: Mapping[str, Any]
-) -> ThreadRef:
-    """The thread `fork` / `rewind` act on, from `thread` or from the deprecated keywords.
+REMOVED = {
+    "resume": "continue the run with network.run(result.resume(answers), ...)",
+    "answer_tool_calls": "continue the run with network.run(result.tool_results(results), ...)",
+    "run_with": "run it with network.run(input, ...); below the facade a run is carried out "
+    "by network.kernel.run(network, input, options)",
+    "start": "run it with network.run(input, ...)",
+    "execute": "run it with network.run(input, ...); a context prepared elsewhere runs "
+    "through network.kernel.execute(network, ctx)",
+    "resources_for": "a run's resources are network.run.resources.run_resources(owner, "
+    "factories, network.resources)",
+}
+"""What took the place of the methods `Network` no longer has: its run machinery moved to
+the run kernel (`network.kernel`), its deprecated continuations to `run`'s inputs."""
+if not TYPE_CHECKING:  # to a type checker a removed name stays an unknown attribute
+    for _name, _replaced in REMOVED.items():
+        _removed = _Removed(_replaced)
+        _removed.__set_name__(Network, _name)
+        setattr(Network, _name, _removed)
 
-    The old spelling gave the id first and the rest by keyword (`fork("t", at=0, store=s)`):
-    the id then keeps working with them, and only the keywords are deprecated.
-    """
-    old_keywords = any(value is not None for value in deprecated.values())
-    if isinstance(thread, str) and old_keywords:
-        if deprecated.get("thread_id") is not None:
-            raise TypeError(f"{where}() got the thread twice: {thread!r} and thread_id=")
-        ref = thread_of(None, deprecated, where=where, stopped_thread=thread, stacklevel=4)
-    else:
-        ref = thread_of(thread, deprecated, where=where, stacklevel=4)
+_RUN_OPTIONS = tuple(field.name for field in dataclasses.fields(RunOptions))
+
+
+def _run_options(network: str, input: RunInput, given: Mapping[str, Any]) -> RunOptions:
+    """`run`'s keywords (its `locals()`) as one `RunOptions`, checked before anything changes
+    or is recorded: the thread (`thread=`, or the deprecated keywords, which a continuation
+    of a stored run reads its thread id from), the limits, the usage carried, the budgets."""
+    options = {name: given[name] for name in _RUN_OPTIONS}
+    stopped: Any = getattr(input, "stopped", None)
+    options["thread"] = thread_of(
+        given["thread"],
+        given["deprecated"],
+        stopped_thread=stopped.thread_id if getattr(stopped, "persisted", False) else None,
+    )
+    options["limits"] = _check_limits(network, given["limits"])
+    if given["usage"] is not None:
+        options["usage"] = _check_usage(network, given["usage"])
+    if given["budget"] is not None:
+        options["budget"] = coerce_budgets(network, given["budget"]) or None
+    return RunOptions(**options)
+
+
+def _thread_of(where: str, thread: ThreadRef | str) -> ThreadRef:
+    """The thread `fork` / `rewind` act on, as `run` takes it."""
+    ref = ThreadRef.of(thread)
     if ref is None:
         raise ConfigurationError(
             f"{where}() needs the thread: {where}(ThreadRef(id, user_id=..., store=...), ...)"
         )
     return ref
-
-
-def _thread_keywords(stopped: RunResult, given: Mapping[str, Any]) -> dict[str, Any]:
-    """The old continuations' `store=` / `user_id=` / `app_name=`: the thread of the stopped
-    run (they took its id from it), said once in the deprecation warning `run` gives."""
-    keywords = {key: value for key, value in given.items() if value is not None}
-    if keywords and stopped.persisted and "thread_id" not in keywords:
-        keywords["thread_id"] = stopped.thread_id
-    return keywords
-
-
-def _refuse_history_on_thread(thread: ThreadRef, state: Any) -> None:
-    """A `State` with a conversation or agent calls cannot seed a thread run: the thread holds
-    its own, and silently dropping the given ones would lose them."""
-    if isinstance(state, State) and (len(state.messages) or len(state.results)):
-        raise ConfigurationError(
-            f"thread {thread.id!r}: state= is a State with {len(state.messages)} messages "
-            f"and {len(state.results)} agent calls, but a thread run continues the thread's "
-            "own conversation; pass only its key-values (state=state.kv.data), or run "
-            "without thread= to continue from the State"
-        )
 
 
 def _check_usage(network: str, usage: Any) -> UsageFigures | None:
@@ -886,6 +619,54 @@ def _check_limits(network: str, limits: Any) -> UsageLimits | None:
     if limits is None or isinstance(limits, UsageLimits):
         return limits
     raise ConfigurationError(f"network {network!r}: limits must be UsageLimits, got {limits!r}")
+
+
+def _positional(
+    name: str, positional: Sequence[Any], agents: Any, router: Any, model: Any, max_iter: Any
+) -> tuple[Any, Any, Any, Any]:
+    """The old positional spelling's agents, router, model and max_iter (with a warning)."""
+    given = positional_arguments(
+        f"Network({name!r}, ...)",
+        positional,
+        ("agents", "router", "default_model", "max_iter"),
+        {"agents": agents, "router": router, "default_model": model, "max_iter": max_iter},
+        {"agents": (), "router": None, "default_model": None, "max_iter": DEFAULT_MAX_ITER},
+    )
+    return given["agents"], given["router"], given["default_model"], given["max_iter"]
+
+
+def _agents_by_name(network: str, agents: Sequence[AgentLike]) -> dict[str, AgentLike]:
+    """The network's agents by name: each one an agent, no name twice, at least one."""
+    named: dict[str, AgentLike] = {}
+    for agent in agents:
+        agent_name = getattr(agent, "name", None)
+        if not isinstance(agent_name, str) or not callable(getattr(agent, "call", None)):
+            raise ConfigurationError(f"network {network!r}: {agent!r} is not an agent")
+        if agent_name in named:
+            raise ConfigurationError(f"network {network!r}: two agents are named {agent_name!r}")
+        named[agent_name] = agent
+    if not named:
+        raise ConfigurationError(f"network {network!r} has no agents")
+    return named
+
+
+def _router_of(
+    network: str,
+    agents: Mapping[str, AgentLike],
+    router: Any,
+    handoff_edges: Sequence[tuple[str, str]],
+) -> Router:
+    """The router given, or the default one: handoffs followed from the first agent when
+    several agents hand off, the one agent run once when there is one."""
+    if router is None and len(agents) > 1 and handoff_edges:
+        router = FollowHandoffs(next(iter(agents)))
+    if router is None:
+        if len(agents) != 1:
+            raise ConfigurationError(f"network {network!r} has {len(agents)} agents and no router")
+        router = _run_once(next(iter(agents.values())))
+    if not callable(router):
+        raise ConfigurationError(f"network {network!r}: router {router!r} is not callable")
+    return router  # type: ignore[no-any-return]
 
 
 def _handoff_edges(agents: Mapping[str, AgentLike]) -> tuple[tuple[str, str], ...]:

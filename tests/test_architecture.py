@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "network.memory": 5,  # long-term memory beside the thread store (same backends and URLs)
     "network.sessions": 5,  # opens a run's thread session (threads, loaded lazily)
     "network.continuing": 5,  # continuations of stopped runs, on their thread sessions
+    "network.kernel": 5,  # one run of a network definition: what Network.run hands it to
     "network.durable": 6,
     "network.drawing": 7,
     "network.network": 7,
@@ -554,6 +555,7 @@ TESTED_THROUGH = {
     "network.deprecation": "tests/network/run/test_run_signature.py",
     "network.run.inputs": "tests/network/run/test_continuations.py",
     "network.continuing": "tests/network/run/test_continuations.py",
+    "network.run.definition": "tests/network/run/test_protocols.py",  # a Network has its shape
     "network.sessions": "tests/network/threads/test_pending.py",  # opened for continuations
     "network.threads.pending_claims": "tests/network/threads/test_pending_race.py",
     "network.threads.sql_pending": "tests/network/threads/test_pending_race.py",

@@ -50,10 +50,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
 from network.a2a.tasks import TaskRecords, task_store_for
-from network.continuing import RunnableNetwork
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
+from network.run.definition import RunnableNetwork
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
 from network.serving.limits import DEFAULT_MAX_BODY_BYTES, read_body

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from network.continuing import RunnableNetwork
 from network.errors import ConfigurationError
 from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.context import RunContext
+from network.run.definition import RunnableNetwork
 from network.run.result import RunResult
 from network.threads.ledgers import on_budgets
 from network.threads.session import ThreadSession

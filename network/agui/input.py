@@ -22,7 +22,7 @@ from network.agui.confirmation import answers_for
 from network.agui.declared_tools import CONTEXT_KEY, context_text, declared_tools
 from network.agui.messages import convert
 from network.agui.tool_results import check_tool_results
-from network.continuing import RunnableNetwork
+from network.run.definition import RunnableNetwork
 from network.run.interrupts import restore_rejected
 from network.serving.admission import RunRequest
 from network.serving.client_writes import check_scopes

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +65,7 @@ from network.logger import LazyLogger
 from network.numbers import check_number
 from network.run.agui_encoder import agui_sink
 from network.run.context import RunContext
-from network.run.emitter import Listener, Observer
+from network.run.emitter import Listener, Observer, Sink
 from network.run.events import RunEvent, ToolCallStarted, ToolResult
 from network.serving.admission import Admission
 from network.serving.content_type import check_content_type
@@ -76,9 +77,11 @@ from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
 
 if TYPE_CHECKING:
-    from network.continuing import RunnableNetwork
+    from network.run.definition import RunnableNetwork
 
 log = LazyLogger("agent_network.agui")
+Observers = Callable[[RunContext], Sequence[Sink]]
+"""`app`'s `observers=`: the extra event sinks of a run, made for its context."""
 EVENT_STREAM = b"text/event-stream"  # ag_ui.encoder.EventEncoder's content type
 
 
@@ -94,6 +97,7 @@ def app(
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
     budget: Any = None,
+    observers: Observers | None = None,
 ) -> Starlette:
     """An ASGI app serving `network` over AG-UI at `path` (POST).
 
@@ -118,6 +122,8 @@ def app(
         budget: the shared budgets of the served runs: a `SharedBudget` (or a list), or a
             function of the principal returning the budgets of its runs (see
             `network.agui.budgets`). Default: the network's own.
+        observers: `observers(ctx)`: event sinks each run also gets, made for its context,
+            ahead of the client's stream (the dev UI adds each step's details this way).
     """
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
@@ -138,6 +144,7 @@ def app(
         raise ConfigurationError(f"app: {exc}") from exc
     server = _Server(network, served, max_body_bytes, system_messages)
     server.budget = check_budget(budget)
+    server.observers = observers
     base = path.rstrip("/")
     routes = [
         Route(path, server.handle, methods=["POST"]),
@@ -176,6 +183,7 @@ class _Server:
         self.max_body_bytes = max_body_bytes
         self.system_messages = system_messages
         self.budget: BudgetOf | tuple[Any, ...] | None = None  # (network.agui.budgets)
+        self.observers: Observers | None = None
 
     async def capabilities(self, request: Request) -> Any:
         """GET <path>/capabilities: what this server supports (nothing about any user)."""
@@ -220,6 +228,7 @@ class _Server:
         )
         response = _EventResponse(self.network, admission, ctx, replay)
         response.budget = self.budget
+        response.observers = self.observers
         return response
 
 
@@ -241,6 +250,7 @@ class _EventResponse:
         self.replay = replay  # the client lacks some of the stored conversation: send it
         self.released = False
         self.budget: BudgetOf | tuple[Any, ...] | None = None  # the server's shared budgets
+        self.observers: Observers | None = None  # the app's `observers=`
 
     async def _note_calls(self, event: RunEvent) -> None:
         if isinstance(event, ToolCallStarted):  # a call the client may send a result for
@@ -255,10 +265,11 @@ class _EventResponse:
             sink = ConversationReplay(sink, ctx.state.messages, admission.prior_messages)
         # the run's typed events, screened, then encoded: AG-UI is written here, at the edge
         screen = ErrorScreen(agui_sink(sink), stopped=lambda: admission.stopped)
-        sinks: list[Any] = [Listener(screen)]
+        sinks: list[Any] = [] if self.observers is None else [*self.observers(ctx)]
         if admission.lease is None:  # in memory: the record vouches for what the client saw
             pin_results(self.record, ctx.state.messages)
-            sinks.insert(0, Observer(self._note_calls))
+            sinks.append(Observer(self._note_calls))
+        sinks.append(Listener(screen))  # on a store the stored conversation vouches for it
         try:
             execute = functools.partial(admission.execute, ctx, sinks=sinks)
             session = getattr(admission, "session", None)  # a stored thread's

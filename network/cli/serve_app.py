@@ -31,8 +31,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
-from network.continuing import RunnableNetwork
 from network.errors import ConfigurationError
+from network.run.definition import RunnableNetwork
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 from network.threads.memory import MemoryStore
 from network.threads.resolve import open_store

@@ -1,25 +1,22 @@
 """What the page needs of a live run beyond the AG-UI events: each step's details.
 
 AG-UI events carry the streamed answer, tool calls and state deltas, but not the prompt an
-agent was sent, its token usage or duration, or which tool wrote which key. `ObservedNetwork`
-wraps the user's network for the AG-UI server: its `execute` adds one sink of the run's typed
-events (an `Observer`) that, when a step finishes (`StepFinished`), sends a `Custom` event
+agent was sent, its token usage or duration, or which tool wrote which key. The page's AG-UI
+server gives every run one more sink (`observers`, the server's `observers=`), an `Observer`
+of the run's typed events that, when a step finishes (`StepFinished`), sends a `Custom` event
 `agent_network.devui.step` (before STEP_FINISHED) holding the step's `steps.step_view` plus
 the state writes made since the previous step (the state's own provenance log: key,
-set/delete, agent, tool, source, time). Everything else is the network
-itself: attributes are read through.
+set/delete, agent, tool, source, time).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from network.devui.steps import step_view
 from network.logger import LazyLogger
-from network.network import Network
 from network.run.context import RunContext
-from network.run.emitter import Observer, Sink
+from network.run.emitter import Observer
 from network.run.events import Custom, RunEvent, StepFinished
 
 STEP_EVENT = "agent_network.devui.step"
@@ -28,21 +25,10 @@ MAX_WRITES = 1_000  # state writes reported per step (the latest); a loop may ma
 log = LazyLogger("agent_network.devui")
 
 
-class ObservedNetwork:
-    """`network`, whose runs also report each step's details (see the module docstring)."""
-
-    def __init__(self, network: Network) -> None:
-        self._network = network
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._network, name)
-
-    async def execute(
-        self, ctx: RunContext, *, max_iter: int | None = None, sinks: Sequence[Sink] = ()
-    ) -> Any:
-        """The network's own `execute`, with the step-details sink first."""
-        details = Observer(StepDetails(ctx))  # reads the run's typed events
-        return await self._network.execute(ctx, max_iter=max_iter, sinks=[details, *sinks])
+def observers(ctx: RunContext) -> list[Observer]:
+    """The page's sinks of run `ctx` (the AG-UI server's `observers=`): its step details,
+    reading the run's typed events."""
+    return [Observer(StepDetails(ctx))]
 
 
 class StepDetails:

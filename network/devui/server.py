@@ -11,9 +11,9 @@ read-only):
   `sse.js`, `stateview.js`, `timetravel.js`) and style (`devui.css`), files of this package,
   no build step.
   Any other name under `/static/` is a 404.
-- `/agui/` (POST): the `network.agui` server itself, on the network wrapped by
-  `observe.ObservedNetwork` (which adds a CUSTOM event with each step's prompt, usage,
-  duration and state writes). Runs, interrupts and their confirmation are the AG-UI server's:
+- `/agui/` (POST): the `network.agui` server itself, its runs observed by
+  `observe.observers` (a CUSTOM event with each step's prompt, usage, duration and state
+  writes). Runs, interrupts and their confirmation are the AG-UI server's:
   the same checks, the same in-memory thread registry, or with `run_on_store=True` the
   thread store `store` (`agent-network dev --store`). A request with the
   `x-agent-network-user` header runs as that user (`acting_user`).
@@ -65,7 +65,7 @@ from network.devui.branching import fork_view, rewind_view
 from network.devui.graph import network_graph
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
 from network.devui.memories import memories_view
-from network.devui.observe import ObservedNetwork
+from network.devui.observe import observers
 from network.devui.replay import history, thread_header, thread_replay
 from network.devui.replaying import replay_view
 from network.devui.store_access import reading
@@ -146,7 +146,6 @@ def app(
     registry = threads if threads is not None else dev_registry()
     access = Access(authorize, network.name)
     views = _Views(network, store, access, runs_on_store=run_on_store)
-    observed = ObservedNetwork(network)
     where: dict[str, Any] = (
         {
             "store": store if store is not None else store_url(None),
@@ -155,13 +154,14 @@ def app(
         if run_on_store
         else {"threads": registry}
     )
+    where["observers"] = observers  # each step's details, beside the AG-UI events
     runs: Any
     if authorize is not None:  # the hook's principal, never the page's user header
-        runs = agui_app(observed, max_body_bytes=max_body_bytes, authorize=authorize, **where)
+        runs = agui_app(network, max_body_bytes=max_body_bytes, authorize=authorize, **where)
     else:
-        anonymous = agui_app(observed, max_body_bytes=max_body_bytes, **where)
+        anonymous = agui_app(network, max_body_bytes=max_body_bytes, **where)
         as_user = agui_app(
-            observed, max_body_bytes=max_body_bytes, authorize=user_from_header, **where
+            network, max_body_bytes=max_body_bytes, authorize=user_from_header, **where
         )
         runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
     starlette = Starlette(

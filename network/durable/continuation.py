@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from network import kernel
 from network.history.results import InferenceResult
 from network.run.inputs import Resume, ToolResults
 from network.run.options import RunOptions
@@ -27,9 +28,10 @@ from network.run.steps import StepRunner
 from network.state.state import State
 
 if TYPE_CHECKING:
-    from network.continuing import RunnableNetwork
+    from network.run.definition import RunnableNetwork
 
 Kind = Literal["resume", "answer_tool_calls"]
+"""How a continuation continues (recorded with its workflow: the names stay as recorded)."""
 
 
 @dataclass
@@ -107,4 +109,4 @@ class Continuation:
             request = Resume(self.answers, stopped=stopped)
         else:
             request = ToolResults(self.answers, stopped=stopped)
-        return await network.run_with(request, options, steps=steps)
+        return await kernel.run(network, request, options, steps=steps)

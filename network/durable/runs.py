@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from network.continuing import RunnableNetwork, claim_in_memory, stopped_on_thread
+from network.continuing import claim_in_memory, stopped_on_thread
 from network.durable.continuation import Continuation, Kind, Stopped
 from network.durable.engine import launch, launched, registered_workflow
 from network.durable.process import DurableConfigError, RunIdInUseError, network_of
@@ -24,6 +24,7 @@ from network.durable.workflow import Attachments, DurableRunError, RunRequest, a
 from network.errors import ConfigurationError
 from network.ids import new_id
 from network.run.client_results import result_messages
+from network.run.definition import RunnableNetwork
 from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.interrupts import check_edits, pending_answers
 from network.run.options import RunOptions

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from network import kernel
 from network.durable.continuation import Continuation
 from network.durable.event_log import EventLog
 from network.durable.process import Process, network_named
@@ -119,7 +120,7 @@ async def _execute(
         if continued is not None:
             result = await continued.run(network, options, steps)
         else:
-            result = await network.run_with(asked.input, options, steps=steps)
+            result = await kernel.run(network, asked.input, options, steps=steps)
     except Exception as exc:
         live.error = exc
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None

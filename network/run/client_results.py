@@ -3,7 +3,7 @@
     result = await network.run("Book me a room")          # stop_reason "client_tool"
     call = result.pending_tool_calls[0]
     answer = ask_the_user(call.arguments)                   # the tool runs out here
-    result = await network.answer_tool_calls(result, {call.id: answer})
+    result = await network.run(result.tool_results({call.id: answer}))
 
 The new run starts from the stopped run's state and conversation, plus one tool message per
 pending call (a string result as it is, anything else as JSON), so the model reads the

@@ -9,7 +9,7 @@ carries an AG-UI interrupt outcome and `RunResult.interrupts` lists what waits.
 The proposal is never written to the run's state: the server's state stays at the checkpoint
 until the call is accepted. Only a consumer's copy shows it (optimistically).
 
-The next run answers every pending interrupt (`network.resume(result, [...])`, or AG-UI's
+The next run answers every pending interrupt (`network.run(result.resume([...]))`, or AG-UI's
 `resume` entries through the server):
 
 - accepted: the tool runs with the stored arguments (its state writes are committed as usual,

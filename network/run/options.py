@@ -2,11 +2,12 @@
 
 `Network.run`'s keyword arguments are the one place the options are declared for callers
 (`run_sync` and `stream` take exactly the same, by `ParamSpec`); `run` packs them into a
-`RunOptions` that every way a run is carried out takes whole: a new run, a continuation
-(`Resume`, `ToolResults`), and the durable engine, which records the data among them and keeps
-the live ones (`deps`, `resources`, `limits`, `usage`, `budget`, `sinks`) for the execution
-in its process. A new option is added to `run`'s signature and here, and a test keeps the two
-equal (tests/network/run/test_run_signature.py).
+`RunOptions` that the run kernel (`network.kernel`) takes whole for every way a run is
+carried out: a new run, a continuation (`Resume`, `ToolResults`), a sub-run, and the durable
+engine, which records the data among them and keeps the live ones (`deps`, `resources`,
+`limits`, `usage`, `budget`, `sinks`) for the execution in its process. A new option is
+added to `run`'s signature and here, and a test keeps the two equal
+(tests/network/run/test_run_signature.py).
 """
 
 from __future__ import annotations

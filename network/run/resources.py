@@ -55,6 +55,16 @@ def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str
     return checked
 
 
+def run_resources(
+    owner: str, factories: Mapping[str, Any] | None, defaults: Mapping[str, ResourceFactory]
+) -> Resources:
+    """A run's resources: its own `factories` (checked, errors naming `owner`) over
+    `defaults`, its network's (a run's factory wins a name)."""
+    resources = Resources(check_factories(owner, factories))
+    resources.add_defaults(defaults)
+    return resources
+
+
 class Resources:
     """The resources of one run: factories, the ones opened so far, and how to close them."""
 

@@ -76,7 +76,7 @@ def thread_of(
     """The run's `ThreadRef` from `thread=`, or from the deprecated keywords (with a warning).
 
     `stopped_thread`: the thread of the stopped run a continuation answers, which the old
-    spelling took its id from (`network.resume(result, answers, store=url)`).
+    spelling took its id from (`network.run(result.resume(answers), store=url)`).
     `stacklevel`: kept for callers; the warning points at the user's line whatever it is
     (`network.warned`).
     """

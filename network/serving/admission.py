@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from network import kernel
 from network.errors import StateError
 from network.history.messages import UserMessage
 from network.run.context import RunBookkeeping, RunContext
@@ -45,7 +46,7 @@ from network.state.state import State
 from network.threads.session import ThreadSession
 
 if TYPE_CHECKING:
-    from network.continuing import RunnableNetwork
+    from network.run.definition import RunnableNetwork
 
 
 @dataclass(slots=True)
@@ -182,7 +183,7 @@ class MemoryAdmission(Admission):
     async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
         record = self.record
         try:
-            return await self.network.execute(ctx, sinks=sinks)
+            return await kernel.execute(self.network, ctx, sinks=sinks)
         finally:
             # What the client was shown is what the server keeps: also after an error or a
             # cancellation, so the next request's state diff starts from the same place.
@@ -287,7 +288,9 @@ class StoredAdmission(Admission):
                     delivered = [wrapped(sink, lease.delivering) for sink in sinks]
                     committing = Listener(lease.committing(session.sink))
                     after = Listener(lease.after_event)
-                    outcome = await self.network.execute(ctx, sinks=[committing, *delivered, after])
+                    outcome = await kernel.execute(
+                        self.network, ctx, sinks=[committing, *delivered, after]
+                    )
             except BaseException as error:  # raised below, outside the keeper's task group
                 failure = error
             finally:

@@ -35,7 +35,7 @@ from network.serving.stored import StoredThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
 
 if TYPE_CHECKING:
-    from network.continuing import RunnableNetwork
+    from network.run.definition import RunnableNetwork
 
 
 @dataclass(slots=True, frozen=True)

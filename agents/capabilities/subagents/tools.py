@@ -44,6 +44,7 @@ import anyio
 
 from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
+from network import kernel
 from network.errors import AgentNetworkError, ToolError
 from network.history.messages import message_list_adapter
 from network.network import Network
@@ -178,7 +179,7 @@ class _SubrunCall:
                 )
             )
         try:
-            result: RunResult = await network.run_with(request, options, parent=parent)
+            result: RunResult = await kernel.run(network, request, options, parent=parent)
             if result.interrupts:
                 if (
                     parent.engine.steps is not None

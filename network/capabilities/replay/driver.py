@@ -3,7 +3,8 @@
 The recorded thread is read, never written: the replay runs on a thread of its own in a
 `MemoryStore` (same user and app, so instructions and scopes read the same), one run per
 recorded run, each with the recorded input and the state its caller gave, on a copy of the
-network that has the `Replay` capability (`Network.with_capabilities`). With
+network that has the `Replay` capability (`Network.with_capabilities`), carried out by the run
+kernel (`network.kernel`), never through the copy's own run methods. With
 `routing="recorded"` the copy's router is the recording's choices (`RecordedRouter`): an LLM
 router then costs nothing and needs no model; with `routing="today"` (the default) today's
 router chooses and its choices are compared.
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from network import kernel
 from network.capabilities.replay.capability import (
     REPLAY_DIVERGED,
     OnDivergence,
@@ -34,6 +36,7 @@ from network.capabilities.replay.router import RecordedRouter
 from network.errors import ConfigurationError
 from network.ids import new_id
 from network.run.capability import Capability
+from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
 from network.threads.memory import MemoryStore
 from network.threads.recorded_runs import RecordedTurn, read_thread, recorded_turns, resumed
@@ -96,7 +99,8 @@ async def replay_thread(
             continue
         seed = {**(state or {}), **turn.state}
         try:
-            result = await replaying.run(turn.input, thread=ref, state=seed or None)
+            options = RunOptions(thread=ref, state=seed or None)
+            result = await kernel.run(replaying, turn.input, options)
         except Exception as error:  # a failed run: what it made is reported, then we stop
             partial = getattr(error, "partial_result", None)
             _failed(session, error)

@@ -32,14 +32,14 @@ async def test_a_result_in_memory_is_continued_once() -> None:
     assert PAID == [100]  # one payment
 
 
-async def test_the_deprecated_resume_still_answers_once() -> None:
+async def test_the_old_resume_is_gone_and_says_what_replaced_it() -> None:
     network = pay_network()
     stopped = await network.run("Pay the invoice")
-    with pytest.warns(DeprecationWarning, match=r"network.resume\(result, answers\)"):
-        await network.resume(stopped, [stopped.interrupts[0].accept()])
-    with pytest.warns(DeprecationWarning), pytest.raises(AlreadyAnsweredError):
-        await network.resume(stopped, [stopped.interrupts[0].accept()])
-    assert PAID == [100]
+    with pytest.raises(AttributeError, match=r"removed: .* network.run\(result.resume\(answers\)"):
+        await network.resume(stopped, [stopped.interrupts[0].accept()])  # type: ignore[attr-defined]
+    assert PAID == []  # nothing ran
+    done = await network.run(stopped.resume([stopped.interrupts[0].accept()]))
+    assert done.output == "Done: paid 100" and PAID == [100]  # the run still waits for it
 
 
 async def test_a_result_in_memory_pickles_and_resumes_after() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from agents import Agent, ScriptedModel
 from network import Network
-from network.continuing import RunnableNetwork
 from network.run import context, protocols, steps
+from network.run.definition import RunnableNetwork
 from network.run.protocols import AgentLike, NetworkLike
 
 
@@ -29,9 +29,11 @@ def test_a_network_has_everything_network_like_names() -> None:
     wanted = members(NetworkLike)
     assert {"name", "agents", "router", "schema", "resolve"} <= wanted
     assert sorted(name for name in wanted if not hasattr(network, name)) == []
-    # and all that the code driving a network from below it (continuations, durable, AG-UI) calls
+    # and all that the code running a network below the facade (the kernel, continuations,
+    # durable, the protocol servers) reads of it: a definition; it never calls back into a run
     driven = members(RunnableNetwork)
-    assert {"new_state", "run_with", "start", "execute"} <= driven
+    assert {"new_state", "resources", "limits", "budget", "run_stages_for"} <= driven
+    assert not driven & {"run", "run_with", "start", "execute"}
     assert sorted(name for name in driven if not hasattr(network, name)) == []
 
 

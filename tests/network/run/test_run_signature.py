@@ -63,10 +63,22 @@ def test_the_durable_path_records_or_attaches_every_option() -> None:
     assert {field.name for field in dataclasses.fields(RunOptions)} >= LIVE
 
 
-def test_the_old_continuations_take_runs_options_but_input_and_state() -> None:
-    run = set(options_of(Network.run)) - {"thread", "state"}
-    assert set(options_of(Network.resume)) == run
-    assert set(options_of(Network.answer_tool_calls)) == run
+def test_the_old_continuations_and_the_run_machinery_are_gone_with_a_clear_error() -> None:
+    network = echo()
+    for name, instead in [
+        ("resume", "network.run(result.resume(answers)"),
+        ("answer_tool_calls", "network.run(result.tool_results(results)"),
+        ("run_with", "network.kernel.run(network, input, options)"),
+        ("start", "network.run(input"),
+        ("execute", "network.kernel.execute(network, ctx)"),
+        ("resources_for", "network.run.resources.run_resources("),
+    ]:
+        assert not hasattr(Network, name)
+        with pytest.raises(AttributeError, match=f"Network.{name} was removed") as gone:
+            getattr(network, name)
+        assert instead in str(gone.value)
+    with pytest.raises(AttributeError, match="has no attribute 'resum'"):
+        network.resum  # type: ignore[attr-defined]  # noqa: B018 (a typo stays a plain miss)
 
 
 def test_constructors_are_keyword_only_after_the_name() -> None:
@@ -78,7 +90,7 @@ def test_constructors_are_keyword_only_after_the_name() -> None:
 
 
 def test_no_public_signature_names_the_durable_hook() -> None:
-    for method in (Network.run, Network.run_sync, Network.stream, Network.resume):
+    for method in (Network.run, Network.run_sync, Network.stream):
         assert "step_runner" not in inspect.signature(method).parameters
 
 

@@ -308,38 +308,27 @@ async def test_fork_and_rewind_take_the_thread_as_run_does_without_a_warning(
         await payer().fork(ThreadRef("t", app_name="elsewhere", store=store), at=0)
     with pytest.raises(TimeTravelError, match="belongs to user"):
         await payer().rewind(ThreadRef("t", user_id="mallory", store=store), to=0)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'thread'"):
+        await payer().fork(at=0)  # type: ignore[call-arg]
     with pytest.raises(ConfigurationError, match=r"fork\(\) needs the thread"):
-        await payer().fork(at=0)
+        await payer().fork(None, at=0)  # type: ignore[arg-type]
 
 
-async def test_the_old_keywords_of_fork_and_rewind_still_work_and_warn(
+async def test_the_old_keywords_of_fork_and_rewind_are_gone_and_change_nothing(
     store: ThreadStore,
 ) -> None:
     await three_runs(store)
     network = payer()
-    with pytest.warns(DeprecationWarning, match=r"fork\(\): user_id=, store= are deprecated") as w:
-        forked = await network.fork("t", at=0, user_id="u", store=store, new_thread_id="f")
-    assert w[0].filename == __file__  # the warning points at the caller's line
-    assert forked.thread.thread_id == "f" and forked.thread.user_id == "u"
-    with pytest.warns(DeprecationWarning, match=r"fork\(\): thread_id=, store= are deprecated"):
-        second = await network.fork(thread_id="t", at=1, store=store, new_thread_id="g")
-    assert second.origin.checkpoint == 1
-    with pytest.warns(DeprecationWarning, match=r"rewind\(\): store= are deprecated"):
-        report = await network.rewind("t", to=0, store=store)
-    assert report.discarded_calls == 2
-    thread = await store.get_thread("t")
-    assert thread is not None and len(thread.results) == 1
-    with (
-        pytest.warns(DeprecationWarning),
-        pytest.raises(TimeTravelError, match="belongs to user"),
-    ):
-        await network.fork("t", at=0, user_id="mallory", store=store)
-    with pytest.warns(DeprecationWarning), pytest.raises(ConfigurationError, match="not both"):
-        await network.fork(ThreadRef("t", store=store), at=0, store=store)
-    with pytest.raises(TypeError, match="the thread twice"):
-        await network.rewind("t", thread_id="t", to=0, store=store)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'tread_id'"):
-        await network.rewind(to=0, tread_id="t")  # type: ignore[call-arg]
+    before = await store.get_thread("t")
+    for keywords in ({"user_id": "u", "store": store}, {"thread_id": "t"}, {"store": store}):
+        name = next(iter(keywords))
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'"):
+            await network.fork("t", at=0, new_thread_id="f", **keywords)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'"):
+            await network.rewind("t", to=0, **keywords)  # type: ignore[arg-type]
+    assert await store.get_thread("f") is None  # no fork was made
+    after = await store.get_thread("t")
+    assert before is not None and after is not None and len(after.results) == len(before.results)
 
 
 async def test_a_store_without_checkpoints_is_refused_by_name() -> None:
