@@ -16,7 +16,6 @@ stores, through the key's type, else as JSON) and its record's `output_value`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from agents.capabilities.output._spec import Attempt, OutputAttempts, OutputInvalid, OutputSpec
@@ -25,7 +24,7 @@ from network.errors import OutputValidationError
 from network.history.model_io import ChunkHandler, ModelChunk, ModelRequest, ModelResponse
 from network.history.results import InferenceResult, Usage
 from network.run.agent_call import NO_OUTPUT, AgentCall
-from network.run.capability import Capability
+from network.run.capability import Capability, ModelProceed
 from network.state.scopes import is_persistent
 
 if TYPE_CHECKING:
@@ -41,10 +40,7 @@ class TypedOutput(Capability):
         self.output_key = output_key
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         spec = self.spec
         ctx = call.run
