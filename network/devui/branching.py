@@ -20,7 +20,9 @@ checkpoint, 500 `store_failed` (with a reference only) when the store fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.requests import Request
@@ -125,11 +127,20 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
     return store_failed("time_travel", error)
 
 
-async def owned(access: Access, request: Request, thread_id: str, opened: Any) -> None:
-    """The caller may act on `thread_id` (with an `authorize` hook: its own threads only)."""
-    principal = await access.principal(request, thread_id)
-    if not access.open:
-        access.check(await opened.get_thread(thread_id), principal, "thread")
+@contextlib.asynccontextmanager
+async def callers_thread(
+    store: Any, access: Access, request: Request, thread_id: str
+) -> AsyncIterator[ThreadRef]:
+    """Stored thread `thread_id`, on the store opened for this request, once the caller may
+    act on it (with an `authorize` hook: its own threads only); ThreadNotFoundError when
+    there is no store yet."""
+    async with reading(store) as opened:
+        if opened is None:
+            raise ThreadNotFoundError(thread_id)
+        principal = await access.principal(request, thread_id)
+        if not access.open:
+            access.check(await opened.get_thread(thread_id), principal, "thread")
+        yield ThreadRef(thread_id, store=opened)
 
 
 async def fork_view(request: Request, network: Network, store: Any, access: Access) -> Response:
@@ -142,11 +153,8 @@ async def fork_view(request: Request, network: Network, store: Any, access: Acce
     except ParamError as error:
         return error.response()
     try:
-        async with reading(store) as opened:
-            if opened is None:
-                raise ThreadNotFoundError(thread_id)
-            await owned(access, request, thread_id, opened)
-            forked = await network.fork(ThreadRef(thread_id, store=opened), at=at, update=update)
+        async with callers_thread(store, access, request, thread_id) as thread:
+            forked = await network.fork(thread, at=at, update=update)
     except Exception as error:
         return _refusal(error, "at")
     answer = {
@@ -167,11 +175,8 @@ async def rewind_view(request: Request, network: Network, store: Any, access: Ac
     except ParamError as error:
         return error.response()
     try:
-        async with reading(store) as opened:
-            if opened is None:
-                raise ThreadNotFoundError(thread_id)
-            await owned(access, request, thread_id, opened)
-            report = await network.rewind(ThreadRef(thread_id, store=opened), to=to)
+        async with callers_thread(store, access, request, thread_id) as thread:
+            report = await network.rewind(thread, to=to)
     except Exception as error:
         return _refusal(error, "to")
     return JSONResponse(report.model_dump(mode="json"), headers=SECURITY_HEADERS)

@@ -22,12 +22,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from network.devui.access import Access
-from network.devui.branching import owned, read_json, thread_field
+from network.devui.branching import callers_thread, read_json, thread_field
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
-from network.devui.store_access import reading
 from network.errors import ConfigurationError, InvalidIdError
 from network.network import Network
-from network.run.thread_ref import ThreadRef
 from network.serving.errors import RequestError
 from network.threads.protocol import ThreadNotFoundError
 
@@ -74,12 +72,9 @@ async def replay_view(request: Request, network: Network, store: Any, access: Ac
     except ParamError as error:
         return error.response()
     try:
-        async with reading(store) as opened:
-            if opened is None:
-                raise ThreadNotFoundError(thread_id)
-            await owned(access, request, thread_id, opened)
+        async with callers_thread(store, access, request, thread_id) as thread:
             report = await network.replay(
-                ThreadRef(thread_id, store=opened),
+                thread,
                 tools=options["tools"],  # type: ignore[arg-type]
                 on_divergence=options["on_divergence"],  # type: ignore[arg-type]
                 routing=options["routing"],  # type: ignore[arg-type]
