@@ -108,9 +108,11 @@ def _update(body: dict[str, Any]) -> dict[str, Any] | None:
     return value
 
 
-def _refusal(error: Exception, checkpoint_field: str) -> Response:
-    """The answer to an error of `network.fork` / `network.rewind`."""
-    if isinstance(error, ParamError):  # the caller's hook refused, or not the caller's thread
+def thread_refusal(error: Exception) -> Response | None:
+    """The answer to an error any request on a stored thread may meet: the caller's hook
+    refused or the thread is not the caller's, the serving layer refused, no such thread.
+    None for another error."""
+    if isinstance(error, ParamError):
         return error.response()
     if isinstance(error, RequestError):
         return ParamError(error.status, error.code, error.message).response()
@@ -118,6 +120,14 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
         return ParamError(
             404, "thread_not_found", "no such thread in the store", "thread"
         ).response()
+    return None
+
+
+def _refusal(error: Exception, checkpoint_field: str) -> Response:
+    """The answer to an error of `network.fork` / `network.rewind`."""
+    answer = thread_refusal(error)
+    if answer is not None:
+        return answer
     if isinstance(error, CheckpointNotFoundError):
         return ParamError(404, "checkpoint_not_found", str(error), checkpoint_field).response()
     if isinstance(error, StateError):  # the schema's: names the key
