@@ -175,9 +175,7 @@ class Agent(AgentStep):
         self.params = dict(params or {})
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
         self.tool_timeout, self.tool_retry = tool_timeout, tool_retry
-        if not isinstance(stream, bool):
-            raise ConfigurationError(f"agent {name!r}: stream must be True or False: {stream!r}")
-        self.stream = stream
+        self.stream = _checked_stream(name, stream)
         self.output_type = output_type
         self.output_retries = output_retries
         self.output_validators = list(output_validators)
@@ -520,6 +518,12 @@ def _sorted_tools(
         else:
             tools[wrapped.name] = wrapped
     return tools, client, servers
+
+
+def _checked_stream(agent: str, stream: Any) -> bool:
+    if not isinstance(stream, bool):
+        raise ConfigurationError(f"agent {agent!r}: stream must be True or False: {stream!r}")
+    return stream
 
 
 def _checked_choice(agent: Agent, choice: str) -> str:

@@ -60,20 +60,7 @@ async def resume_call(
     started_at = time.time()
     started = time.perf_counter()
     subruns = group_answers(answered)
-    # An edited call runs with the person's arguments, and the history records those.
-    accepted = [
-        ToolCall(
-            id=interrupt.tool_call_id,
-            name=interrupt.tool,
-            arguments=interrupt.arguments if answer.arguments is None else answer.arguments,
-        )
-        for interrupt, answer in answered
-        if answer.approved and interrupt.nested is None
-    ]
-    accepted += [
-        ToolCall(id=call_id, name=pairs[0][0].tool, arguments=pairs[0][0].arguments)
-        for call_id, pairs in subruns.items()
-    ]
+    accepted = _calls_to_run(answered, subruns)
     done: dict[str, ToolCallRecord] = {}
     if accepted:
         ctx.engine.subagent_answers = subruns or None
@@ -107,6 +94,28 @@ async def resume_call(
         started_at=started_at,
         duration_ms=(time.perf_counter() - started) * 1000,
     )
+
+
+def _calls_to_run(
+    answered: list[tuple[Interrupt, Answer]],
+    subruns: Mapping[str, list[tuple[Interrupt, Answer]]],
+) -> list[ToolCall]:
+    """The calls a person accepted, then one per sub-run that waited (it runs again to take
+    its answers, accepted or not). An edited call runs with the person's arguments, and the
+    history records those."""
+    accepted = [
+        ToolCall(
+            id=interrupt.tool_call_id,
+            name=interrupt.tool,
+            arguments=interrupt.arguments if answer.arguments is None else answer.arguments,
+        )
+        for interrupt, answer in answered
+        if answer.approved and interrupt.nested is None
+    ]
+    return accepted + [
+        ToolCall(id=call_id, name=pairs[0][0].tool, arguments=pairs[0][0].arguments)
+        for call_id, pairs in subruns.items()
+    ]
 
 
 def _responded(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:

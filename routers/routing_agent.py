@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.models._calls import failed_model_calls, model_calls
-from agents.models.base import ModelRequest
+from agents.models.base import Model, ModelRequest, ModelResponse
 from agents.models.registry import resolve_model
 from network.capabilities.budgets.metered import metered
 from network.errors import ConfigurationError, ModelError, RoutingError
@@ -121,21 +121,7 @@ class RoutingAgent:
                 agent=self.name,
                 params=self.params,
             )
-            requested_at, requested = time.time(), time.perf_counter()
-            try:
-                response = await model.complete(request)
-            except ModelError as error:
-                if error.model is None:
-                    error.model = getattr(model, "name", None)
-                # Recorded like an answered request: the trace shows each failed attempt.
-                failed = failed_model_calls(model, self.name, error, requested_at, requested)
-                ctx.engine.router_calls = (*ctx.engine.router_calls, *failed)
-                raise
-            calls = model_calls(model, self.name, response, requested_at, requested)
-            ctx.engine.router_calls = (*ctx.engine.router_calls, *calls)
-            spent = ctx.engine.router_usage
-            ctx.engine.router_usage = response.usage if spent is None else spent + response.usage
-            ctx.add_usage(response.usage)  # the run's totals include what routing cost
+            response = await self._ask(ctx, model, request)
             message = response.message
             if not message.tool_calls:
                 if response.tool_choice_relaxed and attempt < self.max_corrections:
@@ -159,6 +145,27 @@ class RoutingAgent:
                 await ctx.engine.emitter.emit(choice_event(self.name, choice))
             return self._act(ctx, choice)
         raise self._give_up(network, bad_names, last_error)
+
+    async def _ask(self, ctx: RunContext, model: Model, request: ModelRequest) -> ModelResponse:
+        """One model request, recorded on the run whether it is answered or fails: its
+        calls (the trace shows each attempt) and its usage (the run's totals include what
+        routing cost)."""
+        requested_at, requested = time.time(), time.perf_counter()
+        try:
+            response = await model.complete(request)
+        except ModelError as error:
+            if error.model is None:
+                error.model = getattr(model, "name", None)
+            # Recorded like an answered request: the trace shows each failed attempt.
+            failed = failed_model_calls(model, self.name, error, requested_at, requested)
+            ctx.engine.router_calls = (*ctx.engine.router_calls, *failed)
+            raise
+        calls = model_calls(model, self.name, response, requested_at, requested)
+        ctx.engine.router_calls = (*ctx.engine.router_calls, *calls)
+        spent = ctx.engine.router_usage
+        ctx.engine.router_usage = response.usage if spent is None else spent + response.usage
+        ctx.add_usage(response.usage)
+        return response
 
     def _act(self, ctx: RunContext, choice: Choice) -> Any:
         if choice.agent is None:

@@ -17,8 +17,6 @@ import logging
 import os
 import shutil
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,9 +25,9 @@ import httpx
 import jsonpatch  # type: ignore[import-untyped]
 import pytest
 import structlog
-import uvicorn
 
 from network.agui import app
+from tests.network.agui.live import serve
 from tests.network.agui.protocol import parse_sse
 
 RUNTIME_DIR = Path(__file__).parent / "copilotkit"
@@ -56,18 +54,8 @@ def agent_server() -> Iterator[str]:
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
         await apps[scope["path"]](scope, receive, send)
 
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
+    with serve(asgi) as url:
+        yield url
     structlog.reset_defaults()
 
 

@@ -25,7 +25,7 @@ import sys
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from types import UnionType
-from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, Union, Unpack, get_args, get_origin
 
 import anyio.to_thread
 
@@ -51,7 +51,50 @@ _STATE = "state"
 
 
 class Tool:
-    """A callable the model can ask for by name. Build one with `@tool`."""
+    """A callable the model can ask for by name. Build one with `@tool`, which takes the
+    options below.
+
+    Args:
+        fn: the sync or async function the tool calls.
+        name: the name the model calls it by (default: the function's name).
+        description: what the model reads about it (default: the docstring's summary).
+        inputs_from_state: `{state_key: parameter}`: parameters filled from state, hidden from
+            the model.
+        outputs_to_state: `{state_key: {"source": field, "handler": fn}}`: result fields
+            written to state.
+        requires_confirmation: the call waits for a person to accept it (AG-UI interrupts).
+        blocking: run a sync function in a worker thread instead of on the event loop. Sync
+            tools run inline by default: a thread hand-off costs more than most tools take.
+            A blocking tool still running when its call times out or its run is cancelled is
+            abandoned (Python cannot kill a thread): the run goes on, its writes are dropped.
+        timeout: seconds the call may take; past it the model gets an error result and the
+            run goes on. Default: the agent's, else the network's `tool_timeout`. A sync tool
+            given a timeout runs in a worker thread (as with `blocking=True`).
+        isolated: run a sync function in a worker process, killed when the call times out or
+            the run is cancelled: for tools that may hang for good. The function must be
+            defined at module level, take and return picklable values, and cannot be given a
+            `ToolContext` or `State` (see `agents.tools._isolated`).
+        retry: a `RetryPolicy` for failed calls (default: the agent's, else the network's
+            `tool_retry`). Failures are retried without the model knowing only when the tool
+            is `idempotent` or the policy names `retry_on` explicitly; each try's state
+            writes are dropped when it fails. `ToolContext.attempt` says which try it is.
+        idempotent: calling the tool twice with the same arguments does no more harm than
+            once, so transient failures (timeouts, connection errors) may be retried.
+        model_retries: how many times per run the tool may `raise Retry("why")` to ask the
+            model to call it again; once more fails the run with `ToolError`.
+        input_guardrails: checks of a call's arguments before the tool runs
+            (`agents.tool_input_guardrail`): a rejection is the call's result the
+            model reads, a trip stops the run with stop reason "guardrail".
+        output_guardrails: checks of a call's result before the model sees it
+            (`tool_output_guardrail`): a rejection replaces it (the call's writes dropped).
+        private_errors: the tool's own exceptions are the model's to read, not a client's:
+            the model reads the exception as usual, while the call's result as streamed to a
+            client (AG-UI's TOOL_CALL_RESULT), shown in the dev UI and sent back in a
+            conversation snapshot says only `tool 'x' failed: internal error (reference
+            err_...)`, the exception being logged whole under that reference. For tools whose
+            exceptions may carry secrets (a connection string, a token). A `ToolError` the
+            tool raises is its own message for everyone, as always.
+    """
 
     __slots__ = (
         "_argument_fields",
@@ -391,87 +434,38 @@ def check_output_mapping(where: str, mapping: Mapping[str, Any]) -> None:
         raise ConfigurationError(f"{where} handler is not callable")
 
 
-def tool(
-    fn: Callable[..., Any] | None = None,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    inputs_from_state: Mapping[str, str] | None = None,
-    outputs_to_state: Mapping[str, Mapping[str, Any]] | None = None,
-    requires_confirmation: bool = False,
-    blocking: bool = False,
-    timeout: float | None = None,
-    isolated: bool = False,
-    retry: RetryPolicy | None = None,
-    idempotent: bool = False,
-    model_retries: int = 2,
-    input_guardrails: Sequence[Any] = (),
-    output_guardrails: Sequence[Any] = (),
-    private_errors: bool = False,
-) -> Any:
+def tool(fn: Callable[..., Any] | None = None, **options: Unpack[ToolOptions]) -> Any:
     """Make a tool of a sync or async function: `@tool` or `@tool(name=..., ...)`.
 
-    Args:
-        name: the name the model calls it by (default: the function's name).
-        description: what the model reads about it (default: the docstring's summary).
-        inputs_from_state: `{state_key: parameter}`: parameters filled from state, hidden from
-            the model.
-        outputs_to_state: `{state_key: {"source": field, "handler": fn}}`: result fields
-            written to state.
-        requires_confirmation: the call waits for a person to accept it (AG-UI interrupts).
-        blocking: run a sync function in a worker thread instead of on the event loop. Sync
-            tools run inline by default: a thread hand-off costs more than most tools take.
-            A blocking tool still running when its call times out or its run is cancelled is
-            abandoned (Python cannot kill a thread): the run goes on, its writes are dropped.
-        timeout: seconds the call may take; past it the model gets an error result and the
-            run goes on. Default: the agent's, else the network's `tool_timeout`. A sync tool
-            given a timeout runs in a worker thread (as with `blocking=True`).
-        isolated: run a sync function in a worker process, killed when the call times out or
-            the run is cancelled: for tools that may hang for good. The function must be
-            defined at module level, take and return picklable values, and cannot be given a
-            `ToolContext` or `State` (see `agents.tools._isolated`).
-        retry: a `RetryPolicy` for failed calls (default: the agent's, else the network's
-            `tool_retry`). Failures are retried without the model knowing only when the tool
-            is `idempotent` or the policy names `retry_on` explicitly; each try's state
-            writes are dropped when it fails. `ToolContext.attempt` says which try it is.
-        idempotent: calling the tool twice with the same arguments does no more harm than
-            once, so transient failures (timeouts, connection errors) may be retried.
-        model_retries: how many times per run the tool may `raise Retry("why")` to ask the
-            model to call it again; once more fails the run with `ToolError`.
-        input_guardrails: checks of a call's arguments before the tool runs
-            (`agents.tool_input_guardrail`): a rejection is the call's result the
-            model reads, a trip stops the run with stop reason "guardrail".
-        output_guardrails: checks of a call's result before the model sees it
-            (`tool_output_guardrail`): a rejection replaces it (the call's writes dropped).
-        private_errors: the tool's own exceptions are the model's to read, not a client's:
-            the model reads the exception as usual, while the call's result as streamed to a
-            client (AG-UI's TOOL_CALL_RESULT), shown in the dev UI and sent back in a
-            conversation snapshot says only `tool 'x' failed: internal error (reference
-            err_...)`, the exception being logged whole under that reference. For tools whose
-            exceptions may carry secrets (a connection string, a token). A `ToolError` the
-            tool raises is its own message for everyone, as always.
+    The options are `Tool`'s (each one is described there): `name`, `description`,
+    `inputs_from_state`, `outputs_to_state`, `requires_confirmation`, `blocking`, `timeout`,
+    `isolated`, `retry`, `idempotent`, `model_retries`, `input_guardrails`,
+    `output_guardrails`, `private_errors`.
     """
 
     def wrap(function: Callable[..., Any]) -> Tool:
-        return Tool(
-            function,
-            name=name,
-            description=description,
-            inputs_from_state=inputs_from_state,
-            outputs_to_state=outputs_to_state,
-            requires_confirmation=requires_confirmation,
-            blocking=blocking,
-            timeout=timeout,
-            isolated=isolated,
-            retry=retry,
-            idempotent=idempotent,
-            model_retries=model_retries,
-            input_guardrails=input_guardrails,
-            output_guardrails=output_guardrails,
-            private_errors=private_errors,
-        )
+        return Tool(function, **options)
 
     return wrap(fn) if fn is not None else wrap
+
+
+class ToolOptions(TypedDict, total=False):
+    """The options `@tool(...)` takes: those of `Tool`."""
+
+    name: str | None
+    description: str | None
+    inputs_from_state: Mapping[str, str] | None
+    outputs_to_state: Mapping[str, Mapping[str, Any]] | None
+    requires_confirmation: bool
+    blocking: bool
+    timeout: float | None
+    isolated: bool
+    retry: RetryPolicy | None
+    idempotent: bool
+    model_retries: int
+    input_guardrails: Sequence[Any]
+    output_guardrails: Sequence[Any]
+    private_errors: bool
 
 
 def _injection(annotation: Any) -> str | None:

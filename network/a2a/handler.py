@@ -32,15 +32,11 @@ from a2a.server.request_handlers import RequestHandler
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
-    DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
-    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     InternalError,
     InvalidParamsError,
     InvalidRequestError,
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
     ListTasksRequest,
     ListTasksResponse,
     Message,
@@ -50,7 +46,6 @@ from a2a.types import (
     Task,
     TaskNotCancelableError,
     TaskNotFoundError,
-    TaskPushNotificationConfig,
     TaskState,
     UnsupportedOperationError,
 )
@@ -208,25 +203,14 @@ class NetworkHandler(RequestHandler):
 
     # -- what this server does not do -------------------------------------------------------
 
-    async def on_create_task_push_notification_config(
-        self, params: TaskPushNotificationConfig, context: ServerCallContext
-    ) -> TaskPushNotificationConfig:
+    async def _no_push_notifications(self, params: Any, context: ServerCallContext) -> Any:
+        """Every push notification request: this server sends none."""
         raise PushNotificationNotSupportedError
 
-    async def on_get_task_push_notification_config(
-        self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
-    ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError
-
-    async def on_list_task_push_notification_configs(
-        self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
-    ) -> ListTaskPushNotificationConfigsResponse:
-        raise PushNotificationNotSupportedError
-
-    async def on_delete_task_push_notification_config(
-        self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
-    ) -> None:
-        raise PushNotificationNotSupportedError
+    on_create_task_push_notification_config = _no_push_notifications
+    on_get_task_push_notification_config = _no_push_notifications
+    on_list_task_push_notification_configs = _no_push_notifications
+    on_delete_task_push_notification_config = _no_push_notifications
 
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext

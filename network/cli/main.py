@@ -265,6 +265,19 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dev_authorize(args: argparse.Namespace) -> Any:
+    """The dev UI's `--authorize` hook, required when it listens beyond this machine: the
+    page lists every stored thread and runs as any user it names."""
+    authorize = load_authorize(args.authorize) if args.authorize else None
+    if authorize is None and not is_loopback(args.host):
+        raise CLIError(
+            f"the dev UI shows every stored thread and runs as any user it is told; bound to "
+            f"{args.host} it needs --authorize FILE:FUNCTION (the authorize hook of the "
+            "served app), or bind 127.0.0.1"
+        )
+    return authorize
+
+
 def cmd_dev(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415 (uvicorn)
 
@@ -274,15 +287,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     network = load_network(args.target)
     endpoint = endpoint_from_args(args)
     store_option(args.store)  # a bad --store is reported before anything listens
-    authorize = load_authorize(args.authorize) if args.authorize else None
-    if authorize is None and not is_loopback(args.host):
-        # The page lists every stored thread and runs as any user it names: beyond this
-        # machine only with the served app's authorization.
-        raise CLIError(
-            f"the dev UI shows every stored thread and runs as any user it is told; bound to "
-            f"{args.host} it needs --authorize FILE:FUNCTION (the authorize hook of the "
-            "served app), or bind 127.0.0.1"
-        )
+    authorize = _dev_authorize(args)
     _quiet_logs()
     exposed = warn_if_exposed(args.host, "the dev UI")
     try:

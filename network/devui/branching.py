@@ -20,7 +20,9 @@ checkpoint, 500 `store_failed` (with a reference only) when the store fails.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.requests import Request
@@ -106,9 +108,11 @@ def _update(body: dict[str, Any]) -> dict[str, Any] | None:
     return value
 
 
-def _refusal(error: Exception, checkpoint_field: str) -> Response:
-    """The answer to an error of `network.fork` / `network.rewind`."""
-    if isinstance(error, ParamError):  # the caller's hook refused, or not the caller's thread
+def thread_refusal(error: Exception) -> Response | None:
+    """The answer to an error any request on a stored thread may meet: the caller's hook
+    refused or the thread is not the caller's, the serving layer refused, no such thread.
+    None for another error."""
+    if isinstance(error, ParamError):
         return error.response()
     if isinstance(error, RequestError):
         return ParamError(error.status, error.code, error.message).response()
@@ -116,6 +120,14 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
         return ParamError(
             404, "thread_not_found", "no such thread in the store", "thread"
         ).response()
+    return None
+
+
+def _refusal(error: Exception, checkpoint_field: str) -> Response:
+    """The answer to an error of `network.fork` / `network.rewind`."""
+    answer = thread_refusal(error)
+    if answer is not None:
+        return answer
     if isinstance(error, CheckpointNotFoundError):
         return ParamError(404, "checkpoint_not_found", str(error), checkpoint_field).response()
     if isinstance(error, StateError):  # the schema's: names the key
@@ -125,11 +137,20 @@ def _refusal(error: Exception, checkpoint_field: str) -> Response:
     return store_failed("time_travel", error)
 
 
-async def owned(access: Access, request: Request, thread_id: str, opened: Any) -> None:
-    """The caller may act on `thread_id` (with an `authorize` hook: its own threads only)."""
-    principal = await access.principal(request, thread_id)
-    if not access.open:
-        access.check(await opened.get_thread(thread_id), principal, "thread")
+@contextlib.asynccontextmanager
+async def callers_thread(
+    store: Any, access: Access, request: Request, thread_id: str
+) -> AsyncIterator[ThreadRef]:
+    """Stored thread `thread_id`, on the store opened for this request, once the caller may
+    act on it (with an `authorize` hook: its own threads only); ThreadNotFoundError when
+    there is no store yet."""
+    async with reading(store) as opened:
+        if opened is None:
+            raise ThreadNotFoundError(thread_id)
+        principal = await access.principal(request, thread_id)
+        if not access.open:
+            access.check(await opened.get_thread(thread_id), principal, "thread")
+        yield ThreadRef(thread_id, store=opened)
 
 
 async def fork_view(request: Request, network: Network, store: Any, access: Access) -> Response:
@@ -142,11 +163,8 @@ async def fork_view(request: Request, network: Network, store: Any, access: Acce
     except ParamError as error:
         return error.response()
     try:
-        async with reading(store) as opened:
-            if opened is None:
-                raise ThreadNotFoundError(thread_id)
-            await owned(access, request, thread_id, opened)
-            forked = await network.fork(ThreadRef(thread_id, store=opened), at=at, update=update)
+        async with callers_thread(store, access, request, thread_id) as thread:
+            forked = await network.fork(thread, at=at, update=update)
     except Exception as error:
         return _refusal(error, "at")
     answer = {
@@ -167,11 +185,8 @@ async def rewind_view(request: Request, network: Network, store: Any, access: Ac
     except ParamError as error:
         return error.response()
     try:
-        async with reading(store) as opened:
-            if opened is None:
-                raise ThreadNotFoundError(thread_id)
-            await owned(access, request, thread_id, opened)
-            report = await network.rewind(ThreadRef(thread_id, store=opened), to=to)
+        async with callers_thread(store, access, request, thread_id) as thread:
+            report = await network.rewind(thread, to=to)
     except Exception as error:
         return _refusal(error, "to")
     return JSONResponse(report.model_dump(mode="json"), headers=SECURITY_HEADERS)

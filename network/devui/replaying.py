@@ -22,14 +22,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from network.devui.access import Access
-from network.devui.branching import owned, read_json, thread_field
+from network.devui.branching import callers_thread, read_json, thread_field, thread_refusal
 from network.devui.http_errors import SECURITY_HEADERS, ParamError, store_failed
-from network.devui.store_access import reading
 from network.errors import ConfigurationError, InvalidIdError
 from network.network import Network
-from network.run.thread_ref import ThreadRef
-from network.serving.errors import RequestError
-from network.threads.protocol import ThreadNotFoundError
 
 CHOICES = {
     "tools": ("recorded", "live"),
@@ -52,14 +48,9 @@ def _options(body: dict[str, Any]) -> dict[str, str]:
 
 
 def _refusal(error: Exception) -> Response:
-    if isinstance(error, ParamError):
-        return error.response()
-    if isinstance(error, RequestError):
-        return ParamError(error.status, error.code, error.message).response()
-    if isinstance(error, ThreadNotFoundError):
-        return ParamError(
-            404, "thread_not_found", "no such thread in the store", "thread"
-        ).response()
+    answer = thread_refusal(error)
+    if answer is not None:
+        return answer
     if isinstance(error, ConfigurationError | InvalidIdError):
         return ParamError(422, "replay_refused", str(error)).response()
     return store_failed("replay", error)
@@ -74,12 +65,9 @@ async def replay_view(request: Request, network: Network, store: Any, access: Ac
     except ParamError as error:
         return error.response()
     try:
-        async with reading(store) as opened:
-            if opened is None:
-                raise ThreadNotFoundError(thread_id)
-            await owned(access, request, thread_id, opened)
+        async with callers_thread(store, access, request, thread_id) as thread:
             report = await network.replay(
-                ThreadRef(thread_id, store=opened),
+                thread,
                 tools=options["tools"],  # type: ignore[arg-type]
                 on_divergence=options["on_divergence"],  # type: ignore[arg-type]
                 routing=options["routing"],  # type: ignore[arg-type]

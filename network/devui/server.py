@@ -155,37 +155,49 @@ def app(
         else {"threads": registry}
     )
     where["observers"] = observers  # each step's details, beside the AG-UI events
-    runs: Any
-    if authorize is not None:  # the hook's principal, never the page's user header
-        runs = agui_app(network, max_body_bytes=max_body_bytes, authorize=authorize, **where)
-    else:
-        anonymous = agui_app(network, max_body_bytes=max_body_bytes, **where)
-        as_user = agui_app(
-            network, max_body_bytes=max_body_bytes, authorize=user_from_header, **where
-        )
-        runs = ByActingUser(anonymous, as_user)  # the page's user_id field: `acting_user`
+    runs = _runs(network, authorize, max_body_bytes, where)
     starlette = Starlette(
-        routes=[
-            Route("/", views.page, methods=["GET"]),
-            Route("/favicon.ico", views.favicon, methods=["GET"]),
-            Route("/static/{name}", views.static, methods=["GET"]),
-            Route("/api/graph", views.graph, methods=["GET"]),
-            Route("/api/server", views.server, methods=["GET"]),
-            Route("/api/threads", views.threads, methods=["GET"]),
-            Route("/api/thread", views.thread, methods=["GET"]),
-            Route("/api/history", views.history, methods=["GET"]),
-            Route("/api/value", views.value, methods=["GET"]),
-            Route("/api/memories", views.memories, methods=["GET"]),
-            Route("/api/fork", views.fork, methods=["POST"]),
-            Route("/api/rewind", views.rewind, methods=["POST"]),
-            Route("/api/replay", views.replay, methods=["POST"]),
-            Mount("/agui", app=runs),
-        ],
+        routes=_routes(views, runs),
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))],
     )
     starlette.state.threads = registry
     starlette.state.network = network
     return starlette
+
+
+def _runs(
+    network: Network,
+    authorize: Authorize | None,
+    max_body_bytes: int,
+    where: dict[str, Any],
+) -> Any:
+    """The AG-UI app the page runs on: as the hook's principal when there is a hook (never
+    the page's user header), else as the user the page names (`acting_user`), if any."""
+    if authorize is not None:
+        return agui_app(network, max_body_bytes=max_body_bytes, authorize=authorize, **where)
+    anonymous = agui_app(network, max_body_bytes=max_body_bytes, **where)
+    as_user = agui_app(network, max_body_bytes=max_body_bytes, authorize=user_from_header, **where)
+    return ByActingUser(anonymous, as_user)
+
+
+def _routes(views: _Views, runs: Any) -> list[Route | Mount]:
+    """The page, its data endpoints and its runs (AG-UI, under /agui)."""
+    return [
+        Route("/", views.page, methods=["GET"]),
+        Route("/favicon.ico", views.favicon, methods=["GET"]),
+        Route("/static/{name}", views.static, methods=["GET"]),
+        Route("/api/graph", views.graph, methods=["GET"]),
+        Route("/api/server", views.server, methods=["GET"]),
+        Route("/api/threads", views.threads, methods=["GET"]),
+        Route("/api/thread", views.thread, methods=["GET"]),
+        Route("/api/history", views.history, methods=["GET"]),
+        Route("/api/value", views.value, methods=["GET"]),
+        Route("/api/memories", views.memories, methods=["GET"]),
+        Route("/api/fork", views.fork, methods=["POST"]),
+        Route("/api/rewind", views.rewind, methods=["POST"]),
+        Route("/api/replay", views.replay, methods=["POST"]),
+        Mount("/agui", app=runs),
+    ]
 
 
 def _asset(name: str) -> bytes:

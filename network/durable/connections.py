@@ -25,12 +25,14 @@ import sqlite3
 import threading
 import time
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 import anyio
 import anyio.to_thread
 import structlog
 
+T = TypeVar("T")
 log = structlog.get_logger("network.durable")
 
 MAX_BACKOFF = 5.0
@@ -214,23 +216,39 @@ def close_quietly(connection: Any) -> None:
         log.debug("durable_connection_close_failed", exc_info=True)
 
 
-_pools: dict[int, tuple[Any, Connections]] = {}
-_pools_lock = threading.Lock()
+class PerDatabase(Generic[T]):
+    """One `T` per DBOS system database, per process, made by `make(sys_db)` on first use
+    (keyed by the database object's identity: a new one of a reused id gets its own)."""
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self._make = make
+        self._entries: dict[int, tuple[Any, T]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, sys_db: Any) -> T:
+        with self._lock:
+            entry = self._entries.get(id(sys_db))
+            if entry is None or entry[0] is not sys_db:
+                entry = self._entries[id(sys_db)] = (sys_db, self._make(sys_db))
+            return entry[1]
+
+    def clear(self) -> list[T]:
+        """Forget every one; those it held."""
+        with self._lock:
+            held = [value for _, value in self._entries.values()]
+            self._entries.clear()
+        return held
+
+
+_pools = PerDatabase(Connections)
 
 
 def connections(sys_db: Any) -> Connections:
     """The connections of DBOS system database `sys_db` (one pool per database, per process)."""
-    with _pools_lock:
-        entry = _pools.get(id(sys_db))
-        if entry is None or entry[0] is not sys_db:
-            entry = _pools[id(sys_db)] = (sys_db, Connections(sys_db))
-        return entry[1]
+    return _pools.of(sys_db)
 
 
 def close_connections() -> None:
     """Close every pool's idle connections (DBOS is shut down in this process)."""
-    with _pools_lock:
-        pools = [pool for _, pool in _pools.values()]
-        _pools.clear()
-    for pool in pools:
+    for pool in _pools.clear():
         pool.close()

@@ -33,14 +33,13 @@ loop. The table's layout is DBOS 3.x's (`network.durable`'s extra pins `dbos>=3.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any, NamedTuple
 
 import anyio
 import anyio.to_thread
 
-from network.durable.connections import connections
+from network.durable.connections import PerDatabase, connections
 
 
 class StepRow(NamedTuple):
@@ -184,21 +183,15 @@ class StepTable:
         return self.connections.execute(sql, params)
 
 
-_tables: dict[int, tuple[Any, StepTable]] = {}
-_tables_lock = threading.Lock()
+_tables = PerDatabase(StepTable)
 
 
 def step_table(sys_db: Any) -> StepTable:
     """The step table of DBOS system database `sys_db` (one per database, per process)."""
-    with _tables_lock:
-        entry = _tables.get(id(sys_db))
-        if entry is None or entry[0] is not sys_db:
-            entry = _tables[id(sys_db)] = (sys_db, StepTable(sys_db))
-        return entry[1]
+    return _tables.of(sys_db)
 
 
 def close_step_tables() -> None:
     """Forget every step table (DBOS is shut down in this process; its connections close
     with `network.durable.connections.close_connections`)."""
-    with _tables_lock:
-        _tables.clear()
+    _tables.clear()

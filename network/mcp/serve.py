@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
 from network.mcp.server import mcp_server
 from network.network import Network
 from network.serving.principals import Authorize
 from network.threads.leases import DEFAULT_LEASE_TTL
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
 
 Transport = Literal["stdio", "http"]
 
@@ -61,6 +64,13 @@ async def serve_mcp(
         return
     if transport != "http":
         raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")
+    await _serve_http(server, host, port, path, on_ready)
+
+
+async def _serve_http(
+    server: Server[Any], host: str, port: int, path: str, on_ready: Callable[[str], None] | None
+) -> None:
+    """Streamable HTTP at `http://host:port/path`, served by uvicorn until cancelled."""
     if not path.startswith("/"):
         raise ConfigurationError(f"MCP path must start with '/', got {path!r}")
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from network.memory._checks import Condition
 
-__all__ = ["Backend", "Row"]
+__all__ = ["Backend", "Row", "Selection"]
 
 
 @dataclass(slots=True)
@@ -35,6 +35,17 @@ class Row:
     thread_id: str | None
     user_id: str | None
     vector: Any = None  # numpy float32 array of unit length, on writes (and in memory)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which rows a listing or a search takes: the live ones (as of `now`) of `namespace`
+    that meet `conditions`, `limit` at the most."""
+
+    namespace: str
+    conditions: Sequence[Condition]
+    limit: int
+    now: float
 
 
 class Backend(Protocol):
@@ -55,32 +66,17 @@ class Backend(Protocol):
 
     async def delete(self, namespace: str, key: str) -> bool: ...
 
-    async def listing(
-        self,
-        namespace: str,
-        conditions: Sequence[Condition],
-        limit: int,
-        offset: int,
-        now: float,
-    ) -> list[Row]:
-        """The namespace's live rows that meet `conditions`, newest update first."""
+    async def listing(self, which: Selection, offset: int) -> list[Row]:
+        """The selected rows, newest update first, from `offset` on."""
         ...
 
     async def namespaces(self, prefix: str | None, limit: int, now: float) -> list[str]:
         """The namespaces holding live rows (under `prefix` when given), sorted."""
         ...
 
-    async def search(
-        self,
-        namespace: str,
-        vector: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-        exact: bool,
-    ) -> list[tuple[Row, float]]:
-        """Up to `limit` live rows of `namespace` meeting `conditions`, nearest to `vector`
-        first, with their cosine similarity. `exact`: compare with every row (no index)."""
+    async def search(self, which: Selection, vector: Any, exact: bool) -> list[tuple[Row, float]]:
+        """The selected rows nearest to `vector` first, with their cosine similarity.
+        `exact`: compare with every row (no index)."""
         ...
 
     async def forget(self, thread_id: str | None, user_id: str | None, prefix: str | None) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from network.errors import ConfigurationError
-from network.memory._backend import Row
+from network.memory._backend import Row, Selection
 from network.memory._checks import SEPARATOR, Condition
 
 __all__ = ["LocalBackend"]
@@ -59,21 +59,14 @@ class LocalBackend:
         self._matrix.pop(namespace, None)
         return True
 
-    async def listing(
-        self,
-        namespace: str,
-        conditions: Sequence[Condition],
-        limit: int,
-        offset: int,
-        now: float,
-    ) -> list[Row]:
+    async def listing(self, which: Selection, offset: int) -> list[Row]:
         rows = [
             row
-            for row in self._rows.get(namespace, {}).values()
-            if _live(row, now) and _meets(row, conditions)
+            for row in self._rows.get(which.namespace, {}).values()
+            if _live(row, which.now) and _meets(row, which.conditions)
         ]
         rows.sort(key=lambda row: (-row.updated_at, row.key))
-        return rows[offset : offset + limit]
+        return rows[offset : offset + which.limit]
 
     async def namespaces(self, prefix: str | None, limit: int, now: float) -> list[str]:
         found = sorted(
@@ -84,20 +77,12 @@ class LocalBackend:
         )
         return found[:limit]
 
-    async def search(
-        self,
-        namespace: str,
-        vector: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-        exact: bool,
-    ) -> list[tuple[Row, float]]:
-        built = self._matrix.get(namespace)
+    async def search(self, which: Selection, vector: Any, exact: bool) -> list[tuple[Row, float]]:
+        built = self._matrix.get(which.namespace)
         if built is None:
-            rows = list(self._rows.get(namespace, {}).values())
+            rows = list(self._rows.get(which.namespace, {}).values())
             matrix = np.stack([row.vector for row in rows]) if rows else None
-            built = self._matrix[namespace] = (rows, matrix)
+            built = self._matrix[which.namespace] = (rows, matrix)
         rows, matrix = built
         if matrix is None:
             return []
@@ -105,9 +90,9 @@ class LocalBackend:
         found: list[tuple[Row, float]] = []
         for at in np.argsort(-scores, kind="stable"):
             row = rows[at]
-            if _live(row, now) and _meets(row, conditions):
+            if _live(row, which.now) and _meets(row, which.conditions):
                 found.append((row, float(scores[at])))
-                if len(found) == limit:
+                if len(found) == which.limit:
                     break
         return found
 

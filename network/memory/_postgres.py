@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from network.errors import ConfigurationError
-from network.memory._backend import Row
+from network.memory._backend import Row, Selection
 from network.memory._checks import SEPARATOR, Condition
 
 __all__ = ["PostgresBackend"]
@@ -165,23 +165,16 @@ class PostgresBackend:
         )
         return bool(done != "DELETE 0")
 
-    async def listing(
-        self,
-        namespace: str,
-        conditions: Sequence[Condition],
-        limit: int,
-        offset: int,
-        now: float,
-    ) -> list[Row]:
+    async def listing(self, which: Selection, offset: int) -> list[Row]:
         pool = await self._connections()
-        filters, params = _conditions(conditions, first=4)
+        filters, params = _conditions(which.conditions, first=4)
         rows = await pool.fetch(
             f"SELECT {_COLUMNS} FROM {self._memories} WHERE namespace = $1 "
             f"AND (expires_at IS NULL OR expires_at > $2){filters} "
             f"ORDER BY updated_at DESC, key LIMIT $3 OFFSET ${4 + len(params)}",
-            namespace,
-            now,
-            limit,
+            which.namespace,
+            which.now,
+            which.limit,
             *params,
             offset,
         )
@@ -208,18 +201,10 @@ class PostgresBackend:
             )
         return [row[0] for row in rows]
 
-    async def search(
-        self,
-        namespace: str,
-        vector: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-        exact: bool,
-    ) -> list[tuple[Row, float]]:
+    async def search(self, which: Selection, vector: Any, exact: bool) -> list[tuple[Row, float]]:
         pool = await self._connections()
         query = _vector_text(vector)
-        filters, params = _conditions(conditions, first=5)
+        filters, params = _conditions(which.conditions, first=5)
         where = (
             f"FROM {self._memories} WHERE namespace = $2 "
             f"AND (expires_at IS NULL OR expires_at > $3){filters}"
@@ -232,12 +217,12 @@ class PostgresBackend:
                 f"AS distance {where} ORDER BY embedding <=> $1::text::vector LIMIT $4) "
                 "SELECT * FROM hits ORDER BY distance",
                 query,
-                namespace,
-                now,
-                limit,
+                which.namespace,
+                which.now,
+                which.limit,
                 *params,
             )
-            if len(rows) == limit:
+            if len(rows) == which.limit:
                 return [(Row(*row[:-1]), 1.0 - row[-1]) for row in rows]
             self.exact_fallbacks += 1
         # exact: `+ 0` keeps the planner off the HNSW index (it serves `<=>` alone)
@@ -245,9 +230,9 @@ class PostgresBackend:
             f"SELECT {_COLUMNS}, (embedding <=> $1::text::vector) + 0 AS distance {where} "
             "ORDER BY distance LIMIT $4",
             query,
-            namespace,
-            now,
-            limit,
+            which.namespace,
+            which.now,
+            which.limit,
             *params,
         )
         return [(Row(*row[:-1]), 1.0 - row[-1]) for row in rows]

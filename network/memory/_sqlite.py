@@ -32,7 +32,7 @@ import anyio
 import numpy as np
 
 from network.errors import ConfigurationError
-from network.memory._backend import Row
+from network.memory._backend import Row, Selection
 from network.memory._checks import SEPARATOR, Condition
 
 __all__ = ["SQLiteBackend", "vector_extension_available"]
@@ -297,22 +297,15 @@ class SQLiteBackend:
 
         return await self._run(work)
 
-    async def listing(
-        self,
-        namespace: str,
-        conditions: Sequence[Condition],
-        limit: int,
-        offset: int,
-        now: float,
-    ) -> list[Row]:
-        filters, params = _conditions(conditions)
+    async def listing(self, which: Selection, offset: int) -> list[Row]:
+        filters, params = _conditions(which.conditions)
 
         def work(conn: Any) -> list[Row]:
             rows = conn.execute(
                 f"SELECT {_COLUMNS} FROM {self._memories} WHERE namespace = ? "
                 f"AND (expires_at IS NULL OR expires_at > ?){filters} "
                 "ORDER BY updated_at DESC, key LIMIT ? OFFSET ?",
-                (namespace, now, *params, limit, offset),
+                (which.namespace, which.now, *params, which.limit, offset),
             ).fetchall()
             return [Row(*row) for row in rows]
 
@@ -335,110 +328,73 @@ class SQLiteBackend:
 
         return await self._run(work)
 
-    async def search(
-        self,
-        namespace: str,
-        vector: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-        exact: bool,
-    ) -> list[tuple[Row, float]]:
+    async def search(self, which: Selection, vector: Any, exact: bool) -> list[tuple[Row, float]]:
         query = np.asarray(vector, dtype=np.float32)
         if not self.indexed:
-            return await self._run(
-                lambda conn: self._scan(conn, namespace, query, conditions, limit, now)
-            )
-        if conditions or exact:
-            return await self._run(
-                lambda conn: self._filtered(conn, namespace, query, conditions, limit, now)
-            )
-        return await self._run(lambda conn: self._nearest(conn, namespace, query, limit, now))
+            return await self._run(lambda conn: self._scan(conn, which, query))
+        if which.conditions or exact:
+            return await self._run(lambda conn: self._filtered(conn, which, query))
+        return await self._run(lambda conn: self._nearest(conn, which, query))
 
-    def _nearest(
-        self, conn: Any, namespace: str, query: Any, limit: int, now: float
-    ) -> list[tuple[Row, float]]:
-        """KNN on the namespace's partition; more asked while expired rows take places."""
-        k = limit
+    def _nearest(self, conn: Any, which: Selection, query: Any) -> list[tuple[Row, float]]:
+        """KNN on the namespace's partition (no conditions); more asked while expired rows
+        take places."""
+        k = limit = which.limit
         while True:
             hits = conn.execute(
                 f"SELECT rowid, distance FROM {self._vectors} WHERE embedding MATCH ? "
                 "AND k = ? AND namespace = ? ORDER BY distance",
-                (query.tobytes(), k, namespace),
+                (query.tobytes(), k, which.namespace),
             ).fetchall()
-            found = self._rows_by_id(conn, [hit[0] for hit in hits], now)
+            found = self._rows_by_id(conn, [hit[0] for hit in hits], which.now)
             ranked = [(found[i], 1.0 - d) for i, d in hits if i in found]
             if len(ranked) >= limit or len(hits) < k:
                 return ranked[:limit]
             if k >= 4096:  # vec0's largest k: the rest compared row by row
-                return self._filtered(conn, namespace, query, (), limit, now)
+                return self._filtered(conn, which, query)
             k = min(k * 4, 4096)
 
-    def _filtered(
-        self,
-        conn: Any,
-        namespace: str,
-        query: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-    ) -> list[tuple[Row, float]]:
+    def _filtered(self, conn: Any, which: Selection, query: Any) -> list[tuple[Row, float]]:
         """Exact: the distance to every row the filters select, computed on the vector kept
         in the row (reading each from the `vec0` table by rowid cost 6x more)."""
         if not self._row_vectors:
-            return self._filtered_by_join(conn, namespace, query, conditions, limit, now)
-        filters, params = _conditions(conditions)
+            return self._filtered_by_join(conn, which, query)
+        filters, params = _conditions(which.conditions)
         rows = conn.execute(
             f"SELECT {_COLUMNS}, vec_distance_cosine(vector, ?) AS d FROM {self._memories} "
             f"WHERE namespace = ? AND (expires_at IS NULL OR expires_at > ?){filters} "
             "ORDER BY d LIMIT ?",
-            (query.tobytes(), namespace, now, *params, limit),
+            (query.tobytes(), which.namespace, which.now, *params, which.limit),
         ).fetchall()
         return [(Row(*row[:-1]), 1.0 - row[-1]) for row in rows]
 
-    def _filtered_by_join(
-        self,
-        conn: Any,
-        namespace: str,
-        query: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-    ) -> list[tuple[Row, float]]:
+    def _filtered_by_join(self, conn: Any, which: Selection, query: Any) -> list[tuple[Row, float]]:
         """`_filtered` on a file made before rows kept their vectors: read from the index."""
-        filters, params = _conditions(conditions, "m.")
+        filters, params = _conditions(which.conditions, "m.")
         columns = ", ".join(f"m.{name.strip()}" for name in _COLUMNS.split(","))
         rows = conn.execute(
             f"SELECT {columns}, vec_distance_cosine(v.embedding, ?) AS d "
             f"FROM {self._memories} m JOIN {self._vectors} v ON v.rowid = m.id "
             f"WHERE m.namespace = ? AND (m.expires_at IS NULL OR m.expires_at > ?){filters} "
             "ORDER BY d LIMIT ?",
-            (query.tobytes(), namespace, now, *params, limit),
+            (query.tobytes(), which.namespace, which.now, *params, which.limit),
         ).fetchall()
         return [(Row(*row[:-1]), 1.0 - row[-1]) for row in rows]
 
-    def _scan(
-        self,
-        conn: Any,
-        namespace: str,
-        query: Any,
-        conditions: Sequence[Condition],
-        limit: int,
-        now: float,
-    ) -> list[tuple[Row, float]]:
+    def _scan(self, conn: Any, which: Selection, query: Any) -> list[tuple[Row, float]]:
         """Exact, without the extension: every selected row's vector, compared with numpy."""
-        filters, params = _conditions(conditions)
+        filters, params = _conditions(which.conditions)
         rows = conn.execute(
             f"SELECT id, vector FROM {self._memories} WHERE namespace = ? "
             f"AND (expires_at IS NULL OR expires_at > ?){filters}",
-            (namespace, now, *params),
+            (which.namespace, which.now, *params),
         ).fetchall()
         if not rows:
             return []
         matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
         scores = matrix.reshape(len(rows), -1) @ query
-        best = np.argsort(-scores, kind="stable")[:limit]
-        found = self._rows_by_id(conn, [rows[at][0] for at in best], now)
+        best = np.argsort(-scores, kind="stable")[: which.limit]
+        found = self._rows_by_id(conn, [rows[at][0] for at in best], which.now)
         return [(found[rows[at][0]], float(scores[at])) for at in best]
 
     def _rows_by_id(self, conn: Any, ids: Sequence[int], now: float) -> dict[int, Row]:

@@ -40,7 +40,7 @@ from network.errors import (
     MemoryDatabaseError,
 )
 from network.logger import LazyLogger
-from network.memory._backend import Row
+from network.memory._backend import Row, Selection
 from network.memory._checks import (
     MAX_LIST,
     check_filter,
@@ -247,7 +247,7 @@ class Memories:
         offset = check_limit(offset, "offset")
         await self._setup()
         rows = await self._guarded(
-            "list", self.backend.listing(space, conditions, limit, offset, self._clock())
+            "list", self.backend.listing(Selection(space, conditions, limit, self._clock()), offset)
         )
         return [self._item(row) for row in rows]
 
@@ -284,7 +284,7 @@ class Memories:
         await self._setup()
         found = await self._guarded(
             "search",
-            self.backend.search(space, vector, conditions, limit, self._clock(), exact),
+            self.backend.search(Selection(space, conditions, limit, self._clock()), vector, exact),
         )
         return [
             self._item(row, score)

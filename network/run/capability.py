@@ -62,7 +62,10 @@ if TYPE_CHECKING:
     from network.run.context import RunContext
     from network.run.result import Stop
 
-__all__ = ["AGENT_STAGES", "RUN_STAGES", "Capability"]
+__all__ = ["AGENT_STAGES", "RUN_STAGES", "Capability", "ModelProceed"]
+
+ModelProceed = Callable[["ModelRequest"], Awaitable["ModelResponse"]]
+"""What `wrap_model` is given to go on with: asks the model once with the request it is passed."""
 
 AGENT_STAGES = (
     "wrap_call",
@@ -144,10 +147,7 @@ class Capability:
         raise NotImplementedError
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         """Around the model request: `return await proceed(request)`, changed or repeated."""
         raise NotImplementedError

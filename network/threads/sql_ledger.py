@@ -114,30 +114,7 @@ class SQLLedger:
     async def reserve(self, key: str, hold: Hold, caps: Caps, now: float) -> Refusal | None:
         """Hold `hold` on `key` if it fits under `caps` (see the module docstring)."""
         await self._setup()
-        table = self.budgets
-        opens = table.c.window_start <= now - WINDOW
-        fits = [table.c.key == key]
-        if caps.requests_per_minute is not None:
-            fits.append(opens | (table.c.window_requests < caps.requests_per_minute))
-        if caps.max_requests is not None:
-            fits.append(table.c.requests + table.c.held_requests + 1 <= caps.max_requests)
-        if caps.max_tokens is not None:
-            fits.append(table.c.tokens + table.c.held_tokens + hold.tokens <= caps.max_tokens)
-        if caps.max_cost_usd is not None:
-            fits.append(
-                table.c.cost_usd + table.c.held_cost_usd + hold.cost_usd <= caps.max_cost_usd
-            )
-        take = (
-            update(table)
-            .where(*fits)
-            .values(
-                held_tokens=table.c.held_tokens + hold.tokens,
-                held_cost_usd=table.c.held_cost_usd + hold.cost_usd,
-                held_requests=table.c.held_requests + 1,
-                window_start=case((opens, now), else_=table.c.window_start),
-                window_requests=case((opens, 1), else_=table.c.window_requests + 1),
-            )
-        )
+        table, take = self.budgets, self._taking(key, hold, caps, now)
         reclaimed = False
         async with self.store._writer.begin() as conn:
             for _ in range(_ATTEMPTS):
@@ -174,6 +151,34 @@ class SQLLedger:
                 0,
                 hold.tokens,
             )
+
+    def _taking(self, key: str, hold: Hold, caps: Caps, now: float) -> Any:
+        """The statement that holds `hold` on `key`'s row only if it fits under `caps` (one
+        row changed: held; none: it did not fit, or there is no row yet)."""
+        table = self.budgets
+        opens = table.c.window_start <= now - WINDOW
+        fits = [table.c.key == key]
+        if caps.requests_per_minute is not None:
+            fits.append(opens | (table.c.window_requests < caps.requests_per_minute))
+        if caps.max_requests is not None:
+            fits.append(table.c.requests + table.c.held_requests + 1 <= caps.max_requests)
+        if caps.max_tokens is not None:
+            fits.append(table.c.tokens + table.c.held_tokens + hold.tokens <= caps.max_tokens)
+        if caps.max_cost_usd is not None:
+            fits.append(
+                table.c.cost_usd + table.c.held_cost_usd + hold.cost_usd <= caps.max_cost_usd
+            )
+        return (
+            update(table)
+            .where(*fits)
+            .values(
+                held_tokens=table.c.held_tokens + hold.tokens,
+                held_cost_usd=table.c.held_cost_usd + hold.cost_usd,
+                held_requests=table.c.held_requests + 1,
+                window_start=case((opens, now), else_=table.c.window_start),
+                window_requests=case((opens, 1), else_=table.c.window_requests + 1),
+            )
+        )
 
     @database_errors
     async def settle(

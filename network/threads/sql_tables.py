@@ -69,6 +69,17 @@ class Tables:
 def build_tables(prefix: str = "agent_network_") -> Tables:
     """Define the tables, each name starting with `prefix`."""
     metadata = MetaData()
+    return Tables(
+        metadata,
+        *_conversation_tables(metadata, prefix),
+        *_state_tables(metadata, prefix),
+        pending_table(metadata, prefix),
+        build_timeline_tables(metadata, prefix),
+    )
+
+
+def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table, Table, Table]:
+    """The threads, and their messages, call results and summaries."""
     threads = Table(
         f"{prefix}threads",
         metadata,
@@ -112,6 +123,11 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("covers", Integer, nullable=False),
         Column("data", Text, nullable=False),
     )
+    return threads, messages, results, summaries
+
+
+def _state_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table, Table]:
+    """The state of each scope: the thread's, the user's, the app's."""
     thread_state = Table(
         f"{prefix}thread_state",
         metadata,
@@ -134,16 +150,4 @@ def build_tables(prefix: str = "agent_network_") -> Tables:
         Column("key", String, primary_key=True),
         Column("value", Text, nullable=False),
     )
-    pending = pending_table(metadata, prefix)
-    return Tables(
-        metadata,
-        threads,
-        messages,
-        results,
-        summaries,
-        thread_state,
-        user_state,
-        app_state,
-        pending,
-        build_timeline_tables(metadata, prefix),
-    )
+    return thread_state, user_state, app_state

@@ -138,9 +138,7 @@ async def apply_policy(
     if budget is not None and budget <= 0 and not policy.keep_system:
         system, budget = [], policy.max_tokens
     state = ctx.state
-    previous = state.summaries[-1] if policy.summarize is not None and state.summaries else None
-    if previous is not None and previous.covers > n:
-        previous = None  # a summary of a longer conversation than this request's
+    previous = _summary_in_force(policy, state.summaries, n)
     floor = 0
     summary_message = None
     tail_budget, tail_messages = budget, policy.max_messages
@@ -169,10 +167,7 @@ async def apply_policy(
     elif policy.summarize is None:
         summary_message = None
     sent = list(history[cut:]) if cut else history
-    if limit is not None:
-        trimmed = [_sent_form(m, limit) for m in sent]
-        result.trimmed = sum(1 for a, b in zip(trimmed, sent, strict=True) if a is not b)
-        sent = trimmed
+    sent, result.trimmed = _with_results_cut(sent, limit)
     if summary_message is not None and cut:
         result.system = [*system, summary_message]
         result.summary = summary
@@ -181,6 +176,25 @@ async def apply_policy(
     if counter is not None:
         result.tokens = sum(cost(m) for m in result.system) + sum(cost(m) for m in sent)
     return result
+
+
+def _summary_in_force(
+    policy: ContextPolicy, summaries: Sequence[Summary], n: int
+) -> Summary | None:
+    """The latest summary, when the policy summarizes and it covers no more than the `n`
+    messages of this request's conversation."""
+    previous = summaries[-1] if policy.summarize is not None and summaries else None
+    if previous is not None and previous.covers > n:
+        return None  # a summary of a longer conversation than this request's
+    return previous
+
+
+def _with_results_cut(sent: Sequence[Any], limit: int | None) -> tuple[Sequence[Any], int]:
+    """`sent` with tool results cut to `limit` characters, and how many were cut."""
+    if limit is None:
+        return sent, 0
+    trimmed = [_sent_form(m, limit) for m in sent]
+    return trimmed, sum(1 for a, b in zip(trimmed, sent, strict=True) if a is not b)
 
 
 def _cut(

@@ -86,17 +86,7 @@ class MCPServer:
                 "MCPServer needs either a command (MCPServer.stdio) or a url (MCPServer.http)"
             )
         label = name or command or url or _unnamed(command, url)
-        if command is not None and (not isinstance(command, str) or not command):
-            raise ConfigurationError(
-                f"MCP server {label!r}: command must be a non-empty string, got {command!r}"
-            )
-        web = isinstance(url, str) and url.startswith(("http://", "https://"))
-        if url is not None and not web:
-            raise ConfigurationError(
-                f"MCP server {label!r}: url must be http(s)://..., got {url!r}"
-            )
-        if isinstance(args, str):
-            raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
+        _check_target(label, command, url, args)
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"MCP server name must be a non-empty string, got {name!r}")
         if isinstance(allowed_tools, str):
@@ -247,6 +237,19 @@ class MCPServer:
 def _unnamed(command: Any, url: Any) -> str:
     """What an error calls a server that has neither a name nor a usable command or URL."""
     return f"MCPServer.stdio({command!r})" if command is not None else f"MCPServer.http({url!r})"
+
+
+def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
+    """How the server is reached: a command (with its list of args) or an http(s) URL."""
+    if command is not None and (not isinstance(command, str) or not command):
+        raise ConfigurationError(
+            f"MCP server {label!r}: command must be a non-empty string, got {command!r}"
+        )
+    web = isinstance(url, str) and url.startswith(("http://", "https://"))
+    if url is not None and not web:
+        raise ConfigurationError(f"MCP server {label!r}: url must be http(s)://..., got {url!r}")
+    if isinstance(args, str):
+        raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
 
 
 def _check_strings(label: str, what: str, given: Any, *, names: bool) -> None:

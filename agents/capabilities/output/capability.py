@@ -16,7 +16,7 @@ stores, through the key's type, else as JSON) and its record's `output_value`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agents.capabilities.output._spec import Attempt, OutputAttempts, OutputInvalid, OutputSpec
@@ -25,12 +25,13 @@ from network.errors import OutputValidationError
 from network.history.model_io import ChunkHandler, ModelChunk, ModelRequest, ModelResponse
 from network.history.results import InferenceResult, Usage
 from network.run.agent_call import NO_OUTPUT, AgentCall
-from network.run.capability import Capability
+from network.run.capability import Capability, ModelProceed
 from network.run.events import OutputInvalid as OutputInvalidEvent
 from network.state.scopes import is_persistent
 
 if TYPE_CHECKING:
     from agents.capabilities.output._stream import OutputStream
+    from network.run.context import RunContext
 
 
 class TypedOutput(Capability):
@@ -42,21 +43,12 @@ class TypedOutput(Capability):
         self.output_key = output_key
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         spec = self.spec
-        ctx = call.run
         mode = await spec.resolve_mode(call.model)
         base = current = _shaped(spec, mode, request)
-        key = self.output_key
-        stream = None
-        if key is not None and ctx.engine.emitter.streaming and is_persistent(key):
-            from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (only runs with a sink need it)
-
-            stream = OutputStream(ctx, spec, key, mode)
+        stream = self._stream(call.run, mode)
         if stream is not None:
             call.follow_chunks = functools.partial(_following, stream)
         attempts = call.note(OutputAttempts, OutputAttempts).attempts  # shared: validators
@@ -94,11 +86,9 @@ class TypedOutput(Capability):
                     if stream is not None:
                         stream.restart()
                     # The feedback replaces the failed attempt: one message more, never more.
-                    history = [*base.history, spec.feedback(mode, attempts[-1])]
-                    current = ModelRequest(
-                        base.system, history, base.tools, base.tool_choice, base.agent,
-                        base.params, base.response_format,
-                    )  # fmt: skip
+                    current = replace(
+                        base, history=[*base.history, spec.feedback(mode, attempts[-1])]
+                    )
                     continue
                 response.usage = usage
                 call.output = value
@@ -108,6 +98,16 @@ class TypedOutput(Capability):
             if stream is not None:
                 await stream.take_back()
             raise
+
+    def _stream(self, ctx: RunContext, mode: str) -> OutputStream | None:
+        """The typed output streamed into its state key as it comes, when the run streams
+        and the key is one a client sees."""
+        key = self.output_key
+        if key is None or not ctx.engine.emitter.streaming or not is_persistent(key):
+            return None
+        from agents.capabilities.output._stream import OutputStream  # noqa: PLC0415 (only runs with a sink need it)
+
+        return OutputStream(ctx, self.spec, key, mode)
 
     async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
         if call.output is not NO_OUTPUT:

@@ -36,7 +36,7 @@ from network.history.model_io import ModelRequest, ModelResponse
 from network.history.results import Usage
 from network.numbers import check_number
 from network.run.agent_call import NO_OUTPUT, AgentCall
-from network.run.capability import Capability
+from network.run.capability import Capability, ModelProceed
 from network.run.context import RunContext
 from network.run.events import OutputInvalid as OutputInvalidEvent
 
@@ -59,10 +59,7 @@ class ValidatedOutput(Capability):
         self.validators = tuple(_checked(agent, fn) for fn in validators)
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         current = request
         usage = Usage()

@@ -15,14 +15,13 @@ the interrupt, `wrap_model` hands the resumed call its reply.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from agents.capabilities.remote_a2a.input_required import interrupt_of, take_reply
 from agents.models.a2a import CONTEXT_PARAM, REPLY_PARAM
 from network.history.model_io import ModelRequest, ModelResponse
 from network.run.agent_call import AgentCall
-from network.run.capability import Capability
+from network.run.capability import Capability, ModelProceed
 
 _NAMESPACE = uuid.UUID("5b1d8f3e-6a0c-4c8e-9a51-0f2d7c3e9b14")
 
@@ -31,10 +30,7 @@ class RemoteContext(Capability):
     """Names the remote A2A context of each call (see the module docstring)."""
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         run = call.run
         owner = run.thread_id or run.run_id

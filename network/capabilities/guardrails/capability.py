@@ -30,7 +30,7 @@ from network.errors import RunStopped
 from network.history.model_io import ModelRequest, ModelResponse
 from network.history.results import InferenceResult, ToolCallRecord
 from network.run.agent_call import AgentCall, ToolUse
-from network.run.capability import Capability
+from network.run.capability import Capability, ModelProceed
 from network.run.guardrail_checks import check_beside, run_guardrails, tripped_error
 from network.run.guardrails import Guardrail, log_of
 
@@ -111,10 +111,7 @@ class Guardrails(Capability):
         return result
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         due = call.note(Guardrails, lambda: self._due(call))
         if not due.inputs:

@@ -49,7 +49,7 @@ from network.errors import RunStopped
 from network.history.model_io import ModelRequest, ModelResponse
 from network.history.results import InferenceResult, ToolCallRecord
 from network.run.agent_call import AgentCall, ToolUse
-from network.run.capability import Capability
+from network.run.capability import Capability, ModelProceed
 from network.run.context import RunContext
 from network.run.parallel import Parallel
 from network.run.result import Stop
@@ -192,10 +192,7 @@ class Replay(Capability):
     # -- one agent call --------------------------------------------------------------------
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         session = self.session
         paired = None if session.live else session.paired(call.run)

@@ -24,53 +24,31 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import socket
-import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import uvicorn
 
+from tests.fakes.processes import free_port, server_process
+
 COUNTS: Counter[str] = Counter()
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @contextmanager
 def running(kind: str, count_file: Path | None = None) -> Iterator[str]:
     """The `kind` server as a process on a free loopback port; yields its URL; killed after."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+    port = free_port()
     command = [sys.executable, __file__, kind, str(port)]
     if count_file is not None:
         command.append(str(count_file))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(command, env=env, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    try:
-        # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
-        # can take a minute to start a Python process
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, process.communicate()[1].decode()[-3000:]
-            try:
-                if httpx.get(f"{url}/.well-known/agent-card.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"the {kind} server did not start"
-            time.sleep(0.1)
+    probe = f"{url}/.well-known/agent-card.json"
+    with server_process(command, probe, cwd=None, name=f"the {kind} server", stdout=None):
         yield url
-    finally:
-        process.kill()
-        process.wait(10)
 
 
 def reference(port: int, count_file: str | None, version: str = "1.0") -> Any:

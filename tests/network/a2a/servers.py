@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -19,15 +16,10 @@ from a2a.helpers.proto_helpers import new_data_part
 from a2a.types import Message, Part, Role, SendMessageRequest, StreamResponse, Task
 from google.protobuf.json_format import MessageToDict
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.fakes.processes import free_port, server_process
+
 TEAM = "tests/network/a2a/team.py"
 TOKENS = {"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def token_file(directory: Path) -> Path:
@@ -47,28 +39,9 @@ def serve(
     command += ["--port", str(port)]
     if tokens is not None:
         command += ["--token-file", str(tokens)]
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
-        # can take a minute to start a Python process
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, process.communicate()[1].decode()[-3000:]
-            try:
-                if httpx.get(f"{url}/.well-known/agent-card.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
+    with server_process(command, f"{url}/.well-known/agent-card.json", env=env):
         yield url
-    finally:
-        process.kill()
-        process.wait(10)
 
 
 async def client_for(url: str, who: str | None, *, streaming: bool = True) -> Any:

@@ -14,18 +14,16 @@ import json
 import logging
 import shutil
 import subprocess
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import structlog
-import uvicorn
 
 from agents import ScriptedModel
 from network.agui import app
+from tests.network.agui.live import serve
 from tests.network.agui.networks import (
     PANCAKES,
     booking_network,
@@ -68,20 +66,8 @@ def server() -> Iterator[tuple[str, dict[str, Any]]]:
     }
     apps = {path: app(network, path=path) for path, network in networks.items()}
     apps["/owned"] = app(codegen_network(), path="/owned", authorize=bearer_user)
-    config = uvicorn.Config(
-        _serve(apps), host="127.0.0.1", port=0, lifespan="off", log_level="warning"
-    )
-    uv = uvicorn.Server(config)
-    thread = threading.Thread(target=uv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    port = uv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}", apps
-    uv.should_exit = True
-    thread.join(10)
+    with serve(_serve(apps)) as url:
+        yield url, apps
     structlog.reset_defaults()
 
 

@@ -13,10 +13,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,21 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import pytest
 
 from network.threads import SQLStore
+from tests.fakes.processes import free_port, server_process
 from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
 
-ROOT = Path(__file__).resolve().parents[3]
 CLIENT_DIR = Path(__file__).parent / "client"
 NETWORKS = "tests/network/agui/served_networks.py"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
@@ -48,32 +39,13 @@ def serve(
     network: str, store: str, env: dict[str, str] | None = None, *, lease_ttl: float = 30
 ) -> Iterator[Any]:
     """An `agent-network serve --store` process; yields it (with `.url`); killed after."""
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
     command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
     url = f"http://127.0.0.1:{port}/"
-    try:
-        # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
-        # can take a minute to start a Python process
-        deadline = time.monotonic() + 120
-        while True:
-            assert process.poll() is None, process.communicate()[1].decode()[-2000:]
-            try:
-                if httpx.get(f"{url}capabilities", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
+    with server_process(command, f"{url}capabilities", env=env) as process:
         process.url = url  # type: ignore[attr-defined]
-        yield process
-    finally:
-        process.kill()  # no shutdown: as a crash would leave things
-        process.wait(10)
+        yield process  # killed after, with no shutdown: as a crash would leave things
 
 
 def node() -> str:

@@ -17,33 +17,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.network.a2a.servers import ROOT, TEAM, free_port
+from tests.fakes.processes import ROOT, free_port, server_process
+from tests.network.a2a.servers import TEAM
 
 
 @contextmanager
 def serving(*options: str, probe: str = "/capabilities") -> Iterator[str]:
     port = free_port()
     command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", str(port)]
-    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen(
-        [*command, *options], cwd=ROOT, env=environment, stderr=subprocess.PIPE
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 40
-        while True:
-            assert process.poll() is None, process.communicate()[1].decode()[-3000:]
-            try:
-                httpx.get(f"{url}{probe}", timeout=1)
-                break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.1)
+    with server_process([*command, *options], f"{url}{probe}", ok=None, timeout=40, stdout=None):
         yield url
-    finally:
-        process.kill()
-        process.wait(10)
 
 
 def run_body(thread: str) -> dict[str, object]:

@@ -26,6 +26,7 @@ from network import (
 )
 from network.errors import RunStopped
 from network.history.model_io import ModelRequest, ModelResponse
+from network.run.capability import ModelProceed
 
 pytestmark = pytest.mark.anyio
 
@@ -65,10 +66,7 @@ class Recorder(Capability):
         self.log.append((self.label, "request"))
 
     async def wrap_model(
-        self,
-        call: AgentCall,
-        request: ModelRequest,
-        proceed: Callable[[ModelRequest], Awaitable[ModelResponse]],
+        self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         self.log.append((self.label, "wrap_model"))
         return await proceed(request)
