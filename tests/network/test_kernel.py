@@ -15,7 +15,7 @@ import pytest
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, ThreadRef, durable, kernel
 from network.run.budgets.shared import SharedBudget
-from network.run.context import AgentLike, Router, RunContext, RunStages
+from network.run.context import AgentLike, Router, RunBookkeeping, RunContext, RunStages
 from network.run.limits import UsageLimits
 from network.run.options import RunOptions
 from network.run.resources import ResourceFactory, Resources
@@ -142,7 +142,11 @@ async def test_a_prepared_context_is_executed_with_the_definitions_resources() -
     network = Network("solo", agents=[Agent("a", model=ScriptedModel(["hi"]))])
     state = network.new_state()
     ctx: RunContext[Any] = RunContext(
-        network=network, state=state, input="hello", run_id="r1", resources=Resources({})
+        network=network,
+        state=state,
+        input="hello",
+        run_id="r1",
+        engine=RunBookkeeping(resources=Resources({})),
     )
     seen: list[str] = []
     result = await kernel.execute(

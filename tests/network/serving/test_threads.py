@@ -4,6 +4,7 @@ input kept from admission, driven through a small protocol built on the layer al
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,9 @@ async def test_the_users_message_is_kept_when_the_run_fails(store: Any) -> None:
     assert [m.content for m in thread.messages] == ["remember me"]
 
 
-async def test_a_stored_run_reads_its_thread_once_with_its_lease(store: Any) -> None:
+async def test_a_stored_run_reads_its_thread_once_with_its_lease(
+    store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The owner check, the run lease and the read are one claim: the thread's row is read
     once per request (before: a read to check the owner, the claim, a read of what the lease
     protects, and the session's own load), and a new thread is created and read back in one
@@ -232,6 +235,26 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(store: Any) -> 
         pytest.skip("counts the SQL store's statements")
     seen: list[str] = []
     store.statement_listeners.append(seen.append)
+    # each INSERT with the sync level its transaction ran at (a connection's PRAGMA is sent
+    # only when its level changes, so the statements alone do not say it)
+    inserts: list[tuple[str, str]] = []
+    level = threading.local()
+    if store.dialect == "sqlite":
+        from network.threads import sql_links
+
+        synced_as = sql_links._synced_as
+
+        def recorded(work: Any, worker: Any, wanted: str, connection: Any) -> Any:
+            level.value = wanted
+            return synced_as(work, worker, wanted, connection)
+
+        monkeypatch.setattr(sql_links, "_synced_as", recorded)
+
+        def insert(sql: str) -> None:
+            if sql.startswith("INSERT INTO") and sql.split()[2].endswith(("messages", "results")):
+                inserts.append((sql.split()[2], getattr(level, "value", "")))
+
+        store.statement_listeners.append(insert)
     served = ServedThreads(echo([]), authorize=by_token, store=store)
 
     def rows_read() -> int:
@@ -245,16 +268,12 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(store: Any) -> 
     assert rows_read() == (1 if store.dialect == "sqlite" else 0)
     assert sum("INSERT INTO agent_network_threads " in sql.replace('"', "") for sql in seen) == 1
     seen.clear()
+    inserts.clear()
     again = await send(served, Request("a"), {"contextId": "once", "text": "again"})
     assert again["output"] == "heard hello | again"
     assert rows_read() == 1
     if store.dialect == "sqlite":  # the input kept at admission is not synced; the call is
-        synced, modes = True, []
-        for sql in seen:
-            if sql.startswith("PRAGMA synchronous"):
-                synced = sql.endswith("FULL")
-            elif sql.startswith("INSERT INTO") and sql.split()[2].endswith(("messages", "results")):
-                modes.append((sql.split()[2], synced))
+        modes = [(table, wanted != "NORMAL") for table, wanted in inserts]
         assert modes == [
             ("agent_network_messages", False),
             ("agent_network_messages", True),
