@@ -203,14 +203,8 @@ class AgentStep:
         call.records = records
         if call.events is not None:
             await self._tool_results(ctx, records)
-        output = call.output
-        if output is NO_OUTPUT and response.message.content and not asked:  # a final text
-            output = call.output = response.message.content
-        if output is not NO_OUTPUT:  # a final answer: checked, then kept
-            if stages.output:
-                output = await self._output_stage(call, stages, output)
-            if self.output_key:
-                self._store_output(call, output)
+        if call.output is not NO_OUTPUT or (response.message.content and not asked):
+            await self._final_answer(call, stages, response.message.content)
         result = self._result(call, response)
         for change in stages.record:
             result = await change(call, result)
@@ -327,6 +321,17 @@ class AgentStep:
         for change in stages.tool_results:
             records = await change(call, records)
         return records
+
+    async def _final_answer(self, call: AgentCall, stages: Stages, text: Any) -> None:
+        """A final answer (a capability's typed value, else the answer's text): checked by
+        the capabilities, then kept in `output_key`."""
+        output = call.output
+        if output is NO_OUTPUT:
+            output = call.output = text
+        if stages.output:
+            output = await self._output_stage(call, stages, output)
+        if self.output_key:
+            self._store_output(call, output)
 
     async def _output_stage(self, call: AgentCall, stages: Stages, output: Any) -> Any:
         """A final answer checked (and changed) by the capabilities before it is kept."""
