@@ -19,7 +19,8 @@ from network.serving.admission import RunRequest
 from network.serving.approvals import pair_answers
 from network.serving.errors import RequestError
 from network.serving.threads import ServedThreads
-from network.threads import MemoryStore, SQLStore
+from network.threads import SQLStore
+from tests.fakes.stores import STORE_KINDS, fresh_thread_store
 from tests.network.serving.toy_protocol import send
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -36,22 +37,10 @@ def by_token(request: Request, thread_id: str | None) -> str | None:
     return {"a": "alice", "b": "bob"}.get(request.token or "")
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=STORE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-    opened = SQLStore(url)
-    await opened.setup()
-    async with opened.engine.begin() as conn:
-        for table in reversed(opened.tables.all()):
-            await conn.execute(table.delete())
-    yield opened
-    await opened.close()
+    async for opened in fresh_thread_store(request.param, tmp_path, request):
+        yield opened
 
 
 def echo(seen: list[Any]) -> Network:

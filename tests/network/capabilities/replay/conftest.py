@@ -9,22 +9,10 @@ from typing import Any
 
 import pytest
 
-from network.threads import MemoryStore, SQLStore
+from tests.fakes.stores import STORE_KINDS, fresh_thread_store
 
 
-@pytest.fixture(params=["memory", "sqlite", "postgres"])
+@pytest.fixture(params=STORE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Any]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-    opened = SQLStore(url)
-    await opened.setup()
-    async with opened.engine.begin() as conn:
-        for table in reversed(opened.tables.all()):
-            await conn.execute(table.delete())
-    yield opened
-    await opened.close()
+    async for opened in fresh_thread_store(request.param, tmp_path, request):
+        yield opened
