@@ -130,8 +130,8 @@ def reply_of(interrupt: Interrupt, answer: Answer) -> dict[str, Any]:
 def take_reply(run: RunContext, agent: str) -> dict[str, Any] | None:
     """The reply this call of `agent` sends, if its run's resumption left one (taken: the
     agent's later calls send new turns)."""
-    replies: dict[str, dict[str, Any]] | None = run.engine.locals.get(_Replies)
-    return replies.pop(agent, None) if replies else None
+    replies: dict[str, dict[str, Any]] = run.local(_Replies, dict)
+    return replies.pop(agent, None)
 
 
 async def continue_remote(
