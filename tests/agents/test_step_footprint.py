@@ -10,6 +10,9 @@ than as a slower benchmark. They count objects; they never time anything.
 import asyncio
 import copy
 import gc
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -64,6 +67,16 @@ def _tracked_objects_kept(network: Network, steps: int) -> int:
     return kept
 
 
+def tracked_objects_per_step() -> float:
+    """Objects one more agent call keeps: the difference of a 30-step and a 10-step run."""
+    network = _network()
+    _tracked_objects_kept(network, 5)  # warm caches (schemas, adapters) first
+    return min(
+        (_tracked_objects_kept(network, 30) - _tracked_objects_kept(network, 10)) / 20
+        for _ in range(3)
+    )
+
+
 def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects() -> None:
     # The objects the history needs: the InferenceResult with its output, tool call records
     # and state delta lists and its history view; the assistant message, its tool call list
@@ -71,14 +84,18 @@ def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects()
     # message. The prompt (a list and its system message) is one list shared by every call
     # with the same instructions; the store's write log and writers are plain tuples of
     # strings and numbers, which the collector untracks at its first pass.
-    network = _network()
-    _tracked_objects_kept(network, 5)  # warm caches (schemas, adapters) first
-    # The fewest of three tries: the count is process-wide, so what another thread left
-    # from an earlier test (a server, a worker) can only add to one try, never take away.
-    per_step = min(
-        (_tracked_objects_kept(network, 30) - _tracked_objects_kept(network, 10)) / 20
-        for _ in range(3)
+    # The count is process-wide, so it is taken in a process of its own: a thread an earlier
+    # test left running (a server, a log worker) would otherwise add what it makes meanwhile.
+    root = Path(__file__).resolve().parents[2]
+    script = (
+        "from tests.agents.test_step_footprint import tracked_objects_per_step;"
+        "print(tracked_objects_per_step())"
     )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    per_step = float(done.stdout.split()[-1])
     assert per_step <= 11, per_step
 
 
