@@ -125,26 +125,42 @@ def app(
         observers: `observers(ctx)`: event sinks each run also gets, made for its context,
             ahead of the client's stream (the dev UI adds each step's details this way).
     """
+    _check_options(system_messages, max_body_bytes)
+    served = _served_threads(
+        network,
+        authorize=authorize,
+        threads=threads,
+        store=store,
+        lease_ttl=lease_ttl,
+        max_thread_bytes=max_thread_bytes,
+    )
+    server = _Server(network, served, max_body_bytes, system_messages)
+    server.budget = check_budget(budget)
+    server.observers = observers
+    return _asgi(server, path)
+
+
+def _check_options(system_messages: str, max_body_bytes: int) -> None:
+    """`app`'s own options (the threads' are `ServedThreads`'), or a `ConfigurationError`."""
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
             f"app: system_messages must be one of {SYSTEM_MESSAGE_POLICIES}, "
             f"got {system_messages!r}"
         )
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
+
+
+def _served_threads(network: RunnableNetwork, **options: Any) -> ServedThreads:
+    """The served threads of `network`; a bad option is a `ConfigurationError` naming `app`."""
     try:
-        served = ServedThreads(
-            network,
-            authorize=authorize,
-            threads=threads,
-            store=store,
-            lease_ttl=lease_ttl,
-            max_thread_bytes=max_thread_bytes,
-        )
+        return ServedThreads(network, **options)
     except ConfigurationError as exc:
         raise ConfigurationError(f"app: {exc}") from exc
-    server = _Server(network, served, max_body_bytes, system_messages)
-    server.budget = check_budget(budget)
-    server.observers = observers
+
+
+def _asgi(server: _Server, path: str) -> Starlette:
+    """The Starlette app of `server`'s routes under `path`; closes its threads at shutdown."""
+    served = server.served
     base = path.rstrip("/")
     routes = [
         Route(path, server.handle, methods=["POST"]),
@@ -161,7 +177,7 @@ def app(
     starlette.state.threads = served.registry
     starlette.state.stored = served.stored
     starlette.state.served = served
-    starlette.state.network = network
+    starlette.state.network = server.network
     return starlette
 
 
