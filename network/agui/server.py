@@ -31,8 +31,10 @@ error screening and exactly-once answers to approvals are the serving layer's
 (`network.serving`), shared with the MCP server; this module is AG-UI's routes and encoding.
 
 Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities answer
-(`network.agui.capabilities`), and `<path>/threads`, the caller's threads
-(`network.agui.thread_list`). RUN_FINISHED carries the run's token usage.
+(`network.agui.capabilities`), `<path>/threads`, the caller's threads
+(`network.agui.thread_list`), and `<path>/threads/{threadId}`, one of them: its state,
+conversation and pending approvals (`network.agui.thread_view`). RUN_FINISHED carries the
+run's token usage.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from network.agui.messages import SYSTEM_MESSAGE_POLICIES
 from network.agui.run_errors import ErrorScreen
 from network.agui.stored import ConversationReplay, lacks_stored_messages
 from network.agui.thread_list import listing
+from network.agui.thread_view import thread_answer
 from network.agui.tool_results import pin_results
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
@@ -70,7 +73,12 @@ from network.run.events import RunEvent, ToolCallStarted, ToolResult
 from network.serving.admission import Admission
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
-from network.serving.limits import DEFAULT_MAX_BODY_BYTES, list_limit, read_body
+from network.serving.limits import (
+    DEFAULT_MAX_BODY_BYTES,
+    check_thread_id,
+    list_limit,
+    read_body,
+)
 from network.serving.principals import Authorize
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRegistry, result_digest
 from network.serving.threads import ServedThreads
@@ -166,6 +174,7 @@ def _asgi(server: _Server, path: str) -> Starlette:
         Route(path, server.handle, methods=["POST"]),
         Route(f"{base}/capabilities", server.capabilities, methods=["GET"]),
         Route(f"{base}/threads", server.thread_list, methods=["GET"]),
+        Route(f"{base}/threads/{{thread_id:path}}", server.thread, methods=["GET"]),
     ]
 
     @contextlib.asynccontextmanager
@@ -214,6 +223,18 @@ class _Server:
         except RequestError as error:
             return _refused(error)
         return JSONResponse(listing(headers, limit))
+
+    async def thread(self, request: Request) -> Any:
+        """GET <path>/threads/{threadId}: one of the caller's threads, for a page that
+        reloads (`network.agui.thread_view`); refused as a run on it would be."""
+        thread_id = request.path_params["thread_id"]
+        try:
+            check_thread_id(thread_id, "threadId")
+            principal = await self.served.principal(request, thread_id)
+            view = await self.served.read(thread_id, principal)
+        except RequestError as error:
+            return _refused(error)
+        return JSONResponse(thread_answer(view))
 
     async def handle(self, request: Request) -> Any:
         try:
