@@ -22,7 +22,12 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
-from agents.capabilities.remote_a2a import RemoteContext, continue_remote, waits_remotely
+from agents.capabilities.remote_a2a import (
+    RemoteContext,
+    continue_remote,
+    one_task_a_call,
+    waits_remotely,
+)
 from agents.capabilities.subagents import (
     FailingSubagents,
     agent_network_of,
@@ -280,6 +285,13 @@ class Agent(AgentStep):
         if answered and waits_remotely(answered[0][0]):
             return await continue_remote(self, ctx, answered)
         return await resume_call(self, ctx, answered)
+
+    def resumption_calls(
+        self, answered: list[tuple[Interrupt, Answer]]
+    ) -> list[list[tuple[Interrupt, Answer]]]:
+        """The calls of this agent that continue `answered` (`network.run.resumption`): one
+        per remote A2A task waiting for input, one for the tool calls that waited."""
+        return one_task_a_call(answered)
 
     def output_validator(self, fn: OutputValidator) -> OutputValidator:
         """Decorator: add `fn` to this agent's output validators (`output_validators=`)."""

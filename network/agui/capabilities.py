@@ -13,8 +13,9 @@ An `ag_ui.core.AgentCapabilities`, camelCase JSON. It declares only what the ser
 - execution: `maxIterations`, the network's agent-call limit per run;
 - humanInTheLoop: approvals and AG-UI interrupts (RUN_FINISHED `outcome`, answers in
   `resume`), and `approveWithEdits` when a resume entry may carry edited arguments;
-- custom `agentNetwork`: the extra endpoints (`threads`: the principal's thread list) and
-  where threads live (`store`: "memory" or "store").
+- custom `agentNetwork`: the extra endpoints (`threads`: the principal's thread list;
+  `threadRead`: one of its threads, `GET <path>/threads/{threadId}`) and where threads live
+  (`store`: "memory" or "store").
 """
 
 from __future__ import annotations
@@ -64,7 +65,13 @@ def capabilities(network: NetworkLike, *, stored: bool) -> dict[str, Any]:
             interrupts=True,
             approve_with_edits=EDITS_SUPPORTED,
         ),
-        custom={"agentNetwork": {"threads": True, "store": "store" if stored else "memory"}},
+        custom={
+            "agentNetwork": {
+                "threads": True,
+                "threadRead": True,
+                "store": "store" if stored else "memory",
+            }
+        },
     )
     dumped: dict[str, Any] = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
     return dumped

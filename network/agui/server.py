@@ -31,8 +31,10 @@ error screening and exactly-once answers to approvals are the serving layer's
 (`network.serving`), shared with the MCP server; this module is AG-UI's routes and encoding.
 
 Beside the endpoint (GET): `<path>/capabilities`, the AG-UI 1.0 capabilities answer
-(`network.agui.capabilities`), and `<path>/threads`, the caller's threads
-(`network.agui.thread_list`). RUN_FINISHED carries the run's token usage.
+(`network.agui.capabilities`), `<path>/threads`, the caller's threads
+(`network.agui.thread_list`), and `<path>/threads/{threadId}`, one of them: its state,
+conversation and pending approvals (`network.agui.thread_view`). RUN_FINISHED carries the
+run's token usage.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from network.agui.messages import SYSTEM_MESSAGE_POLICIES
 from network.agui.run_errors import ErrorScreen
 from network.agui.stored import ConversationReplay, lacks_stored_messages
 from network.agui.thread_list import listing
+from network.agui.thread_view import thread_answer
 from network.agui.tool_results import pin_results
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
@@ -70,7 +73,12 @@ from network.run.events import RunEvent, ToolCallStarted, ToolResult
 from network.serving.admission import Admission
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
-from network.serving.limits import DEFAULT_MAX_BODY_BYTES, list_limit, read_body
+from network.serving.limits import (
+    DEFAULT_MAX_BODY_BYTES,
+    check_thread_id,
+    list_limit,
+    read_body,
+)
 from network.serving.principals import Authorize
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRegistry, result_digest
 from network.serving.threads import ServedThreads
@@ -125,31 +133,48 @@ def app(
         observers: `observers(ctx)`: event sinks each run also gets, made for its context,
             ahead of the client's stream (the dev UI adds each step's details this way).
     """
+    _check_options(system_messages, max_body_bytes)
+    served = _served_threads(
+        network,
+        authorize=authorize,
+        threads=threads,
+        store=store,
+        lease_ttl=lease_ttl,
+        max_thread_bytes=max_thread_bytes,
+    )
+    server = _Server(network, served, max_body_bytes, system_messages)
+    server.budget = check_budget(budget)
+    server.observers = observers
+    return _asgi(server, path)
+
+
+def _check_options(system_messages: str, max_body_bytes: int) -> None:
+    """`app`'s own options (the threads' are `ServedThreads`'), or a `ConfigurationError`."""
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
             f"app: system_messages must be one of {SYSTEM_MESSAGE_POLICIES}, "
             f"got {system_messages!r}"
         )
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
+
+
+def _served_threads(network: RunnableNetwork, **options: Any) -> ServedThreads:
+    """The served threads of `network`; a bad option is a `ConfigurationError` naming `app`."""
     try:
-        served = ServedThreads(
-            network,
-            authorize=authorize,
-            threads=threads,
-            store=store,
-            lease_ttl=lease_ttl,
-            max_thread_bytes=max_thread_bytes,
-        )
+        return ServedThreads(network, **options)
     except ConfigurationError as exc:
         raise ConfigurationError(f"app: {exc}") from exc
-    server = _Server(network, served, max_body_bytes, system_messages)
-    server.budget = check_budget(budget)
-    server.observers = observers
+
+
+def _asgi(server: _Server, path: str) -> Starlette:
+    """The Starlette app of `server`'s routes under `path`; closes its threads at shutdown."""
+    served = server.served
     base = path.rstrip("/")
     routes = [
         Route(path, server.handle, methods=["POST"]),
         Route(f"{base}/capabilities", server.capabilities, methods=["GET"]),
         Route(f"{base}/threads", server.thread_list, methods=["GET"]),
+        Route(f"{base}/threads/{{thread_id:path}}", server.thread, methods=["GET"]),
     ]
 
     @contextlib.asynccontextmanager
@@ -161,7 +186,7 @@ def app(
     starlette.state.threads = served.registry
     starlette.state.stored = served.stored
     starlette.state.served = served
-    starlette.state.network = network
+    starlette.state.network = server.network
     return starlette
 
 
@@ -198,6 +223,18 @@ class _Server:
         except RequestError as error:
             return _refused(error)
         return JSONResponse(listing(headers, limit))
+
+    async def thread(self, request: Request) -> Any:
+        """GET <path>/threads/{threadId}: one of the caller's threads, for a page that
+        reloads (`network.agui.thread_view`); refused as a run on it would be."""
+        thread_id = request.path_params["thread_id"]
+        try:
+            check_thread_id(thread_id, "threadId")
+            principal = await self.served.principal(request, thread_id)
+            view = await self.served.read(thread_id, principal)
+        except RequestError as error:
+            return _refused(error)
+        return JSONResponse(thread_answer(view))
 
     async def handle(self, request: Request) -> Any:
         try:

@@ -28,7 +28,22 @@ async def resume_interrupted(ctx: RunContext) -> None:
                 f"cannot resume tool calls of agent {name!r}: network {ctx.network.name!r} "
                 "has no such agent that can resume"
             )
-        await call_agent(ctx, _Resumption(cast(ResumableAgent, agent), pairs))
+        resumable = cast(ResumableAgent, agent)
+        for call in _calls(resumable, pairs):
+            await call_agent(ctx, _Resumption(resumable, call))
+
+
+def _calls(
+    agent: ResumableAgent, answered: list[tuple[Interrupt, Answer]]
+) -> list[list[tuple[Interrupt, Answer]]]:
+    """The agent calls that continue `answered`, in order: as the agent splits them
+    (`resumption_calls`: a call continues what one call of it can, e.g. one remote task
+    each), else one call for them all."""
+    split = getattr(agent, "resumption_calls", None)
+    if split is None:
+        return [answered]
+    calls: list[list[tuple[Interrupt, Answer]]] = split(answered)
+    return calls
 
 
 class ResumableAgent(AgentLike, Protocol):
@@ -37,6 +52,9 @@ class ResumableAgent(AgentLike, Protocol):
     async def resume(
         self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
     ) -> InferenceResult: ...
+
+    # Optional: `resumption_calls(answered)`, the answers split into the calls that continue
+    # them (default: one call for all of them).
 
 
 class _Resumption:

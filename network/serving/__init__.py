@@ -27,7 +27,7 @@ from network.serving.limits import check_run_id, check_thread_id, list_limit, re
 from network.serving.principals import Authorize, Forbidden, Unauthorized, principal_of
 from network.serving.registry import ThreadRecord, ThreadRegistry
 from network.serving.screening import guarded, screened
-from network.serving.threads import ServedThreads, ThreadHeader
+from network.serving.threads import ServedThreads, ThreadHeader, ThreadView
 
 __all__ = [
     "Admission",
@@ -40,6 +40,7 @@ __all__ = [
     "ThreadHeader",
     "ThreadRecord",
     "ThreadRegistry",
+    "ThreadView",
     "Unauthorized",
     "check_content_type",
     "check_run_id",

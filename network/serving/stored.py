@@ -185,22 +185,44 @@ class StoredThreads:
             # what the lease now protects (read with the claim when the leases could)
             thread = read if fresh else await self._read(thread_id)
             _check_owner(thread, thread_id, app, user)
-            record = ThreadRecord(thread_id, owner=principal)
-            kept = True
-            if thread is not None:
-                record.state = visible_state(network, thread)
-                record.issued_calls = issued_calls(thread.messages)
-                pending = stored_interrupts(thread)
-                if pending is None:
-                    kept = False
-                    pending = list(self.remembered.get(thread_id, ([], 0))[0])
-                record.interrupts = pending
+            record, kept = self._record(network, thread_id, thread, principal)
             return Claimed(
                 record, user, lease, stored=thread is not None, pending_kept=kept, thread=thread
             )
         except BaseException:
             await lease.release()
             raise
+
+    async def read(
+        self, network: NetworkLike, thread_id: str, principal: str | None
+    ) -> tuple[ThreadRecord, list[Any]]:
+        """`principal`'s thread `thread_id` as a run on it would start (its record) and its
+        conversation, read without its lease; 404 for a thread that does not exist or that
+        belongs to another user or app (the same answer: knowing an id reads nothing)."""
+        user = store_user(principal)
+        thread = await self._read(thread_id)
+        if thread is None:
+            raise not_found(thread_id)
+        _check_owner(thread, thread_id, network.name, user)
+        record, _ = self._record(network, thread_id, thread, principal)
+        return record, list(thread.messages)
+
+    def _record(
+        self, network: NetworkLike, thread_id: str, thread: Any, principal: str | None
+    ) -> tuple[ThreadRecord, bool]:
+        """The record of a stored thread (None: not created yet), and whether its pending
+        interrupts are the store's (else this process remembered them)."""
+        record = ThreadRecord(thread_id, owner=principal)
+        if thread is None:
+            return record, True
+        record.state = visible_state(network, thread)
+        record.issued_calls = issued_calls(thread.messages)
+        pending = stored_interrupts(thread)
+        kept = pending is not None
+        if pending is None:
+            pending = list(self.remembered.get(thread_id, ([], 0))[0])
+        record.interrupts = pending
+        return record, kept
 
     def remember(self, thread_id: str, interrupts: list[Interrupt]) -> None:
         """Keep the pending interrupts of a thread whose store does not (bounded: the least

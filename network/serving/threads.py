@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from network.errors import ConfigurationError
 from network.numbers import check_number
+from network.run.interrupts import Interrupt
 from network.serving.admission import Admission, MemoryAdmission, StoredAdmission
 from network.serving.errors import RequestError
 from network.serving.limits import check_run_id, check_thread_id
-from network.serving.principals import Authorize, check_owner, principal_of
+from network.serving.principals import Authorize, check_owner, not_found, principal_of
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
 from network.serving.stored import StoredThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
@@ -47,6 +48,25 @@ class ThreadHeader:
     created_at: float | None = None
     updated_at: float | None = None
     message_count: int | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class ThreadView:
+    """What a caller may read of one of its threads (`ServedThreads.read`).
+
+    - `state`: the state as the client was last shown it: the thread's state with the
+      proposals of its pending interrupts (`ThreadRecord.client_view`), so a client that
+      sends it back with its next request writes nothing.
+    - `interrupts`: the approvals the thread waits on, oldest first; the next request on
+      the thread answers every one by its id.
+    - `messages`: the conversation, as the network's messages; None in memory, where the
+      server does not keep it (the client holds it).
+    """
+
+    thread_id: str
+    state: dict[str, Any]
+    interrupts: list[Interrupt]
+    messages: list[Any] | None
 
 
 class ServedThreads:
@@ -129,6 +149,21 @@ class ServedThreads:
             )
         record.run_id = run_id
         return MemoryAdmission(self.network, self.registry, self._reserved, record, run_id)
+
+    async def read(self, thread_id: str, principal: str | None) -> ThreadView:
+        """`principal`'s thread `thread_id` (`ThreadView`), or the `RequestError` refusing it:
+        422 for an id no store could keep, 404 `thread_not_found` for a thread that does not
+        exist or that the principal may not see (the same answer a run on it gets). A read
+        takes no lease: it answers while a run is under way, as the last commit left it."""
+        check_thread_id(thread_id)
+        if self.stored is not None:
+            record, messages = await self.stored.read(self.network, thread_id, principal)
+            return ThreadView(thread_id, record.client_view(), record.interrupts, messages)
+        kept = self.registry.peek(thread_id)  # a read does not make it recently used
+        check_owner(kept, principal)
+        if kept is None:
+            raise not_found(thread_id)
+        return ThreadView(thread_id, dict(kept.client_view()), list(kept.interrupts), None)
 
     async def list_threads(self, principal: str | None) -> list[ThreadHeader]:
         """`principal`'s threads of this network, most recently used first."""

@@ -5,7 +5,14 @@ from agents.capabilities.remote_a2a.capability import RemoteContext
 from agents.capabilities.remote_a2a.input_required import (
     REMOTE_INPUT,
     continue_remote,
+    one_task_a_call,
     waits_remotely,
 )
 
-__all__ = ["REMOTE_INPUT", "RemoteContext", "continue_remote", "waits_remotely"]
+__all__ = [
+    "REMOTE_INPUT",
+    "RemoteContext",
+    "continue_remote",
+    "one_task_a_call",
+    "waits_remotely",
+]

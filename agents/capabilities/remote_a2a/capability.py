@@ -2,9 +2,10 @@
 
 An agent whose model is an `A2AModel` (`agents.models.a2a`) gets this capability from
 `Agent`: before each model request it names the remote `contextId` the call continues, one
-per thread (per run, for a run on no thread, or a sub-run of `agent.as_tool()`) and agent,
-so a remote agent in a team keeps its conversation across a thread's turns, from any process
-(the id is derived from the thread's id and the agent's name, and kept nowhere). A remote
+per thread (per run, for a run on no thread, or a sub-run of `agent.as_tool()`) and agent
+(and branch, in a fan-out: `remote_context`), so a remote agent in a team keeps its
+conversation across a thread's turns, from any process (the id is derived from the thread's
+id, the agent's name and the branch's id, and kept nowhere). A remote
 server scopes its contexts by its own callers (A2A servers do, by their authentication).
 
 A remote task that waits for input is an interrupt of the calling run, and the answer goes
@@ -22,8 +23,19 @@ from agents.models.a2a import CONTEXT_PARAM, REPLY_PARAM
 from network.history.model_io import ModelRequest, ModelResponse
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability, ModelProceed
+from network.run.context import RunContext
 
 _NAMESPACE = uuid.UUID("5b1d8f3e-6a0c-4c8e-9a51-0f2d7c3e9b14")
+
+
+def remote_context(run: RunContext, agent: str) -> str:
+    """The remote `contextId` a call of `agent` in `run` continues: one per thread (or run)
+    and agent, and per branch of a fan-out (`Parallel`): branches run side by side, and a
+    remote context has one task at a time, so each branch keeps a conversation of its own
+    (stable across the thread's turns: a branch id is)."""
+    owner = run.thread_id or run.run_id
+    key = f"{owner}/{agent}" if run.branch is None else f"{owner}/{agent}/{run.branch.id}"
+    return uuid.uuid5(_NAMESPACE, key).hex
 
 
 class RemoteContext(Capability):
@@ -33,9 +45,7 @@ class RemoteContext(Capability):
         self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
     ) -> ModelResponse:
         run = call.run
-        owner = run.thread_id or run.run_id
-        context = uuid.uuid5(_NAMESPACE, f"{owner}/{call.agent.name}").hex
-        params = {**request.params, CONTEXT_PARAM: context}
+        params = {**request.params, CONTEXT_PARAM: remote_context(run, call.agent.name)}
         reply = take_reply(run, call.agent.name)
         if reply is not None:  # a person answered the remote's waiting task: send it there
             params[REPLY_PARAM] = reply

@@ -11,11 +11,12 @@ interrupt's `reason` and `tool` are `REMOTE_INPUT`, its `message` the remote's q
 
 The answer (`network.resume(result, [...])`, AG-UI's `resume`, A2A's `answers`, from any
 process) is claimed exactly once by the usual path; then the agent's resumption
-(`continue_remote`) makes one call of the agent whose model request carries the reply
-(`agents.models.a2a.REPLY_PARAM`), which `A2AModel` sends to the same remote task (same
-`taskId` and `contextId`) instead of a new turn. That call is an ordinary agent call: its
-answer is the remote's, it streams and counts as any; a remote that asks again is another
-interrupt. What is sent:
+(`continue_remote`) makes one call of the agent per waiting task (`one_task_a_call`: two
+branches of a fan-out that both wait are two tasks, continued one after the other), whose
+model request carries the reply (`agents.models.a2a.REPLY_PARAM`), which `A2AModel` sends
+to the same remote task (same `taskId` and `contextId`) instead of a new turn. That call is
+an ordinary agent call: its answer is the remote's, it streams and counts as any; a remote
+that asks again is another interrupt. What is sent:
 
 - `interrupt.respond(value)`: `value` itself (a string as a text part, anything else as a
   JSON data part): the answer to a free-form question, or `{"answers": [...]}` for each of
@@ -91,6 +92,18 @@ def waits_remotely(interrupt: Interrupt) -> bool:
     return interrupt.reason == REMOTE_INPUT and interrupt.nested is None
 
 
+def one_task_a_call(
+    answered: list[tuple[Interrupt, Answer]],
+) -> list[list[tuple[Interrupt, Answer]]]:
+    """The agent calls that continue `answered`: one for each remote task waiting for input
+    (a call sends one reply to one task: two branches of a fan-out each left their own), in
+    the order they were pending, then one for the rest (tool calls that waited for a
+    person)."""
+    remote = [[pair] for pair in answered if waits_remotely(pair[0])]
+    rest = [pair for pair in answered if not waits_remotely(pair[0])]
+    return remote + ([rest] if rest else [])
+
+
 def remote_approvals(asked: Any) -> list[str]:
     """The ids of the approvals a remote listed (`{"interrupts": [{"id": ...}]}` data parts)."""
     ids: list[str] = []
@@ -158,6 +171,7 @@ __all__ = [
     "REMOTE_INPUT",
     "continue_remote",
     "interrupt_of",
+    "one_task_a_call",
     "remote_approvals",
     "reply_of",
     "take_reply",

@@ -45,7 +45,8 @@ def script(request: Any) -> Any:
     last = request.history[-1]
     if last.role == "tool":
         return f"done: {last.content}"
-    text = str(last.content)
+    lines = str(last.content).splitlines()
+    text = lines[-1] if lines else ""  # a turn of several messages: the newest says what to do
     if text == "explode":
         return ModelError("the provider is down")
     if text.startswith("pay "):

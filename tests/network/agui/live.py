@@ -13,9 +13,12 @@ import uvicorn
 
 
 @contextmanager
-def serve(asgi: Any) -> Iterator[str]:
-    """Run `asgi` under uvicorn in a thread; yields its base URL, stops it on exit."""
-    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, lifespan="off", log_level="warning")
+def serve(asgi: Any, *, lifespan: str = "off") -> Iterator[str]:
+    """Run `asgi` under uvicorn in a thread; yields its base URL, stops it on exit.
+
+    `lifespan="on"` runs the app's startup and shutdown in the server's loop: an app that
+    opens its store from a URL uses it in that loop only, and closes it there."""
+    config = uvicorn.Config(asgi, host="127.0.0.1", port=0, lifespan=lifespan, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -305,7 +305,11 @@ async def test_capabilities_and_usage() -> None:
     assert answer["state"]["persistentState"] is True and answer["state"]["memory"] is True
     assert answer["identity"]["name"] == "recipes"
     assert answer["multiAgent"]["subagents"] == [{"name": "chef"}]
-    assert answer["custom"]["agentNetwork"] == {"threads": True, "store": "store"}
+    assert answer["custom"]["agentNetwork"] == {
+        "threads": True,
+        "threadRead": True,
+        "store": "store",
+    }
     in_memory = (await Client(app(notes_network())).http.get("/capabilities")).json()
     assert in_memory["state"]["memory"] is False
     run = await served.run(say("u", "r1", "Pancakes, please."))

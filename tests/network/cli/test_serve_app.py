@@ -23,11 +23,33 @@ from tests.network.a2a.servers import TEAM
 
 @contextmanager
 def serving(*options: str, probe: str = "/capabilities") -> Iterator[str]:
+    with serving_process(*options, probe=probe) as (url, _):
+        yield url
+
+
+@contextmanager
+def serving_process(
+    *options: str, probe: str = "/capabilities"
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", str(port)]
     url = f"http://127.0.0.1:{port}"
-    with server_process([*command, *options], f"{url}{probe}", ok=None, timeout=40, stdout=None):
-        yield url
+    with server_process(
+        [*command, *options], f"{url}{probe}", ok=None, timeout=40, stdout=None
+    ) as process:
+        yield url, process
+
+
+def python_children(pid: int) -> list[int]:
+    """The live child processes of `pid` that run Python (uvicorn's workers; not its
+    resource tracker, which runs Python too but is started with `-c`)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            command = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            if b"multiprocessing.resource_tracker" not in b" ".join(command):
+                found.append(int(child))
+    return found
 
 
 def run_body(thread: str) -> dict[str, object]:
@@ -74,8 +96,12 @@ def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
     store = str(tmp_path / "threads.db")
     tokens = tmp_path / "tokens.txt"
     tokens.write_text("alice alice-token-0123456789\n")
-    with serving("--store", store, "--workers", "2", "--token-file", str(tokens)) as url:
+    options = ["--store", store, "--workers", "2", "--token-file", str(tokens)]
+    with serving_process(*options) as (url, process):
+        assert len(python_children(process.pid)) == 2  # two worker processes, not one
         headers = {"authorization": "Bearer alice-token-0123456789"}
+        refused = httpx.post(url, json=run_body("w-x"), headers={"authorization": "Bearer no"})
+        assert refused.status_code == 401  # the token file decides, in every worker
         for index in range(6):  # the kernel spreads connections over both processes
             with httpx.Client() as fresh:
                 done = fresh.post(url, json=run_body(f"w-{index}"), headers=headers, timeout=30)

@@ -9,6 +9,7 @@ memory, as a member and as a sub-agent tool.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from network import (
     AlreadyAnsweredError,
     InterruptError,
     Network,
+    Parallel,
     Resume,
     StopReason,
     ThreadRef,
@@ -193,3 +195,64 @@ def test_what_each_answer_sends() -> None:
     bare = Interrupt(tool_call_id="x", tool=REMOTE_INPUT, agent="guide", reason=REMOTE_INPUT)
     with pytest.raises(InterruptError, match="names no remote A2A task"):
         reply_of(bare, bare.accept())
+
+
+def fanned_out(url: str) -> Network:
+    """Two branches of one remote agent (`Parallel.map`), each paying its own amount."""
+    till = Agent("till", model=A2AModel(url, token=TOKENS["alice"]))
+
+    def route(ctx: Any) -> Any:
+        if ctx.call_count == 0:
+            return Parallel.map(till, [5, 7], input=lambda amount: f"pay {amount}")
+        return None
+
+    return Network("front", agents=[till], router=route)
+
+
+@pytest.fixture
+def remote_on_postgres(tmp_path: Path, paid: Path, postgres_url: str) -> Iterator[str]:
+    """The cashier's A2A server on PostgreSQL: the branches' tasks run on it at once (two
+    runs at once on one SQLite file can find it locked by the SDK's task table)."""
+    with serve(postgres_url, token_file(tmp_path), env={"A2A_PAID_FILE": str(paid)}) as url:
+        yield url
+
+
+@pytest.mark.parametrize("on_thread", [True, False])
+async def test_two_branches_of_one_remote_agent_waiting_are_both_answered_once(
+    remote_on_postgres: str, paid: Path, tmp_path: Path, on_thread: bool
+) -> None:
+    """Each branch's remote task waits on its own approval (its own remote context: the
+    branches do not share one); one resume answers both, each in its own task, once."""
+    remote = remote_on_postgres
+    fan = f"fan-{uuid.uuid4().hex[:8]}"  # the remote's contexts derive from it: one database
+    thread = ThreadRef(fan, store=str(tmp_path / "front.db")) if on_thread else None
+    stopped = await fanned_out(remote).run("pay both", thread=thread)
+    assert stopped.stop_reason == StopReason.INTERRUPTED
+    five, seven = stopped.interrupts
+    assert [i.arguments["asked"][0]["interrupts"][0]["arguments"] for i in (five, seven)] == [
+        {"amount": 5.0},
+        {"amount": 7.0},
+    ]
+    assert five.arguments["context_id"] != seven.arguments["context_id"]
+    assert payments(paid) == []
+
+    answers = [five.accept(), seven.accept()]
+    if on_thread:  # answered from the thread alone, by a fresh network object
+        done = await fanned_out(remote).run(Resume(answers), thread=thread)
+    else:
+        done = await fanned_out(remote).run(stopped.resume(answers))
+    assert done.stop_reason == StopReason.ROUTER_FINISHED
+    assert sorted(payments(paid)) == ["5", "7"]
+    outputs = [r.text for r in done.state.results if r.agent == "till"]
+    assert sorted(outputs[-2:]) == ["done: paid 5", "done: paid 7"]
+    for waiting, amount in ((five, "5"), (seven, "7")):
+        task = await remote_task(remote, waiting.arguments["task_id"])
+        assert task.status.state == TaskState.TASK_STATE_COMPLETED
+        assert output_text(task) == f"done: paid {amount}"
+
+    with pytest.raises(AlreadyAnsweredError):  # a second answer runs nothing
+        if on_thread:
+            await fanned_out(remote).run(Resume(answers), thread=thread)
+        else:
+            await fanned_out(remote).run(stopped.resume(answers))
+    assert sorted(payments(paid)) == ["5", "7"]
