@@ -65,22 +65,26 @@ class NoAnswer(Exception):
 class RetryingModel(ABC):
     """The retrying, deadline-bound request of a model client (see the module docstring).
 
-    A client supplies `_send` (one attempt), `_failure` (what an exception of its own means),
-    and optionally `_prepare`, `_retry_after`, `_cost` and `_url`.
+    A client supplies `_configure` (what it makes of its options), `_send` (one attempt),
+    `_failure` (what an exception of its own means), and optionally `_prepare`,
+    `_retry_after`, `_cost` and `_url`.
     """
 
     def __init__(
         self,
         model: str,
         *,
-        timeout: float,
-        max_retries: int,
-        stream: bool | None,
-        retry_delay: float,
-        retry: RetryPolicy | None,
-        params: dict[str, Any],
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        stream: bool | None = None,
+        retry_delay: float = 0.5,
+        retry: RetryPolicy | None = None,
         price: Price | Mapping[str, Any] | None = None,
+        **params: Any,
     ) -> None:
+        """The options every client takes (its class documents them); then `_configure`."""
         self.name = model
         check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
         check_number(f"model {model!r}: max_retries", max_retries, integer=True)
@@ -95,6 +99,13 @@ class RetryingModel(ABC):
         self._relax_tool_choice = False  # set once the server refused a forced tool call
         # Set once the server refused `response_format` (`agents.models._response_format`).
         self.refuses_response_format = False
+        self.api_base = api_base
+        self.api_key = api_key
+        self._configure()
+
+    @abstractmethod
+    def _configure(self) -> None:
+        """What the client makes of its options, once they are set and checked."""
 
     @property
     @abstractmethod
