@@ -47,7 +47,7 @@ from agents.models._failures import Failure, safe_url
 from agents.models._response_format import ResponseFormatRefused, refuses_response_format
 from agents.models._retry import retries_of, wait_before_retry
 from agents.models._streamed_answer import StreamedAnswer
-from agents.models._tokens import request_tokens
+from agents.models._tokens import CountsRequestTokens
 from agents.models._tool_choice import forces_a_tool, refuses_tool_choice, relaxed
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
 from agents.models.price import Price, price_from
@@ -62,7 +62,7 @@ class NoAnswer(Exception):
     """The server answered, but with no answer (`answer_check` says what is missing)."""
 
 
-class RetryingModel(ABC):
+class RetryingModel(CountsRequestTokens, ABC):
     """The retrying, deadline-bound request of a model client (see the module docstring).
 
     A client supplies `_configure` (what it makes of its options), `_send` (one attempt),
@@ -111,11 +111,6 @@ class RetryingModel(ABC):
     @abstractmethod
     def provider(self) -> str | None:
         """The provider of this model ("openai", "anthropic", ...), for traces."""
-
-    async def request_tokens(self, request: ModelRequest) -> int:
-        """The tokens of the messages `request` sends, as a shared budget reserves them: with
-        this model's tokenizer when it has one, else about four characters a token."""
-        return await request_tokens(self, request)
 
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None
