@@ -12,6 +12,7 @@ router decides whether the agent runs again to read its tools' results. On its o
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -22,12 +23,7 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
-from agents.capabilities.remote_a2a import (
-    RemoteContext,
-    continue_remote,
-    one_task_a_call,
-    waits_remotely,
-)
+from agents.capabilities.remote_a2a import RemoteContext, one_task_a_call
 from agents.capabilities.subagents import (
     FailingSubagents,
     agent_network_of,
@@ -55,6 +51,7 @@ from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.interrupts import Answer, Interrupt
 from network.run.limits import UsageLimits
 from network.run.retry_policy import RetryPolicy
+from network.run.stages import chain
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
 
@@ -280,11 +277,11 @@ class Agent(AgentStep):
     async def resume(
         self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
     ) -> InferenceResult:
-        """Finish tool calls that waited for confirmation (`agents.resume`), or continue the
-        remote A2A task that waited for input (`agents.capabilities.remote_a2a`)."""
-        if answered and waits_remotely(answered[0][0]):
-            return await continue_remote(self, ctx, answered)
-        return await resume_call(self, ctx, answered)
+        """Take up this agent's answered interrupts through its capabilities' `wrap_resume`
+        stages; what none of them takes up finishes as held tool calls do (`agents.resume`)."""
+        wraps = self.stages(ctx.engine.stages.capabilities).wrap_resume
+        finish = functools.partial(resume_call, self, ctx)
+        return await (chain(wraps, finish, ctx) if wraps else finish)(answered)
 
     def resumption_calls(
         self, answered: list[tuple[Interrupt, Answer]]

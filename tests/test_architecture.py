@@ -425,6 +425,26 @@ def test_only_the_agui_edge_imports_ag_ui() -> None:
     assert reading_the_wire == []
 
 
+# The typed events and the capability seam are the kernel's vocabulary: they name no wire event
+# type at all, not even in a docstring or a comment (the encoder documents the mapping).
+KERNEL_VOCABULARY = ("network.run.events", "network.run.capability", "network.run.stages")
+
+
+def wire_words(name: str, path: Path) -> list[str]:
+    """Every AG-UI event type a module's text names, prose included."""
+    from ag_ui.core import EventType
+
+    types = sorted((member.value for member in EventType), key=len, reverse=True)
+    words = re.compile(r"\b(" + "|".join(types) + r")\b")
+    lines = path.read_text().splitlines()
+    return [f"{name}:{n} {word}" for n, line in enumerate(lines, 1) for word in words.findall(line)]
+
+
+def test_the_typed_events_never_speak_the_wire() -> None:
+    modules = all_modules()
+    assert [word for name in KERNEL_VOCABULARY for word in wire_words(name, modules[name])] == []
+
+
 def test_the_event_type_check_sees_what_it_claims(tmp_path: Path) -> None:
     source = tmp_path / "probe.py"
     source.write_text(
@@ -441,6 +461,13 @@ def test_the_event_type_check_sees_what_it_claims(tmp_path: Path) -> None:
         "probe:6 EventType.CUSTOM",
     ]
     assert "ag_ui.core.EventType" in imported_names("network.run.probe", source)
+    assert wire_words("probe", source) == [
+        "probe:1 RUN_FINISHED",
+        "probe:4 STEP_FINISHED",
+        "probe:5 STEP_FINISHED",
+        "probe:5 RUN_ERROR",
+        "probe:6 CUSTOM",
+    ]
 
 
 # -- typed seams ------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ from agents.models._failures import Failure, safe_url
 from agents.models._response_format import ResponseFormatRefused, refuses_response_format
 from agents.models._retry import retries_of, wait_before_retry
 from agents.models._streamed_answer import StreamedAnswer
-from agents.models._tokens import request_tokens
+from agents.models._tokens import CountsRequestTokens
 from agents.models._tool_choice import forces_a_tool, refuses_tool_choice, relaxed
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse
 from agents.models.price import Price, price_from
@@ -62,25 +62,29 @@ class NoAnswer(Exception):
     """The server answered, but with no answer (`answer_check` says what is missing)."""
 
 
-class RetryingModel(ABC):
+class RetryingModel(CountsRequestTokens, ABC):
     """The retrying, deadline-bound request of a model client (see the module docstring).
 
-    A client supplies `_send` (one attempt), `_failure` (what an exception of its own means),
-    and optionally `_prepare`, `_retry_after`, `_cost` and `_url`.
+    A client supplies `_configure` (what it makes of its options), `_send` (one attempt),
+    `_failure` (what an exception of its own means), and optionally `_prepare`,
+    `_retry_after`, `_cost` and `_url`.
     """
 
     def __init__(
         self,
         model: str,
         *,
-        timeout: float,
-        max_retries: int,
-        stream: bool | None,
-        retry_delay: float,
-        retry: RetryPolicy | None,
-        params: dict[str, Any],
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        stream: bool | None = None,
+        retry_delay: float = 0.5,
+        retry: RetryPolicy | None = None,
         price: Price | Mapping[str, Any] | None = None,
+        **params: Any,
     ) -> None:
+        """The options every client takes (its class documents them); then `_configure`."""
         self.name = model
         check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
         check_number(f"model {model!r}: max_retries", max_retries, integer=True)
@@ -95,16 +99,18 @@ class RetryingModel(ABC):
         self._relax_tool_choice = False  # set once the server refused a forced tool call
         # Set once the server refused `response_format` (`agents.models._response_format`).
         self.refuses_response_format = False
+        self.api_base = api_base
+        self.api_key = api_key
+        self._configure()
+
+    @abstractmethod
+    def _configure(self) -> None:
+        """What the client makes of its options, once they are set and checked."""
 
     @property
     @abstractmethod
     def provider(self) -> str | None:
         """The provider of this model ("openai", "anthropic", ...), for traces."""
-
-    async def request_tokens(self, request: ModelRequest) -> int:
-        """The tokens of the messages `request` sends, as a shared budget reserves them: with
-        this model's tokenizer when it has one, else about four characters a token."""
-        return await request_tokens(self, request)
 
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None

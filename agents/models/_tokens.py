@@ -67,3 +67,13 @@ async def request_tokens(model: Any, request: Any) -> int:
     counter = await counter_of(model)
     count = sum(tokens_of(message, counter) for message in request.system)
     return count + sum(tokens_of(message, counter) for message in request.history)
+
+
+class CountsRequestTokens:
+    """A model client's `request_tokens` (what a shared budget reserves), for the clients
+    that count with `request_tokens`: their tokenizer when they have one, else an estimate."""
+
+    async def request_tokens(self, request: Any) -> int:
+        """The tokens of the messages `request` sends, as a shared budget reserves them: with
+        this model's tokenizer when it has one, else about four characters a token."""
+        return await request_tokens(self, request)

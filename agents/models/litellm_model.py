@@ -78,11 +78,9 @@ from agents.models._tool_arguments import parse_arguments
 from agents.models._usage import estimated_usage, reported_usage
 from agents.models._wire import to_wire_list
 from agents.models.base import ModelRequest, ModelResponse
-from agents.models.price import Price
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.ids import new_id
-from network.run.retry_policy import RetryPolicy
 
 _litellm: Any = None
 
@@ -175,40 +173,19 @@ class LiteLLMModel(RetryingModel):
             own `params` override them.
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
-        stream: bool | None = None,
-        retry_delay: float = 0.5,
-        retry: RetryPolicy | None = None,
-        price: Price | Mapping[str, Any] | None = None,
-        **params: Any,
-    ) -> None:
-        super().__init__(
-            model,
-            timeout=timeout,
-            max_retries=max_retries,
-            stream=stream,
-            retry_delay=retry_delay,
-            retry=retry,
-            params=params,
-            price=price,
-        )
-        self.api_base = api_base
-        self.api_key = api_key
+    def _configure(self) -> None:
         # The arguments every call shares, built once. num_retries=0 turns off both the openai
         # SDK's retries and litellm's wrapper retries: `complete` retries (module docstring).
-        self._base: dict[str, Any] = {"model": model, "timeout": timeout, "num_retries": 0}
-        if api_base is not None:
-            self._base["api_base"] = api_base
-        if api_key is not None:
-            self._base["api_key"] = api_key
-        self._base.update(params)
+        self._base: dict[str, Any] = {
+            "model": self.name,
+            "timeout": self.timeout,
+            "num_retries": 0,
+        }
+        if self.api_base is not None:
+            self._base["api_base"] = self.api_base
+        if self.api_key is not None:
+            self._base["api_key"] = self.api_key
+        self._base.update(self.params)
         self._provider: str | None = None
         self._stream_usage = False
         self._tool_copies = PerList(copy.deepcopy)  # litellm's vLLM route edits them in place

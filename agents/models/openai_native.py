@@ -41,7 +41,6 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Mapping
 from typing import Any
 
 from agents.models._failures import Failure, http_failure, safe_url, transport_failure
@@ -56,11 +55,9 @@ from agents.models._streamed_answer import StreamedAnswer
 from agents.models._tool_arguments import parse_arguments
 from agents.models._usage import estimated_usage, reported_usage
 from agents.models.base import ModelRequest, ModelResponse
-from agents.models.price import Price
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.ids import new_id
-from network.run.retry_policy import RetryPolicy
 
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
@@ -103,6 +100,8 @@ class OpenAIModel(RetryingModel):
             override them.
     """
 
+    api_base: str  # the server's, or the provider's default (`_configure`)
+
     @property
     def structured_output(self) -> str:
         """How an agent's `output_type` reaches this model (`agents.capabilities.output`): "native"
@@ -110,30 +109,8 @@ class OpenAIModel(RetryingModel):
         schema), or "tool" once this server refused it (llama-cpp-python's does)."""
         return "tool" if self.refuses_response_format else "native"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        api_base: str | None = None,
-        api_key: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 2,
-        stream: bool | None = None,
-        retry_delay: float = 0.5,
-        retry: RetryPolicy | None = None,
-        price: Price | Mapping[str, Any] | None = None,
-        **params: Any,
-    ) -> None:
-        super().__init__(
-            model,
-            timeout=timeout,
-            max_retries=max_retries,
-            stream=stream,
-            retry_delay=retry_delay,
-            retry=retry,
-            params=params,
-            price=price,
-        )
+    def _configure(self) -> None:
+        model, api_base = self.name, self.api_base
         prefix, self.model_name = split_model(model)
         self._prefix = prefix
         base = api_base or default_base_url(prefix)
@@ -143,7 +120,6 @@ class OpenAIModel(RetryingModel):
             )
         self.api_base = base.rstrip("/")
         self.url = self.api_base + "/chat/completions"
-        self.api_key = api_key
         # Only a provider's own public endpoint must have a key; a server named by api_base
         # (vLLM, llama.cpp, Ollama) usually runs without one.
         self._key_required = api_base is None

@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from agents.models._tokens import request_tokens
+from agents.models._tokens import CountsRequestTokens
 from agents.models.base import (
     ChunkHandler,
     ModelRequest,
@@ -46,7 +46,7 @@ def call(name: str, /, **arguments: Any) -> ToolCall:
     return ToolCall(f"call_{next(_ids)}", name, arguments)
 
 
-class ScriptedModel:
+class ScriptedModel(CountsRequestTokens):
     """A model that answers from a script. `requests` holds every request received.
 
     `ScriptedModel(["hello", call("search", q="owls"), ...])` answers the first request with
@@ -107,11 +107,6 @@ class ScriptedModel:
     def remaining(self) -> int:
         """How many scripted answers are left."""
         return len(self._script) - self._position
-
-    async def request_tokens(self, request: ModelRequest) -> int:
-        """The tokens of the messages `request` sends, as a shared budget reserves them: with
-        this model's tokenizer when it has one, else about four characters a token."""
-        return await request_tokens(self, request)
 
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None

@@ -5,6 +5,28 @@ wire is the protocol package's own); `agui_sink(sink)` is a run's sink that hand
 models. A caller's `sinks=`, `network.stream`, the AG-UI server and the durable event log
 read the run through it; nothing inside the library reads AG-UI models.
 
+The mapping, typed event -> AG-UI event type (the models `network.events` builds):
+
+- `RunStarted` -> RUN_STARTED (a traced run's ids in `metadata`); `RunFinished` -> RUN_FINISHED
+  (`usage` an extra field when the run spent something); `RunInterrupted` -> RUN_FINISHED
+  whose outcome lists the interrupts to answer; `RunCancelled` -> RUN_FINISHED with a
+  cancelled outcome; `RunError` -> RUN_ERROR.
+- `StepStarted` / `StepFinished` -> STEP_STARTED / STEP_FINISHED (`step_name`).
+- `StateSnapshot` / `StateDelta` -> STATE_SNAPSHOT / STATE_DELTA.
+- `TextStarted` / `TextContent` / `TextEnded` -> TEXT_MESSAGE_START (role "assistant") /
+  TEXT_MESSAGE_CONTENT / TEXT_MESSAGE_END.
+- `ReasoningStarted` -> REASONING_START then REASONING_MESSAGE_START (role "reasoning");
+  `ReasoningContent` -> REASONING_MESSAGE_CONTENT; `ReasoningEnded` -> REASONING_MESSAGE_END
+  then REASONING_END.
+- `ToolCallStarted` / `ToolCallArgs` / `ToolCallEnded` -> TOOL_CALL_START / TOOL_CALL_ARGS /
+  TOOL_CALL_END; `ToolResult` -> TOOL_CALL_RESULT.
+- `SubagentStarted` / `SubagentFinished` / `SubagentError` -> SUBAGENT_STARTED /
+  SUBAGENT_FINISHED (a suspended outcome when it waits on interrupts) / SUBAGENT_ERROR.
+- `Handoff` -> CUSTOM named "Handoff", its value `{"sourceAgent", "targetAgent",
+  "toolCallId", "reason"}`.
+- `Custom`, and each `NamedCustom` (`ContextCompacted`, `MemoryRecalled`, `ToolCallRetry`,
+  `OutputInvalid`, `PredictState`) -> CUSTOM of its `name`, its `value` as it is.
+
 Where an event happened rides on its models as AG-UI allows: `subagent_run_id` in the field
 of that name, a fan-out's name as the extra field `fan_out`, a parallel branch's id as the
 extra field `branch`.

@@ -29,20 +29,30 @@ The stages of one agent call, in the order they run:
    (raise to stop the run) and return what `output_key` stores.
 10. `record(call, result)`: the `InferenceResult` history keeps; return it (changed or not).
 
+In place of a call, when a run takes up the calls an earlier run stopped on (the answers to
+its interrupts, `network.run.interrupts`):
+
+11. `wrap_resume(run, answered, proceed)`: around taking up the agent's answered interrupts
+   (`answered`: its `(Interrupt, Answer)` pairs; `run.agent` the agent). `await
+   proceed(answered)` takes them up the default way (runs the accepted tool calls through
+   `wrap_tool`, records the others as rejected or answered) and returns one
+   `InferenceResult`, as if the agent's call ended there. A capability whose own interrupts
+   these are takes them up itself (a remote A2A task waiting for input sends the answer to
+   that task) and returns the result instead, or hands on the ones it leaves.
+
 The stages of a run, of the network's and the run's capabilities (an agent's own have none):
 `next_call(run)` before each agent call (and each fan-out), returning a `Stop` to end the run
 there; `run_started(run)` once the run's first event is out and before its first decision.
 
-Order: stages on the way in (`wrap_call`, `instructions`, `request`, `wrap_model`,
-`tool_calls`, `wrap_tool`) run the capabilities in order, the first outermost; stages on the
-way out (`answer`, `tool_results`, `output`, `record`) run them in reverse, so the first has
-the last word. The order: by their class's `order` (lower first), then as they were
-resolved: the agent's own (those its keywords built, in the order `Agent` documents, then
-`capabilities=`), then the run's, then the network's (its own, then those its agents bring it:
-`for_network`). A wrapping stage's first capability is the outermost. A network capability whose
-class
-says `agent_overrides_network = True` is dropped for an agent that has one of the same class
-(the network's context policy is the default of agents that set none).
+Order: stages on the way in (`wrap_resume`, `wrap_call`, `instructions`, `request`,
+`wrap_model`, `tool_calls`, `wrap_tool`) run the capabilities in order, the first outermost;
+stages on the way out (`answer`, `tool_results`, `output`, `record`) run them in reverse, so
+the first has the last word. The order: by their class's `order` (lower first), then as they
+were resolved: the agent's own (those its keywords built, in the order `Agent` documents,
+then `capabilities=`), then the run's, then the network's (its own, then those its agents
+bring it: `for_network`). A wrapping stage's first capability is the outermost. A network
+capability whose class says `agent_overrides_network = True` is dropped for an agent that has
+one of the same class (the network's context policy is the default of agents that set none).
 
 Per-run state: `run.local(key, factory)` (the first call makes it); per-call state:
 `call.note(key, factory)`. A capability never keeps per-run state on itself: one capability
@@ -60,12 +70,16 @@ if TYPE_CHECKING:
     from network.history.results import InferenceResult, ToolCallRecord
     from network.run.agent_call import AgentCall, ToolUse
     from network.run.context import RunContext
+    from network.run.interrupts import Answer, Interrupt
     from network.run.result import Stop
 
-__all__ = ["AGENT_STAGES", "RUN_STAGES", "Capability", "ModelProceed"]
+__all__ = ["AGENT_STAGES", "RUN_STAGES", "Capability", "ModelProceed", "ResumeProceed"]
 
 ModelProceed = Callable[["ModelRequest"], Awaitable["ModelResponse"]]
 """What `wrap_model` is given to go on with: asks the model once with the request it is passed."""
+
+ResumeProceed = Callable[["list[tuple[Interrupt, Answer]]"], Awaitable["InferenceResult"]]
+"""What `wrap_resume` is given to go on with: takes up the answered interrupts it is passed."""
 
 AGENT_STAGES = (
     "wrap_call",
@@ -78,8 +92,10 @@ AGENT_STAGES = (
     "tool_results",
     "output",
     "record",
+    "wrap_resume",
 )
-"""The stages of an agent call, in the order they run (see the module docstring)."""
+"""The stages of an agent call, in the order they run, then `wrap_resume`, which runs in place
+of a call (see the module docstring)."""
 
 RUN_STAGES = ("next_call", "run_started")
 """The stages of a run."""
@@ -178,6 +194,15 @@ class Capability:
 
     async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
         """The record history keeps of the call, changed or not."""
+        raise NotImplementedError
+
+    # -- in place of a call: taking up what an earlier run stopped on --------------------
+
+    async def wrap_resume(
+        self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed
+    ) -> InferenceResult:
+        """Around taking up `run.agent`'s answered interrupts: `return await
+        proceed(answered)`, or take up those that are this capability's own."""
         raise NotImplementedError
 
 

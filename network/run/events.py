@@ -6,9 +6,9 @@ cheap to make, with no validation (the run made their values). Thread persistenc
 telemetry, logs, the durable event log, the dev UI and the protocol servers dispatch on their
 classes (`isinstance`, `match`), never on a type string.
 
-The AG-UI wire is one encoding of them (`network.run.agui_encoder`): a caller's `sinks=` and
-`network.stream` get the `ag_ui.core` models that encoder makes, byte for byte the events the
-AG-UI server streams.
+They say what happened, in the library's words. A protocol's encoder turns them into its
+wire and documents which wire event each becomes: `network.run.agui_encoder` for AG-UI, which
+a caller's `sinks=`, `network.stream` and the AG-UI server read.
 
 Every event may carry where it happened, beyond its own fields: `branch` (the `Parallel`
 branch that emitted it) and `subagent_run_id` (the sub-agent run it belongs to; for the
@@ -289,7 +289,7 @@ class NamedCustom(RunEvent):
 
     @property
     def name(self) -> str:
-        """The event's name on the wire (its class's `NAME`)."""
+        """The event's name (its class's `NAME`)."""
         return self.NAME
 
 
@@ -323,6 +323,6 @@ class OutputInvalid(NamedCustom):
 
 @dataclass(slots=True)
 class PredictState(NamedCustom):
-    """The network's predictive state entries, announced after RUN_STARTED."""
+    """The network's predictive state entries, announced once the run has started."""
 
     NAME: ClassVar[str] = "PredictState"

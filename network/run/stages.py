@@ -42,6 +42,7 @@ class Stages:
     tool_results: tuple[Callable[..., Any], ...] = ()
     output: tuple[Callable[..., Any], ...] = ()
     record: tuple[Callable[..., Any], ...] = ()
+    wrap_resume: tuple[Callable[..., Any], ...] = ()
 
 
 NO_STAGES = Stages(None, ())
@@ -102,6 +103,7 @@ def resolve_stages(own: Sequence[Capability], outer: tuple[Capability, ...]) -> 
         unwinding("tool_results"),
         unwinding("output"),
         unwinding("record"),
+        bound("wrap_resume"),
     )
 
 

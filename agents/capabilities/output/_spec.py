@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, OutputValidationError
 from network.history.messages import AssistantMessage, SystemMessage, UserMessage
 from network.numbers import check_number
 
@@ -41,6 +41,24 @@ class OutputAttempts:
     output validator): they share the agent's `output_retries` (an `AgentCall.note`)."""
 
     attempts: list[Attempt] = field(default_factory=list)
+
+
+def exhausted(
+    agent: str, attempts: list[Attempt], why: str, *, note: str = "", errors: str = "last errors"
+) -> OutputValidationError:
+    """The error of an agent call whose final answers all failed their checks: `why` they
+    failed, after how many attempts (`note` added), then the last answer's `errors` and (the
+    start of) that answer."""
+    last = attempts[-1]
+    shown = last.raw if len(last.raw) <= 300 else last.raw[:300] + "..."
+    return OutputValidationError(
+        f"agent {agent!r}: {why} after {len(attempts)} attempt(s){note}; "
+        f"{errors}: {'; '.join(last.errors)}; last answer: {shown!r}",
+        agent=agent,
+        attempts=len(attempts),
+        errors=[attempt.errors for attempt in attempts],
+        raw=last.raw,
+    )
 
 
 class OutputSpec:

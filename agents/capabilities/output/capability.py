@@ -19,9 +19,14 @@ import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agents.capabilities.output._spec import Attempt, OutputAttempts, OutputInvalid, OutputSpec
+from agents.capabilities.output._spec import (
+    Attempt,
+    OutputAttempts,
+    OutputInvalid,
+    OutputSpec,
+    exhausted,
+)
 from agents.models._response_format import ResponseFormatRefused
-from network.errors import OutputValidationError
 from network.history.model_io import ChunkHandler, ModelChunk, ModelRequest, ModelResponse
 from network.history.results import InferenceResult, Usage
 from network.run.agent_call import NO_OUTPUT, AgentCall
@@ -80,7 +85,8 @@ class TypedOutput(Capability):
                     attempts.append(Attempt(raw, exc.errors))
                     await self._rejected(call, attempts)
                     if len(attempts) > spec.retries:
-                        raise _exhausted(spec, attempts) from exc
+                        why = f"the answer did not match output_type {spec.name}"
+                        raise exhausted(spec.agent, attempts, why) from exc
                     if call.events is not None:  # the next attempt is a message of its own
                         call.events = await call.events.renewed(message)
                     if stream is not None:
@@ -150,17 +156,3 @@ def _following(stream: OutputStream, handler: ChunkHandler | None) -> ChunkHandl
         await stream.on_chunk(chunk)
 
     return on_chunk
-
-
-def _exhausted(spec: OutputSpec, attempts: list[Attempt]) -> OutputValidationError:
-    last = attempts[-1]
-    shown = last.raw if len(last.raw) <= 300 else last.raw[:300] + "..."
-    return OutputValidationError(
-        f"agent {spec.agent!r}: the answer did not match output_type {spec.name} after "
-        f"{len(attempts)} attempt(s); last errors: {'; '.join(last.errors)}; "
-        f"last answer: {shown!r}",
-        agent=spec.agent,
-        attempts=len(attempts),
-        errors=[attempt.errors for attempt in attempts],
-        raw=last.raw,
-    )

@@ -29,8 +29,8 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from agents.capabilities.output._spec import Attempt, OutputAttempts
-from network.errors import ConfigurationError, OutputValidationError, Retry
+from agents.capabilities.output._spec import Attempt, OutputAttempts, exhausted
+from network.errors import ConfigurationError, Retry
 from network.history.messages import UserMessage
 from network.history.model_io import ModelRequest, ModelResponse
 from network.history.results import Usage
@@ -81,7 +81,13 @@ class ValidatedOutput(Capability):
                 failed.attempts.append(Attempt(raw, [retry.message]))
                 await self._rejected(call, failed)
                 if len(failed.attempts) > self.retries:
-                    raise self._exhausted(failed) from retry
+                    raise exhausted(
+                        self.agent,
+                        failed.attempts,
+                        "an output validator rejected the answer",
+                        note=f" (output_retries={self.retries})",
+                        errors="last reason",
+                    ) from retry
                 call.output = NO_OUTPUT  # never the call's output, never stored
                 if call.events is not None:  # the next attempt is a message of its own
                     call.events = await call.events.renewed(response.message)
@@ -101,19 +107,6 @@ class ValidatedOutput(Capability):
                 "retrying": len(failed.attempts) <= self.retries,
             }
             await emitter.emit(OutputInvalidEvent(value))
-
-    def _exhausted(self, failed: OutputAttempts) -> OutputValidationError:
-        last = failed.attempts[-1]
-        shown = last.raw if len(last.raw) <= 300 else last.raw[:300] + "..."
-        return OutputValidationError(
-            f"agent {self.agent!r}: an output validator rejected the answer after "
-            f"{len(failed.attempts)} attempt(s) (output_retries={self.retries}); last reason: "
-            f"{'; '.join(last.errors)}; last answer: {shown!r}",
-            agent=self.agent,
-            attempts=len(failed.attempts),
-            errors=[attempt.errors for attempt in failed.attempts],
-            raw=last.raw,
-        )
 
     def __repr__(self) -> str:
         return f"ValidatedOutput({self.agent!r}, {len(self.validators)} validator(s))"

@@ -10,7 +10,8 @@ server scopes its contexts by its own callers (A2A servers do, by their authenti
 
 A remote task that waits for input is an interrupt of the calling run, and the answer goes
 to that same task (`agents.capabilities.remote_a2a.input_required`): the `answer` stage raises
-the interrupt, `wrap_model` hands the resumed call its reply.
+the interrupt, `wrap_resume` takes up its answer with one call of the agent, and `wrap_model`
+hands that call its reply.
 """
 
 from __future__ import annotations
@@ -18,12 +19,19 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 
-from agents.capabilities.remote_a2a.input_required import interrupt_of, take_reply
+from agents.capabilities.remote_a2a.input_required import (
+    continue_remote,
+    interrupt_of,
+    take_reply,
+    waits_remotely,
+)
 from agents.models.a2a import CONTEXT_PARAM, REPLY_PARAM
 from network.history.model_io import ModelRequest, ModelResponse
+from network.history.results import InferenceResult
 from network.run.agent_call import AgentCall
-from network.run.capability import Capability, ModelProceed
+from network.run.capability import Capability, ModelProceed, ResumeProceed
 from network.run.context import RunContext
+from network.run.interrupts import Answer, Interrupt
 
 _NAMESPACE = uuid.UUID("5b1d8f3e-6a0c-4c8e-9a51-0f2d7c3e9b14")
 
@@ -58,3 +66,12 @@ class RemoteContext(Capability):
             run = call.run
             run.engine.interrupts = (*run.engine.interrupts, interrupt)
         return response
+
+    async def wrap_resume(
+        self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed
+    ) -> InferenceResult:
+        """The answer to a remote task waiting for input goes to that task, in one call of
+        the agent (`continue_remote`); any other answers are taken up as usual."""
+        if answered and waits_remotely(answered[0][0]) and run.agent is not None:
+            return await continue_remote(run.agent, run, answered)
+        return await proceed(answered)

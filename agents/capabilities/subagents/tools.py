@@ -150,17 +150,9 @@ class _SubrunCall:
     async def run(self, input: str) -> Any:
         spec, parent = self.spec, self.parent
         network = spec.network_of(parent)
-        answered = (parent.engine.subagent_answers or {}).get(self.context.tool_call_id)
-        if answered:
-            stopped = _stopped_of(network, answered[0][0])
-            run_id = stopped.run_id
-            request: Any = Resume([answer for _, answer in answered], stopped=stopped)
-            # the answers' own ids are the sub-run's interrupts' ids
-        else:
-            run_id = new_subrun_id()
-            request = input
+        run_id, request, continuing = self._request(network, input)
         options = RunOptions(
-            state=None if answered else self._state_in(),
+            state=None if continuing else self._state_in(),
             deps=parent.deps,
             limits=spec.limits,
             max_iter=spec.max_iter,
@@ -181,35 +173,55 @@ class _SubrunCall:
         try:
             result: RunResult = await kernel.run(network, request, options, parent=parent)
             if result.interrupts:
-                if (
-                    parent.engine.steps is not None
-                ):  # a durable run replays this call's recorded result
-                    raise ToolError(
-                        f"{spec.label} stopped on a confirmation, which cannot wait inside a "
-                        "durable run (its tool call is recorded whole); run the supervisor "
-                        "without durable=True, or give the sub-agent no tool that needs one",
-                        tool=spec.name,
-                    )
-                held = self._hold(input, run_id, result)
-                if emitter.active:
-                    await emitter.emit(SubagentFinished(interrupt_ids=held, subagent_run_id=run_id))
-                return _HELD
+                return await self._stopped(input, run_id, result)
             output = self._finish(result)
         except BaseException as error:
-            text = _error_text(error, run_id, spec.name)
-            # The client is told the sub-agent's segment ended, however it ended.
-            if emitter.active:  # each sink on its own: a client that left is told nothing
-                with anyio.CancelScope(shield=True):
-                    await best_effort(
-                        emitter.sinks,
-                        SubagentError(text, _error_code(error), subagent_run_id=run_id),
-                    )
-            if isinstance(error, Exception) and not isinstance(error, ToolError):
-                raise ToolError(f"{spec.label} failed: {text}", tool=spec.name) from error
+            wrapped = await self._failed(error, run_id)
+            if wrapped is not None:
+                raise wrapped from error
             raise
         if emitter.active:
             await emitter.emit(SubagentFinished(_json_safe(output), subagent_run_id=run_id))
         return output
+
+    def _request(self, network: NetworkLike, input: str) -> tuple[str, Any, bool]:
+        """The sub-run's id and what it is asked: `input` in a new sub-run, or the answers
+        to the sub-run this call stopped on (True: a continuation)."""
+        answered = (self.parent.engine.subagent_answers or {}).get(self.context.tool_call_id)
+        if not answered:
+            return new_subrun_id(), input, False
+        stopped = _stopped_of(network, answered[0][0])
+        # the answers' own ids are the sub-run's interrupts' ids
+        return stopped.run_id, Resume([answer for _, answer in answered], stopped=stopped), True
+
+    async def _stopped(self, input: str, run_id: str, result: RunResult) -> Any:
+        """The sub-run stopped on interrupts: the call waits for their answers."""
+        if self.parent.engine.steps is not None:  # a durable run replays its recorded result
+            raise ToolError(
+                f"{self.spec.label} stopped on a confirmation, which cannot wait inside a "
+                "durable run (its tool call is recorded whole); run the supervisor "
+                "without durable=True, or give the sub-agent no tool that needs one",
+                tool=self.spec.name,
+            )
+        held = self._hold(input, run_id, result)
+        emitter = self.parent.engine.emitter
+        if emitter.active:
+            await emitter.emit(SubagentFinished(interrupt_ids=held, subagent_run_id=run_id))
+        return _HELD
+
+    async def _failed(self, error: BaseException, run_id: str) -> ToolError | None:
+        """Tell the client the sub-agent's segment ended, however it ended; the `ToolError`
+        the call raises instead of `error`, or None to raise `error` itself."""
+        text = _error_text(error, run_id, self.spec.name)
+        emitter = self.parent.engine.emitter
+        if emitter.active:  # each sink on its own: a client that left is told nothing
+            with anyio.CancelScope(shield=True):
+                await best_effort(
+                    emitter.sinks, SubagentError(text, _error_code(error), subagent_run_id=run_id)
+                )
+        if isinstance(error, Exception) and not isinstance(error, ToolError):
+            return ToolError(f"{self.spec.label} failed: {text}", tool=self.spec.name)
+        return None
 
     def _state_in(self) -> dict[str, Any]:
         kv = self.context.state.kv

@@ -26,7 +26,8 @@ from network import (
 )
 from network.errors import RunStopped
 from network.history.model_io import ModelRequest, ModelResponse
-from network.run.capability import ModelProceed
+from network.run.capability import ModelProceed, ResumeProceed
+from network.run.interrupts import Answer, Interrupt
 
 pytestmark = pytest.mark.anyio
 
@@ -327,6 +328,48 @@ async def test_a_calls_requests_are_there_when_the_run_records_them() -> None:
     await Network("n", agents=[agent]).run("go", limits=UsageLimits(max_model_calls=5))
     assert counts == [0, 1]  # recorded only when limits or traces read them
     assert isinstance(ModelCall, type)
+
+
+class AsksForAColour(Capability):
+    """An interrupt of its own kind, taken up by the capability: an answer asking for a
+    colour stops the run; the colour given is written to state and the agent called again."""
+
+    def __init__(self) -> None:
+        self.taken: list[str] = []
+
+    async def answer(self, call: AgentCall, response: ModelResponse) -> ModelResponse:
+        if response.message.content == "which colour?":
+            asked = Interrupt(
+                reason="colour", tool_call_id="colour-1", tool="colour", agent=call.agent.name
+            )
+            call.run.engine.interrupts = (*call.run.engine.interrupts, asked)
+        return response
+
+    async def wrap_resume(
+        self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed
+    ) -> InferenceResult:
+        mine = [(i, a) for i, a in answered if i.reason == "colour"]
+        if not mine or run.agent is None:
+            return await proceed(answered)
+        self.taken.append(mine[0][1].response)
+        run.state.kv.set("colour", mine[0][1].response)
+        return await run.agent.call(run)
+
+
+async def test_a_capability_takes_up_the_answers_to_its_own_interrupts() -> None:
+    asks = AsksForAColour()
+    model = ScriptedModel(["which colour?", "painted"])
+    painter = Agent("painter", system="Paint it {colour?}.", model=model, capabilities=[asks])
+    network = Network("n", agents=[painter])
+    stopped = await network.run("paint the door")
+    assert stopped.stop_reason == "interrupted" and [i.reason for i in stopped.interrupts] == [
+        "colour"
+    ]
+    done = await network.run(stopped.resume([stopped.interrupts[0].respond("blue")]))
+    assert asks.taken == ["blue"]
+    assert done.output == "painted" and done["colour"] == "blue"
+    assert done.results[-1].prompt[0].content == "Paint it blue."
+    assert done.results[-1].tool_calls == []  # no record of a "colour" tool call was made
 
 
 def test_capabilities_must_be_capabilities() -> None:
