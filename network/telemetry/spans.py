@@ -124,7 +124,7 @@ class RunSpans:
         if span_context.is_valid:
             ctx.engine.trace_id, ctx.engine.span_id = hex_ids(span_context)
         if ctx.engine.resume:
-            self._answered(ctx.engine.resume)
+            self._mark_resumed(ctx.engine.resume)
         self.agent_span: Any = None
         self.unfinished: list[Any] = []  # agent spans closed by an error, ended by RUN_ERROR
         # The live agent spans of a fan-out's branches: branch id -> (span, branch context,
@@ -137,7 +137,7 @@ class RunSpans:
         # Tool calls running a sub-run (`agents.as_tool`): live spans (`subagent_spans`).
         self.subagents = SubagentToolSpans(tracer, trace, content)
 
-    def _answered(self, answered: Sequence[tuple[Any, Any]]) -> None:
+    def _mark_resumed(self, answered: Sequence[tuple[Any, Any]]) -> None:
         """A resumed run: its root marked resumed, an event per answer it starts from."""
         self.root.set_attribute(c.RESUMED, True)
         for interrupt, answer in answered:
