@@ -293,24 +293,34 @@ class ThreadError(AgentNetworkError):
     """A thread store operation was refused (duplicate thread id, missing thread, ...)."""
 
 
-class InvalidIdError(ThreadError, ValueError):
-    """A thread id, user id or app name that no store may keep (empty, too long, or holding a
-    character a database cannot store); `field` names which. Raised before any store is
-    touched, with the same rules for every store."""
+class _NamesField(AgentNetworkError):
+    """An error about one field of what a store was given: `field` names it."""
 
     def __init__(self, message: str, *, field: str) -> None:
         super().__init__(message)
         self.field = field
 
 
-class ThreadStoreError(ThreadError):
-    """The database behind a thread store failed. The message is generic on purpose (a
-    driver's text quotes SQL and values); the driver's exception is the `__cause__`, and the
-    store logs it."""
+class _DatabaseFailed(AgentNetworkError):
+    """The database behind a store failed in `operation`. The message is generic on purpose
+    (a driver's text quotes SQL and values); the driver's exception is the `__cause__`, and
+    the store logs it."""
 
     def __init__(self, message: str, *, operation: str) -> None:
         super().__init__(message)
         self.operation = operation
+
+
+class InvalidIdError(_NamesField, ThreadError, ValueError):
+    """A thread id, user id or app name that no store may keep (empty, too long, or holding a
+    character a database cannot store); `field` names which. Raised before any store is
+    touched, with the same rules for every store."""
+
+
+class ThreadStoreError(_DatabaseFailed, ThreadError):
+    """The database behind a thread store failed. The message is generic on purpose (a
+    driver's text quotes SQL and values); the driver's exception is the `__cause__`, and the
+    store logs it."""
 
 
 class LeaseLostError(ThreadError):
@@ -333,23 +343,15 @@ class MemoryStoreError(AgentNetworkError):
     """A long-term memory operation failed (`network.memory`): the base of the three below."""
 
 
-class InvalidMemoryError(MemoryStoreError, ValueError):
+class InvalidMemoryError(_NamesField, MemoryStoreError, ValueError):
     """A memory store refused what it was given (a namespace, key, value, metadata, filter,
     query, ttl or limit); `field` names which. Nothing was written."""
 
-    def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message)
-        self.field = field
 
-
-class MemoryDatabaseError(MemoryStoreError):
+class MemoryDatabaseError(_DatabaseFailed, MemoryStoreError):
     """The database behind a memory store failed. The message is generic on purpose (a
     driver's text quotes SQL and values); the driver's exception is the `__cause__`, and the
     store logs it."""
-
-    def __init__(self, message: str, *, operation: str) -> None:
-        super().__init__(message)
-        self.operation = operation
 
 
 class EmbeddingError(MemoryStoreError):

@@ -21,7 +21,7 @@ from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
 from network.numbers import check_number
 from network.run.budgets.shared import SharedBudget, coerce_budgets
-from network.run.capability import Capability
+from network.run.capability import Capability, checked_capabilities
 from network.run.context import AgentLike, DepsT, Router, RunContext, RunStages
 from network.run.emitter import Sink
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
@@ -180,13 +180,7 @@ class Network(Generic[DepsT]):
                 brought = capability.for_network()
                 if brought is not None and not any(brought is known for known in built):
                     built.append(brought)
-        for capability in given:
-            if not isinstance(capability, Capability):
-                raise ConfigurationError(f"{where}: {capability!r} is not a Capability")
-            if any(capability is known for known in built):
-                raise ConfigurationError(f"{where}: capability {capability!r} given twice")
-            built.append(capability)
-        return tuple(built)
+        return checked_capabilities(where, given, built)
 
     def with_capabilities(self, *capabilities: Capability) -> Network[DepsT]:
         """This network with `capabilities` added after its own, for every agent: a copy

@@ -59,10 +59,18 @@ def check_number(
     return value
 
 
+def check_sizes(owner: str, error: type[Exception] = ConfigurationError, **sizes: Any) -> None:
+    """Each of `sizes` (a count or size limit, by its option's name) an int >= 1; else
+    `error` naming `owner` and the option (`owner` "" names the option alone)."""
+    for name, value in sizes.items():
+        field = f"{owner}: {name}" if owner else name
+        check_number(field, value, integer=True, minimum=1, error=error)
+
+
 def _wanted(integer: bool, minimum: float, above: bool, maximum: float | None) -> str:
     kind = "an int" if integer else "a finite number"
     low = f"{'>' if above else '>='} {minimum:g}"
     return f"{kind} {low}" + (f" and <= {maximum:g}" if maximum is not None else "")
 
 
-__all__ = ["check_number"]
+__all__ = ["check_number", "check_sizes"]

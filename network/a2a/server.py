@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -39,7 +40,7 @@ from a2a.server.routes import (
     create_jsonrpc_routes,
     create_rest_routes,
 )
-from a2a.types import SecurityScheme
+from a2a.types import AgentCard, SecurityScheme
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -102,8 +103,32 @@ def app(
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
     if not path.startswith("/"):
         raise ConfigurationError(f"app: path must start with '/', got {path!r}")
+    served = _served(network, store, authorize, lease_ttl, max_thread_bytes)
+    assert served.stored is not None  # always on a store
+    if security is None:
+        security = {"bearer": BEARER} if authorize is not None else {}
+    card = _Card(network, path, url, description, security, rest)
+    handler = NetworkHandler(
+        served, TaskRecords(network.name, task_store_for(served.stored.store)), card.fixed()
+    )
+    starlette = Starlette(routes=_routes(handler, card, path, rest), lifespan=_Lifespan(handler))
+    starlette.state.served = served
+    starlette.state.handler = handler
+    starlette.state.card = handler.card
+    starlette.add_middleware(_Guard, served=served, max_body_bytes=max_body_bytes)
+    return starlette
+
+
+def _served(
+    network: RunnableNetwork,
+    store: Any,
+    authorize: Authorize | None,
+    lease_ttl: float,
+    max_thread_bytes: int,
+) -> ServedThreads:
+    """The served threads, always on a store (a `MemoryStore` when none is given)."""
     try:
-        served = ServedThreads(
+        return ServedThreads(
             network,
             authorize=authorize,
             store=store if store is not None else MemoryStore(),
@@ -112,37 +137,71 @@ def app(
         )
     except ConfigurationError as exc:
         raise ConfigurationError(f"app: {exc}") from exc
-    assert served.stored is not None  # always on a store
-    if security is None:
-        security = {"bearer": BEARER} if authorize is not None else {}
-    base = path.rstrip("/")
-    rpc_url = url
-    card = agent_card(network, url or path, description=description, security=security)
-    handler = NetworkHandler(
-        served, TaskRecords(network.name, task_store_for(served.stored.store)), card
-    )
-    builder = _ContextBuilder()
 
-    async def agent_card_route(request: Request) -> JSONResponse:
-        here = rpc_url or f"{str(request.base_url).rstrip('/')}{path}"
-        rest_here = f"{here.rstrip('/')}/v1" if rest else None
+
+@dataclass(frozen=True)
+class _Card:
+    """The agent card: the one the handler keeps, and the one each card request is shown
+    (its interfaces' URLs those of the request unless `url` names the public one)."""
+
+    network: RunnableNetwork
+    path: str
+    url: str | None
+    description: str | None
+    security: Mapping[str, SecurityScheme]
+    rest: bool
+
+    def fixed(self) -> AgentCard:
+        """The card with the configured URL (or `path`), for the handler."""
+        return agent_card(
+            self.network,
+            self.url or self.path,
+            description=self.description,
+            security=self.security,
+        )
+
+    async def route(self, request: Request) -> JSONResponse:
+        """GET /.well-known/agent-card.json."""
+        here = self.url or f"{str(request.base_url).rstrip('/')}{self.path}"
+        rest_here = f"{here.rstrip('/')}/v1" if self.rest else None
         shown = agent_card(
-            network, here, description=description, security=security, rest_url=rest_here
+            self.network,
+            here,
+            description=self.description,
+            security=self.security,
+            rest_url=rest_here,
         )
         return JSONResponse(agent_card_to_dict(shown))
 
-    routes: list[Any] = [Route(AGENT_CARD_WELL_KNOWN_PATH, agent_card_route, methods=["GET"])]
+
+def _routes(handler: NetworkHandler, card: _Card, path: str, rest: bool) -> list[Any]:
+    """The card route, the JSON-RPC routes at `path` and (with `rest`) REST under `/v1`."""
+    builder = _ContextBuilder()
+    routes: list[Any] = [Route(AGENT_CARD_WELL_KNOWN_PATH, card.route, methods=["GET"])]
     routes += create_jsonrpc_routes(
         handler, rpc_url=path, context_builder=builder, enable_v0_3_compat=True
     )
     if rest:
         routes += create_rest_routes(
-            handler, context_builder=builder, enable_v0_3_compat=False, path_prefix=f"{base}/v1"
+            handler,
+            context_builder=builder,
+            enable_v0_3_compat=False,
+            path_prefix=f"{path.rstrip('/')}/v1",
         )
+    return routes
+
+
+class _Lifespan:
+    """The app's lifespan: the tasks' table set up before any request, the handler's task
+    group open while the app serves, live tasks cancelled and the store closed at shutdown."""
+
+    def __init__(self, handler: NetworkHandler) -> None:
+        self.handler = handler
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        await handler.records.setup()  # the tasks' table, before any request
+    async def __call__(self, _app: Starlette) -> AsyncIterator[None]:
+        handler = self.handler
+        await handler.records.setup()
         async with anyio.create_task_group() as group:
             handler.group = group
             try:
@@ -150,14 +209,7 @@ def app(
             finally:
                 handler.group = None
                 handler.live.cancel_all()
-        await served.close()
-
-    starlette = Starlette(routes=routes, lifespan=lifespan)
-    starlette.state.served = served
-    starlette.state.handler = handler
-    starlette.state.card = card
-    starlette.add_middleware(_Guard, served=served, max_body_bytes=max_body_bytes)
-    return starlette
+        await handler.served.close()
 
 
 class _ContextBuilder(DefaultServerCallContextBuilder):

@@ -97,6 +97,12 @@ def _checkpoint(body: dict[str, Any], field: str) -> int:
     return value
 
 
+async def _travel_request(request: Request, field: str) -> tuple[dict[str, Any], str, int]:
+    """A fork's or a rewind's body, its thread id and its checkpoint field `field`."""
+    body = await read_json(request)
+    return body, thread_field(body), _checkpoint(body, field)
+
+
 def _update(body: dict[str, Any]) -> dict[str, Any] | None:
     value = body.get("update")
     if value is None:
@@ -156,9 +162,7 @@ async def callers_thread(
 async def fork_view(request: Request, network: Network, store: Any, access: Access) -> Response:
     """`POST /api/fork`: a new thread from a stored one at a step, plus an edited state."""
     try:
-        body = await read_json(request)
-        thread_id = thread_field(body)
-        at = _checkpoint(body, "at")
+        body, thread_id, at = await _travel_request(request, "at")
         update = _update(body)
     except ParamError as error:
         return error.response()
@@ -179,9 +183,7 @@ async def fork_view(request: Request, network: Network, store: Any, access: Acce
 async def rewind_view(request: Request, network: Network, store: Any, access: Access) -> Response:
     """`POST /api/rewind`: move a stored thread back to a step, in place."""
     try:
-        body = await read_json(request)
-        thread_id = thread_field(body)
-        to = _checkpoint(body, "to")
+        _body, thread_id, to = await _travel_request(request, "to")
     except ParamError as error:
         return error.response()
     try:

@@ -10,8 +10,8 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
-from network.ids import new_id
 from network.logger import LazyLogger
+from network.serving.screening import store_failure
 
 SECURITY_HEADERS = {
     "content-security-policy": (
@@ -43,10 +43,5 @@ class ParamError(Exception):
 
 def store_failed(operation: str, error: BaseException) -> JSONResponse:
     """500 `store_failed` with a reference; the exception goes to the server's log only."""
-    reference = new_id("err_")
-    log.error("devui.store_failed", operation=operation, reference=reference, exc_info=error)
-    return ParamError(
-        500,
-        "store_failed",
-        f"the thread store failed (reference {reference}); the server's log has the details",
-    ).response()
+    failure = store_failure(operation, error, log, "devui.store_failed")
+    return ParamError(failure.status, failure.code, failure.message).response()

@@ -73,14 +73,13 @@ from network.devui.whole_values import PARTS, whole_value
 from network.errors import ConfigurationError, InvalidIdError
 from network.network import Network
 from network.serving.errors import RequestError
+from network.serving.limits import DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, limit_in_range
 from network.serving.principals import Authorize
 from network.serving.registry import ThreadRegistry
 from network.threads.ids import check_id
 from network.threads.urls import store_url
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
-DEFAULT_LIST_LIMIT = 100
-MAX_LIST_LIMIT = 1_000
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversation back
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served
     "devui.js": "text/javascript",
@@ -219,17 +218,15 @@ def _limit(request: Request) -> int:
     text = request.query_params.get("limit")
     if text is None:
         return DEFAULT_LIST_LIMIT
-    # ASCII digits only ("²" is a digit to `isdigit`, not to `int`), and few of them (`int`
-    # refuses more than 4,300)
-    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_LIST_LIMIT))
-    if not digits or not 1 <= int(text) <= MAX_LIST_LIMIT:
+    limit = limit_in_range(text)
+    if limit is None:
         raise _ParamError(
             422,
             "invalid_parameter",
             f"limit must be an integer from 1 to {MAX_LIST_LIMIT}, got {text[:40]!r}",
             "limit",
         )
-    return int(text)
+    return limit
 
 
 def _step(request: Request) -> int:

@@ -115,13 +115,43 @@ def launch(
     url = system_database_url(db)
     named = _by_name(networks)
     if Process.engine is not None:
-        if Process.engine.db != url or worker != Process.engine.worker:
-            raise DurableConfigError(
-                f"durable runs are already launched on {_redact(Process.engine.db)}; "
-                "call network.durable.shutdown() before launching on another database"
-            )
-        Process.engine.networks.update(named)
-        return Process.engine
+        return _add_networks(Process.engine, url, worker, named)
+    _check_launch_options(worker_concurrency, check_every, executor_id)
+    executor_id = executor_id or new_executor_id()
+    dbos = _dbos()
+    registered_workflow()
+    use_write_ahead_log(url)
+    if url.startswith("postgresql"):
+        dbos.DBOS.migrate(url)  # the database must exist for the lock, taken before launch
+    # Held before DBOS starts anything under this id, released when the process ends.
+    liveness = Liveness(url, executor_id)
+    engine = Engine(url, named, worker, executor_id)
+    Process.engine = engine  # before launch: runs taken over at launch need their networks
+    takeover = Takeover(
+        liveness, engine.networks, workflow_name=WORKFLOW_NAME, shared_queue=QUEUE_NAME
+    )
+    queues: dict[str, int | None] = {takeover.queue: None}
+    if worker:
+        queues[QUEUE_NAME] = worker_concurrency
+    _start(dbos, engine, takeover, queues, check_every)
+    engine.takeover = takeover
+    return engine
+
+
+def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any]) -> Engine:
+    """A second `launch`: the launched engine with `named` added, if it is the same engine."""
+    if engine.db != url or worker != engine.worker:
+        raise DurableConfigError(
+            f"durable runs are already launched on {_redact(engine.db)}; "
+            "call network.durable.shutdown() before launching on another database"
+        )
+    engine.networks.update(named)
+    return engine
+
+
+def _check_launch_options(
+    worker_concurrency: int | None, check_every: float, executor_id: str | None
+) -> None:
     check_number(
         "worker_concurrency",
         worker_concurrency,
@@ -137,20 +167,11 @@ def launch(
         raise DurableConfigError(
             f"executor_id must be 1 to 100 letters, digits, '_', '.' or '-', got {executor_id!r}"
         )
-    executor_id = executor_id or new_executor_id()
-    dbos = _dbos()
-    registered_workflow()
-    use_write_ahead_log(url)
-    if url.startswith("postgresql"):
-        dbos.DBOS.migrate(url)  # the database must exist for the lock, taken before launch
-    # Held before DBOS starts anything under this id, released when the process ends.
-    liveness = Liveness(url, executor_id)
-    engine = Engine(url, named, worker, executor_id)
-    Process.engine = engine  # before launch: runs taken over at launch need their networks
-    takeover = Takeover(
-        liveness, engine.networks, workflow_name=WORKFLOW_NAME, shared_queue=QUEUE_NAME
-    )
-    config: dict[str, Any] = {
+
+
+def _dbos_config(url: str, executor_id: str) -> dict[str, Any]:
+    """DBOS's configuration for this process's engine on the system database `url`."""
+    return {
         "name": APP_NAME,
         "system_database_url": url,
         "application_version": APP_VERSION,
@@ -168,16 +189,25 @@ def launch(
         # operation on a new connection (its `db_retry`): nothing is lost or done twice.
         "db_engine_kwargs": {"pool_pre_ping": False},
     }
+
+
+def _start(
+    dbos: Any,
+    engine: Engine,
+    takeover: Takeover,
+    queues: dict[str, int | None],
+    check_every: float,
+) -> None:
+    """Launch DBOS, then claim `queues` and look for runs of dead processes; on any failure,
+    undo it all (the engine is forgotten, the liveness lock released) and raise."""
+    executor_id = takeover.liveness.executor_id
     dispatcher: Dispatcher | None = None
     try:
-        dbos.DBOS(config=config)
+        dbos.DBOS(config=_dbos_config(engine.db, executor_id))
         dbos.DBOS.listen_queues([])  # this library's queues are claimed by its dispatcher
         dbos.DBOS.launch()
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
 
-        queues: dict[str, int | None] = {takeover.queue: None}
-        if worker:
-            queues[QUEUE_NAME] = worker_concurrency
         dispatcher = Dispatcher(
             connections(_get_dbos_instance()._sys_db),
             queues,
@@ -197,10 +227,8 @@ def launch(
         dbos.DBOS.destroy(destroy_registry=False)
         close_step_tables()
         close_connections()
-        liveness.close()
+        takeover.liveness.close()
         raise
-    engine.takeover = takeover
-    return engine
 
 
 def off_loop(call: Callable[[], T]) -> T:

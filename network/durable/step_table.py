@@ -51,6 +51,20 @@ class StepRow(NamedTuple):
     serialization: str | None
 
 
+class StepOutcome(NamedTuple):
+    """One step's outcome, to record: whose it is (the workflow, and the execution's owner
+    token), which step, when it started (epoch ms), and its serialized output or error."""
+
+    workflow_id: str
+    owner: str
+    number: int
+    name: str
+    started: int
+    output: str | None
+    error: str | None
+    serialization: str
+
+
 class StepTable:
     """The system database's step rows, for the workflows this process executes."""
 
@@ -117,47 +131,31 @@ class StepTable:
     ) -> None:
         """Write step `number`'s outcome, if this execution still owns the workflow
         (blocking: call from a thread; `record_async` on an event loop)."""
-        params = self._params(workflow_id, owner, number, name, started, output, error)
-        self._check(self._execute(self._insert, {**params, "serialization": serialization}), params)
+        outcome = StepOutcome(
+            workflow_id, owner, number, name, started, output, error, serialization
+        )
+        params = self._params(outcome)
+        self._check(self._execute(self._insert, params), params)
 
-    async def record_async(
-        self,
-        workflow_id: str,
-        owner: str,
-        number: int,
-        name: str,
-        *,
-        started: int,
-        output: str | None,
-        error: str | None,
-        serialization: str,
-    ) -> None:
+    async def record_async(self, outcome: StepOutcome) -> None:
         """`record`, without blocking the event loop (see `Connections.execute_async`)."""
-        params = self._params(workflow_id, owner, number, name, started, output, error)
-        params["serialization"] = serialization
+        params = self._params(outcome)
         rows = await self.connections.execute_async(self._insert, params)
         if not rows:
-            await anyio.to_thread.run_sync(self._refused, workflow_id)
+            await anyio.to_thread.run_sync(self._refused, outcome.workflow_id)
         self._check(rows, params)
 
-    def _params(
-        self,
-        workflow_id: str,
-        owner: str,
-        number: int,
-        name: str,
-        started: int,
-        output: str | None,
-        error: str | None,
-    ) -> dict[str, Any]:
+    def _params(self, outcome: StepOutcome) -> dict[str, Any]:
+        """The insert's parameters: `outcome`, completed now, by this application."""
         return {
-            "workflow": workflow_id,
-            "owner": owner,
-            "number": number,
-            "name": name,
-            "output": output,
-            "error": error,
-            "started": started,
+            "workflow": outcome.workflow_id,
+            "owner": outcome.owner,
+            "number": outcome.number,
+            "name": outcome.name,
+            "output": outcome.output,
+            "error": outcome.error,
+            "serialization": outcome.serialization,
+            "started": outcome.started,
             "completed": int(time.time() * 1000),
             "app": self.app_name,
         }

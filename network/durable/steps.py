@@ -36,7 +36,7 @@ from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
 from network.durable.state_writes import apply_writes, writes_mark, writes_since
-from network.durable.step_table import StepRow, StepTable, step_table
+from network.durable.step_table import StepOutcome, StepRow, StepTable, step_table
 from network.run.context import Router, RunContext
 from network.state.state import State
 
@@ -114,14 +114,16 @@ class Recording:
                 raise UnrecordableStepError(self.workflow_id, name, exc) from exc
             text = None
         await self.table.record_async(
-            self.workflow_id,
-            self.owner,
-            number,
-            name,
-            started=started,
-            output=output_text,
-            error=text,
-            serialization=serialization,
+            StepOutcome(
+                self.workflow_id,
+                self.owner,
+                number,
+                name,
+                started,
+                output_text,
+                text,
+                serialization,
+            )
         )
 
 

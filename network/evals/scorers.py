@@ -26,7 +26,7 @@ import inspect
 import json
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from network.errors import ConfigurationError
@@ -51,13 +51,8 @@ class Score:
     reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The score as JSON data."""
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "value": self.value,
-            "reason": self.reason,
-        }
+        """The score as JSON data (its fields, by name)."""
+        return asdict(self)
 
 
 @dataclass(slots=True)

@@ -42,7 +42,7 @@ from network.threads.memory import MemoryStore
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
-    from mcp.types import CallToolResult
+    from mcp.types import CallToolRequestParams, CallToolResult, ListToolsResult
 
 LOGGER = "network.mcp"
 
@@ -80,8 +80,7 @@ def mcp_server(
             an SQLite path (default: a `MemoryStore` of this server, lost with the process).
         lease_ttl: with `store`, seconds a run's lease on its thread lasts without renewal.
     """
-    import mcp.types as types  # noqa: PLC0415 (mcp: only serving a network loads it)
-    from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp)
+    from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp: only serving a network loads it)
 
     served = ServedThreads(
         network,
@@ -89,55 +88,7 @@ def mcp_server(
         store=store if store is not None else MemoryStore(),
         lease_ttl=lease_ttl,
     )
-    name = tool_name or run_tool_name(network)
-    tool = types.Tool(
-        name=name,
-        description=description or _description(network),
-        input_schema=RunArguments.model_json_schema(),
-        output_schema=OUTPUT_SCHEMA,
-    )
-
-    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[tool])
-
-    async def call_tool(
-        mcp_request: Any, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        if params.name != name:
-            return _error(f"unknown tool {params.name!r} (this server has {name!r})")
-        try:
-            arguments = RunArguments.model_validate(params.arguments or {})
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-                for e in exc.errors(include_url=False)
-            )
-            return _error(f"invalid arguments: {problems}")
-        request = getattr(mcp_request, "request", None)  # the HTTP request, None over stdio
-        thread: str | None = None
-        try:
-            if arguments.thread is None and arguments.answers is None:
-                await served.principal(request, None)
-                result = await network.run(arguments.input, state=arguments.state)
-            else:
-                result, thread = await run_on_thread(served, request, arguments)
-        except RequestError as refused:
-            return _error(f"refused ({refused.code}): {refused.message}")
-        except Exception as exc:  # the caller reads what it may; the server goes on
-            told, _ = screened(exc, logger=LOGGER, event="mcp_run_failed", network=network.name)
-            return _error(f"run of network {network.name!r} failed: {told}")
-        structured: dict[str, Any] = {
-            "output": result.output,
-            "stop_reason": str(result.stop_reason),
-            "state": result.state.snapshot(),
-        }
-        if thread is not None:
-            structured["thread"] = thread
-            structured["interrupts"] = waiting(result)
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.output or "")],
-            structured_content=structured,
-        )
+    tool = _RunTool(network, served, tool_name or run_tool_name(network), description)
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
@@ -146,7 +97,86 @@ def mcp_server(
         finally:
             await served.close()  # a store opened here from a URL or path
 
-    return Server(network.name, on_list_tools=list_tools, on_call_tool=call_tool, lifespan=lifespan)
+    return Server(network.name, on_list_tools=tool.list, on_call_tool=tool.call, lifespan=lifespan)
+
+
+class _RunTool:
+    """The server's one tool: its listing, and each call as a run of the network."""
+
+    def __init__(
+        self,
+        network: Network[Any],
+        served: ServedThreads,
+        name: str,
+        description: str | None,
+    ) -> None:
+        import mcp.types as types  # noqa: PLC0415 (mcp)
+
+        self.network = network
+        self.served = served
+        self.name = name
+        self.tool = types.Tool(
+            name=name,
+            description=description or _description(network),
+            input_schema=RunArguments.model_json_schema(),
+            output_schema=OUTPUT_SCHEMA,
+        )
+
+    async def list(self, _ctx: Any, _params: Any) -> ListToolsResult:
+        from mcp.types import ListToolsResult  # noqa: PLC0415 (mcp)
+
+        return ListToolsResult(tools=[self.tool])
+
+    async def call(self, mcp_request: Any, params: CallToolRequestParams) -> CallToolResult:
+        """A `tools/call`: the arguments validated, the run, its result or an `isError` one."""
+        if params.name != self.name:
+            return _error(f"unknown tool {params.name!r} (this server has {self.name!r})")
+        try:
+            arguments = RunArguments.model_validate(params.arguments or {})
+        except ValidationError as exc:
+            return _error(f"invalid arguments: {_problems(exc)}")
+        request = getattr(mcp_request, "request", None)  # the HTTP request, None over stdio
+        thread: str | None = None
+        try:
+            if arguments.thread is None and arguments.answers is None:
+                await self.served.principal(request, None)
+                result = await self.network.run(arguments.input, state=arguments.state)
+            else:
+                result, thread = await run_on_thread(self.served, request, arguments)
+        except RequestError as refused:
+            return _error(f"refused ({refused.code}): {refused.message}")
+        except Exception as exc:  # the caller reads what it may; the server goes on
+            name = self.network.name
+            told, _ = screened(exc, logger=LOGGER, event="mcp_run_failed", network=name)
+            return _error(f"run of network {name!r} failed: {told}")
+        return _answer(result, thread)
+
+
+def _problems(exc: ValidationError) -> str:
+    """Each invalid argument, by its path, with pydantic's message."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+        for e in exc.errors(include_url=False)
+    )
+
+
+def _answer(result: Any, thread: str | None) -> CallToolResult:
+    """A run's result: its output as text, and output, stop reason and state (with the
+    thread and its waiting interrupts, on a thread) as structured content."""
+    from mcp.types import CallToolResult, TextContent  # noqa: PLC0415 (mcp)
+
+    structured: dict[str, Any] = {
+        "output": result.output,
+        "stop_reason": str(result.stop_reason),
+        "state": result.state.snapshot(),
+    }
+    if thread is not None:
+        structured["thread"] = thread
+        structured["interrupts"] = waiting(result)
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.output or "")],
+        structured_content=structured,
+    )
 
 
 def _description(network: Network[Any]) -> str:

@@ -64,6 +64,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from network.errors import ConfigurationError
+
 if TYPE_CHECKING:
     from network.history.messages import ToolCall
     from network.history.model_io import ModelRequest, ModelResponse
@@ -213,3 +215,18 @@ def implements(capability: Capability, stage: str) -> bool:
     if found is None:
         return False
     return getattr(found, "__func__", None) is not getattr(Capability, stage)
+
+
+def checked_capabilities(
+    owner: str, given: Sequence[Any], before: Sequence[Capability] = ()
+) -> tuple[Capability, ...]:
+    """`before`, then `owner`'s `capabilities=` `given`, each checked: a `Capability`, and
+    not one already there (the same object twice), else a `ConfigurationError` naming `owner`."""
+    found = list(before)
+    for item in given:
+        if not isinstance(item, Capability):
+            raise ConfigurationError(f"{owner}: {item!r} is not a Capability")
+        if any(item is known for known in found):
+            raise ConfigurationError(f"{owner}: capability {item!r} given twice")
+        found.append(item)
+    return tuple(found)

@@ -64,12 +64,23 @@ def list_limit(text: str | None) -> int:
     `invalid_limit` otherwise); `DEFAULT_LIST_LIMIT` when absent."""
     if text is None:
         return DEFAULT_LIST_LIMIT
-    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_LIST_LIMIT))
-    if not digits or not 1 <= int(text) <= MAX_LIST_LIMIT:
+    limit = limit_in_range(text)
+    if limit is None:
         raise RequestError(
             422,
             "invalid_limit",
             f"limit must be an integer from 1 to {MAX_LIST_LIMIT}",
             key="limit",
         )
+    return limit
+
+
+def limit_in_range(text: str) -> int | None:
+    """`text` as a list's limit, an integer from 1 to `MAX_LIST_LIMIT`, or None when it is
+    not one."""
+    # ASCII digits only ("²" is a digit to `isdigit`, not to `int`), and few of them (`int`
+    # refuses more than 4,300)
+    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_LIST_LIMIT))
+    if not digits or not 1 <= int(text) <= MAX_LIST_LIMIT:
+        return None
     return int(text)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from network.errors import ConfigurationError
-from network.numbers import check_number
+from network.numbers import check_sizes
 from network.run.interrupts import Interrupt
 
 DEFAULT_MAX_THREADS = 10_000
@@ -105,12 +105,12 @@ class ThreadRegistry:
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
     ) -> None:
-        for name, value in (
-            ("max_threads", max_threads),
-            ("max_bytes", max_bytes),
-            ("max_thread_bytes", max_thread_bytes),
-        ):
-            check_number(f"ThreadRegistry: {name}", value, integer=True, minimum=1)
+        check_sizes(
+            "ThreadRegistry",
+            max_threads=max_threads,
+            max_bytes=max_bytes,
+            max_thread_bytes=max_thread_bytes,
+        )
         if max_thread_bytes > max_bytes:
             raise ConfigurationError(
                 f"ThreadRegistry: max_thread_bytes ({max_thread_bytes}) is larger than "

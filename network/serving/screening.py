@@ -69,10 +69,18 @@ async def guarded(operation: str, pending: Awaitable[T]) -> T:
     except RequestError:
         raise
     except Exception as error:  # the store's own text may quote SQL or values: logged only
-        reference = new_id("err_")
-        log.error("serving.store_failed", operation=operation, reference=reference, exc_info=error)
-        raise RequestError(
-            500,
-            "store_failed",
-            f"the thread store failed (reference {reference}); the server's log has the details",
-        ) from error
+        raise store_failure(operation, error, log, "serving.store_failed") from error
+
+
+def store_failure(
+    operation: str, error: BaseException, logger: LazyLogger, event: str
+) -> RequestError:
+    """500 `store_failed` for a failed store call, with only a reference; the exception is
+    logged as `event` on `logger` under the same reference."""
+    reference = new_id("err_")
+    logger.error(event, operation=operation, reference=reference, exc_info=error)
+    return RequestError(
+        500,
+        "store_failed",
+        f"the thread store failed (reference {reference}); the server's log has the details",
+    )

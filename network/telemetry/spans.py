@@ -47,6 +47,7 @@ from network.run.events import (
     SubagentStarted,
 )
 from network.telemetry import conventions as c
+from network.telemetry._outcome import fail, hex_ids, tool_outcome
 from network.telemetry.content import (
     ContentRecorder,
     key_of,
@@ -64,8 +65,40 @@ def _ns(seconds: float) -> int:
     return int(seconds * 1e9)
 
 
-def _hex(value: int, width: int) -> str:
-    return format(value, f"0{width}x")
+def _start_root(trace: Any, tracer: Any, ctx: RunContext) -> Any:
+    """The run's root span: under its parent's tool span for a sub-run, linked to the
+    interrupted runs' roots for a resumed one."""
+    name = ctx.network.name
+    attributes: dict[str, Any] = {
+        c.OPERATION: c.INVOKE_WORKFLOW,
+        c.AGENT_NAME: name,  # v0.1.0: a workflow is named by gen_ai.agent.name
+        c.RUN_ID: ctx.run_id,
+    }
+    if ctx.thread_id is not None:
+        attributes[c.CONVERSATION_ID] = ctx.thread_id
+    links = [
+        trace.Link(_span_context(trace, ids, remote=True), {c.RESUMED: True})
+        for ids in ctx.engine.trace_links
+    ]
+    parent = None
+    if ctx.engine.trace_parent is not None:  # a sub-run: under its parent's tool span
+        parent = trace.set_span_in_context(
+            trace.NonRecordingSpan(_span_context(trace, ctx.engine.trace_parent, remote=False))
+        )
+    return tracer.start_span(
+        f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
+    )
+
+
+def _span_context(trace: Any, ids: tuple[str, str], *, remote: bool) -> Any:
+    """The sampled span context of the hex `(trace id, span id)` a run's context carries."""
+    trace_id, span_id = ids
+    return trace.SpanContext(
+        int(trace_id, 16),
+        int(span_id, 16),
+        is_remote=remote,
+        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+    )
 
 
 class RunSpans:
@@ -85,61 +118,13 @@ class RunSpans:
         self.tracer = tracer
         self.instruments = instruments
         self.content = content
-        name = ctx.network.name
-        attributes: dict[str, Any] = {
-            c.OPERATION: c.INVOKE_WORKFLOW,
-            c.AGENT_NAME: name,  # v0.1.0: a workflow is named by gen_ai.agent.name
-            c.RUN_ID: ctx.run_id,
-        }
-        if ctx.thread_id is not None:
-            attributes[c.CONVERSATION_ID] = ctx.thread_id
-        links = [
-            trace.Link(
-                trace.SpanContext(
-                    int(trace_id, 16),
-                    int(span_id, 16),
-                    is_remote=True,
-                    trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
-                ),
-                {c.RESUMED: True},
-            )
-            for trace_id, span_id in ctx.engine.trace_links
-        ]
-        parent = None
-        if ctx.engine.trace_parent is not None:  # a sub-run: under its parent's tool span
-            trace_id, span_id = ctx.engine.trace_parent
-            parent = trace.set_span_in_context(
-                trace.NonRecordingSpan(
-                    trace.SpanContext(
-                        int(trace_id, 16),
-                        int(span_id, 16),
-                        is_remote=False,
-                        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
-                    )
-                )
-            )
-        self.root = tracer.start_span(
-            f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
-        )
+        self.root = _start_root(trace, tracer, ctx)
         self.root_context = trace.set_span_in_context(self.root)
         span_context = self.root.get_span_context()
         if span_context.is_valid:
-            ctx.engine.trace_id = _hex(span_context.trace_id, 32)
-            ctx.engine.span_id = _hex(span_context.span_id, 16)
-        answered = ctx.engine.resume
-        if answered:
-            self.root.set_attribute(c.RESUMED, True)
-            for interrupt, answer in answered:
-                self.root.add_event(
-                    c.RESUME_EVENT,
-                    {
-                        "agent_network.interrupt.id": interrupt.id,
-                        "agent_network.approved": answer.approved,
-                        c.TOOL_NAME: interrupt.tool,
-                        c.TOOL_CALL_ID: interrupt.tool_call_id,
-                        c.AGENT_NAME: interrupt.agent,
-                    },
-                )
+            ctx.engine.trace_id, ctx.engine.span_id = hex_ids(span_context)
+        if ctx.engine.resume:
+            self._mark_resumed(ctx.engine.resume)
         self.agent_span: Any = None
         self.unfinished: list[Any] = []  # agent spans closed by an error, ended by RUN_ERROR
         # The live agent spans of a fan-out's branches: branch id -> (span, branch context,
@@ -151,6 +136,21 @@ class RunSpans:
         self.discarded_seen = 0  # requests of answers a trip discarded, already drawn
         # Tool calls running a sub-run (`agents.as_tool`): live spans (`subagent_spans`).
         self.subagents = SubagentToolSpans(tracer, trace, content)
+
+    def _mark_resumed(self, answered: Sequence[tuple[Any, Any]]) -> None:
+        """A resumed run: its root marked resumed, an event per answer it starts from."""
+        self.root.set_attribute(c.RESUMED, True)
+        for interrupt, answer in answered:
+            self.root.add_event(
+                c.RESUME_EVENT,
+                {
+                    "agent_network.interrupt.id": interrupt.id,
+                    "agent_network.approved": answer.approved,
+                    c.TOOL_NAME: interrupt.tool,
+                    c.TOOL_CALL_ID: interrupt.tool_call_id,
+                    c.AGENT_NAME: interrupt.agent,
+                },
+            )
 
     async def __call__(self, event: Any) -> None:
         try:
@@ -301,7 +301,7 @@ class RunSpans:
         parent = self._trace.set_span_in_context(span)
         for call in failed:
             self._chat(call, parent, None)
-        _fail(span, error_type)
+        fail(span, error_type)
         ended = max((_end_ns(call) for call in failed), default=None)
         span.end(end_time=ended)
 
@@ -396,7 +396,7 @@ class RunSpans:
             start_time=start,
         )
         if call.error:
-            _fail(span, call.error)
+            fail(span, call.error)
         content = self.content
         if content is not None and result is not None:
             if result.prompt:
@@ -408,7 +408,7 @@ class RunSpans:
             self.instruments.record(call, call.agent or "")
 
     def _tool(self, agent_span: Any, parent: Any, record: Any, handoff: Any = None) -> None:
-        if self.subagents.end(record, _fail):  # a sub-run's tool call: its span was live
+        if self.subagents.end(record):  # a sub-run's tool call: its span was live
             return
         if record.error_type == "rejected":  # never ran: the person said no
             agent_span.add_event(
@@ -433,12 +433,8 @@ class RunSpans:
             attributes=attributes,
             start_time=start,
         )
-        if record.is_error:
-            _fail(span, record.error_type or "_OTHER")
+        tool_outcome(span, record, self.content)
         content = self.content
-        if content is not None:
-            content.set(span, c.TOOL_ARGUMENTS, record.arguments)
-            content.set(span, c.TOOL_RESULT, record.content)
         end = start + int(record.duration_ms * 1e6)
         if handoff is not None:
             handoff_span(self.tracer, self._trace.set_span_in_context(span), handoff, start, end)
@@ -453,7 +449,7 @@ class RunSpans:
             return
         checks = guardrails.checks[self.guardrails_seen :]
         self.guardrails_seen = len(guardrails.checks)
-        guardrail_spans(self.tracer, self._trace, checks, parent, self._chat, _fail)
+        guardrail_spans(self.tracer, self._trace, checks, parent, self._chat, fail)
 
     # -- routers ---------------------------------------------------------------------------
 
@@ -491,7 +487,7 @@ class RunSpans:
                 self._chat(call, parent, None)
             span.set_attributes(_usage({}, group))
             if last.error:
-                _fail(span, last.error)
+                fail(span, last.error)
             span.end(end_time=_ns(last.started_at) + int(last.duration_ms * 1e6))
 
     # -- the run ---------------------------------------------------------------------------
@@ -537,7 +533,7 @@ class RunSpans:
         error_type = event.code or "_OTHER"
         self._end_unfinished(error_type)
         self.root.set_attribute(c.STOP_REASON, "error")
-        _fail(self.root, error_type, event.message if self.content is not None else None)
+        fail(self.root, error_type, event.message if self.content is not None else None)
         self._end_root()
 
     def _end_unfinished(self, error_type: str) -> None:
@@ -551,9 +547,9 @@ class RunSpans:
             parent = self._trace.set_span_in_context(self.unfinished[-1])
             for call in failed:
                 self._chat(call, parent, None)
-        self.subagents.fail_all(error_type, _fail)  # sub-runs the error cut short
+        self.subagents.fail_all(error_type)  # sub-runs the error cut short
         for span in self.unfinished:
-            _fail(span, error_type)
+            fail(span, error_type)
             span.end()
         self.unfinished.clear()
 
@@ -567,13 +563,6 @@ class RunSpans:
 
 def _end_ns(call: Any) -> int:
     return _ns(call.started_at) + int(call.duration_ms * 1e6)
-
-
-def _fail(span: Any, error_type: str, description: str | None = None) -> None:
-    from opentelemetry.trace import Status, StatusCode  # noqa: PLC0415 (opentelemetry: only imported once an SDK is configured)
-
-    span.set_attribute(c.ERROR_TYPE, error_type)
-    span.set_status(Status(StatusCode.ERROR, description))
 
 
 def _usage(attributes: dict[str, Any], calls: Sequence[Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from network.run.context import RunContext
 from network.telemetry import conventions as c
+from network.telemetry._outcome import fail, hex_ids, tool_outcome
 
 
 class SubagentToolSpans:
@@ -53,12 +54,9 @@ class SubagentToolSpans:
             spans = ctx.engine.subagent_spans
             if spans is None:
                 spans = ctx.engine.subagent_spans = {}
-            spans[event.subagent_run_id] = (
-                format(span_context.trace_id, "032x"),
-                format(span_context.span_id, "016x"),
-            )
+            spans[event.subagent_run_id] = hex_ids(span_context)
 
-    def end(self, record: Any, fail: Any) -> bool:
+    def end(self, record: Any) -> bool:
         """The call's record: its live span ends with what the record says (True), or the
         call ran no sub-run (False)."""
         live = self.live.pop(record.id, None)
@@ -67,12 +65,7 @@ class SubagentToolSpans:
         span = live[0]
         span.update_name(f"{c.EXECUTE_TOOL} {record.name}")
         span.set_attribute(c.TOOL_NAME, record.name)
-        if record.is_error:
-            fail(span, record.error_type or "_OTHER")
-        content = self.content
-        if content is not None:
-            content.set(span, c.TOOL_ARGUMENTS, record.arguments)
-            content.set(span, c.TOOL_RESULT, record.content)
+        tool_outcome(span, record, self.content)
         span.end(end_time=int(record.started_at * 1e9) + int(record.duration_ms * 1e6))
         return True
 
@@ -85,7 +78,7 @@ class SubagentToolSpans:
                 span.set_attribute(c.STOP_REASON, "interrupted")
                 span.end()
 
-    def fail_all(self, error_type: str, fail: Any) -> None:
+    def fail_all(self, error_type: str) -> None:
         """The run failed: every live one ends failed."""
         for span, _parent in self.live.values():
             fail(span, error_type)

@@ -12,7 +12,7 @@ import pytest
 from agents import Agent, ContextPolicy, LiteLLMModel, OpenAIModel, Price, ScriptedModel, tool
 from network import ConfigurationError, Network, Parallel, RetryPolicy, StopReason, UsageLimits
 from network.agui import ThreadRegistry
-from network.numbers import check_number
+from network.numbers import check_number, check_sizes
 from network.threads import SQLStore
 from routers import routing_agent
 
@@ -102,3 +102,12 @@ async def test_a_fan_out_past_max_model_calls_is_not_started() -> None:
     )
     fits = await network.run("go", limits=UsageLimits(max_model_calls=3))
     assert fits.stop_reason == StopReason.ROUTER_FINISHED and sorted(calls) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("bad", [*BAD, 0, 1.5, None])
+def test_check_sizes_refuses_all_but_whole_numbers_of_one_or_more(bad: Any) -> None:
+    check_sizes("Box", max_items=1, max_bytes=10**9)  # fine: nothing raised
+    with pytest.raises(ConfigurationError, match=r"^Box: max_bytes must be an int >= 1, got "):
+        check_sizes("Box", max_items=1, max_bytes=bad)
+    with pytest.raises(ValueError, match=r"^max_items must be an int >= 1, got "):
+        check_sizes("", ValueError, max_items=bad)

@@ -18,7 +18,7 @@ import { $, boundedText, el, iso, longPre, pre, randomId, section, served, setTe
 import { renderConversation, renderOutcome } from "./conversationview.js";
 import { drawGraph } from "./graphview.js";
 import { applyOp, clone, getPath } from "./patch.js";
-import { readEvents } from "./sse.js";
+import { fetchJSON, readEvents } from "./sse.js";
 import { renderDiff, renderState } from "./stateview.js";
 import { timeTravelSection } from "./timetravel.js";
 
@@ -58,26 +58,8 @@ let graphNodes = new Map();
 let renderQueued = false;
 let serverInfo = { runs_on_store: false }; // GET /api/server
 
-// GET a JSON view: `{ ok, body, message }`, never throwing. A failure (no connection, a body
-// that is not JSON, an error status) gives `ok: false` and a message to show: the page then
-// says what went wrong instead of waiting forever.
-async function getJSON(url) {
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (error) {
-    return { ok: false, body: null, message: "could not reach the dev server" };
-  }
-  let body = null;
-  try {
-    body = await response.json();
-  } catch (error) {
-    return { ok: false, body: null, message: "HTTP " + response.status + " (the answer was not JSON)" };
-  }
-  if (response.ok) return { ok: true, body, message: "" };
-  const error = body && body.error;
-  return { ok: false, body, message: error && error.message ? error.message : "HTTP " + response.status };
-}
+// GET a JSON view: `{ ok, body, message }`, never throwing (see `fetchJSON`).
+const getJSON = (url) => fetchJSON(url);
 
 function setStatus(text, kind) {
   const status = $("status");

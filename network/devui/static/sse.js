@@ -1,5 +1,30 @@
-// Reading an AG-UI answer: a text/event-stream whose frames are `data: <json>` lines ended by a
-// blank line, read from fetch's ReadableStream as the bytes arrive.
+// Reading the dev server's answers: a JSON one (`fetchJSON`), and an AG-UI answer, a
+// text/event-stream whose frames are `data: <json>` lines ended by a blank line, read from
+// fetch's ReadableStream as the bytes arrive (`readEvents`).
+
+// Fetches `url` (with fetch's `init`) and reads its JSON answer: `{ ok, body, message }`, never
+// throwing. A failure (no connection, a body that is not JSON, an error status) gives `ok:
+// false` and a message to show, so the page says what went wrong instead of waiting forever;
+// with `withKey`, the message ends with the key at fault when the error names one.
+export async function fetchJSON(url, init, withKey = false) {
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (error) {
+    return { ok: false, body: null, message: "could not reach the dev server" };
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (error) {
+    return { ok: false, body: null, message: "HTTP " + response.status + " (the answer was not JSON)" };
+  }
+  if (response.ok) return { ok: true, body, message: "" };
+  const error = body && body.error;
+  const message = error && error.message ? error.message : "HTTP " + response.status;
+  const key = withKey && error && error.key ? " [" + error.key + "]" : "";
+  return { ok: false, body, message: message + key };
+}
 
 function parseFrame(frame) {
   const data = frame

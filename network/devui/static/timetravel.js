@@ -7,31 +7,18 @@
 // on the page while the thread it names is opened.
 
 import { $, el, iso } from "./dom.js";
+import { fetchJSON } from "./sse.js";
 
 const MAX_EDITABLE = 200000; // characters of state JSON put in the editor (larger: start empty)
 
-async function postJSON(url, body) {
-  let response;
-  try {
-    response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    return { ok: false, body: null, message: "could not reach the dev server" };
-  }
-  let answer = null;
-  try {
-    answer = await response.json();
-  } catch (error) {
-    return { ok: false, body: null, message: "HTTP " + response.status + " (the answer was not JSON)" };
-  }
-  if (response.ok) return { ok: true, body: answer, message: "" };
-  const error = answer && answer.error;
-  const key = error && error.key ? " [" + error.key + "]" : "";
-  return { ok: false, body: answer, message: (error && error.message ? error.message : "HTTP " + response.status) + key };
-}
+// POST a JSON body: `{ ok, body, message }`, never throwing; a refusal's message names the key
+// at fault (see `fetchJSON`).
+const postJSON = (url, body) =>
+  fetchJSON(
+    url,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    true,
+  );
 
 // The keys of `edited` whose value differs from `state`'s (a fork's update sets keys; it
 // cannot remove one).
