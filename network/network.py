@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, Unpack
 from network import kernel
 from network.capabilities.budgets import Metering
 from network.capabilities.client_tools import ClientTools
-from network.capabilities.progress import StateProgress
 from network.capabilities.guardrails import Guardrails
 from network.capabilities.predictive import PredictiveState
+from network.capabilities.progress import StateProgress
 from network.capabilities.view import ConversationView
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
