@@ -54,8 +54,9 @@ class _Flushing:
     """`awaitable`, awaited so that each time it gives control back to the event loop, the
     store's unshown operations are sent first (the tool is suspended meanwhile).
 
-    Everything the event loop sends or throws in goes to `awaitable` unchanged; an error or a
-    cancellation while sending closes it, so its `finally` blocks run now.
+    Everything the event loop sends or throws in goes to `awaitable` unchanged, also while the
+    operations are being sent (a cancellation then reaches the tool at the wait it was about
+    to make, where its time limit expects it); closing this closes `awaitable`.
     """
 
     __slots__ = ("awaitable", "emitter", "kv")
@@ -76,17 +77,19 @@ class _Flushing:
             if kv.has_unpublished_ops():
                 try:
                     yield from self.emitter.flush_state(kv).__await__()
-                except BaseException:
-                    close = getattr(inner, "close", None)
-                    if close is not None:
-                        close()
+                except GeneratorExit:
+                    _close(inner)
                     raise
+                except BaseException as thrown:  # met while the tool waits: the tool's, as if
+                    try:  # its own wait had raised it (its time limit's cancellation, say)
+                        waiting_on = inner.throw(thrown)
+                    except StopIteration as done:
+                        return done.value  # type: ignore[no-any-return]
+                    continue
             try:
                 sent = yield waiting_on
             except GeneratorExit:
-                close = getattr(inner, "close", None)
-                if close is not None:
-                    close()
+                _close(inner)
                 raise
             except BaseException as thrown:  # a cancellation, a timeout: the tool's to handle
                 try:
@@ -98,3 +101,10 @@ class _Flushing:
                 waiting_on = inner.send(sent)
             except StopIteration as done:
                 return done.value  # type: ignore[no-any-return]
+
+
+def _close(awaitable: Any) -> None:
+    """Close a coroutine's iterator (its `finally` blocks run now), if it can be closed."""
+    close = getattr(awaitable, "close", None)
+    if close is not None:
+        close()

@@ -225,3 +225,23 @@ async def test_calls_run_side_by_side_show_their_writes_when_they_commit() -> No
     client = replay(wire(got))
     assert client.types.index("STATE_DELTA") > client.types.index("TOOL_CALL_RESULT")
     assert client.state == {"left": 1, "right": 2}
+
+
+async def test_a_tool_s_time_limit_holds_while_its_progress_waits_on_a_slow_sink() -> None:
+    @tool(timeout=0.2)
+    async def slow(ctx: ToolContext) -> str:
+        """Write, then take too long."""
+        ctx.kv.set("phase", "started")
+        await anyio.sleep(10)
+        return "never"
+
+    async def sink(event: Any) -> None:
+        if isinstance(event, StateDelta):
+            await anyio.sleep(1)  # a client that reads slowly
+
+    agent = Agent("worker", tools=[slow], model=ScriptedModel([[call("slow")]]))
+    with anyio.fail_after(5):
+        result = await Network("slow", agents=[agent]).run("go", sinks=[Listener(sink)])
+    record = result.results[0].tool_calls[0]
+    assert record.error_type == "TimeoutError" and "timed out after 0.2 s" in record.error
+    assert "phase" not in result  # rolled back, as a timed-out call's writes always are
