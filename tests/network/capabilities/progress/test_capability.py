@@ -16,7 +16,7 @@ from agents import (
     tool,
     tool_output_guardrail,
 )
-from network import Network, RetryPolicy
+from network import Network, Parallel, RetryPolicy
 from network.capabilities.progress import StateProgress
 from network.run.emitter import Listener, Observer
 from network.run.events import StateDelta, ToolResult
@@ -245,3 +245,27 @@ async def test_a_tool_s_time_limit_holds_while_its_progress_waits_on_a_slow_sink
     record = result.results[0].tool_calls[0]
     assert record.error_type == "TimeoutError" and "timed out after 0.2 s" in record.error
     assert "phase" not in result  # rolled back, as a timed-out call's writes always are
+
+
+async def test_a_parallel_branch_s_tool_shows_its_writes_merged_at_the_join() -> None:
+    def worker(name: str) -> Agent:
+        @tool(name=f"work_{name}")
+        async def work(ctx: ToolContext) -> str:
+            """Work."""
+            ctx.kv.set(name, "done")
+            await anyio.sleep(0)
+            return "ok"
+
+        return Agent(name, tools=[work], model=ScriptedModel([[call(f"work_{name}")], "done"]))
+
+    left, right = worker("left"), worker("right")
+
+    def route(ctx: Any) -> Any:
+        return Parallel(left, right) if ctx.call_count == 0 else None
+
+    network = Network("fan", agents=[left, right], router=route)
+    async with network.stream("go") as events:
+        got = [event async for event in events]
+    client = replay(wire(got))
+    assert len(client.of("STATE_DELTA")) == 1  # once, merged, as before
+    assert client.state == events.result.state.snapshot() == {"left": "done", "right": "done"}
