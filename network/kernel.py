@@ -190,7 +190,9 @@ def _observe(
     """
     if ctx.engine.budget is None and network.limits is not None:
         ctx.engine.budget = Budget(network.limits)
-    ctx.engine.stages = network.run_stages_for(ctx, metered=metered)
+    # a sink that reads the run live sees a running tool's writes (`StateProgress`)
+    live = any(not isinstance(sink, Observer) or sink.streams for sink in sinks)
+    ctx.engine.stages = network.run_stages_for(ctx, metered=metered, live=live)
     spans = run_spans(ctx)
     # kept when the caller asked for them (the AG-UI server reports usage per model)
     ctx.engine.record_model_calls = (

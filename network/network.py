@@ -16,6 +16,7 @@ from network.capabilities.budgets import Metering
 from network.capabilities.client_tools import ClientTools
 from network.capabilities.guardrails import Guardrails
 from network.capabilities.predictive import PredictiveState
+from network.capabilities.progress import StateProgress
 from network.capabilities.view import ConversationView
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
@@ -153,6 +154,7 @@ class Network(Generic[DepsT]):
         self.predict_state = check_predict_state(self, predict_state) if predict_state else {}
         self.capabilities = self._capabilities(capabilities)
         self._run_stages = run_stages(self.capabilities)
+        self._live_stages: RunStages | None = None
         validate = getattr(self.router, "validate", None)
         if callable(validate):
             validate(self)
@@ -194,15 +196,23 @@ class Network(Generic[DepsT]):
                 )
         derived.capabilities = (*self.capabilities, *capabilities)
         derived._run_stages = run_stages(derived.capabilities)
+        derived._live_stages = None
         return derived
 
-    def run_stages_for(self, ctx: RunContext, *, metered: bool) -> RunStages:
+    def run_stages_for(self, ctx: RunContext, *, metered: bool, live: bool = False) -> RunStages:
         """The run stages of run `ctx`: the network's capabilities, after the run's own when
-        it has some: the tools its caller declared for it (an AG-UI client's) and, `metered`
-        or when it reserves on shared budgets already, their metering."""
+        it has some: the tools its caller declared for it (an AG-UI client's), `metered` or
+        when it reserves on shared budgets already, their metering, and `live` (a sink reads
+        the run as it happens) a running tool's state writes shown as it waits."""
         if not (ctx.engine.client_tools or metered or ctx.engine.budget_accounts):
-            return self._run_stages
+            if not live:
+                return self._run_stages
+            if self._live_stages is None:  # one tuple for every live run: agents cache it
+                self._live_stages = run_stages((StateProgress(), *self.capabilities))
+            return self._live_stages
         extra: list[Capability] = []
+        if live:
+            extra.append(StateProgress())
         if ctx.engine.client_tools:
             extra.append(ClientTools(ctx.engine.client_tools, offered=True))
         if metered or ctx.engine.budget_accounts:

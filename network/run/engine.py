@@ -60,6 +60,8 @@ async def execute(
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
         result = run_result(ctx, stop.reason, stop.summary, started)
         if events:
+            # what a stopped call showed and then undid is taken back (`KV.rollback`)
+            await emitter.flush_state(ctx.state.kv)
             finished = True
             await lifecycle.finish_run(ctx, thread_id, result)
         return result

@@ -3,9 +3,15 @@
 `predict_state={"recipe": {"tool": "create_recipe", "tool_argument": "recipe_data"}}`: while
 `create_recipe`'s arguments stream, AG-UI consumers see `recipe` take the value of its
 `recipe_data` argument (`network.capabilities.predictive`), and the value is written to `recipe`
-when
-the tool runs . Without `tool_argument` the whole argument object is the
-value. Kept apart from the predictive-state events so defining a network imports no AG-UI code.
+when the tool runs. Without `tool_argument` the whole argument object is the value.
+
+The tool may be one of the network's agents' tools, or a client tool: an agent's own
+`client_tool(...)`, or one the run's caller declares (an AG-UI client's frontend tool, as the
+AG-UI dojo's predictive-state page declares `write_document`). A name none of the agents has is
+therefore not an error here: it is a tool a caller declares, and in a run whose caller does
+not declare it the entry does nothing (no run offers the model that tool).
+
+Kept apart from the predictive-state events so defining a network imports no AG-UI code.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 from network.errors import ConfigurationError
 from network.history.messages import ToolCall
-from network.run.context import NetworkLike
+from network.run.context import NetworkLike, RunContext
 
 
 def check_predict_state(
@@ -23,7 +29,6 @@ def check_predict_state(
 ) -> dict[str, dict[str, Any]]:
     """The validated `predict_state`, or `ConfigurationError` naming the bad entry."""
     checked: dict[str, dict[str, Any]] = {}
-    tools = {name for agent in network.agents.values() for name in getattr(agent, "tools", {})}
     for key, spec in predict_state.items():
         where = f"network {network.name!r}: predict_state[{key!r}]"
         if not isinstance(key, str) or not key:
@@ -38,10 +43,8 @@ def check_predict_state(
         argument = spec.get("tool_argument")
         if argument is not None and not isinstance(argument, str):
             raise ConfigurationError(f"{where}: tool_argument must be a string")
-        if spec["tool"] not in tools:
-            raise ConfigurationError(
-                f"{where} names tool {spec['tool']!r}, which no agent of the network has"
-            )
+        if not spec["tool"]:
+            raise ConfigurationError(f"{where}: tool must be a tool's name, got ''")
         checked[key] = dict(spec)
     return checked
 
@@ -61,3 +64,13 @@ def predicted_values(predict_state: Mapping[str, Any], call: ToolCall) -> list[t
         elif argument in arguments:
             found.append((key, arguments[argument]))
     return found
+
+
+def offered_tools(ctx: RunContext) -> set[str]:
+    """The names of the tools run `ctx` offers a model: its agents' tools and client tools,
+    and the client tools its caller declared."""
+    names = {tool.name for tool in ctx.engine.client_tools}
+    for agent in ctx.network.agents.values():
+        names.update(getattr(agent, "tools", ()))
+        names.update(getattr(agent, "client_tools", ()))
+    return names

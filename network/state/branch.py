@@ -50,6 +50,10 @@ class BranchKV(KV):
         """Nothing: a branch's changes reach an event stream merged, at the join."""
         return []
 
+    def has_unpublished_ops(self) -> bool:
+        """False: see `unpublished_ops`."""
+        return False
+
     def savepoint(self) -> tuple[int, int, int, int]:
         mark = super().savepoint()
         self._write_marks[mark] = len(self.writes)

@@ -25,6 +25,7 @@ from network.state.provenance import (
     write_record,
 )
 from network.state.schema import Handler, KeySpec, StateSchema, validation_error
+from network.state.scopes import keys_held
 from network.state.storable import plain_json_copy
 from network.state.values import (
     ATOMIC_TYPES,
@@ -46,6 +47,7 @@ class KV:
     """The state's key-value store: `get`, `set`, `delete`, `has`, `keys` and `data`."""
 
     __slots__ = (
+        "_corrections",
         "_data",
         "_extra_specs",
         "_flat",
@@ -66,6 +68,7 @@ class KV:
         self._extra_specs: dict[str, KeySpec] = {}  # specs of undeclared keys, built once
         self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
         self._published = 0  # how many of them `unpublished_ops` handed out already
+        self._corrections: list[Op] | None = None  # see `rollback`: shown, then undone
         self._log: list[LogEntry] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
         self.writer: WriterFields = CALLER_FIELDS  # on whose behalf the store is written now
@@ -320,10 +323,19 @@ class KV:
         """
         ops = self._ops
         start = self._published
+        corrections = self._corrections
+        if corrections is not None:  # undone writes a stream showed: taken back first
+            self._corrections = None
+            self._published = len(ops)
+            return [*corrections, *ops[start:]]
         if len(ops) <= start:
             return []
         self._published = len(ops)
         return ops[start:]
+
+    def has_unpublished_ops(self) -> bool:
+        """Whether `unpublished_ops` would return anything now."""
+        return len(self._ops) > self._published or self._corrections is not None
 
     def load_copy(self, base: KV) -> None:
         """Start this empty store as a copy of `base`: its values (copied, so the two never
@@ -400,11 +412,31 @@ class KV:
                 self._flat.add(key)
             else:
                 self._flat.discard(key)
+        if self._published > ops_len:  # a stream showed some of them: it must take them back
+            self._take_back(ops_len)
         del self._ops[ops_len:]
         del self._log[log_len:]
         del self._shared[shared_len:]
         if journal_len == 0:
             self._journal = None
+
+    def _take_back(self, start: int) -> None:
+        """The operations from `start` on were shown (`unpublished_ops`) and are undone: the
+        operations that bring a copy which applied them back to the store's values (now
+        rolled back) wait for the next `unpublished_ops`, before any new operation. The
+        recorded operations (`take_ops`) never include them."""
+        shown = keys_held(self._ops[start : self._published])
+        corrections = self._corrections if self._corrections is not None else []
+        for key, held in shown.items():
+            spec = self.spec(key)
+            value = self._data.get(key, MISSING)
+            if value is not MISSING:
+                value = spec.json_copy(value)
+                corrections.append({"op": "add", "path": spec.pointer, "value": value})
+            elif held:  # the copy holds a key the store does not
+                corrections.append({"op": "remove", "path": spec.pointer})
+        self._corrections = corrections or None
+        self._published = start
 
     def release(self, mark: tuple[int, int, int, int]) -> None:
         """Keep the writes since `mark`; stop journaling once no savepoint is open."""

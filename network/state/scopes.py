@@ -36,3 +36,20 @@ def is_persistent(key: str) -> bool:
 def json_pointer(key: str) -> str:
     """The RFC 6901 pointer of a top-level key (`~` as `~0`, `/` as `~1`)."""
     return "/" + key.replace("~", "~0").replace("/", "~1")
+
+
+def key_of_path(path: str) -> tuple[str, bool]:
+    """The top-level key a JSON Pointer into the state's JSON form starts with, and whether
+    the pointer is the key's own (`/key`) rather than a path inside its value."""
+    head, inside, _ = path[1:].partition("/")
+    return head.replace("~1", "/").replace("~0", "~"), not inside
+
+
+def keys_held(ops: list[dict[str, object]]) -> dict[str, bool]:
+    """The top-level keys `ops` touch, in order, each with whether a copy that applied them
+    holds the key afterwards (a key's own `remove` is the only op that leaves it absent)."""
+    held: dict[str, bool] = {}
+    for op in ops:
+        key, own = key_of_path(str(op["path"]))
+        held[key] = not (own and op["op"] == "remove")
+    return held

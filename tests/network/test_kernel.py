@@ -80,8 +80,8 @@ class Definition:
     def new_state(self, data: Mapping[str, Any] | State | None = None) -> State:
         return self._network.new_state(data)
 
-    def run_stages_for(self, ctx: RunContext, *, metered: bool) -> RunStages:
-        return self._network.run_stages_for(ctx, metered=metered)
+    def run_stages_for(self, ctx: RunContext, *, metered: bool, live: bool = False) -> RunStages:
+        return self._network.run_stages_for(ctx, metered=metered, live=live)
 
 
 @pytest.fixture(autouse=True)

@@ -1,10 +1,11 @@
 """The predictive state capability, built by `Network(predict_state=...)`.
 
 Stages: run started (a run with sinks announces CUSTOM "PredictState" and follows tool
-arguments as they stream: `network.capabilities.predictive.streaming`), each tool call (the
-predicted keys take the arguments' values before the tool runs: `...predictive.writes`), the
-tool results (predictions whose call did not commit are taken back before the results go
-out).
+arguments as they stream: `network.capabilities.predictive.streaming`), the answer's tool
+calls (those handed to a client, a frontend tool's, commit their predicted keys now:
+`...predictive.writes.commit_handed`), each tool call (the predicted keys take the arguments'
+values before the tool runs: `...predictive.writes`), the tool results (predictions whose call
+did not commit are taken back before the results go out).
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from network.capabilities.predictive.writes import write_predicted
+from network.capabilities.predictive.writes import commit_handed, write_predicted
 from network.errors import StateError, ToolError
+from network.history.messages import ToolCall
 from network.history.results import ToolCallRecord
 from network.run.agent_call import AgentCall, ToolUse
 from network.run.capability import Capability
@@ -32,6 +34,10 @@ class PredictiveState(Capability):
             from network.capabilities.predictive.streaming import install  # noqa: PLC0415 (only runs with a sink need it)
 
             run.local(self, _Following).predictor = await install(run)
+
+    async def tool_calls(self, call: AgentCall, calls: list[ToolCall]) -> list[ToolCall]:
+        commit_handed(self.predict_state, call, calls)  # a client's calls: committed now
+        return calls
 
     async def wrap_tool(
         self, use: ToolUse, proceed: Callable[[], Awaitable[ToolCallRecord]]

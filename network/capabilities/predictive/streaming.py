@@ -8,7 +8,8 @@ While `create_recipe`'s arguments stream, the text so far is parsed as partial J
 `recipe_data` is sent as a STATE_DELTA `add /recipe` (which applies whether or not the client
 has the key). When the tool runs, the final value is committed through the schema
 (`network.capabilities.predictive.writes`), and that recorded write reaches the client as an
-ordinary STATE_DELTA.
+ordinary STATE_DELTA. A client tool (an AG-UI client's frontend tool) is not run here: its
+value is committed when its call is handed to the client (`...predictive.writes.commit_handed`).
 
 The client's copy must end equal to the server's state, so a prediction that is not committed
 (the tool failed, its arguments were invalid, the schema refused the value) is taken back:
@@ -26,6 +27,7 @@ from typing import Any
 from network.errors import StateError
 from network.run.context import RunContext
 from network.run.events import PredictState, StateDelta
+from network.run.predictive_config import offered_tools
 from network.state.scopes import is_persistent, json_pointer
 
 _MISSING: Any = object()
@@ -64,10 +66,10 @@ class _Prediction:
 class Predictor:
     """Turns streaming tool arguments into STATE_DELTAs, and takes back uncommitted ones."""
 
-    def __init__(self, ctx: RunContext) -> None:
+    def __init__(self, ctx: RunContext, entries: list[dict[str, Any]]) -> None:
         self.ctx = ctx
         self.by_tool: dict[str, list[tuple[str, str | None]]] = {}
-        for entry in config_entries(ctx.network.predict_state):
+        for entry in entries:
             if is_persistent(entry["state_key"]):  # temp: keys never reach a client
                 self.by_tool.setdefault(entry["tool"], []).append(
                     (entry["state_key"], entry.get("tool_argument"))
@@ -118,6 +120,7 @@ class Predictor:
             return
         kept = {record.id for record in records if not record.is_error}
         kept.update(interrupt.tool_call_id for interrupt in ctx.engine.interrupts)
+        kept.update(call.id for call in ctx.engine.pending_tool_calls)  # committed: a client's
         ops = []
         for key, prediction in self.open.items():
             if prediction.call_id in kept:
@@ -133,8 +136,13 @@ class Predictor:
 
 async def install(ctx: RunContext) -> Predictor:
     """Announce the network's predictive state and start following tool arguments; the
-    predictor, to be told which calls committed (`Predictor.settle`)."""
-    predictor = Predictor(ctx)
-    await ctx.engine.emitter.emit(PredictState(config_entries(ctx.network.predict_state)))
+    predictor, to be told which calls committed (`Predictor.settle`).
+
+    Only the entries whose tool the run offers are announced and followed: an entry naming a
+    client tool the run's caller did not declare does nothing in that run."""
+    offered = offered_tools(ctx)
+    entries = [e for e in config_entries(ctx.network.predict_state) if e["tool"] in offered]
+    predictor = Predictor(ctx, entries)
+    await ctx.engine.emitter.emit(PredictState(entries))
     ctx.engine.args_listeners = (*ctx.engine.args_listeners, predictor.on_args)
     return predictor

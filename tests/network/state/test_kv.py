@@ -76,3 +76,37 @@ def test_the_store_hands_out_unpublished_ops_once_and_keeps_them_for_take_ops() 
     assert len(kv.take_ops()) == 2  # showing a change does not take it off the result
     kv.set("c", 3)
     assert kv.unpublished_ops() == [{"op": "add", "path": "/c", "value": 3}]
+
+
+def test_a_rollback_of_shown_ops_hands_out_the_ops_that_take_them_back() -> None:
+    kv = KV()
+    kv.set("a", 1)
+    kv.set("gone", True)
+    kv.take_ops()
+    mark = kv.savepoint()
+    kv.set("a", 2)
+    kv.set("b", [1])
+    kv.delete("gone")
+    assert len(kv.unpublished_ops()) == 3  # a stream showed them
+    kv.set("c", 3)  # never shown
+    kv.rollback(mark)
+    assert kv.data == {"a": 1, "gone": True}
+    assert kv.unpublished_ops() == [
+        {"op": "add", "path": "/a", "value": 1},
+        {"op": "remove", "path": "/b"},
+        {"op": "add", "path": "/gone", "value": True},
+    ]
+    assert kv.take_ops() == []  # the record holds neither the undone ops nor the take-back
+    assert not kv.has_unpublished_ops()
+
+
+def test_a_key_made_and_removed_while_shown_is_not_removed_again() -> None:
+    kv = KV()
+    mark = kv.savepoint()
+    kv.set("tmp", 1)
+    kv.delete("tmp")
+    kv.unpublished_ops()
+    kv.rollback(mark)
+    assert kv.unpublished_ops() == []  # the shown copy does not hold `tmp` either
+    kv.set("z", 1)
+    assert kv.unpublished_ops() == [{"op": "add", "path": "/z", "value": 1}]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from network.state.scopes import is_persistent, json_pointer, scope_of
+from network.state.scopes import is_persistent, json_pointer, key_of_path, keys_held, scope_of
 
 
 @pytest.mark.parametrize(
@@ -33,3 +33,15 @@ def test_a_json_pointer_escapes_tilde_before_slash() -> None:
     assert json_pointer("a/b") == "/a~1b"
     assert json_pointer("a~b") == "/a~0b"
     assert json_pointer("~1") == "/~01"  # not "/~1", which would read back as "/"
+
+
+def test_a_pointer_names_its_top_level_key() -> None:
+    assert key_of_path("/a~1b~0c/0/x") == ("a/b~c", False)
+    assert key_of_path("/user:name") == ("user:name", True)
+    assert keys_held(
+        [
+            {"op": "add", "path": "/a", "value": 1},
+            {"op": "remove", "path": "/a"},
+            {"op": "remove", "path": "/b/0"},
+        ]
+    ) == {"a": False, "b": True}

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agents import Agent, ScriptedModel, call, tool
+from agents import Agent, ScriptedModel, call, client_tool, tool
 from network import ConfigurationError, Network
 from network.capabilities.predictive.streaming import parse_partial
 from tests.network.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
@@ -32,8 +32,10 @@ def test_partial_json_is_parsed_by_a_real_parser() -> None:
 
 def test_predict_state_is_checked_when_the_network_is_defined() -> None:
     chef = recipe_network().agents["chef"]
-    with pytest.raises(ConfigurationError, match="names tool 'create_recipes', which no agent"):
-        Network("r", agents=[chef], predict_state={"recipe": {"tool": "create_recipes"}})
+    # a tool no agent has is one a caller declares (a frontend tool): see the tests below
+    Network("r", agents=[chef], predict_state={"recipe": {"tool": "write_document"}})
+    with pytest.raises(ConfigurationError, match="tool must be a tool's name"):
+        Network("r", agents=[chef], predict_state={"recipe": {"tool": ""}})
     with pytest.raises(ConfigurationError, match="unknown fields"):
         Network("r", agents=[chef], predict_state={"recipe": {"tool": "create_recipe", "arg": "x"}})
 
@@ -102,3 +104,75 @@ async def test_a_failing_tool_restores_the_previous_value() -> None:
     assert result["recipe"] == old
     assert run.state == result.state.snapshot() == {"recipe": old, "servings": 2}
     assert run.of("STATE_DELTA")[-1]["delta"] == [{"op": "add", "path": "/recipe", "value": old}]
+
+
+DOCUMENT = "# Bruce\n\nBruce was a good dog."
+WRITE_DOCUMENT = {
+    "type": "object",
+    "properties": {"document": {"type": "string"}},
+    "required": ["document"],
+}
+PREDICT_DOCUMENT = {"document": {"tool": "write_document", "tool_argument": "document"}}
+
+
+def writer_network(model: Any, schema: Any = None, **agent_options: Any) -> Network:
+    """A writer whose `write_document` is a client tool: its own, or declared by a caller."""
+    writer = Agent("writer", model=model, **agent_options)
+    return Network(
+        "docs",
+        agents=[writer],
+        state_schema=schema or {"document": {"type": str}},
+        predict_state=PREDICT_DOCUMENT,
+    )
+
+
+async def test_a_client_tool_s_arguments_stream_into_state_and_commit_when_handed_over() -> None:
+    network = writer_network(
+        ScriptedModel([[call("write_document", document=DOCUMENT)]]),
+        tools=[client_tool("write_document", "Write the document.", WRITE_DOCUMENT)],
+    )
+    client, result = await events_of(network)
+    (announced,) = client.of("CUSTOM")
+    assert announced["value"] == [
+        {"state_key": "document", "tool": "write_document", "tool_argument": "document"}
+    ]
+    start, end = client.types.index("TOOL_CALL_START"), client.types.index("TOOL_CALL_END")
+    assert client.types[start:end].count("STATE_DELTA") >= 2  # the document as it streams
+    assert result.stop_reason == "client_tool"
+    assert [c.name for c in result.pending_tool_calls] == ["write_document"]
+    assert result["document"] == DOCUMENT  # committed when the call went to the client
+    assert client.state == {"document": DOCUMENT} == result.state.snapshot()
+    (write,) = result.state.history_of("document")
+    writer = write.writer
+    assert (writer.tool, writer.tool_call_id) == ("write_document", result.pending_tool_calls[0].id)
+
+
+async def test_a_client_tool_s_prediction_commits_without_a_sink_too() -> None:
+    network = writer_network(
+        ScriptedModel([[call("write_document", document=DOCUMENT)]]),
+        tools=[client_tool("write_document", "Write the document.", WRITE_DOCUMENT)],
+    )
+    result = await network.run("write about Bruce")
+    assert result["document"] == DOCUMENT
+    assert result.results[0].state_delta == [{"op": "add", "path": "/document", "value": DOCUMENT}]
+
+
+async def test_a_value_the_schema_refuses_keeps_the_call_from_the_client() -> None:
+    network = writer_network(
+        ScriptedModel([[call("write_document", document=42)]]),
+        tools=[client_tool("write_document", "Write the document.", WRITE_DOCUMENT)],
+    )
+    client, result = await events_of(network)
+    assert result.pending_tool_calls == []  # the model heard about it instead
+    record = result.results[0].tool_calls[0]
+    assert record.is_error and "state update failed" in record.error
+    assert result.stop_reason == "router_finished"  # the run was not handed to the client
+    assert "document" not in result and client.state == {}  # the prediction taken back
+
+
+async def test_an_entry_whose_client_tool_the_run_lacks_is_not_announced() -> None:
+    network = writer_network(ScriptedModel(["There is no document tool."]))
+    client, result = await events_of(network)
+    (announced,) = client.of("CUSTOM")
+    assert announced["value"] == []  # no run offers the model `write_document`
+    assert result.output == "There is no document tool." and client.state == {}
