@@ -397,15 +397,11 @@ class SQLTimeTravel:
         check_id("thread_id", thread_id)
         check_id("new_thread_id", new_thread_id)
         await self.setup()
-        t = self.tables
         now = time.time()
         async with self._writer.begin() as conn:
-            query = self._thread_select(thread_id).with_for_update(read=True, of=t.threads)
-            row = (await conn.execute(query)).first()
-            if row is None:
-                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-            await self._taken(conn, new_thread_id)
-            index, group, summaries = await self._locate(conn, thread_id, row.result_count, at)
+            row, index, group, summaries = await self._source(
+                conn, thread_id, at, new_thread_id, shared_lock=True
+            )
             start, end = group[0], group[-1]
             await self._copy(
                 conn,
@@ -467,6 +463,28 @@ class SQLTimeTravel:
             )
         )
 
+    async def _source(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        checkpoint: int | Checkpoint,
+        new_thread_id: str,
+        *,
+        shared_lock: bool,
+    ) -> tuple[Any, int, list[Mark], int]:
+        """A fork's or rewind's source thread row, locked (a fork only reads it: a shared
+        lock), once `new_thread_id` is found free; and where `checkpoint` is in it (its
+        index, its commits' marks, its summary count)."""
+        query = self._thread_select(thread_id).with_for_update(
+            read=shared_lock, of=self.tables.threads
+        )
+        row = (await conn.execute(query)).first()
+        if row is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
+        await self._taken(conn, new_thread_id)
+        index, group, summaries = await self._locate(conn, thread_id, row.result_count, checkpoint)
+        return row, index, group, summaries
+
     @database_errors
     async def rewind_thread(
         self, thread_id: str, *, to: int | Checkpoint, kept_as: str
@@ -475,76 +493,88 @@ class SQLTimeTravel:
         check_id("thread_id", thread_id)
         check_id("kept_as", kept_as)
         await self.setup()
-        t = self.tables
         now = time.time()
         async with self._writer.begin() as conn:
-            query = self._thread_select(thread_id).with_for_update(of=t.threads)
-            row = (await conn.execute(query)).first()
-            if row is None:
-                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-            await self._taken(conn, kept_as)
-            index, group, summaries = await self._locate(conn, thread_id, row.result_count, to)
+            row, index, group, summaries = await self._source(
+                conn, thread_id, to, kept_as, shared_lock=False
+            )
             start, end = group[0], group[-1]
             after = await self._after(conn, thread_id, end.revision)
-            everything = (row.revision, row.result_count, row.message_count, None)
-            await self._copy(conn, thread_id, kept_as, everything)
-            counts = (row.revision, row.message_count, row.result_count)
-            await self._new_thread(conn, kept_as, row, counts, row.meta, now)
-            current = t.thread_state
-            await conn.execute(
-                current.insert().from_select(
-                    ["thread_id", "key", "value"],
-                    select(literal(kept_as, String), current.c.key, current.c.value).where(
-                        current.c.thread_id == thread_id
-                    ),
-                )
-            )
-            await self._set_origin(conn, kept_as, thread_id, index, "rewind", now)
+            await self._keep_whole(conn, thread_id, row, kept_as, index, now)
             withdrawn = await self._commits.pending.withdraw_after(
                 conn, thread_id, (end.revision, row.revision), index, kept_as
             )
             await self._cut(conn, thread_id, end.revision, start, summaries)
-            revision = row.revision + 1
-            await conn.execute(
-                update(t.threads)
-                .where(t.threads.c.thread_id == thread_id)
-                .values(
-                    revision=revision,
-                    message_count=start.messages,
-                    result_count=start.results,
-                    updated_at=now,
-                )
-            )
-            await self._set_state(
-                conn, thread_id, await self._state_rows(conn, thread_id, end.revision)
-            )
-            await conn.execute(
-                t.timeline.commits.insert().values(
-                    thread_id=thread_id,
-                    revision=revision,
-                    calls=0,
-                    results=start.results,
-                    messages=start.messages,
-                    summaries=None,
-                    at=now,
-                    run_id=None,
-                    keys="[]",
-                    effects=None,
-                )
-            )
-            await self._count_rewind(conn, thread_id)
+            revision = await self._commit_rewind(conn, thread_id, row.revision, end, start, now)
         self.decoded.forget(thread_id)
-        count = row.result_count
         return RewindReport.model_construct(
             thread_id=thread_id,
             checkpoint=index,
             revision=revision,
-            discarded_calls=count - start.results,
+            discarded_calls=row.result_count - start.results,
             kept_as=kept_as,
             tool_calls_not_undone=tool_calls_after(after),
             shared_keys=shared_writes_after(after),
             withdrawn=withdrawn,
         )
+
+    async def _keep_whole(
+        self, conn: AsyncConnection, thread_id: str, row: Any, kept_as: str, index: int, now: float
+    ) -> None:
+        """A rewind's first step: the thread as it is, whole, copied to `kept_as` (its
+        records, its current keys), its origin naming the rewind at checkpoint `index`."""
+        everything = (row.revision, row.result_count, row.message_count, None)
+        await self._copy(conn, thread_id, kept_as, everything)
+        counts = (row.revision, row.message_count, row.result_count)
+        await self._new_thread(conn, kept_as, row, counts, row.meta, now)
+        current = self.tables.thread_state
+        await conn.execute(
+            current.insert().from_select(
+                ["thread_id", "key", "value"],
+                select(literal(kept_as, String), current.c.key, current.c.value).where(
+                    current.c.thread_id == thread_id
+                ),
+            )
+        )
+        await self._set_origin(conn, kept_as, thread_id, index, "rewind", now)
+
+    async def _commit_rewind(
+        self, conn: AsyncConnection, thread_id: str, was: int, end: Mark, start: Mark, now: float
+    ) -> int:
+        """The cut thread, at revision `was` + 1: its counts back at the checkpoint, its keys
+        as they were at the checkpoint's last commit `end`, one commit recording the rewind
+        (no calls, no keys), one more rewind counted. Returns the new revision."""
+        t = self.tables
+        revision = was + 1
+        await conn.execute(
+            update(t.threads)
+            .where(t.threads.c.thread_id == thread_id)
+            .values(
+                revision=revision,
+                message_count=start.messages,
+                result_count=start.results,
+                updated_at=now,
+            )
+        )
+        await self._set_state(
+            conn, thread_id, await self._state_rows(conn, thread_id, end.revision)
+        )
+        await conn.execute(
+            t.timeline.commits.insert().values(
+                thread_id=thread_id,
+                revision=revision,
+                calls=0,
+                results=start.results,
+                messages=start.messages,
+                summaries=None,
+                at=now,
+                run_id=None,
+                keys="[]",
+                effects=None,
+            )
+        )
+        await self._count_rewind(conn, thread_id)
+        return revision
 
     async def _cut(
         self, conn: AsyncConnection, thread_id: str, revision: int, start: Mark, summaries: int
