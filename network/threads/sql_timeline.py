@@ -14,10 +14,12 @@ every write transaction takes), so no commit or rewind changes it under the copy
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, String, TextClause, delete, func, literal, select, text, update
@@ -51,6 +53,20 @@ from network.threads.timeline import (
 )
 
 _READ_AHEAD = 8  # commits read at a time when looking for a checkpoint's end
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A fork's or rewind's source, in its write transaction `conn`: its locked row, the
+    checkpoint's index, its first and last commit's marks, the summaries it had, the time."""
+
+    conn: AsyncConnection
+    row: Any
+    index: int
+    start: Mark
+    end: Mark
+    summaries: int
+    now: float
 
 
 class TimelineWriter:
@@ -394,41 +410,30 @@ class SQLTimeTravel:
         metadata: dict[str, Any] | None = None,
     ) -> ForkResult:
         """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
-        check_id("thread_id", thread_id)
-        check_id("new_thread_id", new_thread_id)
-        await self.setup()
-        now = time.time()
-        async with self._writer.begin() as conn:
-            row, index, group, summaries = await self._source(
-                conn, thread_id, at, new_thread_id, shared_lock=True
-            )
-            start, end = group[0], group[-1]
-            await self._copy(
-                conn,
-                thread_id,
-                new_thread_id,
-                (end.revision, start.results, start.messages, summaries),
-            )
+        async with self._travel(thread_id, at, "new_thread_id", new_thread_id) as src:
+            end, conn = src.end, src.conn
+            copied = (end.revision, src.start.results, src.start.messages, src.summaries)
+            await self._copy(conn, thread_id, new_thread_id, copied)
             values = await self._state_rows(conn, thread_id, end.revision)
-            meta = json.dumps(metadata) if metadata is not None else row.meta
-            info = await self._new_thread(
-                conn, new_thread_id, row, (end.revision, start.messages, start.results), meta, now
-            )
+            meta = json.dumps(metadata) if metadata is not None else src.row.meta
+            counts = (end.revision, src.start.messages, src.start.results)
+            info = await self._new_thread(conn, new_thread_id, src.row, counts, meta, src.now)
             await self._set_state(conn, new_thread_id, values)
-            await self._set_origin(conn, new_thread_id, thread_id, index, "fork", now)
-            pending = self._commits.pending
-            await pending.copy_waiting(conn, thread_id, new_thread_id, end.revision, row.revision)
+            await self._set_origin(conn, new_thread_id, thread_id, src.index, "fork", src.now)
+            await self._commits.pending.copy_waiting(
+                conn, thread_id, new_thread_id, end.revision, src.row.revision
+            )
             if state:
                 commit = Commit(revision=end.revision, state=dict(state))
-                await self._commits.write(conn, new_thread_id, commit, [], [], now)
+                await self._commits.write(conn, new_thread_id, commit, [], [], src.now)
                 info.revision += 1
             after = await self._after(conn, thread_id, end.revision)
         origin = ThreadOrigin(
             thread_id=new_thread_id,
             parent_thread_id=thread_id,
-            checkpoint=index,
+            checkpoint=src.index,
             kind="fork",
-            at=now,
+            at=src.now,
         )
         return ForkResult.model_construct(
             thread=info,
@@ -463,53 +468,55 @@ class SQLTimeTravel:
             )
         )
 
-    async def _source(
+    @contextlib.asynccontextmanager
+    async def _travel(
         self,
-        conn: AsyncConnection,
         thread_id: str,
         checkpoint: int | Checkpoint,
+        new_field: str,
         new_thread_id: str,
         *,
-        shared_lock: bool,
-    ) -> tuple[Any, int, list[Mark], int]:
-        """A fork's or rewind's source thread row, locked (a fork only reads it: a shared
-        lock), once `new_thread_id` is found free; and where `checkpoint` is in it (its
-        index, its commits' marks, its summary count)."""
-        query = self._thread_select(thread_id).with_for_update(
-            read=shared_lock, of=self.tables.threads
-        )
-        row = (await conn.execute(query)).first()
-        if row is None:
-            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-        await self._taken(conn, new_thread_id)
-        index, group, summaries = await self._locate(conn, thread_id, row.result_count, checkpoint)
-        return row, index, group, summaries
+        exclusive: bool = False,
+    ) -> AsyncIterator[_Source]:
+        """The write transaction of a fork or rewind from `thread_id` at `checkpoint` to the
+        new thread `new_thread_id` (checked as `new_field`): the source's row locked (a fork
+        only reads it: shared; a rewind changes it: `exclusive`) once the new id is found
+        free, and where the checkpoint is in it."""
+        check_id("thread_id", thread_id)
+        check_id(new_field, new_thread_id)
+        await self.setup()
+        now = time.time()
+        async with self._writer.begin() as conn:
+            query = self._thread_select(thread_id).with_for_update(
+                read=not exclusive, of=self.tables.threads
+            )
+            row = (await conn.execute(query)).first()
+            if row is None:
+                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
+            await self._taken(conn, new_thread_id)
+            index, group, summaries = await self._locate(
+                conn, thread_id, row.result_count, checkpoint
+            )
+            yield _Source(conn, row, index, group[0], group[-1], summaries, now)
 
     @database_errors
     async def rewind_thread(
         self, thread_id: str, *, to: int | Checkpoint, kept_as: str
     ) -> RewindReport:
         """Move `thread_id` back to `to`, keeping the thread as it was as `kept_as`."""
-        check_id("thread_id", thread_id)
-        check_id("kept_as", kept_as)
-        await self.setup()
-        now = time.time()
-        async with self._writer.begin() as conn:
-            row, index, group, summaries = await self._source(
-                conn, thread_id, to, kept_as, shared_lock=False
-            )
-            start, end = group[0], group[-1]
-            after = await self._after(conn, thread_id, end.revision)
-            await self._keep_whole(conn, thread_id, row, kept_as, index, now)
+        async with self._travel(thread_id, to, "kept_as", kept_as, exclusive=True) as src:
+            row, start, end = src.row, src.start, src.end
+            after = await self._after(src.conn, thread_id, end.revision)
+            await self._keep_whole(src, thread_id, kept_as)
             withdrawn = await self._commits.pending.withdraw_after(
-                conn, thread_id, (end.revision, row.revision), index, kept_as
+                src.conn, thread_id, (end.revision, row.revision), src.index, kept_as
             )
-            await self._cut(conn, thread_id, end.revision, start, summaries)
-            revision = await self._commit_rewind(conn, thread_id, row.revision, end, start, now)
+            await self._cut(src.conn, thread_id, end.revision, start, src.summaries)
+            revision = await self._commit_rewind(src, thread_id)
         self.decoded.forget(thread_id)
         return RewindReport.model_construct(
             thread_id=thread_id,
-            checkpoint=index,
+            checkpoint=src.index,
             revision=revision,
             discarded_calls=row.result_count - start.results,
             kept_as=kept_as,
@@ -518,15 +525,14 @@ class SQLTimeTravel:
             withdrawn=withdrawn,
         )
 
-    async def _keep_whole(
-        self, conn: AsyncConnection, thread_id: str, row: Any, kept_as: str, index: int, now: float
-    ) -> None:
+    async def _keep_whole(self, src: _Source, thread_id: str, kept_as: str) -> None:
         """A rewind's first step: the thread as it is, whole, copied to `kept_as` (its
-        records, its current keys), its origin naming the rewind at checkpoint `index`."""
+        records, its current keys), its origin naming the rewind at the checkpoint."""
+        conn, row = src.conn, src.row
         everything = (row.revision, row.result_count, row.message_count, None)
         await self._copy(conn, thread_id, kept_as, everything)
         counts = (row.revision, row.message_count, row.result_count)
-        await self._new_thread(conn, kept_as, row, counts, row.meta, now)
+        await self._new_thread(conn, kept_as, row, counts, row.meta, src.now)
         current = self.tables.thread_state
         await conn.execute(
             current.insert().from_select(
@@ -536,16 +542,14 @@ class SQLTimeTravel:
                 ),
             )
         )
-        await self._set_origin(conn, kept_as, thread_id, index, "rewind", now)
+        await self._set_origin(conn, kept_as, thread_id, src.index, "rewind", src.now)
 
-    async def _commit_rewind(
-        self, conn: AsyncConnection, thread_id: str, was: int, end: Mark, start: Mark, now: float
-    ) -> int:
-        """The cut thread, at revision `was` + 1: its counts back at the checkpoint, its keys
-        as they were at the checkpoint's last commit `end`, one commit recording the rewind
-        (no calls, no keys), one more rewind counted. Returns the new revision."""
-        t = self.tables
-        revision = was + 1
+    async def _commit_rewind(self, src: _Source, thread_id: str) -> int:
+        """The cut thread one revision on: its counts back at the checkpoint, its keys as
+        they were at the checkpoint's last commit, one commit recording the rewind (no calls,
+        no keys), one more rewind counted. Returns the new revision."""
+        t, conn, start = self.tables, src.conn, src.start
+        revision: int = src.row.revision + 1
         await conn.execute(
             update(t.threads)
             .where(t.threads.c.thread_id == thread_id)
@@ -553,11 +557,11 @@ class SQLTimeTravel:
                 revision=revision,
                 message_count=start.messages,
                 result_count=start.results,
-                updated_at=now,
+                updated_at=src.now,
             )
         )
         await self._set_state(
-            conn, thread_id, await self._state_rows(conn, thread_id, end.revision)
+            conn, thread_id, await self._state_rows(conn, thread_id, src.end.revision)
         )
         await conn.execute(
             t.timeline.commits.insert().values(
@@ -567,7 +571,7 @@ class SQLTimeTravel:
                 results=start.results,
                 messages=start.messages,
                 summaries=None,
-                at=now,
+                at=src.now,
                 run_id=None,
                 keys="[]",
                 effects=None,
