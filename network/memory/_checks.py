@@ -146,19 +146,22 @@ def check_query(query: Any) -> str:
     return check_text(query, "query", MAX_QUERY)
 
 
+def _check_small_dict(value: Any, field: str, entries: str) -> None:
+    """`InvalidMemoryError` on `field` unless `value` is a dict of at most `MAX_METADATA`
+    `entries` (a metadata dict and a filter are bounded alike)."""
+    if not isinstance(value, Mapping):
+        raise InvalidMemoryError(f"{field} must be a dict, got {type(value).__name__}", field=field)
+    if len(value) > MAX_METADATA:
+        raise InvalidMemoryError(
+            f"{field} has {len(value)} {entries}, over the limit of {MAX_METADATA}", field=field
+        )
+
+
 def check_metadata(metadata: Any) -> dict[str, Scalar]:
     """A flat dict of named scalars (see the module docstring)."""
     if metadata is None:
         return {}
-    if not isinstance(metadata, Mapping):
-        raise InvalidMemoryError(
-            f"metadata must be a dict, got {type(metadata).__name__}", field="metadata"
-        )
-    if len(metadata) > MAX_METADATA:
-        raise InvalidMemoryError(
-            f"metadata has {len(metadata)} entries, over the limit of {MAX_METADATA}",
-            field="metadata",
-        )
+    _check_small_dict(metadata, "metadata", "entries")
     checked: dict[str, Scalar] = {}
     for name, value in metadata.items():
         field = f"metadata.{_name(name, 'metadata')}"
@@ -226,15 +229,7 @@ def check_filter(filter: Any) -> tuple[Condition, ...]:
     """`{name: value}` or `{name: {"$in": [values]}}` as checked conditions (all must hold)."""
     if filter is None:
         return ()
-    if not isinstance(filter, Mapping):
-        raise InvalidMemoryError(
-            f"filter must be a dict, got {type(filter).__name__}", field="filter"
-        )
-    if len(filter) > MAX_METADATA:
-        raise InvalidMemoryError(
-            f"filter has {len(filter)} conditions, over the limit of {MAX_METADATA}",
-            field="filter",
-        )
+    _check_small_dict(filter, "filter", "conditions")
     conditions = []
     for name, wanted in filter.items():
         field = f"filter.{_name(name, 'filter')}"

@@ -48,7 +48,7 @@ from network.run.join import Numbering, committed_writes, merge_branches, split_
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
 from network.run.steps import StepRunner
-from network.state.branch import BranchKV
+from network.state.branch import BranchKV, BranchWrite
 
 
 class BranchEmitter(Emitter):
@@ -97,34 +97,13 @@ async def run_parallel(
         await emitter.emit(StepStarted(fork.name, fan_out=fork.name))
     at_fork = state.history()
     forked_at, forked = time.time(), time.perf_counter()
-    steps = ctx.engine.steps  # a durable run: each branch records its steps as its own
-    runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
-    if ctx.engine.guardrails is None:  # one log the branches share: their checks count in the run
-        ctx.engine.guardrails = GuardrailLog()
-    contexts = [
-        branch_context(ctx, branch, runners[i] if runners is not None else None)
-        for i, branch in enumerate(todo)
-    ]
-    if budget is not None:  # the branches' requests count as they are made
-        shared = BranchBudget(ctx, contexts)
-        for branch_ctx in contexts:
-            branch_ctx.engine.budget = shared  # type: ignore[assignment]  # (a Budget by its shape)
+    contexts = _branch_contexts(ctx, todo)
     ctx.engine.branch_contexts = tuple(contexts)
     room = FanOutRoom(max_iter - ctx.call_count - len(todo))
     run = functools.partial(run_branch, fork=fork, room=room, call_agent=call_agent)
-    try:
-        outcomes = await _run_branches(
-            fork, todo, contexts, functools.partial(run, run_loop=run_loop)
-        )
-    except BaseException as exc:
-        if steps is not None:
-            try:
-                steps.join()
-            except Exception as join_error:  # the branches' error is the one to report
-                exc.add_note(f"and the fan-out's step numbers could not be closed: {join_error}")
-        raise
-    if steps is not None:
-        steps.join()  # a durable run's next steps are numbered after the branches'
+    outcomes = await _run_branches_and_join_steps(
+        ctx, fork, todo, contexts, functools.partial(run, run_loop=run_loop)
+    )
     ctx.engine.branch_contexts = ()
     errors = [error for error, _ in outcomes]
     failed = [i for i, error in enumerate(errors) if error is not None]
@@ -138,6 +117,44 @@ async def run_parallel(
         emitter.open_steps.remove(fork.name)
         await emitter.emit(StepFinished(fork.name, fan_out=fork.name))
     return next((stop for _, stop in outcomes if stop is not None), None)
+
+
+def _branch_contexts(ctx: RunContext, todo: list[Branch]) -> list[RunContext]:
+    """One context per branch to run, sharing the run's guardrail log and, when the run has
+    a budget, one budget the branches' requests count against as they are made."""
+    steps = ctx.engine.steps  # a durable run: each branch records its steps as its own
+    runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
+    if ctx.engine.guardrails is None:  # one log the branches share: their checks count in the run
+        ctx.engine.guardrails = GuardrailLog()
+    contexts = [
+        branch_context(ctx, branch, runners[i] if runners is not None else None)
+        for i, branch in enumerate(todo)
+    ]
+    if ctx.engine.budget is not None:
+        shared = BranchBudget(ctx, contexts)
+        for branch_ctx in contexts:
+            branch_ctx.engine.budget = shared  # type: ignore[assignment]  # (a Budget by its shape)
+    return contexts
+
+
+async def _run_branches_and_join_steps(
+    ctx: RunContext, fork: Parallel, todo: list[Branch], contexts: list[RunContext], run: Any
+) -> list[tuple[BaseException | None, Stop | None]]:
+    """`_run_branches`, then (also when they raised) the durable run's step numbers joined:
+    its next steps are numbered after the branches'."""
+    steps = ctx.engine.steps
+    try:
+        outcomes = await _run_branches(fork, todo, contexts, run)
+    except BaseException as exc:
+        if steps is not None:
+            try:
+                steps.join()
+            except Exception as join_error:  # the branches' error is the one to report
+                exc.add_note(f"and the fan-out's step numbers could not be closed: {join_error}")
+        raise
+    if steps is not None:
+        steps.join()
+    return outcomes
 
 
 async def _join(
@@ -155,12 +172,62 @@ async def _join(
     in declared order (see the module docstring)."""
     state = ctx.state
     made = [own_results(c) if e is None else [] for c, e in zip(contexts, errors, strict=True)]
+    numbering, first = _numbering(ctx, todo, made)
+    declared = _declared_writes(fork, todo, contexts, errors, done)
+    ends = merge_branches(state.kv, declared, committed=done.keys(), numbering=numbering)
+    if ctx.engine.emitter.active:  # the merged outcome streams once, before the ops become deltas
+        await ctx.engine.emitter.flush_state(state.kv)
+    deltas = iter(split_ops(state.kv.take_ops(), ends, range(ctx.call_count, first)))
+    failures: list[BranchFailure] = []
+    for branch, branch_ctx, error, results in zip(todo, contexts, errors, made, strict=True):
+        if branch.input is not None:
+            state.append_messages([UserMessage(branch.input)])
+        # what it spent counts, also when it failed (its calls' tokens, its sub-runs' requests)
+        ctx.engine.subagent_calls += branch_ctx.engine.subagent_calls
+        ctx.engine.subagent_tool_calls += branch_ctx.engine.subagent_tool_calls
+        ctx.add_usage(branch_ctx.usage)
+        if error is None:
+            _share_fork_prefix(branch, branch_ctx, results, at_fork)
+            _add_branch_outcomes(ctx, branch_ctx)
+        else:
+            failure = BranchFailure(
+                branch.id, branch.agent.name, type(error).__name__, str(error), error
+            )
+            failures.append(failure)
+            results = [_failed_result(branch, branch_ctx, failure, forked_at, forked)]
+        for result in results:
+            result.state_delta = next(deltas)
+            result.branch = branch.id
+            state.add_result(result)  # a failed branch's result has no output: no messages
+            ctx.call_count += 1
+            ctx.last_result = result
+    if failures:
+        ctx.failed_branches += tuple(failures)
+
+
+def _numbering(
+    ctx: RunContext, todo: list[Branch], made: list[list[InferenceResult]]
+) -> tuple[dict[str, Numbering], int]:
+    """How each branch's calls are numbered again at the join, and the call number after
+    the last branch's (a failed branch leaves one result)."""
     numbering: dict[str, Numbering] = {}
     first = ctx.call_count
     for branch, results in zip(todo, made, strict=True):
         local = 0 if runs_a_network(branch) else ctx.call_count  # where its context counted from
         numbering[branch.id] = Numbering(local, first, len(results))
-        first += max(len(results), 1)  # a failed branch leaves one result
+        first += max(len(results), 1)
+    return numbering, first
+
+
+def _declared_writes(
+    fork: Parallel,
+    todo: list[Branch],
+    contexts: list[RunContext],
+    errors: list[BaseException | None],
+    done: dict[str, list[InferenceResult]],
+) -> list[tuple[str, list[BranchWrite]]]:
+    """Each branch's writes in declared order: a branch that ran now, its store's; one
+    committed by an earlier attempt, the writes its results recorded."""
     merging = {
         todo[i].id: _branch_kv(contexts[i]).writes for i, e in enumerate(errors) if e is None
     }
@@ -170,57 +237,44 @@ async def _join(
             for result in earlier
             for write in committed_writes(result.agent, result.state_delta or [])
         ]
-    declared = [(b.id, merging[b.id]) for b in fork.branches if b.id in merging]
-    ends = merge_branches(state.kv, declared, committed=done.keys(), numbering=numbering)
-    if ctx.engine.emitter.active:  # the merged outcome streams once, before the ops become deltas
-        await ctx.engine.emitter.flush_state(state.kv)
-    deltas = iter(split_ops(state.kv.take_ops(), ends, range(ctx.call_count, first)))
-    failures: list[BranchFailure] = []
-    for branch, branch_ctx, error, results in zip(todo, contexts, errors, made, strict=True):
-        if branch.input is not None:
-            state.append_messages([UserMessage(branch.input)])
-        if error is None:
-            if results and branch.input is None:
-                history = results[0].history
-                if (
-                    isinstance(history, HistoryView)
-                    and history.is_view_of(branch_ctx.state.messages)
-                    and len(history) == len(at_fork)
-                ):
-                    results[0].history = at_fork  # the same messages: stored as the prefix
-            ctx.engine.interrupts += branch_ctx.engine.interrupts
-            ctx.engine.pending_tool_calls += branch_ctx.engine.pending_tool_calls
-            ctx.engine.router_calls += branch_ctx.engine.router_calls
-            ctx.engine.subagent_calls += branch_ctx.engine.subagent_calls
-            ctx.engine.subagent_tool_calls += branch_ctx.engine.subagent_tool_calls
-            ctx.failed_branches += branch_ctx.failed_branches
-            ctx.add_usage(branch_ctx.usage)
-        else:
-            failure = BranchFailure(
-                branch.id, branch.agent.name, type(error).__name__, str(error), error
-            )
-            failures.append(failure)
-            # what it spent before failing counts (its calls' tokens, its sub-runs' requests)
-            ctx.engine.subagent_calls += branch_ctx.engine.subagent_calls
-            ctx.engine.subagent_tool_calls += branch_ctx.engine.subagent_tool_calls
-            ctx.add_usage(branch_ctx.usage)
-            results = [
-                InferenceResult(
-                    branch.agent.name,
-                    branch_ctx.input,
-                    started_at=forked_at,
-                    duration_ms=(time.perf_counter() - forked) * 1000,
-                    error=f"{failure.error_type}: {failure.message}",
-                )
-            ]
-        for result in results:
-            result.state_delta = next(deltas)
-            result.branch = branch.id
-            state.add_result(result)  # a failed branch's result has no output: no messages
-            ctx.call_count += 1
-            ctx.last_result = result
-    if failures:
-        ctx.failed_branches += tuple(failures)
+    return [(b.id, merging[b.id]) for b in fork.branches if b.id in merging]
+
+
+def _share_fork_prefix(
+    branch: Branch, branch_ctx: RunContext, results: list[InferenceResult], at_fork: HistoryView
+) -> None:
+    """A branch's first result that saw the history as it was at the fork keeps the fork's
+    view of it: the same messages, stored as the prefix."""
+    if results and branch.input is None:
+        history = results[0].history
+        if (
+            isinstance(history, HistoryView)
+            and history.is_view_of(branch_ctx.state.messages)
+            and len(history) == len(at_fork)
+        ):
+            results[0].history = at_fork
+
+
+def _add_branch_outcomes(ctx: RunContext, branch_ctx: RunContext) -> None:
+    """What a branch that succeeded leaves the run: its interrupts, pending client tool calls,
+    router calls and the failures of fan-outs inside it."""
+    ctx.engine.interrupts += branch_ctx.engine.interrupts
+    ctx.engine.pending_tool_calls += branch_ctx.engine.pending_tool_calls
+    ctx.engine.router_calls += branch_ctx.engine.router_calls
+    ctx.failed_branches += branch_ctx.failed_branches
+
+
+def _failed_result(
+    branch: Branch, branch_ctx: RunContext, failure: BranchFailure, forked_at: float, forked: float
+) -> InferenceResult:
+    """The one result a failed branch leaves: no output, the error it failed on."""
+    return InferenceResult(
+        branch.agent.name,
+        branch_ctx.input,
+        started_at=forked_at,
+        duration_ms=(time.perf_counter() - forked) * 1000,
+        error=f"{failure.error_type}: {failure.message}",
+    )
 
 
 async def _run_branches(

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from network.errors import MessageError, StaleThreadError, ThreadError
+from network.errors import MessageError, StaleThreadError
 from network.history.messages import AssistantMessage, UserMessage
 from network.run.context import NetworkLike
 from network.run.thread_ref import ThreadRef
@@ -44,6 +44,7 @@ from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.resolve import open_store
 from network.threads.thread_data import Commit
+from network.threads.thread_load import check_owner
 
 MAX_MESSAGES = 100
 MAX_CHARS = 100_000
@@ -67,14 +68,7 @@ async def add_messages(
             found = await store.get_thread(ref.id)
             if found is None:
                 raise ThreadNotFoundError(f"thread {ref.id!r} does not exist in the store given")
-            if found.app_name != app:
-                raise ThreadError(
-                    f"thread {ref.id!r} belongs to app {found.app_name!r}, not {app!r}"
-                )
-            if ref.user_id is not None and found.user_id != ref.user_id:
-                raise ThreadError(
-                    f"thread {ref.id!r} belongs to user {found.user_id!r}, not {ref.user_id!r}"
-                )
+            check_owner(found, ref.id, app, ref.user_id)
             if found.pending:
                 raise waiting_error(ref.id, found.pending)
             try:
@@ -109,14 +103,19 @@ def check_added(messages: Any) -> list[UserMessage | AssistantMessage]:
 
 
 def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
-    role: Any
+    role, fields = _role_and_fields(index, message)
+    _check_role(index, role)
+    content = _checked_content(index, fields["content"])
+    for key in ("name", "id"):
+        _check_label(index, key, fields[key])
+    if role == "user":
+        return UserMessage(content, fields["id"], fields["name"])
+    return AssistantMessage(content, id=fields["id"], name=fields["name"])
+
+
+def _role_and_fields(index: int, message: Any) -> tuple[Any, dict[str, Any]]:
+    """The message's role and its `content`, `name` and `id`, as given (checked later)."""
     if isinstance(message, UserMessage | AssistantMessage):
-        role = message.role
-        fields: dict[str, Any] = {
-            "content": message.content,
-            "name": message.name,
-            "id": message.id,
-        }
         if isinstance(message, AssistantMessage) and (message.tool_calls or message.reasoning):
             what = "tool calls" if message.tool_calls else "reasoning"
             raise MessageError(
@@ -124,7 +123,8 @@ def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
                 index=index,
                 field="tool_calls" if message.tool_calls else "reasoning",
             )
-    elif isinstance(message, Mapping):
+        return message.role, {"content": message.content, "name": message.name, "id": message.id}
+    if isinstance(message, Mapping):
         unknown = sorted(str(key) for key in message if key not in _FIELDS)
         if unknown:
             raise MessageError(
@@ -133,15 +133,16 @@ def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
                 index=index,
                 field=unknown[0][:100],
             )
-        role = message.get("role")
-        fields = {key: message.get(key) for key in ("content", "name", "id")}
-    else:
-        raise MessageError(
-            f"message {index}: a message is a UserMessage, an AssistantMessage or a dict, "
-            f"got {type(message).__name__}",
-            index=index,
-            field="message",
-        )
+        return message.get("role"), {key: message.get(key) for key in ("content", "name", "id")}
+    raise MessageError(
+        f"message {index}: a message is a UserMessage, an AssistantMessage or a dict, "
+        f"got {type(message).__name__}",
+        index=index,
+        field="message",
+    )
+
+
+def _check_role(index: int, role: Any) -> None:
     if role not in ("user", "assistant"):
         shown = repr(role)[:40] if isinstance(role, str) else type(role).__name__
         raise MessageError(
@@ -150,7 +151,10 @@ def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
             index=index,
             field="role",
         )
-    content = fields["content"]
+
+
+def _checked_content(index: int, content: Any) -> str:
+    """`content` when it is text a store can keep; else `MessageError` on field "content"."""
     if not isinstance(content, str):
         raise MessageError(
             f"message {index}: content must be text, got {type(content).__name__}",
@@ -175,23 +179,20 @@ def _one(index: int, message: Any) -> UserMessage | AssistantMessage:
             index=index,
             field="content",
         )
-    for key in ("name", "id"):
-        value = fields[key]
-        if value is not None and (
-            not isinstance(value, str)
-            or len(value) > 200
-            or "\x00" in value
-            or not _encodable(value)
-        ):
-            raise MessageError(
-                f"message {index}: {key} must be text of at most 200 characters (no NUL, "
-                "no lone surrogate)",
-                index=index,
-                field=key,
-            )
-    if role == "user":
-        return UserMessage(content, fields["id"], fields["name"])
-    return AssistantMessage(content, id=fields["id"], name=fields["name"])
+    return content
+
+
+def _check_label(index: int, key: str, value: Any) -> None:
+    """A message's optional `name` or `id`: short text, no NUL, no lone surrogate."""
+    if value is not None and (
+        not isinstance(value, str) or len(value) > 200 or "\x00" in value or not _encodable(value)
+    ):
+        raise MessageError(
+            f"message {index}: {key} must be text of at most 200 characters (no NUL, "
+            "no lone surrogate)",
+            index=index,
+            field=key,
+        )
 
 
 def _encodable(text: str) -> bool:

@@ -177,22 +177,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         stored = self._threads.get(thread_id)
         if stored is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
-        info = stored.info
-        if commit.append_only:  # depends on no revision, only on what the thread waits on
-            if stored.pending:
-                waiting = [PendingCall.from_text(text) for text in stored.pending.values()]
-                raise waiting_error(thread_id, waiting)
-            commit = dataclasses.replace(commit, revision=info.revision)
-        # A claim is judged before the revision: a second answer is told it came second.
-        check_claims(thread_id, commit.answered, stored.answered, stored.pending, stored.withdrawn)
-        if info.revision != commit.revision:
-            raise StaleThreadError(
-                f"thread {thread_id!r} is at revision {info.revision}, but this run loaded "
-                f"revision {commit.revision}: another run committed to it meanwhile",
-                thread_id=thread_id,
-                expected=commit.revision,
-                found=info.revision,
-            )
+        commit = _admitted(thread_id, stored, commit)
         # Everything that can fail happens before anything is changed.
         now = time.time()
         messages = [encode_message(message) for message in commit.messages]
@@ -200,16 +185,11 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
             (encode_result(r), r.history_length, r.result.started_at or now) for r in commit.results
         ]
         summaries = [encode_summary(summary) for summary in commit.summaries]
+        info = stored.info
         user_key = (info.app_name, info.user_id)
         user_state = dict(self._user.get(user_key, {}))
         app_state = dict(self._app.get(info.app_name, {}))
-        for write in commit.shared:
-            target = user_state if write.scope == "user" else app_state
-            value = write.apply(target.get(write.key))
-            if value is None:
-                target.pop(write.key, None)
-            else:
-                target[write.key] = value
+        _apply_shared(commit, user_state, app_state)
         stored.messages.extend(messages)
         stored.results.extend(results)
         stored.summaries.extend(summaries)
@@ -219,29 +199,70 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         _apply_pending(stored, commit, info.revision + 1)
         self._user[user_key] = user_state
         self._app[info.app_name] = app_state
-        info.revision += 1
-        info.updated_at = max(now, info.updated_at)
-        info.message_count = len(stored.messages)
-        info.result_count = len(stored.results)
-        stored.calls.extend(
-            CallRow(r.result.agent, commit.run_id, at)
-            for r, (_, _, at) in zip(commit.results, results, strict=True)
-        )
-        stored.marks.append(
-            Mark(
-                info.revision,
-                len(results),
-                len(stored.results),
-                len(stored.messages),
-                len(stored.summaries),
-                now,
-                commit.run_id,
-                commit_keys(commit),
-                commit_effects(commit),
-            )
-        )
-        stored.keys.record(info.revision, commit)
+        _advance(stored, commit, results, now)
         return info.revision
+
+
+def _admitted(thread_id: str, stored: _StoredThread, commit: Commit) -> Commit:
+    """`commit` when the thread takes it (an append-only one at the thread's revision), or
+    the error that says why not: the thread waits on a call, a claim was answered already,
+    another run committed first."""
+    info = stored.info
+    if commit.append_only:  # depends on no revision, only on what the thread waits on
+        if stored.pending:
+            waiting = [PendingCall.from_text(text) for text in stored.pending.values()]
+            raise waiting_error(thread_id, waiting)
+        commit = dataclasses.replace(commit, revision=info.revision)
+    # A claim is judged before the revision: a second answer is told it came second.
+    check_claims(thread_id, commit.answered, stored.answered, stored.pending, stored.withdrawn)
+    if info.revision != commit.revision:
+        raise StaleThreadError(
+            f"thread {thread_id!r} is at revision {info.revision}, but this run loaded "
+            f"revision {commit.revision}: another run committed to it meanwhile",
+            thread_id=thread_id,
+            expected=commit.revision,
+            found=info.revision,
+        )
+    return commit
+
+
+def _apply_shared(commit: Commit, user_state: dict[str, str], app_state: dict[str, str]) -> None:
+    """The commit's `user:` and `app:` writes applied to (copies of) the shared keys."""
+    for write in commit.shared:
+        target = user_state if write.scope == "user" else app_state
+        value = write.apply(target.get(write.key))
+        if value is None:
+            target.pop(write.key, None)
+        else:
+            target[write.key] = value
+
+
+def _advance(stored: _StoredThread, commit: Commit, results: list[ResultRow], now: float) -> None:
+    """The thread one revision on, its records appended: its counts, each new call's row,
+    the commit's mark and the values of the keys it wrote (`network.threads.timeline`)."""
+    info = stored.info
+    info.revision += 1
+    info.updated_at = max(now, info.updated_at)
+    info.message_count = len(stored.messages)
+    info.result_count = len(stored.results)
+    stored.calls.extend(
+        CallRow(r.result.agent, commit.run_id, at)
+        for r, (_, _, at) in zip(commit.results, results, strict=True)
+    )
+    stored.marks.append(
+        Mark(
+            info.revision,
+            len(results),
+            len(stored.results),
+            len(stored.messages),
+            len(stored.summaries),
+            now,
+            commit.run_id,
+            commit_keys(commit),
+            commit_effects(commit),
+        )
+    )
+    stored.keys.record(info.revision, commit)
 
 
 def _apply_pending(stored: _StoredThread, commit: Commit, revision: int) -> None:

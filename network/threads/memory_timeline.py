@@ -129,6 +129,20 @@ class MemoryTimeTravel:
             withdrawn={},
         )
 
+    async def _source(
+        self, thread_id: str, checkpoint: Any, new_field: str, new_thread_id: str
+    ) -> tuple[Any, int, int]:
+        """A fork's or rewind's source thread, once the new thread's id (checked as
+        `new_field`) is found free; the checkpoint's call index and last mark in it."""
+        check_id(new_field, new_thread_id)
+        stored = await self._stored(thread_id)
+        if stored is None:
+            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
+        if new_thread_id in self._threads:
+            raise ThreadExistsError(f"thread {new_thread_id!r} already exists")
+        index, _first, last = self._locate(stored, checkpoint)
+        return stored, index, last
+
     async def fork_thread(
         self,
         thread_id: str,
@@ -139,13 +153,7 @@ class MemoryTimeTravel:
         metadata: dict[str, Any] | None = None,
     ) -> ForkResult:
         """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
-        check_id("new_thread_id", new_thread_id)
-        stored = await self._stored(thread_id)
-        if stored is None:
-            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-        if new_thread_id in self._threads:
-            raise ThreadExistsError(f"thread {new_thread_id!r} already exists")
-        index, _first, last = self._locate(stored, at)
+        stored, index, last = await self._source(thread_id, at, "new_thread_id", new_thread_id)
         fork = self._copy(stored, new_thread_id, last)
         fork.pending = _waiting_at(stored, stored.marks[last].revision)
         if metadata is not None:
@@ -171,13 +179,7 @@ class MemoryTimeTravel:
         self, thread_id: str, *, to: int | Checkpoint, kept_as: str
     ) -> RewindReport:
         """Move `thread_id` back to `to`, keeping the thread as it was as `kept_as`."""
-        check_id("kept_as", kept_as)
-        stored = await self._stored(thread_id)
-        if stored is None:
-            raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-        if kept_as in self._threads:
-            raise ThreadExistsError(f"thread {kept_as!r} already exists")
-        index, _first, last = self._locate(stored, to)
+        stored, index, last = await self._source(thread_id, to, "kept_as", kept_as)
         marks: list[Mark] = stored.marks
         count = len(stored.results)
         tool_calls = tool_calls_after(marks[last + 1 :])

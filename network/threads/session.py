@@ -31,7 +31,7 @@ and the session only reads keys that deltas name or that are `user:` / `app:` wr
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Unpack
 
 import anyio
@@ -238,14 +238,7 @@ class ThreadSession:
         )
         if commit.empty:
             return
-        # Shielded: a call that completed is saved even when the run is being cancelled.
-        with anyio.CancelScope(shield=True):
-            if self.steps is None:
-                self.revision = await self.store.append_results(self.thread_id, commit)
-            else:  # recorded: a resumed run does not commit it again
-                self.revision = await self.steps.step(
-                    "thread_commit", lambda: commit_once(self.store, self.thread_id, commit)
-                )
+        await self._append(commit, "thread_commit", commit_once)
         self._results_saved += len(results)
         self._messages_saved += len(messages)
         self._summaries_saved += len(summaries)
@@ -253,6 +246,23 @@ class ThreadSession:
         self._superseded = {}
         if results:  # else they wait for a call to go with (trailing ones stay in the run)
             self._writes_saved += len(writes)
+
+    async def _append(
+        self,
+        commit: Commit,
+        step: str,
+        once: Callable[[ThreadStore, str, Commit], Awaitable[int]],
+    ) -> None:
+        """Append `commit` to the thread, shielded: a commit begun (a call that completed, a
+        claim) is saved even when the run is being cancelled. A durable run's is its recorded
+        step `step`, made idempotent by `once`: a resumed run does not make it again."""
+        with anyio.CancelScope(shield=True):
+            if self.steps is None:
+                self.revision = await self.store.append_results(self.thread_id, commit)
+            else:
+                self.revision = await self.steps.step(
+                    step, lambda: once(self.store, self.thread_id, commit)
+                )
 
     async def keep_input(self) -> None:
         """Commit the conversation messages the run starts with (its user's message), on
@@ -276,13 +286,7 @@ class ThreadSession:
             messages=list(messages),
             synced=self.steps is not None,
         )
-        with anyio.CancelScope(shield=True):
-            if self.steps is None:
-                self.revision = await self.store.append_results(self.thread_id, commit)
-            else:  # recorded: a resumed run does not commit it again
-                self.revision = await self.steps.step(
-                    "thread_input", lambda: commit_once(self.store, self.thread_id, commit)
-                )
+        await self._append(commit, "thread_input", commit_once)
         self._messages_saved += len(messages)
 
     def supersede_pending(self, run_id: str) -> None:
@@ -316,13 +320,7 @@ class ThreadSession:
         commit the store refuses with `AlreadyAnsweredError` when any was answered already
         (`network.threads.pending`). A durable run's claim is a recorded step."""
         commit = Commit(revision=self.revision, run_id=run_id, answered=answered)
-        with anyio.CancelScope(shield=True):
-            if self.steps is None:
-                self.revision = await self.store.append_results(self.thread_id, commit)
-            else:  # recorded: a resumed run does not claim again
-                self.revision = await self.steps.step(
-                    "thread_claim", lambda: claim_once(self.store, self.thread_id, commit)
-                )
+        await self._append(commit, "thread_claim", claim_once)
         answered_ids = set(answered)
         self.pending = [entry for entry in self.pending if entry.id not in answered_ids]
 

@@ -14,10 +14,12 @@ every write transaction takes), so no commit or rewind changes it under the copy
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, String, TextClause, delete, func, literal, select, text, update
@@ -51,6 +53,20 @@ from network.threads.timeline import (
 )
 
 _READ_AHEAD = 8  # commits read at a time when looking for a checkpoint's end
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """A fork's or rewind's source, in its write transaction `conn`: its locked row, the
+    checkpoint's index, its first and last commit's marks, the summaries it had, the time."""
+
+    conn: AsyncConnection
+    row: Any
+    index: int
+    start: Mark
+    end: Mark
+    summaries: int
+    now: float
 
 
 class TimelineWriter:
@@ -394,45 +410,30 @@ class SQLTimeTravel:
         metadata: dict[str, Any] | None = None,
     ) -> ForkResult:
         """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
-        check_id("thread_id", thread_id)
-        check_id("new_thread_id", new_thread_id)
-        await self.setup()
-        t = self.tables
-        now = time.time()
-        async with self._writer.begin() as conn:
-            query = self._thread_select(thread_id).with_for_update(read=True, of=t.threads)
-            row = (await conn.execute(query)).first()
-            if row is None:
-                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-            await self._taken(conn, new_thread_id)
-            index, group, summaries = await self._locate(conn, thread_id, row.result_count, at)
-            start, end = group[0], group[-1]
-            await self._copy(
-                conn,
-                thread_id,
-                new_thread_id,
-                (end.revision, start.results, start.messages, summaries),
-            )
+        async with self._travel(thread_id, at, "new_thread_id", new_thread_id) as src:
+            end, conn = src.end, src.conn
+            copied = (end.revision, src.start.results, src.start.messages, src.summaries)
+            await self._copy(conn, thread_id, new_thread_id, copied)
             values = await self._state_rows(conn, thread_id, end.revision)
-            meta = json.dumps(metadata) if metadata is not None else row.meta
-            info = await self._new_thread(
-                conn, new_thread_id, row, (end.revision, start.messages, start.results), meta, now
-            )
+            meta = json.dumps(metadata) if metadata is not None else src.row.meta
+            counts = (end.revision, src.start.messages, src.start.results)
+            info = await self._new_thread(conn, new_thread_id, src.row, counts, meta, src.now)
             await self._set_state(conn, new_thread_id, values)
-            await self._set_origin(conn, new_thread_id, thread_id, index, "fork", now)
-            pending = self._commits.pending
-            await pending.copy_waiting(conn, thread_id, new_thread_id, end.revision, row.revision)
+            await self._set_origin(conn, new_thread_id, thread_id, src.index, "fork", src.now)
+            await self._commits.pending.copy_waiting(
+                conn, thread_id, new_thread_id, end.revision, src.row.revision
+            )
             if state:
                 commit = Commit(revision=end.revision, state=dict(state))
-                await self._commits.write(conn, new_thread_id, commit, [], [], now)
+                await self._commits.write(conn, new_thread_id, commit, [], [], src.now)
                 info.revision += 1
             after = await self._after(conn, thread_id, end.revision)
         origin = ThreadOrigin(
             thread_id=new_thread_id,
             parent_thread_id=thread_id,
-            checkpoint=index,
+            checkpoint=src.index,
             kind="fork",
-            at=now,
+            at=src.now,
         )
         return ForkResult.model_construct(
             thread=info,
@@ -467,84 +468,117 @@ class SQLTimeTravel:
             )
         )
 
+    @contextlib.asynccontextmanager
+    async def _travel(
+        self,
+        thread_id: str,
+        checkpoint: int | Checkpoint,
+        new_field: str,
+        new_thread_id: str,
+        *,
+        exclusive: bool = False,
+    ) -> AsyncIterator[_Source]:
+        """The write transaction of a fork or rewind from `thread_id` at `checkpoint` to the
+        new thread `new_thread_id` (checked as `new_field`): the source's row locked (a fork
+        only reads it: shared; a rewind changes it: `exclusive`) once the new id is found
+        free, and where the checkpoint is in it."""
+        check_id("thread_id", thread_id)
+        check_id(new_field, new_thread_id)
+        await self.setup()
+        now = time.time()
+        async with self._writer.begin() as conn:
+            query = self._thread_select(thread_id).with_for_update(
+                read=not exclusive, of=self.tables.threads
+            )
+            row = (await conn.execute(query)).first()
+            if row is None:
+                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
+            await self._taken(conn, new_thread_id)
+            index, group, summaries = await self._locate(
+                conn, thread_id, row.result_count, checkpoint
+            )
+            yield _Source(conn, row, index, group[0], group[-1], summaries, now)
+
     @database_errors
     async def rewind_thread(
         self, thread_id: str, *, to: int | Checkpoint, kept_as: str
     ) -> RewindReport:
         """Move `thread_id` back to `to`, keeping the thread as it was as `kept_as`."""
-        check_id("thread_id", thread_id)
-        check_id("kept_as", kept_as)
-        await self.setup()
-        t = self.tables
-        now = time.time()
-        async with self._writer.begin() as conn:
-            query = self._thread_select(thread_id).with_for_update(of=t.threads)
-            row = (await conn.execute(query)).first()
-            if row is None:
-                raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
-            await self._taken(conn, kept_as)
-            index, group, summaries = await self._locate(conn, thread_id, row.result_count, to)
-            start, end = group[0], group[-1]
-            after = await self._after(conn, thread_id, end.revision)
-            everything = (row.revision, row.result_count, row.message_count, None)
-            await self._copy(conn, thread_id, kept_as, everything)
-            counts = (row.revision, row.message_count, row.result_count)
-            await self._new_thread(conn, kept_as, row, counts, row.meta, now)
-            current = t.thread_state
-            await conn.execute(
-                current.insert().from_select(
-                    ["thread_id", "key", "value"],
-                    select(literal(kept_as, String), current.c.key, current.c.value).where(
-                        current.c.thread_id == thread_id
-                    ),
-                )
-            )
-            await self._set_origin(conn, kept_as, thread_id, index, "rewind", now)
+        async with self._travel(thread_id, to, "kept_as", kept_as, exclusive=True) as src:
+            row, start, end = src.row, src.start, src.end
+            after = await self._after(src.conn, thread_id, end.revision)
+            await self._keep_whole(src, thread_id, kept_as)
             withdrawn = await self._commits.pending.withdraw_after(
-                conn, thread_id, (end.revision, row.revision), index, kept_as
+                src.conn, thread_id, (end.revision, row.revision), src.index, kept_as
             )
-            await self._cut(conn, thread_id, end.revision, start, summaries)
-            revision = row.revision + 1
-            await conn.execute(
-                update(t.threads)
-                .where(t.threads.c.thread_id == thread_id)
-                .values(
-                    revision=revision,
-                    message_count=start.messages,
-                    result_count=start.results,
-                    updated_at=now,
-                )
-            )
-            await self._set_state(
-                conn, thread_id, await self._state_rows(conn, thread_id, end.revision)
-            )
-            await conn.execute(
-                t.timeline.commits.insert().values(
-                    thread_id=thread_id,
-                    revision=revision,
-                    calls=0,
-                    results=start.results,
-                    messages=start.messages,
-                    summaries=None,
-                    at=now,
-                    run_id=None,
-                    keys="[]",
-                    effects=None,
-                )
-            )
-            await self._count_rewind(conn, thread_id)
+            await self._cut(src.conn, thread_id, end.revision, start, src.summaries)
+            revision = await self._commit_rewind(src, thread_id)
         self.decoded.forget(thread_id)
-        count = row.result_count
         return RewindReport.model_construct(
             thread_id=thread_id,
-            checkpoint=index,
+            checkpoint=src.index,
             revision=revision,
-            discarded_calls=count - start.results,
+            discarded_calls=row.result_count - start.results,
             kept_as=kept_as,
             tool_calls_not_undone=tool_calls_after(after),
             shared_keys=shared_writes_after(after),
             withdrawn=withdrawn,
         )
+
+    async def _keep_whole(self, src: _Source, thread_id: str, kept_as: str) -> None:
+        """A rewind's first step: the thread as it is, whole, copied to `kept_as` (its
+        records, its current keys), its origin naming the rewind at the checkpoint."""
+        conn, row = src.conn, src.row
+        everything = (row.revision, row.result_count, row.message_count, None)
+        await self._copy(conn, thread_id, kept_as, everything)
+        counts = (row.revision, row.message_count, row.result_count)
+        await self._new_thread(conn, kept_as, row, counts, row.meta, src.now)
+        current = self.tables.thread_state
+        await conn.execute(
+            current.insert().from_select(
+                ["thread_id", "key", "value"],
+                select(literal(kept_as, String), current.c.key, current.c.value).where(
+                    current.c.thread_id == thread_id
+                ),
+            )
+        )
+        await self._set_origin(conn, kept_as, thread_id, src.index, "rewind", src.now)
+
+    async def _commit_rewind(self, src: _Source, thread_id: str) -> int:
+        """The cut thread one revision on: its counts back at the checkpoint, its keys as
+        they were at the checkpoint's last commit, one commit recording the rewind (no calls,
+        no keys), one more rewind counted. Returns the new revision."""
+        t, conn, start = self.tables, src.conn, src.start
+        revision: int = src.row.revision + 1
+        await conn.execute(
+            update(t.threads)
+            .where(t.threads.c.thread_id == thread_id)
+            .values(
+                revision=revision,
+                message_count=start.messages,
+                result_count=start.results,
+                updated_at=src.now,
+            )
+        )
+        await self._set_state(
+            conn, thread_id, await self._state_rows(conn, thread_id, src.end.revision)
+        )
+        await conn.execute(
+            t.timeline.commits.insert().values(
+                thread_id=thread_id,
+                revision=revision,
+                calls=0,
+                results=start.results,
+                messages=start.messages,
+                summaries=None,
+                at=src.now,
+                run_id=None,
+                keys="[]",
+                effects=None,
+            )
+        )
+        await self._count_rewind(conn, thread_id)
+        return revision
 
     async def _cut(
         self, conn: AsyncConnection, thread_id: str, revision: int, start: Mark, summaries: int

@@ -51,17 +51,21 @@ async def load_thread(
     return check_owner(thread, thread_id, app, user_id)
 
 
-def check_owner(thread: Thread, thread_id: str, app: str, user_id: str | None) -> Thread:
+def check_owner(
+    thread: Thread,
+    thread_id: str,
+    app: str,
+    user_id: str | None,
+    error: type[ThreadError] = ThreadError,
+) -> Thread:
     """`thread`, when it is `thread_id` and belongs to `app` (and to `user_id`, when named);
-    else `ThreadError`."""
+    else `error` (a `ThreadError`; time travel raises its own kind)."""
     if thread.thread_id != thread_id:
-        raise ThreadError(f"thread {thread.thread_id!r} was given as thread {thread_id!r}")
+        raise error(f"thread {thread.thread_id!r} was given as thread {thread_id!r}")
     if thread.app_name != app:
-        raise ThreadError(f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {app!r}")
+        raise error(f"thread {thread_id!r} belongs to app {thread.app_name!r}, not {app!r}")
     if user_id is not None and thread.user_id != user_id:
-        raise ThreadError(
-            f"thread {thread_id!r} belongs to user {thread.user_id!r}, not {user_id!r}"
-        )
+        raise error(f"thread {thread_id!r} belongs to user {thread.user_id!r}, not {user_id!r}")
     return thread
 
 

@@ -42,6 +42,7 @@ from network.threads.ids import MAX_ID_LENGTH, check_id, check_ids
 from network.threads.protocol import ThreadNotFoundError, ThreadStore
 from network.threads.resolve import open_store
 from network.threads.thread_data import Thread, encode_value
+from network.threads.thread_load import check_owner
 
 
 def validate_update(network: NetworkLike, update: Mapping[str, Any] | None) -> dict[str, str]:
@@ -92,15 +93,7 @@ async def _owned(
     found = await store.get_thread(thread.id)
     if found is None:
         raise ThreadNotFoundError(f"thread {thread.id!r} does not exist")
-    app_name = thread.app_name or network.name
-    if found.app_name != app_name:
-        raise TimeTravelError(
-            f"thread {thread.id!r} belongs to app {found.app_name!r}, not {app_name!r}"
-        )
-    if thread.user_id is not None and found.user_id != thread.user_id:
-        raise TimeTravelError(
-            f"thread {thread.id!r} belongs to user {found.user_id!r}, not {thread.user_id!r}"
-        )
+    check_owner(found, thread.id, thread.app_name or network.name, thread.user_id, TimeTravelError)
     return store, found
 
 
