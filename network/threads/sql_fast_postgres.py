@@ -19,6 +19,7 @@ lock, and those commits are rare.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from network.errors import StaleThreadError
@@ -111,6 +112,15 @@ class PostgresFast:
             " SELECT message_count, result_count FROM bump"
         )
 
+    def load_from(self, first: int) -> str:
+        """The load's statement for a statement that embeds it: its record starts (`$2` to
+        `$4`) numbered from `$first` on."""
+        return (
+            self.load_sql.replace("$2", f"${first}")
+            .replace("$3", f"${first + 1}")
+            .replace("$4", f"${first + 2}")
+        )
+
     async def load(self, thread_id: str, hint: Hint) -> Loaded | None:
         """The thread as one statement reads it (read again from the start when the process's
         records turn out not to be a prefix of it)."""
@@ -119,22 +129,10 @@ class PostgresFast:
             rows = await self.link.fetch(self.load_sql, thread_id, *first)
             if not rows:
                 return None
-            row = rows[0]
-            header = Header(*row[:10])
-            wanted = start_at(header, hint)
-            if wanted != first:  # a new incarnation, or rewound: from the start
-                first, hint = wanted, None
-                continue
-            messages, results, summaries, state, user, app, waiting = row[10:]
-            return Loaded(
-                header,
-                first,
-                messages,
-                results,
-                summaries,
-                (dict(state), dict(user), dict(app)),
-                list(waiting),
-            )
+            loaded = loaded_of(rows[0], first, hint)
+            if loaded is not None:
+                return loaded
+            first, hint = start_at(Header(*rows[0][:10]), hint), None
 
     async def create_thread(self, values: list[Any]) -> None:
         """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
@@ -196,3 +194,21 @@ class PostgresFast:
             result_count - len(results),
             0,
         )
+
+
+def loaded_of(row: Sequence[Any], first: tuple[int, int, int], hint: Hint) -> Loaded | None:
+    """The thread the load's columns (`row`, read from `first` on) hold; None when they must be
+    read again from the start (a new incarnation of the thread, or rewound)."""
+    header = Header(*row[:10])
+    if start_at(header, hint) != first:
+        return None
+    messages, results, summaries, state, user, app, waiting = row[10:]
+    return Loaded(
+        header,
+        first,
+        messages,
+        results,
+        summaries,
+        (dict(state), dict(user), dict(app)),
+        list(waiting),
+    )
