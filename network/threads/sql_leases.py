@@ -24,41 +24,29 @@ import functools
 import time
 from typing import Any
 
-import anyio
-from sqlalchemy import Column, Double, MetaData, String, Table
+from sqlalchemy import Column, Double, String, Table
 
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import ReadClaim, check_ttl
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
+from network.threads.sql_tables import SideTables
 
 
-class SQLLeases:
+class SQLLeases(SideTables):
     """The run leases of one `SQLStore` (see `network.threads.leases`)."""
 
+    store: SQLStore
+
     def __init__(self, store: SQLStore) -> None:
-        self.store = store
-        self.dialect = store.dialect
-        prefix = store.tables.threads.name.removesuffix("threads")
-        self.metadata = MetaData()
+        super().__init__(store)
         self.table = Table(
-            f"{prefix}run_leases",
+            f"{self.prefix}run_leases",
             self.metadata,
             Column("thread_id", String, primary_key=True),
             Column("holder", String, nullable=False),
             Column("expires_at", Double, nullable=False),
         )
-        self._ready = False
-        self._setup_lock = anyio.Lock()
-
-    async def _setup(self) -> None:
-        if self._ready:
-            return
-        async with self._setup_lock:
-            if not self._ready:
-                async with self.store._writer.begin() as conn:
-                    await conn.run_sync(self.metadata.create_all)
-                self._ready = True
 
     @functools.cached_property
     def _sql(self) -> dict[str, tuple[str, str]]:

@@ -19,8 +19,11 @@ revision does that).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from typing import Any
 
+import anyio
 from sqlalchemy import (
     Column,
     Double,
@@ -30,6 +33,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
 from network.threads.sql_pending import pending_table
@@ -151,3 +155,49 @@ def _state_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table, Table]
         Column("value", Text, nullable=False),
     )
     return thread_state, user_state, app_state
+
+
+class SideTables:
+    """Tables a feature keeps beside an `SQLStore`'s own (the run leases, the shared budgets'
+    ledger): on a `MetaData` of their own, named with the store's prefix (`self.prefix`),
+    nothing in the thread's tables referring to them, created on first use.
+
+    Processes that start together would race to create them (PostgreSQL's catalog refuses the
+    second `CREATE TABLE` of a name): there, a transaction-level advisory lock makes them take
+    turns; SQLite's `BEGIN IMMEDIATE` already does."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.dialect: str = store.dialect
+        self.prefix: str = store.tables.threads.name.removesuffix("threads")
+        self.metadata = MetaData()
+        self._ready = False
+        self._setup_lock = anyio.Lock()
+
+    def _made(self) -> bool:
+        """Whether the tables are known to exist already (a feature may remember it across
+        store objects on one database)."""
+        return False
+
+    def _remember(self) -> None:
+        """Called once the tables were made."""
+
+    async def _setup(self) -> None:
+        """Create the tables, once."""
+        if self._ready:
+            return
+        async with self._setup_lock:
+            if not self._ready and not self._made():
+                async with self.store._writer.begin() as conn:
+                    if self.dialect == "postgresql":
+                        lock = text("SELECT pg_advisory_xact_lock(:key)")
+                        await conn.execute(lock, {"key": _lock_key(sorted(self.metadata.tables))})
+                    await conn.run_sync(self.metadata.create_all)
+                self._remember()
+            self._ready = True
+
+
+def _lock_key(names: list[str]) -> int:
+    """The advisory lock of creating the tables `names`: a stable 64-bit number."""
+    digest = hashlib.sha256(f"agent_network tables {' '.join(names)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
