@@ -36,6 +36,7 @@ from sqlalchemy import (
     text,
 )
 
+from network.threads.sql_columns import keyed_values, thread_records
 from network.threads.sql_pending import pending_table
 from network.threads.sql_timeline_tables import TimelineTables, build_timeline_tables
 
@@ -98,32 +99,19 @@ def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table,
         Column("meta", Text, nullable=False),
         Index(f"{prefix}threads_owner", "app_name", "user_id", "updated_at"),
     )
-    messages = Table(
-        f"{prefix}messages",
+    messages = thread_records(metadata, f"{prefix}messages", Column("data", Text, nullable=False))
+    results = thread_records(
         metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("seq", Integer, primary_key=True),
-        Column("run_id", String),
-        Column("data", Text, nullable=False),
-    )
-    results = Table(
         f"{prefix}results",
-        metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("seq", Integer, primary_key=True),
-        Column("run_id", String),
         Column("agent", String, nullable=False),
         Column("at", Double, nullable=False),
         Column("history_length", Integer),
         Column("data", Text, nullable=False),
         Index(f"{prefix}results_at", "thread_id", "at"),
     )
-    summaries = Table(
-        f"{prefix}summaries",
+    summaries = thread_records(
         metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("seq", Integer, primary_key=True),
-        Column("run_id", String),
+        f"{prefix}summaries",
         Column("covers", Integer, nullable=False),
         Column("data", Text, nullable=False),
     )
@@ -132,28 +120,9 @@ def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table,
 
 def _state_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table, Table]:
     """The state of each scope: the thread's, the user's, the app's."""
-    thread_state = Table(
-        f"{prefix}thread_state",
-        metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("value", Text, nullable=False),
-    )
-    user_state = Table(
-        f"{prefix}user_state",
-        metadata,
-        Column("app_name", String, primary_key=True),
-        Column("user_id", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("value", Text, nullable=False),
-    )
-    app_state = Table(
-        f"{prefix}app_state",
-        metadata,
-        Column("app_name", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("value", Text, nullable=False),
-    )
+    thread_state = keyed_values(metadata, f"{prefix}thread_state", "thread_id")
+    user_state = keyed_values(metadata, f"{prefix}user_state", "app_name", "user_id")
+    app_state = keyed_values(metadata, f"{prefix}app_state", "app_name")
     return thread_state, user_state, app_state
 
 
