@@ -79,16 +79,39 @@ def three_calls() -> Any:
 
 
 async def served_turn(http: Any, thread: str, index: int, conversation: list[Any]) -> None:
-    """One AG-UI request on `thread`, the client sending its whole conversation, as clients do."""
+    """One AG-UI request on `thread`, the client sending its whole conversation, as clients do:
+    what it was streamed (tool calls, their results, text) and any MESSAGES_SNAPSHOT it got."""
     conversation.append({"id": f"u{index}", "role": "user", "content": f"go {index}"})
     sent = {"threadId": thread, "runId": f"r{index}", "messages": conversation}
     response = await http.post("/", json=sent)
     assert response.status_code == 200, response.text
     frames = [json.loads(f[6:]) for f in response.text.split("\n\n") if f[:6] == "data: "]
     assert frames[-1]["type"] == "RUN_FINISHED", frames[-1]
-    text = "".join(f["delta"] for f in frames if f["type"] == "TEXT_MESSAGE_CONTENT")
-    answer = next(f for f in frames if f["type"] == "TEXT_MESSAGE_START")["messageId"]
-    conversation.append({"id": answer, "role": "assistant", "content": text})
+    held(frames, conversation)
+
+
+def held(frames: list[Any], conversation: list[Any]) -> None:
+    """The messages an AG-UI client holds after `frames` (in `conversation`, changed in place)."""
+    calls: dict[str, Any] = {}
+    for frame in frames:
+        kind = frame["type"]
+        if kind == "MESSAGES_SNAPSHOT":
+            conversation[:] = frame["messages"]
+        elif kind == "TOOL_CALL_START":
+            call = {"id": frame["toolCallId"], "type": "function"}
+            call["function"] = {"name": frame["toolCallName"], "arguments": ""}
+            calls[frame["toolCallId"]] = call
+            parent = {"id": frame["parentMessageId"], "role": "assistant", "toolCalls": [call]}
+            conversation.append(parent)
+        elif kind == "TOOL_CALL_ARGS":
+            calls[frame["toolCallId"]]["function"]["arguments"] += frame["delta"]
+        elif kind == "TOOL_CALL_RESULT":
+            result = {"id": frame["messageId"], "role": "tool", "content": frame["content"]}
+            conversation.append(result | {"toolCallId": frame["toolCallId"]})
+        elif kind == "TEXT_MESSAGE_START":
+            conversation.append({"id": frame["messageId"], "role": "assistant", "content": ""})
+        elif kind == "TEXT_MESSAGE_CONTENT":
+            conversation[-1]["content"] += frame["delta"]
 
 
 def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: int) -> None:

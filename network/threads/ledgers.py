@@ -24,22 +24,20 @@ from network.run.context import RunContext
 from network.run.result import RunResult
 from network.threads.resolve import open_store
 from network.threads.session import ThreadSession
+from network.threads.store_leases import kept_with
 
 _ATTACHED: weakref.WeakKeyDictionary[Any, Ledger] = weakref.WeakKeyDictionary()
 
 
 def ledger_of(store: Any) -> Ledger:
     """The ledger kept in `store` (see the module docstring)."""
-    found = _ATTACHED.get(store)
-    if found is None:
-        if type(store).__name__ == "SQLStore" and hasattr(store, "engine"):
-            from network.threads.sql_ledger import SQLLedger  # noqa: PLC0415 (sqlalchemy)
+    return kept_with(store, _ATTACHED, _sql_ledger, MemoryLedger)
 
-            found = SQLLedger(store)
-        else:
-            found = MemoryLedger()
-        _ATTACHED[store] = found
-    return found
+
+def _sql_ledger(store: Any) -> Ledger:
+    from network.threads.sql_ledger import SQLLedger  # noqa: PLC0415 (sqlalchemy)
+
+    return SQLLedger(store)
 
 
 def open_accounts(

@@ -115,29 +115,62 @@ class CommitWriter:
         if bumped is None:
             await self._refuse(conn, thread_id, commit.revision)
         app_name, user_id, message_count, result_count = bumped
-        run_id = commit.run_id
-        first_summary = 0
+        first = (message_count - len(messages), result_count - len(results))
+        await self._add_records(conn, thread_id, commit.run_id, first, messages, results)
+        first_summary = await self._add_summaries(conn, thread_id, commit.run_id, summaries)
+        await self._write_keys(conn, thread_id, commit)
+        if commit.shared:
+            await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
+        if commit.pending:
+            await self.pending.add_all(conn, thread_id, commit)
+        held = (first_summary + len(summaries)) if summaries else None
+        counts = (len(results), result_count, message_count, held)
+        await self.timeline.record(conn, thread_id, commit, counts, now)
+        return *first, first_summary
+
+    async def _add_records(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        run_id: str | None,
+        first: tuple[int, int],
+        messages: list[str],
+        results: list[dict[str, Any]],
+    ) -> None:
+        """The commit's messages and calls, numbered from `first` (the bump's counts)."""
         if messages:
-            first = message_count - len(messages)
             rows = [
-                {"thread_id": thread_id, "seq": first + i, "run_id": run_id, "data": data}
+                {"thread_id": thread_id, "seq": first[0] + i, "run_id": run_id, "data": data}
                 for i, data in enumerate(messages)
             ]
             await conn.execute(self.add_messages, rows)
         if results:
-            first = result_count - len(results)
             rows = [
-                {"thread_id": thread_id, "seq": first + i, "run_id": run_id, **values}
+                {"thread_id": thread_id, "seq": first[1] + i, "run_id": run_id, **values}
                 for i, values in enumerate(results)
             ]
             await conn.execute(self.add_results, rows)
-        if summaries:
-            first_summary = first = await conn.scalar(self.next_summary, {"b_thread": thread_id})
-            rows = [
-                {"thread_id": thread_id, "seq": first + i, "run_id": run_id, "covers": c, "data": d}
-                for i, (c, d) in enumerate(summaries)
-            ]
-            await conn.execute(self.add_summaries, rows)
+
+    async def _add_summaries(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        run_id: str | None,
+        summaries: Sequence[tuple[int, str]],
+    ) -> int:
+        """The commit's summaries, numbered after the thread's last one; the first's number."""
+        if not summaries:
+            return 0
+        first: int = await conn.scalar(self.next_summary, {"b_thread": thread_id})
+        rows = [
+            {"thread_id": thread_id, "seq": first + i, "run_id": run_id, "covers": c, "data": d}
+            for i, (c, d) in enumerate(summaries)
+        ]
+        await conn.execute(self.add_summaries, rows)
+        return first
+
+    async def _write_keys(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> None:
+        """The thread keys the commit sets and removes."""
         if commit.state:
             rows = [
                 {"thread_id": thread_id, "key": key, "value": value}
@@ -148,14 +181,6 @@ class CommitWriter:
             await conn.execute(
                 self.remove_state, {"b_thread": thread_id, "b_keys": list(commit.removed)}
             )
-        if commit.shared:
-            await self._shared(conn, {"app_name": app_name, "user_id": user_id}, commit.shared)
-        if commit.pending:
-            await self.pending.add_all(conn, thread_id, commit)
-        held = (first_summary + len(summaries)) if summaries else None
-        counts = (len(results), result_count, message_count, held)
-        await self.timeline.record(conn, thread_id, commit, counts, now)
-        return message_count - len(messages), result_count - len(results), first_summary
 
     async def appending(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> Commit:
         """An append-only commit (`Commit.append_only`) at the thread's current revision, its

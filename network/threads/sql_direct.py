@@ -24,7 +24,7 @@ from network.threads.decoded import DecodedCache
 from network.threads.leases import ReadClaim
 from network.threads.pending import PendingCall
 from network.threads.sql_fast import Encoded, Hint, Loaded
-from network.threads.sql_fast_postgres import PostgresFast, takes_fast_path
+from network.threads.sql_fast_postgres import PostgresFast, loaded_of, takes_fast_path
 from network.threads.sql_fast_sqlite import SQLiteFast
 from network.threads.sql_links import PostgresLink, SQLiteLink, postgres_arguments
 from network.threads.sql_tables import Tables
@@ -136,23 +136,39 @@ class SQLDirect:
         self, claim: tuple[str, str], arguments: tuple[Any, ...], app: str, user: str
     ) -> ReadClaim:
         """A run lease claimed by `claim` (its SQLite and PostgreSQL texts, `sql_leases`) unless
-        the thread is another app's or user's, and the thread read once the lease is taken:
-        on SQLite one transaction (one hand-off, not synced to disk: it writes only the
-        lease); on PostgreSQL the claim then the load, one statement each."""
+        the thread is another app's or user's, and the thread read once the lease is taken.
+
+        SQLite: one transaction (one hand-off, not synced to disk: it writes only the lease).
+        PostgreSQL: one statement, which reads the thread too when it took the lease where
+        there was none: then whoever held it before had released it, after their last commit,
+        before this statement's snapshot, so the snapshot holds every commit made under a
+        lease. When it took a lease that was still there (expired, or being released as the
+        claim waited on its row), the thread is read by a statement of its own, after."""
         fast = self._fast
         thread_id = arguments[0]
+        hint = self._hint(thread_id)
+        loaded: Loaded | None
         if isinstance(fast, SQLiteFast):
-            work = fast.claim_reading(claim[0], arguments, app, user, self._hint(thread_id))
+            work = fast.claim_reading(claim[0], arguments, app, user, hint)
             taken, foreign, existed, loaded = await self._sqlite().run(work, durable=False)
-            thread = None if loaded is None else self._thread_of(loaded)
-            if loaded is not None and thread is None:  # reset by another reader meanwhile
-                thread = await self._direct_load(thread_id)
-            return ReadClaim(taken, foreign, existed, thread)
-        rows = await fast.link.fetch(claim[1], *arguments, app, user)
-        foreign, taken, existed = rows[0]
+        else:
+            first = (0, 0, 0) if hint is None else hint[1:]
+            rows = await fast.link.fetch(claim[1], *arguments, app, user, *first)
+            foreign, taken, existed, leased = rows[0][:4]
+            read = taken and existed and not leased
+            loaded = loaded_of(rows[0][4:], first, hint) if read else None
+        thread = None if loaded is None else self._thread_of(loaded)
+        if taken and existed and thread is None:  # read after, or reset meanwhile: read again
+            thread = await self._direct_load(thread_id)
         # missing at the claim: the run's session creates it (or reads one made meanwhile)
-        thread = await self._direct_load(thread_id) if taken and existed else None
         return ReadClaim(taken, foreign, existed, thread)
+
+    def _postgres_load(self, *, first: int) -> str:
+        """The PostgreSQL load's statement, its record starts numbered from `$first` on, for a
+        statement that embeds it (`sql_leases`)."""
+        fast = self._fast
+        assert isinstance(fast, PostgresFast)
+        return fast.load_from(first)
 
     def _thread_of(self, loaded: Loaded) -> Thread | None:
         """The `Thread` a load read, its records added to the decoded cache; None when they do

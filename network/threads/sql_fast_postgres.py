@@ -19,6 +19,7 @@ lock, and those commits are rare.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from network.errors import StaleThreadError
@@ -41,26 +42,7 @@ class PostgresFast:
     def __init__(self, tables: Tables, preparer: Any, link: PostgresLink) -> None:
         self.link = link
         q = quoted(tables, preparer)
-        self.load_sql = (
-            "SELECT t.thread_id, t.app_name, t.user_id, t.revision, t.created_at, t.updated_at,"
-            " t.message_count, t.result_count, t.meta, l.rewinds,"
-            f" ARRAY(SELECT m.data FROM {q['messages']} m WHERE m.thread_id = $1"
-            " AND m.seq >= $2 AND m.seq < t.message_count ORDER BY m.seq),"
-            f" ARRAY(SELECT ROW(r.data, r.history_length, r.at) FROM {q['results']} r"
-            " WHERE r.thread_id = $1 AND r.seq >= $3 AND r.seq < t.result_count ORDER BY r.seq),"
-            f" ARRAY(SELECT s.data FROM {q['summaries']} s WHERE s.thread_id = $1"
-            " AND s.seq >= $4 ORDER BY s.seq),"
-            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["thread_state"]} x'
-            " WHERE x.thread_id = $1),"
-            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["user_state"]} x'
-            " WHERE x.app_name = t.app_name AND x.user_id = t.user_id),"
-            f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x'
-            " WHERE x.app_name = t.app_name),"
-            f" ARRAY(SELECT p.data FROM {q['pending']} p WHERE p.thread_id = $1"
-            " AND p.answer IS NULL ORDER BY p.seq)"
-            f" FROM {q['threads']} t LEFT JOIN {q['lineage']} l ON l.thread_id = t.thread_id"
-            " WHERE t.thread_id = $1"
-        )
+        self.load_sql = _load_sql(q)
         self.create_sql = (
             f"INSERT INTO {q['threads']} (thread_id, app_name, user_id, revision, created_at,"
             " updated_at, message_count, result_count, meta)"
@@ -77,38 +59,15 @@ class PostgresFast:
             f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x WHERE x.app_name = $2)'
         )
         self.revision_sql = f"SELECT revision FROM {q['threads']} WHERE thread_id = $1"
-        self.commit_sql = (
-            f"WITH bump AS (UPDATE {q['threads']} SET revision = revision + 1, updated_at = $3,"
-            " message_count = message_count + cardinality($5::text[]),"
-            " result_count = result_count + cardinality($6::text[])"
-            " WHERE thread_id = $1 AND revision = $2 RETURNING message_count, result_count),"
-            f" m AS (INSERT INTO {q['messages']} (thread_id, seq, run_id, data)"
-            " SELECT $1, b.message_count - cardinality($5::text[]) + x.o - 1, $4, x.d"
-            " FROM bump b, unnest($5::text[]) WITH ORDINALITY AS x(d, o)),"
-            f" r AS (INSERT INTO {q['results']}"
-            " (thread_id, seq, run_id, agent, at, history_length, data)"
-            " SELECT $1, b.result_count - cardinality($6::text[]) + x.o - 1, $4, x.a, x.t, x.h,"
-            " x.d FROM bump b,"
-            " unnest($6::text[], $7::float8[], $8::int[], $9::text[])"
-            " WITH ORDINALITY AS x(a, t, h, d, o)),"
-            f' s AS (INSERT INTO {q["thread_state"]} (thread_id, "key", value)'
-            " SELECT $1, x.k, x.v FROM bump, unnest($10::text[], $11::text[]) AS x(k, v)"
-            ' ON CONFLICT (thread_id, "key") DO UPDATE SET value = excluded.value),'
-            f" d AS (DELETE FROM {q['thread_state']} WHERE thread_id = $1"
-            ' AND "key" = ANY($12::text[]) AND EXISTS (SELECT 1 FROM bump)),'
-            f" p AS (INSERT INTO {q['pending']} (thread_id, seq, item_id, run_id, data)"
-            f" SELECT $1, coalesce((SELECT max(seq) + 1 FROM {q['pending']}"
-            " WHERE thread_id = $1), 0) + x.o - 1, x.i, x.r, x.d"
-            " FROM bump, unnest($13::text[], $14::text[], $15::text[])"
-            " WITH ORDINALITY AS x(i, r, d, o)),"
-            f" c AS (INSERT INTO {q['commits']}"
-            " (thread_id, revision, calls, results, messages, summaries, at, run_id, keys,"
-            " effects) SELECT $1, $2 + 1, cardinality($6::text[]), b.result_count,"
-            " b.message_count, NULL, $3, $4, $16, $17 FROM bump b),"
-            f' h AS (INSERT INTO {q["state_history"]} (thread_id, "key", revision, value)'
-            " SELECT $1, x.k, $2 + 1, x.v FROM bump, unnest($10::text[], $11::text[]) AS x(k, v)"
-            " UNION ALL SELECT $1, x.k, $2 + 1, NULL FROM bump, unnest($12::text[]) AS x(k))"
-            " SELECT message_count, result_count FROM bump"
+        self.commit_sql = _commit_sql(q)
+
+    def load_from(self, first: int) -> str:
+        """The load's statement for a statement that embeds it: its record starts (`$2` to
+        `$4`) numbered from `$first` on."""
+        return (
+            self.load_sql.replace("$2", f"${first}")
+            .replace("$3", f"${first + 1}")
+            .replace("$4", f"${first + 2}")
         )
 
     async def load(self, thread_id: str, hint: Hint) -> Loaded | None:
@@ -119,22 +78,10 @@ class PostgresFast:
             rows = await self.link.fetch(self.load_sql, thread_id, *first)
             if not rows:
                 return None
-            row = rows[0]
-            header = Header(*row[:10])
-            wanted = start_at(header, hint)
-            if wanted != first:  # a new incarnation, or rewound: from the start
-                first, hint = wanted, None
-                continue
-            messages, results, summaries, state, user, app, waiting = row[10:]
-            return Loaded(
-                header,
-                first,
-                messages,
-                results,
-                summaries,
-                (dict(state), dict(user), dict(app)),
-                list(waiting),
-            )
+            loaded = loaded_of(rows[0], first, hint)
+            if loaded is not None:
+                return loaded
+            first, hint = start_at(Header(*rows[0][:10]), hint), None
 
     async def create_thread(self, values: list[Any]) -> None:
         """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
@@ -196,3 +143,82 @@ class PostgresFast:
             result_count - len(results),
             0,
         )
+
+
+def loaded_of(row: Sequence[Any], first: tuple[int, int, int], hint: Hint) -> Loaded | None:
+    """The thread the load's columns (`row`, read from `first` on) hold; None when they must be
+    read again from the start (a new incarnation of the thread, or rewound)."""
+    header = Header(*row[:10])
+    if start_at(header, hint) != first:
+        return None
+    messages, results, summaries, state, user, app, waiting = row[10:]
+    return Loaded(
+        header,
+        first,
+        messages,
+        results,
+        summaries,
+        (dict(state), dict(user), dict(app)),
+        list(waiting),
+    )
+
+
+def _load_sql(q: dict[str, str]) -> str:
+    """The load (see the module docstring); `q`: the tables' quoted names."""
+    return (
+        "SELECT t.thread_id, t.app_name, t.user_id, t.revision, t.created_at, t.updated_at,"
+        " t.message_count, t.result_count, t.meta, l.rewinds,"
+        f" ARRAY(SELECT m.data FROM {q['messages']} m WHERE m.thread_id = $1"
+        " AND m.seq >= $2 AND m.seq < t.message_count ORDER BY m.seq),"
+        f" ARRAY(SELECT ROW(r.data, r.history_length, r.at) FROM {q['results']} r"
+        " WHERE r.thread_id = $1 AND r.seq >= $3 AND r.seq < t.result_count ORDER BY r.seq),"
+        f" ARRAY(SELECT s.data FROM {q['summaries']} s WHERE s.thread_id = $1"
+        " AND s.seq >= $4 ORDER BY s.seq),"
+        f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["thread_state"]} x'
+        " WHERE x.thread_id = $1),"
+        f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["user_state"]} x'
+        " WHERE x.app_name = t.app_name AND x.user_id = t.user_id),"
+        f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x'
+        " WHERE x.app_name = t.app_name),"
+        f" ARRAY(SELECT p.data FROM {q['pending']} p WHERE p.thread_id = $1"
+        " AND p.answer IS NULL ORDER BY p.seq)"
+        f" FROM {q['threads']} t LEFT JOIN {q['lineage']} l ON l.thread_id = t.thread_id"
+        " WHERE t.thread_id = $1"
+    )
+
+
+def _commit_sql(q: dict[str, str]) -> str:
+    """The one-statement commit (see the module docstring)."""
+    return (
+        f"WITH bump AS (UPDATE {q['threads']} SET revision = revision + 1, updated_at = $3,"
+        " message_count = message_count + cardinality($5::text[]),"
+        " result_count = result_count + cardinality($6::text[])"
+        " WHERE thread_id = $1 AND revision = $2 RETURNING message_count, result_count),"
+        f" m AS (INSERT INTO {q['messages']} (thread_id, seq, run_id, data)"
+        " SELECT $1, b.message_count - cardinality($5::text[]) + x.o - 1, $4, x.d"
+        " FROM bump b, unnest($5::text[]) WITH ORDINALITY AS x(d, o)),"
+        f" r AS (INSERT INTO {q['results']}"
+        " (thread_id, seq, run_id, agent, at, history_length, data)"
+        " SELECT $1, b.result_count - cardinality($6::text[]) + x.o - 1, $4, x.a, x.t, x.h,"
+        " x.d FROM bump b,"
+        " unnest($6::text[], $7::float8[], $8::int[], $9::text[])"
+        " WITH ORDINALITY AS x(a, t, h, d, o)),"
+        f' s AS (INSERT INTO {q["thread_state"]} (thread_id, "key", value)'
+        " SELECT $1, x.k, x.v FROM bump, unnest($10::text[], $11::text[]) AS x(k, v)"
+        ' ON CONFLICT (thread_id, "key") DO UPDATE SET value = excluded.value),'
+        f" d AS (DELETE FROM {q['thread_state']} WHERE thread_id = $1"
+        ' AND "key" = ANY($12::text[]) AND EXISTS (SELECT 1 FROM bump)),'
+        f" p AS (INSERT INTO {q['pending']} (thread_id, seq, item_id, run_id, data)"
+        f" SELECT $1, coalesce((SELECT max(seq) + 1 FROM {q['pending']}"
+        " WHERE thread_id = $1), 0) + x.o - 1, x.i, x.r, x.d"
+        " FROM bump, unnest($13::text[], $14::text[], $15::text[])"
+        " WITH ORDINALITY AS x(i, r, d, o)),"
+        f" c AS (INSERT INTO {q['commits']}"
+        " (thread_id, revision, calls, results, messages, summaries, at, run_id, keys,"
+        " effects) SELECT $1, $2 + 1, cardinality($6::text[]), b.result_count,"
+        " b.message_count, NULL, $3, $4, $16, $17 FROM bump b),"
+        f' h AS (INSERT INTO {q["state_history"]} (thread_id, "key", revision, value)'
+        " SELECT $1, x.k, $2 + 1, x.v FROM bump, unnest($10::text[], $11::text[]) AS x(k, v)"
+        " UNION ALL SELECT $1, x.k, $2 + 1, NULL FROM bump, unnest($12::text[]) AS x(k))"
+        " SELECT message_count, result_count FROM bump"
+    )

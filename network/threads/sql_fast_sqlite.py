@@ -16,11 +16,11 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from network.errors import StaleThreadError, ThreadError
+from network.errors import StaleThreadError
 from network.threads.pending import PendingCall, waiting_error
-from network.threads.pending_claims import check_claims, withdrawn_reason
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
 from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted, start_at
+from network.threads.sql_pending import refuse_claims
 from network.threads.sql_tables import Tables
 from network.threads.timeline import commit_effects, commit_keys
 
@@ -62,6 +62,12 @@ class SQLiteFast:
 
     def __init__(self, tables: Tables, preparer: Any) -> None:
         q = quoted(tables, preparer)
+        self._reading(q)
+        self._writing(q)
+        self._waiting(q)
+
+    def _reading(self, q: dict[str, str]) -> None:
+        """The load's statements (`q`: the tables' quoted names)."""
         self.header = (
             "SELECT t.thread_id, t.app_name, t.user_id, t.revision, t.created_at, t.updated_at,"
             f" t.message_count, t.result_count, t.meta, l.rewinds FROM {q['threads']} t"
@@ -85,6 +91,9 @@ class SQLiteFast:
             f" UNION ALL SELECT 4, seq, data FROM {q['summaries']} WHERE thread_id = ? AND seq >= ?"
         )
         self.revision = f"SELECT revision FROM {q['threads']} WHERE thread_id = ?"
+
+    def _writing(self, q: dict[str, str]) -> None:
+        """A new thread's and a commit's statements."""
         self.create = (
             f"INSERT INTO {q['threads']} (thread_id, app_name, user_id, revision, created_at,"
             " updated_at, message_count, result_count, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -110,6 +119,16 @@ class SQLiteFast:
         self.set_state = f'INSERT INTO {q["thread_state"]} (thread_id, "key", value) VALUES '
         self.on_conflict = ' ON CONFLICT (thread_id, "key") DO UPDATE SET value = excluded.value'
         self.remove_state = f'DELETE FROM {q["thread_state"]} WHERE thread_id = ? AND "key" IN '
+        self.add_commit = (
+            f"INSERT INTO {q['commits']} (thread_id, revision, calls, results, messages,"
+            " summaries, at, run_id, keys, effects) VALUES "
+        )
+        self.add_values = (
+            f'INSERT INTO {q["state_history"]} (thread_id, "key", revision, value) VALUES '
+        )
+
+    def _waiting(self, q: dict[str, str]) -> None:
+        """The statements on the calls a thread waits on: read, claimed, added."""
         self.waiting = (
             f"SELECT data FROM {q['pending']} WHERE thread_id = ? AND answer IS NULL ORDER BY seq"
         )
@@ -126,13 +145,6 @@ class SQLiteFast:
         )
         self.add_pending = (
             f"INSERT INTO {q['pending']} (thread_id, seq, item_id, run_id, data) VALUES "
-        )
-        self.add_commit = (
-            f"INSERT INTO {q['commits']} (thread_id, revision, calls, results, messages,"
-            " summaries, at, run_id, keys, effects) VALUES "
-        )
-        self.add_values = (
-            f'INSERT INTO {q["state_history"]} (thread_id, "key", revision, value) VALUES '
         )
 
     # -- reading -------------------------------------------------------------------------------
@@ -229,64 +241,77 @@ class SQLiteFast:
     def _write(
         self, c: sqlite3.Connection, encoded: Encoded, keys: str, effects: str | None
     ) -> tuple[int, ...]:
-        commit, thread_id, now = encoded.commit, encoded.thread_id, encoded.now
-        run_id = commit.run_id
+        commit, thread_id = encoded.commit, encoded.thread_id
         revision = commit.revision
         if commit.append_only:
             revision = self._appendable(c, thread_id)
         if commit.answered:  # before the revision: a second answer is told it came second
-            self._claim(c, thread_id, commit.answered, run_id)
+            self._claim(c, thread_id, commit.answered, commit.run_id)
         messages, results = encoded.messages, encoded.results
         bumped = c.execute(
-            self.bump, (now, len(messages), len(results), thread_id, revision)
+            self.bump, (encoded.now, len(messages), len(results), thread_id, revision)
         ).fetchone()
         if bumped is None:
             self._refuse(c, thread_id, revision)
         _app, _user, message_count, result_count = bumped
         first_message = message_count - len(messages)
         first_result = result_count - len(results)
+        self._add_records(c, encoded, first_message, first_result)
+        first_summary, held = self._add_summaries(c, encoded)
+        new_revision = revision + 1
+        self._write_keys(c, encoded, new_revision)
+        counts = (len(results), result_count, message_count, held)
+        self._record(c, encoded, new_revision, counts, keys, effects)
+        return new_revision, first_message, first_result, first_summary
+
+    def _add_records(
+        self, c: sqlite3.Connection, encoded: Encoded, first_message: int, first_result: int
+    ) -> None:
+        """The commit's messages and calls, numbered from the first ones the bump left."""
+        thread_id, run_id = encoded.thread_id, encoded.commit.run_id
         insert_rows(
             c,
             self.add_messages,
-            [(thread_id, first_message + i, run_id, data) for i, data in enumerate(messages)],
+            [
+                (thread_id, first_message + i, run_id, data)
+                for i, data in enumerate(encoded.messages)
+            ],
         )
         insert_rows(
             c,
             self.add_results,
             [
-                (
-                    thread_id,
-                    first_result + i,
-                    run_id,
-                    r["agent"],
-                    r["at"],
-                    r["history_length"],
-                    r["data"],
-                )
-                for i, r in enumerate(results)
+                (thread_id, first_result + i, run_id, *_call_row(values))
+                for i, values in enumerate(encoded.results)
             ],
         )
-        first_summary = 0
-        held = None
-        if encoded.summaries:
-            first_summary = c.execute(self.next_summary, (thread_id,)).fetchone()[0]
-            insert_rows(
-                c,
-                self.add_summaries,
-                [
-                    (thread_id, first_summary + i, run_id, covers, data)
-                    for i, (covers, data) in enumerate(encoded.summaries)
-                ],
-            )
-            held = first_summary + len(encoded.summaries)
+
+    def _add_summaries(self, c: sqlite3.Connection, encoded: Encoded) -> tuple[int, int | None]:
+        """The commit's summaries, numbered after the thread's last one: the first one's number,
+        and how many the thread then holds (None when the commit adds none)."""
+        if not encoded.summaries:
+            return 0, None
+        thread_id, run_id = encoded.thread_id, encoded.commit.run_id
+        first: int = c.execute(self.next_summary, (thread_id,)).fetchone()[0]
+        insert_rows(
+            c,
+            self.add_summaries,
+            [
+                (thread_id, first + i, run_id, covers, data)
+                for i, (covers, data) in enumerate(encoded.summaries)
+            ],
+        )
+        return first, first + len(encoded.summaries)
+
+    def _write_keys(self, c: sqlite3.Connection, encoded: Encoded, new_revision: int) -> None:
+        """The thread keys the commit set and removed, and the calls it stopped on."""
+        commit, thread_id = encoded.commit, encoded.thread_id
         if commit.state:
-            rows = [(thread_id, key, value) for key, value in commit.state.items()]
-            self._upsert_state(c, rows)
+            self._upsert_state(c, [(thread_id, key, value) for key, value in commit.state.items()])
         if commit.removed:
             removed = list(commit.removed)
             marks = ",".join("?" * len(removed))
             c.execute(f"{self.remove_state}({marks})", (thread_id, *removed))
-        new_revision = revision + 1
         if commit.pending:
             first = c.execute(self.next_pending, (thread_id,)).fetchone()[0]
             insert_rows(
@@ -297,30 +322,26 @@ class SQLiteFast:
                     for i, entry in enumerate(commit.pending)
                 ],
             )
-        insert_rows(
-            c,
-            self.add_commit,
-            [
-                (
-                    thread_id,
-                    new_revision,
-                    len(results),
-                    result_count,
-                    message_count,
-                    held,
-                    now,
-                    run_id,
-                    keys,
-                    effects,
-                )
-            ],
-        )
+
+    def _record(
+        self,
+        c: sqlite3.Connection,
+        encoded: Encoded,
+        new_revision: int,
+        counts: tuple[int, int, int, int | None],
+        keys: str,
+        effects: str | None,
+    ) -> None:
+        """The commit's checkpoint: its row (`counts`: calls it added, calls, messages and
+        summaries the thread then holds) and each key's new value."""
+        commit, thread_id, run_id = encoded.commit, encoded.thread_id, encoded.commit.run_id
+        row = (thread_id, new_revision, *counts, encoded.now, run_id, keys, effects)
+        insert_rows(c, self.add_commit, [row])
         values: list[tuple[str, str, int, str | None]] = [
             (thread_id, key, new_revision, value) for key, value in commit.state.items()
         ]
         values.extend((thread_id, key, new_revision, None) for key in commit.removed)
         insert_rows(c, self.add_values, values)
-        return new_revision, first_message, first_result, first_summary
 
     def _upsert_state(self, c: sqlite3.Connection, rows: list[tuple[str, str, str]]) -> None:
         per = _MAX_VARIABLES // 3
@@ -353,19 +374,7 @@ class SQLiteFast:
             return
         marks = ",".join("?" * len(failed))
         rows = c.execute(f"{self.claim_states}({marks})", (thread_id, *failed)).fetchall()
-        pending: dict[str, object] = {}
-        answered_by: dict[str, str | None] = {}
-        withdrawn: dict[str, str] = {}
-        for item, waiting, by, answer in rows:
-            if waiting:
-                pending[item] = True
-                continue
-            answered_by[item] = by
-            reason = withdrawn_reason(answer)
-            if reason is not None:
-                withdrawn[item] = reason
-        check_claims(thread_id, dict.fromkeys(failed, ""), answered_by, pending, withdrawn)
-        raise ThreadError(f"thread {thread_id!r}: a claim failed")  # check_claims raised
+        refuse_claims(thread_id, failed, rows)
 
     def _refuse(self, c: sqlite3.Connection, thread_id: str, expected: int) -> Any:
         found = c.execute(self.revision, (thread_id,)).fetchone()

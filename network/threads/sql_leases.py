@@ -24,41 +24,29 @@ import functools
 import time
 from typing import Any
 
-import anyio
-from sqlalchemy import Column, Double, MetaData, String, Table
+from sqlalchemy import Column, Double, String, Table
 
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import ReadClaim, check_ttl
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
+from network.threads.sql_tables import SideTables
 
 
-class SQLLeases:
+class SQLLeases(SideTables):
     """The run leases of one `SQLStore` (see `network.threads.leases`)."""
 
+    store: SQLStore
+
     def __init__(self, store: SQLStore) -> None:
-        self.store = store
-        self.dialect = store.dialect
-        prefix = store.tables.threads.name.removesuffix("threads")
-        self.metadata = MetaData()
+        super().__init__(store)
         self.table = Table(
-            f"{prefix}run_leases",
+            f"{self.prefix}run_leases",
             self.metadata,
             Column("thread_id", String, primary_key=True),
             Column("holder", String, nullable=False),
             Column("expires_at", Double, nullable=False),
         )
-        self._ready = False
-        self._setup_lock = anyio.Lock()
-
-    async def _setup(self) -> None:
-        if self._ready:
-            return
-        async with self._setup_lock:
-            if not self._ready:
-                async with self.store._writer.begin() as conn:
-                    await conn.run_sync(self.metadata.create_all)
-                self._ready = True
 
     @functools.cached_property
     def _sql(self) -> dict[str, tuple[str, str]]:
@@ -80,22 +68,33 @@ class SQLLeases:
             for operation, sql in (("claim", claim), ("renew", renew), ("release", release))
         }
         # PostgreSQL: the claim, unless the thread is another app's or user's ($5, $6), in one
-        # statement answering (foreign, taken, existed); SQLite checks the owner in the claim's
-        # transaction instead (`SQLiteFast.claim_reading`).
+        # statement answering (foreign, taken, existed, leased before) and, when it took the
+        # lease where there was none, the thread as a load reads it (from $7, $8, $9); SQLite
+        # checks the owner and reads in the claim's transaction instead
+        # (`SQLiteFast.claim_reading`).
+        owned = ""
+        if self.dialect == "postgresql":
+            owned = self._owned_claim(name)
+        statements["claim_reading"] = (claim, owned)
+        return statements
+
+    def _owned_claim(self, name: str) -> str:
+        """PostgreSQL's claim_reading statement (see `SQLDirect._direct_claim_reading`)."""
         threads = self.store.engine.dialect.identifier_preparer.format_table(
             self.store.tables.threads
         )
-        owned = (
+        load = self.store._postgres_load(first=7)
+        return (
             f"WITH t AS (SELECT app_name, user_id FROM {threads} WHERE thread_id = $1),"
             " f AS (SELECT EXISTS (SELECT 1 FROM t WHERE app_name <> $5 OR user_id <> $6) AS o),"
+            f" h AS (SELECT EXISTS (SELECT 1 FROM {name} WHERE thread_id = $1) AS h),"
             f" c AS (INSERT INTO {name} (thread_id, holder, expires_at) SELECT $1, $2, $3"
             " FROM f WHERE NOT f.o ON CONFLICT (thread_id) DO UPDATE SET holder ="
             f" excluded.holder, expires_at = excluded.expires_at WHERE {name}.expires_at <= $4"
             f" OR {name}.holder = excluded.holder RETURNING holder)"
-            " SELECT f.o, EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM t) FROM f"
+            " SELECT f.o, EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM t), h.h, x.*"
+            f" FROM f CROSS JOIN h LEFT JOIN ({load}) x ON NOT h.h AND EXISTS (SELECT 1 FROM c)"
         )
-        statements["claim_reading"] = (claim, owned)
-        return statements
 
     async def _run(self, operation: str, arguments: tuple[Any, ...]) -> list[Any]:
         """One statement on the store's own connections (`SQLStore.statement`), not synced to

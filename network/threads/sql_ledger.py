@@ -23,23 +23,19 @@ on first use (their names: the store's prefix + `budgets`, + `budget_holds`).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-import anyio
 from sqlalchemy import (
     BigInteger,
     Column,
     Double,
     Index,
     Integer,
-    MetaData,
     String,
     Table,
     case,
     delete,
     select,
-    text,
     update,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -47,25 +43,20 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from network.run.budgets.ledger import WINDOW, BudgetFigures, Caps, Hold, Refusal, refusal
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
+from network.threads.sql_tables import SideTables
 
 _ATTEMPTS = 4  # a reservation's statement runs again after making the row, or reclaiming
 _CREATED: set[tuple[str, str]] = set()  # (database URL, table) whose tables this process made
 
 
-def _lock_key(table: str) -> int:
-    """The advisory lock of creating `table`'s ledger tables: a stable 64-bit number."""
-    digest = hashlib.sha256(f"agent_network ledger {table}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-class SQLLedger:
+class SQLLedger(SideTables):
     """The shared budgets of one `SQLStore`'s database (see the module docstring)."""
 
+    store: SQLStore
+
     def __init__(self, store: SQLStore) -> None:
-        self.store = store
-        self.dialect = store.dialect
-        prefix = store.tables.threads.name.removesuffix("threads")
-        self.metadata = MetaData()
+        super().__init__(store)
+        prefix = self.prefix
         self.budgets = Table(
             f"{prefix}budgets",
             self.metadata,
@@ -89,26 +80,13 @@ class SQLLedger:
             Column("expires_at", Double, nullable=False),
             Index(f"{prefix}budget_holds_by_key", "key", "expires_at"),
         )
-        self._ready = False
-        self._setup_lock = anyio.Lock()
 
-    async def _setup(self) -> None:
-        """Create the tables once per database and process. Processes that start together
-        would race to create them (PostgreSQL's catalog refuses the second `CREATE TABLE`
-        of a name): there, a transaction-level advisory lock makes them take turns; SQLite's
-        `BEGIN IMMEDIATE` already does."""
-        if self._ready:
-            return
-        async with self._setup_lock:
-            created = (self.store.url, self.budgets.name)
-            if not self._ready and created not in _CREATED:
-                async with self.store._writer.begin() as conn:
-                    if self.dialect == "postgresql":
-                        lock = text("SELECT pg_advisory_xact_lock(:key)")
-                        await conn.execute(lock, {"key": _lock_key(self.budgets.name)})
-                    await conn.run_sync(self.metadata.create_all)
-                _CREATED.add(created)
-            self._ready = True
+    def _made(self) -> bool:
+        """Made by this process already: budgets open a store per run when named by a URL."""
+        return (self.store.url, self.budgets.name) in _CREATED
+
+    def _remember(self) -> None:
+        _CREATED.add((self.store.url, self.budgets.name))
 
     @database_errors
     async def reserve(self, key: str, hold: Hold, caps: Caps, now: float) -> Refusal | None:

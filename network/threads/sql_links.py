@@ -133,10 +133,16 @@ class _Pool(Generic[C]):
 class _Worker:
     """One sqlite3 connection and the thread that runs every call on it, in order."""
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], synchronous: str) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], sqlite3.Connection],
+        synchronous: str,
+        listeners: list[Listener],
+    ) -> None:
         self._connect = connect
         # the connection's `PRAGMA synchronous` (`_synced_as`; touched on the thread only)
         self.configured = self.synchronous = synchronous
+        self._listeners = listeners
         self._calls: SimpleQueue[Any] = SimpleQueue()
         self._thread = threading.Thread(target=self._serve, name="agent-network-sqlite")
         self._thread.daemon = True
@@ -144,6 +150,7 @@ class _Worker:
 
     def _serve(self) -> None:
         connection: sqlite3.Connection | None = None
+        traced = False
         while True:
             call = self._calls.get()
             if call is None:
@@ -153,12 +160,20 @@ class _Worker:
                 if connection is None:
                     connection = self._connect()
                     self.synchronous = self.configured
+                    traced = False
+                if traced is not bool(self._listeners):  # traced only while anyone listens:
+                    traced = not traced  # SQLite expands every statement's text for a trace
+                    connection.set_trace_callback(self._trace if traced else None)
                 outcome, failed = work(connection), False
             except BaseException as exc:  # handed to the caller, whatever it is
                 outcome, failed = exc, True
             loop.call_soon_threadsafe(_settle, future, outcome, failed)
         if connection is not None:
             connection.close()
+
+    def _trace(self, sql: str) -> None:
+        for listen in self._listeners:
+            listen(sql)
 
     async def call(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work(connection)` on the thread; its result, or its exception. Once handed
@@ -219,17 +234,10 @@ class SQLiteLink:
         kwargs = {**kwargs, "check_same_thread": False, "isolation_level": None}
         connection: sqlite3.Connection = sqlite3.connect(*args, **kwargs)
         configure_sqlite(connection, self._synchronous, self._busy_timeout)
-        listeners = self.listeners
-
-        def traced(sql: str) -> None:
-            for listen in listeners:
-                listen(sql)
-
-        connection.set_trace_callback(traced)
         return connection
 
     async def _open(self) -> _Worker:
-        return _Worker(self.connect, self._synchronous.upper())
+        return _Worker(self.connect, self._synchronous.upper(), self.listeners)
 
     @staticmethod
     async def _stop(worker: _Worker) -> None:

@@ -15,7 +15,8 @@ answered, with a withdrawal as the answer and no run (`network.threads.pending_c
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
 
 from sqlalchemy import (
     Column,
@@ -52,6 +53,25 @@ def pending_table(metadata: MetaData, prefix: str) -> Table:
         Column("answer", Text),  # NULL while the call waits
         Column("answered_by", String),
     )
+
+
+def refuse_claims(thread_id: str, failed: list[str], rows: Iterable[Sequence[Any]]) -> NoReturn:
+    """Raise what the claims of `failed` calls met, from their rows' `(item_id, waiting,
+    answered_by, answer)` (`PendingStatements.states`): answered already, withdrawn, or not
+    waited on (`network.threads.pending_claims.check_claims`)."""
+    pending: dict[str, object] = {}
+    answered_by: dict[str, str | None] = {}
+    withdrawn: dict[str, str] = {}
+    for item_id, waiting, by, answer in rows:
+        if waiting:
+            pending[item_id] = True
+            continue
+        answered_by[item_id] = by
+        reason = withdrawn_reason(answer)
+        if reason is not None:
+            withdrawn[item_id] = reason
+    check_claims(thread_id, dict.fromkeys(failed, ""), answered_by, pending, withdrawn)
+    raise ThreadError(f"thread {thread_id!r}: a claim failed")  # check_claims raised
 
 
 class PendingStatements:
@@ -105,20 +125,7 @@ class PendingStatements:
                 failed.append(item_id)
         if failed:  # the caller's transaction rolls back the claims that did succeed
             rows = await conn.execute(self.states, {"b_thread": thread_id, "b_items": failed})
-            pending: dict[str, object] = {}
-            answered_by: dict[str, str | None] = {}
-            withdrawn: dict[str, str] = {}
-            for item_id, waiting, by, answer in rows.all():
-                if waiting:
-                    pending[item_id] = True
-                    continue
-                answered_by[item_id] = by
-                reason = withdrawn_reason(answer)
-                if reason is not None:
-                    withdrawn[item_id] = reason
-            claimed = {key: "" for key in failed}
-            check_claims(thread_id, claimed, answered_by, pending, withdrawn)
-            raise ThreadError(f"thread {thread_id!r}: a claim failed")  # unreachable
+            refuse_claims(thread_id, failed, rows.all())
 
     async def add_all(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> None:
         """Insert the calls the commit stopped on."""

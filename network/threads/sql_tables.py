@@ -19,8 +19,11 @@ revision does that).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from typing import Any
 
+import anyio
 from sqlalchemy import (
     Column,
     Double,
@@ -30,8 +33,10 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 
+from network.threads.sql_columns import keyed_values, thread_records
 from network.threads.sql_pending import pending_table
 from network.threads.sql_timeline_tables import TimelineTables, build_timeline_tables
 
@@ -94,32 +99,19 @@ def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table,
         Column("meta", Text, nullable=False),
         Index(f"{prefix}threads_owner", "app_name", "user_id", "updated_at"),
     )
-    messages = Table(
-        f"{prefix}messages",
+    messages = thread_records(metadata, f"{prefix}messages", Column("data", Text, nullable=False))
+    results = thread_records(
         metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("seq", Integer, primary_key=True),
-        Column("run_id", String),
-        Column("data", Text, nullable=False),
-    )
-    results = Table(
         f"{prefix}results",
-        metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("seq", Integer, primary_key=True),
-        Column("run_id", String),
         Column("agent", String, nullable=False),
         Column("at", Double, nullable=False),
         Column("history_length", Integer),
         Column("data", Text, nullable=False),
         Index(f"{prefix}results_at", "thread_id", "at"),
     )
-    summaries = Table(
-        f"{prefix}summaries",
+    summaries = thread_records(
         metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("seq", Integer, primary_key=True),
-        Column("run_id", String),
+        f"{prefix}summaries",
         Column("covers", Integer, nullable=False),
         Column("data", Text, nullable=False),
     )
@@ -128,26 +120,53 @@ def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table,
 
 def _state_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table, Table]:
     """The state of each scope: the thread's, the user's, the app's."""
-    thread_state = Table(
-        f"{prefix}thread_state",
-        metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("value", Text, nullable=False),
-    )
-    user_state = Table(
-        f"{prefix}user_state",
-        metadata,
-        Column("app_name", String, primary_key=True),
-        Column("user_id", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("value", Text, nullable=False),
-    )
-    app_state = Table(
-        f"{prefix}app_state",
-        metadata,
-        Column("app_name", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("value", Text, nullable=False),
-    )
+    thread_state = keyed_values(metadata, f"{prefix}thread_state", "thread_id")
+    user_state = keyed_values(metadata, f"{prefix}user_state", "app_name", "user_id")
+    app_state = keyed_values(metadata, f"{prefix}app_state", "app_name")
     return thread_state, user_state, app_state
+
+
+class SideTables:
+    """Tables a feature keeps beside an `SQLStore`'s own (the run leases, the shared budgets'
+    ledger): on a `MetaData` of their own, named with the store's prefix (`self.prefix`),
+    nothing in the thread's tables referring to them, created on first use.
+
+    Processes that start together would race to create them (PostgreSQL's catalog refuses the
+    second `CREATE TABLE` of a name): there, a transaction-level advisory lock makes them take
+    turns; SQLite's `BEGIN IMMEDIATE` already does."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.dialect: str = store.dialect
+        self.prefix: str = store.tables.threads.name.removesuffix("threads")
+        self.metadata = MetaData()
+        self._ready = False
+        self._setup_lock = anyio.Lock()
+
+    def _made(self) -> bool:
+        """Whether the tables are known to exist already (a feature may remember it across
+        store objects on one database)."""
+        return False
+
+    def _remember(self) -> None:
+        """Called once the tables were made."""
+
+    async def _setup(self) -> None:
+        """Create the tables, once."""
+        if self._ready:
+            return
+        async with self._setup_lock:
+            if not self._ready and not self._made():
+                async with self.store._writer.begin() as conn:
+                    if self.dialect == "postgresql":
+                        lock = text("SELECT pg_advisory_xact_lock(:key)")
+                        await conn.execute(lock, {"key": _lock_key(sorted(self.metadata.tables))})
+                    await conn.run_sync(self.metadata.create_all)
+                self._remember()
+            self._ready = True
+
+
+def _lock_key(names: list[str]) -> int:
+    """The advisory lock of creating the tables `names`: a stable 64-bit number."""
+    digest = hashlib.sha256(f"agent_network tables {' '.join(names)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import Column, Double, Index, Integer, MetaData, String, Table, Text
 
+from network.threads.sql_columns import keyed_values
+
 
 @dataclass(frozen=True, slots=True)
 class TimelineTables:
@@ -52,13 +54,12 @@ def build_timeline_tables(metadata: MetaData, prefix: str) -> TimelineTables:
         Column("effects", Text),
         Index(f"{prefix}commits_results", "thread_id", "results"),
     )
-    state_history = Table(
-        f"{prefix}state_history",
+    state_history = keyed_values(
         metadata,
-        Column("thread_id", String, primary_key=True),
-        Column("key", String, primary_key=True),
-        Column("revision", Integer, primary_key=True),
-        Column("value", Text),
+        f"{prefix}state_history",
+        "thread_id",
+        after_key=[Column("revision", Integer, primary_key=True)],
+        removable=True,
     )
     lineage = Table(
         f"{prefix}lineage",

@@ -9,10 +9,13 @@ leases object for its lifetime.
 from __future__ import annotations
 
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from network.errors import ConfigurationError
 from network.threads.leases import MemoryLeases, RunLeases
+
+T = TypeVar("T")
 
 _ATTACHED: weakref.WeakKeyDictionary[Any, RunLeases] = weakref.WeakKeyDictionary()
 
@@ -28,13 +31,27 @@ def run_leases(store: Any) -> RunLeases:
                 f"and release, got {leases!r}"
             )
         return leases
-    found = _ATTACHED.get(store)
-    if found is None:
-        if type(store).__name__ == "SQLStore" and hasattr(store, "engine"):
-            from network.threads.sql_leases import SQLLeases  # noqa: PLC0415 (sqlalchemy)
+    return kept_with(store, _ATTACHED, _sql_leases, MemoryLeases)
 
-            found = SQLLeases(store)
-        else:
-            found = MemoryLeases()
-        _ATTACHED[store] = found
+
+def kept_with(
+    store: Any,
+    kept: weakref.WeakKeyDictionary[Any, T],
+    on_sql: Callable[[Any], T],
+    elsewhere: Callable[[], T],
+) -> T:
+    """The object `kept` holds for `store` for its lifetime, made on first use: `on_sql(store)`
+    for an `SQLStore` (so a module that needs SQLAlchemy is imported only then), else
+    `elsewhere()` (kept in this process)."""
+    found = kept.get(store)
+    if found is None:
+        sql = type(store).__name__ == "SQLStore" and hasattr(store, "engine")
+        found = on_sql(store) if sql else elsewhere()
+        kept[store] = found
     return found
+
+
+def _sql_leases(store: Any) -> RunLeases:
+    from network.threads.sql_leases import SQLLeases  # noqa: PLC0415 (sqlalchemy)
+
+    return SQLLeases(store)

@@ -248,19 +248,23 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(
 
     def rows_read() -> int:
         head = "SELECT t.thread_id, t.app_name, t.user_id, t.revision"
-        return sum(sql.lstrip().startswith(head) for sql in seen)
+        return sum(head in sql for sql in seen)
 
     first = await send(served, Request("a"), {"contextId": "once", "text": "hello"})
     assert first["output"] == "heard hello"
-    # the claim finds it missing (on SQLite by reading its row in the claim's transaction);
-    # its creation reads only its user's and app's keys with it
-    assert rows_read() == (1 if store.dialect == "sqlite" else 0)
+    # the claim finds it missing (on SQLite by reading its row in the claim's transaction; on
+    # PostgreSQL its statement holds the read, which finds nothing); its creation reads only
+    # its user's and app's keys with it
+    assert rows_read() == 1
     assert sum("INSERT INTO agent_network_threads " in sql.replace('"', "") for sql in seen) == 1
     seen.clear()
     inserts.clear()
     again = await send(served, Request("a"), {"contextId": "once", "text": "again"})
     assert again["output"] == "heard hello | again"
     assert rows_read() == 1
+    # one transaction each: the claim with the read, the user's message, the agent call, the
+    # release (on PostgreSQL the claim's statement reads the thread: before, a load of its own)
+    assert transactions(seen) == 4
     if store.dialect == "sqlite":  # the input kept at admission is not synced; the call is
         modes = [(table, wanted != "NORMAL") for table, wanted in inserts]
         assert modes == [
@@ -273,6 +277,21 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(
     assert theirs["status"] == 404
     assert not any("run_leases" in sql for sql in seen if sql.lstrip().startswith("INSERT"))
     assert (await send(served, Request("a"), {"contextId": "once", "text": "free"}))["output"]
+
+
+def transactions(statements: list[str]) -> int:
+    """The transactions `statements` (as `statement_listeners` saw them) make: each BEGIN, and
+    each statement run outside one."""
+    count, inside = 0, False
+    for sql in statements:
+        head = sql.lstrip().split(None, 1)[0].upper()
+        if head == "BEGIN":
+            count, inside = count + 1, True
+        elif head in ("COMMIT", "ROLLBACK"):
+            inside = False
+        elif head != "PRAGMA" and not inside:
+            count += 1
+    return count
 
 
 def test_a_full_registry_forgets_its_oldest_idle_thread_and_keeps_busy_ones() -> None:

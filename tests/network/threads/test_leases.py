@@ -126,3 +126,35 @@ def test_a_store_may_bring_its_own_leases() -> None:
 
     with pytest.raises(ConfigurationError, match="run_leases"):
         run_leases(Broken())
+
+
+async def test_a_claim_that_takes_over_an_expired_lease_reads_the_last_commits(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """A claim that reads in its own statement (PostgreSQL) does so only where no lease was
+    there; taking over one that expired (its holder crashed), the thread is read after the
+    claim, with every commit the old holder made, also those after this process last read
+    it."""
+    store, crashed_store = open_store(), open_store()
+    here, crashed = run_leases(store), run_leases(crashed_store)
+    if not isinstance(here, ReadingLeases):
+        pytest.skip("this store's leases claim without reading")
+    t1 = fresh("t1")
+    await store.create_thread(t1, app_name="app", user_id="u1")
+    first = await here.claim_reading(t1, "run-a", 30, app_name="app", user_id="u1")
+    assert first.thread is not None and first.thread.revision == 0  # now cached here
+    await here.release(t1, "run-a")
+    assert await crashed.claim(t1, "dead-run", 0.05)
+    for revision, text in enumerate(("one", "two")):
+        commit = Commit(revision=revision, messages=[UserMessage(content=text)])
+        await crashed_store.append_results(t1, commit)
+    await anyio.sleep(0.1)
+    taken = await here.claim_reading(t1, "run-b", 30, app_name="app", user_id="u1")
+    assert taken.taken and taken.thread is not None and taken.thread.revision == 2
+    assert [m.content for m in taken.thread.messages] == ["one", "two"]
+    await here.release(t1, "run-b")
+    again = await here.claim_reading(t1, "run-c", 30, app_name="app", user_id="u1")
+    assert again.thread is not None and [m.content for m in again.thread.messages] == [
+        "one",
+        "two",
+    ]

@@ -145,6 +145,36 @@ async def test_listeners_see_every_statement(tmp_path: Path) -> None:
         await link.close()
 
 
+async def test_a_connection_is_traced_only_while_anyone_listens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite expands every statement's text for a trace callback: a connection has one only
+    while the link has listeners, also ones added or removed after it opened."""
+    callbacks: list[object] = []
+    setter = sqlite3.Connection.set_trace_callback
+
+    class Watched(sqlite3.Connection):
+        def set_trace_callback(self, callback: Any) -> None:
+            callbacks.append(callback)
+            setter(self, callback)
+
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: connect(*a, factory=Watched, **k))
+    link = sqlite_link(tmp_path, size=1)
+    seen: list[str] = []
+    try:
+        await link.run(table)
+        assert callbacks == []  # nobody listens: no trace
+        link.listeners.append(seen.append)
+        await link.statement("INSERT INTO notes VALUES (?)", ("x",))
+        assert seen == ["INSERT INTO notes VALUES ('x')"]
+        link.listeners.remove(seen.append)
+        await link.statement("INSERT INTO notes VALUES (?)", ("y",))
+        assert len(seen) == 1 and callbacks[-1] is None
+    finally:
+        await link.close()
+
+
 async def test_a_connection_handed_to_a_cancelled_waiter_goes_to_the_next() -> None:
     opened: list[int] = []
 
