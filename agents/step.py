@@ -18,7 +18,7 @@ import copy
 import functools
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.models._calls import failed_model_calls, model_calls
@@ -159,7 +159,10 @@ class AgentStep:
         books = ctx.engine
         if stages.key is not books.stages.capabilities:
             stages = self.stages(books.stages.capabilities)
-        call = inside or self._begin(ctx)
+        call = inside or AgentCall(  # the call begins: what its request starts from
+            self, ctx, self._fixed_prompt or NO_PROMPT, ctx.state.history(), self._fixed_text,
+            self.tools, self._tool_schemas, self._model_object or self.resolve_model(ctx),
+        )  # fmt: skip
         if inside is None and stages.wrap_call:  # around the whole call: it is called back
             proceed = chain(stages.wrap_call, self._wrapped_call(ctx, call), call)
             return cast(InferenceResult, await proceed())
@@ -176,10 +179,7 @@ class AgentStep:
             self._watch(call)
         model = call.model
         if stages.wrap_model:
-            ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
-            response: ModelResponse = await ask(request)
-            if len(call.answers) == 1:  # one request: `output` will say what it answered
-                call.answers = ()
+            response = await self._wrapped_model(call, stages, request)
         else:
             if books.record_model_calls:
                 call.asked_at = time.perf_counter()
@@ -197,27 +197,23 @@ class AgentStep:
         else:
             call.response, response.message.name = response, self.name
         asked = response.message.tool_calls
-        records: Any = self._tools_stage(call, stages, asked) if asked else []
-        if type(records) is not list:
-            records = await records
-        call.records = records
+        if not asked:
+            call.records = []
+        elif stages.tool_calls or stages.tool_results:
+            call.records = await self._tools_staged(call, stages, asked)
+        else:  # a lone plain sync tool's call needs no coroutine (`start_tool_calls`)
+            records = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
+            if type(records) is not list or books.interrupts:
+                records = await self._tools_finished(call, asked, records)
+            call.records = records
         if call.events is not None:
-            await self._tool_results(ctx, records)
+            await self._tool_results(ctx, call.records)
         if call.output is not NO_OUTPUT or (response.message.content and not asked):
             await self._final_answer(call, stages, response.message.content)
         result = self._result(call, response)
         for change in stages.record:
             result = await change(call, result)
         return result
-
-    def _begin(self, ctx: RunContext) -> AgentCall:
-        """The call begins, timed from now: what its request starts from (the instructions
-        when they are fixed, the conversation, the agent's tools, its model)."""
-        return AgentCall(
-            self, ctx, self._fixed_prompt or NO_PROMPT, ctx.state.history(), time.time(),
-            time.perf_counter(), self._fixed_text, self.tools, self._tool_schemas,
-            self._model_object or self.resolve_model(ctx),
-        )  # fmt: skip
 
     def _wrapped_call(
         self, ctx: RunContext, call: AgentCall
@@ -282,19 +278,6 @@ class AgentStep:
         if events is not None:
             await events.finish(response.message)
         return response
-
-    def _tools_stage(
-        self, call: AgentCall, stages: Stages, asked: list[ToolCall]
-    ) -> list[ToolCallRecord] | Coroutine[Any, Any, list[ToolCallRecord]]:
-        """Run the answer's tool calls: their records, or the coroutine that finishes them
-        (a lone plain sync tool's call needs none: `start_tool_calls`)."""
-        if stages.tool_calls or stages.tool_results:
-            return self._tools_staged(call, stages, asked)
-        ctx = call.run
-        started = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
-        if type(started) is list and not ctx.engine.interrupts:
-            return started
-        return self._tools_finished(call, asked, started)
 
     async def _tools_finished(
         self, call: AgentCall, asked: list[ToolCall], started: Any
@@ -372,6 +355,17 @@ class AgentStep:
         """A request answered: its records join the call's, when the run records them."""
         if call.run.engine.record_model_calls:
             call.requests = [*call.requests, *self._spent(call, model, response)]
+
+    async def _wrapped_model(
+        self, call: AgentCall, stages: Stages, request: ModelRequest
+    ) -> ModelResponse:
+        """The model's answer through the `wrap_model` capabilities, which may ask it more
+        than once (each request's records join `call.requests`)."""
+        ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
+        response: ModelResponse = await ask(request)
+        if len(call.answers) == 1:  # one request: `output` will say what it answered
+            call.answers = ()
+        return response
 
     async def _ask(self, call: AgentCall, request: ModelRequest) -> ModelResponse:
         """One model request, as the innermost `wrap_model` capability proceeds to it (it may

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from time import perf_counter, time
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord
@@ -137,8 +138,6 @@ class AgentCall:
         run: RunContext,
         prompt: Sequence[Any] = (),
         history: Sequence[Any] = (),
-        started_at: float = 0.0,
-        started: float = 0.0,
         text: str | None = None,
         tools: Mapping[str, Any] | None = None,
         schemas: list[Any] | None = None,
@@ -148,8 +147,8 @@ class AgentCall:
         self.run = run
         self.prompt = prompt
         self.history = history
-        self.started_at = started_at
-        self.started = started
+        self.started_at = time()  # the call begins now
+        self.started = perf_counter()
         self.text = text
         self.skip = False
         self.response = None
