@@ -184,12 +184,16 @@ class AgentStep:
             if books.record_model_calls:
                 call.asked_at = time.perf_counter()
             try:
-                response = await self._request(call, model, request)
+                response = await (
+                    model.complete(request, None)  # nothing streams, follows or records it
+                    if call.events is None and call.follow_chunks is None and books.steps is None
+                    else self._request(call, model, request)
+                )
             except ModelError as exc:
                 self._failed(call, model, exc)
                 raise
             if books.record_model_calls:
-                call.requests = self._spent(call, model, response)
+                call.requests = tuple(self._spent(call, model, response))
         books.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
         # -- the answer, its tool calls, its output, the record
         if stages.answer or call.events is not None:
@@ -354,7 +358,7 @@ class AgentStep:
     def _spending(self, call: AgentCall, model: Any, response: ModelResponse) -> None:
         """A request answered: its records join the call's, when the run records them."""
         if call.run.engine.record_model_calls:
-            call.requests = [*call.requests, *self._spent(call, model, response)]
+            call.requests = (*call.requests, *self._spent(call, model, response))
 
     async def _wrapped_model(
         self, call: AgentCall, stages: Stages, request: ModelRequest
@@ -440,7 +444,7 @@ class AgentStep:
             (time.perf_counter() - call.started) * 1000,  # duration_ms
             [],  # state_delta (the loop sets it)
             skipped,  # skipped
-            tuple(call.requests),  # model_calls
+            call.requests,  # model_calls
             call.schemas if call.schemas is not None else [],  # offered_tools
             call.answers,  # answers
         )

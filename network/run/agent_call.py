@@ -117,7 +117,7 @@ class AgentCall:
     model: Any
     records: list[ToolCallRecord] | None
     output: Any
-    requests: Sequence[ModelCall]
+    requests: tuple[ModelCall, ...]
     answers: tuple[Any, ...]
     # The JSON form of a typed output, for an `output_key` with no type of its own (so an
     # untyped store keeps holding JSON data); None: the output is stored as it is.
