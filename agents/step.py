@@ -173,7 +173,12 @@ class AgentStep:
             await shape(call)
         if call.skip:
             return self._result(call, None)
-        request = self._request_of(call)
+        schemas = call.schemas if call.schemas is not None else []
+        request = ModelRequest(  # positional: half the cost of keywords, on every step
+            call.prompt if call.sent_prompt is None else call.sent_prompt,
+            call.history if call.sent_history is None else call.sent_history,
+            schemas, self.tool_choice if schemas else None, self.name, self.params,
+        )  # fmt: skip
         # -- the model: its coroutine awaited right here (see the module docstring)
         if books.emitter.active:
             self._watch(call)
@@ -242,18 +247,6 @@ class AgentStep:
         for change in stages.instructions:
             text = await change(call, text)
         call.text, call.prompt = text, self.prompt(text)
-
-    def _request_of(self, call: AgentCall) -> ModelRequest:
-        """The model request of the call as the request stage left it."""
-        schemas = call.schemas if call.schemas is not None else []
-        return ModelRequest(  # positional: half the cost of keywords, on every step
-            call.prompt if call.sent_prompt is None else call.sent_prompt,
-            call.history if call.sent_history is None else call.sent_history,
-            schemas,
-            self.tool_choice if schemas else None,
-            self.name,
-            self.params,
-        )
 
     def _watch(self, call: AgentCall) -> None:
         """A run with sinks: the call's text and tool calls become events (`call.events`)."""
