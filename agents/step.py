@@ -152,9 +152,8 @@ class AgentStep:
     # -- one call inside a network ---------------------------------------------------------
 
     async def call(self, ctx: RunContext, inside: AgentCall | None = None) -> InferenceResult:
-        """One inference plus its tool calls, in stages; returns what history keeps.
-        `inside`: the call begun, when `wrap_call` capabilities run around it (positional:
-        a keyword-only default costs a dict lookup per step)."""
+        """One inference plus its tool calls, in stages; returns what history keeps. `inside`:
+        the call begun, when `wrap_call` capabilities run around it (positional: cheaper)."""
         stages = self._stages
         books = ctx.engine
         if stages.key is not books.stages.capabilities:
@@ -164,42 +163,33 @@ class AgentStep:
             self.tools, self._tool_schemas, self._model_object or self.resolve_model(ctx),
         )  # fmt: skip
         if inside is None and stages.wrap_call:  # around the whole call: it is called back
-            proceed = chain(stages.wrap_call, self._wrapped_call(ctx, call), call)
-            return cast(InferenceResult, await proceed())
-        # -- the instructions and the request
+            return await self._wrapped_call(ctx, call, stages)
         if self._fixed_prompt is None or stages.instructions:
             await self._instructions_stage(call, stages)
         for shape in stages.request:
             await shape(call)
         if call.skip:
             return self._result(call, None)
-        schemas = call.schemas if call.schemas is not None else []
         request = ModelRequest(  # positional: half the cost of keywords, on every step
             call.prompt if call.sent_prompt is None else call.sent_prompt,
             call.history if call.sent_history is None else call.sent_history,
-            schemas, self.tool_choice if schemas else None, self.name, self.params,
+            call.schemas or [], self.tool_choice if call.schemas else None, self.name, self.params,
         )  # fmt: skip
         # -- the model: its coroutine awaited right here (see the module docstring)
         if books.emitter.active:
             self._watch(call)
-        model = call.model
-        if stages.wrap_model:
-            response = await self._wrapped_model(call, stages, request)
+        if stages.wrap_model or books.record_model_calls:  # capabilities around it, or timed
+            response = await self._asked(call, stages, request)
         else:
-            if books.record_model_calls:
-                call.asked_at = time.perf_counter()
             try:
                 response = await (
-                    model.complete(request, None)  # nothing streams, follows or records it
+                    call.model.complete(request, None)  # nothing streams, follows or records it
                     if call.events is None and call.follow_chunks is None and books.steps is None
-                    else self._request(call, model, request)
+                    else self._request(call, call.model, request)
                 )
             except ModelError as exc:
-                self._failed(call, model, exc)
+                self._failed(call, call.model, exc)
                 raise
-            if books.record_model_calls:
-                call.requests = tuple(self._spent(call, model, response))
-        books.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
         # -- the answer, its tool calls, its output, the record
         if stages.answer or call.events is not None:
             response = await self._answer_stage(call, stages, response)
@@ -224,15 +214,16 @@ class AgentStep:
             result = await change(call, result)
         return result
 
-    def _wrapped_call(
-        self, ctx: RunContext, call: AgentCall
-    ) -> Callable[[], Awaitable[InferenceResult]]:
-        """The call itself, as the innermost `wrap_call` capability proceeds to it."""
+    async def _wrapped_call(
+        self, ctx: RunContext, call: AgentCall, stages: Stages
+    ) -> InferenceResult:
+        """The call inside its `wrap_call` capabilities, the first outermost; the innermost
+        proceeds to the call itself (`call(ctx, call)`)."""
 
         def proceed() -> Awaitable[InferenceResult]:
             return self.call(ctx, call)
 
-        return proceed
+        return cast(InferenceResult, await chain(stages.wrap_call, proceed, call)())
 
     # -- the stages a capability changes -------------------------------------------------
 
@@ -353,15 +344,16 @@ class AgentStep:
         if call.run.engine.record_model_calls:
             call.requests = (*call.requests, *self._spent(call, model, response))
 
-    async def _wrapped_model(
-        self, call: AgentCall, stages: Stages, request: ModelRequest
-    ) -> ModelResponse:
-        """The model's answer through the `wrap_model` capabilities, which may ask it more
-        than once (each request's records join `call.requests`)."""
+    async def _asked(self, call: AgentCall, stages: Stages, request: ModelRequest) -> ModelResponse:
+        """The model's answer through the `wrap_model` capabilities (which may ask it more than
+        once) and in a run that records its requests (`call.requests`): see `_ask`."""
         ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
         response: ModelResponse = await ask(request)
         if len(call.answers) == 1:  # one request: `output` will say what it answered
             call.answers = ()
+        # spent, not yet recorded: a sub-run's budget counts them (a run that records no
+        # requests never has any in flight)
+        call.run.engine.calls_in_flight = call.requests
         return response
 
     async def _ask(self, call: AgentCall, request: ModelRequest) -> ModelResponse:
