@@ -9,16 +9,15 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 from a2a.client.errors import A2AClientError
-from a2a.types import CancelTaskRequest, TaskState
+from a2a.types import TaskState
 from a2a.utils.errors import A2AError
 
 from tests.network.a2a.servers import (
     answering,
+    cancelled_while_running,
     client_for,
     collect,
     final_task,
@@ -67,20 +66,8 @@ async def test_an_approval_is_input_required_answered_once(agent_url: str) -> No
 
 async def test_a_waiting_task_is_cancelled_and_explode_fails(agent_url: str) -> None:
     client = await client_for(agent_url, None)
-    seen: list[Any] = []
-    async with anyio.create_task_group() as group:
-
-        async def stream() -> None:
-            async for event in client.send_message(said("wait 30", context())):
-                seen.append(event)
-
-        group.start_soon(stream)
-        with anyio.fail_after(10):
-            while not seen:
-                await anyio.sleep(0.05)
-        cancelled = await client.cancel_task(CancelTaskRequest(id=seen[0].task.id))
-        assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
-    assert final_task(seen).status.state == TaskState.TASK_STATE_CANCELED
+    task = await cancelled_while_running(client, said("wait 30", context()))
+    assert task.status.state == TaskState.TASK_STATE_CANCELED
     failed = final_task(await collect(client, said("explode", context())))
     assert failed.status.state == TaskState.TASK_STATE_FAILED
 

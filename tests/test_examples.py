@@ -1,8 +1,11 @@
 """Every example runs offline, on its scripted models, and says so on its first line."""
 
+import importlib.util
+import os
 import pathlib
 import subprocess
 import sys
+from types import ModuleType
 
 import pytest
 
@@ -15,15 +18,31 @@ SERVERS = {
 }
 
 
-def run_example(name: str, *args: str, cwd: pathlib.Path) -> subprocess.CompletedProcess[str]:
+def run_example(
+    name: str, *args: str, cwd: pathlib.Path, api_base: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run an example as a user would; `api_base` points its `--model` at that server."""
+    env = None
+    if api_base is not None:
+        env = {**os.environ, "OPENAI_API_BASE": api_base, "OPENAI_API_KEY": "k"}
     return subprocess.run(
         [sys.executable, str(EXAMPLES / name), *args],
         capture_output=True,
         text=True,
         timeout=120,
         cwd=cwd,
+        env=env,
         check=False,
     )
+
+
+def load_example(name: str) -> ModuleType:
+    """An example imported as a module, for tests that build its network themselves."""
+    spec = importlib.util.spec_from_file_location(f"{name}_example", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_every_example_is_covered() -> None:
@@ -89,8 +108,6 @@ def test_support_team_is_routed_by_the_routing_agent(
 
 
 def test_codegen_runs_on_a_model_named_on_the_command_line(tmp_path: pathlib.Path) -> None:
-    import os
-
     from tests.fakes import FakeOpenAIServer
 
     draft = {"calc/add.py": "def add(a, b):\n    return a + b\n"}
@@ -98,22 +115,11 @@ def test_codegen_runs_on_a_model_named_on_the_command_line(tmp_path: pathlib.Pat
         server.add_text("1. calc/add.py with add(a, b).")
         server.add_tool_calls(("write_files", {"files": draft}))
         server.add_tool_calls(("review", {"approved": True, "comments": "Fine."}))
-        env = {**os.environ, "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "k"}
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(EXAMPLES / "codegen.py"),
-                "--model",
-                "openai/fake-model",
-                "--out",
-                str(tmp_path / "out"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
+        done = run_example(
+            "codegen.py",
+            *("--model", "openai/fake-model", "--out", str(tmp_path / "out")),
             cwd=tmp_path,
-            env=env,
-            check=False,
+            api_base=server.base_url,
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[0] == "Running on openai/fake-model."
@@ -125,8 +131,6 @@ def test_codegen_runs_on_a_model_named_on_the_command_line(tmp_path: pathlib.Pat
 
 
 def test_codegen_refuses_paths_that_leave_its_output_folder(tmp_path: pathlib.Path) -> None:
-    import os
-
     from tests.fakes import FakeOpenAIServer
 
     out = tmp_path / "work" / "out"
@@ -141,22 +145,11 @@ def test_codegen_refuses_paths_that_leave_its_output_folder(tmp_path: pathlib.Pa
         server.add_tool_calls(("review", {"approved": False, "comments": "Write calc/add.py."}))
         server.add_tool_calls(("write_files", {"files": good}))
         server.add_tool_calls(("review", {"approved": True, "comments": "Fine."}))
-        env = {**os.environ, "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "k"}
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(EXAMPLES / "codegen.py"),
-                "--model",
-                "openai/m",
-                "--out",
-                str(out),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
+        done = run_example(
+            "codegen.py",
+            *("--model", "openai/m", "--out", str(out)),
             cwd=tmp_path,
-            env=env,
-            check=False,
+            api_base=server.base_url,
         )
     assert done.returncode == 0, done.stderr
     assert "planner -> coder -> reviewer -> coder -> reviewer" in done.stdout
@@ -176,14 +169,9 @@ TEXT_ONLY = "Here is the code:\n```python\ndef add(a, b):\n    return a + b\n```
 
 
 def test_codegen_on_a_model_that_never_calls_a_tool_stops_and_says_why() -> None:
-    import importlib.util
-
     from agents import ScriptedModel
 
-    spec = importlib.util.spec_from_file_location("codegen_example", EXAMPLES / "codegen.py")
-    assert spec is not None and spec.loader is not None
-    codegen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(codegen)
+    codegen = load_example("codegen")
     text_only = ScriptedModel(lambda request: TEXT_ONLY, name="text-only")
     result = codegen.build_network(text_only).run_sync(codegen.TASK)
     assert [r.agent for r in result.results] == ["planner", "coder"]
@@ -194,22 +182,13 @@ def test_codegen_on_a_model_that_never_calls_a_tool_stops_and_says_why() -> None
 
 
 def test_codegen_command_on_a_text_only_endpoint_ends_cleanly(tmp_path: pathlib.Path) -> None:
-    import os
-
     from tests.fakes import FakeOpenAIServer
 
     with FakeOpenAIServer() as server:
         for _ in range(3):
             server.add_text(TEXT_ONLY)
-        env = {**os.environ, "OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "k"}
-        done = subprocess.run(
-            [sys.executable, str(EXAMPLES / "codegen.py"), "--model", "openai/fake-model"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=tmp_path,
-            env=env,
-            check=False,
+        done = run_example(
+            "codegen.py", "--model", "openai/fake-model", cwd=tmp_path, api_base=server.base_url
         )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -222,25 +201,16 @@ def test_codegen_command_on_a_text_only_endpoint_ends_cleanly(tmp_path: pathlib.
 def test_codegen_command_against_an_endpoint_that_is_down_prints_one_line(
     tmp_path: pathlib.Path,
 ) -> None:
-    import os
     import socket
 
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    env = {
-        **os.environ,
-        "OPENAI_API_BASE": f"http://127.0.0.1:{port}/v1",
-        "OPENAI_API_KEY": "k",
-    }
-    done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "codegen.py"), "--model", "openai/fake-model"],
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_example(
+        "codegen.py",
+        *("--model", "openai/fake-model"),
         cwd=tmp_path,
-        env=env,
-        check=False,
+        api_base=f"http://127.0.0.1:{port}/v1",
     )
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
@@ -248,14 +218,9 @@ def test_codegen_command_against_an_endpoint_that_is_down_prints_one_line(
 
 
 def test_support_on_a_model_that_never_calls_a_tool_ends_with_the_routers_reason() -> None:
-    import importlib.util
-
     from agents import ScriptedModel
 
-    spec = importlib.util.spec_from_file_location("support_example", EXAMPLES / "support.py")
-    assert spec is not None and spec.loader is not None
-    support = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(support)
+    support = load_example("support")
     text_only = ScriptedModel(lambda request: "Billing should answer this.", name="text-only")
     result = support.build_network(text_only).run_sync("I was charged twice")
     assert result.stop_reason == "router_text"

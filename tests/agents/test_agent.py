@@ -6,6 +6,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call, tool
 from network import ConfigurationError, Network, StopReason
+from tests.fakes.agents import solo
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
@@ -16,16 +17,6 @@ def one_call(agent: Agent, **kwargs) -> Network:
 
 def system_text(model: ScriptedModel, index: int = 0) -> str:
     return model.requests[index].system[0].content
-
-
-@tool
-def lookup(query: str) -> str:
-    """Look something up."""
-    return f"found {query}"
-
-
-def solo(*answers: Any) -> Agent:
-    return Agent("solo", tools=[lookup], model=ScriptedModel(list(answers)))
 
 
 @pytest.mark.anyio

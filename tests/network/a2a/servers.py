@@ -10,10 +10,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 from a2a.client import ClientConfig, create_client
 from a2a.helpers.proto_helpers import new_data_part
-from a2a.types import Message, Part, Role, SendMessageRequest, StreamResponse, Task
+from a2a.types import (
+    CancelTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    Task,
+    TaskState,
+)
 from google.protobuf.json_format import MessageToDict
 
 from tests.fakes.processes import free_port, server_process
@@ -108,3 +118,22 @@ def output_text(task: Task) -> str:
         if artifact.artifact_id == "output":
             return "".join(part.text for part in artifact.parts if part.HasField("text"))
     return ""
+
+
+async def cancelled_while_running(client: Any, request: SendMessageRequest) -> Task:
+    """Stream `request`, cancel its task once the first event arrives (checking that the
+    cancel answers CANCELED); the task as the stream left it."""
+    seen: list[Any] = []
+    async with anyio.create_task_group() as group:
+
+        async def stream() -> None:
+            async for event in client.send_message(request):
+                seen.append(event)
+
+        group.start_soon(stream)
+        with anyio.fail_after(10):
+            while not seen:
+                await anyio.sleep(0.05)
+        cancelled = await client.cancel_task(CancelTaskRequest(id=seen[0].task.id))
+        assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+    return final_task(seen)

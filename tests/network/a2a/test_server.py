@@ -24,12 +24,13 @@ import anyio
 import httpx
 import pytest
 from a2a.client.errors import A2AClientError
-from a2a.types import CancelTaskRequest, GetTaskRequest, TaskState
+from a2a.types import GetTaskRequest, TaskState
 from a2a.utils.errors import A2AError
 
 from tests.network.a2a.servers import (
     TOKENS,
     answering,
+    cancelled_while_running,
     client_for,
     collect,
     final_task,
@@ -158,22 +159,9 @@ async def test_a_rejected_approval_runs_nothing(servers: Pair) -> None:
 
 async def test_a_running_task_is_cancelled(servers: Pair) -> None:
     alice = await client_for(servers.one, "alice")
-    seen: list[Any] = []
-    async with anyio.create_task_group() as group:
-
-        async def stream() -> None:
-            async for event in alice.send_message(said("wait 30", context())):
-                seen.append(event)
-
-        group.start_soon(stream)
-        with anyio.fail_after(10):
-            while not seen:
-                await anyio.sleep(0.05)
-        task_id = seen[0].task.id
-        cancelled = await alice.cancel_task(CancelTaskRequest(id=task_id))
-        assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
-    assert final_task(seen).status.state == TaskState.TASK_STATE_CANCELED
-    got = await (await client_for(servers.two, "alice")).get_task(GetTaskRequest(id=task_id))
+    task = await cancelled_while_running(alice, said("wait 30", context()))
+    assert task.status.state == TaskState.TASK_STATE_CANCELED
+    got = await (await client_for(servers.two, "alice")).get_task(GetTaskRequest(id=task.id))
     assert got.status.state == TaskState.TASK_STATE_CANCELED
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import uvicorn
 
 
@@ -29,3 +30,26 @@ def serve(asgi: Any) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+def run_body(thread: str, run: str, text: str, **extra: Any) -> dict[str, Any]:
+    """A RunAgentInput body with one user message."""
+    message = {"id": f"{run}-user", "role": "user", "content": text}
+    return {"threadId": thread, "runId": run, "messages": [message], **extra}
+
+
+def leave_while_running(url: str, asgi: Any, body: dict[str, Any], started: Any) -> bool:
+    """Start a run, close the connection once `started` is set (a threading.Event the run's
+    tool or model sets), and wait up to 30 s for the server to free the thread. Returns
+    whether the thread is free."""
+    with (
+        httpx.Client(base_url=url, timeout=30) as client,
+        client.stream("POST", "/", json=body) as response,
+    ):
+        assert response.status_code == 200
+        assert started.wait(30)
+    record = asgi.state.threads.peek(body["threadId"])
+    deadline = time.monotonic() + 30
+    while record.run_id is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return record.run_id is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import Agent, ScriptedModel, call, tool
+from agents import Agent, ScriptedModel, Tool, call, tool
 from network import Network, RunContext, merge_dicts
 
 CODEGEN_SCHEMA = {
@@ -42,8 +42,14 @@ def codegen_route(ctx: RunContext) -> Any:
     return agents["coder"]
 
 
-def codegen_network(chunk_size: int = 5) -> Network:
-    """Planner (text, output_key), coder (write_files, merged), reviewer (one rejection)."""
+def codegen_network(
+    chunk_size: int = 5, *, write_tool: Tool = write_files, router: Any = codegen_route
+) -> Network:
+    """Planner (text, output_key), coder (write_files, merged), reviewer (one rejection).
+
+    `write_tool` and `router` replace the coder's tool and the router (the dev UI's tests
+    gate the tool and end the run with a summary).
+    """
 
     def coder(request: Any) -> Any:
         system = "".join(m.content for m in request.system)
@@ -68,7 +74,7 @@ def codegen_network(chunk_size: int = 5) -> Network:
     coder_agent = Agent(
         "coder",
         system="Follow the plan: {plan}\nReview: {review?}",
-        tools=[write_files],
+        tools=[write_tool],
         model=ScriptedModel(coder, chunk_size=chunk_size),
     )
     reviewer_agent = Agent(
@@ -80,7 +86,7 @@ def codegen_network(chunk_size: int = 5) -> Network:
     return Network(
         "codegen",
         agents=[planner, coder_agent, reviewer_agent],
-        router=codegen_route,
+        router=router,
         state_schema=CODEGEN_SCHEMA,
         max_iter=12,
     )

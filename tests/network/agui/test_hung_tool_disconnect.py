@@ -4,7 +4,6 @@ the hung thread is abandoned, not awaited, so the next request on the thread is 
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import httpx
@@ -13,7 +12,7 @@ import pytest
 from agents import Agent, ScriptedModel, call, tool
 from network import Network
 from network.agui import app
-from tests.network.agui.live import serve
+from tests.network.agui.live import leave_while_running, run_body, serve
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
@@ -41,33 +40,13 @@ def test_a_disconnect_frees_the_thread_while_a_blocking_tool_still_hangs() -> No
     asgi = app(
         Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
     )
-    body = {
-        "threadId": "t",
-        "runId": "r1",
-        "messages": [{"id": "1", "role": "user", "content": "hang"}],
-    }
     try:
         with serve(asgi) as url:
-            with (
-                httpx.Client(base_url=url, timeout=30) as client,
-                client.stream("POST", "/", json=body) as response,
-            ):
-                assert response.status_code == 200
-                assert started.wait(30)
-            # the connection is closed: the client left while the tool hangs
-            record = asgi.state.threads.peek("t")
-            deadline = time.monotonic() + 30
-            while record.run_id is not None and time.monotonic() < deadline:
-                time.sleep(0.05)
+            freed = leave_while_running(url, asgi, run_body("t", "r1", "hang"), started)
             assert not release.is_set()  # still hanging, yet the thread is free
-            assert record.run_id is None
-            again = {
-                "threadId": "t",
-                "runId": "r2",
-                "messages": [{"id": "2", "role": "user", "content": "hi"}],
-            }
+            assert freed
             with httpx.Client(base_url=url, timeout=30) as client:
-                response = client.post("/", json=again)
+                response = client.post("/", json=run_body("t", "r2", "hi"))
             assert response.status_code == 200
             assert [e["type"] for e in parse_sse(response.text)][-1] == "RUN_FINISHED"
     finally:

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,26 @@ def turn(url: str, thread: str, **params: Any) -> dict[str, Any]:
     seen: dict[str, Any] = json.loads(done.stdout)
     assert not seen["problems"], seen["problems"]
     return seen
+
+
+def start_turn(url: str, thread: str, **params: Any) -> subprocess.Popen[str]:
+    """One turn by a fresh client, started and left running."""
+    return subprocess.Popen(
+        turn_command(url, thread, **params),
+        cwd=CLIENT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_until(condition: Callable[[], bool], running: subprocess.Popen[str], what: str) -> None:
+    """Wait up to 30 s for `condition` while the client `running` is still running."""
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert running.poll() is None, running.communicate()
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
 
 
 def texts(seen: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -145,19 +165,9 @@ def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_p
     gate.mkdir()
     env = {GATE_ENV: str(gate)}
     with serve("gated", postgres_url, env) as one, serve("gated", postgres_url, env) as two:
-        running = subprocess.Popen(
-            turn_command(one.url, "shared", message="wait for it"),
-            cwd=CLIENT_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        running = start_turn(one.url, "shared", message="wait for it")
         try:
-            deadline = time.monotonic() + 30
-            while not list(gate.glob("started-*")):
-                assert running.poll() is None, running.communicate()
-                assert time.monotonic() < deadline, "the first run never reached its tool"
-                time.sleep(0.05)
+            wait_until(lambda: any(gate.glob("started-*")), running, "its tool never ran")
             from_other = turn(two.url, "shared", message="me too")
             from_same = turn(one.url, "shared", message="me too")
         finally:
@@ -179,19 +189,9 @@ def test_the_users_message_is_kept_when_the_server_dies_before_the_first_commit(
     gate.mkdir()
     env = {GATE_ENV: str(gate)}
     with serve("gated", store, env, lease_ttl=1) as server:
-        running = subprocess.Popen(
-            turn_command(server.url, "kept", message="remember me"),
-            cwd=CLIENT_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        running = start_turn(server.url, "kept", message="remember me")
         try:
-            deadline = time.monotonic() + 30
-            while not list(gate.glob("started-*")):  # the first agent call's tool is running
-                assert running.poll() is None, running.communicate()
-                assert time.monotonic() < deadline, "the run never reached its tool"
-                time.sleep(0.05)
+            wait_until(lambda: any(gate.glob("started-*")), running, "its tool never ran")
             server.kill()  # kill -9: the agent call never commits
             server.wait(10)
         finally:
@@ -228,19 +228,10 @@ def test_a_run_that_lost_its_lease_stops_before_its_tool_runs(store: str, tmp_pa
         serve("ledger", store, env, lease_ttl=1) as paused,
         serve("ledger", store, env) as other,  # a loaded machine never costs it its lease
     ):
-        first = subprocess.Popen(
-            turn_command(paused.url, "bill", message="charge me"),
-            cwd=CLIENT_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        first = start_turn(paused.url, "bill", message="charge me")
         try:
-            deadline = time.monotonic() + 30
-            while not (gate / f"thinking-{paused.pid}").exists():  # its model call is in flight
-                assert first.poll() is None, first.communicate()
-                assert time.monotonic() < deadline, "the first run never called its model"
-                time.sleep(0.05)
+            thinking = (gate / f"thinking-{paused.pid}").exists  # its model call is in flight
+            wait_until(thinking, first, "the first run never called its model")
             paused.send_signal(signal.SIGSTOP)
             time.sleep(1.5)  # past its lease: the thread is free for another process
             (gate / "release").touch()

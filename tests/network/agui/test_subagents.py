@@ -25,7 +25,7 @@ from tests.agents.capabilities.subagents.subagents import (
     researcher,
     supervised,
 )
-from tests.network.agui.live import serve
+from tests.network.agui.live import leave_while_running, run_body, serve
 from tests.network.agui.subagent_client import attributed, drive
 
 INNER_TYPES = {"STEP_STARTED", "STEP_FINISHED", "TOOL_CALL_START", "TOOL_CALL_RESULT"}
@@ -163,30 +163,11 @@ def test_a_client_that_leaves_mid_sub_run_cancels_it_and_frees_the_thread() -> N
         return call("researcher", input="slowly")
 
     asgi = app(supervised([researcher(ScriptedModel(slow)).as_tool()], ScriptedModel(boss)))
-    body = {
-        "threadId": "t",
-        "runId": "r1",
-        "messages": [{"id": "1", "role": "user", "content": "go"}],
-    }
     with serve(asgi) as url:
-        with (
-            httpx.Client(base_url=url, timeout=30) as client,
-            client.stream("POST", "/", json=body) as response,
-        ):
-            assert response.status_code == 200
-            assert started.wait(30)
-        record = asgi.state.threads.peek("t")
-        deadline = time.monotonic() + 30
-        while record.run_id is not None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert record.run_id is None  # the run ended with the client
-        again = {
-            "threadId": "t",
-            "runId": "r2",
-            "messages": [{"id": "2", "role": "user", "content": "hi"}],
-        }
+        freed = leave_while_running(url, asgi, run_body("t", "r1", "go"), started)
+        assert freed  # the run ended with the client
         with httpx.Client(base_url=url, timeout=30) as client:
-            response = client.post("/", json=again)
+            response = client.post("/", json=run_body("t", "r2", "hi"))
         assert [e["type"] for e in parse_sse(response.text)][-1] == "RUN_FINISHED"
     time.sleep(0.1)
     assert answered == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import httpx
 from network import ThreadRef
 from network.cli.bind import is_loopback, warn_if_exposed
 from network.cli.main import main
+from tests.network.cli.dev_process import dev_server
 from tests.network.devui.networks import codegen_network
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -26,29 +26,8 @@ http = httpx.Client(timeout=60)
 def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path) -> None:
     db = tmp_path / "threads.db"
     anyio.run(lambda: codegen_network().run("Write add", thread=ThreadRef("stored-1", store=db)))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "network.cli",
-            "dev",
-            TARGET,
-            "--port",
-            "0",
-            "--store",
-            f"sqlite:{db}",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("Dev UI for 'codegen' at http://127.0.0.1:"), line
-        url = line.split(" at ", 1)[1].strip().rstrip("/")
+    store = ("--store", f"sqlite:{db}")
+    with dev_server(TARGET, "--port", "0", *store, name="codegen") as (url, process):
         page = http.get(url + "/", timeout=10)
         assert page.status_code == 200 and "devui.js" in page.text
         graph = http.get(url + "/api/graph", timeout=10).json()
@@ -74,9 +53,6 @@ def test_dev_serves_the_page_the_graph_and_the_store_on_127_0_0_1(tmp_path: Path
         assert sorted(t["thread_id"] for t in threads) == ["stored-1", "t"]
         stored = http.get(url + "/api/thread?id=t", timeout=10).json()
         assert len(stored["steps"]) == 5
-    finally:
-        process.terminate()
-        process.wait(10)
     assert process.stderr is not None
     assert "WARNING" not in process.stderr.read()
 

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from subprocess import Popen
 
 import httpx
 import pytest
 
 from tests.fakes import FakeOpenAIServer
+from tests.fakes.processes import free_port, server_process
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = "tests/network/cli/example_network.py"
@@ -137,47 +139,31 @@ def test_a_failing_run_exits_1_with_one_line() -> None:
     assert "run failed: RuntimeError: provider down" in done.stdout  # the trace's RUN_ERROR
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+@contextmanager
+def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, Popen[bytes]]]:
+    """`agent-network serve ARGS` as a process on a free port: its URL once it answers."""
+    port = free_port()
+    command = [sys.executable, "-m", "network.cli", "serve", *args, "--port", str(port)]
+    url = f"http://127.0.0.1:{port}/"
+    with server_process(command, url, ok=None, env=env, name="agent-network serve") as process:
+        yield url, process
+
+
+RUN_BODY = {
+    "threadId": "t",
+    "runId": "r",
+    "messages": [{"id": "1", "role": "user", "content": "go"}],
+}
 
 
 def test_serve_answers_agui_requests() -> None:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "network.cli", "serve", f"{EXAMPLE}:network", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/"
-        body = {
-            "threadId": "t",
-            "runId": "r",
-            "messages": [{"id": "1", "role": "user", "content": "go"}],
-        }
-        # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
-        # can take a minute to start a Python process
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                response = httpx.post(url, json=body, timeout=10)
-                break
-            except httpx.ConnectError:
-                assert process.poll() is None, process.communicate()
-                assert time.monotonic() < deadline, "the server did not start"
-                time.sleep(0.1)
-        assert response.status_code == 200
-        assert response.headers["content-type"] == "text/event-stream"
-        frames = [json.loads(f[len("data: ") :]) for f in response.text.split("\n\n") if f]
-        assert frames[0]["type"] == "RUN_STARTED" and frames[0]["runId"] == "r"
-        assert frames[-1]["type"] == "RUN_FINISHED"
-    finally:
-        process.terminate()
-        process.communicate(timeout=10)
+    with served(f"{EXAMPLE}:network") as (url, _):
+        response = httpx.post(url, json=RUN_BODY, timeout=10)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/event-stream"
+    frames = [json.loads(f[len("data: ") :]) for f in response.text.split("\n\n") if f]
+    assert frames[0]["type"] == "RUN_STARTED" and frames[0]["runId"] == "r"
+    assert frames[-1]["type"] == "RUN_FINISHED"
 
 
 def test_model_overrides_every_agent_of_a_team() -> None:
@@ -329,44 +315,19 @@ def test_a_param_without_a_value_is_one_clear_line() -> None:
 
 
 def test_serve_takes_the_endpoint_options() -> None:
-    port = _free_port()
     with FakeOpenAIServer() as server:
         server.add_text("served from the self-hosted model")
-        process = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "network.cli", "serve", f"{EXAMPLE}:solo"),
-                *("--port", str(port), "--model", "openai/served", "--api-base", server.base_url),
-                *("--api-key", SECRET, "--param", "temperature=0.3"),
-            ],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env={**os.environ, **_no_provider_env()},
-        )
-        try:
-            body = {
-                "threadId": "t",
-                "runId": "r",
-                "messages": [{"id": "1", "role": "user", "content": "go"}],
-            }
-            # waits only until the server answers; a loaded machine (4 test workers on 2 cores)
-            # can take a minute to start a Python process
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    response = httpx.post(f"http://127.0.0.1:{port}/", json=body, timeout=60)
-                    break
-                except httpx.ConnectError:
-                    assert process.poll() is None, process.communicate()
-                    assert time.monotonic() < deadline, "the server did not start"
-                    time.sleep(0.1)
-            assert "served from the self-hosted model" in response.text
-            (request,) = server.requests
-            (headers,) = server.request_headers
-        finally:
-            process.terminate()
-            out, err = process.communicate(timeout=10)
+        options = ("--model", "openai/served", "--api-base", server.base_url)
+        secrets = ("--api-key", SECRET, "--param", "temperature=0.3")
+        with served(f"{EXAMPLE}:solo", *options, *secrets, env=_no_provider_env()) as (
+            url,
+            process,
+        ):
+            response = httpx.post(url, json=RUN_BODY, timeout=60)
+        out, err = (text.decode() for text in process.communicate(timeout=10))
+        assert "served from the self-hosted model" in response.text
+        (request,) = server.requests
+        (headers,) = server.request_headers
     assert request["model"] == "served" and request["temperature"] == 0.3
     assert headers["authorization"] == f"Bearer {SECRET}"
     assert SECRET not in out + err

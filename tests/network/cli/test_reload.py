@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests.network.cli.dev_process import dev_server
 
 ROOT = Path(__file__).resolve().parents[3]
 http = httpx.Client(timeout=60)
@@ -76,19 +76,10 @@ def write(path: Path, text: str) -> None:
 def test_dev_reload_serves_the_edited_network_and_keeps_the_threads(tmp_path: Path) -> None:
     source = tmp_path / "flow.py"
     source.write_text(ONE_AGENT)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "network.cli", "dev", f"{source}:network", *RELOAD_ON_ANY_PORT],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("Dev UI for 'reloadable' at http://127.0.0.1:"), line
-        url = line.split(" at ", 1)[1].strip().rstrip("/")
+    with dev_server(f"{source}:network", *RELOAD_ON_ANY_PORT, name="reloadable") as (
+        url,
+        process,
+    ):
         assert agents(url) == ["first"]
         first_run = run(url, "kept", "hello")
         assert [e["stepName"] for e in first_run if e["type"] == "STEP_STARTED"] == ["first"]
@@ -104,9 +95,6 @@ def test_dev_reload_serves_the_edited_network_and_keeps_the_threads(tmp_path: Pa
         write(source, TWO_AGENTS + "\ndef broken(:\n")
         assert agents(url) == ["first", "second"]  # a broken edit: the last good one serves
         assert http.get(url + "/").status_code == 200
-    finally:
-        process.terminate()
-        process.wait(10)
     assert process.stderr is not None
     errors = process.stderr.read()
     assert f"reloaded 'reloadable' from {source}" in errors

@@ -66,3 +66,20 @@ def run_async(function: Any) -> Any:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+def stored_threads(db: Any) -> dict[str, Any]:
+    """Every thread stored in the SQLite file `db`, by id (read from the test's thread)."""
+    from network.threads import SQLStore
+
+    async def read() -> dict[str, Any]:
+        store = SQLStore(db)
+        try:
+            found = {}
+            for info in await store.list_threads():
+                found[info.thread_id] = await store.get_thread(info.thread_id)
+            return found
+        finally:
+            await store.close()
+
+    return run_async(read)

@@ -9,7 +9,8 @@ import anyio
 
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext, Stop, merge_dicts
-from tests.network.agui.networks import CODEGEN_SCHEMA, codegen_route
+from tests.network.agui.networks import codegen_network as agui_codegen_network
+from tests.network.agui.networks import codegen_route
 
 
 def codegen_network(
@@ -33,53 +34,11 @@ def codegen_network(
             await anyio.to_thread.run_sync(gate.wait, 30)
         return {"files": files, "written": sorted(files)}
 
-    @tool(outputs_to_state={"review": {}})
-    def review(approved: bool, comments: str = "") -> dict[str, Any]:
-        """Approve the files or send them back."""
-        return {"approved": approved, "comments": comments}
-
-    def coder(request: Any) -> Any:
-        system = "".join(m.content for m in request.system)
-        if "add a test" in system:
-            return call("write_files", files={"tests/test_add.py": "assert add(2, 3) == 5\n"})
-        return call("write_files", files={"calc/add.py": "def add(a, b):\n    return a + b\n"})
-
-    def reviewer(request: Any) -> Any:
-        system = "".join(m.content for m in request.system)
-        if "tests/test_add.py" in system:
-            return call("review", approved=True, comments="Looks good.")
-        return call("review", approved=False, comments="Please add a test.")
-
-    planner = Agent(
-        "planner",
-        system="Plan the task.",
-        model=ScriptedModel(lambda r: "1. calc/add.py\n2. tests/test_add.py", chunk_size=4),
-        output_key="plan",
-    )
-    coder_agent = Agent(
-        "coder",
-        system="Follow the plan: {plan}\nReview: {review?}",
-        tools=[write_files],
-        model=ScriptedModel(coder, chunk_size=4),
-    )
-    reviewer_agent = Agent(
-        "reviewer",
-        system="Review {files}",
-        tools=[review],
-        model=ScriptedModel(reviewer, chunk_size=4),
-    )
-
     def route(ctx: RunContext) -> Any:
         chosen = codegen_route(ctx)
         return Stop("approved", summary) if chosen is None and summary else chosen
 
-    return Network(
-        "codegen",
-        agents=[planner, coder_agent, reviewer_agent],
-        router=route,
-        state_schema=CODEGEN_SCHEMA,
-        max_iter=12,
-    )
+    return agui_codegen_network(chunk_size=4, write_tool=write_files, router=route)
 
 
 network = codegen_network()  # what `agent-network dev tests/network/devui/networks.py` serves

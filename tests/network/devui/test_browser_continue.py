@@ -8,33 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from network.devui import app
-from network.threads import SQLStore
 from tests.network.agui.live import serve
-from tests.network.devui.browser import run_async
+from tests.network.devui.browser import stored_threads
 from tests.network.devui.networks import codegen_network
 
 
 def stored(db: Path) -> dict[str, Any]:
     """Every stored thread: (user_id, its keys, how many agent calls, how many messages)."""
-
-    async def read() -> dict[str, Any]:
-        store = SQLStore(db)
-        try:
-            found = {}
-            for info in await store.list_threads():
-                thread = await store.get_thread(info.thread_id)
-                assert thread is not None
-                found[info.thread_id] = (
-                    thread.user_id,
-                    dict(thread.state),
-                    len(thread.results),
-                    len(thread.messages),
-                )
-            return found
-        finally:
-            await store.close()
-
-    return run_async(read)
+    return {
+        thread_id: (t.user_id, dict(t.state), len(t.results), len(t.messages))
+        for thread_id, t in stored_threads(db).items()
+    }
 
 
 def send(page: Any, text: str) -> None:

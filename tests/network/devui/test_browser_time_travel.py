@@ -8,28 +8,16 @@ from typing import Any
 
 from network import ThreadRef
 from network.devui import app
-from network.threads import SQLStore
 from tests.network.agui.live import serve
-from tests.network.devui.browser import run_async
+from tests.network.devui.browser import run_async, stored_threads
 from tests.network.devui.networks import codegen_network
 
 
 def stored(db: Path) -> dict[str, Any]:
     """Every stored thread: its keys and how many agent calls it holds."""
-
-    async def read() -> dict[str, Any]:
-        store = SQLStore(db)
-        try:
-            found = {}
-            for info in await store.list_threads():
-                thread = await store.get_thread(info.thread_id)
-                assert thread is not None
-                found[info.thread_id] = (dict(thread.state), len(thread.results))
-            return found
-        finally:
-            await store.close()
-
-    return run_async(read)
+    return {
+        thread_id: (dict(t.state), len(t.results)) for thread_id, t in stored_threads(db).items()
+    }
 
 
 def open_step(page: Any, url: str, thread_id: str, index: int) -> None:

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from agents import Agent, ScriptedModel, tool
 from network import ConfigurationError, Network
+from tests.fakes.agents import solo
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
-
-
-@tool
-def lookup(query: str) -> str:
-    """Look something up."""
-    return f"found {query}"
-
-
-def solo(*answers: Any) -> Agent:
-    return Agent("solo", tools=[lookup], model=ScriptedModel(list(answers)))
 
 
 @pytest.mark.anyio

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from rich.console import Console
 
-from agents import Agent, ScriptedModel, call, tool
+from agents import Agent, ScriptedModel, call
 from network import Network
+from tests.fakes.agents import solo
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
-
-
-@tool
-def lookup(query: str) -> str:
-    """Look something up."""
-    return f"found {query}"
-
-
-def solo(*answers: Any) -> Agent:
-    return Agent("solo", tools=[lookup], model=ScriptedModel(list(answers)))
 
 
 def test_a_finished_result_shows_itself_in_repr_rich_and_html() -> None:

@@ -1,0 +1,34 @@
+"""`agent-network dev` as a real process, for the CLI tests that drive the dev server."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@contextmanager
+def dev_server(*args: str, name: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Run `agent-network dev ARGS`; yield its URL (from the line it prints first, naming the
+    network `name`) and the process; terminate it after, its stderr left to read."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "network.cli", "dev", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith(f"Dev UI for '{name}' at http://127.0.0.1:"), line
+        yield line.split(" at ", 1)[1].strip().rstrip("/"), process
+    finally:
+        process.terminate()
+        process.wait(10)
