@@ -58,12 +58,15 @@ class AgentCall:
         sent_prompt / sent_history: what the request sends instead of `prompt` / `history`
             (a context policy's cut), or None.
         model: the model asked.
+        started_at / started: `time.time()` / `time.perf_counter()` when the call began (when
+            the `AgentCall` was made).
         records: the tool calls' records, from the tool results on.
         output: the final answer (its text, or a typed value), or `NO_OUTPUT`.
         output_json: `fn(value) -> JSON data`: how `output_key` stores a typed output when
             the key has no type of its own (None: stored as it is).
-        requests: the records of the model requests this call made, when the run records
-            them (`RunContext.engine.record_model_calls`).
+        requests: the records of the model requests this call made (a tuple, which the
+            call's record keeps as it is), when the run records them
+            (`RunContext.engine.record_model_calls`).
         answers: the model's answers as it gave them, when `InferenceResult.answers` keeps
             them (more than one request, or an answer a capability changed); () otherwise.
         events: the call's events (text and tool calls streamed to the run's sinks), when the
