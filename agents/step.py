@@ -18,7 +18,7 @@ import copy
 import functools
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.models._calls import failed_model_calls, model_calls
@@ -152,57 +152,61 @@ class AgentStep:
     # -- one call inside a network ---------------------------------------------------------
 
     async def call(self, ctx: RunContext, inside: AgentCall | None = None) -> InferenceResult:
-        """One inference plus its tool calls, in stages; returns what history keeps.
-        `inside`: the call begun, when `wrap_call` capabilities run around it (positional:
-        a keyword-only default costs a dict lookup per step)."""
+        """One inference plus its tool calls, in stages; returns what history keeps. `inside`:
+        the call begun, when `wrap_call` capabilities run around it (positional: cheaper)."""
         stages = self._stages
         books = ctx.engine
         if stages.key is not books.stages.capabilities:
             stages = self.stages(books.stages.capabilities)
-        call = inside or self._begin(ctx)
+        call = inside or AgentCall(  # the call begins: what its request starts from
+            self, ctx, self._fixed_prompt or NO_PROMPT, ctx.state.history(), self._fixed_text,
+            self.tools, self._tool_schemas, self._model_object or self.resolve_model(ctx),
+        )  # fmt: skip
         if inside is None and stages.wrap_call:  # around the whole call: it is called back
-            proceed = chain(stages.wrap_call, self._wrapped_call(ctx, call), call)
-            return cast(InferenceResult, await proceed())
-        # -- the instructions and the request
+            return await self._wrapped_call(ctx, call, stages)
         if self._fixed_prompt is None or stages.instructions:
             await self._instructions_stage(call, stages)
         for shape in stages.request:
             await shape(call)
         if call.skip:
             return self._result(call, None)
-        request = self._request_of(call)
+        request = ModelRequest(  # positional: half the cost of keywords, on every step
+            call.prompt if call.sent_prompt is None else call.sent_prompt,
+            call.history if call.sent_history is None else call.sent_history,
+            call.schemas or [], self.tool_choice if call.schemas else None, self.name, self.params,
+        )  # fmt: skip
         # -- the model: its coroutine awaited right here (see the module docstring)
         if books.emitter.active:
             self._watch(call)
-        model = call.model
-        if stages.wrap_model:
-            ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
-            response: ModelResponse = await ask(request)
-            if len(call.answers) == 1:  # one request: `output` will say what it answered
-                call.answers = ()
+        if stages.wrap_model or books.record_model_calls:  # capabilities around it, or timed
+            response = await self._asked(call, stages, request)
         else:
-            if books.record_model_calls:
-                call.asked_at = time.perf_counter()
             try:
-                response = await self._request(call, model, request)
+                response = await (
+                    call.model.complete(request, None)  # nothing streams, follows or records it
+                    if call.events is None and call.follow_chunks is None and books.steps is None
+                    else self._request(call, call.model, request)
+                )
             except ModelError as exc:
-                self._failed(call, model, exc)
+                self._failed(call, call.model, exc)
                 raise
-            if books.record_model_calls:
-                call.requests = self._spent(call, model, response)
-        books.calls_in_flight = call.requests  # spent, not yet recorded (a sub-run's budget)
         # -- the answer, its tool calls, its output, the record
         if stages.answer or call.events is not None:
             response = await self._answer_stage(call, stages, response)
         else:
             call.response, response.message.name = response, self.name
         asked = response.message.tool_calls
-        records: Any = self._tools_stage(call, stages, asked) if asked else []
-        if type(records) is not list:
-            records = await records
-        call.records = records
+        if not asked:
+            call.records = []
+        elif stages.tool_calls or stages.tool_results:
+            call.records = await self._tools_staged(call, stages, asked)
+        else:  # a lone plain sync tool's call needs no coroutine (`start_tool_calls`)
+            records = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
+            if type(records) is not list or books.interrupts:
+                records = await self._tools_finished(call, asked, records)
+            call.records = records
         if call.events is not None:
-            await self._tool_results(ctx, records)
+            await self._tool_results(ctx, call.records)
         if call.output is not NO_OUTPUT or (response.message.content and not asked):
             await self._final_answer(call, stages, response.message.content)
         result = self._result(call, response)
@@ -210,24 +214,16 @@ class AgentStep:
             result = await change(call, result)
         return result
 
-    def _begin(self, ctx: RunContext) -> AgentCall:
-        """The call begins, timed from now: what its request starts from (the instructions
-        when they are fixed, the conversation, the agent's tools, its model)."""
-        return AgentCall(
-            self, ctx, self._fixed_prompt or NO_PROMPT, ctx.state.history(), time.time(),
-            time.perf_counter(), self._fixed_text, self.tools, self._tool_schemas,
-            self._model_object or self.resolve_model(ctx),
-        )  # fmt: skip
-
-    def _wrapped_call(
-        self, ctx: RunContext, call: AgentCall
-    ) -> Callable[[], Awaitable[InferenceResult]]:
-        """The call itself, as the innermost `wrap_call` capability proceeds to it."""
+    async def _wrapped_call(
+        self, ctx: RunContext, call: AgentCall, stages: Stages
+    ) -> InferenceResult:
+        """The call inside its `wrap_call` capabilities, the first outermost; the innermost
+        proceeds to the call itself (`call(ctx, call)`)."""
 
         def proceed() -> Awaitable[InferenceResult]:
             return self.call(ctx, call)
 
-        return proceed
+        return cast(InferenceResult, await chain(stages.wrap_call, proceed, call)())
 
     # -- the stages a capability changes -------------------------------------------------
 
@@ -242,18 +238,6 @@ class AgentStep:
         for change in stages.instructions:
             text = await change(call, text)
         call.text, call.prompt = text, self.prompt(text)
-
-    def _request_of(self, call: AgentCall) -> ModelRequest:
-        """The model request of the call as the request stage left it."""
-        schemas = call.schemas if call.schemas is not None else []
-        return ModelRequest(  # positional: half the cost of keywords, on every step
-            call.prompt if call.sent_prompt is None else call.sent_prompt,
-            call.history if call.sent_history is None else call.sent_history,
-            schemas,
-            self.tool_choice if schemas else None,
-            self.name,
-            self.params,
-        )
 
     def _watch(self, call: AgentCall) -> None:
         """A run with sinks: the call's text and tool calls become events (`call.events`)."""
@@ -282,19 +266,6 @@ class AgentStep:
         if events is not None:
             await events.finish(response.message)
         return response
-
-    def _tools_stage(
-        self, call: AgentCall, stages: Stages, asked: list[ToolCall]
-    ) -> list[ToolCallRecord] | Coroutine[Any, Any, list[ToolCallRecord]]:
-        """Run the answer's tool calls: their records, or the coroutine that finishes them
-        (a lone plain sync tool's call needs none: `start_tool_calls`)."""
-        if stages.tool_calls or stages.tool_results:
-            return self._tools_staged(call, stages, asked)
-        ctx = call.run
-        started = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
-        if type(started) is list and not ctx.engine.interrupts:
-            return started
-        return self._tools_finished(call, asked, started)
 
     async def _tools_finished(
         self, call: AgentCall, asked: list[ToolCall], started: Any
@@ -371,7 +342,19 @@ class AgentStep:
     def _spending(self, call: AgentCall, model: Any, response: ModelResponse) -> None:
         """A request answered: its records join the call's, when the run records them."""
         if call.run.engine.record_model_calls:
-            call.requests = [*call.requests, *self._spent(call, model, response)]
+            call.requests = (*call.requests, *self._spent(call, model, response))
+
+    async def _asked(self, call: AgentCall, stages: Stages, request: ModelRequest) -> ModelResponse:
+        """The model's answer through the `wrap_model` capabilities (which may ask it more than
+        once) and in a run that records its requests (`call.requests`): see `_ask`."""
+        ask = chain(stages.wrap_model, functools.partial(self._ask, call), call)
+        response: ModelResponse = await ask(request)
+        if len(call.answers) == 1:  # one request: `output` will say what it answered
+            call.answers = ()
+        # spent, not yet recorded: a sub-run's budget counts them (a run that records no
+        # requests never has any in flight)
+        call.run.engine.calls_in_flight = call.requests
+        return response
 
     async def _ask(self, call: AgentCall, request: ModelRequest) -> ModelResponse:
         """One model request, as the innermost `wrap_model` capability proceeds to it (it may
@@ -446,7 +429,7 @@ class AgentStep:
             (time.perf_counter() - call.started) * 1000,  # duration_ms
             [],  # state_delta (the loop sets it)
             skipped,  # skipped
-            tuple(call.requests),  # model_calls
+            call.requests,  # model_calls
             call.schemas if call.schemas is not None else [],  # offered_tools
             call.answers,  # answers
         )

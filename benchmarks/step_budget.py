@@ -11,9 +11,11 @@ the same process that only warms up, divided by the steps run:
 
     python benchmarks/step_budget.py                 # this checkout
     python benchmarks/step_budget.py --against main  # and a git ref, side by side, with ratios
+    python benchmarks/step_budget.py --against f178e9b --against main --jobs 4
 
-`--against` checks the ref out into a temporary worktree and counts it the same way, in the
-same invocation. Nothing here is asserted by the test suite.
+`--against` (repeatable) checks each ref out into a temporary worktree and counts it the same
+way, in the same invocation; `--jobs` runs that many callgrind processes at once (the counts
+do not depend on it, only the wall time does). Nothing here is asserted by the test suite.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -71,9 +75,13 @@ def instructions(root: Path, workload: str, size: int) -> int:
     return int(found.group(1))
 
 
-def per_step(root: Path, workload: str) -> float:
+def per_step(root: Path, workload: str, pool: ThreadPoolExecutor) -> float:
+    """Instructions per step of `workload` in the checkout at `root` (its two processes run
+    in `pool`)."""
     size, steps = (W1_STEPS, W1_STEPS) if workload == "w1" else (W2_RUNS, W2_RUNS * 10)
-    return (instructions(root, workload, size) - instructions(root, workload, 0)) / steps
+    counted = pool.submit(instructions, root, workload, size)
+    bare = pool.submit(instructions, root, workload, 0)
+    return (counted.result() - bare.result()) / steps
 
 
 def checkout(ref: str, into: Path) -> Path:
@@ -87,31 +95,50 @@ def checkout(ref: str, into: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", help="a git ref to count side by side (e.g. main)")
+    parser.add_argument(
+        "--against", action="append", default=[], help="a git ref to count side by side"
+    )
     parser.add_argument("--workloads", default="w1,w2")
+    parser.add_argument("--jobs", type=int, default=1, help="callgrind processes at once")
     args = parser.parse_args()
     workloads = args.workloads.split(",")
     with tempfile.TemporaryDirectory() as scratch:
-        base = checkout(args.against, Path(scratch) / "base") if args.against else None
+        bases = [checkout(ref, Path(scratch) / f"base{i}") for i, ref in enumerate(args.against)]
         try:
-            print("| workload | this checkout | " + (f"{args.against} | ratio |" if base else ""))
-            print("| --- | --- | " + ("--- | --- |" if base else ""))
-            for workload in workloads:
-                ours = per_step(ROOT, workload)
-                if base is None:
-                    print(f"| {workload} | {ours:,.0f} |")
-                    continue
-                theirs = per_step(base, workload)
-                ratio = ours / theirs
-                verdict = "" if ratio <= 1 + BUDGET else f" (over the {BUDGET:.0%} budget)"
-                print(f"| {workload} | {ours:,.0f} | {theirs:,.0f} | {ratio:.3f}{verdict} |")
+            roots = [ROOT, *bases]
+            # `pool` runs the callgrind processes, `jobs` at once; each figure waits for its
+            # two processes in a thread of its own (never in `pool`, which it would block)
+            with (
+                ThreadPoolExecutor(max(1, args.jobs)) as pool,
+                ThreadPoolExecutor(len(roots) * len(workloads)) as figures,
+            ):
+                futures = {
+                    (root, workload): figures.submit(per_step, root, workload, pool)
+                    for workload in workloads
+                    for root in roots
+                }
+                _print_table(workloads, args.against, bases, futures)
         finally:
-            if base is not None:
+            for base in bases:
                 subprocess.run(
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
                     check=False,
                     capture_output=True,
                 )
+
+
+def _print_table(workloads: list[str], refs: list[str], bases: list[Path], futures: Any) -> None:
+    print("| workload | this checkout |" + "".join(f" {ref} | ratio |" for ref in refs))
+    print("| --- | --- |" + " --- | --- |" * len(refs))
+    for workload in workloads:
+        ours = futures[(ROOT, workload)].result()
+        cells = [f"{ours:,.0f}"]
+        for base in bases:
+            theirs = futures[(base, workload)].result()
+            ratio = ours / theirs
+            verdict = "" if ratio <= 1 + BUDGET else f" (over the {BUDGET:.0%} budget)"
+            cells += [f"{theirs:,.0f}", f"{ratio:.3f}{verdict}"]
+        print(f"| {workload} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

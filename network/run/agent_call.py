@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from time import perf_counter, time
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord
@@ -57,12 +58,15 @@ class AgentCall:
         sent_prompt / sent_history: what the request sends instead of `prompt` / `history`
             (a context policy's cut), or None.
         model: the model asked.
+        started_at / started: `time.time()` / `time.perf_counter()` when the call began (when
+            the `AgentCall` was made).
         records: the tool calls' records, from the tool results on.
         output: the final answer (its text, or a typed value), or `NO_OUTPUT`.
         output_json: `fn(value) -> JSON data`: how `output_key` stores a typed output when
             the key has no type of its own (None: stored as it is).
-        requests: the records of the model requests this call made, when the run records
-            them (`RunContext.engine.record_model_calls`).
+        requests: the records of the model requests this call made (a tuple, which the
+            call's record keeps as it is), when the run records them
+            (`RunContext.engine.record_model_calls`).
         answers: the model's answers as it gave them, when `InferenceResult.answers` keeps
             them (more than one request, or an answer a capability changed); () otherwise.
         events: the call's events (text and tool calls streamed to the run's sinks), when the
@@ -116,7 +120,7 @@ class AgentCall:
     model: Any
     records: list[ToolCallRecord] | None
     output: Any
-    requests: Sequence[ModelCall]
+    requests: tuple[ModelCall, ...]
     answers: tuple[Any, ...]
     # The JSON form of a typed output, for an `output_key` with no type of its own (so an
     # untyped store keeps holding JSON data); None: the output is stored as it is.
@@ -137,8 +141,6 @@ class AgentCall:
         run: RunContext,
         prompt: Sequence[Any] = (),
         history: Sequence[Any] = (),
-        started_at: float = 0.0,
-        started: float = 0.0,
         text: str | None = None,
         tools: Mapping[str, Any] | None = None,
         schemas: list[Any] | None = None,
@@ -148,8 +150,8 @@ class AgentCall:
         self.run = run
         self.prompt = prompt
         self.history = history
-        self.started_at = started_at
-        self.started = started
+        self.started_at = time()  # the call begins now
+        self.started = perf_counter()
         self.text = text
         self.skip = False
         self.response = None
