@@ -164,10 +164,8 @@ class AgentStep:
         )  # fmt: skip
         if inside is None and stages.wrap_call:  # around the whole call: it is called back
             return await self._wrapped_call(ctx, call, stages)
-        if self._fixed_prompt is None or stages.instructions:
-            await self._instructions_stage(call, stages)
-        for shape in stages.request:
-            await shape(call)
+        if self._fixed_prompt is None or stages.instructions or stages.request:
+            await self._prepare_request(call, stages)
         if call.skip:
             return self._result(call, None)
         request = ModelRequest(  # positional: half the cost of keywords, on every step
@@ -226,6 +224,14 @@ class AgentStep:
         return cast(InferenceResult, await chain(stages.wrap_call, proceed, call)())
 
     # -- the stages a capability changes -------------------------------------------------
+
+    async def _prepare_request(self, call: AgentCall, stages: Stages) -> None:
+        """The prompt rendered from the instructions (unless it is the agent's fixed one),
+        then the `request` stages, which may change what is sent or skip the model."""
+        if self._fixed_prompt is None or stages.instructions:
+            await self._instructions_stage(call, stages)
+        for shape in stages.request:
+            await shape(call)
 
     async def _instructions_stage(self, call: AgentCall, stages: Stages) -> None:
         """The instructions rendered from state (or a function's), then changed by the
