@@ -7,7 +7,8 @@
 - an approval is `input-required`, answered once: the answer from either process runs the
   tool exactly once (counted in a file), a second answer runs nothing, and another
   principal can neither read nor answer the task;
-- tasks/cancel stops a running task; a failure is screened (no secret reaches the client);
+- tasks/cancel stops a running task; a failure is screened (no secret reaches the client),
+  a raised exception fails the task at once, and the server logs no frame's locals;
 - a conversation started over AG-UI goes on over A2A, on the same thread;
 - a 0.3 client (no A2A-Version header, `message/send`) is answered in 0.3's shapes.
 """
@@ -40,15 +41,15 @@ from tests.network.a2a.servers import (
     token_file,
     waiting_on,
 )
-from tests.network.a2a.team import SECRET
+from tests.network.a2a.team import IN_FRAME, SECRET
 
 pytestmark = pytest.mark.anyio
 REFUSED = (A2AError, A2AClientError)  # the client raises the server's error, or its own
 
 
 class Pair:
-    def __init__(self, one: str, two: str, paid: Path) -> None:
-        self.one, self.two, self.paid = one, two, paid
+    def __init__(self, one: str, two: str, paid: Path, log: list[bytes]) -> None:
+        self.one, self.two, self.paid, self.log = one, two, paid, log
 
     def payments(self) -> list[str]:
         return self.paid.read_text().split() if self.paid.exists() else []
@@ -66,8 +67,9 @@ def servers(
     tokens = token_file(directory)
     paid = directory / "paid.txt"
     env = {"A2A_PAID_FILE": str(paid)}
-    with serve(store, tokens, env) as one, serve(store, tokens, env) as two:
-        yield Pair(one, two, paid)
+    log: list[bytes] = []  # the first server's output
+    with serve(store, tokens, env, log=log) as one, serve(store, tokens, env) as two:
+        yield Pair(one, two, paid, log)
 
 
 def context() -> str:
@@ -173,6 +175,24 @@ async def test_a_failure_is_screened(servers: Pair) -> None:
     assert told.startswith("internal error (reference err_") and SECRET not in str(failed)
     (model,) = await collect(alice, said("explode", context()))
     assert "ModelError: the provider is down" in model.task.status.message.parts[0].text
+
+
+async def test_a_raised_exception_fails_the_task_promptly_and_screened(servers: Pair) -> None:
+    for streaming in (False, True):
+        alice = await client_for(servers.one, "alice", streaming=streaming)
+        with anyio.fail_after(30):
+            failed = final_task(await collect(alice, said("crash", context())))
+        assert failed.status.state == TaskState.TASK_STATE_FAILED
+        told = failed.status.message.parts[0].text
+        assert told.startswith("internal error (reference err_"), told
+        assert "broke" not in str(failed) and IN_FRAME not in str(failed)
+        with anyio.fail_after(30):  # a raising tool: its failure goes to the model
+            done = final_task(await collect(alice, said("crash tool", context())))
+        assert done.status.state == TaskState.TASK_STATE_COMPLETED
+        assert output_text(done).startswith("done: ")
+    # the server's log has the details, a plain traceback: not the frames' local variables
+    logged = b"".join(servers.log).decode(errors="replace")
+    assert "ValueError: the model broke" in logged and IN_FRAME not in logged
 
 
 async def test_a_conversation_started_over_agui_goes_on_over_a2a(servers: Pair) -> None:
