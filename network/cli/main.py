@@ -140,8 +140,9 @@ def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> N
     local variables) writes ~80 KB per failure, the secrets the frames held among them, and
     takes seconds to render in the server's event loop, every request waiting."""
     import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
+    from structlog.typing import Processor  # noqa: PLC0415 (with structlog)
 
-    processors = [
+    processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.StackInfoRenderer(),

@@ -3,7 +3,8 @@
 
 - the agent card is the network's: its agents' and tools' skills, streaming, bearer auth;
 - a message is a task on its context's thread: sent, streamed, read back with tasks/get,
-  continued in the same context (from another process too);
+  continued in the same context (from another process too); tasks on several contexts
+  run at once, from both processes, on the one store;
 - an approval is `input-required`, answered once: the answer from either process runs the
   tool exactly once (counted in a file), a second answer runs nothing, and another
   principal can neither read nor answer the task;
@@ -112,6 +113,35 @@ async def test_a_message_is_a_task_on_its_contexts_thread(servers: Pair) -> None
         await bob.get_task(GetTaskRequest(id=first.task.id))
     with pytest.raises(REFUSED, match="no thread"):
         await collect(bob, said("mine now", here))
+
+
+async def test_concurrent_tasks_on_one_store_all_complete(servers: Pair) -> None:
+    """Six messages at once, on six contexts, three to each process on the one store: the
+    task records' writes wait for each other's (no "database is locked" on SQLite)."""
+    answered: dict[int, Any] = {}
+
+    async def send(number: int) -> None:
+        url = servers.one if number % 2 else servers.two
+        client = await client_for(url, "alice", streaming=False)
+        (event,) = await collect(client, said(f"hello {number}", context()))
+        answered[number] = event.task
+
+    # Each process's thread store creates its tables on first use: once each first (two
+    # processes creating them at once on a fresh PostgreSQL database is another matter).
+    await send(0)
+    await send(1)
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            for number in range(6):
+                group.start_soon(send, number)
+    assert {n: t.status.state for n, t in answered.items()} == {
+        n: TaskState.TASK_STATE_COMPLETED for n in range(6)
+    }
+    assert all(output_text(t) == f"echo: hello {n}" for n, t in answered.items())
+    reader = await client_for(servers.two, "alice")
+    for task in answered.values():  # each record kept, as it ended
+        got = await reader.get_task(GetTaskRequest(id=task.id))
+        assert got.status.state == TaskState.TASK_STATE_COMPLETED
 
 
 async def test_an_approval_is_input_required_and_answered_exactly_once(servers: Pair) -> None:
