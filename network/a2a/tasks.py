@@ -6,8 +6,9 @@ thread stays the truth about the conversation, the state and the approvals; the 
 is what was reported to the client about one run of it.
 
 Tasks live beside the threads: on an SQL thread store, the SDK's `DatabaseTaskStore` on the
-store's own engine (table `a2a_tasks`), so every server process on the database reads the
-same tasks; on any other store, the SDK's `InMemoryTaskStore` of this process. Every read
+store's own engine as its writers use it (`SQLStore.writer`; table `a2a_tasks`), so every
+server process on the database reads the same tasks, and concurrent runs' writes wait for
+each other; on any other store, the SDK's `InMemoryTaskStore` of this process. Every read
 and write names its owner, the network (the app) and the principal together: a task of
 another principal, or of another network on the same database, is not found, exactly as a
 task that does not exist.
@@ -36,8 +37,11 @@ def owner_of(context: ServerCallContext) -> str:
 
 def task_store_for(store: Any) -> TaskStore:
     """The SDK task store beside `store` (a thread store): on its engine when it is an SQL
-    store, else in this process's memory."""
-    engine = getattr(store, "engine", None)
+    store, as the store's own writers use it (`SQLStore.writer`: on SQLite the write lock
+    taken when a transaction begins, so the SDK's read-then-write `save` waits its turn
+    instead of failing with "database is locked" beside another run's writes), else in
+    this process's memory."""
+    engine = getattr(store, "writer", None)
     if engine is not None:
         from a2a.server.tasks import DatabaseTaskStore  # noqa: PLC0415 (sqlalchemy models)
 

@@ -134,16 +134,27 @@ def _parser() -> argparse.ArgumentParser:
 
 def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> None:
     """The trace shows the run; library logs would only repeat it. `stream`: where the logs
-    that remain go (stdout by default; stderr when stdout carries a protocol)."""
-    import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
+    that remain go (stdout by default; stderr when stdout carries a protocol).
 
-    if stream is None:
-        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level))
-    else:
-        structlog.configure(
-            wrapper_class=structlog.make_filtering_bound_logger(level),
-            logger_factory=structlog.PrintLoggerFactory(stream),
-        )
+    A logged failure shows a plain traceback: structlog's default (rich, with every frame's
+    local variables) writes ~80 KB per failure, the secrets the frames held among them, and
+    takes seconds to render in the server's event loop, every request waiting."""
+    import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
+    from structlog.typing import Processor  # noqa: PLC0415 (with structlog)
+
+    processors: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.StackInfoRenderer(),
+        structlog.dev.set_exc_info,
+        structlog.processors.TimeStamper(fmt="%Y-%m-%d %H:%M:%S", utc=False),
+        structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback),
+    ]
+    structlog.configure(
+        processors=processors,
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(stream),
+    )
 
 
 def _initial_state(text: str | None) -> dict[str, Any] | None:

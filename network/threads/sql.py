@@ -41,7 +41,7 @@ from typing import Any
 import anyio
 from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
@@ -139,6 +139,16 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         self._create_tables = create_tables
         self._ready = not create_tables
         self._setup_lock = anyio.Lock()
+
+    @property
+    def writer(self) -> AsyncEngine:
+        """The store's engine as its own writers use it: on SQLite every transaction starts
+        with `BEGIN IMMEDIATE` (the write lock taken up front, waited for up to
+        `busy_timeout`); on PostgreSQL the engine itself. Tables kept beside the store's on
+        its database write through it: a transaction that reads then writes on a deferred
+        `BEGIN` would fail at once with "database is locked" when another connection
+        writes in between."""
+        return self._writer
 
     # -- setup ---------------------------------------------------------------------------------
 

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import httpx
@@ -40,18 +41,32 @@ def token_file(directory: Path) -> Path:
 
 @contextmanager
 def serve(
-    store: str, tokens: Path | None, env: dict[str, str] | None = None, target: str = TEAM
+    store: str,
+    tokens: Path | None,
+    env: dict[str, str] | None = None,
+    target: str = TEAM,
+    log: list[bytes] | None = None,
 ) -> Iterator[str]:
     """A `serve TARGET --a2a --store` process on a free port (with `--token-file` when
-    `tokens` is given); yields its base URL; killed after."""
+    `tokens` is given); yields its base URL; killed after. Its output is read as it comes
+    (into `log` when given): a pipe nobody reads fills, and the server blocks writing a log."""
     port = free_port()
     command = [sys.executable, "-m", "network.cli", "serve", target, "--a2a", "--store", store]
     command += ["--port", str(port)]
     if tokens is not None:
         command += ["--token-file", str(tokens)]
     url = f"http://127.0.0.1:{port}"
-    with server_process(command, f"{url}/.well-known/agent-card.json", env=env):
+    kept = log if log is not None else []
+    with server_process(command, f"{url}/.well-known/agent-card.json", env=env) as process:
+        for pipe in (process.stdout, process.stderr):
+            if pipe is not None:
+                threading.Thread(target=_drain, args=(pipe, kept), daemon=True).start()
         yield url
+
+
+def _drain(pipe: IO[bytes], log: list[bytes]) -> None:
+    for line in pipe:
+        log.append(line)
 
 
 async def client_for(url: str, who: str | None, *, streaming: bool = True) -> Any:

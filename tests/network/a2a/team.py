@@ -1,8 +1,10 @@
 """A scripted team for the A2A tests: `agent-network serve tests/network/a2a/team.py --a2a`.
 
 The cashier answers "pay N" with a call of `pay` (which waits for a person's approval), "wait
-N" with a tool that sleeps N seconds (to cancel it), "explode" with a model failure, "leak"
-with a router failure whose text holds a password (`SECRET`), and anything else with an echo.
+N" with a tool that sleeps N seconds (to cancel it), "explode" with a model failure, "crash"
+by raising a ValueError (and "crash tool" with a tool that raises one), a password
+(`IN_FRAME`) in the failing frame, "leak" with a router failure whose text holds another
+(`SECRET`), and anything else with an echo.
 After a tool it says "done: <the tool's result>". Every payment appends a line to the file
 named by `$A2A_PAID_FILE` (when set): the side effect the tests count across processes.
 """
@@ -19,6 +21,7 @@ from network import Network
 from network.errors import ModelError
 
 SECRET = "hunter2-in-a-dsn"
+IN_FRAME = "swordfish-in-a-frame"  # a local of the failing frames, never in their message
 PAID: list[int] = []
 
 
@@ -32,6 +35,13 @@ def pay(amount: int, ctx: ToolContext) -> str:
             out.write(f"{amount}\n")
     ctx.kv.set("paid", amount)
     return f"paid {amount}"
+
+
+@tool
+def crash() -> str:
+    """Fail as a tool script does, an ordinary exception."""
+    password = IN_FRAME  # a local a traceback renderer showing locals would print
+    raise ValueError(f"the tool broke ({len(password)})")
 
 
 @tool
@@ -49,6 +59,11 @@ def script(request: Any) -> Any:
     text = lines[-1] if lines else ""  # a turn of several messages: the newest says what to do
     if text == "explode":
         return ModelError("the provider is down")
+    if text == "crash":  # the model raises an ordinary exception, a secret in its frame
+        password = IN_FRAME
+        raise ValueError(f"the model broke ({len(password)})")
+    if text == "crash tool":
+        return call("crash")
     if text.startswith("pay "):
         return call("pay", amount=int(text.split()[1]))
     if text == "recall":
@@ -62,7 +77,7 @@ def script(request: Any) -> Any:
 cashier = Agent(
     "cashier",
     description="Pays bills after a person approves, and echoes anything else.",
-    tools=[pay, wait],
+    tools=[pay, wait, crash],
     model=ScriptedModel(script),
 )
 

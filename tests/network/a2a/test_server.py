@@ -3,11 +3,13 @@
 
 - the agent card is the network's: its agents' and tools' skills, streaming, bearer auth;
 - a message is a task on its context's thread: sent, streamed, read back with tasks/get,
-  continued in the same context (from another process too);
+  continued in the same context (from another process too); tasks on several contexts
+  run at once, from both processes, on the one store;
 - an approval is `input-required`, answered once: the answer from either process runs the
   tool exactly once (counted in a file), a second answer runs nothing, and another
   principal can neither read nor answer the task;
-- tasks/cancel stops a running task; a failure is screened (no secret reaches the client);
+- tasks/cancel stops a running task; a failure is screened (no secret reaches the client),
+  a raised exception fails the task at once, and the server logs no frame's locals;
 - a conversation started over AG-UI goes on over A2A, on the same thread;
 - a 0.3 client (no A2A-Version header, `message/send`) is answered in 0.3's shapes.
 """
@@ -40,15 +42,15 @@ from tests.network.a2a.servers import (
     token_file,
     waiting_on,
 )
-from tests.network.a2a.team import SECRET
+from tests.network.a2a.team import IN_FRAME, SECRET
 
 pytestmark = pytest.mark.anyio
 REFUSED = (A2AError, A2AClientError)  # the client raises the server's error, or its own
 
 
 class Pair:
-    def __init__(self, one: str, two: str, paid: Path) -> None:
-        self.one, self.two, self.paid = one, two, paid
+    def __init__(self, one: str, two: str, paid: Path, log: list[bytes]) -> None:
+        self.one, self.two, self.paid, self.log = one, two, paid, log
 
     def payments(self) -> list[str]:
         return self.paid.read_text().split() if self.paid.exists() else []
@@ -66,8 +68,9 @@ def servers(
     tokens = token_file(directory)
     paid = directory / "paid.txt"
     env = {"A2A_PAID_FILE": str(paid)}
-    with serve(store, tokens, env) as one, serve(store, tokens, env) as two:
-        yield Pair(one, two, paid)
+    log: list[bytes] = []  # the first server's output
+    with serve(store, tokens, env, log=log) as one, serve(store, tokens, env) as two:
+        yield Pair(one, two, paid, log)
 
 
 def context() -> str:
@@ -110,6 +113,35 @@ async def test_a_message_is_a_task_on_its_contexts_thread(servers: Pair) -> None
         await bob.get_task(GetTaskRequest(id=first.task.id))
     with pytest.raises(REFUSED, match="no thread"):
         await collect(bob, said("mine now", here))
+
+
+async def test_concurrent_tasks_on_one_store_all_complete(servers: Pair) -> None:
+    """Six messages at once, on six contexts, three to each process on the one store: the
+    task records' writes wait for each other's (no "database is locked" on SQLite)."""
+    answered: dict[int, Any] = {}
+
+    async def send(number: int) -> None:
+        url = servers.one if number % 2 else servers.two
+        client = await client_for(url, "alice", streaming=False)
+        (event,) = await collect(client, said(f"hello {number}", context()))
+        answered[number] = event.task
+
+    # Each process's thread store creates its tables on first use: once each first (two
+    # processes creating them at once on a fresh PostgreSQL database is another matter).
+    await send(0)
+    await send(1)
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            for number in range(6):
+                group.start_soon(send, number)
+    assert {n: t.status.state for n, t in answered.items()} == {
+        n: TaskState.TASK_STATE_COMPLETED for n in range(6)
+    }
+    assert all(output_text(t) == f"echo: hello {n}" for n, t in answered.items())
+    reader = await client_for(servers.two, "alice")
+    for task in answered.values():  # each record kept, as it ended
+        got = await reader.get_task(GetTaskRequest(id=task.id))
+        assert got.status.state == TaskState.TASK_STATE_COMPLETED
 
 
 async def test_an_approval_is_input_required_and_answered_exactly_once(servers: Pair) -> None:
@@ -173,6 +205,24 @@ async def test_a_failure_is_screened(servers: Pair) -> None:
     assert told.startswith("internal error (reference err_") and SECRET not in str(failed)
     (model,) = await collect(alice, said("explode", context()))
     assert "ModelError: the provider is down" in model.task.status.message.parts[0].text
+
+
+async def test_a_raised_exception_fails_the_task_promptly_and_screened(servers: Pair) -> None:
+    for streaming in (False, True):
+        alice = await client_for(servers.one, "alice", streaming=streaming)
+        with anyio.fail_after(30):
+            failed = final_task(await collect(alice, said("crash", context())))
+        assert failed.status.state == TaskState.TASK_STATE_FAILED
+        told = failed.status.message.parts[0].text
+        assert told.startswith("internal error (reference err_"), told
+        assert "broke" not in str(failed) and IN_FRAME not in str(failed)
+        with anyio.fail_after(30):  # a raising tool: its failure goes to the model
+            done = final_task(await collect(alice, said("crash tool", context())))
+        assert done.status.state == TaskState.TASK_STATE_COMPLETED
+        assert output_text(done).startswith("done: ")
+    # the server's log has the details, a plain traceback: not the frames' local variables
+    logged = b"".join(servers.log).decode(errors="replace")
+    assert "ValueError: the model broke" in logged and IN_FRAME not in logged
 
 
 async def test_a_conversation_started_over_agui_goes_on_over_a2a(servers: Pair) -> None:
