@@ -25,6 +25,7 @@ from a2a.types import ListTasksRequest, ListTasksResponse, Task
 
 from network.serving.principals import store_user
 from network.serving.screening import guarded
+from network.threads.sql_tables import create_tables
 
 TABLE = "a2a_tasks"
 OWNER = "agent_network_owner"  # where the owner travels in a ServerCallContext's state
@@ -45,7 +46,10 @@ def task_store_for(store: Any) -> TaskStore:
     if engine is not None:
         from a2a.server.tasks import DatabaseTaskStore  # noqa: PLC0415 (sqlalchemy models)
 
-        return DatabaseTaskStore(engine, table_name=TABLE, owner_resolver=owner_of)
+        # the table is made by `TaskRecords.setup`, where processes starting together take turns
+        return DatabaseTaskStore(
+            engine, create_table=False, table_name=TABLE, owner_resolver=owner_of
+        )
     return InMemoryTaskStore(owner_resolver=owner_of)
 
 
@@ -57,7 +61,14 @@ class TaskRecords:
         self.store = store
 
     async def setup(self) -> None:
-        """Create the tasks' table when the store has one to create."""
+        """Create the tasks' table when the store has one to create (server processes that
+        start together on one database take turns: `create_tables`)."""
+        model = getattr(self.store, "task_model", None)
+        if model is not None:
+            table = model.__table__
+            engine = self.store.engine  # type: ignore[attr-defined]
+            made = create_tables(engine, engine.dialect.name, table.metadata, [table])
+            await guarded("setup_tasks", made)
         initialize = getattr(self.store, "initialize", None)
         if initialize is not None:
             await guarded("setup_tasks", initialize())

@@ -58,7 +58,7 @@ from network.threads.sql_fast import Encoded
 from network.threads.sql_links import (
     switch_to_wal,
 )
-from network.threads.sql_tables import build_tables
+from network.threads.sql_tables import build_tables, create_tables
 from network.threads.sql_timeline import SQLTimeTravel
 from network.threads.thread_data import (
     ANONYMOUS_USER,
@@ -160,8 +160,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         async with self._setup_lock:
             if self._ready:
                 return
-            async with self._writer.begin() as conn:
-                await conn.run_sync(self.tables.metadata.create_all)
+            await create_tables(self._writer, self.dialect, self.tables.metadata)
             self._ready = True
 
     async def close(self) -> None:

@@ -131,9 +131,7 @@ class SideTables:
     ledger): on a `MetaData` of their own, named with the store's prefix (`self.prefix`),
     nothing in the thread's tables referring to them, created on first use.
 
-    Processes that start together would race to create them (PostgreSQL's catalog refuses the
-    second `CREATE TABLE` of a name): there, a transaction-level advisory lock makes them take
-    turns; SQLite's `BEGIN IMMEDIATE` already does."""
+    Processes that start together take turns creating them (`create_tables`)."""
 
     def __init__(self, store: Any) -> None:
         self.store = store
@@ -157,13 +155,27 @@ class SideTables:
             return
         async with self._setup_lock:
             if not self._ready and not self._made():
-                async with self.store._writer.begin() as conn:
-                    if self.dialect == "postgresql":
-                        lock = text("SELECT pg_advisory_xact_lock(:key)")
-                        await conn.execute(lock, {"key": _lock_key(sorted(self.metadata.tables))})
-                    await conn.run_sync(self.metadata.create_all)
+                await create_tables(self.store._writer, self.dialect, self.metadata)
                 self._remember()
             self._ready = True
+
+
+async def create_tables(
+    writer: Any, dialect: str, metadata: MetaData, tables: list[Table] | None = None
+) -> None:
+    """Create `metadata`'s tables (or those of them in `tables`) that do not exist yet, in one
+    transaction of `writer`.
+
+    Processes that start together race to create them, and PostgreSQL's catalog refuses the
+    second `CREATE TABLE` of a name even with `IF NOT EXISTS` checked first: there a
+    transaction-level advisory lock makes them take turns (SQLite's `BEGIN IMMEDIATE`, which
+    the store's writer begins with, already does)."""
+    async with writer.begin() as conn:
+        if dialect == "postgresql":
+            lock = text("SELECT pg_advisory_xact_lock(:key)")
+            names = sorted(metadata.tables) if tables is None else sorted(t.name for t in tables)
+            await conn.execute(lock, {"key": _lock_key(names)})
+        await conn.run_sync(metadata.create_all, tables=tables)
 
 
 def _lock_key(names: list[str]) -> int:
