@@ -33,7 +33,7 @@ from agents.capabilities.subagents import (
 )
 from agents.models.a2a import A2AModel
 from agents.resume import resume_call
-from agents.step import AgentStep, settle_capabilities
+from agents.step import AgentStep
 from agents.tools.tool import Tool
 from agents.tools.tool import tool as make_tool
 from network.capabilities.client_tools import ClientTools
@@ -43,7 +43,7 @@ from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
 from network.network import Network
-from network.run.capability import Capability
+from network.run.capability import Capability, checked_capabilities
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.entry_points import blocking
@@ -190,7 +190,7 @@ class Agent(AgentStep):
         self._hooks = AgentHooks.coerce(hooks)
         self._handoffs = Handoffs(name, list(handoffs), self._taken_names)
         self.memory = _memory_of(name, memory)
-        self._extra = settle_capabilities(capabilities, f"agent {name!r}")
+        self._extra = checked_capabilities(f"agent {name!r}", capabilities)
         self._built = True
         self._build()
 

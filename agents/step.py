@@ -439,15 +439,3 @@ class AgentStep:
             call.schemas if call.schemas is not None else [],  # offered_tools
             call.answers,  # answers
         )
-
-
-def settle_capabilities(items: Sequence[Any], owner: str) -> tuple[Capability, ...]:
-    """`capabilities=` checked: each item a `Capability`, none given twice."""
-    found: list[Capability] = []
-    for item in items:
-        if not isinstance(item, Capability):
-            raise ConfigurationError(f"{owner}: {item!r} is not a Capability")
-        if any(item is known for known in found):
-            raise ConfigurationError(f"{owner}: capability {item!r} given twice")
-        found.append(item)
-    return tuple(found)
