@@ -208,8 +208,8 @@ class AgentStep:
         if call.output is not NO_OUTPUT or (response.message.content and not asked):
             await self._final_answer(call, stages, response.message.content)
         result = self._result(call, response)
-        for change in stages.record:
-            result = await change(call, result)
+        if stages.record:  # tested first: iterating even an empty tuple makes an iterator
+            result = await self._record_stage(call, stages, result)
         return result
 
     async def _wrapped_call(
@@ -309,6 +309,14 @@ class AgentStep:
             output = await self._output_stage(call, stages, output)
         if self.output_key:
             self._store_output(call, output)
+
+    async def _record_stage(
+        self, call: AgentCall, stages: Stages, result: InferenceResult
+    ) -> InferenceResult:
+        """The call's record, changed by the capabilities."""
+        for change in stages.record:
+            result = await change(call, result)
+        return result
 
     async def _output_stage(self, call: AgentCall, stages: Stages, output: Any) -> Any:
         """A final answer checked (and changed) by the capabilities before it is kept."""
