@@ -32,9 +32,9 @@ from network.threads.checkpoint_data import (
     RewindReport,
     ThreadOrigin,
 )
-from network.threads.decoded import DecodedCache, DecodedThread
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
+from network.threads.sql_bulk import BulkSync
 from network.threads.sql_errors import database_errors
 from network.threads.sql_tables import Tables
 from network.threads.thread_data import Commit, ThreadInfo, decode_value
@@ -128,26 +128,15 @@ def _marks(rows: Sequence[Any]) -> list[Mark]:
     return found
 
 
-class SQLTimeTravel:
+class SQLTimeTravel(BulkSync):
     """The time-travel half of `SQLStore` (a mixin over its tables and engines)."""
 
-    tables: Tables
-    decoded: DecodedCache
     _reader: AsyncEngine
     _writer: AsyncEngine
     _insert: Any
     _commits: Any  # CommitWriter
 
     async def setup(self) -> None:
-        raise NotImplementedError
-
-    async def _sync(
-        self,
-        conn: AsyncConnection,
-        thread_id: str,
-        row: Any,
-        upto: tuple[int, int, int] | None = None,
-    ) -> tuple[DecodedThread, int]:
         raise NotImplementedError
 
     @functools.cached_property
@@ -176,6 +165,15 @@ class SQLTimeTravel:
             .select_from(t.threads.outerjoin(lineage, lineage.c.thread_id == t.threads.c.thread_id))
             .where(t.threads.c.thread_id == thread_id)
         )
+
+    @contextlib.asynccontextmanager
+    async def _reading(self, thread_id: str) -> AsyncIterator[tuple[AsyncConnection, Any]]:
+        """A consistent read of one thread: its read transaction and its row (with its rewind
+        count), None when the thread does not exist."""
+        check_id("thread_id", thread_id)
+        await self.setup()
+        async with self._reader.begin() as conn:
+            yield conn, (await conn.execute(self._thread_select(thread_id))).first()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -278,10 +276,7 @@ class SQLTimeTravel:
         self, thread_id: str, checkpoint: int | Checkpoint
     ) -> CheckpointState | None:
         """The thread as it was at `checkpoint`; None for a missing thread."""
-        check_id("thread_id", thread_id)
-        await self.setup()
-        async with self._reader.begin() as conn:
-            row = (await conn.execute(self._thread_select(thread_id))).first()
+        async with self._reading(thread_id) as (conn, row):
             if row is None:
                 return None
             index, group, summaries = await self._locate(
