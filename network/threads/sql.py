@@ -169,18 +169,9 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     # -- threads -------------------------------------------------------------------------------
 
     @database_errors
-    async def create_thread(
-        self,
-        thread_id: str,
-        *,
-        app_name: str,
-        user_id: str = ANONYMOUS_USER,
-        metadata: dict[str, Any] | None = None,
-    ) -> ThreadInfo:
-        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
+    async def _create_thread(self, info: ThreadInfo) -> None:
         await self.setup()
         await self._direct_create(_row_of(info))
-        return info
 
     @database_errors
     async def create_and_get(
