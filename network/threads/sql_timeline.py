@@ -18,7 +18,7 @@ import contextlib
 import functools
 import json
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ from network.threads.checkpoint_data import (
     RewindReport,
     ThreadOrigin,
 )
+from network.threads.checkpoint_store import CheckpointBase, ForkRequest
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
 from network.threads.sql_bulk import BulkSync
@@ -128,7 +129,7 @@ def _marks(rows: Sequence[Any]) -> list[Mark]:
     return found
 
 
-class SQLTimeTravel(BulkSync):
+class SQLTimeTravel(CheckpointBase, BulkSync):
     """The time-travel half of `SQLStore` (a mixin over its tables and engines)."""
 
     _reader: AsyncEngine
@@ -395,17 +396,10 @@ class SQLTimeTravel(BulkSync):
         return _marks(rows.all())
 
     @database_errors
-    async def fork_thread(
-        self,
-        thread_id: str,
-        *,
-        at: int | Checkpoint,
-        new_thread_id: str,
-        state: Mapping[str, str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> ForkResult:
-        """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
-        async with self._travel(thread_id, at, "new_thread_id", new_thread_id) as src:
+    async def _fork_thread(self, request: ForkRequest) -> ForkResult:
+        thread_id, new_thread_id = request.thread_id, request.new_thread_id
+        metadata = request.metadata
+        async with self._travel(thread_id, request.at, "new_thread_id", new_thread_id) as src:
             end, conn = src.end, src.conn
             copied = (end.revision, src.start.results, src.start.messages, src.summaries)
             await self._copy(conn, thread_id, new_thread_id, copied)
@@ -418,21 +412,14 @@ class SQLTimeTravel(BulkSync):
             await self._commits.pending.copy_waiting(
                 conn, thread_id, new_thread_id, end.revision, src.row.revision
             )
-            if state:
-                commit = Commit(revision=end.revision, state=dict(state))
+            if request.state:
+                commit = Commit(revision=end.revision, state=request.state)
                 await self._commits.write(conn, new_thread_id, commit, [], [], src.now)
                 info.revision += 1
             after = await self._after(conn, thread_id, end.revision)
-        origin = ThreadOrigin(
-            thread_id=new_thread_id,
-            parent_thread_id=thread_id,
-            checkpoint=src.index,
-            kind="fork",
-            at=src.now,
-        )
         return ForkResult.model_construct(
             thread=info,
-            origin=origin,
+            origin=request.origin(src.index, src.now),
             shared_keys=shared_writes_after(after),
         )
 
