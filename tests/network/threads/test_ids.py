@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 from agents import Agent, ScriptedModel
 from network import Network, ThreadRef
 from network.errors import InvalidIdError, ThreadStoreError
-from network.threads import Commit, SQLStore, ThreadStore
+from network.threads import BaseStore, Commit, SQLStore, ThreadInfo, ThreadStore
 from network.threads.ids import MAX_ID_LENGTH
 
 pytestmark = pytest.mark.anyio
@@ -143,3 +143,43 @@ async def test_a_failed_commit_is_wrapped_the_same_way(store: ThreadStore, store
     with capture_logs(), pytest.raises(ThreadStoreError, match="append_results") as raised:
         await store.append_results("t1", Commit(revision=0, messages=[UserMessage(content="x")]))
     assert "INSERT" not in str(raised.value) and "messages" not in str(raised.value)
+
+
+@pytest.mark.usefixtures("quiet_logs")
+async def test_a_database_error_in_create_thread_names_create_thread(
+    store: ThreadStore, store_kind: str
+) -> None:
+    """The SQL store keeps a new thread in its `_create_thread` hook (under `BaseStore`'s
+    `create_thread`): its failure still names the method the caller called."""
+    if store_kind == "memory":
+        pytest.skip("the memory store has no database")
+    assert isinstance(store, SQLStore)
+    await store.create_thread("t1", app_name="app")
+    async with store.engine.begin() as conn:
+        await conn.exec_driver_sql(f"DROP TABLE {store.tables.threads.name}")
+    with capture_logs(), pytest.raises(ThreadStoreError) as raised:
+        await store.create_thread("t2", app_name="app")
+    assert raised.value.operation == "create_thread"
+    assert "create_thread" in str(raised.value)
+
+
+async def test_a_base_store_subclass_gets_create_thread_from_its_hook() -> None:
+    """`BaseStore.create_thread` checks the ids and makes the header; a store's
+    `_create_thread` only keeps it. A bad id reaches no store."""
+
+    class Kept(BaseStore):
+        def __init__(self) -> None:
+            self.kept: list[ThreadInfo] = []
+
+        async def _create_thread(self, info: ThreadInfo) -> None:
+            self.kept.append(info)
+
+    store = Kept()
+    info = await store.create_thread("t1", app_name="app", user_id="ann", metadata={"a": 1})
+    assert store.kept == [info]
+    assert (info.thread_id, info.app_name, info.user_id, info.revision) == ("t1", "app", "ann", 0)
+    assert info.metadata == {"a": 1}
+    with pytest.raises(InvalidIdError) as raised:
+        await store.create_thread("t2", app_name="app", user_id="a\x00b")
+    assert raised.value.field == "user_id"
+    assert store.kept == [info]
