@@ -245,9 +245,13 @@ def stop_unused_threads(instance: Any) -> None:
     the schedule poller (DBOS schedules). DBOS's notification listener and notifier stay:
     a tool may use DBOS's messages and events. `DBOS.destroy` joins the stopped threads as
     before."""
-    for event in instance.background_thread_stop_events:  # the queue threads, the schedules
-        event.set()
-    instance._background_jobs_stop_event.set()
+    # DBOS keeps these events on private attributes: a release that renames them leaves its
+    # threads running (idle CPU as before), never a worker that fails to launch.
+    stops = [*getattr(instance, "background_thread_stop_events", ())]
+    stops.append(getattr(instance, "_background_jobs_stop_event", None))
+    for event in stops:  # the queue threads, the schedules, the background jobs
+        if event is not None:
+            event.set()
 
 
 def off_loop(call: Callable[[], T]) -> T:
