@@ -23,7 +23,7 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
-from agents.capabilities.remote_a2a import RemoteContext, one_task_a_call
+from agents.capabilities.remote_a2a import RemoteContext
 from agents.capabilities.subagents import (
     FailingSubagents,
     agent_network_of,
@@ -284,11 +284,15 @@ class Agent(AgentStep):
         return await (chain(wraps, finish, ctx) if wraps else finish)(answered)
 
     def resumption_calls(
-        self, answered: list[tuple[Interrupt, Answer]]
+        self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
     ) -> list[list[tuple[Interrupt, Answer]]]:
-        """The calls of this agent that continue `answered` (`network.run.resumption`): one
-        per remote A2A task waiting for input, one for the tool calls that waited."""
-        return one_task_a_call(answered)
+        """The calls of this agent that continue `answered` in run `ctx`
+        (`network.run.resumption`): one for them all, regrouped by its capabilities'
+        `resume_calls` stages (a remote A2A task waiting for input gets a call of its own)."""
+        calls = [answered]
+        for regroup in self.stages(ctx.engine.stages.capabilities).resume_calls:
+            calls = regroup(ctx, calls)
+        return calls
 
     def output_validator(self, fn: OutputValidator) -> OutputValidator:
         """Decorator: add `fn` to this agent's output validators (`output_validators=`)."""
