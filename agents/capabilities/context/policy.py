@@ -29,10 +29,11 @@ messages are counted (each once, see `agents.models._tokens`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -160,7 +161,10 @@ async def apply_policy(
             None if tail_messages is None else max(int(tail_messages * target), 1),
             cost,
         )
-        summary = await _summarize(policy, ctx, agent_name, history, floor, cut, previous)
+        make = functools.partial(
+            _new_summary, policy, ctx, agent_name, history, floor, cut, previous
+        )
+        summary = await _summarize(policy, ctx, agent_name, make)
         state.summaries.append(summary)
         summary_message = _summary_message(summary)
         result.new_summary = True
@@ -231,23 +235,18 @@ async def _summarize(
     policy: ContextPolicy,
     ctx: RunContext,
     agent_name: str,
-    history: Sequence[Any],
-    start: int,
-    stop: int,
-    previous: Summary | None,
+    make: Callable[[], Awaitable[Summary]],
 ) -> Summary:
-    """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`.
+    """The summary `make()` makes (`_new_summary`, its arguments bound).
 
     In a durable run the summary is a recorded step (`ctx.engine.steps.summary`): a replayed run
     gets the summary it made before, and the summariser's model is not called again.
     """
     steps = ctx.engine.steps
     if steps is None:
-        return await _new_summary(policy, ctx, agent_name, history, start, stop, previous)
+        return await make()
     reported = len(ctx.engine.subagent_calls)
-    summary: Summary = await steps.summary(
-        agent_name, lambda: _new_summary(policy, ctx, agent_name, history, start, stop, previous)
-    )
+    summary: Summary = await steps.summary(agent_name, make)
     if _is_agent(policy.summarize) and len(ctx.engine.subagent_calls) == reported:
         _count_replayed(ctx, summary)
     return summary
@@ -276,6 +275,7 @@ async def _new_summary(
     stop: int,
     previous: Summary | None,
 ) -> Summary:
+    """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`."""
     summarizer = policy.summarize
     messages = list(history[start:stop])
     earlier = previous.text if previous is not None else None
