@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "network.numbers": 0,  # the one check of numeric options
     "network.deprecation": 0,  # old spellings kept for one release
     "network.warned": 0,  # warnings attributed to the user's line
+    "network.sentinels": 0,  # marker values told apart by identity, pickled by name
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,
