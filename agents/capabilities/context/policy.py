@@ -84,9 +84,11 @@ class ContextPolicy(Capability):
         """Bound what this call's request sends; what is recorded stays whole."""
         system = call.prompt if call.sent_prompt is None else call.sent_prompt
         history = call.history if call.sent_history is None else call.sent_history
-        call.sent_prompt, call.sent_history = await compact_request(
-            self, call.run, call.agent.name, call.model, list(system), history
-        )
+        run, name = call.run, call.agent.name
+        done = await apply_policy(self, run, name, call.model, list(system), history)
+        if done.changed:
+            await _report(run, name, len(history), done)
+        call.sent_prompt, call.sent_history = done.system, done.history
 
     def __post_init__(self) -> None:
         for name in ("max_messages", "max_tokens", "max_tool_result_chars"):
@@ -362,34 +364,24 @@ def _is_agent(value: Any) -> bool:
     )
 
 
-async def compact_request(
-    policy: ContextPolicy,
-    ctx: RunContext,
-    agent_name: str,
-    model: Any,
-    system: list[Any],
-    history: Sequence[Any],
-) -> tuple[list[Any], Sequence[Any]]:
-    """`apply_policy`, reported: a CUSTOM "ContextCompacted" event and a log line when the
-    request was changed."""
-    done = await apply_policy(policy, ctx, agent_name, model, system, history)
-    if done.changed:
-        value = {
-            "agent": agent_name,
-            "messages": len(history),
-            "sent": len(done.history),
-            "dropped": done.dropped,
-            "summarized": done.summary is not None,
-            "summaryCovers": done.summary.covers if done.summary is not None else 0,
-            "newSummary": done.new_summary,
-            "summarizedBy": done.summary.by if done.summary is not None else None,
-            "trimmedToolResults": done.trimmed,
-            "tokens": done.tokens,
-        }
-        import structlog  # noqa: PLC0415 (structlog: kept out of `import agents`)
+async def _report(ctx: RunContext, agent_name: str, messages: int, done: Compacted) -> None:
+    """A request `apply_policy` changed (`done`, of a history of `messages`), reported: a
+    CUSTOM "ContextCompacted" event and a log line."""
+    value = {
+        "agent": agent_name,
+        "messages": messages,
+        "sent": len(done.history),
+        "dropped": done.dropped,
+        "summarized": done.summary is not None,
+        "summaryCovers": done.summary.covers if done.summary is not None else 0,
+        "newSummary": done.new_summary,
+        "summarizedBy": done.summary.by if done.summary is not None else None,
+        "trimmedToolResults": done.trimmed,
+        "tokens": done.tokens,
+    }
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import agents`)
 
-        structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
-        emitter = ctx.engine.emitter
-        if emitter.active:
-            await emitter.emit(ContextCompacted(value))
-    return done.system, done.history
+    structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
+    emitter = ctx.engine.emitter
+    if emitter.active:
+        await emitter.emit(ContextCompacted(value))
