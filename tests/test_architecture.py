@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "network.events": 0,
     "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
     "network.numbers": 0,  # the one check of numeric options
+    "network.mappings": 0,  # the one check of mapping options
     "network.deprecation": 0,  # old spellings kept for one release
     "network.warned": 0,  # warnings attributed to the user's line
     "network.sentinels": 0,  # marker values told apart by identity, pickled by name
