@@ -43,7 +43,7 @@ from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
 from network.network import Network
-from network.run.capability import Capability, checked_capabilities
+from network.run.capability import Capability, checked_capabilities, implements
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.entry_points import blocking
@@ -290,8 +290,9 @@ class Agent(AgentStep):
         (`network.run.resumption`): one for them all, regrouped by its capabilities'
         `resume_calls` stages (a remote A2A task waiting for input gets a call of its own)."""
         calls = [answered]
-        for regroup in self.stages(ctx.engine.stages.capabilities).resume_calls:
-            calls = regroup(ctx, calls)
+        for capability in self.stages(ctx.engine.stages.capabilities).capabilities:
+            if implements(capability, "resume_calls"):  # once per resumed run: not pre-resolved
+                calls = capability.resume_calls(ctx, calls)
         return calls
 
     def output_validator(self, fn: OutputValidator) -> OutputValidator:

@@ -42,7 +42,6 @@ class Stages:
     tool_results: tuple[Callable[..., Any], ...] = ()
     output: tuple[Callable[..., Any], ...] = ()
     record: tuple[Callable[..., Any], ...] = ()
-    resume_calls: tuple[Callable[..., Any], ...] = ()
     wrap_resume: tuple[Callable[..., Any], ...] = ()
 
 
@@ -104,7 +103,6 @@ def resolve_stages(own: Sequence[Capability], outer: tuple[Capability, ...]) -> 
         unwinding("tool_results"),
         unwinding("output"),
         unwinding("record"),
-        bound("resume_calls"),
         bound("wrap_resume"),
     )
 
