@@ -29,12 +29,12 @@ messages are counted (each once, see `agents.models._tokens`).
 
 from __future__ import annotations
 
-import functools
 import inspect
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from agents.models._tokens import counter_of, tokens_of
@@ -163,9 +163,7 @@ async def apply_policy(
             None if tail_messages is None else max(int(tail_messages * target), 1),
             cost,
         )
-        make = functools.partial(
-            _new_summary, policy, ctx, agent_name, history, floor, cut, previous
-        )
+        make = partial(_new_summary, policy, ctx, agent_name, history, floor, cut, previous)
         summary = await _summarize(policy, ctx, agent_name, make)
         state.summaries.append(summary)
         summary_message = _summary_message(summary)
