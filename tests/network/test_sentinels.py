@@ -24,8 +24,9 @@ def test_a_sentinel_pickles_by_name_and_reads_back_as_the_same_object() -> None:
 
 def test_the_library_sentinels_read_back_as_themselves() -> None:
     from network.durable.state_writes import DELETED
+    from network.threads.thread_data import DELETED as SHARED_DELETED
     from routers.graph import END
 
-    for sentinel, name in ((DELETED, "DELETED"), (END, "END")):
+    for sentinel, name in ((DELETED, "DELETED"), (SHARED_DELETED, "DELETED"), (END, "END")):
         assert isinstance(sentinel, Sentinel) and repr(sentinel) == name
         assert pickle.loads(pickle.dumps(sentinel)) is sentinel
