@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import anyio
 import pytest
 
 from network.threads import SQLStore
-from tests.fakes.processes import free_port, server_process
+from tests.fakes.processes import free_port, server_processes
 from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
 
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -39,13 +39,29 @@ def serve(
     network: str, store: str, env: dict[str, str] | None = None, *, lease_ttl: float = 30
 ) -> Iterator[Any]:
     """An `agent-network serve --store` process; yields it (with `.url`); killed after."""
-    port = free_port()
-    command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
-    command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
-    url = f"http://127.0.0.1:{port}/"
-    with server_process(command, f"{url}capabilities", env=env) as process:
-        process.url = url  # type: ignore[attr-defined]
-        yield process  # killed after, with no shutdown: as a crash would leave things
+    with serve_at_once(network, store, env, lease_ttls=[lease_ttl]) as (process,):
+        yield process
+
+
+@contextmanager
+def serve_at_once(
+    network: str, store: str, env: dict[str, str] | None, *, lease_ttls: Sequence[float]
+) -> Iterator[list[Any]]:
+    """One such process per lease TTL, started at once (their start-ups overlap); yields
+    them (each with `.url`); all killed after, with no shutdown: as a crash would leave
+    things."""
+    urls: list[str] = []
+    servers: list[tuple[list[str], str]] = []
+    for lease_ttl in lease_ttls:
+        port = free_port()
+        command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
+        command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
+        urls.append(f"http://127.0.0.1:{port}/")
+        servers.append((command, f"{urls[-1]}capabilities"))
+    with server_processes(servers, env=env) as processes:
+        for process, url in zip(processes, urls, strict=True):
+            process.url = url  # type: ignore[attr-defined]
+        yield processes
 
 
 def node() -> str:
@@ -164,7 +180,7 @@ def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_p
     gate = tmp_path / "gate"
     gate.mkdir()
     env = {GATE_ENV: str(gate)}
-    with serve("gated", postgres_url, env) as one, serve("gated", postgres_url, env) as two:
+    with serve_at_once("gated", postgres_url, env, lease_ttls=[30, 30]) as (one, two):
         running = start_turn(one.url, "shared", message="wait for it")
         try:
             wait_until(lambda: any(gate.glob("started-*")), running, "its tool never ran")
@@ -224,10 +240,8 @@ def test_a_run_that_lost_its_lease_stops_before_its_tool_runs(store: str, tmp_pa
     gate.mkdir()
     charges = tmp_path / "charges.log"
     env = {GATE_ENV: str(gate), CHARGE_LOG_ENV: str(charges)}
-    with (
-        serve("ledger", store, env, lease_ttl=1) as paused,
-        serve("ledger", store, env) as other,  # a loaded machine never costs it its lease
-    ):
+    # the other's lease (30 s): a loaded machine never costs it its lease
+    with serve_at_once("ledger", store, env, lease_ttls=[1, 30]) as (paused, other):
         first = start_turn(paused.url, "bill", message="charge me")
         try:
             thinking = (gate / f"thinking-{paused.pid}").exists  # its model call is in flight

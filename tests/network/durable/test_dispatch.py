@@ -139,6 +139,7 @@ def test_a_free_slot_takes_the_next_run_without_being_told(
     assert in_process_worker.claims - before >= 3  # one claim per run: at most one at a time
 
 
+@pytest.mark.deadline
 def test_a_run_enqueued_to_an_idle_worker_process_starts_promptly(
     durable_db: str, tmp_path: Path
 ) -> None:
