@@ -182,6 +182,7 @@ def test_an_ended_run_sends_a_claim_to_its_own_queue_only(
     assert claimed and set(claimed) == {QUEUE_NAME}, claimed
 
 
+@pytest.mark.deadline
 def test_a_run_enqueued_to_an_idle_worker_process_starts_promptly(
     durable_db: str, tmp_path: Path
 ) -> None:
