@@ -23,7 +23,7 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
-from agents.capabilities.remote_a2a import RemoteContext, one_task_a_call
+from agents.capabilities.remote_a2a import RemoteContext
 from agents.capabilities.subagents import (
     FailingSubagents,
     agent_network_of,
@@ -43,7 +43,7 @@ from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
 from network.network import Network
-from network.run.capability import Capability, checked_capabilities
+from network.run.capability import Capability, checked_capabilities, implements
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
 from network.run.entry_points import blocking
@@ -284,11 +284,16 @@ class Agent(AgentStep):
         return await (chain(wraps, finish, ctx) if wraps else finish)(answered)
 
     def resumption_calls(
-        self, answered: list[tuple[Interrupt, Answer]]
+        self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
     ) -> list[list[tuple[Interrupt, Answer]]]:
-        """The calls of this agent that continue `answered` (`network.run.resumption`): one
-        per remote A2A task waiting for input, one for the tool calls that waited."""
-        return one_task_a_call(answered)
+        """The calls of this agent that continue `answered` in run `ctx`
+        (`network.run.resumption`): one for them all, regrouped by its capabilities'
+        `resume_calls` stages (a remote A2A task waiting for input gets a call of its own)."""
+        calls = [answered]
+        for capability in self.stages(ctx.engine.stages.capabilities).capabilities:
+            if implements(capability, "resume_calls"):  # once per resumed run: not pre-resolved
+                calls = capability.resume_calls(ctx, calls)
+        return calls
 
     def output_validator(self, fn: OutputValidator) -> OutputValidator:
         """Decorator: add `fn` to this agent's output validators (`output_validators=`)."""

@@ -2,7 +2,7 @@
 
     python benchmarks/stored_run.py                   # this checkout
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
-        [--runs N] [--rounds R] [--no-postgres] [--modes run,served]
+        [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -19,7 +19,8 @@ Every figure comes from a fresh Python process (a child of this script): it open
 makes `--warmup` runs, then `--runs` measured ones. Per run:
 
 - `cpu_ms`: the process's CPU time (all its threads: the database threads too; not the
-  PostgreSQL server's), and `wall_ms`;
+  PostgreSQL server's), `loop_ms` the event loop's thread's share of it, and `wall_ms`,
+  measured with nothing watching the database;
 - `statements`: SQL statements the database executed for the run, BEGIN / COMMIT / ROLLBACK
   not counted (SQLite: its trace callback; PostgreSQL: the Execute and Query messages the
   client sent, read off the wire);
@@ -48,7 +49,7 @@ from db_counts import COUNTER, install
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-FIGURES = ("cpu_ms", "wall_ms", "statements", "transactions", "round_trips")
+FIGURES = ("cpu_ms", "loop_ms", "wall_ms", "statements", "transactions", "round_trips")
 
 
 def three_calls() -> Any:
@@ -114,8 +115,11 @@ def held(frames: list[Any], conversation: list[Any]) -> None:
             conversation[-1]["content"] += frame["delta"]
 
 
-def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: int) -> None:
-    """In a fresh process: measure `runs` runs of `library` on `backend`; print the figures."""
+def child(
+    library: str, backend: str, mode: str, url: str, runs: int, warmup: int, counting: bool
+) -> None:
+    """In a fresh process: measure `runs` runs of `library` on `backend`; print the figures.
+    `counting`: count the database's work (`db_counts`) instead of timing the runs."""
     sys.path.insert(0, library)
     import logging
     import time
@@ -124,7 +128,8 @@ def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: in
     import structlog
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    install(backend)
+    if counting:
+        install(backend)
     from network import ThreadRef
     from network.threads import MemoryStore, SQLStore
 
@@ -160,16 +165,18 @@ def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: in
         for index in range(warmup):
             await one(index)
         before = COUNTER.snapshot()
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu, loop, wall = time.process_time(), time.thread_time(), time.perf_counter()
         for index in range(warmup, warmup + runs):
             await one(index)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        cpu, loop = time.process_time() - cpu, time.thread_time() - loop
+        wall = time.perf_counter() - wall
         after = COUNTER.snapshot()
         if store is not None:
             await store.close()
         counts = [(b - a) / runs for a, b in zip(before, after, strict=True)]
         return {
             "cpu_ms": cpu * 1000 / runs,
+            "loop_ms": loop * 1000 / runs,
             "wall_ms": wall * 1000 / runs,
             "statements": counts[0],
             "transactions": counts[1],
@@ -179,7 +186,10 @@ def child(library: str, backend: str, mode: str, url: str, runs: int, warmup: in
     print(json.dumps(anyio.run(main)))
 
 
-def measure(library: Path, backend: str, mode: str, url: str, args: Any) -> dict[str, float]:
+def measure(
+    library: Path, backend: str, mode: str, url: str, args: Any, counting: bool = False
+) -> dict[str, float]:
+    runs = args.count_runs if counting else args.runs
     command = [
         sys.executable,
         __file__,
@@ -188,8 +198,9 @@ def measure(library: Path, backend: str, mode: str, url: str, args: Any) -> dict
         backend,
         mode,
         url,
-        str(args.runs),
+        str(runs),
         str(args.warmup),
+        "count" if counting else "time",
     ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=HERE)
     if done.returncode != 0:
@@ -222,13 +233,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--count-runs", type=int, default=30, help="runs of the counting pass")
     parser.add_argument("--modes", default="run,served")
     parser.add_argument("--no-postgres", action="store_true")
-    parser.add_argument("--child", nargs=6, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        library, backend, mode, url, runs, warmup = args.child
-        child(library, backend, mode, url, int(runs), int(warmup))
+        library, backend, mode, url, runs, warmup, kind = args.child
+        child(library, backend, mode, url, int(runs), int(warmup), kind == "count")
         return
     backends = ["none", "memory", "sqlite", "sqlite-normal"]
     backends += [] if args.no_postgres else ["postgres"]
@@ -261,6 +273,16 @@ def main() -> None:
                             url = fresh_database(postgres, tag)
                         figures = measure(library, backend, mode, url, args)
                         samples.setdefault((label, mode, backend), []).append(figures)
+        for mode in args.modes.split(","):  # the counts: a pass of their own (see above)
+            for backend in backends:
+                for number, (label, library) in enumerate(libraries.items()):
+                    tag = f"lib{number}-{mode}-count"
+                    url = url_of(backend, folder, tag, postgres)
+                    if backend == "postgres":
+                        url = fresh_database(postgres, tag)
+                    counts = measure(library, backend, mode, url, args, counting=True)
+                    for figures in samples[(label, mode, backend)]:
+                        figures.update({name: counts[name] for name in FIGURES[3:]})
         report(samples, libraries, backends, args)
 
 
@@ -297,32 +319,31 @@ def report(samples: Any, libraries: Any, backends: list[str], args: Any) -> None
         f"\nper run (3 agent calls; medians of {args.rounds} processes x {args.runs} runs)",
         file=err,
     )
-    heads = " | ".join(f"{label} CPU ms" for label in libraries)
+    heads = " | ".join(f"{label}: CPU ms (on the loop)" for label in libraries)
     print(
         f"| mode | backend | {heads} | x in memory | statements | transactions |", end="", file=err
     )
     print(" round trips |", file=err)
     print("| --- " * (len(libraries) + 6) + "|", file=err)
     for mode in args.modes.split(","):
-        base = medians.get(f"this checkout | {mode} | memory", {}).get("cpu_ms") or 1.0
         for backend in backends:
-            cells = []
-            counts = []
-            for label in libraries:
-                figures = medians[f"{label} | {mode} | {backend}"]
-                cells.append(f"{figures['cpu_ms']:.2f}")
-                counts.append(figures)
-            ours = counts[0]
-            others = counts[1:]
+            counts = [medians[f"{label} | {mode} | {backend}"] for label in libraries]
+            cells = [f"{f['cpu_ms']:.2f} ({f['loop_ms']:.2f})" for f in counts]
+            bases = [
+                medians.get(f"{label} | {mode} | memory", {}).get("cpu_ms") or 1.0
+                for label in libraries
+            ]
+            ratios = [f["cpu_ms"] / base for f, base in zip(counts, bases, strict=True)]
 
-            def pair(figure: str, ours: Any = ours, others: Any = others) -> str:
-                text = f"{ours[figure]:g}"
-                return text + "".join(f" ({other[figure]:g})" for other in others)
+            def pair(figure: str, counts: Any = counts) -> str:
+                text = f"{counts[0][figure]:g}"
+                return text + "".join(f" ({other[figure]:g})" for other in counts[1:])
 
+            ratio = f"{ratios[0]:.2f}" + "".join(f" ({r:.2f})" for r in ratios[1:])
             print(
                 f"| {mode} | {backend} | "
                 + " | ".join(cells)
-                + f" | {ours['cpu_ms'] / base:.2f} | {pair('statements')} | "
+                + f" | {ratio} | {pair('statements')} | "
                 f"{pair('transactions')} | {pair('round_trips')} |",
                 file=err,
             )

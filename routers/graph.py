@@ -44,22 +44,18 @@ from network.drawing import MermaidIds, edge_line, node_line
 from network.errors import ConfigurationError, ParallelWriteWarning
 from network.run.context import AgentLike, NetworkLike, RunContext
 from network.run.parallel import Parallel
+from network.sentinels import Sentinel
 from network.state.handlers import replace_values
 from network.warned import warn
 
 Condition = Callable[[RunContext], Any]
 
 
-class _End:
+class _End(Sentinel):
     """The graph's exit node; `END` is its only instance."""
 
     __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "END"
-
-    def __reduce__(self) -> str:
-        return "END"
+    name = "END"
 
 
 END: Any = _End()

@@ -8,9 +8,10 @@ messages are shown.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from network.run.result_view import as_text
 
 DEFAULT_PREAMBLE = """\
 You are the router of a team of agents working on one task. After every agent call you \
@@ -63,7 +64,7 @@ def _line(message: Any, max_chars: int) -> str | None:
     if role == "assistant":
         who = message.name or "assistant"
         parts = [_one_line(message.content)] if message.content else []
-        parts += [f"called {c.name}({_arguments(c.arguments)})" for c in message.tool_calls]
+        parts += [f"called {c.name}({as_text(c.arguments)})" for c in message.tool_calls]
         return _cut(f"{who}: {'; '.join(parts) or '(empty reply)'}", max_chars)
     if role == "tool":
         outcome = "error" if message.is_error else "result"
@@ -71,15 +72,6 @@ def _line(message: Any, max_chars: int) -> str | None:
             f"  {message.name or 'tool'} {outcome}: {_one_line(message.content)}", max_chars
         )
     return None
-
-
-def _arguments(arguments: Any) -> str:
-    if isinstance(arguments, str):
-        return arguments
-    try:
-        return json.dumps(arguments, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return repr(arguments)
 
 
 def _one_line(text: Any) -> str:

@@ -11,6 +11,15 @@ import structlog
 # (The PostgreSQL servers start in a second or two: each worker starts its own.)
 ONE_WORKER_FIXTURES = {"llama_server": "llama-server"}
 SHARED_SCOPES = ("module", "class", "package")
+DEADLINE = (
+    "deadline: asserts a wall-clock bound of a second or two (a connect deadline, a wake-up "
+    "latency); on a machine busy with other test workers it can miss, so a parallel run can "
+    "leave these tests to a run of their own: `-m 'not deadline'`, then `-m deadline`"
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", DEADLINE)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

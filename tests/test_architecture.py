@@ -32,8 +32,10 @@ LAYERS: dict[str, int] = {
     "network.events": 0,
     "network.logger": 0,  # the library's logger (stdlib NullHandler convention)
     "network.numbers": 0,  # the one check of numeric options
+    "network.mappings": 0,  # the one check of mapping options
     "network.deprecation": 0,  # old spellings kept for one release
     "network.warned": 0,  # warnings attributed to the user's line
+    "network.sentinels": 0,  # marker values told apart by identity, pickled by name
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,

@@ -180,21 +180,17 @@ def _runs(
 
 
 def _routes(views: _Views, runs: Any) -> list[Route | Mount]:
-    """The page, its data endpoints and its runs (AG-UI, under /agui)."""
+    """The page, its data endpoints and its runs (AG-UI, under /agui). Each data endpoint is
+    `/api/<its view's name>`: GET for the reads, POST for the actions."""
+    v = views
+    reads = (v.graph, v.server, v.threads, v.thread, v.history, v.value, v.memories)
+    actions = (v.fork, v.rewind, v.replay)
     return [
         Route("/", views.page, methods=["GET"]),
         Route("/favicon.ico", views.favicon, methods=["GET"]),
         Route("/static/{name}", views.static, methods=["GET"]),
-        Route("/api/graph", views.graph, methods=["GET"]),
-        Route("/api/server", views.server, methods=["GET"]),
-        Route("/api/threads", views.threads, methods=["GET"]),
-        Route("/api/thread", views.thread, methods=["GET"]),
-        Route("/api/history", views.history, methods=["GET"]),
-        Route("/api/value", views.value, methods=["GET"]),
-        Route("/api/memories", views.memories, methods=["GET"]),
-        Route("/api/fork", views.fork, methods=["POST"]),
-        Route("/api/rewind", views.rewind, methods=["POST"]),
-        Route("/api/replay", views.replay, methods=["POST"]),
+        *(Route(f"/api/{view.__name__}", view, methods=["GET"]) for view in reads),
+        *(Route(f"/api/{view.__name__}", view, methods=["POST"]) for view in actions),
         Mount("/agui", app=runs),
     ]
 

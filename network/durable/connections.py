@@ -10,8 +10,9 @@ checkout and a ping), so these go through plain DBAPI connections of their own:
   a write in one statement are atomic);
 - at most `MAX_CONNECTIONS` per database and process, reused; blocking, so called from a
   thread, never on an event loop; on PostgreSQL `execute_async` runs a statement on the
-  calling event loop itself (psycopg's async connections, at most `MAX_CONNECTIONS` per loop):
-  a recorded step then costs no thread hop, which costs more CPU than the statement;
+  calling event loop itself (psycopg's async connections, at most `MAX_CONNECTIONS` per loop,
+  the statement sent on their libpq handle: `network.durable.wire`): a recorded step then
+  costs no thread hop, which costs more CPU than the statement;
 - a statement the database did not take (a dropped or refused connection, a busy SQLite file)
   is retried on a new connection, with backoff up to `MAX_BACKOFF`, until the database
   answers, as DBOS blocks rather than lose a write. Every statement sent here is written so
@@ -31,6 +32,8 @@ from typing import Any, Generic, TypeVar
 import anyio
 import anyio.to_thread
 import structlog
+
+from network.durable import wire
 
 T = TypeVar("T")
 log = structlog.get_logger("network.durable")
@@ -117,8 +120,7 @@ class Connections:
                 connection = None
                 try:
                     connection = idle.pop() if idle else await self._connect_async()
-                    cursor = await connection.execute(sql, params)
-                    rows = await cursor.fetchall()
+                    rows = await wire.execute(connection, sql, params)
                 except Exception as exc:
                     if connection is not None:
                         await _close_async(connection)

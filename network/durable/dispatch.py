@@ -6,10 +6,13 @@ finished run, wait for the next poll, and an idle worker spends a few percent of
 reading empty queues. The `Dispatcher` replaces them for this library's queues (the
 workers' shared queue, with the worker's limit, and each process's own, without one):
 
-- it claims when there may be work: when PostgreSQL announces a queued run (`NOTIFY` from
-  `network.durable.queue_table`'s trigger, heard by a listener thread on a connection of its
-  own), when one of its runs ends (a slot is free: a worker with a backlog takes its next run
-  at once), when it starts, and when its listener reconnects (what was announced meanwhile);
+- it claims when there may be work, and only the queue that may have some: the queue
+  PostgreSQL announces a queued run on (`NOTIFY` from `network.durable.queue_table`'s
+  trigger, heard by a listener thread on a connection of its own), the queue of a run of its
+  that ends when that queue has a limit (a slot is free: a worker with a backlog takes its
+  next run at once; the process's own queue has no limit, so an ended run never sends it a
+  claim that would find it empty), and every queue when it starts and when its listener
+  reconnects (what was announced meanwhile);
 - the claim is one statement (`QueueTable.claim`) taking at most the free slots, and each
   claimed run is started as DBOS starts a dequeued one (`execute_dequeued_workflow`, on DBOS's
   event loop);
@@ -66,6 +69,7 @@ class Dispatcher:
         self._running: dict[str, str] = {}  # claimed run id -> its queue
         self._lock = threading.Lock()
         self._wake = threading.Event()
+        self._due: set[str] = set()  # the queues to claim at the next wake (under _lock)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.claims = 0  # claim statements sent (tests read how often it looked)
@@ -75,13 +79,15 @@ class Dispatcher:
         listen = not self.db.sqlite
         if listen:
             self.table.install_wake_trigger()
-        self._wake.set()
+        self.wake()
         self._spawn(self._serve, "agent-network-dispatch")
         if listen:
             self._spawn(self._listen, "agent-network-listen")
 
-    def wake(self) -> None:
-        """Claim now (work may be waiting)."""
+    def wake(self, queue: str | None = None) -> None:
+        """Claim `queue` now (None: every queue): work may be waiting."""
+        with self._lock:
+            self._due.update(self.queues if queue is None else [queue])
         self._wake.set()
 
     def finished(self, run_id: str) -> None:
@@ -89,7 +95,7 @@ class Dispatcher:
         with self._lock:
             queue = self._running.pop(run_id, None)
         if queue is not None and self.queues.get(queue) is not None:
-            self._wake.set()
+            self.wake(queue)
 
     def running(self, queue: str) -> int:
         """This process's runs of `queue`, claimed and not ended."""
@@ -108,10 +114,13 @@ class Dispatcher:
             thread.join(timeout=5)
         self._threads = []
 
-    def dispatch(self) -> int:
-        """Claim and start what this process has room for; the runs started."""
+    def dispatch(self, queues: set[str] | None = None) -> int:
+        """Claim and start what this process has room for, on `queues` (None: every queue);
+        the runs started."""
         started = 0
         for queue, limit in self.queues.items():
+            if queues is not None and queue not in queues:
+                continue
             while not self._stop.is_set():
                 room = BATCH if limit is None else limit - self.running(queue)
                 if room <= 0:
@@ -137,18 +146,21 @@ class Dispatcher:
         every = SQLITE_POLL if self.db.sqlite else SAFETY_PASS
         backoff = 0.05
         while not self._stop.is_set():
-            self._wake.wait(timeout=every)
+            if not self._wake.wait(timeout=every):
+                self.wake()  # the safety pass (SQLite: the poll) looks at every queue
             self._wake.clear()
             if self._stop.is_set():
                 return
+            with self._lock:
+                due, self._due = self._due, set()
             try:
-                self.dispatch()
+                self.dispatch(due)
                 backoff = 0.05
             except Exception as exc:  # a database hiccup: look again shortly
                 get_logger().warning("durable.dispatch_failed", error=type(exc).__name__)
                 self._stop.wait(backoff)
                 backoff = min(backoff * 2, 5.0)
-                self._wake.set()
+                self.wake()
 
     def _listen(self) -> None:
         backoff = 0.05
@@ -157,12 +169,12 @@ class Dispatcher:
             try:
                 connection = self.db.connect()
                 connection.execute(f"LISTEN {CHANNEL}")
-                self._wake.set()  # what was announced while nobody listened
+                self.wake()  # what was announced while nobody listened
                 backoff = 0.05
                 while not self._stop.is_set():
                     for notice in connection.notifies(timeout=LISTEN_FOR):
                         if notice.payload in self.queues:
-                            self._wake.set()
+                            self.wake(notice.payload)
             except Exception as exc:  # a dropped connection: listen again on a new one
                 if self._stop.is_set():
                     return

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from network.sentinels import Sentinel
 from network.state.branch import DELETED as BRANCH_DELETED
 from network.state.branch import BranchKV
 from network.state.handlers import replace_values
@@ -34,19 +35,14 @@ StateWrites = list[tuple[str, Any]]
 """`[(key, value_after)]`; a deleted key's value is `DELETED`."""
 
 
-class _Deleted:
+class _Deleted(Sentinel):
     """The marker of a removed key in a step's record. Not a string: any string is a value a
     tool may write (model output included), which a replay would have taken for a removal.
     It pickles by name (DBOS pickles step outputs), so a record read back holds this very
     object, and it is told apart by identity."""
 
     __slots__ = ()
-
-    def __reduce__(self) -> str:
-        return "DELETED"
-
-    def __repr__(self) -> str:
-        return "DELETED"
+    name = "DELETED"
 
 
 DELETED: Any = _Deleted()

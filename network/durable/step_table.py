@@ -11,7 +11,10 @@ This module writes the same rows itself, in DBOS's format, so DBOS's own tools (
 listing, `fork_workflow`, retention) see them as they see their own:
 
 - A workflow's recorded steps are read in one query when an execution begins
-  (`recorded`); a step found there replays without a query of its own. Nothing else records
+  (`recorded`); a step found there replays without a query of its own. On PostgreSQL the
+  same statement records the execution's first step when it is not there yet (`begin_async`:
+  the read sees the rows as they were before it, so it tells a first execution from a
+  resumed one). Nothing else records
   steps of a workflow while this execution owns it (below), so the read does not go stale.
 - A step's outcome is written by one autocommit statement (`record`). It writes only while
   the execution still owns the workflow: DBOS hands a workflow to a new execution (recovery
@@ -106,6 +109,13 @@ class StepTable:
                 f"INSERT INTO {steps} ({columns}) SELECT {values} FROM owner {upsert}"
             )
         self._status = f"SELECT status FROM {status} WHERE workflow_uuid = {p('workflow')}"
+        # The rows before this statement, and a row (-1) when it recorded the first step
+        self._begin = (
+            f"WITH owner AS (SELECT 1 FROM {status} WHERE {owned} FOR NO KEY UPDATE), "
+            f"written AS (INSERT INTO {steps} ({columns}) SELECT {values} FROM owner "
+            "ON CONFLICT (workflow_uuid, function_id) DO NOTHING RETURNING 1) "
+            f"{self._select} UNION ALL SELECT -1, NULL, NULL, NULL, NULL FROM written"
+        )
 
     def recorded(self, workflow_id: str) -> dict[int, StepRow]:
         """Every recorded step of `workflow_id`, by number (blocking: call from a thread)."""
@@ -116,6 +126,23 @@ class StepTable:
         """`recorded`, without blocking the event loop."""
         rows = await self.connections.execute_async(self._select, {"workflow": workflow_id})
         return {int(row[0]): StepRow(row[1], row[2], row[3], row[4]) for row in rows}
+
+    async def begin_async(self, outcome: StepOutcome) -> dict[int, StepRow]:
+        """The workflow's recorded steps, by number (`recorded`), with `outcome` (the
+        execution's first step) recorded when it is not among them; one statement on
+        PostgreSQL. An execution that no longer owns the workflow is refused as by `record`."""
+        if self.sqlite:
+            rows = await self.recorded_async(outcome.workflow_id)
+            if outcome.number not in rows:
+                await self.record_async(outcome)
+            return rows
+        found = await self.connections.execute_async(self._begin, self._params(outcome))
+        recorded = {
+            int(row[0]): StepRow(row[1], row[2], row[3], row[4]) for row in found if row[0] >= 0
+        }
+        if outcome.number not in recorded and len(recorded) == len(found):  # nothing written
+            await anyio.to_thread.run_sync(self._refused, outcome.workflow_id)
+        return recorded
 
     def record(
         self,

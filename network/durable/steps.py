@@ -99,6 +99,10 @@ class Recording:
         self, number: int, name: str, started: int, *, output: Any = None, error: Any = None
     ) -> None:
         """Record step `number`'s outcome (without blocking the event loop)."""
+        await self.table.record_async(self.outcome(number, name, started, output, error))
+
+    def outcome(self, number: int, name: str, started: int, output: Any, error: Any) -> StepOutcome:
+        """Step `number`'s outcome, serialized, to record."""
         from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
             serialize_exception,
             serialize_value,
@@ -113,17 +117,8 @@ class Recording:
             except Exception as exc:
                 raise UnrecordableStepError(self.workflow_id, name, exc) from exc
             text = None
-        await self.table.record_async(
-            StepOutcome(
-                self.workflow_id,
-                self.owner,
-                number,
-                name,
-                started,
-                output_text,
-                text,
-                serialization,
-            )
+        return StepOutcome(
+            self.workflow_id, self.owner, number, name, started, output_text, text, serialization
         )
 
 
@@ -149,18 +144,17 @@ class DurableSteps:
     async def begin(self) -> bool:
         """The run's first step: True on its first execution, False when it is replayed.
 
-        Reads the workflow's recorded steps (one query); on a first execution, records
-        `run_started`, by which a later execution knows it resumes."""
+        Reads the workflow's recorded steps and, on a first execution, records `run_started`,
+        by which a later execution knows it resumes (one statement on PostgreSQL)."""
         recording = self._recording
         number = recording.draw()
-        recording.rows = await recording.table.recorded_async(recording.workflow_id)
+        first = recording.outcome(number, "run_started", int(time.time() * 1000), True, None)
+        recording.rows = await recording.table.begin_async(first)
         row = recording.rows.get(number)
         if row is not None:
             recording.replay(number, "run_started", row)
             return self.fresh
-        started = int(time.time() * 1000)
         self.fresh = True
-        await recording.write(number, "run_started", started, output=True)
         return self.fresh
 
     async def _run(self, name: str, call: Callable[[], Awaitable[T]], *, live: bool) -> T:

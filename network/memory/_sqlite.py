@@ -356,26 +356,19 @@ class SQLiteBackend:
 
     def _filtered(self, conn: Any, which: Selection, query: Any) -> list[tuple[Row, float]]:
         """Exact: the distance to every row the filters select, computed on the vector kept
-        in the row (reading each from the `vec0` table by rowid cost 6x more)."""
-        if not self._row_vectors:
-            return self._filtered_by_join(conn, which, query)
-        filters, params = _conditions(which.conditions)
+        in the row (reading each from the `vec0` table by rowid cost 6x more); on a file made
+        before rows kept their vectors, on the index's, joined by rowid."""
+        if self._row_vectors:
+            alias, vector, source = "", "vector", self._memories
+        else:
+            alias, vector = "m.", "v.embedding"
+            source = f"{self._memories} m JOIN {self._vectors} v ON v.rowid = m.id"
+        filters, params = _conditions(which.conditions, alias)
+        columns = ", ".join(f"{alias}{name.strip()}" for name in _COLUMNS.split(","))
         rows = conn.execute(
-            f"SELECT {_COLUMNS}, vec_distance_cosine(vector, ?) AS d FROM {self._memories} "
-            f"WHERE namespace = ? AND (expires_at IS NULL OR expires_at > ?){filters} "
-            "ORDER BY d LIMIT ?",
-            (query.tobytes(), which.namespace, which.now, *params, which.limit),
-        ).fetchall()
-        return [(Row(*row[:-1]), 1.0 - row[-1]) for row in rows]
-
-    def _filtered_by_join(self, conn: Any, which: Selection, query: Any) -> list[tuple[Row, float]]:
-        """`_filtered` on a file made before rows kept their vectors: read from the index."""
-        filters, params = _conditions(which.conditions, "m.")
-        columns = ", ".join(f"m.{name.strip()}" for name in _COLUMNS.split(","))
-        rows = conn.execute(
-            f"SELECT {columns}, vec_distance_cosine(v.embedding, ?) AS d "
-            f"FROM {self._memories} m JOIN {self._vectors} v ON v.rowid = m.id "
-            f"WHERE m.namespace = ? AND (m.expires_at IS NULL OR m.expires_at > ?){filters} "
+            f"SELECT {columns}, vec_distance_cosine({vector}, ?) AS d FROM {source} "
+            f"WHERE {alias}namespace = ? "
+            f"AND ({alias}expires_at IS NULL OR {alias}expires_at > ?){filters} "
             "ORDER BY d LIMIT ?",
             (query.tobytes(), which.namespace, which.now, *params, which.limit),
         ).fetchall()

@@ -32,8 +32,13 @@ The stages of one agent call, in the order they run:
 In place of a call, when a run takes up the calls an earlier run stopped on (the answers to
 its interrupts, `network.run.interrupts`):
 
-11. `wrap_resume(run, answered, proceed)`: around taking up the agent's answered interrupts
-   (`answered`: its `(Interrupt, Answer)` pairs; `run.agent` the agent). `await
+11. `resume_calls(run, calls)`: how the agent's answered interrupts are grouped into the
+   calls that take them up (`calls`: a list of calls, each a list of `(Interrupt, Answer)`
+   pairs; at first one call holding them all). Return the calls,
+   regrouped or not: a capability whose own interrupts need calls of their own (a remote A2A
+   task takes one reply per call) moves them there. Synchronous: it only groups.
+12. `wrap_resume(run, answered, proceed)`: around taking up one of those calls
+   (`answered`: its pairs). `await
    proceed(answered)` takes them up the default way (runs the accepted tool calls through
    `wrap_tool`, records the others as rejected or answered) and returns one
    `InferenceResult`, as if the agent's call ended there. A capability whose own interrupts
@@ -44,7 +49,7 @@ The stages of a run, of the network's and the run's capabilities (an agent's own
 `next_call(run)` before each agent call (and each fan-out), returning a `Stop` to end the run
 there; `run_started(run)` once the run's first event is out and before its first decision.
 
-Order: stages on the way in (`wrap_resume`, `wrap_call`, `instructions`, `request`,
+Order: stages on the way in (`resume_calls`, `wrap_resume`, `wrap_call`, `instructions`, `request`,
 `wrap_model`, `tool_calls`, `wrap_tool`) run the capabilities in order, the first outermost;
 stages on the way out (`answer`, `tool_results`, `output`, `record`) run them in reverse, so
 the first has the last word. The order: by their class's `order` (lower first), then as they
@@ -94,10 +99,11 @@ AGENT_STAGES = (
     "tool_results",
     "output",
     "record",
+    "resume_calls",
     "wrap_resume",
 )
-"""The stages of an agent call, in the order they run, then `wrap_resume`, which runs in place
-of a call (see the module docstring)."""
+"""The stages of an agent call, in the order they run, then `resume_calls` and `wrap_resume`,
+which run in place of a call (see the module docstring)."""
 
 RUN_STAGES = ("next_call", "run_started")
 """The stages of a run."""
@@ -199,6 +205,13 @@ class Capability:
         raise NotImplementedError
 
     # -- in place of a call: taking up what an earlier run stopped on --------------------
+
+    def resume_calls(
+        self, run: RunContext, calls: list[list[tuple[Interrupt, Answer]]]
+    ) -> list[list[tuple[Interrupt, Answer]]]:
+        """The calls that take up an agent's answered interrupts (each a list of `(Interrupt,
+        Answer)` pairs), regrouped or not: give this capability's own the calls they need."""
+        raise NotImplementedError
 
     async def wrap_resume(
         self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed

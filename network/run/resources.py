@@ -14,6 +14,7 @@ or streamed: a resumed run (`network.resume`, a thread's next run) opens its own
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
@@ -23,6 +24,7 @@ import anyio
 
 from network.errors import ConfigurationError
 from network.logger import get_logger
+from network.mappings import mapping_entries
 
 ResourceFactory = Callable[[], Any]
 """A zero-argument callable returning an async context manager; its `__aenter__` result is the
@@ -31,28 +33,29 @@ resource."""
 
 def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str, ResourceFactory]:
     """`factories` as a dict, or `ConfigurationError` naming the entry that is not a factory."""
-    if factories is None:
-        return {}
-    if not isinstance(factories, Mapping):
-        raise ConfigurationError(
+    return mapping_entries(
+        factories,
+        lambda: (
             f"{owner}: resources must be a dict of name -> factory, got {type(factories).__name__}"
+        ),
+        functools.partial(_checked_factory, owner),
+    )
+
+
+def _checked_factory(owner: str, name: Any, factory: ResourceFactory) -> ResourceFactory:
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(f"{owner}: resource names must be strings, got {name!r}")
+    if hasattr(factory, "__aenter__"):
+        raise ConfigurationError(
+            f"{owner}: resource {name!r} is an opened context manager; give the factory "
+            "that makes one (a resumed run must be able to build its own)"
         )
-    checked: dict[str, ResourceFactory] = {}
-    for name, factory in factories.items():
-        if not isinstance(name, str) or not name:
-            raise ConfigurationError(f"{owner}: resource names must be strings, got {name!r}")
-        if hasattr(factory, "__aenter__"):
-            raise ConfigurationError(
-                f"{owner}: resource {name!r} is an opened context manager; give the factory "
-                "that makes one (a resumed run must be able to build its own)"
-            )
-        if not callable(factory):
-            raise ConfigurationError(
-                f"{owner}: resource {name!r} must be a factory returning an async context "
-                f"manager, got {factory!r}"
-            )
-        checked[name] = factory
-    return checked
+    if not callable(factory):
+        raise ConfigurationError(
+            f"{owner}: resource {name!r} must be a factory returning an async context "
+            f"manager, got {factory!r}"
+        )
+    return factory
 
 
 def run_resources(

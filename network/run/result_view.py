@@ -15,16 +15,20 @@ from typing import Any
 WIDTH = 200  # characters of a value shown
 
 
+def as_text(value: Any) -> str:
+    """`value` as a person reads it: a string as it is, anything else as JSON (what JSON
+    cannot hold as its `str`), or its `repr` when even that fails (a circular value)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, default=str, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
 def short(value: Any, width: int = WIDTH) -> str:
     """`value` on one line, cut to `width` characters."""
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value, default=str, ensure_ascii=False)
-        except (TypeError, ValueError):
-            text = repr(value)
-    text = " ".join(text.split())
+    text = " ".join(as_text(value).split())
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

@@ -29,20 +29,20 @@ async def resume_interrupted(ctx: RunContext) -> None:
                 "has no such agent that can resume"
             )
         resumable = cast(ResumableAgent, agent)
-        for call in _calls(resumable, pairs):
+        for call in _calls(ctx, resumable, pairs):
             await call_agent(ctx, _Resumption(resumable, call))
 
 
 def _calls(
-    agent: ResumableAgent, answered: list[tuple[Interrupt, Answer]]
+    ctx: RunContext, agent: ResumableAgent, answered: list[tuple[Interrupt, Answer]]
 ) -> list[list[tuple[Interrupt, Answer]]]:
     """The agent calls that continue `answered`, in order: as the agent splits them
-    (`resumption_calls`: a call continues what one call of it can, e.g. one remote task
-    each), else one call for them all."""
+    (`resumption_calls`: its capabilities' `resume_calls` stages, e.g. one remote task a
+    call), else one call for them all."""
     split = getattr(agent, "resumption_calls", None)
     if split is None:
         return [answered]
-    calls: list[list[tuple[Interrupt, Answer]]] = split(answered)
+    calls: list[list[tuple[Interrupt, Answer]]] = split(ctx, answered)
     return calls
 
 
@@ -53,8 +53,8 @@ class ResumableAgent(AgentLike, Protocol):
         self, ctx: RunContext, answered: list[tuple[Interrupt, Answer]]
     ) -> InferenceResult: ...
 
-    # Optional: `resumption_calls(answered)`, the answers split into the calls that continue
-    # them (default: one call for all of them).
+    # Optional: `resumption_calls(ctx, answered)`, the answers split into the calls that
+    # continue them (default: one call for all of them).
 
 
 class _Resumption:

@@ -25,6 +25,7 @@ are counted too.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from network.errors import ConfigurationError
 from network.history.results import ModelCall, Usage
 from network.ids import new_id
+from network.mappings import mapping_entries
 from network.numbers import check_number
 from network.run.context import RunContext
 from network.run.limits import Budget, LimitExceeded, Spending, UsageFigures, UsageLimits
@@ -231,21 +233,20 @@ class SpentLater:
 def check_mapping(owner: str, option: str, mapping: Mapping[str, str] | None) -> dict[str, str]:
     """A `state_in` / `state_out` mapping `{key written: key read}`, checked: both strings,
     non-empty, and no `temp:` key read across runs (it is never shared)."""
-    if mapping is None:
-        return {}
-    if not isinstance(mapping, Mapping):
+    return mapping_entries(
+        mapping,
+        lambda: f"{owner}: {option} must be a mapping {{key written: key read}}, got {mapping!r}",
+        functools.partial(_checked_source, owner, option),
+    )
+
+
+def _checked_source(owner: str, option: str, target: Any, source: Any) -> str:
+    if not isinstance(target, str) or not target or not isinstance(source, str) or not source:
         raise ConfigurationError(
-            f"{owner}: {option} must be a mapping {{key written: key read}}, got {mapping!r}"
+            f"{owner}: {option} maps {target!r} to {source!r}; both must be state keys "
+            "(non-empty strings)"
         )
-    checked: dict[str, str] = {}
-    for target, source in mapping.items():
-        if not isinstance(target, str) or not target or not isinstance(source, str) or not source:
-            raise ConfigurationError(
-                f"{owner}: {option} maps {target!r} to {source!r}; both must be state keys "
-                "(non-empty strings)"
-            )
-        checked[target] = source
-    return checked
+    return source
 
 
 ON_FAILURE = ("tell_model", "raise")  # what a failed sub-run does to the caller's run

@@ -250,17 +250,11 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
     if depth > _MAX_DEPTH:
         return ([], _TOO_DEEP)
     plain = _PLAIN_LEAVES
-    if kind is list or kind is tuple:
-        for index, item in enumerate(value):
-            if type(item) not in plain:
-                problem = _first_problem(item, depth + 1)
-                if problem is not None:
-                    problem[0].append(f"[{index}]")
-                    return problem
-        return None
-    if kind is dict:
-        for name, item in value.items():
-            if type(name) is not str:
+    if kind is list or kind is tuple or kind is dict:
+        keyed = kind is dict
+        # a part's place is `[key]`, the repr of its index or key ([0], ['name'])
+        for name, item in value.items() if keyed else enumerate(value):
+            if keyed and type(name) is not str:
                 return ([f"[{name!r}]"], f"dict key of type {type(name).__name__}")
             if type(item) not in plain:
                 problem = _first_problem(item, depth + 1)

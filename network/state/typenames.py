@@ -12,6 +12,7 @@ import importlib
 import re
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
 _BUILTIN_NAMES = {
@@ -85,11 +86,23 @@ class _Parser:
         self.pos += 1
         return token
 
+    def separated(self, part: Callable[[], Any], separator: str) -> list[Any]:
+        """One `part` or more, `separator` between them."""
+        parts = [part()]
+        while self.peek() == separator:
+            self.take(separator)
+            parts.append(part())
+        return parts
+
+    def bracketed(self, part: Callable[[], Any]) -> list[Any]:
+        """`[part, part, ...]`: one part or more."""
+        self.take("[")
+        parts = self.separated(part, ",")
+        self.take("]")
+        return parts
+
     def union(self) -> Any:
-        members = [self.single()]
-        while self.peek() == "|":
-            self.take("|")
-            members.append(self.single())
+        members = self.separated(self.single, "|")
         if len(members) == 1:
             return members[0]
         return typing.Union[tuple(members)]  # noqa: UP007 - built from a runtime tuple
@@ -97,22 +110,11 @@ class _Parser:
     def single(self) -> Any:
         name = self.take()
         if name == "Literal":
-            self.take("[")
-            values = [self.literal()]
-            while self.peek() == ",":
-                self.take(",")
-                values.append(self.literal())
-            self.take("]")
-            return typing.Literal[tuple(values)]
+            return typing.Literal[tuple(self.bracketed(self.literal))]
         base = _lookup(name)
         if self.peek() != "[":
             return base
-        self.take("[")
-        args = [self.union()]
-        while self.peek() == ",":
-            self.take(",")
-            args.append(self.union())
-        self.take("]")
+        args = self.bracketed(self.union)
         origin: Any = _GENERIC_ORIGINS.get(name)
         if origin is None:
             raise ValueError(f"{name} takes no type arguments")

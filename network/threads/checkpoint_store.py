@@ -34,6 +34,7 @@ Contract (the conformance tests in tests/network/threads check it on every store
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from network.threads.checkpoint_data import (
@@ -80,3 +81,48 @@ class CheckpointStore(Protocol):
     async def origin(self, thread_id: str) -> ThreadOrigin | None:
         """Where a thread came from (a fork, or a rewind's keeping); None for any other."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class ForkRequest:
+    """A `fork_thread` call as a store's `_fork_thread` gets it (`state` and `metadata` are
+    copies of the caller's)."""
+
+    thread_id: str
+    at: int | Checkpoint
+    new_thread_id: str
+    state: dict[str, str]
+    metadata: dict[str, Any] | None
+
+    def origin(self, checkpoint: int, at: float) -> ThreadOrigin:
+        """The fork's origin: the source at the checkpoint numbered `checkpoint`, at `at`."""
+        return ThreadOrigin(
+            thread_id=self.new_thread_id,
+            parent_thread_id=self.thread_id,
+            checkpoint=checkpoint,
+            kind="fork",
+            at=at,
+        )
+
+
+class CheckpointBase:
+    """What the ready stores' time travel shares: `fork_thread`, over a store's
+    `_fork_thread`."""
+
+    async def fork_thread(
+        self,
+        thread_id: str,
+        *,
+        at: int | Checkpoint,
+        new_thread_id: str,
+        state: Mapping[str, str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> ForkResult:
+        """`thread_id` forked at `at` into the new thread `new_thread_id` (see the module
+        docstring); `state`: thread keys' JSON texts committed on the fork."""
+        copied = None if metadata is None else dict(metadata)
+        request = ForkRequest(thread_id, at, new_thread_id, dict(state or {}), copied)
+        return await self._fork_thread(request)
+
+    async def _fork_thread(self, request: ForkRequest) -> ForkResult:
+        raise NotImplementedError

@@ -31,12 +31,10 @@ from network.threads.pending import PendingCall, waiting_error
 from network.threads.pending_claims import check_claims
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
 from network.threads.thread_data import (
-    ANONYMOUS_USER,
     Commit,
     Thread,
     ThreadInfo,
     decode_value,
-    new_thread_info,
 )
 from network.threads.timeline import CallRow, KeyLog, Mark, commit_effects, commit_keys
 
@@ -72,20 +70,11 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         self._app: dict[str, dict[str, str]] = {}
         self.decoded = DecodedCache(max_threads=1 << 30)  # the texts are all in memory anyway
 
-    async def create_thread(
-        self,
-        thread_id: str,
-        *,
-        app_name: str,
-        user_id: str = ANONYMOUS_USER,
-        metadata: dict[str, Any] | None = None,
-    ) -> ThreadInfo:
-        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
+    async def _create_thread(self, info: ThreadInfo) -> None:
         await anyio.lowlevel.checkpoint()
-        if thread_id in self._threads:
-            raise ThreadExistsError(f"thread {thread_id!r} already exists")
-        self._threads[thread_id] = _StoredThread(info)
-        return info.model_copy(deep=True)
+        if info.thread_id in self._threads:
+            raise ThreadExistsError(f"thread {info.thread_id!r} already exists")
+        self._threads[info.thread_id] = _StoredThread(info.model_copy(deep=True))
 
     async def get_thread(self, thread_id: str) -> Thread | None:
         check_id("thread_id", thread_id)

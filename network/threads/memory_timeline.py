@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -23,6 +22,7 @@ from network.threads.checkpoint_data import (
     RewindReport,
     ThreadOrigin,
 )
+from network.threads.checkpoint_store import CheckpointBase, ForkRequest
 from network.threads.decoded import DecodedCache, DecodedThread
 from network.threads.ids import check_id
 from network.threads.pending import stored_revision
@@ -42,7 +42,7 @@ from network.threads.timeline import (
 )
 
 
-class MemoryTimeTravel:
+class MemoryTimeTravel(CheckpointBase):
     """The time-travel half of `MemoryStore` (a mixin over its dict of stored threads)."""
 
     _threads: dict[str, Any]
@@ -143,32 +143,21 @@ class MemoryTimeTravel:
         index, _first, last = self._locate(stored, checkpoint)
         return stored, index, last
 
-    async def fork_thread(
-        self,
-        thread_id: str,
-        *,
-        at: int | Checkpoint,
-        new_thread_id: str,
-        state: Mapping[str, str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> ForkResult:
-        """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
-        stored, index, last = await self._source(thread_id, at, "new_thread_id", new_thread_id)
+    async def _fork_thread(self, request: ForkRequest) -> ForkResult:
+        thread_id, new_thread_id = request.thread_id, request.new_thread_id
+        stored, index, last = await self._source(
+            thread_id, request.at, "new_thread_id", new_thread_id
+        )
         fork = self._copy(stored, new_thread_id, last)
         fork.pending = _waiting_at(stored, stored.marks[last].revision)
-        if metadata is not None:
-            fork.info.metadata = dict(metadata)
-        origin = ThreadOrigin(
-            thread_id=new_thread_id,
-            parent_thread_id=thread_id,
-            checkpoint=index,
-            kind="fork",
-            at=fork.info.created_at,
-        )
+        if request.metadata is not None:
+            fork.info.metadata = request.metadata
+        origin = request.origin(index, fork.info.created_at)
         self._threads[new_thread_id] = fork
         self._origins[new_thread_id] = origin
-        if state:
-            self._commit_now(new_thread_id, Commit(revision=fork.info.revision, state=dict(state)))
+        if request.state:
+            commit = Commit(revision=fork.info.revision, state=request.state)
+            self._commit_now(new_thread_id, commit)
         return ForkResult.model_construct(
             thread=fork.info.model_copy(deep=True),
             origin=origin,

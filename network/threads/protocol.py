@@ -32,7 +32,13 @@ from typing import Any, Protocol, runtime_checkable
 from network.errors import ThreadError
 from network.history.messages import UserMessage, check_messages
 from network.history.results import InferenceResult
-from network.threads.thread_data import ANONYMOUS_USER, Commit, Thread, ThreadInfo
+from network.threads.thread_data import (
+    ANONYMOUS_USER,
+    Commit,
+    Thread,
+    ThreadInfo,
+    new_thread_info,
+)
 
 
 class ThreadExistsError(ThreadError):
@@ -109,7 +115,26 @@ class UserStateStore(Protocol):
 
 
 class BaseStore:
-    """Shared behaviour of the ready stores: `append_user_message` and `async with`."""
+    """Shared behaviour of the ready stores: `append_user_message`, `async with`, and
+    `create_thread` over a store's `_create_thread`."""
+
+    async def create_thread(
+        self,
+        thread_id: str,
+        *,
+        app_name: str,
+        user_id: str = ANONYMOUS_USER,
+        metadata: dict[str, Any] | None = None,
+    ) -> ThreadInfo:
+        """The new thread's header, its ids checked (`InvalidIdError` naming the field) before
+        the store (`_create_thread`) keeps it or refuses a taken id."""
+        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
+        await self._create_thread(info)
+        return info
+
+    async def _create_thread(self, info: ThreadInfo) -> None:
+        """Keep a new thread's header, at revision 0; `ThreadExistsError` when its id is taken."""
+        raise NotImplementedError
 
     async def append_results(self, thread_id: str, commit: Commit) -> int:
         raise NotImplementedError

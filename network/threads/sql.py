@@ -33,7 +33,6 @@ How the guarantees are kept:
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 from typing import Any
@@ -41,16 +40,15 @@ from typing import Any
 import anyio
 from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
 from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import DecodedCache, DecodedThread, shared_cache
+from network.threads.decoded import DecodedCache, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.protocol import BaseStore
-from network.threads.sql_bulk import BulkReader
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_direct import SQLDirect
 from network.threads.sql_errors import database_errors
@@ -171,18 +169,9 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     # -- threads -------------------------------------------------------------------------------
 
     @database_errors
-    async def create_thread(
-        self,
-        thread_id: str,
-        *,
-        app_name: str,
-        user_id: str = ANONYMOUS_USER,
-        metadata: dict[str, Any] | None = None,
-    ) -> ThreadInfo:
-        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=metadata)
+    async def _create_thread(self, info: ThreadInfo) -> None:
         await self.setup()
         await self._direct_create(_row_of(info))
-        return info
 
     @database_errors
     async def create_and_get(
@@ -203,50 +192,6 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         check_id("thread_id", thread_id)
         await self.setup()
         return await self._direct_load(thread_id)
-
-    async def _sync(
-        self,
-        conn: AsyncConnection,
-        thread_id: str,
-        row: Any,
-        upto: tuple[int, int, int] | None = None,
-    ) -> tuple[DecodedThread, int]:
-        """The thread's decoded records, after fetching and decoding only the rows committed
-        since this process last read it; and how many summaries this snapshot holds.
-
-        `upto`: read only the first (messages, calls, summaries) a reader needs (a checkpoint's,
-        for `state_at`). The cache then holds that prefix of the thread, which is a prefix
-        like any other: the next read fetches the rest."""
-        t = self.tables
-        incarnation = (row.created_at, row.rewinds or 0)
-        entry: DecodedThread = self.decoded.thread(
-            thread_id, incarnation, row.message_count, row.result_count
-        )
-        m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
-        message_end, result_end, summary_end = upto or (row.message_count, row.result_count, None)
-        texts: Any = ()
-        if m < message_end:
-            texts = await self._bulk.messages(conn, thread_id, m, message_end)
-        stored: Any = ()
-        if r < result_end:
-            stored = await self._bulk.results(conn, thread_id, r, result_end)
-        summaries: Any = ()
-        wanted = (t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n)
-        if summary_end is not None:
-            wanted &= t.summaries.c.seq < summary_end
-        if summary_end is None or n < summary_end:
-            summaries = (
-                await conn.scalars(
-                    select(t.summaries.c.data).where(wanted).order_by(t.summaries.c.seq)
-                )
-            ).all()
-        self.decoded.extend(entry, m, texts, r, stored, n, summaries)
-        return entry, n + len(summaries)
-
-    @functools.cached_property
-    def _bulk(self) -> BulkReader:
-        """The reads of many records (made on first use: most stores never need one)."""
-        return BulkReader(self.tables, self.engine.dialect)
 
     @database_errors
     async def list_threads(
@@ -306,10 +251,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
-        check_id("thread_id", thread_id)
-        await self.setup()
-        async with self._reader.begin() as conn:
-            row = (await conn.execute(self._thread_select(thread_id))).first()
+        async with self._reading(thread_id) as (conn, row):
             if row is None:
                 return None
             entry, _ = await self._sync(conn, thread_id, row)

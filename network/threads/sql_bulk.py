@@ -13,14 +13,16 @@ does (see `sql_errors`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Select, bindparam, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from network.threads.decoded import DecodedCache, DecodedThread
 from network.threads.sql_tables import Tables
 
 
@@ -103,3 +105,56 @@ class BulkReader:
                 await cursor.close()
         except Exception as exc:  # the driver's own error type: the store's like any other
             raise DBAPIError(compiled.sql, None, exc) from exc
+
+
+class BulkSync:
+    """`SQLStore`'s reads of a thread's records into its decoded cache (a mixin over its
+    tables, engine and cache), shared by its loads and its checkpoints' reads."""
+
+    tables: Tables
+    decoded: DecodedCache
+    engine: AsyncEngine
+
+    async def _sync(
+        self,
+        conn: AsyncConnection,
+        thread_id: str,
+        row: Any,
+        upto: tuple[int, int, int] | None = None,
+    ) -> tuple[DecodedThread, int]:
+        """The thread's decoded records, after fetching and decoding only the rows committed
+        since this process last read it; and how many summaries this snapshot holds.
+
+        `upto`: read only the first (messages, calls, summaries) a reader needs (a checkpoint's,
+        for `state_at`). The cache then holds that prefix of the thread, which is a prefix
+        like any other: the next read fetches the rest."""
+        t = self.tables
+        incarnation = (row.created_at, row.rewinds or 0)
+        entry: DecodedThread = self.decoded.thread(
+            thread_id, incarnation, row.message_count, row.result_count
+        )
+        m, r, n = len(entry.messages), len(entry.results), len(entry.summaries)
+        message_end, result_end, summary_end = upto or (row.message_count, row.result_count, None)
+        texts: Any = ()
+        if m < message_end:
+            texts = await self._bulk.messages(conn, thread_id, m, message_end)
+        stored: Any = ()
+        if r < result_end:
+            stored = await self._bulk.results(conn, thread_id, r, result_end)
+        summaries: Any = ()
+        wanted = (t.summaries.c.thread_id == thread_id) & (t.summaries.c.seq >= n)
+        if summary_end is not None:
+            wanted &= t.summaries.c.seq < summary_end
+        if summary_end is None or n < summary_end:
+            summaries = (
+                await conn.scalars(
+                    select(t.summaries.c.data).where(wanted).order_by(t.summaries.c.seq)
+                )
+            ).all()
+        self.decoded.extend(entry, m, texts, r, stored, n, summaries)
+        return entry, n + len(summaries)
+
+    @functools.cached_property
+    def _bulk(self) -> BulkReader:
+        """The reads of many records (made on first use: most stores never need one)."""
+        return BulkReader(self.tables, self.engine.dialect)

@@ -25,7 +25,7 @@ def database_errors(
     as the `__cause__`, never put in a message a client or caller may show. The library's
     own errors (a stale revision, a missing thread) pass through unchanged.
     """
-    operation = method.__name__
+    operation = method.__name__.lstrip("_")  # a store's hook is named for its public method
 
     @functools.wraps(method)
     async def guarded(*args: P.args, **kwargs: P.kwargs) -> R:

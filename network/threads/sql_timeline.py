@@ -18,7 +18,7 @@ import contextlib
 import functools
 import json
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,9 +32,10 @@ from network.threads.checkpoint_data import (
     RewindReport,
     ThreadOrigin,
 )
-from network.threads.decoded import DecodedCache, DecodedThread
+from network.threads.checkpoint_store import CheckpointBase, ForkRequest
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
+from network.threads.sql_bulk import BulkSync
 from network.threads.sql_errors import database_errors
 from network.threads.sql_tables import Tables
 from network.threads.thread_data import Commit, ThreadInfo, decode_value
@@ -128,26 +129,15 @@ def _marks(rows: Sequence[Any]) -> list[Mark]:
     return found
 
 
-class SQLTimeTravel:
+class SQLTimeTravel(CheckpointBase, BulkSync):
     """The time-travel half of `SQLStore` (a mixin over its tables and engines)."""
 
-    tables: Tables
-    decoded: DecodedCache
     _reader: AsyncEngine
     _writer: AsyncEngine
     _insert: Any
     _commits: Any  # CommitWriter
 
     async def setup(self) -> None:
-        raise NotImplementedError
-
-    async def _sync(
-        self,
-        conn: AsyncConnection,
-        thread_id: str,
-        row: Any,
-        upto: tuple[int, int, int] | None = None,
-    ) -> tuple[DecodedThread, int]:
         raise NotImplementedError
 
     @functools.cached_property
@@ -176,6 +166,15 @@ class SQLTimeTravel:
             .select_from(t.threads.outerjoin(lineage, lineage.c.thread_id == t.threads.c.thread_id))
             .where(t.threads.c.thread_id == thread_id)
         )
+
+    @contextlib.asynccontextmanager
+    async def _reading(self, thread_id: str) -> AsyncIterator[tuple[AsyncConnection, Any]]:
+        """A consistent read of one thread: its read transaction and its row (with its rewind
+        count), None when the thread does not exist."""
+        check_id("thread_id", thread_id)
+        await self.setup()
+        async with self._reader.begin() as conn:
+            yield conn, (await conn.execute(self._thread_select(thread_id))).first()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -278,10 +277,7 @@ class SQLTimeTravel:
         self, thread_id: str, checkpoint: int | Checkpoint
     ) -> CheckpointState | None:
         """The thread as it was at `checkpoint`; None for a missing thread."""
-        check_id("thread_id", thread_id)
-        await self.setup()
-        async with self._reader.begin() as conn:
-            row = (await conn.execute(self._thread_select(thread_id))).first()
+        async with self._reading(thread_id) as (conn, row):
             if row is None:
                 return None
             index, group, summaries = await self._locate(
@@ -400,17 +396,10 @@ class SQLTimeTravel:
         return _marks(rows.all())
 
     @database_errors
-    async def fork_thread(
-        self,
-        thread_id: str,
-        *,
-        at: int | Checkpoint,
-        new_thread_id: str,
-        state: Mapping[str, str] | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> ForkResult:
-        """A new thread `new_thread_id` starting from `thread_id` at `at`, plus `state`."""
-        async with self._travel(thread_id, at, "new_thread_id", new_thread_id) as src:
+    async def _fork_thread(self, request: ForkRequest) -> ForkResult:
+        thread_id, new_thread_id = request.thread_id, request.new_thread_id
+        metadata = request.metadata
+        async with self._travel(thread_id, request.at, "new_thread_id", new_thread_id) as src:
             end, conn = src.end, src.conn
             copied = (end.revision, src.start.results, src.start.messages, src.summaries)
             await self._copy(conn, thread_id, new_thread_id, copied)
@@ -423,21 +412,14 @@ class SQLTimeTravel:
             await self._commits.pending.copy_waiting(
                 conn, thread_id, new_thread_id, end.revision, src.row.revision
             )
-            if state:
-                commit = Commit(revision=end.revision, state=dict(state))
+            if request.state:
+                commit = Commit(revision=end.revision, state=request.state)
                 await self._commits.write(conn, new_thread_id, commit, [], [], src.now)
                 info.revision += 1
             after = await self._after(conn, thread_id, end.revision)
-        origin = ThreadOrigin(
-            thread_id=new_thread_id,
-            parent_thread_id=thread_id,
-            checkpoint=src.index,
-            kind="fork",
-            at=src.now,
-        )
         return ForkResult.model_construct(
             thread=info,
-            origin=origin,
+            origin=request.origin(src.index, src.now),
             shared_keys=shared_writes_after(after),
         )
 

@@ -26,6 +26,7 @@ from network.history.messages import Message, ToolCall
 from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.run.interrupts import Interrupt
+from network.sentinels import Sentinel
 from network.state.handlers import replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
@@ -118,9 +119,9 @@ class Thread(ThreadInfo):
         return [entry.tool_call() for entry in self.pending if entry.kind == "client_tool"]
 
 
-class _Deleted:
-    def __repr__(self) -> str:
-        return "DELETED"
+class _Deleted(Sentinel):
+    __slots__ = ()
+    name = "DELETED"
 
 
 DELETED: Any = _Deleted()

@@ -40,23 +40,56 @@ def server_process(
     (None: any answer); kill it after. A process that exits first fails the test with the
     end of its stderr. The wait ends as soon as it answers: `timeout` is long because a
     loaded machine (test workers on 2 cores) can take a minute to start a Python process."""
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    process = subprocess.Popen(
-        list(command), cwd=cwd, env=environment, stdout=stdout, stderr=subprocess.PIPE
-    )
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            assert process.poll() is None, process.communicate()[1].decode()[-3000:]
-            try:
-                status = httpx.get(probe, timeout=1).status_code
-                if ok is None or status == ok:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"{name} did not start"
-            time.sleep(0.1)
+    with server_processes(
+        [(command, probe)], env=env, cwd=cwd, ok=ok, timeout=timeout, name=name, stdout=stdout
+    ) as (process,):
         yield process
+
+
+@contextmanager
+def server_processes(
+    servers: Sequence[tuple[Sequence[str], str]],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = ROOT,
+    ok: int | None = 200,
+    timeout: float = 120,
+    name: str = "the server",
+    stdout: int | None = subprocess.PIPE,
+) -> Iterator[list[subprocess.Popen[bytes]]]:
+    """`server_process` for several (command, probe) pairs at once: every process is started
+    before any is waited for, so their start-ups (mostly imports) overlap on the cores a
+    machine has; yields them, in order, once each answers; kills them all after."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        for command, _ in servers:
+            processes.append(
+                subprocess.Popen(
+                    list(command), cwd=cwd, env=environment, stdout=stdout, stderr=subprocess.PIPE
+                )
+            )
+        deadline = time.monotonic() + timeout
+        for process, (_, probe) in zip(processes, servers, strict=True):
+            _wait_until_it_answers(process, probe, ok, deadline, name)
+        yield processes
     finally:
-        process.kill()
-        process.wait(10)
+        for process in processes:
+            process.kill()
+        for process in processes:
+            process.wait(10)
+
+
+def _wait_until_it_answers(
+    process: subprocess.Popen[bytes], probe: str, ok: int | None, deadline: float, name: str
+) -> None:
+    while True:
+        assert process.poll() is None, process.communicate()[1].decode()[-3000:]
+        try:
+            status = httpx.get(probe, timeout=1).status_code
+            if ok is None or status == ok:
+                return
+        except httpx.HTTPError:
+            pass
+        assert time.monotonic() < deadline, f"{name} did not start"
+        time.sleep(0.1)

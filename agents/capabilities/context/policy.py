@@ -32,8 +32,9 @@ from __future__ import annotations
 import inspect
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from agents.models._tokens import counter_of, tokens_of
@@ -83,9 +84,11 @@ class ContextPolicy(Capability):
         """Bound what this call's request sends; what is recorded stays whole."""
         system = call.prompt if call.sent_prompt is None else call.sent_prompt
         history = call.history if call.sent_history is None else call.sent_history
-        call.sent_prompt, call.sent_history = await compact_request(
-            self, call.run, call.agent.name, call.model, list(system), history
-        )
+        run, name = call.run, call.agent.name
+        done = await apply_policy(self, run, name, call.model, list(system), history)
+        if done.changed:
+            await _report(run, name, len(history), done)
+        call.sent_prompt, call.sent_history = done.system, done.history
 
     def __post_init__(self) -> None:
         for name in ("max_messages", "max_tokens", "max_tool_result_chars"):
@@ -160,7 +163,8 @@ async def apply_policy(
             None if tail_messages is None else max(int(tail_messages * target), 1),
             cost,
         )
-        summary = await _summarize(policy, ctx, agent_name, history, floor, cut, previous)
+        make = partial(_new_summary, policy, ctx, agent_name, history, floor, cut, previous)
+        summary = await _summarize(policy, ctx, agent_name, make)
         state.summaries.append(summary)
         summary_message = _summary_message(summary)
         result.new_summary = True
@@ -231,23 +235,18 @@ async def _summarize(
     policy: ContextPolicy,
     ctx: RunContext,
     agent_name: str,
-    history: Sequence[Any],
-    start: int,
-    stop: int,
-    previous: Summary | None,
+    make: Callable[[], Awaitable[Summary]],
 ) -> Summary:
-    """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`.
+    """The summary `make()` makes (`_new_summary`, its arguments bound).
 
     In a durable run the summary is a recorded step (`ctx.engine.steps.summary`): a replayed run
     gets the summary it made before, and the summariser's model is not called again.
     """
     steps = ctx.engine.steps
     if steps is None:
-        return await _new_summary(policy, ctx, agent_name, history, start, stop, previous)
+        return await make()
     reported = len(ctx.engine.subagent_calls)
-    summary: Summary = await steps.summary(
-        agent_name, lambda: _new_summary(policy, ctx, agent_name, history, start, stop, previous)
-    )
+    summary: Summary = await steps.summary(agent_name, make)
     if _is_agent(policy.summarize) and len(ctx.engine.subagent_calls) == reported:
         _count_replayed(ctx, summary)
     return summary
@@ -276,6 +275,7 @@ async def _new_summary(
     stop: int,
     previous: Summary | None,
 ) -> Summary:
+    """A summary of `history[:stop]`: the previous summary plus `history[start:stop]`."""
     summarizer = policy.summarize
     messages = list(history[start:stop])
     earlier = previous.text if previous is not None else None
@@ -362,34 +362,24 @@ def _is_agent(value: Any) -> bool:
     )
 
 
-async def compact_request(
-    policy: ContextPolicy,
-    ctx: RunContext,
-    agent_name: str,
-    model: Any,
-    system: list[Any],
-    history: Sequence[Any],
-) -> tuple[list[Any], Sequence[Any]]:
-    """`apply_policy`, reported: a CUSTOM "ContextCompacted" event and a log line when the
-    request was changed."""
-    done = await apply_policy(policy, ctx, agent_name, model, system, history)
-    if done.changed:
-        value = {
-            "agent": agent_name,
-            "messages": len(history),
-            "sent": len(done.history),
-            "dropped": done.dropped,
-            "summarized": done.summary is not None,
-            "summaryCovers": done.summary.covers if done.summary is not None else 0,
-            "newSummary": done.new_summary,
-            "summarizedBy": done.summary.by if done.summary is not None else None,
-            "trimmedToolResults": done.trimmed,
-            "tokens": done.tokens,
-        }
-        import structlog  # noqa: PLC0415 (structlog: kept out of `import agents`)
+async def _report(ctx: RunContext, agent_name: str, messages: int, done: Compacted) -> None:
+    """A request `apply_policy` changed (`done`, of a history of `messages`), reported: a
+    CUSTOM "ContextCompacted" event and a log line."""
+    value = {
+        "agent": agent_name,
+        "messages": messages,
+        "sent": len(done.history),
+        "dropped": done.dropped,
+        "summarized": done.summary is not None,
+        "summaryCovers": done.summary.covers if done.summary is not None else 0,
+        "newSummary": done.new_summary,
+        "summarizedBy": done.summary.by if done.summary is not None else None,
+        "trimmedToolResults": done.trimmed,
+        "tokens": done.tokens,
+    }
+    import structlog  # noqa: PLC0415 (structlog: kept out of `import agents`)
 
-        structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
-        emitter = ctx.engine.emitter
-        if emitter.active:
-            await emitter.emit(ContextCompacted(value))
-    return done.system, done.history
+    structlog.get_logger("agents.context").info("context.compacted", run_id=ctx.run_id, **value)
+    emitter = ctx.engine.emitter
+    if emitter.active:
+        await emitter.emit(ContextCompacted(value))

@@ -27,6 +27,7 @@ server's tool too; local tools keep their names). A clash left after prefixing i
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -39,6 +40,7 @@ from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from agents.tools.tool import check_output_mapping
 from network.errors import ConfigurationError
+from network.mappings import mapping_entries
 from network.numbers import check_number
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
@@ -255,40 +257,43 @@ def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
 def _check_strings(label: str, what: str, given: Any, *, names: bool) -> None:
     """`env` / `headers`: a mapping of non-empty strings to strings (an environment
     variable's name has no `=`, and neither has a NUL byte, which no process can be given)."""
-    if given is None:
-        return
-    if not isinstance(given, Mapping):
-        raise ConfigurationError(
+    mapping_entries(
+        given,
+        lambda: (
             f"MCP server {label!r}: {what} must map names to strings, got {type(given).__name__}"
+        ),
+        functools.partial(_checked_string, f"MCP server {label!r}: {what}", names),
+    )
+
+
+def _checked_string(where: str, names: bool, key: Any, value: Any) -> str:
+    if not isinstance(key, str) or not key or "\0" in key or (names and "=" in key):
+        raise ConfigurationError(f"{where} has a bad name {key!r}")
+    if not isinstance(value, str) or "\0" in value:
+        raise ConfigurationError(
+            f"{where}[{key!r}] must be a string without NUL bytes, got {value!r}"
         )
-    for key, value in given.items():
-        if not isinstance(key, str) or not key or "\0" in key or (names and "=" in key):
-            raise ConfigurationError(f"MCP server {label!r}: {what} has a bad name {key!r}")
-        if not isinstance(value, str) or "\0" in value:
-            raise ConfigurationError(
-                f"MCP server {label!r}: {what}[{key!r}] must be a string without NUL bytes, "
-                f"got {value!r}"
-            )
+    return value
 
 
 def _check_outputs(label: Any, outputs: Any) -> None:
     """`outputs_to_state` is `{tool: {state_key: {"source": ..., "handler": ...}}}`."""
-    if outputs is None:
-        return
-    if not isinstance(outputs, Mapping):
-        raise ConfigurationError(
-            f"MCP server {label!r}: outputs_to_state must map tool names to mappings"
-        )
-    for tool_name, mappings in outputs.items():
-        if not isinstance(mappings, Mapping):
-            raise ConfigurationError(
-                f"MCP server {label!r}: outputs_to_state[{tool_name!r}] must map state keys "
-                "to {'source': ..., 'handler': ...}"
-            )
-        for key, mapping in mappings.items():
-            if not isinstance(mapping, Mapping):
-                raise ConfigurationError(
-                    f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}] must be a dict"
-                )
-            where = f"MCP server {label!r}: outputs_to_state[{tool_name!r}][{key!r}]"
-            check_output_mapping(where, mapping)
+    where = f"MCP server {label!r}: outputs_to_state"
+    mapping_entries(
+        outputs,
+        lambda: f"{where} must map tool names to mappings",
+        lambda tool_name, mappings: mapping_entries(
+            mappings,
+            lambda: (
+                f"{where}[{tool_name!r}] must map state keys to {{'source': ..., 'handler': ...}}"
+            ),
+            functools.partial(_checked_output, f"{where}[{tool_name!r}]"),
+        ),
+    )
+
+
+def _checked_output(where: str, key: Any, mapping: Any) -> Any:
+    if not isinstance(mapping, Mapping):
+        raise ConfigurationError(f"{where}[{key!r}] must be a dict")
+    check_output_mapping(f"{where}[{key!r}]", mapping)
+    return mapping

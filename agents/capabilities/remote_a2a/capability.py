@@ -10,8 +10,9 @@ server scopes its contexts by its own callers (A2A servers do, by their authenti
 
 A remote task that waits for input is an interrupt of the calling run, and the answer goes
 to that same task (`agents.capabilities.remote_a2a.input_required`): the `answer` stage raises
-the interrupt, `wrap_resume` takes up its answer with one call of the agent, and `wrap_model`
-hands that call its reply.
+the interrupt, `resume_calls` gives each waiting task's answer a call of its own (two branches
+of a fan-out that both wait are two tasks), `wrap_resume` takes up that answer with the call,
+and `wrap_model` hands the call its reply.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import replace
 from agents.capabilities.remote_a2a.input_required import (
     continue_remote,
     interrupt_of,
+    one_task_a_call,
     take_reply,
     waits_remotely,
 )
@@ -66,6 +68,13 @@ class RemoteContext(Capability):
             run = call.run
             run.engine.interrupts = (*run.engine.interrupts, interrupt)
         return response
+
+    def resume_calls(
+        self, run: RunContext, calls: list[list[tuple[Interrupt, Answer]]]
+    ) -> list[list[tuple[Interrupt, Answer]]]:
+        """One call for each remote task waiting for input (a call sends one reply to one
+        task), before the rest of each call (`one_task_a_call`)."""
+        return [split for answered in calls for split in one_task_a_call(answered)]
 
     async def wrap_resume(
         self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed

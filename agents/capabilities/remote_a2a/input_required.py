@@ -11,8 +11,9 @@ interrupt's `reason` and `tool` are `REMOTE_INPUT`, its `message` the remote's q
 
 The answer (`network.resume(result, [...])`, AG-UI's `resume`, A2A's `answers`, from any
 process) is claimed exactly once by the usual path; then the agent's resumption
-(`continue_remote`) makes one call of the agent per waiting task (`one_task_a_call`: two
-branches of a fan-out that both wait are two tasks, continued one after the other), whose
+(`continue_remote`) makes one call of the agent per waiting task (`one_task_a_call`, the
+capability's `resume_calls` stage: two branches of a fan-out that both wait are two tasks,
+continued one after the other), whose
 model request carries the reply (`agents.models.a2a.REPLY_PARAM`), which `A2AModel` sends
 to the same remote task (same `taskId` and `contextId`) instead of a new turn. That call is
 an ordinary agent call: its answer is the remote's, it streams and counts as any; a remote

@@ -27,7 +27,7 @@ from a2a.types import (
 )
 from google.protobuf.json_format import MessageToDict
 
-from tests.fakes.processes import free_port, server_process
+from tests.fakes.processes import free_port, server_processes
 
 TEAM = "tests/network/a2a/team.py"
 TOKENS = {"alice": "alice-token-0123456789", "bob": "bob-token-0123456789ab"}
@@ -50,18 +50,38 @@ def serve(
     """A `serve TARGET --a2a --store` process on a free port (with `--token-file` when
     `tokens` is given); yields its base URL; killed after. Its output is read as it comes
     (into `log` when given): a pipe nobody reads fills, and the server blocks writing a log."""
-    port = free_port()
-    command = [sys.executable, "-m", "network.cli", "serve", target, "--a2a", "--store", store]
-    command += ["--port", str(port)]
-    if tokens is not None:
-        command += ["--token-file", str(tokens)]
-    url = f"http://127.0.0.1:{port}"
-    kept = log if log is not None else []
-    with server_process(command, f"{url}/.well-known/agent-card.json", env=env) as process:
-        for pipe in (process.stdout, process.stderr):
-            if pipe is not None:
-                threading.Thread(target=_drain, args=(pipe, kept), daemon=True).start()
+    with served(1, store, tokens, env, target, log) as (url,):
         yield url
+
+
+@contextmanager
+def served(
+    count: int,
+    store: str,
+    tokens: Path | None,
+    env: dict[str, str] | None = None,
+    target: str = TEAM,
+    log: list[bytes] | None = None,
+) -> Iterator[list[str]]:
+    """`count` such processes on one store, started at once (their start-ups overlap);
+    yields their base URLs. `log` gets the first one's output."""
+    urls: list[str] = []
+    servers: list[tuple[list[str], str]] = []
+    for _ in range(count):
+        port = free_port()
+        command = [sys.executable, "-m", "network.cli", "serve", target, "--a2a"]
+        command += ["--store", store, "--port", str(port)]
+        if tokens is not None:
+            command += ["--token-file", str(tokens)]
+        urls.append(f"http://127.0.0.1:{port}")
+        servers.append((command, f"{urls[-1]}/.well-known/agent-card.json"))
+    with server_processes(servers, env=env) as processes:
+        for number, process in enumerate(processes):
+            kept = log if log is not None and number == 0 else []
+            for pipe in (process.stdout, process.stderr):
+                if pipe is not None:
+                    threading.Thread(target=_drain, args=(pipe, kept), daemon=True).start()
+        yield urls
 
 
 def _drain(pipe: IO[bytes], log: list[bytes]) -> None:

@@ -38,7 +38,7 @@ from tests.network.a2a.servers import (
     final_task,
     output_text,
     said,
-    serve,
+    served,
     token_file,
     waiting_on,
 )
@@ -69,7 +69,7 @@ def servers(
     paid = directory / "paid.txt"
     env = {"A2A_PAID_FILE": str(paid)}
     log: list[bytes] = []  # the first server's output
-    with serve(store, tokens, env, log=log) as one, serve(store, tokens, env) as two:
+    with served(2, store, tokens, env, log=log) as (one, two):  # started at once
         yield Pair(one, two, paid, log)
 
 

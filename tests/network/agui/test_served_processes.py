@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import anyio
 import pytest
 
 from network.threads import SQLStore
-from tests.fakes.processes import free_port, server_process
+from tests.fakes.processes import free_port, server_processes
 from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
 
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -35,17 +35,30 @@ NETWORKS = "tests/network/agui/served_networks.py"
 
 
 @contextmanager
-def serve(
-    network: str, store: str, env: dict[str, str] | None = None, *, lease_ttl: float = 30
-) -> Iterator[Any]:
-    """An `agent-network serve --store` process; yields it (with `.url`); killed after."""
-    port = free_port()
-    command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
-    command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
-    url = f"http://127.0.0.1:{port}/"
-    with server_process(command, f"{url}capabilities", env=env) as process:
-        process.url = url  # type: ignore[attr-defined]
-        yield process  # killed after, with no shutdown: as a crash would leave things
+def serve_at_once(
+    network: str, store: str, env: dict[str, str] | None, *, lease_ttls: Sequence[float]
+) -> Iterator[list[Any]]:
+    """One `agent-network serve --store` process per lease TTL, started at once (their
+    start-ups overlap); yields them (each with `.url`); all killed after, with no shutdown:
+    as a crash would leave things."""
+    urls: list[str] = []
+    servers: list[tuple[list[str], str]] = []
+    for lease_ttl in lease_ttls:
+        port = free_port()
+        command = [sys.executable, "-m", "network.cli", "serve", f"{NETWORKS}:{network}"]
+        command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
+        urls.append(f"http://127.0.0.1:{port}/")
+        servers.append((command, f"{urls[-1]}capabilities"))
+    with server_processes(servers, env=env) as processes:
+        for process, url in zip(processes, urls, strict=True):
+            process.url = url  # type: ignore[attr-defined]
+        yield processes
+
+
+def crash(process: Any) -> None:
+    """Kill -9 a served process, as a crash would, and wait for it to be gone."""
+    process.kill()
+    process.wait(10)
 
 
 def node() -> str:
@@ -126,11 +139,13 @@ async def _empty_database(url: str) -> None:
 
 
 def test_a_conversation_survives_a_restart(store: str) -> None:
-    with serve("notes", store) as first:
+    # the second process is started with the first (their start-ups overlap) and first
+    # called once the first is dead: nothing of the first in memory
+    with serve_at_once("notes", store, None, lease_ttls=[30, 30]) as (first, second):
         one = turn(first.url, "trip", message="hello", state={"topic": "birds"})
-    assert one["finished"] and one["state"]["summary"] == "heard 1: hello"
-    with serve("notes", store) as second:  # a new process: nothing of the first in memory
+        crash(first)
         two = turn(second.url, "trip", message="again")
+    assert one["finished"] and one["state"]["summary"] == "heard 1: hello"
     assert two["types"][:3] == ["RUN_STARTED", "STATE_SNAPSHOT", "MESSAGES_SNAPSHOT"]
     assert two["state"] == {"topic": "birds", "summary": "heard 2: hello | again"}
     assert texts(two) == [
@@ -144,13 +159,15 @@ def test_a_conversation_survives_a_restart(store: str) -> None:
 def test_a_pending_approval_is_answered_after_a_restart(store: str, tmp_path: Path) -> None:
     log = tmp_path / "payments.log"
     env = {PAY_LOG_ENV: str(log)}
-    with serve("payments", store, env) as first:
+    with serve_at_once("payments", store, env, lease_ttls=[30, 30]) as (first, second):
         asked = turn(first.url, "bill", message="pay the bill")
-    outcome = asked["finished"]["outcome"]
-    assert outcome["type"] == "interrupt" and not log.exists()
-    (pending,) = outcome["interrupts"]
-    answer = [{"interruptId": pending["id"], "status": "resolved", "payload": {"approved": True}}]
-    with serve("payments", store, env) as second:
+        crash(first)  # the answer goes to the other process
+        outcome = asked["finished"]["outcome"]
+        assert outcome["type"] == "interrupt" and not log.exists()
+        (pending,) = outcome["interrupts"]
+        answer = [
+            {"interruptId": pending["id"], "status": "resolved", "payload": {"approved": True}}
+        ]
         paid = turn(second.url, "bill", resume=answer)
         again = turn(second.url, "bill", resume=answer)
     assert paid["finished"] and paid["finished"].get("outcome", {}).get("type") != "interrupt"
@@ -164,7 +181,7 @@ def test_one_run_per_thread_across_two_server_processes(postgres_url: str, tmp_p
     gate = tmp_path / "gate"
     gate.mkdir()
     env = {GATE_ENV: str(gate)}
-    with serve("gated", postgres_url, env) as one, serve("gated", postgres_url, env) as two:
+    with serve_at_once("gated", postgres_url, env, lease_ttls=[30, 30]) as (one, two):
         running = start_turn(one.url, "shared", message="wait for it")
         try:
             wait_until(lambda: any(gate.glob("started-*")), running, "its tool never ran")
@@ -188,21 +205,22 @@ def test_the_users_message_is_kept_when_the_server_dies_before_the_first_commit(
     gate = tmp_path / "gate"
     gate.mkdir()
     env = {GATE_ENV: str(gate)}
-    with serve("gated", store, env, lease_ttl=1) as server:
+    # the second process is started with the first, and called once the first is dead; the
+    # first's lease (3 s) runs out soon after its death, yet is never lost to a loaded
+    # machine before (1 s was, once: renewals a third of a second apart)
+    with serve_at_once("gated", store, env, lease_ttls=[3, 30]) as (server, second):
         running = start_turn(server.url, "kept", message="remember me")
         try:
             wait_until(lambda: any(gate.glob("started-*")), running, "its tool never ran")
-            server.kill()  # kill -9: the agent call never commits
-            server.wait(10)
+            crash(server)  # the agent call never commits
         finally:
             running.kill()
             running.communicate(timeout=30)
-    thread = anyio.run(_read_thread, store, "kept")
-    assert thread is not None and not thread.results  # no agent call was committed
-    assert [(m.role, m.content) for m in thread.messages] == [("user", "remember me")]
-    (gate / "release").touch()
-    time.sleep(1.2)  # the dead process's lease (1 s) runs out
-    with serve("gated", store, env) as second:
+        thread = anyio.run(_read_thread, store, "kept")
+        assert thread is not None and not thread.results  # no agent call was committed
+        assert [(m.role, m.content) for m in thread.messages] == [("user", "remember me")]
+        (gate / "release").touch()
+        time.sleep(3.2)  # the dead process's lease (3 s) runs out
         after = turn(second.url, "kept", message="and now?")
     assert after["finished"], after
     assert [(role, text) for role, text in texts(after) if role == "user"] == [
@@ -224,10 +242,8 @@ def test_a_run_that_lost_its_lease_stops_before_its_tool_runs(store: str, tmp_pa
     gate.mkdir()
     charges = tmp_path / "charges.log"
     env = {GATE_ENV: str(gate), CHARGE_LOG_ENV: str(charges)}
-    with (
-        serve("ledger", store, env, lease_ttl=1) as paused,
-        serve("ledger", store, env) as other,  # a loaded machine never costs it its lease
-    ):
+    # the other's lease (30 s): a loaded machine never costs it its lease
+    with serve_at_once("ledger", store, env, lease_ttls=[1, 30]) as (paused, other):
         first = start_turn(paused.url, "bill", message="charge me")
         try:
             thinking = (gate / f"thinking-{paused.pid}").exists  # its model call is in flight

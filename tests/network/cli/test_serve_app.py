@@ -34,9 +34,7 @@ def serving_process(
     port = free_port()
     command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", str(port)]
     url = f"http://127.0.0.1:{port}"
-    with server_process(
-        [*command, *options], f"{url}{probe}", ok=None, timeout=40, stdout=None
-    ) as process:
+    with server_process([*command, *options], f"{url}{probe}", ok=None, stdout=None) as process:
         yield url, process
 
 

@@ -68,16 +68,39 @@ def crash_and_resume(
     """Run once, killed at each of `positions` (1-based in the SEQUENCE) in turn; resumed
     after each kill, and finally to its end. Returns the outcome the last child read.
 
-    `child` is the module the child processes run (its modes `run` and `resume`)."""
+    `child` is the module the child processes run (its modes `run` and `resume`). Each child
+    is started while the one before it runs (`tests.network.durable.prestarted`: its imports
+    overlap that run) and let go once that one is killed."""
     run_id = f"run_{uuid.uuid4().hex[:10]}"
+    turns: list[tuple[str, int | None]] = []  # each child's mode and kill point
     lines = 0
     for attempt, position in enumerate(positions):
         # the first attempt writes `position` lines; a resumed one re-runs the call in flight
         lines = position if attempt == 0 else lines + position - positions[attempt - 1] + 1
-        mode = "run" if attempt == 0 else "resume"
-        kill_when_ready(spawn(["-m", child, db, run_id, mode], log, lines), log)
-    mode = "resume" if positions else "run"
-    finish(spawn(["-m", child, db, run_id, mode], log, None))
+        turns.append(("run" if attempt == 0 else "resume", lines))
+    turns.append(("resume" if positions else "run", None))
+
+    def prestart(number: int) -> tuple[subprocess.Popen[bytes], Path]:
+        mode, kill_at = turns[number]
+        go = Path(f"{log}.go-{number}")
+        args = ["-m", "tests.network.durable.prestarted", str(go), child, db, run_id, mode]
+        return spawn(args, log, kill_at), go
+
+    waiting: tuple[subprocess.Popen[bytes], Path] | None = prestart(0)
+    try:
+        for number, (_, kill_at) in enumerate(turns):
+            assert waiting is not None
+            process, go = waiting
+            go.touch()  # the child before is dead (or there is none): this one begins
+            waiting = prestart(number + 1) if number + 1 < len(turns) else None
+            if kill_at is None:
+                finish(process)
+            else:
+                kill_when_ready(process, log)
+    finally:
+        if waiting is not None:  # a failed turn: the next child never begins
+            waiting[0].kill()
+            waiting[0].wait()
     outcome: dict[str, Any] = json.loads(Path(f"{log}.result").read_text())
     outcome["run_id"] = run_id
     return outcome

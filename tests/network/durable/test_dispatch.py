@@ -112,6 +112,24 @@ def test_an_idle_worker_reads_no_queue_until_a_run_is_announced(
     assert in_process_worker.claims > before  # woken by the announcement, not by a timer
 
 
+POLLING_THREADS = ("queue_thread", "queue-worker-", "dbos-background-jobs", "scheduler")
+"""DBOS's threads that read the database on a timer for features this library does not use
+(its queues, delayed workflows and timeouts, schedules), as their names show."""
+
+
+def test_an_idle_worker_runs_none_of_dboss_polling_threads(
+    in_process_worker: dispatch.Dispatcher,
+) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT
+    while polling := [
+        thread.name
+        for thread in threading.enumerate()
+        if any(part in thread.name for part in POLLING_THREADS)
+    ]:
+        assert time.monotonic() < deadline, f"DBOS's polling threads still run: {polling}"
+        time.sleep(0.1)
+
+
 def test_a_free_slot_takes_the_next_run_without_being_told(
     in_process_worker: dispatch.Dispatcher, durable_db: str
 ) -> None:
@@ -119,6 +137,16 @@ def test_a_free_slot_takes_the_next_run_without_being_told(
     time, so the second and third are claimed because a slot freed, not on an announcement
     and not on a timer (the safety pass is an hour away)."""
     before = in_process_worker.claims
+    done = run_three_at_once(durable_db)
+    assert {status for status, *_ in done.values()} == {"SUCCESS"}
+    starts = sorted(started for _, _, started, _ in done.values() if started is not None)
+    assert len(starts) == 3 and starts[0] < starts[1] < starts[2]  # one at a time, in turn
+    assert in_process_worker.claims - before >= 3  # one claim per run: at most one at a time
+
+
+def run_three_at_once(durable_db: str) -> dict:
+    """Three runs of `quick` enqueued in one transaction (announced once); their statuses
+    once all ended."""
     client = DBOSClient(system_database_url=durable_db, application_name=APP_NAME)
     engine = sqlalchemy.create_engine(durable_db.replace("postgresql://", "postgresql+psycopg://"))
     try:
@@ -129,16 +157,32 @@ def test_a_free_slot_takes_the_next_run_without_being_told(
                 client.enqueue_in_transaction(conn, options, "quick", request).workflow_id
                 for _ in range(3)
             ]
-        done = wait_until_done(durable_db, run_ids, timeout=30)
+        return wait_until_done(durable_db, run_ids, timeout=30)
     finally:
         client.destroy()
         engine.dispose()
+
+
+def test_an_ended_run_sends_a_claim_to_its_own_queue_only(
+    in_process_worker: dispatch.Dispatcher, durable_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that ends frees a slot of the workers' queue: the worker claims that queue, and
+    not its own queue (no limit, nothing announced on it), which such a claim would find
+    empty: one statement per run wasted."""
+    claimed: list[str] = []
+    claim = in_process_worker.table.claim
+
+    def counted(queue: str, **kwargs: object) -> list:
+        claimed.append(queue)
+        return claim(queue, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(in_process_worker.table, "claim", counted)
+    done = run_three_at_once(durable_db)
     assert {status for status, *_ in done.values()} == {"SUCCESS"}
-    starts = sorted(started for _, _, started, _ in done.values() if started is not None)
-    assert len(starts) == 3 and starts[0] < starts[1] < starts[2]  # one at a time, in turn
-    assert in_process_worker.claims - before >= 3  # one claim per run: at most one at a time
+    assert claimed and set(claimed) == {QUEUE_NAME}, claimed
 
 
+@pytest.mark.deadline
 def test_a_run_enqueued_to_an_idle_worker_process_starts_promptly(
     durable_db: str, tmp_path: Path
 ) -> None:

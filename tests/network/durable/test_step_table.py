@@ -217,3 +217,46 @@ async def test_a_run_goes_on_when_the_server_drops_every_connection_mid_run(
     assert effects == ["model", "tool", "model"]
     assert disturbed.state.snapshot() == undisturbed.state.snapshot()
     assert disturbed.output == undisturbed.output
+
+
+async def test_an_executions_first_step_is_recorded_with_the_read_of_its_steps(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`begin_async` reads the recorded steps as they were and records the first step when it
+    is missing (one statement on PostgreSQL); a stranger's token records nothing."""
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable.step_table import StepOutcome
+
+    result = await team.run("go", durable=True, run_id=f"begin-{uuid.uuid4().hex[:8]}")
+    run_id, owner = result.run_id, "an-execution"
+    _execute(  # as DBOS hands a run to a new execution
+        launched,
+        "UPDATE workflow_status SET owner_xid = %s WHERE workflow_uuid = %s",
+        owner,
+        run_id,
+    )
+    table = step_table(_get_dbos_instance()._sys_db)
+    statements: list[str] = []
+    execute = table.connections.execute_async
+
+    async def counted(sql: str, params: dict[str, Any]) -> list[Any]:
+        statements.append(sql)
+        return await execute(sql, params)
+
+    monkeypatch.setattr(table.connections, "execute_async", counted)
+
+    def first(number: int, token: str) -> StepOutcome:
+        return StepOutcome(run_id, token, number, "begun", 1, "x", None, "py_pickle")
+
+    before = await table.recorded_async(run_id)
+    with pytest.raises(BaseException, match=run_id) as refused:
+        await table.begin_async(first(90, "a-stranger"))
+    assert type(refused.value).__name__ == "DBOSWorkflowConflictIDError"
+    statements.clear()
+    assert await table.begin_async(first(90, owner)) == before  # as they were before it
+    assert len(statements) == (2 if table.sqlite else 1)
+    after = await table.recorded_async(run_id)
+    assert set(after) == {*before, 90} and after[90].name == "begun"
+    assert await table.begin_async(first(90, owner)) == after  # there: read, not written again
+    assert (await table.recorded_async(run_id))[90] == after[90]

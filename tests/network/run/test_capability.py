@@ -372,6 +372,57 @@ async def test_a_capability_takes_up_the_answers_to_its_own_interrupts() -> None
     assert done.results[-1].tool_calls == []  # no record of a "colour" tool call was made
 
 
+class AsksForColours(Capability):
+    """Interrupts of its own kind that each need a call of their own: an answer asking for
+    colours stops the run on two; `resume_calls` gives each answer its call, in which
+    `wrap_resume` paints one colour."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    async def answer(self, call: AgentCall, response: ModelResponse) -> ModelResponse:
+        if response.message.content == "which colours?":
+            asked = tuple(
+                Interrupt(reason="colour", tool_call_id=f"colour-{n}", tool="colour", agent="a")
+                for n in (1, 2)
+            )
+            call.run.engine.interrupts = (*call.run.engine.interrupts, *asked)
+        return response
+
+    def resume_calls(
+        self, run: RunContext, calls: list[list[tuple[Interrupt, Answer]]]
+    ) -> list[list[tuple[Interrupt, Answer]]]:
+        regrouped: list[list[tuple[Interrupt, Answer]]] = []
+        for answered in calls:
+            regrouped += [[pair] for pair in answered if pair[0].reason == "colour"]
+            rest = [pair for pair in answered if pair[0].reason != "colour"]
+            regrouped += [rest] if rest else []
+        return regrouped
+
+    async def wrap_resume(
+        self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed
+    ) -> InferenceResult:
+        self.calls.append([interrupt.tool_call_id for interrupt, _ in answered])
+        if run.agent is None or answered[0][0].reason != "colour":
+            return await proceed(answered)
+        run.state.kv.set("colour", answered[0][1].response)
+        return await run.agent.call(run)
+
+
+async def test_a_capability_groups_the_answers_to_its_own_interrupts_into_calls() -> None:
+    asks = AsksForColours()
+    model = ScriptedModel(["which colours?", "painted one", "painted two"])
+    painter = Agent("a", system="Paint it {colour?}.", model=model, capabilities=[asks])
+    network = Network("n", agents=[painter])
+    stopped = await network.run("paint the doors")
+    assert [i.tool_call_id for i in stopped.interrupts] == ["colour-1", "colour-2"]
+    answers = [stopped.interrupts[0].respond("blue"), stopped.interrupts[1].respond("red")]
+    done = await network.run(stopped.resume(answers))
+    assert asks.calls == [["colour-1"], ["colour-2"]]  # one call each, in the order asked
+    assert [r.prompt[0].content for r in done.results[-2:]] == ["Paint it blue.", "Paint it red."]
+    assert done.output == "painted two"
+
+
 def test_capabilities_must_be_capabilities() -> None:
     from network.errors import ConfigurationError
 

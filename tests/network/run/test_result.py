@@ -58,3 +58,13 @@ async def test_output_value_is_a_typed_answer_as_its_object() -> None:
     assert result.output_value == Answer(city="Oslo")
     plain = await Agent("plain", model=ScriptedModel(["Oslo"])).run("where?")
     assert plain.output_value == "Oslo"
+
+
+def test_a_value_shows_as_itself_its_json_or_its_repr() -> None:
+    from network.run.result_view import as_text
+
+    circular: list[object] = []
+    circular.append(circular)
+    assert as_text("déjà vu") == "déjà vu"
+    assert as_text({"city": "Zürich", "at": object}) == f'{{"city": "Zürich", "at": "{object}"}}'
+    assert as_text(circular) == "[[...]]"  # JSON cannot hold it: its repr

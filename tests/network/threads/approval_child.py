@@ -1,13 +1,14 @@
 """A process that answers a thread's pending approval by thread id, as soon as it is told to.
 
-`python -m tests.network.threads.approval_child STORE THREAD INTERRUPT GO`: waits until the
-file GO exists, then accepts INTERRUPT on THREAD. Exits 0 when its answer ran, 3 when the
-store said the approval was answered already (`AlreadyAnsweredError`). The `pay` tool appends
-what it paid to the file `PAY_LOG` names.
+`python -m tests.network.threads.approval_child STORE THREAD INTERRUPT GO`: once imported,
+creates `GO.ready-PID`, waits until the file GO exists, then accepts INTERRUPT on THREAD.
+Exits 0 when its answer ran, 3 when the store said the approval was answered already
+(`AlreadyAnsweredError`). The `pay` tool appends what it paid to the file `PAY_LOG` names.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from tests.network.threads.payments import pay_network
 
 async def main(store: str, thread: str, interrupt: str, go: Path) -> int:
     network = pay_network()
+    Path(f"{go}.ready-{os.getpid()}").touch()  # imported: the test gives the signal once both are
     while not go.exists():  # both processes start their answer at the same moment
         time.sleep(0.001)
     try:

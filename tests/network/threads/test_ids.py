@@ -11,7 +11,7 @@ from structlog.testing import capture_logs
 from agents import Agent, ScriptedModel
 from network import Network, ThreadRef
 from network.errors import InvalidIdError, ThreadStoreError
-from network.threads import Commit, SQLStore, ThreadStore
+from network.threads import BaseStore, Commit, SQLStore, ThreadInfo, ThreadStore
 from network.threads.ids import MAX_ID_LENGTH
 
 pytestmark = pytest.mark.anyio
@@ -128,6 +128,11 @@ async def test_a_database_error_reaches_the_caller_without_driver_text(
     assert raised.value.__cause__ is not None  # the driver's error, for the developer
     assert [log["event"] for log in logs] == ["thread_store.failed"]
     assert store.tables.threads.name in logs[0]["error"]  # logged in full
+    # kept by the store's `_create_thread` hook (under `BaseStore.create_thread`): a failure
+    # still names the method the caller called
+    with capture_logs(), pytest.raises(ThreadStoreError) as created:
+        await store.create_thread("t2", app_name="app")
+    assert created.value.operation == "create_thread"
 
 
 @pytest.mark.usefixtures("quiet_logs")
@@ -143,3 +148,25 @@ async def test_a_failed_commit_is_wrapped_the_same_way(store: ThreadStore, store
     with capture_logs(), pytest.raises(ThreadStoreError, match="append_results") as raised:
         await store.append_results("t1", Commit(revision=0, messages=[UserMessage(content="x")]))
     assert "INSERT" not in str(raised.value) and "messages" not in str(raised.value)
+
+
+async def test_a_base_store_subclass_gets_create_thread_from_its_hook() -> None:
+    """`BaseStore.create_thread` checks the ids and makes the header; a store's
+    `_create_thread` only keeps it. A bad id reaches no store."""
+
+    class Kept(BaseStore):
+        def __init__(self) -> None:
+            self.kept: list[ThreadInfo] = []
+
+        async def _create_thread(self, info: ThreadInfo) -> None:
+            self.kept.append(info)
+
+    store = Kept()
+    info = await store.create_thread("t1", app_name="app", user_id="ann", metadata={"a": 1})
+    assert store.kept == [info]
+    assert (info.thread_id, info.app_name, info.user_id, info.revision) == ("t1", "app", "ann", 0)
+    assert info.metadata == {"a": 1}
+    with pytest.raises(InvalidIdError) as raised:
+        await store.create_thread("t2", app_name="app", user_id="a\x00b")
+    assert raised.value.field == "user_id"
+    assert store.kept == [info]

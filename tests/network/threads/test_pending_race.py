@@ -50,7 +50,11 @@ async def test_two_processes_racing_pay_once(race_url: str, tmp_path: Path) -> N
         )
         for _ in range(2)
     ]
-    time.sleep(1.5)  # both imported and waiting (they poll for `go`)
+    deadline = time.monotonic() + 120  # a loaded machine takes long to start Python
+    while len(list(tmp_path.glob("go.ready-*"))) < 2:  # both imported and polling for `go`
+        assert all(child.poll() is None for child in children), [c.communicate() for c in children]
+        assert time.monotonic() < deadline, "the answering processes never got ready"
+        time.sleep(0.02)
     go.touch()
     outcomes = [child.communicate(timeout=120) for child in children]
     codes = sorted(child.returncode for child in children)

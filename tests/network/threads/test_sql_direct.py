@@ -1,13 +1,17 @@
 """`SQLStore`'s direct paths (`network.threads.sql_direct`) on SQLite and PostgreSQL: a load
 whose records another reader reset meanwhile is read again; one statement runs on its own on
-the store's connections; the listeners see the statements of a run."""
+the store's connections; the listeners see the statements of a run, which reads its thread
+once and commits once per agent call."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
+from sqlalchemy import event
 
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, ThreadRef
 from network.threads import Commit, SQLStore, ThreadExistsError, ThreadStore
 from tests.network.threads.test_conformance import commit_exchange, shared
 
@@ -88,3 +92,54 @@ async def test_a_thread_created_and_read_back_in_one_go_has_its_users_and_apps_k
     assert await commit_exchange(store, "new", 0, "hi") == 1
     again = await open_store().get_thread("new")
     assert again is not None and again.user_id == "alice" and len(again.messages) == 2
+
+
+@tool
+def note(text: str, ctx: ToolContext) -> str:
+    """Note something."""
+    ctx.kv.set("notes", [*ctx.kv.get("notes", []), text])
+    return "noted"
+
+
+async def test_a_run_reads_its_thread_once_and_commits_once_per_agent_call(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """A run of three agent calls (two tool calls that write a thread key, then an answer) on a
+    thread this process holds asks the database four times: one transaction (SQLite) or one
+    statement (PostgreSQL) reads the thread, one commits each agent call, and nothing else
+    runs: no second read, no read-back after a write, nothing outside the store's own
+    connections (SQLAlchemy's engine sees no statement)."""
+    replies = [call("note", text="one"), call("note", text="two"), "done"]
+    agent = Agent("scribe", tools=[note], model=ScriptedModel(replies * 2))
+    network = Network(
+        "notes", agents=[agent], router=lambda ctx: agent if ctx.call_count < 3 else None
+    )
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    on = ThreadRef("t", store=store)
+    assert (await network.run("first", thread=on)).output == "done"  # the process holds it
+    direct: list[str] = []
+    engine: list[str] = []
+
+    def through_engine(_c: object, _cur: object, sql: str, *_rest: object) -> None:
+        engine.append(sql)
+
+    store.statement_listeners.append(direct.append)
+    event.listen(store.engine.sync_engine, "before_cursor_execute", through_engine)
+    try:
+        result = await network.run("second", thread=on)
+    finally:
+        event.remove(store.engine.sync_engine, "before_cursor_execute", through_engine)
+    assert result.output == "done" and result.state.kv.get("notes") == ["one", "two"] * 2
+    assert engine == []
+    threads = store.tables.threads.name
+    reads = [sql for sql in direct if sql.lstrip().startswith("SELECT") and threads in sql]
+    if store.dialect == "sqlite":
+        begins = [sql for sql in direct if sql.startswith("BEGIN")]
+        assert begins == ["BEGIN"] + ["BEGIN IMMEDIATE"] * 3  # the load, then each call's
+        assert len(reads) == 1  # the thread's row, once
+    else:
+        assert len(direct) == 4 and direct[0].lstrip().startswith("SELECT")
+        assert all(sql.startswith("WITH bump AS") for sql in direct[1:])
+    thread = await store.get_thread("t")
+    assert thread is not None and len(thread.results) == 6

@@ -31,6 +31,7 @@ def table(connection: sqlite3.Connection) -> None:
     connection.execute("CREATE TABLE IF NOT EXISTS notes (text TEXT)")
 
 
+@pytest.mark.deadline
 async def test_a_transaction_runs_whole_on_a_thread_of_its_own(tmp_path: Path) -> None:
     link = sqlite_link(tmp_path)
     ticks: list[float] = []

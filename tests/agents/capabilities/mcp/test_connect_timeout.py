@@ -18,7 +18,7 @@ import pytest
 from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
 from tests.agents.capabilities.mcp.servers import stdio_server
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.deadline]
 
 TIMEOUT = 1.0
 # Far below the 10 s the SDK's probe waits alone (the run was held 12 to 14 s with a
@@ -111,8 +111,9 @@ async def test_a_server_that_ignores_its_stdin_closing_costs_no_more_than_the_de
     args = [STUBBORN, str(pid_file)] + (["--ignore-term"] if "SIGTERM" in ignores else [])
     server = MCPServer.stdio(sys.executable, args, name="stubborn", connect_timeout=2.0)
     took, error = await held_for(server)
-    # 2 s of deadline, and nothing of the SDK's 2 s grace (or of the 2 s before its SIGKILL).
-    assert took < 2.9, took
+    # 2 s of deadline, and nothing of the SDK's 2 s grace (or of the 2 s before its SIGKILL):
+    # with the grace it takes 4 s at least, however idle the machine; the rest is room for load.
+    assert took < 3.8, took
     assert error.server == "stubborn"
     assert "no answer within connect_timeout=2 s" in str(error)
     with anyio.fail_after(5):
@@ -137,6 +138,6 @@ async def test_a_run_cancelled_while_connecting_ends_at_once_and_the_server_stil
                 await anyio.sleep(0.05)
         cancelled = time.perf_counter()
         group.cancel_scope.cancel()
-    # The SDK's 2 s grace alone would hold it at least 2 s.
-    assert time.perf_counter() - cancelled < 1.0
+    # The SDK's 2 s grace alone would hold it at least 2 s (the rest is room for load).
+    assert time.perf_counter() - cancelled < 1.8
     assert await gone(int(pid_file.read_text()), within=10.0)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.deadline
 PROGRAM = str(Path(__file__).with_name("silent_servers.py"))
 
 
@@ -79,7 +80,9 @@ def test_no_stdio_server_outlives_its_program(loop: list[str]) -> None:
     # reparented to init, for ten minutes.
     probe, said = run_program("1.5", "--preload", *loop)
     assert "no answer within connect_timeout=1.5 s" in said["error"]
-    assert said["failed_after"] < 3.0, said  # the deadline, not the SDK's 2 s grace
+    # the deadline, not the SDK's grace: waiting that out (2 s of wall clock after the 1.5 s
+    # deadline) takes 3.5 s at least, however idle the machine; the rest is room for load
+    assert said["failed_after"] < 3.4, said
     assert left_behind(probe) == {}
 
 
