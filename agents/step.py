@@ -208,8 +208,8 @@ class AgentStep:
         if call.output is not NO_OUTPUT or (response.message.content and not asked):
             await self._final_answer(call, stages, response.message.content)
         result = self._result(call, response)
-        for change in stages.record:
-            result = await change(call, result)
+        if stages.record:  # tested first: iterating even an empty tuple makes an iterator
+            result = await _changed(stages.record, call, result)
         return result
 
     async def _wrapped_call(
@@ -306,15 +306,9 @@ class AgentStep:
         if output is NO_OUTPUT:
             output = call.output = text
         if stages.output:
-            output = await self._output_stage(call, stages, output)
+            output = await _changed(stages.output, call, output)
         if self.output_key:
             self._store_output(call, output)
-
-    async def _output_stage(self, call: AgentCall, stages: Stages, output: Any) -> Any:
-        """A final answer checked (and changed) by the capabilities before it is kept."""
-        for check in stages.output:
-            output = await check(call, output)
-        return output
 
     # -- the model request -----------------------------------------------------------------
 
@@ -439,3 +433,11 @@ class AgentStep:
             call.schemas if call.schemas is not None else [],  # offered_tools
             call.answers,  # answers
         )
+
+
+async def _changed(changes: Sequence[Any], call: AgentCall, value: Any) -> Any:
+    """`value` through the stage's `changes` in order (`output`: the final answer checked and
+    changed before it is kept; `record`: the call's record)."""
+    for change in changes:
+        value = await change(call, value)
+    return value

@@ -190,8 +190,9 @@ def _observe(
     """
     if ctx.engine.budget is None and network.limits is not None:
         ctx.engine.budget = Budget(network.limits)
-    # a sink that reads the run live sees a running tool's writes (`StateProgress`)
-    live = any(not isinstance(sink, Observer) or sink.streams for sink in sinks)
+    # a sink that reads the run live sees a running tool's writes (`StateProgress`); without
+    # sinks (most runs), no generator is made to find that out
+    live = bool(sinks) and any(not isinstance(sink, Observer) or sink.streams for sink in sinks)
     ctx.engine.stages = network.run_stages_for(ctx, metered=metered, live=live)
     spans = run_spans(ctx)
     # kept when the caller asked for them (the AG-UI server reports usage per model)

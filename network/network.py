@@ -7,7 +7,6 @@ from the schema and a deep copy of the initial data.
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, Unpack
 
@@ -330,7 +329,9 @@ class Network(Generic[DepsT]):
 
         Any error raised inside the run carries the partial result as `error.partial_result`.
         """
-        options = _run_options(self.name, input, locals())  # checked before anything runs
+        options = _run_options(  # checked before anything runs; positional (not `locals()`)
+            self.name, input, thread, deprecated, state, deps, resources, limits, usage, budget,
+            max_iter, run_id, sinks, durable)  # fmt: skip
         if durable:  # the durable engine's workflow carries it out through the kernel
             from network.durable.runs import run_durably  # noqa: PLC0415 (dbos is optional and heavy)
 
@@ -572,26 +573,44 @@ if not TYPE_CHECKING:  # to a type checker a removed name stays an unknown attri
         _removed.__set_name__(Network, _name)
         setattr(Network, _name, _removed)
 
-_RUN_OPTIONS = tuple(field.name for field in dataclasses.fields(RunOptions))
 
-
-def _run_options(network: str, input: RunInput, given: Mapping[str, Any]) -> RunOptions:
-    """`run`'s keywords (its `locals()`) as one `RunOptions`, checked before anything changes
-    or is recorded: the thread (`thread=`, or the deprecated keywords, which a continuation
-    of a stored run reads its thread id from), the limits, the usage carried, the budgets."""
-    options = {name: given[name] for name in _RUN_OPTIONS}
+def _run_options(
+    network: str,
+    input: RunInput,
+    thread: ThreadRef | str | None,
+    deprecated: Mapping[str, Any],
+    state: Mapping[str, Any] | State | None,
+    deps: Any,
+    resources: Mapping[str, ResourceFactory] | None,
+    limits: Any,
+    usage: Any,
+    budget: Any,
+    max_iter: int | None,
+    run_id: str | None,
+    sinks: Sequence[Sink],
+    durable: bool,
+) -> RunOptions:
+    """`run`'s keywords as one `RunOptions`, checked before anything changes or is recorded:
+    the thread (`thread=`, or the deprecated keywords, which a continuation of a stored run
+    reads its thread id from), the limits, the usage carried, the budgets."""
     stopped: Any = getattr(input, "stopped", None)
-    options["thread"] = thread_of(
-        given["thread"],
-        given["deprecated"],
-        stopped_thread=stopped.thread_id if getattr(stopped, "persisted", False) else None,
+    return RunOptions(
+        thread=thread_of(
+            thread,
+            deprecated,
+            stopped_thread=stopped.thread_id if getattr(stopped, "persisted", False) else None,
+        ),
+        state=state,
+        deps=deps,
+        resources=resources,
+        limits=_check_limits(network, limits),
+        usage=None if usage is None else _check_usage(network, usage),
+        budget=None if budget is None else coerce_budgets(network, budget) or None,
+        max_iter=max_iter,
+        run_id=run_id,
+        sinks=sinks,
+        durable=durable,
     )
-    options["limits"] = _check_limits(network, given["limits"])
-    if given["usage"] is not None:
-        options["usage"] = _check_usage(network, given["usage"])
-    if given["budget"] is not None:
-        options["budget"] = coerce_budgets(network, given["budget"]) or None
-    return RunOptions(**options)
 
 
 def _thread_of(where: str, thread: ThreadRef | str) -> ThreadRef:
