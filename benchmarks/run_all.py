@@ -420,6 +420,7 @@ def served_section(record: dict) -> str:
             + " | ".join(work)
             + " |"
         )
+    return "\n".join(lines) + "\n"
 
 
 def run_durable_scaleout(quick: bool, env: dict[str, str], before: str) -> dict | None:
@@ -625,6 +626,12 @@ def main() -> None:
     if (not only or DURABLE_KEY in only) and DURABLE_KEY not in skip:
         durable = run_durable_scaleout(args.quick, env, args.before)
     elapsed = time.perf_counter() - started
+    raw = {"machine": machine, "quick": args.quick, "elapsed_s": elapsed, "results": results}
+    raw["long_threads"] = long_threads
+    raw["agui_served"] = served
+    raw["durable_scaleout"] = durable
+    # The figures first: a table that fails to render must not lose a long invocation's data.
+    json_out.write_text(json.dumps(raw, indent=1) + "\n")
     text = render(results, machine, args.quick, elapsed)
     if long_threads is not None:
         text += "\n" + long_threads_section(long_threads)
@@ -633,11 +640,6 @@ def main() -> None:
     if durable is not None:
         text += "\n" + durable_section(durable)
     output.write_text(text)
-    raw = {"machine": machine, "quick": args.quick, "elapsed_s": elapsed, "results": results}
-    raw["long_threads"] = long_threads
-    raw["agui_served"] = served
-    raw["durable_scaleout"] = durable
-    json_out.write_text(json.dumps(raw, indent=1) + "\n")
     print(f"wrote {output} and {json_out} in {elapsed / 60:.1f} min", file=sys.stderr)
 
 
