@@ -132,10 +132,13 @@ async def _result(pgconn: Any) -> Any:
     while pgconn.flush():  # the statement did not fit in the socket's buffer
         await _ready(loop, fd, loop.add_writer, loop.remove_writer, lambda: True)
     pgconn.consume_input()
-    if pgconn.is_busy():
-        await _ready(loop, fd, loop.add_reader, loop.remove_reader, lambda: _read(pgconn))
     last = None
-    while (result := pgconn.get_result()) is not None:
+    while True:  # libpq's get_result blocks while busy: wait on the socket before each one
+        if pgconn.is_busy():
+            await _ready(loop, fd, loop.add_reader, loop.remove_reader, lambda: _read(pgconn))
+        result = pgconn.get_result()
+        if result is None:
+            break
         last = result
     if last is None or last.status not in (COMMAND_OK, TUPLES_OK):
         import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
