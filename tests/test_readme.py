@@ -31,7 +31,8 @@ def test_readme_opens_with_the_two_commands_ci_uses() -> None:
         "pip install -e . && python examples/codegen.py",
         "bash scripts/install-test-deps.sh"
         " && pip install -c constraints.txt -e '.[test]'"
-        " && python -m pytest -n 4 --dist loadgroup -m 'not deadline' && python -m pytest -m deadline",
+        " && python -m pytest -n 4 --dist loadgroup -m 'not deadline'"
+        " && python -m pytest -m deadline",
     ]
     ci = (ROOT / ".ci" / "run").read_text()
     assert commands[1] in ci
