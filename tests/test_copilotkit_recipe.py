@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +26,7 @@ import pytest
 import structlog
 
 from network.agui import app
+from tests.fakes.processes import node_with
 from tests.network.agui.live import serve
 from tests.network.agui.protocol import parse_sse
 
@@ -61,14 +61,7 @@ def agent_server() -> Iterator[str]:
 
 def start_runtime(agent_url: str) -> tuple[subprocess.Popen[str], str]:
     """tests/copilotkit/server.mjs (the recipe's file) with its agent at `agent_url`."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node (>= 20) is needed for the CopilotKit runtime test and was not found")
-    if not (RUNTIME_DIR / "node_modules" / "@copilotkit" / "runtime" / "package.json").exists():
-        pytest.fail(
-            "tests/copilotkit/node_modules is missing: run `npm ci` in tests/copilotkit "
-            "(scripts/install-test-deps.sh does it)"
-        )
+    node = node_with("@copilotkit/runtime", RUNTIME_DIR)
     env = {
         **os.environ,
         "AGENT_URL": agent_url,

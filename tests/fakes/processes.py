@@ -1,9 +1,11 @@
-"""Server processes for the tests: a free loopback port, and a server started as a real OS
-process, waited for until it answers over HTTP, killed (no shutdown, as a crash) after."""
+"""Server processes for the tests: a free loopback port, a server started as a real OS
+process, waited for until it answers over HTTP, killed (no shutdown, as a crash) after, and
+Node with the pinned npm packages a test drives."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -12,8 +14,24 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def node_with(package: str, folder: Path) -> str:
+    """The `node` executable, once `package` (an npm name) is installed in `folder`'s
+    node_modules; else the test fails saying what to install."""
+    found = shutil.which("node")
+    if found is None:
+        pytest.fail(f"node (>= 20) is needed to drive {package} and was not found")
+    if not (folder / "node_modules" / package / "package.json").exists():
+        where = folder.relative_to(ROOT)
+        pytest.fail(
+            f"{where}/node_modules is missing {package}: run `npm ci` in {where} "
+            "(scripts/install-test-deps.sh does it)"
+        )
+    return found
 
 
 def free_port() -> int:

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.fakes.processes import node_with
 
 CLIENT_DIR = Path(__file__).parent / "client"
 
 
 def drive(url: str, thread_id: str, turns: list[str] | None = None) -> dict[str, Any]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
+    node = node_with("@ag-ui/client", CLIENT_DIR)
     done = subprocess.run(
         [node, "subagents.mjs", url, thread_id, *([json.dumps(turns)] if turns else [])],
         cwd=CLIENT_DIR,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ import structlog
 
 from agents import ScriptedModel
 from network.agui import app
+from tests.fakes.processes import node_with
 from tests.network.agui.live import serve
 from tests.network.agui.networks import (
     PANCAKES,
@@ -73,14 +73,7 @@ def server() -> Iterator[tuple[str, dict[str, Any]]]:
 
 @pytest.fixture(scope="module")
 def report(server: tuple[str, dict[str, Any]]) -> dict[str, Any]:
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
-    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").exists():
-        pytest.fail(
-            "tests/network/agui/client/node_modules is missing: run `npm ci` in "
-            "tests/network/agui/client (scripts/install-test-deps.sh does it)"
-        )
+    node = node_with("@ag-ui/client", CLIENT_DIR)
     base, _ = server
     done = subprocess.run(
         [node, "scenarios.mjs", base], cwd=CLIENT_DIR, capture_output=True, text=True, timeout=60

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import shutil
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ import structlog
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network
 from network.agui import app
+from tests.fakes.processes import node_with
 from tests.network.agui.live import serve
 
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -94,15 +94,7 @@ def document_network() -> Network:
 
 @pytest.fixture(scope="module")
 def node() -> str:
-    found = shutil.which("node")
-    if found is None:
-        pytest.fail("node (>= 20) is needed for the AG-UI client test and was not found")
-    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").exists():
-        pytest.fail(
-            "tests/network/agui/client/node_modules is missing: run `npm ci` in "
-            "tests/network/agui/client (scripts/install-test-deps.sh does it)"
-        )
-    return found
+    return node_with("@ag-ui/client", CLIENT_DIR)
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import anyio
 import pytest
 
 from network.threads import SQLStore
-from tests.fakes.processes import free_port, server_processes
+from tests.fakes.processes import free_port, node_with, server_processes
 from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
 
 CLIENT_DIR = Path(__file__).parent / "client"
@@ -62,12 +61,7 @@ def crash(process: Any) -> None:
 
 
 def node() -> str:
-    found = shutil.which("node")
-    if found is None:
-        pytest.fail("node (>= 20) is needed for the AG-UI client tests and was not found")
-    if not (CLIENT_DIR / "node_modules" / "@ag-ui" / "client" / "package.json").exists():
-        pytest.fail("run `npm ci` in tests/network/agui/client (scripts/install-test-deps.sh)")
-    return found
+    return node_with("@ag-ui/client", CLIENT_DIR)
 
 
 def turn_command(url: str, thread: str, **params: Any) -> list[str]:
