@@ -135,7 +135,7 @@ def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> N
         "Network.run",
         "execute",
         "run_loop",
-        "AgentStep.call",  # the kernel step (agents.step)
+        "AgentStep._plain_call",  # the kernel step (agents.step: `call` hands it back)
         "WaitingModel.complete",
     ]
 
