@@ -101,10 +101,10 @@ class EventLog:
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._serialization import serialize_value  # noqa: PLC0415 (dbos is optional)
 
-        from network.run.agui_encoder import encode  # noqa: PLC0415 (ag_ui: loaded with dbos)
+        from network.run.agui_encoder import encode_json  # noqa: PLC0415 (ag_ui: loaded with dbos)
 
         self.run_id = run_id
-        self._encode = encode
+        self._dumped = encode_json
         dbos = _get_dbos_instance()
         self._table = stream_table(connections(dbos._sys_db))
         self._serialize = partial(
@@ -125,12 +125,6 @@ class EventLog:
         """The run's RUN_STARTED, replayed (the gate drops it): written first by a resumed
         execution when no earlier one wrote anything."""
         (self._start,) = self._dumped(event)
-
-    def _dumped(self, event: RunEvent) -> list[dict[str, Any]]:
-        return [
-            model.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for model in self._encode(event)
-        ]
 
     async def __call__(self, event: RunEvent) -> None:
         dumped = self._dumped(event)

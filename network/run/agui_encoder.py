@@ -44,7 +44,7 @@ from network.run import events as ev
 
 EventSink = Callable[[Any], Awaitable[None]]
 
-__all__ = ["agui_sink", "encode"]
+__all__ = ["agui_sink", "encode", "encode_json"]
 
 
 def _one(model: Any) -> tuple[Any, ...]:
@@ -175,6 +175,93 @@ def _encoder_of(kind: type[Any]) -> Callable[[Any], tuple[Any, ...]]:
         if found is not None:
             return found
     raise TypeError(f"{kind.__name__} is not an event of a run (network.run.events)")
+
+
+# -- the JSON form, without building models ---------------------------------------------------
+
+JSON_FIELDS: dict[type[Any], tuple[str, tuple[tuple[str, str | None, str | None], ...]]] = {
+    ev.StepStarted: (agui.EventType.STEP_STARTED.value, (("stepName", "name", None),)),
+    ev.StepFinished: (agui.EventType.STEP_FINISHED.value, (("stepName", "name", None),)),
+    ev.TextStarted: (
+        agui.EventType.TEXT_MESSAGE_START.value,
+        (("messageId", "message_id", None), ("role", None, "assistant"), ("name", "name", None)),
+    ),
+    ev.TextContent: (
+        agui.EventType.TEXT_MESSAGE_CONTENT.value,
+        (("messageId", "message_id", None), ("delta", "delta", None)),
+    ),
+    ev.TextEnded: (agui.EventType.TEXT_MESSAGE_END.value, (("messageId", "message_id", None),)),
+    ev.ToolCallStarted: (
+        agui.EventType.TOOL_CALL_START.value,
+        (
+            ("toolCallId", "call_id", None),
+            ("toolCallName", "name", None),
+            ("parentMessageId", "parent_message_id", None),
+        ),
+    ),
+    ev.ToolCallArgs: (
+        agui.EventType.TOOL_CALL_ARGS.value,
+        (("toolCallId", "call_id", None), ("delta", "delta", None)),
+    ),
+    ev.ToolCallEnded: (agui.EventType.TOOL_CALL_END.value, (("toolCallId", "call_id", None),)),
+    ev.ToolResult: (
+        agui.EventType.TOOL_CALL_RESULT.value,
+        (
+            ("messageId", "message_id", None),
+            ("toolCallId", "call_id", None),
+            ("content", "content", None),
+            ("role", None, "tool"),
+        ),
+    ),
+}
+"""The events of one wire event whose fields are all strings (most of a run's events), as
+that event's JSON keys in the models' order: (key, the typed event's attribute or None, a
+constant value). `encode_json` writes these directly; every other event, and one of these
+holding a value that is not a string, goes through the models."""
+
+
+def encode_json(event: ev.RunEvent) -> list[dict[str, Any]]:
+    """The AG-UI JSON of `event`: what `encode(event)`'s models dump to (by alias, without
+    None), in the same key order. The commonest events are written without building a model
+    (a model's dump costs ten times the dict); tests/network/run/test_agui_encoder.py checks
+    the two forms agree for every event class."""
+    spec = JSON_FIELDS.get(type(event))
+    if spec is not None:
+        data = _plain_json(event, *spec)
+        if data is not None:
+            return [data]
+    return [
+        model.model_dump(mode="json", by_alias=True, exclude_none=True) for model in encode(event)
+    ]
+
+
+def _plain_json(
+    event: Any, wire_type: str, fields: tuple[tuple[str, str | None, str | None], ...]
+) -> dict[str, Any] | None:
+    """`event`'s JSON from its `JSON_FIELDS` entry; None when a value is not a string, or a
+    field the models require is None (the models then say what becomes of it)."""
+    data: dict[str, Any] = {"type": wire_type}
+    subagent = event.subagent_run_id
+    if subagent is not None:
+        if type(subagent) is not str:
+            return None
+        data["subagentRunId"] = subagent
+    for key, name, constant in fields:
+        value = constant if name is None else getattr(event, name)
+        if type(value) is str:
+            data[key] = value
+        elif value is not None or key not in OPTIONAL_KEYS:
+            return None
+    for key, value in (("fan_out", getattr(event, "fan_out", None)), ("branch", event.branch)):
+        if type(value) is str:
+            data[key] = value
+        elif value is not None:
+            return None
+    return data
+
+
+OPTIONAL_KEYS = frozenset({"subagentRunId", "fan_out", "branch", "parentMessageId", "name"})
+"""The keys of `JSON_FIELDS`' events that the models leave out when None."""
 
 
 def agui_sink(sink: EventSink) -> EventSink:
