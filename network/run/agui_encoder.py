@@ -36,6 +36,7 @@ Imported only when a run has such a sink, so `import network` does not pay for `
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -225,11 +226,17 @@ def encode_json(event: ev.RunEvent) -> list[dict[str, Any]]:
     None), in the same key order. The commonest events are written without building a model
     (a model's dump costs ten times the dict); tests/network/run/test_agui_encoder.py checks
     the two forms agree for every event class."""
-    spec = JSON_FIELDS.get(type(event))
-    if spec is not None:
-        data = _plain_json(event, *spec)
-        if data is not None:
-            return [data]
+    kind = type(event)
+    spec = JSON_FIELDS.get(kind)
+    data = (
+        _plain_json(event, *spec)
+        if spec is not None
+        else _state_delta_json(event)
+        if isinstance(event, ev.StateDelta) and kind is ev.StateDelta
+        else None
+    )
+    if data is not None:
+        return [data]
     return [
         model.model_dump(mode="json", by_alias=True, exclude_none=True) for model in encode(event)
     ]
@@ -262,6 +269,70 @@ def _plain_json(
 
 OPTIONAL_KEYS = frozenset({"subagentRunId", "fan_out", "branch", "parentMessageId", "name"})
 """The keys of `JSON_FIELDS`' events that the models leave out when None."""
+
+PATCH_KEYS = {
+    "add": ("op", "path", "value"),
+    "replace": ("op", "path", "value"),
+    "test": ("op", "path", "value"),
+    "remove": ("op", "path"),
+    "move": ("op", "from", "path"),
+    "copy": ("op", "from", "path"),
+}
+"""A JSON Patch operation's keys, in the order its model dumps them."""
+
+
+class _NotPlain(Exception):
+    """A value the models would convert (a tuple, a NaN, a date...): theirs to write."""
+
+
+def _state_delta_json(event: ev.StateDelta) -> dict[str, Any] | None:
+    """A STATE_DELTA's JSON, when every operation is one the models pass through as it is
+    (its own keys, plain JSON values, a value that is not None); None otherwise."""
+    if event.subagent_run_id is not None or event.branch is not None:
+        return None
+    try:
+        delta = [_patch_json(op) for op in event.ops]
+    except _NotPlain:
+        return None
+    return {"type": agui.EventType.STATE_DELTA.value, "delta": delta}
+
+
+def _patch_json(op: Any) -> dict[str, Any]:
+    keys = PATCH_KEYS.get(str(op.get("op"))) if type(op) is dict else None
+    if keys is None or len(op) != len(keys):
+        raise _NotPlain
+    written = {}
+    for key in keys:
+        if key not in op:
+            raise _NotPlain
+        written[key] = _plain_copy(op[key])
+    if written.get("value", 0) is None or any(
+        type(written.get(key, "")) is not str for key in ("path", "from")
+    ):
+        raise _NotPlain
+    return written
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of `value` when it is JSON data the models write unchanged (str, int, bool,
+    finite float, None, lists, dicts of str keys); else `_NotPlain`."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if value != value or value in (math.inf, -math.inf):
+            raise _NotPlain
+        return value
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            copied[key] = _plain_copy(item)
+        return copied
+    raise _NotPlain
 
 
 def agui_sink(sink: EventSink) -> EventSink:

@@ -281,6 +281,57 @@ def test_a_value_the_json_form_cannot_vouch_for_goes_through_the_models() -> Non
             encode_json(event)
     # a result of content parts, an extra field that is not a string: the models write them
     parts = [{"type": "text", "text": "hi"}]
-    for event in (ev.ToolResult("m", "c1", parts), ev.StepStarted("s", 7)):  # type: ignore[arg-type]
-        assert json.dumps(encode_json(event)) == json.dumps(model_json(event))
+    converted: list[ev.RunEvent] = [ev.ToolResult("m", "c1", parts), ev.StepStarted("s", 7)]  # type: ignore[arg-type]
+    for other in converted:
+        assert json.dumps(encode_json(other)) == json.dumps(model_json(other))
     assert encode_json(ev.ToolResult("m", "c1", parts))[0]["content"] == parts  # type: ignore[arg-type]
+
+
+NESTED: dict[str, Any] = {"a": [1, -2.5, True, None, "x", {"b": []}], "c": {}}
+DELTAS = [
+    [{"op": "add", "path": "/x", "value": 1}],
+    [{"op": "replace", "path": "/items", "value": ["x"]}, {"op": "remove", "path": "/y"}],
+    [{"path": "/x", "value": NESTED, "op": "test"}],  # written in the models' key order
+    [{"op": "move", "from": "/a", "path": "/b"}, {"op": "copy", "path": "/c", "from": "/b"}],
+    # what the models convert or refuse: left to them
+    [{"op": "add", "path": "/x", "value": None}],
+    [{"op": "add", "path": "/x", "value": (1, 2)}],
+    [{"op": "add", "path": "/x", "value": {"n": float("nan")}}],
+    [{"op": "add", "path": "/x", "value": {1: "one"}}],
+    [{"op": "add", "path": "/x", "value": 1, "extra": 2}],
+    [{"op": "add", "path": 3, "value": 1}],
+]
+
+
+@pytest.mark.parametrize("where", [{}, {"branch": "a+b/a"}])
+@pytest.mark.parametrize("ops", DELTAS)
+def test_a_state_deltas_json_is_the_models_dump(ops: list[Any], where: dict[str, str]) -> None:
+    from network.run.agui_encoder import encode_json
+
+    event = ev.StateDelta(ops, **where)
+    try:
+        expected = json.dumps(model_json(event))
+    except Exception as refused:  # the models refuse it: so does the JSON form
+        with pytest.raises(type(refused)):
+            encode_json(event)
+    else:
+        assert json.dumps(encode_json(event)) == expected
+
+
+def test_a_state_deltas_json_is_a_copy_of_the_values() -> None:
+    from network.run.agui_encoder import encode_json
+
+    value = {"items": ["x"]}
+    (written,) = encode_json(ev.StateDelta([{"op": "add", "path": "/s", "value": value}]))
+    value["items"].append("later")  # the run goes on changing its state
+    assert written["delta"] == [{"op": "add", "path": "/s", "value": {"items": ["x"]}}]
+
+
+@pytest.mark.parametrize("ops", DELTAS[:4])
+def test_a_plain_state_delta_is_written_without_a_model(
+    ops: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from network.run import agui_encoder
+
+    monkeypatch.setattr(agui_encoder, "encode", None)  # the models' path would fail
+    assert agui_encoder.encode_json(ev.StateDelta(ops))[0]["type"] == "STATE_DELTA"
