@@ -77,6 +77,17 @@ def as_text(value: Any) -> bytes | None:
     raise TypeError(f"a statement parameter must be int, bool, str or None, got {type(value)}")
 
 
+TYPES: dict[type, int] = {str: TEXT, int: INT8, bool: BOOL, type(None): UNKNOWN}
+TEXTS: dict[type, Any] = {
+    str: str.encode,
+    int: lambda value: str(value).encode(),
+    bool: lambda value: b"t" if value else b"f",
+    type(None): lambda value: None,
+}
+"""`type_of` and `as_text` of a value of exactly these types, looked up (a statement's
+parameters are nearly always these)."""
+
+
 def type_of(value: Any) -> int:
     if isinstance(value, bool):
         return BOOL
@@ -91,15 +102,22 @@ async def execute(connection: Any, sql: str, params: dict[str, Any]) -> list[tup
     pgconn = connection.pgconn
     form = shape(sql)
     values = [params[name] for name in form.names]
-    types = tuple(type_of(value) for value in values)
-    known = _prepared.setdefault(connection, {})
+    try:  # the common values by their exact type; anything else through `type_of`/`as_text`
+        types = tuple([TYPES[type(value)] for value in values])
+        texts = [TEXTS[type(value)](value) for value in values]
+    except KeyError:
+        types = tuple(type_of(value) for value in values)
+        texts = [as_text(value) for value in values]
+    known = _prepared.get(connection)
+    if known is None:
+        known = _prepared[connection] = {}
     name = known.get((sql, types))
     if name is None:
         name = f"an_{len(known)}".encode()
         pgconn.send_prepare(name, form.sql, param_types=types)
         await _result(pgconn)
         known[(sql, types)] = name
-    pgconn.send_query_prepared(name, [as_text(value) for value in values])
+    pgconn.send_query_prepared(name, texts)
     result = await _result(pgconn)
     if result.status != TUPLES_OK:
         return []
