@@ -65,7 +65,7 @@ class Connections:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         # per event loop: its idle async connections and the limit of its connections
-        self._loops: weakref.WeakKeyDictionary[Any, tuple[list[Any], anyio.Semaphore]] = (
+        self._loops: weakref.WeakKeyDictionary[Any, tuple[list[Any], asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -137,12 +137,13 @@ class Connections:
                 idle.append(connection)
                 return rows
 
-    def _loop_pool(self) -> tuple[list[Any], anyio.Semaphore]:
+    def _loop_pool(self) -> tuple[list[Any], asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         pool = self._loops.get(loop)
         if pool is None:
-            # fast_acquire: no checkpoint when a connection is free (one per step otherwise)
-            pool = self._loops[loop] = ([], anyio.Semaphore(MAX_CONNECTIONS, fast_acquire=True))
+            # asyncio's: taking a free slot is a decrement (anyio's also looks for a
+            # cancellation first, a tenth of a statement's CPU); the loop is asyncio's (DBOS's)
+            pool = self._loops[loop] = ([], asyncio.Semaphore(MAX_CONNECTIONS))
         return pool
 
     async def _connect_async(self) -> Any:
