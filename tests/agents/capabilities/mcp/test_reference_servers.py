@@ -68,6 +68,9 @@ async def test_the_everything_server_over_stdio() -> None:
     assert result.output == "done"
     # the name docs/mcp.md promises for a server calling itself `mcp-servers/everything`
     assert {"echo", "mcp-servers_everything__echo", "get-sum", "get-tiny-image"} <= offered(model)
+    # a tool that must be called as a task (the library makes plain calls) is not offered:
+    # every call of it would fail
+    assert "simulate-research-query" not in offered(model)
     calls = records(result)
     errors = {name: r.error for name, r in calls.items() if r.is_error}
     # the later get-sum: refused before sending, naming the problem
