@@ -190,9 +190,7 @@ class Connection:
             with anyio.fail_after(self.server.connect_timeout):
                 for _ in range(MAX_LIST_PAGES):
                     page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-                    listed.extend(
-                        self._listed_tool(tool) for tool in page.tools if _callable(tool)
-                    )
+                    listed.extend(self._listed_tool(tool) for tool in page.tools if _callable(tool))
                     cursor = page.next_cursor
                     if not cursor:
                         break
