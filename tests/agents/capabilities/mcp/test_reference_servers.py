@@ -45,6 +45,12 @@ def echo(message: str) -> str:
     return f"local {message}"
 
 
+@tool
+def read_file(path: str) -> str:
+    """A local tool with the same name as the filesystem server's."""
+    return f"local {path}"
+
+
 async def test_the_everything_server_over_stdio() -> None:
     node, script = server_script(EVERYTHING)
     everything = MCPServer.stdio(node, [script, "stdio"], timeout=30)
@@ -115,8 +121,10 @@ async def test_the_filesystem_server_as_the_docs_start_it(
             "done",
         ]
     )
-    result = await Agent("coder", tools=[files], model=model).run("write calc.py")
+    result = await Agent("coder", tools=[read_file, files], model=model).run("write calc.py")
     calls = records(result)
+    # the server's read_file, renamed after the name the server gives itself
+    assert {"read_file", "secure-filesystem-server__read_file", "write_file"} <= offered(model)
     assert calls["read_text_file"].is_error  # the later call of that name: outside the root
     assert "Access denied" in calls["read_text_file"].error
     assert "outside the root" not in str(result.state.results)
