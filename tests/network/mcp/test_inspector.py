@@ -1,4 +1,4 @@
-"""`agent-network mcp` checked by the MCP Inspector's CLI (`mcp-inspector --cli`, pinned in
+"""`agent-network mcp` checked by the MCP Inspector's CLI (`mcp-inspector --cli`, v2, pinned in
 tests/mcp_interop, run from its node_modules), over stdio and over Streamable HTTP: the tool
 lists with valid JSON Schemas, calls return what the output schema says, and failures are
 `isError` results that leak no exception text."""
@@ -25,10 +25,14 @@ INSPECTOR = "@modelcontextprotocol/inspector"
 SERVE = [sys.executable, "-m", "network.cli", "mcp", "tests/network/mcp/team.py:network"]
 
 
-def inspector(*arguments: str) -> Any:
-    """What `mcp-inspector --cli <arguments>` prints (JSON), once it succeeded."""
+TOOL_IS_ERROR = 5  # the Inspector's exit code for a call whose result is `isError`
+
+
+def inspector(*arguments: str, stderr: list[str] | None = None, exit_code: int = 0) -> Any:
+    """What `mcp-inspector --cli <arguments>` prints (JSON), once it exited with `exit_code`;
+    what it wrote to stderr is added to `stderr`."""
     node = node_with(INSPECTOR, PACKAGES)
-    cli = PACKAGES / "node_modules" / INSPECTOR / "cli" / "build" / "cli.js"
+    cli = PACKAGES / "node_modules" / INSPECTOR / "clients" / "launcher" / "build" / "index.js"
     done = subprocess.run(
         [node, str(cli), "--cli", *arguments],
         capture_output=True,
@@ -37,13 +41,16 @@ def inspector(*arguments: str) -> Any:
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == exit_code, done.stderr
+    if stderr is not None:
+        stderr.append(done.stderr)
     return json.loads(done.stdout)
 
 
-def call_tool(target: list[str], *arguments: str) -> Any:
+def call_tool(target: list[str], *arguments: str, exit_code: int = 0) -> Any:
     tool_args = [f"--tool-arg={argument}" for argument in arguments]
-    return inspector(*target, "--method", "tools/call", "--tool-name", "notes_team", *tool_args)
+    method = ["--method", "tools/call", "--tool-name", "notes_team"]
+    return inspector(*target, *method, *tool_args, exit_code=exit_code)
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +74,16 @@ def url() -> Iterator[str]:
         process.wait(10)
 
 
-def test_the_inspector_lists_one_tool_with_valid_json_schemas(url: str) -> None:
-    (listed,) = inspector(url, "--transport", "http", "--method", "tools/list")["tools"]
+def test_the_inspector_lists_one_tool_with_valid_portable_json_schemas(url: str) -> None:
+    told: list[str] = []
+    listing = inspector(
+        url, "--transport", "http", "--method", "tools/list", "--strict", stderr=told
+    )
+    (listed,) = listing["tools"]
+    # `--strict` reports schema portability problems (exit 6 on an error); none, not even a
+    # warning but the interrupt's `arguments`, which are whatever the model sent
+    assert "0 errors, 1 warning across 1 tool." in told[0], told[0]
+    assert "interrupts.items.properties.arguments" in told[0]
     assert listed["name"] == "notes_team"
     assert listed["inputSchema"]["type"] == "object"
     assert listed["inputSchema"]["required"] == ["input"]
@@ -100,14 +115,14 @@ def test_the_inspector_runs_the_network_over_http(url: str) -> None:
 def test_refusals_and_failures_reach_the_inspector_as_error_results(
     url: str, arguments: list[str], told: str
 ) -> None:
-    answer = call_tool([url], *arguments)
+    answer = call_tool([url], *arguments, exit_code=TOOL_IS_ERROR)
     assert answer["isError"] is True
     assert told in answer["content"][0]["text"]
     assert "structuredContent" not in answer
 
 
 def test_an_unexpected_exception_leaks_nothing_to_the_inspector(url: str) -> None:
-    answer = call_tool([url], "input=leak")
+    answer = call_tool([url], "input=leak", exit_code=TOOL_IS_ERROR)
     text = answer["content"][0]["text"]
     assert answer["isError"] is True
     assert text.startswith("run of network 'notes team' failed: internal error (reference err_")
