@@ -85,6 +85,7 @@ def test_the_inspector_lists_one_tool_with_valid_portable_json_schemas(url: str)
     assert "0 errors, 1 warning across 1 tool." in told[0], told[0]
     assert "interrupts.items.properties.arguments" in told[0]
     assert listed["name"] == "notes_team"
+    assert listed["description"].endswith("Agents: writer: Notes the request and answers it.")
     assert listed["inputSchema"]["type"] == "object"
     assert listed["inputSchema"]["required"] == ["input"]
     Draft202012Validator.check_schema(listed["inputSchema"])
