@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond Python packages: a PostgreSQL server (the thread
 # store tests start their own in a temporary directory), Node.js where it is missing, the
-# pinned AG-UI client and CopilotKit runtime from npm (`npm ci` from their lockfiles), Debian's Chromium for the dev UI's
+# pinned AG-UI client, CopilotKit runtime, MCP reference servers and MCP Inspector from npm
+# (`npm ci` from their lockfiles), Debian's Chromium for the dev UI's
 # browser tests (driven by Playwright, which must never download a browser of its own); then a
 # real model server (below).
 set -euo pipefail
@@ -30,7 +31,7 @@ fi
 # Playwright's pip package brings no browser, and `playwright install` is never run: the tests
 # launch this chromium through `executable_path` (with PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 set).
 
-for dir in tests/network/agui/client tests/copilotkit; do
+for dir in tests/network/agui/client tests/copilotkit tests/mcp_interop; do
   if [ -f "$dir/package-lock.json" ]; then
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi

@@ -34,7 +34,7 @@ BLOCK = re.compile(
     r"|(?:<!-- docs-test: (?P<mode>[a-z]+)[^>]*-->\n)?^```(?P<lang>\w*)\n(?P<code>.*?)^```",
     re.S | re.M,
 )
-COMMANDS = {"pip", "python", "bash", "agent-network", "npm", "uvicorn", "export", "curl"}
+COMMANDS = {"pip", "python", "bash", "agent-network", "npm", "npx", "uvicorn", "export", "curl"}
 SELF_HOSTED_SERVERS = {"llama-server", "vllm", "ollama"}  # shown in comments, not run
 
 

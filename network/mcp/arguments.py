@@ -45,10 +45,15 @@ class RunArguments(BaseModel):
     )
 
 
+# Nullable as `anyOf` branches of one type each, not `"type": [..., "null"]`: clients that map
+# schemas onto a one-type dialect (Gemini's function declarations) read it (the MCP
+# Inspector's `--strict` warns about the list form).
+NULLABLE_STRING: dict[str, Any] = {"anyOf": [{"type": "string"}, {"type": "null"}]}
+
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "output": {"type": ["string", "null"], "description": "The run's final text."},
+        "output": {**NULLABLE_STRING, "description": "The run's final text."},
         "stop_reason": {"type": "string", "description": "Why the run stopped."},
         "state": {"type": "object", "description": "The run's final state (JSON form)."},
         "thread": {"type": "string", "description": "The thread the run ran on, if any."},
@@ -61,7 +66,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
                     "id": {"type": "string"},
                     "tool": {"type": "string"},
                     "arguments": {},
-                    "message": {"type": ["string", "null"]},
+                    "message": NULLABLE_STRING,
                 },
                 "required": ["id", "tool"],
             },

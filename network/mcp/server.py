@@ -181,7 +181,8 @@ def _answer(result: Any, thread: str | None) -> CallToolResult:
 
 def _description(network: Network[Any]) -> str:
     agents = "; ".join(
-        f"{agent.name}: {agent.description}" if agent.description else agent.name
+        # a description's own full stop is dropped: the sentence ends with one
+        f"{agent.name}: {agent.description.rstrip('.')}" if agent.description else agent.name
         for agent in network.agents.values()
     )
     return (

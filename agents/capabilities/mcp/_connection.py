@@ -190,7 +190,7 @@ class Connection:
             with anyio.fail_after(self.server.connect_timeout):
                 for _ in range(MAX_LIST_PAGES):
                     page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-                    listed.extend(self._listed_tool(tool) for tool in page.tools)
+                    listed.extend(self._listed_tool(tool) for tool in page.tools if _callable(tool))
                     cursor = page.next_cursor
                     if not cursor:
                         break
@@ -267,3 +267,10 @@ def _describe(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _callable(tool: MCPTool) -> bool:
+    """Whether a plain `tools/call` can run `tool`: one the server says must be called as a
+    task (`execution.taskSupport: "required"`) refuses every plain call, so it is not offered."""
+    execution = tool.execution
+    return execution is None or execution.task_support != "required"
