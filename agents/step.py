@@ -6,10 +6,14 @@ request, the model, the answer, the tool calls, the output, the record. Features
 of each stage (`network.run.stages`): a stage none of them implements is an empty tuple,
 tested and skipped, so an agent with no capability runs what it always did.
 
-Two things are written for the step's cost, which a thousand runs waiting at once pay many
-times over: the model's coroutine is awaited right in `call` (one frame less alive across the
-answer: `tests/agents/test_step_footprint.py` holds the chain), and the stage objects are
-created only when some capability reads them.
+Three things are written for the step's cost, which a thousand runs waiting at once pay many
+times over. The model's coroutine is awaited right in the coroutine `call` hands back (one
+frame less alive across the answer: `tests/agents/test_step_footprint.py` holds the chain).
+The stage objects are created only when some capability reads them. And a call that nothing
+but the step itself sees (no capability, no sink, no recorder, fixed instructions) runs
+`_plain_call`: the same sequence with every stage empty, written with local names, without
+the `AgentCall` record that only capabilities read (made and freed, it is about 5% of such a
+step's instructions: `benchmarks/step_budget.py`).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import copy
 import functools
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.models._calls import failed_model_calls, model_calls
@@ -151,13 +155,66 @@ class AgentStep:
 
     # -- one call inside a network ---------------------------------------------------------
 
-    async def call(self, ctx: RunContext, inside: AgentCall | None = None) -> InferenceResult:
-        """One inference plus its tool calls, in stages; returns what history keeps. `inside`:
-        the call begun, when `wrap_call` capabilities run around it (positional: cheaper)."""
+    def call(
+        self, ctx: RunContext, inside: AgentCall | None = None
+    ) -> Coroutine[Any, Any, InferenceResult]:
+        """One inference plus its tool calls, in stages; returns (the coroutine of) what history
+        keeps. `inside`: the call begun, when `wrap_call` capabilities run around it
+        (positional: cheaper). Not a coroutine itself: it hands back the call's own, so that a
+        step awaits the model through no frame more (see the module docstring)."""
         stages = self._stages
         books = ctx.engine
         if stages.key is not books.stages.capabilities:
             stages = self.stages(books.stages.capabilities)
+        if (
+            inside is None
+            and not stages.capabilities
+            and self._fixed_prompt is not None
+            and not books.emitter.active
+            and books.steps is None
+            and not books.record_model_calls
+        ):
+            return self._plain_call(ctx)
+        return self._staged_call(ctx, stages, inside)
+
+    async def _plain_call(self, ctx: RunContext) -> InferenceResult:
+        """The call no capability, sink or recorder sees, with fixed instructions: what
+        `_staged_call` does with every stage empty, without the `AgentCall` only they read."""
+        prompt = self._fixed_prompt or NO_PROMPT
+        history = ctx.state.history()
+        schemas = self._tool_schemas
+        model = self._model_object or self.resolve_model(ctx)
+        started_at, started = time.time(), time.perf_counter()  # the call begins now
+        request = ModelRequest(  # positional, as in `_staged_call`
+            prompt, history, schemas or [], self.tool_choice if schemas else None, self.name,
+            self.params,
+        )  # fmt: skip
+        try:
+            response = await model.complete(request, None)
+        except ModelError as exc:
+            _name_model(exc, model)
+            raise
+        message = response.message
+        message.name = self.name
+        asked = message.tool_calls
+        records: list[ToolCallRecord] = []
+        if asked:  # as `_staged_call` runs them: no coroutine for a lone plain sync tool
+            started_calls: Any = start_tool_calls(ctx, self, self.tools or {}, asked)
+            records = started_calls
+            if type(started_calls) is not list or ctx.engine.interrupts:
+                records = await self._tools_finished(ctx, started_calls)
+        elif message.content and self.output_key:  # a final answer, kept in `output_key`
+            self._store_output(ctx, message.content)
+        return self._record(
+            ctx, prompt, history, response, records, started_at, started, (), schemas
+        )
+
+    async def _staged_call(
+        self, ctx: RunContext, stages: Stages, inside: AgentCall | None
+    ) -> InferenceResult:
+        """The call through its stages, as an `AgentCall` the capabilities read and change
+        (`inside`: begun already, called back by the `wrap_call` capabilities)."""
+        books = ctx.engine
         call = inside or AgentCall(  # the call begins: what its request starts from
             self, ctx, self._fixed_prompt or NO_PROMPT, ctx.state.history(), self._fixed_text,
             self.tools, self._tool_schemas, self._model_object or self.resolve_model(ctx),
@@ -201,7 +258,7 @@ class AgentStep:
         else:  # a lone plain sync tool's call needs no coroutine (`start_tool_calls`)
             records = start_tool_calls(ctx, self, call.tools or {}, asked, stages.wrap_tool, call)
             if type(records) is not list or books.interrupts:
-                records = await self._tools_finished(call, asked, records)
+                records = await self._tools_finished(ctx, records)
             call.records = records
         if call.events is not None:
             await self._tool_results(ctx, call.records)
@@ -273,12 +330,10 @@ class AgentStep:
             await events.finish(response.message)
         return response
 
-    async def _tools_finished(
-        self, call: AgentCall, asked: list[ToolCall], started: Any
-    ) -> list[ToolCallRecord]:
+    @staticmethod
+    async def _tools_finished(ctx: RunContext, started: Any) -> list[ToolCallRecord]:
         """The records of tool calls started, without those that wait for a person."""
         records: list[ToolCallRecord] = started if type(started) is list else await started
-        ctx = call.run
         return waiting(ctx, records) if ctx.engine.interrupts else records
 
     async def _tools_staged(
@@ -293,7 +348,7 @@ class AgentStep:
         if calls:
             ctx = call.run
             started = start_tool_calls(ctx, self, call.tools or {}, calls, stages.wrap_tool, call)
-            records = await self._tools_finished(call, calls, started)
+            records = await self._tools_finished(ctx, started)
         records = call.in_model_order(asked, records)
         for change in stages.tool_results:
             records = await change(call, records)
@@ -308,7 +363,7 @@ class AgentStep:
         if stages.output:
             output = await _changed(stages.output, call, output)
         if self.output_key:
-            self._store_output(call, output)
+            self._store_output(call.run, output, call.output_json)
 
     # -- the model request -----------------------------------------------------------------
 
@@ -380,8 +435,7 @@ class AgentStep:
     def _failed(self, call: AgentCall, model: Any, error: ModelError) -> None:
         """A model request that failed for good: the error names the model, and when the run
         is traced or limited, the failed request's attempts get their records (chat spans)."""
-        if error.model is None:
-            error.model = getattr(model, "name", None)
+        _name_model(error, model)
         asked = call.asked_at
         if call.run.engine.record_model_calls:
             call.run.engine.failed_model_calls = failed_model_calls(
@@ -397,18 +451,39 @@ class AgentStep:
                 ToolResult(record.id + ":result", record.id, record.content)
             )
 
-    def _store_output(self, call: AgentCall, value: Any) -> None:
+    def _store_output(
+        self, ctx: RunContext, value: Any, output_json: Callable[[Any], Any] | None = None
+    ) -> None:
         """`output_key` receives the final answer: through the key's type when it has one,
-        else as it is (a typed output as its JSON form: `call.output_json`)."""
-        ctx = call.run
+        else as it is (a typed output as its JSON form, `output_json(value)`: see
+        `AgentCall.output_json`)."""
         kv: Any = ctx.state.kv
         key = self.output_key
-        if call.output_json is not None and kv.spec(key).adapter is None:
-            value = call.output_json(value)
+        if output_json is not None and kv.spec(key).adapter is None:
+            value = output_json(value)
         kv.writer = agent_writer(self.name, ctx.call_count)
         kv.set(key, value)
 
     def _result(self, call: AgentCall, response: ModelResponse | None) -> InferenceResult:
+        """What history keeps of a staged call (`response` None: the model was skipped)."""
+        return self._record(
+            call.run, call.prompt, call.history, response, call.records or [], call.started_at,
+            call.started, call.requests, call.schemas, call.answers,
+        )  # fmt: skip
+
+    def _record(
+        self,
+        ctx: RunContext,
+        prompt: Any,  # a capability may give any sequence
+        history: Any,
+        response: ModelResponse | None,
+        records: list[ToolCallRecord],
+        started_at: float,
+        started: float,
+        requests: tuple[ModelCall, ...] = (),
+        schemas: list[Any] | None = None,
+        answers: tuple[Any, ...] = (),
+    ) -> InferenceResult:
         """What history keeps of the call (`response` None: the model was skipped).
 
         The one place an agent call's record is built. Positional: on every step, a keyword
@@ -418,21 +493,27 @@ class AgentStep:
         answered: Any = response  # None when skipped: read only when it is not
         return InferenceResult(
             self.name,  # agent
-            call.run.input,  # input
-            call.prompt,  # type: ignore[arg-type]  # prompt: a capability may give any sequence
-            call.history,  # type: ignore[arg-type]  # history
+            ctx.input,  # input
+            prompt,  # prompt
+            history,  # history
             [] if skipped else [answered.message],  # output
-            call.records or [],  # tool_calls
+            records,  # tool_calls
             None if skipped else answered.raw,  # raw
             Usage() if skipped else answered.usage,  # usage
-            call.started_at,  # started_at
-            (time.perf_counter() - call.started) * 1000,  # duration_ms
+            started_at,  # started_at
+            (time.perf_counter() - started) * 1000,  # duration_ms
             [],  # state_delta (the loop sets it)
             skipped,  # skipped
-            call.requests,  # model_calls
-            call.schemas if call.schemas is not None else [],  # offered_tools
-            call.answers,  # answers
+            requests,  # model_calls
+            schemas if schemas is not None else [],  # offered_tools
+            answers,  # answers
         )
+
+
+def _name_model(error: ModelError, model: Any) -> None:
+    """A model request failed for good: the error names the model (unless it does already)."""
+    if error.model is None:
+        error.model = getattr(model, "name", None)
 
 
 async def _changed(changes: Sequence[Any], call: AgentCall, value: Any) -> Any:

@@ -5,7 +5,8 @@ Instruction counts are what a shared, loaded machine does not blur, so a change 
 noise, never by more than 3% per step. Each figure is a process that runs the workload minus
 the same process that only warms up, divided by the steps run:
 
-- W1: one run of N = 1000 steps in process (the scripted model answers at once);
+- W1: one run of N = 1000 steps in process (the scripted model answers at once), after a
+  warm-up and a full collection (the same in every process: see `W1_CHILD`);
 - W2: 500 runs of 10 steps at once, the model sleeping 10 ms a call, with docs/servers.md's
   collector settings (`w2_instructions.py`).
 
@@ -37,7 +38,14 @@ BUDGET = 0.03  # the most a step may cost more than the ref's, in instructions
 W1_STEPS = 1000
 W2_RUNS = 500
 
+# W1's child, the same script for this checkout and every `--against` ref. The collector's
+# full collection after the warm-up puts both of a figure's processes (and every ref's) at the
+# same start: without it, whether one full pass over the whole heap (imports included, ~700
+# instructions a step at N = 1000) lands inside the measured steps depends on how many objects
+# the imports and the warm-up happened to allocate, not on the step. The steps' own
+# collections still count.
 W1_CHILD = """
+import gc
 import sys
 sys.path.insert(0, {bench!r})
 sys.path.insert(0, {root!r})
@@ -46,6 +54,7 @@ from ours_bench import InstantModel, make_run
 run = make_run(InstantModel())
 async def main(steps):
     await run(20)  # warm caches (schemas, adapters) first
+    gc.collect()  # the same collector state for every process (see above)
     if steps:
         await run(steps)
 anyio.run(main, int(sys.argv[1]))
@@ -85,12 +94,22 @@ def per_step(root: Path, workload: str, pool: ThreadPoolExecutor) -> float:
 
 
 def checkout(ref: str, into: Path) -> Path:
+    """`ref` checked out into a temporary worktree at `into` (`remove_checkout` ends it)."""
     subprocess.run(
         ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(into), ref],
         check=True,
         capture_output=True,
     )
     return into
+
+
+def remove_checkout(into: Path) -> None:
+    """The temporary worktree `checkout` made, removed."""
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(into)],
+        check=False,
+        capture_output=True,
+    )
 
 
 def main() -> None:
@@ -120,11 +139,7 @@ def main() -> None:
                 _print_table(workloads, args.against, bases, futures)
         finally:
             for base in bases:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
-                    check=False,
-                    capture_output=True,
-                )
+                remove_checkout(base)
 
 
 def _print_table(workloads: list[str], refs: list[str], bases: list[Path], futures: Any) -> None:

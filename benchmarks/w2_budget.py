@@ -17,7 +17,12 @@ warm heap, raise the first threshold) and `off` (disabled: what the steps cost w
 The gap between `lean` and `floor` is what the records alone cost; the gap between `ours` and
 `lean` is what everything else the library does costs.
 
+`--against REF` adds `ours` at a git ref (checked out into a temporary worktree, run with
+the same workloads through `AGENT_NETWORK_SOURCE`), interleaved with the rest: a change's
+before and after from one invocation. `--collectors` picks the collector settings to run.
+
     python benchmarks/w2_budget.py [--repeats 5] [--runs 1000]
+    python benchmarks/w2_budget.py --against main --collectors default
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_common import W2_IDEAL_S, W2_LATENCY_S, last_json_line, log, measure_w2_once
+from step_budget import checkout, remove_checkout
 
 IMPLEMENTATIONS = ("floor", "lean", "ours")
 COLLECTORS = ("default", "server", "off")
@@ -126,23 +133,42 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--against", help="a git ref whose `ours` runs beside this one's")
+    parser.add_argument("--collectors", default=",".join(COLLECTORS))
     parser.add_argument("--child", choices=IMPLEMENTATIONS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.child)
         return
+    collectors = args.collectors.split(",")
+    if args.against is None:
+        measure(args, collectors, {})
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        base = checkout(args.against, Path(scratch) / "base")
+        try:
+            measure(args, collectors, {f"ours@{args.against}": str(base)})
+        finally:
+            remove_checkout(base)
+
+
+def measure(args: argparse.Namespace, collectors: list[str], others: dict[str, str]) -> None:
+    """Run the repeats and print the table; `others`: more `ours`, by name, at a checkout."""
+    names = [*IMPLEMENTATIONS, *others]
     ratios: dict[tuple[str, str], list[float]] = {}
     cpus: dict[tuple[str, str], list[float]] = {}
     for repeat in range(args.repeats):
-        for collector in COLLECTORS:
-            for name in IMPLEMENTATIONS:  # interleaved: a load change hits all of them alike
+        for collector in collectors:
+            for name in names:  # interleaved: a load change hits all of them alike
                 env = dict(os.environ, W2_RUNS=str(args.runs))
+                if name in others:  # `ours` at another checkout (ours_bench.py reads it)
+                    env["AGENT_NETWORK_SOURCE"] = others[name]
                 env.pop("BENCH_GC", None)
                 env["W2_COLLECTOR"] = collector
                 if collector == "server":
                     env["BENCH_GC"] = "server"
                 proc = subprocess.run(
-                    [sys.executable, __file__, "--child", name],
+                    [sys.executable, __file__, "--child", "ours" if name in others else name],
                     capture_output=True,
                     text=True,
                     env=env,
@@ -158,9 +184,9 @@ def main() -> None:
     print(f"W2, {args.runs} runs x 10 steps, medians of {args.repeats} (min-max):")
     print("| collector | implementation | wall / ideal (x) | CPU per step (us) | CPU / floor's |")
     print("| --- | --- | --- | --- | --- |")
-    for collector in COLLECTORS:
+    for collector in collectors:
         floor_cpus = cpus[("floor", collector)]
-        for name in IMPLEMENTATIONS:
+        for name in names:
             r, c = ratios[(name, collector)], cpus[(name, collector)]
             # Per repeat, against the floor measured beside it: the figure a changing machine
             # speed blurs least.

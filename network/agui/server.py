@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -142,9 +143,9 @@ def app(
         lease_ttl=lease_ttl,
         max_thread_bytes=max_thread_bytes,
     )
-    server = _Server(network, served, max_body_bytes, system_messages)
-    server.budget = check_budget(budget)
-    server.observers = observers
+    server = _Server(
+        network, served, max_body_bytes, system_messages, check_budget(budget), observers
+    )
     return _asgi(server, path)
 
 
@@ -195,20 +196,16 @@ def _refused(error: RequestError) -> JSONResponse:
     return JSONResponse(error.body(), status_code=error.status)
 
 
+@dataclass(eq=False)
 class _Server:
-    def __init__(
-        self,
-        network: RunnableNetwork,
-        served: ServedThreads,
-        max_body_bytes: int,
-        system_messages: str,
-    ) -> None:
-        self.network = network
-        self.served = served
-        self.max_body_bytes = max_body_bytes
-        self.system_messages = system_messages
-        self.budget: BudgetOf | tuple[Any, ...] | None = None  # (network.agui.budgets)
-        self.observers: Observers | None = None
+    """The app's endpoints, over what `app` was given (checked)."""
+
+    network: RunnableNetwork
+    served: ServedThreads
+    max_body_bytes: int
+    system_messages: str
+    budget: BudgetOf | tuple[Any, ...] | None  # (network.agui.budgets)
+    observers: Observers | None
 
     async def capabilities(self, request: Request) -> Any:
         """GET <path>/capabilities: what this server supports (nothing about any user)."""

@@ -36,6 +36,8 @@ import structlog
 from network.durable import wire
 
 T = TypeVar("T")
+Kept = tuple[Any, wire.Watch]
+"""A pooled async connection and its socket's watch (`network.durable.wire.Watch`)."""
 log = structlog.get_logger("network.durable")
 
 MAX_BACKOFF = 5.0
@@ -65,7 +67,7 @@ class Connections:
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         # per event loop: its idle async connections and the limit of its connections
-        self._loops: weakref.WeakKeyDictionary[Any, tuple[list[Any], anyio.Semaphore]] = (
+        self._loops: weakref.WeakKeyDictionary[Any, tuple[list[Kept], asyncio.Semaphore]] = (
             weakref.WeakKeyDictionary()
         )
 
@@ -117,13 +119,14 @@ class Connections:
         backoff = 0.05
         async with slots:
             while True:
-                connection = None
+                kept = None
                 try:
-                    connection = idle.pop() if idle else await self._connect_async()
-                    rows = await wire.execute(connection, sql, params)
+                    kept = idle.pop() if idle else await self._connect_async()
+                    rows = await wire.execute(kept[0], sql, params, kept[1])
                 except Exception as exc:
-                    if connection is not None:
-                        await _close_async(connection)
+                    if kept is not None:
+                        kept[1].stop()
+                        await _close_async(kept[0])
                     if not self._retriable(exc):
                         raise
                     log.warning("durable_statement_retry", error=type(exc).__name__, wait=backoff)
@@ -131,26 +134,33 @@ class Connections:
                     backoff = min(backoff * 2, MAX_BACKOFF)
                     continue
                 except BaseException:  # cancelled mid-statement: the connection's state is unknown
-                    if connection is not None:
-                        connection.pgconn.finish()
+                    if kept is not None:
+                        wire.discard(*kept)
                     raise
-                idle.append(connection)
+                idle.append(kept)
                 return rows
 
-    def _loop_pool(self) -> tuple[list[Any], anyio.Semaphore]:
+    def _loop_pool(self) -> tuple[list[Kept], asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         pool = self._loops.get(loop)
         if pool is None:
-            # fast_acquire: no checkpoint when a connection is free (one per step otherwise)
-            pool = self._loops[loop] = ([], anyio.Semaphore(MAX_CONNECTIONS, fast_acquire=True))
+            # asyncio's: taking a free slot is a decrement (anyio's also looks for a
+            # cancellation first, a tenth of a statement's CPU); the loop is asyncio's (DBOS's)
+            pool = self._loops[loop] = ([], asyncio.Semaphore(MAX_CONNECTIONS))
         return pool
 
-    async def _connect_async(self) -> Any:
+    async def _connect_async(self) -> tuple[Any, wire.Watch]:
+        """A new connection of this loop's pool, and its socket's watch."""
         import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
 
-        return await psycopg.AsyncConnection.connect(
+        connection = await psycopg.AsyncConnection.connect(
             self.conninfo, autocommit=True, connect_timeout=10
         )
+        try:
+            return connection, wire.Watch(connection)
+        except BaseException:
+            connection.pgconn.finish()
+            raise
 
     def connect(self) -> Any:
         """A new autocommit connection of this database, not from the pool (a listener's)."""
@@ -179,8 +189,8 @@ class Connections:
         for connection in idle:
             close_quietly(connection)
         for loop_idle, _ in list(self._loops.values()):
-            while loop_idle:  # async connections of loops that may be gone: closed directly
-                loop_idle.pop().pgconn.finish()
+            while loop_idle:  # async connections of loops that may run on another thread
+                wire.discard(*loop_idle.pop())
 
     def _retriable(self, exc: Exception) -> bool:
         if self.sqlite:

@@ -101,10 +101,10 @@ class EventLog:
         from dbos._dbos import _get_dbos_instance  # noqa: PLC0415 (dbos is optional and heavy)
         from dbos._serialization import serialize_value  # noqa: PLC0415 (dbos is optional)
 
-        from network.run.agui_encoder import encode  # noqa: PLC0415 (ag_ui: loaded with dbos)
+        from network.run.agui_encoder import encode_json  # noqa: PLC0415 (ag_ui: loaded with dbos)
 
         self.run_id = run_id
-        self._encode = encode
+        self._dumped = encode_json
         dbos = _get_dbos_instance()
         self._table = stream_table(connections(dbos._sys_db))
         self._serialize = partial(
@@ -126,12 +126,6 @@ class EventLog:
         execution when no earlier one wrote anything."""
         (self._start,) = self._dumped(event)
 
-    def _dumped(self, event: RunEvent) -> list[dict[str, Any]]:
-        return [
-            model.model_dump(mode="json", by_alias=True, exclude_none=True)
-            for model in self._encode(event)
-        ]
-
     async def __call__(self, event: RunEvent) -> None:
         dumped = self._dumped(event)
         with self._buffer:
@@ -139,7 +133,7 @@ class EventLog:
             schedule = not self._scheduled
             self._scheduled = True
         if isinstance(event, LAST):
-            await anyio.to_thread.run_sync(self.write_pending)
+            await self._write_last()
             flusher().forget(self)
             if self._error is not None:
                 error, self._error = self._error, None
@@ -150,30 +144,57 @@ class EventLog:
     def write_pending(self) -> None:
         """Write every pending event now, in one append (from a worker or flusher thread)."""
         with self._writing:
-            with self._buffer:
-                batch, self._pending = self._pending, []
-                self._scheduled = False
-            if not batch:
+            params = self._next_batch()
+            if params is None:
                 return
-            key = {"workflow": self.run_id, "key": STREAM_KEY}
-            if self._check_stream:
-                self._check_stream = False
-                if not self._table.db.execute(self._table.any, key) and self._start is not None:
-                    batch.insert(0, self._start)
-            value, serialization = self._serialize(batch)
             try:
-                self._append({**key, "value": value, "serialization": serialization})
+                for attempt in range(OFFSET_RETRIES):
+                    try:
+                        self._table.db.execute(self._table.append, params)
+                        return
+                    except Exception as exc:
+                        _retry_or_raise(exc, attempt)
             finally:
                 self._last_write = time.monotonic()
 
-    def _append(self, params: dict[str, Any]) -> None:
-        for attempt in range(OFFSET_RETRIES):
-            try:
-                self._table.db.execute(self._table.append, params)
+    async def _write_last(self) -> None:
+        """The run's last write. On PostgreSQL, when no write of this log is under way, on the
+        event loop itself (`Connections.execute_async`: no hop to a thread and back on the
+        run's path); otherwise in a thread, after the write under way (batches land in order)."""
+        db = self._table.db
+        if db.sqlite or self._check_stream or not self._writing.acquire(blocking=False):
+            await anyio.to_thread.run_sync(self.write_pending)
+            return
+        try:  # the flusher waits for this write, as for another thread's
+            params = self._next_batch()
+            if params is None:
                 return
-            except Exception as exc:  # another writer took the offset: read it again
-                if attempt == OFFSET_RETRIES - 1 or not _taken(exc):
-                    raise
+            for attempt in range(OFFSET_RETRIES):
+                try:
+                    await db.execute_async(self._table.append, params)
+                    break
+                except Exception as exc:
+                    _retry_or_raise(exc, attempt)
+            self._last_write = time.monotonic()
+        finally:
+            self._writing.release()
+
+    def _next_batch(self) -> dict[str, Any] | None:
+        """The append's parameters for every pending event (None: nothing pending); the
+        caller holds `_writing`. The first write of a resumed execution looks whether an
+        earlier one wrote (a blocking read: from a thread)."""
+        with self._buffer:
+            batch, self._pending = self._pending, []
+            self._scheduled = False
+        if not batch:
+            return None
+        key = {"workflow": self.run_id, "key": STREAM_KEY}
+        if self._check_stream:
+            self._check_stream = False
+            if not self._table.db.execute(self._table.any, key) and self._start is not None:
+                batch.insert(0, self._start)
+        value, serialization = self._serialize(batch)
+        return {**key, "value": value, "serialization": serialization}
 
     def write_in_background(self) -> None:
         """The flusher's write: a failure is kept for the run's last write to raise."""
@@ -236,6 +257,13 @@ _flusher = Flusher()
 def flusher() -> Flusher:
     """The process's flusher (its thread starts with the first deferred write)."""
     return _flusher
+
+
+def _retry_or_raise(exc: Exception, attempt: int) -> None:
+    """An append failed: tried again when another writer took the offset (its next attempt
+    reads it again), unless this was the last attempt; raised otherwise."""
+    if attempt == OFFSET_RETRIES - 1 or not _taken(exc):
+        raise exc
 
 
 def _taken(exc: Exception) -> bool:

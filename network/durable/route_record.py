@@ -58,6 +58,10 @@ class RouteRecord(BaseModel):
     stop: RecordedStop | None = None
 
 
+PLAIN_KEYS = {"queued", "stop"}
+"""The keys of a record that queued agents only (`record_choice`'s quick form)."""
+
+
 def record_choice(network: NetworkLike, choice: Any) -> dict[str, Any]:
     """The record of the router's answer `choice` (resolved by `network`; unknown agents
     raise its `RoutingError`), as JSON data."""
@@ -66,8 +70,11 @@ def record_choice(network: NetworkLike, choice: Any) -> dict[str, Any]:
     if isinstance(choice, Stop):
         stop = RecordedStop(reason=str(choice.reason), summary=choice.summary)
         return RouteRecord(stop=stop).model_dump(mode="json")
+    resolved = network.resolve(choice)
+    if not any(isinstance(entry, Parallel) for entry in resolved):  # agents only: no model needed
+        return {"queued": [entry.name for entry in resolved], "stop": None}
     queued: list[str | RecordedFanOut] = []
-    for entry in network.resolve(choice):
+    for entry in resolved:
         queued.append(_fan_out(entry) if isinstance(entry, Parallel) else entry.name)
     return RouteRecord(queued=queued).model_dump(mode="json")
 
@@ -75,6 +82,10 @@ def record_choice(network: NetworkLike, choice: Any) -> dict[str, Any]:
 def replayed_choice(data: Any) -> Any:
     """The router's answer a record stands for: `Stop`, None, or a list of agent names and
     `Parallel` fan-outs (of agent names) for the network to resolve."""
+    if type(data) is dict and data.keys() == PLAIN_KEYS and data["stop"] is None:
+        queued = data["queued"]  # agent names only (the commonest record): no model needed
+        if queued is None or (type(queued) is list and all(type(q) is str for q in queued)):
+            return None if queued is None else list(queued)
     record = RouteRecord.model_validate(data)
     if record.stop is not None:
         reason = record.stop.reason

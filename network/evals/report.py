@@ -17,6 +17,7 @@ from typing import Any
 
 from network.errors import ConfigurationError
 from network.evals.scorers import Score
+from network.json_fields import json_fields
 
 PASSED = "passed"
 FAILED = "failed"
@@ -210,15 +211,8 @@ class Comparison:
         return bool(self.broke)
 
     def to_dict(self) -> dict[str, Any]:
-        """The comparison as JSON data."""
-        return {
-            "fixed": self.fixed,
-            "broke": self.broke,
-            "stillFailing": self.still_failing,
-            "added": self.added,
-            "removed": self.removed,
-            "means": {name: list(pair) for name, pair in self.means.items()},
-        }
+        """The comparison as JSON data: its fields, camelCase names (`network.json_fields`)."""
+        return json_fields(self)
 
     def render(self) -> str:
         """The comparison as text."""

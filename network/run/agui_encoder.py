@@ -36,6 +36,7 @@ Imported only when a run has such a sink, so `import network` does not pay for `
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -44,7 +45,7 @@ from network.run import events as ev
 
 EventSink = Callable[[Any], Awaitable[None]]
 
-__all__ = ["agui_sink", "encode"]
+__all__ = ["agui_sink", "encode", "encode_json"]
 
 
 def _one(model: Any) -> tuple[Any, ...]:
@@ -175,6 +176,163 @@ def _encoder_of(kind: type[Any]) -> Callable[[Any], tuple[Any, ...]]:
         if found is not None:
             return found
     raise TypeError(f"{kind.__name__} is not an event of a run (network.run.events)")
+
+
+# -- the JSON form, without building models ---------------------------------------------------
+
+JSON_FIELDS: dict[type[Any], tuple[str, tuple[tuple[str, str | None, str | None], ...]]] = {
+    ev.StepStarted: (agui.EventType.STEP_STARTED.value, (("stepName", "name", None),)),
+    ev.StepFinished: (agui.EventType.STEP_FINISHED.value, (("stepName", "name", None),)),
+    ev.TextStarted: (
+        agui.EventType.TEXT_MESSAGE_START.value,
+        (("messageId", "message_id", None), ("role", None, "assistant"), ("name", "name", None)),
+    ),
+    ev.TextContent: (
+        agui.EventType.TEXT_MESSAGE_CONTENT.value,
+        (("messageId", "message_id", None), ("delta", "delta", None)),
+    ),
+    ev.TextEnded: (agui.EventType.TEXT_MESSAGE_END.value, (("messageId", "message_id", None),)),
+    ev.ToolCallStarted: (
+        agui.EventType.TOOL_CALL_START.value,
+        (
+            ("toolCallId", "call_id", None),
+            ("toolCallName", "name", None),
+            ("parentMessageId", "parent_message_id", None),
+        ),
+    ),
+    ev.ToolCallArgs: (
+        agui.EventType.TOOL_CALL_ARGS.value,
+        (("toolCallId", "call_id", None), ("delta", "delta", None)),
+    ),
+    ev.ToolCallEnded: (agui.EventType.TOOL_CALL_END.value, (("toolCallId", "call_id", None),)),
+    ev.ToolResult: (
+        agui.EventType.TOOL_CALL_RESULT.value,
+        (
+            ("messageId", "message_id", None),
+            ("toolCallId", "call_id", None),
+            ("content", "content", None),
+            ("role", None, "tool"),
+        ),
+    ),
+}
+"""The events of one wire event whose fields are all strings (most of a run's events), as
+that event's JSON keys in the models' order: (key, the typed event's attribute or None, a
+constant value). `encode_json` writes these directly; every other event, and one of these
+holding a value that is not a string, goes through the models."""
+
+
+def encode_json(event: ev.RunEvent) -> list[dict[str, Any]]:
+    """The AG-UI JSON of `event`: what `encode(event)`'s models dump to (by alias, without
+    None), in the same key order. The commonest events are written without building a model
+    (a model's dump costs ten times the dict); tests/network/run/test_agui_encoder.py checks
+    the two forms agree for every event class."""
+    kind = type(event)
+    spec = JSON_FIELDS.get(kind)
+    data = (
+        _plain_json(event, *spec)
+        if spec is not None
+        else _state_delta_json(event)
+        if isinstance(event, ev.StateDelta) and kind is ev.StateDelta
+        else None
+    )
+    if data is not None:
+        return [data]
+    return [
+        model.model_dump(mode="json", by_alias=True, exclude_none=True) for model in encode(event)
+    ]
+
+
+def _plain_json(
+    event: Any, wire_type: str, fields: tuple[tuple[str, str | None, str | None], ...]
+) -> dict[str, Any] | None:
+    """`event`'s JSON from its `JSON_FIELDS` entry; None when a value is not a string, or a
+    field the models require is None (the models then say what becomes of it)."""
+    data: dict[str, Any] = {"type": wire_type}
+    subagent = event.subagent_run_id
+    if subagent is not None:
+        if type(subagent) is not str:
+            return None
+        data["subagentRunId"] = subagent
+    for key, name, constant in fields:
+        value = constant if name is None else getattr(event, name)
+        if type(value) is str:
+            data[key] = value
+        elif value is not None or key not in OPTIONAL_KEYS:
+            return None
+    for key, value in (("fan_out", getattr(event, "fan_out", None)), ("branch", event.branch)):
+        if type(value) is str:
+            data[key] = value
+        elif value is not None:
+            return None
+    return data
+
+
+OPTIONAL_KEYS = frozenset({"subagentRunId", "fan_out", "branch", "parentMessageId", "name"})
+"""The keys of `JSON_FIELDS`' events that the models leave out when None."""
+
+PATCH_KEYS = {
+    "add": ("op", "path", "value"),
+    "replace": ("op", "path", "value"),
+    "test": ("op", "path", "value"),
+    "remove": ("op", "path"),
+    "move": ("op", "from", "path"),
+    "copy": ("op", "from", "path"),
+}
+"""A JSON Patch operation's keys, in the order its model dumps them."""
+
+
+class _NotPlain(Exception):
+    """A value the models would convert (a tuple, a NaN, a date...): theirs to write."""
+
+
+def _state_delta_json(event: ev.StateDelta) -> dict[str, Any] | None:
+    """A STATE_DELTA's JSON, when every operation is one the models pass through as it is
+    (its own keys, plain JSON values, a value that is not None); None otherwise."""
+    if event.subagent_run_id is not None or event.branch is not None:
+        return None
+    try:
+        delta = [_patch_json(op) for op in event.ops]
+    except _NotPlain:
+        return None
+    return {"type": agui.EventType.STATE_DELTA.value, "delta": delta}
+
+
+def _patch_json(op: Any) -> dict[str, Any]:
+    keys = PATCH_KEYS.get(str(op.get("op"))) if type(op) is dict else None
+    if keys is None or len(op) != len(keys):
+        raise _NotPlain
+    written = {}
+    for key in keys:
+        if key not in op:
+            raise _NotPlain
+        written[key] = _plain_copy(op[key])
+    if written.get("value", 0) is None or any(
+        type(written.get(key, "")) is not str for key in ("path", "from")
+    ):
+        raise _NotPlain
+    return written
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of `value` when it is JSON data the models write unchanged (str, int, bool,
+    finite float, None, lists, dicts of str keys); else `_NotPlain`."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if value != value or value in (math.inf, -math.inf):
+            raise _NotPlain
+        return value
+    if kind is list:
+        return [_plain_copy(item) for item in value]
+    if kind is dict:
+        copied = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            copied[key] = _plain_copy(item)
+        return copied
+    raise _NotPlain
 
 
 def agui_sink(sink: EventSink) -> EventSink:

@@ -56,7 +56,7 @@ from network.threads.sql_fast import Encoded
 from network.threads.sql_links import (
     switch_to_wal,
 )
-from network.threads.sql_tables import build_tables, create_tables
+from network.threads.sql_tables import build_tables, create_tables, upgrade_threads
 from network.threads.sql_timeline import SQLTimeTravel
 from network.threads.thread_data import (
     ANONYMOUS_USER,
@@ -158,7 +158,12 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         async with self._setup_lock:
             if self._ready:
                 return
-            await create_tables(self._writer, self.dialect, self.tables.metadata)
+            await create_tables(
+                self._writer,
+                self.dialect,
+                self.tables.metadata,
+                upgrade=upgrade_threads(self.tables),
+            )
             self._ready = True
 
     async def close(self) -> None:

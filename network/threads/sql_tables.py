@@ -1,6 +1,9 @@
 """The tables of the SQL thread store (SQLAlchemy Core; one definition for SQLite and Postgres).
 
-- `threads`: one row per thread: owner, revision (the optimistic lock), times, counts.
+- `threads`: one row per thread: owner, revision (the optimistic lock), times, counts. Indexed
+  by owner (app, user) only: every commit changes `updated_at`, and an index holding it would
+  be rewritten by every commit (a page more per commit on SQLite; no heap-only update on
+  PostgreSQL) for the sake of `list_threads`, which sorts one owner's threads instead.
 - `messages`: the conversation, one row per message, numbered from 0 within its thread.
 - `results`: the agent calls, numbered from 0, each stored without its history plus the length
   of the conversation prefix it was sent (`history_length`, NULL when it was not a prefix).
@@ -20,6 +23,7 @@ revision does that).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +37,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    inspect,
     text,
 )
 
@@ -97,7 +102,7 @@ def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table,
         Column("message_count", Integer, nullable=False),
         Column("result_count", Integer, nullable=False),
         Column("meta", Text, nullable=False),
-        Index(f"{prefix}threads_owner", "app_name", "user_id", "updated_at"),
+        Index(f"{prefix}threads_by_owner", "app_name", "user_id"),
     )
     messages = thread_records(metadata, f"{prefix}messages", Column("data", Text, nullable=False))
     results = thread_records(
@@ -161,7 +166,12 @@ class SideTables:
 
 
 async def create_tables(
-    writer: Any, dialect: str, metadata: MetaData, tables: list[Table] | None = None
+    writer: Any,
+    dialect: str,
+    metadata: MetaData,
+    tables: list[Table] | None = None,
+    *,
+    upgrade: Callable[[Any], None] | None = None,
 ) -> None:
     """Create `metadata`'s tables (or those of them in `tables`) that do not exist yet, in one
     transaction of `writer`.
@@ -169,13 +179,36 @@ async def create_tables(
     Processes that start together race to create them, and PostgreSQL's catalog refuses the
     second `CREATE TABLE` of a name even with `IF NOT EXISTS` checked first: there a
     transaction-level advisory lock makes them take turns (SQLite's `BEGIN IMMEDIATE`, which
-    the store's writer begins with, already does)."""
+    the store's writer begins with, already does). `upgrade(connection)`: what brings tables an
+    older version made up to date, in the same transaction (`upgrade_threads`)."""
     async with writer.begin() as conn:
         if dialect == "postgresql":
             lock = text("SELECT pg_advisory_xact_lock(:key)")
             names = sorted(metadata.tables) if tables is None else sorted(t.name for t in tables)
             await conn.execute(lock, {"key": _lock_key(names)})
         await conn.run_sync(metadata.create_all, tables=tables)
+        if upgrade is not None:
+            await conn.run_sync(upgrade)
+
+
+def upgrade_threads(tables: Tables) -> Callable[[Any], None]:
+    """What brings the thread tables an older version made up to date (run where they are
+    created, `create_tables`): its owner index, which held `updated_at` (and so was rewritten
+    by every commit), replaced by one on (app, user)."""
+    threads = tables.threads
+    prefix = threads.name.removesuffix("threads")
+    old, new_name = f"{prefix}threads_owner", f"{prefix}threads_by_owner"
+    (new,) = (index for index in threads.indexes if index.name == new_name)
+
+    def upgrade(connection: Any) -> None:
+        names = {index["name"] for index in inspect(connection).get_indexes(threads.name)}
+        if old in names:
+            quoted = connection.dialect.identifier_preparer.quote(old)
+            connection.exec_driver_sql(f"DROP INDEX {quoted}")
+        if new_name not in names:
+            new.create(connection)
+
+    return upgrade
 
 
 def _lock_key(names: list[str]) -> int:

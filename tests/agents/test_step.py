@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from agents import Agent, ScriptedModel, call
-from network import Network
+from agents import Agent, AgentCall, ScriptedModel, ToolContext, call, tool
+from network import Capability, InferenceResult, Network
+from network.history.messages import ToolCall
 from network.run.stages import NO_STAGES
 
 pytestmark = pytest.mark.anyio
@@ -44,3 +45,60 @@ async def test_a_tool_call_of_no_tool_is_an_error_result_naming_the_tools() -> N
     record = result.results[0].tool_calls[0]
     assert record.is_error and "unknown tool 'nope'" in record.content
     assert NO_STAGES.capabilities == ()
+
+
+class _Unchanged(Capability):
+    """A capability that changes nothing: the step runs its staged call for it."""
+
+    async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
+        return result
+
+
+def _comparable(result: InferenceResult) -> dict[str, Any]:
+    """What a call's record says, but when it ran and for how long."""
+    fields = result.to_dict()
+    for timed in ("started_at", "duration_ms"):
+        fields.pop(timed)
+    for record in fields["tool_calls"]:
+        record.pop("started_at"), record.pop("duration_ms")
+    return fields
+
+
+@pytest.mark.parametrize("output_key", [None, "out"])
+async def test_a_call_nothing_else_sees_records_what_the_staged_call_records(
+    output_key: str | None,
+) -> None:
+    # The plain call (`AgentStep._plain_call`: no capability, sink or recorder) skips the
+    # `AgentCall`; what it records and writes must be what the stages would, tools included.
+    @tool
+    def note(text: str, ctx: ToolContext) -> str:
+        """Keep a note."""
+        ctx.kv.set("notes", [*ctx.kv.get("notes", []), text])
+        return f"noted {text}"
+
+    async def run(capabilities: list[Capability]) -> Any:
+        asked = [ToolCall("c1", "note", {"text": "a"}), ToolCall("c2", "nope", {})]
+        model = ScriptedModel([*asked, "done"])
+        agent = Agent(
+            "a", system="Take notes.", tools=[note], model=model, output_key=output_key,
+            capabilities=capabilities,
+        )  # fmt: skip
+
+        def until_answered(ctx: Any) -> Any:
+            last = ctx.last_result
+            return agent if last is None or last.tool_calls else None
+
+        return await Network("n", agents=[agent], router=until_answered).run("go")
+
+    plain, staged = await run([]), await run([_Unchanged()])
+    assert [_comparable(r) for r in plain.results] == [_comparable(r) for r in staged.results]
+    assert plain.state.kv.data == staged.state.kv.data
+    assert [(w.key, w.op, w.writer) for w in plain.state.kv.write_log] == [
+        (w.key, w.op, w.writer) for w in staged.state.kv.write_log
+    ]
+    assert (
+        plain.results[0].offered_tools
+        and plain.results[0].offered_tools[0]["function"]["name"] == "note"
+    )
+    assert plain.output == staged.output == "done" and len(plain.results) == 3
+    assert plain["notes"] == ["a"] and plain.results[1].tool_calls[0].is_error

@@ -99,6 +99,57 @@ def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects()
     assert per_step <= 11, per_step
 
 
+def tracked_objects_per_waiting_run(runs: int = 200) -> float:
+    """Tracked objects alive per run while `runs` runs wait on their first model answer."""
+
+    async def main() -> float:
+        gate = asyncio.Event()
+        waiting: list[int] = []
+
+        class GatedModel(ToolCallingModel):
+            async def complete(self, request: ModelRequest, on_chunk: Any = None) -> Any:
+                waiting.append(1)
+                await gate.wait()
+                return await super().complete(request, on_chunk)
+
+        network = _network()
+        network.agents["worker"].model = GatedModel()  # type: ignore[attr-defined]
+        gate.set()
+        await network.run("go", state={"target": 2})  # warm caches (schemas, adapters) first
+        gate.clear()
+        waiting.clear()
+        gc.collect()
+        before = len(gc.get_objects())
+        tasks = [asyncio.ensure_future(network.run("go", state={"target": 2})) for _ in range(runs)]
+        while len(waiting) < runs:
+            await asyncio.sleep(0)
+        gc.collect()
+        alive = len(gc.get_objects()) - before
+        gate.set()
+        await asyncio.gather(*tasks)
+        return alive / runs
+
+    return asyncio.run(main())
+
+
+def test_a_run_waiting_on_its_model_keeps_at_most_35_tracked_objects_alive() -> None:
+    # A thousand runs waiting at once (W2) are what every collection pass walks. Per run: its
+    # task, context and coroutine chain, its RunContext, bookkeeping, state and store, the
+    # step's request and history view; no `AgentCall` for a call nothing but the step sees
+    # (`AgentStep._plain_call`). Counted in a process of its own, as above.
+    root = Path(__file__).resolve().parents[2]
+    script = (
+        "from tests.agents.test_step_footprint import tracked_objects_per_waiting_run;"
+        "print(tracked_objects_per_waiting_run())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    per_run = float(done.stdout.split()[-1])
+    assert per_run <= 35, per_run  # 36 with an `AgentCall` per waiting call
+
+
 def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> None:
     # While the model answers, this is the chain of coroutines the run's task resumes
     # through; each one is an object alive across the answer.
@@ -135,7 +186,7 @@ def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> N
         "Network.run",
         "execute",
         "run_loop",
-        "AgentStep.call",  # the kernel step (agents.step)
+        "AgentStep._plain_call",  # the kernel step (agents.step: `call` hands it back)
         "WaitingModel.complete",
     ]
 

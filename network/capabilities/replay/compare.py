@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from network.json_fields import json_fields
+
 INSTRUCTIONS = "instructions"
 CONVERSATION = "conversation"
 TOOLS = "tools"
@@ -58,8 +60,8 @@ class Difference:
     diff: str
 
     def to_dict(self) -> dict[str, str]:
-        """The difference as JSON data."""
-        return {"aspect": self.aspect, "summary": self.summary, "diff": self.diff}
+        """The difference as JSON data: its fields (`network.json_fields`)."""
+        return json_fields(self)
 
 
 def unified(recorded: Sequence[str], today: Sequence[str]) -> str:

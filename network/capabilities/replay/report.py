@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from network.capabilities.replay.compare import Difference
+from network.json_fields import json_fields
 
 MATCH = "match"
 DIVERGED = "diverged"
@@ -62,19 +63,8 @@ class StepReport:
         self.status = DIVERGED
 
     def to_dict(self) -> dict[str, Any]:
-        """The step as JSON data."""
-        return {
-            "turn": self.turn,
-            "index": self.index,
-            "agent": self.agent,
-            "recordedAgent": self.recorded_agent,
-            "status": self.status,
-            "checked": list(self.checked),
-            "differences": [difference.to_dict() for difference in self.differences],
-            "requests": self.requests,
-            "answeredFromRecording": self.answered_from_recording,
-            "toolsFromRecording": self.tools_from_recording,
-        }
+        """The step as JSON data: its fields, camelCase names (`network.json_fields`)."""
+        return json_fields(self)
 
 
 @dataclass(slots=True)

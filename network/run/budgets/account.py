@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import anyio
 
@@ -97,12 +97,7 @@ class BudgetAccount:
         return BudgetExceeded(
             f"budget {self.key!r}: {refused.limit}={refused.value:g} leaves no room ({why})",
             budget=self.key,
-            limit=refused.limit,
-            value=refused.value,
-            spent=refused.spent,
-            held=refused.held,
-            asked=refused.asked,
-            retry_after=refused.retry_after,
+            **asdict(refused),  # the refusal's figures are the error's: limit, value, ...
         )
 
 

@@ -90,3 +90,83 @@ def test_a_crash_loses_only_unwritten_events_and_the_resumed_stream_completes_th
     assert kinds.count("STEP_FINISHED") == 2 and "TOOL_CALL_RESULT" in kinds
     assert kinds[-1] == "RUN_FINISHED" and kinds.count("RUN_FINISHED") == 1
     assert outcome["state"] == FINAL_STATE
+
+
+def counting_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The log's writes that went to a thread (`anyio.to_thread.run_sync`), by name."""
+    hops: list[str] = []
+    real = anyio.to_thread.run_sync
+
+    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
+        if getattr(func, "__name__", "") == "write_pending":
+            hops.append(func.__name__)
+        return await real(func, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    return hops
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_the_runs_last_write_is_made_on_its_event_loop(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the last write writes it all
+    hops = counting_hops(monkeypatch)
+    plain = plain_run_kinds()
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    assert [[event["type"] for event in batch] for batch in written_batches(run_id)] == [plain]
+    assert hops == []  # no hop to a thread and back at the run's end
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_last_write_waits_for_the_write_under_way_in_a_thread(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    import time
+
+    import psycopg
+    from dbos._serialization import deserialize_value
+
+    from network.run.events import RunFinished, StepStarted
+
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)
+    hops = counting_hops(monkeypatch)
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))  # the stream's workflow
+    hops.clear()
+
+    async def run() -> None:  # another execution's log of that run, writing after it
+        log = event_log.EventLog(run_id)
+        await log(StepStarted("first"))
+        execute = log._table.db.execute
+
+        def slow(sql: str, params: dict[str, Any]) -> list[Any]:
+            time.sleep(0.3)  # a background write still under way when the run ends
+            return execute(sql, params)
+
+        monkeypatch.setattr(log._table.db, "execute", slow)
+        writer = threading.Thread(target=log.write_pending)
+        writer.start()
+        while not log._writing.locked():
+            time.sleep(0.001)
+        await log(RunFinished("t", run_id))
+        writer.join()
+
+    anyio.run(run)
+    assert hops == ["write_pending"]  # it waited for the write under way, in a thread
+    with psycopg.connect(launched) as conn:
+        rows = conn.execute(
+            "SELECT value, serialization FROM dbos.streams WHERE workflow_uuid = %s "
+            'ORDER BY "offset"',
+            (run_id,),
+        ).fetchall()
+    from dbos._dbos import _get_dbos_instance
+
+    serializer = _get_dbos_instance()._serializer
+    batches = [deserialize_value(value, kind, serializer) for value, kind in rows]
+    assert [[event["type"] for event in batch] for batch in batches[-2:]] == [
+        ["STEP_STARTED"],
+        ["RUN_FINISHED"],
+    ]

@@ -66,6 +66,20 @@ def test_stops_and_none_are_recorded_too() -> None:
     assert round_trip(Stop("my_reason")) == Stop("my_reason")
 
 
+def test_a_decision_of_agents_only_is_the_records_model_form() -> None:
+    from network.durable.route_record import RouteRecord
+
+    for choice in ("alpha", [alpha, "beta"], None):
+        record = record_choice(team, choice)
+        model_form = RouteRecord.model_validate(record).model_dump(mode="json")
+        assert json.dumps(record) == json.dumps(model_form)
+    assert round_trip([alpha, "beta", "alpha"]) == ["alpha", "beta", "alpha"]
+    # a record the quick form does not vouch for is read by the model (and refused by it)
+    with pytest.raises(ValueError, match="queued"):
+        replayed_choice({"queued": ["alpha", 3.5], "stop": None})
+    assert replayed_choice({"queued": ["alpha"]}) == ["alpha"]  # an older record's keys
+
+
 @pytest.mark.parametrize("item", [object(), (1, 2), {1: "a"}, float("nan")])
 def test_an_item_that_is_not_json_data_is_refused_naming_the_branch(item: Any) -> None:
     fork = Parallel.map(beta, ["fine", item], name="batch")

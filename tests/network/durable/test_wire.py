@@ -5,6 +5,7 @@ connection, and a connection that fails raises psycopg's `OperationalError`."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from types import SimpleNamespace
 from typing import Any
 
 import psycopg
@@ -93,3 +94,75 @@ async def test_a_connection_that_failed_raises_an_operational_error(
         admin.execute("SELECT pg_terminate_backend(%s)", (pid[0],))
     with pytest.raises(psycopg.OperationalError):
         await wire.execute(connection, "SELECT 1", {})
+
+
+@on_postgres
+async def test_a_watched_connection_is_registered_with_its_loop_once(
+    connection: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    added: list[int] = []
+    real = loop.add_reader
+
+    def counted(fd: int, callback: Any, *args: Any) -> None:
+        added.append(fd)
+        real(fd, callback, *args)
+
+    monkeypatch.setattr(loop, "add_reader", counted)
+    watch = wire.Watch(connection)
+    for low in range(5):
+        assert await wire.execute(connection, "SELECT %(low)s + 1", {"low": low}, watch) == [
+            (low + 1,)
+        ]
+    assert added == [watch.fd]  # once, not once per statement
+    watch.stop()
+    assert not loop._selector.get_map().get(watch.fd)  # type: ignore[attr-defined]
+    assert await wire.execute(connection, "SELECT 2", {}) == [(2,)]  # unwatched: as before
+
+
+@on_postgres
+async def test_a_watched_connection_the_server_closes_while_idle_stops_its_watch(
+    connection: Any, durable_db: str
+) -> None:
+    import asyncio
+
+    watch = wire.Watch(connection)
+    (pid,) = await wire.execute(connection, "SELECT pg_backend_pid()", {}, watch)
+    with psycopg.connect(durable_db, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid[0],))
+    for _ in range(200):  # the end of file is read by the watch, which stops
+        await asyncio.sleep(0.01)
+        if not watch.watching:
+            break
+    assert not watch.watching  # never a socket that stays readable on the loop
+    with pytest.raises(psycopg.OperationalError):
+        await wire.execute(connection, "SELECT 1", {}, watch)
+
+
+@on_postgres
+async def test_the_pool_keeps_its_connections_watched_and_stops_them_when_closed(
+    durable_db: str,
+) -> None:
+    import asyncio
+
+    from dbos import DBOS
+
+    from network.durable.connections import Connections
+
+    DBOS.migrate(durable_db)  # (creates the database)
+
+    import sqlalchemy
+
+    # what `Connections` reads of DBOS's system database
+    engine = SimpleNamespace(url=sqlalchemy.make_url(durable_db))
+    sys_db = SimpleNamespace(_is_sqlite=False, app_name="test", schema="dbos", engine=engine)
+    pool = Connections(sys_db)
+    loop = asyncio.get_running_loop()
+    for _ in range(3):
+        assert await pool.execute_async("SELECT 1", {}) == [(1,)]
+    ((connection, watch),) = pool._loop_pool()[0]
+    assert watch.watching and loop._selector.get_map().get(watch.fd)  # type: ignore[attr-defined]
+    pool.close()  # on the loop's own thread: at once
+    assert not watch.watching and connection.pgconn.status != 0

@@ -192,3 +192,146 @@ def test_an_interrupted_run_finishes_with_its_interrupts_as_agui_interrupts() ->
 def test_an_object_that_is_no_event_of_a_run_is_refused() -> None:
     with pytest.raises(TypeError, match="not an event of a run"):
         encode(object())  # type: ignore[arg-type]
+
+
+def model_json(event: ev.RunEvent) -> list[dict[str, Any]]:
+    """The models' JSON, as the durable event log stored it before `encode_json`."""
+    return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in encode(event)]
+
+
+WHERE = [
+    {},
+    {"branch": "a+b/a"},
+    {"subagent_run_id": "sub_1"},
+    {"branch": "x", "subagent_run_id": "s"},
+]
+PLAIN_EVENTS = [
+    ev.StepStarted("writer"),
+    ev.StepStarted("a+b", fan_out="a+b"),
+    ev.StepFinished("writer"),
+    ev.StepFinished("a+b", fan_out="a+b"),
+    ev.TextStarted("m1"),
+    ev.TextStarted("m1", "writer"),
+    ev.TextContent("m1", "hel"),
+    ev.TextContent("m1", ""),
+    ev.TextEnded("m1"),
+    ev.ToolCallStarted("c1", "save"),
+    ev.ToolCallStarted("c1", "save", "m1"),
+    ev.ToolCallArgs("c1", '{"text": "é\\n"}'),
+    ev.ToolCallEnded("c1"),
+    ev.ToolResult("c1:result", "c1", "saved"),
+]
+
+
+@pytest.mark.parametrize("where", WHERE)
+@pytest.mark.parametrize("event", PLAIN_EVENTS, ids=lambda e: type(e).__name__)
+def test_the_json_form_is_the_models_dump_key_for_key(
+    event: ev.RunEvent, where: dict[str, str]
+) -> None:
+    import dataclasses
+
+    from network.run.agui_encoder import JSON_FIELDS, encode_json
+
+    assert type(event) in JSON_FIELDS  # written without a model
+    event = dataclasses.replace(event, **where)
+    assert json.dumps(encode_json(event)) == json.dumps(model_json(event))  # same key order
+
+
+def test_every_event_class_has_the_json_form_of_its_models() -> None:
+    from network.run.agui_encoder import JSON_FIELDS, encode_json
+
+    interrupt = Interrupt(
+        id="i1", reason="confirmation", message="ok?", tool_call_id="c1", tool="t", agent="a"
+    )
+    samples = [
+        ev.RunStarted("t1", "r1"),
+        ev.RunFinished("t1", "r1", {"output": "hi"}, [{"model": "m", "totalTokens": 3}]),
+        ev.RunInterrupted("t1", "r1", None, None, [interrupt]),
+        ev.RunCancelled("t1", "r1"),
+        ev.RunError("boom"),
+        ev.StateSnapshot({"x": [1, 2.5, None]}),
+        ev.StateDelta([{"op": "add", "path": "/x", "value": float("nan")}]),
+        ev.ReasoningStarted("m2"),
+        ev.ReasoningContent("m2", "hmm"),
+        ev.ReasoningEnded("m2"),
+        ev.SubagentStarted("helper", subagent_run_id="sub_1"),
+        ev.SubagentFinished({"output": "x"}, subagent_run_id="sub_1"),
+        ev.SubagentError("failed", subagent_run_id="sub_1"),
+        ev.Handoff("triage", "faq", "call_7", "bags"),
+        ev.Custom("mine", {"a": 1}),
+        ev.ToolCallRetry({"attempt": 1}),
+        *PLAIN_EVENTS,
+    ]
+    covered = {type(event) for event in samples}
+    assert covered >= set(ENCODERS) - {ev.RunEvent} and set(JSON_FIELDS) <= covered
+    for event in samples:
+        assert json.dumps(encode_json(event)) == json.dumps(model_json(event)), event
+
+
+def test_a_value_the_json_form_cannot_vouch_for_goes_through_the_models() -> None:
+    from pydantic import ValidationError
+
+    from network.run.agui_encoder import encode_json
+
+    # a non-string where the wire wants one, or a required field missing: refused as before
+    for event in (ev.ToolCallArgs("c1", 42), ev.ToolCallEnded(None)):  # type: ignore[arg-type]
+        with pytest.raises(ValidationError):
+            model_json(event)
+        with pytest.raises(ValidationError):
+            encode_json(event)
+    # a result of content parts, an extra field that is not a string: the models write them
+    parts = [{"type": "text", "text": "hi"}]
+    converted: list[ev.RunEvent] = [ev.ToolResult("m", "c1", parts), ev.StepStarted("s", 7)]  # type: ignore[arg-type]
+    for other in converted:
+        assert json.dumps(encode_json(other)) == json.dumps(model_json(other))
+    assert encode_json(ev.ToolResult("m", "c1", parts))[0]["content"] == parts  # type: ignore[arg-type]
+
+
+NESTED: dict[str, Any] = {"a": [1, -2.5, True, None, "x", {"b": []}], "c": {}}
+DELTAS = [
+    [{"op": "add", "path": "/x", "value": 1}],
+    [{"op": "replace", "path": "/items", "value": ["x"]}, {"op": "remove", "path": "/y"}],
+    [{"path": "/x", "value": NESTED, "op": "test"}],  # written in the models' key order
+    [{"op": "move", "from": "/a", "path": "/b"}, {"op": "copy", "path": "/c", "from": "/b"}],
+    # what the models convert or refuse: left to them
+    [{"op": "add", "path": "/x", "value": None}],
+    [{"op": "add", "path": "/x", "value": (1, 2)}],
+    [{"op": "add", "path": "/x", "value": {"n": float("nan")}}],
+    [{"op": "add", "path": "/x", "value": {1: "one"}}],
+    [{"op": "add", "path": "/x", "value": 1, "extra": 2}],
+    [{"op": "add", "path": 3, "value": 1}],
+]
+
+
+@pytest.mark.parametrize("where", [{}, {"branch": "a+b/a"}])
+@pytest.mark.parametrize("ops", DELTAS)
+def test_a_state_deltas_json_is_the_models_dump(ops: list[Any], where: dict[str, str]) -> None:
+    from network.run.agui_encoder import encode_json
+
+    event = ev.StateDelta(ops, **where)
+    try:
+        expected = json.dumps(model_json(event))
+    except Exception as refused:  # the models refuse it: so does the JSON form
+        with pytest.raises(type(refused)):
+            encode_json(event)
+    else:
+        assert json.dumps(encode_json(event)) == expected
+
+
+def test_a_state_deltas_json_is_a_copy_of_the_values() -> None:
+    from network.run.agui_encoder import encode_json
+
+    value = {"items": ["x"]}
+    (written,) = encode_json(ev.StateDelta([{"op": "add", "path": "/s", "value": value}]))
+    value["items"].append("later")  # the run goes on changing its state
+    assert written["delta"] == [{"op": "add", "path": "/s", "value": {"items": ["x"]}}]
+
+
+@pytest.mark.parametrize("ops", DELTAS[:4])
+def test_a_plain_state_delta_is_written_without_a_model(
+    ops: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from network.run import agui_encoder
+
+    monkeypatch.setattr(agui_encoder, "encode", None)  # the models' path would fail
+    assert agui_encoder.encode_json(ev.StateDelta(ops))[0]["type"] == "STATE_DELTA"
