@@ -2,7 +2,7 @@
 the suite can run on pytest-xdist workers (`-n 4 --dist loadgroup`: docs/dependencies.md)."""
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 
 import pytest
 import structlog
@@ -22,28 +22,58 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", DEADLINE)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
     """Under `--dist loadgroup`, keep a module's tests on one worker when they share a fixture
     of module scope (a browser, a served app, an npm client): spread over the workers, each
-    worker would start its own. Tests sharing nothing are spread one by one."""
-    if not config.pluginmanager.hasplugin("xdist"):
+    worker would start its own, and start it again each time the module's tests come back to
+    it between other modules' tests. Tests sharing nothing are spread one by one."""
+    if config.pluginmanager.hasplugin("xdist"):
+        for item in items:
+            group = _one_worker_group(item)
+            if group is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+    yield  # pytest-xdist's own hook runs here: it names each test's group in its node id
+    if getattr(config.option, "loadgroup", False):  # on a worker of `--dist loadgroup`
+        for item in items:
+            _name_the_group_in_the_node_id(item)
+
+
+def _one_worker_group(item: pytest.Item) -> str | None:
+    group = next(
+        (name for key, name in ONE_WORKER_FIXTURES.items() if key in item.fixturenames), None
+    )
+    definitions = getattr(item, "_fixtureinfo", None)
+    if group is None and definitions is not None:
+        scopes = {
+            definition.scope
+            for chain in definitions.name2fixturedefs.values()
+            for definition in chain
+        }
+        if scopes & set(SHARED_SCOPES):
+            group = item.nodeid.split("::")[0]
+    return group
+
+
+def _name_the_group_in_the_node_id(item: pytest.Item) -> None:
+    """What pytest-xdist 3.8's loadgroup does, done where it no longer takes: it appends
+    `@group` to a grouped test's node id (the scheduler reads the group from there) by
+    setting `item._nodeid`, which pytest 9.2 no longer reads (node ids are structured, in
+    `item._id`): every `xdist_group` mark was silently ignored and a module's shared fixture
+    was set up on every worker, again and again (pytest-dev/pytest-xdist#1386)."""
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
+    suffix = "@" + "_".join(sorted(names))
+    if not names or item.nodeid.endswith(suffix):
+        return  # no group, or pytest-xdist named it (an older pytest, a fixed xdist)
+    structured = getattr(item, "_id", None)
+    if structured is None:
         return
-    for item in items:
-        group = next(
-            (name for key, name in ONE_WORKER_FIXTURES.items() if key in item.fixturenames),
-            None,
-        )
-        definitions = getattr(item, "_fixtureinfo", None)
-        if group is None and definitions is not None:
-            scopes = {
-                definition.scope
-                for chain in definitions.name2fixturedefs.values()
-                for definition in chain
-            }
-            if scopes & set(SHARED_SCOPES):
-                group = item.nodeid.split("::")[0]
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    item._id = type(structured).parse(f"{item.nodeid}{suffix}")
 
 
 @pytest.fixture
