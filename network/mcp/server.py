@@ -129,8 +129,14 @@ class _RunTool:
 
     async def call(self, mcp_request: Any, params: CallToolRequestParams) -> CallToolResult:
         """A `tools/call`: the arguments validated, the run, its result or an `isError` one."""
-        if params.name != self.name:
-            return _error(f"unknown tool {params.name!r} (this server has {self.name!r})")
+        if params.name != self.name:  # a protocol error, as the MCP spec says: not a result
+            from mcp.shared.exceptions import MCPError  # noqa: PLC0415 (mcp)
+            from mcp.types import INVALID_PARAMS  # noqa: PLC0415 (mcp)
+
+            asked = params.name[:80]  # a stranger's name, echoed bounded
+            raise MCPError(
+                INVALID_PARAMS, f"unknown tool {asked!r} (this server has {self.name!r})"
+            )
         try:
             arguments = RunArguments.model_validate(params.arguments or {})
         except ValidationError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from network.mcp import mcp_server, run_tool_name
 from tests.network.mcp.team import network
@@ -47,3 +49,13 @@ async def test_a_failed_run_and_bad_input_are_error_results() -> None:
 
 def test_the_tool_name_is_the_network_name_made_safe() -> None:
     assert run_tool_name(network) == "notes_team"
+
+
+async def test_an_unknown_tool_is_a_protocol_error_naming_it() -> None:
+    async with Client(mcp_server(network)) as client:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("no_such_tool", {"input": "x"})
+        assert raised.value.code == INVALID_PARAMS
+        assert "'no_such_tool'" in raised.value.message and "'notes_team'" in raised.value.message
+        ok = await client.call_tool("notes_team", {"input": "still serving"})
+        assert ok.structured_content["output"] == "done: still serving"
