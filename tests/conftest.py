@@ -39,6 +39,14 @@ def pytest_collection_modifyitems(
     if getattr(config.option, "loadgroup", False):  # on a worker of `--dist loadgroup`
         for item in items:
             _name_the_group_in_the_node_id(item)
+        # The longest group (the real model server's tests, one after another on one worker)
+        # is handed out first, so that it does not start late and end the run last. A stable
+        # sort: every worker collects the same order, as pytest-xdist requires.
+        items.sort(key=lambda item: not _on_one_worker_fixture(item))
+
+
+def _on_one_worker_fixture(item: pytest.Item) -> bool:
+    return any(key in item.fixturenames for key in ONE_WORKER_FIXTURES)
 
 
 def _one_worker_group(item: pytest.Item) -> str | None:
