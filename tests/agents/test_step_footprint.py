@@ -86,17 +86,19 @@ def test_an_agent_call_with_one_tool_call_keeps_at_most_eleven_tracked_objects()
     # strings and numbers, which the collector untracks at its first pass.
     # The count is process-wide, so it is taken in a process of its own: a thread an earlier
     # test left running (a server, a log worker) would otherwise add what it makes meanwhile.
+    per_step = counted_alone("tracked_objects_per_step")
+    assert per_step <= 11, per_step
+
+
+def counted_alone(counter: str) -> float:
+    """What this module's `counter` function returns, run in a Python process of its own."""
     root = Path(__file__).resolve().parents[2]
-    script = (
-        "from tests.agents.test_step_footprint import tracked_objects_per_step;"
-        "print(tracked_objects_per_step())"
-    )
+    script = f"from tests.agents.test_step_footprint import {counter}; print({counter}())"
     done = subprocess.run(
         [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    per_step = float(done.stdout.split()[-1])
-    assert per_step <= 11, per_step
+    return float(done.stdout.split()[-1])
 
 
 def tracked_objects_per_waiting_run(runs: int = 200) -> float:
@@ -137,16 +139,7 @@ def test_a_run_waiting_on_its_model_keeps_at_most_35_tracked_objects_alive() -> 
     # task, context and coroutine chain, its RunContext, bookkeeping, state and store, the
     # step's request and history view; no `AgentCall` for a call nothing but the step sees
     # (`AgentStep._plain_call`). Counted in a process of its own, as above.
-    root = Path(__file__).resolve().parents[2]
-    script = (
-        "from tests.agents.test_step_footprint import tracked_objects_per_waiting_run;"
-        "print(tracked_objects_per_waiting_run())"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    per_run = float(done.stdout.split()[-1])
+    per_run = counted_alone("tracked_objects_per_waiting_run")
     assert per_run <= 35, per_run  # 36 with an `AgentCall` per waiting call
 
 
