@@ -48,16 +48,19 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def cli_main(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`main(ARGS)`, the function the entry point calls, in this process with `env` set: the
-    status it returns and what it writes to stdout and stderr. Left as it was after: the
-    environment, the working directory, `sys.path` and `sys.modules` (a loaded FILE), and
-    structlog (which `run` configures)."""
+    status it returns (or exits with, as argparse does) and what it writes to stdout and
+    stderr. Left as it was after: the environment, the working directory, `sys.path` and
+    `sys.modules` (a loaded FILE), and structlog (which `run` configures)."""
     out, err = io.StringIO(), io.StringIO()
     path, modules, cwd = list(sys.path), set(sys.modules), Path.cwd()
     try:
         os.chdir(ROOT)
         environment = mock.patch.dict(os.environ, {**TERMINAL, **(env or {})})
         with environment, redirect_stdout(out), redirect_stderr(err):
-            status = main(list(args))
+            try:
+                status = main(list(args))
+            except SystemExit as exited:
+                status = exited.code if isinstance(exited.code, int) else 1
     finally:
         os.chdir(cwd)
         sys.path[:] = path
