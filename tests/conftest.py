@@ -18,8 +18,16 @@ DEADLINE = (
 )
 
 
+HEAVY = (
+    "heavy: a test that alone takes tens of seconds (a docs build, a type check, examples "
+    "run as processes); under xdist it is handed out before the light tests, so that it does "
+    "not start last, near the end of the collection, and end the run while the others idle"
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", DEADLINE)
+    config.addinivalue_line("markers", HEAVY)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -40,9 +48,16 @@ def pytest_collection_modifyitems(
         for item in items:
             _name_the_group_in_the_node_id(item)
         # The longest group (the real model server's tests, one after another on one worker)
-        # is handed out first, so that it does not start late and end the run last. A stable
-        # sort: every worker collects the same order, as pytest-xdist requires.
-        items.sort(key=lambda item: not _on_one_worker_fixture(item))
+        # is handed out first, then the heavy tests, so that none starts late and ends the run
+        # last. (pytest-xdist hands out groups of more tests before smaller ones; among tests
+        # of no group, this order holds.) A stable sort: every worker collects the same order,
+        # as pytest-xdist requires.
+        items.sort(
+            key=lambda item: (
+                not _on_one_worker_fixture(item),
+                item.get_closest_marker("heavy") is None,
+            )
+        )
 
 
 def _on_one_worker_fixture(item: pytest.Item) -> bool:
