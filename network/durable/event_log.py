@@ -22,6 +22,13 @@ always begins with the run's RUN_STARTED: a resumed execution's first write chec
 any earlier execution wrote to the stream, and when none did, writes the run's RUN_STARTED
 (replayed, and handed over by the replay gate) first.
 
+On PostgreSQL a batch also rides on a recorded step: when a step of the run is recorded at
+least `RIDE_AFTER` seconds after the log's previous write, the events pending then are
+appended by the step's own statement (`network.durable.step_table`), in its transaction, and
+the flusher's write is put off to `FLUSH_EVERY` seconds after that one. A run whose steps
+come often enough (a model call of 50 ms: every agent call) then writes its events without
+a statement of their own; a reader still sees each event within `FLUSH_EVERY` seconds.
+
 A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
 written with one statement on this process's own connections (`network.durable.connections`)
 rather than through DBOS's stream write (a statement built by SQLAlchemy, then a second
@@ -38,7 +45,7 @@ import sqlite3
 import threading
 import time
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -48,6 +55,9 @@ from network.run.events import RunError, RunEvent, RunFinished
 STREAM_KEY = "events"
 FLUSH_EVERY = 0.1
 """Seconds: the longest an event waits in memory after the stream's previous write."""
+RIDE_AFTER = FLUSH_EVERY / 2
+"""Seconds after the log's previous write from which pending events ride on a recorded step
+(PostgreSQL): earlier, each step would append a row of its own."""
 LAST = (RunFinished, RunError)
 
 
@@ -79,6 +89,9 @@ class StreamTable:
                 "FROM written"
             )
         self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
+        # a step's statement appends a batch with these (`Riding`)
+        self.insert = insert
+        self.notify = f"pg_notify('{STREAMS_CHANNEL}', {p('workflow')} || '::' || {p('key')})"
 
 
 _stream_tables: dict[int, StreamTable] = {}
@@ -89,6 +102,14 @@ def stream_table(db: Connections) -> StreamTable:
     if table is None or table.db is not db:
         table = _stream_tables[id(db)] = StreamTable(db)
     return table
+
+
+class Riding(NamedTuple):
+    """A batch of events riding on a step's statement: the append's parameters, and the
+    events (put back when the statement does not write them)."""
+
+    params: dict[str, Any]
+    events: list[dict[str, Any]]
 
 
 class EventLog:
@@ -141,12 +162,48 @@ class EventLog:
         elif schedule:
             flusher().schedule(self, self._last_write + FLUSH_EVERY)
 
+    def ride(self) -> Riding | None:
+        """The pending events, to append with a step's statement (PostgreSQL), when they are
+        due (`RIDE_AFTER`) and no write of this log is under way; None otherwise. A batch
+        taken is handed back with `rode`, written or not."""
+        if (
+            not self._pending
+            or time.monotonic() < self._last_write + RIDE_AFTER
+            or self._check_stream
+            or self._table.db.sqlite
+            or not self._writing.acquire(blocking=False)
+        ):
+            return None
+        try:
+            batch = self._next_batch()
+        except BaseException:
+            self._writing.release()
+            raise
+        if batch is None:
+            self._writing.release()
+        return batch
+
+    def rode(self, riding: Riding, *, written: bool) -> None:
+        """The step's statement ended: `riding`'s events were appended (`written`), or they
+        wait again, ahead of those that came since, for the next write."""
+        try:
+            if written:
+                self._last_write = time.monotonic()
+                return
+            with self._buffer:
+                self._pending[:0] = riding.events
+                self._scheduled = True
+            flusher().schedule(self, self._last_write + FLUSH_EVERY)
+        finally:
+            self._writing.release()
+
     def write_pending(self) -> None:
         """Write every pending event now, in one append (from a worker or flusher thread)."""
         with self._writing:
-            params = self._next_batch()
-            if params is None:
+            batch = self._next_batch()
+            if batch is None:
                 return
+            params = batch.params
             try:
                 for attempt in range(OFFSET_RETRIES):
                     try:
@@ -166,9 +223,10 @@ class EventLog:
             await anyio.to_thread.run_sync(self.write_pending)
             return
         try:  # the flusher waits for this write, as for another thread's
-            params = self._next_batch()
-            if params is None:
+            batch = self._next_batch()
+            if batch is None:
                 return
+            params = batch.params
             for attempt in range(OFFSET_RETRIES):
                 try:
                     await db.execute_async(self._table.append, params)
@@ -179,8 +237,8 @@ class EventLog:
         finally:
             self._writing.release()
 
-    def _next_batch(self) -> dict[str, Any] | None:
-        """The append's parameters for every pending event (None: nothing pending); the
+    def _next_batch(self) -> Riding | None:
+        """Every pending event and the append's parameters (None: nothing pending); the
         caller holds `_writing`. The first write of a resumed execution looks whether an
         earlier one wrote (a blocking read: from a thread)."""
         with self._buffer:
@@ -194,10 +252,18 @@ class EventLog:
             if not self._table.db.execute(self._table.any, key) and self._start is not None:
                 batch.insert(0, self._start)
         value, serialization = self._serialize(batch)
-        return {**key, "value": value, "serialization": serialization}
+        return Riding({**key, "value": value, "serialization": serialization}, batch)
 
     def write_in_background(self) -> None:
-        """The flusher's write: a failure is kept for the run's last write to raise."""
+        """The flusher's write: a failure is kept for the run's last write to raise. Events
+        that came since a batch rode on a step wait until `FLUSH_EVERY` after it."""
+        due = self._last_write + FLUSH_EVERY
+        if time.monotonic() < due:
+            with self._buffer:
+                waiting = bool(self._pending)
+            if waiting:
+                flusher().schedule(self, due)
+            return
         try:
             self.write_pending()
         except Exception as exc:  # raised by the run's last write (never swallowed)
@@ -262,11 +328,11 @@ def flusher() -> Flusher:
 def _retry_or_raise(exc: Exception, attempt: int) -> None:
     """An append failed: tried again when another writer took the offset (its next attempt
     reads it again), unless this was the last attempt; raised otherwise."""
-    if attempt == OFFSET_RETRIES - 1 or not _taken(exc):
+    if attempt == OFFSET_RETRIES - 1 or not offset_taken(exc):
         raise exc
 
 
-def _taken(exc: Exception) -> bool:
+def offset_taken(exc: Exception) -> bool:
     """Whether `exc` is the stream's primary key refusing an offset written meanwhile."""
     if isinstance(exc, sqlite3.IntegrityError):
         return True
