@@ -41,6 +41,7 @@ ids must not.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 import time
@@ -278,6 +279,9 @@ class Flusher:
         self._due: dict[EventLog, float] = {}
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
+        # When the waiting thread looks at the list again by itself (-inf: it is not waiting,
+        # and looks before it waits): a log due no earlier does not wake it (a thread switch)
+        self._wakes_at = -math.inf
 
     def schedule(self, log: EventLog, at: float) -> None:
         """Write `log`'s pending events at `at` (`time.monotonic()`), or earlier."""
@@ -291,7 +295,8 @@ class Flusher:
                     target=self._serve, name="agent-network-events", daemon=True
                 )
                 self._thread.start()
-            self._changed.notify()
+            if at < self._wakes_at:
+                self._changed.notify()
 
     def forget(self, log: EventLog) -> None:
         """Drop `log` from the list (its run wrote its last events itself)."""
@@ -303,8 +308,10 @@ class Flusher:
             with self._changed:
                 ready = self._take_due()
                 while not ready:
-                    wait = min(self._due.values()) - time.monotonic() if self._due else None
+                    self._wakes_at = min(self._due.values()) if self._due else math.inf
+                    wait = self._wakes_at - time.monotonic() if self._due else None
                     self._changed.wait(wait)
+                    self._wakes_at = -math.inf
                     ready = self._take_due()
             for log in ready:
                 log.write_in_background()

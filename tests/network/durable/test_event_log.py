@@ -276,3 +276,49 @@ def test_events_that_rode_on_steps_outlive_a_kill_and_each_call_runs_once(
     results = [event["toolCallId"] for event in events if event["type"] == "TOOL_CALL_RESULT"]
     assert len(results) == len(set(results)) == 2  # each tool's result once
     assert outcome["state"] == FINAL_STATE
+
+
+def test_the_flusher_is_woken_only_by_a_log_due_before_it_looks_again() -> None:
+    import time
+
+    written: list[str] = []
+    flusher = event_log.Flusher()
+    looks = 0
+    take_due = flusher._take_due
+
+    def counted() -> list[Any]:
+        nonlocal looks
+        looks += 1
+        return take_due()
+
+    flusher._take_due = counted  # type: ignore[method-assign]
+
+    class Log:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def write_in_background(self) -> None:
+            written.append(self.name)
+
+    def settled() -> int:
+        """The flusher's looks, once it waits again."""
+        deadline = time.monotonic() + 5
+        while flusher._wakes_at == -float("inf") and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(0.05)
+        return looks
+
+    now = time.monotonic()
+    first, later, sooner = Log("first"), Log("later"), Log("sooner")
+    flusher.schedule(first, now + 0.6)  # type: ignore[arg-type]
+    waiting = settled()
+    flusher.schedule(later, now + 60)  # type: ignore[arg-type]
+    assert settled() == waiting  # not woken: it looks again before that anyway
+    flusher.schedule(sooner, now)  # type: ignore[arg-type]
+    deadline = time.monotonic() + 5
+    while "sooner" not in written and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert written == ["sooner"] and looks > waiting  # woken at once, well before 0.6 s
+    while "first" not in written and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert written == ["sooner", "first"]
