@@ -27,7 +27,10 @@ least `RIDE_AFTER` seconds after the log's previous write, the events pending th
 appended by the step's own statement (`network.durable.step_table`), in its transaction, and
 the flusher's write is put off to `FLUSH_EVERY` seconds after that one. A run whose steps
 come often enough (a model call of 50 ms: every agent call) then writes its events without
-a statement of their own; a reader still sees each event within `FLUSH_EVERY` seconds.
+a statement of their own. Such a batch is announced to listening readers as DBOS announces
+its own stream writes, by DBOS's notifier thread (coalesced, at most 0.1 s later), not by
+the step's statement: a transaction that notifies takes PostgreSQL's notify lock, which
+serializes every notifying commit of the server.
 
 A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
 written with one statement on this process's own connections (`network.durable.connections`)
@@ -90,9 +93,7 @@ class StreamTable:
                 "FROM written"
             )
         self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
-        # a step's statement appends a batch with these (`Riding`)
-        self.insert = insert
-        self.notify = f"pg_notify('{STREAMS_CHANNEL}', {p('workflow')} || '::' || {p('key')})"
+        self.insert = insert  # a step's statement appends a batch with it (`Riding`)
 
 
 _stream_tables: dict[int, StreamTable] = {}
@@ -142,6 +143,10 @@ class EventLog:
         self._error: BaseException | None = None  # a background write's failure
         self._check_stream = resumed  # at the first write: did an earlier execution write?
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
+        # a batch that rode on a step, announced to listening readers by DBOS's notifier
+        self._announce = partial(
+            dbos._sys_db._signal_notification, STREAMS_CHANNEL, f"{run_id}::{STREAM_KEY}"
+        )
 
     def keep_start(self, event: RunEvent) -> None:
         """The run's RUN_STARTED, replayed (the gate drops it): written first by a resumed
@@ -190,6 +195,7 @@ class EventLog:
         try:
             if written:
                 self._last_write = time.monotonic()
+                self._announce()
                 return
             with self._buffer:
                 self._pending[:0] = riding.events

@@ -120,8 +120,7 @@ class StepTable:
                 f"(SELECT 1 FROM {steps} WHERE {step})), "
                 f"events AS ({stream.insert} FROM fresh RETURNING 1), "
                 f"step AS (INSERT INTO {steps} ({columns}) SELECT {values} FROM owner {upsert}) "
-                f"SELECT completed_at_epoch_ms, (SELECT count({stream.notify}) FROM events) "
-                "FROM step"
+                "SELECT completed_at_epoch_ms, (SELECT count(*) FROM events) FROM step"
             )
         self._status = f"SELECT status FROM {status} WHERE workflow_uuid = {p('workflow')}"
         # The rows before this statement, and a row (-1) when it recorded the first step

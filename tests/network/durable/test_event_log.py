@@ -196,15 +196,23 @@ def test_due_events_ride_on_the_runs_recorded_steps(
 ) -> None:
     monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the flusher never comes due
     monkeypatch.setattr(event_log, "RIDE_AFTER", 0.0)  # pending events ride on every step
+    from dbos._dbos import _get_dbos_instance
+
+    announced: list[tuple[str, str]] = []  # what DBOS's notifier is asked to announce
+    sys_db = _get_dbos_instance()._sys_db
+    monkeypatch.setattr(sys_db, "_signal_notification", lambda *args: announced.append(args))
     plain = plain_run_kinds()
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
     batches = written_batches(run_id)
     assert [event["type"] for batch in batches for event in batch] == plain  # in order, once
     rows = stream_rows(launched, run_id)
-    # every batch but the run's last write was appended by a step's own statement
+    # every batch but the run's last write was appended by a step's own statement...
     assert len(rows) > 5 and all(with_step for _, with_step in rows[:-1])
     assert rows[-1] == (len(rows) - 1, False)
+    # ...and announced to readers by DBOS's notifier, off the step's transaction
+    channel = event_log.STREAMS_CHANNEL
+    assert announced == [(channel, f"{run_id}::{event_log.STREAM_KEY}")] * (len(rows) - 1)
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
