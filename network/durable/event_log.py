@@ -27,19 +27,18 @@ least `RIDE_AFTER` seconds after the log's previous write, the events pending th
 appended by the step's own statement (`network.durable.step_table`), in its transaction, and
 the flusher's write is put off to `FLUSH_EVERY` seconds after that one. A run whose steps
 come often enough (a model call of 50 ms: every agent call) then writes its events without
-a statement of their own. Such a batch is announced to listening readers as DBOS announces
-its own stream writes, by DBOS's notifier thread (coalesced, at most 0.1 s later), not by
-the step's statement: a transaction that notifies takes PostgreSQL's notify lock, which
-serializes every notifying commit of the server.
+a statement of their own.
 
 A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
 written with one statement on this process's own connections (`network.durable.connections`)
-rather than through DBOS's stream write (a statement built by SQLAlchemy, then a second
-transaction to announce it): the row takes the stream's next offset, and on PostgreSQL the same
-statement announces it on DBOS's streams channel, as DBOS does, for readers that listen. It
-takes no step id (step 0, as DBOS's step-level stream write): the events a run emits differ
-between its first execution and a replay (the replay gate drops some), and the workflow's step
-ids must not.
+rather than through DBOS's stream write (a statement built by SQLAlchemy): the row takes the
+stream's next offset. On PostgreSQL each batch written is announced on DBOS's streams channel,
+for readers that listen, as DBOS announces its own stream writes: by DBOS's notifier thread,
+which coalesces the announcements of 0.1 s into one transaction, not by the writing statement
+(a transaction that notifies takes PostgreSQL's notify lock, which serializes every notifying
+commit of the server; a step's must not wait for it). It takes no step id (step 0, as DBOS's
+step-level stream write): the events a run emits differ between its first execution and a
+replay (the replay gate drops some), and the workflow's step ids must not.
 """
 
 from __future__ import annotations
@@ -84,16 +83,10 @@ class StreamTable:
             f"SELECT {p('workflow')}, 0, {p('key')}, {p('value')}, {p('serialization')}, "
             f'COALESCE((SELECT MAX("offset") FROM {streams} WHERE {this}), -1) + 1'
         )
-        if db.sqlite:
-            self.append = insert
-        else:
-            self.append = (
-                f"WITH written AS ({insert} RETURNING 1) "
-                f"SELECT pg_notify('{STREAMS_CHANNEL}', {p('workflow')} || '::' || {p('key')}) "
-                "FROM written"
-            )
-        self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
+        # (psycopg fetches rows of every statement: an insert returns one)
+        self.append = insert if db.sqlite else f"{insert} RETURNING 1"
         self.insert = insert  # a step's statement appends a batch with it (`Riding`)
+        self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
 
 
 _stream_tables: dict[int, StreamTable] = {}
@@ -143,7 +136,7 @@ class EventLog:
         self._error: BaseException | None = None  # a background write's failure
         self._check_stream = resumed  # at the first write: did an earlier execution write?
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
-        # a batch that rode on a step, announced to listening readers by DBOS's notifier
+        # each batch written, announced to listening readers by DBOS's notifier (PostgreSQL)
         self._announce = partial(
             dbos._sys_db._signal_notification, STREAMS_CHANNEL, f"{run_id}::{STREAM_KEY}"
         )
@@ -215,6 +208,7 @@ class EventLog:
                 for attempt in range(OFFSET_RETRIES):
                     try:
                         self._table.db.execute(self._table.append, params)
+                        self._announce()
                         return
                     except Exception as exc:
                         _retry_or_raise(exc, attempt)
@@ -237,6 +231,7 @@ class EventLog:
             for attempt in range(OFFSET_RETRIES):
                 try:
                     await db.execute_async(self._table.append, params)
+                    self._announce()
                     break
                 except Exception as exc:
                     _retry_or_raise(exc, attempt)

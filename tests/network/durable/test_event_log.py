@@ -210,9 +210,9 @@ def test_due_events_ride_on_the_runs_recorded_steps(
     # every batch but the run's last write was appended by a step's own statement...
     assert len(rows) > 5 and all(with_step for _, with_step in rows[:-1])
     assert rows[-1] == (len(rows) - 1, False)
-    # ...and announced to readers by DBOS's notifier, off the step's transaction
+    # each batch announced to readers by DBOS's notifier, off the writing transaction
     channel = event_log.STREAMS_CHANNEL
-    assert announced == [(channel, f"{run_id}::{event_log.STREAM_KEY}")] * (len(rows) - 1)
+    assert announced == [(channel, f"{run_id}::{event_log.STREAM_KEY}")] * len(rows)
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
