@@ -23,6 +23,7 @@ reads; the connection is not reopened: the server stays down for the rest of its
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
 
 _log = LazyLogger("agents.mcp")  # structlog loads on first use, not on import
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 NO_READ_LIMIT = 7 * 24 * 3600.0  # a tool call is limited by the dispatcher, not the SDK
 MAX_LIST_PAGES = 100  # a server whose tool listing never ends cannot hang a run
@@ -217,8 +220,18 @@ class Connection:
             annotations=tool.annotations,
         )
 
-    async def call(self, remote_name: str, arguments: dict[str, Any], shown_as: str) -> Any:
-        """Call tool `remote_name`; a transport failure is a `ToolError` naming `shown_as`."""
+    async def call(
+        self,
+        remote_name: str,
+        arguments: dict[str, Any],
+        shown_as: str,
+        progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Call tool `remote_name`; a transport failure is a `ToolError` naming `shown_as`.
+
+        With `progress`, the call carries a progress token and `progress(progress, total,
+        message)` is called for each `notifications/progress` the server sends for it.
+        """
         client = self._client
         if client is None:
             why = f" ({_describe(self.failure)})" if self.failure is not None else ""
@@ -230,7 +243,10 @@ class Connection:
             # The call's time limit is the dispatcher's (`timeout`, `tool_timeout`): the
             # client's read timeout, which bounds the handshake and listing, is lifted here.
             return await client.call_tool(
-                remote_name, arguments, read_timeout_seconds=NO_READ_LIMIT
+                remote_name,
+                arguments,
+                read_timeout_seconds=NO_READ_LIMIT,
+                progress_callback=progress,
             )
         except ToolError:
             raise
