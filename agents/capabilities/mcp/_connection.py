@@ -236,7 +236,7 @@ class Connection:
         if client is None:
             why = f" ({_describe(self.failure)})" if self.failure is not None else ""
             raise ToolError(
-                f"tool {shown_as!r}: MCP server {self.name!r} failed: its session is closed{why}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: its session is closed{why}",
                 tool=shown_as,
             )
         try:
@@ -252,7 +252,7 @@ class Connection:
             raise
         except Exception as exc:  # MCPError, a closed stream, an HTTP error: the server's end
             raise ToolError(
-                f"tool {shown_as!r}: MCP server {self.name!r} failed: {_describe(exc)}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: {_describe(exc)}",
                 tool=shown_as,
             ) from exc
 
