@@ -186,17 +186,25 @@ class Connection:
             return self._listed
 
     async def _list(self) -> list[ListedTool]:
+        """Every page of the listing. The server is not trusted: a listing past
+        `MAX_LIST_PAGES` pages, a cursor given twice (a loop) or a tool listed twice is an
+        `MCPServerError` naming the server, not a listing cut short or doubled."""
         client = self._require_client()
-        listed: list[ListedTool] = []
+        listed: dict[str, ListedTool] = {}
         cursor: str | None = None
+        cursors: set[str] = set()
         try:
             with anyio.fail_after(self.server.connect_timeout):
                 for _ in range(MAX_LIST_PAGES):
                     page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-                    listed.extend(self._listed_tool(tool) for tool in page.tools if _callable(tool))
+                    for tool in page.tools:
+                        self._add_listed(listed, tool)
                     cursor = page.next_cursor
                     if not cursor:
-                        break
+                        return list(listed.values())
+                    if cursor in cursors:
+                        raise self._bad_listing(f"it gave the cursor {cursor[:100]!r} twice")
+                    cursors.add(cursor)
         except (ConfigurationError, MCPServerError):
             raise
         except Exception as exc:
@@ -204,7 +212,18 @@ class Connection:
                 f"MCP server {self.name!r}: listing its tools failed: {_describe(exc)}",
                 server=self.name,
             ) from exc
-        return listed
+        raise self._bad_listing(f"it did not end within {MAX_LIST_PAGES} pages")
+
+    def _add_listed(self, listed: dict[str, ListedTool], tool: MCPTool) -> None:
+        if tool.name in listed:
+            raise self._bad_listing(f"it lists the tool {tool.name[:100]!r} twice")
+        if _callable(tool):
+            listed[tool.name] = self._listed_tool(tool)
+
+    def _bad_listing(self, why: str) -> MCPServerError:
+        return MCPServerError(
+            f"MCP server {self.name!r}: its tool listing is unusable: {why}", server=self.name
+        )
 
     def _listed_tool(self, tool: MCPTool) -> ListedTool:
         schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
@@ -236,7 +255,8 @@ class Connection:
         if client is None:
             why = f" ({_describe(self.failure)})" if self.failure is not None else ""
             raise ToolError(
-                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: its session is closed{why}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: "
+                f"its session is closed{why}",
                 tool=shown_as,
             )
         try:
