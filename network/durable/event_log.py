@@ -22,23 +22,33 @@ always begins with the run's RUN_STARTED: a resumed execution's first write chec
 any earlier execution wrote to the stream, and when none did, writes the run's RUN_STARTED
 (replayed, and handed over by the replay gate) first.
 
+On PostgreSQL a batch also rides on a recorded step: when a step of the run is recorded at
+least `RIDE_AFTER` seconds after the log's previous write, the events pending then are
+appended by the step's own statement (`network.durable.step_table`), in its transaction, and
+the flusher's write is put off to `FLUSH_EVERY` seconds after that one. A run whose steps
+come often enough (a model call of 50 ms: every agent call) then writes its events without
+a statement of their own.
+
 A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
 written with one statement on this process's own connections (`network.durable.connections`)
-rather than through DBOS's stream write (a statement built by SQLAlchemy, then a second
-transaction to announce it): the row takes the stream's next offset, and on PostgreSQL the same
-statement announces it on DBOS's streams channel, as DBOS does, for readers that listen. It
-takes no step id (step 0, as DBOS's step-level stream write): the events a run emits differ
-between its first execution and a replay (the replay gate drops some), and the workflow's step
-ids must not.
+rather than through DBOS's stream write (a statement built by SQLAlchemy): the row takes the
+stream's next offset. On PostgreSQL each batch written is announced on DBOS's streams channel,
+for readers that listen, as DBOS announces its own stream writes: by DBOS's notifier thread,
+which coalesces the announcements of 0.1 s into one transaction, not by the writing statement
+(a transaction that notifies takes PostgreSQL's notify lock, which serializes every notifying
+commit of the server; a step's must not wait for it). It takes no step id (step 0, as DBOS's
+step-level stream write): the events a run emits differ between its first execution and a
+replay (the replay gate drops some), and the workflow's step ids must not.
 """
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
 import time
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import anyio
 
@@ -48,6 +58,9 @@ from network.run.events import RunError, RunEvent, RunFinished
 STREAM_KEY = "events"
 FLUSH_EVERY = 0.1
 """Seconds: the longest an event waits in memory after the stream's previous write."""
+RIDE_AFTER = FLUSH_EVERY / 2
+"""Seconds after the log's previous write from which pending events ride on a recorded step
+(PostgreSQL): earlier, each step would append a row of its own."""
 LAST = (RunFinished, RunError)
 
 
@@ -70,14 +83,9 @@ class StreamTable:
             f"SELECT {p('workflow')}, 0, {p('key')}, {p('value')}, {p('serialization')}, "
             f'COALESCE((SELECT MAX("offset") FROM {streams} WHERE {this}), -1) + 1'
         )
-        if db.sqlite:
-            self.append = insert
-        else:
-            self.append = (
-                f"WITH written AS ({insert} RETURNING 1) "
-                f"SELECT pg_notify('{STREAMS_CHANNEL}', {p('workflow')} || '::' || {p('key')}) "
-                "FROM written"
-            )
+        # (psycopg fetches rows of every statement: an insert returns one)
+        self.append = insert if db.sqlite else f"{insert} RETURNING 1"
+        self.insert = insert  # a step's statement appends a batch with it (`Riding`)
         self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
 
 
@@ -89,6 +97,14 @@ def stream_table(db: Connections) -> StreamTable:
     if table is None or table.db is not db:
         table = _stream_tables[id(db)] = StreamTable(db)
     return table
+
+
+class Riding(NamedTuple):
+    """A batch of events riding on a step's statement: the append's parameters, and the
+    events (put back when the statement does not write them)."""
+
+    params: dict[str, Any]
+    events: list[dict[str, Any]]
 
 
 class EventLog:
@@ -120,6 +136,10 @@ class EventLog:
         self._error: BaseException | None = None  # a background write's failure
         self._check_stream = resumed  # at the first write: did an earlier execution write?
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
+        # each batch written, announced to listening readers by DBOS's notifier (PostgreSQL)
+        self._announce = partial(
+            dbos._sys_db._signal_notification, STREAMS_CHANNEL, f"{run_id}::{STREAM_KEY}"
+        )
 
     def keep_start(self, event: RunEvent) -> None:
         """The run's RUN_STARTED, replayed (the gate drops it): written first by a resumed
@@ -141,16 +161,54 @@ class EventLog:
         elif schedule:
             flusher().schedule(self, self._last_write + FLUSH_EVERY)
 
+    def ride(self) -> Riding | None:
+        """The pending events, to append with a step's statement (PostgreSQL), when they are
+        due (`RIDE_AFTER`) and no write of this log is under way; None otherwise. A batch
+        taken is handed back with `rode`, written or not."""
+        if (
+            not self._pending
+            or time.monotonic() < self._last_write + RIDE_AFTER
+            or self._check_stream
+            or self._table.db.sqlite
+            or not self._writing.acquire(blocking=False)
+        ):
+            return None
+        try:
+            batch = self._next_batch()
+        except BaseException:
+            self._writing.release()
+            raise
+        if batch is None:
+            self._writing.release()
+        return batch
+
+    def rode(self, riding: Riding, *, written: bool) -> None:
+        """The step's statement ended: `riding`'s events were appended (`written`), or they
+        wait again, ahead of those that came since, for the next write."""
+        try:
+            if written:
+                self._last_write = time.monotonic()
+                self._announce()
+                return
+            with self._buffer:
+                self._pending[:0] = riding.events
+                self._scheduled = True
+            flusher().schedule(self, self._last_write + FLUSH_EVERY)
+        finally:
+            self._writing.release()
+
     def write_pending(self) -> None:
         """Write every pending event now, in one append (from a worker or flusher thread)."""
         with self._writing:
-            params = self._next_batch()
-            if params is None:
+            batch = self._next_batch()
+            if batch is None:
                 return
+            params = batch.params
             try:
                 for attempt in range(OFFSET_RETRIES):
                     try:
                         self._table.db.execute(self._table.append, params)
+                        self._announce()
                         return
                     except Exception as exc:
                         _retry_or_raise(exc, attempt)
@@ -166,12 +224,14 @@ class EventLog:
             await anyio.to_thread.run_sync(self.write_pending)
             return
         try:  # the flusher waits for this write, as for another thread's
-            params = self._next_batch()
-            if params is None:
+            batch = self._next_batch()
+            if batch is None:
                 return
+            params = batch.params
             for attempt in range(OFFSET_RETRIES):
                 try:
                     await db.execute_async(self._table.append, params)
+                    self._announce()
                     break
                 except Exception as exc:
                     _retry_or_raise(exc, attempt)
@@ -179,8 +239,8 @@ class EventLog:
         finally:
             self._writing.release()
 
-    def _next_batch(self) -> dict[str, Any] | None:
-        """The append's parameters for every pending event (None: nothing pending); the
+    def _next_batch(self) -> Riding | None:
+        """Every pending event and the append's parameters (None: nothing pending); the
         caller holds `_writing`. The first write of a resumed execution looks whether an
         earlier one wrote (a blocking read: from a thread)."""
         with self._buffer:
@@ -194,10 +254,18 @@ class EventLog:
             if not self._table.db.execute(self._table.any, key) and self._start is not None:
                 batch.insert(0, self._start)
         value, serialization = self._serialize(batch)
-        return {**key, "value": value, "serialization": serialization}
+        return Riding({**key, "value": value, "serialization": serialization}, batch)
 
     def write_in_background(self) -> None:
-        """The flusher's write: a failure is kept for the run's last write to raise."""
+        """The flusher's write: a failure is kept for the run's last write to raise. Events
+        that came since a batch rode on a step wait until `FLUSH_EVERY` after it."""
+        due = self._last_write + FLUSH_EVERY
+        if time.monotonic() < due:
+            with self._buffer:
+                waiting = bool(self._pending)
+            if waiting:
+                flusher().schedule(self, due)
+            return
         try:
             self.write_pending()
         except Exception as exc:  # raised by the run's last write (never swallowed)
@@ -212,6 +280,9 @@ class Flusher:
         self._due: dict[EventLog, float] = {}
         self._changed = threading.Condition()
         self._thread: threading.Thread | None = None
+        # When the waiting thread looks at the list again by itself (-inf: it is not waiting,
+        # and looks before it waits): a log due no earlier does not wake it (a thread switch)
+        self._wakes_at = -math.inf
 
     def schedule(self, log: EventLog, at: float) -> None:
         """Write `log`'s pending events at `at` (`time.monotonic()`), or earlier."""
@@ -225,7 +296,8 @@ class Flusher:
                     target=self._serve, name="agent-network-events", daemon=True
                 )
                 self._thread.start()
-            self._changed.notify()
+            if at < self._wakes_at:
+                self._changed.notify()
 
     def forget(self, log: EventLog) -> None:
         """Drop `log` from the list (its run wrote its last events itself)."""
@@ -237,8 +309,10 @@ class Flusher:
             with self._changed:
                 ready = self._take_due()
                 while not ready:
-                    wait = min(self._due.values()) - time.monotonic() if self._due else None
+                    self._wakes_at = min(self._due.values()) if self._due else math.inf
+                    wait = self._wakes_at - time.monotonic() if self._due else None
                     self._changed.wait(wait)
+                    self._wakes_at = -math.inf
                     ready = self._take_due()
             for log in ready:
                 log.write_in_background()
@@ -262,11 +336,11 @@ def flusher() -> Flusher:
 def _retry_or_raise(exc: Exception, attempt: int) -> None:
     """An append failed: tried again when another writer took the offset (its next attempt
     reads it again), unless this was the last attempt; raised otherwise."""
-    if attempt == OFFSET_RETRIES - 1 or not _taken(exc):
+    if attempt == OFFSET_RETRIES - 1 or not offset_taken(exc):
         raise exc
 
 
-def _taken(exc: Exception) -> bool:
+def offset_taken(exc: Exception) -> bool:
     """Whether `exc` is the stream's primary key refusing an offset written meanwhile."""
     if isinstance(exc, sqlite3.IntegrityError):
         return True

@@ -43,6 +43,7 @@ import anyio
 import anyio.to_thread
 
 from network.durable.connections import PerDatabase, connections
+from network.durable.event_log import EventLog, Riding, offset_taken, stream_table
 
 
 class StepRow(NamedTuple):
@@ -108,6 +109,19 @@ class StepTable:
                 f"WITH owner AS (SELECT 1 FROM {status} WHERE {owned} FOR NO KEY UPDATE) "
                 f"INSERT INTO {steps} ({columns}) SELECT {values} FROM owner {upsert}"
             )
+            # The same, appending a batch of the run's events (`event_log.Riding`) in the same
+            # transaction; only when the step was not recorded before the statement (a retry
+            # of a statement that committed appends nothing again).
+            stream = stream_table(db)
+            step = f"workflow_uuid = {p('workflow')} AND function_id = {p('number')}"
+            self._insert_riding = (
+                f"WITH owner AS (SELECT 1 FROM {status} WHERE {owned} FOR NO KEY UPDATE), "
+                f"fresh AS (SELECT 1 FROM owner WHERE NOT EXISTS "
+                f"(SELECT 1 FROM {steps} WHERE {step})), "
+                f"events AS ({stream.insert} FROM fresh RETURNING 1), "
+                f"step AS (INSERT INTO {steps} ({columns}) SELECT {values} FROM owner {upsert}) "
+                "SELECT completed_at_epoch_ms, (SELECT count(*) FROM events) FROM step"
+            )
         self._status = f"SELECT status FROM {status} WHERE workflow_uuid = {p('workflow')}"
         # The rows before this statement, and a row (-1) when it recorded the first step
         self._begin = (
@@ -164,13 +178,40 @@ class StepTable:
         params = self._params(outcome)
         self._check(self._execute(self._insert, params), params)
 
-    async def record_async(self, outcome: StepOutcome) -> None:
-        """`record`, without blocking the event loop (see `Connections.execute_async`)."""
+    async def record_async(self, outcome: StepOutcome, log: EventLog | None = None) -> None:
+        """`record`, without blocking the event loop (see `Connections.execute_async`). On
+        PostgreSQL, the events of the run's `log` that are due to be written
+        (`EventLog.ride`) are appended by the same statement."""
         params = self._params(outcome)
-        rows = await self.connections.execute_async(self._insert, params)
+        riding = None if log is None or self.sqlite else log.ride()
+        if log is None or riding is None:
+            rows = await self.connections.execute_async(self._insert, params)
+        else:
+            rows = await self._record_riding(params, log, riding)
         if not rows:
             await anyio.to_thread.run_sync(self._refused, outcome.workflow_id)
         self._check(rows, params)
+
+    async def _record_riding(
+        self, params: dict[str, Any], log: EventLog, riding: Riding
+    ) -> list[Any]:
+        """The step's statement with `riding`'s events; when another writer of the stream
+        took the batch's offset, the step alone (the events wait for the log's next write)."""
+        written = False
+        try:
+            rows = await self.connections.execute_async(
+                self._insert_riding, {**params, **riding.params}
+            )
+            # a row: the step is recorded, by this statement or its attempt that committed
+            # before the connection broke (which appended the events then)
+            written = bool(rows)
+        except Exception as exc:
+            if not offset_taken(exc):
+                raise
+            rows = await self.connections.execute_async(self._insert, params)
+        finally:
+            log.rode(riding, written=written)
+        return rows
 
     def _params(self, outcome: StepOutcome) -> dict[str, Any]:
         """The insert's parameters: `outcome`, completed now, by this application."""

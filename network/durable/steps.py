@@ -30,6 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from network.durable.event_log import EventLog
 from network.durable.fan_out import BranchSlots, FanOut
 from network.durable.process import UnrecordableStepError
 from network.durable.replay_gate import ReplayGate
@@ -61,6 +62,7 @@ class Recording:
         self.serializer: Any = dbos._serializer
         self.table: StepTable = step_table(dbos._sys_db)
         self.rows: dict[int, StepRow] = {}
+        self.log: EventLog | None = None  # the run's event log: its due events ride on steps
 
     def draw(self) -> int:
         """The run's next step number (DBOS's counter, as its own steps draw it)."""
@@ -99,7 +101,8 @@ class Recording:
         self, number: int, name: str, started: int, *, output: Any = None, error: Any = None
     ) -> None:
         """Record step `number`'s outcome (without blocking the event loop)."""
-        await self.table.record_async(self.outcome(number, name, started, output, error))
+        outcome = self.outcome(number, name, started, output, error)
+        await self.table.record_async(outcome, self.log)
 
     def outcome(self, number: int, name: str, started: int, output: Any, error: Any) -> StepOutcome:
         """Step `number`'s outcome, serialized, to record."""
@@ -156,6 +159,10 @@ class DurableSteps:
             return self.fresh
         self.fresh = True
         return self.fresh
+
+    def write_events_with_steps(self, log: EventLog) -> None:
+        """Let `log`'s due events ride on this run's recorded steps (`EventLog.ride`)."""
+        self._recording.log = log
 
     async def _run(self, name: str, call: Callable[[], Awaitable[T]], *, live: bool) -> T:
         recording = self._recording

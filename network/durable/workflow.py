@@ -101,6 +101,7 @@ async def _execute(
     steps = DurableSteps()
     fresh = await steps.begin()
     log = EventLog(run_id, resumed=not fresh)
+    steps.write_events_with_steps(log)
     consumers: list[EventSink] = [log, *(typed_sink(sink) for sink in live.options.sinks)]
     gate = steps.gate = ReplayGate(consumers, is_open=fresh, log=log)
     # What a new run and a continuation take alike: the request's data and this process's

@@ -3,7 +3,8 @@
 MODE `run` starts the run (durably) and writes its outcome to `<log>.result`; MODE `resume`
 launches DBOS (which resumes the unfinished run) and waits for the run's outcome. With
 `AN_THREAD_STORE` set, the run is on thread `thread-1` of that store; with `AN_FLUSH_EVERY`
-set, the run's events wait that many seconds for their write to the event log.
+set, the run's events wait that many seconds for their write to the event log; with
+`AN_RIDE_AFTER` set, they ride on a recorded step that many seconds after the log's last write.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def main() -> None:
     out = Path(os.environ["AN_DURABLE_LOG"] + ".result")
     if os.environ.get("AN_FLUSH_EVERY"):
         event_log.FLUSH_EVERY = float(os.environ["AN_FLUSH_EVERY"])
+    if os.environ.get("AN_RIDE_AFTER"):
+        event_log.RIDE_AFTER = float(os.environ["AN_RIDE_AFTER"])
     durable.launch([team], db=db)
     try:
         if mode == "run":

@@ -14,8 +14,8 @@ import pytest
 
 from network import durable
 from network.durable import event_log
-from tests.network.durable.crash_network import team
-from tests.network.durable.harness import crash_and_resume
+from tests.network.durable.crash_network import SEQUENCE, team
+from tests.network.durable.harness import crash_and_resume, expected_log
 from tests.network.durable.test_resumed_run import FINAL_STATE, WRITER_TOOL, events_of
 
 
@@ -46,6 +46,7 @@ def test_events_wait_for_one_write_made_by_the_last_event_of_the_run(
     launched: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # no background write comes due
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 3600.0)  # nor a batch riding on a step
     plain = plain_run_kinds()
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
@@ -72,6 +73,7 @@ def test_a_crash_loses_only_unwritten_events_and_the_resumed_stream_completes_th
 ) -> None:
     # every event still in memory when the writer's tool call is killed: nothing written
     monkeypatch.setenv("AN_FLUSH_EVERY", "3600")
+    monkeypatch.setenv("AN_RIDE_AFTER", "3600")
     outcome = crash_and_resume(durable_db, tmp_path / "effects.log", [WRITER_TOOL])
     events = events_of(durable_db, outcome["run_id"])
     kinds = [event["type"] for event in events]
@@ -111,6 +113,7 @@ def test_the_runs_last_write_is_made_on_its_event_loop(
     launched: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the last write writes it all
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 3600.0)
     hops = counting_hops(monkeypatch)
     plain = plain_run_kinds()
     run_id = f"run_{uuid.uuid4().hex[:8]}"
@@ -170,3 +173,160 @@ def test_a_last_write_waits_for_the_write_under_way_in_a_thread(
         ["STEP_STARTED"],
         ["RUN_FINISHED"],
     ]
+
+
+def stream_rows(db: str, run_id: str) -> list[tuple[int, bool]]:
+    """Each row of the run's stream: its offset, and whether a step of the run was recorded
+    in the same transaction."""
+    import psycopg
+
+    with psycopg.connect(db) as conn:
+        rows = conn.execute(
+            'SELECT s."offset", EXISTS (SELECT 1 FROM dbos.operation_outputs o '
+            "WHERE o.workflow_uuid = s.workflow_uuid AND o.xmin = s.xmin) "
+            'FROM dbos.streams s WHERE s.workflow_uuid = %s ORDER BY s."offset"',
+            (run_id,),
+        ).fetchall()
+    return [(int(offset), bool(with_step)) for offset, with_step in rows]
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_due_events_ride_on_the_runs_recorded_steps(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the flusher never comes due
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 0.0)  # pending events ride on every step
+    from dbos._dbos import _get_dbos_instance
+
+    announced: list[tuple[str, str]] = []  # what DBOS's notifier is asked to announce
+    sys_db = _get_dbos_instance()._sys_db
+    monkeypatch.setattr(sys_db, "_signal_notification", lambda *args: announced.append(args))
+    plain = plain_run_kinds()
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    batches = written_batches(run_id)
+    assert [event["type"] for batch in batches for event in batch] == plain  # in order, once
+    rows = stream_rows(launched, run_id)
+    # every batch but the run's last write was appended by a step's own statement...
+    assert len(rows) > 5 and all(with_step for _, with_step in rows[:-1])
+    assert rows[-1] == (len(rows) - 1, False)
+    # each batch announced to readers by DBOS's notifier, off the writing transaction
+    channel = event_log.STREAMS_CHANNEL
+    assert announced == [(channel, f"{run_id}::{event_log.STREAM_KEY}")] * len(rows)
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_events_wait_for_the_flusher_when_no_step_is_due(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 3600.0)  # never due for a step either
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    assert stream_rows(launched, run_id) == [(0, False)]  # the run's last write only
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_step_statement_sent_twice_appends_its_events_once(launched: str) -> None:
+    """A step's statement retried after its connection broke (it committed, the answer was
+    lost) records the step and appends its events once."""
+    import psycopg
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable.step_table import StepOutcome, step_table
+
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    owner = "an-execution"
+    with psycopg.connect(launched, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE dbos.workflow_status SET owner_xid = %s WHERE workflow_uuid = %s",
+            (owner, run_id),
+        )
+    table = step_table(_get_dbos_instance()._sys_db)
+    step = table._params(StepOutcome(run_id, owner, 90, "extra", 1, "x", None, "py_pickle"))
+    batch = {"workflow": run_id, "key": event_log.STREAM_KEY, "value": "e30="}
+    batch["serialization"] = "py_pickle"
+    before = stream_rows(launched, run_id)
+
+    async def twice() -> list[list[Any]]:
+        params = {**step, **batch}
+        return [await table.connections.execute_async(table._insert_riding, params) for _ in "ab"]
+
+    first, second = anyio.run(twice)
+    assert first == [(step["completed"], 1)]  # the step and one batch appended
+    assert second == [(step["completed"], 0)]  # the same step again, nothing appended
+    assert len(stream_rows(launched, run_id)) == len(before) + 1
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_events_that_rode_on_steps_outlive_a_kill_and_each_call_runs_once(
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AN_FLUSH_EVERY", "3600")  # events are written only with steps...
+    monkeypatch.setenv("AN_RIDE_AFTER", "0")  # ...every recorded step
+    monkeypatch.setenv("AN_DURABLE_LOG", str(tmp_path / "plain.log"))
+    plain = plain_run_kinds()
+    effects = tmp_path / "effects.log"
+    outcome = crash_and_resume(durable_db, effects, [WRITER_TOOL])  # its tool call killed
+    # each router decision, model call and tool call ran once, the one in flight twice
+    expected = [f"{kind} go" for kind in expected_log(SEQUENCE, [WRITER_TOOL])]
+    assert effects.read_text().splitlines() == expected
+    events = events_of(durable_db, outcome["run_id"])
+    kinds = [event["type"] for event in events]
+    resumed = len(kinds) - 1 - kinds[::-1].index("STATE_SNAPSHOT")  # the resumed execution's
+    # what the killed execution emitted up to its last recorded step was written with it:
+    # the start of a plain run's stream, the planner's calls and the writer's model call
+    assert kinds[:resumed] == plain[:resumed]
+    assert kinds[:resumed].count("TOOL_CALL_RESULT") == 1 and resumed > 15
+    assert kinds.count("RUN_STARTED") == 1
+    assert kinds[-1] == "RUN_FINISHED" and kinds.count("RUN_FINISHED") == 1
+    results = [event["toolCallId"] for event in events if event["type"] == "TOOL_CALL_RESULT"]
+    assert len(results) == len(set(results)) == 2  # each tool's result once
+    assert outcome["state"] == FINAL_STATE
+
+
+def test_the_flusher_is_woken_only_by_a_log_due_before_it_looks_again() -> None:
+    import time
+
+    written: list[str] = []
+    flusher = event_log.Flusher()
+    looks = 0
+    take_due = flusher._take_due
+
+    def counted() -> list[Any]:
+        nonlocal looks
+        looks += 1
+        return take_due()
+
+    flusher._take_due = counted  # type: ignore[method-assign]
+
+    class Log:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def write_in_background(self) -> None:
+            written.append(self.name)
+
+    def settled() -> int:
+        """The flusher's looks, once it waits again."""
+        deadline = time.monotonic() + 5
+        while flusher._wakes_at == -float("inf") and time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(0.05)
+        return looks
+
+    now = time.monotonic()
+    first, later, sooner = Log("first"), Log("later"), Log("sooner")
+    flusher.schedule(first, now + 0.6)  # type: ignore[arg-type]
+    waiting = settled()
+    flusher.schedule(later, now + 60)  # type: ignore[arg-type]
+    assert settled() == waiting  # not woken: it looks again before that anyway
+    flusher.schedule(sooner, now)  # type: ignore[arg-type]
+    deadline = time.monotonic() + 5
+    while "sooner" not in written and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert written == ["sooner"] and looks > waiting  # woken at once, well before 0.6 s
+    while "first" not in written and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert written == ["sooner", "first"]
