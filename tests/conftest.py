@@ -2,6 +2,7 @@
 the suite can run on pytest-xdist workers (`-n 4 --dist loadgroup`: docs/dependencies.md)."""
 
 import logging
+from collections import Counter
 from collections.abc import Generator, Iterator
 
 import pytest
@@ -18,8 +19,22 @@ DEADLINE = (
 )
 
 
+HEAVY = (
+    "heavy: a test that alone takes tens of seconds (a docs build, a type check, examples "
+    "run as processes); under xdist it is handed out before the light tests, so that it does "
+    "not start last, near the end of the collection, and end the run while the others idle"
+)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", DEADLINE)
+    config.addinivalue_line("markers", HEAVY)
+    # pytest-xdist would hand out the groups by their number of tests, largest first (its
+    # `--loadscope-reorder`, on by default): the real model server's group (few tests, the
+    # longest) came after a dozen larger ones. The order below (`_handing_out_order`) is
+    # kept instead.
+    if getattr(config.option, "dist", None) == "loadgroup":
+        config.option.loadscopereorder = False
 
 
 @pytest.hookimpl(wrapper=True)
@@ -39,10 +54,33 @@ def pytest_collection_modifyitems(
     if getattr(config.option, "loadgroup", False):  # on a worker of `--dist loadgroup`
         for item in items:
             _name_the_group_in_the_node_id(item)
-        # The longest group (the real model server's tests, one after another on one worker)
-        # is handed out first, so that it does not start late and end the run last. A stable
-        # sort: every worker collects the same order, as pytest-xdist requires.
-        items.sort(key=lambda item: not _on_one_worker_fixture(item))
+        items[:] = _handing_out_order(items)
+
+
+def _handing_out_order(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The order pytest-xdist hands the tests out in: the longest group first (the real model
+    server's tests, one after another on one worker), then the heavy tests, then the other
+    groups, more tests first, then the rest as collected; so that nothing long starts late and
+    ends the run while the other workers idle. A stable sort: every worker collects the same
+    order, as pytest-xdist requires."""
+    sizes = Counter(_group_of(item) for item in items)
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        if _on_one_worker_fixture(item):
+            return (0, 0)
+        if item.get_closest_marker("heavy") is not None:
+            return (1, 0)
+        group = _group_of(item)
+        return (2, -sizes[group]) if group is not None else (3, 0)
+
+    return sorted(items, key=rank)
+
+
+def _group_of(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return None
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
 
 
 def _on_one_worker_fixture(item: pytest.Item) -> bool:

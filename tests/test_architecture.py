@@ -15,6 +15,7 @@ modules marked with a leading underscore) is held by the tests at the end of thi
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 from pathlib import Path
@@ -78,11 +79,18 @@ def all_modules() -> dict[str, Path]:
     return found
 
 
-def imported_names(name: str, path: Path) -> set[str]:
+@functools.cache
+def syntax_tree(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for every rule that reads it (no test changes it)."""
+    return ast.parse(path.read_text(), str(path))
+
+
+@functools.cache
+def imported_names(name: str, path: Path) -> frozenset[str]:
     """Every dotted name a module imports, wherever the import statement sits."""
     is_package = path.name == "__init__.py"
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(syntax_tree(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -97,7 +105,7 @@ def imported_names(name: str, path: Path) -> set[str]:
             # ``from package import submodule`` lands in the submodule, ``from module import
             # name`` in the module: resolve() keeps the longest prefix that is a file
             names.update(f"{target}.{alias.name}" for alias in node.names)
-    return names
+    return frozenset(names)
 
 
 def resolve(imported: str, modules: dict[str, Path]) -> str | None:
@@ -323,18 +331,19 @@ def test_every_public_agents_module_is_public_in_fact() -> None:
 
     Anything else is internal and says so by its name, so a reader knows what they may use.
     """
-    packages = {name: path for name, path in all_modules().items() if path.name == "__init__.py"}
+    modules = all_modules()
+    packages = {name: path for name, path in modules.items() if path.name == "__init__.py"}
     exported = {
         target
         for package, path in packages.items()
         if package.startswith("agents") and not is_internal(package)
         for imported in imported_names(package, path)
-        if (target := resolve(imported, all_modules())) is not None
+        if (target := resolve(imported, modules)) is not None
     }
     shown = set(documented_paths())
     unmarked = sorted(
         name
-        for name, path in all_modules().items()
+        for name, path in modules.items()
         if name.startswith("agents.")
         and path.name != "__init__.py"
         and not is_internal(name)
@@ -381,7 +390,7 @@ def agui_event_type_spellings(name: str, path: Path) -> list[str]:
     from ag_ui.core import EventType
 
     types = {member.value for member in EventType}
-    tree = ast.parse(path.read_text(), str(path))
+    tree = syntax_tree(path)
     docstrings = {
         id(node.body[0].value)
         for node in ast.walk(tree)
@@ -494,7 +503,7 @@ def untyped_seams() -> dict[str, list[str]]:
     """`name: Any` annotations of a seam name (parameters and attributes), by module."""
     found: dict[str, list[str]] = {}
     for name, path in all_modules().items():
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(syntax_tree(path)):
             annotated: list[tuple[str, ast.expr | None]] = []
             if isinstance(node, ast.arg):
                 annotated.append((node.arg, node.annotation))

@@ -173,6 +173,7 @@ def test_ci_builds_the_reference_strictly_before_the_tests() -> None:
     assert ci.index("mkdocs build --strict") < ci.index("python -m pytest")
 
 
+@pytest.mark.heavy
 def test_api_reference_builds_in_strict_mode(tmp_path: pathlib.Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],

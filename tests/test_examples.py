@@ -61,6 +61,7 @@ def test_every_example_is_covered() -> None:
     }
 
 
+@pytest.mark.heavy
 def test_mcp_codegen_writes_through_the_mcp_server_and_records_it_in_state(
     tmp_path: pathlib.Path,
 ) -> None:
@@ -239,6 +240,7 @@ def test_research_bot_plans_searches_in_parallel_tool_loops_and_writes_a_cited_r
     assert lines[2] == "sources: ['search 1', 'search 2']"  # the validator's re-ask worked
 
 
+@pytest.mark.heavy
 def test_memory_assistant_remembers_across_threads_and_processes(tmp_path: pathlib.Path) -> None:
     """Each command is a new process and a new thread; the second still knows (docs/memory.md)."""
     data = str(tmp_path / "data")

@@ -59,6 +59,7 @@ def test_the_model_server_library_uses_no_avx512_or_amx() -> None:
     assert beyond == [], beyond[:5]
 
 
+@pytest.mark.heavy
 def test_the_check_answers_with_one_real_completion() -> None:
     done = subprocess.run(
         [sys.executable, str(CHECK)], capture_output=True, text=True, timeout=300, cwd=ROOT

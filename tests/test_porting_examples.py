@@ -9,11 +9,13 @@ import pathlib
 import re
 
 import anyio
+import pytest
 
 from network.threads import SQLStore
 from tests.test_examples import run_example
 
 
+@pytest.mark.heavy
 def test_supervisor_approval_persists_asks_once_and_forks(tmp_path: pathlib.Path) -> None:
     store = tmp_path / "threads.db"
     done = run_example("supervisor_approval.py", "--store", str(store), cwd=tmp_path)
@@ -48,6 +50,7 @@ def test_supervisor_approval_persists_asks_once_and_forks(tmp_path: pathlib.Path
     anyio.run(stored)
 
 
+@pytest.mark.heavy
 def test_weather_state_agui_shares_user_and_app_keys_across_threads(
     tmp_path: pathlib.Path,
 ) -> None:
@@ -119,6 +122,7 @@ def test_research_state_searches_the_repository_state_names(tmp_path: pathlib.Pa
     assert "Visited: []" in done.stdout
 
 
+@pytest.mark.heavy
 def test_customer_service_hands_off_guards_and_keeps_the_thread_well_formed(
     tmp_path: pathlib.Path,
 ) -> None:

@@ -1,11 +1,12 @@
-"""`agent-network dev`: the dev UI started as a user would, through a subprocess."""
+"""`agent-network dev`: the dev UI started as a user would, through a subprocess (its
+refusals of bad arguments through `main()`, in this process)."""
 
 from __future__ import annotations
 
 import io
 import subprocess
-import sys
 from pathlib import Path
+from unittest import mock
 
 import anyio
 import httpx
@@ -14,6 +15,7 @@ from network import ThreadRef
 from network.cli.bind import is_loopback, warn_if_exposed
 from network.cli.main import main
 from tests.network.cli.dev_process import dev_server
+from tests.network.cli.test_main import cli_main
 from tests.network.devui.networks import codegen_network
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -90,14 +92,16 @@ def test_loopback_addresses_are_not_warned_about() -> None:
         assert "WARNING: the dev UI is bound to " + host in stream.getvalue()
 
 
+def refused_by_dev(*args: str) -> subprocess.CompletedProcess[str]:
+    """`agent-network dev ARGS` through main(), in this process; a page served anyway fails
+    the test (never hangs it)."""
+    served = AssertionError("served despite a bad argument")
+    with mock.patch("uvicorn.Server", side_effect=served):
+        return cli_main("dev", *args)
+
+
 def test_dev_refuses_a_missing_file() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "network.cli", "dev", "no/such/file.py:network", "--port", "0"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused_by_dev("no/such/file.py:network", "--port", "0")
     assert done.returncode == 2
     assert done.stderr.strip() == "error: no such file: no/such/file.py"
 
@@ -128,12 +132,6 @@ def test_the_store_option_takes_a_path_a_url_or_sqlite_path() -> None:
     assert store_option("sqlite:///abs/threads.db") == "sqlite:///abs/threads.db"
     assert store_option("postgresql://u@h/db") == "postgresql://u@h/db"
     assert store_option("threads.db") == "threads.db"
-    done = subprocess.run(
-        [sys.executable, "-m", "network.cli", "dev", TARGET, "--port", "0", "--store", " "],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = refused_by_dev(TARGET, "--port", "0", "--store", " ")
     assert done.returncode == 2
     assert "--store is empty" in done.stderr

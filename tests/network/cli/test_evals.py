@@ -1,5 +1,6 @@
 """`agent-network eval`: a dataset file scored by the command line, saved, and compared with
-a report saved before a change, through a subprocess."""
+a report saved before a change, through `main()` (test_main.py drives the entry point as a
+process)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from network.evals import Case, Dataset
 from tests.network.capabilities.replay.teams import TASK
-from tests.network.cli.test_main import cli
+from tests.network.cli.test_main import cli_main as cli
 
 NETWORKS = "tests/network/cli/replay_networks.py"
 

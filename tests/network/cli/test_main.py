@@ -1,19 +1,29 @@
-"""`agent-network`: run, serve and graph, driven as a user would, through subprocesses."""
+"""`agent-network`: run, serve and graph, driven as a user would.
+
+The entry point itself (`python -m network.cli`: exit statuses, nothing on stderr, no key
+printed anywhere, logs included) is driven through subprocesses; what the commands print
+is checked by calling the same `main(argv)` in this process, which spares each case a new
+interpreter importing the library.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from subprocess import Popen
+from unittest import mock
 
 import httpx
 import pytest
+import structlog
 
+from network.cli.main import main
 from tests.fakes import FakeOpenAIServer
 from tests.fakes.processes import free_port, server_process
 
@@ -21,14 +31,45 @@ ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = "tests/network/cli/example_network.py"
 
 
+TERMINAL = {"NO_COLOR": "1", "COLUMNS": "200"}
+
+
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m network.cli ARGS` as a process of its own: its status and all it prints."""
     return subprocess.run(
         [sys.executable, "-m", "network.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})},
+        env={**os.environ, **TERMINAL, **(env or {})},
+    )
+
+
+def cli_main(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`main(ARGS)`, the function the entry point calls, in this process with `env` set: the
+    status it returns (or exits with, as argparse does) and what it writes to stdout and
+    stderr. Left as it was after: the environment, the working directory, `sys.path` and
+    `sys.modules` (a loaded FILE), and structlog (which `run` configures)."""
+    out, err = io.StringIO(), io.StringIO()
+    path, modules, cwd = list(sys.path), set(sys.modules), Path.cwd()
+    try:
+        os.chdir(ROOT)
+        environment = mock.patch.dict(os.environ, {**TERMINAL, **(env or {})})
+        with environment, redirect_stdout(out), redirect_stderr(err):
+            try:
+                status = main(list(args))
+            except SystemExit as exited:
+                status = exited.code if isinstance(exited.code, int) else 1
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = path
+        for name in set(sys.modules) - modules:
+            if name.startswith("_agent_network_cli_"):
+                del sys.modules[name]
+        structlog.reset_defaults()
+    return subprocess.CompletedProcess(
+        ["agent-network", *args], status, out.getvalue(), err.getvalue()
     )
 
 
@@ -62,7 +103,7 @@ def test_run_prints_a_live_trace_and_a_summary() -> None:
 
 
 def test_the_trace_shows_the_routing_agents_choice_reason_and_summary() -> None:
-    done = cli("run", f"{EXAMPLE}:routed", "add two numbers")
+    done = cli_main("run", f"{EXAMPLE}:routed", "add two numbers")
     assert done.returncode == 0, done.stderr
     out = done.stdout
     expected = [
@@ -79,7 +120,7 @@ def test_the_trace_shows_the_routing_agents_choice_reason_and_summary() -> None:
 
 
 def test_run_takes_a_function_and_initial_state() -> None:
-    done = cli("run", f"{EXAMPLE}:make_network", "go", "--state", '{"files": {"a.py": ""}}')
+    done = cli_main("run", f"{EXAMPLE}:make_network", "go", "--state", '{"files": {"a.py": ""}}')
     assert done.returncode == 0, done.stderr
     assert "snapshot: files" in done.stdout
 
@@ -88,7 +129,7 @@ def test_model_overrides_every_agent_for_the_run() -> None:
     with FakeOpenAIServer() as server:
         server.add_text("from the fake provider")
         env = {"OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "test-key"}
-        done = cli("run", f"{EXAMPLE}:solo", "hello", "--model", "openai/fake-model", env=env)
+        done = cli_main("run", f"{EXAMPLE}:solo", "hello", "--model", "openai/fake-model", env=env)
         assert done.returncode == 0, done.stderr
         assert "from the fake provider" in done.stdout
         assert "scripted answer" not in done.stdout
@@ -97,14 +138,14 @@ def test_model_overrides_every_agent_for_the_run() -> None:
 
 
 def test_graph_prints_the_mermaid_diagram() -> None:
-    done = cli("graph", f"{EXAMPLE}:network")
+    done = cli_main("graph", f"{EXAMPLE}:network")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("flowchart")
     assert "planner" in done.stdout and "coder" in done.stdout
 
 
 def test_graph_draws_handoff_edges() -> None:
-    done = cli("graph", "tests/agents/airline.py:network")
+    done = cli_main("graph", "tests/agents/airline.py:network")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert '    triage -->|"handoff"| FAQ_Agent' in lines
@@ -125,7 +166,7 @@ def test_graph_draws_handoff_edges() -> None:
     ],
 )
 def test_bad_targets_get_one_clear_line(args: list[str], message: str) -> None:
-    done = cli(*args)
+    done = cli_main(*args)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], done.stderr
@@ -173,7 +214,7 @@ def test_model_overrides_every_agent_of_a_team() -> None:
         server.add_tool_calls(("write_files", {"files": draft}))
         server.add_tool_calls(("review", {"approved": True, "comments": "ok"}))
         env = {"OPENAI_API_BASE": server.base_url, "OPENAI_API_KEY": "test-key"}
-        done = cli("run", "examples/codegen.py:network", "add", "--model", "openai/m", env=env)
+        done = cli_main("run", "examples/codegen.py:network", "add", "--model", "openai/m", env=env)
         assert done.returncode == 0, done.stderr
         assert "planner -> coder -> reviewer" in done.stdout
         assert [r["model"] for r in server.requests] == ["m", "m", "m"]
@@ -250,7 +291,7 @@ def test_model_flag_keeps_an_agents_own_endpoint() -> None:
     with FakeOpenAIServer() as server:
         server.add_text("still on the agent's own server")
         env = {**_no_provider_env(), "EXAMPLE_API_BASE": server.base_url}
-        done = cli("run", f"{EXAMPLE}:remote", "hi", "--model", "openai/other-model", env=env)
+        done = cli_main("run", f"{EXAMPLE}:remote", "hi", "--model", "openai/other-model", env=env)
         assert done.returncode == 0, done.stderr
         (request,) = server.requests
         (headers,) = server.request_headers
@@ -262,7 +303,7 @@ def test_model_flag_keeps_an_agents_own_endpoint() -> None:
 def test_api_base_flag_moves_an_agent_keeping_its_model_name() -> None:
     with FakeOpenAIServer() as server:
         server.add_text("moved")
-        done = cli(
+        done = cli_main(
             "run",
             f"{EXAMPLE}:remote",
             "hi",
@@ -337,7 +378,7 @@ def test_codegen_on_a_text_only_self_hosted_model_ends_with_a_stop_reason() -> N
     with FakeOpenAIServer() as server:
         for _ in range(2):
             server.add_text("Sure! def add(a, b): return a + b")
-        done = cli(
+        done = cli_main(
             "run",
             "examples/codegen.py:network",
             "add",

@@ -1,5 +1,5 @@
 """`agent-network replay`: a thread recorded in an SQLite file replayed by the command line,
-as a user would, through a subprocess."""
+as a user would, through `main()` (test_main.py drives the entry point as a process)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import anyio
 
 from network import ThreadRef
 from tests.network.capabilities.replay.teams import TASK, codegen
-from tests.network.cli.test_main import cli
+from tests.network.cli.test_main import cli_main as cli
 
 NETWORKS = "tests/network/cli/replay_networks.py"
 
