@@ -18,7 +18,9 @@ import pytest
 from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
 from tests.agents.capabilities.mcp.servers import stdio_server
 
-pytestmark = [pytest.mark.anyio, pytest.mark.deadline]
+# Each test asserting a wall-clock bound is marked `deadline` (run alone, after the parallel
+# part); the one that only sleeps past a limit runs with the others.
+pytestmark = pytest.mark.anyio
 
 TIMEOUT = 1.0
 # Far below the 10 s the SDK's probe waits alone (the run was held 12 to 14 s with a
@@ -36,6 +38,7 @@ async def held_for(server: MCPServer) -> tuple[float, MCPServerError]:
     return time.perf_counter() - started, caught.value
 
 
+@pytest.mark.deadline
 async def test_a_stdio_server_that_never_answers_fails_the_run_in_time() -> None:
     server = MCPServer.stdio(sys.executable, ["-c", SILENT], name="mute", connect_timeout=TIMEOUT)
     took, error = await held_for(server)
@@ -69,6 +72,7 @@ def silent_http() -> Iterator[str]:
             connection.close()
 
 
+@pytest.mark.deadline
 async def test_an_http_server_that_never_answers_fails_the_run_in_time(silent_http: str) -> None:
     server = MCPServer.http(silent_http, name="mute-http", connect_timeout=TIMEOUT)
     took, error = await held_for(server)
@@ -101,6 +105,7 @@ async def gone(pid: int, within: float) -> bool:
     return False
 
 
+@pytest.mark.deadline
 @pytest.mark.parametrize("ignores", ["stdin close", "stdin close and SIGTERM"])
 async def test_a_server_that_ignores_its_stdin_closing_costs_no_more_than_the_deadline(
     tmp_path: Path, ignores: str
@@ -124,6 +129,7 @@ async def test_a_server_that_ignores_its_stdin_closing_costs_no_more_than_the_de
     assert await gone(pid, within=10.0), f"process {pid} still there"
 
 
+@pytest.mark.deadline
 async def test_a_run_cancelled_while_connecting_ends_at_once_and_the_server_still_stops(
     tmp_path: Path,
 ) -> None:
