@@ -61,6 +61,7 @@ from network.threads.thread_data import (
 )
 from network.threads.thread_load import (
     check_owner,
+    create_missing,
     load_recorded,
     load_thread,
     state_of,
@@ -92,6 +93,7 @@ class ThreadSession:
         self._ctx: RunContext | None = None
         self._pending_saved: set[str] = set()  # ids of the run's stops already committed
         self._superseded: dict[str, str] = {}  # waiting calls a new message leaves behind
+        self.input_kept = False  # the thread was created holding the run's input (`open`)
 
     @classmethod
     async def open(
@@ -104,6 +106,8 @@ class ThreadSession:
         create: bool = True,
         loaded: Thread | None = None,
         missing: bool = False,
+        keep: Sequence[Any] = (),
+        run_id: str | None = None,
         **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
         """Load (or, with `create`, create) the thread and build the run's State from it.
@@ -115,6 +119,10 @@ class ThreadSession:
         checked all the same; ignored for a durable run, whose load is a recorded step).
         `missing`: the caller has just found the thread missing (under its run lease): it is
         created without reading first (read back with its creation where the store can).
+        `keep` (with `missing`): the messages run `run_id` starts with, which the new thread
+        is created holding, as its first commit in its creation's transaction, where the
+        store can (`create_and_get`); `input_kept` then says so, and `keep_input` has nothing
+        left to commit. Where it cannot, the caller adds them and `keep_input` commits them.
         `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
         `open(network, ThreadRef("t1", ...))`, kept for one release.
         """
@@ -128,9 +136,15 @@ class ThreadSession:
         check_id("thread_id", thread_id)
         check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
+        kept = False
         try:
             if steps is None and loaded is not None:
                 thread = check_owner(loaded, thread_id, app, user_id)
+            elif steps is None and missing and create and keep:
+                if run_id is not None:
+                    check_id("run_id", run_id)
+                thread, kept = await create_missing(opened, thread_id, app, user_id, keep, run_id)
+                check_owner(thread, thread_id, app, user_id)
             elif steps is None:
                 thread = await load_thread(
                     opened, thread_id, app, user_id, create, missing=missing and create
@@ -143,6 +157,7 @@ class ThreadSession:
                 write_initial(run_state, state)
             session = cls(opened, thread, run_state, owns_store=owned)
             session.steps = steps
+            session.input_kept = kept
             return session
         except BaseException:
             if owned:
