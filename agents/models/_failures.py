@@ -74,17 +74,28 @@ def transport_failure(exc: BaseException) -> Failure | None:
     wrapper ("APIConnectionError", which litellm also raises for failures that are not about
     the network at all) counts only through the transport error it wraps.
     """
+    found = transport_link(exc)
+    if found is None:
+        return None
+    kind, link = found
+    if kind == "connection failed":
+        return Failure(kind, _short(f"{type(link).__name__}: {link}"), None, True)
+    return Failure(kind, _short(str(link)), None, True)
+
+
+def transport_link(exc: BaseException) -> tuple[str, BaseException] | None:
+    """What `transport_failure` found: its kind, and the link of `exc`'s chain it found it in
+    (the transport's own exception, which a client library's wrapper may hide)."""
     chain = cause_chain(exc)
     for link in chain:
         if _refused(link):
-            return Failure("connection refused", _short(str(link)), None, True)
+            return "connection refused", link
     for link in chain:
         if isinstance(link, (TimeoutError, *_loaded_types(_TIMEOUT_TYPES))):
-            return Failure("timed out", _short(str(link)), None, True)
+            return "timed out", link
     for link in chain:
         if isinstance(link, (ConnectionError, *_loaded_types(_TRANSPORT_TYPES))):
-            name = type(link).__name__
-            return Failure("connection failed", _short(f"{name}: {link}"), None, True)
+            return "connection failed", link
     return None
 
 

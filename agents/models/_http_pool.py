@@ -20,6 +20,13 @@ Decisions written down here:
   server's cookies must not travel from one agent's call to another's.
 - Unlimited connections per host: concurrent runs must not queue behind a pool limit; the
   server (or its load balancer) says how many it serves.
+- An idle connection is reused for `KEEPALIVE_S` (4 s), not aiohttp's 15: the servers people
+  run models behind close idle connections sooner (uvicorn, which llama-cpp-python's and
+  vLLM's servers run on, after 5 s; Node after 5 s). A connection the server closed while
+  this event loop was busy still looks open, and a request sent on it failed with
+  `ServerDisconnectedError`: an attempt lost (a failed chat span, a retry; with
+  `max_retries=0` a failed call). Past `KEEPALIVE_S` of idleness it is dropped when taken
+  from the pool, whatever the loop did meanwhile.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ import sys
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
+
+KEEPALIVE_S = 4.0  # below the 5 s after which uvicorn and Node close an idle connection
 
 # loop -> {(base URL, key): session}; the closer keeps the entry alive until the loop ends.
 _pools: weakref.WeakKeyDictionary[Any, dict[tuple[str, str | None], Any]] = (
@@ -78,7 +87,7 @@ def _new_client(api_key: str | None) -> Any:
     headers = {"content-type": "application/json", "accept": "application/json"}
     if api_key:
         headers["authorization"] = f"Bearer {api_key}"
-    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0)
+    connector = aiohttp.TCPConnector(limit=0, limit_per_host=0, keepalive_timeout=KEEPALIVE_S)
     return aiohttp.ClientSession(
         headers=headers,
         connector=connector,

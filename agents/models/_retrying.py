@@ -43,7 +43,7 @@ from typing import Any
 import anyio
 
 from agents.models._answer_check import answer_problem
-from agents.models._failures import Failure, safe_url
+from agents.models._failures import Failure, safe_url, transport_link
 from agents.models._response_format import ResponseFormatRefused, refuses_response_format
 from agents.models._retry import retries_of, wait_before_retry
 from agents.models._streamed_answer import StreamedAnswer
@@ -249,13 +249,18 @@ class RetryingModel(CountsRequestTokens, ABC):
 def attempt_error_type(exc: Exception, failure: Failure) -> str:
     """A failed attempt's `error.type`: what the provider said, never a wrapper of ours.
 
-    The HTTP status when the server answered with one (`"401"`, `"500"`); else the type of the
-    exception the provider's library or the transport raised (`ConnectError`, `TimeoutError`
-    for the deadline); else, for what this library found wrong with an answer, what it was
-    (`no_answer`, `malformed_response`, `stream_failed`).
+    The HTTP status when the server answered with one (`"401"`, `"500"`); else, when the
+    network failed, the type of the transport's own exception found in the chain of causes
+    (`ClientConnectorError`, `TimeoutError` for the deadline), never a client library's
+    wrapper of it (litellm reports a refused connection as `InternalServerError`); else the
+    type of the exception the provider's library raised; else, for what this library found
+    wrong with an answer, what it was (`no_answer`, `malformed_response`, `stream_failed`).
     """
     if failure.status is not None:
         return str(failure.status)
+    found = transport_link(exc)
+    if found is not None:  # the transport's own exception, not a library's wrapper of it
+        return type(found[1]).__name__  # (litellm's "InternalServerError" for a refusal)
     if not type(exc).__module__.startswith("agents."):
         return type(exc).__name__
     return "_".join(re.findall(r"[a-z0-9]+", failure.kind.lower())) or "_OTHER"

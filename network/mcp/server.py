@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from network.mcp.arguments import OUTPUT_SCHEMA, RunArguments
+from network.mcp.progress import progress_sinks
 from network.mcp.threaded import run_on_thread, waiting
 from network.network import Network
 from network.serving.errors import RequestError
@@ -146,9 +147,12 @@ class _RunTool:
         try:
             if arguments.thread is None and arguments.answers is None:
                 await self.served.principal(request, None)
-                result = await self.network.run(arguments.input, state=arguments.state)
+                result = await self.network.run(
+                    arguments.input, state=arguments.state, sinks=progress_sinks(mcp_request)
+                )
             else:
-                result, thread = await run_on_thread(self.served, request, arguments)
+                sinks = progress_sinks(mcp_request)
+                result, thread = await run_on_thread(self.served, request, arguments, sinks)
         except RequestError as refused:
             return _error(f"refused ({refused.code}): {refused.message}")
         except Exception as exc:  # the caller reads what it may; the server goes on

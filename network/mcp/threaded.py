@@ -13,6 +13,7 @@ the run starts), `state` is the caller's writes over the thread's state (unprefi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from network.history.messages import UserMessage
@@ -27,10 +28,10 @@ from network.serving.threads import ServedThreads
 
 
 async def run_on_thread(
-    served: ServedThreads, request: Any, arguments: RunArguments
+    served: ServedThreads, request: Any, arguments: RunArguments, sinks: Sequence[Any] = ()
 ) -> tuple[Any, str]:
     """Run the call on its thread: the `RunResult` and the thread id, or the `RequestError`
-    refusing it (nothing applied), or the run's own exception."""
+    refusing it (nothing applied), or the run's own exception. `sinks` watch the run."""
     thread_id = check_thread_id(arguments.thread, "thread")
     principal = await served.principal(request, thread_id)
     admission = await served.admit(thread_id, new_id("run_"), principal)
@@ -49,7 +50,7 @@ async def run_on_thread(
         restore_rejected(data, answered)
         said = [UserMessage(content=arguments.input, id=new_id("msg_"))] if arguments.input else []
         ctx = await admission.start(RunRequest(messages=said, data=data, answered=answered))
-        return await admission.execute(ctx), thread_id
+        return await admission.execute(ctx, sinks=sinks), thread_id
     finally:
         await admission.release()
 

@@ -25,7 +25,8 @@ The mapping, typed event -> AG-UI event type (the models `network.events` builds
 - `Handoff` -> CUSTOM named "Handoff", its value `{"sourceAgent", "targetAgent",
   "toolCallId", "reason"}`.
 - `Custom`, and each `NamedCustom` (`ContextCompacted`, `MemoryRecalled`, `ToolCallRetry`,
-  `OutputInvalid`, `PredictState`) -> CUSTOM of its `name`, its `value` as it is.
+  `ToolCallProgress`, `OutputInvalid`, `PredictState`) -> CUSTOM of its `name`, its `value`
+  as it is.
 
 Where an event happened rides on its models as AG-UI allows: `subagent_run_id` in the field
 of that name, a fan-out's name as the extra field `fan_out`, a parallel branch's id as the

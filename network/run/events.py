@@ -52,6 +52,7 @@ __all__ = [
     "TextStarted",
     "ToolCallArgs",
     "ToolCallEnded",
+    "ToolCallProgress",
     "ToolCallRetry",
     "ToolCallStarted",
     "ToolResult",
@@ -312,6 +313,14 @@ class ToolCallRetry(NamedCustom):
     """A tool call failed and is tried again (`value`: the call, the attempt, the error)."""
 
     NAME: ClassVar[str] = "TOOL_CALL_RETRY"
+
+
+@dataclass(slots=True)
+class ToolCallProgress(NamedCustom):
+    """A running tool said how far it is (`value`: the call, the progress, its total, a
+    message; an MCP server's `notifications/progress`)."""
+
+    NAME: ClassVar[str] = "TOOL_CALL_PROGRESS"
 
 
 @dataclass(slots=True)

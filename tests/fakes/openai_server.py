@@ -142,7 +142,8 @@ class FakeOpenAIServer:
         held: for each `hold_after` pause, True when `release()` ended it in time.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep_alive_s: float = 5.0) -> None:
+        self.keep_alive_s = keep_alive_s  # an idle connection is closed after it (uvicorn's)
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.client_ports: list[int] = []  # the client's port per request: a reused connection
@@ -217,7 +218,11 @@ class FakeOpenAIServer:
         sock.bind(("127.0.0.1", 0))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
-            self._app(), log_level="warning", lifespan="off", timeout_graceful_shutdown=1
+            self._app(),
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            timeout_keep_alive=self.keep_alive_s,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

@@ -23,6 +23,7 @@ reads; the connection is not reopened: the server stays down for the rest of its
 from __future__ import annotations
 
 import math
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
 
 _log = LazyLogger("agents.mcp")  # structlog loads on first use, not on import
+
+ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 NO_READ_LIMIT = 7 * 24 * 3600.0  # a tool call is limited by the dispatcher, not the SDK
 MAX_LIST_PAGES = 100  # a server whose tool listing never ends cannot hang a run
@@ -183,17 +186,25 @@ class Connection:
             return self._listed
 
     async def _list(self) -> list[ListedTool]:
+        """Every page of the listing. The server is not trusted: a listing past
+        `MAX_LIST_PAGES` pages, a cursor given twice (a loop) or a tool listed twice is an
+        `MCPServerError` naming the server, not a listing cut short or doubled."""
         client = self._require_client()
-        listed: list[ListedTool] = []
+        listed: dict[str, ListedTool] = {}
         cursor: str | None = None
+        cursors: set[str] = set()
         try:
             with anyio.fail_after(self.server.connect_timeout):
                 for _ in range(MAX_LIST_PAGES):
                     page = await client.list_tools(cursor=cursor, cache_mode="refresh")
-                    listed.extend(self._listed_tool(tool) for tool in page.tools if _callable(tool))
+                    for tool in page.tools:
+                        self._add_listed(listed, tool)
                     cursor = page.next_cursor
                     if not cursor:
-                        break
+                        return list(listed.values())
+                    if cursor in cursors:
+                        raise self._bad_listing(f"it gave the cursor {cursor[:100]!r} twice")
+                    cursors.add(cursor)
         except (ConfigurationError, MCPServerError):
             raise
         except Exception as exc:
@@ -201,7 +212,18 @@ class Connection:
                 f"MCP server {self.name!r}: listing its tools failed: {_describe(exc)}",
                 server=self.name,
             ) from exc
-        return listed
+        raise self._bad_listing(f"it did not end within {MAX_LIST_PAGES} pages")
+
+    def _add_listed(self, listed: dict[str, ListedTool], tool: MCPTool) -> None:
+        if tool.name in listed:
+            raise self._bad_listing(f"it lists the tool {tool.name[:100]!r} twice")
+        if _callable(tool):
+            listed[tool.name] = self._listed_tool(tool)
+
+    def _bad_listing(self, why: str) -> MCPServerError:
+        return MCPServerError(
+            f"MCP server {self.name!r}: its tool listing is unusable: {why}", server=self.name
+        )
 
     def _listed_tool(self, tool: MCPTool) -> ListedTool:
         schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
@@ -217,26 +239,40 @@ class Connection:
             annotations=tool.annotations,
         )
 
-    async def call(self, remote_name: str, arguments: dict[str, Any], shown_as: str) -> Any:
-        """Call tool `remote_name`; a transport failure is a `ToolError` naming `shown_as`."""
+    async def call(
+        self,
+        remote_name: str,
+        arguments: dict[str, Any],
+        shown_as: str,
+        progress: ProgressCallback | None = None,
+    ) -> Any:
+        """Call tool `remote_name`; a transport failure is a `ToolError` naming `shown_as`.
+
+        With `progress`, the call carries a progress token and `progress(progress, total,
+        message)` is called for each `notifications/progress` the server sends for it.
+        """
         client = self._client
         if client is None:
             why = f" ({_describe(self.failure)})" if self.failure is not None else ""
             raise ToolError(
-                f"tool {shown_as!r}: MCP server {self.name!r} failed: its session is closed{why}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: "
+                f"its session is closed{why}",
                 tool=shown_as,
             )
         try:
             # The call's time limit is the dispatcher's (`timeout`, `tool_timeout`): the
             # client's read timeout, which bounds the handshake and listing, is lifted here.
             return await client.call_tool(
-                remote_name, arguments, read_timeout_seconds=NO_READ_LIMIT
+                remote_name,
+                arguments,
+                read_timeout_seconds=NO_READ_LIMIT,
+                progress_callback=progress,
             )
         except ToolError:
             raise
         except Exception as exc:  # MCPError, a closed stream, an HTTP error: the server's end
             raise ToolError(
-                f"tool {shown_as!r}: MCP server {self.name!r} failed: {_describe(exc)}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: {_describe(exc)}",
                 tool=shown_as,
             ) from exc
 

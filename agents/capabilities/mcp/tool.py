@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.capabilities.mcp._arguments import ArgumentsCheck
+from agents.capabilities.mcp._progress import progress_relay
 from agents.capabilities.mcp.content import error_text, result_value
 from agents.tools.tool import Tool, not_an_object
 from agents.tools.tool_context import ToolContext
@@ -93,7 +94,13 @@ class MCPTool(Tool):
         """Validate, call the tool on the run's connection, map its result, write outputs."""
         checked = self.validate(arguments)
         connection = await self.server.connection(context.run)
-        result = await connection.call(self.listed.name, checked, self.name)
+        relay = progress_relay(context, self.name, connection.name)
+        if relay is None:
+            result = await connection.call(self.listed.name, checked, self.name)
+        else:  # a live sink: the server is asked for progress, which reaches the sink
+            result = await relay.during(
+                connection.call(self.listed.name, checked, self.name, progress=relay.report)
+            )
         if result.is_error:
             raise ToolError(
                 f"tool {self.name!r} failed on MCP server {connection.name!r}: "

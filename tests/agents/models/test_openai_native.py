@@ -365,3 +365,26 @@ async def test_one_pooled_connection_serves_plain_and_streamed_calls(
     await collect(other_model_same_server, ask())
     await model.complete(ask())
     assert len(set(openai_server.client_ports)) == 1
+
+
+async def test_a_connection_the_server_closed_while_the_loop_was_busy_is_not_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server closes idle connections after its keep-alive (uvicorn's: 5 s); the client
+    drops a pooled connection sooner (`KEEPALIVE_S`), so a loop that was busy past the
+    server's keep-alive never sends a request on a connection already closed (an attempt lost
+    to `ServerDisconnectedError`). Here at a tenth of the scale: 0.4 s against 0.5 s."""
+    import time
+
+    from agents.models import _http_pool
+
+    monkeypatch.setattr(_http_pool, "KEEPALIVE_S", 0.4)
+    with FakeOpenAIServer(keep_alive_s=0.5) as server:
+        server.add_text("one").add_text("two")
+        model = native(server, max_retries=0)
+        await model.complete(ask())
+        time.sleep(0.8)  # the loop is busy: the server's close is not seen
+        answer = await model.complete(ask())
+    assert answer.message.content == "two"
+    assert not answer.attempts  # no attempt lost
+    assert len(set(server.client_ports)) == 2  # a new connection

@@ -127,3 +127,24 @@ def test_agent_network_mcp_warns_when_bound_beyond_this_machine(
     assert "WARNING: the MCP server is bound to 203.0.113.1, not 127.0.0.1" in captured.err
     assert "error: cannot listen on 203.0.113.1:0" in captured.err
     assert "Traceback" not in captured.err
+
+
+async def test_an_agent_of_another_network_sees_the_served_runs_progress(
+    http_command: str,
+) -> None:
+    """Both halves over Streamable HTTP: the library's MCP client asks for progress (a live
+    sink watches its run), the served network reports each finished agent call, and the
+    calling run's sink gets them as TOOL_CALL_PROGRESS events of the call."""
+    from agents import Agent, MCPServer, ScriptedModel, call
+
+    team = MCPServer.http(http_command, name="team")
+    model = ScriptedModel([call("notes_team", input="buy milk"), "asked the team"])
+    events: list[Any] = []
+    result = await Agent("boss", tools=[team], model=model).run("x", sinks=[events.append])
+    (record,) = result.state.results[0].tool_calls
+    assert record.result["output"] == "done: buy milk"
+    progress = [e.value for e in events if e.type.value == "CUSTOM"]
+    assert [(p["progress"], p["message"], p["server"]) for p in progress] == [
+        (1, "writer finished", "team"),
+        (2, "writer finished", "team"),
+    ]

@@ -59,3 +59,41 @@ async def test_an_unknown_tool_is_a_protocol_error_naming_it() -> None:
         assert "'no_such_tool'" in raised.value.message and "'notes_team'" in raised.value.message
         ok = await client.call_tool("notes_team", {"input": "still serving"})
         assert ok.structured_content["output"] == "done: still serving"
+
+
+async def test_a_call_the_client_cancels_ends_its_run_and_frees_its_thread() -> None:
+    import anyio
+
+    from agents import Agent, ScriptedModel, call, tool
+    from network import Network
+    from network.threads import MemoryStore
+
+    seen: list[str] = []
+    release = anyio.Event()
+
+    @tool
+    async def wait() -> str:
+        """Waits until released."""
+        seen.append("started")
+        try:
+            await release.wait()
+        except anyio.get_cancelled_exc_class():
+            seen.append("cancelled")
+            raise
+        return "released"
+
+    def answer(request: object) -> object:
+        last = request.messages[-1]  # type: ignore[attr-defined]
+        return call("wait") if last.role == "user" else "done"
+
+    team = Network("waiter", agents=[Agent("w", model=ScriptedModel(answer), tools=[wait])])
+    async with Client(mcp_server(team, store=MemoryStore())) as client:
+        with anyio.move_on_after(0.5):
+            await client.call_tool("waiter", {"input": "go", "thread": "t"})
+        with anyio.fail_after(5):
+            while "cancelled" not in seen:
+                await anyio.sleep(0.02)
+        release.set()
+        again = await client.call_tool("waiter", {"input": "again", "thread": "t"})
+    assert seen == ["started", "cancelled", "started"]
+    assert not again.is_error, again.content  # the thread was not left busy

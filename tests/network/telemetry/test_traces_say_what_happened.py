@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
@@ -101,18 +102,35 @@ async def test_error_type_is_the_http_status_and_every_attempt_is_a_chat_span(
     assert all("AttemptFailed" not in str(attributes(s)) for s in spans)
 
 
-async def test_a_request_failing_in_transport_names_the_transport_error(
-    openai_server: FakeOpenAIServer, quiet_logs: None
-) -> None:
-    from tests.network.telemetry.otel import Recorder
+REFUSING = "http://127.0.0.1:9/v1"  # nothing listens on the discard port: refused at once
 
-    recorder = Recorder()
-    model = OpenAIModel("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1", max_retries=0)
-    network = Network("n", agents=[Agent("a", model=model)], telemetry=recorder.telemetry)
-    with pytest.raises(ModelError):
+
+@pytest.mark.parametrize(
+    "model",
+    [
+        lambda: OpenAIModel("openai/gpt-4o-mini", api_base=REFUSING, max_retries=0),
+        lambda: LiteLLMModel("openai/gpt-4o-mini", api_base=REFUSING, api_key="x", max_retries=0),
+        lambda: LiteLLMModel("hosted_vllm/gpt-4o-mini", api_base=REFUSING, max_retries=0),
+    ],
+    ids=["native", "litellm", "litellm-hosted_vllm"],
+)
+async def test_a_request_failing_in_transport_names_the_transport_error(
+    receiver: Receiver, quiet_logs: None, model: Any
+) -> None:
+    """The transport's own exception, whichever client: not litellm's wrapper of it (which
+    reads "InternalServerError", a 500 no server sent), as the OTLP receiver gets it."""
+    provider = exporting_provider(receiver)
+    network = Network(
+        "n", agents=[Agent("a", model=model())], telemetry=Telemetry(tracer_provider=provider)
+    )
+    with pytest.raises(ModelError) as failure:
         await network.run("Hi.")
-    (chat,) = recorder.named("chat gpt-4o-mini")
-    assert chat.attributes["error.type"] == "ClientConnectorError"  # aiohttp's, not ours
+    provider.force_flush()
+    provider.shutdown()
+    assert [call.error for call in failure.value.attempts] == ["ClientConnectorError"]
+    (chat,) = [s for s in received(receiver) if s.name == "chat gpt-4o-mini"]
+    assert attributes(chat)["error.type"] == "ClientConnectorError"  # aiohttp's, not a wrapper
+    assert chat.status.code == chat.status.STATUS_CODE_ERROR
 
 
 @pytest.fixture

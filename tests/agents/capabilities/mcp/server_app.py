@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import Image, MCPServer
+from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
@@ -95,6 +95,26 @@ async def slow(seconds: float) -> str:
     """Sleeps `seconds`."""
     await anyio.sleep(seconds)
     return "done"
+
+
+@server.tool()
+async def steps(ctx: Context) -> str:
+    """Reports progress as a careless server might: repeated, backwards, a huge message."""
+    for progress, message in ((1, "one"), (1, "again"), (0.5, "back"), (2, "x" * 100_000)):
+        await ctx.report_progress(progress, 2, message)
+        await anyio.sleep(0.1)  # the client emits each before the next (it keeps the latest)
+    return "stepped"
+
+
+@server.tool()
+async def wait(seconds: float) -> str:
+    """Sleeps `seconds`; a cancelled wait leaves `cancelled` in the server's root."""
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        (Path(os.environ["MCP_TEST_ROOT"]) / "cancelled").write_text("cancelled")
+        raise
+    return "waited"
 
 
 @server.tool()

@@ -1,11 +1,17 @@
-"""Tools are listed once per connection and cached; `refresh()` and `cache_tools=False` re-list."""
+"""Tools are listed once per connection and cached; `refresh()` and `cache_tools=False` re-list;
+a paged listing is read to its end, and one that never ends is refused."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from agents import Agent, ScriptedModel, call
+from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
 from tests.agents.capabilities.mcp.servers import stdio_server
+
+PAGER = Path(__file__).with_name("paging_server.py")
 
 pytestmark = pytest.mark.anyio
 
@@ -40,3 +46,32 @@ async def test_a_held_server_keeps_its_listing_across_runs_until_refresh() -> No
         refreshed = ScriptedModel(["ok"])
         await Agent("c", tools=[server], model=refreshed).run("z")
         assert "extra" in names(refreshed, 0)
+
+
+def pager(mode: str) -> MCPServer:
+    return MCPServer.stdio(sys.executable, [str(PAGER), mode])
+
+
+async def test_every_page_of_a_paged_listing_is_offered() -> None:
+    model = ScriptedModel([call("t2"), "ok"])
+    result = await Agent("a", tools=[pager("pages")], model=model).run("x")
+    assert names(model, 0) == {"t0", "t1", "t2"}
+    assert result.state.results[0].tool_calls[0].result == "t2"
+
+
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [
+        ("loop", "it gave the cursor 'again' twice"),
+        ("endless", "it did not end within 100 pages"),
+        ("twice", "it lists the tool 't0' twice"),
+    ],
+)
+async def test_a_listing_that_never_ends_or_repeats_a_tool_fails_naming_the_server(
+    mode: str, why: str
+) -> None:
+    agent = Agent("a", tools=[pager(mode)], model=ScriptedModel(["never asked"]))
+    with pytest.raises(MCPServerError) as raised:
+        await agent.run("x")
+    assert str(raised.value) == f"MCP server 'pager': its tool listing is unusable: {why}"
+    assert raised.value.server == "pager"

@@ -171,3 +171,23 @@ async def test_the_everything_server_over_streamable_http(everything_over_http: 
     assert calls["echo"].result == "Echo: over http"
     assert calls["get-sum"].result == "The sum of 20 and 22 is 42."
     assert second.output == "ok"
+
+
+async def test_the_everything_servers_progress_reaches_a_live_sink(
+    everything_over_http: str,
+) -> None:
+    """Given a progress token, the long-running tool reports each step: each reaches the
+    run's sink as a TOOL_CALL_PROGRESS event of the call, before its result."""
+    everything = MCPServer.http(everything_over_http, name="everything")
+    model = ScriptedModel([call("trigger-long-running-operation", duration=0.6, steps=3), "ok"])
+    events: list[Any] = []
+    result = await Agent("a", tools=[everything], model=model).run("x", sinks=[events.append])
+    (record,) = records(result).values()
+    assert record.result.startswith("Long running operation completed.")
+    progress = [e.value for e in events if e.type.value == "CUSTOM"]
+    assert [(p["progress"], p["total"]) for p in progress] == [(1, 3), (2, 3), (3, 3)]
+    assert {(p["toolCallId"], p["tool"], p["server"]) for p in progress} == {
+        (record.id, "trigger-long-running-operation", "everything")
+    }
+    kinds = [e.type.value for e in events]
+    assert kinds.index("TOOL_CALL_RESULT") > max(i for i, k in enumerate(kinds) if k == "CUSTOM")

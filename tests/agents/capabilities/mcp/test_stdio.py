@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import math
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agents import Agent, MCPServerError, ScriptedModel, call, tool
@@ -117,8 +119,9 @@ async def test_a_server_that_dies_gives_error_results_and_the_run_goes_on() -> N
     model = ScriptedModel([call("die"), call("echo", text="anyone?"), "the server is gone"])
     result = await Agent("x", tools=[stdio_server()], model=model).run("x")
     died, after = records(result)
-    assert died.is_error and "MCP server 'testfs' failed" in died.error
-    assert after.is_error and "MCP server 'testfs' failed" in after.error
+    # as docs/mcp.md shows it: naming the tool and the server
+    assert died.is_error and died.error.startswith("tool 'die' failed: MCP server 'testfs' failed")
+    assert after.error.startswith("tool 'echo' failed: MCP server 'testfs' failed")
     assert result.output == "the server is gone"
     assert str(result.stop_reason) == "agent_answered"
 
@@ -274,3 +277,54 @@ def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
 
     with pytest.raises(ConfigurationError, match="'docs': headers\\['X-Key'\\] must be a string"):
         MCPServer.http("http://127.0.0.1:1/mcp", headers={"X-Key": 5}, name="docs")
+
+
+async def test_progress_reaches_a_live_sink_bounded_and_in_order() -> None:
+    """A server's `notifications/progress` become TOOL_CALL_PROGRESS events; one that does
+    not increase is dropped, a long message is cut."""
+    events: list[Any] = []
+    model = ScriptedModel([call("steps"), "ok"])
+    agent = Agent("x", tools=[stdio_server()], model=model)
+    result = await agent.run("x", sinks=[events.append])
+    assert records(result)[0].result == {"result": "stepped"}
+    kinds = [event.type.value for event in events]
+    progress = [e.value for e in events if e.type.value == "CUSTOM"]
+    assert [p["progress"] for p in progress] == [1, 2]
+    call_id = records(result)[0].id
+    assert progress[0] == {
+        "toolCallId": call_id,
+        "tool": "steps",
+        "server": "testfs",
+        "progress": 1,
+        "total": 2,
+        "message": "one",
+    }
+    assert progress[1]["message"] == "x" * 1000
+    # between the call's end and its result
+    assert kinds.index("TOOL_CALL_END") < kinds.index("CUSTOM")
+    assert kinds.index("TOOL_CALL_RESULT") > len(kinds) - 1 - kinds[::-1].index("CUSTOM")
+
+
+async def test_a_call_past_its_timeout_is_cancelled_on_the_server(tmp_path: Path) -> None:
+    """The timed-out call is cancelled on the server (`notifications/cancelled`), which stays
+    up: the held server is still running when its handler sees the cancellation."""
+    server = stdio_server(tmp_path, timeout=1)
+    async with server:
+        model = ScriptedModel([call("wait", seconds=30), "ok"])
+        result = await Agent("x", tools=[server], model=model).run("x")
+        assert "timed out after 1 s" in records(result)[0].error
+        with anyio.fail_after(5):
+            while not (tmp_path / "cancelled").exists():
+                await anyio.sleep(0.05)
+
+
+def test_progress_that_is_not_a_finite_increasing_number_is_dropped() -> None:
+    from agents.capabilities.mcp._progress import ProgressRelay
+
+    relay = ProgressRelay(None, "c1", "t", "s")
+    kept = []
+    for progress, total in ((math.nan, 1), (math.inf, 1), (True, 1), (-1, 1), (2, math.inf)):
+        anyio.run(relay.report, progress, total, None)
+        kept.append(relay._latest)
+    assert kept[:4] == [None] * 4
+    assert kept[4] is not None and kept[4]["progress"] == 2 and kept[4]["total"] is None

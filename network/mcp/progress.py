@@ -1,0 +1,44 @@
+"""Progress of a served run, told to an MCP caller that asked for it.
+
+A `tools/call` whose `_meta` carries a `progressToken` gets a `notifications/progress` each
+time an agent call of the run ends: `progress` counts the agent calls finished so far, and
+the message names the agent (`writer finished`); no `total` is sent, since a router decides
+as the run goes how many calls there will be. The sink watches every served run (an
+`Observer`: it never makes a model stream); the SDK sends nothing to a caller that gave no
+token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from network.run.emitter import Observer
+from network.run.events import RunEvent, StepFinished
+
+
+def progress_sinks(mcp_request: Any) -> list[Observer]:
+    """The sink that tells the caller of `mcp_request` (the SDK's `ServerRequestContext`)
+    the run's progress; the SDK sends nothing when the caller gave no progress token."""
+    session = getattr(mcp_request, "session", None)
+    report = getattr(session, "report_progress", None)
+    if report is None:
+        return []
+
+    async def step(done: int, message: str) -> None:
+        await report(float(done), None, message)
+
+    return [Observer(_StepsFinished(step))]
+
+
+class _StepsFinished:
+    """Counts the run's finished agent calls and reports each one."""
+
+    def __init__(self, report: Callable[[int, str], Awaitable[None]]) -> None:
+        self._report = report
+        self._finished = 0
+
+    async def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, StepFinished) and event.subagent_run_id is None:
+            self._finished += 1
+            await self._report(self._finished, f"{event.name} finished")
