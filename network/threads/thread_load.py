@@ -14,6 +14,7 @@ from network.run.steps import StepRunner
 from network.state.handlers import replace_values
 from network.state.state import State
 from network.state.values import is_pydantic_model
+from network.threads.ids import check_id
 from network.threads.pending import PendingCall
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
 from network.threads.thread_data import ANONYMOUS_USER, Thread
@@ -52,7 +53,9 @@ async def create_missing(
 
     A store with `create_and_get` creates, keeps and reads back in one transaction; another
     creates it bare (the caller then commits `keep` itself: False). A thread another run
-    created meanwhile is read as it is, `keep` not added (False). The owner is not checked."""
+    created meanwhile is read as it is, `keep` not added (False). The owner is checked."""
+    if run_id is not None:
+        check_id("run_id", run_id)
     user = user_id or ANONYMOUS_USER
     both = getattr(store, "create_and_get", None)
     thread: Thread | None = None
@@ -71,7 +74,7 @@ async def create_missing(
         thread = await store.get_thread(thread_id)
     if thread is None:
         raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
-    return thread, kept
+    return check_owner(thread, thread_id, app, user_id), kept
 
 
 def check_owner(
