@@ -231,6 +231,10 @@ class StoredAdmission(Admission):
             for key, value in request.data.items()
             if record.state.get(key, missing) != value
         }
+        missing = not self.claimed.stored
+        # A new thread holds nothing yet: it is created holding the request's messages, in
+        # one transaction where the store can (else `keep_input` commits them below).
+        keep = new_messages((), request.messages) if missing and not request.answered else []
         session = await guarded(
             "get_thread",
             ThreadSession.open(
@@ -238,7 +242,9 @@ class StoredAdmission(Admission):
                 ThreadRef(record.thread_id, user_id=record.owner, store=self.threads.store),
                 state=writes,
                 loaded=self.claimed.thread,  # read under the lease: not read again
-                missing=not self.claimed.stored,
+                missing=missing,
+                keep=keep,
+                run_id=self.run_id,
             ),
         )
         self.session = session
@@ -248,8 +254,11 @@ class StoredAdmission(Admission):
             # paired with what the thread waited on before another answer settled it.
             await settle(session, request.answered, self.run_id)
         state = session.state
-        self.prior_messages = len(state.messages)
-        state.append_messages(new_messages(state.messages, request.messages))
+        if session.input_kept:
+            self.prior_messages = len(state.messages) - len(keep)
+        else:
+            self.prior_messages = len(state.messages)
+            state.append_messages(new_messages(state.messages, request.messages))
         for key, value in request.temp.items():
             state.kv.set(key, value)
         session.run_id = self.run_id

@@ -61,6 +61,7 @@ from network.threads.thread_data import (
 )
 from network.threads.thread_load import (
     check_owner,
+    create_missing,
     load_recorded,
     load_thread,
     state_of,
@@ -92,6 +93,7 @@ class ThreadSession:
         self._ctx: RunContext | None = None
         self._pending_saved: set[str] = set()  # ids of the run's stops already committed
         self._superseded: dict[str, str] = {}  # waiting calls a new message leaves behind
+        self.input_kept = False  # the thread was created holding the run's input (`open`)
 
     @classmethod
     async def open(
@@ -104,19 +106,21 @@ class ThreadSession:
         create: bool = True,
         loaded: Thread | None = None,
         missing: bool = False,
+        keep: Sequence[Any] = (),
+        run_id: str | None = None,
         **deprecated: Unpack[ThreadKeywords],
     ) -> ThreadSession:
         """Load (or, with `create`, create) the thread and build the run's State from it.
 
-        `steps` (a durable run's): the load and each commit are recorded steps, so a resumed
-        run starts from the thread as it was loaded, and commits each agent call once.
-        `loaded`: the thread as the caller has just read it from the store (a server reads it
-        to check a request, under the thread's run lease): it is not read again (its owner is
-        checked all the same; ignored for a durable run, whose load is a recorded step).
-        `missing`: the caller has just found the thread missing (under its run lease): it is
-        created without reading first (read back with its creation where the store can).
-        `open(network, "t1", user_id=..., store=..., app_name=...)` is the old spelling of
-        `open(network, ThreadRef("t1", ...))`, kept for one release.
+        `steps` (a durable run's): the load and each commit are recorded steps (a resumed run
+        starts from the thread as loaded, and commits each agent call once).
+        `loaded`: the thread as a server just read it under its run lease: not read again
+        (its owner still checked; ignored for a durable run, whose load is a recorded step).
+        `missing`: the caller just found it missing (under its lease): created without a read
+        first. `keep` (with `missing`): the messages run `run_id` starts with, the new thread's
+        first commit in its creation's transaction where the store can (then `input_kept`;
+        else the caller adds them and `keep_input` commits them).
+        `open(network, "t1", user_id=..., store=...)`: the old spelling, kept for one release.
         """
         named = ThreadRef.of(ref) if not deprecated else None
         if named is None:  # the old spelling: the id and its keywords
@@ -128,9 +132,12 @@ class ThreadSession:
         check_id("thread_id", thread_id)
         check_ids(user_id=user_id, app_name=app)
         opened, owned = open_store(store)
+        kept = False
         try:
             if steps is None and loaded is not None:
                 thread = check_owner(loaded, thread_id, app, user_id)
+            elif steps is None and missing and create and keep:
+                thread, kept = await create_missing(opened, thread_id, app, user_id, keep, run_id)
             elif steps is None:
                 thread = await load_thread(
                     opened, thread_id, app, user_id, create, missing=missing and create
@@ -142,7 +149,7 @@ class ThreadSession:
             if state is not None:
                 write_initial(run_state, state)
             session = cls(opened, thread, run_state, owns_store=owned)
-            session.steps = steps
+            session.steps, session.input_kept = steps, kept
             return session
         except BaseException:
             if owned:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
@@ -43,6 +44,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from network.errors import ConfigurationError
+from network.history.messages import Message
 from network.history.results import InferenceResult
 from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
@@ -180,17 +182,33 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
 
     @database_errors
     async def create_and_get(
-        self, thread_id: str, *, app_name: str, user_id: str = ANONYMOUS_USER
+        self,
+        thread_id: str,
+        *,
+        app_name: str,
+        user_id: str = ANONYMOUS_USER,
+        messages: Sequence[Message] = (),
+        run_id: str | None = None,
     ) -> Thread | None:
-        """`create_thread` then `get_thread`, in one transaction on SQLite (a served run's
-        session opening a thread it found missing under its lease;
-        `network.threads.thread_load`). On SQLite the new row is not synced to disk on its
-        own: it survives the process at once, a power cut with the thread's first synced
-        commit (its first agent call's)."""
+        """`create_thread` then `get_thread`, in one transaction on SQLite and one statement on
+        PostgreSQL (a served run's session opening a thread it found missing under its lease;
+        `network.threads.thread_load`). `messages` (of run `run_id`: a served run's input,
+        `ThreadSession.keep_input`) are the new thread's first commit, made in the same
+        transaction: the thread is created holding them at revision 1, or not at all.
+
+        On SQLite none of it is synced to disk on its own (as `keep_input`'s commit): it
+        survives the process at once, a power cut with the thread's first synced commit (its
+        first agent call's)."""
         check_id("thread_id", thread_id)
+        if run_id is not None:
+            check_id("run_id", run_id)
         info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=None)
         await self.setup()
-        return await self._direct_create_reading(_row_of(info))
+        first = None
+        if messages:
+            commit = Commit(revision=0, run_id=run_id, messages=list(messages), synced=False)
+            first = self._encoded(thread_id, commit)
+        return await self._direct_create_reading(_row_of(info), first)
 
     @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:
@@ -268,7 +286,21 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     async def append_results(self, thread_id: str, commit: Commit) -> int:
         check_id("thread_id", thread_id)
         await self.setup()
-        # Encode before the transaction: the write lock is held only for the writes.
+        encoded = self._encoded(thread_id, commit)
+        done = await self._direct_commit(encoded)
+        revision, *first = done if done is not None else await self._write(encoded)
+        # Committed: the next load need not read back what this process just wrote.
+        entry = self.decoded.entry(thread_id)
+        if entry is not None:
+            rows = [(r["data"], r["history_length"], r["at"]) for r in encoded.results]
+            texts = [text for _, text in encoded.summaries]
+            self.decoded.extend(entry, first[0], encoded.messages, first[1], rows, first[2], texts)
+        return revision
+
+    @staticmethod
+    def _encoded(thread_id: str, commit: Commit) -> Encoded:
+        """`commit` with its records encoded (before the transaction: the write lock is held
+        only for the writes)."""
         now = time.time()
         messages = [encode_message(message) for message in commit.messages]
         results = [
@@ -281,16 +313,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
             for record in commit.results
         ]
         summaries = [(summary.covers, encode_summary(summary)) for summary in commit.summaries]
-        encoded = Encoded(thread_id, commit, messages, results, summaries, now)
-        done = await self._direct_commit(encoded)
-        revision, *first = done if done is not None else await self._write(encoded)
-        # Committed: the next load need not read back what this process just wrote.
-        entry = self.decoded.entry(thread_id)
-        if entry is not None:
-            rows = [(r["data"], r["history_length"], r["at"]) for r in results]
-            texts = [text for _, text in summaries]
-            self.decoded.extend(entry, first[0], messages, first[1], rows, first[2], texts)
-        return revision
+        return Encoded(thread_id, commit, messages, results, summaries, now)
 
     async def _write(self, encoded: Encoded) -> tuple[int, int, int, int]:
         """A commit through SQLAlchemy (`CommitWriter`): one transaction of several statements,

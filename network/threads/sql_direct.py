@@ -96,15 +96,17 @@ class SQLDirect:
         else:
             await fast.create_thread(values)
 
-    async def _direct_create_reading(self, values: list[Any]) -> Thread | None:
-        """Create the thread (`ThreadExistsError` when the id is taken) and read it back: on
-        SQLite one transaction, not synced to disk (the thread's first synced commit takes
-        its row to the disk with it), on PostgreSQL one statement."""
+    async def _direct_create_reading(
+        self, values: list[Any], first: Encoded | None = None
+    ) -> Thread | None:
+        """Create the thread (`ThreadExistsError` when the id is taken) with its `first`
+        commit (messages only) and read it back: on SQLite one transaction, not synced to disk
+        (the thread's first synced commit takes it to the disk), on PostgreSQL one statement."""
         fast = self._fast
         if isinstance(fast, SQLiteFast):
-            loaded = await self._sqlite().run(fast.create_reading(values), durable=False)
+            loaded = await self._sqlite().run(fast.create_reading(values, first), durable=False)
         else:
-            loaded = await fast.create_reading(values)
+            loaded = await fast.create_reading(values, first)
         thread = self._thread_of(loaded)
         return thread if thread is not None else await self._direct_load(values[0])
 

@@ -51,12 +51,23 @@ class PostgresFast:
         )
         # A new thread's row, and what a load of it would read (its user's and app's keys;
         # it has nothing else yet), in one statement.
-        self.create_reading_sql = (
-            f"WITH n AS ({self.create_sql})"
+        read_keys = (
             " SELECT (SELECT count(*) FROM n),"
             f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["user_state"]} x'
             " WHERE x.app_name = $2 AND x.user_id = $3),"
             f' ARRAY(SELECT ROW(x."key", x.value) FROM {q["app_state"]} x WHERE x.app_name = $2)'
+        )
+        self.create_reading_sql = f"WITH n AS ({self.create_sql})" + read_keys
+        # ... and with a first commit of messages (a served run's input): the row made at
+        # its revision and counts ($4, $7), its messages ($11, run $10) and its checkpoint
+        # row (keys $12) written only when the row was (`FROM n`).
+        self.create_keeping_sql = (
+            f"WITH n AS ({self.create_sql}),"
+            f" m AS (INSERT INTO {q['messages']} (thread_id, seq, run_id, data)"
+            " SELECT $1, x.o - 1, $10, x.d FROM n, unnest($11::text[]) WITH ORDINALITY AS x(d, o)),"
+            f" c AS (INSERT INTO {q['commits']}"
+            " (thread_id, revision, calls, results, messages, summaries, at, run_id, keys,"
+            " effects) SELECT $1, $4, 0, 0, $7, NULL, $6, $10, $12, NULL FROM n)" + read_keys
         )
         self.revision_sql = f"SELECT revision FROM {q['threads']} WHERE thread_id = $1"
         self.commit_sql = _commit_sql(q)
@@ -88,15 +99,30 @@ class PostgresFast:
         if not await self.link.fetch(self.create_sql, *values):
             raise ThreadExistsError(f"thread {values[0]!r} already exists")
 
-    async def create_reading(self, values: list[Any]) -> Loaded:
-        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), and the
-        thread as a load would read it then, in one statement."""
-        rows = await self.link.fetch(self.create_reading_sql, *values)
+    async def create_reading(self, values: list[Any], first: Encoded | None = None) -> Loaded:
+        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), with
+        its `first` commit (messages only: a served run's input), and the thread as a load
+        would read it then, in one statement."""
+        header = Header._make([*values, None])
+        if first is None:
+            rows = await self.link.fetch(self.create_reading_sql, *values)
+        else:  # the row as the commit leaves it: revision 1, its messages counted
+            commit = first.commit
+            header = header._replace(
+                revision=commit.revision + 1,
+                updated_at=first.now,
+                message_count=len(first.messages),
+            )
+            keys = json.dumps(commit_keys(commit))
+            row = header[:9]
+            rows = await self.link.fetch(
+                self.create_keeping_sql, *row, commit.run_id, first.messages, keys
+            )
         created, user, app = rows[0]
         if not created:
             raise ThreadExistsError(f"thread {values[0]!r} already exists")
-        header = Header._make([*values, None])
-        return Loaded(header, (0, 0, 0), scopes=({}, dict(user), dict(app)))
+        messages = () if first is None else first.messages
+        return Loaded(header, (0, 0, 0), messages, scopes=({}, dict(user), dict(app)))
 
     async def commit(self, encoded: Encoded) -> tuple[int, ...]:
         """Apply the commit (see `takes_fast_path`); the new revision and the sequence numbers

@@ -214,14 +214,28 @@ class SQLiteFast:
 
         return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
 
-    def create_reading(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], Loaded]:
-        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), and the
-        thread read back (its user's and app's keys), in one transaction."""
+    def create_reading(
+        self, values: Sequence[Any], first: Encoded | None = None
+    ) -> Callable[[sqlite3.Connection], Loaded]:
+        """The insert of a new thread's row (`ThreadExistsError` when the id is taken), its
+        `first` commit applied to it (messages only: a served run's input), and the thread
+        read back (its user's and app's keys), in one transaction."""
 
         def create(connection: sqlite3.Connection) -> Loaded:
             if connection.execute(self.create, tuple(values)).fetchone() is None:
                 raise ThreadExistsError(f"thread {values[0]!r} already exists")
-            return self.read_records(connection, Header._make([*values, None]), None)  # keys
+            header = Header._make([*values, None])
+            loaded = self.read_records(connection, header, None)  # keys: nothing else yet
+            if first is not None:  # its messages are what was just written: not read back
+                keys = json.dumps(commit_keys(first.commit))
+                revision = self._write(connection, first, keys, commit_effects(first.commit))[0]
+                loaded.header = header._replace(
+                    revision=revision,
+                    updated_at=first.now,
+                    message_count=len(first.messages),
+                )
+                loaded.messages = first.messages
+            return loaded
 
         return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
 

@@ -112,7 +112,6 @@ def _conversation_tables(metadata: MetaData, prefix: str) -> tuple[Table, Table,
         Column("at", Double, nullable=False),
         Column("history_length", Integer),
         Column("data", Text, nullable=False),
-        Index(f"{prefix}results_at", "thread_id", "at"),
     )
     summaries = thread_records(
         metadata,
@@ -193,22 +192,32 @@ async def create_tables(
 
 def upgrade_threads(tables: Tables) -> Callable[[Any], None]:
     """What brings the thread tables an older version made up to date (run where they are
-    created, `create_tables`): its owner index, which held `updated_at` (and so was rewritten
-    by every commit), replaced by one on (app, user)."""
-    threads = tables.threads
+    created, `create_tables`): the threads' owner index, which held `updated_at` (and so was
+    rewritten by every commit), replaced by one on (app, user); the calls' index on their time,
+    which every commit wrote and no query read (a thread's calls after a time are picked from
+    the ones the store holds decoded), dropped."""
+    threads, results = tables.threads, tables.results
     prefix = threads.name.removesuffix("threads")
     old, new_name = f"{prefix}threads_owner", f"{prefix}threads_by_owner"
     (new,) = (index for index in threads.indexes if index.name == new_name)
+    unread = f"{prefix}results_at"
 
     def upgrade(connection: Any) -> None:
-        names = {index["name"] for index in inspect(connection).get_indexes(threads.name)}
+        found = inspect(connection)
+        names = {index["name"] for index in found.get_indexes(threads.name)}
         if old in names:
-            quoted = connection.dialect.identifier_preparer.quote(old)
-            connection.exec_driver_sql(f"DROP INDEX {quoted}")
+            _drop_index(connection, old)
         if new_name not in names:
             new.create(connection)
+        if any(index["name"] == unread for index in found.get_indexes(results.name)):
+            _drop_index(connection, unread)
 
     return upgrade
+
+
+def _drop_index(connection: Any, name: str) -> None:
+    quoted = connection.dialect.identifier_preparer.quote(name)
+    connection.exec_driver_sql(f"DROP INDEX {quoted}")
 
 
 def _lock_key(names: list[str]) -> int:

@@ -4,7 +4,7 @@ it first recorded it, and the run's `State` made from the thread (see `network.t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from network.errors import ThreadError
@@ -14,6 +14,7 @@ from network.run.steps import StepRunner
 from network.state.handlers import replace_values
 from network.state.state import State
 from network.state.values import is_pydantic_model
+from network.threads.ids import check_id
 from network.threads.pending import PendingCall
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError, ThreadStore
 from network.threads.thread_data import ANONYMOUS_USER, Thread
@@ -35,20 +36,45 @@ async def load_thread(
     if thread is None and not create:
         raise ThreadNotFoundError(f"thread {thread_id!r} does not exist in the store given")
     if thread is None:
-        user = user_id or ANONYMOUS_USER
-        both = getattr(store, "create_and_get", None)
-        try:
-            if both is not None:
-                thread = await both(thread_id, app_name=app, user_id=user)
-            else:
-                await store.create_thread(thread_id, app_name=app, user_id=user)
-        except ThreadExistsError:  # another run created it: read theirs
-            pass
-        if thread is None:
-            thread = await store.get_thread(thread_id)
-        if thread is None:
-            raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
+        thread, _ = await create_missing(store, thread_id, app, user_id)
     return check_owner(thread, thread_id, app, user_id)
+
+
+async def create_missing(
+    store: ThreadStore,
+    thread_id: str,
+    app: str,
+    user_id: str | None,
+    keep: Sequence[Any] = (),
+    run_id: str | None = None,
+) -> tuple[Thread, bool]:
+    """A thread found missing, created and read back, and whether it was created holding the
+    messages `keep` (of run `run_id`) as its first commit.
+
+    A store with `create_and_get` creates, keeps and reads back in one transaction; another
+    creates it bare (the caller then commits `keep` itself: False). A thread another run
+    created meanwhile is read as it is, `keep` not added (False). The owner is checked."""
+    if run_id is not None:
+        check_id("run_id", run_id)
+    user = user_id or ANONYMOUS_USER
+    both = getattr(store, "create_and_get", None)
+    thread: Thread | None = None
+    kept = False
+    try:
+        if both is None:
+            await store.create_thread(thread_id, app_name=app, user_id=user)
+        elif keep:
+            thread = await both(thread_id, app_name=app, user_id=user, messages=keep, run_id=run_id)
+            kept = True
+        else:
+            thread = await both(thread_id, app_name=app, user_id=user)
+    except ThreadExistsError:  # another run created it: read theirs
+        pass
+    if thread is None:
+        thread = await store.get_thread(thread_id)
+    if thread is None:
+        raise ThreadNotFoundError(f"thread {thread_id!r} was deleted while being opened")
+    return check_owner(thread, thread_id, app, user_id), kept
 
 
 def check_owner(

@@ -257,6 +257,17 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(
     # its user's and app's keys with it
     assert rows_read() == 1
     assert sum("INSERT INTO agent_network_threads " in sql.replace('"', "") for sql in seen) == 1
+    # one transaction each: the claim (which finds it missing), the thread's creation holding
+    # the user's message (before: a transaction of its own for the message), the agent call,
+    # the release
+    assert transactions(seen) == 4
+    if store.dialect == "sqlite":  # the creation and the input unsynced, the call synced
+        modes = [(table, wanted != "NORMAL") for table, wanted in inserts]
+        assert modes == [
+            ("agent_network_messages", False),
+            ("agent_network_messages", True),
+            ("agent_network_results", True),
+        ]
     seen.clear()
     inserts.clear()
     again = await send(served, Request("a"), {"contextId": "once", "text": "again"})

@@ -5,6 +5,7 @@ once and commits once per agent call."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 
 import pytest
@@ -12,7 +13,12 @@ from sqlalchemy import event
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network, ThreadRef
+from network.errors import ThreadStoreError
+from network.history.messages import UserMessage
 from network.threads import Commit, SQLStore, ThreadExistsError, ThreadStore
+from network.threads.decoded import DecodedCache
+from network.threads.sql_fast_postgres import PostgresFast
+from network.threads.sql_fast_sqlite import SQLiteFast
 from tests.network.threads.test_conformance import commit_exchange, shared
 
 pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("store_kind", ["sqlite", "postgres"])]
@@ -92,6 +98,87 @@ async def test_a_thread_created_and_read_back_in_one_go_has_its_users_and_apps_k
     assert await commit_exchange(store, "new", 0, "hi") == 1
     again = await open_store().get_thread("new")
     assert again is not None and again.user_id == "alice" and len(again.messages) == 2
+
+
+async def test_a_thread_created_holding_its_first_messages_is_one_transaction(
+    open_store: Callable[[], ThreadStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`create_and_get` with `messages` (a served run's new thread and its user's message):
+    one transaction on SQLite, one statement on PostgreSQL, leaving the records a creation
+    then a commit of the messages leave (compared row for row), read the same by a store
+    that holds nothing of it; all or nothing: a taken id or a failure writes nothing."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    words = [UserMessage("hello", id="u1"), UserMessage("again", id="u2")]
+    seen: list[str] = []
+    store.statement_listeners.append(seen.append)
+    thread = await store.create_and_get(
+        "new", app_name="app", user_id="alice", messages=words, run_id="r1"
+    )
+    assert thread is not None and (thread.revision, thread.message_count) == (1, 2)
+    assert [(m.id, m.content) for m in thread.messages] == [("u1", "hello"), ("u2", "again")]
+    if store.dialect == "sqlite":  # one transaction (PRAGMAs set its sync level)
+        work = [sql.split()[0] for sql in seen if not sql.startswith("PRAGMA")]
+        assert (work[0], work[-1], work.count("BEGIN"), work.count("COMMIT")) == (
+            "BEGIN",
+            "COMMIT",
+            1,
+            1,
+        )
+    else:  # one statement
+        assert len(seen) == 1
+    await store.create_thread("old", app_name="app", user_id="alice")
+    await store.append_results("old", Commit(revision=0, run_id="r1", messages=words))
+
+    async def records(thread_id: str) -> list[list[tuple[object, ...]]]:
+        t = store.tables
+        tables = [
+            (t.threads.name, "revision, message_count, result_count, user_id, meta"),
+            (t.messages.name, "seq, run_id, data"),
+            (
+                t.timeline.commits.name,
+                "revision, calls, results, messages, summaries, run_id, keys, effects",
+            ),
+        ]
+        found = []
+        for table, columns in tables:
+            rows = await store.statement(
+                f"SELECT {columns} FROM {table} WHERE thread_id = ?1 ORDER BY 1",
+                f"SELECT {columns} FROM {table} WHERE thread_id = $1 ORDER BY 1",
+                (thread_id,),
+            )
+            found.append([tuple(row) for row in rows])
+        return found
+
+    assert await records("new") == await records("old")
+    cold = SQLStore(store.url, cache=DecodedCache())
+    try:
+        again = await cold.get_thread("new")
+        assert again is not None and again.revision == 1
+        assert list(again.messages) == list(thread.messages)
+        assert await commit_exchange(cold, "new", 1, "hi") == 2
+    finally:
+        await cold.close()
+    before = await records("old")
+    with pytest.raises(ThreadExistsError):
+        await store.create_and_get("old", app_name="app", messages=words, run_id="r2")
+    assert await records("old") == before
+    # a failure after the thread's row was written takes the row back with it
+    if store.dialect == "sqlite":
+
+        def broken(*args: object) -> None:
+            raise sqlite3.OperationalError("disk I/O error")
+
+        monkeypatch.setattr(SQLiteFast, "_write", broken)
+    else:
+        fast = store._fast
+        assert isinstance(fast, PostgresFast)
+        monkeypatch.setattr(
+            fast, "create_keeping_sql", fast.create_keeping_sql.replace("$4, 0, 0", "$4, 1 / 0, 0")
+        )
+    with pytest.raises(ThreadStoreError):
+        await store.create_and_get("lost", app_name="app", messages=words, run_id="r3")
+    assert await store.get_thread("lost") is None
 
 
 @tool
