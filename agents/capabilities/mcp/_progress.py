@@ -57,14 +57,21 @@ class ProgressRelay:
 
     async def during(self, call: Awaitable[T]) -> T:
         """Await `call`, emitting its progress as it comes, and the last of it once done
-        (an event being emitted is finished, never cut off, when the call returns)."""
+        (an event being emitted is finished, never cut off, when the call returns). The
+        call's own failure leaves as it is (a `ToolError` the model reads), not wrapped in the
+        task group's `ExceptionGroup`."""
+        failure: Exception | None = None
         async with anyio.create_task_group() as group:
             group.start_soon(self._forward)
             try:
                 result = await call
+            except Exception as exc:  # raised after the group, unwrapped
+                failure = exc
             finally:
                 self._done = True
                 self._arrived.set()
+        if failure is not None:
+            raise failure
         return result
 
     async def _forward(self) -> None:

@@ -279,6 +279,18 @@ def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
         MCPServer.http("http://127.0.0.1:1/mcp", headers={"X-Key": 5}, name="docs")
 
 
+async def test_a_failed_call_under_a_live_sink_reads_as_without_one() -> None:
+    """A call asking for progress (a sink watches) that fails gives the model the same error
+    text: the server's failure, not a task group's wrapper."""
+    model = ScriptedModel([call("fail"), call("die"), "done"])
+    watched: list[Any] = []
+    result = await Agent("x", tools=[stdio_server()], model=model).run("x", sinks=[watched.append])
+    failed, died = records(result)
+    assert failed.is_error and "disk is full" in failed.error
+    assert died.error.startswith("tool 'die' failed: MCP server 'testfs' failed")
+    assert result.output == "done"
+
+
 async def test_progress_reaches_a_live_sink_bounded_and_in_order() -> None:
     """A server's `notifications/progress` become TOOL_CALL_PROGRESS events; one that does
     not increase is dropped, a long message is cut."""
