@@ -2,11 +2,20 @@
 the suite can run on pytest-xdist workers (`-n 4 --dist loadgroup`: docs/dependencies.md)."""
 
 import logging
+import os
+import sys
 from collections import Counter
 from collections.abc import Generator, Iterator
 
 import pytest
 import structlog
+
+# Compiled bytecode is cached (in the `__pycache__` folders .gitignore leaves out) even where
+# PYTHONDONTWRITEBYTECODE is set: without it each pytest-xdist worker rewrites the asserts of
+# every test module anew (about 14 s of CPU a worker) and each of the hundreds of processes
+# the tests start compiles the library again (0.3 s each). `python -B` is left as asked.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):  # the workers and children inherit it
+    sys.dont_write_bytecode = False
 
 # Fixtures too costly to start once per worker: every test that takes one runs on one worker.
 # (The PostgreSQL servers start in a second or two: each worker starts its own.)
