@@ -6,6 +6,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Generator, Iterator
+from pathlib import Path
 
 import pytest
 import structlog
@@ -46,6 +47,28 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadscopereorder = False
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m deadline` (the README's second part), a test file whose text never says
+    `deadline` holds no such test: it is not imported at all, which spares that process
+    collecting (and importing the dependencies of) the whole suite to run a dozen tests.
+    `_check_deadline_files` keeps the premise true."""
+    if config.getoption("markexpr", "").strip() != "deadline":
+        return None
+    if not (collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    return "deadline" not in collection_path.read_text(encoding="utf-8") or None
+
+
+def _check_deadline_files(items: list[pytest.Item]) -> None:
+    """A `deadline` test whose file does not say `deadline` (its mark added elsewhere) would
+    be skipped by `pytest_ignore_collect` under `-m deadline`: refuse it in every run."""
+    for item in items:
+        if item.get_closest_marker("deadline") is not None:
+            path = item.path
+            if "deadline" not in path.read_text(encoding="utf-8"):
+                raise pytest.UsageError(f"{item.nodeid}: marked deadline, its file never says so")
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(
     config: pytest.Config, items: list[pytest.Item]
@@ -54,6 +77,7 @@ def pytest_collection_modifyitems(
     of module scope (a browser, a served app, an npm client): spread over the workers, each
     worker would start its own, and start it again each time the module's tests come back to
     it between other modules' tests. Tests sharing nothing are spread one by one."""
+    _check_deadline_files(items)
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:
             group = _one_worker_group(item)
