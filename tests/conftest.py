@@ -29,6 +29,12 @@ DEADLINE = (
 )
 
 
+LITELLM = (
+    "litellm: the test imports litellm (6 s of CPU a process); under xdist every such test "
+    "runs on one worker, the only one that pays for the import"
+)
+
+
 HEAVY = (
     "heavy: a test that alone takes tens of seconds (a docs build, a type check, examples "
     "run as processes); under xdist it is handed out before the light tests, so that it does "
@@ -39,6 +45,7 @@ HEAVY = (
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", DEADLINE)
     config.addinivalue_line("markers", HEAVY)
+    config.addinivalue_line("markers", LITELLM)
     # pytest-xdist would hand out the groups by their number of tests, largest first (its
     # `--loadscope-reorder`, on by default): the real model server's group (few tests, the
     # longest) came after a dozen larger ones. The order below (`_handing_out_order`) is
@@ -124,6 +131,8 @@ def _one_worker_group(item: pytest.Item) -> str | None:
     group = next(
         (name for key, name in ONE_WORKER_FIXTURES.items() if key in item.fixturenames), None
     )
+    if group is None and item.get_closest_marker("litellm") is not None:
+        group = "litellm"
     definitions = getattr(item, "_fixtureinfo", None)
     if group is None and definitions is not None:
         scopes = {

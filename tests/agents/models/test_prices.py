@@ -34,7 +34,7 @@ from network.history.messages import UserMessage
 from network.history.results import Usage
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 pytest_plugins = ["tests.fakes.openai_server"]
 
 ROOT = Path(__file__).resolve().parents[3]
