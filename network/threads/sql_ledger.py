@@ -32,7 +32,6 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
-    Table,
     case,
     delete,
     select,
@@ -56,10 +55,8 @@ class SQLLedger(SideTables):
 
     def __init__(self, store: SQLStore) -> None:
         super().__init__(store)
-        prefix = self.prefix
-        self.budgets = Table(
-            f"{prefix}budgets",
-            self.metadata,
+        self.budgets = self.side_table(
+            "budgets",
             Column("key", String, primary_key=True),
             Column("tokens", BigInteger, nullable=False, default=0),
             Column("cost_usd", Double, nullable=False, default=0.0),
@@ -70,15 +67,14 @@ class SQLLedger(SideTables):
             Column("window_start", Double, nullable=False, default=0.0),
             Column("window_requests", Integer, nullable=False, default=0),
         )
-        self.holds = Table(
-            f"{prefix}budget_holds",
-            self.metadata,
+        self.holds = self.side_table(
+            "budget_holds",
             Column("id", String, primary_key=True),
             Column("key", String, nullable=False),
             Column("tokens", BigInteger, nullable=False),
             Column("cost_usd", Double, nullable=False),
             Column("expires_at", Double, nullable=False),
-            Index(f"{prefix}budget_holds_by_key", "key", "expires_at"),
+            Index(f"{self.prefix}budget_holds_by_key", "key", "expires_at"),
         )
 
     def _made(self) -> bool:
