@@ -24,7 +24,7 @@ import functools
 import time
 from typing import Any
 
-from sqlalchemy import Column, Double, String
+from sqlalchemy import Column, Double, String, Table
 
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import ReadClaim, check_ttl
@@ -40,8 +40,9 @@ class SQLLeases(SideTables):
 
     def __init__(self, store: SQLStore) -> None:
         super().__init__(store)
-        self.table = self.side_table(
-            "run_leases",
+        self.table = Table(
+            f"{self.prefix}run_leases",
+            self.metadata,
             Column("thread_id", String, primary_key=True),
             Column("holder", String, nullable=False),
             Column("expires_at", Double, nullable=False),

@@ -32,6 +32,7 @@ from sqlalchemy import (
     Index,
     Integer,
     String,
+    Table,
     case,
     delete,
     select,
@@ -55,8 +56,10 @@ class SQLLedger(SideTables):
 
     def __init__(self, store: SQLStore) -> None:
         super().__init__(store)
-        self.budgets = self.side_table(
-            "budgets",
+        prefix = self.prefix
+        self.budgets = Table(
+            f"{prefix}budgets",
+            self.metadata,
             Column("key", String, primary_key=True),
             Column("tokens", BigInteger, nullable=False, default=0),
             Column("cost_usd", Double, nullable=False, default=0.0),
@@ -67,14 +70,15 @@ class SQLLedger(SideTables):
             Column("window_start", Double, nullable=False, default=0.0),
             Column("window_requests", Integer, nullable=False, default=0),
         )
-        self.holds = self.side_table(
-            "budget_holds",
+        self.holds = Table(
+            f"{prefix}budget_holds",
+            self.metadata,
             Column("id", String, primary_key=True),
             Column("key", String, nullable=False),
             Column("tokens", BigInteger, nullable=False),
             Column("cost_usd", Double, nullable=False),
             Column("expires_at", Double, nullable=False),
-            Index(f"{self.prefix}budget_holds_by_key", "key", "expires_at"),
+            Index(f"{prefix}budget_holds_by_key", "key", "expires_at"),
         )
 
     def _made(self) -> bool:

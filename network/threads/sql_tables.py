@@ -145,11 +145,6 @@ class SideTables:
         self._ready = False
         self._setup_lock = anyio.Lock()
 
-    def side_table(self, name: str, *parts: Any) -> Table:
-        """One of the feature's tables: `name` after the store's prefix, on the feature's own
-        `MetaData`, made of `parts` (columns, indexes)."""
-        return Table(f"{self.prefix}{name}", self.metadata, *parts)
-
     def _made(self) -> bool:
         """Whether the tables are known to exist already (a feature may remember it across
         store objects on one database)."""
