@@ -2,11 +2,21 @@
 the suite can run on pytest-xdist workers (`-n 4 --dist loadgroup`: docs/dependencies.md)."""
 
 import logging
+import os
+import sys
 from collections import Counter
 from collections.abc import Generator, Iterator
+from pathlib import Path
 
 import pytest
 import structlog
+
+# Compiled bytecode is cached (in the `__pycache__` folders .gitignore leaves out) even where
+# PYTHONDONTWRITEBYTECODE is set: without it each pytest-xdist worker rewrites the asserts of
+# every test module anew (about 14 s of CPU a worker) and each of the hundreds of processes
+# the tests start compiles the library again (0.3 s each). `python -B` is left as asked.
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):  # the workers and children inherit it
+    sys.dont_write_bytecode = False
 
 # Fixtures too costly to start once per worker: every test that takes one runs on one worker.
 # (The PostgreSQL servers start in a second or two: each worker starts its own.)
@@ -16,6 +26,12 @@ DEADLINE = (
     "deadline: asserts a wall-clock bound of a second or two (a connect deadline, a wake-up "
     "latency); on a machine busy with other test workers it can miss, so a parallel run can "
     "leave these tests to a run of their own: `-m 'not deadline'`, then `-m deadline`"
+)
+
+
+LITELLM = (
+    "litellm: the test imports litellm (6 s of CPU a process); under xdist every such test "
+    "runs on one worker, the only one that pays for the import"
 )
 
 
@@ -29,12 +45,35 @@ HEAVY = (
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", DEADLINE)
     config.addinivalue_line("markers", HEAVY)
+    config.addinivalue_line("markers", LITELLM)
     # pytest-xdist would hand out the groups by their number of tests, largest first (its
     # `--loadscope-reorder`, on by default): the real model server's group (few tests, the
     # longest) came after a dozen larger ones. The order below (`_handing_out_order`) is
     # kept instead.
     if getattr(config.option, "dist", None) == "loadgroup":
         config.option.loadscopereorder = False
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under `-m deadline` (the README's second part), a test file whose text never says
+    `deadline` holds no such test: it is not imported at all, which spares that process
+    collecting (and importing the dependencies of) the whole suite to run a dozen tests.
+    `_check_deadline_files` keeps the premise true."""
+    if config.getoption("markexpr", "").strip() != "deadline":
+        return None
+    if not (collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    return "deadline" not in collection_path.read_text(encoding="utf-8") or None
+
+
+def _check_deadline_files(items: list[pytest.Item]) -> None:
+    """A `deadline` test whose file does not say `deadline` (its mark added elsewhere) would
+    be skipped by `pytest_ignore_collect` under `-m deadline`: refuse it in every run."""
+    for item in items:
+        if item.get_closest_marker("deadline") is not None:
+            path = item.path
+            if "deadline" not in path.read_text(encoding="utf-8"):
+                raise pytest.UsageError(f"{item.nodeid}: marked deadline, its file never says so")
 
 
 @pytest.hookimpl(wrapper=True)
@@ -45,6 +84,7 @@ def pytest_collection_modifyitems(
     of module scope (a browser, a served app, an npm client): spread over the workers, each
     worker would start its own, and start it again each time the module's tests come back to
     it between other modules' tests. Tests sharing nothing are spread one by one."""
+    _check_deadline_files(items)
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:
             group = _one_worker_group(item)
@@ -91,6 +131,8 @@ def _one_worker_group(item: pytest.Item) -> str | None:
     group = next(
         (name for key, name in ONE_WORKER_FIXTURES.items() if key in item.fixturenames), None
     )
+    if group is None and item.get_closest_marker("litellm") is not None:
+        group = "litellm"
     definitions = getattr(item, "_fixtureinfo", None)
     if group is None and definitions is not None:
         scopes = {

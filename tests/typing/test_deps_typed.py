@@ -1,7 +1,8 @@
 """mypy checks that `Network[Deps]`, `RunContext[Deps]` and `ToolContext[Deps]` type `deps`.
 
 `deps_typed.py` is also in the project's mypy `files`, so this reuses mypy's cache when the
-project was just checked.
+project was just checked (`.ci/run` runs `mypy` first): the cache of the project's root, named
+here, from whatever folder pytest runs in (cold, the check takes minutes of CPU).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ HERE = Path(__file__).parent
 def test_deps_keep_their_type_through_network_router_and_tool_contexts() -> None:
     root = HERE.parent.parent
     stdout, stderr, status = api.run(
-        ["--config-file", str(root / "pyproject.toml"), str(HERE / "deps_typed.py")]
+        [
+            *("--config-file", str(root / "pyproject.toml")),
+            *("--cache-dir", str(root / ".mypy_cache")),
+            str(HERE / "deps_typed.py"),
+        ]
     )
     assert status == 0, stdout + stderr

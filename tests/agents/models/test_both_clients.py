@@ -30,7 +30,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall, Reply
 
 pytest_plugins = ["tests.fakes.openai_server"]
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs"), pytest.mark.litellm]
 
 
 @tool

@@ -25,7 +25,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytest_plugins = ["tests.fakes.openai_server"]
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs"), pytest.mark.litellm]
 
 
 def request() -> ModelRequest:

@@ -29,7 +29,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
 
 pytest_plugins = ["tests.fakes.openai_server"]
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 
 USAGE = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
 REPORTED = {**USAGE, "estimated": False, "cached_tokens": 0, "reasoning_tokens": 0}

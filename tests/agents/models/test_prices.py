@@ -8,6 +8,7 @@ given an `api_base`, a server is the user's own and is priced only by `price=`.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -33,7 +34,7 @@ from network.history.messages import UserMessage
 from network.history.results import Usage
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 pytest_plugins = ["tests.fakes.openai_server"]
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -46,7 +47,10 @@ USAGE = {
 
 
 def litellm_cost(model: str, prompt: int, completion: int, cached: int = 0) -> float:
-    """litellm's own price for the same usage (litellm imported here, in the test only)."""
+    """litellm's own price for the same usage (litellm imported here, in the test only, on
+    its offline map as the library imports it: else it first fetches the map online, and
+    sleeps between retries where there is no network)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     prompt_cost, completion_cost = litellm.cost_per_token(

@@ -15,7 +15,7 @@ from network.history.messages import UserMessage
 from tests.agents.models.clients import native
 from tests.fakes.openai_server import FakeOpenAIServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 pytest_plugins = ["tests.fakes.openai_server"]
 
 PRICE = Price(input=1.0, output=1.0)

@@ -16,7 +16,7 @@ from network.memory import LiteLLMEmbedder, Memories, WordLlamaEmbedder
 from tests.fakes.openai_server import FakeOpenAIServer
 
 pytest_plugins = ["tests.fakes.openai_server"]
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 
 
 def test_wordllama_loads_from_its_wheel_with_no_network() -> None:

@@ -21,7 +21,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
 from tests.network.telemetry.ops_network import SECRET, build
 from tests.network.telemetry.otel import Recorder
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 pytest_plugins = ["tests.fakes.openai_server"]
 
 

@@ -11,7 +11,7 @@ from network import ModelError, Network
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.network.telemetry.otel import Recorder, tree
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 pytest_plugins = ["tests.fakes.openai_server"]
 
 

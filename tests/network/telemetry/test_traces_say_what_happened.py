@@ -28,7 +28,7 @@ from tests.network.telemetry.otlp import (
 
 __all__ = ["receiver"]  # the fixture, used by name
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 pytest_plugins = ["tests.fakes.openai_server"]
 
 

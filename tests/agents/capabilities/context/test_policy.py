@@ -17,7 +17,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.network.threads.long_thread import build_thread
 
 pytest_plugins = ["tests.fakes.openai_server"]
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.litellm]
 
 
 async def test_the_fake_server_refuses_an_orphan_tool_message_as_the_api_does(

@@ -14,7 +14,7 @@ from tests.fakes.openai_server import FakeOpenAIServer
 
 pytest_plugins = ["tests.fakes.openai_server"]
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs"), pytest.mark.litellm]
 
 
 class Ticket(BaseModel):
