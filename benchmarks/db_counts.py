@@ -97,10 +97,15 @@ def _count_sqlite() -> None:
     sqlite3.connect = traced  # aiosqlite and the store look it up when they connect
     _counted_handoffs(aiosqlite.core.Connection, "_execute")
     try:
-        from network.threads import sql_links
-    except ImportError:  # a checkout from before the store had threads of its own
+        from network.threads import sqlite_workers
+    except ImportError:  # a checkout from before the store's threads had a module of their own
+        try:
+            from network.threads import sql_links
+        except ImportError:  # a checkout from before the store had threads of its own
+            return
+        _counted_handoffs(sql_links._Worker, "call")
         return
-    _counted_handoffs(sql_links._Worker, "call")
+    _counted_handoffs(sqlite_workers.Worker, "call")  # the writer's calls too
 
 
 def _counted_handoffs(owner: Any, name: str) -> None:
