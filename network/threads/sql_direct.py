@@ -116,7 +116,7 @@ class SQLDirect:
         while True:
             hint = self._hint(thread_id)
             if isinstance(fast, SQLiteFast):
-                loaded = await self._sqlite().run(fast.load(thread_id, hint))
+                loaded = await self._sqlite().read(fast.load(thread_id, hint))
             else:
                 loaded = await fast.load(thread_id, hint)
             if loaded is None:

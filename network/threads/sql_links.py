@@ -9,9 +9,10 @@ per-statement work comes on top. So the store keeps connections of its own (`SQL
 
 - SQLite: each connection is a `sqlite3` connection with a worker thread of its own
   (`sqlite_workers`). A whole transaction (BEGIN, its statements, COMMIT) is one function run
-  on that thread: one hand-off per transaction, whatever it holds. Reads go to a pool of
-  connections; writes to one writer connection, which commits the writes queued while it
-  worked together, in one transaction (group commit: one fsync for all). Blocking calls (a
+  on that thread: one hand-off per transaction, whatever it holds. Writes go to one writer
+  connection, which commits the writes queued while it worked together, in one transaction
+  (group commit: one fsync for all); reads to the writer while it is idle (its page cache is
+  warm), else to a pool of connections. Blocking calls (a
   busy wait for the write lock, the fsync of a commit) wait there, never on the event loop.
 - PostgreSQL: `asyncpg` connections; each operation is one statement (one round trip), which
   PostgreSQL runs atomically on its own.
@@ -182,6 +183,22 @@ class SQLiteLink:
             pool.give_back(worker)
             raise
         pool.give_back(worker)
+        return result
+
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` (a whole read transaction) on the writer's connection when it has nothing
+        else to do, else on a connection of the pool, so a read never waits for a write.
+
+        In WAL mode a connection drops its whole page cache when it finds the database changed
+        by another connection: a reader of the pool would read every page of a load from the
+        operating system again after each commit; the writer's cache holds what it wrote."""
+        writer = self._writer
+        if writer is None or writer.waited_on:
+            return await self.run(work)
+        try:
+            result: T = await writer.call(work)
+        except sqlite3.Error as exc:  # the writer opens a fresh connection for the next
+            raise DBAPIError("(sqlite transaction)", None, exc) from exc
         return result
 
     async def statement(

@@ -2,7 +2,8 @@
 
 - `Worker`: one `sqlite3` connection and a thread that runs every call on it, in order, one
   at a time (a run's load, a test's own work).
-- `Writer`: the connection every write transaction of the link runs on. SQLite lets one
+- `Writer`: the connection every write transaction of the link runs on (and its reads while
+  it has nothing else to do: see `SQLiteLink.read`). SQLite lets one
   writer at a time into a database, so writers on connections of their own only waited for
   each other (in SQLite's busy handler, which sleeps 1, 2, 5, 10 ms and more between tries).
   The writer's thread takes every transaction queued while it worked and commits them
@@ -128,13 +129,28 @@ class Writer(Worker):
         listeners: list[Listener],
     ) -> None:
         self._stopping = False
+        self._held: Any = None  # a read taken while gathering writes: the next call
+        self.waited_on = 0  # calls handed over and not answered yet (on the event loop)
         super().__init__(connect, synchronous, listeners)
 
+    async def call(self, work: Any) -> Any:
+        """Run `work` on the thread: a `Write`, or a read (`work(connection)`, run alone)."""
+        self.waited_on += 1
+        try:
+            return await super().call(work)
+        finally:
+            self.waited_on -= 1
+
     def _take(self) -> list[Any]:
-        if self._stopping:
+        if self._held is not None:
+            calls, self._held = [self._held], None
+        elif self._stopping:
             return []
-        calls = super()._take()
-        while calls and len(calls) < MOST_TOGETHER:
+        else:
+            calls = super()._take()
+        if not calls or not isinstance(calls[0][2], Write):
+            return calls
+        while len(calls) < MOST_TOGETHER:
             try:
                 call = self._calls.get_nowait()
             except Empty:
@@ -142,10 +158,18 @@ class Writer(Worker):
             if call is None:  # stop, after these
                 self._stopping = True
                 break
+            if not isinstance(call[2], Write):  # a read: after this group
+                self._held = call
+                break
             calls.append(call)
         return calls
 
     def _run(self, connection: sqlite3.Connection, works: list[Any]) -> list[Outcome]:
+        if not isinstance(works[0], Write):  # a read, alone
+            outcomes = super()._run(connection, works)
+            if outcomes[0][1] and isinstance(outcomes[0][0], sqlite3.Error):
+                self._drop()
+            return outcomes
         writes: list[Write] = works
         durable = any(write.durable for write in writes)
         wanted = "NORMAL" if not durable and self.configured != "OFF" else self.configured
