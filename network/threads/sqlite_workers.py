@@ -22,11 +22,10 @@ cut in half); the caller then stops waiting for it.
 from __future__ import annotations
 
 import asyncio
-import functools
 import sqlite3
 import threading
 from collections.abc import Callable
-from queue import Empty, SimpleQueue
+from queue import SimpleQueue
 from typing import Any, NamedTuple, TypeVar
 
 import anyio
@@ -44,6 +43,20 @@ class Write(NamedTuple):
     body: Callable[[sqlite3.Connection], Any]
     begin: str | None
     durable: bool
+
+    def alone(self, connection: sqlite3.Connection) -> Any:
+        """The write as its own transaction (rolled back when anything fails)."""
+        if self.begin is None:
+            return self.body(connection)
+        connection.execute(self.begin)
+        try:
+            result = self.body(connection)
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
+        return result
 
 
 class Worker:
@@ -150,11 +163,8 @@ class Writer(Worker):
             calls = super()._take()
         if not calls or not isinstance(calls[0][2], Write):
             return calls
-        while len(calls) < MOST_TOGETHER:
-            try:
-                call = self._calls.get_nowait()
-            except Empty:
-                break
+        while len(calls) < MOST_TOGETHER and not self._calls.empty():
+            call = self._calls.get_nowait()  # this thread alone takes: there is one
             if call is None:  # stop, after these
                 self._stopping = True
                 break
@@ -171,11 +181,10 @@ class Writer(Worker):
                 self._drop()
             return outcomes
         writes: list[Write] = works
-        durable = any(write.durable for write in writes)
+        durable = writes[0].durable if len(writes) == 1 else any(w.durable for w in writes)
         wanted = "NORMAL" if not durable and self.configured != "OFF" else self.configured
         if len(writes) == 1:
-            write = writes[0]
-            outcomes = [_attempt(functools.partial(_synced_alone, write, self, wanted), connection)]
+            outcomes = [_alone(writes[0], self, wanted, connection)]
         else:
             try:
                 outcomes = synced_as(lambda c: _together(c, writes), self, wanted, connection)
@@ -183,8 +192,10 @@ class Writer(Worker):
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 outcomes = self._each_alone(writes, wanted)
-        if any(failed and isinstance(exc, sqlite3.Error) for exc, failed in outcomes):
-            self._drop()  # as a worker whose call failed is replaced: a fresh connection
+        for exc, failed in outcomes:
+            if failed and isinstance(exc, sqlite3.Error):
+                self._drop()  # as a worker whose call failed is replaced: a fresh connection
+                break
         return outcomes
 
     def _each_alone(self, writes: list[Write], wanted: str) -> list[Outcome]:
@@ -195,7 +206,7 @@ class Writer(Worker):
             except BaseException as exc:
                 outcomes.append((exc, True))
                 continue
-            outcome = _attempt(functools.partial(_synced_alone, write, self, wanted), connection)
+            outcome = _alone(write, self, wanted, connection)
             if outcome[1] and isinstance(outcome[0], sqlite3.Error):
                 self._drop()
             outcomes.append(outcome)
@@ -220,27 +231,12 @@ def synced_as(
     return work(connection)
 
 
-def _synced_alone(write: Write, worker: Worker, wanted: str, connection: Any) -> Any:
-    return synced_as(_alone(write), worker, wanted, connection)
-
-
-def _alone(write: Write) -> Callable[[sqlite3.Connection], Any]:
-    """A write run as its own transaction (rolled back when anything fails)."""
-
-    def run(connection: sqlite3.Connection) -> Any:
-        if write.begin is None:
-            return write.body(connection)
-        connection.execute(write.begin)
-        try:
-            result = write.body(connection)
-            connection.execute("COMMIT")
-        except BaseException:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-            raise
-        return result
-
-    return run
+def _alone(write: Write, worker: Worker, wanted: str, connection: sqlite3.Connection) -> Outcome:
+    """A write run as its own transaction, synced as `wanted`."""
+    try:
+        return synced_as(write.alone, worker, wanted, connection), False
+    except BaseException as exc:  # handed to the caller, whatever it is
+        return exc, True
 
 
 def _together(connection: sqlite3.Connection, writes: list[Write]) -> list[Outcome]:
@@ -272,6 +268,10 @@ def _attempt(work: Callable[[sqlite3.Connection], Any], connection: sqlite3.Conn
 
 def _settle_all(calls: list[Any], outcomes: list[Outcome]) -> None:
     """Hand each caller its outcome: one wake-up of each event loop for all of its calls."""
+    if len(calls) == 1:
+        loop, future, _ = calls[0]
+        loop.call_soon_threadsafe(_settle, [(future, outcomes[0])])
+        return
     by_loop: dict[Any, list[tuple[asyncio.Future[Any], Outcome]]] = {}
     for (loop, future, _), outcome in zip(calls, outcomes, strict=True):
         by_loop.setdefault(loop, []).append((future, outcome))
