@@ -25,6 +25,7 @@ from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
 from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted, start_at
 from network.threads.sql_pending import refuse_claims
 from network.threads.sql_tables import Tables
+from network.threads.sqlite_workers import Write
 from network.threads.timeline import commit_effects, commit_keys
 
 T = TypeVar("T")
@@ -35,14 +36,7 @@ def in_transaction(
     connection: sqlite3.Connection, begin: str, body: Callable[[sqlite3.Connection], T]
 ) -> T:
     """`body` between `begin` and COMMIT; rolled back when anything fails."""
-    connection.execute(begin)
-    try:
-        result = body(connection)
-        connection.execute("COMMIT")
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
+    result: T = Write(body, begin, durable=True).alone(connection)
     return result
 
 

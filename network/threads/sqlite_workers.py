@@ -135,16 +135,9 @@ class Writer(Worker):
     """The link's write transactions, those queued together committed together (see the
     module docstring)."""
 
-    def __init__(
-        self,
-        connect: Callable[[], sqlite3.Connection],
-        synchronous: str,
-        listeners: list[Listener],
-    ) -> None:
-        self._stopping = False
-        self._held: Any = None  # a read taken while gathering writes: the next call
-        self.waited_on = 0  # calls handed over and not answered yet (on the event loop)
-        super().__init__(connect, synchronous, listeners)
+    _stopping = False  # its stop was taken while gathering writes: after them
+    _held: Any = None  # a read taken while gathering writes: the next call
+    waited_on = 0  # calls handed over and not answered yet (on the event loop)
 
     async def call(self, work: Any) -> Any:
         """Run `work` on the thread: a `Write`, or a read (`work(connection)`, run alone)."""
