@@ -17,6 +17,7 @@ process whose event loop is asyncio's (uvloop's transports are not watched). Use
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 
@@ -27,20 +28,24 @@ class Counter:
         self.statements = 0
         self.transactions = 0
         self.round_trips = 0
-        self.in_transaction = False
+        # per thread: each SQLite connection runs on a thread of its own, and concurrent
+        # runs' connections are in transactions of their own at once (one flag for the
+        # process counted a statement of one as a transaction while another had committed)
+        self._in: dict[int, bool] = {}
 
     def statement(self, sql: str) -> None:
         head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+        thread = threading.get_ident()
         if head in ("BEGIN", "START"):
             self.transactions += 1
-            self.in_transaction = True
-        elif head in ("COMMIT", "END", "ROLLBACK"):
-            self.in_transaction = False
-        elif head in ("PRAGMA", "SAVEPOINT", "RELEASE"):
-            pass
+            self._in[thread] = True
+        elif head in ("COMMIT", "END") or sql.strip().upper() == "ROLLBACK":
+            self._in[thread] = False
+        elif head in ("PRAGMA", "SAVEPOINT", "RELEASE", "ROLLBACK"):
+            pass  # a group commit's savepoints (ROLLBACK TO one), no statements of the run's
         else:
             self.statements += 1
-            if not self.in_transaction:
+            if not self._in.get(thread, False):
                 self.transactions += 1
 
     def snapshot(self) -> tuple[int, int, int]:
@@ -97,10 +102,15 @@ def _count_sqlite() -> None:
     sqlite3.connect = traced  # aiosqlite and the store look it up when they connect
     _counted_handoffs(aiosqlite.core.Connection, "_execute")
     try:
-        from network.threads import sql_links
-    except ImportError:  # a checkout from before the store had threads of its own
+        from network.threads import sqlite_workers
+    except ImportError:  # a checkout from before the store's threads had a module of their own
+        try:
+            from network.threads import sql_links
+        except ImportError:  # a checkout from before the store had threads of its own
+            return
+        _counted_handoffs(sql_links._Worker, "call")
         return
-    _counted_handoffs(sql_links._Worker, "call")
+    _counted_handoffs(sqlite_workers.Worker, "call")  # the writer's calls too
 
 
 def _counted_handoffs(owner: Any, name: str) -> None:

@@ -3,6 +3,7 @@
     python benchmarks/stored_run.py                   # this checkout
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
+        [--concurrency N] [--backends none,memory,memory-waits,sqlite,sqlite-normal,postgres]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -13,14 +14,23 @@ transport: no sockets, the figure is the server's work, its run lease included).
 `sqlite` (a file, `synchronous=FULL`, the default: each commit waits for an fsync),
 `sqlite-normal` (`synchronous=NORMAL`: no fsync per commit, a commit survives a killed process
 but not a power cut) and `postgres` (Debian's server, started here, fsync off as the tests
-run it).
+run it). `memory-waits` (not run by default) is `MemoryStore` with each commit sleeping
+`--wait-ms` on the event loop first, as long as a commit waits for SQLite's fsync here: the
+CPU a run costs for waiting alone (see benchmarks/README.md, "Where a stored run's CPU goes").
+
+`--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
+them): the event loop has other runs to go on with while one waits for the database, as a
+server does, and SQLite's writer commits the runs' commits together. With 1 (the default) one
+run at a time: each wait for the database is the loop going idle and waking again.
 
 Every figure comes from a fresh Python process (a child of this script): it opens the store,
 makes `--warmup` runs, then `--runs` measured ones. Per run:
 
 - `cpu_ms`: the process's CPU time (all its threads: the database threads too; not the
   PostgreSQL server's), `loop_ms` the event loop's thread's share of it, and `wall_ms`,
-  measured with nothing watching the database;
+  measured with nothing watching the database; `server_ms`: the CPU time of the PostgreSQL
+  backends serving the child's database meanwhile (not the server's shared processes: WAL
+  writer, checkpointer), beside `cpu_ms`, not in it;
 - `statements`: SQL statements the database executed for the run, BEGIN / COMMIT / ROLLBACK
   not counted (SQLite: its trace callback; PostgreSQL: the Execute and Query messages the
   client sent, read off the wire);
@@ -49,7 +59,16 @@ from db_counts import COUNTER, install
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-FIGURES = ("cpu_ms", "loop_ms", "wall_ms", "statements", "transactions", "round_trips")
+FIGURES = (
+    "cpu_ms",
+    "loop_ms",
+    "wall_ms",
+    "server_ms",
+    "statements",
+    "transactions",
+    "round_trips",
+)
+COUNTED = FIGURES[4:]  # from the counting pass
 
 
 def three_calls() -> Any:
@@ -116,10 +135,19 @@ def held(frames: list[Any], conversation: list[Any]) -> None:
 
 
 def child(
-    library: str, backend: str, mode: str, url: str, runs: int, warmup: int, counting: bool
+    library: str,
+    backend: str,
+    mode: str,
+    url: str,
+    runs: int,
+    warmup: int,
+    counting: bool,
+    lanes: int = 1,
+    wait_ms: float = 0.0,
 ) -> None:
-    """In a fresh process: measure `runs` runs of `library` on `backend`; print the figures.
-    `counting`: count the database's work (`db_counts`) instead of timing the runs."""
+    """In a fresh process: measure `runs` runs of `library` on `backend`, `lanes` at a time;
+    print the figures. `counting`: count the database's work (`db_counts`) instead of timing
+    the runs."""
     sys.path.insert(0, library)
     import logging
     import time
@@ -134,16 +162,18 @@ def child(
     from network.threads import MemoryStore, SQLStore
 
     network = three_calls()
+    measured = runs // lanes * lanes  # shared evenly among the lanes
 
     async def main() -> dict[str, float]:
         store: Any = None
         if backend == "memory":
             store = MemoryStore()
+        elif backend == "memory-waits":
+            store = waiting(MemoryStore(), wait_ms / 1000)
         elif backend == "sqlite-normal":
             store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
             store = SQLStore(url)
-        thread = f"t-{os.getpid()}"
         if mode == "served":
             import httpx
 
@@ -151,39 +181,86 @@ def child(
 
             asgi = app(network) if store is None else app(network, store=store)
             http = httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://b")
-            conversation: list[Any] = []
+            conversations: list[list[Any]] = [[] for _ in range(lanes)]
 
-            async def one(index: int) -> None:
-                await served_turn(http, thread, index, conversation)
+            async def one(lane: int, index: int) -> None:
+                thread = f"t-{os.getpid()}-{lane}"
+                await served_turn(http, thread, index, conversations[lane])
         else:
 
-            async def one(index: int) -> None:
+            async def one(lane: int, index: int) -> None:
+                thread = f"t-{os.getpid()}-{lane}"
                 on = None if store is None else ThreadRef(thread, store=store)
                 result = await network.run(f"go {index}", thread=on)
                 assert result.output == "done" and len(result.state.results) >= 3
 
-        for index in range(warmup):
-            await one(index)
-        before = COUNTER.snapshot()
+        async def lane_runs(lane: int, first: int, count: int) -> None:
+            for index in range(first, first + count):
+                await one(lane, index)
+
+        async def all_lanes(first: int, count: int) -> None:
+            async with anyio.create_task_group() as group:
+                for lane in range(lanes):
+                    group.start_soon(lane_runs, lane, first, count // lanes)
+
+        await all_lanes(0, warmup)
+        database = url.rsplit("/", 1)[-1] if backend == "postgres" else None
+        before, server = COUNTER.snapshot(), server_cpu(database)
         cpu, loop, wall = time.process_time(), time.thread_time(), time.perf_counter()
-        for index in range(warmup, warmup + runs):
-            await one(index)
+        await all_lanes(warmup, measured)
         cpu, loop = time.process_time() - cpu, time.thread_time() - loop
+        server = server_cpu(database) - server
         wall = time.perf_counter() - wall
         after = COUNTER.snapshot()
         if store is not None:
             await store.close()
-        counts = [(b - a) / runs for a, b in zip(before, after, strict=True)]
+        counts = [(b - a) / measured for a, b in zip(before, after, strict=True)]
         return {
-            "cpu_ms": cpu * 1000 / runs,
-            "loop_ms": loop * 1000 / runs,
-            "wall_ms": wall * 1000 / runs,
+            "cpu_ms": cpu * 1000 / measured,
+            "loop_ms": loop * 1000 / measured,
+            "wall_ms": wall * 1000 / measured,
+            "server_ms": server * 1000 / measured,
             "statements": counts[0],
             "transactions": counts[1],
             "round_trips": counts[2],
         }
 
     print(json.dumps(anyio.run(main)))
+
+
+def server_cpu(database: str | None) -> float:
+    """The CPU seconds PostgreSQL's backends serving `database` have used (each child has a
+    database of its own, named in its backends' titles); 0 without one."""
+    if database is None:
+        return 0.0
+    total = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            title = Path(entry.path, "cmdline").read_bytes().replace(b"\0", b" ")
+            if f" {database} ".encode() not in title or not title.startswith(b"postgres:"):
+                continue
+            fields = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def waiting(store: Any, seconds: float) -> Any:
+    """`store` with each commit sleeping `seconds` on the event loop first (`memory-waits`)."""
+    import anyio
+
+    commit = store.append_results
+
+    async def append_results(thread_id: str, done: Any) -> int:
+        await anyio.sleep(seconds)
+        result: int = await commit(thread_id, done)
+        return result
+
+    store.append_results = append_results
+    return store
 
 
 def measure(
@@ -201,6 +278,8 @@ def measure(
         str(runs),
         str(args.warmup),
         "count" if counting else "time",
+        str(args.concurrency),
+        str(args.wait_ms),
     ]
     done = subprocess.run(command, capture_output=True, text=True, cwd=HERE)
     if done.returncode != 0:
@@ -236,14 +315,28 @@ def main() -> None:
     parser.add_argument("--count-runs", type=int, default=30, help="runs of the counting pass")
     parser.add_argument("--modes", default="run,served")
     parser.add_argument("--no-postgres", action="store_true")
-    parser.add_argument("--child", nargs=7, help=argparse.SUPPRESS)
+    parser.add_argument("--concurrency", type=int, default=1, help="runs at once, each its thread")
+    parser.add_argument("--backends", default="none,memory,sqlite,sqlite-normal,postgres")
+    parser.add_argument("--wait-ms", type=float, default=5.0, help="memory-waits' sleep")
+    parser.add_argument("--child", nargs=9, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        library, backend, mode, url, runs, warmup, kind = args.child
-        child(library, backend, mode, url, int(runs), int(warmup), kind == "count")
+        library, backend, mode, url, runs, warmup, kind, lanes, wait_ms = args.child
+        counting = kind == "count"
+        child(
+            library,
+            backend,
+            mode,
+            url,
+            int(runs),
+            int(warmup),
+            counting,
+            int(lanes),
+            float(wait_ms),
+        )
         return
-    backends = ["none", "memory", "sqlite", "sqlite-normal"]
-    backends += [] if args.no_postgres else ["postgres"]
+    backends = args.backends.split(",")
+    backends = [b for b in backends if not (args.no_postgres and b == "postgres")]
     with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         libraries = {"this checkout": ROOT}
@@ -257,7 +350,7 @@ def main() -> None:
             )
             libraries[args.against] = base
         postgres = None
-        if not args.no_postgres:
+        if "postgres" in backends:
             sys.path.insert(0, str(ROOT))
             from tests.network.threads.postgres import postgres_server
 
@@ -282,7 +375,7 @@ def main() -> None:
                         url = fresh_database(postgres, tag)
                     counts = measure(library, backend, mode, url, args, counting=True)
                     for figures in samples[(label, mode, backend)]:
-                        figures.update({name: counts[name] for name in FIGURES[3:]})
+                        figures.update({name: counts[name] for name in COUNTED})
         report(samples, libraries, backends, args)
 
 
@@ -316,15 +409,18 @@ def report(samples: Any, libraries: Any, backends: list[str], args: Any) -> None
     print(json.dumps(medians))
     err = sys.stderr
     print(
-        f"\nper run (3 agent calls; medians of {args.rounds} processes x {args.runs} runs)",
+        f"\nper run (3 agent calls; medians of {args.rounds} processes x {args.runs} runs,"
+        f" {args.concurrency} at a time)",
         file=err,
     )
     heads = " | ".join(f"{label}: CPU ms (on the loop)" for label in libraries)
     print(
-        f"| mode | backend | {heads} | x in memory | statements | transactions |", end="", file=err
+        f"| mode | backend | {heads} | x in memory | wall ms | server CPU ms | statements |",
+        end="",
+        file=err,
     )
-    print(" round trips |", file=err)
-    print("| --- " * (len(libraries) + 6) + "|", file=err)
+    print(" transactions | round trips |", file=err)
+    print("| --- " * (len(libraries) + 8) + "|", file=err)
     for mode in args.modes.split(","):
         for backend in backends:
             counts = [medians[f"{label} | {mode} | {backend}"] for label in libraries]
@@ -343,7 +439,7 @@ def report(samples: Any, libraries: Any, backends: list[str], args: Any) -> None
             print(
                 f"| {mode} | {backend} | "
                 + " | ".join(cells)
-                + f" | {ratio} | {pair('statements')} | "
+                + f" | {ratio} | {pair('wall_ms')} | {pair('server_ms')} | {pair('statements')} | "
                 f"{pair('transactions')} | {pair('round_trips')} |",
                 file=err,
             )

@@ -92,7 +92,7 @@ class SQLDirect:
     async def _direct_create(self, values: list[Any]) -> None:
         fast = self._fast
         if isinstance(fast, SQLiteFast):
-            await self._sqlite().run(fast.create_thread(values))
+            await self._sqlite().write(fast.create_thread(values))
         else:
             await fast.create_thread(values)
 
@@ -104,7 +104,7 @@ class SQLDirect:
         (the thread's first synced commit takes it to the disk), on PostgreSQL one statement."""
         fast = self._fast
         if isinstance(fast, SQLiteFast):
-            loaded = await self._sqlite().run(fast.create_reading(values, first), durable=False)
+            loaded = await self._sqlite().write(fast.create_reading(values, first), durable=False)
         else:
             loaded = await fast.create_reading(values, first)
         thread = self._thread_of(loaded)
@@ -116,7 +116,7 @@ class SQLDirect:
         while True:
             hint = self._hint(thread_id)
             if isinstance(fast, SQLiteFast):
-                loaded = await self._sqlite().run(fast.load(thread_id, hint))
+                loaded = await self._sqlite().read(fast.load(thread_id, hint))
             else:
                 loaded = await fast.load(thread_id, hint)
             if loaded is None:
@@ -152,7 +152,7 @@ class SQLDirect:
         loaded: Loaded | None
         if isinstance(fast, SQLiteFast):
             work = fast.claim_reading(claim[0], arguments, app, user, hint)
-            taken, foreign, existed, loaded = await self._sqlite().run(work, durable=False)
+            taken, foreign, existed, loaded = await self._sqlite().write(work, durable=False)
         else:
             first = (0, 0, 0) if hint is None else hint[1:]
             rows = await fast.link.fetch(claim[1], *arguments, app, user, *first)
@@ -212,7 +212,7 @@ class SQLDirect:
         if isinstance(fast, SQLiteFast):
             if encoded.commit.shared:  # merged by the application's handlers, on the loop
                 return None
-            return await self._sqlite().run(fast.commit(encoded), durable=encoded.commit.synced)
+            return await self._sqlite().write(fast.commit(encoded), durable=encoded.commit.synced)
         if not takes_fast_path(encoded):
             return None
         return await fast.commit(encoded)

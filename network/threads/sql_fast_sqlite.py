@@ -1,5 +1,8 @@
 """A run's load and commits on SQLite, each one transaction run whole on a connection's own
-thread (`sql_links.SQLiteLink`): one hand-off per transaction, however many statements.
+thread (`sql_links.SQLiteLink`): one hand-off per transaction, however many statements. A
+load is a whole transaction; a write (a commit, a thread's creation, a lease claimed with the
+read) is the body the link's writer runs between `BEGIN IMMEDIATE` and COMMIT, with other
+writes queued beside it (group commit).
 
 The statements are `CommitWriter`'s (`sql_commit`, `sql_pending`, `sql_timeline`), written for
 `sqlite3`: the revision checked and bumped by one `UPDATE ... RETURNING` under the write lock
@@ -22,6 +25,7 @@ from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
 from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted, start_at
 from network.threads.sql_pending import refuse_claims
 from network.threads.sql_tables import Tables
+from network.threads.sqlite_workers import Write
 from network.threads.timeline import commit_effects, commit_keys
 
 T = TypeVar("T")
@@ -32,14 +36,7 @@ def in_transaction(
     connection: sqlite3.Connection, begin: str, body: Callable[[sqlite3.Connection], T]
 ) -> T:
     """`body` between `begin` and COMMIT; rolled back when anything fails."""
-    connection.execute(begin)
-    try:
-        result = body(connection)
-        connection.execute("COMMIT")
-    except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
+    result: T = Write(body, begin, durable=True).alone(connection)
     return result
 
 
@@ -188,9 +185,9 @@ class SQLiteFast:
         self, claim: str, arguments: Sequence[Any], app: str, user: str, hint: Hint
     ) -> Callable[[sqlite3.Connection], tuple[bool, bool, bool, Loaded | None]]:
         """A thread's run lease claimed by the statement `claim` (`sql_leases`) unless the
-        thread is another app's or user's, and the thread read when the lease was taken: one
-        transaction under the write lock, so what is read is what the lease protects. Returns
-        (taken, foreign, existed, loaded)."""
+        thread is another app's or user's, and the thread read when the lease was taken: the
+        body of one write transaction (under the write lock, so what is read is what the lease
+        protects). Returns (taken, foreign, existed, loaded)."""
 
         def run(c: sqlite3.Connection) -> tuple[bool, bool, bool, Loaded | None]:
             row = c.execute(self.header, (arguments[0],)).fetchone()
@@ -203,23 +200,24 @@ class SQLiteFast:
                 return True, False, False, None
             return True, False, True, self.read_records(c, header, hint)
 
-        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", run)
+        return run
 
     def create_thread(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], None]:
-        """The insert of a new thread's row; `ThreadExistsError` when the id is taken."""
+        """The insert of a new thread's row (a write transaction's body); `ThreadExistsError`
+        when the id is taken."""
 
         def create(connection: sqlite3.Connection) -> None:
             if connection.execute(self.create, tuple(values)).fetchone() is None:
                 raise ThreadExistsError(f"thread {values[0]!r} already exists")
 
-        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
+        return create
 
     def create_reading(
         self, values: Sequence[Any], first: Encoded | None = None
     ) -> Callable[[sqlite3.Connection], Loaded]:
         """The insert of a new thread's row (`ThreadExistsError` when the id is taken), its
         `first` commit applied to it (messages only: a served run's input), and the thread
-        read back (its user's and app's keys), in one transaction."""
+        read back (its user's and app's keys): one write transaction's body."""
 
         def create(connection: sqlite3.Connection) -> Loaded:
             if connection.execute(self.create, tuple(values)).fetchone() is None:
@@ -237,20 +235,16 @@ class SQLiteFast:
                 loaded.messages = first.messages
             return loaded
 
-        return lambda connection: in_transaction(connection, "BEGIN IMMEDIATE", create)
+        return create
 
     # -- writing -------------------------------------------------------------------------------
 
     def commit(self, encoded: Encoded) -> Callable[[sqlite3.Connection], tuple[int, ...]]:
-        """The commit as a transaction: returns the new revision and the sequence numbers its
-        first message, call and summary got."""
+        """The commit as a write transaction's body: returns the new revision and the
+        sequence numbers its first message, call and summary got."""
         keys = json.dumps(commit_keys(encoded.commit))
         effects = commit_effects(encoded.commit)
-        return lambda connection: in_transaction(
-            connection,
-            "BEGIN IMMEDIATE",
-            lambda c: self._write(c, encoded, keys, effects),
-        )
+        return lambda connection: self._write(connection, encoded, keys, effects)
 
     def _write(
         self, c: sqlite3.Connection, encoded: Encoded, keys: str, effects: str | None

@@ -7,10 +7,13 @@ aiosqlite's thread and back, about 0.1 to 0.3 ms of CPU each on a busy machine, 
 per-statement work comes on top. So the store keeps connections of its own (`SQLiteLink`,
 `PostgresLink`) and runs those operations on the driver directly (`network.threads.sql_fast`):
 
-- SQLite: each connection is a `sqlite3` connection with a worker thread of its own. A whole
-  transaction (BEGIN, its statements, COMMIT) is one function run on that thread: one hand-off
-  per transaction, whatever it holds. Blocking calls (a busy wait for the write lock, the
-  fsync of a commit) wait there, never on the event loop.
+- SQLite: each connection is a `sqlite3` connection with a worker thread of its own
+  (`sqlite_workers`). A whole transaction (BEGIN, its statements, COMMIT) is one function run
+  on that thread: one hand-off per transaction, whatever it holds. Writes go to one writer
+  connection, which commits the writes queued while it worked together, in one transaction
+  (group commit: one fsync for all); reads to the writer while it is idle (its page cache is
+  warm), else to a pool of connections. Blocking calls (a
+  busy wait for the write lock, the fsync of a commit) wait there, never on the event loop.
 - PostgreSQL: `asyncpg` connections; each operation is one statement (one round trip), which
   PostgreSQL runs atomically on its own.
 
@@ -29,11 +32,9 @@ import asyncio
 import contextlib
 import functools
 import sqlite3
-import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from queue import SimpleQueue
 from typing import Any, Generic, TypeVar
 
 import anyio
@@ -41,10 +42,12 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.util import concurrency
 
 from network.errors import ConfigurationError
+from network.threads.sqlite_workers import Worker, Write, Writer, synced_as
 
 T = TypeVar("T")
 C = TypeVar("C")
 Listener = Callable[[str], None]
+WRITE = "BEGIN IMMEDIATE"
 
 
 class _Pool(Generic[C]):
@@ -130,87 +133,6 @@ class _Pool(Generic[C]):
             await self._quietly_close(connection)
 
 
-class _Worker:
-    """One sqlite3 connection and the thread that runs every call on it, in order."""
-
-    def __init__(
-        self,
-        connect: Callable[[], sqlite3.Connection],
-        synchronous: str,
-        listeners: list[Listener],
-    ) -> None:
-        self._connect = connect
-        # the connection's `PRAGMA synchronous` (`_synced_as`; touched on the thread only)
-        self.configured = self.synchronous = synchronous
-        self._listeners = listeners
-        self._calls: SimpleQueue[Any] = SimpleQueue()
-        self._thread = threading.Thread(target=self._serve, name="agent-network-sqlite")
-        self._thread.daemon = True
-        self._thread.start()
-
-    def _serve(self) -> None:
-        connection: sqlite3.Connection | None = None
-        traced = False
-        while True:
-            call = self._calls.get()
-            if call is None:
-                break
-            loop, future, work = call
-            try:
-                if connection is None:
-                    connection = self._connect()
-                    self.synchronous = self.configured
-                    traced = False
-                if traced is not bool(self._listeners):  # traced only while anyone listens:
-                    traced = not traced  # SQLite expands every statement's text for a trace
-                    connection.set_trace_callback(self._trace if traced else None)
-                outcome, failed = work(connection), False
-            except BaseException as exc:  # handed to the caller, whatever it is
-                outcome, failed = exc, True
-            loop.call_soon_threadsafe(_settle, future, outcome, failed)
-        if connection is not None:
-            connection.close()
-
-    def _trace(self, sql: str) -> None:
-        for listen in self._listeners:
-            listen(sql)
-
-    async def call(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `work(connection)` on the thread; its result, or its exception. Once handed
-        over, the work runs to its end even when the caller is cancelled (a commit is never
-        cut in half); the caller then stops waiting for it."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._calls.put((loop, future, work))
-        return await future
-
-    async def stop(self) -> None:
-        self._calls.put(None)
-        await anyio.to_thread.run_sync(self._thread.join)
-
-
-def _synced_as(
-    work: Callable[[sqlite3.Connection], T], worker: _Worker, wanted: str, connection: Any
-) -> T:
-    """`work` with the connection's commits synced as `wanted` ("NORMAL": not synced; else
-    the store's level). The PRAGMA is sent only when the connection's level must change:
-    a served run alternates unsynced (lease, input) and synced (agent call) transactions,
-    and a PRAGMA on each side of every unsynced one cost as much as one of its statements."""
-    if worker.synchronous != wanted:
-        connection.execute(f"PRAGMA synchronous = {wanted}")
-        worker.synchronous = wanted
-    return work(connection)
-
-
-def _settle(future: asyncio.Future[Any], outcome: Any, failed: bool) -> None:
-    if future.done():  # the caller was cancelled meanwhile
-        return
-    if failed:
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
-
-
 class SQLiteLink:
     """The store's own SQLite connections (see the module docstring)."""
 
@@ -226,7 +148,8 @@ class SQLiteLink:
         self._synchronous = synchronous
         self._busy_timeout = busy_timeout
         self.listeners: list[Listener] = []
-        self._pool: _Pool[_Worker] = _Pool(self._open, self._stop, size)
+        self._pool: _Pool[Worker] = _Pool(self._open, self._stop, size)
+        self._writer: Writer | None = None  # opened on the first write
 
     def connect(self) -> sqlite3.Connection:
         """A new connection as every connection of the store is set up (on the worker)."""
@@ -236,11 +159,11 @@ class SQLiteLink:
         configure_sqlite(connection, self._synchronous, self._busy_timeout)
         return connection
 
-    async def _open(self) -> _Worker:
-        return _Worker(self.connect, self._synchronous.upper(), self.listeners)
+    async def _open(self) -> Worker:
+        return Worker(self.connect, self._synchronous.upper(), self.listeners)
 
     @staticmethod
-    async def _stop(worker: _Worker) -> None:
+    async def _stop(worker: Worker) -> None:
         await worker.stop()
 
     async def run(self, work: Callable[[sqlite3.Connection], T], *, durable: bool = True) -> T:
@@ -252,7 +175,7 @@ class SQLiteLink:
         worker = await pool.take()
         wanted = "NORMAL" if not durable and worker.configured != "OFF" else worker.configured
         try:
-            result = await worker.call(functools.partial(_synced_as, work, worker, wanted))
+            result: T = await worker.call(functools.partial(synced_as, work, worker, wanted))
         except sqlite3.Error as exc:
             await pool.discard(worker)
             raise DBAPIError("(sqlite transaction)", None, exc) from exc
@@ -260,6 +183,22 @@ class SQLiteLink:
             pool.give_back(worker)
             raise
         pool.give_back(worker)
+        return result
+
+    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` (a whole read transaction) on the writer's connection when it has nothing
+        else to do, else on a connection of the pool, so a read never waits for a write.
+
+        In WAL mode a connection drops its whole page cache when it finds the database changed
+        by another connection: a reader of the pool would read every page of a load from the
+        operating system again after each commit; the writer's cache holds what it wrote."""
+        writer = self._writer
+        if writer is None or writer.waited_on:
+            return await self.run(work)
+        try:
+            result: T = await writer.call(work)
+        except sqlite3.Error as exc:  # the writer opens a fresh connection for the next
+            raise DBAPIError("(sqlite transaction)", None, exc) from exc
         return result
 
     async def statement(
@@ -272,9 +211,33 @@ class SQLiteLink:
         def run(connection: sqlite3.Connection) -> list[Any]:
             return connection.execute(sql, arguments).fetchall()
 
-        return await self.run(run, durable=durable)
+        return await self.write(run, begin=None, durable=durable)
+
+    async def write(
+        self,
+        body: Callable[[sqlite3.Connection], T],
+        *,
+        begin: str | None = WRITE,
+        durable: bool = True,
+    ) -> T:
+        """`body(connection)` as a write transaction (`begin` ... COMMIT; `begin=None`: a
+        single statement, in autocommit when it runs alone) on the link's writer connection,
+        committed together with the writes queued beside it (`sqlite_workers.Writer`): the
+        answer comes once its COMMIT is done. `durable=False`: not synced to disk unless a
+        write committed with it is (it survives the process, not a power cut), for writes
+        nothing depends on after a crash (run leases, a served run's input)."""
+        if self._writer is None:
+            self._writer = Writer(self.connect, self._synchronous.upper(), self.listeners)
+        try:
+            result: T = await self._writer.call(Write(body, begin, durable))
+        except sqlite3.Error as exc:  # the writer opens a fresh connection for the next
+            raise DBAPIError("(sqlite transaction)", None, exc) from exc
+        return result
 
     async def close(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            await writer.stop()
         await self._pool.close()
 
 

@@ -229,15 +229,15 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(
     inserts: list[tuple[str, str]] = []
     level = threading.local()
     if store.dialect == "sqlite":
-        from network.threads import sql_links
+        from network.threads import sqlite_workers
 
-        synced_as = sql_links._synced_as
+        synced_as = sqlite_workers.synced_as
 
         def recorded(work: Any, worker: Any, wanted: str, connection: Any) -> Any:
             level.value = wanted
             return synced_as(work, worker, wanted, connection)
 
-        monkeypatch.setattr(sql_links, "_synced_as", recorded)
+        monkeypatch.setattr(sqlite_workers, "synced_as", recorded)
 
         def insert(sql: str) -> None:
             if sql.startswith("INSERT INTO") and sql.split()[2].endswith(("messages", "results")):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import anyio
 import pytest
 
 from network import AssistantMessage, UserMessage
@@ -85,3 +86,25 @@ async def test_an_unsynced_commit_waits_for_no_disk_and_the_next_synced_one_does
     assert [sql for sql in seen if sql.startswith("PRAGMA")] == ["PRAGMA synchronous = FULL"]
     thread = await open_store().get_thread("t")
     assert thread is not None and thread.messages[0].content == "hi"
+
+
+async def test_concurrent_runs_commits_share_transactions(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """Eight runs committing at once on eight threads: their commits queue on the store's
+    writer and are committed together (fewer COMMITs, so fewer fsyncs, than commits), each
+    once, each thread at its next revision."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    for index in range(8):
+        await store.create_thread(f"t{index}", app_name="app")
+    seen: list[str] = []
+    store.statement_listeners.append(seen.append)
+    async with anyio.create_task_group() as group:
+        for index in range(8):
+            group.start_soon(commit_exchange, store, f"t{index}", 0, f"answer {index}")
+    assert 1 <= seen.count("COMMIT") < 8 and seen.count("BEGIN IMMEDIATE") == seen.count("COMMIT")
+    for index in range(8):
+        thread = await open_store().get_thread(f"t{index}")
+        assert thread is not None and thread.revision == 1
+        assert [m.content for m in thread.messages][-1] == f"answer {index}"

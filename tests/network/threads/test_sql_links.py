@@ -253,3 +253,40 @@ async def test_the_sync_level_is_switched_only_when_it_changes(tmp_path: Path) -
         ]
     finally:
         await link.close()
+
+
+async def test_a_read_goes_to_the_idle_writer_and_never_waits_for_a_busy_one(
+    tmp_path: Path,
+) -> None:
+    """A read runs on the writer's connection while it has nothing to do (its page cache holds
+    what it wrote; a pool connection's is dropped after every commit it did not make), and on
+    a pool connection while the writer works, so a read never waits for a write."""
+    link = sqlite_link(tmp_path)
+    release = threading.Event()
+
+    def writer_thread(connection: sqlite3.Connection) -> int:
+        table(connection)
+        return threading.get_ident()
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('held')")
+        release.wait(5)
+
+    def reader(connection: sqlite3.Connection) -> tuple[int, int]:
+        count: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+        return threading.get_ident(), count
+
+    try:
+        writer = await link.write(writer_thread)
+        assert await link.read(reader) == (writer, 0)  # idle: the writer's own connection
+        async with anyio.create_task_group() as group:
+            group.start_soon(link.write, held)
+            await anyio.sleep(0.05)
+            with anyio.fail_after(2):  # not behind the held write
+                ident, count = await link.read(reader)
+            assert ident != writer and count == 0  # a pool connection; the write is not in
+            release.set()
+        assert await link.read(reader) == (writer, 1)
+    finally:
+        release.set()
+        await link.close()

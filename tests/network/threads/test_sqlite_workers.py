@@ -1,0 +1,193 @@
+"""The SQLite store's writer (`network.threads.sqlite_workers`): writes queued while it commits
+are committed together (one transaction, one COMMIT), each caller answered only once that
+COMMIT is done; a write the library refuses is undone alone, a driver's error costs the others
+nothing; the group is synced when any of its writes asks for it."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from sqlalchemy.exc import DBAPIError
+
+from network.errors import StaleThreadError
+from network.threads.sql_links import SQLiteLink
+
+pytestmark = pytest.mark.anyio
+
+
+def sqlite_link(tmp_path: Path) -> SQLiteLink:
+    return SQLiteLink(
+        ((str(tmp_path / "writer.db"),), {}), synchronous="FULL", busy_timeout=5.0, size=2
+    )
+
+
+def rows(path: Path) -> list[str]:
+    """The notes another connection sees (what is committed)."""
+    with sqlite3.connect(path / "writer.db") as other:
+        return sorted(text for (text,) in other.execute("SELECT text FROM notes"))
+
+
+async def a_held_writer(link: SQLiteLink, release: threading.Event) -> None:
+    """A write that holds the writer until `release`: what is queued meanwhile goes together."""
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('first')")
+        release.wait(5)
+
+    await link.write(held)
+
+
+async def queued_behind(link: SQLiteLink, writes: list[object]) -> list[object]:
+    """`writes` (bodies) queued behind a held one; each one's outcome, the held one's first."""
+    release = threading.Event()
+    outcomes: list[object] = [None] * len(writes)
+
+    async def one(index: int, body: object) -> None:
+        try:
+            outcomes[index] = await link.write(body)  # type: ignore[arg-type]
+        except Exception as exc:
+            outcomes[index] = exc
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(a_held_writer, link, release)
+        await anyio.sleep(0.05)  # the held write is on the writer's thread
+        for index, body in enumerate(writes):
+            group.start_soon(one, index, body)
+        await anyio.sleep(0.05)  # all queued
+        release.set()
+    return outcomes
+
+
+def note(text: str) -> object:
+    def body(connection: sqlite3.Connection) -> str:
+        connection.execute("INSERT INTO notes VALUES (?)", (text,))
+        return text
+
+    return body
+
+
+async def test_writes_queued_while_one_commits_are_committed_together(tmp_path: Path) -> None:
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        outcomes = await queued_behind(link, [note(f"n{i}") for i in range(6)])
+        assert outcomes == [f"n{i}" for i in range(6)]
+        assert rows(tmp_path) == ["first", *(f"n{i}" for i in range(6))]
+        # the held write alone, then the six in one transaction: two COMMITs, two fsyncs
+        assert seen.count("COMMIT") == 2 and seen.count("BEGIN IMMEDIATE") == 2
+        assert seen.count("SAVEPOINT one_write") == 6
+    finally:
+        await link.close()
+
+
+async def test_each_caller_is_answered_once_its_commit_is_visible(tmp_path: Path) -> None:
+    link = sqlite_link(tmp_path)
+    answered: list[list[str]] = []
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        release = threading.Event()
+
+        async def one(text: str) -> None:
+            await link.write(note(text))  # type: ignore[arg-type]
+            answered.append([text, *rows(tmp_path)])  # another connection sees it already
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for text in ("a", "b", "c"):
+                group.start_soon(one, text)
+            await anyio.sleep(0.05)
+            release.set()
+        assert len(answered) == 3 and all(text in seen for text, *seen in answered)
+    finally:
+        await link.close()
+
+
+async def test_a_refused_write_is_undone_alone(tmp_path: Path) -> None:
+    link = sqlite_link(tmp_path)
+
+    def refused(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('undone')")  # written, then refused
+        raise StaleThreadError("stale", thread_id="t", expected=0, found=1)
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        outcomes = await queued_behind(link, [note("a"), refused, note("b")])
+        assert outcomes[0] == "a" and outcomes[2] == "b"
+        assert isinstance(outcomes[1], StaleThreadError)
+        assert rows(tmp_path) == ["a", "b", "first"]
+    finally:
+        await link.close()
+
+
+async def test_a_drivers_error_costs_the_others_nothing(tmp_path: Path) -> None:
+    """The group is rolled back and each write runs alone: the broken one fails with
+    `DBAPIError`, the others commit once each, and the writer goes on on a new connection."""
+    link = sqlite_link(tmp_path)
+
+    def broken(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('lost')")
+        connection.execute("SELECT * FROM no_such_table")
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        outcomes = await queued_behind(link, [note("a"), broken, note("b")])
+        assert outcomes[0] == "a" and outcomes[2] == "b"
+        assert isinstance(outcomes[1], DBAPIError)
+        assert rows(tmp_path) == ["a", "b", "first"]  # each once, nothing of the broken one
+        assert await link.write(note("after")) == "after"  # type: ignore[arg-type]
+    finally:
+        await link.close()
+
+
+async def test_a_group_holding_a_durable_write_is_synced(tmp_path: Path) -> None:
+    """Unsynced writes (a lease) alone run at NORMAL; committed with a synced one, the whole
+    group is synced at the store's level (FULL)."""
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        await link.statement("INSERT INTO notes VALUES ('lease')", (), durable=False)
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)  # durable: switches to FULL
+            await anyio.sleep(0.05)
+            group.start_soon(
+                lambda: link.statement("INSERT INTO notes VALUES ('x')", (), durable=False)
+            )
+            group.start_soon(lambda: link.write(note("kept")))  # type: ignore[arg-type]
+            await anyio.sleep(0.05)
+            release.set()
+        begins = [i for i, sql in enumerate(seen) if sql == "BEGIN IMMEDIATE"]
+        assert len(begins) == 2 and seen[begins[0] - 1] == "PRAGMA synchronous = FULL"
+        assert [sql for sql in seen if sql.startswith("PRAGMA")] == ["PRAGMA synchronous = FULL"]
+        level = await link.write(lambda c: c.execute("PRAGMA synchronous").fetchone()[0])
+        assert level == 2  # FULL
+    finally:
+        await link.close()
+
+
+async def test_a_cancelled_caller_never_cuts_its_write_short(tmp_path: Path) -> None:
+    link = sqlite_link(tmp_path)
+
+    def slow(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('kept')")
+        time.sleep(0.2)
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        with anyio.move_on_after(0.05) as scope:
+            await link.write(slow)
+        assert scope.cancelled_caught
+        assert await link.write(note("next")) == "next"  # type: ignore[arg-type]
+        assert rows(tmp_path) == ["kept", "next"]
+    finally:
+        await link.close()
