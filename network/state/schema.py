@@ -238,13 +238,15 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
     It gives `bytes` a JSON form for every value: base64 text (URL-safe alphabet, padded),
     read back from text as base64 (either alphabet). pydantic's default, UTF-8, has no form
     for bytes that are not UTF-8 text, and would fail the state's JSON form (snapshots,
-    deltas, threads) in the middle of a watched run. A pydantic model (as the type, or inside
-    it) keeps its own configuration (see `network.state.storable`)."""
+    deltas, threads) in the middle of a watched run. It refuses NaN and infinity in a float,
+    which JSON has no form for either. A pydantic model (as the type, or inside it) keeps its
+    own configuration (see `network.state.storable`)."""
     # pydantic is loaded by the first typed key, not by `import network`.
     from pydantic import ConfigDict, PydanticUserError, TypeAdapter  # noqa: PLC0415 (see above)
 
     try:
-        return TypeAdapter(tp, config=ConfigDict(ser_json_bytes="base64", val_json_bytes="base64"))
+        config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64", allow_inf_nan=False)
+        return TypeAdapter(tp, config=config)
     except PydanticUserError as exc:  # a type with a configuration of its own (a model)
         if exc.code != "type-adapter-config-unused":
             raise

@@ -11,8 +11,12 @@ The rules (decisions where the peers are silent):
 - A key whose declared type is JSON-safe all the way down (str, int, float, bool, None,
   bytes, Literal, dates, UUIDs, enums, pydantic models of such fields, and lists, tuples, sets
   and dicts of them) needs no check: its validator already made the value storable. Such keys
-  pay nothing for this module. A declared `float` follows pydantic: NaN is accepted and its
-  JSON form is null; declare `Annotated[float, Field(allow_inf_nan=False)]` to refuse it.
+  pay nothing for this module.
+- NaN and infinity have no JSON form (a client's `JSON.parse` and PostgreSQL's `jsonb` refuse
+  them), so a key's validator refuses them in a declared `float` (or `list[float]`, ...) with
+  a `StateValidationError` (`network.state.schema`). A pydantic model's own configuration
+  governs its fields: unless it sets `allow_inf_nan=False`, a model with a float field is
+  checked on each write, and a value holding NaN or infinity is refused naming where.
 - An untyped value, or the `Any` part of a typed one, must be plain JSON: str, int, bool,
   None, a finite float, lists and tuples of plain JSON, dicts with str keys, and pydantic model
   instances (stored through their JSON form). What you store is what you read back after a
@@ -83,22 +87,30 @@ WHERE_LIVE_OBJECTS_GO = (
 )
 
 
-def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bool:
+def is_json_safe_type(
+    tp: Any, depth: int = 0, *, bytes_safe: bool = True, float_safe: bool = True
+) -> bool:
     """True when every value of `tp`, once validated, serializes to JSON (nothing to check).
 
     `bytes_safe`: whether `bytes` here has a JSON form for every value: a key's adapter gives
     it one (base64, `network.state.schema`); inside a pydantic model the
     model's configuration decides, and pydantic's default (UTF-8) has none for bytes that are
-    not UTF-8 text, so such a value is checked on its write."""
+    not UTF-8 text, so such a value is checked on its write. `float_safe`: whether a float
+    here is refused when not finite (a key's adapter refuses them; a model, unless its
+    configuration says `allow_inf_nan=False`, accepts them)."""
     if depth > 10:
         return False
     if get_origin(tp) is Annotated:
-        return is_json_safe_type(get_args(tp)[0], depth + 1, bytes_safe=bytes_safe)
+        return is_json_safe_type(
+            get_args(tp)[0], depth + 1, bytes_safe=bytes_safe, float_safe=float_safe
+        )
     if tp is Any or tp is object or tp in (list, dict, tuple, set, frozenset):
         return False
     if isinstance(tp, type):
         if issubclass(tp, bytes):
             return bytes_safe
+        if issubclass(tp, float):
+            return float_safe
         if issubclass(tp, _SAFE_LEAF_TYPES) or any(
             (base.__module__, base.__qualname__) in _SAFE_LEAF_NAMES for base in tp.__mro__
         ):
@@ -110,8 +122,9 @@ def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bo
             own = config.get("ser_json_bytes", "utf8") != "utf8" and config.get(
                 "val_json_bytes", "utf8"
             ) == config.get("ser_json_bytes")
+            finite = config.get("allow_inf_nan") is False
             return all(
-                is_json_safe_type(field.annotation, depth + 1, bytes_safe=own)
+                is_json_safe_type(field.annotation, depth + 1, bytes_safe=own, float_safe=finite)
                 for field in tp.model_fields.values()
             )
         return False
@@ -120,7 +133,8 @@ def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bo
         return True
     if origin in _SAFE_CONTAINERS:
         return all(
-            arg is Ellipsis or is_json_safe_type(arg, depth + 1, bytes_safe=bytes_safe)
+            arg is Ellipsis
+            or is_json_safe_type(arg, depth + 1, bytes_safe=bytes_safe, float_safe=float_safe)
             for arg in get_args(tp)
         )
     return False
@@ -146,8 +160,17 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
                 key=key,
                 found=_found(value),
             ) from exc
-        if _deeper_than(dumped, MAX_DEPTH):
-            raise _too_deep(key)
+        problem = _first_problem(dumped, 0)  # the JSON form: NaN, or nested too deep
+        if problem is not None:
+            path, found = problem
+            if found == _TOO_DEEP:
+                raise _too_deep(key)
+            at = f" at {''.join(reversed(path))}" if path else ""
+            raise UnstorableValueError(
+                f"state key {key!r} cannot store a {found}{at}: JSON has no form for it",
+                key=key,
+                found=found,
+            )
 
     return through_type
 

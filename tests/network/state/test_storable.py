@@ -167,3 +167,54 @@ async def test_outputs_to_state_of_a_live_object_is_refused_the_same_way() -> No
         result = await network.run("go")
     assert result.results[0].tool_calls[0].is_error
     assert not result.state.kv.has("client")
+
+
+class Reading(BaseModel):
+    celsius: float
+
+
+class FiniteReading(BaseModel):
+    model_config = {"allow_inf_nan": False}
+    celsius: float
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize(
+    ("tp", "wrap"),
+    [
+        (float, lambda x: x),
+        (float | None, lambda x: x),
+        (list[float], lambda x: [1.5, x]),
+        (dict[str, float], lambda x: {"ok": 1.5, "bad": x}),
+        (Reading, lambda x: Reading(celsius=x)),
+        (list[Reading], lambda x: [Reading(celsius=1.5), Reading(celsius=x)]),
+        (FiniteReading, lambda x: {"celsius": x}),
+    ],
+)
+def test_typed_keys_refuse_nan_and_infinity_leaving_the_state_as_it_was(
+    tp: Any, wrap: Any, bad: float
+) -> None:
+    # JSON has no NaN or infinity: a client's JSON.parse and PostgreSQL's jsonb refuse them,
+    # and the state's JSON form (`to_json`, deltas) would not be JSON.
+    state = State(schema={"reading": {"type": tp}, "other": {"type": int}})
+    state.kv.set("other", 1)
+    state.kv.take_ops()
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("reading", wrap(bad))
+    assert caught.value.key == "reading"
+    assert not state.kv.has("reading")
+    assert state.kv.take_ops() == []
+    assert state.kv.data == {"other": 1}
+    with pytest.raises(StateValidationError):
+        State({"reading": wrap(bad)}, schema={"reading": {"type": tp}})
+    state.kv.set("reading", wrap(2.5))  # a finite value is stored
+    assert "NaN" not in state.to_json() and "Infinity" not in state.to_json()
+
+
+def test_appending_nan_to_a_typed_list_keeps_the_list() -> None:
+    state = State(schema={"temps": {"type": list[float]}})
+    state.kv.set("temps", [1.0])
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("temps", [2.0, float("nan")])
+    assert caught.value.key == "temps"
+    assert state.kv.get("temps") == [1.0]
