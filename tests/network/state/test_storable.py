@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, State, StateValidationError, merge_dicts
+from network import Network, State, StateValidationError, merge_dicts, merge_lists
 from network.errors import ToolStateWarning, UnstorableValueError
 
 
@@ -218,3 +218,65 @@ def test_appending_nan_to_a_typed_list_keeps_the_list() -> None:
         state.kv.set("temps", [2.0, float("nan")])
     assert caught.value.key == "temps"
     assert state.kv.get("temps") == [1.0]
+
+
+class Counted(BaseModel):
+    n: int
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        10**400,
+        -(2**1024),
+        10**5000,  # more digits than Python writes as JSON text
+        [1, 10**400],
+        {"a": {"b": 10**400}},
+        (1, 10**400),
+        Counted(n=10**400),
+    ],
+    ids=["big", "negative", "huge", "in a list", "nested", "in a tuple", "in a model"],
+)
+def test_untyped_keys_refuse_numbers_json_readers_cannot_hold(value: Any) -> None:
+    # A double's range is how a JSON reader (a client's JSON.parse) holds a number; past
+    # 4300 digits Python cannot write it as JSON at all, and the run failed at its first
+    # snapshot or commit, far from the write.
+    state = State({"before": [1]})
+    with pytest.raises(UnstorableValueError) as caught:
+        state.kv.set("count", value)
+    assert caught.value.key == "count"
+    assert "too large" in str(caught.value) and "string" in str(caught.value)
+    with pytest.raises(UnstorableValueError):
+        state.kv.set("before", [2, 10**400], handler=merge_lists)  # an append
+    assert state.kv.data == {"before": [1]}
+    state.kv.set("count", 2**1024 - 1)  # the largest that fits
+    state.kv.set("count", str(10**400))  # as text
+    assert state.to_json()
+
+
+class Tally(BaseModel):
+    n: int
+
+
+@pytest.mark.parametrize(
+    ("tp", "value"),
+    [
+        (int, 10**400),
+        (int | None, -(10**5000)),
+        (list[int], [1, 10**400]),
+        (dict[str, int], {"a": 10**400}),
+        (dict[int, str], {10**400: "a"}),
+        (Tally, {"n": 10**400}),
+        (list[Tally], [{"n": 1}, Tally(n=10**400)]),
+    ],
+    ids=["int", "optional", "list", "dict value", "dict key", "model", "list of models"],
+)
+def test_typed_keys_refuse_numbers_json_readers_cannot_hold(tp: Any, value: Any) -> None:
+    state = State({"count": None}, schema={"count": {"type": tp | None}})
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("count", value)
+    assert caught.value.key == "count"
+    assert "too large" in str(caught.value)
+    assert state.kv.get("count") is None
+    with pytest.raises(StateValidationError):
+        State({"count": value}, schema={"count": {"type": tp}})
