@@ -8,9 +8,9 @@ saved graph) reads back as that very object, so identity still tells it apart.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-__all__ = ["Sentinel"]
+__all__ = ["DELETED", "Sentinel"]
 
 
 class Sentinel:
@@ -27,3 +27,19 @@ class Sentinel:
 
     def __reduce__(self) -> str:
         return self.name
+
+
+class _Deleted(Sentinel):
+    """The class of `DELETED`."""
+
+    __slots__ = ()
+    name = "DELETED"
+
+
+DELETED: Any = _Deleted()
+"""A removed key, wherever a removal is recorded beside the values written: a parallel
+branch's writes (`network.state.branch`), a durable step's record of its writes
+(`network.durable.state_writes`), a `user:` / `app:` write for the thread store
+(`network.threads.thread_data.SharedWrite`). Not a string: any string is a value a tool may
+write (model output included), which would be taken for a removal. A record pickled with it
+(DBOS pickles step outputs) reads back holding this very object."""

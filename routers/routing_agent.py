@@ -53,7 +53,19 @@ ASK_TOOL = "Answer by calling `select_agent` or `done`, not with text."
 
 
 class RoutingAgent:
-    """An LLM router. Build one with `routing_agent(...)`; see the module docstring."""
+    """An LLM router choosing through `select_agent(name, reason)` / `done(summary)`; see the
+    module docstring. `routing_agent(...)` is the same.
+
+    Args:
+        model: a litellm model string or a `Model`; defaults to the network's default_model.
+        system: the router's instructions (a string, or a sync/async function of the run
+            context); the agent list, the task and the history summary are always appended.
+        max_corrections: how many times an unknown agent name (or invalid call) is sent back
+            to the model to fix before the run fails with `RoutingError`.
+        name: the router's name in requests and logs.
+        history_limit: how many of the latest messages the history summary shows.
+        params: extra model parameters (temperature, ...).
+    """
 
     kind = "routing_agent"
 
@@ -205,35 +217,8 @@ class RoutingAgent:
         return f"RoutingAgent({self.name!r}, model={self.model!r})"
 
 
-def routing_agent(
-    model: Any = None,
-    *,
-    system: str | Callable[[RunContext], Any] | None = None,
-    max_corrections: int = 2,
-    name: str = "router",
-    history_limit: int = 20,
-    params: dict[str, Any] | None = None,
-) -> RoutingAgent:
-    """An LLM router choosing through `select_agent(name, reason)` / `done(summary)`.
-
-    Args:
-        model: a litellm model string or a `Model`; defaults to the network's default_model.
-        system: the router's instructions (a string, or a sync/async function of the run
-            context); the agent list, the task and the history summary are always appended.
-        max_corrections: how many times an unknown agent name (or invalid call) is sent back
-            to the model to fix before the run fails with `RoutingError`.
-        name: the router's name in requests and logs.
-        history_limit: how many of the latest messages the history summary shows.
-        params: extra model parameters (temperature, ...).
-    """
-    return RoutingAgent(
-        model,
-        system=system,
-        max_corrections=max_corrections,
-        name=name,
-        history_limit=history_limit,
-        params=params,
-    )
+routing_agent = RoutingAgent
+"""`routing_agent(model, ...)`: a `RoutingAgent`, in the spelling the docs use."""
 
 
 def _error_results(message: AssistantMessage, error: str) -> list[ToolMessage]:

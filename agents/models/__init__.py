@@ -4,17 +4,9 @@
 Both client modules are light: aiohttp and litellm themselves are imported on first use.
 """
 
+from agents.models import base
 from agents.models.a2a import A2AModel
-from agents.models.base import (
-    ChunkHandler,
-    Model,
-    ModelChunk,
-    ModelRequest,
-    ModelResponse,
-    ReasoningDelta,
-    TextDelta,
-    ToolCallDelta,
-)
+from agents.models.base import *  # noqa: F403 (the protocol and its data: `base.__all__`)
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from agents.models.price import Price
@@ -23,19 +15,12 @@ from agents.models.scripted import ScriptedModel, call
 
 __all__ = [
     "A2AModel",
-    "ChunkHandler",
     "LiteLLMModel",
-    "Model",
-    "ModelChunk",
-    "ModelRequest",
-    "ModelResponse",
     "OpenAIModel",
     "Price",
-    "ReasoningDelta",
     "ScriptedModel",
-    "TextDelta",
-    "ToolCallDelta",
     "call",
     "make_model",
     "resolve_model",
 ]
+__all__ += base.__all__

@@ -84,7 +84,20 @@ class RetryingModel(CountsRequestTokens, ABC):
         price: Price | Mapping[str, Any] | None = None,
         **params: Any,
     ) -> None:
-        """The options every client takes (its class documents them); then `_configure`."""
+        """The options every client takes; the client's class documents its own (`model`,
+        `api_base`, `api_key`, `price`, `**params`). Then `_configure`.
+
+        Args:
+            timeout: seconds one attempt may take in all, stream included.
+            max_retries: how many times a 408/409/429/5xx or connection failure is retried.
+            stream: None (the default): stream when the caller passes `on_chunk` (a run with
+                events to send does). True: always stream. False: never stream, even for a
+                caller that would take deltas (it gets the answer whole, one delta).
+            retry_delay: first backoff in seconds when the server sends no `retry-after`.
+            retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
+                and waits (the same type as tools' `@tool(retry=...)`). The failures retried
+                stay the transient ones above.
+        """
         self.name = model
         check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
         check_number(f"model {model!r}: max_retries", max_retries, integer=True)

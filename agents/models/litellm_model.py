@@ -153,20 +153,14 @@ async def tokens_for(model: str) -> Any:
 class LiteLLMModel(RetryingModel):
     """A model served through `litellm.acompletion`.
 
+    Its `timeout`, `stream` and retry options are the ones every client takes (documented
+    with `__init__`, below).
+
     Args:
         model: a litellm model string, e.g. `"openai/gpt-4o-mini"`, `"anthropic/claude-..."`,
             or `"hosted_vllm/<name>"` for a self-hosted OpenAI-compatible server.
         api_base: the provider's base URL (e.g. `http://127.0.0.1:8000/v1`).
         api_key: the provider's key; litellm reads the provider's usual env var when None.
-        timeout: seconds one attempt may take in all, stream included.
-        max_retries: how many times a 408/409/429/5xx or connection failure is retried.
-        retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
-            and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
-            the transient ones above.
-        stream: None (the default): stream when the caller passes `on_chunk` (a run with
-            events to send does). True: always stream. False: never stream, even for a
-            caller that would take deltas (it gets the answer whole, one delta).
-        retry_delay: first backoff in seconds when the provider sends no `retry-after`.
         price: the model's `Price` (USD per million tokens, or a mapping of its fields); it
             wins over litellm's price map. Default: litellm's price of `model`, if any.
         **params: extra `acompletion` arguments (temperature, max_tokens, ...); a request's

@@ -75,21 +75,15 @@ class AttemptFailed(Exception):
 class OpenAIModel(RetryingModel):
     """A model behind an OpenAI-compatible Chat Completions endpoint, called natively.
 
+    Its `timeout`, `stream` and retry options are the ones every client takes (documented
+    with `__init__`, below).
+
     Args:
         model: `"openai/<name>"`, `"<provider>/<name>"` or a bare name; the part after the
             first `/` is the model name sent.
         api_base: the server's base URL (e.g. `http://127.0.0.1:8000/v1`); default: the
             provider's public endpoint (`OPENAI_BASE_URL` overrides OpenAI's).
         api_key: the key; default: the provider's usual environment variable.
-        timeout: seconds one attempt may take in all, stream included.
-        max_retries: how many times a 408/409/429/5xx or connection failure is retried.
-        retry: a `RetryPolicy` instead of `max_retries` / `retry_delay`: its `max_attempts`
-            and waits (the same type as tools' `@tool(retry=...)`). The failures retried stay
-            the transient ones above.
-        stream: None (the default): stream when the caller passes `on_chunk` (a run with
-            events to send does). True: always stream. False: never stream, even for a
-            caller that would take deltas (it gets the answer whole, one delta).
-        retry_delay: first backoff in seconds when the server sends no `retry-after`.
         price: the model's `Price` (USD per million tokens, or a mapping of its fields), e.g.
             `Price(input=0.15, output=0.60)`, or `Price.FREE` for a local server. Default:
             without `api_base`, the provider's price of the model in litellm's offline price

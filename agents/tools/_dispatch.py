@@ -18,9 +18,10 @@ writes stay. In a durable run every call is recorded (`ctx.engine.steps.tool`).
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 import anyio
 
@@ -49,6 +50,8 @@ from network.warned import warn_at
 Records = list[ToolCallRecord]
 Wraps = tuple[Callable[..., Any], ...]  # the `wrap_tool` stages of an agent's capabilities
 Started = ToolCallRecord | Coroutine[Any, Any, ToolCallRecord]
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def time_limit(tool: Tool, agent: AgentLike, network: NetworkLike) -> float | None:
@@ -78,6 +81,19 @@ def retry_policy(tool: Tool, agent: AgentLike, network: NetworkLike) -> RetryPol
     ):
         return cast(RetryPolicy, policy)
     return None
+
+
+def async_form(
+    start: Callable[P, T | Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """The async form of a start function (`start_call`, `start_tool_calls`), for callers
+    that await anyway: its value, awaited when `start` could not finish without awaiting."""
+
+    async def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        started = start(*args, **kwargs)
+        return cast(T, await started if inspect.isawaitable(started) else started)
+
+    return run
 
 
 # -- one call --------------------------------------------------------------------------------
@@ -121,22 +137,8 @@ def start_call(
     return _awaited(ctx, agent, tool, call, state, policy, started)
 
 
-async def run_call(
-    ctx: RunContext,
-    agent: AgentLike,
-    tools: Mapping[str, Tool],
-    call: ToolCall,
-    state: State,
-    wraps: Wraps = (),
-    agent_call: AgentCall | None = None,
-) -> ToolCallRecord:
-    """`start_call`, awaited to its record."""
-    started = start_call(ctx, agent, tools, call, state, wraps, agent_call)
-    return (
-        started
-        if type(started) is ToolCallRecord
-        else await cast(Coroutine[Any, Any, Any], started)
-    )
+run_call = async_form(start_call)
+"""`start_call`, awaited to its record."""
 
 
 async def _awaited(
@@ -346,17 +348,8 @@ def start_tool_calls(
     return _finish_lone(ctx, kv, previous, mark, cast(Coroutine[Any, Any, Any], started))
 
 
-async def run_tool_calls(
-    ctx: RunContext,
-    agent: AgentLike,
-    tools: Mapping[str, Tool],
-    calls: Sequence[ToolCall],
-    wraps: Wraps = (),
-    agent_call: AgentCall | None = None,
-) -> Records:
-    """`start_tool_calls`, awaited to its records."""
-    started = start_tool_calls(ctx, agent, tools, calls, wraps, agent_call)
-    return started if type(started) is list else await cast(Coroutine[Any, Any, Any], started)
+run_tool_calls = async_form(start_tool_calls)
+"""`start_tool_calls`, awaited to its records."""
 
 
 async def _finish_lone(

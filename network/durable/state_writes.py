@@ -23,8 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from network.sentinels import Sentinel
-from network.state.branch import DELETED as BRANCH_DELETED
+from network.sentinels import DELETED
 from network.state.branch import BranchKV
 from network.state.handlers import replace_values
 from network.state.kv import KV
@@ -34,18 +33,8 @@ from network.state.staged import StagedKV
 StateWrites = list[tuple[str, Any]]
 """`[(key, value_after)]`; a deleted key's value is `DELETED`."""
 
-
-class _Deleted(Sentinel):
-    """The marker of a removed key in a step's record. Not a string: any string is a value a
-    tool may write (model output included), which a replay would have taken for a removal.
-    It pickles by name (DBOS pickles step outputs), so a record read back holds this very
-    object, and it is told apart by identity."""
-
-    __slots__ = ()
-    name = "DELETED"
-
-
-DELETED: Any = _Deleted()
+# A removal's value is `network.sentinels.DELETED`; it was defined here once, so records pickled
+# then name it here: this module keeps the name.
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +58,8 @@ def writes_mark(kv: Any) -> Any:
 def writes_since(kv: Any, mark: Any) -> StateWrites | RawWrites:
     """What the step wrote to `kv` since `mark`, in the form its replay needs."""
     if isinstance(kv, BranchKV):
-        raw = [
-            (key, DELETED if value is BRANCH_DELETED else value, handler)
-            for key, value, handler, _ in kv.writes[mark:]
-        ]
-        return RawWrites(tuple(raw))
+        writes = kv.writes[mark:]
+        return RawWrites(tuple((key, value, handler) for key, value, handler, _ in writes))
     if isinstance(kv, StagedKV):
         staged = kv.staged_writes(mark)
         return RawWrites(tuple((k, DELETED if gone else v, h) for k, v, h, gone in staged))

@@ -319,7 +319,6 @@ class RunContext(Generic[DepsT]):
 
     def add_usage(self, usage: Usage) -> None:
         """Count one inference's tokens (routers may count theirs too)."""
-        # network.run.loop.record_call does the same inline for every agent call: keep both alike.
         engine = self.engine
         engine.prompt_tokens += usage.prompt_tokens
         engine.completion_tokens += usage.completion_tokens

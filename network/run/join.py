@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.errors import StateConflictError
-from network.state.branch import DELETED, BranchWrite
+from network.sentinels import DELETED
+from network.state.branch import BranchWrite
 from network.state.handlers import replace_values
 from network.state.kv import KV
 from network.state.provenance import Writer, WriterFields, as_writer, with_branch

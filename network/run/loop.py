@@ -145,11 +145,5 @@ def record_call(ctx: RunContext, result: Any) -> None:
     state.add_result(result)
     ctx.last_result = result
     ctx.call_count += 1
-    usage = result.usage  # ctx.add_usage, written out: this runs on every step
-    books = ctx.engine
-    books.prompt_tokens += usage.prompt_tokens
-    books.completion_tokens += usage.completion_tokens
-    books.total_tokens += usage.total_tokens
-    if usage.estimated:
-        books.usage_estimated = True
+    ctx.add_usage(result.usage)
     ctx.agent = None

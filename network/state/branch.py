@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from network.sentinels import DELETED
 from network.state.kv import KV
 from network.state.provenance import WriterFields
 from network.state.schema import Handler
 from network.state.values import copy_value
-
-DELETED: Any = object()
-"""The value of a recorded delete."""
 
 # key, value (or DELETED), handler, writer
 BranchWrite = tuple[str, Any, Handler | None, WriterFields]

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from network.run.thread_ref import ThreadRef
+from network.sentinels import DELETED
 from network.threads.checkpoint_data import (
     Checkpoint,
     CheckpointNotFoundError,
@@ -48,7 +49,6 @@ from network.threads.resolve import open_store
 from network.threads.session import ThreadSession
 from network.threads.thread_data import (
     ANONYMOUS_USER,
-    DELETED,
     Commit,
     ResultRecord,
     SharedWrite,

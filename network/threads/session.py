@@ -43,6 +43,7 @@ from network.run.events import RunCancelled, RunEvent, RunFinished, StepFinished
 from network.run.result import RunResult
 from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
+from network.sentinels import DELETED
 from network.state.kv import KV, MISSING
 from network.state.state import State
 from network.threads.codec import record_of
@@ -53,12 +54,7 @@ from network.threads.pending import PendingCall
 from network.threads.pending_claims import claim_once
 from network.threads.protocol import ThreadStore
 from network.threads.resolve import open_store
-from network.threads.thread_data import (
-    DELETED,
-    Commit,
-    SharedWrite,
-    Thread,
-)
+from network.threads.thread_data import Commit, SharedWrite, Thread
 from network.threads.thread_load import (
     check_owner,
     create_missing,

@@ -26,7 +26,7 @@ from network.history.messages import Message, ToolCall
 from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.run.interrupts import Interrupt
-from network.sentinels import Sentinel
+from network.sentinels import DELETED
 from network.state.handlers import replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
@@ -119,22 +119,13 @@ class Thread(ThreadInfo):
         return [entry.tool_call() for entry in self.pending if entry.kind == "client_tool"]
 
 
-class _Deleted(Sentinel):
-    __slots__ = ()
-    name = "DELETED"
-
-
-DELETED: Any = _Deleted()
-"""The input of a `SharedWrite` that removes its key."""
-
-
 @dataclass(frozen=True, slots=True)
 class SharedWrite:
     """One write to a `user:` or `app:` key, for the store to re-apply to the value it holds.
 
-    `value` is the write's input as the run gave it (or `DELETED`), `handler` the merge
-    handler it went through. Re-applying it to the stored value, under the transaction's lock,
-    is what lets two runs that append to the same `user:` list both land.
+    `value` is the write's input as the run gave it (or `DELETED`: the key is removed),
+    `handler` the merge handler it went through. Re-applying it to the stored value, under the
+    transaction's lock, is what lets two runs that append to the same `user:` list both land.
     """
 
     key: str

@@ -23,10 +23,26 @@ def test_a_sentinel_pickles_by_name_and_reads_back_as_the_same_object() -> None:
 
 
 def test_the_library_sentinels_read_back_as_themselves() -> None:
-    from network.durable.state_writes import DELETED
-    from network.threads.thread_data import DELETED as SHARED_DELETED
+    from network.sentinels import DELETED
     from routers.graph import END
 
-    for sentinel, name in ((DELETED, "DELETED"), (SHARED_DELETED, "DELETED"), (END, "END")):
+    for sentinel, name in ((DELETED, "DELETED"), (END, "END")):
         assert isinstance(sentinel, Sentinel) and repr(sentinel) == name
         assert pickle.loads(pickle.dumps(sentinel)) is sentinel
+
+
+def test_one_removal_marker_serves_branches_durable_records_and_thread_stores() -> None:
+    from network.durable import state_writes
+    from network.sentinels import DELETED
+    from network.state.branch import BranchKV
+    from network.state.kv import KV
+    from network.threads import DELETED as THREADS_DELETED
+
+    assert THREADS_DELETED is DELETED
+    branch = BranchKV(KV())
+    branch.set("gone", 1)
+    branch.delete("gone")
+    assert branch.writes[-1][1] is DELETED  # what a durable step records, as it is
+    # A durable record pickled when the marker was defined in `network.durable.state_writes`.
+    assert pickle.loads(b"cnetwork.durable.state_writes\nDELETED\n.") is DELETED
+    assert state_writes.DELETED is DELETED

@@ -52,16 +52,23 @@ def handoff_tool_name(agent_name: str) -> str:
 
 
 class Handoff:
-    """A handoff an agent may make; build one with `handoff(...)` (a bare agent in
-    `Agent(handoffs=[...])` is `handoff(agent)`).
+    """A handoff to `agent` for `Agent(handoffs=[...])` (see the module docstring); a bare
+    agent in the list is `handoff(agent)`. `handoff(...)` is the same.
 
-    Attributes:
-        agent: the target (an agent, or an agent's name).
-        target: the target's name.
-        tool_name: the tool the model calls (`transfer_to_<target>`).
-        description: what the model reads about it.
-        on_handoff: `fn(ctx: ToolContext)`, sync or async, run when the handoff is made.
-        input_filter: `fn(history) -> history`, sync or async: what the target is sent.
+    Args:
+        agent: the target: an agent, or the name of an agent of the network.
+        description: what the model reads about the `transfer_to_...` tool (default: the
+            target's `description`).
+        on_handoff: `fn(ctx: ToolContext)`, sync or async, run when the handoff is made; its
+            state writes are validated like any tool's, and undone (with the handoff refused
+            to the model) when one fails or the function raises.
+        input_filter: `fn(history: list[Message]) -> Sequence[Message]`, sync or async: what
+            the target is sent of the conversation as it was at the handoff (for its calls in
+            that run). `without_tool_calls` is one.
+        tool_name: the tool's name (default `transfer_to_<target>`, made safe).
+
+    The options are kept as attributes of the same names (`tool_name` the one the model
+    calls, given or made), and `target` is the target's name.
     """
 
     __slots__ = ("agent", "description", "input_filter", "on_handoff", "target", "tool_name")
@@ -108,35 +115,8 @@ class Handoff:
         return f"handoff({self.target!r}, tool_name={self.tool_name!r})"
 
 
-def handoff(
-    agent: AgentLike | str,
-    *,
-    description: str | None = None,
-    on_handoff: OnHandoff | None = None,
-    input_filter: InputFilter | None = None,
-    tool_name: str | None = None,
-) -> Handoff:
-    """A handoff to `agent` for `Agent(handoffs=[...])` (see the module docstring).
-
-    Args:
-        agent: the target: an agent, or the name of an agent of the network.
-        description: what the model reads about the `transfer_to_...` tool (default: the
-            target's `description`).
-        on_handoff: `fn(ctx: ToolContext)`, sync or async, run when the handoff is made; its
-            state writes are validated like any tool's, and undone (with the handoff refused
-            to the model) when one fails or the function raises.
-        input_filter: `fn(history: list[Message]) -> Sequence[Message]`, sync or async: what
-            the target is sent of the conversation as it was at the handoff (for its calls in
-            that run). `without_tool_calls` is one.
-        tool_name: the tool's name (default `transfer_to_<target>`, made safe).
-    """
-    return Handoff(
-        agent,
-        description=description,
-        on_handoff=on_handoff,
-        input_filter=input_filter,
-        tool_name=tool_name,
-    )
+handoff = Handoff
+"""`handoff(agent, ...)`: a `Handoff`, in the spelling the docs use."""
 
 
 def without_tool_calls(history: list[Message]) -> list[Message]:
