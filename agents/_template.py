@@ -2,11 +2,19 @@
 
 `{key}` must have a value in state (else `TemplateError` naming the key and agent); `{key?}`
 becomes "" when absent, and a None value renders as "" too. Spaces inside the braces are
-dropped (`{ key }` is `{key}`). `{{` and `}}` are literal braces. Braces around anything that
-is not a key name (JSON in a prompt, say) are left as they are, so a prompt with an example
-object in it does not crash the run: a `}}` is read as an escape only when it closes an escaped
-`{{`, so the closing braces of nested JSON (`{"a": {"b": 1}}`) reach the model as written.
-Keys may carry a scope prefix: `{user:name}`, `{app:motd}`.
+dropped (`{ key }` is `{key}`). `{{` and `}}` are literal braces.
+
+A key name is what Google ADK accepts: a Python identifier, optionally after one scope prefix
+(`{user:name}`, `{app:motd}`, `{temp:context}`). Braces around anything else (`{invalid-key}`,
+`{other:key}`, `{a.b}`, JSON in a prompt) are left as they are, as ADK leaves them, so a prompt
+with an example object in it does not crash the run: a `}}` is read as an escape only when it
+closes an escaped `{{`, so the closing braces of nested JSON (`{"a": {"b": 1}}`) reach the model
+as written. ADK's `{artifact.name}` has no counterpart here (there is no artifact service): it
+is refused when the instructions are set, with a `TemplateError` naming it, rather than sent to
+the model as written.
+
+Values that are not text are rendered as JSON (`true`, `{"a": 1}`), where ADK uses Python's
+`str()` (`True`, `{'a': 1}`).
 """
 
 from __future__ import annotations
@@ -18,8 +26,10 @@ from typing import Any
 from network.errors import TemplateError
 
 # Spaces inside the braces are allowed and dropped (`{ customer_id }`), as Google ADK does.
+# Group 1: a key; group 3: an ADK artifact reference, refused (see the module docstring).
 _PLACEHOLDER = re.compile(
-    r"\{\{|\}\}|\{[ \t]*((?:user:|app:|temp:)?[A-Za-z_][\w.-]*)[ \t]*(\?)?[ \t]*\}"
+    r"\{\{|\}\}|\{[ \t]*((?:user:|app:|temp:)?[^\W\d]\w*)[ \t]*(\?)?[ \t]*\}"
+    r"|\{[ \t]*(artifact\.[^{}]*?)[ \t]*\??[ \t]*\}"
 )
 
 
@@ -28,7 +38,7 @@ class Template:
 
     __slots__ = ("_parts", "keys", "source", "static_text")
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, agent: str | None = None) -> None:
         self.source = source
         parts: list[tuple[str, str | None, bool]] = []  # (literal, key, optional)
         position = 0
@@ -47,6 +57,10 @@ class Template:
                     escaped_open -= 1
                 else:  # nested JSON closing two objects at once
                     literal.append("}}")
+            elif match.group(3) is not None:
+                raise _artifact_error(match.group(3), agent)
+            elif not match.group(1).rpartition(":")[2].isidentifier():  # `\w` is wider
+                literal.append(token)
             else:
                 parts.append(("".join(literal), match.group(1), bool(match.group(2))))
                 literal = []
@@ -77,6 +91,16 @@ class Template:
                 )
             out.append(_text(kv.get(key)))
         return "".join(out)
+
+
+def _artifact_error(name: str, agent: str | None) -> TemplateError:
+    return TemplateError(
+        f"agent {agent!r}: instructions use {{{name}}}, an ADK artifact placeholder; "
+        "agent-network has no artifact service: put the text in a state key and write "
+        "{key}, or pass a function as `system`",
+        key=name,
+        agent=agent,
+    )
 
 
 def _text(value: Any) -> str:

@@ -319,7 +319,7 @@ class Agent(AgentStep):
 
     @system.setter
     def system(self, system: str | Callable[[RunContext], Any]) -> None:
-        template = Template(system) if isinstance(system, str) else None
+        template = Template(system, self.name) if isinstance(system, str) else None
         if template is None and not callable(system):
             raise ConfigurationError(f"agent {self.name!r}: system must be a string or a function")
         self._system, self._template = system, template

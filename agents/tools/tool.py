@@ -34,6 +34,7 @@ from agents.tools._isolated import call_by_name, reference
 from agents.tools.checks import warn_about_definition
 from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError, ToolError
+from network.mappings import mapping_entries
 from network.numbers import check_number
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.retry_policy import RetryPolicy
@@ -153,10 +154,9 @@ class Tool:
         if type(private_errors) is not bool:
             raise ConfigurationError(f"tool {self.name!r}: private_errors must be True or False")
         self.private_errors = private_errors
-        self.inputs_from_state = dict(inputs_from_state or {})
-        self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
+        self.inputs_from_state = input_mappings(f"tool {self.name!r}", inputs_from_state)
+        self.outputs_to_state = output_mappings(f"tool {self.name!r}", outputs_to_state)
         self.requires_confirmation = requires_confirmation
-        self._check_outputs()
         fields = self._parameters(param_docs)
         self.parameters = list(fields)
         warn_about_definition(fn, self.name, self.description, self.parameters)
@@ -262,10 +262,6 @@ class Tool:
                 "parameters": parameters,
             },
         }
-
-    def _check_outputs(self) -> None:
-        for key, mapping in self.outputs_to_state.items():
-            check_output_mapping(f"tool {self.name!r}: outputs_to_state[{key!r}]", mapping)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Call the underlying function directly."""
@@ -413,6 +409,53 @@ _JSON_KINDS = {
     bool: "a JSON boolean",
     type(None): "null",
 }
+
+
+def input_mappings(where: str, given: Any) -> dict[str, str]:
+    """`inputs_from_state` checked: `{state_key: parameter}`, names as non-empty strings and
+    each parameter filled from one key only; `where` names the tool ("tool 'x'")."""
+    option = f"{where}: inputs_from_state"
+    seen: dict[str, str] = {}
+
+    def entry(key: Any, param: Any) -> str:
+        if not isinstance(key, str) or not key:
+            raise ConfigurationError(f"{option}: state key {key!r} must be a non-empty string")
+        if not isinstance(param, str) or not param:
+            raise ConfigurationError(
+                f"{option}[{key!r}] must name a parameter (a non-empty string), got {param!r}"
+            )
+        if param in seen:
+            raise ConfigurationError(
+                f"{option} fills parameter {param!r} from both {seen[param]!r} and {key!r}"
+            )
+        seen[param] = key
+        return param
+
+    return mapping_entries(given, lambda: f"{option} must map state keys to parameters", entry)
+
+
+def output_mappings(where: str, given: Any) -> dict[str, dict[str, Any]]:
+    """`outputs_to_state` checked (each mapping as `check_output_mapping` says) and copied;
+    `where` names the tool ("tool 'x'")."""
+    option = f"{where}: outputs_to_state"
+    return mapping_entries(
+        given,
+        lambda: f"{option} must map state keys to {{'source': ..., 'handler': ...}}",
+        functools.partial(output_entry, option),
+    )
+
+
+def output_entry(where: str, key: Any, mapping: Any) -> dict[str, Any]:
+    """One `outputs_to_state` entry checked and copied; `where` names the option."""
+    if not isinstance(key, str) or not key:
+        raise ConfigurationError(f"{where}: state key {key!r} must be a non-empty string")
+    if not isinstance(mapping, Mapping):
+        raise ConfigurationError(
+            f"{where}[{key!r}] must be a dict {{'source': ..., 'handler': ...}}, "
+            f"got {type(mapping).__name__}"
+        )
+    check_output_mapping(f"{where}[{key!r}]", mapping)
+    return dict(mapping)
 
 
 def check_output_mapping(where: str, mapping: Mapping[str, Any]) -> None:

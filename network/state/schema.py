@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 from network.errors import ConfigurationError, StateError, StateValidationError
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.scopes import is_persistent, json_pointer
-from network.state.storable import Check, storable_check
+from network.state.storable import Check, ints_in_range, mentions_int, storable_check
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
 
@@ -238,13 +238,24 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
     It gives `bytes` a JSON form for every value: base64 text (URL-safe alphabet, padded),
     read back from text as base64 (either alphabet). pydantic's default, UTF-8, has no form
     for bytes that are not UTF-8 text, and would fail the state's JSON form (snapshots,
-    deltas, threads) in the middle of a watched run. A pydantic model (as the type, or inside
-    it) keeps its own configuration (see `network.state.storable`)."""
+    deltas, threads) in the middle of a watched run. It refuses NaN and infinity in a float,
+    which JSON has no form for either, and an int past a double's range (`MAX_INT`). A
+    pydantic model (as the type, or inside it) keeps its own configuration (see
+    `network.state.storable`)."""
     # pydantic is loaded by the first typed key, not by `import network`.
-    from pydantic import ConfigDict, PydanticUserError, TypeAdapter  # noqa: PLC0415 (see above)
+    from pydantic import (  # noqa: PLC0415 (see above)
+        AfterValidator,
+        ConfigDict,
+        PydanticUserError,
+        TypeAdapter,
+    )
+
+    if mentions_int(tp):
+        tp = Annotated[tp, AfterValidator(ints_in_range)]
 
     try:
-        return TypeAdapter(tp, config=ConfigDict(ser_json_bytes="base64", val_json_bytes="base64"))
+        config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64", allow_inf_nan=False)
+        return TypeAdapter(tp, config=config)
     except PydanticUserError as exc:  # a type with a configuration of its own (a model)
         if exc.code != "type-adapter-config-unused":
             raise

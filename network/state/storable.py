@@ -11,11 +11,16 @@ The rules (decisions where the peers are silent):
 - A key whose declared type is JSON-safe all the way down (str, int, float, bool, None,
   bytes, Literal, dates, UUIDs, enums, pydantic models of such fields, and lists, tuples, sets
   and dicts of them) needs no check: its validator already made the value storable. Such keys
-  pay nothing for this module. A declared `float` follows pydantic: NaN is accepted and its
-  JSON form is null; declare `Annotated[float, Field(allow_inf_nan=False)]` to refuse it.
-- An untyped value, or the `Any` part of a typed one, must be plain JSON: str, int, bool,
-  None, a finite float, lists and tuples of plain JSON, dicts with str keys, and pydantic model
-  instances (stored through their JSON form). What you store is what you read back after a
+  pay nothing for this module.
+- NaN and infinity have no JSON form (a client's `JSON.parse` and PostgreSQL's `jsonb` refuse
+  them), so a key's validator refuses them in a declared `float` (or `list[float]`, ...) with
+  a `StateValidationError` (`network.state.schema`). A pydantic model's own configuration
+  governs its fields: unless it sets `allow_inf_nan=False`, a model with a float field is
+  checked on each write, and a value holding NaN or infinity is refused naming where.
+- An untyped value, or the `Any` part of a typed one, must be plain JSON: str, bool, None,
+  an int within `MAX_INT` (a typed key's validator bounds its ints the same way), a finite
+  float, lists and tuples of plain JSON, dicts with str keys, and pydantic model instances
+  (stored through their JSON form). What you store is what you read back after a
   thread reload, so a `set`, `bytes`, NaN or infinity, a dataclass or any other object is
   refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
 - Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
@@ -48,7 +53,13 @@ if TYPE_CHECKING:
 
 Check = Callable[[Any], None]
 
-_PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
+_PLAIN_LEAVES = frozenset({str, bool, type(None)})  # and ints within `MAX_INT`
+MAX_INT = 2**1024
+"""An integer in state is smaller than this in magnitude: the range of a double, which is how
+JavaScript's `JSON.parse` (an AG-UI client) and most JSON readers hold a number. A larger one
+would reach a client as infinity, and one of more than 4300 digits could not even be written
+as JSON by Python (`sys.get_int_max_str_digits`). Store such numbers as strings."""
+_BIG_INT = "number too large for JSON"
 _CONTAINERS = frozenset({dict, list, tuple})
 _SAFE_LEAF_TYPES = (str, int, float, bool, type(None), bytes, enum.Enum)
 # Types pydantic turns into JSON strings, named rather than imported: `import network` stays
@@ -83,22 +94,30 @@ WHERE_LIVE_OBJECTS_GO = (
 )
 
 
-def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bool:
+def is_json_safe_type(
+    tp: Any, depth: int = 0, *, bytes_safe: bool = True, float_safe: bool = True
+) -> bool:
     """True when every value of `tp`, once validated, serializes to JSON (nothing to check).
 
     `bytes_safe`: whether `bytes` here has a JSON form for every value: a key's adapter gives
     it one (base64, `network.state.schema`); inside a pydantic model the
     model's configuration decides, and pydantic's default (UTF-8) has none for bytes that are
-    not UTF-8 text, so such a value is checked on its write."""
+    not UTF-8 text, so such a value is checked on its write. `float_safe`: whether a float
+    here is refused when not finite (a key's adapter refuses them; a model, unless its
+    configuration says `allow_inf_nan=False`, accepts them)."""
     if depth > 10:
         return False
     if get_origin(tp) is Annotated:
-        return is_json_safe_type(get_args(tp)[0], depth + 1, bytes_safe=bytes_safe)
+        return is_json_safe_type(
+            get_args(tp)[0], depth + 1, bytes_safe=bytes_safe, float_safe=float_safe
+        )
     if tp is Any or tp is object or tp in (list, dict, tuple, set, frozenset):
         return False
     if isinstance(tp, type):
         if issubclass(tp, bytes):
             return bytes_safe
+        if issubclass(tp, float):
+            return float_safe
         if issubclass(tp, _SAFE_LEAF_TYPES) or any(
             (base.__module__, base.__qualname__) in _SAFE_LEAF_NAMES for base in tp.__mro__
         ):
@@ -110,8 +129,9 @@ def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bo
             own = config.get("ser_json_bytes", "utf8") != "utf8" and config.get(
                 "val_json_bytes", "utf8"
             ) == config.get("ser_json_bytes")
+            finite = config.get("allow_inf_nan") is False
             return all(
-                is_json_safe_type(field.annotation, depth + 1, bytes_safe=own)
+                is_json_safe_type(field.annotation, depth + 1, bytes_safe=own, float_safe=finite)
                 for field in tp.model_fields.values()
             )
         return False
@@ -120,7 +140,8 @@ def is_json_safe_type(tp: Any, depth: int = 0, *, bytes_safe: bool = True) -> bo
         return True
     if origin in _SAFE_CONTAINERS:
         return all(
-            arg is Ellipsis or is_json_safe_type(arg, depth + 1, bytes_safe=bytes_safe)
+            arg is Ellipsis
+            or is_json_safe_type(arg, depth + 1, bytes_safe=bytes_safe, float_safe=float_safe)
             for arg in get_args(tp)
         )
     return False
@@ -146,8 +167,17 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
                 key=key,
                 found=_found(value),
             ) from exc
-        if _deeper_than(dumped, MAX_DEPTH):
-            raise _too_deep(key)
+        problem = _first_problem(dumped, 0)  # the JSON form: NaN, or nested too deep
+        if problem is not None:
+            path, found = problem
+            if found == _TOO_DEEP:
+                raise _too_deep(key)
+            at = f" at {''.join(reversed(path))}" if path else ""
+            raise UnstorableValueError(
+                f"state key {key!r} cannot store a {found}{at}: JSON has no form for it",
+                key=key,
+                found=found,
+            )
 
     return through_type
 
@@ -181,7 +211,8 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 def check_plain_json(key: str, value: Any) -> None:
     """Raise `UnstorableValueError` unless `value` is plain JSON (see the module docstring)."""
-    if type(value) in _PLAIN_LEAVES:
+    kind = type(value)
+    if kind in _PLAIN_LEAVES or (kind is int and -MAX_INT < value < MAX_INT):
         return
     problem = _first_problem(value, 0)
     if problem is not None:
@@ -189,11 +220,14 @@ def check_plain_json(key: str, value: Any) -> None:
         if found == _TOO_DEEP:
             raise _too_deep(key)
         at = f" at {''.join(reversed(path))}" if path else ""
+        hint = (
+            "store it as a string"
+            if found.startswith(_BIG_INT)
+            else f"{WHERE_LIVE_OBJECTS_GO}; to store a set, bytes or a date, declare the key's "
+            "type in the state schema"
+        )
         raise UnstorableValueError(
-            f"state key {key!r} cannot store a {found}{at}: {WHERE_LIVE_OBJECTS_GO}; to store "
-            "a set, bytes or a date, declare the key's type in the state schema.",
-            key=key,
-            found=found,
+            f"state key {key!r} cannot store a {found}{at}: {hint}.", key=key, found=found
         )
 
 
@@ -216,6 +250,10 @@ def _copy_plain(value: Any, depth: int) -> Any:
     plain = _PLAIN_LEAVES
     if kind in plain:
         return value
+    if kind is int:
+        if -MAX_INT < value < MAX_INT:
+            return value
+        raise _NotPlain
     if depth > _MAX_DEPTH:
         raise _NotPlain
     if kind is dict:
@@ -247,6 +285,8 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
     kind = type(value)
     if kind is float:
         return None if math.isfinite(value) else ([], f"non-finite float ({value})")
+    if kind is int:
+        return None if -MAX_INT < value < MAX_INT else ([], f"{_BIG_INT} ({_digits(value)})")
     if depth > _MAX_DEPTH:
         return ([], _TOO_DEEP)
     plain = _PLAIN_LEAVES
@@ -269,8 +309,48 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
             dumped = value.model_dump(mode="json")
         except (ValueError, TypeError, RecursionError):  # PydanticSerializationError: ValueError
             return ([], f"{kind.__name__} model whose fields cannot become JSON")
-        return ([], _TOO_DEEP) if _deeper_than(dumped, _MAX_DEPTH - depth) else None
+        return _first_problem(dumped, depth)
     return ([], _found(value))
+
+
+def _digits(value: int) -> str:
+    """How long `value` is, said without converting it to text (which may be refused)."""
+    return f"about {int(abs(value).bit_length() * 0.30103) + 1} digits"
+
+
+def mentions_int(tp: Any, depth: int = 0) -> bool:
+    """Whether values of `tp` may hold an `int` (so a key's validator bounds them, `MAX_INT`)."""
+    if tp is int:
+        return True
+    if depth > 10 or tp is Any or isinstance(tp, str):
+        return False
+    if is_pydantic_model_class(tp):
+        return any(mentions_int(f.annotation, depth + 1) for f in tp.model_fields.values())
+    return any(mentions_int(arg, depth + 1) for arg in get_args(tp))
+
+
+def ints_in_range(value: Any, depth: int = 0) -> Any:
+    """`value` itself, once every int in it (in containers, model fields) is within `MAX_INT`;
+    else `ValueError` (a key's validator turns it into `StateValidationError`)."""
+    kind = type(value)
+    if kind is int:
+        if not -MAX_INT < value < MAX_INT:
+            raise ValueError(f"{_BIG_INT} ({_digits(value)}): store it as a string")
+    elif depth <= _MAX_DEPTH:
+        if kind is dict:
+            for name, item in value.items():
+                ints_in_range(name, depth + 1)
+                ints_in_range(item, depth + 1)
+        elif kind in _COLLECTIONS:
+            for item in value:
+                ints_in_range(item, depth + 1)
+        elif is_pydantic_model(value):
+            for item in value.__dict__.values():
+                ints_in_range(item, depth + 1)
+    return value
+
+
+_COLLECTIONS = frozenset({list, tuple, set, frozenset})
 
 
 def _found(value: Any) -> str:

@@ -45,7 +45,12 @@ class CheckpointNotFoundError(ThreadError):
 
 class TimeTravelError(ThreadError):
     """A fork or rewind was refused: the store keeps no checkpoints, the thread predates them,
-    or the update is not one a fork can carry. The message says which."""
+    or the update is not one a fork can carry. The message says which; `key` names the update
+    key refused, when the refusal is about one."""
+
+    def __init__(self, message: str, *, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
 
 
 @dataclass(slots=True)

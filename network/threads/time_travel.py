@@ -57,16 +57,20 @@ def validate_update(network: NetworkLike, update: Mapping[str, Any] | None) -> d
     texts: dict[str, str] = {}
     for key, value in update.items():
         if not isinstance(key, str) or not key:
-            raise TimeTravelError(f"update keys must be non-empty strings, got {key!r}")
+            raise TimeTravelError(
+                f"update keys must be non-empty strings, got {key!r}", key=str(key)
+            )
         scope = scope_of(key)
         if scope == "temp":
             raise TimeTravelError(
-                f"update key {key!r} is a temp: key: it is never stored, so a fork cannot carry it"
+                f"update key {key!r} is a temp: key: it is never stored, so a fork cannot carry it",
+                key=key,
             )
         if scope != "thread":
             raise TimeTravelError(
                 f"update key {key!r} is a {scope}: key, shared with the {scope}'s other threads; "
-                "a fork cannot set it for one thread (set it with a run's state= instead)"
+                "a fork cannot set it for one thread (set it with a run's state= instead)",
+                key=key,
             )
         kv.set(key, value, replace_values)  # the schema's error names the key
         spec = kv.spec(key)

@@ -79,3 +79,30 @@ def test_spaces_inside_the_braces_are_dropped_and_none_renders_empty_as_in_adk()
 
     text = Template("id={ customer_id } nick=[{nickname}] opt=[{ missing? }]").render(Store())
     assert text == "id=42 nick=[] opt=[]"
+
+
+@pytest.mark.parametrize("name", ["invalid-key", "invalid:key", "user.profile.name", "a b"])
+def test_a_name_that_is_not_an_identifier_is_left_as_written_as_in_adk(name: str) -> None:
+    # ADK fills only `identifier` or `user:` / `app:` / `temp:` + identifier; it leaves any
+    # other braces as written, even when state holds such a key.
+    kv = State({name: "filled"} if " " not in name else {}).kv
+    assert Template(f"Hello {{{name}}}!").render(kv) == f"Hello {{{name}}}!"
+    assert Template(f"Hello {{{name}?}}!").render(kv) == f"Hello {{{name}?}}!"
+
+
+def test_identifiers_outside_ascii_are_key_names_as_in_adk() -> None:
+    kv = State({"ñame": "Iñigo", "app:größe": 3}).kv
+    assert Template("{ñame} {app:größe}").render(kv) == "Iñigo 3"
+
+
+def test_an_adk_artifact_placeholder_is_refused_when_the_agent_is_defined() -> None:
+    with pytest.raises(TemplateError) as caught:
+        Agent("reader", system="The file says: {artifact.notes.txt}", model=ScriptedModel([]))
+    assert caught.value.key == "artifact.notes.txt"
+    assert caught.value.agent == "reader"
+    assert "artifact" in str(caught.value) and "'reader'" in str(caught.value)
+    with pytest.raises(TemplateError):
+        Agent("reader", system="{artifact.notes?}", model=ScriptedModel([]))
+    # escaped, it is text
+    escaped = Agent("reader", system="Write {{artifact.x}}", model=ScriptedModel([]))
+    assert escaped.system == "Write {{artifact.x}}"

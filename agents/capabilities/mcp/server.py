@@ -38,7 +38,7 @@ from agents.capabilities.mcp._connection import Connection
 from agents.capabilities.mcp._orphans import MARKER
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
-from agents.tools.tool import check_output_mapping
+from agents.tools.tool import output_entry
 from network.errors import ConfigurationError
 from network.mappings import mapping_entries
 from network.numbers import check_number
@@ -287,13 +287,6 @@ def _check_outputs(label: Any, outputs: Any) -> None:
             lambda: (
                 f"{where}[{tool_name!r}] must map state keys to {{'source': ..., 'handler': ...}}"
             ),
-            functools.partial(_checked_output, f"{where}[{tool_name!r}]"),
+            functools.partial(output_entry, f"{where}[{tool_name!r}]"),
         ),
     )
-
-
-def _checked_output(where: str, key: Any, mapping: Any) -> Any:
-    if not isinstance(mapping, Mapping):
-        raise ConfigurationError(f"{where}[{key!r}] must be a dict")
-    check_output_mapping(f"{where}[{key!r}]", mapping)
-    return mapping

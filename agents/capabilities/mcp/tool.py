@@ -16,7 +16,7 @@ from typing import Any
 from agents.capabilities.mcp._arguments import ArgumentsCheck
 from agents.capabilities.mcp._progress import progress_relay
 from agents.capabilities.mcp.content import error_text, result_value
-from agents.tools.tool import Tool, not_an_object
+from agents.tools.tool import Tool, not_an_object, output_mappings
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 
@@ -60,8 +60,7 @@ class MCPTool(Tool):
         self.name = name
         self.description = listed.description
         self.inputs_from_state: dict[str, str] = {}
-        self.outputs_to_state = {k: dict(v) for k, v in (outputs_to_state or {}).items()}
-        self._check_outputs()
+        self.outputs_to_state = output_mappings(f"tool {name!r}", outputs_to_state)
         self.requires_confirmation = False
         self.private_errors = False  # a server's errors arrive as its text, not exceptions
         self.guardrails = None

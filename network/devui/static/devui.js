@@ -84,10 +84,10 @@ function stateAfter(index, capture) {
   }
   for (let j = cursor.index + 1; j <= index; j++) {
     const s = session.steps[j];
-    for (const op of s.preOps) safeApply(cursor.state, op, s);
+    for (const op of s.preOps) cursor.state = safeApply(cursor.state, op, s);
     for (const op of s.ops) {
       if (j === index && capture) capture(op, getPath(cursor.state, op.path));
-      safeApply(cursor.state, op, s);
+      cursor.state = safeApply(cursor.state, op, s);
     }
   }
   cursor.index = index;
@@ -95,11 +95,13 @@ function stateAfter(index, capture) {
   return cursor.state;
 }
 
+// The document after `op`; one that does not apply is noted on the step and changes nothing.
 function safeApply(doc, op, step) {
   try {
-    applyOp(doc, op);
+    return applyOp(doc, op);
   } catch (error) {
     step.applyError = String(error.message || error);
+    return doc;
   }
 }
 
@@ -392,7 +394,7 @@ const handlers = {
     const ops = event.delta.map((op) => clone(op));
     for (const op of ops) {
       try {
-        applyOp(session.state, op);
+        session.state = applyOp(session.state, op);
       } catch (error) {
         showError("a state operation did not apply: " + error.message);
       }

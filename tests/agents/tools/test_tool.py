@@ -1,6 +1,6 @@
 """`@tool`: schemas from signatures and docstrings, argument validation, definition errors."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 from pydantic import BaseModel, Field
@@ -132,3 +132,51 @@ def test_an_output_mapping_whose_source_is_not_a_field_name_is_refused(source: o
 
     with pytest.raises(ConfigurationError, match=r"outputs_to_state\['k'\] source"):
         tool(lookup, outputs_to_state={"k": {"source": source}})
+
+
+def _search(query: str, repository: str = "docs") -> dict[str, Any]:
+    """Search."""
+    return {"hits": [query]}
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"outputs_to_state": {"documents": "hits"}}, "outputs_to_state['documents']"),
+        ({"outputs_to_state": {"documents": None}}, "outputs_to_state['documents']"),
+        ({"outputs_to_state": ["documents"]}, "outputs_to_state"),
+        ({"outputs_to_state": {"": {"source": "hits"}}}, "state key ''"),
+        ({"outputs_to_state": {"documents": {"source": 5}}}, "outputs_to_state['documents']"),
+        ({"outputs_to_state": {"documents": {"handler": 5}}}, "outputs_to_state['documents']"),
+        ({"outputs_to_state": {"documents": {"sorce": "hits"}}}, "'sorce'"),
+        ({"inputs_from_state": ["repository"]}, "inputs_from_state"),
+        ({"inputs_from_state": {"repo": 5}}, "inputs_from_state['repo']"),
+        ({"inputs_from_state": {"repo": ["repository"]}}, "inputs_from_state['repo']"),
+        ({"inputs_from_state": {"repo": "nope"}}, "'nope'"),
+        ({"inputs_from_state": {"a": "repository", "b": "repository"}}, "'repository'"),
+    ],
+    ids=[
+        "mapping not a dict",
+        "mapping None",
+        "outputs a list",
+        "empty key",
+        "source not a string",
+        "handler not callable",
+        "unknown field",
+        "inputs a list",
+        "parameter not a string",
+        "parameter a list",
+        "unknown parameter",
+        "one parameter from two keys",
+    ],
+)
+def test_state_mappings_that_cannot_work_are_refused_when_the_tool_is_defined(
+    options: dict[str, Any], named: str
+) -> None:
+    # Haystack checks its Tool's mappings when the tool is made; ours are refused there too,
+    # as a ConfigurationError naming the tool and the entry, never a bare ValueError/TypeError
+    # from deep inside, nor a mapping that silently never writes.
+    with pytest.raises(ConfigurationError) as caught:
+        tool(**options)(_search)
+    assert "'_search'" in str(caught.value)
+    assert named in str(caught.value)

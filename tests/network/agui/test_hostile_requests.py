@@ -369,3 +369,37 @@ def test_server_options_are_checked_when_the_app_is_built() -> None:
         app(network, authorize="alice")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="max_thread_bytes .* is larger than max_bytes"):
         ThreadRegistry(max_bytes=100, max_thread_bytes=1000)
+
+
+# -- numbers JSON readers cannot hold, in a client's state -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "raw"),
+    [
+        ("celsius", "NaN"),
+        ("celsius", "1e400"),  # Python reads it as infinity
+        ("celsius", "-Infinity"),
+        ("count", "9" * 400),
+        ("free", "Infinity"),
+        ("free", "9" * 400),
+    ],
+    ids=["nan", "overflow", "infinity", "huge int", "untyped infinity", "untyped huge int"],
+)
+def test_client_state_with_numbers_json_cannot_carry_is_refused_naming_the_key(
+    key: str, raw: str
+) -> None:
+    model = ScriptedModel(lambda request: "never")
+    network = Network(
+        "typed",
+        agents=[Agent("a", model=model)],
+        state_schema={"celsius": {"type": float}, "count": {"type": int}},
+    )
+    asgi = app(network)
+    text = json.dumps(body("t", "r", state={key: "PLACEHOLDER"})).replace('"PLACEHOLDER"', raw)
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        response = http.post("/", content=text, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_state" and error["key"] == key
+    assert model.requests == []  # nothing ran

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from network import State
+import pytest
+
+from network import State, StateValidationError
 
 
 def test_states_with_a_lambda_handler_compare_instead_of_raising() -> None:
@@ -18,3 +20,13 @@ def test_states_with_a_lambda_handler_compare_instead_of_raising() -> None:
     other = State({"name": "ab"}, schema={"name": {"type": str, "handler": keep_longest}})
     assert first != other
     assert first != State({"name": "ab"}, schema={"name": {"type": int | str, "handler": longest}})
+
+
+def test_initial_values_are_validated_not_merged_unlike_haystack() -> None:
+    # docs/coming-from-haystack.md: Haystack passes initial data through `set` (a scalar for a
+    # list key becomes a one-item list); here initial data is the keys' values, validated.
+    schema = {"documents": {"type": list[str]}}
+    with pytest.raises(StateValidationError) as caught:
+        State({"documents": "doc"}, schema=schema)
+    assert caught.value.key == "documents"
+    assert State({"documents": ["doc"]}, schema=schema).kv.get("documents") == ["doc"]

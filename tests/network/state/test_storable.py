@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, State, StateValidationError, merge_dicts
+from network import Network, State, StateValidationError, merge_dicts, merge_lists
 from network.errors import ToolStateWarning, UnstorableValueError
 
 
@@ -167,3 +167,116 @@ async def test_outputs_to_state_of_a_live_object_is_refused_the_same_way() -> No
         result = await network.run("go")
     assert result.results[0].tool_calls[0].is_error
     assert not result.state.kv.has("client")
+
+
+class Reading(BaseModel):
+    celsius: float
+
+
+class FiniteReading(BaseModel):
+    model_config = {"allow_inf_nan": False}
+    celsius: float
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+@pytest.mark.parametrize(
+    ("tp", "wrap"),
+    [
+        (float, lambda x: x),
+        (float | None, lambda x: x),
+        (list[float], lambda x: [1.5, x]),
+        (dict[str, float], lambda x: {"ok": 1.5, "bad": x}),
+        (Reading, lambda x: Reading(celsius=x)),
+        (list[Reading], lambda x: [Reading(celsius=1.5), Reading(celsius=x)]),
+        (FiniteReading, lambda x: {"celsius": x}),
+    ],
+)
+def test_typed_keys_refuse_nan_and_infinity_leaving_the_state_as_it_was(
+    tp: Any, wrap: Any, bad: float
+) -> None:
+    # JSON has no NaN or infinity: a client's JSON.parse and PostgreSQL's jsonb refuse them,
+    # and the state's JSON form (`to_json`, deltas) would not be JSON.
+    state = State(schema={"reading": {"type": tp}, "other": {"type": int}})
+    state.kv.set("other", 1)
+    state.kv.take_ops()
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("reading", wrap(bad))
+    assert caught.value.key == "reading"
+    assert not state.kv.has("reading")
+    assert state.kv.take_ops() == []
+    assert state.kv.data == {"other": 1}
+    with pytest.raises(StateValidationError):
+        State({"reading": wrap(bad)}, schema={"reading": {"type": tp}})
+    state.kv.set("reading", wrap(2.5))  # a finite value is stored
+    assert "NaN" not in state.to_json() and "Infinity" not in state.to_json()
+
+
+def test_appending_nan_to_a_typed_list_keeps_the_list() -> None:
+    state = State(schema={"temps": {"type": list[float]}})
+    state.kv.set("temps", [1.0])
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("temps", [2.0, float("nan")])
+    assert caught.value.key == "temps"
+    assert state.kv.get("temps") == [1.0]
+
+
+class Counted(BaseModel):
+    n: int
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        10**400,
+        -(2**1024),
+        10**5000,  # more digits than Python writes as JSON text
+        [1, 10**400],
+        {"a": {"b": 10**400}},
+        (1, 10**400),
+        Counted(n=10**400),
+    ],
+    ids=["big", "negative", "huge", "in a list", "nested", "in a tuple", "in a model"],
+)
+def test_untyped_keys_refuse_numbers_json_readers_cannot_hold(value: Any) -> None:
+    # A double's range is how a JSON reader (a client's JSON.parse) holds a number; past
+    # 4300 digits Python cannot write it as JSON at all, and the run failed at its first
+    # snapshot or commit, far from the write.
+    state = State({"before": [1]})
+    with pytest.raises(UnstorableValueError) as caught:
+        state.kv.set("count", value)
+    assert caught.value.key == "count"
+    assert "too large" in str(caught.value) and "string" in str(caught.value)
+    with pytest.raises(UnstorableValueError):
+        state.kv.set("before", [2, 10**400], handler=merge_lists)  # an append
+    assert state.kv.data == {"before": [1]}
+    state.kv.set("count", 2**1024 - 1)  # the largest that fits
+    state.kv.set("count", str(10**400))  # as text
+    assert state.to_json()
+
+
+class Tally(BaseModel):
+    n: int
+
+
+@pytest.mark.parametrize(
+    ("tp", "value"),
+    [
+        (int, 10**400),
+        (int | None, -(10**5000)),
+        (list[int], [1, 10**400]),
+        (dict[str, int], {"a": 10**400}),
+        (dict[int, str], {10**400: "a"}),
+        (Tally, {"n": 10**400}),
+        (list[Tally], [{"n": 1}, Tally(n=10**400)]),
+    ],
+    ids=["int", "optional", "list", "dict value", "dict key", "model", "list of models"],
+)
+def test_typed_keys_refuse_numbers_json_readers_cannot_hold(tp: Any, value: Any) -> None:
+    state = State({"count": None}, schema={"count": {"type": tp | None}})
+    with pytest.raises(StateValidationError) as caught:
+        state.kv.set("count", value)
+    assert caught.value.key == "count"
+    assert "too large" in str(caught.value)
+    assert state.kv.get("count") is None
+    with pytest.raises(StateValidationError):
+        State({"count": value}, schema={"count": {"type": tp}})

@@ -192,8 +192,13 @@ async def test_a_bad_fork_changes_nothing(store: ThreadStore) -> None:
         await network.fork(ThreadRef("t", store=store), at=0, update={"paid": "not a list"})
     assert caught.value.key == "paid"
     for shared in ("user:spent", "app:x", "temp:y"):
-        with pytest.raises(TimeTravelError, match=shared):
+        with pytest.raises(TimeTravelError, match=shared) as refused:
             await network.fork(ThreadRef("t", store=store), at=0, update={shared: [1]})
+        assert refused.value.key == shared  # the error names the key, as a field too
+    for hostile in (float("nan"), 10**400):
+        with pytest.raises(StateValidationError) as caught:
+            await network.fork(ThreadRef("t", store=store), at=0, update={"note": hostile})
+        assert caught.value.key == "note"
     with pytest.raises(CheckpointNotFoundError):
         await network.fork(ThreadRef("t", store=store), at=7)
     with pytest.raises(ThreadExistsError):
