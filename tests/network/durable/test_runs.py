@@ -116,7 +116,6 @@ UNTYPED = {
 }
 TYPED = {
     "blob": b"\x01\x02",
-    "ratio": math.nan,
 }
 
 
@@ -139,6 +138,17 @@ async def test_a_typed_key_keeps_its_value_as_a_plain_run_does(db: str, key: str
     kept = await outcome(typed, {key: TYPED[key]}, durable=True)
     assert not isinstance(plain, tuple), plain
     assert same(kept[key], plain[key]) and same(plain[key], TYPED[key])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+async def test_a_typed_key_refuses_what_json_cannot_carry_as_a_plain_run_does(
+    db: str, value: float
+) -> None:
+    plain = await outcome(typed, {"ratio": value})
+    kept = await outcome(typed, {"ratio": value}, durable=True)
+    assert isinstance(plain, tuple) and "'ratio'" in plain[1]
+    assert kept == plain
 
 
 @pytest.mark.anyio
