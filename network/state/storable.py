@@ -342,6 +342,8 @@ def ints_in_range(value: Any, depth: int = 0) -> Any:
                 ints_in_range(name, depth + 1)
                 ints_in_range(item, depth + 1)
         elif kind in _COLLECTIONS:
+            if _numbers_within(value):  # the common case, a list of ints: no walk in Python
+                return value
             for item in value:
                 ints_in_range(item, depth + 1)
         elif is_pydantic_model(value):
@@ -351,6 +353,16 @@ def ints_in_range(value: Any, depth: int = 0) -> Any:
 
 
 _COLLECTIONS = frozenset({list, tuple, set, frozenset})
+
+
+def _numbers_within(items: Any) -> bool:
+    """Whether `items` are numbers within `MAX_INT`, told by their least and greatest (found
+    in C: a typed `list[int]` write is not walked item by item). False also when they are not
+    all numbers, or when NaN makes the comparison say nothing: then the caller walks them."""
+    try:
+        return not items or (min(items) > -MAX_INT and max(items) < MAX_INT)
+    except TypeError:  # not comparable with each other or with a number
+        return False
 
 
 def _found(value: Any) -> str:

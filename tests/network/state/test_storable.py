@@ -268,8 +268,18 @@ class Tally(BaseModel):
         (dict[int, str], {10**400: "a"}),
         (Tally, {"n": 10**400}),
         (list[Tally], [{"n": 1}, Tally(n=10**400)]),
+        (list[int | str], ["a", 10**400]),
     ],
-    ids=["int", "optional", "list", "dict value", "dict key", "model", "list of models"],
+    ids=[
+        "int",
+        "optional",
+        "list",
+        "dict value",
+        "dict key",
+        "model",
+        "list of models",
+        "mixed list",
+    ],
 )
 def test_typed_keys_refuse_numbers_json_readers_cannot_hold(tp: Any, value: Any) -> None:
     state = State({"count": None}, schema={"count": {"type": tp | None}})
