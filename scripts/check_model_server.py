@@ -83,6 +83,8 @@ def main() -> None:
         "512",
         "--n_threads",
         "1",
+        "--n_threads_batch",  # the prompt too (its default, a thread per core, spins idle)
+        "1",
     ]
     with tempfile.TemporaryFile() as log_file:
         server = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT)

@@ -83,6 +83,11 @@ class LlamaServer:
             "2048",
             "--n_threads",
             "1",  # the machine is shared; one thread keeps the suite's load predictable
+            # The prompt too: its default is a thread per core, and on a busy machine the
+            # second thread is descheduled while the first spins at OpenMP's barrier waiting
+            # for it (a third of the server's CPU went there, and the prompts were no faster).
+            "--n_threads_batch",
+            "1",
             # A new request must not cut off a stream in flight: the suite's runs share the
             # server, some of them streaming side by side (docs/models.md).
             "--interrupt_requests",
