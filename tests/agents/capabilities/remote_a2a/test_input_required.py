@@ -41,17 +41,26 @@ from tests.network.a2a.servers import TOKENS, client_for, output_text, serve, to
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def paid(tmp_path: Path) -> Path:
-    return tmp_path / "paid.txt"
+@pytest.fixture(scope="module")
+def cashier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the module's cashier servers: their store, tokens and ledger."""
+    return tmp_path_factory.mktemp("cashier")
 
 
 @pytest.fixture
-def remote(tmp_path: Path, paid: Path) -> Iterator[str]:
+def paid(cashier: Path) -> Path:
+    """The ledger the cashier appends each payment to, emptied before every test: the servers
+    are the module's (one start-up each, not one a test), each test's tasks its own."""
+    ledger = cashier / "paid.txt"
+    ledger.unlink(missing_ok=True)
+    return ledger
+
+
+@pytest.fixture(scope="module")
+def remote(cashier: Path) -> Iterator[str]:
     """Our A2A server of the cashier team, its payments counted in `paid`."""
-    with serve(
-        str(tmp_path / "remote.db"), token_file(tmp_path), env={"A2A_PAID_FILE": str(paid)}
-    ) as url:
+    ledger = {"A2A_PAID_FILE": str(cashier / "paid.txt")}
+    with serve(str(cashier / "remote.db"), token_file(cashier), env=ledger) as url:
         yield url
 
 
@@ -209,11 +218,12 @@ def fanned_out(url: str) -> Network:
     return Network("front", agents=[till], router=route)
 
 
-@pytest.fixture
-def remote_on_postgres(tmp_path: Path, paid: Path, postgres_url: str) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def remote_on_postgres(cashier: Path, postgres_url: str) -> Iterator[str]:
     """The cashier's A2A server on PostgreSQL: the branches' tasks run on it at once (two
     runs at once on one SQLite file can find it locked by the SDK's task table)."""
-    with serve(postgres_url, token_file(tmp_path), env={"A2A_PAID_FILE": str(paid)}) as url:
+    ledger = {"A2A_PAID_FILE": str(cashier / "paid.txt")}
+    with serve(postgres_url, token_file(cashier), env=ledger) as url:
         yield url
 
 
