@@ -21,6 +21,11 @@ import re
 from pathlib import Path
 
 import networkx as nx
+import pytest
+
+# One worker runs them all (`--dist loadgroup`): they share the parsed syntax trees cached
+# below, which every worker would otherwise parse again (about 3 s of CPU each time).
+pytestmark = pytest.mark.xdist_group("architecture")
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("network", "agents", "routers")
