@@ -88,8 +88,12 @@ def server_processes(
                 )
             )
         deadline = time.monotonic() + timeout
-        for process, (_, probe) in zip(processes, servers, strict=True):
-            _wait_until_it_answers(process, probe, ok, deadline, name)
+        # One client for every probe: `httpx.get` makes a client each time, and its TLS
+        # context loads the CA bundle (about 60 ms of CPU a probe, ten probes a second while
+        # a process starts: CPU taken from the very start-ups being waited for).
+        with httpx.Client(timeout=1) as client:
+            for process, (_, probe) in zip(processes, servers, strict=True):
+                _wait_until_it_answers(client, process, probe, ok, deadline, name)
         yield processes
     finally:
         for process in processes:
@@ -99,12 +103,17 @@ def server_processes(
 
 
 def _wait_until_it_answers(
-    process: subprocess.Popen[bytes], probe: str, ok: int | None, deadline: float, name: str
+    client: httpx.Client,
+    process: subprocess.Popen[bytes],
+    probe: str,
+    ok: int | None,
+    deadline: float,
+    name: str,
 ) -> None:
     while True:
         assert process.poll() is None, process.communicate()[1].decode()[-3000:]
         try:
-            status = httpx.get(probe, timeout=1).status_code
+            status = client.get(probe).status_code
             if ok is None or status == ok:
                 return
         except httpx.HTTPError:
