@@ -1,7 +1,8 @@
 """The SQLite store's writer (`network.threads.sqlite_workers`): writes queued while it commits
 are committed together (one transaction, one COMMIT), each caller answered only once that
 COMMIT is done; a write the library refuses is undone alone, a driver's error costs the others
-nothing; the group is synced when any of its writes asks for it."""
+nothing; the group is synced when any of its writes asks for it; a group waits briefly for the
+writers the last one answered, never for a writer alone."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 
 from network.errors import StaleThreadError
+from network.threads import sqlite_workers
 from network.threads.sql_links import SQLiteLink
 
 pytestmark = pytest.mark.anyio
@@ -189,5 +191,56 @@ async def test_a_cancelled_caller_never_cuts_its_write_short(tmp_path: Path) -> 
         assert scope.cancelled_caught
         assert await link.write(note("next")) == "next"  # type: ignore[arg-type]
         assert rows(tmp_path) == ["kept", "next"]
+    finally:
+        await link.close()
+
+
+async def test_a_group_waits_for_the_writers_the_last_one_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four writers committed together each come back with another write, some later than
+    others (their runs' next agent calls): the writer waits for them (at most half a COMMIT's
+    time, stretched here to 0.3 s so the test does not depend on the machine's speed), so the
+    second round is one COMMIT and one fsync, not four."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.3)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+
+    async def writer(index: int) -> None:
+        await link.write(note(f"a{index}"))  # type: ignore[arg-type]
+        await anyio.sleep(0.02 * index)
+        await link.write(note(f"b{index}"))  # type: ignore[arg-type]
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for index in range(4):
+                group.start_soon(writer, index)
+            await anyio.sleep(0.05)
+            release.set()
+        # the held write, the four first writes, the four second ones: three COMMITs
+        assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 8
+        assert rows(tmp_path) == sorted(["first", *(f"{r}{i}" for r in "ab" for i in range(4))])
+    finally:
+        await link.close()
+
+
+async def test_a_writer_alone_never_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One writer committing again and again (one run at a time) is answered at once: the
+    group it makes holds it alone, so there is no one to wait for."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 1.0)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        for index in range(5):
+            began = time.monotonic()
+            await link.write(note(f"n{index}"))  # type: ignore[arg-type]
+            assert time.monotonic() - began < 0.5  # not the stretched second of waiting
     finally:
         await link.close()
