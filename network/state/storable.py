@@ -45,6 +45,8 @@ import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
+from pydantic_core import PydanticCustomError
+
 from network.errors import UnstorableValueError
 from network.state.values import is_pydantic_model, is_pydantic_model_class
 
@@ -331,11 +333,14 @@ def mentions_int(tp: Any, depth: int = 0) -> bool:
 
 def ints_in_range(value: Any, depth: int = 0) -> Any:
     """`value` itself, once every int in it (in containers, model fields) is within `MAX_INT`;
-    else `ValueError` (a key's validator turns it into `StateValidationError`)."""
+    else a `ValueError` (a key's validator turns it into `StateValidationError`)."""
     kind = type(value)
     if kind is int:
         if not -MAX_INT < value < MAX_INT:
-            raise ValueError(f"{_BIG_INT} ({_digits(value)}): store it as a string")
+            # a custom error: pydantic words a plain ValueError as "Value error, ..."
+            raise PydanticCustomError(
+                "int_too_large", f"{_BIG_INT} ({_digits(value)}): store it as a string"
+            )
     elif depth <= _MAX_DEPTH:
         if kind is dict:
             for name, item in value.items():
