@@ -23,6 +23,8 @@ The rules (decisions where the peers are silent):
   (stored through their JSON form). What you store is what you read back after a
   thread reload, so a `set`, `bytes`, NaN or infinity, a dataclass or any other object is
   refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
+  A tuple and a model instance are accepted as what JSON makes of them: after a reload they
+  read back as a list and a dict (a declared type reads them back as they were written).
 - Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
   serializing the value through the type's own JSON serializer.
 - `bytes` in a key's type has a JSON form for every value: base64 text (URL-safe alphabet,
