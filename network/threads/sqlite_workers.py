@@ -22,6 +22,7 @@ cut in half); the caller then stops waiting for it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -263,12 +264,21 @@ def _settle_all(calls: list[Any], outcomes: list[Outcome]) -> None:
     """Hand each caller its outcome: one wake-up of each event loop for all of its calls."""
     if len(calls) == 1:
         loop, future, _ = calls[0]
-        loop.call_soon_threadsafe(_settle, [(future, outcomes[0])])
+        _answer(loop, [(future, outcomes[0])])
         return
     by_loop: dict[Any, list[tuple[asyncio.Future[Any], Outcome]]] = {}
     for (loop, future, _), outcome in zip(calls, outcomes, strict=True):
         by_loop.setdefault(loop, []).append((future, outcome))
     for loop, settled in by_loop.items():
+        _answer(loop, settled)
+
+
+def _answer(
+    loop: asyncio.AbstractEventLoop, settled: list[tuple[asyncio.Future[Any], Outcome]]
+) -> None:
+    # A loop closed while its calls ran (one store used from successive loops: `run_sync`,
+    # an interrupted notebook cell) has nobody waiting: the thread goes on serving the others.
+    with contextlib.suppress(RuntimeError):  # "Event loop is closed"
         loop.call_soon_threadsafe(_settle, settled)
 
 

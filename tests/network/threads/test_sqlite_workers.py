@@ -191,3 +191,35 @@ async def test_a_cancelled_caller_never_cuts_its_write_short(tmp_path: Path) -> 
         assert rows(tmp_path) == ["kept", "next"]
     finally:
         await link.close()
+
+
+def test_a_write_whose_event_loop_closed_leaves_the_writer_serving_others(
+    tmp_path: Path,
+) -> None:
+    """One store used from successive event loops (`run_sync`, a notebook's interrupted cell):
+    a loop that closes while its write is on the thread never stops the writer answering the
+    next loop's writes."""
+    link = sqlite_link(tmp_path)
+    release = threading.Event()
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('kept')")
+        release.wait(5)
+
+    async def gives_up() -> None:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        with anyio.move_on_after(0.05):
+            await link.write(held)
+
+    async def writes_again() -> object:
+        with anyio.fail_after(5):
+            try:
+                return await link.write(note("next"))  # type: ignore[arg-type]
+            finally:
+                await link.close()
+
+    anyio.run(gives_up)  # its loop is closed while `held` still runs
+    release.set()
+    time.sleep(0.1)  # the writer answers the closed loop
+    assert anyio.run(writes_again) == "next"
+    assert rows(tmp_path) == ["kept", "next"]
