@@ -226,23 +226,31 @@ def test_events_wait_for_the_flusher_when_no_step_is_due(
     assert stream_rows(launched, run_id) == [(0, False)]  # the run's last write only
 
 
-@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
-def test_a_step_statement_sent_twice_appends_its_events_once(launched: str) -> None:
-    """A step's statement retried after its connection broke (it committed, the answer was
-    lost) records the step and appends its events once."""
+def run_owned_by_a_test_execution(db: str) -> tuple[str, str]:
+    """A run that ended, handed to an execution of the test's own (its id, the owner token)
+    for the test to record steps of it."""
     import psycopg
-    from dbos._dbos import _get_dbos_instance
-
-    from network.durable.step_table import StepOutcome, step_table
 
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
     owner = "an-execution"
-    with psycopg.connect(launched, autocommit=True) as conn:
+    with psycopg.connect(db, autocommit=True) as conn:
         conn.execute(
             "UPDATE dbos.workflow_status SET owner_xid = %s WHERE workflow_uuid = %s",
             (owner, run_id),
         )
+    return run_id, owner
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_step_statement_sent_twice_appends_its_events_once(launched: str) -> None:
+    """A step's statement retried after its connection broke (it committed, the answer was
+    lost) records the step and appends its events once."""
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable.step_table import StepOutcome, step_table
+
+    run_id, owner = run_owned_by_a_test_execution(launched)
     table = step_table(_get_dbos_instance()._sys_db)
     step = table._params(StepOutcome(run_id, owner, 90, "extra", 1, "x", None, "py_pickle"))
     batch = {"workflow": run_id, "key": event_log.STREAM_KEY, "value": "e30="}
@@ -297,14 +305,7 @@ def test_a_step_statement_cancelled_in_flight_appends_its_events_once(
 
     monkeypatch.setattr(event_log, "RIDE_AFTER", 0.0)  # the pending event rides on the step
     monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the log writes when told to
-    run_id = f"run_{uuid.uuid4().hex[:8]}"
-    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
-    owner = "an-execution"
-    with psycopg.connect(launched, autocommit=True) as conn:
-        conn.execute(
-            "UPDATE dbos.workflow_status SET owner_xid = %s WHERE workflow_uuid = %s",
-            (owner, run_id),
-        )
+    run_id, owner = run_owned_by_a_test_execution(launched)
     table = step_table(_get_dbos_instance()._sys_db)
     outcome = StepOutcome(run_id, owner, 90, "extra", 1, "x", None, "py_pickle")
     before = len(stream_rows(launched, run_id))
