@@ -27,7 +27,10 @@ least `RIDE_AFTER` seconds after the log's previous write, the events pending th
 appended by the step's own statement (`network.durable.step_table`), in its transaction, and
 the flusher's write is put off to `FLUSH_EVERY` seconds after that one. A run whose steps
 come often enough (a model call of 50 ms: every agent call) then writes its events without
-a statement of their own.
+a statement of their own. A step's statement cancelled once sent may commit all the same (the
+server runs what it received): its batch waits, unsettled, until the log's next write sends
+that statement again (it appends events only with the step it records, so twice is harmless)
+and learns from its answer whether they were appended: each event is appended once.
 
 A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
 written with one statement on this process's own connections (`network.durable.connections`)
@@ -47,6 +50,7 @@ import math
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -136,6 +140,8 @@ class EventLog:
         self._error: BaseException | None = None  # a background write's failure
         self._check_stream = resumed  # at the first write: did an earlier execution write?
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
+        # a batch whose step statement's answer was lost, and how to learn whether it wrote it
+        self._unsettled: tuple[Callable[[], bool], list[dict[str, Any]]] | None = None
         # each batch written, announced to listening readers by DBOS's notifier (PostgreSQL)
         self._announce = partial(
             dbos._sys_db._signal_notification, STREAMS_CHANNEL, f"{run_id}::{STREAM_KEY}"
@@ -169,6 +175,7 @@ class EventLog:
             not self._pending
             or time.monotonic() < self._last_write + RIDE_AFTER
             or self._check_stream
+            or self._unsettled is not None
             or self._table.db.sqlite
             or not self._writing.acquire(blocking=False)
         ):
@@ -182,24 +189,46 @@ class EventLog:
             self._writing.release()
         return batch
 
-    def rode(self, riding: Riding, *, written: bool) -> None:
+    def rode(
+        self, riding: Riding, *, written: bool, unsettled: Callable[[], bool] | None = None
+    ) -> None:
         """The step's statement ended: `riding`'s events were appended (`written`), or they
-        wait again, ahead of those that came since, for the next write."""
+        wait again, ahead of those that came since, for the next write. `unsettled`: the
+        statement's answer was lost (it may have appended them); the next write calls it
+        first (blocking: whether they were appended) and writes them only when not."""
         try:
             if written:
                 self._last_write = time.monotonic()
                 self._announce()
                 return
             with self._buffer:
-                self._pending[:0] = riding.events
+                if unsettled is None:
+                    self._pending[:0] = riding.events
+                else:
+                    self._unsettled = (unsettled, riding.events)
                 self._scheduled = True
             flusher().schedule(self, self._last_write + FLUSH_EVERY)
         finally:
             self._writing.release()
 
+    def _settle(self) -> None:
+        """The batch whose step statement's answer was lost: appended by it, or put back
+        ahead of the pending events (the caller holds `_writing`)."""
+        if self._unsettled is None:
+            return
+        appended, events = self._unsettled
+        if appended():
+            self._last_write = time.monotonic()
+            self._announce()
+        else:
+            with self._buffer:
+                self._pending[:0] = events
+        self._unsettled = None
+
     def write_pending(self) -> None:
         """Write every pending event now, in one append (from a worker or flusher thread)."""
         with self._writing:
+            self._settle()
             batch = self._next_batch()
             if batch is None:
                 return
@@ -211,7 +240,7 @@ class EventLog:
                         self._announce()
                         return
                     except Exception as exc:
-                        _retry_or_raise(exc, attempt)
+                        retry_or_raise(exc, attempt)
             finally:
                 self._last_write = time.monotonic()
 
@@ -220,7 +249,12 @@ class EventLog:
         event loop itself (`Connections.execute_async`: no hop to a thread and back on the
         run's path); otherwise in a thread, after the write under way (batches land in order)."""
         db = self._table.db
-        if db.sqlite or self._check_stream or not self._writing.acquire(blocking=False):
+        if (
+            db.sqlite
+            or self._check_stream
+            or self._unsettled is not None  # (set and cleared on this loop, or under way)
+            or not self._writing.acquire(blocking=False)
+        ):
             await anyio.to_thread.run_sync(self.write_pending)
             return
         try:  # the flusher waits for this write, as for another thread's
@@ -234,7 +268,7 @@ class EventLog:
                     self._announce()
                     break
                 except Exception as exc:
-                    _retry_or_raise(exc, attempt)
+                    retry_or_raise(exc, attempt)
             self._last_write = time.monotonic()
         finally:
             self._writing.release()
@@ -262,7 +296,7 @@ class EventLog:
         due = self._last_write + FLUSH_EVERY
         if time.monotonic() < due:
             with self._buffer:
-                waiting = bool(self._pending)
+                waiting = bool(self._pending) or self._unsettled is not None
             if waiting:
                 flusher().schedule(self, due)
             return
@@ -333,9 +367,10 @@ def flusher() -> Flusher:
     return _flusher
 
 
-def _retry_or_raise(exc: Exception, attempt: int) -> None:
-    """An append failed: tried again when another writer took the offset (its next attempt
-    reads it again), unless this was the last attempt; raised otherwise."""
+def retry_or_raise(exc: Exception, attempt: int) -> None:
+    """A statement appending to a stream failed: tried again when another writer took the
+    offset (its next attempt reads it again), unless this was the last attempt; raised
+    otherwise."""
     if attempt == OFFSET_RETRIES - 1 or not offset_taken(exc):
         raise exc
 

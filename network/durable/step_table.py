@@ -37,13 +37,21 @@ loop. The table's layout is DBOS 3.x's (`network.durable`'s extra pins `dbos>=3.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any, NamedTuple
 
 import anyio
 import anyio.to_thread
 
 from network.durable.connections import PerDatabase, connections
-from network.durable.event_log import EventLog, Riding, offset_taken, stream_table
+from network.durable.event_log import (
+    OFFSET_RETRIES,
+    EventLog,
+    Riding,
+    offset_taken,
+    retry_or_raise,
+    stream_table,
+)
 
 
 class StepRow(NamedTuple):
@@ -114,6 +122,7 @@ class StepTable:
             # of a statement that committed appends nothing again).
             stream = stream_table(db)
             step = f"workflow_uuid = {p('workflow')} AND function_id = {p('number')}"
+            self._completed = f"SELECT completed_at_epoch_ms FROM {steps} WHERE {step}"
             self._insert_riding = (
                 f"WITH owner AS (SELECT 1 FROM {status} WHERE {owned} FOR NO KEY UPDATE), "
                 f"fresh AS (SELECT 1 FROM owner WHERE NOT EXISTS "
@@ -196,22 +205,47 @@ class StepTable:
         self, params: dict[str, Any], log: EventLog, riding: Riding
     ) -> list[Any]:
         """The step's statement with `riding`'s events; when another writer of the stream
-        took the batch's offset, the step alone (the events wait for the log's next write)."""
+        took the batch's offset, the step alone (the events wait for the log's next write).
+
+        Cancelled once sent, the statement may still commit: its connection is dropped, and
+        the server runs what it received. Its answer is lost, so the batch goes back to the
+        log unsettled, with `settled` to learn its fate before anything else is written."""
+        statement = {**params, **riding.params}
         written = False
+        unsettled = None
         try:
-            rows = await self.connections.execute_async(
-                self._insert_riding, {**params, **riding.params}
-            )
+            rows = await self.connections.execute_async(self._insert_riding, statement)
             # a row: the step is recorded, by this statement or its attempt that committed
             # before the connection broke (which appended the events then)
             written = bool(rows)
         except Exception as exc:
-            if not offset_taken(exc):
+            if not offset_taken(exc):  # the server refused it: nothing was written
                 raise
             rows = await self.connections.execute_async(self._insert, params)
+        except BaseException:
+            unsettled = partial(self.settled, statement)
+            raise
         finally:
-            log.rode(riding, written=written)
+            log.rode(riding, written=written, unsettled=unsettled)
         return rows
+
+    def settled(self, statement: dict[str, Any]) -> bool:
+        """Whether the step statement carrying events (`statement`: its parameters), whose
+        answer was lost, appended them (blocking: call from a thread).
+
+        It is sent again: it appends the events only with the step it records, so of the two
+        (the first may still be on its way), the one that records the step appends them, and
+        the other appends nothing; the step recorded at this statement's completion time
+        says they were appended."""
+        for attempt in range(OFFSET_RETRIES):
+            try:  # the offset taken by the first, committing meanwhile: read again
+                rows = self._execute(self._insert_riding, statement)
+                break
+            except Exception as exc:
+                retry_or_raise(exc, attempt)
+        if not rows:  # not this execution's run now: did the first record the step before?
+            rows = self._execute(self._completed, statement)
+        return bool(rows) and rows[0][0] == statement["completed"]
 
     def _params(self, outcome: StepOutcome) -> dict[str, Any]:
         """The insert's parameters: `outcome`, completed now, by this application."""

@@ -77,17 +77,6 @@ def as_text(value: Any) -> bytes | None:
     raise TypeError(f"a statement parameter must be int, bool, str or None, got {type(value)}")
 
 
-TYPES: dict[type, int] = {str: TEXT, int: INT8, bool: BOOL, type(None): UNKNOWN}
-TEXTS: dict[type, Any] = {
-    str: str.encode,
-    int: lambda value: str(value).encode(),
-    bool: lambda value: b"t" if value else b"f",
-    type(None): lambda value: None,
-}
-"""`type_of` and `as_text` of a value of exactly these types, looked up (a statement's
-parameters are nearly always these)."""
-
-
 def type_of(value: Any) -> int:
     if isinstance(value, bool):
         return BOOL
@@ -106,10 +95,12 @@ class Watch:
     A connection that breaks while idle (the server closed it) stops its watch itself; its
     next statement fails and is retried on a new connection."""
 
-    __slots__ = ("fd", "loop", "pgconn", "waiter", "watching")
+    __slots__ = ("fd", "loop", "pgconn", "prepared", "waiter", "watching")
 
     def __init__(self, connection: Any) -> None:
         self.pgconn = connection.pgconn
+        # the connection's prepared statements (`execute`), at hand without a weak lookup
+        self.prepared = _prepared.setdefault(connection, {})
         self.loop = asyncio.get_running_loop()
         self.fd: int = self.pgconn.socket
         self.waiter: asyncio.Future[None] | None = None
@@ -175,15 +166,9 @@ async def execute(
     is used), without blocking the event loop; its rows. `watch`: the connection's `Watch`,
     if it has one."""
     pgconn = connection.pgconn
-    form = shape(sql)
-    values = [params[name] for name in form.names]
-    try:  # the common values by their exact type; anything else through `type_of`/`as_text`
-        types = tuple([TYPES[type(value)] for value in values])
-        texts = [TEXTS[type(value)](value) for value in values]
-    except KeyError:
-        types = tuple(type_of(value) for value in values)
-        texts = [as_text(value) for value in values]
-    known = _prepared.get(connection)
+    form = _shapes.get(sql) or shape(sql)
+    types, texts = _values(form, params)
+    known = watch.prepared if watch is not None else _prepared.get(connection)
     if known is None:
         known = _prepared[connection] = {}
     name = known.get((sql, types))
@@ -196,17 +181,47 @@ async def execute(
     result = await _result(pgconn, watch)
     if result.status != TUPLES_OK:
         return []
+    return _rows(result)
+
+
+def _values(form: Shape, params: dict[str, Any]) -> tuple[tuple[int, ...], list[bytes | None]]:
+    """The parameters' types and texts, in `form`'s order (one loop: a statement's
+    parameters are nearly always `str`, `int` or None, looked up by their exact type)."""
+    types: list[int] = []
+    texts: list[bytes | None] = []
+    for name in form.names:
+        value = params[name]
+        kind = type(value)
+        if kind is str:
+            types.append(TEXT)
+            texts.append(value.encode())
+        elif kind is int:
+            types.append(INT8)
+            texts.append(str(value).encode())
+        elif value is None:
+            types.append(UNKNOWN)
+            texts.append(None)
+        else:
+            types.append(type_of(value))
+            texts.append(as_text(value))
+    return tuple(types), texts
+
+
+def _rows(result: Any) -> list[tuple[Any, ...]]:
+    """A result's rows: integer columns as `int`, booleans as `bool`, the rest as `str`."""
     columns = [
         int if kind in INTEGERS else _bool if kind == BOOLEAN else _str
         for kind in (result.ftype(column) for column in range(result.nfields))
     ]
-    return [
-        tuple(
-            None if (raw := result.get_value(row, column)) is None else read(raw)
-            for column, read in enumerate(columns)
-        )
-        for row in range(result.ntuples)
-    ]
+    get = result.get_value
+    rows = []
+    for row in range(result.ntuples):
+        values = []
+        for column, read in enumerate(columns):
+            raw = get(row, column)
+            values.append(None if raw is None else read(raw))
+        rows.append(tuple(values))
+    return rows
 
 
 def _bool(raw: bytes) -> bool:

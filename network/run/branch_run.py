@@ -30,7 +30,7 @@ from network.history.log import RecordLog
 from network.history.results import InferenceResult, ModelCall
 from network.run.capability import Capability
 from network.run.context import NetworkLike, RunContext
-from network.run.limits import LimitExceeded, UsageLimits
+from network.run.limits import NOTHING_UNRECORDED, LimitExceeded, Unrecorded, UsageLimits
 from network.run.parallel import Branch, Parallel
 from network.run.result import Stop, StopReason
 from network.run.stages import run_stages
@@ -96,26 +96,21 @@ class BranchBudget:
         )
 
     def check(
-        self,
-        ctx: RunContext,
-        in_flight: Sequence[ModelCall] = (),
-        pending: int = 0,
-        tools: int = 0,
+        self, ctx: RunContext, unrecorded: Unrecorded = NOTHING_UNRECORDED
     ) -> LimitExceeded | None:
         """The run's limits, with what the branches spent (requests and tool calls) and
-        `in_flight` / `pending` / `tools` (see `Budget.check`; a sub-run of a branch's tool
-        passes all three, as `ChildBudget` does to any parent budget)."""
+        `unrecorded` (see `Unrecorded`; a sub-run of a branch's tool passes its own, as
+        `ChildBudget` does to any parent budget)."""
         budget: Any = self.parent.engine.budget
-        exceeded: LimitExceeded | None = budget.check(
-            self.parent, (*self.spent(), *in_flight), pending, tools + self.tool_calls()
-        )
+        branches = Unrecorded(self.spent(), tools=self.tool_calls())
+        exceeded: LimitExceeded | None = budget.check(self.parent, branches + unrecorded)
         if exceeded is not None:
             self.exceeded = exceeded
         return exceeded
 
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` (inside a network branch) fits in the limits."""
-        return self.check(self.parent, pending=branches - 1)
+        return self.check(self.parent, Unrecorded(pending=branches - 1))
 
 
 def own_results(ctx: RunContext) -> list[InferenceResult]:

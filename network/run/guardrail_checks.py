@@ -34,6 +34,7 @@ from network.run.guardrails import (
     ToolCallCheck,
     log_of,
 )
+from network.run.limits import Unrecorded
 
 T = TypeVar("T")
 
@@ -153,7 +154,7 @@ async def check_beside(
     `GuardrailTripped`: the answer is returned only once every guardrail passed."""
     asking = sum(1 for g in guardrails if g.asks_model)
     budget = ctx.engine.budget
-    if asking and budget is not None and budget.check(ctx, pending=asking) is not None:
+    if asking and budget is not None and budget.check(ctx, Unrecorded(pending=asking)) is not None:
         raise LimitReached  # the call and its checks would not fit: neither is asked
     before = [g for g in guardrails if g.blocking]
     beside = [g for g in guardrails if not g.blocking] if before else guardrails

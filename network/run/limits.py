@@ -197,6 +197,34 @@ class Spending(Protocol):
     def engine(self) -> SpendingBooks: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Unrecorded:
+    """What a budget check counts beyond what the run recorded so far, in that check only.
+
+    `in_flight`: requests spent but not yet recorded (the agent call whose tool runs a
+    sub-run, `network.run.subrun`; a fan-out's branches, `network.run.branch_run`): the run
+    counts them when their call is recorded. `pending`: model requests about to be made or
+    under way, with no figures yet (a guardrail's request beside the agent call it checks):
+    they count in `max_model_calls`. `tools`: tool calls started and not yet recorded (the
+    delegations a sub-run runs inside, at every level above it), counted in `max_tool_calls`.
+    """
+
+    in_flight: Sequence[ModelCall] = ()
+    pending: int = 0
+    tools: int = 0
+
+    def __add__(self, other: Unrecorded) -> Unrecorded:
+        """Both: `self`'s requests first, then `other`'s."""
+        return Unrecorded(
+            (*self.in_flight, *other.in_flight),
+            self.pending + other.pending,
+            self.tools + other.tools,
+        )
+
+
+NOTHING_UNRECORDED = Unrecorded()  # a check of what the run recorded, nothing more
+
+
 @dataclass(slots=True)
 class Budget:
     """A run's limits and what it spent so far; `check` before each model request.
@@ -219,22 +247,13 @@ class Budget:
     _unpriced_warned: set[str] = field(default_factory=set)  # models already warned about
 
     def check(
-        self,
-        ctx: Spending,
-        in_flight: Sequence[ModelCall] = (),
-        pending: int = 0,
-        tools: int = 0,
+        self, ctx: Spending, unrecorded: Unrecorded = NOTHING_UNRECORDED
     ) -> LimitExceeded | None:
-        """Count what `ctx` reported since the last check; the limit reached, if any.
-
-        `in_flight`: requests spent but not yet recorded (the agent call whose tool runs a
-        sub-run, `network.run.subrun`), counted in this check only: the run counts them when
-        their call is recorded. `pending`: model requests about to be made or under way, with
-        no figures yet (a guardrail's request beside the agent call it checks): they count in
-        `max_model_calls`. `tools`: tool calls started and not yet recorded (the delegations
-        a sub-run runs inside, at every level above it), counted in `max_tool_calls`."""
+        """Count what `ctx` reported since the last check; the limit reached, if any, with
+        `unrecorded` counted too (in this check only)."""
         self.count(ctx)
         figures = self.counted
+        in_flight, pending, tools = unrecorded.in_flight, unrecorded.pending, unrecorded.tools
         if in_flight or tools:
             figures = figures.copy()
             figures.tool_calls += tools
@@ -350,4 +369,13 @@ class Budget:
         )
 
 
-__all__ = ["Budget", "LimitExceeded", "Spending", "SpendingBooks", "UsageFigures", "UsageLimits"]
+__all__ = [
+    "NOTHING_UNRECORDED",
+    "Budget",
+    "LimitExceeded",
+    "Spending",
+    "SpendingBooks",
+    "Unrecorded",
+    "UsageFigures",
+    "UsageLimits",
+]

@@ -26,7 +26,7 @@ are counted too.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,7 +36,15 @@ from network.ids import new_id
 from network.mappings import mapping_entries
 from network.numbers import check_number
 from network.run.context import RunContext
-from network.run.limits import Budget, LimitExceeded, Spending, UsageFigures, UsageLimits
+from network.run.limits import (
+    NOTHING_UNRECORDED,
+    Budget,
+    LimitExceeded,
+    Spending,
+    Unrecorded,
+    UsageFigures,
+    UsageLimits,
+)
 
 
 class ChildBudget:
@@ -99,27 +107,23 @@ class ChildBudget:
             parent.engine.subagent_tool_calls += tools
 
     def check(
-        self,
-        ctx: RunContext,
-        in_flight: Sequence[ModelCall] = (),
-        pending: int = 0,
-        tools: int = 0,
+        self, ctx: RunContext, unrecorded: Unrecorded = NOTHING_UNRECORDED
     ) -> LimitExceeded | None:
         """Report to the parent, then check the sub-run's own limits and the parent's (with
-        `in_flight`, `pending` and `tools`: requests and tool calls not yet recorded, see
-        `Budget.check`). The parent's own are added on the way up: while its tools run, the
-        requests of its call under way and the tool calls running (this sub-run's among them:
-        a delegation in flight counts as the tool call it is)."""
+        `unrecorded`: requests and tool calls not yet recorded, see `Unrecorded`). The
+        parent's own are added on the way up: while its tools run, the requests of its call
+        under way and the tool calls running (this sub-run's among them: a delegation in
+        flight counts as the tool call it is)."""
         self.report(ctx)
         own = self.own
-        exceeded = own.check(ctx, in_flight, pending, tools) if own is not None else None
+        exceeded = own.check(ctx, unrecorded) if own is not None else None
         parent = self.parent
         budget: Any = parent.engine.budget
         if exceeded is None and budget is not None:
             running = parent.engine.tools_in_flight
             if running:
-                in_flight = (*in_flight, *parent.engine.calls_in_flight)
-            exceeded = budget.check(parent, in_flight, pending, tools + running)
+                unrecorded += Unrecorded(parent.engine.calls_in_flight, tools=running)
+            exceeded = budget.check(parent, unrecorded)
         if exceeded is not None:
             self.exceeded = exceeded
         return exceeded

@@ -23,6 +23,8 @@ The rules (decisions where the peers are silent):
   (stored through their JSON form). What you store is what you read back after a
   thread reload, so a `set`, `bytes`, NaN or infinity, a dataclass or any other object is
   refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
+  A tuple and a model instance are accepted as what JSON makes of them: after a reload they
+  read back as a list and a dict (a declared type reads them back as they were written).
 - Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
   serializing the value through the type's own JSON serializer.
 - `bytes` in a key's type has a JSON form for every value: base64 text (URL-safe alphabet,
@@ -44,6 +46,8 @@ import types
 import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
+
+from pydantic_core import PydanticCustomError
 
 from network.errors import UnstorableValueError
 from network.state.values import is_pydantic_model, is_pydantic_model_class
@@ -331,11 +335,14 @@ def mentions_int(tp: Any, depth: int = 0) -> bool:
 
 def ints_in_range(value: Any, depth: int = 0) -> Any:
     """`value` itself, once every int in it (in containers, model fields) is within `MAX_INT`;
-    else `ValueError` (a key's validator turns it into `StateValidationError`)."""
+    else a `ValueError` (a key's validator turns it into `StateValidationError`)."""
     kind = type(value)
     if kind is int:
         if not -MAX_INT < value < MAX_INT:
-            raise ValueError(f"{_BIG_INT} ({_digits(value)}): store it as a string")
+            # a custom error: pydantic words a plain ValueError as "Value error, ..."
+            raise PydanticCustomError(
+                "int_too_large", f"{_BIG_INT} ({_digits(value)}): store it as a string"
+            )
     elif depth <= _MAX_DEPTH:
         if kind is dict:
             for name, item in value.items():

@@ -19,6 +19,7 @@ from network.run.guardrails import (
     ToolCallCheck,
     log_of,
 )
+from network.run.limits import Unrecorded
 from network.state.state import State
 
 
@@ -61,7 +62,8 @@ class AgentGuardrail(Guardrail):
         ctx = cast(RunContext[Any], run)  # a guardrail runs inside an agent call's run
         log = log_of(ctx)
         budget = ctx.engine.budget  # room for this request beside the call it checks (unrecorded)
-        if budget is not None and budget.check(ctx, pending=1 + log.in_flight) is not None:
+        asking = Unrecorded(pending=1 + log.in_flight)  # with the other guardrails' under way
+        if budget is not None and budget.check(ctx, asking) is not None:
             raise LimitReached
         text = _as_text(value)
         state = State()

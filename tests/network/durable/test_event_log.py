@@ -226,23 +226,31 @@ def test_events_wait_for_the_flusher_when_no_step_is_due(
     assert stream_rows(launched, run_id) == [(0, False)]  # the run's last write only
 
 
-@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
-def test_a_step_statement_sent_twice_appends_its_events_once(launched: str) -> None:
-    """A step's statement retried after its connection broke (it committed, the answer was
-    lost) records the step and appends its events once."""
+def run_owned_by_a_test_execution(db: str) -> tuple[str, str]:
+    """A run that ended, handed to an execution of the test's own (its id, the owner token)
+    for the test to record steps of it."""
     import psycopg
-    from dbos._dbos import _get_dbos_instance
-
-    from network.durable.step_table import StepOutcome, step_table
 
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
     owner = "an-execution"
-    with psycopg.connect(launched, autocommit=True) as conn:
+    with psycopg.connect(db, autocommit=True) as conn:
         conn.execute(
             "UPDATE dbos.workflow_status SET owner_xid = %s WHERE workflow_uuid = %s",
             (owner, run_id),
         )
+    return run_id, owner
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_step_statement_sent_twice_appends_its_events_once(launched: str) -> None:
+    """A step's statement retried after its connection broke (it committed, the answer was
+    lost) records the step and appends its events once."""
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable.step_table import StepOutcome, step_table
+
+    run_id, owner = run_owned_by_a_test_execution(launched)
     table = step_table(_get_dbos_instance()._sys_db)
     step = table._params(StepOutcome(run_id, owner, 90, "extra", 1, "x", None, "py_pickle"))
     batch = {"workflow": run_id, "key": event_log.STREAM_KEY, "value": "e30="}
@@ -257,6 +265,89 @@ def test_a_step_statement_sent_twice_appends_its_events_once(launched: str) -> N
     assert first == [(step["completed"], 1)]  # the step and one batch appended
     assert second == [(step["completed"], 0)]  # the same step again, nothing appended
     assert len(stream_rows(launched, run_id)) == len(before) + 1
+
+
+def waiting_on_a_lock(db: str, statements: int) -> bool:
+    """Whether `statements` step statements wait on a row lock (within 10 s)."""
+    import time
+
+    import psycopg
+
+    deadline = time.monotonic() + 10
+    with psycopg.connect(db, autocommit=True) as conn:
+        while time.monotonic() < deadline:
+            (waiting,) = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND query LIKE '%%operation_outputs%%'"
+            ).fetchone() or (0,)
+            if waiting >= statements:
+                return True
+            time.sleep(0.01)
+    return False
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+@pytest.mark.parametrize("written", ["after_the_statement_committed", "while_it_still_waits"])
+def test_a_step_statement_cancelled_in_flight_appends_its_events_once(
+    launched: str, monkeypatch: pytest.MonkeyPatch, written: str
+) -> None:
+    """A run cancelled while its step's statement, carrying a batch of events, waits on the
+    server: the server runs it all the same (its connection is only dropped), so the batch,
+    handed back unanswered, must not be appended again by the log's next write, whether that
+    write comes after the statement committed or while it still waits."""
+    import threading
+
+    import psycopg
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable.step_table import StepOutcome, step_table
+    from network.run.events import StepStarted
+
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 0.0)  # the pending event rides on the step
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the log writes when told to
+    run_id, owner = run_owned_by_a_test_execution(launched)
+    table = step_table(_get_dbos_instance()._sys_db)
+    outcome = StepOutcome(run_id, owner, 90, "extra", 1, "x", None, "py_pickle")
+    before = len(stream_rows(launched, run_id))
+    holder = psycopg.connect(launched)  # holds the run's row: the step's statement waits
+    holder.execute(
+        "SELECT 1 FROM dbos.workflow_status WHERE workflow_uuid = %s FOR UPDATE", (run_id,)
+    )
+
+    async def cancelled() -> event_log.EventLog:
+        log = event_log.EventLog(run_id)
+        await log(StepStarted("in-flight"))
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(table.record_async, outcome, log)
+            assert await anyio.to_thread.run_sync(waiting_on_a_lock, launched, 1)
+            tasks.cancel_scope.cancel()  # the run is cancelled: its statement goes on
+        return log
+
+    try:
+        log = anyio.run(cancelled)
+        writer = threading.Thread(target=log.write_pending)
+        if written == "while_it_still_waits":
+            writer.start()  # the log's next write, while the cancelled statement waits...
+            assert waiting_on_a_lock(launched, 2)  # ...waits for it (sends it again)
+            holder.commit()
+        else:
+            holder.commit()
+            with psycopg.connect(launched) as conn:
+                while not conn.execute(
+                    "SELECT 1 FROM dbos.operation_outputs "
+                    "WHERE workflow_uuid = %s AND function_id = 90",
+                    (run_id,),
+                ).fetchall():
+                    conn.rollback()
+            writer.start()
+        writer.join(10)
+    finally:
+        holder.close()
+    batches = written_batches(run_id)
+    in_flight = [e for batch in batches for e in batch if e.get("stepName") == "in-flight"]
+    assert len(in_flight) == 1  # appended once, by whichever statement recorded the step
+    assert len(stream_rows(launched, run_id)) == before + 1
+    assert not log._pending
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)

@@ -15,6 +15,10 @@ from network import (
     UnpricedModelWarning,
     UsageLimits,
 )
+from network.history.results import ModelCall, Usage
+from network.run.context import RunContext
+from network.run.limits import NOTHING_UNRECORDED, Budget, Unrecorded
+from network.state.state import State
 from network.threads import MemoryStore
 from routers import routing_agent
 from tests.fakes.openai_server import FakeOpenAIServer, FakeToolCall
@@ -188,3 +192,23 @@ async def test_a_retried_attempt_counts_as_a_request(
     assert len(result.results) == 1
     assert result.limit_exceeded is not None
     assert result.limit_exceeded.figures.model_calls == 2
+
+
+def test_a_check_counts_what_is_not_recorded_yet_in_that_check_only() -> None:
+    """`Unrecorded`: requests spent, requests pending and tool calls running count in one
+    check; added up level by level (a branch's, then its sub-run's), in that order."""
+    ctx: RunContext[None] = RunContext(network=None, state=State(), input="", run_id="r")  # type: ignore[arg-type]
+    spent = ModelCall("m", usage=Usage(prompt_tokens=7), cost_usd=0.25)
+    below = ModelCall("m", usage=Usage(prompt_tokens=5), cost_usd=None)
+    both = Unrecorded((spent,), pending=1, tools=2) + Unrecorded((below,), tools=1)
+    assert both == Unrecorded((spent, below), pending=1, tools=3)
+
+    budget = Budget(UsageLimits(max_model_calls=4, max_tool_calls=4))
+    assert budget.check(ctx, NOTHING_UNRECORDED) is None
+    assert budget.check(ctx, both) is None  # 3 requests (2 spent, 1 pending), 3 tool calls
+    assert budget.figures.model_calls == 0  # counted in that check only
+    exceeded = budget.check(ctx, both + Unrecorded(pending=1))
+    assert exceeded is not None and (exceeded.limit, exceeded.actual) == ("max_model_calls", 4)
+    assert (exceeded.figures.input_tokens, exceeded.figures.unpriced) == (12, 1)
+    exceeded = budget.check(ctx, both + Unrecorded(tools=1))
+    assert exceeded is not None and (exceeded.limit, exceeded.actual) == ("max_tool_calls", 4)

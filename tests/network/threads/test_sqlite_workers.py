@@ -1,7 +1,8 @@
 """The SQLite store's writer (`network.threads.sqlite_workers`): writes queued while it commits
 are committed together (one transaction, one COMMIT), each caller answered only once that
 COMMIT is done; a write the library refuses is undone alone, a driver's error costs the others
-nothing; the group is synced when any of its writes asks for it."""
+nothing; the group is synced when any of its writes asks for it; a group waits briefly for the
+writers the last one answered, never for a writer alone."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 
 from network.errors import StaleThreadError
+from network.threads import sqlite_workers
 from network.threads.sql_links import SQLiteLink
 
 pytestmark = pytest.mark.anyio
@@ -191,3 +193,86 @@ async def test_a_cancelled_caller_never_cuts_its_write_short(tmp_path: Path) -> 
         assert rows(tmp_path) == ["kept", "next"]
     finally:
         await link.close()
+
+
+async def test_a_group_waits_for_the_writers_the_last_one_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four writers committed together each come back with another write, some later than
+    others (their runs' next agent calls): the writer waits for them (at most half a COMMIT's
+    time, stretched here to 0.3 s so the test does not depend on the machine's speed), so the
+    second round is one COMMIT and one fsync, not four."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.3)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+
+    async def writer(index: int) -> None:
+        await link.write(note(f"a{index}"))  # type: ignore[arg-type]
+        await anyio.sleep(0.02 * index)
+        await link.write(note(f"b{index}"))  # type: ignore[arg-type]
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for index in range(4):
+                group.start_soon(writer, index)
+            await anyio.sleep(0.05)
+            release.set()
+        # the held write, the four first writes, the four second ones: three COMMITs
+        assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 8
+        assert rows(tmp_path) == sorted(["first", *(f"{r}{i}" for r in "ab" for i in range(4))])
+    finally:
+        await link.close()
+
+
+async def test_a_writer_alone_never_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One writer committing again and again (one run at a time) is answered at once: the
+    group it makes holds it alone, so there is no one to wait for."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 1.0)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        for index in range(5):
+            began = time.monotonic()
+            await link.write(note(f"n{index}"))  # type: ignore[arg-type]
+            assert time.monotonic() - began < 0.5  # not the stretched second of waiting
+    finally:
+        await link.close()
+
+
+def test_a_write_whose_event_loop_closed_leaves_the_writer_serving_others(
+    tmp_path: Path,
+) -> None:
+    """One store used from successive event loops (`run_sync`, a notebook's interrupted cell):
+    a loop that closes while its write is on the thread never stops the writer answering the
+    next loop's writes."""
+    link = sqlite_link(tmp_path)
+    release = threading.Event()
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('kept')")
+        release.wait(5)
+
+    async def gives_up() -> None:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        with anyio.move_on_after(0.05):
+            await link.write(held)
+
+    async def writes_again() -> object:
+        with anyio.fail_after(5):
+            try:
+                return await link.write(note("next"))  # type: ignore[arg-type]
+            finally:
+                await link.close()
+
+    anyio.run(gives_up)  # its loop is closed while `held` still runs
+    release.set()
+    time.sleep(0.1)  # the writer answers the closed loop
+    assert anyio.run(writes_again) == "next"
+    assert rows(tmp_path) == ["kept", "next"]
