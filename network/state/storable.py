@@ -47,8 +47,6 @@ import typing
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
-from pydantic_core import PydanticCustomError
-
 from network.errors import UnstorableValueError
 from network.state.values import is_pydantic_model, is_pydantic_model_class
 
@@ -339,7 +337,10 @@ def ints_in_range(value: Any, depth: int = 0) -> Any:
     kind = type(value)
     if kind is int:
         if not -MAX_INT < value < MAX_INT:
-            # a custom error: pydantic words a plain ValueError as "Value error, ..."
+            # a custom error: pydantic words a plain ValueError as "Value error, ..."; (only
+            # a typed key's validator calls this: pydantic is loaded, its import costs nothing)
+            from pydantic_core import PydanticCustomError  # noqa: PLC0415
+
             raise PydanticCustomError(
                 "int_too_large", f"{_BIG_INT} ({_digits(value)}): store it as a string"
             )
