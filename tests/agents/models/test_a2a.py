@@ -24,7 +24,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call
 from agents.models.a2a import A2AModel
-from network import Network, UsageLimits
+from network import Network, ThreadRef, UsageLimits
 from network.errors import ConfigurationError, ModelError
 from tests.agents.models.a2a_remotes import running
 
@@ -215,8 +215,9 @@ async def test_our_own_server_as_a_remote_agent(tmp_path: Path) -> None:
         model = A2AModel(url, token=TOKENS["alice"])
         remote = Agent("till", model=model)
         team = Network("front", agents=[remote], router=until_answered(remote))
-        first = await team.run("hello", thread="th-1")
-        second = await team.run("recall", thread="th-1")
+        thread = ThreadRef("th-1", store=str(tmp_path / "front.db"))  # not the default store
+        first = await team.run("hello", thread=thread)
+        second = await team.run("recall", thread=thread)
         assert first.output == "echo: hello"
         # our server reports its run's usage (`metadata.usage`), counted here
         assert first.state.results[-1].usage.total_tokens > 0
