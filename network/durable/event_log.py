@@ -35,6 +35,11 @@ and learns from its answer whether they were appended: each event is appended on
 A batch is one row of DBOS's stream table, in DBOS's format (DBOS's `read_stream` reads it),
 written with one statement on this process's own connections (`network.durable.connections`)
 rather than through DBOS's stream write (a statement built by SQLAlchemy): the row takes the
+stream's next offset. On PostgreSQL a batch of the flusher or of the run's last write names
+the offset the log expects (learnt from its own writes, or read by a resumed execution's
+first one) and is appended only while that is the stream's next: a statement retried after
+its connection broke (committed, its answer lost) appends nothing the second time, and the
+log reads the row at that offset to tell its own batch from another writer's, then takes the
 stream's next offset. On PostgreSQL each batch written is announced on DBOS's streams channel,
 for readers that listen, as DBOS announces its own stream writes: by DBOS's notifier thread,
 which coalesces the announcements of 0.1 s into one transaction, not by the writing statement
@@ -81,16 +86,23 @@ class StreamTable:
         self.db = db
         streams, p = db.table("streams"), db.mark
         this = f"workflow_uuid = {p('workflow')} AND key = {p('key')}"
-        insert = (
+        batch = (
             f"INSERT INTO {streams} "
             '(workflow_uuid, function_id, key, value, serialization, "offset") '
             f"SELECT {p('workflow')}, 0, {p('key')}, {p('value')}, {p('serialization')}, "
-            f'COALESCE((SELECT MAX("offset") FROM {streams} WHERE {this}), -1) + 1'
         )
-        # (psycopg fetches rows of every statement: an insert returns one)
-        self.append = insert if db.sqlite else f"{insert} RETURNING 1"
+        following = f'COALESCE((SELECT MAX("offset") FROM {streams} WHERE {this}), -1) + 1'
+        insert = batch + following
+        # (psycopg fetches rows of every statement: an insert returns the offset it took)
+        self.append = insert if db.sqlite else f'{insert} RETURNING "offset"'
         self.insert = insert  # a step's statement appends a batch with it (`Riding`)
-        self.any = f"SELECT 1 FROM {streams} WHERE {this} LIMIT 1"
+        # PostgreSQL: a batch at the offset the log expects, only when that is the stream's
+        # next (never a gap): the same statement sent again after its answer was lost
+        # appends nothing twice, and the log reads what took the offset
+        at = p("offset")
+        self.append_at = f"{batch}{at} WHERE {following} = {at} RETURNING 1"
+        self.value_at = f'SELECT value FROM {streams} WHERE {this} AND "offset" = {at}'
+        self.last = f'SELECT MAX("offset") FROM {streams} WHERE {this}'
 
 
 _stream_tables: dict[int, StreamTable] = {}
@@ -139,6 +151,9 @@ class EventLog:
         self._last_write = time.monotonic()
         self._error: BaseException | None = None  # a background write's failure
         self._check_stream = resumed  # at the first write: did an earlier execution write?
+        # the stream's next offset as this log knows it (None: unknown; PostgreSQL's appends
+        # go there, so a statement repeated after a lost answer is told from another's)
+        self._offset: int | None = None if resumed else 0
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
         # a batch whose step statement's answer was lost, and how to learn whether it wrote it
         self._unsettled: tuple[Callable[[], bool], list[dict[str, Any]]] | None = None
@@ -198,8 +213,7 @@ class EventLog:
         first (blocking: whether they were appended) and writes them only when not."""
         try:
             if written:
-                self._last_write = time.monotonic()
-                self._announce()
+                self._appended()
                 return
             with self._buffer:
                 if unsettled is None:
@@ -218,8 +232,7 @@ class EventLog:
             return
         appended, events = self._unsettled
         if appended():
-            self._last_write = time.monotonic()
-            self._announce()
+            self._appended()
         else:
             with self._buffer:
                 self._pending[:0] = events
@@ -232,17 +245,44 @@ class EventLog:
             batch = self._next_batch()
             if batch is None:
                 return
-            params = batch.params
             try:
-                for attempt in range(OFFSET_RETRIES):
-                    try:
-                        self._table.db.execute(self._table.append, params)
-                        self._announce()
-                        return
-                    except Exception as exc:
-                        retry_or_raise(exc, attempt)
+                self._append(batch.params)
             finally:
                 self._last_write = time.monotonic()
+
+    def _append(self, params: dict[str, Any]) -> None:
+        """Append a batch (blocking; the caller holds `_writing`): at the offset the log
+        expects (PostgreSQL), else at the stream's next one."""
+        db, table = self._table.db, self._table
+        if self._offset is not None and not db.sqlite:
+            at = {**params, "offset": self._offset}
+            try:
+                appended = bool(db.execute(table.append_at, at))
+            except Exception as exc:
+                if not offset_taken(exc):
+                    raise
+                appended = False
+            # appended by this statement, or by its attempt whose answer was lost
+            if appended or db.execute(table.value_at, at) == [(params["value"],)]:
+                self._appended()
+                return
+        for attempt in range(OFFSET_RETRIES):  # another writer took it: the next offset
+            try:
+                self._appended(db.execute(table.append, params))
+                return
+            except Exception as exc:
+                retry_or_raise(exc, attempt)
+
+    def _appended(self, rows: list[Any] | None = None) -> None:
+        """A batch was appended (`rows`: the offset it took, when the statement said)."""
+        if rows:
+            self._offset = int(rows[0][0]) + 1
+        elif self._offset is not None and rows is None:
+            self._offset += 1
+        else:  # (SQLite's append says nothing)
+            self._offset = None
+        self._last_write = time.monotonic()
+        self._announce()
 
     async def _write_last(self) -> None:
         """The run's last write. On PostgreSQL, when no write of this log is under way, on the
@@ -261,17 +301,33 @@ class EventLog:
             batch = self._next_batch()
             if batch is None:
                 return
-            params = batch.params
-            for attempt in range(OFFSET_RETRIES):
-                try:
-                    await db.execute_async(self._table.append, params)
-                    self._announce()
-                    break
-                except Exception as exc:
-                    retry_or_raise(exc, attempt)
-            self._last_write = time.monotonic()
+            await self._append_async(batch.params)
         finally:
             self._writing.release()
+
+    async def _append_async(self, params: dict[str, Any]) -> None:
+        """`_append` on the event loop (PostgreSQL)."""
+        db, table = self._table.db, self._table
+        try:
+            if self._offset is not None:
+                at = {**params, "offset": self._offset}
+                try:
+                    appended = bool(await db.execute_async(table.append_at, at))
+                except Exception as exc:
+                    if not offset_taken(exc):
+                        raise
+                    appended = False
+                if appended or await db.execute_async(table.value_at, at) == [(params["value"],)]:
+                    self._appended()
+                    return
+            for attempt in range(OFFSET_RETRIES):
+                try:
+                    self._appended(await db.execute_async(table.append, params))
+                    return
+                except Exception as exc:
+                    retry_or_raise(exc, attempt)
+        finally:
+            self._last_write = time.monotonic()
 
     def _next_batch(self) -> Riding | None:
         """Every pending event and the append's parameters (None: nothing pending); the
@@ -285,7 +341,9 @@ class EventLog:
         key = {"workflow": self.run_id, "key": STREAM_KEY}
         if self._check_stream:
             self._check_stream = False
-            if not self._table.db.execute(self._table.any, key) and self._start is not None:
+            ((last,),) = self._table.db.execute(self._table.last, key)
+            self._offset = 0 if last is None else int(last) + 1
+            if last is None and self._start is not None:
                 batch.insert(0, self._start)
         value, serialization = self._serialize(batch)
         return Riding({**key, "value": value, "serialization": serialization}, batch)

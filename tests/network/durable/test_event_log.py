@@ -421,3 +421,89 @@ def test_the_flusher_is_woken_only_by_a_log_due_before_it_looks_again() -> None:
     while "first" not in written and time.monotonic() < deadline:
         time.sleep(0.001)
     assert written == ["sooner", "first"]
+
+
+class AnswerLost:
+    """The first append of a batch to a stream commits, and its answer never comes back (the
+    connection breaks after the server's commit): what a retried statement must not double."""
+
+    def __init__(self) -> None:
+        self.lost = 0
+
+    def first_time(self, sql: str) -> bool:
+        if self.lost or not sql.startswith("INSERT INTO") or "streams" not in sql:
+            return False
+        self.lost += 1
+        return True
+
+    def error(self) -> Exception:
+        import psycopg
+
+        return psycopg.OperationalError("server closed the connection unexpectedly")
+
+
+def losing_answers_on_the_loop(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
+    """The run's last write (on its event loop) loses its first answer."""
+    from network.durable import wire
+
+    execute = wire.execute
+
+    async def losing(connection: Any, sql: str, params: Any, watch: Any = None) -> Any:
+        rows = await execute(connection, sql, params, watch)
+        if lose.first_time(sql):
+            raise lose.error()
+        return rows
+
+    monkeypatch.setattr(wire, "execute", losing)
+
+
+def losing_answers_on_threads(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
+    """The flusher's writes (on its thread) lose the first answer."""
+    from network.durable.connections import Connections
+
+    take = Connections._take
+
+    class Losing:
+        def __init__(self, connection: Any) -> None:
+            self.connection = connection
+
+        def execute(self, sql: str, params: Any) -> Any:
+            result = self.connection.execute(sql, params)
+            if lose.first_time(sql):
+                result.fetchall()
+                raise lose.error()
+            return result
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.connection, name)
+
+    def taking(self: Connections) -> Any:
+        connection = take(self)
+        return connection if isinstance(connection, Losing) else Losing(connection)
+
+    monkeypatch.setattr(Connections, "_take", taking)
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+@pytest.mark.parametrize("writer", ["the_runs_last_write", "the_flushers_writes"])
+def test_a_batch_whose_answer_was_lost_is_appended_once(
+    launched: str, writer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain append retried after its connection broke (it committed, the answer was
+    lost) is in the stream once: each event once, in order, no offset skipped."""
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 3600.0)  # no batch rides on a step
+    plain = plain_run_kinds()
+    lose = AnswerLost()
+    if writer == "the_runs_last_write":
+        monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # one write: the last
+        losing_answers_on_the_loop(monkeypatch, lose)
+    else:
+        monkeypatch.setattr(event_log, "FLUSH_EVERY", 0.0)  # every event due at once
+        losing_answers_on_threads(monkeypatch, lose)
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    assert lose.lost == 1
+    batches = written_batches(run_id)
+    assert [event["type"] for batch in batches for event in batch] == plain
+    offsets = [offset for offset, _ in stream_rows(launched, run_id)]
+    assert offsets == list(range(len(batches)))
