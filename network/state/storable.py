@@ -62,7 +62,6 @@ JavaScript's `JSON.parse` (an AG-UI client) and most JSON readers hold a number.
 would reach a client as infinity, and one of more than 4300 digits could not even be written
 as JSON by Python (`sys.get_int_max_str_digits`). Store such numbers as strings."""
 _BIG_INT = "number too large for JSON"
-_CONTAINERS = frozenset({dict, list, tuple})
 _SAFE_LEAF_TYPES = (str, int, float, bool, type(None), bytes, enum.Enum)
 # Types pydantic turns into JSON strings, named rather than imported: `import network` stays
 # light, and a subclass counts through its MRO.
@@ -192,23 +191,6 @@ def _too_deep(key: str) -> UnstorableValueError:
         key=key,
         found=_TOO_DEEP,
     )
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    """Whether plain JSON data (dicts, lists) nests more than `limit` levels."""
-    level = [value]
-    for _ in range(limit):
-        inner: list[Any] = []
-        for item in level:
-            kind = type(item)
-            if kind is dict:
-                inner.extend(v for v in item.values() if type(v) in _CONTAINERS)
-            elif kind is list or kind is tuple:
-                inner.extend(v for v in item if type(v) in _CONTAINERS)
-        if not inner:
-            return False
-        level = inner
-    return True
 
 
 def check_plain_json(key: str, value: Any) -> None:
