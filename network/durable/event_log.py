@@ -212,8 +212,8 @@ class EventLog:
         statement's answer was lost (it may have appended them); the next write calls it
         first (blocking: whether they were appended) and writes them only when not."""
         try:
-            if written:
-                self._appended()
+            if written:  # at the stream's next offset: the one this log expects, if it knows
+                self._appended(self._offset)
                 return
             with self._buffer:
                 if unsettled is None:
@@ -232,7 +232,7 @@ class EventLog:
             return
         appended, events = self._unsettled
         if appended():
-            self._appended()
+            self._appended(self._offset)
         else:
             with self._buffer:
                 self._pending[:0] = events
@@ -264,23 +264,18 @@ class EventLog:
                 appended = False
             # appended by this statement, or by its attempt whose answer was lost
             if appended or db.execute(table.value_at, at) == [(params["value"],)]:
-                self._appended()
+                self._appended(self._offset)
                 return
         for attempt in range(OFFSET_RETRIES):  # another writer took it: the next offset
             try:
-                self._appended(db.execute(table.append, params))
+                self._appended(_offset_of(db.execute(table.append, params)))
                 return
             except Exception as exc:
                 retry_or_raise(exc, attempt)
 
-    def _appended(self, rows: list[Any] | None = None) -> None:
-        """A batch was appended (`rows`: the offset it took, when the statement said)."""
-        if rows:
-            self._offset = int(rows[0][0]) + 1
-        elif self._offset is not None and rows is None:
-            self._offset += 1
-        else:  # (SQLite's append says nothing)
-            self._offset = None
+    def _appended(self, at: int | None) -> None:
+        """A batch was appended at offset `at` (None: not known)."""
+        self._offset = None if at is None else at + 1
         self._last_write = time.monotonic()
         self._announce()
 
@@ -318,11 +313,11 @@ class EventLog:
                         raise
                     appended = False
                 if appended or await db.execute_async(table.value_at, at) == [(params["value"],)]:
-                    self._appended()
+                    self._appended(self._offset)
                     return
             for attempt in range(OFFSET_RETRIES):
                 try:
-                    self._appended(await db.execute_async(table.append, params))
+                    self._appended(_offset_of(await db.execute_async(table.append, params)))
                     return
                 except Exception as exc:
                     retry_or_raise(exc, attempt)
@@ -423,6 +418,11 @@ _flusher = Flusher()
 def flusher() -> Flusher:
     """The process's flusher (its thread starts with the first deferred write)."""
     return _flusher
+
+
+def _offset_of(rows: list[Any]) -> int | None:
+    """The offset an append took, from its answer (SQLite's append returns no row)."""
+    return int(rows[0][0]) if rows else None
 
 
 def retry_or_raise(exc: Exception, attempt: int) -> None:
