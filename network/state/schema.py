@@ -254,7 +254,15 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
         tp = Annotated[tp, AfterValidator(ints_in_range)]
 
     try:
-        config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64", allow_inf_nan=False)
+        # `ser_json_inf_nan="constants"`: a NaN an `Any` part (`object`, `dict`, `list[Any]`)
+        # let through stays NaN in the JSON form the storable check reads, which refuses it;
+        # pydantic's default writes it as null there, so the check saw null and passed it.
+        config = ConfigDict(
+            ser_json_bytes="base64",
+            val_json_bytes="base64",
+            allow_inf_nan=False,
+            ser_json_inf_nan="constants",
+        )
         return TypeAdapter(tp, config=config)
     except PydanticUserError as exc:  # a type with a configuration of its own (a model)
         if exc.code != "type-adapter-config-unused":

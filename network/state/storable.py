@@ -157,7 +157,15 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
     # pydantic is loaded already: `adapter` is one of its TypeAdapters.
     from pydantic_core import PydanticSerializationError  # noqa: PLC0415 (see above)
 
+    # A model keeps its own configuration, which writes NaN in an `Any` field as null in the
+    # JSON form read below: such values are walked for non-finite floats themselves.
+    walk_floats = mentions_model(tp)
+
     def through_type(value: Any) -> None:
+        if walk_floats:
+            found = _non_finite_at(value, 0)
+            if found is not None:
+                raise _non_finite_error(key, found)
         try:
             # warnings off: a merge handler's input (one appended item, some entries) is not
             # of the key's type, and pydantic then serializes it by what it finds.
@@ -181,6 +189,52 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
             )
 
     return through_type
+
+
+def _non_finite_error(key: str, found: tuple[list[str], float]) -> UnstorableValueError:
+    where, number = found
+    at = f" at {''.join(reversed(where))}" if where else ""
+    return UnstorableValueError(
+        f"state key {key!r} cannot store a non-finite float ({number}){at}: JSON has no form "
+        "for it",
+        key=key,
+        found=f"non-finite float ({number})",
+    )
+
+
+def _non_finite_at(value: Any, depth: int) -> tuple[list[str], float] | None:
+    """(the path from the leaf up, the float) of the first NaN or infinity in `value`, looking
+    inside containers and pydantic models' fields, or None."""
+    kind = type(value)
+    if kind is float:
+        return None if math.isfinite(value) else ([], value)
+    if depth > _MAX_DEPTH:
+        return None  # the JSON form's check tells a value nested too deep
+    if kind is dict:
+        items: Any = value.items()
+    elif kind in _COLLECTIONS:
+        items = enumerate(value)
+    elif is_pydantic_model(value):
+        items = value.__dict__.items()
+    else:
+        return None
+    for name, item in items:
+        if type(item) in _PLAIN_LEAVES or type(item) is int:
+            continue
+        found = _non_finite_at(item, depth + 1)
+        if found is not None:
+            found[0].append(f"[{name!r}]")
+            return found
+    return None
+
+
+def mentions_model(tp: Any, depth: int = 0) -> bool:
+    """Whether values of `tp` may hold a pydantic model instance."""
+    if is_pydantic_model_class(tp):
+        return True
+    if depth > 10 or isinstance(tp, str):
+        return False
+    return any(mentions_model(arg, depth + 1) for arg in get_args(tp))
 
 
 def _too_deep(key: str) -> UnstorableValueError:
@@ -289,6 +343,9 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
     if kind in plain:
         return None
     if is_pydantic_model(value):
+        found = _non_finite_at(value, depth)  # its JSON form may have made NaN null
+        if found is not None:
+            return (found[0], f"non-finite float ({found[1]})")
         try:
             dumped = value.model_dump(mode="json")
         except (ValueError, TypeError, RecursionError):  # PydanticSerializationError: ValueError

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import structlog
+from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext, StateSchema
@@ -403,3 +404,38 @@ def test_client_state_with_numbers_json_cannot_carry_is_refused_naming_the_key(
     error = response.json()["error"]
     assert error["code"] == "invalid_state" and error["key"] == key
     assert model.requests == []  # nothing ran
+
+
+class _Loose(BaseModel):
+    """A model whose field takes anything: its own configuration governs it."""
+
+    value: Any = None
+
+
+@pytest.mark.parametrize(
+    ("tp", "raw"),
+    [
+        (object, "Infinity"),
+        (dict, '{"a": NaN}'),
+        (list, "[1, -Infinity]"),
+        (dict[str, Any], '{"a": [1e400]}'),
+        (list[Any], "[NaN]"),
+        (_Loose, '{"value": Infinity}'),
+    ],
+    ids=["object", "dict", "list", "dict[str, Any]", "list[Any]", "model with Any"],
+)
+def test_nan_or_infinity_in_a_typed_container_key_is_refused_naming_the_key(
+    tp: Any, raw: str
+) -> None:
+    # pydantic writes NaN as null in such a value's JSON form, so the value looked storable:
+    # the client was shown null while the server kept NaN.
+    model = ScriptedModel(lambda request: "never")
+    network = Network("typed", agents=[Agent("a", model=model)], state_schema={"k": {"type": tp}})
+    asgi = app(network)
+    text = json.dumps(body("t", "r", state={"k": "PLACEHOLDER"})).replace('"PLACEHOLDER"', raw)
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        response = http.post("/", content=text, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text[:300]
+    error = response.json()["error"]
+    assert error["code"] == "invalid_state" and error["key"] == "k"
+    assert model.requests == [] and len(asgi.state.threads) == 0
