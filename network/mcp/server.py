@@ -1,7 +1,8 @@
 """`mcp_server(network)`: an MCP server whose one tool runs `network`.
 
 The tool (named after the network, see `run_tool_name`) takes `{"input": str, "state":
-{...}}` (`state` optional: the run's initial state, validated by the network's schema) and
+{...}}` (`state` optional: the run's initial state, validated by the network's schema;
+unprefixed and `user:` keys only, as on a thread) and
 returns the run's output as text content and `{"output", "stop_reason", "state"}` as
 structured content (`state` is the final state's JSON form, without `temp:` keys). Each call
 is a fresh run; calls may run concurrently. With `"thread": id` a call runs on that thread
@@ -34,6 +35,7 @@ from network.mcp.arguments import OUTPUT_SCHEMA, RunArguments
 from network.mcp.progress import progress_sinks
 from network.mcp.threaded import run_on_thread, waiting
 from network.network import Network
+from network.serving.client_writes import check_scopes
 from network.serving.errors import RequestError
 from network.serving.principals import Authorize
 from network.serving.screening import screened
@@ -147,6 +149,7 @@ class _RunTool:
         try:
             if arguments.thread is None and arguments.answers is None:
                 await self.served.principal(request, None)
+                check_scopes(arguments.state or ())  # as on a thread: no app: or temp: keys
                 result = await self.network.run(
                     arguments.input, state=arguments.state, sinks=progress_sinks(mcp_request)
                 )

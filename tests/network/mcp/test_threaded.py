@@ -158,3 +158,15 @@ async def test_over_http_a_thread_is_its_principals_alone(served_over_http: str)
     assert "refused (unauthorized): a bearer token is needed" in refusal(nobody)
     again = await call_as(url, "a", {"input": "go on", "thread": "plans"})
     assert again.structured_content["output"] == "heard secret plan | go on"
+
+
+@pytest.mark.parametrize("key", ["app:plan", "temp:context"])
+async def test_a_fresh_call_may_not_write_server_side_keys_either(
+    served_over_http: str, key: str
+) -> None:
+    # `temp:context` reaches instructions that read it, `app:` keys are the server's: a
+    # stranger's call on no thread is held to the same rule as one on a thread.
+    refused = await call_as(served_over_http, "a", {"input": "hi", "state": {key: "mine"}})
+    assert f"refused (state_key_not_writable): state key {key!r}" in refusal(refused)
+    fine = await call_as(served_over_http, "a", {"input": "hi", "state": {"user:name": "Ann"}})
+    assert fine.structured_content["state"] == {"user:name": "Ann"}
