@@ -51,7 +51,7 @@ from a2a.types import (
 )
 from a2a.utils.errors import A2AError, ExtendedAgentCardNotConfiguredError
 from a2a.utils.proto_utils import validate_proto_required_fields
-from a2a.utils.task import apply_history_length
+from a2a.utils.task import apply_history_length, validate_history_length, validate_page_size
 from anyio.abc import TaskGroup
 
 from network.a2a.live import LiveTask, LiveTasks
@@ -136,12 +136,17 @@ class NetworkHandler(RequestHandler):
     # -- tasks ------------------------------------------------------------------------------
 
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
+        validate_history_length(params)
         _, task = await _answered(self._find(params.id, context))
         return apply_history_length(task, params)
 
     async def on_list_tasks(
         self, params: ListTasksRequest, context: ServerCallContext
     ) -> ListTasksResponse:
+        validate_history_length(params)  # the SDK's own handler's checks
+        if params.HasField("page_size"):
+            validate_page_size(params.page_size)
+
         async def listed() -> ListTasksResponse:
             principal = await self.served.principal(_request(context), None)
             return await self.records.list(params, principal)
@@ -236,6 +241,7 @@ class NetworkHandler(RequestHandler):
     async def _begin(self, params: SendMessageRequest, context: ServerCallContext) -> Job:
         """Check the message, admit it on its thread and start its run, or refuse it."""
         validate_proto_required_fields(params)
+        validate_history_length(params.configuration)
         request = _request(context)
         message = params.message
         asked = read_message(message)

@@ -73,7 +73,13 @@ def read_message(message: Message) -> Asked:
         if kind == "text":
             texts.append(part.text)
         elif kind == "data":
-            data = MessageToDict(part.data)
+            try:
+                data = MessageToDict(part.data)
+            except ValueError:  # protobuf's text: NaN or infinity, which JSON has no form for
+                raise InvalidParamsError(
+                    message=f"message.parts[{index}].data holds NaN or infinity, which JSON "
+                    "has no form for"
+                ) from None
             if isinstance(data, dict) and data and set(data) <= {"answers", "state"}:
                 _read_control(index, data, asked)
             else:

@@ -21,8 +21,9 @@ from typing import Any
 
 from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
-from a2a.types import ListTasksRequest, ListTasksResponse, Task
+from a2a.types import InvalidParamsError, ListTasksRequest, ListTasksResponse, Task
 
+from network.serving.errors import RequestError
 from network.serving.principals import store_user
 from network.serving.screening import guarded
 from network.threads.sql_tables import create_tables
@@ -93,6 +94,17 @@ class TaskRecords:
     async def list(self, request: ListTasksRequest, principal: str | None) -> ListTasksResponse:
         """The principal's tasks, as `tasks/list` pages them."""
         page: ListTasksResponse = await guarded(
-            "list_tasks", self.store.list(request, self._context(principal))
+            "list_tasks", self._listed(request, self._context(principal))
         )
         return page
+
+    async def _listed(self, request: ListTasksRequest, context: ServerCallContext) -> Any:
+        try:
+            return await self.store.list(request, context)
+        except InvalidParamsError:  # the client's page token (the SDK's text quotes it whole)
+            raise RequestError(
+                422,
+                "invalid_page_token",
+                "pageToken is not a page token this server gave",
+                key="pageToken",
+            ) from None

@@ -298,3 +298,44 @@ async def test_a_0_3_client_is_answered_in_0_3_shapes(servers: Pair) -> None:
         get = {"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {"id": result["id"]}}
         again = (await http.post(f"{servers.two}/a2a", json=get, headers=headers)).json()
         assert again["result"]["status"]["state"] == "completed"
+
+
+async def test_hostile_numbers_and_list_parameters_are_invalid_params(servers: Pair) -> None:
+    # Each was answered -32603 (an internal error with a reference), or not refused at all.
+    url = f"{servers.one}/a2a"
+    headers = {
+        "authorization": f"Bearer {TOKENS['alice']}",
+        "a2a-version": "1.0",
+        "content-type": "application/json",
+    }
+
+    async def error_of(method: str, params: str) -> dict[str, Any]:
+        raw = f'{{"jsonrpc": "2.0", "id": 1, "method": "{method}", "params": {params}}}'
+        async with httpx.AsyncClient(timeout=30) as http:
+            answer = (await http.post(url, content=raw, headers=headers)).json()
+        assert "error" in answer, answer
+        error: dict[str, Any] = answer["error"]
+        return error
+
+    for number in ("NaN", "Infinity", "-Infinity", "1e400"):
+        for data in (f'{{"x": [{number}]}}', f'{{"state": {{"k": {number}}}}}'):
+            part = f'{{"messageId": "m", "role": "ROLE_USER", "parts": [{{"text": "hi"}}, {{"data": {data}}}]}}'  # noqa: E501
+            error = await error_of("SendMessage", f'{{"message": {part}}}')
+            assert error["code"] == -32602, error
+            assert "message.parts[1].data" in error["message"] and "reference" not in str(error)
+    for params, field in [
+        ('{"pageToken": "garbage!!"}', "pageToken"),
+        ('{"pageSize": 0}', "page size"),
+        ('{"pageSize": -5}', "page size"),
+        ('{"pageSize": 1000000}', "page size"),
+        ('{"historyLength": -1}', "history length"),
+    ]:
+        error = await error_of("ListTasks", params)
+        assert error["code"] == -32602 and field in error["message"], error
+    error = await error_of("GetTask", '{"id": "task_nope", "historyLength": -1}')
+    assert error["code"] == -32602 and "history length" in error["message"], error
+    hi = '{"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}'
+    error = await error_of(
+        "SendMessage", f'{{"message": {hi}, "configuration": {{"historyLength": -3}}}}'
+    )
+    assert error["code"] == -32602 and "history length" in error["message"], error
