@@ -71,6 +71,7 @@ from network.serving.errors import RequestError
 from network.serving.limits import check_run_id, check_thread_id
 from network.serving.screening import screened
 from network.serving.threads import ServedThreads
+from network.threads.ids import MAX_ID_LENGTH
 
 LOGGER = "agent_network.a2a"
 REQUEST = "agent_network_request"  # the Starlette request, in a ServerCallContext's state
@@ -235,7 +236,8 @@ class NetworkHandler(RequestHandler):
         else:
             task = await self.records.get(task_id, principal)
         if task is None or await self.served.principal(request, task.context_id) != principal:
-            raise TaskNotFoundError(message=f"no task {task_id!r}")
+            shown = task_id if len(task_id) <= MAX_ID_LENGTH else f"{task_id[:64]}..."
+            raise TaskNotFoundError(message=f"no task {shown!r}")  # a stranger's id, bounded
         return principal, task
 
     async def _begin(self, params: SendMessageRequest, context: ServerCallContext) -> Job:

@@ -57,7 +57,7 @@ from network.numbers import check_number
 from network.run.definition import RunnableNetwork
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
-from network.serving.limits import DEFAULT_MAX_BODY_BYTES, read_body
+from network.serving.limits import DEFAULT_MAX_BODY_BYTES, check_json_depth, read_body
 from network.serving.principals import Authorize
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES
 from network.serving.threads import ServedThreads
@@ -239,6 +239,7 @@ class _Guard:
             body = await read_body(
                 request.stream(), request.headers.get("content-length"), self.max_body_bytes
             )
+            check_json_depth(body)  # the SDK's parser would answer its RecursionError's text
             await self.served.principal(request, None)
         except RequestError as refused:
             log.info("a2a.refused", code=refused.code, status=refused.status)

@@ -9,6 +9,8 @@
   was paid for. A bad one is 422 `invalid_thread_id` / `invalid_run_id`, naming the field as
   the protocol spells it (AG-UI's `threadId`, A2A's `contextId`, ...).
 - A thread list's `limit` is an integer from 1 to `MAX_LIST_LIMIT`.
+- A JSON body nested deeper than a parser can follow (`check_json_depth`) is 400
+  `invalid_json`, for a protocol whose own parser would fail on it with its exception's text.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from network.serving.errors import RequestError
 from network.threads.ids import check_id
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 200  # pydantic's JSON parser's own limit; the stdlib's recursion fails later
 DEFAULT_LIST_LIMIT = 100
 MAX_LIST_LIMIT = 1_000
 
@@ -40,6 +43,26 @@ async def read_body(chunks: AsyncIterable[bytes], declared: str | None, limit: i
             raise too_large
         parts.append(chunk)
     return b"".join(parts)
+
+
+def check_json_depth(body: bytes) -> None:
+    """400 `invalid_json` when `body` is JSON nested more than `MAX_JSON_DEPTH` levels deep.
+
+    A body with fewer brackets than that cannot be so deep and is not parsed here; any other
+    fault of the JSON is left to the protocol, which names it."""
+    if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
+        return
+    from pydantic_core import from_json  # noqa: PLC0415 (a server has pydantic loaded)
+
+    try:
+        from_json(body, allow_inf_nan=True)
+    except ValueError as exc:
+        if "recursion limit exceeded" in str(exc):
+            raise RequestError(
+                400,
+                "invalid_json",
+                f"request body is JSON nested more than {MAX_JSON_DEPTH} levels deep",
+            ) from None
 
 
 def check_thread_id(value: object, field: str = "thread_id") -> str:

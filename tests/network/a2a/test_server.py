@@ -339,3 +339,30 @@ async def test_hostile_numbers_and_list_parameters_are_invalid_params(servers: P
         "SendMessage", f'{{"message": {hi}, "configuration": {{"historyLength": -3}}}}'
     )
     assert error["code"] == -32602 and "history length" in error["message"], error
+
+
+async def test_deep_json_and_long_task_ids_are_refused_without_exception_text(
+    servers: Pair,
+) -> None:
+    url = f"{servers.one}/a2a"
+    headers = {
+        "authorization": f"Bearer {TOKENS['alice']}",
+        "a2a-version": "1.0",
+        "content-type": "application/json",
+    }
+    deep = "[" * 5000 + "]" * 5000
+    part = f'{{"messageId": "m", "role": "ROLE_USER", "parts": [{{"data": {{"x": {deep}}}}}]}}'
+    raw = f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {part}}}}}'
+    async with httpx.AsyncClient(timeout=30) as http:
+        for where in (url, f"{url}/v1/message:send"):
+            body = raw if where == url else f'{{"message": {part}}}'
+            answer = await http.post(where, content=body, headers=headers)
+            assert answer.status_code == 400, answer.text[:300]
+            error = answer.json()["error"]
+            assert error["code"] == "invalid_json" and "nested" in error["message"]
+            assert "recursion" not in answer.text
+        long_id = "t" * 100_000
+        get = {"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": long_id}}
+        answer = await http.post(url, json=get, headers=headers)
+        error = answer.json()["error"]
+        assert error["code"] == -32001 and len(answer.text) < 2_000, answer.text[:300]
