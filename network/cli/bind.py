@@ -7,12 +7,26 @@ and say so loudly when told otherwise.
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 import socket
 import sys
 from typing import TextIO
 
 LOOPBACK_NAMES = ("localhost",)
+
+
+def port_number(text: str) -> int:
+    """`--port`'s value: an integer from 0 to 65535 (0: any free port), else argparse's
+    one-line error (a port no socket can have ended in a traceback, or a server that said it
+    ran and exited)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 65535, got {text!r}")
+    return port
 
 
 def is_loopback(host: str) -> bool:

@@ -48,7 +48,7 @@ from typing import Any, TextIO, cast
 
 import anyio
 
-from network.cli.bind import is_loopback, listening_socket, warn_if_exposed
+from network.cli.bind import is_loopback, listening_socket, port_number, warn_if_exposed
 from network.cli.endpoint import (
     RedactingWriter,
     add_endpoint_options,
@@ -87,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
     dev.add_argument("target", metavar="FILE:NETWORK")
     dev.add_argument("--host", default="127.0.0.1")
-    dev.add_argument("--port", type=int, default=8000, help="0: any free port")
+    dev.add_argument("--port", type=port_number, default=8000, help="0: any free port")
     dev.add_argument(
         "--store",
         metavar="URL|PATH",
@@ -119,7 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL|PATH",
         help="where calls on a thread keep it (default: in this process's memory)",
     )
-    mcp.add_argument("--port", type=int, default=8000, help="HTTP only; 0 picks a free port")
+    mcp.add_argument(
+        "--port", type=port_number, default=8000, help="HTTP only; 0 picks a free port"
+    )
     mcp.add_argument("--path", default="/mcp", help="HTTP only: the endpoint's path")
     add_endpoint_options(mcp)
     worker = commands.add_parser("worker", help="run durable runs from the shared queue (DBOS)")

@@ -29,6 +29,7 @@ from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from network.cli.bind import port_number
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
 from network.errors import ConfigurationError
@@ -53,7 +54,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     """`serve`'s options (the command's parser, and each worker's)."""
     serve.add_argument("target", metavar="FILE:NETWORK")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=port_number, default=8000)
     serve.add_argument("--path", default="/", help="the AG-UI endpoint's path (default /)")
     serve.add_argument(
         "--store",

@@ -390,3 +390,15 @@ def test_codegen_on_a_text_only_self_hosted_model_ends_with_a_stop_reason() -> N
     assert "Traceback" not in done.stdout + done.stderr
     assert "stop reason coder_no_tool_call" in done.stdout
     assert "agent calls 2 (planner -> coder)" in done.stdout
+
+
+@pytest.mark.parametrize("command", ["serve", "dev", "mcp"])
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_a_port_no_socket_can_have_is_one_error_line(command: str, port: str) -> None:
+    # `serve` printed "running on :99999" and exited 0; `dev` and `mcp --transport http`
+    # ended in an OverflowError's traceback.
+    extra = ["--transport", "http"] if command == "mcp" else []
+    done = cli(command, EXAMPLE, "--port", port, *extra)
+    assert done.returncode == 2, done.stderr[-500:]
+    assert "--port" in done.stderr and "0 to 65535" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
