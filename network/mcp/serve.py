@@ -81,9 +81,10 @@ async def _serve_http(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:  # OverflowError: a port past 65535
         sock.close()
-        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+        why = exc.strerror if isinstance(exc, OSError) else "ports are 0 to 65535"
+        raise ConfigurationError(f"cannot listen on {host}:{port}: {why}") from exc
     sock.listen(128)  # clients told the URL queue until uvicorn accepts
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from network.mcp import mcp_server
+from network.mcp import mcp_server, serve_mcp
 from tests.network.mcp.team import SECRET, network
 from tests.network.mcp.test_server import check_a_run
 
@@ -148,3 +148,11 @@ async def test_an_agent_of_another_network_sees_the_served_runs_progress(
         (1, "writer finished", "team"),
         (2, "writer finished", "team"),
     ]
+
+
+async def test_serve_mcp_on_a_port_no_socket_can_have_is_a_configuration_error() -> None:
+    from network.errors import ConfigurationError
+
+    # (it was the socket module's OverflowError)
+    with pytest.raises(ConfigurationError, match="cannot listen on 127.0.0.1:70000"):
+        await serve_mcp(network, transport="http", port=70_000)
