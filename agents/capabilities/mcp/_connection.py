@@ -217,7 +217,10 @@ class Connection:
     def _add_listed(self, listed: dict[str, ListedTool], tool: MCPTool) -> None:
         if tool.name in listed:
             raise self._bad_listing(f"it lists the tool {tool.name[:100]!r} twice")
-        if _callable(tool):
+        allowed = self.server.allowed_tools
+        if _callable(tool) and (allowed is None or tool.name in allowed):
+            # a tool left out is never offered: its schema is not read (a bad one would fail
+            # the listing, and with it the tools that were asked for)
             listed[tool.name] = self._listed_tool(tool)
 
     def _bad_listing(self, why: str) -> MCPServerError:

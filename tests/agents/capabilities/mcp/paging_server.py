@@ -4,7 +4,8 @@ as a stranger's server may page it: `python paging_server.py MODE`.
 - `pages`: three pages, one tool each (`t0`, `t1`, `t2`), then no cursor;
 - `loop`: every page a new tool and the same cursor `again` (a listing that never ends);
 - `endless`: every page a new tool and a new cursor;
-- `twice`: two pages that both list `t0`.
+- `twice`: two pages that both list `t0`;
+- `broken`: one page: `t0`, and `broken`, whose inputSchema is not JSON Schema.
 
 Any tool call answers with the tool's name; any other request is "method not found".
 """
@@ -30,6 +31,9 @@ def page() -> dict[str, Any]:
         return {"tools": [tool(number)], **({"nextCursor": str(number + 1)} if number < 2 else {})}
     if MODE == "loop":
         return {"tools": [tool(number)], "nextCursor": "again"}
+    if MODE == "broken":
+        schema = {"type": "object", "properties": {"a": {"type": 7}}}
+        return {"tools": [tool(0), {"name": "broken", "inputSchema": schema}]}
     if MODE == "endless":
         return {"tools": [tool(number)], "nextCursor": f"page-{number + 1}"}
     return {"tools": [tool(0)], **({"nextCursor": "1"} if number == 0 else {})}  # twice

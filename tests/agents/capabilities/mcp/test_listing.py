@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,8 +49,8 @@ async def test_a_held_server_keeps_its_listing_across_runs_until_refresh() -> No
         assert "extra" in names(refreshed, 0)
 
 
-def pager(mode: str) -> MCPServer:
-    return MCPServer.stdio(sys.executable, [str(PAGER), mode])
+def pager(mode: str, **options: Any) -> MCPServer:
+    return MCPServer.stdio(sys.executable, [str(PAGER), mode], **options)
 
 
 async def test_every_page_of_a_paged_listing_is_offered() -> None:
@@ -75,3 +76,15 @@ async def test_a_listing_that_never_ends_or_repeats_a_tool_fails_naming_the_serv
         await agent.run("x")
     assert str(raised.value) == f"MCP server 'pager': its tool listing is unusable: {why}"
     assert raised.value.server == "pager"
+
+
+async def test_a_tool_with_a_broken_schema_fails_the_listing_unless_it_is_left_out() -> None:
+    agent = Agent("a", tools=[pager("broken")], model=ScriptedModel(["never asked"]))
+    with pytest.raises(MCPServerError, match="MCP tool 'broken': its inputSchema is not valid"):
+        await agent.run("x")
+    # a tool `allowed_tools` leaves out is never offered: its schema does not matter (it
+    # failed the listing, so a server's one sloppy tool made every other one unusable)
+    model = ScriptedModel([call("t0"), "ok"])
+    result = await Agent("a", tools=[pager("broken", allowed_tools=["t0"])], model=model).run("x")
+    assert names(model, 0) == {"t0"}
+    assert result.state.results[0].tool_calls[0].result == "t0"
