@@ -133,7 +133,7 @@ def parse_param(text: str) -> tuple[str, Any]:
         raise CLIError(f"--param {text!r} is not KEY=VALUE")
     try:
         value = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply for the parser
         value = raw
     return key, value
 
@@ -150,6 +150,8 @@ def endpoint_from_args(
             loaded = json.loads(env_params)
         except ValueError as exc:
             raise CLIError(f"{ENV_PARAMS} is not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise CLIError(f"{ENV_PARAMS} is not valid JSON: nested too deeply") from None
         if not isinstance(loaded, dict):
             raise CLIError(f"{ENV_PARAMS} must be a JSON object")
         params.update(loaded)

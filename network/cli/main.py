@@ -166,6 +166,8 @@ def _initial_state(text: str | None) -> dict[str, Any] | None:
         state = json.loads(text)
     except ValueError as exc:
         raise CLIError(f"--state is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise CLIError("--state is not valid JSON: nested too deeply") from None
     if not isinstance(state, dict):
         raise CLIError("--state must be a JSON object")
     return state

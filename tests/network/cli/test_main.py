@@ -402,3 +402,14 @@ def test_a_port_no_socket_can_have_is_one_error_line(command: str, port: str) ->
     assert done.returncode == 2, done.stderr[-500:]
     assert "--port" in done.stderr and "0 to 65535" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_json_nested_too_deep_for_the_parser_is_one_error_line() -> None:
+    deep = "[" * 20_000 + "]" * 20_000  # a RecursionError in json.loads: was a traceback
+    state = cli("run", EXAMPLE, "hi", "--state", deep)
+    assert state.returncode == 2, state.stderr[-300:]
+    assert "error: --state is not valid JSON: nested too deeply" in state.stderr
+    params = cli("run", EXAMPLE, "hi", env={"AGENT_NETWORK_PARAMS": deep})
+    assert params.returncode == 2, params.stderr[-300:]
+    assert "error: AGENT_NETWORK_PARAMS is not valid JSON: nested too deeply" in params.stderr
+    assert "Traceback" not in state.stderr + params.stderr
