@@ -448,6 +448,14 @@ class StateSchema:
             )
         if not isinstance(key, str) or not key:
             raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
+        if "\x00" in key or (not key.isascii() and _lone_surrogate(key)):
+            # a thread store keeps the key as text: PostgreSQL refuses NUL, and no driver can
+            # encode a lone surrogate; refused here, not at the commit after the model was paid
+            raise StateError(
+                f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot "
+                "keep",
+                key=key,
+            )
         return untyped_spec(key)
 
     @property
@@ -492,3 +500,11 @@ __all__ = [
     "replace_values",
     "untyped_spec",
 ]
+
+
+def _lone_surrogate(key: str) -> bool:
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -439,3 +439,20 @@ def test_nan_or_infinity_in_a_typed_container_key_is_refused_naming_the_key(
     error = response.json()["error"]
     assert error["code"] == "invalid_state" and error["key"] == "k"
     assert model.requests == [] and len(asgi.state.threads) == 0
+
+
+@pytest.mark.parametrize("key", ["\u0000k", "user:\u0000"])
+def test_a_state_key_no_thread_store_can_keep_is_refused_before_the_model_is_paid(
+    key: str,
+) -> None:
+    # PostgreSQL refuses NUL in text: such a key ran the model, then failed the run's commit
+    # on PostgreSQL (RUN_ERROR ThreadStoreError).
+    model = ScriptedModel(lambda request: "never")
+    asgi = app(Network("open", agents=[Agent("a", model=model)]))
+    text = json.dumps(body("t", "r", state={key: 1}))
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        response = http.post("/", content=text, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text[:300]
+    error = response.json()["error"]
+    assert error["code"] == "invalid_state" and "a thread store cannot keep" in error["message"]
+    assert model.requests == [] and len(asgi.state.threads) == 0
