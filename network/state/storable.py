@@ -163,9 +163,9 @@ def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check
 
     def through_type(value: Any) -> None:
         if walk_floats:
-            found = _non_finite_at(value, 0)
-            if found is not None:
-                raise _non_finite_error(key, found)
+            non_finite = _non_finite_at(value, 0)
+            if non_finite is not None:
+                raise _non_finite_error(key, non_finite)
         try:
             # warnings off: a merge handler's input (one appended item, some entries) is not
             # of the key's type, and pydantic then serializes it by what it finds.
