@@ -13,6 +13,10 @@ A message (`role` user) carries parts:
 
 File parts (`raw`, `url`) are refused: the network reads text and JSON. Anything malformed is
 an `InvalidParamsError` naming the part and field, before anything runs.
+
+A data part arrives as a protobuf `Struct`, whose numbers are doubles: the client's `3` reads
+as `3.0`. A whole number within 2**53 (where a double is exact) is read back as the integer
+the client sent, so state written over A2A holds what the same write over AG-UI holds.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from network.run.interrupts import Answer
 
 MAX_PARTS = 64
+EXACT = 2**53  # a double holds every integer up to this exactly
 MAX_ANSWERS = 100
 
 
@@ -74,7 +79,7 @@ def read_message(message: Message) -> Asked:
             texts.append(part.text)
         elif kind == "data":
             try:
-                data = MessageToDict(part.data)
+                data = _whole_numbers(MessageToDict(part.data))
             except ValueError:  # protobuf's text: NaN or infinity, which JSON has no form for
                 raise InvalidParamsError(
                     message=f"message.parts[{index}].data holds NaN or infinity, which JSON "
@@ -115,3 +120,14 @@ def _read_control(index: int, data: dict[str, Any], asked: Asked) -> None:
         )
     if control.state:
         asked.writes.update(control.state)
+
+
+def _whole_numbers(value: Any) -> Any:
+    """`value` (a Struct's JSON form) with its whole-number floats as ints (module docstring)."""
+    if type(value) is float:
+        return int(value) if value.is_integer() and -EXACT <= value <= EXACT else value
+    if type(value) is dict:
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_whole_numbers(item) for item in value]
+    return value

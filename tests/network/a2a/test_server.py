@@ -366,3 +366,29 @@ async def test_deep_json_and_long_task_ids_are_refused_without_exception_text(
         answer = await http.post(url, json=get, headers=headers)
         error = answer.json()["error"]
         assert error["code"] == -32001 and len(answer.text) < 2_000, answer.text[:300]
+
+
+async def test_whole_numbers_a_client_sends_stay_integers(servers: Pair) -> None:
+    # A data part travels as a protobuf Struct, whose numbers are doubles: a client's 3 was
+    # written to state as 3.0 (a tool's `range(n)` then fails) and shown to the model as 3.0.
+    url = f"{servers.one}/a2a"
+    headers = {"authorization": f"Bearer {TOKENS['alice']}", "a2a-version": "1.0"}
+    ctx = context()
+    data = {"n": 3, "half": 1.5, "list": [1, -2, 2.5], "big": 2**60}
+    parts = [{"text": "hi"}, {"data": {"state": data}}, {"data": {"n": 3, "half": 1.5}}]
+    message = {"messageId": "m", "role": "ROLE_USER", "contextId": ctx, "parts": parts}
+    call = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    async with httpx.AsyncClient(timeout=30) as http:
+        answer = (await http.post(url, json=call, headers=headers)).json()
+        task = answer["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED", answer
+        output = "".join(p.get("text", "") for a in task["artifacts"] for p in a["parts"])
+        assert output.startswith("echo: ")  # the data part, as the model read it
+        shown = json.loads(output.removeprefix("echo: "))
+        assert shown == {"n": 3, "half": 1.5} and type(shown["n"]) is int
+        view = await http.get(f"{servers.one}/threads/{ctx}", headers=headers)
+        state = view.json()["state"]
+    assert state["n"] == 3 and type(state["n"]) is int
+    assert state["half"] == 1.5 and state["list"] == [1, -2, 2.5]
+    assert type(state["list"][0]) is int
+    assert type(state["big"]) is float  # past 2**53 a double is no exact integer: kept as sent
