@@ -14,6 +14,10 @@ import sys
 from typing import TextIO
 
 LOOPBACK_NAMES = ("localhost",)
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0")
+"""The `Host` header values a server bound to loopback accepts by default (0.0.0.0: a URL some
+tools print, which reaches this machine): a page whose own name resolves to 127.0.0.1 (DNS
+rebinding) is refused, though the browser lets it call."""
 
 
 def port_number(text: str) -> int:

@@ -48,7 +48,13 @@ from typing import Any, TextIO, cast
 
 import anyio
 
-from network.cli.bind import is_loopback, listening_socket, port_number, warn_if_exposed
+from network.cli.bind import (
+    LOOPBACK_HOSTS,
+    is_loopback,
+    listening_socket,
+    port_number,
+    warn_if_exposed,
+)
 from network.cli.endpoint import (
     RedactingWriter,
     add_endpoint_options,
@@ -311,7 +317,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
         raise CLIError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
     port = sock.getsockname()[1]
     # Bound elsewhere, the page is reached by whatever name the user types: any Host is taken.
-    hosts = ["*"] if exposed else ["127.0.0.1", "localhost", "::1", "[::1]"]
+    hosts = ["*"] if exposed else list(LOOPBACK_HOSTS)
     store = store_option(args.store)
     host = f"[{args.host}]" if ":" in args.host else args.host
     with contextlib.ExitStack() as overrides, sock:

@@ -5,6 +5,11 @@ Everything a deployment needs is an option, so no app factory has to be written:
 - `--authorize FILE:FUNCTION` (the hook) or `--token-file PATH` (bearer tokens, each naming
   its principal: `network.serving.tokens`);
 - `--cors-origin ORIGIN` (repeatable): browsers on those origins may call the server;
+- `--allowed-host HOST` (repeatable): the `Host` header values accepted besides the loopback
+  names. Bound to loopback (the default), the server refuses any other `Host` with 400, so a
+  web page whose own name resolves to 127.0.0.1 (DNS rebinding) cannot run the network from
+  the user's browser; a reverse proxy that passes its public name on names it here. Bound
+  elsewhere, every `Host` is taken unless `--allowed-host` is given;
 - `--store`, `--lease-ttl`: where threads live, how long a dead server's run holds its thread;
 - `--workers N`: N server processes (uvicorn's), on a database store (`--store`), which they
   share (one run per thread across them, by the store's leases);
@@ -27,9 +32,10 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from network.cli.bind import port_number
+from network.cli.bind import LOOPBACK_HOSTS, is_loopback, port_number
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
 from network.errors import ConfigurationError
@@ -84,6 +90,15 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         help="let browsers on this origin call the server (repeatable)",
     )
     serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="accept requests whose Host header names HOST (repeatable; a reverse proxy's "
+        "public name). Bound to loopback, other names than the loopback ones are refused "
+        "(DNS rebinding)",
+    )
+    serve.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -128,7 +143,17 @@ def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
             allow_methods=["GET", "POST"],
             allow_headers=CORS_HEADERS,
         )
-    return asgi, network
+    return _hosts_checked(asgi, args), network
+
+
+def _hosts_checked(asgi: Any, args: argparse.Namespace) -> Any:
+    """`asgi` answering only the `Host` names allowed (see the module's docstring)."""
+    allowed = [host.lower() for host in args.allowed_host]  # the header is compared lowercased
+    if is_loopback(args.host):
+        allowed += LOOPBACK_HOSTS
+    elif not allowed:
+        return asgi  # bound beyond this machine: reached by whatever name points here
+    return TrustedHostMiddleware(asgi, allowed_hosts=allowed, www_redirect=False)
 
 
 def _authorize(args: argparse.Namespace) -> Any:

@@ -1,8 +1,8 @@
 """`agent-network serve` takes what a deployment needs without an app factory, shown on real
-processes: A2A at the root beside AG-UI, authorization by an import path (`--authorize
-MODULE:FUNCTION`) or a token file, CORS origins, the lease time, and two worker processes
-sharing one SQLite store (each answering, one run per thread across them); and bad options
-are clear errors."""
+processes: A2A at the root beside AG-UI, the Host names answered on loopback, authorization by
+an import path (`--authorize MODULE:FUNCTION`) or a token file, CORS origins, the lease time,
+and two worker processes sharing one SQLite store (each answering, one run per thread across
+them); and bad options are clear errors."""
 
 from __future__ import annotations
 
@@ -89,6 +89,19 @@ def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
             headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
         )
         assert "access-control-allow-origin" not in other.headers
+
+
+def test_bound_to_loopback_it_answers_only_the_hosts_it_is_told() -> None:
+    # A page on evil.example whose name the attacker re-points at 127.0.0.1 (DNS rebinding)
+    # is same-origin to the browser, so CORS does not stop it: the Host header does.
+    with serving("--allowed-host", "Agents.Example") as url:
+        port = url.rsplit(":", 1)[1]
+        for host in (f"evil.example:{port}", "evil.example", "127.0.0.1.evil.example"):
+            refused = httpx.post(url, json=run_body("h-1"), headers={"host": host})
+            assert refused.status_code == 400, host
+        for index, host in enumerate((f"localhost:{port}", "agents.example", f"[::1]:{port}")):
+            answered = httpx.post(url, json=run_body(f"h-{index}"), headers={"host": host})
+            assert answered.status_code == 200 and "RUN_FINISHED" in answered.text, host
 
 
 def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
