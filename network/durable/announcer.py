@@ -94,9 +94,9 @@ class Announcer:
             pending, self._pending = self._pending, {}
         for channel, payloads in pending.items():
             params: dict[str, Any] = {"channel": channel, "payloads": sorted(payloads)}
+            self.sent += 1
             try:
                 self.db.execute(self._statement, params)
-                self.sent += 1
             except Exception as exc:  # readers still look every polling interval
                 log.warning("durable_announce_failed", channel=channel, error=type(exc).__name__)
 
