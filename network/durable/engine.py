@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from network.durable.announcer import close_announcers
 from network.durable.connections import close_connections, connections
 from network.durable.dispatch import Dispatcher, start_claimed
 from network.durable.liveness import Liveness
@@ -227,6 +228,7 @@ def _start(
             dispatcher.stop()
         Process.engine = None
         dbos.DBOS.destroy(destroy_registry=False)
+        close_announcers()
         close_step_tables()
         close_connections()
         takeover.liveness.close()
@@ -294,6 +296,7 @@ def shutdown() -> None:
         dbos.DBOS.destroy(destroy_registry=False)
     finally:
         Process.engine = None
+        close_announcers()
         close_step_tables()
         close_connections()
         if takeover is not None:

@@ -41,12 +41,13 @@ first one) and is appended only while that is the stream's next: a statement ret
 its connection broke (committed, its answer lost) appends nothing the second time, and the
 log reads the row at that offset to tell its own batch from another writer's, then takes the
 stream's next offset. On PostgreSQL each batch written is announced on DBOS's streams channel,
-for readers that listen, as DBOS announces its own stream writes: by DBOS's notifier thread,
-which coalesces the announcements of 0.1 s into one transaction, not by the writing statement
+for readers that listen, as DBOS announces its own stream writes, not by the writing statement
 (a transaction that notifies takes PostgreSQL's notify lock, which serializes every notifying
-commit of the server; a step's must not wait for it). It takes no step id (step 0, as DBOS's
-step-level stream write): the events a run emits differ between its first execution and a
-replay (the replay gate drops some), and the workflow's step ids must not.
+commit of the server; a step's must not wait for it): the process's announcer
+(`network.durable.announcer`) sends those of 0.1 s in one statement. A batch takes no step
+id (step 0, as DBOS's step-level stream write): the events a run emits differ between its
+first execution and a replay (the replay gate drops some), and the workflow's step ids must
+not.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from typing import Any, NamedTuple
 
 import anyio
 
+from network.durable.announcer import announcer
 from network.durable.connections import Connections, connections
 from network.run.events import RunError, RunEvent, RunFinished
 
@@ -157,9 +159,13 @@ class EventLog:
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
         # a batch whose step statement's answer was lost, and how to learn whether it wrote it
         self._unsettled: tuple[Callable[[], bool], list[dict[str, Any]]] | None = None
-        # each batch written, announced to listening readers by DBOS's notifier (PostgreSQL)
-        self._announce = partial(
-            dbos._sys_db._signal_notification, STREAMS_CHANNEL, f"{run_id}::{STREAM_KEY}"
+        # each batch written, announced to listening readers (`network.durable.announcer`)
+        self._announce: Callable[[], None] = (
+            _nothing
+            if self._table.db.sqlite
+            else partial(
+                announcer(dbos._sys_db).announce, STREAMS_CHANNEL, f"{run_id}::{STREAM_KEY}"
+            )
         )
 
     def keep_start(self, event: RunEvent) -> None:
@@ -418,6 +424,10 @@ _flusher = Flusher()
 def flusher() -> Flusher:
     """The process's flusher (its thread starts with the first deferred write)."""
     return _flusher
+
+
+def _nothing() -> None:
+    """No announcement (SQLite: readers poll)."""
 
 
 def _offset_of(rows: list[Any]) -> int | None:

@@ -198,9 +198,12 @@ def test_due_events_ride_on_the_runs_recorded_steps(
     monkeypatch.setattr(event_log, "RIDE_AFTER", 0.0)  # pending events ride on every step
     from dbos._dbos import _get_dbos_instance
 
-    announced: list[tuple[str, str]] = []  # what DBOS's notifier is asked to announce
-    sys_db = _get_dbos_instance()._sys_db
-    monkeypatch.setattr(sys_db, "_signal_notification", lambda *args: announced.append(args))
+    from network.durable.announcer import announcer
+
+    announced: list[tuple[str, str]] = []  # what the process's announcer is asked to announce
+    monkeypatch.setattr(
+        announcer(_get_dbos_instance()._sys_db), "announce", lambda *args: announced.append(args)
+    )
     plain = plain_run_kinds()
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
@@ -210,9 +213,39 @@ def test_due_events_ride_on_the_runs_recorded_steps(
     # every batch but the run's last write was appended by a step's own statement...
     assert len(rows) > 5 and all(with_step for _, with_step in rows[:-1])
     assert rows[-1] == (len(rows) - 1, False)
-    # each batch announced to readers by DBOS's notifier, off the writing transaction
+    # each batch announced to readers, off the writing transaction
     channel = event_log.STREAMS_CHANNEL
     assert announced == [(channel, f"{run_id}::{event_log.STREAM_KEY}")] * len(rows)
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_runs_batches_reach_a_listening_reader_in_few_announcements_of_our_own(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader listening on DBOS's streams channel hears the run's writes; they are sent by
+    the process's announcer, coalesced (fewer statements than batches), not by DBOS's
+    notifier (a transaction through SQLAlchemy every 0.1 s)."""
+    import psycopg
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable import announcer as announcing
+    from network.durable.announcer import announcer
+
+    monkeypatch.setattr(event_log, "RIDE_AFTER", 0.0)  # a batch on every step: many writes
+    monkeypatch.setattr(announcing, "ANNOUNCE_EVERY", 2.0)  # longer than the run, however slow
+    sys_db = _get_dbos_instance()._sys_db
+    asked: list[tuple[str, str]] = []  # what DBOS's notifier is asked to announce
+    monkeypatch.setattr(sys_db, "_signal_notification", lambda *args: asked.append(args))
+    sender = announcer(sys_db)
+    sent = sender.sent
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(launched, autocommit=True) as reader:
+        reader.execute(f"LISTEN {event_log.STREAMS_CHANNEL}")
+        anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+        heard = [n.payload for n in reader.notifies(timeout=10.0, stop_after=1)]
+    assert heard == [f"{run_id}::{event_log.STREAM_KEY}"]
+    assert asked == []
+    assert sender.sent - sent == 1 < len(stream_rows(launched, run_id))  # all in one statement
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
