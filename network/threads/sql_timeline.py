@@ -216,9 +216,9 @@ class SQLTimeTravel(CheckpointBase, BulkSync):
         index = checkpoint_index(thread_id, checkpoint, result_count)
         first = (
             await conn.execute(
-                select(commits)
+                select(commits)  # the calls count never falls as the revision rises
                 .where(mine, commits.c.results > index)
-                .order_by(commits.c.results, commits.c.revision)
+                .order_by(commits.c.revision)
                 .limit(1)
             )
         ).first()
