@@ -7,10 +7,10 @@
   lists, without decoding a call). Keyed by (thread, revision) alone: the calls count never
   falls as the revision rises (a rewind cuts the commits after its checkpoint and records
   itself at the checkpoint's count), so the commit that saved call `i` is the thread's first
-  with more than `i` calls in revision order, and an index on the count (`commits_results`,
-  which every commit wrote: a b-tree page on SQLite, an index entry on PostgreSQL) would only
-  spare time travel a scan it makes anyway (the summaries count at a checkpoint is the
-  maximum over the commits before it). On SQLite a `WITHOUT ROWID` table: its rows (small:
+  with more than `i` calls in revision order, found by bisecting the revisions on the primary
+  key (`sql_timeline`): an index on the count (`commits_results`, which older versions kept)
+  cost every commit a b-tree page on SQLite and an index entry on PostgreSQL for one lookup
+  of time travel. On SQLite a `WITHOUT ROWID` table: its rows (small:
   counts, the keys' names, the calls' tool names and ids) are kept in the primary key's
   b-tree, not in a table beside an index of it (one b-tree written per commit, not two).
 - `state_history`: every value each thread key took, by revision (NULL: removed); its primary

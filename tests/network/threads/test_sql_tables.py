@@ -193,3 +193,45 @@ async def test_an_older_databases_commits_are_read_travelled_and_added_to(
     assert kept is not None and len(kept.results) == 3
     assert f"{prefix}commits_results" not in indexes  # dropped on first use
     assert "WITHOUT ROWID" not in ddl  # its rows are not rewritten
+
+
+async def test_every_checkpoint_is_found_from_the_primary_key(store_url: str) -> None:
+    """`state_at` finds the commit that saved each call by bisecting the revisions: on a
+    thread of commits with one call, two calls, none, and a rewind between them, each
+    checkpoint it reads is the one the whole listing (every commit read in order) names."""
+    store = SQLStore(store_url, table_prefix=f"bisect{time.time_ns()}_")
+    conversation: list[Any] = []
+    revision = 0
+
+    async def commit(*texts: str, key: str | None = None) -> None:
+        nonlocal revision
+        messages: list[Any] = []
+        records = []
+        for said in texts:
+            added, record = exchange(conversation, said)
+            messages.extend(added)
+            records.append(record)
+        state = {key: '"x"'} if key else {}
+        made = Commit(revision, messages=messages, results=records, state=state)
+        revision = await store.append_results("t", made)
+
+    try:
+        await store.create_thread("t", app_name="notes")
+        for n in range(9):
+            await commit(f"call {n}")
+            if n % 3 == 0:
+                await commit(key=f"k{n}")  # a router's writes: no call
+            if n % 4 == 1:
+                await commit(f"call {n}a", f"call {n}b")  # two calls in one commit
+        await store.rewind_thread("t", to=7, kept_as="t-kept")
+        thread = await store.get_thread("t")
+        assert thread is not None
+        revision, conversation = thread.revision, list(thread.messages)
+        for n in range(5):
+            await commit(f"after {n}")
+        listed = await store.checkpoints("t")
+        found = [await store.state_at("t", i) for i in range(len(listed or []))]
+    finally:
+        await store.close()
+    assert listed is not None and len(listed) == 13
+    assert [state.checkpoint if state else None for state in found] == listed
