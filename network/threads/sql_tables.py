@@ -195,12 +195,19 @@ def upgrade_threads(tables: Tables) -> Callable[[Any], None]:
     created, `create_tables`): the threads' owner index, which held `updated_at` (and so was
     rewritten by every commit), replaced by one on (app, user); the calls' index on their time,
     which every commit wrote and no query read (a thread's calls after a time are picked from
-    the ones the store holds decoded), dropped."""
+    the ones the store holds decoded), dropped; so is the commits' index on their calls count
+    (`commits_results`: time travel finds a call's commit by the primary key's order,
+    `sql_timeline_tables`). An older SQLite database keeps its commits in a table with a
+    rowid beside their key's index (a new one has a `WITHOUT ROWID` table): rewriting a
+    thread's whole history on first use is not worth a page per commit."""
     threads, results = tables.threads, tables.results
     prefix = threads.name.removesuffix("threads")
     old, new_name = f"{prefix}threads_owner", f"{prefix}threads_by_owner"
     (new,) = (index for index in threads.indexes if index.name == new_name)
-    unread = f"{prefix}results_at"
+    unread = {
+        results.name: f"{prefix}results_at",
+        tables.timeline.commits.name: f"{prefix}commits_results",
+    }
 
     def upgrade(connection: Any) -> None:
         found = inspect(connection)
@@ -209,8 +216,9 @@ def upgrade_threads(tables: Tables) -> Callable[[Any], None]:
             _drop_index(connection, old)
         if new_name not in names:
             new.create(connection)
-        if any(index["name"] == unread for index in found.get_indexes(results.name)):
-            _drop_index(connection, unread)
+        for table, index_name in unread.items():
+            if any(index["name"] == index_name for index in found.get_indexes(table)):
+                _drop_index(connection, index_name)
 
     return upgrade
 

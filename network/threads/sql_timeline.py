@@ -157,6 +157,29 @@ class SQLTimeTravel(CheckpointBase, BulkSync):
             f" FROM keys WHERE keys.key IS NOT NULL"
         )
 
+    @functools.cached_property
+    def _call_commit(self) -> TextClause:
+        """The statement behind `_locate`'s first read: the commit that saved call `:i` of
+        thread `:t`, whose revision is `:top`.
+
+        The calls count never falls as the revision rises, so that commit is found by
+        bisecting the revisions 0 to `:top` (about 2 log2(top) probes of the primary key, each
+        reading the last commit at or before the middle one), not by reading the thread's
+        commits in order, and no index on the count is needed (every commit would write it).
+        """
+        c = self._reader.dialect.identifier_preparer.format_table(self.tables.timeline.commits)
+        past = (
+            f"coalesce((SELECT x.results FROM {c} x WHERE x.thread_id = :t"
+            " AND x.revision <= (s.lo + s.hi) / 2 ORDER BY x.revision DESC LIMIT 1), 0) > :i"
+        )
+        return text(
+            "WITH RECURSIVE s(lo, hi) AS (SELECT 0, CAST(:top AS INTEGER) UNION ALL"
+            f" SELECT CASE WHEN {past} THEN s.lo ELSE (s.lo + s.hi) / 2 END,"
+            f" CASE WHEN {past} THEN (s.lo + s.hi) / 2 ELSE s.hi END"
+            " FROM s WHERE s.hi - s.lo > 1)"
+            f" SELECT * FROM {c} WHERE thread_id = :t AND revision = (SELECT min(hi) FROM s)"
+        )
+
     def _thread_select(self, thread_id: str) -> Select[Any]:
         """The thread's row with its rewind count (what its cached records are checked by)."""
         t = self.tables
@@ -208,21 +231,19 @@ class SQLTimeTravel(CheckpointBase, BulkSync):
         return list_checkpoints(_marks(marks), [CallRow(*row) for row in calls])
 
     async def _locate(
-        self, conn: AsyncConnection, thread_id: str, result_count: int, checkpoint: Any
+        self, conn: AsyncConnection, row: Any, checkpoint: Any
     ) -> tuple[int, list[Mark], int]:
-        """(call index, the commits of its checkpoint, the summaries count at its end)."""
+        """(call index, the commits of its checkpoint, the summaries count at its end), in
+        the thread whose row is `row`."""
         commits = self.tables.timeline.commits
+        thread_id = row.thread_id
         mine = commits.c.thread_id == thread_id
-        index = checkpoint_index(thread_id, checkpoint, result_count)
-        first = (
-            await conn.execute(
-                select(commits)
-                .where(mine, commits.c.results > index)
-                .order_by(commits.c.results, commits.c.revision)
-                .limit(1)
-            )
-        ).first()
-        if first is None or first.results - first.calls > index:
+        index = checkpoint_index(thread_id, checkpoint, row.result_count)
+        found = await conn.execute(
+            self._call_commit, {"t": thread_id, "i": index, "top": row.revision}
+        )
+        first = found.first()
+        if first is None or not first.results - first.calls <= index < first.results:
             raise predates(thread_id, index)
         group = [_mark(first)]
         more = True
@@ -280,9 +301,7 @@ class SQLTimeTravel(CheckpointBase, BulkSync):
         async with self._reading(thread_id) as (conn, row):
             if row is None:
                 return None
-            index, group, summaries = await self._locate(
-                conn, thread_id, row.result_count, checkpoint
-            )
+            index, group, summaries = await self._locate(conn, row, checkpoint)
             call = await self._call(conn, thread_id, index)
             state = await self._state_rows(conn, thread_id, group[-1].revision)
             start = group[0]
@@ -476,9 +495,7 @@ class SQLTimeTravel(CheckpointBase, BulkSync):
             if row is None:
                 raise ThreadNotFoundError(f"thread {thread_id!r} does not exist")
             await self._taken(conn, new_thread_id)
-            index, group, summaries = await self._locate(
-                conn, thread_id, row.result_count, checkpoint
-            )
+            index, group, summaries = await self._locate(conn, row, checkpoint)
             yield _Source(conn, row, index, group[0], group[-1], summaries, now)
 
     @database_errors

@@ -4,8 +4,15 @@
   how many calls, messages and summaries the thread then held (summaries: NULL when the commit
   added none), when, by which run, the keys it wrote (a JSON list), and its calls' tool calls
   and shared-key writes (`effects`, JSON; NULL when none: what a fork's or rewind's report
-  lists, without decoding a call). Indexed by the calls count too, so the commit that saved
-  call `i` is one index lookup.
+  lists, without decoding a call). Keyed by (thread, revision) alone: the calls count never
+  falls as the revision rises (a rewind cuts the commits after its checkpoint and records
+  itself at the checkpoint's count), so the commit that saved call `i` is the thread's first
+  with more than `i` calls in revision order, found by bisecting the revisions on the primary
+  key (`sql_timeline`): an index on the count (`commits_results`, which older versions kept)
+  cost every commit a b-tree page on SQLite and an index entry on PostgreSQL for one lookup
+  of time travel. On SQLite a `WITHOUT ROWID` table: its rows (small:
+  counts, the keys' names, the calls' tool names and ids) are kept in the primary key's
+  b-tree, not in a table beside an index of it (one b-tree written per commit, not two).
 - `state_history`: every value each thread key took, by revision (NULL: removed); its primary
   key (thread, key, revision) answers "each key's last value at revision R" from the index.
 - `lineage`: where a thread came from (a fork, or a rewind's keeping) and how often it was
@@ -19,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Double, Index, Integer, MetaData, String, Table, Text
+from sqlalchemy import Column, Double, Integer, MetaData, String, Table, Text
 
 from network.threads.sql_columns import keyed_values
 
@@ -52,7 +59,7 @@ def build_timeline_tables(metadata: MetaData, prefix: str) -> TimelineTables:
         Column("run_id", String),
         Column("keys", Text, nullable=False),
         Column("effects", Text),
-        Index(f"{prefix}commits_results", "thread_id", "results"),
+        sqlite_with_rowid=False,
     )
     state_history = keyed_values(
         metadata,

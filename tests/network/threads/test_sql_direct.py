@@ -230,3 +230,41 @@ async def test_a_run_reads_its_thread_once_and_commits_once_per_agent_call(
         assert all(sql.startswith("WITH bump AS") for sql in direct[1:])
     thread = await store.get_thread("t")
     assert thread is not None and len(thread.results) == 6
+
+
+async def test_a_commit_names_only_the_tables_it_writes(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """A commit's statements name the thread keys', their history's and the waiting calls'
+    tables only when it writes there (PostgreSQL's one statement is made of the parts the
+    commit needs: a part run on empty arrays still opens and locks its table), and each
+    shape reads back whole from a store that holds nothing of the thread."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    await store.create_thread("t", app_name="app")
+    keys_table = store.tables.thread_state.name
+    history = store.tables.timeline.state_history.name
+    waiting = store.tables.pending.name
+    seen: list[str] = []
+    store.statement_listeners.append(seen.append)
+    shapes = [
+        ({}, [], set()),  # an answer: messages and a call only
+        ({"a": "1", "b": "2"}, [], {keys_table, history}),
+        ({}, ["a"], {keys_table, history}),  # a removal alone
+        ({"c": "3"}, ["b"], {keys_table, history}),
+    ]
+    revision = 0
+    for state, removed, named in shapes:
+        seen.clear()
+        said = UserMessage(content=f"turn {revision}")
+        commit = Commit(revision, messages=[said], state=state, removed=removed)
+        revision = await store.append_results("t", commit)
+        skipped = ("PRAGMA", "BEGIN", "COMMIT", "SELECT")
+        commit_text = " ".join(sql for sql in seen if not sql.startswith(skipped))
+        for table in (keys_table, history, waiting):
+            assert (table in commit_text) == (table in named), (state, removed, table)
+    cold = open_store()
+    thread = await cold.get_thread("t")
+    assert thread is not None and thread.revision == 4
+    assert thread.state == {"c": 3}
+    assert [m.content for m in thread.messages] == [f"turn {n}" for n in range(4)]
