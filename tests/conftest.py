@@ -164,6 +164,20 @@ def _name_the_group_in_the_node_id(item: pytest.Item) -> None:
     item._id = type(structured).parse(f"{item.nodeid}{suffix}")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def default_store_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The default thread store (`AGENT_NETWORK_STORE`, else `agent-network.db` in the working
+    directory) is a file in a temporary folder for the whole session, in this process and every
+    process a test starts: a test that opens the default store from the checkout (a CLI run, a
+    served process) wrote `agent-network.db` into it. Set even where the environment names one:
+    the suite never writes into a user's store. Tests of the default itself unset it."""
+    from network.threads.urls import STORE_ENV
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(STORE_ENV, str(tmp_path_factory.mktemp("default-store") / "agent-network.db"))
+        yield
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
