@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
 
 from tests.fakes.processes import node_with
 from tests.network.mcp.team import SECRET
@@ -88,6 +87,8 @@ def test_the_inspector_lists_one_tool_with_valid_portable_json_schemas(url: str)
     assert listed["description"].endswith("Agents: writer: Notes the request and answers it.")
     assert listed["inputSchema"]["type"] == "object"
     assert listed["inputSchema"]["required"] == ["input"]
+    from jsonschema import Draft202012Validator  # here: not in every worker's collection
+
     Draft202012Validator.check_schema(listed["inputSchema"])
     Draft202012Validator.check_schema(listed["outputSchema"])
 
@@ -102,6 +103,8 @@ def test_the_inspector_runs_the_network_over_http(url: str) -> None:
         "answer": "done: buy milk",
         "user": "ada",
     }
+    from jsonschema import Draft202012Validator
+
     Draft202012Validator(schema).validate(answer["structuredContent"])
 
 
