@@ -39,11 +39,13 @@ def browser() -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After a test's own teardown: close the browser unless the next test takes it too."""
-    result = yield
-    if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
-        _close()
-    return result
+    """After a test's own teardown (even a failed one: a page that raised fails the `page`
+    fixture's): close the browser unless the next test takes it too."""
+    try:
+        return (yield)
+    finally:
+        if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+            _close()
 
 
 def pytest_sessionfinish() -> None:
