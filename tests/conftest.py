@@ -19,8 +19,10 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):  # the workers and children 
     sys.dont_write_bytecode = False
 
 # Fixtures too costly to start once per worker: every test that takes one runs on one worker.
-# (The PostgreSQL servers start in a second or two: each worker starts its own.)
-ONE_WORKER_FIXTURES = {"llama_server": "llama-server"}
+# (The PostgreSQL servers start in a second or two: each worker starts its own.) The Dev UI's
+# browser is shared by the tests that take it while they run one after another
+# (tests/network/devui/conftest.py): on one worker they do, and it is launched once.
+ONE_WORKER_FIXTURES = {"llama_server": "llama-server", "browser": "chromium"}
 SHARED_SCOPES = ("module", "class", "package")
 DEADLINE = (
     "deadline: asserts a wall-clock bound of a second or two (a connect deadline, a wake-up "
@@ -98,11 +100,11 @@ def pytest_collection_modifyitems(
 
 
 def _handing_out_order(items: list[pytest.Item]) -> list[pytest.Item]:
-    """The order pytest-xdist hands the tests out in: the longest group first (the real model
-    server's tests, one after another on one worker), then the heavy tests, then the other
-    groups, more tests first, then the rest as collected; so that nothing long starts late and
-    ends the run while the other workers idle. A stable sort: every worker collects the same
-    order, as pytest-xdist requires."""
+    """The order pytest-xdist hands the tests out in: the longest groups first (the real model
+    server's tests, and the browser's, each one after another on one worker), then the heavy
+    tests, then the other groups, more tests first, then the rest as collected; so that nothing
+    long starts late and ends the run while the other workers idle. A stable sort: every worker
+    collects the same order, as pytest-xdist requires."""
     sizes = Counter(_group_of(item) for item in items)
 
     def rank(item: pytest.Item) -> tuple[int, int]:
@@ -162,6 +164,20 @@ def _name_the_group_in_the_node_id(item: pytest.Item) -> None:
     if structured is None:
         return
     item._id = type(structured).parse(f"{item.nodeid}{suffix}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def default_store_outside_the_checkout(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The default thread store (`AGENT_NETWORK_STORE`, else `agent-network.db` in the working
+    directory) is a file in a temporary folder for the whole session, in this process and every
+    process a test starts: a test that opens the default store from the checkout (a CLI run, a
+    served process) wrote `agent-network.db` into it. Set even where the environment names one:
+    the suite never writes into a user's store. Tests of the default itself unset it."""
+    from network.threads.urls import STORE_ENV
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(STORE_ENV, str(tmp_path_factory.mktemp("default-store") / "agent-network.db"))
+        yield
 
 
 @pytest.fixture

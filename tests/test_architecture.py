@@ -19,9 +19,12 @@ import functools
 import importlib
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import pytest
+
+if TYPE_CHECKING:  # imported where used: every worker collects this file, one runs it
+    import networkx as nx
 
 # One worker runs them all (`--dist loadgroup`): they share the parsed syntax trees cached
 # below, which every worker would otherwise parse again (about 3 s of CPU each time).
@@ -125,6 +128,8 @@ def resolve(imported: str, modules: dict[str, Path]) -> str | None:
 
 
 def import_graph() -> nx.DiGraph:
+    import networkx as nx
+
     modules = all_modules()
     graph: nx.DiGraph = nx.DiGraph()
     graph.add_nodes_from(modules)
@@ -149,6 +154,8 @@ def layer_of(name: str) -> int | None:
 
 
 def circles(graph: nx.DiGraph) -> list[list[str]]:
+    import networkx as nx
+
     return sorted(
         sorted(component)
         for component in nx.strongly_connected_components(graph)

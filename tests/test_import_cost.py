@@ -80,3 +80,11 @@ def test_a_schema_with_a_typed_key_loads_pydantic_when_it_is_built() -> None:
     # The deferral is real, not a lost feature: the first typed key brings pydantic in.
     code = "from network import StateSchema\nStateSchema({'n': {'type': int}})"
     assert "pydantic" in _loaded_after(code)
+
+
+def test_the_a2a_task_records_load_without_the_a2a_server() -> None:
+    """A process that only keeps A2A task records on a store (`network.a2a.tasks`: six of them
+    in tests/network/threads/test_setup_race.py) does not load the server's FastAPI: the
+    package `network.a2a` loads `app` and `agent_card` when first used."""
+    assert "fastapi" not in _loaded_after("import network.a2a.tasks")
+    assert "fastapi" in _loaded_after("from network.a2a import app")

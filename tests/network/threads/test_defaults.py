@@ -71,6 +71,15 @@ async def test_the_environment_names_the_default_store(
     assert target.exists() and not (tmp_path / "agent-network.db").exists()
 
 
+def test_the_suites_default_store_is_outside_the_checkout() -> None:
+    """tests/conftest.py names the default store in a temporary folder for the session: a test
+    run from the checkout that opens the default store writes nothing into the checkout."""
+    checkout = Path(__file__).resolve().parents[3]
+    default = Path(store_url().removeprefix("sqlite+aiosqlite:///"))
+    assert default.name == "agent-network.db" and default.is_absolute()
+    assert not default.is_relative_to(checkout) and not default.is_relative_to(Path.cwd())
+
+
 async def test_a_path_and_a_url_name_the_same_sqlite_store(tmp_path: Path) -> None:
     path = tmp_path / "threads.db"
     await network().run("one", thread=ThreadRef("t1", store=str(path)))
