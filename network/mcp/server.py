@@ -153,6 +153,8 @@ class _RunTool:
                 result = await self.network.run(
                     arguments.input, state=arguments.state, sinks=progress_sinks(mcp_request)
                 )
+                if result.interrupts:  # nothing to answer it on: the fresh run is gone
+                    return _error(_needs_thread(result))
             else:
                 sinks = progress_sinks(mcp_request)
                 result, thread = await run_on_thread(self.served, request, arguments, sinks)
@@ -163,6 +165,17 @@ class _RunTool:
             told, _ = screened(exc, logger=LOGGER, event="mcp_run_failed", network=name)
             return _error(f"run of network {name!r} failed: {told}")
         return _answer(result, thread)
+
+
+def _needs_thread(result: Any) -> str:
+    """Why a call on no thread that stopped on an approval is an error: it could never be
+    answered (the run is not kept), and an empty output would read as an answer."""
+    tools = ", ".join(sorted({repr(interrupt.tool) for interrupt in result.interrupts}))
+    return (
+        f"refused (approval_needs_thread): the run stopped for an approval of {tools}, and "
+        'approvals are answered on a thread: call again with "thread": an id of your own, '
+        "then answer its interrupts"
+    )
 
 
 def _problems(exc: ValidationError) -> str:

@@ -96,6 +96,17 @@ async def test_an_approval_waits_on_the_thread_and_is_answered_once() -> None:
     assert paid == [9]
 
 
+async def test_an_approval_on_no_thread_is_an_error_that_says_to_use_one() -> None:
+    # a fresh run is not kept, so its approval could never be answered; an empty output
+    # with no error would read to a calling model as the network's answer
+    paid: list[int] = []
+    async with Client(mcp_server(cashier(paid))) as client:
+        asked = await client.call_tool("shop", {"input": "pay the bill"})
+    text = refusal(asked)
+    assert text.startswith("refused (approval_needs_thread):") and "'pay'" in text
+    assert '"thread"' in text and not paid
+
+
 async def test_what_a_client_may_not_do_on_a_thread_is_refused() -> None:
     seen: list[Any] = []
     async with Client(mcp_server(notes(seen))) as client:
