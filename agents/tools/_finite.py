@@ -105,11 +105,21 @@ _PLAIN = frozenset({str, int, bool, type(None), bytes})
 
 def _refuse_non_finite(value: Any) -> Any:
     """`value` itself, unless it holds NaN or infinity (in containers, models' fields)."""
-    kind = type(value)
-    if kind in _PLAIN:
+    if type(value) in _PLAIN:
         return value
-    # iterative, so arguments nested deeply end in no RecursionError; each container once, so
-    # a value holding itself ends too; the path to a bad number is found only once one is
+    found = first_non_finite(value)
+    if found is not None:
+        where, number = found
+        raise _non_finite(number, "".join(f"[{key!r}]" for key in where))
+    return value
+
+
+def first_non_finite(value: Any) -> tuple[list[Any], float] | None:
+    """(the keys and indexes leading to it, the number) of a NaN or infinity in `value` (in
+    lists, tuples, sets and dicts, models' and dataclasses' fields), or None when it holds
+    none. Iterative, so a value nested deeply ends in no RecursionError; each container is
+    looked into once, so a value holding itself ends too; the path is worked out only once a
+    number is found."""
     stack = [value]
     seen: set[int] = set()
     while stack:
@@ -119,16 +129,16 @@ def _refuse_non_finite(value: Any) -> Any:
             continue
         if isinstance(item, float):
             if not math.isfinite(item):
-                raise _non_finite(item, _path_to(value, item))
+                return _path_to(value, item), item
         elif id(item) not in seen:
             seen.add(id(item))
             stack.extend(v for _, v in _entries(item))
-    return value
+    return None
 
 
-def _path_to(value: Any, number: float) -> str:
-    """Where in `value` the non-finite `number` (found there) sits: `['a'][0]`."""
-    stack: list[tuple[Any, str]] = [(value, "")]
+def _path_to(value: Any, number: float) -> list[Any]:
+    """The keys and indexes leading to `number` (found in `value`)."""
+    stack: list[tuple[Any, list[Any]]] = [(value, [])]
     seen: set[int] = set()
     while stack:
         item, where = stack.pop()
@@ -136,8 +146,8 @@ def _path_to(value: Any, number: float) -> str:
             return where
         if type(item) not in _PLAIN and id(item) not in seen:
             seen.add(id(item))
-            stack.extend((v, f"{where}[{k!r}]") for k, v in _entries(item))
-    return ""
+            stack.extend((v, [*where, k]) for k, v in _entries(item))
+    return []
 
 
 def _entries(value: Any) -> Any:

@@ -385,3 +385,14 @@ async def test_a_result_past_max_result_bytes_is_an_error_naming_server_tool_and
 def test_max_result_bytes_must_be_a_positive_integer(bad: Any) -> None:
     with pytest.raises(ConfigurationError, match="MCP server 'files': max_result_bytes"):
         stdio_server(name="files", max_result_bytes=bad)
+
+
+@pytest.mark.parametrize("number", [math.nan, math.inf])
+async def test_a_non_finite_argument_is_refused_before_the_server_is_called(number: float) -> None:
+    model = ScriptedModel([call("slow", seconds=number), "no"])
+    result = await Agent("waiter", tools=[stdio_server()], model=model).run("wait")
+    (record,) = records(result)
+    # the SDK would have sent it as null, and the server said "not a number" about null
+    assert record.is_error and record.error == (
+        f"tool 'slow': invalid arguments: seconds: Input should be a finite number, got {number}"
+    )
