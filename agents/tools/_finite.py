@@ -70,6 +70,10 @@ def finite_schema(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
     kind = schema.get("type")
+    if _of_anything(schema):
+        # an untyped container: one walk of the whole, not a call per item (a dict's keys,
+        # strings in JSON, are not looked at)
+        return _walked(schema)
     if kind == "any":
         walked = _walked(None)
         if "ref" in schema:
@@ -88,6 +92,18 @@ def finite_schema(schema: Any) -> Any:
             walked["ref"] = ref
         return walked
     return copy
+
+
+def _of_anything(schema: dict[str, Any]) -> bool:
+    """Whether `schema` is a list, set or dict (no constraint on its length) of anything."""
+    kind = schema.get("type")
+    if kind in ("list", "set", "frozenset"):
+        items = schema.get("items_schema")
+    elif kind == "dict":
+        items = schema.get("values_schema")
+    else:
+        return False
+    return items is None or items == {"type": "any"}
 
 
 def _walked(schema: Any) -> Any:
@@ -117,9 +133,34 @@ def _refuse_non_finite(value: Any) -> Any:
 def first_non_finite(value: Any) -> tuple[list[Any], float] | None:
     """(the keys and indexes leading to it, the number) of a NaN or infinity in `value` (in
     lists, tuples, sets and dicts, models' and dataclasses' fields), or None when it holds
-    none. Iterative, so a value nested deeply ends in no RecursionError; each container is
-    looked into once, so a value holding itself ends too; the path is worked out only once a
-    number is found."""
+    none. Iterative, so a value nested deeply ends in no RecursionError; the path is worked
+    out only once a number is found."""
+    # JSON's dicts and lists first, on a fast loop; anything else, or more containers than
+    # JSON arguments hold (a value holding itself, from Python), goes to the careful walk
+    stack = [value]
+    budget = _FAST_CONTAINERS
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            if item - item != 0.0:  # NaN or infinity: x - x is NaN for both
+                return _path_to(value, item), item
+        elif kind is dict or kind is list:
+            budget -= 1
+            if budget < 0:
+                return _careful(value)
+            stack.extend(item.values() if kind is dict else item)
+        elif kind not in _PLAIN:
+            return _careful(value)
+    return None
+
+
+_FAST_CONTAINERS = 10_000
+
+
+def _careful(value: Any) -> tuple[list[Any], float] | None:
+    """`first_non_finite` for any value: each container looked into once, so a value
+    holding itself ends too; models, dataclasses, sets and float subclasses looked at."""
     stack = [value]
     seen: set[int] = set()
     while stack:
