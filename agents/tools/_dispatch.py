@@ -213,7 +213,7 @@ async def _attempt(
         if isinstance(exc, TimeoutError) and timeout is not None:
             timed_out = scope.cancel_called
         return _failure(ctx, tool, call, context, exc, timeout if timed_out else None, started)
-    return ToolCallRecord.succeeded(call, result, tool_result_text(result), started), None
+    return _returned(ctx, tool, call, result, started), None
 
 
 def _attempt_inline(
@@ -224,8 +224,30 @@ def _attempt_inline(
         result = tool.invoke_inline(call.arguments, context)
     except Exception as exc:
         return _failure(ctx, tool, call, context, exc, None, started)
-    content = result if type(result) is str else tool_result_text(result)
-    return ToolCallRecord.succeeded(call, result, content, started), None
+    if type(result) is str:
+        return ToolCallRecord.succeeded(call, result, result, started), None
+    return _returned(ctx, tool, call, result, started), None
+
+
+def _returned(
+    ctx: RunContext, tool: Tool, call: ToolCall, result: Any, started: float
+) -> ToolCallRecord:
+    """The record of a call that returned `result`: a success with the text the model reads,
+    or a failure naming the tool when no text can be made of it (an int of more digits than
+    Python turns into a string, a value nested too deeply, a `__str__` that raises): the
+    model reads why, as for an exception the tool raised, and the call's writes are dropped.
+    """
+    try:
+        content = tool_result_text(result)
+    except Exception as exc:  # whatever the value's conversion raises: the tool's failure
+        message = (
+            f"tool {call.name!r} returned a value that cannot be made into text for the model: "
+            f"{type(exc).__name__}: {exc}"
+        )
+        if tool.private_errors:  # the value's own exception may say what it holds
+            return _private(ctx, call, exc, message, started)
+        return ToolCallRecord.failed(call, message, type(exc).__name__, started)
+    return ToolCallRecord.succeeded(call, result, content, started)
 
 
 def _failure(

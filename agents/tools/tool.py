@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypedDict, Union, Unpack, get_
 import anyio.to_thread
 
 from agents.tools._docstrings import parse_docstring
+from agents.tools._finite import arguments_schema
 from agents.tools._isolated import call_by_name, reference
 from agents.tools.checks import warn_about_definition
 from agents.tools.tool_context import ToolContext
@@ -246,7 +247,9 @@ class Tool:
 
         self.args_model: type[BaseModel] = create_model(
             f"{_camel(self.name)}Arguments",
-            __config__=ConfigDict(extra="ignore", arbitrary_types_allowed=True),
+            __config__=ConfigDict(
+                extra="ignore", arbitrary_types_allowed=True, allow_inf_nan=False
+            ),
             **fields,
         )
         validator, self._validate_arguments = _arguments_validator(self.args_model)
@@ -567,16 +570,18 @@ def _arguments_validator(
     none; see below), and a function doing the whole job.
 
     It validates the arguments model's fields alone: building and discarding a model instance
-    per call costs about as much again as the validation itself. A schema with shared
-    definitions (a recursive argument model) goes through the model's own validator.
+    per call costs about as much again as the validation itself (a recursive argument
+    model's definitions kept beside them). NaN and infinity are refused in every argument
+    (`agents.tools._finite`).
     """
     from pydantic_core import SchemaValidator  # noqa: PLC0415 (pydantic: see the top)
 
-    core = model.__pydantic_core_schema__
-    if core.get("type") == "model" and core["schema"].get("type") == "model-fields":
-        fields = SchemaValidator(core["schema"], core.get("config"))
+    # NaN and infinity refused wherever a number may sit, decided here once (`_finite`)
+    schema, config, of_fields = arguments_schema(model.__pydantic_core_schema__)
+    if of_fields:
+        fields = SchemaValidator(schema, config)
         return fields, lambda arguments: fields.validate_python(arguments)[0]  # (values, ...)
-    validator = model.__pydantic_validator__
+    validator = SchemaValidator(schema, config)
     return None, lambda arguments: validator.validate_python(arguments).__dict__
 
 

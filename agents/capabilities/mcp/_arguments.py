@@ -5,7 +5,8 @@ that is not valid JSON Schema makes the tool unusable, with an error naming it),
 arguments are validated before anything is sent, so the model reads a precise error instead of
 whatever the server would say. `jsonschema` does the work (the dialect the schema names in
 `$schema`, else draft 2020-12, the one MCP specifies); references are never fetched from the
-network.
+network. NaN and infinity, which JSON Schema's numbers take and the SDK would send as null, are
+refused first, as `@tool` arguments refuse them.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from agents.tools._finite import first_non_finite
 from network.errors import ConfigurationError, ToolError
 
 ArgumentsCheck = Callable[[Mapping[str, Any]], None]
@@ -38,6 +40,15 @@ def arguments_check(tool: str, schema: Mapping[str, Any]) -> ArgumentsCheck:
     validator = validator_class(schema)
 
     def check(arguments: Mapping[str, Any]) -> None:
+        # JSON Schema's numbers take NaN and infinity, which the SDK would send as null
+        found = first_non_finite(arguments)
+        if found is not None:
+            where, number = found
+            raise ToolError(
+                f"tool {tool!r}: invalid arguments: {'.'.join(str(p) for p in where)}: "
+                f"Input should be a finite number, got {number}",
+                tool=tool,
+            )
         problems = sorted(
             validator.iter_errors(arguments), key=lambda error: list(error.absolute_path)
         )

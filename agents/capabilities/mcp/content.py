@@ -15,6 +15,9 @@ The mapping (documented in docs/mcp.md):
 - `isError: true` is not a value: the tool call fails with the server's text as the error,
   which the model reads as an error result.
 
+A result larger than the server's `max_result_bytes` (`result_size`) is neither: the call
+fails with an error naming the size, and nothing of it reaches the model.
+
 Everything here comes from the server, so nothing is trusted: unknown block types map to
 their JSON form instead of raising.
 """
@@ -34,6 +37,41 @@ def result_value(result: Any) -> Any:
     if not values:
         return ""
     return values[0] if len(values) == 1 else values
+
+
+def result_size(result: Any) -> int:
+    """How many bytes of text `result` (a `CallToolResult`) would give the model: its
+    `structuredContent` as JSON when it has one (the value then), else its content blocks'
+    text, data and URIs, in UTF-8."""
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        try:
+            return _utf8_size(json.dumps(structured, default=str, ensure_ascii=False))
+        except (ValueError, TypeError, RecursionError):
+            pass  # no JSON of it (an int past Python's digits): the dispatch says so; its blocks
+    return sum(_utf8_size(_block_text(b)) for b in getattr(result, "content", None) or ())
+
+
+def _block_text(block: Any) -> str:
+    """The text of a content block the model would read: its text, data or URI."""
+    kind = getattr(block, "type", None)
+    if kind == "text":
+        return str(block.text)
+    if kind in ("image", "audio"):
+        return str(block.data)
+    if kind == "resource":
+        resource = block.resource
+        text = getattr(resource, "text", None)
+        return str(text if text is not None else getattr(resource, "blob", ""))
+    if kind == "resource_link":
+        return str(block.uri)
+    dump = getattr(block, "model_dump_json", None)
+    return dump(by_alias=True, exclude_none=True) if callable(dump) else str(block)
+
+
+def _utf8_size(text: str) -> int:
+    # an ASCII string (most are, base64 always) is as many bytes as characters: no copy
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def error_text(result: Any) -> str:

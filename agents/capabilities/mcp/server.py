@@ -44,6 +44,9 @@ from network.mappings import mapping_entries
 from network.numbers import check_number
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
+DEFAULT_MAX_RESULT_BYTES = 1_000_000
+"""The most text (UTF-8 bytes) a tool result may give the model, unless `max_result_bytes`
+says otherwise: about 250,000 tokens, past any model's use for one tool result."""
 
 
 class MCPServer:
@@ -64,6 +67,10 @@ class MCPServer:
             SDK's discovery probe, the handshake: one deadline), and each listing.
         outputs_to_state: `{tool_name: {state_key: {"source": field, "handler": fn}}}`: as
             `@tool(outputs_to_state=...)`, per tool (the server's names).
+        max_result_bytes: the most text a tool result may give the model, in UTF-8 bytes
+            (its `structuredContent` as JSON, else its blocks' text, data and URIs; default
+            1,000,000); a larger result is an error result naming the server, the tool and
+            the size, none of its content. None: no limit.
     """
 
     def __init__(
@@ -82,6 +89,7 @@ class MCPServer:
         timeout: float | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         outputs_to_state: Mapping[str, Mapping[str, Mapping[str, Any]]] | None = None,
+        max_result_bytes: int | None = DEFAULT_MAX_RESULT_BYTES,
     ) -> None:
         if (command is None) == (url is None):
             raise ConfigurationError(
@@ -99,6 +107,13 @@ class MCPServer:
             check_number(
                 f"MCP server {label!r}: {what} (seconds)", number, above=True, optional=True
             )
+        check_number(
+            f"MCP server {label!r}: max_result_bytes",
+            max_result_bytes,
+            integer=True,
+            above=True,
+            optional=True,
+        )
         _check_strings(label, "env", env, names=True)
         _check_strings(label, "headers", headers, names=False)
         if cwd is not None and not isinstance(cwd, str | os.PathLike):
@@ -116,6 +131,7 @@ class MCPServer:
         self.cache_tools = cache_tools
         self.timeout = timeout
         self.connect_timeout = connect_timeout
+        self.max_result_bytes = max_result_bytes
         self.outputs_to_state = {
             tool: {key: dict(mapping) for key, mapping in mappings.items()}
             for tool, mappings in (outputs_to_state or {}).items()

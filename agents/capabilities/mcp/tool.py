@@ -15,7 +15,7 @@ from typing import Any
 
 from agents.capabilities.mcp._arguments import ArgumentsCheck
 from agents.capabilities.mcp._progress import progress_relay
-from agents.capabilities.mcp.content import error_text, result_value
+from agents.capabilities.mcp.content import error_text, result_size, result_value
 from agents.tools.tool import Tool, not_an_object, output_mappings
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
@@ -100,6 +100,16 @@ class MCPTool(Tool):
             result = await relay.during(
                 connection.call(self.listed.name, checked, self.name, progress=relay.report)
             )
+        limit = self.server.max_result_bytes
+        if limit is not None:
+            size = result_size(result)
+            if size > limit:
+                raise ToolError(
+                    f"tool {self.name!r} failed: MCP server {connection.name!r} sent a result "
+                    f"of {size:,} bytes, over the limit of {limit:,} (max_result_bytes); "
+                    "none of it is shown",
+                    tool=self.name,
+                )
         if result.is_error:
             raise ToolError(
                 f"tool {self.name!r} failed on MCP server {connection.name!r}: "

@@ -181,3 +181,63 @@ async def test_a_key_set_then_deleted_in_one_answer_ends_deleted() -> None:
     )
     result = await Network("n", agents=[agent]).run("go", state={"draft": "v0"})
     assert result["draft"] == "v1"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_a_result_no_text_can_be_made_of_is_the_tools_failure(kind: str) -> None:
+    # an int of more than 4,300 digits is more than Python turns into a string
+    huge = 10**5000
+
+    @tool(name="huge")
+    def huge_sync(state: State) -> dict[str, int]:
+        """A huge number."""
+        state.kv.set("wrote", True)
+        return {"value": huge}
+
+    @tool(name="huge")
+    async def huge_async(state: State) -> int:
+        """A huge number."""
+        state.kv.set("wrote", True)
+        return huge
+
+    chosen = huge_sync if kind == "sync" else huge_async
+    model = ScriptedModel([call("huge"), "recovered"])
+    agent = Agent("a", tools=[chosen], model=model)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
+    result = await network.run("x")
+    record = result.results[0].tool_calls[0]
+    assert record.is_error
+    assert record.error is not None and record.error.startswith(
+        "tool 'huge' returned a value that cannot be made into text for the model: ValueError: "
+        "Exceeds the limit (4300 digits)"
+    )
+    (told,) = [m for m in model.requests[1].history if m.role == "tool"]
+    assert told.is_error and "tool 'huge' returned a value" in told.content
+    assert not result.state.kv.has("wrote")  # a failed call's writes are dropped
+    assert result.output == "recovered"  # the run went on
+
+
+@pytest.mark.anyio
+async def test_a_private_tools_result_with_no_text_is_screened_from_the_client() -> None:
+    class Leaky:
+        def __str__(self) -> str:
+            raise RuntimeError("cannot show postgres://admin:hunter2@db")
+
+    @tool(private_errors=True)
+    def leaky() -> Leaky:
+        """A value whose text fails, saying a secret."""
+        return Leaky()
+
+    model = ScriptedModel([call("leaky"), "recovered"])
+    agent = Agent("a", tools=[leaky], model=model)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
+    result = await network.run("x")
+    record = result.results[0].tool_calls[0]
+    assert record.is_error and "hunter2" not in record.content
+    assert "internal error (reference err_" in record.content  # what a client sees
+    (told,) = [m for m in model.requests[1].history if m.role == "tool"]
+    # the model reads it after the screened text (`model_only`), as a private tool's exception
+    assert "hunter2" not in told.content and told.model_only is not None
+    assert "tool 'leaky' returned a value that cannot be made into text" in told.model_only
+    assert "hunter2" in told.model_only

@@ -6,6 +6,7 @@ and the interrupt stays pending.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -77,3 +78,27 @@ async def test_edits_come_only_with_an_approval() -> None:
         resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
         refused = await http.post("/", json=request("r2", text=None, resume=resume))
     assert refused.status_code == 422 and "editedArgs" in refused.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "1e999"])
+async def test_an_edit_holding_a_non_finite_number_is_refused_naming_the_field(
+    number: str,
+) -> None:
+    calls: list[str] = []
+    asgi = app(recipe_network(confirm=True, calls=calls))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
+    ) as http:
+        first = events(await http.post("/", json=request("r1")))
+        (interrupt,) = first[-1]["outcome"]["interrupts"]
+        resume = edited(interrupt["id"], {"recipe_data": {**WAFFLES, "minutes": "@"}})
+        # the JSON literal as a client may send it (json.dumps would write "@" quoted)
+        body = json.dumps(request("r2", text=None, resume=resume)).replace('"@"', number)
+        bad = await http.post("/", content=body, headers={"content-type": "application/json"})
+    assert bad.status_code == 422, bad.text
+    error = bad.json()["error"]
+    assert error["code"] == "invalid_resume"
+    assert "recipe_data: Input should be a finite number" in error["message"]
+    assert "at ['minutes']" in error["message"]
+    assert calls == []  # the tool never ran
+    assert asgi.state.threads.peek("t").interrupts[0].id == interrupt["id"]  # still pending

@@ -80,6 +80,12 @@ def listing() -> str:
     return json.dumps({"files": ["main.py", "test_main.py"]})
 
 
+@server.tool(structured_output=False)
+def blob(size: int, char: str = "x") -> str:
+    """`size` times `char` as one text block, as a server answering with a huge result."""
+    return char * size
+
+
 @server.tool()
 def write_file(path: str, content: str) -> Written:
     """Write `content` to `path` under the server's root."""

@@ -340,3 +340,59 @@ def test_progress_that_is_not_a_finite_increasing_number_is_dropped() -> None:
         kept.append(relay._latest)
     assert kept[:4] == [None] * 4
     assert kept[4] is not None and kept[4]["progress"] == 2 and kept[4]["total"] is None
+
+
+async def test_a_result_past_max_result_bytes_is_an_error_naming_server_tool_and_size() -> None:
+    # 4 MB of text from the server (not 50: the SDK's stdio reader joins and splits its buffer
+    # at every 64 KB chunk of a line, so a 50 MB line alone takes it a minute of CPU)
+    huge = 4 * 1024 * 1024
+    model = ScriptedModel(
+        [
+            [
+                call("blob", size=huge),
+                call("blob", size=1_000_000),  # the default limit, to the byte: shown
+                call("blob", size=1_000_001),
+                call("blob", size=400_000, char="é"),  # 800,000 bytes in UTF-8: over 500,000
+            ],
+            "too big",
+        ]
+    )
+    agent = Agent("reader", tools=[stdio_server(name="files")], model=model)
+    result = await agent.run("read it")
+    over, exact, one_over, accented = records(result)
+    assert over.is_error and over.error is not None
+    assert over.error == (
+        "tool 'blob' failed: MCP server 'files' sent a result of 4,194,304 bytes, over the "
+        "limit of 1,000,000 (max_result_bytes); none of it is shown"
+    )
+    assert not exact.is_error and exact.content == "x" * 1_000_000
+    assert one_over.is_error and "1,000,001 bytes" in (one_over.error or "")
+    assert not accented.is_error  # under the default limit
+    told = [m.content for m in model.requests[1].messages if m.role == "tool"]
+    assert max(len(text) for text in told) < 1_000_100  # the 4 MB never reached the model
+    assert result.output == "too big"  # the run went on
+
+    model = ScriptedModel([call("blob", size=400_000, char="é"), "too big"])
+    server = stdio_server(name="files", max_result_bytes=500_000)
+    result = await Agent("reader", tools=[server], model=model).run("read it")
+    (accented,) = records(result)
+    assert accented.is_error and "a result of 800,000 bytes, over the limit of 500,000" in (
+        accented.error or ""
+    )
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, math.nan, math.inf, True, "1000"])
+def test_max_result_bytes_must_be_a_positive_integer(bad: Any) -> None:
+    with pytest.raises(ConfigurationError, match="MCP server 'files': max_result_bytes"):
+        stdio_server(name="files", max_result_bytes=bad)
+
+
+@pytest.mark.parametrize("number", [math.nan, math.inf])
+async def test_a_non_finite_argument_is_refused_before_the_server_is_called(number: float) -> None:
+    model = ScriptedModel([call("slow", seconds=number), "no"])
+    result = await Agent("waiter", tools=[stdio_server()], model=model).run("wait")
+    (record,) = records(result)
+    # the SDK would have sent it as null, and the server said "not a number" about null
+    assert record.is_error and record.error == (
+        f"tool 'slow': invalid arguments: seconds: Input should be a finite number, got {number}"
+    )
