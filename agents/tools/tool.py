@@ -118,6 +118,7 @@ class Tool:
         "outputs_to_state",
         "parameters",
         "private_errors",
+        "reads_run",
         "requires_confirmation",
         "retry",
         "schema",
@@ -159,6 +160,11 @@ class Tool:
         self.requires_confirmation = requires_confirmation
         fields = self._parameters(param_docs)
         self.parameters = list(fields)
+        # Whether a call reads the run around it: a `ToolContext` or `State` parameter,
+        # parameters from state, results written to state. A plain sync tool that does not is
+        # called with no `ToolContext` (`invoke_inline(arguments, None)`): one object fewer a
+        # call. Decided here, once: the dispatcher reads it on every call.
+        self.reads_run = bool(self._injected or self._state_inputs or self.outputs_to_state)
         warn_about_definition(fn, self.name, self.description, self.parameters)
         self._describe(fields)
 
@@ -329,14 +335,6 @@ class Tool:
         if staged.kv is not context.state.kv:
             staged.kv.commit()  # type: ignore[attr-defined]
         return result
-
-    @property
-    def reads_run(self) -> bool:
-        """Whether a call of this tool reads the run around it: a `ToolContext` or `State`
-        parameter, parameters filled from state (`inputs_from_state`), or results written to
-        state (`outputs_to_state`). A plain sync tool that does not is called with no
-        `ToolContext` (`invoke_inline(arguments, None)`): one object fewer per call."""
-        return bool(self._injected or self._state_inputs or self.outputs_to_state)
 
     def invoke_inline(self, arguments: Any, context: ToolContext | None) -> Any:
         """`invoke` for a plain sync tool (`inline`), called without a coroutine; `context`
