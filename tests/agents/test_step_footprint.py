@@ -179,7 +179,9 @@ def test_a_run_waiting_on_its_model_keeps_at_most_34_tracked_objects_alive() -> 
     # (`AgentStep._plain_call`), no list for a run without sinks (`kernel._observe`).
     # Counted in a process of its own, as above.
     per_run = counted_alone("tracked_objects_per_waiting_run")
-    assert per_run <= 34, per_run  # 35 with a list of no sinks, 36 with an `AgentCall`
+    # 34 per run, give or take a stray object of the event loop's in the 200 runs counted
+    # (33.935 to 34.005 measured): one object more per run is what this catches
+    assert per_run < 34.5, per_run  # 35 with a list of no sinks, 36 with an `AgentCall`
 
 
 def test_a_step_awaits_the_model_through_the_loop_and_the_agent_call_only() -> None:
