@@ -197,14 +197,16 @@ class AgentStep:
         message = response.message
         message.name = self.name
         asked = message.tool_calls
-        records: list[ToolCallRecord] = []
+        records: list[ToolCallRecord]
         if asked:  # as `_staged_call` runs them: no coroutine for a lone plain sync tool
             started_calls: Any = start_tool_calls(ctx, self, self.tools or {}, asked)
             records = started_calls
             if type(started_calls) is not list or ctx.engine.interrupts:
                 records = await self._tools_finished(ctx, started_calls)
-        elif message.content and self.output_key:  # a final answer, kept in `output_key`
-            self._store_output(ctx, message.content)
+        else:
+            records = []
+            if message.content and self.output_key:  # a final answer, kept in `output_key`
+                self._store_output(ctx, message.content)
         return self._record(
             ctx, prompt, history, response, records, started_at, started, (), schemas
         )

@@ -8,11 +8,15 @@ the same process that only warms up, divided by the steps run:
 - W1: one run of N = 1000 steps in process (the scripted model answers at once), after a
   warm-up and a full collection (the same in every process: see `W1_CHILD`);
 - W2: 500 runs of 10 steps at once, the model sleeping 10 ms a call, with docs/servers.md's
-  collector settings (`w2_instructions.py`).
+  collector settings (`w2_instructions.py`);
+- W2d: the same batch with the collector as Python starts it (its default thresholds), where
+  the collector's passes over the runs alive at once are part of every step's cost (not in
+  the default `--workloads`: W2's budget is the server settings').
 
     python benchmarks/step_budget.py                 # this checkout
     python benchmarks/step_budget.py --against main  # and a git ref, side by side, with ratios
     python benchmarks/step_budget.py --against f178e9b --against main --jobs 4
+    python benchmarks/step_budget.py --against main --workloads w2,w2d
 
 `--against` (repeatable) checks each ref out into a temporary worktree and counts it the same
 way, in the same invocation; `--jobs` runs that many callgrind processes at once (the counts
@@ -66,9 +70,13 @@ def instructions(root: Path, workload: str, size: int) -> int:
     if workload == "w1":
         script = W1_CHILD.format(bench=str(root / "benchmarks"), root=str(root))
         command = [sys.executable, "-c", script, str(size)]
-    else:
-        command = [sys.executable, str(root / "benchmarks" / "w2_instructions.py"), str(size)]
+    else:  # w2: the server settings; w2d: the collector's default thresholds
+        collector = "default" if workload == "w2d" else "server"
+        # this checkout's batch script for every ref, on the ref's library (`ours_bench.py`
+        # reads AGENT_NETWORK_SOURCE), as `w2_budget.py --against` runs it
+        command = [sys.executable, str(HERE / "w2_instructions.py"), str(size), collector]
     environment = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(root)}
+    environment["AGENT_NETWORK_SOURCE"] = str(root)
     with tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out", *command],

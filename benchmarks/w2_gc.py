@@ -5,7 +5,12 @@ call) once, in this process, after the same warmup, and prints the batch's wall 
 time per step, then per collector generation the number of passes, their CPU time and what
 they freed. Also: the tracked objects alive before the batch.
 
+`--scanned` also counts, per generation, the objects each pass examined (the tracked objects of
+the generations it collects, counted when it starts): a figure a loaded machine does not blur,
+unlike the CPU times, which the counting itself then inflates.
+
     python benchmarks/w2_gc.py [--runs 1000] [--gc default|server|off] [--loop asyncio|uvloop]
+                               [--scanned]
 
 `--gc server` is docs/servers.md's recipe (`gc.freeze()`, `gc.set_threshold(50_000, 20, 100)`);
 `--gc off` disables the collector for the batch (what the step costs without it).
@@ -32,12 +37,17 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=1000)
     p.add_argument("--gc", choices=("default", "server", "off"), default="default")
     p.add_argument("--loop", choices=("asyncio", "uvloop"), default="asyncio")
+    p.add_argument("--scanned", action="store_true", help="count the objects each pass examines")
     args = p.parse_args()
     passes = {generation: [0, 0.0, 0] for generation in range(3)}  # count, CPU s, freed
+    scanned = dict.fromkeys(range(3), 0)
     started = [0.0]
 
     def timed(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
+            if args.scanned:  # what the pass will examine: its generation and the younger ones
+                younger = range(info["generation"] + 1)
+                scanned[info["generation"]] += sum(len(gc.get_objects(g)) for g in younger)
             started[0] = time.process_time()
             return
         entry = passes[info["generation"]]
@@ -70,6 +80,7 @@ def main() -> None:
             print(
                 f"  generation {generation}: {count} passes, {spent * 1e3:.1f} ms CPU "
                 f"({spent * 1e6 / steps:.1f} us per step), freed {freed} objects"
+                + (f", {scanned[generation] / steps:.1f} examined per step" if args.scanned else "")
             )
 
     if args.loop == "uvloop":

@@ -7,9 +7,10 @@ and the same process with no batch, and divide the difference by R x 10 steps:
     valgrind --tool=callgrind python benchmarks/w2_instructions.py 0 server     # -> Ir(0)
     # (Ir(500) - Ir(0)) / 5000 = instructions per W2 step
 
-Twenty warm-up runs come first (caches, schemas, adapters), in both processes. `server`
-applies docs/servers.md's collector settings after them; `default` leaves the collector as
-Python starts it. The model sleeps 10 ms per call, as in `ours_bench.py`'s W2.
+Twenty warm-up runs come first (caches, schemas, adapters), then a full collection, in both
+processes (as `bench_common.measure_w2_once` does before its batch). `server` then applies
+docs/servers.md's collector settings; `default` leaves the thresholds as Python starts them.
+The model sleeps 10 ms per call, as in `ours_bench.py`'s W2.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from ours_bench import InstantModel, make_run
 async def batch(runs: int, collector: str) -> None:
     run = make_run(InstantModel(0.01))
     await asyncio.gather(*(run(10) for _ in range(20)))
+    gc.collect()
     if collector == "server":
-        gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
     if runs:

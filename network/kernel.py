@@ -180,7 +180,7 @@ def _observe(
     sinks: Sequence[Sink],
     *,
     metered: bool = False,
-) -> list[Sink]:
+) -> Sequence[Sink]:
     """The network's default limits, the run's stages (the network's capabilities, with a
     run's own where it has some: `RunnableNetwork.run_stages_for`) and the telemetry sink
     when the run is traced.
@@ -199,8 +199,9 @@ def _observe(
     ctx.engine.record_model_calls = (
         ctx.engine.record_model_calls or spans is not None or ctx.engine.budget is not None
     )
-    # the spans only watch the run: they never make a model request stream (`Observer`)
-    return [*sinks, Observer(spans)] if spans is not None else list(sinks)
+    # the spans only watch the run: they never make a model request stream (`Observer`); the
+    # sinks as given otherwise (no list per run: its coroutines keep it while the run lives)
+    return [*sinks, Observer(spans)] if spans is not None else sinks
 
 
 def _refuse_history_on_thread(thread: ThreadRef, state: Any) -> None:

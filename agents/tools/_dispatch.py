@@ -132,8 +132,9 @@ def start_call(
     ):
         policy = retry_policy(tool, agent, network)
     if tool.inline and policy is None:
-        context = ToolContext(network, agent, state, call.id, ctx)
-        return _attempt_inline(ctx, tool, call, context, started)[0]
+        # a tool that reads nothing of the run is given no ToolContext (`Tool.reads_run`)
+        context = ToolContext(network, agent, state, call.id, ctx) if tool.reads_run else None
+        return _attempt_inline(ctx, agent, tool, call, context, started)[0]
     return _awaited(ctx, agent, tool, call, state, policy, started)
 
 
@@ -201,7 +202,7 @@ async def _attempt(
     """One try of a call: its record (a failure included), and the exception behind a
     failure a `RetryPolicy` may retry (None for success, `ToolError`s and `Retry`)."""
     if tool.inline:
-        return _attempt_inline(ctx, tool, call, context, started)
+        return _attempt_inline(ctx, context.agent, tool, call, context, started)
     timed_out = False
     try:
         if timeout is None:
@@ -212,18 +213,25 @@ async def _attempt(
     except Exception as exc:
         if isinstance(exc, TimeoutError) and timeout is not None:
             timed_out = scope.cancel_called
-        return _failure(ctx, tool, call, context, exc, timeout if timed_out else None, started)
+        timed_out_after = timeout if timed_out else None
+        return _failure(ctx, context.agent, tool, call, exc, timed_out_after, started)
     return _returned(ctx, tool, call, result, started), None
 
 
 def _attempt_inline(
-    ctx: RunContext, tool: Tool, call: ToolCall, context: ToolContext, started: float
+    ctx: RunContext,
+    agent: AgentLike,
+    tool: Tool,
+    call: ToolCall,
+    context: ToolContext | None,
+    started: float,
 ) -> tuple[ToolCallRecord, Exception | None]:
-    """`_attempt` for a plain sync tool: called on the event loop, no coroutine."""
+    """`_attempt` for a plain sync tool: called on the event loop, no coroutine (`context`
+    None for a tool that does not read the run: `Tool.reads_run`)."""
     try:
         result = tool.invoke_inline(call.arguments, context)
     except Exception as exc:
-        return _failure(ctx, tool, call, context, exc, None, started)
+        return _failure(ctx, agent, tool, call, exc, None, started)
     if type(result) is str:
         return ToolCallRecord.succeeded(call, result, result, started), None
     return _returned(ctx, tool, call, result, started), None
@@ -252,9 +260,9 @@ def _returned(
 
 def _failure(
     ctx: RunContext,
+    agent: AgentLike,
     tool: Tool,
     call: ToolCall,
-    context: ToolContext,
     exc: Exception,
     timed_out_after: float | None,
     started: float,
@@ -284,7 +292,7 @@ def _failure(
     if isinstance(exc, UnstorableValueError):  # a bug in the tool's code: tell the developer
         warn_at(  # the tool's own line: its code is what writes the unstorable value
             tool.fn,
-            f"agent {context.agent.name!r}, tool {call.name!r}: {exc} (the tool's writes "
+            f"agent {agent.name!r}, tool {call.name!r}: {exc} (the tool's writes "
             "were rolled back and the model was told)",
             ToolStateWarning,
         )

@@ -119,6 +119,7 @@ class Tool:
         "outputs_to_state",
         "parameters",
         "private_errors",
+        "reads_run",
         "requires_confirmation",
         "retry",
         "schema",
@@ -160,6 +161,11 @@ class Tool:
         self.requires_confirmation = requires_confirmation
         fields = self._parameters(param_docs)
         self.parameters = list(fields)
+        # Whether a call reads the run around it: a `ToolContext` or `State` parameter,
+        # parameters from state, results written to state. A plain sync tool that does not is
+        # called with no `ToolContext` (`invoke_inline(arguments, None)`): one object fewer a
+        # call. Decided here, once: the dispatcher reads it on every call.
+        self.reads_run = bool(self._injected or self._state_inputs or self.outputs_to_state)
         warn_about_definition(fn, self.name, self.description, self.parameters)
         self._describe(fields)
 
@@ -333,15 +339,18 @@ class Tool:
             staged.kv.commit()  # type: ignore[attr-defined]
         return result
 
-    def invoke_inline(self, arguments: Any, context: ToolContext) -> Any:
-        """`invoke` for a plain sync tool (`inline`), called without a coroutine."""
+    def invoke_inline(self, arguments: Any, context: ToolContext | None) -> Any:
+        """`invoke` for a plain sync tool (`inline`), called without a coroutine; `context`
+        may be None for a tool that does not read the run (`reads_run`)."""
         result = self.fn(**self._arguments(arguments, context))
         if self.outputs_to_state:
+            assert context is not None, "a tool that writes to state reads the run (reads_run)"
             self._write_outputs(result, context.state.kv)
         return result
 
-    def _arguments(self, arguments: Any, context: ToolContext) -> dict[str, Any]:
-        """The keyword arguments of one call: validated, plus injected and state parameters."""
+    def _arguments(self, arguments: Any, context: ToolContext | None) -> dict[str, Any]:
+        """The keyword arguments of one call: validated, plus injected and state parameters
+        (`context` is read only for those: None for a tool that has none)."""
         fields = self._argument_fields
         if fields is not None and type(arguments) is dict:
             # `validate` written out, without its two Python calls: every tool call runs this.
@@ -353,22 +362,24 @@ class Tool:
                 raise self._invalid(exc) from exc
         else:
             kwargs = self.validate(arguments)
-        if self._injected:
-            for param, kind in self._injected.items():
-                kwargs[param] = context if kind == _CONTEXT else context.state
-        if self._state_inputs:
-            kv = context.state.kv
-            for param, (key, default) in self._state_inputs.items():
-                if kv.has(key):
-                    kwargs[param] = kv.get(key)
-                elif default is not inspect.Parameter.empty:
-                    kwargs[param] = default
-                else:
-                    raise ToolError(
-                        f"tool {self.name!r}: parameter {param!r} comes from state key {key!r}, "
-                        "which has no value",
-                        tool=self.name,
-                    )
+        if self._injected or self._state_inputs:  # parameters the run fills (`reads_run`)
+            assert context is not None, "a tool with such parameters reads the run"
+            if self._injected:
+                for param, kind in self._injected.items():
+                    kwargs[param] = context if kind == _CONTEXT else context.state
+            if self._state_inputs:
+                kv = context.state.kv
+                for param, (key, default) in self._state_inputs.items():
+                    if kv.has(key):
+                        kwargs[param] = kv.get(key)
+                    elif default is not inspect.Parameter.empty:
+                        kwargs[param] = default
+                    else:
+                        raise ToolError(
+                            f"tool {self.name!r}: parameter {param!r} comes from state key "
+                            f"{key!r}, which has no value",
+                            tool=self.name,
+                        )
         return kwargs
 
     def _write_outputs(self, result: Any, kv: Any) -> None:

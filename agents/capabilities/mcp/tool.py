@@ -69,6 +69,7 @@ class MCPTool(Tool):
         self.isolated = False
         self.blocking = False
         self.inline = False
+        self.reads_run = True  # never read: a tool that is not inline is given its context
         self._process_target = None
         self._injected = {}
         self._state_inputs = {}
