@@ -19,10 +19,9 @@ from typing import Any
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.provenance import (
     CALLER_FIELDS,
-    LOG_FIELDS,
+    LogEntry,
     WriteRecord,
     WriterFields,
-    log_entries,
     write_record,
 )
 from network.state.schema import Handler, KeySpec, StateSchema, validation_error
@@ -70,7 +69,7 @@ class KV:
         self._ops: list[Op] = []  # persistent-key ops not yet taken by `take_ops`
         self._published = 0  # how many of them `unpublished_ops` handed out already
         self._corrections: list[Op] | None = None  # see `rollback`: shown, then undone
-        self._log: list[Any] = []  # every successful write, in order (flat: `log_entries`)
+        self._log: list[LogEntry] = []  # every successful write, in order
         self._journal: list[tuple[str, str, Any, bool]] | None = None
         self.writer: WriterFields = CALLER_FIELDS  # on whose behalf the store is written now
         self._shared: list[tuple[str, Any, Handler]] = []  # see take_shared_writes
@@ -216,7 +215,7 @@ class KV:
         self._flat.discard(key)
         if spec.persistent:
             self._ops.append({"op": "remove", "path": spec.pointer})
-        self._log.extend((key, "delete", time.time(), *self.writer))
+        self._log.append((key, "delete", time.time(), *self.writer))
         if self.record_shared_writes and key.startswith(_SHARED_PREFIXES):
             self._shared.append((key, MISSING, replace_values))
         return True
@@ -270,7 +269,7 @@ class KV:
                     current.append(copy_value(item))
                     if ops is not None:
                         ops.append({"op": "add", "path": path, "value": spec.item_json(item)})
-        self._log.extend((key, "set", time.time(), *self.writer))
+        self._log.append((key, "set", time.time(), *self.writer))
 
     def _merge_entries(self, spec: KeySpec, current: Any, entries: dict[Any, Any]) -> None:
         key = spec.key
@@ -291,7 +290,7 @@ class KV:
             if ops is not None:
                 path = prefix + str(name).replace("~", "~0").replace("/", "~1")
                 ops.append({"op": "add", "path": path, "value": value})
-        self._log.extend((key, "set", time.time(), *self.writer))
+        self._log.append((key, "set", time.time(), *self.writer))
 
     def _replace(self, spec: KeySpec, current: Any, validated: Any) -> None:
         key = spec.key
@@ -305,7 +304,7 @@ class KV:
             self._ops.append(
                 {"op": "add", "path": spec.pointer, "value": spec.json_copy(validated)}
             )
-        self._log.extend((key, "set", time.time(), *self.writer))
+        self._log.append((key, "set", time.time(), *self.writer))
 
     # -- deltas and provenance ---------------------------------------------------------------
 
@@ -355,7 +354,7 @@ class KV:
 
     def history_of(self, key: str) -> list[WriteRecord]:
         """Every successful write to `key`, oldest first."""
-        return [write_record(entry) for entry in log_entries(self._log) if entry[0] == key]
+        return [write_record(entry) for entry in self._log if entry[0] == key]
 
     def take_shared_writes(self) -> list[tuple[str, Any, Handler]]:
         """The raw writes to `user:` / `app:` keys since the last call, and forget them.
@@ -371,17 +370,17 @@ class KV:
 
     def writes_since(self, start: int) -> list[WriteRecord]:
         """The successful writes from position `start` of the write log on, oldest first."""
-        return [write_record(entry) for entry in log_entries(self._log, start)]
+        return [write_record(entry) for entry in self._log[start:]]
 
     @property
     def write_count(self) -> int:
         """How many successful writes the write log holds (a position for `writes_since`)."""
-        return len(self._log) // LOG_FIELDS
+        return len(self._log)
 
     @property
     def write_log(self) -> list[WriteRecord]:
         """Every successful write, oldest first."""
-        return [write_record(entry) for entry in log_entries(self._log)]
+        return [write_record(entry) for entry in self._log]
 
     # -- savepoints ----------------------------------------------------------------------------
 

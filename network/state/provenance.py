@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from typing import Any, NamedTuple
 
 
@@ -18,26 +17,17 @@ class Writer(NamedTuple):
 
 
 WriterFields = tuple[str | None, int | None, str | None, str | None, str, str | None]
-"""A `Writer`'s fields as a plain tuple: what the store holds as its current writer and copies
-into its write log. A plain tuple of strings and ints is cheaper to build than a NamedTuple (no
-Python-level `__new__`). `as_writer` turns one into the public `Writer`."""
+"""A `Writer`'s fields as a plain tuple: what the store holds as its current writer and keeps
+in its write log. A plain tuple of strings and ints is cheaper to build than a NamedTuple (no
+Python-level `__new__`), and the garbage collector stops tracking it at its first pass (it
+never does for a NamedTuple), so the log entries every step leaves behind cost the collector
+nothing once they are old: with many runs alive at once, that is most of the heap it would
+otherwise rescan. `as_writer` turns one into the public `Writer`."""
 
-# The store's write log is one flat list: each write is LOG_FIELDS consecutive items (key,
-# "set" / "delete", time, then the writer's six fields), with no object of its own. With many
-# runs alive at once, an object kept per write is one more for the garbage collector to count
-# and scan on every step (a tuple of plain values, untracked at its first pass, still cost
-# about 1,000 instructions a step in a W2 batch: benchmarks/README.md); the log's items are
-# strings and numbers it never visits. `log_entries` reads it back, entry by entry, and
-# `write_record` makes a `WriteRecord` of an entry when asked.
-LOG_FIELDS = 9
-LogEntry = Sequence[Any]  # one write's LOG_FIELDS items
-
-
-def log_entries(log: list[Any], start: int = 0) -> Iterator[LogEntry]:
-    """The entries of a flat write log (see above), from its entry number `start` on."""
-    for at in range(start * LOG_FIELDS, len(log), LOG_FIELDS):
-        yield log[at : at + LOG_FIELDS]
-
+# The store keeps its write log as flat plain tuples (key, "set" / "delete", time, then the
+# writer's fields: no tuple inside, so the collector untracks an entry at its first pass) and
+# hands out `WriteRecord`s when asked.
+LogEntry = tuple[Any, ...]
 
 CALLER = Writer()
 """The writer outside any run: the code that made or seeded the state."""
