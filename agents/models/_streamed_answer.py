@@ -19,9 +19,9 @@ import time
 from typing import Any
 
 from agents.models._tool_arguments import parse_arguments
+from agents.models._tool_call_ids import own_id
 from agents.models.base import ChunkHandler, ReasoningDelta, TextDelta, ToolCallDelta
 from network.history.messages import AssistantMessage, ToolCall
-from network.ids import new_id
 
 
 class StreamedAnswer:
@@ -64,7 +64,8 @@ class StreamedAnswer:
         """A piece of tool call `index`: its id and name come with its first piece."""
         call = self.calls.get(index)
         if call is None:
-            call = self.calls[index] = [call_id or new_id("call_"), name or "", []]
+            call_id = own_id(call_id, [earlier[0] for earlier in self.calls.values()])
+            call = self.calls[index] = [call_id, name or "", []]
             await self._emit(ToolCallDelta(index=index, id=call[0], name=call[1]))
         elif name and not call[1]:
             call[1] = name

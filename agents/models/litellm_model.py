@@ -75,12 +75,12 @@ from agents.models._retry import retry_after
 from agents.models._retrying import RetryingModel
 from agents.models._streamed_answer import StreamedAnswer
 from agents.models._tool_arguments import parse_arguments
+from agents.models._tool_call_ids import own_id
 from agents.models._usage import estimated_usage, reported_usage
 from agents.models._wire import to_wire_list
 from agents.models.base import ModelRequest, ModelResponse
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
-from network.ids import new_id
 
 _litellm: Any = None
 
@@ -429,14 +429,11 @@ def _prompt_chars(messages: list[dict[str, Any]]) -> int:
 def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
     choice = response.choices[0]
     message = choice.message
-    tool_calls = [
-        ToolCall(
-            call.id or new_id("call_"),
-            call.function.name or "",
-            parse_arguments(call.function.arguments),
-        )
-        for call in (message.tool_calls or ())
-    ]
+    tool_calls: list[ToolCall] = []
+    for call in message.tool_calls or ():
+        call_id = own_id(call.id, [earlier.id for earlier in tool_calls])
+        name = call.function.name or ""
+        tool_calls.append(ToolCall(call_id, name, parse_arguments(call.function.arguments)))
     assistant = AssistantMessage(
         message.content or None, tool_calls, reasoning=_reasoning_of(message) or None
     )

@@ -53,11 +53,11 @@ from agents.models._retry import retry_after
 from agents.models._retrying import RetryingModel
 from agents.models._streamed_answer import StreamedAnswer
 from agents.models._tool_arguments import parse_arguments
+from agents.models._tool_call_ids import own_id
 from agents.models._usage import estimated_usage, reported_usage
 from agents.models.base import ModelRequest, ModelResponse
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage, ToolCall
-from network.ids import new_id
 
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
@@ -208,7 +208,10 @@ def _parse(content: bytes, body_size: int) -> ModelResponse:
         message = {}
     text = message.get("content")
     calls = message.get("tool_calls")
-    tool_calls = [_tool_call(c) for c in calls or () if isinstance(c, dict)]
+    tool_calls: list[ToolCall] = []
+    for call in calls or ():
+        if isinstance(call, dict):
+            tool_calls.append(_tool_call(call, [earlier.id for earlier in tool_calls]))
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     assistant = AssistantMessage(
         text if isinstance(text, str) and text else None,
@@ -228,12 +231,11 @@ def _unfinished(said: list[str]) -> str:
     )
 
 
-def _tool_call(call: dict[str, Any]) -> ToolCall:
+def _tool_call(call: dict[str, Any], taken: list[str]) -> ToolCall:
     function = call.get("function")
     function = function if isinstance(function, dict) else {}
-    call_id = call.get("id")
     return ToolCall(
-        call_id if isinstance(call_id, str) and call_id else new_id("call_"),
+        own_id(call.get("id"), taken),
         _text(function.get("name")) or "",
         parse_arguments(function.get("arguments")),
     )

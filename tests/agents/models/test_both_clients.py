@@ -155,6 +155,33 @@ async def test_streamed_pieces_and_usage_reach_both_alike(openai_server: FakeOpe
     assert [c.arguments for c in seen["native"] if isinstance(c, ToolCallDelta)][1:] == pieces
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+async def test_an_id_the_server_repeats_in_one_answer_is_made_unique_on_both(
+    openai_server: FakeOpenAIServer, client: Any, streamed: bool
+) -> None:
+    # Two calls sharing an id would answer as one: the provider matches tool messages by it,
+    # and the AG-UI client refuses a second TOOL_CALL_START with an id it has seen.
+    openai_server.add_tool_calls(
+        FakeToolCall("lookup", {"city": "Quito"}, id="call_1"),
+        FakeToolCall("lookup", {"city": "Lima"}, id="call_1"),
+        FakeToolCall("lookup", {"city": "Oslo"}, id="call_2"),
+    )
+    chunks: list[Any] = []
+
+    async def on_chunk(chunk: Any) -> None:
+        chunks.append(chunk)
+
+    model = client(openai_server.base_url)
+    response = await model.complete(conversation(), on_chunk if streamed else None)
+    first, second, third = response.message.tool_calls
+    assert first == ToolCall("call_1", "lookup", {"city": "Quito"})
+    assert second.id not in ("call_1", "call_2") and second.arguments == {"city": "Lima"}
+    assert third == ToolCall("call_2", "lookup", {"city": "Oslo"})
+    if streamed:  # the ids the stream announced are the answer's
+        announced = [c.id for c in chunks if isinstance(c, ToolCallDelta) and c.id]
+        assert announced == [first.id, second.id, third.id]
+
+
 @pytest.mark.parametrize(
     ("reply", "problem"),
     [

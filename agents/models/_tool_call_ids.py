@@ -1,0 +1,24 @@
+"""Tool-call ids unique within one answer, on every client.
+
+A call's id is how its result finds it: the provider matches each tool message of the next
+request to a call by it, the AG-UI client's verifier refuses a second `TOOL_CALL_START` with an
+id it has already seen (so the run fails in the browser), and an approval is answered by it.
+A server that sends one id twice in an answer, or none, would make two calls look like one.
+The first call keeps the id it came with; a repeated or missing one gets a fresh id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from network.ids import new_id
+
+
+def own_id(call_id: str | None, taken: Collection[str]) -> str:
+    """`call_id` when the server sent one that no earlier call of the answer has, else a fresh
+    id."""
+    return (
+        call_id
+        if isinstance(call_id, str) and call_id and call_id not in taken
+        else new_id("call_")
+    )
