@@ -91,8 +91,16 @@ async def test_a_cancelled_stream_leaks_no_connection(openai_server: FakeOpenAIS
     pooled = client_connections(port)  # the one kept alive for the next call
     for _ in range(5):
         openai_server.add(Reply(text="Never finished", hold_after=2, hold_timeout=5))
-        with anyio.move_on_after(0.3):
-            await model.complete(ask())
+        taken = len(openai_server.requests) + 1
+        async with anyio.create_task_group() as calls:
+            calls.start_soon(model.complete, ask())
+            # cancelled once the server holds its reply: cancelled earlier (a loaded machine),
+            # the request never arrives and its reply would answer the next call
+            with anyio.fail_after(10):
+                while len(openai_server.requests) < taken:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.1)  # the first chunks reach the client
+            calls.cancel_scope.cancel()
     await anyio.sleep(0.2)
     assert client_connections(port) <= pooled  # every cancelled call closed its connection
     openai_server.release()
