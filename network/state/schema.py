@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 from network.errors import ConfigurationError, StateError, StateValidationError
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.scopes import is_persistent, json_pointer
-from network.state.storable import Check, ints_in_range, mentions_int, storable_check
+from network.state.storable import (
+    Check,
+    has_utf8_form,
+    ints_in_range,
+    mentions_int,
+    storable_check,
+)
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
 
@@ -448,7 +454,7 @@ class StateSchema:
             )
         if not isinstance(key, str) or not key:
             raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
-        if "\x00" in key or (not key.isascii() and _lone_surrogate(key)):
+        if "\x00" in key or (not key.isascii() and not has_utf8_form(key)):
             # a thread store keeps the key as text: PostgreSQL refuses NUL, and no driver can
             # encode a lone surrogate; refused here, not at the commit after the model was paid
             raise StateError(
@@ -500,11 +506,3 @@ __all__ = [
     "replace_values",
     "untyped_spec",
 ]
-
-
-def _lone_surrogate(key: str) -> bool:
-    try:
-        key.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False

@@ -39,6 +39,7 @@ from network.errors import MessageError, StaleThreadError
 from network.history.messages import AssistantMessage, UserMessage
 from network.run.context import NetworkLike
 from network.run.thread_ref import ThreadRef
+from network.state.storable import has_utf8_form
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
@@ -167,7 +168,7 @@ def _checked_content(index: int, content: Any) -> str:
         raise MessageError(
             f"message {index}: content holds a NUL character", index=index, field="content"
         )
-    if not _encodable(content):
+    if not has_utf8_form(content):
         raise MessageError(
             f"message {index}: content holds a lone surrogate (no UTF-8 form)",
             index=index,
@@ -185,7 +186,10 @@ def _checked_content(index: int, content: Any) -> str:
 def _check_label(index: int, key: str, value: Any) -> None:
     """A message's optional `name` or `id`: short text, no NUL, no lone surrogate."""
     if value is not None and (
-        not isinstance(value, str) or len(value) > 200 or "\x00" in value or not _encodable(value)
+        not isinstance(value, str)
+        or len(value) > 200
+        or "\x00" in value
+        or not has_utf8_form(value)
     ):
         raise MessageError(
             f"message {index}: {key} must be text of at most 200 characters (no NUL, "
@@ -193,12 +197,3 @@ def _check_label(index: int, key: str, value: Any) -> None:
             index=index,
             field=key,
         )
-
-
-def _encodable(text: str) -> bool:
-    """Whether `text` has a UTF-8 form (a lone surrogate such as "\\ud800" has none)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
