@@ -7,6 +7,8 @@ and the interrupt stays pending.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -36,14 +38,23 @@ def edited(interrupt_id: str, arguments: Any) -> list[dict[str, Any]]:
     return [{"interruptId": interrupt_id, "status": "resolved", "payload": payload}]
 
 
-async def test_an_approval_with_edits_runs_the_edited_call() -> None:
-    calls: list[str] = []
+@asynccontextmanager
+async def waiting_on_approval(
+    calls: list[str] | None = None,
+) -> AsyncIterator[tuple[Any, httpx.AsyncClient, dict[str, Any]]]:
+    """The recipe network served, a client, and the approval its first run waits on."""
     asgi = app(recipe_network(confirm=True, calls=calls))
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=asgi), base_url="http://t"
     ) as http:
         first = events(await http.post("/", json=request("r1")))
         (interrupt,) = first[-1]["outcome"]["interrupts"]
+        yield asgi, http, interrupt
+
+
+async def test_an_approval_with_edits_runs_the_edited_call() -> None:
+    calls: list[str] = []
+    async with waiting_on_approval(calls) as (asgi, http, interrupt):
         assert "editedArgs" in interrupt["responseSchema"]["properties"]
 
         bad = await http.post(
@@ -68,12 +79,7 @@ async def test_an_approval_with_edits_runs_the_edited_call() -> None:
 
 
 async def test_edits_come_only_with_an_approval() -> None:
-    asgi = app(recipe_network(confirm=True))
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
-    ) as http:
-        first = events(await http.post("/", json=request("r1")))
-        (interrupt,) = first[-1]["outcome"]["interrupts"]
+    async with waiting_on_approval() as (_, http, interrupt):
         payload = {"approved": False, "editedArgs": {"recipe_data": WAFFLES}}
         resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
         refused = await http.post("/", json=request("r2", text=None, resume=resume))
@@ -85,12 +91,7 @@ async def test_an_edit_holding_a_non_finite_number_is_refused_naming_the_field(
     number: str,
 ) -> None:
     calls: list[str] = []
-    asgi = app(recipe_network(confirm=True, calls=calls))
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
-    ) as http:
-        first = events(await http.post("/", json=request("r1")))
-        (interrupt,) = first[-1]["outcome"]["interrupts"]
+    async with waiting_on_approval(calls) as (asgi, http, interrupt):
         resume = edited(interrupt["id"], {"recipe_data": {**WAFFLES, "minutes": "@"}})
         # the JSON literal as a client may send it (json.dumps would write "@" quoted)
         body = json.dumps(request("r2", text=None, resume=resume)).replace('"@"', number)
