@@ -3,7 +3,8 @@
     python benchmarks/stored_run.py                   # this checkout
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
-        [--concurrency N] [--backends none,memory,memory-waits,sqlite,sqlite-normal,postgres]
+        [--concurrency N]
+        [--backends none,memory,memory-waits,memory-pg,sqlite,sqlite-normal,postgres]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -17,6 +18,11 @@ but not a power cut) and `postgres` (Debian's server, started here, fsync off as
 run it). `memory-waits` (not run by default) is `MemoryStore` with each commit sleeping
 `--wait-ms` on the event loop first, as long as a commit waits for SQLite's fsync here: the
 CPU a run costs for waiting alone (see benchmarks/README.md, "Where a stored run's CPU goes").
+`memory-pg` (not run by default) is `MemoryStore` with each read of the thread and each commit
+making one trivial statement's round trip (`SELECT 1`) to PostgreSQL first, on the SQL store's
+own connections (`PostgresLink`): as many round trips as the PostgreSQL store makes, none of
+its statements, encoding or decoding. The floor a store that asks PostgreSQL four times a run
+through asyncio and asyncpg can reach (see benchmarks/README.md, "The PostgreSQL pass").
 
 `--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
 them): the event loop has other runs to go on with while one waits for the database, as a
@@ -69,6 +75,7 @@ FIGURES = (
     "round_trips",
 )
 COUNTED = FIGURES[4:]  # from the counting pass
+POSTGRES = ("postgres", "memory-pg")  # the backends on a PostgreSQL database of their own
 
 
 def three_calls() -> Any:
@@ -170,6 +177,8 @@ def child(
             store = MemoryStore()
         elif backend == "memory-waits":
             store = waiting(MemoryStore(), wait_ms / 1000)
+        elif backend == "memory-pg":
+            store = round_trips(MemoryStore(), url, lanes)
         elif backend == "sqlite-normal":
             store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
@@ -204,7 +213,7 @@ def child(
                     group.start_soon(lane_runs, lane, first, count // lanes)
 
         await all_lanes(0, warmup)
-        database = url.rsplit("/", 1)[-1] if backend == "postgres" else None
+        database = url.rsplit("/", 1)[-1] if backend in POSTGRES else None
         before, server = COUNTER.snapshot(), server_cpu(database)
         cpu, loop, wall = time.process_time(), time.thread_time(), time.perf_counter()
         await all_lanes(warmup, measured)
@@ -263,6 +272,32 @@ def waiting(store: Any, seconds: float) -> Any:
     return store
 
 
+def round_trips(store: Any, url: str, lanes: int) -> Any:
+    """`store` with each read of a thread and each commit making one `SELECT 1` round trip to
+    PostgreSQL first, on a `PostgresLink` of `lanes` connections (`memory-pg`)."""
+    from network.threads.sql_links import PostgresLink
+
+    plain = url.replace("postgresql+asyncpg://", "postgresql://")
+    link = PostgresLink({"dsn": plain}, size=lanes)
+    get_thread, commit, close = store.get_thread, store.append_results, store.close
+
+    async def read(thread_id: str) -> Any:
+        await link.fetch("SELECT 1")
+        return await get_thread(thread_id)
+
+    async def append_results(thread_id: str, done: Any) -> int:
+        await link.fetch("SELECT 1")
+        result: int = await commit(thread_id, done)
+        return result
+
+    async def closing() -> None:
+        await link.close()
+        await close()
+
+    store.get_thread, store.append_results, store.close = read, append_results, closing
+    return store
+
+
 def measure(
     library: Path, backend: str, mode: str, url: str, args: Any, counting: bool = False
 ) -> dict[str, float]:
@@ -300,7 +335,7 @@ def checkout(ref: str, into: Path) -> Path:
 def url_of(backend: str, folder: Path, label: str, postgres: str | None) -> str:
     if backend.startswith("sqlite"):
         return f"sqlite+aiosqlite:///{folder / f'{label}-{backend}.db'}"
-    if backend == "postgres":
+    if backend in POSTGRES:
         assert postgres is not None
         return postgres
     return ""
@@ -336,7 +371,7 @@ def main() -> None:
         )
         return
     backends = args.backends.split(",")
-    backends = [b for b in backends if not (args.no_postgres and b == "postgres")]
+    backends = [b for b in backends if not (args.no_postgres and b in POSTGRES)]
     with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         libraries = {"this checkout": ROOT}
@@ -350,7 +385,7 @@ def main() -> None:
             )
             libraries[args.against] = base
         postgres = None
-        if "postgres" in backends:
+        if any(backend in POSTGRES for backend in backends):
             sys.path.insert(0, str(ROOT))
             from tests.network.threads.postgres import postgres_server
 
@@ -362,8 +397,8 @@ def main() -> None:
                     for number, (label, library) in enumerate(libraries.items()):
                         tag = f"lib{number}-{mode}-{round_}"
                         url = url_of(backend, folder, tag, postgres)
-                        if backend == "postgres":  # a database of its own per child
-                            url = fresh_database(postgres, tag)
+                        if backend in POSTGRES:  # a database of its own per child
+                            url = fresh_database(postgres, f"{tag}-{backend}")
                         figures = measure(library, backend, mode, url, args)
                         samples.setdefault((label, mode, backend), []).append(figures)
         for mode in args.modes.split(","):  # the counts: a pass of their own (see above)
@@ -371,8 +406,8 @@ def main() -> None:
                 for number, (label, library) in enumerate(libraries.items()):
                     tag = f"lib{number}-{mode}-count"
                     url = url_of(backend, folder, tag, postgres)
-                    if backend == "postgres":
-                        url = fresh_database(postgres, tag)
+                    if backend in POSTGRES:
+                        url = fresh_database(postgres, f"{tag}-{backend}")
                     counts = measure(library, backend, mode, url, args, counting=True)
                     for figures in samples[(label, mode, backend)]:
                         figures.update({name: counts[name] for name in COUNTED})
