@@ -3,7 +3,7 @@
     python benchmarks/stored_run.py                   # this checkout
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
-        [--concurrency N]
+        [--concurrency N] [--split-cores]
         [--backends none,memory,memory-waits,memory-pg,sqlite,sqlite-normal,postgres]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
@@ -44,6 +44,10 @@ makes `--warmup` runs, then `--runs` measured ones. Per run:
 - `round_trips`: the times the event loop waited on the database: SQLite, calls handed to a
   database thread (aiosqlite's, or the store's own) and back; PostgreSQL, messages that make
   the server answer (Sync, Query) the client wrote.
+
+`--split-cores` keeps the PostgreSQL server (its postmaster, and so every backend it forks) on
+the last CPU and this script and its children on the others: the server's work then never
+takes the client's core between the client's steps, as on a server of its own.
 
 `--against REF` checks REF out into a temporary git worktree and measures it the same way,
 each of its children right after this checkout's, on databases of its own. Medians over
@@ -352,6 +356,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--concurrency", type=int, default=1, help="runs at once, each its thread")
     parser.add_argument("--backends", default="none,memory,sqlite,sqlite-normal,postgres")
+    parser.add_argument("--split-cores", action="store_true", help="the server on a CPU apart")
     parser.add_argument("--wait-ms", type=float, default=5.0, help="memory-waits' sleep")
     parser.add_argument("--child", nargs=9, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -390,6 +395,8 @@ def main() -> None:
             from tests.network.threads.postgres import postgres_server
 
             postgres = stack.enter_context(postgres_server())
+            if args.split_cores:
+                split_cores(postgres)
         samples: dict[tuple[str, str, str], list[dict[str, float]]] = {}
         for round_ in range(args.rounds):
             for mode in args.modes.split(","):
@@ -412,6 +419,36 @@ def main() -> None:
                     for figures in samples[(label, mode, backend)]:
                         figures.update({name: counts[name] for name in COUNTED})
         report(samples, libraries, backends, args)
+
+
+def split_cores(url: str) -> None:
+    """The server at `url` (started here) on the last CPU this script may use, this script (and
+    so its children) on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--split-cores needs two CPUs or more")
+    port = url.rsplit(":", 1)[1].split("/", 1)[0]
+    postmaster = None
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                command = Path(entry.path, "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if command[0].endswith(b"/postgres") and f"-p {port}".encode() in b" ".join(command):
+                postmaster = int(entry.name)
+    if postmaster is None:
+        raise SystemExit(f"--split-cores: no PostgreSQL server on port {port}")
+    for entry in os.scandir("/proc"):  # its processes so far; later backends inherit it
+        if entry.name.isdigit():
+            try:
+                parent = int(Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if parent == postmaster:
+                os.sched_setaffinity(int(entry.name), {cpus[-1]})
+    os.sched_setaffinity(postmaster, {cpus[-1]})
+    os.sched_setaffinity(0, set(cpus[:-1]))
 
 
 def fresh_database(server: str | None, name: str) -> str:
