@@ -58,10 +58,11 @@ BOUND = ["SELECT"]
 
 
 def install(kind: str) -> None:
-    """Count this process's statements on `kind` ("sqlite" or "postgres"; else nothing)."""
+    """Count this process's statements on `kind` ("sqlite", "postgres", or stored_run.py's
+    "memory-pg", whose round trips go to PostgreSQL; else nothing)."""
     if kind.startswith("sqlite"):
         _count_sqlite()
-    elif kind.startswith("postgres"):
+    elif kind.startswith("postgres") or kind == "memory-pg":
         _count_postgres()
 
 

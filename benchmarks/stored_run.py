@@ -3,7 +3,8 @@
     python benchmarks/stored_run.py                   # this checkout
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
-        [--concurrency N] [--backends none,memory,memory-waits,sqlite,sqlite-normal,postgres]
+        [--concurrency N] [--split-cores]
+        [--backends none,memory,memory-waits,memory-pg,sqlite,sqlite-normal,postgres]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -17,6 +18,11 @@ but not a power cut) and `postgres` (Debian's server, started here, fsync off as
 run it). `memory-waits` (not run by default) is `MemoryStore` with each commit sleeping
 `--wait-ms` on the event loop first, as long as a commit waits for SQLite's fsync here: the
 CPU a run costs for waiting alone (see benchmarks/README.md, "Where a stored run's CPU goes").
+`memory-pg` (not run by default) is `MemoryStore` with each read of the thread and each commit
+making one trivial statement's round trip (`SELECT 1`) to PostgreSQL first, on the SQL store's
+own connections (`PostgresLink`): as many round trips as the PostgreSQL store makes, none of
+its statements, encoding or decoding. The floor a store that asks PostgreSQL four times a run
+through asyncio and asyncpg can reach (see benchmarks/README.md, "The PostgreSQL pass").
 
 `--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
 them): the event loop has other runs to go on with while one waits for the database, as a
@@ -38,6 +44,10 @@ makes `--warmup` runs, then `--runs` measured ones. Per run:
 - `round_trips`: the times the event loop waited on the database: SQLite, calls handed to a
   database thread (aiosqlite's, or the store's own) and back; PostgreSQL, messages that make
   the server answer (Sync, Query) the client wrote.
+
+`--split-cores` keeps the PostgreSQL server (its postmaster, and so every backend it forks) on
+the last CPU and this script and its children on the others: the server's work then never
+takes the client's core between the client's steps, as on a server of its own.
 
 `--against REF` checks REF out into a temporary git worktree and measures it the same way,
 each of its children right after this checkout's, on databases of its own. Medians over
@@ -69,6 +79,7 @@ FIGURES = (
     "round_trips",
 )
 COUNTED = FIGURES[4:]  # from the counting pass
+POSTGRES = ("postgres", "memory-pg")  # the backends on a PostgreSQL database of their own
 
 
 def three_calls() -> Any:
@@ -170,6 +181,8 @@ def child(
             store = MemoryStore()
         elif backend == "memory-waits":
             store = waiting(MemoryStore(), wait_ms / 1000)
+        elif backend == "memory-pg":
+            store = round_trips(MemoryStore(), url, lanes)
         elif backend == "sqlite-normal":
             store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
@@ -204,7 +217,7 @@ def child(
                     group.start_soon(lane_runs, lane, first, count // lanes)
 
         await all_lanes(0, warmup)
-        database = url.rsplit("/", 1)[-1] if backend == "postgres" else None
+        database = url.rsplit("/", 1)[-1] if backend in POSTGRES else None
         before, server = COUNTER.snapshot(), server_cpu(database)
         cpu, loop, wall = time.process_time(), time.thread_time(), time.perf_counter()
         await all_lanes(warmup, measured)
@@ -263,6 +276,32 @@ def waiting(store: Any, seconds: float) -> Any:
     return store
 
 
+def round_trips(store: Any, url: str, lanes: int) -> Any:
+    """`store` with each read of a thread and each commit making one `SELECT 1` round trip to
+    PostgreSQL first, on a `PostgresLink` of `lanes` connections (`memory-pg`)."""
+    from network.threads.sql_links import PostgresLink
+
+    plain = url.replace("postgresql+asyncpg://", "postgresql://")
+    link = PostgresLink({"dsn": plain}, size=lanes)
+    get_thread, commit, close = store.get_thread, store.append_results, store.close
+
+    async def read(thread_id: str) -> Any:
+        await link.fetch("SELECT 1")
+        return await get_thread(thread_id)
+
+    async def append_results(thread_id: str, done: Any) -> int:
+        await link.fetch("SELECT 1")
+        result: int = await commit(thread_id, done)
+        return result
+
+    async def closing() -> None:
+        await link.close()
+        await close()
+
+    store.get_thread, store.append_results, store.close = read, append_results, closing
+    return store
+
+
 def measure(
     library: Path, backend: str, mode: str, url: str, args: Any, counting: bool = False
 ) -> dict[str, float]:
@@ -300,7 +339,7 @@ def checkout(ref: str, into: Path) -> Path:
 def url_of(backend: str, folder: Path, label: str, postgres: str | None) -> str:
     if backend.startswith("sqlite"):
         return f"sqlite+aiosqlite:///{folder / f'{label}-{backend}.db'}"
-    if backend == "postgres":
+    if backend in POSTGRES:
         assert postgres is not None
         return postgres
     return ""
@@ -317,6 +356,7 @@ def main() -> None:
     parser.add_argument("--no-postgres", action="store_true")
     parser.add_argument("--concurrency", type=int, default=1, help="runs at once, each its thread")
     parser.add_argument("--backends", default="none,memory,sqlite,sqlite-normal,postgres")
+    parser.add_argument("--split-cores", action="store_true", help="the server on a CPU apart")
     parser.add_argument("--wait-ms", type=float, default=5.0, help="memory-waits' sleep")
     parser.add_argument("--child", nargs=9, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -336,7 +376,7 @@ def main() -> None:
         )
         return
     backends = args.backends.split(",")
-    backends = [b for b in backends if not (args.no_postgres and b == "postgres")]
+    backends = [b for b in backends if not (args.no_postgres and b in POSTGRES)]
     with ExitStack() as stack, tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         libraries = {"this checkout": ROOT}
@@ -350,11 +390,13 @@ def main() -> None:
             )
             libraries[args.against] = base
         postgres = None
-        if "postgres" in backends:
+        if any(backend in POSTGRES for backend in backends):
             sys.path.insert(0, str(ROOT))
             from tests.network.threads.postgres import postgres_server
 
             postgres = stack.enter_context(postgres_server())
+            if args.split_cores:
+                split_cores(postgres)
         samples: dict[tuple[str, str, str], list[dict[str, float]]] = {}
         for round_ in range(args.rounds):
             for mode in args.modes.split(","):
@@ -362,8 +404,8 @@ def main() -> None:
                     for number, (label, library) in enumerate(libraries.items()):
                         tag = f"lib{number}-{mode}-{round_}"
                         url = url_of(backend, folder, tag, postgres)
-                        if backend == "postgres":  # a database of its own per child
-                            url = fresh_database(postgres, tag)
+                        if backend in POSTGRES:  # a database of its own per child
+                            url = fresh_database(postgres, f"{tag}-{backend}")
                         figures = measure(library, backend, mode, url, args)
                         samples.setdefault((label, mode, backend), []).append(figures)
         for mode in args.modes.split(","):  # the counts: a pass of their own (see above)
@@ -371,12 +413,42 @@ def main() -> None:
                 for number, (label, library) in enumerate(libraries.items()):
                     tag = f"lib{number}-{mode}-count"
                     url = url_of(backend, folder, tag, postgres)
-                    if backend == "postgres":
-                        url = fresh_database(postgres, tag)
+                    if backend in POSTGRES:
+                        url = fresh_database(postgres, f"{tag}-{backend}")
                     counts = measure(library, backend, mode, url, args, counting=True)
                     for figures in samples[(label, mode, backend)]:
                         figures.update({name: counts[name] for name in COUNTED})
         report(samples, libraries, backends, args)
+
+
+def split_cores(url: str) -> None:
+    """The server at `url` (started here) on the last CPU this script may use, this script (and
+    so its children) on the others."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--split-cores needs two CPUs or more")
+    port = url.rsplit(":", 1)[1].split("/", 1)[0]
+    postmaster = None
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                command = Path(entry.path, "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if command[0].endswith(b"/postgres") and f"-p {port}".encode() in b" ".join(command):
+                postmaster = int(entry.name)
+    if postmaster is None:
+        raise SystemExit(f"--split-cores: no PostgreSQL server on port {port}")
+    for entry in os.scandir("/proc"):  # its processes so far; later backends inherit it
+        if entry.name.isdigit():
+            try:
+                parent = int(Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if parent == postmaster:
+                os.sched_setaffinity(int(entry.name), {cpus[-1]})
+    os.sched_setaffinity(postmaster, {cpus[-1]})
+    os.sched_setaffinity(0, set(cpus[:-1]))
 
 
 def fresh_database(server: str | None, name: str) -> str:
