@@ -3,7 +3,7 @@
 - `Worker`: one `sqlite3` connection and a thread that runs every call on it, in order, one
   at a time (a run's load, a test's own work).
 - `Writer`: the connection every write transaction of the link runs on (and its reads while
-  it has nothing else to do: see `SQLiteLink.read`). SQLite lets one
+  it has nothing else to do, brief ones while it works: see `SQLiteLink.read`). SQLite lets one
   writer at a time into a database, so writers on connections of their own only waited for
   each other (in SQLite's busy handler, which sleeps 1, 2, 5, 10 ms and more between tries).
   The writer's thread takes every transaction queued while it worked and commits them
