@@ -316,13 +316,20 @@ def postgres_arguments(dialect: Any, url: Any, connect_args: dict[str, Any]) -> 
 
 
 def configure_sqlite(connection: Any, synchronous: str, busy_timeout: float) -> None:
-    """WAL mode, durability and lock waits, as every connection of the store has them."""
+    """WAL mode, durability, lock waits and where temporary data goes, as every connection of
+    the store has them."""
     if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
         raise ConfigurationError("sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA")
     cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
     switch_to_wal(cursor, busy_timeout)
     cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+    # A group commit runs each write in a savepoint, whose journal holds the pages the write
+    # changes; past 64 KB SQLite spills it to a temporary file (created in /var/tmp, written
+    # page by page, deleted at the group's end: a file every ten runs and three to four
+    # `pwrite`s a run, four runs at a time). Kept in memory instead (temporary tables would be
+    # too: the store makes none).
+    cursor.execute("PRAGMA temp_store = MEMORY")
     cursor.close()
 
 

@@ -6,6 +6,8 @@ writers the last one answered, never for a writer alone."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -276,3 +278,32 @@ def test_a_write_whose_event_loop_closed_leaves_the_writer_serving_others(
     time.sleep(0.1)  # the writer answers the closed loop
     assert anyio.run(writes_again) == "next"
     assert rows(tmp_path) == ["kept", "next"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists open files in /proc")
+async def test_a_groups_savepoints_keep_their_journal_in_memory(tmp_path: Path) -> None:
+    """Each write of a group runs in a savepoint, whose journal holds the pages the write
+    changes. Past 64 KB SQLite spilled that journal to a temporary file (created, written page
+    by page, deleted) unless the connection keeps temporary data in memory, as the store's
+    connections do."""
+    link = sqlite_link(tmp_path)
+    opened: list[str] = []
+
+    def rewrite(connection: sqlite3.Connection) -> None:
+        connection.execute("UPDATE notes SET text = upper(text)")  # every page: about 300 KB
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                opened.append(os.readlink(f"/proc/self/fd/{fd}"))
+
+    def filled(connection: sqlite3.Connection) -> None:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.executemany("INSERT INTO notes VALUES (?)", [("x" * 1000,)] * 300)
+
+    try:
+        await link.write(filled)
+        outcomes = await queued_behind(link, [rewrite, rewrite])
+        assert outcomes == [None, None]
+        assert any(path.endswith("writer.db-wal") for path in opened)  # what was listed
+        assert not [path for path in opened if "etilqs_" in path]  # SQLite's temporary files
+    finally:
+        await link.close()
