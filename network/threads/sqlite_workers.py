@@ -17,9 +17,9 @@
   Before a group begins, the writer waits for the writers it answered last (and those that
   waited behind them) to come back, while their runs reach their next commit: at most half as
   long as the last COMMIT took and never over 2 ms, and not at all for a writer alone (one run
-  at a time) or once a read is queued. Without it, four runs committing at once settled into
-  groups of one or two (the first to come back found the writer idle and went alone), each
-  group an fsync and a wake-up of the event loop.
+  at a time); a read taken meanwhile runs at once, before the group begins. Without it, four
+  runs committing at once settled into groups of one or two (the first to come back found the
+  writer idle and went alone), each group an fsync and a wake-up of the event loop.
 
 A call, once handed over, runs to its end even when its caller is cancelled (a commit is never
 cut in half); the caller then stops waiting for it.
@@ -146,7 +146,6 @@ class Writer(Worker):
     module docstring)."""
 
     _stopping = False  # its stop was taken while gathering writes: after them
-    _held: Any = None  # a read taken while gathering writes: the next call
     waited_on = 0  # calls handed over and not answered yet (on the event loop)
     _expected = 1  # writers expected in the next group: the last group's and those it kept waiting
     _ended = 0.0  # when the last group's transaction ended (time.monotonic())
@@ -161,12 +160,9 @@ class Writer(Worker):
             self.waited_on -= 1
 
     def _take(self) -> list[Any]:
-        if self._held is not None:
-            calls, self._held = [self._held], None
-        elif self._stopping:
+        if self._stopping:
             return []
-        else:
-            calls = super()._take()
+        calls = super()._take()
         if not calls or not isinstance(calls[0][2], Write):
             return calls
         deadline = self._ended + min(GATHER_MOST, self._commit_took * GATHER_SHARE)
@@ -180,21 +176,33 @@ class Writer(Worker):
     def _next(self, wait: bool, deadline: float) -> Any:
         """The next write queued for this group (None: the group is complete). `wait`: the
         writers just answered are expected back soon (their runs' next commits), so an empty
-        queue is waited on until `deadline`: one COMMIT, one fsync, for all of them."""
+        queue is waited on until `deadline`: one COMMIT, one fsync, for all of them. A read
+        taken meanwhile is run at once (the group's transaction has not begun)."""
+        while True:
+            try:
+                if not wait or (left := deadline - time.monotonic()) <= 0:
+                    call = self._calls.get_nowait()  # this thread alone takes: there is one
+                else:
+                    call = self._calls.get(timeout=left)
+            except Empty:
+                return None
+            if call is None:  # stop, after these
+                self._stopping = True
+                return None
+            if isinstance(call[2], Write):
+                return call
+            self._read_now(call)
+
+    def _read_now(self, call: Any) -> None:
+        """A read taken while a group gathers, run and answered before the group begins: it
+        neither waits for the group's COMMIT nor cuts the group short."""
         try:
-            if not wait or (left := deadline - time.monotonic()) <= 0:
-                call = self._calls.get_nowait()  # this thread alone takes: there is one
-            else:
-                call = self._calls.get(timeout=left)
-        except Empty:
-            return None
-        if call is None:  # stop, after these
-            self._stopping = True
-            return None
-        if not isinstance(call[2], Write):  # a read: after this group
-            self._held = call
-            return None
-        return call
+            connection = self._ready()
+        except BaseException as exc:  # handed to the caller, whatever it is
+            outcomes: list[Outcome] = [(exc, True)]
+        else:
+            outcomes = self._run(connection, [call[2]])
+        _settle_all([call], outcomes)
 
     def _run(self, connection: sqlite3.Connection, works: list[Any]) -> list[Outcome]:
         if not isinstance(works[0], Write):  # a read, alone

@@ -307,3 +307,49 @@ async def test_a_groups_savepoints_keep_their_journal_in_memory(tmp_path: Path) 
         assert not [path for path in opened if "etilqs_" in path]  # SQLite's temporary files
     finally:
         await link.close()
+
+
+async def test_a_read_taken_while_a_group_gathers_runs_at_once_and_leaves_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A brief read queued while the writer waits for the writers it answered last is run at
+    once, before the group's transaction begins (it sees none of the group's writes), and the
+    group goes on gathering: one COMMIT for the second round, not one before the read and one
+    after it."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.3)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+    counted: list[int] = []
+
+    def count(connection: sqlite3.Connection) -> int:
+        found: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+        return found
+
+    async def writer(index: int) -> None:
+        await link.write(note(f"a{index}"))  # type: ignore[arg-type]
+        await anyio.sleep(0.04 * index)
+        await link.write(note(f"b{index}"))  # type: ignore[arg-type]
+
+    async def reader() -> None:
+        await link.write(note("r"))  # type: ignore[arg-type]
+        await anyio.sleep(0.02)  # the group has taken b0 and waits for the others
+        counted.append(await link.read(count, brief=True))
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for index in range(4):
+                group.start_soon(writer, index)
+            group.start_soon(reader)
+            await anyio.sleep(0.05)
+            release.set()
+        assert counted == [6]  # first, a0 to a3 and r: none of the group's b writes
+        # the held write, the first round and r, the second round: three COMMITs
+        assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
+    finally:
+        await link.close()
