@@ -148,7 +148,8 @@ class Writer(Worker):
     _stopping = False  # its stop was taken while gathering writes: after them
     waited_on = 0  # calls handed over and not answered yet (on the event loop)
     _expected = 1  # writers expected in the next group: the last group's and those it kept waiting
-    _ended = 0.0  # when the last group's transaction ended (time.monotonic())
+    _ended = 0.0  # when the last group's transaction ended (time.monotonic()), moved on by
+    # the time reads took since: the writers expected back still get their whole wait
     _commit_took = 0.0  # how long it took, in seconds (its fsync, mostly)
 
     async def call(self, work: Any) -> Any:
@@ -165,22 +166,23 @@ class Writer(Worker):
         calls = super()._take()
         if not calls or not isinstance(calls[0][2], Write):
             return calls
-        deadline = self._ended + min(GATHER_MOST, self._commit_took * GATHER_SHARE)
+        wait = min(GATHER_MOST, self._commit_took * GATHER_SHARE)
         while len(calls) < MOST_TOGETHER:
-            call = self._next(len(calls) < self._expected, deadline)
+            call = self._next(len(calls) < self._expected, wait)
             if call is None:
                 break
             calls.append(call)
         return calls
 
-    def _next(self, wait: bool, deadline: float) -> Any:
-        """The next write queued for this group (None: the group is complete). `wait`: the
+    def _next(self, expected: bool, wait: float) -> Any:
+        """The next write queued for this group (None: the group is complete). `expected`: the
         writers just answered are expected back soon (their runs' next commits), so an empty
-        queue is waited on until `deadline`: one COMMIT, one fsync, for all of them. A read
-        taken meanwhile is run at once (the group's transaction has not begun)."""
+        queue is waited on for `wait` seconds from the last group's end: one COMMIT, one fsync,
+        for all of them. A read taken meanwhile is run at once (the group's transaction has not
+        begun)."""
         while True:
             try:
-                if not wait or (left := deadline - time.monotonic()) <= 0:
+                if not expected or (left := self._ended + wait - time.monotonic()) <= 0:
                     call = self._calls.get_nowait()  # this thread alone takes: there is one
                 else:
                     call = self._calls.get(timeout=left)
@@ -206,7 +208,9 @@ class Writer(Worker):
 
     def _run(self, connection: sqlite3.Connection, works: list[Any]) -> list[Outcome]:
         if not isinstance(works[0], Write):  # a read, alone
+            began = time.monotonic()
             outcomes = super()._run(connection, works)
+            self._ended += time.monotonic() - began  # not taken from the writers' wait
             if outcomes[0][1] and isinstance(outcomes[0][0], sqlite3.Error):
                 self._drop()
             return outcomes

@@ -353,3 +353,47 @@ async def test_a_read_taken_while_a_group_gathers_runs_at_once_and_leaves_it_who
         assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
     finally:
         await link.close()
+
+
+async def test_a_read_between_groups_takes_nothing_from_the_writers_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writers answered last are waited for from the end of their group's COMMIT; a read
+    the writer runs alone meanwhile (0.3 s here) moves that wait on by its own time, so the
+    last of them (back 0.47 s after the COMMIT, inside the 0.4 s wait plus the read's 0.3 s)
+    still joins the second round: one COMMIT, not two."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.4)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+
+    def slow_count(connection: sqlite3.Connection) -> int:
+        found: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+        time.sleep(0.3)
+        return found
+
+    async def writer(index: int) -> None:
+        await link.write(note(f"a{index}"))  # type: ignore[arg-type]
+        await anyio.sleep(0.02 + 0.15 * index)
+        await link.write(note(f"b{index}"))  # type: ignore[arg-type]
+
+    async def reader() -> None:
+        await link.write(note("r"))  # type: ignore[arg-type]
+        assert await link.read(slow_count, brief=True) == 6  # first, a0 to a3 and r
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for index in range(4):
+                group.start_soon(writer, index)
+            group.start_soon(reader)
+            await anyio.sleep(0.05)
+            release.set()
+        # the held write, the first round and r, the second round: three COMMITs
+        assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
+    finally:
+        await link.close()
