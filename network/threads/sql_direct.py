@@ -116,7 +116,9 @@ class SQLDirect:
         while True:
             hint = self._hint(thread_id)
             if isinstance(fast, SQLiteFast):
-                loaded = await self._sqlite().read(fast.load(thread_id, hint))
+                # a thread the process holds: its row, its keys and what was committed since
+                work = fast.load(thread_id, hint)
+                loaded = await self._sqlite().read(work, brief=hint is not None)
             else:
                 loaded = await fast.load(thread_id, hint)
             if loaded is None:

@@ -11,9 +11,10 @@ per-statement work comes on top. So the store keeps connections of its own (`SQL
   (`sqlite_workers`). A whole transaction (BEGIN, its statements, COMMIT) is one function run
   on that thread: one hand-off per transaction, whatever it holds. Writes go to one writer
   connection, which commits the writes queued while it worked together, in one transaction
-  (group commit: one fsync for all); reads to the writer while it is idle (its page cache is
-  warm), else to a pool of connections. Blocking calls (a
-  busy wait for the write lock, the fsync of a commit) wait there, never on the event loop.
+  (group commit: one fsync for all); reads to the writer while it is idle, and brief ones (a
+  thread the process holds) while it works too (its page cache is warm), else to a pool of
+  connections. Blocking calls (a busy wait for the write lock, the fsync of a commit) wait
+  there, never on the event loop.
 - PostgreSQL: `asyncpg` connections; each operation is one statement (one round trip), which
   PostgreSQL runs atomically on its own.
 
@@ -185,15 +186,20 @@ class SQLiteLink:
         pool.give_back(worker)
         return result
 
-    async def read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def read(self, work: Callable[[sqlite3.Connection], T], *, brief: bool = False) -> T:
         """Run `work` (a whole read transaction) on the writer's connection when it has nothing
-        else to do, else on a connection of the pool, so a read never waits for a write.
+        else to do, else on a connection of the pool, so a long read never waits for a write
+        (nor holds one up). `brief`: a read of a few rows (a thread the process holds: its
+        row, its keys and what was committed since) goes to the writer even while it works,
+        after the group of writes it is committing and at most the next one.
 
         In WAL mode a connection drops its whole page cache when it finds the database changed
-        by another connection: a reader of the pool would read every page of a load from the
-        operating system again after each commit; the writer's cache holds what it wrote."""
+        by another connection: a reader of the pool reads every page of a load from the
+        operating system again after each commit (about ten `pread`s a load), and its thread
+        takes the interpreter's lock in turn with the writer's and the event loop's; the
+        writer's cache holds what it wrote, and its thread is awake."""
         writer = self._writer
-        if writer is None or writer.waited_on:
+        if writer is None or (writer.waited_on and not brief):
             return await self.run(work)
         try:
             result: T = await writer.call(work)
@@ -310,13 +316,20 @@ def postgres_arguments(dialect: Any, url: Any, connect_args: dict[str, Any]) -> 
 
 
 def configure_sqlite(connection: Any, synchronous: str, busy_timeout: float) -> None:
-    """WAL mode, durability and lock waits, as every connection of the store has them."""
+    """WAL mode, durability, lock waits and where temporary data goes, as every connection of
+    the store has them."""
     if synchronous.upper() not in ("OFF", "NORMAL", "FULL", "EXTRA"):
         raise ConfigurationError("sqlite_synchronous must be OFF, NORMAL, FULL or EXTRA")
     cursor = connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
     switch_to_wal(cursor, busy_timeout)
     cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
+    # A group commit runs each write in a savepoint, whose journal holds the pages the write
+    # changes; past 64 KB SQLite spills it to a temporary file (created in /var/tmp, written
+    # page by page, deleted at the group's end: a file every ten runs and three to four
+    # `pwrite`s a run, four runs at a time). Kept in memory instead (temporary tables would be
+    # too: the store makes none).
+    cursor.execute("PRAGMA temp_store = MEMORY")
     cursor.close()
 
 

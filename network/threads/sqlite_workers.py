@@ -3,7 +3,7 @@
 - `Worker`: one `sqlite3` connection and a thread that runs every call on it, in order, one
   at a time (a run's load, a test's own work).
 - `Writer`: the connection every write transaction of the link runs on (and its reads while
-  it has nothing else to do: see `SQLiteLink.read`). SQLite lets one
+  it has nothing else to do, brief ones while it works: see `SQLiteLink.read`). SQLite lets one
   writer at a time into a database, so writers on connections of their own only waited for
   each other (in SQLite's busy handler, which sleeps 1, 2, 5, 10 ms and more between tries).
   The writer's thread takes every transaction queued while it worked and commits them
@@ -17,9 +17,9 @@
   Before a group begins, the writer waits for the writers it answered last (and those that
   waited behind them) to come back, while their runs reach their next commit: at most half as
   long as the last COMMIT took and never over 2 ms, and not at all for a writer alone (one run
-  at a time) or once a read is queued. Without it, four runs committing at once settled into
-  groups of one or two (the first to come back found the writer idle and went alone), each
-  group an fsync and a wake-up of the event loop.
+  at a time); a read taken meanwhile runs at once, before the group begins. Without it, four
+  runs committing at once settled into groups of one or two (the first to come back found the
+  writer idle and went alone), each group an fsync and a wake-up of the event loop.
 
 A call, once handed over, runs to its end even when its caller is cancelled (a commit is never
 cut in half); the caller then stops waiting for it.
@@ -146,10 +146,10 @@ class Writer(Worker):
     module docstring)."""
 
     _stopping = False  # its stop was taken while gathering writes: after them
-    _held: Any = None  # a read taken while gathering writes: the next call
     waited_on = 0  # calls handed over and not answered yet (on the event loop)
     _expected = 1  # writers expected in the next group: the last group's and those it kept waiting
-    _ended = 0.0  # when the last group's transaction ended (time.monotonic())
+    _ended = 0.0  # when the last group's transaction ended (time.monotonic()), moved on by
+    # the time reads took since: the writers expected back still get their whole wait
     _commit_took = 0.0  # how long it took, in seconds (its fsync, mostly)
 
     async def call(self, work: Any) -> Any:
@@ -161,44 +161,56 @@ class Writer(Worker):
             self.waited_on -= 1
 
     def _take(self) -> list[Any]:
-        if self._held is not None:
-            calls, self._held = [self._held], None
-        elif self._stopping:
+        if self._stopping:
             return []
-        else:
-            calls = super()._take()
+        calls = super()._take()
         if not calls or not isinstance(calls[0][2], Write):
             return calls
-        deadline = self._ended + min(GATHER_MOST, self._commit_took * GATHER_SHARE)
+        wait = min(GATHER_MOST, self._commit_took * GATHER_SHARE)
         while len(calls) < MOST_TOGETHER:
-            call = self._next(len(calls) < self._expected, deadline)
+            call = self._next(len(calls) < self._expected, wait)
             if call is None:
                 break
             calls.append(call)
         return calls
 
-    def _next(self, wait: bool, deadline: float) -> Any:
-        """The next write queued for this group (None: the group is complete). `wait`: the
+    def _next(self, expected: bool, wait: float) -> Any:
+        """The next write queued for this group (None: the group is complete). `expected`: the
         writers just answered are expected back soon (their runs' next commits), so an empty
-        queue is waited on until `deadline`: one COMMIT, one fsync, for all of them."""
+        queue is waited on for `wait` seconds from the last group's end: one COMMIT, one fsync,
+        for all of them. A read taken meanwhile is run at once (the group's transaction has not
+        begun)."""
+        while True:
+            try:
+                if not expected or (left := self._ended + wait - time.monotonic()) <= 0:
+                    call = self._calls.get_nowait()  # this thread alone takes: there is one
+                else:
+                    call = self._calls.get(timeout=left)
+            except Empty:
+                return None
+            if call is None:  # stop, after these
+                self._stopping = True
+                return None
+            if isinstance(call[2], Write):
+                return call
+            self._read_now(call)
+
+    def _read_now(self, call: Any) -> None:
+        """A read taken while a group gathers, run and answered before the group begins: it
+        neither waits for the group's COMMIT nor cuts the group short."""
         try:
-            if not wait or (left := deadline - time.monotonic()) <= 0:
-                call = self._calls.get_nowait()  # this thread alone takes: there is one
-            else:
-                call = self._calls.get(timeout=left)
-        except Empty:
-            return None
-        if call is None:  # stop, after these
-            self._stopping = True
-            return None
-        if not isinstance(call[2], Write):  # a read: after this group
-            self._held = call
-            return None
-        return call
+            connection = self._ready()
+        except BaseException as exc:  # handed to the caller, whatever it is
+            outcomes: list[Outcome] = [(exc, True)]
+        else:
+            outcomes = self._run(connection, [call[2]])
+        _settle_all([call], outcomes)
 
     def _run(self, connection: sqlite3.Connection, works: list[Any]) -> list[Outcome]:
         if not isinstance(works[0], Write):  # a read, alone
+            began = time.monotonic()
             outcomes = super()._run(connection, works)
+            self._ended += time.monotonic() - began  # not taken from the writers' wait
             if outcomes[0][1] and isinstance(outcomes[0][0], sqlite3.Error):
                 self._drop()
             return outcomes

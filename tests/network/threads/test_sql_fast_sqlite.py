@@ -5,6 +5,8 @@ append-only commits keep their rules."""
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from collections.abc import Callable
 
 import anyio
@@ -108,3 +110,44 @@ async def test_concurrent_runs_commits_share_transactions(
         thread = await open_store().get_thread(f"t{index}")
         assert thread is not None and thread.revision == 1
         assert [m.content for m in thread.messages][-1] == f"answer {index}"
+
+
+async def test_a_thread_the_store_holds_is_read_again_on_the_busy_writer(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """Reading again a thread the store holds (its row, its keys, what was committed since)
+    waits for the writer's connection, whose page cache holds what it wrote, while it commits:
+    no pool connection reads every page from the file again. A thread the store does not hold
+    is read on a pool connection meanwhile."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    await store.create_thread("t", app_name="app")
+    await store.create_thread("cold", app_name="app")
+    assert await store.get_thread("t") is not None  # the store holds it from now on
+    assert await commit_exchange(store, "t", 0, "one") == 1
+    store.decoded.forget("cold")  # not held: read whole
+    release = threading.Event()
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("SELECT 1")
+        release.wait(5)
+
+    read: list[object] = []
+
+    async def again() -> None:
+        read.append(await store.get_thread("t"))
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(store._sqlite().write, held)
+            await anyio.sleep(0.05)
+            group.start_soon(again)
+            with anyio.fail_after(2):  # not held: a pool connection's
+                cold = await store.get_thread("cold")
+            await anyio.sleep(0.2)
+            assert cold is not None and read == []  # "t" waits behind the held write
+            release.set()
+    finally:
+        release.set()
+    (thread,) = read
+    assert isinstance(thread, type(cold)) and thread.revision == 1

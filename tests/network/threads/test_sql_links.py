@@ -290,3 +290,44 @@ async def test_a_read_goes_to_the_idle_writer_and_never_waits_for_a_busy_one(
     finally:
         release.set()
         await link.close()
+
+
+async def test_a_brief_read_waits_for_the_busy_writer_rather_than_a_pool_connection(
+    tmp_path: Path,
+) -> None:
+    """A brief read (a thread the process holds) goes to the writer's connection even while it
+    works: it runs once the group being committed is done, on the writer's thread, and sees
+    that group's writes; a pool connection would have read every page again."""
+    link = sqlite_link(tmp_path)
+    release = threading.Event()
+
+    def writer_thread(connection: sqlite3.Connection) -> int:
+        table(connection)
+        return threading.get_ident()
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('held')")
+        release.wait(5)
+
+    def reader(connection: sqlite3.Connection) -> tuple[int, int]:
+        count: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+        return threading.get_ident(), count
+
+    read: list[tuple[int, int]] = []
+
+    async def brief() -> None:
+        read.append(await link.read(reader, brief=True))
+
+    try:
+        writer = await link.write(writer_thread)
+        async with anyio.create_task_group() as group:
+            group.start_soon(link.write, held)
+            await anyio.sleep(0.05)
+            group.start_soon(brief)
+            await anyio.sleep(0.1)
+            assert read == []  # behind the held write, not on a pool connection
+            release.set()
+        assert read == [(writer, 1)]  # on the writer's thread, after the held write's commit
+    finally:
+        release.set()
+        await link.close()

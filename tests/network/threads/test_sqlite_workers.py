@@ -6,6 +6,8 @@ writers the last one answered, never for a writer alone."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 import time
@@ -276,3 +278,122 @@ def test_a_write_whose_event_loop_closed_leaves_the_writer_serving_others(
     time.sleep(0.1)  # the writer answers the closed loop
     assert anyio.run(writes_again) == "next"
     assert rows(tmp_path) == ["kept", "next"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists open files in /proc")
+async def test_a_groups_savepoints_keep_their_journal_in_memory(tmp_path: Path) -> None:
+    """Each write of a group runs in a savepoint, whose journal holds the pages the write
+    changes. Past 64 KB SQLite spilled that journal to a temporary file (created, written page
+    by page, deleted) unless the connection keeps temporary data in memory, as the store's
+    connections do."""
+    link = sqlite_link(tmp_path)
+    opened: list[str] = []
+
+    def rewrite(connection: sqlite3.Connection) -> None:
+        connection.execute("UPDATE notes SET text = upper(text)")  # every page: about 300 KB
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                opened.append(os.readlink(f"/proc/self/fd/{fd}"))
+
+    def filled(connection: sqlite3.Connection) -> None:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.executemany("INSERT INTO notes VALUES (?)", [("x" * 1000,)] * 300)
+
+    try:
+        await link.write(filled)
+        outcomes = await queued_behind(link, [rewrite, rewrite])
+        assert outcomes == [None, None]
+        assert any(path.endswith("writer.db-wal") for path in opened)  # what was listed
+        assert not [path for path in opened if "etilqs_" in path]  # SQLite's temporary files
+    finally:
+        await link.close()
+
+
+async def test_a_read_taken_while_a_group_gathers_runs_at_once_and_leaves_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A brief read queued while the writer waits for the writers it answered last is run at
+    once, before the group's transaction begins (it sees none of the group's writes), and the
+    group goes on gathering: one COMMIT for the second round, not one before the read and one
+    after it."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.3)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+    counted: list[int] = []
+
+    def count(connection: sqlite3.Connection) -> int:
+        found: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+        return found
+
+    async def writer(index: int) -> None:
+        await link.write(note(f"a{index}"))  # type: ignore[arg-type]
+        await anyio.sleep(0.04 * index)
+        await link.write(note(f"b{index}"))  # type: ignore[arg-type]
+
+    async def reader() -> None:
+        await link.write(note("r"))  # type: ignore[arg-type]
+        await anyio.sleep(0.02)  # the group has taken b0 and waits for the others
+        counted.append(await link.read(count, brief=True))
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for index in range(4):
+                group.start_soon(writer, index)
+            group.start_soon(reader)
+            await anyio.sleep(0.05)
+            release.set()
+        assert counted == [6]  # first, a0 to a3 and r: none of the group's b writes
+        # the held write, the first round and r, the second round: three COMMITs
+        assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
+    finally:
+        await link.close()
+
+
+async def test_a_read_between_groups_takes_nothing_from_the_writers_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writers answered last are waited for from the end of their group's COMMIT; a read
+    the writer runs alone meanwhile (0.3 s here) moves that wait on by its own time, so the
+    last of them (back 0.47 s after the COMMIT, inside the 0.4 s wait plus the read's 0.3 s)
+    still joins the second round: one COMMIT, not two."""
+    monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.4)
+    monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
+    link = sqlite_link(tmp_path)
+    seen: list[str] = []
+    release = threading.Event()
+
+    def slow_count(connection: sqlite3.Connection) -> int:
+        found: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+        time.sleep(0.3)
+        return found
+
+    async def writer(index: int) -> None:
+        await link.write(note(f"a{index}"))  # type: ignore[arg-type]
+        await anyio.sleep(0.02 + 0.15 * index)
+        await link.write(note(f"b{index}"))  # type: ignore[arg-type]
+
+    async def reader() -> None:
+        await link.write(note("r"))  # type: ignore[arg-type]
+        assert await link.read(slow_count, brief=True) == 6  # first, a0 to a3 and r
+
+    try:
+        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+        link.listeners.append(seen.append)
+        async with anyio.create_task_group() as group:
+            group.start_soon(a_held_writer, link, release)
+            await anyio.sleep(0.05)
+            for index in range(4):
+                group.start_soon(writer, index)
+            group.start_soon(reader)
+            await anyio.sleep(0.05)
+            release.set()
+        # the held write, the first round and r, the second round: three COMMITs
+        assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
+    finally:
+        await link.close()
