@@ -70,7 +70,11 @@ def check_sizes(owner: str, error: type[Exception] = ConfigurationError, **sizes
 def _wanted(integer: bool, minimum: float, above: bool, maximum: float | None) -> str:
     kind = "an int" if integer else "a finite number"
     low = f"{'>' if above else '>='} {minimum:g}"
-    return f"{kind} {low}" + (f" and <= {maximum:g}" if maximum is not None else "")
+    if maximum is None:
+        return f"{kind} {low}"
+    # an int bound in full (2**53 - 1 as `:g` would read 9.0072e+15, which is not the bound)
+    high = f"{maximum:,}" if isinstance(maximum, int) and maximum >= 10**6 else f"{maximum:g}"
+    return f"{kind} {low} and <= {high}"
 
 
 __all__ = ["check_number", "check_sizes"]
