@@ -129,7 +129,8 @@ class DurableClient:
 
     def status(self, run_id: str) -> DurableRunStatus:
         """The run's status (and outcome when it finished); `UnknownRunError` for an id no
-        run has."""
+        run has, `InvalidIdError` for one no run may have (as `enqueue` refuses it)."""
+        check_id("run_id", run_id)  # a lone surrogate failed in the driver's encoding
         listed = self._client.list_workflows(workflow_ids=[run_id], load_output=True)
         if not listed:
             raise UnknownRunError(run_id)
@@ -161,6 +162,7 @@ class DurableClient:
         """
         check_number("timeout", timeout, above=True, optional=True)
         check_number("poll_every", poll_every, above=True)
+        check_id("run_id", run_id)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             status = self.status(run_id)
@@ -171,9 +173,16 @@ class DurableClient:
             time.sleep(poll_every)
 
     def events(self, run_id: str) -> Iterator[dict[str, Any]]:
-        """The run's AG-UI events (JSON form), as they are written, until the run ends."""
-        for batch in self._client.read_stream(run_id, STREAM_KEY):
-            yield from batch
+        """The run's AG-UI events (JSON form), as they are written, until the run ends;
+        `UnknownRunError` for an id no run has, as `status` says."""
+        from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
+
+        check_id("run_id", run_id)
+        try:
+            for batch in self._client.read_stream(run_id, STREAM_KEY):
+                yield from batch
+        except error.DBOSNonExistentWorkflowError:
+            raise UnknownRunError(run_id) from None
 
     def close(self) -> None:
         """Close the client's database connections."""
