@@ -21,6 +21,7 @@ from typing import Any
 
 from agents.models._failures import server_message
 from agents.models._streamed_answer import StreamedAnswer
+from agents.models._text import may_spell_surrogates, utf8_json
 
 _SAID_LIMIT = 500  # characters of the server's stray words kept for an error
 
@@ -54,6 +55,8 @@ class ChatStream:
                     continue
                 try:
                     chunk = json.loads(data)
+                    if may_spell_surrogates(data):  # its first chunk's ids are kept as raw
+                        chunk = utf8_json(chunk)
                 except ValueError:
                     text = data[:200].decode("utf-8", "replace")
                     raise StreamFailed(

@@ -52,6 +52,7 @@ from agents.models._providers import default_base_url, key_from_env, key_names, 
 from agents.models._retry import retry_after
 from agents.models._retrying import RetryingModel
 from agents.models._streamed_answer import StreamedAnswer
+from agents.models._text import may_spell_surrogates, utf8_json
 from agents.models._tool_arguments import parse_arguments
 from agents.models._tool_call_ids import own_id
 from agents.models._usage import estimated_usage, reported_usage
@@ -198,6 +199,8 @@ def _parse(content: bytes, body_size: int) -> ModelResponse:
     """A non-streamed answer, parsed once."""
     try:
         data = json.loads(content)
+        if may_spell_surrogates(content):  # the raw answer is stored with the thread too
+            data = utf8_json(data)
         choice = data["choices"][0]
         message = choice["message"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:
