@@ -37,6 +37,7 @@ from network.durable.sqlite_journal import use_write_ahead_log
 from network.durable.step_table import close_step_tables
 from network.durable.takeover import Takeover
 from network.numbers import check_number
+from network.threads.urls import shown_url
 
 APP_NAME = "agent-network"
 """The DBOS application name every process of this library uses (workers, clients, runs)."""
@@ -67,7 +68,7 @@ def system_database_url(db: str | None) -> str:
             scheme, _, rest = url.partition("://")
             base = "postgresql" if scheme.startswith("postgres") else "sqlite"
             return f"{base}://{rest}"
-    raise DurableConfigError(f"db must be a sqlite:// or postgresql:// URL, got {url!r}")
+    raise DurableConfigError(f"db must be a sqlite:// or postgresql:// URL, got {shown_url(url)!r}")
 
 
 def _dbos() -> Any:
