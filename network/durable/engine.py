@@ -108,7 +108,8 @@ def launch(
             `sqlite:///agent-network-durable.sqlite`) or `postgresql://...` (needed to share
             runs between processes and machines).
         worker: take runs from the queue (`agent-network worker` sets it).
-        worker_concurrency: the most queued runs this process runs at once (workers only).
+        worker_concurrency: the most queued runs this process runs at once (workers only; at
+            most 10,000).
         executor_id: this process's DBOS executor id (default: a new one per launch); no
             two live processes may share one.
         check_every: seconds between two looks for runs of processes that died
@@ -151,6 +152,12 @@ def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any])
     return engine
 
 
+MAX_CONCURRENCY = 10_000
+"""The most runs a worker may run at once: each is a thread of its own (DBOS's), and a limit
+past what a claim's SQL `LIMIT` holds failed every claim with an OverflowError while the
+worker looked alive."""
+
+
 def _check_launch_options(
     worker_concurrency: int | None, check_every: float, executor_id: str | None
 ) -> None:
@@ -159,6 +166,7 @@ def _check_launch_options(
         worker_concurrency,
         integer=True,
         minimum=1,
+        maximum=MAX_CONCURRENCY,
         optional=True,
         error=DurableConfigError,
     )
