@@ -29,6 +29,7 @@ from network.durable.sqlite_journal import use_write_ahead_log
 from network.errors import ConfigurationError
 from network.ids import new_id
 from network.numbers import check_number
+from network.run.inputs import check_text_input
 from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id
@@ -105,6 +106,8 @@ class DurableClient:
         from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
 
         check_id("network", network)
+        if isinstance(input, str):
+            check_text_input(input)  # as `network.run` checks it: the worker would fail it
         run_id = new_id("run_") if run_id is None else run_id
         check_id("run_id", run_id)  # "" is refused, not replaced
         thread = None

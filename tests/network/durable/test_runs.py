@@ -17,7 +17,7 @@ import pytest
 from agents import Agent, ScriptedModel, tool
 from agents.models.scripted import call
 from network import Network, durable
-from network.errors import InvalidIdError
+from network.errors import InvalidIdError, MessageError
 
 writer = Network(
     "writer", agents=[Agent("writer", description="writes", model=ScriptedModel(["written"] * 50))]
@@ -211,6 +211,9 @@ def test_an_id_no_run_may_have_is_refused_by_every_lookup(db: str) -> None:
                 lookup("run_\ud800")
             with pytest.raises(InvalidIdError, match="run_id is 100000 characters long"):
                 lookup("x" * 100_000)  # named by its length, not echoed whole
+        # the run's input, as `network.run` checks it (a worker would fail the run on it)
+        with pytest.raises(MessageError, match="lone surrogate"):
+            client.enqueue("writer", "hi \ud800")
     finally:
         client.close()
 
