@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents.models._failures import Failure, http_failure, safe_url, transport_failure
@@ -62,6 +63,10 @@ from network.history.messages import AssistantMessage, ToolCall
 
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+"""The most bytes one answer may take on the wire, whole or streamed: a server that goes on
+sending (within the call's timeout) must not fill the process's memory. 128k tokens of text
+streamed a token a chunk take about 32 MiB of SSE."""
 
 
 class AttemptFailed(Exception):
@@ -152,11 +157,11 @@ class OpenAIModel(RetryingModel):
                 content = await reply.content.read(_MAX_ERROR_BODY)
                 raise AttemptFailed(http_failure(reply.status, content), reply.headers)
             if answer is None:
-                return _parse(await reply.read(), len(body))
+                return _parse(await _read_whole(reply.content), len(body))
             stream = ChatStream(answer)
             try:
                 await stream.consume(
-                    functools.partial(reply.content.readline, max_line_length=_MAX_LINE)
+                    _bounded(functools.partial(reply.content.readline, max_line_length=_MAX_LINE))
                 )
             except StreamFailed as exc:
                 raise AttemptFailed(Failure("stream failed", str(exc))) from exc
@@ -193,6 +198,39 @@ class OpenAIModel(RetryingModel):
 
     def _url(self) -> str:
         return self.url
+
+
+async def _read_whole(content: Any) -> bytes:
+    """A whole answer's body, refused past `MAX_ANSWER_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in content.iter_chunked(1024 * 1024):
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise AttemptFailed(_too_large())
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _bounded(readline: Callable[[], Awaitable[bytes]]) -> Callable[[], Awaitable[bytes]]:
+    """`readline`, refusing a stream once its lines pass `MAX_ANSWER_BYTES` in all."""
+    read = 0
+
+    async def bounded() -> bytes:
+        nonlocal read
+        line = await readline()
+        read += len(line)
+        if read > MAX_ANSWER_BYTES:
+            raise AttemptFailed(_too_large())
+        return line
+
+    return bounded
+
+
+def _too_large() -> Failure:
+    return Failure(
+        "answer too large", f"the server sent more than {MAX_ANSWER_BYTES:,} bytes of answer"
+    )
 
 
 def _parse(content: bytes, body_size: int) -> ModelResponse:
