@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -111,8 +112,11 @@ def _count(value: Any) -> bool:
 
 
 def _cost(value: Any) -> bool:
-    """A cost a model may report: a finite number >= 0."""
-    return type(value) in (int, float) and math.isfinite(value) and value >= 0
+    """A cost a model may report: a finite number >= 0 (an int within a float's range: the
+    ledger keeps a double, and `math.isfinite` raises OverflowError past it)."""
+    if type(value) is int:
+        return 0 <= value <= sys.float_info.max
+    return type(value) is float and math.isfinite(value) and value >= 0
 
 
 async def prompt_tokens(model: Model, request: ModelRequest) -> int:

@@ -208,8 +208,9 @@ class Misreporting(Counting):
         (Usage(5, 20, 25), float("nan")),  # failed the run at the store, once paid
         (Usage(5, 20, 25), float("inf")),  # blocked the key for good
         (Usage(10**30, 1, 5), 1.0),  # past SQLite's integers: an OverflowError
+        (Usage(5, 20, 25), 10**400),  # no double holds it
     ],
-    ids=["negative", "nan cost", "infinite cost", "absurd count"],
+    ids=["negative", "nan cost", "infinite cost", "absurd count", "absurd cost"],
 )
 async def test_a_request_whose_model_reports_no_figure_counts_what_it_reserved(
     tmp_path: Any, usage: Usage, cost: float
