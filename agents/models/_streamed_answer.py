@@ -50,14 +50,16 @@ class StreamedAnswer:
     async def add_text(self, text: str) -> None:
         """A piece of the answer's text (empty pieces are dropped)."""
         if text:
-            text = utf8_text(text)  # no lone surrogate reaches the caller or the message
+            if not text.isascii():  # no lone surrogate reaches the caller or the message
+                text = utf8_text(text)
             self.text.append(text)
             await self._emit(TextDelta(text))
 
     async def add_reasoning(self, text: str) -> None:
         """A piece of a reasoning model's thinking (empty pieces are dropped)."""
         if text:
-            text = utf8_text(text)
+            if not text.isascii():
+                text = utf8_text(text)
             self.reasoning.append(text)
             await self._emit(ReasoningDelta(text))
 
@@ -74,7 +76,8 @@ class StreamedAnswer:
         elif name and not call[1]:
             call[1] = name
         if arguments:
-            arguments = utf8_text(arguments)  # an escaped one is parse_arguments' to mend
+            if not arguments.isascii():  # an escaped one is parse_arguments' to mend
+                arguments = utf8_text(arguments)
             call[2].append(arguments)
             await self._emit(ToolCallDelta(index=index, arguments=arguments))
 

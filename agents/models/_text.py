@@ -18,10 +18,14 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair JSON spells is one cod
 REPLACEMENT = "\ufffd"
 
 
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
 def may_spell_surrogates(body: bytes) -> bool:
     """Whether JSON `body` may spell a surrogate (`\\ud800` to `\\udfff`): only then does
-    its parsed form need `utf8_json` (a UTF-8 body cannot carry one any other way)."""
-    return b"\\ud" in body or b"\\uD" in body
+    its parsed form need `utf8_json` (a UTF-8 body cannot carry one any other way). Most
+    servers send UTF-8 and no `\\u` escape at all: one scan for it answers them."""
+    return b"\\u" in body and _SURROGATE_ESCAPE.search(body) is not None
 
 
 def utf8_text(text: str) -> str:
