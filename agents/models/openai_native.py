@@ -41,13 +41,12 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agents.models._failures import Failure, http_failure, safe_url, transport_failure
 from agents.models._http_pool import shared_client
 from agents.models._openai_body import ToolsText, request_body
-from agents.models._openai_stream import ChatStream, StreamFailed
+from agents.models._openai_stream import AnswerTooLarge, ChatStream, StreamFailed
 from agents.models._price_map import price_of_async
 from agents.models._providers import default_base_url, key_from_env, key_names, split_model
 from agents.models._retry import retry_after
@@ -157,12 +156,21 @@ class OpenAIModel(RetryingModel):
                 content = await reply.content.read(_MAX_ERROR_BODY)
                 raise AttemptFailed(http_failure(reply.status, content), reply.headers)
             if answer is None:
-                return _parse(await _read_whole(reply.content), len(body))
+                size = reply.content_length  # most servers say it: read at once when it fits
+                whole = await (
+                    reply.read()
+                    if size is not None and size <= MAX_ANSWER_BYTES
+                    else _read_whole(reply.content)
+                )
+                return _parse(whole, len(body))
             stream = ChatStream(answer)
             try:
                 await stream.consume(
-                    _bounded(functools.partial(reply.content.readline, max_line_length=_MAX_LINE))
+                    functools.partial(reply.content.readline, max_line_length=_MAX_LINE),
+                    MAX_ANSWER_BYTES,
                 )
+            except AnswerTooLarge:
+                raise AttemptFailed(_too_large()) from None
             except StreamFailed as exc:
                 raise AttemptFailed(Failure("stream failed", str(exc))) from exc
         if answer.finish_reason is None and stream.said:
@@ -210,21 +218,6 @@ async def _read_whole(content: Any) -> bytes:
             raise AttemptFailed(_too_large())
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _bounded(readline: Callable[[], Awaitable[bytes]]) -> Callable[[], Awaitable[bytes]]:
-    """`readline`, refusing a stream once its lines pass `MAX_ANSWER_BYTES` in all."""
-    read = 0
-
-    async def bounded() -> bytes:
-        nonlocal read
-        line = await readline()
-        read += len(line)
-        if read > MAX_ANSWER_BYTES:
-            raise AttemptFailed(_too_large())
-        return line
-
-    return bounded
 
 
 def _too_large() -> Failure:
