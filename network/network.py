@@ -27,7 +27,7 @@ from network.run.emitter import Sink
 from network.run.entry_points import blocking, refuse_inside_loop, streaming
 from network.run.guardrails import coerce_guardrails
 from network.run.handoff_router import FollowHandoffs
-from network.run.inputs import RunInput
+from network.run.inputs import RunInput, check_text_input
 from network.run.limits import UsageFigures, UsageLimits
 from network.run.options import RunOptions
 from network.run.parallel import Parallel
@@ -593,6 +593,8 @@ def _run_options(
     """`run`'s keywords as one `RunOptions`, checked before anything changes or is recorded:
     the thread (`thread=`, or the deprecated keywords, which a continuation of a stored run
     reads its thread id from), the limits, the usage carried, the budgets."""
+    if isinstance(input, str):
+        check_text_input(input)
     stopped: Any = getattr(input, "stopped", None)
     return RunOptions(
         thread=thread_of(

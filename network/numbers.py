@@ -12,9 +12,12 @@ than given a meaning. A bool is an int to Python but never a count a user meant.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, TypeVar
 
 from network.errors import ConfigurationError
+
+_FLOAT_MAX = sys.float_info.max
 
 N = TypeVar("N", bound=float | None)
 
@@ -51,12 +54,22 @@ def check_number(
     if (
         isinstance(number, bool)
         or not valid
-        or not math.isfinite(number)
+        or not _finite(number, integer)
         or (number <= minimum if above else number < minimum)
         or (maximum is not None and number > maximum)
     ):
-        raise error(f"{field} must be {_wanted(integer, minimum, above, maximum)}, got {value!r}")
+        shown = repr(value) if not isinstance(value, int) or abs(value) < 10**50 else "a huge int"
+        raise error(f"{field} must be {_wanted(integer, minimum, above, maximum)}, got {shown}")
     return value
+
+
+def _finite(number: float, integer: bool) -> bool:
+    """A float that is not NaN or infinity; any int for an integer option; for another, an
+    int within a float's range (`math.isfinite` raised OverflowError past it, and such a
+    number is none a float option can hold)."""
+    if isinstance(number, int):
+        return integer or abs(number) <= _FLOAT_MAX
+    return math.isfinite(number)
 
 
 def check_sizes(owner: str, error: type[Exception] = ConfigurationError, **sizes: Any) -> None:
@@ -70,7 +83,11 @@ def check_sizes(owner: str, error: type[Exception] = ConfigurationError, **sizes
 def _wanted(integer: bool, minimum: float, above: bool, maximum: float | None) -> str:
     kind = "an int" if integer else "a finite number"
     low = f"{'>' if above else '>='} {minimum:g}"
-    return f"{kind} {low}" + (f" and <= {maximum:g}" if maximum is not None else "")
+    if maximum is None:
+        return f"{kind} {low}"
+    # an int bound in full (2**53 - 1 as `:g` would read 9.0072e+15, which is not the bound)
+    high = f"{maximum:,}" if isinstance(maximum, int) and maximum >= 10**6 else f"{maximum:g}"
+    return f"{kind} {low} and <= {high}"
 
 
 __all__ = ["check_number", "check_sizes"]

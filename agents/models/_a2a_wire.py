@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from network.history.results import Usage
+from network.history.results import MAX_TOKEN_COUNT, Usage
 
 MAX_PROGRESS_CHARS = 20_000  # the progress kept on the answer (`AssistantMessage.reasoning`)
 MAX_ERROR_CHARS = 500  # of a remote's failure message, in the error the model reads
@@ -147,7 +147,7 @@ def _count(value: dict[str, Any], *names: str) -> int:
             # JSON numbers arrive as floats through protobuf's Struct.
             if isinstance(found, bool) or not isinstance(found, int | float):
                 raise Malformed(f"a usage whose {name} is not a number")
-            if not math.isfinite(found) or found < 0 or found != int(found):
+            if not math.isfinite(found) or not 0 <= found <= MAX_TOKEN_COUNT or found != int(found):
                 raise Malformed(f"a usage whose {name} is {found!r}")
             return int(found)
     return 0

@@ -21,12 +21,17 @@ from typing import Any
 
 from agents.models._failures import server_message
 from agents.models._streamed_answer import StreamedAnswer
+from agents.models._text import utf8_json
 
 _SAID_LIMIT = 500  # characters of the server's stray words kept for an error
 
 
 class StreamFailed(Exception):
     """The stream said it failed, or sent something that is not a chunk."""
+
+
+class AnswerTooLarge(Exception):
+    """The stream passed the bytes one answer may take (`ChatStream.consume`'s `max_bytes`)."""
 
 
 class ChatStream:
@@ -38,12 +43,16 @@ class ChatStream:
         self.first: dict[str, Any] = {}  # the first chunk: its id, created, model
         self.said: list[str] = []  # what the server sent that was not a chunk (bounded)
 
-    async def consume(self, readline: Callable[[], Awaitable[bytes]]) -> None:
+    async def consume(self, readline: Callable[[], Awaitable[bytes]], max_bytes: int) -> None:
         """Read every line of the stream, `readline()` giving b"" at its end (the caller
-        closes the response)."""
+        closes the response); `AnswerTooLarge` once its lines pass `max_bytes` in all."""
         event = b""
         done = False
+        read = 0
         while line := await readline():
+            read += len(line)
+            if read > max_bytes:
+                raise AnswerTooLarge
             line = line.rstrip(b"\r\n")
             if done:
                 continue  # read to the end, so the connection goes back to the pool
@@ -84,11 +93,13 @@ class ChatStream:
             self.said.append(line[:_SAID_LIMIT].decode("utf-8", "replace"))
 
     async def _chunk(self, chunk: dict[str, Any]) -> None:
+        # What is kept of a chunk as it came (the raw answer, stored with the thread) has no
+        # lone surrogate (`agents.models._text`); the deltas' text is mended piece by piece.
         if not self.first:
-            self.first = chunk
+            self.first = utf8_json(chunk)
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = usage
+            self.usage = utf8_json(usage)
         choices = chunk.get("choices")
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             return

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from agents.models._text import utf8_text
 from agents.models._tool_arguments import parse_arguments
 from agents.models._tool_call_ids import own_id
 from agents.models.base import ChunkHandler, ReasoningDelta, TextDelta, ToolCallDelta
@@ -49,12 +50,16 @@ class StreamedAnswer:
     async def add_text(self, text: str) -> None:
         """A piece of the answer's text (empty pieces are dropped)."""
         if text:
+            if not text.isascii():  # no lone surrogate reaches the caller or the message
+                text = utf8_text(text)
             self.text.append(text)
             await self._emit(TextDelta(text))
 
     async def add_reasoning(self, text: str) -> None:
         """A piece of a reasoning model's thinking (empty pieces are dropped)."""
         if text:
+            if not text.isascii():
+                text = utf8_text(text)
             self.reasoning.append(text)
             await self._emit(ReasoningDelta(text))
 
@@ -63,6 +68,7 @@ class StreamedAnswer:
     ) -> None:
         """A piece of tool call `index`: its id and name come with its first piece."""
         call = self.calls.get(index)
+        name = utf8_text(name) if name else name
         if call is None:
             call_id = own_id(call_id, [earlier[0] for earlier in self.calls.values()])
             call = self.calls[index] = [call_id, name or "", []]
@@ -70,6 +76,8 @@ class StreamedAnswer:
         elif name and not call[1]:
             call[1] = name
         if arguments:
+            if not arguments.isascii():  # an escaped one is parse_arguments' to mend
+                arguments = utf8_text(arguments)
             call[2].append(arguments)
             await self._emit(ToolCallDelta(index=index, arguments=arguments))
 

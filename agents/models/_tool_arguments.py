@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agents.models._text import utf8_json, utf8_text
+
 
 def parse_arguments(arguments: Any) -> Any:
     """A tool call's arguments as a dict, when they are a JSON object.
@@ -16,9 +18,14 @@ def parse_arguments(arguments: Any) -> Any:
     if isinstance(arguments, str):
         if not arguments.strip():
             return {}
+        # a lone surrogate, sent as a character or as a `\ud800` escape inside the text,
+        # becomes U+FFFD (`agents.models._text`): only text that may hold one is walked
+        suspect = not arguments.isascii() or "\\u" in arguments
         try:
             parsed = json.loads(arguments)
         except ValueError:
-            return arguments
-        return parsed if isinstance(parsed, dict) else arguments
+            return utf8_text(arguments)
+        if not isinstance(parsed, dict):
+            return utf8_text(arguments)
+        return utf8_json(parsed) if suspect else parsed
     return {} if arguments is None else arguments

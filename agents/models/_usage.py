@@ -4,7 +4,10 @@ Some servers send no usage (llama-cpp-python's, when streaming). A run's token t
 still mean something, so the client estimates, at about four characters a token, and sets
 `Usage.estimated`: a reader can tell a server's figure from a guess. A figure that is not a
 whole number >= 0 is no figure (estimated too): a negative count would make a request cost
-less than nothing and let a run past `max_cost_usd`.
+less than nothing and let a run past `max_cost_usd`. Nor is one past `MAX_TOKEN_COUNT` (2**53 - 1):
+a count of 10**400 cannot be priced (a float holds no such number) and no AG-UI client can
+read one. A cached or reasoning count is part of the prompt or the completion, so it is at
+most that.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from network.history.messages import AssistantMessage
-from network.history.results import Usage
+from network.history.results import MAX_TOKEN_COUNT, Usage
 
 if TYPE_CHECKING:
     from typing_extensions import TypeIs  # typing's own from 3.13; kept off the import path
@@ -38,8 +41,8 @@ def reported_usage(usage: Any) -> Usage | None:
         prompt,
         completion,
         total if _count(total) else prompt + completion,
-        cached_tokens=cached if _count(cached) else 0,
-        reasoning_tokens=reasoning if _count(reasoning) else 0,
+        cached_tokens=min(cached, prompt) if _count(cached) else 0,
+        reasoning_tokens=min(reasoning, completion) if _count(reasoning) else 0,
     )
 
 
@@ -50,8 +53,9 @@ def _detail(details: Any, name: str) -> Any:
 
 
 def _count(value: Any) -> TypeIs[int]:
-    """Whether a server's figure is a token count: an int >= 0 (a bool is not one)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """Whether a server's figure is a token count: an int from 0 to `MAX_TOKEN_COUNT` (a bool
+    is not one)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKEN_COUNT
 
 
 def estimated_usage(prompt_chars: int, message: AssistantMessage) -> Usage:

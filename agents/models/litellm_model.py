@@ -74,6 +74,7 @@ from agents.models._per_list import PerList
 from agents.models._retry import retry_after
 from agents.models._retrying import RetryingModel
 from agents.models._streamed_answer import StreamedAnswer
+from agents.models._text import utf8_json, utf8_text
 from agents.models._tool_arguments import parse_arguments
 from agents.models._tool_call_ids import own_id
 from agents.models._usage import estimated_usage, reported_usage
@@ -432,16 +433,25 @@ def _parse(response: Any, messages: list[dict[str, Any]]) -> ModelResponse:
     tool_calls: list[ToolCall] = []
     for call in message.tool_calls or ():
         call_id = own_id(call.id, [earlier.id for earlier in tool_calls])
-        name = call.function.name or ""
+        name = utf8_text(call.function.name or "")
         tool_calls.append(ToolCall(call_id, name, parse_arguments(call.function.arguments)))
+    content, reasoning = message.content, _reasoning_of(message)
     assistant = AssistantMessage(
-        message.content or None, tool_calls, reasoning=_reasoning_of(message) or None
+        utf8_text(content) if isinstance(content, str) and content else content or None,
+        tool_calls,
+        reasoning=utf8_text(reasoning) if reasoning else None,
     )
     usage = reported_usage(getattr(response, "usage", None))
     if usage is None or usage.total_tokens == 0:  # litellm fills in zeros when there was none
         usage = estimated_usage(_prompt_chars(messages), assistant)
+    raw = response
+    sent = [content, reasoning]
+    for call in message.tool_calls or ():
+        sent += [call.function.name, call.function.arguments]
+    if any(isinstance(text, str) and utf8_text(text) != text for text in sent):
+        raw = utf8_json(response.model_dump(mode="json"))  # stored with the thread: mended too
     return ModelResponse(
-        assistant, usage, response, choice.finish_reason, model=getattr(response, "model", None)
+        assistant, usage, raw, choice.finish_reason, model=getattr(response, "model", None)
     )
 
 

@@ -46,12 +46,13 @@ from typing import Any
 from agents.models._failures import Failure, http_failure, safe_url, transport_failure
 from agents.models._http_pool import shared_client
 from agents.models._openai_body import ToolsText, request_body
-from agents.models._openai_stream import ChatStream, StreamFailed
+from agents.models._openai_stream import AnswerTooLarge, ChatStream, StreamFailed
 from agents.models._price_map import price_of_async
 from agents.models._providers import default_base_url, key_from_env, key_names, split_model
 from agents.models._retry import retry_after
 from agents.models._retrying import RetryingModel
 from agents.models._streamed_answer import StreamedAnswer
+from agents.models._text import may_spell_surrogates, utf8_json
 from agents.models._tool_arguments import parse_arguments
 from agents.models._tool_call_ids import own_id
 from agents.models._usage import estimated_usage, reported_usage
@@ -61,6 +62,10 @@ from network.history.messages import AssistantMessage, ToolCall
 
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+"""The most bytes one answer may take on the wire, whole or streamed: a server that goes on
+sending (within the call's timeout) must not fill the process's memory. 128k tokens of text
+streamed a token a chunk take about 32 MiB of SSE."""
 
 
 class AttemptFailed(Exception):
@@ -151,12 +156,21 @@ class OpenAIModel(RetryingModel):
                 content = await reply.content.read(_MAX_ERROR_BODY)
                 raise AttemptFailed(http_failure(reply.status, content), reply.headers)
             if answer is None:
-                return _parse(await reply.read(), len(body))
+                size = reply.content_length  # most servers say it: read at once when it fits
+                whole = await (
+                    reply.read()
+                    if size is not None and size <= MAX_ANSWER_BYTES
+                    else _read_whole(reply.content)
+                )
+                return _parse(whole, len(body))
             stream = ChatStream(answer)
             try:
                 await stream.consume(
-                    functools.partial(reply.content.readline, max_line_length=_MAX_LINE)
+                    functools.partial(reply.content.readline, max_line_length=_MAX_LINE),
+                    MAX_ANSWER_BYTES,
                 )
+            except AnswerTooLarge:
+                raise AttemptFailed(_too_large()) from None
             except StreamFailed as exc:
                 raise AttemptFailed(Failure("stream failed", str(exc))) from exc
         if answer.finish_reason is None and stream.said:
@@ -194,10 +208,30 @@ class OpenAIModel(RetryingModel):
         return self.url
 
 
+async def _read_whole(content: Any) -> bytes:
+    """A whole answer's body, refused past `MAX_ANSWER_BYTES`."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in content.iter_chunked(1024 * 1024):
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise AttemptFailed(_too_large())
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large() -> Failure:
+    return Failure(
+        "answer too large", f"the server sent more than {MAX_ANSWER_BYTES:,} bytes of answer"
+    )
+
+
 def _parse(content: bytes, body_size: int) -> ModelResponse:
     """A non-streamed answer, parsed once."""
     try:
         data = json.loads(content)
+        if may_spell_surrogates(content):  # the raw answer is stored with the thread too
+            data = utf8_json(data)
         choice = data["choices"][0]
         message = choice["message"]
     except (ValueError, KeyError, IndexError, TypeError) as exc:

@@ -53,7 +53,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from network.agui.budgets import BudgetOf, check_budget, execute_on_budgets
+from network.agui.budgets import (
+    BudgetOf,
+    check_budget,
+    execute_on_budgets,
+    principal_budgets,
+)
 from network.agui.capabilities import capabilities
 from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
@@ -251,6 +256,7 @@ class _Server:
                 run_input,
                 system_messages=self.system_messages,
             )
+            budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)
         except BaseException as error:
             await admission.release()
@@ -261,7 +267,7 @@ class _Server:
             islice(ctx.state.messages, admission.prior_messages), asked.messages
         )
         response = _EventResponse(self.network, admission, ctx, replay)
-        response.budget = self.budget
+        response.budget = budgets
         response.observers = self.observers
         return response
 
@@ -283,7 +289,7 @@ class _EventResponse:
         self.ctx = ctx
         self.replay = replay  # the client lacks some of the stored conversation: send it
         self.released = False
-        self.budget: BudgetOf | tuple[Any, ...] | None = None  # the server's shared budgets
+        self.budget: tuple[Any, ...] = ()  # the principal's shared budgets
         self.observers: Observers | None = None  # the app's `observers=`
 
     async def _note_calls(self, event: RunEvent) -> None:
@@ -307,9 +313,7 @@ class _EventResponse:
         try:
             execute = functools.partial(admission.execute, ctx, sinks=sinks)
             session = getattr(admission, "session", None)  # a stored thread's
-            return await execute_on_budgets(
-                self.network, self.budget, self.record.owner, ctx, session, execute
-            )
+            return await execute_on_budgets(self.budget, self.record.owner, ctx, session, execute)
         except Exception as error:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)

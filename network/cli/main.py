@@ -367,11 +367,13 @@ def cmd_worker(args: argparse.Namespace) -> int:
     import threading  # noqa: PLC0415
 
     from network.durable import DurableConfigError, run_worker  # noqa: PLC0415 (dbos is optional and heavy)
-    from network.durable.engine import system_database_url  # noqa: PLC0415
+    from network.durable.engine import MAX_CONCURRENCY, system_database_url  # noqa: PLC0415
 
     networks = [load_network(target) for target in args.targets]
-    if args.concurrency is not None and args.concurrency < 1:
-        raise CLIError(f"--concurrency must be >= 1, got {args.concurrency}")
+    if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise CLIError(
+            f"--concurrency must be from 1 to {MAX_CONCURRENCY:,}, got {args.concurrency}"
+        )
     try:
         system_database_url(args.db)
     except DurableConfigError as exc:

@@ -6,9 +6,10 @@ store answers 500 `store_failed` with only a reference; the exception is logged 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 
 from network.logger import LazyLogger
 from network.serving.screening import store_failure
@@ -34,14 +35,22 @@ class ParamError(Exception):
         super().__init__(message)
         self.status, self.code, self.message, self.key = status, code, message, key
 
-    def response(self) -> JSONResponse:
+    def response(self) -> Response:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.key is not None:
             error["key"] = self.key
-        return JSONResponse({"error": error}, status_code=self.status, headers=SECURITY_HEADERS)
+        # ASCII JSON: a key the request named may hold a lone surrogate (refused for that),
+        # which has no UTF-8 form; escaped, it is answered as sent instead of failing the
+        # answer (JSONResponse writes UTF-8 and raised UnicodeEncodeError: a 500)
+        return Response(
+            json.dumps({"error": error}),
+            status_code=self.status,
+            headers=SECURITY_HEADERS,
+            media_type="application/json",
+        )
 
 
-def store_failed(operation: str, error: BaseException) -> JSONResponse:
+def store_failed(operation: str, error: BaseException) -> Response:
     """500 `store_failed` with a reference; the exception goes to the server's log only."""
     failure = store_failure(operation, error, log, "devui.store_failed")
     return ParamError(failure.status, failure.code, failure.message).response()

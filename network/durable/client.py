@@ -29,6 +29,7 @@ from network.durable.sqlite_journal import use_write_ahead_log
 from network.errors import ConfigurationError
 from network.ids import new_id
 from network.numbers import check_number
+from network.run.inputs import check_text_input
 from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id
@@ -105,6 +106,8 @@ class DurableClient:
         from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
 
         check_id("network", network)
+        if isinstance(input, str):
+            check_text_input(input)  # as `network.run` checks it: the worker would fail it
         run_id = new_id("run_") if run_id is None else run_id
         check_id("run_id", run_id)  # "" is refused, not replaced
         thread = None
@@ -129,7 +132,8 @@ class DurableClient:
 
     def status(self, run_id: str) -> DurableRunStatus:
         """The run's status (and outcome when it finished); `UnknownRunError` for an id no
-        run has."""
+        run has, `InvalidIdError` for one no run may have (as `enqueue` refuses it)."""
+        check_id("run_id", run_id)  # a lone surrogate failed in the driver's encoding
         listed = self._client.list_workflows(workflow_ids=[run_id], load_output=True)
         if not listed:
             raise UnknownRunError(run_id)
@@ -161,6 +165,7 @@ class DurableClient:
         """
         check_number("timeout", timeout, above=True, optional=True)
         check_number("poll_every", poll_every, above=True)
+        check_id("run_id", run_id)
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             status = self.status(run_id)
@@ -171,9 +176,16 @@ class DurableClient:
             time.sleep(poll_every)
 
     def events(self, run_id: str) -> Iterator[dict[str, Any]]:
-        """The run's AG-UI events (JSON form), as they are written, until the run ends."""
-        for batch in self._client.read_stream(run_id, STREAM_KEY):
-            yield from batch
+        """The run's AG-UI events (JSON form), as they are written, until the run ends;
+        `UnknownRunError` for an id no run has, as `status` says."""
+        from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
+
+        check_id("run_id", run_id)
+        try:
+            for batch in self._client.read_stream(run_id, STREAM_KEY):
+                yield from batch
+        except error.DBOSNonExistentWorkflowError:
+            raise UnknownRunError(run_id) from None
 
     def close(self) -> None:
         """Close the client's database connections."""

@@ -37,6 +37,7 @@ from network.durable.sqlite_journal import use_write_ahead_log
 from network.durable.step_table import close_step_tables
 from network.durable.takeover import Takeover
 from network.numbers import check_number
+from network.threads.urls import shown_url
 
 APP_NAME = "agent-network"
 """The DBOS application name every process of this library uses (workers, clients, runs)."""
@@ -67,7 +68,7 @@ def system_database_url(db: str | None) -> str:
             scheme, _, rest = url.partition("://")
             base = "postgresql" if scheme.startswith("postgres") else "sqlite"
             return f"{base}://{rest}"
-    raise DurableConfigError(f"db must be a sqlite:// or postgresql:// URL, got {url!r}")
+    raise DurableConfigError(f"db must be a sqlite:// or postgresql:// URL, got {shown_url(url)!r}")
 
 
 def _dbos() -> Any:
@@ -107,7 +108,8 @@ def launch(
             `sqlite:///agent-network-durable.sqlite`) or `postgresql://...` (needed to share
             runs between processes and machines).
         worker: take runs from the queue (`agent-network worker` sets it).
-        worker_concurrency: the most queued runs this process runs at once (workers only).
+        worker_concurrency: the most queued runs this process runs at once (workers only; at
+            most 10,000).
         executor_id: this process's DBOS executor id (default: a new one per launch); no
             two live processes may share one.
         check_every: seconds between two looks for runs of processes that died
@@ -150,6 +152,12 @@ def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any])
     return engine
 
 
+MAX_CONCURRENCY = 10_000
+"""The most runs a worker may run at once: each is a thread of its own (DBOS's), and a limit
+past what a claim's SQL `LIMIT` holds failed every claim with an OverflowError while the
+worker looked alive."""
+
+
 def _check_launch_options(
     worker_concurrency: int | None, check_every: float, executor_id: str | None
 ) -> None:
@@ -158,6 +166,7 @@ def _check_launch_options(
         worker_concurrency,
         integer=True,
         minimum=1,
+        maximum=MAX_CONCURRENCY,
         optional=True,
         error=DurableConfigError,
     )

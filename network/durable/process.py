@@ -51,7 +51,8 @@ class UnknownRunError(AgentNetworkError, KeyError):
     """No durable run has this id (a `KeyError` too, as a lookup by id that found nothing)."""
 
     def __init__(self, run_id: str) -> None:
-        super().__init__(f"no durable run {run_id!r}")
+        shown = run_id if len(run_id) <= 100 else f"{run_id[:100]}..."  # the id is outside data
+        super().__init__(f"no durable run {shown!r}")
         self.run_id = run_id
 
     def __str__(self) -> str:

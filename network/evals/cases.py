@@ -140,6 +140,10 @@ class Dataset(BaseModel):
             text = where.read_text(encoding="utf-8")
         except OSError as exc:
             raise DatasetError(f"dataset {str(where)!r}: cannot read it: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise DatasetError(
+                f"dataset {str(where)!r}: not UTF-8 text (byte {exc.start})"
+            ) from None
         data = _parse(text, where)
         try:
             return cls.model_validate(data)
@@ -168,6 +172,12 @@ class Dataset(BaseModel):
         raise KeyError(f"dataset {self.name!r} has no case {name!r}")
 
 
+MAX_VALUES = 1_000_000
+"""The most values (numbers, strings, lists, objects) a dataset file may hold."""
+MAX_DEPTH = 100
+"""The deepest a dataset's values may nest."""
+
+
 def _yaml(where: Path) -> Any:
     try:
         import yaml  # noqa: PLC0415 (YAML datasets only; pyyaml is the evals extra's)
@@ -190,26 +200,48 @@ def _parse(text: str, where: Path) -> Any:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
             raise DatasetError(f"dataset {str(where)!r}: not valid YAML: {exc}") from None
-        _finite(data, where)
-        return data
-    if where.suffix == ".json":
+        except RecursionError:  # the parser follows nesting by recursion
+            raise _too_deep(where) from None
+    elif where.suffix == ".json":
         try:
-            return json.loads(text, parse_constant=_no_constants)
+            data = json.loads(text, parse_constant=_no_constants)
+        except RecursionError:
+            raise _too_deep(where) from None
         except ValueError as exc:
             raise DatasetError(f"dataset {str(where)!r}: not valid JSON: {exc}") from None
-    raise DatasetError(f"dataset {str(where)!r}: read .yaml, .yml or .json")
+    else:
+        raise DatasetError(f"dataset {str(where)!r}: read .yaml, .yml or .json")
+    _check_values(data, where)
+    return data
 
 
-def _finite(data: Any, where: Path) -> None:
-    """YAML spells NaN and infinity (`.nan`, `.inf`): no dataset value may be one."""
-    if isinstance(data, float) and not math.isfinite(data):
-        raise DatasetError(f"dataset {str(where)!r}: {data!r} is not a number a case may hold")
-    if isinstance(data, dict):
-        for value in data.values():
-            _finite(value, where)
-    elif isinstance(data, list):
-        for value in data:
-            _finite(value, where)
+def _too_deep(where: Path) -> DatasetError:
+    return DatasetError(f"dataset {str(where)!r}: nested deeper than {MAX_DEPTH} levels")
+
+
+def _check_values(data: Any, where: Path) -> None:
+    """Every value a dataset holds, walked once without recursion: no NaN or infinity (YAML
+    spells them `.nan`, `.inf`), at most `MAX_DEPTH` levels, and at most `MAX_VALUES` values
+    counting each use of a YAML alias (ten lines of aliases make billions of values, which
+    validation would walk for ever)."""
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    seen = 0
+    while pending:
+        value, depth = pending.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise DatasetError(
+                f"dataset {str(where)!r}: holds more than {MAX_VALUES:,} values "
+                "(each use of a YAML alias counts)"
+            )
+        if depth > MAX_DEPTH:
+            raise _too_deep(where)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise DatasetError(f"dataset {str(where)!r}: {value!r} is not a number a case may hold")
+        if isinstance(value, dict):
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
 
 
 def _where(error: ValidationError, data: Any) -> str:

@@ -83,8 +83,9 @@ class LLMJudge(Scorer):
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
+            or not 0 <= value <= 1  # the range first: 10**400 has no `isfinite`
             or not math.isfinite(value)
-            or not 0 <= value <= 1
         ):
-            return self._verdict(False, f"the judge's score is not a number from 0 to 1: {value!r}")
+            shown = repr(value)[:100] if not isinstance(value, int) or value < 10**50 else "huge"
+            return self._verdict(False, f"the judge's score is not a number from 0 to 1: {shown}")
         return self._verdict(passed, reason, float(value))

@@ -64,6 +64,8 @@ async def score_case(case: Case, run: CaseRun, scorers: Sequence[Scorer]) -> lis
     for scorer in scorers:
         try:
             score = await scorer.score(case, run)
+        except ConfigurationError as exc:  # it returned what is no verdict: say what
+            score = Score(scorer.name, False, 0.0, str(exc)[:MAX_ERROR])
         except Exception as exc:  # a scorer's bug fails its score, not the evaluation
             score = Score(scorer.name, False, 0.0, f"the scorer raised {type(exc).__name__}")
         if score is not None:

@@ -32,6 +32,7 @@ from typing import Any, Literal
 from network.errors import ConfigurationError
 from network.evals.cases import Case, ExpectedToolCall
 from network.history.results import ToolCallRecord, Usage
+from network.numbers import check_number
 
 
 @dataclass(slots=True)
@@ -49,6 +50,19 @@ class Score:
     passed: bool
     value: float
     reason: str = ""
+
+    def __post_init__(self) -> None:
+        # A NaN value made every mean NaN and the report's JSON invalid (NaN is no JSON), and
+        # a value past 1 or a string broke `means()`: a verdict is refused where it is made.
+        if not isinstance(self.name, str) or not isinstance(self.reason, str):
+            raise ConfigurationError(
+                f"Score: name and reason must be strings, got {self.name!r} and {self.reason!r}"
+            )
+        if not isinstance(self.passed, bool):
+            raise ConfigurationError(
+                f"Score {self.name!r}: passed must be a bool, got {self.passed!r}"
+            )
+        check_number(f"Score {self.name!r}: value", self.value, maximum=1)
 
     def to_dict(self) -> dict[str, Any]:
         """The score as JSON data (its fields, by name)."""
@@ -262,10 +276,12 @@ class FunctionScorer(Scorer):
             return said
         if isinstance(said, bool):
             return self._verdict(said)
-        if isinstance(said, int | float) and math.isfinite(said) and 0 <= said <= 1:
+        # the range first: an int past a float's range (10**400) has no `isfinite`
+        if isinstance(said, int | float) and 0 <= said <= 1 and math.isfinite(said):
             return self._verdict(said >= 1, value=float(said))
+        shown = repr(said) if not isinstance(said, int) or said < 10**50 else "a huge int"
         raise ConfigurationError(
-            f"scorer {self.name!r} returned {said!r}: return a bool, a number from 0 to 1, "
+            f"scorer {self.name!r} returned {shown[:100]}: return a bool, a number from 0 to 1, "
             "a Score or None"
         )
 

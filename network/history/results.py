@@ -53,6 +53,11 @@ class _SerializedAsJSON:
 
 RawResponse = Annotated[Any, _SerializedAsJSON()]
 
+MAX_TOKEN_COUNT = 2**53 - 1
+"""The largest token count taken from outside (a server's usage, a remote agent's): the
+largest integer a JSON reader holds exactly (JavaScript's `Number.MAX_SAFE_INTEGER`, AG-UI's
+ceiling for `RUN_FINISHED` usage). A larger figure is no figure: no model reads that many."""
+
 
 @dataclass(slots=True)
 class Usage(Record):

@@ -261,9 +261,8 @@ def check_ttl(ttl: Any, field: str = "ttl") -> float | None:
     if (
         isinstance(ttl, bool)
         or not isinstance(ttl, int | float)
+        or not 0 < ttl <= MAX_TTL  # the range first: 10**400 has no `isfinite`
         or not math.isfinite(ttl)
-        or ttl <= 0
-        or ttl > MAX_TTL
     ):
         raise InvalidMemoryError(
             f"{field} must be a finite number of seconds above 0 and at most {MAX_TTL:g}, "

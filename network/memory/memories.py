@@ -59,6 +59,7 @@ from network.memory._opening import IN_PROCESS, backend_for, database_errors
 from network.memory.embedders import Embedder, WordLlamaEmbedder
 from network.memory.items import MemoryItem, Namespace, NewMemory
 from network.threads.ids import check_id
+from network.threads.urls import shown_url
 
 __all__ = ["IN_PROCESS", "Memories"]
 
@@ -378,7 +379,7 @@ class Memories:
         )
 
     def __repr__(self) -> str:
-        return f"Memories({self.url!r}, embedder={self.embedder!r})"
+        return f"Memories({shown_url(self.url)!r}, embedder={self.embedder!r})"
 
 
 def _text_of(value: Any) -> Any:

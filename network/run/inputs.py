@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, MessageError
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,3 +67,28 @@ class ToolResults:
 
 RunInput = str | Resume | ToolResults
 """What `network.run` takes as its input: the user's message, or a continuation."""
+
+
+def check_text_input(text: str) -> str:
+    """The user's message a run is given, refused (`MessageError`, field `input`) when no
+    thread store could keep it or no model request could carry it: a NUL character
+    (PostgreSQL's text has none), or a lone surrogate (no UTF-8 form: JSON may spell one,
+    `"\\ud800"`, and a server's `json.loads` keeps it). Taken, the model was asked and paid,
+    then the thread's commit failed. The rules of `network.add_messages`, checked before
+    anything runs."""
+    if "\x00" in text:
+        raise MessageError(
+            f"the run's input holds a NUL character (at {text.index(chr(0))})",
+            index=None,
+            field="input",
+        )
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise MessageError(
+                f"the run's input holds a lone surrogate (at {exc.start}), which has no UTF-8 form",
+                index=None,
+                field="input",
+            ) from None
+    return text

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.history.results import Usage
+from network.history.results import MAX_TOKEN_COUNT, Usage
 from network.run.context import RunContext
 
 
@@ -53,15 +53,23 @@ def run_token_usage(ctx: RunContext) -> list[dict[str, Any]]:
 
 
 def _entry(provider: str | None, model: str | None, usage: Usage) -> dict[str, Any]:
+    prompt, completion = _count(usage.prompt_tokens), _count(usage.completion_tokens)
     entry: dict[str, Any] = {
-        "input_tokens": usage.prompt_tokens,
-        "output_tokens": usage.completion_tokens,
-        "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+        "input_tokens": prompt,
+        "output_tokens": completion,
+        "total_tokens": _count(prompt + completion),
     }
     if usage.cached_tokens:
-        entry["cached_input_tokens"] = usage.cached_tokens
+        entry["cached_input_tokens"] = min(_count(usage.cached_tokens), prompt)
     if provider:
         entry["provider"] = provider
     if model:
         entry["model"] = model
     return entry
+
+
+def _count(tokens: int) -> int:
+    """A count AG-UI can carry: from 0 to `MAX_TOKEN_COUNT` (its schema's ceiling). The HTTP
+    clients already keep a server's counts in range; a model of one's own may report anything
+    (10**30 failed the run at RUN_FINISHED, after its answer was in)."""
+    return min(max(tokens, 0), MAX_TOKEN_COUNT)

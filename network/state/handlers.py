@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from network.errors import StateValidationError
+
 
 def replace_values(current: Any, new: Any) -> Any:
     """Store `new`, whatever was there. The default for every type that is not a list."""
@@ -40,3 +42,13 @@ def merge_dicts(current: Any, new: Any) -> dict[Any, Any]:
 
 
 READY_HANDLERS = (replace_values, merge_lists, merge_dicts)
+
+
+def not_a_mapping(key: str, expected: str, value: Any) -> StateValidationError:
+    """What a write of `value` to `key`, whose handler is `merge_dicts`, raises when `value` is
+    not a mapping: the value's fault, named by key (the handler's own TypeError names none)."""
+    return StateValidationError(
+        f"state key {key!r} merges dicts (merge_dicts): got {type(value).__name__}, not a mapping",
+        key=key,
+        expected=expected,
+    )

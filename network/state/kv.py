@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.handlers import merge_dicts, merge_lists, not_a_mapping, replace_values
 from network.state.provenance import (
     CALLER_FIELDS,
     LogEntry,
@@ -183,7 +183,7 @@ class KV:
             and (current is MISSING or type(current) is dict)
         ):
             if not isinstance(value, Mapping):
-                merge(None, value)  # raises the handler's own TypeError
+                raise not_a_mapping(key, spec.type_label, value)
             self._merge_entries(spec, current, spec.validate_entries(value))
         elif merge is replace_values:
             if untyped:  # checked to be plain JSON and copied, in one walk
@@ -197,6 +197,8 @@ class KV:
             self._replace(spec, current, validated)
         else:
             base = None if current is MISSING else copy_value(current)
+            if merge is merge_dicts and not isinstance(value, Mapping):
+                raise not_a_mapping(key, spec.type_label, value)
             merged = spec.validate(merge(base, value))
             if check is not None:
                 check(merged)

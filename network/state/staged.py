@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from network.state.handlers import merge_dicts, merge_lists, replace_values
+from network.state.handlers import merge_dicts, merge_lists, not_a_mapping, replace_values
 from network.state.kv import KV, MISSING
 from network.state.schema import Handler
 from network.state.values import copy_value, read_only
@@ -100,6 +100,8 @@ class StagedKV:
         elif merge is replace_values:
             checked = copy_value(spec.validate(value))
         else:
+            if merge is merge_dicts and not isinstance(value, Mapping):
+                raise not_a_mapping(key, spec.type_label, value)
             current = self._view(key)
             merged = spec.validate(
                 merge(None if current is MISSING else copy_value(current), value)

@@ -41,6 +41,7 @@ from typing import Any
 import anyio
 from sqlalchemy import delete, event, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from network.errors import ConfigurationError
@@ -67,7 +68,7 @@ from network.threads.thread_data import (
     ThreadInfo,
     new_thread_info,
 )
-from network.threads.urls import store_url
+from network.threads.urls import shown_url, store_url
 
 _BEGIN_OPTION = "agent_network_begin"
 
@@ -101,7 +102,12 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     ) -> None:
         check_number("SQLStore: busy_timeout (seconds)", busy_timeout)
         self.url = store_url(url)
-        parsed = make_url(self.url)
+        try:
+            parsed = make_url(self.url)
+        except (ValueError, ArgumentError):  # `[::1` for a host: int() of a port
+            raise ConfigurationError(
+                f"store {shown_url(self.url)!r} is not a database URL"
+            ) from None
         self.dialect = parsed.get_backend_name()
         if self.dialect == "sqlite" and (
             parsed.database in (None, "", ":memory:") or "memory" in str(parsed.query)
@@ -112,7 +118,8 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
             )
         if self.dialect not in ("sqlite", "postgresql"):
             raise ConfigurationError(
-                f"SQLStore supports SQLite and PostgreSQL, not {self.dialect!r} ({self.url})"
+                f"SQLStore supports SQLite and PostgreSQL, not {self.dialect!r} "
+                f"({shown_url(self.url)})"
             )
         self.engine = create_async_engine(self.url, **engine_options)
         self.tables = build_tables(table_prefix)

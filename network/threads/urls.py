@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 
 from network.errors import ConfigurationError
+
+_PASSWORD = re.compile(r"^([^:/?#]+://[^:/?#@]*):[^/?#]*@")  # to the last @ of the host part
 
 DEFAULT_STORE = "agent-network.db"
 STORE_ENV = "AGENT_NETWORK_STORE"
@@ -27,3 +30,9 @@ def store_url(store: str | os.PathLike[str] | None = None) -> str:
     if sep:  # a URL; a bare sqlite:// or postgresql:// gets its async driver
         return f"{_DRIVERS.get(scheme, scheme)}{sep}{rest}"
     return "sqlite+aiosqlite:///" + os.path.abspath(text)
+
+
+def shown_url(url: str) -> str:
+    """`url` as an error or a repr may show it: its password as `***` (an error is logged and
+    read by people who hold no credentials)."""
+    return _PASSWORD.sub(r"\1:***@", url)

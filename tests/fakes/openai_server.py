@@ -305,7 +305,7 @@ class FakeOpenAIServer:
         )
 
     async def _completions(self, request: Any) -> Any:
-        from starlette.responses import JSONResponse, StreamingResponse
+        from starlette.responses import JSONResponse, Response, StreamingResponse
 
         body = await request.json()
         self.requests.append(body)
@@ -344,17 +344,20 @@ class FakeOpenAIServer:
                     }
                     for call, call_id in calls
                 ]
-            return JSONResponse(
-                {
-                    "id": completion_id,
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    **({"usage": usage} if reply.send_usage else {}),
-                },
-                headers=reply.headers,
-            )
+            completion = {
+                "id": completion_id,
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                **({"usage": usage} if reply.send_usage else {}),
+            }
+            try:
+                return JSONResponse(completion, headers=reply.headers)
+            except UnicodeEncodeError:  # a lone surrogate: sent as JSON spells it, `\ud800`
+                return Response(
+                    json.dumps(completion), media_type="application/json", headers=reply.headers
+                )
         include_usage = reply.send_usage and bool(
             (body.get("stream_options") or {}).get("include_usage")
         )

@@ -71,6 +71,20 @@ def test_the_helper_says_what_it_wants() -> None:
     assert check_number("z", 2.5) == 2.5
 
 
+def test_an_int_past_a_floats_range_is_refused_not_an_overflow() -> None:
+    # `math.isfinite(10**400)` raised OverflowError out of every float option
+    for field in (
+        "UsageLimits.max_cost_usd",
+        "RetryPolicy.backoff",
+        "Price.input",
+        "tool 'noop': timeout",
+    ):
+        with pytest.raises(ConfigurationError, match=f"{field}.* got a huge int"):
+            OPTIONS[field](10**400)
+    assert check_number("n", 10**400, integer=True) == 10**400  # an int option: no float
+    assert check_number("x", 10**300) == 10**300  # within a float's range
+
+
 @pytest.mark.anyio
 async def test_a_run_refuses_a_bad_max_iter() -> None:
     network = Network("n", agents=[Agent("a", model=ScriptedModel(["hi"]))])

@@ -20,17 +20,23 @@ What a request may spend (the reservation), decided here:
 - cost: both at the model's `price` when the model has one before answering; else none
   (the answer's own cost, when it tells one, is settled after).
 What it spent: the answer's prompt and completion tokens, its cost, and one request per
-attempt the model made.
+attempt the model made. A model of one's own may report what is no figure (a negative or
+absurd count, a cost that is NaN, infinite or negative): the request then counts what it
+reserved, as a reservation never settled does, so a bad report can neither give a key back
+what it spent nor fail the run at the store. (The HTTP clients already estimate such counts
+themselves: `agents.models._usage`.)
 """
 
 from __future__ import annotations
 
 import json
+import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from network.history.model_io import ChunkHandler, Model, ModelRequest, ModelResponse
-from network.history.results import Usage
+from network.history.results import MAX_TOKEN_COUNT, Usage
 from network.run.budgets.account import BudgetAccount, release_all, reserve_all, settle_all
 
 _OUTPUT_PARAMS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
@@ -62,10 +68,12 @@ class MeteredModel:
             await release_all(held)
             raise
         usage = response.usage
+        tokens: Any = usage.prompt_tokens + usage.completion_tokens
+        cost: Any = response.cost_usd or 0.0
         await settle_all(
             held,
-            usage.prompt_tokens + usage.completion_tokens,
-            response.cost_usd or 0.0,
+            tokens if _count(usage.prompt_tokens) and _count(usage.completion_tokens) else None,
+            cost if _cost(cost) else None,
             len(response.attempts) or 1,
         )
         return response
@@ -93,8 +101,22 @@ async def asked_by(
     for account in accounts:
         output = asked_output if asked_output is not None else account.budget.output_estimate
         cost = float(cost_of(Usage(prompt, output, prompt + output))) if callable(cost_of) else 0.0
-        asked.append((prompt + output, cost))
+        # an absurd `max_tokens` parameter asks for no more than a ledger can count
+        asked.append((min(prompt + output, MAX_TOKEN_COUNT), cost))
     return asked
+
+
+def _count(value: Any) -> bool:
+    """A token count a model may report: an int from 0 to `MAX_TOKEN_COUNT`."""
+    return type(value) is int and 0 <= value <= MAX_TOKEN_COUNT
+
+
+def _cost(value: Any) -> bool:
+    """A cost a model may report: a finite number >= 0 (an int within a float's range: the
+    ledger keeps a double, and `math.isfinite` raises OverflowError past it)."""
+    if type(value) is int:
+        return 0 <= value <= sys.float_info.max
+    return type(value) is float and math.isfinite(value) and value >= 0
 
 
 async def prompt_tokens(model: Model, request: ModelRequest) -> int:

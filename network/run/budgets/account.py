@@ -116,12 +116,17 @@ async def reserve_all(
     return held
 
 
-async def settle_all(held: Sequence[Held], tokens: int, cost_usd: float, requests: int) -> None:
+async def settle_all(
+    held: Sequence[Held], tokens: int | None, cost_usd: float | None, requests: int
+) -> None:
     """Settle each hold with what the request spent (shielded: a cancellation after the
-    answer must not leave the budget holding what was spent)."""
+    answer must not leave the budget holding what was spent); `tokens` or `cost_usd` None
+    (the model reported no figure) counts what the hold reserved."""
     with anyio.CancelScope(shield=True):
         for item in held:
-            await item.account.settle(item, tokens, cost_usd, requests)
+            spent = item.hold.tokens if tokens is None else tokens
+            cost = item.hold.cost_usd if cost_usd is None else cost_usd
+            await item.account.settle(item, spent, cost, requests)
 
 
 async def release_all(held: Sequence[Held]) -> None:

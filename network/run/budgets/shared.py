@@ -40,6 +40,8 @@ from network.numbers import check_number
 
 PER = ("thread", "user", "app")
 MAX_KEY_LENGTH = 256
+MAX_COUNT = 2**53 - 1  # a token or request cap: what a ledger's 64-bit column sums safely
+MAX_RATE = 2**31 - 1  # requests per minute: the window's count is a 32-bit column
 
 
 class SharedBudget:
@@ -109,21 +111,30 @@ class SharedBudget:
         self.key = key
         self.per = per
         self.max_tokens = check_number(
-            "SharedBudget.max_tokens", max_tokens, integer=True, optional=True
+            "SharedBudget.max_tokens", max_tokens, integer=True, maximum=MAX_COUNT, optional=True
         )
         self.max_cost_usd = check_number("SharedBudget.max_cost_usd", max_cost_usd, optional=True)
         self.max_requests = check_number(
-            "SharedBudget.max_requests", max_requests, integer=True, optional=True
+            "SharedBudget.max_requests",
+            max_requests,
+            integer=True,
+            maximum=MAX_COUNT,
+            optional=True,
         )
         self.requests_per_minute = check_number(
             "SharedBudget.requests_per_minute",
             requests_per_minute,
             integer=True,
             minimum=1,
+            maximum=MAX_RATE,
             optional=True,
         )
         self.output_estimate = check_number(
-            "SharedBudget.output_estimate", output_estimate, integer=True, minimum=1
+            "SharedBudget.output_estimate",
+            output_estimate,
+            integer=True,
+            minimum=1,
+            maximum=MAX_COUNT,
         )
         self.hold_seconds = check_number("SharedBudget.hold_seconds", hold_seconds, above=True)
         self.rate_wait = check_number("SharedBudget.rate_wait", rate_wait)

@@ -13,8 +13,8 @@
 - `hostile`: a hand-written JSON-RPC server with a valid agent card whose stream misbehaves,
   by the message text: "huge" (10 MB in one event), "quiet" (sends nothing, for ever),
   "trickle" (a byte a second, for ever), "garbage" (an event that is not JSON), "empty part"
-  (a part with no content), "negative usage", "nan usage", "other task" (an update of
-  another task), "no end" (the stream ends while the task works). `elsewhere`: the same,
+  (a part with no content), "negative usage", "absurd usage", "nan usage", "other task" (an
+  update of another task), "no end" (the stream ends while the task works). `elsewhere`: the same,
   its card naming an endpoint on another host (127.0.0.2).
 - `peer`: a pydantic-ai agent (a `FunctionModel` answering `peer: <text> (turn N)`) served
   by `fasta2a.pydantic_ai.agent_to_a2a`, the A2A server pydantic-ai points to.
@@ -234,6 +234,8 @@ def hostile(port: int, elsewhere: bool = False) -> Any:
                 yield event(rpc_id, result)
             elif text == "negative usage":
                 yield event(rpc_id, completed("fine", {"inputTokens": -5, "outputTokens": 1}))
+            elif text == "absurd usage":
+                yield event(rpc_id, completed("fine", {"inputTokens": 1e300, "outputTokens": 1}))
             elif text == "nan usage":
                 yield (
                     b'data: {"jsonrpc": "2.0", "id": %s, "result": ' % json.dumps(rpc_id).encode()

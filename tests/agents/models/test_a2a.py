@@ -170,6 +170,7 @@ HOSTILE = [
     ("garbage", "sent what is not A2A"),
     ("empty part", "sent what is not A2A: a part with no content"),
     ("negative usage", "sent what is not A2A: a usage whose inputTokens is -5"),
+    ("absurd usage", "sent what is not A2A: a usage whose inputTokens is 1e"),
     ("nan usage", "sent what is not A2A"),
     ("other task", "sent what is not A2A: an update of another task"),
     ("no end", "stopped before its task finished"),

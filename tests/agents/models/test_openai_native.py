@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agents import ModelRequest, TextDelta, ToolCallDelta, make_model, tool
+from agents.models import openai_native
 from agents.models._wire import to_wire_json
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
@@ -388,3 +389,19 @@ async def test_a_connection_the_server_closed_while_the_loop_was_busy_is_not_reu
     assert answer.message.content == "two"
     assert not answer.attempts  # no attempt lost
     assert len(set(server.client_ports)) == 2  # a new connection
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_an_answer_past_its_byte_bound_is_a_model_error(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    # a server that went on sending filled the process's memory until the call's timeout
+    monkeypatch.setattr(openai_native, "MAX_ANSWER_BYTES", 4_000)
+    openai_server.add_text("x" * 6_000, chunk_size=100)
+    model = OpenAIModel("openai/fake", api_base=openai_server.base_url, api_key="k", stream=stream)
+    with pytest.raises(ModelError, match="answer too large: the server sent more than 4,000 bytes"):
+        await model.complete(ModelRequest(system=[], history=[UserMessage("Hi.")]))
+    assert len(openai_server.requests) == 1  # not retried: the same server would send it again
+    openai_server.add_text("short")
+    answer = await model.complete(ModelRequest(system=[], history=[UserMessage("Hi.")]))
+    assert answer.message.content == "short"

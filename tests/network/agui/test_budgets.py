@@ -93,3 +93,33 @@ def test_a_bad_budget_is_refused() -> None:
     network, _ = echo()
     with pytest.raises(ConfigurationError, match="budget must be a SharedBudget"):
         app(network, budget="user:alice")
+
+
+def failing_budget(principal: str | None) -> Any:
+    raise RuntimeError("the tenant database said: password sk-123 refused")
+
+
+@pytest.mark.parametrize(
+    "budget", [failing_budget, lambda principal: "a string"], ids=["raises", "no budget"]
+)
+async def test_a_budget_function_that_fails_is_a_500_with_a_reference(budget: Any) -> None:
+    # it was a 200 with an empty event stream: no RUN_STARTED, no RUN_ERROR, the failure lost
+    network, model = echo()
+    asgi = app(network, authorize=bearer, budget=budget)
+    transport = httpx.ASGITransport(app=asgi)
+    headers = {"authorization": "Bearer token-alice"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=headers) as http:
+        body = {
+            "threadId": "a1",
+            "runId": "r1",
+            "messages": [{"id": "u", "role": "user", "content": "hi"}],
+        }
+        response = await http.post("/", json=body)
+        assert response.status_code == 500
+        error = response.json()["error"]
+        assert error["code"] == "internal_error" and "reference err_" in error["message"]
+        assert "sk-123" not in response.text and "a string" not in response.text
+        assert model.requests == []  # nothing ran, nothing was paid
+        # the thread is free: a fixed hook would run on it at once
+        again = await http.post("/", json={**body, "runId": "r2"})
+        assert again.status_code == 500  # the same hook, the same refusal (not 409 busy)

@@ -16,7 +16,12 @@ TARGET = f"{Path(__file__).resolve().parents[3] / 'examples' / 'codegen.py'}:net
     ("options", "message"),
     [
         (["--db", "mysql://x/y"], "--db: db must be a sqlite:// or postgresql:// URL"),
-        (["--db", "sqlite:///w.db", "--concurrency", "0"], "--concurrency must be >= 1"),
+        (["--db", "sqlite:///w.db", "--concurrency", "0"], "--concurrency must be from 1"),
+        # was accepted: the worker started, and each claim failed with an OverflowError
+        (
+            ["--db", "sqlite:///w.db", "--concurrency", str(10**20)],
+            "--concurrency must be from 1 to 10,000",
+        ),
     ],
 )
 def test_bad_worker_options_are_refused(
@@ -24,3 +29,12 @@ def test_bad_worker_options_are_refused(
 ) -> None:
     assert main(["worker", TARGET, *options]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_launch_refuses_a_concurrency_no_claim_can_take(tmp_path: Path) -> None:
+    from network import durable
+
+    db = f"sqlite:///{tmp_path / 'never-made.sqlite'}"
+    with pytest.raises(durable.DurableConfigError, match="worker_concurrency must be .* <= 10000"):
+        durable.launch([], db=db, worker=True, worker_concurrency=10**20)
+    assert not (tmp_path / "never-made.sqlite").exists()

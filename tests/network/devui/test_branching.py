@@ -86,6 +86,16 @@ def test_a_bad_edit_names_the_key_and_changes_nothing(stored: Path) -> None:
         shared = post(url, "/api/fork", {"thread": "t-1", "at": 0, "update": {"user:x": "y"}})
         assert shared.status_code == 422
         assert "user:x" in shared.json()["error"]["message"]
+        # a key JSON spells as a lone surrogate: the refusal names it, escaped (its JSON
+        # answer was written as UTF-8, which has no form for it: a 500 and a traceback)
+        lone = http.post(
+            url + "/api/fork",
+            content=b'{"thread": "t-1", "at": 0, "update": {"a\\ud800": 1}}',
+            headers={"content-type": "application/json"},
+        )
+        assert lone.status_code == 422, lone.text
+        assert lone.json()["error"]["key"] == "a\ud800"
+        assert lone.json()["error"]["code"] == "invalid_state"
     assert (thread_ids(stored), stored_thread(stored, "t-1")) == before
 
 

@@ -17,7 +17,7 @@ import pytest
 from agents import Agent, ScriptedModel, tool
 from agents.models.scripted import call
 from network import Network, durable
-from network.errors import InvalidIdError
+from network.errors import InvalidIdError, MessageError
 
 writer = Network(
     "writer", agents=[Agent("writer", description="writes", model=ScriptedModel(["written"] * 50))]
@@ -194,6 +194,26 @@ async def test_waiting_for_a_run_by_id_has_one_error_for_an_unknown_id(db: str) 
                 wait("nope")
         with pytest.raises(KeyError):  # a lookup by id that found nothing
             client.result("nope")
+        # the events of no run: the same error (it was DBOS's DBOSNonExistentWorkflowError)
+        with pytest.raises(durable.UnknownRunError, match="no durable run 'nope'"):
+            next(client.events("nope"))
+    finally:
+        client.close()
+
+
+def test_an_id_no_run_may_have_is_refused_by_every_lookup(db: str) -> None:
+    client = durable.DurableClient(db)
+    try:
+        lookups = (client.status, client.result, lambda run_id: next(client.events(run_id)))
+        for lookup in lookups:
+            # a lone surrogate failed in the driver with a UnicodeEncodeError
+            with pytest.raises(InvalidIdError, match="run_id holds a lone surrogate"):
+                lookup("run_\ud800")
+            with pytest.raises(InvalidIdError, match="run_id is 100000 characters long"):
+                lookup("x" * 100_000)  # named by its length, not echoed whole
+        # the run's input, as `network.run` checks it (a worker would fail the run on it)
+        with pytest.raises(MessageError, match="lone surrogate"):
+            client.enqueue("writer", "hi \ud800")
     finally:
         client.close()
 

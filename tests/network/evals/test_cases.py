@@ -93,6 +93,39 @@ def test_json_refuses_nan_and_other_suffixes_are_refused(tmp_path: Path) -> None
         Dataset.load(tmp_path / "missing.json")
 
 
+_LAUGHS = "".join(
+    f"    l{level}: &l{level} [{', '.join([f'*l{level - 1}'] * 9)}]\n" for level in range(1, 9)
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        # each was a traceback: UnicodeDecodeError, then RecursionError in the parsers
+        ("latin.yaml", b"name: d\xe9\n", "not UTF-8 text (byte 7)"),
+        ("deep.json", b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested deeper"),
+        ("deep.yaml", b"x: " + b"[" * 5_000 + b"]" * 5_000 + b"\n", "nested deeper"),
+        # ten lines of aliases: 43 million values, which validation walked for 18 s
+        (
+            "laughs.yaml",
+            (
+                "name: d\ncases:\n- name: a\n  input: x\n  expected_state:\n"
+                '    l0: &l0 ["lol"]\n' + _LAUGHS
+            ).encode(),
+            "holds more than 1,000,000 values",
+        ),
+    ],
+)
+def test_a_hostile_file_is_a_dataset_error_not_a_traceback(
+    tmp_path: Path, name: str, content: bytes, said: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DatasetError, match=name) as caught:
+        Dataset.load(path)
+    assert said in str(caught.value)
+
+
 def test_case_limits_become_the_runs_usage_limits() -> None:
     limits = CaseLimits(max_model_calls=3, max_cost_usd=0.5, timeout_s=2)
     usage = limits.usage_limits()

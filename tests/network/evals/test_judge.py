@@ -33,6 +33,7 @@ async def test_the_judge_is_sent_the_input_output_expectation_and_rubric() -> No
         ('{"pass": "yes"}', "not a verdict"),
         ('{"pass": true, "score": 7}', "not a number from 0 to 1"),
         ('{"pass": true, "score": NaN}', "not a number from 0 to 1: nan"),
+        ('{"pass": true, "score": 1' + "0" * 400 + "}", "not a number from 0 to 1: huge"),
         ("{not json}", "not a verdict"),
     ],
 )

@@ -10,7 +10,7 @@ import pytest
 
 from agents import Agent, ScriptedModel
 from network import ConfigurationError, ModelError, Network
-from network.evals import Case, CaseLimits, Dataset, evaluate, scorer
+from network.evals import Case, CaseLimits, Dataset, Score, evaluate, scorer
 from tests.network.capabilities.replay.teams import TASK, Counts, codegen
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -108,6 +108,24 @@ async def test_a_failing_run_and_a_failing_scorer_are_reported_not_raised() -> N
     report = await evaluate(codegen(), Dataset(name="d", cases=[good()]), scorers=[crashes])
     [score] = report.cases[0].scores
     assert (score.passed, score.reason) == (False, "the scorer raised ZeroDivisionError")
+
+
+async def test_a_scorer_that_returns_no_verdict_says_what_it_returned() -> None:
+    @scorer
+    def wrong(case: Case, run: Any) -> Any:
+        return Score("wrong", True, float("nan"))  # refused where it is made
+
+    @scorer
+    def above(case: Case, run: Any) -> Any:
+        return 2
+
+    report = await evaluate(codegen(), Dataset(name="d", cases=[good()]), scorers=[wrong, above])
+    reasons = [score.reason for score in report.cases[0].scores]
+    assert reasons == [
+        "Score 'wrong': value must be a finite number >= 0 and <= 1, got nan",
+        "scorer 'above' returned 2: return a bool, a number from 0 to 1, a Score or None",
+    ]
+    assert not report.all_passed and "NaN" not in report.to_json()
 
 
 async def test_bad_options_are_refused_by_name() -> None:

@@ -106,3 +106,26 @@ async def test_plain_functions_score_as_bools_numbers_or_scores() -> None:
     assert (await half.score(case, CaseRun("ok"))) == Score("half", False, 0.5)
     with pytest.raises(ConfigurationError, match="scorer 'bad' returned nan"):
         await bad.score(case, CaseRun("ok"))
+
+
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), -0.5, 5, "high"], ids=["nan", "inf", "-0.5", "5", "text"]
+)
+def test_a_score_holds_a_value_from_0_to_1(value: Any) -> None:
+    # a NaN made every mean NaN and the report's JSON invalid; a string broke `means()`
+    with pytest.raises(ConfigurationError, match="Score 's': value must be a finite number"):
+        Score("s", True, value)
+
+
+def test_a_score_is_passed_or_not() -> None:
+    with pytest.raises(ConfigurationError, match="passed must be a bool"):
+        Score("s", "yes", 1.0)  # type: ignore[arg-type]
+
+
+async def test_a_number_past_a_floats_range_is_no_score() -> None:
+    @scorer
+    def huge(case: Case, run: CaseRun) -> Any:
+        return 10**400  # math.isfinite raised OverflowError on it
+
+    with pytest.raises(ConfigurationError, match="scorer 'huge' returned a huge int"):
+        await huge.score(Case(name="a", input="x"), CaseRun("ok"))

@@ -161,6 +161,7 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("ttl", {"ttl": math.inf}),
     ("ttl", {"ttl": True}),
     ("ttl", {"ttl": 0}),
+    ("ttl", {"ttl": 10**400}),  # was an OverflowError from math.isfinite
     ("thread_id", {"thread_id": "t\x00"}),
 ]
 

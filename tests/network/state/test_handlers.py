@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, RunContext
+from network import Network, RunContext, State, StateValidationError, merge_dicts
 
 
 class MergeRefused(Exception):
@@ -53,3 +53,27 @@ def test_a_handler_s_exception_in_a_tool_is_an_error_result_the_model_sees() -> 
     assert "MergeRefused" in record.content and "5 is odd" in record.content
     assert result["even"] == 2
     assert "note" not in result.state.kv.keys()  # the tool's other write was rolled back too
+
+
+def test_merge_dicts_refuses_what_is_no_mapping_naming_the_key() -> None:
+    # it was merge_dicts' bare TypeError, which named no key (in a tool: staged, the same)
+    schema = {"files": {"type": dict[str, str], "handler": merge_dicts}}
+    state = State({"files": {"a.py": "x"}}, schema=schema)
+    for value in (["b.py"], "b.py", None):
+        with pytest.raises(StateValidationError, match="state key 'files' merges dicts") as refused:
+            state.kv.set("files", value)
+        assert refused.value.key == "files"
+    with pytest.raises(StateValidationError, match="state key 'loose' merges dicts"):
+        state.kv.set("loose", 5, handler=merge_dicts)
+    assert state.kv.data == {"files": {"a.py": "x"}}
+
+    @tool
+    def save(files: Any, ctx: ToolContext) -> str:
+        """Save files."""
+        ctx.kv.set("files", files)
+        return "saved"
+
+    worker = Agent("w", tools=[save], model=ScriptedModel([call("save", files=["c.py"]), "done"]))
+    result = Network("n", agents=[worker], state_schema=schema).run_sync("go")
+    record = result.state.results[0].tool_calls[0]
+    assert record.is_error and "state key 'files' merges dicts" in record.content

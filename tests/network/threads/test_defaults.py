@@ -110,6 +110,21 @@ def test_store_urls() -> None:
         SQLStore("mysql+aiomysql://u@h/db")
 
 
+def test_a_bad_store_url_is_a_configuration_error_that_shows_no_password() -> None:
+    # the URL was echoed whole, password and all, into an error that gets logged
+    with pytest.raises(ConfigurationError, match="SQLite and PostgreSQL") as unsupported:
+        SQLStore("mysql://ann:s3cret@db-host/app")
+    assert "s3cret" not in str(unsupported.value) and "ann:***@db-host" in str(unsupported.value)
+    # a host that does not parse was sqlalchemy's ValueError from int() of a port
+    with pytest.raises(ConfigurationError, match="is not a database URL") as unparsed:
+        SQLStore("postgresql://ann:s3cret@[::1/app")
+    assert "s3cret" not in str(unparsed.value)
+    from network.memory import Memories
+
+    memories = Memories("postgresql://ann:p@ss:w@rd@db-host/app")  # opened on first use
+    assert "p@ss" not in repr(memories) and "w@rd" not in repr(memories)
+
+
 def test_importing_the_library_does_not_load_sqlalchemy() -> None:
     code = (
         "import sys, network, agents, routers, network.threads\n"

@@ -186,3 +186,51 @@ def _tool_call(name: str, **arguments: Any) -> ToolCall:
 
 def call_look() -> AssistantMessage:
     return AssistantMessage(None, [_tool_call("look", topic="tides")])
+
+
+class Misreporting(Counting):
+    """A model of one's own that reports `cost` whatever it spent."""
+
+    def __init__(self, usage: Usage, cost: float, budget: SharedBudget) -> None:
+        super().__init__(["done"], usage=usage, budget=budget)
+        self.cost = cost
+
+    async def complete(self, request: ModelRequest, on_chunk: Any = None) -> ModelResponse:
+        response = await super().complete(request, on_chunk)
+        response.cost_usd = self.cost
+        return response
+
+
+@pytest.mark.parametrize(
+    ("usage", "cost"),
+    [
+        (Usage(-1_000, -5, -1_005), -3.0),  # gave the key back what others spent
+        (Usage(5, 20, 25), float("nan")),  # failed the run at the store, once paid
+        (Usage(5, 20, 25), float("inf")),  # blocked the key for good
+        (Usage(10**30, 1, 5), 1.0),  # past SQLite's integers: an OverflowError
+        (Usage(5, 20, 25), 10**400),  # no double holds it
+    ],
+    ids=["negative", "nan cost", "infinite cost", "absurd count", "absurd cost"],
+)
+async def test_a_request_whose_model_reports_no_figure_counts_what_it_reserved(
+    tmp_path: Any, usage: Usage, cost: float
+) -> None:
+    budget = SharedBudget("t", max_tokens=100_000, store=f"sqlite:///{tmp_path}/budgets.db")
+    model = Misreporting(usage, cost, budget)
+    await agent_on(model, params={"max_tokens": 10}).run("hi", budget=budget)
+    (held,) = model.held_while_asked
+    figures = await budget_figures(budget)
+    reported_tokens = usage.prompt_tokens >= 0 and usage.prompt_tokens < 2**53
+    assert figures.tokens == (25 if reported_tokens else held.held_tokens)
+    assert figures.cost_usd == (1.0 if cost == 1.0 else held.held_cost_usd)
+    assert (figures.requests, figures.held_tokens, figures.held_requests) == (1, 0, 0)
+
+
+async def test_an_absurd_max_tokens_parameter_asks_no_more_than_a_ledger_counts(
+    tmp_path: Any,
+) -> None:
+    budget = SharedBudget("t", store=f"sqlite:///{tmp_path}/budgets.db")
+    model = Counting(["done"], budget=budget)
+    await agent_on(model, params={"max_tokens": 10**30}).run("hi", budget=budget)
+    assert model.held_while_asked[0].held_tokens == 2**53 - 1
+    assert (await budget_figures(budget)).tokens == 25

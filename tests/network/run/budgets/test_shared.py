@@ -36,6 +36,11 @@ pytestmark = pytest.mark.anyio
         ({"key": "a", "output_estimate": 0}, "SharedBudget.output_estimate"),
         ({"key": "a", "hold_seconds": 0}, "SharedBudget.hold_seconds"),
         ({"key": "a", "rate_wait": -1}, "SharedBudget.rate_wait"),
+        # past what the ledger's columns hold (an OverflowError on the first request)
+        ({"key": "a", "max_tokens": 2**53}, "SharedBudget.max_tokens .* 9,007,199,254,740,991"),
+        ({"key": "a", "max_requests": 2**63}, "SharedBudget.max_requests"),
+        ({"key": "a", "output_estimate": 10**30}, "SharedBudget.output_estimate"),
+        ({"key": "a", "requests_per_minute": 2**31}, "SharedBudget.requests_per_minute"),
     ],
 )
 def test_a_bad_option_is_refused_naming_it(options: dict[str, Any], named: str) -> None:
