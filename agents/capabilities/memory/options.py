@@ -12,13 +12,13 @@ user's memories are never recalled for another.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 from network.errors import ConfigurationError
 from network.memory import Memories, Namespace
+from network.numbers import check_number
 from network.run.context import RunContext
 
 __all__ = ["DEFAULT_NAMESPACE", "Memory"]
@@ -66,15 +66,7 @@ class Memory:
             )
         if isinstance(recall, bool) or not isinstance(recall, int) or not 0 <= recall <= 50:
             raise ConfigurationError(f"Memory: recall must be an int from 0 to 50, got {recall!r}")
-        if min_score is not None and (
-            isinstance(min_score, bool)
-            or not isinstance(min_score, int | float)
-            or not math.isfinite(min_score)
-            or not -1 <= min_score <= 1
-        ):
-            raise ConfigurationError(
-                f"Memory: min_score must be a number from -1 to 1, got {min_score!r}"
-            )
+        check_number("Memory: min_score", min_score, minimum=-1, maximum=1, optional=True)
         if not isinstance(tools, bool):
             raise ConfigurationError(f"Memory: tools must be True or False, got {tools!r}")
         self.store = store

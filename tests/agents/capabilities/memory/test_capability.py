@@ -203,6 +203,8 @@ def test_bad_options_are_configuration_errors() -> None:
         {"recall": -1},
         {"recall": 1.5},
         {"min_score": float("nan")},
+        {"min_score": 10**400},  # past a float's range: refused, not an OverflowError
+        {"min_score": -1.5},
         {"tools": "yes"},
     ):
         with pytest.raises(ConfigurationError, match="Memory"):
