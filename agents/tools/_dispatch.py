@@ -116,7 +116,9 @@ def start_call(
     tool = tools.get(call.name)
     if tool is None:
         known = ", ".join(tools) or "none"
-        message = f"unknown tool {call.name!r} (available: {known})"
+        # the name is the model's: echoed bounded (a model may send one of any length)
+        asked = call.name if len(call.name) <= 100 else f"{call.name[:100]}..."
+        message = f"unknown tool {asked!r} (available: {known})"
         return ToolCallRecord.failed(call, message, "unknown_tool", started)
     if wraps:
         use = ToolUse(call, tool, state, ctx, agent, agent_call)

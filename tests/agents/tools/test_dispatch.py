@@ -35,6 +35,16 @@ async def test_unknown_tools_and_raising_handlers_become_errors_the_model_sees()
 
 
 @pytest.mark.anyio
+async def test_an_unknown_tool_name_is_echoed_to_the_model_bounded() -> None:
+    model = ScriptedModel([[call("x" * 100_000)], "ok"])
+    agent = Agent("a", model=model)
+    result = await run_once(agent).run("x")
+    (unknown,) = result.results[0].tool_calls
+    assert unknown.is_error and "unknown tool 'xxx" in unknown.content
+    assert len(unknown.content) < 300  # not the model's 100,000 characters again
+
+
+@pytest.mark.anyio
 async def test_invalid_json_arguments_are_reported_to_the_model() -> None:
     from network import AssistantMessage, ToolCall
 
