@@ -38,6 +38,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from network.cli.bind import LOOPBACK_HOSTS, is_loopback, port_number
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
+from network.cli.orphan_watch import exit_when_orphaned
 from network.errors import ConfigurationError
 from network.run.definition import RunnableNetwork
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
@@ -45,6 +46,7 @@ from network.threads.memory import MemoryStore
 from network.threads.resolve import open_store
 
 ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
+SUPERVISOR_VARIABLE = "AGENT_NETWORK_SERVE_SUPERVISOR"
 CARD_PATH = "/.well-known/agent-card.json"
 CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
 _KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for its lifetime
@@ -226,8 +228,9 @@ class _Split:
 
 
 def worker_environment(argv: list[str]) -> dict[str, str]:
-    """What a worker process needs to build the app again: the command's arguments."""
-    return {ARGS_VARIABLE: json.dumps(argv)}
+    """What a worker process needs to build the app again: the command's arguments, and
+    the supervisor's pid (this process: a worker ends once it is gone)."""
+    return {ARGS_VARIABLE: json.dumps(argv), SUPERVISOR_VARIABLE: str(os.getpid())}
 
 
 def factory() -> Any:
@@ -240,4 +243,6 @@ def factory() -> Any:
     asgi, network = serve_app(args)
     _KEPT = contextlib.ExitStack()
     _KEPT.enter_context(endpoint_override(network, endpoint_from_args(args)))
+    # a supervisor killed outright leaves no worker serving
+    exit_when_orphaned(int(os.environ.get(SUPERVISOR_VARIABLE) or os.getppid()))
     return asgi

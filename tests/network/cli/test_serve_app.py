@@ -30,9 +30,9 @@ def serving(*options: str, probe: str = "/capabilities") -> Iterator[str]:
 
 @contextmanager
 def serving_process(
-    *options: str, probe: str = "/capabilities"
+    *options: str, probe: str = "/capabilities", port: str | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
+    port = port or str(free_port())
     command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", str(port)]
     url = f"http://127.0.0.1:{port}"
     with server_process([*command, *options], f"{url}{probe}", ok=None, stdout=None) as process:
@@ -120,6 +120,31 @@ def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
             assert done.status_code == 200 and "RUN_FINISHED" in done.text
         listed = httpx.get(f"{url}/threads", headers=headers, timeout=10).json()
         assert {f"w-{index}" for index in range(6)} <= {t["threadId"] for t in listed["threads"]}
+
+
+def test_workers_end_when_their_supervisor_is_killed_outright(tmp_path: Path) -> None:
+    # kill -9 of the supervisor: its workers must not go on serving (holding the port)
+    options = ["--store", str(tmp_path / "threads.db"), "--workers", "2"]
+    with serving_process(*options) as (url, process):
+        workers = python_children(process.pid)
+        assert len(workers) == 2
+        process.kill()
+        process.wait(10)
+        deadline = time.monotonic() + 20
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in workers), "a worker outlived its supervisor"
+        port = url.rsplit(":", 1)[1]
+        with serving_process(*options[:2], probe="/capabilities", port=port) as (again, _):
+            assert httpx.get(f"{again}/capabilities").status_code == 200  # the port is free
+
+
+def alive(pid: int) -> bool:
+    """Whether process `pid` runs (a zombie, ended and not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_a2a_at_the_root_and_ag_ui_beside_it(tmp_path: Path) -> None:
