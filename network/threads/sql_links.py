@@ -325,10 +325,10 @@ def configure_sqlite(connection: Any, synchronous: str, busy_timeout: float) -> 
     switch_to_wal(cursor, busy_timeout)
     cursor.execute(f"PRAGMA synchronous = {synchronous.upper()}")
     # A group commit runs each write in a savepoint, whose journal holds the pages the write
-    # changes; past 64 KB SQLite spills it to a temporary file (created in /var/tmp, written
-    # page by page, deleted at the group's end: a file every ten runs and three to four
-    # `pwrite`s a run, four runs at a time). Kept in memory instead (temporary tables would be
-    # too: the store makes none).
+    # changes; past 64 KB SQLite spills it to a file in the system's temporary directory
+    # (written page by page, deleted at the group's end: a file every ten runs and three to
+    # four `pwrite`s a run, four runs at a time). Kept in memory instead (temporary tables
+    # would be too: the store makes none).
     cursor.execute("PRAGMA temp_store = MEMORY")
     cursor.close()
 
