@@ -255,6 +255,28 @@ async def test_the_sync_level_is_switched_only_when_it_changes(tmp_path: Path) -
         await link.close()
 
 
+def writer_thread(connection: sqlite3.Connection) -> int:
+    """Make the table; the thread the writer's connection runs on."""
+    table(connection)
+    return threading.get_ident()
+
+
+def holding_until(release: threading.Event) -> Any:
+    """A write that inserts a row and holds its transaction open until `release` is set."""
+
+    def held(connection: sqlite3.Connection) -> None:
+        connection.execute("INSERT INTO notes VALUES ('held')")
+        release.wait(5)
+
+    return held
+
+
+def reader(connection: sqlite3.Connection) -> tuple[int, int]:
+    """The thread a read runs on, and the rows it sees."""
+    count: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
+    return threading.get_ident(), count
+
+
 async def test_a_read_goes_to_the_idle_writer_and_never_waits_for_a_busy_one(
     tmp_path: Path,
 ) -> None:
@@ -263,18 +285,7 @@ async def test_a_read_goes_to_the_idle_writer_and_never_waits_for_a_busy_one(
     a pool connection while the writer works, so a read never waits for a write."""
     link = sqlite_link(tmp_path)
     release = threading.Event()
-
-    def writer_thread(connection: sqlite3.Connection) -> int:
-        table(connection)
-        return threading.get_ident()
-
-    def held(connection: sqlite3.Connection) -> None:
-        connection.execute("INSERT INTO notes VALUES ('held')")
-        release.wait(5)
-
-    def reader(connection: sqlite3.Connection) -> tuple[int, int]:
-        count: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
-        return threading.get_ident(), count
+    held = holding_until(release)
 
     try:
         writer = await link.write(writer_thread)
@@ -300,18 +311,7 @@ async def test_a_brief_read_waits_for_the_busy_writer_rather_than_a_pool_connect
     that group's writes; a pool connection would have read every page again."""
     link = sqlite_link(tmp_path)
     release = threading.Event()
-
-    def writer_thread(connection: sqlite3.Connection) -> int:
-        table(connection)
-        return threading.get_ident()
-
-    def held(connection: sqlite3.Connection) -> None:
-        connection.execute("INSERT INTO notes VALUES ('held')")
-        release.wait(5)
-
-    def reader(connection: sqlite3.Connection) -> tuple[int, int]:
-        count: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
-        return threading.get_ident(), count
+    held = holding_until(release)
 
     read: list[tuple[int, int]] = []
 
