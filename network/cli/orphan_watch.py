@@ -20,15 +20,13 @@ POLL_S = 0.5
 GRACE_S = 10.0
 
 
-def exit_when_orphaned(parent: int) -> threading.Thread:
+def exit_when_orphaned(parent: int) -> None:
     """Watch that this process's parent is still `parent` (the supervisor's pid, handed down
     by it: a worker still starting when the supervisor was killed is re-parented already),
-    in a daemon thread; returns the thread."""
-    watch = threading.Thread(
+    in a daemon thread."""
+    threading.Thread(
         target=_watch, args=(parent,), name="agent-network-orphan-watch", daemon=True
-    )
-    watch.start()
-    return watch
+    ).start()
 
 
 def _watch(parent: int) -> None:
