@@ -145,7 +145,7 @@ def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any])
     """A second `launch`: the launched engine with `named` added, if it is the same engine."""
     if engine.db != url or worker != engine.worker:
         raise DurableConfigError(
-            f"durable runs are already launched on {_redact(engine.db)}; "
+            f"durable runs are already launched on {shown_url(engine.db)}; "
             "call network.durable.shutdown() before launching on another database"
         )
     engine.networks.update(named)
@@ -323,10 +323,3 @@ def _by_name(networks: Iterable[Any]) -> dict[str, Any]:
             raise DurableConfigError(f"two networks are named {name!r}")
         named[name] = network
     return named
-
-
-def _redact(url: str) -> str:
-    scheme, sep, rest = url.partition("://")
-    if "@" in rest:
-        rest = "***@" + rest.split("@", 1)[1]
-    return scheme + sep + rest
