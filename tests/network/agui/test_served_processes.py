@@ -31,6 +31,7 @@ from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG
 
 CLIENT_DIR = Path(__file__).parent / "client"
 NETWORKS = "tests/network/agui/served_networks.py"
+PAUSED_TTL = 3.0  # the lease of the server a test pauses (SIGSTOP) until it is lost
 
 
 @contextmanager
@@ -236,14 +237,16 @@ def test_a_run_that_lost_its_lease_stops_before_its_tool_runs(store: str, tmp_pa
     gate.mkdir()
     charges = tmp_path / "charges.log"
     env = {GATE_ENV: str(gate), CHARGE_LOG_ENV: str(charges)}
-    # the other's lease (30 s): a loaded machine never costs it its lease
-    with serve_at_once("ledger", store, env, lease_ttls=[1, 30]) as (paused, other):
+    # The paused server's lease (3 s) outlives the stalls of a loaded machine until the pause;
+    # with 1 s, a suite on a machine at load 16 lost it before the model was called. The
+    # other's (30 s): a loaded machine never costs it its lease.
+    with serve_at_once("ledger", store, env, lease_ttls=[PAUSED_TTL, 30]) as (paused, other):
         first = start_turn(paused.url, "bill", message="charge me")
         try:
             thinking = (gate / f"thinking-{paused.pid}").exists  # its model call is in flight
             wait_until(thinking, first, "the first run never called its model")
             paused.send_signal(signal.SIGSTOP)
-            time.sleep(1.5)  # past its lease: the thread is free for another process
+            time.sleep(PAUSED_TTL + 0.5)  # past its lease: the thread is free for another process
             (gate / "release").touch()
             taken = turn(other.url, "bill", message="charge me, again")
             assert taken["finished"], taken
