@@ -146,3 +146,20 @@ async def test_the_result_reads_like_a_dict_of_state_keys() -> None:
     assert set(result.keys()) == {"documents", "summary", "messages", "last_message"}
     with pytest.raises(KeyError):
         result["absent"]
+
+
+@pytest.mark.anyio
+async def test_a_state_input_whose_key_is_absent_takes_the_default_or_is_an_error_result() -> None:
+    @tool(inputs_from_state={"loc": "location", "unit": "unit"})
+    def weather(location: str, unit: str = "C") -> str:
+        return f"{location} 20{unit}"
+
+    assert list(weather.schema["function"]["parameters"]["properties"]) == []
+    # what the model sends for a parameter filled from state is never used, even when the
+    # key is absent (Haystack would use it then)
+    model = ScriptedModel(lambda request: call("weather", location="Paris"))
+    network = run_once(Agent("a", tools=[weather], model=model))
+    missing = (await network.run("x")).results[0].tool_calls[0]
+    assert missing.is_error and "'location'" in missing.content and "'loc'" in missing.content
+    found = (await network.run("x", state={"loc": "Oslo"})).results[0].tool_calls[0]
+    assert found.content == "Oslo 20C"

@@ -370,3 +370,12 @@ def test_a_write_to_a_conversation_name_is_refused_and_changes_nothing() -> None
     with pytest.raises(StateError, match="'last_message'"):
         State({"last_message": "hi"})
     assert state.kv.data == {"notes": "kept"}
+
+
+def test_none_is_checked_like_any_value_so_a_str_key_refuses_it() -> None:
+    # Haystack's `set` never type-checks, so None lands in a `str` key there.
+    state = State({"name": "first"}, schema={"name": {"type": str}, "nick": {"type": str | None}})
+    with pytest.raises(StateValidationError, match="'name'"):
+        state.kv.set("name", None)
+    state.kv.set("nick", None)
+    assert state.kv.data == {"name": "first", "nick": None}
