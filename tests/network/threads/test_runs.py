@@ -261,6 +261,21 @@ async def test_a_run_without_agent_calls_still_saves_the_users_message(
     assert thread is not None and [m.content for m in thread.messages] == ["hello?"]
 
 
+async def test_a_run_without_agent_calls_saves_the_state_it_was_given_by_scope(
+    store: ThreadStore,
+) -> None:
+    # How a thread's state is changed outside an agent (ADK: append_event with a state_delta).
+    agent = Agent("a", model=ScriptedModel(["never"]))
+    network = Network("notes", agents=[agent], router=lambda ctx: None)
+    given = {"notes": ["set by hand"], "user:tz": "UTC", "app:motd": "hi", "temp:x": 1}
+    await network.run("settings", state=given, thread=ThreadRef("t1", user_id="u", store=store))
+    thread = await store.get_thread("t1")
+    assert thread is not None and thread.state == {"notes": ["set by hand"]}
+    assert thread.user_state == {"user:tz": "UTC"} and thread.app_state == {"app:motd": "hi"}
+    other = await network.run("hi", thread=ThreadRef("t2", user_id="u", store=store))
+    assert other.state.data == {"user:tz": "UTC", "app:motd": "hi"}  # no thread key, no temp:
+
+
 async def test_output_is_this_runs_text_only(store: ThreadStore) -> None:
     talker = Agent("a", model=ScriptedModel(["first answer"]))
     await Network("notes", agents=[talker]).run("one", thread=ThreadRef("t1", store=store))
