@@ -163,3 +163,37 @@ async def test_a_state_input_whose_key_is_absent_takes_the_default_or_is_an_erro
     assert missing.is_error and "'location'" in missing.content and "'loc'" in missing.content
     found = (await network.run("x", state={"loc": "Oslo"})).results[0].tool_calls[0]
     assert found.content == "Oslo 20C"
+
+
+@pytest.mark.anyio
+async def test_the_tools_of_one_answer_read_the_state_the_model_answered_from() -> None:
+    # Haystack orders such calls by what they read and write, so there the second search sees
+    # the first's document and the reader the writer's value; here the calls of one answer
+    # run together on the state as it was, and their writes land in the model's order.
+    @tool(
+        inputs_from_state={"documents": "documents"},
+        outputs_to_state={"documents": {"source": "documents"}},
+    )
+    def search(documents: list[str]) -> dict[str, Any]:
+        return {"documents": [f"doc-{len(documents)}"]}
+
+    @tool(inputs_from_state={"value": "value"})
+    def reader(value: str) -> str:
+        return f"saw {value}"
+
+    @tool(outputs_to_state={"value": {"source": "value"}})
+    def writer() -> dict[str, Any]:
+        return {"value": "written"}
+
+    answers = [[call("search"), call("search")], [call("reader"), call("writer")]]
+    agent = Agent("a", tools=[search, reader, writer], model=ScriptedModel(answers))
+    network = Network(
+        "n",
+        agents=[agent],
+        router=lambda ctx: agent if ctx.call_count < 2 else None,
+        state_schema={"documents": {"type": list[str]}, "value": {"type": str}},
+    )
+    result = await network.run("x", state={"documents": [], "value": "before"})
+    assert result["documents"] == ["doc-0", "doc-0"]
+    assert [c.content for c in result.results[1].tool_calls][0] == "saw before"
+    assert result["value"] == "written"
