@@ -130,3 +130,12 @@ def test_doubled_braces_are_an_escape_where_adk_fills_the_key() -> None:
     assert Template("{{plan}").render(kv) == "{plan}"
     assert Template("{plan}}").render(kv) == "P}"
     assert Template("a {{ b").render(kv) == "a { b"
+
+
+@pytest.mark.anyio
+async def test_the_text_of_a_system_function_is_used_as_written() -> None:
+    # As ADK's InstructionProvider: braces in a function's text are never placeholders.
+    model = ScriptedModel(["ok"])
+    agent = Agent("a", system=lambda ctx: 'Plan {plan}, {{x}}, {"k": 1}', model=model)
+    await one_call(agent).run("x", state={"plan": "P"})
+    assert system_text(model) == 'Plan {plan}, {{x}}, {"k": 1}'
