@@ -195,5 +195,5 @@ async def test_the_tools_of_one_answer_read_the_state_the_model_answered_from() 
     )
     result = await network.run("x", state={"documents": [], "value": "before"})
     assert result["documents"] == ["doc-0", "doc-0"]
-    assert [c.content for c in result.results[1].tool_calls][0] == "saw before"
+    assert result.results[1].tool_calls[0].content == "saw before"
     assert result["value"] == "written"

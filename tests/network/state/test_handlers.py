@@ -79,7 +79,6 @@ def test_merge_dicts_refuses_what_is_no_mapping_naming_the_key() -> None:
     assert record.is_error and "state key 'files' merges dicts" in record.content
 
 
-
 def test_merge_lists_appends_a_lists_or_tuples_items_and_anything_else_whole() -> None:
     from network import merge_lists
 
