@@ -197,3 +197,18 @@ async def test_the_tools_of_one_answer_read_the_state_the_model_answered_from() 
     assert result["documents"] == ["doc-0", "doc-0"]
     assert result.results[1].tool_calls[0].content == "saw before"
     assert result["value"] == "written"
+
+
+@pytest.mark.anyio
+async def test_a_tool_reads_the_conversation_before_the_answer_that_called_it() -> None:
+    @tool
+    def roles(state: State) -> str:
+        return ",".join(m.role for m in state.messages)
+
+    agent = Agent("a", tools=[roles], model=ScriptedModel([call("roles"), call("roles")]))
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
+    result = await network.run("hi")
+    assert [r.tool_calls[0].content for r in result.results] == [
+        "user",
+        "user,assistant,tool",  # the first call's answer and result, not the second's answer
+    ]
