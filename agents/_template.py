@@ -1,8 +1,11 @@
 """Instruction templates: `{key}` and `{key?}` placeholders filled from state.
 
 `{key}` must have a value in state (else `TemplateError` naming the key and agent); `{key?}`
-becomes "" when absent, and a None value renders as "" too. Spaces inside the braces are
-dropped (`{ key }` is `{key}`). `{{` and `}}` are literal braces.
+becomes "" when absent, and a None value renders as "" too. Spaces and tabs inside the braces
+are dropped (`{ key }` is `{key}`, `{ key? }` is `{key?}`), but not between the name and its
+`?`, where ADK reads them as part of the name (`{key ?}` is text there and here); a placeholder
+never spans lines (ADK's may). `{{` and `}}` are literal braces: ADK has no escape and fills
+`{{key}}` with the key's value.
 
 A key name is what Google ADK accepts: a Python identifier, optionally after one scope prefix
 (`{user:name}`, `{app:motd}`, `{temp:context}`). Braces around anything else (`{invalid-key}`,
@@ -25,10 +28,12 @@ from typing import Any
 
 from network.errors import TemplateError
 
-# Spaces inside the braces are allowed and dropped (`{ customer_id }`), as Google ADK does.
+# Spaces inside the braces are allowed and dropped (`{ customer_id }`), as Google ADK does,
+# except between the name and its `?` (ADK reads `{a ?}` as the name "a ", so as text) and
+# except line breaks (ADK's would make `{\n return\n}` in a code block a missing key).
 # Group 1: a key; group 3: an ADK artifact reference, refused (see the module docstring).
 _PLACEHOLDER = re.compile(
-    r"\{\{|\}\}|\{[ \t]*((?:user:|app:|temp:)?[^\W\d]\w*)[ \t]*(\?)?[ \t]*\}"
+    r"\{\{|\}\}|\{[ \t]*((?:user:|app:|temp:)?[^\W\d]\w*)(\?)?[ \t]*\}"
     r"|\{[ \t]*(artifact\.[^{}]*?)[ \t]*\??[ \t]*\}"
 )
 

@@ -687,7 +687,13 @@ def _router_of(
         router = FollowHandoffs(next(iter(agents)))
     if router is None:
         if len(agents) != 1:
-            raise ConfigurationError(f"network {network!r} has {len(agents)} agents and no router")
+            # AgentKit falls back to an LLM routing agent on the default model; here the
+            # choice is spelled out, so the error says how.
+            raise ConfigurationError(
+                f"network {network!r} has {len(agents)} agents and no router: pass "
+                "router=routing_agent(model) (from routers) to let a model choose, or a "
+                "function of the run context"
+            )
         router = _run_once(next(iter(agents.values())))
     if not callable(router):
         raise ConfigurationError(f"network {network!r}: router {router!r} is not callable")

@@ -24,7 +24,13 @@ from typing import Annotated, Any, Protocol, get_args, get_origin, runtime_check
 
 from network.errors import ConfigurationError
 from network.state.handlers import replace_values
-from network.state.schema import KeySpec, StateSchema, build_spec
+from network.state.schema import (
+    CONVERSATION_NAMES,
+    KeySpec,
+    StateSchema,
+    build_spec,
+    conversation_name_message,
+)
 from network.state.typenames import type_name
 
 __all__ = ["WritesTypedOutput", "declare_output_keys"]
@@ -65,6 +71,11 @@ def declare_output_keys(network: str, schema: StateSchema, agents: Iterable[Any]
         if not isinstance(agent, WritesTypedOutput):
             continue
         key, produced = agent.output_key, agent.output_type
+        if key in CONVERSATION_NAMES:  # typed or not: refused before the run, naming the agent
+            raise ConfigurationError(
+                f"network {network!r}: agent {agent.name!r}: output_key: "
+                + conversation_name_message(key)
+            )
         if key is None or produced is None:
             continue
         declared = schema.spec(key)

@@ -192,10 +192,27 @@ class KeySpec:
         )
 
 
+# The conversation's names on a run's result (`result["messages"]`, `result["last_message"]`):
+# a key of either name would be hidden behind them. Haystack's State keeps its conversation in
+# a `messages` key; here it is `state.messages`, and a key may not take the name.
+CONVERSATION_NAMES = frozenset({"messages", "last_message"})
+
+
+def conversation_name_message(key: str) -> str:
+    """Why `key` (one of `CONVERSATION_NAMES`) cannot be a state key, and what to do instead."""
+    return (
+        f"state key {key!r} is the conversation's name: the conversation is state.messages "
+        f"(result[{key!r}] in a run's result), never a key; give the key another name"
+    )
+
+
 def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = True) -> KeySpec:
-    """Prepare a key's validators; a type pydantic cannot validate is a ConfigurationError."""
+    """Prepare a key's validators; a type pydantic cannot validate is a ConfigurationError, and
+    so is a key named for the conversation (`CONVERSATION_NAMES`)."""
     if not isinstance(key, str) or not key:
         raise ConfigurationError(f"state keys must be non-empty strings, got {key!r}")
+    if key in CONVERSATION_NAMES:
+        raise ConfigurationError(conversation_name_message(key))
     if handler is not None and not callable(handler):
         raise ConfigurationError(f"state key {key!r}: handler {handler!r} is not callable")
     if not _looks_like_type(tp):
@@ -454,6 +471,8 @@ class StateSchema:
             )
         if not isinstance(key, str) or not key:
             raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
+        if key in CONVERSATION_NAMES:
+            raise StateError(conversation_name_message(key), key=key)
         if "\x00" in key or (not key.isascii() and not has_utf8_form(key)):
             # a thread store keeps the key as text: PostgreSQL refuses NUL, and no driver can
             # encode a lone surrogate; refused here, not at the commit after the model was paid

@@ -106,3 +106,36 @@ def test_an_adk_artifact_placeholder_is_refused_when_the_agent_is_defined() -> N
     # escaped, it is text
     escaped = Agent("reader", system="Write {{artifact.x}}", model=ScriptedModel([]))
     assert escaped.system == "Write {{artifact.x}}"
+
+
+def test_a_space_before_the_question_mark_leaves_the_braces_as_written_as_in_adk() -> None:
+    # ADK reads `{a ?}` as the name "a " (not an identifier): text, not a placeholder.
+    kv = State({"a": "A"}).kv
+    assert Template("{a ?} { a? } {a?}").render(kv) == "{a ?} A A"
+
+
+def test_a_placeholder_never_spans_lines_so_code_in_a_prompt_is_text() -> None:
+    # ADK strips every whitespace, so `{\n return\n}` there is a missing key `return`; here
+    # only spaces and tabs are dropped, and a code block reaches the model as written.
+    code = "fn f() {\n    return\n}"
+    assert Template(code).render(State().kv) == code
+    assert Template("{\tplan }").render(State({"plan": "P"}).kv) == "P"
+
+
+def test_doubled_braces_are_an_escape_where_adk_fills_the_key() -> None:
+    # ADK has no escape: it strips every brace around a name, so `{{plan}}`, `{{plan}` and
+    # `{plan}}` all give the value there. Here `{{` / `}}` are literal braces.
+    kv = State({"plan": "P"}).kv
+    assert Template("{{plan}}").render(kv) == "{plan}"
+    assert Template("{{plan}").render(kv) == "{plan}"
+    assert Template("{plan}}").render(kv) == "P}"
+    assert Template("a {{ b").render(kv) == "a { b"
+
+
+@pytest.mark.anyio
+async def test_the_text_of_a_system_function_is_used_as_written() -> None:
+    # As ADK's InstructionProvider: braces in a function's text are never placeholders.
+    model = ScriptedModel(["ok"])
+    agent = Agent("a", system=lambda ctx: 'Plan {plan}, {{x}}, {"k": 1}', model=model)
+    await one_call(agent).run("x", state={"plan": "P"})
+    assert system_text(model) == 'Plan {plan}, {{x}}, {"k": 1}'

@@ -146,3 +146,69 @@ async def test_the_result_reads_like_a_dict_of_state_keys() -> None:
     assert set(result.keys()) == {"documents", "summary", "messages", "last_message"}
     with pytest.raises(KeyError):
         result["absent"]
+
+
+@pytest.mark.anyio
+async def test_a_state_input_whose_key_is_absent_takes_the_default_or_is_an_error_result() -> None:
+    @tool(inputs_from_state={"loc": "location", "unit": "unit"})
+    def weather(location: str, unit: str = "C") -> str:
+        return f"{location} 20{unit}"
+
+    assert list(weather.schema["function"]["parameters"]["properties"]) == []
+    # what the model sends for a parameter filled from state is never used, even when the
+    # key is absent (Haystack would use it then)
+    model = ScriptedModel(lambda request: call("weather", location="Paris"))
+    network = run_once(Agent("a", tools=[weather], model=model))
+    missing = (await network.run("x")).results[0].tool_calls[0]
+    assert missing.is_error and "'location'" in missing.content and "'loc'" in missing.content
+    found = (await network.run("x", state={"loc": "Oslo"})).results[0].tool_calls[0]
+    assert found.content == "Oslo 20C"
+
+
+@pytest.mark.anyio
+async def test_the_tools_of_one_answer_read_the_state_the_model_answered_from() -> None:
+    # Haystack orders such calls by what they read and write, so there the second search sees
+    # the first's document and the reader the writer's value; here the calls of one answer
+    # run together on the state as it was, and their writes land in the model's order.
+    @tool(
+        inputs_from_state={"documents": "documents"},
+        outputs_to_state={"documents": {"source": "documents"}},
+    )
+    def search(documents: list[str]) -> dict[str, Any]:
+        return {"documents": [f"doc-{len(documents)}"]}
+
+    @tool(inputs_from_state={"value": "value"})
+    def reader(value: str) -> str:
+        return f"saw {value}"
+
+    @tool(outputs_to_state={"value": {"source": "value"}})
+    def writer() -> dict[str, Any]:
+        return {"value": "written"}
+
+    answers = [[call("search"), call("search")], [call("reader"), call("writer")]]
+    agent = Agent("a", tools=[search, reader, writer], model=ScriptedModel(answers))
+    network = Network(
+        "n",
+        agents=[agent],
+        router=lambda ctx: agent if ctx.call_count < 2 else None,
+        state_schema={"documents": {"type": list[str]}, "value": {"type": str}},
+    )
+    result = await network.run("x", state={"documents": [], "value": "before"})
+    assert result["documents"] == ["doc-0", "doc-0"]
+    assert result.results[1].tool_calls[0].content == "saw before"
+    assert result["value"] == "written"
+
+
+@pytest.mark.anyio
+async def test_a_tool_reads_the_conversation_before_the_answer_that_called_it() -> None:
+    @tool
+    def roles(state: State) -> str:
+        return ",".join(m.role for m in state.messages)
+
+    agent = Agent("a", tools=[roles], model=ScriptedModel([call("roles"), call("roles")]))
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
+    result = await network.run("hi")
+    assert [r.tool_calls[0].content for r in result.results] == [
+        "user",
+        "user,assistant,tool",  # the first call's answer and result, not the second's answer
+    ]

@@ -161,7 +161,7 @@ def test_network_definition_errors_name_what_is_wrong() -> None:
     a = text_agent("a", "x")
     with pytest.raises(ConfigurationError, match="two agents are named 'a'"):
         Network("n", agents=[a, text_agent("a", "y")], router=lambda ctx: None)
-    with pytest.raises(ConfigurationError, match="no router"):
+    with pytest.raises(ConfigurationError, match=r"no router: pass router=routing_agent\(model\)"):
         Network("n", agents=[a, text_agent("b", "y")])
     with pytest.raises(ConfigurationError, match="max_iter"):
         Network("n", agents=[a], max_iter=0)

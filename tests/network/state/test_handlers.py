@@ -77,3 +77,19 @@ def test_merge_dicts_refuses_what_is_no_mapping_naming_the_key() -> None:
     result = Network("n", agents=[worker], state_schema=schema).run_sync("go")
     record = result.state.results[0].tool_calls[0]
     assert record.is_error and "state key 'files' merges dicts" in record.content
+
+
+def test_merge_lists_appends_a_lists_or_tuples_items_and_anything_else_whole() -> None:
+    from network import merge_lists
+
+    assert merge_lists([1, 2, 3], [4, 5]) == [1, 2, 3, 4, 5]
+    assert merge_lists([1, 2, 3], 4) == [1, 2, 3, 4]
+    assert merge_lists(1, 2) == [1, 2] and merge_lists(None, [2, 3]) == [2, 3]
+    # Haystack appends a tuple as one item; here its items are appended (as a tool's batch
+    # is), so a pair goes into a `list[tuple[...]]` key inside a list
+    assert merge_lists([1], (2, 3)) == [1, 2, 3]
+    state = State(schema={"pairs": {"type": list[tuple[str, int]]}})
+    state.kv.set("pairs", [("a", 1)])
+    with pytest.raises(StateValidationError, match="'pairs'"):
+        state.kv.set("pairs", ("b", 2))
+    assert state.kv.data == {"pairs": [("a", 1)]}

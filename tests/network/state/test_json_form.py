@@ -104,3 +104,23 @@ def test_a_schema_entry_without_a_handler_loads_with_the_type_s_default() -> Non
         schema_from_dict({"keys": {"n": {"type": "int", "handler": "no.such.module:f"}}})
     with pytest.raises(StateError, match="'n': a schema entry needs a 'type'"):
         schema_from_dict({"keys": {"n": {"handler": "x:y"}}})
+
+
+@pytest.mark.anyio
+async def test_a_state_loaded_from_json_carries_results_messages_and_keys_into_a_run() -> None:
+    agent = Agent("a", model=ScriptedModel(lambda request: "hi"))
+    counts: list[int] = []
+
+    def router(ctx: Any) -> Any:
+        counts.append(ctx.call_count)
+        return agent if ctx.call_count == 0 else None
+
+    network = Network("n", agents=[agent], router=router)
+    first = await network.run("one", state={"user": {"name": "Ann"}})
+    loaded = State.from_json(first.state.to_json())
+    second = await network.run("two", state=loaded)
+    assert [r.agent for r in second.results] == ["a", "a"]  # the earlier call, then this one
+    assert [m.content for m in second.messages] == ["one", "hi", "two", "hi"]
+    assert second["user"] == {"name": "Ann"}
+    assert counts == [0, 1, 0, 1]  # call_count counts this run's calls
+    assert len(loaded.results) == 1  # the given State is copied, never changed

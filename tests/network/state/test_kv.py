@@ -110,3 +110,16 @@ def test_a_key_made_and_removed_while_shown_is_not_removed_again() -> None:
     assert kv.unpublished_ops() == []  # the shown copy does not hold `tmp` either
     kv.set("z", 1)
     assert kv.unpublished_ops() == [{"op": "add", "path": "/z", "value": 1}]
+
+
+def test_get_has_delete_and_data_answer_as_agentkit_s_kv_does() -> None:
+    kv = State().kv
+    assert kv.get("missing") is None and kv.get("missing", 0) == 0 and not kv.has("missing")
+    kv.set("plan", ["a"])
+    assert kv.has("plan") and "plan" in kv and kv.get("plan") == ["a"]
+    everything = kv.data  # AgentKit's `kv.all()`, as a snapshot
+    everything["plan"].append("b")
+    assert kv.get("plan") == ["a"]
+    assert kv.delete("plan") is True
+    assert kv.delete("plan") is False  # as Map.delete: whether it held a value
+    assert kv.data == {}

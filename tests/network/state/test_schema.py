@@ -331,3 +331,51 @@ def test_an_unknown_entry_field_names_the_fields_there_are_and_where_defaults_go
         StateSchema({"count": {"type": int, "handlr": None}})
     assert "'type', 'handler', 'conflict'" in str(caught.value)
     assert "state={key: value}" not in str(caught.value)
+
+
+class ConversationInSchema(BaseModel):
+    messages: list[str] = []
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"messages": {"type": list}},  # as a Haystack schema may spell it
+        {"last_message": {"type": str}},
+        ConversationInSchema,
+    ],
+)
+def test_the_conversation_names_are_refused_as_declared_keys(schema: Any) -> None:
+    # The conversation is `state.messages` (`result["messages"]`), never a key: a declared
+    # key of that name would be hidden behind it.
+    with pytest.raises(ConfigurationError, match=r"'(last_)?messages?'.*state\.messages"):
+        State(schema=schema)
+
+
+@pytest.mark.parametrize("output_type", [None, int])
+def test_an_output_key_may_not_be_named_for_the_conversation(output_type: Any) -> None:
+    from agents import Agent, ScriptedModel
+    from network import Network
+
+    agent = Agent("a", model=ScriptedModel(["hi"]), output_key="messages", output_type=output_type)
+    with pytest.raises(ConfigurationError, match="'a'.*'messages'"):
+        Network("n", agents=[agent], router=lambda ctx: None)
+
+
+def test_a_write_to_a_conversation_name_is_refused_and_changes_nothing() -> None:
+    state = State({"notes": "kept"})
+    with pytest.raises(StateError, match=r"'messages'.*state\.messages") as caught:
+        state.kv.set("messages", ["hello"])
+    assert caught.value.key == "messages"
+    with pytest.raises(StateError, match="'last_message'"):
+        State({"last_message": "hi"})
+    assert state.kv.data == {"notes": "kept"}
+
+
+def test_none_is_checked_like_any_value_so_a_str_key_refuses_it() -> None:
+    # Haystack's `set` never type-checks, so None lands in a `str` key there.
+    state = State({"name": "first"}, schema={"name": {"type": str}, "nick": {"type": str | None}})
+    with pytest.raises(StateValidationError, match="'name'"):
+        state.kv.set("name", None)
+    state.kv.set("nick", None)
+    assert state.kv.data == {"name": "first", "nick": None}

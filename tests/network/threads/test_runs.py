@@ -261,6 +261,39 @@ async def test_a_run_without_agent_calls_still_saves_the_users_message(
     assert thread is not None and [m.content for m in thread.messages] == ["hello?"]
 
 
+async def test_a_run_without_agent_calls_saves_the_state_it_was_given_by_scope(
+    store: ThreadStore,
+) -> None:
+    # How a thread's state is changed outside an agent (ADK: append_event with a state_delta).
+    agent = Agent("a", model=ScriptedModel(["never"]))
+    network = Network("notes", agents=[agent], router=lambda ctx: None)
+    given = {"notes": ["set by hand"], "user:tz": "UTC", "app:motd": "hi", "temp:x": 1}
+    await network.run("settings", state=given, thread=ThreadRef("t1", user_id="u", store=store))
+    thread = await store.get_thread("t1")
+    assert thread is not None and thread.state == {"notes": ["set by hand"]}
+    assert thread.user_state == {"user:tz": "UTC"} and thread.app_state == {"app:motd": "hi"}
+    other = await network.run("hi", thread=ThreadRef("t2", user_id="u", store=store))
+    assert other.state.data == {"user:tz": "UTC", "app:motd": "hi"}  # no thread key, no temp:
+
+
+async def test_last_result_is_this_runs_and_results_hold_the_threads(store: ThreadStore) -> None:
+    # AgentKit's `lastResult` is the last of `state.results`: after history loads, the
+    # previous turn's. Here a run starts with `last_result` None, so a router's
+    # `ctx.last_result is None` means "this run has not called an agent yet".
+    agent = Agent("a", model=ScriptedModel(lambda request: "hi"))
+    seen: list[tuple[int, str | None, int]] = []
+
+    def route(ctx: Any) -> Any:
+        last = ctx.last_result.agent if ctx.last_result is not None else None
+        seen.append((ctx.call_count, last, len(ctx.state.results)))
+        return agent if ctx.last_result is None else None
+
+    network = Network("notes", agents=[agent], router=route)
+    for text in ("first", "second"):
+        await network.run(text, thread=ThreadRef("t1", store=store))
+    assert seen == [(0, None, 0), (1, "a", 1), (0, None, 1), (1, "a", 2)]
+
+
 async def test_output_is_this_runs_text_only(store: ThreadStore) -> None:
     talker = Agent("a", model=ScriptedModel(["first answer"]))
     await Network("notes", agents=[talker]).run("one", thread=ThreadRef("t1", store=store))
