@@ -7,7 +7,8 @@ The mapping (documented in docs/mcp.md):
 - Otherwise each content block maps on its own, and one block is the value, several make a
   list (no block at all: an empty string):
   - text: the string, except that a text holding a JSON object or array becomes that parsed
-    value (many servers send JSON as text; `outputs_to_state` can then read its fields);
+    value (many servers send JSON as text; `outputs_to_state` can then read its fields); a
+    text the parser cannot take (nested deeper than it goes) stays the string;
   - image and audio: a data URL string, `data:<mimeType>;base64,<data>` (the model reads it as
     text: tool results carry no images to the model);
   - an embedded resource: its text, or a data URL of its blob;
@@ -114,6 +115,6 @@ def _text_value(text: str) -> Any:
     if stripped[:1] in ("{", "["):
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser: a text
             return text
     return text
