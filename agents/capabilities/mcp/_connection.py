@@ -35,6 +35,7 @@ from agents.capabilities.mcp._keeper import session_group
 from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
 from agents.capabilities.mcp._sdk import load_sdk
 from agents.capabilities.mcp._sdk import loaded as sdk_loaded
+from agents.capabilities.mcp.content import utf8_size
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
@@ -275,9 +276,21 @@ class Connection:
             raise
         except Exception as exc:  # MCPError, a closed stream, an HTTP error: the server's end
             raise ToolError(
-                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: {_describe(exc)}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} {self._failed(exc)}",
                 tool=shown_as,
             ) from exc
+
+    def _failed(self, exc: Exception) -> str:
+        """How a failed call reads: the error, or its size when the server's text (a JSON-RPC
+        error's message, which the server chose) is over `max_result_bytes`, as a result is."""
+        limit = self.server.max_result_bytes
+        size = utf8_size(str(exc))
+        if limit is not None and size > limit:
+            return (
+                f"sent an error of {size:,} bytes, over the limit of {limit:,} "
+                "(max_result_bytes); none of it is shown"
+            )
+        return f"failed: {_describe(exc)}"
 
     def _require_client(self) -> Any:
         if self._client is None:

@@ -47,10 +47,10 @@ def result_size(result: Any) -> int:
     structured = getattr(result, "structured_content", None)
     if structured is not None:
         try:
-            return _utf8_size(json.dumps(structured, default=str, ensure_ascii=False))
+            return utf8_size(json.dumps(structured, default=str, ensure_ascii=False))
         except (ValueError, TypeError, RecursionError):
             pass  # no JSON of it (an int past Python's digits): the dispatch says so; its blocks
-    return sum(_utf8_size(_block_text(b)) for b in getattr(result, "content", None) or ())
+    return sum(utf8_size(_block_text(b)) for b in getattr(result, "content", None) or ())
 
 
 def _block_text(block: Any) -> str:
@@ -70,7 +70,8 @@ def _block_text(block: Any) -> str:
     return dump(by_alias=True, exclude_none=True) if callable(dump) else str(block)
 
 
-def _utf8_size(text: str) -> int:
+def utf8_size(text: str) -> int:
+    """How many bytes `text` is in UTF-8 (what `max_result_bytes` counts)."""
     # an ASCII string (most are, base64 always) is as many bytes as characters: no copy
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 

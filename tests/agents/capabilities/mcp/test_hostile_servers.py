@@ -25,6 +25,10 @@ def records(result: Any) -> list[Any]:
     return [record for step in result.state.results for record in step.tool_calls]
 
 
+def told(model: ScriptedModel, request: int) -> list[str]:
+    return [str(m.content) for m in model.requests[request].messages if m.role == "tool"]
+
+
 async def test_a_text_nested_past_any_parser_is_kept_as_text() -> None:
     # "a text holding a JSON object or array is parsed": one no parser can take stays a text
     # (it was an error result reading "raised RecursionError")
@@ -34,3 +38,29 @@ async def test_a_text_nested_past_any_parser_is_kept_as_text() -> None:
     assert not record.is_error, record.error
     assert record.result == "[" * 100_000 + "]" * 100_000
     assert result.output == "read it"
+
+
+async def test_an_error_past_max_result_bytes_is_not_shown_either() -> None:
+    # the server's JSON-RPC error of 2 MB ('boom yyy...'): the model reads its size, as for
+    # a result that big (it read the 2 MB)
+    model = ScriptedModel([call("deep"), "failed"])
+    server = hostile("loud", max_result_bytes=10_000)
+    result = await Agent("a", tools=[server], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' sent an error of 2,000,005 bytes, over the "
+        "limit of 10,000 (max_result_bytes); none of it is shown"
+    )
+    assert max(len(text) for text in told(model, 1)) < 1000
+    assert result.output == "failed"
+
+
+async def test_with_no_limit_the_error_is_shown_whole() -> None:
+    model = ScriptedModel([call("deep"), "failed"])
+    server = hostile("loud", max_result_bytes=None)
+    result = await Agent("a", tools=[server], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error and record.error is not None
+    assert record.error.startswith("tool 'deep' failed: MCP server 'hostile' failed: MCPError: boom")
+    assert len(record.error) > 2_000_000
