@@ -209,8 +209,14 @@ class Connection:
         except (ConfigurationError, MCPServerError):
             raise
         except Exception as exc:
+            # past the deadline, anyio's TimeoutError says nothing: say which deadline
+            why = (
+                f"no answer within connect_timeout={self.server.connect_timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else _describe(exc)
+            )
             raise MCPServerError(
-                f"MCP server {self.name!r}: listing its tools failed: {_describe(exc)}",
+                f"MCP server {self.name!r}: listing its tools failed: {why}",
                 server=self.name,
             ) from exc
         raise self._bad_listing(f"it did not end within {MAX_LIST_PAGES} pages")

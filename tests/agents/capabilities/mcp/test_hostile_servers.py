@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agents import Agent, MCPServer, ScriptedModel, call
+from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
 
 HOSTILE = Path(__file__).with_name("hostile_server.py")
 
@@ -64,3 +64,15 @@ async def test_with_no_limit_the_error_is_shown_whole() -> None:
     assert record.is_error and record.error is not None
     assert record.error.startswith("tool 'deep' failed: MCP server 'hostile' failed: MCPError: boom")
     assert len(record.error) > 2_000_000
+
+
+async def test_a_listing_never_answered_fails_naming_the_deadline() -> None:
+    import mcp.client.client  # noqa: F401, PLC0415 (loaded first: the deadline is the server's)
+
+    # the handshake answered, the listing never: it read "listing its tools failed: TimeoutError"
+    agent = Agent("a", tools=[hostile("mute", connect_timeout=3)], model=ScriptedModel(["no"]))
+    with pytest.raises(MCPServerError) as raised:
+        await agent.run("x")
+    assert str(raised.value) == (
+        "MCP server 'hostile': listing its tools failed: no answer within connect_timeout=3 s"
+    )
