@@ -76,3 +76,14 @@ async def test_a_listing_never_answered_fails_naming_the_deadline() -> None:
     assert str(raised.value) == (
         "MCP server 'hostile': listing its tools failed: no answer within connect_timeout=3 s"
     )
+
+
+async def test_an_unknown_tool_among_hundreds_is_an_error_of_bounded_size() -> None:
+    # 500 names listed whole (an MCP server's 20,000 made an error of 149,000 characters)
+    model = ScriptedModel([call("t500"), "no such tool"])
+    result = await Agent("a", tools=[hostile("crowded")], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error and record.error is not None
+    assert record.error.startswith("unknown tool 't500' (available: t0, t1, ")
+    assert record.error.endswith(", t49 and 450 more)")
+    assert len(model.requests[0].tools or []) == 500  # every one offered, only the error is cut
