@@ -29,6 +29,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from pydantic import ValidationError
 
 from agents.capabilities.mcp._arguments import arguments_check
 from agents.capabilities.mcp._keeper import session_group
@@ -323,8 +324,22 @@ def _describe(exc: BaseException) -> str:
     """One line about `exc`, unwrapping exception groups to their first leaf."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, ValidationError):
+        return _not_mcp(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _not_mcp(exc: ValidationError) -> str:
+    """An answer the SDK refused as not valid for the protocol version: where and why, without
+    pydantic's input echoes and links (the model may read it)."""
+    problems = exc.errors(include_url=False, include_input=False)
+    listed = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+        for problem in problems[:3]
+    )
+    more = f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+    return f"its answer is not a valid {exc.title}: {listed}{more}"
 
 
 def _callable(tool: MCPTool) -> bool:

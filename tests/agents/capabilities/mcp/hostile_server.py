@@ -5,7 +5,10 @@ hostile server may: `python hostile_server.py MODE`.
   JSON parser nests);
 - `loud`: its tool `deep` answers with a JSON-RPC error whose message is 2,000,000 characters;
 - `mute`: it answers the handshake, and never its `tools/list`;
-- `crowded`: it lists 500 tools, `t0` ... `t499`.
+- `crowded`: it lists 500 tools, `t0` ... `t499`;
+- `sloppy`: it lists `deep`, and `bare`, whose inputSchema is `{}` (no `"type": "object"`, which
+  MCP asks for);
+- `garbled`: its tool `deep` answers with `content` a string, not a list of blocks.
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -23,7 +26,12 @@ LOUD = 2_000_000
 
 def tools() -> list[dict[str, Any]]:
     names = [f"t{n}" for n in range(500)] if MODE == "crowded" else ["deep"]
-    return [{"name": name, "inputSchema": {"type": "object"}} for name in names]
+    listed: list[dict[str, Any]] = [
+        {"name": name, "inputSchema": {"type": "object"}} for name in names
+    ]
+    if MODE == "sloppy":
+        listed.append({"name": "bare", "inputSchema": {}})
+    return listed
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any] | None:
@@ -39,6 +47,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         result = {"tools": tools()}
     elif method == "tools/call" and MODE == "loud":
         return {"code": -32603, "message": "boom " + "y" * LOUD}
+    elif method == "tools/call" and MODE == "garbled":
+        result = {"content": "deep"}
     elif method == "tools/call" and MODE == "nested":
         result = {"content": [{"type": "text", "text": "[" * DEPTH + "]" * DEPTH}]}
     elif method == "tools/call":

@@ -62,7 +62,9 @@ async def test_with_no_limit_the_error_is_shown_whole() -> None:
     result = await Agent("a", tools=[server], model=model).run("x")
     (record,) = records(result)
     assert record.is_error and record.error is not None
-    assert record.error.startswith("tool 'deep' failed: MCP server 'hostile' failed: MCPError: boom")
+    assert record.error.startswith(
+        "tool 'deep' failed: MCP server 'hostile' failed: MCPError: boom"
+    )
     assert len(record.error) > 2_000_000
 
 
@@ -87,3 +89,26 @@ async def test_an_unknown_tool_among_hundreds_is_an_error_of_bounded_size() -> N
     assert record.error.startswith("unknown tool 't500' (available: t0, t1, ")
     assert record.error.endswith(", t49 and 450 more)")
     assert len(model.requests[0].tools or []) == 500  # every one offered, only the error is cut
+
+
+async def test_an_answer_the_sdk_refuses_is_told_by_where_and_why() -> None:
+    # the SDK checks a listing as a whole, so `allowed_tools` cannot leave a tool of it out: a
+    # tool it refuses fails every one (pydantic's text, links and input echoes, is not shown)
+    server = hostile("sloppy", allowed_tools=["deep"])
+    with pytest.raises(MCPServerError) as raised:
+        await Agent("a", tools=[server], model=ScriptedModel(["no"])).run("x")
+    assert str(raised.value) == (
+        "MCP server 'hostile': listing its tools failed: its answer is not a valid "
+        "ListToolsResult: tools.1.inputSchema.type: Field required"
+    )
+
+
+async def test_a_call_answered_with_what_is_not_a_result_is_an_error_the_model_reads() -> None:
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("garbled")], model=model).run("x")
+    (record,) = records(result)
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' failed: its answer is not a valid "
+        "CallToolResult: content: Input should be a valid list"
+    )
+    assert result.output == "failed"
