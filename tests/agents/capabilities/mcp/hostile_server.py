@@ -36,7 +36,7 @@ def tools() -> list[dict[str, Any]]:
 
 def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     """The reply to `request`: a result, an error, or None for no reply at all."""
-    method, number = request.get("method"), request["id"]
+    method = request.get("method")
     if method == "initialize":
         info = {"name": "hostile", "version": "1"}
         version = request["params"]["protocolVersion"]

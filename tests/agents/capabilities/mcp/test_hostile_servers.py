@@ -69,7 +69,7 @@ async def test_with_no_limit_the_error_is_shown_whole() -> None:
 
 
 async def test_a_listing_never_answered_fails_naming_the_deadline() -> None:
-    import mcp.client.client  # noqa: F401, PLC0415 (loaded first: the deadline is the server's)
+    import mcp.client.client  # noqa: F401 (loaded first: the deadline is the server's)
 
     # the handshake answered, the listing never: it read "listing its tools failed: TimeoutError"
     agent = Agent("a", tools=[hostile("mute", connect_timeout=3)], model=ScriptedModel(["no"]))
