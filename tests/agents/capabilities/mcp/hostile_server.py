@@ -8,7 +8,9 @@ hostile server may: `python hostile_server.py MODE`.
 - `crowded`: it lists 500 tools, `t0` ... `t499`;
 - `sloppy`: it lists `deep`, and `bare`, whose inputSchema is `{}` (no `"type": "object"`, which
   MCP asks for);
-- `garbled`: its tool `deep` answers with `content` a string, not a list of blocks.
+- `garbled`: its tool `deep` answers with `content` a string, not a list of blocks;
+- `referring`: the inputSchema of `deep` refers to a schema on the web (`a`) and to one it does
+  not have (`b`).
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -31,6 +33,9 @@ def tools() -> list[dict[str, Any]]:
     ]
     if MODE == "sloppy":
         listed.append({"name": "bare", "inputSchema": {}})
+    if MODE == "referring":
+        refs = {"a": {"$ref": "https://example.com/a.json"}, "b": {"$ref": "#/$defs/nope"}}
+        listed[0]["inputSchema"]["properties"] = refs
     return listed
 
 

@@ -112,3 +112,17 @@ async def test_a_call_answered_with_what_is_not_a_result_is_an_error_the_model_r
         "CallToolResult: content: Input should be a valid list"
     )
     assert result.output == "failed"
+
+
+async def test_a_reference_the_schema_cannot_resolve_is_an_error_naming_it() -> None:
+    # it read "tool 'deep' raised _WrappedReferencingError: PointerToNowhere: ... within
+    # {the whole schema}"; nothing is fetched, and the call is not sent
+    model = ScriptedModel([[call("deep", a=1), call("deep", b=2), call("deep")], "done"])
+    result = await Agent("a", tools=[hostile("referring")], model=model).run("x")
+    web, nowhere, plain = records(result)
+    assert web.error == (
+        "tool 'deep': its inputSchema cannot be checked: the reference "
+        "'https://example.com/a.json' does not resolve within it (references are not fetched)"
+    )
+    assert nowhere.error is not None and "the reference '/$defs/nope' does not" in nowhere.error
+    assert plain.result == "deep"  # arguments that reach no reference are checked and sent
