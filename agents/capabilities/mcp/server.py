@@ -68,9 +68,10 @@ class MCPServer:
         outputs_to_state: `{tool_name: {state_key: {"source": field, "handler": fn}}}`: as
             `@tool(outputs_to_state=...)`, per tool (the server's names).
         max_result_bytes: the most text a tool result may give the model, in UTF-8 bytes
-            (its `structuredContent` as JSON, else its blocks' text, data and URIs; default
-            1,000,000); a larger result is an error result naming the server, the tool and
-            the size, none of its content. None: no limit.
+            (what was sent, its `structuredContent` as JSON, else its blocks' text, data and
+            URIs; then the value's text, JSON escapes and all; default 1,000,000); a larger
+            result is an error result naming the server, the tool and the size, none of its
+            content. None: no limit.
     """
 
     def __init__(

@@ -10,7 +10,9 @@ hostile server may: `python hostile_server.py MODE`.
   MCP asks for);
 - `garbled`: its tool `deep` answers with `content` a string, not a list of blocks;
 - `referring`: the inputSchema of `deep` refers to a schema on the web (`a`) and to one it does
-  not have (`b`).
+  not have (`b`);
+- `escaped`: its tool `deep` answers with two text blocks of 300,000 control characters each
+  (600,000 bytes of text; as JSON, which the model reads of several blocks, six times that).
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -54,6 +56,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         return {"code": -32603, "message": "boom " + "y" * LOUD}
     elif method == "tools/call" and MODE == "garbled":
         result = {"content": "deep"}
+    elif method == "tools/call" and MODE == "escaped":
+        result = {"content": [{"type": "text", "text": "\x01" * 300_000}] * 2}
     elif method == "tools/call" and MODE == "nested":
         result = {"content": [{"type": "text", "text": "[" * DEPTH + "]" * DEPTH}]}
     elif method == "tools/call":

@@ -4,6 +4,7 @@ never fails the run."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,17 @@ async def test_a_reference_the_schema_cannot_resolve_is_an_error_naming_it() -> 
     )
     assert nowhere.error is not None and "the reference '/$defs/nope' does not" in nowhere.error
     assert plain.result == "deep"  # arguments that reach no reference are checked and sent
+
+
+async def test_max_result_bytes_counts_the_text_the_model_reads_escapes_and_all() -> None:
+    # 600,000 bytes of text in two blocks, under the limit; the model reads the blocks as a JSON
+    # list, each control character escaped to six: 3.6 MB reached it
+    model = ScriptedModel([call("deep"), "too big"])
+    result = await Agent("a", tools=[hostile("escaped")], model=model).run("x")
+    (record,) = records(result)
+    size = len(json.dumps(["\x01" * 300_000] * 2))
+    assert record.error == (
+        f"tool 'deep' failed: MCP server 'hostile' sent a result of {size:,} bytes, over the "
+        "limit of 1,000,000 (max_result_bytes); none of it is shown"
+    )
+    assert max(len(text) for text in told(model, 1)) < 1000
