@@ -12,7 +12,9 @@ hostile server may: `python hostile_server.py MODE`.
 - `referring`: the inputSchema of `deep` refers to a schema on the web (`a`) and to one it does
   not have (`b`);
 - `escaped`: its tool `deep` answers with two text blocks of 300,000 control characters each
-  (600,000 bytes of text; as JSON, which the model reads of several blocks, six times that).
+  (600,000 bytes of text; as JSON, which the model reads of several blocks, six times that);
+- `blank`: its tool `deep` fails (`isError`) with 2,000 empty text blocks (their text, joined
+  by newlines, is 1,999 of them).
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -58,6 +60,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         result = {"content": "deep"}
     elif method == "tools/call" and MODE == "escaped":
         result = {"content": [{"type": "text", "text": "\x01" * 300_000}] * 2}
+    elif method == "tools/call" and MODE == "blank":
+        result = {"content": [{"type": "text", "text": ""}] * 2000, "isError": True}
     elif method == "tools/call" and MODE == "nested":
         result = {"content": [{"type": "text", "text": "[" * DEPTH + "]" * DEPTH}]}
     elif method == "tools/call":

@@ -141,3 +141,14 @@ async def test_max_result_bytes_counts_the_text_the_model_reads_escapes_and_all(
         "limit of 1,000,000 (max_result_bytes); none of it is shown"
     )
     assert max(len(text) for text in told(model, 1)) < 1000
+
+
+async def test_an_error_results_joined_text_is_held_to_the_limit_too() -> None:
+    # no text at all in its 2,000 blocks, but 1,999 newlines join them for the model
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("blank", max_result_bytes=1000)], model=model).run("x")
+    (record,) = records(result)
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' sent a result of 1,999 bytes, over the "
+        "limit of 1,000 (max_result_bytes); none of it is shown"
+    )
