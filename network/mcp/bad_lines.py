@@ -27,11 +27,14 @@ async def answering_bad_lines(read: Any, write: Any) -> AsyncIterator[Any]:
 
     async def relay() -> None:
         async with send:
-            async for item in read:
-                if isinstance(item, Exception):
-                    await write.send(SessionMessage(_error_for(item)))
-                else:
-                    await send.send(item)
+            try:
+                async for item in read:
+                    if isinstance(item, Exception):
+                        await write.send(SessionMessage(_error_for(item)))
+                    else:
+                        await send.send(item)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # the server is gone (it ended, or failed): its own error is the one told
 
     async with anyio.create_task_group() as group:
         group.start_soon(relay)
