@@ -96,7 +96,7 @@ class MCPServer:
             raise ConfigurationError(
                 "MCPServer needs either a command (MCPServer.stdio) or a url (MCPServer.http)"
             )
-        label = name or command or url or _unnamed(command, url)
+        label = name or command or _shown(url) or _unnamed(command, url)
         _check_target(label, command, url, args)
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"MCP server name must be a non-empty string, got {name!r}")
@@ -246,11 +246,22 @@ class MCPServer:
     @property
     def label(self) -> str:
         """The name given, else the command or URL (for errors before it connected)."""
-        return self.name or self.command or self.url or "mcp"
+        return self.name or self.command or _shown(self.url) or "mcp"
 
     def __repr__(self) -> str:
-        where = f"command={self.command!r}" if self.command is not None else f"url={self.url!r}"
+        shown = _shown(self.url)
+        where = f"command={self.command!r}" if self.command is not None else f"url={shown!r}"
         return f"MCPServer({self.label!r}, {where})"
+
+
+def _shown(url: Any) -> str | None:
+    """`url` as errors, logs and the model may read it: its password as `***` (the one
+    redaction rule, `network.threads.urls.shown_url`); None when it is not a string."""
+    if not isinstance(url, str) or not url:
+        return None
+    from network.threads.urls import shown_url  # noqa: PLC0415 (not loaded by `import agents`)
+
+    return shown_url(url)
 
 
 def _unnamed(command: Any, url: Any) -> str:
@@ -266,7 +277,9 @@ def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
         )
     web = isinstance(url, str) and url.startswith(("http://", "https://"))
     if url is not None and not web:
-        raise ConfigurationError(f"MCP server {label!r}: url must be http(s)://..., got {url!r}")
+        raise ConfigurationError(
+            f"MCP server {label!r}: url must be http(s)://..., got {_shown(url) or url!r}"
+        )
     if isinstance(args, str):
         raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
 
