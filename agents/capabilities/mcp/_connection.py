@@ -51,6 +51,7 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 NO_READ_LIMIT = 7 * 24 * 3600.0  # a tool call is limited by the dispatcher, not the SDK
 MAX_LIST_PAGES = 100  # a server whose tool listing never ends cannot hang a run
+MAX_SERVER_NAME = 100  # characters kept of the name a server gives itself
 
 
 class Connection:
@@ -138,7 +139,8 @@ class Connection:
                     if self.server.name is None:  # the name the server gives itself
                         info = client.server_info
                         if info is not None and info.name:
-                            self.name = info.name
+                            # the server's word, in every error the model reads: bounded
+                            self.name = info.name[:MAX_SERVER_NAME]
                     self._client = client
                     _log.debug("mcp_server_connected", server=self.name)
                     started = True

@@ -14,7 +14,8 @@ hostile server may: `python hostile_server.py MODE`.
 - `escaped`: its tool `deep` answers with two text blocks of 300,000 control characters each
   (600,000 bytes of text; as JSON, which the model reads of several blocks, six times that);
 - `blank`: its tool `deep` fails (`isError`) with 2,000 empty text blocks (their text, joined
-  by newlines, is 1,999 of them).
+  by newlines, is 1,999 of them);
+- `vain`: it calls itself 100,000 `h`s, and its tool `deep` answers with a JSON-RPC error.
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -47,13 +48,15 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     """The reply to `request`: a result, an error, or None for no reply at all."""
     method = request.get("method")
     if method == "initialize":
-        info = {"name": "hostile", "version": "1"}
+        info = {"name": "h" * 100_000 if MODE == "vain" else "hostile", "version": "1"}
         version = request["params"]["protocolVersion"]
         result = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
     elif method == "tools/list":
         if MODE == "mute":
             return None
         result = {"tools": tools()}
+    elif method == "tools/call" and MODE == "vain":
+        return {"code": -32603, "message": "no"}
     elif method == "tools/call" and MODE == "loud":
         return {"code": -32603, "message": "boom " + "y" * LOUD}
     elif method == "tools/call" and MODE == "garbled":

@@ -152,3 +152,12 @@ async def test_an_error_results_joined_text_is_held_to_the_limit_too() -> None:
         "tool 'deep' failed: MCP server 'hostile' sent a result of 1,999 bytes, over the "
         "limit of 1,000 (max_result_bytes); none of it is shown"
     )
+
+
+async def test_the_name_a_server_gives_itself_is_kept_to_100_characters() -> None:
+    # it is in every error the model reads of the server's: 100,000 characters were
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("vain")], model=model).run("x")
+    (record,) = records(result)
+    name = "h" * 100
+    assert record.error == f"tool 'deep' failed: MCP server '{name}' failed: MCPError: no"
