@@ -290,13 +290,14 @@ class Connection:
             ) from exc
 
     def _failed(self, exc: Exception) -> str:
-        """How a failed call reads: the error, or its size when the server's text (a JSON-RPC
-        error's message, which the server chose) is over `max_result_bytes`, as a result is."""
+        """How a failed call reads: the error, or its size when its text (a JSON-RPC error's
+        message, which the server chose, or the SDK's words quoting what the server sent) is
+        over `max_result_bytes`, as a result is."""
         limit = self.server.max_result_bytes
         size = utf8_size(str(exc))
         if limit is not None and size > limit:
             return (
-                f"sent an error of {size:,} bytes, over the limit of {limit:,} "
+                f"failed with an error of {size:,} bytes, over the limit of {limit:,} "
                 "(max_result_bytes); none of it is shown"
             )
         return f"failed: {_describe(exc)}"

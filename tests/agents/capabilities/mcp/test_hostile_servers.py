@@ -50,8 +50,8 @@ async def test_an_error_past_max_result_bytes_is_not_shown_either() -> None:
     (record,) = records(result)
     assert record.is_error
     assert record.error == (
-        "tool 'deep' failed: MCP server 'hostile' sent an error of 2,000,005 bytes, over the "
-        "limit of 10,000 (max_result_bytes); none of it is shown"
+        "tool 'deep' failed: MCP server 'hostile' failed with an error of 2,000,005 bytes, over "
+        "the limit of 10,000 (max_result_bytes); none of it is shown"
     )
     assert max(len(text) for text in told(model, 1)) < 1000
     assert result.output == "failed"
