@@ -99,6 +99,21 @@ def async_form(
 # -- one call --------------------------------------------------------------------------------
 
 
+SHOWN_TOOLS = 50
+"""The most tool names an unknown tool's error lists (an MCP server may list thousands; the
+model has them all in its request anyway)."""
+
+
+def _known(tools: Mapping[str, Tool]) -> str:
+    """The names an unknown tool's error lists: the first `SHOWN_TOOLS`, and how many more."""
+    names = list(tools)
+    if not names:
+        return "none"
+    shown = ", ".join(names[:SHOWN_TOOLS])
+    more = len(names) - SHOWN_TOOLS
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
 def start_call(
     ctx: RunContext,
     agent: AgentLike,
@@ -115,10 +130,9 @@ def start_call(
     started = time.perf_counter()
     tool = tools.get(call.name)
     if tool is None:
-        known = ", ".join(tools) or "none"
         # the name is the model's: echoed bounded (a model may send one of any length)
         asked = call.name if len(call.name) <= 100 else f"{call.name[:100]}..."
-        message = f"unknown tool {asked!r} (available: {known})"
+        message = f"unknown tool {asked!r} (available: {_known(tools)})"
         return ToolCallRecord.failed(call, message, "unknown_tool", started)
     if wraps:
         use = ToolUse(call, tool, state, ctx, agent, agent_call)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
+from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
 from network.network import Network
 from network.serving.principals import Authorize
@@ -59,8 +60,8 @@ async def serve_mcp(
 
         if on_ready is not None:
             on_ready("stdio")
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+        async with stdio_server() as (read, write), answering_bad_lines(read, write) as messages:
+            await server.run(messages, write, server.create_initialization_options())
         return
     if transport != "http":
         raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")

@@ -5,8 +5,9 @@ that is not valid JSON Schema makes the tool unusable, with an error naming it),
 arguments are validated before anything is sent, so the model reads a precise error instead of
 whatever the server would say. `jsonschema` does the work (the dialect the schema names in
 `$schema`, else draft 2020-12, the one MCP specifies); references are never fetched from the
-network. NaN and infinity, which JSON Schema's numbers take and the SDK would send as null, are
-refused first, as `@tool` arguments refuse them.
+network: one that does not resolve within the schema is an error naming it, the call not sent
+(when its arguments reach it). NaN and infinity, which JSON Schema's numbers take and the SDK
+would send as null, are refused first, as `@tool` arguments refuse them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def arguments_check(tool: str, schema: Mapping[str, Any]) -> ArgumentsCheck:
     Raises `ConfigurationError` when `schema` itself is not a valid JSON Schema.
     """
     import jsonschema  # noqa: PLC0415 (a dependency of mcp: only MCP tools load it)
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415 (jsonschema's)
 
     schema = dict(schema)
     validator_class = jsonschema.validators.validator_for(
@@ -49,9 +51,17 @@ def arguments_check(tool: str, schema: Mapping[str, Any]) -> ArgumentsCheck:
                 f"Input should be a finite number, got {number}",
                 tool=tool,
             )
-        problems = sorted(
-            validator.iter_errors(arguments), key=lambda error: list(error.absolute_path)
-        )
+        try:
+            problems = sorted(
+                validator.iter_errors(arguments), key=lambda error: list(error.absolute_path)
+            )
+        except Unresolvable as exc:  # a `$ref` to nowhere, or elsewhere: never fetched
+            ref = str(getattr(exc, "ref", ""))[:200]
+            raise ToolError(
+                f"tool {tool!r}: its inputSchema cannot be checked: the reference {ref!r} "
+                "does not resolve within it (references are not fetched)",
+                tool=tool,
+            ) from exc
         if problems:
             listed = "; ".join(
                 f"{'.'.join(str(p) for p in error.absolute_path) or 'arguments'}: {error.message}"

@@ -29,12 +29,14 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from pydantic import ValidationError
 
 from agents.capabilities.mcp._arguments import arguments_check
 from agents.capabilities.mcp._keeper import session_group
 from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
 from agents.capabilities.mcp._sdk import load_sdk
 from agents.capabilities.mcp._sdk import loaded as sdk_loaded
+from agents.capabilities.mcp.content import utf8_size
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
@@ -49,6 +51,7 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None]]
 
 NO_READ_LIMIT = 7 * 24 * 3600.0  # a tool call is limited by the dispatcher, not the SDK
 MAX_LIST_PAGES = 100  # a server whose tool listing never ends cannot hang a run
+MAX_SERVER_NAME = 100  # characters kept of the name a server gives itself
 
 
 class Connection:
@@ -136,7 +139,8 @@ class Connection:
                     if self.server.name is None:  # the name the server gives itself
                         info = client.server_info
                         if info is not None and info.name:
-                            self.name = info.name
+                            # the server's word, in every error the model reads: bounded
+                            self.name = info.name[:MAX_SERVER_NAME]
                     self._client = client
                     _log.debug("mcp_server_connected", server=self.name)
                     started = True
@@ -208,8 +212,14 @@ class Connection:
         except (ConfigurationError, MCPServerError):
             raise
         except Exception as exc:
+            # past the deadline, anyio's TimeoutError says nothing: say which deadline
+            why = (
+                f"no answer within connect_timeout={self.server.connect_timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else _describe(exc)
+            )
             raise MCPServerError(
-                f"MCP server {self.name!r}: listing its tools failed: {_describe(exc)}",
+                f"MCP server {self.name!r}: listing its tools failed: {why}",
                 server=self.name,
             ) from exc
         raise self._bad_listing(f"it did not end within {MAX_LIST_PAGES} pages")
@@ -275,9 +285,22 @@ class Connection:
             raise
         except Exception as exc:  # MCPError, a closed stream, an HTTP error: the server's end
             raise ToolError(
-                f"tool {shown_as!r} failed: MCP server {self.name!r} failed: {_describe(exc)}",
+                f"tool {shown_as!r} failed: MCP server {self.name!r} {self._failed(exc)}",
                 tool=shown_as,
             ) from exc
+
+    def _failed(self, exc: Exception) -> str:
+        """How a failed call reads: the error, or its size when its text (a JSON-RPC error's
+        message, which the server chose, or the SDK's words quoting what the server sent) is
+        over `max_result_bytes`, as a result is."""
+        limit = self.server.max_result_bytes
+        size = utf8_size(str(exc))
+        if limit is not None and size > limit:
+            return (
+                f"failed with an error of {size:,} bytes, over the limit of {limit:,} "
+                "(max_result_bytes); none of it is shown"
+            )
+        return f"failed: {_describe(exc)}"
 
     def _require_client(self) -> Any:
         if self._client is None:
@@ -304,8 +327,22 @@ def _describe(exc: BaseException) -> str:
     """One line about `exc`, unwrapping exception groups to their first leaf."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, ValidationError):
+        return _not_mcp(exc)
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _not_mcp(exc: ValidationError) -> str:
+    """An answer the SDK refused as not valid for the protocol version: where and why, without
+    pydantic's input echoes and links (the model may read it)."""
+    problems = exc.errors(include_url=False, include_input=False)
+    listed = "; ".join(
+        f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
+        for problem in problems[:3]
+    )
+    more = f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+    return f"its answer is not a valid {exc.title}: {listed}{more}"
 
 
 def _callable(tool: MCPTool) -> bool:

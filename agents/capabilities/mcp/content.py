@@ -7,7 +7,8 @@ The mapping (documented in docs/mcp.md):
 - Otherwise each content block maps on its own, and one block is the value, several make a
   list (no block at all: an empty string):
   - text: the string, except that a text holding a JSON object or array becomes that parsed
-    value (many servers send JSON as text; `outputs_to_state` can then read its fields);
+    value (many servers send JSON as text; `outputs_to_state` can then read its fields); a
+    text the parser cannot take (nested deeper than it goes) stays the string;
   - image and audio: a data URL string, `data:<mimeType>;base64,<data>` (the model reads it as
     text: tool results carry no images to the model);
   - an embedded resource: its text, or a data URL of its blob;
@@ -46,10 +47,10 @@ def result_size(result: Any) -> int:
     structured = getattr(result, "structured_content", None)
     if structured is not None:
         try:
-            return _utf8_size(json.dumps(structured, default=str, ensure_ascii=False))
+            return utf8_size(json.dumps(structured, default=str, ensure_ascii=False))
         except (ValueError, TypeError, RecursionError):
             pass  # no JSON of it (an int past Python's digits): the dispatch says so; its blocks
-    return sum(_utf8_size(_block_text(b)) for b in getattr(result, "content", None) or ())
+    return sum(utf8_size(_block_text(b)) for b in getattr(result, "content", None) or ())
 
 
 def _block_text(block: Any) -> str:
@@ -69,7 +70,8 @@ def _block_text(block: Any) -> str:
     return dump(by_alias=True, exclude_none=True) if callable(dump) else str(block)
 
 
-def _utf8_size(text: str) -> int:
+def utf8_size(text: str) -> int:
+    """How many bytes `text` is in UTF-8 (what `max_result_bytes` counts)."""
     # an ASCII string (most are, base64 always) is as many bytes as characters: no copy
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
@@ -114,6 +116,6 @@ def _text_value(text: str) -> Any:
     if stripped[:1] in ("{", "["):
         try:
             return json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser: a text
             return text
     return text

@@ -68,9 +68,10 @@ class MCPServer:
         outputs_to_state: `{tool_name: {state_key: {"source": field, "handler": fn}}}`: as
             `@tool(outputs_to_state=...)`, per tool (the server's names).
         max_result_bytes: the most text a tool result may give the model, in UTF-8 bytes
-            (its `structuredContent` as JSON, else its blocks' text, data and URIs; default
-            1,000,000); a larger result is an error result naming the server, the tool and
-            the size, none of its content. None: no limit.
+            (what was sent, its `structuredContent` as JSON, else its blocks' text, data and
+            URIs; then the value's text, JSON escapes and all; default 1,000,000); a larger
+            result is an error result naming the server, the tool and the size, none of its
+            content. None: no limit.
     """
 
     def __init__(
@@ -95,7 +96,7 @@ class MCPServer:
             raise ConfigurationError(
                 "MCPServer needs either a command (MCPServer.stdio) or a url (MCPServer.http)"
             )
-        label = name or command or url or _unnamed(command, url)
+        label = name or command or _shown(url) or _unnamed(command, url)
         _check_target(label, command, url, args)
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"MCP server name must be a non-empty string, got {name!r}")
@@ -245,11 +246,22 @@ class MCPServer:
     @property
     def label(self) -> str:
         """The name given, else the command or URL (for errors before it connected)."""
-        return self.name or self.command or self.url or "mcp"
+        return self.name or self.command or _shown(self.url) or "mcp"
 
     def __repr__(self) -> str:
-        where = f"command={self.command!r}" if self.command is not None else f"url={self.url!r}"
+        shown = _shown(self.url)
+        where = f"command={self.command!r}" if self.command is not None else f"url={shown!r}"
         return f"MCPServer({self.label!r}, {where})"
+
+
+def _shown(url: Any) -> str | None:
+    """`url` as errors, logs and the model may read it: its password as `***` (the one
+    redaction rule, `network.threads.urls.shown_url`); None when it is not a string."""
+    if not isinstance(url, str) or not url:
+        return None
+    from network.threads.urls import shown_url  # noqa: PLC0415 (not loaded by `import agents`)
+
+    return shown_url(url)
 
 
 def _unnamed(command: Any, url: Any) -> str:
@@ -265,7 +277,9 @@ def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
         )
     web = isinstance(url, str) and url.startswith(("http://", "https://"))
     if url is not None and not web:
-        raise ConfigurationError(f"MCP server {label!r}: url must be http(s)://..., got {url!r}")
+        raise ConfigurationError(
+            f"MCP server {label!r}: url must be http(s)://..., got {_shown(url) or url!r}"
+        )
     if isinstance(args, str):
         raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
 

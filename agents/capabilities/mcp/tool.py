@@ -15,8 +15,8 @@ from typing import Any
 
 from agents.capabilities.mcp._arguments import ArgumentsCheck
 from agents.capabilities.mcp._progress import progress_relay
-from agents.capabilities.mcp.content import error_text, result_size, result_value
-from agents.tools.tool import Tool, not_an_object, output_mappings
+from agents.capabilities.mcp.content import error_text, result_size, result_value, utf8_size
+from agents.tools.tool import Tool, not_an_object, output_mappings, tool_result_text
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 
@@ -101,26 +101,37 @@ class MCPTool(Tool):
             result = await relay.during(
                 connection.call(self.listed.name, checked, self.name, progress=relay.report)
             )
-        limit = self.server.max_result_bytes
-        if limit is not None:
-            size = result_size(result)
-            if size > limit:
-                raise ToolError(
-                    f"tool {self.name!r} failed: MCP server {connection.name!r} sent a result "
-                    f"of {size:,} bytes, over the limit of {limit:,} (max_result_bytes); "
-                    "none of it is shown",
-                    tool=self.name,
-                )
+        # first a bound of what was sent, before anything is built from it
+        self._within_limit(result_size(result), connection.name)
         if result.is_error:
+            text = error_text(result)
+            self._within_limit(utf8_size(text), connection.name)
             raise ToolError(
-                f"tool {self.name!r} failed on MCP server {connection.name!r}: "
-                f"{error_text(result)}",
+                f"tool {self.name!r} failed on MCP server {connection.name!r}: {text}",
                 tool=self.name,
             )
         value = result_value(result)
+        if self.server.max_result_bytes is not None:  # then the very text the model reads
+            try:
+                shown = tool_result_text(value)
+            except Exception:  # no text of it: the dispatch makes that the call's failure
+                shown = ""
+            self._within_limit(utf8_size(shown), connection.name)
         if self.outputs_to_state:
             self._write_outputs(value, context.state.kv)
         return value
+
+    def _within_limit(self, size: int, server_name: str) -> None:
+        """Fail the call, none of its content shown, when `size` bytes of text are over the
+        server's `max_result_bytes`."""
+        limit = self.server.max_result_bytes
+        if limit is not None and size > limit:
+            raise ToolError(
+                f"tool {self.name!r} failed: MCP server {server_name!r} sent a result "
+                f"of {size:,} bytes, over the limit of {limit:,} (max_result_bytes); "
+                "none of it is shown",
+                tool=self.name,
+            )
 
     def __repr__(self) -> str:
         return f"MCPTool({self.name!r}, server={self.server.name!r})"

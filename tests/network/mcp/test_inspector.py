@@ -95,6 +95,17 @@ def test_the_inspector_lists_one_tool_with_valid_portable_json_schemas(url: str)
     Draft202012Validator.check_schema(listed["outputSchema"])
 
 
+@pytest.mark.parametrize(
+    ("method", "key"), [("resources/list", "resources"), ("prompts/list", "prompts")]
+)
+def test_what_the_server_does_not_serve_the_inspector_lists_as_nothing(
+    url: str, method: str, key: str
+) -> None:
+    # the server offers tools only (no resources, no prompts capability): the Inspector asks
+    # all the same, and reads an empty listing, not a failure
+    assert inspector(url, "--transport", "http", "--method", method) == {key: []}
+
+
 def test_the_inspector_runs_the_network_over_http(url: str) -> None:
     schema = inspector(url, "--method", "tools/list")["tools"][0]["outputSchema"]
     answer = call_tool([url], "input=buy milk", 'state={"user": "ada"}')

@@ -47,6 +47,21 @@ async def test_without_the_header_the_run_fails_naming_the_server(url: str) -> N
 
 
 @pytest.mark.anyio
+async def test_a_password_in_the_url_is_shown_as_stars(url: str) -> None:
+    # the URL names a server given no name= in its errors and repr, before it names itself:
+    # they showed the password (the server refuses it here, so the run fails)
+    with_password = url.replace("http://", "http://admin:hunter2@")
+    server = MCPServer.http(with_password)
+    with pytest.raises(MCPServerError) as caught:
+        await Agent("a", tools=[server], model=ScriptedModel(["never"])).run("x")
+    shown = url.replace("http://", "http://admin:***@")
+    assert str(caught.value).startswith(f"MCP server {shown!r} could not be started")
+    assert caught.value.server == shown
+    assert "hunter2" not in f"{caught.value} {server!r}"
+    assert server.url == with_password  # what it connects to keeps it
+
+
+@pytest.mark.anyio
 async def test_an_http_server_that_dies_mid_run_gives_error_results_and_the_run_ends_well() -> None:
     with http_server() as own_url:
         server = MCPServer.http(own_url, headers={"Authorization": f"Bearer {TOKEN}"})

@@ -51,9 +51,10 @@ def read_file(path: str) -> str:
     return f"local {path}"
 
 
-async def test_the_everything_server_over_stdio() -> None:
+async def test_the_everything_server_over_stdio(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OUR_DATABASE_PASSWORD", "hunter2")  # of this process: not the server's
     node, script = server_script(EVERYTHING)
-    everything = MCPServer.stdio(node, [script, "stdio"], timeout=30)
+    everything = MCPServer.stdio(node, [script, "stdio"], timeout=30, env={"GREETING": "hi"})
     model = ScriptedModel(
         [
             [
@@ -66,6 +67,7 @@ async def test_the_everything_server_over_stdio() -> None:
                 call("get-resource-reference", resourceType="Text", resourceId=1),
                 call("get-resource-links", count=2),
                 call("trigger-long-running-operation", duration=0.4, steps=2),
+                call("get-env"),
             ],
             "done",
         ]
@@ -94,6 +96,10 @@ async def test_the_everything_server_over_stdio() -> None:
     assert calls["trigger-long-running-operation"].result.startswith(
         "Long running operation completed."
     )
+    # `env` is added to a small safe environment, not to the whole of this process's
+    environment = calls["get-env"].result
+    assert environment["GREETING"] == "hi" and "PATH" in environment
+    assert "OUR_DATABASE_PASSWORD" not in environment
     # what the model reads back: the tool messages of its next request
     read = [m.content for m in model.requests[1].messages if m.role == "tool"]
     assert "Echo: hello" in read and "The sum of 2 and 3 is 5." in read

@@ -1,0 +1,59 @@
+"""Over stdio, a line that is not a JSON-RPC message gets the error JSON-RPC 2.0 asks for.
+
+The SDK's stdio transport hands such a line on as an exception, which its server drops without
+a word: a client that sent garbage, a batch array (MCP has none since 2025-06-18) or an id of
+the wrong type waited for an answer that never came (over Streamable HTTP the SDK answers
+400). Here each one is answered, with `"id": null` since none could be read: `-32700` (parse
+error) for a line that is not JSON, `-32600` (invalid request) for JSON that is not one
+JSON-RPC message. The answer echoes nothing of the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+
+@asynccontextmanager
+async def answering_bad_lines(read: Any, write: Any) -> AsyncIterator[Any]:
+    """The messages of `read` (the SDK's stdio read stream), each bad line answered on `write`
+    instead of passed on."""
+    from mcp.shared.message import SessionMessage  # noqa: PLC0415 (mcp)
+
+    send, receive = anyio.create_memory_object_stream[Any](0)
+
+    async def relay() -> None:
+        async with send:
+            try:
+                async for item in read:
+                    if isinstance(item, Exception):
+                        await write.send(SessionMessage(_error_for(item)))
+                    else:
+                        await send.send(item)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                pass  # the server is gone (it ended, or failed): its own error is the one told
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(relay)
+        async with receive:
+            yield receive
+        group.cancel_scope.cancel()
+
+
+def _error_for(problem: Exception) -> Any:
+    """The JSON-RPC error answering a line the transport could not read as a message."""
+    from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError  # noqa: PLC0415
+
+    errors = getattr(problem, "errors", None)
+    kinds = {error.get("type") for error in errors()} if callable(errors) else set()
+    if "json_invalid" in kinds:
+        error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
+    else:
+        error = ErrorData(
+            code=INVALID_REQUEST,
+            message="Invalid Request: not one JSON-RPC 2.0 message (batches are not supported)",
+        )
+    return JSONRPCError(jsonrpc="2.0", id=None, error=error)

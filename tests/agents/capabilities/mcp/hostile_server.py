@@ -1,0 +1,87 @@
+"""A hand-written MCP server (JSON-RPC lines over stdio, no SDK) that answers as a careless or
+hostile server may: `python hostile_server.py MODE`.
+
+- `nested`: its tool `deep` answers with a text of 100,000 nested JSON arrays (more than any
+  JSON parser nests);
+- `loud`: its tool `deep` answers with a JSON-RPC error whose message is 2,000,000 characters;
+- `mute`: it answers the handshake, and never its `tools/list`;
+- `crowded`: it lists 500 tools, `t0` ... `t499`;
+- `sloppy`: it lists `deep`, and `bare`, whose inputSchema is `{}` (no `"type": "object"`, which
+  MCP asks for);
+- `garbled`: its tool `deep` answers with `content` a string, not a list of blocks;
+- `referring`: the inputSchema of `deep` refers to a schema on the web (`a`) and to one it does
+  not have (`b`);
+- `escaped`: its tool `deep` answers with two text blocks of 300,000 control characters each
+  (600,000 bytes of text; as JSON, which the model reads of several blocks, six times that);
+- `blank`: its tool `deep` fails (`isError`) with 2,000 empty text blocks (their text, joined
+  by newlines, is 1,999 of them);
+- `vain`: it calls itself 100,000 `h`s, and its tool `deep` answers with a JSON-RPC error.
+
+Any other tool call answers with the tool's name; any other request is "method not found".
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+MODE = sys.argv[1]
+DEPTH = 100_000
+LOUD = 2_000_000
+
+
+def tools() -> list[dict[str, Any]]:
+    names = [f"t{n}" for n in range(500)] if MODE == "crowded" else ["deep"]
+    listed: list[dict[str, Any]] = [
+        {"name": name, "inputSchema": {"type": "object"}} for name in names
+    ]
+    if MODE == "sloppy":
+        listed.append({"name": "bare", "inputSchema": {}})
+    if MODE == "referring":
+        refs = {"a": {"$ref": "https://example.com/a.json"}, "b": {"$ref": "#/$defs/nope"}}
+        listed[0]["inputSchema"]["properties"] = refs
+    return listed
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply to `request`: a result, an error, or None for no reply at all."""
+    method = request.get("method")
+    if method == "initialize":
+        info = {"name": "h" * 100_000 if MODE == "vain" else "hostile", "version": "1"}
+        version = request["params"]["protocolVersion"]
+        result = {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+    elif method == "tools/list":
+        if MODE == "mute":
+            return None
+        result = {"tools": tools()}
+    elif method == "tools/call" and MODE == "vain":
+        return {"code": -32603, "message": "no"}
+    elif method == "tools/call" and MODE == "loud":
+        return {"code": -32603, "message": "boom " + "y" * LOUD}
+    elif method == "tools/call" and MODE == "garbled":
+        result = {"content": "deep"}
+    elif method == "tools/call" and MODE == "escaped":
+        result = {"content": [{"type": "text", "text": "\x01" * 300_000}] * 2}
+    elif method == "tools/call" and MODE == "blank":
+        result = {"content": [{"type": "text", "text": ""}] * 2000, "isError": True}
+    elif method == "tools/call" and MODE == "nested":
+        result = {"content": [{"type": "text", "text": "[" * DEPTH + "]" * DEPTH}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": request["params"]["name"]}]}
+    else:
+        return {"code": -32601, "message": "Method not found"}
+    return {"result": result}
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if "id" not in request:
+        continue  # a notification
+    reply = answer(request)
+    if reply is None:
+        continue
+    if "result" not in reply:
+        reply = {"error": reply}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply}) + "\n")
+    sys.stdout.flush()

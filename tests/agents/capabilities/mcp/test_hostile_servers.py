@@ -1,0 +1,163 @@
+"""Servers that answer as careless or hostile ones may (`hostile_server.py`, a real process over
+stdio): what they send reaches the model bounded, as a value or an error it can read, and
+never fails the run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
+
+HOSTILE = Path(__file__).with_name("hostile_server.py")
+
+pytestmark = pytest.mark.anyio
+
+
+def hostile(mode: str, **options: Any) -> MCPServer:
+    return MCPServer.stdio(sys.executable, [str(HOSTILE), mode], **options)
+
+
+def records(result: Any) -> list[Any]:
+    return [record for step in result.state.results for record in step.tool_calls]
+
+
+def told(model: ScriptedModel, request: int) -> list[str]:
+    return [str(m.content) for m in model.requests[request].messages if m.role == "tool"]
+
+
+async def test_a_text_nested_past_any_parser_is_kept_as_text() -> None:
+    # "a text holding a JSON object or array is parsed": one no parser can take stays a text
+    # (it was an error result reading "raised RecursionError")
+    model = ScriptedModel([call("deep"), "read it"])
+    result = await Agent("a", tools=[hostile("nested")], model=model).run("x")
+    (record,) = records(result)
+    assert not record.is_error, record.error
+    assert record.result == "[" * 100_000 + "]" * 100_000
+    assert result.output == "read it"
+
+
+async def test_an_error_past_max_result_bytes_is_not_shown_either() -> None:
+    # the server's JSON-RPC error of 2 MB ('boom yyy...'): the model reads its size, as for
+    # a result that big (it read the 2 MB)
+    model = ScriptedModel([call("deep"), "failed"])
+    server = hostile("loud", max_result_bytes=10_000)
+    result = await Agent("a", tools=[server], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' failed with an error of 2,000,005 bytes, over "
+        "the limit of 10,000 (max_result_bytes); none of it is shown"
+    )
+    assert max(len(text) for text in told(model, 1)) < 1000
+    assert result.output == "failed"
+
+
+async def test_with_no_limit_the_error_is_shown_whole() -> None:
+    model = ScriptedModel([call("deep"), "failed"])
+    server = hostile("loud", max_result_bytes=None)
+    result = await Agent("a", tools=[server], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error and record.error is not None
+    assert record.error.startswith(
+        "tool 'deep' failed: MCP server 'hostile' failed: MCPError: boom"
+    )
+    assert len(record.error) > 2_000_000
+
+
+async def test_a_listing_never_answered_fails_naming_the_deadline() -> None:
+    import mcp.client.client  # noqa: F401 (loaded first: the deadline is the server's)
+
+    # the handshake answered, the listing never: it read "listing its tools failed: TimeoutError"
+    agent = Agent("a", tools=[hostile("mute", connect_timeout=3)], model=ScriptedModel(["no"]))
+    with pytest.raises(MCPServerError) as raised:
+        await agent.run("x")
+    assert str(raised.value) == (
+        "MCP server 'hostile': listing its tools failed: no answer within connect_timeout=3 s"
+    )
+
+
+async def test_an_unknown_tool_among_hundreds_is_an_error_of_bounded_size() -> None:
+    # 500 names listed whole (an MCP server's 20,000 made an error of 149,000 characters)
+    model = ScriptedModel([call("t500"), "no such tool"])
+    result = await Agent("a", tools=[hostile("crowded")], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error and record.error is not None
+    assert record.error.startswith("unknown tool 't500' (available: t0, t1, ")
+    assert record.error.endswith(", t49 and 450 more)")
+    assert len(model.requests[0].tools or []) == 500  # every one offered, only the error is cut
+
+
+async def test_an_answer_the_sdk_refuses_is_told_by_where_and_why() -> None:
+    # the SDK checks a listing as a whole, so `allowed_tools` cannot leave a tool of it out: a
+    # tool it refuses fails every one (pydantic's text, links and input echoes, is not shown)
+    server = hostile("sloppy", allowed_tools=["deep"])
+    with pytest.raises(MCPServerError) as raised:
+        await Agent("a", tools=[server], model=ScriptedModel(["no"])).run("x")
+    assert str(raised.value) == (
+        "MCP server 'hostile': listing its tools failed: its answer is not a valid "
+        "ListToolsResult: tools.1.inputSchema.type: Field required"
+    )
+
+
+async def test_a_call_answered_with_what_is_not_a_result_is_an_error_the_model_reads() -> None:
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("garbled")], model=model).run("x")
+    (record,) = records(result)
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' failed: its answer is not a valid "
+        "CallToolResult: content: Input should be a valid list"
+    )
+    assert result.output == "failed"
+
+
+async def test_a_reference_the_schema_cannot_resolve_is_an_error_naming_it() -> None:
+    # it read "tool 'deep' raised _WrappedReferencingError: PointerToNowhere: ... within
+    # {the whole schema}"; nothing is fetched, and the call is not sent
+    model = ScriptedModel([[call("deep", a=1), call("deep", b=2), call("deep")], "done"])
+    result = await Agent("a", tools=[hostile("referring")], model=model).run("x")
+    web, nowhere, plain = records(result)
+    assert web.error == (
+        "tool 'deep': its inputSchema cannot be checked: the reference "
+        "'https://example.com/a.json' does not resolve within it (references are not fetched)"
+    )
+    assert nowhere.error is not None and "the reference '/$defs/nope' does not" in nowhere.error
+    assert plain.result == "deep"  # arguments that reach no reference are checked and sent
+
+
+async def test_max_result_bytes_counts_the_text_the_model_reads_escapes_and_all() -> None:
+    # 600,000 bytes of text in two blocks, under the limit; the model reads the blocks as a JSON
+    # list, each control character escaped to six: 3.6 MB reached it
+    model = ScriptedModel([call("deep"), "too big"])
+    result = await Agent("a", tools=[hostile("escaped")], model=model).run("x")
+    (record,) = records(result)
+    size = len(json.dumps(["\x01" * 300_000] * 2))
+    assert record.error == (
+        f"tool 'deep' failed: MCP server 'hostile' sent a result of {size:,} bytes, over the "
+        "limit of 1,000,000 (max_result_bytes); none of it is shown"
+    )
+    assert max(len(text) for text in told(model, 1)) < 1000
+
+
+async def test_an_error_results_joined_text_is_held_to_the_limit_too() -> None:
+    # no text at all in its 2,000 blocks, but 1,999 newlines join them for the model
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("blank", max_result_bytes=1000)], model=model).run("x")
+    (record,) = records(result)
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' sent a result of 1,999 bytes, over the "
+        "limit of 1,000 (max_result_bytes); none of it is shown"
+    )
+
+
+async def test_the_name_a_server_gives_itself_is_kept_to_100_characters() -> None:
+    # it is in every error the model reads of the server's: 100,000 characters were
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("vain")], model=model).run("x")
+    (record,) = records(result)
+    name = "h" * 100
+    assert record.error == f"tool 'deep' failed: MCP server '{name}' failed: MCPError: no"
