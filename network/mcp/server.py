@@ -25,6 +25,7 @@ outside and are validated before anything runs.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -100,7 +101,22 @@ def mcp_server(
         finally:
             await served.close()  # a store opened here from a URL or path
 
-    return Server(network.name, on_list_tools=tool.list, on_call_tool=tool.call, lifespan=lifespan)
+    return Server(
+        network.name,
+        version=library_version(),
+        on_list_tools=tool.list,
+        on_call_tool=tool.call,
+        lifespan=lifespan,
+    )
+
+
+def library_version() -> str:
+    """agent-network's installed version, the `serverInfo.version` clients show (an MCP
+    Inspector lists it beside the name); "0+unknown" when run from a checkout not installed."""
+    try:
+        return importlib.metadata.version("agent-network")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
 
 
 class _RunTool:

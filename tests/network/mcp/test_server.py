@@ -47,6 +47,15 @@ async def test_a_failed_run_and_bad_input_are_error_results() -> None:
         assert ok.structured_content["output"] == "done: still serving"
 
 
+async def test_the_server_names_itself_by_the_network_and_the_library_version() -> None:
+    import importlib.metadata
+
+    async with Client(mcp_server(network)) as client:
+        info = client.server_info
+    assert info.name == "notes team"
+    assert info.version == importlib.metadata.version("agent-network")  # was ""
+
+
 def test_the_tool_name_is_the_network_name_made_safe() -> None:
     assert run_tool_name(network) == "notes_team"
 
