@@ -139,8 +139,9 @@ async def test_writes_merge_in_declared_order_whatever_finishes_first() -> None:
 
         return await network.run("go", sinks=[sink]), finished
 
-    forward, forward_order = await run((0.0, 0.01, 0.02))
-    backward, backward_order = await run((0.02, 0.01, 0.0))
+    # 50 ms apart: 10 ms was inverted once by a machine at load 20
+    forward, forward_order = await run((0.0, 0.05, 0.1))
+    backward, backward_order = await run((0.1, 0.05, 0.0))
     assert forward_order == ["a+b+c/a", "a+b+c/b", "a+b+c/c"]
     assert backward_order == list(reversed(forward_order))  # the timing did reverse it
     assert forward.state.snapshot() == backward.state.snapshot()
