@@ -56,8 +56,9 @@ async def test_usage_limits_count_every_attempt_on_both(
 async def test_the_deadline_is_retried_and_has_no_http_status_on_both(
     openai_server: FakeOpenAIServer, client: Any
 ) -> None:
-    openai_server.add_text("Late.", delay=3.0).add_text("Late again.", delay=3.0)
-    model = client(openai_server.base_url, timeout=0.3, max_retries=1, retry_delay=0)
+    openai_server.add_text("Late.", delay=5.0).add_text("Late again.", delay=5.0)
+    # 1 s an attempt: with 0.3 s, litellm at load 20 ran out of it before sending the request
+    model = client(openai_server.base_url, timeout=1.0, max_retries=1, retry_delay=0)
     with pytest.raises(ModelError, match="timed out.*after 2 attempts") as caught:
         await model.complete(ask())
     assert caught.value.status_code is None  # no HTTP answer came
