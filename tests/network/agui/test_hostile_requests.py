@@ -341,6 +341,30 @@ def test_client_tools_that_shadow_the_networks_or_repeat_are_refused() -> None:
     assert model.requests == [] and len(asgi.state.threads) == 0
 
 
+@pytest.mark.parametrize(
+    ("name", "parameters"),
+    [
+        ("x" * 65, '{"type": "object"}'),
+        ("book a room", '{"type": "object"}'),
+        ("pick", '{"type": "object", "properties": {"n": {"type": "number", "default": NaN}}}'),
+        ("pick", '{"type": "number", "maximum": Infinity}'),
+    ],
+)
+def test_a_client_tool_no_provider_would_take_is_refused_naming_it(
+    echo: Any, name: str, parameters: str
+) -> None:
+    # Offered as it was, the run's first model request fails after the request was admitted
+    # (the provider refuses the name, or a body holding NaN is not JSON).
+    http, asgi, model = echo
+    tool = f'{{"name": {json.dumps(name)}, "description": "d", "parameters": {parameters}}}'
+    raw = json.dumps(body("t", "r")).replace('"messages"', f'"tools": [{tool}], "messages"')
+    response = http.post("/", content=raw, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_tool" and error["key"] == name
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
 def test_context_reaches_instructions_through_temp_context() -> None:
     model = ScriptedModel(lambda request: "ok")
     open_network = Network("n", agents=[Agent("a", system="Context: {temp:context?}", model=model)])
