@@ -85,6 +85,26 @@ async def test_the_client_messages_become_the_run_input() -> None:
     ]
 
 
+async def test_an_attachment_the_model_cannot_read_is_named_not_dropped() -> None:
+    # CopilotKit's chat sends an attached file as a media part beside the text; the network's
+    # messages are text, so the model is told what it was not given instead of answering as
+    # if it had seen it, and the capabilities answer says no such input is read.
+    model = ScriptedModel(lambda request: "I cannot see images here.")
+    client = Client(app(Network("echo", agents=[Agent("echo", model=model)])))
+    photo = {
+        "type": "image",
+        "source": {"type": "data", "value": "iVBORw0K", "mimeType": "image/png"},
+    }
+    content = [{"type": "text", "text": "What is in this photo?"}, photo]
+    message = {"id": "1", "role": "user", "content": content}
+    await client.run({"threadId": "t", "runId": "r", "messages": [message]})
+    (request,) = model.requests
+    unread = "[image (image/png) attachment not read: this server passes text only]"
+    assert request.history[-1].content == f"What is in this photo?\n{unread}"
+    capabilities = (await client.http.get("/capabilities")).json()
+    assert not any(capabilities["multimodal"]["input"].values())
+
+
 async def test_the_client_may_write_thread_and_user_keys() -> None:
     network = codegen_network()
     client = Client(app(network))
