@@ -247,6 +247,24 @@ async def test_malformed_or_unexpected_resume_is_refused() -> None:
     assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
 
 
+async def test_a_rejection_whose_reason_is_not_text_is_refused_naming_it() -> None:
+    # It was dropped without a word: the model was told nothing of why, and the client never
+    # learnt that its answer was not the one the interrupt's responseSchema asks for.
+    client = Client(app(recipe_network(confirm=True)))
+    first = await client.run(body("t", "r1"))
+    (interrupt,) = first.finished["outcome"]["interrupts"]
+    payload = {"approved": False, "reason": {"why": "too sweet"}}
+    bad = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+    response = await client.post(body("t", "r2", resume=bad))
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_resume" and error["key"] == "reason"
+    assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
+    huge = [{"interruptId": interrupt["id"], "status": "resolved", "payload": "x" * 100_000}]
+    response = await client.post(body("t", "r3", resume=huge))
+    assert response.status_code == 422 and len(response.text) < 1000  # not echoed whole
+
+
 async def test_a_client_that_disconnects_cancels_its_run() -> None:
     class Stalling:
         name = "stalling"
