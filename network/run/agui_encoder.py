@@ -254,14 +254,14 @@ def _plain_json(
     """`event`'s JSON from its `JSON_FIELDS` entry; None when a value is not a string, or a
     field the models require is None (the models then say what becomes of it)."""
     data: dict[str, Any] = {"type": wire_type}
-    metadata = {}
-    for key, value in ((FAN_OUT, getattr(event, "fan_out", None)), (BRANCH, event.branch)):
-        if type(value) is str:
-            metadata[key] = value
-        elif value is not None:
-            return None
-    if metadata:
-        data["metadata"] = metadata  # the models' place for it: right after `type`
+    fan_out, branch = getattr(event, "fan_out", None), event.branch
+    if fan_out is not None or branch is not None:  # the models' place for them: after `type`
+        metadata = data["metadata"] = {}
+        for key, value in ((FAN_OUT, fan_out), (BRANCH, branch)):
+            if type(value) is str:
+                metadata[key] = value
+            elif value is not None:
+                return None
     subagent = event.subagent_run_id
     if subagent is not None:
         if type(subagent) is not str:
