@@ -201,16 +201,12 @@ def test_a_confirmation_interrupt_and_its_resume_cross_the_runtime(runtime_for: 
     assert after["published"]["title"] == "SQLite threads"
 
 
-def test_a_frontend_tool_runs_in_copilotkits_own_core_and_the_model_reads_its_result(
-    runtime_for: Any,
-) -> None:
-    # What useFrontendTool does, by CopilotKit's frontend core itself (tests/copilotkit/
-    # frontend_tool.mjs): it declares the tool, the model calls it, the core runs the handler
-    # and sends the result with the next run through the runtime, and the server takes it.
-    url = runtime_for("/booking")
+def in_copilotkits_core(url: str, scenario: str) -> dict[str, Any]:
+    """tests/copilotkit/frontend_tool.mjs's `scenario`, run against the runtime at `url`;
+    what the core's agent ended with (it failed on any error or warning of the core)."""
     node = node_with("@copilotkit/core", RUNTIME_DIR)
     done = subprocess.run(
-        [node, "frontend_tool.mjs", url],
+        [node, "frontend_tool.mjs", url, scenario],
         cwd=RUNTIME_DIR,
         capture_output=True,
         text=True,
@@ -218,8 +214,18 @@ def test_a_frontend_tool_runs_in_copilotkits_own_core_and_the_model_reads_its_re
         env={**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1"},
     )
     assert done.stdout, done.stderr
-    seen = json.loads(done.stdout)
+    seen: dict[str, Any] = json.loads(done.stdout)
     assert seen["error"] is None and seen["warnings"] == [], seen
+    return seen
+
+
+def test_a_frontend_tool_runs_in_copilotkits_own_core_and_the_model_reads_its_result(
+    runtime_for: Any,
+) -> None:
+    # What useFrontendTool does, by CopilotKit's frontend core itself (tests/copilotkit/
+    # frontend_tool.mjs): it declares the tool, the model calls it, the core runs the handler
+    # and sends the result with the next run through the runtime, and the server takes it.
+    seen = in_copilotkits_core(runtime_for("/booking"), "tool")
     assert seen["handled"] == [{"date": "2026-12-24", "guests": 2}]
     roles = [(m["role"], m["toolCalls"], m["content"]) for m in seen["messages"]]
     answer = "confirmed by the user for 2026-12-24"
@@ -232,3 +238,16 @@ def test_a_frontend_tool_runs_in_copilotkits_own_core_and_the_model_reads_its_re
     first, second = BOOKING_MODEL.requests[-2:]  # the model read the handler's result
     assert [t["function"]["name"] for t in first.tools] == ["confirm_booking"]
     assert second.history[-1].role == "tool" and second.history[-1].content == answer
+
+
+def test_copilotkits_core_holds_the_interrupt_and_its_resume_runs_the_tool(
+    runtime_for: Any,
+) -> None:
+    seen = in_copilotkits_core(runtime_for("/release"), "interrupt")
+    (interrupt,) = seen["interrupts"]
+    assert interrupt["reason"] == "confirmation_required"
+    assert interrupt["metadata"]["tool"] == "publish"
+    assert seen["pending"] == []  # answered, exactly once
+    assert seen["state"]["published"]["title"] == "SQLite threads"
+    results = [m for m in seen["messages"] if m["role"] == "tool"]
+    assert interrupt["toolCallId"] in [m["toolCallId"] for m in results]
