@@ -3,16 +3,19 @@
 server, each in its own process on 127.0.0.1, driven over HTTP the way CopilotKit's frontend
 drives the runtime (`POST /api/copilotkit/agent/default/run`).
 
-What the React hooks do on top (`useAgent`, `useCoAgent`, `useHumanInTheLoop`, ...) is not run:
-it needs a browser and React. The runtime's path is what these tests show: shared state sent
-by the client reaches the tools, state deltas and text come back, and a confirmation interrupt
-and its resume cross the runtime both ways. Needs node (>= 20) and `npm ci` in
-tests/copilotkit (scripts/install-test-deps.sh does it).
+The React hooks themselves (`useAgent`, `useCoAgent`, `useHumanInTheLoop`, ...) are not run:
+they need a browser and React. The runtime's path is what these tests show: shared state sent
+by the client reaches the tools, state deltas and text come back, a confirmation interrupt
+and its resume cross the runtime both ways, and a frontend tool (`useFrontendTool`) goes round
+through CopilotKit's own frontend core (`@copilotkit/core`, which the hooks run on, installed
+with the runtime). Needs node (>= 20) and `npm ci` in tests/copilotkit
+(scripts/install-test-deps.sh does it).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import os
 import subprocess
@@ -25,9 +28,11 @@ import jsonpatch  # type: ignore[import-untyped]
 import pytest
 import structlog
 
+from agents import ScriptedModel
 from network.agui import app
 from tests.fakes.processes import node_with
 from tests.network.agui.live import serve
+from tests.network.agui.networks import booking_network, booking_script
 from tests.network.agui.protocol import parse_sse
 
 RUNTIME_DIR = Path(__file__).parent / "copilotkit"
@@ -42,13 +47,18 @@ def example(name: str) -> Any:
     return module
 
 
+BOOKING_MODEL = ScriptedModel(booking_script)  # calls the client's tool, then answers
+
+
 @pytest.fixture(scope="module")
 def agent_server() -> Iterator[str]:
-    """Both examples' networks served over AG-UI (uvicorn, 127.0.0.1), one path each."""
+    """Both examples' networks, and a network whose model calls the client's tool, served
+    over AG-UI (uvicorn, 127.0.0.1), one path each."""
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     apps = {
         "/weather": app(example("weather_state_agui").build_network(), path="/weather"),
         "/release": app(example("supervisor_approval").build_network(), path="/release"),
+        "/booking": app(booking_network(BOOKING_MODEL), path="/booking"),
     }
 
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
@@ -189,3 +199,55 @@ def test_a_confirmation_interrupt_and_its_resume_cross_the_runtime(runtime_for: 
     assert resumed[-1]["type"] == "RUN_FINISHED"
     assert resumed[-1]["result"]["stopReason"] == "router_done"
     assert after["published"]["title"] == "SQLite threads"
+
+
+def in_copilotkits_core(url: str, scenario: str) -> dict[str, Any]:
+    """tests/copilotkit/frontend_tool.mjs's `scenario`, run against the runtime at `url`;
+    what the core's agent ended with (it failed on any error or warning of the core)."""
+    node = node_with("@copilotkit/core", RUNTIME_DIR)
+    done = subprocess.run(
+        [node, "frontend_tool.mjs", url, scenario],
+        cwd=RUNTIME_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1"},
+    )
+    assert done.stdout, done.stderr
+    seen: dict[str, Any] = json.loads(done.stdout)
+    assert seen["error"] is None and seen["warnings"] == [], seen
+    return seen
+
+
+def test_a_frontend_tool_runs_in_copilotkits_own_core_and_the_model_reads_its_result(
+    runtime_for: Any,
+) -> None:
+    # What useFrontendTool does, by CopilotKit's frontend core itself (tests/copilotkit/
+    # frontend_tool.mjs): it declares the tool, the model calls it, the core runs the handler
+    # and sends the result with the next run through the runtime, and the server takes it.
+    seen = in_copilotkits_core(runtime_for("/booking"), "tool")
+    assert seen["handled"] == [{"date": "2026-12-24", "guests": 2}]
+    roles = [(m["role"], m["toolCalls"], m["content"]) for m in seen["messages"]]
+    answer = "confirmed by the user for 2026-12-24"
+    assert roles == [
+        ("user", [], "Book a room for Christmas eve."),
+        ("assistant", ["confirm_booking"], None),
+        ("tool", [], answer),
+        ("assistant", [], f"Booked: {answer}"),
+    ]
+    first, second = BOOKING_MODEL.requests[-2:]  # the model read the handler's result
+    assert [t["function"]["name"] for t in first.tools] == ["confirm_booking"]
+    assert second.history[-1].role == "tool" and second.history[-1].content == answer
+
+
+def test_copilotkits_core_holds_the_interrupt_and_its_resume_runs_the_tool(
+    runtime_for: Any,
+) -> None:
+    seen = in_copilotkits_core(runtime_for("/release"), "interrupt")
+    (interrupt,) = seen["interrupts"]
+    assert interrupt["reason"] == "confirmation_required"
+    assert interrupt["metadata"]["tool"] == "publish"
+    assert seen["pending"] == []  # answered, exactly once
+    assert seen["state"]["published"]["title"] == "SQLite threads"
+    results = [m for m in seen["messages"] if m["role"] == "tool"]
+    assert interrupt["toolCallId"] in [m["toolCallId"] for m in results]

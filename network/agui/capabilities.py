@@ -11,6 +11,8 @@ An `ag_ui.core.AgentCapabilities`, camelCase JSON. It declares only what the ser
 - multiAgent: the network's agents as its sub-agents (name, description), and the agents and
   networks its agents call as tools (`as_tool`: `delegation`), by tool name;
 - execution: `maxIterations`, the network's agent-call limit per run;
+- multimodal: no input but text (`multimodal.input` all false): an attached image, audio,
+  video or document reaches the model only as a line saying it was not read;
 - humanInTheLoop: approvals and AG-UI interrupts (RUN_FINISHED `outcome`, answers in
   `resume`), and `approveWithEdits` when a resume entry may carry edited arguments;
 - custom `agentNetwork`: the extra endpoints (`threads`: the principal's thread list;
@@ -28,6 +30,8 @@ from ag_ui.core import (
     HumanInTheLoopCapabilities,
     IdentityCapabilities,
     MultiAgentCapabilities,
+    MultimodalCapabilities,
+    MultimodalInputCapabilities,
     StateCapabilities,
     SubagentInfo,
     ToolsCapabilities,
@@ -59,6 +63,13 @@ def capabilities(network: NetworkLike, *, stored: bool) -> dict[str, Any]:
             subagents=subagents,
         ),
         execution=ExecutionCapabilities(max_iterations=network.max_iter),
+        # messages are text: an attachment reaches the model only as a line saying it was
+        # not read (network.agui.messages), so a client can hide its attach button
+        multimodal=MultimodalCapabilities(
+            input=MultimodalInputCapabilities(
+                image=False, audio=False, video=False, pdf=False, file=False
+            )
+        ),
         human_in_the_loop=HumanInTheLoopCapabilities(
             supported=True,
             approvals=True,

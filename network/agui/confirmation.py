@@ -6,7 +6,8 @@ An interrupt asks for `{"approved": boolean, "reason"?: string}` (its `responseS
   with `payload.editedArgs` (an object: AG-UI 1.0's `approve_with_edits`) the call runs with
   those arguments instead, once the tool's schema accepts them (a bad edit is refused with
   422 naming the field, and the interrupt stays pending);
-- `status: "resolved"` with `approved` false (or `false`) rejects it, `reason` told to the model;
+- `status: "resolved"` with `approved` false (or `false`) rejects it, `reason` told to the model
+  (a `reason` that is not a string is refused, 422 naming it);
 - `status: "resolved"` with `payload.editedArgs` (an object; AG-UI 1.0's approve_with_edits)
   accepts it with those arguments instead of the model's, where the library's answers can
   carry edited arguments (`EDITS_SUPPORTED`; else 422);
@@ -43,6 +44,14 @@ def _answer(entry: Any) -> Answer:
         return _edited(entry.interrupt_id, payload)
     if isinstance(payload, dict) and isinstance(payload.get("approved"), bool):
         reason = payload.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise RequestError(
+                422,
+                "invalid_resume",
+                f"resume entry for interrupt {entry.interrupt_id!r}: reason must be a string, "
+                f"got {type(reason).__name__}",
+                key="reason",
+            )
         edited = payload.get("editedArgs")
         if edited is not None and not (isinstance(edited, dict) and payload["approved"]):
             raise RequestError(
@@ -54,7 +63,7 @@ def _answer(entry: Any) -> Answer:
         return Answer(
             interrupt_id=entry.interrupt_id,
             approved=payload["approved"],
-            reason=reason if isinstance(reason, str) else None,
+            reason=reason,
             arguments=edited,
         )
     raise RequestError(
@@ -62,8 +71,14 @@ def _answer(entry: Any) -> Answer:
         "invalid_resume",
         f"resume entry for interrupt {entry.interrupt_id!r}: payload must be "
         f'{{"approved": true|false, "reason"?: string, "editedArgs"?: object}} or a boolean, '
-        f"got {payload!r}",
+        f"got {_shown(payload)}",
     )
+
+
+def _shown(payload: Any) -> str:
+    """The client's payload as an error shows it: its start only (it may be ~1 MiB)."""
+    text = repr(payload)
+    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
 
 
 def _edited(interrupt_id: str, payload: dict[str, Any]) -> Answer:

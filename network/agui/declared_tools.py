@@ -4,7 +4,11 @@
 `ClientTool`s offered to every agent for that run: the model may call them, the server streams
 the call (TOOL_CALL_START / ARGS / END) and ends the run with success; the client runs the tool
 and sends the result in the next request (see `network.run.client_tools`). A declared tool
-named like one of the network's own tools, or declared twice, is refused (422 `invalid_tool`).
+named like one of the network's own tools, or declared twice, is refused (422 `invalid_tool`),
+and so is one a model provider would refuse in the run's first request, after the request was
+admitted: a name outside `^[a-zA-Z0-9_-]{1,64}$` (the names providers accept, and the rule
+`agents.capabilities.mcp` keeps for the names it offers), or parameters holding NaN or
+infinity (JSON has no form for them: the model's request would not be JSON).
 
 `RunAgentInput.context` (`[{description, value}]`) is written to the run's `temp:context`
 state key as text, one `description: value` line each, so instructions decide where it goes:
@@ -14,6 +18,8 @@ schema declares `temp:context`.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from network.errors import ConfigurationError
@@ -22,6 +28,7 @@ from network.run.context import NetworkLike
 from network.serving.errors import RequestError
 
 CONTEXT_KEY = "temp:context"
+TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the tool names model providers accept
 
 
 def declared_tools(network: NetworkLike, run_input: Any) -> list[ClientTool]:
@@ -44,11 +51,34 @@ def declared_tools(network: NetworkLike, run_input: Any) -> list[ClientTool]:
         if name in seen:
             raise RequestError(422, "invalid_tool", f"client tool {name!r} is declared twice")
         seen.add(name)
+        _check_offerable(name, declared.parameters)
         try:
             out.append(ClientTool(name, declared.description or "", declared.parameters or {}))
         except ConfigurationError as exc:
             raise RequestError(422, "invalid_tool", str(exc), key=name) from exc
     return out
+
+
+def _check_offerable(name: str, parameters: Any) -> None:
+    """A 422 naming the tool when a provider would refuse it: its name, or a schema that is
+    not JSON (NaN, infinity)."""
+    if not TOOL_NAME.fullmatch(name):
+        raise RequestError(
+            422,
+            "invalid_tool",
+            f"client tool {name[:80]!r}: a tool name is 1 to 64 letters, digits, '_' or '-' "
+            "(what model providers accept)",
+            key=name[:80],
+        )
+    try:
+        json.dumps(parameters, allow_nan=False)
+    except ValueError as exc:
+        raise RequestError(
+            422,
+            "invalid_tool",
+            f"client tool {name!r}: parameters hold NaN or infinity, which JSON cannot carry",
+            key=name,
+        ) from exc
 
 
 def context_text(network: NetworkLike, run_input: Any) -> str | None:

@@ -12,6 +12,12 @@ the assistant message it led to, the next one (`AssistantMessage.reasoning`), el
 before it; one with no answer at all stays in the conversation as an assistant message
 holding only reasoning, which is never sent to a model.
 
+The network's messages are text: a user message's text parts are its content, and each other
+part (an image, audio, video or document a client attached, as CopilotKit's chat does) becomes
+a line saying it was not read, so the model knows something was sent that it cannot see
+(dropping it silently would have the model answer as if it had seen it). The capabilities
+answer says so (`multimodal.input` all false).
+
 A client never writes a model's instructions: a `system` or `developer` message is refused
 (422 `role_not_allowed`, the default) or, with `app(network, system_messages="as_user")`,
 passed on as a user message holding its text. Tool results are checked against the thread's
@@ -36,7 +42,8 @@ SYSTEM_MESSAGE_POLICIES = ("refuse", "as_user")
 
 
 def text_of(content: Any) -> str:
-    """Plain text of a message's content: a string, or the text parts of a part list."""
+    """Plain text of a message's content: a string, or a part list's text parts, each other
+    part (an image, audio, video, a document) as a line saying it was not read."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -44,9 +51,17 @@ def text_of(content: Any) -> str:
     parts = []
     for part in content:
         text = getattr(part, "text", None)
-        if isinstance(text, str):
-            parts.append(text)
+        parts.append(text if isinstance(text, str) else unread(part))
     return "\n".join(parts)
+
+
+def unread(part: Any) -> str:
+    """The line standing for a part the model is not given: its kind and media type only,
+    so the model can say it did not see it rather than answer as if it had."""
+    kind = str(getattr(part, "type", None) or "attachment")
+    mime = getattr(getattr(part, "source", None), "mime_type", None)
+    what = f"{kind} ({mime})" if isinstance(mime, str) and mime else kind
+    return f"[{what} attachment not read: this server passes text only]"
 
 
 def _arguments(text: str) -> Any:

@@ -29,8 +29,10 @@ The mapping, typed event -> AG-UI event type (the models `network.events` builds
   as it is.
 
 Where an event happened rides on its models as AG-UI allows: `subagent_run_id` in the field
-of that name, a fan-out's name as the extra field `fan_out`, a parallel branch's id as the
-extra field `branch`.
+of that name; a fan-out's name (`fanOut`, on its STEP_STARTED / STEP_FINISHED) and a parallel
+branch's id (`branch`, on every event of the branch) in the event's `metadata`, the object
+AG-UI 1.0 leaves to the producer. (Fields of their own would be stripped by `@ag-ui/client`
+1.0, which removes whatever the protocol does not define, warning once per event.)
 
 Imported only when a run has such a sink, so `import network` does not pay for `ag_ui`.
 """
@@ -45,6 +47,8 @@ from network import events as agui
 from network.run import events as ev
 
 EventSink = Callable[[Any], Awaitable[None]]
+FAN_OUT = "fanOut"  # metadata key: the fan-out a STEP_STARTED / STEP_FINISHED opens or closes
+BRANCH = "branch"  # metadata key: the parallel branch an event belongs to
 
 __all__ = ["agui_sink", "encode", "encode_json"]
 
@@ -86,17 +90,18 @@ def _run_error(e: ev.RunError) -> tuple[Any, ...]:
 
 
 def _step_started(e: ev.StepStarted) -> tuple[Any, ...]:
-    model = agui.step_started(e.name)
-    if e.fan_out is not None:
-        model.fan_out = e.fan_out  # type: ignore[attr-defined]  # (AG-UI allows extra fields)
-    return (model,)
+    return (_with_metadata(agui.step_started(e.name), FAN_OUT, e.fan_out),)
 
 
 def _step_finished(e: ev.StepFinished) -> tuple[Any, ...]:
-    model = agui.step_finished(e.name)
-    if e.fan_out is not None:
-        model.fan_out = e.fan_out  # type: ignore[attr-defined]
-    return (model,)
+    return (_with_metadata(agui.step_finished(e.name), FAN_OUT, e.fan_out),)
+
+
+def _with_metadata(model: Any, key: str, value: str | None) -> Any:
+    """`model` with `value` under `key` in its `metadata` (kept as it was when None)."""
+    if value is not None:
+        model.metadata = {**(model.metadata or {}), key: value}
+    return model
 
 
 def _subagent_started(e: ev.SubagentStarted) -> tuple[Any, ...]:
@@ -165,7 +170,7 @@ def encode(event: ev.RunEvent) -> tuple[Any, ...]:
         models = tuple(m.model_copy(update={"subagent_run_id": subagent}) for m in models)
     if branch is not None:
         for model in models:
-            model.branch = branch  # AG-UI events accept extra fields; clients see `branch`
+            _with_metadata(model, BRANCH, branch)
     return models
 
 
@@ -249,6 +254,14 @@ def _plain_json(
     """`event`'s JSON from its `JSON_FIELDS` entry; None when a value is not a string, or a
     field the models require is None (the models then say what becomes of it)."""
     data: dict[str, Any] = {"type": wire_type}
+    fan_out, branch = getattr(event, "fan_out", None), event.branch
+    if fan_out is not None or branch is not None:  # the models' place for them: after `type`
+        metadata = data["metadata"] = {}
+        for key, value in ((FAN_OUT, fan_out), (BRANCH, branch)):
+            if type(value) is str:
+                metadata[key] = value
+            elif value is not None:
+                return None
     subagent = event.subagent_run_id
     if subagent is not None:
         if type(subagent) is not str:
@@ -260,15 +273,10 @@ def _plain_json(
             data[key] = value
         elif value is not None or key not in OPTIONAL_KEYS:
             return None
-    for key, value in (("fan_out", getattr(event, "fan_out", None)), ("branch", event.branch)):
-        if type(value) is str:
-            data[key] = value
-        elif value is not None:
-            return None
     return data
 
 
-OPTIONAL_KEYS = frozenset({"subagentRunId", "fan_out", "branch", "parentMessageId", "name"})
+OPTIONAL_KEYS = frozenset({"subagentRunId", "parentMessageId", "name"})
 """The keys of `JSON_FIELDS`' events that the models leave out when None."""
 
 PATCH_KEYS = {

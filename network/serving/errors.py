@@ -3,11 +3,19 @@
 It carries an HTTP status (the lingua franca of refusals: AG-UI and A2A answer over HTTP with
 it, a JSON-RPC or MCP server maps it to its own error), a stable `code` a client can branch
 on, a message written for a person, and the field or state key at fault when there is one.
+
+Messages quote what the client sent (a message id, a key, a tool call id), which a hostile
+client can make as long as its body allows (1 MiB): the message and the key are cut to
+`MAX_MESSAGE` and `MAX_KEY` characters, so a refusal is never an echo of the request, in the
+answer or in the server's log.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+MAX_MESSAGE = 2000  # characters of a refusal's message
+MAX_KEY = 300  # characters of the key it names (longer than any key a store keeps)
 
 
 class RequestError(Exception):
@@ -18,11 +26,12 @@ class RequestError(Exception):
     """
 
     def __init__(self, status: int, code: str, message: str, *, key: str | None = None) -> None:
+        message = _cut(message, MAX_MESSAGE)
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
-        self.key = key
+        self.key = None if key is None else _cut(key, MAX_KEY)
 
     def body(self) -> dict[str, Any]:
         """The JSON error body."""
@@ -30,3 +39,10 @@ class RequestError(Exception):
         if self.key is not None:
             error["key"] = self.key
         return {"error": error}
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, or its start and how long it was when it is over `limit` characters."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 import uvicorn
+
+CLIENT_DIR = Path(__file__).parent / "client"  # the npm AG-UI client's scripts
 
 
 @contextmanager
@@ -56,3 +61,38 @@ def leave_while_running(url: str, asgi: Any, body: dict[str, Any], started: Any)
     while record.run_id is not None and time.monotonic() < deadline:
         time.sleep(0.05)
     return record.run_id is None
+
+
+def drive(
+    node: str, url: str, thread: str, params: dict[str, Any], on_event: Any = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Run client/live.mjs (the official `@ag-ui/client`) with `node`: the events as the
+    client handed them over, and its last report. `on_event(event)` is called for each event
+    as the client reports it."""
+    process = subprocess.Popen(
+        [node, "live.mjs", url, thread, json.dumps(params)],
+        cwd=CLIENT_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    events: list[dict[str, Any]] = []
+    done: dict[str, Any] = {}
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            said = json.loads(line)
+            if said.get("done"):
+                done = said
+                break
+            events.append(said["event"])
+            if on_event is not None:
+                on_event(said["event"])
+        process.wait(30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert done, (
+        f"no report from the client script: {process.stderr.read() if process.stderr else ''}"
+    )
+    return events, done

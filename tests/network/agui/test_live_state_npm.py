@@ -9,12 +9,9 @@ tool returned.
 
 from __future__ import annotations
 
-import json
 import logging
-import subprocess
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -26,9 +23,8 @@ from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network
 from network.agui import app
 from tests.fakes.processes import node_with
-from tests.network.agui.live import serve
+from tests.network.agui.live import CLIENT_DIR, drive, serve
 
-CLIENT_DIR = Path(__file__).parent / "client"
 STEPS = ["gather", "draft", "review"]
 DOCUMENT = "# Bruce\n\nBruce was a good dog. He liked long walks and naps in the sun."
 WRITE_DOCUMENT = {
@@ -102,39 +98,6 @@ def quiet() -> Iterator[None]:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     yield
     structlog.reset_defaults()
-
-
-def drive(
-    node: str, url: str, thread: str, params: dict[str, Any], on_event: Any = None
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Run live.mjs; `on_event(event)` is called for each event as the client reports it."""
-    process = subprocess.Popen(
-        [node, "live.mjs", url, thread, json.dumps(params)],
-        cwd=CLIENT_DIR,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    events: list[dict[str, Any]] = []
-    done: dict[str, Any] = {}
-    try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            said = json.loads(line)
-            if said.get("done"):
-                done = said
-                break
-            events.append(said["event"])
-            if on_event is not None:
-                on_event(said["event"])
-        process.wait(30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-    assert done, (
-        f"no report from the client script: {process.stderr.read() if process.stderr else ''}"
-    )
-    return events, done
 
 
 @pytest.mark.usefixtures("quiet")

@@ -85,6 +85,26 @@ async def test_the_client_messages_become_the_run_input() -> None:
     ]
 
 
+async def test_an_attachment_the_model_cannot_read_is_named_not_dropped() -> None:
+    # CopilotKit's chat sends an attached file as a media part beside the text; the network's
+    # messages are text, so the model is told what it was not given instead of answering as
+    # if it had seen it, and the capabilities answer says no such input is read.
+    model = ScriptedModel(lambda request: "I cannot see images here.")
+    client = Client(app(Network("echo", agents=[Agent("echo", model=model)])))
+    photo = {
+        "type": "image",
+        "source": {"type": "data", "value": "iVBORw0K", "mimeType": "image/png"},
+    }
+    content = [{"type": "text", "text": "What is in this photo?"}, photo]
+    message = {"id": "1", "role": "user", "content": content}
+    await client.run({"threadId": "t", "runId": "r", "messages": [message]})
+    (request,) = model.requests
+    unread = "[image (image/png) attachment not read: this server passes text only]"
+    assert request.history[-1].content == f"What is in this photo?\n{unread}"
+    capabilities = (await client.http.get("/capabilities")).json()
+    assert not any(capabilities["multimodal"]["input"].values())
+
+
 async def test_the_client_may_write_thread_and_user_keys() -> None:
     network = codegen_network()
     client = Client(app(network))
@@ -225,6 +245,24 @@ async def test_malformed_or_unexpected_resume_is_refused() -> None:
     stray = [{"interruptId": "int_nope", "status": "resolved", "payload": True}]
     assert (await client.post(body("fresh", "r3", resume=stray))).status_code == 409
     assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
+
+
+async def test_a_rejection_whose_reason_is_not_text_is_refused_naming_it() -> None:
+    # It was dropped without a word: the model was told nothing of why, and the client never
+    # learnt that its answer was not the one the interrupt's responseSchema asks for.
+    client = Client(app(recipe_network(confirm=True)))
+    first = await client.run(body("t", "r1"))
+    (interrupt,) = first.finished["outcome"]["interrupts"]
+    payload = {"approved": False, "reason": {"why": "too sweet"}}
+    bad = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+    response = await client.post(body("t", "r2", resume=bad))
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_resume" and error["key"] == "reason"
+    assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
+    huge = [{"interruptId": interrupt["id"], "status": "resolved", "payload": "x" * 100_000}]
+    response = await client.post(body("t", "r3", resume=huge))
+    assert response.status_code == 422 and len(response.text) < 1000  # not echoed whole
 
 
 async def test_a_client_that_disconnects_cancels_its_run() -> None:

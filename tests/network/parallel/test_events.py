@@ -1,5 +1,5 @@
-"""AG-UI events of a fan-out: every event a branch emits carries its branch id; the merged
-state is streamed once, at the join, inside the fan-out's own step."""
+"""AG-UI events of a fan-out: every event a branch emits carries its branch id (in its
+`metadata`); the merged state is streamed once, at the join, inside the fan-out's own step."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ async def test_branch_events_carry_the_branch_and_state_streams_at_the_join() ->
         async for event in stream:
             events.append(event)
 
-    kinds = [(e.type.value, getattr(e, "branch", None)) for e in events]
+    kinds = [(e.type.value, (e.metadata or {}).get("branch")) for e in events]
     fork_start = kinds.index(("STEP_STARTED", None))
     fork_end = kinds.index(("STEP_FINISHED", None))
     assert events[fork_start].step_name == events[fork_end].step_name == "pair"
@@ -44,6 +44,8 @@ async def test_branch_events_carry_the_branch_and_state_streams_at_the_join() ->
     assert deltas[0] > max(i for i, k in enumerate(inside) if k[0] == "STEP_FINISHED")
     delta = events[fork_start + 1 + deltas[0]].model_dump(mode="json")["delta"]
     assert delta == [{"op": "add", "path": "/found", "value": ["a"]}]
-    # the branch travels on the wire too (AG-UI events are JSON with camelCase fields)
+    # the branch travels on the wire too, in the event's metadata (AG-UI's place for it)
     wire = next(e for e in events if e.type.value == "TEXT_MESSAGE_START")
-    assert '"branch":"pair/b"' in wire.model_dump_json(by_alias=True)
+    assert '"metadata":{"branch":"pair/b"}' in wire.model_dump_json(by_alias=True)
+    fork = events[fork_start].model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert fork["metadata"] == {"fanOut": "pair"}

@@ -160,7 +160,7 @@ async def test_cancelling_the_run_cancels_every_branch() -> None:
     network = Network("n", agents=agents, router=once(Parallel(*agents)))
 
     async def sink(event: Any) -> None:
-        if event.type == "STEP_STARTED" and getattr(event, "branch", None) == "a+b+c/c":
+        if event.type == "STEP_STARTED" and (event.metadata or {}).get("branch") == "a+b+c/c":
             started.set()
 
     async with anyio.create_task_group() as group:

@@ -76,17 +76,17 @@ def test_every_event_class_has_an_encoding() -> None:
         (ev.RunError("boom", "X"), [{"type": "RUN_ERROR", "message": "boom", "code": "X"}]),
         (
             ev.StepStarted("a+b", fan_out="a+b"),
-            [{"type": "STEP_STARTED", "stepName": "a+b", "fan_out": "a+b"}],
+            [{"type": "STEP_STARTED", "metadata": {"fanOut": "a+b"}, "stepName": "a+b"}],
         ),
         (
             ev.TextContent("m1", "hel", subagent_run_id="sub_1", branch="a+b/a"),
             [
                 {
                     "type": "TEXT_MESSAGE_CONTENT",
+                    "metadata": {"branch": "a+b/a"},
                     "subagentRunId": "sub_1",
                     "messageId": "m1",
                     "delta": "hel",
-                    "branch": "a+b/a",
                 }
             ],
         ),

@@ -133,7 +133,7 @@ async def test_writes_merge_in_declared_order_whatever_finishes_first() -> None:
         finished: list[str] = []
 
         async def sink(event: Any) -> None:
-            branch = getattr(event, "branch", None)
+            branch = (event.metadata or {}).get("branch")
             if event.type == "STEP_FINISHED" and branch and branch not in finished:
                 finished.append(branch)  # its first call finished (its tool call)
 
