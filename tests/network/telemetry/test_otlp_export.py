@@ -153,7 +153,7 @@ async def test_ints_past_int64_reach_the_receiver_as_text(
     receiver: Receiver, caplog: pytest.LogCaptureFixture
 ) -> None:
     # OTLP's int is signed 64-bit: the exporter dropped such an attribute and logged an error
-    # with a traceback for every span that had one (an older exporter lost the whole batch).
+    # with a traceback for every span that had one.
     huge = 2**64
     answer = ModelResponse(AssistantMessage("Counted."), Usage(huge, 5, huge + 5), None)
     model = ScriptedModel([answer, "Never asked."], name="counter")
