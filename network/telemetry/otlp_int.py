@@ -3,8 +3,9 @@
 A Python int past that range (a run's token total summed over many calls, a `UsageLimits` cap
 of 10**20, a context policy's own token counter) cannot be encoded: the OTLP exporter drops
 the attribute and logs an error with a traceback for every span that has it (seen with
-opentelemetry-exporter-otlp-proto-http 1.45). Such a figure is recorded as its decimal text instead: exact, and it
-never costs the export or the run. Within the range an int stays an int.
+opentelemetry-exporter-otlp-proto-http 1.45). Such a figure is recorded as its decimal text
+instead: exact, and it never costs the export or the run. Within the range an int stays an
+int.
 """
 
 from __future__ import annotations
