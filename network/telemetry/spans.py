@@ -47,6 +47,7 @@ from network.run.events import (
     SubagentStarted,
 )
 from network.telemetry import conventions as c
+from network.telemetry._otlp_int import otlp_int
 from network.telemetry._outcome import fail, hex_ids, tool_outcome
 from network.telemetry.content import (
     ContentRecorder,
@@ -58,7 +59,6 @@ from network.telemetry.content import (
 from network.telemetry.guardrail_spans import guardrail_spans
 from network.telemetry.handoff_span import handoff_span
 from network.telemetry.metrics import Instruments
-from network.telemetry.otlp_int import otlp_int
 from network.telemetry.subagent_spans import SubagentToolSpans
 
 
