@@ -30,6 +30,7 @@ from typing import Any
 from network.errors import InvalidIdError, InvalidMemoryError
 from network.memory.items import Namespace, Scalar
 from network.threads.ids import check_id
+from network.utf8 import lone_surrogate_at
 
 MAX_DEPTH = 8
 MAX_VALUE_BYTES = 64 * 1024
@@ -42,7 +43,6 @@ MAX_LIMIT = 1_000
 MAX_LIST = 10_000
 SEPARATOR = "\x1f"  # between a namespace's labels: a control character no label may hold
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 __all__ = [
     "MAX_DEPTH",
@@ -284,10 +284,9 @@ def check_limit(limit: Any, field: str = "limit", maximum: int = MAX_LIMIT) -> i
 
 
 def _no_surrogate(field: str, text: str) -> None:
-    found = _SURROGATE.search(text)
-    if found is not None:
+    at = lone_surrogate_at(text)
+    if at is not None:
         raise InvalidMemoryError(
-            f"{field} holds a lone surrogate (U+{ord(found.group()):04X}), which no database "
-            "can store",
+            f"{field} holds a lone surrogate (U+{ord(text[at]):04X}), which no database can store",
             field=field,
         )

@@ -29,13 +29,13 @@ from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.scopes import is_persistent, json_pointer
 from network.state.storable import (
     Check,
-    has_utf8_form,
     ints_in_range,
     mentions_int,
     storable_check,
 )
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
+from network.utf8 import has_utf8_form
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, TypeAdapter, ValidationError
