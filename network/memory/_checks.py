@@ -179,8 +179,21 @@ def _name(name: Any, field: str) -> str:
     return name
 
 
+_INT64 = 2**63  # SQLite binds an int of 64 bits at most; the other backends follow its rule
+
+
 def _scalar(field: str, value: Any) -> Scalar:
-    if value is None or isinstance(value, bool | int):
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        # Taken, such a number was kept, then a filter on it raised SQLite's OverflowError
+        # (no InvalidMemoryError, on one backend only); refused alike for metadata and filters.
+        if not -_INT64 <= value < _INT64:
+            raise InvalidMemoryError(
+                f"{field} is an int outside 64 bits ({value.bit_length()} bits), which a memory "
+                "store cannot compare: store it as a string",
+                field=field,
+            )
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
