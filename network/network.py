@@ -356,11 +356,17 @@ class Network(Generic[DepsT]):
 
         Nothing runs here: an `agent-network worker` on the same database runs it. Read its
         status, result and events by run id with `network.durable.DurableClient(db)`.
-        `thread=` is `run`'s (its store must be a URL or a path).
+        `thread=` is `run`'s (its store must be a URL or a path). `state=` is checked against
+        this network's schema first, as `run` checks it (`DurableClient.enqueue`, which has
+        only a network's name, leaves that to the worker).
         """
         from network.durable.client import DurableClient  # noqa: PLC0415 (dbos is optional and heavy)
 
         ref = thread_of(thread, deprecated, where="enqueue")
+        if state is not None:
+            # this network's schema is at hand here (the client has only its name): a value
+            # its worker would refuse is refused now, naming the key, before anything is queued
+            self.new_state(state)
         client = DurableClient(db)
         try:
             return client.enqueue(

@@ -19,6 +19,7 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agents.models._answer_size import AnswerTooLarge
 from agents.models._failures import server_message
 from agents.models._streamed_answer import StreamedAnswer
 from agents.models._text import utf8_json
@@ -28,10 +29,6 @@ _SAID_LIMIT = 500  # characters of the server's stray words kept for an error
 
 class StreamFailed(Exception):
     """The stream said it failed, or sent something that is not a chunk."""
-
-
-class AnswerTooLarge(Exception):
-    """The stream passed the bytes one answer may take (`ChatStream.consume`'s `max_bytes`)."""
 
 
 class ChatStream:

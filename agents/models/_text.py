@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair JSON spells is one code point by now
+from network.utf8 import LONE_SURROGATE
+
 REPLACEMENT = "\ufffd"
 
 
@@ -32,7 +33,7 @@ def utf8_text(text: str) -> str:
     """`text` with each lone surrogate replaced by U+FFFD (ASCII text costs one scan)."""
     if text.isascii():
         return text
-    return _LONE_SURROGATE.sub(REPLACEMENT, text)
+    return LONE_SURROGATE.sub(REPLACEMENT, text)
 
 
 def utf8_json(value: Any) -> Any:

@@ -40,6 +40,13 @@ Decisions written down here:
 - Messages are converted to the wire format once each (`agents.models._wire`).
 - Reasoning models: litellm's `reasoning_content` (whatever the provider called it) is kept
   on `AssistantMessage.reasoning` and streamed as `ReasoningDelta`s, never sent back.
+- Size: one answer may take `MAX_ANSWER_BYTES` (64 MiB, as in the native client); past it,
+  a `ModelError` "answer too large", not retried. litellm shows parsed chunks, not bytes: a
+  stream counts each chunk's text, reasoning and tool-call pieces in UTF-8 plus the fewest
+  bytes a chunk's frame takes (`_answer_size`), and is closed once past the bound. A whole
+  answer counts its body's length as the server sent it (else what its message carries);
+  litellm has read that body whole before we see it, so the bound keeps it from the caller
+  and the thread, not from memory: stream (`stream=True`) to bound memory too.
 - For usage limits and traces each answer carries the model that answered, its cached prompt
   tokens and its price from litellm's offline map (`cost_usd`, None for a model not in it).
 - The fast route: for an OpenAI-compatible server (vLLM, llama.cpp, a test server),
@@ -61,6 +68,13 @@ from typing import Any
 import anyio
 
 from agents.models._answer_check import answer_problem
+from agents.models._answer_size import (
+    CHUNK_FRAME_BYTES,
+    MAX_ANSWER_BYTES,
+    AnswerTooLarge,
+    text_bytes,
+    too_large,
+)
 from agents.models._failures import (
     Failure,
     answered_status,
@@ -246,6 +260,8 @@ class LiteLLMModel(RetryingModel):
         kwargs = self._arguments(request, streaming=answer is not None)
         response = await litellm.acompletion(**kwargs)
         if answer is None:
+            if _whole_size(response) > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge
             return _parse(response, kwargs["messages"])
         return await _consume(response, answer, kwargs["messages"])
 
@@ -305,6 +321,8 @@ class LiteLLMModel(RetryingModel):
 
     def _failure(self, exc: Exception) -> Failure:
         """What went wrong, by what litellm's chain of causes says happened (module docstring)."""
+        if isinstance(exc, AnswerTooLarge):
+            return too_large(MAX_ANSWER_BYTES)
         answered = answered_status(exc)
         if answered is not None:
             return status_failure(answered[0], answered[1] or _first_line(str(exc)))
@@ -348,6 +366,7 @@ async def _consume(
     """Read one litellm stream into `answer`, then assemble the whole response."""
     usage: Any = None
     first: Any = None
+    size = 0  # bytes the stream took at least (`_answer_size`)
     chunks = response.__aiter__()
     try:
         while True:
@@ -360,6 +379,9 @@ async def _consume(
             if first is None:
                 first = chunk
             usage = getattr(chunk, "usage", None) or usage
+            size += CHUNK_FRAME_BYTES  # litellm keeps every chunk: empty ones count too
+            if size > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge
             if not chunk.choices:
                 continue
             choice = chunk.choices[0]
@@ -368,6 +390,9 @@ async def _consume(
             if delta is None:
                 continue
             reasoning = _reasoning_of(delta)
+            size += _delta_bytes(delta, reasoning)
+            if size > MAX_ANSWER_BYTES:
+                raise AnswerTooLarge
             if reasoning:
                 await answer.add_reasoning(reasoning)
             if delta.content:
@@ -393,6 +418,40 @@ async def _consume(
     if tokens is None:
         tokens = estimated_usage(_prompt_chars(messages), message)
     return ModelResponse(message, tokens, raw, answer.finish_reason, model=heading["model"])
+
+
+def _delta_bytes(delta: Any, reasoning: str | None) -> int:
+    """The UTF-8 bytes of what one streamed delta carries: text, reasoning, tool-call pieces."""
+    size = text_bytes(reasoning) + text_bytes(delta.content)
+    for piece in delta.tool_calls or ():
+        function = piece.function
+        if function is not None:
+            size += text_bytes(getattr(function, "name", None))
+            size += text_bytes(getattr(function, "arguments", None))
+    return size
+
+
+def _whole_size(response: Any) -> int:
+    """The bytes of a whole (not streamed) answer: its body's length as the server said it
+    (litellm keeps the header), else what its message carries (text, reasoning, tool calls).
+
+    litellm has read the body whole by then: the bound keeps an answer that large from the
+    caller and the thread store, not from this process's memory (module docstring).
+    """
+    hidden = getattr(response, "_hidden_params", None)
+    headers = hidden.get("additional_headers") if isinstance(hidden, Mapping) else None
+    said = headers.get("llm_provider-content-length") if isinstance(headers, Mapping) else None
+    if isinstance(said, str) and said.isdigit():
+        return int(said)
+    size = 0
+    for choice in getattr(response, "choices", None) or ():
+        message = getattr(choice, "message", None)
+        if message is None:
+            continue
+        size += text_bytes(message.content) + text_bytes(_reasoning_of(message))
+        for call in getattr(message, "tool_calls", None) or ():
+            size += text_bytes(call.function.name) + text_bytes(call.function.arguments)
+    return size
 
 
 def _stream_problem(answer: StreamedAnswer) -> str | None:

@@ -43,10 +43,11 @@ import json
 import sys
 from typing import Any
 
+from agents.models._answer_size import MAX_ANSWER_BYTES, AnswerTooLarge, too_large
 from agents.models._failures import Failure, http_failure, safe_url, transport_failure
 from agents.models._http_pool import shared_client
 from agents.models._openai_body import ToolsText, request_body
-from agents.models._openai_stream import AnswerTooLarge, ChatStream, StreamFailed
+from agents.models._openai_stream import ChatStream, StreamFailed
 from agents.models._price_map import price_of_async
 from agents.models._providers import default_base_url, key_from_env, key_names, split_model
 from agents.models._retry import retry_after
@@ -62,10 +63,6 @@ from network.history.messages import AssistantMessage, ToolCall
 
 _MAX_LINE = 8 * 1024 * 1024  # bytes in one SSE line
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an error answer read for its message
-MAX_ANSWER_BYTES = 64 * 1024 * 1024
-"""The most bytes one answer may take on the wire, whole or streamed: a server that goes on
-sending (within the call's timeout) must not fill the process's memory. 128k tokens of text
-streamed a token a chunk take about 32 MiB of SSE."""
 
 
 class AttemptFailed(Exception):
@@ -170,7 +167,7 @@ class OpenAIModel(RetryingModel):
                     MAX_ANSWER_BYTES,
                 )
             except AnswerTooLarge:
-                raise AttemptFailed(_too_large()) from None
+                raise AttemptFailed(too_large(MAX_ANSWER_BYTES)) from None
             except StreamFailed as exc:
                 raise AttemptFailed(Failure("stream failed", str(exc))) from exc
         if answer.finish_reason is None and stream.said:
@@ -215,15 +212,9 @@ async def _read_whole(content: Any) -> bytes:
     async for chunk in content.iter_chunked(1024 * 1024):
         size += len(chunk)
         if size > MAX_ANSWER_BYTES:
-            raise AttemptFailed(_too_large())
+            raise AttemptFailed(too_large(MAX_ANSWER_BYTES))
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _too_large() -> Failure:
-    return Failure(
-        "answer too large", f"the server sent more than {MAX_ANSWER_BYTES:,} bytes of answer"
-    )
 
 
 def _parse(content: bytes, body_size: int) -> ModelResponse:

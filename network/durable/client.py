@@ -26,13 +26,15 @@ from network.durable.event_log import STREAM_KEY
 from network.durable.process import RunIdInUseError, UnknownRunError, network_of
 from network.durable.runs import run_request
 from network.durable.sqlite_journal import use_write_ahead_log
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, MessageError
 from network.ids import new_id
 from network.numbers import check_number
 from network.run.inputs import check_text_input
 from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
-from network.threads.ids import check_id
+from network.state.schema import check_key_form
+from network.state.state import State
+from network.threads.ids import check_id, check_ids
 
 ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
 """The statuses a run does not leave (DBOS's)."""
@@ -102,19 +104,55 @@ class DurableClient:
 
         Enqueuing a run id that exists already returns it without enqueuing it again; the
         id of another network's run is a `RunIdInUseError`.
+
+        Refused here, before anything is written, by a typed error naming the field: what no
+        network could run. The network name and the ids (`InvalidIdError` naming
+        the field); an input that is not a message (`MessageError`, field `input`: not a
+        string, a NUL, a lone surrogate); `max_iter` that is not an int >= 1, and `store=`,
+        `user_id=` or `app_name=` without a thread (`ConfigurationError` naming it); a state
+        that is not a mapping, a key no state may have (`StateError` naming it: not a
+        non-empty string, a NUL, a lone surrogate) or a value that cannot be recorded
+        (`DurableConfigError` naming the key).
+
+        Left to the worker, which fails the run with the reason (`status(run_id).error`):
+        whether a worker serves a network of that name (workers need not have started, and
+        none is registered anywhere the client could ask), and what depends on the
+        network's schema: a closed schema's undeclared keys, values of the wrong type, and
+        what an untyped key may hold (a typed key keeps bytes or NaN).
         """
         from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
 
         check_id("network", network)
-        if isinstance(input, str):
-            check_text_input(input)  # as `network.run` checks it: the worker would fail it
+        if not isinstance(input, str):  # a continuation is `network.run`'s, with its results
+            raise MessageError(
+                f"the run's input must be the user's message (a string), got "
+                f"{type(input).__name__}",
+                index=None,
+                field="input",
+            )
+        check_text_input(input)  # as `network.run` checks it: the worker would fail it
         run_id = new_id("run_") if run_id is None else run_id
         check_id("run_id", run_id)  # "" is refused, not replaced
+        check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
         thread = None
         if thread_id is not None:
+            check_ids(thread_id=thread_id, user_id=user_id, app_name=app_name)
             thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
-        elif store is not None or user_id is not None:
-            raise ConfigurationError("store= and user_id= only apply to a run with a thread_id")
+        else:
+            given = {"store": store, "user_id": user_id, "app_name": app_name}
+            named = [f"{name}=" for name, value in given.items() if value is not None]
+            if named:
+                verb = "apply" if len(named) > 1 else "applies"
+                raise ConfigurationError(
+                    f"{' and '.join(named)} {verb} only to a run with a thread_id"
+                )
+        if state is not None and not isinstance(state, State):
+            if not isinstance(state, Mapping):
+                raise ConfigurationError(
+                    f"state must be a mapping or a State, got {type(state).__name__}"
+                )
+            for key in state:
+                check_key_form(key)
         request = run_request(input, RunOptions(thread=thread, state=state, max_iter=max_iter))
         options: Any = {
             "workflow_name": WORKFLOW_NAME,

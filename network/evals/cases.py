@@ -32,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from network.errors import ConfigurationError
+from network.run.inputs import check_text_input
 from network.run.limits import UsageLimits
 
 
@@ -102,6 +103,13 @@ class Case(BaseModel):
     expected_tools: list[ExpectedToolCall] | None = None
     limits: CaseLimits | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("input")
+    @classmethod
+    def _runnable_input(cls, value: str) -> str:
+        """An input `network.run` would refuse (a NUL, a lone surrogate) is refused on load,
+        naming its case, not met as an error of that case's run."""
+        return check_text_input(value)  # its MessageError is a ValueError: pydantic's error
 
     @field_validator("expected_tools", mode="before")
     @classmethod

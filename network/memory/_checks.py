@@ -30,6 +30,7 @@ from typing import Any
 from network.errors import InvalidIdError, InvalidMemoryError
 from network.memory.items import Namespace, Scalar
 from network.threads.ids import check_id
+from network.utf8 import lone_surrogate_at
 
 MAX_DEPTH = 8
 MAX_VALUE_BYTES = 64 * 1024
@@ -42,7 +43,6 @@ MAX_LIMIT = 1_000
 MAX_LIST = 10_000
 SEPARATOR = "\x1f"  # between a namespace's labels: a control character no label may hold
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 __all__ = [
     "MAX_DEPTH",
@@ -179,8 +179,21 @@ def _name(name: Any, field: str) -> str:
     return name
 
 
+_INT64 = 2**63  # SQLite binds an int of 64 bits at most; the other backends follow its rule
+
+
 def _scalar(field: str, value: Any) -> Scalar:
-    if value is None or isinstance(value, bool | int):
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        # Taken, such a number was kept, then a filter on it raised SQLite's OverflowError
+        # (no InvalidMemoryError, on one backend only); refused alike for metadata and filters.
+        if not -_INT64 <= value < _INT64:
+            raise InvalidMemoryError(
+                f"{field} is an int outside 64 bits ({value.bit_length()} bits), which a memory "
+                "store cannot compare: store it as a string",
+                field=field,
+            )
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -284,10 +297,9 @@ def check_limit(limit: Any, field: str = "limit", maximum: int = MAX_LIMIT) -> i
 
 
 def _no_surrogate(field: str, text: str) -> None:
-    found = _SURROGATE.search(text)
-    if found is not None:
+    at = lone_surrogate_at(text)
+    if at is not None:
         raise InvalidMemoryError(
-            f"{field} holds a lone surrogate (U+{ord(found.group()):04X}), which no database "
-            "can store",
+            f"{field} holds a lone surrogate (U+{ord(text[at]):04X}), which no database can store",
             field=field,
         )

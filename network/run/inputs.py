@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from network.errors import ConfigurationError, MessageError
+from network.utf8 import lone_surrogate_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,13 +83,11 @@ def check_text_input(text: str) -> str:
             index=None,
             field="input",
         )
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise MessageError(
-                f"the run's input holds a lone surrogate (at {exc.start}), which has no UTF-8 form",
-                index=None,
-                field="input",
-            ) from None
+    at = lone_surrogate_at(text)
+    if at is not None:
+        raise MessageError(
+            f"the run's input holds a lone surrogate (at {at}), which has no UTF-8 form",
+            index=None,
+            field="input",
+        )
     return text

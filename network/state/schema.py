@@ -29,13 +29,13 @@ from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.scopes import is_persistent, json_pointer
 from network.state.storable import (
     Check,
-    has_utf8_form,
     ints_in_range,
     mentions_int,
     storable_check,
 )
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
+from network.utf8 import has_utf8_form
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -347,6 +347,26 @@ def field_validators(model: type[BaseModel], field_name: str) -> list[Any]:
     return found
 
 
+def check_key_form(key: Any) -> str:
+    """`key` when it can be a state key whatever the schema: a non-empty string, not a name of
+    the conversation (`CONVERSATION_NAMES`), with no NUL and no lone surrogate; else a
+    `StateError` naming it.
+
+    A thread store keeps the key as text: PostgreSQL refuses NUL, and no driver can encode a
+    lone surrogate; refused before a run starts, not at the commit after the model was paid.
+    """
+    if not isinstance(key, str) or not key:
+        raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
+    if key in CONVERSATION_NAMES:
+        raise StateError(conversation_name_message(key), key=key)
+    if "\x00" in key or (not key.isascii() and not has_utf8_form(key)):
+        raise StateError(
+            f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot keep",
+            key=key,
+        )
+    return key
+
+
 def untyped_spec(key: str) -> KeySpec:
     """The spec of a key the schema does not declare: no type, replace handler."""
     return build_spec(key, Any, replace_values, declared=False)
@@ -469,19 +489,7 @@ class StateSchema:
                 f"(declared: {', '.join(sorted(self._specs)) or 'none'})",
                 key=key,
             )
-        if not isinstance(key, str) or not key:
-            raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
-        if key in CONVERSATION_NAMES:
-            raise StateError(conversation_name_message(key), key=key)
-        if "\x00" in key or (not key.isascii() and not has_utf8_form(key)):
-            # a thread store keeps the key as text: PostgreSQL refuses NUL, and no driver can
-            # encode a lone surrogate; refused here, not at the commit after the model was paid
-            raise StateError(
-                f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot "
-                "keep",
-                key=key,
-            )
-        return untyped_spec(key)
+        return untyped_spec(check_key_form(key))
 
     @property
     def keys(self) -> list[str]:

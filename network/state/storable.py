@@ -416,13 +416,3 @@ def _found(value: Any) -> str:
     kind = type(value)
     module = kind.__module__
     return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
-
-
-def has_utf8_form(text: str) -> bool:
-    """Whether `text` can be encoded as UTF-8, as every thread store keeps text (a lone
-    surrogate such as "\\ud800" has no such form)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -47,6 +47,7 @@ from network.run.events import (
     SubagentStarted,
 )
 from network.telemetry import conventions as c
+from network.telemetry._otlp_int import otlp_int
 from network.telemetry._outcome import fail, hex_ids, tool_outcome
 from network.telemetry.content import (
     ContentRecorder,
@@ -341,7 +342,7 @@ class RunSpans:
         if span is None or not isinstance(value, dict):
             return
         attributes: dict[str, Any] = {
-            f"{c.COMPACTION}{_snake(name)}": field
+            f"{c.COMPACTION}{_snake(name)}": otlp_int(field)
             for name, field in value.items()
             if isinstance(field, bool | int | str)
         }
@@ -520,8 +521,8 @@ class RunSpans:
         if budget is not None and budget.exceeded is not None:
             exceeded = budget.exceeded
             root.set_attribute(c.LIMIT, exceeded.limit)
-            root.set_attribute(c.LIMIT + ".value", exceeded.value)
-            root.set_attribute(c.LIMIT + ".actual", exceeded.actual)
+            root.set_attribute(c.LIMIT + ".value", otlp_int(exceeded.value))
+            root.set_attribute(c.LIMIT + ".actual", otlp_int(exceeded.actual))
         self._end_root()
 
     def _unfinished_context(self) -> Any:
@@ -556,8 +557,8 @@ class RunSpans:
     def _end_root(self) -> None:
         ctx = self.ctx
         root = self.root
-        root.set_attribute(c.INPUT_TOKENS, ctx.engine.prompt_tokens)
-        root.set_attribute(c.OUTPUT_TOKENS, ctx.engine.completion_tokens)
+        root.set_attribute(c.INPUT_TOKENS, otlp_int(ctx.engine.prompt_tokens))
+        root.set_attribute(c.OUTPUT_TOKENS, otlp_int(ctx.engine.completion_tokens))
         root.end()
 
 
@@ -569,9 +570,9 @@ def _usage(attributes: dict[str, Any], calls: Sequence[Any]) -> dict[str, Any]:
     """Add the token usage, response model, finish reason and cost of `calls` to `attributes`."""
     if not calls:
         return attributes
-    attributes[c.INPUT_TOKENS] = sum(call.usage.prompt_tokens for call in calls)
-    attributes[c.OUTPUT_TOKENS] = sum(call.usage.completion_tokens for call in calls)
-    attributes[c.CACHE_READ_TOKENS] = sum(call.usage.cached_tokens for call in calls)
+    attributes[c.INPUT_TOKENS] = otlp_int(sum(call.usage.prompt_tokens for call in calls))
+    attributes[c.OUTPUT_TOKENS] = otlp_int(sum(call.usage.completion_tokens for call in calls))
+    attributes[c.CACHE_READ_TOKENS] = otlp_int(sum(call.usage.cached_tokens for call in calls))
     response_models = [call.response_model for call in calls if call.response_model]
     if response_models:
         attributes[c.RESPONSE_MODEL] = response_models[-1]

@@ -39,13 +39,13 @@ from network.errors import MessageError, StaleThreadError
 from network.history.messages import AssistantMessage, UserMessage
 from network.run.context import NetworkLike
 from network.run.thread_ref import ThreadRef
-from network.state.storable import has_utf8_form
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.resolve import open_store
 from network.threads.thread_data import Commit
 from network.threads.thread_load import check_owner
+from network.utf8 import has_utf8_form
 
 MAX_MESSAGES = 100
 MAX_CHARS = 100_000

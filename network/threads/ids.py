@@ -16,9 +16,10 @@ import re
 from typing import Any
 
 from network.errors import InvalidIdError
+from network.utf8 import SURROGATES
 
 MAX_ID_LENGTH = 256
-_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_FORBIDDEN = re.compile(f"[\x00-\x1f\x7f-\x9f{SURROGATES}]")
 
 
 def check_id(field: str, value: Any, *, allow_empty: bool = False) -> str:

@@ -123,6 +123,8 @@ class Reply:
     # A line of plain text the server sends after the chunks (not SSE), as a crashing server
     # or a proxy in front of it may: what the server said.
     said: str | None = None
+    # A whole (not streamed) answer sent in chunked transfer encoding: no Content-Length.
+    unsized: bool = False
 
     def text_chunks(self) -> list[str]:
         """The text pieces a stream sends."""
@@ -352,6 +354,13 @@ class FakeOpenAIServer:
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                 **({"usage": usage} if reply.send_usage else {}),
             }
+            if reply.unsized:
+                whole = json.dumps(completion).encode()
+                return StreamingResponse(
+                    iter([whole[i : i + 1024] for i in range(0, len(whole), 1024)]),
+                    media_type="application/json",
+                    headers=reply.headers,
+                )
             try:
                 return JSONResponse(completion, headers=reply.headers)
             except UnicodeEncodeError:  # a lone surrogate: sent as JSON spells it, `\ud800`

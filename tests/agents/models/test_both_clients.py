@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ModelRequest, ToolCallDelta, tool
+from agents.models import litellm_model, openai_native
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from network import (
@@ -207,6 +208,42 @@ async def test_an_empty_answer_is_a_model_error_on_both(
     openai_server.add_text("")
     with pytest.raises(ModelError, match="neither text nor a tool call"):
         await client(openai_server.base_url).complete(conversation())
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(text="x" * 6_000, chunk_size=100),
+        Reply(text="é" * 3_000, chunk_size=50),  # 6,000 bytes in UTF-8
+        Reply(tool_calls=[FakeToolCall("lookup", {"city": "x" * 6_000})]),
+        # 1,000 chunks: their frames count too (letters that vary: litellm refuses a stream
+        # that repeats one chunk 100 times, which would hide the bound)
+        Reply(text="abcdefghij" * 100, chunk_size=1),
+        Reply(text="x" * 6_000, chunk_size=100, unsized=True),  # whole: no Content-Length
+    ],
+    ids=["text", "utf8", "tool-arguments", "tiny-chunks", "unsized"],
+)
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+async def test_an_answer_past_its_byte_bound_is_a_model_error_on_both(
+    openai_server: FakeOpenAIServer,
+    client: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    reply: Reply,
+    stream: bool,
+) -> None:
+    # litellm read whatever a server went on sending into memory and gave it to the caller
+    monkeypatch.setattr(openai_native, "MAX_ANSWER_BYTES", 4_000)
+    monkeypatch.setattr(litellm_model, "MAX_ANSWER_BYTES", 4_000)
+    openai_server.add(reply)
+    model = client(openai_server.base_url, max_retries=2, stream=stream)
+    if reply.chunk_size == 1 and not stream:
+        assert (await model.complete(conversation())).message.content == reply.text  # 1 KB
+        return
+    with pytest.raises(ModelError, match="answer too large: the server sent more than 4,000"):
+        await model.complete(conversation())
+    assert len(openai_server.requests) == 1  # not retried: the same server would send it again
+    openai_server.add_text("short")
+    assert (await model.complete(conversation())).message.content == "short"
 
 
 async def test_missing_usage_is_estimated_on_both(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import math
+import re
 import threading
 import uuid
 from collections.abc import Iterator
@@ -17,7 +18,13 @@ import pytest
 from agents import Agent, ScriptedModel, tool
 from agents.models.scripted import call
 from network import Network, durable
-from network.errors import InvalidIdError, MessageError
+from network.errors import (
+    ConfigurationError,
+    InvalidIdError,
+    MessageError,
+    StateError,
+    StateValidationError,
+)
 
 writer = Network(
     "writer", agents=[Agent("writer", description="writes", model=ScriptedModel(["written"] * 50))]
@@ -216,6 +223,84 @@ def test_an_id_no_run_may_have_is_refused_by_every_lookup(db: str) -> None:
             client.enqueue("writer", "hi \ud800")
     finally:
         client.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "field", "words"),
+    [
+        (
+            {"input": b"go"},
+            MessageError,
+            "input",
+            "must be the user's message (a string), got bytes",
+        ),
+        ({"input": None}, MessageError, "input", "got NoneType"),
+        ({"input": {"text": "go"}}, MessageError, "input", "got dict"),
+        ({"max_iter": 0}, ConfigurationError, None, "max_iter must be an int >= 1, got 0"),
+        ({"max_iter": True}, ConfigurationError, None, "max_iter must be an int >= 1, got True"),
+        ({"max_iter": math.nan}, ConfigurationError, None, "max_iter must be an int >= 1"),
+        ({"thread_id": "t\x01"}, InvalidIdError, "thread_id", "a control character"),
+        ({"thread_id": "t", "user_id": "\udc00"}, InvalidIdError, "user_id", "lone surrogate"),
+        ({"thread_id": "t", "app_name": "a\x00"}, InvalidIdError, "app_name", "control"),
+        ({"app_name": "shop"}, ConfigurationError, None, "app_name= applies only to a run with"),
+        ({"state": {1: "one"}}, StateError, "1", "state keys must be non-empty strings, got 1"),
+        ({"state": {"": 1}}, StateError, "", "non-empty strings"),
+        ({"state": {"k\ud800": 1}}, StateError, "k\ud800", "lone surrogate"),
+        ({"state": {"k\x00": 1}}, StateError, "k\x00", "NUL"),
+    ],
+)
+def test_enqueue_refuses_what_no_network_could_run_before_writing(
+    tmp_path: Path, options: dict[str, Any], error: type[Exception], field: Any, words: str
+) -> None:
+    # Each was written to the queue and failed by the worker (or, for bytes, `max_iter=True`
+    # and `app_name=` without a thread, run as something else than what was asked).
+    client = durable.DurableClient(f"sqlite:///{tmp_path / 'dbos.sqlite'}")
+    try:
+        arguments = {"input": "go", **options}
+        with pytest.raises(error, match=re.escape(words)) as caught:
+            client.enqueue("writer", arguments.pop("input"), run_id="refused", **arguments)
+        if field is not None:  # InvalidIdError and MessageError say `field`, StateError `key`
+            named = getattr(caught.value, "field", getattr(caught.value, "key", None))
+            assert named == field
+        with pytest.raises(durable.UnknownRunError):
+            client.status("refused")  # nothing was written
+    finally:
+        client.close()
+
+
+def test_network_enqueue_checks_the_state_against_its_schema_before_writing(
+    tmp_path: Path,
+) -> None:
+    # The value was queued and the worker failed the run on it, after the enqueue had returned.
+    db = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    with pytest.raises(StateValidationError, match="ratio") as caught:
+        typed.enqueue("go", db=db, state={"ratio": "not a number"}, run_id="refused")
+    assert caught.value.key == "ratio"
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(durable.UnknownRunError):
+            client.status("refused")  # nothing was written
+        run_id = typed.enqueue("go", db=db, state={"ratio": 0.5, "blob": b"\x00"})
+        assert client.status(run_id).status == "ENQUEUED"
+    finally:
+        client.close()
+
+
+def test_a_network_no_worker_serves_fails_its_run_with_the_reason(
+    tmp_path: Path, quiet_logs: None
+) -> None:
+    # What only a worker knows: the client cannot tell which networks workers serve.
+    db = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    durable.launch([writer], db=db, worker=True)
+    client = durable.DurableClient(db)
+    try:
+        done = client.result(client.enqueue("ghost", "go"), timeout=60)
+        assert done.status == "ERROR"
+        assert done.error is not None and "no network named 'ghost'" in done.error
+        assert "known: writer" in done.error
+    finally:
+        client.close()
+        durable.shutdown()
 
 
 @pytest.mark.anyio

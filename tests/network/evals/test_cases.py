@@ -105,6 +105,17 @@ _LAUGHS = "".join(
         ("latin.yaml", b"name: d\xe9\n", "not UTF-8 text (byte 7)"),
         ("deep.json", b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested deeper"),
         ("deep.yaml", b"x: " + b"[" * 5_000 + b"]" * 5_000 + b"\n", "nested deeper"),
+        # each was loaded, then every run of the case failed on it (MessageError)
+        (
+            "lone.json",
+            b'{"name": "d", "cases": [{"name": "a", "input": "hi \\ud800"}]}',
+            "case 'a', field input: Value error, the run's input holds a lone surrogate",
+        ),
+        (
+            "nul.json",
+            b'{"name": "d", "cases": [{"name": "b", "input": "hi \\u0000"}]}',
+            "case 'b', field input: Value error, the run's input holds a NUL character",
+        ),
         # ten lines of aliases: 43 million values, which validation walked for 18 s
         (
             "laughs.yaml",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import subprocess
 import sys
@@ -15,9 +16,18 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
+from agents import Agent, ModelResponse, ScriptedModel
+from network import AssistantMessage, Network, Usage, UsageLimits
 from network.telemetry import Telemetry
 from tests.network.telemetry.ops_network import SECRET, build
-from tests.network.telemetry.otlp import Receiver, receiver, value_of
+from tests.network.telemetry.otlp import (
+    Receiver,
+    attributes,
+    exporting_provider,
+    received,
+    receiver,
+    value_of,
+)
 
 __all__ = ["receiver"]  # the fixture, used by name
 
@@ -137,3 +147,38 @@ def test_the_documented_lines_send_a_run_to_the_endpoint(receiver: Receiver) -> 
     assert names.count("invoke_workflow codegen") == 1
     assert names.count("invoke_agent coder") == 2
     assert names.count("execute_tool review") == 2
+
+
+async def test_ints_past_int64_reach_the_receiver_as_text(
+    receiver: Receiver, caplog: pytest.LogCaptureFixture
+) -> None:
+    # OTLP's int is signed 64-bit: the exporter dropped such an attribute and logged an error
+    # with a traceback for every span that had one.
+    huge = 2**64
+    answer = ModelResponse(AssistantMessage("Counted."), Usage(huge, 5, huge + 5), None)
+    model = ScriptedModel([answer, "Never asked."], name="counter")
+    agent = Agent("counter", model=model)
+    turns = iter([agent, agent, None])
+    provider = exporting_provider(receiver)
+    network = Network(
+        "counting",
+        agents=[agent],
+        router=lambda ctx: next(turns),
+        telemetry=Telemetry(tracer_provider=provider),
+    )
+    with caplog.at_level(logging.WARNING, logger="opentelemetry"):
+        result = await network.run("Count.", limits=UsageLimits(max_input_tokens=2**63))
+        assert provider.force_flush()
+    provider.shutdown()
+
+    assert result.stop_reason == "usage_limit"
+    assert not [r for r in caplog.records if r.name.startswith("opentelemetry")]
+    by_name = {span.name: attributes(span) for span in received(receiver)}
+    assert by_name["chat counter"]["gen_ai.usage.input_tokens"] == str(huge)
+    assert by_name["invoke_agent counter"]["gen_ai.usage.input_tokens"] == str(huge)
+    assert by_name["chat counter"]["gen_ai.usage.output_tokens"] == 5  # in range: an int
+    root = by_name["invoke_workflow counting"]
+    assert root["gen_ai.usage.input_tokens"] == str(huge)
+    assert root["agent_network.usage_limit"] == "max_input_tokens"
+    assert root["agent_network.usage_limit.value"] == str(2**63)
+    assert root["agent_network.usage_limit.actual"] == str(huge)
