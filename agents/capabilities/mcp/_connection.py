@@ -29,7 +29,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from pydantic import ValidationError
 
 from agents.capabilities.mcp._arguments import arguments_check
 from agents.capabilities.mcp._keeper import session_group
@@ -325,6 +324,9 @@ def _client_info() -> Any:
 
 def _describe(exc: BaseException) -> str:
     """One line about `exc`, unwrapping exception groups to their first leaf."""
+    # pydantic, loaded by the MCP SDK by now, not by importing this module (`import agents`)
+    from pydantic import ValidationError  # noqa: PLC0415
+
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, ValidationError):
@@ -333,7 +335,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _not_mcp(exc: ValidationError) -> str:
+def _not_mcp(exc: Any) -> str:
     """An answer the SDK refused as not valid for the protocol version: where and why, without
     pydantic's input echoes and links (the model may read it)."""
     problems = exc.errors(include_url=False, include_input=False)
