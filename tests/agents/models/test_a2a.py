@@ -129,8 +129,16 @@ async def test_the_whole_call_is_bounded_in_time_and_cancels_the_remote_task(
 
 async def test_a_cancelled_caller_cancels_the_remote_task(reference: str, calls: Path) -> None:
     remote = Agent("remote", model=A2AModel(reference))
-    with anyio.move_on_after(1):
-        await remote.run("slow 21")
+    async with anyio.create_task_group() as group:
+        group.start_soon(remote.run, "slow 21")
+        # cancelled once the remote works on it and its task has had time to reach the
+        # caller (a fixed 1 s from the start ran out before it did at load 8; a caller
+        # cancelled before the task's id reaches it has nothing to name in a CancelTask)
+        with anyio.fail_after(30):
+            while counted(calls, "slow 21") == 0:
+                await anyio.sleep(0.02)
+        await anyio.sleep(0.5)
+        group.cancel_scope.cancel()
     assert counted(calls, "cancelled: slow 21") == 1
 
 
