@@ -11,7 +11,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -44,6 +46,30 @@ async def a_held_writer(link: SQLiteLink, release: threading.Event) -> None:
         release.wait(5)
 
     await link.write(held)
+
+
+async def two_rounds(
+    link: SQLiteLink,
+    writer: Callable[[int], Coroutine[Any, Any, None]],
+    reader: Callable[[], Coroutine[Any, Any, None]] | None = None,
+) -> list[str]:
+    """The notes table made; then, behind a held write, four `writer`s (each writes twice:
+    two rounds of group commits) and the `reader` if any, the write released once all are queued.
+    The statements the link ran after the table was made."""
+    seen: list[str] = []
+    release = threading.Event()
+    await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
+    link.listeners.append(seen.append)
+    async with anyio.create_task_group() as group:
+        group.start_soon(a_held_writer, link, release)
+        await anyio.sleep(0.05)
+        for index in range(4):
+            group.start_soon(writer, index)
+        if reader is not None:
+            group.start_soon(reader)
+        await anyio.sleep(0.05)
+        release.set()
+    return seen
 
 
 async def queued_behind(link: SQLiteLink, writes: list[object]) -> list[object]:
@@ -207,8 +233,6 @@ async def test_a_group_waits_for_the_writers_the_last_one_answered(
     monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.3)
     monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
     link = sqlite_link(tmp_path)
-    seen: list[str] = []
-    release = threading.Event()
 
     async def writer(index: int) -> None:
         await link.write(note(f"a{index}"))  # type: ignore[arg-type]
@@ -216,15 +240,7 @@ async def test_a_group_waits_for_the_writers_the_last_one_answered(
         await link.write(note(f"b{index}"))  # type: ignore[arg-type]
 
     try:
-        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
-        link.listeners.append(seen.append)
-        async with anyio.create_task_group() as group:
-            group.start_soon(a_held_writer, link, release)
-            await anyio.sleep(0.05)
-            for index in range(4):
-                group.start_soon(writer, index)
-            await anyio.sleep(0.05)
-            release.set()
+        seen = await two_rounds(link, writer)
         # the held write, the four first writes, the four second ones: three COMMITs
         assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 8
         assert rows(tmp_path) == sorted(["first", *(f"{r}{i}" for r in "ab" for i in range(4))])
@@ -319,8 +335,6 @@ async def test_a_read_taken_while_a_group_gathers_runs_at_once_and_leaves_it_who
     monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.3)
     monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
     link = sqlite_link(tmp_path)
-    seen: list[str] = []
-    release = threading.Event()
     counted: list[int] = []
 
     def count(connection: sqlite3.Connection) -> int:
@@ -338,16 +352,7 @@ async def test_a_read_taken_while_a_group_gathers_runs_at_once_and_leaves_it_who
         counted.append(await link.read(count, brief=True))
 
     try:
-        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
-        link.listeners.append(seen.append)
-        async with anyio.create_task_group() as group:
-            group.start_soon(a_held_writer, link, release)
-            await anyio.sleep(0.05)
-            for index in range(4):
-                group.start_soon(writer, index)
-            group.start_soon(reader)
-            await anyio.sleep(0.05)
-            release.set()
+        seen = await two_rounds(link, writer, reader)
         assert counted == [6]  # first, a0 to a3 and r: none of the group's b writes
         # the held write, the first round and r, the second round: three COMMITs
         assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
@@ -365,8 +370,6 @@ async def test_a_read_between_groups_takes_nothing_from_the_writers_wait(
     monkeypatch.setattr(sqlite_workers, "GATHER_MOST", 0.4)
     monkeypatch.setattr(sqlite_workers, "GATHER_SHARE", 1e6)
     link = sqlite_link(tmp_path)
-    seen: list[str] = []
-    release = threading.Event()
 
     def slow_count(connection: sqlite3.Connection) -> int:
         found: int = connection.execute("SELECT count(*) FROM notes").fetchone()[0]
@@ -383,16 +386,7 @@ async def test_a_read_between_groups_takes_nothing_from_the_writers_wait(
         assert await link.read(slow_count, brief=True) == 6  # first, a0 to a3 and r
 
     try:
-        await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
-        link.listeners.append(seen.append)
-        async with anyio.create_task_group() as group:
-            group.start_soon(a_held_writer, link, release)
-            await anyio.sleep(0.05)
-            for index in range(4):
-                group.start_soon(writer, index)
-            group.start_soon(reader)
-            await anyio.sleep(0.05)
-            release.set()
+        seen = await two_rounds(link, writer, reader)
         # the held write, the first round and r, the second round: three COMMITs
         assert seen.count("COMMIT") == 3 and seen.count("SAVEPOINT one_write") == 9
     finally:
