@@ -319,7 +319,9 @@ def _timed_out(timeout: float) -> TimeoutError:
 def _client_info() -> Any:
     from mcp.types import Implementation  # noqa: PLC0415 (mcp)
 
-    return Implementation(name="agent-network", version="0.1.0")
+    from network.mcp.server import library_version  # noqa: PLC0415 (loads the SDK's server)
+
+    return Implementation(name="agent-network", version=library_version())
 
 
 def _describe(exc: BaseException) -> str:
