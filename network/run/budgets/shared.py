@@ -32,6 +32,7 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from typing import Any
 
@@ -42,6 +43,19 @@ PER = ("thread", "user", "app")
 MAX_KEY_LENGTH = 256
 MAX_COUNT = 2**53 - 1  # a token or request cap: what a ledger's 64-bit column sums safely
 MAX_RATE = 2**31 - 1  # requests per minute: the window's count is a 32-bit column
+# What a thread store answers (`network.threads.ThreadStore`, a layer above this one, which a
+# test keeps this list equal to): a `store=` object without them is refused when the budget
+# is made, not when a run first opens it.
+STORE_METHODS = (
+    "create_thread",
+    "get_thread",
+    "list_threads",
+    "delete_thread",
+    "get_results",
+    "append_user_message",
+    "append_results",
+    "close",
+)
 
 
 class SharedBudget:
@@ -113,7 +127,10 @@ class SharedBudget:
         self.max_tokens = check_number(
             "SharedBudget.max_tokens", max_tokens, integer=True, maximum=MAX_COUNT, optional=True
         )
-        self.max_cost_usd = check_number("SharedBudget.max_cost_usd", max_cost_usd, optional=True)
+        cost_cap = check_number("SharedBudget.max_cost_usd", max_cost_usd, optional=True)
+        # a float, as the ledger's column: an int cap past 2**63 reached SQLite as an
+        # OverflowError on the first request
+        self.max_cost_usd = None if cost_cap is None else float(cost_cap)
         self.max_requests = check_number(
             "SharedBudget.max_requests",
             max_requests,
@@ -138,7 +155,7 @@ class SharedBudget:
         )
         self.hold_seconds = check_number("SharedBudget.hold_seconds", hold_seconds, above=True)
         self.rate_wait = check_number("SharedBudget.rate_wait", rate_wait)
-        self.store = store
+        self.store = check_store("SharedBudget.store", store)
 
     @property
     def capped(self) -> bool:
@@ -189,6 +206,35 @@ def check_key(field: str, key: Any) -> str:
             f"character, got {key!r}"
         )
     return key
+
+
+def check_store(field: str, store: Any) -> Any:
+    """A budget's `store=`: None, a database URL or SQLite path (not blank, no NUL, with a
+    form the file system takes), or an object with a thread store's methods; else a
+    `ConfigurationError` naming `field`. A thread store is checked by its methods here (the
+    thread stores are a layer above); the run opens it as a thread would."""
+    if store is None:
+        return store
+    wanted = "a thread store, a database URL or an SQLite file path"
+    if isinstance(store, str | os.PathLike):
+        text = os.fspath(store)
+        if not isinstance(text, str) or not text.strip() or "\x00" in text:
+            raise ConfigurationError(f"{field} must be {wanted}, got {store!r}")
+        try:
+            os.fsencode(text)
+        except UnicodeEncodeError as exc:
+            raise ConfigurationError(
+                f"{field} must be {wanted}; {store!r} has a lone surrogate at {exc.start}, "
+                "which no file name or URL holds"
+            ) from None
+        return store
+    missing = [name for name in STORE_METHODS if not callable(getattr(store, name, None))]
+    if missing:
+        raise ConfigurationError(
+            f"{field} must be {wanted}, got {store!r} (a {type(store).__name__}, which has no "
+            f"{missing[0]} method)"
+        )
+    return store
 
 
 def coerce_budgets(network: str, budget: Any) -> tuple[SharedBudget, ...]:
