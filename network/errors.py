@@ -187,7 +187,9 @@ class BudgetExceeded(AgentNetworkError):
     Attributes:
         budget: the budget's key (`"tenant:acme"`, `"thread:app/t1"`, ...).
         limit: the cap that refused it: `max_tokens`, `max_cost_usd`, `max_requests` or
-            `requests_per_minute`.
+            `requests_per_minute`; or the ledger's own ceiling (`ledger_tokens`, 2**61
+            tokens, or `ledger_cost_usd`, 1e300 USD, a key's spent and held together),
+            which refuses an absurd request (an infinite price) whatever the caps.
         value: the cap's value.
         spent: what the budget had spent, in the cap's unit.
         held: what requests under way held (reserved, not settled yet).

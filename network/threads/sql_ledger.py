@@ -17,8 +17,11 @@ the last room. In the same transaction the hold's row is written. A statement th
 no row either found no row yet (the key's first request: it is made, and the statement
 runs again), or a cap that refuses: expired holds are reclaimed (as spent) and it runs once
 more, then the row read says which cap refused. A settlement deletes the hold's row
-(`RETURNING` what it held) and moves the figures in one transaction. The tables are created
-on first use (their names: the store's prefix + `budgets`, + `budget_holds`).
+(`RETURNING` what it held) and moves the figures in one transaction. Beside the caps, the
+condition keeps a key's figures under the ledger's ceilings (`LEDGER_TOKENS`,
+`LEDGER_COST_USD`), and what a settlement or a reclaim adds stops at them (`_plus`, a `CASE`):
+no statement of the ledger can pass what a BIGINT holds, nor make a figure NaN. The tables
+are created on first use (their names: the store's prefix + `budgets`, + `budget_holds`).
 """
 
 from __future__ import annotations
@@ -40,7 +43,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from network.run.budgets.ledger import WINDOW, BudgetFigures, Caps, Hold, Refusal, refusal
+from network.run.budgets.ledger import (
+    LEDGER_COST_USD,
+    LEDGER_TOKENS,
+    WINDOW,
+    BudgetFigures,
+    Caps,
+    Hold,
+    Refusal,
+    refusal,
+)
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
 from network.threads.sql_tables import SideTables
@@ -135,22 +147,27 @@ class SQLLedger(SideTables):
         row changed: held; none: it did not fit, or there is no row yet)."""
         table = self.budgets
         opens = table.c.window_start <= now - WINDOW
+        # past the ceiling it is refused below; bound no larger (SQLite's integers end at 2**63)
+        tokens = min(hold.tokens, LEDGER_TOKENS + 1)
         fits = [table.c.key == key]
         if caps.requests_per_minute is not None:
             fits.append(opens | (table.c.window_requests < caps.requests_per_minute))
         if caps.max_requests is not None:
             fits.append(table.c.requests + table.c.held_requests + 1 <= caps.max_requests)
         if caps.max_tokens is not None:
-            fits.append(table.c.tokens + table.c.held_tokens + hold.tokens <= caps.max_tokens)
+            fits.append(table.c.tokens + table.c.held_tokens + tokens <= caps.max_tokens)
         if caps.max_cost_usd is not None:
             fits.append(
                 table.c.cost_usd + table.c.held_cost_usd + hold.cost_usd <= caps.max_cost_usd
             )
+        fits.append(table.c.tokens + table.c.held_tokens + tokens <= LEDGER_TOKENS)
+        # a NaN or infinite hold cost (bound as NULL by SQLite) matches no row: refused
+        fits.append(table.c.cost_usd + table.c.held_cost_usd + hold.cost_usd <= LEDGER_COST_USD)
         return (
             update(table)
             .where(*fits)
             .values(
-                held_tokens=table.c.held_tokens + hold.tokens,
+                held_tokens=table.c.held_tokens + tokens,
                 held_cost_usd=table.c.held_cost_usd + hold.cost_usd,
                 held_requests=table.c.held_requests + 1,
                 window_start=case((opens, now), else_=table.c.window_start),
@@ -174,8 +191,8 @@ class SQLLedger(SideTables):
                 )
             ).first()
             values: dict[str, Any] = {
-                "tokens": table.c.tokens + tokens,
-                "cost_usd": table.c.cost_usd + cost_usd,
+                "tokens": _plus(table.c.tokens, tokens, LEDGER_TOKENS),
+                "cost_usd": _plus(table.c.cost_usd, cost_usd, LEDGER_COST_USD),
                 "requests": table.c.requests + requests,
             }
             if gone is not None:
@@ -215,12 +232,20 @@ class SQLLedger(SideTables):
                 held_tokens=table.c.held_tokens - tokens,
                 held_cost_usd=table.c.held_cost_usd - cost,
                 held_requests=table.c.held_requests - count,
-                tokens=table.c.tokens + tokens,
-                cost_usd=table.c.cost_usd + cost,
+                tokens=_plus(table.c.tokens, tokens, LEDGER_TOKENS),
+                cost_usd=_plus(table.c.cost_usd, cost, LEDGER_COST_USD),
                 requests=table.c.requests + count,
             )
         )
         return True
+
+
+def _plus(column: Any, amount: float, ceiling: float) -> Any:
+    """`column + amount` stopping at `ceiling` (`amount` >= 0: spent; one not finite, or
+    past the ceiling, counts as the ceiling), never past what the column holds."""
+    if not amount <= ceiling:
+        amount = ceiling
+    return case((column > ceiling - amount, ceiling), else_=column + amount)
 
 
 def _figures(row: Any) -> BudgetFigures:

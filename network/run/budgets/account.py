@@ -82,7 +82,20 @@ class BudgetAccount:
             await close()
 
     def _exceeded(self, refused: Refusal) -> BudgetExceeded:
-        unit = {"max_cost_usd": "USD", "max_tokens": "tokens"}.get(refused.limit, "requests")
+        unit = {
+            "max_cost_usd": "USD",
+            "max_tokens": "tokens",
+            "ledger_cost_usd": "USD",
+            "ledger_tokens": "tokens",
+        }.get(refused.limit, "requests")
+        if refused.limit.startswith("ledger_"):
+            return BudgetExceeded(
+                f"budget {self.key!r}: its ledger counts at most {refused.value:g} {unit} a "
+                f"key, spent and held together; this request asked for {refused.asked:g} "
+                f"{unit}, with {refused.spent:g} spent and {refused.held:g} held",
+                budget=self.key,
+                **asdict(refused),
+            )
         if refused.limit == "requests_per_minute":
             why = (
                 f"{refused.spent:g} requests started in this minute; the next window opens "

@@ -11,7 +11,13 @@ A `Ledger` answers three calls, each atomic on its store:
 
 A hold not settled by its `expires_at` (its process died) is reclaimed before a refusal is
 decided: it leaves the reservations and its whole amount counts as spent, since the request
-may have been made. `MemoryLedger` (`network.run.budgets.memory_ledger`) keeps figures in
+may have been made.
+
+A ledger counts no further than `LEDGER_TOKENS` and `LEDGER_COST_USD` a key (see there): a
+hold that would take what a key spent and holds past either is refused (`Refusal` of limit
+`ledger_tokens` or `ledger_cost_usd`, whatever the caps), and what a settlement or a reclaim
+adds stops at them (`saturated`): a request already made is always settled, never failed at
+the store. `MemoryLedger` (`network.run.budgets.memory_ledger`) keeps figures in
 the process; the SQL ledger (`network.threads.sql_ledger`) in the thread store's database,
 shared by processes.
 """
@@ -22,6 +28,19 @@ from dataclasses import dataclass
 from typing import Protocol
 
 WINDOW = 60.0  # seconds: the per-minute window of `requests_per_minute`
+
+LEDGER_TOKENS = 2**61
+"""The most tokens a key's figures count (spent plus held). A quarter of the 64-bit column
+that keeps them, so that no sum the reservation's condition makes (spent + held + asked, each
+at most this) passes 2**63 - 1: PostgreSQL fails such a statement ("bigint out of range") and
+SQLite turns the figure into an inexact float. No key spends this many in earnest (a million
+tokens a second for 73,000 years): only a model of one's own reporting absurd usage over and
+over, or a key metered without a cap for ever, comes near it."""
+
+LEDGER_COST_USD = 1e300
+"""The most USD a key's figures count (spent plus held): far under a double's largest, so
+that their sums stay finite (an infinite hold, from an absurd `price`, made the held figure
+NaN when settled, which SQLite keeps as NULL: the settlement failed at the store)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +109,14 @@ class Ledger(Protocol):
         ...
 
 
+def saturated(figure: float, amount: float, ceiling: float) -> float:
+    """`figure + amount` (an amount spent, >= 0), stopping at `ceiling`; an amount that is no
+    finite number counts as the ceiling (the worst)."""
+    if not amount <= ceiling:  # NaN or past it
+        return ceiling
+    return ceiling if figure > ceiling - amount else figure + amount
+
+
 def window_open(figures: BudgetFigures, now: float) -> bool:
     """Whether `now` starts a new per-minute window (the current one has ended)."""
     return figures.window_start <= now - WINDOW
@@ -124,6 +151,19 @@ def refusal(figures: BudgetFigures, hold: Hold, caps: Caps, now: float) -> Refus
         return Refusal(
             "max_cost_usd",
             caps.max_cost_usd,
+            figures.cost_usd,
+            figures.held_cost_usd,
+            hold.cost_usd,
+        )
+    if figures.tokens + figures.held_tokens + hold.tokens > LEDGER_TOKENS:
+        return Refusal(
+            "ledger_tokens", LEDGER_TOKENS, figures.tokens, figures.held_tokens, hold.tokens
+        )
+    # `not <=`: a NaN hold (an absurd price) is refused too
+    if not figures.cost_usd + figures.held_cost_usd + hold.cost_usd <= LEDGER_COST_USD:
+        return Refusal(
+            "ledger_cost_usd",
+            LEDGER_COST_USD,
             figures.cost_usd,
             figures.held_cost_usd,
             hold.cost_usd,

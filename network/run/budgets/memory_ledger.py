@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from network.run.budgets.ledger import BudgetFigures, Caps, Hold, Refusal, refusal, window_open
+from network.run.budgets.ledger import (
+    LEDGER_COST_USD,
+    LEDGER_TOKENS,
+    BudgetFigures,
+    Caps,
+    Hold,
+    Refusal,
+    refusal,
+    saturated,
+    window_open,
+)
 
 
 @dataclass(slots=True)
@@ -52,8 +62,8 @@ class MemoryLedger:
             figures.held_tokens -= hold.tokens
             figures.held_cost_usd -= hold.cost_usd
             figures.held_requests -= 1
-        figures.tokens += tokens
-        figures.cost_usd += cost_usd
+        figures.tokens = int(saturated(figures.tokens, tokens, LEDGER_TOKENS))
+        figures.cost_usd = saturated(figures.cost_usd, cost_usd, LEDGER_COST_USD)
         figures.requests += requests
 
     async def figures(self, key: str) -> BudgetFigures:
@@ -82,7 +92,7 @@ class MemoryLedger:
             figures.held_tokens -= hold.tokens
             figures.held_cost_usd -= hold.cost_usd
             figures.held_requests -= 1
-            figures.tokens += hold.tokens
-            figures.cost_usd += hold.cost_usd
+            figures.tokens = int(saturated(figures.tokens, hold.tokens, LEDGER_TOKENS))
+            figures.cost_usd = saturated(figures.cost_usd, hold.cost_usd, LEDGER_COST_USD)
             figures.requests += 1
         return bool(expired)
