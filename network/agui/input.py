@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from network.agui.client_state import client_writes
 from network.agui.confirmation import answers_for
 from network.agui.declared_tools import CONTEXT_KEY, context_text, declared_tools
+from network.agui.lone_surrogates import lone_surrogate_error
 from network.agui.messages import convert
 from network.agui.tool_results import check_tool_results
 from network.run.definition import RunnableNetwork
@@ -36,6 +37,10 @@ def parse(body: bytes) -> Any:
     try:
         run_input = RunAgentInput.model_validate_json(body)
     except ValidationError as exc:
+        if any(error["type"] == "json_invalid" for error in exc.errors()):
+            named = lone_surrogate_error(body)  # the field, where the parser says a column
+            if named is not None:
+                raise named from exc
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
             for e in exc.errors(include_url=False)[:5]

@@ -41,7 +41,9 @@ def test_bad_thread_ids_get_a_422_and_run_nothing() -> None:
             assert "Error" not in error["message"]  # no exception or driver text
         surrogate = b'{"threadId": "a\\ud800b", "runId": "r", "messages": []}'
         response = client.post("/", content=surrogate, headers={"content-type": "application/json"})
-        assert response.status_code == 422
+        assert response.status_code == 422  # as docs/agui.md says: the id's own code and key
+        assert response.json()["error"]["code"] == "invalid_thread_id"
+        assert response.json()["error"]["key"] == "threadId"
         assert not model.requests and asgi.state.threads.peek("") is None
         good = client.post(
             "/",
