@@ -18,13 +18,14 @@ message, a tool result for a call the server never issued, a bad client tool; 40
 an `app:` / `temp:` key; 409 a run already under way on the thread, a pending interrupt not
 answered, or a resume that matches none.
 
-A run that fails after it started ends its stream with RUN_ERROR (status 200, as the stream
-had begun): the library's own error message, or for any other exception a generic message
-whose reference is logged with the full exception (`network.agui.run_errors`). A client that
-disconnects cancels its run. Each thread's server-side state, pending interrupts, issued tool
-calls and owner are kept in `app.state.threads` (an in-memory `ThreadRegistry`), or, with
-`store=`, in a thread store (threads survive restarts and are shared by every server process
-on the database; one run per thread is decided by the store).
+A run that fails after it started ends its stream with RUN_ERROR (status 200, as the stream had
+begun): the library's own error message, or for any other exception a generic message whose
+reference is logged with the full exception (`network.agui.run_errors`); a run cancelled from
+inside ends it with RUN_FINISHED, outcome cancelled (`network.agui.cancelled_runs`). A client
+that disconnects cancels its run. Each thread's server-side state, pending interrupts, issued
+tool calls and owner are kept in `app.state.threads` (an in-memory `ThreadRegistry`), or, with
+`store=`, in a thread store (threads survive restarts and are shared by every server process on
+the database; one run per thread is decided by the store).
 
 Principals, thread ownership, admission (one run per thread, leases), body and id limits,
 error screening and exactly-once answers to approvals are the serving layer's
@@ -59,6 +60,7 @@ from network.agui.budgets import (
     execute_on_budgets,
     principal_budgets,
 )
+from network.agui.cancelled_runs import cancelled_from_inside
 from network.agui.capabilities import capabilities
 from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
@@ -340,6 +342,11 @@ class _EventResponse:
                     await self._run(frames.sink)
                 except Exception as error:  # the stream already ended with RUN_ERROR
                     log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
+                except anyio.get_cancelled_exc_class():
+                    if not cancelled_from_inside(group.cancel_scope):
+                        raise
+                    # its cancelled RUN_FINISHED is written: end the stream as for any end
+                    log.warning("agui.run_cancelled", run_id=self.ctx.run_id)
                 # The thread is free before the client reads the end of the run: its next
                 # request, sent as soon as it has, must not find the thread busy.
                 await self._release()
