@@ -132,6 +132,12 @@ class Capability:
     """Lower runs first (outermost): for a capability whose stage shapes what every other
     one reads (a handoff's input filter). Equal orders keep the resolution order."""
 
+    every_request: ClassVar[bool] = False
+    """True: the capability is the run's for every model request made on its behalf, also
+    those of an agent called outside the run's own calls, in a context of its own (a
+    guardrail's agent), which otherwise sees none of the run's capabilities: the metering
+    of shared budgets, which every request reserves on."""
+
     @classmethod
     def merge_all(cls, found: Sequence[Capability]) -> Capability:
         """The one capability standing for `found` (two or more of this class, in resolution

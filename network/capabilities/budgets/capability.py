@@ -17,6 +17,8 @@ from network.run.capability import Capability
 class Metering(Capability):
     """Each model request of the run's agent calls reserved on the run's shared budgets."""
 
+    every_request = True  # a guardrail's agent's requests reserve too
+
     async def request(self, call: AgentCall) -> None:
         accounts = call.run.engine.budget_accounts
         if accounts:

@@ -20,6 +20,7 @@ from network.run.guardrails import (
     log_of,
 )
 from network.run.limits import Unrecorded
+from network.run.stages import run_stages
 from network.state.state import State
 
 
@@ -78,7 +79,10 @@ class AgentGuardrail(Guardrail):
             engine=RunBookkeeping(
                 resources=ctx.engine.resources,
                 record_model_calls=ctx.engine.record_model_calls,
-                budget_accounts=ctx.engine.budget_accounts,  # its requests reserve on shared ones
+                budget_accounts=ctx.engine.budget_accounts,
+                # the run's capabilities for every request (its shared budgets' metering):
+                # without them the guard's requests reserved on no budget and counted nowhere
+                stages=run_stages([c for c in ctx.engine.stages.capabilities if c.every_request]),
             ),
         )
         inner.agent = self.agent

@@ -1,0 +1,152 @@
+"""The promises of docs/budgets.md that no other test held: several budgets on one run, the
+output parameters and the model's own token count in a reservation, one request per
+attempt, a cancelled request's release, a guardrail agent's and a summarising agent's
+requests, and the default store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from agents import Agent, ContextPolicy, ScriptedModel, input_guardrail
+from agents.models.base import ModelRequest, ModelResponse
+from network import BudgetExceeded, Network, SharedBudget, ThreadRef
+from network.history.messages import AssistantMessage
+from network.history.results import Usage
+from network.threads import MemoryStore, budget_figures
+from network.threads.urls import STORE_ENV
+
+pytestmark = pytest.mark.anyio
+
+USAGE = Usage(5, 20, 25)
+
+
+class Noting:
+    """Answers "done" with `USAGE`; notes what each budget held while each request was sent,
+    and answers with `attempts` attempts (a model's retries)."""
+
+    name = "noting"
+
+    def __init__(self, budgets: list[SharedBudget], attempts: int = 0) -> None:
+        self.budgets = budgets
+        self.attempts = attempts
+        self.requests: list[ModelRequest] = []
+        self.held: list[list[int]] = []
+
+    async def complete(self, request: ModelRequest, on_chunk: Any = None) -> ModelResponse:
+        self.requests.append(request)
+        self.held.append([(await budget_figures(b)).held_tokens for b in self.budgets])
+        response = ModelResponse(message=AssistantMessage("done"), usage=USAGE)
+        response.attempts = [{"attempt": n} for n in range(self.attempts)]  # type: ignore[misc]
+        return response
+
+
+def network_of(model: Any, **options: Any) -> Network:
+    return Network("n", agents=[Agent("a", model=model, **options)])
+
+
+async def test_a_list_of_budgets_reserves_on_each_and_one_refusal_holds_on_none() -> None:
+    store = MemoryStore()
+    user = SharedBudget("user:ann", store=store)
+    tenant = SharedBudget("tenant:acme", max_requests=1, store=store)
+    model = Noting([user, tenant])
+    network = network_of(model, params={"max_tokens": 10})
+    await network.run("hi", budget=[user, tenant])
+    (held,) = model.held
+    assert held[0] == held[1] > 10  # the same request held on both
+    with pytest.raises(BudgetExceeded) as refused:
+        await network.run("hi", budget=[user, tenant])
+    assert refused.value.budget == "tenant:acme" and len(model.requests) == 1
+    for budget in (user, tenant):  # the user's hold was given back when the tenant refused
+        figures = await budget_figures(budget)
+        assert (figures.tokens, figures.requests, figures.held_tokens) == (25, 1, 0)
+
+
+@pytest.mark.parametrize("name", ["max_tokens", "max_completion_tokens"])
+async def test_the_output_reserved_is_the_requests_own_limit(name: str) -> None:
+    budget = SharedBudget("t", store=MemoryStore(), output_estimate=5_000)
+    model = Noting([budget])
+    await network_of(model, params={name: 123}).run("hi", budget=budget)
+    await network_of(model).run("hi", budget=budget)  # none: the budget's estimate
+    (with_limit,), (without,) = model.held
+    assert without - with_limit == 5_000 - 123
+
+
+async def test_a_models_own_token_count_is_the_input_reserved() -> None:
+    class Counted(Noting):
+        async def request_tokens(self, request: ModelRequest) -> int:
+            return 1_000  # as litellm's tokenizer would say for the model
+
+    budget = SharedBudget("t", store=MemoryStore())
+    model = Counted([budget])
+    await network_of(model, params={"max_tokens": 7}).run("hi", budget=budget)
+    assert model.held == [[1_007]]
+
+
+async def test_each_attempt_of_a_request_counts_as_one() -> None:
+    budget = SharedBudget("t", store=MemoryStore())
+    model = Noting([budget], attempts=3)  # the model retried twice before it was answered
+    await network_of(model).run("hi", budget=budget)
+    assert (await budget_figures(budget)).requests == 3
+
+
+async def test_a_cancelled_request_gives_its_reservation_back() -> None:
+    budget = SharedBudget("t", max_tokens=100_000, store=MemoryStore())
+    asked = anyio.Event()
+
+    class Hanging:
+        name = "hanging"
+
+        async def complete(self, request: ModelRequest, on_chunk: Any = None) -> ModelResponse:
+            asked.set()
+            await anyio.sleep_forever()
+            raise AssertionError  # never answered
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: network_of(Hanging()).run("hi", budget=budget))
+        await asked.wait()
+        assert (await budget_figures(budget)).held_requests == 1
+        group.cancel_scope.cancel()
+    figures = await budget_figures(budget)
+    assert (figures.held_tokens, figures.held_requests, figures.requests) == (0, 0, 0)
+
+
+async def test_a_guardrail_agents_requests_reserve_too() -> None:
+    budget = SharedBudget("t", max_requests=1, store=MemoryStore())
+    checker = ScriptedModel(["fine"])
+    guard = input_guardrail(Agent("guard", model=checker), tripped=lambda answer: False)
+    worker = ScriptedModel(["done"])
+    network = Network("n", agents=[Agent("a", model=worker, input_guardrails=[guard])])
+    with pytest.raises(BudgetExceeded, match="max_requests=1"):
+        await network.run("hi", budget=budget)
+    assert len(checker.requests) == 1 and worker.requests == []  # the guard's took the room
+    assert (await budget_figures(budget)).requests == 1
+
+
+async def test_a_summarising_agents_requests_reserve_too() -> None:
+    store = MemoryStore()
+    budget = SharedBudget("t", store=store)
+    summarizer = ScriptedModel(lambda request: "they talked")
+    policy = ContextPolicy(max_messages=2, summarize=Agent("summarizer", model=summarizer))
+    worker = ScriptedModel(lambda request: "ok")
+    network = Network("n", agents=[Agent("a", model=worker, context_policy=policy)])
+    for turn in range(4):
+        await network.run(f"turn {turn}", thread=ThreadRef("long", store=store), budget=budget)
+    assert summarizer.requests  # the thread outgrew the policy: it was summarised
+    requests = len(worker.requests) + len(summarizer.requests)
+    assert (await budget_figures(budget)).requests == requests
+
+
+async def test_without_a_store_a_budget_lives_in_the_default_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "default.db"
+    monkeypatch.setenv(STORE_ENV, str(path))
+    budget = SharedBudget("tenant:acme")
+    await network_of(ScriptedModel(["done"])).run("hi", budget=budget)
+    assert path.exists()
+    assert (await budget_figures(budget, store=str(path))).requests == 1
+    assert (await budget_figures(budget)).requests == 1  # read where the run wrote
