@@ -14,7 +14,7 @@ import pytest
 from agents import Agent, ContextPolicy, ScriptedModel, input_guardrail
 from agents.models.base import ModelRequest, ModelResponse
 from network import BudgetExceeded, Network, SharedBudget, ThreadRef
-from network.history.messages import AssistantMessage
+from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.threads import MemoryStore, budget_figures
 from network.threads.urls import STORE_ENV
@@ -150,3 +150,26 @@ async def test_without_a_store_a_budget_lives_in_the_default_store(
     assert path.exists()
     assert (await budget_figures(budget, store=str(path))).requests == 1
     assert (await budget_figures(budget)).requests == 1  # read where the run wrote
+
+
+async def test_a_sub_run_reserves_on_its_callers_budgets_then_on_its_own() -> None:
+    store = MemoryStore()
+    caller_budget = SharedBudget("tenant:acme", store=store)
+    own = SharedBudget("helper", max_requests=1, store=store)
+    helper_model = Noting([caller_budget, own])
+    helper = Network("helper", agents=[Agent("h", model=helper_model)], budget=own)
+    boss_model = ScriptedModel(
+        [AssistantMessage(None, [ToolCall("c1", "helper", {"input": "tides"})]), "ok"]
+    )
+    boss = Agent("boss", tools=[helper.as_tool(description="Helps.")], model=boss_model)
+    office = Network(
+        "office",
+        agents=[boss],
+        router=lambda ctx: boss if ctx.last_result is None or ctx.last_result.tool_calls else None,
+    )
+    result = await office.run("go", budget=caller_budget)
+    assert result.output == "ok"
+    (held,) = helper_model.held  # its one request held on both, the caller's first
+    assert held[0] == held[1] > 0
+    caller, mine = await budget_figures(caller_budget), await budget_figures(own)
+    assert (caller.requests, mine.requests) == (3, 1)  # the boss's two and the helper's one
