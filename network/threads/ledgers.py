@@ -100,11 +100,13 @@ async def budget_figures(
     `key`: for a budget made with `per=`, the key to read (`"thread:<app>/<thread id>"`,
     ...); default: the budget's own key. `store`: where to read, when the budget names none
     (its runs used their thread's store)."""
+    if not isinstance(budget, SharedBudget):
+        raise ConfigurationError(f"budget_figures takes a SharedBudget, got {budget!r}")
     if key is None:
         if budget.key is None:
             raise ConfigurationError(f"{budget!r} has per={budget.per!r}: give the key= to read")
         key = budget.key
-    check_key("key", key)
+    check_key("budget_figures: key", key)
     opened, owned = open_store(budget.store if budget.store is not None else store)
     try:
         return await ledger_of(opened).figures(key)

@@ -72,3 +72,12 @@ async def test_reading_a_per_budget_needs_its_key() -> None:
         await budget_figures(SharedBudget(per="thread"), store=MemoryStore())
     with pytest.raises(ConfigurationError, match="key"):
         await budget_figures(SharedBudget("a"), key="\x00", store=MemoryStore())
+
+
+async def test_reading_figures_names_what_is_wrong() -> None:
+    # an AttributeError ("'str' object has no attribute 'key'") before
+    for wrong in ("tenant:acme", None, {"key": "a"}):
+        with pytest.raises(ConfigurationError, match="budget_figures takes a SharedBudget"):
+            await budget_figures(wrong, store=MemoryStore())  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="budget_figures: key"):
+        await budget_figures(SharedBudget("a"), key=5, store=MemoryStore())  # type: ignore[arg-type]
