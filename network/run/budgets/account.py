@@ -135,18 +135,34 @@ async def settle_all(
     """Settle each hold with what the request spent (shielded: a cancellation after the
     answer must not leave the budget holding what was spent); `tokens` or `cost_usd` None
     (the model reported no figure) counts what the hold reserved."""
-    with anyio.CancelScope(shield=True):
-        for item in held:
-            spent = item.hold.tokens if tokens is None else tokens
-            cost = item.hold.cost_usd if cost_usd is None else cost_usd
-            await item.account.settle(item, spent, cost, requests)
+    await _each(
+        held,
+        lambda item: item.account.settle(
+            item,
+            item.hold.tokens if tokens is None else tokens,
+            item.hold.cost_usd if cost_usd is None else cost_usd,
+            requests,
+        ),
+    )
 
 
 async def release_all(held: Sequence[Held]) -> None:
     """Give back each hold of a request that failed (shielded, as it runs while unwinding)."""
+    await _each(held, lambda item: item.account.settle(item, 0, 0.0, 0))
+
+
+async def _each(held: Sequence[Held], settle: Callable[[Held], Awaitable[None]]) -> None:
+    """`settle` each hold, shielded; one whose store fails does not keep the others from
+    being settled (they would stay held until reclaimed as spent): its error is raised after."""
+    failed: BaseException | None = None
     with anyio.CancelScope(shield=True):
         for item in held:
-            await item.account.settle(item, 0, 0.0, 0)
+            try:
+                await settle(item)
+            except Exception as error:
+                failed = failed or error
+    if failed is not None:
+        raise failed
 
 
 async def close_accounts(accounts: Sequence[BudgetAccount]) -> None:

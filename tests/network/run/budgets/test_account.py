@@ -9,6 +9,7 @@ import time
 import pytest
 
 from network import BudgetExceeded, SharedBudget
+from network.errors import ThreadStoreError
 from network.run.budgets.account import BudgetAccount, release_all, reserve_all, settle_all
 from network.run.budgets.memory_ledger import MemoryLedger
 
@@ -78,3 +79,23 @@ async def test_holding_on_several_budgets_is_all_or_nothing() -> None:
     again = await reserve_all([roomy], [(10, 0.0)])
     await release_all(again)
     assert (await ledger.figures("user:ann")).tokens == 50
+
+
+class Failing(MemoryLedger):
+    """A ledger whose store is down when settling."""
+
+    async def settle(self, *args: object) -> None:
+        raise ThreadStoreError("the thread store (sql) failed in settle", operation="settle")
+
+
+@pytest.mark.parametrize("settling", ["settle", "release"])
+async def test_a_ledger_that_fails_to_settle_keeps_no_other_hold(settling: str) -> None:
+    down, up = Failing(), MemoryLedger()
+    held = await reserve_all(
+        [account(SharedBudget("tenant:acme"), down), account(SharedBudget("user:ann"), up)],
+        [(80, 0.0), (80, 0.0)],
+    )
+    with pytest.raises(ThreadStoreError):
+        await (settle_all(held, 50, 0.0, 1) if settling == "settle" else release_all(held))
+    figures = await up.figures("user:ann")  # settled all the same
+    assert figures.held_tokens == 0 and figures.tokens == (50 if settling == "settle" else 0)
