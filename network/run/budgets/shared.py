@@ -228,6 +228,11 @@ def check_store(field: str, store: Any) -> Any:
                 "which no file name or URL holds"
             ) from None
         return store
+    if isinstance(store, type):  # `store=MemoryStore`: its methods are there, unbound
+        raise ConfigurationError(
+            f"{field} must be {wanted}, got the class {store.__name__}: give an instance "
+            f"({store.__name__}(...))"
+        )
     missing = [name for name in STORE_METHODS if not callable(getattr(store, name, None))]
     if missing:
         raise ConfigurationError(

@@ -62,6 +62,7 @@ pytestmark = pytest.mark.anyio
         ({"key": "a", "store": True}, "SharedBudget.store"),
         ({"key": "a", "store": b"budgets.db"}, "SharedBudget.store"),
         ({"key": "a", "store": {"url": "x"}}, "SharedBudget.store .* no create_thread"),
+        ({"key": "a", "store": MemoryStore}, "SharedBudget.store .* the class MemoryStore"),
         ({"key": "a", "store": ""}, "SharedBudget.store"),
         ({"key": "a", "store": "  "}, "SharedBudget.store"),
         ({"key": "a", "store": "budgets\x00.db"}, "SharedBudget.store"),
