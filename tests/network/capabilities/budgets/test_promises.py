@@ -11,7 +11,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import Agent, ContextPolicy, ScriptedModel, input_guardrail
+from agents import Agent, ContextPolicy, ScriptedModel, input_guardrail, tool
 from agents.models.base import ModelRequest, ModelResponse
 from network import BudgetExceeded, Network, SharedBudget, ThreadRef
 from network.history.messages import AssistantMessage, ToolCall
@@ -173,3 +173,28 @@ async def test_a_sub_run_reserves_on_its_callers_budgets_then_on_its_own() -> No
     assert held[0] == held[1] > 0
     caller, mine = await budget_figures(caller_budget), await budget_figures(own)
     assert (caller.requests, mine.requests) == (3, 1)  # the boss's two and the helper's one
+
+
+async def test_a_run_started_inside_a_tool_reserves_on_the_callers_budget() -> None:
+    budget = SharedBudget("tenant:acme", max_requests=2, store=MemoryStore())
+    inner_model = ScriptedModel(["inner answer", "never"])
+    inner = Network("inner", agents=[Agent("i", model=inner_model)])
+
+    @tool
+    async def ask_inner(question: str) -> str:
+        """Ask the inner network."""
+        return (await inner.run(question)).output or ""
+
+    boss_model = ScriptedModel(
+        [AssistantMessage(None, [ToolCall("c1", "ask_inner", {"question": "q"})]), "never"]
+    )
+    boss = Agent("boss", tools=[ask_inner], model=boss_model)
+    office = Network(
+        "office",
+        agents=[boss],
+        router=lambda ctx: boss if ctx.last_result is None or ctx.last_result.tool_calls else None,
+    )
+    with pytest.raises(BudgetExceeded, match="max_requests=2"):
+        await office.run("go", budget=budget)  # the boss's, the inner run's: no room for a third
+    assert (len(boss_model.requests), len(inner_model.requests)) == (1, 1)
+    assert (await budget_figures(budget)).requests == 2
