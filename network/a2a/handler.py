@@ -408,10 +408,13 @@ async def _answered(pending: Awaitable[T]) -> T:
 
 
 def to_a2a_error(refused: RequestError) -> A2AError:
-    """The SDK error answering a `RequestError` (its code, status and key in `data`)."""
+    """The SDK error answering a `RequestError` (its code, status, key and `retryAfter` in
+    `data`)."""
     data: dict[str, Any] = {"code": refused.code, "status": refused.status}
     if refused.key is not None:
         data["key"] = refused.key
+    if refused.retry_after is not None:  # 503 `server_busy`: the HTTP header's, in JSON-RPC
+        data["retryAfter"] = refused.retry_after
     kind: Callable[..., A2AError]
     if refused.status >= 500:
         kind = InternalError

@@ -55,6 +55,7 @@ from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
 from network.run.definition import RunnableNetwork
+from network.serving.capacity import RunSlots
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
 from network.serving.limits import DEFAULT_MAX_BODY_BYTES, check_json_depth, read_body
@@ -80,6 +81,7 @@ def app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+    max_runs: int | RunSlots | None = None,
 ) -> Starlette:
     """An ASGI app serving `network` over A2A (see the module docstring).
 
@@ -99,11 +101,16 @@ def app(
         max_body_bytes: larger request bodies are refused with 413 (default 1 MiB).
         lease_ttl: seconds a run's lease on its thread lasts without renewal.
         max_thread_bytes: the largest state one thread may hold (413 beyond).
+        max_runs: the most tasks running at once, over all contexts; a message beyond is
+            refused at once (a JSON-RPC error whose `data` is `{"code": "server_busy",
+            "status": 503, "retryAfter": <seconds>}`). A count, or a `RunSlots` shared with
+            another server of the process (the AG-UI app on the same store, say); default
+            `network.serving.capacity.default_max_runs()` (at most 128).
     """
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
     if not path.startswith("/"):
         raise ConfigurationError(f"app: path must start with '/', got {path!r}")
-    served = _served(network, store, authorize, lease_ttl, max_thread_bytes)
+    served = _served(network, store, authorize, lease_ttl, max_thread_bytes, max_runs)
     assert served.stored is not None  # always on a store
     if security is None:
         security = {"bearer": BEARER} if authorize is not None else {}
@@ -125,6 +132,7 @@ def _served(
     authorize: Authorize | None,
     lease_ttl: float,
     max_thread_bytes: int,
+    max_runs: int | RunSlots | None,
 ) -> ServedThreads:
     """The served threads, always on a store (a `MemoryStore` when none is given)."""
     try:
@@ -134,6 +142,7 @@ def _served(
             store=store if store is not None else MemoryStore(),
             lease_ttl=lease_ttl,
             max_thread_bytes=max_thread_bytes,
+            max_runs=max_runs,
         )
     except ConfigurationError as exc:
         raise ConfigurationError(f"app: {exc}") from exc
@@ -243,7 +252,8 @@ class _Guard:
             await self.served.principal(request, None)
         except RequestError as refused:
             log.info("a2a.refused", code=refused.code, status=refused.status)
-            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else None
+            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else {}
+            headers.update(refused.headers())
             response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
             await response(scope, receive, send)
             return

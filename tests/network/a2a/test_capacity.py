@@ -1,0 +1,47 @@
+"""The A2A server's runs in flight are bounded (`max_runs`, the serving layer's `RunSlots`):
+a message over the limit is refused at once with a JSON-RPC error naming `server_busy` and
+when to retry, and a cancelled task gives its slot back. Real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from network.a2a import app
+from tests.network.a2a.team import network
+from tests.network.agui.live import serve
+
+pytestmark = pytest.mark.usefixtures("quiet_logs")
+HEADERS = {"a2a-version": "1.0"}
+
+
+def send(http: httpx.Client, text: str, number: int) -> dict[str, Any]:
+    message = {"messageId": f"m{number}", "role": "ROLE_USER", "parts": [{"text": text}]}
+    params = {"message": message, "configuration": {"returnImmediately": True}}
+    call = {"jsonrpc": "2.0", "id": number, "method": "SendMessage", "params": params}
+    answer: dict[str, Any] = http.post("/", json=call, headers=HEADERS).json()
+    return answer
+
+
+def test_a_message_over_max_runs_is_refused_and_a_cancelled_task_frees_its_slot() -> None:
+    asgi = app(network, max_runs=2)
+    slots = asgi.state.served.slots
+    with serve(asgi, lifespan="on") as url, httpx.Client(base_url=url, timeout=30) as http:
+        tasks = [send(http, "wait 60", number)["result"]["task"]["id"] for number in (1, 2)]
+        for number in (3, 4):
+            error = send(http, "hi", number)["error"]
+            told = error["data"][0]["metadata"]  # A2A 1.0: the data as an ErrorInfo's
+            assert told == {"code": "server_busy", "status": 503, "retryAfter": 1}, error
+            assert "limit of 2 runs" in error["message"]
+        assert slots.running == 2
+        cancel = {"jsonrpc": "2.0", "id": 9, "method": "CancelTask", "params": {"id": tasks[0]}}
+        cancelled = http.post("/", json=cancel, headers=HEADERS).json()["result"]
+        assert cancelled["status"]["state"] == "TASK_STATE_CANCELED"
+        deadline = time.monotonic() + 10
+        while slots.running > 1 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert slots.running == 1
+        assert "result" in send(http, "hi", 5)  # admitted again
