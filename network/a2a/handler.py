@@ -264,6 +264,8 @@ class NetworkHandler(RequestHandler):
             if stored is None:
                 raise TaskNotFoundError(message=f"no task {task_id!r}")
             _check_continuable(stored, context_id, running=self.live.get(task_id) is not None)
+        if self.group is None:  # before the admission: nothing to release
+            raise RuntimeError("the A2A app is not running (its lifespan starts its runs)")
         admission = await self.served.admit(context_id, new_id("run_"), principal)
         try:
             ctx = await self._start(admission, asked, stored, context_id)

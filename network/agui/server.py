@@ -267,14 +267,14 @@ class _Server:
             )
             budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)
-        except BaseException as error:
+            replay = self.served.on_store and lacks_stored_messages(
+                islice(ctx.state.messages, admission.prior_messages), asked.messages
+            )
+        except BaseException as error:  # the thread and the run's slot are free again
             await admission.release()
             if isinstance(error, RequestError):
                 return _refused(error)
             raise
-        replay = self.served.on_store and lacks_stored_messages(
-            islice(ctx.state.messages, admission.prior_messages), asked.messages
-        )
         response = _EventResponse(self.network, admission, ctx, replay)
         response.budget = budgets
         response.observers = self.observers

@@ -45,3 +45,14 @@ def test_a_message_over_max_runs_is_refused_and_a_cancelled_task_frees_its_slot(
             time.sleep(0.02)
         assert slots.running == 1
         assert "result" in send(http, "hi", 5)  # admitted again
+
+
+def test_a_message_to_an_app_whose_lifespan_never_ran_holds_no_slot() -> None:
+    # it was admitted (its slot and its thread's lease taken), then refused to launch, and
+    # neither was given back
+    asgi = app(network, max_runs=1)
+    with serve(asgi, lifespan="off") as url, httpx.Client(base_url=url, timeout=30) as http:
+        for number in (1, 2):
+            error = send(http, "hi", number)["error"]
+            assert error["code"] == -32603 and "internal error (reference" in error["message"]
+        assert asgi.state.served.slots.running == 0
