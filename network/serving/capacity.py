@@ -88,15 +88,20 @@ class RunSlots:
 
         Synchronous: no other request can take the last slot between the check and the
         count."""
-        if self.running >= self.limit:
+        if self.full:
             raise self.busy()
         self.running += 1
         return Slot(self)
 
+    @property
+    def full(self) -> bool:
+        """Whether no slot is free now."""
+        return self.running >= self.limit
+
     def check(self) -> None:
         """503 `server_busy` when no slot is free now: a protocol asks before it reads a
         request's body, so a full server refuses without taking it in (`take` decides)."""
-        if self.running >= self.limit:
+        if self.full:
             raise self.busy()
 
     def busy(self) -> RequestError:
