@@ -44,7 +44,6 @@ from network.cli.load import CLIError, load_authorize, load_network, store_optio
 from network.cli.orphan_watch import exit_when_orphaned
 from network.errors import ConfigurationError
 from network.run.definition import RunnableNetwork
-from network.serving.capacity import MAX_DEFAULT_RUNS, RunSlots
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 from network.threads.memory import MemoryStore
 from network.threads.resolve import open_store
@@ -89,7 +88,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the most runs under way at once in each server process, AG-UI and A2A together; "
         "beyond, requests are refused with 503 server_busy (default: the open-file limit / 8, "
-        f"at most {MAX_DEFAULT_RUNS})",
+        "at most 128)",
     )
     serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     serve.add_argument(
@@ -177,8 +176,11 @@ def _hosts_checked(asgi: Any, args: argparse.Namespace) -> Any:
     return TrustedHostMiddleware(asgi, allowed_hosts=allowed, www_redirect=False)
 
 
-def _slots(args: argparse.Namespace) -> RunSlots:
-    """The process's runs in flight, one count for both protocols (`--max-runs`)."""
+def _slots(args: argparse.Namespace) -> Any:
+    """The process's runs in flight (a `RunSlots`), one count for both protocols
+    (`--max-runs`)."""
+    from network.serving.capacity import RunSlots  # noqa: PLC0415 (not for `--help`)
+
     try:
         return RunSlots(getattr(args, "max_runs", None))
     except ConfigurationError as exc:
@@ -201,7 +203,7 @@ def _authorize(args: argparse.Namespace) -> Any:
 
 
 def _both(
-    network: RunnableNetwork, args: argparse.Namespace, authorize: Any, store: Any, slots: RunSlots
+    network: RunnableNetwork, args: argparse.Namespace, authorize: Any, store: Any, slots: Any
 ) -> ASGIApp:
     """AG-UI at `--path`, A2A at `--a2a-path` and the card, on one store."""
     from network.a2a import app as a2a_app  # noqa: PLC0415 (a2a-sdk)
