@@ -22,7 +22,7 @@ from network.agui import app
 from network.serving import RunSlots
 from network.serving.capacity import MAX_DEFAULT_RUNS, default_max_runs
 from network.threads import MemoryStore
-from tests.network.agui.live import leave_while_running, run_body, serve
+from tests.network.agui.live import run_body, serve
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
@@ -140,14 +140,20 @@ def test_exactly_max_runs_run_at_once_and_the_rest_are_refused(gate: Gate, on_st
         assert set(asgi.state.threads.owned_by(None)) == ran_on
 
 
-def test_a_client_that_leaves_mid_stream_frees_its_slot(gate: Gate) -> None:
-    asgi = app(gated_network(gate), max_runs=1)
+@pytest.mark.parametrize("on_store", [False, True], ids=["memory", "store"])
+def test_a_client_that_leaves_mid_stream_frees_its_slot(gate: Gate, on_store: bool) -> None:
+    store = {"store": MemoryStore()} if on_store else {}
+    asgi = app(gated_network(gate), max_runs=1, **store)
     slots = asgi.state.served.slots
-    entered = threading.Event()
     with serve(asgi) as url:
-        watcher = threading.Thread(target=lambda: gate.wait_for(1) and entered.set())
-        watcher.start()
-        assert leave_while_running(url, asgi, run_body("t1", "r1", "hold"), entered)
+        with (
+            httpx.Client(base_url=url, timeout=30) as http,
+            http.stream("POST", "/", json=run_body("t1", "r1", "hold")) as response,
+        ):
+            assert response.status_code == 200
+            assert gate.wait_for(1)  # the run holds the slot, inside its tool
+            assert slots.running == 1
+        # the connection is closed: the run is cancelled, its slot given back
         assert wait_until(lambda: slots.running == 0)  # while its tool still hangs
         assert not gate.opened.is_set()
         with httpx.Client(base_url=url, timeout=30) as http:
