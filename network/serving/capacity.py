@@ -15,7 +15,8 @@ pipes, a tool's connections), so an eighth of the process's open-file limit, and
 `MAX_DEFAULT_RUNS` (a run may hold a thread's state, up to 4 MiB by default, and a request's
 conversation, up to 1 MiB: 128 of them is some 640 MiB at worst). Give `max_runs=` to the
 server to choose, and the same `RunSlots` to several servers of one process (an AG-UI and an
-A2A app on one store) to bound them together.
+A2A app on one store) to bound them together. A `RunSlots` counts without a lock: the servers
+sharing one run on one event loop (each worker process of `serve --workers` has its own).
 """
 
 from __future__ import annotations
