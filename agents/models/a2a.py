@@ -30,14 +30,20 @@ as the server's agent card says:
   `taskId` and `contextId`) instead of a new turn.
 
 A call given up (the caller's run cancelled, a timeout, a bad event) cancels the remote's
-task (`CancelTask`, a best effort of 5 seconds). A remote is a stranger, so it is bounded:
-`max_bytes` per HTTP answer (the card, each stream), `timeout` seconds for the whole call,
-`idle_timeout` between two reads. A remote that goes past one, sends what is not A2A
-(malformed JSON, a part with no content, a usage that is negative or not a number, another
-task's update), fails its task, or cannot be reached is a `ModelError` naming the agent's
-model and what went wrong (the remote's own failure text cut to 500 characters), which the
-run reports as any model failure (and which a supervisor's model reads as a tool error when
-the agent runs as a tool).
+task (`CancelTask`, a best effort of 5 seconds). One given up before the first event naming
+the remote's task arrived keeps reading the stream, shielded and showing nothing more, until
+that event arrives (then the task is cancelled) or 5 seconds pass (then there is no id to
+cancel: the remote's task, if it ever started, is left to the remote). A remote that does
+not stream (`SendMessage`) names its task only in its final answer: given up before, its
+task cannot be cancelled, unless it ends within those 5 seconds.
+
+A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each stream),
+`timeout` seconds for the whole call, `idle_timeout` between two reads. A remote that goes
+past one, sends what is not A2A (malformed JSON, a part with no content, a usage that is
+negative or not a number, another task's update), fails its task, or cannot be reached is a
+`ModelError` naming the agent's model and what went wrong (the remote's own failure text cut
+to 500 characters), which the run reports as any model failure (and which a supervisor's model
+reads as a tool error when the agent runs as a tool).
 
 Decisions where the issue is silent: no tool schema is sent (a remote agent runs its own
 tools), nor the system text (it has its own instructions); the agent card is read once per
@@ -192,11 +198,7 @@ class A2AModel:
                     context_id=reply["context_id"],
                 )
             try:
-                async for event in client.send_message(SendMessageRequest(message=message)):
-                    told = answer.take(event)
-                    if on_chunk is not None:
-                        for progress in told:
-                            await on_chunk(ReasoningDelta(progress + "\n"))
+                await _read(client, SendMessageRequest(message=message), answer, on_chunk)
             except BaseException:
                 await _cancel(client, answer)
                 raise
@@ -259,6 +261,53 @@ class A2AModel:
 
     def _error(self, what: str) -> ModelError:
         return ModelError(f"remote A2A agent {self.url} {what}", model=self.name)
+
+
+async def _read(client: Any, request: Any, answer: Answer, on_chunk: ChunkHandler | None) -> None:
+    """Read the answer's events into `answer`, its progress to `on_chunk`.
+
+    The reading is shielded while the remote's task id is unknown: a call given up (its run
+    cancelled, past its `timeout`) before the first event naming the task arrived keeps
+    reading, for `CANCEL_GRACE` seconds at most and showing nothing more, until that id
+    arrives, so that `_cancel` can name the task. Once the id is known a give-up stops the
+    reading at once, as any cancellation does."""
+    reading = anyio.CancelScope(shield=True)
+    given_up = False
+
+    async def watch() -> None:
+        nonlocal given_up
+        try:
+            await anyio.sleep_forever()
+        finally:  # the call is given up (or its reading is over: then this changes nothing)
+            given_up = True
+            if answer.task_id:
+                reading.cancel()
+            else:
+                reading.deadline = anyio.current_time() + CANCEL_GRACE
+
+    failure: Exception | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(watch)
+        try:
+            with reading:
+                async with contextlib.aclosing(client.send_message(request)) as events:
+                    async for event in events:
+                        told = answer.take(event)
+                        if given_up:
+                            if answer.task_id:  # what the cancellation needs: no more
+                                break
+                            continue
+                        if on_chunk is not None:
+                            for progress in told:
+                                await on_chunk(ReasoningDelta(progress + "\n"))
+        except Exception as exc:  # raised below, outside the watcher's task group
+            failure = exc
+        group.cancel_scope.cancel()  # the watcher's work is done
+    # A give-up from outside was held off by the shield; it is raised here, at the first
+    # checkpoint outside it (before a failure of the reading: the caller gave up first).
+    await anyio.lowlevel.checkpoint()
+    if failure is not None:
+        raise failure
 
 
 async def _cancel(client: Any, answer: Answer) -> None:

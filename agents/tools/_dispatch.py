@@ -55,7 +55,9 @@ T = TypeVar("T")
 
 
 def time_limit(tool: Tool, agent: AgentLike, network: NetworkLike) -> float | None:
-    """Seconds a call of `tool` may take: the tool's own, else the agent's, else the network's.
+    """Seconds a call of `tool` may take: the tool's own, else the agent's, else the network's,
+    else the tool kind's `default_timeout` (an MCP server's tools: a stranger that may never
+    answer; a local tool has none).
 
     A plain sync tool runs on the event loop, where nothing can interrupt it, so only async
     and blocking tools are limited (`@tool(timeout=...)` makes a sync tool blocking).
@@ -63,7 +65,9 @@ def time_limit(tool: Tool, agent: AgentLike, network: NetworkLike) -> float | No
     if tool.timeout is not None:
         return tool.timeout
     limit = getattr(agent, "tool_timeout", None)
-    return limit if limit is not None else getattr(network, "tool_timeout", None)
+    if limit is None:
+        limit = getattr(network, "tool_timeout", None)
+    return limit if limit is not None else getattr(tool, "default_timeout", None)
 
 
 def retry_policy(tool: Tool, agent: AgentLike, network: NetworkLike) -> RetryPolicy | None:

@@ -264,6 +264,8 @@ class NetworkHandler(RequestHandler):
             if stored is None:
                 raise TaskNotFoundError(message=f"no task {task_id!r}")
             _check_continuable(stored, context_id, running=self.live.get(task_id) is not None)
+        if self.group is None:  # before the admission: nothing to release
+            raise RuntimeError("the A2A app is not running (its lifespan starts its runs)")
         admission = await self.served.admit(context_id, new_id("run_"), principal)
         try:
             ctx = await self._start(admission, asked, stored, context_id)
@@ -408,10 +410,13 @@ async def _answered(pending: Awaitable[T]) -> T:
 
 
 def to_a2a_error(refused: RequestError) -> A2AError:
-    """The SDK error answering a `RequestError` (its code, status and key in `data`)."""
+    """The SDK error answering a `RequestError` (its code, status, key and `retryAfter` in
+    `data`)."""
     data: dict[str, Any] = {"code": refused.code, "status": refused.status}
     if refused.key is not None:
         data["key"] = refused.key
+    if refused.retry_after is not None:  # 503 `server_busy`: the HTTP header's, in JSON-RPC
+        data["retryAfter"] = refused.retry_after
     kind: Callable[..., A2AError]
     if refused.status >= 500:
         kind = InternalError

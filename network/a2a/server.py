@@ -16,7 +16,10 @@ Routes (all under the app's mount point):
 Before the SDK reads a body, the server refuses what the serving layer refuses of any
 protocol (`network.serving`): a body that is not `application/json` (415), larger than
 `max_body_bytes` (413), a caller the `authorize` hook refuses (401 / 403, asked with no
-thread first; each request's thread is asked again by the handler). Then the handler
+thread first; each request's thread is asked again by the handler), a message (a new task)
+while `max_runs` tasks run (503 `server_busy`, `Retry-After`; one that gets past this check
+as the last slot is taken is refused by the handler's admission, a JSON-RPC error naming
+`server_busy` in its data). Then the handler
 (`network.a2a.handler`) runs each task as one run of its context's thread.
 
 Threads live on a thread store (A2A clients send only the new message, so the thread holds
@@ -28,6 +31,7 @@ same store object to `network.agui.app` and one conversation can go on over both
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +59,7 @@ from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
 from network.run.definition import RunnableNetwork
+from network.serving.capacity import RunSlots
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
 from network.serving.limits import DEFAULT_MAX_BODY_BYTES, check_json_depth, read_body
@@ -80,6 +85,7 @@ def app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+    max_runs: int | RunSlots | None = None,
 ) -> Starlette:
     """An ASGI app serving `network` over A2A (see the module docstring).
 
@@ -99,11 +105,17 @@ def app(
         max_body_bytes: larger request bodies are refused with 413 (default 1 MiB).
         lease_ttl: seconds a run's lease on its thread lasts without renewal.
         max_thread_bytes: the largest state one thread may hold (413 beyond).
+        max_runs: the most tasks running at once, over all contexts; a message beyond is
+            refused at once: 503 `server_busy` with `Retry-After` (or, when it got past that
+            check as the last slot was taken, a JSON-RPC error whose `data` is `{"code":
+            "server_busy", "status": 503, "retryAfter": <seconds>}`). A count, or a
+            `RunSlots` shared with another server of the process (the AG-UI app on the same
+            store, say); default `network.serving.capacity.default_max_runs()` (at most 128).
     """
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
     if not path.startswith("/"):
         raise ConfigurationError(f"app: path must start with '/', got {path!r}")
-    served = _served(network, store, authorize, lease_ttl, max_thread_bytes)
+    served = _served(network, store, authorize, lease_ttl, max_thread_bytes, max_runs)
     assert served.stored is not None  # always on a store
     if security is None:
         security = {"bearer": BEARER} if authorize is not None else {}
@@ -125,6 +137,7 @@ def _served(
     authorize: Authorize | None,
     lease_ttl: float,
     max_thread_bytes: int,
+    max_runs: int | RunSlots | None,
 ) -> ServedThreads:
     """The served threads, always on a store (a `MemoryStore` when none is given)."""
     try:
@@ -134,6 +147,7 @@ def _served(
             store=store if store is not None else MemoryStore(),
             lease_ttl=lease_ttl,
             max_thread_bytes=max_thread_bytes,
+            max_runs=max_runs,
         )
     except ConfigurationError as exc:
         raise ConfigurationError(f"app: {exc}") from exc
@@ -241,13 +255,35 @@ class _Guard:
             )
             check_json_depth(body)  # the SDK's parser would answer its RecursionError's text
             await self.served.principal(request, None)
+            slots = self.served.slots
+            if slots.full and starts_a_task(scope.get("path", ""), body):
+                # a full server refuses a new task over HTTP, as the other limits are (the
+                # handler's admission decides when it is not full yet, in JSON-RPC's terms)
+                raise slots.busy()
         except RequestError as refused:
             log.info("a2a.refused", code=refused.code, status=refused.status)
-            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else None
+            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else {}
+            headers.update(refused.headers())
             response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
             await response(scope, receive, send)
             return
         await self.app(scope, _replay(body, receive), send)
+
+
+SENDING = frozenset({"SendMessage", "SendStreamingMessage", "message/send", "message/stream"})
+
+
+def starts_a_task(path: str, body: bytes) -> bool:
+    """Whether a request sends a message (a task that runs): a JSON-RPC call of one of
+    `SENDING`, or REST's `message:send` / `message:stream`. Anything else is left to the SDK
+    (a body that is not JSON included): it answers it in its terms."""
+    if path.endswith(("/message:send", "/message:stream")):
+        return True
+    try:
+        call = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(call, dict) and call.get("method") in SENDING
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -16,7 +16,8 @@ large (default limit 1 MiB, `max_body_bytes=`) or a thread state over the regist
 principal, 422 not a RunAgentInput, invalid state (naming the key), a `system` / `developer`
 message, a tool result for a call the server never issued, a bad client tool; 403 a write to
 an `app:` / `temp:` key; 409 a run already under way on the thread, a pending interrupt not
-answered, or a resume that matches none.
+answered, or a resume that matches none; 503 `server_busy` with `Retry-After` while
+`max_runs` runs stream on the server (asked first, before the body is read).
 
 A run that fails after it started ends its stream with RUN_ERROR (status 200, as the stream had
 begun): the library's own error message, or for any other exception a generic message whose
@@ -79,6 +80,7 @@ from network.run.context import RunContext
 from network.run.emitter import Listener, Observer, Sink
 from network.run.events import RunEvent, ToolCallStarted, ToolResult
 from network.serving.admission import Admission
+from network.serving.capacity import RunSlots
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
 from network.serving.limits import (
@@ -114,6 +116,7 @@ def app(
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
     budget: Any = None,
     observers: Observers | None = None,
+    max_runs: int | RunSlots | None = None,
 ) -> Starlette:
     """An ASGI app serving `network` over AG-UI at `path` (POST).
 
@@ -140,6 +143,10 @@ def app(
             `network.agui.budgets`). Default: the network's own.
         observers: `observers(ctx)`: event sinks each run also gets, made for its context,
             ahead of the client's stream (the dev UI adds each step's details this way).
+        max_runs: the most runs streaming at once, over all threads; a request beyond is
+            refused at once with 503 `server_busy` and `Retry-After`, before its body is
+            read. A count, or a `RunSlots` shared with another server of the process;
+            default `network.serving.capacity.default_max_runs()` (at most 128).
     """
     _check_options(system_messages, max_body_bytes)
     served = _served_threads(
@@ -149,6 +156,7 @@ def app(
         store=store,
         lease_ttl=lease_ttl,
         max_thread_bytes=max_thread_bytes,
+        max_runs=max_runs,
     )
     server = _Server(
         network, served, max_body_bytes, system_messages, check_budget(budget), observers
@@ -200,7 +208,7 @@ def _asgi(server: _Server, path: str) -> Starlette:
 
 def _refused(error: RequestError) -> JSONResponse:
     log.info("agui.refused", code=error.code, status=error.status, key=error.key)
-    return JSONResponse(error.body(), status_code=error.status)
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers())
 
 
 @dataclass(eq=False)
@@ -242,6 +250,7 @@ class _Server:
 
     async def handle(self, request: Request) -> Any:
         try:
+            self.served.slots.check()  # a full server takes no body in (`admit` decides)
             check_content_type(request.headers.get("content-type"))
             body = await read_body(
                 request.stream(), request.headers.get("content-length"), self.max_body_bytes
@@ -260,14 +269,14 @@ class _Server:
             )
             budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)
-        except BaseException as error:
+            replay = self.served.on_store and lacks_stored_messages(
+                islice(ctx.state.messages, admission.prior_messages), asked.messages
+            )
+        except BaseException as error:  # the thread and the run's slot are free again
             await admission.release()
             if isinstance(error, RequestError):
                 return _refused(error)
             raise
-        replay = self.served.on_store and lacks_stored_messages(
-            islice(ctx.state.messages, admission.prior_messages), asked.messages
-        )
         response = _EventResponse(self.network, admission, ctx, replay)
         response.budget = budgets
         response.observers = self.observers

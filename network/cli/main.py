@@ -6,6 +6,7 @@
     agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
+        [--max-runs N]
     agent-network worker FILE:NETWORK... --db URL [--concurrency N] [--executor-id ID]
     agent-network replay FILE:NETWORK THREAD --store URL|PATH [--tools recorded|live] [--json]
     agent-network eval FILE:NETWORK DATASET [--concurrency N] [--json] [--out F] [--against F]
@@ -129,6 +130,14 @@ def _parser() -> argparse.ArgumentParser:
         "--port", type=port_number, default=8000, help="HTTP only; 0 picks a free port"
     )
     mcp.add_argument("--path", default="/mcp", help="HTTP only: the endpoint's path")
+    mcp.add_argument(
+        "--max-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most runs under way at once; a call beyond is refused (server_busy) "
+        "(default: the open-file limit / 8, at most 128)",
+    )
     add_endpoint_options(mcp)
     worker = commands.add_parser("worker", help="run durable runs from the shared queue (DBOS)")
     worker.add_argument("targets", metavar="FILE:NETWORK", nargs="+")
@@ -250,12 +259,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from network.mcp import serve_mcp  # noqa: PLC0415 (mcp)
+    from network.serving.capacity import RunSlots  # noqa: PLC0415 (the server's layer)
 
     network = load_network(args.target)
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     authorize = load_authorize(args.authorize) if args.authorize else None
+    try:
+        slots = RunSlots(args.max_runs)
+    except ConfigurationError as exc:
+        raise CLIError(f"--max-runs: {exc}") from exc
     _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
     if args.transport == "http":
         warn_if_exposed(args.host, "the MCP server")
@@ -275,6 +289,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                 port=args.port,
                 path=args.path,
                 on_ready=ready,
+                max_runs=slots,
             )
 
     try:

@@ -11,6 +11,9 @@ Everything a deployment needs is an option, so no app factory has to be written:
   the user's browser; a reverse proxy that passes its public name on names it here. Bound
   elsewhere, every `Host` is taken unless `--allowed-host` is given;
 - `--store`, `--lease-ttl`: where threads live, how long a dead server's run holds its thread;
+- `--max-runs N`: the most runs under way at once in each server process, over both
+  protocols (default `network.serving.capacity.default_max_runs()`); beyond, 503
+  `server_busy` with `Retry-After`;
 - `--workers N`: N server processes (uvicorn's), on a database store (`--store`), which they
   share (one run per thread across them, by the store's leases);
 - `--a2a` (`--a2a-path`, default `/a2a`): the network served over A2A too, its agent card at
@@ -78,6 +81,15 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         help="with --store: how long a run's lease on its thread lasts without renewal, so how "
         f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
     )
+    serve.add_argument(
+        "--max-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most runs under way at once in each server process, AG-UI and A2A together; "
+        "beyond, requests are refused with 503 server_busy (default: the open-file limit / 8, "
+        "at most 128)",
+    )
     serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     serve.add_argument(
         "--token-file",
@@ -126,15 +138,21 @@ def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
     except ConfigurationError as exc:
         raise CLIError(f"--lease-ttl: {exc}") from exc
     authorize = _authorize(args)
+    slots = _slots(args)
     store = store_option(args.store)
     try:
         if getattr(args, "a2a", False):
-            asgi = _both(network, args, authorize, store)
+            asgi = _both(network, args, authorize, store, slots)
         else:
             from network.agui import app  # noqa: PLC0415 (starlette)
 
             asgi = app(
-                network, path=args.path, store=store, lease_ttl=args.lease_ttl, authorize=authorize
+                network,
+                path=args.path,
+                store=store,
+                lease_ttl=args.lease_ttl,
+                authorize=authorize,
+                max_runs=slots,
             )
     except ConfigurationError as exc:  # a URL no store supports
         raise CLIError(f"--store: {exc}") from exc
@@ -158,6 +176,17 @@ def _hosts_checked(asgi: Any, args: argparse.Namespace) -> Any:
     return TrustedHostMiddleware(asgi, allowed_hosts=allowed, www_redirect=False)
 
 
+def _slots(args: argparse.Namespace) -> Any:
+    """The process's runs in flight (a `RunSlots`), one count for both protocols
+    (`--max-runs`)."""
+    from network.serving.capacity import RunSlots  # noqa: PLC0415 (not for `--help`)
+
+    try:
+        return RunSlots(getattr(args, "max_runs", None))
+    except ConfigurationError as exc:
+        raise CLIError(f"--max-runs: {exc}") from exc
+
+
 def _authorize(args: argparse.Namespace) -> Any:
     if args.authorize and args.token_file:
         raise CLIError("give --authorize or --token-file, not both")
@@ -174,7 +203,7 @@ def _authorize(args: argparse.Namespace) -> Any:
 
 
 def _both(
-    network: RunnableNetwork, args: argparse.Namespace, authorize: Any, store: Any
+    network: RunnableNetwork, args: argparse.Namespace, authorize: Any, store: Any, slots: Any
 ) -> ASGIApp:
     """AG-UI at `--path`, A2A at `--a2a-path` and the card, on one store."""
     from network.a2a import app as a2a_app  # noqa: PLC0415 (a2a-sdk)
@@ -184,7 +213,12 @@ def _both(
     if not a2a_path.startswith("/") or a2a_path.rstrip("/") == args.path.rstrip("/"):
         raise CLIError(f"--a2a-path must start with '/' and differ from --path, got {a2a_path!r}")
     shared, owned = open_store(store) if store is not None else (MemoryStore(), False)
-    common = {"store": shared, "lease_ttl": args.lease_ttl, "authorize": authorize}
+    common = {
+        "store": shared,
+        "lease_ttl": args.lease_ttl,
+        "authorize": authorize,
+        "max_runs": slots,  # one bound for both protocols
+    }
     agui = agui_app(network, path=args.path, **common)
     a2a = a2a_app(network, path=a2a_path, **common)
     return _Split(agui, a2a, a2a_path.rstrip("/"), shared if owned else None)

@@ -10,6 +10,7 @@ from network.errors import ConfigurationError
 from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
 from network.network import Network
+from network.serving.capacity import RunSlots
 from network.serving.principals import Authorize
 from network.threads.leases import DEFAULT_LEASE_TTL
 
@@ -32,6 +33,7 @@ async def serve_mcp(
     authorize: Authorize | None = None,
     store: Any = None,
     lease_ttl: float = DEFAULT_LEASE_TTL,
+    max_runs: int | RunSlots | None = None,
 ) -> None:
     """Serve `network` as an MCP server until the client leaves (stdio) or the task is
     cancelled (HTTP).
@@ -46,6 +48,7 @@ async def serve_mcp(
         authorize: who may call, and on which thread, as for `mcp_server`.
         store: where calls on a thread keep it, as for `mcp_server`.
         lease_ttl: with `store`, as for `mcp_server`.
+        max_runs: the most runs under way at once, as for `mcp_server`.
     """
     server = mcp_server(
         network,
@@ -54,6 +57,7 @@ async def serve_mcp(
         authorize=authorize,
         store=store,
         lease_ttl=lease_ttl,
+        max_runs=max_runs,
     )
     if transport == "stdio":
         from mcp.server.stdio import stdio_server  # noqa: PLC0415 (mcp)

@@ -36,6 +36,7 @@ from network.mcp.arguments import OUTPUT_SCHEMA, RunArguments
 from network.mcp.progress import progress_sinks
 from network.mcp.threaded import run_on_thread, waiting
 from network.network import Network
+from network.serving.capacity import RunSlots
 from network.serving.client_writes import check_scopes
 from network.serving.errors import RequestError
 from network.serving.principals import Authorize
@@ -68,6 +69,7 @@ def mcp_server(
     authorize: Authorize | None = None,
     store: Any = None,
     lease_ttl: float = DEFAULT_LEASE_TTL,
+    max_runs: int | RunSlots | None = None,
 ) -> Server[Any]:
     """An MCP server (the SDK's `mcp.server.lowlevel.Server`) whose one tool runs `network`.
 
@@ -83,6 +85,10 @@ def mcp_server(
         store: where calls with `thread` keep their threads: a thread store, a database URL or
             an SQLite path (default: a `MemoryStore` of this server, lost with the process).
         lease_ttl: with `store`, seconds a run's lease on its thread lasts without renewal.
+        max_runs: the most runs under way at once, with a thread or without; a call beyond
+            is refused at once (`refused (server_busy): ...`). A count, or a `RunSlots`
+            shared with another server of the process; default
+            `network.serving.capacity.default_max_runs()` (at most 128).
     """
     from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp: only serving a network loads it)
 
@@ -91,6 +97,7 @@ def mcp_server(
         authorize=authorize,
         store=store if store is not None else MemoryStore(),
         lease_ttl=lease_ttl,
+        max_runs=max_runs,
     )
     tool = _RunTool(network, served, tool_name or run_tool_name(network), description)
 
@@ -166,9 +173,10 @@ class _RunTool:
             if arguments.thread is None and arguments.answers is None:
                 await self.served.principal(request, None)
                 check_scopes(arguments.state or ())  # as on a thread: no app: or temp: keys
-                result = await self.network.run(
-                    arguments.input, state=arguments.state, sinks=progress_sinks(mcp_request)
-                )
+                with self.served.slot():  # one of the server's `max_runs`, as on a thread
+                    result = await self.network.run(
+                        arguments.input, state=arguments.state, sinks=progress_sinks(mcp_request)
+                    )
                 if result.interrupts:  # nothing to answer it on: the fresh run is gone
                     return _error(_needs_thread(result))
             else:

@@ -1,7 +1,8 @@
 """The serving layer: what every protocol server of a network needs, written once.
 
 Principals and the `authorize` hook, thread ownership, admission (one run per thread: a busy
-flag in memory, the store's run lease across processes, a run that lost its lease stopped),
+flag in memory, the store's run lease across processes, a run that lost its lease stopped;
+at most `max_runs` runs at once on a server, `network.serving.capacity`),
 body, id and state limits, what a client may write, exactly-once answers to approvals, and
 error screening. The AG-UI server (`network.agui`) and the MCP server (`network.mcp`) are
 routes and encoders on it; an A2A server can sit beside them with this layer alone. Nothing
@@ -19,6 +20,7 @@ here names a protocol's events or types. See docs/serving.md.
 
 from network.serving.admission import Admission, RunRequest
 from network.serving.approvals import pair_answers, settle
+from network.serving.capacity import RunSlots, Slot
 from network.serving.client_writes import check_scopes
 from network.serving.content_type import check_content_type
 from network.serving.errors import RequestError
@@ -36,7 +38,9 @@ __all__ = [
     "HeldLease",
     "RequestError",
     "RunRequest",
+    "RunSlots",
     "ServedThreads",
+    "Slot",
     "ThreadHeader",
     "ThreadRecord",
     "ThreadRegistry",

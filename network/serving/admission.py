@@ -37,6 +37,7 @@ from network.run.emitter import Listener, Sink, wrapped
 from network.run.interrupts import Answer, Interrupt
 from network.run.thread_ref import ThreadRef
 from network.serving.approvals import settle
+from network.serving.capacity import Slot
 from network.serving.errors import RequestError
 from network.serving.lease import HeldLease
 from network.serving.registry import ThreadRecord, ThreadRegistry, json_size
@@ -115,6 +116,9 @@ class Admission:
     # how many messages the thread held before this run (on a store; 0 in memory, where the
     # client holds the conversation)
     prior_messages: int = 0
+    # the run's place among the server's runs in flight (`network.serving.capacity`), given
+    # back by `release`
+    slot: Slot | None = None
 
     @property
     def stopped(self) -> bool:
@@ -130,7 +134,8 @@ class Admission:
         raise NotImplementedError
 
     async def release(self) -> None:
-        """Free the thread for the next request (call it once, whatever happened)."""
+        """Free the thread for the next request, and the run's slot on the server (call it
+        once, whatever happened)."""
         raise NotImplementedError
 
 
@@ -200,6 +205,8 @@ class MemoryAdmission(Admission):
             record.run_id = None
         if self.reserved.get(record.thread_id) is record:
             del self.reserved[record.thread_id]
+        if self.slot is not None:
+            self.slot.release()
 
 
 class StoredAdmission(Admission):
@@ -313,7 +320,10 @@ class StoredAdmission(Admission):
         return outcome
 
     async def release(self) -> None:
-        """Release the lease (the session's store stays open: it is the server's)."""
+        """Release the lease (the session's store stays open: it is the server's) and the
+        run's slot (first: also when the lease's release fails or is cancelled)."""
+        if self.slot is not None:
+            self.slot.release()
         await self.claimed.lease.release()
 
 

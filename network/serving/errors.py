@@ -25,13 +25,26 @@ class RequestError(Exception):
     state and pending interrupts are as they were.
     """
 
-    def __init__(self, status: int, code: str, message: str, *, key: str | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        key: str | None = None,
+        retry_after: int | None = None,
+    ) -> None:
         message = _cut(message, MAX_MESSAGE)
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.key = None if key is None else _cut(key, MAX_KEY)
+        self.retry_after = retry_after  # seconds, for a refusal that passes (503 `server_busy`)
+
+    def headers(self) -> dict[str, str]:
+        """The HTTP headers the answer carries: `Retry-After` when the refusal passes."""
+        return {} if self.retry_after is None else {"retry-after": str(self.retry_after)}
 
     def body(self) -> dict[str, Any]:
         """The JSON error body."""

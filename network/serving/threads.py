@@ -14,9 +14,11 @@ It owns what every protocol needs and none should write twice: principals (the a
 `authorize` hook, `network.serving.principals`), thread ownership (a thread belongs to the
 principal that created it; anyone else's request on it is 404 `thread_not_found`), admission
 (one run per thread: a busy flag in memory, the store's lease across processes, 409
-`thread_busy`), the limits on what a thread may hold (`max_thread_bytes`, 413), exactly-once
-answers to approvals (`network.serving.approvals`) and the caller's thread list. Threads live
-in an in-memory `ThreadRegistry` (`threads=`, the default) or on a thread store (`store=`).
+`thread_busy`; at most `max_runs` runs at once on the server, 503 `server_busy`,
+`network.serving.capacity`), the limits on what a thread may hold (`max_thread_bytes`,
+413), exactly-once answers to approvals (`network.serving.approvals`) and the caller's thread
+list. Threads live in an in-memory `ThreadRegistry` (`threads=`, the default) or on a thread
+store (`store=`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from network.errors import ConfigurationError
 from network.numbers import check_number
 from network.run.interrupts import Interrupt
 from network.serving.admission import Admission, MemoryAdmission, StoredAdmission
+from network.serving.capacity import RunSlots, Slot, run_slots
 from network.serving.errors import RequestError
 from network.serving.limits import check_run_id, check_thread_id
 from network.serving.principals import Authorize, check_owner, not_found, principal_of
@@ -84,6 +87,9 @@ class ServedThreads:
         lease_ttl: with `store`, seconds a run's lease lasts without renewal.
         max_thread_bytes: with `store`, the largest state one thread may hold (413 beyond);
             in memory the registry's `max_thread_bytes` is.
+        max_runs: the most runs under way at once (503 `server_busy` beyond): a count, or a
+            `RunSlots` shared with other servers of the process; default
+            `network.serving.capacity.default_max_runs()`.
     """
 
     def __init__(
@@ -95,12 +101,14 @@ class ServedThreads:
         store: Any = None,
         lease_ttl: float = DEFAULT_LEASE_TTL,
         max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
+        max_runs: int | RunSlots | None = None,
     ) -> None:
         if authorize is not None and not callable(authorize):
             raise ConfigurationError(f"authorize must be callable, got {authorize!r}")
         if store is not None and threads is not None:
             raise ConfigurationError("give threads= (in memory) or store=, not both")
         check_number("max_thread_bytes", max_thread_bytes, integer=True, minimum=1)
+        self.slots = run_slots(max_runs)
         self.network = network
         self.authorize = authorize
         # `is None`: an empty registry is falsy (it has a length)
@@ -122,12 +130,28 @@ class ServedThreads:
         """Who `request` acts for on `thread_id` (None: anonymous, no hook)."""
         return await principal_of(self.authorize, request, thread_id)
 
+    def slot(self) -> Slot:
+        """A place for a run on no thread (an MCP call without one), or 503 `server_busy`;
+        release it when the run ends (`with served.slot(): ...`)."""
+        return self.slots.take()
+
     async def admit(self, thread_id: str, run_id: str, principal: str | None) -> Admission:
         """Hold `thread_id` for run `run_id` of `principal`, or the `RequestError` refusing
-        it: 422 for an id no store could keep, 404 for a thread the principal may not see,
-        409 `thread_busy` while another run holds it. Release the answer when done."""
+        it: 422 for an id no store could keep, 503 `server_busy` when `max_runs` runs are
+        under way, 404 for a thread the principal may not see, 409 `thread_busy` while
+        another run holds it. Release the answer when done (it frees the slot too)."""
         check_thread_id(thread_id)
         check_run_id(run_id)
+        slot = self.slots.take()
+        try:
+            admission = await self._admit(thread_id, run_id, principal)
+        except BaseException:
+            slot.release()
+            raise
+        admission.slot = slot
+        return admission
+
+    async def _admit(self, thread_id: str, run_id: str, principal: str | None) -> Admission:
         if self.stored is not None:
             claimed = await self.stored.claim(self.network, thread_id, principal, run_id)
             return StoredAdmission(

@@ -15,7 +15,9 @@ asyncio's own cancellation cuts short (`asyncio.run` cancels every task left whe
 coroutine returns) kills the server at once instead, and one that never ran is finished at
 interpreter exit (`agents.capabilities.mcp._orphans`).
 
-The listing is cached on the connection (see `MCPServer` for when it is refreshed). A call
+The listing is cached on the connection (see `MCPServer` for when it is refreshed), and
+bounded: each description, each schema, the number of tools and their bytes together
+(`agents.capabilities.mcp._bounds`). A call
 that fails in transport (the server died, the session was closed) is a `ToolError` the model
 reads; the connection is not reopened: the server stays down for the rest of its lifetime.
 """
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from agents.capabilities.mcp._arguments import arguments_check
+from agents.capabilities.mcp._bounds import ListingBudget, bounded_description, schema_size
 from agents.capabilities.mcp._keeper import session_group
 from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
 from agents.capabilities.mcp._sdk import load_sdk
@@ -194,6 +197,7 @@ class Connection:
         `MCPServerError` naming the server, not a listing cut short or doubled."""
         client = self._require_client()
         listed: dict[str, ListedTool] = {}
+        budget = ListingBudget(self.name)
         cursor: str | None = None
         cursors: set[str] = set()
         try:
@@ -201,7 +205,7 @@ class Connection:
                 for _ in range(MAX_LIST_PAGES):
                     page = await client.list_tools(cursor=cursor, cache_mode="refresh")
                     for tool in page.tools:
-                        self._add_listed(listed, tool)
+                        self._add_listed(listed, tool, budget)
                     cursor = page.next_cursor
                     if not cursor:
                         return list(listed.values())
@@ -223,29 +227,36 @@ class Connection:
             ) from exc
         raise self._bad_listing(f"it did not end within {MAX_LIST_PAGES} pages")
 
-    def _add_listed(self, listed: dict[str, ListedTool], tool: MCPTool) -> None:
+    def _add_listed(
+        self, listed: dict[str, ListedTool], tool: MCPTool, budget: ListingBudget
+    ) -> None:
         if tool.name in listed:
             raise self._bad_listing(f"it lists the tool {tool.name[:100]!r} twice")
         allowed = self.server.allowed_tools
         if _callable(tool) and (allowed is None or tool.name in allowed):
             # a tool left out is never offered: its schema is not read (a bad one would fail
-            # the listing, and with it the tools that were asked for)
-            listed[tool.name] = self._listed_tool(tool)
+            # the listing, and with it the tools that were asked for), nor counted
+            listed[tool.name] = self._listed_tool(tool, budget)
 
     def _bad_listing(self, why: str) -> MCPServerError:
         return MCPServerError(
             f"MCP server {self.name!r}: its tool listing is unusable: {why}", server=self.name
         )
 
-    def _listed_tool(self, tool: MCPTool) -> ListedTool:
+    def _listed_tool(self, tool: MCPTool, budget: ListingBudget) -> ListedTool:
         schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+        # bounded first: what the model would be sent, and what the schema check would read
+        description = bounded_description(
+            self.name, tool.name, tool.description or tool.title or ""
+        )
+        budget.add(description, schema_size(self.name, tool.name, schema))
         try:
             check = arguments_check(tool.name, schema)
         except ConfigurationError as exc:
             raise MCPServerError(f"MCP server {self.name!r}: {exc}", server=self.name) from exc
         return ListedTool(
             name=tool.name,
-            description=tool.description or tool.title or "",
+            description=description,
             input_schema=dict(schema),
             check=check,
             annotations=tool.annotations,

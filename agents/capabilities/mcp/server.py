@@ -62,7 +62,8 @@ class MCPServer:
         cache_tools: keep the listing for the connection's lifetime (default); `False` lists
             again at every agent call.
         timeout: seconds each tool call may take (default: the agent's, else the network's
-            `tool_timeout`); past it the model gets an error result.
+            `tool_timeout`, else 60: `DEFAULT_CALL_TIMEOUT`); past it the model gets an error
+            result.
         connect_timeout: seconds the whole connection may take (starting the server, the
             SDK's discovery probe, the handshake: one deadline), and each listing.
         outputs_to_state: `{tool_name: {state_key: {"source": field, "handler": fn}}}`: as

@@ -1,7 +1,9 @@
 """`MCPTool`: one tool of an MCP server, offered to the model like any `@tool`.
 
 It is a `Tool`, so it goes through the same dispatch as local tools (`agents.tools._dispatch`): the
-time limit (`MCPServer(timeout=...)`, else the agent's, else the network's `tool_timeout`),
+time limit (`MCPServer(timeout=...)`, else the agent's, else the network's `tool_timeout`, else
+`DEFAULT_CALL_TIMEOUT`: a server is a stranger, and one that never answers must not hold a run
+forever),
 state staging, `outputs_to_state`, error results. Its arguments are validated against the
 server's `inputSchema` before anything is sent; its result is mapped by
 `agents.capabilities.mcp.content`.
@@ -19,6 +21,10 @@ from agents.capabilities.mcp.content import error_text, result_size, result_valu
 from agents.tools.tool import Tool, not_an_object, output_mappings, tool_result_text
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
+
+DEFAULT_CALL_TIMEOUT = 60.0
+"""Seconds an MCP tool call may take when neither the server's `timeout=` nor the agent's or
+the network's `tool_timeout` says otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +48,8 @@ class MCPTool(Tool):
     """
 
     __slots__ = ("listed", "server")
+    # the time limit when no one set one (`agents.tools._dispatch.time_limit`)
+    default_timeout: float | None = DEFAULT_CALL_TIMEOUT
 
     def __init__(
         self,

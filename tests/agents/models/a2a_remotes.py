@@ -2,20 +2,22 @@
 
     python tests/agents/models/a2a_remotes.py KIND PORT [COUNT_FILE]
 
-- `reference`: the official `a2a-sdk` server (`DefaultRequestHandler`, in-memory tasks) with
-  a scripted executor: "slow N" sleeps N seconds (a cancelled one
-  writes "cancelled: slow N" to COUNT_FILE); "fail" fails its task; "ask" waits for
-  input; "usage A B" reports usage A in, B out; anything else: one `working` progress message,
-  then the answer `echo: <text> (turn N of context C)` in two artifact chunks, usage 7 / 5.
-  Every task appends a line to COUNT_FILE (when given): the calls counted. `reference-0.3`:
-  the same, its card's interface saying A2A 0.3 (the SDK's 0.3 compatibility mode). Each
-  JSON-RPC call writes `method: <its method>` to COUNT_FILE.
+- `reference`: the official `a2a-sdk` server (`DefaultRequestHandler`, in-memory tasks) with a
+  scripted executor: "slow N" sleeps N seconds (a cancelled one writes "cancelled: slow N" to
+  COUNT_FILE); "late N" sends its task (its first event) only after N seconds, then sleeps 30
+  (cancelled, it writes "cancelled: late N"); "fail" fails its task; "ask" waits for input;
+  "usage A B" reports usage A in, B out; anything else: one `working` progress message, then
+  the answer `echo: <text> (turn N of context C)` in two artifact chunks, usage 7 / 5. Every
+  task appends a line to COUNT_FILE (when given): the calls counted. `reference-0.3`: the
+  same, its card's interface saying A2A 0.3 (the SDK's 0.3 compatibility mode). Each JSON-RPC
+  call writes `method: <its method>` to COUNT_FILE.
 - `hostile`: a hand-written JSON-RPC server with a valid agent card whose stream misbehaves,
-  by the message text: "huge" (10 MB in one event), "quiet" (sends nothing, for ever),
-  "trickle" (a byte a second, for ever), "garbage" (an event that is not JSON), "empty part"
-  (a part with no content), "negative usage", "absurd usage", "nan usage", "other task" (an
-  update of another task), "no end" (the stream ends while the task works). `elsewhere`: the same,
-  its card naming an endpoint on another host (127.0.0.2).
+  by the message text: "mute" (headers, then nothing, not even the task), "huge" (10 MB in one
+  event), "quiet" (sends nothing, for ever), "trickle" (a byte a second, for ever), "garbage"
+  (an event that is not JSON), "empty part" (a part with no content), "negative usage",
+  "absurd usage", "nan usage", "other task" (an update of another task), "no end" (the stream
+  ends while the task works). `elsewhere`: the same, its card naming an endpoint on another
+  host (127.0.0.2).
 - `peer`: a pydantic-ai agent (a `FunctionModel` answering `peer: <text> (turn N)`) served
   by `fasta2a.pydantic_ai.agent_to_a2a`, the A2A server pydantic-ai points to.
 """
@@ -75,12 +77,14 @@ def reference(port: int, count_file: str | None, version: str = "1.0") -> Any:
                 with open(count_file, "a", encoding="utf-8") as out:
                     out.write(text.replace("\n", " ") + "\n")
             task = context.current_task or new_task_from_user_message(context.message)
+            if text.startswith("late "):  # the caller learns of the task late
+                await asyncio.sleep(float(text.split()[1]))
             if context.current_task is None:
                 await event_queue.enqueue_event(task)
             updater = TaskUpdater(event_queue, task.id, task.context_id)
-            if text.startswith("slow "):
+            if text.startswith(("slow ", "late ")):
                 try:
-                    await asyncio.sleep(float(text.split()[1]))
+                    await asyncio.sleep(float(text.split()[1]) if text[0] == "s" else 30)
                 except asyncio.CancelledError:
                     if count_file:
                         with open(count_file, "a", encoding="utf-8") as out:
@@ -216,6 +220,8 @@ def hostile(port: int, elsewhere: bool = False) -> Any:
         text = "".join(part.get("text", "") for part in parts)
 
         async def stream() -> Any:
+            if text == "mute":  # not even the task
+                await asyncio.sleep(3600)
             yield event(rpc_id, task("TASK_STATE_WORKING"))
             if text == "huge":
                 yield event(rpc_id, completed("x" * 10_000_000))

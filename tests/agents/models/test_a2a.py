@@ -142,6 +142,36 @@ async def test_a_cancelled_caller_cancels_the_remote_task(reference: str, calls:
     assert counted(calls, "cancelled: slow 21") == 1
 
 
+async def test_a_caller_cancelled_before_the_task_id_arrives_still_cancels_the_remote_task(
+    reference: str, calls: Path
+) -> None:
+    # the remote sends its task (and with it the id a CancelTask names) 2 s after it took the
+    # message; the caller is cancelled in between: the remote's task went on working
+    remote = Agent("remote", model=A2AModel(reference))
+    async with anyio.create_task_group() as group:
+        group.start_soon(remote.run, "late 2")
+        with anyio.fail_after(30):
+            while counted(calls, "late 2") == 0:  # the remote has the message, not yet a task
+                await anyio.sleep(0.02)
+        group.cancel_scope.cancel()
+    with anyio.fail_after(10):
+        while counted(calls, "cancelled: late 2") == 0:
+            await anyio.sleep(0.05)
+    assert counted(calls, "method: CancelTask") >= 1
+
+
+async def test_a_caller_cancelled_before_a_remote_that_never_names_its_task_ends_anyway(
+    hostile: str,
+) -> None:
+    # nothing to cancel ever arrives: the reading kept for the id ends within its grace
+    remote = Agent("remote", model=A2AModel(hostile))
+    with anyio.fail_after(30):  # the grace is 5 s
+        async with anyio.create_task_group() as group:
+            group.start_soon(remote.run, "mute")
+            await anyio.sleep(1)
+            group.cancel_scope.cancel()
+
+
 async def test_a_failed_remote_task_reaches_the_supervisors_model(reference: str) -> None:
     remote = Agent("remote", model=A2AModel(reference))
     boss_model = ScriptedModel([call("remote", input="fail"), "It failed."])

@@ -159,9 +159,28 @@ def test_a2a_at_the_root_and_ag_ui_beside_it(tmp_path: Path) -> None:
         assert found["error"]["code"] == -32001  # the A2A endpoint: task not found
 
 
+def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) -> None:
+    options = ["--a2a", "--max-runs", "1"]
+    with serving(*options) as url:
+        message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "wait 60"}]}
+        params = {"message": message, "configuration": {"returnImmediately": True}}
+        send = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}
+        a2a = {"A2A-Version": "1.0"}
+        task = httpx.post(f"{url}/a2a", json=send, headers=a2a, timeout=30).json()["result"]
+        busy = httpx.post(url + "/", json=run_body("t-busy"), timeout=30)  # the A2A task holds it
+        assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+        assert busy.json()["error"]["code"] == "server_busy"
+        cancel = {"jsonrpc": "2.0", "id": 2, "method": "CancelTask"}
+        cancel["params"] = {"id": task["task"]["id"]}
+        httpx.post(f"{url}/a2a", json=cancel, headers=a2a, timeout=30)
+        answered = httpx.post(url + "/", json=run_body("t-free"), timeout=30)
+        assert answered.status_code == 200 and "RUN_FINISHED" in answered.text
+
+
 @pytest.mark.parametrize(
     ("options", "error"),
     [
+        (["--max-runs", "0"], "--max-runs"),
         (["--lease-ttl", "nan"], "--lease-ttl"),
         (["--lease-ttl", "-1"], "--lease-ttl"),
         (["--workers", "0"], "--workers must be 1 or more"),

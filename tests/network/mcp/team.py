@@ -2,12 +2,15 @@
 
 The writer notes the input in state through a tool, then answers; the answer is stored under
 `answer`. Input "explode" makes the model fail, so the run fails; input "leak" makes the
-router fail with an exception whose text holds a password (`SECRET`).
+router fail with an exception whose text holds a password (`SECRET`); input "slow" takes its
+note 3 s.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import anyio
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import Network
@@ -15,8 +18,10 @@ from network.errors import ModelError
 
 
 @tool
-def note(text: str, ctx: ToolContext) -> str:
+async def note(text: str, ctx: ToolContext) -> str:
     """Keep `text` in the notes."""
+    if text == "slow":  # a run that holds its place a while
+        await anyio.sleep(3)
     ctx.kv.set("notes", [text])
     return "noted"
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -156,3 +157,37 @@ async def test_serve_mcp_on_a_port_no_socket_can_have_is_a_configuration_error()
     # (it was the socket module's OverflowError)
     with pytest.raises(ConfigurationError, match="cannot listen on 127.0.0.1:70000"):
         await serve_mcp(network, transport="http", port=70_000)
+
+
+def test_agent_network_mcp_refuses_a_bad_max_runs(capsys: Any, quiet_logs: None) -> None:
+    from network.cli.main import main
+
+    status = main(["mcp", "tests/network/cli/example_network.py:network", "--max-runs", "0"])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert "--max-runs: max_runs must be" in captured.err and "Traceback" not in captured.err
+
+
+async def test_agent_network_mcp_max_runs_bounds_the_stdio_server() -> None:
+    # one run at a time: a second call while the first holds the slot is refused at once
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "network.cli", "mcp", TEAM, "--max-runs", "1"],
+        env=command_env(),
+        cwd=str(ROOT),
+    )
+    async with Client(params) as client, anyio.create_task_group() as group:
+        first: list[Any] = []
+
+        async def slow() -> None:
+            first.append(await client.call_tool("notes_team", {"input": "slow"}))
+
+        group.start_soon(slow)
+        with anyio.fail_after(20):
+            while True:  # until the slow run holds the slot
+                second = await client.call_tool("notes_team", {"input": "quick"})
+                if second.is_error:
+                    break
+                await anyio.sleep(0.05)
+        assert second.content[0].text.startswith("refused (server_busy): ")
+    assert first and not first[0].is_error

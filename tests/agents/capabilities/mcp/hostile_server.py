@@ -15,7 +15,14 @@ hostile server may: `python hostile_server.py MODE`.
   (600,000 bytes of text; as JSON, which the model reads of several blocks, six times that);
 - `blank`: its tool `deep` fails (`isError`) with 2,000 empty text blocks (their text, joined
   by newlines, is 1,999 of them);
-- `vain`: it calls itself 100,000 `h`s, and its tool `deep` answers with a JSON-RPC error.
+- `vain`: it calls itself 100,000 `h`s, and its tool `deep` answers with a JSON-RPC error;
+- `hung`: it lists `deep`, and never answers a call of it;
+- `wordy`: the description of `deep` is 2,000,000 characters;
+- `tower`: the inputSchema of `deep` nests 50 levels of objects, and `fine` is a plain tool;
+- `heavy`: the inputSchema of `deep` is 200,000 bytes (a property's description), and `fine`
+  is a plain tool;
+- `throng`: it lists 1,001 tools, `t0` ... `t1000`;
+- `bulky`: it lists 300 tools, each described in 4,000 characters (1.2 MB together).
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -32,10 +39,26 @@ LOUD = 2_000_000
 
 
 def tools() -> list[dict[str, Any]]:
-    names = [f"t{n}" for n in range(500)] if MODE == "crowded" else ["deep"]
+    count = {"crowded": 500, "throng": 1001, "bulky": 300}.get(MODE)
+    names = [f"t{n}" for n in range(count)] if count else ["deep"]
     listed: list[dict[str, Any]] = [
         {"name": name, "inputSchema": {"type": "object"}} for name in names
     ]
+    if MODE == "bulky":
+        for tool in listed:
+            tool["description"] = "d" * 4000
+    if MODE == "wordy":
+        listed[0]["description"] = "w" * 2_000_000
+    if MODE == "tower":
+        schema: dict[str, Any] = {"type": "object"}
+        for _ in range(49):
+            schema = {"type": "object", "properties": {"x": schema}}
+        listed[0]["inputSchema"] = schema
+    if MODE == "heavy":
+        big = {"type": "string", "description": "h" * 200_000}
+        listed[0]["inputSchema"] = {"type": "object", "properties": {"x": big}}
+    if MODE in ("tower", "heavy"):
+        listed.append({"name": "fine", "inputSchema": {"type": "object"}})
     if MODE == "sloppy":
         listed.append({"name": "bare", "inputSchema": {}})
     if MODE == "referring":
@@ -55,6 +78,8 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         if MODE == "mute":
             return None
         result = {"tools": tools()}
+    elif method == "tools/call" and MODE == "hung":
+        return None
     elif method == "tools/call" and MODE == "vain":
         return {"code": -32603, "message": "no"}
     elif method == "tools/call" and MODE == "loud":

@@ -9,9 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
+from agents.capabilities.mcp._bounds import MAX_DESCRIPTION
+from agents.capabilities.mcp.tool import DEFAULT_CALL_TIMEOUT, MCPTool
 
 HOSTILE = Path(__file__).with_name("hostile_server.py")
 
@@ -161,3 +164,79 @@ async def test_the_name_a_server_gives_itself_is_kept_to_100_characters() -> Non
     (record,) = records(result)
     name = "h" * 100
     assert record.error == f"tool 'deep' failed: MCP server '{name}' failed: MCPError: no"
+
+
+async def test_a_call_never_answered_ends_at_the_default_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # neither the server, the agent nor the network set a timeout: the call waited forever
+    assert MCPTool.default_timeout == DEFAULT_CALL_TIMEOUT == 60.0
+    monkeypatch.setattr(MCPTool, "default_timeout", 1.0)  # the test's minute
+    model = ScriptedModel([call("deep"), "gave up"])
+    with anyio.fail_after(30):
+        result = await Agent("a", tools=[hostile("hung")], model=model).run("x")
+    (record,) = records(result)
+    assert record.is_error and record.error is not None and "1 s" in record.error, record.error
+    assert result.output == "gave up"
+
+
+async def test_a_timeout_the_user_set_wins_over_the_default() -> None:
+    model = ScriptedModel([call("deep"), "gave up"])
+    agent = Agent("a", tools=[hostile("hung")], model=model, tool_timeout=0.5)
+    with anyio.fail_after(30):  # not the default minute
+        result = await agent.run("x")
+    (record,) = records(result)
+    assert record.error is not None and "0.5 s" in record.error, record.error
+
+
+async def test_a_description_of_megabytes_reaches_the_model_cut() -> None:
+    model = ScriptedModel([call("deep"), "done"])
+    result = await Agent("a", tools=[hostile("wordy")], model=model).run("x")
+    (offered,) = model.requests[0].tools or []
+    description = offered["function"]["description"]
+    assert description == "w" * MAX_DESCRIPTION + "... (cut: 2,000,000 characters)"
+    assert records(result)[0].result == "deep"  # the tool stays usable
+
+
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [
+        ("tower", "its inputSchema is nested more than 32 levels deep"),
+        ("heavy", "its inputSchema is 200,"),
+    ],
+)
+async def test_a_schema_too_deep_or_too_large_fails_the_listing_naming_the_tool(
+    mode: str, why: str
+) -> None:
+    with pytest.raises(MCPServerError) as raised:
+        await Agent("a", tools=[hostile(mode)], model=ScriptedModel(["no"])).run("x")
+    message = str(raised.value)
+    assert message.startswith(f"MCP server 'hostile': tool 'deep': {why}"), message
+    assert message.endswith("leave the tool out with allowed_tools") and len(message) < 300
+    # the server's other tools can still be offered, the bad one left out unread
+    model = ScriptedModel([call("fine"), "done"])
+    server = hostile(mode, allowed_tools=["fine"])
+    result = await Agent("a", tools=[server], model=model).run("x")
+    assert records(result)[0].result == "fine"
+
+
+@pytest.mark.parametrize(
+    ("mode", "why"),
+    [
+        ("throng", "it lists more than 1,000 tools"),
+        ("bulky", "its tools' descriptions and schemas take more than 1,000,000 bytes"),
+    ],
+)
+async def test_too_many_tools_or_bytes_fail_the_listing_naming_the_server(
+    mode: str, why: str
+) -> None:
+    with pytest.raises(MCPServerError) as raised:
+        await Agent("a", tools=[hostile(mode)], model=ScriptedModel(["no"])).run("x")
+    assert str(raised.value) == (
+        f"MCP server 'hostile': its tool listing is unusable: {why}; name the tools to offer "
+        "with allowed_tools"
+    )
+    model = ScriptedModel([call("t7"), "done"])
+    server = hostile(mode, allowed_tools=["t7", "t8"])
+    result = await Agent("a", tools=[server], model=model).run("x")
+    assert records(result)[0].result == "t7"
