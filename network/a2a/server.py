@@ -110,7 +110,7 @@ def app(
             check as the last slot was taken, a JSON-RPC error whose `data` is `{"code":
             "server_busy", "status": 503, "retryAfter": <seconds>}`). A count, or a
             `RunSlots` shared with another server of the process (the AG-UI app on the same
-            store, say); default `network.serving.capacity.default_max_runs()` (at most 128).
+            store, say); default `network.serving.capacity.default_max_runs()` (at most 512).
     """
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
     if not path.startswith("/"):

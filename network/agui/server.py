@@ -146,7 +146,7 @@ def app(
         max_runs: the most runs streaming at once, over all threads; a request beyond is
             refused at once with 503 `server_busy` and `Retry-After`, before its body is
             read. A count, or a `RunSlots` shared with another server of the process;
-            default `network.serving.capacity.default_max_runs()` (at most 128).
+            default `network.serving.capacity.default_max_runs()` (at most 512).
     """
     _check_options(system_messages, max_body_bytes)
     served = _served_threads(

@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="the most runs under way at once; a call beyond is refused (server_busy) "
-        "(default: the open-file limit / 8, at most 128)",
+        "(default: the open-file limit / 8, at most 512)",
     )
     add_endpoint_options(mcp)
     worker = commands.add_parser("worker", help="run durable runs from the shared queue (DBOS)")

@@ -88,7 +88,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the most runs under way at once in each server process, AG-UI and A2A together; "
         "beyond, requests are refused with 503 server_busy (default: the open-file limit / 8, "
-        "at most 128)",
+        "at most 512)",
     )
     serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     serve.add_argument(

@@ -88,7 +88,7 @@ def mcp_server(
         max_runs: the most runs under way at once, with a thread or without; a call beyond
             is refused at once (`refused (server_busy): ...`). A count, or a `RunSlots`
             shared with another server of the process; default
-            `network.serving.capacity.default_max_runs()` (at most 128).
+            `network.serving.capacity.default_max_runs()` (at most 512).
     """
     from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp: only serving a network loads it)
 

@@ -13,10 +13,12 @@ The default limit, `default_max_runs()`, is what one process can hold: each run 
 least two sockets open (the client's stream, the model call) and often more (an MCP server's
 pipes, a tool's connections), so an eighth of the process's open-file limit, and at most
 `MAX_DEFAULT_RUNS` (a run may hold a thread's state, up to 4 MiB by default, and a request's
-conversation, up to 1 MiB: 128 of them is some 640 MiB at worst). Give `max_runs=` to the
-server to choose, and the same `RunSlots` to several servers of one process (an AG-UI and an
-A2A app on one store) to bound them together. A `RunSlots` counts without a lock: the servers
-sharing one run on one event loop (each worker process of `serve --workers` has its own).
+conversation, up to 1 MiB: 512 of them is some 2.5 GiB at worst, where a typical run in flight
+holds tens of kB; 512 leaves room for the hundreds of concurrent clients a server meets).
+Give `max_runs=` to the server to choose, and the same `RunSlots` to several servers of one
+process (an AG-UI and an A2A app on one store) to bound them together. A `RunSlots` counts
+without a lock: the servers sharing one run on one event loop (each worker process of
+`serve --workers` has its own).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from network.errors import ConfigurationError
 from network.numbers import check_number
 from network.serving.errors import RequestError
 
-MAX_DEFAULT_RUNS = 128
+MAX_DEFAULT_RUNS = 512
 FDS_PER_RUN = 8  # sockets and pipes one run may hold, with room for the server's own
 RETRY_AFTER_SECONDS = 1  # a run takes seconds: a client may try again soon
 
