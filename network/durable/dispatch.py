@@ -199,7 +199,13 @@ class Dispatcher:
             if not due and last is not None and now - last < SAFETY_PASS:
                 return
             self._legacy_due, self._legacy_at = False, now
-        for queue in self._legacy():
+        try:
+            moved_to = self._legacy()
+        except Exception:
+            with self._lock:  # to be tried again at the next wake
+                self._legacy_due = True
+            raise
+        for queue in moved_to:
             self.wake(queue)
 
     def _serve(self) -> None:
@@ -252,6 +258,8 @@ class Dispatcher:
     def heard(self, queue: str) -> None:
         """A run was announced on `queue`: claim it if this process serves that queue (or
         move it, from the earlier shared queue); another network's run wakes nothing."""
+        if not queue:  # `stop`'s, to its own listener
+            return
         with self._lock:
             ours = any(queue in lane.queues for lane in self.lanes.values())
         if ours or (queue == SHARED_QUEUE and self._legacy is not None):
