@@ -97,7 +97,10 @@ class Takeover:
             f"AND name = {p('name')} AND executor_id IS NOT NULL "
             f"UNION SELECT substr(queue_name, {len(PRIVATE_PREFIX) + 1}) FROM {status} "
             f"WHERE status = 'ENQUEUED' AND name = {p('name')} AND queue_name > {p('low')} "
-            f"AND queue_name < {p('high')}"
+            f"AND queue_name < {p('high')} "
+            # the range serves the index; this holds under any collation (one that ignores
+            # punctuation would put the networks' queues, `agent-network:<name>`, in it)
+            f"AND substr(queue_name, 1, {len(PRIVATE_PREFIX)}) = {p('low')}"
         )
         if db.sqlite:
             sql = f"SELECT holder FROM ({holders}) WHERE holder <> {p('me')}"
@@ -134,7 +137,7 @@ class Takeover:
         moved, left = [], 0
         for info in unfinished:
             if holder_of(info) != dead:
-                continue  # another's, or waiting on the workers' queue
+                continue  # another's, or waiting on a workers' queue
             network = network_of(info)
             if is_workers_queue(info.queue_name):  # for the workers of its network only
                 queue = info.queue_name if network is None else network_queue(network)
