@@ -6,19 +6,24 @@ their own network; runs queued on the previous versions' shared queue are still 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
-from dbos import DBOSClient
+from dbos import DBOS, DBOSClient
 
 from agents import Agent, ScriptedModel
 from network import Network, durable
 from network.durable import dispatch
+from network.durable.connections import Connections
 from network.durable.engine import APP_NAME, WORKFLOW_NAME
+from network.durable.liveness import Liveness
 from network.durable.network_queues import SHARED_QUEUE, network_queue
 from network.durable.runs import run_request
+from network.durable.takeover import Takeover
 from network.run.options import RunOptions
 from tests.network.durable.crash_network import SEQUENCE
 from tests.network.durable.harness import READY_TIMEOUT, expected_log, kill_when_ready, spawn
@@ -226,3 +231,38 @@ def test_workers_of_two_networks_on_one_database_each_run_their_own_runs_once(
             assert effects == expected_log(SEQUENCE, [SEQUENCE.index("tool:note") + 1])
         else:
             assert effects == SEQUENCE, run_id
+
+
+def test_a_networks_queue_is_never_taken_for_a_dead_process(postgres_url: str) -> None:
+    """A takeover looks for processes' own queues (`agent-network@<executor id>`) by range;
+    under a collation that ignores punctuation (ICU's `shifted`), a network's queue
+    (`agent-network:<name>`, a name starting with a digit) sorts inside that range. Its runs
+    must not make the network's name a suspect executor (whose lock nobody holds: "dead"),
+    or every process would list the runs of the database each second."""
+    server = postgres_url.replace("postgresql+asyncpg://", "postgresql://")
+    name = f"durable_icu_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(server, autocommit=True) as admin:
+        admin.execute(
+            f"CREATE DATABASE {name} LOCALE_PROVIDER icu ICU_LOCALE 'und-u-ka-shifted' "
+            "TEMPLATE template0"
+        )
+    db = f"{server.rsplit('/', 1)[0]}/{name}"
+    DBOS.migrate(db)
+    client = DBOSClient(system_database_url=db, application_name=APP_NAME)
+    liveness = Liveness(db, "an-watcher")
+    try:
+        options: Any = {"workflow_name": WORKFLOW_NAME, "queue_name": network_queue("1st")}
+        client.enqueue(options, "1st", run_request("go", RunOptions()))
+        with psycopg.connect(db, autocommit=True) as conn:  # the collation does what is said
+            (inside,) = conn.execute(
+                "SELECT %s > 'agent-network@' AND %s < 'agent-networkA'",
+                (network_queue("1st"),) * 2,
+            ).fetchone()  # type: ignore[misc]
+        assert inside
+        takeover = Takeover(
+            liveness, {}, workflow_name=WORKFLOW_NAME, db=Connections(client._sys_db)
+        )
+        assert takeover.suspects() == []
+    finally:
+        liveness.close()
+        client.destroy()
