@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib.util
 import json
 import os
 import signal
@@ -168,6 +169,21 @@ class Variant:
             "--concurrency", str(CONCURRENCY), "--executor-id", executor,
         ]  # fmt: skip
 
+    def queue(self) -> str:
+        """The queue this variant's workers take the network's runs from: its own queue
+        (`network.durable.network_queues`, read from the variant's tree), or the one shared
+        queue of the versions before it."""
+        assert self.source is not None
+        names = self.source / "network" / "durable" / "network_queues.py"
+        if not names.exists():
+            return "agent-network"
+        spec = importlib.util.spec_from_file_location("variant_network_queues", names)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        queue: str = module.network_queue(NETWORK)
+        return queue
+
     def helper(self, *args: str) -> dict[str, Any]:
         """Run this script's `client` mode in the variant's environment: its JSON answer."""
         command = [sys.executable, str(Path(__file__).resolve()), "client", self.name, *args]
@@ -185,11 +201,11 @@ class Batch:
     once (the enqueue's own cost is measured apart, `cost`). Its connections are opened
     first, so that a measured window holds only the runs' work."""
 
-    def __init__(self, variant: str, db: str) -> None:
+    def __init__(self, variant: Variant, db: str) -> None:
         import sqlalchemy
         from dbos import DBOSClient
 
-        if variant == "dbos":
+        if variant.source is None:
             sys.path.insert(0, str(DBOS_WORKER.parent))
             import dbos_worker
 
@@ -203,7 +219,7 @@ class Batch:
                 ("state", "max_iter", "thread_id", "user_id", "app_name", "store")
             )
             app, self.args = "agent-network", (NETWORK, {"input": "go", **request})
-            self.options = {"workflow_name": "agent_network.run", "queue_name": "agent-network"}
+            self.options = {"workflow_name": "agent_network.run", "queue_name": variant.queue()}
         self.client = DBOSClient(system_database_url=db, application_name=app)
         self.engine = sqlalchemy.create_engine(db.replace("postgresql://", "postgresql+psycopg://"))
         with self.engine.connect():  # opened before any window
@@ -405,7 +421,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
     db = batch = None
     try:
         db = Database(url)
-        batch = Batch("dbos" if variant.source is None else "ours", url)
+        batch = Batch(variant, url)
         warm_up(workers, db, batch)
         postmaster = postmaster_of(url)
         time.sleep(1.5)  # the last warm-up run's tail
@@ -468,7 +484,7 @@ def recovery(variant: Variant, server: str, wait_s: float) -> dict:
     db = batch = None
     try:
         db = Database(url)
-        batch = Batch("dbos" if variant.source is None else "ours", url)
+        batch = Batch(variant, url)
         warm_up(workers, db, batch)
         time.sleep(1)
         batch.enqueue(4 * CONCURRENCY)

@@ -352,10 +352,11 @@ class Network(Generic[DepsT]):
         max_iter: int | None = None,
         **deprecated: Unpack[ThreadKeywords],
     ) -> str:
-        """Put a durable run of this network on the workers' queue in `db`; returns its run id.
+        """Put a durable run of this network on its queue in `db`; returns its run id.
 
-        Nothing runs here: an `agent-network worker` on the same database runs it. Read its
-        status, result and events by run id with `network.durable.DurableClient(db)`.
+        Nothing runs here: an `agent-network worker` of this network on the same database
+        runs it (until one runs, the run waits). Read its status, result and events by run
+        id with `network.durable.DurableClient(db)`.
         `thread=` is `run`'s (its store must be a URL or a path). `state=` is checked against
         this network's schema first, as `run` checks it (`DurableClient.enqueue`, which has
         only a network's name, leaves that to the worker).

@@ -671,6 +671,8 @@ TESTED_THROUGH = {
     "network.durable.engine": "tests/network/durable/test_system_database.py",
     "network.durable.sqlite_journal": "tests/network/durable/test_system_database.py",
     "network.durable.liveness": "tests/network/durable/test_takeover.py",
+    # runs queued by the previous version, served by this one's workers
+    "network.durable.legacy_queue": "tests/network/durable/test_network_queues.py",
     "network.durable.process": "tests/network/durable/test_runs.py",
     "network.durable.replay_gate": "tests/network/durable/test_resumed_run.py",
     "network.durable.router_spend": "tests/network/durable/test_replayed_spending.py",

@@ -139,7 +139,7 @@ def _parser() -> argparse.ArgumentParser:
         "(default: the open-file limit / 8, at most 512)",
     )
     add_endpoint_options(mcp)
-    worker = commands.add_parser("worker", help="run durable runs from the shared queue (DBOS)")
+    worker = commands.add_parser("worker", help="run these networks' queued durable runs (DBOS)")
     worker.add_argument("targets", metavar="FILE:NETWORK", nargs="+")
     worker.add_argument("--db", required=True, help="DBOS database: postgresql://... or sqlite:///")
     worker.add_argument("--concurrency", type=int, help="most runs at once in this worker")

@@ -9,7 +9,7 @@ process (or another worker) starts again, and no completed step runs twice.
     durable.launch([network], db="sqlite:///runs.sqlite")   # once per process, at start
     result = await network.run("build it", durable=True)
 
-    # scale-out: workers share a PostgreSQL queue (`agent-network worker FILE:network --db ...`)
+    # scale-out: workers take their networks' runs (`agent-network worker FILE:network --db ...`)
     client = durable.DurableClient("postgresql://...")
     run_id = client.enqueue("team", "build it")
     client.result(run_id)          # waits for the run's end; UnknownRunError for a wrong id

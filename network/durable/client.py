@@ -1,4 +1,4 @@
-"""`DurableClient`: put runs on the workers' queue and read them by run id, from any process.
+"""`DurableClient`: put runs on the workers' queues and read them by run id, from any process.
 
 The client is DBOS's `DBOSClient` on the system database: it enqueues without running
 anything and without launching DBOS, so a web server (or a script) can hand runs to
@@ -21,8 +21,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from network.durable.engine import APP_NAME, QUEUE_NAME, WORKFLOW_NAME, system_database_url
+from network.durable.engine import APP_NAME, WORKFLOW_NAME, system_database_url
 from network.durable.event_log import STREAM_KEY
+from network.durable.network_queues import network_queue
 from network.durable.process import RunIdInUseError, UnknownRunError, network_of
 from network.durable.runs import run_request
 from network.durable.sqlite_journal import use_write_ahead_log
@@ -43,8 +44,9 @@ ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEE
 class DurableRunStatus(BaseModel):
     """Where a durable run is: its DBOS status, and its outcome once it finished.
 
-    `status` is DBOS's: ENQUEUED, PENDING (running, or waiting to be resumed), SUCCESS,
-    ERROR, CANCELLED, MAX_RECOVERY_ATTEMPTS_EXCEEDED.
+    `status` is DBOS's: ENQUEUED (waiting for a worker that serves `network`: it waits as
+    long as none runs), PENDING (running, or waiting to be resumed), SUCCESS, ERROR,
+    CANCELLED, MAX_RECOVERY_ATTEMPTS_EXCEEDED.
     """
 
     run_id: str
@@ -100,7 +102,10 @@ class DurableClient:
         app_name: str | None = None,
         store: str | None = None,
     ) -> str:
-        """Put a run of the network named `network` on the workers' queue; returns its run id.
+        """Put a run of the network named `network` on that network's queue, for the workers
+        that serve it; returns its run id. Until such a worker runs, the run waits there,
+        ENQUEUED (`status`), however long: no other worker takes it, nothing fails it
+        (`cancel` takes it off).
 
         Enqueuing a run id that exists already returns it without enqueuing it again; the
         id of another network's run is a `RunIdInUseError`.
@@ -115,10 +120,10 @@ class DurableClient:
         (`DurableConfigError` naming the key).
 
         Left to the worker, which fails the run with the reason (`status(run_id).error`):
-        whether a worker serves a network of that name (workers need not have started, and
-        none is registered anywhere the client could ask), and what depends on the
-        network's schema: a closed schema's undeclared keys, values of the wrong type, and
-        what an untyped key may hold (a typed key keeps bytes or NaN).
+        what depends on the network's schema: a closed schema's undeclared keys, values of
+        the wrong type, and what an untyped key may hold (a typed key keeps bytes or NaN).
+        Whether a worker serves a network of that name is not checked (workers need not have
+        started, and none is registered anywhere the client could ask): the run waits.
         """
         from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
 
@@ -156,7 +161,7 @@ class DurableClient:
         request = run_request(input, RunOptions(thread=thread, state=state, max_iter=max_iter))
         options: Any = {
             "workflow_name": WORKFLOW_NAME,
-            "queue_name": QUEUE_NAME,
+            "queue_name": network_queue(network),  # for the workers of that network only
             "workflow_id": run_id,
             "workflow_id_reuse_policy": "reject",  # an existing run is told apart below
         }
@@ -190,6 +195,15 @@ class DurableClient:
             status.state = output.get("state")
             status.usage = output.get("usage")
         return status
+
+    def cancel(self, run_id: str) -> DurableRunStatus:
+        """Cancel the run: a queued one is taken off its queue and never starts (a run of a
+        network no worker serves, say); a running one stops at its next step. A run that
+        has ended keeps its outcome. Its status afterwards; `UnknownRunError` for an id no
+        run has, `InvalidIdError` for one no run may have."""
+        if self.status(run_id).status not in ENDED:  # an unknown id raises here
+            self._client.cancel_workflow(run_id)
+        return self.status(run_id)
 
     def result(
         self, run_id: str, *, timeout: float | None = None, poll_every: float = 0.1

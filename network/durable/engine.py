@@ -11,10 +11,12 @@ launch. This module owns that state so the rest of the library never touches it 
   need must be given here, not later.
 - A second `launch` on the same database only adds networks; on another database it is a
   `DurableConfigError` (call `shutdown()` first: DBOS cannot serve two databases at once).
-- A process that is not a worker takes no run from the workers' queue: queued runs go to
-  workers only. Every process claims the runs of its own queue (runs it took over), and a
-  worker those of the workers' queue, through `network.durable.dispatch` (woken by the
-  database, never by a poll), not through DBOS's queue threads, which poll.
+- A process that is not a worker takes no run from the workers' queues: queued runs go to
+  workers only, each to a worker that serves its network (a queue per network,
+  `network.durable.network_queues`). Every process claims the runs of its own queue (runs
+  it took over), and a worker those of its networks' queues, through
+  `network.durable.dispatch` (woken by the database, never by a poll), not through DBOS's
+  queue threads, which poll.
 
 `dbos` is imported inside these functions, never when `network` or `network.durable` is.
 """
@@ -30,8 +32,10 @@ from typing import Any, TypeVar
 
 from network.durable.announcer import close_announcers
 from network.durable.connections import close_connections, connections
-from network.durable.dispatch import Dispatcher, start_claimed
+from network.durable.dispatch import Dispatcher, Lane, start_claimed
+from network.durable.legacy_queue import LegacyQueue
 from network.durable.liveness import Liveness
+from network.durable.network_queues import network_queue
 from network.durable.process import DurableConfigError, Engine, Process
 from network.durable.sqlite_journal import use_write_ahead_log
 from network.durable.step_table import close_step_tables
@@ -45,7 +49,8 @@ APP_VERSION = "agent-network-durable-1"
 """Pinned, so that any process running this library recovers and dequeues any other's runs
 (DBOS would otherwise derive a version from the workflow's source code)."""
 WORKFLOW_NAME = "agent_network.run"
-QUEUE_NAME = "agent-network"
+WORKERS = "workers"
+"""The dispatcher's lane of a worker's networks' queues (`network.durable.dispatch.Lane`)."""
 DEFAULT_DB = "sqlite:///agent-network-durable.sqlite"
 EXECUTOR_ID = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 """An executor id names a lock (and, on SQLite, a file): plain characters only."""
@@ -107,7 +112,7 @@ def launch(
         db: the DBOS system database: `sqlite:///file` (default
             `sqlite:///agent-network-durable.sqlite`) or `postgresql://...` (needed to share
             runs between processes and machines).
-        worker: take runs from the queue (`agent-network worker` sets it).
+        worker: take the queued runs of these networks (`agent-network worker` sets it).
         worker_concurrency: the most queued runs this process runs at once (workers only; at
             most 10,000).
         executor_id: this process's DBOS executor id (default: a new one per launch); no
@@ -130,13 +135,11 @@ def launch(
     liveness = Liveness(url, executor_id)
     engine = Engine(url, named, worker, executor_id)
     Process.engine = engine  # before launch: runs taken over at launch need their networks
-    takeover = Takeover(
-        liveness, engine.networks, workflow_name=WORKFLOW_NAME, shared_queue=QUEUE_NAME
-    )
-    queues: dict[str, int | None] = {takeover.queue: None}
-    if worker:
-        queues[QUEUE_NAME] = worker_concurrency
-    _start(dbos, engine, takeover, queues, check_every)
+    takeover = Takeover(liveness, engine.networks, workflow_name=WORKFLOW_NAME)
+    lanes = {"own": Lane([takeover.queue])}
+    if worker:  # the queues of the networks it serves, and only those
+        lanes[WORKERS] = Lane([network_queue(name) for name in named], worker_concurrency)
+    _start(dbos, engine, takeover, lanes, check_every)
     engine.takeover = takeover
     return engine
 
@@ -149,6 +152,8 @@ def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any])
             "call network.durable.shutdown() before launching on another database"
         )
     engine.networks.update(named)
+    if engine.worker and engine.dispatcher is not None:  # it serves their queues too
+        engine.dispatcher.serve(WORKERS, [network_queue(name) for name in named])
     return engine
 
 
@@ -205,10 +210,10 @@ def _start(
     dbos: Any,
     engine: Engine,
     takeover: Takeover,
-    queues: dict[str, int | None],
+    lanes: dict[str, Lane],
     check_every: float,
 ) -> None:
-    """Launch DBOS, then claim `queues` and look for runs of dead processes; on any failure,
+    """Launch DBOS, then claim `lanes`' queues and look for runs of dead processes; on any failure,
     undo it all (the engine is forgotten, the liveness lock released) and raise."""
     executor_id = takeover.liveness.executor_id
     dispatcher: Dispatcher | None = None
@@ -220,12 +225,14 @@ def _start(
 
         instance = _get_dbos_instance()
         stop_unused_threads(instance)
+        db = connections(instance._sys_db)
         dispatcher = Dispatcher(
-            connections(instance._sys_db),
-            queues,
+            db,
+            lanes,
             executor_id=executor_id,
             version=APP_VERSION,
             start=start_claimed,
+            legacy=LegacyQueue(db).move if engine.worker else None,
         )
         engine.dispatcher = dispatcher
         takeover.db = dispatcher.db

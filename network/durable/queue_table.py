@@ -5,9 +5,11 @@ A queued run is a row of DBOS's `workflow_status` with status ENQUEUED and its q
 queue they listen to (a transaction of four to six statements built by SQLAlchemy per poll,
 and a run waits for the next poll); this process claims its queues' runs itself:
 
-- **One claim statement** (`claim`): it picks the queue's oldest ENQUEUED runs of this
-  application (highest priority first, at most `limit`; on PostgreSQL `FOR UPDATE SKIP
-  LOCKED`, so two workers never pick one run and never wait for each other) and marks them
+- **One claim statement** (`claim`): it picks the oldest ENQUEUED runs of this
+  application on the queues it is given (a worker's: one per network it serves, see
+  `network.durable.network_queues`; so a worker never takes a run it cannot run), highest
+  priority first, at most `limit` (on PostgreSQL `FOR UPDATE SKIP
+  LOCKED`, so two workers never pick one run and never wait for each other), and marks them
   PENDING under this process's executor id and a new owner token, as DBOS's claim does
   (started now, one more recovery attempt, a deadline from a timeout). On PostgreSQL it
   returns the claimed runs' rows as DBOS reads them to start them (`STATUS_COLUMNS`), which
@@ -27,6 +29,7 @@ layout is DBOS 3.x's (the extra pins `dbos>=3.4,<4`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from network.durable.connections import Connections
@@ -78,11 +81,23 @@ class QueueTable:
 
     def __init__(self, db: Connections) -> None:
         self.db = db
+        self._claims: dict[int, str] = {}  # the claim statement, by its number of queues
+
+    def _claim(self, queues: int) -> str:
+        """The claim statement of `queues` queues (made once per number: the queues are its
+        parameters `q0`, `q1`, ...; one queue is `queue_name = q0`, as before networks had
+        queues of their own, so the index on the queue's name serves it as it did)."""
+        statement = self._claims.get(queues)
+        if statement is not None:
+            return statement
+        db = self.db
         status, p = db.table("workflow_status"), db.mark
         now = db.now_ms()
+        names = ", ".join(p(f"q{i}") for i in range(queues))
+        which = f"queue_name = {names}" if queues == 1 else f"queue_name IN ({names})"
         pick = (
             f"SELECT workflow_uuid FROM {status} "
-            f"WHERE queue_name = {p('queue')} AND status = 'ENQUEUED' "
+            f"WHERE {which} AND status = 'ENQUEUED' "
             f"AND (application_version = {p('version')} OR application_version IS NULL) "
             f"AND (application_name = {p('app')} OR application_name IS NULL) "
             f"ORDER BY priority, created_at LIMIT {p('limit')}"
@@ -98,7 +113,7 @@ class QueueTable:
             f"THEN {now} + workflow_timeout_ms ELSE workflow_deadline_epoch_ms END"
         )
         if db.sqlite:
-            self._claim = (
+            statement = (
                 f"UPDATE {status} SET {mark} WHERE workflow_uuid IN ({pick}) "
                 "AND status = 'ENQUEUED' RETURNING workflow_uuid"
             )
@@ -110,31 +125,37 @@ class QueueTable:
                 else f"queued.{column}"
                 for column in STATUS_COLUMNS.values()
             )
-            self._claim = (
+            statement = (
                 f"WITH picked AS ({pick} FOR UPDATE SKIP LOCKED) "
                 f"UPDATE {status} AS queued SET {mark} FROM picked "
                 f"LEFT JOIN {inputs} AS given ON given.workflow_uuid = picked.workflow_uuid "
                 "WHERE queued.workflow_uuid = picked.workflow_uuid AND queued.status = 'ENQUEUED' "
                 f"RETURNING {returned}"
             )
+        self._claims[queues] = statement
+        return statement
 
     def claim(
-        self, queue: str, *, limit: int, executor: str, owner: str, version: str
+        self,
+        queues: str | Sequence[str],
+        *,
+        limit: int,
+        executor: str,
+        owner: str,
+        version: str,
     ) -> list[dict[str, Any]]:
-        """Mark up to `limit` of `queue`'s runs PENDING for this process (blocking: call
-        from a thread). The runs it marked, oldest first: on PostgreSQL each run's status as
+        """Mark up to `limit` of the runs queued on `queues` (one queue, or several: the
+        oldest of them all, in one statement) PENDING for this process (blocking: call from
+        a thread). The runs it marked, oldest first: on PostgreSQL each run's status as
         DBOS reads it to start it (`STATUS_COLUMNS`), on SQLite its id (`workflow_uuid`)."""
-        rows = self.db.execute(
-            self._claim,
-            {
-                "queue": queue,
-                "limit": limit,
-                "executor": executor,
-                "owner": owner,
-                "version": version,
-                "app": self.db.app_name,
-            },
+        names = [queues] if isinstance(queues, str) else list(queues)
+        if not names:
+            return []
+        params: dict[str, Any] = {f"q{i}": name for i, name in enumerate(names)}
+        params.update(
+            limit=limit, executor=executor, owner=owner, version=version, app=self.db.app_name
         )
+        rows = self.db.execute(self._claim(len(names)), params)
         if self.db.sqlite:
             return [{"workflow_uuid": row[0]} for row in rows]
         claimed = [dict(zip(STATUS_COLUMNS, row, strict=True)) for row in rows]

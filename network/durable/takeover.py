@@ -1,13 +1,15 @@
 """Taking over the runs of processes that died, and never those of a live one.
 
 Each process runs under its own DBOS executor id and listens to a queue of its own,
-`agent-network@<executor id>` (besides the workers' shared queue, for a worker). A run is
+`agent-network@<executor id>` (besides its networks' queues, for a worker). A run is
 held by a process while it is PENDING under its executor id, or ENQUEUED on its own queue.
 At launch and then every `check_every` seconds, `Takeover.check` looks at the unfinished runs
 held by other executors and, for each executor whose lock it can claim (it is dead: see
 `network.durable.liveness`), moves its runs with DBOS's `resume_workflow`:
 
-- a run from the workers' shared queue goes back on that queue, for any worker;
+- a run from a workers' queue goes back on its network's queue
+  (`network.durable.network_queues`), for a worker that serves its network (a run of the
+  earlier versions' shared queue too);
 - any other run goes on this process's own queue, when this process serves its network
   (it is then executed here, replaying its recorded steps), and is left for another process
   when it does not.
@@ -34,6 +36,7 @@ from typing import Any
 
 from network.durable.connections import Connections
 from network.durable.liveness import Claim, Liveness, lock_key
+from network.durable.network_queues import is_workers_queue, network_queue
 from network.durable.process import network_of
 from network.logger import get_logger
 
@@ -52,7 +55,7 @@ def holder_of(info: Any) -> str | None:
     queue = info.queue_name or ""
     if info.status == "ENQUEUED" and queue.startswith(PRIVATE_PREFIX):
         return queue[len(PRIVATE_PREFIX) :]
-    return None  # waiting on the shared queue: any worker takes it
+    return None  # waiting on a workers' queue: a worker of its network takes it
 
 
 class Takeover:
@@ -64,7 +67,6 @@ class Takeover:
         networks: dict[str, Any],
         *,
         workflow_name: str,
-        shared_queue: str,
         db: Connections | None = None,
     ) -> None:
         """`db`: the system database's connections (set before `start`)."""
@@ -72,7 +74,6 @@ class Takeover:
         self.db = db
         self.networks = networks  # the engine's: networks added by a later launch count too
         self.workflow_name = workflow_name
-        self.shared_queue = shared_queue
         self.queue = private_queue(liveness.executor_id)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -96,7 +97,10 @@ class Takeover:
             f"AND name = {p('name')} AND executor_id IS NOT NULL "
             f"UNION SELECT substr(queue_name, {len(PRIVATE_PREFIX) + 1}) FROM {status} "
             f"WHERE status = 'ENQUEUED' AND name = {p('name')} AND queue_name > {p('low')} "
-            f"AND queue_name < {p('high')}"
+            f"AND queue_name < {p('high')} "
+            # the range serves the index; this holds under any collation (one that ignores
+            # punctuation would put the networks' queues, `agent-network:<name>`, in it)
+            f"AND substr(queue_name, 1, {len(PRIVATE_PREFIX)}) = {p('low')}"
         )
         if db.sqlite:
             sql = f"SELECT holder FROM ({holders}) WHERE holder <> {p('me')}"
@@ -133,10 +137,11 @@ class Takeover:
         moved, left = [], 0
         for info in unfinished:
             if holder_of(info) != dead:
-                continue  # another's, or waiting on the workers' queue
+                continue  # another's, or waiting on a workers' queue
             network = network_of(info)
-            if info.queue_name == self.shared_queue:
-                DBOS.resume_workflow(info.workflow_id, queue_name=self.shared_queue)
+            if is_workers_queue(info.queue_name):  # for the workers of its network only
+                queue = info.queue_name if network is None else network_queue(network)
+                DBOS.resume_workflow(info.workflow_id, queue_name=queue)
             elif network in self.networks:
                 DBOS.resume_workflow(info.workflow_id, queue_name=self.queue)
             else:

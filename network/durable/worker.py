@@ -1,9 +1,11 @@
-"""A worker process: runs durable runs from the shared queue (`agent-network worker`).
+"""A worker process: runs the queued durable runs of its networks (`agent-network worker`).
 
-Any number of workers on one PostgreSQL database share the queue; each runs at most
-`concurrency` runs at once. Like every process that launched durable runs, a worker takes
-over the runs of a process that died (`network.durable.takeover`): a queued run goes back on
-the shared queue, for any worker. On SQLite, workers share one machine's file.
+Any number of workers on one PostgreSQL database share its queues, one per network
+(`network.durable.network_queues`): a worker takes only the runs of the networks it was
+given, at most `concurrency` at once in all. Like every process that launched durable runs,
+a worker takes over the runs of a process that died (`network.durable.takeover`): a queued
+run goes back on its network's queue, for a worker of that network. On SQLite, workers share
+one machine's file.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ def run_worker(
     stop: threading.Event | None = None,
     check_every: float = CHECK_EVERY,
 ) -> None:
-    """Serve the queue until `stop` is set (blocks; DBOS runs the runs on its own threads)."""
+    """Serve the queues of `networks` until `stop` is set (blocks; DBOS runs the runs on its
+    own threads)."""
     executor_id = executor_id or uuid.uuid4().hex[:16]
     if not executor_id.startswith(WORKER_PREFIX):
         executor_id = WORKER_PREFIX + executor_id

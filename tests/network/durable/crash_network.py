@@ -98,3 +98,5 @@ team = Network(
         "count": {"type": str if os.environ.get("AN_COUNT_AS_TEXT") else int},
     },
 )
+crew = Network("crew", agents=list(team.agents.values()), router=route, state_schema=team.schema)
+"""The same team under another name: a second network for workers that serve one each."""

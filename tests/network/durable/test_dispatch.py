@@ -19,7 +19,8 @@ from dbos import DBOSClient
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, durable
 from network.durable import dispatch
-from network.durable.engine import APP_NAME, QUEUE_NAME, WORKFLOW_NAME
+from network.durable.engine import APP_NAME, WORKFLOW_NAME
+from network.durable.network_queues import network_queue
 from network.durable.runs import run_request
 from network.run.options import RunOptions
 from tests.network.durable.crash_network import SEQUENCE
@@ -150,7 +151,7 @@ def run_three_at_once(durable_db: str) -> dict:
     client = DBOSClient(system_database_url=durable_db, application_name=APP_NAME)
     engine = sqlalchemy.create_engine(durable_db.replace("postgresql://", "postgresql+psycopg://"))
     try:
-        options: dict = {"workflow_name": WORKFLOW_NAME, "queue_name": QUEUE_NAME}
+        options: dict = {"workflow_name": WORKFLOW_NAME, "queue_name": network_queue("quick")}
         request = run_request("go", RunOptions())
         with engine.begin() as conn:
             run_ids = [
@@ -166,20 +167,20 @@ def run_three_at_once(durable_db: str) -> dict:
 def test_an_ended_run_sends_a_claim_to_its_own_queue_only(
     in_process_worker: dispatch.Dispatcher, durable_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run that ends frees a slot of the workers' queue: the worker claims that queue, and
-    not its own queue (no limit, nothing announced on it), which such a claim would find
+    """A run that ends frees a slot of the worker's networks' queues: the worker claims those,
+    and not its own queue (no limit, nothing announced on it), which such a claim would find
     empty: one statement per run wasted."""
-    claimed: list[str] = []
+    claimed: list[tuple[str, ...]] = []
     claim = in_process_worker.table.claim
 
-    def counted(queue: str, **kwargs: object) -> list:
-        claimed.append(queue)
-        return claim(queue, **kwargs)  # type: ignore[arg-type]
+    def counted(queues: list[str], **kwargs: object) -> list:
+        claimed.append(tuple(queues))
+        return claim(queues, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(in_process_worker.table, "claim", counted)
     done = run_three_at_once(durable_db)
     assert {status for status, *_ in done.values()} == {"SUCCESS"}
-    assert claimed and set(claimed) == {QUEUE_NAME}, claimed
+    assert claimed and set(claimed) == {(network_queue("quick"),)}, claimed
 
 
 @pytest.mark.deadline

@@ -15,8 +15,11 @@ import pytest
 from dbos import DBOS, DBOSClient
 
 from network.durable.connections import Connections
-from network.durable.engine import APP_NAME, APP_VERSION, QUEUE_NAME, WORKFLOW_NAME
+from network.durable.engine import APP_NAME, APP_VERSION, WORKFLOW_NAME
+from network.durable.network_queues import network_queue
 from network.durable.queue_table import CHANNEL, QueueTable
+
+QUEUE_NAME = network_queue("team")
 
 
 @pytest.fixture

@@ -286,18 +286,22 @@ def test_network_enqueue_checks_the_state_against_its_schema_before_writing(
         client.close()
 
 
-def test_a_network_no_worker_serves_fails_its_run_with_the_reason(
+def test_a_run_of_a_network_no_worker_serves_waits_for_one(
     tmp_path: Path, quiet_logs: None
 ) -> None:
-    # What only a worker knows: the client cannot tell which networks workers serve.
+    # The client cannot tell which networks workers serve: a worker of another network
+    # leaves the run queued (it failed it before networks had queues of their own), and the
+    # run goes once a worker serves its network.
     db = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
     durable.launch([writer], db=db, worker=True)
     client = durable.DurableClient(db)
     try:
-        done = client.result(client.enqueue("ghost", "go"), timeout=60)
-        assert done.status == "ERROR"
-        assert done.error is not None and "no network named 'ghost'" in done.error
-        assert "known: writer" in done.error
+        ghost = client.enqueue("reader", "go")
+        assert client.result(client.enqueue("writer", "go"), timeout=60).status == "SUCCESS"
+        waiting = client.status(ghost)
+        assert (waiting.status, waiting.network, waiting.error) == ("ENQUEUED", "reader", None)
+        durable.launch([reader], db=db, worker=True)  # now this worker serves it too
+        assert client.result(ghost, timeout=60).status == "SUCCESS"
     finally:
         client.close()
         durable.shutdown()
