@@ -4,6 +4,7 @@ killed execution wrote nothing) and ends with its true state."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -517,6 +518,25 @@ def losing_answers_on_threads(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost)
     monkeypatch.setattr(Connections, "_take", taking)
 
 
+def the_flusher_first(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
+    """The run's last write (on its loop) waits until the flusher's first append lost its
+    answer: on a busy machine the run can end before the flusher's thread runs, and its last
+    write would then append every event itself, leaving the flusher nothing to lose."""
+    from network.durable import wire
+
+    execute = wire.execute
+
+    async def after_the_flusher(connection: Any, sql: str, params: Any, watch: Any = None) -> Any:
+        deadline = time.monotonic() + 10
+        while sql.startswith("INSERT INTO") and "streams" in sql and not lose.lost:
+            if time.monotonic() > deadline:
+                break
+            await anyio.sleep(0.005)
+        return await execute(connection, sql, params, watch)
+
+    monkeypatch.setattr(wire, "execute", after_the_flusher)
+
+
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
 @pytest.mark.parametrize("writer", ["the_runs_last_write", "the_flushers_writes"])
 def test_a_batch_whose_answer_was_lost_is_appended_once(
@@ -533,6 +553,7 @@ def test_a_batch_whose_answer_was_lost_is_appended_once(
     else:
         monkeypatch.setattr(event_log, "FLUSH_EVERY", 0.0)  # every event due at once
         losing_answers_on_threads(monkeypatch, lose)
+        the_flusher_first(monkeypatch, lose)
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
     assert lose.lost == 1
