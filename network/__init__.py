@@ -58,7 +58,7 @@ from network.run.capability import Capability
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
 from network.run.inputs import Resume, ToolResults
-from network.run.interrupts import AlreadyAnsweredError, Interrupt, InterruptError
+from network.run.interrupts import AlreadyAnsweredError, Answer, Interrupt, InterruptError
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.parallel import BranchFailure, Parallel
 from network.run.resources import Resources
@@ -77,6 +77,7 @@ __all__ = [
     "AgentNetworkError",
     "AgentNetworkWarning",
     "AlreadyAnsweredError",
+    "Answer",
     "AssistantMessage",
     "BranchFailure",
     "BudgetExceeded",
