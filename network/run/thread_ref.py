@@ -76,6 +76,13 @@ class ThreadKeywords(TypedDict, total=False):
     store: Any
 
 
+# keywords a run took once: the error names what replaced them (docs/running.md)
+_REMOVED_KEYWORDS = {
+    "step_runner": "the durable engine's hook is the kernel's steps= (network.kernel.run), "
+    "not an option of run",
+}
+
+
 def thread_of(
     thread: ThreadRef | str | None,
     deprecated: Mapping[str, Any],
@@ -96,7 +103,9 @@ def thread_of(
         return ref
     unknown = sorted(set(deprecated) - set(ThreadKeywords.__annotations__))
     if unknown:
-        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+        instead = _REMOVED_KEYWORDS.get(unknown[0])
+        said = f": it was removed; {instead}" if instead else ""
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}{said}")
     given = {key: value for key, value in deprecated.items() if value is not None}
     if not given:
         return ref
