@@ -55,6 +55,7 @@ from network.run.agent_call import AgentCall, ToolUse
 from network.run.budgets.ledger import BudgetFigures
 from network.run.budgets.shared import SharedBudget
 from network.run.capability import Capability
+from network.run.client_results import ClientToolError
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
 from network.run.inputs import Resume, ToolResults
@@ -83,6 +84,7 @@ __all__ = [
     "BudgetExceeded",
     "BudgetFigures",
     "Capability",
+    "ClientToolError",
     "ConfigurationError",
     "EmbeddingError",
     "GuardrailResult",

@@ -822,6 +822,37 @@ def test_every_name_the_docs_import_is_in_an_all() -> None:
     assert private == []
 
 
+_ERROR_NAME = re.compile(r"`(?:[\w.]+\.)?([A-Z]\w*(?:Error|Warning))`")
+
+
+def exported_names() -> set[str]:
+    """Every name an `__all__` of the three packages or of one of their packages lists."""
+    names: set[str] = set()
+    for name, path in all_modules().items():
+        if path.name == "__init__.py" and not is_internal(name):
+            names.update(getattr(importlib.import_module(name), "__all__", ()))
+    return names
+
+
+def test_every_error_the_docs_name_is_exported() -> None:
+    """An error the docs say a call raises is one a reader catches: it is in an `__all__`
+    (`network.ClientToolError` was only at `network.run.client_results`)."""
+    ours = {
+        node.name
+        for path in all_modules().values()
+        for node in ast.walk(syntax_tree(path))
+        if isinstance(node, ast.ClassDef)
+    }
+    exported = exported_names()
+    hidden = sorted(
+        f"{document.relative_to(ROOT).as_posix()}: {name}"
+        for document in DOCUMENTS
+        for name in set(_ERROR_NAME.findall(document.read_text()))
+        if name in ours and name not in exported
+    )
+    assert hidden == []
+
+
 def test_the_docs_import_check_sees_what_it_claims() -> None:
     assert public_in("network", "Network") and public_in("network", "durable")
     assert public_in("network.threads", "MemoryStore")
