@@ -72,7 +72,8 @@ def test_python_blocks_run(
     page: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a block that writes files (a thread store) writes here
-    namespace: dict[str, Any] = {"__name__": "docs"}
+    printed: dict[int, str] = {}  # what each `print(...)` line of the page printed first
+    namespace: dict[str, Any] = {"__name__": "docs", "print": _recording_print(page, printed)}
     for mode, code, line in blocks(page, "python"):
         where = f"{page.name}:{line}"
         compiled = compile(
@@ -90,6 +91,39 @@ def test_python_blocks_run(
             asyncio.run(eval(compiled, namespace))
         else:
             exec(compiled, namespace)
+    assert _printed_against_comments(page, printed) == []
+
+
+def _recording_print(page: pathlib.Path, printed: dict[int, str]) -> Any:
+    """`print` for a page's blocks: prints, and keeps what each line of the page printed."""
+
+    def recording(*values: Any, sep: str | None = " ", **options: Any) -> None:
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename == str(page):
+            printed.setdefault(caller.f_lineno, (sep or " ").join(map(str, values)))
+        print(*values, sep=sep, **options)
+
+    return recording
+
+
+def _printed_against_comments(page: pathlib.Path, printed: dict[int, str]) -> list[str]:
+    """`print(x)  # what it prints`: the comment is what the reader will see (quotes, commas
+    and spaces aside; a comment with `...` shows only part of it)."""
+
+    def plain(text: str) -> str:
+        return re.sub(r"[\s'\",]", "", text)
+
+    lines = page.read_text().splitlines()
+    wrong = []
+    for number, text in printed.items():
+        comment = re.search(r"^\s*print\(.*\)\s+#\s*(.+)$", lines[number - 1])
+        if comment is None:
+            continue
+        said = comment.group(1)
+        parts = [part for part in said.split("...") if plain(part)]
+        if not all(plain(part) in plain(text) for part in parts):
+            wrong.append(f"{page.name}:{number}: prints {text[:200]!r}, the comment says {said!r}")
+    return wrong
 
 
 def _commands(code: str) -> list[list[str]]:
