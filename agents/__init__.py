@@ -20,6 +20,7 @@ from agents.models import (
     call,
     make_model,
 )
+from agents.models._response_format import ResponseFormatRefused
 from agents.models.a2a import A2AModel
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
@@ -63,6 +64,7 @@ __all__ = [
     "OpenAIModel",
     "Price",
     "ReasoningDelta",
+    "ResponseFormatRefused",
     "Retry",
     "RetryPolicy",
     "ScriptedModel",

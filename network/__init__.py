@@ -55,10 +55,11 @@ from network.run.agent_call import AgentCall, ToolUse
 from network.run.budgets.ledger import BudgetFigures
 from network.run.budgets.shared import SharedBudget
 from network.run.capability import Capability
+from network.run.client_results import ClientToolError
 from network.run.context import RunContext
 from network.run.guardrails import GuardrailResult
 from network.run.inputs import Resume, ToolResults
-from network.run.interrupts import AlreadyAnsweredError, Interrupt, InterruptError
+from network.run.interrupts import AlreadyAnsweredError, Answer, Interrupt, InterruptError
 from network.run.limits import LimitExceeded, UsageFigures, UsageLimits
 from network.run.parallel import BranchFailure, Parallel
 from network.run.resources import Resources
@@ -77,11 +78,13 @@ __all__ = [
     "AgentNetworkError",
     "AgentNetworkWarning",
     "AlreadyAnsweredError",
+    "Answer",
     "AssistantMessage",
     "BranchFailure",
     "BudgetExceeded",
     "BudgetFigures",
     "Capability",
+    "ClientToolError",
     "ConfigurationError",
     "EmbeddingError",
     "GuardrailResult",

@@ -44,10 +44,11 @@ def warn(message: str | Warning, category: type[Warning] | None = None) -> None:
 
 def warn_at(function: Callable[..., Any], message: str, category: type[Warning]) -> None:
     """The warning attributed to `function`'s definition (its file and first line), or to
-    the user's frame when it has no code object (a builtin, a C function)."""
+    the user's frame when it has no code object (a builtin, a C function) or is the library's
+    own (the function an `agent.as_tool()` wraps: the user's line is the `as_tool` call)."""
     method = getattr(function, "__call__", None)  # noqa: B004 - a callable object's __call__
     code = getattr(function, "__code__", None) or getattr(method, "__code__", None)
-    if code is None:
+    if code is None or code.co_filename.startswith(_LIBRARY):
         warn(message, category)
         return
     module = getattr(function, "__module__", None) or "<unknown>"

@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "network.sentinels": 0,  # marker values told apart by identity, pickled by name
     "network.json_fields": 0,  # a report's to_dict: its fields, camelCase, as JSON data
     "network.utf8": 0,  # text with a UTF-8 form: the one test for lone surrogates
+    "network.redacted": 0,  # a URL as errors and reprs show it: the password as ***
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,
@@ -778,3 +779,89 @@ def test_every_test_file_the_repository_names_exists() -> None:
         if not (ROOT / path).exists()
     )
     assert missing == []
+
+
+# -- what the docs import is public: in the `__all__` it is imported from ---------------------
+
+# `from x import a, b` on one line or in parentheses: Python blocks and prose alike
+_FROM_IMPORT = re.compile(
+    r"from ((?:agents|network|routers)(?:\.\w+)*) import (\([^)]*\)|[\w, ]+)", re.M
+)
+
+
+def documented_imports() -> dict[tuple[str, str], str]:
+    """Every `(module, name)` the README and docs import: -> the first file showing it."""
+    found: dict[tuple[str, str], str] = {}
+    for document in DOCUMENTS:
+        for module, names in _FROM_IMPORT.findall(document.read_text()):
+            for name in names.strip("()").replace("\n", " ").split(","):
+                name = name.split(" as ")[0].strip()
+                if name:
+                    found.setdefault((module, name), document.relative_to(ROOT).as_posix())
+    return found
+
+
+def public_in(module: str, name: str) -> bool:
+    """True when `name` is in `module.__all__`, or is a module of that package."""
+    imported = importlib.import_module(module)
+    if name in getattr(imported, "__all__", ()):
+        return True
+    return (
+        importlib.util.find_spec(f"{module}.{name}") is not None
+        if hasattr(imported, "__path__")
+        else False
+    )
+
+
+def test_every_name_the_docs_import_is_in_an_all() -> None:
+    """Public API is what the `__all__` lists name (docs/index.md): a name the docs import
+    from a module that does not list it is one a reader may use and a refactor may move."""
+    private = sorted(
+        f"{where}: from {module} import {name}"
+        for (module, name), where in documented_imports().items()
+        if not public_in(module, name)
+    )
+    assert private == []
+
+
+_CLASS_NAME = re.compile(r"`(?:[\w.]+\.)?([A-Z]\w+)`")  # `Name` or `a.b.Name`
+
+
+def exported_names() -> set[str]:
+    """Every name an `__all__` of the three packages or of one of their packages lists."""
+    names: set[str] = set()
+    for name, path in all_modules().items():
+        if path.name == "__init__.py" and not is_internal(name):
+            names.update(getattr(importlib.import_module(name), "__all__", ()))
+    return names
+
+
+def test_every_error_the_docs_name_is_exported() -> None:
+    """An error the docs say a call raises is one a reader catches: it is in an `__all__`
+    (`network.ClientToolError` was only at `network.run.client_results`, `agents`'
+    `ResponseFormatRefused` only at a private module)."""
+    defined_in: dict[str, str] = {}
+    for module, path in all_modules().items():
+        for node in ast.walk(syntax_tree(path)):
+            if isinstance(node, ast.ClassDef):
+                defined_in.setdefault(node.name, module)
+    exported = exported_names()
+    hidden = []
+    for document in DOCUMENTS:
+        for name in sorted(set(_CLASS_NAME.findall(document.read_text()))):
+            if name not in defined_in or name in exported:
+                continue
+            found = getattr(importlib.import_module(defined_in[name]), name, None)
+            if isinstance(found, type) and issubclass(found, BaseException):
+                hidden.append(f"{document.relative_to(ROOT).as_posix()}: {name}")
+    assert hidden == []
+
+
+def test_the_docs_import_check_sees_what_it_claims() -> None:
+    assert public_in("network", "Network") and public_in("network", "durable")
+    assert public_in("network.threads", "MemoryStore")
+    assert not public_in("network.history.messages", "UserMessage")  # no __all__ there
+    assert not public_in("network", "no_such_name")
+    assert _FROM_IMPORT.findall("from agents import (\n    Agent,\n    tool,\n)\n") == [
+        ("agents", "(\n    Agent,\n    tool,\n)")
+    ]

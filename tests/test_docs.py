@@ -72,7 +72,8 @@ def test_python_blocks_run(
     page: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # a block that writes files (a thread store) writes here
-    namespace: dict[str, Any] = {"__name__": "docs"}
+    printed: dict[int, str] = {}  # what each `print(...)` line of the page printed first
+    namespace: dict[str, Any] = {"__name__": "docs", "print": _recording_print(page, printed)}
     for mode, code, line in blocks(page, "python"):
         where = f"{page.name}:{line}"
         compiled = compile(
@@ -90,6 +91,39 @@ def test_python_blocks_run(
             asyncio.run(eval(compiled, namespace))
         else:
             exec(compiled, namespace)
+    assert _printed_against_comments(page, printed) == []
+
+
+def _recording_print(page: pathlib.Path, printed: dict[int, str]) -> Any:
+    """`print` for a page's blocks: prints, and keeps what each line of the page printed."""
+
+    def recording(*values: Any, sep: str | None = " ", **options: Any) -> None:
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename == str(page):
+            printed.setdefault(caller.f_lineno, (sep or " ").join(map(str, values)))
+        print(*values, sep=sep, **options)
+
+    return recording
+
+
+def _printed_against_comments(page: pathlib.Path, printed: dict[int, str]) -> list[str]:
+    """`print(x)  # what it prints`: the comment is what the reader will see (quotes, commas
+    and spaces aside; a comment with `...` shows only part of it)."""
+
+    def plain(text: str) -> str:
+        return re.sub(r"[\s'\",]", "", text)
+
+    lines = page.read_text().splitlines()
+    wrong = []
+    for number, text in printed.items():
+        comment = re.search(r"^\s*print\(.*\)\s+#\s*(.+)$", lines[number - 1])
+        if comment is None:
+            continue
+        said = comment.group(1)
+        parts = [part for part in said.split("...") if plain(part)]
+        if not all(plain(part) in plain(text) for part in parts):
+            wrong.append(f"{page.name}:{number}: prints {text[:200]!r}, the comment says {said!r}")
+    return wrong
 
 
 def _commands(code: str) -> list[list[str]]:
@@ -191,3 +225,42 @@ def test_api_reference_builds_in_strict_mode(tmp_path: pathlib.Path) -> None:
     models = (tmp_path / "reference" / "models" / "index.html").read_text()
     assert "agents.models.litellm_model" in models and "response_format" in models
     assert (tmp_path / "cli" / "index.html").exists()  # the guides are part of the site
+
+
+def _imported_and_used(code: str) -> tuple[set[str], set[str], set[str]]:
+    """The names a block imports, the names it binds otherwise, and the names it reads."""
+    tree = compile(code, "<block>", "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    imported: set[str] = set()
+    bound: set[str] = set()
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else used).add(node.id)
+    return imported, bound, used
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_shown_block_imports_what_it_uses(page: pathlib.Path) -> None:
+    """A reader copies what the page shows: a name a block reads that only a hidden setup
+    imports (`tool`, `Agent`, `Annotated`, ...) is a NameError in the reader's file. The
+    objects a setup makes (a `network` to talk about) may stay hidden; the imports may not."""
+    shown: set[str] = set()
+    hidden_imports: set[str] = set()
+    missing = []
+    for mode, code, line in blocks(page, "python"):
+        imported, bound, used = _imported_and_used(code)
+        if mode == "setup":
+            hidden_imports |= imported
+            shown |= bound  # the objects it makes stand for the reader's own
+            continue
+        shown |= imported | bound
+        unseen = sorted((used & hidden_imports) - shown)
+        if unseen:
+            missing.append(f"{page.name}:{line}: {', '.join(unseen)}")
+    assert missing == []

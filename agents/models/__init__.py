@@ -5,6 +5,7 @@ Both client modules are light: aiohttp and litellm themselves are imported on fi
 """
 
 from agents.models import base
+from agents.models._response_format import ResponseFormatRefused
 from agents.models.a2a import A2AModel
 from agents.models.base import *  # noqa: F403 (the protocol and its data: `base.__all__`)
 from agents.models.litellm_model import LiteLLMModel
@@ -18,6 +19,7 @@ __all__ = [
     "LiteLLMModel",
     "OpenAIModel",
     "Price",
+    "ResponseFormatRefused",
     "ScriptedModel",
     "call",
     "make_model",

@@ -170,7 +170,10 @@ class RetryingModel(CountsRequestTokens, ABC):
                     self.refuses_response_format = True
                     error = self._error(failure, attempt, tuple(failed))
                     raise ResponseFormatRefused(
-                        str(error), model=self.name, status_code=failure.status
+                        str(error),
+                        model=self.name,
+                        status_code=failure.status,
+                        attempts=error.attempts,  # sent and refused: a request spent
                     ) from exc
                 if attempt >= self.max_retries or delivered or not failure.retryable:
                     raise self._error(failure, attempt, tuple(failed)) from exc

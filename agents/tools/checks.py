@@ -10,9 +10,10 @@ They are warnings, not errors: both are legal, and a tool may be meant that way.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
+
+from network.warned import warn_at
 
 CONTEXT_NAMES = ("ctx", "context")
 
@@ -41,15 +42,6 @@ def warn_about_definition(
 
 
 def _warn(fn: Callable[..., Any], message: str) -> None:
-    method = getattr(fn, "__call__", None)  # noqa: B004 - a callable object's __call__
-    code = getattr(fn, "__code__", None) or getattr(method, "__code__", None)
-    if code is None:
-        warnings.warn(message, ToolDefinitionWarning, stacklevel=4)
-        return
-    warnings.warn_explicit(
-        message,
-        ToolDefinitionWarning,
-        code.co_filename,
-        code.co_firstlineno,
-        module=getattr(fn, "__module__", None) or "agents.tools.tool",
-    )
+    """At the function's definition; at the user's line for a function the library wrapped
+    (an agent or a network as a tool: the fix is that `as_tool` call's `description=`)."""
+    warn_at(fn, message, ToolDefinitionWarning)

@@ -27,6 +27,8 @@ from network.network import Network
 if TYPE_CHECKING:
     import pydantic_evals
 
+__all__ = ["network_task", "to_pydantic_evals"]
+
 
 def network_task(
     network: Network[Any], *, state: Mapping[str, Any] | None = None

@@ -23,7 +23,7 @@ from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
-from network.run.subrun import SpentLater, report_spending
+from network.run.subrun import SpentLater, count_capped_cost, report_spending
 
 
 async def execute(
@@ -58,6 +58,7 @@ async def execute(
                 stop = Stop(StopReason.INTERRUPTED)
         if stop is None:
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
+        count_capped_cost(ctx)  # an unpriced last answer warns now, inside the run
         result = run_result(ctx, stop.reason, stop.summary, started)
         if events:
             # what a stopped call showed and then undid is taken back (`KV.rollback`)

@@ -31,7 +31,8 @@ Decisions where the issue is silent:
   cost cap unusable in a development setup sharing its limits with production. Whoever
   wants such a run stopped turns the warning into an error
   (`warnings.simplefilter("error", UnpricedModelWarning)`): the run then ends with that
-  error before its next request.
+  error before its next request (or as it ends, its last answer being counted then, never
+  on a later read of `RunResult.spent`).
 """
 
 from __future__ import annotations

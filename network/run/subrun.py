@@ -189,6 +189,19 @@ def report_spending(ctx: RunContext) -> None:
         budget.count(ctx)
 
 
+def count_capped_cost(ctx: RunContext) -> None:
+    """A cost-capped run counts its last answers as it ends, not when `RunResult.spent` is
+    first read: an unpriced model among them warns inside the run (`UnpricedModelWarning`,
+    `network.run.limits`), as the answers before them did at the check before the next
+    request. Made an error by the application, the warning then fails the run (with its
+    partial result), never a later read of `result.spent`."""
+    budget: Any = ctx.engine.budget
+    if isinstance(budget, ChildBudget):
+        budget = budget.own
+    if budget is not None and budget.limits.max_cost_usd is not None:
+        budget.count(ctx)  # counting is incremental: `spent` later counts nothing twice
+
+
 _FIGURES = ("model_calls", "tool_calls", "input_tokens", "output_tokens", "cost_usd", "unpriced")
 
 

@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, InvalidIdError
+from network.redacted import shown_url
 from network.warned import warn
 
 
@@ -41,8 +42,18 @@ class ThreadRef:
     store: Any = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.id, str) or not self.id:
+        if not isinstance(self.id, str):
             raise ConfigurationError(f"a thread needs an id, got {self.id!r}")
+        if not self.id:  # the id rules' own error (`network.threads.ids`), as for a blank one
+            raise InvalidIdError("thread_id must not be empty", field="thread_id")
+
+    def __repr__(self) -> str:
+        """The fields, a store URL's password as `***` (a repr is printed and logged)."""
+        store = shown_url(self.store) if isinstance(self.store, str) else self.store
+        return (
+            f"ThreadRef(id={self.id!r}, user_id={self.user_id!r}, "
+            f"app_name={self.app_name!r}, store={store!r})"
+        )
 
     @classmethod
     def of(cls, thread: ThreadRef | str | None) -> ThreadRef | None:
@@ -65,6 +76,13 @@ class ThreadKeywords(TypedDict, total=False):
     store: Any
 
 
+# keywords a run took once: the error names what replaced them (docs/running.md)
+_REMOVED_KEYWORDS = {
+    "step_runner": "the durable engine's hook is the kernel's steps= (network.kernel.run), "
+    "not an option of run",
+}
+
+
 def thread_of(
     thread: ThreadRef | str | None,
     deprecated: Mapping[str, Any],
@@ -85,7 +103,9 @@ def thread_of(
         return ref
     unknown = sorted(set(deprecated) - set(ThreadKeywords.__annotations__))
     if unknown:
-        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+        instead = _REMOVED_KEYWORDS.get(unknown[0])
+        said = f": it was removed; {instead}" if instead else ""
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}{said}")
     given = {key: value for key, value in deprecated.items() if value is not None}
     if not given:
         return ref

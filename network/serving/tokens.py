@@ -30,9 +30,14 @@ def read_tokens(path: str | Path) -> dict[str, str]:
     """The token file's tokens, each with its principal (module docstring)."""
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        data = source.read_bytes()
     except OSError as exc:
         raise ConfigurationError(f"token file {source}: {exc.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:  # the line, never its bytes: they may be a token's
+        number = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigurationError(f"token file {source}, line {number}: not UTF-8 text") from None
     tokens: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         words = line.split("#", 1)[0].split()

@@ -18,6 +18,7 @@ from network.history.results import InferenceResult
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.schema import StateSchema, build_spec
 from network.state.typenames import parse_type
+from network.state.values import is_pydantic_model
 
 FORMAT = "agent-network/state@1"
 
@@ -125,6 +126,15 @@ def state_to_dict(
         "results": [result.to_dict(mode="json") for result in results],
         "messages": message_list_adapter().dump_python(list(messages), mode="json"),
     }
+
+
+def json_default(value: Any) -> Any:
+    """`json.dumps`'s `default`: what a state's data may hold besides JSON types. An untyped
+    key may hold a pydantic model instance (its writes were checked to have a JSON form,
+    `network.state.storable`); it is written as that form, and reads back as it (a dict)."""
+    if is_pydantic_model(value):
+        return value.model_dump(mode="json")
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def state_from_dict(data: dict[str, Any]) -> StateParts:

@@ -18,7 +18,7 @@ from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
-from network.state.json_form import state_from_dict, state_to_dict
+from network.state.json_form import json_default, state_from_dict, state_to_dict
 from network.state.kv import KV
 from network.state.provenance import Writer, WriteRecord
 from network.state.schema import StateSchema
@@ -158,7 +158,8 @@ class State:
     def to_json(self) -> str:
         """The state as JSON: schema (types by name, handlers by import path), data (no
         `temp:` keys), results and messages."""
-        return json.dumps(state_to_dict(self.schema, self.snapshot(), self.results, self._messages))
+        parts = state_to_dict(self.schema, self.snapshot(), self.results, self._messages)
+        return json.dumps(parts, default=json_default)  # an untyped key's pydantic model
 
     @classmethod
     def from_json(cls, text: str) -> State:

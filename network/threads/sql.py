@@ -147,6 +147,10 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         self._ready = not create_tables
         self._setup_lock = anyio.Lock()
 
+    def __repr__(self) -> str:
+        """The store's URL, its password as `***` (a repr is printed and logged)."""
+        return f"SQLStore({shown_url(self.url)!r})"
+
     @property
     def writer(self) -> AsyncEngine:
         """The store's engine as its own writers use it: on SQLite every transaction starts

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import os
-import re
 
 from network.errors import ConfigurationError
-
-_PASSWORD = re.compile(r"^([^:/?#]+://[^:/?#@]*):[^/?#]*@")  # to the last @ of the host part
+from network.redacted import shown_url
 
 DEFAULT_STORE = "agent-network.db"
 STORE_ENV = "AGENT_NETWORK_STORE"
@@ -32,7 +30,4 @@ def store_url(store: str | os.PathLike[str] | None = None) -> str:
     return "sqlite+aiosqlite:///" + os.path.abspath(text)
 
 
-def shown_url(url: str) -> str:
-    """`url` as an error or a repr may show it: its password as `***` (an error is logged and
-    read by people who hold no credentials)."""
-    return _PASSWORD.sub(r"\1:***@", url)
+__all__ = ["DEFAULT_STORE", "STORE_ENV", "shown_url", "store_url"]

@@ -62,6 +62,66 @@ async def test_auto_mode_falls_back_to_tool_mode_without_retrying(
     assert "response_format" not in openai_server.requests[2]
 
 
+async def test_the_refused_request_is_counted_and_traced_as_a_request_of_its_own(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    """docs/models.md and docs/telemetry.md: every attempt is counted (usage limits) and is a
+    `chat` span with its `error.type`. The refused request reached the server and was answered
+    (500): it was dropped, so the call showed one request and one span."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from network import Network, UsageLimits
+    from network.telemetry import Telemetry
+
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    openai_server.add_tool_calls(("final_output", {"name": "Paris", "country": "France"}))
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    agent = Agent("geo", model=model_on(openai_server), output_type=City)
+    network = Network("n", agents=[agent], telemetry=Telemetry(tracer_provider=provider))
+    result = await network.run("Capital of France?", limits=UsageLimits(max_model_calls=5))
+    assert result.results[-1].output_value == City(name="Paris", country="France")
+    assert [call.error for call in result.results[-1].model_calls] == ["500", None]
+    assert result.spent.model_calls == 2
+    chats = [s for s in spans.get_finished_spans() if s.name.startswith("chat ")]
+    assert [(s.attributes or {}).get("error.type") for s in chats] == ["500", None]
+    (agent_span,) = [s for s in spans.get_finished_spans() if s.name == "invoke_agent geo"]
+    assert agent_span.status.status_code.name != "ERROR"  # the call itself succeeded
+
+
+async def test_a_refusal_got_past_is_not_drawn_as_the_failure_of_a_run_that_fails_later(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    """The refused request's records were left as the run's failed request: a run failing
+    later in the call (its hook) drew a `chat` span with error 500 as the cause."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from network import Network
+    from network.telemetry import Telemetry
+
+    def broken(call: Any) -> None:
+        raise RuntimeError("the hook failed")
+
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    openai_server.add_tool_calls(("final_output", {"name": "Paris", "country": "France"}))
+    spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(spans))
+    agent = Agent(
+        "geo", model=model_on(openai_server), output_type=City, hooks={"on_finish": broken}
+    )
+    network = Network("n", agents=[agent], telemetry=Telemetry(tracer_provider=provider))
+    with pytest.raises(RuntimeError, match="the hook failed"):
+        await network.run("Capital of France?")
+    errors = [(s.attributes or {}).get("error.type") for s in spans.get_finished_spans()]
+    assert "500" not in errors and "RuntimeError" in errors
+
+
 async def test_native_mode_asked_for_says_the_server_refused_it(
     openai_server: FakeOpenAIServer,
 ) -> None:

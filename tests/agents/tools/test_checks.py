@@ -44,3 +44,20 @@ def test_a_documented_tool_with_an_annotated_ctx_is_silent() -> None:
         @tool(description="Given a description instead.")
         def described(x: int) -> int:
             return x
+
+
+def test_an_agent_without_a_description_as_a_tool_warns_at_the_as_tool_line() -> None:
+    """docs/tools.md: the warning points at the definition; for `agent.as_tool()` that is
+    the user's `as_tool` call (its `description=` is the fix), not the library's wrapper."""
+    import inspect
+
+    from agents import Agent, ScriptedModel
+
+    helper = Agent("helper", model=ScriptedModel(["hi"]))
+    with pytest.warns(ToolDefinitionWarning, match="tool 'helper' has no docstring") as seen:
+        line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
+        helper.as_tool()
+    assert (seen[0].filename, seen[0].lineno) == (__file__, line)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        helper.as_tool(description="Says hi.")

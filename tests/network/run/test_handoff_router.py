@@ -55,3 +55,19 @@ async def test_it_runs_an_agent_again_after_its_tools_and_stops_at_an_answer() -
     assert [r.agent for r in result.results] == ["lead", "lead"]
     assert result.output == "It is sunny in Oslo."
     assert helper.model.requests == []  # type: ignore[union-attr]
+
+
+async def test_one_agent_without_a_router_or_handoffs_runs_once() -> None:
+    """docs/routers.md: one call; its tool runs, but its model never reads the result (unlike
+    a network whose agents hand off, above, which runs an agent again after its tools)."""
+    from agents import tool
+
+    @tool
+    def save(text: str) -> str:
+        """Save a text."""
+        return "saved"
+
+    model = ScriptedModel([call("save", text="hi"), "Saved it."])
+    result = await Network("n", agents=[Agent("a", tools=[save], model=model)]).run("go")
+    assert len(result.results) == 1 and result.results[0].tool_calls[0].content == "saved"
+    assert result.output is None and len(model.requests) == 1

@@ -3,6 +3,8 @@ pass a limit; its state and thread commits stay; the result says which limit and
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 
 from agents import Agent, LiteLLMModel, ScriptedModel, call, tool
@@ -152,6 +154,22 @@ async def test_a_model_without_a_price_is_counted_as_unpriced(
     exceeded = result.limit_exceeded
     assert exceeded is not None and exceeded.limit == "max_model_calls"  # cost never counted
     assert (exceeded.figures.cost_usd, exceeded.figures.unpriced) == (0.0, 2)
+
+
+async def test_a_cost_capped_run_of_one_request_warns_inside_the_run(quiet_logs: None) -> None:
+    """docs/telemetry.md: a cost-capped run warns once per unpriced model. Its last answer is
+    counted as the run ends, not on the first read of `result.spent` (which would warn
+    outside the run, or never when nobody reads it)."""
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(lambda request: "Hi."))])
+    with pytest.warns(UnpricedModelWarning, match="'scripted' has no known price"):
+        result = await network.run("Hi.", limits=UsageLimits(max_cost_usd=0.01))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnpricedModelWarning)
+        assert (result.spent.model_calls, result.spent.unpriced) == (1, 1)  # counted once
+        with pytest.raises(UnpricedModelWarning) as raised:  # made an error: the run fails
+            await network.run("Hi.", limits=UsageLimits(max_cost_usd=0.01))
+    partial = raised.value.partial_result  # type: ignore[attr-defined]
+    assert partial.stop_reason == StopReason.ERROR and partial.output == "Hi."
 
 
 def test_bad_limits_are_refused() -> None:

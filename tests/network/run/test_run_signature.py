@@ -92,6 +92,8 @@ def test_constructors_are_keyword_only_after_the_name() -> None:
 def test_no_public_signature_names_the_durable_hook() -> None:
     for method in (Network.run, Network.run_sync, Network.stream):
         assert "step_runner" not in inspect.signature(method).parameters
+    with pytest.raises(TypeError, match="'step_runner': it was removed; the durable engine's"):
+        echo().run_sync("go", step_runner=object())  # type: ignore[call-arg]
 
 
 def echo() -> Network:

@@ -52,3 +52,13 @@ def test_a_bad_token_file_names_the_line_not_the_token(
 def test_a_missing_file_is_a_configuration_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="token file"):
         token_file_authorize(tmp_path / "none.txt")
+
+
+def test_a_file_not_in_utf8_names_the_line_not_the_token(tmp_path: Path) -> None:
+    """docs/deploying.md: a bad file stops the server with one line naming it (it was a
+    UnicodeDecodeError's traceback)."""
+    path = tmp_path / "tokens.txt"
+    path.write_bytes(b"alice alice-token-0123456789\nbob bob-token-\xff0123456789\n")
+    with pytest.raises(ConfigurationError, match=r"tokens.txt, line 2: not UTF-8 text$") as caught:
+        token_file_authorize(path)
+    assert "0123456789" not in str(caught.value)

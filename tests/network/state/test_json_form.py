@@ -71,6 +71,22 @@ def test_results_and_messages_round_trip_through_json() -> None:
     assert InferenceResult.from_json(result.to_json()) == result
 
 
+def test_an_untyped_key_holding_a_model_round_trips_as_its_json_form() -> None:
+    """docs/state.md: an untyped key may hold a pydantic model instance, which reads back
+    after a reload as its JSON form; `to_json` raised json's TypeError on it."""
+    from pydantic import BaseModel
+
+    class Doc(BaseModel):
+        text: str
+
+    state = State()
+    state.kv.set("doc", Doc(text="a"))
+    state.kv.set("docs", [Doc(text="b")])
+    state.kv.set("pair", (1, 2))
+    loaded = State.from_json(state.to_json())
+    assert loaded.kv.data == {"doc": {"text": "a"}, "docs": [{"text": "b"}], "pair": [1, 2]}
+
+
 def test_lambda_handlers_cannot_be_serialized_and_say_which_key() -> None:
     state = State(schema={"k": {"type": int, "handler": lambda a, b: b}})
     with pytest.raises(StateError, match="'k'"):

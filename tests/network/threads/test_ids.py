@@ -10,8 +10,8 @@ from structlog.testing import capture_logs
 
 from agents import Agent, ScriptedModel
 from network import Network, ThreadRef
-from network.errors import InvalidIdError, ThreadStoreError
-from network.threads import BaseStore, Commit, SQLStore, ThreadInfo, ThreadStore
+from network.errors import ConfigurationError, InvalidIdError, ThreadStoreError
+from network.threads import BaseStore, Commit, MemoryStore, SQLStore, ThreadInfo, ThreadStore
 from network.threads.ids import MAX_ID_LENGTH
 
 pytestmark = pytest.mark.anyio
@@ -91,6 +91,19 @@ async def test_a_run_with_a_bad_id_fails_before_the_store_is_touched(
     assert raised.value.field == field
     assert await store.list_threads() == []
     assert not agent.model.requests  # type: ignore[union-attr]
+
+
+def test_an_empty_thread_id_is_the_id_rules_error_naming_the_field() -> None:
+    """docs/threads.md: a bad id is `InvalidIdError` naming the field; the empty one was a
+    bare `ConfigurationError` from `ThreadRef` (a blank one already was the rules' error)."""
+    for thread in (ThreadRef(" ").id, ""):
+        with pytest.raises(InvalidIdError, match="thread_id must not be empty") as raised:
+            Network("n", agents=[Agent("a", model=ScriptedModel(["never"]))]).run_sync(
+                "go", thread=ThreadRef(thread, store=MemoryStore())
+            )
+        assert raised.value.field == "thread_id"
+    with pytest.raises(ConfigurationError, match="a thread needs an id, got 7"):
+        ThreadRef(7)  # type: ignore[arg-type]
 
 
 async def test_a_run_with_a_bad_run_id_fails_before_its_model_is_called(
