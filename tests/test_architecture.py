@@ -48,6 +48,7 @@ LAYERS: dict[str, int] = {
     "network.json_fields": 0,  # a report's to_dict: its fields, camelCase, as JSON data
     "network.utf8": 0,  # text with a UTF-8 form: the one test for lone surrogates
     "network.redacted": 0,  # a URL as errors and reprs show it: the password as ***
+    "network.version": 0,  # the installed release, as MCP peers and OTel receivers see it
     "network.history": 1,
     "network.state": 2,
     "network.run": 3,

@@ -25,7 +25,6 @@ outside and are validated before anything runs.
 from __future__ import annotations
 
 import contextlib
-import importlib.metadata
 import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -44,6 +43,7 @@ from network.serving.screening import screened
 from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
 from network.threads.memory import MemoryStore
+from network.version import library_version
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -115,15 +115,6 @@ def mcp_server(
         on_call_tool=tool.call,
         lifespan=lifespan,
     )
-
-
-def library_version() -> str:
-    """agent-network's installed version, the `serverInfo.version` clients show (an MCP
-    Inspector lists it beside the name); "0+unknown" when run from a checkout not installed."""
-    try:
-        return importlib.metadata.version("agent-network")
-    except importlib.metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 class _RunTool:

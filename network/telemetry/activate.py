@@ -17,6 +17,7 @@ from network.telemetry.conventions import INSTRUMENTATION, SCHEMA_URL
 from network.telemetry.metrics import Instruments
 from network.telemetry.options import DEFAULT, Telemetry
 from network.telemetry.spans import RunSpans
+from network.version import library_version
 
 _tracers: dict[int, tuple[Any, Any]] = {}  # id(provider) -> (provider, tracer)
 _instruments: dict[int, tuple[Any, Any]] = {}  # id(provider) -> (provider, Instruments)
@@ -72,7 +73,9 @@ def _global_meter_provider() -> Any:
 def _tracer(provider: Any) -> Any:
     cached = _tracers.get(id(provider))
     if cached is None or cached[0] is not provider:
-        tracer = provider.get_tracer(INSTRUMENTATION, schema_url=SCHEMA_URL)
+        tracer = provider.get_tracer(
+            INSTRUMENTATION, instrumenting_library_version=library_version(), schema_url=SCHEMA_URL
+        )
         cached = _tracers[id(provider)] = (provider, tracer)
     return cached[1]
 
@@ -80,6 +83,8 @@ def _tracer(provider: Any) -> Any:
 def _instruments_of(provider: Any) -> Any:
     cached = _instruments.get(id(provider))
     if cached is None or cached[0] is not provider:
-        meter = provider.get_meter(INSTRUMENTATION, schema_url=SCHEMA_URL)
+        meter = provider.get_meter(
+            INSTRUMENTATION, version=library_version(), schema_url=SCHEMA_URL
+        )
         cached = _instruments[id(provider)] = (provider, Instruments(meter))
     return cached[1]

@@ -43,6 +43,7 @@ from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from network.errors import ConfigurationError, ToolError
 from network.logger import LazyLogger
+from network.version import library_version
 
 if TYPE_CHECKING:
     from mcp.types import Tool as MCPTool
@@ -329,8 +330,6 @@ def _timed_out(timeout: float) -> TimeoutError:
 
 def _client_info() -> Any:
     from mcp.types import Implementation  # noqa: PLC0415 (mcp)
-
-    from network.mcp.server import library_version  # noqa: PLC0415 (loads the SDK's server)
 
     return Implementation(name="agent-network", version=library_version())
 

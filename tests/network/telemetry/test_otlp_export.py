@@ -19,6 +19,8 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from agents import Agent, ModelResponse, ScriptedModel
 from network import AssistantMessage, Network, Usage, UsageLimits
 from network.telemetry import Telemetry
+from network.telemetry.conventions import SCHEMA_URL
+from network.version import UNKNOWN_VERSION, library_version
 from tests.network.telemetry.ops_network import SECRET, build
 from tests.network.telemetry.otlp import (
     Receiver,
@@ -55,12 +57,14 @@ async def test_a_run_reaches_an_otlp_http_receiver(receiver: Receiver, quiet_log
         for span in scope_spans.spans
     ]
     scopes = {
-        scope_spans.scope.name
+        (scope_spans.scope.name, scope_spans.scope.version, scope_spans.schema_url)
         for request in receiver.requests
         for resource_spans in request.resource_spans
         for scope_spans in resource_spans.scope_spans
     }
-    assert scopes == {"agent_network"}
+    # the scope names the release that wrote the spans (a receiver shows it beside the name)
+    assert scopes == {("agent_network", library_version(), SCHEMA_URL)}
+    assert library_version() not in ("", UNKNOWN_VERSION)  # the suite runs on an install
     by_id = {span.span_id: span for span in spans}
     trace_ids = {span.trace_id.hex() for span in spans}
     assert trace_ids == {first.trace_id, resumed.trace_id}
