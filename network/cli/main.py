@@ -230,9 +230,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     _quiet_logs()
     warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
-    served = f"over AG-UI at http://{args.host}:{args.port}{args.path}"
-    if args.a2a:
-        served += f" and over A2A at http://{args.host}:{args.port}{args.a2a_path}"
+
+    def served(port: int) -> str:
+        said = f"over AG-UI at http://{args.host}:{port}{args.path}"
+        if args.a2a:
+            said += f" and over A2A at http://{args.host}:{port}{args.a2a_path}"
+        return said
+
     if args.workers < 1:
         raise CLIError(f"--workers must be 1 or more, got {args.workers}")
     if args.workers > 1:
@@ -241,7 +245,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 "--workers above 1 needs a database --store: processes share threads only there"
             )
         os.environ.update(worker_environment(sys.argv[sys.argv.index("serve") + 1 :]))
-        print(f"Serving {network.name!r} {served} ({args.workers} processes)", flush=True)
+        print(
+            f"Serving {network.name!r} {served(args.port)} ({args.workers} processes)", flush=True
+        )
         uvicorn.run(
             "network.cli.serve_app:factory",
             factory=True,
@@ -251,9 +257,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
             log_level="warning",
         )
         return 0
-    with endpoint_override(network, endpoint):
-        print(f"Serving {network.name!r} {served} (threads {where})", flush=True)
-        uvicorn.run(asgi, host=args.host, port=args.port)
+    # Bound here, not by uvicorn: the banner names the port a client must use (`--port 0`
+    # takes a free one), and a port in use is one line, not uvicorn's traceback.
+    try:
+        sock = listening_socket(args.host, args.port)
+    except OSError as exc:
+        raise CLIError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    with endpoint_override(network, endpoint), sock:
+        port = sock.getsockname()[1]
+        print(f"Serving {network.name!r} {served(port)} (threads {where})", flush=True)
+        uvicorn.Server(uvicorn.Config(asgi)).run(sockets=[sock])
     return 0
 
 

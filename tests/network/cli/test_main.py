@@ -207,6 +207,37 @@ def test_serve_answers_agui_requests() -> None:
     assert frames[-1]["type"] == "RUN_FINISHED"
 
 
+def test_serve_on_port_0_prints_the_port_it_took_and_answers_there() -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "network.cli", "serve", f"{EXAMPLE}:network", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("Serving 'tiny' over AG-UI at http://127.0.0.1:"), line
+        url = line.split(" at ", 1)[1].split(" ", 1)[0]
+        assert not url.startswith("http://127.0.0.1:0/")  # the port taken, not the one asked
+        response = httpx.post(url, json=RUN_BODY, timeout=10)
+        assert response.status_code == 200 and "RUN_FINISHED" in response.text
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_serve_on_a_port_in_use_is_one_error_line() -> None:
+    with served(f"{EXAMPLE}:network") as (url, _):
+        port = url.rsplit(":", 1)[1].strip("/")
+        done = cli("serve", f"{EXAMPLE}:network", "--port", port)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().startswith(f"error: cannot listen on 127.0.0.1:{port}:")
+    assert "Traceback" not in done.stderr
+
+
 def test_model_overrides_every_agent_of_a_team() -> None:
     draft = {"calc/add.py": "def add(a, b):\n    return a + b\n"}
     with FakeOpenAIServer() as server:
