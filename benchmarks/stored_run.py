@@ -4,7 +4,7 @@
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
         [--concurrency N] [--split-cores]
-        [--backends none,memory,memory-waits,memory-pg,sqlite,sqlite-normal,postgres]
+        [--backends none,memory,memory-waits,memory-pg,memory-pq,sqlite,sqlite-normal,postgres]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -23,6 +23,9 @@ making one trivial statement's round trip (`SELECT 1`) to PostgreSQL first, on t
 own connections (`PostgresLink`): as many round trips as the PostgreSQL store makes, none of
 its statements, encoding or decoding. The floor a store that asks PostgreSQL four times a run
 through asyncio and asyncpg can reach (see benchmarks/README.md, "The PostgreSQL pass").
+`memory-pq` (not run by default) is the same on psycopg's libpq handle, as the durable engine
+sends its statements (`network/durable/wire.py`): the same floor through libpq (its round trips
+are not counted: libpq writes to its socket itself; see "PostgreSQL's round trips on libpq").
 
 `--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
 them): the event loop has other runs to go on with while one waits for the database, as a
@@ -79,7 +82,8 @@ FIGURES = (
     "round_trips",
 )
 COUNTED = FIGURES[4:]  # from the counting pass
-POSTGRES = ("postgres", "memory-pg")  # the backends on a PostgreSQL database of their own
+# the backends on a PostgreSQL database of their own
+POSTGRES = ("postgres", "memory-pg", "memory-pq")
 
 
 def three_calls() -> Any:
@@ -183,6 +187,8 @@ def child(
             store = waiting(MemoryStore(), wait_ms / 1000)
         elif backend == "memory-pg":
             store = round_trips(MemoryStore(), url, lanes)
+        elif backend == "memory-pq":
+            store = round_trips(MemoryStore(), url, lanes, libpq=True)
         elif backend == "sqlite-normal":
             store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
@@ -276,13 +282,14 @@ def waiting(store: Any, seconds: float) -> Any:
     return store
 
 
-def round_trips(store: Any, url: str, lanes: int) -> Any:
+def round_trips(store: Any, url: str, lanes: int, libpq: bool = False) -> Any:
     """`store` with each read of a thread and each commit making one `SELECT 1` round trip to
-    PostgreSQL first, on a `PostgresLink` of `lanes` connections (`memory-pg`)."""
+    PostgreSQL first, on a `PostgresLink` of `lanes` connections (`memory-pg`), or on psycopg
+    connections' libpq handles (`libpq`: `memory-pq`)."""
     from network.threads.sql_links import PostgresLink
 
     plain = url.replace("postgresql+asyncpg://", "postgresql://")
-    link = PostgresLink({"dsn": plain}, size=lanes)
+    link: Any = LibpqLink(plain) if libpq else PostgresLink({"dsn": plain}, size=lanes)
     get_thread, commit, close = store.get_thread, store.append_results, store.close
 
     async def read(thread_id: str) -> Any:
@@ -300,6 +307,37 @@ def round_trips(store: Any, url: str, lanes: int) -> Any:
 
     store.get_thread, store.append_results, store.close = read, append_results, closing
     return store
+
+
+class LibpqLink:
+    """`SELECT 1` on psycopg connections' libpq handles (`network/durable/wire.py`'s way: each
+    connection's socket watched for as long as it lives), one connection per statement at once."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.idle: list[Any] = []
+        self.opened: list[Any] = []
+
+    async def fetch(self, sql: str) -> list[Any]:
+        import psycopg
+
+        from network.durable import wire
+
+        if self.idle:
+            connection, watch = self.idle.pop()
+        else:
+            connection = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+            watch = wire.Watch(connection)
+            self.opened.append((connection, watch))
+        try:
+            return await wire.execute(connection, sql, {}, watch)
+        finally:
+            self.idle.append((connection, watch))
+
+    async def close(self) -> None:
+        for connection, watch in self.opened:
+            watch.stop()
+            await connection.close()
 
 
 def measure(
