@@ -105,6 +105,8 @@ def int_array(items: list[int]) -> bytes:
 
 
 def _list(value: list[Any]) -> tuple[int, bytes]:
+    if not value:  # typed by the statement's cast (`$n::int[]`)
+        return ARRAYS[TEXT], ONE.pack(0, 0, TEXT)
     kind = type(value[0])
     if kind is str:
         return ARRAYS[TEXT], text_array(value)
@@ -201,6 +203,16 @@ class Libpq:
         self.prepared: dict[tuple[str, tuple[int, ...]], bytes] = {}
         self.readers: dict[bytes, list[Any]] = {}
 
+    @classmethod
+    async def connect(cls, url: str) -> "Libpq":
+        import psycopg
+
+        return cls(await psycopg.AsyncConnection.connect(url, autocommit=True))
+
+    async def close(self) -> None:
+        self.watch.stop()
+        await self.connection.close()
+
     async def fetch(self, sql: str, *arguments: Any) -> list[tuple[Any, ...]]:
         types, values = [], []
         for argument in arguments:
@@ -243,10 +255,8 @@ async def replay(driver: str, url: str, plan: dict[str, Any], lanes: int, runs: 
 
             connections.append(await asyncpg.connect(plain))
         else:
-            import psycopg
-
-            connection = await psycopg.AsyncConnection.connect(plain, autocommit=True)
-            connections.append((connection, Libpq(connection)))
+            libpq = await Libpq.connect(plain)
+            connections.append((libpq.connection, libpq))
     statements = plan["statements"]
     bare = plan.get("bare", False)
 
@@ -282,8 +292,7 @@ async def replay(driver: str, url: str, plan: dict[str, Any], lanes: int, runs: 
         if driver == "asyncpg":
             await connection.close()
         else:
-            connection[1].watch.stop()
-            await connection[0].close()
+            await connection[1].close()
     return cpu / measured
 
 

@@ -4,7 +4,8 @@
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
         [--concurrency N] [--split-cores]
-        [--backends none,memory,memory-waits,memory-pg,memory-pq,sqlite,sqlite-normal,postgres]
+        [--backends none,memory,memory-waits,memory-pg,memory-pq,sqlite,sqlite-normal,postgres,
+                    postgres-pq]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -26,6 +27,10 @@ through asyncio and asyncpg can reach (see benchmarks/README.md, "The PostgreSQL
 `memory-pq` (not run by default) is the same on psycopg's libpq handle, as the durable engine
 sends its statements (`network/durable/wire.py`): the same floor through libpq (its round trips
 are not counted: libpq writes to its socket itself; see "PostgreSQL's round trips on libpq").
+`postgres-pq` (not run by default) is the PostgreSQL store with its own connections
+(`PostgresLink`'s) on libpq instead of asyncpg, the same statements with their parameters and
+results in PostgreSQL's binary form, written and read in Python (`pg_roundtrip.Libpq`): a
+prototype of the store on libpq, for its CPU (not its errors: a driver's error is not mapped).
 
 `--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
 them): the event loop has other runs to go on with while one waits for the database, as a
@@ -83,7 +88,7 @@ FIGURES = (
 )
 COUNTED = FIGURES[4:]  # from the counting pass
 # the backends on a PostgreSQL database of their own
-POSTGRES = ("postgres", "memory-pg", "memory-pq")
+POSTGRES = ("postgres", "memory-pg", "memory-pq", "postgres-pq")
 
 
 def three_calls() -> Any:
@@ -192,6 +197,9 @@ def child(
         elif backend == "sqlite-normal":
             store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
+            store = SQLStore(url)
+        elif backend == "postgres-pq":
+            on_libpq(url)
             store = SQLStore(url)
         if mode == "served":
             import httpx
@@ -307,6 +315,25 @@ def round_trips(store: Any, url: str, lanes: int, libpq: bool = False) -> Any:
 
     store.get_thread, store.append_results, store.close = read, append_results, closing
     return store
+
+
+def on_libpq(url: str) -> None:
+    """The PostgreSQL store's own connections on libpq (`postgres-pq`): `PostgresLink` opens
+    `pg_roundtrip.Libpq` connections, which take its statements as asyncpg's do."""
+    from pg_roundtrip import Libpq
+
+    from network.threads.sql_links import PostgresLink
+
+    plain = url.replace("postgresql+asyncpg://", "postgresql://")
+
+    async def open_one(self: Any) -> Any:
+        return await Libpq.connect(plain)
+
+    async def close_one(connection: Any) -> None:
+        await connection.close()
+
+    PostgresLink._open = open_one  # type: ignore[method-assign]
+    PostgresLink._close = staticmethod(close_one)  # type: ignore[method-assign, assignment]
 
 
 class LibpqLink:
