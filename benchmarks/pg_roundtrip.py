@@ -10,11 +10,11 @@ the store does), on two drivers:
 
 - `asyncpg`: `connection.fetch(sql, *arguments)`, as `PostgresLink` sends them (arrays and
   rows in asyncpg's binary form, its statement cache);
-- `libpq`: psycopg's libpq handle (`pgconn`), as `network/durable/wire.py` sends the durable
-  engine's statements (prepared once per connection, executed by name, the socket watched by
-  the loop for as long as the connection lives), every parameter in PostgreSQL's binary form
-  (arrays written here: a header and each element's length and bytes) and the results in
-  binary form, decoded here (arrays, rows, `text`, `int4`, `float8`).
+- `libpq`: psycopg's libpq handle (`pgconn`), as `network.threads.pg_wire.Connection` sends
+  them (prepared once per connection, executed by name, the socket watched by the loop for as
+  long as the connection lives, parameters and results in PostgreSQL's binary form, written
+  and read in Python). Before that module, this script carried the same code as a prototype;
+  `--against`-style comparisons of the store itself are `stored_run.py`'s.
 
 `--bare` replaces each statement by `SELECT $1::int` (one parameter, one row): the round trips
 alone. Each figure is a fresh process (a child of this script) on a thread of its own, the two
@@ -33,7 +33,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from struct import Struct, pack
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -77,176 +76,11 @@ def capture(url: str, lanes: int) -> dict[str, Any]:
     return {"statements": [[sql, list(arguments)] for sql, arguments in statements]}
 
 
-# libpq: binary parameters and results
-
-TEXT, INT4, INT8, FLOAT8, RECORD = 25, 23, 20, 701, 2249
-ARRAYS = {TEXT: 1009, INT4: 1007, FLOAT8: 1022}
-HEAD = Struct(">iiiii")
-ONE = Struct(">iii")
-LENGTH = Struct(">i")
-FLOAT = Struct(">d")
-FIELD = Struct(">ii")
-
-
-def text_array(items: list[str]) -> bytes:
-    data = [item.encode() for item in items]
-    head = HEAD.pack(1, 0, TEXT, len(data), 1)
-    return head + b"".join([len(item).to_bytes(4, "big") + item for item in data])
-
-
-def float_array(items: list[float]) -> bytes:
-    fields = [field for item in items for field in (8, item)]
-    return HEAD.pack(1, 0, FLOAT8, len(items), 1) + pack(">" + "id" * len(items), *fields)
-
-
-def int_array(items: list[int]) -> bytes:
-    fields = [field for item in items for field in (4, item)]
-    return HEAD.pack(1, 0, INT4, len(items), 1) + pack(">" + "ii" * len(items), *fields)
-
-
-def _list(value: list[Any]) -> tuple[int, bytes]:
-    if not value:  # typed by the statement's cast (`$n::int[]`)
-        return ARRAYS[TEXT], ONE.pack(0, 0, TEXT)
-    kind = type(value[0])
-    if kind is str:
-        return ARRAYS[TEXT], text_array(value)
-    if kind is float:
-        return ARRAYS[FLOAT8], float_array(value)
-    return ARRAYS[INT4], int_array(value)
-
-
-ENCODERS: dict[type, Any] = {
-    str: lambda value: (TEXT, value.encode()),
-    int: lambda value: (INT8, value.to_bytes(8, "big", signed=True)),
-    float: lambda value: (FLOAT8, FLOAT.pack(value)),
-    type(None): lambda value: (0, None),
-    list: _list,
-}
-
-
-def encode(value: Any) -> tuple[int, bytes | None]:
-    """A parameter's type and binary form (by its exact type: `str`, `int`, `float`, None,
-    or a non-empty list of one of the first three)."""
-    found: tuple[int, bytes | None] = ENCODERS[type(value)](value)
-    return found
-
-
-def _int(raw: bytes) -> int:
-    return int.from_bytes(raw, "big", signed=True)
-
-
-def _float(raw: bytes) -> float:
-    value: float = FLOAT.unpack(raw)[0]
-    return value
-
-
-def _text(raw: bytes) -> str:
-    return raw.decode()
-
-
-def _array(raw: bytes) -> list[Any]:
-    ndim, _nulls, kind = ONE.unpack_from(raw)
-    if ndim == 0:
-        return []
-    (count,) = LENGTH.unpack_from(raw, 12)
-    read = DECODERS[kind]
-    position = 20
-    items: list[Any] = []
-    for _ in range(count):
-        (size,) = LENGTH.unpack_from(raw, position)
-        position += 4
-        if size < 0:
-            items.append(None)
-        else:
-            items.append(read(raw[position : position + size]))
-            position += size
-    return items
-
-
-def _record(raw: bytes) -> tuple[Any, ...]:
-    (count,) = LENGTH.unpack_from(raw)
-    position = 4
-    fields: list[Any] = []
-    for _ in range(count):
-        kind, size = FIELD.unpack_from(raw, position)
-        position += 8
-        if size < 0:
-            fields.append(None)
-        else:
-            fields.append(DECODERS[kind](raw[position : position + size]))
-            position += size
-    return tuple(fields)
-
-
-DECODERS: dict[int, Any] = {
-    TEXT: _text,
-    1043: _text,  # varchar
-    INT4: _int,
-    INT8: _int,
-    FLOAT8: _float,
-    RECORD: _record,
-    **dict.fromkeys((1009, 1015, 1007, 1016, 1022, 2287), _array),
-}
-
-
-class Libpq:
-    """One psycopg connection's libpq handle, statements prepared by text and types."""
-
-    def __init__(self, connection: Any) -> None:
-        sys.path.insert(0, str(ROOT))
-        from network.durable import wire
-
-        self.connection = connection
-        self.pgconn = connection.pgconn
-        self.watch = wire.Watch(connection)
-        self.result = wire._result
-        self.prepared: dict[tuple[str, tuple[int, ...]], bytes] = {}
-        self.readers: dict[bytes, list[Any]] = {}
-
-    @classmethod
-    async def connect(cls, url: str) -> "Libpq":
-        import psycopg
-
-        return cls(await psycopg.AsyncConnection.connect(url, autocommit=True))
-
-    async def close(self) -> None:
-        self.watch.stop()
-        await self.connection.close()
-
-    async def fetch(self, sql: str, *arguments: Any) -> list[tuple[Any, ...]]:
-        types, values = [], []
-        for argument in arguments:
-            kind, value = ENCODERS[type(argument)](argument)
-            types.append(kind)
-            values.append(value)
-        key = (sql, tuple(types))
-        name = self.prepared.get(key)
-        if name is None:
-            name = self.prepared[key] = f"s{len(self.prepared)}".encode()
-            self.pgconn.send_prepare(name, sql.encode(), param_types=types)
-            await self.result(self.pgconn, self.watch)
-        self.pgconn.send_query_prepared(
-            name, values, param_formats=[1] * len(values), result_format=1
-        )
-        result = await self.result(self.pgconn, self.watch)
-        readers = self.readers.get(name)
-        if readers is None:
-            readers = self.readers[name] = [
-                DECODERS[result.ftype(column)] for column in range(result.nfields)
-            ]
-        get = result.get_value
-        rows = []
-        for row in range(result.ntuples):
-            values_ = []
-            for column, read in enumerate(readers):
-                raw = get(row, column)
-                values_.append(None if raw is None else read(raw))
-            rows.append(tuple(values_))
-        return rows
-
-
 async def replay(driver: str, url: str, plan: dict[str, Any], lanes: int, runs: int) -> float:
     """CPU seconds per run of `runs` runs, `lanes` at a time, each on its thread."""
+    sys.path.insert(0, str(ROOT))
+    from network.threads.pg_wire import Connection
+
     plain = url.replace("postgresql+asyncpg://", "postgresql://")
     connections: list[Any] = []
     for _ in range(lanes):
@@ -255,14 +89,13 @@ async def replay(driver: str, url: str, plan: dict[str, Any], lanes: int, runs: 
 
             connections.append(await asyncpg.connect(plain))
         else:
-            libpq = await Libpq.connect(plain)
-            connections.append((libpq.connection, libpq))
+            connections.append(await Connection.open(plain))
     statements = plan["statements"]
     bare = plan.get("bare", False)
 
     async def lane(index: int, count: int) -> None:
         connection = connections[index]
-        fetch = connection.fetch if driver == "asyncpg" else connection[1].fetch
+        fetch = connection.fetch
         thread = f"{driver}-{index}"
         load_sql, load_arguments = statements[0]
         if bare:
@@ -289,10 +122,7 @@ async def replay(driver: str, url: str, plan: dict[str, Any], lanes: int, runs: 
     await all_lanes(measured)
     cpu = time.process_time() - started
     for connection in connections:
-        if driver == "asyncpg":
-            await connection.close()
-        else:
-            await connection[1].close()
+        await connection.close()
     return cpu / measured
 
 

@@ -4,8 +4,7 @@
     python benchmarks/stored_run.py --against main    # and a git ref, interleaved, side by side
         [--runs N] [--rounds R] [--count-runs N] [--no-postgres] [--modes run,served]
         [--concurrency N] [--split-cores]
-        [--backends none,memory,memory-waits,memory-pg,memory-pq,sqlite,sqlite-normal,postgres,
-                    postgres-pq]
+        [--backends none,memory,memory-waits,memory-pg,sqlite,sqlite-normal,postgres]
 
 The run: one agent, three agent calls (a tool call, another, then a text answer), the tool
 appending to a list in state, on one thread that grows by every run (its cost must not).
@@ -21,16 +20,10 @@ run it). `memory-waits` (not run by default) is `MemoryStore` with each commit s
 CPU a run costs for waiting alone (see benchmarks/README.md, "Where a stored run's CPU goes").
 `memory-pg` (not run by default) is `MemoryStore` with each read of the thread and each commit
 making one trivial statement's round trip (`SELECT 1`) to PostgreSQL first, on the SQL store's
-own connections (`PostgresLink`): as many round trips as the PostgreSQL store makes, none of
-its statements, encoding or decoding. The floor a store that asks PostgreSQL four times a run
-through asyncio and asyncpg can reach (see benchmarks/README.md, "The PostgreSQL pass").
-`memory-pq` (not run by default) is the same on psycopg's libpq handle, as the durable engine
-sends its statements (`network/durable/wire.py`): the same floor through libpq (its round trips
-are not counted: libpq writes to its socket itself; see "PostgreSQL's round trips on libpq").
-`postgres-pq` (not run by default) is the PostgreSQL store with its own connections
-(`PostgresLink`'s) on libpq instead of asyncpg, the same statements with their parameters and
-results in PostgreSQL's binary form, written and read in Python (`pg_roundtrip.Libpq`): a
-prototype of the store on libpq, for its CPU (not its errors: a driver's error is not mapped).
+own connections (`PostgresLink`: on libpq since `network.threads.pg_wire`, asyncpg before): as
+many round trips as the PostgreSQL store makes, none of its statements, encoding or decoding.
+The floor a store that asks PostgreSQL four times a run through its driver can reach (see
+benchmarks/README.md, "The PostgreSQL pass").
 
 `--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
 them): the event loop has other runs to go on with while one waits for the database, as a
@@ -88,7 +81,7 @@ FIGURES = (
 )
 COUNTED = FIGURES[4:]  # from the counting pass
 # the backends on a PostgreSQL database of their own
-POSTGRES = ("postgres", "memory-pg", "memory-pq", "postgres-pq")
+POSTGRES = ("postgres", "memory-pg")
 
 
 def three_calls() -> Any:
@@ -192,14 +185,9 @@ def child(
             store = waiting(MemoryStore(), wait_ms / 1000)
         elif backend == "memory-pg":
             store = round_trips(MemoryStore(), url, lanes)
-        elif backend == "memory-pq":
-            store = round_trips(MemoryStore(), url, lanes, libpq=True)
         elif backend == "sqlite-normal":
             store = SQLStore(url, sqlite_synchronous="NORMAL")
         elif backend in ("sqlite", "postgres"):
-            store = SQLStore(url)
-        elif backend == "postgres-pq":
-            on_libpq(url)
             store = SQLStore(url)
         if mode == "served":
             import httpx
@@ -290,14 +278,13 @@ def waiting(store: Any, seconds: float) -> Any:
     return store
 
 
-def round_trips(store: Any, url: str, lanes: int, libpq: bool = False) -> Any:
+def round_trips(store: Any, url: str, lanes: int) -> Any:
     """`store` with each read of a thread and each commit making one `SELECT 1` round trip to
-    PostgreSQL first, on a `PostgresLink` of `lanes` connections (`memory-pg`), or on psycopg
-    connections' libpq handles (`libpq`: `memory-pq`)."""
+    PostgreSQL first, on a `PostgresLink` of `lanes` connections (`memory-pg`)."""
     from network.threads.sql_links import PostgresLink
 
     plain = url.replace("postgresql+asyncpg://", "postgresql://")
-    link: Any = LibpqLink(plain) if libpq else PostgresLink({"dsn": plain}, size=lanes)
+    link = PostgresLink({"dsn": plain}, size=lanes)
     get_thread, commit, close = store.get_thread, store.append_results, store.close
 
     async def read(thread_id: str) -> Any:
@@ -315,56 +302,6 @@ def round_trips(store: Any, url: str, lanes: int, libpq: bool = False) -> Any:
 
     store.get_thread, store.append_results, store.close = read, append_results, closing
     return store
-
-
-def on_libpq(url: str) -> None:
-    """The PostgreSQL store's own connections on libpq (`postgres-pq`): `PostgresLink` opens
-    `pg_roundtrip.Libpq` connections, which take its statements as asyncpg's do."""
-    from pg_roundtrip import Libpq
-
-    from network.threads.sql_links import PostgresLink
-
-    plain = url.replace("postgresql+asyncpg://", "postgresql://")
-
-    async def open_one(self: Any) -> Any:
-        return await Libpq.connect(plain)
-
-    async def close_one(connection: Any) -> None:
-        await connection.close()
-
-    PostgresLink._open = open_one  # type: ignore[method-assign]
-    PostgresLink._close = staticmethod(close_one)  # type: ignore[method-assign, assignment]
-
-
-class LibpqLink:
-    """`SELECT 1` on psycopg connections' libpq handles (`network/durable/wire.py`'s way: each
-    connection's socket watched for as long as it lives), one connection per statement at once."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.idle: list[Any] = []
-        self.opened: list[Any] = []
-
-    async def fetch(self, sql: str) -> list[Any]:
-        import psycopg
-
-        from network.durable import wire
-
-        if self.idle:
-            connection, watch = self.idle.pop()
-        else:
-            connection = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
-            watch = wire.Watch(connection)
-            self.opened.append((connection, watch))
-        try:
-            return await wire.execute(connection, sql, {}, watch)
-        finally:
-            self.idle.append((connection, watch))
-
-    async def close(self) -> None:
-        for connection, watch in self.opened:
-            watch.stop()
-            await connection.close()
 
 
 def measure(
