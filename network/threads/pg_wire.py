@@ -73,10 +73,16 @@ ENCODERS: dict[type, Callable[[Any], tuple[int, bytes | None]]] = {
 
 
 def encode(value: Any) -> tuple[int, bytes | None]:
-    """A parameter's type and binary form (see the module docstring)."""
+    """A parameter's type and binary form (see the module docstring); a subclass of a type
+    taken (a `StrEnum`, say) as its base."""
     encoder = ENCODERS.get(type(value))
     if encoder is None:
-        raise TypeError(f"a statement parameter of type {type(value).__name__} is not supported")
+        bases: tuple[type, ...] = (bool, str, int, float, list)
+        base = next((base for base in bases if isinstance(value, base)), None)
+        if base is None:
+            name = type(value).__name__
+            raise TypeError(f"a statement parameter of type {name} is not supported")
+        encoder = ENCODERS[base]
     return encoder(value)
 
 

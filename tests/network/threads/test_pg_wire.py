@@ -4,6 +4,7 @@ breaks or a statement cancelled, and asyncpg kept for arguments libpq has no nam
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 import anyio
@@ -14,6 +15,10 @@ from network.threads import pg_wire
 from network.threads.sql_links import PostgresLink, postgres_arguments
 
 pytestmark = pytest.mark.anyio
+
+
+class Kind(StrEnum):
+    A = "a"
 
 
 def link_of(url: str, size: int = 1, **extra: Any) -> PostgresLink:
@@ -72,6 +77,7 @@ async def test_a_parameter_of_another_type_is_refused_before_anything_is_sent(
         ((pid,),) = await link.fetch("SELECT pg_backend_pid()")
         with pytest.raises(TypeError, match="dict"):
             await link.fetch("SELECT $1::text", {"a": 1})
+        assert await link.fetch("SELECT $1::text", Kind.A) == [("a",)]  # a str subclass
         with pytest.raises(TypeError, match="alike"):
             await link.fetch("SELECT $1::int[]", [1, "2"])
         assert await link.fetch("SELECT pg_backend_pid()") == [(pid,)]  # the same connection
