@@ -220,11 +220,9 @@ class Connection:
 
     async def _result(self) -> Any:
         """The result of the statement just sent (its last), or its error raised."""
-        import psycopg  # noqa: PLC0415 (loaded already: it opened the connection)
-
         pgconn = self._pgconn
         if self._fd is None:  # broken while idle
-            raise psycopg.OperationalError("the connection to PostgreSQL was closed")
+            raise _failure(pgconn, None)
         while pgconn.flush():  # the statement did not fit in the socket's buffer
             writable = self._loop.create_future()
             self._loop.add_writer(self._fd, _settle, writable)
@@ -245,10 +243,7 @@ class Connection:
                 break
             last = result
         if last is None or last.status not in (COMMAND_OK, TUPLES_OK):
-            if last is None or pgconn.status != CONNECTION_OK:
-                message = pgconn.get_error_message() if last is None else last.error_message
-                raise psycopg.OperationalError(bytes(message or b"").decode(errors="replace"))
-            raise psycopg.errors.error_from_result(last, encoding="utf-8")
+            raise _failure(pgconn, last)
         return last
 
     def _readable(self) -> None:
@@ -272,6 +267,17 @@ class Connection:
         if self._fd is not None:
             self._loop.remove_reader(self._fd)
             self._fd = None
+
+
+def _failure(pgconn: Any, last: Any) -> Exception:
+    """psycopg's error for a statement's failed result (`last`), or for a broken connection."""
+    import psycopg  # noqa: PLC0415 (loaded already: it opened the connection)
+
+    if last is None or pgconn.status != CONNECTION_OK:
+        message = pgconn.get_error_message() if last is None else last.error_message
+        return psycopg.OperationalError(bytes(message or b"").decode(errors="replace"))
+    error: Exception = psycopg.errors.error_from_result(last, encoding="utf-8")
+    return error
 
 
 def _settle(future: asyncio.Future[None]) -> None:
