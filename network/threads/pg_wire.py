@@ -3,10 +3,11 @@
 A run on a thread makes four round trips to PostgreSQL (its load, one commit per agent call).
 Through asyncpg each costs the client about 100,000 instructions (its Python layers, its
 statement cache, the asyncio protocol); sent on libpq's handle (`pgconn`) directly, as the
-durable engine sends its steps (`network.durable.wire`), about a third of that: measured in a
-stored run on a quiet machine, 0.17 to 0.33 ms of CPU a run less, a fifth of the run's
-(benchmarks/README.md, "PostgreSQL's round trips on libpq"). So the store's own connections
-are psycopg connections of which only the libpq handle is used:
+durable engine sends its steps (`network.durable.wire`), about a third of that. Measured in a
+stored run: 0.05 to 0.11 ms of CPU a run less on a thread of a few KB (8 to 10%), 0.2 to 0.28
+ms once its values reach 5 to 7 KB (benchmarks/README.md, "PostgreSQL's round trips on
+libpq"). So the store's own connections are psycopg connections of which only the libpq
+handle is used:
 
 - A statement (asyncpg's `$n` placeholders) is prepared on a connection once per text and
   parameters' types, then executed by name.
