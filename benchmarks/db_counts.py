@@ -8,7 +8,8 @@
 - `transactions`: BEGINs, plus statements run outside a transaction (each its own);
 - `round_trips`: the times the event loop waited on the database: SQLite, calls handed to a
   database thread (aiosqlite's, or the store's own) and back; PostgreSQL, the messages that
-  make the server answer (Sync, Query) the client wrote.
+  make the server answer (Sync, Query) the client wrote through asyncio (asyncpg), and the
+  results the store's libpq connections waited for (`network.threads.pg_wire`).
 
 PostgreSQL's messages are read where asyncio's own socket transport writes them: call it in a
 process whose event loop is asyncio's (uvloop's transports are not watched). Used by
@@ -125,7 +126,8 @@ def _counted_handoffs(owner: Any, name: str) -> None:
 
 
 def _count_postgres() -> None:
-    """Read PostgreSQL's frontend messages off the client's socket writes."""
+    """Read PostgreSQL's frontend messages off the client's socket writes (asyncpg's), and
+    count the statements and results the store's libpq connections send and wait for."""
     import asyncio.selector_events as events
 
     transport = events._SelectorSocketTransport
@@ -136,6 +138,22 @@ def _count_postgres() -> None:
         write(self, data)
 
     transport.write = watched  # type: ignore[method-assign]
+    try:
+        from network.threads.pg_wire import Connection
+    except ImportError:  # a checkout from before the store's connections were on libpq
+        return
+    fetch, result = Connection.fetch, Connection._result
+
+    async def counted_fetch(self: Any, sql: str, *arguments: Any) -> Any:
+        COUNTER.statement(sql)
+        return await fetch(self, sql, *arguments)
+
+    async def counted_result(self: Any) -> Any:  # a prepare's, or a statement's
+        COUNTER.round_trips += 1
+        return await result(self)
+
+    Connection.fetch = counted_fetch  # type: ignore[method-assign]
+    Connection._result = counted_result  # type: ignore[method-assign]
 
 
 def feed(data: bytes) -> None:

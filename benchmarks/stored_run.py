@@ -20,9 +20,10 @@ run it). `memory-waits` (not run by default) is `MemoryStore` with each commit s
 CPU a run costs for waiting alone (see benchmarks/README.md, "Where a stored run's CPU goes").
 `memory-pg` (not run by default) is `MemoryStore` with each read of the thread and each commit
 making one trivial statement's round trip (`SELECT 1`) to PostgreSQL first, on the SQL store's
-own connections (`PostgresLink`): as many round trips as the PostgreSQL store makes, none of
-its statements, encoding or decoding. The floor a store that asks PostgreSQL four times a run
-through asyncio and asyncpg can reach (see benchmarks/README.md, "The PostgreSQL pass").
+own connections (`PostgresLink`: on libpq since `network.threads.pg_wire`, asyncpg before): as
+many round trips as the PostgreSQL store makes, none of its statements, encoding or decoding.
+The floor a store that asks PostgreSQL four times a run through its driver can reach (see
+benchmarks/README.md, "The PostgreSQL pass").
 
 `--concurrency N` runs N runs at once (each on a thread of its own, `--runs` shared among
 them): the event loop has other runs to go on with while one waits for the database, as a
@@ -79,7 +80,8 @@ FIGURES = (
     "round_trips",
 )
 COUNTED = FIGURES[4:]  # from the counting pass
-POSTGRES = ("postgres", "memory-pg")  # the backends on a PostgreSQL database of their own
+# the backends on a PostgreSQL database of their own
+POSTGRES = ("postgres", "memory-pg")
 
 
 def three_calls() -> Any:

@@ -1,5 +1,5 @@
 """A run's load and commits on PostgreSQL, each one statement (one round trip, atomic on its
-own), through asyncpg (`sql_links.PostgresLink`).
+own), on the store's own connections (`sql_links.PostgresLink`: libpq's, `pg_wire`).
 
 - The load is one `SELECT` of the thread's row with arrays beside it: the messages, calls and
   summaries committed after those the process holds, each scope's keys, the waiting calls.
@@ -40,7 +40,7 @@ def takes_fast_path(encoded: Encoded) -> bool:
 
 
 class PostgresFast:
-    """The load and commit statements of one store's tables, for asyncpg."""
+    """The load and commit statements of one store's tables, on `PostgresLink`."""
 
     def __init__(self, tables: Tables, preparer: Any, link: PostgresLink) -> None:
         self.link = link

@@ -1,0 +1,310 @@
+"""The PostgreSQL store's statements on psycopg's libpq handle (`sql_links.PostgresLink`).
+
+A run on a thread makes four round trips to PostgreSQL (its load, one commit per agent call).
+Through asyncpg each costs the client about 100,000 instructions (its Python layers, its
+statement cache, the asyncio protocol); sent on libpq's handle (`pgconn`) directly, as the
+durable engine sends its steps (`network.durable.wire`), about a third of that. Measured in a
+stored run: 0.05 to 0.11 ms of CPU a run less on a thread of a few KB (8 to 10%), 0.2 to 0.28
+ms once its values reach 5 to 7 KB (benchmarks/README.md, "PostgreSQL's round trips on
+libpq"). So the store's own connections are psycopg connections of which only the libpq
+handle is used:
+
+- A statement (asyncpg's `$n` placeholders) is prepared on a connection once per text and
+  parameters' types, then executed by name.
+- Parameters travel in PostgreSQL's binary form, chosen by their exact Python type: `str`
+  (`text`), `int` (`int8`), `float` (`float8`), `bool`, None (NULL, its type left to the
+  server), and lists of one of the first three (one-dimensional arrays; an empty list is a
+  `text[]`, which the statement's cast turns into the type it wants). Anything else is a
+  `TypeError` before anything is sent.
+- Results come back in binary form too, decoded by their column's type: text, integers,
+  `float8`, booleans, rows (`ROW(...)`) and arrays of those. A row is a tuple.
+- The connection's socket is watched by the event loop for as long as it is open (a
+  statement waits on a future). A server error is raised as psycopg raises it
+  (`psycopg.errors`), a broken connection as psycopg's `OperationalError`; the link closes a
+  connection a statement failed on, or was cancelled on, rather than reusing it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from struct import Struct
+from typing import Any
+
+TEXT, VARCHAR, NAME, INT2, INT4, INT8 = 25, 1043, 19, 21, 23, 20
+FLOAT8, BOOL, RECORD = 701, 16, 2249
+TEXT_ARRAY, INT8_ARRAY, FLOAT8_ARRAY = 1009, 1016, 1022
+ARRAYS = (1009, 1015, 1003, 1005, 1007, 1016, 1022, 1000, 2287)  # of the types above
+COMMAND_OK, TUPLES_OK = 1, 2
+CONNECTION_OK = 0
+HEADER = Struct(">iiiii")  # an array's dimensions, NULL flag, element type, length, lower bound
+EMPTY = Struct(">iii").pack(0, 0, TEXT)  # an array of no dimension
+WORD = Struct(">i")
+FIELD = Struct(">ii")
+ARRAY_HEAD = Struct(">iii")
+DOUBLE = Struct(">d")
+ELEMENT = {str: TEXT, int: INT8, float: FLOAT8}
+ARRAY_OF = {TEXT: TEXT_ARRAY, INT8: INT8_ARRAY, FLOAT8: FLOAT8_ARRAY}
+
+
+def _array(items: list[Any]) -> tuple[int, bytes]:
+    if not items:
+        return TEXT_ARRAY, EMPTY
+    first = type(items[0])
+    if first is str:
+        data = [item.encode() for item in items]
+        head = HEADER.pack(1, 0, TEXT, len(data), 1)
+        return TEXT_ARRAY, head + b"".join([len(item).to_bytes(4, "big") + item for item in data])
+    kind = ELEMENT.get(first)
+    if kind is None or any(type(item) is not first for item in items):
+        raise TypeError(f"an array parameter holds str, int or float alike, not {items[:3]!r}")
+    fields = [field for item in items for field in (8, item)]  # each element 8 bytes long
+    body = Struct(">" + ("iq" if kind == INT8 else "id") * len(items)).pack(*fields)
+    return ARRAY_OF[kind], HEADER.pack(1, 0, kind, len(items), 1) + body
+
+
+ENCODERS: dict[type, Callable[[Any], tuple[int, bytes | None]]] = {
+    str: lambda value: (TEXT, value.encode()),
+    int: lambda value: (INT8, value.to_bytes(8, "big", signed=True)),
+    float: lambda value: (FLOAT8, DOUBLE.pack(value)),
+    bool: lambda value: (BOOL, b"\x01" if value else b"\x00"),
+    type(None): lambda value: (0, None),
+    list: _array,
+}
+
+
+def encode(value: Any) -> tuple[int, bytes | None]:
+    """A parameter's type and binary form (see the module docstring); a subclass of a type
+    taken (a `StrEnum`, say) as its base."""
+    encoder = ENCODERS.get(type(value))
+    if encoder is None:
+        bases: tuple[type, ...] = (bool, str, int, float, list)
+        base = next((base for base in bases if isinstance(value, base)), None)
+        if base is None:
+            name = type(value).__name__
+            raise TypeError(f"a statement parameter of type {name} is not supported")
+        encoder = ENCODERS[base]
+    return encoder(value)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode()
+
+
+def _int(raw: bytes) -> int:
+    return int.from_bytes(raw, "big", signed=True)
+
+
+def _float(raw: bytes) -> float:
+    value: float = DOUBLE.unpack(raw)[0]
+    return value
+
+
+def _bool(raw: bytes) -> bool:
+    return raw != b"\x00"
+
+
+def _decoder(kind: int) -> Callable[[bytes], Any]:
+    found = DECODERS.get(kind)
+    if found is None:
+        raise TypeError(f"a result column of type oid {kind} is not supported")
+    return found
+
+
+def _array_of(raw: bytes) -> list[Any]:
+    dimensions, _nulls, kind = ARRAY_HEAD.unpack_from(raw)
+    if dimensions == 0:
+        return []
+    if dimensions != 1:
+        raise TypeError("a result array of more than one dimension is not supported")
+    (count,) = WORD.unpack_from(raw, 12)
+    read = _decoder(kind)
+    position = 20
+    items: list[Any] = []
+    for _ in range(count):
+        (size,) = WORD.unpack_from(raw, position)
+        position += 4
+        if size < 0:
+            items.append(None)
+        else:
+            items.append(read(raw[position : position + size]))
+            position += size
+    return items
+
+
+def _row(raw: bytes) -> tuple[Any, ...]:
+    (count,) = WORD.unpack_from(raw)
+    position = 4
+    fields: list[Any] = []
+    for _ in range(count):
+        kind, size = FIELD.unpack_from(raw, position)
+        position += 8
+        if size < 0:
+            fields.append(None)
+        else:
+            fields.append(_decoder(kind)(raw[position : position + size]))
+            position += size
+    return tuple(fields)
+
+
+DECODERS: dict[int, Callable[[bytes], Any]] = {
+    **dict.fromkeys((TEXT, VARCHAR, NAME), _text),
+    **dict.fromkeys((INT2, INT4, INT8), _int),
+    FLOAT8: _float,
+    BOOL: _bool,
+    RECORD: _row,
+    **dict.fromkeys(ARRAYS, _array_of),
+}
+
+
+class Connection:
+    """One psycopg connection, used through its libpq handle (see the module docstring)."""
+
+    __slots__ = ("_connection", "_fd", "_loop", "_pgconn", "_prepared", "_readers", "_waiter")
+
+    def __init__(self, connection: Any) -> None:
+        self._connection = connection
+        self._pgconn = pgconn = connection.pgconn
+        pgconn.nonblocking = 1
+        self._loop = asyncio.get_running_loop()
+        self._fd: int | None = pgconn.socket
+        self._waiter: asyncio.Future[None] | None = None
+        self._prepared: dict[tuple[str, tuple[int, ...]], bytes] = {}
+        self._readers: dict[bytes, list[Callable[[bytes], Any]]] = {}
+        self._loop.add_reader(pgconn.socket, self._readable)
+
+    @classmethod
+    async def open(cls, conninfo: str) -> Connection:
+        import psycopg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
+
+        return cls(await psycopg.AsyncConnection.connect(conninfo, autocommit=True))
+
+    async def close(self) -> None:
+        self._unwatch()
+        await self._connection.close()
+
+    async def fetch(self, sql: str, *arguments: Any) -> list[tuple[Any, ...]]:
+        """The rows of `sql` run with `arguments` (one round trip; two the first time a text
+        is run with these parameters' types, to prepare it)."""
+        types: list[int] = []
+        values: list[bytes | None] = []
+        for argument in arguments:
+            encoder = ENCODERS.get(type(argument)) or encode
+            kind, value = encoder(argument)
+            types.append(kind)
+            values.append(value)
+        pgconn = self._pgconn
+        key = (sql, tuple(types))
+        name = self._prepared.get(key)
+        if name is None:
+            name = f"an_{len(self._prepared)}".encode()
+            pgconn.send_prepare(name, sql.encode(), param_types=types)
+            await self._result()
+            self._prepared[key] = name
+        pgconn.send_query_prepared(name, values, param_formats=[1] * len(values), result_format=1)
+        result = await self._result()
+        if result.status != TUPLES_OK:
+            return []
+        readers = self._readers.get(name)
+        if readers is None:
+            columns = range(result.nfields)
+            readers = self._readers[name] = [_decoder(result.ftype(c)) for c in columns]
+        get = result.get_value
+        rows = []
+        for row in range(result.ntuples):
+            values_ = []
+            for column, read in enumerate(readers):
+                raw = get(row, column)
+                values_.append(None if raw is None else read(raw))
+            rows.append(tuple(values_))
+        return rows
+
+    async def _result(self) -> Any:
+        """The result of the statement just sent (its last), or its error raised."""
+        pgconn = self._pgconn
+        if self._fd is None:  # broken while idle
+            raise _failure(pgconn, None)
+        while pgconn.flush():  # the statement did not fit in the socket's buffer
+            writable = self._loop.create_future()
+            self._loop.add_writer(self._fd, _settle, writable)
+            try:
+                await writable
+            finally:
+                self._loop.remove_writer(self._fd)
+        last = None
+        while True:
+            if pgconn.is_busy():
+                self._waiter = waiter = self._loop.create_future()
+                try:
+                    await waiter
+                finally:
+                    self._waiter = None
+            result = pgconn.get_result()
+            if result is None:
+                break
+            last = result
+        if last is None or last.status not in (COMMAND_OK, TUPLES_OK):
+            raise _failure(pgconn, last)
+        return last
+
+    def _readable(self) -> None:
+        waiter = self._waiter
+        pgconn = self._pgconn
+        try:
+            pgconn.consume_input()
+            broken = pgconn.status != CONNECTION_OK
+            done = broken or not pgconn.is_busy()
+        except Exception as exc:  # the connection failed: raised by the awaiting statement
+            self._unwatch()
+            if waiter is not None and not waiter.done():
+                waiter.set_exception(exc)
+            return
+        if broken:  # an end of file stays readable: never watched again
+            self._unwatch()
+        if done and waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _unwatch(self) -> None:
+        if self._fd is not None:
+            self._loop.remove_reader(self._fd)
+            self._fd = None
+
+
+def _failure(pgconn: Any, last: Any) -> Exception:
+    """psycopg's error for a statement's failed result (`last`), or for a broken connection."""
+    import psycopg  # noqa: PLC0415 (loaded already: it opened the connection)
+
+    if last is None or pgconn.status != CONNECTION_OK:
+        message = pgconn.get_error_message() if last is None else last.error_message
+        return psycopg.OperationalError(bytes(message or b"").decode(errors="replace"))
+    error: Exception = psycopg.errors.error_from_result(last, encoding="utf-8")
+    return error
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+# asyncpg's connection arguments libpq takes, under libpq's names
+LIBPQ_NAMES = {"host": "host", "port": "port", "user": "user", "password": "password"}
+LIBPQ_NAMES |= {"database": "dbname", "dsn": "dsn"}
+SSL_MODES = frozenset({"disable", "allow", "prefer", "require", "verify-ca", "verify-full"})
+
+
+def conninfo(arguments: dict[str, Any]) -> str | None:
+    """libpq's connection string for `asyncpg.connect`'s `arguments`; None when one of them
+    has no libpq equivalent here (an SSL context, server settings, timeouts...): such
+    connections are opened by asyncpg."""
+    from psycopg.conninfo import make_conninfo  # noqa: PLC0415 (only for PostgreSQL)
+
+    names: dict[str, Any] = {}
+    for name, value in arguments.items():
+        if name == "ssl" and isinstance(value, str) and value in SSL_MODES:
+            names["sslmode"] = value
+        elif name in LIBPQ_NAMES and isinstance(value, str | int):
+            names[LIBPQ_NAMES[name]] = str(value)
+        elif value is not None:
+            return None
+    dsn = names.pop("dsn", "")
+    return make_conninfo(dsn, **names)

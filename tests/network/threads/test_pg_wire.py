@@ -1,0 +1,159 @@
+"""The PostgreSQL store's connections on libpq (`network.threads.pg_wire`, through
+`sql_links.PostgresLink`): parameters and results in binary form, errors, a connection that
+breaks or a statement cancelled, and asyncpg kept for arguments libpq has no name for."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import anyio
+import pytest
+from sqlalchemy.exc import DBAPIError
+
+from network.threads import pg_wire
+from network.threads.sql_links import PostgresLink, postgres_arguments
+
+pytestmark = pytest.mark.anyio
+
+
+class Kind(StrEnum):
+    A = "a"
+
+
+def link_of(url: str, size: int = 1, **extra: Any) -> PostgresLink:
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(url)
+    return PostgresLink(postgres_arguments(engine.dialect, engine.url, extra), size=size)
+
+
+async def test_parameters_and_results_travel_in_binary_form(postgres_url: str) -> None:
+    link = link_of(postgres_url)
+    try:
+        (row,) = await link.fetch(
+            "SELECT $1::text, $2 + 1, $3 * 2, NOT $4, $5::text IS NULL, $6::text[],"
+            " $7::int[], $8::float8[], cardinality($9::int[]), 'é'::varchar, 7::int2,"
+            " ARRAY[ROW('k'::text, 1, 2.5::float8, NULL::text)], ARRAY[]::text[], ARRAY[1, NULL]",
+            "a'b\"c\\",
+            41,
+            1.25,
+            True,
+            None,
+            ["x", "", '{"q": "\\""}'],
+            [1, -2],
+            [0.5],
+            [],
+        )
+        assert row == (
+            "a'b\"c\\",
+            42,
+            2.5,
+            False,
+            True,
+            ["x", "", '{"q": "\\""}'],
+            [1, -2],
+            [0.5],
+            0,
+            "é",
+            7,
+            [("k", 1, 2.5, None)],
+            [],
+            [1, None],
+        )
+        long = "x" * 5_000_000  # more than the socket takes at once: written as it drains
+        assert await link.fetch("SELECT length($1)", long) == [(5_000_000,)]
+        assert await link.fetch("SELECT 1 WHERE false") == []
+        assert await link.fetch("SET application_name = 'x'") == []
+    finally:
+        await link.close()
+
+
+async def test_a_parameter_of_another_type_is_refused_before_anything_is_sent(
+    postgres_url: str,
+) -> None:
+    link = link_of(postgres_url)
+    try:
+        ((pid,),) = await link.fetch("SELECT pg_backend_pid()")
+        with pytest.raises(TypeError, match="dict"):
+            await link.fetch("SELECT $1::text", {"a": 1})
+        assert await link.fetch("SELECT $1::text", Kind.A) == [("a",)]  # a str subclass
+        with pytest.raises(TypeError, match="alike"):
+            await link.fetch("SELECT $1::int[]", [1, "2"])
+        assert await link.fetch("SELECT pg_backend_pid()") == [(pid,)]  # the same connection
+    finally:
+        await link.close()
+
+
+async def test_a_server_error_raises_and_replaces_the_connection(postgres_url: str) -> None:
+    import psycopg
+
+    link = link_of(postgres_url)
+    try:
+        ((pid,),) = await link.fetch("SELECT pg_backend_pid()")
+        with pytest.raises(DBAPIError) as raised:
+            await link.fetch("SELECT 1 / $1", 0)
+        assert isinstance(raised.value.orig, psycopg.errors.DivisionByZero)
+        ((again,),) = await link.fetch("SELECT pg_backend_pid()")
+        assert again != pid
+    finally:
+        await link.close()
+
+
+async def test_a_connection_the_server_closed_fails_once_then_is_replaced(
+    postgres_url: str,
+) -> None:
+    link, other = link_of(postgres_url), link_of(postgres_url)
+    try:
+        ((pid,),) = await link.fetch("SELECT pg_backend_pid()")
+        await other.fetch("SELECT pg_terminate_backend($1::int)", pid)
+        await anyio.sleep(0.1)  # the end of file reaches the idle connection's watch
+        with pytest.raises(DBAPIError):
+            await link.fetch("SELECT 1")
+        assert await link.fetch("SELECT 1") == [(1,)]
+    finally:
+        await link.close()
+        await other.close()
+
+
+async def test_a_cancelled_statement_closes_its_connection(postgres_url: str) -> None:
+    link = link_of(postgres_url)
+    try:
+        ((pid,),) = await link.fetch("SELECT pg_backend_pid()")
+        with anyio.move_on_after(0.2):
+            await link.fetch("SELECT pg_sleep(5)")
+        ((again,),) = await link.fetch("SELECT pg_backend_pid()")
+        assert again != pid
+    finally:
+        await link.close()
+
+
+async def test_libpq_opens_the_connections_unless_an_argument_needs_asyncpg(
+    postgres_url: str,
+) -> None:
+    plain = link_of(postgres_url)
+    settings = link_of(postgres_url, server_settings={"application_name": "by-asyncpg"})
+    try:
+        assert await plain.fetch("SELECT $1::text", "on libpq") == [("on libpq",)]
+        assert isinstance(plain._pool._opened[0], pg_wire.Connection)
+        ((name,),) = await settings.fetch("SELECT current_setting('application_name')")
+        assert name == "by-asyncpg"
+        assert not isinstance(settings._pool._opened[0], pg_wire.Connection)
+    finally:
+        await plain.close()
+        await settings.close()
+
+
+def test_libpq_connection_strings_from_asyncpg_arguments() -> None:
+    arguments = {"host": "h", "port": 5, "user": "u", "database": "d", "ssl": "require"}
+    found = pg_wire.conninfo(arguments)
+    assert found is not None
+    assert dict(part.split("=") for part in found.split()) == {
+        "host": "h",
+        "port": "5",
+        "user": "u",
+        "dbname": "d",
+        "sslmode": "require",
+    }
+    assert pg_wire.conninfo({"host": "h", "ssl": object()}) is None
+    assert pg_wire.conninfo({"host": "h", "command_timeout": 5}) is None
