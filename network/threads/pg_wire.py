@@ -51,16 +51,52 @@ def _array(items: list[Any]) -> tuple[int, bytes]:
     if not items:
         return TEXT_ARRAY, EMPTY
     first = type(items[0])
+    if any(type(item) is not first for item in items):
+        return _mixed_array(items)  # NULLs among the values, or subclasses (a StrEnum)
     if first is str:
         data = [item.encode() for item in items]
         head = HEADER.pack(1, 0, TEXT, len(data), 1)
         return TEXT_ARRAY, head + b"".join([len(item).to_bytes(4, "big") + item for item in data])
     kind = ELEMENT.get(first)
-    if kind is None or any(type(item) is not first for item in items):
-        raise TypeError(f"an array parameter holds str, int or float alike, not {items[:3]!r}")
+    if kind is None:
+        return _mixed_array(items)
     fields = [field for item in items for field in (8, item)]  # each element 8 bytes long
     body = Struct(">" + ("iq" if kind == INT8 else "id") * len(items)).pack(*fields)
     return ARRAY_OF[kind], HEADER.pack(1, 0, kind, len(items), 1) + body
+
+
+ELEMENT_FORMS: dict[int, Callable[[Any], bytes]] = {
+    TEXT: str.encode,  # a subclass's own value, whatever its __str__
+    INT8: lambda value: int.to_bytes(value, 8, "big", signed=True),
+    FLOAT8: DOUBLE.pack,
+}
+NULL_ELEMENT = WORD.pack(-1)
+
+
+def _element_kind(value: Any) -> int | None:
+    """A non-NULL element's type: str, int (not bool) or float, or a subclass of one."""
+    if isinstance(value, bool):
+        return None
+    return next((kind for base, kind in ELEMENT.items() if isinstance(value, base)), None)
+
+
+def _mixed_array(items: list[Any]) -> tuple[int, bytes]:
+    """The general array: NULL elements (None) among values of one type, or values of a
+    subclass of it, as asyncpg took them. An array of NULLs only is a `text[]`."""
+    kinds = {_element_kind(item) for item in items if item is not None}
+    found = kinds.pop() if len(kinds) == 1 else TEXT if not kinds else None
+    if found is None:
+        raise TypeError(f"an array parameter holds str, int or float alike, not {items[:3]!r}")
+    kind: int = found
+    form = ELEMENT_FORMS[kind]
+    parts = [HEADER.pack(1, int(None in items), kind, len(items), 1)]
+    for item in items:
+        if item is None:
+            parts.append(NULL_ELEMENT)
+        else:
+            data = form(item)
+            parts.append(WORD.pack(len(data)) + data)
+    return ARRAY_OF[kind], b"".join(parts)
 
 
 ENCODERS: dict[type, Callable[[Any], tuple[int, bytes | None]]] = {

@@ -4,6 +4,7 @@ breaks or a statement cancelled, and asyncpg kept for arguments libpq has no nam
 
 from __future__ import annotations
 
+import enum
 from enum import StrEnum
 from typing import Any
 
@@ -61,6 +62,36 @@ async def test_parameters_and_results_travel_in_binary_form(postgres_url: str) -
             [],
             [1, None],
         )
+
+        # NULLs among an array's values, and values of a subclass (as asyncpg took them):
+        # a parallel branch's rerun writes [1, None, None]
+        class Level(enum.IntEnum):
+            HIGH = 3
+
+        class Colour(enum.StrEnum):
+            RED = "red"
+
+        (row,) = await link.fetch(
+            "SELECT $1::int8[], $2::text[], $3::float8[], $4::int8[], $5::text[], $6::text[]",
+            [1, None, None],
+            [None, "b"],
+            [None, 0.5],
+            [Level.HIGH, 2],
+            [Colour.RED, None],
+            [None, None],
+        )
+        assert row == (
+            [1, None, None],
+            [None, "b"],
+            [None, 0.5],
+            [3, 2],
+            ["red", None],
+            [None, None],
+        )
+        with pytest.raises(TypeError, match="str, int or float alike"):
+            await link.fetch("SELECT $1::text[]", [1, "a", None])
+        with pytest.raises(TypeError, match="str, int or float alike"):
+            await link.fetch("SELECT $1::text[]", [True, None])
         long = "x" * 5_000_000  # more than the socket takes at once: written as it drains
         assert await link.fetch("SELECT length($1)", long) == [(5_000_000,)]
         assert await link.fetch("SELECT 1 WHERE false") == []
