@@ -24,7 +24,10 @@ from __future__ import annotations
 import asyncio
 import re
 import weakref
+from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from network.threads.pg_wire import decoded_rows
 
 PLACEHOLDER = re.compile(r"%\((\w+)\)s|%%")
 INTEGERS = frozenset({20, 21, 23, 26})  # int8, int2, int4, oid
@@ -209,19 +212,11 @@ def _values(form: Shape, params: dict[str, Any]) -> tuple[tuple[int, ...], list[
 
 def _rows(result: Any) -> list[tuple[Any, ...]]:
     """A result's rows: integer columns as `int`, booleans as `bool`, the rest as `str`."""
-    columns = [
+    columns: list[Callable[[bytes], Any]] = [
         int if kind in INTEGERS else _bool if kind == BOOLEAN else _str
         for kind in (result.ftype(column) for column in range(result.nfields))
     ]
-    get = result.get_value
-    rows = []
-    for row in range(result.ntuples):
-        values = []
-        for column, read in enumerate(columns):
-            raw = get(row, column)
-            values.append(None if raw is None else read(raw))
-        rows.append(tuple(values))
-    return rows
+    return decoded_rows(result, columns)
 
 
 def _bool(raw: bytes) -> bool:

@@ -168,6 +168,20 @@ def _array_of(raw: bytes) -> list[Any]:
     return items
 
 
+def decoded_rows(result: Any, readers: list[Callable[[bytes], Any]]) -> list[tuple[Any, ...]]:
+    """A libpq result's rows, each column's raw value read by its reader (NULL as None);
+    the durable engine's statements read their text results the same way."""
+    get = result.get_value
+    rows = []
+    for row in range(result.ntuples):
+        values = []
+        for column, read in enumerate(readers):
+            raw = get(row, column)
+            values.append(None if raw is None else read(raw))
+        rows.append(tuple(values))
+    return rows
+
+
 def _row(raw: bytes) -> tuple[Any, ...]:
     (count,) = WORD.unpack_from(raw)
     position = 4
@@ -245,15 +259,7 @@ class Connection:
         if readers is None:
             columns = range(result.nfields)
             readers = self._readers[name] = [_decoder(result.ftype(c)) for c in columns]
-        get = result.get_value
-        rows = []
-        for row in range(result.ntuples):
-            values_ = []
-            for column, read in enumerate(readers):
-                raw = get(row, column)
-                values_.append(None if raw is None else read(raw))
-            rows.append(tuple(values_))
-        return rows
+        return decoded_rows(result, readers)
 
     async def _result(self) -> Any:
         """The result of the statement just sent (its last), or its error raised."""

@@ -16,8 +16,17 @@ ROOT = Path(__file__).resolve().parents[3]
 def dev_server(*args: str, name: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """Run `agent-network dev ARGS`; yield its URL (from the line it prints first, naming the
     network `name`) and the process; terminate it after, its stderr left to read."""
+    banner = f"Dev UI for '{name}' at http://127.0.0.1:"
+    with announced_server("dev", *args, banner=banner) as (line, process):
+        yield line.split(" at ", 1)[1].strip().rstrip("/"), process
+
+
+@contextmanager
+def announced_server(*args: str, banner: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """Run `agent-network ARGS`, a server that announces itself; yield the first line it
+    prints (which must start with `banner`) and the process; terminate it after."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "network.cli", "dev", *args],
+        [sys.executable, "-m", "network.cli", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -27,8 +36,8 @@ def dev_server(*args: str, name: str) -> Iterator[tuple[str, subprocess.Popen[st
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        assert line.startswith(f"Dev UI for '{name}' at http://127.0.0.1:"), line
-        yield line.split(" at ", 1)[1].strip().rstrip("/"), process
+        assert line.startswith(banner), line
+        yield line, process
     finally:
         process.terminate()
         process.wait(10)

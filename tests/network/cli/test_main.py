@@ -26,6 +26,7 @@ import structlog
 from network.cli.main import main
 from tests.fakes import FakeOpenAIServer
 from tests.fakes.processes import free_port, server_process
+from tests.network.cli.dev_process import announced_server
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = "tests/network/cli/example_network.py"
@@ -208,25 +209,13 @@ def test_serve_answers_agui_requests() -> None:
 
 
 def test_serve_on_port_0_prints_the_port_it_took_and_answers_there() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "network.cli", "serve", f"{EXAMPLE}:network", "--port", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("Serving 'tiny' over AG-UI at http://127.0.0.1:"), line
+    command = ("serve", f"{EXAMPLE}:network", "--port", "0")
+    banner = "Serving 'tiny' over AG-UI at http://127.0.0.1:"
+    with announced_server(*command, banner=banner) as (line, _):
         url = line.split(" at ", 1)[1].split(" ", 1)[0]
         assert not url.startswith("http://127.0.0.1:0/")  # the port taken, not the one asked
         response = httpx.post(url, json=RUN_BODY, timeout=10)
-        assert response.status_code == 200 and "RUN_FINISHED" in response.text
-    finally:
-        process.terminate()
-        process.wait(10)
+    assert response.status_code == 200 and "RUN_FINISHED" in response.text
 
 
 def test_serve_on_a_port_in_use_is_one_error_line() -> None:
