@@ -9,7 +9,8 @@ Everything a deployment needs is an option, so no app factory has to be written:
   names. Bound to loopback (the default), the server refuses any other `Host` with 400, so a
   web page whose own name resolves to 127.0.0.1 (DNS rebinding) cannot run the network from
   the user's browser; a reverse proxy that passes its public name on names it here. Bound
-  elsewhere, every `Host` is taken unless `--allowed-host` is given;
+  elsewhere, every `Host` is taken unless `--allowed-host` is given, and then those and the
+  loopback names (a health check on the machine itself);
 - `--store`, `--lease-ttl`: where threads live, how long a dead server's run holds its thread;
 - `--max-runs N`: the most runs under way at once in each server process, over both
   protocols (default `network.serving.capacity.default_max_runs()`); beyond, 503
@@ -169,10 +170,11 @@ def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
 def _hosts_checked(asgi: Any, args: argparse.Namespace) -> Any:
     """`asgi` answering only the `Host` names allowed (see the module's docstring)."""
     allowed = [host.lower() for host in args.allowed_host]  # the header is compared lowercased
-    if is_loopback(args.host):
-        allowed += LOOPBACK_HOSTS
-    elif not allowed:
+    if not allowed and not is_loopback(args.host):
         return asgi  # bound beyond this machine: reached by whatever name points here
+    # A loopback name is always answered: a rebinding page sends its own name, never these,
+    # and a health check on the machine itself (bound to 0.0.0.0) sends them.
+    allowed += LOOPBACK_HOSTS
     return TrustedHostMiddleware(asgi, allowed_hosts=allowed, www_redirect=False)
 
 

@@ -104,6 +104,18 @@ def test_bound_to_loopback_it_answers_only_the_hosts_it_is_told() -> None:
             assert answered.status_code == 200 and "RUN_FINISHED" in answered.text, host
 
 
+def test_bound_beyond_loopback_its_allowed_hosts_and_this_machines_names_are_answered() -> None:
+    # A health check on the machine itself (curl http://127.0.0.1:PORT/) names a loopback
+    # host, which no rebinding page can send: the browser sends the page's own name.
+    with serving("--host", "0.0.0.0", "--allowed-host", "agents.example") as url:
+        port = url.rsplit(":", 1)[1]
+        refused = httpx.post(url, json=run_body("b-x"), headers={"host": "evil.example"})
+        assert refused.status_code == 400
+        for index, host in enumerate((f"127.0.0.1:{port}", "localhost", "agents.example")):
+            answered = httpx.post(url, json=run_body(f"b-{index}"), headers={"host": host})
+            assert answered.status_code == 200 and "RUN_FINISHED" in answered.text, host
+
+
 def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
     store = str(tmp_path / "threads.db")
     tokens = tmp_path / "tokens.txt"
