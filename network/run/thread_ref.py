@@ -7,9 +7,10 @@ used to travel together through every way into a run:
     await network.run("Hi", thread="trip-42")       # a bare id: the default store, no user
 
 It names a thread; the thread's data (its conversation, state, pending approvals) is what a
-store hands back as `network.threads.Thread`. A `ThreadRef` is plain data: it is checked when
-a run opens the thread (the id rules of `network.threads.ids`), and it can be pickled or sent
-to another process as long as its `store` is a URL or a path.
+store hands back as `network.threads.Thread`. A `ThreadRef` is plain data: its `store` is
+checked when it is made (`network.run.store_option`), its id when a run opens the thread (the
+id rules of `network.threads.ids`), and it can be pickled or sent to another process as long
+as its `store` is a URL or a path.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, TypedDict
 
 from network.errors import ConfigurationError, InvalidIdError
 from network.redacted import shown_url
+from network.run.store_option import check_store
 from network.warned import warn
 
 
@@ -46,6 +48,7 @@ class ThreadRef:
             raise ConfigurationError(f"a thread needs an id, got {self.id!r}")
         if not self.id:  # the id rules' own error (`network.threads.ids`), as for a blank one
             raise InvalidIdError("thread_id must not be empty", field="thread_id")
+        check_store("ThreadRef.store", self.store)  # here, not when a run first opens it
 
     def __repr__(self) -> str:
         """The fields, a store URL's password as `***` (a repr is printed and logged)."""

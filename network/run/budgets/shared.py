@@ -32,12 +32,12 @@ Decisions where the issue is silent:
 
 from __future__ import annotations
 
-import os
 import unicodedata
 from typing import Any
 
 from network.errors import ConfigurationError
 from network.numbers import check_number
+from network.run.store_option import check_store
 
 PER = ("thread", "user", "app")
 MAX_KEY_LENGTH = 256
@@ -46,16 +46,6 @@ MAX_RATE = 2**31 - 1  # requests per minute: the window's count is a 32-bit colu
 # What a thread store answers (`network.threads.ThreadStore`, a layer above this one, which a
 # test keeps this list equal to): a `store=` object without them is refused when the budget
 # is made, not when a run first opens it.
-STORE_METHODS = (
-    "create_thread",
-    "get_thread",
-    "list_threads",
-    "delete_thread",
-    "get_results",
-    "append_user_message",
-    "append_results",
-    "close",
-)
 
 
 class SharedBudget:
@@ -206,40 +196,6 @@ def check_key(field: str, key: Any) -> str:
             f"character, got {key!r}"
         )
     return key
-
-
-def check_store(field: str, store: Any) -> Any:
-    """A budget's `store=`: None, a database URL or SQLite path (not blank, no NUL, with a
-    form the file system takes), or an object with a thread store's methods; else a
-    `ConfigurationError` naming `field`. A thread store is checked by its methods here (the
-    thread stores are a layer above); the run opens it as a thread would."""
-    if store is None:
-        return store
-    wanted = "a thread store, a database URL or an SQLite file path"
-    if isinstance(store, str | os.PathLike):
-        text = os.fspath(store)
-        if not isinstance(text, str) or not text.strip() or "\x00" in text:
-            raise ConfigurationError(f"{field} must be {wanted}, got {store!r}")
-        try:
-            os.fsencode(text)
-        except UnicodeEncodeError as exc:
-            raise ConfigurationError(
-                f"{field} must be {wanted}; {store!r} has a lone surrogate at {exc.start}, "
-                "which no file name or URL holds"
-            ) from None
-        return store
-    if isinstance(store, type):  # `store=MemoryStore`: its methods are there, unbound
-        raise ConfigurationError(
-            f"{field} must be {wanted}, got the class {store.__name__}: give an instance "
-            f"({store.__name__}(...))"
-        )
-    missing = [name for name in STORE_METHODS if not callable(getattr(store, name, None))]
-    if missing:
-        raise ConfigurationError(
-            f"{field} must be {wanted}, got {store!r} (a {type(store).__name__}, which has no "
-            f"{missing[0]} method)"
-        )
-    return store
 
 
 def coerce_budgets(network: str, budget: Any) -> tuple[SharedBudget, ...]:

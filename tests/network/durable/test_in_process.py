@@ -14,6 +14,7 @@ import pytest
 from agents import Agent, ScriptedModel
 from agents.models.scripted import call
 from network import Network, ThreadRef, durable
+from network.threads import MemoryStore
 from tests.network.durable.crash_network import SEQUENCE, note, team
 from tests.network.durable.harness import ROOT, kill_when_ready, spawn
 
@@ -94,7 +95,7 @@ async def test_a_second_launch_on_another_database_is_refused(
 @pytest.mark.anyio
 async def test_a_durable_run_needs_a_store_it_can_record(launched: str) -> None:
     with pytest.raises(Exception, match="store= must be a URL"):
-        await team.run("go", durable=True, thread=ThreadRef("t", store=object()))
+        await team.run("go", durable=True, thread=ThreadRef("t", store=MemoryStore()))
 
 
 def test_a_replayed_write_is_validated_like_any_write(

@@ -116,7 +116,7 @@ async def test_a_per_thread_budget_refuses_a_run_without_a_thread_before_it_asks
 
 def test_a_store_is_checked_by_the_thread_stores_own_methods() -> None:
     # `STORE_METHODS` (the budgets' layer cannot import the thread stores) is the protocol's
-    from network.run.budgets.shared import STORE_METHODS
+    from network.run.store_option import STORE_METHODS
     from network.threads import ThreadStore
 
     assert set(STORE_METHODS) == {name for name in vars(ThreadStore) if name[0] != "_"}
