@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.models._calls import failed_model_calls, model_calls
-from agents.models._response_format import ResponseFormatRefused
 from agents.resume import waiting
 from agents.tools._dispatch import start_tool_calls
 from network.errors import ConfigurationError, ModelError
@@ -423,10 +422,6 @@ class AgentStep:
             response = await self._request(call, model, request)
         except ModelError as exc:
             self._failed(call, model, exc)
-            if isinstance(exc, ResponseFormatRefused) and call.run.engine.record_model_calls:
-                # typed output asks again in tool mode: the refused request was sent and
-                # answered (an HTTP error), so it is a request of the call's, as a retry is
-                call.requests = (*call.requests, *call.run.engine.failed_model_calls)
             raise
         if call.run.engine.failed_model_calls:  # a failure a capability got past: not the run's
             call.run.engine.failed_model_calls = ()
