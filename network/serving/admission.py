@@ -134,8 +134,15 @@ class Admission:
         raise NotImplementedError
 
     async def release(self) -> None:
-        """Free the thread for the next request, and the run's slot on the server (call it
-        once, whatever happened)."""
+        """Free the run's slot on the server and the thread for the next request (call it
+        once, whatever happened). The slot goes first: also when freeing the thread fails or
+        is cancelled."""
+        if self.slot is not None:
+            self.slot.release()
+        await self.free_thread()
+
+    async def free_thread(self) -> None:
+        """Free the thread for the next request (by `release`)."""
         raise NotImplementedError
 
 
@@ -199,14 +206,12 @@ class MemoryAdmission(Admission):
             record.runs += 1
             self.registry.resize(record)
 
-    async def release(self) -> None:
+    async def free_thread(self) -> None:
         record = self.record
         if record.run_id == self.run_id:
             record.run_id = None
         if self.reserved.get(record.thread_id) is record:
             del self.reserved[record.thread_id]
-        if self.slot is not None:
-            self.slot.release()
 
 
 class StoredAdmission(Admission):
@@ -319,11 +324,8 @@ class StoredAdmission(Admission):
             raise failure
         return outcome
 
-    async def release(self) -> None:
-        """Release the lease (the session's store stays open: it is the server's) and the
-        run's slot (first: also when the lease's release fails or is cancelled)."""
-        if self.slot is not None:
-            self.slot.release()
+    async def free_thread(self) -> None:
+        """Release the lease (the session's store stays open: it is the server's)."""
         await self.claimed.lease.release()
 
 
