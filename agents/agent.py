@@ -43,6 +43,7 @@ from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
 from network.network import Network
+from network.numbers import check_number
 from network.run.capability import Capability, checked_capabilities, implements
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
@@ -179,7 +180,10 @@ class Agent(AgentStep):
         self.tool_timeout, self.tool_retry = tool_timeout, tool_retry
         self.stream = _checked_stream(name, stream)
         self.output_type = output_type
-        self.output_retries = output_retries
+        # checked here too, not only with an output type: a bad value is refused wherever it is
+        self.output_retries = check_number(
+            f"agent {name!r}: output_retries", output_retries, integer=True
+        )
         self.output_validators = list(output_validators)
         self.view = view
         if output_type is not None:

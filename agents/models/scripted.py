@@ -37,6 +37,7 @@ from agents.models.base import (
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall, check_messages
 from network.history.results import Usage
+from network.numbers import check_number
 
 _ids = itertools.count(1)
 
@@ -100,7 +101,9 @@ class ScriptedModel(CountsRequestTokens):
         self._position = 0
         self.requests: list[ModelRequest] = []
         self.stream = stream
-        self.chunk_size = max(1, chunk_size)
+        self.chunk_size = check_number(
+            "ScriptedModel.chunk_size", chunk_size, integer=True, minimum=1
+        )
         self.repeat_last = repeat_last
 
     @property

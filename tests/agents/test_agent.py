@@ -167,3 +167,9 @@ def test_a_lone_agent_skipped_by_its_hook_says_so() -> None:
 def test_agent_state_schema_says_where_the_schema_goes() -> None:
     with pytest.raises(ConfigurationError, match=r"Network\(\.\.\., state_schema=\.\.\.\)"):
         Agent("a", state_schema={"plan": {"type": str}})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("retries", [-1, 1.5, float("nan"), float("inf"), None])
+def test_output_retries_out_of_range_are_refused_without_an_output_type(retries: object) -> None:
+    with pytest.raises(ConfigurationError, match=r"agent 'a': output_retries"):
+        Agent(name="a", model=ScriptedModel(["hi"]), output_retries=retries)  # type: ignore[arg-type]

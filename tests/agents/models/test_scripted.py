@@ -113,3 +113,13 @@ def test_help_documents_the_script_forms_stream_and_chunk_size() -> None:
         "structured_output:",
     ):
         assert needed in text, needed
+
+
+@pytest.mark.parametrize("chunk_size", [0, -1, 2.5, float("nan"), float("inf"), True])
+def test_a_chunk_size_that_is_not_a_positive_integer_is_refused_naming_it(
+    chunk_size: object,
+) -> None:
+    from network.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=r"ScriptedModel\.chunk_size"):
+        ScriptedModel(["hi"], chunk_size=chunk_size)  # type: ignore[arg-type]
