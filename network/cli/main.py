@@ -6,7 +6,7 @@
     agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
-        [--max-runs N]
+        [--max-runs N] [--max-sessions N] [--session-idle-timeout S]
     agent-network worker FILE:NETWORK... --db URL [--concurrency N] [--executor-id ID]
     agent-network replay FILE:NETWORK THREAD --store URL|PATH [--tools recorded|live] [--json]
     agent-network eval FILE:NETWORK DATASET [--concurrency N] [--json] [--out F] [--against F]
@@ -137,6 +137,21 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="the most runs under way at once; a call beyond is refused (server_busy) "
         "(default: the open-file limit / 8, at most 512)",
+    )
+    mcp.add_argument(
+        "--max-sessions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="HTTP only: the most sessions held at once; one more is refused (503 "
+        "server_busy) (default: the open-file limit / 4, at most 2048)",
+    )
+    mcp.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="HTTP only: seconds a session with no request in flight is kept (default 1800)",
     )
     add_endpoint_options(mcp)
     worker = commands.add_parser("worker", help="run these networks' queued durable runs (DBOS)")
@@ -272,6 +287,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from network.mcp import serve_mcp  # noqa: PLC0415 (mcp)
+    from network.mcp.sessions import session_limits  # noqa: PLC0415 (with network.mcp)
     from network.serving.capacity import RunSlots  # noqa: PLC0415 (the server's layer)
 
     network = load_network(args.target)
@@ -283,6 +299,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         slots = RunSlots(args.max_runs)
     except ConfigurationError as exc:
         raise CLIError(f"--max-runs: {exc}") from exc
+    for option, value in (
+        ("--max-sessions", args.max_sessions),
+        ("--session-idle-timeout", args.session_idle_timeout),
+    ):
+        try:
+            session_limits(**{option[2:].replace("-", "_"): value})
+        except ConfigurationError as exc:
+            raise CLIError(f"{option}: {exc}") from exc
     _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
     if args.transport == "http":
         warn_if_exposed(args.host, "the MCP server")
@@ -303,6 +327,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                 path=args.path,
                 on_ready=ready,
                 max_runs=slots,
+                max_sessions=args.max_sessions,
+                session_idle_timeout=args.session_idle_timeout,
             )
 
     try:
