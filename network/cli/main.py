@@ -254,30 +254,34 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise CLIError(f"--workers must be 1 or more, got {args.workers}")
-    if args.workers > 1:
-        if args.store is None:
-            raise CLIError(
-                "--workers above 1 needs a database --store: processes share threads only there"
-            )
-        os.environ.update(worker_environment(sys.argv[sys.argv.index("serve") + 1 :]))
-        print(
-            f"Serving {network.name!r} {served(args.port)} ({args.workers} processes)", flush=True
+    if args.workers > 1 and args.store is None:
+        raise CLIError(
+            "--workers above 1 needs a database --store: processes share threads only there"
         )
-        uvicorn.run(
-            "network.cli.serve_app:factory",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            log_level="warning",
-        )
-        return 0
     # Bound here, not by uvicorn: the banner names the port a client must use (`--port 0`
-    # takes a free one), and a port in use is one line, not uvicorn's traceback.
+    # takes a free one), and a port in use is one line, not uvicorn's traceback. With
+    # `--workers`, this one socket is handed to each worker process (uvicorn's supervisor
+    # does the same with the socket it would bind itself).
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as exc:
         raise CLIError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    if args.workers > 1:
+        from uvicorn.supervisors import Multiprocess  # noqa: PLC0415 (uvicorn)
+
+        os.environ.update(worker_environment(sys.argv[sys.argv.index("serve") + 1 :]))
+        config = uvicorn.Config(
+            "network.cli.serve_app:factory",
+            factory=True,
+            workers=args.workers,
+            log_level="warning",
+        )
+        with sock:
+            port = sock.getsockname()[1]
+            print(f"Serving {network.name!r} {served(port)} ({args.workers} processes)", flush=True)
+            with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run
+                Multiprocess(config, sockets=[sock]).run()
+        return 0
     with endpoint_override(network, endpoint), sock:
         port = sock.getsockname()[1]
         print(f"Serving {network.name!r} {served(port)} (threads {where})", flush=True)
