@@ -45,9 +45,7 @@ def bounded_description(server: str, tool: str, text: str) -> str:
     return f"{text[:MAX_DESCRIPTION]}... (cut: {len(text):,} characters)"
 
 
-def schema_size(
-    server: str, tool: str, schema: dict[str, Any], field: str = "inputSchema"
-) -> int:
+def schema_size(server: str, tool: str, schema: dict[str, Any], field: str = "inputSchema") -> int:
     """The bytes of `schema` (the tool's `field`) as JSON, or an `MCPServerError` naming
     `field` when it is nested deeper than `MAX_SCHEMA_DEPTH` or larger than
     `MAX_SCHEMA_BYTES`."""
