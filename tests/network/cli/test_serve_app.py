@@ -226,6 +226,10 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--workers", "0"], "--workers must be 1 or more"),
         (["--workers", "2"], "--workers above 1 needs a database --store"),
         (["--authorize", "no_such_module_here:authorize"], "--authorize: cannot import"),
+        # a file meant: it was "cannot import missing.py: No module named 'missing'"
+        (["--authorize", "missing.py:f"], "error: --authorize: no such file: missing.py\n"),
+        (["--authorize", "auth/missing:f"], "error: --authorize: no such file: auth/missing\n"),
+        (["--authorize", "tests:f"], "--authorize: tests has no function 'f'"),  # a package
         (["--authorize", "x:y", "--token-file", "t.txt"], "not both"),
     ],
 )
