@@ -60,7 +60,13 @@ class ModelError(AgentNetworkError):
         attempts: every attempt of the request as usage limits and traces record it
             (`network.history.results.ModelCall`, each with its `error`), the last one the
             failure raised; empty when the model did not report its attempts.
+        counted_as_request: whether a shared budget counts the failed request as a request
+            made (no tokens, no cost) rather than giving its reservation back: a request the
+            server answered that the run may go past (a server refusing a typed answer's
+            `response_format`, asked again in tool mode). False for a failure in general.
     """
+
+    counted_as_request: bool = False
 
     def __init__(
         self,

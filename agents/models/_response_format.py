@@ -20,7 +20,12 @@ _WORDS = ("response_format", "json_schema")
 
 
 class ResponseFormatRefused(ModelError):
-    """The server refused the request's `response_format` (structured output)."""
+    """The server refused the request's `response_format` (structured output).
+
+    The request was sent and answered, and an agent in `output_mode="auto"` goes past it: a
+    shared budget counts it as a request made (`counted_as_request`), as usage limits do."""
+
+    counted_as_request = True
 
 
 def refuses_response_format(request: ModelRequest, failure: Failure) -> bool:

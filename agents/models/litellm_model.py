@@ -75,6 +75,7 @@ from agents.models._answer_size import (
     text_bytes,
     too_large,
 )
+from agents.models._api_base import needs_api_base
 from agents.models._failures import (
     Failure,
     answered_status,
@@ -94,6 +95,7 @@ from agents.models._tool_call_ids import own_id
 from agents.models._usage import estimated_usage, reported_usage
 from agents.models._wire import to_wire_list
 from agents.models.base import ModelRequest, ModelResponse
+from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 
@@ -200,6 +202,7 @@ class LiteLLMModel(RetryingModel):
         self._tool_copies = PerList(copy.deepcopy)  # litellm's vLLM route edits them in place
         self._counter: Any = _UNSET
         self._missing_keys: list[str] = []  # credentials litellm finds missing (`_prepare`)
+        self._no_server = False  # a server of the user's own, with no api_base (`_api_base`)
 
     async def token_counter(self) -> Any:
         """A function counting one wire message's tokens with this model's tokenizer, or None
@@ -254,6 +257,13 @@ class LiteLLMModel(RetryingModel):
         if self._provider is None:
             self._inspect(litellm)
             self._missing_keys = self._missing_credentials(litellm)
+        if self._no_server:  # every call, before anything is sent (`_api_base`)
+            raise ConfigurationError(
+                f"model {self.name!r}: provider {self._provider!r} is a server of your own "
+                "and no api_base was given (nor its environment variable): litellm would send "
+                "the request to api.openai.com; give the model an api_base "
+                "(e.g. api_base='http://127.0.0.1:8000/v1')"
+            )
 
     async def _send(self, request: ModelRequest, answer: StreamedAnswer | None) -> ModelResponse:
         litellm = await load_litellm()
@@ -288,13 +298,16 @@ class LiteLLMModel(RetryingModel):
     def _inspect(self, litellm: Any) -> None:
         """Find the provider once: whether it takes stream_options, whether tools need a copy."""
         try:
-            _, provider, _, _ = litellm.get_llm_provider(self.name, api_base=self.api_base)
+            _, provider, _, base = litellm.get_llm_provider(self.name, api_base=self.api_base)
             supported = litellm.get_supported_openai_params(
                 model=self.name, custom_llm_provider=provider
             )
         except Exception:  # unknown to litellm: acompletion will say so, as a ModelError
-            provider, supported = "", None
+            provider, supported, base = "", None, None
         self._provider = provider
+        self._no_server = self.api_base is None and needs_api_base(
+            litellm, self.name, provider, base
+        )
         self._stream_usage = "stream_options" in (supported or ())
 
     def _arguments(self, request: ModelRequest, streaming: bool) -> dict[str, Any]:

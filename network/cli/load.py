@@ -70,6 +70,10 @@ def load_authorize(target: str) -> Any:
     path = Path(path_text)
     if path.is_file():
         module = _import(path)
+    elif _looks_like_file(path_text):  # `hook.py`, `auth/hook`: a file meant, not a module
+        if path.exists():
+            raise CLIError(f"--authorize: {path_text} is not a file")
+        raise CLIError(f"--authorize: no such file: {path_text}")
     elif _MODULE_PATH.fullmatch(path_text):
         try:
             module = importlib.import_module(path_text)
@@ -84,6 +88,12 @@ def load_authorize(target: str) -> Any:
 
 
 _MODULE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def _looks_like_file(text: str) -> bool:
+    """Whether `text` names a file rather than a module: a `.py` name or a path (`hook.py`
+    is a valid dotted name too, whose import would fail saying no module `hook`)."""
+    return text.endswith(".py") or "/" in text or "\\" in text
 
 
 def store_option(text: str | None) -> str | None:

@@ -6,7 +6,7 @@
     agent-network dev FILE:NETWORK [--host H] [--port P] [--store URL|PATH] [ENDPOINT OPTIONS]
     agent-network graph FILE:NETWORK
     agent-network mcp FILE:NETWORK [--transport stdio|http] [--host H] [--port P] [--path /mcp]
-        [--max-runs N]
+        [--max-runs N] [--max-sessions N] [--session-idle-timeout S]
     agent-network worker FILE:NETWORK... --db URL [--concurrency N] [--executor-id ID]
     agent-network replay FILE:NETWORK THREAD --store URL|PATH [--tools recorded|live] [--json]
     agent-network eval FILE:NETWORK DATASET [--concurrency N] [--json] [--out F] [--against F]
@@ -138,6 +138,21 @@ def _parser() -> argparse.ArgumentParser:
         help="the most runs under way at once; a call beyond is refused (server_busy) "
         "(default: the open-file limit / 8, at most 512)",
     )
+    mcp.add_argument(
+        "--max-sessions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="HTTP only: the most sessions held at once; one more is refused (503 "
+        "server_busy) (default: the open-file limit / 4, at most 2048)",
+    )
+    mcp.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="HTTP only: seconds a session with no request in flight is kept (default 1800)",
+    )
     add_endpoint_options(mcp)
     worker = commands.add_parser("worker", help="run these networks' queued durable runs (DBOS)")
     worker.add_argument("targets", metavar="FILE:NETWORK", nargs="+")
@@ -239,30 +254,34 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise CLIError(f"--workers must be 1 or more, got {args.workers}")
-    if args.workers > 1:
-        if args.store is None:
-            raise CLIError(
-                "--workers above 1 needs a database --store: processes share threads only there"
-            )
-        os.environ.update(worker_environment(sys.argv[sys.argv.index("serve") + 1 :]))
-        print(
-            f"Serving {network.name!r} {served(args.port)} ({args.workers} processes)", flush=True
+    if args.workers > 1 and args.store is None:
+        raise CLIError(
+            "--workers above 1 needs a database --store: processes share threads only there"
         )
-        uvicorn.run(
-            "network.cli.serve_app:factory",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            workers=args.workers,
-            log_level="warning",
-        )
-        return 0
     # Bound here, not by uvicorn: the banner names the port a client must use (`--port 0`
-    # takes a free one), and a port in use is one line, not uvicorn's traceback.
+    # takes a free one), and a port in use is one line, not uvicorn's traceback. With
+    # `--workers`, this one socket is handed to each worker process (uvicorn's supervisor
+    # does the same with the socket it would bind itself).
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as exc:
         raise CLIError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from exc
+    if args.workers > 1:
+        from uvicorn.supervisors import Multiprocess  # noqa: PLC0415 (uvicorn)
+
+        os.environ.update(worker_environment(sys.argv[sys.argv.index("serve") + 1 :]))
+        config = uvicorn.Config(
+            "network.cli.serve_app:factory",
+            factory=True,
+            workers=args.workers,
+            log_level="warning",
+        )
+        with sock:
+            port = sock.getsockname()[1]
+            print(f"Serving {network.name!r} {served(port)} ({args.workers} processes)", flush=True)
+            with contextlib.suppress(KeyboardInterrupt):  # as uvicorn.run
+                Multiprocess(config, sockets=[sock]).run()
+        return 0
     with endpoint_override(network, endpoint), sock:
         port = sock.getsockname()[1]
         print(f"Serving {network.name!r} {served(port)} (threads {where})", flush=True)
@@ -272,6 +291,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from network.mcp import serve_mcp  # noqa: PLC0415 (mcp)
+    from network.mcp.sessions import session_limits  # noqa: PLC0415 (with network.mcp)
     from network.serving.capacity import RunSlots  # noqa: PLC0415 (the server's layer)
 
     network = load_network(args.target)
@@ -283,6 +303,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         slots = RunSlots(args.max_runs)
     except ConfigurationError as exc:
         raise CLIError(f"--max-runs: {exc}") from exc
+    for option, value in (
+        ("--max-sessions", args.max_sessions),
+        ("--session-idle-timeout", args.session_idle_timeout),
+    ):
+        try:
+            session_limits(**{option[2:].replace("-", "_"): value})
+        except ConfigurationError as exc:
+            raise CLIError(f"{option}: {exc}") from exc
     _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
     if args.transport == "http":
         warn_if_exposed(args.host, "the MCP server")
@@ -303,6 +331,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                 path=args.path,
                 on_ready=ready,
                 max_runs=slots,
+                max_sessions=args.max_sessions,
+                session_idle_timeout=args.session_idle_timeout,
             )
 
     try:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from network.errors import ConfigurationError
 from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
+from network.mcp.sessions import BusySessions, session_limits
 from network.network import Network
 from network.serving.capacity import RunSlots
 from network.serving.principals import Authorize
@@ -34,6 +35,8 @@ async def serve_mcp(
     store: Any = None,
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_runs: int | RunSlots | None = None,
+    max_sessions: int | None = None,
+    session_idle_timeout: float | None = None,
 ) -> None:
     """Serve `network` as an MCP server until the client leaves (stdio) or the task is
     cancelled (HTTP).
@@ -49,7 +52,13 @@ async def serve_mcp(
         store: where calls on a thread keep it, as for `mcp_server`.
         lease_ttl: with `store`, as for `mcp_server`.
         max_runs: the most runs under way at once, as for `mcp_server`.
+        max_sessions: HTTP only: the most Streamable HTTP sessions held at once; a request
+            opening one more is refused with 503 `server_busy` and a `Retry-After`
+            (default `network.mcp.sessions.default_max_sessions()`, at most 2,048).
+        session_idle_timeout: HTTP only: seconds a session with no request in flight is kept
+            before it is forgotten (its id then answers 404); default 1,800.
     """
+    limits = session_limits(max_sessions, session_idle_timeout)  # checked before anything
     server = mcp_server(
         network,
         tool_name=tool_name,
@@ -69,18 +78,33 @@ async def serve_mcp(
         return
     if transport != "http":
         raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")
-    await _serve_http(server, host, port, path, on_ready)
+    await _serve_http(server, host, port, path, on_ready, limits)
 
 
 async def _serve_http(
-    server: Server[Any], host: str, port: int, path: str, on_ready: Callable[[str], None] | None
+    server: Server[Any],
+    host: str,
+    port: int,
+    path: str,
+    on_ready: Callable[[str], None] | None,
+    limits: tuple[int, float],
 ) -> None:
-    """Streamable HTTP at `http://host:port/path`, served by uvicorn until cancelled."""
+    """Streamable HTTP at `http://host:port/path`, served by uvicorn until cancelled, holding
+    at most `limits` = (max_sessions, session_idle_timeout) sessions."""
     if not path.startswith("/"):
         raise ConfigurationError(f"MCP path must start with '/', got {path!r}")
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
 
-    app = server.streamable_http_app(streamable_http_path=path, host=host)
+    max_sessions, idle_timeout = limits
+    app = BusySessions(
+        server.streamable_http_app(
+            streamable_http_path=path,
+            host=host,
+            max_sessions=max_sessions,
+            session_idle_timeout=idle_timeout,
+        ),
+        max_sessions,
+    )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -6,7 +6,11 @@ into every model request of the agents that use it.
   `mcp_description_cut` names the server and the tool. The tool stays usable.
 - An `inputSchema` nested deeper than `MAX_SCHEMA_DEPTH` levels, or larger than
   `MAX_SCHEMA_BYTES` as JSON, fails the listing (an `MCPServerError` naming the server and the
-  tool): a schema cannot be cut and still say what the tool takes.
+  tool): a schema cannot be cut and still say what the tool takes. So does an `outputSchema`
+  past the same bounds: the model is not sent it, but the SDK compiles it and checks every
+  result of the tool against it (`jsonschema`), so a stranger's schema would cost the client
+  its CPU and stack at each call. It is not counted in `MAX_LISTING_BYTES` (what the model is
+  sent).
 - More than `MAX_TOOLS` tools, or more than `MAX_LISTING_BYTES` of descriptions and schemas
   together (what the model is sent of one server's tools), fail the listing too.
 
@@ -26,8 +30,8 @@ from network.logger import LazyLogger
 _log = LazyLogger("agents.mcp")
 
 MAX_DESCRIPTION = 4_096  # characters of a tool's description the model reads
-MAX_SCHEMA_DEPTH = 32  # levels of objects and arrays in one inputSchema
-MAX_SCHEMA_BYTES = 65_536  # one inputSchema as JSON
+MAX_SCHEMA_DEPTH = 32  # levels of objects and arrays in one inputSchema or outputSchema
+MAX_SCHEMA_BYTES = 65_536  # one inputSchema or outputSchema as JSON
 MAX_TOOLS = 1_000  # tools offered of one server
 MAX_LISTING_BYTES = 1_000_000  # descriptions and schemas of one server's tools, together
 SHOWN_NAME = 100  # characters of a tool's name an error quotes (the server chose it)
@@ -41,15 +45,16 @@ def bounded_description(server: str, tool: str, text: str) -> str:
     return f"{text[:MAX_DESCRIPTION]}... (cut: {len(text):,} characters)"
 
 
-def schema_size(server: str, tool: str, schema: dict[str, Any]) -> int:
-    """The bytes of `schema` as JSON, or an `MCPServerError` when it is nested deeper than
-    `MAX_SCHEMA_DEPTH` or larger than `MAX_SCHEMA_BYTES`."""
+def schema_size(server: str, tool: str, schema: dict[str, Any], field: str = "inputSchema") -> int:
+    """The bytes of `schema` (the tool's `field`) as JSON, or an `MCPServerError` naming
+    `field` when it is nested deeper than `MAX_SCHEMA_DEPTH` or larger than
+    `MAX_SCHEMA_BYTES`."""
     depth = _depth(schema)
     if depth > MAX_SCHEMA_DEPTH:
-        raise _refused(server, tool, f"nested more than {MAX_SCHEMA_DEPTH} levels deep")
+        raise _refused(server, tool, field, f"nested more than {MAX_SCHEMA_DEPTH} levels deep")
     size = utf8_size(json.dumps(schema, ensure_ascii=False, separators=(",", ":")))
     if size > MAX_SCHEMA_BYTES:
-        raise _refused(server, tool, f"{size:,} bytes as JSON, over {MAX_SCHEMA_BYTES:,}")
+        raise _refused(server, tool, field, f"{size:,} bytes as JSON, over {MAX_SCHEMA_BYTES:,}")
     return size
 
 
@@ -80,9 +85,9 @@ class ListingBudget:
         )
 
 
-def _refused(server: str, tool: str, why: str) -> MCPServerError:
+def _refused(server: str, tool: str, field: str, why: str) -> MCPServerError:
     return MCPServerError(
-        f"MCP server {server!r}: tool {tool[:SHOWN_NAME]!r}: its inputSchema is {why}; leave "
+        f"MCP server {server!r}: tool {tool[:SHOWN_NAME]!r}: its {field} is {why}; leave "
         "the tool out with allowed_tools",
         server=server,
     )

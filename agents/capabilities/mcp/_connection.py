@@ -251,6 +251,8 @@ class Connection:
             self.name, tool.name, tool.description or tool.title or ""
         )
         budget.add(description, schema_size(self.name, tool.name, schema))
+        if isinstance(tool.output_schema, dict):  # not sent to the model, but checked at calls
+            schema_size(self.name, tool.name, tool.output_schema, "outputSchema")
         try:
             check = arguments_check(tool.name, schema)
         except ConfigurationError as exc:

@@ -6,9 +6,13 @@ request stage) or of a routing agent's decision, when the run has shared budgets
 `network.run.budgets`). Each `complete` is one model request: it reserves on every account
 what the request may spend, sends it only when that fits (else `BudgetExceeded`, before
 anything is sent), settles what it really spent when it is answered, and releases the
-reservation when it failed. So a typed answer's re-ask, made through the same model, reserves
-again; and in a durable run, where the model call is a recorded step, the reservation is
-made inside the step: a replayed step returns its recorded answer and reserves nothing.
+reservation when it failed, unless the failure is a request the server answered that the run
+may go past (`ModelError.counted_as_request`: a server refusing a typed answer's
+`response_format`): that one is settled as one request per attempt, with no tokens and no
+cost (the server refused it, and reported no usage). So a typed answer's re-ask, made
+through the same model, reserves again; and in a durable run, where the model call is a
+recorded step, the reservation is made inside the step: a replayed step returns its recorded
+answer and reserves nothing.
 
 What a request may spend (the reservation), decided here:
 - input: the system messages and the conversation sent, counted with the model's
@@ -35,6 +39,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from network.errors import ModelError
 from network.history.model_io import ChunkHandler, Model, ModelRequest, ModelResponse
 from network.history.results import MAX_TOKEN_COUNT, Usage
 from network.run.budgets.account import BudgetAccount, release_all, reserve_all, settle_all
@@ -64,6 +69,12 @@ class MeteredModel:
         held = await reserve_all(self.accounts, await asked_by(self.model, request, self.accounts))
         try:
             response = await self.model.complete(request, on_chunk)
+        except ModelError as error:
+            if error.counted_as_request:  # answered, and a run may go past it: a request made
+                await settle_all(held, 0, 0.0, len(error.attempts) or 1)
+            else:
+                await release_all(held)
+            raise
         except BaseException:
             await release_all(held)
             raise

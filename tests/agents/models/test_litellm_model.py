@@ -18,6 +18,7 @@ from agents.models._wire import to_wire
 from agents.models.litellm_model import LiteLLMModel, _retry_after
 from network import (
     AssistantMessage,
+    ConfigurationError,
     ModelError,
     Network,
     SystemMessage,
@@ -379,3 +380,46 @@ async def test_streamed_tool_call_arguments_arrive_while_the_stream_is_open(
         "20, ",
         '"b": 22}',
     ]
+
+
+@pytest.mark.parametrize("route", ["hosted_vllm/qwen", "lm_studio/qwen", "litellm_proxy/qwen"])
+async def test_a_server_of_ones_own_without_api_base_is_refused_before_anything_is_sent(
+    route: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # litellm sent these to api.openai.com (with whatever OpenAI key it found)
+    from agents.models.litellm_model import load_litellm
+
+    litellm = await load_litellm()  # as the library loads it (its offline price map)
+
+    for name in ("HOSTED_VLLM_API_BASE", "LM_STUDIO_API_BASE", "LITELLM_PROXY_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    sent: list[Any] = []
+
+    async def record(**kwargs: Any) -> Any:
+        sent.append(kwargs)
+        raise AssertionError("a request was sent")
+
+    monkeypatch.setattr(litellm, "acompletion", record)
+    model = LiteLLMModel(route, api_key="k", max_retries=0)
+    for _ in range(2):  # every call, not only the first
+        with pytest.raises(ConfigurationError) as caught:
+            await model.complete(ask("Hi"))
+        message = str(caught.value)
+        assert message.startswith(f"model {route!r}: provider {route.split('/')[0]!r} is a server")
+        assert "no api_base was given" in message and "api.openai.com" in message
+    assert sent == []
+
+
+async def test_a_server_named_by_its_environment_variable_is_not_refused(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOSTED_VLLM_API_BASE", openai_server.base_url)
+    openai_server.add_text("From my own server.")
+    model = LiteLLMModel("hosted_vllm/qwen", api_key="k", max_retries=0)
+    assert (await model.complete(ask("Hi"))).message.content == "From my own server."
+
+
+@pytest.mark.parametrize("route", ["groq/llama", "anthropic/claude-x", "cometapi/x", "openai/x"])
+async def test_providers_with_an_address_of_their_own_are_not_refused(route: str) -> None:
+    # litellm knows where these are (cometapi's only in its chat configuration)
+    await LiteLLMModel(route, api_key="k")._prepare()

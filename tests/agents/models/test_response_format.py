@@ -161,3 +161,34 @@ async def test_llama_cpp_python_refuses_json_schema_and_the_agent_still_answers(
         else:
             assert isinstance(result.results[-1].output_value, City)
     assert model.refuses_response_format  # the real server refused; the agent moved on
+
+
+async def test_the_refused_request_is_counted_on_a_shared_budget_too(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    """The run counted the refused request (above); the shared budget gave its reservation
+    back as for a failed request, so its ledger showed one request where two were sent."""
+    from network import BudgetExceeded, Network, SharedBudget
+    from network.threads import MemoryStore, budget_figures
+
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    openai_server.add_tool_calls(("final_output", {"name": "Paris", "country": "France"}))
+    budget = SharedBudget("tenant:acme", store=MemoryStore(), max_requests=5)
+    agent = Agent("geo", model=model_on(openai_server), output_type=City)
+    result = await Network("n", agents=[agent]).run("Capital of France?", budget=budget)
+    assert result.results[-1].output_value == City(name="Paris", country="France")
+    figures = await budget_figures(budget)
+    assert figures.requests == 2 == len(openai_server.requests)
+    assert (figures.held_tokens, figures.held_requests) == (0, 0)  # both holds settled
+    assert figures.tokens == result.usage.total_tokens  # the refusal spent no tokens
+
+    # one request left: the refused one takes it, and the tool-mode request is not sent
+    openai_server.reset()
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    tight = SharedBudget("tenant:tight", store=MemoryStore(), max_requests=1)
+    fresh = Agent("geo", model=model_on(openai_server), output_type=City)
+    with pytest.raises(BudgetExceeded) as refused:
+        await Network("n", agents=[fresh]).run("Capital of France?", budget=tight)
+    assert refused.value.limit == "max_requests"
+    assert len(openai_server.requests) == 1
+    assert (await budget_figures(tight)).requests == 1

@@ -17,7 +17,7 @@ from unittest import mock
 import httpx
 import pytest
 
-from tests.fakes.processes import free_port, server_process
+from tests.fakes.processes import ROOT, free_port, server_process
 from tests.network.a2a.servers import TEAM
 from tests.network.cli.test_main import cli_main
 
@@ -151,6 +151,34 @@ def test_workers_end_when_their_supervisor_is_killed_outright(tmp_path: Path) ->
             assert httpx.get(f"{again}/capabilities").status_code == 200  # the port is free
 
 
+def test_workers_on_port_0_print_the_port_they_serve_on(tmp_path: Path) -> None:
+    # uvicorn's supervisor bound the socket itself: the banner said ":0", a port no one can
+    # reach; now the command binds it, names it, and hands it to each worker
+    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", "0"]
+    command += ["--store", str(tmp_path / "threads.db"), "--workers", "2"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline().decode()
+        assert banner.startswith("Serving 'till' over AG-UI at http://127.0.0.1:"), banner
+        assert banner.endswith("(2 processes)\n"), banner
+        url = banner.split(" at ", 1)[1].split(" (", 1)[0]
+        assert not url.endswith(":0/"), banner
+        deadline = time.monotonic() + 120  # the workers start: a minute on a loaded machine
+        while True:
+            try:
+                answered = httpx.get(f"{url.rstrip('/')}/capabilities", timeout=10)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and process.poll() is None, banner
+                time.sleep(0.2)
+        assert answered.status_code == 200
+        assert len(python_children(process.pid)) == 2
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
 def alive(pid: int) -> bool:
     """Whether process `pid` runs (a zombie, ended and not yet reaped, does not)."""
     try:
@@ -198,6 +226,10 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--workers", "0"], "--workers must be 1 or more"),
         (["--workers", "2"], "--workers above 1 needs a database --store"),
         (["--authorize", "no_such_module_here:authorize"], "--authorize: cannot import"),
+        # a file meant: it was "cannot import missing.py: No module named 'missing'"
+        (["--authorize", "missing.py:f"], "error: --authorize: no such file: missing.py\n"),
+        (["--authorize", "auth/missing:f"], "error: --authorize: no such file: auth/missing\n"),
+        (["--authorize", "tests:f"], "--authorize: tests has no function 'f'"),  # a package
         (["--authorize", "x:y", "--token-file", "t.txt"], "not both"),
     ],
 )

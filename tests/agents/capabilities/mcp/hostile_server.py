@@ -21,6 +21,7 @@ hostile server may: `python hostile_server.py MODE`.
 - `tower`: the inputSchema of `deep` nests 50 levels of objects, and `fine` is a plain tool;
 - `heavy`: the inputSchema of `deep` is 200,000 bytes (a property's description), and `fine`
   is a plain tool;
+- `tower-out`, `heavy-out`: as `tower` and `heavy`, for the outputSchema of `deep`;
 - `throng`: it lists 1,001 tools, `t0` ... `t1000`;
 - `bulky`: it lists 300 tools, each described in 4,000 characters (1.2 MB together).
 
@@ -49,15 +50,16 @@ def tools() -> list[dict[str, Any]]:
             tool["description"] = "d" * 4000
     if MODE == "wordy":
         listed[0]["description"] = "w" * 2_000_000
-    if MODE == "tower":
+    field = "outputSchema" if MODE.endswith("-out") else "inputSchema"
+    if MODE.startswith("tower"):
         schema: dict[str, Any] = {"type": "object"}
         for _ in range(49):
             schema = {"type": "object", "properties": {"x": schema}}
-        listed[0]["inputSchema"] = schema
-    if MODE == "heavy":
+        listed[0][field] = schema
+    if MODE.startswith("heavy"):
         big = {"type": "string", "description": "h" * 200_000}
-        listed[0]["inputSchema"] = {"type": "object", "properties": {"x": big}}
-    if MODE in ("tower", "heavy"):
+        listed[0][field] = {"type": "object", "properties": {"x": big}}
+    if MODE.startswith(("tower", "heavy")):
         listed.append({"name": "fine", "inputSchema": {"type": "object"}})
     if MODE == "sloppy":
         listed.append({"name": "bare", "inputSchema": {}})

@@ -203,6 +203,9 @@ async def test_a_description_of_megabytes_reaches_the_model_cut() -> None:
     [
         ("tower", "its inputSchema is nested more than 32 levels deep"),
         ("heavy", "its inputSchema is 200,"),
+        # the model is not sent it, but the SDK compiles it and checks each result by it
+        ("tower-out", "its outputSchema is nested more than 32 levels deep"),
+        ("heavy-out", "its outputSchema is 200,"),
     ],
 )
 async def test_a_schema_too_deep_or_too_large_fails_the_listing_naming_the_tool(

@@ -1,0 +1,122 @@
+"""How many Streamable HTTP sessions the MCP server holds, and how long an idle one lives.
+
+Over Streamable HTTP anyone who reaches the endpoint opens a session with one `initialize`
+request, and the server keeps it (its transport, its streams, a task serving it) until the
+client ends it with `DELETE`. A stranger who never does makes the server hold sessions
+without end, whatever `max_runs` says (a session holds no run). So the server holds at most
+`max_sessions` at once, and forgets one that has had no request in flight (no call being
+served, no open `GET` stream) for `session_idle_timeout` seconds: its id then answers 404, and
+the client opens another, as the MCP specification says it must.
+
+The count and the expiry are the SDK's (`StreamableHTTPSessionManager(max_sessions=,
+session_idle_timeout=)`), decided under its own lock so that two requests cannot both take the
+last place. What this module adds is the refusal: the SDK answers a session over the limit
+with a bare 503 (documented as its only one); `BusySessions` answers it as the server's other
+refusals, 503 `server_busy` with a `Retry-After`, in a JSON-RPC error the SDK's client shows
+its caller (`refused (server_busy): ...`, the code also in `error.data.code`).
+
+The default limit, `default_max_sessions()`, is what one process can hold, derived as
+`default_max_runs()` is: a session may keep a socket open (its `GET` stream) and a call's
+`POST` beside it, so a quarter of the open-file limit, and at most `MAX_DEFAULT_SESSIONS` (an
+idle session holds some tens of kB: 2,048 of them are well under 100 MB).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from network.numbers import check_number
+from network.serving.capacity import RETRY_AFTER_SECONDS
+from network.serving.errors import RequestError
+
+MAX_DEFAULT_SESSIONS = 2048
+FDS_PER_SESSION = 4  # its GET stream, a call's POST, with room for the runs' own
+DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0  # seconds: a client between two tasks keeps its session
+SESSION_HEADER = b"mcp-session-id"
+INTERNAL_ERROR = -32603  # the JSON-RPC code the SDK gives its own refusal: kept for its clients
+
+
+def default_max_sessions() -> int:
+    """The default limit on sessions held: the open-file limit / `FDS_PER_SESSION`, from 1 to
+    `MAX_DEFAULT_SESSIONS` (`MAX_DEFAULT_SESSIONS` where the limit is unknown or unlimited)."""
+    try:
+        import resource  # noqa: PLC0415 (POSIX only)
+
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return MAX_DEFAULT_SESSIONS
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return MAX_DEFAULT_SESSIONS
+    return max(1, min(MAX_DEFAULT_SESSIONS, soft // FDS_PER_SESSION))
+
+
+def session_limits(
+    max_sessions: int | None = None, session_idle_timeout: float | None = None
+) -> tuple[int, float]:
+    """`serve_mcp`'s `max_sessions=` and `session_idle_timeout=` checked, defaults filled in,
+    or a `ConfigurationError` naming the option."""
+    if max_sessions is None:
+        max_sessions = default_max_sessions()
+    check_number("max_sessions", max_sessions, integer=True, minimum=1)
+    if session_idle_timeout is None:
+        session_idle_timeout = DEFAULT_SESSION_IDLE_TIMEOUT
+    check_number("session_idle_timeout", session_idle_timeout, above=True)
+    return max_sessions, float(session_idle_timeout)
+
+
+def busy(limit: int) -> RequestError:
+    """The refusal of a session over `limit`."""
+    return RequestError(
+        503,
+        "server_busy",
+        f"the server is at its limit of {limit} open MCP sessions; try again later",
+        retry_after=RETRY_AFTER_SECONDS,
+    )
+
+
+class BusySessions:
+    """An ASGI wrapper of the SDK's Streamable HTTP app: its refusal of a session over the
+    limit (a 503 to a request that carries no session id) answered as `busy(limit)`, in a
+    JSON-RPC error; every other request and answer passes as it is."""
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or any(
+            name == SESSION_HEADER for name, _ in scope.get("headers", ())
+        ):
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def watch(message: Any) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message["status"] == 503:
+                refused = True
+            if not refused:
+                await send(message)
+            # (the SDK's own body is dropped: ours is sent once it is done)
+
+        await self.app(scope, receive, watch)
+        if refused:
+            await _send_refusal(send, busy(self.limit))
+
+
+async def _send_refusal(send: Any, refusal: RequestError) -> None:
+    """`refusal` as a JSON-RPC error with a null id (no request of the session was read)."""
+    error = {
+        "code": INTERNAL_ERROR,
+        "message": f"refused ({refusal.code}): {refusal.message}",
+        "data": {"code": refusal.code, "retry_after": refusal.retry_after},
+    }
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((name.encode(), value.encode()) for name, value in refusal.headers().items()),
+    ]
+    await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
