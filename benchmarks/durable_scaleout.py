@@ -23,6 +23,10 @@ Per variant and number of workers W:
 - CPU per recorded step: the worker processes' CPU time plus PostgreSQL's (the server's
   processes: the postmaster, its backends, and its reaped children) over the batch, divided by
   the batch's recorded steps;
+- commits per run: the transactions committed on the run's database over the batch
+  (PostgreSQL's `pg_stat_database.xact_commit`: the recorded steps, the event log, the
+  claims, DBOS's writes, this script's reads of the runs' rows every 0.5 s), divided by its
+  runs;
 - idle: a worker's CPU while it waits for work (% of one core, over `--idle-s` seconds);
 - wake: how long a run enqueued to idle workers waits to start (`started_at_epoch_ms -
   created_at`, median of 5).
@@ -349,6 +353,14 @@ class Database:
         ).fetchone()
         return int(row[0]) if row else 0
 
+    def commits(self) -> int:
+        """The transactions committed on this database so far (PostgreSQL's statistics: each
+        session reports its own within a second or so of going idle)."""
+        row = self.conn.execute(
+            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def pending(self) -> list[tuple[Any, ...]]:
         """The id and executor of every running run."""
         return self.conn.execute(
@@ -437,7 +449,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
             time.sleep(0.3)
         runs = rounds * CONCURRENCY * count
         time.sleep(1)
-        pg0, w0 = server_cpu(postmaster), workers.cpu()
+        pg0, w0, x0 = server_cpu(postmaster), workers.cpu(), db.commits()
         ids, started = batch.enqueue(runs)
         time.sleep(min(1.0, rounds * CALLS * SLEEP / 2))
         held = db.connections()
@@ -445,6 +457,8 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
         assert rows is not None
         time.sleep(0.5)  # the last runs' tails, then both CPU readings
         pg, cpu = server_cpu(postmaster) - pg0, workers.cpu() - w0
+        time.sleep(2)  # each session's statistics reported (within a second of going idle)
+        commits = db.commits() - x0
         wall = max(r[5] for r in rows) / 1000 - started
         ideal = rounds * CALLS * SLEEP
         steps = runs * STEPS
@@ -465,6 +479,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
             "idle_cpu_pct_per_worker": round(idle, 2),
             "wake_ms": statistics.median(waits),
             "connections_per_worker": round(held / count, 1),
+            "commits_per_run": round(commits / runs, 1),
             "runs_per_worker": sorted(per_executor.values()),
             "load": round(os.getloadavg()[0], 2),
         }
