@@ -150,3 +150,48 @@ def test_an_llm_router_asked_again_after_a_kill_leaves_no_hold_on_its_budget(
     # each request settled once, the router's first answer to its second decision included,
     # but the writer's killed in flight, which is held until its hold_seconds pass
     assert (figures.requests, figures.held_requests) == (len(kinds) - 1, 1)
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_decision_and_its_step_sent_twice_with_events_are_recorded_once(launched: str) -> None:
+    """The statement carrying a decision, its step and a batch of events, sent again after
+    its answer was lost (it committed): both rows read as its own, the events appended once;
+    another outcome for the decision is refused."""
+    import psycopg
+    from dbos import error
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable import event_log
+    from network.durable.step_table import StepOutcome
+
+    run_id = f"twice-{uuid.uuid4().hex[:8]}"
+    anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    owner = "an-execution"  # the run handed to an execution of the test's own
+    with psycopg.connect(launched, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE dbos.workflow_status SET owner_xid = %s WHERE workflow_uuid = %s",
+            (owner, run_id),
+        )
+    table = step_table(_get_dbos_instance()._sys_db)
+    decision = StepOutcome(run_id, owner, 90, "router", 1, "d", None, "py_pickle", 5)
+    step = StepOutcome(run_id, owner, 91, "model:worker", 6, "m", None, "py_pickle")
+    params = table._params_of([decision, step])
+    batch = {"key": event_log.STREAM_KEY, "value": "e30=", "serialization": "py_pickle"}
+    statement = table._rows_statement(2, riding=True)
+
+    async def twice() -> list[list[Any]]:
+        sent = {**params, **batch}
+        return [await table.connections.execute_async(statement, sent) for _ in "ab"]
+
+    first, second = anyio.run(twice)
+    completed = params["completed"]
+    assert sorted(first) == [(5, 1, 90), (completed, 1, 91)]  # both rows, one batch
+    assert sorted(second) == [(5, 0, 90), (completed, 0, 91)]  # the same rows, no batch
+    table._check_rows(second, params, 2)  # read as this statement's own
+    steps = {s["function_id"]: s for s in DBOS.list_workflow_steps(run_id)}
+    assert (steps[90]["output"], steps[91]["output"]) == ("d", "m")
+
+    again = StepOutcome(run_id, owner, 92, "model:worker", 7, "n", None, "py_pickle")
+    other = decision._replace(completed=6)  # the decision again, another outcome
+    with pytest.raises(error.DBOSStepNondeterminismError):
+        anyio.run(lambda: table.record_async(again, None, [other]))
