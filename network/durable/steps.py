@@ -3,7 +3,12 @@
 Inside the run's workflow, each router decision, model call (a context policy's summary too)
 and tool call is a DBOS step: its outcome (its output, or its error) is written to DBOS's step
 table before the run goes on, and when the workflow is executed again after a crash, a step
-that was recorded returns its recorded outcome without running.
+that was recorded returns its recorded outcome without running. The rows are DBOS's own,
+read once when an execution begins and written with one statement per step
+(`network.durable.step_table` says why not through DBOS's step call). The step numbers are
+drawn from DBOS's counter before any await, in call order, so concurrent tool calls of one
+answer get the same numbers on every attempt. A step that was in flight when the process died
+was not recorded: it runs again (at least once; see docs/durable.md on idempotent tools).
 
 A router decision's output is the exception: it rides on the statement that records the next
 step (`Recording.defer`), as nothing outside the run depends on it until then: the model call
@@ -12,12 +17,7 @@ decision. A step that acts outside the run before its record (a tool, a thread's
 commit) has the decisions before it written first (`settle`), and so does the run's end
 (before its final event: `ReplayGate.settle`). A process killed between a decision and the
 next record asks the router again when the run resumes (docs/durable.md, "A router decision
-rides on the next step"). The rows are DBOS's own,
-read once when an execution begins and written with one statement per step
-(`network.durable.step_table` says why not through DBOS's step call). The step numbers are
-drawn from DBOS's counter before any await, in call order, so concurrent tool calls of one
-answer get the same numbers on every attempt. A step that was in flight when the process died
-was not recorded: it runs again (at least once; see docs/durable.md on idempotent tools).
+rides on the next step").
 
 A `Parallel` fan-out's branches run concurrently, so their calls do not come in the same
 order on every attempt: each branch gets its own runner (`fork`), whose steps take numbers
