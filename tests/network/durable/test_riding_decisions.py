@@ -90,6 +90,24 @@ async def test_a_run_of_five_calls_records_its_17_steps_in_12_statements(
         assert decision["completed_at_epoch_ms"] <= model["started_at_epoch_ms"]
 
 
+@pytest.mark.anyio
+async def test_the_runs_last_decision_is_recorded_before_its_final_event(launched: str) -> None:
+    """A caller's sink that sees RUN_FINISHED finds every step of the run recorded, the last
+    decision (which has no step to ride on) included."""
+    from dbos._dbos import _get_dbos_instance
+
+    table = step_table(_get_dbos_instance()._sys_db)
+    run_id = f"last-{uuid.uuid4().hex[:8]}"
+    seen: list[list[int]] = []
+
+    def sink(event: Any) -> None:
+        if event.type == "RUN_FINISHED":  # (a blocking read: the test's own)
+            seen.append(sorted(table.recorded(run_id)))
+
+    await team.run("go", durable=True, run_id=run_id, sinks=[sink])
+    assert seen == [list(range(1, 18))]
+
+
 def _recorded(db: str, run_id: str) -> list[tuple[int, str]]:
     client = DBOSClient(system_database_url=db, application_name=APP_NAME)
     try:
