@@ -17,7 +17,7 @@ from dbos import DBOS, DBOSClient
 
 from agents import Agent, ScriptedModel, ToolContext, tool
 from agents.models.scripted import call
-from network import Network, SharedBudget, durable
+from network import Network, SharedBudget, ThreadRef, durable
 from network.durable.engine import APP_NAME
 from network.durable.step_table import step_table
 from network.threads import budget_figures
@@ -45,10 +45,22 @@ team = Network(
 )
 
 
+def _route_and_write(ctx: Any) -> Any:
+    ctx.state.kv.set("decided", ctx.call_count)  # the last decision writes too
+    return "worker" if ctx.call_count < 2 else None
+
+
+threaded = Network(
+    "riding-thread",
+    agents=list(team.agents.values()),
+    router=_route_and_write,
+)
+
+
 @pytest.fixture
 def launched(durable_db: str) -> Iterator[str]:
     noted.clear()
-    durable.launch([team], db=durable_db)
+    durable.launch([team, threaded], db=durable_db)
     try:
         yield durable_db
     finally:
@@ -106,6 +118,46 @@ async def test_the_runs_last_decision_is_recorded_before_its_final_event(launche
 
     await team.run("go", durable=True, run_id=run_id, sinks=[sink])
     assert seen == [list(range(1, 18))]
+
+
+@pytest.mark.anyio
+async def test_a_thread_commit_after_the_last_decision_finds_it_recorded(
+    launched: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit that takes the last decision's writes to the thread acts outside the run
+    before it is recorded: the decision is written first, by itself, not carried by it."""
+    from dbos._dbos import _get_dbos_instance
+
+    table = step_table(_get_dbos_instance()._sys_db)
+    execute = table.connections.execute_async
+    written: list[list[str]] = []  # each step statement's rows, by name
+
+    async def counted(sql: str, params: dict[str, Any]) -> list[Any]:
+        if "INSERT INTO" in sql and "operation_outputs" in sql:
+            names = [v for k, v in sorted(params.items()) if k.startswith("name")]
+            written.append(names)
+        return await execute(sql, params)
+
+    monkeypatch.setattr(table.connections, "execute_async", counted)
+    store = f"sqlite:///{tmp_path / 'threads.db'}"
+    run_id = f"thread-{uuid.uuid4().hex[:8]}"
+    thread = ThreadRef("t-1", store=store)
+    result = await threaded.run("go", durable=True, run_id=run_id, thread=thread)
+    assert result.state.kv.get("decided") == 2
+    assert written == [
+        ["run_started"],
+        ["thread_load"],
+        ["router", "model:worker"],
+        ["tool:note"],
+        ["thread_commit"],
+        ["router", "model:worker"],
+        ["tool:note"],
+        ["thread_commit"],
+        ["router"],  # the last decision, by itself...
+        ["thread_commit"],  # ... before the commit of its writes
+    ]
+    steps = await DBOS.list_workflow_steps_async(run_id)
+    assert [step["function_id"] for step in steps] == list(range(1, 13))
 
 
 def _recorded(db: str, run_id: str) -> list[tuple[int, str]]:
