@@ -23,6 +23,9 @@ Per variant and number of workers W:
 - CPU per recorded step: the worker processes' CPU time plus PostgreSQL's (the server's
   processes: the postmaster, its backends, and its reaped children) over the batch, divided by
   the batch's recorded steps;
+- step statements per run: the transactions that wrote the batch's recorded steps (its rows
+  of DBOS's step table, counted by transaction id), divided by its runs (bare DBOS: its two
+  transactions a step, of which one writes the row);
 - idle: a worker's CPU while it waits for work (% of one core, over `--idle-s` seconds);
 - wake: how long a run enqueued to idle workers waits to start (`started_at_epoch_ms -
   created_at`, median of 5).
@@ -349,6 +352,16 @@ class Database:
         ).fetchone()
         return int(row[0]) if row else 0
 
+    def step_statements(self, ids: list[str]) -> int:
+        """The transactions that wrote the runs' recorded steps: the rows of one statement
+        share its transaction id (`xmin`)."""
+        row = self.conn.execute(
+            "SELECT count(DISTINCT (workflow_uuid, xmin::text)) FROM dbos.operation_outputs "
+            "WHERE workflow_uuid = ANY(%s)",
+            (ids,),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def pending(self) -> list[tuple[Any, ...]]:
         """The id and executor of every running run."""
         return self.conn.execute(
@@ -445,6 +458,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
         assert rows is not None
         time.sleep(0.5)  # the last runs' tails, then both CPU readings
         pg, cpu = server_cpu(postmaster) - pg0, workers.cpu() - w0
+        statements = db.step_statements(ids)
         wall = max(r[5] for r in rows) / 1000 - started
         ideal = rounds * CALLS * SLEEP
         steps = runs * STEPS
@@ -465,6 +479,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
             "idle_cpu_pct_per_worker": round(idle, 2),
             "wake_ms": statistics.median(waits),
             "connections_per_worker": round(held / count, 1),
+            "step_statements_per_run": round(statements / runs, 2),
             "runs_per_worker": sorted(per_executor.values()),
             "load": round(os.getloadavg()[0], 2),
         }

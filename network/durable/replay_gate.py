@@ -6,13 +6,19 @@ The gate drops them. The first step that really runs opens it: it sends a STATE_
 the state rebuilt so far and a STEP_STARTED for the agent call under way, then lets every
 event through. A run whose steps were all recorded opens it on its final event.
 
+Before the run's final event (RUN_FINISHED or RUN_ERROR) goes anywhere, the router decisions
+still deferred (`network.durable.steps`: they ride on the step after them, and the run's
+last decision has none) are written (`settle`): a reader that saw the run end finds every
+step of it recorded.
+
 The run's RUN_STARTED, dropped like the rest, is handed to the run's event log: when no
 execution before this one wrote any event to the log, it is the stream's first event still.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 
 from network.durable.event_log import EventLog
 from network.run.context import RunContext
@@ -43,6 +49,8 @@ class ReplayGate:
         self.is_open = is_open
         self.ctx: RunContext | None = None  # the run, once its first step is routed
         self.log = log  # the run's event log (one of `sinks`), told of a replayed RUN_STARTED
+        # writes the run's deferred router decisions, before its final event
+        self.settle: Callable[[], Awaitable[None]] | None = None
 
     async def open(self, ctx: RunContext | None) -> None:
         """Let events through, after a snapshot of the state the run resumes from."""
@@ -55,6 +63,12 @@ class ReplayGate:
             await self._send(StepStarted(name))
 
     async def __call__(self, event: RunEvent) -> None:
+        if self.settle is not None and isinstance(event, FINAL):
+            if isinstance(event, RunError):
+                with suppress(Exception):  # the run's own error is the one to report
+                    await self.settle()
+            else:
+                await self.settle()
         if not self.is_open:
             if isinstance(event, RunStarted) and self.log is not None:
                 self.log.keep_start(event)

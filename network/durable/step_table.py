@@ -16,12 +16,14 @@ listing, `fork_workflow`, retention) see them as they see their own:
   the read sees the rows as they were before it, so it tells a first execution from a
   resumed one). Nothing else records
   steps of a workflow while this execution owns it (below), so the read does not go stale.
-- A step's outcome is written by one autocommit statement (`record`). It writes only while
-  the execution still owns the workflow: DBOS hands a workflow to a new execution (recovery
-  on another worker, a resume, a cancel) by changing its `owner_xid`, and the statement
-  inserts nothing unless the row still carries this execution's token, locking it until the
-  insert commits (as DBOS's own ownership check does). An execution that lost the workflow
-  gets DBOS's `DBOSWorkflowConflictIDError` (or `DBOSWorkflowCancelledError`) and stops.
+- A step's outcome is written by one autocommit statement (`record`); a router decision's
+  with the step after it, the rows of both by one statement (`record_async`'s `carried`).
+  It writes only while the execution still owns the workflow: DBOS hands a workflow to a new
+  execution (recovery on another worker, a resume, a cancel) by changing its `owner_xid`,
+  and the statement inserts nothing unless the row still carries this execution's token,
+  locking it until the insert commits (as DBOS's own ownership check does). An execution
+  that lost the workflow gets DBOS's `DBOSWorkflowConflictIDError` (or
+  `DBOSWorkflowCancelledError`) and stops.
 - A row already there for the step is either this statement's own earlier attempt (a retry
   after a lost connection: the same completion time) or another outcome for the same step
   (DBOS's `DBOSStepNondeterminismError`).
@@ -37,6 +39,7 @@ loop. The table's layout is DBOS 3.x's (`network.durable`'s extra pins `dbos>=3.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -75,6 +78,7 @@ class StepOutcome(NamedTuple):
     output: str | None
     error: str | None
     serialization: str
+    completed: int | None = None  # epoch ms; None: when it is written
 
 
 class StepTable:
@@ -98,6 +102,8 @@ class StepTable:
             f"{p('serialization')}, {p('started')}, {p('completed')}, {p('app')}, {p('completed')}"
         )
         owned = f"workflow_uuid = {p('workflow')} AND owner_xid = {p('owner')}"
+        self._pieces = (steps, status, columns, owned)
+        self._statements: dict[tuple[int, bool], str] = {}  # several rows: by count, riding
         upsert = (
             "ON CONFLICT (workflow_uuid, function_id) DO UPDATE "
             f"SET completed_at_epoch_ms = {steps}.completed_at_epoch_ms "
@@ -187,25 +193,48 @@ class StepTable:
         params = self._params(outcome)
         self._check(self._execute(self._insert, params), params)
 
-    async def record_async(self, outcome: StepOutcome, log: EventLog | None = None) -> None:
+    async def record_async(
+        self,
+        outcome: StepOutcome,
+        log: EventLog | None = None,
+        carried: Sequence[StepOutcome] = (),
+    ) -> None:
         """`record`, without blocking the event loop (see `Connections.execute_async`). On
         PostgreSQL, the events of the run's `log` that are due to be written
-        (`EventLog.ride`) are appended by the same statement."""
-        params = self._params(outcome)
+        (`EventLog.ride`) are appended by the same statement. `carried`: steps recorded
+        before `outcome`, written by the same statement (router decisions riding on the step
+        that follows them: `network.durable.steps`), each refused or checked as `outcome`."""
+        if carried:
+            outcomes = (*carried, outcome)
+            params = self._params_of(outcomes)
+            plain = self._rows_statement(len(outcomes), riding=False)
+        else:
+            outcomes = (outcome,)
+            params = self._params(outcome)
+            plain = self._insert
         riding = None if log is None or self.sqlite else log.ride()
         if log is None or riding is None:
-            rows = await self.connections.execute_async(self._insert, params)
+            rows = await self.connections.execute_async(plain, params)
         else:
-            rows = await self._record_riding(params, log, riding)
+            statement = (
+                self._insert_riding
+                if not carried
+                else self._rows_statement(len(outcomes), riding=True)
+            )
+            rows = await self._record_riding(statement, plain, params, log, riding)
         if not rows:
             await anyio.to_thread.run_sync(self._refused, outcome.workflow_id)
-        self._check(rows, params)
+        if carried:
+            self._check_rows(rows, params, len(outcomes))
+        else:
+            self._check(rows, params)
 
     async def _record_riding(
-        self, params: dict[str, Any], log: EventLog, riding: Riding
+        self, sql: str, plain: str, params: dict[str, Any], log: EventLog, riding: Riding
     ) -> list[Any]:
-        """The step's statement with `riding`'s events; when another writer of the stream
-        took the batch's offset, the step alone (the events wait for the log's next write).
+        """The step's statement (`sql`) with `riding`'s events; when another writer of the
+        stream took the batch's offset, the step alone (`plain`: the events wait for the
+        log's next write).
 
         Cancelled once sent, the statement may still commit: its connection is dropped, and
         the server runs what it received. Its answer is lost, so the batch goes back to the
@@ -214,24 +243,25 @@ class StepTable:
         written = False
         unsettled = None
         try:
-            rows = await self.connections.execute_async(self._insert_riding, statement)
+            rows = await self.connections.execute_async(sql, statement)
             # a row: the step is recorded, by this statement or its attempt that committed
             # before the connection broke (which appended the events then)
             written = bool(rows)
         except Exception as exc:
             if not offset_taken(exc):  # the server refused it: nothing was written
                 raise
-            rows = await self.connections.execute_async(self._insert, params)
+            rows = await self.connections.execute_async(plain, params)
         except BaseException:
-            unsettled = partial(self.settled, statement)
+            unsettled = partial(self.settled, statement, sql)
             raise
         finally:
             log.rode(riding, written=written, unsettled=unsettled)
         return rows
 
-    def settled(self, statement: dict[str, Any]) -> bool:
-        """Whether the step statement carrying events (`statement`: its parameters), whose
-        answer was lost, appended them (blocking: call from a thread).
+    def settled(self, statement: dict[str, Any], sql: str | None = None) -> bool:
+        """Whether the step statement carrying events (`statement`: its parameters; `sql`:
+        its text, the one-step statement when not given), whose answer was lost, appended
+        them (blocking: call from a thread).
 
         It is sent again: it appends the events only with the step it records, so of the two
         (the first may still be on its way), the one that records the step appends them, and
@@ -239,13 +269,94 @@ class StepTable:
         says they were appended."""
         for attempt in range(OFFSET_RETRIES):
             try:  # the offset taken by the first, committing meanwhile: read again
-                rows = self._execute(self._insert_riding, statement)
+                rows = self._execute(sql or self._insert_riding, statement)
                 break
             except Exception as exc:
                 retry_or_raise(exc, attempt)
+        number = statement["number"]  # the step the events ride on (the last of several)
+        rows = [row for row in rows if len(row) < 3 or row[2] == number]
         if not rows:  # not this execution's run now: did the first record the step before?
             rows = self._execute(self._completed, statement)
         return bool(rows) and rows[0][0] == statement["completed"]
+
+    def _rows_statement(self, count: int, *, riding: bool) -> str:
+        """The statement recording `count` steps at once (parameters suffixed `_0` .. by
+        row, `_params_of`), each row as `_insert` writes one: only while this execution owns
+        the workflow, the run's row locked until it commits. Rows: (completion time, step
+        number), and on PostgreSQL with `riding`, the events' count between them: a batch of
+        the run's events appended only when the last step was not recorded before."""
+        key = (count, riding)
+        found = self._statements.get(key)
+        if found is not None:
+            return found
+        steps, status, columns, owned = self._pieces
+        p = self.connections.mark
+        where = (
+            f"WHERE EXISTS (SELECT 1 FROM {status} WHERE {owned})" if self.sqlite else "FROM owner"
+        )
+        rows = " UNION ALL ".join(
+            f"SELECT {p('workflow')}, {p(f'number_{i}')}, {p(f'name_{i}')}, {p(f'output_{i}')}, "
+            f"{p(f'error_{i}')}, {p(f'serialization_{i}')}, {p(f'started_{i}')}, "
+            f"{p(f'completed_{i}')}, {p('app')}, {p(f'completed_{i}')} {where}"
+            for i in range(count)
+        )
+        upsert = (
+            "ON CONFLICT (workflow_uuid, function_id) DO UPDATE "
+            f"SET completed_at_epoch_ms = {steps}.completed_at_epoch_ms "
+            "RETURNING completed_at_epoch_ms, function_id"
+        )
+        insert = f"INSERT INTO {steps} ({columns}) {rows} {upsert}"
+        if self.sqlite:
+            found = insert
+        else:
+            owner = f"owner AS (SELECT 1 FROM {status} WHERE {owned} FOR NO KEY UPDATE)"
+            if not riding:
+                found = f"WITH {owner} {insert}"
+            else:
+                stream = stream_table(self.connections)
+                last = f"workflow_uuid = {p('workflow')} AND function_id = {p('number')}"
+                found = (
+                    f"WITH {owner}, fresh AS (SELECT 1 FROM owner WHERE NOT EXISTS "
+                    f"(SELECT 1 FROM {steps} WHERE {last})), "
+                    f"events AS ({stream.insert} FROM fresh RETURNING 1), "
+                    f"step AS ({insert}) "
+                    "SELECT completed_at_epoch_ms, (SELECT count(*) FROM events), function_id "
+                    "FROM step"
+                )
+        self._statements[key] = found
+        return found
+
+    def _params_of(self, outcomes: Sequence[StepOutcome]) -> dict[str, Any]:
+        """`_rows_statement`'s parameters: each outcome's, suffixed by its row, each row
+        completed when it was made (a step carried by a later one keeps its own time); the
+        last row's number and completion time unsuffixed too (what `settled` reads)."""
+        last = self._params(outcomes[-1])
+        params = {"workflow": last["workflow"], "owner": last["owner"], "app": last["app"]}
+        for i, outcome in enumerate(outcomes):
+            params[f"number_{i}"] = outcome.number
+            params[f"name_{i}"] = outcome.name
+            params[f"output_{i}"] = outcome.output
+            params[f"error_{i}"] = outcome.error
+            params[f"serialization_{i}"] = outcome.serialization
+            params[f"started_{i}"] = outcome.started
+            params[f"completed_{i}"] = outcome.completed or last["completed"]
+        params["number"] = last["number"]
+        params["completed"] = last["completed"]
+        return params
+
+    def _check_rows(self, rows: list[Any], params: dict[str, Any], count: int) -> None:
+        """`_check` for the rows of `_rows_statement`: each step recorded by this statement
+        (or by its attempt that committed before its answer was lost)."""
+        if not rows:
+            self._refused(params["workflow"])
+        written = {int(row[-1]): row[0] for row in rows}
+        for i in range(count):
+            number = params[f"number_{i}"]
+            completed = written.get(number)
+            if completed is None or int(completed) != params[f"completed_{i}"]:
+                from dbos import error as dbos_error  # noqa: PLC0415 (dbos is optional)
+
+                raise dbos_error.DBOSStepNondeterminismError(params["workflow"], number)
 
     def _params(self, outcome: StepOutcome) -> dict[str, Any]:
         """The insert's parameters: `outcome`, completed now, by this application."""
@@ -258,7 +369,7 @@ class StepTable:
             "error": outcome.error,
             "serialization": outcome.serialization,
             "started": outcome.started,
-            "completed": int(time.time() * 1000),
+            "completed": outcome.completed or int(time.time() * 1000),
             "app": self.app_name,
         }
 

@@ -10,6 +10,15 @@ drawn from DBOS's counter before any await, in call order, so concurrent tool ca
 answer get the same numbers on every attempt. A step that was in flight when the process died
 was not recorded: it runs again (at least once; see docs/durable.md on idempotent tools).
 
+A router decision's output is the exception: it rides on the statement that records the next
+step (`Recording.defer`), as nothing outside the run depends on it until then: the model call
+it led to is in flight, and a tool runs only after that call's record, which carries the
+decision. A step that acts outside the run before its record (a tool, a thread's load or
+commit) has the decisions before it written first (`settle`), and so does the run's end
+(before its final event: `ReplayGate.settle`). A process killed between a decision and the
+next record asks the router again when the run resumes (docs/durable.md, "A router decision
+rides on the next step").
+
 A `Parallel` fan-out's branches run concurrently, so their calls do not come in the same
 order on every attempt: each branch gets its own runner (`fork`), whose steps take numbers
 computed from the branch's position and its own step count, and are named after the branch
@@ -26,6 +35,7 @@ of the rebuilt state to the run's event consumers.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -63,6 +73,9 @@ class Recording:
         self.table: StepTable = step_table(dbos._sys_db)
         self.rows: dict[int, StepRow] = {}
         self.log: EventLog | None = None  # the run's event log: its due events ride on steps
+        # router decisions made and not written yet: they ride on the next step's statement
+        self.deferred: list[StepOutcome] = []
+        self._carrying: asyncio.Event | None = None  # set when the write carrying some ends
 
     def draw(self) -> int:
         """The run's next step number (DBOS's counter, as its own steps draw it)."""
@@ -100,9 +113,47 @@ class Recording:
     async def write(
         self, number: int, name: str, started: int, *, output: Any = None, error: Any = None
     ) -> None:
-        """Record step `number`'s outcome (without blocking the event loop)."""
-        outcome = self.outcome(number, name, started, output, error)
-        await self.table.record_async(outcome, self.log)
+        """Record step `number`'s outcome (without blocking the event loop), with the router
+        decisions deferred before it (`defer`) in the same statement."""
+        await self._write(self.outcome(number, name, started, output, error))
+
+    def defer(self, number: int, name: str, started: int, output: Any) -> None:
+        """Step `number` (a router decision) completed now: its record rides on the next
+        step's statement (`write`), or is written by `settle`."""
+        outcome = self.outcome(number, name, started, output, None)
+        self.deferred.append(outcome._replace(completed=int(time.time() * 1000)))
+
+    async def settle(self) -> None:
+        """Write the deferred decisions now, by themselves (nothing when none waits)."""
+        if self.deferred or self._carrying is not None:
+            await self._write(None)
+
+    async def _write(self, outcome: StepOutcome | None) -> None:
+        """`outcome` (if any) and the deferred decisions, in one statement. A write that
+        finds deferred decisions on their way with another step (a fan-out's branches write
+        concurrently) waits for that statement first: no step is recorded before a decision
+        that came before it. A statement that fails leaves its decisions deferred (each keeps
+        its completion time, so writing one again that had committed is recognised)."""
+        while self._carrying is not None:
+            await self._carrying.wait()
+        carried = self.deferred
+        if not carried:
+            if outcome is not None:
+                await self.table.record_async(outcome, self.log)
+            return
+        self.deferred = []
+        done = self._carrying = asyncio.Event()
+        try:
+            if outcome is None:
+                await self.table.record_async(carried[-1], self.log, carried[:-1])
+            else:
+                await self.table.record_async(outcome, self.log, carried)
+        except BaseException:
+            self.deferred[:0] = carried
+            raise
+        finally:
+            self._carrying = None
+            done.set()
 
     def outcome(self, number: int, name: str, started: int, output: Any, error: Any) -> StepOutcome:
         """Step `number`'s outcome, serialized, to record."""
@@ -164,7 +215,21 @@ class DurableSteps:
         """Let `log`'s due events ride on this run's recorded steps (`EventLog.ride`)."""
         self._recording.log = log
 
-    async def _run(self, name: str, call: Callable[[], Awaitable[T]], *, live: bool) -> T:
+    async def _run(
+        self,
+        name: str,
+        call: Callable[[], Awaitable[T]],
+        *,
+        live: bool,
+        outside: bool = False,
+        decision: bool = False,
+    ) -> T:
+        """Step `name`: replayed when recorded, else `call` run and its outcome recorded.
+
+        `outside`: the call acts outside the run before it is recorded (a tool, a thread's
+        commit): the router decisions deferred before it are written first. `decision`: a
+        router decision's output is not written now but deferred, to ride on the next step's
+        statement (its error is written at once)."""
         recording = self._recording
         # before any await: numbers in call order (a branch's: in its own order)
         branch = self._branch
@@ -175,6 +240,8 @@ class DurableSteps:
             replayed: T = recording.replay(number, name, row)
             return replayed
         self.executed += 1
+        if outside:  # (not inside the try: the step did not run when this fails)
+            await recording.settle()
         context = recording.step_context(number)
         started = int(time.time() * 1000)
         try:
@@ -186,7 +253,10 @@ class DurableSteps:
         except Exception as exc:
             await recording.write(number, name, started, error=exc)
             raise
-        await recording.write(number, name, started, output=result)
+        if decision:
+            recording.defer(number, name, started, result)
+        else:
+            await recording.write(number, name, started, output=result)
         return result
 
     async def route(self, ctx: RunContext, router: Router) -> Any:
@@ -208,7 +278,7 @@ class DurableSteps:
                 choice = await choice
             return record_choice(ctx.network, choice), writes_since(kv, before), mark.spent(ctx)
 
-        record, writes, spend = await self._run("router", decide, live=True)
+        record, writes, spend = await self._run("router", decide, live=True, decision=True)
         if not ran:
             apply_writes(kv, writes)
             apply_spend(ctx, spend)
@@ -231,7 +301,7 @@ class DurableSteps:
             failed = getattr(record, "is_error", False)
             return record, [] if failed else writes_since(kv, before)
 
-        record, writes = await self._run(f"tool:{name}", invoke, live=True)
+        record, writes = await self._run(f"tool:{name}", invoke, live=True, outside=True)
         if not ran:
             apply_writes(kv, writes)
         return record
@@ -243,7 +313,12 @@ class DurableSteps:
 
     async def step(self, name: str, call: Callable[[], Awaitable[T]]) -> T:
         """A thread's load or commit."""
-        return await self._run(name, call, live=False)
+        return await self._run(name, call, live=False, outside=True)
+
+    async def settle(self) -> None:
+        """Write the router decisions still deferred (the run ends: its last decision is
+        recorded before the run's last event and its outcome)."""
+        await self._recording.settle()
 
     def fork(self, branch_ids: Sequence[str]) -> list[DurableSteps]:
         """One runner per branch of the fan-out about to run (`network.durable.fan_out`)."""

@@ -9,6 +9,7 @@ runs without them (the network's own resources and limits still apply).
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -104,6 +105,7 @@ async def _execute(
     steps.write_events_with_steps(log)
     consumers: list[EventSink] = [log, *(typed_sink(sink) for sink in live.options.sinks)]
     gate = steps.gate = ReplayGate(consumers, is_open=fresh, log=log)
+    gate.settle = steps.settle  # the run's last router decision, recorded before its end
     # What a new run and a continuation take alike: the request's data and this process's
     # live options, with the replay gate in front of every sink; the same run, not durable
     # again, its steps recorded.
@@ -122,8 +124,11 @@ async def _execute(
             result = await continued.run(network, options, steps)
         else:
             result = await kernel.run(network, asked.input, options, steps=steps)
+        await steps.settle()  # (written before RUN_FINISHED already, when the run sent one)
     except Exception as exc:
         live.error = exc
+        with suppress(Exception):  # a failed run's steps listed whole (its error wins)
+            await steps.settle()
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None
     live.result = result
     return outcome_of(result)

@@ -63,10 +63,17 @@ def finish(process: subprocess.Popen[bytes]) -> None:
 
 
 def crash_and_resume(
-    db: str, log: Path, positions: list[int], child: str = "tests.network.durable.child"
+    db: str,
+    log: Path,
+    positions: list[int],
+    child: str = "tests.network.durable.child",
+    sequence: list[str] | None = None,
 ) -> dict[str, Any]:
     """Run once, killed at each of `positions` (1-based in the SEQUENCE) in turn; resumed
     after each kill, and finally to its end. Returns the outcome the last child read.
+
+    `sequence`: the run's side effects (needed for more than one position: where a resumed
+    execution goes on, `rerun_from`, sets the line its kill comes at).
 
     `child` is the module the child processes run (its modes `run` and `resume`). Each child
     is started while the one before it runs (`tests.network.durable.prestarted`: its imports
@@ -76,7 +83,11 @@ def crash_and_resume(
     lines = 0
     for attempt, position in enumerate(positions):
         # the first attempt writes `position` lines; a resumed one re-runs the call in flight
-        lines = position if attempt == 0 else lines + position - positions[attempt - 1] + 1
+        if attempt == 0:
+            lines = position
+        else:
+            before = positions[attempt - 1]
+            lines += position - (before - 1 if sequence is None else rerun_from(sequence, before))
         turns.append(("run" if attempt == 0 else "resume", lines))
     turns.append(("resume" if positions else "run", None))
 
@@ -107,10 +118,24 @@ def crash_and_resume(
 
 
 def expected_log(sequence: list[str], positions: list[int]) -> list[str]:
-    """The side effects of a run killed at `positions`: each call in flight ran twice."""
+    """The side effects of a run killed at `positions`: each call in flight ran twice, and
+    the router decisions just before it too (`rerun_from`)."""
     expected: list[str] = []
     start = 0
     for position in positions:
         expected += sequence[start:position]
-        start = position - 1
+        start = rerun_from(sequence, position)
     return expected + sequence[start:]
+
+
+def rerun_from(sequence: list[str], position: int) -> int:
+    """Where (0-based in `sequence`) a run killed in call `position` (1-based) goes on once
+    resumed: the call in flight, and before it the router decisions that led to it unless it
+    is a tool call. A decision is recorded with the step after it (`network.durable.steps`),
+    so one whose next step was in flight was not; a tool runs only once the decisions before
+    it are recorded."""
+    start = position - 1
+    if not sequence[start].startswith("tool"):
+        while start > 0 and sequence[start - 1].startswith("router"):
+            start -= 1
+    return start

@@ -30,7 +30,7 @@ def test_killed_at_random_steps_it_resumes_without_repeating_a_completed_step(
 ) -> None:
     positions = sorted(random.Random(SEED).sample(range(1, len(SEQUENCE) + 1), 3))
     log = tmp_path / "effects.log"
-    outcome = crash_and_resume(durable_db, log, positions)
+    outcome = crash_and_resume(durable_db, log, positions, sequence=SEQUENCE)
     note = f"killed at {positions} (AN_CRASH_SEED={SEED})"
     assert log.read_text().splitlines() == expected_log(SEQUENCE, positions), note
     assert {key: outcome[key] for key in UNCRASHED} == UNCRASHED, note

@@ -35,7 +35,7 @@ def test_a_continuation_killed_at_random_steps_resumes_without_repeating_one(
     first = len(RUN) + 1
     positions = sorted(random.Random(SEED).sample(range(first, len(SEQUENCE) + 1), 2))
     log = tmp_path / "effects.log"
-    outcome = crash_and_resume(durable_db, log, positions, child=CHILD)
+    outcome = crash_and_resume(durable_db, log, positions, child=CHILD, sequence=SEQUENCE)
     note = f"killed at {positions} (AN_CRASH_SEED={SEED})"
     kinds = [line.split(" ", 1)[0] for line in log.read_text().splitlines()]
     assert kinds == expected_log(SEQUENCE, positions), note

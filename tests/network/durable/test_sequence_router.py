@@ -28,7 +28,7 @@ def test_killed_in_a_fan_out_and_after_it_it_goes_on_where_it_was(
 ) -> None:
     log = tmp_path / "effects.log"
     positions = [IN_A_BRANCH, AFTER_THE_FAN_OUT]
-    outcome = crash_and_resume(durable_db, log, positions, child=CHILD)
+    outcome = crash_and_resume(durable_db, log, positions, child=CHILD, sequence=SEQUENCE)
     # each call in flight ran again; no recorded decision or call did, and the live
     # decisions after each resume chose the next place (never `first` again, never the end)
     assert log.read_text().splitlines() == expected_log(SEQUENCE, positions)
