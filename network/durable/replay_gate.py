@@ -17,8 +17,8 @@ execution before this one wrote any event to the log, it is the stream's first e
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from contextlib import suppress
+from collections.abc import Sequence
+from typing import Protocol
 
 from network.durable.event_log import EventLog
 from network.run.context import RunContext
@@ -33,6 +33,13 @@ from network.run.events import (
 )
 
 FINAL = (RunFinished, RunError)
+
+
+class Settle(Protocol):
+    """Writes the run's deferred router decisions (`DurableSteps.settle`); `failed`: the run
+    ends with an error, which stays the one reported."""
+
+    async def __call__(self, *, failed: bool = False) -> None: ...
 
 
 class ReplayGate:
@@ -50,7 +57,7 @@ class ReplayGate:
         self.ctx: RunContext | None = None  # the run, once its first step is routed
         self.log = log  # the run's event log (one of `sinks`), told of a replayed RUN_STARTED
         # writes the run's deferred router decisions, before its final event
-        self.settle: Callable[[], Awaitable[None]] | None = None
+        self.settle: Settle | None = None
 
     async def open(self, ctx: RunContext | None) -> None:
         """Let events through, after a snapshot of the state the run resumes from."""
@@ -64,11 +71,7 @@ class ReplayGate:
 
     async def __call__(self, event: RunEvent) -> None:
         if self.settle is not None and isinstance(event, FINAL):
-            if isinstance(event, RunError):
-                with suppress(Exception):  # the run's own error is the one to report
-                    await self.settle()
-            else:
-                await self.settle()
+            await self.settle(failed=isinstance(event, RunError))
         if not self.is_open:
             if isinstance(event, RunStarted) and self.log is not None:
                 self.log.keep_start(event)

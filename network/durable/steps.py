@@ -35,10 +35,11 @@ of the rebuilt state to the run's event consumers.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
+
+import anyio
 
 from network.durable.event_log import EventLog
 from network.durable.fan_out import BranchSlots, FanOut
@@ -48,6 +49,7 @@ from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
 from network.durable.state_writes import apply_writes, writes_mark, writes_since
 from network.durable.step_table import StepOutcome, StepRow, StepTable, step_table
+from network.logger import get_logger
 from network.run.context import Router, RunContext
 from network.state.state import State
 
@@ -75,7 +77,7 @@ class Recording:
         self.log: EventLog | None = None  # the run's event log: its due events ride on steps
         # router decisions made and not written yet: they ride on the next step's statement
         self.deferred: list[StepOutcome] = []
-        self._carrying: asyncio.Event | None = None  # set when the write carrying some ends
+        self._carrying: anyio.Event | None = None  # set when the write carrying some ends
 
     def draw(self) -> int:
         """The run's next step number (DBOS's counter, as its own steps draw it)."""
@@ -142,7 +144,7 @@ class Recording:
                 await self.table.record_async(outcome, self.log)
             return
         self.deferred = []
-        done = self._carrying = asyncio.Event()
+        done = self._carrying = anyio.Event()
         try:
             if outcome is None:
                 await self.table.record_async(carried[-1], self.log, carried[:-1])
@@ -315,10 +317,21 @@ class DurableSteps:
         """A thread's load or commit."""
         return await self._run(name, call, live=False, outside=True)
 
-    async def settle(self) -> None:
+    async def settle(self, *, failed: bool = False) -> None:
         """Write the router decisions still deferred (the run ends: its last decision is
-        recorded before the run's last event and its outcome)."""
-        await self._recording.settle()
+        recorded before the run's last event and its outcome). When the run `failed`, its own
+        error is the one its caller gets: a failure to write them is logged, not raised."""
+        if not failed:
+            await self._recording.settle()
+            return
+        try:
+            await self._recording.settle()
+        except Exception as exc:
+            get_logger().warning(
+                "durable.decisions_unrecorded",
+                workflow_id=self._recording.workflow_id,
+                error=type(exc).__name__,
+            )
 
     def fork(self, branch_ids: Sequence[str]) -> list[DurableSteps]:
         """One runner per branch of the fan-out about to run (`network.durable.fan_out`)."""

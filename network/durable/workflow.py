@@ -9,7 +9,6 @@ runs without them (the network's own resources and limits still apply).
 
 from __future__ import annotations
 
-from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -127,8 +126,7 @@ async def _execute(
         await steps.settle()  # (written before RUN_FINISHED already, when the run sent one)
     except Exception as exc:
         live.error = exc
-        with suppress(Exception):  # a failed run's steps listed whole (its error wins)
-            await steps.settle()
+        await steps.settle(failed=True)  # a failed run's steps listed whole (its error wins)
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None
     live.result = result
     return outcome_of(result)
