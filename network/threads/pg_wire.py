@@ -18,6 +18,7 @@ handle is used:
   `TypeError` before anything is sent.
 - Results come back in binary form too, decoded by their column's type: text, integers,
   `float8`, booleans, rows (`ROW(...)`) and arrays of those. A row is a tuple.
+- Texts travel as UTF-8 whatever the database's encoding (the connection's client encoding).
 - The connection's socket is watched by the event loop for as long as it is open (a
   statement waits on a future). A server error is raised as psycopg raises it
   (`psycopg.errors`), a broken connection as psycopg's `OperationalError`; the link closes a
@@ -227,7 +228,10 @@ class Connection:
     async def open(cls, conninfo: str) -> Connection:
         import psycopg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
 
-        return cls(await psycopg.AsyncConnection.connect(conninfo, autocommit=True))
+        # Statements and parameters are written as UTF-8 whatever the database's encoding
+        # (as asyncpg's connections were): the server converts them, and its results
+        connect = psycopg.AsyncConnection.connect
+        return cls(await connect(conninfo, autocommit=True, client_encoding="utf8"))
 
     async def close(self) -> None:
         self._unwatch()

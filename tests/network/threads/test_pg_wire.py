@@ -188,3 +188,26 @@ def test_libpq_connection_strings_from_asyncpg_arguments() -> None:
     }
     assert pg_wire.conninfo({"host": "h", "ssl": object()}) is None
     assert pg_wire.conninfo({"host": "h", "command_timeout": 5}) is None
+
+
+async def test_texts_travel_as_utf8_whatever_the_databases_encoding(postgres_url: str) -> None:
+    # Parameters are written as UTF-8: a LATIN1 database's default client encoding would
+    # take 'é' as two characters (stored as 'Ã©'), and its results would be read as LATIN1.
+    import uuid
+
+    name = f"latin1_{uuid.uuid4().hex[:8]}"
+    admin = link_of(postgres_url)
+    try:
+        await admin.fetch(
+            f"CREATE DATABASE {name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C'"
+            " TEMPLATE template0"
+        )
+        link = link_of(postgres_url.rsplit("/", 1)[0] + "/" + name)
+        try:
+            rows = await link.fetch("SELECT length($1), $1 || 'è', ARRAY[$1]", "é")
+            assert rows == [(1, "éè", ["é"])]
+        finally:
+            await link.close()
+        await admin.fetch(f"DROP DATABASE {name}")
+    finally:
+        await admin.close()
