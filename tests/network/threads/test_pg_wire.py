@@ -211,3 +211,12 @@ async def test_texts_travel_as_utf8_whatever_the_databases_encoding(postgres_url
         await admin.fetch(f"DROP DATABASE {name}")
     finally:
         await admin.close()
+
+
+def test_an_array_of_one_exact_type_is_written_as_the_general_writer_writes_it() -> None:
+    # `_array` writes lists of exact `str`, `int` or `float` on a short path; the general one
+    # (NULLs, subclasses) must agree with it byte for byte
+    for items in (["a", "", "é" * 300], [1, -2, 2**63 - 1], [0.5, -1e300], ["x"], [7]):
+        assert pg_wire._array(items) == pg_wire._mixed_array(items)
+    assert pg_wire.encode(True) == (pg_wire.BOOL, b"\x01")
+    assert pg_wire.encode(Kind.A) == pg_wire.encode("a")
