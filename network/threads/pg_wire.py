@@ -178,7 +178,7 @@ class Connection:
         import psycopg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
 
         # Statements and parameters are written as UTF-8 whatever the database's encoding
-        # (as asyncpg's connections were): the server converts them, and its results
+        # (as asyncpg's connections were): the server converts them, and its results, for us
         connect = psycopg.AsyncConnection.connect
         return cls(await connect(conninfo, autocommit=True, client_encoding="utf8"))
 
@@ -215,7 +215,10 @@ class Connection:
             return []
         loader = self._loader
         loader.set_pgresult(result)  # each column in the format it came in: binary
-        return loader.load_rows(0, result.ntuples, tuple)
+        try:
+            return loader.load_rows(0, result.ntuples, tuple)
+        finally:  # a thread's whole load can be megabytes: not kept until the next statement
+            loader.set_pgresult(None)
 
     async def _result(self) -> Any:
         """The result of the statement just sent (its last), or its error raised."""

@@ -220,3 +220,16 @@ def test_an_array_of_one_exact_type_is_written_as_the_general_writer_writes_it()
         assert pg_wire._array(items) == pg_wire._mixed_array(items)
     assert pg_wire.encode(True) == (pg_wire.BOOL, b"\x01")
     assert pg_wire.encode(Kind.A) == pg_wire.encode("a")
+
+
+async def test_a_statements_result_is_not_kept_once_its_rows_are_read(postgres_url: str) -> None:
+    link = link_of(postgres_url)
+    try:
+        big = "x" * 1_000_000
+        assert await link.fetch("SELECT length($1::text), $1::text = $2", big, big) == [
+            (1_000_000, True)
+        ]
+        (connection,) = link._pool._opened
+        assert connection._loader.pgresult is None
+    finally:
+        await link.close()
