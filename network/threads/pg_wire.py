@@ -16,8 +16,10 @@ handle is used:
   server), and lists of one of the first three (one-dimensional arrays; an empty list is a
   `text[]`, which the statement's cast turns into the type it wants). Anything else is a
   `TypeError` before anything is sent.
-- Results come back in binary form too, decoded by their column's type: text, integers,
-  `float8`, booleans, rows (`ROW(...)`) and arrays of those. A row is a tuple.
+- Results come back in binary form too, read by psycopg's own loaders (written in C) by
+  their column's type, as psycopg reads them: text, integers, `float8`, booleans, a row
+  (`ROW(...)`) as a tuple, an array as a list.
+- Texts travel as UTF-8 whatever the database's encoding (the connection's client encoding).
 - The connection's socket is watched by the event loop for as long as it is open (a
   statement waits on a future). A server error is raised as psycopg raises it
   (`psycopg.errors`), a broken connection as psycopg's `OperationalError`; the link closes a
@@ -31,38 +33,42 @@ from collections.abc import Callable
 from struct import Struct
 from typing import Any
 
-TEXT, VARCHAR, NAME, INT2, INT4, INT8 = 25, 1043, 19, 21, 23, 20
-FLOAT8, BOOL, RECORD = 701, 16, 2249
+TEXT, INT8, FLOAT8, BOOL = 25, 20, 701, 16
 TEXT_ARRAY, INT8_ARRAY, FLOAT8_ARRAY = 1009, 1016, 1022
-ARRAYS = (1009, 1015, 1003, 1005, 1007, 1016, 1022, 1000, 2287)  # of the types above
 COMMAND_OK, TUPLES_OK = 1, 2
+BINARY = 1  # libpq's format code
 CONNECTION_OK = 0
 HEADER = Struct(">iiiii")  # an array's dimensions, NULL flag, element type, length, lower bound
 EMPTY = Struct(">iii").pack(0, 0, TEXT)  # an array of no dimension
 WORD = Struct(">i")
-FIELD = Struct(">ii")
-ARRAY_HEAD = Struct(">iii")
 DOUBLE = Struct(">d")
-ELEMENT = {str: TEXT, int: INT8, float: FLOAT8}
+INT8_PACK = Struct(">q").pack
 ARRAY_OF = {TEXT: TEXT_ARRAY, INT8: INT8_ARRAY, FLOAT8: FLOAT8_ARRAY}
+# An array element's type and binary form, by the element's exact Python type. Each is a
+# function written in C: a commit's parameters are a dozen, seven of them arrays, and each
+# step of Python per parameter or element is paid on every commit.
+ELEMENTS: dict[type, tuple[int, Callable[[Any], bytes]]] = {
+    str: (TEXT, str.encode),
+    int: (INT8, INT8_PACK),
+    float: (FLOAT8, DOUBLE.pack),
+}
 
 
 def _array(items: list[Any]) -> tuple[int, bytes]:
     if not items:
         return TEXT_ARRAY, EMPTY
     first = type(items[0])
-    if any(type(item) is not first for item in items):
-        return _mixed_array(items)  # NULLs among the values, or subclasses (a StrEnum)
-    if first is str:
-        data = [item.encode() for item in items]
-        head = HEADER.pack(1, 0, TEXT, len(data), 1)
-        return TEXT_ARRAY, head + b"".join([len(item).to_bytes(4, "big") + item for item in data])
-    kind = ELEMENT.get(first)
-    if kind is None:
+    element = ELEMENTS.get(first)
+    if element is None:
         return _mixed_array(items)
-    fields = [field for item in items for field in (8, item)]  # each element 8 bytes long
-    body = Struct(">" + ("iq" if kind == INT8 else "id") * len(items)).pack(*fields)
-    return ARRAY_OF[kind], HEADER.pack(1, 0, kind, len(items), 1) + body
+    kind, form = element
+    parts = [HEADER.pack(1, 0, kind, len(items), 1)]
+    for item in items:  # each element: its length, then its bytes
+        if type(item) is not first:
+            return _mixed_array(items)  # NULLs among the values, or subclasses (a StrEnum)
+        data = form(item)
+        parts += (WORD.pack(len(data)), data)
+    return ARRAY_OF[kind], b"".join(parts)
 
 
 ELEMENT_FORMS: dict[int, Callable[[Any], bytes]] = {
@@ -71,6 +77,7 @@ ELEMENT_FORMS: dict[int, Callable[[Any], bytes]] = {
     FLOAT8: DOUBLE.pack,
 }
 NULL_ELEMENT = WORD.pack(-1)
+ELEMENT = {str: TEXT, int: INT8, float: FLOAT8}
 
 
 def _element_kind(value: Any) -> int | None:
@@ -99,73 +106,37 @@ def _mixed_array(items: list[Any]) -> tuple[int, bytes]:
     return ARRAY_OF[kind], b"".join(parts)
 
 
-ENCODERS: dict[type, Callable[[Any], tuple[int, bytes | None]]] = {
-    str: lambda value: (TEXT, value.encode()),
-    int: lambda value: (INT8, value.to_bytes(8, "big", signed=True)),
-    float: lambda value: (FLOAT8, DOUBLE.pack(value)),
-    bool: lambda value: (BOOL, b"\x01" if value else b"\x00"),
-    type(None): lambda value: (0, None),
-    list: _array,
+def _null(value: None) -> None:
+    return None
+
+
+# A parameter's type and binary form's writer, by its exact Python type (a list: `_array`).
+SCALARS: dict[type, tuple[int, Callable[[Any], bytes | None]]] = {
+    str: (TEXT, str.encode),
+    int: (INT8, INT8_PACK),
+    float: (FLOAT8, DOUBLE.pack),
+    bool: (BOOL, {False: b"\x00", True: b"\x01"}.__getitem__),
+    type(None): (0, _null),
 }
+BASES: tuple[type, ...] = (bool, str, int, float, list)
 
 
 def encode(value: Any) -> tuple[int, bytes | None]:
     """A parameter's type and binary form (see the module docstring); a subclass of a type
     taken (a `StrEnum`, say) as its base."""
-    encoder = ENCODERS.get(type(value))
-    if encoder is None:
-        bases: tuple[type, ...] = (bool, str, int, float, list)
-        base = next((base for base in bases if isinstance(value, base)), None)
+    kind = type(value)
+    if kind is list:
+        return _array(value)
+    scalar = SCALARS.get(kind)
+    if scalar is None:
+        base = next((base for base in BASES if isinstance(value, base)), None)
         if base is None:
-            name = type(value).__name__
-            raise TypeError(f"a statement parameter of type {name} is not supported")
-        encoder = ENCODERS[base]
-    return encoder(value)
-
-
-def _text(raw: bytes) -> str:
-    return raw.decode()
-
-
-def _int(raw: bytes) -> int:
-    return int.from_bytes(raw, "big", signed=True)
-
-
-def _float(raw: bytes) -> float:
-    value: float = DOUBLE.unpack(raw)[0]
-    return value
-
-
-def _bool(raw: bytes) -> bool:
-    return raw != b"\x00"
-
-
-def _decoder(kind: int) -> Callable[[bytes], Any]:
-    found = DECODERS.get(kind)
-    if found is None:
-        raise TypeError(f"a result column of type oid {kind} is not supported")
-    return found
-
-
-def _array_of(raw: bytes) -> list[Any]:
-    dimensions, _nulls, kind = ARRAY_HEAD.unpack_from(raw)
-    if dimensions == 0:
-        return []
-    if dimensions != 1:
-        raise TypeError("a result array of more than one dimension is not supported")
-    (count,) = WORD.unpack_from(raw, 12)
-    read = _decoder(kind)
-    position = 20
-    items: list[Any] = []
-    for _ in range(count):
-        (size,) = WORD.unpack_from(raw, position)
-        position += 4
-        if size < 0:
-            items.append(None)
-        else:
-            items.append(read(raw[position : position + size]))
-            position += size
-    return items
+            raise TypeError(f"a statement parameter of type {kind.__name__} is not supported")
+        if base is list:
+            return _array(value)
+        scalar = SCALARS[base]
+    oid, form = scalar
+    return oid, form(value)
 
 
 def decoded_rows(result: Any, readers: list[Callable[[bytes], Any]]) -> list[tuple[Any, ...]]:
@@ -182,37 +153,14 @@ def decoded_rows(result: Any, readers: list[Callable[[bytes], Any]]) -> list[tup
     return rows
 
 
-def _row(raw: bytes) -> tuple[Any, ...]:
-    (count,) = WORD.unpack_from(raw)
-    position = 4
-    fields: list[Any] = []
-    for _ in range(count):
-        kind, size = FIELD.unpack_from(raw, position)
-        position += 8
-        if size < 0:
-            fields.append(None)
-        else:
-            fields.append(_decoder(kind)(raw[position : position + size]))
-            position += size
-    return tuple(fields)
-
-
-DECODERS: dict[int, Callable[[bytes], Any]] = {
-    **dict.fromkeys((TEXT, VARCHAR, NAME), _text),
-    **dict.fromkeys((INT2, INT4, INT8), _int),
-    FLOAT8: _float,
-    BOOL: _bool,
-    RECORD: _row,
-    **dict.fromkeys(ARRAYS, _array_of),
-}
-
-
 class Connection:
     """One psycopg connection, used through its libpq handle (see the module docstring)."""
 
-    __slots__ = ("_connection", "_fd", "_loop", "_pgconn", "_prepared", "_readers", "_waiter")
+    __slots__ = ("_connection", "_fd", "_loader", "_loop", "_pgconn", "_prepared", "_waiter")
 
     def __init__(self, connection: Any) -> None:
+        from psycopg.adapt import Transformer  # noqa: PLC0415 (loaded with the connection)
+
         self._connection = connection
         self._pgconn = pgconn = connection.pgconn
         pgconn.nonblocking = 1
@@ -220,14 +168,19 @@ class Connection:
         self._fd: int | None = pgconn.socket
         self._waiter: asyncio.Future[None] | None = None
         self._prepared: dict[tuple[str, tuple[int, ...]], bytes] = {}
-        self._readers: dict[bytes, list[Callable[[bytes], Any]]] = {}
+        # psycopg's loaders (written in C) read the results: half the instructions of
+        # reading them in Python here, for the same values
+        self._loader = Transformer(connection)
         self._loop.add_reader(pgconn.socket, self._readable)
 
     @classmethod
     async def open(cls, conninfo: str) -> Connection:
         import psycopg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
 
-        return cls(await psycopg.AsyncConnection.connect(conninfo, autocommit=True))
+        # Statements and parameters are written as UTF-8 whatever the database's encoding
+        # (as asyncpg's connections were): the server converts them, and its results, for us
+        connect = psycopg.AsyncConnection.connect
+        return cls(await connect(conninfo, autocommit=True, client_encoding="utf8"))
 
     async def close(self) -> None:
         self._unwatch()
@@ -239,8 +192,12 @@ class Connection:
         types: list[int] = []
         values: list[bytes | None] = []
         for argument in arguments:
-            encoder = ENCODERS.get(type(argument)) or encode
-            kind, value = encoder(argument)
+            scalar = SCALARS.get(type(argument))
+            if scalar is None:  # a list, or a subclass
+                kind, value = encode(argument)
+            else:
+                kind, form = scalar
+                value = form(argument)
             types.append(kind)
             values.append(value)
         pgconn = self._pgconn
@@ -251,15 +208,17 @@ class Connection:
             pgconn.send_prepare(name, sql.encode(), param_types=types)
             await self._result()
             self._prepared[key] = name
-        pgconn.send_query_prepared(name, values, param_formats=[1] * len(values), result_format=1)
+        formats = [BINARY] * len(values)
+        pgconn.send_query_prepared(name, values, param_formats=formats, result_format=BINARY)
         result = await self._result()
         if result.status != TUPLES_OK:
             return []
-        readers = self._readers.get(name)
-        if readers is None:
-            columns = range(result.nfields)
-            readers = self._readers[name] = [_decoder(result.ftype(c)) for c in columns]
-        return decoded_rows(result, readers)
+        loader = self._loader
+        loader.set_pgresult(result)  # each column in the format it came in: binary
+        try:
+            return loader.load_rows(0, result.ntuples, tuple)
+        finally:  # a thread's whole load can be megabytes: not kept until the next statement
+            loader.set_pgresult(None)
 
     async def _result(self) -> Any:
         """The result of the statement just sent (its last), or its error raised."""

@@ -188,3 +188,48 @@ def test_libpq_connection_strings_from_asyncpg_arguments() -> None:
     }
     assert pg_wire.conninfo({"host": "h", "ssl": object()}) is None
     assert pg_wire.conninfo({"host": "h", "command_timeout": 5}) is None
+
+
+async def test_texts_travel_as_utf8_whatever_the_databases_encoding(postgres_url: str) -> None:
+    # Parameters are written as UTF-8: a LATIN1 database's default client encoding would
+    # take 'é' as two characters (stored as 'Ã©'), and its results would be read as LATIN1.
+    import uuid
+
+    name = f"latin1_{uuid.uuid4().hex[:8]}"
+    admin = link_of(postgres_url)
+    try:
+        await admin.fetch(
+            f"CREATE DATABASE {name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C'"
+            " TEMPLATE template0"
+        )
+        link = link_of(postgres_url.rsplit("/", 1)[0] + "/" + name)
+        try:
+            rows = await link.fetch("SELECT length($1), $1 || 'è', ARRAY[$1]", "é")
+            assert rows == [(1, "éè", ["é"])]
+        finally:
+            await link.close()
+        await admin.fetch(f"DROP DATABASE {name}")
+    finally:
+        await admin.close()
+
+
+def test_an_array_of_one_exact_type_is_written_as_the_general_writer_writes_it() -> None:
+    # `_array` writes lists of exact `str`, `int` or `float` on a short path; the general one
+    # (NULLs, subclasses) must agree with it byte for byte
+    for items in (["a", "", "é" * 300], [1, -2, 2**63 - 1], [0.5, -1e300], ["x"], [7]):
+        assert pg_wire._array(items) == pg_wire._mixed_array(items)
+    assert pg_wire.encode(True) == (pg_wire.BOOL, b"\x01")
+    assert pg_wire.encode(Kind.A) == pg_wire.encode("a")
+
+
+async def test_a_statements_result_is_not_kept_once_its_rows_are_read(postgres_url: str) -> None:
+    link = link_of(postgres_url)
+    try:
+        big = "x" * 1_000_000
+        assert await link.fetch("SELECT length($1::text), $1::text = $2", big, big) == [
+            (1_000_000, True)
+        ]
+        (connection,) = link._pool._opened
+        assert connection._loader.pgresult is None
+    finally:
+        await link.close()
