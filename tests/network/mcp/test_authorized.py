@@ -106,8 +106,18 @@ async def test_a_session_answers_only_the_principal_that_opened_it() -> None:
             },
         )
         assert ended.status_code == 404
-        # alice's session is as it was
+        for token, status in ((None, 401), ("bob-token", 404)):  # its GET stream likewise
+            headers = {
+                **auth(token),
+                "accept": "text/event-stream",
+                "mcp-session-id": alices,
+                "mcp-protocol-version": "2025-06-18",
+            }
+            assert (await served.http.get(served.url, headers=headers)).status_code == status
+        # alice's session is as it was, and hers to end
         assert (await ping_as(served, alices, "alice-token")).status_code == 200
+        headers = {**auth("alice-token"), "mcp-session-id": alices}
+        assert (await served.http.delete(served.url, headers=headers)).status_code == 200
 
 
 async def test_the_hook_is_asked_about_every_request_with_no_thread() -> None:
