@@ -392,13 +392,16 @@ class AgentStep:
 
     @staticmethod
     def _asking(call: AgentCall) -> None:
-        """A request goes out: timed when the run records its requests."""
-        if call.run.engine.record_model_calls:
+        """A request goes out: timed when the run records its requests (or the call does:
+        see `_failed`)."""
+        if call.run.engine.record_model_calls or call.requests:
             call.asked_at = time.perf_counter()
 
     def _spending(self, call: AgentCall, model: Any, response: ModelResponse) -> None:
-        """A request answered: its records join the call's, when the run records them."""
-        if call.run.engine.record_model_calls:
+        """A request answered: its records join the call's, when the run records them, or
+        when the call already has a record (a request it went past, see `_failed`): then
+        every request of the call is recorded, so that counting them counts them all."""
+        if call.run.engine.record_model_calls or call.requests:
             call.requests = (*call.requests, *self._spent(call, model, response))
 
     async def _asked(self, call: AgentCall, stages: Stages, request: ModelRequest) -> ModelResponse:
@@ -438,11 +441,19 @@ class AgentStep:
 
     def _failed(self, call: AgentCall, model: Any, error: ModelError) -> None:
         """A model request that failed for good: the error names the model, and when the run
-        is traced or limited, the failed request's attempts get their records (chat spans)."""
+        is traced or limited, the failed request's attempts get their records (chat spans).
+
+        A failure a run may go past as a request made (`ModelError.counted_as_request`: a
+        server refusing a typed answer's `response_format`) gets them in any run: the
+        capability going past it adds them to the call's, and the call then records its
+        other requests too (`_spending`), so that `RunResult.spent` counts every request
+        sent, as a shared budget does, with usage limits or without. Untimed (the run does
+        not time its requests), such a record is timed from the call's start."""
         _name_model(error, model)
-        asked = call.asked_at
-        if call.run.engine.record_model_calls:
-            call.run.engine.failed_model_calls = failed_model_calls(
+        books = call.run.engine
+        if books.record_model_calls or error.counted_as_request:
+            asked = call.asked_at if books.record_model_calls or call.requests else call.started
+            books.failed_model_calls = failed_model_calls(
                 model, self.name, error, call.started_at + asked - call.started, asked
             )
 

@@ -225,7 +225,8 @@ class InferenceResult(Record):
     duration_ms: float = 0.0
     state_delta: list[dict[str, Any]] = field(default_factory=list)  # RFC 6902, no temp: keys
     skipped: bool = False  # on_start skipped the call
-    # The requests made (retries too), recorded when the run has usage limits or is traced.
+    # The requests made (retries too), recorded when the run has usage limits or is traced,
+    # or when the call went past a request the server refused for its `response_format`.
     # A tuple, so the default is one shared empty value: an unobserved step allocates nothing.
     model_calls: tuple[ModelCall, ...] = ()
     # The tools offered (the agent's schemas, shared, not copied) and the model's answers when

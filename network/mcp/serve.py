@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
+from network.mcp.authorized import AuthorizedSessions
 from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
 from network.mcp.sessions import BusySessions, session_limits
@@ -48,7 +49,10 @@ async def serve_mcp(
         on_ready: called with the HTTP URL once the socket is bound (or with "stdio").
         tool_name: the tool's name, as for `mcp_server`.
         description: the tool's description, as for `mcp_server`.
-        authorize: who may call, and on which thread, as for `mcp_server`.
+        authorize: who may call, and on which thread, as for `mcp_server`; over HTTP also
+            asked for every HTTP request (`thread_id` None) before the SDK reads it, so a
+            request it refuses opens no session, and a session belongs to the principal
+            that opened it (`network.mcp.authorized`).
         store: where calls on a thread keep it, as for `mcp_server`.
         lease_ttl: with `store`, as for `mcp_server`.
         max_runs: the most runs under way at once, as for `mcp_server`.
@@ -78,7 +82,7 @@ async def serve_mcp(
         return
     if transport != "http":
         raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")
-    await _serve_http(server, host, port, path, on_ready, limits)
+    await _serve_http(server, host, port, path, on_ready, limits, authorize)
 
 
 async def _serve_http(
@@ -88,15 +92,17 @@ async def _serve_http(
     path: str,
     on_ready: Callable[[str], None] | None,
     limits: tuple[int, float],
+    authorize: Authorize | None,
 ) -> None:
     """Streamable HTTP at `http://host:port/path`, served by uvicorn until cancelled, holding
-    at most `limits` = (max_sessions, session_idle_timeout) sessions."""
+    at most `limits` = (max_sessions, session_idle_timeout) sessions; with `authorize`, every
+    request authorized before the SDK sees it (`network.mcp.authorized`)."""
     if not path.startswith("/"):
         raise ConfigurationError(f"MCP path must start with '/', got {path!r}")
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
 
     max_sessions, idle_timeout = limits
-    app = BusySessions(
+    app: Any = BusySessions(
         server.streamable_http_app(
             streamable_http_path=path,
             host=host,
@@ -105,6 +111,8 @@ async def _serve_http(
         ),
         max_sessions,
     )
+    if authorize is not None:  # outermost: a stranger's request reaches nothing
+        app = AuthorizedSessions(app, authorize)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

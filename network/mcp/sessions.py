@@ -35,6 +35,7 @@ FDS_PER_SESSION = 4  # its GET stream, a call's POST, with room for the runs' ow
 DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0  # seconds: a client between two tasks keeps its session
 SESSION_HEADER = b"mcp-session-id"
 INTERNAL_ERROR = -32603  # the JSON-RPC code the SDK gives its own refusal: kept for its clients
+INVALID_REQUEST = -32600  # the JSON-RPC code of a request the client may not make
 
 
 def default_max_sessions() -> int:
@@ -102,21 +103,27 @@ class BusySessions:
 
         await self.app(scope, receive, watch)
         if refused:
-            await _send_refusal(send, busy(self.limit))
+            await send_refusal(send, busy(self.limit))
 
 
-async def _send_refusal(send: Any, refusal: RequestError) -> None:
-    """`refusal` as a JSON-RPC error with a null id (no request of the session was read)."""
+async def send_refusal(
+    send: Any, refusal: RequestError, headers: dict[str, str] | None = None
+) -> None:
+    """`refusal` answered over HTTP with its status, as a JSON-RPC error with a null id (no
+    request of the body was read), with `headers` besides its own. The JSON-RPC code is
+    -32603 (internal error) for a refusal of the server's (5xx, the SDK's own code for a
+    session over the limit) and -32600 (invalid request) for one of the client's (4xx)."""
     error = {
-        "code": INTERNAL_ERROR,
+        "code": INTERNAL_ERROR if refusal.status >= 500 else INVALID_REQUEST,
         "message": f"refused ({refusal.code}): {refusal.message}",
         "data": {"code": refusal.code, "retry_after": refusal.retry_after},
     }
     body = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
-    headers = [
+    sent = {**(headers or {}), **refusal.headers()}
+    raw = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
-        *((name.encode(), value.encode()) for name, value in refusal.headers().items()),
+        *((name.encode(), value.encode()) for name, value in sent.items()),
     ]
-    await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
+    await send({"type": "http.response.start", "status": refusal.status, "headers": raw})
     await send({"type": "http.response.body", "body": body})

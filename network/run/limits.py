@@ -108,13 +108,13 @@ class UsageFigures:
         else:
             self.cost_usd += call.cost_usd
 
-    def add_unrecorded(self, usage: Usage) -> None:
-        """Count one request of an agent call that recorded none (a run that records no
-        requests, a custom agent): its tokens, its cost unknown."""
-        self.model_calls += 1
+    def add_unrecorded(self, usage: Usage, requests: int = 1) -> None:
+        """Count the `requests` of an agent call that recorded none (a run that records no
+        requests, a custom agent): their tokens (`usage`, the call's), their cost unknown."""
+        self.model_calls += requests
         self.input_tokens += usage.prompt_tokens
         self.output_tokens += usage.completion_tokens
-        self.unpriced += 1
+        self.unpriced += requests
 
     def add(self, other: UsageFigures) -> None:
         """Add every count of `other` to these."""
@@ -316,7 +316,9 @@ class Budget:
             calls = result.model_calls
             if not calls:
                 if result.output:  # it answered, and no request was recorded: one request
-                    figures.add_unrecorded(result.usage)
+                    # per answer (a typed answer's re-asks keep every answer in `answers`;
+                    # one answer a capability changed keeps the one as given)
+                    figures.add_unrecorded(result.usage, len(result.answers) or 1)
                 continue
             for call in calls:
                 figures.add_call(call)

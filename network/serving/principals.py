@@ -10,7 +10,8 @@
 The hook (sync or async) gets the protocol's request object (a Starlette `Request` for the
 AG-UI and A2A servers; the HTTP request under an MCP call over Streamable HTTP, None over
 stdio) and the thread the request names, before anything else is looked at (None for a
-request that names no thread: a thread list). It returns the caller's principal (a
+request that names no thread: a thread list, and every Streamable HTTP request to the MCP
+server before the SDK reads it, `network.mcp.authorized`). It returns the caller's principal (a
 non-empty string: a user id), or raises `Unauthorized` (401) / `Forbidden` (403) with a
 message for the client; returning None is a 401. Any other exception from the hook is logged
 and answered with a generic 500, its text never sent.

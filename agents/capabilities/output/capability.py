@@ -65,11 +65,10 @@ class TypedOutput(Capability):
                 except ResponseFormatRefused:
                     if spec.mode != "auto" or mode != "native":
                         raise  # the agent asked for native mode itself: say so
-                    engine = call.run.engine
-                    if engine.record_model_calls:
-                        # the refused request was sent and answered (an HTTP error): a
-                        # request of the call's, as a retry is (the step recorded it failed)
-                        call.requests = (*call.requests, *engine.failed_model_calls)
+                    # the refused request was sent and answered (an HTTP error): a request
+                    # of the call's, as a retry is, in any run (the step recorded it failed,
+                    # and records the call's next requests: `RunResult.spent` counts both)
+                    call.requests = (*call.requests, *call.run.engine.failed_model_calls)
                     # The server takes no response_format: tool mode, same conversation.
                     mode = "tool"
                     base = current = _shaped(spec, mode, request)

@@ -192,3 +192,22 @@ async def test_the_refused_request_is_counted_on_a_shared_budget_too(
     assert refused.value.limit == "max_requests"
     assert len(openai_server.requests) == 1
     assert (await budget_figures(tight)).requests == 1
+
+
+async def test_the_refused_request_is_counted_in_spent_without_limits_or_telemetry(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    """A run that records no requests (no usage limits, no traces, no budget) counted the
+    call as one request, from its answer: `spent` said 1 where two were sent (and a shared
+    budget counts 2). The call now records both, the refused one with no tokens."""
+    from network import Network
+
+    openai_server.add_error(500, LLAMA_CPP_PYTHON_REFUSAL)
+    openai_server.add_tool_calls(("final_output", {"name": "Paris", "country": "France"}))
+    agent = Agent("geo", model=model_on(openai_server), output_type=City)
+    result = await Network("n", agents=[agent]).run("Capital of France?")
+    assert result.results[-1].output_value == City(name="Paris", country="France")
+    assert result.spent.model_calls == 2 == len(openai_server.requests)
+    assert [call.error for call in result.results[-1].model_calls] == ["500", None]
+    assert result.spent.input_tokens == result.usage.prompt_tokens  # the refusal spent none
+    assert result.spent.output_tokens == result.usage.completion_tokens

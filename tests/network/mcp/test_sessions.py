@@ -130,16 +130,16 @@ async def test_an_mcp_client_reads_the_refusal_by_its_code() -> None:
                 pass
         refused = caught.value.subgroup(MCPError)
         assert refused is not None
-        (error,) = _leaves(refused)
+        (error,) = leaves(refused)
         assert str(error).startswith("refused (server_busy): the server is at its limit of 1")
         # and with room, the same client goes in
         async with serving(max_sessions=1) as roomy, Client(roomy.url, mode="legacy") as client:
             assert (await client.list_tools()).tools[0].name == "notes_team"
 
 
-def _leaves(group: BaseException) -> list[BaseException]:
+def leaves(group: BaseException) -> list[BaseException]:
     if isinstance(group, BaseExceptionGroup):
-        return [leaf for inner in group.exceptions for leaf in _leaves(inner)]
+        return [leaf for inner in group.exceptions for leaf in leaves(inner)]
     return [group]
 
 

@@ -12,11 +12,13 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext
 from network.mcp import mcp_server, serve_mcp
 from network.serving.principals import Unauthorized
+from tests.network.mcp.test_sessions import leaves
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -165,8 +167,13 @@ async def test_over_http_a_thread_is_its_principals_alone(served_over_http: str)
     theirs = await call_as(url, "b", {"input": "show me", "thread": "plans"})
     assert "refused (thread_not_found)" in refusal(theirs)
     assert "secret" not in refusal(theirs)
-    nobody = await call_as(url, None, {"input": "hi"})
-    assert "refused (unauthorized): a bearer token is needed" in refusal(nobody)
+    # a caller the hook refuses is refused over HTTP, before any call (network.mcp.authorized)
+    with pytest.raises(BaseExceptionGroup) as nobody:  # (the client's task group's)
+        await call_as(url, None, {"input": "hi"})
+    refused = nobody.value.subgroup(MCPError)
+    assert refused is not None
+    (error,) = leaves(refused)
+    assert str(error) == "refused (unauthorized): a bearer token is needed"
     again = await call_as(url, "a", {"input": "go on", "thread": "plans"})
     assert again.structured_content["output"] == "heard secret plan | go on"
 

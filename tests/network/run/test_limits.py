@@ -230,3 +230,21 @@ def test_a_check_counts_what_is_not_recorded_yet_in_that_check_only() -> None:
     assert (exceeded.figures.input_tokens, exceeded.figures.unpriced) == (12, 1)
     exceeded = budget.check(ctx, both + Unrecorded(tools=1))
     assert exceeded is not None and (exceeded.limit, exceeded.actual) == ("max_tool_calls", 4)
+
+
+async def test_a_typed_answers_re_ask_is_counted_in_a_run_that_records_no_requests() -> None:
+    """A run with no limits, traces or budget records no requests: its call was counted as
+    one request from its answer, so a typed answer asked again said 1 where 2 were sent.
+    Each answer the call kept (`InferenceResult.answers`) is a request."""
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        name: str
+
+    model = ScriptedModel(["not json", '{"name": "Paris"}'])
+    result = await Network("n", agents=[Agent("geo", model=model, output_type=City)]).run("x")
+    assert result.results[-1].model_calls == ()  # nothing recorded: counted from its answers
+    assert (result.spent.model_calls, result.spent.unpriced) == (2, 2)
+    assert result.spent.output_tokens == result.usage.completion_tokens  # both answers'
+    plain = await Network("n", agents=[Agent("a", model=ScriptedModel(["Hi."]))]).run("x")
+    assert (plain.spent.model_calls, plain.spent.unpriced) == (1, 1)
