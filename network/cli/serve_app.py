@@ -58,7 +58,7 @@ _KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for i
 
 AUTHORIZE_HELP = (
     "FILE:FUNCTION: the authorize(request, thread_id) hook naming each request's principal "
-    "(see docs/agui.md)"
+    "(see docs/serving.md)"
 )
 
 
