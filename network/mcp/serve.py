@@ -96,14 +96,19 @@ async def _serve_http(
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
 
     max_sessions, idle_timeout = limits
+    sdk_app = server.streamable_http_app(
+        streamable_http_path=path,
+        host=host,
+        max_sessions=max_sessions,
+        session_idle_timeout=idle_timeout,
+    )
+    manager = server.session_manager
     app = BusySessions(
-        server.streamable_http_app(
-            streamable_http_path=path,
-            host=host,
-            max_sessions=max_sessions,
-            session_idle_timeout=idle_timeout,
-        ),
+        sdk_app,
         max_sessions,
+        # the SDK's count of the sessions it holds (no public accessor): read, never changed
+        held=lambda: len(getattr(manager, "_server_instances", ())),
+        path=path,
     )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
