@@ -285,7 +285,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     with endpoint_override(network, endpoint), sock:
         port = sock.getsockname()[1]
         print(f"Serving {network.name!r} {served(port)} (threads {where})", flush=True)
-        uvicorn.Server(uvicorn.Config(asgi)).run(sockets=[sock])
+        # warnings and errors only, as the `--workers` processes, `dev` and `mcp` log
+        uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
     return 0
 
 

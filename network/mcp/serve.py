@@ -102,14 +102,19 @@ async def _serve_http(
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
 
     max_sessions, idle_timeout = limits
+    sdk_app = server.streamable_http_app(
+        streamable_http_path=path,
+        host=host,
+        max_sessions=max_sessions,
+        session_idle_timeout=idle_timeout,
+    )
+    manager = server.session_manager
     app: Any = BusySessions(
-        server.streamable_http_app(
-            streamable_http_path=path,
-            host=host,
-            max_sessions=max_sessions,
-            session_idle_timeout=idle_timeout,
-        ),
+        sdk_app,
         max_sessions,
+        # the SDK's count of the sessions it holds (no public accessor): read, never changed
+        held=lambda: len(getattr(manager, "_server_instances", ())),
+        path=path,
     )
     if authorize is not None:  # outermost: a stranger's request reaches nothing
         app = AuthorizedSessions(app, authorize)

@@ -24,6 +24,7 @@ idle session holds some tens of kB: 2,048 of them are well under 100 MB).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from network.numbers import check_number
@@ -34,6 +35,7 @@ MAX_DEFAULT_SESSIONS = 2048
 FDS_PER_SESSION = 4  # its GET stream, a call's POST, with room for the runs' own
 DEFAULT_SESSION_IDLE_TIMEOUT = 30 * 60.0  # seconds: a client between two tasks keeps its session
 SESSION_HEADER = b"mcp-session-id"
+VERSION_HEADER = b"mcp-protocol-version"
 INTERNAL_ERROR = -32603  # the JSON-RPC code the SDK gives its own refusal: kept for its clients
 INVALID_REQUEST = -32600  # the JSON-RPC code of a request the client may not make
 
@@ -79,17 +81,33 @@ def busy(limit: int) -> RequestError:
 class BusySessions:
     """An ASGI wrapper of the SDK's Streamable HTTP app: its refusal of a session over the
     limit (a 503 to a request that carries no session id) answered as `busy(limit)`, in a
-    JSON-RPC error; every other request and answer passes as it is."""
+    JSON-RPC error; every other request and answer passes as it is.
 
-    def __init__(self, app: Any, limit: int) -> None:
+    `held()` (the sessions the SDK holds now) lets a request that would open one more at the
+    limit be refused before its body is read: the SDK reads a whole body (up to 4 MiB) before
+    it looks at the count. The SDK's own check, under its lock, still decides a race for the
+    last place."""
+
+    def __init__(
+        self, app: Any, limit: int, held: Callable[[], int] | None = None, path: str = "/mcp"
+    ) -> None:
         self.app = app
         self.limit = limit
+        self.held = held
+        self.path = path
+        # the protocol versions the SDK serves with sessions: a request naming another goes to
+        # its session-less ("modern") path, which holds none
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS  # noqa: PLC0415 (mcp)
+
+        self.handshake = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or any(
-            name == SESSION_HEADER for name, _ in scope.get("headers", ())
-        ):
+        headers = scope.get("headers", ()) if scope["type"] == "http" else ()
+        if scope["type"] != "http" or any(name == SESSION_HEADER for name, _ in headers):
             await self.app(scope, receive, send)
+            return
+        if self._full(scope, headers):
+            await send_refusal(send, busy(self.limit))
             return
         refused = False
 
@@ -104,6 +122,17 @@ class BusySessions:
         await self.app(scope, receive, watch)
         if refused:
             await send_refusal(send, busy(self.limit))
+
+    def _full(self, scope: Any, headers: Any) -> bool:
+        """Whether this request, which carries no session id, would open a session (the
+        SDK's session path, not the modern protocol's session-less requests) while the
+        server holds `limit` already."""
+        if self.held is None or scope.get("path") != self.path:
+            return False
+        version = next((value for name, value in headers if name == VERSION_HEADER), None)
+        if version is not None and version.decode("latin-1") not in self.handshake:
+            return False  # the SDK serves it without a session
+        return self.held() >= self.limit
 
 
 async def send_refusal(

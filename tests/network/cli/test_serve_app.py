@@ -179,6 +179,33 @@ def test_workers_on_port_0_print_the_port_they_serve_on(tmp_path: Path) -> None:
         process.communicate(timeout=30)
 
 
+def test_one_process_logs_warnings_and_errors_only() -> None:
+    """docs/cli.md: the commands log warnings and errors only. One `serve` process logged
+    uvicorn's INFO lines (its start, one access line a request, on stdout) where the
+    `--workers` processes, `dev` and `mcp` did not."""
+    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", "0"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline().decode()
+        url = banner.split(" at ", 1)[1].split(" (", 1)[0].rstrip("/")
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                answered = httpx.post(url + "/", json=run_body("t-logs"), timeout=30)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline and process.poll() is None, banner
+                time.sleep(0.2)
+        assert answered.status_code == 200
+        assert httpx.get(f"{url}/capabilities", timeout=10).status_code == 200
+    finally:
+        process.terminate()
+        out, err = process.communicate(timeout=30)
+    assert out.decode() == "", out  # after the banner: no access lines
+    assert "INFO" not in err.decode(), err
+
+
 def alive(pid: int) -> bool:
     """Whether process `pid` runs (a zombie, ended and not yet reaped, does not)."""
     try:

@@ -106,6 +106,28 @@ async def test_a_session_over_max_sessions_is_refused_and_a_place_comes_back() -
         assert_busy(await served.open(), 2)
 
 
+async def test_a_session_over_the_limit_is_refused_before_its_body_is_read() -> None:
+    """The refusal needs no body: a stranger's request that declares a body and never sends
+    it is answered at once (the SDK buffers a body, up to 4 MiB, before it looks at the
+    session count); the modern protocol's session-less requests are not refused."""
+    async with serving(max_sessions=1) as served:
+        opened(await served.open())
+        host, port = served.url.split("//")[1].split("/")[0].rsplit(":", 1)
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+            "Content-Length: 100000\r\n\r\n"
+        )
+        async with await anyio.connect_tcp(host, int(port)) as stream:
+            await stream.send(head.encode())
+            with anyio.fail_after(5):  # before: no answer, the SDK waiting for the body
+                answer = b""
+                while b"\r\n\r\n" not in answer:
+                    answer += await stream.receive()
+        assert answer.startswith(b"HTTP/1.1 503 "), answer
+        assert b"retry-after: 1" in answer.lower()
+
+
 async def test_an_idle_session_is_forgotten_and_its_place_freed() -> None:
     async with serving(max_sessions=1, session_idle_timeout=0.3) as served:
         idle = opened(await served.open())
