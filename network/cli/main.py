@@ -308,6 +308,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         ("--max-sessions", args.max_sessions),
         ("--session-idle-timeout", args.session_idle_timeout),
     ):
+        if value is not None and args.transport != "http":  # stdio holds one session, its own
+            raise CLIError(f"{option} is for --transport http (stdio has no sessions to bound)")
         try:
             session_limits(**{option[2:].replace("-", "_"): value})
         except ConfigurationError as exc:

@@ -73,7 +73,8 @@ def busy(limit: int) -> RequestError:
     return RequestError(
         503,
         "server_busy",
-        f"the server is at its limit of {limit} open MCP sessions; try again later",
+        f"the server is at its limit of {limit} open MCP "
+        f"{'session' if limit == 1 else 'sessions'}; try again later",
         retry_after=RETRY_AFTER_SECONDS,
     )
 

@@ -112,7 +112,8 @@ class RunSlots:
         return RequestError(
             503,
             "server_busy",
-            f"the server is at its limit of {self.limit} runs under way; try again later",
+            f"the server is at its limit of {self.limit} {'run' if self.limit == 1 else 'runs'} "
+            "under way; try again later",
             retry_after=self.retry_after,
         )
 

@@ -86,8 +86,8 @@ def assert_busy(response: httpx.Response, limit: int) -> None:
     assert answer["jsonrpc"] == "2.0" and answer["id"] is None
     error = answer["error"]
     assert error["message"] == (
-        f"refused (server_busy): the server is at its limit of {limit} open MCP sessions; "
-        "try again later"
+        f"refused (server_busy): the server is at its limit of {limit} open MCP "
+        f"{'session' if limit == 1 else 'sessions'}; try again later"
     )
     assert error["data"] == {"code": "server_busy", "retry_after": 1}
 
@@ -201,3 +201,15 @@ def test_agent_network_mcp_refuses_a_bad_max_sessions(capsys: Any, quiet_logs: N
         captured = capsys.readouterr()
         assert status == 2
         assert f"error: {option}: " in captured.err and "Traceback" not in captured.err
+
+
+def test_agent_network_mcp_refuses_session_options_over_stdio(
+    capsys: Any, quiet_logs: None
+) -> None:
+    from network.cli.main import main
+
+    target = "tests/network/cli/example_network.py:network"
+    for option, value in (("--max-sessions", "5"), ("--session-idle-timeout", "60")):
+        assert main(["mcp", target, option, value]) == 2
+        err = capsys.readouterr().err
+        assert f"error: {option} is for --transport http" in err and "Traceback" not in err

@@ -70,7 +70,7 @@ async def test_the_limit_refuses_with_retry_after_and_counts_threadless_runs() -
 def test_one_runslots_bounds_several_servers() -> None:
     slots = RunSlots(1)
     one, two = ServedThreads(echo(), max_runs=slots), ServedThreads(echo(), max_runs=slots)
-    with one.slot(), pytest.raises(RequestError, match="limit of 1 runs"):
+    with one.slot(), pytest.raises(RequestError, match="limit of 1 run under way"):
         two.slot()
 
 
@@ -78,3 +78,8 @@ def test_one_runslots_bounds_several_servers() -> None:
 def test_a_bad_max_runs_is_a_configuration_error(bad: Any) -> None:
     with pytest.raises(ConfigurationError, match="max_runs"):
         ServedThreads(echo(), max_runs=bad)
+
+
+def test_the_refusal_counts_its_runs_in_words_a_person_reads() -> None:
+    assert "limit of 1 run under way" in RunSlots(1).busy().message
+    assert "limit of 2 runs under way" in RunSlots(2).busy().message
