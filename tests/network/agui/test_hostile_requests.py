@@ -68,6 +68,27 @@ def test_bodies_that_are_not_json_get_415_and_run_nothing(
     assert model.requests == [] and len(asgi.state.threads) == 0
 
 
+@pytest.mark.parametrize(
+    ("content", "named"),
+    [
+        (b"not json", "Invalid JSON"),
+        (b"[1, 2]", "Input should be an object"),
+        (b'{"threadId": 5}', "threadId: Input should be a valid string; runId: Field required"),
+        (b"\xff\xfe", "not valid UTF-8 text (byte 0)"),
+    ],
+)
+def test_a_json_body_that_is_not_a_run_input_is_422_naming_why(
+    echo: Any, content: bytes, named: str
+) -> None:
+    http, asgi, model = echo
+    response = http.post("/", content=content, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["code"] == "invalid_request"
+    assert error["message"].startswith("not a RunAgentInput: ") and named in error["message"]
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
 def test_json_with_a_charset_runs(echo: Any) -> None:
     http, _, model = echo
     response = http.post(
