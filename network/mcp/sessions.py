@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from network.numbers import check_number
-from network.serving.capacity import RETRY_AFTER_SECONDS
+from network.serving.capacity import RETRY_AFTER_SECONDS, open_file_share
 from network.serving.errors import RequestError
 
 MAX_DEFAULT_SESSIONS = 2048
@@ -43,15 +43,7 @@ INVALID_REQUEST = -32600  # the JSON-RPC code of a request the client may not ma
 def default_max_sessions() -> int:
     """The default limit on sessions held: the open-file limit / `FDS_PER_SESSION`, from 1 to
     `MAX_DEFAULT_SESSIONS` (`MAX_DEFAULT_SESSIONS` where the limit is unknown or unlimited)."""
-    try:
-        import resource  # noqa: PLC0415 (POSIX only)
-
-        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    except (ImportError, OSError, ValueError):
-        return MAX_DEFAULT_SESSIONS
-    if soft == resource.RLIM_INFINITY or soft <= 0:
-        return MAX_DEFAULT_SESSIONS
-    return max(1, min(MAX_DEFAULT_SESSIONS, soft // FDS_PER_SESSION))
+    return open_file_share(FDS_PER_SESSION, MAX_DEFAULT_SESSIONS)
 
 
 def session_limits(

@@ -35,15 +35,22 @@ RETRY_AFTER_SECONDS = 1  # a run takes seconds: a client may try again soon
 def default_max_runs() -> int:
     """The default limit on runs in flight: the open-file limit / `FDS_PER_RUN`, from 1 to
     `MAX_DEFAULT_RUNS` (`MAX_DEFAULT_RUNS` where the limit is unknown or unlimited)."""
+    return open_file_share(FDS_PER_RUN, MAX_DEFAULT_RUNS)
+
+
+def open_file_share(files_each: int, most: int) -> int:
+    """How many things holding `files_each` open files the process's open-file limit allows,
+    from 1 to `most` (`most` where the limit is unknown or unlimited): a server's default
+    bound on what it holds for strangers."""
     try:
         import resource  # noqa: PLC0415 (POSIX only)
 
         soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     except (ImportError, OSError, ValueError):
-        return MAX_DEFAULT_RUNS
+        return most
     if soft == resource.RLIM_INFINITY or soft <= 0:
-        return MAX_DEFAULT_RUNS
-    return max(1, min(MAX_DEFAULT_RUNS, soft // FDS_PER_RUN))
+        return most
+    return max(1, min(most, soft // files_each))
 
 
 class Slot:
