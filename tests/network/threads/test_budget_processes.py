@@ -64,7 +64,10 @@ async def test_processes_together_never_spend_past_the_budget(
         for name, value in json.loads(out).items():
             counts[name] += value
     answered = log.read_text().splitlines()
-    assert len({line for line in answered}) == PROCESSES  # every process made requests
+    # several processes made requests against the one budget (all of them, usually; on a
+    # loaded machine one may wake to the go after the others spent the cap, which is no
+    # failure of the budget's)
+    assert len(set(answered)) >= 2
     spent = 100 * len(answered)
     assert spent <= CAP  # together, never past the budget
     assert spent >= CAP // 2  # and the budget was used, not refused from the start
