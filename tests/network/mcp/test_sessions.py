@@ -213,3 +213,19 @@ def test_agent_network_mcp_refuses_session_options_over_stdio(
         assert main(["mcp", target, option, value]) == 2
         err = capsys.readouterr().err
         assert f"error: {option} is for --transport http" in err and "Traceback" not in err
+
+
+async def test_the_sdks_own_refusal_is_answered_as_server_busy_when_no_count_is_read() -> None:
+    # The SDK decides the race for the last place under its lock, after reading the body, with
+    # a bare 503; `BusySessions` answers it as the server's other refusals. This is also what
+    # a client gets should the SDK's session map (read for the refusal before the body) move.
+    from network.mcp.sessions import BusySessions
+
+    async def full_sdk(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 503, "headers": []})
+        await send({"type": "http.response.body", "body": b"Service Unavailable"})
+
+    app = BusySessions(full_sdk, 3)  # no `held`: nothing is refused before the SDK answers
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+        assert_busy(await client.post("/mcp", json=INITIALIZE, headers=HEADERS), 3)
