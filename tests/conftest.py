@@ -185,6 +185,19 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(autouse=True)
+def structlog_as_found() -> Iterator[None]:
+    """structlog left as the test found it. `structlog.testing.capture_logs` (and any test's
+    own `structlog.configure`) leaves structlog marked as configured, and the library builds
+    its log events only when something listens: a later test in the same worker would run
+    with an application's logging on, and see fresh message ids or extra events it did not
+    ask for."""
+    configured = structlog.is_configured()
+    yield
+    if not configured and structlog.is_configured():
+        structlog.reset_defaults()
+
+
 @pytest.fixture
 def quiet_logs() -> Iterator[None]:
     """structlog filtered to WARNING: no log sink joins a run, so a test sees only its own sinks."""
