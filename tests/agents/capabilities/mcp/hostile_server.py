@@ -1,5 +1,7 @@
 """A hand-written MCP server (JSON-RPC lines over stdio, no SDK) that answers as a careless or
-hostile server may: `python hostile_server.py MODE`.
+hostile server may: `python hostile_server.py MODE`, or over Streamable HTTP on 127.0.0.1 with
+`python hostile_server.py MODE http` (each answer a JSON body) or `... MODE sse` (each answer
+an SSE event), its port printed on a line.
 
 - `nested`: its tool `deep` answers with a text of 100,000 nested JSON arrays (more than any
   JSON parser nests);
@@ -23,7 +25,14 @@ hostile server may: `python hostile_server.py MODE`.
   is a plain tool;
 - `tower-out`, `heavy-out`: as `tower` and `heavy`, for the outputSchema of `deep`;
 - `throng`: it lists 1,001 tools, `t0` ... `t1000`;
-- `bulky`: it lists 300 tools, each described in 4,000 characters (1.2 MB together).
+- `bulky`: it lists 300 tools, each described in 4,000 characters (1.2 MB together);
+- `unreadable-deep`, `unreadable-text`, `unreadable-rpc`: it lists `deep`, `fine` and `hang`
+  (never answered), and answers a call of `deep` with a line the SDK cannot read: a result
+  whose `structuredContent` nests 10,000 levels (deeper than its JSON parser goes), a line
+  that is not JSON, a JSON-RPC response whose `result` is a string (JSON-RPC allows it, MCP
+  does not);
+- `unreadable-list`: it answers `tools/list` with a line that is not JSON;
+- `banner`: it writes a line that is not JSON on its stdout before anything else.
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -32,11 +41,13 @@ from __future__ import annotations
 
 import json
 import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODE = sys.argv[1]
 DEPTH = 100_000
 LOUD = 2_000_000
+UNREADABLE_DEPTH = 10_000
 
 
 def tools() -> list[dict[str, Any]]:
@@ -59,8 +70,10 @@ def tools() -> list[dict[str, Any]]:
     if MODE.startswith("heavy"):
         big = {"type": "string", "description": "h" * 200_000}
         listed[0][field] = {"type": "object", "properties": {"x": big}}
-    if MODE.startswith(("tower", "heavy")):
+    if MODE.startswith(("tower", "heavy", "unreadable")):
         listed.append({"name": "fine", "inputSchema": {"type": "object"}})
+    if MODE.startswith("unreadable"):
+        listed.append({"name": "hang", "inputSchema": {"type": "object"}})
     if MODE == "sloppy":
         listed.append({"name": "bare", "inputSchema": {}})
     if MODE == "referring":
@@ -80,7 +93,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         if MODE == "mute":
             return None
         result = {"tools": tools()}
-    elif method == "tools/call" and MODE == "hung":
+    elif method == "tools/call" and (MODE == "hung" or request["params"]["name"] == "hang"):
         return None
     elif method == "tools/call" and MODE == "vain":
         return {"code": -32603, "message": "no"}
@@ -101,14 +114,84 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     return {"result": result}
 
 
-for line in sys.stdin:
-    request = json.loads(line)
-    if "id" not in request:
-        continue  # a notification
+def unreadable(request_id: Any) -> str | None:
+    """The line a server in an `unreadable-*` mode answers `deep` with."""
+    if MODE == "unreadable-deep":
+        nested = "[" * UNREADABLE_DEPTH + "]" * UNREADABLE_DEPTH
+        result = '{"content": [], "structuredContent": {"a": ' + nested + "}}"
+        return f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": {result}}}'
+    if MODE == "unreadable-text":
+        return "Traceback (most recent call last): this is not JSON"
+    if MODE == "unreadable-rpc":
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": "deep"})
+    return None
+
+
+def reply_line(request: dict[str, Any]) -> str | None:
+    """The line answering `request` (one with an id), or None for no answer."""
+    if request.get("method") == "tools/list" and MODE == "unreadable-list":
+        return "this is not JSON"
+    if request.get("method") == "tools/call" and request["params"]["name"] == "deep":
+        junk = unreadable(request["id"])
+        if junk is not None:
+            return junk
     reply = answer(request)
     if reply is None:
-        continue
+        return None
     if "result" not in reply:
         reply = {"error": reply}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply}) + "\n")
+    return json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply})
+
+
+def serve_stdio() -> None:
+    if MODE == "banner":
+        sys.stdout.write("hostile server 1.0 listening on stdio\n")
+        sys.stdout.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "id" not in request:
+            continue  # a notification
+        reply = reply_line(request)
+        if reply is not None:
+            sys.stdout.write(reply + "\n")
+            sys.stdout.flush()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Streamable HTTP without sessions: each POST's answer is its body (JSON, or one SSE
+    event with `sse`); no GET stream."""
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        reply = reply_line(request) if "id" in request else None
+        if reply is None:
+            self.send_response(202)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        sse = sys.argv[2] == "sse"
+        body = (f"event: message\ndata: {reply}\n\n" if sse else reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self.send_response(405)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_DELETE = do_GET
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+if len(sys.argv) > 2:  # `http` or `sse`: on 127.0.0.1, its port printed on a line
+    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    sys.stdout.write(f"{http.server_address[1]}\n")
     sys.stdout.flush()
+    http.serve_forever()
+else:
+    serve_stdio()
