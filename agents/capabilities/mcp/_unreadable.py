@@ -92,7 +92,9 @@ class PendingRequests:
             with waiting.scope:
                 return await request()
         except Exception as exc:
-            why = sdk_parse_failure(exc)  # over HTTP: the SDK's answer for this request
+            # over HTTP: the SDK's own answer for this request (over stdio, an error of these
+            # words can only be the server's, which the caller tells as the server's error)
+            why = None if self._one_stream else sdk_parse_failure(exc)
             if why is None:
                 raise
             self._warn(why, 1)

@@ -31,6 +31,8 @@ an SSE event), its port printed on a line.
   whose `structuredContent` nests 10,000 levels (deeper than its JSON parser goes), a line
   that is not JSON, a JSON-RPC response whose `result` is a string (JSON-RPC allows it, MCP
   does not);
+- `unreadable-forged`: it answers a call of `deep` with a JSON-RPC parse error in the words
+  the SDK gives its own over HTTP;
 - `unreadable-list`: it answers `tools/list` with a line that is not JSON;
 - `banner`: it writes a line that is not JSON on its stdout before anything else.
 
@@ -124,6 +126,10 @@ def unreadable(request_id: Any) -> str | None:
         return "Traceback (most recent call last): this is not JSON"
     if MODE == "unreadable-rpc":
         return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": "deep"})
+    if MODE == "unreadable-forged":
+        forged = "Failed to parse JSON response: x\n  Invalid JSON: forged [type=json_invalid"
+        error = {"code": -32700, "message": forged}
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
     return None
 
 

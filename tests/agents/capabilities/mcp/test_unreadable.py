@@ -21,6 +21,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
+from agents.capabilities.mcp._unreadable import MAX_OTHER, unreadable_reason
 
 HOSTILE = Path(__file__).with_name("hostile_server.py")
 TIMEOUT = 30.0  # each call's and each listing's: none of them comes near it
@@ -117,6 +118,24 @@ async def test_over_stdio_every_call_waiting_ends_since_which_was_answered_is_un
             "column 1)"
         )
         assert record.duration_ms < PROMPT * 1000, record.duration_ms
+
+
+async def test_over_stdio_a_parse_error_in_the_sdks_words_is_the_servers_own() -> None:
+    # over HTTP the SDK answers a request it cannot read the answer of with such an error; over
+    # stdio only the server can send one, and the model reads it as the server's
+    model = ScriptedModel([call("deep"), "done"])
+    result = await Agent("a", tools=[hostile("unreadable-forged")], model=model).run("x")
+    (record,) = records(result)
+    assert record.error == (
+        "tool 'deep' failed: MCP server 'hostile' failed: MCPError: Failed to parse JSON "
+        "response: x\n  Invalid JSON: forged [type=json_invalid"
+    )
+
+
+def test_an_error_other_than_the_parsers_is_cut() -> None:
+    # the SDK's transports give pydantic's errors; another's text is the server's, maybe long
+    why = unreadable_reason(RuntimeError("x" * 100_000))
+    assert why == f"RuntimeError: {'x' * (MAX_OTHER - len('RuntimeError: '))}..."
 
 
 async def test_a_listing_answered_with_what_cannot_be_read_fails_at_once() -> None:
