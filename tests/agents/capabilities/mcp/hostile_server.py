@@ -1,7 +1,6 @@
 """A hand-written MCP server (JSON-RPC lines over stdio, no SDK) that answers as a careless or
-hostile server may: `python hostile_server.py MODE`, or over Streamable HTTP on 127.0.0.1 with
-`python hostile_server.py MODE http` (each answer a JSON body) or `... MODE sse` (each answer
-an SSE event), its port printed on a line.
+hostile server may: `python hostile_server.py MODE` (`hostile_http.py` serves the same answers
+over Streamable HTTP).
 
 - `nested`: its tool `deep` answers with a text of 100,000 nested JSON arrays (more than any
   JSON parser nests);
@@ -33,6 +32,7 @@ an SSE event), its port printed on a line.
   does not);
 - `unreadable-forged`: it answers a call of `deep` with a JSON-RPC parse error in the words
   the SDK gives its own over HTTP;
+- `unreadable-get` (over HTTP: `hostile_http.py`): it lists `slow` as well;
 - `unreadable-list`: it answers `tools/list` with a line that is not JSON;
 - `banner`: it writes a line that is not JSON on its stdout before anything else.
 
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 MODE = sys.argv[1]
@@ -76,6 +75,8 @@ def tools() -> list[dict[str, Any]]:
         listed.append({"name": "fine", "inputSchema": {"type": "object"}})
     if MODE.startswith("unreadable"):
         listed.append({"name": "hang", "inputSchema": {"type": "object"}})
+    if MODE == "unreadable-get":
+        listed.append({"name": "slow", "inputSchema": {"type": "object"}})
     if MODE == "sloppy":
         listed.append({"name": "bare", "inputSchema": {}})
     if MODE == "referring":
@@ -163,41 +164,5 @@ def serve_stdio() -> None:
             sys.stdout.flush()
 
 
-class Handler(BaseHTTPRequestHandler):
-    """Streamable HTTP without sessions: each POST's answer is its body (JSON, or one SSE
-    event with `sse`); no GET stream."""
-
-    def do_POST(self) -> None:
-        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        reply = reply_line(request) if "id" in request else None
-        if reply is None:
-            self.send_response(202)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        sse = sys.argv[2] == "sse"
-        body = (f"event: message\ndata: {reply}\n\n" if sse else reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        self.send_response(405)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_DELETE = do_GET
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-if len(sys.argv) > 2:  # `http` or `sse`: on 127.0.0.1, its port printed on a line
-    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    sys.stdout.write(f"{http.server_address[1]}\n")
-    sys.stdout.flush()
-    http.serve_forever()
-else:
+if __name__ == "__main__":
     serve_stdio()

@@ -24,6 +24,7 @@ from agents import Agent, MCPServer, MCPServerError, ScriptedModel, call
 from agents.capabilities.mcp._unreadable import MAX_OTHER, unreadable_reason
 
 HOSTILE = Path(__file__).with_name("hostile_server.py")
+HOSTILE_HTTP = Path(__file__).with_name("hostile_http.py")
 TIMEOUT = 30.0  # each call's and each listing's: none of them comes near it
 PROMPT = 5.0  # seconds a failed call may take, on a loaded machine
 
@@ -55,7 +56,7 @@ def hostile(mode: str) -> MCPServer:
 def hostile_http(mode: str, answers: str) -> Iterator[MCPServer]:
     """The hostile server over Streamable HTTP, its `answers` JSON bodies or SSE events."""
     process = subprocess.Popen(
-        [sys.executable, str(HOSTILE), mode, answers], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(HOSTILE_HTTP), mode, answers], stdout=subprocess.PIPE, text=True
     )
     try:
         assert process.stdout is not None
@@ -148,6 +149,19 @@ async def test_a_listing_answered_with_what_cannot_be_read_fails_at_once() -> No
         "column 2)"  # "this is not JSON": a `true` that went wrong
     )
     assert raised.value.server == "hostile"
+
+
+async def test_over_http_what_cannot_be_read_on_the_get_stream_ends_no_call() -> None:
+    # a call's answer comes in its own response: junk on the stream of the server's own
+    # messages, while `slow` waits, is not its answer
+    model = ScriptedModel([call("slow"), "done"])
+    with hostile_http("unreadable-get", "http") as server, capture_logs() as logs:
+        result = await Agent("a", tools=[server], model=model).run("x")
+    (record,) = records(result)
+    assert record.result == "slow", record.error
+    (warning,) = [log for log in logs if log["event"] == "mcp_unreadable_message"]
+    assert warning["server"] == "hostile" and warning["requests_ended"] == 0
+    assert warning["why"] == "invalid JSON: expected ident at line 1 column 2"
 
 
 async def test_a_line_that_cannot_be_read_with_nothing_waiting_is_a_warning() -> None:
