@@ -20,10 +20,13 @@ bounded: each description, each schema, the number of tools and their bytes toge
 (`agents.capabilities.mcp._bounds`). A call
 that fails in transport (the server died, the session was closed) is a `ToolError` the model
 reads; the connection is not reopened: the server stays down for the rest of its lifetime.
+A message the SDK cannot read ends the calls and listings waiting at once
+(`agents.capabilities.mcp._unreadable`).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -38,6 +41,7 @@ from agents.capabilities.mcp._keeper import session_group
 from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
 from agents.capabilities.mcp._sdk import load_sdk
 from agents.capabilities.mcp._sdk import loaded as sdk_loaded
+from agents.capabilities.mcp._unreadable import PendingRequests, UnreadableMessage
 from agents.capabilities.mcp.content import utf8_size
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
@@ -72,6 +76,8 @@ class Connection:
         self.failure: BaseException | None = None  # why the session ended, if it broke
         self._listed: list[ListedTool] | None = None
         self._list_lock = anyio.Lock()
+        # the requests waiting for their answers, which a message the SDK cannot read ends
+        self._pending = PendingRequests(lambda: self.name, one_stream=server.command is not None)
 
     async def __aenter__(self) -> Connection:
         """Start the session's host task; return once the handshake is done.
@@ -135,7 +141,10 @@ class Connection:
                     target = await self.server.transport(stack, marker)
                     # Each listing is bounded by the client's read timeout too.
                     client = Client(
-                        target, client_info=_client_info(), read_timeout_seconds=timeout
+                        target,
+                        client_info=_client_info(),
+                        read_timeout_seconds=timeout,
+                        message_handler=self._pending.on_message,
                     )
                     await stack.enter_async_context(client)
                     self._scope.deadline = math.inf
@@ -204,7 +213,9 @@ class Connection:
         try:
             with anyio.fail_after(self.server.connect_timeout):
                 for _ in range(MAX_LIST_PAGES):
-                    page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+                    page = await self._pending.during(
+                        functools.partial(client.list_tools, cursor=cursor, cache_mode="refresh")
+                    )
                     for tool in page.tools:
                         self._add_listed(listed, tool, budget)
                     cursor = page.next_cursor
@@ -217,11 +228,12 @@ class Connection:
             raise
         except Exception as exc:
             # past the deadline, anyio's TimeoutError says nothing: say which deadline
-            why = (
-                f"no answer within connect_timeout={self.server.connect_timeout:g} s"
-                if isinstance(exc, TimeoutError)
-                else _describe(exc)
-            )
+            if isinstance(exc, TimeoutError):
+                why = f"no answer within connect_timeout={self.server.connect_timeout:g} s"
+            elif isinstance(exc, UnreadableMessage):
+                why = f"it sent {_unreadable(exc, 'the listing')}"
+            else:
+                why = _describe(exc)
             raise MCPServerError(
                 f"MCP server {self.name!r}: listing its tools failed: {why}",
                 server=self.name,
@@ -288,14 +300,22 @@ class Connection:
         try:
             # The call's time limit is the dispatcher's (`timeout`, `tool_timeout`): the
             # client's read timeout, which bounds the handshake and listing, is lifted here.
-            return await client.call_tool(
-                remote_name,
-                arguments,
-                read_timeout_seconds=NO_READ_LIMIT,
-                progress_callback=progress,
+            return await self._pending.during(
+                lambda: client.call_tool(
+                    remote_name,
+                    arguments,
+                    read_timeout_seconds=NO_READ_LIMIT,
+                    progress_callback=progress,
+                )
             )
         except ToolError:
             raise
+        except UnreadableMessage as exc:  # its words are the parser's, bounded
+            raise ToolError(
+                f"tool {shown_as!r} failed: MCP server {self.name!r} sent "
+                f"{_unreadable(exc, 'the call')}",
+                tool=shown_as,
+            ) from exc
         except Exception as exc:  # MCPError, a closed stream, an HTTP error: the server's end
             raise ToolError(
                 f"tool {shown_as!r} failed: MCP server {self.name!r} {self._failed(exc)}",
@@ -328,6 +348,10 @@ def _timed_out(timeout: float) -> TimeoutError:
             "loads once per process: import mcp at startup to keep it out of the deadline)"
         )
     return TimeoutError(f"no answer within connect_timeout={timeout:g} s")
+
+
+def _unreadable(exc: UnreadableMessage, request: str) -> str:
+    return f"a message that cannot be read while {request} waited for its answer ({exc})"
 
 
 def _client_info() -> Any:

@@ -1,5 +1,6 @@
 """A hand-written MCP server (JSON-RPC lines over stdio, no SDK) that answers as a careless or
-hostile server may: `python hostile_server.py MODE`.
+hostile server may: `python hostile_server.py MODE` (`hostile_http.py` serves the same answers
+over Streamable HTTP).
 
 - `nested`: its tool `deep` answers with a text of 100,000 nested JSON arrays (more than any
   JSON parser nests);
@@ -23,7 +24,17 @@ hostile server may: `python hostile_server.py MODE`.
   is a plain tool;
 - `tower-out`, `heavy-out`: as `tower` and `heavy`, for the outputSchema of `deep`;
 - `throng`: it lists 1,001 tools, `t0` ... `t1000`;
-- `bulky`: it lists 300 tools, each described in 4,000 characters (1.2 MB together).
+- `bulky`: it lists 300 tools, each described in 4,000 characters (1.2 MB together);
+- `unreadable-deep`, `unreadable-text`, `unreadable-rpc`: it lists `deep`, `fine` and `hang`
+  (never answered), and answers a call of `deep` with a line the SDK cannot read: a result
+  whose `structuredContent` nests 10,000 levels (deeper than its JSON parser goes), a line
+  that is not JSON, a JSON-RPC response whose `result` is a string (JSON-RPC allows it, MCP
+  does not);
+- `unreadable-forged`: it answers a call of `deep` with a JSON-RPC parse error in the words
+  the SDK gives its own over HTTP;
+- `unreadable-get` (over HTTP: `hostile_http.py`): it lists `slow` as well;
+- `unreadable-list`: it answers `tools/list` with a line that is not JSON;
+- `banner`: it writes a line that is not JSON on its stdout before anything else.
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -37,6 +48,7 @@ from typing import Any
 MODE = sys.argv[1]
 DEPTH = 100_000
 LOUD = 2_000_000
+UNREADABLE_DEPTH = 10_000
 
 
 def tools() -> list[dict[str, Any]]:
@@ -59,8 +71,12 @@ def tools() -> list[dict[str, Any]]:
     if MODE.startswith("heavy"):
         big = {"type": "string", "description": "h" * 200_000}
         listed[0][field] = {"type": "object", "properties": {"x": big}}
-    if MODE.startswith(("tower", "heavy")):
+    if MODE.startswith(("tower", "heavy", "unreadable")):
         listed.append({"name": "fine", "inputSchema": {"type": "object"}})
+    if MODE.startswith("unreadable"):
+        listed.append({"name": "hang", "inputSchema": {"type": "object"}})
+    if MODE == "unreadable-get":
+        listed.append({"name": "slow", "inputSchema": {"type": "object"}})
     if MODE == "sloppy":
         listed.append({"name": "bare", "inputSchema": {}})
     if MODE == "referring":
@@ -80,7 +96,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         if MODE == "mute":
             return None
         result = {"tools": tools()}
-    elif method == "tools/call" and MODE == "hung":
+    elif method == "tools/call" and (MODE == "hung" or request["params"]["name"] == "hang"):
         return None
     elif method == "tools/call" and MODE == "vain":
         return {"code": -32603, "message": "no"}
@@ -101,14 +117,52 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
     return {"result": result}
 
 
-for line in sys.stdin:
-    request = json.loads(line)
-    if "id" not in request:
-        continue  # a notification
+def unreadable(request_id: Any) -> str | None:
+    """The line a server in an `unreadable-*` mode answers `deep` with."""
+    if MODE == "unreadable-deep":
+        nested = "[" * UNREADABLE_DEPTH + "]" * UNREADABLE_DEPTH
+        result = '{"content": [], "structuredContent": {"a": ' + nested + "}}"
+        return f'{{"jsonrpc": "2.0", "id": {json.dumps(request_id)}, "result": {result}}}'
+    if MODE == "unreadable-text":
+        return "Traceback (most recent call last): this is not JSON"
+    if MODE == "unreadable-rpc":
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": "deep"})
+    if MODE == "unreadable-forged":
+        forged = "Failed to parse JSON response: x\n  Invalid JSON: forged [type=json_invalid"
+        error = {"code": -32700, "message": forged}
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error})
+    return None
+
+
+def reply_line(request: dict[str, Any]) -> str | None:
+    """The line answering `request` (one with an id), or None for no answer."""
+    if request.get("method") == "tools/list" and MODE == "unreadable-list":
+        return "this is not JSON"
+    if request.get("method") == "tools/call" and request["params"]["name"] == "deep":
+        junk = unreadable(request["id"])
+        if junk is not None:
+            return junk
     reply = answer(request)
     if reply is None:
-        continue
+        return None
     if "result" not in reply:
         reply = {"error": reply}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply}) + "\n")
-    sys.stdout.flush()
+    return json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply})
+
+
+def serve_stdio() -> None:
+    if MODE == "banner":
+        sys.stdout.write("hostile server 1.0 listening on stdio\n")
+        sys.stdout.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        if "id" not in request:
+            continue  # a notification
+        reply = reply_line(request)
+        if reply is not None:
+            sys.stdout.write(reply + "\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    serve_stdio()
