@@ -54,6 +54,7 @@ one asked (scheme, host and port): the token and the conversation would go there
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -61,6 +62,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from agents.models._a2a_poll import follow
 from agents.models._a2a_wire import (
     COMPLETED,
     FAILED,
@@ -197,8 +199,14 @@ class A2AModel:
                     task_id=reply["task_id"],
                     context_id=reply["context_id"],
                 )
+            send = SendMessageRequest(message=message)
+            streams = bool(self._card.capabilities.streaming)
+            if not streams:  # the task's id at once, then polled: cancellable while it works
+                send.configuration.return_immediately = True
             try:
-                await _read(client, SendMessageRequest(message=message), answer, on_chunk)
+                await _read(client, send, answer, on_chunk)
+                if not streams:
+                    await follow(client, answer, on_chunk)
             except BaseException:
                 await _cancel(client, answer)
                 raise
@@ -254,6 +262,8 @@ class A2AModel:
                 return self._error(f"sent nothing for {self.idle_timeout:g} s")
             if isinstance(found, httpx.ConnectError):
                 return self._error("could not be reached")
+            if isinstance(found, json.JSONDecodeError):  # an answer that is not JSON
+                return self._error(f"sent what is not A2A: {shortened(str(found), 300)}")
             found = found.__cause__ or found.__context__
         if isinstance(exc, ValueError) or "Parse" in type(exc).__name__ or "Invalid" in str(exc):
             return self._error(f"sent what is not A2A: {shortened(str(exc), 300)}")
