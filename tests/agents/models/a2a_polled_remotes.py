@@ -18,7 +18,9 @@ Its card says no streaming; `SendMessage` answers JSON. Every JSON-RPC call writ
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+from pathlib import Path
 from typing import Any
 
 READS_BEFORE_THE_END = 3
@@ -113,3 +115,47 @@ def hostile_unstreamed(port: int, count_file: str | None) -> Any:
         Route("/", rpc, methods=["POST"]),
     ]
     return Starlette(routes=routes)
+
+
+def ours_unstreamed(store: str) -> Any:
+    """`agent-network serve examples/a2a_test_agent.py:network --a2a` as an app (on the
+    SQLite file `store`), its agent card saying it does not stream: our own server as a
+    remote `A2AModel` reads by polling. Only the card is changed."""
+    from network.a2a import app
+    from network.cli.load import load_network
+
+    example = Path(__file__).parents[3] / "examples" / "a2a_test_agent.py"
+    served = app(load_network(f"{example}:network"), store=store)
+    return _CardUnstreamed(served)
+
+
+class _CardUnstreamed:
+    """Passes every request on; the agent card's answer says `streaming: false`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/.well-known/agent-card.json":
+            await self.app(scope, receive, send)
+            return
+        started: dict[str, Any] = {}
+        body = b""
+
+        async def rewrite(message: Any) -> None:
+            nonlocal body
+            if message["type"] == "http.response.start":
+                started.update(message)
+                return
+            body += message.get("body", b"")
+            if message.get("more_body"):
+                return
+            card = json.loads(body)
+            card["capabilities"]["streaming"] = False
+            changed = json.dumps(card).encode()
+            headers = [(k, v) for k, v in started["headers"] if k.lower() != b"content-length"]
+            headers.append((b"content-length", str(len(changed)).encode()))
+            await send({**started, "headers": headers})
+            await send({"type": "http.response.body", "body": changed})
+
+        await self.app(scope, receive, rewrite)

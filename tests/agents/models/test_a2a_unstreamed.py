@@ -18,6 +18,7 @@ import pytest
 from agents import Agent
 from agents.models._a2a_wire import MAX_PROGRESS_CHARS, Answer
 from agents.models.a2a import A2AModel
+from network import Network
 from network.errors import ModelError
 from tests.agents.models.a2a_remotes import running
 
@@ -119,6 +120,22 @@ async def test_a_normal_call_is_one_send_and_a_few_reads(reference: str, calls: 
     assert set(mine) == {"method: SendMessage", "method: GetTask"}
 
 
+async def test_a_question_is_answered_in_its_task(reference: str, calls: Path) -> None:
+    """The reference's `input-required` (read by polling) stops the caller's run on an
+    interrupt; the answer is the next message of that task, also sent non-blocking."""
+    remote = Agent("remote", model=A2AModel(reference))
+    team = Network("desk", agents=[remote], router=lambda ctx: None if ctx.last_result else remote)
+    result = await team.run("ask")
+    [question] = result.interrupts
+    assert question.message == "Which city?"
+    start = len(lines(calls))
+    done = await team.run(result.resume([question.respond("Lyon")]))
+    assert done.output == f"echo: Lyon (turn 1 of context {question.arguments['context_id']})"
+    mine = since(calls, start)
+    assert mine.count("Lyon") == 1
+    assert mine.count("method: SendMessage") == 1 and mine.count("method: GetTask") >= 1
+
+
 async def test_the_0_3_mode_sends_blocking_false_and_cancels(tmp_path: Path) -> None:
     calls = tmp_path / "legacy.txt"
     with running("reference-0.3-unstreamed", calls) as url:
@@ -207,3 +224,20 @@ def test_a_task_read_many_times_holds_no_more_progress_than_the_answer_shows() -
     assert kept <= MAX_PROGRESS_CHARS + 1001  # but only what the answer shows is held
     shown = "\n".join(answer.progress)
     assert len(shown) > MAX_PROGRESS_CHARS  # so the answer shows the same cut as before
+
+
+async def test_our_own_server_as_a_remote_that_does_not_stream(tmp_path: Path) -> None:
+    with running("ours-unstreamed", tmp_path / "threads.db") as url:
+        assert (await Agent("remote", model=A2AModel(url)).run("hello")).output == "echo: hello"
+        async with anyio.create_task_group() as group:
+            group.start_soon(Agent("remote", model=A2AModel(url)).run, "wait 30")
+            with anyio.fail_after(30):
+                while await remote_states(url, "wait 30") != ["TASK_STATE_WORKING"]:
+                    await anyio.sleep(0.05)
+            await anyio.sleep(0.3)
+            group.cancel_scope.cancel()
+        with anyio.move_on_after(10):
+            while await remote_states(url, "wait 30") != ["TASK_STATE_CANCELED"]:
+                await anyio.sleep(0.05)
+        # one task (the remote's run ran once), cancelled rather than left waiting 30 s
+        assert await remote_states(url, "wait 30") == ["TASK_STATE_CANCELED"]
