@@ -34,11 +34,15 @@ task (`CancelTask`, a best effort of 5 seconds). One given up before the first e
 the remote's task arrived keeps reading the stream, shielded and showing nothing more, until
 that event arrives (then the task is cancelled) or 5 seconds pass (then there is no id to
 cancel: the remote's task, if it ever started, is left to the remote). A remote that does
-not stream (`SendMessage`) names its task only in its final answer: given up before, its
-task cannot be cancelled, unless it ends within those 5 seconds.
+not stream is sent the message non-blocking (`SendMessage` with `returnImmediately`, 0.3's
+`blocking: false`): it answers with its task at once, which is then read (`GetTask`, 50 ms
+after, the wait doubling to 1 s) until it ends (`agents.models._a2a_poll`), so a call given
+up while it works cancels it too. One that answers with the finished task anyway is read as
+before, in one request.
 
-A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each stream),
-`timeout` seconds for the whole call, `idle_timeout` between two reads. A remote that goes
+A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each stream,
+each `GetTask`), `timeout` seconds for the whole call (the polling too), `idle_timeout`
+between two reads. A remote that goes
 past one, sends what is not A2A (malformed JSON, a part with no content, a usage that is
 negative or not a number, another task's update), fails its task, or cannot be reached is a
 `ModelError` naming the agent's model and what went wrong (the remote's own failure text cut
