@@ -113,10 +113,10 @@ async def test_a_normal_call_is_one_send_and_a_few_reads(reference: str, calls: 
     assert result.output.startswith("echo: hello (turn 1 of context ")
     assert result.state.results[-1].usage.prompt_tokens == 7
     mine = [line for line in since(calls, start) if line.startswith("method: ")]
-    # the reference ends this task within a few ms: read once 50 ms after the send (twice or
-    # three times on a loaded machine), never streamed
+    # the reference ends this task within a few ms: read once 50 ms after the send (a few
+    # times more on a loaded machine: reads at 0.05, 0.15, 0.35, 0.75, 1.55 s), never streamed
     assert mine[0] == "method: SendMessage" and mine.count("method: SendMessage") == 1
-    assert 1 <= mine.count("method: GetTask") <= 3
+    assert 1 <= mine.count("method: GetTask") <= 5
     assert set(mine) == {"method: SendMessage", "method: GetTask"}
 
 
@@ -175,11 +175,12 @@ async def test_a_task_working_for_ever_is_read_until_the_timeout(
 ) -> None:
     url, calls = hostile
     start = len(lines(calls))
-    with pytest.raises(ModelError, match="did not finish within 2 s"):
-        await Agent("remote", model=A2AModel(url, timeout=2)).run("forever")
+    with pytest.raises(ModelError, match="did not finish within 3 s"):
+        await Agent("remote", model=A2AModel(url, timeout=3)).run("forever")
     mine = since(calls, start)
-    # reads at 0.05, 0.15, 0.35, 0.75, 1.55 s after the send's answer, then the timeout
-    assert 3 <= mine.count("method: GetTask") <= 6
+    # reads at 0.05, 0.15, 0.35, 0.75, 1.55, 2.55 s after the send's answer at most (fewer
+    # when the card and the send took long), then the timeout
+    assert 1 <= mine.count("method: GetTask") <= 6
     assert mine.count("cancelled: forever") == 1
 
 
