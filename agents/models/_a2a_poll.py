@@ -11,10 +11,10 @@ Cost: one `GetTask` 50 ms after the send's answer, the wait doubling to 1 s betw
 (50, 100, 200, 400, 800 ms, then 1 s): a task done within 50 ms costs one request more than a
 blocking send, one of 10 s about 14 more (reads at 0.05, 0.15, 0.35, 0.75, 1.55, 2.55, ...
 10.55 s); the answer arrives at most one wait (at most 1 s, and never more than about the
-time the task has run) after the task ended. Each read is an HTTP
-answer bounded as any (`max_bytes`, `idle_timeout`); the whole call's `timeout` bounds the
-reading, so a remote that says `working` for ever is read at most about once a second until
-then; each read replaces the last (`Answer.take_polled`), so what is held stays bounded.
+time the task has run) after the task ended. Each read is an HTTP answer bounded as any
+(`max_bytes`, `idle_timeout`); the whole call's `timeout` bounds the reading, so a remote
+that says `working` for ever is read at most about once a second until then; each read
+replaces the last (`Answer.take_polled`), so what is held stays bounded.
 """
 
 from __future__ import annotations
@@ -33,19 +33,16 @@ WORKING = frozenset({"TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"})
 HISTORY = 1
 
 
-async def follow(client: Any, answer: Answer, on_chunk: ChunkHandler | None) -> int:
+async def follow(client: Any, answer: Answer, on_chunk: ChunkHandler | None) -> None:
     """Read the remote's task until it leaves `submitted` / `working`, folding each read into
-    `answer` and its new progress to `on_chunk`; returns how many reads it made."""
+    `answer` and its new progress to `on_chunk`."""
     from a2a.types import GetTaskRequest  # noqa: PLC0415 (with a2a-sdk)
 
     wait = FIRST_WAIT
-    reads = 0
     while answer.task_id and answer.state in WORKING:
         await anyio.sleep(wait)
         wait = min(wait * 2, LONGEST_WAIT)
         task = await client.get_task(GetTaskRequest(id=answer.task_id, history_length=HISTORY))
-        reads += 1
         for progress in answer.take_polled(task):
             if on_chunk is not None:
                 await on_chunk(ReasoningDelta(progress + "\n"))
-    return reads

@@ -1,10 +1,11 @@
 """What `A2AModel` reads from a remote A2A server: its events, checked as a stranger's.
 
 Its bytes are bounded by `agents.models._a2a_transport`, its time by the model. `Answer`
-folds the stream's events (a task, status updates, artifact updates, or a direct message)
-into what the model returns: the final text, the progress the server told on the way
-(streamed as reasoning), the usage it reported, and how the task ended. What is not A2A is a
-`Malformed` error saying what.
+folds the stream's events (a task, status updates, artifact updates, or a direct message),
+or the task read again while a remote that does not stream works on it, into what the model
+returns: the final text, the progress the server told on the way (streamed as reasoning),
+the usage it reported, and how the task ended. What is not A2A is a `Malformed` error saying
+what.
 """
 
 from __future__ import annotations

@@ -42,12 +42,12 @@ before, in one request.
 
 A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each stream,
 each `GetTask`), `timeout` seconds for the whole call (the polling too), `idle_timeout`
-between two reads. A remote that goes
-past one, sends what is not A2A (malformed JSON, a part with no content, a usage that is
-negative or not a number, another task's update), fails its task, or cannot be reached is a
-`ModelError` naming the agent's model and what went wrong (the remote's own failure text cut
-to 500 characters), which the run reports as any model failure (and which a supervisor's model
-reads as a tool error when the agent runs as a tool).
+between two reads. A remote that goes past one, sends what is not A2A (malformed JSON, a
+part with no content, a usage that is negative or not a number, another task's update),
+fails its task, or cannot be reached is a `ModelError` naming the agent's model and what went
+wrong (the remote's own failure text cut to 500 characters), which the run reports as any
+model failure (and which a supervisor's model reads as a tool error when the agent runs as a
+tool).
 
 Decisions where the issue is silent: no tool schema is sent (a remote agent runs its own
 tools), nor the system text (it has its own instructions); the agent card is read once per
