@@ -126,10 +126,10 @@ def ours_unstreamed(store: str) -> Any:
 
     example = Path(__file__).parents[3] / "examples" / "a2a_test_agent.py"
     served = app(load_network(f"{example}:network"), store=store)
-    return _CardUnstreamed(served)
+    return CardUnstreamed(served)
 
 
-class _CardUnstreamed:
+class CardUnstreamed:
     """Passes every request on; the agent card's answer says `streaming: false`."""
 
     def __init__(self, app: Any) -> None:

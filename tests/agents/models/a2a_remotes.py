@@ -14,7 +14,9 @@
   `reference-0.3-unstreamed`: the same, their cards saying they do not stream.
 - `hostile-unstreamed`: a hand-written server that does not stream; `ours-unstreamed`:
   `agent-network serve examples/a2a_test_agent.py:network --a2a` (COUNT_FILE: its SQLite
-  store), its card saying it does not stream (`tests/agents/models/a2a_polled_remotes.py`).
+  store), its card saying it does not stream (`tests/agents/models/a2a_polled_remotes.py`);
+  `peer-unstreamed`: `peer`, its card saying so (fasta2a answers `message/send` with the
+  task submitted, whatever the client asks).
 - `hostile`: a hand-written JSON-RPC server with a valid agent card whose stream misbehaves,
   by the message text: "mute" (headers, then nothing, not even the task), "huge" (10 MB in one
   event), "quiet" (sends nothing, for ever), "trickle" (a byte a second, for ever), "garbage"
@@ -39,7 +41,11 @@ from typing import Any
 
 import uvicorn
 
-from tests.agents.models.a2a_polled_remotes import hostile_unstreamed, ours_unstreamed
+from tests.agents.models.a2a_polled_remotes import (
+    CardUnstreamed,
+    hostile_unstreamed,
+    ours_unstreamed,
+)
 from tests.fakes.processes import free_port, server_process
 
 COUNTS: Counter[str] = Counter()
@@ -311,4 +317,5 @@ if __name__ == "__main__":
     made["reference-0.3-unstreamed"] = lambda: reference(port, count, "0.3", streaming=False)
     made["hostile-unstreamed"] = lambda: hostile_unstreamed(port, count)
     made["ours-unstreamed"] = lambda: ours_unstreamed(str(count))
+    made["peer-unstreamed"] = lambda: CardUnstreamed(peer(port))
     uvicorn.run(made[kind](), host="127.0.0.1", port=port, log_level="warning")

@@ -242,3 +242,11 @@ async def test_our_own_server_as_a_remote_that_does_not_stream(tmp_path: Path) -
                 await anyio.sleep(0.05)
         # one task (the remote's run ran once), cancelled rather than left waiting 30 s
         assert await remote_states(url, "wait 30") == ["TASK_STATE_CANCELED"]
+
+
+async def test_a_peer_that_always_answers_at_once_is_read_until_it_answers() -> None:
+    # pydantic-ai's fasta2a answers every `message/send` with the task submitted: read, its
+    # answer comes (a blocking send read that as a task stopped before it finished)
+    with running("peer-unstreamed") as url:
+        result = await Agent("remote", model=A2AModel(url)).run("hi")
+        assert result.output == "peer: hi (turn 1)"
