@@ -1,10 +1,11 @@
 """What `A2AModel` reads from a remote A2A server: its events, checked as a stranger's.
 
 Its bytes are bounded by `agents.models._a2a_transport`, its time by the model. `Answer`
-folds the stream's events (a task, status updates, artifact updates, or a direct message)
-into what the model returns: the final text, the progress the server told on the way
-(streamed as reasoning), the usage it reported, and how the task ended. What is not A2A is a
-`Malformed` error saying what.
+folds the stream's events (a task, status updates, artifact updates, or a direct message),
+or the task read again while a remote that does not stream works on it, into what the model
+returns: the final text, the progress the server told on the way (streamed as reasoning),
+the usage it reported, and how the task ended. What is not A2A is a `Malformed` error saying
+what.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class Answer:
     progress: list[str] = field(default_factory=list)
     usage: Usage | None = None
     asked: list[Any] = field(default_factory=list)  # the final status message's data parts
+    kept: int = 0  # the characters of `progress` (with their line ends)
+    last_told: str = ""  # the last progress text told
 
     @property
     def text(self) -> str:
@@ -83,23 +86,34 @@ class Answer:
             return []
         raise Malformed("an event that is neither a task, a message nor an update")
 
-    def _task(self, task: Any) -> list[str]:
+    def take_polled(self, task: Any) -> list[str]:
+        """Fold in the task read again (`GetTask`, while a remote that does not stream works
+        on it); returns its progress text when it changed since the last one told: a status
+        read many times while the task works is told, and kept, once."""
+        return self._task(task, polled=True)
+
+    def _task(self, task: Any, *, polled: bool = False) -> list[str]:
         self._ids(task.id, task.context_id)
         self._usage(task.metadata)
         self.artifacts.clear()
         for artifact in task.artifacts:
             self._artifact(artifact, append=False)
-        return self._status(task.status)
+        return self._status(task.status, polled=polled)
 
-    def _status(self, status: Any) -> list[str]:
+    def _status(self, status: Any, *, polled: bool = False) -> list[str]:
         self.state = _state_name(status.state)
         text = parts_text(status.message.parts) if status.HasField("message") else ""
         self._usage(status.message.metadata if status.HasField("message") else None)
         if self.state == "TASK_STATE_WORKING" or self.state == "TASK_STATE_SUBMITTED":
-            if text:
+            if not text or (polled and text == self.last_told):
+                return []
+            self.last_told = text
+            # Kept up to what the answer shows (its first `MAX_PROGRESS_CHARS`, then "..."):
+            # a remote polled for long, a new status each time, holds no more than that.
+            if self.kept <= MAX_PROGRESS_CHARS:
                 self.progress.append(text)
-                return [text]
-            return []
+                self.kept += len(text) + 1
+            return [text]
         self.status_text = text
         self.asked = status_data(status.message.parts) if status.HasField("message") else []
         return []

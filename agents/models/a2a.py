@@ -34,16 +34,20 @@ task (`CancelTask`, a best effort of 5 seconds). One given up before the first e
 the remote's task arrived keeps reading the stream, shielded and showing nothing more, until
 that event arrives (then the task is cancelled) or 5 seconds pass (then there is no id to
 cancel: the remote's task, if it ever started, is left to the remote). A remote that does
-not stream (`SendMessage`) names its task only in its final answer: given up before, its
-task cannot be cancelled, unless it ends within those 5 seconds.
+not stream is sent the message non-blocking (`SendMessage` with `returnImmediately`, 0.3's
+`blocking: false`): it answers with its task at once, which is then read (`GetTask`, 50 ms
+after, the wait doubling to 1 s) until it ends (`agents.models._a2a_poll`), so a call given
+up while it works cancels it too. One that answers with the finished task anyway is read as
+before, in one request.
 
-A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each stream),
-`timeout` seconds for the whole call, `idle_timeout` between two reads. A remote that goes
-past one, sends what is not A2A (malformed JSON, a part with no content, a usage that is
-negative or not a number, another task's update), fails its task, or cannot be reached is a
-`ModelError` naming the agent's model and what went wrong (the remote's own failure text cut
-to 500 characters), which the run reports as any model failure (and which a supervisor's model
-reads as a tool error when the agent runs as a tool).
+A remote is a stranger, so it is bounded: `max_bytes` per HTTP answer (the card, each stream,
+each `GetTask`), `timeout` seconds for the whole call (the polling too), `idle_timeout`
+between two reads. A remote that goes past one, sends what is not A2A (malformed JSON, a
+part with no content, a usage that is negative or not a number, another task's update),
+fails its task, or cannot be reached is a `ModelError` naming the agent's model and what went
+wrong (the remote's own failure text cut to 500 characters), which the run reports as any
+model failure (and which a supervisor's model reads as a tool error when the agent runs as a
+tool).
 
 Decisions where the issue is silent: no tool schema is sent (a remote agent runs its own
 tools), nor the system text (it has its own instructions); the agent card is read once per
@@ -54,6 +58,7 @@ one asked (scheme, host and port): the token and the conversation would go there
 from __future__ import annotations
 
 import contextlib
+import json
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -61,6 +66,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from agents.models._a2a_poll import follow
 from agents.models._a2a_wire import (
     COMPLETED,
     FAILED,
@@ -197,8 +203,14 @@ class A2AModel:
                     task_id=reply["task_id"],
                     context_id=reply["context_id"],
                 )
+            send = SendMessageRequest(message=message)
+            streams = bool(self._card.capabilities.streaming)
+            if not streams:  # the task's id at once, then polled: cancellable while it works
+                send.configuration.return_immediately = True
             try:
-                await _read(client, SendMessageRequest(message=message), answer, on_chunk)
+                await _read(client, send, answer, on_chunk)
+                if not streams:
+                    await follow(client, answer, on_chunk)
             except BaseException:
                 await _cancel(client, answer)
                 raise
@@ -254,6 +266,8 @@ class A2AModel:
                 return self._error(f"sent nothing for {self.idle_timeout:g} s")
             if isinstance(found, httpx.ConnectError):
                 return self._error("could not be reached")
+            if isinstance(found, json.JSONDecodeError):  # an answer that is not JSON
+                return self._error(f"sent what is not A2A: {shortened(str(found), 300)}")
             found = found.__cause__ or found.__context__
         if isinstance(exc, ValueError) or "Parse" in type(exc).__name__ or "Invalid" in str(exc):
             return self._error(f"sent what is not A2A: {shortened(str(exc), 300)}")

@@ -10,7 +10,13 @@
   the answer `echo: <text> (turn N of context C)` in two artifact chunks, usage 7 / 5. Every
   task appends a line to COUNT_FILE (when given): the calls counted. `reference-0.3`: the
   same, its card's interface saying A2A 0.3 (the SDK's 0.3 compatibility mode). Each JSON-RPC
-  call writes `method: <its method>` to COUNT_FILE.
+  call writes `method: <its method>` to COUNT_FILE. `reference-unstreamed` and
+  `reference-0.3-unstreamed`: the same, their cards saying they do not stream.
+- `hostile-unstreamed`: a hand-written server that does not stream; `ours-unstreamed`:
+  `agent-network serve examples/a2a_test_agent.py:network --a2a` (COUNT_FILE: its SQLite
+  store), its card saying it does not stream (`tests/agents/models/a2a_polled_remotes.py`);
+  `peer-unstreamed`: `peer`, its card saying so (fasta2a answers `message/send` with the
+  task submitted, whatever the client asks).
 - `hostile`: a hand-written JSON-RPC server with a valid agent card whose stream misbehaves,
   by the message text: "mute" (headers, then nothing, not even the task), "huge" (10 MB in one
   event), "quiet" (sends nothing, for ever), "trickle" (a byte a second, for ever), "garbage"
@@ -35,6 +41,11 @@ from typing import Any
 
 import uvicorn
 
+from tests.agents.models.a2a_polled_remotes import (
+    CardUnstreamed,
+    hostile_unstreamed,
+    ours_unstreamed,
+)
 from tests.fakes.processes import free_port, server_process
 
 COUNTS: Counter[str] = Counter()
@@ -53,7 +64,9 @@ def running(kind: str, count_file: Path | None = None) -> Iterator[str]:
         yield url
 
 
-def reference(port: int, count_file: str | None, version: str = "1.0") -> Any:
+def reference(
+    port: int, count_file: str | None, version: str = "1.0", *, streaming: bool = True
+) -> Any:
     from a2a.helpers.proto_helpers import new_task_from_user_message
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
@@ -126,7 +139,7 @@ def reference(port: int, count_file: str | None, version: str = "1.0") -> Any:
                 protocol_version=version,
             )
         ],
-        capabilities=AgentCapabilities(streaming=True),
+        capabilities=AgentCapabilities(streaming=streaming),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="echo", name="echo", description="Echoes.", tags=["echo"])],
@@ -300,4 +313,9 @@ if __name__ == "__main__":
     made["reference-0.3"] = lambda: reference(port, count, "0.3")
     made["elsewhere"] = lambda: hostile(port, elsewhere=True)
     made["peer"] = lambda: peer(port)
+    made["reference-unstreamed"] = lambda: reference(port, count, streaming=False)
+    made["reference-0.3-unstreamed"] = lambda: reference(port, count, "0.3", streaming=False)
+    made["hostile-unstreamed"] = lambda: hostile_unstreamed(port, count)
+    made["ours-unstreamed"] = lambda: ours_unstreamed(str(count))
+    made["peer-unstreamed"] = lambda: CardUnstreamed(peer(port))
     uvicorn.run(made[kind](), host="127.0.0.1", port=port, log_level="warning")
