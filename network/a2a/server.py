@@ -55,6 +55,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
 from network.a2a.tasks import TaskRecords, task_store_for
+from network.a2a.version import with_version
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
@@ -267,7 +268,7 @@ class _Guard:
             response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
             await response(scope, receive, send)
             return
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(with_version(scope, body), _replay(body, receive), send)
 
 
 SENDING = frozenset({"SendMessage", "SendStreamingMessage", "message/send", "message/stream"})
