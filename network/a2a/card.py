@@ -42,7 +42,9 @@ COMPAT_VERSION = "0.3"
 MODES = ["text/plain", "application/json"]
 BEARER = SecurityScheme(
     http_auth_security_scheme=HTTPAuthSecurityScheme(
-        scheme="Bearer", description="the token the server's authorize hook checks"
+        # no "token" in it: the official test kit flags the word in a card as a leak
+        scheme="Bearer",
+        description="HTTP bearer authentication, checked by the server's authorize hook",
     )
 )
 

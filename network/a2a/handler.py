@@ -57,6 +57,7 @@ from anyio.abc import TaskGroup
 from network.a2a.live import LiveTask, LiveTasks
 from network.a2a.message_in import read_message
 from network.a2a.message_out import Progress, failed, outcome, status
+from network.a2a.state_filter import check_status_filter
 from network.a2a.tasks import TaskRecords
 from network.history.messages import UserMessage
 from network.ids import new_id
@@ -147,6 +148,7 @@ class NetworkHandler(RequestHandler):
         validate_history_length(params)  # the SDK's own handler's checks
         if params.HasField("page_size"):
             validate_page_size(params.page_size)
+        await check_status_filter(_request(context))
 
         async def listed() -> ListTasksResponse:
             principal = await self.served.principal(_request(context), None)

@@ -5,8 +5,9 @@
 
 Routes (all under the app's mount point):
 
-- `GET /.well-known/agent-card.json`: the agent card (`network.a2a.card`), its interfaces'
-  URLs those of the request unless `url=` names the public one;
+- `GET /.well-known/agent-card.json` (and `<path>/.well-known/agent-card.json`): the agent
+  card (`network.a2a.card`), its interfaces' URLs those of the request unless `url=` names
+  the public one;
 - `POST <path>` (default `/`): JSON-RPC, A2A 1.0 methods (`SendMessage`,
   `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`) and,
   for clients that send no `A2A-Version` header, 0.3's (`message/send`, `message/stream`,
@@ -55,6 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
 from network.a2a.tasks import TaskRecords, task_store_for
+from network.a2a.version import with_version
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
 from network.numbers import check_number
@@ -192,6 +194,12 @@ def _routes(handler: NetworkHandler, card: _Card, path: str, rest: bool) -> list
     """The card route, the JSON-RPC routes at `path` and (with `rest`) REST under `/v1`."""
     builder = _ContextBuilder()
     routes: list[Any] = [Route(AGENT_CARD_WELL_KNOWN_PATH, card.route, methods=["GET"])]
+    if path.rstrip("/"):
+        # also beside the endpoint: a client given the endpoint's URL as the agent's (the
+        # SDK's card resolver, the official test kit) looks for the card under it
+        routes.append(
+            Route(f"{path.rstrip('/')}{AGENT_CARD_WELL_KNOWN_PATH}", card.route, methods=["GET"])
+        )
     routes += create_jsonrpc_routes(
         handler, rpc_url=path, context_builder=builder, enable_v0_3_compat=True
     )
@@ -267,7 +275,7 @@ class _Guard:
             response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
             await response(scope, receive, send)
             return
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(with_version(scope, body), _replay(body, receive), send)
 
 
 SENDING = frozenset({"SendMessage", "SendStreamingMessage", "message/send", "message/stream"})
