@@ -599,6 +599,11 @@ TESTED_THROUGH = {
         f"network.a2a.{module}": "tests/network/a2a/test_server.py"
         for module in ("card", "handler", "live", "message_in", "message_out", "tasks")
     },
+    # what a plain client (the official test kit) meets: its version, its status filter
+    **{
+        f"network.a2a.{module}": "tests/network/a2a/test_plain_clients.py"
+        for module in ("state_filter", "version")
+    },
     # a thread's runs read back: what a replay replays (and an export exports)
     "network.threads.recorded_runs": "tests/network/capabilities/replay/test_recording.py",
     "network.history.model_io": "tests/agents/models/test_base.py",  # named there as models see it
