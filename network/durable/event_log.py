@@ -12,7 +12,10 @@ nor once per agent call, but in batches, off the run's path:
   an event within about that delay, and a burst of fast agent calls costs one write;
 - the run's last event (RUN_FINISHED or RUN_ERROR) is written with whatever is pending, and
   the run waits for it: a run's stream is complete when its workflow ends (a reader stops
-  there). A background write that failed fails this last one, naming its error.
+  there). A background write that failed fails this last one, naming its error. The run's
+  router decisions still deferred (its last one: `network.durable.steps`) are written first
+  (`carrier`): on PostgreSQL by the same statement, which appends this last batch as a step's
+  statement does (below), so the stream never ends without them.
 
 Writes of one run reach the stream in order (one write at a time per run). Events not yet
 written when the process dies (those of the last `FLUSH_EVERY` seconds at most) are lost;
