@@ -142,10 +142,10 @@ def main() -> None:
                 "workers": count,
                 "cpu_ms_per_step": round(cpu * 1000 / steps, 4),
                 "wall_s": round(max(a["wall_s"] for a in answers), 3),
-                # `sleep`: each run's 5 sleeps are its only wake-ups
-                "cpu_ms_per_sleep": round(cpu * 1000 / (steps / scale.STEPS * scale.CALLS), 4),
                 "load": round(os.getloadavg()[0], 2),
             }
+            if kind == "sleep":  # a run's 5 sleeps are its only wake-ups
+                line["cpu_ms_per_wake"] = round(cpu * 1000 / (steps / scale.STEPS * scale.CALLS), 4)
             print(json.dumps(line), flush=True)
     with scale.server(args.postgres) as url:
         with psycopg.connect(url, autocommit=True) as conn:
