@@ -25,7 +25,8 @@ Per variant and number of workers W:
   the batch's recorded steps;
 - step statements per run: the transactions that wrote the batch's recorded steps (its rows
   of DBOS's step table, counted by transaction id), divided by its runs (bare DBOS: its two
-  transactions a step, of which one writes the row);
+  transactions a step, of which one writes the row); write statements per run: the same
+  with the transactions that wrote the runs' event-log rows (DBOS's stream table) too;
 - idle: a worker's CPU while it waits for work (% of one core, over `--idle-s` seconds);
 - wake: how long a run enqueued to idle workers waits to start (`started_at_epoch_ms -
   created_at`, median of 5).
@@ -362,6 +363,16 @@ class Database:
         ).fetchone()
         return int(row[0]) if row else 0
 
+    def write_statements(self, ids: list[str]) -> int:
+        """The transactions that wrote the runs' recorded steps or their event-log rows."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM (SELECT workflow_uuid, xmin::text FROM dbos.operation_outputs "
+            "WHERE workflow_uuid = ANY(%s) UNION SELECT workflow_uuid, xmin::text "
+            "FROM dbos.streams WHERE workflow_uuid = ANY(%s)) AS written",
+            (ids, ids),
+        ).fetchone()
+        return int(row[0]) if row else 0
+
     def pending(self) -> list[tuple[Any, ...]]:
         """The id and executor of every running run."""
         return self.conn.execute(
@@ -459,6 +470,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
         time.sleep(0.5)  # the last runs' tails, then both CPU readings
         pg, cpu = server_cpu(postmaster) - pg0, workers.cpu() - w0
         statements = db.step_statements(ids)
+        writes = db.write_statements(ids)
         wall = max(r[5] for r in rows) / 1000 - started
         ideal = rounds * CALLS * SLEEP
         steps = runs * STEPS
@@ -480,6 +492,7 @@ def measure(variant: Variant, server: str, count: int, rounds: int, idle_s: floa
             "wake_ms": statistics.median(waits),
             "connections_per_worker": round(held / count, 1),
             "step_statements_per_run": round(statements / runs, 2),
+            "write_statements_per_run": round(writes / runs, 2),
             "runs_per_worker": sorted(per_executor.values()),
             "load": round(os.getloadavg()[0], 2),
         }

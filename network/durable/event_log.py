@@ -12,7 +12,10 @@ nor once per agent call, but in batches, off the run's path:
   an event within about that delay, and a burst of fast agent calls costs one write;
 - the run's last event (RUN_FINISHED or RUN_ERROR) is written with whatever is pending, and
   the run waits for it: a run's stream is complete when its workflow ends (a reader stops
-  there). A background write that failed fails this last one, naming its error.
+  there). A background write that failed fails this last one, naming its error. The run's
+  router decisions still deferred (its last one: `network.durable.steps`) are written first
+  (`carrier`): on PostgreSQL by the same statement, which appends this last batch as a step's
+  statement does (below), so the stream never ends without them.
 
 Writes of one run reach the stream in order (one write at a time per run). Events not yet
 written when the process dies (those of the last `FLUSH_EVERY` seconds at most) are lost;
@@ -58,7 +61,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import anyio
 
@@ -119,10 +122,20 @@ def stream_table(db: Connections) -> StreamTable:
 
 class Riding(NamedTuple):
     """A batch of events riding on a step's statement: the append's parameters, and the
-    events (put back when the statement does not write them)."""
+    events (put back when the statement does not write them); `final`: the run's last event,
+    the batch's tail (put back apart: it is written only after its decisions, `EventLog`)."""
 
     params: dict[str, Any]
     events: list[dict[str, Any]]
+    final: list[dict[str, Any]] | None = None
+
+
+class Settle(Protocol):
+    """Writes the run's router decisions still deferred (`DurableSteps.settle`); `failed`:
+    the run ends with an error, which stays the one reported (a failure to write them is
+    logged, not raised)."""
+
+    async def __call__(self, *, failed: bool = False) -> None: ...
 
 
 class EventLog:
@@ -159,6 +172,9 @@ class EventLog:
         self._start: dict[str, Any] | None = None  # the run's replayed RUN_STARTED
         # a batch whose step statement's answer was lost, and how to learn whether it wrote it
         self._unsettled: tuple[Callable[[], bool], list[dict[str, Any]]] | None = None
+        # writes the run's deferred router decisions before its last event (`_end`)
+        self.carrier: Settle | None = None
+        self._final: list[dict[str, Any]] | None = None  # the last event, while they are
         # each batch written, announced to listening readers (`network.durable.announcer`)
         self._announce: Callable[[], None] = (
             _nothing
@@ -175,26 +191,52 @@ class EventLog:
 
     async def __call__(self, event: RunEvent) -> None:
         dumped = self._dumped(event)
+        if isinstance(event, LAST):
+            await self._end(dumped, failed=isinstance(event, RunError))
+            return
         with self._buffer:
             self._pending.extend(dumped)
             schedule = not self._scheduled
             self._scheduled = True
-        if isinstance(event, LAST):
-            await self._write_last()
-            flusher().forget(self)
-            if self._error is not None:
-                error, self._error = self._error, None
-                raise error
-        elif schedule:
+        if schedule:
             flusher().schedule(self, self._last_write + FLUSH_EVERY)
+
+    async def _end(self, final: list[dict[str, Any]], *, failed: bool) -> None:
+        """The run's last event (`final`, dumped) and what is pending, written, after the
+        router decisions still deferred (`carrier`): on PostgreSQL the statement writing those
+        appends this batch too (`ride`), in one transaction, so the run's end is never in the
+        stream without its last decision. When they are written by themselves (SQLite, or the
+        log is busy), the batch is written after them. A failure to write them fails the run's
+        end (`failed`: logged by the carrier; the error event is written all the same)."""
+        if self.carrier is not None:
+            self._final = final  # ridden by the decisions' statement, or handed back
+            try:
+                await self.carrier(failed=failed)
+            except BaseException:
+                self._final = None  # never written without the decisions before it
+                raise
+            final, self._final = self._final or [], None  # ([]: written with them)
+        if final:
+            with self._buffer:
+                self._pending.extend(final)
+                self._scheduled = True
+        await self._write_last()
+        flusher().forget(self)
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
     def ride(self) -> Riding | None:
         """The pending events, to append with a step's statement (PostgreSQL), when they are
-        due (`RIDE_AFTER`) and no write of this log is under way; None otherwise. A batch
-        taken is handed back with `rode`, written or not."""
+        due (`RIDE_AFTER`; at the run's end, the last event and all before it) and no write of
+        this log is under way; None otherwise. A batch taken is handed back with `rode`,
+        written or not."""
+        final = self._final  # the run's end: every event is due
+        due = final is not None or (
+            bool(self._pending) and time.monotonic() >= self._last_write + RIDE_AFTER
+        )
         if (
-            not self._pending
-            or time.monotonic() < self._last_write + RIDE_AFTER
+            not due
             or self._check_stream
             or self._unsettled is not None
             or self._table.db.sqlite
@@ -202,12 +244,14 @@ class EventLog:
         ):
             return None
         try:
-            batch = self._next_batch()
+            batch = self._next_batch(final)
         except BaseException:
             self._writing.release()
             raise
         if batch is None:
             self._writing.release()
+        else:
+            self._final = None  # handed back by `rode` when not written
         return batch
 
     def rode(
@@ -216,16 +260,21 @@ class EventLog:
         """The step's statement ended: `riding`'s events were appended (`written`), or they
         wait again, ahead of those that came since, for the next write. `unsettled`: the
         statement's answer was lost (it may have appended them); the next write calls it
-        first (blocking: whether they were appended) and writes them only when not."""
+        first (blocking: whether they were appended) and writes them only when not. The run's
+        last event is never put where the flusher writes it: it goes back to `_end`."""
         try:
             if written:  # at the stream's next offset: the one this log expects, if it knows
                 self._appended(self._offset)
                 return
+            final = riding.final
+            events = riding.events if final is None else riding.events[: -len(final)]
             with self._buffer:
                 if unsettled is None:
-                    self._pending[:0] = riding.events
+                    self._pending[:0] = events
+                    if final is not None:
+                        self._final = final
                 else:
-                    self._unsettled = (unsettled, riding.events)
+                    self._unsettled = (unsettled, events)
                 self._scheduled = True
             flusher().schedule(self, self._last_write + FLUSH_EVERY)
         finally:
@@ -330,13 +379,15 @@ class EventLog:
         finally:
             self._last_write = time.monotonic()
 
-    def _next_batch(self) -> Riding | None:
-        """Every pending event and the append's parameters (None: nothing pending); the
-        caller holds `_writing`. The first write of a resumed execution looks whether an
-        earlier one wrote (a blocking read: from a thread)."""
+    def _next_batch(self, final: list[dict[str, Any]] | None = None) -> Riding | None:
+        """Every pending event (then `final`, the run's last) and the append's parameters
+        (None: nothing pending); the caller holds `_writing`. The first write of a resumed
+        execution looks whether an earlier one wrote (a blocking read: from a thread)."""
         with self._buffer:
             batch, self._pending = self._pending, []
             self._scheduled = False
+        if final is not None:
+            batch.extend(final)
         if not batch:
             return None
         key = {"workflow": self.run_id, "key": STREAM_KEY}
@@ -347,7 +398,7 @@ class EventLog:
             if last is None and self._start is not None:
                 batch.insert(0, self._start)
         value, serialization = self._serialize(batch)
-        return Riding({**key, "value": value, "serialization": serialization}, batch)
+        return Riding({**key, "value": value, "serialization": serialization}, batch, final)
 
     def write_in_background(self) -> None:
         """The flusher's write: a failure is kept for the run's last write to raise. Events

@@ -6,10 +6,11 @@ The gate drops them. The first step that really runs opens it: it sends a STATE_
 the state rebuilt so far and a STEP_STARTED for the agent call under way, then lets every
 event through. A run whose steps were all recorded opens it on its final event.
 
-Before the run's final event (RUN_FINISHED or RUN_ERROR) goes anywhere, the router decisions
-still deferred (`network.durable.steps`: they ride on the step after them, and the run's
-last decision has none) are written (`settle`): a reader that saw the run end finds every
-step of it recorded.
+The run's event log is the first of the gate's sinks: before the run's final event
+(RUN_FINISHED or RUN_ERROR) goes to the others, the log has written it, and the router
+decisions still deferred before it (`network.durable.steps`: they ride on the step after them,
+and the run's last decision rides on the log's last write: `EventLog.carrier`). A reader that
+saw the run end finds every step of it recorded.
 
 The run's RUN_STARTED, dropped like the rest, is handed to the run's event log: when no
 execution before this one wrote any event to the log, it is the stream's first event still.
@@ -18,7 +19,6 @@ execution before this one wrote any event to the log, it is the stream's first e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from network.durable.event_log import EventLog
 from network.run.context import RunContext
@@ -35,18 +35,12 @@ from network.run.events import (
 FINAL = (RunFinished, RunError)
 
 
-class Settle(Protocol):
-    """Writes the run's deferred router decisions (`DurableSteps.settle`); `failed`: the run
-    ends with an error, which stays the one reported."""
-
-    async def __call__(self, *, failed: bool = False) -> None: ...
-
-
 class ReplayGate:
     """An event sink in front of the run's consumers; closed while the run replays.
 
     It reads the run's typed events (subscribe it as a `Listener`) and hands them to `sinks`,
-    sinks of typed events (the event log, a caller's sinks through their AG-UI encoding).
+    sinks of typed events (the event log first, then a caller's sinks through their AG-UI
+    encoding).
     """
 
     def __init__(
@@ -56,8 +50,6 @@ class ReplayGate:
         self.is_open = is_open
         self.ctx: RunContext | None = None  # the run, once its first step is routed
         self.log = log  # the run's event log (one of `sinks`), told of a replayed RUN_STARTED
-        # writes the run's deferred router decisions, before its final event
-        self.settle: Settle | None = None
 
     async def open(self, ctx: RunContext | None) -> None:
         """Let events through, after a snapshot of the state the run resumes from."""
@@ -70,8 +62,6 @@ class ReplayGate:
             await self._send(StepStarted(name))
 
     async def __call__(self, event: RunEvent) -> None:
-        if self.settle is not None and isinstance(event, FINAL):
-            await self.settle(failed=isinstance(event, RunError))
         if not self.is_open:
             if isinstance(event, RunStarted) and self.log is not None:
                 self.log.keep_start(event)

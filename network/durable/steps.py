@@ -14,10 +14,11 @@ A router decision's output is the exception: it rides on the statement that reco
 step (`Recording.defer`), as nothing outside the run depends on it until then: the model call
 it led to is in flight, and a tool runs only after that call's record, which carries the
 decision. A step that acts outside the run before its record (a tool, a thread's load or
-commit) has the decisions before it written first (`settle`), and so does the run's end
-(before its final event: `ReplayGate.settle`). A process killed between a decision and the
-next record asks the router again when the run resumes (docs/durable.md, "A router decision
-rides on the next step").
+commit) has the decisions before it written first (`settle`), and so does the run's end:
+before its final event, by the statement that appends that event to the run's event log on
+PostgreSQL (`EventLog.carrier`). A process killed between a decision and the next record asks
+the router again when the run resumes (docs/durable.md, "A router decision rides on the next
+step").
 
 A `Parallel` fan-out's branches run concurrently, so their calls do not come in the same
 order on every attempt: each branch gets its own runner (`fork`), whose steps take numbers
@@ -214,8 +215,11 @@ class DurableSteps:
         return self.fresh
 
     def write_events_with_steps(self, log: EventLog) -> None:
-        """Let `log`'s due events ride on this run's recorded steps (`EventLog.ride`)."""
+        """Let `log`'s due events ride on this run's recorded steps (`EventLog.ride`), and its
+        last write (the run's final event) wait for the decisions still deferred, riding on
+        their statement (`EventLog.carrier`)."""
         self._recording.log = log
+        log.carrier = self.settle
 
     async def _run(
         self,
@@ -319,7 +323,8 @@ class DurableSteps:
 
     async def settle(self, *, failed: bool = False) -> None:
         """Write the router decisions still deferred (the run ends: its last decision is
-        recorded before the run's last event and its outcome). When the run `failed`, its own
+        recorded with the run's last events, or before them, and before its outcome: the event
+        log calls this, `write_events_with_steps`). When the run `failed`, its own
         error is the one its caller gets: a failure to write them is logged, not raised."""
         if not failed:
             await self._recording.settle()

@@ -104,7 +104,6 @@ async def _execute(
     steps.write_events_with_steps(log)
     consumers: list[EventSink] = [log, *(typed_sink(sink) for sink in live.options.sinks)]
     gate = steps.gate = ReplayGate(consumers, is_open=fresh, log=log)
-    gate.settle = steps.settle  # the run's last router decision, recorded before its end
     # What a new run and a continuation take alike: the request's data and this process's
     # live options, with the replay gate in front of every sink; the same run, not durable
     # again, its steps recorded.

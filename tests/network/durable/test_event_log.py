@@ -211,9 +211,9 @@ def test_due_events_ride_on_the_runs_recorded_steps(
     batches = written_batches(run_id)
     assert [event["type"] for batch in batches for event in batch] == plain  # in order, once
     rows = stream_rows(launched, run_id)
-    # every batch but the run's last write was appended by a step's own statement...
-    assert len(rows) > 5 and all(with_step for _, with_step in rows[:-1])
-    assert rows[-1] == (len(rows) - 1, False)
+    # every batch was appended by a step's own statement, the run's last write by its last
+    # router decision's (which has no step after it to ride on)
+    assert len(rows) > 5 and all(with_step for _, with_step in rows)
     # each batch announced to readers, off the writing transaction
     channel = event_log.STREAMS_CHANNEL
     assert announced == [(channel, f"{run_id}::{event_log.STREAM_KEY}")] * len(rows)
@@ -257,7 +257,8 @@ def test_events_wait_for_the_flusher_when_no_step_is_due(
     monkeypatch.setattr(event_log, "RIDE_AFTER", 3600.0)  # never due for a step either
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
-    assert stream_rows(launched, run_id) == [(0, False)]  # the run's last write only
+    # the run's last write only, by the statement recording its last router decision
+    assert stream_rows(launched, run_id) == [(0, True)]
 
 
 def run_owned_by_a_test_execution(db: str) -> tuple[str, str]:
@@ -465,7 +466,7 @@ class AnswerLost:
         self.lost = 0
 
     def first_time(self, sql: str) -> bool:
-        if self.lost or not sql.startswith("INSERT INTO") or "streams" not in sql:
+        if self.lost or not appends_events(sql):
             return False
         self.lost += 1
         return True
@@ -476,8 +477,14 @@ class AnswerLost:
         return psycopg.OperationalError("server closed the connection unexpectedly")
 
 
+def appends_events(sql: str) -> bool:
+    """Whether `sql` appends to a stream: by itself, or with a step's record."""
+    return "INSERT INTO" in sql and "streams" in sql
+
+
 def losing_answers_on_the_loop(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
-    """The run's last write (on its event loop) loses its first answer."""
+    """The run's last write (on its event loop: the statement recording the run's last
+    router decision, or the log's own append) loses its first answer."""
     from network.durable import wire
 
     execute = wire.execute
@@ -528,7 +535,7 @@ def the_flusher_first(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None
 
     async def after_the_flusher(connection: Any, sql: str, params: Any, watch: Any = None) -> Any:
         deadline = time.monotonic() + 10
-        while sql.startswith("INSERT INTO") and "streams" in sql and not lose.lost:
+        while appends_events(sql) and not lose.lost:
             if time.monotonic() > deadline:
                 break
             await anyio.sleep(0.005)
@@ -538,16 +545,30 @@ def the_flusher_first(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
-@pytest.mark.parametrize("writer", ["the_runs_last_write", "the_flushers_writes"])
+@pytest.mark.parametrize(
+    "writer", ["the_runs_last_write", "the_runs_last_write_alone", "the_flushers_writes"]
+)
 def test_a_batch_whose_answer_was_lost_is_appended_once(
     launched: str, writer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A plain append retried after its connection broke (it committed, the answer was
-    lost) is in the stream once: each event once, in order, no offset skipped."""
+    """An append retried after its connection broke (it committed, the answer was lost) is
+    in the stream once: each event once, in order, no offset skipped. The run's last write
+    rides on its last router decision's record; `_alone`: no decision waits (the log's own
+    append, as when a run ends without one deferred)."""
     monkeypatch.setattr(event_log, "RIDE_AFTER", 3600.0)  # no batch rides on a step
     plain = plain_run_kinds()
     lose = AnswerLost()
-    if writer == "the_runs_last_write":
+    if writer == "the_runs_last_write_alone":
+        from network.durable.steps import DurableSteps
+
+        attach = DurableSteps.write_events_with_steps
+
+        def without_carrier(steps: DurableSteps, log: event_log.EventLog) -> None:
+            attach(steps, log)
+            log.carrier = None  # the last decision is written after the run's end
+
+        monkeypatch.setattr(DurableSteps, "write_events_with_steps", without_carrier)
+    if writer.startswith("the_runs_last_write"):
         monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # one write: the last
         losing_answers_on_the_loop(monkeypatch, lose)
     else:

@@ -6,6 +6,7 @@ router asked again, each tool run once."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,6 +101,96 @@ async def test_a_run_of_five_calls_records_its_17_steps_in_12_statements(
     # each decision keeps its own completion time: before the model call it led to began
     for decision, model in zip(steps[1::3], steps[2::3], strict=False):
         assert decision["completed_at_epoch_ms"] <= model["started_at_epoch_ms"]
+
+
+@pytest.mark.anyio
+async def test_the_runs_last_decision_rides_on_its_last_events_write(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's last decision has no step after it: on PostgreSQL the statement recording it
+    appends the run's last events (RUN_FINISHED among them), one transaction, and the event
+    log writes nothing after it; on SQLite it is written by itself, then the events. Every
+    write a run makes is counted (the flusher's, on its thread, too)."""
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable import event_log
+
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", 3600.0)  # the run's writes only, no timer's
+    db = step_table(_get_dbos_instance()._sys_db).connections
+    writes: list[tuple[str, ...]] = []  # what each statement writing rows writes
+
+    def count(sql: str, params: dict[str, Any]) -> None:
+        names = [v for k, v in sorted(params.items()) if k.startswith("name")]
+        events = ["events"] if "INSERT INTO" in sql and "streams" in sql else []
+        if "INSERT INTO" in sql and (events or "operation_outputs" in sql):
+            writes.append((*names, *events))
+
+    execute, execute_async = db.execute, db.execute_async
+
+    def counted(sql: str, params: dict[str, Any]) -> list[Any]:
+        count(sql, params)
+        return execute(sql, params)
+
+    async def counted_async(sql: str, params: dict[str, Any]) -> list[Any]:
+        if not db.sqlite:  # (SQLite's run through `execute`)
+            count(sql, params)
+        return await execute_async(sql, params)
+
+    monkeypatch.setattr(db, "execute", counted)
+    monkeypatch.setattr(db, "execute_async", counted_async)
+    run_id = f"end-{uuid.uuid4().hex[:8]}"
+    await team.run("go", durable=True, run_id=run_id)
+    # the first step (PostgreSQL: with the read of the steps), then per call the decision
+    # with its model call, and the tool call, then the last decision
+    steps = [w for w in writes if w != ("events",)]
+    assert len(steps) == 1 + 2 * CALLS + 1 == 12
+    if db.sqlite:
+        assert writes[-2:] == [("router",), ("events",)]
+    else:  # 12 statements in all (the events before rode on the steps: `RIDE_AFTER`)
+        assert writes[-1] == ("router", "events") and ("events",) not in writes
+        batches = [b async for b in DBOS.read_stream_async(run_id, event_log.STREAM_KEY)]
+        assert batches[-1][-1]["type"] == "RUN_FINISHED"
+        rows = await db.execute_async(
+            "SELECT count(*) FROM dbos.streams s JOIN dbos.operation_outputs o "
+            "ON o.workflow_uuid = s.workflow_uuid AND o.xmin = s.xmin "
+            "WHERE s.workflow_uuid = %(run)s AND o.function_id = 17",
+            {"run": run_id},
+        )
+        assert rows == [(1,)]  # the last decision and the run's last batch: one transaction
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+@pytest.mark.parametrize("flush_every", [3600.0, 0.0])
+def test_a_failed_write_of_the_last_decision_fails_the_run_without_its_end_in_the_stream(
+    launched: str, flush_every: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The statement that records the run's last decision (with its last events, or by
+    itself when the flusher holds the log) is refused: the run fails with that error, and
+    RUN_FINISHED is never appended, neither then nor by the flusher after (`flush_every`
+    0: it writes every event handed back at once)."""
+    import psycopg
+    from dbos._dbos import _get_dbos_instance
+
+    from network.durable import event_log
+
+    monkeypatch.setattr(event_log, "FLUSH_EVERY", flush_every)
+    db = step_table(_get_dbos_instance()._sys_db).connections
+    execute_async = db.execute_async
+    last = 1 + 3 * CALLS + 1
+
+    async def refusing(sql: str, params: dict[str, Any]) -> list[Any]:
+        if params.get("number") == last and "operation_outputs" in sql:
+            raise psycopg.errors.InsufficientPrivilege("refused by the test")
+        return await execute_async(sql, params)
+
+    monkeypatch.setattr(db, "execute_async", refusing)
+    run_id = f"refused-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(Exception, match="refused by the test"):
+        anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
+    time.sleep(0.3)  # a flusher's write handed back would have landed
+    types = [e["type"] for batch in DBOS.read_stream(run_id, event_log.STREAM_KEY) for e in batch]
+    assert "RUN_FINISHED" not in types
+    assert last not in step_table(_get_dbos_instance()._sys_db).recorded(run_id)
 
 
 @pytest.mark.anyio
