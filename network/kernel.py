@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from network.continuing import continuation
 from network.errors import ConfigurationError
 from network.history.messages import UserMessage
+from network.history.unanswered import not_run_results
 from network.ids import new_id
 from network.run import engine
 from network.run.budgets.caller import calling_run
@@ -157,6 +158,9 @@ async def _thread_run(
     """A new message on a stored thread: its session opened, what it waited on left."""
     _refuse_history_on_thread(thread, options.state)
     session = await open_session(network, thread, state=options.state, steps=steps)
+    # calls it waited on are answered as not run, before the new message (a conversation
+    # with a call and no result is refused by the providers)
+    session.state.append_messages(not_run_results(session.state.messages))
     ctx = _new_context(network, input, options, steps, session)
     session.supersede_pending(ctx.run_id)
     return await _start(network, ctx, session, options, parent)
