@@ -6,7 +6,9 @@
   a file); the AG-UI side of the thread finds nothing to resume, and the thread goes on;
 - a cancel and an answer racing (from two processes, or one; started together or a little
   apart, either first): one wins, the tool runs at most once, and the task's final state
-  agrees with the winner; a cancel well ahead of the answer wins.
+  agrees with the winner; a cancel well ahead of the answer wins;
+- in process, the claim: a cancel retried after its claim committed completes, any other
+  finds the approvals taken; approvals kept in memory are settled once too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from a2a.client.errors import A2AClientError
 from a2a.types import CancelTaskRequest, GetTaskRequest, ListTasksRequest, Task, TaskState
 from a2a.utils.errors import A2AError
 
+from network.a2a.cancel_waiting import CANCELED_BY, cancel_waiting, canceled_answer
+from network.history.messages import UserMessage
+from network.ids import new_id
+from network.serving.admission import RunRequest
+from network.serving.threads import ServedThreads
+from network.threads.thread_data import Commit
+from tests.network.a2a import team
 from tests.network.a2a.servers import (
     TOKENS,
     answering,
@@ -164,3 +173,53 @@ async def test_a_cancel_racing_an_answer_has_one_winner(servers: Pair) -> None:
                 assert final.status.state == CANCELED
     # a cancel half a second ahead wins (before the fix every cancel lost: it was refused)
     assert winners[-1] == "cancel", winners
+
+
+# -- the claim itself, in process ---------------------------------------------------------
+
+
+async def paid_and_waiting(served: ServedThreads, thread_id: str) -> list[str]:
+    """Run "pay 5" on `thread_id` through the serving layer; the approvals it waits on."""
+    admission = await served.admit(thread_id, new_id("run_"), None)
+    try:
+        ctx = await admission.start(RunRequest(messages=[UserMessage("pay 5")], data={}))
+        result = await admission.execute(ctx)
+    finally:
+        await admission.release()
+    return [interrupt.id for interrupt in result.interrupts]
+
+
+async def test_a_cancel_claims_once_and_a_retry_of_it_completes(tmp_path: Path) -> None:
+    served = ServedThreads(team.network, store=str(tmp_path / "threads.db"))
+    try:
+        waited = await paid_and_waiting(served, "t1")
+        # a cancel whose claim committed and whose task was not saved (the process died)
+        store = served.stored.store if served.stored is not None else None
+        assert store is not None
+        thread = await store.get_thread("t1")
+        claim = dict.fromkeys(waited, canceled_answer("task_1"))
+        await store.append_results(
+            "t1", Commit(revision=thread.revision, run_id=CANCELED_BY + "task_1", answered=claim)
+        )
+
+        async def ended() -> str:
+            return "saved"
+
+        # tried again, it completes; another task's cancel (or an answer) finds them taken
+        assert await cancel_waiting(served, "task_1", "t1", None, waited, ended) == "saved"
+        assert await cancel_waiting(served, "task_2", "t1", None, waited, ended) is None
+        assert (await served.read("t1", None)).interrupts == []
+    finally:
+        await served.close()
+
+
+async def test_a_cancel_settles_approvals_kept_in_memory_once() -> None:
+    served = ServedThreads(team.network)
+    waited = await paid_and_waiting(served, "t1")
+
+    async def ended() -> str:
+        return "saved"
+
+    assert await cancel_waiting(served, "task_1", "t1", None, waited, ended) == "saved"
+    assert await cancel_waiting(served, "task_1", "t1", None, waited, ended) is None
+    assert (await served.read("t1", None)).interrupts == []
