@@ -12,7 +12,9 @@ SSE framing); this handler decides, with `network.serving`, what each request ma
 - `tasks/get`, `tasks/cancel`, resubscribe (`SubscribeToTask`), `tasks/list`: the
   principal's own tasks only (`network.a2a.tasks`); anyone else's is `TaskNotFoundError`.
 - Runs go on in the server's task group (`network.a2a.live`): `tasks/cancel` stops one
-  running in this process; a dropped stream does not.
+  running in this process; a dropped stream does not. A task waiting for approvals
+  (`input-required`) is cancelled through their claim, from any process on the store, unless
+  an answer came first (`network.a2a.cancel_waiting`).
 
 Refusals (`RequestError`) become the SDK's errors, naming the serving layer's code in
 `data`; anything else a run raises is screened (`network.serving.screening`): the client
@@ -54,6 +56,7 @@ from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import apply_history_length, validate_history_length, validate_page_size
 from anyio.abc import TaskGroup
 
+from network.a2a.cancel_waiting import cancel_waiting
 from network.a2a.live import LiveTask, LiveTasks
 from network.a2a.message_in import read_message
 from network.a2a.message_out import Progress, failed, outcome, status
@@ -85,6 +88,7 @@ TERMINAL = frozenset(
         TaskState.TASK_STATE_REJECTED,
     }
 )
+ANSWER_POLLS = 20  # a cancel that lost to an answer looks this often for its run here
 WAITING = "interrupts"  # the task's metadata: the approvals it waits on
 
 log = LazyLogger(LOGGER)
@@ -157,21 +161,27 @@ class NetworkHandler(RequestHandler):
         return await _answered(listed())
 
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
-        _, task = await _answered(self._find(params.id, context))
+        principal, task = await _answered(self._find(params.id, context))
         live = self.live.get(task.id)
+        state = task.status.state
+        if live is None and state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            ended = await _answered(self._cancel_waiting(task, principal))
+            if ended is not None:
+                return ended
+            live = await self._continued(task.id)  # an answer came first: its run goes on
+            if live is None:
+                raise TaskNotCancelableError(
+                    message=f"task {task.id}: an answer to its approvals came first (or "
+                    "another request held its thread): its run goes on in another server "
+                    "process, cancel it there; if it still waits, cancel again"
+                )
         if live is not None:
             live.scope.cancel()
             await live.done.wait()
             return live.snapshot()
-        state = task.status.state
         if state in TERMINAL:
             raise TaskNotCancelableError(
                 message=f"task {task.id} is {TaskState.Name(state)}: it has ended"
-            )
-        if state == TaskState.TASK_STATE_INPUT_REQUIRED:
-            raise TaskNotCancelableError(
-                message=f"task {task.id} waits for approvals: answer them (approved: false "
-                "to refuse), its run then ends"
             )
         raise TaskNotCancelableError(
             message=f"task {task.id} runs in another server process; cancel it there"
@@ -241,6 +251,34 @@ class NetworkHandler(RequestHandler):
             shown = task_id if len(task_id) <= MAX_ID_LENGTH else f"{task_id[:64]}..."
             raise TaskNotFoundError(message=f"no task {shown!r}")  # a stranger's id, bounded
         return principal, task
+
+    async def _cancel_waiting(self, task: Task, principal: str | None) -> Task | None:
+        """`task` (input-required) ended `canceled`, its approvals claimed as canceled
+        (`network.a2a.cancel_waiting`); None when an answer came first."""
+        ended = Task()
+        ended.CopyFrom(task)
+        if WAITING in ended.metadata.fields:  # it waits on nothing any more
+            del ended.metadata.fields[WAITING]
+        live = LiveTask(ended, principal)
+        live.publish(status(live, TaskState.TASK_STATE_CANCELED))
+
+        async def save() -> Task:
+            await self.records.save(live.task, principal)
+            return live.snapshot()
+
+        return await cancel_waiting(
+            self.served, task.id, task.context_id, principal, _waited_on(task), save
+        )
+
+    async def _continued(self, task_id: str) -> LiveTask | None:
+        """The run of an answer that came first, once it runs in this process (it starts
+        there within moments, or runs in another process: None)."""
+        for _ in range(ANSWER_POLLS):
+            live = self.live.get(task_id)
+            if live is not None:
+                return live
+            await anyio.sleep(POLL_SECONDS / 10)
+        return None
 
     async def _begin(self, params: SendMessageRequest, context: ServerCallContext) -> Job:
         """Check the message, admit it on its thread and start its run, or refuse it."""

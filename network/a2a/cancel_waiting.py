@@ -1,0 +1,108 @@
+"""`tasks/cancel` of a task waiting for approvals (`input-required`): ended through their claim.
+
+Such a task has no run: its run ended on approvals kept pending with its thread
+(`network.threads.pending`). Cancelling it settles them with the claim an answer makes
+(`Commit.answered`, as `network.serving.approvals.settle` does): holding the thread (one request
+per thread, from any process on the store), it claims every approval the task waits on, with a
+cancellation as the answer, in one commit the store accepts only while every one is still
+pending; then, still holding the thread, the task is saved `canceled`. Of a cancel and an
+answer racing, exactly one wins:
+
+- the cancel: its claim committed first, so an answer is refused (`thread_busy` while the cancel
+  holds the thread; `interrupt_answered` when it read the task before the cancel; after, the
+  task has ended) and the approved tool never runs;
+- the answer: it holds the thread, or its claim committed first; the cancel is then the
+  caller's to apply to the answer's run, as to any running task.
+
+The thread afterwards waits on nothing: its approvals are answered, by `cancel_<task id>`, with
+`{"canceled": {"task": <task id>}}`. An AG-UI `resume` naming them is refused (409
+`no_pending_interrupt`: it reads what waits under the thread's hold, after the cancel), and
+the next run starts from the thread's last commit, as after a message that supersedes pending
+calls (`ThreadSession.supersede_pending`): the state as the interrupted run left it (the
+proposal never applied), the conversation with the tool call and no result for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import anyio
+
+from network.ids import new_id
+from network.run.interrupts import AlreadyAnsweredError, InterruptError
+from network.serving.admission import Admission, StoredAdmission
+from network.serving.errors import RequestError
+from network.serving.screening import guarded
+from network.serving.threads import ServedThreads
+from network.threads.thread_data import Commit
+
+CANCELED_BY = "cancel_"  # the claim's run: this prefix and the task id
+T = TypeVar("T")
+
+
+def canceled_answer(task_id: str) -> str:
+    """The answer a cancel of task `task_id` keeps for each approval it waited on."""
+    return json.dumps({"canceled": {"task": task_id}})
+
+
+async def cancel_waiting(
+    served: ServedThreads,
+    task_id: str,
+    context_id: str,
+    principal: str | None,
+    waited: Sequence[str],
+    ended: Callable[[], Awaitable[T]],
+) -> T | None:
+    """Claim the approvals `waited` of task `task_id` (on thread `context_id`) as canceled, then
+    `ended()` (the task saved `canceled`) while the thread is still held; its answer. None
+    when an answer came first (it holds the thread, or claimed them): nothing was changed."""
+    try:
+        admission = await served.admit(context_id, new_id("run_"), principal)
+    except RequestError as refused:
+        if refused.code == "thread_busy":
+            return None
+        raise
+    try:
+        if not waited or not await _claim(admission, task_id, waited):
+            return None
+        return await ended()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await admission.release()
+
+
+async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> bool:
+    """Whether this cancel's claim of `waited` holds (made now, or by an earlier try of the
+    same cancel whose task was not saved)."""
+    by = CANCELED_BY + task_id
+    record = admission.record
+    if isinstance(admission, StoredAdmission) and admission.claimed.pending_kept:
+        thread = admission.claimed.thread
+        if thread is None:
+            return False
+        answer = canceled_answer(task_id)
+        commit = Commit(revision=thread.revision, run_id=by, answered=dict.fromkeys(waited, answer))
+        try:
+            await admission.threads.store.append_results(record.thread_id, commit)
+        except AlreadyAnsweredError as refused:
+            return refused.answered_by == by
+        except InterruptError:  # not waited on by this thread (any more)
+            return False
+        except Exception as error:  # the store failed: `store_failed`, its text logged only
+            await guarded("claim_answers", _raise(error))
+        return True
+    # Pending approvals kept in this process (in memory, or remembered beside a store that
+    # does not keep them): held by the admission, no other request can take them meanwhile.
+    kept = {interrupt.id for interrupt in record.interrupts}
+    if not set(waited) <= kept:
+        return False
+    record.interrupts = [i for i in record.interrupts if i.id not in set(waited)]
+    if isinstance(admission, StoredAdmission):
+        admission.threads.remember(record.thread_id, list(record.interrupts))
+    return True
+
+
+async def _raise(error: BaseException) -> None:
+    raise error
