@@ -19,7 +19,8 @@ The thread afterwards waits on nothing: its approvals are answered, by `cancel_<
 `no_pending_interrupt`: it reads what waits under the thread's hold, after the cancel), and
 the next run starts from the thread's last commit, as after a message that supersedes pending
 calls (`ThreadSession.supersede_pending`): the state as the interrupted run left it (the
-proposal never applied), the conversation with the tool call and no result for it.
+proposal never applied), the tool call answered in the conversation as not run by the cancel's
+own commit (`network.history.unanswered`), so no call is left there without its result.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TypeVar
 
 import anyio
 
+from network.history.unanswered import not_run_results
 from network.ids import new_id
 from network.run.interrupts import AlreadyAnsweredError, InterruptError
 from network.serving.admission import Admission, StoredAdmission
@@ -39,6 +41,7 @@ from network.serving.threads import ServedThreads
 from network.threads.thread_data import Commit
 
 CANCELED_BY = "cancel_"  # the claim's run: this prefix and the task id
+CANCELED_CALL = "its task was cancelled before this call was answered"
 T = TypeVar("T")
 
 
@@ -83,7 +86,13 @@ async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> b
         if thread is None:
             return False
         answer = canceled_answer(task_id)
-        commit = Commit(revision=thread.revision, run_id=by, answered=dict.fromkeys(waited, answer))
+        commit = Commit(
+            revision=thread.revision,
+            run_id=by,
+            answered=dict.fromkeys(waited, answer),
+            # the calls answered in the conversation too: none is left without its result
+            messages=not_run_results(thread.messages, CANCELED_CALL),
+        )
         try:
             await admission.threads.store.append_results(record.thread_id, commit)
         except AlreadyAnsweredError as refused:

@@ -31,15 +31,13 @@ def unanswered_calls(conversation: Sequence[Any]) -> list[ToolCall]:
     return []
 
 
-def not_run_results(conversation: Sequence[Any]) -> list[ToolMessage]:
-    """A result for each unanswered call (`unanswered_calls`) saying the user moved on."""
+MOVED_ON = "the user sent a new message instead of answering this call"
+
+
+def not_run_results(conversation: Sequence[Any], why: str = MOVED_ON) -> list[ToolMessage]:
+    """A result for each unanswered call (`unanswered_calls`) saying it did not run, and `why`
+    (by default: the user moved on)."""
     return [
-        ToolMessage(
-            call.id,
-            f"Not run: the user sent a new message instead of answering this call to "
-            f"{call.name!r}.",
-            call.name,
-            is_error=True,
-        )
+        ToolMessage(call.id, f"Not run: {why} to {call.name!r}.", call.name, is_error=True)
         for call in unanswered_calls(conversation)
     ]

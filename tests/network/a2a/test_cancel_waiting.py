@@ -105,12 +105,13 @@ async def test_a_waiting_task_is_canceled_and_its_approval_never_runs(servers: P
         late = await http.post(f"{servers.two}/", json=body)
         view = (await http.get(f"{servers.one}/threads/{waiting.context_id}")).json()
     assert late.status_code == 409 and late.json()["error"]["code"] == "no_pending_interrupt"
-    # it waits on nothing; the state never took the proposal; the call stays without a result
+    # it waits on nothing; the state never took the proposal; the call answered as not run
     assert not view.get("interrupts") and "paid" not in view["state"]
     messages = view["messages"]
     calls = [c["id"] for m in messages if m["role"] == "assistant" for c in m.get("toolCalls", [])]
-    results = [m["toolCallId"] for m in messages if m["role"] == "tool"]
-    assert len(calls) == 1 and results == [], messages
+    results = [m for m in messages if m["role"] == "tool"]
+    assert len(calls) == 1 and [m["toolCallId"] for m in results] == calls, messages
+    assert results[0]["content"].startswith("Not run: its task was cancelled"), messages
     after = final_task(await collect(alice, said("hello again", waiting.context_id)))
     assert output_text(after) == "echo: hello again"
     assert servers.payments() == before
