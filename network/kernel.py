@@ -158,9 +158,9 @@ async def _thread_run(
     """A new message on a stored thread: its session opened, what it waited on left."""
     _refuse_history_on_thread(thread, options.state)
     session = await open_session(network, thread, state=options.state, steps=steps)
-    # calls it waited on are answered as not run, before the new message (a conversation
-    # with a call and no result is refused by the providers)
-    session.state.append_messages(not_run_results(session.state.messages))
+    if session.pending:  # the calls it waited on, answered as not run before the new
+        # message (a conversation with a call and no result is refused by the providers)
+        session.state.append_messages(not_run_results(session.state.messages))
     ctx = _new_context(network, input, options, steps, session)
     session.supersede_pending(ctx.run_id)
     return await _start(network, ctx, session, options, parent)
