@@ -55,9 +55,9 @@ MAX_CONNECTIONS = 8
 """Connections a process opens to the system database, at most (a statement takes about
 0.2 ms: eight serve thousands a second, and many workers on one PostgreSQL stay far from its
 connection limit)."""
-GENERIC_PLANS = "-c plan_cache_mode=force_generic_plan"
-"""The PostgreSQL setting of these connections (see the module docstring), added to the
-`options` the database URL may carry."""
+GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
+"""Sent on each of these connections when it opens (see the module docstring): a statement,
+not a startup `options` parameter, which connection poolers may refuse."""
 
 
 class Connections:
@@ -73,9 +73,7 @@ class Connections:
             self.schema = ""
         else:
             self.path = ""
-            self.conninfo = generic_plans(
-                url.set(drivername="postgresql").render_as_string(hide_password=False)
-            )
+            self.conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
             self.schema = '"' + str(sys_db.schema).replace('"', '""') + '"'
         self._idle: list[Any] = []
         self._lock = threading.Lock()
@@ -171,6 +169,7 @@ class Connections:
             self.conninfo, autocommit=True, connect_timeout=10
         )
         try:
+            await connection.execute(GENERIC_PLANS)
             return connection, wire.Watch(connection)
         except BaseException:
             connection.pgconn.finish()
@@ -184,7 +183,13 @@ class Connections:
             )
         import psycopg  # noqa: PLC0415 (only with a PostgreSQL system database)
 
-        return psycopg.connect(self.conninfo, autocommit=True, connect_timeout=10)
+        connection = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=10)
+        try:
+            connection.execute(GENERIC_PLANS)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
 
     def connect_once(self, sql: str) -> None:
         """Run `sql` once on a new connection that gives up quickly (no retry): for a
@@ -226,14 +231,6 @@ class Connections:
     def _give(self, connection: Any) -> None:
         with self._lock:
             self._idle.append(connection)
-
-
-def generic_plans(conninfo: str) -> str:
-    """`conninfo` with `GENERIC_PLANS` after the `options` it carries, if any."""
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo  # noqa: PLC0415 (PostgreSQL)
-
-    options = str(conninfo_to_dict(conninfo).get("options") or "")
-    return make_conninfo(conninfo, options=f"{options} {GENERIC_PLANS}".strip())
 
 
 async def _close_async(connection: Any) -> None:

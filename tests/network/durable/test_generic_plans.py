@@ -1,17 +1,17 @@
 """`network.durable.connections` plans a statement once per connection on PostgreSQL: its
 prepared statements run on their generic plan from the first run, where PostgreSQL's default
 plans each of a prepared statement's first five runs anew (a run's once-a-run statements never
-get past them on one of a worker's connections), and the URL's own options are kept."""
+get past them on one of a worker's connections); the blocking connections (the claim's, the
+takeover's, the listener's) too."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-import psycopg
 import pytest
 from dbos import DBOS, DBOSClient
 
-from network.durable.connections import GENERIC_PLANS, Connections, generic_plans
+from network.durable.connections import Connections
 from network.durable.engine import APP_NAME
 
 pytestmark = pytest.mark.anyio
@@ -45,10 +45,13 @@ async def test_a_statement_is_planned_once_per_connection(client: DBOSClient) ->
     db.close()
 
 
-def test_the_setting_rides_on_the_urls_own_options() -> None:
-    plain = psycopg.conninfo.conninfo_to_dict(generic_plans("postgresql://u@h:5/d"))
-    assert plain["options"] == GENERIC_PLANS
-    assert plain["dbname"] == "d"
-    own = generic_plans("postgresql://u@h:5/d?options=-c%20search_path%3Dx")
-    options = psycopg.conninfo.conninfo_to_dict(own)["options"]
-    assert options == f"-c search_path=x {GENERIC_PLANS}"
+@on_postgres
+def test_the_blocking_connections_plan_once_too(client: DBOSClient) -> None:
+    db = Connections(client._sys_db)
+    assert db.execute("SHOW plan_cache_mode", {}) == [("force_generic_plan",)]
+    listener = db.connect()
+    try:
+        assert listener.execute("SHOW plan_cache_mode").fetchall() == [("force_generic_plan",)]
+    finally:
+        listener.close()
+    db.close()
