@@ -11,7 +11,7 @@ call does, and the model reads why.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from network.history.messages import AssistantMessage, ToolCall, ToolMessage
@@ -37,7 +37,33 @@ MOVED_ON = "the user sent a new message instead of answering this call"
 def not_run_results(conversation: Sequence[Any], why: str = MOVED_ON) -> list[ToolMessage]:
     """A result for each unanswered call (`unanswered_calls`) saying it did not run, and `why`
     (by default: the user moved on)."""
+    return _not_run(unanswered_calls(conversation), why)
+
+
+def answered(messages: Sequence[Any], waiting: Sequence[ToolCall] = ()) -> list[Any]:
+    """`messages` with a not-run result (the user moved on) before each message that follows
+    tool calls still without their results: those of an assistant message among `messages`,
+    and `waiting`, the calls the conversation before them ends with (`unanswered_calls`).
+    Calls at the very end stay as they are: their results may still come."""
+    out: list[Any] = []
+    pending = {call.id: call for call in waiting}
+    for message in messages:
+        if isinstance(message, ToolMessage):
+            pending.pop(message.tool_call_id, None)
+        else:
+            if pending:
+                out.extend(_not_run(pending.values(), MOVED_ON))
+            pending = (
+                {call.id: call for call in message.tool_calls}
+                if isinstance(message, AssistantMessage)
+                else {}
+            )
+        out.append(message)
+    return out
+
+
+def _not_run(calls: Iterable[ToolCall], why: str) -> list[ToolMessage]:
     return [
         ToolMessage(call.id, f"Not run: {why} to {call.name!r}.", call.name, is_error=True)
-        for call in unanswered_calls(conversation)
+        for call in calls
     ]

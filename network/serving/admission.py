@@ -32,6 +32,7 @@ import anyio
 from network import kernel
 from network.errors import StateError
 from network.history.messages import UserMessage
+from network.history.unanswered import answered, unanswered_calls
 from network.run.context import RunBookkeeping, RunContext
 from network.run.emitter import Listener, Sink, wrapped
 from network.run.interrupts import Answer, Interrupt
@@ -170,7 +171,8 @@ class MemoryAdmission(Admission):
         state = checked_state(
             self.network, record.thread_id, request, self.registry.max_thread_bytes
         )
-        state.append_messages(request.messages)
+        # a call the client moved on from is answered as not run (`network.history.unanswered`)
+        state.append_messages(answered(request.messages, unanswered_calls(state.messages)))
         if self.reserved.get(record.thread_id) is record:
             del self.reserved[record.thread_id]
         self.registry.admit(record)  # joins (or is marked most recently used)
@@ -270,7 +272,8 @@ class StoredAdmission(Admission):
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            state.append_messages(new_messages(state.messages, request.messages))
+            fresh = new_messages(state.messages, request.messages)
+            state.append_messages(answered(fresh, unanswered_calls(state.messages)))
         for key, value in request.temp.items():
             state.kv.set(key, value)
         session.run_id = self.run_id

@@ -12,7 +12,7 @@ from agents import Agent, ScriptedModel, call, tool
 from agents.models._wire import to_wire_list
 from network import Network, ThreadRef
 from network.history.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
-from network.history.unanswered import not_run_results, unanswered_calls
+from network.history.unanswered import answered, not_run_results, unanswered_calls
 from network.threads import SQLStore
 
 PUBLISHED: list[str] = []
@@ -94,3 +94,20 @@ async def test_a_new_message_answers_the_waiting_call_as_not_run(tmp_path: Path)
     assert stored is not None
     assert provider_rules_hold(to_wire_list([], stored.messages))
     assert sum(isinstance(m, ToolMessage) for m in stored.messages) == 2
+
+
+def test_answered_puts_a_result_before_whatever_follows_a_call_without_one() -> None:
+    asked = AssistantMessage(None, [ToolCall("c1", "lookup", {}), ToolCall("c2", "publish", {})])
+    later = UserMessage("something else")
+    out = answered([asked, ToolMessage("c1", "facts", "lookup"), later])
+    assert [type(m).__name__ for m in out] == [
+        "AssistantMessage",
+        "ToolMessage",
+        "ToolMessage",
+        "UserMessage",
+    ]
+    assert (out[2].tool_call_id, out[2].is_error) == ("c2", True)
+    waiting = [ToolCall("c9", "show_card", {})]  # the stored conversation ended with it
+    assert [m.tool_call_id for m in answered([later], waiting)[:1]] == ["c9"]
+    assert answered([asked]) == [asked]  # at the very end: its results may still come
+    assert answered([ToolMessage("c9", "shown")], waiting) == [ToolMessage("c9", "shown")]
