@@ -29,7 +29,7 @@ handle is used:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from struct import Struct
 from typing import Any
 
@@ -174,13 +174,21 @@ class Connection:
         self._loop.add_reader(pgconn.socket, self._readable)
 
     @classmethod
-    async def open(cls, conninfo: str) -> Connection:
+    async def open(cls, conninfo: str, setup: Sequence[str] = ()) -> Connection:
+        """A new connection, `setup`'s statements (settings) run on it first."""
         import psycopg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
 
         # Statements and parameters are written as UTF-8 whatever the database's encoding
         # (as asyncpg's connections were): the server converts them, and its results, for us
         connect = psycopg.AsyncConnection.connect
-        return cls(await connect(conninfo, autocommit=True, client_encoding="utf8"))
+        connection = await connect(conninfo, autocommit=True, client_encoding="utf8")
+        try:
+            for statement in setup:
+                await connection.execute(statement)
+        except BaseException:
+            await connection.close()
+            raise
+        return cls(connection)
 
     async def close(self) -> None:
         self._unwatch()

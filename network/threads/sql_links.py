@@ -250,9 +250,22 @@ class SQLiteLink:
         await self._pool.close()
 
 
+GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
+"""Run on each of `PostgresLink`'s connections as it opens (a statement, not a startup
+`options` parameter, which connection poolers may refuse). Both drivers prepare each statement
+once per connection, but PostgreSQL plans a prepared statement anew for each of its first five
+runs and after that keeps a custom plan for as long as the generic plan's estimated cost is
+above theirs: the load's (seven subqueries) never passed, so every load was planned again,
+about half of its server CPU (benchmarks/README.md, "The load planned once per connection").
+Every statement run here finds its rows by key (the thread's id, the user's and app's names,
+and a record's number within its thread), which is the plan a custom plan picks anyway, as for
+the durable engine's statements (`network.durable.connections`)."""
+
+
 class PostgresLink:
     """The store's own PostgreSQL connections, on libpq (`pg_wire`), or through asyncpg when
-    the connection's arguments have no libpq equivalent (see the module docstring)."""
+    the connection's arguments have no libpq equivalent (see the module docstring); each
+    statement planned once per connection (`GENERIC_PLANS`)."""
 
     def __init__(self, arguments: dict[str, Any], *, size: int) -> None:
         self._arguments = arguments
@@ -262,10 +275,16 @@ class PostgresLink:
 
     async def _open(self) -> Any:
         if self._conninfo is not None:
-            return await pg_wire.Connection.open(self._conninfo)
+            return await pg_wire.Connection.open(self._conninfo, (GENERIC_PLANS,))
         import asyncpg  # noqa: PLC0415 (the PostgreSQL driver, loaded only for PostgreSQL)
 
-        return await asyncpg.connect(**self._arguments)
+        connection = await asyncpg.connect(**self._arguments)
+        try:
+            await connection.execute(GENERIC_PLANS)
+        except BaseException:
+            await connection.close()
+            raise
+        return connection
 
     @staticmethod
     async def _close(connection: Any) -> None:

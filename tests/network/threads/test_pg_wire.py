@@ -233,3 +233,47 @@ async def test_a_statements_result_is_not_kept_once_its_rows_are_read(postgres_u
         assert connection._loader.pgresult is None
     finally:
         await link.close()
+
+
+PLANS = (
+    "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements"
+    " WHERE statement NOT LIKE '%pg_prepared_statements%'"
+)
+
+
+async def test_the_links_connections_plan_each_statement_once(postgres_url: str) -> None:
+    # PostgreSQL plans a prepared statement anew for each of its first five runs, and after
+    # them for as long as its generic plan looks dearer than theirs (sql_links.GENERIC_PLANS):
+    # on libpq and through asyncpg, every run takes the generic plan.
+    by_asyncpg = link_of(postgres_url, server_settings={"application_name": "x"})
+    for link in (link_of(postgres_url), by_asyncpg):
+        try:
+            for number in range(3):
+                assert await link.fetch("SELECT $1::int8 + 1", number) == [(number + 1,)]
+            rows = [tuple(row) for row in await link.fetch(PLANS)]
+            assert rows == [("SELECT $1::int8 + 1", 3, 0)]
+        finally:
+            await link.close()
+
+
+async def test_a_threads_load_is_not_planned_again_at_every_run(postgres_url: str) -> None:
+    # Each load was planned again for its first five runs on a connection, and on a thread of
+    # some size for good (its generic plan, seven subqueries, looks dearer to the planner than
+    # a plan for the run's values): about half of the load's server CPU. Loads and commits of a
+    # thread: each statement planned once, the load's generic plan from its first run.
+    from network.threads import SQLStore
+    from tests.network.threads.test_conformance import commit_exchange
+
+    store = SQLStore(postgres_url)
+    try:
+        await store.create_thread("planned", app_name="app")
+        revision = 0
+        for turn in range(7):
+            assert (await store.get_thread("planned")) is not None
+            revision = await commit_exchange(store, "planned", revision, f"turn {turn}")
+        rows = await store.statement("", PLANS, ())
+        loads = [row for row in rows if row[0].startswith("SELECT t.thread_id")]
+        assert len(loads) == 1 and loads[0][1:] == (7, 0)
+        assert all(custom == 0 for _, _, custom in rows), rows
+    finally:
+        await store.close()
