@@ -103,6 +103,10 @@ def _new_context(
 ) -> RunContext[Any]:
     """The context of a new run on `input` (its state the thread's, on a session)."""
     run_state = network.new_state(options.state) if session is None else session.state
+    if session is None and isinstance(options.state, State):  # a conversation continued
+        # may end with calls a stopped run left waiting: answered as not run before the new
+        # message, as on a thread (`_thread_run`), or the providers refuse the request
+        run_state.append_messages(not_run_results(run_state.messages))
     ctx: RunContext[Any] = RunContext(
         network=network,
         state=run_state,

@@ -111,3 +111,23 @@ def test_answered_puts_a_result_before_whatever_follows_a_call_without_one() -> 
     assert [m.tool_call_id for m in answered([later], waiting)[:1]] == ["c9"]
     assert answered([asked]) == [asked]  # at the very end: its results may still come
     assert answered([ToolMessage("c9", "shown")], waiting) == [ToolMessage("c9", "shown")]
+
+
+@pytest.mark.anyio
+async def test_a_state_given_whole_gets_its_waiting_calls_answered_as_not_run() -> None:
+    """Without a thread: the stopped run's `State` continued with a new message."""
+    PUBLISHED.clear()
+    model = ScriptedModel([[call("publish", title="Threads")], "Something else, then."])
+    network = Network("desk", agents=[Agent("writer", model=model, tools=[publish])])
+    first = await network.run("Publish it")
+    assert first.stop_reason == "interrupted"
+
+    second = await network.run("Never mind", state=first.state)
+    assert PUBLISHED == []
+    sent = model.requests[-1]
+    wires = to_wire_list(sent.system, sent.history)
+    assert provider_rules_hold(wires), wires
+    assert wires[-2]["content"].startswith("Not run: the user sent a new message")
+    assert wires[-1] == {"role": "user", "content": "Never mind"}
+    assert second.output == "Something else, then."
+    assert len(first.state.messages) == 2  # the state given is copied, never changed
