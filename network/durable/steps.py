@@ -176,15 +176,15 @@ class Recording:
         )
 
 
-def snapshot_at(ctx: Any, number: int) -> Any:
-    """DBOS's step context for a step at `number` of workflow context `ctx`, made by DBOS
-    (`snapshot_step_ctx`); `ctx`'s counter is left as it was."""
-    counter = ctx.function_id
-    ctx.function_id = number - 1  # snapshot_step_ctx takes counter + 1; no await between
+def snapshot_at(workflow: Any, number: int) -> Any:
+    """DBOS's step context for a step at `number` of DBOS's `workflow` context, made by DBOS
+    (`snapshot_step_ctx`); the workflow's counter is left as it was."""
+    counter = workflow.function_id
+    workflow.function_id = number - 1  # snapshot_step_ctx takes counter + 1; no await between
     try:
-        return ctx.snapshot_step_ctx()
+        return workflow.snapshot_step_ctx()
     finally:
-        ctx.function_id = counter
+        workflow.function_id = counter
 
 
 def step_context_from(template: Any, number: int) -> Any:
