@@ -78,8 +78,8 @@ def new_database(server: str) -> str:
     return f"{server.rsplit('/', 1)[0]}/{name}"
 
 
-def count(tree: Path, server: str, rounds: int, durable_runs: bool) -> dict[str, int]:
-    """Instructions per thread of one process running `rounds` rounds (callgrind's files)."""
+def start(tree: Path, server: str, rounds: int, durable_runs: bool) -> tuple[Any, Path]:
+    """One process running `rounds` rounds under callgrind (a file per thread at the path)."""
     out = Path(tempfile.mkdtemp(prefix="durable-instructions-")) / "cg"
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1")
     command = [
@@ -87,7 +87,17 @@ def count(tree: Path, server: str, rounds: int, durable_runs: bool) -> dict[str,
         f"--callgrind-out-file={out}", sys.executable, str(Path(__file__).resolve()),
         "child", new_database(server), str(rounds), "durable" if durable_runs else "plain",
     ]  # fmt: skip
-    subprocess.run(command, env=env, cwd=tempfile.gettempdir(), check=True, capture_output=True)
+    process = subprocess.Popen(
+        command, env=env, cwd=tempfile.gettempdir(), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    return process, out
+
+
+def counted(process: Any, out: Path) -> dict[str, int]:
+    """Instructions per thread of a process `start`ed (callgrind's files), once it ended."""
+    if process.wait() != 0:
+        raise RuntimeError(f"the measured process failed (exit {process.returncode})")
     threads = {}
     for path in glob.glob(f"{out}-*"):
         with open(path) as f:
@@ -99,8 +109,9 @@ def count(tree: Path, server: str, rounds: int, durable_runs: bool) -> dict[str,
 
 
 def per_step(tree: Path, server: str, low: int, high: int, durable_runs: bool) -> dict[str, float]:
-    a = count(tree, server, low, durable_runs)
-    b = count(tree, server, high, durable_runs)
+    """Instructions per step between `low` and `high` rounds (the two processes at once)."""
+    fewer, more = start(tree, server, low, durable_runs), start(tree, server, high, durable_runs)
+    a, b = counted(*fewer), counted(*more)
     steps = (high - low) * RUNS_AT_ONCE * 17
     main = "01"  # the runs' thread: the process's first
     return {

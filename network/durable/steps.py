@@ -69,7 +69,6 @@ class Recording:
         dbos = _get_dbos_instance()
         # DBOS's workflow context (its step counter and ownership): `Any`, as its class is private
         self.context: Any = ctx
-        self._step_template: Any = None  # DBOS's step context of this execution, to copy
         self.workflow_id: str = ctx.workflow_id
         self.owner: str = ctx.owner_xid
         self.serializer: Any = dbos._serializer
@@ -95,9 +94,13 @@ class Recording:
         """DBOS's context for a step at `number`, as DBOS's own steps run in: inside it a DBOS
         step runs as a plain call (it would otherwise draw a number the replay does not), and
         `DBOS.step_id` is this step's number. The workflow's counter is left as it was."""
-        if self._step_template is None:
-            self._step_template = snapshot_at(self.context, number)
-        return step_context_from(self._step_template, number)
+        ctx = self.context
+        counter = ctx.function_id
+        ctx.function_id = number - 1  # snapshot_step_ctx takes counter + 1; no await between
+        try:
+            return ctx.snapshot_step_ctx()
+        finally:
+            ctx.function_id = counter
 
     def replay(self, number: int, name: str, row: StepRow) -> Any:
         """The recorded outcome of step `number`: its output, or its error raised."""
@@ -174,33 +177,6 @@ class Recording:
         return StepOutcome(
             self.workflow_id, self.owner, number, name, started, output_text, text, serialization
         )
-
-
-def snapshot_at(workflow: Any, number: int) -> Any:
-    """DBOS's step context for a step at `number` of DBOS's `workflow` context, made by DBOS
-    (`snapshot_step_ctx`); the workflow's counter is left as it was."""
-    counter = workflow.function_id
-    workflow.function_id = number - 1  # snapshot_step_ctx takes counter + 1; no await between
-    try:
-        return workflow.snapshot_step_ctx()
-    finally:
-        workflow.function_id = counter
-
-
-def step_context_from(template: Any, number: int) -> Any:
-    """What `snapshot_at(ctx, number)` makes, copied from `template` (`snapshot_at` of the
-    same execution at another number): DBOS builds a step context anew each time (a fresh
-    context, its environment and authentication read again), a third of what a step spends
-    in DBOS's context. Only the step's number and its parent's differ between two snapshots
-    of one execution; each list is the step's own, as in a new one
-    (tests/network/durable/test_step_contexts.py compares the two field by field)."""
-    step = object.__new__(type(template))
-    fields = step.__dict__
-    for key, value in template.__dict__.items():
-        fields[key] = value.copy() if type(value) is list else value
-    step.function_id = number
-    step.parent_workflow_fid = number - 1
-    return step
 
 
 def outcome_serializer(serializer: Any) -> tuple[Callable[[Any], str], str]:
