@@ -62,12 +62,15 @@ class ReplayGate:
             await self._send(StepStarted(name))
 
     async def __call__(self, event: RunEvent) -> None:
-        if not self.is_open:
-            if isinstance(event, RunStarted) and self.log is not None:
-                self.log.keep_start(event)
-            if not isinstance(event, FINAL):
-                return
-            await self.open(None)
+        if self.is_open:  # nearly every event: straight to the sinks (`_send`, inlined)
+            for sink in self.sinks:
+                await sink(event)
+            return
+        if isinstance(event, RunStarted) and self.log is not None:
+            self.log.keep_start(event)
+        if not isinstance(event, FINAL):
+            return
+        await self.open(None)
         await self._send(event)
 
     async def _send(self, event: RunEvent) -> None:

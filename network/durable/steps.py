@@ -36,11 +36,10 @@ of the rebuilt state to the run's event consumers.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
-
-import anyio
 
 from network.durable.event_log import EventLog
 from network.durable.fan_out import BranchSlots, FanOut
@@ -73,12 +72,16 @@ class Recording:
         self.workflow_id: str = ctx.workflow_id
         self.owner: str = ctx.owner_xid
         self.serializer: Any = dbos._serializer
+        # DBOS's serialization of a step's outcome, resolved once per execution, not per step
+        self.serialize, self.serialization = outcome_serializer(self.serializer)
         self.table: StepTable = step_table(dbos._sys_db)
         self.rows: dict[int, StepRow] = {}
         self.log: EventLog | None = None  # the run's event log: its due events ride on steps
         # router decisions made and not written yet: they ride on the next step's statement
         self.deferred: list[StepOutcome] = []
-        self._carrying: anyio.Event | None = None  # set when the write carrying some ends
+        # set when the write carrying some ends (asyncio's: the run is on DBOS's asyncio loop,
+        # and anyio's event costs ten times as much to make)
+        self._carrying: asyncio.Event | None = None
 
     def draw(self) -> int:
         """The run's next step number (DBOS's counter, as its own steps draw it)."""
@@ -145,7 +148,7 @@ class Recording:
                 await self.table.record_async(outcome, self.log)
             return
         self.deferred = []
-        done = self._carrying = anyio.Event()
+        done = self._carrying = asyncio.Event()
         try:
             if outcome is None:
                 await self.table.record_async(carried[-1], self.log, carried[:-1])
@@ -160,23 +163,38 @@ class Recording:
 
     def outcome(self, number: int, name: str, started: int, output: Any, error: Any) -> StepOutcome:
         """Step `number`'s outcome, serialized, to record."""
-        from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
-            serialize_exception,
-            serialize_value,
-        )
-
         if error is not None:
+            from dbos._serialization import serialize_exception  # noqa: PLC0415 (dbos is optional)
+
             text, serialization = serialize_exception(error, None, self.serializer)
             output_text = None
         else:
             try:
-                output_text, serialization = serialize_value(output, None, self.serializer)
+                output_text, serialization = self.serialize(output), self.serialization
             except Exception as exc:
                 raise UnrecordableStepError(self.workflow_id, name, exc) from exc
             text = None
         return StepOutcome(
             self.workflow_id, self.owner, number, name, started, output_text, text, serialization
         )
+
+
+def outcome_serializer(serializer: Any) -> tuple[Callable[[Any], str], str]:
+    """How DBOS's `serialize_value(output, None, serializer)` writes a step's output, resolved
+    once: the function it ends in and the serialization's name it returns (it picks them by
+    the serializer's name on every call: four calls a step, for the same answer)."""
+    from dbos._serialization import (  # noqa: PLC0415 (dbos is optional and heavy)
+        DBOSDefaultSerializer,
+        DBOSPortableJSON,
+        serialization_for_type,
+    )
+
+    name = serialization_for_type(None, serializer)
+    if name == DBOSPortableJSON.name():
+        return DBOSPortableJSON.serialize, name
+    if name == DBOSDefaultSerializer.name():
+        return DBOSDefaultSerializer.serialize, name
+    return serializer.serialize, serializer.name()
 
 
 class DurableSteps:
