@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from revisions import export_revision
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PEER_SERVERS = {
@@ -255,19 +257,6 @@ async def _drive(port: int, runs: int, clients: int, path: str, tag: str) -> int
     return sum(counts)
 
 
-def export(revision: str) -> Path:
-    """The library at git `revision` (network, agents, routers), in a temporary directory."""
-    target = Path(tempfile.mkdtemp(prefix="agent-network-served-"))
-    archive = subprocess.run(
-        ["git", "archive", revision, "network", "agents", "routers"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        check=True,
-    )
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    return target
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
@@ -288,7 +277,9 @@ def main() -> None:
         return
     versions: list[tuple[str, str]] = [("this checkout", str(ROOT))]
     if args.against:
-        versions.append((f"at {args.against}", str(export(args.against))))
+        versions.append(
+            (f"at {args.against}", str(export_revision(args.against, "agent-network-served-")))
+        )
     folder = Path(tempfile.mkdtemp(prefix="agui-served-"))
     postgres = None
     stack = []

@@ -36,6 +36,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from revisions import export_revision
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RUNS_AT_ONCE = 4
@@ -118,18 +120,6 @@ def per_step(tree: Path, server: str, low: int, high: int, durable_runs: bool) -
         "run_thread": round((b.get(main, 0) - a.get(main, 0)) / steps),
         "all_threads": round((sum(b.values()) - sum(a.values())) / steps),
     }
-
-
-def export_revision(revision: str) -> Path:
-    target = Path(tempfile.mkdtemp(prefix="agent-network-before-"))
-    archive = subprocess.run(
-        ["git", "archive", revision, "network", "agents", "routers"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        check=True,
-    )
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    return target
 
 
 def main() -> None:

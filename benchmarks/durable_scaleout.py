@@ -62,6 +62,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from revisions import export_revision
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CALLS = 5
@@ -564,19 +566,6 @@ def enqueue_cost(variant: Variant, server: str, count: int) -> dict:
 
 
 # -- the invocation --------------------------------------------------------------------------
-
-
-def export_revision(revision: str) -> Path:
-    """The library's files at git `revision`, in a temporary directory."""
-    target = Path(tempfile.mkdtemp(prefix="agent-network-before-"))
-    archive = subprocess.run(
-        ["git", "archive", revision, "network", "agents", "routers"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        check=True,
-    )
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    return target
 
 
 @contextlib.contextmanager

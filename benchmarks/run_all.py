@@ -34,7 +34,6 @@ import platform
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_common import last_json_line, summarize  # noqa: E402
 from fake_openai_server import FakeOpenAIServer  # noqa: E402
+from revisions import export_revision  # noqa: E402
 
 PEERS_PYTHON = HERE / ".venv-peers" / "bin" / "python"
 AGENTKIT_DIR = HERE / "peers" / "agentkit"
@@ -485,19 +485,6 @@ def durable_section(record: dict) -> str:
             when = f"not within {row['waited_s']:.0f} s (still {', '.join(row['statuses'])})"
         lines.append(f"| {row['variant']} | {row['runs_killed']} | {when} | {row['load']} |")
     return "\n".join(lines) + "\n"
-
-
-def export_revision(revision: str) -> Path:
-    """The library's files at git `revision`, in a temporary directory (`git archive`)."""
-    target = Path(tempfile.mkdtemp(prefix="agent-network-before-"))
-    archive = subprocess.run(
-        ["git", "archive", revision, "network", "agents", "routers"],
-        cwd=HERE.parent,
-        stdout=subprocess.PIPE,
-        check=True,
-    )
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
-    return target
 
 
 def run_one(
