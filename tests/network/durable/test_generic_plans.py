@@ -6,13 +6,10 @@ takeover's, the listener's) too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from dbos import DBOS, DBOSClient
+from dbos import DBOSClient
 
 from network.durable.connections import Connections
-from network.durable.engine import APP_NAME
 
 pytestmark = pytest.mark.anyio
 on_postgres = pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
@@ -21,16 +18,6 @@ PLANS = (
     "SELECT coalesce(sum(custom_plans), 0)::int, coalesce(sum(generic_plans), 0)::int "
     "FROM pg_prepared_statements WHERE statement LIKE %(like)s"
 )
-
-
-@pytest.fixture
-def client(durable_db: str) -> Iterator[DBOSClient]:
-    DBOS.migrate(durable_db)
-    dbos_client = DBOSClient(system_database_url=durable_db, application_name=APP_NAME)
-    try:
-        yield dbos_client
-    finally:
-        dbos_client.destroy()
 
 
 @on_postgres

@@ -7,29 +7,18 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
-from dbos import DBOS, DBOSClient
+from dbos import DBOSClient
 
 from network.durable.connections import Connections
-from network.durable.engine import APP_NAME, APP_VERSION, WORKFLOW_NAME
+from network.durable.engine import APP_VERSION, WORKFLOW_NAME
 from network.durable.network_queues import network_queue
 from network.durable.queue_table import CHANNEL, QueueTable
 
 QUEUE_NAME = network_queue("team")
-
-
-@pytest.fixture
-def client(durable_db: str) -> Iterator[DBOSClient]:
-    DBOS.migrate(durable_db)
-    dbos_client = DBOSClient(system_database_url=durable_db, application_name=APP_NAME)
-    try:
-        yield dbos_client
-    finally:
-        dbos_client.destroy()
 
 
 def enqueue(client: DBOSClient, queue: str = QUEUE_NAME, **options: Any) -> str:
