@@ -17,6 +17,7 @@ from typing import Any
 
 import anyio
 import pytest
+from anyio.abc import TaskGroup
 from sqlalchemy.exc import DBAPIError
 
 from network.errors import StaleThreadError
@@ -38,14 +39,25 @@ def rows(path: Path) -> list[str]:
         return sorted(text for (text,) in other.execute("SELECT text FROM notes"))
 
 
-async def a_held_writer(link: SQLiteLink, release: threading.Event) -> None:
-    """A write that holds the writer until `release`: what is queued meanwhile goes together."""
+async def the_writer_held(link: SQLiteLink, group: TaskGroup, release: threading.Event) -> None:
+    """A write started that holds the writer until `release` (what is queued meanwhile goes
+    together); back once the writer's thread is inside it, however slowly the machine runs."""
+    holding = threading.Event()
 
     def held(connection: sqlite3.Connection) -> None:
         connection.execute("INSERT INTO notes VALUES ('first')")
+        holding.set()
         release.wait(5)
 
-    await link.write(held)
+    group.start_soon(link.write, held)
+    assert await anyio.to_thread.run_sync(holding.wait, 5), "the held write never began"
+
+
+async def all_queued(link: SQLiteLink, count: int) -> None:
+    """Back once `count` calls wait behind the held write (each is counted as it is queued)."""
+    with anyio.fail_after(5):
+        while link._writer is None or link._writer.waited_on < 1 + count:
+            await anyio.sleep(0.001)
 
 
 async def two_rounds(
@@ -61,13 +73,12 @@ async def two_rounds(
     await link.write(lambda c: c.execute("CREATE TABLE notes (text TEXT)"))
     link.listeners.append(seen.append)
     async with anyio.create_task_group() as group:
-        group.start_soon(a_held_writer, link, release)
-        await anyio.sleep(0.05)
+        await the_writer_held(link, group, release)
         for index in range(4):
             group.start_soon(writer, index)
         if reader is not None:
             group.start_soon(reader)
-        await anyio.sleep(0.05)
+        await all_queued(link, 4 if reader is None else 5)
         release.set()
     return seen
 
@@ -84,11 +95,10 @@ async def queued_behind(link: SQLiteLink, writes: list[object]) -> list[object]:
             outcomes[index] = exc
 
     async with anyio.create_task_group() as group:
-        group.start_soon(a_held_writer, link, release)
-        await anyio.sleep(0.05)  # the held write is on the writer's thread
+        await the_writer_held(link, group, release)
         for index, body in enumerate(writes):
             group.start_soon(one, index, body)
-        await anyio.sleep(0.05)  # all queued
+        await all_queued(link, len(writes))
         release.set()
     return outcomes
 
@@ -129,11 +139,10 @@ async def test_each_caller_is_answered_once_its_commit_is_visible(tmp_path: Path
             answered.append([text, *rows(tmp_path)])  # another connection sees it already
 
         async with anyio.create_task_group() as group:
-            group.start_soon(a_held_writer, link, release)
-            await anyio.sleep(0.05)
+            await the_writer_held(link, group, release)
             for text in ("a", "b", "c"):
                 group.start_soon(one, text)
-            await anyio.sleep(0.05)
+            await all_queued(link, 3)
             release.set()
         assert len(answered) == 3 and all(text in seen for text, *seen in answered)
     finally:
@@ -188,13 +197,12 @@ async def test_a_group_holding_a_durable_write_is_synced(tmp_path: Path) -> None
         await link.statement("INSERT INTO notes VALUES ('lease')", (), durable=False)
         link.listeners.append(seen.append)
         async with anyio.create_task_group() as group:
-            group.start_soon(a_held_writer, link, release)  # durable: switches to FULL
-            await anyio.sleep(0.05)
+            await the_writer_held(link, group, release)  # durable: switches to FULL
             group.start_soon(
                 lambda: link.statement("INSERT INTO notes VALUES ('x')", (), durable=False)
             )
             group.start_soon(lambda: link.write(note("kept")))  # type: ignore[arg-type]
-            await anyio.sleep(0.05)
+            await all_queued(link, 2)
             release.set()
         begins = [i for i, sql in enumerate(seen) if sql == "BEGIN IMMEDIATE"]
         assert len(begins) == 2 and seen[begins[0] - 1] == "PRAGMA synchronous = FULL"
