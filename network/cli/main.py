@@ -72,6 +72,7 @@ from network.cli.serve_app import (
     serve_app,
     worker_environment,
 )
+from network.cli.store_check import check_store
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError
 from network.network import Network
@@ -243,6 +244,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     asgi, network = serve_app(args)  # every option checked before anything listens
     endpoint = endpoint_from_args(args)
     _quiet_logs()
+    check_store(store_option(args.store))  # and the store opened, once, in this process
     warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
 
@@ -315,6 +317,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         except ConfigurationError as exc:
             raise CLIError(f"{option}: {exc}") from exc
     _quiet_logs(stream=sys.stderr)  # over stdio, stdout is the protocol's
+    check_store(store_option(args.store))  # opened once before a client connects
     if args.transport == "http":
         warn_if_exposed(args.host, "the MCP server")
 
@@ -371,6 +374,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     store_option(args.store)  # a bad --store is reported before anything listens
     authorize = _dev_authorize(args)
     _quiet_logs()
+    check_store(store_option(args.store))  # and the store opened once (its failure logged)
     exposed = warn_if_exposed(args.host, "the dev UI")
     try:
         sock = listening_socket(args.host, args.port)
