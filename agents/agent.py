@@ -43,7 +43,7 @@ from network.errors import ConfigurationError
 from network.history.model_io import Model
 from network.history.results import InferenceResult
 from network.network import Network
-from network.numbers import check_number
+from network.numbers import check_number, checked_params
 from network.run.capability import Capability, checked_capabilities, implements
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
@@ -175,7 +175,7 @@ class Agent(AgentStep):
         self.tool_choice = _checked_choice(self, tool_choice)
         self.model = model  # checked by the property
         self.output_key = output_key
-        self.params = dict(params or {})
+        self.params = checked_params(f"agent {name!r}", params or {})
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
         self.tool_timeout, self.tool_retry = tool_timeout, tool_retry
         self.stream = _checked_stream(name, stream)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from network.errors import ConfigurationError
@@ -90,4 +91,58 @@ def _wanted(integer: bool, minimum: float, above: bool, maximum: float | None) -
     return f"{kind} {low} and <= {high}"
 
 
-__all__ = ["check_number", "check_sizes"]
+# model parameters with a range every provider shares (`checked_params`)
+MODEL_COUNTS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "n")
+MODEL_NOT_BELOW_ZERO = ("temperature", "top_p")
+
+
+def checked_params(
+    owner: str, params: Mapping[str, Any], error: type[Exception] = ConfigurationError
+) -> dict[str, Any]:
+    """Model parameters (`Agent(params=...)`, a client's `**params`, `--param`) as a new dict
+    when every value can be sent in a request body; else `error` naming `owner` (`"agent
+    'writer'"`, `"model 'openai/gpt-4o'"`) and the parameter.
+
+    JSON has no spelling for NaN or infinity: sent, they were `NaN` in the body (a provider's
+    400 at the first call, or a server that read it its own way), so one anywhere in a value
+    is refused. The sampling parameters every provider shares get their range too: the token
+    counts are whole numbers from 1, `temperature` and `top_p` not below 0. Other ranges (a
+    provider's maximum temperature, its penalties' bounds) differ between providers and are
+    theirs to judge."""
+    for key, value in params.items():
+        if not isinstance(key, str):
+            raise error(f"{owner}: a parameter's name must be a string, got {key!r}")
+        where = _non_finite(value)
+        if where is not None:
+            raise error(
+                f"{owner}: parameter {key!r}{where} must be a finite number (JSON has no NaN "
+                "or infinity)"
+            )
+        if value is None:
+            continue
+        if key in MODEL_COUNTS:
+            check_number(f"{owner}: parameter {key!r}", value, integer=True, minimum=1, error=error)
+        elif key in MODEL_NOT_BELOW_ZERO:
+            check_number(f"{owner}: parameter {key!r}", value, error=error)
+    return dict(params)
+
+
+def _non_finite(value: Any, path: str = "") -> str | None:
+    """Where in `value` a NaN or infinity is (`""`: the value itself, `"['a'][0]"` inside),
+    or None when it has none."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else path
+    if isinstance(value, Mapping):
+        items: Any = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _non_finite(item, f"{path}[{key!r}]")
+        if found is not None:
+            return found
+    return None
+
+
+__all__ = ["check_number", "check_sizes", "checked_params"]

@@ -54,7 +54,7 @@ from agents.models.price import Price, price_from
 from network.errors import ModelError
 from network.history.results import ModelCall
 from network.logger import get_logger
-from network.numbers import check_number
+from network.numbers import check_number, checked_params
 from network.run.retry_policy import RetryPolicy
 
 
@@ -108,7 +108,7 @@ class RetryingModel(CountsRequestTokens, ABC):
         self.max_retries = retries_of(retry, max_retries)
         self.stream = stream
         self.retry_delay = retry_delay
-        self.params = params
+        self.params = checked_params(f"model {model!r}", params)
         self._relax_tool_choice = False  # set once the server refused a forced tool call
         # Set once the server refused `response_format` (`agents.models._response_format`).
         self.refuses_response_format = False

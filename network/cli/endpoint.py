@@ -44,6 +44,7 @@ from typing import Any, TextIO
 
 from network.cli.load import CLIError
 from network.network import Network
+from network.numbers import checked_params
 
 ENV_MODEL = "AGENT_NETWORK_MODEL"
 ENV_API_BASE = "AGENT_NETWORK_API_BASE"
@@ -158,6 +159,7 @@ def endpoint_from_args(
     for text in getattr(args, "param", None) or ():
         key, value = parse_param(text)
         params[key] = value
+    checked_params("--param", params, error=CLIError)  # NaN or -1 refused before any run
     return Endpoint(
         model=getattr(args, "model", None) or env.get(ENV_MODEL) or None,
         api_base=getattr(args, "api_base", None) or env.get(ENV_API_BASE) or None,

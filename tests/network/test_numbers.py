@@ -85,6 +85,42 @@ def test_an_int_past_a_floats_range_is_refused_not_an_overflow() -> None:
     assert check_number("x", 10**300) == 10**300  # within a float's range
 
 
+MAKERS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "agent 'a'": lambda params: Agent("a", params=params),
+    "model 'm'": lambda params: OpenAIModel("m", **params),
+    "model 'openai/m'": lambda params: LiteLLMModel("openai/m", **params),
+}
+
+
+@pytest.mark.parametrize("owner", list(MAKERS))
+@pytest.mark.parametrize(
+    ("params", "said"),
+    [
+        ({"temperature": math.nan}, "parameter 'temperature' must be a finite number"),
+        ({"top_p": math.inf}, "parameter 'top_p' must be a finite number"),
+        ({"extra_body": {"w": [1, -math.inf]}}, "parameter 'extra_body'['w'][1] must be a fin"),
+        ({"temperature": -0.5}, "parameter 'temperature' must be a finite number >= 0, got -0.5"),
+        ({"max_tokens": 0}, "parameter 'max_tokens' must be an int >= 1, got 0"),
+        ({"max_completion_tokens": 2.5}, "parameter 'max_completion_tokens' must be an int"),
+        ({"n": True}, "parameter 'n' must be an int >= 1, got True"),
+    ],
+    ids=repr,
+)
+def test_a_model_parameter_json_cannot_carry_or_no_provider_takes_is_refused(
+    owner: str, params: dict[str, Any], said: str
+) -> None:
+    """Sent, a NaN was `NaN` in the request body (a provider's 400 at the first call)."""
+    with pytest.raises(ConfigurationError) as caught:
+        MAKERS[owner](params)
+    assert str(caught.value).startswith(f"{owner}: {said}")
+
+
+def test_model_parameters_any_provider_may_take_are_kept() -> None:
+    params = {"temperature": 0.2, "max_tokens": 10, "stop": None, "seed": -1, "logit_bias": {}}
+    assert Agent("a", params=params).params == params
+    assert OpenAIModel("m", **params).params == params
+
+
 @pytest.mark.anyio
 async def test_a_run_refuses_a_bad_max_iter() -> None:
     network = Network("n", agents=[Agent("a", model=ScriptedModel(["hi"]))])

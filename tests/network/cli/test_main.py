@@ -375,6 +375,19 @@ def test_a_param_without_a_value_is_one_clear_line() -> None:
     assert done.stderr.strip() == "error: --param 'temperature' is not KEY=VALUE"
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (["--param", "temperature=NaN"], "parameter 'temperature' must be a finite number"),
+        (["--param", "max_tokens=-5"], "parameter 'max_tokens' must be an int >= 1, got -5"),
+    ],
+)
+def test_a_param_no_request_can_carry_is_one_clear_line(given: list[str], said: str) -> None:
+    done = cli("run", f"{EXAMPLE}:solo", "hi", "--model", "openai/m", *given)
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith(f"error: --param: {said}")
+
+
 def test_serve_takes_the_endpoint_options() -> None:
     with FakeOpenAIServer() as server:
         server.add_text("served from the self-hosted model")
