@@ -197,8 +197,9 @@ class ToolCallCheck:
 
     Attributes:
         tool: the tool's name.
-        arguments: the arguments as the model sent them (a dict; the raw text when the model
-            sent invalid JSON).
+        arguments: the arguments as the tool receives them: the model's, validated and
+            coerced by the tool's schema (`{"amount": 800}` when the model sent `"800"`). A
+            call whose arguments do not validate fails as the tool's own error, unchecked.
         call_id: the tool call's id.
         agent: the agent whose call it is.
         result: the tool's result (None for "tool_input").
