@@ -70,6 +70,10 @@ class GuardrailResult:
     @classmethod
     def reject(cls, message: str, info: Any = None) -> GuardrailResult:
         """A tool guardrail refuses the call: the model reads `message`, the run goes on."""
+        if not isinstance(message, str):  # None would make it a trip: the run would stop
+            raise ConfigurationError(
+                f"GuardrailResult.reject: message must be a string, got {type(message).__name__}"
+            )
         return cls(True, info, message)
 
     @property
