@@ -192,7 +192,7 @@ class Agent(AgentStep):
         self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
         self.context_policy = context_policy
         self._hooks = AgentHooks.coerce(hooks)
-        self._handoffs = Handoffs(name, list(handoffs), self._taken_names)
+        self._handoffs = Handoffs(name, handoffs, self._taken_names)  # checked, then copied
         self.memory = _memory_of(name, memory)
         self._extra = checked_capabilities(f"agent {name!r}", capabilities)
         self._built = True

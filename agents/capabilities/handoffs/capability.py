@@ -10,6 +10,7 @@ person takes effect when that call is answered: see `wrap_resume`). Its network 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agents.capabilities.handoffs._tools import HandoffTools
@@ -29,7 +30,7 @@ class Handoffs(Capability):
     """An agent's handoffs. `items` is the agent's own list (`Agent.handoffs`): what the
     application appends to it later is offered too."""
 
-    def __init__(self, owner: str, items: list[Any], taken: Any) -> None:
+    def __init__(self, owner: str, items: Sequence[Any], taken: Any) -> None:
         self.owner = owner
         self.items = coerce_handoffs(owner, items)
         self._taken = taken  # `fn() -> names` of the agent's other tools (a clash is refused)

@@ -420,6 +420,9 @@ def test_a_handoffs_tool_name_clash_or_a_bad_item_is_a_configuration_error() -> 
         Agent("triage", tools=[transfer_to_faq], handoffs=[faq])
     with pytest.raises(ConfigurationError, match="handoffs takes agents"):
         Agent("triage", handoffs=[42])
+    for not_a_list in ("faq", None):  # a name alone was offered as transfer_to_f, _a and _q
+        with pytest.raises(ConfigurationError, match="'triage': handoffs must be a list"):
+            Agent("triage", handoffs=not_a_list)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="on_handoff must be a function"):
         handoff(faq, on_handoff="not a function")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="tool name"):
