@@ -184,6 +184,11 @@ class Agent(AgentStep):
         self.output_retries = check_number(
             f"agent {name!r}: output_retries", output_retries, integer=True
         )
+        if isinstance(output_validators, str) or not isinstance(output_validators, Sequence):
+            raise ConfigurationError(
+                f"agent {name!r}: output_validators must be a list of functions, got "
+                f"{output_validators!r}"
+            )
         self.output_validators = list(output_validators)
         self.view = view
         if output_type is not None:
