@@ -492,3 +492,29 @@ async def test_a_handoff_beside_a_call_held_for_approval_is_followed_once_it_is_
         store = SQLStore(str(tmp_path / "threads.db"))
         assert (await store.get_thread("t1")).active_agent == "faq"
         await store.close()
+
+
+@pytest.mark.parametrize("on_thread", [False, True])
+async def test_a_handoff_beside_a_client_tool_call_is_followed_once_its_result_comes(
+    on_thread: bool, tmp_path: Any
+) -> None:
+    # The stopped call made the handoff; a run continued in memory (not only on a thread)
+    # starts with its target, which reads the client's result
+    faq = Agent("faq", model=ScriptedModel(["You picked the 1st."]))
+    triage = Agent(
+        "triage",
+        tools=[agents.client_tool("pick_date", "Let the user pick a date.")],
+        handoffs=[faq],
+        model=ScriptedModel([[call("pick_date"), call("transfer_to_faq")], "never"]),
+    )
+    network = Network("shop", agents=[triage, faq])
+    thread = ThreadRef("t1", store=str(tmp_path / "threads.db")) if on_thread else None
+
+    stopped = await network.run("When can I fly?", thread=thread)
+    assert stopped.stop_reason == StopReason.CLIENT_TOOL
+    (pending,) = stopped.pending_tool_calls
+    done = await network.run(stopped.tool_results({pending.id: "2026-12-01"}), thread=thread)
+
+    assert done.this_run[-1].agent == "faq" and done.output == "You picked the 1st."
+    assert len(triage.model.requests) == 1
+    assert "2026-12-01" in faq.model.requests[0].history[-1].content
