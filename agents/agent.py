@@ -184,6 +184,11 @@ class Agent(AgentStep):
         self.output_retries = check_number(
             f"agent {name!r}: output_retries", output_retries, integer=True
         )
+        if isinstance(output_validators, str) or not isinstance(output_validators, Sequence):
+            raise ConfigurationError(
+                f"agent {name!r}: output_validators must be a list of functions, got "
+                f"{output_validators!r}"
+            )
         self.output_validators = list(output_validators)
         self.view = view
         if output_type is not None:
@@ -192,7 +197,7 @@ class Agent(AgentStep):
         self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
         self.context_policy = context_policy
         self._hooks = AgentHooks.coerce(hooks)
-        self._handoffs = Handoffs(name, list(handoffs), self._taken_names)
+        self._handoffs = Handoffs(name, handoffs, self._taken_names)  # checked, then copied
         self.memory = _memory_of(name, memory)
         self._extra = checked_capabilities(f"agent {name!r}", capabilities)
         self._built = True

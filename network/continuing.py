@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from network.errors import ConfigurationError
+from network.history.handoffs import active_agent
 from network.history.messages import ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.client_results import result_messages
@@ -76,11 +77,15 @@ async def continuation(
         claim_in_memory(stopped, run_id)
         state = _copy_of(network, stopped, answered if isinstance(request, Resume) else ())
         input = stopped.state.results[0].input if len(stopped.state.results) else ""
+        # the copy carries the conversation, not the agent calls: who had it when the run
+        # stopped (a handoff made beside the calls it waits on) is said here instead
+        active = active_agent(stopped.state.results)
     else:
         session = await open_session(network, thread, steps=steps, create=False)
         answered = await _claimed_on_thread(network, request, stopped, session, run_id)
         state = session.state
         input = _last_input(state)
+        active = None  # read from the thread's agent calls
     ctx = RunContext(
         network=network,
         state=state,
@@ -96,6 +101,7 @@ async def continuation(
             ),
             steps=steps,
             continues=True,
+            known_active_agent=active,
         ),
     )
     if isinstance(request, Resume):

@@ -70,6 +70,10 @@ class GuardrailResult:
     @classmethod
     def reject(cls, message: str, info: Any = None) -> GuardrailResult:
         """A tool guardrail refuses the call: the model reads `message`, the run goes on."""
+        if not isinstance(message, str):  # None would make it a trip: the run would stop
+            raise ConfigurationError(
+                f"GuardrailResult.reject: message must be a string, got {type(message).__name__}"
+            )
         return cls(True, info, message)
 
     @property
@@ -197,8 +201,9 @@ class ToolCallCheck:
 
     Attributes:
         tool: the tool's name.
-        arguments: the arguments as the model sent them (a dict; the raw text when the model
-            sent invalid JSON).
+        arguments: the arguments as the tool receives them: the model's, validated and
+            coerced by the tool's schema (`{"amount": 800}` when the model sent `"800"`). A
+            call whose arguments do not validate fails as the tool's own error, unchecked.
         call_id: the tool call's id.
         agent: the agent whose call it is.
         result: the tool's result (None for "tool_input").

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -165,7 +166,9 @@ class OutputSpec:
         fenced = _FENCE.match(raw)
         text = fenced.group(1) if fenced else raw
         try:
-            data = json.loads(text)
+            # NaN and infinity are refused as JSON has no form for them: a state key, a
+            # thread store and a client could never take the value (`_finite_float`)
+            data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
         except ValueError as exc:
             raise OutputInvalid([f"the answer is not valid JSON: {exc}"]) from exc
         if self.wrapped and isinstance(data, dict) and set(data) == {WRAPPER_KEY}:
@@ -214,6 +217,20 @@ class OutputSpec:
     def json_form(self, value: Any) -> Any:
         """The JSON form of a validated value."""
         return self.adapter.dump_python(value, mode="json")
+
+
+def _no_constant(name: str) -> Any:
+    """`json.loads`'s hook for `NaN`, `Infinity` and `-Infinity`, which JSON does not have."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    """`json.loads`'s hook for a number with a fraction or exponent: `1e999` overflows to
+    infinity, refused as the constant `Infinity` is."""
+    number = float(text)
+    if math.isinf(number):
+        raise ValueError(f"{text} is too large for a JSON number")
+    return number
 
 
 class OutputInvalid(ValueError):

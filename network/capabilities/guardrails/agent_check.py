@@ -7,6 +7,8 @@ import typing
 from collections.abc import Callable
 from typing import Any, cast
 
+from pydantic_core import to_jsonable_python
+
 from network.errors import ConfigurationError
 from network.history.messages import UserMessage
 from network.history.results import ModelCall
@@ -141,7 +143,8 @@ def _as_text(value: Any) -> str:
         shown: dict[str, Any] = {"tool": value.tool, "arguments": value.arguments}
         if value.content is not None:
             shown["result"] = value.content
-        return json.dumps(shown, default=str)
+        # validated arguments may hold models, dates, enums: their JSON form, as a model sends
+        return json.dumps(to_jsonable_python(shown, fallback=str))
     dump = getattr(value, "model_dump_json", None)
     if callable(dump):
         return str(dump())

@@ -145,7 +145,7 @@ class Guardrails(Capability):
         checks = getattr(use.tool, "guardrails", None)
         if checks is None:
             return await proceed()
-        return await guarded_call(use.run, use.agent.name, checks, use.call, proceed)
+        return await guarded_call(use.run, use.agent.name, checks, use.tool, use.call, proceed)
 
     def __repr__(self) -> str:
         return (

@@ -23,6 +23,8 @@ def test_a_result_says_whether_it_tripped_and_how() -> None:
         GuardrailResult("yes")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="message must be a string"):
         GuardrailResult(True, None, 5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="reject: message must be a string"):
+        GuardrailResult.reject(None)  # type: ignore[arg-type]  # else a trip: the run stops
 
 
 def test_functions_and_guardrails_are_coerced_and_checked() -> None:

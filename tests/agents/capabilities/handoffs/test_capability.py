@@ -9,10 +9,11 @@ import pytest
 
 import agents
 from agents import Agent, ScriptedModel, ToolContext, call, handoff, without_tool_calls
-from network import ConfigurationError, Network, RunContext, Stop, StopReason
+from network import ConfigurationError, Network, RunContext, Stop, StopReason, ThreadRef
 from network.events import HandoffEvent
 from network.history.handoffs import HandoffRecord
 from network.history.messages import AssistantMessage, ToolMessage, UserMessage
+from network.threads import SQLStore
 from routers import END, GraphRouter, routing_agent
 from tests.agents.airline import team
 
@@ -419,6 +420,9 @@ def test_a_handoffs_tool_name_clash_or_a_bad_item_is_a_configuration_error() -> 
         Agent("triage", tools=[transfer_to_faq], handoffs=[faq])
     with pytest.raises(ConfigurationError, match="handoffs takes agents"):
         Agent("triage", handoffs=[42])
+    for not_a_list in ("faq", None):  # a name alone was offered as transfer_to_f, _a and _q
+        with pytest.raises(ConfigurationError, match="'triage': handoffs must be a list"):
+            Agent("triage", handoffs=not_a_list)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="on_handoff must be a function"):
         handoff(faq, on_handoff="not a function")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="tool name"):
@@ -454,3 +458,63 @@ async def test_a_streamed_run_sends_the_handoff_event_after_the_tool_result() ->
     tool_call = next(e for e in stream if e.type == "TOOL_CALL_START")
     assert (event.source_agent, event.target_agent, event.reason) == ("triage", "FAQ Agent", "bags")
     assert event.tool_call_id == tool_call.tool_call_id
+
+
+@pytest.mark.parametrize("on_thread", [False, True])
+async def test_a_handoff_beside_a_call_held_for_approval_is_followed_once_it_is_answered(
+    on_thread: bool, tmp_path: Any
+) -> None:
+    # The model was told "Transferred to faq" when the answer was held: once the person
+    # answers, the call ends there and the target has the conversation, as without approval
+    @agents.tool(requires_confirmation=True)
+    def refund(amount: int) -> str:
+        """Refund an amount."""
+        return f"refunded {amount}"
+
+    faq = Agent("faq", model=ScriptedModel(["The refund is on its way."]))
+    triage = Agent(
+        "triage",
+        tools=[refund],
+        handoffs=[faq],
+        model=ScriptedModel([[call("refund", amount=5), call("transfer_to_faq")], "never"]),
+    )
+    network = Network("shop", agents=[triage, faq])
+    thread = ThreadRef("t1", store=str(tmp_path / "threads.db")) if on_thread else None
+
+    stopped = await network.run("Refund me, then tell me more", thread=thread)
+    assert stopped.stop_reason == StopReason.INTERRUPTED
+    done = await network.run(stopped.resume([stopped.interrupts[0].accept()]), thread=thread)
+
+    assert [result.agent for result in done.results][-2:] == ["triage", "faq"]
+    assert done.results[-2].handoff == stopped.results[-1].handoff
+    assert done.output == "The refund is on its way." and len(triage.model.requests) == 1
+    if thread is not None:
+        store = SQLStore(str(tmp_path / "threads.db"))
+        assert (await store.get_thread("t1")).active_agent == "faq"
+        await store.close()
+
+
+@pytest.mark.parametrize("on_thread", [False, True])
+async def test_a_handoff_beside_a_client_tool_call_is_followed_once_its_result_comes(
+    on_thread: bool, tmp_path: Any
+) -> None:
+    # The stopped call made the handoff; a run continued in memory (not only on a thread)
+    # starts with its target, which reads the client's result
+    faq = Agent("faq", model=ScriptedModel(["You picked the 1st."]))
+    triage = Agent(
+        "triage",
+        tools=[agents.client_tool("pick_date", "Let the user pick a date.")],
+        handoffs=[faq],
+        model=ScriptedModel([[call("pick_date"), call("transfer_to_faq")], "never"]),
+    )
+    network = Network("shop", agents=[triage, faq])
+    thread = ThreadRef("t1", store=str(tmp_path / "threads.db")) if on_thread else None
+
+    stopped = await network.run("When can I fly?", thread=thread)
+    assert stopped.stop_reason == StopReason.CLIENT_TOOL
+    (pending,) = stopped.pending_tool_calls
+    done = await network.run(stopped.tool_results({pending.id: "2026-12-01"}), thread=thread)
+
+    assert done.this_run[-1].agent == "faq" and done.output == "You picked the 1st."
+    assert len(triage.model.requests) == 1
+    assert "2026-12-01" in faq.model.requests[0].history[-1].content

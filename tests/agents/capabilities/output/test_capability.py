@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel
 
 from agents import ScriptedModel
-from network import OutputValidationError, UserMessage
+from network import Network, OutputValidationError, UserMessage
 from tests.agents.capabilities.output.ticket import TICKET, Ticket, agent
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -51,3 +52,18 @@ async def test_output_retries_sets_the_budget() -> None:
     with pytest.raises(OutputValidationError):
         await agent(model, output_type=Ticket, output_retries=0).run("x")
     assert len(model.requests) == 1
+
+
+@pytest.mark.parametrize("price", ["NaN", "Infinity", "-Infinity", "1e999"])
+async def test_a_non_finite_number_is_an_invalid_answer_asked_again(price: str) -> None:
+    # JSON has no NaN or infinity (Python's json reads them, and 1e999 as infinity): such an
+    # answer is re-asked like any invalid one, never stored where no JSON form could hold it
+    class Quote(BaseModel):
+        price: float
+
+    model = ScriptedModel([f'{{"price": {price}}}', '{"price": 2.5}'])
+    quoter = agent(model, output_type=Quote, output_key="quote")
+    result = await Network("shop", agents=[quoter]).run("a quote, please")
+    assert result["quote"] == Quote(price=2.5)
+    assert "not valid JSON" in model.requests[1].history[-1].content
+    assert len(result.state.history_of("quote")) == 1  # the non-finite answer never stored

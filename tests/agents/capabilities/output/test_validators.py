@@ -157,3 +157,10 @@ def test_a_validator_of_the_wrong_shape_is_refused_naming_the_agent(
 def test_a_bad_retry_budget_is_refused(retries: Any) -> None:
     with pytest.raises(ConfigurationError, match="output_retries"):
         Agent("a", model=ScriptedModel([]), output_validators=[str], output_retries=retries)
+
+
+@pytest.mark.parametrize("given", [None, "seat_is_free", str])
+def test_validators_not_given_as_a_list_are_refused_naming_the_agent(given: Any) -> None:
+    # None was a bare TypeError; a string was iterated into one "validator" per character
+    with pytest.raises(ConfigurationError, match="agent 'a': output_validators must be a list"):
+        Agent("a", model=ScriptedModel([]), output_validators=given)

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, call, tool
-from network import Network, StopReason
+from network import AssistantMessage, Network, StopReason, ToolCall
 from network.capabilities.guardrails import (
     GuardrailResult,
     ToolCallCheck,
@@ -158,3 +158,49 @@ async def test_slow_sync_tool_guardrails_run_off_the_event_loop() -> None:
         group.start_soon(open_the_gates)
         result = await agent.run("ping")
     assert waited == [True, True] and result.output == "done"
+
+
+async def test_the_checks_see_the_arguments_the_tool_gets_and_never_invalid_ones() -> None:
+    # A check of the model's raw arguments would let "800" through (not an int) to a tool
+    # that runs it as 800, and would fail the run on "lots" or on arguments that are not JSON
+    seen: list[Any] = []
+
+    @tool_input_guardrail
+    def refund_limit(ctx: Any, check: ToolCallCheck) -> GuardrailResult:
+        seen.append(check.arguments)
+        if check.arguments["amount"] > 500:
+            return GuardrailResult.reject("refunds over 500 need a manager")
+        return GuardrailResult.allow()
+
+    @tool_output_guardrail
+    def sees_the_same(ctx: Any, check: ToolCallCheck) -> GuardrailResult:
+        seen.append(check.arguments)
+        return GuardrailResult.allow()
+
+    refunded: list[int] = []
+
+    @tool(input_guardrails=[refund_limit], output_guardrails=[sees_the_same])
+    def refund(amount: int) -> str:
+        """Refund an amount."""
+        refunded.append(amount)
+        return "done"
+
+    bad_json = AssistantMessage("", [ToolCall("c1", "refund", "{not json")])
+    answers = [
+        [call("refund", amount="800")],
+        [call("refund", amount="lots")],
+        bad_json,
+        [call("refund", amount="20")],
+        "ok",
+    ]
+    result = await Agent("desk", tools=[refund], model=ScriptedModel(answers)).run("refund")
+    records = [call.tool_calls[0] for call in result.results[:4]]
+    assert [record.error_type for record in records] == [
+        "GuardrailRejected",
+        "ToolError",  # the tool's own validation error, the model reads what is wrong
+        "ToolError",
+        None,
+    ]
+    assert "amount" in records[1].content and "JSON" in records[2].content
+    assert refunded == [20] and result.output == "ok"
+    assert seen == [{"amount": 800}, {"amount": 20}, {"amount": 20}]
