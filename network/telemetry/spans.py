@@ -534,8 +534,15 @@ class RunSpans:
         error_type = event.code or "_OTHER"
         self._end_unfinished(error_type)
         self.root.set_attribute(c.STOP_REASON, "error")
-        fail(self.root, error_type, event.message if self.content is not None else None)
-        self._end_root()
+        fail(self.root, error_type)
+        try:
+            content = self.content
+            if content is not None and event.message:  # content: it may quote a temp: value
+                message = content.attribute(c.EXCEPTION_MESSAGE, event.message)
+                if message is not None:
+                    fail(self.root, error_type, message)
+        finally:  # a failing redact hook is logged (`__call__`); the root ends all the same
+            self._end_root()
 
     def _end_unfinished(self, error_type: str) -> None:
         for branch in list(self.branch_spans):  # a fan-out the error cut short
