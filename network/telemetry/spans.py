@@ -470,17 +470,20 @@ class RunSpans:
         for group in groups:
             first, last = group[0], group[-1]
             name = first.agent or "router"
+            attributes: dict[str, Any] = {
+                c.OPERATION: c.INVOKE_AGENT,
+                c.PROVIDER: c.provider_name(last.provider),
+                c.AGENT_NAME: name,
+                c.ROLE: "router",
+                c.REQUEST_MODEL: c.wire_model(last.model, last.provider),
+                c.CALL_INDEX: self.ctx.call_count,
+            }
+            if self.ctx.thread_id is not None:  # as every agent span of a run on a thread
+                attributes[c.CONVERSATION_ID] = self.ctx.thread_id
             span = self.tracer.start_span(
                 f"{c.INVOKE_AGENT} {name}",
                 context=self.root_context,
-                attributes={
-                    c.OPERATION: c.INVOKE_AGENT,
-                    c.PROVIDER: c.provider_name(last.provider),
-                    c.AGENT_NAME: name,
-                    c.ROLE: "router",
-                    c.REQUEST_MODEL: c.wire_model(last.model, last.provider),
-                    c.CALL_INDEX: self.ctx.call_count,
-                },
+                attributes=attributes,
                 start_time=_ns(first.started_at),
             )
             parent = self._trace.set_span_in_context(span)

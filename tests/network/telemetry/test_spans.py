@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents import ScriptedModel, call
-from network import Network, StopReason
+from network import Network, StopReason, ThreadRef
 from routers import routing_agent
 from tests.network.telemetry.ops_network import SECRET, build
 from tests.network.telemetry.otel import Recorder, tree
@@ -194,3 +196,35 @@ async def test_a_telemetry_failure_is_logged_and_does_not_fail_the_run() -> None
     failures = [line for line in logs if line["event"] == "telemetry.failed"]
     assert failures and failures[0]["log_level"] == "warning"
     assert "redact hook" in failures[0]["error"]
+
+
+async def test_on_a_thread_every_invoke_agent_span_names_the_conversation(
+    tmp_path: Path, quiet_logs: None
+) -> None:
+    """The routing agent's spans too: they lacked `gen_ai.conversation.id`, which the page
+    lists for every `invoke_agent` span of a run on a thread."""
+    from agents import Agent
+
+    recorder = Recorder()
+    router_model = ScriptedModel(
+        [call("select_agent", name="writer", reason="write it"), call("done", summary="ok")],
+        name="scripted-router",
+    )
+    writer = Agent("writer", model=ScriptedModel(["Report written."], name="scripted-worker"))
+    network = Network(
+        "routed",
+        agents=[writer],
+        router=routing_agent(router_model, name="dispatcher"),
+        telemetry=recorder.telemetry,
+    )
+    await network.run("Write the report.", thread=ThreadRef("t-7", store=str(tmp_path / "t.db")))
+
+    agents = [s for s in recorder.spans if s.name.startswith("invoke_")]
+    assert sorted(s.name for s in agents) == [
+        "invoke_agent dispatcher",
+        "invoke_agent dispatcher",
+        "invoke_agent writer",
+        "invoke_workflow routed",
+    ]
+    for span in agents:
+        assert span.attributes["gen_ai.conversation.id"] == "t-7", span.name
