@@ -83,7 +83,7 @@ class Network(Generic[DepsT]):
         budget: the default `SharedBudget` (or list of them) of every run: a ledger on the
             store that each model request reserves on before it is sent (a run's `budget=`
             replaces it); see docs/budgets.md.
-        telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
+        telemetry: OpenTelemetry options (`network.Telemetry`); runs are traced
             whenever the application configured an OpenTelemetry SDK, without them too.
         input_guardrails: guardrails on the input of every run's entry agent (the first
             agent call of a run on a new message), beside the agent's own; see
@@ -657,7 +657,7 @@ def _check_telemetry(network: str, telemetry: Any) -> Telemetry | None:
     if telemetry is None or isinstance(telemetry, Telemetry):
         return telemetry
     raise ConfigurationError(
-        f"network {network!r}: telemetry must be network.telemetry.Telemetry, got {telemetry!r}"
+        f"network {network!r}: telemetry must be network.Telemetry, got {telemetry!r}"
     )
 
 
