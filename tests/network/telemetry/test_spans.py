@@ -105,7 +105,9 @@ async def test_a_failed_run_ends_its_spans_with_the_error_type(quiet_logs: None)
     network = build(recorder.telemetry, ScriptedModel([RuntimeError("provider down")]))
     with pytest.raises(RuntimeError) as caught:
         await network.run("Go.", state={"temp:token": SECRET})
-    assert tree(recorder.spans) == [("invoke_workflow ops-net", [("invoke_agent ops", [])])]
+    assert tree(recorder.spans) == [
+        ("invoke_workflow ops-net", [("invoke_agent ops", [("chat scripted", [])])])
+    ]
     for span in recorder.spans:
         assert span.attributes["error.type"] == "RuntimeError"
         assert span.status.status_code.name == "ERROR"
@@ -228,3 +230,36 @@ async def test_on_a_thread_every_invoke_agent_span_names_the_conversation(
     ]
     for span in agents:
         assert span.attributes["gen_ai.conversation.id"] == "t-7", span.name
+
+
+async def test_a_models_own_exception_is_a_failed_chat_span(quiet_logs: None) -> None:
+    """A model that raised something other than a `ModelError` (a custom `Model`, a
+    `ScriptedModel` given an exception "as a failing provider would") made no chat span: the
+    page promises one per attempt, failed ones included, with the exception's type."""
+    from agents import Agent
+
+    recorder = Recorder()
+    agent = Agent("greeter", model=ScriptedModel([ConnectionError("refused")], name="flaky"))
+    network = Network("greeting", agents=[agent], telemetry=recorder.telemetry)
+    with pytest.raises(ConnectionError):
+        await network.run("Hi.")
+    assert tree(recorder.spans) == [
+        ("invoke_workflow greeting", [("invoke_agent greeter", [("chat flaky", [])])])
+    ]
+    chat = recorder.only("chat flaky")
+    assert chat.kind.name == "CLIENT"
+    assert chat.attributes["error.type"] == "ConnectionError"
+    assert chat.attributes["gen_ai.agent.name"] == "greeter"
+    assert chat.status.status_code.name == "ERROR"
+    assert not chat.status.description  # the message may quote content: left out
+
+    recorder = Recorder()
+    router = routing_agent(ScriptedModel([RuntimeError("down")], name="route-model"))
+    network = Network("routed", agents=[agent], router=router, telemetry=recorder.telemetry)
+    with pytest.raises(RuntimeError):
+        await network.run("Hi.")
+    assert tree(recorder.spans) == [
+        ("invoke_workflow routed", [("invoke_agent router", [("chat route-model", [])])])
+    ]
+    assert recorder.only("chat route-model").attributes["error.type"] == "RuntimeError"
+    assert recorder.only("invoke_agent router").status.status_code.name == "ERROR"
