@@ -83,22 +83,24 @@ def _start_root(trace: Any, tracer: Any, ctx: RunContext) -> Any:
     ]
     parent = None
     if ctx.engine.trace_parent is not None:  # a sub-run: under its parent's tool span
+        trace_id, span_id, sampled = ctx.engine.trace_parent
         parent = trace.set_span_in_context(
-            trace.NonRecordingSpan(_span_context(trace, ctx.engine.trace_parent, remote=False))
+            trace.NonRecordingSpan(
+                _span_context(trace, (trace_id, span_id), remote=False, sampled=sampled)
+            )
         )
     return tracer.start_span(
         f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
     )
 
 
-def _span_context(trace: Any, ids: tuple[str, str], *, remote: bool) -> Any:
-    """The sampled span context of the hex `(trace id, span id)` a run's context carries."""
+def _span_context(trace: Any, ids: tuple[str, str], *, remote: bool, sampled: bool = True) -> Any:
+    """The span context of the hex `(trace id, span id)` a run's context carries; `sampled`:
+    the flag a parent-based sampler follows (a sub-run's parent run was sampled out)."""
     trace_id, span_id = ids
+    flags = trace.TraceFlags.SAMPLED if sampled else trace.TraceFlags.DEFAULT
     return trace.SpanContext(
-        int(trace_id, 16),
-        int(span_id, 16),
-        is_remote=remote,
-        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+        int(trace_id, 16), int(span_id, 16), is_remote=remote, trace_flags=trace.TraceFlags(flags)
     )
 
 
