@@ -426,6 +426,9 @@ class AgentStep:
         except ModelError as exc:
             self._failed(call, model, exc)
             raise
+        except Exception as exc:  # a model's own exception: a failed request all the same
+            self._failed_otherwise(call, model, exc)
+            raise
         if call.run.engine.failed_model_calls:  # a failure a capability got past: not the run's
             call.run.engine.failed_model_calls = ()
         self._spending(call, model, response)
@@ -455,6 +458,21 @@ class AgentStep:
             asked = call.asked_at if books.record_model_calls or call.requests else call.started
             books.failed_model_calls = failed_model_calls(
                 model, self.name, error, call.started_at + asked - call.started, asked
+            )
+
+    def _failed_otherwise(self, call: AgentCall, model: Any, error: Exception) -> None:
+        """A model that raised something other than a `ModelError` (a custom `Model`, a
+        `ScriptedModel` given an exception): when the run is traced or limited, the request
+        gets its record (a failed chat span naming the exception's type), as a provider's
+        failure does."""
+        books = call.run.engine
+        if books.record_model_calls:
+            books.failed_model_calls = failed_model_calls(
+                model,
+                self.name,
+                error,
+                call.started_at + call.asked_at - call.started,
+                call.asked_at,
             )
 
     # -- after the answer ------------------------------------------------------------------

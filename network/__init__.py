@@ -71,6 +71,7 @@ from network.state.kv import KV
 from network.state.provenance import Writer, WriteRecord
 from network.state.schema import StateSchema
 from network.state.state import State
+from network.telemetry.options import Telemetry
 
 __all__ = [
     "KV",
@@ -129,6 +130,7 @@ __all__ = [
     "Stop",
     "StopReason",
     "SystemMessage",
+    "Telemetry",
     "TemplateError",
     "ThreadError",
     "ThreadRef",

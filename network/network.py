@@ -83,7 +83,7 @@ class Network(Generic[DepsT]):
         budget: the default `SharedBudget` (or list of them) of every run: a ledger on the
             store that each model request reserves on before it is sent (a run's `budget=`
             replaces it); see docs/budgets.md.
-        telemetry: OpenTelemetry options (`network.telemetry.Telemetry`); runs are traced
+        telemetry: OpenTelemetry options (`network.Telemetry`); runs are traced
             whenever the application configured an OpenTelemetry SDK, without them too.
         input_guardrails: guardrails on the input of every run's entry agent (the first
             agent call of a run on a new message), beside the agent's own; see
@@ -145,7 +145,7 @@ class Network(Generic[DepsT]):
         self.tool_retry = tool_retry
         self.limits = _check_limits(name, limits)
         self.budget = coerce_budgets(name, budget)
-        self.telemetry = telemetry
+        self.telemetry = _check_telemetry(name, telemetry)
         self.input_guardrails = coerce_guardrails(f"network {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"network {name!r}", "output", output_guardrails)
         # several agents: each sees the others' turns as context
@@ -651,6 +651,14 @@ def _check_limits(network: str, limits: Any) -> UsageLimits | None:
     if limits is None or isinstance(limits, UsageLimits):
         return limits
     raise ConfigurationError(f"network {network!r}: limits must be UsageLimits, got {limits!r}")
+
+
+def _check_telemetry(network: str, telemetry: Any) -> Telemetry | None:
+    if telemetry is None or isinstance(telemetry, Telemetry):
+        return telemetry
+    raise ConfigurationError(
+        f"network {network!r}: telemetry must be network.Telemetry, got {telemetry!r}"
+    )
 
 
 def _positional(

@@ -165,8 +165,8 @@ class RoutingAgent:
         requested_at, requested = time.time(), time.perf_counter()
         try:
             response = await model.complete(request)
-        except ModelError as error:
-            if error.model is None:
+        except Exception as error:  # a ModelError, or a model's own exception
+            if isinstance(error, ModelError) and error.model is None:
                 error.model = getattr(model, "name", None)
             # Recorded like an answered request: the trace shows each failed attempt.
             failed = failed_model_calls(model, self.name, error, requested_at, requested)

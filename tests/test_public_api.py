@@ -35,3 +35,12 @@ def test_interrupt_and_tool_call_are_found_at_the_top_level() -> None:
 
     assert agents.Interrupt is network.Interrupt is Interrupt
     assert agents.ToolCall is network.ToolCall is ToolCall
+
+
+def test_the_telemetry_options_are_found_at_the_top_level() -> None:
+    """docs/telemetry.md imports `Telemetry` from `network`, as every name its blocks use."""
+    import network
+    import network.telemetry
+
+    assert "Telemetry" in network.__all__
+    assert network.Telemetry is network.telemetry.Telemetry

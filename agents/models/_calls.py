@@ -38,19 +38,24 @@ def model_calls(
 
 
 def failed_model_calls(
-    model: Any, agent: str, error: ModelError, started_at: float, started: float
+    model: Any, agent: str, error: Exception, started_at: float, started: float
 ) -> tuple[ModelCall, ...]:
     """The records of a request that failed for good, one per attempt, for its chat spans.
 
     The attempts the model reported (`ModelError.attempts`, each with the provider's error);
     else one record timed from `started`, whose `error.type` is the HTTP status, else the
-    type of the provider's exception the `ModelError` wraps.
+    type of the provider's exception the `ModelError` wraps, else (a model that raised
+    something other than a `ModelError`: a custom `Model`, a scripted failure) the type of
+    the exception raised.
     """
-    if error.attempts:
-        return tuple(error.attempts)
-    cause = error.__cause__ if error.__cause__ is not None else error
+    status = None
+    cause: BaseException = error
+    if isinstance(error, ModelError):
+        if error.attempts:
+            return tuple(error.attempts)
+        cause = error.__cause__ if error.__cause__ is not None else error
+        status = error.status_code
     provider = getattr(model, "provider", None)
-    status = error.status_code
     return (
         ModelCall(
             getattr(model, "name", None) or type(model).__name__,

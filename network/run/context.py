@@ -205,12 +205,14 @@ class RunBookkeeping:
     # The run's accounts on shared budgets (`network.run.budgets`): each model request
     # reserves on every one before it is sent. A sub-run's are its caller's, then its own.
     budget_accounts: tuple[BudgetAccount, ...] = ()
-    # (trace_id, span_id) of the span this run's root span nests under: the tool span of
-    # the parent run's call that started it (a sub-run); None for a run of its own.
-    trace_parent: tuple[str, str] | None = None
+    # (trace_id, span_id, sampled) of the span this run's root span nests under: the tool
+    # span of the parent run's call that started it (a sub-run); None for a run of its own.
+    # `sampled`: whether the parent run is recorded (its sampler's decision, which a sub-run
+    # follows: a run sampled out must not export its sub-runs' spans as orphans).
+    trace_parent: tuple[str, str, bool] | None = None
     # The live tool spans sub-runs nest under, by subagent run id (written by the telemetry
     # sink when SUBAGENT_STARTED passes; read by the tool starting the sub-run).
-    subagent_spans: dict[str, tuple[str, str]] | None = None
+    subagent_spans: dict[str, tuple[str, str, bool]] | None = None
     # Answers to interrupts raised inside sub-runs, by the tool call that started each one:
     # set while the answered calls are resumed (`agents.resume.resume_call`).
     subagent_answers: Mapping[str, Sequence[tuple[Interrupt, Answer]]] | None = None

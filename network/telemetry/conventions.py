@@ -49,6 +49,8 @@ OUTPUT_MESSAGES = "gen_ai.output.messages"
 TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_RESULT = "gen_ai.tool.call.result"
 STATE_VALUES = "agent_network.state.values"
+# a failed run's message, the root span's status description (the name `redact` sees it by)
+EXCEPTION_MESSAGE = "exception.message"
 
 # ours
 RUN_ID = "agent_network.run_id"

@@ -83,22 +83,24 @@ def _start_root(trace: Any, tracer: Any, ctx: RunContext) -> Any:
     ]
     parent = None
     if ctx.engine.trace_parent is not None:  # a sub-run: under its parent's tool span
+        trace_id, span_id, sampled = ctx.engine.trace_parent
         parent = trace.set_span_in_context(
-            trace.NonRecordingSpan(_span_context(trace, ctx.engine.trace_parent, remote=False))
+            trace.NonRecordingSpan(
+                _span_context(trace, (trace_id, span_id), remote=False, sampled=sampled)
+            )
         )
     return tracer.start_span(
         f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
     )
 
 
-def _span_context(trace: Any, ids: tuple[str, str], *, remote: bool) -> Any:
-    """The sampled span context of the hex `(trace id, span id)` a run's context carries."""
+def _span_context(trace: Any, ids: tuple[str, str], *, remote: bool, sampled: bool = True) -> Any:
+    """The span context of the hex `(trace id, span id)` a run's context carries; `sampled`:
+    the flag a parent-based sampler follows (a sub-run's parent run was sampled out)."""
     trace_id, span_id = ids
+    flags = trace.TraceFlags.SAMPLED if sampled else trace.TraceFlags.DEFAULT
     return trace.SpanContext(
-        int(trace_id, 16),
-        int(span_id, 16),
-        is_remote=remote,
-        trace_flags=trace.TraceFlags(trace.TraceFlags.SAMPLED),
+        int(trace_id, 16), int(span_id, 16), is_remote=remote, trace_flags=trace.TraceFlags(flags)
     )
 
 
@@ -470,17 +472,20 @@ class RunSpans:
         for group in groups:
             first, last = group[0], group[-1]
             name = first.agent or "router"
+            attributes: dict[str, Any] = {
+                c.OPERATION: c.INVOKE_AGENT,
+                c.PROVIDER: c.provider_name(last.provider),
+                c.AGENT_NAME: name,
+                c.ROLE: "router",
+                c.REQUEST_MODEL: c.wire_model(last.model, last.provider),
+                c.CALL_INDEX: self.ctx.call_count,
+            }
+            if self.ctx.thread_id is not None:  # as every agent span of a run on a thread
+                attributes[c.CONVERSATION_ID] = self.ctx.thread_id
             span = self.tracer.start_span(
                 f"{c.INVOKE_AGENT} {name}",
                 context=self.root_context,
-                attributes={
-                    c.OPERATION: c.INVOKE_AGENT,
-                    c.PROVIDER: c.provider_name(last.provider),
-                    c.AGENT_NAME: name,
-                    c.ROLE: "router",
-                    c.REQUEST_MODEL: c.wire_model(last.model, last.provider),
-                    c.CALL_INDEX: self.ctx.call_count,
-                },
+                attributes=attributes,
                 start_time=_ns(first.started_at),
             )
             parent = self._trace.set_span_in_context(span)
@@ -534,8 +539,15 @@ class RunSpans:
         error_type = event.code or "_OTHER"
         self._end_unfinished(error_type)
         self.root.set_attribute(c.STOP_REASON, "error")
-        fail(self.root, error_type, event.message if self.content is not None else None)
-        self._end_root()
+        fail(self.root, error_type)
+        try:
+            content = self.content
+            if content is not None and event.message:  # content: it may quote a temp: value
+                message = content.attribute(c.EXCEPTION_MESSAGE, event.message)
+                if message is not None:
+                    fail(self.root, error_type, message)
+        finally:  # a failing redact hook is logged (`__call__`); the root ends all the same
+            self._end_root()
 
     def _end_unfinished(self, error_type: str) -> None:
         for branch in list(self.branch_spans):  # a fan-out the error cut short

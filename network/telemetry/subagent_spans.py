@@ -54,7 +54,8 @@ class SubagentToolSpans:
             spans = ctx.engine.subagent_spans
             if spans is None:
                 spans = ctx.engine.subagent_spans = {}
-            spans[event.subagent_run_id] = hex_ids(span_context)
+            sampled = bool(span_context.trace_flags.sampled)  # the run's sampler decided
+            spans[event.subagent_run_id] = (*hex_ids(span_context), sampled)
 
     def end(self, record: Any) -> bool:
         """The call's record: its live span ends with what the record says (True), or the

@@ -179,3 +179,42 @@ async def test_masking_temp_values_keeps_every_content_attribute_valid_json(
     assert found["agent_network.state.values"] == [
         {"answer": "The cont[temp:lang]t is in [temp:lang]: 5 of 15."}
     ]
+
+
+@pytest.mark.parametrize("hook", ["none", "keeps", "drops"])
+async def test_a_failed_runs_message_masks_temp_values_and_goes_through_redact(
+    hook: str, quiet_logs: None
+) -> None:
+    """With content on, the root's status says why the run failed: an error that quotes a
+    `temp:` value (a router's, say) had it written to the span as it was."""
+    from agents import Agent, ScriptedModel
+    from network import Network, RunContext
+
+    agent = Agent("ops", model=ScriptedModel(["Done."]))
+
+    def router(ctx: RunContext) -> Any:
+        if ctx.last_result is None:
+            return agent
+        raise RuntimeError(f"cannot route with token {ctx.kv.get('temp:token')}")
+
+    seen: dict[str, Any] = {}
+
+    def redact(name: str, value: Any) -> Any:
+        seen[name] = value
+        return None if hook == "drops" and name == "exception.message" else value
+
+    recorder = Recorder(capture_content=True, redact=None if hook == "none" else redact)
+    network = Network("ops-net", agents=[agent], router=router, telemetry=recorder.telemetry)
+    with pytest.raises(RuntimeError):
+        await network.run("Go.", state={"temp:token": SECRET})
+
+    root = recorder.only("invoke_workflow ops-net")
+    assert root.status.status_code.name == "ERROR"
+    assert root.attributes["error.type"] == "RuntimeError"
+    assert SECRET not in "\n".join(every_value(recorder.spans))
+    if hook == "drops":
+        assert not root.status.description
+    else:
+        assert root.status.description == "RuntimeError: cannot route with token [temp:token]"
+    if hook != "none":  # the hook sees the message as it was, as it sees every attribute
+        assert seen["exception.message"] == f"RuntimeError: cannot route with token {SECRET}"

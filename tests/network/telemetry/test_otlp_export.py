@@ -186,3 +186,35 @@ async def test_ints_past_int64_reach_the_receiver_as_text(
     assert root["agent_network.usage_limit"] == "max_input_tokens"
     assert root["agent_network.usage_limit.value"] == str(2**63)
     assert root["agent_network.usage_limit.actual"] == str(huge)
+
+
+async def test_a_cancelled_run_reaches_the_receiver_ended(receiver: Receiver) -> None:
+    """A run whose task is cancelled mid-request: its root ends with stop reason `cancelled`
+    and no error, the agent call it cut short with `error.type` `cancelled`."""
+    import anyio
+
+    asked = anyio.Event()
+
+    async def slow(request: Any) -> str:
+        asked.set()
+        await anyio.sleep(60)
+        return "never"
+
+    agent = Agent("slow", model=ScriptedModel(slow, name="slow-model"))
+    provider = exporting_provider(receiver)
+    network = Network("cancelling", agents=[agent], telemetry=Telemetry(tracer_provider=provider))
+    async with anyio.create_task_group() as group:
+        group.start_soon(network.run, "Go.")
+        await asked.wait()
+        group.cancel_scope.cancel()
+    assert provider.force_flush()
+    provider.shutdown()
+
+    spans = {span.name: span for span in received(receiver)}
+    assert set(spans) == {"invoke_workflow cancelling", "invoke_agent slow"}
+    root, step = spans["invoke_workflow cancelling"], spans["invoke_agent slow"]
+    assert attributes(root)["agent_network.stop_reason"] == "cancelled"
+    assert root.status.code == root.status.STATUS_CODE_UNSET
+    assert attributes(step)["error.type"] == "cancelled"
+    assert step.status.code == step.status.STATUS_CODE_ERROR
+    assert step.parent_span_id == root.span_id

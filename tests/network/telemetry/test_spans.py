@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents import ScriptedModel, call
-from network import Network, StopReason
+from network import Network, StopReason, ThreadRef
 from routers import routing_agent
 from tests.network.telemetry.ops_network import SECRET, build
 from tests.network.telemetry.otel import Recorder, tree
@@ -103,7 +105,9 @@ async def test_a_failed_run_ends_its_spans_with_the_error_type(quiet_logs: None)
     network = build(recorder.telemetry, ScriptedModel([RuntimeError("provider down")]))
     with pytest.raises(RuntimeError) as caught:
         await network.run("Go.", state={"temp:token": SECRET})
-    assert tree(recorder.spans) == [("invoke_workflow ops-net", [("invoke_agent ops", [])])]
+    assert tree(recorder.spans) == [
+        ("invoke_workflow ops-net", [("invoke_agent ops", [("chat scripted", [])])])
+    ]
     for span in recorder.spans:
         assert span.attributes["error.type"] == "RuntimeError"
         assert span.status.status_code.name == "ERROR"
@@ -194,3 +198,68 @@ async def test_a_telemetry_failure_is_logged_and_does_not_fail_the_run() -> None
     failures = [line for line in logs if line["event"] == "telemetry.failed"]
     assert failures and failures[0]["log_level"] == "warning"
     assert "redact hook" in failures[0]["error"]
+
+
+async def test_on_a_thread_every_invoke_agent_span_names_the_conversation(
+    tmp_path: Path, quiet_logs: None
+) -> None:
+    """The routing agent's spans too: they lacked `gen_ai.conversation.id`, which the page
+    lists for every `invoke_agent` span of a run on a thread."""
+    from agents import Agent
+
+    recorder = Recorder()
+    router_model = ScriptedModel(
+        [call("select_agent", name="writer", reason="write it"), call("done", summary="ok")],
+        name="scripted-router",
+    )
+    writer = Agent("writer", model=ScriptedModel(["Report written."], name="scripted-worker"))
+    network = Network(
+        "routed",
+        agents=[writer],
+        router=routing_agent(router_model, name="dispatcher"),
+        telemetry=recorder.telemetry,
+    )
+    await network.run("Write the report.", thread=ThreadRef("t-7", store=str(tmp_path / "t.db")))
+
+    agents = [s for s in recorder.spans if s.name.startswith("invoke_")]
+    assert sorted(s.name for s in agents) == [
+        "invoke_agent dispatcher",
+        "invoke_agent dispatcher",
+        "invoke_agent writer",
+        "invoke_workflow routed",
+    ]
+    for span in agents:
+        assert span.attributes["gen_ai.conversation.id"] == "t-7", span.name
+
+
+async def test_a_models_own_exception_is_a_failed_chat_span(quiet_logs: None) -> None:
+    """A model that raised something other than a `ModelError` (a custom `Model`, a
+    `ScriptedModel` given an exception "as a failing provider would") made no chat span: the
+    page promises one per attempt, failed ones included, with the exception's type."""
+    from agents import Agent
+
+    recorder = Recorder()
+    agent = Agent("greeter", model=ScriptedModel([ConnectionError("refused")], name="flaky"))
+    network = Network("greeting", agents=[agent], telemetry=recorder.telemetry)
+    with pytest.raises(ConnectionError):
+        await network.run("Hi.")
+    assert tree(recorder.spans) == [
+        ("invoke_workflow greeting", [("invoke_agent greeter", [("chat flaky", [])])])
+    ]
+    chat = recorder.only("chat flaky")
+    assert chat.kind.name == "CLIENT"
+    assert chat.attributes["error.type"] == "ConnectionError"
+    assert chat.attributes["gen_ai.agent.name"] == "greeter"
+    assert chat.status.status_code.name == "ERROR"
+    assert not chat.status.description  # the message may quote content: left out
+
+    recorder = Recorder()
+    router = routing_agent(ScriptedModel([RuntimeError("down")], name="route-model"))
+    network = Network("routed", agents=[agent], router=router, telemetry=recorder.telemetry)
+    with pytest.raises(RuntimeError):
+        await network.run("Hi.")
+    assert tree(recorder.spans) == [
+        ("invoke_workflow routed", [("invoke_agent router", [("chat route-model", [])])])
+    ]
+    assert recorder.only("chat route-model").attributes["error.type"] == "RuntimeError"
+    assert recorder.only("invoke_agent router").status.status_code.name == "ERROR"

@@ -100,3 +100,20 @@ async def test_a_networks_run_nests_and_an_interrupted_one_resumes_traced() -> N
     continued = recorder.only("invoke_workflow billing")
     assert continued.parent is not None and continued.parent.span_id == answered.context.span_id
     assert [s.name for s in recorder.named("execute_tool refund")] == ["execute_tool refund"]
+
+
+@pytest.mark.parametrize("sampled", [False, True])
+async def test_a_sub_run_follows_its_parent_runs_sampling_decision(sampled: bool) -> None:
+    """With a parent-based sampler (the SDK's default) and the run sampled out, the sub-run's
+    root was still made under a parent marked sampled: its spans were exported alone, an
+    orphan fragment under a tool span no backend ever receives."""
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased
+
+    recorder = Recorder()
+    recorder.tracer_provider.sampler = ParentBased(ALWAYS_ON if sampled else ALWAYS_OFF)
+    await traced([researcher().as_tool(name="ask")], "ask", recorder).run("Go")
+    names = sorted(span.name for span in recorder.spans)
+    if sampled:
+        assert "invoke_workflow researcher" in names and "invoke_workflow desk" in names
+    else:
+        assert names == []
