@@ -376,8 +376,10 @@ class Agent(AgentStep):
 
         Returns the `RunResult`; `stop_reason` is "agent_answered" when the agent answered
         without calling tools, "agent_skipped" when its `on_start` hook skipped the call, and
-        "max_iter" when `max_steps` ran out first.
+        "max_iter" when `max_steps` ran out first. A `max_steps` that is not an int >= 1 is a
+        `ConfigurationError` naming it (not the `max_iter` of the network it builds).
         """
+        check_number(f"agent {self.name!r}: max_steps", max_steps, integer=True, minimum=1)
         network = Network(
             self.name,
             agents=[self],
@@ -425,6 +427,9 @@ class Agent(AgentStep):
                 run with a `ToolError` naming this agent).
         """
         label = f"agent {self.name!r}"
+        # Checked here: the sub-run's network is built per call, so a bad cap would otherwise
+        # be an error result at every call, naming the inner network's `max_iter`.
+        check_number(f"{label}: max_steps", max_steps, integer=True, minimum=1)
         return subrun_tool(
             SubrunTool(
                 name=name or self.name,

@@ -101,6 +101,18 @@ async def test_standalone_run_stops_at_max_steps() -> None:
     assert len(result.results) == 3
 
 
+@pytest.mark.parametrize("max_steps", [0, -1, float("nan"), float("inf"), True, 2.5, "3"])
+def test_max_steps_that_is_no_count_is_refused_naming_max_steps(max_steps: object) -> None:
+    """Haystack's `max_agent_steps` is `agent.run(max_steps=...)`, and the step cap of
+    `agent.as_tool(max_steps=...)` (ADK's `AgentTool`, the Agents SDK's `as_tool`): a bad
+    one named the inner network's `max_iter`, and `as_tool` took it, failing every call."""
+    agent = Agent("helper", model=ScriptedModel(["done"]))
+    with pytest.raises(ConfigurationError, match=r"agent 'helper': max_steps must be an int"):
+        agent.run_sync("x", max_steps=max_steps)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"agent 'helper': max_steps must be an int"):
+        agent.as_tool(description="Helps.", max_steps=max_steps)  # type: ignore[arg-type]
+
+
 @pytest.mark.anyio
 @pytest.mark.usefixtures("quiet_logs")
 async def test_output_key_stores_the_final_answer_not_the_text_beside_a_tool_call() -> None:
