@@ -39,6 +39,7 @@ from network.mappings import mapping_entries
 from network.numbers import check_number
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.retry_policy import RetryPolicy
+from network.state.schema import CONVERSATION_NAMES, conversation_name_message
 from network.state.state import State
 from network.state.values import is_pydantic_model
 
@@ -463,6 +464,8 @@ def output_entry(where: str, key: Any, mapping: Any) -> dict[str, Any]:
     """One `outputs_to_state` entry checked and copied; `where` names the option."""
     if not isinstance(key, str) or not key:
         raise ConfigurationError(f"{where}: state key {key!r} must be a non-empty string")
+    if key in CONVERSATION_NAMES:  # every write to it would be refused: refused here instead
+        raise ConfigurationError(f"{where}[{key!r}]: {conversation_name_message(key)}")
     if not isinstance(mapping, Mapping):
         raise ConfigurationError(
             f"{where}[{key!r}] must be a dict {{'source': ..., 'handler': ...}}, "
