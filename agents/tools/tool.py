@@ -152,10 +152,20 @@ class Tool:
         self.name = name or fn.__name__
         summary, param_docs = parse_docstring(inspect.getdoc(fn))
         self.description = description if description is not None else summary
+        switches = {
+            "requires_confirmation": requires_confirmation,
+            "blocking": blocking,
+            "isolated": isolated,
+            "idempotent": idempotent,
+            "private_errors": private_errors,
+        }
+        for option, value in switches.items():  # a truthy "no" would have turned one on
+            if type(value) is not bool:
+                raise ConfigurationError(
+                    f"tool {self.name!r}: {option} must be True or False, got {value!r}"
+                )
         self._settle_running(timeout, retry, idempotent, model_retries, blocking, isolated)
         self.guardrails = tool_guardrails(self.name, input_guardrails, output_guardrails)
-        if type(private_errors) is not bool:
-            raise ConfigurationError(f"tool {self.name!r}: private_errors must be True or False")
         self.private_errors = private_errors
         self.inputs_from_state = input_mappings(f"tool {self.name!r}", inputs_from_state)
         self.outputs_to_state = output_mappings(f"tool {self.name!r}", outputs_to_state)
