@@ -174,6 +174,12 @@ class Agent(AgentStep):
         self.tools, self.client_tools, self.mcp_servers = _sorted_tools(name, tools)
         self.tool_choice = _checked_choice(self, tool_choice)
         self.model = model  # checked by the property
+        if output_key is not None and (not isinstance(output_key, str) or not output_key):
+            # "" stored nothing, silently; 3 failed when the run stored the answer
+            raise ConfigurationError(
+                f"agent {name!r}: output_key must be a state key (a non-empty string) or None, "
+                f"got {output_key!r}"
+            )
         self.output_key = output_key
         self.params = dict(params or {})
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)

@@ -65,6 +65,14 @@ async def test_tool_choice_is_sent_and_validated() -> None:
         Agent("bad", tools=[lookup], tool_choice="nope")
 
 
+@pytest.mark.parametrize("key", ["", 3, ["plan"]])
+def test_an_output_key_that_is_no_state_key_is_refused_when_the_agent_is_made(key: object) -> None:
+    """ADK's `output_key` (docs/coming-from-adk.md): `output_key=""` stored nothing, silently,
+    and `output_key=3` failed only when the run stored the answer, after the model call."""
+    with pytest.raises(ConfigurationError, match=r"agent 'writer': output_key must be a state"):
+        Agent("writer", model=ScriptedModel(["the plan"]), output_key=key)  # type: ignore[arg-type]
+
+
 @pytest.mark.anyio
 async def test_output_key_stores_the_final_text() -> None:
     agent = Agent("writer", model=ScriptedModel(["the plan"]), output_key="plan")
