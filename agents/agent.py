@@ -174,6 +174,12 @@ class Agent(AgentStep):
         self.tools, self.client_tools, self.mcp_servers = _sorted_tools(name, tools)
         self.tool_choice = _checked_choice(self, tool_choice)
         self.model = model  # checked by the property
+        if output_key is not None and (not isinstance(output_key, str) or not output_key):
+            # "" stored nothing, silently; 3 failed when the run stored the answer
+            raise ConfigurationError(
+                f"agent {name!r}: output_key must be a state key (a non-empty string) or None, "
+                f"got {output_key!r}"
+            )
         self.output_key = output_key
         self.params = checked_params(f"agent {name!r}", params or {})
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
@@ -381,8 +387,10 @@ class Agent(AgentStep):
 
         Returns the `RunResult`; `stop_reason` is "agent_answered" when the agent answered
         without calling tools, "agent_skipped" when its `on_start` hook skipped the call, and
-        "max_iter" when `max_steps` ran out first.
+        "max_iter" when `max_steps` ran out first. A `max_steps` that is not an int >= 1 is a
+        `ConfigurationError` naming it (not the `max_iter` of the network it builds).
         """
+        check_number(f"agent {self.name!r}: max_steps", max_steps, integer=True, minimum=1)
         network = Network(
             self.name,
             agents=[self],
@@ -430,6 +438,9 @@ class Agent(AgentStep):
                 run with a `ToolError` naming this agent).
         """
         label = f"agent {self.name!r}"
+        # Checked here: the sub-run's network is built per call, so a bad cap would otherwise
+        # be an error result at every call, naming the inner network's `max_iter`.
+        check_number(f"{label}: max_steps", max_steps, integer=True, minimum=1)
         return subrun_tool(
             SubrunTool(
                 name=name or self.name,

@@ -39,6 +39,7 @@ from network.mappings import mapping_entries
 from network.numbers import check_number
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.retry_policy import RetryPolicy
+from network.state.schema import CONVERSATION_NAMES, conversation_name_message
 from network.state.state import State
 from network.state.values import is_pydantic_model
 
@@ -151,10 +152,20 @@ class Tool:
         self.name = name or fn.__name__
         summary, param_docs = parse_docstring(inspect.getdoc(fn))
         self.description = description if description is not None else summary
+        switches = {
+            "requires_confirmation": requires_confirmation,
+            "blocking": blocking,
+            "isolated": isolated,
+            "idempotent": idempotent,
+            "private_errors": private_errors,
+        }
+        for option, value in switches.items():  # a truthy "no" would have turned one on
+            if type(value) is not bool:
+                raise ConfigurationError(
+                    f"tool {self.name!r}: {option} must be True or False, got {value!r}"
+                )
         self._settle_running(timeout, retry, idempotent, model_retries, blocking, isolated)
         self.guardrails = tool_guardrails(self.name, input_guardrails, output_guardrails)
-        if type(private_errors) is not bool:
-            raise ConfigurationError(f"tool {self.name!r}: private_errors must be True or False")
         self.private_errors = private_errors
         self.inputs_from_state = input_mappings(f"tool {self.name!r}", inputs_from_state)
         self.outputs_to_state = output_mappings(f"tool {self.name!r}", outputs_to_state)
@@ -463,6 +474,8 @@ def output_entry(where: str, key: Any, mapping: Any) -> dict[str, Any]:
     """One `outputs_to_state` entry checked and copied; `where` names the option."""
     if not isinstance(key, str) or not key:
         raise ConfigurationError(f"{where}: state key {key!r} must be a non-empty string")
+    if key in CONVERSATION_NAMES:  # every write to it would be refused: refused here instead
+        raise ConfigurationError(f"{where}[{key!r}]: {conversation_name_message(key)}")
     if not isinstance(mapping, Mapping):
         raise ConfigurationError(
             f"{where}[{key!r}] must be a dict {{'source': ..., 'handler': ...}}, "

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from network.errors import GuardrailTripped
+from network.errors import GuardrailTripped, RoutingError
 from network.history.log import RecordLog
 from network.history.results import InferenceResult, Usage
 from network.run.inputs import Resume, ToolResults
@@ -34,10 +34,22 @@ class StopReason(StrEnum):
 
 @dataclass(slots=True, frozen=True)
 class Stop:
-    """A router's explicit "end the run here", with a reason and an optional summary."""
+    """A router's explicit "end the run here", with a reason and an optional summary.
+
+    `reason` is a non-empty string (a `StopReason` or the router's own word) and `summary` a
+    string or None; anything else is a `RoutingError` naming the field when the `Stop` is
+    made, since the reason becomes the result's `stop_reason`, which callers compare with
+    strings, and both are stored with a thread and sent to clients.
+    """
 
     reason: StopReason | str = StopReason.ROUTER_FINISHED
     summary: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.reason, str) or not self.reason:
+            raise RoutingError(f"Stop.reason must be a non-empty string, got {self.reason!r}")
+        if self.summary is not None and not isinstance(self.summary, str):
+            raise RoutingError(f"Stop.summary must be a string or None, got {self.summary!r}")
 
 
 @dataclass(slots=True, eq=False)

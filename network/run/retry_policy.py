@@ -58,6 +58,11 @@ class RetryPolicy:
         check_number("RetryPolicy.max_attempts", self.max_attempts, integer=True, minimum=1)
         for field in ("backoff", "backoff_factor", "max_delay"):
             check_number(f"RetryPolicy.{field}", getattr(self, field))
+        for field in ("jitter", "respect_retry_after"):  # switches: `jitter=0.1` is no amount
+            if not isinstance(getattr(self, field), bool):
+                raise ConfigurationError(
+                    f"RetryPolicy.{field} must be True or False, got {getattr(self, field)!r}"
+                )
         retry_on = self.retry_on
         if isinstance(retry_on, type):
             object.__setattr__(self, "retry_on", (retry_on,))

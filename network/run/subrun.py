@@ -45,6 +45,7 @@ from network.run.limits import (
     UsageFigures,
     UsageLimits,
 )
+from network.state.schema import CONVERSATION_NAMES, conversation_name_message
 
 
 class ChildBudget:
@@ -263,6 +264,9 @@ def _checked_source(owner: str, option: str, target: Any, source: Any) -> str:
             f"{owner}: {option} maps {target!r} to {source!r}; both must be state keys "
             "(non-empty strings)"
         )
+    for key in (target, source):
+        if key in CONVERSATION_NAMES:  # never a key: the write would fail at every call
+            raise ConfigurationError(f"{owner}: {option}: {conversation_name_message(key)}")
     return source
 
 

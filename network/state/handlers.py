@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from network.errors import StateValidationError
+from network.errors import StateError, StateValidationError
 
 
 def replace_values(current: Any, new: Any) -> Any:
@@ -42,6 +42,22 @@ def merge_dicts(current: Any, new: Any) -> dict[Any, Any]:
 
 
 READY_HANDLERS = (replace_values, merge_lists, merge_dicts)
+
+
+def write_handler(key: str, handler: Any, default: Any) -> Any:
+    """The handler of one write to `key`: `handler` (Haystack's `handler_override`) when
+    given, else the key's `default`. A `handler` that is not callable is a `StateError` naming
+    the key before anything is merged, where calling it would raise a bare `TypeError` that
+    names no key (and a falsy one, `0` or `""`, would have fallen back to the default)."""
+    if handler is None:
+        return default
+    if not callable(handler):
+        raise StateError(
+            f"state key {key!r}: handler {handler!r} is not callable; a handler is "
+            "fn(current, new) -> merged, such as merge_lists",
+            key=key,
+        )
+    return handler
 
 
 def not_a_mapping(key: str, expected: str, value: Any) -> StateValidationError:

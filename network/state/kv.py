@@ -16,7 +16,13 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from network.state.handlers import merge_dicts, merge_lists, not_a_mapping, replace_values
+from network.state.handlers import (
+    merge_dicts,
+    merge_lists,
+    not_a_mapping,
+    replace_values,
+    write_handler,
+)
 from network.state.provenance import (
     CALLER_FIELDS,
     LogEntry,
@@ -153,7 +159,7 @@ class KV:
         changes.
         """
         spec = self._schema._specs.get(key) or self.spec(key)
-        merge = handler or spec.handler
+        merge = spec.handler if handler is None else write_handler(key, handler, spec.handler)
         current = self._data.get(key, MISSING)
         check = spec.check
         untyped = spec.adapter is None

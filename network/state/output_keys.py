@@ -76,7 +76,15 @@ def declare_output_keys(network: str, schema: StateSchema, agents: Iterable[Any]
                 f"network {network!r}: agent {agent.name!r}: output_key: "
                 + conversation_name_message(key)
             )
-        if key is None or produced is None:
+        if key is None:
+            continue
+        if produced is None:
+            if schema.closed and schema.spec(key) is None:  # else refused after the model call
+                raise ConfigurationError(
+                    f"network {network!r}: agent {agent.name!r} stores its answer in state key "
+                    f"{key!r} (output_key), which the closed state schema does not declare; "
+                    "declare it (as str)"
+                )
             continue
         declared = schema.spec(key)
         if declared is not None:

@@ -396,6 +396,8 @@ class StateSchema:
         *,
         closed: bool | None = None,
     ) -> None:
+        if closed is not None and not isinstance(closed, bool):  # `closed="no"` is truthy
+            raise ConfigurationError(f"StateSchema: closed must be True or False, got {closed!r}")
         self._specs: dict[str, KeySpec] = {}
         self.defaults: dict[str, Any] = {}
         self.model: type[BaseModel] | None = None

@@ -11,7 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from network.state.handlers import merge_dicts, merge_lists, not_a_mapping, replace_values
+from network.state.handlers import (
+    merge_dicts,
+    merge_lists,
+    not_a_mapping,
+    replace_values,
+    write_handler,
+)
 from network.state.kv import KV, MISSING
 from network.state.schema import Handler
 from network.state.values import copy_value, read_only
@@ -89,7 +95,7 @@ class StagedKV:
     def set(self, key: str, value: Any, handler: Handler | None = None) -> None:
         """Stage a write; it is validated now and applied when the tool's call is committed."""
         spec = self._base.spec(key)
-        merge = handler or spec.handler
+        merge = spec.handler if handler is None else write_handler(key, handler, spec.handler)
         if spec.check is not None and merge in (replace_values, merge_lists, merge_dicts):
             spec.check(value)  # refused here, inside the tool, not at commit
         if merge is merge_lists and spec.list_items:

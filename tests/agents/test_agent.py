@@ -65,6 +65,14 @@ async def test_tool_choice_is_sent_and_validated() -> None:
         Agent("bad", tools=[lookup], tool_choice="nope")
 
 
+@pytest.mark.parametrize("key", ["", 3, ["plan"]])
+def test_an_output_key_that_is_no_state_key_is_refused_when_the_agent_is_made(key: object) -> None:
+    """ADK's `output_key` (docs/coming-from-adk.md): `output_key=""` stored nothing, silently,
+    and `output_key=3` failed only when the run stored the answer, after the model call."""
+    with pytest.raises(ConfigurationError, match=r"agent 'writer': output_key must be a state"):
+        Agent("writer", model=ScriptedModel(["the plan"]), output_key=key)  # type: ignore[arg-type]
+
+
 @pytest.mark.anyio
 async def test_output_key_stores_the_final_text() -> None:
     agent = Agent("writer", model=ScriptedModel(["the plan"]), output_key="plan")
@@ -99,6 +107,18 @@ async def test_standalone_run_stops_at_max_steps() -> None:
     result = await agent.run("x", max_steps=3)
     assert result.stop_reason == StopReason.MAX_ITER
     assert len(result.results) == 3
+
+
+@pytest.mark.parametrize("max_steps", [0, -1, float("nan"), float("inf"), True, 2.5, "3"])
+def test_max_steps_that_is_no_count_is_refused_naming_max_steps(max_steps: object) -> None:
+    """Haystack's `max_agent_steps` is `agent.run(max_steps=...)`, and the step cap of
+    `agent.as_tool(max_steps=...)` (ADK's `AgentTool`, the Agents SDK's `as_tool`): a bad
+    one named the inner network's `max_iter`, and `as_tool` took it, failing every call."""
+    agent = Agent("helper", model=ScriptedModel(["done"]))
+    with pytest.raises(ConfigurationError, match=r"agent 'helper': max_steps must be an int"):
+        agent.run_sync("x", max_steps=max_steps)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"agent 'helper': max_steps must be an int"):
+        agent.as_tool(description="Helps.", max_steps=max_steps)  # type: ignore[arg-type]
 
 
 @pytest.mark.anyio

@@ -180,3 +180,21 @@ def test_state_mappings_that_cannot_work_are_refused_when_the_tool_is_defined(
         tool(**options)(_search)
     assert "'_search'" in str(caught.value)
     assert named in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "option", ["requires_confirmation", "blocking", "isolated", "idempotent", "private_errors"]
+)
+@pytest.mark.parametrize("value", ["no", 0.5, None, 1])
+def test_a_tools_switches_are_bools(option: str, value: object) -> None:
+    """`@tool(requires_confirmation=...)` is LangGraph's `interrupt()`, ADK's tool confirmation
+    and the Agents SDK's `needs_approval` (docs/coming-from-*.md): `requires_confirmation="no"`
+    made the tool wait for a person, and `idempotent="no"` let a retry repeat its side
+    effects, by being truthy. Each switch is True or False, else refused naming it."""
+
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return query
+
+    with pytest.raises(ConfigurationError, match=rf"tool 'lookup': {option} must be True or"):
+        tool(**{option: value})(lookup)

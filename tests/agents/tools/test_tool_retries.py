@@ -234,6 +234,15 @@ async def test_policies_are_checked() -> None:
     assert RetryPolicy(jitter=False, backoff=1, max_delay=3).delay(5) == 3
 
 
+@pytest.mark.parametrize("field", ["jitter", "respect_retry_after"])
+@pytest.mark.parametrize("value", [-0.5, 0.1, "no", None, float("nan")])
+def test_a_policys_switches_are_bools(field: str, value: object) -> None:
+    """LangGraph's `RetryPolicy(jitter=...)` is a switch, and so is ours (docs/coming-from-
+    langgraph.md): `jitter=-0.5` or `jitter="no"` turned it on by being truthy."""
+    with pytest.raises(ConfigurationError, match=rf"RetryPolicy\.{field} must be True or False"):
+        RetryPolicy(**{field: value})  # type: ignore[arg-type]
+
+
 async def test_the_trace_shows_how_many_tries_a_call_took(quiet_logs: None) -> None:
     from tests.network.telemetry.otel import Recorder
 

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, call, tool
-from network import Network, State, StateValidationError, merge_lists
+from network import ConfigurationError, Network, State, StateValidationError, merge_lists
 
 
 def run_once(agent: Agent, **kwargs: Any) -> Network:
@@ -212,3 +212,18 @@ async def test_a_tool_reads_the_conversation_before_the_answer_that_called_it() 
         "user",
         "user,assistant,tool",  # the first call's answer and result, not the second's answer
     ]
+
+
+@pytest.mark.parametrize("key", ["messages", "last_message"])
+def test_an_output_mapped_to_the_conversations_name_is_refused_when_the_tool_is_made(
+    key: str,
+) -> None:
+    """Haystack keeps its conversation in a `messages` key; here neither it nor `last_message`
+    is a key, so a mapping to one is a mapping that cannot work, refused when the tool is
+    defined (docs/coming-from-haystack.md), not an error result at every call."""
+    with pytest.raises(ConfigurationError, match=rf"outputs_to_state\['{key}'\]: state key"):
+
+        @tool(outputs_to_state={key: {"source": "hits"}})
+        def search(query: str) -> dict[str, Any]:
+            """Search."""
+            return {"hits": [query]}

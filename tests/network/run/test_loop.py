@@ -100,6 +100,34 @@ async def test_router_stop_carries_reason_and_summary() -> None:
     assert result.output == "hi"
 
 
+@pytest.mark.parametrize(
+    ("reason", "summary", "field"),
+    [
+        (3, None, "reason"),
+        (None, None, "reason"),
+        ("", None, "reason"),
+        (float("nan"), None, "reason"),
+        ("done", 5, "summary"),
+        ("done", ["why"], "summary"),
+    ],
+)
+def test_a_stop_that_says_nothing_usable_is_refused_naming_the_field(
+    reason: object, summary: object, field: str
+) -> None:
+    """AgentKit's router ends a run by returning nothing; ours may say why with `Stop`, and
+    what it says becomes `stop_reason` (compared with strings, stored, streamed): a reason
+    that is not a non-empty string, or a summary that is not text, is a `RoutingError` when
+    the router makes it, and the run ends on it instead of reporting `stop_reason=3`."""
+    with pytest.raises(RoutingError, match=rf"Stop\.{field} must be"):
+        Stop(reason, summary)  # type: ignore[arg-type]
+    a = text_agent("a", "hi")
+    network = Network(
+        "n", agents=[a], router=lambda ctx: a if ctx.call_count == 0 else Stop(reason, summary)
+    )
+    with pytest.raises(RoutingError, match=rf"Stop\.{field}"):
+        network.run_sync("x")
+
+
 @pytest.mark.anyio
 async def test_result_carries_output_state_results_and_usage() -> None:
     writer = Agent("writer", model=ScriptedModel(["first draft", "final text"]), output_key="out")

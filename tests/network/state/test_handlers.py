@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, RunContext, State, StateValidationError, merge_dicts
+from network import Network, RunContext, State, StateError, StateValidationError, merge_dicts
 
 
 class MergeRefused(Exception):
@@ -93,3 +93,35 @@ def test_merge_lists_appends_a_lists_or_tuples_items_and_anything_else_whole() -
     with pytest.raises(StateValidationError, match="'pairs'"):
         state.kv.set("pairs", ("b", 2))
     assert state.kv.data == {"pairs": [("a", 1)]}
+
+
+@pytest.mark.parametrize("handler", [3, "merge_lists", 0, ""])
+def test_a_per_write_handler_that_is_not_callable_is_refused_naming_the_key(
+    handler: Any,
+) -> None:
+    """Haystack's `set(k, v, handler_override=fn)` is `kv.set(k, v, handler=fn)`: a handler
+    that cannot be called was a bare TypeError naming no key (a falsy one was ignored); now a
+    `StateError` naming the key, before anything changes, in a router and in a tool alike."""
+    schema = {"docs": {"type": list[str]}}
+    state = State({"docs": ["a"]}, schema=schema)
+    with pytest.raises(
+        StateError, match=r"state key 'docs': handler .* is not callable"
+    ) as refused:
+        state.kv.set("docs", ["b"], handler=handler)
+    assert refused.value.key == "docs"
+    assert state.kv.data == {"docs": ["a"]}
+
+    @tool
+    def add(ctx: ToolContext) -> str:
+        """Add a doc."""
+        ctx.kv.set("note", "written")
+        ctx.kv.set("docs", ["b"], handler=handler)
+        return "ok"
+
+    worker = Agent("w", tools=[add], model=ScriptedModel([call("add"), "done"]))
+    result = Network("n", agents=[worker], state_schema=schema).run_sync(
+        "go", state={"docs": ["a"]}
+    )
+    record = result.state.results[0].tool_calls[0]
+    assert record.is_error and "state key 'docs': handler" in record.content
+    assert result.state.kv.data == {"docs": ["a"]}  # the tool's other write undone too

@@ -118,6 +118,22 @@ def test_a_closed_schema_must_declare_the_key() -> None:
         Network("n", agents=[triage()], state_schema=closed)
 
 
+def test_a_closed_schema_must_declare_a_text_output_key_too() -> None:
+    """ADK's `output_key` on a closed schema (docs/coming-from-haystack.md): a typed answer's
+    undeclared key was refused when the network was built, a text answer's only when the run
+    stored it, after the model had been paid for; now both when the network is built."""
+    from agents import Agent
+
+    closed = StateSchema({"other": {"type": int}}, closed=True)
+    writer = Agent("writer", model=ScriptedModel(["a draft"]), output_key="draft")
+    with pytest.raises(ConfigurationError, match=r"'writer'.*'draft'.*closed.*declare it"):
+        Network("n", agents=[writer], state_schema=closed)
+    assert writer.model.requests == []  # type: ignore[union-attr]
+    declared = StateSchema({"draft": {"type": str}}, closed=True)
+    result = Network("n", agents=[writer], state_schema=declared).run_sync("write")
+    assert result["draft"] == "a draft"
+
+
 def test_the_applications_schema_object_is_left_as_it_was() -> None:
     shared = StateSchema({"other": {"type": int}})
     Network("n", agents=[triage()], state_schema=shared)

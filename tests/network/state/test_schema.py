@@ -80,6 +80,20 @@ def test_undeclared_keys_are_untyped_replace_keys_unless_the_schema_is_closed() 
         State(schema=Strict).kv.set("other", 1)
 
 
+@pytest.mark.parametrize("closed", ["no", 0, 1, "false", float("nan")])
+def test_closed_is_a_bool_or_refused(closed: Any) -> None:
+    """`closed="no"` closed the schema (any truthy value did) and `closed=0` opened a pydantic
+    model's `extra="forbid"` one; a schema that says whether it is closed says it with a bool."""
+
+    class Strict(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        a: int = 0
+
+    for schema in ({"a": {"type": int}}, Strict, None):
+        with pytest.raises(ConfigurationError, match="StateSchema: closed must be True or False"):
+            StateSchema(schema, closed=closed)
+
+
 def test_default_handlers_lists_merge_optional_lists_and_others_replace() -> None:
     state = State(
         schema={

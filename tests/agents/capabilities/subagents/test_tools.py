@@ -90,6 +90,28 @@ def test_bad_mappings_are_configuration_errors() -> None:
         researcher().as_tool(limits={"max_model_calls": 1})  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("option", "mapping"),
+    [
+        ("state_out", {"messages": "answer"}),
+        ("state_out", {"answer": "last_message"}),
+        ("state_in", {"last_message": "topic"}),
+        ("state_in", {"topic": "messages"}),
+    ],
+)
+def test_a_mapping_through_the_conversations_name_is_refused_when_made(
+    option: str, mapping: dict[str, str]
+) -> None:
+    """ADK's AgentTool / the Agents SDK's as_tool: `messages` and `last_message` are never state
+    keys (docs/coming-from-haystack.md), so a mapping through one could only fail, at every
+    call, as the model's error; it is refused when the tool is made, naming the key."""
+    key = next(k for pair in mapping.items() for k in pair if k in ("messages", "last_message"))
+    with pytest.raises(ConfigurationError, match=rf"{option}: state key '{key}' is the conv"):
+        researcher().as_tool(**{option: mapping})
+    with pytest.raises(ConfigurationError, match=rf"{option}: state key '{key}' is the conv"):
+        Network("n", agents=[researcher()]).as_tool(**{option: mapping})
+
+
 async def test_a_network_as_a_tool() -> None:
     team = research_team()
     boss = ScriptedModel(supervisor_script("research", "stars"))
