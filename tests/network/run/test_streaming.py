@@ -169,11 +169,14 @@ async def test_leaving_the_stream_early_cancels_the_run_and_closes_everything() 
 
 
 async def test_a_cancelled_run_closes_open_steps_messages_and_tools() -> None:
+    streaming = anyio.Event()
+
     class Stalling:
         name = "stalling"
 
         async def complete(self, request: Any, on_chunk: Any = None) -> Any:
             await on_chunk(TextDelta("thinking"))
+            streaming.set()
             await anyio.sleep(30)
 
     network = Network("n", agents=[Agent("a", model=Stalling())])
@@ -182,8 +185,12 @@ async def test_a_cancelled_run_closes_open_steps_messages_and_tools() -> None:
     async def sink(event: Any) -> None:
         seen.append(event)
 
-    with anyio.move_on_after(0.2):
-        await network.run("go", sinks=[sink])
+    # cancelled once its message is open (a fixed 0.2 s could end the run before it was)
+    with anyio.fail_after(10):
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: network.run("go", sinks=[sink]))
+            await streaming.wait()
+            group.cancel_scope.cancel()
     run = replay(wire(seen))
     assert run.types[-3:] == ["TEXT_MESSAGE_END", "STEP_FINISHED", "RUN_FINISHED"]
     assert run.finished["outcome"] == {"type": "cancelled"}

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
 import pytest
 
 from network.errors import LeaseLostError
+from network.serving import lease as lease_module
 from network.serving.lease import HeldLease
 from network.threads.leases import MemoryLeases
 
@@ -16,17 +18,19 @@ pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
 
 async def held(leases: MemoryLeases, ttl: float, holder: str = "me") -> HeldLease:
-    asked = time.time()
+    asked = lease_module.time.time()  # the lease's clock (a test may move it by hand)
     assert await leases.claim("t1", holder, ttl)
     return HeldLease(leases, "t1", holder, ttl, granted_at=asked, run_id="r1")
 
 
 async def test_a_kept_lease_outlives_its_ttl_and_is_released() -> None:
     leases = MemoryLeases()
-    lease = await held(leases, 0.15)
+    # renewed every 0.5 s: a renewal may come up to 1 s late on a loaded machine (a ttl of
+    # 0.15 s left 0.1 s, and the lease ran out)
+    lease = await held(leases, 1.5)
     async with anyio.create_task_group() as group:
         group.start_soon(lease.keep)
-        await anyio.sleep(0.5)  # three times its ttl
+        await anyio.sleep(3.2)  # over twice its ttl
         assert not await leases.claim("t1", "another", 1)  # still ours
         assert not lease.expired()
         group.cancel_scope.cancel()
@@ -51,9 +55,15 @@ async def test_a_lease_taken_by_another_holder_cancels_the_run() -> None:
     assert "lost its lease on thread 't1'" in str(raised.value)
 
 
-async def test_a_lease_run_out_by_the_clock_stops_the_run_at_its_next_event() -> None:
+async def test_a_lease_run_out_by_the_clock_stops_the_run_at_its_next_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The lease's clock, moved by hand: a real 0.05 s lease could run out before the first
+    # event on a loaded machine, and the first event is the one that must be committed.
+    clock = [time.time()]
+    monkeypatch.setattr(lease_module, "time", SimpleNamespace(time=lambda: clock[0]))
     leases = MemoryLeases()
-    lease = await held(leases, 0.05)
+    lease = await held(leases, 30)
     committed: list[Any] = []
     delivered: list[Any] = []
 
@@ -73,7 +83,7 @@ async def test_a_lease_run_out_by_the_clock_stops_the_run_at_its_next_event() ->
     work: list[str] = []
     with pytest.raises(LeaseLostError), lease.guarding():
         await emit("first")
-        time.sleep(0.1)  # the process is paused past its lease (no await: no renewal)
+        clock[0] += 31  # the process is paused past its lease (no await: no renewal)
         await emit("tool call starts")  # noticed here: delivered whole, not committed,
         work.append("tool ran")  # and the run is stopped at its end: a plain tool never runs
     assert committed == ["first"]

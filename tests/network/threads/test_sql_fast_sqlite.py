@@ -126,11 +126,13 @@ async def test_a_thread_the_store_holds_is_read_again_on_the_busy_writer(
     assert await store.get_thread("t") is not None  # the store holds it from now on
     assert await commit_exchange(store, "t", 0, "one") == 1
     store.decoded.forget("cold")  # not held: read whole
-    release = threading.Event()
+    release, holding = threading.Event(), threading.Event()
+    link = store._sqlite()
 
     def held(connection: sqlite3.Connection) -> None:
         connection.execute("SELECT 1")
-        release.wait(5)
+        holding.set()
+        release.wait(30)
 
     read: list[object] = []
 
@@ -139,12 +141,17 @@ async def test_a_thread_the_store_holds_is_read_again_on_the_busy_writer(
 
     try:
         async with anyio.create_task_group() as group:
-            group.start_soon(store._sqlite().write, held)
-            await anyio.sleep(0.05)
+            group.start_soon(link.write, held)
+            # on the writer's thread before the read is queued (however late the machine lets
+            # it take it): a write taken late would find the read queued beside it, and run
+            # it first, before its group begins
+            assert await anyio.to_thread.run_sync(holding.wait, 10), "never held"
             group.start_soon(again)
-            with anyio.fail_after(2):  # not held: a pool connection's
+            with anyio.fail_after(10):  # not held: a pool connection's
                 cold = await store.get_thread("cold")
-            await anyio.sleep(0.2)
+            with anyio.fail_after(10):  # "t" handed to the writer (a pool's read is not)
+                while link._writer is None or link._writer.waited_on < 2:
+                    await anyio.sleep(0.001)
             assert cold is not None and read == []  # "t" waits behind the held write
             release.set()
     finally:

@@ -82,14 +82,18 @@ async def test_a_hold_never_settled_is_reclaimed_as_spent(
 ) -> None:
     dead, alive = ledgers(), ledgers()
     name, caps = key(), Caps(max_tokens=150)
-    assert await dead.reserve(name, hold(100, seconds=0.2), caps, time.time()) is None
-    assert await alive.reserve(name, hold(100), caps, time.time()) is not None  # still held
-    await anyio.sleep(0.3)
-    refused = await alive.reserve(name, hold(100), caps, time.time())
+    now = time.time()
+    never_settled = hold(100, seconds=0.2)
+    assert await dead.reserve(name, never_settled, caps, now) is None
+    assert await alive.reserve(name, hold(100), caps, now) is not None  # still held
+    # past its expiry by the callers' clock (which `reserve` is given), however long the
+    # statements above took on a loaded machine
+    later = never_settled.expires_at + 0.1
+    refused = await alive.reserve(name, hold(100), caps, later)
     assert refused is not None and (refused.spent, refused.held) == (100, 0)
     figures = await alive.figures(name)
     assert (figures.tokens, figures.requests, figures.held_requests) == (100, 1, 0)
-    assert await alive.reserve(name, hold(50), caps, time.time()) is None
+    assert await alive.reserve(name, hold(50), caps, later) is None
 
 
 async def test_concurrent_reservations_of_many_stores_never_pass_the_cap(

@@ -261,14 +261,29 @@ def writer_thread(connection: sqlite3.Connection) -> int:
     return threading.get_ident()
 
 
-def holding_until(release: threading.Event) -> Any:
-    """A write that inserts a row and holds its transaction open until `release` is set."""
+def holding_until(release: threading.Event, holding: threading.Event) -> Any:
+    """A write that inserts a row and holds its transaction open until `release` is set;
+    `holding` is set once the writer's thread is inside it."""
 
     def held(connection: sqlite3.Connection) -> None:
         connection.execute("INSERT INTO notes VALUES ('held')")
-        release.wait(5)
+        holding.set()
+        release.wait(30)
 
     return held
+
+
+async def inside(holding: threading.Event) -> None:
+    """Back once the writer's thread runs the held write, however late the machine lets it
+    take it (a fixed 50 ms was not always enough under load)."""
+    assert await anyio.to_thread.run_sync(holding.wait, 10), "the held write never began"
+
+
+async def queued(link: SQLiteLink, count: int) -> None:
+    """Back once `count` calls were handed to the writer and not answered yet."""
+    with anyio.fail_after(10):
+        while link._writer is None or link._writer.waited_on < count:
+            await anyio.sleep(0.001)
 
 
 def reader(connection: sqlite3.Connection) -> tuple[int, int]:
@@ -284,16 +299,16 @@ async def test_a_read_goes_to_the_idle_writer_and_never_waits_for_a_busy_one(
     what it wrote; a pool connection's is dropped after every commit it did not make), and on
     a pool connection while the writer works, so a read never waits for a write."""
     link = sqlite_link(tmp_path)
-    release = threading.Event()
-    held = holding_until(release)
+    release, holding = threading.Event(), threading.Event()
+    held = holding_until(release, holding)
 
     try:
         writer = await link.write(writer_thread)
         assert await link.read(reader) == (writer, 0)  # idle: the writer's own connection
         async with anyio.create_task_group() as group:
             group.start_soon(link.write, held)
-            await anyio.sleep(0.05)
-            with anyio.fail_after(2):  # not behind the held write
+            await inside(holding)
+            with anyio.fail_after(10):  # not behind the held write (held for 30 s)
                 ident, count = await link.read(reader)
             assert ident != writer and count == 0  # a pool connection; the write is not in
             release.set()
@@ -310,8 +325,8 @@ async def test_a_brief_read_waits_for_the_busy_writer_rather_than_a_pool_connect
     works: it runs once the group being committed is done, on the writer's thread, and sees
     that group's writes; a pool connection would have read every page again."""
     link = sqlite_link(tmp_path)
-    release = threading.Event()
-    held = holding_until(release)
+    release, holding = threading.Event(), threading.Event()
+    held = holding_until(release, holding)
 
     read: list[tuple[int, int]] = []
 
@@ -322,9 +337,11 @@ async def test_a_brief_read_waits_for_the_busy_writer_rather_than_a_pool_connect
         writer = await link.write(writer_thread)
         async with anyio.create_task_group() as group:
             group.start_soon(link.write, held)
-            await anyio.sleep(0.05)
+            # on the writer's thread before the read is queued: a write taken late would find
+            # the read queued beside it, and run it first (before its group begins)
+            await inside(holding)
             group.start_soon(brief)
-            await anyio.sleep(0.1)
+            await queued(link, 2)  # handed to the writer (a pool's read is not counted)
             assert read == []  # behind the held write, not on a pool connection
             release.set()
         assert read == [(writer, 1)]  # on the writer's thread, after the held write's commit

@@ -4,6 +4,7 @@ nothing of the tripped call is committed (state, history, output_key, the thread
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,13 @@ class SlowModel:
         return response
 
 
+async def until(condition: Callable[[], bool]) -> None:
+    """Back once `condition` holds (polled), however slowly the machine runs the other task."""
+    with anyio.fail_after(10):
+        while not condition():
+            await anyio.sleep(0.001)
+
+
 def counting_tool() -> tuple[Any, list[str]]:
     ran: list[str] = []
 
@@ -96,12 +104,12 @@ async def test_a_passing_input_guardrail_lets_the_call_through() -> None:
 
 async def test_a_trip_beside_a_slow_call_cancels_it_before_anything_runs() -> None:
     book, ran = counting_tool()
-    model = SlowModel([[call("book", seat="1A")], "booked"], delay=5.0)
+    model = SlowModel([[call("book", seat="1A")], "booked"], delay=30.0)
     checked = anyio.Event()
 
     @input_guardrail
     async def slow_to_refuse(ctx: Any, text: str) -> GuardrailResult:
-        await anyio.sleep(0.05)  # the model call is under way by now
+        await until(lambda: model.started == 1)  # the model call is under way
         checked.set()
         return GuardrailResult.trip("no")
 
@@ -112,7 +120,7 @@ async def test_a_trip_beside_a_slow_call_cancels_it_before_anything_runs() -> No
         output_key="answer",
         input_guardrails=[slow_to_refuse],
     )
-    with anyio.fail_after(3):  # far less than the model's 5 s: the call was cancelled
+    with anyio.fail_after(10):  # far less than the model's 30 s: the call was cancelled
         result = await Network("air", agents=[agent]).run("book 1A")
     assert checked.is_set()
     assert result.stop_reason == "guardrail"
@@ -123,17 +131,17 @@ async def test_a_trip_beside_a_slow_call_cancels_it_before_anything_runs() -> No
 
 async def test_an_answer_that_comes_first_waits_for_the_guardrail_and_is_discarded() -> None:
     book, ran = counting_tool()
-    model = ScriptedModel([[call("book", seat="2C")]])
+    model = SlowModel([[call("book", seat="2C")]], delay=0.0)
 
     @input_guardrail
     async def late(ctx: Any, text: str) -> GuardrailResult:
-        await anyio.sleep(0.05)
+        await until(lambda: model.finished == 1)  # the answer is back first
         return GuardrailResult.trip("late no")
 
     agent = Agent("booker", model=model, tools=[book], input_guardrails=[late])
     result = await Network("air", agents=[agent]).run("book 2C", limits=UsageLimits())
     assert result.stop_reason == "guardrail"
-    assert len(model.requests) == 1  # it answered, with a tool call ...
+    assert len(model.inner.requests) == 1  # it answered, with a tool call ...
     assert ran == []  # ... that never ran
     assert result.results == []
     # the discarded answer was paid for: its tokens are the run's
@@ -296,8 +304,8 @@ async def test_a_tripping_agent_guardrail_carries_its_typed_answer() -> None:
         model=ScriptedModel(['{"tripped": true, "reason": "about cooking"}']),
         output_type=Verdict,
     )
-    agent = Agent("triage", model=SlowModel(["never"], delay=5), input_guardrails=[judge])
-    with anyio.fail_after(3):
+    agent = Agent("triage", model=SlowModel(["never"], delay=30), input_guardrails=[judge])
+    with anyio.fail_after(10):
         result = await Network("air", agents=[agent]).run("a recipe?")
     assert result.stop_reason == "guardrail"
     assert result.guardrail.guardrail == "relevance"
@@ -384,14 +392,14 @@ async def test_network_guardrails_check_the_entry_agent_and_every_final_answer()
 async def test_a_trip_on_a_thread_commits_the_users_message_only(tmp_path: Path) -> None:
     store = SQLStore(f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
     book, ran = counting_tool()
-    model = SlowModel([[call("book", seat="5F")]], delay=5)
+    model = SlowModel([[call("book", seat="5F")]], delay=30)
     agent = Agent(
         "booker", model=model, tools=[book], output_key="answer", input_guardrails=[no_homework]
     )
     network = Network("air", agents=[agent])
     thread = ThreadRef("t1", store=store)
     try:
-        with anyio.fail_after(3):
+        with anyio.fail_after(10):
             result = await network.run("homework: book 5F", thread=thread)
         assert result.stop_reason == "guardrail" and result.persisted
         stored = await store.get_thread("t1")
@@ -436,8 +444,8 @@ async def test_a_guardrail_that_raises_fails_the_run_with_its_error() -> None:
     def broken(ctx: Any, text: str) -> GuardrailResult:
         raise RuntimeError("classifier down")
 
-    agent = Agent("a", model=SlowModel(["hi"], delay=5), input_guardrails=[broken])
-    with anyio.fail_after(3), pytest.raises(RuntimeError, match="classifier down") as raised:
+    agent = Agent("a", model=SlowModel(["hi"], delay=30), input_guardrails=[broken])
+    with anyio.fail_after(10), pytest.raises(RuntimeError, match="classifier down") as raised:
         await Network("n", agents=[agent]).run("x")
     assert raised.value.partial_result.results == []  # type: ignore[attr-defined]
 
@@ -452,17 +460,20 @@ async def test_a_streamed_call_cut_short_by_a_trip_closes_what_it_opened() -> No
         async def complete(self, request: Any, on_chunk: Any = None) -> Any:
             if on_chunk is not None:
                 await on_chunk(TextDelta("Sure, "))
-            await anyio.sleep(5)
+            streamed.set()
+            await anyio.sleep(30)
             raise AssertionError("cancelled before it answers")
+
+    streamed = anyio.Event()
 
     @input_guardrail
     async def refuse(ctx: Any, text: str) -> GuardrailResult:
-        await anyio.sleep(0.05)
+        await streamed.wait()  # the call's message is open
         return GuardrailResult.trip("secret reason")
 
     agent = Agent("a", model=Streaming(), input_guardrails=[refuse])  # type: ignore[arg-type]
     seen: list[Any] = []
-    with anyio.fail_after(3):
+    with anyio.fail_after(10):
         async for event in Network("n", agents=[agent]).stream("hi"):
             seen.append(event)
     kinds = [str(event.type).split(".")[-1] for event in seen]
