@@ -7,8 +7,6 @@ import typing
 from collections.abc import Callable
 from typing import Any, cast
 
-from pydantic_core import to_jsonable_python
-
 from network.errors import ConfigurationError
 from network.history.messages import UserMessage
 from network.history.results import ModelCall
@@ -144,6 +142,8 @@ def _as_text(value: Any) -> str:
         if value.content is not None:
             shown["result"] = value.content
         # validated arguments may hold models, dates, enums: their JSON form, as a model sends
+        from pydantic_core import to_jsonable_python  # noqa: PLC0415 (deferred: import cost)
+
         return json.dumps(to_jsonable_python(shown, fallback=str))
     dump = getattr(value, "model_dump_json", None)
     if callable(dump):
