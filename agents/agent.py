@@ -202,7 +202,7 @@ class Agent(AgentStep):
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
         self.context_policy = context_policy
-        self._hooks = AgentHooks.coerce(hooks)
+        self._hooks = AgentHooks.coerce(hooks, f"agent {name!r}")
         self._handoffs = Handoffs(name, handoffs, self._taken_names)  # checked, then copied
         self.memory = _memory_of(name, memory)
         self._extra = checked_capabilities(f"agent {name!r}", capabilities)
@@ -268,7 +268,7 @@ class Agent(AgentStep):
 
     @hooks.setter
     def hooks(self, hooks: AgentHooks | dict[str, Any] | None) -> None:
-        self._hooks = AgentHooks.coerce(hooks)
+        self._hooks = AgentHooks.coerce(hooks, f"agent {self.name!r}")
         self._build()
 
     @property

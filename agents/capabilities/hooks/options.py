@@ -30,9 +30,15 @@ class AgentHooks:
     on_response: Callable[[AgentCall], Any] | None = None
     on_finish: Callable[[AgentCall], Any] | None = None
 
+    def __post_init__(self) -> None:
+        # a hook that is no function failed only when the agent was called
+        for name in HOOK_NAMES:
+            _check_hook("AgentHooks", name, getattr(self, name))
+
     @classmethod
-    def coerce(cls, hooks: Any) -> AgentHooks:
-        """Accept `AgentHooks`, a dict of hook functions, or None."""
+    def coerce(cls, hooks: Any, owner: str = "AgentHooks") -> AgentHooks:
+        """Accept `AgentHooks`, a dict of hook functions, or None; anything else is a
+        `ConfigurationError` naming `owner` (`"agent 'a'"`) and the option."""
         if hooks is None:
             return cls()
         if isinstance(hooks, AgentHooks):
@@ -40,17 +46,26 @@ class AgentHooks:
         if isinstance(hooks, dict):
             unknown = set(hooks) - set(HOOK_NAMES)
             if unknown:
-                raise ConfigurationError(f"unknown agent hooks: {sorted(unknown)}")
+                raise ConfigurationError(
+                    f"{owner}: unknown hooks {sorted(map(str, unknown))} (the hooks are "
+                    f"{', '.join(HOOK_NAMES)})"
+                )
             for name, fn in hooks.items():
-                if fn is not None and not callable(fn):
-                    raise ConfigurationError(f"agent hook {name!r} is not callable")
+                _check_hook(owner, f"hooks[{name!r}]", fn)
             return cls(**hooks)
-        raise TypeError(f"hooks must be AgentHooks or a dict, got {hooks!r}")
+        raise ConfigurationError(
+            f"{owner}: hooks must be AgentHooks, a dict of hook functions or None, got {hooks!r}"
+        )
 
     @property
     def empty(self) -> bool:
         """No hook is set."""
         return self.on_start is None and self.on_response is None and self.on_finish is None
+
+
+def _check_hook(owner: str, option: str, fn: Any) -> None:
+    if fn is not None and not callable(fn):
+        raise ConfigurationError(f"{owner}: {option} must be a function or None, got {fn!r}")
 
 
 __all__ = ["AgentCall", "AgentHooks"]

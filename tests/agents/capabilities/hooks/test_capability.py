@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from agents import Agent, AgentHooks, ScriptedModel, call, tool
-from network import Network
+from network import ConfigurationError, Network
 
 
 def one_call(agent: Agent, **kwargs) -> Network:
@@ -80,3 +80,27 @@ async def test_on_finish_decides_what_history_keeps() -> None:
     result = await one_call(agent).run("x")
     assert result.output == "redacted"
     assert result.messages[-1].content == "redacted"
+
+
+@pytest.mark.parametrize("hooks", [3, "on_start", [print]])
+def test_hooks_that_are_no_hooks_are_refused_naming_the_agent(hooks: object) -> None:
+    """`Agent(hooks=3)` raised a bare TypeError naming neither the agent nor the option."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': hooks must be AgentHooks"):
+        Agent("a", hooks=hooks)  # type: ignore[arg-type]
+    agent = Agent("a")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': hooks must be AgentHooks"):
+        agent.hooks = hooks  # type: ignore[assignment]
+    assert agent.hooks.empty  # left as it was
+
+
+def test_a_hook_that_is_no_function_is_refused_when_it_is_given() -> None:
+    """`AgentHooks(on_start=3)` was accepted and failed at the agent's first call."""
+    with pytest.raises(ConfigurationError, match=r"AgentHooks: on_start must be a function"):
+        AgentHooks(on_start=3)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"AgentHooks: on_finish must be a function"):
+        AgentHooks(on_finish="log")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"agent 'a': hooks\['on_response'\] must be a"):
+        Agent("a", hooks={"on_response": 3})
+    with pytest.raises(ConfigurationError, match=r"agent 'a': unknown hooks \['on_end'\]"):
+        Agent("a", hooks={"on_end": print})
+    assert AgentHooks(on_start=print, on_finish=None).on_start is print
