@@ -139,7 +139,7 @@ class Agent(AgentStep):
         self,
         name: str,
         *positional: Any,
-        description: str = "",
+        description: str | None = "",
         system: str | Callable[[RunContext], Any] = "",
         tools: Sequence[Tool | ClientTool | MCPServer | Callable[..., Any]] = (),
         model: str | Model | None = None,
@@ -169,7 +169,12 @@ class Agent(AgentStep):
         self._init_step()
         self._built = False
         self.name = name
-        self.description = description
+        if description is not None and not isinstance(description, str):
+            # the routing agent's prompt and `as_tool` read it as text
+            raise ConfigurationError(
+                f"agent {name!r}: description must be a string or None, got {description!r}"
+            )
+        self.description = description or ""
         self.system = system  # checked, and its template made, by the property
         self.tools, self.client_tools, self.mcp_servers = _sorted_tools(name, tools)
         self.tool_choice = _checked_choice(self, tool_choice)

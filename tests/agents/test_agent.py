@@ -73,6 +73,16 @@ def test_an_output_key_that_is_no_state_key_is_refused_when_the_agent_is_made(ke
         Agent("writer", model=ScriptedModel(["the plan"]), output_key=key)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
+def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
+    description: object,
+) -> None:
+    """The routing agent and `as_tool` read it as text: `description=3` was accepted."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': description must be a string"):
+        Agent("a", description=description)  # type: ignore[arg-type]
+    assert Agent("a", description=None).description == ""  # type: ignore[arg-type]
+
+
 @pytest.mark.anyio
 async def test_output_key_stores_the_final_text() -> None:
     agent = Agent("writer", model=ScriptedModel(["the plan"]), output_key="plan")
