@@ -41,6 +41,7 @@ from network.capabilities.guardrails import AgentGuardrail, Guardrails
 from network.capabilities.view import ConversationView
 from network.errors import ConfigurationError
 from network.history.model_io import Model
+from network.history.model_option import checked_model
 from network.history.results import InferenceResult
 from network.network import Network
 from network.numbers import check_number, checked_params
@@ -356,9 +357,7 @@ class Agent(AgentStep):
 
     @model.setter
     def model(self, model: str | dict[str, Any] | Model | None) -> None:
-        if isinstance(model, str) and not model:
-            raise ConfigurationError(f"agent {self.name!r}: empty model name")
-        self._model = model
+        self._model = checked_model(f"agent {self.name!r}", "model", model)
         # A model object is used as it is: `resolve_model` is asked only for a name.
         named = model is None or type(model) is str or type(model) is dict
         self._model_object = None if named else cast(Model, model)

@@ -19,6 +19,7 @@ from network.capabilities.progress import StateProgress
 from network.capabilities.view import ConversationView
 from network.deprecation import positional_arguments
 from network.errors import ConfigurationError, RoutingError
+from network.history.model_option import checked_model
 from network.numbers import check_number
 from network.run.budgets.shared import SharedBudget, coerce_budgets
 from network.run.capability import Capability, checked_capabilities
@@ -65,8 +66,9 @@ class Network(Generic[DepsT]):
             network whose agents hand off (`Agent(handoffs=...)`): the first agent starts a
             conversation, handoffs are followed, and the run ends at an answer without tool
             calls (`network.run.handoff_router`).
-        default_model: the model of every agent that names none (a litellm model string such as
-            `"openai/gpt-4o-mini"`, or a `Model` object).
+        default_model: the model of every agent that names none: what `Agent(model=...)`
+            takes (a litellm model string such as `"openai/gpt-4o-mini"`, a dict of
+            `make_model` arguments, or a `Model` object); anything else is refused.
         max_iter: the most agent calls one run may make (default 100).
         state_schema: a Haystack-style dict, a pydantic model class, or a `StateSchema`.
         resources: `{name: factory}`: live things every run may open (`await
@@ -134,7 +136,7 @@ class Network(Generic[DepsT]):
         self.router: Router[DepsT] = _router_of(name, self.agents, router, self.handoff_edges)
         check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
         self.resources = check_factories(f"network {name!r}", resources)
-        self.default_model = default_model
+        self.default_model = checked_model(f"network {name!r}", "default_model", default_model)
         self.max_iter = max_iter
         self.context_policy = context_policy
         # an agent's typed answer makes its undeclared `output_key` a key of that type

@@ -73,6 +73,17 @@ def test_an_output_key_that_is_no_state_key_is_refused_when_the_agent_is_made(ke
         Agent("writer", model=ScriptedModel(["the plan"]), output_key=key)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
+def test_a_model_that_is_no_model_is_refused_when_the_agent_is_made(model: object) -> None:
+    """`model=3` was accepted and failed at the first call with a TypeError."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': model"):
+        Agent("a", model=model)  # type: ignore[arg-type]
+    agent = Agent("a")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': model"):
+        agent.model = model  # type: ignore[assignment]
+    assert agent.model is None  # left as it was
+
+
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
 def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
     description: object,

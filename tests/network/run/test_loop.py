@@ -195,6 +195,20 @@ def test_network_definition_errors_name_what_is_wrong() -> None:
         Network("n", agents=[a], max_iter=0)
 
 
+@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
+def test_a_default_model_that_is_no_model_is_refused_when_the_network_is_made(
+    model: object,
+) -> None:
+    """`default_model=3` was accepted and failed at the first call, naming neither the
+    network nor the option; it takes what `Agent(model=...)` takes."""
+    from network import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=r"network 'n': default_model"):
+        Network("n", agents=[Agent("a")], default_model=model)
+    for valid in (None, "openai/gpt-4o-mini", {"model": "openai/x"}, ScriptedModel(["x"])):
+        assert Network("n", agents=[Agent("a")], default_model=valid).default_model is valid
+
+
 def test_network_takes_default_model_and_max_iter_positionally() -> None:
     a = Agent("a")
     model = ScriptedModel(["positional"])

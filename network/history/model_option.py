@@ -1,0 +1,41 @@
+"""The `model` option's one check (`Agent(model=...)`, `Network(default_model=...)`).
+
+What a model option may be is what `agents.models.registry.resolve_model` can resolve: a model
+string, a mapping of `make_model` arguments (with a `"model"` string), a `Model` object (anything
+with a `complete` method), or None (the network's default, or no default). Anything else used
+to be accepted and fail at the first call, with a TypeError from deep in the run; it is refused
+when the agent or network is made, naming it and the option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from network.errors import ConfigurationError
+
+
+def checked_model(owner: str, option: str, model: Any) -> Any:
+    """`model` when it is a model option (see the module docstring); else a
+    `ConfigurationError` naming `owner` (`"agent 'a'"`) and `option` (`"model"`)."""
+    if model is None or (isinstance(model, str) and model):
+        return model
+    if isinstance(model, str):
+        raise ConfigurationError(f"{owner}: {option} is an empty model name")
+    if isinstance(model, Mapping):
+        name = model.get("model")
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(
+                f"{owner}: {option} as a mapping needs a 'model' string (the arguments of "
+                f"make_model), got {name!r}"
+            )
+        return model
+    if callable(getattr(model, "complete", None)):
+        return model
+    raise ConfigurationError(
+        f"{owner}: {option} must be a model string, a mapping of make_model arguments, a Model "
+        f"object or None, got {model!r}"
+    )
+
+
+__all__ = ["checked_model"]

@@ -1,0 +1,39 @@
+"""`checked_model`: the one check of `Agent(model=...)` and `Network(default_model=...)`."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import ScriptedModel
+from network.errors import ConfigurationError
+from network.history.model_option import checked_model
+
+
+@pytest.mark.parametrize(
+    "model", [None, "openai/gpt-4o-mini", {"model": "openai/x", "api_base": "http://x"}]
+)
+def test_a_model_option_is_kept_as_it_is(model: object) -> None:
+    assert checked_model("agent 'a'", "model", model) is model
+
+
+def test_a_model_object_is_anything_with_a_complete_method() -> None:
+    model = ScriptedModel(["x"])
+    assert checked_model("agent 'a'", "model", model) is model
+
+
+@pytest.mark.parametrize(
+    ("model", "says"),
+    [
+        (3, "must be a model string, a mapping of make_model arguments, a Model object or None"),
+        (True, "must be a model string"),
+        ("", "is an empty model name"),
+        ({"api_base": "http://x"}, "as a mapping needs a 'model' string"),
+        ({"model": ""}, "as a mapping needs a 'model' string"),
+        (object(), "must be a model string"),
+    ],
+)
+def test_what_is_no_model_is_refused_naming_the_owner_and_the_option(
+    model: object, says: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=rf"network 'n': default_model {says}"):
+        checked_model("network 'n'", "default_model", model)
