@@ -56,6 +56,7 @@ from network.run.retry_policy import RetryPolicy
 from network.run.stages import chain
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
+from network.run.tool_names import check_tool_name
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -425,7 +426,8 @@ class Agent(AgentStep):
         answer is the tool's result. See `agents.capabilities.subagents` and docs/subagents.md.
 
         Args:
-            name: the tool's name (default: the agent's name).
+            name: the tool's name (default: the agent's name): 1 to 64 letters, digits, `_`
+                or `-`, the names model providers accept (`network.run.tool_names`).
             description: what the supervisor's model reads about it (default: the agent's
                 description).
             state_in: `{inner_key: outer_key}`: keys copied from the caller's state into the
@@ -445,6 +447,8 @@ class Agent(AgentStep):
         # Checked here: the sub-run's network is built per call, so a bad cap would otherwise
         # be an error result at every call, naming the inner network's `max_iter`.
         check_number(f"{label}: max_steps", max_steps, integer=True, minimum=1)
+        if name is not None:  # the agent's own name is any string: checked when it is given
+            check_tool_name(f"{label}: as_tool name", name)
         return subrun_tool(
             SubrunTool(
                 name=name or self.name,

@@ -40,6 +40,7 @@ from network.run.stages import run_stages
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
+from network.run.tool_names import check_tool_name
 from network.state.output_keys import declare_output_keys
 from network.state.schema import StateSchema
 from network.state.state import State
@@ -407,7 +408,8 @@ class Network(Generic[DepsT]):
         docs/subagents.md.
 
         Args:
-            name: the tool's name (default: the network's name).
+            name: the tool's name (default: the network's name): 1 to 64 letters, digits,
+                `_` or `-`, the names model providers accept (`network.run.tool_names`).
             description: what the supervisor's model reads about it.
             state_in: `{inner_key: outer_key}`: keys copied from the caller's state.
             state_out: `{outer_key: inner_key}`: keys copied back when it finishes.
@@ -419,6 +421,8 @@ class Network(Generic[DepsT]):
                 reads) or "raise" (it fails the caller's run with a `ToolError`).
         """
         label = f"network {self.name!r}"
+        if name is not None:  # the network's own name is any string: checked when it is given
+            check_tool_name(f"{label}: as_tool name", name)
         return SubrunTool(
             name=name or self.name,
             description=description

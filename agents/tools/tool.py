@@ -25,7 +25,17 @@ import sys
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from types import UnionType
-from typing import TYPE_CHECKING, Annotated, Any, TypedDict, Union, Unpack, get_args, get_origin
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    ClassVar,
+    TypedDict,
+    Union,
+    Unpack,
+    get_args,
+    get_origin,
+)
 
 import anyio.to_thread
 
@@ -39,6 +49,7 @@ from network.mappings import mapping_entries
 from network.numbers import check_number
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.retry_policy import RetryPolicy
+from network.run.tool_names import check_tool_name
 from network.state.schema import CONVERSATION_NAMES, conversation_name_message
 from network.state.state import State
 from network.state.values import is_pydantic_model
@@ -59,7 +70,9 @@ class Tool:
 
     Args:
         fn: the sync or async function the tool calls.
-        name: the name the model calls it by (default: the function's name).
+        name: the name the model calls it by (default: the function's name): 1 to 64
+            letters, digits, `_` or `-`, the names model providers accept
+            (`network.run.tool_names`; another is a `ConfigurationError`).
         description: what the model reads about it (default: the docstring's summary).
         inputs_from_state: `{state_key: parameter}`: parameters filled from state, hidden from
             the model.
@@ -98,6 +111,10 @@ class Tool:
             exceptions may carry secrets (a connection string, a token). A `ToolError` the
             tool raises is its own message for everyone, as always.
     """
+
+    # `name=` is checked against the names providers accept; a subclass whose name comes from
+    # elsewhere (an agent's name, checked by `as_tool` when it is given) turns it off
+    checks_name: ClassVar[bool] = True
 
     __slots__ = (
         "_argument_fields",
@@ -149,6 +166,9 @@ class Tool:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
         self.fn = fn
+        if name is not None and self.checks_name:  # a function's own name is an identifier
+            function = getattr(fn, "__name__", type(fn).__name__)
+            check_tool_name(f"tool of function {function!r}: name", name)
         self.name = name or fn.__name__
         summary, param_docs = parse_docstring(inspect.getdoc(fn))
         self.description = description if description is not None else summary

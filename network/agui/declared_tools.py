@@ -19,16 +19,15 @@ schema declares `temp:context`.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from network.errors import ConfigurationError
 from network.run.client_tools import ClientTool
 from network.run.context import NetworkLike
+from network.run.tool_names import TOOL_NAME
 from network.serving.errors import RequestError
 
 CONTEXT_KEY = "temp:context"
-TOOL_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")  # the tool names model providers accept
 
 
 def declared_tools(network: NetworkLike, run_input: Any) -> list[ClientTool]:

@@ -36,6 +36,7 @@ from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, Message, ToolMessage
 from network.run.context import AgentLike
+from network.run.tool_names import TOOL_NAME
 
 TOOL_PREFIX = "transfer_to_"
 _UNSAFE = re.compile(r"[^a-z0-9_-]+")
@@ -91,7 +92,7 @@ class Handoff:
         if description is not None and not isinstance(description, str):
             raise ConfigurationError(f"handoff to {target!r}: description must be a string")
         name = tool_name if tool_name is not None else handoff_tool_name(target)
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+        if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
             raise ConfigurationError(
                 f"handoff to {target!r}: tool name {name!r} must be 1 to 64 letters, digits, "
                 "'_' or '-'"

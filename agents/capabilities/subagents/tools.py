@@ -94,6 +94,7 @@ class SubagentTool(Tool):
     answer lists these as the server's sub-agents)."""
 
     __slots__ = ("subagent",)
+    checks_name = False  # an agent's or network's name by default; `as_tool` checks one given
 
     def __init__(self, function: Any, spec: SubrunTool) -> None:
         super().__init__(function, name=spec.name, description=spec.description)

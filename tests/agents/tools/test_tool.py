@@ -198,3 +198,17 @@ def test_a_tools_switches_are_bools(option: str, value: object) -> None:
 
     with pytest.raises(ConfigurationError, match=rf"tool 'lookup': {option} must be True or"):
         tool(**{option: value})(lookup)
+
+
+@pytest.mark.parametrize("name", ["bad name!", "", "x" * 65, "web.search", 3])
+def test_a_tool_name_providers_refuse_is_refused_when_the_tool_is_defined(name: object) -> None:
+    """`@tool(name="bad name!")` was accepted, and refused by the provider (a 400) at the
+    run's first request: the rule `handoff(tool_name=...)` and AG-UI client tools keep."""
+
+    def lookup(query: str) -> str:
+        """Look it up."""
+        return query
+
+    with pytest.raises(ConfigurationError, match=r"tool of function 'lookup': name .* must be 1"):
+        tool(name=name)(lookup)  # type: ignore[arg-type]
+    assert tool(name="look-up_2")(lookup).name == "look-up_2"

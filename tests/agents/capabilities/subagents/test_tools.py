@@ -90,6 +90,22 @@ def test_bad_mappings_are_configuration_errors() -> None:
         researcher().as_tool(limits={"max_model_calls": 1})  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["bad name!", "", "x" * 65, "caf\u00e9", 3])
+def test_an_as_tool_name_providers_refuse_is_refused_when_the_tool_is_made(name: object) -> None:
+    """`as_tool(name="bad name!")` was accepted and refused by the provider (a 400) at the
+    supervisor's first request; the rule is `@tool(name=...)`'s (`network.run.tool_names`)."""
+    with pytest.raises(ConfigurationError, match=r"agent 'researcher': as_tool name .* must be 1 "):
+        researcher().as_tool(name=name)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"network 'n': as_tool name .* must be 1 to 64"):
+        Network("n", agents=[researcher()]).as_tool(name=name)  # type: ignore[arg-type]
+
+
+def test_an_as_tool_name_providers_accept_is_kept() -> None:
+    assert researcher().as_tool(name="ask-the_Researcher2").name == "ask-the_Researcher2"
+    assert Network("n", agents=[researcher()]).as_tool(name="team").name == "team"
+    assert Agent("Research Agent").as_tool(description="d").name == "Research Agent"  # as before
+
+
 @pytest.mark.parametrize(
     ("option", "mapping"),
     [

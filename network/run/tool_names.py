@@ -1,0 +1,34 @@
+"""The one rule for a tool name the library is given: what model providers accept.
+
+OpenAI-compatible servers, Anthropic and the others refuse a function name outside
+`^[A-Za-z0-9_-]{1,64}$` with a 400 at the run's first request (after the model call was paid
+for, or the run was admitted). A name a user gives (`@tool(name=...)`, `agent.as_tool(name=...)`,
+`network.as_tool(name=...)`, `handoff(tool_name=...)`, an AG-UI client's declared tool) is
+checked against it where it is given; names the library makes are made safe instead
+(`handoff_tool_name`, MCP tools' prefixes).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from network.errors import ConfigurationError
+
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the tool names model providers accept
+_SHOWN = 80  # the most of a refused name an error repeats
+
+
+def check_tool_name(owner: str, name: Any) -> str:
+    """`name` when providers accept it as a tool name; else a `ConfigurationError` naming
+    `owner` (`"tool 'x': name"`, `"agent 'a': as_tool name"`)."""
+    if isinstance(name, str) and TOOL_NAME.fullmatch(name):
+        return name
+    shown = name[:_SHOWN] + "..." if isinstance(name, str) and len(name) > _SHOWN else name
+    raise ConfigurationError(
+        f"{owner} {shown!r} must be 1 to 64 letters, digits, '_' or '-' (the tool names "
+        "model providers accept)"
+    )
+
+
+__all__ = ["TOOL_NAME", "check_tool_name"]
