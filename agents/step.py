@@ -423,11 +423,8 @@ class AgentStep:
         self._asking(call)
         try:
             response = await self._request(call, model, request)
-        except ModelError as exc:
+        except Exception as exc:  # a provider's failure, or a model's own exception
             self._failed(call, model, exc)
-            raise
-        except Exception as exc:  # a model's own exception: a failed request all the same
-            self._failed_otherwise(call, model, exc)
             raise
         if call.run.engine.failed_model_calls:  # a failure a capability got past: not the run's
             call.run.engine.failed_model_calls = ()
@@ -442,9 +439,11 @@ class AgentStep:
         asked_at = call.started_at + asked - call.started
         return model_calls(model, call.agent.name, response, asked_at, asked)
 
-    def _failed(self, call: AgentCall, model: Any, error: ModelError) -> None:
-        """A model request that failed for good: the error names the model, and when the run
-        is traced or limited, the failed request's attempts get their records (chat spans).
+    def _failed(self, call: AgentCall, model: Any, error: Exception) -> None:
+        """A model request that failed for good: a `ModelError` names the model, and when the
+        run is traced or limited, the failed request's attempts get their records (chat
+        spans). A model's own exception (a custom `Model`, a `ScriptedModel` given one) is a
+        failed request all the same.
 
         A failure a run may go past as a request made (`ModelError.counted_as_request`: a
         server refusing a typed answer's `response_format`) gets them in any run: the
@@ -452,27 +451,15 @@ class AgentStep:
         other requests too (`_spending`), so that `RunResult.spent` counts every request
         sent, as a shared budget does, with usage limits or without. Untimed (the run does
         not time its requests), such a record is timed from the call's start."""
-        _name_model(error, model)
+        counted = False
+        if isinstance(error, ModelError):
+            _name_model(error, model)
+            counted = error.counted_as_request
         books = call.run.engine
-        if books.record_model_calls or error.counted_as_request:
+        if books.record_model_calls or counted:
             asked = call.asked_at if books.record_model_calls or call.requests else call.started
             books.failed_model_calls = failed_model_calls(
                 model, self.name, error, call.started_at + asked - call.started, asked
-            )
-
-    def _failed_otherwise(self, call: AgentCall, model: Any, error: Exception) -> None:
-        """A model that raised something other than a `ModelError` (a custom `Model`, a
-        `ScriptedModel` given an exception): when the run is traced or limited, the request
-        gets its record (a failed chat span naming the exception's type), as a provider's
-        failure does."""
-        books = call.run.engine
-        if books.record_model_calls:
-            books.failed_model_calls = failed_model_calls(
-                model,
-                self.name,
-                error,
-                call.started_at + call.asked_at - call.started,
-                call.asked_at,
             )
 
     # -- after the answer ------------------------------------------------------------------
