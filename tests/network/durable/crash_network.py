@@ -53,7 +53,11 @@ def effect(kind: str, input: str) -> None:
     kill_at = int(os.environ.get("AN_KILL_AT", "0"))
     chosen = kill_at and len(log.read_text().splitlines()) == kill_at
     if chosen or os.environ.get("AN_KILL_KIND") == kind:
-        Path(f"{log}.ready").write_text(kind)
+        # Written whole, then renamed: the test polls for the name and reads it at once, so a
+        # file seen before its text was written would read empty.
+        partial = Path(f"{log}.ready.partial")
+        partial.write_text(kind)
+        os.replace(partial, f"{log}.ready")
         time.sleep(600)  # the test kills the process here, with this call in flight
 
 

@@ -45,7 +45,11 @@ def effect(line: str) -> None:
     kill_at = int(os.environ.get("AN_KILL_AT", "0"))
     chosen = kill_at and len(log.read_text().splitlines()) == kill_at
     if chosen or os.environ.get("AN_KILL_LINE") == line:
-        Path(f"{log}.ready").write_text(line)
+        # Written whole, then renamed: the test polls for the name and reads it at once, so a
+        # file seen before its text was written would read empty.
+        partial = Path(f"{log}.ready.partial")
+        partial.write_text(line)
+        os.replace(partial, f"{log}.ready")
         time.sleep(600)  # the test kills the process here, with this call in flight
 
 
