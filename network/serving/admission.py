@@ -308,8 +308,9 @@ class StoredAdmission(Admission):
             raise RuntimeError("StoredAdmission.execute: start() first")
         failure: BaseException | None = None
         outcome: Any = None
+        done = anyio.Event()  # the run ended: the keeper returns (`HeldLease.keep`)
         async with anyio.create_task_group() as group:
-            group.start_soon(lease.keep)
+            group.start_soon(lease.keep, done)
             try:
                 # The session's commits first (a client that sees a step end knows it is
                 # saved), behind the lease: a run whose lease is lost stops, commits nothing
@@ -324,7 +325,9 @@ class StoredAdmission(Admission):
             except BaseException as error:  # raised below, outside the keeper's task group
                 failure = error
             finally:
-                group.cancel_scope.cancel()
+                done.set()
+                if lease.renewing:  # not waiting for the store's answer to end the run
+                    group.cancel_scope.cancel()
                 if (
                     not ctx.engine.resume
                 ):  # the pending interrupts were answered (the run took them)
