@@ -175,3 +175,25 @@ async def test_two_requests_on_one_new_thread_run_one_at_a_time(make_store: Any)
     assert answers[0].status_code == 200
     thread = await make_store().get_thread("c")
     assert [m.content for m in thread.messages if m.role == "user"] == ["one"]
+
+
+async def test_a_removal_that_fails_still_releases_the_lease(
+    make_store: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = make_store()
+    if not isinstance(store, SQLStore):
+        pytest.skip("only the SQL stores' claims create threads")
+    asgi = app(notes_network(), store=store)
+    leases = asgi.state.stored.creating
+    assert leases is not None
+
+    async def broken(*args: Any) -> bool:
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(leases, "release_created", broken)
+    refused = await Client(asgi).post(say("d", "r1", "hi", state={"topic": 42}))
+    assert refused.status_code == 422
+    # released on its own: the thread is free; it keeps the user's message (not removed)
+    assert await run_leases(make_store()).claim("d", "another-process", 30)
+    thread = await make_store().get_thread("d")
+    assert [m.content for m in thread.messages] == ["hi"]
