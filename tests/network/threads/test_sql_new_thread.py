@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import anyio
 import pytest
 
 from network.history.messages import UserMessage
@@ -112,3 +113,32 @@ async def test_a_created_thread_is_removed_with_the_release_only_while_as_create
     kept = await store.get_thread("u")
     assert kept is not None and kept.revision == 2
     assert await leases.claim("u", "someone-else", 30)
+
+
+async def test_an_expired_lease_is_taken_over_and_the_thread_created_or_read(
+    open_store: Callable[[], ThreadStore],
+) -> None:
+    """A lease a crashed process left (expired) on a missing thread: the claim takes it over
+    and creates the thread; on a thread that exists: it takes it over and reads the thread."""
+    store = open_store()
+    assert isinstance(store, SQLStore)
+    leases = run_leases(store)
+    assert isinstance(leases, CreatingLeases)
+    assert await leases.claim("new", "crashed", 0.01)
+    await store.create_thread("old", app_name="notes", user_id="ann")
+    await commit_exchange(store, "old", 0, "before")
+    assert await leases.claim("old", "crashed", 0.01)
+    await anyio.sleep(0.05)
+    fresh = await leases.claim_creating(
+        "new", "h1", 30, app_name="notes", user_id="ann", messages=said("hi"), run_id="r1"
+    )
+    assert (fresh.taken, fresh.created) == (True, True)
+    assert fresh.thread is not None and [m.content for m in fresh.thread.messages] == ["hi"]
+    other = run_leases(open_store())  # another process's
+    assert isinstance(other, CreatingLeases)
+    taken = await other.claim_creating(
+        "old", "h2", 30, app_name="notes", user_id="ann", messages=said("hi"), run_id="r2"
+    )
+    assert (taken.taken, taken.created, taken.existed) == (True, False, True)
+    assert taken.thread is not None and taken.thread.revision == 1
+    assert [m.role for m in taken.thread.messages] == ["user", "assistant"]
