@@ -22,6 +22,9 @@ from tests.network.serving.test_threads import transactions
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
+# Thread ids of these tests' own ("nt-"), and every lease taken by hand released: the run
+# leases' table is not emptied between tests on the suite's PostgreSQL server.
+
 __all__ = ["make_store"]  # the fixture
 
 
@@ -45,51 +48,54 @@ async def test_a_run_on_a_new_thread_is_three_transactions(make_store: Any) -> N
     # no app: key written (its merge takes SQLAlchemy's path, which the listeners do not see)
     plain = Network("notes", agents=[Agent("scribe", model=ScriptedModel(lambda r: "noted"))])
     served = Client(app(plain, store=store))
-    await served.run(say("warm", "r0", "hello"))  # tables made, connections opened
+    await served.run(say("nt-warm", "r0", "hello"))  # tables made, connections opened
     seen: list[str] = []
     store.statement_listeners.append(seen.append)
-    await served.run(say("new", "r1", "hello"))
+    await served.run(say("nt-new", "r1", "hello"))
     # the claim creating the thread holding the message; the agent call; the release
     assert transactions(seen) == 3
-    thread = await make_store().get_thread("new")
+    thread = await make_store().get_thread("nt-new")
     assert [m.role for m in thread.messages] == ["user", "assistant"]
     assert thread.messages[0].content == "hello" and thread.revision == 2
     # the thread's next turn: its message kept at admission, as before (4)
     seen.clear()
     await served.run(
         {
-            **say("new", "r2", "again"),
+            **say("nt-new", "r2", "again"),
             "messages": [
-                *say("new", "r1", "hello")["messages"],
+                *say("nt-new", "r1", "hello")["messages"],
                 {
                     "id": thread.messages[1].id,
                     "role": "assistant",
                     "content": thread.messages[1].content,
                 },
-                *say("new", "r2", "again")["messages"],
+                *say("nt-new", "r2", "again")["messages"],
             ],
         }
     )
     assert transactions(seen) == 4
-    thread = await make_store().get_thread("new")
+    thread = await make_store().get_thread("nt-new")
     assert [m.content for m in thread.messages if m.role == "user"] == ["hello", "again"]
 
 
 async def test_a_request_refused_after_the_claim_leaves_nothing(make_store: Any) -> None:
     store = make_store()
     served = Client(app(notes_network(), store=store, max_thread_bytes=200))
-    await served.run(say("warm", "r0", "hello"))
+    await served.run(say("nt-warm", "r0", "hello"))
     before = await rows(store)
     seen: list[str] = []
     if isinstance(store, SQLStore):
         store.statement_listeners.append(seen.append)
     refusals = [
-        (say("s", "r1", "hi", state={"topic": 42}), 422),  # invalid state, by the schema
-        (say("s", "r2", "hi", state={"topic": "x" * 500}), 413),  # too large
-        (say("s", "r3", "hi", state={"app:last_answer": "mine"}), 403),  # not writable
+        (say("nt-s", "r1", "hi", state={"topic": 42}), 422),  # invalid state, by the schema
+        (say("nt-s", "r2", "hi", state={"topic": "x" * 500}), 413),  # too large
+        (say("nt-s", "r3", "hi", state={"app:last_answer": "mine"}), 403),  # not writable
         (
             say(
-                "s", "r4", "hi", tools=[{"name": "bad name!", "description": "", "parameters": {}}]
+                "nt-s",
+                "r4",
+                "hi",
+                tools=[{"name": "bad name!", "description": "", "parameters": {}}],
             ),
             422,
         ),
@@ -97,44 +103,49 @@ async def test_a_request_refused_after_the_claim_leaves_nothing(make_store: Any)
     for payload, status in refusals:
         refused = await served.post(payload)
         assert refused.status_code == status, refused.text
-        assert await store.get_thread("s") is None
-        assert await make_store().get_thread("s") is None
+        assert await store.get_thread("nt-s") is None
+        assert await make_store().get_thread("nt-s") is None
     assert await rows(store) == before  # no thread row, no message, no checkpoint left
     if isinstance(store, SQLStore):  # each was created by its claim, then removed
         head = "INSERT INTO agent_network_threads ("
         created = [sql for sql in seen if head in sql.replace('"', "")]
         assert len(created) == len(refusals)
     # the lease was released each time: the thread's first good request runs
-    await served.run(say("s", "r5", "at last"))
-    thread = await store.get_thread("s")
+    await served.run(say("nt-s", "r5", "at last"))
+    thread = await store.get_thread("nt-s")
     assert [m.content for m in thread.messages if m.role == "user"] == ["at last"]
-    assert await run_leases(make_store()).claim("s", "another-process", 30)
+    other = run_leases(make_store())
+    assert await other.claim("nt-s", "another-process", 30)
+    await other.release("nt-s", "another-process")
 
 
 async def test_a_new_thread_whose_lease_is_held_is_busy_and_not_created(make_store: Any) -> None:
     store = make_store()
     served = Client(app(notes_network(), store=store))
-    await served.run(say("warm", "r0", "hello"))
+    await served.run(say("nt-warm", "r0", "hello"))
     before = await rows(store)
     leases = run_leases(make_store())
-    assert await leases.claim("n", "run-in-another-process", 30)
-    busy = await served.post(say("n", "r1", "hi"))
+    assert await leases.claim("nt-n", "run-in-another-process", 30)
+    busy = await served.post(say("nt-n", "r1", "hi"))
     assert busy.status_code == 409 and busy.json()["error"]["code"] == "thread_busy"
-    assert await store.get_thread("n") is None
+    assert await store.get_thread("nt-n") is None
     assert await rows(store) == before
+    await leases.release("nt-n", "run-in-another-process")
 
 
 async def test_another_users_thread_is_not_found_and_left_as_it_was(make_store: Any) -> None:
     store = make_store()
     served = app(notes_network(), store=store, authorize=bearer)
-    await Client(served, "token-alice").run(say("a", "r1", "hi"))
+    await Client(served, "token-alice").run(say("nt-a", "r1", "hi"))
     before = await rows(store)
-    refused = await Client(served, "token-bob").post(say("a", "r2", "mine now"))
+    refused = await Client(served, "token-bob").post(say("nt-a", "r2", "mine now"))
     assert refused.status_code == 404
-    thread = await store.get_thread("a")
+    thread = await store.get_thread("nt-a")
     assert thread.user_id == "alice" and thread.messages[0].content == "hi"
     assert len(thread.messages) == 2 and await rows(store) == before
-    assert await run_leases(make_store()).claim("a", "another-process", 30)  # not held
+    other = run_leases(make_store())
+    assert await other.claim("nt-a", "another-process", 30)  # not held
+    await other.release("nt-a", "another-process")
 
 
 async def test_the_input_is_kept_when_the_run_on_a_new_thread_fails(make_store: Any) -> None:
@@ -144,9 +155,9 @@ async def test_the_input_is_kept_when_the_run_on_a_new_thread_fails(make_store: 
     store = make_store()
     network = Network("notes", agents=[Agent("a", model=ScriptedModel(broken))])
     served = Client(app(network, store=store))
-    response = await served.post(say("f", "r1", "remember me"))
+    response = await served.post(say("nt-f", "r1", "remember me"))
     assert response.status_code == 200 and "RUN_ERROR" in response.text
-    thread = await make_store().get_thread("f")
+    thread = await make_store().get_thread("nt-f")
     assert [m.content for m in thread.messages] == ["remember me"]
 
 
@@ -164,16 +175,16 @@ async def test_two_requests_on_one_new_thread_run_one_at_a_time(make_store: Any)
     answers: list[Any] = []
 
     async def first() -> None:
-        answers.append(await served.post(say("c", "r1", "one")))
+        answers.append(await served.post(say("nt-c", "r1", "one")))
 
     async with anyio.create_task_group() as group:
         group.start_soon(first)
         await started.wait()
-        second = await served.post(say("c", "r2", "two"))
+        second = await served.post(say("nt-c", "r2", "two"))
         go.set()
     assert second.status_code == 409
     assert answers[0].status_code == 200
-    thread = await make_store().get_thread("c")
+    thread = await make_store().get_thread("nt-c")
     assert [m.content for m in thread.messages if m.role == "user"] == ["one"]
 
 
@@ -191,9 +202,11 @@ async def test_a_removal_that_fails_still_releases_the_lease(
         raise RuntimeError("the database went away")
 
     monkeypatch.setattr(leases, "release_created", broken)
-    refused = await Client(asgi).post(say("d", "r1", "hi", state={"topic": 42}))
+    refused = await Client(asgi).post(say("nt-d", "r1", "hi", state={"topic": 42}))
     assert refused.status_code == 422
     # released on its own: the thread is free; it keeps the user's message (not removed)
-    assert await run_leases(make_store()).claim("d", "another-process", 30)
-    thread = await make_store().get_thread("d")
+    other = run_leases(make_store())
+    assert await other.claim("nt-d", "another-process", 30)
+    await other.release("nt-d", "another-process")
+    thread = await make_store().get_thread("nt-d")
     assert [m.content for m in thread.messages] == ["hi"]
