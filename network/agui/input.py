@@ -60,10 +60,13 @@ def check_request(
     run_input: Any,
     *,
     system_messages: str = "refuse",
+    messages: list[Any] | None = None,
 ) -> RunRequest:
     """Every AG-UI check of a request on `record`'s thread: what the run is asked for, or
-    the `RequestError` refusing it."""
-    messages = convert(run_input.messages, system_messages)
+    the `RequestError` refusing it. `messages`: the request's, converted already
+    (`first_messages`)."""
+    if messages is None:
+        messages = convert(run_input.messages, system_messages)
     check_tool_results(record, messages)
     client_tools = declared_tools(network, run_input)
     answered = answers_for(network, record.thread_id, record.interrupts, run_input.resume)
@@ -82,4 +85,18 @@ def check_request(
     )
 
 
-__all__ = ["RequestError", "check_request", "parse"]
+def first_messages(run_input: Any, system_messages: str = "refuse") -> list[Any] | None:
+    """The request's messages as the network's, converted before admission so that a new
+    thread on a store is created holding them by its lease's claim
+    (`ServedThreads.admit(messages=)`); None for a request that answers interrupts (a new
+    thread has none) or whose messages are refused: `check_request` refuses them after
+    admission, which answers 404 and 409 first, as before."""
+    if run_input.resume:
+        return None
+    try:
+        return convert(run_input.messages, system_messages)
+    except RequestError:
+        return None
+
+
+__all__ = ["RequestError", "check_request", "first_messages", "parse"]

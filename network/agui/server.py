@@ -65,7 +65,7 @@ from network.agui.cancelled_runs import cancelled_from_inside
 from network.agui.capabilities import capabilities
 from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
-from network.agui.input import check_request, parse
+from network.agui.input import check_request, first_messages, parse
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
 from network.agui.run_errors import ErrorScreen
 from network.agui.stored import ConversationReplay, lacks_stored_messages
@@ -257,7 +257,13 @@ class _Server:
             )
             run_input = parse(body)
             principal = await self.served.principal(request, run_input.thread_id)
-            admission = await self.served.admit(run_input.thread_id, run_input.run_id, principal)
+            # on a store, a new thread is created holding them by the claim
+            messages = (
+                first_messages(run_input, self.system_messages) if self.served.on_store else None
+            )
+            admission = await self.served.admit(
+                run_input.thread_id, run_input.run_id, principal, messages
+            )
         except RequestError as error:
             return _refused(error)
         try:
@@ -266,6 +272,7 @@ class _Server:
                 admission.record,
                 run_input,
                 system_messages=self.system_messages,
+                messages=messages,
             )
             budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)

@@ -235,6 +235,7 @@ class StoredAdmission(Admission):
         self.run_id = run_id
         self.max_state_bytes = max_state_bytes
         self.session: ThreadSession | None = None
+        self.started = False  # `start` made the run's context: its input stays with the thread
 
     async def start(self, request: RunRequest) -> RunContext:
         network, record = self.network, self.record
@@ -245,9 +246,11 @@ class StoredAdmission(Admission):
             for key, value in request.data.items()
             if record.state.get(key, missing) != value
         }
-        missing = not self.claimed.stored
+        claimed = self.claimed
+        missing = not claimed.stored
         # A new thread holds nothing yet: it is created holding the request's messages, in
-        # one transaction where the store can (else `keep_input` commits them below).
+        # one transaction where the store can (else `keep_input` commits them below); or the
+        # claim created it holding them already (`Claimed.created`).
         keep = new_messages((), request.messages) if missing and not request.answered else []
         session = await guarded(
             "get_thread",
@@ -255,12 +258,14 @@ class StoredAdmission(Admission):
                 network,
                 ThreadRef(record.thread_id, user_id=record.owner, store=self.threads.store),
                 state=writes,
-                loaded=self.claimed.thread,  # read under the lease: not read again
-                missing=missing,
+                loaded=claimed.thread,  # read (or created) under the lease: not read again
+                missing=missing and not claimed.created,
                 keep=keep,
                 run_id=self.run_id,
             ),
         )
+        if claimed.created and keep == list(claimed.thread.messages):
+            session.input_kept = True  # kept by the claim: the thread holds nothing else
         self.session = session
         if request.answered and self.claimed.pending_kept:
             # Kept with the thread: the store claims the answers once, whichever process or
@@ -294,6 +299,7 @@ class StoredAdmission(Admission):
             ),
         )
         session.attach(ctx)  # its commits keep what the run stops on with the thread
+        self.started = True
         return ctx
 
     async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
@@ -302,8 +308,9 @@ class StoredAdmission(Admission):
             raise RuntimeError("StoredAdmission.execute: start() first")
         failure: BaseException | None = None
         outcome: Any = None
+        done = anyio.Event()  # the run ended: the keeper returns (`HeldLease.keep`)
         async with anyio.create_task_group() as group:
-            group.start_soon(lease.keep)
+            group.start_soon(lease.keep, done)
             try:
                 # The session's commits first (a client that sees a step end knows it is
                 # saved), behind the lease: a run whose lease is lost stops, commits nothing
@@ -318,7 +325,9 @@ class StoredAdmission(Admission):
             except BaseException as error:  # raised below, outside the keeper's task group
                 failure = error
             finally:
-                group.cancel_scope.cancel()
+                done.set()
+                if lease.renewing:  # not waiting for the store's answer to end the run
+                    group.cancel_scope.cancel()
                 if (
                     not ctx.engine.resume
                 ):  # the pending interrupts were answered (the run took them)
@@ -328,8 +337,13 @@ class StoredAdmission(Admission):
         return outcome
 
     async def free_thread(self) -> None:
-        """Release the lease (the session's store stays open: it is the server's)."""
-        await self.claimed.lease.release()
+        """Release the lease (the session's store stays open: it is the server's); a thread
+        the claim created for a request refused before its run started is removed with it."""
+        claimed = self.claimed
+        if claimed.created and not self.started:
+            await self.threads.drop_created(claimed.lease, claimed.thread)
+        else:
+            await claimed.lease.release()
 
 
 def record_id(ctx: RunContext) -> str:

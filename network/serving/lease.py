@@ -69,6 +69,7 @@ class HeldLease:
         self._scope: anyio.CancelScope | None = None
         self._delivering = 0  # events between `committing` and `after_event`
         self._stopped = False  # the run was cancelled at the end of an event
+        self.renewing = False  # `keep` is waiting for the store to renew the lease
 
     def expired(self) -> bool:
         """Whether the lease is lost: taken by another holder, or run out by this process's
@@ -95,15 +96,27 @@ class HeldLease:
         if self._scope is not None:
             self._scope.cancel()
 
-    async def keep(self) -> None:
-        """Renew the lease every third of its time to live, until cancelled or lost (run it in
-        a task beside the run). A store that fails to answer is tried again; the lease is lost
-        when its expiry passes meanwhile."""
+    async def keep(self, done: anyio.Event | None = None) -> None:
+        """Renew the lease every third of its time to live, until cancelled or lost, or until
+        `done` is set (run it in a task beside the run). A store that fails to answer is tried
+        again; the lease is lost when its expiry passes meanwhile.
+
+        A run that ends sets `done` rather than cancelling the task: the task then returns
+        from its wait, where a cancellation is delivered again and again until it lands
+        (anyio's), which cost a served run more than its lease's release."""
         while not self.lost:
-            await anyio.sleep(max(0.0, min(self.ttl / 3, self.expires_at - time.time())))
+            delay = max(0.0, min(self.ttl / 3, self.expires_at - time.time()))
+            if done is None:
+                await anyio.sleep(delay)
+            else:
+                with anyio.move_on_after(delay):
+                    await done.wait()
+                if done.is_set():
+                    return
             if self.expired():
                 return
             asked = time.time()
+            self.renewing = True
             try:
                 kept = await self.leases.renew(self.thread_id, self.holder, self.ttl)
             except Exception as error:  # the store is down: try again, the clock decides
@@ -111,6 +124,8 @@ class HeldLease:
                     "serving.lease_renew_failed", thread_id=self.thread_id, error=repr(error)
                 )
                 continue
+            finally:
+                self.renewing = False
             if not kept:
                 self.lose("taken")
                 return

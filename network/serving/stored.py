@@ -16,6 +16,11 @@ on the same database, continues a thread where it was.
 - The stored conversation is the thread's: a client's messages that the thread does not hold
   yet (new user messages, results of client tool calls: `new_messages`) are appended to it;
   the rest are the client's copy.
+- A new thread is created by the claim when the protocol gave the request's messages and they
+  look like a thread's first request (`opening_messages`): the claim, the thread's creation
+  and the user's message are one transaction (`network.threads.leases.CreatingLeases`). The
+  request is then checked as on any new thread; refused, the thread is removed again with the
+  lease's release (`drop_created`), so a refused request leaves no thread and no message.
 """
 
 from __future__ import annotations
@@ -23,20 +28,27 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import anyio
 
 from network.history.messages import AssistantMessage, ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.context import NetworkLike
 from network.run.interrupts import Interrupt
 from network.serving.errors import RequestError
-from network.serving.lease import HeldLease
+from network.serving.lease import HeldLease, log
 from network.serving.principals import not_found, store_user
 from network.serving.registry import ThreadRecord, json_size, result_digest
 from network.serving.screening import guarded
-from network.threads.leases import DEFAULT_LEASE_TTL, ReadingLeases, check_ttl
+from network.threads.leases import (
+    DEFAULT_LEASE_TTL,
+    CreatingLeases,
+    ReadingLeases,
+    check_ttl,
+)
 from network.threads.resolve import open_store
 from network.threads.store_leases import run_leases
 
@@ -92,6 +104,20 @@ def new_messages(conversation: Iterable[Any], client: list[Any]) -> list[Any]:
     return fresh
 
 
+def opening_messages(client: Sequence[Any] | None) -> list[Any] | None:
+    """What a request whose client sent `client` would create a new thread holding, when it
+    looks like a thread's first request: user messages only (a client continuing a thread
+    sends the answers it was given; a tool result on a new thread is refused anyway). None
+    otherwise, or when the protocol gave no messages: the claim then only reads."""
+    if not client:
+        return None
+    for message in client:
+        if isinstance(message, AssistantMessage | ToolMessage):
+            return None
+    fresh = new_messages((), list(client))
+    return fresh or None
+
+
 def visible_state(network: NetworkLike, thread: Any) -> dict[str, Any]:
     """The keys a run on `thread` starts from (app, user, thread), as its session loads them."""
     schema = network.schema
@@ -113,6 +139,9 @@ class Claimed:
     # the record's pending interrupts are the store's (else this process remembered them)
     pending_kept: bool = True
     thread: Any = None  # the thread as read under the lease (None: it does not exist yet)
+    # the claim created the thread holding the request's first messages (`opening_messages`):
+    # `thread` is it as created; the record is a new thread's all the same
+    created: bool = False
 
 
 class StoredThreads:
@@ -131,6 +160,8 @@ class StoredThreads:
         # leases that check the owner, claim and read in one go (checked once: a runtime
         # protocol check is slow)
         self.reading = self.leases if isinstance(self.leases, ReadingLeases) else None
+        # ... and that create a new thread with the claim (`opening_messages`)
+        self.creating = self.leases if isinstance(self.leases, CreatingLeases) else None
         self.lease_ttl = check_ttl(lease_ttl)
         # Pending interrupts of threads whose store does not keep them, in this process,
         # with their size in bytes.
@@ -143,18 +174,45 @@ class StoredThreads:
             await self.store.close()
 
     async def claim(
-        self, network: NetworkLike, thread_id: str, principal: str | None, run_id: str
+        self,
+        network: NetworkLike,
+        thread_id: str,
+        principal: str | None,
+        run_id: str,
+        messages: Sequence[Any] | None = None,
     ) -> Claimed:
         """Read the thread, check who may run on it, and take its run lease for `run_id`.
 
         404 for a thread of another user or app (before the lease is looked at, so a busy
         thread of someone else's is as unknown as any); 409 when another run holds the lease.
+        `messages`: the request's (the client's conversation), when the protocol has them
+        before admission: a thread found missing is then created holding them by the claim
+        (`opening_messages`; removed again by `drop_created` when the request is refused).
         """
         user = store_user(principal)
         app = network.name
         holder = new_id("lease_")
         asked = time.time()
-        if self.reading is not None:  # the owner, the lease and the read at once
+        first = opening_messages(messages) if self.creating is not None else None
+        created = False
+        if self.creating is not None and first is not None:  # and create a missing thread
+            found = await guarded(
+                "claim",
+                self.creating.claim_creating(
+                    thread_id,
+                    holder,
+                    self.lease_ttl,
+                    app_name=app,
+                    user_id=user,
+                    messages=first,
+                    run_id=run_id,
+                ),
+            )
+            if found.foreign:
+                raise not_found(thread_id)
+            taken, existed, read, fresh = found.taken, found.existed, found.thread, True
+            created = found.created
+        elif self.reading is not None:  # the owner, the lease and the read at once
             found = await guarded(
                 "claim",
                 self.reading.claim_reading(
@@ -185,13 +243,36 @@ class StoredThreads:
             # what the lease now protects (read with the claim when the leases could)
             thread = read if fresh else await self._read(thread_id)
             _check_owner(thread, thread_id, app, user)
-            record, kept = self._record(network, thread_id, thread, principal)
+            # a thread the claim created is checked as the new thread it is
+            record, kept = self._record(network, thread_id, None if created else thread, principal)
             return Claimed(
-                record, user, lease, stored=thread is not None, pending_kept=kept, thread=thread
+                record,
+                user,
+                lease,
+                stored=thread is not None and not created,
+                pending_kept=kept,
+                thread=thread,
+                created=created,
             )
         except BaseException:
-            await lease.release()
+            await (self.drop_created(lease, read) if created else lease.release())
             raise
+
+    async def drop_created(self, lease: HeldLease, thread: Any) -> None:
+        """Remove `thread`, which the claim of `lease` created (its request was refused before
+        its run started), and release the lease, in one transaction, shielded; when that
+        fails, the lease is released on its own (the thread, holding only the user's message,
+        stays)."""
+        with anyio.CancelScope(shield=True):
+            try:
+                assert self.creating is not None
+                await self.creating.release_created(lease.thread_id, lease.holder, thread.revision)
+                return
+            except Exception as error:
+                log.warning(
+                    "serving.new_thread_drop_failed", thread_id=lease.thread_id, error=repr(error)
+                )
+            await lease.release()
 
     async def read(
         self, network: NetworkLike, thread_id: str, principal: str | None

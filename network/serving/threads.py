@@ -23,6 +23,7 @@ store (`store=`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -135,25 +136,43 @@ class ServedThreads:
         release it when the run ends (`with served.slot(): ...`)."""
         return self.slots.take()
 
-    async def admit(self, thread_id: str, run_id: str, principal: str | None) -> Admission:
+    async def admit(
+        self,
+        thread_id: str,
+        run_id: str,
+        principal: str | None,
+        messages: Sequence[Any] | None = None,
+    ) -> Admission:
         """Hold `thread_id` for run `run_id` of `principal`, or the `RequestError` refusing
         it: 422 for an id no store could keep, 503 `server_busy` when `max_runs` runs are
         under way, 404 for a thread the principal may not see, 409 `thread_busy` while
-        another run holds it. Release the answer when done (it frees the slot too)."""
+        another run holds it. Release the answer when done (it frees the slot too).
+
+        `messages`: the request's messages (the network's, as `RunRequest.messages` will be),
+        when the protocol has them before admission: on a store, a new thread is then created
+        by the claim holding its user's message, one transaction fewer
+        (`network.serving.stored.opening_messages`); removed again when the request is
+        refused before `start` completes."""
         check_thread_id(thread_id)
         check_run_id(run_id)
         slot = self.slots.take()
         try:
-            admission = await self._admit(thread_id, run_id, principal)
+            admission = await self._admit(thread_id, run_id, principal, messages)
         except BaseException:
             slot.release()
             raise
         admission.slot = slot
         return admission
 
-    async def _admit(self, thread_id: str, run_id: str, principal: str | None) -> Admission:
+    async def _admit(
+        self,
+        thread_id: str,
+        run_id: str,
+        principal: str | None,
+        messages: Sequence[Any] | None = None,
+    ) -> Admission:
         if self.stored is not None:
-            claimed = await self.stored.claim(self.network, thread_id, principal, run_id)
+            claimed = await self.stored.claim(self.network, thread_id, principal, run_id, messages)
             return StoredAdmission(
                 self.network, self.stored, claimed, run_id, self.max_thread_bytes
             )

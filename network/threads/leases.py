@@ -27,8 +27,9 @@ gets leases kept in this process only (enough for one server process, not for se
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import anyio
 
@@ -64,6 +65,7 @@ class ReadClaim:
     foreign: bool  # the thread is another app's or user's: its lease was not touched
     existed: bool  # the thread existed when the claim was decided
     thread: Thread | None = None  # when taken: the thread as the lease now protects it
+    created: bool = False  # the claim created the thread holding the messages it was given
 
 
 @runtime_checkable
@@ -76,6 +78,36 @@ class ReadingLeases(Protocol):
     ) -> ReadClaim:
         """Claim as `claim` does, unless the thread exists and belongs to another app or user
         (`foreign`, nothing claimed); when taken, the thread as it is under the lease."""
+        ...
+
+
+@runtime_checkable
+class CreatingLeases(Protocol):
+    """Reading leases that also create a thread the claim finds missing, holding a request's
+    first messages, in the claim's own transaction (a served run on a new thread: one
+    transaction for the claim, the thread's creation and the user's message instead of two),
+    and remove it again when the request is then refused."""
+
+    async def claim_creating(
+        self,
+        thread_id: str,
+        holder: str,
+        ttl: float,
+        *,
+        app_name: str,
+        user_id: str,
+        messages: Sequence[Any],
+        run_id: str,
+    ) -> ReadClaim:
+        """`claim_reading`, and when the lease was taken on a thread that does not exist: the
+        thread created for `app_name` and `user_id` holding `messages` (of run `run_id`) as
+        its first commit, all in one transaction (`created`, the thread as created)."""
+        ...
+
+    async def release_created(self, thread_id: str, holder: str, revision: int) -> bool:
+        """Remove the thread `holder`'s claim created (when it is still at `revision`, as the
+        claim left it: nothing was committed on it since) and release the lease, in one
+        transaction; whether the thread was removed."""
         ...
 
 

@@ -51,6 +51,7 @@ from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, shared_cache
 from network.threads.ids import check_id, check_ids
+from network.threads.leases import ReadClaim
 from network.threads.protocol import BaseStore
 from network.threads.sql_commit import CommitWriter
 from network.threads.sql_direct import SQLDirect
@@ -220,6 +221,25 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
             commit = Commit(revision=0, run_id=run_id, messages=list(messages), synced=False)
             first = self._encoded(thread_id, commit)
         return await self._direct_create_reading(_row_of(info), first)
+
+    async def _claim_creating(
+        self,
+        claim: tuple[str, str],
+        arguments: tuple[Any, ...],
+        app_name: str,
+        user_id: str,
+        messages: Sequence[Message],
+        run_id: str,
+    ) -> ReadClaim:
+        """A run lease's claim that creates the thread when missing, holding `messages` as its
+        first commit, as `create_and_get` would (`SQLLeases.claim_creating`)."""
+        thread_id = arguments[0]
+        info = new_thread_info(thread_id, app_name=app_name, user_id=user_id, metadata=None)
+        commit = Commit(revision=0, run_id=run_id, messages=list(messages), synced=False)
+        first = self._encoded(thread_id, commit)
+        return await self._direct_claim_creating(
+            claim, arguments, app_name, user_id, _row_of(info), first
+        )
 
     @database_errors
     async def get_thread(self, thread_id: str) -> Thread | None:

@@ -23,12 +23,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from network.threads.decoded import DecodedCache
 from network.threads.leases import ReadClaim
 from network.threads.pending import PendingCall
-from network.threads.sql_fast import Encoded, Hint, Loaded
+from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted
 from network.threads.sql_fast_postgres import PostgresFast, loaded_of, takes_fast_path
 from network.threads.sql_fast_sqlite import SQLiteFast
 from network.threads.sql_links import PostgresLink, SQLiteLink, postgres_arguments
 from network.threads.sql_tables import Tables
 from network.threads.thread_data import Thread, decode_value
+from network.threads.timeline import commit_keys
 
 
 class SQLDirect:
@@ -166,6 +167,82 @@ class SQLDirect:
             thread = await self._direct_load(thread_id)
         # missing at the claim: the run's session creates it (or reads one made meanwhile)
         return ReadClaim(taken, foreign, existed, thread)
+
+    async def _direct_claim_creating(
+        self,
+        claim: tuple[str, str],
+        arguments: tuple[Any, ...],
+        app: str,
+        user: str,
+        values: list[Any],
+        first: Encoded,
+    ) -> ReadClaim:
+        """`_direct_claim_reading`, and a thread the claim finds missing created (its row
+        `values`) holding `first` (a served run's input) once the lease is taken, in the same
+        transaction (`sql_new_thread`). A thread another transaction created meanwhile (only
+        PostgreSQL's snapshot can miss one) is read after, as it is."""
+        fast = self._fast
+        thread_id = arguments[0]
+        hint = self._hint(thread_id)
+        loaded: Loaded | None
+        if isinstance(fast, SQLiteFast):
+            work = fast.claim_creating(claim[0], arguments, app, user, hint, values, first)
+            taken, foreign, existed, loaded, created = await self._sqlite().write(
+                work, durable=False
+            )
+        else:
+            header = Header._make([*values, None])._replace(
+                revision=first.commit.revision + 1,
+                updated_at=first.now,
+                message_count=len(first.messages),
+            )
+            start = (0, 0, 0) if hint is None else hint[1:]
+            keys = json.dumps(commit_keys(first.commit))
+            rows = await fast.link.fetch(
+                claim[1],
+                *arguments,
+                app,
+                user,
+                *start,
+                *header[3:9],
+                first.commit.run_id,
+                first.messages,
+                keys,
+            )
+            foreign, taken, existed, leased, created, user_keys, app_keys = rows[0][:7]
+            loaded = None
+            if created:
+                none: dict[str, str] = {}  # a new thread has no keys of its own
+                scopes = (none, dict(user_keys), dict(app_keys))
+                loaded = Loaded(header, (0, 0, 0), first.messages, scopes=scopes)
+            elif taken and existed and not leased:
+                loaded = loaded_of(rows[0][7:], start, hint)
+        thread = None if loaded is None else self._thread_of(loaded)
+        if taken and not created and thread is None:  # read after, or created meanwhile
+            thread = await self._direct_load(thread_id)
+        existed = existed or (thread is not None and not created)
+        return ReadClaim(taken, foreign, existed, thread, created=created)
+
+    async def _direct_drop_created(
+        self, release: tuple[str, str], thread_id: str, revision: int, holder: str
+    ) -> bool:
+        """Remove a thread a claim created, while still at `revision`, and release `holder`'s
+        lease by `release` (its SQLite and PostgreSQL texts), in one transaction (not synced
+        to disk on SQLite, as its creation was not)."""
+        fast = self._fast
+        if isinstance(fast, SQLiteFast):
+            work = fast.drop_created(thread_id, revision, release[0], holder)
+            dropped = await self._sqlite().write(work, durable=False)
+        else:
+            rows = await fast.link.fetch(release[1], thread_id, revision, holder)
+            dropped = bool(rows[0][0])
+        if dropped:
+            self.decoded.forget(thread_id)
+        return dropped
+
+    def _quoted(self) -> dict[str, str]:
+        """Every table's name, quoted for the dialect, by its short name."""
+        return quoted(self.tables, self.engine.dialect.identifier_preparer)
 
     def _postgres_load(self, *, first: int) -> str:
         """The PostgreSQL load's statement, its record starts numbered from `$first` on, for a

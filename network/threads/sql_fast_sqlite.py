@@ -123,6 +123,13 @@ class SQLiteFast:
         self.add_values = (
             f'INSERT INTO {q["state_history"]} (thread_id, "key", revision, value) VALUES '
         )
+        # a thread a claim created, removed while still as created (a refused request's)
+        self.drop = (
+            f"DELETE FROM {q['threads']} WHERE thread_id = ? AND revision = ? RETURNING thread_id"
+        )
+        self.drop_records = [
+            f"DELETE FROM {q[table]} WHERE thread_id = ?" for table in ("messages", "commits")
+        ]
 
     def _waiting(self, q: dict[str, str]) -> None:
         """The statements on the calls a thread waits on: read, claimed, added."""
@@ -202,6 +209,49 @@ class SQLiteFast:
 
         return run
 
+    def claim_creating(
+        self,
+        claim: str,
+        arguments: Sequence[Any],
+        app: str,
+        user: str,
+        hint: Hint,
+        values: Sequence[Any],
+        first: Encoded,
+    ) -> Callable[[sqlite3.Connection], tuple[bool, bool, bool, Loaded | None, bool]]:
+        """`claim_reading`, and a thread it finds missing created (its row `values`) holding
+        `first` (a served run's input) once the lease is taken, all in one write transaction:
+        under the write lock, nobody creates it in between. Returns (taken, foreign, existed,
+        loaded, created)."""
+        reading = self.claim_reading(claim, arguments, app, user, hint)
+        creating = self.create_reading(values, first)
+
+        def run(c: sqlite3.Connection) -> tuple[bool, bool, bool, Loaded | None, bool]:
+            taken, foreign, existed, loaded = reading(c)
+            if taken and not existed:
+                return True, False, False, creating(c), True
+            return taken, foreign, existed, loaded, False
+
+        return run
+
+    def drop_created(
+        self, thread_id: str, revision: int, release: str, holder: str
+    ) -> Callable[[sqlite3.Connection], bool]:
+        """A thread a claim created removed when it is still at `revision` (nothing committed
+        on it since: only its row, its messages and its checkpoint exist), and the lease
+        released by the statement `release` (`sql_leases`): one write transaction's body;
+        whether the thread was removed."""
+
+        def run(c: sqlite3.Connection) -> bool:
+            dropped = c.execute(self.drop, (thread_id, revision)).fetchone() is not None
+            if dropped:
+                for sql in self.drop_records:
+                    c.execute(sql, (thread_id,))
+            c.execute(release, (thread_id, holder))
+            return dropped
+
+        return run
+
     def create_thread(self, values: Sequence[Any]) -> Callable[[sqlite3.Connection], None]:
         """The insert of a new thread's row (a write transaction's body); `ThreadExistsError`
         when the id is taken."""
@@ -219,19 +269,26 @@ class SQLiteFast:
         `first` commit applied to it (messages only: a served run's input), and the thread
         read back (its user's and app's keys): one write transaction's body."""
 
+        bare = Header._make([*values, None])
+        header = bare
+        if first is not None:  # the row as its first commit leaves it (no bump after)
+            header = bare._replace(
+                revision=first.commit.revision + 1,
+                updated_at=first.now,
+                message_count=len(first.messages),
+            )
+            keys = json.dumps(commit_keys(first.commit))
+            effects = commit_effects(first.commit)
+
         def create(connection: sqlite3.Connection) -> Loaded:
-            if connection.execute(self.create, tuple(values)).fetchone() is None:
+            if connection.execute(self.create, tuple(header[:9])).fetchone() is None:
                 raise ThreadExistsError(f"thread {values[0]!r} already exists")
-            header = Header._make([*values, None])
-            loaded = self.read_records(connection, header, None)  # keys: nothing else yet
+            loaded = self.read_records(connection, bare, None)  # keys: nothing else yet
             if first is not None:  # its messages are what was just written: not read back
-                keys = json.dumps(commit_keys(first.commit))
-                revision = self._write(connection, first, keys, commit_effects(first.commit))[0]
-                loaded.header = header._replace(
-                    revision=revision,
-                    updated_at=first.now,
-                    message_count=len(first.messages),
-                )
+                self._add_records(connection, first, 0, 0)
+                counts = (0, 0, header.message_count, None)
+                self._record(connection, first, header.revision, counts, keys, effects)
+                loaded.header = header
                 loaded.messages = first.messages
             return loaded
 

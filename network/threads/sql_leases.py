@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Column, Double, String, Table
@@ -30,6 +31,7 @@ from network.threads.ids import check_id, check_ids
 from network.threads.leases import ReadClaim, check_ttl
 from network.threads.sql import SQLStore
 from network.threads.sql_errors import database_errors
+from network.threads.sql_new_thread import creating_parts, drop_created_sql
 from network.threads.sql_tables import SideTables
 
 
@@ -72,18 +74,26 @@ class SQLLeases(SideTables):
         # lease where there was none, the thread as a load reads it (from $7, $8, $9); SQLite
         # checks the owner and reads in the claim's transaction instead
         # (`SQLiteFast.claim_reading`).
-        owned = ""
+        owned = creating = dropping = ""
         if self.dialect == "postgresql":
             owned = self._owned_claim(name)
+            creating = self._owned_claim(name, creating=True)
+            dropping = drop_created_sql(name, self.store._quoted())
         statements["claim_reading"] = (claim, owned)
+        # a new thread created by the claim (`sql_new_thread`), and removed with the release
+        statements["claim_creating"] = (claim, creating)
+        statements["drop_created"] = (release, dropping)
         return statements
 
-    def _owned_claim(self, name: str) -> str:
-        """PostgreSQL's claim_reading statement (see `SQLDirect._direct_claim_reading`)."""
+    def _owned_claim(self, name: str, creating: bool = False) -> str:
+        """PostgreSQL's claim_reading statement (see `SQLDirect._direct_claim_reading`);
+        `creating`: claim_creating's, which creates a thread it finds missing
+        (`sql_new_thread`)."""
         threads = self.store.engine.dialect.identifier_preparer.format_table(
             self.store.tables.threads
         )
         load = self.store._postgres_load(first=7)
+        ctes, columns = creating_parts(self.store._quoted()) if creating else ("", "")
         return (
             f"WITH t AS (SELECT app_name, user_id FROM {threads} WHERE thread_id = $1),"
             " f AS (SELECT EXISTS (SELECT 1 FROM t WHERE app_name <> $5 OR user_id <> $6) AS o),"
@@ -91,8 +101,9 @@ class SQLLeases(SideTables):
             f" c AS (INSERT INTO {name} (thread_id, holder, expires_at) SELECT $1, $2, $3"
             " FROM f WHERE NOT f.o ON CONFLICT (thread_id) DO UPDATE SET holder ="
             f" excluded.holder, expires_at = excluded.expires_at WHERE {name}.expires_at <= $4"
-            f" OR {name}.holder = excluded.holder RETURNING holder)"
-            " SELECT f.o, EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM t), h.h, x.*"
+            f" OR {name}.holder = excluded.holder RETURNING holder){ctes}"
+            " SELECT f.o, EXISTS (SELECT 1 FROM c), EXISTS (SELECT 1 FROM t), h.h,"
+            f"{columns} x.*"
             f" FROM f CROSS JOIN h LEFT JOIN ({load}) x ON NOT h.h AND EXISTS (SELECT 1 FROM c)"
         )
 
@@ -126,6 +137,47 @@ class SQLLeases(SideTables):
         now = time.time()
         return await self.store._direct_claim_reading(
             self._sql["claim_reading"], (thread_id, holder, now + ttl, now), app_name, user_id
+        )
+
+    @database_errors
+    async def claim_creating(
+        self,
+        thread_id: str,
+        holder: str,
+        ttl: float,
+        *,
+        app_name: str,
+        user_id: str,
+        messages: Sequence[Any],
+        run_id: str,
+    ) -> ReadClaim:
+        """`claim_reading`, creating a thread it finds missing holding `messages` (of run
+        `run_id`) in the same transaction (`network.threads.leases.CreatingLeases`): one
+        hand-off on SQLite (not synced to disk, as the input a served run keeps), one
+        statement on PostgreSQL."""
+        check_id("thread_id", thread_id)
+        check_ids(user_id=user_id, app_name=app_name)
+        check_id("run_id", run_id)
+        ttl = check_ttl(ttl)
+        await self._setup()
+        await self.store.setup()
+        now = time.time()
+        return await self.store._claim_creating(
+            self._sql["claim_creating"],
+            (thread_id, holder, now + ttl, now),
+            app_name,
+            user_id,
+            messages,
+            run_id,
+        )
+
+    @database_errors
+    async def release_created(self, thread_id: str, holder: str, revision: int) -> bool:
+        """Remove the thread `holder`'s claim created, while still at `revision`, and release
+        the lease, in one transaction (`network.threads.leases.CreatingLeases`)."""
+        await self._setup()
+        return await self.store._direct_drop_created(
+            self._sql["drop_created"], thread_id, revision, holder
         )
 
     @database_errors

@@ -38,6 +38,31 @@ async def test_a_kept_lease_outlives_its_ttl_and_is_released() -> None:
     assert await leases.claim("t1", "another", 1)
 
 
+async def test_a_keeper_told_the_run_ended_returns_without_being_cancelled() -> None:
+    """A run that ends sets the keeper's event: the keeper returns from its wait on its own
+    (no cancellation to deliver, which anyio retries on every turn of the loop until it lands)
+    and renews nothing more."""
+    leases = MemoryLeases()
+    lease = await held(leases, 30)
+    done = anyio.Event()
+    ended: list[str] = []
+
+    async def keeper() -> None:
+        await lease.keep(done)
+        ended.append("returned")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(keeper)
+        await anyio.sleep(0.05)
+        done.set()
+        with anyio.fail_after(5):
+            while not ended:
+                await anyio.sleep(0.01)
+    assert ended == ["returned"] and not lease.lost
+    await lease.release()
+    assert await leases.claim("t1", "another", 1)
+
+
 async def test_a_lease_taken_by_another_holder_cancels_the_run() -> None:
     leases = MemoryLeases()
     lease = await held(leases, 0.3)

@@ -257,10 +257,10 @@ async def test_a_stored_run_reads_its_thread_once_with_its_lease(
     # its user's and app's keys with it
     assert rows_read() == 1
     assert sum("INSERT INTO agent_network_threads " in sql.replace('"', "") for sql in seen) == 1
-    # one transaction each: the claim (which finds it missing), the thread's creation holding
-    # the user's message (before: a transaction of its own for the message), the agent call,
-    # the release
-    assert transactions(seen) == 4
+    # one transaction each: the claim, which finds it missing and creates it holding the
+    # user's message (before: the creation and the message were a transaction of their own,
+    # and before that two), the agent call, the release
+    assert transactions(seen) == 3
     if store.dialect == "sqlite":  # the creation and the input unsynced, the call synced
         modes = [(table, wanted != "NORMAL") for table, wanted in inserts]
         assert modes == [

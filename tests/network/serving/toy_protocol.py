@@ -24,7 +24,11 @@ async def send(served: ServedThreads, request: Any, message: dict[str, Any]) -> 
     try:
         context_id = check_thread_id(message.get("contextId"), "contextId")
         principal = await served.principal(request, context_id)
-        admission = await served.admit(context_id, new_id("task_"), principal)
+        text = message.get("text")
+        said = [UserMessage(content=text, id=new_id("msg_"))] if text else []
+        # the request's messages, known before admission: a new thread on a store is created
+        # holding them by the lease's claim (removed again if the request is refused)
+        admission = await served.admit(context_id, new_id("task_"), principal, said)
     except RequestError as error:
         return {"status": error.status, **error.body()}
     try:
@@ -39,8 +43,6 @@ async def send(served: ServedThreads, request: Any, message: dict[str, Any]) -> 
             answers or None,
             field="answers",
         )
-        text = message.get("text")
-        said = [UserMessage(content=text, id=new_id("msg_"))] if text else []
         ctx = await admission.start(
             RunRequest(messages=said, data=dict(admission.record.state), answered=answered)
         )

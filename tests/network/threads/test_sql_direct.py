@@ -169,7 +169,7 @@ async def test_a_thread_created_holding_its_first_messages_is_one_transaction(
         def broken(*args: object) -> None:
             raise sqlite3.OperationalError("disk I/O error")
 
-        monkeypatch.setattr(SQLiteFast, "_write", broken)
+        monkeypatch.setattr(SQLiteFast, "_record", broken)
     else:
         fast = store._fast
         assert isinstance(fast, PostgresFast)
