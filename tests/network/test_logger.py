@@ -91,3 +91,22 @@ async def test_run_started_names_a_thread_only_when_the_run_has_one() -> None:
     started = [line for line in logs if line["event"] == "run.started"]
     assert [line["thread_id"] for line in started] == [None, "trip"]
     assert started[0]["run_id"] == alone.run_id
+
+
+def test_run_started_names_the_thread_an_agui_client_gave() -> None:
+    import httpx
+
+    from agents import Agent, ScriptedModel
+    from network import Network
+    from network.agui import app
+    from tests.network.agui.live import run_body, serve
+
+    asgi = app(Network("echo", agents=[Agent("echo", model=ScriptedModel(lambda r: "hello"))]))
+    with (
+        structlog.testing.capture_logs() as logs,
+        serve(asgi) as url,
+        httpx.Client(base_url=url, timeout=30) as client,
+    ):
+        assert client.post("/", json=run_body("client-thread", "r1", "hi")).status_code == 200
+    started = [line for line in logs if line["event"] == "run.started"]
+    assert [line["thread_id"] for line in started] == ["client-thread"]
