@@ -392,10 +392,13 @@ class Agent(AgentStep):
 
         Returns the `RunResult`; `stop_reason` is "agent_answered" when the agent answered
         without calling tools, "agent_skipped" when its `on_start` hook skipped the call, and
-        "max_iter" when `max_steps` ran out first. A `max_steps` that is not an int >= 1 is a
-        `ConfigurationError` naming it (not the `max_iter` of the network it builds).
+        "max_iter" when `max_steps` ran out first. A `max_steps` that is not an int >= 1, or a
+        `model` that is no model option, is a `ConfigurationError` naming it (not the
+        `max_iter` or `default_model` of the network it builds).
         """
         check_number(f"agent {self.name!r}: max_steps", max_steps, integer=True, minimum=1)
+        # named `model`, as the caller passed it (not the `default_model` it becomes below)
+        checked_model(f"agent {self.name!r}", "model", model)
         network = Network(
             self.name,
             agents=[self],

@@ -137,7 +137,7 @@ class Network(Generic[DepsT]):
         self.router: Router[DepsT] = _router_of(name, self.agents, router, self.handoff_edges)
         check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
         self.resources = check_factories(f"network {name!r}", resources)
-        self.default_model = checked_model(f"network {name!r}", "default_model", default_model)
+        self.default_model = default_model  # checked by its setter
         self.max_iter = max_iter
         self.context_policy = context_policy
         # an agent's typed answer makes its undeclared `output_key` a key of that type
@@ -160,6 +160,17 @@ class Network(Generic[DepsT]):
         validate = getattr(self.router, "validate", None)
         if callable(validate):
             validate(self)
+
+    @property
+    def default_model(self) -> Any:
+        """The model of every agent that names none (see the class's `default_model`)."""
+        return self._default_model
+
+    @default_model.setter
+    def default_model(self, model: Any) -> None:
+        # checked when set, as when given to the constructor: a wrong value used to be taken
+        # here and fail at the first call with a TypeError from deep in the run
+        self._default_model = checked_model(f"network {self.name!r}", "default_model", model)
 
     def _capabilities(self, given: Sequence[Capability]) -> tuple[Capability, ...]:
         """The network's capabilities: those its keywords build (guardrails, the context

@@ -6,18 +6,17 @@ answer's text, a tool call's name or id, or its arguments failed the run later a
 the next request's body could not be encoded (a `ModelError` the model never saw), a thread
 commit or an AG-UI event could not be serialized. A server that sends one sent no character
 there, so it is replaced by U+FFFD, as a UTF-8 decoder replaces bytes that are no character
-(decision: the answer is kept, not refused; one bad character is no reason to lose it).
+(decision: the answer is kept, not refused; one bad character is no reason to lose it). The
+mending itself is `network.utf8`'s, shared with the stores' encoding of records.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from network.utf8 import LONE_SURROGATE
+from network.utf8 import REPLACEMENT, utf8_json, utf8_text
 
-REPLACEMENT = "\ufffd"
-
+__all__ = ["REPLACEMENT", "may_spell_surrogates", "utf8_json", "utf8_text"]
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -27,38 +26,3 @@ def may_spell_surrogates(body: bytes) -> bool:
     its parsed form need `utf8_json` (a UTF-8 body cannot carry one any other way). Most
     servers send UTF-8 and no `\\u` escape at all: one scan for it answers them."""
     return b"\\u" in body and _SURROGATE_ESCAPE.search(body) is not None
-
-
-def utf8_text(text: str) -> str:
-    """`text` with each lone surrogate replaced by U+FFFD (ASCII text costs one scan)."""
-    if text.isascii():
-        return text
-    return LONE_SURROGATE.sub(REPLACEMENT, text)
-
-
-def utf8_json(value: Any) -> Any:
-    """Parsed JSON with every string (object keys too) made `utf8_text`, in place where it can
-    be; walked without recursion (a parser's own depth limit is no promise here)."""
-    if isinstance(value, str):
-        return utf8_text(value)
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            for key in list(item):
-                inner = item[key]
-                if isinstance(inner, str):
-                    inner = utf8_text(inner)
-                elif isinstance(inner, dict | list):
-                    pending.append(inner)
-                fixed = utf8_text(key) if isinstance(key, str) else key
-                if fixed is not key:
-                    del item[key]
-                item[fixed] = inner
-        elif isinstance(item, list):
-            for index, inner in enumerate(item):
-                if isinstance(inner, str):
-                    item[index] = utf8_text(inner)
-                elif isinstance(inner, dict | list):
-                    pending.append(inner)
-    return value

@@ -21,6 +21,9 @@ When it ends:
   err_...)` for any other exception (`network.serving.screening`);
 - `canceled`: the run was cancelled (`tasks/cancel`, or the server shutting down).
 
+Text with no UTF-8 form (a lone surrogate a custom model or a tool handed the run) is sent
+with U+FFFD in its place (`text_part`, `data_part`): protobuf refuses it, and the task failed.
+
 The final status update of a `completed` or `input-required` task carries the run's token
 usage in its `metadata.usage` (`inputTokens`, `outputTokens`, `totalTokens`): what an
 `A2AModel` client counts against its own limits.
@@ -58,13 +61,28 @@ from network.run.events import (
     ToolCallStarted,
     ToolResult,
 )
+from network.utf8 import utf8_copy, utf8_text
 
 MAX_ARGUMENT_CHARS = 100_000  # a tool call's arguments shown in its progress message
 
 
+def text_part(text: str) -> Part:
+    """A text part holding `text`; a lone surrogate in it (a custom model's answer may hold
+    one, and protobuf takes UTF-8 text only) becomes U+FFFD (`network.utf8`), as the thread
+    stores and the AG-UI stream write it, rather than failing the task."""
+    try:
+        return Part(text=text)
+    except UnicodeEncodeError:
+        return Part(text=utf8_text(text))
+
+
 def data_part(value: Any) -> Part:
-    """A data part holding `value` as JSON."""
-    return Part(data=ParseDict(to_jsonable_python(value), struct_pb2.Value()))
+    """A data part holding `value` as JSON (a lone surrogate in it mended as `text_part`'s)."""
+    data = to_jsonable_python(value)
+    try:
+        return Part(data=ParseDict(data, struct_pb2.Value()))
+    except UnicodeEncodeError:
+        return Part(data=ParseDict(utf8_copy(data), struct_pb2.Value()))
 
 
 def agent_message(
@@ -139,10 +157,10 @@ def outcome(live: LiveTask, result: Any) -> list[TaskStatusUpdateEvent | TaskArt
             for interrupt in result.interrupts
         ]
         tools = ", ".join(f"{entry['tool']}" for entry in waiting)
-        text = Part(text=f"waiting for approval of {tools}")
+        text = text_part(f"waiting for approval of {tools}")
         message = agent_message(live, [text, data_part({"interrupts": waiting})])
         return [status(live, TaskState.TASK_STATE_INPUT_REQUIRED, message, usage_of(result))]
-    output_parts = [Part(text=result.output or "")]
+    output_parts = [text_part(result.output or "")]
     results = result.state.results
     typed = getattr(results[-1], "output_value", None) if len(results) else None
     if typed is not None:
@@ -156,7 +174,7 @@ def outcome(live: LiveTask, result: Any) -> list[TaskStatusUpdateEvent | TaskArt
 
 def failed(live: LiveTask, text: str) -> TaskStatusUpdateEvent:
     """The update that ends `live`'s task as failed, telling `text`."""
-    return status(live, TaskState.TASK_STATE_FAILED, agent_message(live, [Part(text=text)]))
+    return status(live, TaskState.TASK_STATE_FAILED, agent_message(live, [text_part(text)]))
 
 
 class Progress:
@@ -179,7 +197,7 @@ class Progress:
             text = "".join(self.texts.pop(event.message_id, ()))
             who = self.speakers.pop(event.message_id, {})
             if text:
-                self._say([Part(text=text)], who)
+                self._say([text_part(text)], who)
         elif isinstance(event, ToolCallStarted):
             self.calls[event.call_id] = (event.name, [])
         elif isinstance(event, ToolCallArgs):

@@ -11,6 +11,10 @@ STEP_FINISHED, ...) writes them at once. The bytes on the wire are the same fram
 same order (`ag_ui.encoder.EventEncoder`'s `data: <json>\\n\\n`); only the HTTP chunks that
 carry them are fewer.
 
+An event whose text has no UTF-8 form (a lone surrogate a custom model or a tool handed the
+run) is written with U+FFFD in its place (`network.utf8`), as the thread stores keep it: one bad
+character is no reason to end the stream with an internal error. Only that event pays for it.
+
 A slow client slows the run down instead of filling memory: past `limit` buffered bytes the
 sink waits until the writer drained them. A client that went away (a write failed) makes the
 next event fail, which ends the run.
@@ -22,7 +26,10 @@ from typing import Any
 
 import anyio
 from ag_ui.encoder import EventEncoder
+from pydantic_core import to_json
 from starlette.types import Send
+
+from network.utf8 import NO_UTF8_FORM, utf8_copy
 
 DEFAULT_LIMIT = 256 * 1024  # bytes buffered before the run waits for the client
 
@@ -51,7 +58,12 @@ class FrameWriter:
         """The run's sink: encode `event` and buffer its frame (waiting while too much is)."""
         if self.gone:
             raise ClientGone("the client went away")
-        frame = self._encode(event).encode()
+        try:
+            frame = self._encode(event).encode()
+        except ValueError as exc:  # pydantic's serialization error, or the UTF-8 encode's own
+            if NO_UTF8_FORM not in str(exc):
+                raise
+            frame = mended_frame(event)
         self._frames.append(frame)
         self._size += len(frame)
         self._wake.set()
@@ -87,3 +99,10 @@ class FrameWriter:
         self._closing = True
         self._wake.set()
         await self._done.wait()
+
+
+def mended_frame(event: Any) -> bytes:
+    """The SSE frame of `event` (an `ag_ui.core` model) with each lone surrogate as U+FFFD:
+    the model's own dump (its aliases, its omitted Nones), mended, in `EventEncoder`'s form."""
+    data = utf8_copy(event.model_dump(by_alias=True))
+    return b"data: " + to_json(data) + b"\n\n"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from network.utf8 import NO_UTF8_FORM, utf8_copy
+
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
@@ -43,10 +45,24 @@ class Record:
     def to_json(
         self, *, exclude: set[str] | None = None, fallback: Any = None, indent: int | None = None
     ) -> str:
-        """The record as JSON text; `fallback(value)` serializes what pydantic cannot."""
-        data = record_adapter(type(self)).dump_json(
-            self, exclude=exclude, fallback=fallback, indent=indent
-        )
+        """The record as JSON text; `fallback(value)` serializes what pydantic cannot.
+
+        Text with no UTF-8 form (a lone surrogate, as a custom model's answer or a tool's
+        result may hold) becomes U+FFFD in the JSON (`network.utf8`), as the model clients
+        mend their answers: a record is written to a store or a wire, and refusing it there
+        would fail a run whose model call already succeeded. Only such a record pays for
+        the second pass (decision: mended where encoding fails, not checked on every step).
+        """
+        adapter = record_adapter(type(self))
+        try:
+            data = adapter.dump_json(self, exclude=exclude, fallback=fallback, indent=indent)
+        except ValueError as exc:  # pydantic's PydanticSerializationError
+            if NO_UTF8_FORM not in str(exc):
+                raise
+            from pydantic_core import to_json  # noqa: PLC0415 (pydantic: built on first use)
+
+            mended = utf8_copy(adapter.dump_python(self, exclude=exclude))
+            data = to_json(mended, fallback=fallback, indent=indent)
         return data.decode()
 
     @classmethod

@@ -30,6 +30,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
+from pydantic_core import to_json
 
 from network.mcp.arguments import OUTPUT_SCHEMA, RunArguments
 from network.mcp.progress import progress_sinks
@@ -43,6 +44,7 @@ from network.serving.screening import screened
 from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
 from network.threads.memory import MemoryStore
+from network.utf8 import NO_UTF8_FORM, utf8_copy, utf8_text
 from network.version import library_version
 
 if TYPE_CHECKING:
@@ -215,9 +217,23 @@ def _answer(result: Any, thread: str | None) -> CallToolResult:
         structured["thread"] = thread
         structured["interrupts"] = waiting(result)
     return CallToolResult(
-        content=[TextContent(type="text", text=result.output or "")],
-        structured_content=structured,
+        content=[TextContent(type="text", text=utf8_text(result.output or ""))],
+        structured_content=_with_utf8_form(structured),
     )
+
+
+def _with_utf8_form(structured: dict[str, Any]) -> dict[str, Any]:
+    """`structured`, or a copy with each lone surrogate as U+FFFD (`network.utf8`) when it
+    holds one (a custom model's answer may): the SDK writes the result as UTF-8 JSON, and a
+    result it cannot write was never sent, leaving the client waiting for its answer."""
+    try:
+        to_json(structured, fallback=str)
+    except ValueError as exc:  # pydantic_core's PydanticSerializationError
+        if NO_UTF8_FORM not in str(exc):
+            raise
+        mended: dict[str, Any] = utf8_copy(structured)
+        return mended
+    return structured
 
 
 def _description(network: Network[Any]) -> str:
@@ -236,4 +252,5 @@ def _error(message: str) -> CallToolResult:
     """An `isError` result: the caller's model reads `message` as the tool's failure."""
     from mcp.types import CallToolResult, TextContent  # noqa: PLC0415 (mcp)
 
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+    text = utf8_text(message)  # an error may quote a model's text (see `_with_utf8_form`)
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

@@ -4,9 +4,10 @@ A branch runs its agent until it answers (`Parallel`'s module docstring): one ca
 run's agent-call path (`call_agent`, handed in by the loop), then, while the answer asked for
 tools and nothing stops it, another call that reads their results: what `agent.run` does alone,
 on the branch's own conversation (the fork's, its own input, its own calls; never a
-sibling's). It stops at an answer without tool calls, a skipped call, a handoff (a branch's is
-never followed: it was one of several side by side), a call waiting for a person or a client,
-or `max_steps` calls, where a branch still asking for tools fails with `MaxStepsExceeded`.
+sibling's). It stops at an answer without tool calls, a skipped call, a call waiting for a
+person or a client, or `max_steps` calls, where a branch still asking for tools fails with
+`MaxStepsExceeded`. (A handoff asked for in a branch is refused by the handoffs capability,
+so the branch goes on; one recorded anyway, by a capability of the application's, ends it.)
 
 A network branch runs that network's router and agents on the branch, through the run loop
 itself (`run_loop`, handed in): its own `max_iter` caps it (reaching it is `MaxStepsExceeded`

@@ -37,7 +37,7 @@ async def execute(
     emitter = ctx.engine.emitter
     if sinks or emitter.active:  # else the context's own, still empty (one per run, not two)
         emitter = ctx.engine.emitter = Emitter(list(sinks))
-    log_sink = logging_sink(ctx.run_id, ctx.network.name)
+    log_sink = logging_sink(ctx.run_id, ctx.network.name, thread_id=ctx.thread_id, kv=ctx.state.kv)
     if log_sink is not None:
         emitter.add_sink(Observer(log_sink))  # logging never makes a model stream
     started = time.perf_counter()

@@ -5,6 +5,13 @@ application turns logging on. When INFO would go nowhere (stdlib logging unconfi
 INFO, or structlog configured above INFO) the run subscribes nothing, so a quiet run builds no
 events. Event names: run.started, agent.started, agent.finished, tool.called, state.changed,
 run.finished, run.failed; every line carries the run_id.
+
+`run.started` carries the run's `thread_id`: the stored thread it continues, or the thread id
+an AG-UI client gave; None for a run on no thread (whose AG-UI events name the run's id as
+their thread, which the protocol requires, but which is no thread to look up). `run.failed`
+quotes the run's error with every text of a `temp:` value masked as `[temp:<key>]`
+(`network.state.temp_masks`), as telemetry masks it: an error may quote such a value, and
+logs must not keep what telemetry does not.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from network.run.events import (
     ToolCallStarted,
     ToolResult,
 )
+from network.state.temp_masks import masked_text
 
 
 @functools.cache
@@ -66,8 +74,13 @@ def _enabled(logger: Any, level: int) -> bool:
         return True
 
 
-def logging_sink(run_id: str, network_name: str) -> EventSink | None:
-    """A sink that logs a run's events, or None when the application silenced INFO."""
+def logging_sink(
+    run_id: str, network_name: str, *, thread_id: str | None = None, kv: Any = None
+) -> EventSink | None:
+    """A sink that logs a run's events, or None when the application silenced INFO.
+
+    `thread_id`: the run's thread (None: it has none); `kv`: the run's store, whose `temp:`
+    values are masked in the `run.failed` line."""
     if _info_filtered_out():
         return None
     log = get_logger(run_id=run_id, network=network_name)
@@ -80,7 +93,7 @@ def logging_sink(run_id: str, network_name: str) -> EventSink | None:
         if event.subagent_run_id is not None:
             return  # a sub-run's (`as_tool`): its own sink logs it, under its own run id
         if isinstance(event, RunStarted):
-            log.info("run.started", thread_id=event.thread_id)
+            log.info("run.started", thread_id=thread_id)
         elif isinstance(event, StepStarted):
             log.info("agent.started", agent=event.name)
         elif isinstance(event, StepFinished):
@@ -99,7 +112,8 @@ def logging_sink(run_id: str, network_name: str) -> EventSink | None:
         elif isinstance(event, RunFinished):
             log.info("run.finished", outcome=_outcome(event))
         elif isinstance(event, RunError):
-            log.error("run.failed", error=event.message, code=event.code)
+            message = event.message if kv is None else masked_text(event.message, kv)
+            log.error("run.failed", error=message, code=event.code)
 
     return sink
 

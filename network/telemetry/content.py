@@ -4,15 +4,8 @@ Recorded only when `Telemetry.captures_content()` says so. Messages take the con
 JSON shape (`[{"role", "parts": [{"type": "text", "content"}, ...]}]`). The application's
 `redact` hook may change or drop each attribute first; then, in what is left, every text of a
 `temp:` key's value in the run's state is replaced by `[temp:<key>]` (such a value may have
-been rendered into instructions or passed as a tool argument).
-
-The replacement is made inside the strings of the value, before it is written as JSON, never
-in the JSON text: a `temp:` value of `"en"` must not turn the key `"content"` into
-`"cont[temp:lang]t"`. A string that is itself a JSON object or array (tool arguments as the
-model sent them) is scrubbed the same way inside and written back as JSON. Only texts are
-masked: the strings of a `temp:` value (a string, or the strings inside a list or dict);
-numbers and booleans are left alone, since masking `5` would corrupt every number with a 5
-in it. Object keys are structure (the conventions' field names, parameter names), not masked.
+been rendered into instructions or passed as a tool argument), by `network.state.temp_masks`,
+which the run's log lines use too (inside the strings of a value, never in its JSON text).
 """
 
 from __future__ import annotations
@@ -22,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from network.state.scopes import TEMP_PREFIX
+from network.state.temp_masks import masked, temp_texts
 from network.telemetry.options import Redactor
 
 
@@ -41,23 +35,13 @@ class ContentRecorder:
         self.kv = kv
         self.redact = redact
 
-    def _temp_texts(self) -> list[tuple[str, str]]:
-        """`(text, "[temp:key]")` for every text in a `temp:` key's value, longest first."""
-        kv = self.kv
-        found: list[tuple[str, str]] = []
-        for key in kv.keys():
-            if key.startswith(TEMP_PREFIX):
-                found.extend((text, f"[{key}]") for text in _strings(kv.view(key)) if text)
-        found.sort(key=lambda pair: -len(pair[0]))  # longest first: no partial replacement
-        return found
-
     def attribute(self, name: str, value: Any) -> str | None:
         """The attribute's text, redacted and `temp:` texts masked; None to leave it out."""
         if self.redact is not None:
             value = self.redact(name, value)
             if value is None:
                 return None
-        masks = self._temp_texts()
+        masks = temp_texts(self.kv)
         if masks:
             if not isinstance(value, str):  # JSON's own types, so every text is a string
                 text = _text(value)
@@ -65,7 +49,7 @@ class ContentRecorder:
                     value = json.loads(text)
                 except ValueError:  # not JSON (`str(value)`): a text like any other
                     value = text
-            value = _masked(value, masks)
+            value = masked(value, masks)
         return _text(value)
 
     def set(self, span: Any, name: str, value: Any) -> None:
@@ -73,47 +57,6 @@ class ContentRecorder:
         text = self.attribute(name, value)
         if text is not None:
             span.set_attribute(name, text)
-
-
-def _strings(value: Any) -> list[str]:
-    """The texts in a value: itself when a string, else the strings inside its lists and dict
-    values (not its keys, numbers or booleans)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for item in value.values() for text in _strings(item)]
-    if isinstance(value, list | tuple | set | frozenset):
-        return [text for item in value for text in _strings(item)]
-    return []
-
-
-def _masked(value: Any, masks: list[tuple[str, str]]) -> Any:
-    """`value` with each text of `masks` replaced inside its strings (keys left alone)."""
-    if isinstance(value, str):
-        parsed = _json_container(value)
-        if parsed is not None:  # JSON sent as text (tool arguments): scrub inside, keep JSON
-            scrubbed = _masked(parsed, masks)
-            return value if scrubbed == parsed else json.dumps(scrubbed)
-        for text, marker in masks:
-            value = value.replace(text, marker)
-        return value
-    if isinstance(value, dict):
-        return {key: _masked(item, masks) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_masked(item, masks) for item in value]
-    return value
-
-
-def _json_container(text: str) -> Any:
-    """The object or array `text` holds as JSON, or None when it holds none."""
-    stripped = text.strip()
-    if not stripped or stripped[0] not in "[{":
-        return None
-    try:
-        parsed = json.loads(stripped)
-    except ValueError:
-        return None
-    return parsed if isinstance(parsed, dict | list) else None
 
 
 def messages(items: Iterable[Any]) -> list[dict[str, Any]]:

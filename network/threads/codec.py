@@ -24,7 +24,8 @@ def encode_message(message: Any) -> str:
     """A conversation message as JSON text."""
     if isinstance(message, MESSAGE_TYPES):
         return message.to_json()
-    return message_adapter().dump_json(message_adapter().validate_python(message)).decode()
+    checked: Any = message_adapter().validate_python(message)
+    return str(checked.to_json())  # `Record.to_json`: a lone surrogate mended, not refused
 
 
 def decode_messages(texts: Sequence[str]) -> list[Any]:

@@ -31,6 +31,7 @@ from network.state.handlers import replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import PendingCall
+from network.utf8 import NO_UTF8_FORM, utf8_copy
 
 if TYPE_CHECKING:
     from network.state.schema import KeySpec
@@ -213,8 +214,20 @@ class Commit:
 
 
 def encode_value(value: Any) -> str:
-    """The JSON text of a state value (what stores keep)."""
-    return to_json(value).decode()
+    """The JSON text of a state value (what stores keep).
+
+    Text with no UTF-8 form (a lone surrogate: an agent's `output_key` keeps its model's
+    answer as it came) is stored with U+FFFD in its place (`network.utf8`), as the
+    conversation's messages are, rather than failing the commit of a call that succeeded;
+    the run's own state keeps the value as it was written. Only such a value pays for the
+    second pass.
+    """
+    try:
+        return to_json(value).decode()
+    except ValueError as exc:  # pydantic_core's PydanticSerializationError
+        if NO_UTF8_FORM not in str(exc):
+            raise
+        return to_json(utf8_copy(value)).decode()
 
 
 def decode_value(text: str) -> Any:

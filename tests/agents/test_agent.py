@@ -142,6 +142,16 @@ def test_max_steps_that_is_no_count_is_refused_naming_max_steps(max_steps: objec
         agent.as_tool(description="Helps.", max_steps=max_steps)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
+def test_a_run_model_that_is_no_model_is_refused_naming_model(model: object) -> None:
+    """`agent.run(..., model=3)` named the `default_model` of the network it builds, an
+    option the caller never passed."""
+    agent = Agent("helper")
+    with pytest.raises(ConfigurationError, match=r"agent 'helper': model ") as refused:
+        agent.run_sync("x", model=model)  # type: ignore[arg-type]
+    assert "default_model" not in str(refused.value)
+
+
 @pytest.mark.anyio
 @pytest.mark.usefixtures("quiet_logs")
 async def test_output_key_stores_the_final_answer_not_the_text_beside_a_tool_call() -> None:

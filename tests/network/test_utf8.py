@@ -23,3 +23,12 @@ def test_a_lone_surrogate_is_found_where_it_is(text: str, at: int | None) -> Non
     assert has_utf8_form(text) is (at is None)
     found = LONE_SURROGATE.search(text)
     assert (found.start() if found else None) == at
+
+
+def test_a_mended_copy_leaves_the_value_as_it_was() -> None:
+    from network.utf8 import utf8_copy
+
+    value = {"k\ud800": ["v\udfff", ("t\udc00", 1)], "n": None, "ok": "café"}
+    assert utf8_copy(value) == {"k\ufffd": ["v\ufffd", ["t\ufffd", 1]], "n": None, "ok": "café"}
+    assert value == {"k\ud800": ["v\udfff", ("t\udc00", 1)], "n": None, "ok": "café"}
+    assert utf8_copy("a\ud800") == "a\ufffd" and utf8_copy(3) == 3

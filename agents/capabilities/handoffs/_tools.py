@@ -70,6 +70,29 @@ class HandoffTools:
             return calls, refused
         return [call for call in calls if call.id not in refused], refused
 
+    def refuse_in_branch(
+        self, calls: list[ToolCall], branch: str
+    ) -> tuple[list[ToolCall], dict[str, ToolCallRecord]]:
+        """Handoffs asked for inside parallel branch `branch`: each is refused (an error
+        result the model reads, not run), since a branch is one of several side by side and
+        none of them can take the conversation. The calls to run, and the refused ones'
+        records by id."""
+        now = time.perf_counter()
+        refused = {
+            call.id: ToolCallRecord.failed(
+                call,
+                f"{call.name!r} was not made: this agent runs in parallel branch {branch!r}, "
+                "one of several side by side, where no handoff is followed; answer here instead",
+                "HandoffInParallelBranch",
+                now,
+            )
+            for call in calls
+            if call.name in self.by_tool
+        }
+        if not refused:
+            return calls, refused
+        return [call for call in calls if call.id not in refused], refused
+
     def record_of(self, source: str, records: Sequence[ToolCallRecord]) -> HandoffRecord | None:
         """The handoff the call's tool records show made, if any (the first that succeeded)."""
         for record in records:

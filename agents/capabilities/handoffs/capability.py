@@ -2,10 +2,19 @@
 target, makes at most one handoff per answer, and records the one it made.
 
 Stages: request (the transfer tools join the tools offered), tool calls (an answer's second
-handoff is refused, an error result the model reads), record (`InferenceResult.handoff`, and
+handoff is refused, an error result the model reads; so is every handoff asked for inside a
+`Parallel` branch), record (`InferenceResult.handoff`, and
 a HANDOFF event when the run has sinks), resume (a handoff made beside a tool call held for a
 person takes effect when that call is answered: see `wrap_resume`). Its network part,
 `HandoffInput`, applies the handoffs' `input_filter`s to what their targets are sent.
+
+Inside a `Parallel` branch a handoff is refused (error type `HandoffInParallelBranch`, its
+message naming the branch), and the branch goes on: the model reads the refusal and answers
+itself. A branch is one of several running side by side on a fork of the state: none of them
+has the conversation to hand on, and two branches handing off to two agents could not both be
+followed. Before, the transfer was made, recorded and announced (the model told "Transferred")
+and then never followed, leaving the branch with no answer (decision: refused where it is
+asked, as an answer's second handoff is, rather than accepted and silently dropped).
 """
 
 from __future__ import annotations
@@ -62,9 +71,15 @@ class Handoffs(Capability):
         call.schemas = [*(call.schemas or ()), *tools.schemas]
 
     async def tool_calls(self, call: AgentCall, calls: list[ToolCall]) -> list[ToolCall]:
-        if len(calls) < 2 or not self.items:
+        if not self.items:
             return calls
-        kept, refused = self.tools_now().refuse_extra(calls)
+        branch = call.run.branch
+        if branch is not None:  # refused, not made and then ignored (see the module docstring)
+            kept, refused = self.tools_now().refuse_in_branch(calls, branch.id)
+        elif len(calls) < 2:
+            return calls
+        else:
+            kept, refused = self.tools_now().refuse_extra(calls)
         for record in refused.values():
             call.set_aside(record)
         return kept

@@ -11,10 +11,11 @@ import httpx
 import pytest
 
 from agents import Agent, ScriptedModel
+from agents.models.scripted import call
 from network import Network
 from network.agui import app
 from network.agui.lone_surrogates import first_lone_surrogate
-from tests.network.agui.live import serve
+from tests.network.agui.live import run_body, serve
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
@@ -102,3 +103,31 @@ def test_the_first_lone_surrogate_in_document_order() -> None:
     data = json.loads('{"a": ["ok", {"b\\ud800": "x", "c": "\\udc00"}], "d": "\\ud801"}')
     assert first_lone_surrogate(data) == (("a", 1, "b\ud800"), "b\ud800")
     assert first_lone_surrogate({"a": ["ok", 1, None, {"b": "fine"}]}) is None
+
+
+def test_an_answer_with_a_lone_surrogate_streams_and_stores_as_a_replacement_character() -> None:
+    """Model output is hostile input too: a tool's result and an answer holding a lone
+    surrogate reach the client (and the thread) with U+FFFD in its place; before, the event
+    could not be encoded and the stream ended in RUN_ERROR internal_error."""
+
+    def echo(text: str) -> str:
+        """Say `text` back."""
+        return text
+
+    model = ScriptedModel([call("echo", text="x\udc00y"), "bad \ud800 text"])
+    agent = Agent("echo", model=model, tools=[echo], output_key="said")
+    asgi = app(Network("echo", agents=[agent]))
+    with serve(asgi) as url, httpx.Client(base_url=url, timeout=30) as client:
+        events = []
+        for run in ("r1", "r2"):
+            response = client.post("/", json=run_body("t-1", run, "hi"))
+            assert response.status_code == 200
+            events += parse_sse(response.content.decode("utf-8"))
+    kinds = [event["type"] for event in events]
+    assert kinds.count("RUN_FINISHED") == 2 and "RUN_ERROR" not in kinds
+    (result,) = [e["content"] for e in events if e["type"] == "TOOL_CALL_RESULT"]
+    assert result == "x\ufffdy"
+    text = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert text == "bad \ufffd text"
+    (delta,) = [e["delta"] for e in events if e["type"] == "STATE_DELTA"]
+    assert delta == [{"op": "add", "path": "/said", "value": "bad \ufffd text"}]

@@ -40,6 +40,24 @@ async def test_agent_network_mcp_serves_over_stdio() -> None:
         await check_a_run(client)
 
 
+async def test_an_answer_with_a_lone_surrogate_reaches_a_stdio_client_mended() -> None:
+    """The SDK could not write a result holding a lone surrogate: nothing was sent and the
+    client waited for its answer forever. It gets U+FFFD in its place, as a thread keeps it."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "network.cli", "mcp", "tests/network/mcp/lone_team.py:network"],
+        env=command_env(),
+        cwd=str(ROOT),
+    )
+    with anyio.fail_after(60):
+        async with Client(params) as client:
+            result = await client.call_tool("lone", {"input": "hi"})
+    assert not result.is_error and result.content[0].text == "bad \ufffd text"
+    assert result.structured_content is not None
+    assert result.structured_content["output"] == "bad \ufffd text"
+    assert result.structured_content["state"] == {"said": "bad \ufffd text"}
+
+
 async def test_a_failed_run_hands_the_client_a_reference_not_its_exception() -> None:
     from structlog.testing import capture_logs
 

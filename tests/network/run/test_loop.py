@@ -209,6 +209,23 @@ def test_a_default_model_that_is_no_model_is_refused_when_the_network_is_made(
         assert Network("n", agents=[Agent("a")], default_model=valid).default_model is valid
 
 
+@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
+def test_a_default_model_set_later_is_checked_as_the_constructors_and_kept_as_it_was(
+    model: object,
+) -> None:
+    """`network.default_model = 3` was taken, and failed at the first call."""
+    from network import ConfigurationError
+
+    default = ScriptedModel(["x"])
+    network = Network("n", agents=[Agent("a")], default_model=default)
+    with pytest.raises(ConfigurationError, match=r"network 'n': default_model"):
+        network.default_model = model
+    assert network.default_model is default
+    for valid in (None, "openai/gpt-4o-mini", {"model": "openai/x"}, ScriptedModel(["y"])):
+        network.default_model = valid
+        assert network.default_model is valid
+
+
 def test_network_takes_default_model_and_max_iter_positionally() -> None:
     a = Agent("a")
     model = ScriptedModel(["positional"])

@@ -9,7 +9,15 @@ import pytest
 
 import agents
 from agents import Agent, ScriptedModel, ToolContext, call, handoff, without_tool_calls
-from network import ConfigurationError, Network, RunContext, Stop, StopReason, ThreadRef
+from network import (
+    ConfigurationError,
+    Network,
+    Parallel,
+    RunContext,
+    Stop,
+    StopReason,
+    ThreadRef,
+)
 from network.events import HandoffEvent
 from network.history.handoffs import HandoffRecord
 from network.history.messages import AssistantMessage, ToolMessage, UserMessage
@@ -246,6 +254,45 @@ async def test_several_handoffs_in_one_answer_make_the_first_and_refuse_the_othe
     assert made == ["booking"]  # once
     assert [r.agent for r in result.results] == ["triage", "seat_booking"]
     assert faq.model.requests == []
+
+
+async def test_a_handoff_inside_a_parallel_branch_is_refused_and_the_branch_answers() -> None:
+    """A branch's handoff was made (`on_handoff` ran, the model was told "Transferred"),
+    recorded and announced, then never followed: the branch ended with no answer."""
+    made: list[str] = []
+    billing = Agent("billing", model=ScriptedModel(["never asked"]))
+    asked = ScriptedModel([call("transfer_to_billing", reason="money"), "I answer myself."])
+    triage = Agent(
+        "triage",
+        model=asked,
+        handoffs=[handoff(billing, on_handoff=lambda ctx: made.append("billing"))],
+    )
+    other = Agent("other", model=ScriptedModel(["Other answer."]))
+
+    def router(ctx: RunContext) -> Any:
+        return Parallel(triage, other, name="fan") if ctx.call_count == 0 else None
+
+    network = Network("n", agents=[triage, billing, other], router=router)
+    events: list[Any] = []
+    async with network.stream("hi") as stream:
+        async for event in stream:
+            events.append(event)
+    result = stream.result
+    assert result is not None
+
+    refused, answered, _other = result.results
+    assert (refused.branch, answered.branch) == ("fan/triage", "fan/triage")
+    (record,) = refused.tool_calls
+    assert record.is_error and record.error_type == "HandoffInParallelBranch"
+    assert "parallel branch 'fan/triage'" in record.content and "answer here" in record.content
+    assert refused.handoff is None and answered.handoff is None
+    assert answered.output[-1].content == "I answer myself."
+    assert made == [] and billing.model.requests == []
+    assert not [e for e in events if isinstance(e, HandoffEvent)]
+    # outside a fan-out the same agent's handoff is made and followed, as ever
+    triage.model = ScriptedModel([call("transfer_to_billing")])
+    alone = await Network("m", agents=[triage, billing]).run("hi")
+    assert [r.agent for r in alone.results] == ["triage", "billing"] and made == ["billing"]
 
 
 async def test_input_filter_decides_what_the_target_sees_of_the_history_before_it() -> None:
