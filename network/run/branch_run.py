@@ -63,14 +63,49 @@ class FanOutRoom:
 class BranchBudget:
     """The run's usage limits as its branches check them: the run's budget, counting the
     requests and tool calls every branch of the fan-out made so far (not yet in the run's
-    history)."""
+    history), and, in `max_model_calls`, the requests of the siblings' calls under way (sent,
+    not recorded until the call ends) and the first request of each sibling not started yet
+    (the fork counted it when it let the fan-out start): a branch's next request goes ahead
+    only when it fits beside all of them.
 
-    __slots__ = ("branches", "exceeded", "parent")
+    A branch's own call under way is its checker's to count (a guardrail's or a sub-run's
+    check passes it as `Unrecorded`), so a check leaves out the branch it is made from. A
+    network branch's call under way is the one its own loop runs (`watch`). Not counted
+    until recorded: the requests under way of a fan-out inside a network branch, and of a
+    sub-run inside a sibling's call (it reports each request once answered).
+    """
+
+    __slots__ = ("branches", "ended", "exceeded", "live", "parent")
 
     def __init__(self, parent: RunContext, branches: Sequence[RunContext]) -> None:
         self.parent = parent
         self.branches = branches
         self.exceeded: LimitExceeded | None = None
+        # where each branch's calls run (its context; a network branch's loop, once started)
+        self.live: dict[str, RunContext] = {_branch_id(c): c for c in branches}
+        self.ended: set[str] = set()  # branches that returned or failed: nothing under way
+
+    def watch(self, branch: RunContext, runs_on: RunContext) -> None:
+        """`branch`'s calls run on `runs_on` from now (a network branch's loop)."""
+        self.live[_branch_id(branch)] = runs_on
+
+    def end(self, branch: RunContext) -> None:
+        """`branch` returned or failed: it has no request under way, nor one to come."""
+        self.ended.add(_branch_id(branch))
+
+    def under_way(self, checking: RunContext) -> int:
+        """The siblings' requests not recorded yet: one per call under way (its context has
+        a current agent) and one per branch that has not begun its first call."""
+        own = checking.branch.id if checking.branch is not None else None
+        count = 0
+        for branch in self.branches:
+            branch_id = _branch_id(branch)
+            if branch_id == own or branch_id in self.ended:
+                continue
+            runs_on = self.live[branch_id]
+            if runs_on.agent is not None or not own_results(branch):
+                count += 1
+        return count
 
     @property
     def limits(self) -> UsageLimits | None:
@@ -102,7 +137,7 @@ class BranchBudget:
         `unrecorded` (see `Unrecorded`; a sub-run of a branch's tool passes its own, as
         `ChildBudget` does to any parent budget)."""
         budget: Any = self.parent.engine.budget
-        branches = Unrecorded(self.spent(), tools=self.tool_calls())
+        branches = Unrecorded(self.spent(), pending=self.under_way(ctx), tools=self.tool_calls())
         exceeded: LimitExceeded | None = budget.check(self.parent, branches + unrecorded)
         if exceeded is not None:
             self.exceeded = exceeded
@@ -111,6 +146,12 @@ class BranchBudget:
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` (inside a network branch) fits in the limits."""
         return self.check(self.parent, Unrecorded(pending=branches - 1))
+
+
+def _branch_id(ctx: RunContext) -> str:
+    branch = ctx.branch
+    assert branch is not None  # a branch's context
+    return branch.id
 
 
 def own_results(ctx: RunContext) -> list[InferenceResult]:
@@ -129,6 +170,22 @@ async def run_branch(
 ) -> Stop | None:
     """Run `branch` on its context `ctx` until its agent answers (see the module docstring);
     a `Stop` when the run must end after the join."""
+    budget = ctx.engine.budget
+    try:
+        return await _run_branch(ctx, branch, fork, room, call_agent, run_loop)
+    finally:
+        if isinstance(budget, BranchBudget):
+            budget.end(ctx)
+
+
+async def _run_branch(
+    ctx: RunContext,
+    branch: Branch,
+    fork: Parallel,
+    room: FanOutRoom,
+    call_agent: CallAgent,
+    run_loop: RunLoop,
+) -> Stop | None:
     target = branch.agent
     if runs_a_network(branch):
         return await _run_network(ctx, branch, target, room, run_loop)
@@ -214,6 +271,9 @@ async def _run_network(
             stages=run_stages((_Room(room), *run_own, *getattr(network, "capabilities", ()))),
         ),
     )
+    budget = ctx.engine.budget
+    if isinstance(budget, BranchBudget):
+        budget.watch(ctx, inner)
     stop = await run_loop(inner, network.max_iter)
     # what the network's run leaves the branch: its calls (in the shared state), its spending
     ctx.call_count += inner.call_count

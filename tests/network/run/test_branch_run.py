@@ -207,3 +207,45 @@ async def test_max_tool_calls_counts_the_branches_tool_calls_as_they_are_made() 
     # yet when a branch checks); every tool loop run whole would make 6
     assert 2 <= len(pinged) <= 2 + 1
     assert result.spent.tool_calls == len(pinged)
+
+
+@pytest.mark.parametrize("max_concurrency", [None, 2])
+@pytest.mark.parametrize("cap", [5, 6, 7])
+async def test_max_model_calls_counts_the_siblings_requests_under_way(
+    cap: int, max_concurrency: int | None
+) -> None:
+    """A branch's next request is checked with its siblings' requests under way (sent, not
+    yet recorded) and the first requests of those not started yet (reserved at the fork):
+    the fan-out never spends past `max_model_calls`."""
+    import anyio
+
+    from network import UsageLimits
+
+    asked: list[str] = []
+
+    @tool
+    async def look(name: str) -> str:
+        """Look."""
+        await anyio.sleep(0.01)  # the siblings' first calls are under way meanwhile
+        return "seen"
+
+    def looker(name: str) -> Agent:
+        def script(request: Any) -> Any:
+            asked.append(name)
+            return "done" if request.history[-1].role == "tool" else call("look", name=name)
+
+        return Agent(name, tools=[look], model=ScriptedModel(script))
+
+    lookers = [looker(f"l{i}") for i in range(5)]
+    fan = Network(
+        "fan",
+        agents=lookers,
+        router=lambda ctx: (
+            Parallel(*lookers, max_concurrency=max_concurrency) if ctx.call_count == 0 else None
+        ),
+    )
+    result = await fan.run("go", limits=UsageLimits(max_model_calls=cap))
+
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert len(asked) == cap  # every branch's first request, then seconds while they fit
+    assert result.spent.model_calls == cap
