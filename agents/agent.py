@@ -189,7 +189,7 @@ class Agent(AgentStep):
                 f"got {output_key!r}"
             )
         self.output_key = output_key
-        self.params = checked_params(f"agent {name!r}", params or {})
+        self.params = checked_params(f"agent {name!r}", {} if params is None else params)
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
         self.tool_timeout, self.tool_retry = tool_timeout, tool_retry
         self.stream = _checked_stream(name, stream)
