@@ -345,6 +345,13 @@ async def test_parallel_arguments_are_checked() -> None:
         await network.run("go")
 
 
+@pytest.mark.parametrize("items", [None, 3, object()])
+async def test_map_over_what_is_not_iterable_is_refused_naming_the_agent(items: Any) -> None:
+    """`Parallel.map(agent, None)` was a bare TypeError naming no agent."""
+    with pytest.raises(ConfigurationError, match=r"Parallel.map over agent 'a': items must be"):
+        Parallel.map(text_agent("a"), items)
+
+
 async def test_the_same_agent_twice_gets_numbered_branches() -> None:
     a = text_agent("a")
     result = await Network(
