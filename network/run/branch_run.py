@@ -70,9 +70,9 @@ class BranchBudget:
 
     A branch's own call under way is its checker's to count (a guardrail's or a sub-run's
     check passes it as `Unrecorded`), so a check leaves out the branch it is made from. A
-    network branch's call under way is the one its own loop runs (`watch`). Not counted
-    until recorded: the requests under way of a fan-out inside a network branch, and of a
-    sub-run inside a sibling's call (it reports each request once answered).
+    network branch's call under way is the one its own loop runs (`watch`); the sub-runs a
+    sibling's tools run count theirs (`ChildBudget.settle`). Not counted until they join
+    it: the requests under way of a fan-out inside a network branch.
     """
 
     __slots__ = ("branches", "ended", "exceeded", "live", "parent")
@@ -105,6 +105,7 @@ class BranchBudget:
             runs_on = self.live[branch_id]
             if runs_on.agent is not None or not own_results(branch):
                 count += 1
+            count += sum(sub.settle() for sub in runs_on.engine.subruns)  # its delegations'
         return count
 
     @property
@@ -137,7 +138,8 @@ class BranchBudget:
         `unrecorded` (see `Unrecorded`; a sub-run of a branch's tool passes its own, as
         `ChildBudget` does to any parent budget)."""
         budget: Any = self.parent.engine.budget
-        branches = Unrecorded(self.spent(), pending=self.under_way(ctx), tools=self.tool_calls())
+        under_way = self.under_way(ctx)  # first: it reports what the siblings' sub-runs recorded
+        branches = Unrecorded(self.spent(), pending=under_way, tools=self.tool_calls())
         exceeded: LimitExceeded | None = budget.check(self.parent, branches + unrecorded)
         if exceeded is not None:
             self.exceeded = exceeded

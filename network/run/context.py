@@ -195,6 +195,9 @@ class RunBookkeeping:
     # limits and usage report, never in `state.results`, which holds this run's own calls).
     subagent_calls: tuple[ModelCall, ...] = ()
     subagent_tool_calls: int = 0
+    # The budgets (`network.run.subrun.ChildBudget`) of the sub-runs running now, started by
+    # this run's tools: a sibling's check counts their requests under way.
+    subruns: tuple[Any, ...] = ()
     # The requests of the agent call under way, set once they are made (a sub-run's budget
     # counts them while the call's tools run: spent, not yet recorded).
     calls_in_flight: Sequence[ModelCall] = ()

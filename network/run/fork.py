@@ -334,6 +334,7 @@ def branch_context(ctx: RunContext, branch: Branch, steps: StepRunner | None) ->
             router_calls=(),
             subagent_calls=(),
             subagent_tool_calls=0,
+            subruns=(),
             branch_contexts=(),
             steps=steps,
         ),
