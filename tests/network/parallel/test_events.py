@@ -49,3 +49,71 @@ async def test_branch_events_carry_the_branch_and_state_streams_at_the_join() ->
     assert '"metadata":{"branch":"pair/b"}' in wire.model_dump_json(by_alias=True)
     fork = events[fork_start].model_dump(mode="json", by_alias=True, exclude_none=True)
     assert fork["metadata"] == {"fanOut": "pair"}
+
+
+def _open_steps(events: list[Any]) -> list[tuple[str, str, Any]]:
+    """The steps started and never finished, and those finished without a start, as
+    ("open" | "unmatched", name, metadata): AG-UI pairs each STEP_STARTED with a
+    STEP_FINISHED of the same step before the run ends."""
+    open_steps: list[tuple[str, str, Any]] = []
+    unmatched: list[tuple[str, str, Any]] = []
+    for event in events:
+        step = ("open", event.step_name, event.metadata) if "STEP" in event.type.value else None
+        if event.type.value == "STEP_STARTED":
+            open_steps.append(step)  # type: ignore[arg-type]
+        elif event.type.value == "STEP_FINISHED":
+            if step in open_steps:
+                open_steps.remove(step)  # type: ignore[arg-type]
+            else:
+                unmatched.append(("unmatched", event.step_name, event.metadata))
+    return open_steps + unmatched
+
+
+def _failing(name: str) -> Any:
+    from agents import Agent, ScriptedModel
+    from network import ModelError
+
+    return Agent(name, model=ScriptedModel([ModelError("provider down", model="m")]))
+
+
+async def test_a_failed_branchs_step_is_finished_under_continue_naming_the_branch() -> None:
+    """Under `on_error="continue"` the run goes on after a branch failed: its step was left
+    open (a STEP_STARTED never finished, an AG-UI stream a client refuses)."""
+    ok, bad = text_agent("ok", "fine"), _failing("bad")
+    after = text_agent("after", "next")
+
+    def router(ctx: Any) -> Any:
+        if ctx.call_count == 0:
+            return Parallel(ok, bad, name="pair", on_error="continue")
+        return after if ctx.call_count == 2 else None
+
+    events: list[Any] = []
+    await Network("n", agents=[ok, bad, after], router=router).run("go", sinks=[events.append])
+
+    assert _open_steps(events) == []
+    finished = [(e.step_name, e.metadata) for e in events if e.type.value == "STEP_FINISHED"]
+    assert ("bad", {"branch": "pair/bad"}) in finished
+    assert finished.index(("bad", {"branch": "pair/bad"})) < finished.index(
+        ("pair", {"fanOut": "pair"})
+    )
+
+
+async def test_a_failing_fan_outs_steps_are_finished_with_their_branch_and_fan_out() -> None:
+    """Under `on_error="fail"` the run ends with the branch's error: the steps it leaves
+    open are finished as they were started, the branch's naming its branch, the fan-out's
+    naming the fan-out (they were finished with no metadata, the branch unknown)."""
+    import anyio
+
+    from network import ModelError
+
+    slow, bad = text_agent("slow", "late", delay=1.0), _failing("bad")
+
+    def router(ctx: Any) -> Any:
+        return Parallel(slow, bad, name="pair") if ctx.call_count == 0 else None
+
+    events: list[Any] = []
+    with anyio.fail_after(5), pytest.raises(ModelError):
+        await Network("n", agents=[slow, bad], router=router).run("go", sinks=[events.append])
+
+    assert _open_steps(events) == []
+    assert events[-1].type.value == "RUN_ERROR"
