@@ -110,19 +110,23 @@ class BranchEmitter(Emitter):
         }
         while self.opened:
             event = self.opened[-1]
-            key = event.name if isinstance(event, StepStarted) else _KEY[type(event)](event)
-            left = shared[type(event)]  # the run's lists know a step by its name alone
-            if key in left:
-                left.remove(key)
-            await self.emit(_CLOSED_BY[type(event)](event))
+            if event.subagent_run_id is None:  # the run's lists hold its own (a step by name)
+                key = event.name if isinstance(event, StepStarted) else _KEY[type(event)](event)
+                left = shared[type(event)]
+                if key in left:
+                    left.remove(key)
+            closing = _CLOSED_BY[type(event)](event)
+            closing.subagent_run_id = event.subagent_run_id
+            await self.emit(closing)
 
     async def flush_state(self, kv: Any) -> None:
         """Nothing: the join streams the merged state."""
 
 
-# What a branch opens, the key it is known by, and how it is closed (`BranchEmitter`).
+# What a branch opens, the key it is known by, and how it is closed (`BranchEmitter`); a
+# sub-run's events pass through its caller's emitter too, known by its run id besides.
 _KEY: dict[type[RunEvent], Callable[[Any], Any]] = {
-    StepStarted: lambda e: (e.name, e.fan_out),
+    StepStarted: lambda e: (e.name, e.fan_out, e.subagent_run_id),
     TextStarted: lambda e: e.message_id,
     ReasoningStarted: lambda e: e.message_id,
     ToolCallStarted: lambda e: e.call_id,
@@ -134,7 +138,7 @@ _CLOSED_BY: dict[type[RunEvent], Callable[[Any], RunEvent]] = {
     ToolCallStarted: lambda e: ToolCallEnded(e.call_id),
 }
 _CLOSES: dict[type[RunEvent], Callable[[Any], Any]] = {
-    StepFinished: lambda e: (e.name, e.fan_out),
+    StepFinished: lambda e: (e.name, e.fan_out, e.subagent_run_id),
     TextEnded: lambda e: e.message_id,
     ReasoningEnded: lambda e: e.message_id,
     ToolCallEnded: lambda e: e.call_id,
