@@ -117,3 +117,27 @@ async def test_a_failing_fan_outs_steps_are_finished_with_their_branch_and_fan_o
 
     assert _open_steps(events) == []
     assert events[-1].type.value == "RUN_ERROR"
+
+
+async def test_a_sub_agents_error_inside_a_branch_names_the_branch() -> None:
+    """SUBAGENT_ERROR goes to each sink on its own (a client that left is told nothing):
+    it went past the branch's emitter, so it was the one event of a branch without it."""
+    from agents import Agent, ScriptedModel, call
+
+    helper = _failing("helper")
+    boss = Agent(
+        "boss",
+        tools=[helper.as_tool()],
+        model=ScriptedModel(
+            lambda r: "told" if r.history[-1].role == "tool" else call("helper", input="go")
+        ),
+    )
+    other = text_agent("other", "fine")
+
+    def router(ctx: Any) -> Any:
+        return Parallel(boss, other, name="pair") if ctx.call_count == 0 else None
+
+    events: list[Any] = []
+    await Network("n", agents=[boss, other], router=router).run("go", sinks=[events.append])
+    (error,) = [e for e in events if e.type.value == "SUBAGENT_ERROR"]
+    assert error.metadata == {"branch": "pair/boss"}
