@@ -46,17 +46,31 @@ _THE_RUNS = frozenset({StopReason.USAGE_LIMIT, StopReason.GUARDRAIL, StopReason.
 @dataclasses.dataclass(slots=True)
 class FanOutRoom:
     """What is left of the run's `max_iter` for the branches' calls after their first (the
-    first ones were counted when the fan-out started)."""
+    first ones were counted when the fan-out started).
+
+    A fan-out inside a network branch has the enclosing fan-out's room as its `parent`: its
+    calls count in both (the run's `max_iter` caps every call, however deep). A room that
+    had none left, and those below it, are `exhausted`: the run's cap was reached, not the
+    network branch's own `max_iter`.
+    """
 
     left: int
     exhausted: bool = False
+    parent: FanOutRoom | None = None
 
-    def take(self) -> bool:
-        """One more call, if there is room for it."""
-        if self.left <= 0:
-            self.exhausted = True
-            return False
-        self.left -= 1
+    def take(self, calls: int = 1) -> bool:
+        """`calls` more calls, if there is room for them here and in every room above."""
+        room: FanOutRoom | None = self
+        below: list[FanOutRoom] = []
+        while room is not None:
+            below.append(room)
+            if room.left < calls:
+                for full in below:
+                    full.exhausted = True
+                return False
+            room = room.parent
+        for room in below:
+            room.left -= calls
         return True
 
 
@@ -271,6 +285,7 @@ async def _run_network(
         engine=dataclasses.replace(
             ctx.engine,
             stages=run_stages((_Room(room), *run_own, *getattr(network, "capabilities", ()))),
+            fan_out_room=room,  # a fan-out its router returns counts in this one's room too
         ),
     )
     budget = ctx.engine.budget

@@ -156,6 +156,9 @@ async def run_parallel(
     todo = [branch for branch in fork.branches if branch.id not in done]
     if ctx.call_count + len(todo) > max_iter:
         return Stop(StopReason.MAX_ITER)
+    enclosing = ctx.engine.fan_out_room  # inside a network branch: the run's cap holds too
+    if enclosing is not None and not enclosing.take(len(todo) - 1):  # one was counted for it
+        return Stop(StopReason.MAX_ITER)
     budget = ctx.engine.budget  # checked by the loop just before: its figures are current
     if budget is not None and budget.check_fan_out(len(todo)) is not None:
         return Stop(StopReason.USAGE_LIMIT)
@@ -167,7 +170,7 @@ async def run_parallel(
     forked_at, forked = time.time(), time.perf_counter()
     contexts = _branch_contexts(ctx, todo)
     ctx.engine.branch_contexts = tuple(contexts)
-    room = FanOutRoom(max_iter - ctx.call_count - len(todo))
+    room = FanOutRoom(max_iter - ctx.call_count - len(todo), parent=enclosing)
     run = functools.partial(run_branch, fork=fork, room=room, call_agent=call_agent)
     outcomes = await _run_branches_and_join_steps(
         ctx, fork, todo, contexts, functools.partial(run, run_loop=run_loop)

@@ -249,3 +249,47 @@ async def test_max_model_calls_counts_the_siblings_requests_under_way(
     assert result.stop_reason == StopReason.USAGE_LIMIT
     assert len(asked) == cap  # every branch's first request, then seconds while they fit
     assert result.spent.model_calls == cap
+
+
+async def test_a_fan_out_inside_a_network_branch_counts_in_the_runs_max_iter() -> None:
+    """The run's `max_iter` counts every call, those of a fan-out its network branch makes
+    too: the inner fan-out of five did not fit in what the run had left, yet ran whole."""
+    said: list[str] = []
+
+    def speaker(name: str) -> Agent:
+        return Agent(name, model=ScriptedModel(lambda r: said.append(name) or name))
+
+    five = [speaker(f"x{i}") for i in range(5)]
+    team = Network(
+        "team",
+        agents=five,
+        router=lambda c: Parallel(*five, name="in") if not c.call_count else None,
+    )
+    solo = speaker("solo")
+    outer = Network(
+        "outer",
+        agents=[solo],
+        router=lambda c: Parallel(team, solo, name="out") if not c.call_count else None,
+        max_iter=3,
+    )
+    result = await outer.run("go")
+    assert result.stop_reason == StopReason.MAX_ITER
+    assert len(said) <= 3
+    assert said == ["solo"]  # the inner fan-out did not start: its five calls did not fit
+
+
+async def test_a_network_that_is_its_own_branch_stops_at_max_iter_not_a_recursion_error() -> None:
+    """A router that puts its own network in its fan-out nested it without end (no call is
+    made before the next fan-out), until Python's RecursionError."""
+    a = Agent("a", model=ScriptedModel(lambda r: "hi"))
+    networks: list[Network] = []
+    loopy = Network(
+        "loopy",
+        agents=[a],
+        router=lambda c: Parallel(networks[0], a, name="self") if not c.call_count else None,
+        max_iter=5,
+    )
+    networks.append(loopy)
+    result = await loopy.run("go")
+    assert result.stop_reason == StopReason.MAX_ITER
+    assert len(result.results) <= 5
