@@ -99,17 +99,24 @@ class BranchEmitter(Emitter):
         for sink in self.sinks:
             await sink(event)
 
-    async def close_left_open(self) -> None:
+    async def close_messages(self) -> None:
+        """Close the messages, reasoning and tool calls the branch has open (a call of its
+        cut short by a stop), never a sibling's still streaming (`close_messages`)."""
+        await self.close_left_open(steps=False)
+
+    async def close_left_open(self, steps: bool = True) -> None:
         """Close what the branch left open (it failed, or was cancelled), innermost first,
-        each as the run's end would have closed it, but naming the branch."""
+        each as the run's end would have closed it, but naming the branch; its open steps
+        too, unless `steps` is False."""
         shared: dict[type[RunEvent], list[str]] = {
             StepStarted: self.open_steps,
             TextStarted: self.open_messages,
             ReasoningStarted: self.open_reasoning,
             ToolCallStarted: self.open_tools,
         }
-        while self.opened:
-            event = self.opened[-1]
+        for event in reversed(list(self.opened)):
+            if not steps and isinstance(event, StepStarted):
+                continue  # (emitting its closing event below takes it off `opened`)
             if event.subagent_run_id is None:  # the run's lists hold its own (a step by name)
                 key = event.name if isinstance(event, StepStarted) else _KEY[type(event)](event)
                 left = shared[type(event)]

@@ -141,3 +141,39 @@ async def test_a_sub_agents_error_inside_a_branch_names_the_branch() -> None:
     await Network("n", agents=[boss, other], router=router).run("go", sinks=[events.append])
     (error,) = [e for e in events if e.type.value == "SUBAGENT_ERROR"]
     assert error.metadata == {"branch": "pair/boss"}
+
+
+async def test_a_branchs_stop_closes_its_own_messages_not_a_siblings() -> None:
+    """A guardrail's trip in one branch closed every message open in the run, a sibling's
+    that was still streaming among them (an END with no branch, then the sibling's own
+    END: twice for one message)."""
+    import anyio
+
+    from agents import Agent, GuardrailResult, ScriptedModel, output_guardrail
+
+    @output_guardrail
+    def refuse(ctx: Any, output: Any) -> GuardrailResult:
+        return GuardrailResult(tripped=True)
+
+    tripping = Agent("tripping", output_guardrails=[refuse], model=ScriptedModel(["short"]))
+    streaming = Agent(
+        "streaming", model=ScriptedModel(["a long answer in many chunks"], chunk_size=4)
+    )
+    events: list[Any] = []
+
+    async def slow_client(event: Any) -> None:  # the sibling's message stays open meanwhile
+        events.append(event)
+        if event.type.value == "TEXT_MESSAGE_CONTENT" and event.metadata == {
+            "branch": "pair/streaming"
+        }:
+            await anyio.sleep(0.01)
+
+    def router(ctx: Any) -> Any:
+        return Parallel(tripping, streaming, name="pair") if ctx.call_count == 0 else None
+
+    network = Network("n", agents=[tripping, streaming], router=router)
+    await network.run("go", sinks=[slow_client])
+
+    started = {e.message_id: e.metadata for e in events if e.type.value == "TEXT_MESSAGE_START"}
+    ended = [(e.message_id, e.metadata) for e in events if e.type.value == "TEXT_MESSAGE_END"]
+    assert sorted(map(repr, ended)) == sorted(map(repr, started.items()))  # once, named
