@@ -293,3 +293,46 @@ async def test_a_network_that_is_its_own_branch_stops_at_max_iter_not_a_recursio
     result = await loopy.run("go")
     assert result.stop_reason == StopReason.MAX_ITER
     assert len(result.results) <= 5
+
+
+@pytest.mark.parametrize("cap", [3, 4, 5, 7])
+async def test_max_model_calls_holds_with_a_fan_out_inside_a_network_branch(cap: int) -> None:
+    """A network branch's own fan-out: it fits when the run has room for its branches
+    exactly (the network branch's reserved call is its first branch's), and its branches'
+    requests under way count when a sibling of the network branch checks."""
+    import anyio
+
+    from network import UsageLimits
+
+    asked: list[str] = []
+
+    @tool
+    async def dig(name: str) -> str:
+        """Dig."""
+        await anyio.sleep(0.01)
+        return "deeper"
+
+    def digger(name: str) -> Agent:
+        def script(request: Any) -> Any:
+            asked.append(name)
+            return call("dig", name=name)
+
+        return Agent(name, tools=[dig], model=ScriptedModel(script))
+
+    x0, x1, solo = digger("x0"), digger("x1"), digger("solo")
+    team = Network(
+        "team",
+        agents=[x0, x1],
+        router=lambda c: Parallel(x0, x1, name="in", max_steps=50) if not c.call_count else None,
+    )
+    outer = Network(
+        "outer",
+        agents=[solo],
+        router=lambda c: (
+            Parallel(team, solo, name="out", max_steps=50) if not c.call_count else None
+        ),
+    )
+    result = await outer.run("go", limits=UsageLimits(max_model_calls=cap))
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert len(asked) == cap
+    assert {"x0", "x1", "solo"} <= set(asked)  # the inner fan-out fitted and ran
