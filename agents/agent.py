@@ -57,6 +57,7 @@ from network.run.stages import chain
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
 from network.run.tool_names import check_tool_name
+from network.state.schema import StateSchema
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -188,7 +189,7 @@ class Agent(AgentStep):
                 f"got {output_key!r}"
             )
         self.output_key = output_key
-        self.params = checked_params(f"agent {name!r}", params or {})
+        self.params = checked_params(f"agent {name!r}", {} if params is None else params)
         check_tool_defaults(f"agent {name!r}", tool_timeout, tool_retry)
         self.tool_timeout, self.tool_retry = tool_timeout, tool_retry
         self.stream = _checked_stream(name, stream)
@@ -452,6 +453,10 @@ class Agent(AgentStep):
         check_number(f"{label}: max_steps", max_steps, integer=True, minimum=1)
         if name is not None:  # the agent's own name is any string: checked when it is given
             check_tool_name(f"{label}: as_tool name", name)
+        try:  # likewise checked here, once, not refused anew at every call
+            state_schema = StateSchema.coerce(state_schema)
+        except ConfigurationError as error:
+            raise ConfigurationError(f"{label}: as_tool state_schema: {error}") from error
         return subrun_tool(
             SubrunTool(
                 name=name or self.name,

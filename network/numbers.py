@@ -109,6 +109,10 @@ def checked_params(
     counts are whole numbers from 1, `temperature` and `top_p` not below 0. Other ranges (a
     provider's maximum temperature, its penalties' bounds) differ between providers and are
     theirs to judge."""
+    if not isinstance(params, Mapping):
+        raise error(
+            f"{owner}: params must be a mapping of parameter names to values, got {params!r}"
+        )
     for key, value in params.items():
         if not isinstance(key, str):
             raise error(f"{owner}: a parameter's name must be a string, got {key!r}")

@@ -47,54 +47,130 @@ _THE_RUNS = frozenset({StopReason.USAGE_LIMIT, StopReason.GUARDRAIL, StopReason.
 @dataclasses.dataclass(slots=True)
 class FanOutRoom:
     """What is left of the run's `max_iter` for the branches' calls after their first (the
-    first ones were counted when the fan-out started)."""
+    first ones were counted when the fan-out started).
+
+    A fan-out inside a network branch has the enclosing fan-out's room as its `parent`: its
+    calls count in both (the run's `max_iter` caps every call, however deep). A room that
+    had none left, and those below it, are `exhausted`: the run's cap was reached, not the
+    network branch's own `max_iter`.
+    """
 
     left: int
     exhausted: bool = False
+    parent: FanOutRoom | None = None
 
-    def take(self) -> bool:
-        """One more call, if there is room for it."""
-        if self.left <= 0:
-            self.exhausted = True
-            return False
-        self.left -= 1
+    def take(self, calls: int = 1) -> bool:
+        """`calls` more calls, if there is room for them here and in every room above."""
+        room: FanOutRoom | None = self
+        below: list[FanOutRoom] = []
+        while room is not None:
+            below.append(room)
+            if room.left < calls:
+                for full in below:
+                    full.exhausted = True
+                return False
+            room = room.parent
+        for room in below:
+            room.left -= calls
         return True
 
 
 class BranchBudget:
     """The run's usage limits as its branches check them: the run's budget, counting the
     requests and tool calls every branch of the fan-out made so far (not yet in the run's
-    history)."""
+    history), and, in `max_model_calls`, the requests of the siblings' calls under way (sent,
+    not recorded until the call ends) and the first request of each sibling not started yet
+    (the fork counted it when it let the fan-out start): a branch's next request goes ahead
+    only when it fits beside all of them.
 
-    __slots__ = ("branches", "exceeded", "parent")
+    A branch's own call under way is its checker's to count (a guardrail's or a sub-run's
+    check passes it as `Unrecorded`), so a check leaves out the branch it is made from. A
+    network branch runs its calls on a context of its own (`watch`); a fan-out it runs
+    counts through that fan-out's own budget (what its branches recorded and have under
+    way, until they join the network branch), and the sub-runs a sibling's tools run count
+    theirs (`ChildBudget.settle`).
+    """
+
+    __slots__ = ("branches", "ended", "exceeded", "live", "parent", "started")
 
     def __init__(self, parent: RunContext, branches: Sequence[RunContext]) -> None:
         self.parent = parent
         self.branches = branches
         self.exceeded: LimitExceeded | None = None
+        # where each branch's calls run (its context; a network branch's loop, once started)
+        self.live: dict[str, RunContext] = {_branch_id(c): c for c in branches}
+        self.started: set[str] = set()  # branches under way (the others wait for their turn)
+        self.ended: set[str] = set()  # branches that returned or failed: nothing under way
+
+    def start(self, branch: RunContext) -> None:
+        """`branch` began: its first call is its own to check, no longer a reservation."""
+        self.started.add(_branch_id(branch))
+
+    def watch(self, branch: RunContext, runs_on: RunContext) -> None:
+        """`branch`'s calls run on `runs_on` from now (a network branch's loop)."""
+        self.live[_branch_id(branch)] = runs_on
+
+    def end(self, branch: RunContext) -> None:
+        """`branch` returned or failed: it has no request under way, nor one to come."""
+        self.ended.add(_branch_id(branch))
+
+    def under_way(self, checking: RunContext | None) -> int:
+        """The requests not recorded yet of the branches but `checking`'s: one per call
+        under way (its context has a current agent), one per branch waiting for its turn,
+        and those of a fan-out or a sub-run inside one."""
+        own = checking.branch.id if checking is not None and checking.branch else None
+        count = 0
+        for branch in self.branches:
+            branch_id = _branch_id(branch)
+            if branch_id == own or branch_id in self.ended:
+                continue
+            if branch_id not in self.started:
+                count += 1  # its first call, counted when the fan-out started
+                continue
+            runs_on = self.live[branch_id]
+            if runs_on.agent is not None:
+                count += 1
+            inner = _inner_budget(runs_on)
+            if inner is not None:
+                count += inner.under_way(None)
+            count += sum(sub.settle() for sub in runs_on.engine.subruns)  # its delegations'
+        return count
 
     @property
     def limits(self) -> UsageLimits | None:
         budget: Any = self.parent.engine.budget
         return budget.limits if budget is not None else None
 
-    def spent(self) -> list[ModelCall]:
-        """The requests of every branch's own calls so far, and of their routers."""
+    def spent(self, checking: str | None = None) -> list[ModelCall]:
+        """The requests of every branch's own calls so far, of their routers, sub-runs and
+        fan-outs (until their branches join theirs; but the fan-out of branch `checking`,
+        whose own check passes them)."""
         calls: list[ModelCall] = []
         for branch in self.branches:
+            branch_id = _branch_id(branch)
             for result in own_results(branch):
                 calls.extend(result.model_calls)
-            calls.extend(branch.engine.router_calls)
-            calls.extend(branch.engine.subagent_calls)
+            runs_on = self.live[branch_id]
+            calls.extend(runs_on.engine.router_calls)
+            calls.extend(runs_on.engine.subagent_calls)
+            inner = _inner_budget(runs_on) if branch_id != checking else None
+            if inner is not None:
+                calls.extend(inner.spent())
         return calls
 
-    def tool_calls(self) -> int:
-        """The tool calls every branch made so far, its sub-runs' included."""
-        return sum(
-            sum(len(result.tool_calls) for result in own_results(branch))
-            + branch.engine.subagent_tool_calls
-            for branch in self.branches
-        )
+    def tool_calls(self, checking: str | None = None) -> int:
+        """The tool calls every branch made so far, its sub-runs' and fan-outs' included
+        (but the fan-out of branch `checking`, as in `spent`)."""
+        count = 0
+        for branch in self.branches:
+            branch_id = _branch_id(branch)
+            runs_on = self.live[branch_id]
+            count += sum(len(result.tool_calls) for result in own_results(branch))
+            count += runs_on.engine.subagent_tool_calls
+            inner = _inner_budget(runs_on) if branch_id != checking else None
+            if inner is not None:
+                count += inner.tool_calls()
+        return count
 
     def check(
         self, ctx: RunContext, unrecorded: Unrecorded = NOTHING_UNRECORDED
@@ -103,7 +179,9 @@ class BranchBudget:
         `unrecorded` (see `Unrecorded`; a sub-run of a branch's tool passes its own, as
         `ChildBudget` does to any parent budget)."""
         budget: Any = self.parent.engine.budget
-        branches = Unrecorded(self.spent(), tools=self.tool_calls())
+        under_way = self.under_way(ctx)  # first: it reports what the siblings' sub-runs recorded
+        own = ctx.branch.id if ctx.branch is not None else None
+        branches = Unrecorded(self.spent(own), pending=under_way, tools=self.tool_calls(own))
         exceeded: LimitExceeded | None = budget.check(self.parent, branches + unrecorded)
         if exceeded is not None:
             self.exceeded = exceeded
@@ -112,6 +190,19 @@ class BranchBudget:
     def check_fan_out(self, branches: int) -> LimitExceeded | None:
         """Whether a fan-out of `branches` (inside a network branch) fits in the limits."""
         return self.check(self.parent, Unrecorded(pending=branches - 1))
+
+
+def _inner_budget(runs_on: RunContext) -> BranchBudget | None:
+    """The budget of the fan-out a network branch is running now, if any."""
+    inner = runs_on.engine.branch_contexts
+    budget = inner[0].engine.budget if inner else None
+    return budget if isinstance(budget, BranchBudget) else None
+
+
+def _branch_id(ctx: RunContext) -> str:
+    branch = ctx.branch
+    assert branch is not None  # a branch's context
+    return branch.id
 
 
 def own_results(ctx: RunContext) -> list[InferenceResult]:
@@ -130,6 +221,24 @@ async def run_branch(
 ) -> Stop | None:
     """Run `branch` on its context `ctx` until its agent answers (see the module docstring);
     a `Stop` when the run must end after the join."""
+    budget = ctx.engine.budget
+    if isinstance(budget, BranchBudget):
+        budget.start(ctx)
+    try:
+        return await _run_branch(ctx, branch, fork, room, call_agent, run_loop)
+    finally:
+        if isinstance(budget, BranchBudget):
+            budget.end(ctx)
+
+
+async def _run_branch(
+    ctx: RunContext,
+    branch: Branch,
+    fork: Parallel,
+    room: FanOutRoom,
+    call_agent: CallAgent,
+    run_loop: RunLoop,
+) -> Stop | None:
     target = branch.agent
     if runs_a_network(branch):
         return await _run_network(ctx, branch, target, room, run_loop)
@@ -213,8 +322,12 @@ async def _run_network(
         engine=dataclasses.replace(
             ctx.engine,
             stages=run_stages((_Room(room), *run_own, *getattr(network, "capabilities", ()))),
+            fan_out_room=room,  # a fan-out its router returns counts in this one's room too
         ),
     )
+    budget = ctx.engine.budget
+    if isinstance(budget, BranchBudget):
+        budget.watch(ctx, inner)
     stop = await run_loop(inner, network.max_iter)
     # what the network's run leaves the branch: its calls (in the shared state), its spending
     ctx.call_count += inner.call_count

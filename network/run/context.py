@@ -182,6 +182,9 @@ class RunBookkeeping:
     # The contexts of the branches of the fan-out running now, so that a sink (telemetry)
     # sees a branch's agent and results as they happen; () outside a fan-out.
     branch_contexts: tuple[RunContext, ...] = ()
+    # In a network branch: the room left in the enclosing fan-out for calls
+    # (`network.run.branch_run.FanOutRoom`), which a fan-out of its own counts in too.
+    fan_out_room: Any = None
     # How many times each tool asked the model to try again (`Retry`) in this run; shared
     # by a fan-out's branches, so the budget is per run.
     tool_retries: dict[str, int] = field(default_factory=dict)
@@ -195,6 +198,9 @@ class RunBookkeeping:
     # limits and usage report, never in `state.results`, which holds this run's own calls).
     subagent_calls: tuple[ModelCall, ...] = ()
     subagent_tool_calls: int = 0
+    # The budgets (`network.run.subrun.ChildBudget`) of the sub-runs running now, started by
+    # this run's tools: a sibling's check counts their requests under way.
+    subruns: tuple[Any, ...] = ()
     # The requests of the agent call under way, set once they are made (a sub-run's budget
     # counts them while the call's tools run: spent, not yet recorded).
     calls_in_flight: Sequence[ModelCall] = ()

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
@@ -42,7 +42,17 @@ from network.run.branch_run import (
 )
 from network.run.context import RunContext
 from network.run.emitter import Emitter
-from network.run.events import RunEvent, StepFinished, StepStarted
+from network.run.events import (
+    ReasoningEnded,
+    ReasoningStarted,
+    RunEvent,
+    StepFinished,
+    StepStarted,
+    TextEnded,
+    TextStarted,
+    ToolCallEnded,
+    ToolCallStarted,
+)
 from network.run.guardrails import GuardrailLog
 from network.run.join import Numbering, committed_writes, merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
@@ -52,9 +62,15 @@ from network.state.branch import BranchKV, BranchWrite
 
 
 class BranchEmitter(Emitter):
-    """The run's emitter as a branch uses it: every event tagged with the branch's id."""
+    """The run's emitter as a branch uses it: every event tagged with the branch's id.
 
-    __slots__ = ("branch",)
+    It keeps what the branch opened and has not closed (steps, messages, reasoning, tool
+    calls), so that a branch that failed or was cancelled has them closed as they were
+    opened, naming the branch (`close_left_open`): under `on_error="continue"` the run goes
+    on, and its stream must not keep a step open that never finishes.
+    """
+
+    __slots__ = ("branch", "opened")
 
     def __init__(self, run: Emitter, branch: str) -> None:
         super().__init__()
@@ -67,14 +83,73 @@ class BranchEmitter(Emitter):
         self.open_tools = run.open_tools
         self.open_reasoning = run.open_reasoning
         self.branch = branch
+        self.opened: list[RunEvent] = []  # what the branch opened and has not closed yet
 
     async def emit(self, event: RunEvent) -> None:
         event.branch = self.branch
+        kind = type(event)
+        if kind in _CLOSED_BY:
+            self.opened.append(event)
+        elif kind in _CLOSES:
+            key = _CLOSES[kind](event)
+            for index in range(len(self.opened) - 1, -1, -1):
+                if _KEY[type(self.opened[index])](self.opened[index]) == key:
+                    del self.opened[index]
+                    break
         for sink in self.sinks:
             await sink(event)
 
+    async def close_messages(self) -> None:
+        """Close the messages, reasoning and tool calls the branch has open (a call of its
+        cut short by a stop), never a sibling's still streaming (`close_messages`)."""
+        await self.close_left_open(steps=False)
+
+    async def close_left_open(self, steps: bool = True) -> None:
+        """Close what the branch left open (it failed, or was cancelled), innermost first,
+        each as the run's end would have closed it, but naming the branch; its open steps
+        too, unless `steps` is False."""
+        shared: dict[type[RunEvent], list[str]] = {
+            StepStarted: self.open_steps,
+            TextStarted: self.open_messages,
+            ReasoningStarted: self.open_reasoning,
+            ToolCallStarted: self.open_tools,
+        }
+        for event in reversed(list(self.opened)):
+            if not steps and isinstance(event, StepStarted):
+                continue  # (emitting its closing event below takes it off `opened`)
+            if event.subagent_run_id is None:  # the run's lists hold its own (a step by name)
+                key = event.name if isinstance(event, StepStarted) else _KEY[type(event)](event)
+                left = shared[type(event)]
+                if key in left:
+                    left.remove(key)
+            closing = _CLOSED_BY[type(event)](event)
+            closing.subagent_run_id = event.subagent_run_id
+            await self.emit(closing)
+
     async def flush_state(self, kv: Any) -> None:
         """Nothing: the join streams the merged state."""
+
+
+# What a branch opens, the key it is known by, and how it is closed (`BranchEmitter`); a
+# sub-run's events pass through its caller's emitter too, known by its run id besides.
+_KEY: dict[type[RunEvent], Callable[[Any], Any]] = {
+    StepStarted: lambda e: (e.name, e.fan_out, e.subagent_run_id),
+    TextStarted: lambda e: e.message_id,
+    ReasoningStarted: lambda e: e.message_id,
+    ToolCallStarted: lambda e: e.call_id,
+}
+_CLOSED_BY: dict[type[RunEvent], Callable[[Any], RunEvent]] = {
+    StepStarted: lambda e: StepFinished(e.name, fan_out=e.fan_out),
+    TextStarted: lambda e: TextEnded(e.message_id),
+    ReasoningStarted: lambda e: ReasoningEnded(e.message_id),
+    ToolCallStarted: lambda e: ToolCallEnded(e.call_id),
+}
+_CLOSES: dict[type[RunEvent], Callable[[Any], Any]] = {
+    StepFinished: lambda e: (e.name, e.fan_out, e.subagent_run_id),
+    TextEnded: lambda e: e.message_id,
+    ReasoningEnded: lambda e: e.message_id,
+    ToolCallEnded: lambda e: e.call_id,
+}
 
 
 async def run_parallel(
@@ -88,6 +163,9 @@ async def run_parallel(
     todo = [branch for branch in fork.branches if branch.id not in done]
     if ctx.call_count + len(todo) > max_iter:
         return Stop(StopReason.MAX_ITER)
+    enclosing = ctx.engine.fan_out_room  # inside a network branch: the run's cap holds too
+    if enclosing is not None and not enclosing.take(len(todo) - 1):  # one was counted for it
+        return Stop(StopReason.MAX_ITER)
     budget = ctx.engine.budget  # checked by the loop just before: its figures are current
     if budget is not None and budget.check_fan_out(len(todo)) is not None:
         return Stop(StopReason.USAGE_LIMIT)
@@ -99,18 +177,24 @@ async def run_parallel(
     forked_at, forked = time.time(), time.perf_counter()
     contexts = _branch_contexts(ctx, todo)
     ctx.engine.branch_contexts = tuple(contexts)
-    room = FanOutRoom(max_iter - ctx.call_count - len(todo))
+    room = FanOutRoom(max_iter - ctx.call_count - len(todo), parent=enclosing)
     run = functools.partial(run_branch, fork=fork, room=room, call_agent=call_agent)
     outcomes = await _run_branches_and_join_steps(
         ctx, fork, todo, contexts, functools.partial(run, run_loop=run_loop)
     )
     ctx.engine.branch_contexts = ()
+    if emitter.active:  # what failed or cancelled branches left open is closed, naming them
+        for branch_ctx in contexts:
+            await _branch_emitter(branch_ctx).close_left_open()
     errors = [error for error, _ in outcomes]
     failed = [i for i, error in enumerate(errors) if error is not None]
     if failed and fork.on_error == "fail":
         error = errors[failed[0]]  # the first in declared order: the same whatever the timing
         assert error is not None
         error.add_note(f"in parallel branch {todo[failed[0]].id!r}; nothing was merged")
+        if emitter.active and fork.name in emitter.open_steps:  # closed as it was opened
+            emitter.open_steps.remove(fork.name)
+            await emitter.emit(StepFinished(fork.name, fan_out=fork.name))
         raise error
     await _join(ctx, fork, todo, contexts, errors, done, at_fork, forked_at, forked)
     if emitter.active:
@@ -334,10 +418,17 @@ def branch_context(ctx: RunContext, branch: Branch, steps: StepRunner | None) ->
             router_calls=(),
             subagent_calls=(),
             subagent_tool_calls=0,
+            subruns=(),
             branch_contexts=(),
             steps=steps,
         ),
     )
+
+
+def _branch_emitter(ctx: RunContext) -> BranchEmitter:
+    emitter = ctx.engine.emitter
+    assert isinstance(emitter, BranchEmitter)
+    return emitter
 
 
 def _branch_kv(ctx: RunContext) -> BranchKV:

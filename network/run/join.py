@@ -82,6 +82,8 @@ def merge_branches(
                 if number is not None:
                     writer = number.renumbered(writer)
                 kv.writer = with_branch(writer, branch_id)
+                if isinstance(handler, _ConflictMerge) and not kv.has(key):
+                    handler = handler.own  # deleted by an earlier branch: nothing to merge into
                 if value is DELETED:
                     kv.delete(key)
                 else:
@@ -186,10 +188,43 @@ def _resolve(
             if key in keep and index not in keep[key]:
                 continue
             if key in merge_with and index != writers[key][0] and write[1] is not DELETED:
-                write = (key, write[1], merge_with[key], write[3])
+                earlier = max(i for i in writers[key] if i < index)
+                merge = _ConflictMerge(
+                    key,
+                    merge_with[key],
+                    write[2],
+                    _last_writer(key, branches[earlier]),
+                    as_writer(with_branch(write[3], branch_id)),
+                )
+                write = (key, write[1], merge, write[3])
             kept.append(write)
         plan.append((branch_id, kept))
     return plan
+
+
+class _ConflictMerge:
+    """A key's conflict function `fn(current, new)` as the handler of a later branch's write:
+    one that raises is a `StateConflictError` naming the key and both writers (the key stays
+    unresolved, nothing is merged), its exception the cause. `own` is the write's own
+    handler, for a key an earlier branch deleted (no value to merge into: the value is
+    written as it is)."""
+
+    __slots__ = ("earlier", "fn", "key", "later", "own")
+
+    def __init__(self, key: str, fn: Any, own: Any, earlier: Writer, later: Writer) -> None:
+        self.key, self.fn, self.own, self.earlier, self.later = key, fn, own, earlier, later
+
+    def __call__(self, current: Any, new: Any) -> Any:
+        try:
+            return self.fn(current, new)
+        except Exception as exc:
+            raise StateConflictError(
+                f"state key {self.key!r}: its conflict function failed merging the write of "
+                f"{_describe(self.later)} into that of {_describe(self.earlier)}: "
+                f"{type(exc).__name__}: {exc}",
+                key=self.key,
+                writers=(self.earlier, self.later),
+            ) from exc
 
 
 def _conflict(

@@ -65,7 +65,12 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
 
 async def close_messages(emitter: Emitter) -> None:
     """Close every tool call and message still open: a call cut short (by an error, a
-    cancellation, or a guardrail's trip) leaves none open for a client to wait on."""
+    cancellation, or a guardrail's trip) leaves none open for a client to wait on. A
+    parallel branch's emitter closes its own only (its siblings may be streaming theirs)."""
+    own = getattr(emitter, "close_messages", None)  # `network.run.fork.BranchEmitter`'s
+    if own is not None:
+        await own()
+        return
     sinks = list(emitter.sinks)
     for call_id in list(emitter.open_tools):
         await best_effort(sinks, ToolCallEnded(call_id))

@@ -160,7 +160,14 @@ class Parallel:
         to `"<agent>.map"`. Branch ids are `"<name>/<agent>#<i>"`. `max_concurrency`,
         `on_error` and `max_steps` are `Parallel`'s.
         """
-        values = list(items)
+        try:
+            iterator = iter(items)
+        except TypeError as error:  # not iterable: say whose fan-out, not iter()'s words
+            raise ConfigurationError(
+                f"Parallel.map over agent {_agent_name(agent)!r}: items must be an iterable "
+                f"of the branches' items, got {type(items).__name__}"
+            ) from error
+        values = list(iterator)
         if not values:
             raise ConfigurationError(f"Parallel.map over agent {_agent_name(agent)!r}: no items")
         if input is not None and not callable(input):

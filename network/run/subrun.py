@@ -59,6 +59,7 @@ class ChildBudget:
         "exceeded",
         "own",
         "parent",
+        "run",
     )
 
     def __init__(
@@ -71,6 +72,7 @@ class ChildBudget:
             else None
         )
         self.exceeded: LimitExceeded | None = None
+        self.run: RunContext | None = None  # the sub-run (`adopt`)
         self._results_seen = 0
         self._router_calls_seen = 0
         self._subagent_calls_seen = 0
@@ -124,10 +126,26 @@ class ChildBudget:
             running = parent.engine.tools_in_flight
             if running:
                 unrecorded += Unrecorded(parent.engine.calls_in_flight, tools=running)
+            beside = sum(sub.settle() for sub in parent.engine.subruns if sub is not self)
+            if beside:
+                unrecorded += Unrecorded(pending=beside)
             exceeded = budget.check(parent, unrecorded)
         if exceeded is not None:
             self.exceeded = exceeded
         return exceeded
+
+    def settle(self) -> int:
+        """Report what the sub-run recorded so far (its own sub-runs' first); return the
+        requests it has under way, sent and not recorded until their call ends: one for its
+        agent call under way, and those of its own sub-runs. A sibling's check (another
+        delegation of the same answer, another branch of a fan-out) counts them, so that
+        delegations side by side never spend past the caller's limits together."""
+        run = self.run
+        if run is None:
+            return 0
+        under_way: int = sum(sub.settle() for sub in run.engine.subruns)
+        self.report(run)
+        return under_way + (run.agent is not None)
 
     def spent(self, ctx: Spending) -> UsageFigures:
         """What the sub-run `ctx` spent (`RunResult.spent`)."""
@@ -169,7 +187,10 @@ def adopt(
 ) -> None:
     """Make `ctx` a sub-run of `parent`: its budget (with its own `limits` and carried
     `usage`, if any), its trace parent."""
-    ctx.engine.budget = ChildBudget(parent, limits, usage)  # type: ignore[assignment]
+    budget = ChildBudget(parent, limits, usage)
+    budget.run = ctx
+    ctx.engine.budget = budget  # type: ignore[assignment]
+    parent.engine.subruns = (*parent.engine.subruns, budget)  # until it ends (report_spending)
     ctx.engine.budget_accounts = (
         parent.engine.budget_accounts
     )  # its requests reserve on the caller's budgets
@@ -185,6 +206,8 @@ def report_spending(ctx: RunContext) -> None:
     budget: Any = ctx.engine.budget
     if isinstance(budget, ChildBudget):
         budget.report(ctx)
+        books = budget.parent.engine
+        books.subruns = tuple(sub for sub in books.subruns if sub is not budget)
         budget = budget.own
     if budget is not None and budget.carried is not None:
         budget.count(ctx)

@@ -115,6 +115,14 @@ def test_a_model_parameter_json_cannot_carry_or_no_provider_takes_is_refused(
     assert str(caught.value).startswith(f"{owner}: {said}")
 
 
+@pytest.mark.parametrize("params", [[("temperature", 0.2)], "temperature=0.2", 0, ""], ids=repr)
+def test_agent_params_that_are_not_a_mapping_are_refused_naming_the_agent(params: Any) -> None:
+    """`Agent(params=[...])` was an AttributeError naming nothing (and a falsy `0` or `""`
+    was taken for no parameters)."""
+    with pytest.raises(ConfigurationError, match=r"^agent 'a': params must be a mapping"):
+        Agent("a", params=params)
+
+
 def test_model_parameters_any_provider_may_take_are_kept() -> None:
     params = {"temperature": 0.2, "max_tokens": 10, "stop": None, "seed": -1, "logit_bias": {}}
     assert Agent("a", params=params).params == params

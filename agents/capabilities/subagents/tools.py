@@ -216,10 +216,11 @@ class _SubrunCall:
         text = _error_text(error, run_id, self.spec.name)
         emitter = self.parent.engine.emitter
         if emitter.active:  # each sink on its own: a client that left is told nothing
+            event = SubagentError(text, _error_code(error), subagent_run_id=run_id)
+            # past the emitter, so named here as it would name it: a parallel branch's
+            event.branch = getattr(emitter, "branch", None)
             with anyio.CancelScope(shield=True):
-                await best_effort(
-                    emitter.sinks, SubagentError(text, _error_code(error), subagent_run_id=run_id)
-                )
+                await best_effort(emitter.sinks, event)
         if isinstance(error, Exception) and not isinstance(error, ToolError):
             return ToolError(f"{self.spec.label} failed: {text}", tool=self.spec.name)
         return None

@@ -207,3 +207,132 @@ async def test_max_tool_calls_counts_the_branches_tool_calls_as_they_are_made() 
     # yet when a branch checks); every tool loop run whole would make 6
     assert 2 <= len(pinged) <= 2 + 1
     assert result.spent.tool_calls == len(pinged)
+
+
+@pytest.mark.parametrize("max_concurrency", [None, 2])
+@pytest.mark.parametrize("cap", [5, 6, 7])
+async def test_max_model_calls_counts_the_siblings_requests_under_way(
+    cap: int, max_concurrency: int | None
+) -> None:
+    """A branch's next request is checked with its siblings' requests under way (sent, not
+    yet recorded) and the first requests of those not started yet (reserved at the fork):
+    the fan-out never spends past `max_model_calls`."""
+    import anyio
+
+    from network import UsageLimits
+
+    asked: list[str] = []
+
+    @tool
+    async def look(name: str) -> str:
+        """Look."""
+        await anyio.sleep(0.01)  # the siblings' first calls are under way meanwhile
+        return "seen"
+
+    def looker(name: str) -> Agent:
+        def script(request: Any) -> Any:
+            asked.append(name)
+            return "done" if request.history[-1].role == "tool" else call("look", name=name)
+
+        return Agent(name, tools=[look], model=ScriptedModel(script))
+
+    lookers = [looker(f"l{i}") for i in range(5)]
+    fan = Network(
+        "fan",
+        agents=lookers,
+        router=lambda ctx: (
+            Parallel(*lookers, max_concurrency=max_concurrency) if ctx.call_count == 0 else None
+        ),
+    )
+    result = await fan.run("go", limits=UsageLimits(max_model_calls=cap))
+
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert len(asked) == cap  # every branch's first request, then seconds while they fit
+    assert result.spent.model_calls == cap
+
+
+async def test_a_fan_out_inside_a_network_branch_counts_in_the_runs_max_iter() -> None:
+    """The run's `max_iter` counts every call, those of a fan-out its network branch makes
+    too: the inner fan-out of five did not fit in what the run had left, yet ran whole."""
+    said: list[str] = []
+
+    def speaker(name: str) -> Agent:
+        return Agent(name, model=ScriptedModel(lambda r: said.append(name) or name))
+
+    five = [speaker(f"x{i}") for i in range(5)]
+    team = Network(
+        "team",
+        agents=five,
+        router=lambda c: Parallel(*five, name="in") if not c.call_count else None,
+    )
+    solo = speaker("solo")
+    outer = Network(
+        "outer",
+        agents=[solo],
+        router=lambda c: Parallel(team, solo, name="out") if not c.call_count else None,
+        max_iter=3,
+    )
+    result = await outer.run("go")
+    assert result.stop_reason == StopReason.MAX_ITER
+    assert len(said) <= 3
+    assert said == ["solo"]  # the inner fan-out did not start: its five calls did not fit
+
+
+async def test_a_network_that_is_its_own_branch_stops_at_max_iter_not_a_recursion_error() -> None:
+    """A router that puts its own network in its fan-out nested it without end (no call is
+    made before the next fan-out), until Python's RecursionError."""
+    a = Agent("a", model=ScriptedModel(lambda r: "hi"))
+    networks: list[Network] = []
+    loopy = Network(
+        "loopy",
+        agents=[a],
+        router=lambda c: Parallel(networks[0], a, name="self") if not c.call_count else None,
+        max_iter=5,
+    )
+    networks.append(loopy)
+    result = await loopy.run("go")
+    assert result.stop_reason == StopReason.MAX_ITER
+    assert len(result.results) <= 5
+
+
+@pytest.mark.parametrize("cap", [3, 4, 5, 7])
+async def test_max_model_calls_holds_with_a_fan_out_inside_a_network_branch(cap: int) -> None:
+    """A network branch's own fan-out: it fits when the run has room for its branches
+    exactly (the network branch's reserved call is its first branch's), and its branches'
+    requests under way count when a sibling of the network branch checks."""
+    import anyio
+
+    from network import UsageLimits
+
+    asked: list[str] = []
+
+    @tool
+    async def dig(name: str) -> str:
+        """Dig."""
+        await anyio.sleep(0.01)
+        return "deeper"
+
+    def digger(name: str) -> Agent:
+        def script(request: Any) -> Any:
+            asked.append(name)
+            return call("dig", name=name)
+
+        return Agent(name, tools=[dig], model=ScriptedModel(script))
+
+    x0, x1, solo = digger("x0"), digger("x1"), digger("solo")
+    team = Network(
+        "team",
+        agents=[x0, x1],
+        router=lambda c: Parallel(x0, x1, name="in", max_steps=50) if not c.call_count else None,
+    )
+    outer = Network(
+        "outer",
+        agents=[solo],
+        router=lambda c: (
+            Parallel(team, solo, name="out", max_steps=50) if not c.call_count else None
+        ),
+    )
+    result = await outer.run("go", limits=UsageLimits(max_model_calls=cap))
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert len(asked) == cap
+    assert {"x0", "x1", "solo"} <= set(asked)  # the inner fan-out fitted and ran

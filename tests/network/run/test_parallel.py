@@ -7,7 +7,7 @@ from typing import Any
 import anyio
 import pytest
 
-from agents import Agent, ScriptedModel
+from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import (
     ConfigurationError,
     Network,
@@ -197,6 +197,50 @@ async def test_a_conflict_function_merges_later_branches_into_earlier() -> None:
     assert (await network.run("go"))["summary"] == "A|B"
 
 
+async def test_a_conflict_function_that_raises_is_a_conflict_naming_the_key_and_both() -> None:
+    a = writer_agent("a", {"summary": "A"}, delay=0.01)
+    b = writer_agent("b", {"summary": "B"})
+
+    def refuse(current: str, new: str) -> str:
+        raise ValueError("cannot merge these")
+
+    schema = {"summary": {"type": str, "conflict": refuse}}
+    network = Network("n", agents=[a, b], router=fan_out_once(Parallel(a, b)), state_schema=schema)
+    with pytest.raises(StateConflictError, match="'summary'.*cannot merge these") as caught:
+        await network.run("go", state={"summary": "seed"})
+
+    error = caught.value
+    assert error.key == "summary"
+    assert [w.branch for w in error.writers] == ["a+b/a", "a+b/b"]
+    assert isinstance(error.__cause__, ValueError)
+    assert error.partial_result["summary"] == "seed"  # nothing of the fan-out merged
+
+
+async def test_a_conflict_function_is_not_asked_to_merge_into_a_key_deleted_before() -> None:
+    """An earlier branch deleted the key: nothing to merge into, the later value is written
+    as it is (the function never sees a None it would have to make sense of)."""
+
+    @tool
+    def drop(ctx: ToolContext) -> str:
+        """Delete the summary."""
+        ctx.kv.delete("summary")
+        return "dropped"
+
+    a = Agent("a", tools=[drop], model=ScriptedModel([call("drop"), "a done"]))
+    b = writer_agent("b", {"summary": "B"})
+    merged: list[tuple[Any, Any]] = []
+
+    def join(current: Any, new: Any) -> Any:
+        merged.append((current, new))
+        return f"{current}|{new}"
+
+    schema = {"summary": {"type": str, "conflict": join}}
+    network = Network("n", agents=[a, b], router=fan_out_once(Parallel(a, b)), state_schema=schema)
+    result = await network.run("go", state={"summary": "seed"})
+    assert result["summary"] == "B"
+    assert merged == []
+
+
 async def test_a_bad_conflict_rule_is_refused_when_the_schema_is_built() -> None:
     with pytest.raises(ConfigurationError, match="'summary'.*conflict"):
         Network(
@@ -299,6 +343,13 @@ async def test_parallel_arguments_are_checked() -> None:
     network = Network("n", agents=[a], router=fan_out_once(Parallel(a, "ghost")))
     with pytest.raises(RoutingError, match="'ghost'"):
         await network.run("go")
+
+
+@pytest.mark.parametrize("items", [None, 3, object()])
+async def test_map_over_what_is_not_iterable_is_refused_naming_the_agent(items: Any) -> None:
+    """`Parallel.map(agent, None)` was a bare TypeError naming no agent."""
+    with pytest.raises(ConfigurationError, match=r"Parallel.map over agent 'a': items must be"):
+        Parallel.map(text_agent("a"), items)
 
 
 async def test_the_same_agent_twice_gets_numbered_branches() -> None:

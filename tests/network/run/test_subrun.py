@@ -124,3 +124,70 @@ async def test_a_cap_holds_over_a_30_level_chain_of_delegations(limits: UsageLim
         assert len(started) <= 3
     assert result.limit_exceeded is not None and result.limit_exceeded.actual == 3
     clear()
+
+
+@pytest.mark.parametrize("cap", [3, 4, 5, 8])
+async def test_sub_runs_side_by_side_count_each_others_requests_under_way(cap: int) -> None:
+    """Two delegations of one answer run at once: each one's next request is checked with
+    the other's under way (sent, not recorded until its call ends), so together they never
+    spend past the caller's `max_model_calls` (they went one past it)."""
+    import anyio
+
+    from agents import tool
+
+    @tool
+    async def dig() -> str:
+        """Dig."""
+        await anyio.sleep(0.01)  # the other delegate's request is under way meanwhile
+        return "deeper"
+
+    def digger(name: str) -> Agent:
+        return Agent(name, tools=[dig], model=ScriptedModel(lambda r: call("dig")))
+
+    one, two = digger("one"), digger("two")
+    both = [call("one", input="dig"), call("two", input="dig")]
+    boss = Agent(
+        "boss",
+        tools=[one.as_tool(max_steps=50), two.as_tool(max_steps=50)],
+        model=ScriptedModel([both, "stopped"]),
+    )
+    team = Network("team", agents=[boss], router=lambda ctx: boss if ctx.call_count < 2 else None)
+    result = await team.run("go", limits=UsageLimits(max_model_calls=cap))
+
+    assert result.stop_reason == StopReason.USAGE_LIMIT
+    assert result.spent.model_calls == cap
+
+
+async def test_a_branchs_sub_run_counts_in_its_siblings_checks() -> None:
+    """A sub-run inside one parallel branch: its requests under way count when a sibling
+    branch checks the run's limits."""
+    import anyio
+
+    from agents import tool
+    from network import Parallel
+
+    @tool
+    async def dig() -> str:
+        """Dig."""
+        await anyio.sleep(0.01)
+        return "deeper"
+
+    def digger(name: str) -> Agent:
+        return Agent(name, tools=[dig], model=ScriptedModel(lambda r: call("dig")))
+
+    helper = digger("helper")
+    boss = Agent(
+        "boss",
+        tools=[helper.as_tool(max_steps=50)],
+        model=ScriptedModel(lambda r: call("helper", input="dig")),
+    )
+    solo = digger("solo")
+    fan = Network(
+        "fan",
+        agents=[boss, solo],
+        router=lambda ctx: Parallel(boss, solo, max_steps=50) if ctx.call_count == 0 else None,
+    )
+    for cap in (3, 4, 6):
+        result = await fan.run("go", limits=UsageLimits(max_model_calls=cap))
+        assert result.stop_reason == StopReason.USAGE_LIMIT
+        assert result.spent.model_calls == cap

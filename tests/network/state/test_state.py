@@ -30,3 +30,18 @@ def test_initial_values_are_validated_not_merged_unlike_haystack() -> None:
         State({"documents": "doc"}, schema=schema)
     assert caught.value.key == "documents"
     assert State({"documents": ["doc"]}, schema=schema).kv.get("documents") == ["doc"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("data", [[("k", 1)], "k=1", 0, ""], ids=repr)
+async def test_initial_data_that_is_not_a_mapping_is_refused_naming_it(data: Any) -> None:
+    """`network.run(task, state=[...])` was a bare TypeError from `dict.update` (and a falsy
+    `0` or `""` passed as no data)."""
+    from agents import Agent, ScriptedModel
+    from network import ConfigurationError, Network
+
+    with pytest.raises(ConfigurationError, match=r"state must be a mapping .*got (list|str|int)"):
+        State(data)
+    agent = Agent("a", model=ScriptedModel(["hi"]))
+    with pytest.raises(ConfigurationError, match=r"state must be a mapping"):
+        await Network("n", agents=[agent]).run("go", state=data)

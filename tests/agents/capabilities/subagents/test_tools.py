@@ -100,6 +100,19 @@ def test_an_as_tool_name_providers_refuse_is_refused_when_the_tool_is_made(name:
         Network("n", agents=[researcher()]).as_tool(name=name)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("schema", [3, "str", {"topic": 3}, {"topic": {"handler": None}}])
+def test_a_bad_state_schema_is_refused_when_the_tool_is_made(schema: object) -> None:
+    """`as_tool(state_schema=3)` was accepted, then every call was an error result naming no
+    agent (the sub-run's network is built per call); as `max_steps`, it is checked here."""
+    with pytest.raises(ConfigurationError, match=r"agent 'researcher': as_tool state_schema: "):
+        researcher().as_tool(state_schema=schema)
+
+
+def test_a_good_state_schema_is_the_sub_runs() -> None:
+    tool = researcher().as_tool(state_schema={"topic": {"type": str}})
+    assert tool.name == "researcher"
+
+
 def test_an_as_tool_name_providers_accept_is_kept() -> None:
     assert researcher().as_tool(name="ask-the_Researcher2").name == "ask-the_Researcher2"
     assert Network("n", agents=[researcher()]).as_tool(name="team").name == "team"
