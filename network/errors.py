@@ -7,6 +7,7 @@ went wrong without reading a traceback. An error raised inside a run carries the
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 
@@ -410,5 +411,8 @@ def attach_partial_result(error: BaseException, result: Any) -> None:
         return
     try:
         error.partial_result = result  # type: ignore[attr-defined]
-    except AttributeError:  # an exception type with __slots__; add a note instead
-        error.add_note(f"partial result: {result!r}")
+    except AttributeError:  # a type that refuses new attributes; add a note instead
+        # one refusing `__notes__` too (a frozen dataclass) is left as it was raised: the
+        # error itself is what the caller must get
+        with contextlib.suppress(AttributeError):
+            error.add_note(f"partial result: {result!r}")

@@ -1,5 +1,7 @@
 """The run loop: fresh state per run, the router contract, stop reasons, errors."""
 
+import dataclasses
+
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
@@ -174,6 +176,20 @@ async def test_any_error_inside_a_run_keeps_the_partial_result_reachable() -> No
     with pytest.raises(ValueError, match="router bug") as caught:
         await Network("n", agents=[a], router=router).run("x")
     assert [r.agent for r in caught.value.partial_result.results] == ["a"]
+
+
+@pytest.mark.anyio
+async def test_an_error_that_takes_no_attribute_still_reaches_the_caller_as_itself() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Frozen(Exception):  # a frozen dataclass refuses every attribute, `__notes__` too
+        reason: str
+
+    def router(ctx):
+        raise Frozen("router bug")
+
+    with pytest.raises(Frozen) as caught:  # was an AttributeError from add_note, in its place
+        await Network("n", agents=[text_agent("a", "ok")], router=router).run("x")
+    assert caught.value.reason == "router bug"
 
 
 def test_run_sync_runs_the_same_loop() -> None:
