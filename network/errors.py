@@ -405,10 +405,11 @@ def attach_partial_result(error: BaseException, result: Any) -> None:
     """Make `result` reachable from `error` as `error.partial_result`.
 
     Errors of other libraries (a router's own ValueError, say) get the attribute too, so the
-    caller's `except` clauses keep matching the original type.
+    caller's `except` clauses keep matching the original type. A result already there is
+    replaced: the caller of each run reads that run's result. It was left by a run the error
+    passed through first (a run inside this one: its own caller read it) or by an earlier run
+    that raised the same instance (a module-level exception), never by this run.
     """
-    if getattr(error, "partial_result", None) is not None:
-        return
     try:
         error.partial_result = result  # type: ignore[attr-defined]
     except AttributeError:  # a type that refuses new attributes; add a note instead
