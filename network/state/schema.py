@@ -221,19 +221,22 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         handler = merge_lists if _is_list_type(tp) else replace_values
     untyped = tp is Any
     adapter = None if untyped else _typed_adapter(key, tp)
+    json_native = _is_json_native(tp)
     spec = KeySpec(
         key=key,
         type=tp,
         handler=handler,
         declared=declared,
         adapter=adapter,
-        json_native=_is_json_native(tp),
+        json_native=json_native,
         fresh=_validates_fresh(tp),
         persistent=is_persistent(key),
         pointer=json_pointer(key),
         append_path=json_pointer(key) + "/-",
         type_label=type_name(tp),
-        check=storable_check(key, tp, adapter),
+        # a JSON-native type with an `Any` part (`list`, `dict[str, Any]`) stores its value
+        # as its own JSON form: that part must be plain JSON, as an untyped key's value is
+        check=storable_check(key, tp, adapter, plain=json_native),
     )
     # Appending to a list[X] (or merging into a dict[K, V]) keeps the stored value valid when
     # the new part is valid; Annotated constraints such as a max length break that, so a key

@@ -25,8 +25,11 @@ The rules (decisions where the peers are silent):
   refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
   A tuple and a model instance are accepted as what JSON makes of them: after a reload they
   read back as a list and a dict (a declared type reads them back as they were written).
-- Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
-  serializing the value through the type's own JSON serializer.
+- A declared type whose values are their own JSON form (`list`, `dict`, `list[Any]`,
+  `dict[str, Any]`, `list | None`: JSON types with an `Any` part) is checked as an untyped
+  value is: that part must be plain JSON. Any other declared type (a model with an `Any`
+  field, an arbitrary class) is checked by serializing the value through the type's own JSON
+  serializer.
 - `bytes` in a key's type has a JSON form for every value: base64 text (URL-safe alphabet,
   padded), which the key reads back as bytes (`network.state.schema`). A
   pydantic model inside a value serializes its bytes as its own configuration says: with
@@ -148,12 +151,22 @@ def is_json_safe_type(
     return False
 
 
-def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check | None:
-    """The check a write to `key` of type `tp` needs: None when its type already ensures it."""
+def storable_check(
+    key: str, tp: Any, adapter: TypeAdapter[Any] | None, *, plain: bool = False
+) -> Check | None:
+    """The check a write to `key` of type `tp` needs: None when its type already ensures it.
+
+    `plain`: values of `tp` are stored as their own JSON form (`list`, `dict[str, Any]`, ...:
+    no serializer runs between the store and a snapshot, a delta or a thread), so what its
+    `Any` parts hold must be plain JSON, as an untyped key's value. Serializing such a value
+    through the type would pass a set, bytes or an int dict key, which then stayed in the
+    state's JSON form and broke it (`to_json`, the stream, the thread's commit)."""
     if adapter is None:
         return lambda value: check_plain_json(key, value)
     if is_json_safe_type(tp):
         return None
+    if plain:
+        return lambda value: check_plain_json(key, value)
     # pydantic is loaded already: `adapter` is one of its TypeAdapters.
     from pydantic_core import PydanticSerializationError  # noqa: PLC0415 (see above)
 
