@@ -12,6 +12,7 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
+from network.errors import StateError
 from network.history.log import RecordLog
 from network.history.messages import ToolMessage, check_messages
 from network.history.results import InferenceResult
@@ -54,9 +55,14 @@ class State:
         self.kv = KV(self.schema)
         defaults = self.schema.defaults
         seed = {key: copy_value(value) for key, value in defaults.items()} if defaults else {}
-        if data:
+        if data is not None:
             if is_pydantic_model(data):
                 data = data.model_dump(exclude_unset=True)
+            elif not isinstance(data, Mapping):  # `dict.update` took pairs, or raised bare
+                raise StateError(
+                    "initial state must be a mapping of key -> value (or a State, or a "
+                    f"pydantic model of the schema), got {type(data).__name__}"
+                )
             seed.update(data)
         if seed:
             self.kv.seed(seed)
