@@ -137,10 +137,25 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+_PARTS = {"schema": dict, "data": dict, "results": list, "messages": list}
+
+
 def state_from_dict(data: dict[str, Any]) -> StateParts:
-    """The parts `state_to_dict` wrote (messages as written: the State checks them)."""
+    """The parts `state_to_dict` wrote (messages as written: the State checks them).
+
+    JSON that is not such an object, or misses one of its parts or holds one of the wrong
+    kind, is a `StateError` naming the part (it was an AttributeError or KeyError)."""
+    if not isinstance(data, dict):
+        raise StateError(f"not a serialized state (a JSON {type(data).__name__}, not an object)")
     if data.get("format") != FORMAT:
         raise StateError(f"not a serialized state (format {data.get('format')!r})")
+    for part, kind in _PARTS.items():
+        if not isinstance(data.get(part), kind):
+            found = "missing" if part not in data else f"a {type(data[part]).__name__}"
+            raise StateError(
+                f"not a serialized state: its {part!r} must be a JSON "
+                f"{'object' if kind is dict else 'array'}, found {found}"
+            )
     return StateParts(
         data["data"],
         schema_from_dict(data["schema"]),

@@ -140,3 +140,26 @@ async def test_a_state_loaded_from_json_carries_results_messages_and_keys_into_a
     assert second["user"] == {"name": "Ann"}
     assert counts == [0, 1, 0, 1]  # call_count counts this run's calls
     assert len(loaded.results) == 1  # the given State is copied, never changed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[]",
+        "null",
+        "5",
+        '"state"',
+        '{"format": "agent-network/state@1"}',
+        '{"format": "agent-network/state@1", "schema": 5, "data": {}, "results": [],'
+        ' "messages": []}',
+        '{"format": "agent-network/state@1", "schema": {}, "data": {}, "results": 5,'
+        ' "messages": []}',
+        '{"format": "agent-network/state@1", "schema": {}, "data": {}, "results": [],'
+        ' "messages": {}}',
+    ],
+)
+def test_json_that_is_no_serialized_state_is_a_state_error(text: str) -> None:
+    # it was an AttributeError ('list' object has no attribute 'get'), a KeyError or a
+    # TypeError, none naming what was wrong
+    with pytest.raises(StateError, match="not a serialized state"):
+        State.from_json(text)
