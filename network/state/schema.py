@@ -33,6 +33,7 @@ from network.state.storable import (
     mentions_int,
     storable_check,
 )
+from network.state.texts import may_hold_text, texts_have_utf8
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
 from network.utf8 import has_utf8_form
@@ -278,6 +279,8 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
 
     if mentions_int(tp):
         tp = Annotated[tp, AfterValidator(ints_in_range)]
+    if may_hold_text(tp):  # no lone surrogate, which no store can keep (`network.state.texts`)
+        tp = Annotated[tp, AfterValidator(texts_have_utf8)]
 
     try:
         # `ser_json_inf_nan="constants"`: a NaN an `Any` part (`object`, `dict`, `list[Any]`)
