@@ -214,6 +214,8 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         raise ConfigurationError(f"state keys must be non-empty strings, got {key!r}")
     if key in CONVERSATION_NAMES:
         raise ConfigurationError(conversation_name_message(key))
+    if not storable_key(key):  # as an undeclared key is (`check_key_form`), at the schema
+        raise ConfigurationError(unstorable_key_message(key))
     if handler is not None and not callable(handler):
         raise ConfigurationError(f"state key {key!r}: handler {handler!r} is not callable")
     if not _looks_like_type(tp):
@@ -365,12 +367,20 @@ def check_key_form(key: Any) -> str:
         raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
     if key in CONVERSATION_NAMES:
         raise StateError(conversation_name_message(key), key=key)
-    if "\x00" in key or (not key.isascii() and not has_utf8_form(key)):
-        raise StateError(
-            f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot keep",
-            key=key,
-        )
+    if not storable_key(key):
+        raise StateError(unstorable_key_message(key), key=key)
     return key
+
+
+def storable_key(key: str) -> bool:
+    """Whether a thread store can keep `key` as text: no NUL (PostgreSQL refuses it), no lone
+    surrogate (no driver can encode it)."""
+    return "\x00" not in key and (key.isascii() or has_utf8_form(key))
+
+
+def unstorable_key_message(key: str) -> str:
+    """Why `key` (not `storable_key`) cannot be a state key."""
+    return f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot keep"
 
 
 def untyped_spec(key: str) -> KeySpec:
