@@ -12,7 +12,7 @@ character):
 - a typed key whose type may hold text (`may_hold_text`) in its validator
   (`texts_have_utf8`), refused with `StateValidationError` naming key and type.
 
-ASCII text (the common case) costs one flag test (`str.isascii`).
+ASCII text (the common case) costs one flag test (`str.isascii`); a list of texts, one join.
 """
 
 from __future__ import annotations
@@ -55,6 +55,12 @@ def texts_have_utf8(value: Any, depth: int = 0) -> Any:
     fields) has a UTF-8 form; else a pydantic custom error, which a key's validator turns
     into a `StateValidationError` naming the key."""
     kind = type(value)
+    if kind is list:  # a list of ASCII texts (a `list[str]` append), told in C: no walk
+        try:
+            if "".join(value).isascii():
+                return value
+        except TypeError:  # not all of it is text: walked below
+            pass
     if kind is str:
         if not value.isascii():
             problem = text_problem(value)
