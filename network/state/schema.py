@@ -33,7 +33,7 @@ from network.state.storable import (
     mentions_int,
     storable_check,
 )
-from network.state.texts import may_hold_text, texts_have_utf8
+from network.state.texts import may_hold_text, texts_have_utf8, utf8_text_type
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
 from network.utf8 import has_utf8_form
@@ -185,9 +185,14 @@ class KeySpec:
     def _error(self, exc: ValidationError, skip: int = 0) -> StateValidationError:
         detail = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in detail.get("loc", ())[skip:])
+        if not where.isascii():  # a dict key with a lone surrogate: escaped, so the message
+            where = where.encode("utf-8", "backslashreplace").decode()  # itself can be logged
         suffix = f" at {where}" if where else ""
+        message = detail["msg"]
+        if detail["type"] == "string_unicode":  # `texts.utf8_text_type`'s refusal, said plainly
+            message = "text with a lone surrogate, which has no UTF-8 form"
         return StateValidationError(
-            f"state key {self.key!r} expects {self.type_label}: {detail['msg']}{suffix}",
+            f"state key {self.key!r} expects {self.type_label}: {message}{suffix}",
             key=self.key,
             expected=self.type_label,
         )
@@ -279,10 +284,11 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
         TypeAdapter,
     )
 
+    if may_hold_text(tp):  # no lone surrogate, which no store can keep (`network.state.texts`)
+        rebuilt = utf8_text_type(tp)  # checked in pydantic's core: no Python call per write
+        tp = rebuilt if rebuilt is not None else Annotated[tp, AfterValidator(texts_have_utf8)]
     if mentions_int(tp):
         tp = Annotated[tp, AfterValidator(ints_in_range)]
-    if may_hold_text(tp):  # no lone surrogate, which no store can keep (`network.state.texts`)
-        tp = Annotated[tp, AfterValidator(texts_have_utf8)]
 
     try:
         # `ser_json_inf_nan="constants"`: a NaN an `Any` part (`object`, `dict`, `list[Any]`)

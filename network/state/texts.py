@@ -17,8 +17,9 @@ ASCII text (the common case) costs one flag test (`str.isascii`); a list of text
 
 from __future__ import annotations
 
+import types
 import typing
-from typing import Any, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from network.state.values import is_pydantic_model, is_pydantic_model_class
 from network.utf8 import lone_surrogate_at
@@ -48,6 +49,39 @@ def may_hold_text(tp: Any, depth: int = 0) -> bool:
     if is_pydantic_model_class(tp):
         return any(may_hold_text(f.annotation, depth + 1) for f in tp.model_fields.values())
     return any(may_hold_text(arg, depth + 1) for arg in get_args(tp))
+
+
+_UTF8_STR: Any = None  # `str` whose validation reads its UTF-8 form, built on first use
+_PLAIN_SCALARS = (int, float, bool, bytes, type(None))
+_REBUILT = {list: list, dict: dict, set: set, frozenset: frozenset, tuple: tuple}
+
+
+def utf8_text_type(tp: Any, depth: int = 0) -> Any:
+    """`tp` with each `str` in it made a string pydantic's core reads as UTF-8 (a `pattern`
+    constraint), which refuses a lone surrogate in its own code, with no Python call per
+    write; None when `tp` holds something else that may hold text (`Any`, a model, a class),
+    which `texts_have_utf8` checks instead."""
+    global _UTF8_STR
+    if tp is str:
+        if _UTF8_STR is None:
+            from pydantic import StringConstraints  # noqa: PLC0415 (a typed key loaded it)
+
+            _UTF8_STR = Annotated[str, StringConstraints(pattern="^")]
+        return _UTF8_STR
+    if tp in _PLAIN_SCALARS or get_origin(tp) is typing.Literal:
+        return tp
+    origin = get_origin(tp)
+    if depth > 10 or origin is None:
+        return None
+    args = get_args(tp)
+    rebuilt = [a if a is Ellipsis else utf8_text_type(a, depth + 1) for a in args]
+    if any(a is None for a in rebuilt):
+        return None
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[tuple(rebuilt)]  # noqa: UP007 (built from a tuple of types)
+    if origin in _REBUILT:
+        return _REBUILT[origin][tuple(rebuilt)]  # type: ignore[index]
+    return None
 
 
 def texts_have_utf8(value: Any, depth: int = 0) -> Any:

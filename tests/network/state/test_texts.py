@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from network import State, StateValidationError
-from network.state.texts import may_hold_text, text_problem
+from network.state.texts import may_hold_text, text_problem, utf8_text_type
 
 
 class Note(BaseModel):
@@ -45,6 +45,7 @@ def test_text_without_a_utf8_form_is_refused_when_written(tp: Any, value: Any) -
         state.kv.set("k", value)
     assert raised.value.key == "k"
     assert "surrogate" in str(raised.value)
+    str(raised.value).encode("utf-8")  # the message itself has a UTF-8 form: it can be logged
     assert state.kv.data == {"before": "é 😀"}
     with pytest.raises(StateValidationError, match="surrogate"):
         State({"k": value}, schema=schema)  # initial data too
@@ -65,3 +66,13 @@ def test_what_may_hold_text_and_what_is_wrong_with_it() -> None:
     assert "character 2" in (text_problem(f"ab{LONE}") or "")
     assert may_hold_text(list[str]) and may_hold_text(dict[str, int]) and may_hold_text(list)
     assert not may_hold_text(int) and not may_hold_text(list[float]) and not may_hold_text(bytes)
+
+
+def test_plain_types_are_checked_in_pydantic_s_core_and_the_others_by_a_walk() -> None:
+    # a `str` made a pattern-constrained string: pydantic's core reads it as UTF-8, with no
+    # Python call per write (the benchmark's `list[str]` append); None: `texts_have_utf8`
+    for tp in (str, list[str], dict[str, int], tuple[int, str], str | None, set[str]):
+        assert utf8_text_type(tp) is not None
+    assert utf8_text_type(int) is int
+    for tp in (list, dict[str, Any], Note, list[Note]):
+        assert utf8_text_type(tp) is None
