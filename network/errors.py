@@ -7,6 +7,7 @@ went wrong without reading a traceback. An error raised inside a run carries the
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 
@@ -404,11 +405,15 @@ def attach_partial_result(error: BaseException, result: Any) -> None:
     """Make `result` reachable from `error` as `error.partial_result`.
 
     Errors of other libraries (a router's own ValueError, say) get the attribute too, so the
-    caller's `except` clauses keep matching the original type.
+    caller's `except` clauses keep matching the original type. A result already there is
+    replaced: the caller of each run reads that run's result. It was left by a run the error
+    passed through first (a run inside this one: its own caller read it) or by an earlier run
+    that raised the same instance (a module-level exception), never by this run.
     """
-    if getattr(error, "partial_result", None) is not None:
-        return
     try:
         error.partial_result = result  # type: ignore[attr-defined]
-    except AttributeError:  # an exception type with __slots__; add a note instead
-        error.add_note(f"partial result: {result!r}")
+    except AttributeError:  # a type that refuses new attributes; add a note instead
+        # one refusing `__notes__` too (a frozen dataclass) is left as it was raised: the
+        # error itself is what the caller must get
+        with contextlib.suppress(AttributeError):
+            error.add_note(f"partial result: {result!r}")

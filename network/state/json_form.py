@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, get_args, get_origin
 
 from network.errors import StateError
 from network.history.messages import message_list_adapter
 from network.history.results import InferenceResult
 from network.state.handlers import merge_dicts, merge_lists, replace_values
 from network.state.schema import StateSchema, build_spec
-from network.state.typenames import parse_type
+from network.state.typenames import parse_type, type_name
 from network.state.values import is_pydantic_model
 
 FORMAT = "agent-network/state@1"
@@ -55,14 +55,59 @@ _READY.update(
 
 def schema_to_dict(schema: StateSchema) -> dict[str, Any]:
     """The schema as JSON-ready data."""
+    model = schema.model
+    fields = model.model_fields if model is not None else {}
     keys = {
-        key: {"type": spec.type_label, "handler": handler_path(spec.handler, key)}
+        key: {
+            # a model's own field is rebuilt from the model: its name is only said
+            "type": spec.type_label if key in fields else _type_path(spec.type, key),
+            "handler": handler_path(spec.handler, key),
+        }
         for key, spec in schema.items()
     }
     out: dict[str, Any] = {"closed": schema.closed, "keys": keys}
-    if schema.model is not None:
-        out["model"] = f"{schema.model.__module__}:{schema.model.__qualname__}"
+    if model is not None:
+        if "<" in model.__qualname__:
+            raise StateError(
+                f"state schema {model.__qualname__}: a local class cannot be serialized (it "
+                "has no import path); define it at module level"
+            )
+        out["model"] = f"{model.__module__}:{model.__qualname__}"
     return out
+
+
+def _type_path(tp: Any, key: str) -> str:
+    """`type_name(tp)`, once it names everything `tp` checks: never a silent loss of the key's
+    validation, as for a handler (`handler_path`). `Annotated` metadata (`Field(ge=0)`, an
+    `AfterValidator`) has no name, and a local class no import path."""
+    for part in _parts(tp, 0):
+        if get_origin(part) is Annotated:
+            raise StateError(
+                f"state key {key!r}: its type {type_name(tp)} carries Annotated metadata "
+                f"({', '.join(map(repr, part.__metadata__))}), which a type's name cannot keep; "
+                "declare the schema as a pydantic model (rebuilt from its class) to serialize it",
+                key=key,
+            )
+        if isinstance(part, type) and "<" in part.__qualname__:
+            raise StateError(
+                f"state key {key!r}: its type {part.__qualname__} is a local class, which has "
+                "no import path; define it at module level",
+                key=key,
+            )
+    return type_name(tp)
+
+
+def _parts(tp: Any, depth: int) -> list[Any]:
+    """`tp` and every type inside it (arguments, a model's field types)."""
+    if depth > 10:
+        return []
+    found = [tp]
+    if get_origin(tp) is Annotated:
+        found += _parts(get_args(tp)[0], depth + 1)
+    elif get_origin(tp) is not Literal:
+        for arg in get_args(tp):
+            found += _parts(arg, depth + 1)
+    return found
 
 
 def schema_from_dict(data: dict[str, Any]) -> StateSchema:
@@ -71,7 +116,13 @@ def schema_from_dict(data: dict[str, Any]) -> StateSchema:
     A pydantic model's schema is rebuilt from the model; keys it declares beyond the model's
     fields (a typed `output_key`, see `network.state.output_keys`) are read from `keys`."""
     if "model" in data:
-        schema = StateSchema(import_path(data["model"]), closed=data.get("closed"))
+        try:
+            model = import_path(data["model"])
+        except (ImportError, AttributeError, TypeError, ValueError) as exc:
+            raise StateError(
+                f"state schema {data['model']!r} cannot be imported ({type(exc).__name__})"
+            ) from exc
+        schema = StateSchema(model, closed=data.get("closed"))
         extra = _entries({k: v for k, v in data.get("keys", {}).items() if k not in schema})
         specs = {key: build_spec(key, e["type"], e.get("handler")) for key, e in extra.items()}
         return schema.with_keys(specs) if specs else schema
@@ -84,7 +135,14 @@ def _entries(keys: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for key, entry in keys.items():
         if not isinstance(entry, dict) or "type" not in entry:
             raise StateError(f"state key {key!r}: a schema entry needs a 'type'", key=key)
-        spec: dict[str, Any] = {"type": parse_type(entry["type"])}
+        try:
+            read = parse_type(entry["type"])
+        except (ValueError, TypeError, ImportError, AttributeError) as exc:
+            raise StateError(
+                f"state key {key!r}: its type {entry['type']!r} cannot be read back ({exc})",
+                key=key,
+            ) from exc
+        spec: dict[str, Any] = {"type": read}
         path = entry.get("handler")  # absent: the default for the type, as in code
         if path is not None:
             spec["handler"] = _READY.get(path) or _imported_handler(path, key)
@@ -137,10 +195,25 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+_PARTS = {"schema": dict, "data": dict, "results": list, "messages": list}
+
+
 def state_from_dict(data: dict[str, Any]) -> StateParts:
-    """The parts `state_to_dict` wrote (messages as written: the State checks them)."""
+    """The parts `state_to_dict` wrote (messages as written: the State checks them).
+
+    JSON that is not such an object, or misses one of its parts or holds one of the wrong
+    kind, is a `StateError` naming the part (it was an AttributeError or KeyError)."""
+    if not isinstance(data, dict):
+        raise StateError(f"not a serialized state (a JSON {type(data).__name__}, not an object)")
     if data.get("format") != FORMAT:
         raise StateError(f"not a serialized state (format {data.get('format')!r})")
+    for part, kind in _PARTS.items():
+        if not isinstance(data.get(part), kind):
+            found = "missing" if part not in data else f"a {type(data[part]).__name__}"
+            raise StateError(
+                f"not a serialized state: its {part!r} must be a JSON "
+                f"{'object' if kind is dict else 'array'}, found {found}"
+            )
     return StateParts(
         data["data"],
         schema_from_dict(data["schema"]),

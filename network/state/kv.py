@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from network.errors import StateError
 from network.state.handlers import (
     merge_dicts,
     merge_lists,
@@ -203,8 +204,15 @@ class KV:
             self._replace(spec, current, validated)
         else:
             base = None if current is MISSING else copy_value(current)
-            if merge is merge_dicts and not isinstance(value, Mapping):
-                raise not_a_mapping(key, spec.type_label, value)
+            if merge is merge_dicts:  # its own TypeErrors name no key
+                if not isinstance(value, Mapping):
+                    raise not_a_mapping(key, spec.type_label, value)
+                if base is not None and not isinstance(base, Mapping):
+                    raise StateError(
+                        f"state key {key!r} holds a {type(base).__name__}: merge_dicts merges "
+                        "a mapping into a mapping",
+                        key=key,
+                    )
             merged = spec.validate(merge(base, value))
             if check is not None:
                 check(merged)

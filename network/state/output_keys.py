@@ -30,6 +30,8 @@ from network.state.schema import (
     StateSchema,
     build_spec,
     conversation_name_message,
+    storable_key,
+    unstorable_key_message,
 )
 from network.state.typenames import type_name
 
@@ -78,6 +80,11 @@ def declare_output_keys(network: str, schema: StateSchema, agents: Iterable[Any]
             )
         if key is None:
             continue
+        if not storable_key(key):  # refused before the run, not at the write after the model
+            raise ConfigurationError(
+                f"network {network!r}: agent {agent.name!r}: output_key: "
+                + unstorable_key_message(key)
+            )
         if produced is None:
             if schema.closed and schema.spec(key) is None:  # else refused after the model call
                 raise ConfigurationError(

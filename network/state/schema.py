@@ -33,6 +33,7 @@ from network.state.storable import (
     mentions_int,
     storable_check,
 )
+from network.state.texts import may_hold_text, texts_have_utf8, utf8_text_type
 from network.state.typenames import type_name
 from network.state.values import copy_value, is_pydantic_model_class
 from network.utf8 import has_utf8_form
@@ -184,9 +185,14 @@ class KeySpec:
     def _error(self, exc: ValidationError, skip: int = 0) -> StateValidationError:
         detail = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in detail.get("loc", ())[skip:])
+        if not where.isascii():  # a dict key with a lone surrogate: escaped, so the message
+            where = where.encode("utf-8", "backslashreplace").decode()  # itself can be logged
         suffix = f" at {where}" if where else ""
+        message = detail["msg"]
+        if detail["type"] == "string_unicode":  # `texts.utf8_text_type`'s refusal, said plainly
+            message = "text with a lone surrogate, which has no UTF-8 form"
         return StateValidationError(
-            f"state key {self.key!r} expects {self.type_label}: {detail['msg']}{suffix}",
+            f"state key {self.key!r} expects {self.type_label}: {message}{suffix}",
             key=self.key,
             expected=self.type_label,
         )
@@ -213,6 +219,8 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         raise ConfigurationError(f"state keys must be non-empty strings, got {key!r}")
     if key in CONVERSATION_NAMES:
         raise ConfigurationError(conversation_name_message(key))
+    if not storable_key(key):  # as an undeclared key is (`check_key_form`), at the schema
+        raise ConfigurationError(unstorable_key_message(key))
     if handler is not None and not callable(handler):
         raise ConfigurationError(f"state key {key!r}: handler {handler!r} is not callable")
     if not _looks_like_type(tp):
@@ -221,19 +229,22 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         handler = merge_lists if _is_list_type(tp) else replace_values
     untyped = tp is Any
     adapter = None if untyped else _typed_adapter(key, tp)
+    json_native = _is_json_native(tp)
     spec = KeySpec(
         key=key,
         type=tp,
         handler=handler,
         declared=declared,
         adapter=adapter,
-        json_native=_is_json_native(tp),
+        json_native=json_native,
         fresh=_validates_fresh(tp),
         persistent=is_persistent(key),
         pointer=json_pointer(key),
         append_path=json_pointer(key) + "/-",
         type_label=type_name(tp),
-        check=storable_check(key, tp, adapter),
+        # a JSON-native type with an `Any` part (`list`, `dict[str, Any]`) stores its value
+        # as its own JSON form: that part must be plain JSON, as an untyped key's value is
+        check=storable_check(key, tp, adapter, plain=json_native),
     )
     # Appending to a list[X] (or merging into a dict[K, V]) keeps the stored value valid when
     # the new part is valid; Annotated constraints such as a max length break that, so a key
@@ -273,6 +284,9 @@ def _adapter(tp: Any) -> TypeAdapter[Any]:
         TypeAdapter,
     )
 
+    if may_hold_text(tp):  # no lone surrogate, which no store can keep (`network.state.texts`)
+        rebuilt = utf8_text_type(tp)  # checked in pydantic's core: no Python call per write
+        tp = rebuilt if rebuilt is not None else Annotated[tp, AfterValidator(texts_have_utf8)]
     if mentions_int(tp):
         tp = Annotated[tp, AfterValidator(ints_in_range)]
 
@@ -359,12 +373,20 @@ def check_key_form(key: Any) -> str:
         raise StateError(f"state keys must be non-empty strings, got {key!r}", key=str(key))
     if key in CONVERSATION_NAMES:
         raise StateError(conversation_name_message(key), key=key)
-    if "\x00" in key or (not key.isascii() and not has_utf8_form(key)):
-        raise StateError(
-            f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot keep",
-            key=key,
-        )
+    if not storable_key(key):
+        raise StateError(unstorable_key_message(key), key=key)
     return key
+
+
+def storable_key(key: str) -> bool:
+    """Whether a thread store can keep `key` as text: no NUL (PostgreSQL refuses it), no lone
+    surrogate (no driver can encode it)."""
+    return "\x00" not in key and (key.isascii() or has_utf8_form(key))
+
+
+def unstorable_key_message(key: str) -> str:
+    """Why `key` (not `storable_key`) cannot be a state key."""
+    return f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot keep"
 
 
 def untyped_spec(key: str) -> KeySpec:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, MutableSequence, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
-from network.errors import ConfigurationError
+from network.errors import StateError
 from network.history.log import RecordLog
 from network.history.messages import ToolMessage, check_messages
 from network.history.results import InferenceResult
@@ -58,10 +58,10 @@ class State:
         if data is not None:
             if is_pydantic_model(data):
                 data = data.model_dump(exclude_unset=True)
-            elif not isinstance(data, Mapping):  # `dict.update` would say it in its own words
-                raise ConfigurationError(
-                    "state must be a mapping of state keys to values (or a pydantic model, or "
-                    f"a State), got {type(data).__name__}"
+            elif not isinstance(data, Mapping):  # `dict.update` took pairs, or raised bare
+                raise StateError(
+                    "initial state must be a mapping of key -> value (or a State, or a "
+                    f"pydantic model of the schema), got {type(data).__name__}"
                 )
             seed.update(data)
         if seed:

@@ -25,8 +25,11 @@ The rules (decisions where the peers are silent):
   refused: declare the key's type (`set[str]`, `bytes`, `datetime`...) to store such a value.
   A tuple and a model instance are accepted as what JSON makes of them: after a reload they
   read back as a list and a dict (a declared type reads them back as they were written).
-- Any other declared type (one with an `Any` part, or an arbitrary class) is checked by
-  serializing the value through the type's own JSON serializer.
+- A declared type whose values are their own JSON form (`list`, `dict`, `list[Any]`,
+  `dict[str, Any]`, `list | None`: JSON types with an `Any` part) is checked as an untyped
+  value is: that part must be plain JSON. Any other declared type (a model with an `Any`
+  field, an arbitrary class) is checked by serializing the value through the type's own JSON
+  serializer.
 - `bytes` in a key's type has a JSON form for every value: base64 text (URL-safe alphabet,
   padded), which the key reads back as bytes (`network.state.schema`). A
   pydantic model inside a value serializes its bytes as its own configuration says: with
@@ -48,6 +51,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, get_args, get_origin
 
 from network.errors import UnstorableValueError
+from network.state.texts import text_problem
 from network.state.values import is_pydantic_model, is_pydantic_model_class
 
 if TYPE_CHECKING:
@@ -56,6 +60,8 @@ if TYPE_CHECKING:
 Check = Callable[[Any], None]
 
 _PLAIN_LEAVES = frozenset({str, bool, type(None)})  # and ints within `MAX_INT`
+_NO_TEXT_LEAVES = frozenset({bool, type(None)})  # plain, with no text to check
+_TEXT = "text with a lone surrogate"  # how `text_problem` starts
 MAX_INT = 2**1024
 """An integer in state is smaller than this in magnitude: the range of a double, which is how
 JavaScript's `JSON.parse` (an AG-UI client) and most JSON readers hold a number. A larger one
@@ -148,12 +154,22 @@ def is_json_safe_type(
     return False
 
 
-def storable_check(key: str, tp: Any, adapter: TypeAdapter[Any] | None) -> Check | None:
-    """The check a write to `key` of type `tp` needs: None when its type already ensures it."""
+def storable_check(
+    key: str, tp: Any, adapter: TypeAdapter[Any] | None, *, plain: bool = False
+) -> Check | None:
+    """The check a write to `key` of type `tp` needs: None when its type already ensures it.
+
+    `plain`: values of `tp` are stored as their own JSON form (`list`, `dict[str, Any]`, ...:
+    no serializer runs between the store and a snapshot, a delta or a thread), so what its
+    `Any` parts hold must be plain JSON, as an untyped key's value. Serializing such a value
+    through the type would pass a set, bytes or an int dict key, which then stayed in the
+    state's JSON form and broke it (`to_json`, the stream, the thread's commit)."""
     if adapter is None:
         return lambda value: check_plain_json(key, value)
     if is_json_safe_type(tp):
         return None
+    if plain:
+        return lambda value: check_plain_json(key, value)
     # pydantic is loaded already: `adapter` is one of its TypeAdapters.
     from pydantic_core import PydanticSerializationError  # noqa: PLC0415 (see above)
 
@@ -250,7 +266,9 @@ def _too_deep(key: str) -> UnstorableValueError:
 def check_plain_json(key: str, value: Any) -> None:
     """Raise `UnstorableValueError` unless `value` is plain JSON (see the module docstring)."""
     kind = type(value)
-    if kind in _PLAIN_LEAVES or (kind is int and -MAX_INT < value < MAX_INT):
+    if (kind in _PLAIN_LEAVES and (kind is not str or value.isascii())) or (
+        kind is int and -MAX_INT < value < MAX_INT
+    ):
         return
     problem = _first_problem(value, 0)
     if problem is not None:
@@ -261,6 +279,8 @@ def check_plain_json(key: str, value: Any) -> None:
         hint = (
             "store it as a string"
             if found.startswith(_BIG_INT)
+            else "no store or client can keep it"
+            if _TEXT in found
             else f"{WHERE_LIVE_OBJECTS_GO}; to store a set, bytes or a date, declare the key's "
             "type in the state schema"
         )
@@ -284,10 +304,16 @@ def plain_json_copy(key: str, value: Any) -> Any:
 
 
 def _copy_plain(value: Any, depth: int) -> Any:
+    # `plain` leaves are taken as they are, inline, where a str is ASCII (one flag test);
+    # other text comes here, to be checked for a lone surrogate (`network.state.texts`)
     kind = type(value)
-    plain = _PLAIN_LEAVES
+    plain = _NO_TEXT_LEAVES
     if kind in plain:
         return value
+    if kind is str:
+        if text_problem(value) is None:
+            return value
+        raise _NotPlain
     if kind is int:
         if -MAX_INT < value < MAX_INT:
             return value
@@ -297,12 +323,21 @@ def _copy_plain(value: Any, depth: int) -> Any:
     if kind is dict:
         out = {}
         for name, item in value.items():
-            if type(name) is not str:
+            if type(name) is not str or not (name.isascii() or text_problem(name) is None):
                 raise _NotPlain
-            out[name] = item if type(item) in plain else _copy_plain(item, depth + 1)
+            out[name] = (
+                item
+                if type(item) in plain or (type(item) is str and item.isascii())
+                else _copy_plain(item, depth + 1)
+            )
         return out
     if kind is list:
-        return [item if type(item) in plain else _copy_plain(item, depth + 1) for item in value]
+        return [
+            item
+            if type(item) in plain or (type(item) is str and item.isascii())
+            else _copy_plain(item, depth + 1)
+            for item in value
+        ]
     if kind is float:
         if math.isfinite(value):
             return value
@@ -325,15 +360,20 @@ def _first_problem(value: Any, depth: int) -> tuple[list[str], str] | None:
         return None if math.isfinite(value) else ([], f"non-finite float ({value})")
     if kind is int:
         return None if -MAX_INT < value < MAX_INT else ([], f"{_BIG_INT} ({_digits(value)})")
+    if kind is str:
+        wrong = text_problem(value)
+        return None if wrong is None else ([], wrong)
     if depth > _MAX_DEPTH:
         return ([], _TOO_DEEP)
-    plain = _PLAIN_LEAVES
+    plain = _NO_TEXT_LEAVES
     if kind is list or kind is tuple or kind is dict:
         keyed = kind is dict
         # a part's place is `[key]`, the repr of its index or key ([0], ['name'])
         for name, item in value.items() if keyed else enumerate(value):
             if keyed and type(name) is not str:
                 return ([f"[{name!r}]"], f"dict key of type {type(name).__name__}")
+            if keyed and (bad_name := text_problem(str(name))) is not None:
+                return ([f"[{name!r}]"], f"dict key holding {bad_name}")
             if type(item) not in plain:
                 problem = _first_problem(item, depth + 1)
                 if problem is not None:

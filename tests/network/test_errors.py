@@ -54,11 +54,11 @@ def test_errors_name_what_they_are_about() -> None:
         raise bad_id
 
 
-def test_the_partial_result_reaches_any_exception_and_the_first_one_stays() -> None:
+def test_the_partial_result_reaches_any_exception_and_the_last_run_left_sets_it() -> None:
     foreign = ValueError("a router's own error")
-    attach_partial_result(foreign, "first")
-    attach_partial_result(foreign, "second")
-    assert foreign.partial_result == "first"  # type: ignore[attr-defined]
+    attach_partial_result(foreign, "inner")
+    attach_partial_result(foreign, "outer")  # the run whose caller catches it now
+    assert foreign.partial_result == "outer"  # type: ignore[attr-defined]
 
     class NoAttributes(Exception):  # an exception type that takes no new attribute
         def __setattr__(self, name: str, value: object) -> None:

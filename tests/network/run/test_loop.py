@@ -1,5 +1,7 @@
 """The run loop: fresh state per run, the router contract, stop reasons, errors."""
 
+import dataclasses
+
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
@@ -174,6 +176,65 @@ async def test_any_error_inside_a_run_keeps_the_partial_result_reachable() -> No
     with pytest.raises(ValueError, match="router bug") as caught:
         await Network("n", agents=[a], router=router).run("x")
     assert [r.agent for r in caught.value.partial_result.results] == ["a"]
+
+
+@pytest.mark.anyio
+async def test_an_error_raised_again_carries_the_partial_result_of_the_run_it_left() -> None:
+    shared = KeyError("one instance, raised by every run")  # a module-level sentinel, say
+
+    def router(ctx):
+        if ctx.call_count == 1:
+            raise shared
+        return "a"
+
+    def network() -> Network:
+        return Network("n", agents=[text_agent("a", "ok")], router=router)
+
+    with pytest.raises(KeyError) as first:
+        await network().run("first")
+    first_run = first.value.partial_result.run_id
+    with pytest.raises(KeyError) as second:
+        await network().run("second")
+    assert second.value.partial_result.run_id != first_run  # not the earlier run's result
+    assert second.value.partial_result.messages[0].content == "second"
+
+
+@pytest.mark.anyio
+async def test_an_inner_runs_error_reaches_the_outer_caller_with_the_outer_partial() -> None:
+    inner = Network("inner", agents=[text_agent("b", "ok")], router=lambda ctx: "ghost")
+    seen: list[str] = []
+
+    async def router(ctx):
+        if ctx.call_count == 0:
+            return "a"
+        try:
+            await inner.run("inner input")
+        except RoutingError as error:  # the inner run's caller reads the inner run's result
+            seen.append(error.partial_result.messages[0].content)
+            raise
+        return None
+
+    outer = Network("outer", agents=[text_agent("a", "ok")], router=router)
+    with pytest.raises(RoutingError) as caught:
+        await outer.run("outer input")
+    assert seen == ["inner input"]
+    partial = caught.value.partial_result  # the outer caller reads the outer run's result
+    assert [r.agent for r in partial.results] == ["a"]
+    assert partial.messages[0].content == "outer input"
+
+
+@pytest.mark.anyio
+async def test_an_error_that_takes_no_attribute_still_reaches_the_caller_as_itself() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Frozen(Exception):  # a frozen dataclass refuses every attribute, `__notes__` too
+        reason: str
+
+    def router(ctx):
+        raise Frozen("router bug")
+
+    with pytest.raises(Frozen) as caught:  # was an AttributeError from add_note, in its place
+        await Network("n", agents=[text_agent("a", "ok")], router=router).run("x")
+    assert caught.value.reason == "router bug"
 
 
 def test_run_sync_runs_the_same_loop() -> None:

@@ -79,6 +79,17 @@ def test_merge_dicts_refuses_what_is_no_mapping_naming_the_key() -> None:
     assert record.is_error and "state key 'files' merges dicts" in record.content
 
 
+def test_merge_dicts_into_a_key_that_holds_no_mapping_is_refused_naming_the_key() -> None:
+    # a mapping merged into a list (or a number) was merge_dicts' bare TypeError: no key
+    state = State({"docs": ["a"], "count": 1}, schema={"docs": {"type": list[str]}})
+    for key in ("docs", "count"):
+        with pytest.raises(StateError, match=f"state key '{key}' holds a") as refused:
+            state.kv.set(key, {"b": "c"}, handler=merge_dicts)
+        assert refused.value.key == key
+    assert state.kv.data == {"docs": ["a"], "count": 1}
+    assert state.kv.take_ops() == []
+
+
 def test_merge_lists_appends_a_lists_or_tuples_items_and_anything_else_whole() -> None:
     from network import merge_lists
 

@@ -1,9 +1,10 @@
 """State, results and messages round-trip through JSON."""
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
+from pydantic import BaseModel, Field
 
 from agents import Agent, ScriptedModel, call, tool
 from network import InferenceResult, Network, State, StateError, StateSchema, merge_dicts
@@ -140,3 +141,56 @@ async def test_a_state_loaded_from_json_carries_results_messages_and_keys_into_a
     assert second["user"] == {"name": "Ann"}
     assert counts == [0, 1, 0, 1]  # call_count counts this run's calls
     assert len(loaded.results) == 1  # the given State is copied, never changed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[]",
+        "null",
+        "5",
+        '"state"',
+        '{"format": "agent-network/state@1"}',
+        '{"format": "agent-network/state@1", "schema": 5, "data": {}, "results": [],'
+        ' "messages": []}',
+        '{"format": "agent-network/state@1", "schema": {}, "data": {}, "results": 5,'
+        ' "messages": []}',
+        '{"format": "agent-network/state@1", "schema": {}, "data": {}, "results": [],'
+        ' "messages": {}}',
+    ],
+)
+def test_json_that_is_no_serialized_state_is_a_state_error(text: str) -> None:
+    # it was an AttributeError ('list' object has no attribute 'get'), a KeyError or a
+    # TypeError, none naming what was wrong
+    with pytest.raises(StateError, match="not a serialized state"):
+        State.from_json(text)
+
+
+def test_a_type_whose_constraints_json_cannot_keep_is_refused_naming_the_key() -> None:
+    # The name dropped `Annotated`'s metadata: the loaded schema took -1 into a key declared
+    # `ge=0`, silently, as a lambda handler would have lost its merge (refused the same way).
+    state = State({"n": 1}, schema={"n": {"type": Annotated[int, Field(ge=0)]}})
+    with pytest.raises(StateError, match="'n'.*Annotated") as refused:
+        state.to_json()
+    assert refused.value.key == "n"
+
+
+def test_a_local_class_as_a_key_s_type_is_refused_when_written_not_when_read() -> None:
+    # It was written, and `from_json` failed on it with a ValueError naming no key.
+    class Local(BaseModel):
+        a: int
+
+    state = State(schema={"doc": {"type": Local}})
+    with pytest.raises(StateError, match="'doc'.*module level") as refused:
+        state.to_json()
+    assert refused.value.key == "doc"
+
+
+def test_a_type_name_that_cannot_be_read_back_is_a_state_error_naming_the_key() -> None:
+    from network.state.json_form import schema_from_dict
+
+    with pytest.raises(StateError, match="'doc'.*no.such:Thing") as refused:
+        schema_from_dict({"keys": {"doc": {"type": "no.such:Thing"}}})
+    assert refused.value.key == "doc"
+    with pytest.raises(StateError, match="no.such:Model"):
+        schema_from_dict({"model": "no.such:Model", "keys": {}})

@@ -5,8 +5,10 @@ from typing import Annotated, Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents import Agent, ScriptedModel
 from network import (
     ConfigurationError,
+    Network,
     State,
     StateError,
     StateSchema,
@@ -364,6 +366,19 @@ def test_the_conversation_names_are_refused_as_declared_keys(schema: Any) -> Non
     # key of that name would be hidden behind it.
     with pytest.raises(ConfigurationError, match=r"'(last_)?messages?'.*state\.messages"):
         State(schema=schema)
+
+
+@pytest.mark.parametrize("key", ["a\x00b", "name\ud800"], ids=["NUL", "lone surrogate"])
+def test_a_declared_key_no_thread_store_can_keep_is_refused_as_an_undeclared_one_is(
+    key: str,
+) -> None:
+    # an undeclared key of that form was refused when written; declared, it was taken, and a
+    # thread's commit refused the run at its end
+    with pytest.raises(ConfigurationError, match="NUL or a lone surrogate"):
+        State(schema={key: {"type": int}})
+    agent = Agent("a", output_key=key, model=ScriptedModel(["paid for"]))
+    with pytest.raises(ConfigurationError, match="agent 'a': output_key: .*NUL or a lone"):
+        Network("n", agents=[agent])  # not at the write, after the model was paid
 
 
 @pytest.mark.parametrize("output_type", [None, int])

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from network import State, StateValidationError
+from network import State, StateError, StateValidationError
 
 
 def test_states_with_a_lambda_handler_compare_instead_of_raising() -> None:
@@ -32,16 +32,20 @@ def test_initial_values_are_validated_not_merged_unlike_haystack() -> None:
     assert State({"documents": ["doc"]}, schema=schema).kv.get("documents") == ["doc"]
 
 
-@pytest.mark.anyio
-@pytest.mark.parametrize("data", [[("k", 1)], "k=1", 0, ""], ids=repr)
-async def test_initial_data_that_is_not_a_mapping_is_refused_naming_it(data: Any) -> None:
-    """`network.run(task, state=[...])` was a bare TypeError from `dict.update` (and a falsy
-    `0` or `""` passed as no data)."""
-    from agents import Agent, ScriptedModel
-    from network import ConfigurationError, Network
-
-    with pytest.raises(ConfigurationError, match=r"state must be a mapping .*got (list|str|int)"):
+@pytest.mark.parametrize("data", [5, "abc", [("a", 1)], [], 0, object()])
+def test_initial_data_that_is_no_mapping_is_refused_as_a_state_error(data: Any) -> None:
+    # it was the dict update's TypeError or ValueError (`network.run(state=5)`), or, for a
+    # list of pairs or a falsy value, data taken silently
+    with pytest.raises(StateError, match="initial state must be a mapping"):
         State(data)
-    agent = Agent("a", model=ScriptedModel(["hi"]))
-    with pytest.raises(ConfigurationError, match=r"state must be a mapping"):
-        await Network("n", agents=[agent]).run("go", state=data)
+
+
+def test_a_run_given_initial_data_that_is_no_mapping_fails_before_it_starts() -> None:
+    from agents import Agent, ScriptedModel
+    from network import Network
+
+    model = ScriptedModel(["hi"])
+    network = Network("n", agents=[Agent("a", model=model)])
+    with pytest.raises(StateError, match="initial state must be a mapping"):
+        network.run_sync("go", state=5)  # type: ignore[arg-type]
+    assert model.requests == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import socket
 import threading
 import warnings
@@ -93,6 +94,49 @@ def test_declared_types_store_what_they_declare_and_refuse_live_parts() -> None:
         assert raised.value.key == key
     assert kv.get("loose") == {"a": {"b": 1}} and kv.get("items") == ["x"]
     assert not kv.has("best")
+
+
+ANY_PARTS: dict[str, Any] = {
+    "list": {"type": list},
+    "dict": {"type": dict, "handler": merge_dicts},
+    "list_any": {"type": list[Any]},
+    "dict_any": {"type": dict[str, Any], "handler": merge_dicts},
+    "maybe_list": {"type": list | None},
+}
+
+
+@pytest.mark.parametrize("key", list(ANY_PARTS))
+@pytest.mark.parametrize(
+    ("label", "part"),
+    [("set", {1, 2}), ("bytes", b"\xff\x00"), ("int dict key", {1: "one"})],
+    ids=["set", "bytes", "int dict key"],
+)
+def test_the_any_part_of_a_declared_container_refuses_what_an_untyped_key_refuses(
+    key: str, label: str, part: Any
+) -> None:
+    # A bare `list` or `dict` is stored as it is and is its own JSON form: a set, bytes or an
+    # int dict key in it was stored, then broke `to_json`, the stream and the thread's commit
+    # at the end of the run (or read back changed after a reload: a list, text, "1").
+    state = State(schema=ANY_PARTS)
+    value = {"x": part} if key in ("dict", "dict_any") else [part]
+    with pytest.raises(UnstorableValueError) as raised:
+        state.kv.set(key, value)
+    assert raised.value.key == key
+    assert state.kv.data == {}
+    assert state.kv.take_ops() == []
+    json.loads(state.to_json())  # the JSON form is still whole
+
+
+def test_the_any_part_of_a_declared_container_stores_plain_json() -> None:
+    state = State(schema=ANY_PARTS)
+    state.kv.set("list", [1, "a", {"b": [None, 2.5]}])
+    state.kv.set("dict", {"x": {"y": [1]}})
+    state.kv.set("maybe_list", [(1, 2)])  # a tuple, as JSON makes of it: a list
+    assert State.from_json(state.to_json()).kv.data == {
+        "list": [1, "a", {"b": [None, 2.5]}],
+        "dict": {"x": {"y": [1]}},
+        "maybe_list": [[1, 2]],
+    }
 
 
 def test_initial_data_and_staged_tool_views_refuse_too() -> None:
