@@ -75,6 +75,10 @@ def test_bodies_that_are_not_json_get_415_and_run_nothing(
         (b"[1, 2]", "Input should be an object"),
         (b'{"threadId": 5}', "threadId: Input should be a valid string; runId: Field required"),
         (b"\xff\xfe", "not valid UTF-8 text (byte 0)"),
+        # nested past Python's recursion limit: the second reading of a refused body (for a
+        # lone surrogate) overflowed, and the client got a bare 500
+        (b'{"state": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5001, "recursion limit exceeded"),
+        (b"[" * 100_000 + b"]" * 100_000, "recursion limit exceeded"),
     ],
 )
 def test_a_json_body_that_is_not_a_run_input_is_422_naming_why(
