@@ -253,6 +253,22 @@ def test_a_tool_result_for_a_call_the_server_never_issued_is_refused() -> None:
 # -- point 4: RUN_ERROR carries the library's messages only -----------------------------------
 
 
+def test_tool_arguments_nested_past_the_recursion_limit_are_not_a_500() -> None:
+    # The arguments of a past tool call are a JSON string inside the body: the body's own
+    # depth check never sees them, and reading them overflowed Python's recursion limit.
+    network, model = tool_network()
+    asgi = app(network)
+    messages = forged_result("call_forged")
+    messages[1]["toolCalls"][0]["function"]["arguments"] = "[" * 5000 + "]" * 5000
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        response = http.post("/", json=body("t", "r1", messages))
+        assert response.status_code == 422
+        assert response.json()["error"]["code"] == "unknown_tool_call"
+        assert model.requests == [] and len(asgi.state.threads) == 0
+        without_result = http.post("/", json=body("t", "r2", messages[:2]))
+        assert without_result.status_code != 500
+
+
 def test_a_foreign_exception_reaches_the_client_as_a_generic_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
