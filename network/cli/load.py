@@ -63,7 +63,12 @@ def load_network(target: str) -> Network:
 
 def load_authorize(target: str) -> Any:
     """The `authorize` hook that `FILE:FUNCTION` or `MODULE:FUNCTION` (an import path,
-    `myapp.auth:authorize`) names (a bare file or module means `authorize`)."""
+    `myapp.auth:authorize`) names (a bare file or module means `authorize`).
+
+    An empty `target` is an error, not "no hook": `--authorize "$HOOK"` with the variable
+    unset would otherwise serve every request to anyone."""
+    if not target.strip():
+        raise CLIError("--authorize is empty; give MODULE:FUNCTION or FILE:FUNCTION")
     path_text, name = split_target(target)
     if ":" not in target:
         name = "authorize"

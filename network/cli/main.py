@@ -301,7 +301,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
-    authorize = load_authorize(args.authorize) if args.authorize else None
+    authorize = load_authorize(args.authorize) if args.authorize is not None else None
     try:
         slots = RunSlots(args.max_runs)
     except ConfigurationError as exc:
@@ -353,7 +353,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def _dev_authorize(args: argparse.Namespace) -> Any:
     """The dev UI's `--authorize` hook, required when it listens beyond this machine: the
     page lists every stored thread and runs as any user it names."""
-    authorize = load_authorize(args.authorize) if args.authorize else None
+    authorize = load_authorize(args.authorize) if args.authorize is not None else None
     if authorize is None and not is_loopback(args.host):
         raise CLIError(
             f"the dev UI shows every stored thread and runs as any user it is told; bound to "

@@ -190,11 +190,14 @@ def _slots(args: argparse.Namespace) -> Any:
 
 
 def _authorize(args: argparse.Namespace) -> Any:
-    if args.authorize and args.token_file:
+    # `is not None`: an empty value (an unset variable) is an error, never "no authorization"
+    if args.authorize is not None and args.token_file is not None:
         raise CLIError("give --authorize or --token-file, not both")
-    if args.authorize:
+    if args.authorize is not None:
         return load_authorize(args.authorize)
-    if args.token_file:
+    if args.token_file is not None:
+        if not args.token_file.strip():
+            raise CLIError("--token-file is empty; give the path of a token file")
         from network.serving.tokens import token_file_authorize  # noqa: PLC0415
 
         try:

@@ -258,12 +258,32 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--authorize", "auth/missing:f"], "error: --authorize: no such file: auth/missing\n"),
         (["--authorize", "tests:f"], "--authorize: tests has no function 'f'"),  # a package
         (["--authorize", "x:y", "--token-file", "t.txt"], "not both"),
+        # empty (an unset variable: `--token-file "$TOKENS"`): it served every request
+        (["--authorize", ""], "error: --authorize is empty"),
+        (["--token-file", ""], "error: --token-file is empty"),
+        (["--token-file", " "], "error: --token-file is empty"),
     ],
 )
 def test_bad_serve_options_are_clear_errors(options: list[str], error: str) -> None:
     # through main(), in this process; a server started anyway fails the test (never hangs it)
     refused = AssertionError("served despite a bad option")
-    with mock.patch("uvicorn.run", side_effect=refused):
+    with (
+        mock.patch("uvicorn.run", side_effect=refused),
+        mock.patch("uvicorn.Server.run", side_effect=refused),
+    ):
         done = cli_main("serve", TEAM, "--port", "0", *options)
     assert done.returncode != 0
     assert error in done.stderr
+
+
+@pytest.mark.parametrize("command", ["dev", "mcp"])
+def test_an_empty_authorize_is_an_error_for_dev_and_mcp(command: str) -> None:
+    # `--authorize ""` was taken as no hook: every request served, every thread shown
+    refused = AssertionError("served despite an empty --authorize")
+    with (
+        mock.patch("uvicorn.Server.run", side_effect=refused),
+        mock.patch("anyio.run", side_effect=refused),
+    ):
+        done = cli_main(command, TEAM, "--port", "0", "--authorize", "")
+    assert done.returncode == 2
+    assert "error: --authorize is empty" in done.stderr
