@@ -43,6 +43,7 @@ from network.cli.bind import LOOPBACK_HOSTS, is_loopback, port_number
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
 from network.cli.orphan_watch import exit_when_orphaned
+from network.cli.web_names import allowed_host, cors_origin
 from network.errors import ConfigurationError
 from network.run.definition import RunnableNetwork
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
@@ -99,6 +100,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--cors-origin",
+        type=cors_origin,
         action="append",
         default=[],
         metavar="ORIGIN",
@@ -106,6 +108,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--allowed-host",
+        type=allowed_host,
         action="append",
         default=[],
         metavar="HOST",

@@ -68,6 +68,8 @@ def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
     hook = "tests.network.cli.authorize_hook:authorize"  # an import path, not a file
     options = ["--store", store, "--authorize", hook, "--lease-ttl", "5"]
     options += ["--cors-origin", "https://app.example"]
+    # spelled as a browser never sends it: compared as the browser does (it was never equal)
+    options += ["--cors-origin", "HTTPS://Other.Example:443"]
     with serving(*options) as url:
         refused = httpx.post(url, json=run_body("t-1"))
         assert refused.status_code == 401
@@ -89,6 +91,11 @@ def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
             headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
         )
         assert "access-control-allow-origin" not in other.headers
+        normalized = httpx.options(
+            url,
+            headers={"origin": "https://other.example", "access-control-request-method": "POST"},
+        )
+        assert normalized.headers["access-control-allow-origin"] == "https://other.example"
 
 
 def test_bound_to_loopback_it_answers_only_the_hosts_it_is_told() -> None:
@@ -262,6 +269,12 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--authorize", ""], "error: --authorize is empty"),
         (["--token-file", ""], "error: --token-file is empty"),
         (["--token-file", " "], "error: --token-file is empty"),
+        # values no browser's Origin or Host can equal: every browser was refused, unexplained
+        (["--cors-origin", "https://app.example/"], "--cors-origin: 'https://app.example/' is"),
+        (["--cors-origin", "app.example"], "is not an origin"),
+        (["--cors-origin", "*"], "is not an origin"),
+        (["--allowed-host", "app.example:8443"], "--allowed-host: 'app.example:8443' is"),
+        (["--allowed-host", "https://app.example"], "is not a host name"),
     ],
 )
 def test_bad_serve_options_are_clear_errors(options: list[str], error: str) -> None:
