@@ -44,7 +44,7 @@ def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str
 
 def _checked_factory(owner: str, name: Any, factory: ResourceFactory) -> ResourceFactory:
     if not isinstance(name, str) or not name:
-        raise ConfigurationError(f"{owner}: resource names must be strings, got {name!r}")
+        raise ConfigurationError(f"{owner}: resource names must be non-empty strings, got {name!r}")
     # A class with `__aenter__` is a factory (calling it makes the manager); an instance of
     # one is a manager already opened or about to be, which a resumed run could not rebuild.
     if hasattr(factory, "__aenter__") and not isinstance(factory, type):

@@ -185,6 +185,12 @@ async def test_a_class_with_aenter_and_aexit_is_a_factory() -> None:
     assert journal.lines == ["open conn", "close conn"]
 
 
+def test_an_empty_resource_name_is_refused_saying_so() -> None:
+    agent = Agent("a", model=ScriptedModel([]))
+    with pytest.raises(ConfigurationError, match="resource names must be non-empty strings"):
+        Network("n", agents=[agent], resources={"": Journal().factory("x")})
+
+
 async def test_a_factory_that_returns_no_context_manager_is_named() -> None:
     network = network_of(Journal(), [call("use", names=["db"])], "done", db=lambda: 42)
     result = await network.run("go")
