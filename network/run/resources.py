@@ -9,7 +9,8 @@ the reverse order of opening: after success, after an error (the context manager
 error) and after cancellation.
 
 Because the run holds factories and not values, nothing about a resource is copied, persisted
-or streamed: a resumed run (`network.resume`, a thread's next run) opens its own, fresh ones.
+or streamed: a resumed run (`network.run(result.resume(...))`, a thread's next run) opens its
+own, fresh ones.
 """
 
 from __future__ import annotations
