@@ -53,8 +53,11 @@ def allowed_host(text: str) -> str:
     except ValueError:
         pass
     bracketed = name.startswith("[") and name.endswith("]")
-    if not name or name != name.strip() or any(c in name for c in "/@?#\\ ") or (
-        ":" in name and not bracketed
+    if (
+        not name
+        or name != name.strip()
+        or any(c in name for c in "/@?#\\ ")
+        or (":" in name and not bracketed)
     ):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a host name: give it as the Host header names it, without a "
