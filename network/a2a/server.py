@@ -48,8 +48,8 @@ from a2a.server.routes import (
 from a2a.types import AgentCard, SecurityScheme
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -274,6 +274,9 @@ class _Guard:
             headers.update(refused.headers())
             response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
             await response(scope, receive, send)
+            return
+        except ClientDisconnect:  # gone before its body was whole: nobody to answer, no error
+            await Response(status_code=400)(scope, receive, send)
             return
         await self.app(with_version(scope, body), _replay(body, receive), send)
 

@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -260,6 +260,8 @@ class _Server:
             admission = await self.served.admit(run_input.thread_id, run_input.run_id, principal)
         except RequestError as error:
             return _refused(error)
+        except ClientDisconnect:  # gone before its body was whole: nobody to answer, no error
+            return Response(status_code=400)
         try:
             asked = check_request(
                 self.network,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext, StateSchema
 from network.agui import Forbidden, ThreadRegistry, Unauthorized, app
 from network.errors import ConfigurationError, RoutingError
-from tests.network.agui.live import serve
+from tests.network.agui.live import leave_mid_body, serve, server_errors
 from tests.network.agui.protocol import parse_sse, replay
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
@@ -539,4 +540,18 @@ def test_a_state_key_no_thread_store_can_keep_is_refused_before_the_model_is_pai
     assert response.status_code == 422, response.text[:300]
     error = response.json()["error"]
     assert error["code"] == "invalid_state" and "a thread store cannot keep" in error["message"]
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
+def test_a_client_gone_while_sending_its_body_logs_no_error(echo: Any) -> None:
+    # A stranger who announces a body and leaves before sending it all made the server log
+    # an "Exception in ASGI application" traceback (starlette's ClientDisconnect) each time:
+    # a log flood at will. Nobody is left to answer; the thread is untouched.
+    http, asgi, model = echo
+    with server_errors() as errors:
+        for _ in range(3):
+            leave_mid_body(int(http.base_url.port or 80), "/")
+        assert http.get("/capabilities").status_code == 200  # the server answers others
+        time.sleep(0.3)
+    assert [r.getMessage() for r in errors] == []
     assert model.requests == [] and len(asgi.state.threads) == 0
