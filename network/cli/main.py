@@ -248,10 +248,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
 
+    # an IPv6 address in brackets, as a URL spells it (`http://[::1]:8000/`)
+    host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
+
     def served(port: int) -> str:
-        said = f"over AG-UI at http://{args.host}:{port}{args.path}"
+        said = f"over AG-UI at http://{host}:{port}{args.path}"
         if args.a2a:
-            said += f" and over A2A at http://{args.host}:{port}{args.a2a_path}"
+            said += f" and over A2A at http://{host}:{port}{args.a2a_path}"
         return said
 
     if args.workers < 1:

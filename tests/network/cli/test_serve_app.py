@@ -186,6 +186,24 @@ def test_workers_on_port_0_print_the_port_they_serve_on(tmp_path: Path) -> None:
         process.communicate(timeout=30)
 
 
+def test_bound_to_an_ipv6_address_the_banner_names_a_url_a_client_can_use() -> None:
+    # it printed http://::1:PORT/, which no client parses as a host and a port
+    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", "0"]
+    command += ["--host", "::1", "--a2a"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline().decode()
+        port = banner.split("]:", 1)[1].split("/", 1)[0]
+        expected = f"at http://[::1]:{port}/ and over A2A at http://[::1]:{port}/a2a "
+        assert expected in banner, banner
+        answered = httpx.get(f"http://[::1]:{port}/capabilities", timeout=30)
+        assert answered.status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
 def test_one_process_logs_warnings_and_errors_only() -> None:
     """docs/cli.md: the commands log warnings and errors only. One `serve` process logged
     uvicorn's INFO lines (its start, one access line a request, on stdout) where the
