@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import re
 import sys
 from pathlib import Path
@@ -89,6 +90,14 @@ def load_authorize(target: str) -> Any:
     hook = getattr(module, name, None)
     if not callable(hook):
         raise CLIError(f"--authorize: {path_text} has no function {name!r}")
+    try:  # called so on every request: a function that cannot be would fail each one (500)
+        inspect.signature(hook).bind(None, None)
+    except TypeError:
+        raise CLIError(
+            f"--authorize: {path_text}:{name} cannot be called as authorize(request, thread_id)"
+        ) from None
+    except ValueError:  # no signature to read (a builtin): it is tried on the first request
+        pass
     return hook
 
 

@@ -283,6 +283,13 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--authorize", "auth/missing:f"], "error: --authorize: no such file: auth/missing\n"),
         (["--authorize", "tests:f"], "--authorize: tests has no function 'f'"),  # a package
         (["--authorize", "x:y", "--token-file", "t.txt"], "not both"),
+        # a function the server cannot call as authorize(request, thread_id): every request
+        # was a 500 "authorization failed"
+        (
+            ["--authorize", "tests.network.cli.authorize_hook:no_arguments"],
+            "error: --authorize: tests.network.cli.authorize_hook:no_arguments cannot be called "
+            "as authorize(request, thread_id)",
+        ),
         # empty (an unset variable: `--token-file "$TOKENS"`): it served every request
         (["--authorize", ""], "error: --authorize is empty"),
         (["--token-file", ""], "error: --token-file is empty"),
