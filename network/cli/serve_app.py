@@ -54,6 +54,7 @@ ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
 SUPERVISOR_VARIABLE = "AGENT_NETWORK_SERVE_SUPERVISOR"
 CARD_PATH = "/.well-known/agent-card.json"
 CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
+MIN_LEASE_TTL = 1.0  # `--lease-ttl`'s floor: 0.3 s ran out before a run's first step
 _KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for its lifetime
 
 
@@ -81,7 +82,8 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         default=DEFAULT_LEASE_TTL,
         metavar="SECONDS",
         help="with --store: how long a run's lease on its thread lasts without renewal, so how "
-        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
+        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g}, "
+        f"at least {MIN_LEASE_TTL:g})",
     )
     serve.add_argument(
         "--max-runs",
@@ -141,6 +143,11 @@ def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
         check_ttl(args.lease_ttl)
     except ConfigurationError as exc:
         raise CLIError(f"--lease-ttl: {exc}") from exc
+    if args.lease_ttl < MIN_LEASE_TTL:
+        raise CLIError(
+            f"--lease-ttl: must be at least {MIN_LEASE_TTL:g} second (a lease is renewed every "
+            f"third of it; shorter, it runs out before a run's first step), got {args.lease_ttl:g}"
+        )
     authorize = _authorize(args)
     slots = _slots(args)
     store = store_option(args.store)

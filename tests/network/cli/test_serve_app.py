@@ -275,6 +275,9 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--max-runs", "0"], "--max-runs"),
         (["--lease-ttl", "nan"], "--lease-ttl"),
         (["--lease-ttl", "-1"], "--lease-ttl"),
+        # lost before a run's first step: every run ended LeaseLostError (0.3 s did too)
+        (["--lease-ttl", "1e-300"], "--lease-ttl: must be at least 1 second"),
+        (["--lease-ttl", "0.3"], "--lease-ttl: must be at least 1 second"),
         (["--workers", "0"], "--workers must be 1 or more"),
         (["--workers", "2"], "--workers above 1 needs a database --store"),
         (["--authorize", "no_such_module_here:authorize"], "--authorize: cannot import"),
