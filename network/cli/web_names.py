@@ -44,8 +44,8 @@ def cors_origin(text: str) -> str:
 
 def allowed_host(text: str) -> str:
     """`--allowed-host`: a host name as the `Host` header names it, without its port (the
-    port is not compared) or scheme (`app.example`, `*.example.com`, `[::1]`; `::1` is bracketed), lowercased;
-    anything else is argparse's error."""
+    port is not compared) or scheme (`app.example`, `*.example.com`, `[::1]`; `::1` is
+    bracketed), lowercased; anything else is argparse's error."""
     name = text.lower()
     try:
         if ipaddress.ip_address(name).version == 6:
