@@ -373,6 +373,41 @@ def test_authorize_decides_who_runs_and_threads_belong_to_their_creator() -> Non
         assert again.status_code == 200 and "s3cr3t" in again.text
 
 
+async def identity_only(request: Any, thread_id: str | None) -> str | None:
+    """A hook that knows callers, not threads (as a token file's)."""
+    user = TOKENS.get(request.headers.get("authorization", "").removeprefix("Bearer "))
+    if user is None:
+        raise Unauthorized("a bearer token is needed")
+    return user
+
+
+def test_a_stranger_is_401_whatever_its_body() -> None:
+    # docs/deploying.md: a request without a token the server knows is 401. A body the
+    # server refused (not JSON, too large, not a RunAgentInput) was answered 415/413/422
+    # first, telling a stranger how a request must look; a known caller still hears why.
+    network, model = echo_network()
+    asgi = app(network, authorize=identity_only, max_body_bytes=1000)
+    bad_bodies = [
+        ({"content": b'{"threadId": "t"}', "headers": {"content-type": "text/plain"}}, 415),
+        ({"content": b"{not json", "headers": {"content-type": "application/json"}}, 422),
+        ({"json": {"threadId": "t"}}, 422),
+        ({"json": body("t", "r", state={"x": "y" * 2000})}, 413),
+    ]
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        for send, status in bad_bodies:
+            for token in (None, "token-eve"):
+                headers = {**send.get("headers", {})}
+                if token:
+                    headers["authorization"] = f"Bearer {token}"
+                refused = http.post("/", **{**send, "headers": headers})
+                assert refused.status_code == 401, (send, token, refused.text)
+                assert refused.json()["error"]["code"] == "unauthorized"
+            headers = {**send.get("headers", {}), "authorization": "Bearer token-alice"}
+            known = http.post("/", **{**send, "headers": headers})
+            assert known.status_code == status, (send, known.text)
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
 def test_a_failing_authorize_hook_is_a_generic_500() -> None:
     def broken(request: Any, thread_id: str) -> str:
         raise KeyError("internal table users_v2")
