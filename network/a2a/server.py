@@ -15,9 +15,10 @@ Routes (all under the app's mount point):
 - `<path>/v1/...`: the HTTP+JSON (REST) binding of the same methods (`rest=False` drops it).
 
 Before the SDK reads a body, the server refuses what the serving layer refuses of any
-protocol (`network.serving`): a body that is not `application/json` (415), larger than
-`max_body_bytes` (413), a caller the `authorize` hook refuses (401 / 403, asked with no
-thread first; each request's thread is asked again by the handler), a message (a new task)
+protocol (`network.serving`): a caller the `authorize` hook refuses (401 / 403, asked with
+no thread first, before the body is read, so a stranger hears 401 whatever it sent; each
+request's thread is asked again by the handler), a body that is not `application/json`
+(415), larger than `max_body_bytes` (413), a message (a new task)
 while `max_runs` tasks run (503 `server_busy`, `Retry-After`; one that gets past this check
 as the last slot is taken is refused by the handler's admission, a JSON-RPC error naming
 `server_busy` in its data). Then the handler
@@ -257,12 +258,13 @@ class _Guard:
             return
         request = Request(scope, receive)
         try:
+            # who asks, first: a stranger hears 401 whatever its body, not how one must look
+            await self.served.principal(request, None)
             check_content_type(request.headers.get("content-type"))
             body = await read_body(
                 request.stream(), request.headers.get("content-length"), self.max_body_bytes
             )
             check_json_depth(body)  # the SDK's parser would answer its RecursionError's text
-            await self.served.principal(request, None)
             slots = self.served.slots
             if slots.full and starts_a_task(scope.get("path", ""), body):
                 # a full server refuses a new task over HTTP, as the other limits are (the
