@@ -37,7 +37,7 @@ def read_tokens(path: str | Path) -> dict[str, str]:
     except OSError as exc:
         raise ConfigurationError(f"token file {source}: {exc.strerror}") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark (an editor's) is not text
     except UnicodeDecodeError as exc:  # the line, never its bytes: they may be a token's
         number = data.count(b"\n", 0, exc.start) + 1
         raise ConfigurationError(f"token file {source}, line {number}: not UTF-8 text") from None

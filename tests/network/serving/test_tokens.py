@@ -74,3 +74,11 @@ def test_a_hash_inside_a_token_is_part_of_it(tmp_path: Path) -> None:
     for header in ("Bearer alice-token", "Bearer bob-token-0123456789ab"):
         with pytest.raises(Unauthorized):
             authorize(request(header), None)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_principal(tmp_path: Path) -> None:
+    # a file saved by an editor that writes one (Windows Notepad): the first principal was
+    # "\ufeffalice", a different owner from "alice" for every thread and budget
+    path = tmp_path / "tokens.txt"
+    path.write_bytes("alice alice-token-0123456789\n".encode("utf-8-sig"))
+    assert token_file_authorize(path)(request("Bearer alice-token-0123456789"), None) == "alice"
