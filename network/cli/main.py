@@ -68,6 +68,7 @@ from network.cli.reload import ReloadingApp
 from network.cli.replay import add_replay_parser, cmd_replay
 from network.cli.serve_app import (
     AUTHORIZE_HELP,
+    SHUTDOWN_GRACE_S,
     add_serve_options,
     serve_app,
     worker_environment,
@@ -280,6 +281,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             factory=True,
             workers=args.workers,
             log_level="warning",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         )
         with sock:
             port = sock.getsockname()[1]
@@ -291,7 +293,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port = sock.getsockname()[1]
         print(f"Serving {network.name!r} {served(port)} (threads {where})", flush=True)
         # warnings and errors only, as the `--workers` processes, `dev` and `mcp` log
-        uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
+        # on SIGTERM, the runs under way have SHUTDOWN_GRACE_S to end, then are cancelled
+        # (their leases released): a run that never ends kept the process running
+        config = uvicorn.Config(
+            asgi, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE_S
+        )
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 

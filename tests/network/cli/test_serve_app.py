@@ -6,8 +6,11 @@ them); and bad options are clear errors."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +20,7 @@ from unittest import mock
 import httpx
 import pytest
 
+from network.cli.serve_app import SHUTDOWN_GRACE_S
 from tests.fakes.processes import ROOT, free_port, server_process
 from tests.network.a2a.servers import TEAM
 from tests.network.cli.test_main import cli_main
@@ -202,6 +206,41 @@ def test_bound_to_an_ipv6_address_the_banner_names_a_url_a_client_can_use() -> N
     finally:
         process.terminate()
         process.communicate(timeout=30)
+
+
+def test_sigterm_ends_a_run_under_way_within_the_grace_and_frees_its_thread(
+    tmp_path: Path,
+) -> None:
+    # A run that does not end (a tool waiting 600 s) kept a SIGTERM'd server running for as
+    # long as the run took: a deploy's SIGTERM did nothing, and the SIGKILL that followed
+    # left the thread busy for --lease-ttl. The runs under way now get the grace, then are
+    # cancelled: the process ends, the lease is released, the thread runs again at once.
+    store = str(tmp_path / "threads.db")
+    options = ["--store", store, "--lease-ttl", "600"]
+    hung = {**run_body("t-hung"), "messages": [{"id": "m1", "role": "user", "content": "wait 600"}]}
+    with serving_process(*options) as (url, process):
+        seen: list[str] = []
+
+        def stream() -> None:
+            with contextlib.suppress(httpx.HTTPError):
+                with httpx.stream("POST", url, json=hung, timeout=120) as response:
+                    for line in response.iter_lines():
+                        seen.append(line)
+
+        client = threading.Thread(target=stream, daemon=True)
+        client.start()
+        deadline = time.monotonic() + 60
+        while not any("TOOL_CALL_START" in line for line in seen):
+            assert time.monotonic() < deadline and process.poll() is None, seen
+            time.sleep(0.1)
+        stopped_at = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(SHUTDOWN_GRACE_S + 30)
+        assert time.monotonic() - stopped_at < SHUTDOWN_GRACE_S + 30
+        client.join(10)
+    with serving_process(*options) as (url, _):
+        again = httpx.post(url, json=run_body("t-hung"), timeout=30)
+        assert again.status_code == 200 and "RUN_FINISHED" in again.text  # not 409 for 600 s
 
 
 def test_one_process_logs_warnings_and_errors_only() -> None:
