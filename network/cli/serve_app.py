@@ -54,7 +54,7 @@ ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
 SUPERVISOR_VARIABLE = "AGENT_NETWORK_SERVE_SUPERVISOR"
 CARD_PATH = "/.well-known/agent-card.json"
 CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
-SHUTDOWN_GRACE_S = 10.0  # on SIGTERM, how long the runs under way have to end before cancelled
+SHUTDOWN_GRACE_S = 10  # on SIGTERM, how long the runs under way have to end before cancelled
 MIN_LEASE_TTL = 1.0  # `--lease-ttl`'s floor: 0.3 s ran out before a run's first step
 _KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for its lifetime
 

@@ -222,10 +222,11 @@ def test_sigterm_ends_a_run_under_way_within_the_grace_and_frees_its_thread(
         seen: list[str] = []
 
         def stream() -> None:
-            with contextlib.suppress(httpx.HTTPError):
-                with httpx.stream("POST", url, json=hung, timeout=120) as response:
-                    for line in response.iter_lines():
-                        seen.append(line)
+            with (
+                contextlib.suppress(httpx.HTTPError),
+                httpx.stream("POST", url, json=hung, timeout=120) as response,
+            ):
+                seen.extend(response.iter_lines())
 
         client = threading.Thread(target=stream, daemon=True)
         client.start()
