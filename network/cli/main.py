@@ -244,8 +244,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     asgi, network = serve_app(args)  # every option checked before anything listens
     endpoint = endpoint_from_args(args)
+    # and the store opened, once, in this process: before the logs are configured, so a
+    # store that fails is the one `error:` line, not the store's own log line before it
+    check_store(store_option(args.store))
     _quiet_logs()
-    check_store(store_option(args.store))  # and the store opened, once, in this process
     warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
 

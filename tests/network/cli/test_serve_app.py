@@ -357,6 +357,19 @@ def test_bad_serve_options_are_clear_errors(options: list[str], error: str) -> N
     assert error in done.stderr
 
 
+def test_a_store_that_cannot_be_opened_is_one_line_and_nothing_else() -> None:
+    # docs/deploying.md: "one line naming the option"; the store's own error log line was
+    # printed too (on stdout, in colour), before it
+    refused = AssertionError("served despite a store that cannot be opened")
+    unreachable = "postgresql://app:s3cret@127.0.0.1:1/threads"  # nothing listens on port 1
+    with mock.patch("uvicorn.Server.run", side_effect=refused):
+        done = cli_main("serve", TEAM, "--port", "0", "--store", unreachable)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: --store: cannot open the thread store: ")
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+    assert "s3cret" not in done.stderr
+
+
 @pytest.mark.parametrize("command", ["dev", "mcp"])
 def test_an_empty_authorize_is_an_error_for_dev_and_mcp(command: str) -> None:
     # `--authorize ""` was taken as no hook: every request served, every thread shown
