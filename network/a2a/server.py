@@ -12,7 +12,9 @@ Routes (all under the app's mount point):
   `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`) and,
   for clients that send no `A2A-Version` header, 0.3's (`message/send`, `message/stream`,
   `tasks/get`, `tasks/cancel`, `tasks/resubscribe`), answered by the SDK's dispatcher;
-- `<path>/v1/...`: the HTTP+JSON (REST) binding of the same methods (`rest=False` drops it).
+- `<path>/v1/...`: the HTTP+JSON (REST) binding of the same methods (`rest=False` drops it);
+  its reads (`GET`) are the caller's, refused 401 to a stranger as a call is. The card
+  answers anyone: a client reads it before it has a token.
 
 Before the SDK reads a body, the server refuses what the serving layer refuses of any
 protocol (`network.serving`): a caller the `authorize` hook refuses (401 / 403, asked with
@@ -253,10 +255,13 @@ class _Guard:
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http" or scope["method"] not in ("GET", "POST"):
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
+        if scope["method"] == "GET":
+            await self._read(request, scope, receive, send)
+            return
         try:
             # who asks, first: a stranger hears 401 whatever its body, not how one must look
             await self.served.principal(request, None)
@@ -271,16 +276,33 @@ class _Guard:
                 # handler's admission decides when it is not full yet, in JSON-RPC's terms)
                 raise slots.busy()
         except RequestError as refused:
-            log.info("a2a.refused", code=refused.code, status=refused.status)
-            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else {}
-            headers.update(refused.headers())
-            response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
-            await response(scope, receive, send)
+            await _refuse(refused, scope, receive, send)
             return
         except ClientDisconnect:  # gone before its body was whole: nobody to answer, no error
             await Response(status_code=400)(scope, receive, send)
             return
         await self.app(with_version(scope, body), _replay(body, receive), send)
+
+    async def _read(self, request: Request, scope: Scope, receive: Receive, send: Send) -> None:
+        """A GET: the card answers anyone (a client reads it before it has a token); a
+        read of the REST binding (`/v1/tasks...`) is the caller's, refused 401 to a stranger
+        as a POST is (the SDK answered 400, the 401 only inside its details)."""
+        if not scope.get("path", "").endswith(AGENT_CARD_WELL_KNOWN_PATH):
+            try:
+                await self.served.principal(request, None)
+            except RequestError as refused:
+                await _refuse(refused, scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(refused: RequestError, scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer `refused` in the serving layer's JSON shape (with `WWW-Authenticate` on 401)."""
+    log.info("a2a.refused", code=refused.code, status=refused.status)
+    headers = {"www-authenticate": "Bearer"} if refused.status == 401 else {}
+    headers.update(refused.headers())
+    response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
+    await response(scope, receive, send)
 
 
 SENDING = frozenset({"SendMessage", "SendStreamingMessage", "message/send", "message/stream"})

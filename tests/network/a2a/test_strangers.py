@@ -44,3 +44,20 @@ def test_a_stranger_is_401_whatever_its_body() -> None:
             known = http.post("/", content=content, headers=alice)
             assert known.status_code == status, (content[:20], known.text)
     assert model.requests == []
+
+
+def test_a_stranger_reading_tasks_over_rest_is_401_and_the_card_answers_anyone() -> None:
+    # The REST binding's reads (`GET /v1/tasks...`) answered a stranger 400 INVALID_ARGUMENT
+    # (the refusal's 401 only inside its details): a client could not tell it lacked a token
+    model = ScriptedModel(lambda request: "ok")
+    asgi = app(Network("echo", agents=[Agent("echo", model=model)]), authorize=identity_only)
+    version = {"A2A-Version": "1.0"}
+    with serve(asgi, lifespan="on") as url, httpx.Client(base_url=url, timeout=30) as http:
+        for path in ("/v1/tasks", "/v1/tasks/task-1"):
+            refused = http.get(path, headers=version)
+            assert refused.status_code == 401, (path, refused.text)
+            assert refused.headers["www-authenticate"] == "Bearer"
+            assert refused.json()["error"]["code"] == "unauthorized"
+        listed = http.get("/v1/tasks", headers={**version, "authorization": "Bearer token-alice"})
+        assert listed.status_code == 200, listed.text
+        assert http.get("/.well-known/agent-card.json").status_code == 200
