@@ -22,7 +22,8 @@ diagram.
 watch it step by step and replay the threads stored in `--store`. `serve --store` and
 `dev --store` run every thread on that thread store (SQLite file or PostgreSQL URL), so a
 restarted server, or another one on the same database, continues it. `serve` and `dev` bind
-127.0.0.1 by default and print a warning when bound to any other address.
+127.0.0.1 by default and print a warning when bound to any other address (`serve` not when
+`--authorize` or `--token-file` authorizes its requests).
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
@@ -248,7 +249,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # store that fails is the one `error:` line, not the store's own log line before it
     check_store(store_option(args.store))
     _quiet_logs()
-    warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
+    if args.authorize is None and args.token_file is None:  # else requests are authorized
+        warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
 
     # an IPv6 address in brackets, as a URL spells it (`http://[::1]:8000/`)

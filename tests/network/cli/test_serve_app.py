@@ -370,6 +370,22 @@ def test_a_store_that_cannot_be_opened_is_one_line_and_nothing_else() -> None:
     assert "s3cret" not in done.stderr
 
 
+def test_bound_beyond_this_machine_with_authorization_it_does_not_warn(tmp_path: Path) -> None:
+    # docs/deploying.md: the warning is for a server "without either" --authorize or
+    # --token-file; it was printed with a token file too. An address this machine lacks:
+    # the command goes as far as binding, then stops with one error line.
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("alice alice-token-0123456789\n")
+    exposed = ["--host", "203.0.113.1", "--port", "0"]
+    guarded = cli_main("serve", TEAM, *exposed, "--token-file", str(tokens))
+    assert guarded.returncode == 2 and "error: cannot listen on 203.0.113.1" in guarded.stderr
+    assert "WARNING" not in guarded.stderr
+    hooked = cli_main("serve", TEAM, *exposed, "--authorize", "tests.network.cli.authorize_hook")
+    assert hooked.returncode == 2 and "WARNING" not in hooked.stderr
+    anyone = cli_main("serve", TEAM, *exposed)
+    assert "WARNING: the AG-UI server is bound to 203.0.113.1" in anyone.stderr
+
+
 @pytest.mark.parametrize("command", ["dev", "mcp"])
 def test_an_empty_authorize_is_an_error_for_dev_and_mcp(command: str) -> None:
     # `--authorize ""` was taken as no hook: every request served, every thread shown
