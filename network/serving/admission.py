@@ -145,8 +145,9 @@ class Admission:
         try:
             await self.free_thread()
         finally:
-            if self.on_freed is not None:
-                self.on_freed()
+            freed, self.on_freed = self.on_freed, None  # counted once, if released twice
+            if freed is not None:
+                freed()
 
     async def free_thread(self) -> None:
         """Free the thread for the next request (by `release`)."""

@@ -217,7 +217,7 @@ class ServedThreads:
         cancels them first, and a lease released after its store was closed stayed behind,
         keeping the thread busy for the lease's time to live."""
         with anyio.move_on_after(CLOSE_WAIT_S):
-            while self.under_way:
+            while self.under_way > 0:
                 await anyio.sleep(0.02)
         if self.stored is not None:
             await self.stored.close()
