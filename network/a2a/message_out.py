@@ -236,5 +236,5 @@ def _arguments(text: str) -> Any:
         return text[:MAX_ARGUMENT_CHARS] + "..."
     try:
         return json.loads(text) if text else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
         return text

@@ -12,12 +12,15 @@ Routes (all under the app's mount point):
   `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`) and,
   for clients that send no `A2A-Version` header, 0.3's (`message/send`, `message/stream`,
   `tasks/get`, `tasks/cancel`, `tasks/resubscribe`), answered by the SDK's dispatcher;
-- `<path>/v1/...`: the HTTP+JSON (REST) binding of the same methods (`rest=False` drops it).
+- `<path>/v1/...`: the HTTP+JSON (REST) binding of the same methods (`rest=False` drops it);
+  its reads (`GET`) are the caller's, refused 401 to a stranger as a call is. The card
+  answers anyone: a client reads it before it has a token.
 
 Before the SDK reads a body, the server refuses what the serving layer refuses of any
-protocol (`network.serving`): a body that is not `application/json` (415), larger than
-`max_body_bytes` (413), a caller the `authorize` hook refuses (401 / 403, asked with no
-thread first; each request's thread is asked again by the handler), a message (a new task)
+protocol (`network.serving`): a caller the `authorize` hook refuses (401 / 403, asked with
+no thread first, before the body is read, so a stranger hears 401 whatever it sent; each
+request's thread is asked again by the handler), a body that is not `application/json`
+(415), larger than `max_body_bytes` (413), a message (a new task)
 while `max_runs` tasks run (503 `server_busy`, `Retry-After`; one that gets past this check
 as the last slot is taken is refused by the handler's admission, a JSON-RPC error naming
 `server_busy` in its data). Then the handler
@@ -48,8 +51,8 @@ from a2a.server.routes import (
 from a2a.types import AgentCard, SecurityScheme
 from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -252,30 +255,54 @@ class _Guard:
         self.max_body_bytes = max_body_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST":
+        if scope["type"] != "http" or scope["method"] not in ("GET", "POST"):
             await self.app(scope, receive, send)
             return
         request = Request(scope, receive)
+        if scope["method"] == "GET":
+            await self._read(request, scope, receive, send)
+            return
         try:
+            # who asks, first: a stranger hears 401 whatever its body, not how one must look
+            await self.served.principal(request, None)
             check_content_type(request.headers.get("content-type"))
             body = await read_body(
                 request.stream(), request.headers.get("content-length"), self.max_body_bytes
             )
             check_json_depth(body)  # the SDK's parser would answer its RecursionError's text
-            await self.served.principal(request, None)
             slots = self.served.slots
             if slots.full and starts_a_task(scope.get("path", ""), body):
                 # a full server refuses a new task over HTTP, as the other limits are (the
                 # handler's admission decides when it is not full yet, in JSON-RPC's terms)
                 raise slots.busy()
         except RequestError as refused:
-            log.info("a2a.refused", code=refused.code, status=refused.status)
-            headers = {"www-authenticate": "Bearer"} if refused.status == 401 else {}
-            headers.update(refused.headers())
-            response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
-            await response(scope, receive, send)
+            await _refuse(refused, scope, receive, send)
+            return
+        except ClientDisconnect:  # gone before its body was whole: nobody to answer, no error
+            await Response(status_code=400)(scope, receive, send)
             return
         await self.app(with_version(scope, body), _replay(body, receive), send)
+
+    async def _read(self, request: Request, scope: Scope, receive: Receive, send: Send) -> None:
+        """A GET: the card answers anyone (a client reads it before it has a token); a
+        read of the REST binding (`/v1/tasks...`) is the caller's, refused 401 to a stranger
+        as a POST is (the SDK answered 400, the 401 only inside its details)."""
+        if not scope.get("path", "").endswith(AGENT_CARD_WELL_KNOWN_PATH):
+            try:
+                await self.served.principal(request, None)
+            except RequestError as refused:
+                await _refuse(refused, scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(refused: RequestError, scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer `refused` in the serving layer's JSON shape (with `WWW-Authenticate` on 401)."""
+    log.info("a2a.refused", code=refused.code, status=refused.status)
+    headers = {"www-authenticate": "Bearer"} if refused.status == 401 else {}
+    headers.update(refused.headers())
+    response = JSONResponse(refused.body(), status_code=refused.status, headers=headers)
+    await response(scope, receive, send)
 
 
 SENDING = frozenset({"SendMessage", "SendStreamingMessage", "message/send", "message/stream"})

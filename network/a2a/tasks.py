@@ -17,6 +17,7 @@ task that does not exist.
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 from a2a.server.context import ServerCallContext
@@ -47,10 +48,18 @@ def task_store_for(store: Any) -> TaskStore:
     if engine is not None:
         from a2a.server.tasks import DatabaseTaskStore  # noqa: PLC0415 (sqlalchemy models)
 
-        # the table is made by `TaskRecords.setup`, where processes starting together take turns
-        return DatabaseTaskStore(
-            engine, create_table=False, table_name=TABLE, owner_resolver=owner_of
-        )
+        # The SDK declares its model for our table under the name its module's own model has
+        # (`TaskModel`), which SQLAlchemy warns of on stderr at every server start; the two
+        # are never looked up by that name (no relationship names a task model).
+        with warnings.catch_warnings():
+            warnings.filterwarnings(
+                "ignore", message="This declarative base already contains a class"
+            )
+            # the table is made by `TaskRecords.setup`, where processes starting together
+            # take turns
+            return DatabaseTaskStore(
+                engine, create_table=False, table_name=TABLE, owner_resolver=owner_of
+            )
     return InMemoryTaskStore(owner_resolver=owner_of)
 
 

@@ -46,8 +46,8 @@ def lone_surrogate_error(body: bytes) -> RequestError | None:
         )
     try:
         data = json.loads(text)
-    except ValueError:
-        return None  # not JSON at all: the parser's message says where
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's recursion limit
+        return None  # the parser's message says where (its own limit, deeper, is lower)
     found = first_lone_surrogate(data)
     if found is None:
         return None

@@ -67,7 +67,7 @@ def unread(part: Any) -> str:
 def _arguments(text: str) -> Any:
     try:
         return json.loads(text) if text else {}
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's limit
         return text  # kept as sent: a tool given it fails with an error the model sees
 
 

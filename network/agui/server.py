@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -248,14 +248,30 @@ class _Server:
             return _refused(error)
         return JSONResponse(thread_answer(view))
 
+    async def _stranger(self, request: Request) -> RequestError | None:
+        """The 401 for a caller the hook does not know, asked with no thread (as for the
+        thread list) when the body names none it could be asked with: a stranger hears
+        401 whatever its body, not how a request must look; None when the caller is known
+        (or the server has no hook)."""
+        if self.served.authorize is None:
+            return None
+        try:
+            await self.served.principal(request, None)
+        except RequestError as refused:
+            return refused if refused.status == 401 else None
+        return None
+
     async def handle(self, request: Request) -> Any:
         try:
             self.served.slots.check()  # a full server takes no body in (`admit` decides)
-            check_content_type(request.headers.get("content-type"))
-            body = await read_body(
-                request.stream(), request.headers.get("content-length"), self.max_body_bytes
-            )
-            run_input = parse(body)
+            try:
+                check_content_type(request.headers.get("content-type"))
+                body = await read_body(
+                    request.stream(), request.headers.get("content-length"), self.max_body_bytes
+                )
+                run_input = parse(body)
+            except RequestError as refused:
+                raise await self._stranger(request) or refused from None
             principal = await self.served.principal(request, run_input.thread_id)
             # on a store, a new thread is created holding them by the claim
             messages = (
@@ -266,6 +282,8 @@ class _Server:
             )
         except RequestError as error:
             return _refused(error)
+        except ClientDisconnect:  # gone before its body was whole: nobody to answer, no error
+            return Response(status_code=400)
         try:
             asked = check_request(
                 self.network,

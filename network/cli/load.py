@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import re
 import sys
 from pathlib import Path
@@ -63,7 +64,12 @@ def load_network(target: str) -> Network:
 
 def load_authorize(target: str) -> Any:
     """The `authorize` hook that `FILE:FUNCTION` or `MODULE:FUNCTION` (an import path,
-    `myapp.auth:authorize`) names (a bare file or module means `authorize`)."""
+    `myapp.auth:authorize`) names (a bare file or module means `authorize`).
+
+    An empty `target` is an error, not "no hook": `--authorize "$HOOK"` with the variable
+    unset would otherwise serve every request to anyone."""
+    if not target.strip():
+        raise CLIError("--authorize is empty; give MODULE:FUNCTION or FILE:FUNCTION")
     path_text, name = split_target(target)
     if ":" not in target:
         name = "authorize"
@@ -84,6 +90,14 @@ def load_authorize(target: str) -> Any:
     hook = getattr(module, name, None)
     if not callable(hook):
         raise CLIError(f"--authorize: {path_text} has no function {name!r}")
+    try:  # called so on every request: a function that cannot be would fail each one (500)
+        inspect.signature(hook).bind(None, None)
+    except TypeError:
+        raise CLIError(
+            f"--authorize: {path_text}:{name} cannot be called as authorize(request, thread_id)"
+        ) from None
+    except ValueError:  # no signature to read (a builtin): it is tried on the first request
+        pass
     return hook
 
 

@@ -22,7 +22,8 @@ diagram.
 watch it step by step and replay the threads stored in `--store`. `serve --store` and
 `dev --store` run every thread on that thread store (SQLite file or PostgreSQL URL), so a
 restarted server, or another one on the same database, continues it. `serve` and `dev` bind
-127.0.0.1 by default and print a warning when bound to any other address.
+127.0.0.1 by default and print a warning when bound to any other address (`serve` not when
+`--authorize` or `--token-file` authorizes its requests).
 The endpoint options (`--model`, `--api-base`, `--api-key`, `--param key=value`, and their
 `AGENT_NETWORK_*` environment variables) put every agent (and an LLM router) on one model or
 endpoint for this command only (`network.cli.endpoint`). The key is never printed.
@@ -68,6 +69,7 @@ from network.cli.reload import ReloadingApp
 from network.cli.replay import add_replay_parser, cmd_replay
 from network.cli.serve_app import (
     AUTHORIZE_HELP,
+    SHUTDOWN_GRACE_S,
     add_serve_options,
     serve_app,
     worker_environment,
@@ -243,15 +245,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     asgi, network = serve_app(args)  # every option checked before anything listens
     endpoint = endpoint_from_args(args)
+    # and the store opened, once, in this process: before the logs are configured, so a
+    # store that fails is the one `error:` line, not the store's own log line before it
+    check_store(store_option(args.store))
     _quiet_logs()
-    check_store(store_option(args.store))  # and the store opened, once, in this process
-    warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
+    if args.authorize is None and args.token_file is None:  # else requests are authorized
+        warn_if_exposed(args.host, "the AG-UI and A2A server" if args.a2a else "the AG-UI server")
     where = "in memory" if args.store is None else "on the thread store"
 
+    # an IPv6 address in brackets, as a URL spells it (`http://[::1]:8000/`)
+    host = f"[{args.host}]" if ":" in args.host and not args.host.startswith("[") else args.host
+
     def served(port: int) -> str:
-        said = f"over AG-UI at http://{args.host}:{port}{args.path}"
+        said = f"over AG-UI at http://{host}:{port}{args.path}"
         if args.a2a:
-            said += f" and over A2A at http://{args.host}:{port}{args.a2a_path}"
+            said += f" and over A2A at http://{host}:{port}{args.a2a_path}"
         return said
 
     if args.workers < 1:
@@ -277,6 +285,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             factory=True,
             workers=args.workers,
             log_level="warning",
+            timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
         )
         with sock:
             port = sock.getsockname()[1]
@@ -288,7 +297,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port = sock.getsockname()[1]
         print(f"Serving {network.name!r} {served(port)} (threads {where})", flush=True)
         # warnings and errors only, as the `--workers` processes, `dev` and `mcp` log
-        uvicorn.Server(uvicorn.Config(asgi, log_level="warning")).run(sockets=[sock])
+        # on SIGTERM, the runs under way have SHUTDOWN_GRACE_S to end, then are cancelled
+        # (their leases released): a run that never ends kept the process running
+        config = uvicorn.Config(
+            asgi, log_level="warning", timeout_graceful_shutdown=SHUTDOWN_GRACE_S
+        )
+        uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 
@@ -301,7 +315,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
-    authorize = load_authorize(args.authorize) if args.authorize else None
+    authorize = load_authorize(args.authorize) if args.authorize is not None else None
     try:
         slots = RunSlots(args.max_runs)
     except ConfigurationError as exc:
@@ -353,7 +367,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def _dev_authorize(args: argparse.Namespace) -> Any:
     """The dev UI's `--authorize` hook, required when it listens beyond this machine: the
     page lists every stored thread and runs as any user it names."""
-    authorize = load_authorize(args.authorize) if args.authorize else None
+    authorize = load_authorize(args.authorize) if args.authorize is not None else None
     if authorize is None and not is_loopback(args.host):
         raise CLIError(
             f"the dev UI shows every stored thread and runs as any user it is told; bound to "

@@ -17,7 +17,7 @@ import threading
 import time
 
 POLL_S = 0.5
-GRACE_S = 10.0
+GRACE_S = 15.0  # beyond `serve_app.SHUTDOWN_GRACE_S`: the runs under way end first
 
 
 def exit_when_orphaned(parent: int) -> None:

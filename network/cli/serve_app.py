@@ -43,6 +43,7 @@ from network.cli.bind import LOOPBACK_HOSTS, is_loopback, port_number
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
 from network.cli.orphan_watch import exit_when_orphaned
+from network.cli.web_names import allowed_host, cors_origin
 from network.errors import ConfigurationError
 from network.run.definition import RunnableNetwork
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
@@ -53,6 +54,8 @@ ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
 SUPERVISOR_VARIABLE = "AGENT_NETWORK_SERVE_SUPERVISOR"
 CARD_PATH = "/.well-known/agent-card.json"
 CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
+SHUTDOWN_GRACE_S = 10  # on SIGTERM, how long the runs under way have to end before cancelled
+MIN_LEASE_TTL = 1.0  # `--lease-ttl`'s floor: 0.3 s ran out before a run's first step
 _KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for its lifetime
 
 
@@ -80,7 +83,8 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         default=DEFAULT_LEASE_TTL,
         metavar="SECONDS",
         help="with --store: how long a run's lease on its thread lasts without renewal, so how "
-        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g})",
+        f"long a thread stays busy after its server died mid-run (default {DEFAULT_LEASE_TTL:g}, "
+        f"at least {MIN_LEASE_TTL:g})",
     )
     serve.add_argument(
         "--max-runs",
@@ -99,6 +103,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--cors-origin",
+        type=cors_origin,
         action="append",
         default=[],
         metavar="ORIGIN",
@@ -106,6 +111,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument(
         "--allowed-host",
+        type=allowed_host,
         action="append",
         default=[],
         metavar="HOST",
@@ -138,6 +144,11 @@ def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
         check_ttl(args.lease_ttl)
     except ConfigurationError as exc:
         raise CLIError(f"--lease-ttl: {exc}") from exc
+    if args.lease_ttl < MIN_LEASE_TTL:
+        raise CLIError(
+            f"--lease-ttl: must be at least {MIN_LEASE_TTL:g} second (a lease is renewed every "
+            f"third of it; shorter, it runs out before a run's first step), got {args.lease_ttl:g}"
+        )
     authorize = _authorize(args)
     slots = _slots(args)
     store = store_option(args.store)
@@ -190,11 +201,14 @@ def _slots(args: argparse.Namespace) -> Any:
 
 
 def _authorize(args: argparse.Namespace) -> Any:
-    if args.authorize and args.token_file:
+    # `is not None`: an empty value (an unset variable) is an error, never "no authorization"
+    if args.authorize is not None and args.token_file is not None:
         raise CLIError("give --authorize or --token-file, not both")
-    if args.authorize:
+    if args.authorize is not None:
         return load_authorize(args.authorize)
-    if args.token_file:
+    if args.token_file is not None:
+        if not args.token_file.strip():
+            raise CLIError("--token-file is empty; give the path of a token file")
         from network.serving.tokens import token_file_authorize  # noqa: PLC0415
 
         try:

@@ -264,7 +264,9 @@ class RunContext(Generic[DepsT]):
     stack: list[Any] = field(default_factory=list)
     last_result: InferenceResult | None = None
     agent: AgentLike | None = None
-    deps: DepsT = None  # type: ignore[assignment]  # None when the run was given no deps
+    # None when the run was given no deps; not in the repr: "never logged" holds for a
+    # context shown as text too (in an error message, a log line, a traceback's locals)
+    deps: DepsT = field(default=None, repr=False)  # type: ignore[assignment]
     extras: dict[str, Any] = field(default_factory=dict)  # for user code only
     # The parallel branch this context runs (a branch's own context: `network.run.fork`),
     # and the branches that failed under `Parallel(on_error="continue")` so far.

@@ -9,7 +9,8 @@ the reverse order of opening: after success, after an error (the context manager
 error) and after cancellation.
 
 Because the run holds factories and not values, nothing about a resource is copied, persisted
-or streamed: a resumed run (`network.resume`, a thread's next run) opens its own, fresh ones.
+or streamed: a resumed run (`network.run(result.resume(...))`, a thread's next run) opens its
+own, fresh ones.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ def check_factories(owner: str, factories: Mapping[str, Any] | None) -> dict[str
 
 def _checked_factory(owner: str, name: Any, factory: ResourceFactory) -> ResourceFactory:
     if not isinstance(name, str) or not name:
-        raise ConfigurationError(f"{owner}: resource names must be strings, got {name!r}")
-    if hasattr(factory, "__aenter__"):
+        raise ConfigurationError(f"{owner}: resource names must be non-empty strings, got {name!r}")
+    # A class with `__aenter__` is a factory (calling it makes the manager); an instance of
+    # one is a manager already opened or about to be, which a resumed run could not rebuild.
+    if hasattr(factory, "__aenter__") and not isinstance(factory, type):
         raise ConfigurationError(
             f"{owner}: resource {name!r} is an opened context manager; give the factory "
             "that makes one (a resumed run must be able to build its own)"

@@ -23,7 +23,7 @@ lost stops, `network.serving.lease`). `release` frees the thread for the next re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -120,6 +120,8 @@ class Admission:
     # the run's place among the server's runs in flight (`network.serving.capacity`), given
     # back by `release`
     slot: Slot | None = None
+    # called once the thread is free (`ServedThreads` counts the runs still holding one)
+    on_freed: Callable[[], None] | None = None
 
     @property
     def stopped(self) -> bool:
@@ -140,7 +142,12 @@ class Admission:
         is cancelled."""
         if self.slot is not None:
             self.slot.release()
-        await self.free_thread()
+        try:
+            await self.free_thread()
+        finally:
+            freed, self.on_freed = self.on_freed, None  # counted once, if released twice
+            if freed is not None:
+                freed()
 
     async def free_thread(self) -> None:
         """Free the thread for the next request (by `release`)."""

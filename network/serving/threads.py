@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from network.errors import ConfigurationError
 from network.numbers import check_number
 from network.run.interrupts import Interrupt
@@ -41,6 +43,10 @@ from network.threads.leases import DEFAULT_LEASE_TTL
 
 if TYPE_CHECKING:
     from network.run.definition import RunnableNetwork
+
+# How long `close` waits for the runs under way (cancelled by a stopping server) to free
+# their threads before it closes the store anyway.
+CLOSE_WAIT_S = 5.0
 
 
 @dataclass(slots=True, frozen=True)
@@ -121,6 +127,7 @@ class ServedThreads:
         # New threads admitted but not yet running (they join the registry when they start):
         # a second request on the same new thread id finds them busy.
         self._reserved: dict[str, ThreadRecord] = {}
+        self.under_way = 0  # runs admitted whose thread is not free again yet (`close` waits)
 
     @property
     def on_store(self) -> bool:
@@ -162,7 +169,12 @@ class ServedThreads:
             slot.release()
             raise
         admission.slot = slot
+        self.under_way += 1
+        admission.on_freed = self._freed
         return admission
+
+    def _freed(self) -> None:
+        self.under_way -= 1
 
     async def _admit(
         self,
@@ -219,6 +231,12 @@ class ServedThreads:
         ]
 
     async def close(self) -> None:
-        """Close the store when it was opened here from a URL or path."""
+        """Close the store when it was opened here from a URL or path, once the runs under
+        way freed their threads (for `CLOSE_WAIT_S` at most): a server stopping (SIGTERM)
+        cancels them first, and a lease released after its store was closed stayed behind,
+        keeping the thread busy for the lease's time to live."""
+        with anyio.move_on_after(CLOSE_WAIT_S):
+            while self.under_way > 0:
+                await anyio.sleep(0.02)
         if self.stored is not None:
             await self.stored.close()

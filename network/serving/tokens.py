@@ -1,6 +1,7 @@
 """An `authorize` hook from a token file: bearer tokens, each naming its principal.
 
-    # tokens.txt: one "PRINCIPAL TOKEN" a line; '#' starts a comment
+    # tokens.txt: one "PRINCIPAL TOKEN" a line; '#' starts a comment (at a word's start:
+    # inside a token, it is one of the token's characters)
     alice  3f6c1b0e9a4d47e2b1c5d8e7f6a9b0c1
     bob    9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a
 
@@ -16,6 +17,7 @@ a principal no thread store can keep or a line that is not two words is a
 from __future__ import annotations
 
 import hmac
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,7 @@ from network.serving.principals import Authorize, Unauthorized
 from network.threads.ids import check_id
 
 MIN_TOKEN_CHARS = 16
+_COMMENT = re.compile(r"(?:^|\s)#")  # a `#` inside a word is part of it (a token's character)
 
 
 def read_tokens(path: str | Path) -> dict[str, str]:
@@ -34,13 +37,13 @@ def read_tokens(path: str | Path) -> dict[str, str]:
     except OSError as exc:
         raise ConfigurationError(f"token file {source}: {exc.strerror}") from None
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark (an editor's) is not text
     except UnicodeDecodeError as exc:  # the line, never its bytes: they may be a token's
         number = data.count(b"\n", 0, exc.start) + 1
         raise ConfigurationError(f"token file {source}, line {number}: not UTF-8 text") from None
     tokens: dict[str, str] = {}
     for number, line in enumerate(text.splitlines(), start=1):
-        words = line.split("#", 1)[0].split()
+        words = _COMMENT.split(line, maxsplit=1)[0].split()
         if not words:
             continue
         where = f"token file {source}, line {number}"

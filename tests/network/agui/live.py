@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import socket
 import subprocess
 import threading
 import time
@@ -38,6 +40,31 @@ def serve(asgi: Any, *, lifespan: str = "off") -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def server_errors() -> Iterator[list[logging.LogRecord]]:
+    """The errors uvicorn logs while in the block: its `uvicorn.error` logger does not reach
+    the root's, and its handlers are set when a server is configured, so this is entered
+    once the server runs."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("uvicorn.error")
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
+
+
+def leave_mid_body(port: int, path: str) -> None:
+    """Announce a 1,000-byte JSON body, send one byte of it, and close the connection."""
+    with socket.create_connection(("127.0.0.1", port)) as raw:
+        raw.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode()
+            + b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+        )
 
 
 def run_body(thread: str, run: str, text: str, **extra: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext, StateSchema
 from network.agui import Forbidden, ThreadRegistry, Unauthorized, app
 from network.errors import ConfigurationError, RoutingError
-from tests.network.agui.live import serve
+from tests.network.agui.live import leave_mid_body, serve, server_errors
 from tests.network.agui.protocol import parse_sse, replay
 
 pytestmark = pytest.mark.usefixtures("quiet_logs")
@@ -75,6 +76,10 @@ def test_bodies_that_are_not_json_get_415_and_run_nothing(
         (b"[1, 2]", "Input should be an object"),
         (b'{"threadId": 5}', "threadId: Input should be a valid string; runId: Field required"),
         (b"\xff\xfe", "not valid UTF-8 text (byte 0)"),
+        # nested past Python's recursion limit: the second reading of a refused body (for a
+        # lone surrogate) overflowed, and the client got a bare 500
+        (b'{"state": ' + b'{"a": ' * 5000 + b"1" + b"}" * 5001, "recursion limit exceeded"),
+        (b"[" * 100_000 + b"]" * 100_000, "recursion limit exceeded"),
     ],
 )
 def test_a_json_body_that_is_not_a_run_input_is_422_naming_why(
@@ -249,6 +254,22 @@ def test_a_tool_result_for_a_call_the_server_never_issued_is_refused() -> None:
 # -- point 4: RUN_ERROR carries the library's messages only -----------------------------------
 
 
+def test_tool_arguments_nested_past_the_recursion_limit_are_not_a_500() -> None:
+    # The arguments of a past tool call are a JSON string inside the body: the body's own
+    # depth check never sees them, and reading them overflowed Python's recursion limit.
+    network, model = tool_network()
+    asgi = app(network)
+    messages = forged_result("call_forged")
+    messages[1]["toolCalls"][0]["function"]["arguments"] = "[" * 5000 + "]" * 5000
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        response = http.post("/", json=body("t", "r1", messages))
+        assert response.status_code == 422
+        assert response.json()["error"]["code"] == "unknown_tool_call"
+        assert model.requests == [] and len(asgi.state.threads) == 0
+        without_result = http.post("/", json=body("t", "r2", messages[:2]))
+        assert without_result.status_code != 500
+
+
 def test_a_foreign_exception_reaches_the_client_as_a_generic_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -350,6 +371,41 @@ def test_authorize_decides_who_runs_and_threads_belong_to_their_creator() -> Non
         assert len(model.requests) == 1
         again = http.post("/", json=body("alice-t", "r3"), headers=as_user("token-alice"))
         assert again.status_code == 200 and "s3cr3t" in again.text
+
+
+async def identity_only(request: Any, thread_id: str | None) -> str | None:
+    """A hook that knows callers, not threads (as a token file's)."""
+    user = TOKENS.get(request.headers.get("authorization", "").removeprefix("Bearer "))
+    if user is None:
+        raise Unauthorized("a bearer token is needed")
+    return user
+
+
+def test_a_stranger_is_401_whatever_its_body() -> None:
+    # docs/deploying.md: a request without a token the server knows is 401. A body the
+    # server refused (not JSON, too large, not a RunAgentInput) was answered 415/413/422
+    # first, telling a stranger how a request must look; a known caller still hears why.
+    network, model = echo_network()
+    asgi = app(network, authorize=identity_only, max_body_bytes=1000)
+    bad_bodies = [
+        ({"content": b'{"threadId": "t"}', "headers": {"content-type": "text/plain"}}, 415),
+        ({"content": b"{not json", "headers": {"content-type": "application/json"}}, 422),
+        ({"json": {"threadId": "t"}}, 422),
+        ({"json": body("t", "r", state={"x": "y" * 2000})}, 413),
+    ]
+    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+        for send, status in bad_bodies:
+            for token in (None, "token-eve"):
+                headers = {**send.get("headers", {})}
+                if token:
+                    headers["authorization"] = f"Bearer {token}"
+                refused = http.post("/", **{**send, "headers": headers})
+                assert refused.status_code == 401, (send, token, refused.text)
+                assert refused.json()["error"]["code"] == "unauthorized"
+            headers = {**send.get("headers", {}), "authorization": "Bearer token-alice"}
+            known = http.post("/", **{**send, "headers": headers})
+            assert known.status_code == status, (send, known.text)
+    assert model.requests == [] and len(asgi.state.threads) == 0
 
 
 def test_a_failing_authorize_hook_is_a_generic_500() -> None:
@@ -519,4 +575,18 @@ def test_a_state_key_no_thread_store_can_keep_is_refused_before_the_model_is_pai
     assert response.status_code == 422, response.text[:300]
     error = response.json()["error"]
     assert error["code"] == "invalid_state" and "a thread store cannot keep" in error["message"]
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
+def test_a_client_gone_while_sending_its_body_logs_no_error(echo: Any) -> None:
+    # A stranger who announces a body and leaves before sending it all made the server log
+    # an "Exception in ASGI application" traceback (starlette's ClientDisconnect) each time:
+    # a log flood at will. Nobody is left to answer; the thread is untouched.
+    http, asgi, model = echo
+    with server_errors() as errors:
+        for _ in range(3):
+            leave_mid_body(int(http.base_url.port or 80), "/")
+        assert http.get("/capabilities").status_code == 200  # the server answers others
+        time.sleep(0.3)
+    assert [r.getMessage() for r in errors] == []
     assert model.requests == [] and len(asgi.state.threads) == 0

@@ -14,3 +14,8 @@ def authorize(request: Any, thread_id: str | None) -> str:
     if user is None:
         raise Unauthorized("a bearer token is needed")
     return user
+
+
+def no_arguments() -> str:
+    """Not a hook: `authorize(request, thread_id)` cannot call it."""
+    return "alice"

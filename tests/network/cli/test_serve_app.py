@@ -6,8 +6,11 @@ them); and bad options are clear errors."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +20,7 @@ from unittest import mock
 import httpx
 import pytest
 
+from network.cli.serve_app import SHUTDOWN_GRACE_S
 from tests.fakes.processes import ROOT, free_port, server_process
 from tests.network.a2a.servers import TEAM
 from tests.network.cli.test_main import cli_main
@@ -68,6 +72,8 @@ def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
     hook = "tests.network.cli.authorize_hook:authorize"  # an import path, not a file
     options = ["--store", store, "--authorize", hook, "--lease-ttl", "5"]
     options += ["--cors-origin", "https://app.example"]
+    # spelled as a browser never sends it: compared as the browser does (it was never equal)
+    options += ["--cors-origin", "HTTPS://Other.Example:443"]
     with serving(*options) as url:
         refused = httpx.post(url, json=run_body("t-1"))
         assert refused.status_code == 401
@@ -89,6 +95,11 @@ def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
             headers={"origin": "https://evil.example", "access-control-request-method": "POST"},
         )
         assert "access-control-allow-origin" not in other.headers
+        normalized = httpx.options(
+            url,
+            headers={"origin": "https://other.example", "access-control-request-method": "POST"},
+        )
+        assert normalized.headers["access-control-allow-origin"] == "https://other.example"
 
 
 def test_bound_to_loopback_it_answers_only_the_hosts_it_is_told() -> None:
@@ -179,6 +190,60 @@ def test_workers_on_port_0_print_the_port_they_serve_on(tmp_path: Path) -> None:
         process.communicate(timeout=30)
 
 
+def test_bound_to_an_ipv6_address_the_banner_names_a_url_a_client_can_use() -> None:
+    # it printed http://::1:PORT/, which no client parses as a host and a port
+    command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--port", "0"]
+    command += ["--host", "::1", "--a2a"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        assert process.stdout is not None
+        banner = process.stdout.readline().decode()
+        port = banner.split("]:", 1)[1].split("/", 1)[0]
+        expected = f"at http://[::1]:{port}/ and over A2A at http://[::1]:{port}/a2a "
+        assert expected in banner, banner
+        answered = httpx.get(f"http://[::1]:{port}/capabilities", timeout=30)
+        assert answered.status_code == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_sigterm_ends_a_run_under_way_within_the_grace_and_frees_its_thread(
+    tmp_path: Path,
+) -> None:
+    # A run that does not end (a tool waiting 600 s) kept a SIGTERM'd server running for as
+    # long as the run took: a deploy's SIGTERM did nothing, and the SIGKILL that followed
+    # left the thread busy for --lease-ttl. The runs under way now get the grace, then are
+    # cancelled: the process ends, the lease is released, the thread runs again at once.
+    store = str(tmp_path / "threads.db")
+    options = ["--store", store, "--lease-ttl", "600"]
+    hung = {**run_body("t-hung"), "messages": [{"id": "m1", "role": "user", "content": "wait 600"}]}
+    with serving_process(*options) as (url, process):
+        seen: list[str] = []
+
+        def stream() -> None:
+            with (
+                contextlib.suppress(httpx.HTTPError),
+                httpx.stream("POST", url, json=hung, timeout=120) as response,
+            ):
+                seen.extend(response.iter_lines())
+
+        client = threading.Thread(target=stream, daemon=True)
+        client.start()
+        deadline = time.monotonic() + 60
+        while not any("TOOL_CALL_START" in line for line in seen):
+            assert time.monotonic() < deadline and process.poll() is None, seen
+            time.sleep(0.1)
+        stopped_at = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(SHUTDOWN_GRACE_S + 30)
+        assert time.monotonic() - stopped_at < SHUTDOWN_GRACE_S + 30
+        client.join(10)
+    with serving_process(*options) as (url, _):
+        again = httpx.post(url, json=run_body("t-hung"), timeout=30)
+        assert again.status_code == 200 and "RUN_FINISHED" in again.text  # not 409 for 600 s
+
+
 def test_one_process_logs_warnings_and_errors_only() -> None:
     """docs/cli.md: the commands log warnings and errors only. One `serve` process logged
     uvicorn's INFO lines (its start, one access line a request, on stdout) where the
@@ -250,6 +315,9 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--max-runs", "0"], "--max-runs"),
         (["--lease-ttl", "nan"], "--lease-ttl"),
         (["--lease-ttl", "-1"], "--lease-ttl"),
+        # lost before a run's first step: every run ended LeaseLostError (0.3 s did too)
+        (["--lease-ttl", "1e-300"], "--lease-ttl: must be at least 1 second"),
+        (["--lease-ttl", "0.3"], "--lease-ttl: must be at least 1 second"),
         (["--workers", "0"], "--workers must be 1 or more"),
         (["--workers", "2"], "--workers above 1 needs a database --store"),
         (["--authorize", "no_such_module_here:authorize"], "--authorize: cannot import"),
@@ -258,12 +326,74 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         (["--authorize", "auth/missing:f"], "error: --authorize: no such file: auth/missing\n"),
         (["--authorize", "tests:f"], "--authorize: tests has no function 'f'"),  # a package
         (["--authorize", "x:y", "--token-file", "t.txt"], "not both"),
+        # a function the server cannot call as authorize(request, thread_id): every request
+        # was a 500 "authorization failed"
+        (
+            ["--authorize", "tests.network.cli.authorize_hook:no_arguments"],
+            "error: --authorize: tests.network.cli.authorize_hook:no_arguments cannot be called "
+            "as authorize(request, thread_id)",
+        ),
+        # empty (an unset variable: `--token-file "$TOKENS"`): it served every request
+        (["--authorize", ""], "error: --authorize is empty"),
+        (["--token-file", ""], "error: --token-file is empty"),
+        (["--token-file", " "], "error: --token-file is empty"),
+        # values no browser's Origin or Host can equal: every browser was refused, unexplained
+        (["--cors-origin", "https://app.example/"], "--cors-origin: 'https://app.example/' is"),
+        (["--cors-origin", "app.example"], "is not an origin"),
+        (["--cors-origin", "*"], "is not an origin"),
+        (["--allowed-host", "app.example:8443"], "--allowed-host: 'app.example:8443' is"),
+        (["--allowed-host", "https://app.example"], "is not a host name"),
     ],
 )
 def test_bad_serve_options_are_clear_errors(options: list[str], error: str) -> None:
     # through main(), in this process; a server started anyway fails the test (never hangs it)
     refused = AssertionError("served despite a bad option")
-    with mock.patch("uvicorn.run", side_effect=refused):
+    with (
+        mock.patch("uvicorn.run", side_effect=refused),
+        mock.patch("uvicorn.Server.run", side_effect=refused),
+    ):
         done = cli_main("serve", TEAM, "--port", "0", *options)
     assert done.returncode != 0
     assert error in done.stderr
+
+
+def test_a_store_that_cannot_be_opened_is_one_line_and_nothing_else() -> None:
+    # docs/deploying.md: "one line naming the option"; the store's own error log line was
+    # printed too (on stdout, in colour), before it
+    refused = AssertionError("served despite a store that cannot be opened")
+    unreachable = "postgresql://app:s3cret@127.0.0.1:1/threads"  # nothing listens on port 1
+    with mock.patch("uvicorn.Server.run", side_effect=refused):
+        done = cli_main("serve", TEAM, "--port", "0", "--store", unreachable)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: --store: cannot open the thread store: ")
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+    assert "s3cret" not in done.stderr
+
+
+def test_bound_beyond_this_machine_with_authorization_it_does_not_warn(tmp_path: Path) -> None:
+    # docs/deploying.md: the warning is for a server "without either" --authorize or
+    # --token-file; it was printed with a token file too. An address this machine lacks:
+    # the command goes as far as binding, then stops with one error line.
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("alice alice-token-0123456789\n")
+    exposed = ["--host", "203.0.113.1", "--port", "0"]
+    guarded = cli_main("serve", TEAM, *exposed, "--token-file", str(tokens))
+    assert guarded.returncode == 2 and "error: cannot listen on 203.0.113.1" in guarded.stderr
+    assert "WARNING" not in guarded.stderr
+    hooked = cli_main("serve", TEAM, *exposed, "--authorize", "tests.network.cli.authorize_hook")
+    assert hooked.returncode == 2 and "WARNING" not in hooked.stderr
+    anyone = cli_main("serve", TEAM, *exposed)
+    assert "WARNING: the AG-UI server is bound to 203.0.113.1" in anyone.stderr
+
+
+@pytest.mark.parametrize("command", ["dev", "mcp"])
+def test_an_empty_authorize_is_an_error_for_dev_and_mcp(command: str) -> None:
+    # `--authorize ""` was taken as no hook: every request served, every thread shown
+    refused = AssertionError("served despite an empty --authorize")
+    with (
+        mock.patch("uvicorn.Server.run", side_effect=refused),
+        mock.patch("anyio.run", side_effect=refused),
+    ):
+        done = cli_main(command, TEAM, "--port", "0", "--authorize", "")
+    assert done.returncode == 2
+    assert "error: --authorize is empty" in done.stderr

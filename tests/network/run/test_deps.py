@@ -13,7 +13,7 @@ import pytest
 import structlog
 
 from agents import Agent, AgentCall, ScriptedModel, ToolContext, call, tool
-from network import Network, TemplateError, ThreadRef
+from network import Network, RoutingError, TemplateError, ThreadRef
 from network.run.context import RunContext
 
 pytestmark = pytest.mark.anyio
@@ -185,3 +185,22 @@ def _spy(router: Any, seen: list[Any]) -> Any:
         return router(ctx)
 
     return route
+
+
+async def test_a_context_shown_as_text_does_not_show_its_deps() -> None:
+    # "never logged": a router that returned its context by mistake put the whole context's
+    # repr, deps (a key) and all, in the RoutingError, which a server passes to its client
+    secret = {"api_key": "sk-SECRET-0123456789"}
+    agent = Agent("a", model=ScriptedModel(["x"]))
+    network = Network("n", agents=[agent], router=lambda ctx: [ctx])
+    with pytest.raises(RoutingError) as caught:
+        await network.run("go", deps=secret)
+    assert "sk-SECRET" not in str(caught.value)
+    seen: list[str] = []
+
+    def route(ctx: RunContext) -> Any:
+        seen.append(repr(ctx))
+        return None
+
+    await Network("m", agents=[agent], router=route).run("go", deps=secret)
+    assert seen and "sk-SECRET" not in seen[0]

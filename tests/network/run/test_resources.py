@@ -166,6 +166,31 @@ def test_a_value_instead_of_a_factory_is_refused_at_definition() -> None:
         Network("n", agents=[agent], resources={"db": opened})
 
 
+async def test_a_class_with_aenter_and_aexit_is_a_factory() -> None:
+    # docs/deps.md: a factory is "an `@asynccontextmanager` function or a class with
+    # `__aenter__` / `__aexit__`"; the class was refused as "an opened context manager"
+    journal = Journal()
+
+    class Connection:
+        async def __aenter__(self) -> dict[str, Any]:
+            journal.lines.append("open conn")
+            return {"name": "conn", "n": 1, "open": True}
+
+        async def __aexit__(self, *exc_info: object) -> None:
+            journal.lines.append("close conn")
+
+    network = network_of(journal, [call("use", names=["conn"])], "done", conn=Connection)
+    result = await network.run("go")
+    assert result.results[0].tool_calls[0].content == "conn#1"
+    assert journal.lines == ["open conn", "close conn"]
+
+
+def test_an_empty_resource_name_is_refused_saying_so() -> None:
+    agent = Agent("a", model=ScriptedModel([]))
+    with pytest.raises(ConfigurationError, match="resource names must be non-empty strings"):
+        Network("n", agents=[agent], resources={"": Journal().factory("x")})
+
+
 async def test_a_factory_that_returns_no_context_manager_is_named() -> None:
     network = network_of(Journal(), [call("use", names=["db"])], "done", db=lambda: 42)
     result = await network.run("go")

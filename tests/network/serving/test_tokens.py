@@ -62,3 +62,23 @@ def test_a_file_not_in_utf8_names_the_line_not_the_token(tmp_path: Path) -> None
     with pytest.raises(ConfigurationError, match=r"tokens.txt, line 2: not UTF-8 text$") as caught:
         token_file_authorize(path)
     assert "0123456789" not in str(caught.value)
+
+
+def test_a_hash_inside_a_token_is_part_of_it(tmp_path: Path) -> None:
+    # `#` starts a comment at the start of a word only: inside a token it was taken for one,
+    # and the token cut at it (a shorter secret granted, the one given refused)
+    path = tmp_path / "tokens.txt"
+    path.write_text("alice alice-token#0123456789  # her laptop\n#bob bob-token-0123456789ab\n")
+    authorize = token_file_authorize(path)
+    assert authorize(request("Bearer alice-token#0123456789"), None) == "alice"
+    for header in ("Bearer alice-token", "Bearer bob-token-0123456789ab"):
+        with pytest.raises(Unauthorized):
+            authorize(request(header), None)
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_principal(tmp_path: Path) -> None:
+    # a file saved by an editor that writes one (Windows Notepad): the first principal was
+    # "\ufeffalice", a different owner from "alice" for every thread and budget
+    path = tmp_path / "tokens.txt"
+    path.write_bytes("alice alice-token-0123456789\n".encode("utf-8-sig"))
+    assert token_file_authorize(path)(request("Bearer alice-token-0123456789"), None) == "alice"
