@@ -39,6 +39,7 @@ from network.run.context import RunContext
 from network.run.events import ToolResult
 from network.run.stages import NO_STAGES, Stages, chain, resolve_stages
 from network.state.provenance import agent_writer
+from network.utf8 import utf8_json, utf8_text
 
 if TYPE_CHECKING:
     from agents._template import Template
@@ -479,8 +480,13 @@ class AgentStep:
         `AgentCall.output_json`)."""
         kv: Any = ctx.state.kv
         key = self.output_key
-        if output_json is not None and kv.spec(key).adapter is None:
-            value = output_json(value)
+        # The model's answer is kept as every store and client can keep it (a lone surrogate
+        # becomes U+FFFD, as the model clients mend what a server sends), not refused as a
+        # tool's own write of such text is: the model's output is not the caller's mistake.
+        if type(value) is str:
+            value = utf8_text(value)
+        elif output_json is not None and kv.spec(key).adapter is None:
+            value = utf8_json(output_json(value))  # a fresh value: mended in place
         kv.writer = agent_writer(self.name, ctx.call_count)
         kv.set(key, value)
 
