@@ -42,6 +42,8 @@ def test_many_tasks_leave_at_most_max_tasks_and_never_a_working_one() -> None:
         working = send(http, "wait 60", 0, wait=False)["id"]
         done = [send(http, "hi", number)["id"] for number in range(1, 31)]
         assert len(tasks) == 5
+        records = asgi.state.handler.records  # the store itself, not the live task's copy
+        assert anyio.run(records.get, working, None) is not None
         got = call(http, "GetTask", {"id": working}, 100)["result"]
         assert got["status"]["state"] == "TASK_STATE_WORKING"
         assert "result" in call(http, "GetTask", {"id": done[-1]}, 101)  # the latest kept
