@@ -78,11 +78,12 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
     It keeps checkpoints: `checkpoints`, `state_at`, `fork_thread`, `rewind_thread` (see
     `network.threads.checkpoint_store`).
 
+    Beyond `max_threads` or `max_bytes`, the least recently used threads no run holds are
+    forgotten (see the module docstring).
+
     Args:
         max_threads: the most threads kept at once (default: no limit).
         max_bytes: the most bytes all threads may take together (default: no limit).
-        Beyond either, the least recently used threads no run holds are forgotten (see the
-        module docstring).
     """
 
     def __init__(self, *, max_threads: int | None = None, max_bytes: int | None = None) -> None:
