@@ -34,12 +34,7 @@ from network.history.results import InferenceResult
 from network.numbers import check_sizes
 from network.threads.checkpoint_data import ThreadOrigin
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import (
-    DEFAULT_CACHED_THREADS,
-    DecodedCache,
-    DecodedThread,
-    ResultRow,
-)
+from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import MemoryLeases
 from network.threads.memory_timeline import MemoryTimeTravel
@@ -105,11 +100,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         self._origins: dict[str, ThreadOrigin] = {}
         self._user: dict[tuple[str, str], dict[str, str]] = {}
         self._app: dict[str, dict[str, str]] = {}
-        # Unbounded, every thread's records stay decoded (the texts are all in memory anyway);
-        # bounded, only the most recently read threads' are (the others decoded again when
-        # read): decoded objects take several times their text, which the bounds do not count.
-        bounded = max_threads is not None or max_bytes is not None
-        self.decoded = DecodedCache(max_threads=DEFAULT_CACHED_THREADS if bounded else 1 << 30)
+        self.decoded = DecodedCache(max_threads=1 << 30)  # the texts are all in memory anyway
 
     @property
     def bytes(self) -> int:
