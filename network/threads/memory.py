@@ -15,8 +15,8 @@ a server that strangers talk to needs: the servers' own default store has both),
 the least recently used threads beyond them, never one a run holds the lease of (a run under
 way, `network.threads.leases`): a forgotten thread is as if deleted. Its bytes are the
 lengths of the JSON texts it keeps (messages, results, summaries, each value a key was given,
-pending calls) plus a fixed overhead per thread and per commit; the process holds several
-times that (Python's objects, the decoded records readers share).
+pending calls) plus a fixed overhead per thread and per commit; the process holds more than
+that (Python's objects, the decoded records readers share).
 """
 
 from __future__ import annotations
