@@ -28,8 +28,11 @@ as the last slot is taken is refused by the handler's admission, a JSON-RPC erro
 
 Threads live on a thread store (A2A clients send only the new message, so the thread holds
 the conversation): `store=` a store, a database URL or an SQLite path; by default a
-`MemoryStore` of this process. Tasks are kept beside them (`network.a2a.tasks`). Give the
-same store object to `network.agui.app` and one conversation can go on over both protocols.
+`MemoryStore` of this process, bounded as the AG-UI server's memory is (at most 10,000
+threads and 256 MiB of their records, the least recently used forgotten first, never one a
+run holds: `network.serving.default_store`). Tasks are kept beside them
+(`network.a2a.tasks`). Give the same store object to `network.agui.app` and one
+conversation can go on over both protocols.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
-from network.a2a.tasks import TaskRecords, task_store_for
+from network.a2a.tasks import DEFAULT_MAX_TASKS, TaskRecords, task_store_for
 from network.a2a.version import with_version
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
@@ -66,13 +69,13 @@ from network.numbers import check_number
 from network.run.definition import RunnableNetwork
 from network.serving.capacity import RunSlots
 from network.serving.content_type import check_content_type
+from network.serving.default_store import default_memory_store
 from network.serving.errors import RequestError
 from network.serving.limits import DEFAULT_MAX_BODY_BYTES, check_json_depth, read_body
 from network.serving.principals import Authorize
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES
 from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
-from network.threads.memory import MemoryStore
 
 log = LazyLogger("agent_network.a2a")
 
@@ -91,6 +94,7 @@ def app(
     lease_ttl: float = DEFAULT_LEASE_TTL,
     max_thread_bytes: int = DEFAULT_MAX_THREAD_BYTES,
     max_runs: int | RunSlots | None = None,
+    max_tasks: int = DEFAULT_MAX_TASKS,
 ) -> Starlette:
     """An ASGI app serving `network` over A2A (see the module docstring).
 
@@ -98,7 +102,8 @@ def app(
         network: the `Network` each task runs.
         path: where the JSON-RPC endpoint is (default "/"); REST is under `<path>/v1`.
         store: the thread store (a store, a database URL or an SQLite path; default a new
-            `MemoryStore`). One given as a URL or path is opened here and closed at shutdown.
+            bounded `MemoryStore`, `network.serving.default_store`). One given as a URL or
+            path is opened here and closed at shutdown.
         authorize: `authorize(request, thread_id)` returning the caller's principal, as for
             the AG-UI server (`network.serving.principals`); default: anonymous.
         url: the public URL of the JSON-RPC endpoint for the agent card (default: the
@@ -118,6 +123,7 @@ def app(
             store, say); default `network.serving.capacity.default_max_runs()` (at most 512).
     """
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
+    check_number("app: max_tasks", max_tasks, integer=True, minimum=1)
     if not path.startswith("/"):
         raise ConfigurationError(f"app: path must start with '/', got {path!r}")
     served = _served(network, store, authorize, lease_ttl, max_thread_bytes, max_runs)
@@ -126,7 +132,9 @@ def app(
         security = {"bearer": BEARER} if authorize is not None else {}
     card = _Card(network, path, url, description, security, rest)
     handler = NetworkHandler(
-        served, TaskRecords(network.name, task_store_for(served.stored.store)), card.fixed()
+        served,
+        TaskRecords(network.name, task_store_for(served.stored.store, max_tasks=max_tasks)),
+        card.fixed(),
     )
     starlette = Starlette(routes=_routes(handler, card, path, rest), lifespan=_Lifespan(handler))
     starlette.state.served = served
@@ -149,7 +157,7 @@ def _served(
         return ServedThreads(
             network,
             authorize=authorize,
-            store=store if store is not None else MemoryStore(),
+            store=store if store is not None else default_memory_store(),
             lease_ttl=lease_ttl,
             max_thread_bytes=max_thread_bytes,
             max_runs=max_runs,

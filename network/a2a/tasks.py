@@ -8,7 +8,9 @@ is what was reported to the client about one run of it.
 Tasks live beside the threads: on an SQL thread store, the SDK's `DatabaseTaskStore` on the
 store's own engine as its writers use it (`SQLStore.writer`; table `a2a_tasks`), so every
 server process on the database reads the same tasks, and concurrent runs' writes wait for
-each other; on any other store, the SDK's `InMemoryTaskStore` of this process. Every read
+each other; on any other store, the SDK's `InMemoryTaskStore` of this process, bounded
+(`network.a2a.bounded_tasks`: at most `max_tasks` tasks, 10,000 by default, and 256 MiB of
+them, the least recently saved idle ones forgotten first, never one running). Every read
 and write names its owner, the network (the app) and the principal together: a task of
 another principal, or of another network on the same database, is not found, exactly as a
 task that does not exist.
@@ -24,8 +26,10 @@ from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore, TaskStore
 from a2a.types import InvalidParamsError, ListTasksRequest, ListTasksResponse, Task
 
+from network.a2a.bounded_tasks import BoundedTaskStore
 from network.serving.errors import RequestError
 from network.serving.principals import store_user
+from network.serving.registry import DEFAULT_MAX_BYTES, DEFAULT_MAX_THREADS
 from network.serving.screening import guarded
 from network.threads.sql_tables import create_tables
 
@@ -38,12 +42,15 @@ def owner_of(context: ServerCallContext) -> str:
     return str(context.state[OWNER])
 
 
-def task_store_for(store: Any) -> TaskStore:
+DEFAULT_MAX_TASKS = DEFAULT_MAX_THREADS  # as many as the threads a server keeps in memory
+
+
+def task_store_for(store: Any, *, max_tasks: int = DEFAULT_MAX_TASKS) -> TaskStore:
     """The SDK task store beside `store` (a thread store): on its engine when it is an SQL
     store, as the store's own writers use it (`SQLStore.writer`: on SQLite the write lock
     taken when a transaction begins, so the SDK's read-then-write `save` waits its turn
     instead of failing with "database is locked" beside another run's writes), else in
-    this process's memory."""
+    this process's memory, at most `max_tasks` of them (`BoundedTaskStore`)."""
     engine = getattr(store, "writer", None)
     if engine is not None:
         from a2a.server.tasks import DatabaseTaskStore  # noqa: PLC0415 (sqlalchemy models)
@@ -60,7 +67,12 @@ def task_store_for(store: Any) -> TaskStore:
             return DatabaseTaskStore(
                 engine, create_table=False, table_name=TABLE, owner_resolver=owner_of
             )
-    return InMemoryTaskStore(owner_resolver=owner_of)
+    return BoundedTaskStore(
+        InMemoryTaskStore(owner_resolver=owner_of),
+        owner_of=owner_of,
+        max_tasks=max_tasks,
+        max_bytes=DEFAULT_MAX_BYTES,
+    )
 
 
 class TaskRecords:

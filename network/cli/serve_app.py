@@ -46,8 +46,8 @@ from network.cli.orphan_watch import exit_when_orphaned
 from network.cli.web_names import allowed_host, cors_origin
 from network.errors import ConfigurationError
 from network.run.definition import RunnableNetwork
+from network.serving.default_store import default_memory_store
 from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
-from network.threads.memory import MemoryStore
 from network.threads.resolve import open_store
 
 ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
@@ -228,7 +228,7 @@ def _both(
     a2a_path = args.a2a_path
     if not a2a_path.startswith("/") or a2a_path.rstrip("/") == args.path.rstrip("/"):
         raise CLIError(f"--a2a-path must start with '/' and differ from --path, got {a2a_path!r}")
-    shared, owned = open_store(store) if store is not None else (MemoryStore(), False)
+    shared, owned = open_store(store) if store is not None else (default_memory_store(), False)
     common = {
         "store": shared,
         "lease_ttl": args.lease_ttl,

@@ -38,12 +38,12 @@ from network.mcp.threaded import run_on_thread, waiting
 from network.network import Network
 from network.serving.capacity import RunSlots
 from network.serving.client_writes import check_scopes
+from network.serving.default_store import default_memory_store
 from network.serving.errors import RequestError
 from network.serving.principals import Authorize
 from network.serving.screening import screened
 from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
-from network.threads.memory import MemoryStore
 from network.utf8 import NO_UTF8_FORM, utf8_copy, utf8_text
 from network.version import library_version
 
@@ -85,7 +85,8 @@ def mcp_server(
             every call (`thread_id` None for a call on no thread). `request` is the HTTP
             request over Streamable HTTP, None over stdio. Default: every call anonymous.
         store: where calls with `thread` keep their threads: a thread store, a database URL or
-            an SQLite path (default: a `MemoryStore` of this server, lost with the process).
+            an SQLite path (default: a `MemoryStore` of this server, lost with the process, at most
+            10,000 threads and 256 MiB of their records: `network.serving.default_store`).
         lease_ttl: with `store`, seconds a run's lease on its thread lasts without renewal.
         max_runs: the most runs under way at once, with a thread or without; a call beyond
             is refused at once (`refused (server_busy): ...`). A count, or a `RunSlots`
@@ -97,7 +98,7 @@ def mcp_server(
     served = ServedThreads(
         network,
         authorize=authorize,
-        store=store if store is not None else MemoryStore(),
+        store=store if store is not None else default_memory_store(),
         lease_ttl=lease_ttl,
         max_runs=max_runs,
     )

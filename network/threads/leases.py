@@ -155,6 +155,12 @@ class MemoryLeases:
         if current is not None and current[0] == holder:
             del self._leases[thread_id]
 
+    def held(self, thread_id: str, now: float) -> bool:
+        """Whether a lease on `thread_id` is held at `now` (taken and not expired): a run is
+        under way on it (`MemoryStore` never evicts such a thread)."""
+        current = self._leases.get(thread_id)
+        return current is not None and current[1] > now
+
     def _forget_expired(self, now: float) -> None:
         """Drop expired leases once they are many, so the map stays as small as the runs."""
         if len(self._leases) < 1024:

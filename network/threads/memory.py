@@ -9,23 +9,34 @@ decodes nor copies the thread's records, whatever its length.
 
 Every method runs without awaiting in the middle of its work, so on one event loop each is
 atomic; a commit is prepared on copies and swapped in only when every part of it succeeded.
+
+By default it keeps every thread until it is deleted. Given `max_threads` or `max_bytes` (what
+a server that strangers talk to needs: the servers' own default store has both), it forgets
+the least recently used threads beyond them, never one a run holds the lease of (a run under
+way, `network.threads.leases`): a forgotten thread is as if deleted. Its bytes are the
+lengths of the JSON texts it keeps (messages, results, summaries, each value a key was given,
+pending calls) plus a fixed overhead per thread and per commit; the process holds more than
+that (Python's objects, the decoded records readers share).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
-from network.errors import StaleThreadError
+from network.errors import ConfigurationError, StaleThreadError
 from network.history.results import InferenceResult
+from network.numbers import check_sizes
 from network.threads.checkpoint_data import ThreadOrigin
 from network.threads.codec import encode_message, encode_result, encode_summary
 from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
 from network.threads.ids import check_id, check_ids
+from network.threads.leases import MemoryLeases
 from network.threads.memory_timeline import MemoryTimeTravel
 from network.threads.pending import PendingCall, waiting_error
 from network.threads.pending_claims import check_claims
@@ -54,6 +65,11 @@ class _StoredThread:
     marks: list[Mark] = field(default_factory=list)  # one per commit (network.threads.timeline)
     keys: KeyLog = field(default_factory=KeyLog)  # every value of every thread key
     rewinds: int = 0  # how often it was moved back: a reader's cached records are then stale
+    size: int = 0  # bytes counted against the store's `max_bytes` (`_measure`)
+
+
+THREAD_OVERHEAD = 512  # a stored thread's own objects, roughly, so empty threads are not free
+COMMIT_OVERHEAD = 128  # a commit's mark and call rows beyond their texts
 
 
 class MemoryStore(MemoryTimeTravel, BaseStore):
@@ -61,20 +77,88 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
 
     It keeps checkpoints: `checkpoints`, `state_at`, `fork_thread`, `rewind_thread` (see
     `network.threads.checkpoint_store`).
+
+    Beyond `max_threads` or `max_bytes`, the least recently used threads no run holds are
+    forgotten (see the module docstring).
+
+    Args:
+        max_threads: the most threads kept at once (default: no limit).
+        max_bytes: the most bytes all threads may take together (default: no limit).
     """
 
-    def __init__(self) -> None:
-        self._threads: dict[str, _StoredThread] = {}
+    def __init__(self, *, max_threads: int | None = None, max_bytes: int | None = None) -> None:
+        limits = {"max_threads": max_threads, "max_bytes": max_bytes}
+        check_sizes(
+            "MemoryStore", ConfigurationError, **{k: v for k, v in limits.items() if v is not None}
+        )
+        self.max_threads = max_threads
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self._leases = MemoryLeases()  # its own, so eviction sees which threads a run holds
+        # least recently used first (kept in that order only when bounded)
+        self._threads: OrderedDict[str, _StoredThread] = OrderedDict()
         self._origins: dict[str, ThreadOrigin] = {}
         self._user: dict[tuple[str, str], dict[str, str]] = {}
         self._app: dict[str, dict[str, str]] = {}
         self.decoded = DecodedCache(max_threads=1 << 30)  # the texts are all in memory anyway
 
+    @property
+    def bytes(self) -> int:
+        """The bytes all threads take together, as `max_bytes` counts them."""
+        return self._bytes
+
+    def run_leases(self) -> MemoryLeases:
+        """The run leases of this store (`network.threads.store_leases.run_leases`)."""
+        return self._leases
+
     async def _create_thread(self, info: ThreadInfo) -> None:
         await anyio.lowlevel.checkpoint()
         if info.thread_id in self._threads:
             raise ThreadExistsError(f"thread {info.thread_id!r} already exists")
-        self._threads[info.thread_id] = _StoredThread(info.model_copy(deep=True))
+        self._admit(info.thread_id, _StoredThread(info.model_copy(deep=True)))
+
+    def _admit(self, thread_id: str, stored: _StoredThread, *, keep: tuple[str, ...] = ()) -> None:
+        """Keep `stored` as `thread_id` (replacing the one there), measured and most recently
+        used, then forget the least recently used threads beyond the limits (never it, nor
+        the threads of `keep`)."""
+        old = self._threads.get(thread_id)
+        if old is not None:
+            self._bytes -= old.size
+        stored.size = _measure(stored)
+        self._bytes += stored.size
+        self._threads[thread_id] = stored
+        self._threads.move_to_end(thread_id)
+        self._evict((thread_id, *keep))
+
+    def _touch(self, thread_id: str) -> None:
+        """Mark `thread_id` most recently used (when the store is bounded: order matters)."""
+        if self.max_threads is not None or self.max_bytes is not None:
+            self._threads.move_to_end(thread_id)
+
+    def _evict(self, keep: tuple[str, ...]) -> None:
+        """Forget the least recently used threads until within the limits, skipping `keep`
+        and those a run holds the lease of: from the oldest end, one at a time (a full store
+        admits a thread at the same cost as an empty one)."""
+        max_threads, max_bytes = self.max_threads, self.max_bytes
+        if max_threads is None and max_bytes is None:
+            return
+        threads = self._threads
+        now = time.time()
+        skipped: list[tuple[str, _StoredThread]] = []  # held ones (and `keep`), put back
+        while threads and (
+            (max_threads is not None and len(threads) + len(skipped) > max_threads)
+            or (max_bytes is not None and self._bytes > max_bytes)
+        ):
+            thread_id, stored = threads.popitem(last=False)
+            if thread_id in keep or self._leases.held(thread_id, now):
+                skipped.append((thread_id, stored))
+                continue
+            self._bytes -= stored.size
+            self.decoded.forget(thread_id)
+            self._origins.pop(thread_id, None)
+        for thread_id, stored in reversed(skipped):  # where they were: the oldest end
+            threads[thread_id] = stored
+            threads.move_to_end(thread_id, last=False)
 
     async def get_thread(self, thread_id: str) -> Thread | None:
         check_id("thread_id", thread_id)
@@ -82,6 +166,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         stored = self._threads.get(thread_id)
         if stored is None:
             return None
+        self._touch(thread_id)
         info = stored.info
         entry = self._sync(thread_id, stored)
         return Thread.model_construct(
@@ -135,7 +220,11 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         await anyio.lowlevel.checkpoint()
         self.decoded.forget(thread_id)
         self._origins.pop(thread_id, None)
-        return self._threads.pop(thread_id, None) is not None
+        stored = self._threads.pop(thread_id, None)
+        if stored is None:
+            return False
+        self._bytes -= stored.size
+        return True
 
     async def delete_user_state(self, user_id: str, *, app_name: str | None = None) -> int:
         """Delete every `user:` key of `user_id` (in `app_name`, or in every app); how many."""
@@ -153,6 +242,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         stored = self._threads.get(thread_id)
         if stored is None:
             return None
+        self._touch(thread_id)
         entry = self._sync(thread_id, stored)
         return entry.select(len(stored.results), last, after)
 
@@ -189,6 +279,11 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         self._user[user_key] = user_state
         self._app[info.app_name] = app_state
         _advance(stored, commit, results, now)
+        grown = _grown(commit, messages, results, summaries)
+        stored.size += grown
+        self._bytes += grown
+        self._touch(thread_id)
+        self._evict((thread_id,))
         return info.revision
 
 
@@ -264,6 +359,35 @@ def _apply_pending(stored: _StoredThread, commit: Commit, revision: int) -> None
         stored.answered.pop(entry.id, None)
         stored.withdrawn.pop(entry.id, None)
         stored.pending[entry.id] = entry.to_text(revision)
+
+
+def _measure(stored: _StoredThread) -> int:
+    """The bytes `stored` is counted for: its texts and a fixed overhead (module docstring)."""
+    return (
+        THREAD_OVERHEAD
+        + len(stored.info.thread_id)
+        + sum(map(len, stored.messages))
+        + sum(len(row[0]) for row in stored.results)
+        + sum(map(len, stored.summaries))
+        + sum(len(key) + len(text) for key, text in stored.state.items())
+        + sum(map(len, stored.pending.values()))
+        + COMMIT_OVERHEAD * len(stored.marks)
+    )
+
+
+def _grown(
+    commit: Commit, messages: list[str], results: list[ResultRow], summaries: list[str]
+) -> int:
+    """The bytes a commit adds to its thread: its texts, the values it wrote (every value of
+    a key is kept, `KeyLog`), the calls it stopped on, its mark."""
+    return (
+        COMMIT_OVERHEAD
+        + sum(map(len, messages))
+        + sum(len(row[0]) for row in results)
+        + sum(map(len, summaries))
+        + sum(len(key) + len(text) for key, text in commit.state.items())
+        + sum(len(entry.id) + THREAD_OVERHEAD // 4 for entry in commit.pending)
+    )
 
 
 def _decode(values: dict[str, str]) -> dict[str, Any]:

@@ -55,6 +55,9 @@ class MemoryTimeTravel(CheckpointBase):
     def _commit_now(self, thread_id: str, commit: Commit) -> int:
         raise NotImplementedError
 
+    def _admit(self, thread_id: str, stored: Any, *, keep: tuple[str, ...] = ()) -> None:
+        raise NotImplementedError
+
     async def _stored(self, thread_id: str) -> Any:
         check_id("thread_id", thread_id)
         await anyio.lowlevel.checkpoint()
@@ -153,8 +156,8 @@ class MemoryTimeTravel(CheckpointBase):
         if request.metadata is not None:
             fork.info.metadata = request.metadata
         origin = request.origin(index, fork.info.created_at)
-        self._threads[new_thread_id] = fork
         self._origins[new_thread_id] = origin
+        self._admit(new_thread_id, fork)
         if request.state:
             commit = Commit(revision=fork.info.revision, state=request.state)
             self._commit_now(new_thread_id, commit)
@@ -177,7 +180,6 @@ class MemoryTimeTravel(CheckpointBase):
         kept.info.revision = stored.info.revision
         kept.info.metadata = dict(stored.info.metadata)
         kept.state = dict(stored.state)
-        self._threads[kept_as] = kept
         self._origins[kept_as] = ThreadOrigin(
             thread_id=kept_as,
             parent_thread_id=thread_id,
@@ -185,6 +187,7 @@ class MemoryTimeTravel(CheckpointBase):
             kind="rewind",
             at=kept.info.created_at,
         )
+        self._admit(kept_as, kept, keep=(thread_id,))  # not evicting the thread rewound
         back = self._copy(stored, thread_id, last)
         back.pending = _waiting_at(stored, marks[last].revision)
         withdrawn = [call_id for call_id in stored.pending if call_id not in back.pending]
@@ -200,8 +203,9 @@ class MemoryTimeTravel(CheckpointBase):
         back.marks.append(
             Mark(info.revision, 0, end.results, end.messages, None, info.updated_at, None, ())
         )
-        self._threads[thread_id] = dataclasses.replace(back, info=info, rewinds=stored.rewinds + 1)
         self.decoded.forget(thread_id)
+        back = dataclasses.replace(back, info=info, rewinds=stored.rewinds + 1)
+        self._admit(thread_id, back, keep=(kept_as,))
         return RewindReport.model_construct(
             thread_id=thread_id,
             checkpoint=index,
