@@ -106,6 +106,10 @@ async def continuation(
     )
     if isinstance(request, Resume):
         ctx.engine.resume = answered
+        # where the answered calls were made (a parallel branch's is resumed inside it)
+        ctx.engine.resumed_history = (
+            stopped.state.results if thread is None and stopped is not None else state.results
+        )
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
             ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:

@@ -1,0 +1,135 @@
+"""Answering a call a parallel branch stopped on: it runs once, inside its branch, the
+branch's agent reads its result and goes on, and its writes go through the join."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, Parallel, StateConflictError, ThreadRef
+from network.threads import ThreadStore
+
+pytestmark = pytest.mark.anyio
+
+
+def _answers_after_tool(name: str, asks: Any) -> ScriptedModel:
+    """A model that asks for `asks` until it reads a tool result, then answers."""
+
+    def script(request: Any) -> Any:
+        if request.history[-1].role == "tool":
+            return f"{name} read {request.history[-1].content}"
+        return asks
+
+    return ScriptedModel(script)
+
+
+def _refund_network(ran: list[tuple[int, str | None]]) -> Network:
+    @tool(requires_confirmation=True)
+    def refund(amount: int, ctx: ToolContext) -> str:
+        """Refund an amount."""
+        ran.append((amount, ctx.run.branch.id if ctx.run.branch else None))
+        ctx.kv.set("refunded", amount)
+        return f"refunded {amount}"
+
+    payer = Agent(
+        "payer", tools=[refund], model=_answers_after_tool("payer", call("refund", amount=5))
+    )
+    other = Agent("other", model=ScriptedModel(lambda request: "other done"))
+
+    def router(ctx: Any) -> Any:
+        first = ctx.call_count == 0 and ctx.input == "go"  # (a later input: no fan-out)
+        return Parallel(payer, other, name="p") if first else None
+
+    return Network("n", agents=[payer, other], router=router)
+
+
+async def _run_and_resume(network: Network, thread: ThreadRef | None) -> tuple[Any, Any]:
+    stopped = await network.run("go", thread=thread)
+    assert stopped.stop_reason == "interrupted"
+    resumed = await network.run(
+        stopped.resume([i.accept() for i in stopped.interrupts]), thread=thread
+    )
+    return stopped, resumed
+
+
+async def test_an_approved_call_runs_once_in_its_branch_and_the_branch_answers() -> None:
+    ran: list[tuple[int, str | None]] = []
+    _, resumed = await _run_and_resume(_refund_network(ran), None)
+
+    assert ran == [(5, "p/payer")]  # once, inside its branch
+    assert resumed.stop_reason == "router_finished"
+    assert resumed.output == "payer read refunded 5"  # the branch's agent read the result
+    assert [(r.branch, r.text) for r in resumed.results] == [
+        ("p/payer", None),  # the approved call
+        ("p/payer", "payer read refunded 5"),
+    ]
+    assert [w.writer.branch for w in resumed.state.history_of("refunded")] == ["p/payer"]
+
+
+async def test_an_approved_call_in_a_branch_on_a_thread(store: ThreadStore) -> None:
+    ran: list[tuple[int, str | None]] = []
+    network = _refund_network(ran)
+    _, resumed = await _run_and_resume(network, ThreadRef("t", store=store))
+
+    assert ran == [(5, "p/payer")]
+    assert resumed.output == "payer read refunded 5"
+    assert resumed.state.history_of("refunded")[-1].writer.branch == "p/payer"
+    again = await network.run("more", thread=ThreadRef("t", store=store))  # stored whole
+    assert ran == [(5, "p/payer")]  # never again
+    assert [(r.branch, r.text) for r in again.state.results] == [
+        ("p/payer", None),  # the call it stopped on
+        ("p/other", "other done"),
+        ("p/payer", None),  # the approved call
+        ("p/payer", "payer read refunded 5"),
+    ]
+
+
+def _seat_network(schema: dict[str, Any] | None = None) -> tuple[Network, list[str]]:
+    booked: list[str] = []
+
+    @tool(requires_confirmation=True)
+    def book(seat: str, ctx: ToolContext) -> str:
+        """Book a seat."""
+        booked.append(seat)
+        ctx.kv.set("seat", seat)
+        return "booked"
+
+    @tool
+    def take(seat: str, ctx: ToolContext) -> str:
+        """Take a seat."""
+        ctx.kv.set("seat", seat)
+        return "taken"
+
+    a = Agent("a", tools=[book], model=_answers_after_tool("a", call("book", seat="1A")))
+    b = Agent("b", tools=[take], model=_answers_after_tool("b", call("take", seat="2B")))
+
+    def router(ctx: Any) -> Any:
+        return Parallel(a, b) if ctx.call_count == 0 else None
+
+    return Network("n", agents=[a, b], router=router, state_schema=schema), booked
+
+
+async def test_a_resumed_write_that_conflicts_with_a_sibling_is_refused() -> None:
+    network, booked = _seat_network()
+    stopped = await network.run("go")
+    assert stopped["seat"] == "2B"
+
+    with pytest.raises(StateConflictError) as raised:
+        await network.run(stopped.resume([i.accept() for i in stopped.interrupts]))
+
+    assert raised.value.key == "seat"
+    assert [w.branch for w in raised.value.writers] == ["a+b/a", "a+b/b"]
+    assert booked == ["1A"]  # it ran once; its write was not merged
+    assert stopped["seat"] == "2B"
+
+
+async def test_a_resumed_write_follows_the_keys_conflict_rule() -> None:
+    network, booked = _seat_network({"seat": {"type": str, "conflict": "last"}})
+    stopped = await network.run("go")
+    resumed = await network.run(stopped.resume([i.accept() for i in stopped.interrupts]))
+
+    assert booked == ["1A"]
+    assert resumed["seat"] == "2B"  # b is declared last: its write stands
+    assert resumed.output == "a read booked"
