@@ -238,6 +238,9 @@ def _branch_contexts(
         )
         for i, branch in enumerate(todo)
     ]
+    if resuming is not None:  # a mapped branch's input is its own
+        for branch, branch_ctx in zip(todo, contexts, strict=True):
+            branch_ctx.input = resuming.inputs.get(branch.id, branch_ctx.input)
     if ctx.engine.budget is not None:
         shared = BranchBudget(ctx, contexts)
         for branch_ctx in contexts:

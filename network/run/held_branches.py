@@ -38,11 +38,13 @@ class Resuming:
         siblings: the branches not resumed, with their results in the fan-out: committed,
             their writes checked against the resumed branches', never replayed.
         conversations: each resumed branch's conversation as it stopped.
+        inputs: each resumed branch's input (`RunContext.input`: a mapped branch's own).
         calls: by branch, the calls that finish its answered tool calls (made first).
     """
 
     siblings: dict[str, list[InferenceResult]]
     conversations: dict[str, list[Any]]
+    inputs: dict[str, str]
     calls: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
 
 
@@ -96,15 +98,16 @@ def _held(
     for index, (branch_id, own) in enumerate(results.items()):
         agent = ctx.network.agents.get(own[-1].agent) if branch_id in by_branch else None
         branches.append(Branch(branch_id, agent if agent is not None else own[-1].agent, index))
-    conversations = {}
+    conversations, inputs = {}, {}
     for branch_id in by_branch:
         last = results[branch_id][-1]
         conversations[branch_id] = [*last.history, *last.messages()]
+        inputs[branch_id] = last.input
     siblings = {b: own for b, own in results.items() if b not in by_branch}
     return HeldFanOut(
         Parallel.restore(name, branches),
         {b: by_branch[b] for b in results if b in by_branch},
-        Resuming(siblings, conversations),
+        Resuming(siblings, conversations, inputs),
     )
 
 

@@ -133,3 +133,67 @@ async def test_a_resumed_write_follows_the_keys_conflict_rule() -> None:
     assert booked == ["1A"]
     assert resumed["seat"] == "2B"  # b is declared last: its write stands
     assert resumed.output == "a read booked"
+
+
+def _payer(name: str, ran: list[tuple[str, int, str | None, str]], approvals: int = 1) -> Agent:
+    """An agent that asks to pay until it has read `approvals` tool results."""
+
+    @tool(requires_confirmation=True)
+    def pay(n: int, ctx: ToolContext) -> str:
+        """Pay."""
+        ran.append((name, n, ctx.run.branch.id if ctx.run.branch else None, ctx.run.input))
+        ctx.kv.set("paid", [n])
+        return f"paid {n}"
+
+    def script(request: Any) -> Any:
+        read = [m.content for m in request.history if m.role == "tool"]
+        return f"{name} read {read}" if len(read) >= approvals else call("pay", n=len(read))
+
+    return Agent(name, tools=[pay], model=ScriptedModel(script))
+
+
+async def test_every_branch_that_stopped_goes_on_from_its_own_answer() -> None:
+    ran: list[tuple[str, int, str | None, str]] = []
+    x, y = _payer("x", ran), _payer("y", ran, approvals=2)
+    network = Network(
+        "n",
+        agents=[x, y],
+        router=lambda ctx: Parallel(x, y, name="p") if ctx.call_count == 0 else None,
+        state_schema={"paid": {"type": list[int]}},
+    )
+    stopped = await network.run("go")
+    accept_x, reject_y = stopped.interrupts[0].accept(), stopped.interrupts[1].reject("no")
+
+    resumed = await network.run(stopped.resume([accept_x, reject_y]))
+
+    assert ran == [("x", 0, "p/x", "go")]
+    assert resumed.stop_reason == "interrupted"  # y read its rejection and asks again
+    assert [(i.agent, i.arguments) for i in resumed.interrupts] == [("y", {"n": 1})]
+    assert [(r.branch, r.text) for r in resumed.results] == [
+        ("p/x", None),
+        ("p/x", "x read ['paid 0']"),
+        ("p/y", None),  # the rejection
+        ("p/y", None),  # its next call, held
+    ]
+    done = await network.run(resumed.resume([i.accept() for i in resumed.interrupts]))
+    assert ran == [("x", 0, "p/x", "go"), ("y", 1, "p/y", "go")]
+    assert done.output is not None  # it read its rejection, then its approved call's result
+    assert done.output.startswith('y read ["Rejected') and done.output.endswith("'paid 1']")
+    assert done["paid"] == [0, 1]
+
+
+async def test_a_mapped_branch_is_resumed_with_its_own_input() -> None:
+    ran: list[tuple[str, int, str | None, str]] = []
+    m = _payer("m", ran)
+    network = Network(
+        "n",
+        agents=[m],
+        router=lambda ctx: Parallel.map(m, ["a", "b"]) if ctx.call_count == 0 else None,
+        state_schema={"paid": {"type": list[int]}},
+    )
+    stopped = await network.run("go")
+    resumed = await network.run(stopped.resume([i.accept() for i in stopped.interrupts]))
+
+    assert ran == [("m", 0, "m.map/m#0", "a"), ("m", 0, "m.map/m#1", "b")]
+    assert [r.text for r in resumed.results] == [None, "m read ['paid 0']"] * 2
+    assert resumed["paid"] == [0, 0]
