@@ -90,10 +90,13 @@ def held_in_branches(
 def _held(
     ctx: RunContext, name: str, block: list[InferenceResult], by_branch: dict[str, Answered]
 ) -> HeldFanOut:
-    results: dict[str, list[InferenceResult]] = {}
-    for result in block:  # in the order they joined the history: the declared order
-        assert result.branch is not None
-        results.setdefault(result.branch, []).append(result)
+    declared = list(dict.fromkeys(r.branch for r in block if r.branch is not None))
+    latest = _latest_attempt(block)
+    results = {
+        branch: latest.get(branch) or [r for r in block if r.branch == branch][-1:]
+        for branch in declared
+        if branch in latest or branch in by_branch
+    }
     branches = []
     for index, (branch_id, own) in enumerate(results.items()):
         agent = ctx.network.agents.get(own[-1].agent) if branch_id in by_branch else None
@@ -117,6 +120,23 @@ def _trailing_branch_results(history: Sequence[InferenceResult]) -> list[Inferen
     while start > 0 and history[start - 1].branch is not None:
         start -= 1
     return [history[i] for i in range(start, len(history))]
+
+
+def _latest_attempt(block: Sequence[InferenceResult]) -> dict[str, list[InferenceResult]]:
+    """Each branch's results in the fan-out that stopped: its last group of results in the
+    block, read from the end until a branch comes back (the join adds each branch's calls
+    together, so a branch met again is an earlier fan-out's, or its call before a resume;
+    the writes of an earlier turn's fan-out are no sibling's)."""
+    groups: dict[str, list[InferenceResult]] = {}
+    previous: str | None = None
+    for result in reversed(block):
+        branch = result.branch
+        assert branch is not None
+        if branch != previous and branch in groups:
+            break
+        groups.setdefault(branch, []).insert(0, result)
+        previous = branch
+    return groups
 
 
 def _call_makers(block: Sequence[InferenceResult]) -> Mapping[str, InferenceResult]:

@@ -197,3 +197,52 @@ async def test_a_mapped_branch_is_resumed_with_its_own_input() -> None:
     assert ran == [("m", 0, "m.map/m#0", "a"), ("m", 0, "m.map/m#1", "b")]
     assert [r.text for r in resumed.results] == [None, "m read ['paid 0']"] * 2
     assert resumed["paid"] == [0, 0]
+
+
+async def test_a_sibling_s_writes_in_an_earlier_turn_s_fan_out_are_no_conflict(
+    store: ThreadStore,
+) -> None:
+    booked: list[str] = []
+
+    @tool(requires_confirmation=True)
+    def book(seat: str, ctx: ToolContext) -> str:
+        """Book a seat."""
+        booked.append(seat)
+        ctx.kv.set("seat", seat)
+        return "booked"
+
+    @tool
+    def take(seat: str, ctx: ToolContext) -> str:
+        """Take a seat."""
+        ctx.kv.set("seat", seat)
+        return "taken"
+
+    def turn(request: Any) -> str:
+        return str([m.content for m in request.history if m.role == "user"][-1])
+
+    def booker(request: Any) -> Any:  # books on the second turn only
+        if request.history[-1].role == "tool" or turn(request) == "go":
+            return "a done"
+        return call("book", seat="1A")
+
+    def taker(request: Any) -> Any:  # takes a seat on the first turn only
+        if request.history[-1].role == "tool" or turn(request) != "go":
+            return "b done"
+        return call("take", seat="2B")
+
+    a = Agent("a", tools=[book], model=ScriptedModel(booker))
+    b = Agent("b", tools=[take], model=ScriptedModel(taker))
+    network = Network(
+        "n", agents=[a, b], router=lambda ctx: Parallel(a, b) if ctx.call_count == 0 else None
+    )
+    thread = ThreadRef("t2", store=store)
+    assert (await network.run("go", thread=thread))["seat"] == "2B"
+    stopped = await network.run("more", thread=thread)
+    assert stopped.stop_reason == "interrupted"
+    resumed = await network.run(
+        stopped.resume([i.accept() for i in stopped.interrupts]), thread=thread
+    )
+
+    assert booked == ["1A"]
+    assert resumed["seat"] == "1A"  # b wrote nothing in this fan-out
+    assert resumed.state.history_of("seat")[-1].writer.branch == "a+b/a"
