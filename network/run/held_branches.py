@@ -63,7 +63,7 @@ def held_in_branches(
     """The answers to calls held in parallel branches, as the fan-out that resumes them,
     and the others (a call of the run's own, resumed as before)."""
     history = ctx.engine.resumed_history
-    block = _trailing_branch_results(history)
+    block = trailing_branch_results(history)
     if not block:
         return None, list(answered)
     made_by = _call_makers(block)
@@ -114,7 +114,7 @@ def _held(
     )
 
 
-def _trailing_branch_results(history: Sequence[InferenceResult]) -> list[InferenceResult]:
+def trailing_branch_results(history: Sequence[InferenceResult]) -> list[InferenceResult]:
     """The results the history ends with that were made in parallel branches, in order."""
     start = len(history)
     while start > 0 and history[start - 1].branch is not None:
