@@ -123,20 +123,33 @@ def trailing_branch_results(history: Sequence[InferenceResult]) -> list[Inferenc
 
 
 def _latest_attempt(block: Sequence[InferenceResult]) -> dict[str, list[InferenceResult]]:
-    """Each branch's results in the fan-out that stopped: its last group of results in the
-    block, read from the end until a branch comes back (the join adds each branch's calls
-    together, so a branch met again is an earlier fan-out's, or its call before a resume;
-    the writes of an earlier turn's fan-out are no sibling's)."""
+    """Each branch's results in the fan-out that stopped, read from the end of the block.
+
+    The join adds each branch's calls together, and a resume's join those of the branches it
+    resumed: a branch met again belongs to the same fan-out when its earlier calls ended on a
+    held call (it stopped there and was resumed), else to an earlier fan-out (an earlier
+    turn's, whose writes are no sibling's), where the reading stops."""
     groups: dict[str, list[InferenceResult]] = {}
     previous: str | None = None
     for result in reversed(block):
         branch = result.branch
         assert branch is not None
-        if branch != previous and branch in groups:
+        if branch != previous and branch in groups and not _held_call(result):
             break
         groups.setdefault(branch, []).insert(0, result)
         previous = branch
     return groups
+
+
+def _held_call(result: InferenceResult) -> bool:
+    """Whether the call asked for a tool call it has no result of (one held for a person)."""
+    ran = {record.id for record in result.tool_calls}
+    return any(
+        tool_call.id not in ran
+        for message in result.output
+        if isinstance(message, AssistantMessage)
+        for tool_call in message.tool_calls or ()
+    )
 
 
 def _call_makers(block: Sequence[InferenceResult]) -> Mapping[str, InferenceResult]:

@@ -246,3 +246,56 @@ async def test_a_sibling_s_writes_in_an_earlier_turn_s_fan_out_are_no_conflict(
     assert booked == ["1A"]
     assert resumed["seat"] == "1A"  # b wrote nothing in this fan-out
     assert resumed.state.history_of("seat")[-1].writer.branch == "a+b/a"
+
+
+async def test_a_branch_that_stops_again_is_checked_against_every_sibling(
+    store: ThreadStore,
+) -> None:
+    booked: list[str] = []
+
+    @tool(requires_confirmation=True)
+    def book(seat: str, ctx: ToolContext) -> str:
+        """Book a seat."""
+        booked.append(seat)
+        ctx.kv.set("seat", seat)
+        return "booked"
+
+    @tool(requires_confirmation=True)
+    def hold(note: str, ctx: ToolContext) -> str:
+        """Hold."""
+        return "held"
+
+    @tool
+    def take(seat: str, ctx: ToolContext) -> str:
+        """Take a seat."""
+        ctx.kv.set("seat", seat)
+        return "taken"
+
+    def asks(*calls: Any, name: str) -> ScriptedModel:
+        def script(request: Any) -> Any:
+            read = sum(1 for m in request.history if m.role == "tool")
+            return calls[read] if read < len(calls) else f"{name} done"
+
+        return ScriptedModel(script)
+
+    a = Agent("a", tools=[hold], model=asks(call("hold", note="x"), name="a"))
+    b = Agent("b", tools=[take], model=asks(call("take", seat="2B"), name="b"))
+    c = Agent(
+        "c",
+        tools=[hold, book],
+        model=asks(call("hold", note="y"), call("book", seat="1A"), name="c"),
+    )
+    network = Network(
+        "n", agents=[a, b, c], router=lambda ctx: Parallel(a, b, c) if ctx.call_count == 0 else None
+    )
+    thread = ThreadRef("t3", store=store)
+    stopped = await network.run("go", thread=thread)
+    again = await network.run(
+        stopped.resume([i.accept() for i in stopped.interrupts]), thread=thread
+    )
+    assert [i.tool for i in again.interrupts] == ["book"]  # c asks again
+
+    with pytest.raises(StateConflictError) as raised:  # b set the seat in this fan-out
+        await network.run(again.resume([i.accept() for i in again.interrupts]), thread=thread)
+    assert [w.branch for w in raised.value.writers] == ["a+b+c/b", "a+b+c/c"]
+    assert booked == ["1A"]
