@@ -73,7 +73,9 @@ class Stopped:
             first_agent=first.agent if first is not None else "",
             trace_id=result.trace_id,
             span_id=result.span_id,
-            branch_results=[] if on_thread else trailing_branch_results(results),
+            branch_results=[]
+            if on_thread
+            else trailing_branch_results([*result.earlier_branch_results, *results]),
         )
 
     def result(self, network: RunnableNetwork) -> RunResult:

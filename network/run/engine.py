@@ -119,4 +119,5 @@ def run_result(
         span_id=ctx.engine.span_id,
         failed_branches=list(ctx.failed_branches),
         guardrail=ctx.engine.guardrails.tripped if ctx.engine.guardrails is not None else None,
+        earlier_branch_results=list(ctx.engine.earlier_branch_results),
     )

@@ -251,6 +251,14 @@ async def test_a_sibling_s_writes_in_an_earlier_turn_s_fan_out_are_no_conflict(
 async def test_a_branch_that_stops_again_is_checked_against_every_sibling(
     store: ThreadStore,
 ) -> None:
+    await _stops_again(ThreadRef("t3", store=store))
+
+
+async def test_a_branch_that_stops_again_in_memory_is_checked_against_every_sibling() -> None:
+    await _stops_again(None)
+
+
+async def _stops_again(thread: ThreadRef | None) -> None:
     booked: list[str] = []
 
     @tool(requires_confirmation=True)
@@ -288,7 +296,6 @@ async def test_a_branch_that_stops_again_is_checked_against_every_sibling(
     network = Network(
         "n", agents=[a, b, c], router=lambda ctx: Parallel(a, b, c) if ctx.call_count == 0 else None
     )
-    thread = ThreadRef("t3", store=store)
     stopped = await network.run("go", thread=thread)
     again = await network.run(
         stopped.resume([i.accept() for i in stopped.interrupts]), thread=thread
