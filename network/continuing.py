@@ -32,6 +32,7 @@ from network.ids import new_id
 from network.run.client_results import result_messages
 from network.run.context import NetworkLike, RunBookkeeping, RunContext
 from network.run.definition import RunnableNetwork
+from network.run.held_branches import trailing_branch_results
 from network.run.inputs import Resume, ToolResults
 from network.run.interrupts import (
     AlreadyAnsweredError,
@@ -106,6 +107,13 @@ async def continuation(
     )
     if isinstance(request, Resume):
         ctx.engine.resume = answered
+        # where the answered calls were made (a parallel branch's is resumed inside it)
+        if thread is None and stopped is not None:  # the copy has no calls: the result's
+            history = [*stopped.earlier_branch_results, *stopped.state.results]
+            ctx.engine.resumed_history = history
+            ctx.engine.earlier_branch_results = trailing_branch_results(history)
+        else:
+            ctx.engine.resumed_history = state.results
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
             ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
     else:

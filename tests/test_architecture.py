@@ -693,6 +693,7 @@ TESTED_THROUGH = {
     "network.run.engine": "tests/network/run/test_loop.py",
     "network.run.fork": "tests/network/parallel/test_failures.py",
     "network.run.join": "tests/network/parallel/test_determinism.py",
+    "network.run.held_branches": "tests/network/parallel/test_resume.py",
     "network.state.branch": "tests/network/run/test_parallel.py",
     "network.run.interrupts": "tests/network/run/test_continuations.py",
     "network.run.resumption": "tests/network/run/test_continuations.py",

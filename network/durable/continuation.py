@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from network import kernel
 from network.history.results import InferenceResult
+from network.run.held_branches import trailing_branch_results
 from network.run.inputs import Resume, ToolResults
 from network.run.options import RunOptions
 from network.run.result import RunResult, StopReason
@@ -49,6 +50,9 @@ class Stopped:
     first_agent: str = ""
     trace_id: str | None = None
     span_id: str | None = None
+    # The calls the run ended with that ran in parallel branches (not on a thread): a call
+    # held in one is resumed inside its branch (`network.run.held_branches`).
+    branch_results: list[Any] = field(default_factory=list)
 
     @classmethod
     def of(cls, result: Any) -> Stopped:
@@ -69,12 +73,16 @@ class Stopped:
             first_agent=first.agent if first is not None else "",
             trace_id=result.trace_id,
             span_id=result.span_id,
+            branch_results=[]
+            if on_thread
+            else trailing_branch_results([*result.earlier_branch_results, *results]),
         )
 
     def result(self, network: RunnableNetwork) -> RunResult:
         """The stopped run's `RunResult` again, as much of it as continuing reads: its state
         and conversation, and its first agent call reduced to the run's input."""
         first = [InferenceResult(self.first_agent, self.input)] if self.first_agent else []
+        first += getattr(self, "branch_results", [])  # (a continuation recorded before it had them)
         state = State(self.state, schema=network.schema, messages=self.messages, results=first)
         reason = StopReason.INTERRUPTED if self.interrupts else StopReason.CLIENT_TOOL
         return RunResult(

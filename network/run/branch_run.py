@@ -23,7 +23,7 @@ the join.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from network.errors import MaxStepsExceeded
@@ -218,14 +218,18 @@ async def run_branch(
     room: FanOutRoom,
     call_agent: CallAgent,
     run_loop: RunLoop,
+    resumed: Mapping[str, Sequence[Any]] | None = None,
 ) -> Stop | None:
     """Run `branch` on its context `ctx` until its agent answers (see the module docstring);
-    a `Stop` when the run must end after the join."""
+    a `Stop` when the run must end after the join. `resumed`: by branch id, the calls that
+    finish the tool calls a branch stopped on (`network.run.held_branches`): that branch
+    makes them first, then its agent's tool loop goes on."""
     budget = ctx.engine.budget
     if isinstance(budget, BranchBudget):
         budget.start(ctx)
+    first = resumed.get(branch.id, ()) if resumed is not None else ()
     try:
-        return await _run_branch(ctx, branch, fork, room, call_agent, run_loop)
+        return await _run_branch(ctx, branch, fork, room, call_agent, run_loop, first)
     finally:
         if isinstance(budget, BranchBudget):
             budget.end(ctx)
@@ -238,12 +242,23 @@ async def _run_branch(
     room: FanOutRoom,
     call_agent: CallAgent,
     run_loop: RunLoop,
+    first: Sequence[Any] = (),
 ) -> Stop | None:
     target = branch.agent
     if runs_a_network(branch):
         return await _run_network(ctx, branch, target, room, run_loop)
     steps = 0
+    for resumption in first:  # the answered calls it stopped on, each a call of the run
+        await call_agent(ctx, resumption)
+        steps += 1
+    if first and not _asks_again(ctx):
+        return None
     while True:
+        if first:  # its loop goes on after the answered calls: checked as any next call
+            first = ()
+            stop = _before_next_call(ctx, room)
+            if stop is not None:
+                return stop
         await call_agent(ctx, target)
         steps += 1
         if not _asks_again(ctx):

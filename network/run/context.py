@@ -157,6 +157,12 @@ class RunBookkeeping:
     # the run starts by acting on.
     interrupts: tuple[Interrupt, ...] = ()
     resume: Sequence[tuple[Interrupt, Answer]] = ()
+    # The history of the run those answers continue (its calls: where a call held in a
+    # parallel branch was made, `network.run.held_branches`); () when there are none.
+    resumed_history: Sequence[InferenceResult] = ()
+    # In memory, the calls of that history's fan-out, which the run's result keeps
+    # (`RunResult.earlier_branch_results`): its own state has only its own calls.
+    earlier_branch_results: Sequence[InferenceResult] = ()
     persisted: bool = False  # a thread session commits the run
     router_usage: Usage | None = None  # tokens a routing agent spent
     router_calls: tuple[ModelCall, ...] = ()  # a routing agent's requests, in order

@@ -53,9 +53,11 @@ async def execute(
                 await start(ctx)
         stop = None
         if ctx.engine.resume:  # answers to the interrupts an earlier run stopped on
-            await resume_interrupted(ctx)
-            if ctx.engine.interrupts:  # a sub-run it continued waits for a person again
+            stop = await resume_interrupted(ctx, max_iter or ctx.network.max_iter)
+            if stop is None and ctx.engine.interrupts:  # a call it continued waits again
                 stop = Stop(StopReason.INTERRUPTED)
+            elif stop is None and ctx.engine.pending_tool_calls:  # a resumed branch's
+                stop = Stop(StopReason.CLIENT_TOOL)
         if stop is None:
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
         count_capped_cost(ctx)  # an unpriced last answer warns now, inside the run
@@ -117,4 +119,5 @@ def run_result(
         span_id=ctx.engine.span_id,
         failed_branches=list(ctx.failed_branches),
         guardrail=ctx.engine.guardrails.tripped if ctx.engine.guardrails is not None else None,
+        earlier_branch_results=list(ctx.engine.earlier_branch_results),
     )

@@ -54,6 +54,7 @@ from network.run.events import (
     ToolCallStarted,
 )
 from network.run.guardrails import GuardrailLog
+from network.run.held_branches import Resuming
 from network.run.join import Numbering, committed_writes, merge_branches, split_ops
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
@@ -153,13 +154,21 @@ _CLOSES: dict[type[RunEvent], Callable[[Any], Any]] = {
 
 
 async def run_parallel(
-    ctx: RunContext, fork: Parallel, max_iter: int, call_agent: CallAgent, run_loop: RunLoop
+    ctx: RunContext,
+    fork: Parallel,
+    max_iter: int,
+    call_agent: CallAgent,
+    run_loop: RunLoop,
+    resuming: Resuming | None = None,
 ) -> Stop | None:
     """Run `fork` and join it into `ctx`; a `Stop` when it does not fit in `max_iter` or in
     the run's `max_model_calls` (each branch makes at least one model request), or when a
-    branch's calls reached either (the run then stops after the join)."""
+    branch's calls reached either (the run then stops after the join). `resuming`: the
+    branches of a stopped fan-out that are entered again to finish their answered calls
+    (`network.run.held_branches`), the others committed."""
     state = ctx.state
-    done = finished_before(state.results, fork)  # committed siblings of a re-run
+    # the committed siblings: of a re-run of failed branches, or of resumed ones
+    done = finished_before(state.results, fork) if resuming is None else resuming.siblings
     todo = [branch for branch in fork.branches if branch.id not in done]
     if ctx.call_count + len(todo) > max_iter:
         return Stop(StopReason.MAX_ITER)
@@ -173,12 +182,19 @@ async def run_parallel(
     if emitter.active:
         emitter.open_steps.append(fork.name)
         await emitter.emit(StepStarted(fork.name, fan_out=fork.name))
-    at_fork = state.history()
+    # a resumed branch's calls saw its own conversation, never the run's as it is now
+    at_fork = state.history() if resuming is None else None
     forked_at, forked = time.time(), time.perf_counter()
-    contexts = _branch_contexts(ctx, todo)
+    contexts = _branch_contexts(ctx, todo, resuming)
     ctx.engine.branch_contexts = tuple(contexts)
     room = FanOutRoom(max_iter - ctx.call_count - len(todo), parent=enclosing)
-    run = functools.partial(run_branch, fork=fork, room=room, call_agent=call_agent)
+    run = functools.partial(
+        run_branch,
+        fork=fork,
+        room=room,
+        call_agent=call_agent,
+        resumed=resuming.calls if resuming is not None else None,
+    )
     outcomes = await _run_branches_and_join_steps(
         ctx, fork, todo, contexts, functools.partial(run, run_loop=run_loop)
     )
@@ -203,17 +219,28 @@ async def run_parallel(
     return next((stop for _, stop in outcomes if stop is not None), None)
 
 
-def _branch_contexts(ctx: RunContext, todo: list[Branch]) -> list[RunContext]:
+def _branch_contexts(
+    ctx: RunContext, todo: list[Branch], resuming: Resuming | None = None
+) -> list[RunContext]:
     """One context per branch to run, sharing the run's guardrail log and, when the run has
-    a budget, one budget the branches' requests count against as they are made."""
+    a budget, one budget the branches' requests count against as they are made; a resumed
+    branch's over its own conversation as it stopped."""
     steps = ctx.engine.steps  # a durable run: each branch records its steps as its own
     runners = steps.fork([branch.id for branch in todo]) if steps is not None else None
     if ctx.engine.guardrails is None:  # one log the branches share: their checks count in the run
         ctx.engine.guardrails = GuardrailLog()
     contexts = [
-        branch_context(ctx, branch, runners[i] if runners is not None else None)
+        branch_context(
+            ctx,
+            branch,
+            runners[i] if runners is not None else None,
+            resuming.conversations.get(branch.id) if resuming is not None else None,
+        )
         for i, branch in enumerate(todo)
     ]
+    if resuming is not None:  # a mapped branch's input is its own
+        for branch, branch_ctx in zip(todo, contexts, strict=True):
+            branch_ctx.input = resuming.inputs.get(branch.id, branch_ctx.input)
     if ctx.engine.budget is not None:
         shared = BranchBudget(ctx, contexts)
         for branch_ctx in contexts:
@@ -248,7 +275,7 @@ async def _join(
     contexts: list[RunContext],
     errors: list[BaseException | None],
     done: dict[str, list[InferenceResult]],
-    at_fork: HistoryView,
+    at_fork: HistoryView | None,
     forked_at: float,
     forked: float,
 ) -> None:
@@ -325,11 +352,14 @@ def _declared_writes(
 
 
 def _share_fork_prefix(
-    branch: Branch, branch_ctx: RunContext, results: list[InferenceResult], at_fork: HistoryView
+    branch: Branch,
+    branch_ctx: RunContext,
+    results: list[InferenceResult],
+    at_fork: HistoryView | None,
 ) -> None:
     """A branch's first result that saw the history as it was at the fork keeps the fork's
-    view of it: the same messages, stored as the prefix."""
-    if results and branch.input is None:
+    view of it: the same messages, stored as the prefix (None: a resumed branch's did not)."""
+    if results and branch.input is None and at_fork is not None:
         history = results[0].history
         if (
             isinstance(history, HistoryView)
@@ -389,13 +419,19 @@ async def _run_branches(
     return outcomes
 
 
-def branch_context(ctx: RunContext, branch: Branch, steps: StepRunner | None) -> RunContext:
+def branch_context(
+    ctx: RunContext,
+    branch: Branch,
+    steps: StepRunner | None,
+    conversation: Sequence[Any] | None = None,
+) -> RunContext:
     """A branch's own context: the run's, over a copy of its state as it is now, with the
     branch's own step runner (`StepRunner.fork`) in a durable run. It counts its calls on
     from the run's (the join numbers them again, branch by branch) and its spending from
-    nothing (the join adds it to the run's)."""
+    nothing (the join adds it to the run's). `conversation`: the branch's own, instead of
+    the run's (a resumed branch's, as it stopped)."""
     extra = [UserMessage(branch.input)] if branch.input is not None else None
-    state = ctx.state.for_branch(BranchKV(ctx.state.kv), extra)
+    state = ctx.state.for_branch(BranchKV(ctx.state.kv), extra, conversation)
     return dataclasses.replace(
         ctx,
         state=state,

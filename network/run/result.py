@@ -107,6 +107,10 @@ class RunResult:
     # calls): a result kept in memory is continued once (on a thread, the store decides)
     continued_by: str | None = None
     guardrail: GuardrailTripped | None = None  # the trip that stopped the run
+    # A continuation kept in memory: the calls of the fan-out it resumed branches of, made by
+    # the runs before it (its state has only its own calls), for the next resume's join
+    # (`network.run.held_branches`)
+    earlier_branch_results: list[Any] = field(default_factory=list, repr=False)
 
     @property
     def spent(self) -> UsageFigures:

@@ -10,14 +10,30 @@ from typing import Protocol, cast
 from network.errors import ConfigurationError
 from network.history.results import InferenceResult
 from network.run.context import AgentLike, RunContext
+from network.run.fork import run_parallel
+from network.run.held_branches import held_in_branches
 from network.run.interrupts import Answer, Interrupt
-from network.run.loop import call_agent
+from network.run.loop import call_agent, run_loop
+from network.run.result import Stop
 
 
-async def resume_interrupted(ctx: RunContext) -> None:
-    """Finish the answered tool calls (`ctx.engine.resume`) as a step of their agent."""
+async def resume_interrupted(ctx: RunContext, max_iter: int) -> Stop | None:
+    """Finish the answered tool calls (`ctx.engine.resume`) as a step of their agent; those
+    held in a parallel branch inside that branch, which goes on to its agent's answer and
+    joins (`network.run.held_branches`). A `Stop` when the branches' calls reached the run's
+    `max_iter` or usage limits (the run stops after the join)."""
     answered = ctx.engine.resume
     ctx.engine.resume = ()
+    held, answered = held_in_branches(ctx, answered)
+    ctx.engine.resumed_history = ()  # (a thread's stays its state's; a copy's is let go)
+    stop = None
+    if held is not None:
+        for branch_id, pairs in held.answered.items():
+            held_by = cast(ResumableAgent, ctx.network.agents[pairs[0][0].agent])
+            held.resuming.calls[branch_id] = [
+                _Resumption(held_by, call) for call in _calls(ctx, held_by, pairs)
+            ]
+        stop = await run_parallel(ctx, held.fork, max_iter, call_agent, run_loop, held.resuming)
     by_agent: dict[str, list[tuple[Interrupt, Answer]]] = {}
     for pair in answered:
         by_agent.setdefault(pair[0].agent, []).append(pair)
@@ -31,6 +47,7 @@ async def resume_interrupted(ctx: RunContext) -> None:
         resumable = cast(ResumableAgent, agent)
         for call in _calls(ctx, resumable, pairs):
             await call_agent(ctx, _Resumption(resumable, call))
+    return stop
 
 
 def _calls(

@@ -145,16 +145,19 @@ class State:
         view._loaded = self._loaded
         return view
 
-    def for_branch(self, kv: KV, messages: list[Any] | None = None) -> State:
+    def for_branch(
+        self, kv: KV, messages: list[Any] | None = None, conversation: Sequence[Any] | None = None
+    ) -> State:
         """A parallel branch's State: `kv` (its own store), and the history and conversation
-        as they are now (plus `messages`, a mapped branch's own input); it appends to its own."""
+        as they are now (plus `messages`, a mapped branch's own input); it appends to its own.
+        `conversation`: the branch's own instead of the run's (a resumed branch's)."""
         view = State.__new__(State)
         view.schema = self.schema
         view.kv = kv
         # A RecordLog shares the run's lists as a read-only prefix: no copy of a long thread's
         # history per branch, and nothing a branch appends reaches the run's own lists.
         view.results = RecordLog(self.results)
-        view._messages = RecordLog(self._messages)
+        view._messages = RecordLog(self._messages if conversation is None else list(conversation))
         if messages:
             view._messages.extend(messages)
         view.summaries = list(self.summaries)
