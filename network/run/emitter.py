@@ -22,13 +22,14 @@ Turning tracing or logging on never changes what is sent to a model.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from network.errors import ConfigurationError
 from network.history.fixed_list import FixedList
-from network.run.events import RunEvent, StateDelta
+from network.run.events import ReasoningEnded, RunEvent, StateDelta, TextEnded, ToolCallEnded
 from network.state.kv import KV
 
 NOTHING: list[Any] = FixedList()
@@ -107,11 +108,35 @@ class Emitter:
         for sink in self.sinks:
             await sink(event)
 
+    async def close_messages(self) -> None:
+        """Close every tool call and message still open: a call cut short (by an error, a
+        cancellation, or a guardrail's trip) leaves none open for a client to wait on. Each
+        closing event goes to each sink on its own (`best_effort`). A parallel branch's
+        emitter closes its own only (`network.run.fork.BranchEmitter`)."""
+        sinks = list(self.sinks)
+        for call_id in list(self.open_tools):
+            await best_effort(sinks, ToolCallEnded(call_id))
+        for message_id in list(self.open_reasoning):
+            await best_effort(sinks, ReasoningEnded(message_id))
+        for message_id in list(self.open_messages):
+            await best_effort(sinks, TextEnded(message_id))
+        self.open_tools.clear()
+        self.open_messages.clear()
+        self.open_reasoning.clear()
+
     async def flush_state(self, kv: KV) -> None:
         """Emit a `StateDelta` with the operations recorded since the previous one, if any."""
         delta = kv.unpublished_ops()
         if delta and self.active:
             await self.emit(StateDelta(delta))
+
+
+async def best_effort(sinks: list[EventSink], event: Any) -> None:
+    """Send `event` to every sink, each on its own: one that is gone does not stop the rest."""
+    for sink in sinks:
+        # A closed stream or a failing sink cannot be told anything more.
+        with contextlib.suppress(Exception):
+            await sink(event)
 
 
 def typed_sink(sink: Sink) -> EventSink:

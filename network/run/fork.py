@@ -102,7 +102,7 @@ class BranchEmitter(Emitter):
 
     async def close_messages(self) -> None:
         """Close the messages, reasoning and tool calls the branch has open (a call of its
-        cut short by a stop), never a sibling's still streaming (`close_messages`)."""
+        cut short by a stop), never a sibling's still streaming (`Emitter.close_messages`)."""
         await self.close_left_open(steps=False)
 
     async def close_left_open(self, steps: bool = True) -> None:

@@ -22,9 +22,8 @@ from typing import Any
 import anyio
 
 from network.run.context import RunContext
-from network.run.emitter import Emitter
+from network.run.emitter import Emitter, best_effort
 from network.run.events import (
-    ReasoningEnded,
     RunCancelled,
     RunError,
     RunFinished,
@@ -32,10 +31,7 @@ from network.run.events import (
     RunStarted,
     StateSnapshot,
     StepFinished,
-    TextEnded,
-    ToolCallEnded,
 )
-from network.run.streaming import best_effort
 from network.run.usage_report import run_token_usage
 
 
@@ -63,26 +59,6 @@ async def finish_run(ctx: RunContext, thread_id: str, result: Any) -> None:
     await ctx.engine.emitter.emit(event)
 
 
-async def close_messages(emitter: Emitter) -> None:
-    """Close every tool call and message still open: a call cut short (by an error, a
-    cancellation, or a guardrail's trip) leaves none open for a client to wait on. A
-    parallel branch's emitter closes its own only (its siblings may be streaming theirs)."""
-    own = getattr(emitter, "close_messages", None)  # `network.run.fork.BranchEmitter`'s
-    if own is not None:
-        await own()
-        return
-    sinks = list(emitter.sinks)
-    for call_id in list(emitter.open_tools):
-        await best_effort(sinks, ToolCallEnded(call_id))
-    for message_id in list(emitter.open_reasoning):
-        await best_effort(sinks, ReasoningEnded(message_id))
-    for message_id in list(emitter.open_messages):
-        await best_effort(sinks, TextEnded(message_id))
-    emitter.open_tools.clear()
-    emitter.open_messages.clear()
-    emitter.open_reasoning.clear()
-
-
 async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseException) -> None:
     """Close every open tool call, message and step; then RUN_ERROR (or cancelled RUN_FINISHED).
 
@@ -90,7 +66,7 @@ async def close_run(emitter: Emitter, thread_id: str, run_id: str, error: BaseEx
     dropped connection) does not keep the others, such as the logs, from hearing the end.
     """
     sinks = list(emitter.sinks)
-    await close_messages(emitter)
+    await emitter.close_messages()
     for step in reversed(emitter.open_steps):
         await best_effort(sinks, StepFinished(step))
     emitter.open_steps.clear()

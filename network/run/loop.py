@@ -111,9 +111,7 @@ async def call_agent(ctx: RunContext, agent: AgentLike) -> None:
     try:
         result = await agent.call(ctx)
     except RunStopped as stopped:  # the step ends, nothing to commit
-        from network.run.lifecycle import close_messages  # noqa: PLC0415 (only a stop needs it)
-
-        await close_messages(emitter)  # what the cancelled call streamed is closed
+        await emitter.close_messages()  # what the cancelled call streamed is closed
         if stopped.event is not None:  # the capability's own word on the stop
             await emitter.emit(Custom(*stopped.event))
         emitter.open_steps.remove(name)

@@ -15,7 +15,6 @@ Contract:
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import Any
@@ -91,11 +90,3 @@ class EventStream(AsyncIterator[Any]):
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-async def best_effort(sinks: list[EventSink], event: Any) -> None:
-    """Send `event` to every sink, each on its own: one that is gone does not stop the rest."""
-    for sink in sinks:
-        # A closed stream or a failing sink cannot be told anything more.
-        with contextlib.suppress(Exception):
-            await sink(event)

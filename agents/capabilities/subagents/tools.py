@@ -49,7 +49,7 @@ from network.errors import AgentNetworkError, ToolError
 from network.history.messages import message_list_adapter
 from network.network import Network
 from network.run.context import AgentLike, NetworkLike, RunContext
-from network.run.emitter import Listener, Observer
+from network.run.emitter import Listener, Observer, best_effort
 from network.run.events import (
     RunError,
     RunEvent,
@@ -66,7 +66,6 @@ from network.run.interrupts import Interrupt
 from network.run.options import RunOptions
 from network.run.result import RunResult, Stop, StopReason
 from network.run.screening import INTERNAL_ERROR, screened
-from network.run.streaming import best_effort
 from network.run.subrun import ChildBudget, SubrunTool, new_subrun_id
 from network.state.state import State
 
