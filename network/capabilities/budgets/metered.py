@@ -45,6 +45,7 @@ from network.history.results import MAX_TOKEN_COUNT, Usage
 from network.run.budgets.account import BudgetAccount, release_all, reserve_all, settle_all
 
 _OUTPUT_PARAMS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+_COUNTS = ("prompt_tokens", "completion_tokens")
 
 
 class MeteredModel:
@@ -78,14 +79,18 @@ class MeteredModel:
         except BaseException:
             await release_all(held)
             raise
-        usage = response.usage
-        tokens: Any = usage.prompt_tokens + usage.completion_tokens
-        cost: Any = response.cost_usd or 0.0
+        # read as a report of figures only: an answer of the wrong shape (a custom model's
+        # None, a usage that is None) settles what it reserved; the agent receiving it says
+        # what is wrong (`agents._answer_shape`), with no hold left behind
+        usage = getattr(response, "usage", None)
+        prompt, completion = (getattr(usage, name, None) for name in _COUNTS)
+        cost: Any = getattr(response, "cost_usd", None) or 0.0
+        attempts = getattr(response, "attempts", ())
         await settle_all(
             held,
-            tokens if _count(usage.prompt_tokens) and _count(usage.completion_tokens) else None,
+            prompt + completion if _count(prompt) and _count(completion) else None,
             cost if _cost(cost) else None,
-            len(response.attempts) or 1,
+            (len(attempts) if isinstance(attempts, list | tuple) else 0) or 1,
         )
         return response
 

@@ -13,7 +13,7 @@ import pytest
 
 from agents import Agent, ContextPolicy, ScriptedModel, input_guardrail, tool
 from agents.models.base import ModelRequest, ModelResponse
-from network import BudgetExceeded, Network, SharedBudget, ThreadRef
+from network import BudgetExceeded, ModelError, Network, SharedBudget, ThreadRef
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.threads import MemoryStore, budget_figures
@@ -229,3 +229,32 @@ async def test_a_key_given_twice_is_reserved_on_once_with_the_tighter_caps() -> 
     )
     assert (await office.run("go")).output == "ok"
     assert (await budget_figures(shared)).requests == 3  # the boss's two, the helper's one
+
+
+class _Shapeless:
+    """A model of one's own answering `answer` as it is (no `ModelResponse`'s shape)."""
+
+    name = "shapeless"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    async def complete(self, request: ModelRequest, on_chunk: Any = None) -> Any:
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    "answer", [None, ModelResponse(message=AssistantMessage("hi"), usage=None)]
+)
+async def test_an_answer_of_the_wrong_shape_settles_what_it_reserved(answer: Any) -> None:
+    """The metered model read `response.usage.prompt_tokens` first: a custom model's None (or
+    a usage that is None) raised AttributeError there, and the request's hold stayed held
+    until `hold_seconds` passed. Now it settles what it reserved, as a bad figure does, and
+    the agent's `ModelError` says what is wrong."""
+    budget = SharedBudget("k", store=MemoryStore())
+    network = network_of(_Shapeless(answer), params={"max_tokens": 10})
+    with pytest.raises(ModelError, match="model 'shapeless' of agent 'a' answered"):
+        await network.run("hi", budget=budget)
+    figures = await budget_figures(budget)
+    assert (figures.requests, figures.held_tokens, figures.held_requests) == (1, 0, 0)
+    assert figures.tokens > 10  # what it reserved: the prompt and the 10 asked for
