@@ -65,6 +65,10 @@ def make_model(
         **options: `timeout`, `max_retries`, `stream`, `api_key`, `price` (a `Price`),
             model parameters, ... as `OpenAIModel` and `LiteLLMModel` take them.
     """
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigurationError(
+            f"make_model takes a model name such as 'openai/gpt-4o-mini', got {model!r}"
+        )
     chosen = client or os.environ.get(CLIENT_ENV) or "auto"
     if chosen not in _CLIENTS:
         raise ConfigurationError(
