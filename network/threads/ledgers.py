@@ -86,22 +86,23 @@ def _same(where: object, other: object) -> bool:
     return where == other if isinstance(where, str) else where is other
 
 
+def _tighter(cap: Any, other: Any) -> Any:
+    """The tighter of two caps (None: no cap)."""
+    return other if cap is None else cap if other is None else min(cap, other)
+
+
 def _tightened(account: BudgetAccount, budget: SharedBudget) -> BudgetAccount:
     """`account` with `budget`'s caps checked too (the tighter of each): a new account on the
     same ledger, which leaves the store's closing to `account` (an account held by a
     caller stays the caller's as it was)."""
     mine, theirs = account.caps, budget
-    tighter = [
-        b if a is None else a if b is None else min(a, b)
-        for a, b in (
-            (mine.max_tokens, theirs.max_tokens),
-            (mine.max_cost_usd, theirs.max_cost_usd),
-            (mine.max_requests, theirs.max_requests),
-            (mine.requests_per_minute, theirs.requests_per_minute),
-        )
-    ]
     merged = BudgetAccount(account.budget, account.key, account.ledger, None, account.where)
-    merged.caps = Caps(*tighter)
+    merged.caps = Caps(
+        _tighter(mine.max_tokens, theirs.max_tokens),
+        _tighter(mine.max_cost_usd, theirs.max_cost_usd),
+        _tighter(mine.max_requests, theirs.max_requests),
+        _tighter(mine.requests_per_minute, theirs.requests_per_minute),
+    )
     return merged
 
 

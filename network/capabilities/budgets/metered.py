@@ -45,7 +45,6 @@ from network.history.results import MAX_TOKEN_COUNT, Usage
 from network.run.budgets.account import BudgetAccount, release_all, reserve_all, settle_all
 
 _OUTPUT_PARAMS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
-_COUNTS = ("prompt_tokens", "completion_tokens")
 
 
 class MeteredModel:
@@ -83,7 +82,8 @@ class MeteredModel:
         # None, a usage that is None) settles what it reserved; the agent receiving it says
         # what is wrong (`agents._answer_shape`), with no hold left behind
         usage = getattr(response, "usage", None)
-        prompt, completion = (getattr(usage, name, None) for name in _COUNTS)
+        prompt: Any = getattr(usage, "prompt_tokens", None)
+        completion: Any = getattr(usage, "completion_tokens", None)
         cost: Any = getattr(response, "cost_usd", None) or 0.0
         attempts = getattr(response, "attempts", ())
         await settle_all(
