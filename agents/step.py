@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from agents._answer_shape import checked_answer
+from agents.models._answer_shape import checked_answer
 from agents.models._calls import failed_model_calls, model_calls
 from agents.resume import waiting
 from agents.tools._dispatch import start_tool_calls

@@ -80,7 +80,7 @@ class MeteredModel:
             raise
         # read as a report of figures only: an answer of the wrong shape (a custom model's
         # None, a usage that is None) settles what it reserved; the agent receiving it says
-        # what is wrong (`agents._answer_shape`), with no hold left behind
+        # what is wrong (`agents.models._answer_shape`), with no hold left behind
         usage = getattr(response, "usage", None)
         prompt: Any = getattr(usage, "prompt_tokens", None)
         completion: Any = getattr(usage, "completion_tokens", None)
