@@ -620,6 +620,11 @@ def _run_options(
     the limits, the usage carried, the budgets."""
     if isinstance(input, str):
         check_text_input(input)
+    if not isinstance(sinks, Sequence) or isinstance(sinks, str | bytes):
+        raise ConfigurationError(
+            f"network {network!r}: sinks must be a list of event sinks (functions taking "
+            f"each event), got {type(sinks).__name__}"
+        )
     if run_id is not None:  # on a thread or not: it names the run's events, traces and records
         from network.threads.ids import check_id  # noqa: PLC0415 (thread stores load on use)
 
