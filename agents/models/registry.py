@@ -34,6 +34,11 @@ def resolve_model(model: Any) -> Any:
             found = _cache[model] = make_model(model)
         return found
     if isinstance(model, Mapping):
+        named = next((name for name in model if not isinstance(name, str)), None)
+        if named is not None:  # sorting mixed keys was a TypeError naming no option
+            raise ConfigurationError(
+                f"a model mapping's keys are make_model's option names (strings), got {named!r}"
+            )
         key = repr(sorted(model.items()))
         found = _cache.get(key)
         if found is None:

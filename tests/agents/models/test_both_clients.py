@@ -421,3 +421,12 @@ def test_where_and_how_a_client_sends_is_checked_when_it_is_made(
 def test_make_model_names_a_model_or_says_so(model: Any) -> None:
     with pytest.raises(ConfigurationError, match="make_model takes a model name"):
         make_model(model)
+
+
+def test_a_model_mapping_with_a_key_that_is_no_option_name_says_so() -> None:
+    """Its options were sorted for the cache key first: `TypeError: '<' not supported
+    between instances of 'int' and 'str'`, naming no option."""
+    from agents.models.registry import resolve_model
+
+    with pytest.raises(ConfigurationError, match="keys are make_model's option names .* got 1"):
+        resolve_model({"model": "openai/fake", "api_base": "http://127.0.0.1:1/v1", 1: "x"})
