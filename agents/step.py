@@ -25,6 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from agents.models._answer_shape import checked_answer
 from agents.models._calls import failed_model_calls, model_calls
 from agents.resume import waiting
 from agents.tools._dispatch import start_tool_calls
@@ -191,7 +192,7 @@ class AgentStep:
             self.params,
         )  # fmt: skip
         try:
-            response = await model.complete(request, None)
+            response = checked_answer(await model.complete(request, None), model, self.name)
         except ModelError as exc:
             _name_model(exc, model)
             raise
@@ -240,10 +241,16 @@ class AgentStep:
             response = await self._asked(call, stages, request)
         else:
             try:
-                response = await (
-                    call.model.complete(request, None)  # nothing streams, follows or records it
-                    if call.events is None and call.follow_chunks is None and books.steps is None
-                    else self._request(call, call.model, request)
+                response = checked_answer(
+                    await (
+                        call.model.complete(request, None)  # nothing streams, follows or records
+                        if call.events is None
+                        and call.follow_chunks is None
+                        and books.steps is None
+                        else self._request(call, call.model, request)
+                    ),
+                    call.model,
+                    self.name,
                 )
             except ModelError as exc:
                 self._failed(call, call.model, exc)
@@ -423,7 +430,7 @@ class AgentStep:
         model = call.model
         self._asking(call)
         try:
-            response = await self._request(call, model, request)
+            response = checked_answer(await self._request(call, model, request), model, self.name)
         except Exception as exc:  # a provider's failure, or a model's own exception
             self._failed(call, model, exc)
             raise

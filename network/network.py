@@ -616,9 +616,19 @@ def _run_options(
 ) -> RunOptions:
     """`run`'s keywords as one `RunOptions`, checked before anything changes or is recorded:
     the thread (`thread=`, or the deprecated keywords, which a continuation of a stored run
-    reads its thread id from), the limits, the usage carried, the budgets."""
+    reads its thread id from), the run id (a thread store's id rules, as a stored run's),
+    the limits, the usage carried, the budgets."""
     if isinstance(input, str):
         check_text_input(input)
+    if not isinstance(sinks, Sequence) or isinstance(sinks, str | bytes):
+        raise ConfigurationError(
+            f"network {network!r}: sinks must be a list of event sinks (functions taking "
+            f"each event), got {type(sinks).__name__}"
+        )
+    if run_id is not None:  # on a thread or not: it names the run's events, traces and records
+        from network.threads.ids import check_id  # noqa: PLC0415 (thread stores load on use)
+
+        check_id("run_id", run_id)
     stopped: Any = getattr(input, "stopped", None)
     return RunOptions(
         thread=thread_of(

@@ -43,6 +43,7 @@ from typing import Any
 import anyio
 
 from agents.models._answer_check import answer_problem
+from agents.models._client_options import check_api_base, check_api_key, check_stream
 from agents.models._failures import Failure, safe_url, transport_link
 from agents.models._response_format import ResponseFormatRefused, refuses_response_format
 from agents.models._retry import retries_of, wait_before_retry
@@ -100,6 +101,9 @@ class RetryingModel(CountsRequestTokens, ABC):
         """
         self.name = model
         check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
+        stream = check_stream(model, stream)
+        api_base = check_api_base(model, api_base)
+        api_key = check_api_key(model, api_key)
         check_number(f"model {model!r}: max_retries", max_retries, integer=True)
         check_number(f"model {model!r}: retry_delay (seconds)", retry_delay)
         self.price = price_from(price, model)  # given: it wins over any price map

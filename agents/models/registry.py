@@ -34,6 +34,11 @@ def resolve_model(model: Any) -> Any:
             found = _cache[model] = make_model(model)
         return found
     if isinstance(model, Mapping):
+        named = next((name for name in model if not isinstance(name, str)), None)
+        if named is not None:  # sorting mixed keys was a TypeError naming no option
+            raise ConfigurationError(
+                f"a model mapping's keys are make_model's option names (strings), got {named!r}"
+            )
         key = repr(sorted(model.items()))
         found = _cache.get(key)
         if found is None:
@@ -65,6 +70,10 @@ def make_model(
         **options: `timeout`, `max_retries`, `stream`, `api_key`, `price` (a `Price`),
             model parameters, ... as `OpenAIModel` and `LiteLLMModel` take them.
     """
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigurationError(
+            f"make_model takes a model name such as 'openai/gpt-4o-mini', got {model!r}"
+        )
     chosen = client or os.environ.get(CLIENT_ENV) or "auto"
     if chosen not in _CLIENTS:
         raise ConfigurationError(

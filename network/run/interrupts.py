@@ -236,11 +236,22 @@ def match_answers(
         answers = [answers]
     elif isinstance(answers, Mapping):
         answers = [Answer(interrupt_id=key, approved=bool(ok)) for key, ok in answers.items()]
+    elif not isinstance(answers, Iterable) or isinstance(answers, str | bytes):
+        raise InterruptError(
+            "expected the answers as a list of Answer (interrupt.accept() / .reject()), "
+            f"got {type(answers).__name__}"
+        )
     by_id: dict[str, Answer] = {}
     for answer in answers:
         if not isinstance(answer, Answer):
             raise InterruptError(
                 f"expected an Answer (interrupt.accept() / .reject()), got {answer!r}"
+            )
+        earlier = by_id.get(answer.interrupt_id)
+        if earlier is not None and earlier != answer:  # which one the person meant is unknown
+            raise InterruptError(
+                f"interrupt {answer.interrupt_id} is answered twice, differently "
+                f"({_decision(earlier)}, then {_decision(answer)}): answer each once"
             )
         by_id[answer.interrupt_id] = answer
     known = {interrupt.id for interrupt in pending}
@@ -257,6 +268,15 @@ def match_answers(
             "answer each with accept or reject"
         )
     return [(interrupt, by_id[interrupt.id]) for interrupt in pending]
+
+
+def _decision(answer: Answer) -> str:
+    """An answer as an error names it: what it decided, not its values."""
+    if answer.responded:
+        return "a response"
+    if not answer.approved:
+        return "reject"
+    return "accept with edited arguments" if answer.arguments is not None else "accept"
 
 
 def restore_rejected(data: dict[str, Any], answered: Sequence[tuple[Interrupt, Answer]]) -> None:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from network.errors import UnpricedModelWarning
-from network.history.results import ModelCall, Usage
+from network.history.results import MAX_TOKEN_COUNT, ModelCall, Usage
 from network.logger import get_logger
 from network.numbers import check_number
 from network.state.state import State
@@ -80,6 +80,29 @@ class UsageLimits:
             )
 
 
+def priced(cost: object) -> float | None:
+    """A request's reported cost as the limits count it: None (unpriced) unless it is a
+    finite number >= 0 (a custom `Model` may report NaN, infinity or a negative cost)."""
+    if type(cost) is float and 0.0 <= cost <= _LARGEST_FLOAT:  # the common case: one test
+        return cost
+    if cost is None or isinstance(cost, bool) or not isinstance(cost, int | float):
+        return None
+    return float(cost) if 0 <= cost <= _LARGEST_FLOAT else None
+
+
+def token_count(count: object) -> int:
+    """A reported token count as the limits count it: a whole number within 0 to
+    `MAX_TOKEN_COUNT` as it is, a larger one as that, anything else as 0 (module docstring)."""
+    if type(count) is int and 0 <= count <= MAX_TOKEN_COUNT:  # the common case
+        return count
+    if isinstance(count, bool) or not isinstance(count, int):
+        return 0
+    return MAX_TOKEN_COUNT if count > MAX_TOKEN_COUNT else 0
+
+
+_LARGEST_FLOAT = 1.7976931348623157e308  # sys.float_info.max: past it is infinity
+
+
 @dataclass(slots=True)
 class UsageFigures:
     """What a run spent so far, as the limits count it: its model requests (`model_calls`,
@@ -99,21 +122,22 @@ class UsageFigures:
     unpriced: int = 0  # model requests whose price is unknown (counted as 0 in cost_usd)
 
     def add_call(self, call: ModelCall) -> None:
-        """Count one model request."""
+        """Count one model request (a figure that is none counted as the module says)."""
         self.model_calls += 1
-        self.input_tokens += call.usage.prompt_tokens
-        self.output_tokens += call.usage.completion_tokens
-        if call.cost_usd is None:
+        self.input_tokens += token_count(call.usage.prompt_tokens)
+        self.output_tokens += token_count(call.usage.completion_tokens)
+        cost = priced(call.cost_usd)
+        if cost is None:
             self.unpriced += 1
         else:
-            self.cost_usd += call.cost_usd
+            self.cost_usd += cost
 
     def add_unrecorded(self, usage: Usage, requests: int = 1) -> None:
         """Count the `requests` of an agent call that recorded none (a run that records no
         requests, a custom agent): their tokens (`usage`, the call's), their cost unknown."""
         self.model_calls += requests
-        self.input_tokens += usage.prompt_tokens
-        self.output_tokens += usage.completion_tokens
+        self.input_tokens += token_count(usage.prompt_tokens)
+        self.output_tokens += token_count(usage.completion_tokens)
         self.unpriced += requests
 
     def add(self, other: UsageFigures) -> None:
@@ -322,14 +346,14 @@ class Budget:
                 continue
             for call in calls:
                 figures.add_call(call)
-                if call.cost_usd is None:
+                if priced(call.cost_usd) is None:
                     self._unpriced(call)
         self._results_seen = len(results)
         books = ctx.engine
         router_calls = books.router_calls
         for call in router_calls[self._router_calls_seen :]:
             figures.add_call(call)
-            if call.cost_usd is None:
+            if priced(call.cost_usd) is None:
                 self._unpriced(call)
         self._router_calls_seen = len(router_calls)
         guardrails = books.guardrails  # guardrails' model requests (network.run.guardrails)
@@ -337,7 +361,7 @@ class Budget:
             for check in guardrails.checks[self._guardrail_checks_seen :]:
                 for call in check.model_calls:
                     figures.add_call(call)
-                    if call.cost_usd is None:
+                    if priced(call.cost_usd) is None:
                         self._unpriced(call)
             self._guardrail_checks_seen = len(guardrails.checks)
             for call in guardrails.discarded[self._discarded_seen :]:
@@ -346,7 +370,7 @@ class Budget:
         subagent_calls = books.subagent_calls  # what its sub-runs spent (network.run.subrun)
         for call in subagent_calls[self._subagent_calls_seen :]:
             figures.add_call(call)
-            if call.cost_usd is None:
+            if priced(call.cost_usd) is None:
                 self._unpriced(call)
         self._subagent_calls_seen = len(subagent_calls)
         figures.tool_calls += books.subagent_tool_calls - self._subagent_tools_seen

@@ -7,17 +7,24 @@ thread would; a store named by a URL or path is opened for the run and closed at
 `SQLStore` keeps its figures in two tables of its database (`network.threads.sql_ledger`,
 imported only then); `MemoryStore`, or any other store, in this process. Each store keeps one
 ledger for its lifetime.
+
+A key is reserved on once per request, on one store: a budget naming a key the run reserves on
+already, on the same store (the same budget twice in a list, two budgets of one key, or a
+sub-run whose network has its caller's budget, as `Network(budget=...)` on both gives it), adds
+no second account, which would count every request twice; its caps are checked with the
+account's (the tighter of each).
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
+from os import PathLike
 from typing import Any
 
 from network.errors import ConfigurationError
 from network.run.budgets.account import BudgetAccount, close_accounts
-from network.run.budgets.ledger import BudgetFigures, Ledger
+from network.run.budgets.ledger import BudgetFigures, Caps, Ledger
 from network.run.budgets.memory_ledger import MemoryLedger
 from network.run.budgets.shared import SharedBudget, check_key
 from network.run.context import RunContext
@@ -25,6 +32,7 @@ from network.run.result import RunResult
 from network.threads.resolve import open_store
 from network.threads.session import ThreadSession
 from network.threads.store_leases import kept_with
+from network.threads.urls import store_url
 
 _ATTACHED: weakref.WeakKeyDictionary[Any, Ledger] = weakref.WeakKeyDictionary()
 
@@ -47,19 +55,55 @@ def open_accounts(
     user_id: str | None,
     app_name: str,
     thread_store: Any = None,
+    held: Sequence[BudgetAccount] = (),
 ) -> tuple[BudgetAccount, ...]:
-    """One account per budget for a run (on thread `thread_id` of `user_id`, if any)."""
-    accounts = []
+    """The accounts of a run (on thread `thread_id` of `user_id`, if any): `held` (a
+    caller's, for a sub-run) and one per budget on a key and store not among them, a budget
+    on one that is tightening its caps instead (see the module docstring)."""
+    accounts = list(held)
     for budget in budgets:
         key = budget.key_for(thread_id, user_id, app_name)
+        named = budget.store if budget.store is not None else thread_store
+        where = store_url(named) if named is None or isinstance(named, str | PathLike) else named
+        found = next(
+            (n for n, a in enumerate(accounts) if a.key == key and _same(a.where, where)), None
+        )
+        if found is not None:
+            accounts[found] = _tightened(accounts[found], budget)
+            continue
         if budget.store is None and thread_store is not None:
             store, owned = thread_store, False
         else:
             store, owned = open_store(budget.store)
         accounts.append(
-            BudgetAccount(budget, key, ledger_of(store), store.close if owned else None)
+            BudgetAccount(budget, key, ledger_of(store), store.close if owned else None, where)
         )
     return tuple(accounts)
+
+
+def _same(where: object, other: object) -> bool:
+    """Whether two accounts' stores are one: the same URL, or the same store object."""
+    return where == other if isinstance(where, str) else where is other
+
+
+def _tighter(cap: Any, other: Any) -> Any:
+    """The tighter of two caps (None: no cap)."""
+    return other if cap is None else cap if other is None else min(cap, other)
+
+
+def _tightened(account: BudgetAccount, budget: SharedBudget) -> BudgetAccount:
+    """`account` with `budget`'s caps checked too (the tighter of each): a new account on the
+    same ledger, which leaves the store's closing to `account` (an account held by a
+    caller stays the caller's as it was)."""
+    mine, theirs = account.caps, budget
+    merged = BudgetAccount(account.budget, account.key, account.ledger, None, account.where)
+    merged.caps = Caps(
+        _tighter(mine.max_tokens, theirs.max_tokens),
+        _tighter(mine.max_cost_usd, theirs.max_cost_usd),
+        _tighter(mine.max_requests, theirs.max_requests),
+        _tighter(mine.requests_per_minute, theirs.requests_per_minute),
+    )
+    return merged
 
 
 async def on_budgets(
@@ -74,18 +118,21 @@ async def on_budgets(
     `per=` that needs a thread the run is not on) fails the run before it starts.
     `user_id`: the run's user when it has no session (an AG-UI server's principal)."""
     try:
-        own = open_accounts(
+        accounts = open_accounts(
             budgets,
             thread_id=ctx.thread_id,
             user_id=session.user_id if session is not None else user_id,
             app_name=session.app_name if session is not None else ctx.network.name,
             thread_store=session.store if session is not None else None,
+            held=ctx.engine.budget_accounts,
         )
     except BaseException:
         if session is not None:
             await session.close()
         raise
-    ctx.engine.budget_accounts = (*ctx.engine.budget_accounts, *own)
+    held = ctx.engine.budget_accounts
+    own = [account for account in accounts if account not in held]
+    ctx.engine.budget_accounts = accounts
     try:
         return await run()
     finally:

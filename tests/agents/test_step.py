@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from agents import Agent, AgentCall, ScriptedModel, ToolContext, call, tool
-from network import Capability, InferenceResult, Network
-from network.history.messages import ToolCall
+from network import Capability, InferenceResult, ModelError, Network
+from network.history.messages import AssistantMessage, ToolCall
+from network.history.model_io import ModelResponse
+from network.history.results import Usage
 from network.run.stages import NO_STAGES
 
 pytestmark = pytest.mark.anyio
@@ -107,3 +110,50 @@ async def test_a_call_nothing_else_sees_records_what_the_staged_call_records(
     )
     assert plain.output == staged.output == "done" and len(plain.results) == 3
     assert plain["notes"] == ["a"] and plain.results[1].tool_calls[0].is_error
+
+
+class _Answering:
+    """A model of one's own answering `answer` as it is."""
+
+    name = "mine"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    async def complete(self, request: Any, on_chunk: Any = None) -> Any:
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (None, "answered None, not a ModelResponse"),
+        ("Hello", "answered a str, not a ModelResponse"),
+        (ModelResponse(None), "message is None"),  # type: ignore[arg-type]
+        (ModelResponse(AssistantMessage(5)), "content is an int, not text"),  # type: ignore[arg-type]
+        (ModelResponse(AssistantMessage(None, ["x"])), "tool_calls[0] is a str"),  # type: ignore[list-item]
+        (
+            ModelResponse(AssistantMessage(None, [ToolCall(None, "x", {})])),  # type: ignore[arg-type]
+            "tool_calls[0] has an id that is None",
+        ),
+        (ModelResponse(AssistantMessage("Hi"), usage=None), "usage is None"),  # type: ignore[arg-type]
+        (ModelResponse(AssistantMessage("Hi"), usage=Usage("3")), "prompt_tokens is a str"),  # type: ignore[arg-type]
+    ],
+)
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_a_custom_models_answer_of_the_wrong_shape_is_a_model_error(
+    answer: Any, said: str, streamed: bool
+) -> None:
+    """Read as it was, such an answer failed the run with an error naming neither the model
+    nor the agent (`AttributeError: 'NoneType' object has no attribute 'message'`, a
+    `TypeError` summing usage, a pydantic error of an AG-UI event when streamed)."""
+    network = Network("n", agents=[Agent("writer", model=_Answering(answer))])
+    with pytest.raises(
+        ModelError, match=f"model 'mine' of agent 'writer' .*{re.escape(said)}"
+    ) as raised:
+        if streamed:
+            async for _ in network.stream("Hi"):
+                pass
+        else:
+            await network.run("Hi")
+    assert raised.value.model == "mine"

@@ -78,14 +78,19 @@ class MeteredModel:
         except BaseException:
             await release_all(held)
             raise
-        usage = response.usage
-        tokens: Any = usage.prompt_tokens + usage.completion_tokens
-        cost: Any = response.cost_usd or 0.0
+        # read as a report of figures only: an answer of the wrong shape (a custom model's
+        # None, a usage that is None) settles what it reserved; the agent receiving it says
+        # what is wrong (`agents.models._answer_shape`), with no hold left behind
+        usage = getattr(response, "usage", None)
+        prompt: Any = getattr(usage, "prompt_tokens", None)
+        completion: Any = getattr(usage, "completion_tokens", None)
+        cost: Any = getattr(response, "cost_usd", None) or 0.0
+        attempts = getattr(response, "attempts", ())
         await settle_all(
             held,
-            tokens if _count(usage.prompt_tokens) and _count(usage.completion_tokens) else None,
+            prompt + completion if _count(prompt) and _count(completion) else None,
             cost if _cost(cost) else None,
-            len(response.attempts) or 1,
+            (len(attempts) if isinstance(attempts, list | tuple) else 0) or 1,
         )
         return response
 

@@ -32,7 +32,7 @@ class Held:
 class BudgetAccount:
     """One budget's key and ledger, for one run (and its sub-runs)."""
 
-    __slots__ = ("_close", "budget", "caps", "key", "ledger")
+    __slots__ = ("_close", "budget", "caps", "key", "ledger", "where")
 
     def __init__(
         self,
@@ -40,10 +40,14 @@ class BudgetAccount:
         key: str,
         ledger: Ledger,
         close: Callable[[], Awaitable[None]] | None = None,
+        where: object = None,
     ) -> None:
         self.budget = budget
         self.key = key
         self.ledger = ledger
+        # The store the ledger is on, as the run named it (its URL, or the store object): two
+        # accounts on one key and one `where` are one ledger row (`network.threads.ledgers`).
+        self.where = where
         self.caps = Caps(
             budget.max_tokens,
             budget.max_cost_usd,

@@ -7,18 +7,20 @@ must not break the routing agent on either.
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from agents import Agent, ModelRequest, ToolCallDelta, tool
+from agents import Agent, ModelRequest, ToolCallDelta, make_model, tool
 from agents.models import litellm_model, openai_native
 from agents.models.litellm_model import LiteLLMModel
 from agents.models.openai_native import OpenAIModel
 from network import (
     AssistantMessage,
+    ConfigurationError,
     ModelError,
     Network,
     SystemMessage,
@@ -387,3 +389,44 @@ async def test_a_runs_usage_totals_say_when_they_hold_an_estimate(
     guessed = await network.run("Two.")
     assert not counted.usage.estimated and counted.usage.total_tokens > 0
     assert guessed.usage.estimated and guessed.usage.total_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "said"),
+    [
+        ("stream", "false", "stream must be True, False or None"),
+        ("api_base", 8000, "api_base must be a URL string, got int"),
+        ("api_base", "", "api_base must be an http:// or https:// URL with a host"),
+        ("api_base", "127.0.0.1:8000/v1", "api_base must be an http:// or https:// URL"),
+        ("api_base", "ftp://127.0.0.1/v1", "api_base must be an http:// or https:// URL"),
+        ("api_base", "http://127.0.0.1 /v1", "api_base must be a URL without spaces"),
+        ("api_key", "sk-secret\nX-Admin: 1", "api_key holds a line break"),
+        ("api_key", 12345, "api_key must be a string, got int"),
+    ],
+)
+@pytest.mark.parametrize("make", [OpenAIModel, LiteLLMModel], ids=["native", "litellm"])
+def test_where_and_how_a_client_sends_is_checked_when_it_is_made(
+    make: Any, option: str, value: Any, said: str
+) -> None:
+    """`stream="false"` streamed (its truth decided), `api_base=""` sent to the provider's
+    public endpoint, a number failed with AttributeError inside the client, a base without
+    a scheme or a key with a line break failed only at the first call."""
+    options = {"api_base": "http://127.0.0.1:8000/v1", "api_key": "sk-test", option: value}
+    with pytest.raises(ConfigurationError, match=f"model 'openai/fake': {re.escape(said)}") as e:
+        make("openai/fake", **options)
+    assert "sk-secret" not in str(e.value)  # a key is never shown
+
+
+@pytest.mark.parametrize("model", [None, 5, "", "  "])
+def test_make_model_names_a_model_or_says_so(model: Any) -> None:
+    with pytest.raises(ConfigurationError, match="make_model takes a model name"):
+        make_model(model)
+
+
+def test_a_model_mapping_with_a_key_that_is_no_option_name_says_so() -> None:
+    """Its options were sorted for the cache key first: `TypeError: '<' not supported
+    between instances of 'int' and 'str'`, naming no option."""
+    from agents.models.registry import resolve_model
+
+    with pytest.raises(ConfigurationError, match="keys are make_model's option names .* got 1"):
+        resolve_model({"model": "openai/fake", "api_base": "http://127.0.0.1:1/v1", 1: "x"})

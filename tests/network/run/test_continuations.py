@@ -7,9 +7,10 @@ import pickle
 import pytest
 
 from agents import Agent, ScriptedModel
-from network import AlreadyAnsweredError, Network, State, ThreadRef
+from network import AlreadyAnsweredError, InterruptError, Network, Resume, State, ThreadRef
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, UserMessage
+from network.threads import MemoryStore
 from tests.network.threads.payments import PAID, pay_network
 
 pytestmark = pytest.mark.anyio
@@ -85,3 +86,28 @@ async def test_a_state_with_a_conversation_is_refused_on_a_thread(tmp_path: str)
     with pytest.raises(ConfigurationError, match="1 messages and 0 agent calls"):
         await network.run("go", state=earlier, thread=ThreadRef("t", store=f"{tmp_path}/t.db"))
     assert agent.model.requests == []  # type: ignore[union-attr]
+
+
+async def test_one_interrupt_answered_twice_differently_is_refused_and_nothing_runs() -> None:
+    """The last answer won: `[interrupt.reject("no"), interrupt.accept()]` (a double click,
+    two people answering one request) paid. Which one was meant is unknown: it is an
+    `InterruptError`, and the run still waits for one answer, in memory and on a thread."""
+    network = pay_network()
+    stopped = await network.run("Pay the invoice")
+    (interrupt,) = stopped.interrupts
+    with pytest.raises(
+        InterruptError, match=r"answered twice, differently \(reject, then accept\)"
+    ):
+        await network.run(stopped.resume([interrupt.reject("no"), interrupt.accept()]))
+    assert PAID == []
+    same = await network.run(stopped.resume([interrupt.accept(), interrupt.accept()]))
+    assert same.output == "Done: paid 100" and PAID == [100]  # the same answer twice is one
+
+    store = MemoryStore()
+    thread = ThreadRef("t", store=store)
+    (interrupt,) = (await network.run("Pay the invoice", thread=thread)).interrupts
+    twice = [interrupt.accept(arguments={"amount": 1}), interrupt.accept()]
+    with pytest.raises(InterruptError, match=r"\(accept with edited arguments, then accept\)"):
+        await network.run(Resume(twice), thread=thread)
+    done = await network.run(Resume([interrupt.reject("no")]), thread=thread)
+    assert "Rejected" in (done.output or "") and PAID == [100]

@@ -24,3 +24,12 @@ async def test_a_plain_function_works_as_a_sink() -> None:
 async def test_a_sink_that_is_not_callable_is_refused_clearly() -> None:
     with pytest.raises(ConfigurationError, match="event sink 42 is not callable"):
         await Network("n", agents=[solo("hi")]).run("go", sinks=[42])  # type: ignore[list-item]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("sinks", [42, print, "stdout"])
+async def test_sinks_that_are_no_list_are_refused_clearly(sinks: object) -> None:
+    """`sinks=print` (one sink, not a list of them) was `TypeError: 'builtin_function_or_method'
+    object is not iterable`; `sinks="stdout"` said its first character was no sink."""
+    with pytest.raises(ConfigurationError, match="sinks must be a list of event sinks"):
+        await Network("n", agents=[solo("hi")]).run("go", sinks=sinks)  # type: ignore[arg-type]

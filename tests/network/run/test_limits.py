@@ -15,8 +15,11 @@ from network import (
     StopReason,
     ThreadRef,
     UnpricedModelWarning,
+    UsageFigures,
     UsageLimits,
 )
+from network.history.messages import AssistantMessage, ToolCall
+from network.history.model_io import ModelResponse
 from network.history.results import ModelCall, Usage
 from network.run.context import RunContext
 from network.run.limits import NOTHING_UNRECORDED, Budget, Unrecorded
@@ -248,3 +251,41 @@ async def test_a_typed_answers_re_ask_is_counted_in_a_run_that_records_no_reques
     assert result.spent.output_tokens == result.usage.completion_tokens  # both answers'
     plain = await Network("n", agents=[Agent("a", model=ScriptedModel(["Hi."]))]).run("x")
     assert (plain.spent.model_calls, plain.spent.unpriced) == (1, 1)
+
+
+@pytest.mark.parametrize("cost", [float("nan"), float("inf"), -5.0])
+async def test_a_custom_models_bad_cost_is_unpriced_not_a_way_past_the_cap(
+    cost: float, quiet_logs: None
+) -> None:
+    """A cost that is no price (a custom `Model`'s NaN, infinity or negative) counted as
+    given: NaN made every comparison with `max_cost_usd` false and a negative cost gave
+    back what earlier requests spent, so the run went on to `max_iter` past its cap (and a
+    carried `usage=` kept the NaN for every later run). Now it is an unpriced request."""
+    answer = ModelResponse(AssistantMessage(None, [ToolCall("c", "again", {})]), cost_usd=cost)
+    priced = ModelResponse(AssistantMessage(None, [ToolCall("c", "again", {})]), cost_usd=0.6)
+    bad = Agent("bad", tools=[again], model=ScriptedModel([answer], repeat_last=True))
+    good = Agent("good", tools=[again], model=ScriptedModel([priced], repeat_last=True))
+    turns = iter([good, bad, bad, good, good, good])
+    network = Network("n", agents=[bad, good], router=lambda ctx: next(turns))
+    carried = UsageFigures()
+    with pytest.warns(UnpricedModelWarning, match="'scripted' has no known price"):
+        result = await network.run("Go.", limits=UsageLimits(max_cost_usd=1.0), usage=carried)
+    assert result.stop_reason == StopReason.USAGE_LIMIT  # after the two priced requests
+    assert [r.agent for r in result.results] == ["good", "bad", "bad", "good"]
+    assert (result.spent.cost_usd, result.spent.unpriced) == (1.2, 2)
+    assert carried.cost_usd == 1.2
+
+
+async def test_a_custom_models_bad_token_counts_never_lower_the_figures(
+    quiet_logs: None,
+) -> None:
+    """A negative count was added as given: a custom `Model` reporting -1000 prompt tokens
+    kept a run under `max_input_tokens` for ever. Counts are taken within 0 to 2**53 - 1."""
+    usage = Usage(prompt_tokens=-1000, completion_tokens=10**30)
+    answer = ModelResponse(AssistantMessage(None, [ToolCall("c", "again", {})]), usage=usage)
+    agent = Agent("a", tools=[again], model=ScriptedModel([answer], repeat_last=True))
+    network = Network("n", agents=[agent], router=lambda ctx: agent, max_iter=5)
+    result = await network.run("Go.", limits=UsageLimits(max_output_tokens=2**60))
+    assert (result.spent.input_tokens, result.spent.output_tokens) == (0, 5 * (2**53 - 1))
+    capped = await network.run("Go.", limits=UsageLimits(max_output_tokens=1))
+    assert capped.stop_reason == StopReason.USAGE_LIMIT and len(capped.results) == 1

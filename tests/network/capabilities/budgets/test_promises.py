@@ -13,7 +13,7 @@ import pytest
 
 from agents import Agent, ContextPolicy, ScriptedModel, input_guardrail, tool
 from agents.models.base import ModelRequest, ModelResponse
-from network import BudgetExceeded, Network, SharedBudget, ThreadRef
+from network import BudgetExceeded, ModelError, Network, SharedBudget, ThreadRef
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.results import Usage
 from network.threads import MemoryStore, budget_figures
@@ -198,3 +198,63 @@ async def test_a_run_started_inside_a_tool_reserves_on_the_callers_budget() -> N
         await office.run("go", budget=budget)  # the boss's, the inner run's: no room for a third
     assert (len(boss_model.requests), len(inner_model.requests)) == (1, 1)
     assert (await budget_figures(budget)).requests == 2
+
+
+async def test_a_key_given_twice_is_reserved_on_once_with_the_tighter_caps() -> None:
+    """The same key twice (in one list, or a sub-run whose network has its caller's budget,
+    as `Network(budget=...)` on both gives it) opened two accounts on one ledger row: each
+    request counted twice, so `max_requests=3` allowed one request and a half."""
+    store = MemoryStore()
+    acme = SharedBudget("tenant:acme", max_requests=4, store=store)
+    tighter = SharedBudget("tenant:acme", max_requests=2, store=store)
+    network = network_of(ScriptedModel(lambda request: "ok"))
+    await network.run("hi", budget=[acme, acme])
+    assert (await budget_figures(acme)).requests == 1
+    await network.run("hi", budget=[acme, tighter])
+    with pytest.raises(BudgetExceeded, match="max_requests=2"):
+        await network.run("hi", budget=[acme, tighter])  # 2 spent: the tighter cap holds
+    assert (await budget_figures(acme)).requests == 2
+
+    shared = SharedBudget("tenant:acme", max_requests=10, store=MemoryStore())
+    helper = Network("helper", agents=[Agent("h", model=ScriptedModel(["tides"]))], budget=shared)
+    boss_model = ScriptedModel(
+        [AssistantMessage(None, [ToolCall("c1", "helper", {"input": "tides"})]), "ok"]
+    )
+    boss = Agent("boss", tools=[helper.as_tool(description="Helps.")], model=boss_model)
+    office = Network(
+        "office",
+        agents=[boss],
+        router=lambda ctx: boss if ctx.last_result is None or ctx.last_result.tool_calls else None,
+        budget=shared,
+    )
+    assert (await office.run("go")).output == "ok"
+    assert (await budget_figures(shared)).requests == 3  # the boss's two, the helper's one
+
+
+class _Shapeless:
+    """A model of one's own answering `answer` as it is (no `ModelResponse`'s shape)."""
+
+    name = "shapeless"
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+    async def complete(self, request: ModelRequest, on_chunk: Any = None) -> Any:
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    "answer", [None, ModelResponse(message=AssistantMessage("hi"), usage=None)]
+)
+async def test_an_answer_of_the_wrong_shape_settles_what_it_reserved(answer: Any) -> None:
+    """The metered model read `response.usage.prompt_tokens` first: a custom model's None (or
+    a usage that is None) raised AttributeError there, and the request's hold stayed held
+    until `hold_seconds` passed. Now it settles what it reserved, as a bad figure does, and
+    the agent's `ModelError` says what is wrong."""
+    budget = SharedBudget("k", store=MemoryStore())
+    network = network_of(_Shapeless(answer), params={"max_tokens": 10})
+    with pytest.raises(ModelError, match="model 'shapeless' of agent 'a' answered"):
+        await network.run("hi", budget=budget)
+    figures = await budget_figures(budget)
+    assert (figures.requests, figures.held_tokens, figures.held_requests) == (1, 0, 0)
+    assert figures.tokens > 10  # what it reserved: the prompt and the 10 asked for

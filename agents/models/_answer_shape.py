@@ -1,0 +1,100 @@
+"""A model's answer checked for its shape before an agent call reads it.
+
+The `Model` protocol's `complete` returns a `ModelResponse`. The shipped clients always do; a
+model of one's own (or a `ScriptedModel` given a `ModelResponse`, used as given) may return
+None, a string, or a response whose message, tool calls or usage are not what the types say.
+Read as it was, such an answer failed the run far from the model, with an error naming
+neither: `AttributeError: 'NoneType' object has no attribute 'message'`, a `TypeError` from
+summing usage, a pydantic `ValidationError` of an AG-UI event when the run streamed. So the
+answer's shape is checked where the agent receives it, and a wrong one is a `ModelError`
+naming the model, the agent and the field, raised as a failing provider's is.
+
+What is checked is only the shape the run reads (types); the values stay the model's (an
+unknown tool name, arguments that are no JSON object, a count the limits will not take are
+answered or counted where they are used). A well-formed answer costs a few type tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from network.errors import ModelError
+from network.history.messages import AssistantMessage, ToolCall
+from network.history.model_io import ModelResponse
+from network.history.results import Usage
+
+_COUNTS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
+)
+
+
+def checked_answer(response: Any, model: Any, agent: str) -> ModelResponse:
+    """`response` when it has a `ModelResponse`'s shape, else a `ModelError` saying what is
+    wrong, naming `model` and `agent`."""
+    problem = _problem(response)
+    if problem is None:
+        return response  # type: ignore[no-any-return]
+    name = getattr(model, "name", None)
+    shown = name if isinstance(name, str) else type(model).__name__
+    raise ModelError(
+        f"model {shown!r} of agent {agent!r} answered {problem}; a Model's complete() returns "
+        "a ModelResponse whose message is an AssistantMessage",
+        model=shown,
+    )
+
+
+def _problem(response: Any) -> str | None:
+    """What is wrong with the answer's shape, or None."""
+    if not isinstance(response, ModelResponse):
+        return f"{_kind(response)}, not a ModelResponse"
+    message = response.message
+    if not isinstance(message, AssistantMessage):
+        return f"a ModelResponse whose message is {_kind(message)}"
+    for field in ("content", "reasoning"):
+        value = getattr(message, field)
+        if value is not None and not isinstance(value, str):
+            return f"a message whose {field} is {_kind(value)}, not text"
+    calls = message.tool_calls
+    if not isinstance(calls, list | tuple):
+        return f"a message whose tool_calls is {_kind(calls)}, not a list"
+    for index, call in enumerate(calls):
+        problem = _call_problem(call)
+        if problem is not None:
+            return f"a message whose tool_calls[{index}] {problem}"
+    usage = response.usage
+    if not isinstance(usage, Usage):
+        return f"a ModelResponse whose usage is {_kind(usage)}, not a Usage"
+    for field in _COUNTS:
+        value = getattr(usage, field)
+        if type(value) is not int:
+            return f"a usage whose {field} is {_kind(value)}, not an int"
+    cost = response.cost_usd
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
+        return f"a ModelResponse whose cost_usd is {_kind(cost)}, not a number"
+    return None
+
+
+def _call_problem(call: Any) -> str | None:
+    if not isinstance(call, ToolCall):
+        return f"is {_kind(call)}, not a ToolCall"
+    if not isinstance(call.id, str):
+        return f"has an id that is {_kind(call.id)}, not a string"
+    if not isinstance(call.name, str):
+        return f"has a name that is {_kind(call.name)}, not a string"
+    if not isinstance(call.arguments, Mapping | str):
+        return f"has arguments that are {_kind(call.arguments)}, not a JSON object or its text"
+    return None
+
+
+def _kind(value: Any) -> str:
+    """A value as an error names it: its type only (the error may reach a served client, and
+    a provider's response object may hold what it must not see)."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"

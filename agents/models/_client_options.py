@@ -1,0 +1,70 @@
+"""The options every HTTP client takes that say where and how it sends: checked when the model
+is made, naming the model and the option.
+
+`stream=` decides streaming by its truth: `stream="false"` (from a config file or a model
+described as data) streamed every request. `api_base=` was used as given: a number failed with
+`AttributeError` inside the client, `""` was taken for no `api_base` (the provider's public
+endpoint, where the prompt was sent with the provider's key), and a base without `http://` or
+`https://` failed only at the first call. `api_key=` goes into a header: a line break there
+failed every call with aiohttp's "header injection" error. Each is refused here instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from network.errors import ConfigurationError
+
+_CONTROL = {chr(code) for code in range(32)} | {"\x7f"}
+
+
+def check_stream(model: str, stream: Any) -> bool | None:
+    """`stream=`: None, True or False."""
+    if stream is not None and not isinstance(stream, bool):
+        raise ConfigurationError(
+            f"model {model!r}: stream must be True, False or None (stream when the caller "
+            f"takes deltas), got {stream!r}"
+        )
+    return stream
+
+
+def check_api_base(model: str, api_base: Any) -> str | None:
+    """`api_base=`: None, or an `http://` or `https://` URL with a host."""
+    if api_base is None:
+        return None
+    if not isinstance(api_base, str):
+        raise ConfigurationError(
+            f"model {model!r}: api_base must be a URL string, got {type(api_base).__name__}"
+        )
+    if any(char in _CONTROL or char.isspace() for char in api_base):
+        raise ConfigurationError(
+            f"model {model!r}: api_base must be a URL without spaces or control characters"
+        )
+    try:
+        parts = urlsplit(api_base)
+        host = parts.hostname
+    except ValueError:  # a bad port or IPv6 literal
+        host, parts = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not host:
+        raise ConfigurationError(
+            f"model {model!r}: api_base must be an http:// or https:// URL with a host "
+            "(e.g. http://127.0.0.1:8000/v1)"
+        )
+    return api_base
+
+
+def check_api_key(model: str, api_key: Any) -> str | None:
+    """`api_key=`: None, or a string a header can carry (the key itself is never shown)."""
+    if api_key is None:
+        return None
+    if not isinstance(api_key, str):
+        raise ConfigurationError(
+            f"model {model!r}: api_key must be a string, got {type(api_key).__name__}"
+        )
+    if any(char in _CONTROL for char in api_key):
+        raise ConfigurationError(
+            f"model {model!r}: api_key holds a line break or control character, which no "
+            "HTTP header can carry"
+        )
+    return api_key
