@@ -133,6 +133,13 @@ async def test_another_embedder_is_refused(kind: str, make: Callable[..., Memori
         await other.get(ANN, "tea")
 
 
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("namespace", {"namespace": "ann"}),
     ("namespace", {"namespace": ()}),
@@ -149,6 +156,9 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("value", {"value": {1, 2}}),
     ("value", {"value": "x" * 70_000}),
     ("value", {"value": "\udc00"}),
+    ("value", {"value": {1: "a", "1": "b"}}),  # was kept as {"1": "b"}
+    ("value", {"value": [{"n": {2: "x"}}], "text": "two"}),  # read back as {"2": "x"}
+    ("value", {"value": _nested(100_000), "text": "deep"}),  # was a RecursionError
     ("text", {"value": {"a": 1}, "text": "   "}),
     ("text", {"text": "y" * 9_000}),
     ("metadata", {"metadata": ["kind"]}),
