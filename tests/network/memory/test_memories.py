@@ -25,6 +25,9 @@ async def test_put_get_list_delete(memories: Memories, clock: Clock) -> None:
     clock.now += 5
     second = await memories.put(ANN, "tea", {"drink": "matcha"}, text="Ann drinks matcha")
     assert second.value == {"drink": "matcha"}
+    # the item a replacing put hands back keeps created_at, as the store does (was the
+    # write's time on SQLite and PostgreSQL)
+    assert (second.created_at, second.updated_at) == (first.created_at, first.created_at + 5)
     got = await memories.get(ANN, "tea")
     assert got is not None and got.value == {"drink": "matcha"} and got.metadata == {}
     assert got.created_at == first.created_at and got.updated_at == first.created_at + 5
