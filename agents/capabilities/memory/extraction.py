@@ -10,8 +10,9 @@ each run (`await extract_memories(...)` in the background: it touches only the m
 
 The model's answer is checked before anything is written: an answer that is not that JSON,
 holds more than `MAX_EXTRACTED` memories, or a key or text the store refuses, is an
-`OutputValidationError` (its `raw` the answer) and writes nothing. The caller's own arguments
-(`namespace`, `instructions`) are checked before the model is asked.
+`OutputValidationError` (its `raw` the answer) and writes nothing. A key the answer holds
+twice keeps its later text. The caller's own arguments (`namespace`, `instructions`) are
+checked before the model is asked.
 """
 
 from __future__ import annotations
@@ -142,7 +143,7 @@ def _parsed(raw: str) -> list[tuple[str, str]]:
         raise _refused(raw, 'the answer has no "memories" list')
     if len(found) > MAX_EXTRACTED:
         raise _refused(raw, f"{len(found)} memories, over the limit of {MAX_EXTRACTED}")
-    pairs: list[tuple[str, str]] = []
+    pairs: dict[str, str] = {}
     for at, entry in enumerate(found):
         if (
             not isinstance(entry, dict)
@@ -150,8 +151,8 @@ def _parsed(raw: str) -> list[tuple[str, str]]:
             or not isinstance(entry.get("text"), str)
         ):
             raise _refused(raw, f'memories[{at}] needs a "key" and a "text" string')
-        pairs.append((entry["key"], entry["text"]))
-    return pairs
+        pairs[entry["key"]] = entry["text"]  # a key said twice: the later text
+    return list(pairs.items())
 
 
 def _refused(raw: str, why: str) -> OutputValidationError:

@@ -216,6 +216,8 @@ async def test_hostile_writes_are_refused_and_write_nothing(
         ("prefix", lambda m: m.namespaces(("",))),
         ("forget", lambda m: m.forget()),
         ("entries", lambda m: m.put_many(ANN, ["not a memory"])),
+        # one key twice: was two items handed back for the one kept
+        ("entries", lambda m: m.put_many(ANN, [NewMemory("k", "a"), NewMemory("k", "b")])),
     ],
 )
 async def test_hostile_reads_are_refused(memories: Memories, field: str, call: Any) -> None:

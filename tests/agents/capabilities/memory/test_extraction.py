@@ -78,6 +78,11 @@ async def test_a_reused_key_replaces_the_memory() -> None:
     )  # fmt: skip
     [item] = await memories.list(ANN)
     assert (item.text, item.thread_id) == ("Prefers a window seat", "t2")
+    # a key the answer says twice keeps its later text (one memory written, one handed back)
+    twice = [{"key": "seat", "text": "Prefers an aisle seat"}, {"key": "seat", "text": "Any seat"}]
+    written = await extract_memories(memories, ScriptedModel([answer(twice)]), threads, "t1")
+    assert [(item.key, item.text) for item in written] == [("seat", "Any seat")]
+    assert [item.text for item in await memories.list(ANN)] == ["Any seat"]
 
 
 @pytest.mark.parametrize(
