@@ -431,3 +431,37 @@ def test_capabilities_must_be_capabilities() -> None:
     shout = Shout()
     with pytest.raises(ConfigurationError, match="given twice"):
         Network("n", agents=[Agent("a")], capabilities=[shout, shout])
+
+
+class Unawaitable(Capability):
+    """An `instructions` written `def`: the run awaits it."""
+
+    def instructions(self, call: AgentCall, text: str) -> str:  # type: ignore[override]
+        return text + "!"
+
+
+class AwaitedNextCall(Capability):
+    """A `next_call` written `async def`: the run does not await it."""
+
+    async def next_call(self, run: RunContext) -> Stop | None:  # type: ignore[override]
+        return None
+
+
+@pytest.mark.parametrize(
+    ("capability", "said"),
+    [
+        (Unawaitable(), "Unawaitable.instructions must be async def"),
+        (AwaitedNextCall(), r"AwaitedNextCall.next_call must be a plain def"),
+    ],
+)
+def test_a_stage_of_the_wrong_kind_is_refused_when_it_is_given(
+    capability: Capability, said: str
+) -> None:
+    # Before, the first run failed in the middle: a TypeError ("object str can't be used in
+    # 'await' expression"), or an AttributeError on the coroutine next_call returned.
+    from network.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=said):
+        Network("n", agents=[Agent("a")], capabilities=[capability])
+    with pytest.raises(ConfigurationError, match=said):
+        Agent("a", capabilities=[capability])
