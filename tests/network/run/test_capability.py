@@ -465,3 +465,19 @@ def test_a_stage_of_the_wrong_kind_is_refused_when_it_is_given(
         Network("n", agents=[Agent("a")], capabilities=[capability])
     with pytest.raises(ConfigurationError, match=said):
         Agent("a", capabilities=[capability])
+
+
+class SaysAName(Capability):
+    """A `next_call` answering what is no `Stop`."""
+
+    def next_call(self, run: RunContext) -> Stop | None:
+        return "a"  # type: ignore[return-value]
+
+
+async def test_a_next_call_that_answers_no_stop_is_named() -> None:
+    # was an AttributeError: 'str' object has no attribute 'reason'
+    from network.errors import ConfigurationError
+
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(["ok"]))])
+    with pytest.raises(ConfigurationError, match=r"SaysAName.next_call returned 'a'"):
+        await network.with_capabilities(SaysAName()).run("x")
