@@ -238,11 +238,19 @@ def implements(capability: Capability, stage: str) -> bool:
 
 
 def checked_capabilities(
-    owner: str, given: Sequence[Any], before: Sequence[Capability] = ()
+    owner: str, given: Sequence[Any] | None, before: Sequence[Capability] = ()
 ) -> tuple[Capability, ...]:
-    """`before`, then `owner`'s `capabilities=` `given`, each checked: a `Capability`, and
-    not one already there (the same object twice), else a `ConfigurationError` naming `owner`."""
+    """`before`, then `owner`'s `capabilities=` `given` (a list; None is none), each checked: a
+    `Capability`, and not one already there (the same object twice), else a
+    `ConfigurationError` naming `owner`."""
     found = list(before)
+    if given is None:
+        given = ()
+    if isinstance(given, Capability | str) or not isinstance(given, Sequence):
+        raise ConfigurationError(
+            f"{owner}: capabilities must be a list of Capability objects, got {given!r:.100}"
+            + (" (put it in a list)" if isinstance(given, Capability) else "")
+        )
     for item in given:
         if not isinstance(item, Capability):
             raise ConfigurationError(f"{owner}: {item!r} is not a Capability")

@@ -431,6 +431,12 @@ def test_capabilities_must_be_capabilities() -> None:
     shout = Shout()
     with pytest.raises(ConfigurationError, match="given twice"):
         Network("n", agents=[Agent("a")], capabilities=[shout, shout])
+    # one capability not in a list, or a set (no order), was a TypeError: "not iterable"
+    with pytest.raises(ConfigurationError, match=r"must be a list .* \(put it in a list\)"):
+        Network("n", agents=[Agent("a")], capabilities=shout)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="agent 'a': capabilities must be a list"):
+        Agent("a", capabilities={shout})  # type: ignore[arg-type]
+    assert Agent("a", capabilities=None).capabilities == ()  # type: ignore[arg-type]
 
 
 class Unawaitable(Capability):
