@@ -58,6 +58,7 @@ from network.memory._checks import (
 from network.memory._opening import IN_PROCESS, backend_for, database_errors
 from network.memory.embedders import Embedder, WordLlamaEmbedder
 from network.memory.items import MemoryItem, Namespace, NewMemory
+from network.numbers import check_number
 from network.threads.ids import check_id
 from network.threads.urls import shown_url
 
@@ -101,6 +102,14 @@ class Memories:
             raise ConfigurationError(
                 f"Memories: embedder {self.embedder!r} has no name, dimensions and embed()"
             )
+        # What the store records its vectors were made by, and their shape: checked here, not
+        # met as "embeds to nothing" or an EmbeddingError (TypeError) at the first write.
+        name, dimensions = self.embedder.name, self.embedder.dimensions
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(
+                f"Memories: embedder.name must be a non-empty string, got {name!r}"
+            )
+        check_number("Memories: embedder.dimensions", dimensions, integer=True, minimum=1)
         self.ttl = check_ttl(ttl, "Memories: ttl")
         if not isinstance(table_prefix, str) or not table_prefix.replace("_", "").isalnum():
             raise ConfigurationError(

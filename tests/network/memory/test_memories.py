@@ -269,6 +269,34 @@ async def test_a_broken_embedder_is_an_embedding_error_and_writes_nothing(
     assert await memories.namespaces() == []
 
 
+class Shaped:
+    """An embedder of any name and dimensions (never asked)."""
+
+    def __init__(self, name: Any, dimensions: Any) -> None:
+        self.name, self.dimensions = name, dimensions
+
+    async def embed(self, texts: list[str]) -> Any:
+        raise AssertionError("never asked")
+
+
+@pytest.mark.parametrize(
+    ("name", "dimensions", "field"),
+    [
+        ("e", 0, "dimensions"),  # was "text 't' embeds to nothing" at the first write
+        ("e", "256", "dimensions"),  # was an EmbeddingError (TypeError) at the first write
+        ("e", True, "dimensions"),  # was taken as 1
+        ("e", math.nan, "dimensions"),
+        (None, 256, "name"),  # was recorded with the vectors
+        ("  ", 256, "name"),
+    ],
+)
+def test_an_embedder_of_no_name_or_shape_is_refused_when_the_store_is_made(
+    name: Any, dimensions: Any, field: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=f"embedder.{field}"):
+        Memories("memory://", embedder=Shaped(name, dimensions))  # type: ignore[arg-type]
+
+
 async def test_text_that_embeds_to_nothing_is_refused(make: Callable[..., Memories]) -> None:
     memories = make(embedder=Broken("zero"))
     with pytest.raises(InvalidMemoryError, match="embeds to nothing") as refused:
