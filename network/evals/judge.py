@@ -3,8 +3,9 @@
 The judge is sent one request: instructions saying how to answer, and a user message with the
 case's input, the run's output, the expected output when the case has one, and the rubric. It
 must answer a JSON object `{"pass": true|false, "reason": "...", "score": 0..1?}` (in a code
-fence or not, with other text around it or not: the first object whose "pass" is a bool). Any model works: an `agents` model (`LiteLLMModel`, `OpenAICompatibleModel`,
-`ScriptedModel` in tests) or any object with `complete(request)`.
+fence or not, with other text around it or not: the first object whose "pass" is a bool).
+Any model works: an `agents` model (`LiteLLMModel`, `OpenAICompatibleModel`, `ScriptedModel`
+in tests) or any object with `complete(request)`.
 
 The judge's answer is model output, so hostile: an answer that is not that object, or a score
 that is not a number from 0 to 1, fails the case with a reason saying so (never a crash), and
