@@ -55,6 +55,8 @@ async def delete_user(
     not implement `network.threads.UserStateStore`) is a `ConfigurationError`, raised before
     anything is deleted."""
     check_id("user_id", user_id)
+    if app_name is not None:
+        check_id("app_name", app_name)  # the thread store's rule, met after the forgetting
     namespaces = () if namespaces is None else namespaces
     if isinstance(namespaces, str) or not isinstance(namespaces, tuple | list):
         raise InvalidMemoryError(

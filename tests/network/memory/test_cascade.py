@@ -59,11 +59,13 @@ async def test_deleting_a_user_forgets_their_threads_and_memories(
 async def test_a_bad_id_deletes_nothing(make: Callable[..., Memories]) -> None:
     memories = make()
     threads = MemoryStore()
-    await memories.put(ANN, "tea", "Ann drinks tea", thread_id="t1")
+    await memories.put(ANN, "tea", "Ann drinks tea", thread_id="t1", user_id="ann")
     with pytest.raises(InvalidIdError):
         await delete_thread(threads, memories, "")
     with pytest.raises(InvalidIdError):
         await delete_user(threads, memories, "a\x00")
+    with pytest.raises(InvalidIdError):  # was refused by the thread store, after forgetting
+        await delete_user(threads, memories, "ann", app_name="")
     assert [item.key for item in await memories.list(ANN)] == ["tea"]
 
 
