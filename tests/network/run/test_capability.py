@@ -487,3 +487,31 @@ async def test_a_next_call_that_answers_no_stop_is_named() -> None:
     network = Network("n", agents=[Agent("a", model=ScriptedModel(["ok"]))])
     with pytest.raises(ConfigurationError, match=r"SaysAName.next_call returned 'a'"):
         await network.with_capabilities(SaysAName()).run("x")
+
+
+class Forgetful(Capability):
+    """An `answer` and a `record` that forgot to return."""
+
+    def __init__(self, stage: str) -> None:
+        if stage != "answer":
+            self.answer = None  # type: ignore[assignment]
+        if stage != "record":
+            self.record = None  # type: ignore[assignment]
+
+    async def answer(self, call: AgentCall, response: ModelResponse) -> ModelResponse:
+        return None  # type: ignore[return-value]
+
+    async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
+        return None  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("stage", "kind"), [("answer", "ModelResponse"), ("record", "InferenceResult")]
+)
+async def test_a_stage_that_returns_nothing_is_named(stage: str, kind: str) -> None:
+    # was an AttributeError on None ('NoneType' object has no attribute 'message')
+    from network.errors import ConfigurationError
+
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(["ok"]))])
+    with pytest.raises(ConfigurationError, match=rf"Forgetful.{stage} returned None: .* {kind}"):
+        await network.with_capabilities(Forgetful(stage)).run("x")
