@@ -276,7 +276,8 @@ class AgentStep:
             await self._final_answer(call, stages, response.message.content)
         result = self._result(call, response)
         if stages.record:  # tested first: iterating even an empty tuple makes an iterator
-            result = await _changed(stages.record, call, result)
+            for change in stages.record:
+                result = _kept(change, "record", await change(call, result), InferenceResult)
         return result
 
     async def _wrapped_call(
@@ -332,7 +333,7 @@ class AgentStep:
         if stages.answer:
             given = copy.deepcopy(message)  # the answer as the model gave it, for the record
             for change in stages.answer:
-                response = await change(call, response)
+                response = _kept(change, "answer", await change(call, response), ModelResponse)
             if response.message != given:  # changed: the record keeps both (a replay's)
                 call.answers = (*call.answers[:-1], given)
         call.response = response
@@ -549,9 +550,22 @@ def _name_model(error: ModelError, model: Any) -> None:
         error.model = getattr(model, "name", None)
 
 
+def _kept(change: Any, stage: str, value: Any, kind: type) -> Any:
+    """`value`, what a capability's `stage` returned, when it is a `kind`; else a
+    `ConfigurationError` naming the capability (a stage that forgot its `return` was an
+    AttributeError on None further on)."""
+    if isinstance(value, kind):
+        return value
+    owner = type(getattr(change, "__self__", change)).__name__
+    raise ConfigurationError(
+        f"capability {owner}.{stage} returned {value!r:.100}: return the {kind.__name__} "
+        "it was given, changed or not"
+    )
+
+
 async def _changed(changes: Sequence[Any], call: AgentCall, value: Any) -> Any:
-    """`value` through the stage's `changes` in order (`output`: the final answer checked and
-    changed before it is kept; `record`: the call's record)."""
+    """`value` through the `output` stage's `changes` in order: the final answer checked and
+    changed before it is kept (any value: a typed output is the capability's to shape)."""
     for change in changes:
         value = await change(call, value)
     return value

@@ -107,13 +107,16 @@ class GraphRouter:
             raise ConfigurationError("graph router: END has no outgoing edges")
         if when is not None and not callable(when):
             raise ConfigurationError(f"graph router: when={when!r} is not callable")
-        head = self._add_node(source, "source")
-        tail = END if target is END else self._add_node(target, "target")
+        head = self._node_name(source, "source")
+        tail = END if target is END else self._node_name(target, "target")
         if self._graph.has_edge(head, tail):
             raise ConfigurationError(
                 f"graph router: there is already an edge {head!r} -> {tail!r}; "
                 "combine the two conditions into one"
             )
+        self._add_node(source, "source")
+        if target is not END:
+            self._add_node(target, "target")
         self._graph.add_edge(head, tail, when=when, label=label or _condition_name(when))
         return self
 
@@ -144,20 +147,23 @@ class GraphRouter:
             raise ConfigurationError(
                 f"graph router: fan_out needs a list of at least two targets, got {targets!r}"
             )
-        head = self._add_node(source, "source")
-        tails = tuple(self._add_node(target, "target") for target in targets)
+        head = self._node_name(source, "source")
+        tails = tuple(self._node_name(target, "target") for target in targets)
         if len(set(tails)) != len(tails):
             raise ConfigurationError(f"graph router: fan_out from {head!r} names an agent twice")
         fork = name if name is not None else f"{head}.fan_out"
         if fork in self._fan_outs:
             raise ConfigurationError(f"graph router: two fan-outs are named {fork!r}")
-        tail = END if join is END else self._add_node(join, "join")
+        tail = END if join is END else self._node_name(join, "join")
         Parallel(*tails, max_concurrency=max_concurrency, on_error=on_error, name=fork)  # checks
         for target in tails:
             if self._graph.has_edge(head, target):
                 raise ConfigurationError(
                     f"graph router: there is already an edge {head!r} -> {target!r}"
                 )
+        for node, role in ((source, "source"), *((t, "target") for t in targets), (join, "join")):
+            if node is not END:
+                self._add_node(node, role)
         for target in tails:
             self._graph.add_edge(
                 head, target, when=when, label=label or _condition_name(when), fan_out=fork
@@ -168,17 +174,25 @@ class GraphRouter:
         return self
 
     def _add_node(self, agent: AgentLike | str, role: str) -> str:
-        name = agent if isinstance(agent, str) else getattr(agent, "name", None)
-        if not isinstance(name, str) or not name:
-            raise ConfigurationError(f"graph router: {role} {agent!r} is not an agent or a name")
+        name = self._node_name(agent, role)
         given = None if isinstance(agent, str) else agent  # kept to check identity later
         node = self._graph.nodes.get(name)
         if node is None:
             self._graph.add_node(name, agent=given)
         elif given is not None:
-            if node["agent"] is not None and node["agent"] is not given:
-                raise ConfigurationError(f"graph router: two different agents are named {name!r}")
             node["agent"] = given
+        return name
+
+    def _node_name(self, agent: AgentLike | str, role: str) -> str:
+        """The node `agent` names, checked without changing the graph: a builder call that
+        fails leaves the graph as it was (else its nodes stayed, unreachable, and building the
+        Network failed on them)."""
+        name = agent if isinstance(agent, str) else getattr(agent, "name", None)
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(f"graph router: {role} {agent!r} is not an agent or a name")
+        known = None if isinstance(agent, str) else self._graph.nodes.get(name, {}).get("agent")
+        if known is not None and known is not agent:
+            raise ConfigurationError(f"graph router: two different agents are named {name!r}")
         return name
 
     @property

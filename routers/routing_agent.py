@@ -87,6 +87,16 @@ class RoutingAgent:
         )
         if isinstance(model, str) and not model:
             raise ConfigurationError(f"routing agent {name!r}: empty model name")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(
+                f"routing agent: name must be a non-empty string, got {name!r}"
+            )
+        if params is not None and not (
+            isinstance(params, dict) and all(isinstance(key, str) for key in params)
+        ):
+            raise ConfigurationError(
+                f"routing agent {name!r}: params must be a dict of parameter names, got {params!r}"
+            )
         self.model = model
         self.system = system
         self.max_corrections = max_corrections

@@ -30,7 +30,7 @@ def sequence(*agents: Any) -> Any:
     if not agents:
         raise ConfigurationError("sequence() needs at least one agent")
     order = list(agents)
-    names = [a if isinstance(a, str) else a.name for a in order]
+    names = [_name(entry, at) for at, entry in enumerate(order)]
 
     def route(ctx: RunContext) -> Any:
         position = _position(names, ctx)
@@ -46,6 +46,17 @@ def sequence(*agents: Any) -> Any:
     route.to_mermaid = to_mermaid  # type: ignore[attr-defined]
     route.kind = "sequence"  # type: ignore[attr-defined]
     return route
+
+
+def _name(entry: Any, at: int) -> str:
+    """The name of the sequence's entry at `at` (an agent, a name or a `Parallel`), else
+    `ConfigurationError` naming the entry."""
+    name = entry if isinstance(entry, str) else getattr(entry, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(
+            f"sequence(): entry {at} ({entry!r}) is not an agent, an agent's name or a Parallel"
+        )
+    return name
 
 
 def _position(names: list[str], ctx: RunContext) -> int:

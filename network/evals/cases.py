@@ -62,6 +62,14 @@ class CaseLimits(BaseModel):
     max_agent_calls: int | None = Field(default=None, ge=1)
     timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: Any) -> Any:
+        """A bool is no limit: pydantic would read YAML's `yes` as 1."""
+        if isinstance(value, bool):
+            raise ValueError(f"a limit is a number, not {str(value).lower()}")
+        return value
+
     def usage_limits(self) -> UsageLimits | None:
         """The run's `UsageLimits`, or None when the case sets none."""
         caps = {

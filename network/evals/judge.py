@@ -3,8 +3,9 @@
 The judge is sent one request: instructions saying how to answer, and a user message with the
 case's input, the run's output, the expected output when the case has one, and the rubric. It
 must answer a JSON object `{"pass": true|false, "reason": "...", "score": 0..1?}` (in a code
-fence or not). Any model works: an `agents` model (`LiteLLMModel`, `OpenAICompatibleModel`,
-`ScriptedModel` in tests) or any object with `complete(request)`.
+fence or not, with other text around it or not: the first object whose "pass" is a bool).
+Any model works: an `agents` model (`LiteLLMModel`, `OpenAICompatibleModel`, `ScriptedModel`
+in tests) or any object with `complete(request)`.
 
 The judge's answer is model output, so hostile: an answer that is not that object, or a score
 that is not a number from 0 to 1, fails the case with a reason saying so (never a crash), and
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 from network.errors import ConfigurationError
@@ -30,7 +30,9 @@ JUDGE_INSTRUCTIONS = (
     "0 to 1}."
 )
 MAX_SHOWN = 20_000  # characters of an input or output shown to the judge
-_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+MAX_READ = 100_000  # characters of the judge's answer searched for its verdict
+_OBJECTS_TRIED = 100  # a "{" that starts no JSON object costs one try
+_DECODER = json.JSONDecoder()
 
 
 class LLMJudge(Scorer):
@@ -66,12 +68,8 @@ class LLMJudge(Scorer):
 
     def read(self, text: Any) -> Score:
         """The judge's answer as a `Score` (a failed one when it is not the object asked)."""
-        found = _OBJECT.search(text) if isinstance(text, str) else None
-        try:
-            said = json.loads(found.group(0)) if found else None
-        except ValueError:
-            said = None
-        if not isinstance(said, dict) or not isinstance(said.get("pass"), bool):
+        said = _verdict_in(text) if isinstance(text, str) else None
+        if said is None:
             shown = text[:200] if isinstance(text, str) else repr(text)
             return self._verdict(False, f"the judge's answer is not a verdict: {shown!r}")
         passed = said["pass"]
@@ -89,3 +87,22 @@ class LLMJudge(Scorer):
             shown = repr(value)[:100] if not isinstance(value, int) or value < 10**50 else "huge"
             return self._verdict(False, f"the judge's score is not a number from 0 to 1: {shown}")
         return self._verdict(passed, reason, float(value))
+
+
+def _verdict_in(text: str) -> dict[str, Any] | None:
+    """The first JSON object in `text` whose "pass" is a bool, or None. A judge may say more
+    around it ("Verdict: {...}. Note: {x} is fine."): one pattern from the first "{" to the
+    last "}" took all of that, which is no JSON, and failed the case."""
+    text = text[:MAX_READ]
+    start = text.find("{")
+    for _ in range(_OBJECTS_TRIED):
+        if start == -1:
+            break
+        try:
+            found, _end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            found = None
+        if isinstance(found, dict) and isinstance(found.get("pass"), bool):
+            return found
+        start = text.find("{", start + 1)
+    return None

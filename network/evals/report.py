@@ -25,6 +25,7 @@ ERROR = "error"
 TIMEOUT = "timeout"
 LIMIT = "limit"
 SKIPPED = "skipped"
+STATUSES = (PASSED, FAILED, ERROR, TIMEOUT, LIMIT, SKIPPED)
 
 
 @dataclass(slots=True)
@@ -71,21 +72,48 @@ class CaseReport:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseReport:
-        """A case's report back from its JSON data."""
+        """A case's report back from its JSON data (`ValueError` / `TypeError` saying what is
+        not one: a report read back decides what `--against` calls broken)."""
         scores = [
-            Score(s["name"], bool(s["passed"]), float(s["value"]), s.get("reason", ""))
-            for s in data.get("scores", [])
+            Score(
+                _typed(s, "name", str),
+                _typed(s, "passed", bool),
+                float(_typed(s, "value", int | float)),
+                s.get("reason", ""),
+            )
+            for s in _typed(data, "scores", list, [])
         ]
+        status = _typed(data, "status", str)
+        if status not in STATUSES:
+            raise ValueError(f"status {status!r} is none of {', '.join(STATUSES)}")
         return cls(
-            data["name"],
-            data["status"],
+            _typed(data, "name", str),
+            status,
             scores,
-            data.get("output"),
-            data.get("stopReason", ""),
-            data.get("error"),
-            float(data.get("durationMs", 0.0)),
-            int(data.get("tokens", 0)),
+            _typed(data, "output", str | None, None),
+            _typed(data, "stopReason", str, ""),
+            _typed(data, "error", str | None, None),
+            float(_typed(data, "durationMs", int | float, 0.0)),
+            _typed(data, "tokens", int, 0),
         )
+
+
+_REQUIRED = object()
+
+
+def _typed(data: Any, key: str, kind: Any, default: Any = _REQUIRED) -> Any:
+    """`data[key]` when it is of `kind` (a bool is no number), else `TypeError` naming it;
+    `default` when the key is missing and may be."""
+    if not isinstance(data, dict):
+        raise TypeError(f"expected an object holding {key!r}, got {type(data).__name__}")
+    if key not in data:
+        if default is _REQUIRED:
+            raise TypeError(f"{key!r} is missing")
+        return default
+    value = data[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise TypeError(f"{key!r} is {type(value).__name__}: {value!r:.60}")
+    return value
 
 
 @dataclass(slots=True)
@@ -150,12 +178,12 @@ class EvalReport:
         """A report back from its JSON data (`ConfigurationError` when it is not one)."""
         try:
             return cls(
-                data["dataset"],
-                data["network"],
-                [CaseReport.from_dict(case) for case in data["cases"]],
-                float(data.get("durationMs", 0.0)),
+                _typed(data, "dataset", str),
+                _typed(data, "network", str),
+                [CaseReport.from_dict(case) for case in _typed(data, "cases", list)],
+                float(_typed(data, "durationMs", int | float, 0.0)),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, ConfigurationError) as exc:
             raise ConfigurationError(f"not an evaluation report: {exc!r}") from None
 
     @classmethod

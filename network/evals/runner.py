@@ -81,16 +81,17 @@ async def run_case(
     limits = case.limits
     timeout = limits.timeout_s if limits is not None and limits.timeout_s else timeout_s
     report = CaseReport(case.name, FAILED)
+    result = None
     try:
-        with anyio.fail_after(timeout):
+        # Not `fail_after`: its TimeoutError is the one a run raises itself (a model or a
+        # tool timing out), which is the case's error, not its time running out.
+        with anyio.move_on_after(timeout) as scope:
             result = await network.run(
                 case.input,
                 state=case.state or None,
                 limits=None if limits is None else limits.usage_limits(),
                 max_iter=None if limits is None else limits.max_agent_calls,
             )
-    except TimeoutError:
-        report.status, report.error = TIMEOUT, f"ran past {timeout:g} s"
     except Exception as exc:
         partial = getattr(exc, "partial_result", None)
         report.status = ERROR
@@ -98,18 +99,26 @@ async def run_case(
         if partial is not None:
             report.output, report.tokens = partial.output, partial.usage.total_tokens
     else:
-        run = case_run(result)
-        report.output, report.stop_reason = result.output, run.stop_reason
-        report.tokens = result.usage.total_tokens
-        report.scores = await score_case(case, run, scorers)
-        if result.stop_reason == StopReason.USAGE_LIMIT:
-            report.status, report.error = LIMIT, str(result.limit_exceeded)
-        elif result.stop_reason == StopReason.MAX_ITER:
-            report.status, report.error = LIMIT, "reached its most agent calls"
-        elif all(score.passed for score in report.scores):
-            report.status = PASSED
+        if result is None or scope.cancel_called:
+            report.status, report.error = TIMEOUT, f"ran past {timeout:g} s"
+        else:
+            await _score(report, case, result, scorers)
     report.duration_ms = (time.perf_counter() - started) * 1000
     return report
+
+
+async def _score(report: CaseReport, case: Case, result: Any, scorers: Sequence[Scorer]) -> None:
+    """Fill `report` in from the run's `result` and the scorers' verdicts on it."""
+    run = case_run(result)
+    report.output, report.stop_reason = result.output, run.stop_reason
+    report.tokens = result.usage.total_tokens
+    report.scores = await score_case(case, run, scorers)
+    if result.stop_reason == StopReason.USAGE_LIMIT:
+        report.status, report.error = LIMIT, str(result.limit_exceeded)
+    elif result.stop_reason == StopReason.MAX_ITER:
+        report.status, report.error = LIMIT, "reached its most agent calls"
+    elif all(score.passed for score in report.scores):
+        report.status = PASSED
 
 
 async def evaluate(

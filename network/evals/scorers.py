@@ -129,6 +129,12 @@ class OutputEquals(Scorer):
             actual = run.output_value
             if _canonical(actual) == _canonical(expected):
                 return self._verdict(True)
+            if actual is None:  # YAML's `expected_output: 42` is a number, not the text "42"
+                return self._verdict(
+                    False,
+                    f"expected the typed output {_canonical(expected)[:200]} and the run has "
+                    "none (its text is compared with a string: quote it in YAML)",
+                )
             return self._verdict(False, f"typed output {_canonical(actual)[:200]}")
         actual_text = run.output or ""
         if self.strip:

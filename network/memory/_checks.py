@@ -7,8 +7,9 @@ database has its limits, so one set of rules holds for every backend:
   thread stores' identifier rules (1 to 256 characters, not blank, no control character, no
   lone surrogate: `network.threads.ids`). Labels are joined with U+001F, which no label can
   hold, so one namespace never reads as another;
-- a value is JSON data (no NaN or infinity, no set, no object) of at most `MAX_VALUE_BYTES`
-  encoded; the text embedded is 1 to `MAX_TEXT` characters, not blank;
+- a value is JSON data (no NaN or infinity, no set, no object, a dict's keys strings) of
+  at most `MAX_VALUE_BYTES` encoded; the text embedded is 1 to `MAX_TEXT` characters, not
+  blank;
 - metadata is a flat dict of at most `MAX_METADATA` entries whose names are identifiers
   (`^[A-Za-z_][A-Za-z0-9_]{0,63}$`, safe in every database's JSON path) and whose values are
   strings (at most `MAX_LABEL` characters), finite numbers, bools or None;
@@ -106,23 +107,45 @@ def check_key(key: Any) -> str:
         raise _as_memory_error("key", error) from None
 
 
+_JSON_DATA = (
+    "value must be JSON data (strings, finite numbers, bools, None, lists, dicts with string keys)"
+)
+
+
 def check_value(value: Any) -> str:
     """The JSON text of `value` (JSON data only, no NaN or infinity, bounded in size)."""
     try:
         text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError) as error:
-        raise InvalidMemoryError(
-            f"value must be JSON data (strings, finite numbers, bools, None, lists, dicts "
-            f"with string keys): {error}",
-            field="value",
-        ) from None
+        raise InvalidMemoryError(f"{_JSON_DATA}: {error}", field="value") from None
+    except RecursionError:  # json.dumps follows nesting by recursion
+        raise InvalidMemoryError(f"{_JSON_DATA}: it nests too deep", field="value") from None
     _no_surrogate("value", text)
     size = len(text.encode("utf-8"))
     if size > MAX_VALUE_BYTES:
         raise InvalidMemoryError(
             f"value is {size} bytes as JSON, over the limit of {MAX_VALUE_BYTES}", field="value"
         )
+    _string_keys(value)
     return text
+
+
+def _string_keys(value: Any) -> None:
+    """`InvalidMemoryError` for a dict key that is not a string: json.dumps writes 1 as "1"
+    (and {1: "a", "1": "b"} as two "1" keys, of which reading keeps one), so the value read
+    back would not be the value written. Walked without recursion, after the size check."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    raise InvalidMemoryError(
+                        f"{_JSON_DATA}: key {key!r} is not a string", field="value"
+                    )
+                pending.append(inner)
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
 
 
 def check_text(text: Any, field: str = "text", limit: int = MAX_TEXT) -> str:

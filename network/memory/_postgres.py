@@ -146,6 +146,17 @@ class PostgresBackend:
                     for row in rows
                 ],
             )
+            # A known key kept its created_at: the items handed back say so too.
+            for space in {row.namespace for row in rows}:
+                kept = await conn.fetch(
+                    f"SELECT key, created_at FROM {m} WHERE namespace = $1 AND key = ANY($2)",
+                    space,
+                    [row.key for row in rows if row.namespace == space],
+                )
+                created = dict(kept)
+                for row in rows:
+                    if row.namespace == space:
+                        row.created_at = created.get(row.key, row.created_at)
 
     async def get(self, namespace: str, key: str, now: float) -> Row | None:
         pool = await self._connections()

@@ -194,7 +194,8 @@ class SQLiteBackend:
         for row in rows:
             blob = np.asarray(row.vector, dtype=np.float32).tobytes()
             found = conn.execute(
-                f"SELECT id FROM {m} WHERE namespace = ? AND key = ?", (row.namespace, row.key)
+                f"SELECT id, created_at FROM {m} WHERE namespace = ? AND key = ?",
+                (row.namespace, row.key),
             ).fetchone()
             values = (
                 row.value, row.text, row.metadata, row.updated_at, row.expires_at,
@@ -209,7 +210,7 @@ class SQLiteBackend:
                 )
                 ident = cursor.lastrowid
             else:
-                ident = found[0]
+                ident, row.created_at = found  # the item handed back keeps it too
                 conn.execute(
                     f"UPDATE {m} SET value = ?, text = ?, metadata = ?, updated_at = ?, "
                     "expires_at = ?, thread_id = ?, user_id = ?, vector = ? WHERE id = ?",

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, InvalidMemoryError
+from network.memory._checks import check_namespace
 from network.memory.items import Namespace
 from network.memory.memories import Memories
 from network.threads.ids import check_id
@@ -54,6 +55,17 @@ async def delete_user(
     not implement `network.threads.UserStateStore`) is a `ConfigurationError`, raised before
     anything is deleted."""
     check_id("user_id", user_id)
+    if app_name is not None:
+        check_id("app_name", app_name)  # the thread store's rule, met after the forgetting
+    namespaces = () if namespaces is None else namespaces
+    if isinstance(namespaces, str) or not isinstance(namespaces, tuple | list):
+        raise InvalidMemoryError(
+            f"delete_user: namespaces must be a tuple of namespaces, got {namespaces!r:.100}",
+            field="namespaces",
+        )
+    # Each checked before anything is deleted: a flat ("shop", "users", "ann") is three
+    # labels, not one namespace, and was refused after the user's memories were forgotten.
+    namespaces = tuple(check_namespace(namespace) for namespace in namespaces)
     if not isinstance(threads, UserStateStore):
         raise ConfigurationError(
             f"delete_user: the thread store {type(threads).__name__} cannot delete a user's "

@@ -58,6 +58,7 @@ from network.memory._checks import (
 from network.memory._opening import IN_PROCESS, backend_for, database_errors
 from network.memory.embedders import Embedder, WordLlamaEmbedder
 from network.memory.items import MemoryItem, Namespace, NewMemory
+from network.numbers import check_number
 from network.threads.ids import check_id
 from network.threads.urls import shown_url
 
@@ -101,6 +102,14 @@ class Memories:
             raise ConfigurationError(
                 f"Memories: embedder {self.embedder!r} has no name, dimensions and embed()"
             )
+        # What the store records its vectors were made by, and their shape: checked here, not
+        # met as "embeds to nothing" or an EmbeddingError (TypeError) at the first write.
+        name, dimensions = self.embedder.name, self.embedder.dimensions
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigurationError(
+                f"Memories: embedder.name must be a non-empty string, got {name!r}"
+            )
+        check_number("Memories: embedder.dimensions", dimensions, integer=True, minimum=1)
         self.ttl = check_ttl(ttl, "Memories: ttl")
         if not isinstance(table_prefix, str) or not table_prefix.replace("_", "").isalnum():
             raise ConfigurationError(
@@ -154,26 +163,32 @@ class Memories:
     async def put_many(
         self, namespace: Namespace, entries: Sequence[NewMemory]
     ) -> list[MemoryItem]:
-        """Write several memories of one namespace in one transaction (all or none)."""
+        """Write several memories of one namespace in one transaction (all or none); a key
+        appears once at most."""
         space = encode_namespace(check_namespace(namespace))
         if not isinstance(entries, Sequence) or isinstance(entries, str):
             raise InvalidMemoryError("entries must be a list of NewMemory", field="entries")
         check_limit(len(entries), "entries", MAX_LIST)
         now = self._clock()
         rows: list[Row] = []
+        keys: set[str] = set()
         for entry in entries:
             if not isinstance(entry, NewMemory):
                 raise InvalidMemoryError(
                     f"entries must hold NewMemory objects, got {type(entry).__name__}",
                     field="entries",
                 )
+            key = check_key(entry.key)
+            if key in keys:  # which one would win is no contract, and one item would be a lie
+                raise InvalidMemoryError(f"entries hold key {key!r} twice", field="entries")
+            keys.add(key)
             value = check_value(entry.value)
             text = check_text(entry.text if entry.text is not None else _text_of(entry.value))
             ttl = check_ttl(entry.ttl) if entry.ttl is not None else self.ttl
             rows.append(
                 Row(
                     namespace=space,
-                    key=check_key(entry.key),
+                    key=key,
                     value=value,
                     text=text,
                     metadata=json.dumps(check_metadata(entry.metadata), ensure_ascii=False),

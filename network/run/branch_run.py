@@ -34,7 +34,7 @@ from network.run.context import NetworkLike, RunContext
 from network.run.limits import NOTHING_UNRECORDED, LimitExceeded, Unrecorded, UsageLimits
 from network.run.parallel import Branch, Parallel
 from network.run.result import Stop, StopReason
-from network.run.stages import run_stages
+from network.run.stages import first_stop, run_stages
 
 CallAgent = Callable[[RunContext, Any], Awaitable[None]]
 RunLoop = Callable[[RunContext, int], Awaitable[Stop]]
@@ -302,11 +302,7 @@ def _before_next_call(ctx: RunContext, room: FanOutRoom) -> Stop | None:
     budget = ctx.engine.budget
     if budget is not None and budget.check(ctx) is not None:
         return Stop(StopReason.USAGE_LIMIT)
-    for check in ctx.engine.stages.next_call:
-        stop: Stop | None = check(ctx)
-        if stop is not None:
-            return stop
-    return None
+    return first_stop(ctx, ctx.engine.stages.next_call)
 
 
 class _Room(Capability):

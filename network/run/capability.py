@@ -66,6 +66,7 @@ object serves every run of its network at once.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -237,15 +238,47 @@ def implements(capability: Capability, stage: str) -> bool:
 
 
 def checked_capabilities(
-    owner: str, given: Sequence[Any], before: Sequence[Capability] = ()
+    owner: str, given: Sequence[Any] | None, before: Sequence[Capability] = ()
 ) -> tuple[Capability, ...]:
-    """`before`, then `owner`'s `capabilities=` `given`, each checked: a `Capability`, and
-    not one already there (the same object twice), else a `ConfigurationError` naming `owner`."""
+    """`before`, then `owner`'s `capabilities=` `given` (a list; None is none), each checked: a
+    `Capability`, and not one already there (the same object twice), else a
+    `ConfigurationError` naming `owner`."""
     found = list(before)
+    if given is None:
+        given = ()
+    if isinstance(given, Capability | str) or not isinstance(given, Sequence):
+        raise ConfigurationError(
+            f"{owner}: capabilities must be a list of Capability objects, got {given!r:.100}"
+            + (" (put it in a list)" if isinstance(given, Capability) else "")
+        )
     for item in given:
         if not isinstance(item, Capability):
             raise ConfigurationError(f"{owner}: {item!r} is not a Capability")
         if any(item is known for known in found):
             raise ConfigurationError(f"{owner}: capability {item!r} given twice")
+        _check_kinds(owner, item)
         found.append(item)
     return tuple(found)
+
+
+SYNC_STAGES = frozenset({"next_call", "resume_calls"})
+"""The stages called without `await`; every other stage is awaited."""
+
+
+def _check_kinds(owner: str, capability: Capability) -> None:
+    """`ConfigurationError` for a stage method written `def` where the run awaits it (or
+    `async def` where it does not): found here, not as a TypeError in the middle of a run
+    ("object str can't be used in 'await' expression"). A callable an instance sets, or a
+    decorated method, may return an awaitable without being a coroutine function: trusted."""
+    for stage in (*AGENT_STAGES, *RUN_STAGES):
+        if not implements(capability, stage):
+            continue
+        function = getattr(getattr(capability, stage), "__func__", None)
+        if function is None or hasattr(function, "__wrapped__"):
+            continue
+        synchronous = stage in SYNC_STAGES
+        if inspect.iscoroutinefunction(function) == synchronous:
+            wanted = "a plain def (it is not awaited)" if synchronous else "async def"
+            raise ConfigurationError(
+                f"{owner}: capability {type(capability).__name__}.{stage} must be {wanted}"
+            )

@@ -6,7 +6,6 @@ persistence are sinks on the context's emitter, not code in here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from network.errors import RunStopped
@@ -15,6 +14,7 @@ from network.run.events import Custom, StepFinished, StepStarted
 from network.run.fork import run_parallel
 from network.run.parallel import Parallel
 from network.run.result import Stop, StopReason
+from network.run.stages import first_stop
 from network.state.provenance import agent_writer
 
 
@@ -54,7 +54,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
         if budget is not None and budget.check(ctx) is not None:
             return Stop(StopReason.USAGE_LIMIT)
         if books.stages.next_call:  # the capabilities' say before each call (a fan-out's)
-            stop = _first_stop(ctx, books.stages.next_call)  # (tested: no iterator when none)
+            stop = first_stop(ctx, books.stages.next_call)  # (tested: no iterator when none)
             if stop is not None:
                 return stop
         agent = ctx.stack.pop(0)
@@ -78,15 +78,6 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             return Stop(StopReason.INTERRUPTED)
         if books.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
             return Stop(StopReason.CLIENT_TOOL)
-
-
-def _first_stop(ctx: RunContext, checks: Sequence[Callable[[Any], Any]]) -> Stop | None:
-    """The first `Stop` the `next_call` stages give, or None: the next call may go ahead."""
-    for check in checks:
-        stop: Stop | None = check(ctx)
-        if stop is not None:
-            return stop
-    return None
 
 
 async def end_open_steps(ctx: RunContext) -> None:

@@ -17,10 +17,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from network.errors import ConfigurationError
 from network.run.capability import Capability, implements
 from network.run.context import NO_RUN_STAGES, RunStages
+from network.run.result import Stop
 
-__all__ = ["NO_STAGES", "Stages", "chain", "resolve_stages", "run_stages"]
+__all__ = ["NO_STAGES", "Stages", "chain", "first_stop", "resolve_stages", "run_stages"]
 
 
 @dataclass(slots=True, frozen=True)
@@ -140,3 +142,19 @@ def _hop(
     *args: Any,
 ) -> Awaitable[Any]:
     return hook(*leading, *args, proceed)
+
+
+def first_stop(run: Any, checks: Sequence[Callable[[Any], Any]]) -> Stop | None:
+    """The first `Stop` the `next_call` stages `checks` give `run`, or None: the next call may
+    go ahead. Anything else a check answers is a `ConfigurationError` naming its capability
+    (it was an AttributeError on the answer's missing `reason`)."""
+    for check in checks:
+        stop = check(run)
+        if stop is not None:
+            if not isinstance(stop, Stop):
+                owner = type(getattr(check, "__self__", check)).__name__
+                raise ConfigurationError(
+                    f"capability {owner}.next_call returned {stop!r:.100}: return a Stop or None"
+                )
+            return stop
+    return None

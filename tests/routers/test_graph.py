@@ -122,6 +122,26 @@ def test_building_mistakes_are_reported_at_once() -> None:
         GraphRouter(start=a).edge(a, 42)
 
 
+def test_a_refused_building_step_leaves_the_graph_as_it_was() -> None:
+    # Before, the nodes of a refused step stayed: caught and built on, the router made the
+    # Network fail on "agent 'b' cannot be reached from start 'a'".
+    a, b, c, d = (scripted_agent(name) for name in "abcd")
+    router = GraphRouter(start=a).edge(a, b).edge(b, END)
+    refused = [
+        lambda: router.fan_out(b, [c, d], join=END, on_error="retry"),
+        lambda: router.fan_out(b, [c, d], join=END, max_concurrency=0),
+        lambda: router.fan_out(c, [d, b], join=END, name="x/y"),
+        lambda: router.edge(c, 42),
+        lambda: router.edge(d, scripted_agent("a")),  # another agent named "a"
+    ]
+    for step in refused:
+        with pytest.raises(ConfigurationError):
+            step()
+    assert sorted(node for node in router.graph.nodes if node is not END) == ["a", "b"]
+    result = Network("team", agents=[a, b, c, d], router=router).run_sync("go")
+    assert [call.agent for call in result.results] == ["a", "b"]
+
+
 def test_the_graph_is_a_networkx_digraph() -> None:
     _, router = review_team()
     graph = router.graph

@@ -240,6 +240,16 @@ def test_rejects_a_negative_correction_budget() -> None:
         routing_agent(ScriptedModel([]), max_corrections=-1)
 
 
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [({"params": 5}, "params"), ({"params": [("t", 1)]}, "params"), ({"name": None}, "name")],
+)
+def test_rejects_bad_options_naming_them(options: dict[str, Any], field: str) -> None:
+    # params=5 was a TypeError ('int' object is not iterable); name=None was taken
+    with pytest.raises(ConfigurationError, match=field):
+        routing_agent(ScriptedModel([]), **options)
+
+
 def test_is_a_routing_agent() -> None:
     router = routing_agent("openai/gpt-4o-mini", name="boss")
     assert isinstance(router, RoutingAgent)

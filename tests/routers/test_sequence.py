@@ -9,7 +9,15 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, Parallel, RoutingError, RunContext, StopReason, ThreadRef
+from network import (
+    ConfigurationError,
+    Network,
+    Parallel,
+    RoutingError,
+    RunContext,
+    StopReason,
+    ThreadRef,
+)
 from routers import network_mermaid, sequence
 from tests.routers.helpers import scripted_agent
 
@@ -47,6 +55,14 @@ def test_an_unknown_agent_fails_when_the_network_is_built() -> None:
 def test_needs_an_agent() -> None:
     with pytest.raises(Exception, match="at least one agent"):
         sequence()
+
+
+@pytest.mark.parametrize("entry", [None, 3, object(), ""])
+def test_an_entry_that_is_no_agent_is_refused_naming_it(entry: Any) -> None:
+    # was an AttributeError ('NoneType' object has no attribute 'name'), or for "" a
+    # RoutingError only when the network was built
+    with pytest.raises(ConfigurationError, match=r"sequence\(\): entry 1 "):
+        sequence("a", entry)
 
 
 def test_draws_a_chain() -> None:

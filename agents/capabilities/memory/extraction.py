@@ -10,7 +10,9 @@ each run (`await extract_memories(...)` in the background: it touches only the m
 
 The model's answer is checked before anything is written: an answer that is not that JSON,
 holds more than `MAX_EXTRACTED` memories, or a key or text the store refuses, is an
-`OutputValidationError` (its `raw` the answer) and writes nothing.
+`OutputValidationError` (its `raw` the answer) and writes nothing. A key the answer holds
+twice keeps its later text. The caller's own arguments (`namespace`, `instructions`) are
+checked before the model is asked.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ from typing import Any
 
 from agents.capabilities.memory.options import DEFAULT_NAMESPACE
 from agents.models.registry import resolve_model
-from network.errors import InvalidMemoryError, OutputValidationError, ThreadError
+from network.errors import (
+    ConfigurationError,
+    InvalidMemoryError,
+    OutputValidationError,
+    ThreadError,
+)
 from network.history.messages import SystemMessage, UserMessage
 from network.history.model_io import ModelRequest
 from network.memory import Memories, MemoryItem, Namespace, NewMemory
+from network.memory._checks import check_namespace
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadStore
 
@@ -65,6 +73,10 @@ async def extract_memories(
     Returns the memories written (none for a thread without a user message).
     """
     check_id("thread_id", thread_id)
+    if namespace is not None:  # the caller's own mistake: said before the model is asked
+        namespace = check_namespace(namespace)
+    if not isinstance(instructions, str) or not instructions.strip():
+        raise ConfigurationError("extract_memories: instructions must be a non-empty string")
     thread = await threads.get_thread(thread_id)
     if thread is None:
         raise ThreadError(f"thread {thread_id!r} does not exist")
@@ -75,7 +87,7 @@ async def extract_memories(
                 field="namespace",
             )
         values = {"{app_name}": thread.app_name, "{user_id}": thread.user_id}
-        namespace = tuple(values.get(label, label) for label in DEFAULT_NAMESPACE)
+        namespace = check_namespace(tuple(values.get(label, label) for label in DEFAULT_NAMESPACE))
     transcript = _transcript(thread.messages)
     if not transcript:
         return []
@@ -124,12 +136,14 @@ def _parsed(raw: str) -> list[tuple[str, str]]:
         answer = json.loads(text)
     except ValueError:
         raise _refused(raw, "the answer is not JSON") from None
+    except RecursionError:  # the decoder follows nesting by recursion
+        raise _refused(raw, "the answer's JSON nests too deep") from None
     found = answer.get("memories") if isinstance(answer, dict) else None
     if not isinstance(found, list):
         raise _refused(raw, 'the answer has no "memories" list')
     if len(found) > MAX_EXTRACTED:
         raise _refused(raw, f"{len(found)} memories, over the limit of {MAX_EXTRACTED}")
-    pairs: list[tuple[str, str]] = []
+    pairs: dict[str, str] = {}
     for at, entry in enumerate(found):
         if (
             not isinstance(entry, dict)
@@ -137,8 +151,8 @@ def _parsed(raw: str) -> list[tuple[str, str]]:
             or not isinstance(entry.get("text"), str)
         ):
             raise _refused(raw, f'memories[{at}] needs a "key" and a "text" string')
-        pairs.append((entry["key"], entry["text"]))
-    return pairs
+        pairs[entry["key"]] = entry["text"]  # a key said twice: the later text
+    return list(pairs.items())
 
 
 def _refused(raw: str, why: str) -> OutputValidationError:

@@ -159,4 +159,6 @@ class ReplayReport:
                 lines.extend(f"    {line}" for line in difference.diff.splitlines())
         if self.stop_reasons:
             lines.append(f"stop reasons: {', '.join(self.stop_reasons)}")
+        if self.error is not None:  # its type only, as in the JSON form (the dev UI serves it)
+            lines.append(f"a replayed run failed: {type(self.error).__name__} (report.error)")
         return "\n".join(lines)

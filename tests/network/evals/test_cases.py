@@ -68,6 +68,11 @@ def test_yaml_is_read_as_people_write_it(tmp_path: Path) -> None:
         ),
         ("name: d\ncases:\n- {name: a, input: x, limits: {timeout_s: .nan}}\n", "nan"),
         ("name: d\ncases:\n- {name: a, input: x, limits: {max_cost_usd: .inf}}\n", "inf"),
+        # YAML's yes is a bool, which was taken as a limit of 1
+        (
+            "name: d\ncases:\n- {name: a, input: x, limits: {max_model_calls: yes}}\n",
+            "case 'a', field limits.max_model_calls: Value error, a limit is a number, not true",
+        ),
         ("name: d\ncases: [\n", "not valid YAML"),
         ("- 1\n", "the file"),
     ],

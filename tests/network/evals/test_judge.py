@@ -42,6 +42,20 @@ async def test_an_answer_that_is_not_a_verdict_fails_the_case(answer: str, said:
     assert score is not None and not score.passed and said in score.reason
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'Verdict: {"pass": true, "reason": "adds"}. Note: {x} is a placeholder.',
+        'I checked {the output}. {"pass": true, "reason": "adds"}',
+        '{"pass": true, "reason": "adds"}\n{"pass": false, "reason": "second thoughts"}',
+    ],
+)
+async def test_the_verdict_is_read_among_other_text(answer: str) -> None:
+    # the object was taken from the first "{" to the last "}": no JSON, and the case failed
+    score = await LLMJudge(ScriptedModel([answer]), "rubric").score(CASE, CaseRun("x"))
+    assert score is not None and (score.passed, score.reason) == (True, "adds")
+
+
 async def test_a_failing_judge_fails_the_case_naming_the_error() -> None:
     judge = LLMJudge(ScriptedModel([ModelError("down")]), "rubric", name="quality")
     score = await judge.score(CASE, CaseRun("x"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,36 @@ def test_a_report_round_trips_through_json(tmp_path: Path) -> None:
     assert before.render().splitlines()[0] == "d on n: 1 of 2 passed"
     path.write_text('{"cases": 1}')
     with pytest.raises(ConfigurationError, match="not an evaluation report"):
+        EvalReport.load(path)
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        (
+            {
+                "name": "a",
+                "status": "passed",
+                "scores": [{"name": "x", "passed": "no", "value": 0}],
+            },
+            "'passed' is str",
+        ),  # was read as passed: bool("no") is True
+        ({"name": "a", "status": "ok"}, "status 'ok' is none of"),
+        ({"name": 5, "status": "passed"}, "'name' is int"),  # render() raised a TypeError
+        ({"name": "a", "status": "passed", "tokens": True}, "'tokens' is bool"),
+        ("a", "expected an object"),
+    ],
+)
+def test_a_report_read_back_is_checked_field_by_field(
+    tmp_path: Path, case: object, said: str
+) -> None:
+    path = tmp_path / "before.json"
+    path.write_text(json.dumps({"dataset": "d", "network": "n", "cases": [case]}))
+    with pytest.raises(ConfigurationError, match="not an evaluation report") as refused:
+        EvalReport.load(path)
+    assert said in str(refused.value)
+    path.write_text(json.dumps({"dataset": "d", "network": "n", "cases": "abc"}))
+    with pytest.raises(ConfigurationError, match="'cases' is str"):  # was an AttributeError
         EvalReport.load(path)
 
 

@@ -79,6 +79,20 @@ async def test_a_case_past_its_time_is_a_timeout_and_the_others_go_on() -> None:
     assert report.case("late").error == "ran past 0.05 s"
 
 
+async def test_a_timeout_error_the_run_raises_is_its_error_not_its_time_running_out() -> None:
+    # A model (or its HTTP client) timing out raises TimeoutError itself: before, that was
+    # taken for the case's time running out ("ran past 5 s"), and with no time set the
+    # report's line could not be written and the whole evaluation raised.
+    timing_out = ScriptedModel([TimeoutError("read timed out")] * 2)
+    network = Network("t", agents=[Agent("t", model=timing_out)])
+    dataset = Dataset(name="d", cases=[Case(name="a", input="x")])
+    for timeout_s in (None, 5):
+        report = await evaluate(network, dataset, timeout_s=timeout_s)
+        assert [(c.status, c.error) for c in report.cases] == [
+            ("error", "TimeoutError: read timed out")
+        ]
+
+
 async def test_cases_run_concurrently_up_to_the_limit() -> None:
     running = [0, 0]
     cases = [Case(name=f"c{n}", input="x") for n in range(6)]

@@ -35,6 +35,13 @@ async def test_output_equals_text_and_typed_values() -> None:
     assert (await OutputEquals().score(typed, CaseRun("{}", {"approved": True}))).passed  # type: ignore[union-attr]
     assert not (await OutputEquals().score(typed, CaseRun("{}", {"approved": False}))).passed  # type: ignore[union-attr]
     assert await OutputEquals().score(Case(name="n", input="x"), CaseRun("any")) is None
+    # a number (YAML's `expected_output: 42`) is a typed value: a text run is told so (the
+    # reason was "typed output null")
+    number = await OutputEquals().score(
+        Case(name="n", input="x", expected_output=42), CaseRun("42")
+    )
+    assert number is not None and not number.passed
+    assert number.reason.startswith("expected the typed output 42 and the run has none")
 
 
 async def test_contains_counts_what_it_found() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from network.errors import ConfigurationError, InvalidIdError
+from network.errors import ConfigurationError, InvalidIdError, InvalidMemoryError
 from network.memory import Memories, delete_thread, delete_user
 from network.state.handlers import replace_values
 from network.state.schema import build_spec
@@ -59,12 +59,31 @@ async def test_deleting_a_user_forgets_their_threads_and_memories(
 async def test_a_bad_id_deletes_nothing(make: Callable[..., Memories]) -> None:
     memories = make()
     threads = MemoryStore()
-    await memories.put(ANN, "tea", "Ann drinks tea", thread_id="t1")
+    await memories.put(ANN, "tea", "Ann drinks tea", thread_id="t1", user_id="ann")
     with pytest.raises(InvalidIdError):
         await delete_thread(threads, memories, "")
     with pytest.raises(InvalidIdError):
         await delete_user(threads, memories, "a\x00")
+    with pytest.raises(InvalidIdError):  # was refused by the thread store, after forgetting
+        await delete_user(threads, memories, "ann", app_name="")
     assert [item.key for item in await memories.list(ANN)] == ["tea"]
+
+
+@pytest.mark.parametrize("namespaces", [ANN, (ANN, ("app", "")), "app", {ANN}])
+async def test_bad_namespaces_delete_nothing(
+    make: Callable[..., Memories], namespaces: Any
+) -> None:
+    # A flat namespace (three labels, not a tuple of namespaces) was refused after the user's
+    # memories had been forgotten.
+    memories = make()
+    threads = MemoryStore()
+    await threads.create_thread("t1", app_name="app", user_id="ann")
+    await memories.put(ANN, "tea", "Ann drinks tea", thread_id="t1", user_id="ann")
+    with pytest.raises(InvalidMemoryError) as refused:
+        await delete_user(threads, memories, "ann", namespaces=namespaces)
+    assert refused.value.field.startswith("namespace")
+    assert [item.key for item in await memories.list(ANN)] == ["tea"]
+    assert await threads.get_thread("t1") is not None
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres"])

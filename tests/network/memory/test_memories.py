@@ -25,6 +25,9 @@ async def test_put_get_list_delete(memories: Memories, clock: Clock) -> None:
     clock.now += 5
     second = await memories.put(ANN, "tea", {"drink": "matcha"}, text="Ann drinks matcha")
     assert second.value == {"drink": "matcha"}
+    # the item a replacing put hands back keeps created_at, as the store does (was the
+    # write's time on SQLite and PostgreSQL)
+    assert (second.created_at, second.updated_at) == (first.created_at, first.created_at + 5)
     got = await memories.get(ANN, "tea")
     assert got is not None and got.value == {"drink": "matcha"} and got.metadata == {}
     assert got.created_at == first.created_at and got.updated_at == first.created_at + 5
@@ -133,6 +136,13 @@ async def test_another_embedder_is_refused(kind: str, make: Callable[..., Memori
         await other.get(ANN, "tea")
 
 
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("namespace", {"namespace": "ann"}),
     ("namespace", {"namespace": ()}),
@@ -149,6 +159,9 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("value", {"value": {1, 2}}),
     ("value", {"value": "x" * 70_000}),
     ("value", {"value": "\udc00"}),
+    ("value", {"value": {1: "a", "1": "b"}}),  # was kept as {"1": "b"}
+    ("value", {"value": [{"n": {2: "x"}}], "text": "two"}),  # read back as {"2": "x"}
+    ("value", {"value": _nested(100_000), "text": "deep"}),  # was a RecursionError
     ("text", {"value": {"a": 1}, "text": "   "}),
     ("text", {"text": "y" * 9_000}),
     ("metadata", {"metadata": ["kind"]}),
@@ -203,6 +216,8 @@ async def test_hostile_writes_are_refused_and_write_nothing(
         ("prefix", lambda m: m.namespaces(("",))),
         ("forget", lambda m: m.forget()),
         ("entries", lambda m: m.put_many(ANN, ["not a memory"])),
+        # one key twice: was two items handed back for the one kept
+        ("entries", lambda m: m.put_many(ANN, [NewMemory("k", "a"), NewMemory("k", "b")])),
     ],
 )
 async def test_hostile_reads_are_refused(memories: Memories, field: str, call: Any) -> None:
@@ -252,6 +267,34 @@ async def test_a_broken_embedder_is_an_embedding_error_and_writes_nothing(
     with pytest.raises(EmbeddingError):
         await memories.put(ANN, "tea", "Ann drinks tea")
     assert await memories.namespaces() == []
+
+
+class Shaped:
+    """An embedder of any name and dimensions (never asked)."""
+
+    def __init__(self, name: Any, dimensions: Any) -> None:
+        self.name, self.dimensions = name, dimensions
+
+    async def embed(self, texts: list[str]) -> Any:
+        raise AssertionError("never asked")
+
+
+@pytest.mark.parametrize(
+    ("name", "dimensions", "field"),
+    [
+        ("e", 0, "dimensions"),  # was "text 't' embeds to nothing" at the first write
+        ("e", "256", "dimensions"),  # was an EmbeddingError (TypeError) at the first write
+        ("e", True, "dimensions"),  # was taken as 1
+        ("e", math.nan, "dimensions"),
+        (None, 256, "name"),  # was recorded with the vectors
+        ("  ", 256, "name"),
+    ],
+)
+def test_an_embedder_of_no_name_or_shape_is_refused_when_the_store_is_made(
+    name: Any, dimensions: Any, field: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=f"embedder.{field}"):
+        Memories("memory://", embedder=Shaped(name, dimensions))  # type: ignore[arg-type]
 
 
 async def test_text_that_embeds_to_nothing_is_refused(make: Callable[..., Memories]) -> None:

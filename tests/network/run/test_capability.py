@@ -431,3 +431,87 @@ def test_capabilities_must_be_capabilities() -> None:
     shout = Shout()
     with pytest.raises(ConfigurationError, match="given twice"):
         Network("n", agents=[Agent("a")], capabilities=[shout, shout])
+    # one capability not in a list, or a set (no order), was a TypeError: "not iterable"
+    with pytest.raises(ConfigurationError, match=r"must be a list .* \(put it in a list\)"):
+        Network("n", agents=[Agent("a")], capabilities=shout)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="agent 'a': capabilities must be a list"):
+        Agent("a", capabilities={shout})  # type: ignore[arg-type]
+    assert Agent("a", capabilities=None).capabilities == ()  # type: ignore[arg-type]
+
+
+class Unawaitable(Capability):
+    """An `instructions` written `def`: the run awaits it."""
+
+    def instructions(self, call: AgentCall, text: str) -> str:  # type: ignore[override]
+        return text + "!"
+
+
+class AwaitedNextCall(Capability):
+    """A `next_call` written `async def`: the run does not await it."""
+
+    async def next_call(self, run: RunContext) -> Stop | None:  # type: ignore[override]
+        return None
+
+
+@pytest.mark.parametrize(
+    ("capability", "said"),
+    [
+        (Unawaitable(), "Unawaitable.instructions must be async def"),
+        (AwaitedNextCall(), r"AwaitedNextCall.next_call must be a plain def"),
+    ],
+)
+def test_a_stage_of_the_wrong_kind_is_refused_when_it_is_given(
+    capability: Capability, said: str
+) -> None:
+    # Before, the first run failed in the middle: a TypeError ("object str can't be used in
+    # 'await' expression"), or an AttributeError on the coroutine next_call returned.
+    from network.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=said):
+        Network("n", agents=[Agent("a")], capabilities=[capability])
+    with pytest.raises(ConfigurationError, match=said):
+        Agent("a", capabilities=[capability])
+
+
+class SaysAName(Capability):
+    """A `next_call` answering what is no `Stop`."""
+
+    def next_call(self, run: RunContext) -> Stop | None:
+        return "a"  # type: ignore[return-value]
+
+
+async def test_a_next_call_that_answers_no_stop_is_named() -> None:
+    # was an AttributeError: 'str' object has no attribute 'reason'
+    from network.errors import ConfigurationError
+
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(["ok"]))])
+    with pytest.raises(ConfigurationError, match=r"SaysAName.next_call returned 'a'"):
+        await network.with_capabilities(SaysAName()).run("x")
+
+
+class Forgetful(Capability):
+    """An `answer` and a `record` that forgot to return."""
+
+    def __init__(self, stage: str) -> None:
+        if stage != "answer":
+            self.answer = None  # type: ignore[assignment]
+        if stage != "record":
+            self.record = None  # type: ignore[assignment]
+
+    async def answer(self, call: AgentCall, response: ModelResponse) -> ModelResponse:
+        return None  # type: ignore[return-value]
+
+    async def record(self, call: AgentCall, result: InferenceResult) -> InferenceResult:
+        return None  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("stage", "kind"), [("answer", "ModelResponse"), ("record", "InferenceResult")]
+)
+async def test_a_stage_that_returns_nothing_is_named(stage: str, kind: str) -> None:
+    # was an AttributeError on None ('NoneType' object has no attribute 'message')
+    from network.errors import ConfigurationError
+
+    network = Network("n", agents=[Agent("a", model=ScriptedModel(["ok"]))])
+    with pytest.raises(ConfigurationError, match=rf"Forgetful.{stage} returned None: .* {kind}"):
+        await network.with_capabilities(Forgetful(stage)).run("x")

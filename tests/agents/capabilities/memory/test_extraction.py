@@ -78,6 +78,11 @@ async def test_a_reused_key_replaces_the_memory() -> None:
     )  # fmt: skip
     [item] = await memories.list(ANN)
     assert (item.text, item.thread_id) == ("Prefers a window seat", "t2")
+    # a key the answer says twice keeps its later text (one memory written, one handed back)
+    twice = [{"key": "seat", "text": "Prefers an aisle seat"}, {"key": "seat", "text": "Any seat"}]
+    written = await extract_memories(memories, ScriptedModel([answer(twice)]), threads, "t1")
+    assert [(item.key, item.text) for item in written] == [("seat", "Any seat")]
+    assert [item.text for item in await memories.list(ANN)] == ["Any seat"]
 
 
 @pytest.mark.parametrize(
@@ -89,6 +94,7 @@ async def test_a_reused_key_replaces_the_memory() -> None:
         (answer([{"key": "ok", "text": "fine"}, {"key": "bad\nkey", "text": "x"}]), "key"),
         (answer([{"key": "k", "text": "   "}]), "text"),
         (answer([{"key": f"k{i}", "text": "x"} for i in range(51)]), "over the limit"),
+        ("[" * 100_000 + "]" * 100_000, "nests too deep"),  # was a RecursionError
     ],
 )
 async def test_a_bad_answer_is_refused_and_writes_nothing(raw: str, why: str) -> None:
@@ -126,3 +132,17 @@ async def test_missing_thread_and_anonymous_thread() -> None:
         threads, "anon", namespace=("travel", "guests"),
     )  # fmt: skip
     assert [item.namespace for item in written] == [("travel", "guests")]
+
+
+@pytest.mark.parametrize("namespace", [("travel", ""), "ann", ("travel", "a\x00")])
+async def test_a_bad_namespace_is_the_callers_error_before_the_model_is_asked(
+    namespace: Any,
+) -> None:
+    # Before, the model was asked, and the store's refusal of the namespace was reported as
+    # the model's answer refused (OutputValidationError).
+    threads = MemoryStore()
+    await finished_thread(threads)
+    model = ScriptedModel([answer([{"key": "seat", "text": "Window seat"}])])
+    with pytest.raises(InvalidMemoryError) as refused:
+        await extract_memories(Memories("memory://"), model, threads, "t1", namespace=namespace)
+    assert refused.value.field == "namespace" and model.requests == []

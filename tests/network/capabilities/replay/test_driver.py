@@ -109,6 +109,8 @@ async def test_a_replayed_run_that_fails_is_reported_with_its_error() -> None:
     assert isinstance(report.error, ModelError)
     assert report.to_dict()["error"] == "ModelError"
     assert report.steps[0].status == "diverged"  # no tools offered today: it went live
+    # the text says so too (it said "stop reasons: error" and no more)
+    assert report.render().endswith("a replayed run failed: ModelError (report.error)")
 
 
 async def test_a_router_that_ends_earlier_leaves_the_rest_not_replayed_and_says_why() -> None:
