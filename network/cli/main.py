@@ -71,6 +71,8 @@ from network.cli.serve_app import (
     AUTHORIZE_HELP,
     SHUTDOWN_GRACE_S,
     add_serve_options,
+    check_workers,
+    run_slots,
     serve_app,
     worker_environment,
 )
@@ -139,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="the most runs under way at once; a call beyond is refused (server_busy) "
-        "(default: the open-file limit / 8, at most 512)",
+        "(default: the open-file limit / 8, at most 512; given, at most 10,000)",
     )
     mcp.add_argument(
         "--max-sessions",
@@ -262,8 +264,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             said += f" and over A2A at http://{host}:{port}{args.a2a_path}"
         return said
 
-    if args.workers < 1:
-        raise CLIError(f"--workers must be 1 or more, got {args.workers}")
+    check_workers(args.workers)
     if args.workers > 1 and args.store is None:
         raise CLIError(
             "--workers above 1 needs a database --store: processes share threads only there"
@@ -309,17 +310,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from network.mcp import serve_mcp  # noqa: PLC0415 (mcp)
     from network.mcp.sessions import session_limits  # noqa: PLC0415 (with network.mcp)
-    from network.serving.capacity import RunSlots  # noqa: PLC0415 (the server's layer)
 
     network = load_network(args.target)
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     authorize = load_authorize(args.authorize) if args.authorize is not None else None
-    try:
-        slots = RunSlots(args.max_runs)
-    except ConfigurationError as exc:
-        raise CLIError(f"--max-runs: {exc}") from exc
+    slots = run_slots(args.max_runs)
     for option, value in (
         ("--max-sessions", args.max_sessions),
         ("--session-idle-timeout", args.session_idle_timeout),
