@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import logging
 import os
@@ -175,9 +176,13 @@ def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> N
 
     A logged failure shows a plain traceback: structlog's default (rich, with every frame's
     local variables) writes ~80 KB per failure, the secrets the frames held among them, and
-    takes seconds to render in the server's event loop, every request waiting."""
+    takes seconds to render in the server's event loop, every request waiting. Coloured only
+    on a terminal: a log file or a container's collected output gets plain text, not ANSI
+    escape codes."""
     import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
     from structlog.typing import Processor  # noqa: PLC0415 (with structlog)
+
+    colors = _colored(stream if stream is not None else sys.stdout)
 
     processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -185,13 +190,32 @@ def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> N
         structlog.processors.StackInfoRenderer(),
         structlog.dev.set_exc_info,
         structlog.processors.TimeStamper(fmt="%Y-%m-%d %H:%M:%S", utc=False),
-        structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback),
+        structlog.dev.ConsoleRenderer(
+            colors=colors, exception_formatter=structlog.dev.plain_traceback
+        ),
     ]
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(stream),
     )
+
+
+def _colored(stream: TextIO) -> bool:
+    """Whether logs to `stream` are coloured: on a terminal, as structlog's defaults decide
+    it (`NO_COLOR` set: never; `FORCE_COLOR` set: always). The CLI's renderer was told
+    nothing, and coloured a file or a pipe."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if sys.platform == "win32" and importlib.util.find_spec("colorama") is None:
+        return False  # structlog colours a Windows console only through colorama
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except ValueError:  # a closed stream
+        return False
 
 
 def _initial_state(text: str | None) -> dict[str, Any] | None:
