@@ -36,6 +36,7 @@ from network.run.predictive_config import check_predict_state
 from network.run.resources import ResourceFactory, check_factories
 from network.run.result import RunResult
 from network.run.retry_policy import RetryPolicy
+from network.run.router_check import checked_router
 from network.run.stages import run_stages
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
@@ -134,7 +135,7 @@ class Network(Generic[DepsT]):
         self.agents: dict[str, AgentLike] = _agents_by_name(name, agents)
         self._by_identity: dict[int, AgentLike] = {id(a): a for a in self.agents.values()}
         self.handoff_edges = _handoff_edges(self.agents)
-        self.router: Router[DepsT] = _router_of(name, self.agents, router, self.handoff_edges)
+        self.router = _router_of(name, self.agents, router, self.handoff_edges)
         check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
         self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model  # checked by its setter
@@ -160,6 +161,17 @@ class Network(Generic[DepsT]):
         validate = getattr(self.router, "validate", None)
         if callable(validate):
             validate(self)
+
+    @property
+    def router(self) -> Router[DepsT]:
+        """`router(ctx)`: who runs next (see the class's `router`)."""
+        return self._router
+
+    @router.setter
+    def router(self, router: Router[DepsT]) -> None:
+        # checked when set, as when given: one that cannot be called as router(ctx) used to
+        # fail at the run's first routing decision
+        self._router = checked_router(self.name, router)
 
     @property
     def default_model(self) -> Any:
@@ -737,9 +749,7 @@ def _router_of(
                 "function of the run context"
             )
         router = _run_once(next(iter(agents.values())))
-    if not callable(router):
-        raise ConfigurationError(f"network {network!r}: router {router!r} is not callable")
-    return router  # type: ignore[no-any-return]
+    return checked_router(network, router)
 
 
 def _handoff_edges(agents: Mapping[str, AgentLike]) -> tuple[tuple[str, str], ...]:

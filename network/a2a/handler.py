@@ -71,7 +71,7 @@ from network.run.interrupts import restore_rejected
 from network.serving.admission import Admission, RunRequest
 from network.serving.approvals import pair_answers
 from network.serving.client_writes import check_scopes
-from network.serving.errors import RequestError
+from network.serving.errors import THREAD_BUSY_RETRY_AFTER, RequestError
 from network.serving.limits import check_run_id, check_thread_id
 from network.serving.screening import screened
 from network.serving.threads import ServedThreads
@@ -401,7 +401,7 @@ def _check_continuable(task: Task, context_id: str, *, running: bool) -> None:
     if running or state != TaskState.TASK_STATE_INPUT_REQUIRED:
         raise InvalidRequestError(
             message=f"task {task.id} is working: wait for it, or cancel it",
-            data={"code": "thread_busy", "status": 409},
+            data={"code": "thread_busy", "status": 409, "retryAfter": THREAD_BUSY_RETRY_AFTER},
         )
 
 

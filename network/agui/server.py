@@ -79,6 +79,7 @@ from network.run.agui_encoder import agui_sink
 from network.run.context import RunContext
 from network.run.emitter import Listener, Observer, Sink
 from network.run.events import RunEvent, ToolCallStarted, ToolResult
+from network.run.temp_sources import error_temp_masks
 from network.serving.admission import Admission
 from network.serving.capacity import RunSlots
 from network.serving.content_type import check_content_type
@@ -92,6 +93,7 @@ from network.serving.limits import (
 from network.serving.principals import Authorize
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRegistry, result_digest
 from network.serving.threads import ServedThreads
+from network.state.temp_masks import masked
 from network.threads.leases import DEFAULT_LEASE_TTL
 
 if TYPE_CHECKING:
@@ -375,7 +377,10 @@ class _EventResponse:
                 try:  # the run in this task: a client that goes away cancels it at once
                     await self._run(frames.sink)
                 except Exception as error:  # the stream already ended with RUN_ERROR
-                    log.warning("agui.run_error", run_id=self.ctx.run_id, error=repr(error))
+                    told = repr(error)  # masked as the run's own log line is
+                    masks = error_temp_masks(error)
+                    told = masked(told, masks) if masks else told
+                    log.warning("agui.run_error", run_id=self.ctx.run_id, error=told)
                 except anyio.get_cancelled_exc_class():
                     if not cancelled_from_inside(group.cancel_scope):
                         raise

@@ -155,11 +155,13 @@ def endpoint_from_args(
             raise CLIError(f"{ENV_PARAMS} is not valid JSON: nested too deeply") from None
         if not isinstance(loaded, dict):
             raise CLIError(f"{ENV_PARAMS} must be a JSON object")
-        params.update(loaded)
+        # each source names itself: a bad value in the variable was reported as a --param
+        params.update(checked_params(ENV_PARAMS, loaded, error=CLIError))
+    given: dict[str, Any] = {}
     for text in getattr(args, "param", None) or ():
         key, value = parse_param(text)
-        params[key] = value
-    checked_params("--param", params, error=CLIError)  # NaN or -1 refused before any run
+        given[key] = value
+    params.update(checked_params("--param", given, error=CLIError))  # NaN, -1: before any run
     return Endpoint(
         model=getattr(args, "model", None) or env.get(ENV_MODEL) or None,
         api_base=getattr(args, "api_base", None) or env.get(ENV_API_BASE) or None,

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import logging
 import os
@@ -71,6 +72,8 @@ from network.cli.serve_app import (
     AUTHORIZE_HELP,
     SHUTDOWN_GRACE_S,
     add_serve_options,
+    check_workers,
+    run_slots,
     serve_app,
     worker_environment,
 )
@@ -139,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         metavar="N",
         help="the most runs under way at once; a call beyond is refused (server_busy) "
-        "(default: the open-file limit / 8, at most 512)",
+        "(default: the open-file limit / 8, at most 512; given, at most 10,000)",
     )
     mcp.add_argument(
         "--max-sessions",
@@ -173,9 +176,13 @@ def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> N
 
     A logged failure shows a plain traceback: structlog's default (rich, with every frame's
     local variables) writes ~80 KB per failure, the secrets the frames held among them, and
-    takes seconds to render in the server's event loop, every request waiting."""
+    takes seconds to render in the server's event loop, every request waiting. Coloured only
+    on a terminal: a log file or a container's collected output gets plain text, not ANSI
+    escape codes."""
     import structlog  # noqa: PLC0415 (structlog: only the commands that run need it)
     from structlog.typing import Processor  # noqa: PLC0415 (with structlog)
+
+    colors = _colored(stream if stream is not None else sys.stdout)
 
     processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
@@ -183,13 +190,32 @@ def _quiet_logs(level: int = logging.WARNING, stream: TextIO | None = None) -> N
         structlog.processors.StackInfoRenderer(),
         structlog.dev.set_exc_info,
         structlog.processors.TimeStamper(fmt="%Y-%m-%d %H:%M:%S", utc=False),
-        structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback),
+        structlog.dev.ConsoleRenderer(
+            colors=colors, exception_formatter=structlog.dev.plain_traceback
+        ),
     ]
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(stream),
     )
+
+
+def _colored(stream: TextIO) -> bool:
+    """Whether logs to `stream` are coloured: on a terminal, as structlog's defaults decide
+    it (`NO_COLOR` set: never; `FORCE_COLOR` set: always). The CLI's renderer was told
+    nothing, and coloured a file or a pipe."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if sys.platform == "win32" and importlib.util.find_spec("colorama") is None:
+        return False  # structlog colours a Windows console only through colorama
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except ValueError:  # a closed stream
+        return False
 
 
 def _initial_state(text: str | None) -> dict[str, Any] | None:
@@ -262,8 +288,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             said += f" and over A2A at http://{host}:{port}{args.a2a_path}"
         return said
 
-    if args.workers < 1:
-        raise CLIError(f"--workers must be 1 or more, got {args.workers}")
+    check_workers(args.workers)
     if args.workers > 1 and args.store is None:
         raise CLIError(
             "--workers above 1 needs a database --store: processes share threads only there"
@@ -309,17 +334,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     from network.mcp import serve_mcp  # noqa: PLC0415 (mcp)
     from network.mcp.sessions import session_limits  # noqa: PLC0415 (with network.mcp)
-    from network.serving.capacity import RunSlots  # noqa: PLC0415 (the server's layer)
 
     network = load_network(args.target)
     if not args.path.startswith("/"):
         raise CLIError(f"--path must start with '/', got {args.path!r}")
     endpoint = endpoint_from_args(args)
     authorize = load_authorize(args.authorize) if args.authorize is not None else None
-    try:
-        slots = RunSlots(args.max_runs)
-    except ConfigurationError as exc:
-        raise CLIError(f"--max-runs: {exc}") from exc
+    slots = run_slots(args.max_runs)
     for option, value in (
         ("--max-sessions", args.max_sessions),
         ("--session-idle-timeout", args.session_idle_timeout),

@@ -21,6 +21,9 @@ Everything a deployment needs is an option, so no app factory has to be written:
   `/.well-known/agent-card.json`. Both protocols then serve one thread store (the same
   `MemoryStore` without `--store`): a conversation started over AG-UI goes on over A2A.
 
+`--workers` is at most `MAX_WORKERS` and `--max-runs` at most `MAX_RUNS_OPTION`: a value past
+them is a typo (a process each, a run's sockets each), refused with one line.
+
 `serve_app(args)` builds it from the parsed options (`network.cli.main`), `factory()` from
 `$AGENT_NETWORK_SERVE_ARGS` in each worker process uvicorn starts.
 """
@@ -55,6 +58,8 @@ SUPERVISOR_VARIABLE = "AGENT_NETWORK_SERVE_SUPERVISOR"
 CARD_PATH = "/.well-known/agent-card.json"
 CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
 SHUTDOWN_GRACE_S = 10  # on SIGTERM, how long the runs under way have to end before cancelled
+MAX_WORKERS = 64  # server processes: one per core is the most that helps
+MAX_RUNS_OPTION = 10_000  # runs at once in a process: 8 open files each, 80,000 in all
 MIN_LEASE_TTL = 1.0  # `--lease-ttl`'s floor: 0.3 s ran out before a run's first step
 _KEPT: contextlib.ExitStack | None = None  # a worker's endpoint override, for its lifetime
 
@@ -93,7 +98,7 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the most runs under way at once in each server process, AG-UI and A2A together; "
         "beyond, requests are refused with 503 server_busy (default: the open-file limit / 8, "
-        "at most 512)",
+        f"at most 512; given, at most {MAX_RUNS_OPTION:,})",
     )
     serve.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     serve.add_argument(
@@ -124,7 +129,8 @@ def add_serve_options(serve: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="server processes (more than one needs a database --store, which they share)",
+        help=f"server processes, 1 to {MAX_WORKERS} (more than one needs a database --store, "
+        "which they share)",
     )
     serve.add_argument(
         "--a2a", action="store_true", help="serve it over A2A too, on the same thread store"
@@ -192,12 +198,26 @@ def _hosts_checked(asgi: Any, args: argparse.Namespace) -> Any:
 def _slots(args: argparse.Namespace) -> Any:
     """The process's runs in flight (a `RunSlots`), one count for both protocols
     (`--max-runs`)."""
+    return run_slots(getattr(args, "max_runs", None))
+
+
+def run_slots(max_runs: int | None) -> Any:
+    """`--max-runs` (serve's and mcp's) as a `RunSlots`, or the `CLIError` refusing it: below
+    1, or above `MAX_RUNS_OPTION`."""
     from network.serving.capacity import RunSlots  # noqa: PLC0415 (not for `--help`)
 
+    if max_runs is not None and max_runs > MAX_RUNS_OPTION:
+        raise CLIError(f"--max-runs must be at most {MAX_RUNS_OPTION:,}, got {max_runs:,}")
     try:
-        return RunSlots(getattr(args, "max_runs", None))
+        return RunSlots(max_runs)
     except ConfigurationError as exc:
         raise CLIError(f"--max-runs: {exc}") from exc
+
+
+def check_workers(workers: int) -> None:
+    """`--workers` from 1 to `MAX_WORKERS`, or the `CLIError` refusing it."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise CLIError(f"--workers must be from 1 to {MAX_WORKERS}, got {workers:,}")
 
 
 def _authorize(args: argparse.Namespace) -> Any:

@@ -40,8 +40,26 @@ class ToolCall(Record):
     arguments: Any = field(default_factory=dict)
 
 
+class _Role(Record):
+    """Base of the four messages: validating one reads its `role` field, which must be the
+    class's (`AssistantMessage.from_dict({"role": "user", ...})` is a `ValidationError` at
+    `role`; the field is `init=False`, so pydantic used to skip it and build the class asked
+    for whatever role the data said)."""
+
+    __slots__ = ()
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        schema = handler(source)
+        if schema["type"] == "dataclass":
+            for spec in schema["schema"]["fields"]:
+                if spec["name"] == "role":  # its Literal, checked as the other fields are
+                    spec["init"] = True
+        return schema
+
+
 @dataclass(slots=True, weakref_slot=True)
-class SystemMessage(Record):
+class SystemMessage(_Role):
     """Instructions for the model.
 
     Attributes:
@@ -56,7 +74,7 @@ class SystemMessage(Record):
 
 
 @dataclass(slots=True, weakref_slot=True)
-class UserMessage(Record):
+class UserMessage(_Role):
     """Input from the person or program that started the run.
 
     Attributes:
@@ -73,7 +91,7 @@ class UserMessage(Record):
 
 
 @dataclass(slots=True, weakref_slot=True)
-class AssistantMessage(Record):
+class AssistantMessage(_Role):
     """A model's answer: text, tool calls, or both. `name` is the agent that produced it.
 
     Attributes:
@@ -96,7 +114,7 @@ class AssistantMessage(Record):
 
 
 @dataclass(slots=True, weakref_slot=True)
-class ToolMessage(Record):
+class ToolMessage(_Role):
     """The result of one tool call, as the model will read it.
 
     Attributes:

@@ -7,6 +7,7 @@ the session whose sink commits), then calls `execute`. The engine knows the netw
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 
@@ -24,6 +25,7 @@ from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
 from network.run.subrun import SpentLater, count_capped_cost, report_spending
+from network.run.temp_sources import attach_temp_masks, run_masks
 
 
 async def execute(
@@ -37,7 +39,13 @@ async def execute(
     emitter = ctx.engine.emitter
     if sinks or emitter.active:  # else the context's own, still empty (one per run, not two)
         emitter = ctx.engine.emitter = Emitter(list(sinks))
-    log_sink = logging_sink(ctx.run_id, ctx.network.name, thread_id=ctx.thread_id, kv=ctx.state.kv)
+    # the masks' partial is no local: kept only by a sink that logs (a waiting run's objects)
+    log_sink = logging_sink(
+        ctx.run_id,
+        ctx.network.name,
+        thread_id=ctx.thread_id,
+        masks=functools.partial(run_masks, ctx),
+    )
     if log_sink is not None:
         emitter.add_sink(Observer(log_sink))  # logging never makes a model stream
     started = time.perf_counter()
@@ -71,6 +79,7 @@ async def execute(
     except BaseException as error:
         partial = run_result(ctx, StopReason.ERROR, None, started, error=error)
         attach_partial_result(error, partial)
+        attach_temp_masks(error, run_masks(ctx))  # for a server screening it for its client
         if events and not finished:
             with anyio.CancelScope(shield=True):
                 await lifecycle.close_run(emitter, thread_id, ctx.run_id, error)

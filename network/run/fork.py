@@ -59,6 +59,7 @@ from network.run.join import Numbering, committed_writes, merge_branches, split_
 from network.run.parallel import Branch, BranchFailure, Parallel
 from network.run.result import Stop, StopReason
 from network.run.steps import StepRunner
+from network.run.temp_sources import keep_branch_texts
 from network.state.branch import BranchKV, BranchWrite
 
 
@@ -195,9 +196,13 @@ async def run_parallel(
         call_agent=call_agent,
         resumed=resuming.calls if resuming is not None else None,
     )
-    outcomes = await _run_branches_and_join_steps(
-        ctx, fork, todo, contexts, functools.partial(run, run_loop=run_loop)
-    )
+    try:
+        outcomes = await _run_branches_and_join_steps(
+            ctx, fork, todo, contexts, functools.partial(run, run_loop=run_loop)
+        )
+    finally:  # a failed branch's store is never merged: its temp: texts are masked all the same
+        for branch_ctx in contexts:
+            keep_branch_texts(ctx, branch_ctx.state.kv)
     ctx.engine.branch_contexts = ()
     if emitter.active:  # what failed or cancelled branches left open is closed, naming them
         for branch_ctx in contexts:

@@ -11,13 +11,15 @@ an AG-UI client gave; None for a run on no thread (whose AG-UI events name the r
 their thread, which the protocol requires, but which is no thread to look up). `run.failed`
 quotes the run's error with every text of a `temp:` value masked as `[temp:<key>]`
 (`network.state.temp_masks`), as telemetry masks it: an error may quote such a value, and
-logs must not keep what telemetry does not.
+logs must not keep what telemetry does not. The values masked are those of every store the
+run ran (`network.run.temp_sources`): a failed parallel branch's and a sub-run's too.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from network.logger import get_logger, stdlib_info_enabled
@@ -35,7 +37,7 @@ from network.run.events import (
     ToolCallStarted,
     ToolResult,
 )
-from network.state.temp_masks import masked_text
+from network.state.temp_masks import Masks, masked
 
 
 @functools.cache
@@ -75,12 +77,17 @@ def _enabled(logger: Any, level: int) -> bool:
 
 
 def logging_sink(
-    run_id: str, network_name: str, *, thread_id: str | None = None, kv: Any = None
+    run_id: str,
+    network_name: str,
+    *,
+    thread_id: str | None = None,
+    masks: Callable[[], Masks] | None = None,
 ) -> EventSink | None:
     """A sink that logs a run's events, or None when the application silenced INFO.
 
-    `thread_id`: the run's thread (None: it has none); `kv`: the run's store, whose `temp:`
-    values are masked in the `run.failed` line."""
+    `thread_id`: the run's thread (None: it has none); `masks()`: the `temp:` texts masked in
+    the `run.failed` line (`network.run.temp_sources.run_masks`: the run's store's, its
+    branches' and its sub-runs')."""
     if _info_filtered_out():
         return None
     log = get_logger(run_id=run_id, network=network_name)
@@ -112,7 +119,8 @@ def logging_sink(
         elif isinstance(event, RunFinished):
             log.info("run.finished", outcome=_outcome(event))
         elif isinstance(event, RunError):
-            message = event.message if kv is None else masked_text(event.message, kv)
+            found = masks() if masks is not None else None
+            message = masked(event.message, found) if found else event.message
             log.error("run.failed", error=message, code=event.code)
 
     return sink

@@ -23,6 +23,8 @@ from typing import Any
 from network.errors import AgentNetworkError
 from network.ids import new_id
 from network.logger import LOGGER_NAME, LazyLogger
+from network.run.temp_sources import error_temp_masks
+from network.state.temp_masks import masked
 
 INTERNAL_ERROR = "internal_error"  # the code of a screened failure (RUN_ERROR's, SUBAGENT_ERROR's)
 
@@ -30,11 +32,14 @@ _log = LazyLogger()
 
 
 def screened(error: BaseException, **where: Any) -> str:
-    """The text of `error` a client may read: a library error's own message; for any other
+    """The text of `error` a client may read: a library error's own message (the `temp:`
+    texts of the run it failed masked: `network.run.temp_sources`); for any other
     exception, an `internal error (reference err_...)` line, the exception logged in full
     under that reference with `where` (the run, the tool, ...)."""
     if isinstance(error, AgentNetworkError):
-        return str(error) or type(error).__name__
+        text = str(error) or type(error).__name__
+        masks = error_temp_masks(error)  # a failed sub-run's: it may quote its temp: values
+        return masked(text, masks) if masks else text
     reference = log_screened(error, **where)
     return f"internal error (reference {reference}); the server's log has the details"
 

@@ -45,6 +45,7 @@ from network.run.limits import (
     UsageFigures,
     UsageLimits,
 )
+from network.run.temp_sources import link_subrun, unlink_subrun
 from network.state.schema import CONVERSATION_NAMES, conversation_name_message
 
 
@@ -198,6 +199,7 @@ def adopt(
     spans = parent.engine.subagent_spans
     if spans is not None:
         ctx.engine.trace_parent = spans.get(ctx.run_id)
+    link_subrun(ctx, parent)  # each one's temp: values masked in the other's failure
 
 
 def report_spending(ctx: RunContext) -> None:
@@ -206,6 +208,7 @@ def report_spending(ctx: RunContext) -> None:
     budget: Any = ctx.engine.budget
     if isinstance(budget, ChildBudget):
         budget.report(ctx)
+        unlink_subrun(ctx, budget.parent)
         books = budget.parent.engine
         books.subruns = tuple(sub for sub in books.subruns if sub is not budget)
         budget = budget.own

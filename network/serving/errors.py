@@ -16,6 +16,7 @@ from typing import Any
 
 MAX_MESSAGE = 2000  # characters of a refusal's message
 MAX_KEY = 300  # characters of the key it names (longer than any key a store keeps)
+THREAD_BUSY_RETRY_AFTER = 1  # seconds: a run's step takes about as long; its end frees the thread
 
 
 class RequestError(Exception):
@@ -40,7 +41,8 @@ class RequestError(Exception):
         self.code = code
         self.message = message
         self.key = None if key is None else _cut(key, MAX_KEY)
-        self.retry_after = retry_after  # seconds, for a refusal that passes (503 `server_busy`)
+        # seconds, for a refusal that passes (503 `server_busy`, 409 `thread_busy`)
+        self.retry_after = retry_after
 
     def headers(self) -> dict[str, str]:
         """The HTTP headers the answer carries: `Retry-After` when the refusal passes."""
@@ -59,3 +61,15 @@ def _cut(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def thread_busy(thread_id: str, detail: str = "") -> RequestError:
+    """409 `thread_busy`: `thread_id` has a run under way (its run lease is held), with a
+    `Retry-After` of `THREAD_BUSY_RETRY_AFTER` seconds, as the thread frees when that run ends.
+    `detail` (the run's id, when known) follows the thread's id in the message."""
+    return RequestError(
+        409,
+        "thread_busy",
+        f"thread {thread_id!r} has a run under way{detail}; wait for it to finish",
+        retry_after=THREAD_BUSY_RETRY_AFTER,
+    )

@@ -1,7 +1,8 @@
 """What a client learns when something fails: the library's own messages, nothing else.
 
 The library's errors (`AgentNetworkError` subclasses) are written to be read: they name the
-state key, tool or agent at fault, so a client is told them as they are. Any other exception
+state key, tool or agent at fault, so a client is told them as they are, but for the values of
+the run's `temp:` keys they may quote, masked as `[temp:<key>]`. Any other exception
 (a router's, a store's, a hook's) may hold anything: a connection string, a token, a stack of
 someone else's code. The client reads only `internal error (reference err_...)`, code
 `internal_error`, and the server logs the whole exception, traceback included, under the same
@@ -21,7 +22,9 @@ from typing import Any, TypeVar
 from network.errors import AgentNetworkError
 from network.ids import new_id
 from network.logger import LazyLogger
+from network.run.temp_sources import error_temp_masks
 from network.serving.errors import RequestError
+from network.state.temp_masks import masked
 
 INTERNAL_ERROR = "internal_error"
 LOGGER = "agent_network.serving"
@@ -34,13 +37,16 @@ log = LazyLogger(LOGGER)
 def screened(error: BaseException, *, logger: str, event: str, **fields: Any) -> tuple[str, str]:
     """`(message, code)` a client may read about `error`.
 
-    A library error is told as it is (`"<Class>: <message>"`, code the class name); any other
+    A library error is told as it is (`"<Class>: <message>"`, code the class name), every
+    `temp:` text of the failed run masked (`network.run.temp_sources`); any other
     is logged in full as `event` on the stdlib / structlog logger `logger` (with `fields`
     and a new `reference`) and told only as an internal error with that reference.
     """
     if isinstance(error, AgentNetworkError):
         name = type(error).__name__
-        return f"{name}: {error}", name
+        text = f"{name}: {error}"
+        masks = error_temp_masks(error)  # a library error may quote a run's temp: value
+        return (masked(text, masks) if masks else text), name
     reference = new_id("err_")
     log_failure(error, logger=logger, event=event, reference=reference, **fields)
     return (

@@ -38,7 +38,7 @@ from network.history.messages import AssistantMessage, ToolMessage, UserMessage
 from network.ids import new_id
 from network.run.context import NetworkLike
 from network.run.interrupts import Interrupt
-from network.serving.errors import RequestError
+from network.serving.errors import thread_busy
 from network.serving.lease import HeldLease, log
 from network.serving.principals import not_found, store_user
 from network.serving.registry import ThreadRecord, json_size, result_digest
@@ -231,11 +231,7 @@ class StoredThreads:
         if not taken:
             if not existed:  # created meanwhile: by someone this request may not see?
                 _check_owner(await self._read(thread_id), thread_id, app, user)
-            raise RequestError(
-                409,
-                "thread_busy",
-                f"thread {thread_id!r} has a run under way; wait for it to finish",
-            )
+            raise thread_busy(thread_id)
         lease = HeldLease(
             self.leases, thread_id, holder, self.lease_ttl, granted_at=asked, run_id=run_id
         )

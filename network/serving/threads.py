@@ -34,7 +34,7 @@ from network.numbers import check_number
 from network.run.interrupts import Interrupt
 from network.serving.admission import Admission, MemoryAdmission, StoredAdmission
 from network.serving.capacity import RunSlots, Slot, run_slots
-from network.serving.errors import RequestError
+from network.serving.errors import thread_busy
 from network.serving.limits import check_run_id, check_thread_id
 from network.serving.principals import Authorize, check_owner, not_found, principal_of
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
@@ -196,12 +196,7 @@ class ServedThreads:
             record = ThreadRecord(thread_id, owner=principal)
             self._reserved[thread_id] = record
         elif record.busy:
-            raise RequestError(
-                409,
-                "thread_busy",
-                f"thread {thread_id!r} has a run under way ({record.run_id}); "
-                "wait for it to finish",
-            )
+            raise thread_busy(thread_id, f" ({record.run_id})")
         record.run_id = run_id
         return MemoryAdmission(self.network, self.registry, self._reserved, record, run_id)
 

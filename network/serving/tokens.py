@@ -8,14 +8,16 @@
     authorize = token_file_authorize("tokens.txt")   # agent-network serve --token-file
 
 A request's `Authorization: Bearer <token>` names its principal; a request without one, or
-with a token the file does not hold, is 401. Tokens are compared in constant time, and the
-file is checked when it is read: a token shorter than `MIN_TOKEN_CHARS`, a token given twice,
+with a token the file does not hold, is 401. Tokens are compared in constant time, as sha256
+digests (equal lengths whatever was offered: the time tells neither a token nor its length), and
+the file is checked when it is read: a token shorter than `MIN_TOKEN_CHARS`, a token given twice,
 a principal no thread store can keep or a line that is not two words is a
 `ConfigurationError` naming the line (never the token).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import re
 from pathlib import Path
@@ -67,16 +69,18 @@ def read_tokens(path: str | Path) -> dict[str, str]:
 def token_file_authorize(path: str | Path) -> Authorize:
     """An `authorize(request, thread_id)` hook granting the principal of the request's bearer
     token in the file at `path` (read once, now)."""
-    known = [(token.encode(), principal) for token, principal in read_tokens(path).items()]
+    known = [(_digest(token.encode()), principal) for token, principal in read_tokens(path).items()]
 
     def authorize(request: Any, thread_id: str | None) -> str:
         header = request.headers.get("authorization", "") if request is not None else ""
         scheme, _, given = header.partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
             raise Unauthorized("a bearer token is needed (Authorization: Bearer <token>)")
-        offered = given.strip().encode()
+        offered = _digest(given.strip().encode())
         found = None
         for token, principal in known:  # every token compared: the time tells nothing
+            # digests, not the strings: compare_digest returns at once on unequal lengths,
+            # which would time out a token's length
             if hmac.compare_digest(token, offered):
                 found = principal
         if found is None:
@@ -84,3 +88,8 @@ def token_file_authorize(path: str | Path) -> Authorize:
         return found
 
     return authorize
+
+
+def _digest(token: bytes) -> bytes:
+    """A token's fixed-length stand-in for comparing (sha256: 32 bytes whatever its length)."""
+    return hashlib.sha256(token).digest()

@@ -8,10 +8,12 @@ alone hands out proxies and no-ops): the library never installs a provider.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
 from network.run.context import RunContext
+from network.run.temp_sources import run_masks
 from network.telemetry.content import ContentRecorder
 from network.telemetry.conventions import INSTRUMENTATION, SCHEMA_URL
 from network.telemetry.metrics import Instruments
@@ -42,7 +44,9 @@ def run_spans(ctx: RunContext) -> Any:
 
     tracer = _tracer(tracer_provider) if tracer_provider is not None else NoOpTracer()
     instruments = _instruments_of(meter_provider) if meter_provider is not None else None
-    content = ContentRecorder(ctx.state.kv, options.redact) if options.captures_content() else None
+    content = None
+    if options.captures_content():
+        content = ContentRecorder(functools.partial(run_masks, ctx), options.redact)
     return RunSpans(ctx, tracer, instruments, content)
 
 

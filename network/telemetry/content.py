@@ -3,19 +3,20 @@
 Recorded only when `Telemetry.captures_content()` says so. Messages take the conventions'
 JSON shape (`[{"role", "parts": [{"type": "text", "content"}, ...]}]`). The application's
 `redact` hook may change or drop each attribute first; then, in what is left, every text of a
-`temp:` key's value in the run's state is replaced by `[temp:<key>]` (such a value may have
-been rendered into instructions or passed as a tool argument), by `network.state.temp_masks`,
+`temp:` key's value in the run's state (and in its branches' and sub-runs' states:
+`network.run.temp_sources`) is replaced by `[temp:<key>]` (such a value may have been rendered
+into instructions or passed as a tool argument), by `network.state.temp_masks`,
 which the run's log lines use too (inside the strings of a value, never in its JSON text).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from network.state.scopes import TEMP_PREFIX
-from network.state.temp_masks import masked, temp_texts
+from network.state.temp_masks import Masks, masked
 from network.telemetry.options import Redactor
 
 
@@ -31,8 +32,8 @@ def _text(value: Any) -> str:
 class ContentRecorder:
     """Formats, scrubs and redacts content attributes of one run."""
 
-    def __init__(self, kv: Any, redact: Redactor | None) -> None:
-        self.kv = kv
+    def __init__(self, masks: Callable[[], Masks], redact: Redactor | None) -> None:
+        self.masks = masks  # the run's temp: texts (`network.run.temp_sources.run_masks`)
         self.redact = redact
 
     def attribute(self, name: str, value: Any) -> str | None:
@@ -41,7 +42,7 @@ class ContentRecorder:
             value = self.redact(name, value)
             if value is None:
                 return None
-        masks = temp_texts(self.kv)
+        masks = self.masks()
         if masks:
             if not isinstance(value, str):  # JSON's own types, so every text is a string
                 text = _text(value)

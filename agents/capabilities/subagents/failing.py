@@ -3,9 +3,10 @@
 By default a failed sub-run is an error result the supervisor's model reads, and the run goes
 on (`RunResult.tool_errors` lists it). A tool made with `on_failure="raise"` instead ends the
 caller's agent call with a `ToolError` naming the sub-agent and what it said: the run fails
-with it (`error.partial_result` as for any failure), committing nothing of that call. The
-check runs once the answer's tool calls are done (the `tool_results` stage), so calls that ran
-beside it finished first.
+with it (`error.partial_result` as for any failure), committing nothing of that call; its
+`__cause__` is the sub-run's own exception (kept for the run by `keep_cause` when the sub-run
+failed, as the tool's record holds only its text). The check runs once the answer's tool
+calls are done (the `tool_results` stage), so calls that ran beside it finished first.
 """
 
 from __future__ import annotations
@@ -14,6 +15,16 @@ from network.errors import ToolError
 from network.history.results import ToolCallRecord
 from network.run.agent_call import AgentCall
 from network.run.capability import Capability
+from network.run.context import RunContext
+
+_CAUSES = "agents.subagents.failing.causes"  # the run's local: tool call id -> exception
+
+
+def keep_cause(run: RunContext, tool_call_id: str, error: BaseException) -> None:
+    """Keep the exception a sub-run of a tool made with `on_failure="raise"` failed with,
+    for the `ToolError` that fails the caller's run to chain (`__cause__`)."""
+    causes: dict[str, BaseException] = run.local(_CAUSES, dict)
+    causes[tool_call_id] = error
 
 
 class FailingSubagents(Capability):
@@ -24,6 +35,7 @@ class FailingSubagents(Capability):
         self, call: AgentCall, records: list[ToolCallRecord]
     ) -> list[ToolCallRecord]:
         tools = call.tools or {}
+        causes: dict[str, BaseException] = call.run.local(_CAUSES, dict)
         for record in records:
             if not record.is_error:
                 continue
@@ -33,7 +45,9 @@ class FailingSubagents(Capability):
                     f"{spec.label} failed, and its tool {record.name!r} fails the run "
                     f"(on_failure='raise'): {record.error or record.content}",
                     tool=record.name,
-                )
+                ) from causes.pop(record.id, None)
+        for record in records:  # kept for this answer's calls only
+            causes.pop(record.id, None)
         return records
 
 
@@ -43,4 +57,4 @@ def raises_on_failure(tool: object) -> bool:
     return spec is not None and getattr(spec, "on_failure", None) == "raise"
 
 
-__all__ = ["FailingSubagents", "raises_on_failure"]
+__all__ = ["FailingSubagents", "keep_cause", "raises_on_failure"]

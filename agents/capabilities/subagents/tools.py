@@ -42,6 +42,7 @@ from typing import Annotated, Any
 
 import anyio
 
+from agents.capabilities.subagents.failing import keep_cause
 from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
 from network import kernel
@@ -220,8 +221,11 @@ class _SubrunCall:
             event.branch = getattr(emitter, "branch", None)
             with anyio.CancelScope(shield=True):
                 await best_effort(emitter.sinks, event)
-        if isinstance(error, Exception) and not isinstance(error, ToolError):
-            return ToolError(f"{self.spec.label} failed: {text}", tool=self.spec.name)
+        if isinstance(error, Exception):
+            if self.spec.on_failure == "raise":  # the caller's run fails with it as cause
+                keep_cause(self.parent, self.context.tool_call_id, error)
+            if not isinstance(error, ToolError):
+                return ToolError(f"{self.spec.label} failed: {text}", tool=self.spec.name)
         return None
 
     def _state_in(self) -> dict[str, Any]:

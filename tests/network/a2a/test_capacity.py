@@ -15,6 +15,7 @@ from a2a.types import InternalError
 from network.a2a import app
 from network.a2a.handler import to_a2a_error
 from network.serving import RunSlots
+from network.serving.errors import thread_busy
 from tests.network.a2a.team import network
 from tests.network.agui.live import serve
 
@@ -67,6 +68,13 @@ def test_a_refusal_of_the_admission_itself_names_server_busy_in_json_rpc() -> No
     assert isinstance(error, InternalError)
     assert error.data == {"code": "server_busy", "status": 503, "retryAfter": 4}
     assert "limit of 2 runs" in error.message
+
+
+def test_a_busy_thread_tells_when_to_try_again_in_json_rpc() -> None:
+    # docs/serving.md: 409 `thread_busy` carries a Retry-After (1 s); it carried none
+    error = to_a2a_error(thread_busy("t"))
+    assert error.data == {"code": "thread_busy", "status": 409, "retryAfter": 1}
+    assert thread_busy("t").headers() == {"retry-after": "1"}
 
 
 def test_a_message_to_an_app_whose_lifespan_never_ran_holds_no_slot() -> None:

@@ -193,6 +193,7 @@ async def test_one_run_at_a_time_per_thread() -> None:
     asgi.state.threads.get("t").run_id = "run-under-way"
     response = await client.post(body("t", "r"))
     assert response.status_code == 409 and response.json()["error"]["code"] == "thread_busy"
+    assert response.headers["retry-after"] == "1"  # docs/serving.md: it had none
     assert (await client.post(body("other", "r"))).status_code == 200
 
 

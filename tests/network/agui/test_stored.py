@@ -187,6 +187,7 @@ async def test_the_store_decides_one_run_per_thread(make_store: Any) -> None:
     assert await leases.claim("t1", "run-in-another-process", 30)
     busy = await served.post(say("t1", "r2", "again"))
     assert busy.status_code == 409 and busy.json()["error"]["code"] == "thread_busy"
+    assert busy.headers["retry-after"] == "1"  # docs/serving.md: it had none
     thread = await store.get_thread("t1")
     assert thread.message_count == 2  # nothing ran
     await leases.release("t1", "run-in-another-process")

@@ -8,6 +8,7 @@ interpreter importing the library.
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import os
@@ -386,6 +387,29 @@ def test_a_param_no_request_can_carry_is_one_clear_line(given: list[str], said: 
     done = cli("run", f"{EXAMPLE}:solo", "hi", "--model", "openai/m", *given)
     assert done.returncode == 2
     assert done.stderr.strip().startswith(f"error: --param: {said}")
+
+
+@pytest.mark.parametrize(
+    ("variable", "said"),
+    [
+        ('{"temperature": NaN}', "parameter 'temperature' must be a finite number"),
+        ('{"max_tokens": -5}', "parameter 'max_tokens' must be an int >= 1, got -5"),
+    ],
+)
+def test_a_bad_param_in_the_environment_names_the_variable(variable: str, said: str) -> None:
+    # it was reported as "--param: ...", an option the command was not given
+    from network.cli.endpoint import endpoint_from_args
+    from network.cli.load import CLIError
+
+    given = argparse.Namespace(param=[])
+    with pytest.raises(CLIError) as caught:
+        endpoint_from_args(given, environ={"AGENT_NETWORK_PARAMS": variable})
+    assert str(caught.value).startswith(f"AGENT_NETWORK_PARAMS: {said}")
+    with pytest.raises(CLIError, match=r"^--param: parameter 'max_tokens'"):  # the flag's own
+        endpoint_from_args(
+            argparse.Namespace(param=["max_tokens=0"]),
+            environ={"AGENT_NETWORK_PARAMS": '{"temperature": 0.5}'},
+        )
 
 
 def test_serve_takes_the_endpoint_options() -> None:

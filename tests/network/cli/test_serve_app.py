@@ -318,7 +318,10 @@ def test_max_runs_bounds_both_protocols_of_a_process_together(tmp_path: Path) ->
         # lost before a run's first step: every run ended LeaseLostError (0.3 s did too)
         (["--lease-ttl", "1e-300"], "--lease-ttl: must be at least 1 second"),
         (["--lease-ttl", "0.3"], "--lease-ttl: must be at least 1 second"),
-        (["--workers", "0"], "--workers must be 1 or more"),
+        (["--workers", "0"], "error: --workers must be from 1 to 64, got 0\n"),
+        # no upper bound: a typo started a million processes, or took a million runs at once
+        (["--workers", "1000000"], "error: --workers must be from 1 to 64, got 1,000,000\n"),
+        (["--max-runs", "10001"], "error: --max-runs must be at most 10,000, got 10,001\n"),
         (["--workers", "2"], "--workers above 1 needs a database --store"),
         (["--authorize", "no_such_module_here:authorize"], "--authorize: cannot import"),
         # a file meant: it was "cannot import missing.py: No module named 'missing'"

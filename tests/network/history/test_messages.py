@@ -1,11 +1,21 @@
 """Messages: plain slotted records, validated when they cross a boundary."""
 
+import json
 import weakref
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from network import AssistantMessage, InferenceResult, ToolCall, ToolMessage, Usage, UserMessage
+from network import (
+    AssistantMessage,
+    InferenceResult,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    Usage,
+    UserMessage,
+)
 from network.history.messages import message_adapter
 
 
@@ -39,6 +49,28 @@ def test_bad_data_from_outside_is_a_validation_error_naming_the_field() -> None:
         AssistantMessage.from_dict({"content": "x", "tool_calls": [{"name": "t"}]})
     with pytest.raises(ValidationError, match="usage"):
         InferenceResult.from_json('{"agent": "a", "usage": {"prompt_tokens": "many"}}')
+
+
+@pytest.mark.parametrize(
+    ("cls", "data"),
+    [
+        (AssistantMessage, {"role": "user", "content": "hi"}),
+        (UserMessage, {"role": "assistant", "content": "hi"}),
+        (ToolMessage, {"role": "user", "tool_call_id": "c", "content": "ok"}),
+        (SystemMessage, {"role": "tool", "content": "be brief"}),
+    ],
+)
+def test_a_role_that_is_not_the_class_s_is_a_validation_error_naming_it(
+    cls: type[Any], data: dict[str, Any]
+) -> None:
+    # it was ignored: a dict with role "user" became an AssistantMessage
+    with pytest.raises(ValidationError, match=r"(?s)^1 validation error.*\nrole\n"):
+        cls.from_dict(data)
+    with pytest.raises(ValidationError, match=r"(?s)\nrole\n"):
+        cls.from_json(json.dumps(data))
+    own = {**data, "role": cls.__dataclass_fields__["role"].default}
+    assert cls.from_dict(own).role == own["role"]
+    assert cls.from_dict({k: v for k, v in data.items() if k != "role"}).role == own["role"]
 
 
 def test_messages_handed_in_are_checked_where_they_enter() -> None:

@@ -184,6 +184,11 @@ def test_agent_network_mcp_refuses_a_bad_max_runs(capsys: Any, quiet_logs: None)
     captured = capsys.readouterr()
     assert status == 2
     assert "--max-runs: max_runs must be" in captured.err and "Traceback" not in captured.err
+    # no upper bound: a typo's million was taken
+    status = main(["mcp", "tests/network/cli/example_network.py:network", "--max-runs", "1000000"])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.err == "error: --max-runs must be at most 10,000, got 1,000,000\n"
 
 
 async def test_agent_network_mcp_max_runs_bounds_the_stdio_server() -> None:

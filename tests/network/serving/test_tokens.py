@@ -3,11 +3,13 @@ is a `ConfigurationError` naming the line, never the token."""
 
 from __future__ import annotations
 
+import hmac
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+import network.serving.tokens as tokens
 from network.errors import ConfigurationError
 from network.serving.principals import Unauthorized
 from network.serving.tokens import token_file_authorize
@@ -82,3 +84,25 @@ def test_a_byte_order_mark_is_not_part_of_the_first_principal(tmp_path: Path) ->
     path = tmp_path / "tokens.txt"
     path.write_bytes("alice alice-token-0123456789\n".encode("utf-8-sig"))
     assert token_file_authorize(path)(request("Bearer alice-token-0123456789"), None) == "alice"
+
+
+def test_tokens_are_compared_as_equal_length_digests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/deploying.md: compared in constant time. compare_digest on the raw tokens returned
+    at once on a length mismatch (a short offered token told the file's tokens' lengths)."""
+    lengths: list[tuple[int, int]] = []
+    real = hmac.compare_digest
+
+    def compare(a: bytes, b: bytes) -> bool:
+        lengths.append((len(a), len(b)))
+        return real(a, b)
+
+    monkeypatch.setattr(tokens.hmac, "compare_digest", compare)
+    path = tmp_path / "tokens.txt"
+    path.write_text(GOOD)
+    authorize = token_file_authorize(path)
+    with pytest.raises(Unauthorized):
+        authorize(request("Bearer x"), None)
+    assert authorize(request("Bearer alice-token-0123456789"), None) == "alice"
+    assert lengths and all(a == b == 32 for a, b in lengths)

@@ -36,6 +36,15 @@ async def test_on_failure_raise_fails_the_callers_run_naming_the_sub_agent() -> 
     assert len(supervisor.model.requests) == 1  # type: ignore[union-attr]  # never asked again
 
 
+async def test_the_error_that_fails_the_callers_run_chains_the_sub_runs_own() -> None:
+    # its __cause__ was None: the sub-run's exception was lost with the tool's record
+    supervisor = boss(broken().as_tool(on_failure="raise"))
+    with pytest.raises(ToolError) as caught:
+        await supervisor.run("go")
+    cause = caught.value.__cause__
+    assert isinstance(cause, ModelError) and "provider down" in str(cause)
+
+
 async def test_a_network_tool_takes_on_failure_too() -> None:
     team = Network("team", agents=[broken()])
     with pytest.raises(ToolError, match="network 'team' failed"):
