@@ -11,6 +11,11 @@ Parameters the model never sees:
 - parameters named in `inputs_from_state` are filled from state; whatever the model sends for
   them is ignored.
 
+Any other argument the model sends that the function does not declare is refused: the schema
+says `additionalProperties: false` (as pydantic-ai's and the OpenAI Agents SDK's do), and a
+call carrying one is the tool's error result naming it, so the model may call again; running
+without it would silently drop what the model meant (a misspelt optional argument).
+
 `outputs_to_state={"state_key": {"source": "field", "handler": fn}}` writes the result to
 state: no `source` stores the whole result, a `source` missing from the result skips that
 mapping, and a result that is not a dict (or a pydantic model) writes nothing.
@@ -119,6 +124,7 @@ class Tool:
     __slots__ = (
         "_argument_fields",
         "_call_async",
+        "_hidden",
         "_injected",
         "_process_target",
         "_state_inputs",
@@ -192,6 +198,8 @@ class Tool:
         self.requires_confirmation = requires_confirmation
         fields = self._parameters(param_docs)
         self.parameters = list(fields)
+        # parameters the run fills: what the model sends for them is dropped, not refused
+        self._hidden = frozenset(self._injected) | frozenset(self._state_inputs)
         # Whether a call reads the run around it: a `ToolContext` or `State` parameter,
         # parameters from state, results written to state. A plain sync tool that does not is
         # called with no `ToolContext` (`invoke_inline(arguments, None)`): one object fewer a
@@ -285,7 +293,7 @@ class Tool:
         self.args_model: type[BaseModel] = create_model(
             f"{_camel(self.name)}Arguments",
             __config__=ConfigDict(
-                extra="ignore", arbitrary_types_allowed=True, allow_inf_nan=False
+                extra="forbid", arbitrary_types_allowed=True, allow_inf_nan=False
             ),
             **fields,
         )
@@ -311,6 +319,8 @@ class Tool:
         """The model's arguments validated and coerced, or `ToolError` saying what is wrong."""
         if not isinstance(arguments, dict):
             raise not_an_object(self.name, arguments)
+        if self._hidden and not self._hidden.isdisjoint(arguments):
+            arguments = {k: v for k, v in arguments.items() if k not in self._hidden}
         try:
             validated = self._validate_arguments(arguments)
         except sys.modules["pydantic_core"].ValidationError as exc:  # loaded by the definition
@@ -318,12 +328,20 @@ class Tool:
         return validated
 
     def _invalid(self, exc: Any) -> ToolError:
-        """The `ToolError` of arguments pydantic refused (`exc`), naming each problem."""
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-            for e in exc.errors(include_url=False)
-        )
-        return ToolError(f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name)
+        """The `ToolError` of arguments pydantic refused (`exc`), naming each problem; an
+        argument the tool does not declare is named with those it does, for the model's retry."""
+        problems, unknown = [], False
+        for error in exc.errors(include_url=False):
+            where = ".".join(str(part) for part in error["loc"]) or "arguments"
+            if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
+                unknown = True
+                problems.append(f"{where}: not an argument of this tool")
+            else:
+                problems.append(f"{where}: {error['msg']}")
+        text = "; ".join(problems)
+        if unknown:
+            text += f" (its arguments: {', '.join(self.parameters) or 'none'})"
+        return ToolError(f"tool {self.name!r}: invalid arguments: {text}", tool=self.name)
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
@@ -384,6 +402,8 @@ class Tool:
         (`context` is read only for those: None for a tool that has none)."""
         fields = self._argument_fields
         if fields is not None and type(arguments) is dict:
+            if self._hidden and not self._hidden.isdisjoint(arguments):
+                arguments = {k: v for k, v in arguments.items() if k not in self._hidden}
             # `validate` written out, without its two Python calls: every tool call runs this.
             try:
                 kwargs: dict[str, Any] = fields.validate_python(arguments)[

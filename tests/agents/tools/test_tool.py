@@ -71,6 +71,34 @@ async def test_arguments_are_validated_and_coerced_before_the_handler_runs() -> 
     assert bad.is_error and "invalid arguments" in bad.content and "factor" in bad.content
 
 
+@pytest.mark.anyio
+async def test_an_argument_the_tool_does_not_declare_is_the_models_error_to_fix() -> None:
+    # The schema forbids other arguments, as pydantic-ai's and the OpenAI Agents SDK's do: a
+    # misspelt optional argument run without would silently take the default.
+    paid: list[tuple[float, str]] = []
+
+    @tool(inputs_from_state={"customer": "who"})
+    def pay(amount: float, who: str, ctx: ToolContext, note: str = "") -> str:
+        """Pay an amount."""
+        paid.append((amount, note))
+        return "paid"
+
+    assert pay.schema["function"]["parameters"]["additionalProperties"] is False
+    model = ScriptedModel(
+        [
+            [call("pay", amount=3, notes="rent")],  # misspelt: refused, the model told which
+            [call("pay", amount=3, note="rent", who="mallory", ctx="x")],  # hidden: ignored
+            "done",
+        ]
+    )
+    result = await Agent("a", tools=[pay], model=model).run("x", state={"customer": "ann"})
+    refused = result.results[0].tool_calls[0]
+    assert refused.is_error and refused.error_type == "ToolError"
+    assert "notes: not an argument of this tool (its arguments: amount, note)" in refused.content
+    assert result.results[1].tool_calls[0].content == "paid"
+    assert paid == [(3.0, "rent")]
+
+
 class Node(BaseModel):
     name: str
     children: list["Node"] = []
