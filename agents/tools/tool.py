@@ -317,8 +317,7 @@ class Tool:
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The model's arguments validated and coerced, or `ToolError` saying what is wrong."""
-        if not isinstance(arguments, dict):
-            raise not_an_object(self.name, arguments)
+        arguments = arguments_object(self.name, arguments)
         if self._hidden and not self._hidden.isdisjoint(arguments):
             arguments = {k: v for k, v in arguments.items() if k not in self._hidden}
         try:
@@ -452,12 +451,28 @@ class Tool:
         return f"Tool({self.name!r})"
 
 
+def arguments_object(tool: str, arguments: Any) -> dict[str, Any]:
+    """A call's arguments as the dict a tool validates: a dict as it is, and a JSON object
+    still in its text (a `Model` of the application's own, or a script, may give
+    `ToolCall.arguments` unparsed) parsed; anything else is `not_an_object`'s `ToolError`."""
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    raise not_an_object(tool, arguments)
+
+
 def not_an_object(tool: str, arguments: Any) -> ToolError:
     """The error a tool reports to the model when its arguments are not a JSON object."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
             return ToolError(
                 f"tool {tool!r}: arguments are not valid JSON: {arguments[:200]!r}", tool=tool
             )

@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import ConfigurationError, Network, ToolError
+from network import ConfigurationError, Network, ToolCall, ToolError
 
 
 def run_once(agent: Agent) -> Network:
@@ -97,6 +97,25 @@ async def test_an_argument_the_tool_does_not_declare_is_the_models_error_to_fix(
     assert "notes: not an argument of this tool (its arguments: amount, note)" in refused.content
     assert result.results[1].tool_calls[0].content == "paid"
     assert paid == [(3.0, "rent")]
+
+
+@pytest.mark.anyio
+async def test_arguments_given_as_json_text_are_read_as_the_object_they_hold() -> None:
+    # A `Model` of the application's own may leave `ToolCall.arguments` as the provider's
+    # text: before, a JSON object in text was "must be a JSON object, got dict".
+    @tool
+    def scale(factor: int) -> int:
+        """Scale by a factor."""
+        return factor * 2
+
+    texts = ['{"factor": 3}', '{"factor": NaN}', "[" * 100_000]
+    model = ScriptedModel([[ToolCall(f"c{i}", "scale", text) for i, text in enumerate(texts)]])
+    result = await run_once(Agent("a", tools=[scale], model=model)).run("x")
+    good, not_finite, too_deep = result.results[0].tool_calls
+    assert (good.is_error, good.content) == (False, "6")
+    assert "invalid arguments: factor: Input should be a finite number" in not_finite.content
+    # nested past Python's stack: not valid JSON, not "raised RecursionError"
+    assert "arguments are not valid JSON" in too_deep.content
 
 
 class Node(BaseModel):
