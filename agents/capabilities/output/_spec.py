@@ -171,6 +171,8 @@ class OutputSpec:
             data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
         except ValueError as exc:
             raise OutputInvalid([f"the answer is not valid JSON: {exc}"]) from exc
+        except RecursionError as exc:  # a model's garbage, not the run's failure: re-asked
+            raise OutputInvalid(["the answer is not valid JSON: it is nested too deeply"]) from exc
         if self.wrapped and isinstance(data, dict) and set(data) == {WRAPPER_KEY}:
             data = data[WRAPPER_KEY]
         try:
