@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from agents.tools._finite import first_non_finite
 from network.errors import ConfigurationError, OutputValidationError
 from network.history.messages import AssistantMessage, SystemMessage, UserMessage
 from network.numbers import check_number
@@ -176,7 +177,7 @@ class OutputSpec:
         if self.wrapped and isinstance(data, dict) and set(data) == {WRAPPER_KEY}:
             data = data[WRAPPER_KEY]
         try:
-            return self.adapter.validate_python(data)
+            value = self.adapter.validate_python(data)
         except sys.modules["pydantic_core"].ValidationError as exc:  # loaded with the adapter
             raise OutputInvalid(
                 [
@@ -184,6 +185,13 @@ class OutputSpec:
                     for error in exc.errors(include_url=False)
                 ]
             ) from exc
+        # pydantic reads the strings "nan" and "inf" as floats: refused as the JSON constants
+        # are, since no state key, store or client could take the value
+        found = first_non_finite(value)
+        if found is not None:
+            where = ".".join(str(key) for key in found[0]) or "(root)"
+            raise OutputInvalid([f"{where}: Input should be a finite number, got {found[1]}"])
+        return value
 
     def partial(self, text: str) -> Any:
         """The value a streaming answer's JSON text starts (None when it is not JSON yet)."""
