@@ -171,6 +171,13 @@ class Tool:
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            # called, it would return a generator object, which the model would read as
+            # "<generator object ...>" and its body would never run
+            raise ConfigurationError(
+                f"@tool: {getattr(fn, '__name__', fn)!r} is a generator function (it yields); "
+                "a tool returns its result: return a list, or the text"
+            )
         self.fn = fn
         if name is not None and self.checks_name:  # a function's own name is an identifier
             function = getattr(fn, "__name__", type(fn).__name__)

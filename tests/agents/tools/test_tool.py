@@ -151,6 +151,21 @@ def test_tool_definition_errors() -> None:
             return text
 
 
+def test_a_generator_function_is_refused_when_the_tool_is_defined() -> None:
+    # before, the model read "<generator object ...>" and the body never ran
+    def pages() -> Any:
+        """List the pages."""
+        yield "one"
+
+    async def live_pages() -> Any:
+        """List the pages as they come."""
+        yield "one"
+
+    for function in (pages, live_pages):
+        with pytest.raises(ConfigurationError, match=f"'{function.__name__}' is a generator"):
+            tool(function)
+
+
 @pytest.mark.anyio
 async def test_a_tuple_appends_its_items_alone_or_in_a_batch() -> None:
     @tool
