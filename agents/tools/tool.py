@@ -102,7 +102,8 @@ class Tool:
         idempotent: calling the tool twice with the same arguments does no more harm than
             once, so transient failures (timeouts, connection errors) may be retried.
         model_retries: how many times per run the tool may `raise Retry("why")` to ask the
-            model to call it again; once more fails the run with `ToolError`.
+            model to call it again; past that the model reads that the tool gives up
+            (`error_type` "RetryBudgetExceeded") and the run goes on.
         input_guardrails: checks of a call's arguments before the tool runs
             (`agents.tool_input_guardrail`): a rejection is the call's result the
             model reads, a trip stops the run with stop reason "guardrail".
