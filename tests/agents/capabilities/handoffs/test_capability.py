@@ -60,6 +60,15 @@ async def test_each_target_is_one_transfer_tool_with_a_safe_name_and_a_descripti
     )
 
 
+def test_a_targets_accents_are_dropped_from_its_tool_name_not_its_letters() -> None:
+    # before, "Équipe Réseau" was transfer_to_quipe_r_seau
+    from agents.capabilities.handoffs.options import handoff_tool_name
+
+    assert handoff_tool_name("Équipe Réseau") == "transfer_to_equipe_reseau"
+    assert handoff_tool_name("Ölçü") == "transfer_to_olcu"
+    assert handoff_tool_name("日本語") == "transfer_to_agent"  # nothing left: give tool_name=
+
+
 async def test_a_handoff_makes_the_target_answer_and_is_recorded_on_the_result() -> None:
     network, _triage, faq, _booking = team(
         [call("transfer_to_faq_agent", reason="a question about bags")],
