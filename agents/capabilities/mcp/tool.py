@@ -93,9 +93,9 @@ class MCPTool(Tool):
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The model's arguments, checked against the server's `inputSchema`."""
-        arguments = arguments_object(self.name, arguments)
-        self.listed.check(arguments)
-        return arguments
+        checked = arguments_object(self.name, arguments)
+        self.listed.check(checked)
+        return checked
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate, call the tool on the run's connection, map its result, write outputs."""
