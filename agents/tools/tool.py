@@ -235,8 +235,15 @@ class Tool:
         self.retry, self.idempotent, self.model_retries = retry, idempotent, model_retries
         self.timeout = timeout
         fn = self.fn
-        self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
+        self._call_async = (
+            inspect.iscoroutinefunction(fn)
+            or inspect.iscoroutinefunction(
+                getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
+            )
+            # an async function behind a plain `def` decorator (`functools.wraps`): called as a
+            # sync tool it returned a coroutine that never ran. A blocking or isolated one is
+            # left as written (its wrapper may run the coroutine itself, in its thread).
+            or (not blocking and not isolated and inspect.iscoroutinefunction(inspect.unwrap(fn)))
         )
         self.isolated = isolated
         if isolated and (self._call_async or blocking):
@@ -355,7 +362,9 @@ class Tool:
         if self.inline:
             return self.invoke_inline(arguments, context)
         if self._call_async:
-            result = await self.fn(**self._arguments(arguments, context))
+            result = self.fn(**self._arguments(arguments, context))
+            if inspect.isawaitable(result):  # not when a sync decorator hides the async one
+                result = await result
         elif self._process_target is not None:
             module, qualname = self._process_target
             kwargs = self._arguments(arguments, context)

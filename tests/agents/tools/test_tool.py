@@ -151,6 +151,33 @@ def test_tool_definition_errors() -> None:
             return text
 
 
+@pytest.mark.anyio
+async def test_an_async_function_behind_a_plain_decorator_is_awaited() -> None:
+    # before, the sync wrapper's coroutine was the result: the model read "<coroutine object
+    # ...>" and the function never ran
+    import functools
+
+    import anyio
+
+    def logged(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    @tool
+    @logged
+    async def fetch(x: int) -> str:
+        """Fetch a number."""
+        await anyio.sleep(0)
+        return f"got {x}"
+
+    model = ScriptedModel([call("fetch", x=2), "ok"])
+    result = await Agent("a", tools=[fetch], model=model).run("x")
+    assert result.results[0].tool_calls[0].content == "got 2"
+
+
 def test_a_generator_function_is_refused_when_the_tool_is_defined() -> None:
     # before, the model read "<generator object ...>" and the body never ran
     def pages() -> Any:
