@@ -239,7 +239,9 @@ class Agent(AgentStep):
                 Guardrails(self.input_guardrails, self.output_guardrails, tools=tool_checks)
             )
         if self.output_validators:  # outside the typed output: it sees the typed value
-            built.append(ValidatedOutput(self.name, self.output_validators, self.output_retries))
+            built.append(
+                ValidatedOutput(self.name, self.output_validators, self.output_retries, self.output)
+            )
         if self.output is not None:
             built.append(TypedOutput(self.output, self.output_key))
         if self.context_policy is not None:

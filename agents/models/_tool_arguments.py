@@ -23,7 +23,7 @@ def parse_arguments(arguments: Any) -> Any:
         suspect = not arguments.isascii() or "\\u" in arguments
         try:
             parsed = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
             return utf8_text(arguments)
         if not isinstance(parsed, dict):
             return utf8_text(arguments)

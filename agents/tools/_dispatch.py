@@ -270,7 +270,7 @@ def _returned(
     except Exception as exc:  # whatever the value's conversion raises: the tool's failure
         message = (
             f"tool {call.name!r} returned a value that cannot be made into text for the model: "
-            f"{type(exc).__name__}: {exc}"
+            f"{type(exc).__name__}: {_text_of(exc)}"
         )
         if tool.private_errors:  # the value's own exception may say what it holds
             return _private(ctx, call, exc, message, started)
@@ -292,19 +292,19 @@ def _failure(
     `timed_out_after` is the limit when the call's own time limit stopped it (a
     `TimeoutError` the tool raised itself is its own failure)."""
     if isinstance(exc, ToolError):
-        return ToolCallRecord.failed(call, str(exc), type(exc).__name__, started), None
+        return ToolCallRecord.failed(call, _text_of(exc), type(exc).__name__, started), None
     if isinstance(exc, Retry):  # the tool asks the model to try again: see `Retry`
         return _model_retry(ctx, tool, call, exc, started), None
     if isinstance(exc, TimeoutError):
         if timed_out_after is None:
-            message = f"tool {call.name!r} raised {exc!r}"
+            message = f"tool {call.name!r} raised {type(exc).__name__}({_text_of(exc)!r})"
         else:
             message = f"tool {call.name!r} timed out after {timed_out_after:g} s"
             return ToolCallRecord.failed(call, message, "TimeoutError", started), exc
         if tool.private_errors:
             return _private(ctx, call, exc, message, started), exc
         return ToolCallRecord.failed(call, message, "TimeoutError", started), exc
-    message = f"tool {call.name!r} raised {type(exc).__name__}: {exc}"
+    message = f"tool {call.name!r} raised {type(exc).__name__}: {_text_of(exc)}"
     if tool.private_errors:
         record = _private(ctx, call, exc, message, started)
     else:
@@ -318,6 +318,15 @@ def _failure(
         )
         return record, None
     return record, exc
+
+
+def _text_of(exc: BaseException) -> str:
+    """`str(exc)`, or a placeholder when the exception's own `__str__` raises: the tool's
+    failure is still the model's to read, never the run's crash."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"<the text of {type(exc).__name__} could not be read: its __str__ raised>"
 
 
 def _private(

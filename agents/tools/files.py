@@ -13,7 +13,8 @@ Two entry points share one checked writer:
   `State`, or a `RunResult`; all or nothing, `FileWriteError` when any path is refused.
 
 The rules: a path is relative, `/`-separated, non-empty, with no NUL, control character or
-backslash; `.` and `..` may appear only where they stay inside the folder; the writer never
+backslash; `.` and `..` may appear only where they stay inside the folder; no name in it is
+`.git` (a repository's config and hooks name commands git runs); the writer never
 goes through a symlink (a symlink anywhere on the path, or at the file itself, is refused,
 and directories are opened with `O_NOFOLLOW` so one swapped in between check and write is
 refused too); a name cannot be both a file and a folder (in one batch, against files already
@@ -106,6 +107,10 @@ def clean_path(name: Any) -> str:
             raise ValueError("the path is not valid text (a lone surrogate)") from None
         if len(encoded) > _MAX_NAME_BYTES:
             raise ValueError(f"a name in the path is longer than {_MAX_NAME_BYTES} bytes")
+        if part.casefold() == ".git":  # casefold: file systems that ignore case (macOS)
+            # a repository's own folder: its config and hooks name commands git runs, so a
+            # model writing there could run code on the next `git status` in the folder
+            raise ValueError("the path goes into .git, a repository's own folder")
         parts.append(part)
     if not parts:
         raise ValueError("the path names the output folder itself")

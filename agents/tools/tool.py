@@ -11,6 +11,11 @@ Parameters the model never sees:
 - parameters named in `inputs_from_state` are filled from state; whatever the model sends for
   them is ignored.
 
+Any other argument the model sends that the function does not declare is refused: the schema
+says `additionalProperties: false` (as pydantic-ai's and the OpenAI Agents SDK's do), and a
+call carrying one is the tool's error result naming it, so the model may call again; running
+without it would silently drop what the model meant (a misspelt optional argument).
+
 `outputs_to_state={"state_key": {"source": "field", "handler": fn}}` writes the result to
 state: no `source` stores the whole result, a `source` missing from the result skips that
 mapping, and a result that is not a dict (or a pydantic model) writes nothing.
@@ -97,7 +102,8 @@ class Tool:
         idempotent: calling the tool twice with the same arguments does no more harm than
             once, so transient failures (timeouts, connection errors) may be retried.
         model_retries: how many times per run the tool may `raise Retry("why")` to ask the
-            model to call it again; once more fails the run with `ToolError`.
+            model to call it again; past that the model reads that the tool gives up
+            (`error_type` "RetryBudgetExceeded") and the run goes on.
         input_guardrails: checks of a call's arguments before the tool runs
             (`agents.tool_input_guardrail`): a rejection is the call's result the
             model reads, a trip stops the run with stop reason "guardrail".
@@ -119,6 +125,7 @@ class Tool:
     __slots__ = (
         "_argument_fields",
         "_call_async",
+        "_hidden",
         "_injected",
         "_process_target",
         "_state_inputs",
@@ -165,6 +172,13 @@ class Tool:
     ) -> None:
         if not callable(fn):
             raise ConfigurationError(f"@tool needs a function, got {fn!r}")
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+            # called, it would return a generator object, which the model would read as
+            # "<generator object ...>" and its body would never run
+            raise ConfigurationError(
+                f"@tool: {getattr(fn, '__name__', fn)!r} is a generator function (it yields); "
+                "a tool returns its result: return a list, or the text"
+            )
         self.fn = fn
         if name is not None and self.checks_name:  # a function's own name is an identifier
             function = getattr(fn, "__name__", type(fn).__name__)
@@ -192,6 +206,8 @@ class Tool:
         self.requires_confirmation = requires_confirmation
         fields = self._parameters(param_docs)
         self.parameters = list(fields)
+        # parameters the run fills: what the model sends for them is dropped, not refused
+        self._hidden = frozenset(self._injected) | frozenset(self._state_inputs)
         # Whether a call reads the run around it: a `ToolContext` or `State` parameter,
         # parameters from state, results written to state. A plain sync tool that does not is
         # called with no `ToolContext` (`invoke_inline(arguments, None)`): one object fewer a
@@ -219,8 +235,15 @@ class Tool:
         self.retry, self.idempotent, self.model_retries = retry, idempotent, model_retries
         self.timeout = timeout
         fn = self.fn
-        self._call_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
-            getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
+        self._call_async = (
+            inspect.iscoroutinefunction(fn)
+            or inspect.iscoroutinefunction(
+                getattr(fn, "__call__", None)  # noqa: B004 - a callable object's async __call__
+            )
+            # an async function behind a plain `def` decorator (`functools.wraps`): called as a
+            # sync tool it returned a coroutine that never ran. A blocking or isolated one is
+            # left as written (its wrapper may run the coroutine itself, in its thread).
+            or (not blocking and not isolated and inspect.iscoroutinefunction(inspect.unwrap(fn)))
         )
         self.isolated = isolated
         if isolated and (self._call_async or blocking):
@@ -285,7 +308,7 @@ class Tool:
         self.args_model: type[BaseModel] = create_model(
             f"{_camel(self.name)}Arguments",
             __config__=ConfigDict(
-                extra="ignore", arbitrary_types_allowed=True, allow_inf_nan=False
+                extra="forbid", arbitrary_types_allowed=True, allow_inf_nan=False
             ),
             **fields,
         )
@@ -309,8 +332,9 @@ class Tool:
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The model's arguments validated and coerced, or `ToolError` saying what is wrong."""
-        if not isinstance(arguments, dict):
-            raise not_an_object(self.name, arguments)
+        arguments = arguments_object(self.name, arguments)
+        if self._hidden and not self._hidden.isdisjoint(arguments):
+            arguments = {k: v for k, v in arguments.items() if k not in self._hidden}
         try:
             validated = self._validate_arguments(arguments)
         except sys.modules["pydantic_core"].ValidationError as exc:  # loaded by the definition
@@ -318,19 +342,29 @@ class Tool:
         return validated
 
     def _invalid(self, exc: Any) -> ToolError:
-        """The `ToolError` of arguments pydantic refused (`exc`), naming each problem."""
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
-            for e in exc.errors(include_url=False)
-        )
-        return ToolError(f"tool {self.name!r}: invalid arguments: {problems}", tool=self.name)
+        """The `ToolError` of arguments pydantic refused (`exc`), naming each problem; an
+        argument the tool does not declare is named with those it does, for the model's retry."""
+        problems, unknown = [], False
+        for error in exc.errors(include_url=False):
+            where = ".".join(str(part) for part in error["loc"]) or "arguments"
+            if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
+                unknown = True
+                problems.append(f"{where}: not an argument of this tool")
+            else:
+                problems.append(f"{where}: {error['msg']}")
+        text = "; ".join(problems)
+        if unknown:
+            text += f" (its arguments: {', '.join(self.parameters) or 'none'})"
+        return ToolError(f"tool {self.name!r}: invalid arguments: {text}", tool=self.name)
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate `arguments`, inject context and state inputs, run it, write its outputs."""
         if self.inline:
             return self.invoke_inline(arguments, context)
         if self._call_async:
-            result = await self.fn(**self._arguments(arguments, context))
+            result = self.fn(**self._arguments(arguments, context))
+            if inspect.isawaitable(result):  # not when a sync decorator hides the async one
+                result = await result
         elif self._process_target is not None:
             module, qualname = self._process_target
             kwargs = self._arguments(arguments, context)
@@ -384,6 +418,8 @@ class Tool:
         (`context` is read only for those: None for a tool that has none)."""
         fields = self._argument_fields
         if fields is not None and type(arguments) is dict:
+            if self._hidden and not self._hidden.isdisjoint(arguments):
+                arguments = {k: v for k, v in arguments.items() if k not in self._hidden}
             # `validate` written out, without its two Python calls: every tool call runs this.
             try:
                 kwargs: dict[str, Any] = fields.validate_python(arguments)[
@@ -432,12 +468,28 @@ class Tool:
         return f"Tool({self.name!r})"
 
 
+def arguments_object(tool: str, arguments: Any) -> dict[str, Any]:
+    """A call's arguments as the dict a tool validates: a dict as it is, and a JSON object
+    still in its text (a `Model` of the application's own, or a script, may give
+    `ToolCall.arguments` unparsed) parsed; anything else is `not_an_object`'s `ToolError`."""
+    if isinstance(arguments, dict):
+        return arguments
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    raise not_an_object(tool, arguments)
+
+
 def not_an_object(tool: str, arguments: Any) -> ToolError:
     """The error a tool reports to the model when its arguments are not a JSON object."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past Python's stack
             return ToolError(
                 f"tool {tool!r}: arguments are not valid JSON: {arguments[:200]!r}", tool=tool
             )

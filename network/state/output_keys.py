@@ -10,7 +10,8 @@ declared it. Decisions where the issue is silent:
   (an explicit choice of an untyped key, which then keeps the answer's JSON form) is accepted;
   any other declared type is a `ConfigurationError` naming the key and both types;
 - two agents storing different output types in one undeclared key is a `ConfigurationError`
-  naming the key, both agents and both types (no type would fit both);
+  naming the key, both agents and both types (no type would fit both), and so is a typed
+  agent and an agent without `output_type` (its text) storing in one;
 - a closed schema that does not declare the key is a `ConfigurationError` when the network is
   built (a closed schema lists every key; today's alternative is a `StateError` mid-run).
 """
@@ -69,6 +70,7 @@ def declare_output_keys(network: str, schema: StateSchema, agents: Iterable[Any]
     `output_type` (a new schema; the given one is never changed), or a `ConfigurationError`
     naming the key and both types where a declaration conflicts."""
     wanted: dict[str, tuple[Any, str]] = {}  # key -> (output type, first agent storing it)
+    texts: dict[str, str] = {}  # undeclared key -> the first agent storing its text answer there
     for agent in agents:
         if not isinstance(agent, WritesTypedOutput):
             continue
@@ -92,6 +94,8 @@ def declare_output_keys(network: str, schema: StateSchema, agents: Iterable[Any]
                     f"{key!r} (output_key), which the closed state schema does not declare; "
                     "declare it (as str)"
                 )
+            if schema.spec(key) is None:
+                texts.setdefault(key, agent.name)
             continue
         declared = schema.spec(key)
         if declared is not None:
@@ -119,6 +123,14 @@ def declare_output_keys(network: str, schema: StateSchema, agents: Iterable[Any]
                 "state schema, or use two keys"
             )
         wanted.setdefault(key, (produced, agent.name))
+    for key, (produced, typed_agent) in wanted.items():
+        if key in texts:  # the key is declared as the typed answer's type: text never fits
+            raise ConfigurationError(
+                f"network {network!r}: agents {typed_agent!r} and {texts[key]!r} both store "
+                f"their answer in state key {key!r} (output_key), as {type_name(produced)} "
+                f"and text (agent {texts[key]!r} has no output_type); one key holds one type: "
+                "declare it in the state schema, or use two keys"
+            )
     if not wanted:
         return schema
     specs: dict[str, KeySpec] = {

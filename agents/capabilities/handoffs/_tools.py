@@ -36,7 +36,14 @@ class HandoffTools:
                     f"`transfer_to_...` tool and another); give one handoff(tool_name=...)"
                 )
             self.by_tool[name] = spec
-            self.tools[name] = Tool(_transfer(spec), name=name, description=spec.tool_description())
+            # `on_handoff` is the application's code (it may reach a database): what it raises
+            # is the model's to read, screened from clients, as a sub-agent's failure is
+            self.tools[name] = Tool(
+                _transfer(spec),
+                name=name,
+                description=spec.tool_description(),
+                private_errors=True,
+            )
         self.schemas = [tool.schema for tool in self.tools.values()]
 
     def spec_for(self, target: str) -> Handoff | None:

@@ -7,7 +7,7 @@ through a `transfer_to_<agent>` tool.
     network = Network("airline", agents=[triage, faq, booking])  # no router: handoffs lead
 
 Each target is offered to the model as one tool, `transfer_to_<name>` (the name made safe for
-every provider: lower case, `[a-z0-9_-]`, at most 64 characters), described by
+every provider: accents dropped, lower case, `[a-z0-9_-]`, at most 64 characters), described by
 `handoff(description=...)` or else by the target's own `description`. Its one optional
 argument, `reason`, is kept with the handoff.
 
@@ -29,6 +29,7 @@ conversation (what the target adds after it is sent whole). `without_tool_calls`
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -48,7 +49,11 @@ InputFilter = Callable[[list[Message]], Sequence[Message] | Awaitable[Sequence[M
 
 def handoff_tool_name(agent_name: str) -> str:
     """`transfer_to_<agent_name>`, made safe as a tool name (see the module docstring)."""
-    safe = _UNSAFE.sub("_", agent_name.strip().lower()).strip("_") or "agent"
+    # accents dropped, not the letters under them: "Équipe" is transfer_to_equipe, not _quipe
+    plain = "".join(
+        c for c in unicodedata.normalize("NFKD", agent_name) if not unicodedata.combining(c)
+    )
+    safe = _UNSAFE.sub("_", plain.strip().lower()).strip("_") or "agent"
     return (TOOL_PREFIX + safe)[:_MAX_TOOL_NAME]
 
 

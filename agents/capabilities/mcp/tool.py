@@ -18,7 +18,7 @@ from typing import Any
 from agents.capabilities.mcp._arguments import ArgumentsCheck
 from agents.capabilities.mcp._progress import progress_relay
 from agents.capabilities.mcp.content import error_text, result_size, result_value, utf8_size
-from agents.tools.tool import Tool, not_an_object, output_mappings, tool_result_text
+from agents.tools.tool import Tool, arguments_object, output_mappings, tool_result_text
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 
@@ -93,10 +93,9 @@ class MCPTool(Tool):
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The model's arguments, checked against the server's `inputSchema`."""
-        if not isinstance(arguments, dict):
-            raise not_an_object(self.name, arguments)
-        self.listed.check(arguments)
-        return arguments
+        checked = arguments_object(self.name, arguments)
+        self.listed.check(checked)
+        return checked
 
     async def invoke(self, arguments: Any, context: ToolContext) -> Any:
         """Validate, call the tool on the run's connection, map its result, write outputs."""

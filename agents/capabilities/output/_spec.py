@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from agents.tools._finite import first_non_finite
 from network.errors import ConfigurationError, OutputValidationError
 from network.history.messages import AssistantMessage, SystemMessage, UserMessage
 from network.numbers import check_number
@@ -171,10 +172,12 @@ class OutputSpec:
             data = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float)
         except ValueError as exc:
             raise OutputInvalid([f"the answer is not valid JSON: {exc}"]) from exc
+        except RecursionError as exc:  # a model's garbage, not the run's failure: re-asked
+            raise OutputInvalid(["the answer is not valid JSON: it is nested too deeply"]) from exc
         if self.wrapped and isinstance(data, dict) and set(data) == {WRAPPER_KEY}:
             data = data[WRAPPER_KEY]
         try:
-            return self.adapter.validate_python(data)
+            value = self.adapter.validate_python(data)
         except sys.modules["pydantic_core"].ValidationError as exc:  # loaded with the adapter
             raise OutputInvalid(
                 [
@@ -182,6 +185,13 @@ class OutputSpec:
                     for error in exc.errors(include_url=False)
                 ]
             ) from exc
+        # pydantic reads the strings "nan" and "inf" as floats: refused as the JSON constants
+        # are, since no state key, store or client could take the value
+        found = first_non_finite(value)
+        if found is not None:
+            where = ".".join(str(key) for key in found[0]) or "(root)"
+            raise OutputInvalid([f"{where}: Input should be a finite number, got {found[1]}"])
+        return value
 
     def partial(self, text: str) -> Any:
         """The value a streaming answer's JSON text starts (None when it is not JSON yet)."""

@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from agents.capabilities.output._spec import Attempt, OutputAttempts, exhausted
+from agents.capabilities.output._spec import Attempt, OutputAttempts, OutputSpec, exhausted
 from network.errors import ConfigurationError, Retry
 from network.history.messages import UserMessage
 from network.history.model_io import ModelRequest, ModelResponse
@@ -52,11 +53,18 @@ class ValidatedOutput(Capability):
     built by `Agent(output_validators=...)`. It wraps the model stage outside a typed output
     (`TypedOutput`), so it sees the value once it has validated against its type."""
 
-    def __init__(self, agent: str, validators: Sequence[OutputValidator], retries: int) -> None:
+    def __init__(
+        self,
+        agent: str,
+        validators: Sequence[OutputValidator],
+        retries: int,
+        spec: OutputSpec | None = None,
+    ) -> None:
         check_number(f"agent {agent!r}: output_retries", retries, integer=True, minimum=0)
         self.agent = agent
         self.retries = retries
-        self.validators = tuple(_checked(agent, fn) for fn in validators)
+        kept = _kept_as(agent, spec)
+        self.validators = tuple(_checked(agent, fn, kept) for fn in validators)
 
     async def wrap_model(
         self, call: AgentCall, request: ModelRequest, proceed: ModelProceed
@@ -112,7 +120,40 @@ class ValidatedOutput(Capability):
         return f"ValidatedOutput({self.agent!r}, {len(self.validators)} validator(s))"
 
 
-def _checked(agent: str, fn: Any) -> Callable[[RunContext, Any], Awaitable[Any]]:
+def _kept_as(agent: str, spec: OutputSpec | None) -> Callable[[str, Any], Any]:
+    """What checks a value a validator returned, `(validator's name, value) -> value`: the
+    agent's `output_type` validates it (a dict may become the model), an agent without one
+    keeps text; anything else is a `ConfigurationError` naming the validator, rather than a
+    value of the wrong type in the call's output and a state error at its `output_key`."""
+    if spec is None:
+
+        def text(name: str, value: Any) -> Any:
+            if not isinstance(value, str):
+                raise ConfigurationError(
+                    f"agent {agent!r}: output validator {name} returned "
+                    f"{type(value).__name__}; an agent without output_type answers text: "
+                    "return the text to keep, or None to keep it as it is"
+                )
+            return value
+
+        return text
+
+    def typed(name: str, value: Any) -> Any:
+        try:
+            return spec.adapter.validate_python(value)
+        except sys.modules["pydantic_core"].ValidationError as exc:  # loaded with the adapter
+            raise ConfigurationError(
+                f"agent {agent!r}: output validator {name} returned {type(value).__name__}, "
+                f"which is not its output_type {spec.name}: "
+                f"{exc.error_count()} error(s), first: {exc.errors()[0]['msg']}"
+            ) from exc
+
+    return typed
+
+
+def _checked(
+    agent: str, fn: Any, kept_as: Callable[[str, Any], Any]
+) -> Callable[[RunContext, Any], Awaitable[Any]]:
     """`fn` as `async (ctx, value) -> value`; a validator of another shape is refused."""
     if not callable(fn):
         raise ConfigurationError(
@@ -134,12 +175,13 @@ def _checked(agent: str, fn: Any) -> Callable[[RunContext, Any], Awaitable[Any]]
             "arguments; give fn(value) or fn(ctx, value)"
         )
     with_ctx = len(params) == 2
+    name = getattr(fn, "__name__", repr(fn))
 
     async def check(ctx: RunContext, value: Any) -> Any:
         kept = fn(ctx, value) if with_ctx else fn(value)
         if inspect.isawaitable(kept):
             kept = await kept
-        return value if kept is None else kept
+        return value if kept is None or kept is value else kept_as(name, kept)
 
     return check
 

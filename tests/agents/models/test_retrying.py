@@ -76,3 +76,11 @@ def test_tool_arguments_that_are_not_an_object_stay_as_they_came() -> None:
     assert parse_arguments("not json") == "not json"
     assert parse_arguments([1, 2]) == [1, 2]
     assert parse_arguments(42) == 42
+
+
+def test_tool_arguments_nested_past_pythons_stack_stay_as_they_came() -> None:
+    # a model's garbage: the tool says "not valid JSON"; before, the answer's parse raised
+    # RecursionError out of the model client and the run failed with it
+    deep = "[" * 100_000
+    assert parse_arguments(deep) == deep
+    assert parse_arguments('{"a": ' * 100_000) == '{"a": ' * 100_000

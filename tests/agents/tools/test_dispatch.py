@@ -34,6 +34,46 @@ async def test_unknown_tools_and_raising_handlers_become_errors_the_model_sees()
     assert result.output == "recovered"  # the run went on
 
 
+class _Unreadable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ broke")
+
+
+class _UnreadableTimeout(TimeoutError):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ broke")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("private", [False, True])
+async def test_an_exception_whose_text_cannot_be_read_is_still_the_models_error(
+    private: bool,
+) -> None:
+    # before, the run failed with the RuntimeError of the exception's own __str__
+    @tool(private_errors=private)
+    def unreadable() -> str:
+        """Fail oddly."""
+        raise _Unreadable
+
+    @tool(private_errors=private)
+    def unreadable_timeout() -> str:
+        """Fail oddly too."""
+        raise _UnreadableTimeout
+
+    model = ScriptedModel([[call("unreadable"), call("unreadable_timeout")], "recovered"])
+    agent = Agent("a", tools=[unreadable, unreadable_timeout], model=model)
+    result = await Network(
+        "n", agents=[agent], router=lambda c: agent if c.call_count < 2 else None
+    ).run("x")
+    for record, kind in zip(
+        result.results[0].tool_calls, ["_Unreadable", "_UnreadableTimeout"], strict=True
+    ):
+        told = record.model_only if private else record.content
+        assert record.is_error and record.error_type in (kind, "TimeoutError")
+        assert "could not be read" in (told or "")
+    assert result.output == "recovered"
+
+
 @pytest.mark.anyio
 async def test_an_unknown_tool_name_is_echoed_to_the_model_bounded() -> None:
     model = ScriptedModel([[call("x" * 100_000)], "ok"])

@@ -57,6 +57,19 @@ def test_paths_that_leave_the_folder_or_cannot_be_names_are_refused(
     assert everything_under(out.parent.parent) == before  # nothing at all was written
 
 
+@pytest.mark.parametrize("name", [".git/config", "src/.git/hooks/pre-commit", ".GIT/config"])
+def test_a_path_into_a_repositorys_own_folder_is_refused(
+    sandbox: tuple[Path, Path], name: str
+) -> None:
+    # before, a model could write .git/config (core.fsmonitor names a command git runs on the
+    # next `git status`) into an output folder that is a repository
+    out, _ = sandbox
+    with pytest.raises(FileWriteError) as raised:
+        files_to_disk({name: "[core]\n\tfsmonitor = touch /tmp/owned\n", ".gitignore": "x"}, out)
+    assert ".git, a repository's own folder" in raised.value.refused[name]
+    assert everything_under(out) == set()
+
+
 def test_a_symlink_inside_the_folder_is_never_followed(sandbox: tuple[Path, Path]) -> None:
     out, outside = sandbox
     (out / "link").symlink_to(outside, target_is_directory=True)

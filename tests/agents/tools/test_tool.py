@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import ConfigurationError, Network, ToolError
+from network import ConfigurationError, Network, ToolCall, ToolError
 
 
 def run_once(agent: Agent) -> Network:
@@ -71,6 +71,53 @@ async def test_arguments_are_validated_and_coerced_before_the_handler_runs() -> 
     assert bad.is_error and "invalid arguments" in bad.content and "factor" in bad.content
 
 
+@pytest.mark.anyio
+async def test_an_argument_the_tool_does_not_declare_is_the_models_error_to_fix() -> None:
+    # The schema forbids other arguments, as pydantic-ai's and the OpenAI Agents SDK's do: a
+    # misspelt optional argument run without would silently take the default.
+    paid: list[tuple[float, str]] = []
+
+    @tool(inputs_from_state={"customer": "who"})
+    def pay(amount: float, who: str, ctx: ToolContext, note: str = "") -> str:
+        """Pay an amount."""
+        paid.append((amount, note))
+        return "paid"
+
+    assert pay.schema["function"]["parameters"]["additionalProperties"] is False
+    model = ScriptedModel(
+        [
+            [call("pay", amount=3, notes="rent")],  # misspelt: refused, the model told which
+            [call("pay", amount=3, note="rent", who="mallory", ctx="x")],  # hidden: ignored
+            "done",
+        ]
+    )
+    result = await Agent("a", tools=[pay], model=model).run("x", state={"customer": "ann"})
+    refused = result.results[0].tool_calls[0]
+    assert refused.is_error and refused.error_type == "ToolError"
+    assert "notes: not an argument of this tool (its arguments: amount, note)" in refused.content
+    assert result.results[1].tool_calls[0].content == "paid"
+    assert paid == [(3.0, "rent")]
+
+
+@pytest.mark.anyio
+async def test_arguments_given_as_json_text_are_read_as_the_object_they_hold() -> None:
+    # A `Model` of the application's own may leave `ToolCall.arguments` as the provider's
+    # text: before, a JSON object in text was "must be a JSON object, got dict".
+    @tool
+    def scale(factor: int) -> int:
+        """Scale by a factor."""
+        return factor * 2
+
+    texts = ['{"factor": 3}', '{"factor": NaN}', "[" * 100_000]
+    model = ScriptedModel([[ToolCall(f"c{i}", "scale", text) for i, text in enumerate(texts)]])
+    result = await run_once(Agent("a", tools=[scale], model=model)).run("x")
+    good, not_finite, too_deep = result.results[0].tool_calls
+    assert (good.is_error, good.content) == (False, "6")
+    assert "invalid arguments: factor: Input should be a finite number" in not_finite.content
+    # nested past Python's stack: not valid JSON, not "raised RecursionError"
+    assert "arguments are not valid JSON" in too_deep.content
+
+
 class Node(BaseModel):
     name: str
     children: list["Node"] = []
@@ -102,6 +149,48 @@ def test_tool_definition_errors() -> None:
         @tool(inputs_from_state={"doc": "missing"})
         def summarize(text: str) -> str:
             return text
+
+
+@pytest.mark.anyio
+async def test_an_async_function_behind_a_plain_decorator_is_awaited() -> None:
+    # before, the sync wrapper's coroutine was the result: the model read "<coroutine object
+    # ...>" and the function never ran
+    import functools
+
+    import anyio
+
+    def logged(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    @tool
+    @logged
+    async def fetch(x: int) -> str:
+        """Fetch a number."""
+        await anyio.sleep(0)
+        return f"got {x}"
+
+    model = ScriptedModel([call("fetch", x=2), "ok"])
+    result = await Agent("a", tools=[fetch], model=model).run("x")
+    assert result.results[0].tool_calls[0].content == "got 2"
+
+
+def test_a_generator_function_is_refused_when_the_tool_is_defined() -> None:
+    # before, the model read "<generator object ...>" and the body never ran
+    def pages() -> Any:
+        """List the pages."""
+        yield "one"
+
+    async def live_pages() -> Any:
+        """List the pages as they come."""
+        yield "one"
+
+    for function in (pages, live_pages):
+        with pytest.raises(ConfigurationError, match=f"'{function.__name__}' is a generator"):
+            tool(function)
 
 
 @pytest.mark.anyio

@@ -112,6 +112,25 @@ def test_two_agents_storing_different_types_in_one_key_is_a_configuration_error(
     assert "list[tests.agents.capabilities.output.ticket:Ticket]" in message
 
 
+@pytest.mark.parametrize("text_first", [False, True])
+def test_a_typed_and_a_text_answer_in_one_key_is_a_configuration_error(text_first: bool) -> None:
+    # before, the network was built and the text answer's write failed mid-run, after the
+    # model had been paid for (StateValidationError: the key was declared as the typed answer's)
+    from agents import Agent
+
+    writer = Agent("writer", model=ScriptedModel(["a note"]), output_key="ticket")
+    agents = [writer, triage()] if text_first else [triage(), writer]
+    with pytest.raises(ConfigurationError) as caught:
+        Network("n", agents=agents, router=lambda ctx: None)
+    message = str(caught.value)
+    assert "'ticket'" in message and "'triage'" in message and "'writer'" in message
+    assert "tests.agents.capabilities.output.ticket:Ticket and text" in message
+    declared = Network(  # declared to hold both: the application's choice
+        "n", agents=agents, router=lambda ctx: None, state_schema={"ticket": {"type": Ticket | str}}
+    )
+    assert declared.name == "n"
+
+
 def test_a_closed_schema_must_declare_the_key() -> None:
     closed = StateSchema({"other": {"type": int}}, closed=True)
     with pytest.raises(ConfigurationError, match=r"'ticket'.*closed.*declare it as"):

@@ -67,3 +67,25 @@ async def test_a_non_finite_number_is_an_invalid_answer_asked_again(price: str) 
     assert result["quote"] == Quote(price=2.5)
     assert "not valid JSON" in model.requests[1].history[-1].content
     assert len(result.state.history_of("quote")) == 1  # the non-finite answer never stored
+
+
+@pytest.mark.parametrize("price", ['"nan"', '"-Infinity"', '["inf"]'])
+async def test_a_non_finite_number_given_as_a_string_is_asked_again(price: str) -> None:
+    # pydantic reads the strings "nan" and "inf" as floats: before, such a value was kept
+    class Quote(BaseModel):
+        price: float | list[float]
+
+    model = ScriptedModel([f'{{"price": {price}}}', '{"price": 2.5}'])
+    quoter = agent(model, output_type=Quote, output_key="quote")
+    result = await Network("shop", agents=[quoter]).run("a quote, please")
+    assert result["quote"] == Quote(price=2.5)
+    assert "price" in model.requests[1].history[-1].content
+    assert "Input should be a finite number" in model.requests[1].history[-1].content
+
+
+async def test_an_answer_nested_past_pythons_stack_is_asked_again() -> None:
+    # before, the model's garbage failed the run with a RecursionError
+    model = ScriptedModel(["[" * 100_000, json.dumps(TICKET)])
+    result = await agent(model, output_type=Ticket).run("x")
+    assert result.results[-1].output_value == Ticket(**TICKET)
+    assert "nested too deeply" in model.requests[1].history[-1].content

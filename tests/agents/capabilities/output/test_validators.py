@@ -138,6 +138,40 @@ async def test_any_other_exception_of_a_validator_fails_the_call() -> None:
         await Agent("a", model=ScriptedModel(["x"]), output_validators=[broken]).run("go")
 
 
+async def test_a_validator_returning_another_type_names_itself() -> None:
+    # before, a typed agent's output_value was the int and its output_key write failed with a
+    # StateValidationError naming neither the validator nor the agent
+    def count_it(ticket: Ticket) -> int:
+        return 5
+
+    typed = agent(
+        ScriptedModel([json.dumps(TICKET)]),
+        output_type=Ticket,
+        output_validators=[count_it],
+        output_key="ticket",
+    )
+    with pytest.raises(ConfigurationError, match=r"'triage'.*count_it returned int.*Ticket"):
+        await Network("desk", agents=[typed]).run("file it")
+
+    def as_dict(ticket: Ticket) -> dict[str, Any]:  # the type's own JSON form: validated into it
+        return {**ticket.model_dump(), "priority": 2}
+
+    kept = agent(
+        ScriptedModel([json.dumps(TICKET)]),
+        output_type=Ticket,
+        output_validators=[as_dict],
+        output_key="ticket",
+    )
+    result = await Network("desk", agents=[kept]).run("file it")
+    assert result["ticket"] == Ticket(**{**TICKET, "priority": 2})
+
+    def not_text(text: str) -> list[str]:
+        return [text]
+
+    with pytest.raises(ConfigurationError, match=r"'a'.*not_text returned list.*text"):
+        await Agent("a", model=ScriptedModel(["x"]), output_validators=[not_text]).run("go")
+
+
 @pytest.mark.parametrize(
     ("validator", "message"),
     [
