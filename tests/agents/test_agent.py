@@ -84,6 +84,18 @@ def test_a_model_that_is_no_model_is_refused_when_the_agent_is_made(model: objec
     assert agent.model is None  # left as it was
 
 
+@pytest.mark.parametrize("name", ["clerk\ud800", "clerk\x00"])
+def test_a_name_no_thread_store_can_keep_is_refused_when_the_agent_is_made(name: str) -> None:
+    """`Agent("clerk\\ud800")` was accepted, ran, and its first commit to a SQL thread store
+    failed with an opaque ThreadStoreError (every result records its agent's name)."""
+    with pytest.raises(ConfigurationError, match=r"the name holds NUL or a lone surrogate"):
+        Agent(name, model=ScriptedModel(["hi"]))
+    renamed = Agent("clerk", model=ScriptedModel(["hi"]))
+    renamed.name = name  # a custom agent's name, or one changed later: the network checks
+    with pytest.raises(ConfigurationError, match=r"network 'n': agent name .* lone surrogate"):
+        Network("n", agents=[renamed])
+
+
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
 def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
     description: object,
