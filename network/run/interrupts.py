@@ -231,16 +231,36 @@ _INTERRUPT_FIELDS = (
 def match_answers(
     pending: Sequence[Interrupt], answers: Answer | Iterable[Answer] | Mapping[str, bool]
 ) -> list[tuple[Interrupt, Answer]]:
-    """Pair every pending interrupt with its answer, or `InterruptError` saying what is off."""
+    """Pair every pending interrupt with its answer, or `InterruptError` saying what is off:
+    answers that are no list of `Answer`s (text was read letter by letter, None failed with a
+    TypeError), an interrupt answered twice (accept and reject of one call: the last won,
+    silently), a `{id: value}` whose value is not True or False (`"no"` approved the call)."""
     if isinstance(answers, Answer):
         answers = [answers]
     elif isinstance(answers, Mapping):
-        answers = [Answer(interrupt_id=key, approved=bool(ok)) for key, ok in answers.items()]
+        for key, ok in answers.items():
+            if type(ok) is not bool:
+                raise InterruptError(
+                    f"answers {{interrupt_id: approved}}: the answer to {key!r} must be True or "
+                    f"False, got {ok!r}"
+                )
+        answers = [Answer(interrupt_id=key, approved=ok) for key, ok in answers.items()]
+    elif isinstance(answers, str | bytes) or not isinstance(answers, Iterable):
+        raise InterruptError(
+            "answers must be a list with an Answer per pending interrupt (interrupt.accept(), "
+            f".reject(), .respond(value)), or {{interrupt_id: True/False}}; got "
+            f"{type(answers).__name__}"
+        )
     by_id: dict[str, Answer] = {}
     for answer in answers:
         if not isinstance(answer, Answer):
             raise InterruptError(
                 f"expected an Answer (interrupt.accept() / .reject()), got {answer!r}"
+            )
+        if answer.interrupt_id in by_id:
+            raise InterruptError(
+                f"interrupt {answer.interrupt_id!r} is answered twice; give one answer per "
+                "pending interrupt"
             )
         by_id[answer.interrupt_id] = answer
     known = {interrupt.id for interrupt in pending}
