@@ -172,8 +172,15 @@ class State:
 
     @classmethod
     def from_json(cls, text: str) -> State:
-        """The State `to_json` wrote."""
-        data, schema, results, messages = state_from_dict(json.loads(text))
+        """The State `to_json` wrote; anything else is a `StateError` (text that is not JSON
+        too: a client's body must not surface as a bare JSONDecodeError or TypeError)."""
+        if not isinstance(text, str | bytes | bytearray):
+            raise StateError(f"not a serialized state (a {type(text).__name__}, not JSON text)")
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+            raise StateError(f"not a serialized state (not JSON: {exc})") from exc
+        data, schema, results, messages = state_from_dict(parsed)
         return cls(data, schema=schema, results=results, messages=messages)
 
     def __eq__(self, other: object) -> bool:
