@@ -141,3 +141,30 @@ async def test_what_a_hook_leaves_is_checked_naming_the_agent_and_hook(
     agent = Agent("a", system="Be kind.", model=model, hooks=hooks, output_key="reply")
     with pytest.raises(ConfigurationError, match=rf"agent 'a': {expected}"):
         await one_call(agent).run("question")
+
+
+@pytest.mark.anyio
+async def test_an_on_finish_hook_may_fail_the_run_on_a_tool_error() -> None:
+    """The Agents SDK's `failure_error_function=None` (docs/coming-from-openai-agents.md): a
+    tool's exception is the model's error result, and an `on_finish` hook that finds it may
+    fail the run; its exception reaches the caller as it is."""
+
+    @tool
+    def charge() -> str:
+        """Charge the card."""
+        raise KeyError("card")
+
+    def fail_on_tool_error(call) -> None:
+        failed = [record for record in call.result.tool_calls if record.is_error]
+        if failed:
+            raise RuntimeError(f"{failed[0].name} failed")
+
+    agent = Agent(
+        "a",
+        tools=[charge],
+        model=ScriptedModel([call("charge"), "never asked"]),
+        hooks={"on_finish": fail_on_tool_error},
+    )
+    with pytest.raises(RuntimeError, match="charge failed"):
+        await one_call(agent).run("x")
+    assert agent.model.remaining == 1  # the model never read the error
