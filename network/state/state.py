@@ -8,11 +8,11 @@ every run; nothing in it is shared with another run.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Iterable, Mapping, MutableSequence, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
-from network.errors import StateError
+from network.errors import MessageError, StateError
 from network.history.log import RecordLog
 from network.history.messages import ToolMessage, check_messages
 from network.history.results import InferenceResult
@@ -67,8 +67,8 @@ class State:
         if seed:
             self.kv.seed(seed)
         # A list, or on a thread run a `RecordLog`: the thread's calls, then this run's.
-        self.results: MutableSequence[InferenceResult] = list(results or [])
-        self._messages: MutableSequence[Any] = check_messages(messages) if messages else []
+        self.results: MutableSequence[InferenceResult] = _checked_results(results)
+        self._messages: MutableSequence[Any] = _checked_messages(messages)
         self._loaded = 0  # how many of `results` a thread's earlier runs made (`take_over`)
         # Summaries of the conversation's oldest turns, oldest first (see `Summary`).
         self.summaries: list[Summary] = []
@@ -240,3 +240,46 @@ def _writer_of(write: StateWrite, agent: str, call_index: int) -> Writer:
         return Writer(source="caller")
     owner = None if write.source == "router" else agent
     return Writer(owner, call_index, write.tool, write.tool_call_id, write.source, write.branch)
+
+
+def _checked_results(results: Any) -> list[InferenceResult]:
+    """`State(results=...)` as a list of `InferenceResult`s, or a `StateError` naming what is
+    not one: taken unchecked, `results=[5]` or `results="abc"` ran, and failed where a router
+    or `to_json` read them (an AttributeError), or never."""
+    if results is None:
+        return []
+    if isinstance(results, str | bytes | Mapping) or not isinstance(results, Iterable):
+        raise StateError(
+            f"State(results=...) takes a list of InferenceResult, got {type(results).__name__}"
+        )
+    checked = list(results)
+    for index, result in enumerate(checked):
+        if not isinstance(result, InferenceResult):
+            raise StateError(
+                f"State(results=...): results[{index}] is {type(result).__name__}, not an "
+                "InferenceResult (read JSON with InferenceResult.from_dict, or a whole state "
+                "with State.from_json)"
+            )
+    return checked
+
+
+def _checked_messages(messages: Any) -> list[Any]:
+    """`State(messages=...)` checked field by field (dicts become messages), or a
+    `MessageError` naming the message's position and the field (was pydantic's own
+    ValidationError, and text was read as a list of one-letter messages)."""
+    if messages is None:
+        return []
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Iterable):
+        raise MessageError(
+            f"State(messages=...) takes a list of messages, got {type(messages).__name__}",
+            index=None,
+            field="messages",
+        )
+    try:
+        return check_messages(messages)
+    except ValueError as exc:  # pydantic's ValidationError: its first error's place
+        errors = exc.errors(include_url=False) if hasattr(exc, "errors") else []
+        where: tuple[Any, ...] = tuple(errors[0]["loc"]) if errors else ()
+        index = where[0] if where and isinstance(where[0], int) else None
+        field = str(where[-1]) if len(where) > 1 else "message"
+        raise MessageError(f"State(messages=...): {exc}", index=index, field=field) from exc
