@@ -38,6 +38,22 @@ async def test_instructions_may_be_a_sync_or_async_function_of_the_run() -> None
     assert system_text(async_model) == "async for topic"
 
 
+@pytest.mark.parametrize("returned", [["be brief"], {"tone": "kind"}, 5])
+def test_a_system_function_that_returns_no_text_is_refused_naming_the_agent(
+    returned: object,
+) -> None:
+    """ADK's InstructionProvider and the Agents SDK's dynamic instructions return text; here
+    `str()` of anything else was sent to the model (a list's Python repr as the prompt)."""
+    model = ScriptedModel(["never"])
+    agent = Agent("a", system=lambda ctx: returned, model=model)
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function returned"):
+        one_call(agent).run_sync("x")
+    assert model.requests == []
+    none = ScriptedModel(["ok"])
+    one_call(Agent("b", system=lambda ctx: None, model=none)).run_sync("x")
+    assert none.requests[0].system == []
+
+
 @pytest.mark.anyio
 async def test_agents_fall_back_to_the_network_default_model() -> None:
     shared = ScriptedModel(["from default"])
