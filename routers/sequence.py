@@ -30,6 +30,13 @@ def sequence(*agents: Any) -> Any:
     if not agents:
         raise ConfigurationError("sequence() needs at least one agent")
     order = list(agents)
+    for index, entry in enumerate(order):  # `5` was an AttributeError naming nothing
+        name = entry if isinstance(entry, str) else getattr(entry, "name", None)
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(
+                f"sequence(): entry {index} ({entry!r}) is not an agent, an agent name or a "
+                "Parallel fan-out"
+            )
     names = [a if isinstance(a, str) else a.name for a in order]
 
     def route(ctx: RunContext) -> Any:
