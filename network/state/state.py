@@ -63,6 +63,13 @@ class State:
                     "initial state must be a mapping of key -> value (or a State, or a "
                     f"pydantic model of the schema), got {type(data).__name__}"
                 )
+            elif schema is None and _looks_like_a_schema(data):
+                # Haystack's `State(schema, data)`: the schema given as the data was refused
+                # as an unstorable value (a type), naming the key but not the mix-up
+                raise StateError(
+                    "State's first argument is the data, and this looks like a schema "
+                    "({key: {'type': ...}}): write State(data, schema=schema)"
+                )
             seed.update(data)
         if seed:
             self.kv.seed(seed)
@@ -240,6 +247,17 @@ def _writer_of(write: StateWrite, agent: str, call_index: int) -> Writer:
         return Writer(source="caller")
     owner = None if write.source == "router" else agent
     return Writer(owner, call_index, write.tool, write.tool_call_id, write.source, write.branch)
+
+
+def _looks_like_a_schema(data: Mapping[str, Any]) -> bool:
+    """Whether every value of `data` is a schema entry, `{"type": <a type>, ...}` (data that
+    could never be stored: a type has no JSON form)."""
+    return bool(data) and all(
+        isinstance(entry, Mapping)
+        and "type" in entry
+        and (isinstance(entry["type"], type) or hasattr(entry["type"], "__origin__"))
+        for entry in data.values()
+    )
 
 
 def _checked_results(results: Any) -> list[InferenceResult]:

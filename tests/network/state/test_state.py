@@ -80,3 +80,13 @@ def test_messages_that_are_no_messages_are_a_message_error_naming_where(
         State({}, messages=messages)
     assert (caught.value.index, caught.value.field) == (index, field)
     assert State({}, messages=[{"role": "user", "content": "hi"}]).messages[0].content == "hi"
+
+
+def test_a_schema_given_as_the_data_says_where_the_schema_goes() -> None:
+    """Haystack writes `State(schema, data)` (docs/coming-from-haystack.md); here the first
+    argument is the data, and a schema given there was an UnstorableValueError about a type."""
+    from network import merge_lists
+
+    with pytest.raises(StateError, match=r"write State\(data, schema=schema\)"):
+        State({"documents": {"type": list[str], "handler": merge_lists}})
+    assert State({"kind": {"type": "invoice"}}).kv.get("kind") == {"type": "invoice"}  # data
