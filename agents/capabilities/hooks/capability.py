@@ -64,8 +64,12 @@ class HooksCapability(Capability):
         try:  # the hook may have edited the message in place (its text, its tool calls)
             kept.message = check_messages([kept.message])[0]
         except ValueError as exc:  # pydantic's ValidationError names the field
+            problems = "; ".join(  # the fields and why, not the values (a client may read it)
+                f"{'.'.join(str(part) for part in error['loc'][2:]) or 'message'}: {error['msg']}"
+                for error in getattr(exc, "errors", lambda **_: [])(include_url=False)
+            )
             raise _hook_error(
-                call, "on_response", f"left call.response.message invalid: {exc}"
+                call, "on_response", f"left call.response.message invalid: {problems or exc}"
             ) from exc
         if not isinstance(kept.message, AssistantMessage):
             raise _hook_error(
