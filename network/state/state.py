@@ -300,4 +300,8 @@ def _checked_messages(messages: Any) -> list[Any]:
         where: tuple[Any, ...] = tuple(errors[0]["loc"]) if errors else ()
         index = where[0] if where and isinstance(where[0], int) else None
         field = str(where[-1]) if len(where) > 1 else "message"
-        raise MessageError(f"State(messages=...): {exc}", index=index, field=field) from exc
+        why = errors[0]["msg"] if errors else str(exc)  # not the value: a client may read it
+        place = f"message {index}" if index is not None else "a message"
+        raise MessageError(
+            f"State(messages=...): {place}, {field}: {why}", index=index, field=field
+        ) from exc
