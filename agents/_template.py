@@ -17,7 +17,9 @@ is refused when the instructions are set, with a `TemplateError` naming it, rath
 the model as written.
 
 Values that are not text are rendered as JSON (`true`, `{"a": 1}`), where ADK uses Python's
-`str()` (`True`, `{'a': 1}`).
+`str()` (`True`, `{'a': 1}`); a typed key's value in the JSON form its type gives it (a set as a
+list, bytes as base64, a model as an object), and a value whose JSON form is text (a date, a
+UUID, a Decimal) as that text, unquoted, as ADK's `str()` gives it.
 """
 
 from __future__ import annotations
@@ -94,7 +96,7 @@ class Template:
                     key=key,
                     agent=agent,
                 )
-            out.append(_text(kv.get(key)))
+            out.append(_text(kv.get(key), _spec(kv, key)))
         return "".join(out)
 
 
@@ -108,12 +110,26 @@ def _artifact_error(name: str, agent: str | None) -> TemplateError:
     )
 
 
-def _text(value: Any) -> str:
+def _spec(kv: Any, key: str) -> Any:
+    """The key's spec in `kv`'s schema (what gives a typed value its JSON form), or None."""
+    schema = getattr(kv, "schema", None)
+    spec = getattr(schema, "spec", None)
+    return spec(key) if callable(spec) else None
+
+
+def _text(value: Any, spec: Any = None) -> str:
     if isinstance(value, str):
         return value
     if value is None:  # as Google ADK renders it: nothing, not `null`
         return ""
-    if hasattr(value, "model_dump_json"):
+    if spec is not None:
+        # A typed key's value in its JSON form, as stores and clients see it: a set as a list,
+        # bytes as base64, a model as an object. (`json.dumps(default=str)` gave a set's or
+        # bytes' Python repr as a quoted JSON string: `"{1, 2}"`.)
+        value = spec.to_json(value)
+        if isinstance(value, str):  # a date, a UUID, a Decimal: its text, as ADK's str() gives
+            return value
+    elif hasattr(value, "model_dump_json"):
         return str(value.model_dump_json())
     try:
         return json.dumps(value, default=str)

@@ -57,7 +57,7 @@ from network.run.stages import chain
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
 from network.run.tool_names import check_tool_name
-from network.state.schema import StateSchema
+from network.state.schema import StateSchema, storable_key
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -497,6 +497,11 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
     """The first guesses `Agent(...)` refuses, each saying how to write it."""
     if not isinstance(name, str) or not name:
         raise ConfigurationError(f"an agent needs a name, got {name!r}")
+    if not storable_key(name):  # every result records it: refused here, not at a commit
+        raise ConfigurationError(
+            f"agent {name!r}: the name holds NUL or a lone surrogate, which a thread store "
+            "cannot keep"
+        )
     if positional:  # the positional spelling of the first releases, removed
         raise ConfigurationError(
             f"Agent({name!r}, ...): give the options by keyword "

@@ -125,7 +125,14 @@ class AgentStep:
         text = system(ctx)
         if inspect.isawaitable(text):
             text = await text
-        return "" if text is None else str(text)
+        if text is None:
+            return ""
+        if not isinstance(text, str):  # str() sent a list's or a dict's Python repr
+            raise ConfigurationError(
+                f"agent {self.name!r}: the system function returned {type(text).__name__}; it "
+                "returns the instructions as text (or None for none)"
+            )
+        return text
 
     def prompt(self, text: str | None) -> list[Any]:
         """The system messages of a call sent with instructions `text`: one `FixedList`

@@ -43,7 +43,7 @@ from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
 from network.run.tool_names import check_tool_name
 from network.state.output_keys import declare_output_keys
-from network.state.schema import StateSchema
+from network.state.schema import StateSchema, storable_key
 from network.state.state import State
 from network.telemetry.options import Telemetry
 
@@ -723,6 +723,11 @@ def _agents_by_name(network: str, agents: Sequence[AgentLike]) -> dict[str, Agen
             raise ConfigurationError(f"network {network!r}: {agent!r} is not an agent")
         if agent_name in named:
             raise ConfigurationError(f"network {network!r}: two agents are named {agent_name!r}")
+        if not agent_name or not storable_key(agent_name):  # a custom agent, or renamed
+            raise ConfigurationError(
+                f"network {network!r}: agent name {agent_name!r} is empty or holds NUL or a "
+                "lone surrogate, which a thread store cannot keep"
+            )
         named[agent_name] = agent
     if not named:
         raise ConfigurationError(f"network {network!r} has no agents")

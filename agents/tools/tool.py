@@ -55,7 +55,7 @@ from network.numbers import check_number
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.retry_policy import RetryPolicy
 from network.run.tool_names import check_tool_name
-from network.state.schema import CONVERSATION_NAMES, conversation_name_message
+from network.state.schema import CONVERSATION_NAMES, mapped_key_problem
 from network.state.state import State
 from network.state.values import is_pydantic_model
 
@@ -517,6 +517,15 @@ def input_mappings(where: str, given: Any) -> dict[str, str]:
     def entry(key: Any, param: Any) -> str:
         if not isinstance(key, str) or not key:
             raise ConfigurationError(f"{option}: state key {key!r} must be a non-empty string")
+        problem = mapped_key_problem(key)
+        if problem is not None:  # it never has a value: the parameter's default, silently
+            hint = (
+                " (a tool reads the conversation through a State or ToolContext parameter: "
+                "ctx.state.messages)"
+                if key in CONVERSATION_NAMES
+                else ""
+            )
+            raise ConfigurationError(f"{option}[{key!r}]: {problem}{hint}")
         if not isinstance(param, str) or not param:
             raise ConfigurationError(
                 f"{option}[{key!r}] must name a parameter (a non-empty string), got {param!r}"
@@ -546,8 +555,9 @@ def output_entry(where: str, key: Any, mapping: Any) -> dict[str, Any]:
     """One `outputs_to_state` entry checked and copied; `where` names the option."""
     if not isinstance(key, str) or not key:
         raise ConfigurationError(f"{where}: state key {key!r} must be a non-empty string")
-    if key in CONVERSATION_NAMES:  # every write to it would be refused: refused here instead
-        raise ConfigurationError(f"{where}[{key!r}]: {conversation_name_message(key)}")
+    problem = mapped_key_problem(key)
+    if problem is not None:  # every write to it would be refused: refused here instead
+        raise ConfigurationError(f"{where}[{key!r}]: {problem}")
     if not isinstance(mapping, Mapping):
         raise ConfigurationError(
             f"{where}[{key!r}] must be a dict {{'source': ..., 'handler': ...}}, "

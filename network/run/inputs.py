@@ -23,7 +23,7 @@ The options of the run that continues (`deps=`, `limits=`, `sinks=`, `durable=`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,19 @@ class Resume:
 
     answers: Any
     stopped: Any = None
+
+    def __post_init__(self) -> None:
+        answers = self.answers
+        # an Answer, a list of them, or {interrupt_id: bool}: each answer is checked against
+        # what waits when the run continues; text (read letter by letter) or None, here
+        if isinstance(answers, str | bytes) or not (
+            isinstance(answers, Iterable) or hasattr(answers, "interrupt_id")
+        ):
+            raise ConfigurationError(
+                "Resume takes a list with an Answer per pending interrupt (interrupt.accept(), "
+                ".reject(), .respond(value)), or {interrupt_id: True/False}; got "
+                f"{type(answers).__name__}"
+            )
 
 
 @dataclass(frozen=True, slots=True)

@@ -231,15 +231,25 @@ _INTERRUPT_FIELDS = (
 def match_answers(
     pending: Sequence[Interrupt], answers: Answer | Iterable[Answer] | Mapping[str, bool]
 ) -> list[tuple[Interrupt, Answer]]:
-    """Pair every pending interrupt with its answer, or `InterruptError` saying what is off."""
+    """Pair every pending interrupt with its answer, or `InterruptError` saying what is off:
+    answers that are no list of `Answer`s (text was read letter by letter, None failed with a
+    TypeError), an interrupt answered twice (accept and reject of one call: the last won,
+    silently), a `{id: value}` whose value is not True or False (`"no"` approved the call)."""
     if isinstance(answers, Answer):
         answers = [answers]
     elif isinstance(answers, Mapping):
-        answers = [Answer(interrupt_id=key, approved=bool(ok)) for key, ok in answers.items()]
-    elif not isinstance(answers, Iterable) or isinstance(answers, str | bytes):
+        for key, ok in answers.items():
+            if type(ok) is not bool:
+                raise InterruptError(
+                    f"answers {{interrupt_id: approved}}: the answer to {key!r} must be True or "
+                    f"False, got {ok!r}"
+                )
+        answers = [Answer(interrupt_id=key, approved=ok) for key, ok in answers.items()]
+    elif isinstance(answers, str | bytes) or not isinstance(answers, Iterable):
         raise InterruptError(
-            "expected the answers as a list of Answer (interrupt.accept() / .reject()), "
-            f"got {type(answers).__name__}"
+            "answers must be a list with an Answer per pending interrupt (interrupt.accept(), "
+            f".reject(), .respond(value)), or {{interrupt_id: True/False}}; got "
+            f"{type(answers).__name__}"
         )
     by_id: dict[str, Answer] = {}
     for answer in answers:
@@ -250,7 +260,7 @@ def match_answers(
         earlier = by_id.get(answer.interrupt_id)
         if earlier is not None and earlier != answer:  # which one the person meant is unknown
             raise InterruptError(
-                f"interrupt {answer.interrupt_id} is answered twice, differently "
+                f"interrupt {answer.interrupt_id!r} is answered twice, differently "
                 f"({_decision(earlier)}, then {_decision(answer)}): answer each once"
             )
         by_id[answer.interrupt_id] = answer

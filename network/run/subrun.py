@@ -46,7 +46,7 @@ from network.run.limits import (
     UsageLimits,
 )
 from network.run.temp_sources import link_subrun, unlink_subrun
-from network.state.schema import CONVERSATION_NAMES, conversation_name_message
+from network.state.schema import mapped_key_problem
 
 
 class ChildBudget:
@@ -291,8 +291,9 @@ def _checked_source(owner: str, option: str, target: Any, source: Any) -> str:
             "(non-empty strings)"
         )
     for key in (target, source):
-        if key in CONVERSATION_NAMES:  # never a key: the write would fail at every call
-            raise ConfigurationError(f"{owner}: {option}: {conversation_name_message(key)}")
+        problem = mapped_key_problem(key)  # never a key: the write would fail at every call
+        if problem is not None:
+            raise ConfigurationError(f"{owner}: {option}: {problem}")
     return source
 
 

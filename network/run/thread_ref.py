@@ -48,6 +48,10 @@ class ThreadRef:
             raise ConfigurationError(f"a thread needs an id, got {self.id!r}")
         if not self.id:  # the id rules' own error (`network.threads.ids`), as for a blank one
             raise InvalidIdError("thread_id must not be empty", field="thread_id")
+        if self.app_name == "":  # was read as "no app given": the network's name, silently
+            raise InvalidIdError(
+                "app_name must not be empty (None: the network's name)", field="app_name"
+            )
         check_store("ThreadRef.store", self.store)  # here, not when a run first opens it
 
     def __repr__(self) -> str:

@@ -389,6 +389,18 @@ def unstorable_key_message(key: str) -> str:
     return f"state key {key!r} holds NUL or a lone surrogate, which a thread store cannot keep"
 
 
+def mapped_key_problem(key: str) -> str | None:
+    """Why a non-empty `key` named in a mapping (a tool's `inputs_from_state` /
+    `outputs_to_state`, a sub-run's `state_in` / `state_out`) can never be read or written as
+    a state key, or None: one of the conversation's names, or text no thread store can keep.
+    Such a mapping would fail at every call, or read nothing and fall back to a default."""
+    if key in CONVERSATION_NAMES:
+        return conversation_name_message(key)
+    if not storable_key(key):
+        return unstorable_key_message(key)
+    return None
+
+
 def untyped_spec(key: str) -> KeySpec:
     """The spec of a key the schema does not declare: no type, replace handler."""
     return build_spec(key, Any, replace_values, declared=False)

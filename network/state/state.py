@@ -8,11 +8,11 @@ every run; nothing in it is shared with another run.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, MutableSequence, Sequence
+from collections.abc import Iterable, Mapping, MutableSequence, Sequence
 from itertools import islice
 from typing import TYPE_CHECKING, Any, cast
 
-from network.errors import StateError
+from network.errors import MessageError, StateError
 from network.history.log import RecordLog
 from network.history.messages import ToolMessage, check_messages
 from network.history.results import InferenceResult
@@ -63,12 +63,19 @@ class State:
                     "initial state must be a mapping of key -> value (or a State, or a "
                     f"pydantic model of the schema), got {type(data).__name__}"
                 )
+            elif schema is None and _looks_like_a_schema(data):
+                # Haystack's `State(schema, data)`: the schema given as the data was refused
+                # as an unstorable value (a type), naming the key but not the mix-up
+                raise StateError(
+                    "State's first argument is the data, and this looks like a schema "
+                    "({key: {'type': ...}}): write State(data, schema=schema)"
+                )
             seed.update(data)
         if seed:
             self.kv.seed(seed)
         # A list, or on a thread run a `RecordLog`: the thread's calls, then this run's.
-        self.results: MutableSequence[InferenceResult] = list(results or [])
-        self._messages: MutableSequence[Any] = check_messages(messages) if messages else []
+        self.results: MutableSequence[InferenceResult] = _checked_results(results)
+        self._messages: MutableSequence[Any] = _checked_messages(messages)
         self._loaded = 0  # how many of `results` a thread's earlier runs made (`take_over`)
         # Summaries of the conversation's oldest turns, oldest first (see `Summary`).
         self.summaries: list[Summary] = []
@@ -172,8 +179,15 @@ class State:
 
     @classmethod
     def from_json(cls, text: str) -> State:
-        """The State `to_json` wrote."""
-        data, schema, results, messages = state_from_dict(json.loads(text))
+        """The State `to_json` wrote; anything else is a `StateError` (text that is not JSON
+        too: a client's body must not surface as a bare JSONDecodeError or TypeError)."""
+        if not isinstance(text, str | bytes | bytearray):
+            raise StateError(f"not a serialized state (a {type(text).__name__}, not JSON text)")
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+            raise StateError(f"not a serialized state (not JSON: {exc})") from exc
+        data, schema, results, messages = state_from_dict(parsed)
         return cls(data, schema=schema, results=results, messages=messages)
 
     def __eq__(self, other: object) -> bool:
@@ -233,3 +247,61 @@ def _writer_of(write: StateWrite, agent: str, call_index: int) -> Writer:
         return Writer(source="caller")
     owner = None if write.source == "router" else agent
     return Writer(owner, call_index, write.tool, write.tool_call_id, write.source, write.branch)
+
+
+def _looks_like_a_schema(data: Mapping[str, Any]) -> bool:
+    """Whether every value of `data` is a schema entry, `{"type": <a type>, ...}` (data that
+    could never be stored: a type has no JSON form)."""
+    return bool(data) and all(
+        isinstance(entry, Mapping)
+        and "type" in entry
+        and (isinstance(entry["type"], type) or hasattr(entry["type"], "__origin__"))
+        for entry in data.values()
+    )
+
+
+def _checked_results(results: Any) -> list[InferenceResult]:
+    """`State(results=...)` as a list of `InferenceResult`s, or a `StateError` naming what is
+    not one: taken unchecked, `results=[5]` or `results="abc"` ran, and failed where a router
+    or `to_json` read them (an AttributeError), or never."""
+    if results is None:
+        return []
+    if isinstance(results, str | bytes | Mapping) or not isinstance(results, Iterable):
+        raise StateError(
+            f"State(results=...) takes a list of InferenceResult, got {type(results).__name__}"
+        )
+    checked = list(results)
+    for index, result in enumerate(checked):
+        if not isinstance(result, InferenceResult):
+            raise StateError(
+                f"State(results=...): results[{index}] is {type(result).__name__}, not an "
+                "InferenceResult (read JSON with InferenceResult.from_dict, or a whole state "
+                "with State.from_json)"
+            )
+    return checked
+
+
+def _checked_messages(messages: Any) -> list[Any]:
+    """`State(messages=...)` checked field by field (dicts become messages), or a
+    `MessageError` naming the message's position and the field (was pydantic's own
+    ValidationError, and text was read as a list of one-letter messages)."""
+    if messages is None:
+        return []
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Iterable):
+        raise MessageError(
+            f"State(messages=...) takes a list of messages, got {type(messages).__name__}",
+            index=None,
+            field="messages",
+        )
+    try:
+        return check_messages(messages)
+    except ValueError as exc:  # pydantic's ValidationError: its first error's place
+        errors = exc.errors(include_url=False) if hasattr(exc, "errors") else []
+        where: tuple[Any, ...] = tuple(errors[0]["loc"]) if errors else ()
+        index = where[0] if where and isinstance(where[0], int) else None
+        field = str(where[-1]) if len(where) > 1 else "message"
+        why = errors[0]["msg"] if errors else str(exc)  # not the value: a client may read it
+        place = f"message {index}" if index is not None else "a message"
+        raise MessageError(
+            f"State(messages=...): {place}, {field}: {why}", index=index, field=field
+        ) from exc

@@ -38,6 +38,22 @@ async def test_instructions_may_be_a_sync_or_async_function_of_the_run() -> None
     assert system_text(async_model) == "async for topic"
 
 
+@pytest.mark.parametrize("returned", [["be brief"], {"tone": "kind"}, 5])
+def test_a_system_function_that_returns_no_text_is_refused_naming_the_agent(
+    returned: object,
+) -> None:
+    """ADK's InstructionProvider and the Agents SDK's dynamic instructions return text; here
+    `str()` of anything else was sent to the model (a list's Python repr as the prompt)."""
+    model = ScriptedModel(["never"])
+    agent = Agent("a", system=lambda ctx: returned, model=model)
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function returned"):
+        one_call(agent).run_sync("x")
+    assert model.requests == []
+    none = ScriptedModel(["ok"])
+    one_call(Agent("b", system=lambda ctx: None, model=none)).run_sync("x")
+    assert none.requests[0].system == []
+
+
 @pytest.mark.anyio
 async def test_agents_fall_back_to_the_network_default_model() -> None:
     shared = ScriptedModel(["from default"])
@@ -82,6 +98,18 @@ def test_a_model_that_is_no_model_is_refused_when_the_agent_is_made(model: objec
     with pytest.raises(ConfigurationError, match=r"agent 'a': model"):
         agent.model = model  # type: ignore[assignment]
     assert agent.model is None  # left as it was
+
+
+@pytest.mark.parametrize("name", ["clerk\ud800", "clerk\x00"])
+def test_a_name_no_thread_store_can_keep_is_refused_when_the_agent_is_made(name: str) -> None:
+    """`Agent("clerk\\ud800")` was accepted, ran, and its first commit to a SQL thread store
+    failed with an opaque ThreadStoreError (every result records its agent's name)."""
+    with pytest.raises(ConfigurationError, match=r"the name holds NUL or a lone surrogate"):
+        Agent(name, model=ScriptedModel(["hi"]))
+    renamed = Agent("clerk", model=ScriptedModel(["hi"]))
+    renamed.name = name  # a custom agent's name, or one changed later: the network checks
+    with pytest.raises(ConfigurationError, match=r"network 'n': agent name .* lone surrogate"):
+        Network("n", agents=[renamed])
 
 
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])

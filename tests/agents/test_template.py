@@ -139,3 +139,26 @@ async def test_the_text_of_a_system_function_is_used_as_written() -> None:
     agent = Agent("a", system=lambda ctx: 'Plan {plan}, {{x}}, {"k": 1}', model=model)
     await one_call(agent).run("x", state={"plan": "P"})
     assert system_text(model) == 'Plan {plan}, {{x}}, {"k": 1}'
+
+
+def test_a_typed_keys_value_renders_in_its_json_form() -> None:
+    """`{tags}` of a `set[int]` key rendered `"{1, 2}"` (Python's repr in JSON quotes), bytes
+    `"b'\\\\xff'"`, a date `"2024-01-02"` in quotes; ADK's `str()` gives a date unquoted."""
+    import datetime
+
+    from pydantic import BaseModel
+
+    class Ticket(BaseModel):
+        id: int
+
+    schema = {
+        "tags": {"type": set[int]},
+        "blob": {"type": bytes},
+        "due": {"type": datetime.date},
+        "ticket": {"type": Ticket},
+    }
+    state = State(
+        {"tags": [2], "blob": b"\xff", "due": "2024-01-02", "ticket": {"id": 7}}, schema=schema
+    )
+    rendered = Template("{tags} {blob} {due} {ticket}").render(state.kv)
+    assert rendered == '[2] _w== 2024-01-02 {"id": 7}'

@@ -65,6 +65,34 @@ def test_an_entry_that_is_no_agent_is_refused_naming_it(entry: Any) -> None:
         sequence("a", entry)
 
 
+@pytest.mark.anyio
+async def test_each_agent_gets_one_call_and_a_fan_out_runs_its_tool_loop() -> None:
+    """ADK's SequentialAgent runs each sub-agent until it answers (docs/coming-from-adk.md):
+    here an agent's place is one call, so its tool's result is never read by it; a one-branch
+    `Parallel` place runs its tool loop to its answer before the next agent."""
+
+    @tool
+    def look_up() -> str:
+        """Look the tide up."""
+        return "high tide at 6"
+
+    def researcher() -> Agent:
+        model = ScriptedModel([call("look_up"), "Tides: high at 6"])
+        return Agent("researcher", tools=[look_up], model=model, output_key="research")
+
+    def writer() -> Agent:
+        return Agent("writer", model=ScriptedModel(["draft"]), system="From: {research?}")
+
+    one, two = researcher(), writer()
+    plain = await Network("n", agents=[one, two], router=sequence(one, two)).run("tides")
+    assert [r.agent for r in plain.results] == ["researcher", "writer"]
+    assert "research" not in plain  # the researcher never read its tool's result
+    one, two = researcher(), writer()
+    looped = await Network("n", agents=[one, two], router=sequence(Parallel(one), two)).run("x")
+    assert [r.agent for r in looped.results] == ["researcher", "researcher", "writer"]
+    assert two.model.requests[0].system[0].content == "From: Tides: high at 6"
+
+
 def test_draws_a_chain() -> None:
     a, b = scripted_agent("a"), scripted_agent("b")
     drawing = network_mermaid(Network("pair", agents=[a, b], router=sequence(a, b)))

@@ -243,6 +243,10 @@ def _search(query: str, repository: str = "docs") -> dict[str, Any]:
         ({"inputs_from_state": {"repo": ["repository"]}}, "inputs_from_state['repo']"),
         ({"inputs_from_state": {"repo": "nope"}}, "'nope'"),
         ({"inputs_from_state": {"a": "repository", "b": "repository"}}, "'repository'"),
+        ({"inputs_from_state": {"messages": "repository"}}, "ctx.state.messages"),
+        ({"inputs_from_state": {"last_message": "repository"}}, "conversation's name"),
+        ({"inputs_from_state": {"repo\ud800": "repository"}}, "lone surrogate"),
+        ({"outputs_to_state": {"hits\x00": {"source": "hits"}}}, "NUL"),
     ],
     ids=[
         "mapping not a dict",
@@ -257,6 +261,10 @@ def _search(query: str, repository: str = "docs") -> dict[str, Any]:
         "parameter a list",
         "unknown parameter",
         "one parameter from two keys",
+        "input from the conversation",
+        "input from the last message",
+        "input key with a lone surrogate",
+        "output key with NUL",
     ],
 )
 def test_state_mappings_that_cannot_work_are_refused_when_the_tool_is_defined(
@@ -264,7 +272,9 @@ def test_state_mappings_that_cannot_work_are_refused_when_the_tool_is_defined(
 ) -> None:
     # Haystack checks its Tool's mappings when the tool is made; ours are refused there too,
     # as a ConfigurationError naming the tool and the entry, never a bare ValueError/TypeError
-    # from deep inside, nor a mapping that silently never writes.
+    # from deep inside, nor a mapping that silently never writes. A parameter filled from
+    # Haystack's `messages` (or a key no store can keep, which never has a value) got its
+    # default, silently, at every call.
     with pytest.raises(ConfigurationError) as caught:
         tool(**options)(_search)
     assert "'_search'" in str(caught.value)

@@ -157,9 +157,14 @@ async def test_a_state_loaded_from_json_carries_results_messages_and_keys_into_a
         ' "messages": []}',
         '{"format": "agent-network/state@1", "schema": {}, "data": {}, "results": [],'
         ' "messages": {}}',
+        "{",  # not JSON: was a bare JSONDecodeError
+        "",
+        b"\xff",
+        None,  # not text: was a TypeError from json.loads
+        5,
     ],
 )
-def test_json_that_is_no_serialized_state_is_a_state_error(text: str) -> None:
+def test_json_that_is_no_serialized_state_is_a_state_error(text: Any) -> None:
     # it was an AttributeError ('list' object has no attribute 'get'), a KeyError or a
     # TypeError, none naming what was wrong
     with pytest.raises(StateError, match="not a serialized state"):

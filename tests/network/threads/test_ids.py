@@ -106,6 +106,15 @@ def test_an_empty_thread_id_is_the_id_rules_error_naming_the_field() -> None:
         ThreadRef(7)  # type: ignore[arg-type]
 
 
+def test_an_empty_app_name_is_refused_when_the_thread_ref_is_made() -> None:
+    """ADK's app_name (docs/coming-from-adk.md): `ThreadRef("t", app_name="")` ran as the
+    network's app, silently, sharing its `app:` keys; None is the way to say "the default"."""
+    with pytest.raises(InvalidIdError, match="app_name must not be empty") as raised:
+        ThreadRef("t", app_name="")
+    assert raised.value.field == "app_name"
+    assert ThreadRef("t", user_id="").user_id == ""  # the anonymous user, as before
+
+
 async def test_a_run_with_a_bad_run_id_fails_before_its_model_is_called(
     store: ThreadStore,
 ) -> None:

@@ -13,7 +13,14 @@ from typing import Any
 
 import pytest
 
-from network import AlreadyAnsweredError, InterruptError, Resume, ThreadRef, ToolResults
+from network import (
+    AlreadyAnsweredError,
+    ConfigurationError,
+    InterruptError,
+    Resume,
+    ThreadRef,
+    ToolResults,
+)
 from network.history.messages import ToolMessage
 from network.threads import ThreadStore
 from tests.network.threads.payments import PAID, pay_network
@@ -97,6 +104,27 @@ async def test_answers_that_do_not_match_claim_nothing(store: ThreadStore) -> No
     assert still is not None and [i.id for i in still.pending_interrupts] == [
         stopped.interrupts[0].id
     ]
+    assert still.revision == 1 and PAID == []
+
+
+async def test_answers_that_contradict_or_are_not_answers_claim_nothing(
+    store: ThreadStore,
+) -> None:
+    """LangGraph's Command(resume=...) takes one value per interrupt. Here an accept and a
+    reject of one call in one Resume ran the tool (the last answer won, silently),
+    `{id: "no"}` approved it (truthy), and `Resume(None)` failed with a TypeError."""
+    stopped = await stop_for_approval(store)
+    (interrupt,) = stopped.interrupts
+    thread = ThreadRef("t1", store=store)
+    with pytest.raises(InterruptError, match=rf"interrupt '{interrupt.id}' is answered twice"):
+        await pay_network().run(Resume([interrupt.accept(), interrupt.reject()]), thread=thread)
+    with pytest.raises(InterruptError, match=rf"'{interrupt.id}' must be True or False, got 'no'"):
+        await pay_network().run(Resume({interrupt.id: "no"}), thread=thread)
+    for answers in (None, "yes", 1):
+        with pytest.raises(ConfigurationError, match="Resume takes a list with an Answer"):
+            Resume(answers)
+    still = await store.get_thread("t1")
+    assert still is not None and [i.id for i in still.pending_interrupts] == [interrupt.id]
     assert still.revision == 1 and PAID == []
 
 

@@ -460,3 +460,13 @@ async def test_a_first_state_at_in_a_process_reads_only_the_checkpoints_rows(
                     assert [s.text for s in again.summaries] == [s.text for s in whole.summaries]
     fork_summaries = (await store.get_thread("f")).summaries  # type: ignore[union-attr]
     assert [s.text for s in fork_summaries] == ["paid 10 and 20"]
+
+
+async def test_a_forks_update_sets_each_value_without_the_keys_handler(store: ThreadStore) -> None:
+    """LangGraph's update_state runs the key's reducer; a fork's `update` sets the value as
+    given, as docs/coming-from-langgraph.md says: `paid` (a list key, merge_lists) is [99],
+    not [10, 99]."""
+    await three_runs(store)
+    await payer().fork(ThreadRef("t", store=store), at=0, update={"paid": [99]}, new_thread_id="f")
+    fork = await store.get_thread("f")
+    assert fork is not None and fork.state["paid"] == [99]

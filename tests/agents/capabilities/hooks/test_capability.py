@@ -104,3 +104,67 @@ def test_a_hook_that_is_no_function_is_refused_when_it_is_given() -> None:
     with pytest.raises(ConfigurationError, match=r"agent 'a': unknown hooks \['on_end'\]"):
         Agent("a", hooks={"on_end": print})
     assert AgentHooks(on_start=print, on_finish=None).on_start is print
+
+
+def _set(field: str, value: object):
+    return lambda call: setattr(call, field, value)
+
+
+def _edit_content(call) -> None:
+    call.response.message.content = 5
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("hooks", "expected"),
+    [
+        ({"on_start": _set("prompt", 5)}, r"hook on_start left call.prompt as int"),
+        ({"on_start": _set("prompt", ["be brief"])}, r"hook on_start left str at call.prompt\[0\]"),
+        ({"on_start": _set("history", "question")}, r"hook on_start left call.history as str"),
+        ({"on_start": _set("history", [None])}, r"hook on_start left None at call.history\[0\]"),
+        ({"on_response": _set("response", "text")}, r"hook on_response left call.response as str"),
+        (
+            {"on_response": _edit_content},
+            r"hook on_response left call.response.message invalid: (?s:.*)content",
+        ),
+        ({"on_finish": lambda call: "kept"}, r"hook on_finish returned str"),
+    ],
+)
+async def test_what_a_hook_leaves_is_checked_naming_the_agent_and_hook(
+    hooks: dict, expected: str
+) -> None:
+    """AgentKit's lifecycle hooks return what the call goes on with; here a hook leaving a
+    prompt or history that is no list of messages reached the model client unchecked, a
+    response that is no `ModelResponse` or an `on_finish` returning text failed with an
+    AttributeError, and an answer edited to an int was kept as the output and in output_key."""
+    model = ScriptedModel(["hi"])
+    agent = Agent("a", system="Be kind.", model=model, hooks=hooks, output_key="reply")
+    with pytest.raises(ConfigurationError, match=rf"agent 'a': {expected}"):
+        await one_call(agent).run("question")
+
+
+@pytest.mark.anyio
+async def test_an_on_finish_hook_may_fail_the_run_on_a_tool_error() -> None:
+    """The Agents SDK's `failure_error_function=None` (docs/coming-from-openai-agents.md): a
+    tool's exception is the model's error result, and an `on_finish` hook that finds it may
+    fail the run; its exception reaches the caller as it is."""
+
+    @tool
+    def charge() -> str:
+        """Charge the card."""
+        raise KeyError("card")
+
+    def fail_on_tool_error(call) -> None:
+        failed = [record for record in call.result.tool_calls if record.is_error]
+        if failed:
+            raise RuntimeError(f"{failed[0].name} failed")
+
+    agent = Agent(
+        "a",
+        tools=[charge],
+        model=ScriptedModel([call("charge"), "never asked"]),
+        hooks={"on_finish": fail_on_tool_error},
+    )
+    with pytest.raises(RuntimeError, match="charge failed"):
+        await one_call(agent).run("x")
+    assert agent.model.remaining == 1  # the model never read the error

@@ -121,6 +121,19 @@ def test_an_as_tool_name_providers_accept_is_kept() -> None:
 
 @pytest.mark.parametrize(
     ("option", "mapping"),
+    [("state_in", {"topic\ud800": "topic"}), ("state_out", {"answer": "answer\x00"})],
+)
+def test_a_mapping_through_a_key_no_store_can_keep_is_refused_when_made(
+    option: str, mapping: dict[str, str]
+) -> None:
+    """Such a key is refused at every write (and never has a value to read): the mapping failed
+    at every call, as the model's error, or copied nothing; now refused when the tool is made."""
+    with pytest.raises(ConfigurationError, match=rf"{option}: state key .* NUL or a lone surr"):
+        researcher().as_tool(**{option: mapping})
+
+
+@pytest.mark.parametrize(
+    ("option", "mapping"),
     [
         ("state_out", {"messages": "answer"}),
         ("state_out", {"answer": "last_message"}),
