@@ -7,10 +7,16 @@ described as data) streamed every request. `api_base=` was used as given: a numb
 endpoint, where the prompt was sent with the provider's key), and a base without `http://` or
 `https://` failed only at the first call. `api_key=` goes into a header: a line break there
 failed every call with aiohttp's "header injection" error. Each is refused here instead.
+
+`headers=` and `token=` (the A2A model's) go into httpx's headers, which take ASCII only: a
+token with a line break failed every call as "could not be reached", one with an accent as
+"sent what is not A2A" (blaming the remote), a header value that is a number with a
+`TypeError`. `check_headers` and `check_token` refuse them when the model is made.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -68,3 +74,60 @@ def check_api_key(model: str, api_key: Any) -> str | None:
             "HTTP header can carry"
         )
     return api_key
+
+
+# RFC 9110's token characters: what a header name is made of
+_NAME_CHARS = frozenset(
+    "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+
+def _ascii_printable(text: str, *, spaces: bool) -> bool:
+    low = " " if spaces else "!"
+    return all(low <= char <= "~" or (spaces and char == "\t") for char in text)
+
+
+def check_headers(model: str, headers: Any) -> dict[str, str]:
+    """`headers=`: None, or a mapping of header names to ASCII values (a value is never shown:
+    it may be a key)."""
+    if headers is None:
+        return {}
+    if not isinstance(headers, Mapping):
+        raise ConfigurationError(
+            f"model {model!r}: headers must be a mapping of names to values, got "
+            f"{type(headers).__name__}"
+        )
+    checked: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(name, str) or not name or not set(name) <= _NAME_CHARS:
+            raise ConfigurationError(
+                f"model {model!r}: headers: {name!r} is not an HTTP header name (letters, "
+                "digits and !#$%&'*+-.^_`|~)"
+            )
+        if not isinstance(value, str):
+            raise ConfigurationError(
+                f"model {model!r}: headers[{name!r}] must be a string, got {type(value).__name__}"
+            )
+        if not _ascii_printable(value, spaces=True):
+            raise ConfigurationError(
+                f"model {model!r}: headers[{name!r}] holds a line break, a control character or "
+                "a character past ASCII, which the HTTP client cannot send"
+            )
+        checked[name] = value
+    return checked
+
+
+def check_token(model: str, token: Any) -> str | None:
+    """`token=`: None, or a bearer token, visible ASCII (the token itself is never shown)."""
+    if token is None:
+        return None
+    if not isinstance(token, str):
+        raise ConfigurationError(
+            f"model {model!r}: token must be a string, got {type(token).__name__}"
+        )
+    if not token or not _ascii_printable(token, spaces=False):
+        raise ConfigurationError(
+            f"model {model!r}: token must be a non-empty bearer token of visible ASCII "
+            "characters (no spaces, line breaks or accents; None sends no token)"
+        )
+    return token

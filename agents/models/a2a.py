@@ -76,6 +76,7 @@ from agents.models._a2a_wire import (
     Malformed,
     shortened,
 )
+from agents.models._client_options import check_headers, check_token
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, ReasoningDelta, TextDelta
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage
@@ -123,14 +124,21 @@ class A2AModel:
         idle_timeout: float = 60.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-            raise ConfigurationError(f"A2AModel: url must be an http(s) URL, got {url!r}")
+        if not isinstance(url, str) or not _is_http_url(url):
+            raise ConfigurationError(
+                f"A2AModel: url must be an http(s) URL with a host, got {url!r}"
+            )
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ConfigurationError(f"A2AModel: name must be a non-empty string, got {name!r}")
         self.url = url.rstrip("/")
         self.name = name or f"a2a:{self.url}"
         self.timeout = check_number("A2AModel timeout", timeout, above=True)
         self.idle_timeout = check_number("A2AModel idle_timeout", idle_timeout, above=True)
         self.max_bytes = check_number("A2AModel max_bytes", max_bytes, integer=True, above=True)
-        self._headers = dict(headers or {})
+        # checked here: httpx takes ASCII header values only, and failed each call with an
+        # error blaming the remote ("could not be reached", "sent what is not A2A")
+        self._headers = check_headers(self.name, headers)
+        token = check_token(self.name, token)
         if token is not None:
             self._headers["authorization"] = f"Bearer {token}"
         self._card: Any = None
@@ -349,6 +357,19 @@ def _part(part: Mapping[str, Any]) -> Any:
     if "text" in part:
         return Part(text=str(part["text"]))
     return Part(data=ParseDict(part["data"], struct_pb2.Value()))
+
+
+def _is_http_url(url: str) -> bool:
+    """Whether `url` is an http(s) URL with a host, without spaces or control characters."""
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 (a bad port raises here)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(host)
 
 
 def _origin(url: str) -> str:

@@ -291,5 +291,32 @@ def test_bad_options_are_refused(options: dict[str, Any]) -> None:
         A2AModel("ftp://127.0.0.1:9")
 
 
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"token": "s3cret\nX-Injected: 1"}, "token"),
+        ({"token": "s3cr\u00e9t"}, "token"),
+        ({"token": ""}, "token"),
+        ({"token": 12345}, "token"),
+        ({"headers": {"x-key": 1}}, "headers\\['x-key'\\]"),
+        ({"headers": {"x-key": "s3cret\r\n"}}, "headers\\['x-key'\\]"),
+        ({"headers": {"x key": "v"}}, "headers: 'x key'"),
+        ({"headers": "x-key: v"}, "headers must be a mapping"),
+        ({"name": 5}, "name"),
+    ],
+)
+def test_headers_a_client_cannot_send_are_refused_when_made(
+    options: dict[str, Any], field: str
+) -> None:
+    # Each failed every call, blaming the remote: "could not be reached" (a line break), "sent
+    # what is not A2A" (an accent), or a TypeError; the token or value is never shown.
+    with pytest.raises(ConfigurationError, match=field) as refused:
+        A2AModel("http://127.0.0.1:9", **options)
+    assert "s3cr" not in str(refused.value)
+    for url in ("http://", "https://:443/a2a", "http://host name", "http://h:99999"):
+        with pytest.raises(ConfigurationError, match="url"):
+            A2AModel(url)
+
+
 def test_the_token_is_not_in_its_repr() -> None:
     assert "s3cret" not in repr(A2AModel("http://127.0.0.1:9", token="s3cret"))
