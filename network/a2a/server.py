@@ -42,6 +42,7 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 from a2a.server.context import ServerCallContext
@@ -124,8 +125,7 @@ def app(
     """
     check_number("app: max_body_bytes", max_body_bytes, integer=True, minimum=1)
     check_number("app: max_tasks", max_tasks, integer=True, minimum=1)
-    if not path.startswith("/"):
-        raise ConfigurationError(f"app: path must start with '/', got {path!r}")
+    _check_card_options(path, url, description, security, rest)
     served = _served(network, store, authorize, lease_ttl, max_thread_bytes, max_runs)
     assert served.stored is not None  # always on a store
     if security is None:
@@ -142,6 +142,48 @@ def app(
     starlette.state.card = handler.card
     starlette.add_middleware(_Guard, served=served, max_body_bytes=max_body_bytes)
     return starlette
+
+
+def _check_card_options(path: Any, url: Any, description: Any, security: Any, rest: Any) -> None:
+    """The options the routes and the card are built from: a wrong type failed with an
+    `AttributeError` or a protobuf `TypeError`, and a `url` that is no http(s) URL (an empty
+    one, `ftp://...`) was put in the card, or taken for none, as given."""
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ConfigurationError(f"app: path must start with '/', got {path!r}")
+    if url is not None and not _is_http_url(url):
+        raise ConfigurationError(
+            f"app: url must be the endpoint's public http(s) URL, with a host, got {url!r}"
+        )
+    if description is not None and not isinstance(description, str):
+        raise ConfigurationError(
+            f"app: description must be a string, got {type(description).__name__}"
+        )
+    if security is not None:
+        if not isinstance(security, Mapping):
+            raise ConfigurationError(
+                "app: security must map scheme names to a2a.types.SecurityScheme, got "
+                f"{type(security).__name__}"
+            )
+        for name, scheme in security.items():
+            if not isinstance(name, str) or not name or not isinstance(scheme, SecurityScheme):
+                raise ConfigurationError(
+                    f"app: security[{name!r}] must be an a2a.types.SecurityScheme under a "
+                    f"non-empty name, got {type(scheme).__name__}"
+                )
+    if not isinstance(rest, bool):
+        raise ConfigurationError(f"app: rest must be True or False, got {rest!r}")
+
+
+def _is_http_url(url: Any) -> bool:
+    if not isinstance(url, str) or any(c.isspace() or not c.isprintable() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 (a bad port raises here)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(host)
 
 
 def _served(
