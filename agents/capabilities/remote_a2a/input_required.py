@@ -21,7 +21,8 @@ that asks again is another interrupt. What is sent:
 
 - `interrupt.respond(value)`: `value` itself (a string as a text part, anything else as a
   JSON data part): the answer to a free-form question, or `{"answers": [...]}` for each of
-  the remote's approvals one by one;
+  the remote's approvals one by one. What A2A cannot carry is sent as a model reads it: a
+  lone surrogate as U+FFFD, NaN and infinity as the strings "NaN", "Infinity";
 - `interrupt.accept()` / `interrupt.reject(reason)`: to a remote that listed its approvals
   (`{"interrupts": [{"id", ...}]}`), a data part `{"answers": [{"interrupt": id, "approved",
   "reason"?}]}` approving or rejecting each; to any other, `{"approved", "reason"?}`. Edited
@@ -39,6 +40,7 @@ from network.history.model_io import ModelResponse
 from network.history.results import InferenceResult
 from network.run.context import RunContext
 from network.run.interrupts import Answer, Interrupt, InterruptError
+from network.utf8 import utf8_json
 
 REMOTE_INPUT = "a2a_input_required"
 """The `reason` (and `tool`) of the interrupt a remote A2A task waiting for input raises."""
@@ -128,8 +130,9 @@ def reply_of(interrupt: Interrupt, answer: Answer) -> dict[str, Any]:
         value = answer.response
         if isinstance(value, str):
             parts = [{"text": value}]
-        else:  # JSON, as a responded call's result is (anything else as its text)
-            parts = [{"data": json.loads(json.dumps(value, default=str))}]
+        else:  # JSON, as a responded call's result is (anything else as its text); NaN and
+            # infinity, which A2A's JSON has no number for, as the words a model reads
+            parts = [{"data": json.loads(json.dumps(value, default=str), parse_constant=str)}]
     else:
         said = {"reason": answer.reason} if answer.reason is not None else {}
         approvals = remote_approvals(arguments.get("asked"))
@@ -138,7 +141,9 @@ def reply_of(interrupt: Interrupt, answer: Answer) -> dict[str, Any]:
             parts = [{"data": {"answers": entries}}]
         else:
             parts = [{"data": {"approved": answer.approved, **said}}]
-    return {"task_id": task_id, "context_id": context_id, "parts": parts}
+    # A lone surrogate has no UTF-8 form: the message could not be encoded, and the call
+    # failed after the answer was claimed, blaming the remote ("sent what is not A2A").
+    return {"task_id": task_id, "context_id": context_id, "parts": utf8_json(parts)}
 
 
 def take_reply(run: RunContext, agent: str) -> dict[str, Any] | None:

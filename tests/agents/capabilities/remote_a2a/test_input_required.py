@@ -9,13 +9,15 @@ memory, as a member and as a sub-agent tool.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from a2a.types import GetTaskRequest, TaskState
+from a2a.types import GetTaskRequest, Message, TaskState
+from google.protobuf.json_format import MessageToJson
 
 from agents import A2AModel, Agent, ScriptedModel, call
 from agents.capabilities.remote_a2a import REMOTE_INPUT
@@ -24,6 +26,7 @@ from agents.capabilities.remote_a2a.input_required import (
     remote_approvals,
     reply_of,
 )
+from agents.models.a2a import _part
 from network import (
     AlreadyAnsweredError,
     InterruptError,
@@ -204,6 +207,24 @@ def test_what_each_answer_sends() -> None:
     bare = Interrupt(tool_call_id="x", tool=REMOTE_INPUT, agent="guide", reason=REMOTE_INPUT)
     with pytest.raises(InterruptError, match="names no remote A2A task"):
         reply_of(bare, bare.accept())
+
+
+def test_an_answer_a2a_cannot_carry_is_sent_as_a_model_reads_it() -> None:
+    # A lone surrogate, NaN or infinity in a person's answer failed the call after the answer
+    # was claimed, reported as the remote's fault ("sent what is not A2A", or a protobuf
+    # SerializeToJsonError): the message could not be encoded.
+    question = interrupt_of("guide", answer_of(task_id="task-2", context_id="ctx-2", asked=[]))
+    assert question is not None
+    text = reply_of(question, question.respond("Ly\ud800on"))["parts"]
+    assert text == [{"text": "Ly\ufffdon"}]
+    assert reply_of(question, question.respond(math.nan))["parts"] == [{"data": "NaN"}]
+    odd = {"k\udc00": [math.inf, -math.inf, "v\udfff"]}
+    sent = reply_of(question, question.respond(odd))["parts"]
+    assert sent == [{"data": {"k\ufffd": ["Infinity", "-Infinity", "v\ufffd"]}}]
+    reason = reply_of(question, question.reject("no\ud800"))["parts"]
+    assert reason == [{"data": {"approved": False, "reason": "no\ufffd"}}]
+    for parts in (sent, reason, text):  # each one the client can encode
+        MessageToJson(Message(message_id="m", parts=[_part(part) for part in parts]))
 
 
 def fanned_out(url: str) -> Network:
