@@ -49,7 +49,7 @@ from network.history.messages import Message
 from network.history.results import InferenceResult
 from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import DecodedCache, shared_cache
+from network.threads.decoded import DecodedCache, check_window, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import ReadClaim
 from network.threads.protocol import BaseStore
@@ -305,6 +305,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
+        check_window(last, after)
         async with self._reading(thread_id) as (conn, row):
             if row is None:
                 return None
