@@ -90,6 +90,8 @@ class DecodedCache:
     """
 
     def __init__(self, max_threads: int = DEFAULT_CACHED_THREADS) -> None:
+        # 0 keeps no thread; a negative bound failed the first load (evicting from nothing)
+        check_number("DecodedCache: max_threads", max_threads, integer=True)
         self.max_threads = max_threads
         self.decoded = 0
         self._threads: OrderedDict[str, DecodedThread] = OrderedDict()

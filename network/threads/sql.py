@@ -102,6 +102,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         **engine_options: Any,
     ) -> None:
         check_number("SQLStore: busy_timeout (seconds)", busy_timeout)
+        _check_kinds(table_prefix, create_tables, cache)
         self.url = store_url(url)
         try:
             parsed = make_url(self.url)
@@ -407,3 +408,20 @@ def _configure_sqlite(sync_engine: Any, synchronous: str, busy_timeout: float) -
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))
+
+
+def _check_kinds(table_prefix: Any, create_tables: Any, cache: Any) -> None:
+    """Options of the wrong kind, refused when the store is made: a `cache` that is no
+    `DecodedCache` failed the first run with an AttributeError, and `create_tables="no"`
+    created the tables (a true string)."""
+    if not isinstance(table_prefix, str):
+        raise ConfigurationError(f"SQLStore: table_prefix must be a string, got {table_prefix!r}")
+    if not isinstance(create_tables, bool):
+        raise ConfigurationError(
+            f"SQLStore: create_tables must be True or False, got {create_tables!r}"
+        )
+    if cache is not None and not isinstance(cache, DecodedCache):
+        raise ConfigurationError(
+            "SQLStore: cache must be a network.threads.DecodedCache (or None: the process's "
+            f"shared cache), got {cache!r}"
+        )
