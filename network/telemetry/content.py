@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from network.logger import get_logger
 from network.state.scopes import TEMP_PREFIX
 from network.state.temp_masks import Masks, masked
 from network.telemetry.options import Redactor
@@ -35,11 +36,18 @@ class ContentRecorder:
     def __init__(self, masks: Callable[[], Masks], redact: Redactor | None) -> None:
         self.masks = masks  # the run's temp: texts (`network.run.temp_sources.run_masks`)
         self.redact = redact
+        self._failed: set[str] = set()  # attributes whose redact failure was logged
 
     def attribute(self, name: str, value: Any) -> str | None:
         """The attribute's text, redacted and `temp:` texts masked; None to leave it out."""
         if self.redact is not None:
-            value = self.redact(name, value)
+            try:
+                value = self.redact(name, value)
+            except Exception as error:
+                # The value was to be redacted: leave it out rather than record it as it was,
+                # and go on writing the span (an error here lost the whole agent call's spans).
+                self._redact_failed(name, error)
+                return None
             if value is None:
                 return None
         masks = self.masks()
@@ -52,6 +60,12 @@ class ContentRecorder:
                     value = text
             value = masked(value, masks)
         return _text(value)
+
+    def _redact_failed(self, name: str, error: Exception) -> None:
+        """Log the application's failing hook, once per attribute name and run."""
+        if name not in self._failed:
+            self._failed.add(name)
+            get_logger().warning("telemetry.failed", attribute=name, error=repr(error))
 
     def set(self, span: Any, name: str, value: Any) -> None:
         """Set a content attribute on `span` unless the hook dropped it."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ class Telemetry:
     Raises:
         ConfigurationError: naming the field, for a value of the wrong kind (a flag that is
             not a bool: `capture_content="false"` would be true and record content; a
-            provider without `get_tracer` / `get_meter`; a `redact` that cannot be called),
+            provider without `get_tracer` / `get_meter`; a `redact` that cannot be called,
+            or an async one, which spans, written synchronously, could never await),
             when the options are made rather than at a run.
     """
 
@@ -58,6 +60,11 @@ class Telemetry:
             raise ConfigurationError(
                 f"Telemetry.redact must be a function redact(name, value), got {self.redact!r}"
             )
+        if _is_async(self.redact):  # spans are written synchronously: it would never run
+            raise ConfigurationError(
+                "Telemetry.redact must be a plain function (def, not async def): spans are "
+                f"written synchronously, and an async hook is never awaited; got {self.redact!r}"
+            )
         if not isinstance(self.enabled, bool):
             raise ConfigurationError(
                 f"Telemetry.enabled must be True or False, got {self.enabled!r}"
@@ -68,6 +75,13 @@ class Telemetry:
         if self.capture_content is not None:
             return self.capture_content
         return os.environ.get(CAPTURE_ENV, "").strip().lower() in _CAPTURE_ON
+
+
+def _is_async(function: Any) -> bool:
+    """An async function, or an object whose `__call__` is one."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)  # noqa: B004 - a callable object's async __call__
+    )
 
 
 def _check_provider(field: str, provider: Any, method: str) -> None:

@@ -25,9 +25,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from network.errors import ConfigurationError
 from network.history.log import RecordLog
 from network.history.results import InferenceResult
 from network.history.summary import Summary
+from network.numbers import check_number
 from network.threads.codec import decode_messages, decode_result, decode_summary
 from network.threads.paged import PagedRecords
 
@@ -35,6 +37,19 @@ DEFAULT_CACHED_THREADS = 256
 
 ResultRow = tuple[str, int | None, float]
 """A stored agent call: its JSON text, its history's length (None: stored with it), its time."""
+
+
+def check_window(last: Any, after: Any) -> None:
+    """`get_results`' `last` (a count, or None) and `after` (a time, or None), checked before
+    the store is read: a NaN time or count selected nothing, as if no call were stored, a bool
+    was a count, and a float or a string failed in the slicing with a bare TypeError."""
+    check_number("get_results: last", last, integer=True, optional=True)
+    if after is None:
+        return
+    if isinstance(after, bool) or not isinstance(after, int | float) or after != after:
+        raise ConfigurationError(
+            f"get_results: after must be a time (seconds since the epoch), got {after!r}"
+        )
 
 
 @dataclass(slots=True)
@@ -75,6 +90,8 @@ class DecodedCache:
     """
 
     def __init__(self, max_threads: int = DEFAULT_CACHED_THREADS) -> None:
+        # 0 keeps no thread; a negative bound failed the first load (evicting from nothing)
+        check_number("DecodedCache: max_threads", max_threads, integer=True)
         self.max_threads = max_threads
         self.decoded = 0
         self._threads: OrderedDict[str, DecodedThread] = OrderedDict()

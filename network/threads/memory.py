@@ -34,7 +34,7 @@ from network.history.results import InferenceResult
 from network.numbers import check_sizes
 from network.threads.checkpoint_data import ThreadOrigin
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import DecodedCache, DecodedThread, ResultRow
+from network.threads.decoded import DecodedCache, DecodedThread, ResultRow, check_window
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import MemoryLeases
 from network.threads.memory_timeline import MemoryTimeTravel
@@ -238,6 +238,7 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
         check_id("thread_id", thread_id)
+        check_window(last, after)
         await anyio.lowlevel.checkpoint()
         stored = self._threads.get(thread_id)
         if stored is None:

@@ -85,7 +85,9 @@ class ThreadStore(Protocol):
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
         """The thread's agent calls, oldest first: only the `last` N, and/or only those that
-        started after `after` (seconds since the epoch). None for a missing thread."""
+        started after `after` (seconds since the epoch). None for a missing thread. A `last`
+        that is no count (negative, a float, a bool) or an `after` that is no time (NaN, not
+        a number) is a `ConfigurationError` naming it (`network.threads.decoded.check_window`)."""
         ...
 
     async def append_user_message(self, thread_id: str, content: Any, *, revision: int) -> int:

@@ -49,7 +49,7 @@ from network.history.messages import Message
 from network.history.results import InferenceResult
 from network.numbers import check_number
 from network.threads.codec import encode_message, encode_result, encode_summary
-from network.threads.decoded import DecodedCache, shared_cache
+from network.threads.decoded import DecodedCache, check_window, shared_cache
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import ReadClaim
 from network.threads.protocol import BaseStore
@@ -102,6 +102,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
         **engine_options: Any,
     ) -> None:
         check_number("SQLStore: busy_timeout (seconds)", busy_timeout)
+        _check_kinds(table_prefix, create_tables, cache)
         self.url = store_url(url)
         try:
             parsed = make_url(self.url)
@@ -305,6 +306,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
     async def get_results(
         self, thread_id: str, *, last: int | None = None, after: float | None = None
     ) -> list[InferenceResult] | None:
+        check_window(last, after)
         async with self._reading(thread_id) as (conn, row):
             if row is None:
                 return None
@@ -406,3 +408,20 @@ def _configure_sqlite(sync_engine: Any, synchronous: str, busy_timeout: float) -
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Any) -> None:
         connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN_OPTION, "BEGIN"))
+
+
+def _check_kinds(table_prefix: Any, create_tables: Any, cache: Any) -> None:
+    """Options of the wrong kind, refused when the store is made: a `cache` that is no
+    `DecodedCache` failed the first run with an AttributeError, and `create_tables="no"`
+    created the tables (a true string)."""
+    if not isinstance(table_prefix, str):
+        raise ConfigurationError(f"SQLStore: table_prefix must be a string, got {table_prefix!r}")
+    if not isinstance(create_tables, bool):
+        raise ConfigurationError(
+            f"SQLStore: create_tables must be True or False, got {create_tables!r}"
+        )
+    if cache is not None and not isinstance(cache, DecodedCache):
+        raise ConfigurationError(
+            "SQLStore: cache must be a network.threads.DecodedCache (or None: the process's "
+            f"shared cache), got {cache!r}"
+        )

@@ -31,6 +31,24 @@ def test_an_option_of_the_wrong_kind_is_refused_naming_it(
         Telemetry(**options)
 
 
+async def _async_redact(name: str, value: Any) -> Any:
+    return None
+
+
+class _AsyncRedactor:
+    async def __call__(self, name: str, value: Any) -> Any:
+        return None
+
+
+@pytest.mark.parametrize("redact", [_async_redact, _AsyncRedactor()])
+def test_an_async_redact_hook_is_refused_when_the_options_are_made(redact: Any) -> None:
+    """Spans are written synchronously: an async hook was called and never awaited, and every
+    content attribute was recorded as the text `<coroutine object ...>` (and Python warned
+    that the coroutine was never awaited, once per attribute)."""
+    with pytest.raises(ConfigurationError, match=r"Telemetry\.redact must be a plain function"):
+        Telemetry(redact=redact)
+
+
 def test_a_network_refuses_telemetry_that_is_not_telemetry() -> None:
     agent = Agent("echo", model=ScriptedModel(["hi"]))
     with pytest.raises(ConfigurationError, match=r"network 'n': telemetry must be"):

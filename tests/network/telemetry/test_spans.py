@@ -198,6 +198,37 @@ async def test_a_telemetry_failure_is_logged_and_does_not_fail_the_run() -> None
     failures = [line for line in logs if line["event"] == "telemetry.failed"]
     assert failures and failures[0]["log_level"] == "warning"
     assert "redact hook" in failures[0]["error"]
+    assert failures[0]["attribute"] == "gen_ai.system_instructions"  # the first one it saw
+
+
+async def test_a_failing_redact_hook_drops_its_attribute_and_keeps_every_span() -> None:
+    """A hook that raised took the whole agent call's spans with it: only the run's root was
+    exported (its agent, chat and tool spans were never written, the agent span never ended).
+    Now the attribute the hook failed on is left out (it was to be redacted: never recorded
+    as it was), once logged per attribute name, and every span is written."""
+    import structlog
+
+    def redact(name: str, value: object) -> object:
+        if name == "gen_ai.tool.call.result":
+            raise KeyError("a bug in the application's redact hook")
+        return value
+
+    recorder = Recorder(capture_content=True, redact=redact)
+    network = build(recorder.telemetry)
+    try:
+        with structlog.testing.capture_logs() as logs:
+            await network.run("Deploy.", state={"temp:token": SECRET})
+    finally:
+        structlog.reset_defaults()  # capture_logs leaves structlog marked as configured
+    names = [span.name for span in recorder.spans]
+    assert "invoke_agent ops" in names and "chat scripted-ops" in names
+    tools = [span for span in recorder.spans if span.name.startswith("execute_tool")]
+    assert tools
+    for span in tools:
+        assert "gen_ai.tool.call.result" not in span.attributes
+        assert "gen_ai.tool.call.arguments" in span.attributes  # the hook passed these
+    failures = [line for line in logs if line["event"] == "telemetry.failed"]
+    assert [line["attribute"] for line in failures] == ["gen_ai.tool.call.result"]
 
 
 async def test_on_a_thread_every_invoke_agent_span_names_the_conversation(

@@ -222,6 +222,32 @@ async def test_reading_only_recent_results_or_those_after_a_time(store: ThreadSt
     assert [m.to_dict() for m in last_two[1].history] == [m.to_dict() for m in conversation[:9]]
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("last", -1),  # was []
+        ("last", 2.5),  # was a TypeError from slicing
+        ("last", "3"),  # was a TypeError from a comparison
+        ("last", True),  # was read as last=1
+        ("last", float("nan")),  # was []
+        ("after", "x"),  # was a TypeError from a comparison
+        ("after", float("nan")),  # was [], as if no call were stored
+        ("after", False),
+    ],
+)
+async def test_a_bad_window_of_results_names_the_option(
+    store: ThreadStore, option: str, value: Any
+) -> None:
+    from network.errors import ConfigurationError
+
+    await store.create_thread("t1", app_name="app")
+    await commit_exchange(store, "t1", 0, "r0")
+    with pytest.raises(ConfigurationError, match=f"get_results: {option} must be"):
+        await store.get_results("t1", **{option: value})
+    with pytest.raises(ConfigurationError, match=f"get_results: {option}"):
+        await store.get_results("no-such-thread", **{option: value})  # before the store is read
+
+
 async def test_delete_user_state_deletes_one_users_keys_in_one_app_or_all(
     store: ThreadStore,
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -215,3 +216,29 @@ async def test_a_cold_store_decodes_only_the_pages_a_run_reads(
         assert cold.decoded.decoded == before
     finally:
         await cold.close()
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "3", True, float("nan"), None])
+def test_a_cache_bound_that_is_no_count_is_refused_when_the_cache_is_made(bad: Any) -> None:
+    """`DecodedCache(-1)` was taken, and the first run on a store using it failed with a
+    KeyError ('dictionary is empty') from evicting a thread the cache did not hold."""
+    from network.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="DecodedCache: max_threads must be"):
+        DecodedCache(bad)
+    assert DecodedCache(0).max_threads == 0  # no thread kept: every load reads the rows
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("cache", "x"), ("cache", DecodedCache), ("table_prefix", 5), ("create_tables", "no")],
+)
+def test_an_sql_store_option_of_the_wrong_kind_is_refused_when_the_store_is_made(
+    tmp_path: Path, option: str, value: Any
+) -> None:
+    """`cache="x"` was taken, and the first run failed with an AttributeError ('str' object
+    has no attribute 'entry'); `create_tables="no"` created the tables (a true string)."""
+    from network.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=f"SQLStore: {option} must be"):
+        SQLStore(str(tmp_path / "t.db"), **{option: value})
