@@ -50,10 +50,14 @@ def load_network(target: str) -> Network:
     if isinstance(value, Network):
         return value
     if callable(value):
+        try:  # asked of its signature: a TypeError its body raises is its own failure
+            inspect.signature(value).bind()
+        except TypeError as exc:
+            raise CLIError(f"{path_text}:{name} must take no arguments: {exc}") from None
+        except ValueError:  # no signature to read (a builtin): the call says
+            pass
         try:
             value = value()
-        except TypeError as exc:
-            raise CLIError(f"{path_text}:{name} must take no arguments: {exc}") from exc
         except Exception as exc:
             raise CLIError(f"{path_text}:{name}() failed: {type(exc).__name__}: {exc}") from exc
         if isinstance(value, Network):

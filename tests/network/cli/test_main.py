@@ -162,6 +162,10 @@ def test_graph_draws_handoff_edges() -> None:
         (["run", f"{EXAMPLE}:missing", "x"], "has no attribute 'missing' (networks in it:"),
         (["graph", f"{EXAMPLE}:not_a_network"], "is a int, not a Network"),
         (["graph", f"{EXAMPLE}:needs_arguments"], "must take no arguments"),
+        (
+            ["graph", f"{EXAMPLE}:fails_with_type_error"],
+            "fails_with_type_error() failed: TypeError: unsupported operand",
+        ),
         (["graph", "tests/network/cli/bad_import.py:network"], "RuntimeError: this file is broken"),
         (["run", f"{EXAMPLE}:network", "x", "--state", "[1]"], "--state must be a JSON object"),
         (["graph", "pyproject.toml:network"], "is not a Python file"),
