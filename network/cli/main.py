@@ -79,7 +79,7 @@ from network.cli.serve_app import (
 )
 from network.cli.store_check import check_store
 from network.drawing import network_mermaid
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, StateError
 from network.network import Network
 
 
@@ -240,6 +240,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     network = load_network(args.target)
     state = _initial_state(args.state)
+    if state is not None:  # through the network's schema now: a bad seed is not a failed run
+        try:
+            network.new_state(state)
+        except StateError as exc:
+            raise CLIError(f"--state: {exc}") from None
     endpoint = endpoint_from_args(args)
     _quiet_logs()
     # The trace shows errors, and a provider's error may quote the key: it is written redacted.

@@ -168,6 +168,11 @@ def test_graph_draws_handoff_edges() -> None:
         ),
         (["graph", "tests/network/cli/bad_import.py:network"], "RuntimeError: this file is broken"),
         (["run", f"{EXAMPLE}:network", "x", "--state", "[1]"], "--state must be a JSON object"),
+        (["run", f"{EXAMPLE}:network", "x", "--state", '{"n": NaN}'], "--state: state key 'n'"),
+        (
+            ["run", f"{EXAMPLE}:network", "x", "--state", '{"files": 5}'],
+            "--state: state key 'files'",
+        ),
         (["graph", "pyproject.toml:network"], "is not a Python file"),
     ],
 )
