@@ -11,6 +11,7 @@ from network.serving.limits import (
     MAX_LIST_LIMIT,
     check_run_id,
     check_thread_id,
+    declared_over,
     list_limit,
     read_body,
 )
@@ -38,6 +39,16 @@ async def test_a_body_is_read_up_to_its_limit() -> None:
         await read_body(watched(), "5", 4)  # declared too large: nothing read
     assert consumed == []
     assert await read_body(chunks(b"abc"), "not a number", 4) == b"abc"
+
+
+@pytest.mark.parametrize("declared", ["9" * 5000, "1" + "0" * 30, "00005"])
+async def test_a_declared_length_of_any_size_is_refused_as_too_large(declared: str) -> None:
+    # more than 4,300 digits: `int` itself refuses them, which was a 500 with no JSON body
+    with pytest.raises(RequestError) as refused:
+        await read_body(chunks(b"x"), declared, 4)
+    assert refused.value.code == "body_too_large"
+    assert await read_body(chunks(b"abcd"), "0" * 5000 + "4", 4) == b"abcd"
+    assert declared_over(declared, 4)  # the dev UI's reader asks the same
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "a\x1bb", "x" * 257, "a\ud800", 7, None])
