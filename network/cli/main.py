@@ -53,6 +53,7 @@ import anyio
 
 from network.cli.bind import (
     LOOPBACK_HOSTS,
+    host_name,
     is_loopback,
     listening_socket,
     port_number,
@@ -99,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_options(serve)
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
     dev.add_argument("target", metavar="FILE:NETWORK")
-    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--host", type=host_name, default="127.0.0.1")
     dev.add_argument("--port", type=port_number, default=8000, help="0: any free port")
     dev.add_argument(
         "--store",
@@ -125,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve a network as an MCP server (one tool)")
     mcp.add_argument("target", metavar="FILE:NETWORK")
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    mcp.add_argument("--host", default="127.0.0.1", help="HTTP only")
+    mcp.add_argument("--host", type=host_name, default="127.0.0.1", help="HTTP only")
     mcp.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     mcp.add_argument(
         "--store",

@@ -470,6 +470,17 @@ def test_a_port_no_socket_can_have_is_one_error_line(command: str, port: str) ->
     assert "Traceback" not in done.stderr + done.stdout
 
 
+@pytest.mark.parametrize("command", ["serve", "dev", "mcp"])
+def test_an_empty_host_is_refused_not_bound_to_every_interface(command: str) -> None:
+    # `--host "$HOST"` with the variable unset: `serve` bound every interface, its banner
+    # naming `http://:8000/`
+    extra = ["--transport", "http"] if command == "mcp" else []
+    done = cli_main(command, EXAMPLE, "--host", "", "--port", "0", *extra)
+    assert done.returncode == 2, done.stderr[-500:]
+    assert "--host" in done.stderr and "0.0.0.0 for every interface" in done.stderr
+    assert done.stdout == ""
+
+
 def test_json_nested_too_deep_for_the_parser_is_one_error_line() -> None:
     deep = "[" * 20_000 + "]" * 20_000  # a RecursionError in json.loads: was a traceback
     state = cli("run", EXAMPLE, "hi", "--state", deep)
