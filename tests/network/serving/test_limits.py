@@ -9,6 +9,7 @@ import pytest
 from network.serving.errors import RequestError
 from network.serving.limits import (
     MAX_LIST_LIMIT,
+    check_json_depth,
     check_run_id,
     check_thread_id,
     declared_over,
@@ -81,3 +82,11 @@ def test_a_list_limit_is_a_small_positive_integer(bad: str) -> None:
 def test_list_limits_that_pass() -> None:
     assert list_limit(None) == 100
     assert list_limit("1") == 1 and list_limit(str(MAX_LIST_LIMIT)) == MAX_LIST_LIMIT
+
+
+def test_json_is_refused_past_200_levels_not_past_201() -> None:
+    check_json_depth(b"[" * 200 + b"]" * 200)
+    check_json_depth(b'{"a": "' + b"[" * 500 + b'"}')  # brackets in a string nest nothing
+    with pytest.raises(RequestError) as deep:
+        check_json_depth(b"[" * 201 + b"]" * 201)  # pydantic's parser alone takes 201
+    assert deep.value.status == 400 and deep.value.code == "invalid_json"
