@@ -133,7 +133,11 @@ def _import(path: Path) -> Any:
     if spec is None or spec.loader is None:
         raise CLIError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(resolved.parent))
+    # first on the path, once: `dev --reload` loads the file again on every change
+    directory = str(resolved.parent)
+    while directory in sys.path:
+        sys.path.remove(directory)
+    sys.path.insert(0, directory)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)

@@ -24,6 +24,7 @@ import httpx
 import pytest
 import structlog
 
+from network.cli.load import load_network
 from network.cli.main import main
 from tests.fakes import FakeOpenAIServer
 from tests.fakes.processes import free_port, server_process
@@ -137,6 +138,18 @@ def test_model_overrides_every_agent_for_the_run() -> None:
         assert "scripted answer" not in done.stdout
         (request,) = server.requests
         assert request["model"] == "fake-model"
+
+
+def test_loading_a_file_again_puts_its_directory_on_the_path_once() -> None:
+    # `dev --reload` loads the file on every change: the path grew by one entry each time
+    path = list(sys.path)
+    try:
+        for _ in range(3):
+            load_network(f"{ROOT}/{EXAMPLE}:network")
+        directory = str((ROOT / EXAMPLE).parent)
+        assert sys.path[0] == directory and sys.path.count(directory) == 1
+    finally:
+        sys.path[:] = path
 
 
 def test_graph_prints_the_mermaid_diagram() -> None:
