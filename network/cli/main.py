@@ -80,8 +80,9 @@ from network.cli.serve_app import (
 )
 from network.cli.store_check import check_store
 from network.drawing import network_mermaid
-from network.errors import ConfigurationError, StateError
+from network.errors import ConfigurationError, MessageError, StateError
 from network.network import Network
+from network.run.inputs import check_text_input
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -240,6 +241,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from network.run.emitter import Listener  # noqa: PLC0415 (with the trace)
 
     network = load_network(args.target)
+    try:  # bytes that are no UTF-8 arrive as lone surrogates (the shell passes them on)
+        check_text_input(args.input)
+    except MessageError as exc:
+        raise CLIError(f"input: {exc}") from None
     state = _initial_state(args.state)
     if state is not None:  # through the network's schema now: a bad seed is not a failed run
         try:

@@ -186,6 +186,8 @@ def test_graph_draws_handoff_edges() -> None:
             ["run", f"{EXAMPLE}:network", "x", "--state", '{"files": 5}'],
             "--state: state key 'files'",
         ),
+        (["run", f"{EXAMPLE}:network", "\udcff abc"], "input: the run's input holds a lone"),
+        (["run", f"{EXAMPLE}:network", "a\x00b"], "input: the run's input holds a NUL"),
         (["graph", "pyproject.toml:network"], "is not a Python file"),
     ],
 )
