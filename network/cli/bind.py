@@ -33,6 +33,16 @@ def port_number(text: str) -> int:
     return port
 
 
+def host_name(text: str) -> str:
+    """`--host`'s value: a name or an address, else argparse's one-line error. An empty one
+    (`--host "$HOST"` with the variable unset) would bind every interface of the machine."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"must name an address (0.0.0.0 for every interface), got {text!r}"
+        )
+    return text
+
+
 def is_loopback(host: str) -> bool:
     """Whether `host` (a name or an address) only listens on this machine."""
     if host in LOOPBACK_NAMES:

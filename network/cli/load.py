@@ -50,10 +50,14 @@ def load_network(target: str) -> Network:
     if isinstance(value, Network):
         return value
     if callable(value):
+        try:  # asked of its signature: a TypeError its body raises is its own failure
+            inspect.signature(value).bind()
+        except TypeError as exc:
+            raise CLIError(f"{path_text}:{name} must take no arguments: {exc}") from None
+        except ValueError:  # no signature to read (a builtin): the call says
+            pass
         try:
             value = value()
-        except TypeError as exc:
-            raise CLIError(f"{path_text}:{name} must take no arguments: {exc}") from exc
         except Exception as exc:
             raise CLIError(f"{path_text}:{name}() failed: {type(exc).__name__}: {exc}") from exc
         if isinstance(value, Network):
@@ -129,7 +133,11 @@ def _import(path: Path) -> Any:
     if spec is None or spec.loader is None:
         raise CLIError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(resolved.parent))
+    # first on the path, once: `dev --reload` loads the file again on every change
+    directory = str(resolved.parent)
+    while directory in sys.path:
+        sys.path.remove(directory)
+    sys.path.insert(0, directory)
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)

@@ -53,6 +53,7 @@ import anyio
 
 from network.cli.bind import (
     LOOPBACK_HOSTS,
+    host_name,
     is_loopback,
     listening_socket,
     port_number,
@@ -79,8 +80,9 @@ from network.cli.serve_app import (
 )
 from network.cli.store_check import check_store
 from network.drawing import network_mermaid
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, MessageError, StateError
 from network.network import Network
+from network.run.inputs import check_text_input
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -99,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     add_serve_options(serve)
     dev = commands.add_parser("dev", help="a local web page to run, watch and replay a network")
     dev.add_argument("target", metavar="FILE:NETWORK")
-    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--host", type=host_name, default="127.0.0.1")
     dev.add_argument("--port", type=port_number, default=8000, help="0: any free port")
     dev.add_argument(
         "--store",
@@ -125,7 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve a network as an MCP server (one tool)")
     mcp.add_argument("target", metavar="FILE:NETWORK")
     mcp.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    mcp.add_argument("--host", default="127.0.0.1", help="HTTP only")
+    mcp.add_argument("--host", type=host_name, default="127.0.0.1", help="HTTP only")
     mcp.add_argument("--authorize", metavar="FILE:FUNCTION", help=AUTHORIZE_HELP)
     mcp.add_argument(
         "--store",
@@ -239,7 +241,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     from network.run.emitter import Listener  # noqa: PLC0415 (with the trace)
 
     network = load_network(args.target)
+    try:  # bytes that are no UTF-8 arrive as lone surrogates (the shell passes them on)
+        check_text_input(args.input)
+    except MessageError as exc:
+        raise CLIError(f"input: {exc}") from None
     state = _initial_state(args.state)
+    if state is not None:  # through the network's schema now: a bad seed is not a failed run
+        try:
+            network.new_state(state)
+        except StateError as exc:
+            raise CLIError(f"--state: {exc}") from None
     endpoint = endpoint_from_args(args)
     _quiet_logs()
     # The trace shows errors, and a provider's error may quote the key: it is written redacted.

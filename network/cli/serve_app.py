@@ -42,7 +42,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from network.cli.bind import LOOPBACK_HOSTS, is_loopback, port_number
+from network.cli.bind import LOOPBACK_HOSTS, host_name, is_loopback, port_number
 from network.cli.endpoint import add_endpoint_options, endpoint_from_args, endpoint_override
 from network.cli.load import CLIError, load_authorize, load_network, store_option
 from network.cli.orphan_watch import exit_when_orphaned
@@ -73,7 +73,7 @@ AUTHORIZE_HELP = (
 def add_serve_options(serve: argparse.ArgumentParser) -> None:
     """`serve`'s options (the command's parser, and each worker's)."""
     serve.add_argument("target", metavar="FILE:NETWORK")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", type=host_name, default="127.0.0.1")
     serve.add_argument("--port", type=port_number, default=8000)
     serve.add_argument("--path", default="/", help="the AG-UI endpoint's path (default /)")
     serve.add_argument(

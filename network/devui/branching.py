@@ -35,6 +35,7 @@ from network.errors import InvalidIdError, StateError
 from network.network import Network
 from network.run.thread_ref import ThreadRef
 from network.serving.errors import RequestError
+from network.serving.limits import declared_over
 from network.threads.checkpoint_data import CheckpointNotFoundError, TimeTravelError
 from network.threads.ids import check_id
 from network.threads.protocol import ThreadNotFoundError
@@ -55,8 +56,7 @@ async def read_json(request: Request, limit: int = MAX_BODY_BYTES) -> dict[str, 
     too_large = ParamError(
         413, "body_too_large", f"request body is larger than the limit of {limit} bytes"
     )
-    length = request.headers.get("content-length", "")
-    if length.isascii() and length.isdigit() and int(length) > limit:
+    if declared_over(request.headers.get("content-length", ""), limit):
         raise too_large
     chunks, size = [], 0
     async for chunk in request.stream():

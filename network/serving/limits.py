@@ -33,7 +33,7 @@ async def read_body(chunks: AsyncIterable[bytes], declared: str | None, limit: i
     too_large = RequestError(
         413, "body_too_large", f"request body is larger than the limit of {limit} bytes"
     )
-    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
+    if declared is not None and declared_over(declared, limit):
         raise too_large
     parts = []
     size = 0
@@ -45,6 +45,17 @@ async def read_body(chunks: AsyncIterable[bytes], declared: str | None, limit: i
     return b"".join(parts)
 
 
+def declared_over(declared: str, limit: int) -> bool:
+    """Whether a `content-length` header `declared` says more than `limit` bytes (False for
+    one that is no count: the body read is counted anyway)."""
+    if not (declared.isascii() and declared.isdigit()):
+        return False
+    # compared by its digits first: `int` refuses a string of more than 4,300 (a ValueError,
+    # a 500), and any count longer than the limit's own is over it
+    digits = declared.lstrip("0")
+    return len(digits) > len(str(limit)) or int(digits or "0") > limit
+
+
 def check_json_depth(body: bytes) -> None:
     """400 `invalid_json` when `body` is JSON nested more than `MAX_JSON_DEPTH` levels deep.
 
@@ -54,8 +65,8 @@ def check_json_depth(body: bytes) -> None:
         return
     from pydantic_core import from_json  # noqa: PLC0415 (a server has pydantic loaded)
 
-    try:
-        from_json(body, allow_inf_nan=True)
+    try:  # one level added: pydantic's parser takes one more than MAX_JSON_DEPTH (201)
+        from_json(b"[" + body + b"]", allow_inf_nan=True)
     except ValueError as exc:
         if "recursion limit exceeded" in str(exc):
             raise RequestError(

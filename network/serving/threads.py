@@ -39,7 +39,7 @@ from network.serving.limits import check_run_id, check_thread_id
 from network.serving.principals import Authorize, check_owner, not_found, principal_of
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
 from network.serving.stored import StoredThreads
-from network.threads.leases import DEFAULT_LEASE_TTL
+from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 
 if TYPE_CHECKING:
     from network.run.definition import RunnableNetwork
@@ -114,7 +114,12 @@ class ServedThreads:
             raise ConfigurationError(f"authorize must be callable, got {authorize!r}")
         if store is not None and threads is not None:
             raise ConfigurationError("give threads= (in memory) or store=, not both")
+        if threads is not None and not isinstance(threads, ThreadRegistry):
+            raise ConfigurationError(f"threads must be a ThreadRegistry, got {threads!r}")
         check_number("max_thread_bytes", max_thread_bytes, integer=True, minimum=1)
+        # checked in memory too: the option given there is a mistake to hear of now, not
+        # when the same code is first given a store
+        check_ttl(lease_ttl)
         self.slots = run_slots(max_runs)
         self.network = network
         self.authorize = authorize

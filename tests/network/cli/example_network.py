@@ -52,6 +52,11 @@ def needs_arguments(name: str) -> Network:
     return network
 
 
+def fails_with_type_error() -> Network:
+    """Takes no arguments; its body fails (a bug of the file's, not of how it is called)."""
+    raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+
 def routed() -> Network:
     """A planner chosen by a routing agent, which then says it is done."""
     from routers import routing_agent

@@ -24,6 +24,7 @@ import httpx
 import pytest
 import structlog
 
+from network.cli.load import load_network
 from network.cli.main import main
 from tests.fakes import FakeOpenAIServer
 from tests.fakes.processes import free_port, server_process
@@ -139,6 +140,18 @@ def test_model_overrides_every_agent_for_the_run() -> None:
         assert request["model"] == "fake-model"
 
 
+def test_loading_a_file_again_puts_its_directory_on_the_path_once() -> None:
+    # `dev --reload` loads the file on every change: the path grew by one entry each time
+    path = list(sys.path)
+    try:
+        for _ in range(3):
+            load_network(f"{ROOT}/{EXAMPLE}:network")
+        directory = str((ROOT / EXAMPLE).parent)
+        assert sys.path[0] == directory and sys.path.count(directory) == 1
+    finally:
+        sys.path[:] = path
+
+
 def test_graph_prints_the_mermaid_diagram() -> None:
     done = cli_main("graph", f"{EXAMPLE}:network")
     assert done.returncode == 0, done.stderr
@@ -162,8 +175,19 @@ def test_graph_draws_handoff_edges() -> None:
         (["run", f"{EXAMPLE}:missing", "x"], "has no attribute 'missing' (networks in it:"),
         (["graph", f"{EXAMPLE}:not_a_network"], "is a int, not a Network"),
         (["graph", f"{EXAMPLE}:needs_arguments"], "must take no arguments"),
+        (
+            ["graph", f"{EXAMPLE}:fails_with_type_error"],
+            "fails_with_type_error() failed: TypeError: unsupported operand",
+        ),
         (["graph", "tests/network/cli/bad_import.py:network"], "RuntimeError: this file is broken"),
         (["run", f"{EXAMPLE}:network", "x", "--state", "[1]"], "--state must be a JSON object"),
+        (["run", f"{EXAMPLE}:network", "x", "--state", '{"n": NaN}'], "--state: state key 'n'"),
+        (
+            ["run", f"{EXAMPLE}:network", "x", "--state", '{"files": 5}'],
+            "--state: state key 'files'",
+        ),
+        (["run", f"{EXAMPLE}:network", "\udcff abc"], "input: the run's input holds a lone"),
+        (["run", f"{EXAMPLE}:network", "a\x00b"], "input: the run's input holds a NUL"),
         (["graph", "pyproject.toml:network"], "is not a Python file"),
     ],
 )
@@ -459,6 +483,17 @@ def test_a_port_no_socket_can_have_is_one_error_line(command: str, port: str) ->
     assert done.returncode == 2, done.stderr[-500:]
     assert "--port" in done.stderr and "0 to 65535" in done.stderr
     assert "Traceback" not in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("command", ["serve", "dev", "mcp"])
+def test_an_empty_host_is_refused_not_bound_to_every_interface(command: str) -> None:
+    # `--host "$HOST"` with the variable unset: `serve` bound every interface, its banner
+    # naming `http://:8000/`
+    extra = ["--transport", "http"] if command == "mcp" else []
+    done = cli_main(command, EXAMPLE, "--host", "", "--port", "0", *extra)
+    assert done.returncode == 2, done.stderr[-500:]
+    assert "--host" in done.stderr and "0.0.0.0 for every interface" in done.stderr
+    assert done.stdout == ""
 
 
 def test_json_nested_too_deep_for_the_parser_is_one_error_line() -> None:

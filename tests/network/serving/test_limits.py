@@ -9,8 +9,10 @@ import pytest
 from network.serving.errors import RequestError
 from network.serving.limits import (
     MAX_LIST_LIMIT,
+    check_json_depth,
     check_run_id,
     check_thread_id,
+    declared_over,
     list_limit,
     read_body,
 )
@@ -38,6 +40,16 @@ async def test_a_body_is_read_up_to_its_limit() -> None:
         await read_body(watched(), "5", 4)  # declared too large: nothing read
     assert consumed == []
     assert await read_body(chunks(b"abc"), "not a number", 4) == b"abc"
+
+
+@pytest.mark.parametrize("declared", ["9" * 5000, "1" + "0" * 30, "00005"])
+async def test_a_declared_length_of_any_size_is_refused_as_too_large(declared: str) -> None:
+    # more than 4,300 digits: `int` itself refuses them, which was a 500 with no JSON body
+    with pytest.raises(RequestError) as refused:
+        await read_body(chunks(b"x"), declared, 4)
+    assert refused.value.code == "body_too_large"
+    assert await read_body(chunks(b"abcd"), "0" * 5000 + "4", 4) == b"abcd"
+    assert declared_over(declared, 4)  # the dev UI's reader asks the same
 
 
 @pytest.mark.parametrize("bad", ["", "   ", "a\x00b", "a\x1bb", "x" * 257, "a\ud800", 7, None])
@@ -70,3 +82,11 @@ def test_a_list_limit_is_a_small_positive_integer(bad: str) -> None:
 def test_list_limits_that_pass() -> None:
     assert list_limit(None) == 100
     assert list_limit("1") == 1 and list_limit(str(MAX_LIST_LIMIT)) == MAX_LIST_LIMIT
+
+
+def test_json_is_refused_past_200_levels_not_past_201() -> None:
+    check_json_depth(b"[" * 200 + b"]" * 200)
+    check_json_depth(b'{"a": "' + b"[" * 500 + b'"}')  # brackets in a string nest nothing
+    with pytest.raises(RequestError) as deep:
+        check_json_depth(b"[" * 201 + b"]" * 201)  # pydantic's parser alone takes 201
+    assert deep.value.status == 400 and deep.value.code == "invalid_json"

@@ -14,6 +14,7 @@ import pytest
 
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, RunContext
+from network.errors import ConfigurationError
 from network.run.interrupts import Answer
 from network.serving.admission import RunRequest
 from network.serving.approvals import pair_answers
@@ -317,3 +318,20 @@ def test_a_full_registry_forgets_its_oldest_idle_thread_and_keeps_busy_ones() ->
     busy.run_id = None
     registry.admit(ThreadRecord("e"))
     assert list(registry._records) == ["c", "d", "e"]
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"threads": {}}, "threads must be a ThreadRegistry"),
+        ({"lease_ttl": float("nan")}, "lease's ttl"),
+        ({"lease_ttl": 0}, "lease's ttl"),
+        ({"lease_ttl": "30"}, "lease's ttl"),
+    ],
+)
+def test_a_bad_option_is_refused_at_construction_in_memory_too(
+    options: dict[str, Any], named: str
+) -> None:
+    solo = Network("solo", agents=[Agent("solo", model=ScriptedModel(["hi"]))])
+    with pytest.raises(ConfigurationError, match=named):
+        ServedThreads(solo, **options)
