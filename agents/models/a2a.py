@@ -82,6 +82,7 @@ from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage
 from network.history.results import Usage
 from network.numbers import check_number
+from network.urls import is_http_url
 
 if TYPE_CHECKING:
     from agents.models._a2a_transport import BoundedTransport
@@ -124,7 +125,7 @@ class A2AModel:
         idle_timeout: float = 60.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
-        if not isinstance(url, str) or not _is_http_url(url):
+        if not isinstance(url, str) or not is_http_url(url):
             raise ConfigurationError(
                 f"A2AModel: url must be an http(s) URL with a host, got {url!r}"
             )
@@ -357,19 +358,6 @@ def _part(part: Mapping[str, Any]) -> Any:
     if "text" in part:
         return Part(text=str(part["text"]))
     return Part(data=ParseDict(part["data"], struct_pb2.Value()))
-
-
-def _is_http_url(url: str) -> bool:
-    """Whether `url` is an http(s) URL with a host, without spaces or control characters."""
-    if any(char.isspace() or not char.isprintable() for char in url):
-        return False
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        parts.port  # noqa: B018 (a bad port raises here)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(host)
 
 
 def _origin(url: str) -> str:

@@ -42,7 +42,6 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import anyio
 from a2a.server.context import ServerCallContext
@@ -77,6 +76,7 @@ from network.serving.principals import Authorize
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES
 from network.serving.threads import ServedThreads
 from network.threads.leases import DEFAULT_LEASE_TTL
+from network.urls import is_http_url
 
 log = LazyLogger("agent_network.a2a")
 
@@ -150,7 +150,7 @@ def _check_card_options(path: Any, url: Any, description: Any, security: Any, re
     one, `ftp://...`) was put in the card, or taken for none, as given."""
     if not isinstance(path, str) or not path.startswith("/"):
         raise ConfigurationError(f"app: path must start with '/', got {path!r}")
-    if url is not None and not _is_http_url(url):
+    if url is not None and not is_http_url(url):
         raise ConfigurationError(
             f"app: url must be the endpoint's public http(s) URL, with a host, got {url!r}"
         )
@@ -172,18 +172,6 @@ def _check_card_options(path: Any, url: Any, description: Any, security: Any, re
                 )
     if not isinstance(rest, bool):
         raise ConfigurationError(f"app: rest must be True or False, got {rest!r}")
-
-
-def _is_http_url(url: Any) -> bool:
-    if not isinstance(url, str) or any(c.isspace() or not c.isprintable() for c in url):
-        return False
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-        parts.port  # noqa: B018 (a bad port raises here)
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(host)
 
 
 def _served(
