@@ -6,7 +6,8 @@
 Prints the report as a table (or JSON with `--json`); `--out FILE` saves it as JSON, and
 `--against FILE` compares it with a report saved before (fixed, broke, each scorer's mean).
 Exit status: 0 when every case passed, 1 when one did not (or, with `--against`, when a case
-that passed before fails now), 2 for a bad argument or dataset (one line on stderr).
+that passed before fails now, or a case the earlier report did not have fails), 2 for a bad
+argument or dataset (one line on stderr).
 """
 
 from __future__ import annotations

@@ -223,6 +223,7 @@ class Comparison:
         broke: cases that passed before and fail now.
         still_failing: cases that fail in both.
         added: cases only the second has; removed: only the first.
+        new_failing: the added cases that fail (no earlier report knew them to fail).
         means: each scorer's mean, before and after.
     """
 
@@ -231,12 +232,14 @@ class Comparison:
     still_failing: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    new_failing: list[str] = field(default_factory=list)
     means: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
 
     @property
     def regressed(self) -> bool:
-        """Whether a case that passed fails now."""
-        return bool(self.broke)
+        """Whether a case that passed fails now, or a case the earlier report did not have
+        fails (a baseline tolerates the failures it knew of, not new ones)."""
+        return bool(self.broke or self.new_failing)
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as JSON data: its fields, camelCase names (`network.json_fields`)."""
@@ -249,6 +252,7 @@ class Comparison:
             ("broke", self.broke),
             ("fixed", self.fixed),
             ("still failing", self.still_failing),
+            ("new and failing", self.new_failing),
             ("added", self.added),
             ("removed", self.removed),
         ):
@@ -271,6 +275,8 @@ def compare(before: EvalReport, after: EvalReport) -> Comparison:
         earlier = old.get(name)
         if earlier is None:
             found.added.append(name)
+            if not case.passed:
+                found.new_failing.append(name)
         elif earlier.passed and not case.passed:
             found.broke.append(name)
         elif not earlier.passed and case.passed:

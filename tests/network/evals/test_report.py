@@ -72,3 +72,15 @@ def test_two_reports_compared_say_what_broke_and_what_was_fixed() -> None:
     assert "broke: a" in text and "fixed: b" in text and "output: 0.50 -> 0.50" in text
     assert not compare(before, before).regressed
     assert "no case changed" in compare(report({"a": "passed"}), report({"a": "passed"})).render()
+
+
+def test_a_case_the_earlier_report_did_not_have_that_fails_is_a_regression() -> None:
+    """A baseline tolerates the failures it knew of: before, a new case that failed counted
+    as merely added, and `eval --against` exited 0 with it failing."""
+    before = report({"a": "passed", "b": "failed"})
+    found = compare(before, report({"a": "passed", "b": "failed", "new": "failed"}))
+    assert (found.added, found.new_failing, found.regressed) == (["new"], ["new"], True)
+    assert "new and failing: new" in found.render()
+    assert found.to_dict()["newFailing"] == ["new"]
+    passing = compare(before, report({"a": "passed", "b": "failed", "new": "passed"}))
+    assert (passing.added, passing.new_failing, passing.regressed) == (["new"], [], False)
