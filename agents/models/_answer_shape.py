@@ -12,13 +12,22 @@ naming the model, the agent and the field, raised as a failing provider's is.
 What is checked is only the shape the run reads (types); the values stay the model's (an
 unknown tool name, arguments that are no JSON object, a count the limits will not take are
 answered or counted where they are used). A well-formed answer costs a few type tests.
+
+One value is mended rather than refused: tool-call ids that repeat within the answer, or are
+empty. A call's id is how its result, its approval and its AG-UI events find it, so two calls
+sharing one would answer, approve or stream as one. The shipped clients give every call an
+id of its own (`_tool_call_ids.own_id`); a custom model's answer gets the same treatment here:
+the first call keeps its id, a repeated or empty one gets a fresh id (in a copy of the answer:
+a `ScriptedModel`'s script is never changed).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from agents.models._tool_call_ids import own_id
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.model_io import ModelResponse
@@ -55,19 +64,22 @@ def checked_answer(response: Any, model: Any, agent: str) -> ModelResponse:
             and (message.reasoning is None or type(message.reasoning) is str)
             and type(message.tool_calls) is list
         ):
-            for call in message.tool_calls:  # a loop: a generator costs more than the tests
+            calls = message.tool_calls
+            for call in calls:  # a loop: a generator costs more than the tests
                 if not (
                     type(call) is ToolCall
                     and type(call.id) is str
+                    and call.id
                     and type(call.name) is str
                     and (type(call.arguments) is dict or type(call.arguments) is str)
                 ):
                     break
             else:
-                return response
+                if len(calls) < 2 or len({call.id for call in calls}) == len(calls):
+                    return response
     problem = _problem(response)
     if problem is None:
-        return response  # type: ignore[no-any-return]
+        return _with_own_ids(response)
     name = getattr(model, "name", None)
     shown = name if isinstance(name, str) else type(model).__name__
     raise ModelError(
@@ -75,6 +87,21 @@ def checked_answer(response: Any, model: Any, agent: str) -> ModelResponse:
         "a ModelResponse whose message is an AssistantMessage",
         model=shown,
     )
+
+
+def _with_own_ids(response: ModelResponse) -> ModelResponse:
+    """`response`, or a copy whose repeated or empty tool-call ids are fresh ones."""
+    calls = response.message.tool_calls
+    taken: set[str] = set()
+    mended = []
+    for call in calls:
+        call_id = own_id(call.id, taken)
+        taken.add(call_id)
+        mended.append(call if call_id == call.id else dataclasses.replace(call, id=call_id))
+    if all(new is old for new, old in zip(mended, calls, strict=True)):
+        return response
+    message = dataclasses.replace(response.message, tool_calls=mended)
+    return dataclasses.replace(response, message=message)
 
 
 def _problem(response: Any) -> str | None:

@@ -157,3 +157,27 @@ async def test_a_custom_models_answer_of_the_wrong_shape_is_a_model_error(
         else:
             await network.run("Hi")
     assert raised.value.model == "mine"
+
+
+async def test_tool_call_ids_a_custom_model_repeats_or_leaves_empty_are_made_distinct() -> None:
+    """Two calls sharing an id answered, streamed and were approved as one (each `ToolMessage`
+    and AG-UI event carried the same id); the shipped clients mint ids of their own, and a
+    custom model's answer gets the same: the first keeps its id, the others fresh ones."""
+    calls = [ToolCall("c1", "add", {"x": 1}), ToolCall("c1", "add", {"x": 2})]
+    calls.append(ToolCall("", "add", {"x": 3}))
+    answer = ModelResponse(AssistantMessage(None, calls))
+    seen: list[int] = []
+
+    @tool
+    def add(x: int) -> int:
+        """Add x."""
+        seen.append(x)
+        return x
+
+    agent = Agent("adder", model=ScriptedModel([answer]), tools=[add])
+    result = await Network("n", agents=[agent]).run("go")
+    ids = [record.id for record in result.results[0].tool_calls]
+    assert seen == [1, 2, 3] and ids[0] == "c1" and len(set(ids)) == 3 and all(ids)
+    message = result.results[0].output[0]
+    assert [call.id for call in message.tool_calls] == ids  # what the next request sends
+    assert [call.id for call in answer.message.tool_calls] == ["c1", "c1", ""]  # script kept
