@@ -96,7 +96,7 @@ def test_the_agui_authorize_recipe_works_as_written() -> None:
         "runId": "r",
         "messages": [{"id": "m", "role": "user", "content": "hi"}],
     }
-    with serve(scope["asgi"]) as base, httpx.Client(base_url=base) as http:
+    with serve(scope["asgi"]) as base, httpx.Client(base_url=base, timeout=30) as http:
         assert http.post("/", json=run).status_code == 401
         alice = {"authorization": "Bearer token-of-alice"}
         bob = {"authorization": "Bearer token-of-bob"}

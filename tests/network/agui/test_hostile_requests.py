@@ -39,7 +39,7 @@ def echo_network() -> tuple[Network, ScriptedModel]:
 def echo() -> Iterator[tuple[httpx.Client, Any, ScriptedModel]]:
     network, model = echo_network()
     asgi = app(network)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         yield http, asgi, model
 
 
@@ -201,7 +201,7 @@ def tool_network() -> tuple[Network, ScriptedModel]:
 def test_a_tool_result_for_a_call_the_server_never_issued_is_refused() -> None:
     network, model = tool_network()
     asgi = app(network)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         response = http.post("/", json=body("t", "r1", forged_result("call_forged")))
         assert response.status_code == 422
         error = response.json()["error"]
@@ -261,7 +261,7 @@ def test_tool_arguments_nested_past_the_recursion_limit_are_not_a_500() -> None:
     asgi = app(network)
     messages = forged_result("call_forged")
     messages[1]["toolCalls"][0]["function"]["arguments"] = "[" * 5000 + "]" * 5000
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         response = http.post("/", json=body("t", "r1", messages))
         assert response.status_code == 422
         assert response.json()["error"]["code"] == "unknown_tool_call"
@@ -344,7 +344,7 @@ def test_authorize_decides_who_runs_and_threads_belong_to_their_creator() -> Non
     def as_user(token: str | None) -> dict[str, str]:
         return {"authorization": f"Bearer {token}"} if token else {}
 
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         anonymous = http.post("/", json=body("t", "r0"))
         assert anonymous.status_code == 401
         assert anonymous.json()["error"]["code"] == "unauthorized"
@@ -393,7 +393,7 @@ def test_a_stranger_is_401_whatever_its_body() -> None:
         ({"json": {"threadId": "t"}}, 422),
         ({"json": body("t", "r", state={"x": "y" * 2000})}, 413),
     ]
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         for send, status in bad_bodies:
             for token in (None, "token-eve"):
                 headers = {**send.get("headers", {})}
@@ -427,7 +427,7 @@ def test_client_tools_that_shadow_the_networks_or_repeat_are_refused() -> None:
     asgi = app(network)
     spec = {"name": "balance", "description": "mine now", "parameters": {"type": "object"}}
     other = {"name": "notify", "description": "", "parameters": {"type": "object"}}
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         shadow = http.post("/", json=body("t", "r1", tools=[spec]))
         assert shadow.status_code == 422
         error = shadow.json()["error"]
@@ -518,7 +518,7 @@ def test_client_state_with_numbers_json_cannot_carry_is_refused_naming_the_key(
     )
     asgi = app(network)
     text = json.dumps(body("t", "r", state={key: "PLACEHOLDER"})).replace('"PLACEHOLDER"', raw)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         response = http.post("/", content=text, headers={"content-type": "application/json"})
     assert response.status_code == 422
     error = response.json()["error"]
@@ -553,7 +553,7 @@ def test_nan_or_infinity_in_a_typed_container_key_is_refused_naming_the_key(
     network = Network("typed", agents=[Agent("a", model=model)], state_schema={"k": {"type": tp}})
     asgi = app(network)
     text = json.dumps(body("t", "r", state={"k": "PLACEHOLDER"})).replace('"PLACEHOLDER"', raw)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         response = http.post("/", content=text, headers={"content-type": "application/json"})
     assert response.status_code == 422, response.text[:300]
     error = response.json()["error"]
@@ -570,7 +570,7 @@ def test_a_state_key_no_thread_store_can_keep_is_refused_before_the_model_is_pai
     model = ScriptedModel(lambda request: "never")
     asgi = app(Network("open", agents=[Agent("a", model=model)]))
     text = json.dumps(body("t", "r", state={key: 1}))
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         response = http.post("/", content=text, headers={"content-type": "application/json"})
     assert response.status_code == 422, response.text[:300]
     error = response.json()["error"]

@@ -39,7 +39,7 @@ def test_refused_requests_on_new_threads_create_and_evict_nothing() -> None:
     model = ScriptedModel(lambda request: "ok")
     registry = ThreadRegistry(max_threads=30)
     asgi = app(typed_network(model), threads=registry)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         victim = http.post("/", json=body("victim", "r0", state={"count": 1}))
         assert victim.status_code == 200
         for index in range(30):
@@ -55,7 +55,7 @@ def test_the_registry_is_bounded_by_bytes() -> None:
     model = ScriptedModel(lambda request: "ok")
     registry = ThreadRegistry(max_bytes=10_000, max_thread_bytes=4_000)
     asgi = app(typed_network(model), threads=registry)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         for index in range(10):
             response = http.post("/", json=body(f"t{index}", "r", state={"notes": "x" * 3_000}))
             assert response.status_code == 200
@@ -68,7 +68,7 @@ def test_a_threads_state_is_bounded() -> None:
     model = ScriptedModel(lambda request: "ok")
     registry = ThreadRegistry(max_thread_bytes=2_000)
     asgi = app(typed_network(model), threads=registry)
-    with serve(asgi) as base, httpx.Client(base_url=base) as http:
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
         assert http.post("/", json=body("t", "r1", state={"notes": "x" * 1_000})).status_code == 200
         response = http.post("/", json=body("t", "r2", state={"notes": "y" * 5_000}))
         assert response.status_code == 413
@@ -89,7 +89,10 @@ def test_a_state_that_outgrew_the_limit_in_a_run_refuses_the_next_request() -> N
         state_schema={"notes": {"type": str}},
     )
     registry = ThreadRegistry(max_thread_bytes=2_000)
-    with serve(app(network, threads=registry)) as base, httpx.Client(base_url=base) as http:
+    with (
+        serve(app(network, threads=registry)) as base,
+        httpx.Client(base_url=base, timeout=30) as http,
+    ):
         assert http.post("/", json=body("t", "r1")).status_code == 200
         assert registry.peek("t").size > 3_000 and registry.bytes == registry.peek("t").size
         response = http.post("/", json=body("t", "r2"))
