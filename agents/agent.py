@@ -361,7 +361,10 @@ class Agent(AgentStep):
 
     @model.setter
     def model(self, model: str | dict[str, Any] | Model | None) -> None:
-        self._model = checked_model(f"agent {self.name!r}", "model", model)
+        checked = checked_model(f"agent {self.name!r}", "model", model)
+        if isinstance(checked, A2AModel):
+            _refuse_local_tools(self)
+        self._model = checked
         # A model object is used as it is: `resolve_model` is asked only for a name.
         named = model is None or type(model) is str or type(model) is dict
         self._model_object = None if named else cast(Model, model)
@@ -512,6 +515,21 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
             f"agent {name!r}: an agent has no state schema; the state belongs to the "
             "network: `Network(..., state_schema=...)`, or `agent.run(input, "
             "state_schema=...)` for an agent run on its own"
+        )
+
+
+def _refuse_local_tools(agent: Agent) -> None:
+    """A `ConfigurationError` when `agent`, whose model is a remote A2A agent, has tools of
+    its own: the remote is sent no tool schemas (it has its own tools), so they would never
+    be called, silently."""
+    names = [repr(name) for name in (*agent.tools, *agent.client_tools)]
+    names += [f"MCP server {server.name or '(unnamed)'}" for server in agent.mcp_servers]
+    if names:
+        raise ConfigurationError(
+            f"agent {agent.name!r}: its model is an A2AModel, a remote agent that uses its own "
+            f"tools; the tools given here ({', '.join(names)}) would never be "
+            "called. Give them to another agent of the network, or call the remote agent as "
+            "a tool (`agent.as_tool()`) from one that has them"
         )
 
 

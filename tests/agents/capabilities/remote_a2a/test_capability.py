@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from agents import A2AModel, Agent
+from agents import A2AModel, Agent, ScriptedModel, tool
 from agents.capabilities.remote_a2a import RemoteContext
-from network import Network, ThreadRef
+from network import ConfigurationError, Network, ThreadRef
 from tests.agents.models.a2a_remotes import running
 
 pytestmark = pytest.mark.anyio
@@ -63,3 +63,23 @@ async def test_a_run_on_no_thread_is_a_context_of_its_own(reference: str) -> Non
     two = await solo(reference).run("alone")
     assert "turn 1" in one.output and "turn 1" in two.output
     assert context_of(one.output) != context_of(two.output)
+
+
+def test_an_agent_whose_model_is_a_remote_agent_refuses_tools_of_its_own() -> None:
+    """The remote is sent no tool schemas (it has its own tools): tools given to its agent were
+    never offered nor called, silently. Refused when the agent is made, and when an agent with
+    tools is given an `A2AModel`, which leaves its model as it was."""
+
+    @tool
+    def pay(amount: int) -> int:
+        """Pay."""
+        return amount
+
+    with pytest.raises(ConfigurationError, match=r"agent 'travel': .*A2AModel.*\('pay'\)"):
+        Agent("travel", model=A2AModel("https://trips.example"), tools=[pay])
+    local = ScriptedModel(["hi"])
+    agent = Agent("travel", model=local, tools=[pay])
+    with pytest.raises(ConfigurationError, match="would never be called"):
+        agent.model = A2AModel("https://trips.example")
+    assert agent.model is local
+    assert Agent("remote", model=A2AModel("https://trips.example")).tools == {}
