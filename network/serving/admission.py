@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from network import kernel
-from network.errors import StateError
+from network.errors import ConfigurationError, StateError
 from network.history.messages import UserMessage
 from network.history.unanswered import answered, unanswered_calls
 from network.run.context import RunBookkeeping, RunContext
@@ -76,6 +76,28 @@ class RunRequest:
     input: str | None = None
     client_input: Any = None
     client_tools: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        # a protocol adapter's mistake named here, not a bare TypeError deep in the run
+        for name, value, kind in (
+            ("messages", self.messages, list),
+            ("data", self.data, dict),
+            ("temp", self.temp, dict),
+            ("client_tools", self.client_tools, tuple),
+        ):
+            if not isinstance(value, kind):
+                raise ConfigurationError(
+                    f"RunRequest.{name} must be a {kind.__name__}, got {type(value).__name__}"
+                )
+        if isinstance(self.answered, str | bytes) or not isinstance(self.answered, Sequence):
+            raise ConfigurationError(
+                "RunRequest.answered must be a sequence of (Interrupt, Answer) pairs, got "
+                f"{type(self.answered).__name__}"
+            )
+        if self.input is not None and not isinstance(self.input, str):
+            raise ConfigurationError(
+                f"RunRequest.input must be a string or None, got {type(self.input).__name__}"
+            )
 
 
 def last_user_text(conversation: Any) -> str:

@@ -335,3 +335,21 @@ def test_a_bad_option_is_refused_at_construction_in_memory_too(
     solo = Network("solo", agents=[Agent("solo", model=ScriptedModel(["hi"]))])
     with pytest.raises(ConfigurationError, match=named):
         ServedThreads(solo, **options)
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ({"messages": None, "data": {}}, "RunRequest.messages must be a list, got NoneType"),
+        ({"messages": [], "data": None}, "RunRequest.data must be a dict, got NoneType"),
+        ({"messages": [], "data": {}, "temp": [("k", 1)]}, "RunRequest.temp must be a dict"),
+        ({"messages": [], "data": {}, "answered": "yes"}, "RunRequest.answered must be"),
+        ({"messages": [], "data": {}, "input": 5}, "RunRequest.input must be a string"),
+        ({"messages": [], "data": {}, "client_tools": ["t"]}, "client_tools must be a tuple"),
+    ],
+)
+def test_a_run_request_of_the_wrong_shape_names_its_field(given: Any, named: str) -> None:
+    """A protocol adapter's mistake was a bare TypeError deep in the run (`None` is not
+    iterable); it is a ConfigurationError naming the field when the request is made."""
+    with pytest.raises(ConfigurationError, match=named):
+        RunRequest(**given)
