@@ -33,7 +33,7 @@ from typing import Annotated, Any, cast
 
 from agents.tools.tool import Tool, tool
 from agents.tools.tool_context import ToolContext
-from network.errors import ToolError
+from network.errors import ConfigurationError, ToolError
 from network.numbers import check_number
 from network.state.handlers import merge_dicts
 
@@ -66,13 +66,16 @@ class FileLimits:
         max_files: int = DEFAULT_MAX_FILES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES,
+        *,
+        owner: str = "",
+        error: type[Exception] = ValueError,
     ) -> None:
         for label, limit in (
             ("max_files", max_files),
             ("max_bytes", max_bytes),
             ("max_total_bytes", max_total_bytes),
         ):
-            check_number(label, limit, integer=True, minimum=1, error=ValueError)
+            check_number(owner + label, limit, integer=True, minimum=1, error=error)
         self.max_files = max_files
         self.max_bytes = max_bytes
         self.max_total_bytes = max_total_bytes
@@ -316,7 +319,19 @@ def write_files_tool(
     (per call when `state_key` is None). `folder=None` writes nothing to disk: files are
     checked by name and kept in state, for `files_to_disk` after the run.
     """
-    limits = FileLimits(max_files, max_bytes, max_total_bytes)
+    # checked where the tool is defined, not at each of its calls
+    owner = f"write_files_tool {name!r}: "
+    limits = FileLimits(
+        max_files, max_bytes, max_total_bytes, owner=owner, error=ConfigurationError
+    )
+    if folder is not None and not isinstance(folder, str | os.PathLike):
+        raise ConfigurationError(
+            f"{owner}folder must be a path or None, got {type(folder).__name__}"
+        )
+    if state_key is not None and (not isinstance(state_key, str) or not state_key):
+        raise ConfigurationError(
+            f"{owner}state_key must be a state key (a non-empty string) or None, got {state_key!r}"
+        )
     root = None if folder is None else Path(folder)
 
     def write_files(

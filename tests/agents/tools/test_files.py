@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, FileWriteError, ScriptedModel, call, files_to_disk, write_files_tool
-from network import Network, State
+from network import ConfigurationError, Network, State
 
 ESCAPES = ["../../x.py", "/abs/x.py", "a/../../x.py", "..", "a/../.."]
 BAD = [
@@ -184,3 +184,23 @@ async def test_without_a_folder_files_are_checked_and_kept_in_state() -> None:
     result = await coder_network(model, write_files_tool(None), steps=2).run("x")
     assert result.results[0].tool_calls[0].is_error
     assert not result.state.kv.has("files")
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"folder": 5}, "folder must be a path or None, got int"),
+        ({"folder": None, "max_files": 0}, "max_files must be an int >= 1, got 0"),
+        ({"folder": None, "max_bytes": float("nan")}, "max_bytes must be an int >= 1, got nan"),
+        ({"folder": None, "state_key": 5}, "state_key must be a state key"),
+        ({"folder": None, "state_key": ""}, "state_key must be a state key"),
+    ],
+)
+def test_write_files_tool_refuses_bad_options_where_it_is_defined(
+    options: dict[str, Any], named: str
+) -> None:
+    """A bad limit was a bare ValueError, a non-path folder a TypeError from pathlib, and a
+    state key of 5 was taken and failed every call of the run; each is now a
+    ConfigurationError naming the tool and the option."""
+    with pytest.raises(ConfigurationError, match=rf"write_files_tool 'write_files': {named}"):
+        write_files_tool(**options)
