@@ -60,6 +60,7 @@ from network.a2a.cancel_waiting import cancel_waiting
 from network.a2a.live import LiveTask, LiveTasks
 from network.a2a.message_in import read_message
 from network.a2a.message_out import Progress, failed, outcome, status
+from network.a2a.orphaned import UNFINISHED, ended_if_orphaned
 from network.a2a.state_filter import check_status_filter
 from network.a2a.tasks import TaskRecords
 from network.history.messages import UserMessage
@@ -210,7 +211,7 @@ class NetworkHandler(RequestHandler):
             TaskState.TASK_STATE_INPUT_REQUIRED
         ):
             await anyio.sleep(POLL_SECONDS)
-            found = await _answered(self.records.get(task.id, principal))
+            found = await _answered(self._checked(task.id, principal))
             if found is None:
                 return
             task = found
@@ -250,7 +251,29 @@ class NetworkHandler(RequestHandler):
         if task is None or await self.served.principal(request, task.context_id) != principal:
             shown = task_id if len(task_id) <= MAX_ID_LENGTH else f"{task_id[:64]}..."
             raise TaskNotFoundError(message=f"no task {shown!r}")  # a stranger's id, bounded
+        if live is None and task.status.state in UNFINISHED:
+            task = await self._unorphaned(task, principal)
         return principal, task
+
+    async def _checked(self, task_id: str, principal: str | None) -> Task | None:
+        """The principal's task `task_id` from its record, ended `failed` when its server
+        process died while it ran (`network.a2a.orphaned`)."""
+        task = await self.records.get(task_id, principal)
+        if task is not None and task.status.state in UNFINISHED and self.live.get(task_id) is None:
+            task = await self._unorphaned(task, principal)
+        return task
+
+    async def _unorphaned(self, task: Task, principal: str | None) -> Task:
+        """`task` (unfinished, not running here), ended when no process runs it any more."""
+
+        async def read() -> Task | None:
+            return await self.records.get(task.id, principal)
+
+        async def save(ended: Task) -> None:
+            await self.records.save(ended, principal)
+
+        checked = await ended_if_orphaned(self.served, task, principal, read, save)
+        return task if checked is None else checked
 
     async def _cancel_waiting(self, task: Task, principal: str | None) -> Task | None:
         """`task` (input-required) ended `canceled`, its approvals claimed as canceled
@@ -377,12 +400,19 @@ class NetworkHandler(RequestHandler):
                     ending = [failed(live, told)]
         finally:
             with anyio.CancelScope(shield=True):
-                await admission.release()
-                for update in ending or [status(live, TaskState.TASK_STATE_CANCELED)]:
-                    live.publish(update)
-                # a store failure is logged by the serving layer; the run's outcome stands
+                updates = ending or [status(live, TaskState.TASK_STATE_CANCELED)]
+                for update in updates:
+                    live.record(update)
+                # Saved before the thread is let go: a task found unfinished while no run
+                # holds its thread is one whose process died (`network.a2a.orphaned`). A
+                # store failure is logged by the serving layer; the run's outcome stands.
                 with contextlib.suppress(RequestError):
                     await self.records.save(live.task, live.principal)
+                await admission.release()
+                # told after the thread is free: a client that reads the end and sends the
+                # context's next message at once finds it free
+                for update in updates:
+                    live.broadcast(update)
                 self.live.remove(live)
                 live.finish()
 

@@ -44,6 +44,14 @@ class LiveTask:
     def publish(self, update: Update) -> None:
         """Apply `update` to the task and hand it to every subscriber."""
         apply(self.task, update)
+        self.broadcast(update)
+
+    def record(self, update: Update) -> None:
+        """Apply `update` to the task only (`broadcast` it later)."""
+        apply(self.task, update)
+
+    def broadcast(self, update: Update) -> None:
+        """Hand `update`, already applied to the task, to every subscriber."""
         for subscriber in list(self._subscribers):
             try:
                 subscriber.send_nowait(update)
