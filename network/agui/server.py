@@ -91,7 +91,12 @@ from network.serving.limits import (
     read_body,
 )
 from network.serving.principals import Authorize
-from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRegistry, result_digest
+from network.serving.registry import (
+    DEFAULT_MAX_THREAD_BYTES,
+    SERVER_CALL,
+    ThreadRegistry,
+    result_digest,
+)
 from network.serving.threads import ServedThreads
 from network.state.temp_masks import masked
 from network.threads.leases import DEFAULT_LEASE_TTL
@@ -331,10 +336,18 @@ class _EventResponse:
         self.observers: Observers | None = None  # the app's `observers=`
 
     async def _note_calls(self, event: RunEvent) -> None:
-        if isinstance(event, ToolCallStarted):  # a call the client may send a result for
-            self.record.issued_calls.setdefault(event.call_id, None)
-        elif isinstance(event, ToolResult):  # ... and the only result it may send for it
+        if isinstance(event, ToolCallStarted):  # a call the client may send the result of
+            self.record.issued_calls.setdefault(event.call_id, SERVER_CALL)
+        elif isinstance(event, ToolResult):  # ... the only result it may send for it
             self.record.issued_calls[event.call_id] = result_digest(event.content)
+
+    def _note_handed_calls(self) -> None:
+        """The calls handed to the client (its tools') are the ones it answers; the server
+        answers its own, a call held for confirmation too (`network.agui.tool_results`)."""
+        issued = self.record.issued_calls
+        for call in self.ctx.engine.pending_tool_calls:
+            if issued.get(call.id) == SERVER_CALL:
+                issued[call.id] = None
 
     async def _run(self, sink: Any) -> Any:
         sink = HandoffSubagents(sink, self.network)  # a handoff's target shown as a sub-agent
@@ -356,6 +369,9 @@ class _EventResponse:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)
             raise
+        finally:
+            if admission.lease is None:
+                self._note_handed_calls()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         frames = FrameWriter(send)
