@@ -29,6 +29,7 @@ from typing import Any
 from network.errors import ConfigurationError
 from network.numbers import check_sizes
 from network.run.interrupts import Interrupt
+from network.utf8 import utf8_text
 
 DEFAULT_MAX_THREADS = 10_000
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
@@ -43,8 +44,10 @@ SERVER_CALL = "server_call"
 
 def result_digest(content: str) -> str:
     """What a record keeps of a tool result (`ThreadRecord.issued_calls`): enough to
-    recognise it, nothing to leak."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    recognise it, nothing to leak. Of the text as the client reads it: a lone surrogate (a
+    file name a tool read with `surrogateescape`, say) is U+FFFD on the wire, and the client
+    sends it back so."""
+    return hashlib.sha256(utf8_text(content).encode("utf-8")).hexdigest()
 
 
 def json_size(value: Any) -> int:
