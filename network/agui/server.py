@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -67,6 +66,7 @@ from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
 from network.agui.input import check_request, first_messages, parse
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
+from network.agui.observers import Observers, check_observers, observer_sinks
 from network.agui.run_errors import ErrorScreen
 from network.agui.stored import ConversationReplay, lacks_stored_messages
 from network.agui.thread_list import listing
@@ -105,8 +105,6 @@ if TYPE_CHECKING:
     from network.run.definition import RunnableNetwork
 
 log = LazyLogger("agent_network.agui")
-Observers = Callable[[RunContext], Sequence[Sink]]
-"""`app`'s `observers=`: the extra event sinks of a run, made for its context."""
 EVENT_STREAM = b"text/event-stream"  # ag_ui.encoder.EventEncoder's content type
 
 
@@ -156,6 +154,7 @@ def app(
             default `network.serving.capacity.default_max_runs()` (at most 512).
     """
     _check_options(system_messages, max_body_bytes)
+    observers = check_observers(observers)  # before a store is opened
     served = _served_threads(
         network,
         authorize=authorize,
@@ -166,7 +165,12 @@ def app(
         max_runs=max_runs,
     )
     server = _Server(
-        network, served, max_body_bytes, system_messages, check_budget(budget), observers
+        network,
+        served,
+        max_body_bytes,
+        system_messages,
+        check_budget(budget),
+        observers,
     )
     return _asgi(server, path)
 
@@ -301,6 +305,7 @@ class _Server:
             )
             budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)
+            extra = observer_sinks(self.observers, ctx)
             replay = self.served.on_store and lacks_stored_messages(
                 islice(ctx.state.messages, admission.prior_messages), asked.messages
             )
@@ -311,7 +316,7 @@ class _Server:
             raise
         response = _EventResponse(self.network, admission, ctx, replay)
         response.budget = budgets
-        response.observers = self.observers
+        response.extra = extra
         return response
 
 
@@ -333,7 +338,7 @@ class _EventResponse:
         self.replay = replay  # the client lacks some of the stored conversation: send it
         self.released = False
         self.budget: tuple[Any, ...] = ()  # the principal's shared budgets
-        self.observers: Observers | None = None  # the app's `observers=`
+        self.extra: list[Sink] = []  # the sinks the app's `observers=` made for the run
 
     async def _note_calls(self, event: RunEvent) -> None:
         if isinstance(event, ToolCallStarted):  # a call the client may send the result of
@@ -356,7 +361,7 @@ class _EventResponse:
             sink = ConversationReplay(sink, ctx.state.messages, admission.prior_messages)
         # the run's typed events, screened, then encoded: AG-UI is written here, at the edge
         screen = ErrorScreen(agui_sink(sink), stopped=lambda: admission.stopped)
-        sinks: list[Any] = [] if self.observers is None else [*self.observers(ctx)]
+        sinks: list[Any] = [*self.extra]
         if admission.lease is None:  # in memory: the record vouches for what the client saw
             pin_results(self.record, ctx.state.messages)
             sinks.append(Observer(self._note_calls))
