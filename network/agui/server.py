@@ -153,7 +153,7 @@ def app(
             read. A count, or a `RunSlots` shared with another server of the process;
             default `network.serving.capacity.default_max_runs()` (at most 512).
     """
-    _check_options(system_messages, max_body_bytes)
+    _check_options(system_messages, max_body_bytes, path)
     observers = check_observers(observers)  # before a store is opened
     served = _served_threads(
         network,
@@ -175,8 +175,12 @@ def app(
     return _asgi(server, path)
 
 
-def _check_options(system_messages: str, max_body_bytes: int) -> None:
+def _check_options(system_messages: str, max_body_bytes: int, path: str) -> None:
     """`app`'s own options (the threads' are `ServedThreads`'), or a `ConfigurationError`."""
+    if not isinstance(path, str) or not path.startswith("/") or "{" in path:
+        raise ConfigurationError(
+            f"app: path must be a URL path starting with '/' (no '{{'), got {path!r}"
+        )
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
             f"app: system_messages must be one of {SYSTEM_MESSAGE_POLICIES}, "

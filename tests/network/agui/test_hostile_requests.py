@@ -532,6 +532,9 @@ def test_server_options_are_checked_when_the_app_is_built() -> None:
         app(network, system_messages="allow")
     with pytest.raises(ConfigurationError, match="authorize must be callable"):
         app(network, authorize="alice")  # type: ignore[arg-type]
+    for path in ("", "agui", None, "/{thread}"):  # an AssertionError, or a TypeError, before
+        with pytest.raises(ConfigurationError, match="path must be a URL path"):
+            app(network, path=path)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="max_thread_bytes .* is larger than max_bytes"):
         ThreadRegistry(max_bytes=100, max_thread_bytes=1000)
 
