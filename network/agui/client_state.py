@@ -4,7 +4,10 @@ The client sends its whole copy of the state with every request. What it *writes
 differs from what the server last showed it (`ThreadRecord.client_view`): a key it added, or
 a value it changed. A key it omits is left alone (a client that never saw a key does not
 delete it). Keys equal to the server's view are not writes, so an echoed `app:` key or an
-optimistic proposal is not mistaken for one.
+optimistic proposal is not mistaken for one. Equal as the client read them: a JavaScript
+client holds a number as a double, so an integer beyond 2**53 (a 64-bit id, a nanosecond
+time) comes back rounded; it is the value it was shown, not a write (which would have
+rounded the server's value, or been refused as a write to an `app:` key on every request).
 
 What a client may write (unprefixed and `user:` keys, never `app:` or `temp:`) is the
 serving layer's rule (`network.serving.client_writes`); every write is then validated by the
@@ -18,6 +21,8 @@ from typing import Any
 
 from network.serving.errors import RequestError
 
+EXACT = 2**53  # a double holds every integer up to this exactly
+
 
 def client_writes(client_state: Any, view: dict[str, Any]) -> dict[str, Any]:
     """The keys the client changed relative to `view`, with their new values."""
@@ -28,4 +33,36 @@ def client_writes(client_state: Any, view: dict[str, Any]) -> dict[str, Any]:
             422, "invalid_state", f"state must be a JSON object, got {type(client_state).__name__}"
         )
     missing = object()
-    return {key: value for key, value in client_state.items() if view.get(key, missing) != value}
+    return {
+        key: value
+        for key, value in client_state.items()
+        if (shown := view.get(key, missing)) != value
+        and (shown is missing or not read_as(shown, value))
+    }
+
+
+def read_as(shown: Any, held: Any) -> bool:
+    """Whether a client that was shown `shown` (JSON data) may hold it as `held`: equal but
+    for integers beyond 2**53, which a double holds rounded. Walked without recursion."""
+    pending = [(shown, held)]
+    while pending:
+        server, client = pending.pop()
+        if type(server) is int and not -EXACT <= server <= EXACT:
+            if type(client) not in (int, float):
+                return False
+            try:
+                if float(server) != client:
+                    return False
+            except OverflowError:  # past a double's range: no JavaScript number is it
+                return False
+        elif isinstance(server, dict):
+            if not isinstance(client, dict) or server.keys() != client.keys():
+                return False
+            pending.extend((value, client[key]) for key, value in server.items())
+        elif isinstance(server, list):
+            if not isinstance(client, list) or len(server) != len(client):
+                return False
+            pending.extend(zip(server, client, strict=True))
+        elif server != client:
+            return False
+    return True

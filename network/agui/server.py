@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -67,6 +66,7 @@ from network.agui.frames import FrameWriter
 from network.agui.handoffs import HandoffSubagents
 from network.agui.input import check_request, first_messages, parse
 from network.agui.messages import SYSTEM_MESSAGE_POLICIES
+from network.agui.observers import Observers, check_observers, observer_sinks
 from network.agui.run_errors import ErrorScreen
 from network.agui.stored import ConversationReplay, lacks_stored_messages
 from network.agui.thread_list import listing
@@ -91,7 +91,12 @@ from network.serving.limits import (
     read_body,
 )
 from network.serving.principals import Authorize
-from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRegistry, result_digest
+from network.serving.registry import (
+    DEFAULT_MAX_THREAD_BYTES,
+    SERVER_CALL,
+    ThreadRegistry,
+    result_digest,
+)
 from network.serving.threads import ServedThreads
 from network.state.temp_masks import masked
 from network.threads.leases import DEFAULT_LEASE_TTL
@@ -100,8 +105,6 @@ if TYPE_CHECKING:
     from network.run.definition import RunnableNetwork
 
 log = LazyLogger("agent_network.agui")
-Observers = Callable[[RunContext], Sequence[Sink]]
-"""`app`'s `observers=`: the extra event sinks of a run, made for its context."""
 EVENT_STREAM = b"text/event-stream"  # ag_ui.encoder.EventEncoder's content type
 
 
@@ -150,7 +153,8 @@ def app(
             read. A count, or a `RunSlots` shared with another server of the process;
             default `network.serving.capacity.default_max_runs()` (at most 512).
     """
-    _check_options(system_messages, max_body_bytes)
+    _check_options(system_messages, max_body_bytes, path)
+    observers = check_observers(observers)  # before a store is opened
     served = _served_threads(
         network,
         authorize=authorize,
@@ -161,13 +165,22 @@ def app(
         max_runs=max_runs,
     )
     server = _Server(
-        network, served, max_body_bytes, system_messages, check_budget(budget), observers
+        network,
+        served,
+        max_body_bytes,
+        system_messages,
+        check_budget(budget),
+        observers,
     )
     return _asgi(server, path)
 
 
-def _check_options(system_messages: str, max_body_bytes: int) -> None:
+def _check_options(system_messages: str, max_body_bytes: int, path: str) -> None:
     """`app`'s own options (the threads' are `ServedThreads`'), or a `ConfigurationError`."""
+    if not isinstance(path, str) or not path.startswith("/") or "{" in path:
+        raise ConfigurationError(
+            f"app: path must be a URL path starting with '/' (no '{{'), got {path!r}"
+        )
     if system_messages not in SYSTEM_MESSAGE_POLICIES:
         raise ConfigurationError(
             f"app: system_messages must be one of {SYSTEM_MESSAGE_POLICIES}, "
@@ -296,6 +309,7 @@ class _Server:
             )
             budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)
+            extra = observer_sinks(self.observers, ctx)
             replay = self.served.on_store and lacks_stored_messages(
                 islice(ctx.state.messages, admission.prior_messages), asked.messages
             )
@@ -306,7 +320,7 @@ class _Server:
             raise
         response = _EventResponse(self.network, admission, ctx, replay)
         response.budget = budgets
-        response.observers = self.observers
+        response.extra = extra
         return response
 
 
@@ -328,13 +342,21 @@ class _EventResponse:
         self.replay = replay  # the client lacks some of the stored conversation: send it
         self.released = False
         self.budget: tuple[Any, ...] = ()  # the principal's shared budgets
-        self.observers: Observers | None = None  # the app's `observers=`
+        self.extra: list[Sink] = []  # the sinks the app's `observers=` made for the run
 
     async def _note_calls(self, event: RunEvent) -> None:
-        if isinstance(event, ToolCallStarted):  # a call the client may send a result for
-            self.record.issued_calls.setdefault(event.call_id, None)
-        elif isinstance(event, ToolResult):  # ... and the only result it may send for it
+        if isinstance(event, ToolCallStarted):  # a call the client may send the result of
+            self.record.issued_calls.setdefault(event.call_id, SERVER_CALL)
+        elif isinstance(event, ToolResult):  # ... the only result it may send for it
             self.record.issued_calls[event.call_id] = result_digest(event.content)
+
+    def _note_handed_calls(self) -> None:
+        """The calls handed to the client (its tools') are the ones it answers; the server
+        answers its own, a call held for confirmation too (`network.agui.tool_results`)."""
+        issued = self.record.issued_calls
+        for call in self.ctx.engine.pending_tool_calls:
+            if issued.get(call.id) == SERVER_CALL:
+                issued[call.id] = None
 
     async def _run(self, sink: Any) -> Any:
         sink = HandoffSubagents(sink, self.network)  # a handoff's target shown as a sub-agent
@@ -343,7 +365,7 @@ class _EventResponse:
             sink = ConversationReplay(sink, ctx.state.messages, admission.prior_messages)
         # the run's typed events, screened, then encoded: AG-UI is written here, at the edge
         screen = ErrorScreen(agui_sink(sink), stopped=lambda: admission.stopped)
-        sinks: list[Any] = [] if self.observers is None else [*self.observers(ctx)]
+        sinks: list[Any] = [*self.extra]
         if admission.lease is None:  # in memory: the record vouches for what the client saw
             pin_results(self.record, ctx.state.messages)
             sinks.append(Observer(self._note_calls))
@@ -356,6 +378,9 @@ class _EventResponse:
             with contextlib.suppress(Exception):  # a client that is gone cannot be told
                 await screen.report(error, ctx.run_id)
             raise
+        finally:
+            if admission.lease is None:
+                self._note_handed_calls()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         frames = FrameWriter(send)

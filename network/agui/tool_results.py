@@ -7,8 +7,10 @@ carry the id of a call the server streamed (TOOL_CALL_START) on that thread; the
 each such id with a digest of its result (`ThreadRecord.issued_calls`): the server tool's
 result as streamed, or the client's first answer to a client tool. A tool message for any
 other id is refused with 422 `unknown_tool_call`; one whose content differs from the known
-result with 422 `tool_result_changed`. Either way the model never reads a result the client
-made up.
+result with 422 `tool_result_changed`; one for a call of the server's own tool that has no
+result yet (held for confirmation, or its run ended before the tool returned: `SERVER_CALL`)
+with 422 `unknown_tool_call`, as only the server answers it. Either way the model never reads
+a result the client made up.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from network.history.messages import ToolMessage
 from network.serving.errors import RequestError
-from network.serving.registry import ThreadRecord, result_digest
+from network.serving.registry import SERVER_CALL, ThreadRecord, result_digest
 
 
 def check_tool_results(record: ThreadRecord, messages: list[Any]) -> None:
@@ -35,6 +37,13 @@ def check_tool_results(record: ThreadRecord, messages: list[Any]) -> None:
                 f"which was not issued on thread {record.thread_id!r}",
             )
         known = record.issued_calls[call_id] or seen.get(call_id)
+        if known == SERVER_CALL:  # e.g. a call held for confirmation: `resume` answers it
+            raise RequestError(
+                422,
+                "unknown_tool_call",
+                f"message {message.id!r} is a result for tool call {call_id!r}, a call of a "
+                f"server tool on thread {record.thread_id!r} that only the server answers",
+            )
         digest = result_digest(message.content)
         if known is not None and known != digest:
             raise RequestError(

@@ -19,20 +19,39 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, StateError
 from network.history.messages import ToolCall
 from network.run.context import NetworkLike, RunContext
+from network.state.schema import check_key_form
 
 
 def check_predict_state(
     network: NetworkLike, predict_state: Mapping[str, Any]
 ) -> dict[str, dict[str, Any]]:
-    """The validated `predict_state`, or `ConfigurationError` naming the bad entry."""
+    """The validated `predict_state`, or `ConfigurationError` naming the bad entry.
+
+    The key must be one the tool's commit can write: a state key of any schema (no NUL or
+    lone surrogate, not the conversation's name), and a declared one when the schema is
+    closed; else every call of the tool would fail its state update at run time, after the
+    model was paid for."""
+    if not isinstance(predict_state, Mapping):
+        raise ConfigurationError(
+            f"network {network.name!r}: predict_state must be a mapping "
+            "{state_key: {'tool': name, 'tool_argument': name}}, "
+            f"got {type(predict_state).__name__}"
+        )
     checked: dict[str, dict[str, Any]] = {}
+    schema = network.schema
     for key, spec in predict_state.items():
         where = f"network {network.name!r}: predict_state[{key!r}]"
         if not isinstance(key, str) or not key:
             raise ConfigurationError(f"{where}: state keys are non-empty strings")
+        try:
+            check_key_form(key)
+        except StateError as exc:
+            raise ConfigurationError(f"{where}: {exc}") from exc
+        if schema.closed and key not in schema:
+            raise ConfigurationError(f"{where}: the key is not declared and the schema is closed")
         if not isinstance(spec, Mapping) or not isinstance(spec.get("tool"), str):
             raise ConfigurationError(
                 f"{where} must be {{'tool': name, 'tool_argument': name}}, got {spec!r}"

@@ -29,18 +29,25 @@ from typing import Any
 from network.errors import ConfigurationError
 from network.numbers import check_sizes
 from network.run.interrupts import Interrupt
+from network.utf8 import utf8_text
 
 DEFAULT_MAX_THREADS = 10_000
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_THREAD_BYTES = 4 * 1024 * 1024
 RECORD_OVERHEAD = 512  # the record's own objects, roughly, so empty threads are not free
 ID_OVERHEAD = 128  # one entry of `issued_calls` beyond its id: the digest, the dict slot
+# `ThreadRecord.issued_calls`' mark of a call of the server's own tool whose result is not
+# known yet (held for confirmation, or its run ended before it returned): only the server
+# answers it, so a client's result for it is refused (a digest is 64 hex digits: no clash).
+SERVER_CALL = "server_call"
 
 
 def result_digest(content: str) -> str:
     """What a record keeps of a tool result (`ThreadRecord.issued_calls`): enough to
-    recognise it, nothing to leak."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    recognise it, nothing to leak. Of the text as the client reads it: a lone surrogate (a
+    file name a tool read with `surrogateescape`, say) is U+FFFD on the wire, and the client
+    sends it back so."""
+    return hashlib.sha256(utf8_text(content).encode("utf-8")).hexdigest()
 
 
 def json_size(value: Any) -> int:
@@ -56,7 +63,8 @@ class ThreadRecord:
     owner: str | None = None  # the principal `authorize` returned for the creating request
     state: dict[str, Any] = field(default_factory=dict)  # JSON form, temp: keys excluded
     interrupts: list[Interrupt] = field(default_factory=list)  # waiting for an answer
-    # tool call id the server streamed -> digest of its known result (None: not answered yet)
+    # tool call id the server streamed -> digest of its known result; None: a client tool
+    # call not answered yet (the client answers it), SERVER_CALL: the server's own, not yet
     issued_calls: dict[str, str | None] = field(default_factory=dict)
     run_id: str | None = None  # the run under way, if any
     runs: int = 0

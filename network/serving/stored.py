@@ -41,7 +41,7 @@ from network.run.interrupts import Interrupt
 from network.serving.errors import thread_busy
 from network.serving.lease import HeldLease, log
 from network.serving.principals import not_found, store_user
-from network.serving.registry import ThreadRecord, json_size, result_digest
+from network.serving.registry import SERVER_CALL, ThreadRecord, json_size, result_digest
 from network.serving.screening import guarded
 from network.threads.leases import (
     DEFAULT_LEASE_TTL,
@@ -72,13 +72,29 @@ def stored_interrupts(thread: Any) -> list[Interrupt] | None:
     return [item for item in kept if isinstance(item, Interrupt)]
 
 
-def issued_calls(conversation: Iterable[Any]) -> dict[str, str | None]:
-    """Every tool call of a stored conversation, with the digest of its result (None: none yet)."""
+def stored_client_calls(thread: Any) -> set[str] | None:
+    """The ids of the client tool calls a stored thread waits on (the calls a client may
+    answer), or None when its store does not keep them with the thread."""
+    kept = getattr(thread, "pending_tool_calls", None)
+    if kept is None:
+        return None
+    if callable(kept):  # a custom store's method
+        kept = kept()
+    return {call.id for call in kept if isinstance(getattr(call, "id", None), str)}
+
+
+def issued_calls(
+    conversation: Iterable[Any], client_calls: set[str] | None = None
+) -> dict[str, str | None]:
+    """Every tool call of a stored conversation, with the digest of its result; one with none
+    yet is None when a client may answer it (`client_calls`; all of them when None: a store
+    that does not say), else `SERVER_CALL` (the server's own: held for confirmation, say)."""
     issued: dict[str, str | None] = {}
     for message in conversation:
         if isinstance(message, AssistantMessage):
             for call in message.tool_calls:
-                issued.setdefault(call.id, None)
+                awaits_client = client_calls is None or call.id in client_calls
+                issued.setdefault(call.id, None if awaits_client else SERVER_CALL)
         elif isinstance(message, ToolMessage) and message.tool_call_id in issued:
             issued[message.tool_call_id] = result_digest(message.content)
     return issued
@@ -293,7 +309,7 @@ class StoredThreads:
         if thread is None:
             return record, True
         record.state = visible_state(network, thread)
-        record.issued_calls = issued_calls(thread.messages)
+        record.issued_calls = issued_calls(thread.messages, stored_client_calls(thread))
         pending = stored_interrupts(thread)
         kept = pending is not None
         if pending is None:

@@ -6,6 +6,7 @@ RunAgentInput: body: Invalid JSON: unexpected end of hex escape at line 1 column
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import pytest
@@ -131,3 +132,36 @@ def test_an_answer_with_a_lone_surrogate_streams_and_stores_as_a_replacement_cha
     assert text == "bad \ufffd text"
     (delta,) = [e["delta"] for e in events if e["type"] == "STATE_DELTA"]
     assert delta == [{"op": "add", "path": "/said", "value": "bad \ufffd text"}]
+
+
+def test_a_tool_result_read_with_a_replacement_character_comes_back_as_the_same_result() -> None:
+    """The client sends back the result it read (U+FFFD where the tool's text had a lone
+    surrogate, a file name read with `surrogateescape`, say); before, the server compared it
+    with the tool's own text, refused it as `tool_result_changed`, and so every later turn of
+    the conversation."""
+
+    def listdir() -> str:
+        """The files."""
+        return "report\udcff.txt"
+
+    def script(request: Any) -> Any:
+        return "ok" if request.history[-1].role == "tool" else call("listdir")
+
+    agent = Agent("files", model=ScriptedModel(script), tools=[listdir])
+    asgi = app(Network("files", agents=[agent]))
+    with serve(asgi) as url, httpx.Client(base_url=url, timeout=30) as client:
+        first = parse_sse(client.post("/", json=run_body("t-1", "r1", "ls")).text)
+        (start,) = [e for e in first if e["type"] == "TOOL_CALL_START"]
+        (result,) = [e for e in first if e["type"] == "TOOL_CALL_RESULT"]
+        assert result["content"] == "report\ufffd.txt"
+        tool_call = {"id": start["toolCallId"], "type": "function"}
+        tool_call["function"] = {"name": "listdir", "arguments": "{}"}
+        messages = [
+            {"id": "r1-user", "role": "user", "content": "ls"},
+            {"id": start["parentMessageId"], "role": "assistant", "toolCalls": [tool_call]},
+            {"id": result["messageId"], "role": "tool", "toolCallId": start["toolCallId"]},
+            {"id": "u2", "role": "user", "content": "and now?"},
+        ]
+        messages[2]["content"] = result["content"]
+        again = client.post("/", json={"threadId": "t-1", "runId": "r2", "messages": messages})
+        assert again.status_code == 200, again.text

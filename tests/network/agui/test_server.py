@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from agents import Agent, ScriptedModel, TextDelta
+from agents import Agent, ScriptedModel, TextDelta, ToolContext, call, tool
 from network import Network
 from network.agui import app
 from tests.network.agui.networks import PANCAKES, codegen_network, recipe_network
@@ -154,6 +154,41 @@ async def test_an_app_key_the_client_only_echoes_is_not_a_write() -> None:
     asgi.state.threads.get("t").state = {"app:motd": "hello"}  # written by the server earlier
     run = await client.run(body("t", "r", state={"app:motd": "hello", "topic": "x"}))
     assert run.state == {"app:motd": "hello", "topic": "x"}
+
+
+def as_javascript_holds(value: Any) -> Any:
+    """`value` (JSON data) as a JavaScript client sends it back: every number a double."""
+    return json.loads(json.dumps(value), parse_int=lambda digits: int(float(digits)))
+
+
+async def test_an_integer_a_javascript_client_holds_rounded_is_not_a_write() -> None:
+    # A 64-bit id comes back from @ag-ui/client rounded to a double. Before, that was a
+    # write: the server's value was rounded too, and an app: key's was refused (403) on
+    # every later request of the thread.
+    @tool
+    def remember(ctx: ToolContext) -> str:
+        """Remember the order."""
+        ctx.kv.set("order_id", 1_700_000_000_000_000_001)
+        ctx.kv.set("app:sequence", [2**53 + 1])
+        return "ok"
+
+    def script(request: Any) -> Any:
+        return "ok" if request.history[-1].role == "tool" else call("remember")
+
+    def route(ctx: Any) -> Any:
+        last = ctx.last_result
+        return "clerk" if last is None or last.tool_calls else None
+
+    clerk = Agent("clerk", tools=[remember], model=ScriptedModel(script))
+    client = Client(app(Network("orders", agents=[clerk], router=route)))
+    first = await client.run(body("t", "r1"))
+    held = as_javascript_holds(first.state)
+    assert held["order_id"] != first.state["order_id"]  # what the test is about
+    second = await client.run(body("t", "r2", state=held), state=held)
+    assert second.events[1]["snapshot"] == first.state  # the run starts from the exact ids
+    # a value the client did change is still a write
+    third = await client.run(body("t", "r3", state={**held, "order_id": 7}))
+    assert third.events[1]["snapshot"]["order_id"] == 7
 
 
 async def test_oversized_and_malformed_bodies_are_refused() -> None:

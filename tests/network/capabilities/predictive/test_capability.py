@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, call, client_tool, tool
-from network import ConfigurationError, Network
+from network import ConfigurationError, Network, StateSchema
 from network.capabilities.predictive.streaming import parse_partial
 from tests.network.agui.networks import PANCAKES, PREDICT, RECIPE_SCHEMA, recipe_network
 from tests.network.agui.protocol import replay, wire
@@ -38,6 +38,17 @@ def test_predict_state_is_checked_when_the_network_is_defined() -> None:
         Network("r", agents=[chef], predict_state={"recipe": {"tool": ""}})
     with pytest.raises(ConfigurationError, match="unknown fields"):
         Network("r", agents=[chef], predict_state={"recipe": {"tool": "create_recipe", "arg": "x"}})
+    # before: an AttributeError, or accepted and every call of the tool failing its state
+    # update at run time, after the model was paid for
+    with pytest.raises(ConfigurationError, match="predict_state must be a mapping"):
+        Network("r", agents=[chef], predict_state=[("recipe", {"tool": "create_recipe"})])  # type: ignore[arg-type]
+    for key, why in (("messages", "conversation's name"), ("re\x00cipe", "NUL")):
+        with pytest.raises(ConfigurationError, match=f"predict_state.*{why}"):
+            Network("r", agents=[chef], predict_state={key: {"tool": "create_recipe"}})
+    closed = StateSchema(RECIPE_SCHEMA, closed=True)
+    with pytest.raises(ConfigurationError, match="not declared and the schema is closed"):
+        Network("r", agents=[chef], state_schema=closed, predict_state={"draft": PREDICT["recipe"]})
+    Network("r", agents=[chef], state_schema=closed, predict_state=PREDICT)
 
 
 async def test_predict_state_is_announced_right_after_run_started() -> None:
