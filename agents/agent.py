@@ -288,6 +288,15 @@ class Agent(AgentStep):
         return self._handoffs.items
 
     @property
+    def offered_tool_names(self) -> tuple[str, ...]:
+        """The names of the tools this agent offers its model that are known before a run:
+        its own tools, its client tools and its handoffs' `transfer_to_...` tools (an MCP
+        server's are listed when the run starts). A client may not declare a tool of one of
+        these names (`network.agui`: 422 `invalid_tool`)."""
+        handoff_tools = self._handoffs.tools_now().tools if self._handoffs.items else {}
+        return (*self.tools, *self.client_tools, *handoff_tools)
+
+    @property
     def handoff_targets(self) -> tuple[str, ...]:
         """The names of the agents this one may hand off to (what networks check and draw)."""
         if self._handoffs.items and not any(c is self._handoffs for c in self.capabilities):

@@ -25,16 +25,20 @@ these never are.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from network.run.tool_names import TOOL_NAME
 
 # id(message) -> [weak reference to it, its wire dict, its JSON text or None until asked for]
 _converted: dict[int, list[Any]] = {}
 
 UNSENT: dict[str, Any] = {"role": "assistant", "unsent": True}  # see the module docstring
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def to_wire(message: Any) -> dict[str, Any]:
@@ -85,12 +89,26 @@ def to_wire_list(system: Sequence[Any], history: Sequence[Any]) -> list[dict[str
     return wires
 
 
+def _participant_name(name: Any) -> str | None:
+    """A user message's `name` as providers take it: OpenAI refuses one with a space or any
+    of `<|\\/>` (a 400 on every request of the thread: an AG-UI client's "Jane Doe"), so a
+    name beyond `[A-Za-z0-9_-]{1,64}` is sent made safe ("Jane_Doe", accents dropped, not
+    the letters under them), and one with nothing left is not sent."""
+    if not isinstance(name, str):
+        return None
+    if TOOL_NAME.fullmatch(name):
+        return name
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return _UNSAFE_NAME.sub("_", plain.strip()).strip("_")[:64] or None
+
+
 def convert(message: Any) -> dict[str, Any]:
     """Convert one message, uncached."""
     if isinstance(message, UserMessage):
         wire: dict[str, Any] = {"role": "user", "content": message.content}
-        if message.name:
-            wire["name"] = message.name
+        name = _participant_name(message.name) if message.name else None
+        if name:
+            wire["name"] = name
         return wire
     if isinstance(message, AssistantMessage):
         if message.content is None and not message.tool_calls and message.reasoning:

@@ -34,8 +34,10 @@ def declared_tools(network: NetworkLike, run_input: Any) -> list[ClientTool]:
     """The request's client tools, or a 422 naming the first one that cannot be offered."""
     own: set[str] = set()
     for agent in network.agents.values():
-        own.update(getattr(agent, "tools", ()))
-        own.update(getattr(agent, "client_tools", ()))
+        offered = getattr(agent, "offered_tool_names", None)  # with its handoffs' tools
+        if offered is None:  # an agent of one's own: its tools
+            offered = (*getattr(agent, "tools", ()), *getattr(agent, "client_tools", ()))
+        own.update(offered)
     out: list[ClientTool] = []
     seen: set[str] = set()
     for declared in run_input.tools or ():

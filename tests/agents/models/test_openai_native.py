@@ -116,6 +116,22 @@ async def test_plain_text_answer_and_request(openai_server: FakeOpenAIServer) ->
     assert openai_server.request_headers[0]["authorization"] == "Bearer sk-test"
 
 
+async def test_a_user_name_providers_refuse_is_sent_made_safe(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    """OpenAI answers 400 to a message `name` with a space or any of `<|\\/>`; an AG-UI
+    client's user "Jane Doe" then failed every request of its thread. A name outside
+    `[A-Za-z0-9_-]{1,64}` goes made safe, one with nothing left not at all."""
+    names = ["Jane Doe", "Zoë", "ada_1", "李"]
+    for _ in names:
+        openai_server.add_text("ok", usage=USAGE)
+    model = native(openai_server, api_key="sk-test")
+    for name in names:
+        await model.complete(ModelRequest([], [UserMessage("Hi", name=name)], []))
+    sent = [request["messages"][0].get("name") for request in openai_server.requests]
+    assert sent == ["Jane_Doe", "Zoe", "ada_1", None]
+
+
 async def test_the_key_comes_from_the_environment(
     openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -481,6 +481,22 @@ def test_client_tools_that_shadow_the_networks_or_repeat_are_refused() -> None:
     assert model.requests == [] and len(asgi.state.threads) == 0
 
 
+def test_a_client_tool_named_like_a_handoffs_tool_is_refused() -> None:
+    """A declared `transfer_to_billing` was taken, and one of the two tools of that name was
+    dropped from the model's request in silence; a name means one tool, so it is 422."""
+    model = ScriptedModel(["hi"])
+    billing = Agent("billing", model=ScriptedModel(["paid"]))
+    front = Agent("front", model=model, handoffs=[billing])
+    asgi = app(Network("desk", agents=[front, billing], router=lambda ctx: None))
+    spec = {"name": "transfer_to_billing", "description": "", "parameters": {"type": "object"}}
+    with serve(asgi) as base, httpx.Client(base_url=base, timeout=30) as http:
+        shadow = http.post("/", json=body("t", "r1", tools=[spec]))
+    assert shadow.status_code == 422, shadow.text
+    error = shadow.json()["error"]
+    assert error["code"] == "invalid_tool" and error["key"] == "transfer_to_billing"
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
 @pytest.mark.parametrize(
     ("name", "parameters"),
     [
