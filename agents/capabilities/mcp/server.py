@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Any
@@ -101,14 +101,18 @@ class MCPServer:
         _check_target(label, command, url, args)
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"MCP server name must be a non-empty string, got {name!r}")
-        if isinstance(allowed_tools, str):
-            raise ConfigurationError(f"MCP server {label!r}: allowed_tools must be a list of names")
+        _check_allowed(label, allowed_tools)
+        if not isinstance(cache_tools, bool):
+            raise ConfigurationError(
+                f"MCP server {label!r}: cache_tools must be True or False, got {cache_tools!r}"
+            )
         if tool_filter is not None and not callable(tool_filter):
             raise ConfigurationError(f"MCP server {label!r}: tool_filter must be callable")
-        for number, what in ((timeout, "timeout"), (connect_timeout, "connect_timeout")):
-            check_number(
-                f"MCP server {label!r}: {what} (seconds)", number, above=True, optional=True
-            )
+        check_number(f"MCP server {label!r}: timeout (seconds)", timeout, above=True, optional=True)
+        # no None: every connection and listing has a deadline
+        check_number(
+            f"MCP server {label!r}: connect_timeout (seconds)", connect_timeout, above=True
+        )
         check_number(
             f"MCP server {label!r}: max_result_bytes",
             max_result_bytes,
@@ -122,7 +126,7 @@ class MCPServer:
             raise ConfigurationError(f"MCP server {label!r}: cwd must be a path, got {cwd!r}")
         _check_outputs(label, outputs_to_state)
         self.command = command
-        self.args = [str(arg) for arg in args]
+        self.args = _checked_args(label, args)
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.url = url
@@ -272,17 +276,52 @@ def _unnamed(command: Any, url: Any) -> str:
 
 def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
     """How the server is reached: a command (with its list of args) or an http(s) URL."""
-    if command is not None and (not isinstance(command, str) or not command):
+    if command is not None and (not isinstance(command, str) or not command or "\0" in command):
         raise ConfigurationError(
-            f"MCP server {label!r}: command must be a non-empty string, got {command!r}"
+            f"MCP server {label!r}: command must be a non-empty string without NUL bytes, "
+            f"got {command!r}"
         )
     web = isinstance(url, str) and url.startswith(("http://", "https://"))
     if url is not None and not web:
         raise ConfigurationError(
             f"MCP server {label!r}: url must be http(s)://..., got {_shown(url) or url!r}"
         )
-    if isinstance(args, str):
+    if isinstance(args, str) or not isinstance(args, Sequence):
         raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
+
+
+def _checked_args(label: str, args: Sequence[Any]) -> list[str]:
+    """`args` as the strings the process is given: each a string, a path or an int (a port,
+    written as its digits); a NUL byte, which no process can be given, and anything else (a
+    None would reach the server as the word 'None') refused."""
+    checked: list[str] = []
+    for index, arg in enumerate(args):
+        if isinstance(arg, os.PathLike):
+            arg = os.fspath(arg)
+        if isinstance(arg, int) and not isinstance(arg, bool):
+            arg = str(arg)
+        if not isinstance(arg, str) or "\0" in arg:
+            raise ConfigurationError(
+                f"MCP server {label!r}: args[{index}] must be a string without NUL bytes, "
+                f"got {arg!r}"
+            )
+        checked.append(arg)
+    return checked
+
+
+def _check_allowed(label: str, allowed: Any) -> None:
+    """`allowed_tools`: None, or a collection of tool names (strings; not one string)."""
+    if allowed is None:
+        return
+    if isinstance(allowed, str | bytes) or not isinstance(allowed, Collection):
+        raise ConfigurationError(
+            f"MCP server {label!r}: allowed_tools must be a list of tool names, got {allowed!r}"
+        )
+    for name in allowed:
+        if not isinstance(name, str):
+            raise ConfigurationError(
+                f"MCP server {label!r}: allowed_tools holds {name!r}, not a tool name (a string)"
+            )
 
 
 def _check_strings(label: str, what: str, given: Any, *, names: bool) -> None:

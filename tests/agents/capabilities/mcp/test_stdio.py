@@ -259,6 +259,19 @@ async def test_names_from_a_real_server_are_safe_for_providers_and_unique() -> N
         ({"command": "srv", "env": {3: "c"}}, "'srv': env has a bad name 3"),
         ({"command": "srv", "env": {"A": "b\0c"}}, "'srv': env['A'] must be a string without NUL"),
         ({"command": "srv", "cwd": 3}, "'srv': cwd must be a path"),
+        # before: a TypeError ('NoneType' object is not iterable), or a process started with
+        # the word 'None' as its argument, or a NUL byte failing only at the first run
+        ({"command": "srv\0x"}, "'srv\\x00x': command must be a non-empty string without NUL"),
+        ({"command": "srv", "args": None}, "'srv': args must be a list of strings"),
+        ({"command": "srv", "args": 5}, "'srv': args must be a list of strings"),
+        ({"command": "srv", "args": ["-v", None]}, "'srv': args[1] must be a string"),
+        ({"command": "srv", "args": ["a\0b"]}, "'srv': args[0] must be a string without NUL"),
+        ({"command": "srv", "allowed_tools": 5}, "'srv': allowed_tools must be a list of tool"),
+        ({"command": "srv", "allowed_tools": [["a"]]}, "'srv': allowed_tools holds ['a']"),
+        ({"command": "srv", "allowed_tools": [None]}, "'srv': allowed_tools holds None"),
+        ({"command": "srv", "cache_tools": "no"}, "'srv': cache_tools must be True or False"),
+        # before: accepted, and every run failed with a TypeError adding None to a time
+        ({"command": "srv", "connect_timeout": None}, "'srv': connect_timeout (seconds) must"),
     ],
 )
 def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
@@ -270,6 +283,13 @@ def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
     with pytest.raises(ConfigurationError) as caught:
         MCPServer.stdio(command, **options)
     assert says in str(caught.value)
+
+
+def test_args_may_be_paths_and_ints() -> None:
+    from agents import MCPServer
+
+    server = MCPServer.stdio("srv", [Path("tools/serve.py"), "--port", 8080])
+    assert server.args == ["tools/serve.py", "--port", "8080"]
 
 
 def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
