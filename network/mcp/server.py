@@ -174,6 +174,12 @@ class _RunTool:
             arguments = RunArguments.model_validate(params.arguments or {})
         except ValidationError as exc:
             return _error(f"invalid arguments: {_problems(exc)}")
+        if arguments.answers is not None and arguments.thread is None:
+            # (the thread's check would read 'thread must be a string, got NoneType')
+            return _error(
+                'invalid arguments: answers: answers are given with the "thread" whose '
+                "interrupts they answer"
+            )
         request = getattr(mcp_request, "request", None)  # the HTTP request, None over stdio
         thread: str | None = None
         try:
