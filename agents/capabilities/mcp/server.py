@@ -38,6 +38,7 @@ from agents.capabilities.mcp._connection import Connection
 from agents.capabilities.mcp._orphans import MARKER
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
+from agents.models._client_options import check_headers
 from agents.tools.tool import output_entry
 from network.errors import ConfigurationError
 from network.mappings import mapping_entries
@@ -120,8 +121,10 @@ class MCPServer:
             above=True,
             optional=True,
         )
-        _check_strings(label, "env", env, names=True)
-        _check_strings(label, "headers", headers, names=False)
+        _check_env(label, env)
+        # checked as every HTTP client's are: a value the client cannot send failed the
+        # connection with h11's error, which quoted the value (a token) in the run's error
+        checked_headers = check_headers(f"MCP server {label!r}", headers)
         if cwd is not None and not isinstance(cwd, str | os.PathLike):
             raise ConfigurationError(f"MCP server {label!r}: cwd must be a path, got {cwd!r}")
         _check_outputs(label, outputs_to_state)
@@ -130,7 +133,7 @@ class MCPServer:
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.url = url
-        self.headers = dict(headers or {})
+        self.headers = checked_headers
         self.name = name
         self.allowed_tools = set(allowed_tools) if allowed_tools is not None else None
         self.tool_filter = tool_filter
@@ -324,25 +327,23 @@ def _check_allowed(label: str, allowed: Any) -> None:
             )
 
 
-def _check_strings(label: str, what: str, given: Any, *, names: bool) -> None:
-    """`env` / `headers`: a mapping of non-empty strings to strings (an environment
-    variable's name has no `=`, and neither has a NUL byte, which no process can be given)."""
+def _check_env(label: str, given: Any) -> None:
+    """`env`: a mapping of non-empty strings to strings (an environment variable's name has no
+    `=`, and neither has a NUL byte, which no process can be given). A value is not shown: it
+    may be a key the server needs."""
     mapping_entries(
         given,
-        lambda: (
-            f"MCP server {label!r}: {what} must map names to strings, got {type(given).__name__}"
-        ),
-        functools.partial(_checked_string, f"MCP server {label!r}: {what}", names),
+        lambda: f"MCP server {label!r}: env must map names to strings, got {type(given).__name__}",
+        functools.partial(_checked_variable, f"MCP server {label!r}: env"),
     )
 
 
-def _checked_string(where: str, names: bool, key: Any, value: Any) -> str:
-    if not isinstance(key, str) or not key or "\0" in key or (names and "=" in key):
+def _checked_variable(where: str, key: Any, value: Any) -> str:
+    if not isinstance(key, str) or not key or "\0" in key or "=" in key:
         raise ConfigurationError(f"{where} has a bad name {key!r}")
     if not isinstance(value, str) or "\0" in value:
-        raise ConfigurationError(
-            f"{where}[{key!r}] must be a string without NUL bytes, got {value!r}"
-        )
+        got = "a string with a NUL byte" if isinstance(value, str) else type(value).__name__
+        raise ConfigurationError(f"{where}[{key!r}] must be a string without NUL bytes, got {got}")
     return value
 
 

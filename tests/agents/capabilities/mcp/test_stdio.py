@@ -285,6 +285,40 @@ def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
     assert says in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("headers", "says"),
+    [
+        # a token read from a file with its line break: h11 refused it at the first run, and
+        # its error ('Illegal header value b"Bearer sk-..."') quoted the token in the run's
+        # error, which a served network tells its remote client
+        ({"Authorization": "Bearer sk-live-123\n"}, "headers['Authorization'] holds a line"),
+        ({"Authorization": "Bearer sk-live-123 "}, "a space at either end"),
+        ({"Authorization": "Bearer sk-live-123\x00"}, "headers['Authorization'] holds"),
+        ({"X-Key": "sk-live-123\u00e9"}, "a character past ASCII"),
+        ({"Bad Name": "sk-live-123"}, "headers: 'Bad Name' is not an HTTP header name"),
+    ],
+)
+def test_a_header_the_client_cannot_send_is_refused_without_showing_it(
+    headers: dict[str, str], says: str
+) -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError) as caught:
+        MCPServer.http("http://127.0.0.1:1/mcp", headers=headers, name="docs")
+    assert "MCP server 'docs': " in str(caught.value) and says in str(caught.value)
+    if "Bad Name" not in headers:
+        assert "sk-live" not in str(caught.value)
+
+
+def test_an_env_value_is_never_shown_in_its_refusal() -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError) as caught:
+        MCPServer.stdio("srv", env={"API_KEY": "sk-live-123\x00"})
+    assert "env['API_KEY'] must be a string without NUL bytes" in str(caught.value)
+    assert "sk-live" not in str(caught.value)
+
+
 def test_args_may_be_paths_and_ints() -> None:
     from agents import MCPServer
 
