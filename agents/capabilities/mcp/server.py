@@ -43,6 +43,7 @@ from agents.tools.tool import output_entry
 from network.errors import ConfigurationError
 from network.mappings import mapping_entries
 from network.numbers import check_number
+from network.urls import is_http_url
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
 DEFAULT_MAX_RESULT_BYTES = 1_000_000
@@ -284,10 +285,12 @@ def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
             f"MCP server {label!r}: command must be a non-empty string without NUL bytes, "
             f"got {command!r}"
         )
-    web = isinstance(url, str) and url.startswith(("http://", "https://"))
-    if url is not None and not web:
+    # the one rule for a URL a client sends to: a host, a valid port, no space or control
+    # character (each failed every run at its connection instead: InvalidURL, OverflowError)
+    if url is not None and not is_http_url(url):
         raise ConfigurationError(
-            f"MCP server {label!r}: url must be http(s)://..., got {_shown(url) or url!r}"
+            f"MCP server {label!r}: url must be an http(s) URL with a host, a valid port and "
+            f"no space or control character, got {_shown(url) or url!r}"
         )
     if isinstance(args, str) or not isinstance(args, Sequence):
         raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")

@@ -310,6 +310,26 @@ def test_a_header_the_client_cannot_send_is_refused_without_showing_it(
         assert "sk-live" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://user:secret@exa mple.com/mcp",
+        "http://user:secret@127.0.0.1:99999/mcp",
+        "http://user:secret@[::1/mcp",
+        "http://user:secret@127.0.0.1:9/mcp\r\nX: y",
+        "https://user:secret@",
+    ],
+)
+def test_a_url_no_request_can_be_sent_to_is_refused_when_made(url: str) -> None:
+    """Before, each was accepted and every run failed at its connection (an InvalidURL, an
+    OverflowError, 'missing an http:// or https:// protocol')."""
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError, match="url must be an http\\(s\\) URL") as caught:
+        MCPServer.http(url)
+    assert "secret" not in str(caught.value) and "user:***@" in str(caught.value)
+
+
 def test_an_env_value_is_never_shown_in_its_refusal() -> None:
     from agents import MCPServer
 
