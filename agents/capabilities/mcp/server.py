@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Any
@@ -103,7 +103,7 @@ class MCPServer:
         _check_target(label, command, url, args)
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"MCP server name must be a non-empty string, got {name!r}")
-        _check_allowed(label, allowed_tools)
+        allowed = _checked_allowed(label, allowed_tools)
         if not isinstance(cache_tools, bool):
             raise ConfigurationError(
                 f"MCP server {label!r}: cache_tools must be True or False, got {cache_tools!r}"
@@ -136,7 +136,7 @@ class MCPServer:
         self.url = url
         self.headers = checked_headers
         self.name = name
-        self.allowed_tools = set(allowed_tools) if allowed_tools is not None else None
+        self.allowed_tools = allowed
         self.tool_filter = tool_filter
         self.cache_tools = cache_tools
         self.timeout = timeout
@@ -315,19 +315,21 @@ def _checked_args(label: str, args: Sequence[Any]) -> list[str]:
     return checked
 
 
-def _check_allowed(label: str, allowed: Any) -> None:
-    """`allowed_tools`: None, or a collection of tool names (strings; not one string)."""
+def _checked_allowed(label: str, allowed: Any) -> set[str] | None:
+    """`allowed_tools`: None, or the tool names of an iterable of strings (not one string)."""
     if allowed is None:
-        return
-    if isinstance(allowed, str | bytes) or not isinstance(allowed, Collection):
+        return None
+    if isinstance(allowed, str | bytes) or not isinstance(allowed, Iterable):
         raise ConfigurationError(
             f"MCP server {label!r}: allowed_tools must be a list of tool names, got {allowed!r}"
         )
-    for name in allowed:
+    names = list(allowed)  # once: a generator is read here, not consumed by a check
+    for name in names:
         if not isinstance(name, str):
             raise ConfigurationError(
                 f"MCP server {label!r}: allowed_tools holds {name!r}, not a tool name (a string)"
             )
+    return set(names)
 
 
 def _check_env(label: str, given: Any) -> None:

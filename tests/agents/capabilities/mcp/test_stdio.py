@@ -339,6 +339,13 @@ def test_an_env_value_is_never_shown_in_its_refusal() -> None:
     assert "sk-live" not in str(caught.value)
 
 
+def test_allowed_tools_may_be_any_iterable_of_names() -> None:
+    from agents import MCPServer
+
+    server = MCPServer.stdio("srv", allowed_tools=(name for name in ["add", "echo"]))
+    assert server.allowed_tools == {"add", "echo"}
+
+
 def test_args_may_be_paths_and_ints() -> None:
     from agents import MCPServer
 
