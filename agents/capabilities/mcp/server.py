@@ -292,11 +292,11 @@ def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
             f"MCP server {label!r}: url must be an http(s) URL with a host, a valid port and "
             f"no space or control character, got {_shown(url) or url!r}"
         )
-    if isinstance(args, str) or not isinstance(args, Sequence):
+    if isinstance(args, str | bytes) or not isinstance(args, Iterable):
         raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
 
 
-def _checked_args(label: str, args: Sequence[Any]) -> list[str]:
+def _checked_args(label: str, args: Iterable[Any]) -> list[str]:
     """`args` as the strings the process is given: each a string, a path or an int (a port,
     written as its digits); a NUL byte, which no process can be given, and anything else (a
     None would reach the server as the word 'None') refused."""

@@ -351,6 +351,8 @@ def test_args_may_be_paths_and_ints() -> None:
 
     server = MCPServer.stdio("srv", [Path("tools/serve.py"), "--port", 8080])
     assert server.args == ["tools/serve.py", "--port", "8080"]
+    given = (arg for arg in ["serve", Path("a.py")])  # any iterable, read once
+    assert MCPServer.stdio("srv", given).args == ["serve", "a.py"]
 
 
 def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
