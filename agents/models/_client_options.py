@@ -82,36 +82,43 @@ _NAME_CHARS = frozenset(
 )
 
 
+_SHOWN_NAME = 100  # the most of a refused header name an error repeats
+
+
 def _ascii_printable(text: str, *, spaces: bool) -> bool:
     low = " " if spaces else "!"
     return all(low <= char <= "~" or (spaces and char == "\t") for char in text)
 
 
-def check_headers(model: str, headers: Any) -> dict[str, str]:
-    """`headers=`: None, or a mapping of header names to ASCII values (a value is never shown:
-    it may be a key)."""
+def check_headers(owner: str, headers: Any) -> dict[str, str]:
+    """`headers=`: None, or a mapping of header names to ASCII values; else a
+    `ConfigurationError` naming `owner` (`"model 'x'"`, `"MCP server 'x'"`) and the header.
+    A value is never shown: it may be a key."""
     if headers is None:
         return {}
     if not isinstance(headers, Mapping):
         raise ConfigurationError(
-            f"model {model!r}: headers must be a mapping of names to values, got "
-            f"{type(headers).__name__}"
+            f"{owner}: headers must be a mapping of names to values, got {type(headers).__name__}"
         )
     checked: dict[str, str] = {}
     for name, value in headers.items():
         if not isinstance(name, str) or not name or not set(name) <= _NAME_CHARS:
+            shown = name[:_SHOWN_NAME] if isinstance(name, str) else name
             raise ConfigurationError(
-                f"model {model!r}: headers: {name!r} is not an HTTP header name (letters, "
-                "digits and !#$%&'*+-.^_`|~)"
+                f"{owner}: headers: {shown!r} is not an HTTP header name (letters, digits and "
+                "!#$%&'*+-.^_`|~)"
             )
         if not isinstance(value, str):
             raise ConfigurationError(
-                f"model {model!r}: headers[{name!r}] must be a string, got {type(value).__name__}"
+                f"{owner}: headers[{name!r}] must be a string, got {type(value).__name__}"
             )
-        if not _ascii_printable(value, spaces=True):
+        # h11 refuses a value starting or ending with a space or tab too (a token read from a
+        # file with its line break, stripped of it but for a space, is the common case)
+        if not _ascii_printable(value, spaces=True) or value != value.strip(" \t"):
             raise ConfigurationError(
-                f"model {model!r}: headers[{name!r}] holds a line break, a control character or "
-                "a character past ASCII, which the HTTP client cannot send"
+                f"{owner}: headers[{name!r}] holds a line break, a control character, a "
+                "character past ASCII or a space at either end, which the HTTP client cannot "
+                "send (the value is not shown)"
             )
         checked[name] = value
     return checked

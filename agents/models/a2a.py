@@ -138,7 +138,7 @@ class A2AModel:
         self.max_bytes = check_number("A2AModel max_bytes", max_bytes, integer=True, above=True)
         # checked here: httpx takes ASCII header values only, and failed each call with an
         # error blaming the remote ("could not be reached", "sent what is not A2A")
-        self._headers = check_headers(self.name, headers)
+        self._headers = check_headers(f"model {self.name!r}", headers)
         token = check_token(self.name, token)
         if token is not None:
             self._headers["authorization"] = f"Bearer {token}"

@@ -1,11 +1,16 @@
 """Over stdio, a line that is not a JSON-RPC message gets the error JSON-RPC 2.0 asks for.
 
 The SDK's stdio transport hands such a line on as an exception, which its server drops without
-a word: a client that sent garbage, a batch array (MCP has none since 2025-06-18) or an id of
-the wrong type waited for an answer that never came (over Streamable HTTP the SDK answers
-400). Here each one is answered, with `"id": null` since none could be read: `-32700` (parse
-error) for a line that is not JSON, `-32600` (invalid request) for JSON that is not one
-JSON-RPC message. The answer echoes nothing of the line.
+a word: a client that sent garbage or a batch array (MCP has none since 2025-06-18) waited for
+an answer that never came (over Streamable HTTP the SDK answers 400). Here each one is
+answered, with `"id": null` since none could be read: `-32700` (parse error) for a line that
+is not JSON (or nests deeper than the parser reads, which the message says), `-32600`
+(invalid request) for JSON that is not one JSON-RPC message. The answer echoes nothing of the
+line.
+
+Not answered: a request whose `id` is null, a fraction or a bool. The SDK reads it as a
+notification (its model ignores the `id`), so it never reaches this relay as a bad line, and
+a notification gets no answer.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+
+PARSER_DEPTH = 200  # about the levels of JSON the SDK's parser (pydantic's) reads
 
 
 @asynccontextmanager
@@ -48,8 +55,13 @@ def _error_for(problem: Exception) -> Any:
     from mcp.types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError  # noqa: PLC0415
 
     errors = getattr(problem, "errors", None)
-    kinds = {error.get("type") for error in errors()} if callable(errors) else set()
-    if "json_invalid" in kinds:
+    found = errors(include_url=False, include_input=False) if callable(errors) else []
+    kinds = {error.get("type") for error in found}
+    deep = any("recursion limit" in str(error.get("msg", "")) for error in found)
+    if "json_invalid" in kinds and deep:  # JSON, but nested past what the parser reads
+        message = f"Parse error: the line nests deeper than the {PARSER_DEPTH} levels read"
+        error = ErrorData(code=PARSE_ERROR, message=message)
+    elif "json_invalid" in kinds:
         error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
     else:
         error = ErrorData(

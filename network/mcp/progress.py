@@ -5,7 +5,9 @@ time an agent call of the run ends: `progress` counts the agent calls finished s
 the message names the agent (`writer finished`); no `total` is sent, since a router decides
 as the run goes how many calls there will be. The sink watches every served run (an
 `Observer`: it never makes a model stream); the SDK sends nothing to a caller that gave no
-token.
+token, and nothing is sent once the caller cancelled the call (`notifications/cancelled`):
+the agent call its run was in is closed as the run ends, but the request is no longer under
+way.
 """
 
 from __future__ import annotations
@@ -24,8 +26,16 @@ def progress_sinks(mcp_request: Any) -> list[Observer]:
     report = getattr(session, "report_progress", None)
     if report is None:
         return []
+    # set by the caller's notifications/cancelled: the SDK's per-request channel (no public
+    # accessor on the session; read, never changed, and without it progress goes on as before)
+    channel = getattr(session, "_request_outbound", None)
+    cancelled = getattr(channel, "cancel_requested", None)
 
     async def step(done: int, message: str) -> None:
+        # A cancelled call's run closes its open agent call as it ends; the caller stopped
+        # waiting, and MCP allows progress only for a request still under way.
+        if cancelled is not None and cancelled.is_set():
+            return
         await report(float(done), None, message)
 
     return [Observer(_StepsFinished(step))]

@@ -12,6 +12,7 @@ from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
 from network.mcp.sessions import BusySessions, session_limits
 from network.network import Network
+from network.numbers import check_number
 from network.serving.capacity import RunSlots
 from network.serving.principals import Authorize
 from network.threads.leases import DEFAULT_LEASE_TTL
@@ -62,7 +63,8 @@ async def serve_mcp(
         session_idle_timeout: HTTP only: seconds a session with no request in flight is kept
             before it is forgotten (its id then answers 404); default 1,800.
     """
-    limits = session_limits(max_sessions, session_idle_timeout)  # checked before anything
+    _check_endpoint(transport, host, port, path)  # checked before anything is made
+    limits = session_limits(max_sessions, session_idle_timeout)
     server = mcp_server(
         network,
         tool_name=tool_name,
@@ -80,9 +82,24 @@ async def serve_mcp(
         async with stdio_server() as (read, write), answering_bad_lines(read, write) as messages:
             await server.run(messages, write, server.create_initialization_options())
         return
-    if transport != "http":
-        raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")
     await _serve_http(server, host, port, path, on_ready, limits, authorize)
+
+
+def _check_endpoint(transport: Any, host: Any, port: Any, path: Any) -> None:
+    """The transport, and over HTTP where it listens, or a `ConfigurationError` naming the
+    option. An empty host would bind every interface of the machine (the CLI's `--host`
+    refuses it too), a bool port is no port (True bound port 1)."""
+    if transport not in ("stdio", "http"):
+        raise ConfigurationError(f"MCP transport must be 'stdio' or 'http', got {transport!r}")
+    if transport == "stdio":
+        return
+    if not isinstance(host, str) or not host.strip():
+        raise ConfigurationError(
+            f"serve_mcp host must name an address (0.0.0.0 for every interface), got {host!r}"
+        )
+    check_number("serve_mcp port", port, integer=True, maximum=65535)
+    if not isinstance(path, str) or not path.startswith("/"):
+        raise ConfigurationError(f"MCP path must start with '/', got {path!r}")
 
 
 async def _serve_http(
@@ -97,8 +114,6 @@ async def _serve_http(
     """Streamable HTTP at `http://host:port/path`, served by uvicorn until cancelled, holding
     at most `limits` = (max_sessions, session_idle_timeout) sessions; with `authorize`, every
     request authorized before the SDK sees it (`network.mcp.authorized`)."""
-    if not path.startswith("/"):
-        raise ConfigurationError(f"MCP path must start with '/', got {path!r}")
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
 
     max_sessions, idle_timeout = limits
@@ -123,10 +138,9 @@ async def _serve_http(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except (OSError, OverflowError) as exc:  # OverflowError: a port past 65535
+    except OSError as exc:  # (a port past 65535 was refused by `_check_endpoint`)
         sock.close()
-        why = exc.strerror if isinstance(exc, OSError) else "ports are 0 to 65535"
-        raise ConfigurationError(f"cannot listen on {host}:{port}: {why}") from exc
+        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
     sock.listen(128)  # clients told the URL queue until uvicorn accepts
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host

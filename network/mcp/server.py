@@ -32,10 +32,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from pydantic_core import to_json
 
+from network.errors import ConfigurationError
 from network.mcp.arguments import OUTPUT_SCHEMA, RunArguments
 from network.mcp.progress import progress_sinks
 from network.mcp.threaded import run_on_thread, waiting
 from network.network import Network
+from network.run.tool_names import check_tool_name
 from network.serving.capacity import RunSlots
 from network.serving.client_writes import check_scopes
 from network.serving.default_store import default_memory_store
@@ -77,7 +79,8 @@ def mcp_server(
 
     Args:
         network: the network each tool call runs.
-        tool_name: the tool's name (default: `run_tool_name(network)`).
+        tool_name: the tool's name (default: `run_tool_name(network)`): 1 to 64 letters,
+            digits, `_` or `-`, the names model providers accept (else `ConfigurationError`).
         description: what the calling model reads about the tool (default: the network's
             name and its agents' descriptions).
         authorize: `authorize(request, thread_id)` returning the caller's principal, or
@@ -93,6 +96,16 @@ def mcp_server(
             shared with another server of the process; default
             `network.serving.capacity.default_max_runs()` (at most 512).
     """
+    # checked before anything is made: the name is what every client and its model calls
+    name = (
+        run_tool_name(network)
+        if tool_name is None
+        else check_tool_name("mcp_server tool_name", tool_name)
+    )
+    if description is not None and not isinstance(description, str):
+        raise ConfigurationError(
+            f"mcp_server description must be a string, got {type(description).__name__}"
+        )
     from mcp.server.lowlevel import Server  # noqa: PLC0415 (mcp: only serving a network loads it)
 
     served = ServedThreads(
@@ -102,7 +115,7 @@ def mcp_server(
         lease_ttl=lease_ttl,
         max_runs=max_runs,
     )
-    tool = _RunTool(network, served, tool_name or run_tool_name(network), description)
+    tool = _RunTool(network, served, name, description)
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
@@ -161,6 +174,12 @@ class _RunTool:
             arguments = RunArguments.model_validate(params.arguments or {})
         except ValidationError as exc:
             return _error(f"invalid arguments: {_problems(exc)}")
+        if arguments.answers is not None and arguments.thread is None:
+            # (the thread's check would read 'thread must be a string, got NoneType')
+            return _error(
+                'invalid arguments: answers: answers are given with the "thread" whose '
+                "interrupts they answer"
+            )
         request = getattr(mcp_request, "request", None)  # the HTTP request, None over stdio
         thread: str | None = None
         try:

@@ -36,7 +36,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from agents.capabilities.mcp._arguments import arguments_check
-from agents.capabilities.mcp._bounds import ListingBudget, bounded_description, schema_size
+from agents.capabilities.mcp._bounds import (
+    SHOWN_NAME,
+    ListingBudget,
+    bounded_description,
+    schema_size,
+)
 from agents.capabilities.mcp._keeper import session_group
 from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
 from agents.capabilities.mcp._sdk import load_sdk
@@ -207,6 +212,7 @@ class Connection:
         `MCPServerError` naming the server, not a listing cut short or doubled."""
         client = self._require_client()
         listed: dict[str, ListedTool] = {}
+        names: set[str] = set()  # every tool the server lists, offered or not
         budget = ListingBudget(self.name)
         cursor: str | None = None
         cursors: set[str] = set()
@@ -218,8 +224,10 @@ class Connection:
                     )
                     for tool in page.tools:
                         self._add_listed(listed, tool, budget)
+                        names.add(tool.name)
                     cursor = page.next_cursor
                     if not cursor:
+                        self._warn_unlisted(names)
                         return list(listed.values())
                     if cursor in cursors:
                         raise self._bad_listing(f"it gave the cursor {cursor[:100]!r} twice")
@@ -239,6 +247,23 @@ class Connection:
                 server=self.name,
             ) from exc
         raise self._bad_listing(f"it did not end within {MAX_LIST_PAGES} pages")
+
+    def _warn_unlisted(self, names: set[str]) -> None:
+        """A warning naming each tool that `allowed_tools` or `outputs_to_state` names and the
+        server does not list (a typo offered nothing, or wrote nothing, without a word)."""
+        for option, wanted in (
+            ("allowed_tools", self.server.allowed_tools or ()),
+            ("outputs_to_state", self.server.outputs_to_state),
+        ):
+            missing = sorted(name for name in wanted if name not in names)
+            if missing:
+                _log.warning(
+                    "mcp_tools_not_listed",
+                    server=self.name,
+                    option=option,
+                    tools=[name[:SHOWN_NAME] for name in missing[:20]],
+                    listed=len(names),
+                )
 
     def _add_listed(
         self, listed: dict[str, ListedTool], tool: MCPTool, budget: ListingBudget

@@ -13,8 +13,9 @@ The mapping (documented in docs/mcp.md):
     text: tool results carry no images to the model);
   - an embedded resource: its text, or a data URL of its blob;
   - a resource link: its URI.
-- `isError: true` is not a value: the tool call fails with the server's text as the error,
-  which the model reads as an error result.
+- `isError: true` is not a value: the tool call fails with the server's text as the error
+  (its `structuredContent` as JSON when it sent no text), which the model reads as an error
+  result.
 
 A result larger than the server's `max_result_bytes` (`result_size`) is neither: the call
 fails with an error naming the size, and nothing of it reaches the model.
@@ -77,13 +78,24 @@ def utf8_size(text: str) -> int:
 
 
 def error_text(result: Any) -> str:
-    """The text of an `isError` result: its text blocks joined (or a note that it had none)."""
+    """The text of an `isError` result: its text blocks joined; without any, its
+    `structuredContent` as JSON (a server may put the error's details there alone); else a
+    note that it had no message."""
     texts = [
         block.text
         for block in getattr(result, "content", None) or ()
         if getattr(block, "type", None) == "text"
     ]
-    return "\n".join(texts) or "the server reported an error without a message"
+    joined = "\n".join(texts)
+    if joined:
+        return joined
+    structured = getattr(result, "structured_content", None)
+    if structured is not None:
+        try:
+            return json.dumps(structured, default=str, ensure_ascii=False)
+        except (ValueError, TypeError, RecursionError):
+            pass  # no JSON of it: the note below
+    return "the server reported an error without a message"
 
 
 def block_value(block: Any) -> Any:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from types import TracebackType
 from typing import Any
@@ -38,10 +38,12 @@ from agents.capabilities.mcp._connection import Connection
 from agents.capabilities.mcp._orphans import MARKER
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
+from agents.models._client_options import check_headers
 from agents.tools.tool import output_entry
 from network.errors import ConfigurationError
 from network.mappings import mapping_entries
 from network.numbers import check_number
+from network.urls import is_http_url
 
 DEFAULT_CONNECT_TIMEOUT = 30.0
 DEFAULT_MAX_RESULT_BYTES = 1_000_000
@@ -101,14 +103,18 @@ class MCPServer:
         _check_target(label, command, url, args)
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"MCP server name must be a non-empty string, got {name!r}")
-        if isinstance(allowed_tools, str):
-            raise ConfigurationError(f"MCP server {label!r}: allowed_tools must be a list of names")
+        allowed = _checked_allowed(label, allowed_tools)
+        if not isinstance(cache_tools, bool):
+            raise ConfigurationError(
+                f"MCP server {label!r}: cache_tools must be True or False, got {cache_tools!r}"
+            )
         if tool_filter is not None and not callable(tool_filter):
             raise ConfigurationError(f"MCP server {label!r}: tool_filter must be callable")
-        for number, what in ((timeout, "timeout"), (connect_timeout, "connect_timeout")):
-            check_number(
-                f"MCP server {label!r}: {what} (seconds)", number, above=True, optional=True
-            )
+        check_number(f"MCP server {label!r}: timeout (seconds)", timeout, above=True, optional=True)
+        # no None: every connection and listing has a deadline
+        check_number(
+            f"MCP server {label!r}: connect_timeout (seconds)", connect_timeout, above=True
+        )
         check_number(
             f"MCP server {label!r}: max_result_bytes",
             max_result_bytes,
@@ -116,19 +122,21 @@ class MCPServer:
             above=True,
             optional=True,
         )
-        _check_strings(label, "env", env, names=True)
-        _check_strings(label, "headers", headers, names=False)
+        _check_env(label, env)
+        # checked as every HTTP client's are: a value the client cannot send failed the
+        # connection with h11's error, which quoted the value (a token) in the run's error
+        checked_headers = check_headers(f"MCP server {label!r}", headers)
         if cwd is not None and not isinstance(cwd, str | os.PathLike):
             raise ConfigurationError(f"MCP server {label!r}: cwd must be a path, got {cwd!r}")
         _check_outputs(label, outputs_to_state)
         self.command = command
-        self.args = [str(arg) for arg in args]
+        self.args = _checked_args(label, args)
         self.env = dict(env) if env is not None else None
         self.cwd = cwd
         self.url = url
-        self.headers = dict(headers or {})
+        self.headers = checked_headers
         self.name = name
-        self.allowed_tools = set(allowed_tools) if allowed_tools is not None else None
+        self.allowed_tools = allowed
         self.tool_filter = tool_filter
         self.cache_tools = cache_tools
         self.timeout = timeout
@@ -272,38 +280,75 @@ def _unnamed(command: Any, url: Any) -> str:
 
 def _check_target(label: str, command: Any, url: Any, args: Any) -> None:
     """How the server is reached: a command (with its list of args) or an http(s) URL."""
-    if command is not None and (not isinstance(command, str) or not command):
+    if command is not None and (not isinstance(command, str) or not command or "\0" in command):
         raise ConfigurationError(
-            f"MCP server {label!r}: command must be a non-empty string, got {command!r}"
+            f"MCP server {label!r}: command must be a non-empty string without NUL bytes, "
+            f"got {command!r}"
         )
-    web = isinstance(url, str) and url.startswith(("http://", "https://"))
-    if url is not None and not web:
+    # the one rule for a URL a client sends to: a host, a valid port, no space or control
+    # character (each failed every run at its connection instead: InvalidURL, OverflowError)
+    if url is not None and not is_http_url(url):
         raise ConfigurationError(
-            f"MCP server {label!r}: url must be http(s)://..., got {_shown(url) or url!r}"
+            f"MCP server {label!r}: url must be an http(s) URL with a host, a valid port and "
+            f"no space or control character, got {_shown(url) or url!r}"
         )
-    if isinstance(args, str):
+    if isinstance(args, str | bytes) or not isinstance(args, Iterable):
         raise ConfigurationError(f"MCP server {label!r}: args must be a list of strings")
 
 
-def _check_strings(label: str, what: str, given: Any, *, names: bool) -> None:
-    """`env` / `headers`: a mapping of non-empty strings to strings (an environment
-    variable's name has no `=`, and neither has a NUL byte, which no process can be given)."""
+def _checked_args(label: str, args: Iterable[Any]) -> list[str]:
+    """`args` as the strings the process is given: each a string, a path or an int (a port,
+    written as its digits); a NUL byte, which no process can be given, and anything else (a
+    None would reach the server as the word 'None') refused."""
+    checked: list[str] = []
+    for index, arg in enumerate(args):
+        if isinstance(arg, os.PathLike):
+            arg = os.fspath(arg)
+        if isinstance(arg, int) and not isinstance(arg, bool):
+            arg = str(arg)
+        if not isinstance(arg, str) or "\0" in arg:
+            raise ConfigurationError(
+                f"MCP server {label!r}: args[{index}] must be a string without NUL bytes, "
+                f"got {arg!r}"
+            )
+        checked.append(arg)
+    return checked
+
+
+def _checked_allowed(label: str, allowed: Any) -> set[str] | None:
+    """`allowed_tools`: None, or the tool names of an iterable of strings (not one string)."""
+    if allowed is None:
+        return None
+    if isinstance(allowed, str | bytes) or not isinstance(allowed, Iterable):
+        raise ConfigurationError(
+            f"MCP server {label!r}: allowed_tools must be a list of tool names, got {allowed!r}"
+        )
+    names = list(allowed)  # once: a generator is read here, not consumed by a check
+    for name in names:
+        if not isinstance(name, str):
+            raise ConfigurationError(
+                f"MCP server {label!r}: allowed_tools holds {name!r}, not a tool name (a string)"
+            )
+    return set(names)
+
+
+def _check_env(label: str, given: Any) -> None:
+    """`env`: a mapping of non-empty strings to strings (an environment variable's name has no
+    `=`, and neither has a NUL byte, which no process can be given). A value is not shown: it
+    may be a key the server needs."""
     mapping_entries(
         given,
-        lambda: (
-            f"MCP server {label!r}: {what} must map names to strings, got {type(given).__name__}"
-        ),
-        functools.partial(_checked_string, f"MCP server {label!r}: {what}", names),
+        lambda: f"MCP server {label!r}: env must map names to strings, got {type(given).__name__}",
+        functools.partial(_checked_variable, f"MCP server {label!r}: env"),
     )
 
 
-def _checked_string(where: str, names: bool, key: Any, value: Any) -> str:
-    if not isinstance(key, str) or not key or "\0" in key or (names and "=" in key):
+def _checked_variable(where: str, key: Any, value: Any) -> str:
+    if not isinstance(key, str) or not key or "\0" in key or "=" in key:
         raise ConfigurationError(f"{where} has a bad name {key!r}")
     if not isinstance(value, str) or "\0" in value:
-        raise ConfigurationError(
-            f"{where}[{key!r}] must be a string without NUL bytes, got {value!r}"
-        )
+        got = "a string with a NUL byte" if isinstance(value, str) else type(value).__name__
+        raise ConfigurationError(f"{where}[{key!r}] must be a string without NUL bytes, got {got}")
     return value
 
 

@@ -300,6 +300,7 @@ def test_bad_options_are_refused(options: dict[str, Any]) -> None:
         ({"token": 12345}, "token"),
         ({"headers": {"x-key": 1}}, "headers\\['x-key'\\]"),
         ({"headers": {"x-key": "s3cret\r\n"}}, "headers\\['x-key'\\]"),
+        ({"headers": {"x-key": "s3cret "}}, "a space at either end"),  # h11 refused it
         ({"headers": {"x key": "v"}}, "headers: 'x key'"),
         ({"headers": "x-key: v"}, "headers must be a mapping"),
         ({"name": 5}, "name"),

@@ -33,6 +33,11 @@ def test_over_stdio_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(
         "{not json",
         [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],
         {"jsonrpc": "1.0", "id": 3, "method": "ping"},
+        # JSON, nested past the parser: it read 'the line is not JSON'
+        '{"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"x": '
+        + "[" * 300
+        + "]" * 300
+        + "}}",
         {"jsonrpc": "2.0", "id": 4, "method": "ping"},
     ]
     deadline = threading.Timer(60, process.kill)  # an answer never sent ends the reading
@@ -43,17 +48,19 @@ def test_over_stdio_a_line_that_is_no_message_is_answered_with_a_json_rpc_error(
             process.stdin.write(text.encode() + b"\n")
         process.stdin.flush()
         answers = []
-        while len(answers) < 5 and (answer := process.stdout.readline()):
+        while len(answers) < 6 and (answer := process.stdout.readline()):
             answers.append(json.loads(answer))
     finally:
         deadline.cancel()
         process.kill()
         process.wait(10)
-    assert len(answers) == 5, answers
+    assert len(answers) == 6, answers
     assert answers[0]["id"] == 1 and "result" in answers[0]
     parse, batch, version = (answer["error"] for answer in answers[1:4])
     assert [a["id"] for a in answers[1:4]] == [None, None, None]
     assert parse == {"code": -32700, "message": "Parse error: the line is not JSON"}
     invalid = "Invalid Request: not one JSON-RPC 2.0 message (batches are not supported)"
     assert batch == version == {"code": -32600, "message": invalid}
-    assert answers[4] == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    deep = "Parse error: the line nests deeper than the 200 levels read"
+    assert answers[4] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": deep}}
+    assert answers[5] == {"jsonrpc": "2.0", "id": 4, "result": {}}

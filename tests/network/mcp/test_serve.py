@@ -173,8 +173,37 @@ async def test_serve_mcp_on_a_port_no_socket_can_have_is_a_configuration_error()
     from network.errors import ConfigurationError
 
     # (it was the socket module's OverflowError)
-    with pytest.raises(ConfigurationError, match="cannot listen on 127.0.0.1:70000"):
+    with pytest.raises(
+        ConfigurationError, match="port must be an int >= 0 and <= 65535, got 70000"
+    ):
         await serve_mcp(network, transport="http", port=70_000)
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        # before: bound every interface of the machine, with none of loopback's checks of
+        # Origin and Host (the CLI's --host refuses it)
+        ({"host": ""}, "serve_mcp host must name an address"),
+        ({"host": "  "}, "serve_mcp host must name an address"),
+        ({"host": 5}, "serve_mcp host must name an address"),  # was a TypeError
+        ({"port": True}, "serve_mcp port must be an int"),  # was served on port 1
+        ({"port": "8000"}, "serve_mcp port must be an int"),  # was a TypeError
+        ({"path": 5}, "MCP path must start with '/'"),  # was an AttributeError
+        ({"transport": "HTTP"}, "MCP transport must be 'stdio' or 'http'"),
+    ],
+)
+async def test_serve_mcp_refuses_where_it_cannot_listen_before_anything_is_made(
+    options: dict[str, Any], says: str
+) -> None:
+    from network.errors import ConfigurationError
+
+    ready: list[str] = []
+    with anyio.fail_after(5), pytest.raises(ConfigurationError, match=re.escape(says)):
+        await serve_mcp(
+            network, **{"transport": "http", "port": 0, **options}, on_ready=ready.append
+        )
+    assert ready == []
 
 
 def test_agent_network_mcp_refuses_a_bad_max_runs(capsys: Any, quiet_logs: None) -> None:

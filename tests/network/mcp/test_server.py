@@ -8,6 +8,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
+from network.errors import ConfigurationError
 from network.mcp import mcp_server, run_tool_name
 from tests.network.mcp.team import network
 
@@ -58,6 +59,27 @@ async def test_the_server_names_itself_by_the_network_and_the_library_version() 
 
 def test_the_tool_name_is_the_network_name_made_safe() -> None:
     assert run_tool_name(network) == "notes_team"
+
+
+@pytest.mark.parametrize("tool_name", ["bad name!", "", "x" * 65, "web.search", 5])
+def test_a_tool_name_providers_refuse_is_a_configuration_error(tool_name: object) -> None:
+    """Before: "bad name!" and 65 characters were served (a client's provider refuses them
+    at its first request), "" was taken for the default, 5 was pydantic's ValidationError."""
+    with pytest.raises(ConfigurationError, match="mcp_server tool_name"):
+        mcp_server(network, tool_name=tool_name)  # type: ignore[arg-type]
+
+
+def test_a_description_that_is_no_string_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="mcp_server description must be a string"):
+        mcp_server(network, description=5)  # type: ignore[arg-type]
+
+
+async def test_a_tool_name_given_is_the_one_served() -> None:
+    async with Client(mcp_server(network, tool_name="take-notes")) as client:
+        listed = await client.list_tools()
+        assert [tool.name for tool in listed.tools] == ["take-notes"]
+        result = await client.call_tool("take-notes", {"input": "hi"})
+        assert result.structured_content["output"] == "done: hi"
 
 
 async def test_an_unknown_tool_is_a_protocol_error_naming_it() -> None:

@@ -126,6 +126,21 @@ async def test_what_a_client_may_not_do_on_a_thread_is_refused() -> None:
     assert not seen
 
 
+async def test_answers_without_a_thread_are_refused_saying_to_give_it() -> None:
+    """Before, the refusal read 'refused (invalid_thread_id): thread must be a string, got
+    NoneType': about a field the caller never sent."""
+    seen: list[Any] = []
+    async with Client(mcp_server(notes(seen))) as client:
+        answered = await client.call_tool(
+            "notes", {"input": "", "answers": [{"interrupt": "i", "approved": True}]}
+        )
+    assert refusal(answered) == (
+        'invalid arguments: answers: answers are given with the "thread" whose interrupts '
+        "they answer"
+    )
+    assert not seen
+
+
 def bearer(request: Any, thread_id: str | None) -> str:
     token = "" if request is None else request.headers.get("authorization", "")
     user = {"Bearer a": "alice", "Bearer b": "bob"}.get(token)

@@ -35,6 +35,8 @@ over Streamable HTTP).
 - `unreadable-get` (over HTTP: `hostile_http.py`): it lists `slow` as well;
 - `unreadable-list`: it answers `tools/list` with a line that is not JSON;
 - `banner`: it writes a line that is not JSON on its stdout before anything else.
+- `terse`: its tool `deep` fails (`isError`) with no content block, its details in
+  `structuredContent` alone.
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -108,6 +110,9 @@ def answer(request: dict[str, Any]) -> dict[str, Any] | None:
         result = {"content": [{"type": "text", "text": "\x01" * 300_000}] * 2}
     elif method == "tools/call" and MODE == "blank":
         result = {"content": [{"type": "text", "text": ""}] * 2000, "isError": True}
+    elif method == "tools/call" and MODE == "terse":
+        details = {"error": "quota exceeded", "retry_after": 30}
+        result = {"content": [], "structuredContent": details, "isError": True}
     elif method == "tools/call" and MODE == "nested":
         result = {"content": [{"type": "text", "text": "[" * DEPTH + "]" * DEPTH}]}
     elif method == "tools/call":

@@ -157,6 +157,17 @@ async def test_an_error_results_joined_text_is_held_to_the_limit_too() -> None:
     )
 
 
+async def test_an_error_told_in_structured_content_alone_reaches_the_model() -> None:
+    # before: 'the server reported an error without a message', its details dropped
+    model = ScriptedModel([call("deep"), "failed"])
+    result = await Agent("a", tools=[hostile("terse")], model=model).run("x")
+    (record,) = records(result)
+    assert record.error == (
+        "tool 'deep' failed on MCP server 'hostile': "
+        '{"error": "quota exceeded", "retry_after": 30}'
+    )
+
+
 async def test_the_name_a_server_gives_itself_is_kept_to_100_characters() -> None:
     # it is in every error the model reads of the server's: 100,000 characters were
     model = ScriptedModel([call("deep"), "failed"])

@@ -88,3 +88,24 @@ async def test_a_tool_with_a_broken_schema_fails_the_listing_unless_it_is_left_o
     result = await Agent("a", tools=[pager("broken", allowed_tools=["t0"])], model=model).run("x")
     assert names(model, 0) == {"t0"}
     assert result.state.results[0].tool_calls[0].result == "t0"
+
+
+async def test_a_tool_named_in_the_options_and_not_listed_is_a_warning_naming_it() -> None:
+    """A typo in `allowed_tools` offered nothing and one in `outputs_to_state` wrote nothing,
+    without a word; now each listing warns, naming the server, the option and the tools."""
+    from structlog.testing import capture_logs
+
+    server = stdio_server(
+        allowed_tools=["add", "ad"],
+        outputs_to_state={"add": {"sum": {"source": "result"}}, "writefile": {"f": {}}},
+    )
+    model = ScriptedModel(["nothing to do"])
+    with capture_logs() as logs:
+        await Agent("x", tools=[server], model=model).run("x")
+    assert names(model, 0) == {"add"}
+    warnings = [log for log in logs if log["event"] == "mcp_tools_not_listed"]
+    assert [(w["server"], w["option"], w["tools"]) for w in warnings] == [
+        ("testfs", "allowed_tools", ["ad"]),
+        ("testfs", "outputs_to_state", ["writefile"]),
+    ]
+    assert all(w["log_level"] == "warning" for w in warnings)

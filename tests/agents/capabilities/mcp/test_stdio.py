@@ -259,6 +259,19 @@ async def test_names_from_a_real_server_are_safe_for_providers_and_unique() -> N
         ({"command": "srv", "env": {3: "c"}}, "'srv': env has a bad name 3"),
         ({"command": "srv", "env": {"A": "b\0c"}}, "'srv': env['A'] must be a string without NUL"),
         ({"command": "srv", "cwd": 3}, "'srv': cwd must be a path"),
+        # before: a TypeError ('NoneType' object is not iterable), or a process started with
+        # the word 'None' as its argument, or a NUL byte failing only at the first run
+        ({"command": "srv\0x"}, "'srv\\x00x': command must be a non-empty string without NUL"),
+        ({"command": "srv", "args": None}, "'srv': args must be a list of strings"),
+        ({"command": "srv", "args": 5}, "'srv': args must be a list of strings"),
+        ({"command": "srv", "args": ["-v", None]}, "'srv': args[1] must be a string"),
+        ({"command": "srv", "args": ["a\0b"]}, "'srv': args[0] must be a string without NUL"),
+        ({"command": "srv", "allowed_tools": 5}, "'srv': allowed_tools must be a list of tool"),
+        ({"command": "srv", "allowed_tools": [["a"]]}, "'srv': allowed_tools holds ['a']"),
+        ({"command": "srv", "allowed_tools": [None]}, "'srv': allowed_tools holds None"),
+        ({"command": "srv", "cache_tools": "no"}, "'srv': cache_tools must be True or False"),
+        # before: accepted, and every run failed with a TypeError adding None to a time
+        ({"command": "srv", "connect_timeout": None}, "'srv': connect_timeout (seconds) must"),
     ],
 )
 def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
@@ -270,6 +283,76 @@ def test_a_bad_command_or_env_is_a_configuration_error_naming_the_server(
     with pytest.raises(ConfigurationError) as caught:
         MCPServer.stdio(command, **options)
     assert says in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("headers", "says"),
+    [
+        # a token read from a file with its line break: h11 refused it at the first run, and
+        # its error ('Illegal header value b"Bearer sk-..."') quoted the token in the run's
+        # error, which a served network tells its remote client
+        ({"Authorization": "Bearer sk-live-123\n"}, "headers['Authorization'] holds a line"),
+        ({"Authorization": "Bearer sk-live-123 "}, "a space at either end"),
+        ({"Authorization": "Bearer sk-live-123\x00"}, "headers['Authorization'] holds"),
+        ({"X-Key": "sk-live-123\u00e9"}, "a character past ASCII"),
+        ({"Bad Name": "sk-live-123"}, "headers: 'Bad Name' is not an HTTP header name"),
+    ],
+)
+def test_a_header_the_client_cannot_send_is_refused_without_showing_it(
+    headers: dict[str, str], says: str
+) -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError) as caught:
+        MCPServer.http("http://127.0.0.1:1/mcp", headers=headers, name="docs")
+    assert "MCP server 'docs': " in str(caught.value) and says in str(caught.value)
+    if "Bad Name" not in headers:
+        assert "sk-live" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://user:secret@exa mple.com/mcp",
+        "http://user:secret@127.0.0.1:99999/mcp",
+        "http://user:secret@[::1/mcp",
+        "http://user:secret@127.0.0.1:9/mcp\r\nX: y",
+        "https://user:secret@",
+    ],
+)
+def test_a_url_no_request_can_be_sent_to_is_refused_when_made(url: str) -> None:
+    """Before, each was accepted and every run failed at its connection (an InvalidURL, an
+    OverflowError, 'missing an http:// or https:// protocol')."""
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError, match="url must be an http\\(s\\) URL") as caught:
+        MCPServer.http(url)
+    assert "secret" not in str(caught.value) and "user:***@" in str(caught.value)
+
+
+def test_an_env_value_is_never_shown_in_its_refusal() -> None:
+    from agents import MCPServer
+
+    with pytest.raises(ConfigurationError) as caught:
+        MCPServer.stdio("srv", env={"API_KEY": "sk-live-123\x00"})
+    assert "env['API_KEY'] must be a string without NUL bytes" in str(caught.value)
+    assert "sk-live" not in str(caught.value)
+
+
+def test_allowed_tools_may_be_any_iterable_of_names() -> None:
+    from agents import MCPServer
+
+    server = MCPServer.stdio("srv", allowed_tools=(name for name in ["add", "echo"]))
+    assert server.allowed_tools == {"add", "echo"}
+
+
+def test_args_may_be_paths_and_ints() -> None:
+    from agents import MCPServer
+
+    server = MCPServer.stdio("srv", [Path("tools/serve.py"), "--port", 8080])
+    assert server.args == ["tools/serve.py", "--port", "8080"]
+    given = (arg for arg in ["serve", Path("a.py")])  # any iterable, read once
+    assert MCPServer.stdio("srv", given).args == ["serve", "a.py"]
 
 
 def test_bad_headers_are_a_configuration_error_naming_the_server() -> None:
