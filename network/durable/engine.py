@@ -151,6 +151,10 @@ def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any])
             f"durable runs are already launched on {shown_url(engine.db)}; "
             "call network.durable.shutdown() before launching on another database"
         )
+    for name, network in named.items():
+        launched_as = engine.networks.get(name)
+        if launched_as is not None and launched_as is not network:
+            raise another_network_named(name)
     engine.networks.update(named)
     if engine.worker and engine.dispatcher is not None:  # it serves their queues too
         engine.dispatcher.serve(WORKERS, [network_queue(name) for name in named])
@@ -317,6 +321,16 @@ def shutdown() -> None:
         close_connections()
         if takeover is not None:
             takeover.liveness.close()  # last: from now on others may take its runs over
+
+
+def another_network_named(name: str) -> DurableConfigError:
+    """The error for a network whose name this process launched with another network: a
+    durable run is executed (and resumed) by its network's name, so one name is one network."""
+    return DurableConfigError(
+        f"another network named {name!r} was given to network.durable.launch in this "
+        "process: a durable run is executed and resumed by its network's name, so each name "
+        "names one network (call network.durable.shutdown() before launching a new one)"
+    )
 
 
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:

@@ -18,7 +18,12 @@ import anyio
 
 from network.continuing import claim_in_memory, stopped_on_thread
 from network.durable.continuation import Continuation, Kind, Stopped
-from network.durable.engine import launch, launched, registered_workflow
+from network.durable.engine import (
+    another_network_named,
+    launch,
+    launched,
+    registered_workflow,
+)
 from network.durable.process import DurableConfigError, RunIdInUseError, network_of
 from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
 from network.errors import ConfigurationError
@@ -87,6 +92,11 @@ async def run_durably(network: RunnableNetwork, input: RunInput, options: RunOpt
     A continuation (`Resume`, `ToolResults`) is a workflow of its own
     (`network.durable.continuation`).
     """
+    engine = launched()
+    if engine is not None and engine.networks.get(network.name, network) is not network:
+        # The workflow runs the launched network of this name, not this one: refused before
+        # anything is recorded (or a stopped run's answers claimed).
+        raise another_network_named(network.name)
     if isinstance(input, str):
         state = options.state
         if state is not None and not isinstance(state, State):

@@ -96,6 +96,34 @@ async def test_an_empty_run_id_is_refused_not_replaced(db: str) -> None:
         client.close()
 
 
+@pytest.mark.anyio
+async def test_another_network_of_a_launched_name_is_refused_not_run_as_that_one(
+    db: str,
+) -> None:
+    """The workflow runs a network by name: a second network named "writer" ran the
+    launched one's agents, silently (its output "written", not its own)."""
+    other = Network(
+        "writer", agents=[Agent("w2", description="other", model=ScriptedModel(["other"] * 5))]
+    )
+    with pytest.raises(durable.DurableConfigError, match="another network named 'writer'"):
+        await other.run("go", durable=True, run_id="other-writer")
+    fresh = Network(
+        "fresh", agents=[Agent("f", description="new", model=ScriptedModel(["new"] * 5))]
+    )
+    with pytest.raises(durable.DurableConfigError, match="another network named 'writer'"):
+        durable.launch([fresh, other], db=db)
+    launched = durable.launched()
+    assert launched is not None and launched.networks["writer"] is writer  # as it was
+    assert "fresh" not in launched.networks  # the refused launch added nothing
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(durable.UnknownRunError):
+            client.status("other-writer")  # nothing was recorded
+    finally:
+        client.close()
+    assert (await writer.run("go", durable=True)).output == "written"
+
+
 def same(one: Any, two: Any) -> bool:
     if isinstance(one, float) and math.isnan(one):
         return isinstance(two, float) and math.isnan(two)
