@@ -65,14 +65,23 @@ _workflow: Any = None  # the registered workflow function (registered once per p
 
 def system_database_url(db: str | None) -> str:
     """DBOS's SQLAlchemy URL for `db` (an async driver named in it is dropped: DBOS is sync)."""
-    url = db or DEFAULT_DB
+    url = DEFAULT_DB if db is None else db
     if not isinstance(url, str):
         raise DurableConfigError(f"db must be a database URL string, got {url!r}")
-    for prefix in ("postgresql", "postgres", "sqlite"):
-        if url.startswith(prefix):
-            scheme, _, rest = url.partition("://")
-            base = "postgresql" if scheme.startswith("postgres") else "sqlite"
-            return f"{base}://{rest}"
+    scheme, found, rest = url.partition("://")
+    base = scheme.partition("+")[0]  # a driver named after a '+' is DBOS's to choose
+    if found and base in ("postgresql", "postgres"):
+        return f"postgresql://{rest}"
+    if found and base == "sqlite":
+        path = rest.removeprefix("/").partition("?")[0]
+        if not rest.startswith("/") or path in ("", ":memory:"):
+            # A host (`sqlite://host/...`) or no file: the record must be a file that outlives
+            # the process (and that the processes of this machine share).
+            raise DurableConfigError(
+                "db must name an SQLite file, sqlite:///relative/path or "
+                f"sqlite:////absolute/path, got {shown_url(url)!r}"
+            )
+        return f"sqlite://{rest}"
     raise DurableConfigError(f"db must be a sqlite:// or postgresql:// URL, got {shown_url(url)!r}")
 
 

@@ -22,6 +22,9 @@ TARGET = f"{Path(__file__).resolve().parents[3] / 'examples' / 'codegen.py'}:net
             ["--db", "sqlite:///w.db", "--concurrency", str(10**20)],
             "--concurrency must be from 1 to 10,000",
         ),
+        # each was a traceback (an IndexError) and status 1
+        (["--db", "sqlite://"], "--db: db must name an SQLite file"),
+        (["--db", "sqlite:///:memory:"], "--db: db must name an SQLite file"),
     ],
 )
 def test_bad_worker_options_are_refused(
@@ -38,3 +41,22 @@ def test_launch_refuses_a_concurrency_no_claim_can_take(tmp_path: Path) -> None:
     with pytest.raises(durable.DurableConfigError, match="worker_concurrency must be .* <= 10000"):
         durable.launch([], db=db, worker=True, worker_concurrency=10**20)
     assert not (tmp_path / "never-made.sqlite").exists()
+
+
+@pytest.mark.parametrize("db", ["sqlite://", "sqlite:///", "sqlite:///:memory:", "sqlite://h/x.db"])
+def test_a_system_database_that_is_no_sqlite_file_is_refused(db: str) -> None:
+    from network import durable
+
+    with pytest.raises(durable.DurableConfigError, match="db must name an SQLite file"):
+        durable.launch([], db=db)
+    with pytest.raises(durable.DurableConfigError, match="db must name an SQLite file"):
+        durable.DurableClient(db)
+    assert durable.launched() is None
+
+
+def test_an_empty_system_database_url_is_refused_not_replaced_by_the_default() -> None:
+    from network import durable
+
+    with pytest.raises(durable.DurableConfigError, match="got ''"):
+        durable.launch([], db="")  # launched on agent-network-durable.sqlite before
+    assert durable.launched() is None
