@@ -479,6 +479,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     from network.durable import DurableConfigError, run_worker  # noqa: PLC0415 (dbos is optional and heavy)
     from network.durable.engine import MAX_CONCURRENCY, system_database_url  # noqa: PLC0415
+    from network.durable.worker import worker_executor_id  # noqa: PLC0415
 
     networks = [load_network(target) for target in args.targets]
     if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
@@ -489,6 +490,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
         system_database_url(args.db)
     except DurableConfigError as exc:
         raise CLIError(f"--db: {exc}") from None
+    try:  # refused here as one line, not by the launch's traceback
+        executor_id = worker_executor_id(args.executor_id)
+    except DurableConfigError as exc:
+        raise CLIError(f"--executor-id: {exc}") from None
     _quiet_logs()
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -499,7 +504,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         networks,
         db=args.db,
         concurrency=args.concurrency,
-        executor_id=args.executor_id,
+        executor_id=executor_id,
         stop=stop,
     )
     return 0

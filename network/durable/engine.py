@@ -189,11 +189,20 @@ def _check_launch_options(
         error=DurableConfigError,
     )
     check_number("check_every", check_every, above=True, error=DurableConfigError)
-    if executor_id is not None and not (
-        isinstance(executor_id, str) and EXECUTOR_ID.fullmatch(executor_id)
+    if executor_id is not None:
+        check_executor_id(executor_id)
+
+
+def check_executor_id(executor_id: object, *, longest: int = 100) -> None:
+    """`DurableConfigError` naming `executor_id` unless it is 1 to `longest` plain characters."""
+    if not (
+        isinstance(executor_id, str)
+        and len(executor_id) <= longest
+        and EXECUTOR_ID.fullmatch(executor_id)
     ):
         raise DurableConfigError(
-            f"executor_id must be 1 to 100 letters, digits, '_', '.' or '-', got {executor_id!r}"
+            f"executor_id must be 1 to {longest} letters, digits, '_', '.' or '-', "
+            f"got {executor_id!r}"
         )
 
 

@@ -22,9 +22,13 @@ TARGET = f"{Path(__file__).resolve().parents[3] / 'examples' / 'codegen.py'}:net
             ["--db", "sqlite:///w.db", "--concurrency", str(10**20)],
             "--concurrency must be from 1 to 10,000",
         ),
-        # each was a traceback (an IndexError) and status 1
+        # each was a traceback (an IndexError; the launch's DurableConfigError) and status 1
         (["--db", "sqlite://"], "--db: db must name an SQLite file"),
         (["--db", "sqlite:///:memory:"], "--db: db must name an SQLite file"),
+        (["--db", "sqlite:///w.db", "--executor-id", "a b"], "--executor-id: executor_id must"),
+        (["--db", "sqlite:///w.db", "--executor-id", ""], "--executor-id: executor_id must"),
+        # 1 to 100 characters with `an-worker-` before it: was refused naming the prefixed id
+        (["--db", "sqlite:///w.db", "--executor-id", "x" * 95], "must be 1 to 90 letters"),
     ],
 )
 def test_bad_worker_options_are_refused(
