@@ -46,15 +46,17 @@ def run_worker(
     own threads)."""
     executor_id = worker_executor_id(executor_id)
     stop = stop or threading.Event()
+    launch(  # creates the database and its tables when they do not exist yet
+        networks,
+        db=db,
+        worker=True,
+        worker_concurrency=concurrency,
+        executor_id=executor_id,
+        check_every=check_every,
+    )
+    # Only once launched: a refused launch leaves the process as it was (DBOS it launched
+    # before included), and a failed one has undone itself.
     try:
-        launch(  # creates the database and its tables when they do not exist yet
-            networks,
-            db=db,
-            worker=True,
-            worker_concurrency=concurrency,
-            executor_id=executor_id,
-            check_every=check_every,
-        )
         stop.wait()
     finally:
         shutdown()

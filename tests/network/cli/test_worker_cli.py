@@ -47,6 +47,21 @@ def test_launch_refuses_a_concurrency_no_claim_can_take(tmp_path: Path) -> None:
     assert not (tmp_path / "never-made.sqlite").exists()
 
 
+def test_a_worker_refused_at_launch_leaves_the_launched_engine_running(tmp_path: Path) -> None:
+    """A refused `run_worker` shut the process's durable engine down on its way out."""
+    from network import durable
+    from tests.network.durable.crash_network import team
+
+    db = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    engine = durable.launch([team], db=db)
+    try:
+        with pytest.raises(durable.DurableConfigError, match="already launched"):
+            durable.run_worker([team], db=db)  # a worker: not the engine this process launched
+        assert durable.launched() is engine
+    finally:
+        durable.shutdown()
+
+
 @pytest.mark.parametrize("db", ["sqlite://", "sqlite:///", "sqlite:///:memory:", "sqlite://h/x.db"])
 def test_a_system_database_that_is_no_sqlite_file_is_refused(db: str) -> None:
     from network import durable
