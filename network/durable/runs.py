@@ -25,9 +25,16 @@ from network.durable.engine import (
     registered_workflow,
 )
 from network.durable.process import DurableConfigError, RunIdInUseError, network_of
-from network.durable.workflow import Attachments, DurableRunError, RunRequest, attachments
+from network.durable.workflow import (
+    Attachments,
+    DurableRunError,
+    RunRequest,
+    attachments,
+    executing,
+)
 from network.errors import ConfigurationError
 from network.ids import new_id
+from network.logger import get_logger
 from network.run.client_results import result_messages
 from network.run.definition import RunnableNetwork
 from network.run.inputs import Resume, RunInput, ToolResults
@@ -178,11 +185,36 @@ async def start_workflow(
         if live.error is not None:
             raise live.error from None
         raise
+    except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(hand_back, run_id)
+        raise
     finally:
         attachments.pop(run_id, None)
     if live.result is not None:
         return live.result
     return recorded_result(network, outcome)
+
+
+def hand_back(run_id: str) -> None:
+    """A run whose caller was cancelled goes on from its last recorded step, on this
+    process's own queue (as a run taken over from a dead process does).
+
+    Its execution stopped with its caller, but its record is PENDING under this live
+    process's executor id: no process takes over the runs of a live one, so it would wait
+    for this process to die, and a call with its id (or `DurableClient.result`) with it.
+    Nothing is moved when an execution of this process runs it still (the caller cancelled
+    was one waiting for it), when it ended, or when the engine was shut down (its runs are
+    taken over by the next process)."""
+    from dbos import DBOS  # noqa: PLC0415 (dbos is optional and heavy)
+
+    engine = launched()
+    if engine is None or engine.takeover is None or run_id in executing:
+        return
+    for info in DBOS.list_workflows(workflow_ids=[run_id], load_output=False):
+        if info.status == "PENDING" and info.executor_id == engine.executor_id:
+            DBOS.resume_workflow(run_id, queue_name=engine.takeover.queue)
+            get_logger().info("durable.run_handed_back", run_id=run_id)
 
 
 def check_run_id_free(run_id: str, network: str) -> None:

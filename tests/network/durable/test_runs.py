@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, tool
@@ -346,3 +347,54 @@ async def test_a_first_durable_run_launches_from_inside_its_event_loop(
         assert (tmp_path / "agent-network-durable.sqlite").exists()
     finally:
         durable.shutdown()
+
+
+stalled: list[str] = []  # the calls of `stall`: the first waits until cancelled
+
+
+@tool
+async def stall(text: str) -> str:
+    """Wait (the first call, until its run's caller is cancelled), then note `text`."""
+    stalled.append(text)
+    if len(stalled) == 1:
+        await anyio.sleep_forever()
+    return "noted"
+
+
+staller = Network(
+    "staller",
+    agents=[
+        Agent(
+            "staller",
+            description="stalls",
+            tools=[stall],
+            model=ScriptedModel([call("stall", text="x"), "stalled once"]),
+        )
+    ],
+    router=lambda ctx: "staller" if ctx.last_result is None or ctx.last_result.tool_calls else None,
+)
+
+
+@pytest.mark.anyio
+async def test_a_run_whose_caller_is_cancelled_goes_on_from_its_last_step(db: str) -> None:
+    """The cancelled execution left the run PENDING under this live process, which no process
+    takes over: `DurableClient.result` and a call with its id waited until the process died."""
+    durable.launch([staller], db=db)
+    stalled.clear()
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: staller.run("go", durable=True, run_id=run_id))
+        while not stalled:  # the tool is in flight: its model step was recorded
+            await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+    with anyio.fail_after(10):
+        again = await staller.run("go", durable=True, run_id=run_id)
+    assert again.output == "stalled once"
+    assert stalled == ["x", "x"]  # the call in flight ran again (at least once), no more
+    client = durable.DurableClient(db)
+    try:
+        steps = [s["function_name"] for s in client._client.list_workflow_steps(run_id)]
+        assert steps.count("model:staller") == 2 and steps.count("tool:stall") == 1
+        assert client.result(run_id, timeout=10).status == "SUCCESS"
+    finally:
+        client.close()
