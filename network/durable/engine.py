@@ -131,9 +131,14 @@ def launch(
     """
     url = system_database_url(db)
     named = _by_name(networks)
-    if Process.engine is not None:
-        return _add_networks(Process.engine, url, worker, named)
     _check_launch_options(worker_concurrency, check_every, executor_id)
+    if Process.engine is not None:
+        if executor_id is not None and executor_id != Process.engine.executor_id:
+            raise DurableConfigError(
+                f"durable runs are already launched in this process as executor "
+                f"{Process.engine.executor_id!r}, not {executor_id!r}: one process, one executor id"
+            )
+        return _add_networks(Process.engine, url, worker, named)
     executor_id = executor_id or new_executor_id()
     dbos = _dbos()
     registered_workflow()

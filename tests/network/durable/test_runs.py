@@ -125,6 +125,24 @@ async def test_another_network_of_a_launched_name_is_refused_not_run_as_that_one
     assert (await writer.run("go", durable=True)).output == "written"
 
 
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"check_every": math.nan}, "check_every must be a finite number > 0"),
+        ({"check_every": -1}, "check_every must be a finite number > 0"),
+        ({"executor_id": "a b"}, "executor_id must be 1 to 100 letters"),
+        ({"worker_concurrency": 0}, "worker_concurrency must be an int >= 1"),
+        ({"executor_id": "another-process"}, "already launched in this process as executor"),
+    ],
+)
+def test_a_second_launch_checks_its_options_as_the_first_does(
+    db: str, options: dict[str, Any], words: str
+) -> None:
+    """A second launch returned the launched engine whatever its options said."""
+    with pytest.raises(durable.DurableConfigError, match=re.escape(words)):
+        durable.launch([writer], db=db, **options)
+
+
 def same(one: Any, two: Any) -> bool:
     if isinstance(one, float) and math.isnan(one):
         return isinstance(two, float) and math.isnan(two)
