@@ -333,6 +333,27 @@ def test_network_enqueue_checks_the_state_against_its_schema_before_writing(
         client.close()
 
 
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"input": None}, MessageError),
+        ({"run_id": ""}, InvalidIdError),
+        ({"max_iter": 0}, ConfigurationError),
+        ({"thread": "t\x00"}, InvalidIdError),
+    ],
+)
+def test_network_enqueue_refuses_before_it_creates_the_database(
+    tmp_path: Path, options: dict[str, Any], error: type[Exception]
+) -> None:
+    # each was refused by the client, after it had created (and migrated) the database
+    arguments = {"input": "go", **options}
+    with pytest.raises(error):
+        writer.enqueue(
+            arguments.pop("input"), db=f"sqlite:///{tmp_path / 'never.sqlite'}", **arguments
+        )
+    assert not (tmp_path / "never.sqlite").exists()
+
+
 def test_a_run_of_a_network_no_worker_serves_waits_for_one(
     tmp_path: Path, quiet_logs: None
 ) -> None:
