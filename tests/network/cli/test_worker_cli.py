@@ -79,3 +79,28 @@ def test_an_empty_system_database_url_is_refused_not_replaced_by_the_default() -
     with pytest.raises(durable.DurableConfigError, match="got ''"):
         durable.launch([], db="")  # launched on agent-network-durable.sqlite before
     assert durable.launched() is None
+
+
+def test_a_network_given_twice_is_refused_before_the_worker_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # was "Worker ... started", then the launch's DurableConfigError traceback (status 1)
+    assert main(["worker", TARGET, TARGET, "--db", "sqlite:///w.db"]) == 2
+    captured = capsys.readouterr()
+    assert "two of the targets are networks named 'codegen'" in captured.err
+    assert "started" not in captured.out
+
+
+def test_a_launch_the_worker_is_refused_is_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from network import durable
+    from tests.network.durable.crash_network import team
+
+    db = f"sqlite:///{tmp_path / 'dbos.sqlite'}"
+    durable.launch([team], db=db)  # this process launched: a worker cannot launch here
+    try:
+        assert main(["worker", TARGET, "--db", db]) == 2
+        assert "error: durable runs are already launched" in capsys.readouterr().err
+    finally:
+        durable.shutdown()
