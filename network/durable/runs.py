@@ -261,8 +261,8 @@ def check_run_id_free(run_id: str, network: str, continues: str | None = None) -
 
 def continued_run(info: Any) -> str | None:
     """The run id of the stopped run the workflow `info` (input loaded) continues, if any."""
-    inputs = info.input if isinstance(info.input, dict) else {}
-    args = inputs.get("args") or ()
+    inputs: dict[str, Any] = info.input if isinstance(info.input, dict) else {}
+    args: tuple[Any, ...] = tuple(inputs.get("args") or ())
     continued = args[2] if len(args) > 2 else None
     return continued.stopped.run_id if isinstance(continued, Continuation) else None
 
