@@ -196,7 +196,10 @@ async def start_workflow(
         raise
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(hand_back, run_id)
+            try:
+                await anyio.to_thread.run_sync(hand_back, run_id)
+            except Exception as exc:  # the cancellation goes on; the run waits for a takeover
+                get_logger().warning("durable.hand_back_failed", run_id=run_id, error=repr(exc))
         raise
     finally:
         attachments.pop(run_id, None)

@@ -437,3 +437,24 @@ async def test_a_run_whose_caller_is_cancelled_goes_on_from_its_last_step(db: st
         assert client.result(run_id, timeout=10).status == "SUCCESS"
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_a_hand_back_that_fails_leaves_the_cancellation_as_it_was(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller was cancelled: a database error while handing its run back must not
+    replace the cancellation (its task group would raise the database's error instead)."""
+
+    def unreachable(run_id: str) -> None:
+        raise OSError("the database went away")
+
+    monkeypatch.setattr("network.durable.runs.hand_back", unreachable)
+    durable.launch([staller], db=db)
+    stalled.clear()
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: staller.run("go", durable=True))
+        while not stalled:
+            await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+    assert group.cancel_scope.cancelled_caught
