@@ -24,7 +24,12 @@ from network.durable.engine import (
     launched,
     registered_workflow,
 )
-from network.durable.process import DurableConfigError, RunIdInUseError, network_of
+from network.durable.process import (
+    DurableConfigError,
+    RunCancelledError,
+    RunIdInUseError,
+    network_of,
+)
 from network.durable.workflow import (
     Attachments,
     DurableRunError,
@@ -178,7 +183,7 @@ async def start_workflow(
 ) -> Any:
     """Execute the run's workflow in this process (a new run, or a `Continuation`);
     `ready`: `ready_to_start` was awaited for its id already."""
-    from dbos import SetWorkflowID  # noqa: PLC0415 (dbos is optional and heavy)
+    from dbos import SetWorkflowID, error  # noqa: PLC0415 (dbos is optional and heavy)
 
     given = options.run_id is not None
     run_id = new_id("run_") if options.run_id is None else options.run_id
@@ -194,6 +199,10 @@ async def start_workflow(
         if live.error is not None:
             raise live.error from None
         raise
+    except error.DBOSAwaitedWorkflowCancelledError as exc:
+        if exc.workflow_id != run_id:
+            raise
+        raise RunCancelledError(run_id) from None
     except anyio.get_cancelled_exc_class():
         with anyio.CancelScope(shield=True):
             try:

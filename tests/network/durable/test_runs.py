@@ -458,3 +458,67 @@ async def test_a_hand_back_that_fails_leaves_the_cancellation_as_it_was(
             await anyio.sleep(0.01)
         group.cancel_scope.cancel()
     assert group.cancel_scope.cancelled_caught
+
+
+released = threading.Event()  # set by the test: `hold` returns
+
+
+@tool
+async def hold() -> str:
+    """Wait until the test releases the call."""
+    while not released.is_set():
+        await anyio.sleep(0.01)
+    return "held"
+
+
+holder = Network(
+    "holder",
+    agents=[
+        Agent("holder", description="holds", tools=[hold], model=ScriptedModel([call("hold"), "x"]))
+    ],
+    router=lambda ctx: "holder" if ctx.last_result is None or ctx.last_result.tool_calls else None,
+)
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_run_is_a_run_cancelled_error_to_its_caller_and_for_its_id(
+    db: str,
+) -> None:
+    """Both were DBOS's own DBOSAwaitedWorkflowCancelledError (from a private module)."""
+    durable.launch([holder], db=db)
+    released.clear()
+    client = durable.DurableClient(db)
+    try:
+        queued = client.enqueue("writer", "go")  # no worker here: it waits, and is cancelled
+        assert client.cancel(queued).status == "CANCELLED"
+        with pytest.raises(durable.RunCancelledError, match=re.escape(repr(queued))) as caught:
+            await writer.run("go", durable=True, run_id=queued)
+        assert caught.value.run_id == queued
+
+        run_id = f"run_{uuid.uuid4().hex[:8]}"
+        raised: list[BaseException] = []
+
+        async def run() -> None:
+            try:
+                await holder.run("go", durable=True, run_id=run_id)
+            except Exception as exc:
+                raised.append(exc)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run)
+            while not _known(client, run_id):  # running (its tool holds)
+                await anyio.sleep(0.01)
+            await anyio.to_thread.run_sync(client.cancel, run_id)
+            released.set()  # the run stops at its next step
+        assert [type(exc) for exc in raised] == [durable.RunCancelledError]
+    finally:
+        released.set()
+        client.close()
+
+
+def _known(client: durable.DurableClient, run_id: str) -> bool:
+    try:
+        client.status(run_id)
+    except durable.UnknownRunError:
+        return False
+    return True
