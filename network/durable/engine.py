@@ -357,6 +357,10 @@ def another_network_named(name: str) -> DurableConfigError:
 
 
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:
+    if callable(getattr(networks, "run", None)) or not isinstance(networks, Iterable):
+        raise DurableConfigError(
+            f"networks must be a list of networks, got {networks!r} (write [network])"
+        )
     named: dict[str, Any] = {}
     for network in networks:
         name = getattr(network, "name", None)

@@ -143,6 +143,14 @@ def test_a_second_launch_checks_its_options_as_the_first_does(
         durable.launch([writer], db=db, **options)
 
 
+@pytest.mark.parametrize("networks", [writer, None, 5])
+def test_launch_takes_a_list_of_networks(tmp_path: Path, networks: Any) -> None:
+    # a network alone, or None, was a TypeError ("'Network' object is not iterable")
+    with pytest.raises(durable.DurableConfigError, match="networks must be a list of networks"):
+        durable.launch(networks, db=f"sqlite:///{tmp_path / 'never.sqlite'}")
+    assert not (tmp_path / "never.sqlite").exists()
+
+
 def same(one: Any, two: Any) -> bool:
     if isinstance(one, float) and math.isnan(one):
         return isinstance(two, float) and math.isnan(two)
