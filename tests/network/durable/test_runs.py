@@ -408,6 +408,11 @@ async def stall(text: str) -> str:
     return "noted"
 
 
+def stall_or_answer(request: Any) -> Any:
+    """The staller's model, one answer per request whatever ran before (tests share it)."""
+    return "stalled once" if request.history[-1].role == "tool" else call("stall", text="x")
+
+
 staller = Network(
     "staller",
     agents=[
@@ -415,7 +420,7 @@ staller = Network(
             "staller",
             description="stalls",
             tools=[stall],
-            model=ScriptedModel([call("stall", text="x"), "stalled once"]),
+            model=ScriptedModel(stall_or_answer),
         )
     ],
     router=lambda ctx: "staller" if ctx.last_result is None or ctx.last_result.tool_calls else None,
