@@ -387,26 +387,26 @@ class Network(Generic[DepsT]):
         this network's schema first, as `run` checks it (`DurableClient.enqueue`, which has
         only a network's name, leaves that to the worker).
         """
-        from network.durable.client import DurableClient  # noqa: PLC0415 (dbos is optional and heavy)
+        from network.durable.client import DurableClient, enqueued_run  # noqa: PLC0415 (dbos is optional and heavy)
 
         ref = thread_of(thread, deprecated, where="enqueue")
         if state is not None:
             # this network's schema is at hand here (the client has only its name): a value
             # its worker would refuse is refused now, naming the key, before anything is queued
             self.new_state(state)
+        asked: dict[str, Any] = {
+            "state": state,
+            "max_iter": max_iter,
+            "thread_id": None if ref is None else ref.id,
+            "user_id": None if ref is None else ref.user_id,
+            "app_name": None if ref is None else ref.app_name,
+            "store": None if ref is None else ref.store,
+        }
+        # Checked before the client opens the database (and creates it when missing).
+        run_id, _ = enqueued_run(self.name, input, run_id=run_id, **asked)
         client = DurableClient(db)
         try:
-            return client.enqueue(
-                self.name,
-                input,
-                state=state,
-                run_id=run_id,
-                max_iter=max_iter,
-                thread_id=None if ref is None else ref.id,
-                user_id=None if ref is None else ref.user_id,
-                app_name=None if ref is None else ref.app_name,
-                store=None if ref is None else ref.store,
-            )
+            return client.enqueue(self.name, input, run_id=run_id, **asked)
         finally:
             client.close()
 

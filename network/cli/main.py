@@ -476,11 +476,17 @@ def cmd_graph(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     import signal  # noqa: PLC0415 (only the worker handles signals)
     import threading  # noqa: PLC0415
+    from collections import Counter  # noqa: PLC0415
 
     from network.durable import DurableConfigError, run_worker  # noqa: PLC0415 (dbos is optional and heavy)
     from network.durable.engine import MAX_CONCURRENCY, system_database_url  # noqa: PLC0415
+    from network.durable.worker import worker_executor_id  # noqa: PLC0415
 
     networks = [load_network(target) for target in args.targets]
+    named = Counter(network.name for network in networks)
+    twice = [name for name, count in named.items() if count > 1]
+    if twice:  # (a target given twice loads its network twice)
+        raise CLIError(f"two of the targets are networks named {twice[0]!r}: give each once")
     if args.concurrency is not None and not 1 <= args.concurrency <= MAX_CONCURRENCY:
         raise CLIError(
             f"--concurrency must be from 1 to {MAX_CONCURRENCY:,}, got {args.concurrency}"
@@ -489,19 +495,26 @@ def cmd_worker(args: argparse.Namespace) -> int:
         system_database_url(args.db)
     except DurableConfigError as exc:
         raise CLIError(f"--db: {exc}") from None
+    try:  # refused here as one line, not by the launch's traceback
+        executor_id = worker_executor_id(args.executor_id)
+    except DurableConfigError as exc:
+        raise CLIError(f"--executor-id: {exc}") from None
     _quiet_logs()
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
     names = ", ".join(repr(network.name) for network in networks)
     print(f"Worker for {names} started", flush=True)
-    run_worker(
-        networks,
-        db=args.db,
-        concurrency=args.concurrency,
-        executor_id=args.executor_id,
-        stop=stop,
-    )
+    try:
+        run_worker(
+            networks,
+            db=args.db,
+            concurrency=args.concurrency,
+            executor_id=executor_id,
+            stop=stop,
+        )
+    except DurableConfigError as exc:  # refused at launch: two networks of one name, say
+        raise CLIError(str(exc)) from None
     return 0
 
 

@@ -25,6 +25,7 @@ from network.durable.client import DurableClient, DurableRunStatus
 from network.durable.engine import launch, launched, shutdown
 from network.durable.process import (
     DurableConfigError,
+    RunCancelledError,
     RunIdInUseError,
     UnknownRunError,
     UnrecordableStepError,
@@ -35,6 +36,7 @@ __all__ = [
     "DurableClient",
     "DurableConfigError",
     "DurableRunStatus",
+    "RunCancelledError",
     "RunIdInUseError",
     "UnknownRunError",
     "UnrecordableStepError",

@@ -127,38 +127,17 @@ class DurableClient:
         """
         from dbos import error  # noqa: PLC0415 (dbos is optional and heavy)
 
-        check_id("network", network)
-        if not isinstance(input, str):  # a continuation is `network.run`'s, with its results
-            raise MessageError(
-                f"the run's input must be the user's message (a string), got "
-                f"{type(input).__name__}",
-                index=None,
-                field="input",
-            )
-        check_text_input(input)  # as `network.run` checks it: the worker would fail it
-        run_id = new_id("run_") if run_id is None else run_id
-        check_id("run_id", run_id)  # "" is refused, not replaced
-        check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
-        thread = None
-        if thread_id is not None:
-            check_ids(thread_id=thread_id, user_id=user_id, app_name=app_name)
-            thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
-        else:
-            given = {"store": store, "user_id": user_id, "app_name": app_name}
-            named = [f"{name}=" for name, value in given.items() if value is not None]
-            if named:
-                verb = "apply" if len(named) > 1 else "applies"
-                raise ConfigurationError(
-                    f"{' and '.join(named)} {verb} only to a run with a thread_id"
-                )
-        if state is not None and not isinstance(state, State):
-            if not isinstance(state, Mapping):
-                raise ConfigurationError(
-                    f"state must be a mapping or a State, got {type(state).__name__}"
-                )
-            for key in state:
-                check_key_form(key)
-        request = run_request(input, RunOptions(thread=thread, state=state, max_iter=max_iter))
+        run_id, request = enqueued_run(
+            network,
+            input,
+            state=state,
+            run_id=run_id,
+            max_iter=max_iter,
+            thread_id=thread_id,
+            user_id=user_id,
+            app_name=app_name,
+            store=store,
+        )
         options: Any = {
             "workflow_name": WORKFLOW_NAME,
             "queue_name": network_queue(network),  # for the workers of that network only
@@ -244,3 +223,50 @@ class DurableClient:
         self._client.destroy()
         if self._engine is not None:
             self._engine.dispose()
+
+
+def enqueued_run(
+    network: str,
+    input: str,
+    *,
+    state: Mapping[str, Any] | None = None,
+    run_id: str | None = None,
+    max_iter: int | None = None,
+    thread_id: str | None = None,
+    user_id: str | None = None,
+    app_name: str | None = None,
+    store: str | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The run id and the recorded request of a run `DurableClient.enqueue` is asked to queue,
+    each argument checked as it says (`network.enqueue` checks them before it opens, and
+    maybe creates, the database)."""
+    check_id("network", network)
+    if not isinstance(input, str):  # a continuation is `network.run`'s, with its results
+        raise MessageError(
+            f"the run's input must be the user's message (a string), got {type(input).__name__}",
+            index=None,
+            field="input",
+        )
+    check_text_input(input)  # as `network.run` checks it: the worker would fail it
+    run_id = new_id("run_") if run_id is None else run_id
+    check_id("run_id", run_id)  # "" is refused, not replaced
+    check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
+    thread = None
+    if thread_id is not None:
+        check_ids(thread_id=thread_id, user_id=user_id, app_name=app_name)
+        thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
+    else:
+        given = {"store": store, "user_id": user_id, "app_name": app_name}
+        named = [f"{name}=" for name, value in given.items() if value is not None]
+        if named:
+            verb = "apply" if len(named) > 1 else "applies"
+            raise ConfigurationError(f"{' and '.join(named)} {verb} only to a run with a thread_id")
+    if state is not None and not isinstance(state, State):
+        if not isinstance(state, Mapping):
+            raise ConfigurationError(
+                f"state must be a mapping or a State, got {type(state).__name__}"
+            )
+        for key in state:
+            check_key_form(key)
+    request = run_request(input, RunOptions(thread=thread, state=state, max_iter=max_iter))
+    return run_id, request

@@ -65,14 +65,23 @@ _workflow: Any = None  # the registered workflow function (registered once per p
 
 def system_database_url(db: str | None) -> str:
     """DBOS's SQLAlchemy URL for `db` (an async driver named in it is dropped: DBOS is sync)."""
-    url = db or DEFAULT_DB
+    url = DEFAULT_DB if db is None else db
     if not isinstance(url, str):
         raise DurableConfigError(f"db must be a database URL string, got {url!r}")
-    for prefix in ("postgresql", "postgres", "sqlite"):
-        if url.startswith(prefix):
-            scheme, _, rest = url.partition("://")
-            base = "postgresql" if scheme.startswith("postgres") else "sqlite"
-            return f"{base}://{rest}"
+    scheme, found, rest = url.partition("://")
+    base = scheme.partition("+")[0]  # a driver named after a '+' is DBOS's to choose
+    if found and base in ("postgresql", "postgres"):
+        return f"postgresql://{rest}"
+    if found and base == "sqlite":
+        path = rest.removeprefix("/").partition("?")[0]
+        if not rest.startswith("/") or path in ("", ":memory:"):
+            # A host (`sqlite://host/...`) or no file: the record must be a file that outlives
+            # the process (and that the processes of this machine share).
+            raise DurableConfigError(
+                "db must name an SQLite file, sqlite:///relative/path or "
+                f"sqlite:////absolute/path, got {shown_url(url)!r}"
+            )
+        return f"sqlite://{rest}"
     raise DurableConfigError(f"db must be a sqlite:// or postgresql:// URL, got {shown_url(url)!r}")
 
 
@@ -122,9 +131,14 @@ def launch(
     """
     url = system_database_url(db)
     named = _by_name(networks)
-    if Process.engine is not None:
-        return _add_networks(Process.engine, url, worker, named)
     _check_launch_options(worker_concurrency, check_every, executor_id)
+    if Process.engine is not None:
+        if executor_id is not None and executor_id != Process.engine.executor_id:
+            raise DurableConfigError(
+                f"durable runs are already launched in this process as executor "
+                f"{Process.engine.executor_id!r}, not {executor_id!r}: one process, one executor id"
+            )
+        return _add_networks(Process.engine, url, worker, named)
     executor_id = executor_id or new_executor_id()
     dbos = _dbos()
     registered_workflow()
@@ -151,6 +165,10 @@ def _add_networks(engine: Engine, url: str, worker: bool, named: dict[str, Any])
             f"durable runs are already launched on {shown_url(engine.db)}; "
             "call network.durable.shutdown() before launching on another database"
         )
+    for name, network in named.items():
+        launched_as = engine.networks.get(name)
+        if launched_as is not None and launched_as is not network:
+            raise another_network_named(name)
     engine.networks.update(named)
     if engine.worker and engine.dispatcher is not None:  # it serves their queues too
         engine.dispatcher.serve(WORKERS, [network_queue(name) for name in named])
@@ -176,11 +194,20 @@ def _check_launch_options(
         error=DurableConfigError,
     )
     check_number("check_every", check_every, above=True, error=DurableConfigError)
-    if executor_id is not None and not (
-        isinstance(executor_id, str) and EXECUTOR_ID.fullmatch(executor_id)
+    if executor_id is not None:
+        check_executor_id(executor_id)
+
+
+def check_executor_id(executor_id: object, *, longest: int = 100) -> None:
+    """`DurableConfigError` naming `executor_id` unless it is 1 to `longest` plain characters."""
+    if not (
+        isinstance(executor_id, str)
+        and len(executor_id) <= longest
+        and EXECUTOR_ID.fullmatch(executor_id)
     ):
         raise DurableConfigError(
-            f"executor_id must be 1 to 100 letters, digits, '_', '.' or '-', got {executor_id!r}"
+            f"executor_id must be 1 to {longest} letters, digits, '_', '.' or '-', "
+            f"got {executor_id!r}"
         )
 
 
@@ -319,7 +346,21 @@ def shutdown() -> None:
             takeover.liveness.close()  # last: from now on others may take its runs over
 
 
+def another_network_named(name: str) -> DurableConfigError:
+    """The error for a network whose name this process launched with another network: a
+    durable run is executed (and resumed) by its network's name, so one name is one network."""
+    return DurableConfigError(
+        f"another network named {name!r} was given to network.durable.launch in this "
+        "process: a durable run is executed and resumed by its network's name, so each name "
+        "names one network (call network.durable.shutdown() before launching a new one)"
+    )
+
+
 def _by_name(networks: Iterable[Any]) -> dict[str, Any]:
+    if callable(getattr(networks, "run", None)) or not isinstance(networks, Iterable):
+        raise DurableConfigError(
+            f"networks must be a list of networks, got {networks!r} (write [network])"
+        )
     named: dict[str, Any] = {}
     for network in networks:
         name = getattr(network, "name", None)

@@ -47,6 +47,18 @@ class UnrecordableStepError(DurableConfigError):
         self.step = step
 
 
+class RunCancelledError(AgentNetworkError):
+    """The durable run was cancelled (`DurableClient.cancel`): raised to a caller awaiting
+    it, and for its id given again; `run_id` names it."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"durable run {run_id!r} was cancelled (DurableClient.cancel): it ran no further, "
+            "and its id returns this error; give a new run a new id"
+        )
+        self.run_id = run_id
+
+
 class UnknownRunError(AgentNetworkError, KeyError):
     """No durable run has this id (a `KeyError` too, as a lookup by id that found nothing)."""
 

@@ -15,9 +15,22 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from network.durable.engine import CHECK_EVERY, launch, shutdown
+from network.durable.engine import CHECK_EVERY, check_executor_id, launch, shutdown
 
 WORKER_PREFIX = "an-worker-"
+EXECUTOR_ID_LONGEST = 100
+
+
+def worker_executor_id(given: str | None) -> str:
+    """The executor id of a worker given `given` (None: a new one): `an-worker-` and it, at
+    most 100 characters; `DurableConfigError` naming `executor_id` for one it cannot be."""
+    if given is None:
+        return WORKER_PREFIX + uuid.uuid4().hex[:16]
+    check_executor_id(given)  # its type and characters, as given
+    if given.startswith(WORKER_PREFIX):
+        return given
+    check_executor_id(given, longest=EXECUTOR_ID_LONGEST - len(WORKER_PREFIX))
+    return WORKER_PREFIX + given
 
 
 def run_worker(
@@ -31,19 +44,19 @@ def run_worker(
 ) -> None:
     """Serve the queues of `networks` until `stop` is set (blocks; DBOS runs the runs on its
     own threads)."""
-    executor_id = executor_id or uuid.uuid4().hex[:16]
-    if not executor_id.startswith(WORKER_PREFIX):
-        executor_id = WORKER_PREFIX + executor_id
+    executor_id = worker_executor_id(executor_id)
     stop = stop or threading.Event()
+    launch(  # creates the database and its tables when they do not exist yet
+        networks,
+        db=db,
+        worker=True,
+        worker_concurrency=concurrency,
+        executor_id=executor_id,
+        check_every=check_every,
+    )
+    # Only once launched: a refused launch leaves the process as it was (DBOS it launched
+    # before included), and a failed one has undone itself.
     try:
-        launch(  # creates the database and its tables when they do not exist yet
-            networks,
-            db=db,
-            worker=True,
-            worker_concurrency=concurrency,
-            executor_id=executor_id,
-            check_every=check_every,
-        )
         stop.wait()
     finally:
         shutdown()

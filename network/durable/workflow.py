@@ -72,6 +72,9 @@ class Attachments:
 
 attachments: dict[str, Attachments] = {}
 
+executing: set[str] = set()
+"""The run ids an execution of this process is running (`run_workflow` entered, not left)."""
+
 
 async def run_workflow(
     network_name: str, request: dict[str, Any], continued: Continuation | None = None
@@ -84,9 +87,11 @@ async def run_workflow(
 
     run_id = DBOS.workflow_id
     assert run_id is not None
+    executing.add(run_id)
     try:
         return await _execute(run_id, network_name, request, continued)
     finally:
+        executing.discard(run_id)
         engine = Process.engine
         if engine is not None and engine.dispatcher is not None:
             engine.dispatcher.finished(run_id)  # a worker's slot is free

@@ -266,3 +266,53 @@ async def test_a_continuation_under_the_stopped_runs_own_id_is_refused(launched:
         await booking.run(first.resume(answers), durable=True, run_id="book-7")
     resumed = await booking.run(first.resume(answers), durable=True, run_id="book-7-on")
     assert resumed.output == BOOKED["output"]
+
+
+@pytest.mark.anyio
+async def test_a_continuation_refused_its_run_id_leaves_the_stopped_run_to_answer(
+    launched: str, tmp_path: Path
+) -> None:
+    """A refused id claimed the stopped run first: every later continuation was refused as
+    answered already ("continued by run 'other-1'"), though nothing had run."""
+    other = Network("other", agents=[Agent("o", description="o", model=ScriptedModel(["o"] * 5))])
+    durable.launch([other], db=launched)
+    await other.run("go", durable=True, run_id="other-1")
+    first = await booking.run("Book a seat", durable=True, run_id="book-8")
+    finished = await booking.run(first.resume([first.interrupts[0].accept()]), durable=True)
+    stopped = await booking.run("Book a seat", durable=True, run_id="book-9")
+    answers = [interrupt.accept() for interrupt in stopped.interrupts]
+    with pytest.raises(durable.RunIdInUseError):
+        await booking.run(stopped.resume(answers), durable=True, run_id="other-1")
+    # the id of this network's run that continues another: its outcome would have been
+    # returned as this continuation's, the booking never made
+    for taken in ("book-8", finished.run_id):
+        with pytest.raises(durable.DurableConfigError, match="not a continuation of run 'book-9'"):
+            await booking.run(stopped.resume(answers), durable=True, run_id=taken)
+    resumed = await booking.run(stopped.resume(answers), durable=True, run_id="book-9-on")
+    assert resumed.output == BOOKED["output"] and resumed.state.snapshot() == BOOKED["state"]
+    again = await booking.run(stopped.resume(answers), durable=True, run_id="book-9-on")
+    assert again.output == BOOKED["output"]  # its own id again: its recorded outcome
+    kinds = [line.split(" ", 1)[0] for line in (tmp_path / "effects.log").read_text().splitlines()]
+    assert kinds.count("tool:book") == 2  # book-8's continuation and book-9's, once each
+
+
+@pytest.mark.anyio
+async def test_a_continuation_that_failed_to_start_leaves_the_stopped_run_to_answer(
+    launched: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stopped = await booking.run("Book a seat", durable=True, run_id="book-10")
+    answers = [interrupt.accept() for interrupt in stopped.interrupts]
+
+    def unreachable() -> Any:
+        async def start(*args: Any) -> Any:
+            raise OSError("the database went away")  # before DBOS recorded anything
+
+        return start
+
+    with monkeypatch.context() as patched:
+        patched.setattr("network.durable.runs.registered_workflow", unreachable)
+        with pytest.raises(OSError, match="went away"):
+            await booking.run(stopped.resume(answers), durable=True, run_id="book-10-on")
+    assert stopped.continued_by is None  # nothing ran: it may be answered again
+    resumed = await booking.run(stopped.resume(answers), durable=True, run_id="book-10-on")
+    assert resumed.output == BOOKED["output"]

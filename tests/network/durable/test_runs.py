@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, tool
@@ -94,6 +95,60 @@ async def test_an_empty_run_id_is_refused_not_replaced(db: str) -> None:
             client.enqueue("writer", "go", run_id="")
     finally:
         client.close()
+
+
+@pytest.mark.anyio
+async def test_another_network_of_a_launched_name_is_refused_not_run_as_that_one(
+    db: str,
+) -> None:
+    """The workflow runs a network by name: a second network named "writer" ran the
+    launched one's agents, silently (its output "written", not its own)."""
+    other = Network(
+        "writer", agents=[Agent("w2", description="other", model=ScriptedModel(["other"] * 5))]
+    )
+    with pytest.raises(durable.DurableConfigError, match="another network named 'writer'"):
+        await other.run("go", durable=True, run_id="other-writer")
+    fresh = Network(
+        "fresh", agents=[Agent("f", description="new", model=ScriptedModel(["new"] * 5))]
+    )
+    with pytest.raises(durable.DurableConfigError, match="another network named 'writer'"):
+        durable.launch([fresh, other], db=db)
+    launched = durable.launched()
+    assert launched is not None and launched.networks["writer"] is writer  # as it was
+    assert "fresh" not in launched.networks  # the refused launch added nothing
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(durable.UnknownRunError):
+            client.status("other-writer")  # nothing was recorded
+    finally:
+        client.close()
+    assert (await writer.run("go", durable=True)).output == "written"
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"check_every": math.nan}, "check_every must be a finite number > 0"),
+        ({"check_every": -1}, "check_every must be a finite number > 0"),
+        ({"executor_id": "a b"}, "executor_id must be 1 to 100 letters"),
+        ({"worker_concurrency": 0}, "worker_concurrency must be an int >= 1"),
+        ({"executor_id": "another-process"}, "already launched in this process as executor"),
+    ],
+)
+def test_a_second_launch_checks_its_options_as_the_first_does(
+    db: str, options: dict[str, Any], words: str
+) -> None:
+    """A second launch returned the launched engine whatever its options said."""
+    with pytest.raises(durable.DurableConfigError, match=re.escape(words)):
+        durable.launch([writer], db=db, **options)
+
+
+@pytest.mark.parametrize("networks", [writer, None, 5])
+def test_launch_takes_a_list_of_networks(tmp_path: Path, networks: Any) -> None:
+    # a network alone, or None, was a TypeError ("'Network' object is not iterable")
+    with pytest.raises(durable.DurableConfigError, match="networks must be a list of networks"):
+        durable.launch(networks, db=f"sqlite:///{tmp_path / 'never.sqlite'}")
+    assert not (tmp_path / "never.sqlite").exists()
 
 
 def same(one: Any, two: Any) -> bool:
@@ -286,6 +341,27 @@ def test_network_enqueue_checks_the_state_against_its_schema_before_writing(
         client.close()
 
 
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"input": None}, MessageError),
+        ({"run_id": ""}, InvalidIdError),
+        ({"max_iter": 0}, ConfigurationError),
+        ({"thread": "t\x00"}, InvalidIdError),
+    ],
+)
+def test_network_enqueue_refuses_before_it_creates_the_database(
+    tmp_path: Path, options: dict[str, Any], error: type[Exception]
+) -> None:
+    # each was refused by the client, after it had created (and migrated) the database
+    arguments = {"input": "go", **options}
+    with pytest.raises(error):
+        writer.enqueue(
+            arguments.pop("input"), db=f"sqlite:///{tmp_path / 'never.sqlite'}", **arguments
+        )
+    assert not (tmp_path / "never.sqlite").exists()
+
+
 def test_a_run_of_a_network_no_worker_serves_waits_for_one(
     tmp_path: Path, quiet_logs: None
 ) -> None:
@@ -318,3 +394,144 @@ async def test_a_first_durable_run_launches_from_inside_its_event_loop(
         assert (tmp_path / "agent-network-durable.sqlite").exists()
     finally:
         durable.shutdown()
+
+
+stalled: list[str] = []  # the calls of `stall`: the first waits until cancelled
+
+
+@tool
+async def stall(text: str) -> str:
+    """Wait (the first call, until its run's caller is cancelled), then note `text`."""
+    stalled.append(text)
+    if len(stalled) == 1:
+        await anyio.sleep_forever()
+    return "noted"
+
+
+def stall_or_answer(request: Any) -> Any:
+    """The staller's model, one answer per request whatever ran before (tests share it)."""
+    return "stalled once" if request.history[-1].role == "tool" else call("stall", text="x")
+
+
+staller = Network(
+    "staller",
+    agents=[
+        Agent(
+            "staller",
+            description="stalls",
+            tools=[stall],
+            model=ScriptedModel(stall_or_answer),
+        )
+    ],
+    router=lambda ctx: "staller" if ctx.last_result is None or ctx.last_result.tool_calls else None,
+)
+
+
+@pytest.mark.anyio
+async def test_a_run_whose_caller_is_cancelled_goes_on_from_its_last_step(db: str) -> None:
+    """The cancelled execution left the run PENDING under this live process, which no process
+    takes over: `DurableClient.result` and a call with its id waited until the process died."""
+    durable.launch([staller], db=db)
+    stalled.clear()
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: staller.run("go", durable=True, run_id=run_id))
+        while not stalled:  # the tool is in flight: its model step was recorded
+            await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+    with anyio.fail_after(10):
+        again = await staller.run("go", durable=True, run_id=run_id)
+    assert again.output == "stalled once"
+    assert stalled == ["x", "x"]  # the call in flight ran again (at least once), no more
+    client = durable.DurableClient(db)
+    try:
+        steps = [s["function_name"] for s in client._client.list_workflow_steps(run_id)]
+        assert steps.count("model:staller") == 2 and steps.count("tool:stall") == 1
+        assert client.result(run_id, timeout=10).status == "SUCCESS"
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
+async def test_a_hand_back_that_fails_leaves_the_cancellation_as_it_was(
+    db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The caller was cancelled: a database error while handing its run back must not
+    replace the cancellation (its task group would raise the database's error instead)."""
+
+    def unreachable(run_id: str) -> None:
+        raise OSError("the database went away")
+
+    monkeypatch.setattr("network.durable.runs.hand_back", unreachable)
+    durable.launch([staller], db=db)
+    stalled.clear()
+    async with anyio.create_task_group() as group:
+        group.start_soon(lambda: staller.run("go", durable=True))
+        while not stalled:
+            await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+    assert group.cancel_scope.cancelled_caught
+
+
+released = threading.Event()  # set by the test: `hold` returns
+
+
+@tool
+async def hold() -> str:
+    """Wait until the test releases the call."""
+    while not released.is_set():
+        await anyio.sleep(0.01)
+    return "held"
+
+
+holder = Network(
+    "holder",
+    agents=[
+        Agent("holder", description="holds", tools=[hold], model=ScriptedModel([call("hold"), "x"]))
+    ],
+    router=lambda ctx: "holder" if ctx.last_result is None or ctx.last_result.tool_calls else None,
+)
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_run_is_a_run_cancelled_error_to_its_caller_and_for_its_id(
+    db: str,
+) -> None:
+    """Both were DBOS's own DBOSAwaitedWorkflowCancelledError (from a private module)."""
+    durable.launch([holder], db=db)
+    released.clear()
+    client = durable.DurableClient(db)
+    try:
+        queued = client.enqueue("writer", "go")  # no worker here: it waits, and is cancelled
+        assert client.cancel(queued).status == "CANCELLED"
+        with pytest.raises(durable.RunCancelledError, match=re.escape(repr(queued))) as caught:
+            await writer.run("go", durable=True, run_id=queued)
+        assert caught.value.run_id == queued
+
+        run_id = f"run_{uuid.uuid4().hex[:8]}"
+        raised: list[BaseException] = []
+
+        async def run() -> None:
+            try:
+                await holder.run("go", durable=True, run_id=run_id)
+            except Exception as exc:
+                raised.append(exc)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(run)
+            while not _known(client, run_id):  # running (its tool holds)
+                await anyio.sleep(0.01)
+            await anyio.to_thread.run_sync(client.cancel, run_id)
+            released.set()  # the run stops at its next step
+        assert [type(exc) for exc in raised] == [durable.RunCancelledError]
+    finally:
+        released.set()
+        client.close()
+
+
+def _known(client: durable.DurableClient, run_id: str) -> bool:
+    try:
+        client.status(run_id)
+    except durable.UnknownRunError:
+        return False
+    return True
