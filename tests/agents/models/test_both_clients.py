@@ -402,6 +402,10 @@ async def test_a_runs_usage_totals_say_when_they_hold_an_estimate(
         ("api_base", "http://127.0.0.1 /v1", "api_base must be a URL without spaces"),
         ("api_key", "sk-secret\nX-Admin: 1", "api_key holds a line break"),
         ("api_key", 12345, "api_key must be a string, got int"),
+        ("api_key", "\u201csk-secret\u201d", "api_key holds a character past ASCII"),
+        ("api_key", "sk-secret\ud800", "api_key holds a character past ASCII"),
+        ("stop", ["END", "\ud800"], "parameter 'stop'[1] holds a lone surrogate"),
+        ("extra_body", {"k": {"\udc80": 1}}, "parameter 'extra_body'['k']['\\udc80'] holds"),
     ],
 )
 @pytest.mark.parametrize("make", [OpenAIModel, LiteLLMModel], ids=["native", "litellm"])
@@ -410,11 +414,32 @@ def test_where_and_how_a_client_sends_is_checked_when_it_is_made(
 ) -> None:
     """`stream="false"` streamed (its truth decided), `api_base=""` sent to the provider's
     public endpoint, a number failed with AttributeError inside the client, a base without
-    a scheme or a key with a line break failed only at the first call."""
+    a scheme or a key with a line break failed only at the first call. A key pasted with
+    typographic quotes, and a parameter holding a lone surrogate, failed every call (through
+    litellm as a made-up "HTTP 500", retried)."""
     options = {"api_base": "http://127.0.0.1:8000/v1", "api_key": "sk-test", option: value}
     with pytest.raises(ConfigurationError, match=f"model 'openai/fake': {re.escape(said)}") as e:
         make("openai/fake", **options)
     assert "sk-secret" not in str(e.value)  # a key is never shown
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        (None, "a model client takes a model name"),
+        ("", "a model client takes a model name"),
+        ("openai/", "no model name after 'openai/'"),
+        ("openai/ ", "no model name after 'openai/'"),
+        ("openai/gpt\ud800", "holds a control character or a lone surrogate"),
+        ("openai/gpt\n4o", "holds a control character or a lone surrogate"),
+    ],
+)
+@pytest.mark.parametrize("make", [OpenAIModel, LiteLLMModel], ids=["native", "litellm"])
+def test_a_client_made_directly_checks_its_model_name(make: Any, name: Any, said: str) -> None:
+    """`OpenAIModel(None)` was an AttributeError, `LiteLLMModel(None)` and `""` were taken;
+    `"openai/"` sent a blank name; a lone surrogate failed every call (UnicodeEncodeError)."""
+    with pytest.raises(ConfigurationError, match=re.escape(said)):
+        make(name, api_base="http://127.0.0.1:8000/v1", api_key="sk-test")
 
 
 @pytest.mark.parametrize("model", [None, 5, "", "  "])
