@@ -24,6 +24,11 @@ Decisions written down here:
   anything, else a stream that ended without a finish reason, as the native client reports
   it); credentials litellm's `validate_environment` finds missing (never retried); and only
   then the status litellm reports, for providers it does not reach over HTTP.
+- Keys: a server given by `api_base` may run without one, but the openai SDK under litellm's
+  `openai/` and other OpenAI-compatible routes refuses to send without a key ("missing
+  credentials" for a llama.cpp server that needs none). Given no key and finding none in the
+  provider's variable, such a route sends a placeholder, as litellm's `hosted_vllm/` route
+  does; a server that wants a key answers 401, and the error says none was given.
 - Deadline: `timeout` is passed to litellm and also bounds the whole attempt, stream included:
   litellm's own timeout applies per read, which a server's keep-alive pings keep resetting.
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
@@ -151,6 +156,10 @@ async def load_litellm() -> Any:
 
 _UNSET: Any = object()
 
+# The key sent to a server of your own given no key (`LiteLLMModel._keyless_server`): what
+# litellm's `hosted_vllm/` route sends in the same case.
+NO_KEY = "fake-api-key"
+
 
 async def tokens_for(model: str) -> Any:
     """litellm's token count of one wire-format message for `model`, as a function; None when
@@ -202,6 +211,7 @@ class LiteLLMModel(RetryingModel):
         self._tool_copies = PerList(copy.deepcopy)  # litellm's vLLM route edits them in place
         self._counter: Any = _UNSET
         self._missing_keys: list[str] = []  # credentials litellm finds missing (`_prepare`)
+        self._sent_no_key = False  # a placeholder key goes to a keyless server (`_prepare`)
         self._no_server = False  # a server of the user's own, with no api_base (`_api_base`)
 
     async def token_counter(self) -> Any:
@@ -257,6 +267,13 @@ class LiteLLMModel(RetryingModel):
         if self._provider is None:
             self._inspect(litellm)
             self._missing_keys = self._missing_credentials(litellm)
+            if self._missing_keys and self._keyless_server(litellm):
+                # The openai SDK under litellm's OpenAI-compatible routes refuses to send
+                # without a key, where a server of your own needs none: send a placeholder,
+                # as litellm's own `hosted_vllm/` route does (a server that wants a key says
+                # 401, and the error then says that none was given).
+                self._base["api_key"] = NO_KEY
+                self._sent_no_key = True
         if self._no_server:  # every call, before anything is sent (`_api_base`)
             raise ConfigurationError(
                 f"model {self.name!r}: provider {self._provider!r} is a server of your own "
@@ -294,6 +311,17 @@ class LiteLLMModel(RetryingModel):
             for name in missing or ()
             if any(word in str(name).upper() for word in ("KEY", "TOKEN", "SECRET"))
         ]
+
+    def _keyless_server(self, litellm: Any) -> bool:
+        """Whether this is a server given by `api_base` on one of litellm's OpenAI-compatible
+        routes (which take a bearer key), called with no key given or found."""
+        if self.api_base is None or self.api_key is not None:
+            return False
+        try:
+            compatible = self._provider in litellm.openai_compatible_providers
+        except Exception:  # an internal that moved: keep litellm's own behaviour
+            compatible = False
+        return compatible or self._provider == "openai"
 
     def _inspect(self, litellm: Any) -> None:
         """Find the provider once: whether it takes stream_options, whether tools need a copy."""
@@ -338,7 +366,11 @@ class LiteLLMModel(RetryingModel):
             return too_large(MAX_ANSWER_BYTES)
         answered = answered_status(exc)
         if answered is not None:
-            return status_failure(answered[0], answered[1] or _first_line(str(exc)))
+            words = answered[1] or _first_line(str(exc))
+            if answered[0] in (401, 403) and self._sent_no_key:
+                names = " or ".join(self._missing_keys)
+                words += f" (no api_key was given: pass api_key= or set {names})"
+            return status_failure(answered[0], words)
         network = transport_failure(exc)
         if network is not None:
             return network  # no HTTP answer at all, whatever status litellm reports
@@ -349,7 +381,7 @@ class LiteLLMModel(RetryingModel):
             if exc.problem is not None:
                 return Failure("no answer", exc.problem)
             return Failure("stream failed", _first_line(str(exc.__cause__ or exc)), None, True)
-        if self._missing_keys:
+        if self._missing_keys and not self._sent_no_key:
             names = " or ".join(self._missing_keys)
             return Failure("missing credentials", f"pass api_key= or set {names}")
         reported = _status(exc)

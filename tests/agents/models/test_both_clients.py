@@ -283,6 +283,34 @@ async def test_http_errors_carry_the_server_message_on_both(
     assert len(openai_server.requests) == 1  # never retried
 
 
+async def test_a_server_given_by_api_base_runs_without_a_key_on_both(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/models.md: "A server given by api_base may run without a key". Through litellm
+    the openai SDK refused to send without one: `LiteLLMModel("openai/smollm2",
+    api_base=<llama.cpp>)` failed with "missing credentials" before anything was sent."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for model in (
+        OpenAIModel("openai/fake", api_base=openai_server.base_url, max_retries=0),
+        LiteLLMModel("openai/fake", api_base=openai_server.base_url, max_retries=0),
+    ):
+        openai_server.add_text("Served without a key.")
+        answer = await model.complete(ModelRequest([], [UserMessage("Hi")]))
+        assert answer.message.content == "Served without a key."
+    assert len(openai_server.requests) == 2
+
+
+async def test_a_server_wanting_the_key_that_was_not_given_says_so_through_litellm(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    openai_server.add_error(401, "invalid api key")
+    model = LiteLLMModel("openai/fake", api_base=openai_server.base_url, max_retries=2)
+    with pytest.raises(ModelError, match="invalid api key .*no api_key was given.*OPENAI_API_KEY"):
+        await model.complete(ModelRequest([], [UserMessage("Hi")]))
+    assert len(openai_server.requests) == 1  # never retried
+
+
 async def test_missing_credentials_are_not_retried_on_both(
     openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
