@@ -22,7 +22,9 @@ Decisions written down here:
   the server's words); a network failure (connection refused, timed out, connection failed);
   a stream that broke while being read (after the 200: what the server said in it, if it said
   anything, else a stream that ended without a finish reason, as the native client reports
-  it); credentials litellm's `validate_environment` finds missing (never retried); and only
+  it); credentials litellm's `validate_environment` finds missing (never retried); a request
+  that failed in this process before it was sent (a value it could not encode, the openai
+  SDK's own refusal to build a client: "request failed", no status, never retried); and only
   then the status litellm reports, for providers it does not reach over HTTP.
 - Keys: a server given by `api_base` may run without one, but the openai SDK under litellm's
   `openai/` and other OpenAI-compatible routes refuses to send without a key ("missing
@@ -67,6 +69,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -384,6 +387,9 @@ class LiteLLMModel(RetryingModel):
         if self._missing_keys and not self._sent_no_key:
             names = " or ".join(self._missing_keys)
             return Failure("missing credentials", f"pass api_key= or set {names}")
+        local = _built_locally(exc)
+        if local is not None:  # never sent: no status, and the same request fails the same
+            return Failure("request failed", f"{type(local).__name__}: {_first_line(str(local))}")
         reported = _status(exc)
         if reported is not None:
             return status_failure(reported, _first_line(str(exc)))
@@ -564,6 +570,22 @@ def _reasoning_of(part: Any) -> str | None:
     `reasoning_content` whatever the provider called it."""
     text = getattr(part, "reasoning_content", None) or getattr(part, "reasoning", None)
     return text if isinstance(text, str) else None
+
+
+def _built_locally(exc: BaseException) -> BaseException | None:
+    """The link of `exc`'s chain saying the request failed in this process, before any HTTP
+    answer (`_failure` asks only when the chain holds none): a value the request could not be
+    encoded with (`UnicodeError`, `TypeError`), or the openai SDK's own `OpenAIError` (not one
+    of its HTTP errors), which it raises for a client it cannot build (no key). litellm calls
+    each an "InternalServerError" or "APIConnectionError" with a made-up status 500."""
+    openai = sys.modules.get("openai")
+    sdk_error = getattr(openai, "OpenAIError", None) if openai is not None else None
+    for link in cause_chain(exc):
+        if isinstance(link, UnicodeError | TypeError) or (
+            sdk_error is not None and type(link) is sdk_error
+        ):
+            return link
+    return None
 
 
 def _status(exc: BaseException) -> int | None:
