@@ -343,11 +343,9 @@ class LiteLLMModel(RetryingModel):
 
     def _arguments(self, request: ModelRequest, streaming: bool) -> dict[str, Any]:
         kwargs = dict(self._base)
-        if streaming:
-            kwargs["stream"] = True
-            if self._stream_usage:
-                kwargs["stream_options"] = {"include_usage": True}
-        kwargs["messages"] = to_wire_list(request.system, request.history)
+        if streaming and self._stream_usage:
+            kwargs["stream_options"] = {"include_usage": True}
+        kwargs.pop("tools", None)  # the request's tools only, as in the native client's body
         if request.tools:
             # litellm's vLLM route edits tool schemas in place: it gets a copy, made once per
             # list (an agent's tool list lives as long as the agent, so few lists come by).
@@ -358,7 +356,20 @@ class LiteLLMModel(RetryingModel):
         if request.response_format is not None:
             kwargs["response_format"] = request.response_format
         if request.params:
+            reserved = {"model": self.name, "tools": kwargs.get("tools")}
             kwargs.update(request.params)
+            # Which model, which tools and whether it streams are the client's to say, as in
+            # the native client's body (`openai_body`): `Agent(params={"stream": True})` (or
+            # `--param stream=true`) had litellm hand back a stream where an answer was read
+            # ("request failed: AttributeError"), and a `model` param sent another model.
+            kwargs.update(reserved)
+            if reserved["tools"] is None:
+                del kwargs["tools"]
+        kwargs["messages"] = to_wire_list(request.system, request.history)
+        if streaming:
+            kwargs["stream"] = True
+        else:
+            kwargs.pop("stream", None)
         return kwargs
 
     # -- failure -------------------------------------------------------------------------

@@ -311,6 +311,26 @@ async def test_a_server_wanting_the_key_that_was_not_given_says_so_through_litel
     assert len(openai_server.requests) == 1  # never retried
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+async def test_a_parameter_cannot_change_the_model_its_tools_or_streaming_on_both(
+    openai_server: FakeOpenAIServer, client: Any, streamed: bool
+) -> None:
+    """The native client's body keeps them; through litellm `Agent(params={"stream": True})`
+    (or `--param stream=true`) failed every call ("request failed: AttributeError:
+    'CustomStreamWrapper' object has no attribute 'choices'") and a `model` param sent
+    another model."""
+    openai_server.add_text("Answered whole or streamed, as the caller asked.")
+    params = {"stream": not streamed, "model": "other", "tools": [lookup.schema], "seed": 3}
+    request = ModelRequest([], [UserMessage("Hi")], params=params)
+    answer = await client(openai_server.base_url).complete(request, ignore if streamed else None)
+    assert answer.message.content == "Answered whole or streamed, as the caller asked."
+    (sent,) = openai_server.requests
+    assert sent["model"] == "fake"
+    assert "tools" not in sent
+    assert bool(sent.get("stream")) is streamed
+    assert sent["seed"] == 3  # other parameters are sent as given
+
+
 async def test_missing_credentials_are_not_retried_on_both(
     openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
