@@ -116,6 +116,14 @@ class OpenAIModel(RetryingModel):
             )
         self.api_base = base.rstrip("/")
         self.url = self.api_base + "/chat/completions"
+        for key, value in self.params.items():  # sent in every body: JSON, or refused now
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError) as exc:  # a set, an object, a cycle
+                raise ConfigurationError(
+                    f"model {model!r}: parameter {key!r} cannot be sent in a JSON request body "
+                    f"({exc})"
+                ) from None
         # Only a provider's own public endpoint must have a key; a server named by api_base
         # (vLLM, llama.cpp, Ollama) usually runs without one.
         self._key_required = api_base is None

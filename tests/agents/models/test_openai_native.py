@@ -405,3 +405,11 @@ async def test_an_answer_past_its_byte_bound_is_a_model_error(
     openai_server.add_text("short")
     answer = await model.complete(ModelRequest(system=[], history=[UserMessage("Hi.")]))
     assert answer.message.content == "short"
+
+
+@pytest.mark.parametrize("value", [object(), {1, 2}, {"nested": [b"bytes"]}])
+def test_a_parameter_no_json_body_can_carry_is_refused_when_the_model_is_made(value: Any) -> None:
+    """It failed every call instead ("request failed: TypeError: Object of type object is not
+    JSON serializable"), after the run had started."""
+    with pytest.raises(ConfigurationError, match="parameter 'extra_body' cannot be sent in a JSON"):
+        OpenAIModel("openai/fake", api_base="http://127.0.0.1:8000/v1", extra_body=value)
