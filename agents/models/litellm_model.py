@@ -22,10 +22,11 @@ Decisions written down here:
   the server's words); a network failure (connection refused, timed out, connection failed);
   a stream that broke while being read (after the 200: what the server said in it, if it said
   anything, else a stream that ended without a finish reason, as the native client reports
-  it); credentials litellm's `validate_environment` finds missing (never retried); a request
-  that failed in this process before it was sent (a value it could not encode, the openai
-  SDK's own refusal to build a client: "request failed", no status, never retried); and only
-  then the status litellm reports, for providers it does not reach over HTTP.
+  it); credentials litellm's `validate_environment` finds missing (never retried); a call
+  that failed in this process (a value it could not encode, the openai SDK's own refusal to
+  build a client, an answer litellm could not read: "request failed", no status, never
+  retried); and only then the status litellm reports, for providers it does not reach over
+  HTTP.
 - Keys: a server given by `api_base` may run without one, but the openai SDK under litellm's
   `openai/` and other OpenAI-compatible routes refuses to send without a key ("missing
   credentials" for a llama.cpp server that needs none). Given no key and finding none in the
@@ -584,19 +585,23 @@ def _reasoning_of(part: Any) -> str | None:
 
 
 def _built_locally(exc: BaseException) -> BaseException | None:
-    """The link of `exc`'s chain saying the request failed in this process, before any HTTP
-    answer (`_failure` asks only when the chain holds none): a value the request could not be
-    encoded with (`UnicodeError`, `TypeError`), or the openai SDK's own `OpenAIError` (not one
-    of its HTTP errors), which it raises for a client it cannot build (no key). litellm calls
-    each an "InternalServerError" or "APIConnectionError" with a made-up status 500."""
+    """The link of `exc`'s chain saying the call failed in this process, with no HTTP error
+    answered (`_failure` asks only when the chain holds none): Python's own error (a value
+    the request could not be encoded with, `UnicodeError` or `TypeError`; an answer litellm
+    could not read, such as its groq route's `AttributeError` on a server that is not
+    Groq's), or the openai SDK's own `OpenAIError` (not one of its HTTP errors), raised for a
+    client it cannot build (no key). litellm calls each an "InternalServerError" or
+    "APIConnectionError" with a made-up status 500; the same request fails the same way."""
     openai = sys.modules.get("openai")
     sdk_error = getattr(openai, "OpenAIError", None) if openai is not None else None
     for link in cause_chain(exc):
-        if isinstance(link, UnicodeError | TypeError) or (
-            sdk_error is not None and type(link) is sdk_error
-        ):
+        if isinstance(link, _PYTHONS_OWN) or (sdk_error is not None and type(link) is sdk_error):
             return link
     return None
+
+
+# Python's errors of a program, not of a network (`OSError`, `TimeoutError`: transport_failure)
+_PYTHONS_OWN = (TypeError, ValueError, AttributeError, LookupError)
 
 
 def _status(exc: BaseException) -> int | None:

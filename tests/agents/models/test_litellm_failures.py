@@ -231,3 +231,23 @@ async def test_a_request_that_failed_before_it_was_sent_has_no_made_up_status(
     assert "HTTP 500" not in str(caught.value)
     assert len(caught.value.attempts) == 1  # never retried
     assert openai_server.requests == []
+
+
+async def test_an_answer_litellm_could_not_read_is_not_a_made_up_http_500(
+    litellm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """litellm's groq route, on a server that is not Groq's, fails reading the 200 it got
+    (`'ModelResponse' object has no attribute 'service_tier'`) and reports it as an
+    `APIConnectionError` with status 500: the error said "HTTP 500" and was retried."""
+    calls: list[int] = []
+
+    async def acompletion(**kwargs: Any) -> Any:
+        calls.append(1)
+        unreadable = AttributeError("'ModelResponse' object has no attribute 'service_tier'")
+        raise ProviderTrouble("APIConnectionError: GroqException - ...", 500, unreadable)
+
+    monkeypatch.setattr(litellm, "acompletion", acompletion)
+    with pytest.raises(ModelError, match="request failed: AttributeError: 'ModelResp") as caught:
+        await model("http://127.0.0.1:9/v1").complete(request())
+    assert caught.value.status_code is None
+    assert calls == [1]  # the same answer would fail the same way: not retried
