@@ -399,8 +399,8 @@ class LiteLLMModel(RetryingModel):
         if self._missing_keys and not self._sent_no_key:
             names = " or ".join(self._missing_keys)
             return Failure("missing credentials", f"pass api_key= or set {names}")
-        local = _built_locally(exc)
-        if local is not None:  # never sent: no status, and the same request fails the same
+        local = _failed_in_process(exc)
+        if local is not None:  # no HTTP error answered: no status; the same call fails alike
             return Failure("request failed", f"{type(local).__name__}: {_first_line(str(local))}")
         reported = _status(exc)
         if reported is not None:
@@ -584,7 +584,7 @@ def _reasoning_of(part: Any) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _built_locally(exc: BaseException) -> BaseException | None:
+def _failed_in_process(exc: BaseException) -> BaseException | None:
     """The link of `exc`'s chain saying the call failed in this process, with no HTTP error
     answered (`_failure` asks only when the chain holds none): Python's own error (a value
     the request could not be encoded with, `UnicodeError` or `TypeError`; an answer litellm
