@@ -105,10 +105,12 @@ def checked_params(
 
     JSON has no spelling for NaN or infinity: sent, they were `NaN` in the body (a provider's
     400 at the first call, or a server that read it its own way), so one anywhere in a value
-    is refused. The sampling parameters every provider shares get their range too: the token
-    counts are whole numbers from 1, `temperature` and `top_p` not below 0. Other ranges (a
-    provider's maximum temperature, its penalties' bounds) differ between providers and are
-    theirs to judge."""
+    is refused; so is a lone surrogate in a string (JSON may spell one, `"\\ud800"`; no UTF-8
+    body holds it, and every call failed as "request failed: UnicodeEncodeError", or through
+    litellm as a made-up "HTTP 500", retried). The sampling parameters every provider shares
+    get their range too: the token counts are whole numbers from 1, `temperature` and `top_p`
+    not below 0. Other ranges (a provider's maximum temperature, its penalties' bounds) differ
+    between providers and are theirs to judge."""
     if not isinstance(params, Mapping):
         raise error(
             f"{owner}: params must be a mapping of parameter names to values, got {params!r}"
@@ -122,6 +124,12 @@ def checked_params(
                 f"{owner}: parameter {key!r}{where} must be a finite number (JSON has no NaN "
                 "or infinity)"
             )
+        where = _lone_surrogate(value) if _has_utf8_form(key) else ""
+        if where is not None:
+            raise error(
+                f"{owner}: parameter {key!r}{where} holds a lone surrogate, which no request "
+                "body can carry (UTF-8 has no form for it)"
+            )
         if value is None:
             continue
         if key in MODEL_COUNTS:
@@ -131,19 +139,38 @@ def checked_params(
     return dict(params)
 
 
-def _non_finite(value: Any, path: str = "") -> str | None:
+def _non_finite(value: Any) -> str | None:
     """Where in `value` a NaN or infinity is (`""`: the value itself, `"['a'][0]"` inside),
     or None when it has none."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else path
+    return _where(value, lambda leaf: isinstance(leaf, float) and not math.isfinite(leaf))
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where in `value` a string (or a mapping's key) holding a lone surrogate is, or None:
+    JSON may spell one, but no UTF-8 request body can carry it."""
+    return _where(value, lambda leaf: isinstance(leaf, str) and not _has_utf8_form(leaf))
+
+
+def _has_utf8_form(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _where(value: Any, bad: Any, path: str = "") -> str | None:
+    """Where in `value` (nested mappings, lists, tuples) a leaf or a key `bad` holds for is."""
     if isinstance(value, Mapping):
         items: Any = value.items()
     elif isinstance(value, list | tuple):
         items = enumerate(value)
     else:
-        return None
+        return path if bad(value) else None
     for key, item in items:
-        found = _non_finite(item, f"{path}[{key!r}]")
+        if bad(key):
+            return f"{path}[{key!r}]"
+        found = _where(item, bad, f"{path}[{key!r}]")
         if found is not None:
             return found
     return None

@@ -6,7 +6,11 @@ described as data) streamed every request. `api_base=` was used as given: a numb
 `AttributeError` inside the client, `""` was taken for no `api_base` (the provider's public
 endpoint, where the prompt was sent with the provider's key), and a base without `http://` or
 `https://` failed only at the first call. `api_key=` goes into a header: a line break there
-failed every call with aiohttp's "header injection" error. Each is refused here instead.
+failed every call with aiohttp's "header injection" error, one with an accent or a lone
+surrogate (a key pasted with typographic quotes) failed every call through litellm as a made-up
+"HTTP 500", retried. The model name itself (`OpenAIModel(None)` was an `AttributeError`, `""`
+or `"openai/"` sent a blank name, a lone surrogate failed every call as "request failed:
+UnicodeEncodeError") is checked by `check_model_name`. Each is refused here instead.
 
 `headers=` and `token=` (the A2A model's) go into httpx's headers, which take ASCII only: a
 token with a line break failed every call as "could not be reached", one with an accent as
@@ -23,6 +27,34 @@ from urllib.parse import urlsplit
 from network.errors import ConfigurationError
 
 _CONTROL = {chr(code) for code in range(32)} | {"\x7f"}
+
+
+def check_model_name(model: Any) -> str:
+    """The model string: text that is not blank, nor blank after its provider's `/`, with no
+    control character and a UTF-8 form (it is sent in every request body)."""
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigurationError(
+            f"a model client takes a model name such as 'openai/gpt-4o-mini', got {model!r}"
+        )
+    if any(char in _CONTROL for char in model) or not _has_utf8_form(model):
+        raise ConfigurationError(
+            f"model {model!r}: the model name holds a control character or a lone surrogate, "
+            "which no request can carry"
+        )
+    prefix, slash, name = model.partition("/")
+    if slash and not name.strip():
+        raise ConfigurationError(
+            f"model {model!r}: no model name after {prefix + '/'!r} (e.g. '{prefix}/<name>')"
+        )
+    return model
+
+
+def _has_utf8_form(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 def check_stream(model: str, stream: Any) -> bool | None:
@@ -72,6 +104,11 @@ def check_api_key(model: str, api_key: Any) -> str | None:
         raise ConfigurationError(
             f"model {model!r}: api_key holds a line break or control character, which no "
             "HTTP header can carry"
+        )
+    if not api_key.isascii():  # no provider's key has one: a paste with quotes or an accent
+        raise ConfigurationError(
+            f"model {model!r}: api_key holds a character past ASCII (a typographic quote, an "
+            "accent, a lone surrogate), which no provider's key has and httpx cannot send"
         )
     return api_key
 

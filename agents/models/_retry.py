@@ -33,10 +33,12 @@ def retry_after(headers: Any) -> float | None:
 
 
 def backoff(first_delay: float, attempt: int, after: float | None = None) -> float:
-    """The wait before retry number `attempt + 1`: the server's figure, else exponential."""
+    """The wait before retry number `attempt + 1`: the server's figure, else exponential, at
+    most `MAX_RETRY_AFTER` (as long as a server may ask for): uncapped, `max_retries=12`
+    slept 17 minutes before its last try, and `2.0**attempt` overflowed past 1023 retries."""
     if after is not None:
         return float(after)
-    return first_delay * (2.0**attempt) * random.uniform(0.75, 1.0)
+    return min(MAX_RETRY_AFTER, first_delay * 2.0 ** min(attempt, 64)) * random.uniform(0.75, 1.0)
 
 
 def wait_before_retry(

@@ -43,7 +43,12 @@ from typing import Any
 import anyio
 
 from agents.models._answer_check import answer_problem
-from agents.models._client_options import check_api_base, check_api_key, check_stream
+from agents.models._client_options import (
+    check_api_base,
+    check_api_key,
+    check_model_name,
+    check_stream,
+)
 from agents.models._failures import Failure, safe_url, transport_link
 from agents.models._response_format import ResponseFormatRefused, refuses_response_format
 from agents.models._retry import retries_of, wait_before_retry
@@ -99,7 +104,7 @@ class RetryingModel(CountsRequestTokens, ABC):
                 and waits (the same type as tools' `@tool(retry=...)`). The failures retried
                 stay the transient ones above.
         """
-        self.name = model
+        self.name = model = check_model_name(model)
         check_number(f"model {model!r}: timeout (seconds)", timeout, above=True)
         stream = check_stream(model, stream)
         api_base = check_api_base(model, api_base)

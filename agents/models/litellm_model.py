@@ -22,8 +22,16 @@ Decisions written down here:
   the server's words); a network failure (connection refused, timed out, connection failed);
   a stream that broke while being read (after the 200: what the server said in it, if it said
   anything, else a stream that ended without a finish reason, as the native client reports
-  it); credentials litellm's `validate_environment` finds missing (never retried); and only
-  then the status litellm reports, for providers it does not reach over HTTP.
+  it); credentials litellm's `validate_environment` finds missing (never retried); a call
+  that failed in this process (a value it could not encode, the openai SDK's own refusal to
+  build a client, an answer litellm could not read: "request failed", no status, never
+  retried); and only then the status litellm reports, for providers it does not reach over
+  HTTP.
+- Keys: a server given by `api_base` may run without one, but the openai SDK under litellm's
+  `openai/` and other OpenAI-compatible routes refuses to send without a key ("missing
+  credentials" for a llama.cpp server that needs none). Given no key and finding none in the
+  provider's variable, such a route sends a placeholder, as litellm's `hosted_vllm/` route
+  does; a server that wants a key answers 401, and the error says none was given.
 - Deadline: `timeout` is passed to litellm and also bounds the whole attempt, stream included:
   litellm's own timeout applies per read, which a server's keep-alive pings keep resetting.
 - No empty successes: an answer with neither text nor a tool call, or a stream that ended
@@ -62,6 +70,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -151,6 +160,10 @@ async def load_litellm() -> Any:
 
 _UNSET: Any = object()
 
+# The key sent to a server of your own given no key (`LiteLLMModel._keyless_server`): what
+# litellm's `hosted_vllm/` route sends in the same case.
+NO_KEY = "fake-api-key"
+
 
 async def tokens_for(model: str) -> Any:
     """litellm's token count of one wire-format message for `model`, as a function; None when
@@ -202,6 +215,7 @@ class LiteLLMModel(RetryingModel):
         self._tool_copies = PerList(copy.deepcopy)  # litellm's vLLM route edits them in place
         self._counter: Any = _UNSET
         self._missing_keys: list[str] = []  # credentials litellm finds missing (`_prepare`)
+        self._sent_no_key = False  # a placeholder key goes to a keyless server (`_prepare`)
         self._no_server = False  # a server of the user's own, with no api_base (`_api_base`)
 
     async def token_counter(self) -> Any:
@@ -257,6 +271,13 @@ class LiteLLMModel(RetryingModel):
         if self._provider is None:
             self._inspect(litellm)
             self._missing_keys = self._missing_credentials(litellm)
+            if self._missing_keys and self._keyless_server(litellm):
+                # The openai SDK under litellm's OpenAI-compatible routes refuses to send
+                # without a key, where a server of your own needs none: send a placeholder,
+                # as litellm's own `hosted_vllm/` route does (a server that wants a key says
+                # 401, and the error then says that none was given).
+                self._base["api_key"] = NO_KEY
+                self._sent_no_key = True
         if self._no_server:  # every call, before anything is sent (`_api_base`)
             raise ConfigurationError(
                 f"model {self.name!r}: provider {self._provider!r} is a server of your own "
@@ -295,6 +316,17 @@ class LiteLLMModel(RetryingModel):
             if any(word in str(name).upper() for word in ("KEY", "TOKEN", "SECRET"))
         ]
 
+    def _keyless_server(self, litellm: Any) -> bool:
+        """Whether this is a server given by `api_base` on one of litellm's OpenAI-compatible
+        routes (which take a bearer key), called with no key given or found."""
+        if self.api_base is None or self.api_key is not None:
+            return False
+        try:
+            compatible = self._provider in litellm.openai_compatible_providers
+        except Exception:  # an internal that moved: keep litellm's own behaviour
+            compatible = False
+        return compatible or self._provider == "openai"
+
     def _inspect(self, litellm: Any) -> None:
         """Find the provider once: whether it takes stream_options, whether tools need a copy."""
         try:
@@ -312,11 +344,9 @@ class LiteLLMModel(RetryingModel):
 
     def _arguments(self, request: ModelRequest, streaming: bool) -> dict[str, Any]:
         kwargs = dict(self._base)
-        if streaming:
-            kwargs["stream"] = True
-            if self._stream_usage:
-                kwargs["stream_options"] = {"include_usage": True}
-        kwargs["messages"] = to_wire_list(request.system, request.history)
+        if streaming and self._stream_usage:
+            kwargs["stream_options"] = {"include_usage": True}
+        kwargs.pop("tools", None)  # the request's tools only, as in the native client's body
         if request.tools:
             # litellm's vLLM route edits tool schemas in place: it gets a copy, made once per
             # list (an agent's tool list lives as long as the agent, so few lists come by).
@@ -327,7 +357,20 @@ class LiteLLMModel(RetryingModel):
         if request.response_format is not None:
             kwargs["response_format"] = request.response_format
         if request.params:
+            reserved = {"model": self.name, "tools": kwargs.get("tools")}
             kwargs.update(request.params)
+            # Which model, which tools and whether it streams are the client's to say, as in
+            # the native client's body (`openai_body`): `Agent(params={"stream": True})` (or
+            # `--param stream=true`) had litellm hand back a stream where an answer was read
+            # ("request failed: AttributeError"), and a `model` param sent another model.
+            kwargs.update(reserved)
+            if reserved["tools"] is None:
+                del kwargs["tools"]
+        kwargs["messages"] = to_wire_list(request.system, request.history)
+        if streaming:
+            kwargs["stream"] = True
+        else:
+            kwargs.pop("stream", None)
         return kwargs
 
     # -- failure -------------------------------------------------------------------------
@@ -338,7 +381,11 @@ class LiteLLMModel(RetryingModel):
             return too_large(MAX_ANSWER_BYTES)
         answered = answered_status(exc)
         if answered is not None:
-            return status_failure(answered[0], answered[1] or _first_line(str(exc)))
+            words = answered[1] or _first_line(str(exc))
+            if answered[0] in (401, 403) and self._sent_no_key:
+                names = " or ".join(self._missing_keys)
+                words += f" (no api_key was given: pass api_key= or set {names})"
+            return status_failure(answered[0], words)
         network = transport_failure(exc)
         if network is not None:
             return network  # no HTTP answer at all, whatever status litellm reports
@@ -349,9 +396,12 @@ class LiteLLMModel(RetryingModel):
             if exc.problem is not None:
                 return Failure("no answer", exc.problem)
             return Failure("stream failed", _first_line(str(exc.__cause__ or exc)), None, True)
-        if self._missing_keys:
+        if self._missing_keys and not self._sent_no_key:
             names = " or ".join(self._missing_keys)
             return Failure("missing credentials", f"pass api_key= or set {names}")
+        local = _failed_in_process(exc)
+        if local is not None:  # no HTTP error answered: no status; the same call fails alike
+            return Failure("request failed", f"{type(local).__name__}: {_first_line(str(local))}")
         reported = _status(exc)
         if reported is not None:
             return status_failure(reported, _first_line(str(exc)))
@@ -532,6 +582,26 @@ def _reasoning_of(part: Any) -> str | None:
     `reasoning_content` whatever the provider called it."""
     text = getattr(part, "reasoning_content", None) or getattr(part, "reasoning", None)
     return text if isinstance(text, str) else None
+
+
+def _failed_in_process(exc: BaseException) -> BaseException | None:
+    """The link of `exc`'s chain saying the call failed in this process, with no HTTP error
+    answered (`_failure` asks only when the chain holds none): Python's own error (a value
+    the request could not be encoded with, `UnicodeError` or `TypeError`; an answer litellm
+    could not read, such as its groq route's `AttributeError` on a server that is not
+    Groq's), or the openai SDK's own `OpenAIError` (not one of its HTTP errors), raised for a
+    client it cannot build (no key). litellm calls each an "InternalServerError" or
+    "APIConnectionError" with a made-up status 500; the same request fails the same way."""
+    openai = sys.modules.get("openai")
+    sdk_error = getattr(openai, "OpenAIError", None) if openai is not None else None
+    for link in cause_chain(exc):
+        if isinstance(link, _PYTHONS_OWN) or (sdk_error is not None and type(link) is sdk_error):
+            return link
+    return None
+
+
+# Python's errors of a program, not of a network (`OSError`, `TimeoutError`: transport_failure)
+_PYTHONS_OWN = (TypeError, ValueError, AttributeError, LookupError)
 
 
 def _status(exc: BaseException) -> int | None:

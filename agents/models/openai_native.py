@@ -42,6 +42,7 @@ import functools
 import json
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from agents.models._answer_size import MAX_ANSWER_BYTES, AnswerTooLarge, too_large
 from agents.models._failures import Failure, http_failure, safe_url, transport_failure
@@ -114,8 +115,24 @@ class OpenAIModel(RetryingModel):
             raise ConfigurationError(
                 f"model {model!r}: no api_base given and {prefix!r} has no default server"
             )
+        parts = urlsplit(base)
+        if parts.query or parts.fragment or base.endswith(("?", "#")):
+            # `/chat/completions` is appended to it: after a query it joined the query, and
+            # every request went to the base's own path.
+            raise ConfigurationError(
+                f"model {model!r}: api_base must be the server's base URL without a query or "
+                f"fragment (e.g. http://127.0.0.1:8000/v1), got {safe_url(base)!r} with one"
+            )
         self.api_base = base.rstrip("/")
         self.url = self.api_base + "/chat/completions"
+        for key, value in self.params.items():  # sent in every body: JSON, or refused now
+            try:
+                json.dumps(value)
+            except (TypeError, ValueError) as exc:  # a set, an object, a cycle
+                raise ConfigurationError(
+                    f"model {model!r}: parameter {key!r} cannot be sent in a JSON request body "
+                    f"({exc})"
+                ) from None
         # Only a provider's own public endpoint must have a key; a server named by api_base
         # (vLLM, llama.cpp, Ollama) usually runs without one.
         self._key_required = api_base is None

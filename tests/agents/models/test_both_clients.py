@@ -283,6 +283,54 @@ async def test_http_errors_carry_the_server_message_on_both(
     assert len(openai_server.requests) == 1  # never retried
 
 
+async def test_a_server_given_by_api_base_runs_without_a_key_on_both(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/models.md: "A server given by api_base may run without a key". Through litellm
+    the openai SDK refused to send without one: `LiteLLMModel("openai/smollm2",
+    api_base=<llama.cpp>)` failed with "missing credentials" before anything was sent."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for model in (
+        OpenAIModel("openai/fake", api_base=openai_server.base_url, max_retries=0),
+        LiteLLMModel("openai/fake", api_base=openai_server.base_url, max_retries=0),
+    ):
+        openai_server.add_text("Served without a key.")
+        answer = await model.complete(ModelRequest([], [UserMessage("Hi")]))
+        assert answer.message.content == "Served without a key."
+    assert len(openai_server.requests) == 2
+
+
+async def test_a_server_wanting_the_key_that_was_not_given_says_so_through_litellm(
+    openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    openai_server.add_error(401, "invalid api key")
+    model = LiteLLMModel("openai/fake", api_base=openai_server.base_url, max_retries=2)
+    with pytest.raises(ModelError, match="invalid api key .*no api_key was given.*OPENAI_API_KEY"):
+        await model.complete(ModelRequest([], [UserMessage("Hi")]))
+    assert len(openai_server.requests) == 1  # never retried
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+async def test_a_parameter_cannot_change_the_model_its_tools_or_streaming_on_both(
+    openai_server: FakeOpenAIServer, client: Any, streamed: bool
+) -> None:
+    """The native client's body keeps them; through litellm `Agent(params={"stream": True})`
+    (or `--param stream=true`) failed every call ("request failed: AttributeError:
+    'CustomStreamWrapper' object has no attribute 'choices'") and a `model` param sent
+    another model."""
+    openai_server.add_text("Answered whole or streamed, as the caller asked.")
+    params = {"stream": not streamed, "model": "other", "tools": [lookup.schema], "seed": 3}
+    request = ModelRequest([], [UserMessage("Hi")], params=params)
+    answer = await client(openai_server.base_url).complete(request, ignore if streamed else None)
+    assert answer.message.content == "Answered whole or streamed, as the caller asked."
+    (sent,) = openai_server.requests
+    assert sent["model"] == "fake"
+    assert "tools" not in sent
+    assert bool(sent.get("stream")) is streamed
+    assert sent["seed"] == 3  # other parameters are sent as given
+
+
 async def test_missing_credentials_are_not_retried_on_both(
     openai_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -402,6 +450,10 @@ async def test_a_runs_usage_totals_say_when_they_hold_an_estimate(
         ("api_base", "http://127.0.0.1 /v1", "api_base must be a URL without spaces"),
         ("api_key", "sk-secret\nX-Admin: 1", "api_key holds a line break"),
         ("api_key", 12345, "api_key must be a string, got int"),
+        ("api_key", "\u201csk-secret\u201d", "api_key holds a character past ASCII"),
+        ("api_key", "sk-secret\ud800", "api_key holds a character past ASCII"),
+        ("stop", ["END", "\ud800"], "parameter 'stop'[1] holds a lone surrogate"),
+        ("extra_body", {"k": {"\udc80": 1}}, "parameter 'extra_body'['k']['\\udc80'] holds"),
     ],
 )
 @pytest.mark.parametrize("make", [OpenAIModel, LiteLLMModel], ids=["native", "litellm"])
@@ -410,11 +462,32 @@ def test_where_and_how_a_client_sends_is_checked_when_it_is_made(
 ) -> None:
     """`stream="false"` streamed (its truth decided), `api_base=""` sent to the provider's
     public endpoint, a number failed with AttributeError inside the client, a base without
-    a scheme or a key with a line break failed only at the first call."""
+    a scheme or a key with a line break failed only at the first call. A key pasted with
+    typographic quotes, and a parameter holding a lone surrogate, failed every call (through
+    litellm as a made-up "HTTP 500", retried)."""
     options = {"api_base": "http://127.0.0.1:8000/v1", "api_key": "sk-test", option: value}
     with pytest.raises(ConfigurationError, match=f"model 'openai/fake': {re.escape(said)}") as e:
         make("openai/fake", **options)
     assert "sk-secret" not in str(e.value)  # a key is never shown
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        (None, "a model client takes a model name"),
+        ("", "a model client takes a model name"),
+        ("openai/", "no model name after 'openai/'"),
+        ("openai/ ", "no model name after 'openai/'"),
+        ("openai/gpt\ud800", "holds a control character or a lone surrogate"),
+        ("openai/gpt\n4o", "holds a control character or a lone surrogate"),
+    ],
+)
+@pytest.mark.parametrize("make", [OpenAIModel, LiteLLMModel], ids=["native", "litellm"])
+def test_a_client_made_directly_checks_its_model_name(make: Any, name: Any, said: str) -> None:
+    """`OpenAIModel(None)` was an AttributeError, `LiteLLMModel(None)` and `""` were taken;
+    `"openai/"` sent a blank name; a lone surrogate failed every call (UnicodeEncodeError)."""
+    with pytest.raises(ConfigurationError, match=re.escape(said)):
+        make(name, api_base="http://127.0.0.1:8000/v1", api_key="sk-test")
 
 
 @pytest.mark.parametrize("model", [None, 5, "", "  "])

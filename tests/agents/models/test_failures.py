@@ -26,6 +26,13 @@ def test_retry_after_reads_milliseconds_seconds_and_dates() -> None:
     assert 0.75 <= backoff(0.5, 1) <= 1.0
 
 
+@pytest.mark.parametrize("attempt", [10, 12, 1024, 10**6])
+def test_the_backoff_waits_at_most_a_minute_whatever_max_retries_is(attempt: int) -> None:
+    """Uncapped, retry 13 of `max_retries=12` slept 0.5 * 2**11 s (17 minutes), and past
+    1023 retries `2.0**attempt` raised OverflowError."""
+    assert 45 <= backoff(0.5, attempt) <= 60
+
+
 def test_http_failures_say_status_and_the_servers_words() -> None:
     auth = http_failure(401, b'{"error": {"message": "bad key", "type": "auth"}}')
     assert (auth.kind, auth.detail, auth.retryable) == (

@@ -201,3 +201,53 @@ async def test_missing_credentials_are_known_from_the_environment_not_the_text(
         await no_key.complete(request())
     assert caught.value.status_code is None
     assert calls == [1]  # never retried
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        # litellm's proxy route finds no key missing in the environment, and the openai SDK
+        # under it refuses to build a client without one
+        ({"api_key": None}, "request failed: OpenAIError"),
+        ({"extra_body": object()}, "request failed: TypeError"),  # not JSON: never sent
+    ],
+    ids=["sdk-refuses-the-client", "unencodable-parameter"],
+)
+async def test_a_request_that_failed_before_it_was_sent_has_no_made_up_status(
+    openai_server: FakeOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+    options: dict[str, Any],
+    said: str,
+) -> None:
+    """litellm reports both as an HTTP 500 (`InternalServerError`, `APIConnectionError`): the
+    error said "HTTP 500", its `status_code` was 500, and it was retried, for a request that
+    never left the process."""
+    monkeypatch.delenv("LITELLM_PROXY_API_KEY", raising=False)
+    options = {"api_key": "sk-test", "max_retries": 2, "retry_delay": 0.01, **options}
+    proxied = LiteLLMModel("litellm_proxy/fake", api_base=openai_server.base_url, **options)
+    with pytest.raises(ModelError, match=said) as caught:
+        await proxied.complete(request())
+    assert caught.value.status_code is None
+    assert "HTTP 500" not in str(caught.value)
+    assert len(caught.value.attempts) == 1  # never retried
+    assert openai_server.requests == []
+
+
+async def test_an_answer_litellm_could_not_read_is_not_a_made_up_http_500(
+    litellm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """litellm's groq route, on a server that is not Groq's, fails reading the 200 it got
+    (`'ModelResponse' object has no attribute 'service_tier'`) and reports it as an
+    `APIConnectionError` with status 500: the error said "HTTP 500" and was retried."""
+    calls: list[int] = []
+
+    async def acompletion(**kwargs: Any) -> Any:
+        calls.append(1)
+        unreadable = AttributeError("'ModelResponse' object has no attribute 'service_tier'")
+        raise ProviderTrouble("APIConnectionError: GroqException - ...", 500, unreadable)
+
+    monkeypatch.setattr(litellm, "acompletion", acompletion)
+    with pytest.raises(ModelError, match="request failed: AttributeError: 'ModelResp") as caught:
+        await model("http://127.0.0.1:9/v1").complete(request())
+    assert caught.value.status_code is None
+    assert calls == [1]  # the same answer would fail the same way: not retried

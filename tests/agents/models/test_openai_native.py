@@ -285,13 +285,14 @@ async def test_auth_and_validation_errors_are_not_retried(
 
 
 async def test_connection_refused_is_said_and_retried() -> None:
-    url = f"http://user:pw@127.0.0.1:{free_port()}/v1?token=t0p"
+    # (a query is refused when the model is made: test_an_api_base_with_a_query_is_refused...)
+    url = f"http://user:pw@127.0.0.1:{free_port()}/v1"
     model = OpenAIModel("openai/m", api_base=url, max_retries=1, retry_delay=0.01)
     with pytest.raises(ModelError) as caught:
         await model.complete(ask())
     text = str(caught.value)
     assert "connection refused" in text and "after 2 attempts" in text
-    assert "pw" not in text and "t0p" not in text and "127.0.0.1" in text
+    assert "pw" not in text and "127.0.0.1" in text
 
 
 async def test_the_deadline_covers_the_whole_stream(openai_server: FakeOpenAIServer) -> None:
@@ -421,3 +422,22 @@ async def test_an_answer_past_its_byte_bound_is_a_model_error(
     openai_server.add_text("short")
     answer = await model.complete(ModelRequest(system=[], history=[UserMessage("Hi.")]))
     assert answer.message.content == "short"
+
+
+@pytest.mark.parametrize("value", [object(), {1, 2}, {"nested": [b"bytes"]}])
+def test_a_parameter_no_json_body_can_carry_is_refused_when_the_model_is_made(value: Any) -> None:
+    """It failed every call instead ("request failed: TypeError: Object of type object is not
+    JSON serializable"), after the run had started."""
+    with pytest.raises(ConfigurationError, match="parameter 'extra_body' cannot be sent in a JSON"):
+        OpenAIModel("openai/fake", api_base="http://127.0.0.1:8000/v1", extra_body=value)
+
+
+@pytest.mark.parametrize(
+    "base", ["http://127.0.0.1:8000/v1?key=secret", "http://127.0.0.1:8000/v1#x", "http://h/v1?"]
+)
+def test_an_api_base_with_a_query_is_refused_when_the_model_is_made(base: str) -> None:
+    """`/chat/completions` was appended to it: with a query, the path joined the query and
+    every request went to `/v1` (a 404, or whatever that path answers)."""
+    with pytest.raises(ConfigurationError, match="without a query or fragment") as caught:
+        OpenAIModel("openai/fake", api_base=base)
+    assert "secret" not in str(caught.value)

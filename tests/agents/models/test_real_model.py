@@ -30,14 +30,14 @@ PARAMS = {"temperature": 0.0, "max_tokens": 24, "seed": 7}
 
 
 def native(base_url: str, **options: Any) -> Any:
-    return OpenAIModel("openai/smollm2", api_base=base_url, max_retries=0, **{**PARAMS, **options})
+    options = {"max_retries": 0, **PARAMS, **options}
+    return OpenAIModel("openai/smollm2", api_base=base_url, **options)
 
 
 def through_litellm(base_url: str, **options: Any) -> Any:
-    options = {**PARAMS, **options}
-    return LiteLLMModel(
-        "openai/smollm2", api_base=base_url, api_key="none", max_retries=0, **options
-    )
+    # No key, as for the native client: the server needs none (docs/models.md, Keys and servers)
+    options = {"max_retries": 0, **PARAMS, **options}
+    return LiteLLMModel("openai/smollm2", api_base=base_url, **options)
 
 
 @pytest.fixture(params=[native, through_litellm], ids=["native", "litellm"])
@@ -87,6 +87,31 @@ async def test_plain_and_streamed_answers(llama_server: LlamaServer, client: Any
     # This server sends no usage in streams: the figure is an estimate and says so.
     assert streamed.usage.estimated is True
     assert plain.usage.estimated is False
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+async def test_a_prompt_past_the_context_window_is_a_model_error_naming_the_model(
+    llama_server: LlamaServer, client: Any, streamed: bool
+) -> None:
+    # The server refuses before evaluating anything (a few ms): a whole request with HTTP 400
+    # and its words; a streamed one with a 200 and a stream closed before any chunk.
+    model = client(llama_server.base_url, max_retries=1, retry_delay=0.01)
+    with pytest.raises(ModelError) as caught:
+        await model.complete(ask("word " * 3000), ignore if streamed else None)
+    error = caught.value
+    assert error.model == "openai/smollm2"
+    assert "'openai/smollm2'" in str(error)
+    assert len(error.attempts) == 1  # the same prompt would overflow again: not retried
+    if streamed:
+        assert error.status_code is None
+        assert "without a finish reason" in str(error)
+    else:
+        assert error.status_code == 400
+        assert "maximum context length is 2048 tokens" in str(error)
+
+
+async def ignore(chunk: Any) -> None:
+    pass
 
 
 async def test_parallel_streams_on_one_server_each_finish(
