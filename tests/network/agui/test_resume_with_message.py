@@ -166,3 +166,30 @@ async def test_answers_and_a_new_message_resolve_the_calls_first(
         ("user", "thanks"),
     ]
     assert all(not str(m.content).startswith("Not run") for m in model.requests[-1].history)
+
+
+async def test_a_returning_client_keeps_the_message_it_sent_with_its_answer() -> None:
+    # a client without the stored conversation gets it back as MESSAGES_SNAPSHOT, which
+    # replaces what it holds: the message it sent with the answer is in it, though the run
+    # adds it only after the answered call's result
+    saved: list[str] = []
+    network, _ = kitchen(saved)
+    transport = httpx.ASGITransport(app=app(network, store=MemoryStore()))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        asked = {"id": "u1", "role": "user", "content": "pancakes"}
+        opening = {"threadId": "t", "runId": "r1", "messages": [asked]}
+        (interrupt,) = of(events(await http.post("/", json=opening)), "RUN_FINISHED")[0]["outcome"][
+            "interrupts"
+        ]
+        syrup = {"id": "u2", "role": "user", "content": "also add syrup"}
+        answer = {"interruptId": interrupt["id"], "status": "resolved", "payload": True}
+        again = {"threadId": "t", "runId": "r2", "messages": [syrup], "resume": [answer]}
+        second = events(await http.post("/", json=again))
+    assert saved == ["Pancakes"]
+    last = of(second, "MESSAGES_SNAPSHOT")[-1]["messages"]
+    assert [(m["role"], m.get("content")) for m in last] == [
+        ("user", "pancakes"),
+        ("assistant", None),
+        ("user", "also add syrup"),
+    ]
+    assert last[-1]["id"] == "u2"
