@@ -362,7 +362,12 @@ class _EventResponse:
         sink = HandoffSubagents(sink, self.network)  # a handoff's target shown as a sub-agent
         ctx, admission = self.ctx, self.admission
         if self.replay:  # a client coming back without the conversation gets it
-            sink = ConversationReplay(sink, ctx.state.messages, admission.prior_messages)
+            sink = ConversationReplay(
+                sink,
+                ctx.state.messages,
+                admission.prior_messages,
+                held=lambda: ctx.engine.held_messages,  # a new message sent with answers
+            )
         # the run's typed events, screened, then encoded: AG-UI is written here, at the edge
         screen = ErrorScreen(agui_sink(sink), stopped=lambda: admission.stopped)
         sinks: list[Any] = [*self.extra]

@@ -11,7 +11,7 @@ again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import islice
 from typing import Any
 
@@ -28,13 +28,23 @@ class ConversationReplay:
     The client merges MESSAGES_SNAPSHOT into what it holds: the messages it keeps stay in
     its order, the others are appended. So it first gets the conversation as stored (which
     drops its unsent copy of the new message), then, when the request added messages, the
-    whole conversation, which appends them after the stored ones.
+    whole conversation, which appends them after the stored ones. `held`: the messages the
+    run adds once the calls its request answers have their results
+    (`RunBookkeeping.held_messages`, read when the snapshot goes): the client's new message
+    is in the whole conversation it is sent, not dropped from its view.
     """
 
-    def __init__(self, sink: EventSink, conversation: Any, stored: int) -> None:
+    def __init__(
+        self,
+        sink: EventSink,
+        conversation: Any,
+        stored: int,
+        held: Callable[[], Sequence[Any]] = tuple,
+    ) -> None:
         self.sink = sink
         self.conversation = conversation
         self.stored = stored  # how many of its messages were stored before this run
+        self.held = held
         self.sent = False
 
     async def __call__(self, event: Any) -> None:
@@ -42,8 +52,9 @@ class ConversationReplay:
         if not self.sent and isinstance(event, StateSnapshotEvent):
             self.sent = True
             await self.sink(messages_snapshot(islice(self.conversation, self.stored)))
-            if len(self.conversation) > self.stored:
-                await self.sink(messages_snapshot(self.conversation))
+            held = self.held()
+            if len(self.conversation) > self.stored or held:
+                await self.sink(messages_snapshot([*self.conversation, *held]))
 
 
 def lacks_stored_messages(conversation: Iterable[Any], client: list[Any]) -> bool:

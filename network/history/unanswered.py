@@ -11,7 +11,7 @@ call does, and the model reads why.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from network.history.messages import AssistantMessage, ToolCall, ToolMessage
@@ -40,13 +40,19 @@ def not_run_results(conversation: Sequence[Any], why: str = MOVED_ON) -> list[To
     return _not_run(unanswered_calls(conversation), why)
 
 
-def answered(messages: Sequence[Any], waiting: Sequence[ToolCall] = ()) -> list[Any]:
+def answered(
+    messages: Sequence[Any],
+    waiting: Sequence[ToolCall] = (),
+    resolved: Collection[str] = (),
+) -> list[Any]:
     """`messages` with a not-run result (the user moved on) before each message that follows
     tool calls still without their results: those of an assistant message among `messages`,
     and `waiting`, the calls the conversation before them ends with (`unanswered_calls`).
-    Calls at the very end stay as they are: their results may still come."""
+    Calls at the very end stay as they are: their results may still come. Calls in
+    `resolved` (ids) get none: the request answers them, and the run gives them their result
+    (`network.history.answer_order`), so they are never both not run and run."""
     out: list[Any] = []
-    pending = {call.id: call for call in waiting}
+    pending = {call.id: call for call in waiting if call.id not in resolved}
     for message in messages:
         if isinstance(message, ToolMessage):
             pending.pop(message.tool_call_id, None)
@@ -54,7 +60,7 @@ def answered(messages: Sequence[Any], waiting: Sequence[ToolCall] = ()) -> list[
             if pending:
                 out.extend(_not_run(pending.values(), MOVED_ON))
             pending = (
-                {call.id: call for call in message.tool_calls}
+                {call.id: call for call in message.tool_calls if call.id not in resolved}
                 if isinstance(message, AssistantMessage)
                 else {}
             )

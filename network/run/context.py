@@ -160,6 +160,10 @@ class RunBookkeeping:
     # The history of the run those answers continue (its calls: where a call held in a
     # parallel branch was made, `network.run.held_branches`); () when there are none.
     resumed_history: Sequence[InferenceResult] = ()
+    # Messages a request sent with those answers (a new user message): appended once the
+    # answered calls have their results, which belong right after their calls
+    # (`network.history.answer_order`); () when there are none.
+    held_messages: Sequence[Any] = ()
     # In memory, the calls of that history's fan-out, which the run's result keeps
     # (`RunResult.earlier_branch_results`): its own state has only its own calls.
     earlier_branch_results: Sequence[InferenceResult] = ()

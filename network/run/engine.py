@@ -62,6 +62,9 @@ async def execute(
         stop = None
         if ctx.engine.resume:  # answers to the interrupts an earlier run stopped on
             stop = await resume_interrupted(ctx, max_iter or ctx.network.max_iter)
+            held, ctx.engine.held_messages = ctx.engine.held_messages, ()
+            if held:  # what the request said after its answers, now after their results
+                ctx.state.append_messages(list(held))
             if stop is None and ctx.engine.interrupts:  # a call it continued waits again
                 stop = Stop(StopReason.INTERRUPTED)
             elif stop is None and ctx.engine.pending_tool_calls:  # a resumed branch's

@@ -31,6 +31,7 @@ import anyio
 
 from network import kernel
 from network.errors import ConfigurationError, StateError
+from network.history.answer_order import hold_after_answers, results_after_calls
 from network.history.messages import UserMessage
 from network.history.unanswered import answered, unanswered_calls
 from network.run.context import RunBookkeeping, RunContext
@@ -108,6 +109,23 @@ def last_user_text(conversation: Any) -> str:
             text: str = message.content
             return text
     return ""
+
+
+def admitted_messages(
+    conversation: Sequence[Any], messages: Sequence[Any], request: RunRequest
+) -> tuple[list[Any], list[Any]]:
+    """The request's `messages` to add to `conversation` now, and those held until the calls
+    the request answers have their results (`RunBookkeeping.held_messages`).
+
+    A call the client moved on from is answered as not run (`network.history.unanswered`),
+    except those the request answers: they run (or are rejected) first, their results right
+    after their call, then come the request's new messages (`network.history.answer_order`).
+    """
+    resolved = {interrupt.tool_call_id for interrupt, _ in request.answered}
+    added = answered(messages, unanswered_calls(conversation), resolved)
+    if not resolved:
+        return added, []
+    return hold_after_answers(added, resolved)
 
 
 def checked_state(
@@ -200,21 +218,25 @@ class MemoryAdmission(Admission):
         state = checked_state(
             self.network, record.thread_id, request, self.registry.max_thread_bytes
         )
-        # a call the client moved on from is answered as not run (`network.history.unanswered`)
-        state.append_messages(answered(request.messages, unanswered_calls(state.messages)))
+        # the client keeps the conversation: a result it placed after a later message (one
+        # streamed after the message sent with the answers) goes back after its call
+        client = results_after_calls(request.messages)
+        now, held = admitted_messages(state.messages, client, request)
+        state.append_messages(now)
         if self.reserved.get(record.thread_id) is record:
             del self.reserved[record.thread_id]
         self.registry.admit(record)  # joins (or is marked most recently used)
         ctx = RunContext(
             network=self.network,
             state=state,
-            input=request.input if request.input is not None else last_user_text(state.messages),
+            input=request.input if request.input is not None else last_user_text(client),
             run_id=self.run_id,
             thread_id=record.thread_id,
             engine=RunBookkeeping(
                 user_id=record.owner,  # the principal: whose memories the run reads
                 app_name=self.network.name,
                 resume=request.answered,
+                held_messages=held,
                 client_input=request.client_input,
                 client_tools=request.client_tools,
                 known_active_agent=record.active_agent,
@@ -302,26 +324,31 @@ class StoredAdmission(Admission):
             # paired with what the thread waited on before another answer settled it.
             await settle(session, request.answered, self.run_id)
         state = session.state
+        held: list[Any] = []
         if session.input_kept:
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
             fresh = new_messages(state.messages, request.messages)
-            state.append_messages(answered(fresh, unanswered_calls(state.messages)))
+            now, held = admitted_messages(state.messages, fresh, request)
+            state.append_messages(now)
         for key, value in request.temp.items():
             state.kv.set(key, value)
         session.run_id = self.run_id
         # The user's message is the thread's from now on: a run killed before its first
         # agent call commits must not lose it (the lease keeps other runs away meanwhile).
+        # One held until the answered calls have their results is committed after them.
         await guarded("append_results", session.keep_input())
+        said = [*state.messages, *held]
         ctx = RunContext(
             network=network,
             state=state,
-            input=request.input if request.input is not None else last_user_text(state.messages),
+            input=request.input if request.input is not None else last_user_text(said),
             run_id=self.run_id,
             thread_id=record.thread_id,
             engine=RunBookkeeping(
                 resume=request.answered,
+                held_messages=held,
                 client_input=request.client_input,
                 client_tools=request.client_tools,
                 record_model_calls=True,  # a usage report per provider and model
