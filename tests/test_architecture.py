@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "network.sentinels": 0,  # marker values told apart by identity, pickled by name
     "network.json_fields": 0,  # a report's to_dict: its fields, camelCase, as JSON data
     "network.utf8": 0,  # text with a UTF-8 form: the one test for lone surrogates
+    "network.urls": 0,  # whether a text is an http(s) URL a client can send a request to
     "network.redacted": 0,  # a URL as errors and reprs show it: the password as ***
     "network.version": 0,  # the installed release, as MCP peers and OTel receivers see it
     "network.history": 1,
@@ -181,6 +182,42 @@ def upward_imports(graph: nx.DiGraph) -> list[str]:
 def test_every_network_module_has_a_layer() -> None:
     unplaced = [name for name in all_modules() if name.startswith("network")]
     assert [name for name in unplaced if layer_of(name) is None] == []
+
+
+def test_every_part_of_network_has_a_layer_of_its_own() -> None:
+    """A new file or folder at the top of `network/` is placed on purpose: the package's own
+    entry (the facade, layer 7) would otherwise take it (`network/urls.py`, a leaf, did)."""
+    top = {name for name in all_modules() if name.startswith("network.") and name.count(".") == 1}
+    assert sorted(top - set(LAYERS)) == []
+
+
+LAYOUT = ROOT / "docs" / "layout.md"
+
+
+def test_docs_layout_names_every_part_of_the_repository() -> None:
+    """docs/layout.md matches the repository: it names each file and folder at the top of
+    `network/`, each serving module, each example, and lists each capability folder."""
+    text = LAYOUT.read_text()
+    network_dir, serving_dir = ROOT / "network", ROOT / "network" / "serving"
+    names = [p.name for p in network_dir.glob("*.py") if p.name != "__init__.py"]
+    names += [f"{p.name}/" for p in network_dir.iterdir() if (p / "__init__.py").exists()]
+    names += [p.name for p in serving_dir.glob("*.py") if p.name != "__init__.py"]
+    names += [p.name for p in (ROOT / "examples").glob("*.py")]
+    assert sorted(name for name in names if name not in text) == []
+    for package in ("network/capabilities", "agents/capabilities"):
+        listed = re.search(re.escape(package) + r"/\{([^}]*)\}", text)
+        assert listed is not None, package
+        folders = {p.name for p in (ROOT / package).iterdir() if (p / "__init__.py").exists()}
+        assert {name.strip() for name in listed.group(1).split(",")} == folders, package
+
+
+def test_docs_layout_lists_the_leaves_of_this_table() -> None:
+    """The first layer of docs/layout.md is LAYERS' layer 0, file for file."""
+    first = re.search(r"^1\. (.*?)^2\. ", LAYOUT.read_text(), re.M | re.S)
+    assert first is not None
+    listed = set(re.findall(r"`(\w+)\.py`", first.group(1)))
+    leaves = {name.split(".", 1)[1] for name, layer in LAYERS.items() if layer == 0}
+    assert listed == leaves
 
 
 def test_no_import_circles() -> None:
