@@ -901,6 +901,44 @@ def test_every_error_the_docs_name_is_exported() -> None:
     assert hidden == []
 
 
+def reference_targets() -> dict[str, str]:
+    """Every path the API reference renders (`::: path`, and the `members:` listed under a
+    module) -> the reference page showing it."""
+    found: dict[str, str] = {}
+    for page in sorted((ROOT / "docs" / "reference").glob("*.md")):
+        for target, options in re.findall(r"^::: (\S+)((?:\n    .*)*)", page.read_text(), re.M):
+            found.setdefault(target, page.name)
+            for member in re.findall(r"^        - (\w+)$", options, re.M):
+                found.setdefault(f"{target}.{member}", page.name)
+    return found
+
+
+def test_every_name_the_reference_shows_is_in_an_all() -> None:
+    """The reference shows each name at a public address: a module, or a name its module's
+    `__all__` lists (`network.serving.threads.ServedThreads` was shown for
+    `network.serving.ServedThreads`, `agents.models.litellm_model.LiteLLMModel` for
+    `agents.LiteLLMModel`)."""
+    private = []
+    for target, page in reference_targets().items():
+        module, rest = longest_module(target)
+        # `network.Network.stream`: a method, at its class's address
+        if rest and not public_in(module, rest[0]):
+            private.append(f"{page}: {target}")
+    assert private == []
+
+
+def longest_module(dotted: str) -> tuple[str, list[str]]:
+    """The longest prefix of `dotted` that is a module, and the names after it."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            importlib.import_module(".".join(parts[:end]))
+        except ModuleNotFoundError:
+            continue
+        return ".".join(parts[:end]), parts[end:]
+    raise AssertionError(f"{dotted} is in no module")
+
+
 def test_the_docs_import_check_sees_what_it_claims() -> None:
     assert public_in("network", "Network") and public_in("network", "durable")
     assert public_in("network.threads", "MemoryStore")
