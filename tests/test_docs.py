@@ -264,3 +264,21 @@ def test_a_shown_block_imports_what_it_uses(page: pathlib.Path) -> None:
         if unseen:
             missing.append(f"{page.name}:{line}: {', '.join(unseen)}")
     assert missing == []
+
+
+def test_the_error_reference_puts_warnings_under_warnings() -> None:
+    """docs/reference/errors.md: the errors first, then `## Warnings` and only warnings
+    (InterruptError, AlreadyAnsweredError and ClientToolError were listed as warnings)."""
+    errors, _, warnings = (
+        (ROOT / "docs" / "reference" / "errors.md").read_text().partition("\n## Warnings\n")
+    )
+
+    def shown(text: str) -> list[type]:
+        return [
+            getattr(importlib.import_module("network"), path.rsplit(".", 1)[1])
+            for path in re.findall(r"^::: (\S+)", text, re.M)
+        ]
+
+    assert [c.__name__ for c in shown(errors) if issubclass(c, Warning)] == []
+    assert [c.__name__ for c in shown(warnings) if not issubclass(c, Warning)] == []
+    assert shown(warnings)
