@@ -282,3 +282,14 @@ def test_the_error_reference_puts_warnings_under_warnings() -> None:
     assert [c.__name__ for c in shown(errors) if issubclass(c, Warning)] == []
     assert [c.__name__ for c in shown(warnings) if not issubclass(c, Warning)] == []
     assert shown(warnings)
+
+
+def test_the_manuals_index_links_every_reference_page() -> None:
+    """docs/index.md's table leads to each API reference page (durable, memory, evals and
+    the dev UI's were reachable from the site's menu only)."""
+    index = (ROOT / "docs" / "index.md").read_text()
+    linked = set(re.findall(r"\]\((reference/[\w-]+\.md)\)", index))
+    pages = {
+        p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs" / "reference").glob("*.md")
+    }
+    assert pages - linked == set()
