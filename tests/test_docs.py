@@ -293,3 +293,19 @@ def test_the_manuals_index_links_every_reference_page() -> None:
         p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs" / "reference").glob("*.md")
     }
     assert pages - linked == set()
+
+
+@pytest.mark.parametrize("facade", ["network.Network", "agents.Agent", "agents.tool"])
+def test_the_reference_documents_every_option_of_the_facades(facade: str) -> None:
+    """The API reference is built from the docstrings: each keyword of `Network(...)`,
+    `Agent(...)` and `@tool(...)` has its entry under `Args:` (`predict_state` and
+    `capabilities` had none)."""
+    module, name = facade.rsplit(".", 1)
+    obj = getattr(importlib.import_module(module), name)
+    documented = set(re.findall(r"^\s{4}(\w+):", inspect.getdoc(obj) or "", re.M))
+    options = [
+        p.name
+        for p in inspect.signature(obj).parameters.values()
+        if p.kind is p.KEYWORD_ONLY and not p.name.startswith("_")
+    ]
+    assert [option for option in options if option not in documented] == []
