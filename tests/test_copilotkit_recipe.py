@@ -294,3 +294,15 @@ def test_the_browsers_authorization_header_reaches_the_authorize_hook(runtime_fo
         "toolCallId": None,
     }
     assert SIGNED_IN[-1] == ("alice", "acme")
+
+
+def test_the_pages_server_is_the_file_the_tests_run() -> None:
+    """docs/copilotkit.md shows tests/copilotkit/server.mjs (its comments aside): what the
+    tests above run is what a reader copies."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "copilotkit.md").read_text()
+    shown = page.split("```js\n", 1)[1].split("```", 1)[0]
+    ran = (RUNTIME_DIR / "server.mjs").read_text().splitlines(keepends=True)
+    assert shown == "".join(line for line in ran if not line.startswith("//"))
+    packages = json.loads((RUNTIME_DIR / "package.json").read_text())["dependencies"]
+    install = page.split("```bash\nnpm install ", 1)[1].split("\n", 1)[0].split()
+    assert sorted(install) == sorted(f"{name}@{version}" for name, version in packages.items())
