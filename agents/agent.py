@@ -582,6 +582,14 @@ def _sorted_tools(
     tools: dict[str, Tool] = {}
     client: dict[str, ClientTool] = {}
     servers: list[MCPServer] = []
+    if items is None:  # no tools, as the default ()
+        return tools, client, servers
+    if callable(items) or isinstance(items, Tool | ClientTool | MCPServer | str | Mapping):
+        # one tool given bare was "'Tool' object is not iterable", a string its letters
+        raise ConfigurationError(
+            f"agent {owner!r}: tools must be a list of tools, got {type(items).__name__} "
+            "(tools=[...])"
+        )
     for item in items:
         if isinstance(item, MCPServer):
             if any(item is known for known in servers):

@@ -165,7 +165,9 @@ network = build_network()
 
 def model_parameter(text: str) -> tuple[str, Any]:
     """`--param KEY=VALUE`: a model parameter, its value read as JSON when it is JSON."""
-    key, _, value = text.partition("=")
+    key, equals, value = text.partition("=")
+    if not equals or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
     try:
         return key, json.loads(value)
     except json.JSONDecodeError:
@@ -187,9 +189,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="out", help="where to write the files (default: out)")
     parser.add_argument("task", nargs="?", default=TASK)
     args = parser.parse_args(argv)
+    if args.model is not None and not args.model.strip():
+        parser.error("--model needs a model string, e.g. openai/gpt-4o-mini")
+    if args.model is None and (args.api_base is not None or args.param):
+        parser.error("--api-base and --param go with --model (without it the run is offline)")
     model: str | Model | None = args.model
-    if args.model and (args.api_base or args.param):
-        model = make_model(args.model, api_base=args.api_base, **dict(args.param))
+    if args.model and (args.api_base is not None or args.param):
+        try:
+            model = make_model(args.model, api_base=args.api_base, **dict(args.param))
+        except AgentNetworkError as exc:  # a bad --api-base or --param, named
+            parser.error(str(exc))
     if args.model:
         print(f"Running on {args.model}.")
     else:

@@ -73,6 +73,10 @@ class Network(Generic[DepsT]):
             `make_model` arguments, or a `Model` object); anything else is refused.
         max_iter: the most agent calls one run may make (default 100).
         state_schema: a Haystack-style dict, a pydantic model class, or a `StateSchema`.
+        predict_state: `{state_key: {"tool": name, "tool_argument": argument}}`: the key is
+            streamed from that tool's partial JSON arguments while the model writes them,
+            before the tool runs (without `tool_argument`: the whole arguments object);
+            AG-UI's predictive state, see docs/agui.md.
         resources: `{name: factory}`: live things every run may open (`await
             ctx.resource(name)`); see `network.run.resources`.
         deps_type: the type of the `deps=` runs take, for type checkers only
@@ -95,6 +99,8 @@ class Network(Generic[DepsT]):
         output_guardrails: guardrails on every agent's final answer (a text answer, or a
             typed value, that calls no tools: each one may be the run's output), checked
             before it is committed.
+        capabilities: more `Capability` objects for every run, after those the keywords
+            above build and the agents bring (see docs/capabilities.md).
         view: what each agent's requests send of the conversation, unless the agent sets its
             own `view`: "all" (other agents' turns shown as context, never as the agent's own
             assistant turns; the default of a network of several agents), "input" (only this

@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "network.sentinels": 0,  # marker values told apart by identity, pickled by name
     "network.json_fields": 0,  # a report's to_dict: its fields, camelCase, as JSON data
     "network.utf8": 0,  # text with a UTF-8 form: the one test for lone surrogates
+    "network.urls": 0,  # whether a text is an http(s) URL a client can send a request to
     "network.redacted": 0,  # a URL as errors and reprs show it: the password as ***
     "network.version": 0,  # the installed release, as MCP peers and OTel receivers see it
     "network.history": 1,
@@ -181,6 +182,42 @@ def upward_imports(graph: nx.DiGraph) -> list[str]:
 def test_every_network_module_has_a_layer() -> None:
     unplaced = [name for name in all_modules() if name.startswith("network")]
     assert [name for name in unplaced if layer_of(name) is None] == []
+
+
+def test_every_part_of_network_has_a_layer_of_its_own() -> None:
+    """A new file or folder at the top of `network/` is placed on purpose: the package's own
+    entry (the facade, layer 7) would otherwise take it (`network/urls.py`, a leaf, did)."""
+    top = {name for name in all_modules() if name.startswith("network.") and name.count(".") == 1}
+    assert sorted(top - set(LAYERS)) == []
+
+
+LAYOUT = ROOT / "docs" / "layout.md"
+
+
+def test_docs_layout_names_every_part_of_the_repository() -> None:
+    """docs/layout.md matches the repository: it names each file and folder at the top of
+    `network/`, each serving module, each example, and lists each capability folder."""
+    text = LAYOUT.read_text()
+    network_dir, serving_dir = ROOT / "network", ROOT / "network" / "serving"
+    names = [p.name for p in network_dir.glob("*.py") if p.name != "__init__.py"]
+    names += [f"{p.name}/" for p in network_dir.iterdir() if (p / "__init__.py").exists()]
+    names += [p.name for p in serving_dir.glob("*.py") if p.name != "__init__.py"]
+    names += [p.name for p in (ROOT / "examples").glob("*.py")]
+    assert sorted(name for name in names if name not in text) == []
+    for package in ("network/capabilities", "agents/capabilities"):
+        listed = re.search(re.escape(package) + r"/\{([^}]*)\}", text)
+        assert listed is not None, package
+        folders = {p.name for p in (ROOT / package).iterdir() if (p / "__init__.py").exists()}
+        assert {name.strip() for name in listed.group(1).split(",")} == folders, package
+
+
+def test_docs_layout_lists_the_leaves_of_this_table() -> None:
+    """The first layer of docs/layout.md is LAYERS' layer 0, file for file."""
+    first = re.search(r"^1\. (.*?)^2\. ", LAYOUT.read_text(), re.M | re.S)
+    assert first is not None
+    listed = set(re.findall(r"`(\w+)\.py`", first.group(1)))
+    leaves = {name.split(".", 1)[1] for name, layer in LAYERS.items() if layer == 0}
+    assert listed == leaves
 
 
 def test_no_import_circles() -> None:
@@ -862,6 +899,44 @@ def test_every_error_the_docs_name_is_exported() -> None:
             if isinstance(found, type) and issubclass(found, BaseException):
                 hidden.append(f"{document.relative_to(ROOT).as_posix()}: {name}")
     assert hidden == []
+
+
+def reference_targets() -> dict[str, str]:
+    """Every path the API reference renders (`::: path`, and the `members:` listed under a
+    module) -> the reference page showing it."""
+    found: dict[str, str] = {}
+    for page in sorted((ROOT / "docs" / "reference").glob("*.md")):
+        for target, options in re.findall(r"^::: (\S+)((?:\n    .*)*)", page.read_text(), re.M):
+            found.setdefault(target, page.name)
+            for member in re.findall(r"^        - (\w+)$", options, re.M):
+                found.setdefault(f"{target}.{member}", page.name)
+    return found
+
+
+def test_every_name_the_reference_shows_is_in_an_all() -> None:
+    """The reference shows each name at a public address: a module, or a name its module's
+    `__all__` lists (`network.serving.threads.ServedThreads` was shown for
+    `network.serving.ServedThreads`, `agents.models.litellm_model.LiteLLMModel` for
+    `agents.LiteLLMModel`)."""
+    private = []
+    for target, page in reference_targets().items():
+        module, rest = longest_module(target)
+        # `network.Network.stream`: a method, at its class's address
+        if rest and not public_in(module, rest[0]):
+            private.append(f"{page}: {target}")
+    assert private == []
+
+
+def longest_module(dotted: str) -> tuple[str, list[str]]:
+    """The longest prefix of `dotted` that is a module, and the names after it."""
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            importlib.import_module(".".join(parts[:end]))
+        except ModuleNotFoundError:
+            continue
+        return ".".join(parts[:end]), parts[end:]
+    raise AssertionError(f"{dotted} is in no module")
 
 
 def test_the_docs_import_check_sees_what_it_claims() -> None:

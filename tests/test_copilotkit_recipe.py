@@ -28,8 +28,9 @@ import jsonpatch  # type: ignore[import-untyped]
 import pytest
 import structlog
 
-from agents import ScriptedModel
-from network.agui import app
+from agents import Agent, ScriptedModel
+from network import Network
+from network.agui import Unauthorized, app
 from tests.fakes.processes import node_with
 from tests.network.agui.live import serve
 from tests.network.agui.networks import booking_network, booking_script
@@ -48,6 +49,16 @@ def example(name: str) -> Any:
 
 
 BOOKING_MODEL = ScriptedModel(booking_script)  # calls the client's tool, then answers
+SIGNED_IN: list[tuple[str, str | None]] = []  # (user, x-tenant) the /private app let in
+
+
+def authorize(request: Any, thread_id: str | None) -> str:
+    """/private's hook: the user of a bearer token (docs/copilotkit.md's "Users")."""
+    user = {"Bearer token-of-alice": "alice"}.get(request.headers.get("authorization", ""))
+    if user is None:
+        raise Unauthorized("sign in first")
+    SIGNED_IN.append((user, request.headers.get("x-tenant")))
+    return user
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +70,11 @@ def agent_server() -> Iterator[str]:
         "/weather": app(example("weather_state_agui").build_network(), path="/weather"),
         "/release": app(example("supervisor_approval").build_network(), path="/release"),
         "/booking": app(booking_network(BOOKING_MODEL), path="/booking"),
+        "/private": app(
+            Network("private", agents=[Agent("a", model=ScriptedModel(lambda r: "Hello, alice."))]),
+            path="/private",
+            authorize=authorize,
+        ),
     }
 
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
@@ -201,9 +217,12 @@ def test_a_confirmation_interrupt_and_its_resume_cross_the_runtime(runtime_for: 
     assert after["published"]["title"] == "SQLite threads"
 
 
-def in_copilotkits_core(url: str, scenario: str) -> dict[str, Any]:
-    """tests/copilotkit/frontend_tool.mjs's `scenario`, run against the runtime at `url`;
-    what the core's agent ended with (it failed on any error or warning of the core)."""
+def in_copilotkits_core(
+    url: str, scenario: str, headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """tests/copilotkit/frontend_tool.mjs's `scenario`, run against the runtime at `url`
+    (`headers`: those of `<CopilotKit headers={...}>`); what the core's agent ended with (it
+    failed on any error or warning of the core)."""
     node = node_with("@copilotkit/core", RUNTIME_DIR)
     done = subprocess.run(
         [node, "frontend_tool.mjs", url, scenario],
@@ -211,7 +230,12 @@ def in_copilotkits_core(url: str, scenario: str) -> dict[str, Any]:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "COPILOTKIT_TELEMETRY_DISABLED": "true", "DO_NOT_TRACK": "1"},
+        env={
+            **os.environ,
+            "COPILOTKIT_TELEMETRY_DISABLED": "true",
+            "DO_NOT_TRACK": "1",
+            "CK_HEADERS": json.dumps(headers or {}),
+        },
     )
     assert done.stdout, done.stderr
     seen: dict[str, Any] = json.loads(done.stdout)
@@ -251,3 +275,34 @@ def test_copilotkits_core_holds_the_interrupt_and_its_resume_runs_the_tool(
     assert seen["state"]["published"]["title"] == "SQLite threads"
     results = [m for m in seen["messages"] if m["role"] == "tool"]
     assert interrupt["toolCallId"] in [m["toolCallId"] for m in results]
+
+
+def test_the_browsers_authorization_header_reaches_the_authorize_hook(runtime_for: Any) -> None:
+    # docs/copilotkit.md, "Users": the runtime forwards the page's Authorization (and x-*)
+    # headers to the agent-network server, so the hook sees the user, not the runtime
+    url = runtime_for("/private")
+    message = {"id": "m1", "role": "user", "content": "Hello."}
+    events, _ = run(url, {"threadId": "ck-anonymous", "runId": "r1", "messages": [message]})
+    assert events[-1]["type"] == "RUN_ERROR" and "401" in events[-1]["message"]
+    assert SIGNED_IN == []
+    headers = {"Authorization": "Bearer token-of-alice", "X-Tenant": "acme"}
+    seen = in_copilotkits_core(url, "chat", headers)
+    assert seen["messages"][-1] == {
+        "role": "assistant",
+        "content": "Hello, alice.",
+        "toolCalls": [],
+        "toolCallId": None,
+    }
+    assert SIGNED_IN[-1] == ("alice", "acme")
+
+
+def test_the_pages_server_is_the_file_the_tests_run() -> None:
+    """docs/copilotkit.md shows tests/copilotkit/server.mjs (its comments aside): what the
+    tests above run is what a reader copies."""
+    page = (Path(__file__).resolve().parent.parent / "docs" / "copilotkit.md").read_text()
+    shown = page.split("```js\n", 1)[1].split("```", 1)[0]
+    ran = (RUNTIME_DIR / "server.mjs").read_text().splitlines(keepends=True)
+    assert shown == "".join(line for line in ran if not line.startswith("//"))
+    packages = json.loads((RUNTIME_DIR / "package.json").read_text())["dependencies"]
+    install = page.split("```bash\nnpm install ", 1)[1].split("\n", 1)[0].split()
+    assert sorted(install) == sorted(f"{name}@{version}" for name, version in packages.items())

@@ -264,3 +264,48 @@ def test_a_shown_block_imports_what_it_uses(page: pathlib.Path) -> None:
         if unseen:
             missing.append(f"{page.name}:{line}: {', '.join(unseen)}")
     assert missing == []
+
+
+def test_the_error_reference_puts_warnings_under_warnings() -> None:
+    """docs/reference/errors.md: the errors first, then `## Warnings` and only warnings
+    (InterruptError, AlreadyAnsweredError and ClientToolError were listed as warnings)."""
+    errors, _, warnings = (
+        (ROOT / "docs" / "reference" / "errors.md").read_text().partition("\n## Warnings\n")
+    )
+
+    def shown(text: str) -> list[type]:
+        return [
+            getattr(importlib.import_module("network"), path.rsplit(".", 1)[1])
+            for path in re.findall(r"^::: (\S+)", text, re.M)
+        ]
+
+    assert [c.__name__ for c in shown(errors) if issubclass(c, Warning)] == []
+    assert [c.__name__ for c in shown(warnings) if not issubclass(c, Warning)] == []
+    assert shown(warnings)
+
+
+def test_the_manuals_index_links_every_reference_page() -> None:
+    """docs/index.md's table leads to each API reference page (durable, memory, evals and
+    the dev UI's were reachable from the site's menu only)."""
+    index = (ROOT / "docs" / "index.md").read_text()
+    linked = set(re.findall(r"\]\((reference/[\w-]+\.md)\)", index))
+    pages = {
+        p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs" / "reference").glob("*.md")
+    }
+    assert pages - linked == set()
+
+
+@pytest.mark.parametrize("facade", ["network.Network", "agents.Agent", "agents.tool"])
+def test_the_reference_documents_every_option_of_the_facades(facade: str) -> None:
+    """The API reference is built from the docstrings: each keyword of `Network(...)`,
+    `Agent(...)` and `@tool(...)` has its entry under `Args:` (`predict_state` and
+    `capabilities` had none)."""
+    module, name = facade.rsplit(".", 1)
+    obj = getattr(importlib.import_module(module), name)
+    documented = set(re.findall(r"^\s{4}(\w+):", inspect.getdoc(obj) or "", re.M))
+    options = [
+        p.name
+        for p in inspect.signature(obj).parameters.values()
+        if p.kind is p.KEYWORD_ONLY and not p.name.startswith("_")
+    ]
+    assert [option for option in options if option not in documented] == []

@@ -218,6 +218,27 @@ def test_codegen_command_against_an_endpoint_that_is_down_prints_one_line(
     assert done.stderr.startswith("error: the run failed: ModelError"), done.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--model", "openai/x", "--api-base", "ftp://x"], "api_base must be an http://"),
+        (["--model", "openai/x", "--param", "max_tokens=abc"], "'max_tokens' must be an int"),
+        (["--model", "openai/x", "--param", "max_tokens"], "expected KEY=VALUE"),
+        (["--api-base", "http://127.0.0.1:8000/v1"], "go with --model"),
+        (["--model", ""], "--model needs a model string"),
+    ],
+)
+def test_codegen_refuses_a_bad_model_option_in_one_line(
+    tmp_path: pathlib.Path, args: list[str], said: str
+) -> None:
+    # the README's first command with the options it suggests next: a bad --api-base or
+    # --param was a traceback, an --api-base without --model was ignored (the run offline)
+    done = run_example("codegen.py", *args, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert said in done.stderr.splitlines()[-1], done.stderr
+
+
 def test_support_on_a_model_that_never_calls_a_tool_ends_with_the_routers_reason() -> None:
     from agents import ScriptedModel
 

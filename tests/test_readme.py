@@ -150,3 +150,16 @@ def _anchor(heading: str) -> str:
     """The id GitHub and mkdocs give a heading: lower case, punctuation dropped, dashes."""
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
     return text.replace(" ", "-")
+
+
+def test_the_install_section_names_every_extra() -> None:
+    """Each feature that needs an extra says so on the front page (`a2a` and `memory` were
+    only in their own pages); `test` is the second command's."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    install = README.split("## Install", 1)[1].split("\n## ", 1)[0]
+    shown = set(re.findall(r"pip install -e '\.\[(\w+)\]'", install))
+    assert shown == set(extras) - {"test"}

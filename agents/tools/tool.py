@@ -711,6 +711,13 @@ def tool_result_text(result: Any) -> str:
     """What the model reads back from a tool's return value."""
     if isinstance(result, str):
         return result
+    if inspect.isawaitable(result):  # `def t(): return client.get(...)`: the await forgotten
+        if inspect.iscoroutine(result):
+            result.close()  # never run: no "never awaited" warning at its collection
+        raise TypeError(
+            f"it is an awaitable ({type(result).__name__}) nothing awaited: a tool that "
+            "awaits is an `async def`, or returns what it awaited"
+        )
     if is_pydantic_model(result):
         return result.model_dump_json()
     try:

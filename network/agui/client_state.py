@@ -43,17 +43,25 @@ def client_writes(client_state: Any, view: dict[str, Any]) -> dict[str, Any]:
 
 def read_as(shown: Any, held: Any) -> bool:
     """Whether a client that was shown `shown` (JSON data) may hold it as `held`: equal but
-    for integers beyond 2**53, which a double holds rounded. Walked without recursion."""
+    for integers beyond 2**53, which a double holds rounded (`2**60 + 1` comes back as
+    `1152921504606847000`), and ones past a double's range, which JSON.parse reads as
+    Infinity and JSON.stringify writes back as null. Walked without recursion."""
     pending = [(shown, held)]
     while pending:
         server, client = pending.pop()
         if type(server) is int and not -EXACT <= server <= EXACT:
-            if type(client) not in (int, float):
+            if type(client) not in (int, float, type(None)):
                 return False
             try:
-                if float(server) != client:
+                as_double = float(server)
+            except OverflowError:  # past a double's range: the client read Infinity
+                if client is not None:
                     return False
-            except OverflowError:  # past a double's range: no JavaScript number is it
+                continue
+            try:
+                if client is None or as_double != float(client):
+                    return False
+            except OverflowError:
                 return False
         elif isinstance(server, dict):
             if not isinstance(client, dict) or server.keys() != client.keys():

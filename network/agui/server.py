@@ -101,6 +101,8 @@ from network.serving.threads import ServedThreads
 from network.state.temp_masks import masked
 from network.threads.leases import DEFAULT_LEASE_TTL
 
+__all__ = ["app"]
+
 if TYPE_CHECKING:
     from network.run.definition import RunnableNetwork
 

@@ -19,6 +19,8 @@ from network.run.context import RunContext
 from network.run.emitter import Observer
 from network.run.events import Custom, RunEvent, StepFinished
 
+__all__ = ["STEP_EVENT", "StepDetails", "observers"]
+
 STEP_EVENT = "agent_network.devui.step"
 MAX_WRITES = 1_000  # state writes reported per step (the latest); a loop may make many more
 

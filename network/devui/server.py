@@ -79,6 +79,8 @@ from network.serving.registry import ThreadRegistry
 from network.threads.ids import check_id
 from network.threads.urls import store_url
 
+__all__ = ["app", "dev_registry"]
+
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024  # the page sends the whole conversation back
 STATIC_FILES = {  # the page's ES modules and style: nothing else under /static/ is served

@@ -9,6 +9,7 @@ when the agent or network is made, naming it and the option.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,12 +31,31 @@ def checked_model(owner: str, option: str, model: Any) -> Any:
                 f"make_model), got {name!r}"
             )
         return model
-    if callable(getattr(model, "complete", None)):
+    complete = getattr(model, "complete", None)
+    if callable(complete):
+        if not _takes_request_and_on_chunk(complete):  # else a TypeError at the first call
+            raise ConfigurationError(
+                f"{owner}: {option} {type(model).__name__}'s complete() cannot be called as "
+                "complete(request, on_chunk): a Model defines `async def complete(self, "
+                "request, on_chunk=None)`"
+            )
         return model
     raise ConfigurationError(
         f"{owner}: {option} must be a model string, a mapping of make_model arguments, a Model "
         f"object or None, got {model!r}"
     )
+
+
+def _takes_request_and_on_chunk(complete: Any) -> bool:
+    """Whether `complete(request, on_chunk)` binds, as the agent step calls it (True when
+    Python cannot tell: no signature to read)."""
+    try:
+        inspect.signature(complete).bind(None, None)
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
 
 
 __all__ = ["checked_model"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from network.errors import ConfigurationError
+from network.run.tool_names import check_tool_name
 
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -35,6 +36,13 @@ class ClientTool:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ConfigurationError(f"a client tool needs a name, got {self.name!r}")
+        # a name providers refuse failed the run's first model request, after it was paid for
+        check_tool_name("client tool name", self.name)
+        if not isinstance(self.description, str):
+            raise ConfigurationError(
+                f"client tool {self.name!r}: description must be a string, "
+                f"got {type(self.description).__name__}"
+            )
         if not isinstance(self.parameters, dict):
             raise ConfigurationError(
                 f"client tool {self.name!r}: parameters must be a JSON Schema object, "

@@ -23,6 +23,8 @@ from network.run.resources import ResourceFactory
 from network.run.thread_ref import ThreadRef
 from network.state.state import State
 
+__all__ = ["RunOptions"]
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOptions:

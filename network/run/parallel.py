@@ -39,6 +39,8 @@ from typing import Any
 from network.errors import ConfigurationError
 from network.numbers import check_number
 
+__all__ = ["Branch", "BranchFailure", "Parallel"]
+
 ON_ERROR = ("fail", "continue")
 DEFAULT_MAX_STEPS = 10  # a branch's calls when its agent keeps asking for tools (`agent.run`'s)
 

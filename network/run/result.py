@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableSequence
+from collections.abc import Iterator, Mapping, MutableSequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -200,6 +200,11 @@ class RunResult:
     def keys(self) -> list[str]:
         """The state keys plus `messages` and `last_message`."""
         return [*self.state.kv.keys(), "messages", "last_message"]
+
+    def __iter__(self) -> Iterator[str]:
+        # as a dict iterates: its keys (without it, `list(result)` fell back to indexing
+        # from 0 and raised KeyError: 0)
+        return iter(self.keys())
 
     def __repr__(self) -> str:
         return plain(self)

@@ -27,6 +27,8 @@ from network.errors import ConfigurationError, InvalidIdError
 from network.serving.principals import Authorize, Unauthorized
 from network.threads.ids import check_id
 
+__all__ = ["read_tokens", "token_file_authorize"]
+
 MIN_TOKEN_CHARS = 16
 _COMMENT = re.compile(r"(?:^|\s)#")  # a `#` inside a word is part of it (a token's character)
 

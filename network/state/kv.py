@@ -113,6 +113,14 @@ class KV:
             return ListView(value)
         return MappingProxyType(value) if kind is dict else value
 
+    def __getitem__(self, key: str) -> Any:
+        """`kv[key]`: `get(key)`'s copy, or a KeyError when `key` holds no value (the docs'
+        `state.kv["files"]` was a TypeError: the store was not subscriptable)."""
+        value = self.get(key, MISSING)
+        if value is MISSING:
+            raise KeyError(key)
+        return value
+
     def has(self, key: str) -> bool:
         """Whether `key` holds a value."""
         return key in self._data

@@ -17,6 +17,7 @@ at a time.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 import typing
@@ -212,6 +213,17 @@ def conversation_name_message(key: str) -> str:
     )
 
 
+def _takes_current_and_new(handler: Callable[..., Any]) -> bool:
+    """Whether `handler(current, new)` binds (True when Python cannot tell: a builtin)."""
+    try:
+        inspect.signature(handler).bind(None, None)
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read
+        return True
+    return True
+
+
 def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = True) -> KeySpec:
     """Prepare a key's validators; a type pydantic cannot validate is a ConfigurationError, and
     so is a key named for the conversation (`CONVERSATION_NAMES`)."""
@@ -223,6 +235,12 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         raise ConfigurationError(unstorable_key_message(key))
     if handler is not None and not callable(handler):
         raise ConfigurationError(f"state key {key!r}: handler {handler!r} is not callable")
+    if handler is not None and not _takes_current_and_new(handler):
+        # else every write failed with a TypeError naming no key (a tool's: the model read it)
+        raise ConfigurationError(
+            f"state key {key!r}: handler {getattr(handler, '__name__', handler)!r} cannot be "
+            "called as handler(current, new); a handler is fn(current, new) -> merged"
+        )
     if not _looks_like_type(tp):
         raise ConfigurationError(f"state key {key!r}: {tp!r} is not a type")
     if handler is None:

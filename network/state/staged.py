@@ -65,6 +65,13 @@ class StagedKV:
         value = self._view(key)
         return default if value is MISSING else read_only(value)
 
+    def __getitem__(self, key: str) -> Any:
+        """`kv[key]`: `get(key)`'s copy, or a KeyError when `key` holds no value."""
+        value = self.get(key, MISSING)
+        if value is MISSING:
+            raise KeyError(key)
+        return value
+
     def has(self, key: str) -> bool:
         """Whether `key` holds a value, as this tool sees it."""
         return self._view(key) is not MISSING

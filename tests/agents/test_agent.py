@@ -112,6 +112,21 @@ def test_a_name_no_thread_store_can_keep_is_refused_when_the_agent_is_made(name:
         Network("n", agents=[renamed])
 
 
+@tool
+def _lookup(query: str) -> str:
+    """Look something up."""
+    return query
+
+
+@pytest.mark.parametrize("tools", [_lookup, "lookup", {"lookup": _lookup}, lambda: "x"])
+def test_tools_that_are_no_list_are_refused_naming_the_agent(tools: object) -> None:
+    """`tools=one_tool` was "'Tool' object is not iterable" (a string: a tool per letter)."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': tools must be a list of tools"):
+        Agent("a", tools=tools)  # type: ignore[arg-type]
+    assert list(Agent("a", tools=None).tools) == []  # type: ignore[arg-type]
+    assert list(Agent("a", tools=(_lookup,)).tools) == ["_lookup"]
+
+
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
 def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
     description: object,

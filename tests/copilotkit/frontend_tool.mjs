@@ -6,9 +6,11 @@
 //   the agent again with the result;
 // - "interrupt": a confirmation (`useInterrupt`): the run ends on an interrupt, which the
 //   core's agent holds as pending (it refuses another run until it is answered), then a run
-//   answers it with `resume` (approved).
+//   answers it with `resume` (approved);
+// - "chat": one user message and its answer, with the headers of `<CopilotKit headers={...}>`
+//   taken from the CK_HEADERS environment variable (JSON).
 //
-// Usage: node frontend_tool.mjs RUNTIME_URL tool|interrupt
+// Usage: node frontend_tool.mjs RUNTIME_URL tool|interrupt|chat
 // Prints one JSON object: {handled, error, warnings, messages, interrupts, state}.
 
 // The core connects to the runtime only in a browser (it checks for `window`); this is the
@@ -28,6 +30,7 @@ for (const level of ["warn", "error"]) {
 const handled = [];
 const core = new CopilotKitCore({
   runtimeUrl: process.argv[2],
+  headers: JSON.parse(process.env.CK_HEADERS ?? "{}"),
   tools: [
     {
       name: "confirm_booking",
@@ -61,6 +64,10 @@ try {
       payload: { approved: true },
     }));
     await core.runAgent({ agent, resume });
+  } else if (agent && process.argv[3] === "chat") {
+    agent.threadId = "ck-chat";
+    agent.addMessage({ id: "u1", role: "user", content: "Hello." });
+    await core.runAgent({ agent });
   } else if (agent) {
     agent.threadId = "ck-frontend-tool";
     agent.addMessage({ id: "u1", role: "user", content: "Book a room for Christmas eve." });

@@ -17,8 +17,11 @@ tools itself (`RunAgentInput.tools`); see docs/agui.md.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any
 
+from network.errors import ConfigurationError
 from network.run.client_tools import EMPTY_PARAMETERS, ClientTool
 
 
@@ -32,4 +35,16 @@ def client_tool(
         description: what the model reads about it.
         parameters: the JSON Schema of its arguments (default: no arguments).
     """
-    return ClientTool(name, description, dict(parameters or EMPTY_PARAMETERS))
+    if parameters is not None and not isinstance(parameters, Mapping):
+        raise ConfigurationError(
+            f"client tool {name!r}: parameters must be a JSON Schema object, "
+            f"got {type(parameters).__name__}"
+        )
+    declared = ClientTool(name, description, dict(parameters or EMPTY_PARAMETERS))
+    try:  # the schema goes into every model request that offers the tool: JSON, no NaN
+        json.dumps(declared.parameters, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(
+            f"client tool {name!r}: parameters must be JSON data (no NaN or infinity): {exc}"
+        ) from None
+    return declared

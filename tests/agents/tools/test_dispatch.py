@@ -1,5 +1,8 @@
 """Running one answer's tool calls: errors reach the model, calls overlap, writes land in order."""
 
+import gc
+import warnings
+
 import anyio
 import pytest
 
@@ -266,6 +269,48 @@ async def test_a_result_no_text_can_be_made_of_is_the_tools_failure(kind: str) -
     assert told.is_error and "tool 'huge' returned a value" in told.content
     assert not result.state.kv.has("wrote")  # a failed call's writes are dropped
     assert result.output == "recovered"  # the run went on
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_a_tool_that_returns_a_coroutine_fails_saying_so(kind: str) -> None:
+    # a sync tool returning an async client's call (its await forgotten): the model read
+    # "<coroutine object fetch_page at 0x...>" as the page, and Python warned at exit
+    ran: list[str] = []
+
+    async def fetch_page(url: str) -> str:
+        ran.append(url)
+        return "<html>"
+
+    @tool(name="fetch")
+    def fetch_sync(url: str, state: State) -> str:
+        """Fetch a page."""
+        state.kv.set("fetched", url)
+        return fetch_page(url)  # type: ignore[return-value]
+
+    @tool(name="fetch")
+    async def fetch_async(url: str, state: State) -> str:
+        """Fetch a page."""
+        state.kv.set("fetched", url)
+        return fetch_page(url)  # type: ignore[return-value]
+
+    model = ScriptedModel([call("fetch", url="https://example.org"), "recovered"])
+    agent = Agent("a", tools=[fetch_sync if kind == "sync" else fetch_async], model=model)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "coroutine ... was never awaited"
+        result = await network.run("x")
+        gc.collect()
+    record = result.results[0].tool_calls[0]
+    assert record.is_error and record.error is not None
+    assert record.error.startswith(
+        "tool 'fetch' returned a value that cannot be made into text for the model: TypeError: "
+        "it is an awaitable (coroutine) nothing awaited: a tool that awaits is an `async def`"
+    )
+    (told,) = [m for m in model.requests[1].history if m.role == "tool"]
+    assert "coroutine object" not in told.content and "nothing awaited" in told.content
+    assert ran == [] and not result.state.kv.has("fetched")
+    assert result.output == "recovered"
 
 
 @pytest.mark.anyio

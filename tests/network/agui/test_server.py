@@ -191,6 +191,45 @@ async def test_an_integer_a_javascript_client_holds_rounded_is_not_a_write() -> 
     assert third.events[1]["snapshot"]["order_id"] == 7
 
 
+@pytest.mark.parametrize("store", [None, "sqlite"])
+async def test_state_a_browser_echoes_with_big_ints_rounded_is_not_a_write(
+    store: str | None, tmp_path: Any
+) -> None:
+    # A JavaScript client reads JSON numbers as doubles: an int past 2**53 the server streamed
+    # comes back rounded with the next request. Before, that echo was a client write: an
+    # app: key's was refused (403) on every later run of the thread (CopilotKit's chat hung),
+    # a thread key's silently overwrote the server's value with the rounded one.
+    @tool
+    def stamp(ctx: ToolContext) -> str:
+        """Stamp the order."""
+        ctx.kv.set("order_id", 2**60 + 1)
+        ctx.kv.set("app:last_ns", 1764550000123456789)
+        ctx.kv.set("lines", [{"sku": 2**53 + 1}])
+        return "stamped"
+
+    def script(request: Any) -> Any:
+        return call("stamp") if request.history[-1].content == "go" else "done"
+
+    agent = Agent("a", tools=[stamp], model=ScriptedModel(script))
+    network = Network(
+        "n",
+        agents=[agent],
+        router=lambda c: agent if c.last_result is None or c.last_result.tool_calls else None,
+    )
+    options = {} if store is None else {"store": str(tmp_path / "threads.db")}
+    client = Client(app(network, **options))
+    first = await client.run(body("t", "r1"))
+    assert first.state["order_id"] == 2**60 + 1
+    # what JSON.stringify sends back of the doubles JSON.parse made of them
+    echoed = {"order_id": 1152921504606847000, "app:last_ns": 1764550000123456800}
+    echoed["lines"] = [{"sku": 9007199254740992}]
+    second = await client.run(body("t", "r2", text="again", state=echoed), state=first.state)
+    assert second.state["order_id"] == 2**60 + 1  # the server's value, not the rounded one
+    assert second.state["lines"] == [{"sku": 2**53 + 1}]
+    assert (await client.post(body("t", "r3", state={"order_id": 7}))).status_code == 200
+    assert (await client.post(body("t2", "r4", state={"app:last_ns": 1}))).status_code == 403
+
+
 async def test_oversized_and_malformed_bodies_are_refused() -> None:
     model = ScriptedModel(lambda r: "never")
     network = Network("n", agents=[Agent("a", model=model)])

@@ -37,3 +37,25 @@ def test_what_is_no_model_is_refused_naming_the_owner_and_the_option(
 ) -> None:
     with pytest.raises(ConfigurationError, match=rf"network 'n': default_model {says}"):
         checked_model("network 'n'", "default_model", model)
+
+
+class _RequestOnly:
+    name = "request-only"
+
+    async def complete(self, request: object) -> object:
+        return None
+
+
+class _KeywordChunks:
+    name = "keyword-chunks"
+
+    async def complete(self, request: object, *, on_chunk: object = None) -> object:
+        return None
+
+
+@pytest.mark.parametrize("model", [_RequestOnly(), _KeywordChunks()])
+def test_a_model_whose_complete_the_agent_step_cannot_call_is_refused(model: object) -> None:
+    # the step calls complete(request, on_chunk): before, the first run failed with
+    # "complete() takes 2 positional arguments but 3 were given", naming no agent
+    with pytest.raises(ConfigurationError, match=r"agent 'a': model _\w+'s complete\(\) cannot"):
+        checked_model("agent 'a'", "model", model)

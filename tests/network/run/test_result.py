@@ -68,3 +68,13 @@ def test_a_value_shows_as_itself_its_json_or_its_repr() -> None:
     assert as_text("déjà vu") == "déjà vu"
     assert as_text({"city": "Zürich", "at": object}) == f'{{"city": "Zürich", "at": "{object}"}}'
     assert as_text(circular) == "[[...]]"  # JSON cannot hold it: its repr
+
+
+def test_a_result_iterates_as_a_dict_of_its_state_keys() -> None:
+    # README: the result "reads like a dict of state keys"; `list(result)` and `for key in
+    # result` raised KeyError: 0 (Python's fallback iteration by index)
+    agent = Agent("a", model=ScriptedModel(["hi"]), output_key="answer")
+    result = Network("n", agents=[agent]).run_sync("x", state={"topic": "owls"})
+    assert list(result) == result.keys() == ["topic", "answer", "messages", "last_message"]
+    assert {key: result[key] for key in result}["answer"] == "hi"
+    assert dict(result)["topic"] == "owls"

@@ -123,3 +123,36 @@ def test_get_has_delete_and_data_answer_as_agentkit_s_kv_does() -> None:
     assert kv.delete("plan") is True
     assert kv.delete("plan") is False  # as Map.delete: whether it held a value
     assert kv.data == {}
+
+
+def test_a_key_reads_by_subscript_as_the_docs_write_it() -> None:
+    # docs/mcp.md's `state.kv["files"]`: a TypeError, 'KV' object is not subscriptable
+    state = State({"files": {"a.py": "1"}})
+    files = state.kv["files"]
+    assert files == {"a.py": "1"}
+    files["b.py"] = "2"  # a copy, as get's
+    assert state.kv["files"] == {"a.py": "1"}
+    with pytest.raises(KeyError, match="'nope'"):
+        state.kv["nope"]
+    assert dict(state.kv) == {"files": {"a.py": "1"}}
+
+
+@pytest.mark.anyio
+async def test_a_tool_reads_a_key_by_subscript_with_its_own_writes() -> None:
+    @tool
+    def add(ctx: ToolContext) -> str:
+        """Add a file."""
+        ctx.kv.set("files", {"b.py": "2"}, merge_dicts)
+        return ",".join(sorted(ctx.kv["files"]))
+
+    @tool
+    async def wait() -> str:
+        """Wait a moment."""
+        return "waited"
+
+    # two calls in one answer: each tool reads through its own staged view of the store
+    model = ScriptedModel([[call("add"), call("wait")], "done"])
+    agent = Agent("a", tools=[add, wait], model=model)
+    network = Network("n", agents=[agent], router=lambda c: agent if c.call_count < 2 else None)
+    result = await network.run("go", state={"files": {"a.py": "1"}})
+    assert result.results[0].tool_calls[0].content == "a.py,b.py"

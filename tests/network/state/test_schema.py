@@ -57,6 +57,9 @@ def test_pydantic_schema_with_handlers_in_annotated_metadata() -> None:
         ({"docs": {"type": 42}}, "'docs'.*not a type"),
         ({"docs": {"type": list, "handler": "merge"}}, "'docs'.*not callable"),
         ({"docs": list}, "'docs'"),
+        # a handler that cannot take (current, new): every write was a TypeError naming no key
+        ({"docs": {"type": list, "handler": lambda current: current}}, "'docs'.*handler\\(cur"),
+        ({"n": {"type": int, "handler": lambda a, b, c: a}}, "'n'.*fn\\(current, new\\)"),
     ],
 )
 def test_bad_schemas_fail_at_construction_naming_the_key(schema: dict, message: str) -> None:
@@ -408,3 +411,11 @@ def test_none_is_checked_like_any_value_so_a_str_key_refuses_it() -> None:
         state.kv.set("name", None)
     state.kv.set("nick", None)
     assert state.kv.data == {"name": "first", "nick": None}
+
+
+def test_a_handler_in_annotated_metadata_that_takes_one_argument_is_refused() -> None:
+    class Shape(BaseModel):
+        docs: Annotated[list[str], lambda current: current] = []
+
+    with pytest.raises(ConfigurationError, match="'docs'.*handler\\(current, new\\)"):
+        State(schema=Shape)

@@ -77,6 +77,24 @@ def test_client_tools_are_checked_when_declared() -> None:
         Agent("a", tools=[CONFIRM, CONFIRM])
 
 
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        # a name providers refuse: the run's first model request failed (400), paid for
+        (("confirm booking",), "client tool name 'confirm booking' must be 1 to 64"),
+        (("x" * 65,), "must be 1 to 64 letters"),
+        (("confirm", 5), "description must be a string, got int"),
+        (("confirm", "", 5), "parameters must be a JSON Schema object, got int"),  # TypeError
+        (("confirm", "", {"type": "object", "default": float("nan")}), "no NaN or infinity"),
+    ],
+)
+def test_a_client_tool_a_provider_would_refuse_is_refused_when_made(
+    arguments: tuple[Any, ...], said: str
+) -> None:
+    with pytest.raises(ConfigurationError, match=said.replace("(", r"\(")):
+        client_tool(*arguments)
+
+
 def concierge(model: ScriptedModel) -> Network:
     def route(ctx: Any) -> Any:
         last = ctx.last_result
