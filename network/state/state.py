@@ -19,7 +19,7 @@ from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.history.view import HistoryView
 from network.history.writes import StateWrite
-from network.state.json_form import json_default, state_from_dict, state_to_dict
+from network.state.json_form import FORMAT, json_default, state_from_dict, state_to_dict
 from network.state.kv import KV
 from network.state.provenance import Writer, WriteRecord
 from network.state.schema import StateSchema
@@ -69,6 +69,13 @@ class State:
                 raise StateError(
                     "State's first argument is the data, and this looks like a schema "
                     "({key: {'type': ...}}): write State(data, schema=schema)"
+                )
+            elif data.get("format") == FORMAT:
+                # AgentKit runs `{state: JSON.parse(saved)}`; read as data, this failed on its
+                # "messages" part, saying nothing of the State it is
+                raise StateError(
+                    "this is a serialized State (State.to_json's form), not its data: load "
+                    "it with State.from_json(text) (json.dumps a parsed one first)"
                 )
             seed.update(data)
         if seed:

@@ -143,6 +143,23 @@ async def test_a_state_loaded_from_json_carries_results_messages_and_keys_into_a
     assert len(loaded.results) == 1  # the given State is copied, never changed
 
 
+@pytest.mark.anyio
+async def test_a_parsed_serialized_state_given_as_data_is_refused_pointing_to_from_json() -> None:
+    # AgentKit's network tests run `network.run(input, {state: JSON.parse(saved)})`; here the
+    # parsed form given as `state=` was read as data keys, and the run failed on its
+    # "messages" part ("the conversation's name ... never a key"), not saying what to do.
+    agent = Agent("a", model=ScriptedModel(lambda request: "hi"))
+    network = Network("n", agents=[agent])
+    saved = State({"user": "Ann"}, results=[InferenceResult(agent="a")]).to_json()
+    with pytest.raises(StateError, match=r"State\.from_json") as caught:
+        await network.run("two", state=json.loads(saved))
+    assert "State.to_json" in str(caught.value)
+    with pytest.raises(StateError, match=r"State\.from_json"):
+        State(json.loads(saved))
+    # a key named "format" holding anything else is data, as before
+    assert State({"format": "csv", "data": {}}).kv.data == {"format": "csv", "data": {}}
+
+
 @pytest.mark.parametrize(
     "text",
     [
