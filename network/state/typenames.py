@@ -47,6 +47,8 @@ def type_name(tp: Any) -> str:
     if origin is typing.Annotated:
         return type_name(get_args(tp)[0])
     if origin is not None:
+        if not get_args(tp):  # `typing.List` without parameters: `list`, not `list[]`
+            return type_name(origin)
         args = ", ".join(type_name(arg) for arg in get_args(tp))
         return f"{type_name(origin)}[{args}]"
     if isinstance(tp, type):
