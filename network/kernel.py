@@ -118,7 +118,8 @@ def _new_context(
             resources=run_resources("run", options.resources, network.resources), steps=steps
         ),
     )
-    run_state.append_messages([UserMessage(input)])
+    if input:  # "" is no message: a run that only writes `state=` (or lets a router act)
+        run_state.append_messages([UserMessage(input)])
     return ctx
 
 

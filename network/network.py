@@ -328,7 +328,9 @@ class Network(Generic[DepsT]):
     ) -> RunResult:
         """Run the network and return its `RunResult`: the one way into a run.
 
-        `input` is the user's message, or the continuation of a run that stopped:
+        `input` is the user's message (`""`: none, the conversation is left as it is, for a
+        run that only writes `state=` or lets the router act), or the continuation of a run
+        that stopped:
         `Resume(answers)` for interrupts waiting for a person's confirmation,
         `ToolResults(results)` for client tool calls (`result.resume(...)` and
         `result.tool_results(...)` build them; see `network.run.inputs`). `run_sync` and

@@ -99,6 +99,16 @@ def _looks_like_type(tp: Any) -> bool:
     return isinstance(tp, type) or tp is Any or get_origin(tp) is not None
 
 
+def _bare_generic(tp: Any) -> Any:
+    """`typing.List`, `typing.Dict`, ... without parameters as the class they stand for
+    (`list`, `dict`, ...): as `list` is a list key (merged with `merge_lists`, as Haystack
+    merges `List`), and its name reads back (`dict`, where `typing.Dict` was named `dict[]`)."""
+    origin = get_origin(tp)
+    if isinstance(origin, type) and not get_args(tp) and tp is not origin:
+        return origin
+    return tp
+
+
 @dataclass(slots=True, eq=False)
 class KeySpec:
     """Everything the store needs to write one key, prepared once."""
@@ -243,6 +253,7 @@ def build_spec(key: str, tp: Any, handler: Handler | None, *, declared: bool = T
         )
     if not _looks_like_type(tp):
         raise ConfigurationError(f"state key {key!r}: {tp!r} is not a type")
+    tp = _bare_generic(tp)
     if handler is None:
         handler = merge_lists if _is_list_type(tp) else replace_values
     untyped = tp is Any

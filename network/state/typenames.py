@@ -1,8 +1,10 @@
 """Types written as names and read back, so a schema can travel through JSON.
 
 Builtins and `typing` constructs are written as Python spells them (`list[str]`,
-`dict[str, int] | None`); any other class as its import path (`package.module:Qualname`).
-Reading a name back only imports modules and looks names up: it never evaluates code.
+`dict[str, int] | None`, `tuple[int, ...]`); any other class as its import path
+(`package.module:Qualname`), a generic one with its arguments (`collections.abc:Sequence[str]`,
+a generic pydantic model `app.models:Page[int]`). Reading a name back only imports modules,
+looks names up and subscripts the generic classes it names: it never evaluates code.
 """
 
 from __future__ import annotations
@@ -46,7 +48,11 @@ def type_name(tp: Any) -> str:
         return "Literal[" + ", ".join(repr(arg) for arg in get_args(tp)) + "]"
     if origin is typing.Annotated:
         return type_name(get_args(tp)[0])
+    if tp is Ellipsis:  # `tuple[int, ...]`
+        return "..."
     if origin is not None:
+        if not get_args(tp):  # `typing.List` without parameters: `list`, not `list[]`
+            return type_name(origin)
         args = ", ".join(type_name(arg) for arg in get_args(tp))
         return f"{type_name(origin)}[{args}]"
     if isinstance(tp, type):
@@ -56,7 +62,7 @@ def type_name(tp: Any) -> str:
     return repr(tp)
 
 
-_TOKEN = re.compile(r"\s*([A-Za-z_][\w.:]*|'[^']*'|\"[^\"]*\"|-?\d+|[\[\],|])")
+_TOKEN = re.compile(r"\s*([A-Za-z_][\w.:]*|'[^']*'|\"[^\"]*\"|-?\d+|\.\.\.|[\[\],|])")
 
 
 def parse_type(name: str) -> Any:
@@ -66,7 +72,7 @@ def parse_type(name: str) -> Any:
         raise ValueError(f"cannot read type name {name!r}")
     parser = _Parser(tokens)
     tp = parser.union()
-    if parser.pos != len(tokens):
+    if parser.pos != len(tokens) or tp is Ellipsis:
         raise ValueError(f"cannot read type name {name!r}")
     return tp
 
@@ -105,20 +111,32 @@ class _Parser:
         members = self.separated(self.single, "|")
         if len(members) == 1:
             return members[0]
+        if Ellipsis in members:
+            raise ValueError("... in a union")
         return typing.Union[tuple(members)]  # noqa: UP007 - built from a runtime tuple
 
     def single(self) -> Any:
         name = self.take()
         if name == "Literal":
             return typing.Literal[tuple(self.bracketed(self.literal))]
+        if name == "...":  # only as `tuple[X, ...]`: subscripting checks where it stands
+            return Ellipsis
         base = _lookup(name)
         if self.peek() != "[":
             return base
         args = self.bracketed(self.union)
         origin: Any = _GENERIC_ORIGINS.get(name)
+        if origin is None and isinstance(base, type) and hasattr(base, "__class_getitem__"):
+            origin = base  # `collections.abc:Sequence[str]`, a generic pydantic model `m:Page[int]`
         if origin is None:
             raise ValueError(f"{name} takes no type arguments")
-        return origin[tuple(args)] if len(args) > 1 else origin[args[0]]
+        variadic = origin is tuple and len(args) == 2 and args[0] is not Ellipsis
+        if Ellipsis in args and not variadic:
+            raise ValueError("... stands only in tuple[X, ...]")
+        try:
+            return origin[tuple(args)] if len(args) > 1 else origin[args[0]]
+        except TypeError as exc:  # a class that is not generic, or not with these arguments
+            raise ValueError(f"{name}: {exc}") from exc
 
     def literal(self) -> Any:
         token = self.take()

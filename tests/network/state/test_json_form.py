@@ -1,7 +1,8 @@
 """State, results and messages round-trip through JSON."""
 
 import json
-from typing import Annotated, Any
+from collections.abc import Sequence
+from typing import Annotated, Any, Generic, TypeVar
 
 import pytest
 from pydantic import BaseModel, Field
@@ -13,6 +14,13 @@ from network.history.messages import message_list_adapter
 
 def longest(current: Any, new: Any) -> Any:
     return new if current is None or len(new) > len(current) else current
+
+
+T = TypeVar("T")
+
+
+class Page(BaseModel, Generic[T]):
+    items: list[T]
 
 
 @pytest.mark.anyio
@@ -216,3 +224,32 @@ def test_a_type_name_that_cannot_be_read_back_is_a_state_error_naming_the_key() 
     assert refused.value.key == "doc"
     with pytest.raises(StateError, match="no.such:Model"):
         schema_from_dict({"model": "no.such:Model", "keys": {}})
+
+
+def test_variadic_tuples_abstract_generics_and_generic_models_round_trip() -> None:
+    # Haystack's test_state_to_dict / from_dict: a schema's types come back as they were. A
+    # `tuple[int, ...]` was named `tuple[int, Ellipsis]`, and `Sequence[str]` or a generic
+    # model `Page[int]` "took no type arguments": to_json refused each, naming the key.
+    schema = {
+        "span": {"type": tuple[int, ...]},
+        "names": {"type": Sequence[str]},
+        "page": {"type": Page[int]},
+        "pages": {"type": dict[str, Page[str]]},
+    }
+    given = {"span": (1, 2, 3), "names": ["a"], "page": Page[int](items=[1]), "pages": {}}
+    state = State(given, schema=schema)
+    text = state.to_json()
+    assert json.loads(text)["schema"]["keys"]["span"]["type"] == "tuple[int, ...]"
+    loaded = State.from_json(text)
+    assert loaded.kv.data == state.kv.data
+    assert loaded.kv.schema.spec("page").type is Page[int]
+    loaded.kv.set("pages", {"p": {"items": ["x"]}})
+    assert loaded.kv.get("pages") == {"p": Page[str](items=["x"])}
+
+
+@pytest.mark.parametrize("name", ["...", "list[...]", "tuple[..., ...]", "str | ...", "str[int]"])
+def test_a_type_name_with_an_ellipsis_out_of_place_is_refused(name: str) -> None:
+    from network.state.typenames import parse_type
+
+    with pytest.raises(ValueError):
+        parse_type(name)

@@ -137,6 +137,19 @@ def test_a_key_reads_by_subscript_as_the_docs_write_it() -> None:
     assert dict(state.kv) == {"files": {"a.py": "1"}}
 
 
+def test_item_assignment_and_deletion_are_refused_as_the_adk_page_says() -> None:
+    # docs/coming-from-adk.md: ADK's `tool_context.state["k"] = v` is `kv.set`, whose merge
+    # handler `=` would hide; `del state["k"]` / `pop` is `kv.delete`. Both refused, unchanged.
+    state = State({"docs": ["a"]}, schema={"docs": {"type": list[str]}})
+    with pytest.raises(TypeError):
+        state.kv["docs"] = ["b"]  # type: ignore[index]
+    with pytest.raises(TypeError):
+        del state.kv["docs"]  # type: ignore[attr-defined]
+    assert state.kv.data == {"docs": ["a"]}
+    state.kv.set("docs", ["b"])
+    assert state.kv.get("docs") == ["a", "b"]  # what `=` would have hidden: an append
+
+
 @pytest.mark.anyio
 async def test_a_tool_reads_a_key_by_subscript_with_its_own_writes() -> None:
     @tool

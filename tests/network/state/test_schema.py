@@ -1,5 +1,6 @@
 """State schemas (dict or pydantic), merge handlers, validated writes, safe reads, seeds."""
 
+import typing
 from typing import Annotated, Any
 
 import pytest
@@ -114,6 +115,30 @@ def test_default_handlers_lists_merge_optional_lists_and_others_replace() -> Non
         state.kv.set("maybe", value)
         state.kv.set("name", str(value))
     assert state.data == {"items": [1, 2], "plain": [1, 2], "maybe": [2], "name": "[2]"}
+
+
+def test_typing_generics_without_parameters_are_the_classes_they_stand_for() -> None:
+    # Haystack's test_is_list_type / test_state_to_dict_typing_list: `List` is a list type,
+    # merged with merge_lists. `{"type": typing.List}` raised an IndexError (no key named),
+    # and a bare `typing.Dict` (or `Optional[List]`) was named `dict[]`, which to_json refused.
+    schema = {
+        "items": {"type": typing.List},  # noqa: UP006 (the typing spelling is the subject)
+        "maybe": {"type": typing.Optional[typing.List]},  # noqa: UP006, UP045
+        "meta": {"type": typing.Dict, "handler": merge_dicts},  # noqa: UP006
+        "tags": {"type": typing.Set},  # noqa: UP006
+    }
+    state = State(schema=schema)
+    for value in ([1], [2]):
+        state.kv.set("items", value)
+        state.kv.set("maybe", value)
+    state.kv.set("meta", {"a": 1})
+    state.kv.set("meta", {"b": 2})
+    state.kv.set("tags", ["x"])
+    assert state.data == {"items": [1, 2], "maybe": [2], "meta": {"a": 1, "b": 2}, "tags": {"x"}}
+    back = State.from_json(state.to_json())
+    assert back.data == state.data
+    names = "items: list, maybe: list | None, meta: dict, tags: set"
+    assert repr(back.kv.schema) == f"StateSchema({names})"
 
 
 def test_custom_handler_sees_none_first_and_per_call_handler_overrides() -> None:

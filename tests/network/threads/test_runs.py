@@ -276,6 +276,32 @@ async def test_a_run_without_agent_calls_saves_the_state_it_was_given_by_scope(
     assert other.state.data == {"user:tz": "UTC", "app:motd": "hi"}  # no thread key, no temp:
 
 
+async def test_an_empty_input_writes_state_and_adds_no_message(store: ThreadStore) -> None:
+    # ADK's test_session_state / test_app_state_is_shared_by_all_users_of_app: an event that
+    # carries only a state_delta adds state and nothing the model reads. `run("", state=...)`
+    # stored an empty user message, which the next turn sent to the model (two user
+    # messages in a row, the first empty: a request some providers refuse).
+    seen: list[list[tuple[str, str]]] = []
+
+    def answer(request: Any) -> str:
+        seen.append([(m.role, m.content) for m in request.messages if m.role != "system"])
+        return "ok"
+
+    agent = Agent("a", model=ScriptedModel(answer))
+    settings = Network("notes", agents=[agent], router=lambda ctx: None)
+    chat = Network("notes", agents=[agent], router=lambda ctx: None if ctx.call_count else agent)
+    given = {"user:tz": "UTC", "app:motd": "hi", "notes": ["by hand"]}
+    result = await settings.run("", state=given, thread=ThreadRef("t1", user_id="u", store=store))
+    assert list(result.state.messages) == []
+    thread = await store.get_thread("t1")
+    assert thread is not None and list(thread.messages) == [] and thread.revision == 1
+    assert thread.state == {"notes": ["by hand"]} and thread.user_state == {"user:tz": "UTC"}
+    other = await settings.run("", thread=ThreadRef("t2", user_id="v", store=store))
+    assert other.state.data == {"app:motd": "hi"}  # the app's key, seen by another user
+    await chat.run("hello", thread=ThreadRef("t1", user_id="u", store=store))
+    assert seen == [[("user", "hello")]]
+
+
 async def test_last_result_is_this_runs_and_results_hold_the_threads(store: ThreadStore) -> None:
     # AgentKit's `lastResult` is the last of `state.results`: after history loads, the
     # previous turn's. Here a run starts with `last_result` None, so a router's
