@@ -151,6 +151,27 @@ def test_launch_takes_a_list_of_networks(tmp_path: Path, networks: Any) -> None:
     assert not (tmp_path / "never.sqlite").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("night\x00shift", "its name holds a control character (U+0000)"),
+        ("night\nshift", "its name holds a control character (U+000A)"),
+        ("night\ud800", "its name holds a lone surrogate (U+D800)"),
+        ("n" * 257, "its name is 257 characters long, over the limit of 256"),
+    ],
+)
+def test_a_network_whose_name_enqueue_refuses_is_refused_at_launch(
+    tmp_path: Path, name: str, words: str
+) -> None:
+    # it launched (a worker served its queue) and ran in process, but `enqueue` refuses the
+    # name: a worker of it never got a run
+    network = Network(name, agents=[Agent("a", model=ScriptedModel(["done"]))])
+    with pytest.raises(durable.DurableConfigError, match=re.escape(words)) as refused:
+        durable.launch([network], db=f"sqlite:///{tmp_path / 'never.sqlite'}", worker=True)
+    assert "cannot run durably" in str(refused.value)
+    assert not (tmp_path / "never.sqlite").exists()
+
+
 def same(one: Any, two: Any) -> bool:
     if isinstance(one, float) and math.isnan(one):
         return isinstance(two, float) and math.isnan(two)
