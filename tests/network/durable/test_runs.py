@@ -556,3 +556,27 @@ def _known(client: durable.DurableClient, run_id: str) -> bool:
     except durable.UnknownRunError:
         return False
     return True
+
+
+@pytest.mark.parametrize("where", ["missing-file", "missing-folder", "empty-file", "postgres"])
+def test_a_client_without_migrate_on_a_missing_database_names_it(
+    request: pytest.FixtureRequest, tmp_path: Path, where: str
+) -> None:
+    # was a raw sqlalchemy OperationalError ("unable to open database file"), or a client
+    # that made an empty SQLite file and failed each call with "no such table"
+    path = tmp_path / ("absent" if where == "missing-folder" else "") / "runs.sqlite"
+    if where == "empty-file":
+        path.touch()
+    db = f"sqlite:///{path}"
+    if where == "postgres":
+        server = request.getfixturevalue("postgres_url")
+        user, _, host = server.split("://", 1)[1].rsplit("/", 1)[0].rpartition("@")
+        user = user.partition(":")[0]  # a password it has is replaced (the server trusts)
+        db = f"postgresql://{user}:hunter2@{host}/never_{uuid.uuid4().hex[:8]}"
+    with pytest.raises(durable.DurableConfigError, match="durable runs database") as refused:
+        durable.DurableClient(db, migrate=False)
+    text = str(refused.value)
+    assert ("runs.sqlite" in text) if where != "postgres" else ("never_" in text)
+    assert "hunter2" not in text
+    assert "migrate=False" in text
+    assert path.exists() == (where == "empty-file")  # no file made
