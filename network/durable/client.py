@@ -41,7 +41,7 @@ from network.run.thread_ref import ThreadRef
 from network.state.schema import check_key_form
 from network.state.state import State
 from network.threads.ids import check_id, check_ids
-from network.threads.urls import shown_url
+from network.threads.urls import check_store_url, shown_url
 
 ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
 """The statuses a run does not leave (DBOS's)."""
@@ -140,8 +140,10 @@ class DurableClient:
         Refused here, before anything is written, by a typed error naming the field: what no
         network could run. The network name and the ids (`InvalidIdError` naming
         the field); an input that is not a message (`MessageError`, field `input`: not a
-        string, a NUL, a lone surrogate); `max_iter` that is not an int >= 1, and `store=`,
-        `user_id=` or `app_name=` without a thread (`ConfigurationError` naming it); a state
+        string, a NUL, a lone surrogate); `max_iter` that is not an int >= 1, `store=`,
+        `user_id=` or `app_name=` without a thread, and a `store=` no thread store takes (a
+        URL of another database than SQLite or PostgreSQL, an in-memory SQLite)
+        (`ConfigurationError` naming it); a state
         that is not a mapping, a key no state may have (`StateError` naming it: not a
         non-empty string, a NUL, a lone surrogate) or a value that cannot be recorded
         (`DurableConfigError` naming the key).
@@ -281,6 +283,8 @@ def enqueued_run(
     thread = None
     if thread_id is not None:
         check_ids(thread_id=thread_id, user_id=user_id, app_name=app_name)
+        if isinstance(store, str):  # recorded as given: the worker opens it
+            check_store_url(store)
         thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
     else:
         given = {"store": store, "user_id": user_id, "app_name": app_name}

@@ -319,6 +319,15 @@ def test_an_id_no_run_may_have_is_refused_by_every_lookup(db: str) -> None:
         ({"thread_id": "t", "user_id": "\udc00"}, InvalidIdError, "user_id", "lone surrogate"),
         ({"thread_id": "t", "app_name": "a\x00"}, InvalidIdError, "app_name", "control"),
         ({"app_name": "shop"}, ConfigurationError, None, "app_name= applies only to a run with"),
+        # a store no thread store takes: the worker's SQLStore refused it, after the enqueue
+        ({"thread_id": "t", "store": "mysql://x"}, ConfigurationError, None, "got 'mysql://x'"),
+        (
+            {"thread_id": "t", "store": "mysql://app:hunter2@db/app"},
+            ConfigurationError,
+            None,
+            "got 'mysql://app:***@db/app'",
+        ),
+        ({"thread_id": "t", "store": "sqlite://"}, ConfigurationError, None, "in-memory SQLite"),
         ({"state": {1: "one"}}, StateError, "1", "state keys must be non-empty strings, got 1"),
         ({"state": {"": 1}}, StateError, "", "non-empty strings"),
         ({"state": {"k\ud800": 1}}, StateError, "k\ud800", "lone surrogate"),
