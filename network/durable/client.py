@@ -24,9 +24,14 @@ from pydantic import BaseModel
 from network.durable.engine import APP_NAME, WORKFLOW_NAME, system_database_url
 from network.durable.event_log import STREAM_KEY
 from network.durable.network_queues import network_queue
-from network.durable.process import RunIdInUseError, UnknownRunError, network_of
+from network.durable.process import (
+    DurableConfigError,
+    RunIdInUseError,
+    UnknownRunError,
+    network_of,
+)
 from network.durable.runs import run_request
-from network.durable.sqlite_journal import use_write_ahead_log
+from network.durable.sqlite_journal import sqlite_file_exists, use_write_ahead_log
 from network.errors import ConfigurationError, MessageError
 from network.ids import new_id
 from network.numbers import check_number
@@ -36,6 +41,7 @@ from network.run.thread_ref import ThreadRef
 from network.state.schema import check_key_form
 from network.state.state import State
 from network.threads.ids import check_id, check_ids
+from network.threads.urls import check_store_url, shown_url
 
 ENDED = frozenset({"SUCCESS", "ERROR", "CANCELLED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"})
 """The statuses a run does not leave (DBOS's)."""
@@ -65,13 +71,20 @@ class DurableClient:
 
     def __init__(self, db: str, *, migrate: bool = True) -> None:
         """A client of the system database `db`; `migrate` creates (or upgrades) its tables
-        first, so runs can be enqueued before any worker has started."""
+        first, so runs can be enqueued before any worker has started. Without it the database
+        must hold them already: else a `DurableConfigError` naming it (its password never
+        shown), and no SQLite file is made."""
         from dbos import DBOS, DBOSClient  # noqa: PLC0415 (dbos is optional and heavy)
 
         url = system_database_url(db)
         if migrate:
             use_write_ahead_log(url)
             DBOS.migrate(url)
+        elif not sqlite_file_exists(url):  # opening it would create an empty file
+            raise DurableConfigError(
+                f"durable runs database {shown_url(url)!r} does not exist: migrate=False opens "
+                "one a launch, a worker or DurableClient(db) created"
+            )
         self._engine: Any = None
         if url.startswith("postgresql"):
             import sqlalchemy  # noqa: PLC0415 (dbos brings it; loaded with dbos)
@@ -83,11 +96,25 @@ class DurableClient:
                 pool_pre_ping=False,
                 connect_args={"application_name": "agent_network_client"},
             )
-        self._client = DBOSClient(
-            system_database_url=url,
-            system_database_engine=self._engine,
-            application_name=APP_NAME,
-        )
+        try:
+            self._client = DBOSClient(
+                system_database_url=url,
+                system_database_engine=self._engine,
+                application_name=APP_NAME,
+            )
+            if not migrate:  # its tables must be there: read one (a run no id names)
+                self._client.list_workflows(workflow_ids=["-"], load_output=False)
+        except Exception as error:
+            if self._engine is not None:
+                self._engine.dispose()
+            if migrate:
+                raise
+            # the driver's text is the cause, not the message: it may quote the server's
+            raise DurableConfigError(
+                f"durable runs database {shown_url(url)!r} cannot be read as one "
+                f"({type(error).__name__}): migrate=False opens one a launch, a worker or "
+                "DurableClient(db) created"
+            ) from error
 
     def enqueue(
         self,
@@ -113,8 +140,10 @@ class DurableClient:
         Refused here, before anything is written, by a typed error naming the field: what no
         network could run. The network name and the ids (`InvalidIdError` naming
         the field); an input that is not a message (`MessageError`, field `input`: not a
-        string, a NUL, a lone surrogate); `max_iter` that is not an int >= 1, and `store=`,
-        `user_id=` or `app_name=` without a thread (`ConfigurationError` naming it); a state
+        string, a NUL, a lone surrogate); `max_iter` that is not an int >= 1, `store=`,
+        `user_id=` or `app_name=` without a thread, and a `store=` no thread store takes (a
+        URL of another database than SQLite or PostgreSQL, an in-memory SQLite)
+        (`ConfigurationError` naming it); a state
         that is not a mapping, a key no state may have (`StateError` naming it: not a
         non-empty string, a NUL, a lone surrogate) or a value that cannot be recorded
         (`DurableConfigError` naming the key).
@@ -254,6 +283,8 @@ def enqueued_run(
     thread = None
     if thread_id is not None:
         check_ids(thread_id=thread_id, user_id=user_id, app_name=app_name)
+        if isinstance(store, str):  # recorded as given: the worker opens it
+            check_store_url(store)
         thread = ThreadRef(thread_id, user_id=user_id, app_name=app_name, store=store)
     else:
         given = {"store": store, "user_id": user_id, "app_name": app_name}

@@ -40,7 +40,9 @@ from network.durable.process import DurableConfigError, Engine, Process
 from network.durable.sqlite_journal import use_write_ahead_log
 from network.durable.step_table import close_step_tables
 from network.durable.takeover import Takeover
+from network.errors import InvalidIdError
 from network.numbers import check_number
+from network.threads.ids import check_id
 from network.threads.urls import shown_url
 
 APP_NAME = "agent-network"
@@ -366,8 +368,24 @@ def _by_name(networks: Iterable[Any]) -> dict[str, Any]:
         name = getattr(network, "name", None)
         if not isinstance(name, str) or not callable(getattr(network, "run", None)):
             raise DurableConfigError(f"{network!r} is not a network")
+        _check_name(name)
         other = named.get(name)
         if other is not None and other is not network:
             raise DurableConfigError(f"two networks are named {name!r}")
         named[name] = network
     return named
+
+
+def _check_name(name: str) -> None:
+    """A network's name as `DurableClient.enqueue` takes it (the id rules: no NUL, control
+    character or lone surrogate, at most 256 characters, not blank): a name it refuses would
+    launch a worker that never gets a run, and runs no other process can follow."""
+    try:
+        check_id("network", name)
+    except InvalidIdError as refused:
+        shown = name if len(name) <= 80 else f"{name[:80]}..."
+        raise DurableConfigError(
+            f"network {shown!r} cannot run durably: its name "
+            f"{str(refused).removeprefix('network ')} "
+            "(DurableClient.enqueue refuses it, so its workers would never get a run)"
+        ) from None

@@ -34,3 +34,14 @@ def use_write_ahead_log(url: str) -> None:
         connection.execute("PRAGMA journal_mode=WAL")
     finally:
         connection.close()
+
+
+def sqlite_file_exists(url: str) -> bool:
+    """Whether the SQLite database file of `url` exists (True for another database: its
+    server says)."""
+    if not url.startswith("sqlite"):
+        return True
+    from sqlalchemy.engine import make_url  # noqa: PLC0415 (only for an SQLite database)
+
+    database = make_url(url).database
+    return not database or database.startswith("file:") or Path(database).is_file()

@@ -162,8 +162,13 @@ class RunBookkeeping:
     resumed_history: Sequence[InferenceResult] = ()
     # Messages a request sent with those answers (a new user message): appended once the
     # answered calls have their results, which belong right after their calls
-    # (`network.history.answer_order`); () when there are none.
+    # (`network.history.answer_order`); () when there are none. They go in whatever happens
+    # to that step (`network.run.held_messages`).
     held_messages: Sequence[Any] = ()
+    # Commits the conversation's messages not yet saved, on their own (a stored thread's
+    # `ThreadSession.keep_input`, behind its lease): the held messages are kept as soon as
+    # they go in, so a later failure of the run does not lose them. None: nothing to commit.
+    keep_messages: Callable[[], Awaitable[None]] | None = None
     # In memory, the calls of that history's fan-out, which the run's result keeps
     # (`RunResult.earlier_branch_results`): its own state has only its own calls.
     earlier_branch_results: Sequence[InferenceResult] = ()

@@ -20,6 +20,7 @@ from network.run import lifecycle
 from network.run.budgets.caller import enter, leave
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter, Observer
+from network.run.held_messages import add_held_messages
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
@@ -61,10 +62,16 @@ async def execute(
                 await start(ctx)
         stop = None
         if ctx.engine.resume:  # answers to the interrupts an earlier run stopped on
-            stop = await resume_interrupted(ctx, max_iter or ctx.network.max_iter)
-            held, ctx.engine.held_messages = ctx.engine.held_messages, ()
-            if held:  # what the request said after its answers, now after their results
-                ctx.state.append_messages(list(held))
+            answered = [interrupt.tool_call_id for interrupt, _ in ctx.engine.resume]
+            try:
+                stop = await resume_interrupted(ctx, max_iter or ctx.network.max_iter)
+            except BaseException:
+                # what the request said after its answers is the thread's all the same
+                with anyio.CancelScope(shield=True):
+                    await add_held_messages(ctx, answered, failed=True)
+                raise
+            # what the request said after its answers, now after their results
+            await add_held_messages(ctx, answered)
             if stop is None and ctx.engine.interrupts:  # a call it continued waits again
                 stop = Stop(StopReason.INTERRUPTED)
             elif stop is None and ctx.engine.pending_tool_calls:  # a resumed branch's

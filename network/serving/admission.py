@@ -23,6 +23,7 @@ lost stops, `network.serving.lease`). `release` frees the thread for the next re
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -349,6 +350,7 @@ class StoredAdmission(Admission):
             engine=RunBookkeeping(
                 resume=request.answered,
                 held_messages=held,
+                keep_messages=functools.partial(keep_messages, session, self.claimed.lease),
                 client_input=request.client_input,
                 client_tools=request.client_tools,
                 record_model_calls=True,  # a usage report per provider and model
@@ -400,6 +402,14 @@ class StoredAdmission(Admission):
             await self.threads.drop_created(claimed.lease, claimed.thread)
         else:
             await claimed.lease.release()
+
+
+async def keep_messages(session: ThreadSession, lease: HeldLease) -> None:
+    """Commit the run's conversation messages not saved yet (those a request sent with its
+    answers, once the answered calls have their results: `network.run.held_messages`), as
+    every commit of the run is: not once its lease is lost."""
+    if not lease.expired():
+        await guarded("append_results", session.keep_input())
 
 
 def record_id(ctx: RunContext) -> str:

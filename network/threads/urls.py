@@ -30,4 +30,27 @@ def store_url(store: str | os.PathLike[str] | None = None) -> str:
     return "sqlite+aiosqlite:///" + os.path.abspath(text)
 
 
-__all__ = ["DEFAULT_STORE", "STORE_ENV", "shown_url", "store_url"]
+def check_store_url(store: str | os.PathLike[str]) -> str:
+    """The database URL of `store=` (`store_url`), if a thread store takes it: an SQLite
+    file or a PostgreSQL database (`SQLStore`'s rule), else `ConfigurationError` naming it.
+    For a caller that only records the string (a durable run's `enqueue`): the store that
+    opens it, later and elsewhere, would refuse it there."""
+    url = store_url(store)
+    given = shown_url(os.fspath(store))
+    scheme, _, rest = url.partition("://")
+    backend = scheme.partition("+")[0]
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigurationError(
+            f"store= must be an SQLite file path or a sqlite:// or postgresql:// URL, got "
+            f"{given!r}: thread stores keep threads in SQLite or PostgreSQL only"
+        )
+    path, _, query = rest.partition("?")
+    if backend == "sqlite" and (path.lstrip("/") in ("", ":memory:") or "memory" in query):
+        raise ConfigurationError(
+            f"store= {given!r} is an in-memory SQLite database, which no other "
+            "process can open: give an SQLite file path"
+        )
+    return url
+
+
+__all__ = ["DEFAULT_STORE", "STORE_ENV", "check_store_url", "shown_url", "store_url"]

@@ -151,6 +151,27 @@ def test_launch_takes_a_list_of_networks(tmp_path: Path, networks: Any) -> None:
     assert not (tmp_path / "never.sqlite").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("night\x00shift", "its name holds a control character (U+0000)"),
+        ("night\nshift", "its name holds a control character (U+000A)"),
+        ("night\ud800", "its name holds a lone surrogate (U+D800)"),
+        ("n" * 257, "its name is 257 characters long, over the limit of 256"),
+    ],
+)
+def test_a_network_whose_name_enqueue_refuses_is_refused_at_launch(
+    tmp_path: Path, name: str, words: str
+) -> None:
+    # it launched (a worker served its queue) and ran in process, but `enqueue` refuses the
+    # name: a worker of it never got a run
+    network = Network(name, agents=[Agent("a", model=ScriptedModel(["done"]))])
+    with pytest.raises(durable.DurableConfigError, match=re.escape(words)) as refused:
+        durable.launch([network], db=f"sqlite:///{tmp_path / 'never.sqlite'}", worker=True)
+    assert "cannot run durably" in str(refused.value)
+    assert not (tmp_path / "never.sqlite").exists()
+
+
 def same(one: Any, two: Any) -> bool:
     if isinstance(one, float) and math.isnan(one):
         return isinstance(two, float) and math.isnan(two)
@@ -298,6 +319,15 @@ def test_an_id_no_run_may_have_is_refused_by_every_lookup(db: str) -> None:
         ({"thread_id": "t", "user_id": "\udc00"}, InvalidIdError, "user_id", "lone surrogate"),
         ({"thread_id": "t", "app_name": "a\x00"}, InvalidIdError, "app_name", "control"),
         ({"app_name": "shop"}, ConfigurationError, None, "app_name= applies only to a run with"),
+        # a store no thread store takes: the worker's SQLStore refused it, after the enqueue
+        ({"thread_id": "t", "store": "mysql://x"}, ConfigurationError, None, "got 'mysql://x'"),
+        (
+            {"thread_id": "t", "store": "mysql://app:hunter2@db/app"},
+            ConfigurationError,
+            None,
+            "got 'mysql://app:***@db/app'",
+        ),
+        ({"thread_id": "t", "store": "sqlite://"}, ConfigurationError, None, "in-memory SQLite"),
         ({"state": {1: "one"}}, StateError, "1", "state keys must be non-empty strings, got 1"),
         ({"state": {"": 1}}, StateError, "", "non-empty strings"),
         ({"state": {"k\ud800": 1}}, StateError, "k\ud800", "lone surrogate"),
@@ -535,3 +565,27 @@ def _known(client: durable.DurableClient, run_id: str) -> bool:
     except durable.UnknownRunError:
         return False
     return True
+
+
+@pytest.mark.parametrize("where", ["missing-file", "missing-folder", "empty-file", "postgres"])
+def test_a_client_without_migrate_on_a_missing_database_names_it(
+    request: pytest.FixtureRequest, tmp_path: Path, where: str
+) -> None:
+    # was a raw sqlalchemy OperationalError ("unable to open database file"), or a client
+    # that made an empty SQLite file and failed each call with "no such table"
+    path = tmp_path / ("absent" if where == "missing-folder" else "") / "runs.sqlite"
+    if where == "empty-file":
+        path.touch()
+    db = f"sqlite:///{path}"
+    if where == "postgres":
+        server = request.getfixturevalue("postgres_url")
+        user, _, host = server.split("://", 1)[1].rsplit("/", 1)[0].rpartition("@")
+        user = user.partition(":")[0]  # a password it has is replaced (the server trusts)
+        db = f"postgresql://{user}:hunter2@{host}/never_{uuid.uuid4().hex[:8]}"
+    with pytest.raises(durable.DurableConfigError, match="durable runs database") as refused:
+        durable.DurableClient(db, migrate=False)
+    text = str(refused.value)
+    assert ("runs.sqlite" in text) if where != "postgres" else ("never_" in text)
+    assert "hunter2" not in text
+    assert "migrate=False" in text
+    assert path.exists() == (where == "empty-file")  # no file made
