@@ -43,6 +43,20 @@ def two_servers(tmp_path: Path) -> Iterator[tuple[Any, str, str]]:
         yield processes[0], commands[0][2], commands[1][2]
 
 
+async def streaming(group: Any, client: Any, text: str, seen: list[Any]) -> None:
+    """Stream the message `text` in `group`, its events into `seen`; return once the first
+    (the task, `working`) has arrived."""
+
+    async def stream() -> None:
+        async for event in client.send_message(said(text)):
+            seen.append(event)
+
+    group.start_soon(stream)
+    with anyio.fail_after(20):
+        while not seen:
+            await anyio.sleep(0.05)
+
+
 async def test_a_task_of_a_killed_server_ends_failed_when_read_from_another(
     two_servers: tuple[Any, str, str],
 ) -> None:
@@ -53,15 +67,7 @@ async def test_a_task_of_a_killed_server_ends_failed_when_read_from_another(
     first = await client_for(one, None)
     seen: list[Any] = []
     async with anyio.create_task_group() as group:
-
-        async def stream() -> None:
-            async for event in first.send_message(said("wait 60")):
-                seen.append(event)
-
-        group.start_soon(stream)
-        with anyio.fail_after(20):
-            while not seen:
-                await anyio.sleep(0.05)
+        await streaming(group, first, "wait 60", seen)
         os.kill(doomed.pid, signal.SIGKILL)
         doomed.wait(10)
         group.cancel_scope.cancel()
@@ -97,15 +103,7 @@ async def test_a_task_running_on_another_live_server_is_left_working(
     first, other = await client_for(one, None), await client_for(two, None)
     seen: list[Any] = []
     async with anyio.create_task_group() as group:
-
-        async def stream() -> None:
-            async for event in first.send_message(said("wait 3")):
-                seen.append(event)
-
-        group.start_soon(stream)
-        with anyio.fail_after(20):
-            while not seen:
-                await anyio.sleep(0.05)
+        await streaming(group, first, "wait 3", seen)
         task_id = final_task(seen).id
         states = []
         for _ in range(10):  # 2 s: twice the lease's time to live
