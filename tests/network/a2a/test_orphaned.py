@@ -4,6 +4,7 @@ next message at once (two `agent-network serve --a2a` processes, SQLite, `--leas
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -25,14 +26,15 @@ from tests.network.a2a.servers import TEAM, client_for, collect, final_task, out
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def two_servers(tmp_path: Path) -> Iterator[tuple[Any, str, str]]:
+@contextlib.contextmanager
+def servers_on_one_store(tmp_path: Path, lease_ttl: float) -> Iterator[tuple[Any, str, str]]:
+    """Two `serve --a2a` processes on one SQLite file: the first process, and both URLs."""
     store = str(tmp_path / "threads.db")
     commands = []
     for _ in range(2):
         port = free_port()
         command = [sys.executable, "-m", "network.cli", "serve", TEAM, "--a2a"]
-        command += ["--store", store, "--port", str(port), "--lease-ttl", "1"]
+        command += ["--store", store, "--port", str(port), "--lease-ttl", str(lease_ttl)]
         url = f"http://127.0.0.1:{port}"
         commands.append((command, f"{url}/.well-known/agent-card.json", url))
     with server_processes([(c, probe) for c, probe, _ in commands]) as processes:
@@ -41,6 +43,21 @@ def two_servers(tmp_path: Path) -> Iterator[tuple[Any, str, str]]:
                 if pipe is not None:  # read, or a full pipe blocks the server
                     threading.Thread(target=pipe.read, daemon=True).start()
         yield processes[0], commands[0][2], commands[1][2]
+
+
+@pytest.fixture
+def two_servers(tmp_path: Path) -> Iterator[tuple[Any, str, str]]:
+    """A lease of 1 s: a killed server's run is found dead quickly."""
+    with servers_on_one_store(tmp_path, 1) as servers:
+        yield servers
+
+
+@pytest.fixture
+def two_patient_servers(tmp_path: Path) -> Iterator[tuple[Any, str, str]]:
+    """A lease of 3 s, renewed every second: a live run keeps it on a loaded machine too (at
+    1 s, a renewal the scheduler held back by 0.7 s let a live run's lease lapse)."""
+    with servers_on_one_store(tmp_path, 3) as servers:
+        yield servers
 
 
 async def streaming(group: Any, client: Any, text: str, seen: list[Any]) -> None:
@@ -95,21 +112,22 @@ async def test_a_task_of_a_killed_server_ends_failed_when_read_from_another(
 
 
 async def test_a_task_running_on_another_live_server_is_left_working(
-    two_servers: tuple[Any, str, str],
+    two_patient_servers: tuple[Any, str, str],
 ) -> None:
     """The check takes nothing from a live run: read from the other process while its run
-    renews its lease (several lease times), the task stays `working` and then completes."""
-    _, one, two = two_servers
+    renews its lease (twice the lease's time to live), the task stays `working` and then
+    completes."""
+    _, one, two = two_patient_servers
     first, other = await client_for(one, None), await client_for(two, None)
     seen: list[Any] = []
     async with anyio.create_task_group() as group:
-        await streaming(group, first, "wait 3", seen)
+        await streaming(group, first, "wait 8", seen)
         task_id = final_task(seen).id
         states = []
-        for _ in range(10):  # 2 s: twice the lease's time to live
+        for _ in range(30):  # 6 s: twice the lease's time to live
             states.append((await other.get_task(GetTaskRequest(id=task_id))).status.state)
             await anyio.sleep(0.2)
     assert set(states) == {TaskState.TASK_STATE_WORKING}
     ended = final_task(seen)
     assert ended.status.state == TaskState.TASK_STATE_COMPLETED
-    assert output_text(ended) == "done: waited 3"
+    assert output_text(ended) == "done: waited 8"
