@@ -231,7 +231,9 @@ async def test_the_server_killed_mid_run_over_agui(
         "n", agents=[agent], router=lambda ctx: agent, max_iter=3
     )  # calls again after the tool
     asgi = app(network)
-    http = httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://t")
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t", timeout=30
+    )
     user = {"id": "u", "role": "user", "content": "go"}
     payload = {"threadId": "t", "runId": "r", "messages": [user]}
 

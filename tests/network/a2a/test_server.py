@@ -78,7 +78,7 @@ def context() -> str:
 
 
 async def test_the_agent_card_is_built_from_the_network(servers: Pair) -> None:
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(timeout=30) as http:
         card = (await http.get(f"{servers.one}/.well-known/agent-card.json")).json()
     assert card["name"] == "till" and card["capabilities"]["streaming"] is True
     skills = {skill["id"]: skill for skill in card["skills"]}

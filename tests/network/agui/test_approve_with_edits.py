@@ -45,7 +45,7 @@ async def waiting_on_approval(
     """The recipe network served, a client, and the approval its first run waits on."""
     asgi = app(recipe_network(confirm=True, calls=calls))
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t", timeout=30
     ) as http:
         first = events(await http.post("/", json=request("r1")))
         (interrupt,) = first[-1]["outcome"]["interrupts"]

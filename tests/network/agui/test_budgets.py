@@ -32,7 +32,9 @@ def echo(**options: Any) -> tuple[Network, ScriptedModel]:
 async def post(asgi: Any, token: str, thread: str, run: str) -> list[dict[str, Any]]:
     transport = httpx.ASGITransport(app=asgi)
     headers = {"authorization": f"Bearer {token}"}
-    async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=headers) as http:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://t", headers=headers, timeout=30
+    ) as http:
         body = {
             "threadId": thread,
             "runId": run,
@@ -108,7 +110,9 @@ async def test_a_budget_function_that_fails_is_a_500_with_a_reference(budget: An
     asgi = app(network, authorize=bearer, budget=budget)
     transport = httpx.ASGITransport(app=asgi)
     headers = {"authorization": "Bearer token-alice"}
-    async with httpx.AsyncClient(transport=transport, base_url="http://t", headers=headers) as http:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://t", headers=headers, timeout=30
+    ) as http:
         body = {
             "threadId": "a1",
             "runId": "r1",

@@ -28,7 +28,7 @@ def load_example() -> Any:
 async def test_the_example_serves_the_codegen_network() -> None:
     asgi = load_example().create_app()
     transport = httpx.ASGITransport(app=asgi)
-    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=30) as client:
         response = await client.post(
             "/",
             json={

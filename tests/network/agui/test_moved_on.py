@@ -45,7 +45,7 @@ async def two_turns(store: Any, second: list[dict[str, Any]]) -> list[dict[str, 
     network = Network("desk", agents=[Agent("a", system="Help.", model=model)])
     served = app(network, store=store) if store is not None else app(network)
     transport = httpx.ASGITransport(app=served)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+    async with httpx.AsyncClient(transport=transport, base_url="http://test", timeout=30) as client:
         first = await client.post("/", json=body("r1", [ASKED]))
         events = [json.loads(line[5:]) for line in first.text.splitlines() if line[:5] == "data:"]
         (started,) = [e for e in events if e["type"] == "TOOL_CALL_START"]

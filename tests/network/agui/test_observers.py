@@ -45,7 +45,7 @@ def test_observers_that_fail_are_a_generic_500_not_an_empty_stream(observers: An
     network, model = echo_network()
     asgi = app(network, observers=observers)
     with serve(asgi) as base:
-        response = httpx.post(f"{base}/", json=body("t", "r"))
+        response = httpx.post(f"{base}/", json=body("t", "r"), timeout=30)
         assert response.status_code == 500 and "users_v2" not in response.text
         assert response.json()["error"]["code"] == "internal_error"
         assert "reference err_" in response.json()["error"]["message"]
@@ -58,6 +58,6 @@ def test_observers_sinks_see_the_run() -> None:
     seen: list[Any] = []
     network, _ = echo_network()
     with serve(app(network, observers=lambda ctx: [seen.append])) as base:
-        response = httpx.post(f"{base}/", json=body("t", "r"))
+        response = httpx.post(f"{base}/", json=body("t", "r"), timeout=30)
     assert response.status_code == 200 and "RUN_FINISHED" in response.text
     assert seen and type(seen[-1]).__name__ == "RunFinishedEvent"

@@ -110,7 +110,7 @@ async def test_answers_and_a_new_message_resolve_the_calls_first(
     saved: list[str] = []
     network, model = kitchen(saved)
     transport = httpx.ASGITransport(app=make_app(network))
-    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=30) as http:
         asked = {"id": "u1", "role": "user", "content": "pancakes"}
         opening = {"threadId": "t", "runId": "r1", "messages": [asked]}
         first = events(await http.post("/", json=opening))
@@ -175,7 +175,7 @@ async def test_a_returning_client_keeps_the_message_it_sent_with_its_answer() ->
     saved: list[str] = []
     network, _ = kitchen(saved)
     transport = httpx.ASGITransport(app=app(network, store=MemoryStore()))
-    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=30) as http:
         asked = {"id": "u1", "role": "user", "content": "pancakes"}
         opening = {"threadId": "t", "runId": "r1", "messages": [asked]}
         (interrupt,) = of(events(await http.post("/", json=opening)), "RUN_FINISHED")[0]["outcome"][

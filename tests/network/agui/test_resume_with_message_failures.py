@@ -102,7 +102,7 @@ async def test_the_message_sent_with_an_answer_is_kept_whatever_fails(
     store = SQLStore(f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
     transport = httpx.ASGITransport(app=app(network, store=store))
     try:
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=30) as http:
             asked = {"id": "u1", "role": "user", "content": "pancakes"}
             first = events(
                 await http.post("/", json={"threadId": "t", "runId": "r1", "messages": [asked]})

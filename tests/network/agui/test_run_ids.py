@@ -49,7 +49,7 @@ async def test_a_bad_run_id_is_refused_before_the_model_is_called(store: Any) ->
     asgi = app(Network("echo", agents=[Agent("echo", model=model)]), store=store)
     thread = f"t-{id(store)}"
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t", timeout=30
     ) as client:
         for label, run_id in BAD.items():
             payload = {

@@ -26,7 +26,9 @@ def body(thread: str, run: str, text: str | None = "go", **extra: Any) -> dict[s
 class Client:
     def __init__(self, asgi: Any) -> None:
         self.asgi = asgi
-        self.http = httpx.AsyncClient(transport=httpx.ASGITransport(app=asgi), base_url="http://t")
+        self.http = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=asgi), base_url="http://t", timeout=30
+        )
 
     async def post(self, payload: Any, **kwargs: Any) -> httpx.Response:
         if isinstance(payload, dict):

@@ -87,7 +87,10 @@ class Client:
         self.asgi = asgi
         headers = {"authorization": f"Bearer {token}"} if token else {}
         self.http = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=asgi), base_url="http://t", headers=headers
+            transport=httpx.ASGITransport(app=asgi),
+            base_url="http://t",
+            headers=headers,
+            timeout=30,
         )
 
     async def post(self, payload: dict[str, Any]) -> httpx.Response:

@@ -128,7 +128,9 @@ async def test_the_capabilities_answer_lists_the_sub_agents() -> None:
     import httpx
 
     transport = httpx.ASGITransport(app=app(desk(ScriptedModel(boss_script))))
-    async with httpx.AsyncClient(transport=transport, base_url="http://agui.test") as http:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://agui.test", timeout=30
+    ) as http:
         answer = (await http.get("/capabilities")).json()
     multi = answer["multiAgent"]
     assert multi["supported"] is True and multi["delegation"] is True

@@ -75,10 +75,10 @@ def test_authorize_by_import_path_cors_and_lease_time(tmp_path: Path) -> None:
     # spelled as a browser never sends it: compared as the browser does (it was never equal)
     options += ["--cors-origin", "HTTPS://Other.Example:443"]
     with serving(*options) as url:
-        refused = httpx.post(url, json=run_body("t-1"))
+        refused = httpx.post(url, json=run_body("t-1"), timeout=30)
         assert refused.status_code == 401
         answered = httpx.post(
-            url, json=run_body("t-1"), headers={"authorization": "Bearer token-alice"}
+            url, json=run_body("t-1"), headers={"authorization": "Bearer token-alice"}, timeout=30
         )
         assert answered.status_code == 200 and "RUN_FINISHED" in answered.text
         allowed = httpx.options(
@@ -108,10 +108,12 @@ def test_bound_to_loopback_it_answers_only_the_hosts_it_is_told() -> None:
     with serving("--allowed-host", "Agents.Example") as url:
         port = url.rsplit(":", 1)[1]
         for host in (f"evil.example:{port}", "evil.example", "127.0.0.1.evil.example"):
-            refused = httpx.post(url, json=run_body("h-1"), headers={"host": host})
+            refused = httpx.post(url, json=run_body("h-1"), headers={"host": host}, timeout=30)
             assert refused.status_code == 400, host
         for index, host in enumerate((f"localhost:{port}", "agents.example", f"[::1]:{port}")):
-            answered = httpx.post(url, json=run_body(f"h-{index}"), headers={"host": host})
+            answered = httpx.post(
+                url, json=run_body(f"h-{index}"), headers={"host": host}, timeout=30
+            )
             assert answered.status_code == 200 and "RUN_FINISHED" in answered.text, host
 
 
@@ -120,10 +122,14 @@ def test_bound_beyond_loopback_its_allowed_hosts_and_this_machines_names_are_ans
     # host, which no rebinding page can send: the browser sends the page's own name.
     with serving("--host", "0.0.0.0", "--allowed-host", "agents.example") as url:
         port = url.rsplit(":", 1)[1]
-        refused = httpx.post(url, json=run_body("b-x"), headers={"host": "evil.example"})
+        refused = httpx.post(
+            url, json=run_body("b-x"), headers={"host": "evil.example"}, timeout=30
+        )
         assert refused.status_code == 400
         for index, host in enumerate((f"127.0.0.1:{port}", "localhost", "agents.example")):
-            answered = httpx.post(url, json=run_body(f"b-{index}"), headers={"host": host})
+            answered = httpx.post(
+                url, json=run_body(f"b-{index}"), headers={"host": host}, timeout=30
+            )
             assert answered.status_code == 200 and "RUN_FINISHED" in answered.text, host
 
 
@@ -135,10 +141,12 @@ def test_two_worker_processes_share_one_store(tmp_path: Path) -> None:
     with serving_process(*options) as (url, process):
         assert len(python_children(process.pid)) == 2  # two worker processes, not one
         headers = {"authorization": "Bearer alice-token-0123456789"}
-        refused = httpx.post(url, json=run_body("w-x"), headers={"authorization": "Bearer no"})
+        refused = httpx.post(
+            url, json=run_body("w-x"), headers={"authorization": "Bearer no"}, timeout=30
+        )
         assert refused.status_code == 401  # the token file decides, in every worker
         for index in range(6):  # the kernel spreads connections over both processes
-            with httpx.Client() as fresh:
+            with httpx.Client(timeout=30) as fresh:
                 done = fresh.post(url, json=run_body(f"w-{index}"), headers=headers, timeout=30)
             assert done.status_code == 200 and "RUN_FINISHED" in done.text
         listed = httpx.get(f"{url}/threads", headers=headers, timeout=10).json()
@@ -159,7 +167,9 @@ def test_workers_end_when_their_supervisor_is_killed_outright(tmp_path: Path) ->
         assert not any(alive(pid) for pid in workers), "a worker outlived its supervisor"
         port = url.rsplit(":", 1)[1]
         with serving_process(*options[:2], probe="/capabilities", port=port) as (again, _):
-            assert httpx.get(f"{again}/capabilities").status_code == 200  # the port is free
+            assert (
+                httpx.get(f"{again}/capabilities", timeout=30).status_code == 200
+            )  # the port is free
 
 
 def test_workers_on_port_0_print_the_port_they_serve_on(tmp_path: Path) -> None:
@@ -282,12 +292,12 @@ def alive(pid: int) -> bool:
 def test_a2a_at_the_root_and_ag_ui_beside_it(tmp_path: Path) -> None:
     options = ["--store", str(tmp_path / "threads.db"), "--a2a", "--a2a-path", "/"]
     with serving(*options, "--path", "/agui", probe="/agui/capabilities") as url:
-        card = httpx.get(f"{url}/.well-known/agent-card.json").json()
+        card = httpx.get(f"{url}/.well-known/agent-card.json", timeout=30).json()
         assert card["name"] == "till"
         answered = httpx.post(f"{url}/agui", json=run_body("t-root"), timeout=30)
         assert answered.status_code == 200 and "RUN_FINISHED" in answered.text
         rpc = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "none"}}
-        found = httpx.post(url + "/", json=rpc, headers={"A2A-Version": "1.0"}).json()
+        found = httpx.post(url + "/", json=rpc, headers={"A2A-Version": "1.0"}, timeout=30).json()
         assert found["error"]["code"] == -32001  # the A2A endpoint: task not found
 
 

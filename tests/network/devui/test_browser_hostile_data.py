@@ -110,13 +110,15 @@ def test_a_stored_thread_that_cannot_be_decoded_is_a_json_error_shown_on_the_pag
     with sqlite3.connect(db) as connection:  # a record written by a version that differs
         connection.execute('UPDATE agent_network_results SET data = \'{"agent": 1, "x"\'')
     with serve(app(network, store=db)) as url:
-        answer = httpx.get(url + "/api/thread", params={"id": "t-broken"})
+        answer = httpx.get(url + "/api/thread", params={"id": "t-broken"}, timeout=30)
         assert answer.status_code == 500
         error = answer.json()["error"]
         assert error["code"] == "store_failed"
         assert "reference err_" in error["message"]
         assert "agent" not in error["message"]  # no decoding detail reaches the client
-        history = httpx.get(url + "/api/history", params={"thread": "t-broken", "key": "label"})
+        history = httpx.get(
+            url + "/api/history", params={"thread": "t-broken", "key": "label"}, timeout=30
+        )
         assert history.status_code == 500
         assert history.json()["error"]["code"] == "store_failed"
 
@@ -140,7 +142,7 @@ def test_a_page_load_logs_no_console_error(page: Any, tmp_path: Path) -> None:
 
     page.on("console", keep_errors)
     with serve(app(prototype_network(), store=tmp_path / "t.db")) as url:
-        icon = httpx.get(url + "/favicon.ico")
+        icon = httpx.get(url + "/favicon.ico", timeout=30)
         assert icon.status_code == 200
         assert icon.headers["content-type"].startswith("image/svg+xml")
         page.goto(url)

@@ -73,13 +73,14 @@ def test_a_tool_result_the_server_cut_is_fetched_whole(page: Any, tmp_path: Path
 
         # the endpoint: whole text, as a file on request, and hostile parameters refused
         answer = httpx.get(
-            url + "/api/value", params={"thread": "t-long", "step": 0, "part": "input"}
+            url + "/api/value", params={"thread": "t-long", "step": 0, "part": "input"}, timeout=30
         )
         assert answer.status_code == 200
         assert answer.text == "go"
         saved = httpx.get(
             url + "/api/value",
             params={"thread": "t-long", "step": 0, "part": "prompt", "download": 1},
+            timeout=30,
         )
         assert saved.headers["content-disposition"] == 'attachment; filename="step-0-prompt.txt"'
         for params, key in [
@@ -87,12 +88,14 @@ def test_a_tool_result_the_server_cut_is_fetched_whole(page: Any, tmp_path: Path
             ({"thread": "t-long", "step": "0", "part": "secrets"}, "part"),
             ({"thread": "t-long", "step": "0", "part": "result"}, "call"),
         ]:
-            refused = httpx.get(url + "/api/value", params=params)
+            refused = httpx.get(url + "/api/value", params=params, timeout=30)
             assert refused.status_code == 422
             assert refused.json()["error"]["key"] == key
         missing = httpx.get(
-            url + "/api/value", params={"thread": "t-long", "step": 9, "part": "input"}
+            url + "/api/value", params={"thread": "t-long", "step": 9, "part": "input"}, timeout=30
         )
         assert missing.status_code == 404
-        other = httpx.get(url + "/api/value", params={"thread": "nope", "step": 0, "part": "input"})
+        other = httpx.get(
+            url + "/api/value", params={"thread": "nope", "step": 0, "part": "input"}, timeout=30
+        )
         assert other.json()["error"]["code"] == "thread_not_found"

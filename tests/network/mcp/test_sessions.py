@@ -229,5 +229,7 @@ async def test_the_sdks_own_refusal_is_answered_as_server_busy_when_no_count_is_
 
     app = BusySessions(full_sdk, 3)  # no `held`: nothing is refused before the SDK answers
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://127.0.0.1", timeout=30
+    ) as client:
         assert_busy(await client.post("/mcp", json=INITIALIZE, headers=HEADERS), 3)

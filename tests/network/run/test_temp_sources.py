@@ -80,7 +80,7 @@ async def test_a_served_client_never_reads_them(network: Any) -> None:
     # the library's error reached the AG-UI client as it was, the secret in it
     asgi = app(network())
     async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=asgi), base_url="http://t"
+        transport=httpx.ASGITransport(app=asgi), base_url="http://t", timeout=30
     ) as http:
         messages = [{"id": "u", "role": "user", "content": "go"}]
         answer = await http.post("/", json={"threadId": "t", "runId": "r", "messages": messages})

@@ -107,7 +107,7 @@ async def test_the_agui_server_sends_the_trace_id_in_run_started(quiet_logs: Non
     network = build_network()
     network.telemetry = recorder.telemetry
     transport = httpx.ASGITransport(app=app(network))
-    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+    async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=30) as http:
         response = await http.post(
             "/",
             json={

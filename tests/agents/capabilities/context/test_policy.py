@@ -30,7 +30,7 @@ async def test_the_fake_server_refuses_an_orphan_tool_message_as_the_api_does(
             {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
         ],
     }
-    async with httpx.AsyncClient() as client:
+    async with httpx.AsyncClient(timeout=30) as client:
         answer = await client.post(f"{openai_server.base_url}/chat/completions", json=orphan)
     assert answer.status_code == 400
     assert "must be a response to a preceding message with 'tool_calls'" in answer.text

@@ -58,7 +58,9 @@ async def say(base: str, token: str, thread: str, run: str, text: str) -> str:
         "runId": run,
         "messages": [{"id": f"{run}-u", "role": "user", "content": text}],
     }
-    async with httpx.AsyncClient(headers={"authorization": f"Bearer {token}"}) as client:
+    async with httpx.AsyncClient(
+        headers={"authorization": f"Bearer {token}"}, timeout=30
+    ) as client:
         response = await client.post(base, json=payload, timeout=60)
     assert response.status_code == 200, response.text
     events = parse_sse(response.text)
