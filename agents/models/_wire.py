@@ -25,20 +25,17 @@ these never are.
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 import weakref
 from collections.abc import Sequence
 from typing import Any
 
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from network.run.tool_names import TOOL_NAME
+from network.run.tool_names import TOOL_NAME, made_safe
 
 # id(message) -> [weak reference to it, its wire dict, its JSON text or None until asked for]
 _converted: dict[int, list[Any]] = {}
 
 UNSENT: dict[str, Any] = {"role": "assistant", "unsent": True}  # see the module docstring
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def to_wire(message: Any) -> dict[str, Any]:
@@ -98,8 +95,7 @@ def _participant_name(name: Any) -> str | None:
         return None
     if TOOL_NAME.fullmatch(name):
         return name
-    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    return _UNSAFE_NAME.sub("_", plain.strip()).strip("_")[:64] or None
+    return made_safe(name)[:64] or None
 
 
 def convert(message: Any) -> dict[str, Any]:

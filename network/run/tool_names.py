@@ -11,12 +11,14 @@ checked against it where it is given; names the library makes are made safe inst
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any
 
 from network.errors import ConfigurationError
 
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the tool names model providers accept
 _SHOWN = 80  # the most of a refused name an error repeats
+_REFUSED = re.compile(r"[^A-Za-z0-9_-]+")  # a run of what providers refuse in a name
 
 
 def check_tool_name(owner: str, name: Any) -> str:
@@ -31,4 +33,12 @@ def check_tool_name(owner: str, name: Any) -> str:
     )
 
 
-__all__ = ["TOOL_NAME", "check_tool_name"]
+def made_safe(text: str) -> str:
+    """`text` as providers take a name: accents dropped, not the letters under them ("Équipe"
+    is "Equipe", not "_quipe"), each run of other refused characters one `_`, no `_` at
+    either end; "" when nothing is left. Not cut to length: the caller adds its prefix first."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _REFUSED.sub("_", plain).strip("_")
+
+
+__all__ = ["TOOL_NAME", "check_tool_name", "made_safe"]

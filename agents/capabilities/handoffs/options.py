@@ -28,8 +28,6 @@ conversation (what the target adds after it is sent whole). `without_tool_calls`
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -37,10 +35,9 @@ from agents.tools.tool_context import ToolContext
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, Message, ToolMessage
 from network.run.context import AgentLike
-from network.run.tool_names import TOOL_NAME
+from network.run.tool_names import TOOL_NAME, made_safe
 
 TOOL_PREFIX = "transfer_to_"
-_UNSAFE = re.compile(r"[^a-z0-9_-]+")
 _MAX_TOOL_NAME = 64  # what OpenAI-compatible servers accept
 
 OnHandoff = Callable[[ToolContext], Any]
@@ -49,11 +46,7 @@ InputFilter = Callable[[list[Message]], Sequence[Message] | Awaitable[Sequence[M
 
 def handoff_tool_name(agent_name: str) -> str:
     """`transfer_to_<agent_name>`, made safe as a tool name (see the module docstring)."""
-    # accents dropped, not the letters under them: "Équipe" is transfer_to_equipe, not _quipe
-    plain = "".join(
-        c for c in unicodedata.normalize("NFKD", agent_name) if not unicodedata.combining(c)
-    )
-    safe = _UNSAFE.sub("_", plain.strip().lower()).strip("_") or "agent"
+    safe = made_safe(agent_name).lower() or "agent"  # "Équipe": transfer_to_equipe
     return (TOOL_PREFIX + safe)[:_MAX_TOOL_NAME]
 
 
