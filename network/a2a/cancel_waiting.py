@@ -38,6 +38,7 @@ from network.serving.admission import Admission, StoredAdmission
 from network.serving.errors import RequestError
 from network.serving.screening import guarded
 from network.serving.threads import ServedThreads
+from network.threads.pending import held_by
 from network.threads.thread_data import Commit
 
 CANCELED_BY = "cancel_"  # the claim's run: this prefix and the task id
@@ -90,8 +91,12 @@ async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> b
             revision=thread.revision,
             run_id=by,
             answered=dict.fromkeys(waited, answer),
-            # the calls answered in the conversation too: none is left without its result
-            messages=not_run_results(thread.messages, CANCELED_CALL),
+            # the calls answered in the conversation too: none is left without its result;
+            # then what a request said beside its answers while a call waited again
+            messages=[
+                *not_run_results(thread.messages, CANCELED_CALL),
+                *held_by([entry for entry in thread.pending if entry.id in set(waited)]),
+            ],
         )
         try:
             await admission.threads.store.append_results(record.thread_id, commit)

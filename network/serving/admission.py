@@ -42,12 +42,13 @@ from network.run.thread_ref import ThreadRef
 from network.serving.approvals import settle
 from network.serving.capacity import Slot
 from network.serving.errors import RequestError
-from network.serving.held_messages import HeldMessages
+from network.serving.held_messages import HeldMessages, without_result
 from network.serving.lease import HeldLease
 from network.serving.registry import ThreadRecord, ThreadRegistry, json_size
 from network.serving.screening import guarded
 from network.serving.stored import Claimed, StoredThreads, new_messages
 from network.state.state import State
+from network.threads.pending import held_by
 from network.threads.session import ThreadSession
 
 if TYPE_CHECKING:
@@ -341,6 +342,9 @@ class StoredAdmission(Admission):
         if claimed.created and keep == list(claimed.thread.messages):
             session.input_kept = True  # kept by the claim: the thread holds nothing else
         self.session = session
+        # what an earlier request said beside its answers, held while the call it answered
+        # waits again (on what this request answers): held again, after their results
+        waited = held_by(session.pending) if request.answered else []
         if request.answered and self.claimed.pending_kept:
             # Kept with the thread: the store claims the answers once, whichever process or
             # request comes first (a second answer runs nothing: 409), also when they were
@@ -352,9 +356,13 @@ class StoredAdmission(Admission):
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            fresh = new_messages(state.messages, request.messages)
-            now, held = admitted_messages(state.messages, fresh, request)
+            # (a client that sends its whole conversation sends those again: not twice)
+            fresh = new_messages([*state.messages, *waited], request.messages)
+            now, held = admitted_messages(state.messages, [*waited, *fresh], request)
             state.append_messages(now)
+            if held:  # kept with the thread if an answered call waits again
+                answered = {interrupt.tool_call_id for interrupt, _ in request.answered}
+                session.hold([c.id for c in without_result(state.messages, answered)], held)
         for key, value in request.temp.items():
             state.kv.set(key, value)
         session.run_id = self.run_id

@@ -13,6 +13,13 @@ never come.
 An answered call the step left without a result (it raised before the call finished) is
 answered first, saying so: a user message after a tool call and before its result is a
 conversation the providers refuse, on every later turn of the thread.
+
+An answered call may wait again instead (a sub-agent used as a tool stops on another
+approval): then the messages stay held until that call has its result. On a stored thread
+the entry of the interrupt it waits on keeps them (`ThreadSession.hold`,
+`network.threads.pending.PendingCall.held`), and the request that answers it holds them
+again, from there; a client that keeps the conversation (the in-memory AG-UI server) sends
+them again with that answer.
 """
 
 from __future__ import annotations
@@ -53,20 +60,24 @@ class HeldMessages(Capability):
 
     async def resumed(self, run: RunContext, error: BaseException | None) -> None:
         """Append the held messages (after the results the step gave the answered calls),
-        then commit them.
+        then commit them; leave them held while an answered call waits again.
 
         `error` (the step raised): an answered call it left without a result (one that waits
         again, on an approval inside it, excepted) is first answered saying so, and a failure
         of the commit is logged, not raised, so the run ends with the step's own error."""
-        held, self.messages = self.messages, ()
+        held = self.messages
         if not held:
             return
         state = run.state
+        left = without_result(state.messages, set(self.answered))
+        waiting = {interrupt.tool_call_id for interrupt in run.engine.interrupts}
         if error is not None:
-            waiting = {interrupt.tool_call_id for interrupt in run.engine.interrupts}
-            missing = set(self.answered) - waiting
-            state.append_messages([*map(_unfinished, _without_result(state.messages, missing))])
-        state.append_messages(list(held))
+            state.append_messages([_unfinished(call) for call in left if call.id not in waiting])
+        if not any(call.id in waiting for call in left):
+            self.messages = ()
+            state.append_messages(list(held))
+        elif error is None:  # they wait with the call (`ThreadSession.hold`)
+            return
         keep = self.keep
         if keep is None:
             return
@@ -79,7 +90,7 @@ class HeldMessages(Capability):
             log.warning("run.held_messages_not_kept", run_id=run.run_id, error=repr(failure))
 
 
-def _without_result(conversation: Sequence[Any], ids: set[str]) -> list[ToolCall]:
+def without_result(conversation: Sequence[Any], ids: set[str]) -> list[ToolCall]:
     """The calls of `ids` the conversation holds without a result, in their order (read from
     its end: the answered calls are the last ones made)."""
     if not ids:
