@@ -29,13 +29,9 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
-import anyio
-
 from network.history.unanswered import not_run_results
-from network.ids import new_id
 from network.run.interrupts import AlreadyAnsweredError, InterruptError
 from network.serving.admission import Admission, StoredAdmission
-from network.serving.errors import RequestError
 from network.serving.screening import guarded
 from network.serving.threads import ServedThreads
 from network.threads.pending import held_by
@@ -62,19 +58,13 @@ async def cancel_waiting(
     """Claim the approvals `waited` of task `task_id` (on thread `context_id`) as canceled, then
     `ended()` (the task saved `canceled`) while the thread is still held; its answer. None
     when an answer came first (it holds the thread, or claimed them): nothing was changed."""
-    try:
-        admission = await served.admit(context_id, new_id("run_"), principal)
-    except RequestError as refused:
-        if refused.code == "thread_busy":
-            return None
-        raise
-    try:
+
+    async def settled(admission: Admission) -> T | None:
         if not waited or not await _claim(admission, task_id, waited):
             return None
         return await ended()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await admission.release()
+
+    return await served.holding(context_id, principal, settled)
 
 
 async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> bool:
