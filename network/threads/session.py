@@ -306,8 +306,9 @@ class ThreadSession:
     def hold(self, calls: Collection[str], messages: Sequence[Any]) -> None:
         """Keep `messages` with the thread's entry of the first interrupt this run stops on
         that waits on one of `calls` (tool call ids), instead of in its conversation: they
-        belong after that call's result (`PendingCall.held`). Whoever adds them in the
-        meantime (the calls got their results) calls `hold((), ())`."""
+        belong after that call's result (`PendingCall.held`). A call that gets its result
+        makes no stop of its id any more: once every one of `calls` has one, the messages are
+        the run's to add (`network.serving.held_messages`), and nothing keeps them here."""
         self._holding = (frozenset(calls), tuple(messages)) if calls and messages else None
 
     def _new_stops(self) -> list[PendingCall]:
