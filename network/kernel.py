@@ -164,8 +164,11 @@ async def _thread_run(
     _refuse_history_on_thread(thread, options.state)
     session = await open_session(network, thread, state=options.state, steps=steps)
     if session.pending:  # the calls it waited on, answered as not run before the new
-        # message (a conversation with a call and no result is refused by the providers)
-        session.state.append_messages(not_run_results(session.state.messages))
+        # message (a conversation with a call and no result is refused by the providers),
+        # then what a request said beside its answers while one of them waited again
+        # (`PendingCall.held`): the user's words, after the results
+        held = [message for entry in session.pending for message in entry.held]
+        session.state.append_messages([*not_run_results(session.state.messages), *held])
     ctx = _new_context(network, input, options, steps, session)
     session.supersede_pending(ctx.run_id)
     return await _start(network, ctx, session, options, parent)

@@ -233,9 +233,11 @@ class Network(Generic[DepsT]):
     def run_stages_for(self, ctx: RunContext, *, metered: bool, live: bool = False) -> RunStages:
         """The run stages of run `ctx`: the network's capabilities, after the run's own when
         it has some: the tools its caller declared for it (an AG-UI client's), `metered` or
-        when it reserves on shared budgets already, their metering, and `live` (a sink reads
-        the run as it happens) a running tool's state writes shown as it waits."""
-        if not (ctx.engine.client_tools or metered or ctx.engine.budget_accounts):
+        when it reserves on shared budgets already, their metering, `live` (a sink reads
+        the run as it happens) a running tool's state writes shown as it waits, and those its
+        caller added (`ctx.engine.capabilities`: a server's)."""
+        added = ctx.engine.capabilities
+        if not (ctx.engine.client_tools or metered or ctx.engine.budget_accounts or added):
             if not live:
                 return self._run_stages
             if self._live_stages is None:  # one tuple for every live run: agents cache it
@@ -248,7 +250,7 @@ class Network(Generic[DepsT]):
             extra.append(ClientTools(ctx.engine.client_tools, offered=True))
         if metered or ctx.engine.budget_accounts:
             extra.append(Metering())
-        return run_stages((*extra, *self.capabilities))
+        return run_stages((*extra, *added, *self.capabilities))
 
     # -- routing ---------------------------------------------------------------------------
 

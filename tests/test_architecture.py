@@ -632,7 +632,7 @@ TESTED_THROUGH = {
     },
     "agents.resume": "tests/agents/capabilities/confirmation/test_capability.py",
     # what a request sent with its answers, driven through a served thread whose step fails
-    "network.run.held_messages": "tests/network/agui/test_resume_with_message_failures.py",
+    "network.serving.held_messages": "tests/network/agui/test_resume_with_message_failures.py",
     # the A2A server's parts, driven whole through real processes and the official client
     **{
         f"network.a2a.{module}": "tests/network/a2a/test_server.py"

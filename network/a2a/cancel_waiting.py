@@ -29,15 +29,12 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
-import anyio
-
 from network.history.unanswered import not_run_results
-from network.ids import new_id
 from network.run.interrupts import AlreadyAnsweredError, InterruptError
 from network.serving.admission import Admission, StoredAdmission
-from network.serving.errors import RequestError
 from network.serving.screening import guarded
 from network.serving.threads import ServedThreads
+from network.threads.pending import held_by
 from network.threads.thread_data import Commit
 
 CANCELED_BY = "cancel_"  # the claim's run: this prefix and the task id
@@ -61,19 +58,13 @@ async def cancel_waiting(
     """Claim the approvals `waited` of task `task_id` (on thread `context_id`) as canceled, then
     `ended()` (the task saved `canceled`) while the thread is still held; its answer. None
     when an answer came first (it holds the thread, or claimed them): nothing was changed."""
-    try:
-        admission = await served.admit(context_id, new_id("run_"), principal)
-    except RequestError as refused:
-        if refused.code == "thread_busy":
-            return None
-        raise
-    try:
+
+    async def settled(admission: Admission) -> T | None:
         if not waited or not await _claim(admission, task_id, waited):
             return None
         return await ended()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await admission.release()
+
+    return await served.holding(context_id, principal, settled)
 
 
 async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> bool:
@@ -90,8 +81,12 @@ async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> b
             revision=thread.revision,
             run_id=by,
             answered=dict.fromkeys(waited, answer),
-            # the calls answered in the conversation too: none is left without its result
-            messages=not_run_results(thread.messages, CANCELED_CALL),
+            # the calls answered in the conversation too: none is left without its result;
+            # then what a request said beside its answers while a call waited again
+            messages=[
+                *not_run_results(thread.messages, CANCELED_CALL),
+                *held_by([entry for entry in thread.pending if entry.id in set(waited)]),
+            ],
         )
         try:
             await admission.threads.store.append_results(record.thread_id, commit)

@@ -21,13 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-import anyio
 from a2a.types import Task, TaskState
 
 from network.a2a.live import LiveTask
 from network.a2a.message_out import failed
-from network.ids import new_id
-from network.serving.errors import RequestError
 from network.serving.threads import ServedThreads
 
 UNFINISHED = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
@@ -47,11 +44,8 @@ async def ended_if_orphaned(
     """`task` (unfinished, run by no run of this process) as it stands once checked: saved
     `failed` when no run holds its thread, re-read when it ended meanwhile; None when a run
     holds the thread (it goes on) or the server cannot take it now (the record stands)."""
-    try:
-        admission = await served.admit(task.context_id, new_id("run_"), principal)
-    except RequestError:  # busy: its run (or another) holds the thread; or no slot now
-        return None
-    try:
+
+    async def checked(_: object) -> Task | None:
         fresh = await read()  # under the hold: no run can end or start it meanwhile
         if fresh is None or fresh.status.state not in UNFINISHED:
             return fresh
@@ -59,6 +53,6 @@ async def ended_if_orphaned(
         live.publish(failed(live, STOPPED))
         await save(live.task)
         return live.snapshot()
-    finally:
-        with anyio.CancelScope(shield=True):
-            await admission.release()
+
+    # busy: its run (or another) holds the thread; or no slot now: the record stands
+    return await served.holding(task.context_id, principal, checked, busy=lambda _: True)

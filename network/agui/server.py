@@ -368,7 +368,7 @@ class _EventResponse:
                 sink,
                 ctx.state.messages,
                 admission.prior_messages,
-                held=lambda: ctx.engine.held_messages,  # a new message sent with answers
+                held=admission.held_messages,  # a new message sent with answers
             )
         # the run's typed events, screened, then encoded: AG-UI is written here, at the edge
         screen = ErrorScreen(agui_sink(sink), stopped=lambda: admission.stopped)

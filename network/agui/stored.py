@@ -30,7 +30,7 @@ class ConversationReplay:
     drops its unsent copy of the new message), then, when the request added messages, the
     whole conversation, which appends them after the stored ones. `held`: the messages the
     run adds once the calls its request answers have their results
-    (`RunBookkeeping.held_messages`, read when the snapshot goes): the client's new message
+    (`Admission.held_messages`, read when the snapshot goes): the client's new message
     is in the whole conversation it is sent, not dropped from its view.
     """
 

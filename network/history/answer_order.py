@@ -9,7 +9,7 @@ answers 400), and the model would read the call as answered after the user moved
 
 - `hold_after_answers`: the request's messages are split where the answered calls' results
   belong; what comes after waits until the run has resumed the calls
-  (`RunBookkeeping.held_messages`);
+  (`network.serving.held_messages`);
 - `results_after_calls`: a client that keeps the conversation (the in-memory AG-UI server)
   appends the streamed results where it saw them, after the message it sent with the
   answers; each such result goes back right after its call on the next turn.

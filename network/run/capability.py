@@ -47,7 +47,11 @@ its interrupts, `network.run.interrupts`):
 
 The stages of a run, of the network's and the run's capabilities (an agent's own have none):
 `next_call(run)` before each agent call (and each fan-out), returning a `Stop` to end the run
-there; `run_started(run)` once the run's first event is out and before its first decision.
+there; `run_started(run)` once the run's first event is out and before its first decision;
+`resumed(run, error)` in a run that took up answers (`run.engine.resume`), once the calls
+that take them up are done (each answered call has its result, or waits again), before the
+run's first decision: `error` is what that step raised (the stage then runs shielded from
+cancellation, and the error goes on once it returns), else None.
 
 Order: stages on the way in (`resume_calls`, `wrap_resume`, `wrap_call`, `instructions`, `request`,
 `wrap_model`, `tool_calls`, `wrap_tool`) run the capabilities in order, the first outermost;
@@ -106,7 +110,7 @@ AGENT_STAGES = (
 """The stages of an agent call, in the order they run, then `resume_calls` and `wrap_resume`,
 which run in place of a call (see the module docstring)."""
 
-RUN_STAGES = ("next_call", "run_started")
+RUN_STAGES = ("next_call", "run_started", "resumed")
 """The stages of a run."""
 
 
@@ -159,6 +163,11 @@ class Capability:
 
     async def run_started(self, run: RunContext) -> None:
         """Once per run, after its first event and before its first decision."""
+        raise NotImplementedError
+
+    async def resumed(self, run: RunContext, error: BaseException | None) -> None:
+        """In a run that took up answers, once the calls that take them up are done (each
+        answered call has its result or waits again): `error`, what that step raised."""
         raise NotImplementedError
 
     # -- one agent call --------------------------------------------------------------------

@@ -126,6 +126,7 @@ class RunStages:
     capabilities: tuple[Any, ...] = ()  # Capability: its module names this one's context
     next_call: tuple[Callable[[Any], Any], ...] = ()
     run_started: tuple[Callable[[Any], Awaitable[None]], ...] = ()
+    resumed: tuple[Callable[[Any, BaseException | None], Awaitable[None]], ...] = ()
 
 
 NO_RUN_STAGES = RunStages()
@@ -160,15 +161,10 @@ class RunBookkeeping:
     # The history of the run those answers continue (its calls: where a call held in a
     # parallel branch was made, `network.run.held_branches`); () when there are none.
     resumed_history: Sequence[InferenceResult] = ()
-    # Messages a request sent with those answers (a new user message): appended once the
-    # answered calls have their results, which belong right after their calls
-    # (`network.history.answer_order`); () when there are none. They go in whatever happens
-    # to that step (`network.run.held_messages`).
-    held_messages: Sequence[Any] = ()
-    # Commits the conversation's messages not yet saved, on their own (a stored thread's
-    # `ThreadSession.keep_input`, behind its lease): the held messages are kept as soon as
-    # they go in, so a later failure of the run does not lose them. None: nothing to commit.
-    keep_messages: Callable[[], Awaitable[None]] | None = None
+    # Capabilities the run's caller adds to this run alone (a server's: the messages a request
+    # sent with its answers, `network.serving.held_messages`): run stages like the network's,
+    # resolved before them (`RunnableNetwork.run_stages_for`); () when there are none.
+    capabilities: tuple[Any, ...] = ()
     # In memory, the calls of that history's fan-out, which the run's result keeps
     # (`RunResult.earlier_branch_results`): its own state has only its own calls.
     earlier_branch_results: Sequence[InferenceResult] = ()

@@ -20,7 +20,6 @@ from network.run import lifecycle
 from network.run.budgets.caller import enter, leave
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter, Observer
-from network.run.held_messages import add_held_messages
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
 from network.run.result import RunResult, Stop, StopReason
@@ -62,16 +61,15 @@ async def execute(
                 await start(ctx)
         stop = None
         if ctx.engine.resume:  # answers to the interrupts an earlier run stopped on
-            answered = [interrupt.tool_call_id for interrupt, _ in ctx.engine.resume]
             try:
                 stop = await resume_interrupted(ctx, max_iter or ctx.network.max_iter)
-            except BaseException:
-                # what the request said after its answers is the thread's all the same
-                with anyio.CancelScope(shield=True):
-                    await add_held_messages(ctx, answered, failed=True)
+            except BaseException as error:
+                if ctx.engine.stages.resumed:
+                    with anyio.CancelScope(shield=True):
+                        await resumed(ctx, error)
                 raise
-            # what the request said after its answers, now after their results
-            await add_held_messages(ctx, answered)
+            if ctx.engine.stages.resumed:
+                await resumed(ctx, None)
             if stop is None and ctx.engine.interrupts:  # a call it continued waits again
                 stop = Stop(StopReason.INTERRUPTED)
             elif stop is None and ctx.engine.pending_tool_calls:  # a resumed branch's
@@ -101,6 +99,13 @@ async def execute(
         resources = ctx.engine.resources  # closed already when the error path closed them
         if not resources.close_unopened():
             await resources.aclose()
+
+
+async def resumed(ctx: RunContext, error: BaseException | None) -> None:
+    """The run's `resumed` stages: the calls that took up its answers are done (`error`:
+    what that step raised, else None)."""
+    for stage in ctx.engine.stages.resumed:
+        await stage(ctx, error)
 
 
 def run_result(

@@ -119,7 +119,9 @@ def run_stages(capabilities: Sequence[Capability]) -> RunStages:
     def bound(stage: str) -> tuple[Callable[..., Any], ...]:
         return tuple(getattr(c, stage) for c in ordered if implements(c, stage))
 
-    return RunStages(tuple(capabilities), bound("next_call"), bound("run_started"))
+    return RunStages(
+        tuple(capabilities), bound("next_call"), bound("run_started"), bound("resumed")
+    )
 
 
 def chain(

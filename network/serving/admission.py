@@ -24,7 +24,7 @@ lost stops, `network.serving.lease`). `release` frees the thread for the next re
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,11 +42,13 @@ from network.run.thread_ref import ThreadRef
 from network.serving.approvals import settle
 from network.serving.capacity import Slot
 from network.serving.errors import RequestError
+from network.serving.held_messages import HeldMessages, without_result
 from network.serving.lease import HeldLease
 from network.serving.registry import ThreadRecord, ThreadRegistry, json_size
 from network.serving.screening import guarded
 from network.serving.stored import Claimed, StoredThreads, new_messages
 from network.state.state import State
+from network.threads.pending import held_by
 from network.threads.session import ThreadSession
 
 if TYPE_CHECKING:
@@ -116,7 +118,7 @@ def admitted_messages(
     conversation: Sequence[Any], messages: Sequence[Any], request: RunRequest
 ) -> tuple[list[Any], list[Any]]:
     """The request's `messages` to add to `conversation` now, and those held until the calls
-    the request answers have their results (`RunBookkeeping.held_messages`).
+    the request answers have their results (`network.serving.held_messages`).
 
     A call the client moved on from is answered as not run (`network.history.unanswered`),
     except those the request answers: they run (or are rejected) first, their results right
@@ -163,6 +165,13 @@ class Admission:
     slot: Slot | None = None
     # called once the thread is free (`ServedThreads` counts the runs still holding one)
     on_freed: Callable[[], None] | None = None
+    # what the request said after its answers, held until the answered calls have their
+    # results (`start` adds it to the run); None when it said nothing more
+    held: HeldMessages | None = None
+
+    def held_messages(self) -> Sequence[Any]:
+        """The request's messages still held back (none once the run has added them)."""
+        return () if self.held is None else self.held.messages
 
     @property
     def stopped(self) -> bool:
@@ -172,6 +181,20 @@ class Admission:
     async def start(self, request: RunRequest) -> RunContext:
         """The run's context for `request`, or the `RequestError` that refuses it."""
         raise NotImplementedError
+
+    def _hold(
+        self,
+        held: Sequence[Any],
+        request: RunRequest,
+        keep: Callable[[], Awaitable[None]] | None = None,
+    ) -> tuple[HeldMessages, ...]:
+        """The run's own capabilities: the one adding `held` once the calls `request` answers
+        have their results (`keep`: commits them then), when there is something held."""
+        if not held:
+            return ()
+        answered = [interrupt.tool_call_id for interrupt, _ in request.answered]
+        self.held = HeldMessages(held, answered, keep)
+        return (self.held,)
 
     async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
         """Run `ctx` (from `start`) with `sinks` (the protocol's); the `RunResult`."""
@@ -237,7 +260,7 @@ class MemoryAdmission(Admission):
                 user_id=record.owner,  # the principal: whose memories the run reads
                 app_name=self.network.name,
                 resume=request.answered,
-                held_messages=held,
+                capabilities=self._hold(held, request),
                 client_input=request.client_input,
                 client_tools=request.client_tools,
                 known_active_agent=record.active_agent,
@@ -319,6 +342,9 @@ class StoredAdmission(Admission):
         if claimed.created and keep == list(claimed.thread.messages):
             session.input_kept = True  # kept by the claim: the thread holds nothing else
         self.session = session
+        # what an earlier request said beside its answers, held while the call it answered
+        # waits again (on what this request answers): held again, after their results
+        waited = held_by(session.pending) if request.answered else []
         if request.answered and self.claimed.pending_kept:
             # Kept with the thread: the store claims the answers once, whichever process or
             # request comes first (a second answer runs nothing: 409), also when they were
@@ -330,9 +356,13 @@ class StoredAdmission(Admission):
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            fresh = new_messages(state.messages, request.messages)
-            now, held = admitted_messages(state.messages, fresh, request)
+            # (a client that sends its whole conversation sends those again: not twice)
+            fresh = new_messages([*state.messages, *waited], request.messages)
+            now, held = admitted_messages(state.messages, [*waited, *fresh], request)
             state.append_messages(now)
+            if held:  # kept with the thread if an answered call waits again
+                answered = {interrupt.tool_call_id for interrupt, _ in request.answered}
+                session.hold([c.id for c in without_result(state.messages, answered)], held)
         for key, value in request.temp.items():
             state.kv.set(key, value)
         session.run_id = self.run_id
@@ -349,8 +379,9 @@ class StoredAdmission(Admission):
             thread_id=record.thread_id,
             engine=RunBookkeeping(
                 resume=request.answered,
-                held_messages=held,
-                keep_messages=functools.partial(keep_messages, session, self.claimed.lease),
+                capabilities=self._hold(
+                    held, request, functools.partial(keep_messages, session, self.claimed.lease)
+                ),
                 client_input=request.client_input,
                 client_tools=request.client_tools,
                 record_model_calls=True,  # a usage report per provider and model
@@ -406,7 +437,7 @@ class StoredAdmission(Admission):
 
 async def keep_messages(session: ThreadSession, lease: HeldLease) -> None:
     """Commit the run's conversation messages not saved yet (those a request sent with its
-    answers, once the answered calls have their results: `network.run.held_messages`), as
+    answers, once the answered calls have their results: `network.serving.held_messages`), as
     every commit of the run is: not once its lease is lost."""
     if not lease.expired():
         await guarded("append_results", session.keep_input())

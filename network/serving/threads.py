@@ -23,18 +23,19 @@ store (`store=`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
 from network.errors import ConfigurationError
+from network.ids import new_id
 from network.numbers import check_number
 from network.run.interrupts import Interrupt
 from network.serving.admission import Admission, MemoryAdmission, StoredAdmission
 from network.serving.capacity import RunSlots, Slot, run_slots
-from network.serving.errors import thread_busy
+from network.serving.errors import RequestError, thread_busy
 from network.serving.limits import check_run_id, check_thread_id
 from network.serving.principals import Authorize, check_owner, not_found, principal_of
 from network.serving.registry import DEFAULT_MAX_THREAD_BYTES, ThreadRecord, ThreadRegistry
@@ -43,6 +44,15 @@ from network.threads.leases import DEFAULT_LEASE_TTL, check_ttl
 
 if TYPE_CHECKING:
     from network.run.definition import RunnableNetwork
+
+T = TypeVar("T")
+
+
+def is_thread_busy(refused: RequestError) -> bool:
+    """Whether a refused admission says the thread is busy (409 `thread_busy`): another run
+    holds it, and the thread can be taken once that run ends."""
+    return refused.code == "thread_busy"
+
 
 # How long `close` waits for the runs under way (cancelled by a stopping server) to free
 # their threads before it closes the store anyway.
@@ -177,6 +187,31 @@ class ServedThreads:
         self.under_way += 1
         admission.on_freed = self._freed
         return admission
+
+    async def holding(
+        self,
+        thread_id: str,
+        principal: str | None,
+        then: Callable[[Admission], Awaitable[T]],
+        *,
+        busy: Callable[[RequestError], bool] = is_thread_busy,
+    ) -> T | None:
+        """`then(admission)`, run while this server holds `thread_id` for `principal` as
+        any request does (`admit`, a run id of its own), released after, also when cancelled;
+        None when the thread cannot be taken now (`busy`: which refusals say so, by default
+        409 `thread_busy`; any other is raised). For work on a thread that starts no run:
+        ending a task whose run is gone, settling the approvals a cancelled task waited on."""
+        try:
+            admission = await self.admit(thread_id, new_id("run_"), principal)
+        except RequestError as refused:
+            if busy(refused):
+                return None
+            raise
+        try:
+            return await then(admission)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await admission.release()
 
     def _freed(self) -> None:
         self.under_way -= 1

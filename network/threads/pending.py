@@ -25,11 +25,12 @@ a rewind withdraws the entries of the calls it removes (`network.threads.checkpo
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from network.errors import MessageError
-from network.history.messages import ToolCall
+from network.history.messages import ToolCall, message_adapter
 from network.run.interrupts import Interrupt
 
 PendingKind = Literal["interrupt", "client_tool"]
@@ -38,17 +39,25 @@ PendingKind = Literal["interrupt", "client_tool"]
 @dataclass(frozen=True, slots=True)
 class PendingCall:
     """One call a thread waits on: its id (the interrupt's, or the client tool call's), what
-    kind it is, the run that stopped on it, and its JSON data."""
+    kind it is, the run that stopped on it, and its JSON data.
+
+    `held`: conversation messages that belong after the call's result, kept here until it
+    has one: what a request said beside its answers, when the call it answered waits again
+    (`network.serving.held_messages`). The run that answers the call (or leaves it behind)
+    adds them; () for most entries."""
 
     id: str
     kind: PendingKind
     run_id: str | None
     data: dict[str, Any] = field(default_factory=dict)
+    held: tuple[Any, ...] = ()
 
     @classmethod
-    def of_interrupt(cls, interrupt: Interrupt, run_id: str | None) -> PendingCall:
-        """The entry of an interrupt waiting for a person."""
-        return cls(interrupt.id, "interrupt", run_id, interrupt.to_json())
+    def of_interrupt(
+        cls, interrupt: Interrupt, run_id: str | None, held: Sequence[Any] = ()
+    ) -> PendingCall:
+        """The entry of an interrupt waiting for a person (`held`: see the class)."""
+        return cls(interrupt.id, "interrupt", run_id, interrupt.to_json(), tuple(held))
 
     @classmethod
     def of_tool_call(cls, call: ToolCall, run_id: str | None) -> PendingCall:
@@ -75,13 +84,22 @@ class PendingCall:
         }
         if revision is not None:
             value["revision"] = revision
+        if self.held:
+            value["held"] = [json.loads(message.to_json()) for message in self.held]
         return json.dumps(value)
 
     @classmethod
     def from_text(cls, text: str) -> PendingCall:
         """An entry back from the text a store kept."""
         value = json.loads(text)
-        return cls(value["id"], value["kind"], value.get("run_id"), value.get("data") or {})
+        held = tuple(message_adapter().validate_python(item) for item in value.get("held") or ())
+        return cls(value["id"], value["kind"], value.get("run_id"), value.get("data") or {}, held)
+
+
+def held_by(entries: Sequence[PendingCall]) -> list[Any]:
+    """The messages `entries` hold until their calls have results (`PendingCall.held`), in
+    order."""
+    return [message for entry in entries for message in entry.held]
 
 
 def stored_revision(text: str, default: int) -> int:

@@ -31,7 +31,7 @@ and the session only reads keys that deltas name or that are `user:` / `app:` wr
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Unpack
 
 import anyio
@@ -89,6 +89,9 @@ class ThreadSession:
         self._ctx: RunContext | None = None
         self._pending_saved: set[str] = set()  # ids of the run's stops already committed
         self._superseded: dict[str, str] = {}  # waiting calls a new message leaves behind
+        # messages held until calls of these ids have their results: kept with the entry of
+        # the first interrupt that waits on one of them, if the run stops there (`hold`)
+        self._holding: tuple[frozenset[str], tuple[Any, ...]] | None = None
         self.input_kept = False  # the thread was created holding the run's input (`open`)
 
     @classmethod
@@ -300,17 +303,30 @@ class ThreadSession:
         self._superseded = {entry.id: note for entry in self.pending}
         self.pending = []
 
+    def hold(self, calls: Collection[str], messages: Sequence[Any]) -> None:
+        """Keep `messages` with the thread's entry of the first interrupt this run stops on
+        that waits on one of `calls` (tool call ids), instead of in its conversation: they
+        belong after that call's result (`PendingCall.held`). A call that gets its result
+        makes no stop of its id any more: once every one of `calls` has one, the messages are
+        the run's to add (`network.serving.held_messages`), and nothing keeps them here."""
+        self._holding = (frozenset(calls), tuple(messages)) if calls and messages else None
+
     def _new_stops(self) -> list[PendingCall]:
         """The calls the run stopped on since the last commit (`network.threads.pending`)."""
         ctx = self._ctx
         if ctx is None or not (ctx.engine.interrupts or ctx.engine.pending_tool_calls):
             return []
         saved = self._pending_saved
-        stops = [
-            PendingCall.of_interrupt(interrupt, self.run_id)
-            for interrupt in ctx.engine.interrupts
-            if interrupt.id not in saved
-        ]
+        stops = []
+        for interrupt in ctx.engine.interrupts:
+            if interrupt.id in saved:
+                continue
+            holding, held = self._holding or (frozenset(), ())
+            if interrupt.tool_call_id in holding:  # once: the first entry keeps them
+                self._holding = None
+                stops.append(PendingCall.of_interrupt(interrupt, self.run_id, held))
+            else:
+                stops.append(PendingCall.of_interrupt(interrupt, self.run_id))
         stops.extend(
             PendingCall.of_tool_call(call, self.run_id)
             for call in ctx.engine.pending_tool_calls

@@ -44,6 +44,7 @@ from tests.network.a2a.servers import (
     token_file,
     waiting_on,
 )
+from tests.network.agui.test_resume_with_message_waiting_again import kitchen
 
 pytestmark = pytest.mark.anyio
 REFUSED = (A2AError, A2AClientError)
@@ -234,3 +235,44 @@ async def test_a_cancel_settles_approvals_kept_in_memory_once() -> None:
     assert await cancel_waiting(served, "task_1", "t1", None, waited, ended) == "saved"
     assert await cancel_waiting(served, "task_1", "t1", None, waited, ended) is None
     assert (await served.read("t1", None)).interrupts == []
+
+
+async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(tmp_path: Path) -> None:
+    # a request answered the approval and said something more, and the call it answered waits
+    # again (a sub-agent's second approval): the thread keeps that message with the approval;
+    # a cancel answers the call as not run, then the message goes in, after the result
+    network, _ = kitchen([])
+    served = ServedThreads(network, store=str(tmp_path / "threads.db"))
+
+    async def turn(request: RunRequest) -> list[Any]:
+        admission = await served.admit("t1", new_id("run_"), None)
+        try:
+            result = await admission.execute(await admission.start(request))
+        finally:
+            await admission.release()
+        return list(result.interrupts)
+
+    try:
+        (asked,) = await turn(RunRequest(messages=[UserMessage("pancakes")], data={}))
+        syrup = UserMessage("also add syrup", id="u2")
+        answered = [(asked, asked.accept())]
+        waited = await turn(RunRequest(messages=[syrup], data={}, answered=answered))
+        assert [i.tool_call_id for i in waited] == [asked.tool_call_id]  # waits again
+
+        async def ended() -> str:
+            return "saved"
+
+        ids = [i.id for i in waited]
+        assert await cancel_waiting(served, "task_1", "t1", None, ids, ended) == "saved"
+        store = served.stored.store if served.stored is not None else None
+        assert store is not None
+        thread = await store.get_thread("t1")
+    finally:
+        await served.close()
+    roles = [(m.role, m.content if m.role != "tool" else m.tool_call_id) for m in thread.messages]
+    assert roles == [
+        ("user", "pancakes"),
+        ("assistant", None),
+        ("tool", asked.tool_call_id),
+        ("user", "also add syrup"),
+    ]

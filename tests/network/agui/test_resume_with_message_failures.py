@@ -3,7 +3,7 @@ the answer fails: the tool raises, the step that takes up the answer raises (a c
 `wrap_resume`, as a remote agent that errs), the model asked next fails, the router fails.
 The user's message is the thread's all the same, after the call's result (or a result saying
 the call did not finish), and the thread's next turn is a conversation the providers take:
-each call's result right after it (`network.run.held_messages`)."""
+each call's result right after it (`network.serving.held_messages`)."""
 
 from __future__ import annotations
 

@@ -423,6 +423,49 @@ async def test_a_capability_groups_the_answers_to_its_own_interrupts_into_calls(
     assert done.output == "painted two"
 
 
+class Resumed(Capability):
+    """Records what the run's `resumed` stage sees: the conversation's last message and the
+    error; `fails`: its agents' `wrap_resume` raises (a remote agent that errs)."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.seen: list[tuple[Any, str | None]] = []
+        self.fails = fails
+
+    async def wrap_resume(
+        self, run: RunContext, answered: list[tuple[Interrupt, Answer]], proceed: ResumeProceed
+    ) -> InferenceResult:
+        if self.fails:
+            raise RuntimeError("the remote agent failed")
+        return await proceed(answered)
+
+    async def resumed(self, run: RunContext, error: BaseException | None) -> None:
+        last = run.state.messages[-1]
+        self.seen.append(((last.role, last.content), None if error is None else str(error)))
+
+
+@pytest.mark.parametrize("fails", [False, True])
+async def test_resumed_runs_once_the_answered_calls_are_taken_up(fails: bool) -> None:
+    @tool(requires_confirmation=True)
+    def save(title: str) -> str:
+        """Save it."""
+        return f"saved {title}"
+
+    stage = Resumed(fails)
+    model = ScriptedModel([call("save", title="t")])
+    network = Network("n", agents=[Agent("a", model=model, tools=[save])], capabilities=[stage])
+    stopped = await network.run("save it")
+    assert stage.seen == []  # a run that takes up no answers has no `resumed` stage
+    answer = stopped.resume([stopped.interrupts[0].accept()])
+    if fails:
+        with pytest.raises(RuntimeError, match="the remote agent failed"):
+            await network.run(answer)
+        assert stage.seen == [(("assistant", None), "the remote agent failed")]
+        return
+    done = await network.run(answer)
+    assert stage.seen == [(("tool", "saved t"), None)]  # once, after the call's result
+    assert done.stop_reason == "router_finished"
+
+
 def test_capabilities_must_be_capabilities() -> None:
     from network.errors import ConfigurationError
 
@@ -446,6 +489,13 @@ class Unawaitable(Capability):
         return text + "!"
 
 
+class UnawaitableResumed(Capability):
+    """A `resumed` written `def`: the run awaits it."""
+
+    def resumed(self, run: RunContext, error: BaseException | None) -> None:  # type: ignore[override]
+        return None
+
+
 class AwaitedNextCall(Capability):
     """A `next_call` written `async def`: the run does not await it."""
 
@@ -458,6 +508,7 @@ class AwaitedNextCall(Capability):
     [
         (Unawaitable(), "Unawaitable.instructions must be async def"),
         (AwaitedNextCall(), r"AwaitedNextCall.next_call must be a plain def"),
+        (UnawaitableResumed(), "UnawaitableResumed.resumed must be async def"),
     ],
 )
 def test_a_stage_of_the_wrong_kind_is_refused_when_it_is_given(

@@ -306,6 +306,26 @@ def transactions(statements: list[str]) -> int:
     return count
 
 
+async def test_holding_a_thread_runs_its_work_then_frees_it_or_answers_none_when_busy() -> None:
+    served = ServedThreads(echo([]))
+    inside: list[Any] = []
+
+    async def nested(admission: Any) -> str:
+        return "not run"
+
+    async def work(admission: Any) -> str:
+        inside.append(await served.holding("t", None, nested))  # busy: held by this work
+        return f"held {admission.record.thread_id}"
+
+    assert await served.holding("t", None, work) == "held t"
+    assert inside == [None] and served.under_way == 0
+    assert await served.holding("t", None, work) == "held t"  # freed after the first
+    with pytest.raises(RequestError) as refused:  # any other refusal is raised
+        await served.holding("x" * 10_000, None, work)
+    assert refused.value.status == 422
+    assert await served.holding("x" * 10_000, None, work, busy=lambda _: True) is None
+
+
 def test_a_full_registry_forgets_its_oldest_idle_thread_and_keeps_busy_ones() -> None:
     from network.serving.registry import ThreadRecord, ThreadRegistry
 
