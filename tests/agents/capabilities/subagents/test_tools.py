@@ -116,7 +116,19 @@ def test_a_good_state_schema_is_the_sub_runs() -> None:
 def test_an_as_tool_name_providers_accept_is_kept() -> None:
     assert researcher().as_tool(name="ask-the_Researcher2").name == "ask-the_Researcher2"
     assert Network("n", agents=[researcher()]).as_tool(name="team").name == "team"
-    assert Agent("Research Agent").as_tool(description="d").name == "Research Agent"  # as before
+    assert Agent("Research Agent").as_tool(name="research", description="d").name == "research"
+
+
+@pytest.mark.parametrize("own_name", ["Research Agent", "caf\u00e9", "x" * 65, "a.b"])
+def test_an_own_name_providers_refuse_is_refused_when_the_tool_takes_it(own_name: str) -> None:
+    """`Agent("Research Agent").as_tool()` was a tool named "Research Agent", which the
+    provider refused (a 400) at the supervisor's first request, after the run was admitted;
+    the tool's name is checked when it is made, whether given or the agent's own."""
+    with pytest.raises(ConfigurationError, match=r"give as_tool\(name=\.\.\.\)") as refused:
+        Agent(own_name, description="d").as_tool()
+    assert str(refused.value).startswith(f"agent {own_name!r}: its name is not a tool name")
+    with pytest.raises(ConfigurationError, match=rf"^network {own_name!r}: its name is not a"):
+        Network(own_name, agents=[researcher()]).as_tool()
 
 
 @pytest.mark.parametrize(
