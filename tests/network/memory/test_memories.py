@@ -228,6 +228,12 @@ async def test_hostile_reads_are_refused(memories: Memories, field: str, call: A
     assert [item.key for item in await memories.list(ANN)] == ["tea"]
 
 
+async def test_put_many_of_no_entries_says_how_many_it_takes(memories: Memories) -> None:
+    # Before: "entries must be an int from 1 to 10000, got 0", of a list.
+    with pytest.raises(InvalidMemoryError, match=r"^entries must hold 1 to 10000 memories, got 0$"):
+        await memories.put_many(ANN, [])
+
+
 async def test_names_and_quotes_are_data(memories: Memories) -> None:
     odd = ("shop", "users", 'o\'brien "x" ; DROP TABLE', "ünïcode 雪")
     await memories.put(odd, "k'ey", "a fact with 'quotes'", metadata={"note": "it's"})
