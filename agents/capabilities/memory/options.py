@@ -75,6 +75,8 @@ class Memory:
         check_number("Memory: min_score", min_score, minimum=-1, maximum=1, optional=True)
         if not isinstance(tools, bool):
             raise ConfigurationError(f"Memory: tools must be True or False, got {tools!r}")
+        if not isinstance(heading, str) or not heading.strip():  # else "None" in the prompt
+            raise ConfigurationError(f"Memory: heading must be a non-blank string, got {heading!r}")
         self.store = store
         self.namespace = namespace
         self.recall = recall

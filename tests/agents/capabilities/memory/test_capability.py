@@ -206,6 +206,8 @@ def test_bad_options_are_configuration_errors() -> None:
         {"min_score": 10**400},  # past a float's range: refused, not an OverflowError
         {"min_score": -1.5},
         {"tools": "yes"},
+        {"heading": None},  # was "None" above the memories in the instructions
+        {"heading": " "},
     ):
         with pytest.raises(ConfigurationError, match="Memory"):
             Memory(memories, **bad)
