@@ -73,19 +73,19 @@ async def score_case(case: Case, run: CaseRun, scorers: Sequence[Scorer]) -> lis
     return scores
 
 
-def check_network(where: str, network: Any) -> None:
-    """`network` is a `Network`, or a `ConfigurationError` naming `where` (else every case
-    was an error of its own, an agent's `TypeError` about `limits=` or an `AttributeError`)."""
-    if isinstance(network, Network):
+def check_network(where: str, given: object) -> None:
+    """`given` is a `Network`, or a `ConfigurationError` naming `where` (else every case was
+    an error of its own, an agent's `TypeError` about `limits=` or an `AttributeError`)."""
+    if isinstance(given, Network):
         return
+    name = getattr(given, "name", None)
     hint = (
-        f": give Network({network.name!r}, agents=[...]) holding it"
-        if callable(getattr(network, "call", None))
-        and isinstance(getattr(network, "name", None), str)
+        f": give Network({name!r}, agents=[...]) holding it"
+        if callable(getattr(given, "call", None)) and isinstance(name, str)
         else ""
     )
     raise ConfigurationError(
-        f"{where}: network must be a Network, got {type(network).__name__}{hint}"
+        f"{where}: network must be a Network, got {type(given).__name__}{hint}"
     )
 
 
