@@ -164,6 +164,9 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("value", {"value": _nested(100_000), "text": "deep"}),  # was a RecursionError
     ("text", {"value": {"a": 1}, "text": "   "}),
     ("text", {"text": "y" * 9_000}),
+    # kept on SQLite and in memory, a MemoryDatabaseError on PostgreSQL (its text has no NUL)
+    ("text", {"value": "a\x00b"}),
+    ("text", {"value": {"a": 1}, "text": "a\x00b"}),
     ("metadata", {"metadata": ["kind"]}),
     ("metadata", {"metadata": {"bad name": 1}}),
     ("metadata", {"metadata": {"n": math.nan}}),
