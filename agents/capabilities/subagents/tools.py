@@ -47,7 +47,7 @@ from agents.capabilities.subagents.failing import keep_cause
 from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
 from network import kernel
-from network.errors import AgentNetworkError, ToolError
+from network.errors import AgentNetworkError, StateError, ToolError
 from network.history.messages import message_list_adapter
 from network.network import Network
 from network.run.context import AgentLike, NetworkLike, RunContext
@@ -269,7 +269,16 @@ class _SubrunCall:
         kv = self.context.state.kv
         for outer, source in spec.state_out.items():
             if inner.has(source):
-                kv.set(outer, inner.get(source))
+                try:
+                    kv.set(outer, inner.get(source))
+                except StateError as error:  # the delegate's work is done: the model is
+                    # told so, or it would read "failed" and delegate (tools and all) again
+                    raise ToolError(
+                        f"{spec.label} answered, but the caller's state refused its "
+                        f"{source!r} as {outer!r} (state_out): {error}; none of its "
+                        "state_out was written",
+                        tool=spec.name,
+                    ) from error
         if spec.output_extractor is not None:  # the caller's choice of what the model reads
             return spec.output_extractor(result)
         results = result.state.results

@@ -79,6 +79,14 @@ async def test_a_state_out_write_the_schema_refuses_is_an_error_result() -> None
     assert result.state.kv.get("count") == 3  # left as it was
     record = result.state.results[0].tool_calls[0]
     assert record.is_error and "count" in record.content
+    # Before: "agent 'researcher' failed: state key 'count' expects int", which a model reads
+    # as the delegate's failure, and delegates again (its tools running twice).
+    assert record.content.startswith(
+        "Error: agent 'researcher' answered, but the caller's state refused its 'notes' as "
+        "'count' (state_out): state key 'count' expects int"
+    )
+    assert record.content.endswith("; none of its state_out was written")
+    assert RESEARCHED == ["sun"]
 
 
 def test_bad_mappings_are_configuration_errors() -> None:
