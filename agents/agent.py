@@ -56,7 +56,7 @@ from network.run.retry_policy import RetryPolicy
 from network.run.stages import chain
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
-from network.run.tool_names import check_tool_name
+from network.run.tool_names import default_tool_name
 from network.state.schema import StateSchema, storable_key
 
 TOOL_CHOICES = ("auto", "required", "none")
@@ -465,8 +465,9 @@ class Agent(AgentStep):
         # Checked here: the sub-run's network is built per call, so a bad cap would otherwise
         # be an error result at every call, naming the inner network's `max_iter`.
         check_number(f"{label}: max_steps", max_steps, integer=True, minimum=1)
-        if name is not None:  # the agent's own name is any string: checked when it is given
-            check_tool_name(f"{label}: as_tool name", name)
+        # The agent's own name is any string: the tool's, given or taken from it, is checked
+        # here, not refused by the provider at the supervisor's first request.
+        default_tool_name(label, name, self.name)
         try:  # likewise checked here, once, not refused anew at every call
             state_schema = StateSchema.coerce(state_schema)
         except ConfigurationError as error:

@@ -41,7 +41,7 @@ from network.run.stages import run_stages
 from network.run.subrun import SubrunTool, check_mapping
 from network.run.thread_ref import ThreadKeywords, ThreadRef, thread_of
 from network.run.tool_defaults import check_tool_defaults
-from network.run.tool_names import check_tool_name
+from network.run.tool_names import default_tool_name
 from network.state.output_keys import declare_output_keys
 from network.state.schema import StateSchema, storable_key
 from network.state.state import State
@@ -454,8 +454,8 @@ class Network(Generic[DepsT]):
                 reads) or "raise" (it fails the caller's run with a `ToolError`).
         """
         label = f"network {self.name!r}"
-        if name is not None:  # the network's own name is any string: checked when it is given
-            check_tool_name(f"{label}: as_tool name", name)
+        # the network's own name is any string: the tool's, given or taken from it, is checked
+        default_tool_name(label, name, self.name)
         return SubrunTool(
             name=name or self.name,
             description=description

@@ -174,6 +174,10 @@ class Dataset(BaseModel):
         if where.suffix in (".yaml", ".yml"):
             yaml = _yaml(where)
             text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+            if yaml.safe_load(text) != data:
+                # PyYAML writes a NEL (U+0085) raw in a quoted scalar, where reading folds it
+                # into a space: such a dataset is written with escapes (all in double quotes)
+                text = yaml.safe_dump(data, sort_keys=False, allow_unicode=False, width=100)
         elif where.suffix == ".json":
             text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         else:

@@ -73,6 +73,22 @@ async def score_case(case: Case, run: CaseRun, scorers: Sequence[Scorer]) -> lis
     return scores
 
 
+def check_network(where: str, given: object) -> None:
+    """`given` is a `Network`, or a `ConfigurationError` naming `where` (else every case was
+    an error of its own, an agent's `TypeError` about `limits=` or an `AttributeError`)."""
+    if isinstance(given, Network):
+        return
+    name = getattr(given, "name", None)
+    hint = (
+        f": give Network({name!r}, agents=[...]) holding it"
+        if callable(getattr(given, "call", None)) and isinstance(name, str)
+        else ""
+    )
+    raise ConfigurationError(
+        f"{where}: network must be a Network, got {type(given).__name__}{hint}"
+    )
+
+
 async def run_case(
     network: Network[Any], case: Case, scorers: Sequence[Scorer], timeout_s: float | None = None
 ) -> CaseReport:
@@ -141,6 +157,7 @@ async def evaluate(
         max_tokens: the dataset's token budget (see the module docstring); None: no budget.
         timeout_s: each case's time, unless its `limits.timeout_s` says otherwise.
     """
+    check_network("evaluate", network)
     if not isinstance(dataset, Dataset):
         raise ConfigurationError(f"evaluate: dataset must be a Dataset, got {dataset!r}")
     check_number("evaluate: concurrency", concurrency, integer=True, minimum=1)

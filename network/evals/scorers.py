@@ -150,9 +150,13 @@ class OutputContains(Scorer):
     name = "contains"
 
     def __init__(self, text: str | Sequence[str], *, case_sensitive: bool = True) -> None:
-        texts = [text] if isinstance(text, str) else list(text)
+        # a bare None or number was a TypeError from list(); a dict's keys were taken
+        is_list = isinstance(text, Sequence) and not isinstance(text, bytes)
+        texts = [text] if isinstance(text, str) else list(text) if is_list else []
         if not texts or not all(isinstance(item, str) and item for item in texts):
-            raise ConfigurationError("OutputContains: text must be a non-empty string or strings")
+            raise ConfigurationError(
+                f"OutputContains: text must be a non-empty string or strings, got {text!r}"
+            )
         self.texts = texts
         self.case_sensitive = case_sensitive
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from network.evals.cases import Case, Dataset
 from network.evals.report import CaseReport
-from network.evals.runner import run_case
+from network.evals.runner import check_network, run_case
 from network.evals.scorers import check_scorers, default_scorers
 from network.network import Network
 
@@ -41,6 +41,7 @@ async def check_case(
     timeout_s: float | None = None,
 ) -> CaseReport:
     """Run and score `case`; an `AssertionError` with the reasons when it does not pass."""
+    check_network("check_case", network)
     chosen = check_scorers(default_scorers() if scorers is None else scorers)
     report = await run_case(network, case, chosen, timeout_s)
     if not report.passed:

@@ -9,7 +9,7 @@ database has its limits, so one set of rules holds for every backend:
   hold, so one namespace never reads as another;
 - a value is JSON data (no NaN or infinity, no set, no object, a dict's keys strings) of
   at most `MAX_VALUE_BYTES` encoded; the text embedded is 1 to `MAX_TEXT` characters, not
-  blank;
+  blank, without NUL (PostgreSQL's text has none) or a lone surrogate;
 - metadata is a flat dict of at most `MAX_METADATA` entries whose names are identifiers
   (`^[A-Za-z_][A-Za-z0-9_]{0,63}$`, safe in every database's JSON path) and whose values are
   strings (at most `MAX_LABEL` characters), finite numbers, bools or None;
@@ -161,6 +161,10 @@ def check_text(text: Any, field: str = "text", limit: int = MAX_TEXT) -> str:
             f"{field} is {len(text)} characters long, over the limit of {limit}", field=field
         )
     _no_surrogate(field, text)
+    if "\x00" in text:  # PostgreSQL's text has none: one rule for every backend
+        raise InvalidMemoryError(
+            f"{field} holds a NUL character (at {text.index(chr(0))})", field=field
+        )
     return text
 
 

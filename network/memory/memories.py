@@ -168,7 +168,11 @@ class Memories:
         space = encode_namespace(check_namespace(namespace))
         if not isinstance(entries, Sequence) or isinstance(entries, str):
             raise InvalidMemoryError("entries must be a list of NewMemory", field="entries")
-        check_limit(len(entries), "entries", MAX_LIST)
+        if not 1 <= len(entries) <= MAX_LIST:  # a count of items, not a limit given
+            raise InvalidMemoryError(
+                f"entries must hold 1 to {MAX_LIST} memories, got {len(entries)}",
+                field="entries",
+            )
         now = self._clock()
         rows: list[Row] = []
         keys: set[str] = set()

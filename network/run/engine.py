@@ -142,6 +142,10 @@ def run_result(
         trace_id=ctx.engine.trace_id,
         span_id=ctx.engine.span_id,
         failed_branches=list(ctx.failed_branches),
-        guardrail=ctx.engine.guardrails.tripped if ctx.engine.guardrails is not None else None,
+        # the trip that stopped the run: a branch's under on_error="continue" is that
+        # branch's failure (`failed_branches`), not the run's stop
+        guardrail=ctx.engine.guardrails.tripped
+        if ctx.engine.guardrails is not None and reason == StopReason.GUARDRAIL
+        else None,
         earlier_branch_results=list(ctx.engine.earlier_branch_results),
     )

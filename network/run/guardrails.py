@@ -123,6 +123,7 @@ class Guardrail:
             raise ConfigurationError(f"guardrail {fn!r} needs a name: pass name=...")
         if not callable(fn):
             raise ConfigurationError(f"guardrail {label!r}: {fn!r} is not callable")
+        _check_arguments(label, fn)
         if type(blocking) is not bool:
             raise ConfigurationError(f"guardrail {label!r}: blocking must be True or False")
         if blocking and kind != "input":
@@ -161,6 +162,23 @@ class Guardrail:
 
     def __repr__(self) -> str:
         return f"Guardrail({self.name!r}, kind={self.kind!r})"
+
+
+def _check_arguments(label: str, fn: Callable[..., Any]) -> None:
+    """A check is called `fn(ctx, value)`: one that cannot take them is refused when it is
+    given, not a TypeError naming a lambda in the middle of a run (beside a model request
+    already paid for)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or extension without one: called as it is
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError as error:
+        raise ConfigurationError(
+            f"guardrail {label!r}: a guardrail is called as fn(ctx, value), and {fn!r} cannot "
+            f"take those two arguments ({error})"
+        ) from error
 
 
 def coerce_guardrails(owner: str, kind: str, items: Any) -> tuple[Guardrail, ...]:

@@ -90,17 +90,17 @@ def check_text_input(text: str) -> str:
     `"\\ud800"`, and a server's `json.loads` keeps it). Taken, the model was asked and paid,
     then the thread's commit failed. The rules of `network.add_messages`, checked before
     anything runs."""
+    problem = text_problem(text)
+    if problem is not None:
+        raise MessageError(f"the run's input holds {problem}", index=None, field="input")
+    return text
+
+
+def text_problem(text: str) -> str | None:
+    """What keeps `text` out of a user message (`check_text_input`'s rules), or None."""
     if "\x00" in text:
-        raise MessageError(
-            f"the run's input holds a NUL character (at {text.index(chr(0))})",
-            index=None,
-            field="input",
-        )
+        return f"a NUL character (at {text.index(chr(0))})"
     at = lone_surrogate_at(text)
     if at is not None:
-        raise MessageError(
-            f"the run's input holds a lone surrogate (at {at}), which has no UTF-8 form",
-            index=None,
-            field="input",
-        )
-    return text
+        return f"a lone surrogate (at {at}), which has no UTF-8 form"
+    return None

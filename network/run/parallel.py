@@ -36,8 +36,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from network.errors import ConfigurationError
+from network.errors import ConfigurationError, MessageError
 from network.numbers import check_number
+from network.run.inputs import text_problem
 
 __all__ = ["Branch", "BranchFailure", "Parallel"]
 
@@ -158,7 +159,8 @@ class Parallel:
         """One branch of `agent` (or a network) per item, in the items' order (see module
         docstring).
 
-        `input(item)` is the branch's user message (default `str(item)`); `name` defaults
+        `input(item)` is the branch's user message (default `str(item)`), refused as a run's
+        input is (a `MessageError` naming the item for a NUL or a lone surrogate); `name` defaults
         to `"<agent>.map"`. Branch ids are `"<name>/<agent>#<i>"`. `max_concurrency`,
         `on_error` and `max_steps` are `Parallel`'s.
         """
@@ -185,6 +187,16 @@ class Parallel:
                 raise ConfigurationError(
                     f"Parallel.map {fork!r}: input() returned {type(text).__name__} for item "
                     f"{index}, expected str"
+                )
+            # the branch's user message, checked as a run's input is (items often come from
+            # a model's answer): else the model is asked and paid before the thread's commit
+            # or the request's encoding fails
+            problem = text_problem(text)
+            if problem is not None:
+                raise MessageError(
+                    f"Parallel.map {fork!r}: the input of item {index} holds {problem}",
+                    index=index,
+                    field="input",
                 )
             branches.append(Branch(f"{fork}/{agent_name}#{index}", agent, index, text, item))
         made.branches = tuple(branches)

@@ -4,7 +4,8 @@ OpenAI-compatible servers, Anthropic and the others refuse a function name outsi
 `^[A-Za-z0-9_-]{1,64}$` with a 400 at the run's first request (after the model call was paid
 for, or the run was admitted). A name a user gives (`@tool(name=...)`, `agent.as_tool(name=...)`,
 `network.as_tool(name=...)`, `handoff(tool_name=...)`, an AG-UI client's declared tool) is
-checked against it where it is given; names the library makes are made safe instead
+checked against it where it is given, and so is an agent's or network's own name when
+`as_tool()` takes it for the tool's; names the library makes are made safe instead
 (`handoff_tool_name`, MCP tools' prefixes).
 """
 
@@ -41,4 +42,18 @@ def made_safe(text: str) -> str:
     return _REFUSED.sub("_", plain).strip("_")
 
 
-__all__ = ["TOOL_NAME", "check_tool_name", "made_safe"]
+def default_tool_name(owner: str, given: Any, own_name: str) -> str:
+    """The name of `owner`'s tool (`agent.as_tool()`, `network.as_tool()`): `given`, else
+    `own_name` (an agent's or network's name, which may be any string), checked as a tool
+    name; a `ConfigurationError` naming `owner` says to give `name=` when its own is refused."""
+    if given is not None:
+        return check_tool_name(f"{owner}: as_tool name", given)
+    if isinstance(own_name, str) and TOOL_NAME.fullmatch(own_name):
+        return own_name
+    raise ConfigurationError(
+        f"{owner}: its name is not a tool name model providers accept (1 to 64 letters, "
+        "digits, '_' or '-'), so it cannot name its tool: give as_tool(name=...)"
+    )
+
+
+__all__ = ["TOOL_NAME", "check_tool_name", "default_tool_name", "made_safe"]

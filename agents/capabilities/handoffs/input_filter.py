@@ -67,9 +67,15 @@ async def handed_history(agent: AgentLike, ctx: RunContext, history: Any) -> Any
             return history
         messages = list(history)
         cut = len(messages) - own
-        kept = spec.input_filter(messages[:cut])
-        if inspect.isawaitable(kept):
-            kept = await kept
+        try:
+            kept = spec.input_filter(messages[:cut])
+            if inspect.isawaitable(kept):
+                kept = await kept
+        except Exception as exc:  # the run fails with it, as with a guardrail that raises
+            exc.add_note(
+                f"in the input_filter of the handoff from {made.source!r} to {agent.name!r}"
+            )
+            raise
         if isinstance(kept, str) or not isinstance(kept, Sequence):
             raise ConfigurationError(
                 f"handoff from {made.source!r} to {agent.name!r}: input_filter must return a "

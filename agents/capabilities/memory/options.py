@@ -5,7 +5,8 @@ Whose memories: a run on a thread has an owner (`RunContext.user_id`: the thread
 AG-UI server's principal) and an app (`RunContext.app_name`). The namespace is made from
 them: by default `(app_name, "users", user_id)`; a tuple of labels with `{user_id}` /
 `{app_name}` placeholders, or a function of the `RunContext` returning a namespace (or None),
-says otherwise. A run with no owner (no thread, or the anonymous user) has no memory: nothing
+says otherwise (labels always hold `{user_id}`; only a function can share a namespace
+between users). A run with no owner (no thread, or the anonymous user) has no memory: nothing
 is recalled and the tools tell the model so. One user's namespace is never another's, so one
 user's memories are never recalled for another.
 """
@@ -27,6 +28,7 @@ DEFAULT_NAMESPACE: Namespace = ("{app_name}", "users", "{user_id}")
 """The namespace of a run's memories unless `Memory(namespace=...)` says otherwise."""
 
 _PLACE = re.compile(r"\{(user_id|app_name)\}")
+_ANY_PLACE = re.compile(r"\{[^{}]*\}")  # anything written as a placeholder
 
 
 class Memory:
@@ -35,8 +37,10 @@ class Memory:
     Args:
         store: the `Memories` store (`network.memory`).
         namespace: whose memories a run reads and writes: labels with `{user_id}` and
-            `{app_name}` placeholders (default `("{app_name}", "users", "{user_id}")`), or
-            `fn(run) -> namespace | None`.
+            `{app_name}` placeholders (default `("{app_name}", "users", "{user_id}")`), one
+            of them with `{user_id}`, or `fn(run) -> namespace | None` (which may share one
+            namespace between users on purpose). Another placeholder, or labels without
+            `{user_id}`, are a `ConfigurationError`: every user would share the memories.
         recall: how many memories are recalled into the instructions at the start of each
             run (searched by the run's input); 0 recalls none.
         min_score: recall only memories at least this similar to the input (cosine, -1 to 1).
@@ -64,11 +68,15 @@ class Memory:
             raise ConfigurationError(
                 f"Memory: namespace must be a tuple of labels or a function, got {namespace!r}"
             )
+        if not callable(namespace):
+            _check_placeholders(namespace)
         if isinstance(recall, bool) or not isinstance(recall, int) or not 0 <= recall <= 50:
             raise ConfigurationError(f"Memory: recall must be an int from 0 to 50, got {recall!r}")
         check_number("Memory: min_score", min_score, minimum=-1, maximum=1, optional=True)
         if not isinstance(tools, bool):
             raise ConfigurationError(f"Memory: tools must be True or False, got {tools!r}")
+        if not isinstance(heading, str) or not heading.strip():  # else "None" in the prompt
+            raise ConfigurationError(f"Memory: heading must be a non-blank string, got {heading!r}")
         self.store = store
         self.namespace = namespace
         self.recall = recall
@@ -89,6 +97,26 @@ class Memory:
 
     def __repr__(self) -> str:
         return f"Memory({self.store!r}, namespace={self.namespace!r}, recall={self.recall})"
+
+
+def _check_placeholders(namespace: Namespace) -> None:
+    """A namespace of labels names its user: `{user_id}` in one of them, and no placeholder
+    but the two. A misspelt one (`{user}`) would be kept as it is written, and a namespace
+    without `{user_id}` is the same for every user: either way one user's memories (and what
+    the model saved from one user's words) would be recalled into another's instructions."""
+    for label in namespace:
+        for found in _ANY_PLACE.finditer(label):
+            if not _PLACE.fullmatch(found[0]):
+                raise ConfigurationError(
+                    f"Memory: namespace label {label!r} holds {found[0]!r}; the placeholders "
+                    "are {user_id} and {app_name}"
+                )
+    if not any("{user_id}" in label for label in namespace):
+        raise ConfigurationError(
+            f"Memory: namespace {namespace!r} has no {{user_id}} label, so every user would "
+            "share its memories; add one, or give a function (`namespace=lambda run: ...`) "
+            "to share a namespace on purpose"
+        )
 
 
 def coerce_memory(owner: str, memory: Any) -> Memory | None:

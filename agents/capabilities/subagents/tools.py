@@ -21,7 +21,8 @@ sub-run of the supervisor's run (`network.run.subrun`):
 
 The tool's result is the sub-run's typed output when its last agent has one, else its final
 text, unless `output_extractor=fn(result)` picks it from the sub-run's `RunResult`. A sub-run
-that fails, or that a usage limit stops, is an error result the model reads; with
+that fails, or that a usage limit, a guardrail's trip or its cap of calls stops before it
+finished, is an error result the model reads; with
 `on_failure="raise"` it fails the caller's run instead (`agents.capabilities.subagents.failing`).
 Its failure is screened as a run's own is: the library's errors are read as they are; any
 other exception (a router's, a delegate model's, a hook's: it may carry a connection string)
@@ -46,7 +47,7 @@ from agents.capabilities.subagents.failing import keep_cause
 from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
 from network import kernel
-from network.errors import AgentNetworkError, ToolError
+from network.errors import AgentNetworkError, StateError, ToolError
 from network.history.messages import message_list_adapter
 from network.network import Network
 from network.run.context import AgentLike, NetworkLike, RunContext
@@ -175,7 +176,7 @@ class _SubrunCall:
             result: RunResult = await kernel.run(network, request, options, parent=parent)
             if result.interrupts:
                 return await self._stopped(input, run_id, result)
-            output = self._finish(result)
+            output = self._finish(result, options.max_iter or network.max_iter)
         except BaseException as error:
             wrapped = await self._failed(error, run_id)
             if wrapped is not None:
@@ -244,19 +245,40 @@ class _SubrunCall:
         # logged (Observers) never makes a model stream.
         return [Listener(forward) if emitter.streaming else Observer(forward)]
 
-    def _finish(self, result: RunResult) -> Any:
-        """The sub-run finished: `state_out` written to the caller's state, and its output."""
+    def _finish(self, result: RunResult, cap: int) -> Any:
+        """The sub-run finished: `state_out` written to the caller's state, and its output.
+        One that stopped before it finished (a usage limit, a guardrail's trip, its cap of
+        calls) is the call's error, as a failed one is: else the model read an empty or
+        half-done answer as the delegate's."""
         spec = self.spec
-        if result.stop_reason == StopReason.USAGE_LIMIT:
+        reason = result.stop_reason
+        if reason == StopReason.USAGE_LIMIT:
             raise ToolError(
                 f"{spec.label} stopped: {result.limit_exceeded} (the run's usage limit)",
+                tool=spec.name,
+            )
+        if reason == StopReason.GUARDRAIL:  # named, not what it said (`info`: the app's)
+            raise ToolError(f"{spec.label} stopped: {result.guardrail}", tool=spec.name)
+        if reason == StopReason.MAX_ITER:
+            option = "max_steps" if spec.label.startswith("agent ") else "max_iter"
+            raise ToolError(
+                f"{spec.label} stopped before it finished: it reached its {option} of {cap} calls",
                 tool=spec.name,
             )
         inner = result.state.kv
         kv = self.context.state.kv
         for outer, source in spec.state_out.items():
             if inner.has(source):
-                kv.set(outer, inner.get(source))
+                try:
+                    kv.set(outer, inner.get(source))
+                except StateError as error:  # the delegate's work is done: the model is
+                    # told so, or it would read "failed" and delegate (tools and all) again
+                    raise ToolError(
+                        f"{spec.label} answered, but the caller's state refused its "
+                        f"{source!r} as {outer!r} (state_out): {error}; none of its "
+                        "state_out was written",
+                        tool=spec.name,
+                    ) from error
         if spec.output_extractor is not None:  # the caller's choice of what the model reads
             return spec.output_extractor(result)
         results = result.state.results

@@ -43,6 +43,21 @@ def test_a_dataset_round_trips_and_one_changed_case_is_a_small_diff(
     assert sum(1 for old, new in zip(before, after, strict=True) if old != new) == 1
 
 
+@pytest.mark.parametrize("text", ["caf\u00e9\u0085menu", "\u0085", "x" * 150 + "\u0085y"])
+def test_a_next_line_character_survives_a_yaml_round_trip(tmp_path: Path, text: str) -> None:
+    # Before, PyYAML wrote U+0085 (NEL, which copy-pasted text carries) raw in a quoted
+    # scalar and read it back folded into a space: the saved case asked another question.
+    dataset = Dataset(
+        name="d",
+        cases=[Case(name="nel", input=text, expected_output=text, expected_state={"k": text})],
+    )
+    dataset.save(tmp_path / "d.yaml")
+    assert Dataset.load(tmp_path / "d.yaml") == dataset
+    # a dataset without one keeps its letters as they are written
+    Dataset(name="d", cases=[Case(name="café", input="déjà vu")]).save(tmp_path / "fr.yaml")
+    assert "déjà vu" in (tmp_path / "fr.yaml").read_text(encoding="utf-8")
+
+
 def test_yaml_is_read_as_people_write_it(tmp_path: Path) -> None:
     path = tmp_path / "d.yml"
     path.write_text(

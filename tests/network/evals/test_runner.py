@@ -10,7 +10,7 @@ import pytest
 
 from agents import Agent, ScriptedModel
 from network import ConfigurationError, ModelError, Network
-from network.evals import Case, CaseLimits, Dataset, Score, evaluate, scorer
+from network.evals import Case, CaseLimits, Dataset, Score, check_case, evaluate, scorer
 from tests.network.capabilities.replay.teams import TASK, Counts, codegen
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -154,3 +154,24 @@ async def test_bad_options_are_refused_by_name() -> None:
             await evaluate(codegen(), dataset, **options)
     with pytest.raises(ConfigurationError, match="Dataset"):
         await evaluate(codegen(), [good()])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        (None, r"^evaluate: network must be a Network, got NoneType$"),
+        ("app.py:network", r"^evaluate: network must be a Network, got str$"),
+        (
+            Agent("coder", model=ScriptedModel(["x"])),
+            r"^evaluate: network must be a Network, got Agent: give Network\('coder', ",
+        ),
+    ],
+)
+async def test_what_is_not_a_network_is_refused_before_any_case_runs(given: Any, said: str) -> None:
+    # Before, every case was reported as an error of its own: an agent's "TypeError:
+    # Agent.run() got an unexpected keyword argument 'limits'", an AttributeError for None.
+    dataset = Dataset(name="d", cases=[good()])
+    with pytest.raises(ConfigurationError, match=said):
+        await evaluate(given, dataset)
+    with pytest.raises(ConfigurationError, match=said.replace("evaluate", "check_case")):
+        await check_case(given, good())

@@ -56,6 +56,14 @@ async def test_contains_counts_what_it_found() -> None:
         OutputContains([])
 
 
+@pytest.mark.parametrize("text", [None, 5, b"add", {"add": 1}, ["add", None]])
+def test_contains_refuses_what_is_not_text_by_name(text: object) -> None:
+    # Before, None and 5 were a bare TypeError from list() ("'NoneType' object is not
+    # iterable"), and a dict's keys were taken as the texts.
+    with pytest.raises(ConfigurationError, match=r"^OutputContains: text must be a non-empty"):
+        OutputContains(text)  # type: ignore[arg-type]
+
+
 async def test_state_matches_the_expected_keys_only() -> None:
     case = Case(name="a", input="x", expected_state={"plan": "p", "files": {"a.py": "x"}})
     good = CaseRun("", state={"plan": "p", "files": {"a.py": "x"}, "other": 1})

@@ -164,6 +164,9 @@ HOSTILE: list[tuple[str, dict[str, Any]]] = [
     ("value", {"value": _nested(100_000), "text": "deep"}),  # was a RecursionError
     ("text", {"value": {"a": 1}, "text": "   "}),
     ("text", {"text": "y" * 9_000}),
+    # kept on SQLite and in memory, a MemoryDatabaseError on PostgreSQL (its text has no NUL)
+    ("text", {"value": "a\x00b"}),
+    ("text", {"value": {"a": 1}, "text": "a\x00b"}),
     ("metadata", {"metadata": ["kind"]}),
     ("metadata", {"metadata": {"bad name": 1}}),
     ("metadata", {"metadata": {"n": math.nan}}),
@@ -226,6 +229,12 @@ async def test_hostile_reads_are_refused(memories: Memories, field: str, call: A
         await call(memories)
     assert refused.value.field.split(".")[0] == field
     assert [item.key for item in await memories.list(ANN)] == ["tea"]
+
+
+async def test_put_many_of_no_entries_says_how_many_it_takes(memories: Memories) -> None:
+    # Before: "entries must be an int from 1 to 10000, got 0", of a list.
+    with pytest.raises(InvalidMemoryError, match=r"^entries must hold 1 to 10000 memories, got 0$"):
+        await memories.put_many(ANN, [])
 
 
 async def test_names_and_quotes_are_data(memories: Memories) -> None:

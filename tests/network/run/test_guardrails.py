@@ -40,3 +40,40 @@ def test_functions_and_guardrails_are_coerced_and_checked() -> None:
     with pytest.raises(ConfigurationError, match="blocking must be True or False"):
         Guardrail(named, kind="input", blocking="yes")  # type: ignore[arg-type]
     assert coerce_guardrails("x", "output", None) == ()
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda ctx: GuardrailResult.allow(),
+        lambda: GuardrailResult.allow(),
+        lambda ctx, value, extra: GuardrailResult.allow(),
+        lambda *, ctx, value: GuardrailResult.allow(),
+    ],
+)
+@pytest.mark.parametrize("kind", ["input", "output", "tool_input", "tool_output"])
+def test_a_check_that_cannot_take_ctx_and_value_is_refused_when_given(fn: Any, kind: str) -> None:
+    # Before, it was accepted and the run failed at the check, beside a model request already
+    # made, with a TypeError naming `<lambda>` and neither the guardrail nor the agent.
+    with pytest.raises(ConfigurationError, match=r"^guardrail 'g': a guardrail is called as fn"):
+        Guardrail(fn, kind=kind, name="g")
+
+
+async def test_a_check_that_cannot_take_ctx_and_value_is_refused_by_the_agent() -> None:
+    from agents import Agent, ScriptedModel
+
+    with pytest.raises(ConfigurationError, match=r"guardrail '<lambda>': a guardrail is called"):
+        Agent("a", model=ScriptedModel(["x"]), input_guardrails=[lambda ctx: None])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda ctx, value: GuardrailResult.allow(),
+        lambda ctx, value, extra=1: GuardrailResult.allow(),
+        lambda *args: GuardrailResult.allow(),
+        lambda ctx, *rest, **options: GuardrailResult.allow(),
+    ],
+)
+def test_a_check_that_takes_ctx_and_value_is_kept(fn: Any) -> None:
+    assert Guardrail(fn, kind="input", name="g").fn is fn

@@ -10,6 +10,7 @@ import pytest
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import (
     ConfigurationError,
+    MessageError,
     Network,
     Parallel,
     RoutingError,
@@ -350,6 +351,31 @@ async def test_map_over_what_is_not_iterable_is_refused_naming_the_agent(items: 
     """`Parallel.map(agent, None)` was a bare TypeError naming no agent."""
     with pytest.raises(ConfigurationError, match=r"Parallel.map over agent 'a': items must be"):
         Parallel.map(text_agent("a"), items)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [("a\x00b", "a NUL character (at 1)"), ("x\ud800", "a lone surrogate (at 1)")],
+)
+async def test_a_mapped_input_no_message_can_hold_is_refused_before_any_branch_runs(
+    text: str, problem: str
+) -> None:
+    """A run's input with a NUL or a lone surrogate is a MessageError; a mapped branch's was
+    taken, its model asked (and paid), and then the request's encoding or the thread's commit
+    failed (items are often a model's answer: a planner's searches)."""
+    a = text_agent("a")
+    with pytest.raises(
+        MessageError, match=r"^Parallel.map 'a.map': the input of item 1 holds "
+    ) as refused:
+        Parallel.map(a, ["fine", text])
+    assert problem in str(refused.value) and (refused.value.index, refused.value.field) == (
+        1,
+        "input",
+    )
+    network = Network("n", agents=[a], router=lambda ctx: Parallel.map(a, [text]))
+    with pytest.raises(MessageError, match="the input of item 0"):
+        await network.run("go")
+    assert a.model.requests == []  # type: ignore[attr-defined]
 
 
 async def test_the_same_agent_twice_gets_numbered_branches() -> None:

@@ -379,6 +379,24 @@ async def test_an_input_filter_that_returns_no_messages_is_a_configuration_error
     assert booking.model.requests[0].history[0] == UserMessage("Move me, please.")
 
 
+async def test_an_input_filter_that_raises_fails_the_run_naming_the_handoff() -> None:
+    # Before, the run failed with the filter's bare exception (a ZeroDivisionError, a
+    # KeyError), naming neither the handoff nor its agents.
+    def broken(history: list[Any]) -> list[Any]:
+        raise KeyError("summary")
+
+    network, _triage, _faq, booking = team(
+        [call("transfer_to_seat_booking")], booking_script=["never"], input_filter=broken
+    )
+    with pytest.raises(KeyError) as failed:
+        await network.run("Move me")
+    assert failed.value.__notes__ == [
+        "in the input_filter of the handoff from 'triage' to 'seat_booking'"
+    ]
+    assert booking.model.requests == []  # the target was never asked
+    assert [r.agent for r in failed.value.partial_result.results] == ["triage"]  # type: ignore[attr-defined]
+
+
 async def test_a_code_router_sees_the_handoff_typed_and_may_override_it() -> None:
     seen: list[HandoffRecord | None] = []
 

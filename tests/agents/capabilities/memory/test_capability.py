@@ -206,6 +206,8 @@ def test_bad_options_are_configuration_errors() -> None:
         {"min_score": 10**400},  # past a float's range: refused, not an OverflowError
         {"min_score": -1.5},
         {"tools": "yes"},
+        {"heading": None},  # was "None" above the memories in the instructions
+        {"heading": " "},
     ):
         with pytest.raises(ConfigurationError, match="Memory"):
             Memory(memories, **bad)
@@ -230,6 +232,40 @@ async def test_a_namespace_function_and_placeholders() -> None:
     model = ScriptedModel(["ok"])
     await assistant(by_fn, model).run("seat")  # no thread: the function still answers
     assert "window seat" in sent_system(model)
+
+
+@pytest.mark.parametrize(
+    "namespace",
+    [
+        ("shop", "users", "{user}"),
+        ("{app}", "users", "{user_id}"),
+        ("shop", "faq"),
+        ("{app_name}",),
+    ],
+)
+async def test_a_namespace_of_labels_that_would_be_every_users_is_refused(
+    namespace: tuple[str, ...],
+) -> None:
+    # Before, a misspelt placeholder was kept as written and a namespace without {user_id}
+    # was taken as it was: every user's runs read and wrote one namespace, so what the model
+    # saved from Ann's words was recalled into Bob's instructions.
+    with pytest.raises(ConfigurationError, match=r"Memory: namespace") as refused:
+        Memory(Memories("memory://"), namespace=namespace)
+    assert "{user_id}" in str(refused.value)
+
+
+async def test_only_a_function_shares_a_namespace_between_users() -> None:
+    memories = Memories("memory://")
+    shared = Memory(memories, namespace=lambda run: ("shop", "faq"))
+    first = ScriptedModel([call("save_memory", text="Returns take 30 days", key="returns"), "ok"])
+    await assistant(shared, first).run(
+        "How long do returns take?", thread=ThreadRef("t1", user_id="ann", store=MemoryStore())
+    )
+    second = ScriptedModel(["ok"])
+    await assistant(shared, second).run(
+        "returns", thread=ThreadRef("t2", user_id="bob", store=MemoryStore())
+    )
+    assert "Returns take 30 days" in sent_system(second)
 
 
 class _Run:

@@ -13,7 +13,7 @@ import anyio
 import pytest
 
 from agents import Agent, ScriptedModel, Tool
-from network import Network, StopReason, UsageLimits
+from network import Network, StopReason, ToolError, UsageLimits
 from network.errors import ConfigurationError
 from tests.agents.capabilities.subagents.subagents import (
     REFUNDS,
@@ -79,6 +79,14 @@ async def test_a_state_out_write_the_schema_refuses_is_an_error_result() -> None
     assert result.state.kv.get("count") == 3  # left as it was
     record = result.state.results[0].tool_calls[0]
     assert record.is_error and "count" in record.content
+    # Before: "agent 'researcher' failed: state key 'count' expects int", which a model reads
+    # as the delegate's failure, and delegates again (its tools running twice).
+    assert record.content.startswith(
+        "Error: agent 'researcher' answered, but the caller's state refused its 'notes' as "
+        "'count' (state_out): state key 'count' expects int"
+    )
+    assert record.content.endswith("; none of its state_out was written")
+    assert RESEARCHED == ["sun"]
 
 
 def test_bad_mappings_are_configuration_errors() -> None:
@@ -116,7 +124,19 @@ def test_a_good_state_schema_is_the_sub_runs() -> None:
 def test_an_as_tool_name_providers_accept_is_kept() -> None:
     assert researcher().as_tool(name="ask-the_Researcher2").name == "ask-the_Researcher2"
     assert Network("n", agents=[researcher()]).as_tool(name="team").name == "team"
-    assert Agent("Research Agent").as_tool(description="d").name == "Research Agent"  # as before
+    assert Agent("Research Agent").as_tool(name="research", description="d").name == "research"
+
+
+@pytest.mark.parametrize("own_name", ["Research Agent", "caf\u00e9", "x" * 65, "a.b"])
+def test_an_own_name_providers_refuse_is_refused_when_the_tool_takes_it(own_name: str) -> None:
+    """`Agent("Research Agent").as_tool()` was a tool named "Research Agent", which the
+    provider refused (a 400) at the supervisor's first request, after the run was admitted;
+    the tool's name is checked when it is made, whether given or the agent's own."""
+    with pytest.raises(ConfigurationError, match=r"give as_tool\(name=\.\.\.\)") as refused:
+        Agent(own_name, description="d").as_tool()
+    assert str(refused.value).startswith(f"agent {own_name!r}: its name is not a tool name")
+    with pytest.raises(ConfigurationError, match=rf"^network {own_name!r}: its name is not a"):
+        Network(own_name, agents=[researcher()]).as_tool()
 
 
 @pytest.mark.parametrize(
@@ -343,3 +363,55 @@ async def test_a_sub_runs_steps_are_logged_once_under_its_own_run_id(
     assert len(inner) == 2  # its two calls, not twice each
     assert len({line.split("run_id=")[1].split()[0] for line in inner}) == 1
     structlog.reset_defaults()
+
+
+def _delegation(result: Any) -> Any:
+    (record,) = [r for res in result.results for r in res.tool_calls]
+    return record
+
+
+async def test_a_guardrail_trip_inside_is_an_error_result_naming_the_guardrail() -> None:
+    # Before, the sub-run stopped on the trip and the supervisor's model read an empty tool
+    # result, a success: it went on as if the delegate had answered.
+    from agents import GuardrailResult, output_guardrail
+
+    @output_guardrail
+    def no_secrets(ctx: Any, answer: str) -> GuardrailResult:
+        return GuardrailResult.trip({"why": "a secret"})
+
+    guarded = Agent(
+        "researcher", model=ScriptedModel(["the secret"]), output_guardrails=[no_secrets]
+    )
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result, seen = await collect(supervised([guarded.as_tool()], boss), "Go")
+    record = _delegation(result)
+    assert record.is_error and record.error_type == "ToolError"
+    assert "agent 'researcher' stopped: output guardrail 'no_secrets' tripped" in record.content
+    assert "a secret" not in record.content and "the secret" not in record.content
+    (failed,) = [e for e in seen if e.type == "SUBAGENT_ERROR"]
+    assert "no_secrets" in failed.message
+    assert result.stop_reason == StopReason.ROUTER_FINISHED  # the supervisor answered
+
+
+async def test_a_delegate_still_calling_tools_at_its_cap_is_an_error_result() -> None:
+    # Before, an agent that reached max_steps still asking for tools (or a network its
+    # max_iter) was an empty or half-done tool result the model read as the answer; a
+    # Parallel branch in that state fails with MaxStepsExceeded.
+    from agents import call
+
+    looping = researcher(ScriptedModel(lambda request: call("look_up", topic="x")))
+    boss = ScriptedModel(supervisor_script("researcher", "tides"))
+    result = await supervised([looping.as_tool(max_steps=2)], boss).run("Go")
+    record = _delegation(result)
+    assert record.is_error and "agent 'researcher' stopped before it finished: it reached its " \
+        "max_steps of 2 calls" in record.content  # fmt: skip
+    chatty = Agent("chatty", model=ScriptedModel(["still talking"], repeat_last=True))
+    team = Network("team", agents=[chatty], router=lambda ctx: chatty, max_iter=2)
+    boss = ScriptedModel(supervisor_script("team", "tides"))
+    result = await supervised([team.as_tool()], boss).run("Go")
+    assert "network 'team' stopped before it finished: it reached its max_iter of 2" in (
+        _delegation(result).content
+    )
+    strict = looping.as_tool(max_steps=2, on_failure="raise")
+    with pytest.raises(ToolError, match="reached its max_steps of 2"):
+        await supervised([strict], ScriptedModel(supervisor_script("researcher", "x"))).run("Go")

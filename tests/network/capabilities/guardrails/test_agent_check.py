@@ -527,6 +527,28 @@ async def test_a_trip_in_a_parallel_branch_stops_the_run_and_merges_nothing() ->
             assert opened == [] and event.result["stopReason"] == "guardrail"
 
 
+async def test_a_trip_in_a_branch_that_continues_is_the_branchs_failure_not_the_runs() -> None:
+    # Before, the run finished ("router_finished", the calm branch's answer its output) and
+    # still carried the trip as `result.guardrail`, the field that says a guardrail stopped it.
+    from network import Parallel
+
+    @output_guardrail
+    def no_secrets(ctx: Any, answer: str) -> GuardrailResult:
+        return GuardrailResult.trip("secret") if "secret" in answer else GuardrailResult.allow()
+
+    calm = Agent("calm", model=ScriptedModel(["fine"]), output_key="calm")
+    leaky = Agent("leaky", model=ScriptedModel(["a secret"]), output_guardrails=[no_secrets])
+
+    def route(ctx: Any) -> Any:
+        return Parallel(calm, leaky, on_error="continue") if ctx.call_count == 0 else None
+
+    result = await Network("n", agents=[calm, leaky], router=route).run("go")
+    assert result.stop_reason == "router_finished" and result["calm"] == "fine"
+    assert result.guardrail is None
+    (failed,) = result.failed_branches
+    assert (failed.agent, failed.error_type) == ("leaky", "GuardrailTripped")
+
+
 async def test_a_streamed_run_reports_the_guardrails_usage_by_model() -> None:
     judge = Agent(
         "relevance",
