@@ -319,18 +319,20 @@ class StoredAdmission(Admission):
         if claimed.created and keep == list(claimed.thread.messages):
             session.input_kept = True  # kept by the claim: the thread holds nothing else
         self.session = session
+        state = session.state
+        # What the request adds, checked before its answers are claimed: a message refused
+        # (an id the thread holds for another message: 422) leaves the thread as it was.
+        fresh = [] if session.input_kept else new_messages(state.messages, request.messages)
         if request.answered and self.claimed.pending_kept:
             # Kept with the thread: the store claims the answers once, whichever process or
             # request comes first (a second answer runs nothing: 409), also when they were
             # paired with what the thread waited on before another answer settled it.
             await settle(session, request.answered, self.run_id)
-        state = session.state
         held: list[Any] = []
         if session.input_kept:
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            fresh = new_messages(state.messages, request.messages)
             now, held = admitted_messages(state.messages, fresh, request)
             state.append_messages(now)
         for key, value in request.temp.items():
