@@ -33,12 +33,8 @@ def _arguments(value: Any) -> str:
 
 
 def message_id(message: Any, index: int) -> str:
-    """The id `message` (at `index` in its conversation) has in a snapshot."""
-    if message.id:
-        return str(message.id)
-    if isinstance(message, ours.ToolMessage):
-        return f"{message.tool_call_id}:result"
-    return f"msg_{index}"
+    """The id `message` (at `index` in its conversation) has in a snapshot (`shown_id`)."""
+    return ours.shown_id(message, index)
 
 
 def agui_messages(conversation: Iterable[Any]) -> list[Any]:

@@ -200,3 +200,19 @@ def text_of(message: Any) -> str | None:
     """The text content of an assistant message, or None when it has none."""
     content = getattr(message, "content", None)
     return content if content else None
+
+
+def shown_id(message: Any, index: int) -> str:
+    """The id `message`, at `index` in its conversation, has as a client sees it.
+
+    Its own id, else (a message stored without one: a run in Python writes its user message
+    so) a tool result the id its result event was streamed with (`<toolCallId>:result`), and
+    any other message an id made from its position, stable from snapshot to snapshot of the
+    same thread. A client that sends the conversation back names each message by this id,
+    which is how a server tells the messages it holds from the client's new ones.
+    """
+    if message.id:
+        return str(message.id)
+    if isinstance(message, ToolMessage):
+        return f"{message.tool_call_id}:result"
+    return f"msg_{index}"

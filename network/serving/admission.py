@@ -342,22 +342,26 @@ class StoredAdmission(Admission):
         if claimed.created and keep == list(claimed.thread.messages):
             session.input_kept = True  # kept by the claim: the thread holds nothing else
         self.session = session
+        state = session.state
         # what an earlier request said beside its answers, held while the call it answered
         # waits again (on what this request answers): held again, after their results
         waited = held_by(session.pending) if request.answered else []
+        # What the request adds, checked before its answers are claimed: a message refused
+        # (an id the thread holds for another message: 422) leaves the thread as it was.
+        # (a client that sends its whole conversation sends the held ones again: not twice)
+        fresh = (
+            [] if session.input_kept else new_messages([*state.messages, *waited], request.messages)
+        )
         if request.answered and self.claimed.pending_kept:
             # Kept with the thread: the store claims the answers once, whichever process or
             # request comes first (a second answer runs nothing: 409), also when they were
             # paired with what the thread waited on before another answer settled it.
             await settle(session, request.answered, self.run_id)
-        state = session.state
         held: list[Any] = []
         if session.input_kept:
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            # (a client that sends its whole conversation sends those again: not twice)
-            fresh = new_messages([*state.messages, *waited], request.messages)
             now, held = admitted_messages(state.messages, [*waited, *fresh], request)
             state.append_messages(now)
             if held:  # kept with the thread if an answered call waits again

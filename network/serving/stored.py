@@ -34,11 +34,11 @@ from typing import Any
 
 import anyio
 
-from network.history.messages import AssistantMessage, ToolMessage, UserMessage
+from network.history.messages import AssistantMessage, ToolMessage, UserMessage, shown_id
 from network.ids import new_id
 from network.run.context import NetworkLike
 from network.run.interrupts import Interrupt
-from network.serving.errors import thread_busy
+from network.serving.errors import RequestError, thread_busy
 from network.serving.lease import HeldLease, log
 from network.serving.principals import not_found, store_user
 from network.serving.registry import SERVER_CALL, ThreadRecord, json_size, result_digest
@@ -102,22 +102,54 @@ def issued_calls(
 
 def new_messages(conversation: Iterable[Any], client: list[Any]) -> list[Any]:
     """The client's messages the thread does not hold: user messages with an id it has not
-    stored, and results of its tool calls that have none yet (client tool calls)."""
-    ids: set[str] = set()
+    stored, and results of its tool calls that have none yet (client tool calls).
+
+    A message is known by the id a client sees it under (`shown_id`: a stored message without
+    an id, such as a run in Python's user message, by its position), so the client's copy of
+    the conversation adds nothing twice. A user message whose id the thread (or an earlier
+    message of the request) already holds for another message, other text or another role, is
+    refused: 422 `message_id_reused` naming the id. Dropping it would run the agent again on
+    the old conversation, the user's new words lost without a word; keeping both would give
+    two messages one id, which a client's snapshot holds as one. Send a new message with a new
+    id.
+    """
+    held: dict[str, list[Any]] = {}  # a thread may hold an id twice (`add_messages` did)
     answered: set[str] = set()
-    for message in conversation:
-        if message.id is not None:
-            ids.add(message.id)
+    for index, message in enumerate(conversation):
+        held.setdefault(shown_id(message, index), []).append(message)
         if isinstance(message, ToolMessage):
             answered.add(message.tool_call_id)
     fresh: list[Any] = []
     for message in client:
-        if isinstance(message, UserMessage) and (message.id is None or message.id not in ids):
-            fresh.append(message)
+        if isinstance(message, UserMessage):
+            if message.id is None:
+                fresh.append(message)
+                continue
+            known = held.get(message.id)
+            if known is None:
+                fresh.append(message)
+                held[message.id] = [message]
+            elif not any(_same(message, other) for other in known):
+                raise reused_id(message.id)
         elif isinstance(message, ToolMessage) and message.tool_call_id not in answered:
             answered.add(message.tool_call_id)
             fresh.append(message)
     return fresh
+
+
+def _same(message: UserMessage, other: Any) -> bool:
+    """Whether `other`, held under `message`'s id, is the client's copy of it."""
+    return isinstance(other, UserMessage) and other.content == message.content
+
+
+def reused_id(message_id: str) -> RequestError:
+    """422 `message_id_reused`: a user message whose id the thread holds for another message."""
+    return RequestError(
+        422,
+        "message_id_reused",
+        f"message id {message_id[:100]!r} is already the thread's, for another message: a "
+        "new message needs an id of its own (nothing was run or stored)",
+    )
 
 
 def opening_messages(client: Sequence[Any] | None) -> list[Any] | None:
@@ -130,7 +162,10 @@ def opening_messages(client: Sequence[Any] | None) -> list[Any] | None:
     for message in client:
         if isinstance(message, AssistantMessage | ToolMessage):
             return None
-    fresh = new_messages((), list(client))
+    try:
+        fresh = new_messages((), list(client))
+    except RequestError:  # refused by the run's own check, before anything is created
+        return None
     return fresh or None
 
 

@@ -190,6 +190,12 @@ class Connection:
             raise
         return cls(connection)
 
+    @property
+    def broken(self) -> bool:
+        """Whether the connection is lost: the server closed it (a restart, an idle timeout,
+        `pg_terminate_backend`) while it was idle, as the event loop saw (`_readable`)."""
+        return self._fd is None or self._pgconn.status != CONNECTION_OK
+
     async def close(self) -> None:
         self._unwatch()
         await self._connection.close()

@@ -58,6 +58,7 @@ from network.threads.sql_direct import SQLDirect
 from network.threads.sql_errors import database_errors
 from network.threads.sql_fast import Encoded
 from network.threads.sql_links import (
+    skip_lost_connections,
     switch_to_wal,
 )
 from network.threads.sql_tables import build_tables, create_tables, upgrade_threads
@@ -139,6 +140,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
             # the dialect the URL names, and only it, is imported
             from sqlalchemy.dialects.sqlite import insert  # noqa: PLC0415
         else:
+            skip_lost_connections(self.engine.sync_engine)
             self._writer = self.engine
             self._reader = self.engine.execution_options(isolation_level="REPEATABLE READ")
             from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]  # noqa: PLC0415

@@ -23,7 +23,9 @@ per-statement work comes on top. So the store keeps connections of its own (`SQL
 Connections are opened on first use, at most `size` of them, and reused (most recently
 released first); they belong to the event loop that opened them, like the engine's. A driver's
 error leaves as SQLAlchemy's `DBAPIError` (which `sql_errors` turns into `ThreadStoreError`),
-and the connection it happened on is closed rather than reused. The library's own errors (a
+and the connection it happened on is closed rather than reused. A PostgreSQL connection the
+server closed while it was idle is replaced when it is next taken, here and in the engine's
+pool (`skip_lost_connections`), so a server restart fails no statement. The library's own errors (a
 stale revision, an answered call) raised inside a transaction roll it back and pass unchanged.
 
 `listeners` are called with the text of every statement run here (tests count them).
@@ -41,7 +43,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 import anyio
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.util import concurrency
 
 from network.errors import ConfigurationError
@@ -65,18 +68,32 @@ class _Pool(Generic[C]):
         open_one: Callable[[], Awaitable[C]],
         close_one: Callable[[C], Awaitable[None]],
         size: int,
+        lost: Callable[[C], bool] = lambda connection: False,
     ) -> None:
         self._open = open_one
         self._close = close_one
+        self._lost = lost
         self._size = max(1, size)
         self._idle: list[C] = []
         self._opened: list[C] = []
         self._waiting: deque[asyncio.Future[C | None]] = deque()
 
     async def take(self) -> C:
-        """A connection of the pool's (give it back with `give_back` or `discard`)."""
-        if self._idle:
-            return self._idle.pop()
+        """A connection of the pool's (give it back with `give_back` or `discard`).
+
+        An idle connection found lost (`lost`: the server closed it meanwhile) is closed and
+        its slot opens a new one: nothing was sent on it, so the caller's statement is not
+        the one to fail."""
+        while self._idle:
+            connection = self._idle.pop()
+            if not self._lost(connection):
+                return connection
+            self._opened.remove(connection)
+            try:
+                return await self._new()  # takes the slot before it awaits anything
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._quietly_close(connection)
         if len(self._opened) < self._size:
             return await self._new()
         waiter: asyncio.Future[C | None] = asyncio.get_running_loop().create_future()
@@ -271,7 +288,7 @@ class PostgresLink:
         self._arguments = arguments
         self._conninfo = pg_wire.conninfo(arguments)
         self.listeners: list[Listener] = []
-        self._pool: _Pool[Any] = _Pool(self._open, self._close, size)
+        self._pool: _Pool[Any] = _Pool(self._open, self._close, size, lost=_lost)
 
     async def _open(self) -> Any:
         if self._conninfo is not None:
@@ -312,6 +329,31 @@ class PostgresLink:
 
     async def close(self) -> None:
         await self._pool.close()
+
+
+def _lost(connection: Any) -> bool:
+    """Whether a PostgreSQL connection is known lost (the server closed it while it was idle,
+    as the event loop saw): `pg_wire.Connection.broken`, asyncpg's `is_closed()`."""
+    broken = getattr(connection, "broken", None)
+    if isinstance(broken, bool):
+        return broken
+    is_closed = getattr(connection, "is_closed", None)
+    return bool(is_closed()) if callable(is_closed) else False
+
+
+def skip_lost_connections(engine: Any) -> None:
+    """Have `engine` (a PostgreSQL engine's `sync_engine`) replace a pooled connection the
+    server closed while it was idle when it is checked out, rather than fail the statement
+    sent on it: a server restarted, or an idle timeout (a proxy's, `idle_session_timeout`),
+    would otherwise fail one operation per pooled connection (a run's commit among them).
+    No round trip: asyncpg knows its connection is closed once the event loop has seen the
+    socket close (`pool_pre_ping` would ask the server on every checkout)."""
+    event.listen(engine, "checkout", _refuse_lost)
+
+
+def _refuse_lost(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    if _lost(getattr(dbapi_connection, "_connection", None)):
+        raise DisconnectionError("the server closed this connection while it was idle")
 
 
 def _is_driver_error(exc: BaseException) -> bool:

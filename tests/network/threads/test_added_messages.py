@@ -94,6 +94,11 @@ async def test_messages_are_appended_and_the_next_turn_sees_them(stored: Any) ->
         ([{"role": "user", "content": "ok", "name": 7}], "name", 0),
         ([AssistantMessage("x", tool_calls=[ToolCall("c1", "pay", {})])], "tool_calls", 0),
         ([42], "message", 0),
+        (
+            [{"role": "user", "content": "a", "id": "m1"}, UserMessage("b", "m1")],
+            "id",
+            1,
+        ),
     ],
 )
 async def test_hostile_messages_are_refused_and_nothing_is_written(
@@ -198,3 +203,24 @@ async def test_concurrent_appends_all_land(store: ThreadStore) -> None:
     assert notes == sorted(f"note {number}" for number in range(12))
     assert sorted(revisions) == list(range(before.revision + 1, before.revision + 13))
     assert after.revision == before.revision + 12
+
+
+async def test_an_id_the_thread_holds_is_refused_naming_it(store: ThreadStore) -> None:
+    """A message is known by its id (a server adds a client's copy once, a snapshot shows one
+    message per id): an added message under a held id is refused, nothing written. A message
+    stored without an id holds the one its snapshot shows (`msg_<position>`)."""
+    network = Network("support", agents=[Agent("a", model=ScriptedModel(["hi"]))])
+    thread = ThreadRef("t", store=store)
+    await network.run("hello", thread=thread)  # the user's message is stored without an id
+    await network.add_messages(thread, [UserMessage("a note", "note-1")])
+    before = await store.get_thread("t")
+    assert before is not None
+    answer_id = before.messages[1].id
+    assert answer_id
+    for taken in ("note-1", answer_id, "msg_0"):
+        with pytest.raises(MessageError, match=repr(taken)) as refused:
+            await network.add_messages(thread, [UserMessage("ok", "new"), UserMessage("x", taken)])
+        assert (refused.value.field, refused.value.index) == ("id", 1)
+    after = await store.get_thread("t")
+    assert after is not None and after.revision == before.revision
+    assert [m.content for m in after.messages] == ["hello", "hi", "a note"]
