@@ -11,6 +11,7 @@ from network.mcp.authorized import AuthorizedSessions
 from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
 from network.mcp.sessions import BusySessions, session_limits
+from network.mcp.stdin_lines import stdin_lines
 from network.network import Network
 from network.numbers import check_number
 from network.serving.capacity import RunSlots
@@ -79,7 +80,11 @@ async def serve_mcp(
 
         if on_ready is not None:
             on_ready("stdio")
-        async with stdio_server() as (read, write), answering_bad_lines(read, write) as messages:
+        async with (
+            stdin_lines() as lines,
+            stdio_server(stdin=lines) as (read, write),  # type: ignore[arg-type]
+            answering_bad_lines(read, write, lines) as messages,
+        ):
             await server.run(messages, write, server.create_initialization_options())
         return
     await _serve_http(server, host, port, path, on_ready, limits, authorize)
