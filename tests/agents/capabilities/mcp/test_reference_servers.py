@@ -79,6 +79,9 @@ async def test_the_everything_server_over_stdio(monkeypatch: pytest.MonkeyPatch)
     # a tool that must be called as a task (the library makes plain calls) is not offered:
     # every call of it would fail
     assert "simulate-research-query" not in offered(model)
+    # the client declares no sampling, elicitation or roots: the server lists no tool of them
+    asking = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
+    assert not asking & offered(model)
     calls = records(result)
     errors = {name: r.error for name, r in calls.items() if r.is_error}
     # the later get-sum: refused before sending, naming the problem
