@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 from tests.network.mcp.test_serve import ROOT, TEAM, command_env
 
@@ -104,6 +105,11 @@ def test_over_stdio_a_request_whose_id_mcp_cannot_use_is_answered_with_a_null_id
         answers = []
         while len(answers) < 12 and (answer := process.stdout.readline()):
             answers.append(json.loads(answer))
+        # stdin is read through the library's reader, claimed as the SDK claims it: fd 0 is
+        # the null device while it serves, so a tool or a child reading stdin takes nothing
+        # of the client's messages
+        stdin = Path(f"/proc/{process.pid}/fd/0")
+        assert not stdin.parent.exists() or os.readlink(stdin) == os.devnull
     finally:
         deadline.cancel()
         process.kill()
