@@ -13,7 +13,10 @@ words the stdio server uses, where the SDK answered `-32602` (invalid params) wi
 account of the whole body.
 
 The body is read here (up to the SDK's limit, past which it is handed on untouched for the
-SDK's 413) and handed on to the SDK whole when it is a message the SDK is to read.
+SDK's 413) and handed on to the SDK whole when it is a message the SDK is to read. A request
+the SDK refuses by its headers alone (a `Content-Type` that is not JSON; on loopback an
+`Origin` or a `Host` not of this machine) is handed on unread, for the SDK's refusal (400, 403,
+421): a web page elsewhere is told what it was told before.
 """
 
 from __future__ import annotations
@@ -32,10 +35,15 @@ class AnsweringBadIds:
     whose body is a request with an unusable `id`, or JSON that is not one object, is answered
     400 with `-32600`; every other request passes as it is (its body replayed)."""
 
-    def __init__(self, app: Any, path: str, max_body: int) -> None:
+    def __init__(self, app: Any, path: str, max_body: int, security: Any = None) -> None:
+        """`security`: the SDK's `TransportSecuritySettings` of the endpoint (None: the SDK's
+        defaults), whose header checks come first."""
+        from mcp.server.transport_security import TransportSecurityMiddleware  # noqa: PLC0415
+
         self.app = app
         self.path = path
         self.max_body = max_body
+        self.security = TransportSecurityMiddleware(security)
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS  # noqa: PLC0415 (mcp)
 
         # the versions the SDK serves with sessions; another goes to its session-less path,
@@ -45,6 +53,9 @@ class AnsweringBadIds:
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if not self._looked_at(scope) or self._declared_too_big(scope):
             await self.app(scope, receive, send)  # (too big: the SDK's 413, nothing read)
+            return
+        if await self._refused_by_headers(scope):
+            await self.app(scope, receive, send)  # the SDK's refusal, nothing read
             return
         chunks: list[Any] = []
         size = 0
@@ -79,6 +90,12 @@ class AnsweringBadIds:
         headers = scope.get("headers", ())
         version = next((value for name, value in headers if name == VERSION_HEADER), None)
         return version is None or version.decode("latin-1") in self.handshake
+
+    async def _refused_by_headers(self, scope: Any) -> bool:
+        """Whether the SDK refuses this request by its headers, before reading its body."""
+        from starlette.requests import Request  # noqa: PLC0415 (the SDK's web framework)
+
+        return await self.security.validate_request(Request(scope), is_post=True) is not None
 
     def _declared_too_big(self, scope: Any) -> bool:
         """Whether the request's `Content-Length` is past the SDK's limit."""

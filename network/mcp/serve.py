@@ -132,7 +132,9 @@ async def _serve_http(
     )
     manager = server.session_manager
     # a request with an unusable id answered, not read as a notification (`network.mcp.bad_ids`)
-    answering = AnsweringBadIds(sdk_app, path, manager.max_request_body_size)
+    answering = AnsweringBadIds(
+        sdk_app, path, manager.max_request_body_size, manager.security_settings
+    )
     app: Any = BusySessions(
         answering,
         max_sessions,

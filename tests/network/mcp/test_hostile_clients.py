@@ -112,6 +112,9 @@ def test_a_request_whose_id_mcp_cannot_use_is_answered_not_taken_for_a_notificat
             assert refused.status_code == 400, (written, refused.text)
             message = f"Invalid Request: the id must be a string or an integer, got {kind}"
             assert error_of(refused) == {"code": -32600, "message": message}
+    # refused by its headers first, as before: a web page elsewhere is told 403
+    unread = http.post(url, content=body.encode(), headers={"Origin": "http://evil.example"})
+    assert unread.status_code == 403
     for ident in (10**30, -5, 'a"\u0000\n\u2028b', ""):
         ping = {"jsonrpc": "2.0", "id": ident, "method": "ping"}
         answered = http.post(url, json=ping, headers=session)
