@@ -8,7 +8,8 @@ client waited for an answer that never came. Its session-less path (a newer prot
 in `MCP-Protocol-Version`) already answers such a body `-32600`; `AnsweringBadIds` does the
 same on the session path: 400 (the SDK's status for a body it refuses), a JSON-RPC error with
 a null id (`network.mcp.request_ids`), the message not passed on. A body of JSON that is not
-one object (a batch array: MCP has none since 2025-06-18) is answered `-32600` too, in the
+one JSON-RPC message (a batch array: MCP has none since 2025-06-18; another version's
+message; one without a `method`, a `result` or an `error`) is answered `-32600` too, in the
 words the stdio server uses, where the SDK answered `-32602` (invalid params) with pydantic's
 account of the whole body.
 
@@ -105,19 +106,26 @@ class AnsweringBadIds:
 
 
 def _answer_for(body: bytes) -> dict[str, Any] | None:
-    """The error answering `body`, when it is a request with an unusable `id` or JSON that is
-    not one object; None for a body the SDK is to read (not JSON: its parse error)."""
+    """The error answering `body`, when it is a request with an unusable `id`, or JSON that is
+    not one JSON-RPC message; None for a body the SDK is to read (not JSON: its parse
+    error)."""
     import pydantic_core  # noqa: PLC0415 (the SDK's parser: reads what the SDK reads)
+    from mcp.types import jsonrpc_message_adapter  # noqa: PLC0415 (mcp)
+    from pydantic import ValidationError  # noqa: PLC0415
 
     try:
         decoded = pydantic_core.from_json(body)
     except ValueError:
         return None
-    if not isinstance(decoded, dict):
+    kind = unusable_id(decoded)
+    if kind is not None:
+        return invalid_id_error(kind)
+    try:  # (the envelope alone: `params` is any object, not read here)
+        jsonrpc_message_adapter.validate_python(decoded, by_name=False)
+    except ValidationError:
         error = {"code": INVALID_REQUEST, "message": NOT_ONE_MESSAGE}
         return {"jsonrpc": "2.0", "id": None, "error": error}
-    kind = unusable_id(decoded)
-    return invalid_id_error(kind) if kind is not None else None
+    return None
 
 
 async def _send_json(send: Any, status: int, answer: dict[str, Any]) -> None:

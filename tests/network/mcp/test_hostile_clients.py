@@ -49,11 +49,20 @@ def test_bad_bodies_are_refused_and_the_server_goes_on(client: tuple[httpx.Clien
     http, url = client
     garbled = http.post(url, content=b"{not json")
     assert garbled.status_code == 400 and error_of(garbled)["code"] == -32700
-    batch = http.post(url, json=[{"jsonrpc": "2.0", "id": 2, "method": "ping"}])
-    assert batch.status_code == 400 and error_of(batch) == {  # MCP has no batches
+    invalid = {
         "code": -32600,
         "message": "Invalid Request: not one JSON-RPC 2.0 message (batches are not supported)",
     }
+    # answered as over stdio; the SDK said -32602 (invalid params) with pydantic's account
+    not_one = [
+        [{"jsonrpc": "2.0", "id": 2, "method": "ping"}],  # a batch: MCP has none
+        {"jsonrpc": "1.0", "id": 2, "method": "ping"},  # another version's
+        {"jsonrpc": "2.0", "id": 2},  # neither a request nor an answer
+        {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": [1]},  # params not by name
+    ]
+    for body in not_one:
+        refused = http.post(url, json=body)
+        assert refused.status_code == 400 and error_of(refused) == invalid, body
     huge = http.post(url, content=b'{"x": "' + b"a" * 5_000_000 + b'"}')
     assert huge.status_code == 413  # over the SDK's 4 MiB; refused before it is parsed
     opened = http.post(url, json=OPENING)
