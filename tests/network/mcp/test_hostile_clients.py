@@ -121,6 +121,9 @@ def test_a_request_whose_id_mcp_cannot_use_is_answered_not_taken_for_a_notificat
             assert refused.status_code == 400, (written, refused.text)
             message = f"Invalid Request: the id must be a string or an integer, got {kind}"
             assert error_of(refused) == {"code": -32600, "message": message}
+    # an error answer with a null id (JSON-RPC allows it) is an answer: never answered
+    answer = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "no"}}
+    assert http.post(url, json=answer, headers=session).status_code == 202
     # refused by its headers first, as before: a web page elsewhere is told 403
     unread = http.post(url, content=body.encode(), headers={"Origin": "http://evil.example"})
     assert unread.status_code == 403
