@@ -1,5 +1,5 @@
 """Over Streamable HTTP, a request whose `id` MCP cannot use gets the error JSON-RPC 2.0 asks
-for, and a body that is not one message object `-32600` as over stdio.
+for, and a body that is not one JSON-RPC message `-32600` as over stdio.
 
 The SDK's Streamable HTTP transport (the session path of the 2025 protocol versions, which
 IDEs and the Inspector use) reads a request whose `id` is null, a fraction, a bool, an object
@@ -25,16 +25,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from network.mcp.request_ids import INVALID_REQUEST, invalid_id_error, unusable_id
+from network.mcp.request_ids import INVALID_REQUEST, NOT_ONE_MESSAGE, invalid_id_error, unusable_id
 
-NOT_ONE_MESSAGE = "Invalid Request: not one JSON-RPC 2.0 message (batches are not supported)"
 VERSION_HEADER = b"mcp-protocol-version"
 
 
 class AnsweringBadIds:
     """An ASGI wrapper of the SDK's Streamable HTTP app: a `POST` to `path` on the session path
-    whose body is a request with an unusable `id`, or JSON that is not one object, is answered
-    400 with `-32600`; every other request passes as it is (its body replayed)."""
+    whose body is a request with an unusable `id`, or JSON that is not one JSON-RPC message, is
+    answered 400 with `-32600`; every other request passes as it is (its body replayed)."""
 
     def __init__(self, app: Any, path: str, max_body: int, security: Any = None) -> None:
         """`security`: the SDK's `TransportSecuritySettings` of the endpoint (None: the SDK's

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from network.mcp.request_ids import invalid_id_error, unusable_id
+from network.mcp.request_ids import NOT_ONE_MESSAGE, invalid_id_error, unusable_id
 
 if TYPE_CHECKING:
     from network.mcp.stdin_lines import StdinLines
@@ -92,8 +92,5 @@ def _error_for(problem: Exception) -> Any:
     elif "json_invalid" in kinds:
         error = ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON")
     else:
-        error = ErrorData(
-            code=INVALID_REQUEST,
-            message="Invalid Request: not one JSON-RPC 2.0 message (batches are not supported)",
-        )
+        error = ErrorData(code=INVALID_REQUEST, message=NOT_ONE_MESSAGE)
     return JSONRPCError(jsonrpc="2.0", id=None, error=error)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 INVALID_REQUEST = -32600  # JSON-RPC 2.0's code for a message that is not a valid request
+# what a line or body that is no JSON-RPC message at all is told, over stdio and HTTP alike
+NOT_ONE_MESSAGE = "Invalid Request: not one JSON-RPC 2.0 message (batches are not supported)"
 
 
 def unusable_id(decoded: Any) -> str | None:
