@@ -692,6 +692,10 @@ TESTED_THROUGH = {
     "network.serving.stored": "tests/network/serving/test_threads.py",
     "network.serving.client_writes": "tests/network/agui/test_server.py",
     "network.mcp.arguments": "tests/network/mcp/test_threaded.py",  # the tool's arguments
+    # a request with an unusable id, over Streamable HTTP and over stdio, from raw clients
+    "network.mcp.bad_ids": "tests/network/mcp/test_hostile_clients.py",
+    "network.mcp.request_ids": "tests/network/mcp/test_bad_lines.py",
+    "network.mcp.stdin_lines": "tests/network/mcp/test_bad_lines.py",
     "network.agui.tool_results": "tests/network/agui/test_hostile_requests.py",
     "network.agui.client_state": "tests/network/agui/test_server.py",
     "network.agui.input": "tests/network/agui/test_server.py",

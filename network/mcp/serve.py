@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from network.errors import ConfigurationError
 from network.mcp.authorized import AuthorizedSessions
+from network.mcp.bad_ids import AnsweringBadIds
 from network.mcp.bad_lines import answering_bad_lines
 from network.mcp.server import mcp_server
 from network.mcp.sessions import BusySessions, session_limits
+from network.mcp.stdin_lines import stdin_lines
 from network.network import Network
 from network.numbers import check_number
 from network.serving.capacity import RunSlots
@@ -79,7 +81,11 @@ async def serve_mcp(
 
         if on_ready is not None:
             on_ready("stdio")
-        async with stdio_server() as (read, write), answering_bad_lines(read, write) as messages:
+        async with (
+            stdin_lines() as lines,
+            stdio_server(stdin=lines) as (read, write),  # type: ignore[arg-type]
+            answering_bad_lines(read, write, lines) as messages,
+        ):
             await server.run(messages, write, server.create_initialization_options())
         return
     await _serve_http(server, host, port, path, on_ready, limits, authorize)
@@ -113,7 +119,8 @@ async def _serve_http(
 ) -> None:
     """Streamable HTTP at `http://host:port/path`, served by uvicorn until cancelled, holding
     at most `limits` = (max_sessions, session_idle_timeout) sessions; with `authorize`, every
-    request authorized before the SDK sees it (`network.mcp.authorized`)."""
+    request authorized before the SDK sees it (`network.mcp.authorized`); a request with an
+    unusable id answered `-32600` (`network.mcp.bad_ids`)."""
     import uvicorn  # noqa: PLC0415 (uvicorn: only serving over HTTP loads it)
 
     max_sessions, idle_timeout = limits
@@ -124,8 +131,12 @@ async def _serve_http(
         session_idle_timeout=idle_timeout,
     )
     manager = server.session_manager
+    # a request with an unusable id answered, not read as a notification (`network.mcp.bad_ids`)
+    answering = AnsweringBadIds(
+        sdk_app, path, manager.max_request_body_size, manager.security_settings
+    )
     app: Any = BusySessions(
-        sdk_app,
+        answering,
         max_sessions,
         # the SDK's count of the sessions it holds (no public accessor): read, never changed
         held=lambda: len(getattr(manager, "_server_instances", ())),

@@ -45,7 +45,7 @@ def inspector(*arguments: str, stderr: list[str] | None = None, exit_code: int =
     assert done.returncode == exit_code, done.stderr
     if stderr is not None:
         stderr.append(done.stderr)
-    return json.loads(done.stdout)
+    return json.loads(done.stdout) if done.stdout.strip() else None  # (a failure: stderr)
 
 
 def call_tool(target: list[str], *arguments: str, exit_code: int = 0) -> Any:
@@ -96,14 +96,37 @@ def test_the_inspector_lists_one_tool_with_valid_portable_json_schemas(url: str)
 
 
 @pytest.mark.parametrize(
-    ("method", "key"), [("resources/list", "resources"), ("prompts/list", "prompts")]
+    ("method", "key"),
+    [
+        ("resources/list", "resources"),
+        ("resources/templates/list", "resourceTemplates"),
+        ("prompts/list", "prompts"),
+    ],
 )
 def test_what_the_server_does_not_serve_the_inspector_lists_as_nothing(
     url: str, method: str, key: str
 ) -> None:
-    # the server offers tools only (no resources, no prompts capability): the Inspector asks
-    # all the same, and reads an empty listing, not a failure
+    # the server offers tools only (no resources, no prompts capability): the Inspector
+    # shows an empty listing, not a failure
     assert inspector(url, "--transport", "http", "--method", method) == {key: []}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "told"),
+    [
+        (["--method", "resources/read", "--uri", "notes://x"], "Method not found"),
+        (["--method", "prompts/get", "--prompt-name", "x"], "Method not found"),
+        (["--method", "logging/setLevel", "--log-level", "debug"], "does not support logging"),
+    ],
+)
+def test_what_the_server_does_not_serve_the_inspector_is_told_it_does_not(
+    url: str, arguments: list[str], told: str
+) -> None:
+    """A resource read or a prompt is answered -32601 (method not found), as docs/mcp.md
+    says; the Inspector refuses `logging/setLevel` itself, the server declaring no logging."""
+    stderr: list[str] = []
+    assert inspector(url, *arguments, stderr=stderr, exit_code=1) is None
+    assert told in stderr[0], stderr[0]
 
 
 def test_the_inspector_runs_the_network_over_http(url: str) -> None:

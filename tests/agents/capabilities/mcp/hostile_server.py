@@ -37,6 +37,9 @@ over Streamable HTTP).
 - `banner`: it writes a line that is not JSON on its stdout before anything else.
 - `terse`: its tool `deep` fails (`isError`) with no content block, its details in
   `structuredContent` alone.
+- `asking`: a call of its tool `deep` asks the client things first, as servers may: its
+  model (`sampling/createMessage`), its user (`elicitation/create`) and its folders
+  (`roots/list`), and answers with the client's three answers as JSON text.
 
 Any other tool call answers with the tool's name; any other request is "method not found".
 """
@@ -155,14 +158,44 @@ def reply_line(request: dict[str, Any]) -> str | None:
     return json.dumps({"jsonrpc": "2.0", "id": request["id"], **reply})
 
 
+ASKED = {
+    "sampling/createMessage": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+        "maxTokens": 10,
+    },
+    "elicitation/create": {
+        "message": "Your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+    },
+    "roots/list": {},
+}
+
+
 def serve_stdio() -> None:
     if MODE == "banner":
         sys.stdout.write("hostile server 1.0 listening on stdio\n")
         sys.stdout.flush()
+    asked: dict[str, Any] = {}  # the client's answers to this server's requests, by method
+    waiting: Any = None  # the id of the call of `deep` waiting on them (mode `asking`)
     for line in sys.stdin:
         request = json.loads(line)
         if "id" not in request:
             continue  # a notification
+        if "method" not in request:  # the client's answer to a request of this server's
+            asked[request["id"]] = request.get("error", request.get("result"))
+            if len(asked) == len(ASKED):
+                text = json.dumps(asked)
+                reply = {"result": {"content": [{"type": "text", "text": text}]}}
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": waiting, **reply}) + "\n")
+                sys.stdout.flush()
+            continue
+        if MODE == "asking" and request.get("method") == "tools/call":
+            waiting = request["id"]
+            for method, params in ASKED.items():
+                ask = {"jsonrpc": "2.0", "id": method, "method": method, "params": params}
+                sys.stdout.write(json.dumps(ask) + "\n")
+            sys.stdout.flush()
+            continue
         reply = reply_line(request)
         if reply is not None:
             sys.stdout.write(reply + "\n")

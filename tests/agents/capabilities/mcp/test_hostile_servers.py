@@ -254,3 +254,18 @@ async def test_too_many_tools_or_bytes_fail_the_listing_naming_the_server(
     server = hostile(mode, allowed_tools=["t7", "t8"])
     result = await Agent("a", tools=[server], model=model).run("x")
     assert records(result)[0].result == "t7"
+
+
+async def test_a_server_that_asks_for_sampling_elicitation_or_roots_is_told_no() -> None:
+    """The client declares none of these capabilities; a server that asks all the same is
+    answered each time with an error saying so, and its call goes on (docs/mcp.md)."""
+    model = ScriptedModel([call("deep"), "done"])
+    with anyio.fail_after(60):
+        result = await Agent("a", tools=[hostile("asking", timeout=30)], model=model).run("x")
+    (record,) = records(result)
+    assert not record.is_error and result.output == "done"
+    assert record.result == {
+        "sampling/createMessage": {"code": -32600, "message": "Sampling not supported"},
+        "elicitation/create": {"code": -32600, "message": "Elicitation not supported"},
+        "roots/list": {"code": -32600, "message": "List roots not supported"},
+    }

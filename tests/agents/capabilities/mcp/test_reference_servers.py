@@ -72,13 +72,18 @@ async def test_the_everything_server_over_stdio(monkeypatch: pytest.MonkeyPatch)
             "done",
         ]
     )
-    result = await Agent("a", tools=[echo, everything], model=model).run("try everything")
+    events: list[Any] = []  # a live sink: calls carry a progress token
+    agent = Agent("a", tools=[echo, everything], model=model)
+    result = await agent.run("try everything", sinks=[events.append])
     assert result.output == "done"
     # the name docs/mcp.md promises for a server calling itself `mcp-servers/everything`
     assert {"echo", "mcp-servers_everything__echo", "get-sum", "get-tiny-image"} <= offered(model)
     # a tool that must be called as a task (the library makes plain calls) is not offered:
     # every call of it would fail
     assert "simulate-research-query" not in offered(model)
+    # the client declares no sampling, elicitation or roots: the server lists no tool of them
+    asking = {"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
+    assert not asking & offered(model)
     calls = records(result)
     errors = {name: r.error for name, r in calls.items() if r.is_error}
     # the later get-sum: refused before sending, naming the problem
@@ -96,6 +101,11 @@ async def test_the_everything_server_over_stdio(monkeypatch: pytest.MonkeyPatch)
     assert calls["trigger-long-running-operation"].result.startswith(
         "Long running operation completed."
     )
+    # its steps reach the sink over stdio too, as TOOL_CALL_PROGRESS of that call (a step
+    # the sink had not read when the next came may be replaced by it: the latest is sent)
+    progress = [e.value for e in events if e.type.value == "CUSTOM"]
+    assert [(p["progress"], p["total"]) for p in progress][-1] == (2, 2)
+    assert {p["toolCallId"] for p in progress} == {calls["trigger-long-running-operation"].id}
     # `env` is added to a small safe environment, not to the whole of this process's
     environment = calls["get-env"].result
     assert environment["GREETING"] == "hi" and "PATH" in environment
