@@ -163,9 +163,11 @@ async def _thread_run(
     """A new message on a stored thread: its session opened, what it waited on left."""
     _refuse_history_on_thread(thread, options.state)
     session = await open_session(network, thread, state=options.state, steps=steps)
-    if session.pending:  # the calls it waited on, answered as not run before the new
-        # message (a conversation with a call and no result is refused by the providers)
-        session.state.append_messages(not_run_results(session.state.messages))
+    # The calls it waited on, answered as not run before the new message (a conversation
+    # with a call and no result is refused by the providers); a call answered already whose
+    # run died before its result was saved is said to be unfinished, not "not run".
+    waiting = {entry.tool_call_id for entry in session.pending}
+    session.state.append_messages(not_run_results(session.state.messages, waiting=waiting))
     ctx = _new_context(network, input, options, steps, session)
     session.supersede_pending(ctx.run_id)
     return await _start(network, ctx, session, options, parent)
