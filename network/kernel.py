@@ -163,12 +163,15 @@ async def _thread_run(
     """A new message on a stored thread: its session opened, what it waited on left."""
     _refuse_history_on_thread(thread, options.state)
     session = await open_session(network, thread, state=options.state, steps=steps)
-    if session.pending:  # the calls it waited on, answered as not run before the new
-        # message (a conversation with a call and no result is refused by the providers),
-        # then what a request said beside its answers while one of them waited again
-        # (`PendingCall.held`): the user's words, after the results
-        held = [message for entry in session.pending for message in entry.held]
-        session.state.append_messages([*not_run_results(session.state.messages), *held])
+    # The calls it waited on, answered as not run before the new message (a conversation
+    # with a call and no result is refused by the providers); a call answered already whose
+    # run died before its result was saved is said to be unfinished, not "not run". Then
+    # what a request said beside its answers while one of them waited again
+    # (`PendingCall.held`): the user's words, after the results.
+    waiting = {entry.tool_call_id for entry in session.pending}
+    held = [message for entry in session.pending for message in entry.held]
+    results = not_run_results(session.state.messages, waiting=waiting)
+    session.state.append_messages([*results, *held])
     ctx = _new_context(network, input, options, steps, session)
     session.supersede_pending(ctx.run_id)
     return await _start(network, ctx, session, options, parent)

@@ -26,6 +26,7 @@ are counted too.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -170,6 +171,31 @@ SUBRUN_ID_PREFIX = "run_"  # a sub-run's subagentRunId is its run id
 def new_subrun_id() -> str:
     """The run id of a new sub-run, which is also its AG-UI `subagentRunId`."""
     return new_id(SUBRUN_ID_PREFIX)
+
+
+def subrun_id_for(parent: RunContext, tool_call_id: str) -> str:
+    """The run id of the sub-run that `parent`'s tool call `tool_call_id` starts.
+
+    In a durable run (or a sub-run of one) a sub-run is one recorded tool step: a process
+    killed inside it runs it again whole on resume. Its id is then made from the caller's
+    run id and the call's id, both the same on every execution (the call's id comes from the
+    recorded model answer), so a tool inside the sub-run can key a side effect on
+    `ctx.run.run_id` and find it done. Elsewhere it is a new id."""
+    if not _under_durable(parent):
+        return new_subrun_id()
+    digest = hashlib.sha256(f"{parent.run_id}\x00{tool_call_id}".encode()).hexdigest()
+    return SUBRUN_ID_PREFIX + digest[:16]
+
+
+def _under_durable(ctx: RunContext) -> bool:
+    """Whether `ctx` runs durably, or is a sub-run (at any depth) of a run that does."""
+    current: RunContext | None = ctx
+    while current is not None:
+        if current.engine.steps is not None:
+            return True
+        budget = current.engine.budget
+        current = budget.parent if isinstance(budget, ChildBudget) else None
+    return False
 
 
 def is_subrun_id(value: object) -> bool:
@@ -349,4 +375,5 @@ __all__ = [
     "is_subrun_id",
     "new_subrun_id",
     "report_spending",
+    "subrun_id_for",
 ]

@@ -24,7 +24,7 @@ lost stops, `network.serving.lease`). `release` frees the thread for the next re
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -115,7 +115,10 @@ def last_user_text(conversation: Any) -> str:
 
 
 def admitted_messages(
-    conversation: Sequence[Any], messages: Sequence[Any], request: RunRequest
+    conversation: Sequence[Any],
+    messages: Sequence[Any],
+    request: RunRequest,
+    waiting: Collection[str] | None = None,
 ) -> tuple[list[Any], list[Any]]:
     """The request's `messages` to add to `conversation` now, and those held until the calls
     the request answers have their results (`network.serving.held_messages`).
@@ -123,9 +126,12 @@ def admitted_messages(
     A call the client moved on from is answered as not run (`network.history.unanswered`),
     except those the request answers: they run (or are rejected) first, their results right
     after their call, then come the request's new messages (`network.history.answer_order`).
+    `waiting`: on a stored thread, the ids of the calls it still waits on; a call of the
+    stored conversation without a result and not among them was answered by a run that died
+    before saving its result, and is said to be unfinished, not "not run".
     """
     resolved = {interrupt.tool_call_id for interrupt, _ in request.answered}
-    added = answered(messages, unanswered_calls(conversation), resolved)
+    added = answered(messages, unanswered_calls(conversation), resolved, waiting)
     if not resolved:
         return added, []
     return hold_after_answers(added, resolved)
@@ -362,7 +368,8 @@ class StoredAdmission(Admission):
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            now, held = admitted_messages(state.messages, [*waited, *fresh], request)
+            waiting = {entry.tool_call_id for entry in session.pending}
+            now, held = admitted_messages(state.messages, [*waited, *fresh], request, waiting)
             state.append_messages(now)
             if held:  # kept with the thread if an answered call waits again
                 answered = {interrupt.tool_call_id for interrupt, _ in request.answered}

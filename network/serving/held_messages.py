@@ -28,15 +28,12 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any
 
 from network.history.messages import AssistantMessage, ToolCall, ToolMessage
+from network.history.unanswered import UNFINISHED
 from network.logger import LazyLogger
 from network.run.capability import Capability
 from network.run.context import RunContext
 
 log = LazyLogger("agent_network.run")
-
-UNFINISHED = (
-    "No result: the run that took up the answer to this call ended before {tool!r} finished."
-)
 
 
 class HeldMessages(Capability):

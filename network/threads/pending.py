@@ -65,6 +65,13 @@ class PendingCall:
         data = {"id": call.id, "name": call.name, "arguments": call.arguments}
         return cls(call.id, "client_tool", run_id, data)
 
+    @property
+    def tool_call_id(self) -> str:
+        """The id of the tool call that waits (an interrupt's call, or the client's)."""
+        if self.kind == "interrupt":
+            return str(self.data.get("tool_call_id") or "")
+        return self.id
+
     def interrupt(self) -> Interrupt:
         """The interrupt back (for an entry of kind "interrupt")."""
         return Interrupt.from_json(self.data)

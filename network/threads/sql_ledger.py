@@ -17,7 +17,9 @@ the last room. In the same transaction the hold's row is written. A statement th
 no row either found no row yet (the key's first request: it is made, and the statement
 runs again), or a cap that refuses: expired holds are reclaimed (as spent) and it runs once
 more, then the row read says which cap refused. A settlement deletes the hold's row
-(`RETURNING` what it held) and moves the figures in one transaction. Beside the caps, the
+(`RETURNING` what it held) and moves the figures in one transaction; when the row is gone
+(reclaimed as spent while its request was still under way) it adds only what the request
+spent beyond the hold, which the reclaim counted already. Beside the caps, the
 condition keeps a key's figures under the ledger's ceilings (`LEDGER_TOKENS`,
 `LEDGER_COST_USD`), and what a settlement or a reclaim adds stops at them (`_plus`, a `CASE`):
 no statement of the ledger can pass what a BIGINT holds, nor make a figure NaN. The tables
@@ -51,6 +53,7 @@ from network.run.budgets.ledger import (
     Caps,
     Hold,
     Refusal,
+    beyond_reclaimed,
     refusal,
 )
 from network.threads.sql import SQLStore
@@ -177,19 +180,22 @@ class SQLLedger(SideTables):
 
     @database_errors
     async def settle(
-        self, key: str, hold_id: str, tokens: int, cost_usd: float, requests: int, now: float
+        self, key: str, hold: Hold, tokens: int, cost_usd: float, requests: int, now: float
     ) -> None:
-        """Drop hold `hold_id` (if still held) and count what its request spent."""
+        """Drop `hold` and count what its request spent; one reclaimed already (counted as
+        spent) counts only what was spent beyond it."""
         await self._setup()
         holds, table = self.holds, self.budgets
         async with self.store._writer.begin() as conn:
             gone = (
                 await conn.execute(
                     delete(holds)
-                    .where(holds.c.id == hold_id)
+                    .where(holds.c.id == hold.id)
                     .returning(holds.c.tokens, holds.c.cost_usd)
                 )
             ).first()
+            if gone is None:  # reclaimed (in this transaction's view): it was counted
+                tokens, cost_usd, requests = beyond_reclaimed(hold, tokens, cost_usd, requests)
             values: dict[str, Any] = {
                 "tokens": _plus(table.c.tokens, tokens, LEDGER_TOKENS),
                 "cost_usd": _plus(table.c.cost_usd, cost_usd, LEDGER_COST_USD),

@@ -68,7 +68,7 @@ from network.run.interrupts import Interrupt
 from network.run.options import RunOptions
 from network.run.result import RunResult, Stop, StopReason
 from network.run.screening import INTERNAL_ERROR, screened
-from network.run.subrun import ChildBudget, SubrunTool, new_subrun_id
+from network.run.subrun import ChildBudget, SubrunTool, new_subrun_id, subrun_id_for
 from network.state.state import State
 
 _HELD = "(waiting for a person's confirmation inside the sub-agent)"
@@ -191,7 +191,7 @@ class _SubrunCall:
         to the sub-run this call stopped on (True: a continuation)."""
         answered = (self.parent.engine.subagent_answers or {}).get(self.context.tool_call_id)
         if not answered:
-            return new_subrun_id(), input, False
+            return subrun_id_for(self.parent, self.context.tool_call_id), input, False
         stopped = _stopped_of(network, answered[0][0])
         # the answers' own ids are the sub-run's interrupts' ids
         return stopped.run_id, Resume([answer for _, answer in answered], stopped=stopped), True

@@ -77,7 +77,7 @@ class BudgetAccount:
 
     async def settle(self, held: Held, tokens: int, cost_usd: float, requests: int) -> None:
         """The request is done: its hold goes, what it spent is counted."""
-        await self.ledger.settle(self.key, held.hold.id, tokens, cost_usd, requests, time.time())
+        await self.ledger.settle(self.key, held.hold, tokens, cost_usd, requests, time.time())
 
     async def close(self) -> None:
         """Close the ledger's store when the run opened it."""

@@ -5,13 +5,16 @@ A `Ledger` answers three calls, each atomic on its store:
 - `reserve(key, hold)`: add the hold to the key's reservations if, with what the key spent
   and what requests under way hold, it fits under every cap (and the per-minute window has
   room); else change nothing and say which cap refused (`Refusal`);
-- `settle(key, hold_id, spent)`: the hold leaves the reservations and what the request
+- `settle(key, hold, spent)`: the hold leaves the reservations and what the request
   really spent is added (a release is a settle of nothing);
 - `figures(key)`: what the key spent and holds now.
 
 A hold not settled by its `expires_at` (its process died) is reclaimed before a refusal is
 decided: it leaves the reservations and its whole amount counts as spent, since the request
-may have been made.
+may have been made. A request that was only slow (its process alive, its answer coming after
+`expires_at`) finds its hold reclaimed when it settles: that request was counted already
+(one request, what it held), so its settlement adds only what it spent beyond the hold
+(`beyond_reclaimed`), never the request a second time.
 
 A ledger counts no further than `LEDGER_TOKENS` and `LEDGER_COST_USD` a key (see there): a
 hold that would take what a key spent and holds past either is refused (`Refusal` of limit
@@ -99,14 +102,23 @@ class Ledger(Protocol):
         ...
 
     async def settle(
-        self, key: str, hold_id: str, tokens: int, cost_usd: float, requests: int, now: float
+        self, key: str, hold: Hold, tokens: int, cost_usd: float, requests: int, now: float
     ) -> None:
-        """Drop hold `hold_id` (if still held) and count what its request spent."""
+        """Drop `hold` and count what its request spent; a hold no longer held (reclaimed as
+        spent) counts only what was spent beyond it (`beyond_reclaimed`)."""
         ...
 
     async def figures(self, key: str) -> BudgetFigures:
         """What `key` spent and holds now."""
         ...
+
+
+def beyond_reclaimed(
+    hold: Hold, tokens: int, cost_usd: float, requests: int
+) -> tuple[int, float, int]:
+    """What a request settled after its hold was reclaimed still adds: the reclaim counted
+    the hold's tokens and cost and one request as spent, so only what it spent beyond them."""
+    return max(tokens - hold.tokens, 0), max(cost_usd - hold.cost_usd, 0.0), max(requests - 1, 0)
 
 
 def saturated(figure: float, amount: float, ceiling: float) -> float:

@@ -16,6 +16,7 @@ from network.run.budgets.ledger import (
     Caps,
     Hold,
     Refusal,
+    beyond_reclaimed,
     refusal,
     saturated,
     window_open,
@@ -53,15 +54,16 @@ class MemoryLedger:
         return None
 
     async def settle(
-        self, key: str, hold_id: str, tokens: int, cost_usd: float, requests: int, now: float
+        self, key: str, hold: Hold, tokens: int, cost_usd: float, requests: int, now: float
     ) -> None:
         account = self._accounts.setdefault(key, _Account())
-        hold = account.holds.pop(hold_id, None)
         figures = account.figures
-        if hold is not None:
+        if account.holds.pop(hold.id, None) is not None:
             figures.held_tokens -= hold.tokens
             figures.held_cost_usd -= hold.cost_usd
             figures.held_requests -= 1
+        else:  # reclaimed as spent already: count the rest only
+            tokens, cost_usd, requests = beyond_reclaimed(hold, tokens, cost_usd, requests)
         figures.tokens = int(saturated(figures.tokens, tokens, LEDGER_TOKENS))
         figures.cost_usd = saturated(figures.cost_usd, cost_usd, LEDGER_COST_USD)
         figures.requests += requests

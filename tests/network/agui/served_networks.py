@@ -64,6 +64,35 @@ payments = Network(
 )
 
 
+@tool(requires_confirmation=True)
+async def pay_slowly(amount: int) -> str:
+    """Pay `amount`, then wait until the test releases the gate (it kills the server first)."""
+    with Path(os.environ[PAY_LOG_ENV]).open("a") as log:
+        log.write(f"{os.getpid()} paid {amount}\n")
+    gate = Path(os.environ[GATE_ENV])
+    (gate / f"paid-{os.getpid()}").touch()
+    deadline = time.monotonic() + 60
+    while not (gate / "release").exists() and time.monotonic() < deadline:
+        await anyio.sleep(0.05)
+    return f"paid {amount}"
+
+
+def _pay_slowly_script(request: Any) -> Any:
+    last = request.history[-1]
+    if last.role == "tool":
+        return "done: " + last.content
+    if last.role == "user" and "pay" in last.content:
+        return call("pay_slowly", amount=100)
+    return "heard: " + last.content
+
+
+slow_payments = Network(
+    "slow_payments",
+    agents=[Agent("cashier", tools=[pay_slowly], model=ScriptedModel(_pay_slowly_script))],
+    router=_until_text("cashier"),
+)
+
+
 @tool
 async def hold() -> str:
     """Wait until the test releases the gate."""

@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 import pytest
 
+from network.history.unanswered import UNFINISHED
 from network.threads import SQLStore
 from tests.fakes.processes import free_port, node_with, server_processes
 from tests.network.agui.served_networks import CHARGE_LOG_ENV, GATE_ENV, PAY_LOG_ENV
@@ -222,6 +223,44 @@ def test_the_users_message_is_kept_when_the_server_dies_before_the_first_commit(
         ("user", "remember me"),
         ("user", "and now?"),
     ]
+
+
+def test_an_approved_call_whose_server_died_mid_tool_is_told_unfinished(
+    store: str, tmp_path: Path
+) -> None:
+    """Killed after the claim and the payment, before the call's result was committed: the
+    approval stays answered (a second answer is 409, the payment made once), and the next
+    message gives the call a result saying its run ended before it finished, never "not run"
+    (which would have the model pay again)."""
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    log = tmp_path / "payments.log"
+    env = {GATE_ENV: str(gate), PAY_LOG_ENV: str(log)}
+    with serve_at_once("slow_payments", store, env, lease_ttls=[3, 30]) as (server, second):
+        asked = turn(server.url, "bill", message="pay the bill")
+        (pending,) = asked["finished"]["outcome"]["interrupts"]
+        answer = [
+            {"interruptId": pending["id"], "status": "resolved", "payload": {"approved": True}}
+        ]
+        running = start_turn(server.url, "bill", resume=answer)
+        try:
+            wait_until(lambda: any(gate.glob("paid-*")), running, "it never paid")
+            crash(server)  # paid; the call's result is never committed
+        finally:
+            running.kill()
+            running.communicate(timeout=30)
+        (gate / "release").touch()
+        time.sleep(3.2)  # the dead process's lease (3 s) runs out
+        again = turn(second.url, "bill", resume=answer)
+        after = turn(second.url, "bill", message="thanks")
+    assert again["status"] == 409
+    assert texts(after)[-4:] == [
+        ("assistant", None),
+        ("tool", UNFINISHED.format(tool="pay_slowly")),
+        ("user", "thanks"),
+        ("assistant", "heard: thanks"),
+    ]
+    assert len(log.read_text().splitlines()) == 1  # paid once
 
 
 async def _read_thread(store: str, thread_id: str) -> Any:

@@ -1,12 +1,15 @@
 """A network whose `pay` tool needs a person's approval and counts what it really did.
 
 Every call of `pay` that runs appends a line to the file `PAY_LOG` names (or to `PAID`, in
-this process): the side effects the exactly-once tests count, across processes too.
+this process): the side effects the exactly-once tests count, across processes too. With
+`PAY_HANG` set, a call that paid then creates that file and hangs (for the test to kill its
+process before the run commits the call's result).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,10 @@ def pay(amount: int, ctx: ToolContext) -> str:
     if log:
         with Path(log).open("a") as file:
             file.write(f"{amount}\n")
+    hang = os.environ.get("PAY_HANG")
+    if hang:
+        Path(hang).touch()
+        time.sleep(600)  # killed here: paid, its result never committed
     ctx.kv.set("paid", amount)
     return f"paid {amount}"
 

@@ -69,7 +69,7 @@ async def test_spending_past_the_ceiling_stops_there_and_the_full_key_refuses(
     name, first = key(), hold(10)
     assert await ledger.reserve(name, first, UNCAPPED, time.time()) is None
     # a figure a BIGINT still holds, but one more request's would not
-    await ledger.settle(name, first.id, 2**63 - 6, 0.0, 1, time.time())
+    await ledger.settle(name, first, 2**63 - 6, 0.0, 1, time.time())
     figures = await ledger.figures(name)
     assert (figures.tokens, figures.held_tokens, figures.requests) == (LEDGER_TOKENS, 0, 1)
     refused = await ledger.reserve(name, hold(10), UNCAPPED, time.time())
@@ -108,7 +108,7 @@ async def test_a_cost_settled_past_the_ceiling_stops_there(ledger: Ledger) -> No
     for _ in range(2):  # 2e308 would be infinity
         held = hold(10)
         assert await ledger.reserve(name, held, Caps(max_tokens=1000), time.time()) is None
-        await ledger.settle(name, held.id, 5, 1e308, 1, time.time())
+        await ledger.settle(name, held, 5, 1e308, 1, time.time())
     figures = await ledger.figures(name)
     assert (figures.cost_usd, figures.tokens, figures.held_cost_usd) == (LEDGER_COST_USD, 10, 0)
 
@@ -119,7 +119,7 @@ async def test_a_reclaimed_hold_adds_no_further_than_the_ceiling(ledger: Ledger)
     assert await ledger.reserve(name, lost, UNCAPPED, time.time()) is None
     spender = hold(5)
     assert await ledger.reserve(name, spender, UNCAPPED, time.time()) is None
-    await ledger.settle(name, spender.id, LEDGER_TOKENS - 50, 0.0, 1, time.time())
+    await ledger.settle(name, spender, LEDGER_TOKENS - 50, 0.0, 1, time.time())
     refused = await ledger.reserve(name, hold(1), UNCAPPED, time.time() + 1)
     assert refused is not None and refused.limit == "ledger_tokens"
     figures = await ledger.figures(name)

@@ -127,9 +127,13 @@ async def test_a_store_opened_by_each_run_reuses_what_this_process_decoded(
     cache = setup.decoded
     before = cache.decoded
     await network().run("go", thread=ThreadRef("long", store=store_url))  # a store of its own
-    assert cache.decoded - before == 0  # nothing of the 6,000 messages decoded again
+    # nothing of the 6,000 messages decoded again but the newest page: a new message looks
+    # at the last one for a call an answer's run left without a result (as any model request
+    # sending the conversation's tail does; `network.history.unanswered`)
+    first = cache.decoded - before
+    assert first <= PAGE_SIZE
     await network().run("go", thread=ThreadRef("long", store=store_url))
-    assert cache.decoded - before <= 7  # only the previous run's records
+    assert cache.decoded - before - first <= 7  # only the previous run's records
 
 
 async def test_a_deleted_and_recreated_thread_is_not_served_from_the_cache(
@@ -213,7 +217,7 @@ async def test_a_cold_store_decodes_only_the_pages_a_run_reads(
         chat = Network("chat", agents=[agent], router=lambda ctx: None if ctx.call_count else agent)
         agent.model = ScriptedModel(["bye"])
         await chat.run("bye", thread=ThreadRef("long", store=cold))
-        assert cold.decoded.decoded == before
+        assert cold.decoded.decoded == before + 1  # its newest message only (see above)
     finally:
         await cold.close()
 

@@ -64,8 +64,8 @@ async def test_holds_and_settlements_are_shared_by_stores(
         0,
         200,
     )
-    await one.settle(name, first.id, 30, 0.1, 1, time.time())
-    await two.settle(name, first.id, 0, 0.0, 0, time.time())  # settled once: no hold left
+    await one.settle(name, first, 30, 0.1, 1, time.time())
+    await two.settle(name, first, 0, 0.0, 0, time.time())  # settled once: no hold left
     figures = await two.figures(name)
     assert (figures.tokens, figures.requests, figures.held_tokens, figures.held_requests) == (
         30,
@@ -108,7 +108,7 @@ async def test_concurrent_reservations_of_many_stores_never_pass_the_cap(
         if await ledger.reserve(name, mine, caps, time.time()) is None:
             granted.append(mine.id)
             await anyio.sleep(0.01)
-            await ledger.settle(name, mine.id, 90, 0.0, 1, time.time())
+            await ledger.settle(name, mine, 90, 0.0, 1, time.time())
 
     async with anyio.create_task_group() as group:
         for i in range(24):
@@ -130,3 +130,23 @@ async def test_the_per_minute_window(ledgers: Callable[[], SQLLedger]) -> None:
     assert await ledger.reserve(name, hold(1), caps, now + 60) is None  # a new window
     figures = await ledger.figures(name)
     assert (figures.window_start, figures.window_requests) == (pytest.approx(now + 60), 1)
+
+
+@pytest.mark.parametrize(("spent", "counted"), [(30, (100, 0.25)), (130, (130, 0.5))])
+async def test_a_request_settled_after_its_hold_was_reclaimed_counts_once(
+    ledgers: Callable[[], SQLLedger], spent: int, counted: tuple[int, float]
+) -> None:
+    """A request slower than `hold_seconds` (its process alive) has its hold reclaimed as
+    spent by another process that found no room; its settlement then adds only what it spent
+    beyond that hold: one request, not two, counted once."""
+    slow, other = ledgers(), ledgers()
+    name, caps = key(), Caps(max_tokens=150)
+    mine = hold(100, seconds=0.2, cost=0.25)
+    assert await slow.reserve(name, mine, caps, time.time()) is None
+    await anyio.sleep(0.3)
+    refused = await other.reserve(name, hold(100), caps, time.time())
+    assert refused is not None and refused.spent == 100  # reclaimed, counted as spent
+    await slow.settle(name, mine, spent, 0.5 if spent > 100 else 0.1, 1, time.time())
+    figures = await other.figures(name)
+    assert (figures.tokens, figures.cost_usd, figures.requests) == (*counted, 1)
+    assert (figures.held_tokens, figures.held_requests) == (0, 0)

@@ -17,17 +17,18 @@ NOW = 1_000_000.0
 async def test_a_hold_counts_until_it_is_settled_with_what_was_spent() -> None:
     ledger = MemoryLedger()
     caps = Caps(max_tokens=250)
-    assert await ledger.reserve("k", Hold("a", 100, 0.1, NOW + 60), caps, NOW) is None
-    assert await ledger.reserve("k", Hold("b", 100, 0.1, NOW + 60), caps, NOW) is None
+    a, b = Hold("a", 100, 0.1, NOW + 60), Hold("b", 100, 0.1, NOW + 60)
+    assert await ledger.reserve("k", a, caps, NOW) is None
+    assert await ledger.reserve("k", b, caps, NOW) is None
     refused = await ledger.reserve("k", Hold("c", 100, 0.1, NOW + 60), caps, NOW)
     assert refused is not None and (refused.spent, refused.held) == (0, 200)
-    await ledger.settle("k", "a", 30, 0.05, 1, NOW)
+    await ledger.settle("k", a, 30, 0.05, 1, NOW)
     figures = await ledger.figures("k")
     assert (figures.tokens, figures.held_tokens, figures.requests) == (30, 100, 1)
     assert figures.held_requests == 1 and figures.cost_usd == 0.05
     assert await ledger.reserve("k", Hold("c", 100, 0.1, NOW + 60), caps, NOW) is None
-    await ledger.settle("k", "b", 0, 0.0, 0, NOW)  # a release
-    await ledger.settle("k", "b", 0, 0.0, 0, NOW)  # twice: nothing more
+    await ledger.settle("k", b, 0, 0.0, 0, NOW)  # a release
+    await ledger.settle("k", b, 0, 0.0, 0, NOW)  # twice: nothing more
     figures = await ledger.figures("k")
     assert (figures.tokens, figures.held_tokens, figures.held_requests) == (30, 100, 1)
     assert (await ledger.figures("other")).tokens == 0
@@ -36,7 +37,8 @@ async def test_a_hold_counts_until_it_is_settled_with_what_was_spent() -> None:
 async def test_an_expired_hold_is_reclaimed_as_spent_when_room_is_short() -> None:
     ledger = MemoryLedger()
     caps = Caps(max_tokens=150)
-    assert await ledger.reserve("k", Hold("dead", 100, 0.2, NOW + 10), caps, NOW) is None
+    dead = Hold("dead", 100, 0.2, NOW + 10)
+    assert await ledger.reserve("k", dead, caps, NOW) is None
     refused = await ledger.reserve("k", Hold("b", 100, 0.0, NOW + 70), caps, NOW + 5)
     assert refused is not None  # not expired yet: it still holds
     refused = await ledger.reserve("k", Hold("b", 100, 0.0, NOW + 70), caps, NOW + 10)
@@ -44,8 +46,22 @@ async def test_an_expired_hold_is_reclaimed_as_spent_when_room_is_short() -> Non
     figures = await ledger.figures("k")
     assert (figures.tokens, figures.held_tokens, figures.requests) == (100, 0, 1)
     assert figures.cost_usd == 0.2
-    await ledger.settle("k", "dead", 7, 0.0, 1, NOW + 11)  # its process came back: no hold
-    assert (await ledger.figures("k")).held_requests == 0
+    await ledger.settle("k", dead, 7, 0.0, 1, NOW + 11)  # it was alive after all: no hold
+    figures = await ledger.figures("k")
+    assert figures.held_requests == 0
+    # counted once: the reclaim counted what it held, more than the 7 tokens it spent
+    assert (figures.tokens, figures.cost_usd, figures.requests) == (100, 0.2, 1)
+
+
+async def test_a_request_that_spent_more_than_its_reclaimed_hold_adds_only_the_rest() -> None:
+    ledger = MemoryLedger()
+    slow = Hold("slow", 100, 0.2, NOW + 10)
+    assert await ledger.reserve("k", slow, Caps(max_tokens=150), NOW) is None
+    late = Hold("b", 100, 0.0, NOW + 70)
+    assert await ledger.reserve("k", late, Caps(max_tokens=150), NOW + 10)  # refused: reclaims
+    await ledger.settle("k", slow, 130, 0.5, 1, NOW + 11)  # reclaimed (100, 0.2), spent more
+    figures = await ledger.figures("k")
+    assert (figures.tokens, figures.cost_usd, figures.requests) == (130, 0.5, 1)
 
 
 async def test_concurrent_reservations_never_pass_the_cap() -> None:
@@ -54,10 +70,11 @@ async def test_concurrent_reservations_never_pass_the_cap() -> None:
     granted: list[str] = []
 
     async def one(i: int) -> None:
-        if await ledger.reserve("k", Hold(str(i), 90, 0.0, NOW + 60), caps, NOW) is None:
+        mine = Hold(str(i), 90, 0.0, NOW + 60)
+        if await ledger.reserve("k", mine, caps, NOW) is None:
             granted.append(str(i))
             await anyio.sleep(0.01)
-            await ledger.settle("k", str(i), 90, 0.0, 1, NOW)
+            await ledger.settle("k", mine, 90, 0.0, 1, NOW)
 
     async with anyio.create_task_group() as group:
         for i in range(40):
