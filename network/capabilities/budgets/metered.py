@@ -27,8 +27,9 @@ What it spent: the answer's prompt and completion tokens, its cost, and one requ
 attempt the model made. A model of one's own may report what is no figure (a negative or
 absurd count, a cost that is NaN, infinite or negative): the request then counts what it
 reserved, as a reservation never settled does, so a bad report can neither give a key back
-what it spent nor fail the run at the store. (The HTTP clients already estimate such counts
-themselves: `agents.models._usage`.)
+what it spent nor fail the run at the store (the agent receiving a count that is no count
+then refuses the answer: `agents.models._answer_shape`). (The HTTP clients already estimate
+such counts themselves: `agents.models._usage`.)
 """
 
 from __future__ import annotations
