@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import pytest
 
 from agents import ScriptedModel
@@ -88,3 +91,24 @@ def test_a_plain_def_complete_that_says_it_returns_a_model_response_is_refused()
         checked_model("agent 'a'", "model", _Answers())
     hands = _Hands()  # no annotation: it may return a coroutine (tested as it answers)
     assert checked_model("agent 'a'", "model", hands) is hands
+
+
+def _traced(complete: Any) -> Any:
+    @functools.wraps(complete)  # copies the annotations: "-> ModelResponse"
+    def handing_on(*arguments: Any) -> Any:
+        return complete(*arguments)
+
+    return handing_on
+
+
+class _Decorated:
+    name = "decorated"
+
+    @_traced
+    async def complete(self, request: object, on_chunk: object = None) -> ModelResponse:
+        return ModelResponse(AssistantMessage("Hi"))
+
+
+def test_a_decorated_async_complete_is_a_model() -> None:
+    decorated = _Decorated()  # its complete is a plain def, annotated as the async def it wraps
+    assert checked_model("agent 'a'", "model", decorated) is decorated
