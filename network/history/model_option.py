@@ -73,11 +73,14 @@ def _answers_unawaited(complete: Any) -> bool:
     `ModelResponse`, not the coroutine of one. A plain def without that annotation may be a
     wrapper returning another model's coroutine, which is a Model: it is tested when it
     answers (`network.history.model_answer`)."""
-    wrapped = complete
-    while wrapped is not None:  # a decorator's plain def around an async def hands on its
-        if inspect.iscoroutinefunction(wrapped):  # coroutine, with the async def's annotations
-            return False
-        wrapped = getattr(wrapped, "__wrapped__", None)
+    # a decorator's plain def around an async def hands on its coroutine, with the async def's
+    # annotations (`functools.wraps`): any async def down the `__wrapped__` chain is a Model's
+    try:
+        innermost = inspect.unwrap(complete, stop=inspect.iscoroutinefunction)
+    except ValueError:  # a chain that wraps itself: nothing to tell
+        return False
+    if inspect.iscoroutinefunction(innermost):
+        return False
     try:
         returned = inspect.signature(complete, eval_str=True).return_annotation
     except Exception:  # no signature, or an annotation that names what is not importable here

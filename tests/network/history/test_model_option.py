@@ -112,3 +112,17 @@ class _Decorated:
 def test_a_decorated_async_complete_is_a_model() -> None:
     decorated = _Decorated()  # its complete is a plain def, annotated as the async def it wraps
     assert checked_model("agent 'a'", "model", decorated) is decorated
+
+
+class _Looped:
+    name = "looped"
+
+    def complete(self, request: object, on_chunk: object = None) -> ModelResponse:
+        return ModelResponse(AssistantMessage("Hi"))
+
+    complete.__wrapped__ = complete  # type: ignore[attr-defined]
+
+
+def test_a_complete_that_wraps_itself_is_tested_as_it_answers_not_looped_over() -> None:
+    looped = _Looped()  # a loop over __wrapped__ never ended
+    assert checked_model("agent 'a'", "model", looped) is looped
