@@ -52,6 +52,7 @@ from network.run.entry_points import blocking
 from network.run.guardrails import Guardrail, coerce_guardrails
 from network.run.interrupts import Answer, Interrupt
 from network.run.limits import UsageLimits
+from network.run.max_iter import check_max_iter
 from network.run.retry_policy import RetryPolicy
 from network.run.stages import chain
 from network.run.subrun import SubrunTool, check_mapping
@@ -411,7 +412,9 @@ class Agent(AgentStep):
         `model` that is no model option, is a `ConfigurationError` naming it (not the
         `max_iter` or `default_model` of the network it builds).
         """
-        check_number(f"agent {self.name!r}: max_steps", max_steps, integer=True, minimum=1)
+        check_max_iter(
+            f"agent {self.name!r}: max_steps", max_steps, hint="leave it out for the default (10)"
+        )
         # named `model`, as the caller passed it (not the `default_model` it becomes below)
         checked_model(f"agent {self.name!r}", "model", model)
         network = Network(
@@ -464,7 +467,7 @@ class Agent(AgentStep):
         label = f"agent {self.name!r}"
         # Checked here: the sub-run's network is built per call, so a bad cap would otherwise
         # be an error result at every call, naming the inner network's `max_iter`.
-        check_number(f"{label}: max_steps", max_steps, integer=True, minimum=1)
+        check_max_iter(f"{label}: max_steps", max_steps, hint="leave it out for the default (10)")
         # The agent's own name is any string: the tool's, given or taken from it, is checked
         # here, not refused by the provider at the supervisor's first request.
         default_tool_name(label, name, self.name)

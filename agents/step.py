@@ -23,6 +23,7 @@ import functools
 import inspect
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, cast
 
 from agents.models._answer_shape import checked_answer
@@ -32,6 +33,7 @@ from agents.tools._dispatch import start_tool_calls
 from network.errors import ConfigurationError, ModelError
 from network.history.fixed_list import NO_PROMPT, FixedList
 from network.history.messages import SystemMessage, ToolCall
+from network.history.model_answer import answer_of, awaitable_answer
 from network.history.model_io import ModelRequest, ModelResponse
 from network.history.results import InferenceResult, ModelCall, ToolCallRecord, Usage
 from network.run.agent_call import NO_OUTPUT, AgentCall
@@ -199,7 +201,10 @@ class AgentStep:
             self.params,
         )  # fmt: skip
         try:
-            response = checked_answer(await model.complete(request, None), model, self.name)
+            pending: Any = model.complete(request, None)
+            if type(pending) is not CoroutineType:  # a plain def's answer, awaitable or not
+                pending = awaitable_answer(pending, model, self.name)
+            response = checked_answer(await pending, model, self.name)
         except ModelError as exc:
             _name_model(exc, model)
             raise
@@ -248,17 +253,13 @@ class AgentStep:
             response = await self._asked(call, stages, request)
         else:
             try:
-                response = checked_answer(
-                    await (
-                        call.model.complete(request, None)  # nothing streams, follows or records
-                        if call.events is None
-                        and call.follow_chunks is None
-                        and books.steps is None
-                        else self._request(call, call.model, request)
-                    ),
-                    call.model,
-                    self.name,
-                )
+                if call.events is None and call.follow_chunks is None and books.steps is None:
+                    pending: Any = call.model.complete(request, None)  # nothing streams or records
+                    if type(pending) is not CoroutineType:  # a plain def's answer
+                        pending = awaitable_answer(pending, call.model, self.name)
+                else:
+                    pending = self._request(call, call.model, request)
+                response = checked_answer(await pending, call.model, self.name)
             except ModelError as exc:
                 self._failed(call, call.model, exc)
                 raise
@@ -400,10 +401,13 @@ class AgentStep:
         if call.follow_chunks is not None:  # a capability follows the stream too
             on_chunk = call.follow_chunks(on_chunk)
         if run.engine.steps is None:
-            return model.complete(request, on_chunk)
+            pending = model.complete(request, on_chunk)
+            if type(pending) is not CoroutineType:  # a plain def's answer, awaitable or not
+                return cast(Awaitable[ModelResponse], awaitable_answer(pending, model, self.name))
+            return pending
         # partial, not a lambda: a lambda here would give `_request` cells on every step
         return run.engine.steps.model(
-            self.name, functools.partial(model.complete, request, on_chunk)
+            self.name, functools.partial(answer_of, model, self.name, request, on_chunk)
         )
 
     @staticmethod

@@ -30,6 +30,7 @@ from network.run.guardrails import coerce_guardrails
 from network.run.handoff_router import FollowHandoffs
 from network.run.inputs import RunInput, check_text_input
 from network.run.limits import UsageFigures, UsageLimits
+from network.run.max_iter import check_max_iter
 from network.run.options import RunOptions
 from network.run.parallel import Parallel
 from network.run.predictive_config import check_predict_state
@@ -142,7 +143,11 @@ class Network(Generic[DepsT]):
         self._by_identity: dict[int, AgentLike] = {id(a): a for a in self.agents.values()}
         self.handoff_edges = _handoff_edges(self.agents)
         self.router = _router_of(name, self.agents, router, self.handoff_edges)
-        check_number(f"network {name!r}: max_iter", max_iter, integer=True, minimum=1)
+        check_max_iter(
+            f"network {name!r}: max_iter",
+            max_iter,
+            hint=f"leave it out for the default ({DEFAULT_MAX_ITER})",
+        )
         self.resources = check_factories(f"network {name!r}", resources)
         self.default_model = default_model  # checked by its setter
         self.max_iter = max_iter

@@ -35,12 +35,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agents.models._answer_shape import checked_answer
 from agents.models._calls import failed_model_calls, model_calls
 from agents.models.base import Model, ModelRequest, ModelResponse
 from agents.models.registry import resolve_model
 from network.capabilities.budgets.metered import metered
 from network.errors import ConfigurationError, ModelError, RoutingError
 from network.history.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from network.history.model_answer import answer_of
 from network.logger import get_logger
 from network.numbers import check_number
 from network.run.context import NetworkLike, RunContext
@@ -174,7 +176,7 @@ class RoutingAgent:
         routing cost)."""
         requested_at, requested = time.time(), time.perf_counter()
         try:
-            response = await model.complete(request)
+            response = checked_answer(await answer_of(model, self.name, request), model, self.name)
         except Exception as error:  # a ModelError, or a model's own exception
             if isinstance(error, ModelError) and error.model is None:
                 error.model = getattr(model, "name", None)

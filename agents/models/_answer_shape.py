@@ -9,9 +9,14 @@ summing usage, a pydantic `ValidationError` of an AG-UI event when the run strea
 answer's shape is checked where the agent receives it, and a wrong one is a `ModelError`
 naming the model, the agent and the field, raised as a failing provider's is.
 
-What is checked is only the shape the run reads (types); the values stay the model's (an
-unknown tool name, arguments that are no JSON object, a count the limits will not take are
-answered or counted where they are used). A well-formed answer costs a few type tests.
+What is checked is the shape the run reads (types), and the token counts: a count that is
+no count (negative, or past `MAX_TOKEN_COUNT`, 2**53 - 1, which no price or AG-UI client
+takes) is refused too, naming the field, so that `result.usage`, the usage limits, a shared
+budget's settling and telemetry never read different figures for one answer (each read such a
+count its own way: kept as given, as 0 or the ceiling, as what was reserved). The shipped
+clients estimate a server's bad counts instead (`agents.models._usage`): a server's answer is
+not the user's code. Other values stay the model's (an unknown tool name, arguments that are
+no JSON object are answered where they are used). A well-formed answer costs a few tests.
 
 One value is mended rather than refused: tool-call ids that repeat within the answer, or are
 empty. A call's id is how its result, its approval and its AG-UI events find it, so two calls
@@ -31,7 +36,7 @@ from agents.models._tool_call_ids import own_id
 from network.errors import ModelError
 from network.history.messages import AssistantMessage, ToolCall
 from network.history.model_io import ModelResponse
-from network.history.results import Usage
+from network.history.results import MAX_TOKEN_COUNT, Usage
 
 _COUNTS = (
     "prompt_tokens",
@@ -40,6 +45,8 @@ _COUNTS = (
     "cached_tokens",
     "reasoning_tokens",
 )
+
+_MAX_TOTAL = 2 * MAX_TOKEN_COUNT  # a total is a prompt and a completion summed
 
 
 def checked_answer(response: Any, model: Any, agent: str) -> ModelResponse:
@@ -60,6 +67,17 @@ def checked_answer(response: Any, model: Any, agent: str) -> ModelResponse:
             and type(usage.total_tokens) is int
             and type(usage.cached_tokens) is int
             and type(usage.reasoning_tokens) is int
+            # each count from 0 to 2**53 - 1 (one test: an or of such counts is one too, and
+            # an or with a negative is negative); the total, two of them summed
+            and 0
+            <= (
+                usage.prompt_tokens
+                | usage.completion_tokens
+                | usage.cached_tokens
+                | usage.reasoning_tokens
+            )
+            <= MAX_TOKEN_COUNT
+            and 0 <= usage.total_tokens <= _MAX_TOTAL
             and (message.content is None or type(message.content) is str)
             and (message.reasoning is None or type(message.reasoning) is str)
             and type(message.tool_calls) is list
@@ -129,6 +147,10 @@ def _problem(response: Any) -> str | None:
         value = getattr(usage, field)
         if type(value) is not int:
             return f"a usage whose {field} is {_kind(value)}, not an int"
+        if not 0 <= value <= (_MAX_TOTAL if field == "total_tokens" else MAX_TOKEN_COUNT):
+            shown = value if abs(value) < 10**50 else "a huge int"
+            most = "2**54 - 2 (two counts)" if field == "total_tokens" else "2**53 - 1"
+            return f"a usage whose {field} is {shown}, not a token count from 0 to {most}"
     cost = response.cost_usd
     if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int | float)):
         return f"a ModelResponse whose cost_usd is {_kind(cost)}, not a number"

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from network.errors import AgentNetworkWarning
 from network.warned import warn_at
 
 CONTEXT_NAMES = ("ctx", "context")
 
 
-class ToolDefinitionWarning(UserWarning):
-    """A tool definition that is legal but most likely not what its author meant."""
+class ToolDefinitionWarning(AgentNetworkWarning):
+    """A tool definition that is legal but most likely not what its author meant (an
+    `AgentNetworkWarning`, as every warning of the library is: one filter covers them all)."""
 
 
 def warn_about_definition(

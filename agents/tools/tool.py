@@ -185,6 +185,12 @@ class Tool:
             check_tool_name(f"tool of function {function!r}: name", name)
         self.name = name or fn.__name__
         summary, param_docs = parse_docstring(inspect.getdoc(fn))
+        if description is not None and not isinstance(description, str):
+            # sent as it was, it made every request a provider's 400 ("Invalid type for
+            # 'tools[0].function.description'"), while a ScriptedModel took it
+            raise ConfigurationError(
+                f"tool {self.name!r}: description must be text, got {type(description).__name__}"
+            )
         self.description = description if description is not None else summary
         switches = {
             "requires_confirmation": requires_confirmation,

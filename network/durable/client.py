@@ -36,6 +36,7 @@ from network.errors import ConfigurationError, MessageError
 from network.ids import new_id
 from network.numbers import check_number
 from network.run.inputs import check_text_input
+from network.run.max_iter import check_max_iter
 from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
 from network.state.schema import check_key_form
@@ -279,7 +280,7 @@ def enqueued_run(
     check_text_input(input)  # as `network.run` checks it: the worker would fail it
     run_id = new_id("run_") if run_id is None else run_id
     check_id("run_id", run_id)  # "" is refused, not replaced
-    check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
+    check_max_iter("max_iter", max_iter, optional=True, hint="leave it out for the network's")
     thread = None
     if thread_id is not None:
         check_ids(thread_id=thread_id, user_id=user_id, app_name=app_name)

@@ -22,6 +22,7 @@ from network.errors import ConfigurationError
 from network.evals.cases import Case
 from network.evals.scorers import CaseRun, Score, Scorer
 from network.history.messages import SystemMessage, UserMessage
+from network.history.model_answer import answer_of
 from network.history.model_io import ModelRequest
 
 JUDGE_INSTRUCTIONS = (
@@ -61,7 +62,7 @@ class LLMJudge(Scorer):
 
     async def score(self, case: Case, run: CaseRun) -> Score | None:
         try:
-            response = await self.model.complete(self.request(case, run))
+            response = await answer_of(self.model, None, self.request(case, run))
         except Exception as exc:  # the judge failing fails the case, and says why
             return self._verdict(False, f"the judge failed: {type(exc).__name__}")
         return self.read(getattr(response.message, "content", None))

@@ -4,7 +4,10 @@ What a model option may be is what `agents.models.registry.resolve_model` can re
 string, a mapping of `make_model` arguments (with a `"model"` string), a `Model` object (anything
 with a `complete` method), or None (the network's default, or no default). Anything else used
 to be accepted and fail at the first call, with a TypeError from deep in the run; it is refused
-when the agent or network is made, naming it and the option.
+when the agent or network is made, naming it and the option. So is a `complete` that is a plain
+def annotated to return a `ModelResponse` (not awaitable); one without that annotation may be a
+wrapper returning another model's coroutine, and is tested as it answers
+(`network.history.model_answer`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.history.model_io import ModelResponse
 
 
 def checked_model(owner: str, option: str, model: Any) -> Any:
@@ -39,6 +43,12 @@ def checked_model(owner: str, option: str, model: Any) -> Any:
                 "complete(request, on_chunk): a Model defines `async def complete(self, "
                 "request, on_chunk=None)`"
             )
+        if _answers_unawaited(complete):  # else a ModelError at the first request
+            raise ConfigurationError(
+                f"{owner}: {option} {type(model).__name__}'s complete() is a plain def that "
+                "returns a ModelResponse: a Model defines `async def complete(self, request, "
+                "on_chunk=None)` (a plain def must return the coroutine of one)"
+            )
         return model
     raise ConfigurationError(
         f"{owner}: {option} must be a model string, a mapping of make_model arguments, a Model "
@@ -56,6 +66,26 @@ def _takes_request_and_on_chunk(complete: Any) -> bool:
     except ValueError:
         return True
     return True
+
+
+def _answers_unawaited(complete: Any) -> bool:
+    """Whether `complete` is a plain def whose return annotation says it returns a
+    `ModelResponse`, not the coroutine of one. A plain def without that annotation may be a
+    wrapper returning another model's coroutine, which is a Model: it is tested when it
+    answers (`network.history.model_answer`)."""
+    # a decorator's plain def around an async def hands on its coroutine, with the async def's
+    # annotations (`functools.wraps`): any async def down the `__wrapped__` chain is a Model's
+    try:
+        innermost = inspect.unwrap(complete, stop=inspect.iscoroutinefunction)
+    except ValueError:  # a chain that wraps itself: nothing to tell
+        return False
+    if inspect.iscoroutinefunction(innermost):
+        return False
+    try:
+        returned = inspect.signature(complete, eval_str=True).return_annotation
+    except Exception:  # no signature, or an annotation that names what is not importable here
+        return False
+    return isinstance(returned, type) and issubclass(returned, ModelResponse)
 
 
 __all__ = ["checked_model"]

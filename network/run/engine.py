@@ -15,13 +15,13 @@ import anyio
 
 from network.errors import attach_partial_result
 from network.history.messages import AssistantMessage
-from network.numbers import check_number
 from network.run import lifecycle
 from network.run.budgets.caller import enter, leave
 from network.run.context import RunContext
 from network.run.emitter import AnySink, Emitter, Observer
 from network.run.logs import logging_sink
 from network.run.loop import run_loop
+from network.run.max_iter import check_max_iter
 from network.run.result import RunResult, Stop, StopReason
 from network.run.resumption import resume_interrupted
 from network.run.subrun import SpentLater, count_capped_cost, report_spending
@@ -35,7 +35,7 @@ async def execute(
 
     The resources the run opened (`ctx.engine.resources`) are closed when it ends, however it ends.
     """
-    check_number("max_iter", max_iter, integer=True, minimum=1, optional=True)
+    check_max_iter("max_iter", max_iter, optional=True, hint="leave it out for the network's")
     emitter = ctx.engine.emitter
     if sinks or emitter.active:  # else the context's own, still empty (one per run, not two)
         emitter = ctx.engine.emitter = Emitter(list(sinks))

@@ -35,7 +35,6 @@ from network.errors import ConfigurationError
 from network.history.results import ModelCall, Usage
 from network.ids import new_id
 from network.mappings import mapping_entries
-from network.numbers import check_number
 from network.run.context import RunContext
 from network.run.limits import (
     NOTHING_UNRECORDED,
@@ -46,6 +45,7 @@ from network.run.limits import (
     UsageFigures,
     UsageLimits,
 )
+from network.run.max_iter import check_max_iter
 from network.run.temp_sources import link_subrun, unlink_subrun
 from network.state.schema import mapped_key_problem
 
@@ -359,8 +359,11 @@ class SubrunTool:
             raise ConfigurationError(
                 f"{self.label}: limits must be UsageLimits, got {self.limits!r}"
             )
-        check_number(
-            f"{self.label}: max_iter", self.max_iter, integer=True, minimum=1, optional=True
+        check_max_iter(
+            f"{self.label}: max_iter",
+            self.max_iter,
+            optional=True,
+            hint="leave it out for the network's own",
         )
         if not isinstance(self.description, str):
             raise ConfigurationError(f"{self.label}: description must be a string")

@@ -181,3 +181,64 @@ async def test_tool_call_ids_a_custom_model_repeats_or_leaves_empty_are_made_dis
     message = result.results[0].output[0]
     assert [call.id for call in message.tool_calls] == ids  # what the next request sends
     assert [call.id for call in answer.message.tool_calls] == ["c1", "c1", ""]  # script kept
+
+
+class _PlainDef:
+    """A model of one's own whose `complete` is a plain def returning its answer."""
+
+    name = "plain"
+
+    def complete(self, request: Any, on_chunk: Any = None):  # type: ignore[no-untyped-def]
+        return ModelResponse(AssistantMessage("Hi"))
+
+
+class _Handing:
+    """A wrapper whose `complete` is a plain def returning another model's coroutine."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def complete(self, request: Any, on_chunk: Any = None) -> Any:
+        return self.inner.complete(request, on_chunk)
+
+
+@pytest.mark.parametrize("how", ["run", "stream", "hooks", "budget", "router"])
+async def test_a_custom_models_plain_def_complete_is_a_model_error_naming_it(
+    how: str, tmp_path: Any
+) -> None:
+    """It failed the first request with `TypeError: object ModelResponse can't be used in
+    'await' expression`, naming neither the model nor the agent, on every path a request
+    takes (plain, streamed, through a capability, metered by a shared budget, a routing
+    agent's)."""
+    from agents import AgentHooks
+    from network import SharedBudget
+    from routers import routing_agent
+
+    model = _PlainDef()
+    hooks = AgentHooks(on_start=lambda *args: None) if how == "hooks" else None
+    agent = Agent("writer", model=ScriptedModel(["Hi"]) if how == "router" else model, hooks=hooks)
+    router = routing_agent(model=model, name="picker") if how == "router" else None
+    network = Network("n", agents=[agent], router=router)
+    asker = "picker" if how == "router" else "writer"
+    with pytest.raises(
+        ModelError,
+        match=rf"model 'plain' of agent '{asker}': its complete\(\) returned a ModelResponse, "
+        r"not an awaitable: a Model defines `async def complete",
+    ) as raised:
+        if how == "stream":
+            async for _ in network.stream("Hi"):
+                pass
+        elif how == "budget":
+            budget = SharedBudget("k", max_tokens=100_000, store=f"sqlite:///{tmp_path}/b.db")
+            await network.run("Hi", budget=budget)
+        else:
+            await network.run("Hi")
+    assert raised.value.model == "plain"
+    assert raised.value.partial_result is not None
+
+
+async def test_a_plain_def_complete_that_returns_a_coroutine_is_a_model() -> None:
+    wrapped = Agent("writer", model=_Handing(ScriptedModel(["Hi"], repeat_last=True)))
+    assert (await Network("n", agents=[wrapped]).run("Hi")).output == "Hi"
+    async for _ in Network("n", agents=[wrapped]).stream("Hi"):
+        pass

@@ -29,6 +29,7 @@ from network.errors import (
     ThreadError,
 )
 from network.history.messages import SystemMessage, UserMessage
+from network.history.model_answer import answer_of
 from network.history.model_io import ModelRequest
 from network.memory import Memories, MemoryItem, Namespace, NewMemory
 from network.memory._checks import check_namespace
@@ -94,7 +95,7 @@ async def extract_memories(
     request = ModelRequest(
         [SystemMessage(instructions)], [UserMessage(transcript)], agent="memory_extraction"
     )
-    response = await resolve_model(model).complete(request)
+    response = await answer_of(resolve_model(model), None, request)
     raw = response.message.content or ""
     entries = [
         NewMemory(

@@ -27,8 +27,9 @@ What it spent: the answer's prompt and completion tokens, its cost, and one requ
 attempt the model made. A model of one's own may report what is no figure (a negative or
 absurd count, a cost that is NaN, infinite or negative): the request then counts what it
 reserved, as a reservation never settled does, so a bad report can neither give a key back
-what it spent nor fail the run at the store. (The HTTP clients already estimate such counts
-themselves: `agents.models._usage`.)
+what it spent nor fail the run at the store (the agent receiving a count that is no count
+then refuses the answer: `agents.models._answer_shape`). (The HTTP clients already estimate
+such counts themselves: `agents.models._usage`.)
 """
 
 from __future__ import annotations
@@ -37,9 +38,11 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from types import CoroutineType
 from typing import Any
 
 from network.errors import ModelError
+from network.history.model_answer import awaitable_answer
 from network.history.model_io import ChunkHandler, Model, ModelRequest, ModelResponse
 from network.history.results import MAX_TOKEN_COUNT, Usage
 from network.run.budgets.account import BudgetAccount, release_all, reserve_all, settle_all
@@ -68,7 +71,10 @@ class MeteredModel:
         """The wrapped model's answer to `request`, reserved, then settled or released."""
         held = await reserve_all(self.accounts, await asked_by(self.model, request, self.accounts))
         try:
-            response = await self.model.complete(request, on_chunk)
+            pending = self.model.complete(request, on_chunk)
+            if type(pending) is not CoroutineType:  # a plain def's answer, awaitable or not
+                pending = awaitable_answer(pending, self.model, request.agent)
+            response: ModelResponse = await pending
         except ModelError as error:
             if error.counted_as_request:  # answered, and a run may go past it: a request made
                 await settle_all(held, 0, 0.0, len(error.attempts) or 1)

@@ -61,3 +61,17 @@ def test_an_agent_without_a_description_as_a_tool_warns_at_the_as_tool_line() ->
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         helper.as_tool(description="Says hi.")
+
+
+def test_a_tool_definition_warning_is_an_agent_network_warning() -> None:
+    # docs/errors.md: "Warnings derive from AgentNetworkWarning"; this one was a bare
+    # UserWarning, so `warnings.simplefilter("error", AgentNetworkWarning)` let it through
+    from network import AgentNetworkWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AgentNetworkWarning)
+        with pytest.raises(ToolDefinitionWarning, match="tool 'bare' has no docstring"):
+
+            @tool
+            def bare(x: int) -> int:
+                return x

@@ -311,3 +311,17 @@ def test_a_tool_name_providers_refuse_is_refused_when_the_tool_is_defined(name: 
     with pytest.raises(ConfigurationError, match=r"tool of function 'lookup': name .* must be 1"):
         tool(name=name)(lookup)  # type: ignore[arg-type]
     assert tool(name="look-up_2")(lookup).name == "look-up_2"
+
+
+@pytest.mark.parametrize("description", [5, ["Look up"], b"Look up"])
+def test_a_description_that_is_not_text_is_refused_when_the_tool_is_defined(
+    description: object,
+) -> None:
+    # before: sent as given in the tool's schema, which a provider refuses on every request
+    # (HTTP 400: "Invalid type for 'tools[0].function.description'")
+    def lookup(query: str) -> str:
+        """Look up."""
+        return query
+
+    with pytest.raises(ConfigurationError, match=r"tool 'lookup': description must be text"):
+        tool(description=description)(lookup)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from agents import Agent, LiteLLMModel, ScriptedModel, call, tool
 from examples.codegen import TASK, build_network
 from network import (
     ConfigurationError,
+    ModelError,
     Network,
     StopReason,
     ThreadRef,
@@ -276,16 +277,39 @@ async def test_a_custom_models_bad_cost_is_unpriced_not_a_way_past_the_cap(
     assert carried.cost_usd == 1.2
 
 
-async def test_a_custom_models_bad_token_counts_never_lower_the_figures(
-    quiet_logs: None,
+@pytest.mark.parametrize(
+    ("usage", "field", "shown"),
+    [
+        (Usage(prompt_tokens=-1000), "prompt_tokens", "-1000"),
+        (Usage(completion_tokens=10**30), "completion_tokens", str(10**30)),
+        (Usage(5, 5, 10, cached_tokens=-1), "cached_tokens", "-1"),
+        (Usage(5, 5, -10), "total_tokens", "-10"),
+    ],
+)
+@pytest.mark.parametrize("asker", ["agent", "router"])
+async def test_a_custom_models_token_count_that_is_no_count_is_a_model_error(
+    usage: Usage, field: str, shown: str, asker: str
 ) -> None:
-    """A negative count was added as given: a custom `Model` reporting -1000 prompt tokens
-    kept a run under `max_input_tokens` for ever. Counts are taken within 0 to 2**53 - 1."""
-    usage = Usage(prompt_tokens=-1000, completion_tokens=10**30)
-    answer = ModelResponse(AssistantMessage(None, [ToolCall("c", "again", {})]), usage=usage)
-    agent = Agent("a", tools=[again], model=ScriptedModel([answer], repeat_last=True))
-    network = Network("n", agents=[agent], router=lambda ctx: agent, max_iter=5)
-    result = await network.run("Go.", limits=UsageLimits(max_output_tokens=2**60))
-    assert (result.spent.input_tokens, result.spent.output_tokens) == (0, 5 * (2**53 - 1))
-    capped = await network.run("Go.", limits=UsageLimits(max_output_tokens=1))
-    assert capped.stop_reason == StopReason.USAGE_LIMIT and len(capped.results) == 1
+    """A negative or absurd count was read three ways: kept as given in `result.usage` (and
+    by an agent's caller, a trace), taken within 0 to 2**53 - 1 by the usage limits, and as
+    what was reserved by a shared budget; a run reported -1000 prompt tokens while its
+    limits counted 0. Now the answer is refused where the agent (or routing agent) receives
+    it, naming the model, the asker and the field, so no figure ever holds it."""
+    bad = ModelResponse(AssistantMessage(None, [ToolCall("c", "again", {})]), usage=usage)
+    if asker == "router":
+        bad = ModelResponse(
+            AssistantMessage(None, [ToolCall("c", "select_agent", {"name": "a"})]), usage=usage
+        )
+    agent = Agent("a", tools=[again], model=ScriptedModel(["done"] if asker == "router" else [bad]))
+    router = routing_agent(ScriptedModel([bad]), name="picker") if asker == "router" else None
+    network = Network("n", agents=[agent], router=router or (lambda ctx: agent), max_iter=5)
+    named = "picker" if asker == "router" else "a"
+    with pytest.raises(
+        ModelError,
+        match=rf"model 'scripted' of agent '{named}' answered a usage whose {field} is "
+        rf"{shown}, not a token count from 0 to 2\*\*5",
+    ) as raised:
+        await network.run("Go.", limits=UsageLimits(max_input_tokens=10))
+    partial = raised.value.partial_result
+    assert partial is not None and partial.results == [] and partial.usage == Usage()
+    assert partial.spent.input_tokens == 0

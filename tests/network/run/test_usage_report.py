@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agents import Agent
-from network import Network
+from network import ModelError, Network
 from network.events import RunFinishedEvent
 from network.history.messages import AssistantMessage
 from network.history.model_io import ModelRequest, ModelResponse
@@ -29,14 +29,27 @@ class Boasting:
         return ModelResponse(AssistantMessage("ok"), self.usage, None, "stop")
 
 
-async def test_a_models_absurd_counts_end_the_stream_with_counts_in_range() -> None:
-    # 10**30 failed the run at RUN_FINISHED (the event's schema stops at 2**53 - 1)
-    network = Network(
-        "n", agents=[Agent("a", model=Boasting(Usage(10**30, -5, 0, cached_tokens=10**31)))]
-    )
+async def test_counts_summed_past_the_ceiling_end_the_stream_with_counts_in_range() -> None:
+    # 10**30 failed the run at RUN_FINISHED (the event's schema stops at 2**53 - 1); each
+    # answer's counts are in range now (a model's own past it is a ModelError, below), but
+    # the run's sum of two may not be
+    largest = 2**53 - 1
+    agent = Agent("a", model=Boasting(Usage(largest, 0, largest)))
+    network = Network("n", agents=[agent], router=lambda ctx: agent, max_iter=2)
     events = [event async for event in network.stream("hi")]
     finished = events[-1]
     assert isinstance(finished, RunFinishedEvent)
     entry = finished.model_dump(by_alias=True, exclude_none=True)["usage"][0]
-    assert entry["inputTokens"] == 2**53 - 1 and entry["outputTokens"] == 0
-    assert entry["totalTokens"] == 2**53 - 1
+    assert entry["inputTokens"] == largest and entry["outputTokens"] == 0
+    assert entry["totalTokens"] == largest
+
+
+async def test_a_models_absurd_counts_end_the_stream_with_a_run_error_naming_the_field() -> None:
+    network = Network(
+        "n", agents=[Agent("a", model=Boasting(Usage(10**30, -5, 0, cached_tokens=10**31)))]
+    )
+    events: list[Any] = []
+    with pytest.raises(ModelError, match="prompt_tokens is 1000000000000000000000000000000"):
+        async for event in network.stream("hi"):
+            events.append(event)
+    assert not any(isinstance(event, RunFinishedEvent) for event in events)

@@ -217,10 +217,14 @@ async def test_a_request_whose_model_reports_no_figure_counts_what_it_reserved(
 ) -> None:
     budget = SharedBudget("t", max_tokens=100_000, store=f"sqlite:///{tmp_path}/budgets.db")
     model = Misreporting(usage, cost, budget)
-    await agent_on(model, params={"max_tokens": 10}).run("hi", budget=budget)
+    reported_tokens = usage.prompt_tokens >= 0 and usage.prompt_tokens < 2**53
+    if reported_tokens:
+        await agent_on(model, params={"max_tokens": 10}).run("hi", budget=budget)
+    else:  # settled on the ledger, then refused by the agent (no count: a ModelError)
+        with pytest.raises(ModelError, match="not a token count from 0 to 2"):
+            await agent_on(model, params={"max_tokens": 10}).run("hi", budget=budget)
     (held,) = model.held_while_asked
     figures = await budget_figures(budget)
-    reported_tokens = usage.prompt_tokens >= 0 and usage.prompt_tokens < 2**53
     assert figures.tokens == (25 if reported_tokens else held.held_tokens)
     assert figures.cost_usd == (1.0 if cost == 1.0 else held.held_cost_usd)
     assert (figures.requests, figures.held_tokens, figures.held_requests) == (1, 0, 0)
