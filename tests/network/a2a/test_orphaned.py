@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -124,10 +125,15 @@ async def test_a_task_running_on_another_live_server_is_left_working(
         await streaming(group, first, "wait 8", seen)
         task_id = final_task(seen).id
         states = []
-        for _ in range(30):  # 6 s: twice the lease's time to live
+        reading_until = time.monotonic() + 6  # twice the lease's time to live
+        while time.monotonic() < reading_until:
             states.append((await other.get_task(GetTaskRequest(id=task_id))).status.state)
             await anyio.sleep(0.2)
-    assert set(states) == {TaskState.TASK_STATE_WORKING}
+    # working until it completed (a loaded machine's slow reads may outlast the 8 s wait):
+    # never `failed`
+    working, completed = TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_COMPLETED
+    assert states[0] == working and set(states) <= {working, completed}, states
+    assert states == sorted(states, key=lambda state: state == completed)
     ended = final_task(seen)
     assert ended.status.state == TaskState.TASK_STATE_COMPLETED
     assert output_text(ended) == "done: waited 8"
