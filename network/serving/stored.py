@@ -15,7 +15,8 @@ on the same database, continues a thread where it was.
   its result once it has one), and the pending interrupts.
 - The stored conversation is the thread's: a client's messages that the thread does not hold
   yet (new user messages, results of client tool calls: `new_messages`) are appended to it;
-  the rest are the client's copy.
+  the rest are the client's copy. A client that went back in the conversation (a regenerate,
+  an edited message) takes the thread back with it first (`network.serving.rewinds`).
 - A new thread is created by the claim when the protocol gave the request's messages and they
   look like a thread's first request (`opening_messages`): the claim, the thread's creation
   and the user's message are one transaction (`network.threads.leases.CreatingLeases`). The
@@ -42,6 +43,7 @@ from network.serving.errors import RequestError, thread_busy
 from network.serving.lease import HeldLease, log
 from network.serving.principals import not_found, store_user
 from network.serving.registry import SERVER_CALL, ThreadRecord, json_size, result_digest
+from network.serving.rewinds import follow_client
 from network.serving.screening import guarded
 from network.threads.leases import (
     DEFAULT_LEASE_TTL,
@@ -290,6 +292,10 @@ class StoredThreads:
             # what the lease now protects (read with the claim when the leases could)
             thread = read if fresh else await self._read(thread_id)
             _check_owner(thread, thread_id, app, user)
+            # a client that went back in the conversation (regenerate, an edited message)
+            moved = thread is not None and not created
+            if moved and await guarded("rewind", follow_client(self.store, thread, messages)):
+                thread = await self._read(thread_id)
             # a thread the claim created is checked as the new thread it is
             record, kept = self._record(network, thread_id, None if created else thread, principal)
             return Claimed(
