@@ -8,7 +8,8 @@ conversation is the thread's, and without this the model would read the old answ
 old message) too, and the server's `MESSAGES_SNAPSHOT` would put it back in the chat.
 
 So a request whose messages are the start of the stored conversation (each message where the
-thread has it, by the id the client sees it under, a user message with its text too), then
+thread has it, by the id the client sees it under, a user message with its text too; an
+answer the thread never kept, such as a stopped run's tool call, passed over), then
 only messages the thread does not hold (or one edited message: the thread's next user
 message, its id kept, its text changed), moves the thread back before what the client left
 out: the store's `rewind_thread` to the last checkpoint (committed agent call) at or before
@@ -47,17 +48,18 @@ def _holds(message: Any, stored: Any, index: int) -> bool:
 def rewind_point(conversation: Sequence[Any], client: Sequence[Any]) -> int | None:
     """How many of the thread's messages the client kept, when it went back in the thread
     (see the module docstring); None when it did not."""
-    kept = 0
+    ids = {shown_id(message, index) for index, message in enumerate(conversation)}
+    kept = read = 0
     for message in client:
         if kept < len(conversation) and _holds(message, conversation[kept], kept):
             kept += 1
-        else:
-            break
+        elif not (isinstance(message, AssistantMessage) and message.id not in ids):
+            break  # (an answer the thread never kept, a stopped run's, is the client's own)
+        read += 1
     if kept == 0 or kept == len(conversation) or isinstance(conversation[kept], ToolMessage):
         return None
-    ids = {shown_id(message, index) for index, message in enumerate(conversation)}
     calls = {m.tool_call_id for m in conversation if isinstance(m, ToolMessage)}
-    for position, message in enumerate(client[kept:]):
+    for position, message in enumerate(client[read:]):
         if isinstance(message, ToolMessage):
             if message.tool_call_id in calls:
                 return None  # a result the thread holds: not a clean cut

@@ -151,3 +151,27 @@ async def test_a_client_holding_the_whole_thread_or_none_of_it_continues_it(stor
     assert asked[-1] == ["first", "answer 1 to first", "second", "answer 2 to second", "third"]
     threads = await store.list_threads(app_name="chat")
     assert [t.thread_id for t in threads] == ["t-on"]
+
+
+async def test_regenerate_after_a_stopped_run_goes_back_too(store: Any) -> None:
+    asked: list[list[str]] = []
+    chat = Chat(app(echo(asked), store=store), "t-stop")
+    await chat.say("u1", "first")
+    # a run stopped in the browser: the chat keeps the tool call it had streamed, which the
+    # thread never committed (seen so on SQLite), and the user sends another message
+    stopped = {
+        "id": "msg_stopped",
+        "role": "assistant",
+        "toolCalls": [
+            {"id": "call_9", "type": "function", "function": {"name": "slow", "arguments": "{}"}}
+        ],
+    }
+    chat.messages = [*chat.messages, {"id": "u2", "role": "user", "content": "slow"}, stopped]
+    await chat.say("u3", "after stop")
+
+    await chat.run(chat.messages[:-1])  # "Regenerate response"
+
+    # before: the stopped call stood between the client's copy and the thread: not moved
+    # back, the model read its own answer last
+    assert asked[-1][-1] == "after stop"
+    assert texts(await store.get_thread("t-stop"))[-2:] == ["after stop", "answer 3 to after stop"]
