@@ -15,7 +15,9 @@ message, its id kept, its text changed), moves the thread back before what the c
 out: the store's `rewind_thread` to the last checkpoint (committed agent call) at or before
 the cut, which keeps the thread as it was as `<thread>~rewound-<random>` (nothing is lost),
 withdraws what the calls it removes asked for, and takes the thread keys back to that point.
-What the client sends after the checkpoint is then added as any new message is.
+What the client sends after the checkpoint is then added as any new message is, and its
+`state` written as on any request. `StoredThreads.follow` does it once the request was
+checked, so a refused request leaves the thread as it was.
 
 Not moved back (the thread goes on as before): a client that holds none of the thread (one
 that sends only its new message), or the whole of it; a cut right before a tool result (a

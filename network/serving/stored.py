@@ -16,7 +16,8 @@ on the same database, continues a thread where it was.
 - The stored conversation is the thread's: a client's messages that the thread does not hold
   yet (new user messages, results of client tool calls: `new_messages`) are appended to it;
   the rest are the client's copy. A client that went back in the conversation (a regenerate,
-  an edited message) takes the thread back with it first (`network.serving.rewinds`).
+  an edited message) takes the thread back with it, once its request was checked, before its
+  run starts (`StoredThreads.follow`, `network.serving.rewinds`).
 - A new thread is created by the claim when the protocol gave the request's messages and they
   look like a thread's first request (`opening_messages`): the claim, the thread's creation
   and the user's message are one transaction (`network.threads.leases.CreatingLeases`). The
@@ -292,10 +293,6 @@ class StoredThreads:
             # what the lease now protects (read with the claim when the leases could)
             thread = read if fresh else await self._read(thread_id)
             _check_owner(thread, thread_id, app, user)
-            # a client that went back in the conversation (regenerate, an edited message)
-            moved = thread is not None and not created
-            if moved and await guarded("rewind", follow_client(self.store, thread, messages)):
-                thread = await self._read(thread_id)
             # a thread the claim created is checked as the new thread it is
             record, kept = self._record(network, thread_id, None if created else thread, principal)
             return Claimed(
@@ -310,6 +307,22 @@ class StoredThreads:
         except BaseException:
             await (self.drop_created(lease, read) if created else lease.release())
             raise
+
+    async def follow(self, network: NetworkLike, claimed: Claimed, messages: Sequence[Any]) -> None:
+        """Take `claimed`'s thread back where the client's `messages` went back to, when they
+        did (`network.serving.rewinds`), and read it and its record again. Run once the
+        request was checked, under the lease: a refused request leaves the thread as it was."""
+        thread = claimed.thread
+        if thread is None or claimed.created or not claimed.stored:
+            return
+        if not await guarded("rewind", follow_client(self.store, thread, messages)):
+            return
+        thread = await self._read(claimed.record.thread_id)
+        record, _ = self._record(network, claimed.record.thread_id, thread, claimed.record.owner)
+        claimed.record.state = record.state
+        claimed.record.issued_calls = record.issued_calls
+        claimed.record.interrupts = record.interrupts
+        claimed.thread = thread
 
     async def drop_created(self, lease: HeldLease, thread: Any) -> None:
         """Remove `thread`, which the claim of `lease` created (its request was refused before

@@ -35,10 +35,12 @@ class Chat:
     answers under the ids their `TEXT_MESSAGE_START` gave them."""
 
     def __init__(self, asgi: Any, thread: str) -> None:
-        self.asgi, self.thread, self.messages, self.runs = asgi, thread, [], 0
-        self.asked: list[list[str]] = []
+        self.asgi, self.thread, self.runs = asgi, thread, 0
+        self.messages: list[dict[str, Any]] = []
 
-    async def run(self, messages: list[dict[str, Any]]) -> httpx.Response:
+    async def post(
+        self, messages: list[dict[str, Any]], state: dict[str, Any] | None = None
+    ) -> httpx.Response:
         self.runs += 1
         transport = httpx.ASGITransport(app=self.asgi)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
@@ -46,12 +48,15 @@ class Chat:
                 "threadId": self.thread,
                 "runId": f"run-{self.runs}",
                 "messages": messages,
-                "state": {},
+                "state": state or {},
                 "tools": [],
                 "context": [],
                 "forwardedProps": {},
             }
-            reply = await client.post("/", json=body)
+            return await client.post("/", json=body)
+
+    async def run(self, messages: list[dict[str, Any]]) -> httpx.Response:
+        reply = await self.post(messages)
         assert reply.status_code == 200, reply.text
         answer: dict[str, Any] = {}
         for event in parse_sse(reply.text):
@@ -175,3 +180,19 @@ async def test_regenerate_after_a_stopped_run_goes_back_too(store: Any) -> None:
     # back, the model read its own answer last
     assert asked[-1][-1] == "after stop"
     assert texts(await store.get_thread("t-stop"))[-2:] == ["after stop", "answer 3 to after stop"]
+
+
+async def test_a_refused_request_that_went_back_leaves_the_thread_as_it_was(store: Any) -> None:
+    asked: list[list[str]] = []
+    chat = Chat(app(echo(asked), store=store), "t-refused")
+    await chat.say("u1", "first")
+    await chat.say("u2", "second")
+    before = await store.get_thread("t-refused")
+
+    refused = await chat.post(chat.messages[:3], state={"app:motd": "hi"})
+
+    # before: the thread was rewound by the claim, then the request refused
+    assert refused.status_code == 403, refused.text
+    after = await store.get_thread("t-refused")
+    assert texts(after) == texts(before) and after.revision == before.revision
+    assert [t.thread_id for t in await store.list_threads(app_name="chat")] == ["t-refused"]
