@@ -321,6 +321,8 @@ class StoredAdmission(Admission):
     async def start(self, request: RunRequest) -> RunContext:
         network, record = self.network, self.record
         checked_state(network, record.thread_id, request, self.max_state_bytes)
+        if not request.answered:  # a client gone back in the conversation takes the thread
+            await self.threads.follow(network, self.claimed, request.messages)
         missing = object()
         writes = {
             key: value

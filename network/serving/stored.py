@@ -15,7 +15,9 @@ on the same database, continues a thread where it was.
   its result once it has one), and the pending interrupts.
 - The stored conversation is the thread's: a client's messages that the thread does not hold
   yet (new user messages, results of client tool calls: `new_messages`) are appended to it;
-  the rest are the client's copy.
+  the rest are the client's copy. A client that went back in the conversation (a regenerate,
+  an edited message) takes the thread back with it, once its request was checked, before its
+  run starts (`StoredThreads.follow`, `network.serving.rewinds`).
 - A new thread is created by the claim when the protocol gave the request's messages and they
   look like a thread's first request (`opening_messages`): the claim, the thread's creation
   and the user's message are one transaction (`network.threads.leases.CreatingLeases`). The
@@ -42,6 +44,7 @@ from network.serving.errors import RequestError, thread_busy
 from network.serving.lease import HeldLease, log
 from network.serving.principals import not_found, store_user
 from network.serving.registry import SERVER_CALL, ThreadRecord, json_size, result_digest
+from network.serving.rewinds import follow_client
 from network.serving.screening import guarded
 from network.threads.leases import (
     DEFAULT_LEASE_TTL,
@@ -304,6 +307,22 @@ class StoredThreads:
         except BaseException:
             await (self.drop_created(lease, read) if created else lease.release())
             raise
+
+    async def follow(self, network: NetworkLike, claimed: Claimed, messages: Sequence[Any]) -> None:
+        """Take `claimed`'s thread back where the client's `messages` went back to, when they
+        did (`network.serving.rewinds`), and read it and its record again. Run once the
+        request was checked, under the lease: a refused request leaves the thread as it was."""
+        thread = claimed.thread
+        if thread is None or claimed.created or not claimed.stored:
+            return
+        if not await guarded("rewind", follow_client(self.store, thread, messages)):
+            return
+        thread = await self._read(claimed.record.thread_id)
+        record, _ = self._record(network, claimed.record.thread_id, thread, claimed.record.owner)
+        claimed.record.state = record.state
+        claimed.record.issued_calls = record.issued_calls
+        claimed.record.interrupts = record.interrupts
+        claimed.thread = thread
 
     async def drop_created(self, lease: HeldLease, thread: Any) -> None:
         """Remove `thread`, which the claim of `lease` created (its request was refused before
