@@ -26,6 +26,7 @@ from network.history.messages import shown_id
 
 _POSITION = re.compile(r"msg_(0|[1-9][0-9]{0,17})")
 _RESULT = ":result"
+_MAX_POSITION = 2**31  # a thread's messages are numbered in a 32-bit column: none lies beyond
 
 
 def check_new_ids(conversation: Iterable[Any], added: Sequence[Any]) -> None:
@@ -66,6 +67,7 @@ class Wanted:
         ids = list(dict.fromkeys(str(message.id) for message in added if message.id))
         if not ids:
             return None
-        positions = [int(found[1]) for found in map(_POSITION.fullmatch, ids) if found]
+        numbers = [int(found[1]) for found in map(_POSITION.fullmatch, ids) if found]
+        positions = [number for number in numbers if number < _MAX_POSITION]
         calls = [item[: -len(_RESULT)] for item in ids if item.endswith(_RESULT)]
         return cls(ids, positions, calls)

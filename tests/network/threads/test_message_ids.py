@@ -133,9 +133,8 @@ async def test_the_store_itself_refuses_every_id_a_thread_holds(store: Any) -> N
         with pytest.raises(MessageError, match=repr(taken)) as refused:
             await store.append_results("t", commit)
         assert (refused.value.field, refused.value.index) == ("id", 1)
-    fresh = Commit(
-        revision=before.revision, messages=[UserMessage("ok", "msg_99")], append_only=True
-    )
+    far = [UserMessage("ok", "msg_99"), UserMessage("ok", f"msg_{2**40}")]  # none so far
+    fresh = Commit(revision=before.revision, messages=far, append_only=True)
     assert await store.append_results("t", fresh) == before.revision + 1
     after = await store.get_thread("t")
-    assert after is not None and len(after.messages) == len(before.messages) + 1
+    assert after is not None and len(after.messages) == len(before.messages) + 2
