@@ -770,6 +770,7 @@ TESTED_THROUGH = {
     "network.threads.session": "tests/network/threads/test_runs.py",
     "network.threads.thread_load": "tests/network/threads/test_runs.py",  # loading, scopes
     "network.threads.commit_parts": "tests/network/threads/test_history_of.py",  # who wrote what
+    "network.threads.sql_message_ids": "tests/network/threads/test_message_ids.py",  # in SQL
     # MCP servers, real ones over stdio and HTTP
     "agents.capabilities.mcp.content": "tests/agents/capabilities/mcp/test_stdio.py",
     "agents.capabilities.mcp.errors": "tests/agents/capabilities/mcp/test_connect_timeout.py",

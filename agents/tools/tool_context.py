@@ -39,9 +39,14 @@ class ToolContext(Generic[DepsT]):
 
     @property
     def idempotency_key(self) -> str:
-        """A key naming this call, the same on every try and when the run is resumed: the
-        thread id (else the run id) and the tool call id. Pass it to an external service
-        that deduplicates requests, so that a retried call never acts twice."""
+        """A key naming this call, the same on every try and when the run is resumed (a
+        durable run replays the recorded model answer, and so the call's id): the thread id
+        (else the run id) and the tool call id. Pass it to an external service that
+        deduplicates requests, so that a retried call never acts twice.
+
+        Inside a sub-run of a durable run (an agent used as a tool) it is not stable: a
+        resume runs the sub-run again, whose model names its calls anew; key a side effect
+        there on `run.run_id` (the same on every execution) and what the tool does."""
         run = self.run
         scope = None if run is None else (run.thread_id or run.run_id)
         return f"{scope or 'run'}:{self.tool_call_id}"

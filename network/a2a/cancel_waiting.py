@@ -20,7 +20,10 @@ The thread afterwards waits on nothing: its approvals are answered, by `cancel_<
 the next run starts from the thread's last commit, as after a message that supersedes pending
 calls (`ThreadSession.supersede_pending`): the state as the interrupted run left it (the
 proposal never applied), the tool call answered in the conversation as not run by the cancel's
-own commit (`network.history.unanswered`), so no call is left there without its result.
+own commit (`network.history.unanswered`), so no call is left there without its result. A call
+of the same turn whose answer a run took up and died before saving its result (it may have
+run) is not said not run: its result says that run ended before it finished, as a new message
+on the thread says it (`UNFINISHED`).
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> b
         if thread is None:
             return False
         answer = canceled_answer(task_id)
+        waits = {entry.tool_call_id for entry in thread.pending}
         commit = Commit(
             revision=thread.revision,
             run_id=by,
@@ -84,7 +88,9 @@ async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> b
             # the calls answered in the conversation too: none is left without its result;
             # then what a request said beside its answers while a call waited again
             messages=[
-                *not_run_results(thread.messages, CANCELED_CALL),
+                # a call answered already, whose run died before its result was saved, may
+                # have run: it is said unfinished (`UNFINISHED`), as a new message says it
+                *not_run_results(thread.messages, CANCELED_CALL, waiting=waits),
                 *held_by([entry for entry in thread.pending if entry.id in set(waited)]),
             ],
         )

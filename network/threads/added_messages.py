@@ -14,7 +14,10 @@ error (`MessageError`) names the message's position and the field:
 - as a message object (`UserMessage`, `AssistantMessage`) or a dict of `role`, `content`,
   and optionally `name` and `id` (strings): nothing else;
 - at most `MAX_MESSAGES` of them in one call;
-- an `id` no earlier message of the call has, nor the thread (`check_new_ids`, once read).
+- an `id` no earlier message of the call has, nor the thread: checked once the thread is
+  read, to fail early, and again by the store in the commit's own transaction
+  (`network.threads.message_ids`), so that of two calls appending one id at once (two
+  processes, one database) only one lands.
 
 The thread must exist, belong to the app (default: the network's name) and to the user when
 the `ThreadRef` names one. The messages are one commit: all or nothing.
@@ -33,14 +36,15 @@ the thread is then read again and the commit retried, up to `ATTEMPTS` times.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from network.errors import MessageError, StaleThreadError
-from network.history.messages import AssistantMessage, UserMessage, shown_id
+from network.history.messages import AssistantMessage, UserMessage
 from network.run.context import NetworkLike
 from network.run.thread_ref import ThreadRef
 from network.threads.ids import check_id, check_ids
+from network.threads.message_ids import check_new_ids
 from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
 from network.threads.resolve import open_store
@@ -115,27 +119,6 @@ def check_added(messages: Any) -> list[UserMessage | AssistantMessage]:
         if message.id:
             seen.add(message.id)
     return checked
-
-
-def check_new_ids(conversation: Iterable[Any], added: Sequence[Any]) -> None:
-    """`MessageError` on field "id" when an added message's id is one the thread already holds
-    (as a client sees its messages: `shown_id`).
-
-    A message is known by its id (a server adds a client's copy of one only once, and a
-    snapshot shows one message per id), so a second message under an id would be seen as the
-    first, or not at all; a retried call whose first attempt landed is told so, by the id.
-    """
-    if not any(message.id for message in added):  # nothing to compare: the thread is not read
-        return
-    held = {shown_id(message, index) for index, message in enumerate(conversation)}
-    for index, message in enumerate(added):
-        if message.id in held:
-            raise MessageError(
-                f"message {index}: id {message.id!r} is taken (the thread holds it): a message "
-                "needs an id of its own; nothing was written",
-                index=index,
-                field="id",
-            )
 
 
 def _one(index: int, message: Any) -> UserMessage | AssistantMessage:

@@ -38,6 +38,7 @@ from network.threads.decoded import DecodedCache, DecodedThread, ResultRow, chec
 from network.threads.ids import check_id, check_ids
 from network.threads.leases import MemoryLeases
 from network.threads.memory_timeline import MemoryTimeTravel
+from network.threads.message_ids import Wanted, check_new_ids
 from network.threads.pending import PendingCall, waiting_error
 from network.threads.pending_claims import check_claims
 from network.threads.protocol import BaseStore, ThreadExistsError, ThreadNotFoundError
@@ -258,6 +259,9 @@ class MemoryStore(MemoryTimeTravel, BaseStore):
         if stored is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
         commit = _admitted(thread_id, stored, commit)
+        if commit.append_only and Wanted.of(commit.messages):  # checked here, not only when read
+            held = self._sync(thread_id, stored).conversation(len(stored.messages))
+            check_new_ids(held, commit.messages)
         # Everything that can fail happens before anything is changed.
         now = time.time()
         messages = [encode_message(message) for message in commit.messages]

@@ -146,7 +146,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
             from sqlalchemy.dialects.postgresql import insert  # type: ignore[assignment]  # noqa: PLC0415
         self._insert = insert
         self.decoded = shared_cache(self.url, table_prefix) if cache is None else cache
-        self._commits = CommitWriter(self.tables, insert)
+        self._commits = CommitWriter(self.tables, insert, self.dialect)
         self._create_tables = create_tables
         self._ready = not create_tables
         self._setup_lock = anyio.Lock()

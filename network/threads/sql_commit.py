@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from network.errors import StaleThreadError, ThreadError
 from network.threads.pending import waiting_error
 from network.threads.protocol import ThreadNotFoundError
+from network.threads.sql_message_ids import HeldIds
 from network.threads.sql_pending import PendingStatements
 from network.threads.sql_tables import Tables
 from network.threads.sql_timeline import TimelineWriter
@@ -36,7 +37,7 @@ from network.threads.thread_data import Commit, SharedWrite
 class CommitWriter:
     """Applies commits to one store's tables; `insert` is the dialect's upsert-capable insert."""
 
-    def __init__(self, t: Tables, insert: Any) -> None:
+    def __init__(self, t: Tables, insert: Any, dialect: str) -> None:
         self.t = t
         self.insert = insert
         threads = t.threads
@@ -79,6 +80,7 @@ class CommitWriter:
             & state.c.key.in_(bindparam("b_keys", expanding=True))
         )
         self.pending = PendingStatements(t.pending)
+        self.held_ids = HeldIds(t.messages, dialect)
         self.timeline = TimelineWriter(t)
         self.scopes = {
             "user": _ScopeStatements(t.user_state, ("app_name", "user_id")),
@@ -185,13 +187,14 @@ class CommitWriter:
     async def appending(self, conn: AsyncConnection, thread_id: str, commit: Commit) -> Commit:
         """An append-only commit (`Commit.append_only`) at the thread's current revision, its
         row locked (PostgreSQL; SQLite's transaction holds the write lock); refused while the
-        thread waits on a pending call."""
+        thread waits on a pending call, or when it holds an added message's id."""
         found = await conn.scalar(self.locked_revision, {"b_thread": thread_id})
         if found is None:
             raise ThreadNotFoundError(f"thread {thread_id!r} does not exist (deleted?)")
         waiting = await self.pending.waiting_now(conn, thread_id)
         if waiting:
             raise waiting_error(thread_id, waiting)
+        await self.held_ids.check(conn, thread_id, commit.messages)
         return dataclasses.replace(commit, revision=found)
 
     async def _refuse(self, conn: AsyncConnection, thread_id: str, expected: int) -> NoReturn:

@@ -8,8 +8,9 @@ The statements are `CommitWriter`'s (`sql_commit`, `sql_pending`, `sql_timeline`
 `sqlite3`: the revision checked and bumped by one `UPDATE ... RETURNING` under the write lock
 `BEGIN IMMEDIATE` took, each table's rows inserted by one multi-row `INSERT`, claims of
 pending calls judged before the revision, an append-only commit refused while the thread waits
-on a call. A commit with `user:` / `app:` writes takes `CommitWriter`'s path instead: their
-merge handlers are the application's code, and run on the event loop, not on a worker thread.
+on a call or holds one of its messages' ids. A commit with `user:` / `app:` writes takes
+`CommitWriter`'s path instead: their merge handlers are the application's code, and run on
+the event loop, not on a worker thread.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from network.errors import StaleThreadError
 from network.threads.pending import PendingCall, waiting_error
 from network.threads.protocol import ThreadExistsError, ThreadNotFoundError
 from network.threads.sql_fast import Encoded, Header, Hint, Loaded, quoted, start_at
+from network.threads.sql_message_ids import check_sqlite
 from network.threads.sql_pending import refuse_claims
 from network.threads.sql_tables import Tables
 from network.threads.sqlite_workers import Write
@@ -102,6 +104,7 @@ class SQLiteFast:
             " WHERE thread_id = ? AND revision = ?"
             " RETURNING app_name, user_id, message_count, result_count"
         )
+        self.messages_table = q["messages"]
         self.add_messages = f"INSERT INTO {q['messages']} (thread_id, seq, run_id, data) VALUES "
         self.add_results = (
             f"INSERT INTO {q['results']} (thread_id, seq, run_id, agent, at, history_length,"
@@ -310,6 +313,7 @@ class SQLiteFast:
         revision = commit.revision
         if commit.append_only:
             revision = self._appendable(c, thread_id)
+            check_sqlite(c, self.messages_table, thread_id, commit.messages)
         if commit.answered:  # before the revision: a second answer is told it came second
             self._claim(c, thread_id, commit.answered, commit.run_id)
         messages, results = encoded.messages, encoded.results

@@ -16,11 +16,14 @@ runs it under its single write lock (`BEGIN IMMEDIATE`). So two processes never 
 the last room. In the same transaction the hold's row is written. A statement that matched
 no row either found no row yet (the key's first request: it is made, and the statement
 runs again), or a cap that refuses: expired holds are reclaimed (as spent) and it runs once
-more, then the row read says which cap refused. A settlement deletes the hold's row
-(`RETURNING` what it held) and moves the figures in one transaction; when the row is gone
-(reclaimed as spent while its request was still under way) it adds only what the request
-spent beyond the hold, which the reclaim counted already. Beside the caps, the
-condition keeps a key's figures under the ledger's ceilings (`LEDGER_TOKENS`,
+more, then the row read says which cap refused. A budget that caps no total never refuses for
+what is held, so its reservation reclaims first; and a read of the figures that finds an
+expired hold reclaims it (in a write transaction of its own) before it answers.
+
+A settlement deletes the hold's row (`RETURNING` what it held) and moves the figures in one
+transaction; when the row is gone (reclaimed as spent while its request was still under way)
+it adds only what the request spent beyond the hold, which the reclaim counted already.
+Beside the caps, the condition keeps a key's figures under the ledger's ceilings (`LEDGER_TOKENS`,
 `LEDGER_COST_USD`), and what a settlement or a reclaim adds stops at them (`_plus`, a `CASE`):
 no statement of the ledger can pass what a BIGINT holds, nor make a figure NaN. The tables
 are created on first use (their names: the store's prefix + `budgets`, + `budget_holds`).
@@ -28,6 +31,7 @@ are created on first use (their names: the store's prefix + `budgets`, + `budget
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from sqlalchemy import (
@@ -110,6 +114,9 @@ class SQLLedger(SideTables):
         table, take = self.budgets, self._taking(key, hold, caps, now)
         reclaimed = False
         async with self.store._writer.begin() as conn:
+            if not caps.bounded:  # never refused for what is held: reclaim first, every time
+                reclaimed = True
+                await self._reclaim(conn, key, now)
             for _ in range(_ATTEMPTS):
                 if (await conn.execute(take)).rowcount == 1:
                     await conn.execute(
@@ -208,12 +215,21 @@ class SQLLedger(SideTables):
             await conn.execute(update(table).where(table.c.key == key).values(**values))
 
     @database_errors
-    async def figures(self, key: str) -> BudgetFigures:
-        """What `key` spent and holds now (zeros for a key never used)."""
+    async def figures(self, key: str, now: float | None = None) -> BudgetFigures:
+        """What `key` spent and holds now (zeros for a key never used), its expired holds
+        reclaimed first: a read writes only when one has expired, once."""
         await self._setup()
-        table = self.budgets
+        table, holds = self.budgets, self.holds
+        now = time.time() if now is None else now
+        row_of = select(table).where(table.c.key == key)
+        expired = select(holds.c.id).where((holds.c.key == key) & (holds.c.expires_at <= now))
         async with self.store.engine.connect() as conn:
-            row = (await conn.execute(select(table).where(table.c.key == key))).first()
+            row = (await conn.execute(row_of)).first()
+            stale = row is not None and (await conn.execute(expired.limit(1))).first()
+        if stale:
+            async with self.store._writer.begin() as conn:
+                await self._reclaim(conn, key, now)
+                row = (await conn.execute(row_of)).first()
         return BudgetFigures() if row is None else _figures(row)
 
     async def _reclaim(self, conn: AsyncConnection, key: str, now: float) -> bool:

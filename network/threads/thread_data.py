@@ -173,8 +173,10 @@ class Commit:
     nothing another commit changes: the store applies them at whatever revision the thread
     is at (`revision` is then only what the caller read), unless the thread waits on a
     pending call, whose result must come first: that is refused (`pending.waiting_error`), in
-    the commit's own transaction. A store that does not know the flag treats the commit as
-    any other; the caller then reads again and retries on `StaleThreadError`.
+    the commit's own transaction, as is a message whose id the thread holds
+    (`message_ids.check_new_ids`: `MessageError` on field "id"). A store that does not know
+    the flag treats the commit as any other; the caller then reads again and retries on
+    `StaleThreadError`.
 
     `synced=False`: the store may commit without waiting for the disk (the commit survives
     the process, a power cut only once a later synced commit reached the disk), for what a

@@ -11,10 +11,15 @@ A `Ledger` answers three calls, each atomic on its store:
 
 A hold not settled by its `expires_at` (its process died) is reclaimed before a refusal is
 decided: it leaves the reservations and its whole amount counts as spent, since the request
-may have been made. A request that was only slow (its process alive, its answer coming after
-`expires_at`) finds its hold reclaimed when it settles: that request was counted already
-(one request, what it held), so its settlement adds only what it spent beyond the hold
-(`beyond_reclaimed`), never the request a second time.
+may have been made. A budget whose caps bound no total (`Caps.bounded`: it only counts, or
+caps the per-minute rate alone) never finds no room for what is held, so each of its
+reservations reclaims first; and `figures` reclaims what has expired before it answers, so a
+dead process's hold is never shown held past its time, whoever reads it.
+
+A request that was only slow (its process alive, its answer coming after `expires_at`) finds
+its hold reclaimed when it settles: that request was counted already (one request, what it
+held), so its settlement adds only what it spent beyond the hold (`beyond_reclaimed`), never
+the request a second time.
 
 A ledger counts no further than `LEDGER_TOKENS` and `LEDGER_COST_USD` a key (see there): a
 hold that would take what a key spent and holds past either is refused (`Refusal` of limit
@@ -54,6 +59,13 @@ class Caps:
     max_cost_usd: float | None = None
     max_requests: int | None = None
     requests_per_minute: int | None = None
+
+    @property
+    def bounded(self) -> bool:
+        """Whether a cap bounds what the key spends (tokens, cost, requests): only then can
+        a reservation find no room for what requests under way hold."""
+        totals = (self.max_tokens, self.max_cost_usd, self.max_requests)
+        return any(cap is not None for cap in totals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +120,9 @@ class Ledger(Protocol):
         spent) counts only what was spent beyond it (`beyond_reclaimed`)."""
         ...
 
-    async def figures(self, key: str) -> BudgetFigures:
-        """What `key` spent and holds now."""
+    async def figures(self, key: str, now: float | None = None) -> BudgetFigures:
+        """What `key` spent and holds at `now` (default: the time), its holds expired by then
+        reclaimed (as spent) first."""
         ...
 
 

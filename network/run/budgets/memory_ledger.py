@@ -7,6 +7,7 @@ many processes do. Figures are lost with the process.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from network.run.budgets.ledger import (
@@ -38,6 +39,8 @@ class MemoryLedger:
     async def reserve(self, key: str, hold: Hold, caps: Caps, now: float) -> Refusal | None:
         account = self._accounts.setdefault(key, _Account())
         figures = account.figures
+        if not caps.bounded:  # never refused for what is held: reclaim before each reservation
+            self._reclaim(account, now)
         refused = refusal(figures, hold, caps, now)
         if refused is not None and self._reclaim(account, now):
             refused = refusal(figures, hold, caps, now)
@@ -68,10 +71,12 @@ class MemoryLedger:
         figures.cost_usd = saturated(figures.cost_usd, cost_usd, LEDGER_COST_USD)
         figures.requests += requests
 
-    async def figures(self, key: str) -> BudgetFigures:
+    async def figures(self, key: str, now: float | None = None) -> BudgetFigures:
         account = self._accounts.get(key)
         if account is None:
             return BudgetFigures()
+        # a dead process's hold is not shown held for ever
+        self._reclaim(account, time.time() if now is None else now)
         found = account.figures
         return BudgetFigures(
             found.tokens,

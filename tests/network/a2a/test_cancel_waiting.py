@@ -276,3 +276,52 @@ async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(tmp_pa
         ("tool", asked.tool_call_id),
         ("user", "also add syrup"),
     ]
+
+
+async def test_a_cancel_says_a_call_whose_answering_run_died_is_unfinished(
+    tmp_path: Path,
+) -> None:
+    """Two approvals in one turn: one answered, its run killed mid-tool (the answer claimed,
+    the result lost), the other still waiting when the task is cancelled. The cancel says the
+    first call's run ended before it finished (it may have paid), as a new message on the
+    thread says it, and only the waiting one was cancelled before it ran."""
+    from agents import Agent, ScriptedModel
+    from agents.models.scripted import call
+    from network import Network
+    from network.history.unanswered import UNFINISHED
+    from tests.network.threads.payments import pay
+
+    def twice(request: Any) -> Any:
+        return [call("pay", amount=1), call("pay", amount=2)]
+
+    network = Network("shop", agents=[Agent("a", tools=[pay], model=ScriptedModel(twice))])
+    served = ServedThreads(network, store=str(tmp_path / "threads.db"))
+    try:
+        first, second = await paid_and_waiting(served, "t1")
+        store = served.stored.store if served.stored is not None else None
+        assert store is not None
+        thread = await store.get_thread("t1")
+        assert thread is not None
+        # the answering run's claim committed, then its process died inside the tool
+        died = Commit(revision=thread.revision, run_id="run_died", answered={first: "true"})
+        await store.append_results("t1", died)
+
+        async def ended() -> str:
+            return "saved"
+
+        assert await cancel_waiting(served, "task_1", "t1", None, [second], ended) == "saved"
+        thread = await store.get_thread("t1")
+    finally:
+        await served.close()
+    assert thread is not None
+    calls = {
+        c.id: c.arguments["amount"]
+        for m in thread.messages
+        for c in getattr(m, "tool_calls", None) or []
+    }
+    results = {m.tool_call_id: m.content for m in thread.messages if m.role == "tool"}
+    by_amount = {calls[call_id]: content for call_id, content in results.items()}
+    assert by_amount == {
+        1: UNFINISHED.format(tool="pay"),
+        2: "Not run: its task was cancelled before this call was answered to 'pay'.",
+    }

@@ -21,7 +21,7 @@ from tests.network.durable.run_child import run_child
 @tool
 def pay(amount: int, ctx: ToolContext) -> str:
     """Pay `amount`."""
-    effect("tool:pay", ctx.run.run_id)
+    effect("tool:pay", f"{ctx.run.run_id} {ctx.idempotency_key} {ctx.run.thread_id}")
     return f"paid {amount}"
 
 

@@ -1,5 +1,6 @@
 """`MemoryLedger`: holds and settlements in the process; a hold never settled is reclaimed as
-spent; concurrent reservations on one event loop never pass a cap."""
+spent (by a reservation that finds no room, by every one of a budget without caps, by a read
+of the figures); concurrent reservations on one event loop never pass a cap."""
 
 from __future__ import annotations
 
@@ -23,13 +24,13 @@ async def test_a_hold_counts_until_it_is_settled_with_what_was_spent() -> None:
     refused = await ledger.reserve("k", Hold("c", 100, 0.1, NOW + 60), caps, NOW)
     assert refused is not None and (refused.spent, refused.held) == (0, 200)
     await ledger.settle("k", a, 30, 0.05, 1, NOW)
-    figures = await ledger.figures("k")
+    figures = await ledger.figures("k", NOW)
     assert (figures.tokens, figures.held_tokens, figures.requests) == (30, 100, 1)
     assert figures.held_requests == 1 and figures.cost_usd == 0.05
     assert await ledger.reserve("k", Hold("c", 100, 0.1, NOW + 60), caps, NOW) is None
     await ledger.settle("k", b, 0, 0.0, 0, NOW)  # a release
     await ledger.settle("k", b, 0, 0.0, 0, NOW)  # twice: nothing more
-    figures = await ledger.figures("k")
+    figures = await ledger.figures("k", NOW)
     assert (figures.tokens, figures.held_tokens, figures.held_requests) == (30, 100, 1)
     assert (await ledger.figures("other")).tokens == 0
 
@@ -81,3 +82,28 @@ async def test_concurrent_reservations_never_pass_the_cap() -> None:
             group.start_soon(one, i)
     assert len(granted) == 11  # 11 * 90 <= 1000 < 12 * 90
     assert (await ledger.figures("k")).tokens == 990
+
+
+async def test_a_budget_without_caps_reclaims_an_expired_hold_at_its_next_reservation() -> None:
+    """Never refused, it never reclaimed: a dead process's hold stayed held for ever."""
+    ledger = MemoryLedger()
+    assert await ledger.reserve("k", Hold("dead", 100, 0.2, NOW + 10), Caps(), NOW) is None
+    assert await ledger.reserve("k", Hold("next", 5, 0.0, NOW + 70), Caps(), NOW + 11) is None
+    figures = await ledger.figures("k", NOW + 11)
+    assert (figures.tokens, figures.requests, figures.held_tokens, figures.held_requests) == (
+        100,
+        1,
+        5,
+        1,
+    )
+
+
+async def test_a_read_of_the_figures_reclaims_what_has_expired() -> None:
+    ledger = MemoryLedger()
+    caps = Caps(max_tokens=1_000)  # room to spare: no reservation would reclaim it
+    assert await ledger.reserve("k", Hold("dead", 100, 0.2, NOW + 10), caps, NOW) is None
+    held = await ledger.figures("k", NOW + 9)
+    assert (held.tokens, held.held_tokens) == (0, 100)
+    figures = await ledger.figures("k", NOW + 10)
+    assert (figures.tokens, figures.cost_usd, figures.requests) == (100, 0.2, 1)
+    assert (figures.held_tokens, figures.held_requests) == (0, 0)
