@@ -73,7 +73,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             if emitter.open_steps:  # a fan-out's step, which its branch's stop left open
                 await end_open_steps(ctx)
             ctx.agent = None
-            return Stop(stopped.stop_reason, stopped.summary)
+            return Stop(stopped.stop_reason, stopped.summary, stopped)
         if books.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
         if books.pending_tool_calls:  # a client runs a tool: see network.run.client_tools
