@@ -76,6 +76,8 @@ async def execute(
                 stop = Stop(StopReason.CLIENT_TOOL)
         if stop is None:
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
+        # the run's usage limits (network.run.limits) are the kernel's, checked by the loop
+        # before each call; the budgets capability meters shared budgets only
         count_capped_cost(ctx)  # an unpriced last answer warns now, inside the run
         result = run_result(ctx, stop.reason, stop.summary, started, cause=stop.cause)
         if events:

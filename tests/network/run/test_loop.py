@@ -403,3 +403,29 @@ async def test_a_routers_own_guardrail_stop_carries_no_trip_of_a_branch_that_con
     assert result.guardrail is None
     (failed,) = result.failed_branches
     assert failed.error_type == "GuardrailTripped"
+
+
+@pytest.mark.anyio
+async def test_a_handoff_an_applications_capability_records_is_followed() -> None:
+    """A router that returns None lets the last call's handoff through (docs/handoffs.md),
+    whoever recorded it: here an application's own capability, in a network none of whose
+    agents has handoffs (so the handoffs capability brought it nothing). Following it is the
+    run's rule over its history (`InferenceResult.handoff`), which is why the loop keeps it
+    rather than a stage of the handoffs capability."""
+    from network import Capability
+    from network.history.handoffs import HandoffRecord
+
+    class Escalate(Capability):
+        async def record(self, call: Any, result: Any) -> Any:
+            if "escalate" in (result.text or ""):
+                result.handoff = HandoffRecord(source="bot", target="human", reason="asked")
+            return result
+
+    bot = Agent("bot", model=ScriptedModel(["escalate please"]), capabilities=[Escalate()])
+    human = text_agent("human", "a person here")
+    network = Network(
+        "n", agents=[bot, human], router=lambda ctx: bot if ctx.call_count == 0 else None
+    )
+    result = await network.run("hi")
+    assert [r.agent for r in result.results] == ["bot", "human"]
+    assert result.stop_reason == "router_finished" and result.output == "a person here"
