@@ -199,7 +199,7 @@ class RunBookkeeping:
     # How many times each tool asked the model to try again (`Retry`) in this run; shared
     # by a fan-out's branches, so the budget is per run.
     tool_retries: dict[str, int] = field(default_factory=dict)
-    # The run's guardrail checks and the trip that stopped it (network.run.guardrails);
+    # The run's guardrail checks and its last trip (network.run.guardrails);
     # None until a guardrail runs. `continues`: the run continues a stopped one (answers to
     # its interrupts or client tool calls): its input was checked by that run already.
     guardrails: GuardrailLog | None = None

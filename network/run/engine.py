@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import anyio
 
-from network.errors import attach_partial_result
+from network.errors import GuardrailTripped, RunStopped, attach_partial_result
 from network.history.messages import AssistantMessage
 from network.run import lifecycle
 from network.run.budgets.caller import enter, leave
@@ -76,8 +76,10 @@ async def execute(
                 stop = Stop(StopReason.CLIENT_TOOL)
         if stop is None:
             stop = await run_loop(ctx, max_iter or ctx.network.max_iter)
+        # the run's usage limits (network.run.limits) are the kernel's, checked by the loop
+        # before each call; the budgets capability meters shared budgets only
         count_capped_cost(ctx)  # an unpriced last answer warns now, inside the run
-        result = run_result(ctx, stop.reason, stop.summary, started)
+        result = run_result(ctx, stop.reason, stop.summary, started, cause=stop.cause)
         if events:
             # what a stopped call showed and then undid is taken back (`KV.rollback`)
             await emitter.flush_state(ctx.state.kv)
@@ -114,8 +116,11 @@ def run_result(
     summary: str | None,
     started: float,
     error: BaseException | None = None,
+    cause: RunStopped | None = None,
 ) -> RunResult:
-    """The `RunResult` of the run so far: its output is the last text of this run's calls."""
+    """The `RunResult` of the run so far: its output is the last text of this run's calls.
+    `cause`: the `RunStopped` a capability ended the run with (`Stop.cause`), whose detail
+    the result carries (a guardrail's trip is its `guardrail`)."""
     output = None
     results = ctx.state.results  # a thread's earlier runs come first: skip them
     for result in reversed(results[len(results) - ctx.call_count :]):
@@ -142,10 +147,8 @@ def run_result(
         trace_id=ctx.engine.trace_id,
         span_id=ctx.engine.span_id,
         failed_branches=list(ctx.failed_branches),
-        # the trip that stopped the run: a branch's under on_error="continue" is that
-        # branch's failure (`failed_branches`), not the run's stop
-        guardrail=ctx.engine.guardrails.tripped
-        if ctx.engine.guardrails is not None and reason == StopReason.GUARDRAIL
-        else None,
+        # the trip that stopped the run (a branch's under on_error="continue" is that
+        # branch's failure, `failed_branches`: it never becomes the run's stop)
+        guardrail=cause if isinstance(cause, GuardrailTripped) else None,
         earlier_branch_results=list(ctx.engine.earlier_branch_results),
     )

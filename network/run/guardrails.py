@@ -259,7 +259,8 @@ class GuardrailCheck:
 
 @dataclass(slots=True, eq=False)
 class GuardrailLog:
-    """A run's guardrail checks, in the order they ended, and the trip that stopped it."""
+    """A run's guardrail checks, in the order they ended, and the last trip (what traces
+    read; the run's result takes its trip from the stop that carries it, `Stop.cause`)."""
 
     checks: list[GuardrailCheck] = field(default_factory=list)
     inputs_checked: set[str] = field(default_factory=set)  # agents whose input was checked

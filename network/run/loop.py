@@ -40,8 +40,9 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             return choice
         last = ctx.last_result
         if choice is None and not ctx.stack and last is not None and last.branch is None:
-            # a handoff the router let through (see network.history.handoffs); a parallel
-            # branch's is not followed: it was one of several side by side
+            # a handoff the router let through (see network.history.handoffs), whoever
+            # recorded it: the run's rule over its history, not a stage of the handoffs
+            # capability; a parallel branch's is not followed: one of several side by side
             handoff = last.handoff
             choice = None if handoff is None else handoff.target
         if choice is not None:
@@ -73,7 +74,7 @@ async def run_loop(ctx: RunContext, max_iter: int) -> Stop:
             if emitter.open_steps:  # a fan-out's step, which its branch's stop left open
                 await end_open_steps(ctx)
             ctx.agent = None
-            return Stop(stopped.stop_reason, stopped.summary)
+            return Stop(stopped.stop_reason, stopped.summary, stopped)
         if books.interrupts:  # a tool waits for a person: see network.run.interrupts
             return Stop(StopReason.INTERRUPTED)
         if books.pending_tool_calls:  # a client runs a tool: see network.run.client_tools

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from network.errors import GuardrailTripped, RoutingError
+from network.errors import GuardrailTripped, RoutingError, RunStopped
 from network.history.log import RecordLog
 from network.history.results import InferenceResult, Usage
 from network.run.inputs import Resume, ToolResults
@@ -40,16 +40,24 @@ class Stop:
     string or None; anything else is a `RoutingError` naming the field when the `Stop` is
     made, since the reason becomes the result's `stop_reason`, which callers compare with
     strings, and both are stored with a thread and sent to clients.
+
+    `cause` is the `RunStopped` a capability raised to end the run (the run loop makes the
+    `Stop` of it; a router leaves it None): how a stop's own detail reaches the `RunResult`
+    without the run knowing the feature that raised it (a guardrail's trip becomes
+    `RunResult.guardrail`).
     """
 
     reason: StopReason | str = StopReason.ROUTER_FINISHED
     summary: str | None = None
+    cause: RunStopped | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.reason, str) or not self.reason:
             raise RoutingError(f"Stop.reason must be a non-empty string, got {self.reason!r}")
         if self.summary is not None and not isinstance(self.summary, str):
             raise RoutingError(f"Stop.summary must be a string or None, got {self.summary!r}")
+        if self.cause is not None and not isinstance(self.cause, RunStopped):
+            raise RoutingError(f"Stop.cause must be a RunStopped or None, got {self.cause!r}")
 
 
 @dataclass(slots=True, eq=False)

@@ -1,6 +1,7 @@
 """The run loop: fresh state per run, the router contract, stop reasons, errors."""
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -342,3 +343,89 @@ async def test_a_run_leaves_the_network_definition_as_it_was() -> None:
     await network.run("y")
     assert definition() == before
     assert frozen == (worker.system, note.schema, network.schema.keys)
+
+
+def test_a_stop_whose_cause_is_no_run_stopped_is_refused_naming_the_field() -> None:
+    """`Stop.cause` is the `RunStopped` a capability ended the run with (the loop sets it):
+    anything else is a `RoutingError` naming the field, not a result that reads it later."""
+    with pytest.raises(RoutingError, match=r"Stop\.cause must be a RunStopped"):
+        Stop("done", None, "a guardrail")  # type: ignore[arg-type]
+    from network import RunStopped
+
+    carried = Stop("done", None, RunStopped("why"))  # the cause is no part of what it says
+    assert carried == Stop("done") and repr(carried) == repr(Stop("done"))
+
+
+@pytest.mark.anyio
+async def test_a_trip_an_applications_own_capability_raises_is_the_results_guardrail() -> None:
+    """The run reads what stopped it from the exception that stopped it (`Stop.cause`), not
+    from the guardrails' log: a `GuardrailTripped` raised by a capability of the
+    application's (no guardrail ran) is `result.guardrail`. Before, the run stopped with
+    "guardrail" and `result.guardrail` was None: only a trip the guardrails capability had
+    logged reached the result."""
+    from network import Capability, GuardrailTripped
+
+    class Censor(Capability):
+        async def output(self, call: Any, value: Any) -> Any:
+            raise GuardrailTripped("censored", guardrail="censor", kind="output", agent="a")
+
+    a = text_agent("a", "a secret")
+    network = Network("n", agents=[a], capabilities=[Censor()])
+    result = await network.run("go")
+    assert result.stop_reason == "guardrail" and result.results == []
+    assert result.guardrail is not None
+    assert (result.guardrail.guardrail, result.guardrail.agent) == ("censor", "a")
+
+
+@pytest.mark.anyio
+async def test_a_routers_own_guardrail_stop_carries_no_trip_of_a_branch_that_continued() -> None:
+    """A router's `Stop("guardrail")` has no trip: `result.guardrail` stays None even when a
+    fan-out's branch tripped earlier under `on_error="continue"` (that trip is the branch's
+    failure, `failed_branches`). Before, the branch's trip was the result's `guardrail`, as
+    if it had stopped the run."""
+    from agents import output_guardrail
+    from network import GuardrailResult, Parallel
+
+    @output_guardrail
+    def no_secrets(ctx: Any, answer: str) -> GuardrailResult:
+        return GuardrailResult.trip("secret") if "secret" in answer else GuardrailResult.allow()
+
+    calm = text_agent("calm", "fine")
+    leaky = Agent("leaky", model=ScriptedModel(["a secret"]), output_guardrails=[no_secrets])
+
+    def route(ctx: Any) -> Any:
+        if ctx.call_count == 0:
+            return Parallel(calm, leaky, on_error="continue")
+        return Stop("guardrail", "the router's own word")
+
+    result = await Network("n", agents=[calm, leaky], router=route).run("go")
+    assert result.stop_reason == "guardrail" and result.summary == "the router's own word"
+    assert result.guardrail is None
+    (failed,) = result.failed_branches
+    assert failed.error_type == "GuardrailTripped"
+
+
+@pytest.mark.anyio
+async def test_a_handoff_an_applications_capability_records_is_followed() -> None:
+    """A router that returns None lets the last call's handoff through (docs/handoffs.md),
+    whoever recorded it: here an application's own capability, in a network none of whose
+    agents has handoffs (so the handoffs capability brought it nothing). Following it is the
+    run's rule over its history (`InferenceResult.handoff`), which is why the loop keeps it
+    rather than a stage of the handoffs capability."""
+    from network import Capability
+    from network.history.handoffs import HandoffRecord
+
+    class Escalate(Capability):
+        async def record(self, call: Any, result: Any) -> Any:
+            if "escalate" in (result.text or ""):
+                result.handoff = HandoffRecord(source="bot", target="human", reason="asked")
+            return result
+
+    bot = Agent("bot", model=ScriptedModel(["escalate please"]), capabilities=[Escalate()])
+    human = text_agent("human", "a person here")
+    network = Network(
+        "n", agents=[bot, human], router=lambda ctx: bot if ctx.call_count == 0 else None
+    )
+    result = await network.run("hi")
+    assert [r.agent for r in result.results] == ["bot", "human"]
+    assert result.stop_reason == "router_finished" and result.output == "a person here"
