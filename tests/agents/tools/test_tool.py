@@ -13,6 +13,62 @@ def run_once(agent: Agent) -> Network:
     return Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
 
 
+def test_parameter_descriptions_come_from_google_numpy_and_sphinx_docstrings() -> None:
+    """As the OpenAI Agents SDK's tests/test_doc_parsing.py::test_auto_detection pins: the
+    same descriptions from each style. A NumPy `a: int` line is the parameter and its type,
+    not a Google `name: text` (before, the model read "int The first argument.")."""
+
+    @tool
+    def google(a: int, b: float) -> str:
+        """Add.
+
+        Args:
+            a: The first argument.
+            b: The second argument.
+        """
+        return "ok"
+
+    @tool
+    def numpy(a: int, b: float, c: str, d: str = "") -> str:
+        """Add.
+
+        Parameters
+        ----------
+        a: int
+            The first argument.
+        b : float
+            The second argument.
+        c, d : str
+            Two texts,
+            joined.
+
+        Returns
+        -------
+        str
+            A result
+        """
+        return "ok"
+
+    @tool
+    def sphinx(a: int, b: float) -> str:
+        """Add.
+
+        :param a: The first argument.
+        :param b: The second argument.
+        :return: A result
+        """
+        return "ok"
+
+    expected = {"a": "The first argument.", "b": "The second argument."}
+    for made in (google, numpy, sphinx):
+        function = made.schema["function"]
+        assert function["description"] == "Add."
+        props = function["parameters"]["properties"]
+        assert {name: props[name]["description"] for name in expected} == expected
+    texts = numpy.schema["function"]["parameters"]["properties"]
+    assert texts["c"]["description"] == texts["d"]["description"] == "Two texts, joined."
+
+
 def test_schema_comes_from_signature_docstring_and_annotations() -> None:
     @tool
     def search(
