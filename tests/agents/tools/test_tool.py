@@ -234,6 +234,42 @@ async def test_an_async_function_behind_a_plain_decorator_is_awaited() -> None:
     assert result.results[0].tool_calls[0].content == "got 2"
 
 
+@pytest.mark.anyio
+async def test_models_and_dataclasses_inside_a_result_reach_the_model_as_json() -> None:
+    """As pydantic-ai sends a tool's return value (its tests/test_tools.py::
+    test_return_pydantic_model, there through pydantic's serializer, so nested too): before,
+    a model inside a list reached the model as its `str()`, a dataclass as its repr."""
+    import dataclasses
+    import datetime
+    import json
+
+    class Doc(BaseModel):
+        title: str
+        published: datetime.date
+
+    @dataclasses.dataclass
+    class Hit:
+        doc: Doc
+        score: float
+
+    @tool
+    def search(query: str) -> list[Doc]:
+        """Search the documents."""
+        return [Doc(title=query, published=datetime.date(2024, 1, 2))]
+
+    @tool
+    def best(query: str) -> Hit:
+        """The best hit."""
+        return Hit(Doc(title=query, published=datetime.date(2024, 1, 3)), 0.5)
+
+    model = ScriptedModel([[call("search", query="a"), call("best", query="b")], "ok"])
+    result = await Agent("a", tools=[search, best], model=model).run("x")
+    found, top = (record.content for record in result.results[0].tool_calls)
+    assert json.loads(found) == [{"title": "a", "published": "2024-01-02"}]
+    assert json.loads(top) == {"doc": {"title": "b", "published": "2024-01-03"}, "score": 0.5}
+    assert model.requests[1].history[-1].content == top  # what the model read
+
+
 def test_a_generator_function_is_refused_when_the_tool_is_defined() -> None:
     # before, the model read "<generator object ...>" and the body never ran
     def pages() -> Any:
