@@ -728,7 +728,7 @@ def tool_result_text(result: Any) -> str:
     if is_pydantic_model(result):
         return result.model_dump_json()
     try:
-        return json.dumps(result, default=_json_part)
+        return json.dumps(result, default=_json_part, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(result)
 
