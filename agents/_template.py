@@ -132,6 +132,6 @@ def _text(value: Any, spec: Any = None) -> str:
     elif hasattr(value, "model_dump_json"):
         return str(value.model_dump_json())
     try:
-        return json.dumps(value, default=str)
+        return json.dumps(value, default=str, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(value)

@@ -121,7 +121,9 @@ def _calls_to_run(
 def _responded(interrupt: Interrupt, answer: Answer) -> ToolCallRecord:
     """The call answered by a person instead of the tool: their value is its result."""
     value = answer.response
-    content = value if isinstance(value, str) else json.dumps(value, default=str)
+    content = (
+        value if isinstance(value, str) else json.dumps(value, default=str, ensure_ascii=False)
+    )
     return ToolCallRecord(
         id=interrupt.tool_call_id,
         name=interrupt.tool,

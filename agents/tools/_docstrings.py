@@ -29,12 +29,21 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
     summary: list[str] = []
     section: str | None = None
     current: str | None = None
+    # NumPy style: a section header underlined with dashes, each parameter on a line of its
+    # own (`name : type`, the type optional, `a, b : int` for several) at the header's
+    # indent, its text indented below. Read as Google style, `a: int` made "int" the text.
+    numpy = False
+    named: list[str] = []
     for line in lines:
         header = _SECTION.match(line)
         if header or set(line.strip()) == {"-"}:
             if header:
                 section = header.group(1).lower()
+                numpy = False
+            else:
+                numpy = section is not None
             current = None
+            named = []
             continue
         if line.strip().startswith(":param") or line.strip().startswith(":return"):
             section = section or "sphinx"
@@ -43,6 +52,16 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
             summary.append(line)
             continue
         if section not in ("args", "arguments", "parameters", "params"):
+            continue
+        if numpy:
+            if line.strip() and not line[:1].isspace():
+                named = [name.strip().lstrip("*") for name in line.split(":")[0].split(",")]
+                named = [name for name in named if name]
+                for name in named:
+                    params[name] = ""
+            elif line.strip():
+                for name in named:
+                    params[name] = (params[name] + " " + line.strip()).strip()
             continue
         google = _GOOGLE_ARG.match(line)
         indent = len(line) - len(line.lstrip())

@@ -23,6 +23,7 @@ mapping, and a result that is not a dict (or a pydantic model) writes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import json
@@ -727,6 +728,20 @@ def tool_result_text(result: Any) -> str:
     if is_pydantic_model(result):
         return result.model_dump_json()
     try:
-        return json.dumps(result, default=str)
+        return json.dumps(result, default=_json_part, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(result)
+
+
+def _json_part(value: Any) -> Any:
+    """A part of a tool's result that `json` cannot write: a pydantic model or a dataclass
+    as its JSON data, wherever it sits (`list[Doc]`, as pydantic-ai sends it), anything
+    else as its text. Before, a model inside a list reached the model as its `str()`
+    ("x=1 when=datetime.date(2024, 1, 2)"), a dataclass as its repr."""
+    if is_pydantic_model(value) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
+        from pydantic_core import to_jsonable_python  # noqa: PLC0415 (loaded with pydantic)
+
+        return to_jsonable_python(value, fallback=str)
+    return str(value)

@@ -31,7 +31,7 @@ class ClientToolError(AgentNetworkError):
 def _text(result: Any) -> str:
     if isinstance(result, str):
         return result
-    return json.dumps(result, default=str)
+    return json.dumps(result, default=str, ensure_ascii=False)
 
 
 def result_messages(stopped: RunResult, results: Mapping[str, Any]) -> list[ToolMessage]:

@@ -1,6 +1,8 @@
 """Merge handlers: how a write to a state key combines with the value already there.
 
-A handler is any `handler(current, new) -> merged`; `current` is None on a key's first write.
+A handler is any `handler(current, new) -> merged`; `current` is None on a key's first write,
+except for a function of Python's `operator` module (LangGraph's `operator.add` reducer), which
+starts from the key type's empty value (see `first_merge`).
 The three ready ones are recognised by the store, which records their writes as fine-grained
 JSON Patch operations (one `add /key/-` per appended item, one op per dict entry) and validates
 only the new part when the key's type allows it.
@@ -8,8 +10,9 @@ only the new part when the key's type allows it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_origin
 
 from network.errors import StateError, StateValidationError
 
@@ -42,6 +45,28 @@ def merge_dicts(current: Any, new: Any) -> dict[Any, Any]:
 
 
 READY_HANDLERS = (replace_values, merge_lists, merge_dicts)
+
+# The types whose empty value (`list()`, `0`, ...) an `operator` function starts from.
+_EMPTY_STARTS = (list, dict, tuple, str, int, float)
+_OPERATOR_MODULES = frozenset({"operator", "_operator", operator.__name__})
+
+
+def first_merge(handler: Any, key_type: Any, new: Any) -> Any:
+    """What `handler` makes of `new` written to a key that holds no value.
+
+    A handler gets None as `current`, except a function of Python's `operator` module
+    (`operator.add`, `operator.or_`: LangGraph's reducers), which cannot take None: it starts
+    from the key type's empty value (`[]`, `{}`, `0`, `""`), as LangGraph's reducer channels
+    do, and for a type with no such value (`Optional[list]`, `Any`) the first value is stored
+    as given (LangGraph's rule too). Before, `Annotated[list[str], operator.add]` failed its
+    first write with a bare TypeError.
+    """
+    if getattr(handler, "__module__", None) not in _OPERATOR_MODULES:
+        return handler(None, new)
+    origin = get_origin(key_type) or key_type
+    if origin in _EMPTY_STARTS:
+        return handler(origin(), new)
+    return new
 
 
 def write_handler(key: str, handler: Any, default: Any) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 from network.errors import StateError
 from network.state.handlers import (
+    first_merge,
     merge_dicts,
     merge_lists,
     not_a_mapping,
@@ -221,7 +222,9 @@ class KV:
                         "a mapping into a mapping",
                         key=key,
                     )
-            merged = spec.validate(merge(base, value))
+            merged = spec.validate(
+                first_merge(merge, spec.type, value) if base is None else merge(base, value)
+            )
             if check is not None:
                 check(merged)
             self._replace(spec, current, copy_value(merged))

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from network.state.handlers import (
+    first_merge,
     merge_dicts,
     merge_lists,
     not_a_mapping,
@@ -48,8 +49,12 @@ class StagedKV:
                 continue
             spec = self._base.spec(key)
             merge = handler or spec.handler
-            current = None if value is MISSING else (value if copied else copy_value(value))
-            value = written if merge is replace_values else merge(current, written)
+            if merge is replace_values:
+                value = written
+            elif value is MISSING:
+                value = first_merge(merge, spec.type, written)
+            else:
+                value = merge(value if copied else copy_value(value), written)
             copied = True
         return value
 
@@ -117,7 +122,9 @@ class StagedKV:
                 raise not_a_mapping(key, spec.type_label, value)
             current = self._view(key)
             merged = spec.validate(
-                merge(None if current is MISSING else copy_value(current), value)
+                first_merge(merge, spec.type, value)
+                if current is MISSING
+                else merge(copy_value(current), value)
             )
             if spec.check is not None:
                 spec.check(merged)

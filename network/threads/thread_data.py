@@ -27,7 +27,7 @@ from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.run.interrupts import Interrupt
 from network.sentinels import DELETED
-from network.state.handlers import replace_values
+from network.state.handlers import first_merge, replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import PendingCall
@@ -146,7 +146,12 @@ class SharedWrite:
         spec = self.spec
         base = None if current is None else spec.validate(json.loads(current))
         value = copy_value(self.value)
-        merged = value if self.handler is replace_values else self.handler(base, value)
+        if self.handler is replace_values:
+            merged = value
+        elif base is None:
+            merged = first_merge(self.handler, spec.type, value)
+        else:
+            merged = self.handler(base, value)
         return encode_value(spec.to_json(spec.validate(merged)))
 
 

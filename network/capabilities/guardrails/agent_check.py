@@ -144,8 +144,8 @@ def _as_text(value: Any) -> str:
         # validated arguments may hold models, dates, enums: their JSON form, as a model sends
         from pydantic_core import to_jsonable_python  # noqa: PLC0415 (deferred: import cost)
 
-        return json.dumps(to_jsonable_python(shown, fallback=str))
+        return json.dumps(to_jsonable_python(shown, fallback=str), ensure_ascii=False)
     dump = getattr(value, "model_dump_json", None)
     if callable(dump):
         return str(dump())
-    return json.dumps(value, default=str)
+    return json.dumps(value, default=str, ensure_ascii=False)

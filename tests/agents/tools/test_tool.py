@@ -13,6 +13,62 @@ def run_once(agent: Agent) -> Network:
     return Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count == 0 else None)
 
 
+def test_parameter_descriptions_come_from_google_numpy_and_sphinx_docstrings() -> None:
+    """As the OpenAI Agents SDK's tests/test_doc_parsing.py::test_auto_detection pins: the
+    same descriptions from each style. A NumPy `a: int` line is the parameter and its type,
+    not a Google `name: text` (before, the model read "int The first argument.")."""
+
+    @tool
+    def google(a: int, b: float) -> str:
+        """Add.
+
+        Args:
+            a: The first argument.
+            b: The second argument.
+        """
+        return "ok"
+
+    @tool
+    def numpy(a: int, b: float, c: str, d: str = "") -> str:
+        """Add.
+
+        Parameters
+        ----------
+        a: int
+            The first argument.
+        b : float
+            The second argument.
+        c, d : str
+            Two texts,
+            joined.
+
+        Returns
+        -------
+        str
+            A result
+        """
+        return "ok"
+
+    @tool
+    def sphinx(a: int, b: float) -> str:
+        """Add.
+
+        :param a: The first argument.
+        :param b: The second argument.
+        :return: A result
+        """
+        return "ok"
+
+    expected = {"a": "The first argument.", "b": "The second argument."}
+    for made in (google, numpy, sphinx):
+        function = made.schema["function"]
+        assert function["description"] == "Add."
+        props = function["parameters"]["properties"]
+        assert {name: props[name]["description"] for name in expected} == expected
+    texts = numpy.schema["function"]["parameters"]["properties"]
+    assert texts["c"]["description"] == texts["d"]["description"] == "Two texts, joined."
+
+
 def test_schema_comes_from_signature_docstring_and_annotations() -> None:
     @tool
     def search(
@@ -176,6 +232,42 @@ async def test_an_async_function_behind_a_plain_decorator_is_awaited() -> None:
     model = ScriptedModel([call("fetch", x=2), "ok"])
     result = await Agent("a", tools=[fetch], model=model).run("x")
     assert result.results[0].tool_calls[0].content == "got 2"
+
+
+@pytest.mark.anyio
+async def test_models_and_dataclasses_inside_a_result_reach_the_model_as_json() -> None:
+    """As pydantic-ai sends a tool's return value (its tests/test_tools.py::
+    test_return_pydantic_model, there through pydantic's serializer, so nested too): before,
+    a model inside a list reached the model as its `str()`, a dataclass as its repr."""
+    import dataclasses
+    import datetime
+    import json
+
+    class Doc(BaseModel):
+        title: str
+        published: datetime.date
+
+    @dataclasses.dataclass
+    class Hit:
+        doc: Doc
+        score: float
+
+    @tool
+    def search(query: str) -> list[Doc]:
+        """Search the documents."""
+        return [Doc(title=query, published=datetime.date(2024, 1, 2))]
+
+    @tool
+    def best(query: str) -> Hit:
+        """The best hit."""
+        return Hit(Doc(title=query, published=datetime.date(2024, 1, 3)), 0.5)
+
+    model = ScriptedModel([[call("search", query="a"), call("best", query="b")], "ok"])
+    result = await Agent("a", tools=[search, best], model=model).run("x")
+    found, top = (record.content for record in result.results[0].tool_calls)
+    assert json.loads(found) == [{"title": "a", "published": "2024-01-02"}]
+    assert json.loads(top) == {"doc": {"title": "b", "published": "2024-01-03"}, "score": 0.5}
+    assert model.requests[1].history[-1].content == top  # what the model read
 
 
 def test_a_generator_function_is_refused_when_the_tool_is_defined() -> None:

@@ -207,6 +207,32 @@ async def test_input_guardrails_run_once_per_run_at_the_agents_first_call() -> N
     assert seen == ["book 3D"]  # two calls of the agent, one check of the input
 
 
+async def test_a_handed_to_agents_input_guardrail_checks_the_run_s_input_and_can_stop_it() -> None:
+    """Where the OpenAI Agents SDK runs only the first agent's input guardrails (its
+    docs/guardrails.md), an agent's own run at its first call, a handoff's target too, as
+    docs/coming-from-openai-agents.md says; the network's check the entry call only."""
+    seen: list[tuple[str, str]] = []
+
+    @input_guardrail
+    def entry(ctx: Any, text: str) -> GuardrailResult:
+        seen.append(("network", text))
+        return GuardrailResult.allow()
+
+    booking = Agent("booking", model=ScriptedModel(["Booked."]), input_guardrails=[no_homework])
+    triage = Agent("triage", handoffs=[booking], model=ScriptedModel([call("transfer_to_booking")]))
+    network = Network("airline", agents=[triage, booking], input_guardrails=[entry])
+
+    result = await network.run("my homework: book a seat")
+    assert result.stop_reason == "guardrail"
+    assert (result.guardrail.guardrail, result.guardrail.agent) == ("no_homework", "booking")
+    assert [r.agent for r in result.results] == ["triage"]  # the handoff kept, booking's call not
+    assert seen == [("network", "my homework: book a seat")]  # once, at triage's call
+
+    booking.model = ScriptedModel(["Booked."])
+    triage.model = ScriptedModel([call("transfer_to_booking")])
+    assert (await network.run("book a seat")).output == "Booked."
+
+
 async def test_an_output_guardrail_that_trips_keeps_the_answer_and_output_key_out() -> None:
     @output_guardrail
     def no_secrets(ctx: Any, answer: str) -> GuardrailResult:
