@@ -75,12 +75,15 @@ def _global_meter_provider() -> Any:
 
 
 def _tracer(provider: Any) -> Any:
+    """The provider's tracer for our scope, its spans' text mended for OTLP (`otlp_spans`)."""
     cached = _tracers.get(id(provider))
     if cached is None or cached[0] is not provider:
+        from network.telemetry.otlp_spans import OtlpTracer  # noqa: PLC0415 (opentelemetry: only imported once an SDK is configured)
+
         tracer = provider.get_tracer(
             INSTRUMENTATION, instrumenting_library_version=library_version(), schema_url=SCHEMA_URL
         )
-        cached = _tracers[id(provider)] = (provider, tracer)
+        cached = _tracers[id(provider)] = (provider, OtlpTracer(tracer))
     return cached[1]
 
 
