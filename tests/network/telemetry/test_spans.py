@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from agents import ScriptedModel, call
-from network import Network, StopReason, ThreadRef
+from network import Network, Resume, StopReason, ThreadRef
+from network.threads import SQLStore
 from routers import routing_agent
 from tests.network.telemetry.ops_network import SECRET, build
 from tests.network.telemetry.otel import Recorder, tree
@@ -294,3 +295,30 @@ async def test_a_models_own_exception_is_a_failed_chat_span(quiet_logs: None) ->
     ]
     assert recorder.only("chat route-model").attributes["error.type"] == "RuntimeError"
     assert recorder.only("invoke_agent router").status.status_code.name == "ERROR"
+
+
+async def test_a_run_answered_by_thread_id_links_to_the_interrupted_run(
+    tmp_path: Path, quiet_logs: None
+) -> None:
+    """Another process, holding only the thread id, answers the confirmation: its root had
+    `agent_network.resumed` and the resume event but no link to the interrupted run (the
+    thread kept no trace ids; only an in-memory `result.resume(...)` linked). The thread's
+    entry now keeps the stopped run's root ids, and the answering run links to them."""
+    thread = ThreadRef("deploys", store=str(tmp_path / "threads.db"))
+    first_recorder = Recorder()
+    first = await build(first_recorder.telemetry).run("Check, then deploy.", thread=thread)
+    assert first.stop_reason == StopReason.INTERRUPTED
+
+    async with SQLStore(str(tmp_path / "threads.db")) as store:  # a fresh process, as it were
+        (waiting,) = (await store.get_thread("deploys")).pending_interrupts
+    recorder = Recorder()
+    later = build(recorder.telemetry, ScriptedModel(["Deployed."], name="scripted-ops"))
+    resumed = await later.run(Resume([waiting.accept()]), thread=thread)
+
+    assert resumed.trace_id is not None and resumed.trace_id != first.trace_id
+    root = recorder.only("invoke_workflow ops-net")
+    assert root.attributes is not None and root.attributes["agent_network.resumed"] is True
+    (link,) = root.links
+    assert f"{link.context.trace_id:032x}" == first.trace_id
+    assert f"{link.context.span_id:016x}" == first.span_id
+    assert [event.name for event in root.events] == ["agent_network.resume"]
