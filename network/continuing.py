@@ -50,6 +50,7 @@ from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
 from network.sessions import open_session
 from network.state.state import State
+from network.threads.pending import trace_links
 
 if TYPE_CHECKING:
     from network.threads.session import ThreadSession
@@ -119,9 +120,7 @@ async def continuation(
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
             ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
         elif thread is not None:  # answered by thread id (any process): the stored entries'
-            ids = {interrupt.id for interrupt, _answer in answered}
-            traces = [entry.trace for entry in waiting if entry.id in ids and entry.trace]
-            ctx.engine.trace_links = tuple(dict.fromkeys(traces))
+            ctx.engine.trace_links = trace_links(waiting, answered)
     else:
         state.append_messages(answered)
     return ctx, session

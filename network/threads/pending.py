@@ -136,6 +136,15 @@ def _trace(value: dict[str, Any]) -> tuple[str, str] | None:
     return trace_id, span_id
 
 
+def trace_links(entries: Sequence[PendingCall], answered: Sequence[Any]) -> tuple[Any, ...]:
+    """The distinct root-span ids (`PendingCall.trace`) of the runs that stopped on the
+    entries `answered` (`(Interrupt, Answer)` pairs) answers: what the answering run links
+    its trace to."""
+    ids = {interrupt.id for interrupt, _answer in answered}
+    traces = [entry.trace for entry in entries if entry.id in ids and entry.trace is not None]
+    return tuple(dict.fromkeys(traces))
+
+
 def held_by(entries: Sequence[PendingCall]) -> list[Any]:
     """The messages `entries` hold until their calls have results (`PendingCall.held`), in
     order."""
