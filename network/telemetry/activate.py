@@ -47,7 +47,7 @@ def run_spans(ctx: RunContext) -> Any:
         # The application's provider or span processor failed as the run's root span started
         # (a processor's `on_start` raising reaches the caller of `start_span`): the run goes
         # on untraced rather than failing, as a failure while it is traced is only logged.
-        ctx.engine.trace_id = ctx.engine.span_id = None
+        ctx.engine.trace_id = ctx.engine.span_id = ctx.engine.trace_here = None
         get_logger().warning("telemetry.failed", run_id=ctx.run_id, error=repr(error))
         return None
 
