@@ -50,7 +50,6 @@ from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
 from network.sessions import open_session
 from network.state.state import State
-from network.threads.pending import trace_links
 
 if TYPE_CHECKING:
     from network.threads.session import ThreadSession
@@ -120,6 +119,8 @@ async def continuation(
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
             ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
         elif thread is not None:  # answered by thread id (any process): the stored entries'
+            from network.threads.pending import trace_links  # noqa: PLC0415 (thread stores load on use)
+
             ctx.engine.trace_links = trace_links(waiting, answered)
     else:
         state.append_messages(answered)
