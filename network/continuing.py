@@ -72,6 +72,7 @@ async def continuation(
     thread = _thread_of(request, stopped, options.thread)
     run_id = options.run_id or new_id("run_")
     session = None
+    waiting: list[Any] = []  # what the thread waited on (a thread's continuation)
     if thread is None:
         assert stopped is not None  # `_thread_of` refuses a request with neither
         answered = _answers(network, request, stopped.interrupts, stopped.pending_tool_calls)
@@ -83,6 +84,7 @@ async def continuation(
         active = active_agent(stopped.state.results)
     else:
         session = await open_session(network, thread, steps=steps, create=False)
+        waiting = list(session.pending)  # before the claim takes the answered ones out
         answered = await _claimed_on_thread(network, request, stopped, session, run_id)
         state = session.state
         input = _last_input(state)
@@ -116,6 +118,10 @@ async def continuation(
             ctx.engine.resumed_history = state.results
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
             ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
+        elif thread is not None:  # answered by thread id (any process): the stored entries'
+            from network.threads.pending import trace_links  # noqa: PLC0415 (thread stores load on use)
+
+            ctx.engine.trace_links = trace_links(waiting, answered)
     else:
         state.append_messages(answered)
     return ctx, session

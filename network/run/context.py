@@ -230,6 +230,10 @@ class RunBookkeeping:
     # The live tool spans sub-runs nest under, by subagent run id (written by the telemetry
     # sink when SUBAGENT_STARTED passes; read by the tool starting the sub-run).
     subagent_spans: dict[str, tuple[str, str, bool]] | None = None
+    # (trace_id, span_id, sampled) of where a run started inside this run's own code nests
+    # (`await other.run(...)` in a tool, a hook, a router): the live agent span of the call
+    # under way, else the root (written by the telemetry sink); None when it is not traced.
+    trace_here: tuple[str, str, bool] | None = None
     # Answers to interrupts raised inside sub-runs, by the tool call that started each one:
     # set while the answered calls are resumed (`agents.resume.resume_call`).
     subagent_answers: Mapping[str, Sequence[tuple[Interrupt, Answer]]] | None = None

@@ -16,7 +16,9 @@ the parent run's tool call. What ties the two together lives here:
   check;
 - token totals: the sub-run's tokens are added to the parent's (`RunResult.usage`) when it
   reports them;
-- tracing: the sub-run's root span nests under the parent's tool span (`trace_parent`).
+- tracing: the sub-run's root span nests under the parent's tool span (`trace_parent`); a
+  run started in the parent's own code (`await other.run(...)` in a tool), which has no live
+  tool span, under the parent's agent span (`RunBookkeeping.trace_here`).
 
 Decisions where the issue is silent: spending is reported to the parent before each check and
 once more when the sub-run ends (however it ends), so a cancelled or failed sub-run's requests
@@ -223,8 +225,11 @@ def adopt(
     )  # its requests reserve on the caller's budgets
     ctx.engine.record_model_calls = True  # what it spends is reported, request by request
     spans = parent.engine.subagent_spans
-    if spans is not None:
-        ctx.engine.trace_parent = spans.get(ctx.run_id)
+    found = spans.get(ctx.run_id) if spans is not None else None
+    # A run started in the caller's own code (`await other.run(...)` in a tool) has no live
+    # tool span: it nests where the caller is (its agent call's span, or its root), in its
+    # trace and under its sampler's decision, rather than as a trace of its own.
+    ctx.engine.trace_parent = found or parent.engine.trace_here
     link_subrun(ctx, parent)  # each one's temp: values masked in the other's failure
 
 

@@ -48,7 +48,7 @@ from network.serving.registry import ThreadRecord, ThreadRegistry, json_size
 from network.serving.screening import guarded
 from network.serving.stored import Claimed, StoredThreads, new_messages
 from network.state.state import State
-from network.threads.pending import held_by
+from network.threads.pending import held_by, trace_links
 from network.threads.session import ThreadSession
 
 if TYPE_CHECKING:
@@ -266,6 +266,8 @@ class MemoryAdmission(Admission):
                 user_id=record.owner,  # the principal: whose memories the run reads
                 app_name=self.network.name,
                 resume=request.answered,
+                # the run that stopped on them: its trace, linked (`ThreadRecord.trace`)
+                trace_links=(record.trace,) if request.answered and record.trace else (),
                 capabilities=self._hold(held, request),
                 client_input=request.client_input,
                 client_tools=request.client_tools,
@@ -286,6 +288,10 @@ class MemoryAdmission(Admission):
             record.active_agent = ctx.active_agent
             if not ctx.engine.resume:  # the pending interrupts were answered (the run took them)
                 record.interrupts = list(ctx.engine.interrupts)
+                trace_id, span_id = ctx.engine.trace_id, ctx.engine.span_id
+                record.trace = None
+                if ctx.engine.interrupts and trace_id is not None and span_id is not None:
+                    record.trace = (trace_id, span_id)
             record.runs += 1
             self.registry.resize(record)
 
@@ -354,6 +360,9 @@ class StoredAdmission(Admission):
         # what an earlier request said beside its answers, held while the call it answered
         # waits again (on what this request answers): held again, after their results
         waited = held_by(session.pending) if request.answered else []
+        # the runs that stopped on what it answers: their traces, linked (before the claim
+        # takes the answered entries out of `session.pending`)
+        links = trace_links(session.pending, request.answered)
         # What the request adds, checked before its answers are claimed: a message refused
         # (an id the thread holds for another message: 422) leaves the thread as it was.
         # (a client that sends its whole conversation sends the held ones again: not twice)
@@ -392,6 +401,7 @@ class StoredAdmission(Admission):
             thread_id=record.thread_id,
             engine=RunBookkeeping(
                 resume=request.answered,
+                trace_links=links,
                 capabilities=self._hold(
                     held, request, functools.partial(keep_messages, session, self.claimed.lease)
                 ),

@@ -71,6 +71,9 @@ class ThreadRecord:
     # the agent that had the conversation at the end of the last run (handoffs): the client
     # sends messages back, not agent calls, so the server keeps it (`RunContext.active_agent`)
     active_agent: str | None = None
+    # hex (trace id, span id) of the root span of the run that stopped on `interrupts`, when
+    # it was traced: the run that answers them links its trace to it
+    trace: tuple[str, str] | None = None
     size: int = 0  # bytes counted against the registry's `max_bytes` (see `measure`)
 
     @property

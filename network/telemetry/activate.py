@@ -12,6 +12,7 @@ import functools
 import sys
 from typing import Any
 
+from network.logger import get_logger
 from network.run.context import RunContext
 from network.run.temp_sources import run_masks
 from network.telemetry.content import ContentRecorder
@@ -40,6 +41,19 @@ def run_spans(ctx: RunContext) -> Any:
     meter_provider = options.meter_provider or _global_meter_provider()
     if tracer_provider is None and meter_provider is None:
         return None
+    try:
+        return _sink(ctx, options, tracer_provider, meter_provider)
+    except Exception as error:
+        # The application's provider or span processor failed as the run's root span started
+        # (a processor's `on_start` raising reaches the caller of `start_span`): the run goes
+        # on untraced rather than failing, as a failure while it is traced is only logged.
+        ctx.engine.trace_id = ctx.engine.span_id = ctx.engine.trace_here = None
+        get_logger().warning("telemetry.failed", run_id=ctx.run_id, error=repr(error))
+        return None
+
+
+def _sink(ctx: RunContext, options: Telemetry, tracer_provider: Any, meter_provider: Any) -> Any:
+    """The run's `RunSpans`, its root span started."""
     from opentelemetry.trace import NoOpTracer  # noqa: PLC0415 (opentelemetry: only imported once an SDK is configured)
 
     tracer = _tracer(tracer_provider) if tracer_provider is not None else NoOpTracer()
@@ -75,12 +89,15 @@ def _global_meter_provider() -> Any:
 
 
 def _tracer(provider: Any) -> Any:
+    """The provider's tracer for our scope, its spans' text mended for OTLP (`otlp_spans`)."""
     cached = _tracers.get(id(provider))
     if cached is None or cached[0] is not provider:
+        from network.telemetry.otlp_spans import OtlpTracer  # noqa: PLC0415 (opentelemetry: only imported once an SDK is configured)
+
         tracer = provider.get_tracer(
             INSTRUMENTATION, instrumenting_library_version=library_version(), schema_url=SCHEMA_URL
         )
-        cached = _tracers[id(provider)] = (provider, tracer)
+        cached = _tracers[id(provider)] = (provider, OtlpTracer(tracer))
     return cached[1]
 
 

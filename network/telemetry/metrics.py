@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from network.telemetry import conventions as c
+from network.telemetry._otlp_text import otlp_attributes
 
 
 class Instruments:
@@ -41,6 +42,7 @@ class Instruments:
             attributes[c.RESPONSE_MODEL] = call.response_model
         if call.error:
             attributes[c.ERROR_TYPE] = call.error
+        attributes = otlp_attributes(attributes)  # a model's name may hold a lone surrogate
         self.duration.record(call.duration_ms / 1000, attributes)
         if call.error:
             return

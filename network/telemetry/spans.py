@@ -126,6 +126,8 @@ class RunSpans:
         span_context = self.root.get_span_context()
         if span_context.is_valid:
             ctx.engine.trace_id, ctx.engine.span_id = hex_ids(span_context)
+        self.root_ids = _nesting_ids(span_context)
+        ctx.engine.trace_here = self.root_ids  # a run started in the run's own code nests here
         if ctx.engine.resume:
             self._mark_resumed(ctx.engine.resume)
         self.agent_span: Any = None
@@ -213,6 +215,8 @@ class RunSpans:
 
     def _start_agent(self, name: str) -> None:
         self.agent_span = self._agent_span(self.ctx, name)
+        # a run its code starts (`await other.run(...)` in a tool) nests under it
+        self.ctx.engine.trace_here = _nesting_ids(self.agent_span.get_span_context())
 
     def _agent_span(self, ctx: RunContext, name: str) -> Any:
         """An agent call's span, started now with what is known before the model is asked."""
@@ -243,6 +247,7 @@ class RunSpans:
         if span is None:
             return
         self.agent_span = None
+        self.ctx.engine.trace_here = self.root_ids
         self._guardrails(self._trace.set_span_in_context(span))
         results = self.ctx.state.results
         if len(results) <= self.results_seen:
@@ -572,6 +577,13 @@ class RunSpans:
         root.set_attribute(c.INPUT_TOKENS, otlp_int(ctx.engine.prompt_tokens))
         root.set_attribute(c.OUTPUT_TOKENS, otlp_int(ctx.engine.completion_tokens))
         root.end()
+
+
+def _nesting_ids(span_context: Any) -> tuple[str, str, bool] | None:
+    """`(trace id, span id, sampled)` of a span a sub-run nests under; None when invalid."""
+    if not span_context.is_valid:
+        return None
+    return (*hex_ids(span_context), bool(span_context.trace_flags.sampled))
 
 
 def _end_ns(call: Any) -> int:

@@ -25,6 +25,7 @@ a rewind withdraws the entries of the calls it removes (`network.threads.checkpo
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -44,26 +45,37 @@ class PendingCall:
     `held`: conversation messages that belong after the call's result, kept here until it
     has one: what a request said beside its answers, when the call it answered waits again
     (`network.serving.held_messages`). The run that answers the call (or leaves it behind)
-    adds them; () for most entries."""
+    adds them; () for most entries.
+
+    `trace`: the hex (trace id, span id) of the root span of the run that stopped on it, when
+    that run was traced: the run that answers it, in any process, links its trace to that
+    one (`network.continuing`)."""
 
     id: str
     kind: PendingKind
     run_id: str | None
     data: dict[str, Any] = field(default_factory=dict)
     held: tuple[Any, ...] = ()
+    trace: tuple[str, str] | None = None
 
     @classmethod
     def of_interrupt(
-        cls, interrupt: Interrupt, run_id: str | None, held: Sequence[Any] = ()
+        cls,
+        interrupt: Interrupt,
+        run_id: str | None,
+        held: Sequence[Any] = (),
+        trace: tuple[str, str] | None = None,
     ) -> PendingCall:
-        """The entry of an interrupt waiting for a person (`held`: see the class)."""
-        return cls(interrupt.id, "interrupt", run_id, interrupt.to_json(), tuple(held))
+        """The entry of an interrupt waiting for a person (`held`, `trace`: see the class)."""
+        return cls(interrupt.id, "interrupt", run_id, interrupt.to_json(), tuple(held), trace)
 
     @classmethod
-    def of_tool_call(cls, call: ToolCall, run_id: str | None) -> PendingCall:
+    def of_tool_call(
+        cls, call: ToolCall, run_id: str | None, trace: tuple[str, str] | None = None
+    ) -> PendingCall:
         """The entry of a client tool call waiting for its result."""
         data = {"id": call.id, "name": call.name, "arguments": call.arguments}
-        return cls(call.id, "client_tool", run_id, data)
+        return cls(call.id, "client_tool", run_id, data, trace=trace)
 
     @property
     def tool_call_id(self) -> str:
@@ -93,6 +105,8 @@ class PendingCall:
             value["revision"] = revision
         if self.held:
             value["held"] = [json.loads(message.to_json()) for message in self.held]
+        if self.trace is not None:
+            value["trace"] = list(self.trace)
         return json.dumps(value)
 
     @classmethod
@@ -100,7 +114,35 @@ class PendingCall:
         """An entry back from the text a store kept."""
         value = json.loads(text)
         held = tuple(message_adapter().validate_python(item) for item in value.get("held") or ())
-        return cls(value["id"], value["kind"], value.get("run_id"), value.get("data") or {}, held)
+        data = value.get("data") or {}
+        return cls(value["id"], value["kind"], value.get("run_id"), data, held, _trace(value))
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def _trace(value: dict[str, Any]) -> tuple[str, str] | None:
+    """An entry's stored trace ids, when they are ids (an entry stored before it had them, or
+    edited by hand, has none: the answering run is then traced without the link)."""
+    ids = value.get("trace")
+    if not isinstance(ids, list) or len(ids) != 2:
+        return None
+    trace_id, span_id = ids
+    for text, size in ((trace_id, 32), (span_id, 16)):
+        if not (isinstance(text, str) and len(text) == size and _HEX.fullmatch(text)):
+            return None
+        if not int(text, 16):  # all zeros: OpenTelemetry's invalid id
+            return None
+    return trace_id, span_id
+
+
+def trace_links(entries: Sequence[PendingCall], answered: Sequence[Any]) -> tuple[Any, ...]:
+    """The distinct root-span ids (`PendingCall.trace`) of the runs that stopped on the
+    entries `answered` (`(Interrupt, Answer)` pairs) answers: what the answering run links
+    its trace to."""
+    ids = {interrupt.id for interrupt, _answer in answered}
+    traces = [entry.trace for entry in entries if entry.id in ids and entry.trace is not None]
+    return tuple(dict.fromkeys(traces))
 
 
 def held_by(entries: Sequence[PendingCall]) -> list[Any]:

@@ -317,6 +317,9 @@ class ThreadSession:
         if ctx is None or not (ctx.engine.interrupts or ctx.engine.pending_tool_calls):
             return []
         saved = self._pending_saved
+        # the run's root span: the run that answers, in any process, links its trace to it
+        engine = ctx.engine
+        trace = None if engine.trace_id is None else (engine.trace_id, engine.span_id or "")
         stops = []
         for interrupt in ctx.engine.interrupts:
             if interrupt.id in saved:
@@ -324,11 +327,11 @@ class ThreadSession:
             holding, held = self._holding or (frozenset(), ())
             if interrupt.tool_call_id in holding:  # once: the first entry keeps them
                 self._holding = None
-                stops.append(PendingCall.of_interrupt(interrupt, self.run_id, held))
+                stops.append(PendingCall.of_interrupt(interrupt, self.run_id, held, trace))
             else:
-                stops.append(PendingCall.of_interrupt(interrupt, self.run_id))
+                stops.append(PendingCall.of_interrupt(interrupt, self.run_id, trace=trace))
         stops.extend(
-            PendingCall.of_tool_call(call, self.run_id)
+            PendingCall.of_tool_call(call, self.run_id, trace)
             for call in ctx.engine.pending_tool_calls
             if call.id not in saved
         )

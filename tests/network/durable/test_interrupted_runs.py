@@ -13,9 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from agents import Agent, ScriptedModel, call, client_tool, tool
-from network import ConfigurationError, Network, StopReason, ThreadRef, UsageLimits, durable
+from network import (
+    ConfigurationError,
+    Network,
+    Resume,
+    StopReason,
+    Telemetry,
+    ThreadRef,
+    UsageLimits,
+    durable,
+)
 from network.run.client_results import ClientToolError
 from network.run.interrupts import InterruptError
 from network.threads import SQLStore
@@ -172,6 +184,33 @@ async def test_a_durable_resume_by_thread_id_answers_once(launched: str, tmp_pat
     async with SQLStore(str(thread.store)) as opened:
         stored = await opened.get_thread("trip-2")
     assert stored is not None and stored.pending == [] and stored.state["bookings"] == 1
+
+
+@pytest.mark.anyio
+async def test_a_durable_resume_by_thread_id_links_to_the_interrupted_runs_trace(
+    launched: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A continuation by thread id starts from a stand-in for the stopped run, which held no
+    # trace ids: its root span had no link to the interrupted run's. The thread's entry
+    # keeps them now.
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(booking, "telemetry", Telemetry(tracer_provider=provider))
+    thread = ThreadRef("trip-3", store=f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
+    first = await booking.run("Book a seat", durable=True, run_id="book-9", thread=thread)
+    async with SQLStore(str(thread.store)) as opened:
+        waiting = (await opened.get_thread("trip-3")).pending_interrupts  # type: ignore[union-attr]
+    exporter.clear()
+    answer = Resume([waiting[0].accept()])
+    await booking.run(answer, thread=thread, durable=True, run_id="book-9-on")
+
+    (root,) = [span for span in exporter.get_finished_spans() if span.parent is None]
+    (link,) = root.links
+    assert (f"{link.context.trace_id:032x}", f"{link.context.span_id:016x}") == (
+        first.trace_id,
+        first.span_id,
+    )
 
 
 CONFIRM = client_tool(

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,3 +125,37 @@ async def test_the_agui_server_sends_the_trace_id_in_run_started(quiet_logs: Non
         "spanId": f"{root.context.span_id:016x}",
     }
     assert root.attributes["agent_network.run_id"] == "run-1"
+
+
+@pytest.mark.parametrize("where", ["span processor", "tracer provider"])
+async def test_a_failing_provider_leaves_the_run_untraced_not_failed(where: str) -> None:
+    """An application's span processor whose `on_start` raises (a buggy enricher), or a
+    provider whose `get_tracer` does: the error reached `network.run` as the root span
+    started, and the run failed before its first request. It now runs untraced, the failure
+    logged as `telemetry.failed`."""
+    import structlog
+    from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+
+    from network.telemetry import Telemetry
+
+    class Enricher(SpanProcessor):
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            raise RuntimeError("a bug in the application's span processor")
+
+    class Broken(TracerProvider):
+        def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a bug in the application's tracer provider")
+
+    provider = Broken() if where == "tracer provider" else TracerProvider()
+    provider.add_span_processor(Enricher())
+    network = build_network()
+    network.telemetry = Telemetry(tracer_provider=provider)
+    try:
+        with structlog.testing.capture_logs() as logs:
+            result = await network.run(TASK)
+    finally:
+        structlog.reset_defaults()  # capture_logs leaves structlog marked as configured
+    assert result.stop_reason == "router_finished"
+    assert result.trace_id is None and result.span_id is None
+    (failure,) = [line for line in logs if line["event"] == "telemetry.failed"]
+    assert "a bug in the application's" in failure["error"]

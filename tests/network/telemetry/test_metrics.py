@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
+from agents import Agent, ScriptedModel
 from examples.codegen import TASK, build_network
+from network import Network
 from tests.network.telemetry.otel import Recorder
 
 pytestmark = pytest.mark.anyio
@@ -52,3 +54,15 @@ async def test_token_usage_and_duration_histograms_per_model_and_agent(quiet_log
         expected[model] = expected.get(model, 0) + call.usage.completion_tokens
     assert output == expected
     assert {p.attributes["gen_ai.token.type"] for p in tokens} == {"input", "output"}
+
+
+async def test_a_model_named_with_a_lone_surrogate_is_recorded_mended(quiet_logs: None) -> None:
+    # OTLP text is UTF-8: a lone surrogate in an attribute made the metrics exporter fail its
+    # whole batch. The model's name is recorded with U+FFFD in its place.
+    recorder = Recorder()
+    agent = Agent("odd", model=ScriptedModel(["Fine."], name="odd\udcff"))
+    network = Network("odd", agents=[agent], telemetry=recorder.telemetry)
+    await network.run("Go.")
+
+    points = _points(recorder, "gen_ai.client.operation.duration")
+    assert [p.attributes["gen_ai.request.model"] for p in points] == ["odd\ufffd"]

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
 from agents import ScriptedModel, call
-from network import Network, StopReason, ThreadRef
+from network import Network, Resume, StopReason, ThreadRef
+from network.agui.server import app as agui_app
+from network.threads import SQLStore
 from routers import routing_agent
+from tests.network.agui.protocol import parse_sse
 from tests.network.telemetry.ops_network import SECRET, build
 from tests.network.telemetry.otel import Recorder, tree
 
@@ -294,3 +298,64 @@ async def test_a_models_own_exception_is_a_failed_chat_span(quiet_logs: None) ->
     ]
     assert recorder.only("chat route-model").attributes["error.type"] == "RuntimeError"
     assert recorder.only("invoke_agent router").status.status_code.name == "ERROR"
+
+
+async def test_a_run_answered_by_thread_id_links_to_the_interrupted_run(
+    tmp_path: Path, quiet_logs: None
+) -> None:
+    """Another process, holding only the thread id, answers the confirmation: its root had
+    `agent_network.resumed` and the resume event but no link to the interrupted run (the
+    thread kept no trace ids; only an in-memory `result.resume(...)` linked). The thread's
+    entry now keeps the stopped run's root ids, and the answering run links to them."""
+    thread = ThreadRef("deploys", store=str(tmp_path / "threads.db"))
+    first_recorder = Recorder()
+    first = await build(first_recorder.telemetry).run("Check, then deploy.", thread=thread)
+    assert first.stop_reason == StopReason.INTERRUPTED
+
+    async with SQLStore(str(tmp_path / "threads.db")) as store:  # a fresh process, as it were
+        (waiting,) = (await store.get_thread("deploys")).pending_interrupts
+    recorder = Recorder()
+    later = build(recorder.telemetry, ScriptedModel(["Deployed."], name="scripted-ops"))
+    resumed = await later.run(Resume([waiting.accept()]), thread=thread)
+
+    assert resumed.trace_id is not None and resumed.trace_id != first.trace_id
+    root = recorder.only("invoke_workflow ops-net")
+    assert root.attributes is not None and root.attributes["agent_network.resumed"] is True
+    (link,) = root.links
+    assert f"{link.context.trace_id:032x}" == first.trace_id
+    assert f"{link.context.span_id:016x}" == first.span_id
+    assert [event.name for event in root.events] == ["agent_network.resume"]
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["in_memory", "on_a_store"])
+async def test_a_run_answered_over_ag_ui_links_to_the_interrupted_run(
+    stored: bool, tmp_path: Path, quiet_logs: None
+) -> None:
+    """The AG-UI server (as A2A and MCP, through `network.serving.admission`) built the
+    answering run's context itself and gave it no link to the interrupted run's trace, whose
+    id RUN_STARTED had told the client. The registry's record (in memory) or the thread's
+    entry (on a store) keeps it now."""
+    recorder = Recorder()
+    store = str(tmp_path / "threads.db") if stored else None
+    served = agui_app(build(recorder.telemetry), store=store)
+    asked = {"id": "m1", "role": "user", "content": "Check, then deploy."}
+    body = {"threadId": "t", "runId": "r1", "messages": [asked], "state": {}, "tools": []}
+    body |= {"context": [], "forwardedProps": {}}
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=served), base_url="http://test"
+    ) as http:
+        first = parse_sse((await http.post("/", json=body)).text)
+        (finished,) = [event for event in first if event["type"] == "RUN_FINISHED"]
+        (interrupt,) = finished["outcome"]["interrupts"]
+        answer = {"interruptId": interrupt["id"], "status": "resolved"}
+        answer["payload"] = {"approved": True}
+        again = {**body, "runId": "r2", "messages": [], "resume": [answer]}
+        second = parse_sse((await http.post("/", json=again)).text)
+    assert second[-1]["type"] == "RUN_FINISHED"
+    interrupted = first[0]["metadata"]
+    answering = second[0]["metadata"]["traceId"]
+    roots = recorder.named("invoke_workflow ops-net")
+    (root,) = [span for span in roots if f"{span.context.trace_id:032x}" == answering]
+    (link,) = root.links
+    assert f"{link.context.trace_id:032x}" == interrupted["traceId"]
+    assert f"{link.context.span_id:016x}" == interrupted["spanId"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agents import ScriptedModel
+from agents import Agent, ScriptedModel, call, tool
 from network import Network
 from tests.agents.capabilities.subagents.subagents import (
     billing_network,
@@ -117,3 +117,49 @@ async def test_a_sub_run_follows_its_parent_runs_sampling_decision(sampled: bool
         assert "invoke_workflow researcher" in names and "invoke_workflow desk" in names
     else:
         assert names == []
+
+
+@pytest.mark.parametrize("sampled", [True, False])
+async def test_a_run_started_in_a_tools_code_nests_under_the_calling_agent(sampled: bool) -> None:
+    """`await other.run(...)` inside a tool (the delegation docs/telemetry.md shows, a sub-run
+    for spending) was a trace of its own: no parent, another trace id, and its own sampling
+    decision (a caller sampled out still exported it). It now nests under the calling agent's
+    span (the tool's own span is written after the call, from its record), in one trace."""
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ALWAYS_ON, ParentBased
+
+    recorder = Recorder()
+    recorder.tracer_provider.sampler = ParentBased(ALWAYS_ON if sampled else ALWAYS_OFF)
+    inner = Network(
+        "inner",
+        agents=[Agent("helper", model=ScriptedModel(["Inner answer."]))],
+        telemetry=recorder.telemetry,
+    )
+
+    @tool
+    async def delegate(question: str) -> str:
+        """Ask the inner network."""
+        return (await inner.run(question)).output or ""
+
+    outer = Network(
+        "outer",
+        agents=[
+            Agent(
+                "caller",
+                model=ScriptedModel([call("delegate", question="Why?"), "Done."]),
+                tools=[delegate],
+            )
+        ],
+        telemetry=recorder.telemetry,
+    )
+    result = await outer.run("Go.")
+
+    if not sampled:
+        assert recorder.spans == []
+        return
+    calling = recorder.only("invoke_agent caller")
+    inner_root = recorder.only("invoke_workflow inner")
+    assert inner_root.parent is not None
+    assert inner_root.parent.span_id == calling.context.span_id
+    assert {f"{span.context.trace_id:032x}" for span in recorder.spans} == {result.trace_id}
+    tool_span = recorder.only("execute_tool delegate")
+    assert tool_span.parent is not None and tool_span.parent.span_id == calling.context.span_id

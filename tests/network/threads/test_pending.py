@@ -8,6 +8,7 @@ counted); an edit is checked against the tool's schema before anything is claime
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from network import (
 )
 from network.history.messages import ToolMessage
 from network.threads import ThreadStore
+from network.threads.pending import PendingCall
 from tests.network.threads.payments import PAID, pay_network
 
 pytestmark = pytest.mark.anyio
@@ -192,3 +194,17 @@ async def test_a_new_message_supersedes_what_the_thread_waited_on(store: ThreadS
             Resume([old.interrupts[0].accept()]), thread=ThreadRef("t1", store=store)
         )
     assert PAID == []
+
+
+def test_an_entry_keeps_the_trace_of_the_run_that_stopped_on_it() -> None:
+    """Its root span's ids, so that the run answering it in any process links to it; ids a
+    store gives back that are no ids (an older entry has none, or one edited by hand) are
+    left out rather than failing the answer."""
+    ids = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
+    entry = PendingCall("int_1", "interrupt", "run_1", {"id": "int_1"}, trace=ids)
+    assert PendingCall.from_text(entry.to_text(3)).trace == ids
+    assert PendingCall.from_text(PendingCall("c", "client_tool", None).to_text()).trace is None
+    for stored in (["zz" * 16, ids[1]], [ids[0]], [ids[0], "0" * 16], "x", [ids[0], 7]):
+        value = json.loads(entry.to_text())
+        value["trace"] = stored
+        assert PendingCall.from_text(json.dumps(value)).trace is None, stored
