@@ -6,7 +6,6 @@ answer is still answered as not run before the new message."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from agents import Agent, ScriptedModel, call, tool
 from network import Network
 from network.agui import app
 from network.threads import MemoryStore, SQLStore
+from tests.network.agui.protocol import parse_sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -82,8 +82,7 @@ def kitchen(saved: list[str]) -> tuple[Network, ScriptedModel]:
 
 def events(response: httpx.Response) -> list[dict[str, Any]]:
     assert response.status_code == 200, response.text
-    lines = response.text.splitlines()
-    return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
+    return parse_sse(response.text)
 
 
 def of(stream: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

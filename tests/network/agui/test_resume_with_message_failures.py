@@ -7,7 +7,6 @@ each call's result right after it (`network.serving.held_messages`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from network.agui import app
 from network.history.results import InferenceResult
 from network.run.interrupts import Answer, Interrupt
 from network.threads import SQLStore
+from tests.network.agui.protocol import parse_sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -75,8 +75,7 @@ def kitchen(failure: str, answered: list[bool]) -> tuple[Network, ScriptedModel]
 
 def events(response: httpx.Response) -> list[dict[str, Any]]:
     assert response.status_code == 200, response.text
-    lines = response.text.splitlines()
-    return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
+    return parse_sse(response.text)
 
 
 def shape(messages: Any) -> list[tuple[str, Any]]:

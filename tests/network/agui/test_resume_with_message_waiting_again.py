@@ -6,7 +6,6 @@ providers take (each call's result right after it), in memory and on a stored th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from agents import Agent, ScriptedModel, call, tool
 from network import Network, ThreadRef
 from network.agui import app
 from network.threads import SQLStore
+from tests.network.agui.protocol import parse_sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -71,8 +71,7 @@ def kitchen(saved: list[str]) -> tuple[Network, ScriptedModel]:
 
 def events(response: httpx.Response) -> list[dict[str, Any]]:
     assert response.status_code == 200, response.text
-    lines = response.text.splitlines()
-    return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
+    return parse_sse(response.text)
 
 
 def of(stream: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
