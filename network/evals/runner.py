@@ -68,6 +68,13 @@ async def score_case(case: Case, run: CaseRun, scorers: Sequence[Scorer]) -> lis
             score = Score(scorer.name, False, 0.0, str(exc)[:MAX_ERROR])
         except Exception as exc:  # a scorer's bug fails its score, not the evaluation
             score = Score(scorer.name, False, 0.0, f"the scorer raised {type(exc).__name__}")
+        if score is not None and not isinstance(score, Score):
+            # A `Scorer` of one's own answering True: its `.passed` was an AttributeError
+            # that ended the whole evaluation (every case's report lost) or `check_case`.
+            shown = type(score).__name__
+            score = Score(
+                scorer.name, False, 0.0, f"the scorer returned a {shown}, not a Score or None"
+            )
         if score is not None:
             scores.append(score)
     return scores

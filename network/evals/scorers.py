@@ -310,6 +310,11 @@ def default_scorers() -> list[Scorer]:
 
 def check_scorers(scorers: Sequence[Any]) -> list[Scorer]:
     """`scorers=` checked: each a `Scorer` (a plain function is wrapped), names unique."""
+    if isinstance(scorers, str | Scorer) or not isinstance(scorers, Sequence):
+        # one scorer given alone was a TypeError (not iterable); a string, each letter refused
+        raise ConfigurationError(
+            f"evaluate: scorers must be a list of scorers, got {scorers!r:.100}"
+        )
     found: list[Scorer] = []
     for item in scorers:
         if not isinstance(item, Scorer):
@@ -317,6 +322,13 @@ def check_scorers(scorers: Sequence[Any]) -> list[Scorer]:
                 item = FunctionScorer(item)
             else:
                 raise ConfigurationError(f"evaluate: {item!r} is not a Scorer")
+        name = getattr(item, "name", None)
+        if not isinstance(name, str) or not name.strip():
+            # each verdict is a `Score` named after its scorer: a None name failed the first
+            # case it scored, and ended the whole evaluation
+            raise ConfigurationError(
+                f"evaluate: scorer {item!r:.100} needs a non-blank name, got {name!r:.100}"
+            )
         if any(known.name == item.name for known in found):
             raise ConfigurationError(f"evaluate: two scorers are named {item.name!r}")
         found.append(item)

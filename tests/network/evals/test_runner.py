@@ -10,7 +10,7 @@ import pytest
 
 from agents import Agent, ScriptedModel
 from network import ConfigurationError, ModelError, Network
-from network.evals import Case, CaseLimits, Dataset, Score, check_case, evaluate, scorer
+from network.evals import Case, CaseLimits, Dataset, Score, Scorer, check_case, evaluate, scorer
 from tests.network.capabilities.replay.teams import TASK, Counts, codegen
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -175,3 +175,48 @@ async def test_what_is_not_a_network_is_refused_before_any_case_runs(given: Any,
         await evaluate(given, dataset)
     with pytest.raises(ConfigurationError, match=said.replace("evaluate", "check_case")):
         await check_case(given, good())
+
+
+class Answers(Scorer):
+    """A scorer of one's own that answers `said`, not a `Score`."""
+
+    name = "own"
+
+    def __init__(self, said: Any) -> None:
+        self.said = said
+
+    async def score(self, case: Case, run: Any) -> Any:
+        return self.said
+
+
+async def test_a_scorer_object_answering_no_score_fails_its_case_not_the_evaluation() -> None:
+    # Before, `Score.passed` of True was an AttributeError out of the task group: the whole
+    # evaluation raised an ExceptionGroup and every case's report was lost.
+    dataset = Dataset(name="d", cases=[good("a"), good("b")])
+    report = await evaluate(codegen(), dataset, scorers=[Answers(True)])
+    assert [(c.status, [s.reason for s in c.scores]) for c in report.cases] == [
+        ("failed", ["the scorer returned a bool, not a Score or None"])
+    ] * 2
+    with pytest.raises(AssertionError, match="the scorer returned a str, not a Score"):
+        await check_case(codegen(), good(), [Answers("yes")])
+
+
+@pytest.mark.parametrize(
+    ("scorers", "said"),
+    [
+        ([Answers(True), Answers(True)], "two scorers are named 'own'"),
+        ([type("Nameless", (Answers,), {"name": None})(True)], "needs a non-blank name, got None"),
+        ([type("Blank", (Answers,), {"name": " "})(True)], "needs a non-blank name, got ' '"),
+        (Answers(True), "scorers must be a list of scorers"),
+        ("output", "scorers must be a list of scorers"),
+    ],
+)
+async def test_scorers_without_a_usable_name_are_refused_before_any_case_runs(
+    scorers: Any, said: str
+) -> None:
+    # A scorer named None made a `Score` named None: a ConfigurationError out of the task
+    # group after the first case ran, ending the evaluation.
+    counts = Counts()
+    with pytest.raises(ConfigurationError, match=said):
+        await evaluate(codegen(counts), Dataset(name="d", cases=[good()]), scorers=scorers)
+    assert counts == Counts()
