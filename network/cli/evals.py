@@ -13,7 +13,6 @@ argument or dataset (one line on stderr).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,7 @@ def add_eval_parser(commands: Any) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate, print, save and compare; 0 when every case passed."""
     from network.evals import Dataset, EvalReport, compare, evaluate  # noqa: PLC0415 (pydantic)
+    from network.evals.report import json_text  # noqa: PLC0415 (as the line above)
 
     network = load_network(args.target)
     try:
@@ -67,7 +67,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if comparison is not None:
             data["comparison"] = comparison.to_dict()
 
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print(json_text(data))
     else:
         print(report.render())
         if comparison is not None:

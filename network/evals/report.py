@@ -18,6 +18,7 @@ from typing import Any
 from network.errors import ConfigurationError
 from network.evals.scorers import Score
 from network.json_fields import json_fields
+from network.utf8 import LONE_SURROGATE, utf8_text
 
 PASSED = "passed"
 FAILED = "failed"
@@ -101,6 +102,15 @@ class CaseReport:
 _REQUIRED = object()
 
 
+def json_text(data: Any, indent: int | None = 2) -> str:
+    """`data` as JSON text that can be written as UTF-8: each lone surrogate (a model's or a
+    tool's text may hold one, and a case's output or a score's reason quotes it) spelled as
+    its `\\uXXXX` escape, which reads back as the same string. Written raw, it was a
+    `UnicodeEncodeError` from `write_text` or `print` once every case had run (and spent)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=False)
+    return LONE_SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
 def _typed(data: Any, key: str, kind: Any, default: Any = _REQUIRED) -> Any:
     """`data[key]` when it is of `kind` (a bool is no number), else `TypeError` naming it;
     `default` when the key is missing and may be."""
@@ -170,8 +180,8 @@ class EvalReport:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The report as JSON text."""
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+        """The report as JSON text (with a UTF-8 form: see `json_text`)."""
+        return json_text(self.to_dict(), indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> EvalReport:
@@ -211,7 +221,7 @@ class EvalReport:
         means = ", ".join(f"{name} {value:.2f}" for name, value in self.means().items())
         if means:
             lines.append(f"means: {means}")
-        return "\n".join(lines)
+        return utf8_text("\n".join(lines))  # printable: see `json_text`
 
 
 @dataclass(slots=True)
@@ -263,7 +273,7 @@ class Comparison:
         for name, (before, after) in self.means.items():
             shown = [("-" if value is None else f"{value:.2f}") for value in (before, after)]
             lines.append(f"  {name}: {shown[0]} -> {shown[1]}")
-        return "\n".join(lines)
+        return utf8_text("\n".join(lines))  # a name read back from JSON may hold a surrogate
 
 
 def compare(before: EvalReport, after: EvalReport) -> Comparison:

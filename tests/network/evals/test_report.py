@@ -84,3 +84,21 @@ def test_a_case_the_earlier_report_did_not_have_that_fails_is_a_regression() -> 
     assert found.to_dict()["newFailing"] == ["new"]
     passing = compare(before, report({"a": "passed", "b": "failed", "new": "passed"}))
     assert (passing.added, passing.new_failing, passing.regressed) == (["new"], [], False)
+
+
+def test_a_lone_surrogate_in_a_run_is_written_as_utf8_and_read_back_the_same(
+    tmp_path: Path,
+) -> None:
+    # A model's or a tool's text may hold a lone surrogate (JSON's "\ud800"): the report's
+    # JSON and table were then no UTF-8, and `--out` or printing raised UnicodeEncodeError
+    # once every case had run.
+    said = "half \ud800 a pair"
+    case = CaseReport("a", "failed", [Score("output", False, 0.0, f"said {said}")], said)
+    before = EvalReport("d", "n", [case])
+    path = tmp_path / "report.json"
+    path.write_text(before.to_json(), encoding="utf-8")
+    assert "\\ud800" in path.read_text(encoding="utf-8")
+    assert EvalReport.load(path).to_dict() == before.to_dict()
+    assert "half \ufffd a pair" in before.render().encode("utf-8").decode("utf-8")
+    named = EvalReport("d", "n", [CaseReport("b\udfff", "failed")])
+    assert "b\ufffd" in compare(before, named).render().encode("utf-8").decode("utf-8")
