@@ -12,7 +12,8 @@
 A dataset is YAML (`.yaml`, `.yml`: one case a block, the way a reviewer reads a diff) or
 JSON (`.json`, written indented, one field a line). Every field is checked when the file is
 read: an unknown field, a duplicate case name, a limit that is negative, NaN or infinite, is a
-`DatasetError` naming the file, the case and the field.
+`DatasetError` naming the file, the case and the field; so is a dataset of no case (its
+evaluation would pass, checking nothing).
 
 Decisions: `expected_output` is compared as text with the run's output, or with the typed
 output's JSON form when the last agent has `output_type` (`network.evals.scorers`);
@@ -139,6 +140,8 @@ class Dataset(BaseModel):
     @field_validator("cases")
     @classmethod
     def _unique_names(cls, cases: list[Case]) -> list[Case]:
+        if not cases:  # else every evaluation of it passed (0 of 0), a CI gate checking nothing
+            raise ValueError("a dataset holds at least one case")
         seen: set[str] = set()
         for case in cases:
             if case.name in seen:

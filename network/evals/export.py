@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from network.errors import ConfigurationError
-from network.evals.cases import Case, Dataset, ExpectedToolCall
+from network.evals.cases import Case, Dataset, DatasetError, ExpectedToolCall
 from network.network import Network
 from network.run.thread_ref import ThreadRef
 from network.threads.recorded_runs import (
@@ -103,7 +103,7 @@ async def dataset_from_threads(
 ) -> Dataset:
     """A dataset of the stored threads of `network`'s app in `store` (all of them, most
     recent first, or `thread_ids` in that order), one case each; threads with no agent call
-    are left out."""
+    are left out (none left is a `DatasetError`)."""
     opened, owned = open_store(store)
     try:
         if thread_ids is None:
@@ -119,4 +119,9 @@ async def dataset_from_threads(
     finally:
         if owned:
             await opened.close()
+    if not cases:  # a dataset holds a case at least (`Dataset`): say why there is none
+        whose = "" if user_id is None else f" of user {user_id!r}"
+        raise DatasetError(
+            f"no stored thread of app {network.name!r}{whose} has an agent call to make a case of"
+        )
     return Dataset(name=name or network.name, cases=cases)

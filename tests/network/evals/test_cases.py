@@ -88,6 +88,8 @@ def test_yaml_is_read_as_people_write_it(tmp_path: Path) -> None:
             "name: d\ncases:\n- {name: a, input: x, limits: {max_model_calls: yes}}\n",
             "case 'a', field limits.max_model_calls: Value error, a limit is a number, not true",
         ),
+        # an empty dataset passed every evaluation (0 of 0), a CI gate that checked nothing
+        ("name: d\ncases: []\n", "cases: Value error, a dataset holds at least one case"),
         ("name: d\ncases: [\n", "not valid YAML"),
         ("- 1\n", "the file"),
     ],

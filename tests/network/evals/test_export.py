@@ -8,7 +8,13 @@ from typing import Any
 import pytest
 
 from network import ThreadRef
-from network.evals import Dataset, case_from_thread, dataset_from_threads, evaluate
+from network.evals import (
+    Dataset,
+    DatasetError,
+    case_from_thread,
+    dataset_from_threads,
+    evaluate,
+)
 from network.threads.protocol import ThreadNotFoundError
 from tests.network.capabilities.replay.teams import TASK, codegen
 
@@ -45,3 +51,6 @@ async def test_a_stores_threads_become_a_dataset(store: Any) -> None:
     assert [c.name for c in only.cases] == ["b"] and only.name == "codegen"
     with pytest.raises(ThreadNotFoundError, match="'zz'"):
         await dataset_from_threads(codegen(), store, thread_ids=["zz"])
+    # no thread of the user: said, not a dataset of no case (whose evaluation passed)
+    with pytest.raises(DatasetError, match="no stored thread of app 'codegen' of user 'zz'"):
+        await dataset_from_threads(codegen(), store, user_id="zz")
