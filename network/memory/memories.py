@@ -80,8 +80,9 @@ class Memories:
         table_prefix: the prefix of the tables' names (SQL stores).
         vector_index: SQLite only: True needs sqlite-vec, False never uses it, None (the
             default) uses it when this Python can load it (`network.memory._sqlite`).
-        ef_search: PostgreSQL only: HNSW's candidate list per scan (`hnsw.ef_search`).
-        pool_size: PostgreSQL only: the most connections the store opens.
+        ef_search: PostgreSQL only: HNSW's candidate list per scan (`hnsw.ef_search`, an
+            int from 1 to 1000, as pgvector takes).
+        pool_size: PostgreSQL only: the most connections the store opens (an int from 1).
         clock: `fn() -> Unix seconds` (tests move time with it).
     """
 
@@ -115,6 +116,18 @@ class Memories:
             raise ConfigurationError(
                 f"Memories: table_prefix must be letters, digits and _, got {table_prefix!r}"
             )
+        # Checked here, on every backend: unchecked, `vector_index="no"` was taken as True, a
+        # NaN or 0 `ef_search` was a MemoryDatabaseError at the first call (PostgreSQL refused
+        # the connection's setting), a `pool_size` of 0 asyncpg's ValueError, and a clock that
+        # is no function a TypeError at the first write.
+        if vector_index is not None and not isinstance(vector_index, bool):
+            raise ConfigurationError(
+                f"Memories: vector_index must be True, False or None, got {vector_index!r}"
+            )
+        check_number("Memories: ef_search", ef_search, integer=True, minimum=1, maximum=1000)
+        check_number("Memories: pool_size", pool_size, integer=True, minimum=1)
+        if not callable(clock):
+            raise ConfigurationError(f"Memories: clock must be a function, got {clock!r}")
         self.url, self.backend = backend_for(
             store, table_prefix, vector_index, ef_search, pool_size
         )

@@ -313,3 +313,27 @@ async def test_text_that_embeds_to_nothing_is_refused(make: Callable[..., Memori
     assert refused.value.field == "text"
     with pytest.raises(InvalidMemoryError, match="embeds to nothing"):
         await memories.search(ANN, "no word it knows")
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"vector_index": "no"}, "vector_index"),  # was taken as True
+        ({"vector_index": 0}, "vector_index"),
+        ({"ef_search": math.nan}, "ef_search"),  # each was refused by PostgreSQL at the first
+        ({"ef_search": 0}, "ef_search"),  # call: a MemoryDatabaseError saying nothing of it
+        ({"ef_search": 1001}, "ef_search"),
+        ({"ef_search": True}, "ef_search"),
+        ({"pool_size": 0}, "pool_size"),  # was asyncpg's ValueError at the first call
+        ({"pool_size": 2.5}, "pool_size"),
+        ({"clock": 5.0}, "clock"),  # was a TypeError at the first write
+    ],
+)
+@pytest.mark.parametrize("store", ["memory://", "memories.db", "postgresql://u@localhost/db"])
+def test_a_stores_options_are_checked_when_it_is_made(
+    store: str, options: dict[str, Any], field: str, tmp_path: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigurationError, match=rf"^Memories: {field} must be"):
+        Memories(store, embedder=Shaped("e", 4), **options)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
