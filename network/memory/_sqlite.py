@@ -83,6 +83,7 @@ class SQLiteBackend:
     ) -> None:
         self.path = path
         self._module, self._can_index = _connect_module(vector_index)
+        self._refused_index = vector_index is False  # the caller's choice, not a missing package
         self._memories = f"{table_prefix}memories"
         self._vectors = f"{table_prefix}memory_vectors"
         self._meta = f"{table_prefix}memory_meta"
@@ -150,6 +151,12 @@ class SQLiteBackend:
                 )
             indexed = stored.get("index") == "sqlite-vec"
             self._row_vectors = not indexed or stored.get("row_vectors") == "1"
+            if indexed and self._refused_index:  # "install sqlean-py" was no answer to it
+                raise ConfigurationError(
+                    f"{self.path} keeps its memories' vectors in a sqlite-vec index, which "
+                    "vector_index=False does not use: open it with vector_index=None or True, "
+                    "or keep the memories in another file"
+                )
             if indexed and not self._can_index:
                 raise ConfigurationError(
                     f"{self.path} keeps its memories' vectors in a sqlite-vec index: install "

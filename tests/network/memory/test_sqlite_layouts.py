@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from network.errors import ConfigurationError
 from network.memory import Memories, NewMemory
 from network.memory._sqlite import vector_extension_available
 
@@ -69,3 +70,16 @@ async def test_a_file_made_before_rows_kept_vectors_is_searched_through_the_inde
             "SELECT count(*) FROM agent_network_memories WHERE vector IS NOT NULL"
         ).fetchone() == (0,)
     assert set(await filtered(path)) <= {"tea", "jazz", "coffee"}
+
+
+async def test_an_indexed_file_opened_with_vector_index_false_says_so(tmp_path: Path) -> None:
+    # Before, it said "install sqlean-py and sqlite-vec", which were installed: the caller
+    # had turned the index off.
+    path = tmp_path / "memories.db"
+    async with Memories(str(path), vector_index=True) as memories:
+        await memories.put_many(ANN, ITEMS)
+    async with Memories(str(path), vector_index=False) as memories:
+        with pytest.raises(ConfigurationError, match="which vector_index=False does not use"):
+            await memories.search(ANN, "a hot drink")
+    async with Memories(str(path)) as memories:  # the default opens it
+        assert [item.key for item in await memories.search(ANN, "a hot drink", limit=1)] == ["tea"]
