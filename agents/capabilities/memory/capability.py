@@ -72,8 +72,10 @@ class MemoryCapability(Capability):
         query = run.input
         if namespace is None or not isinstance(query, str) or not query.strip():
             return Recalled(namespace, ())
+        # stripped before it is cut: a message that opens with 8,000 blanks (a pasted log) was
+        # a blank query, the store's InvalidMemoryError, and every run of it failed
         items = await memory.store.search(
-            namespace, query[:8_000], limit=memory.recall, min_score=memory.min_score
+            namespace, query.strip()[:8_000], limit=memory.recall, min_score=memory.min_score
         )
         recalled = Recalled(namespace, tuple(items))
         value = {

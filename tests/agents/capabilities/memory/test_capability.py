@@ -195,6 +195,19 @@ async def test_recall_runs_once_per_run() -> None:
     assert sent_system(model, 0) == sent_system(model, 1)  # the same recall on both calls
 
 
+async def test_a_message_opening_with_many_blanks_recalls_by_its_words() -> None:
+    # Its first 8,000 characters were the query: blank, the store's InvalidMemoryError, and
+    # the run failed before the model was asked.
+    memories = Memories("memory://")
+    await memories.put(ANN, "seat", "Prefers a window seat on planes")
+    model = ScriptedModel(["ok"])
+    await assistant(memories, model).run(
+        "\n" * 9_000 + "Which seat do I like?",
+        thread=ThreadRef("t1", user_id="ann", store=MemoryStore()),
+    )
+    assert sent_system(model).endswith("- Prefers a window seat on planes")
+
+
 def test_bad_options_are_configuration_errors() -> None:
     memories = Memories("memory://")
     for bad in (
