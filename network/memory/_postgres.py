@@ -20,6 +20,8 @@ NOT EXISTS vector`). Connections come from an asyncpg pool of the store's own.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -60,16 +62,32 @@ class PostgresBackend:
         }
         self._pool_size = pool_size
         self._pool: Any = None
+        self._pool_loop: Any = None  # the event loop the pool's connections belong to
         self.exact_fallbacks = 0  # searches the index answered short, asked again exactly
 
     async def _connections(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._pool is not None and self._pool_loop is not loop:
+            # Opened by an earlier loop (one `asyncio.run` / `anyio.run` after another, as the
+            # other backends serve): its connections cannot be used, or closed, from this one.
+            # Used, the store failed with a MemoryDatabaseError ("another operation is in
+            # progress"), then "Event loop is closed".
+            self._drop_pool()
         if self._pool is None:
             import asyncpg  # noqa: PLC0415 (loaded with the first PostgreSQL store)
 
             self._pool = await asyncpg.create_pool(
                 self.dsn, min_size=1, max_size=self._pool_size, server_settings=self._settings
             )
+            self._pool_loop = loop
         return self._pool
+
+    def _drop_pool(self) -> None:
+        """Forget a pool of another event loop, its sockets closed without a goodbye (the
+        server ends their sessions)."""
+        stale, self._pool, self._pool_loop = self._pool, None, None
+        with contextlib.suppress(Exception):  # its loop may be closed: nothing more to do
+            stale.terminate()
 
     async def setup(self, embedder: str, dimensions: int) -> None:
         pool = await self._connections()
@@ -276,6 +294,8 @@ class PostgresBackend:
         return int(done.split()[-1])
 
     async def close(self) -> None:
+        if self._pool is not None and self._pool_loop is not asyncio.get_running_loop():
+            self._drop_pool()
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import anyio
 import numpy as np
 import pytest
 
 from network.errors import ConfigurationError, InvalidMemoryError
 from network.memory import Memories, NewMemory, WordLlamaEmbedder
-from tests.network.memory.conftest import Clock
+from tests.network.memory.conftest import Clock, store_of
 
 pytestmark = pytest.mark.anyio
 
@@ -125,6 +127,25 @@ async def test_a_second_store_on_the_database_sees_the_memories(
     await make().put(ANN, "tea", "Ann drinks green tea")
     again = make()
     assert [item.key for item in await again.search(ANN, "beverage")] == ["tea"]
+
+
+def test_a_store_serves_one_event_loop_after_another(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    # As each `anyio.run` (or a test's own loop) is a new loop: on PostgreSQL the pool the
+    # first loop opened was used from the second, a MemoryDatabaseError ("another operation
+    # is in progress"), then "Event loop is closed" for every call after.
+    store, options = store_of(kind, tmp_path, request)
+    memories = Memories(store, **options)
+
+    async def put_and_search(key: str) -> list[str]:
+        await memories.put(ANN, key, "Ann drinks green tea")
+        return sorted(item.key for item in await memories.search(ANN, "tea", limit=5))
+
+    assert anyio.run(put_and_search, "a") == ["a"]
+    assert anyio.run(put_and_search, "b") == ["a", "b"]
+    assert anyio.run(put_and_search, "c") == ["a", "b", "c"]
+    anyio.run(memories.close)
 
 
 async def test_another_embedder_is_refused(kind: str, make: Callable[..., Memories]) -> None:
