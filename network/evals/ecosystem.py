@@ -21,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from network.errors import ConfigurationError
 from network.evals.cases import Dataset
+from network.evals.runner import check_network
 from network.network import Network
 
 if TYPE_CHECKING:
@@ -29,11 +31,14 @@ if TYPE_CHECKING:
 
 __all__ = ["network_task", "to_pydantic_evals"]
 
+_OURS = Dataset  # `to_pydantic_evals` names pydantic-evals' own `Dataset` inside
+
 
 def network_task(
     network: Network[Any], *, state: Mapping[str, Any] | None = None
 ) -> Callable[[str], Awaitable[Any]]:
     """A pydantic-evals task running `network` on the case's input (with `state`, if any)."""
+    check_network("network_task", network)  # else each case's error (an agent has no `limits`)
 
     async def run_network(inputs: str) -> Any:
         result = await network.run(inputs, state=state)
@@ -53,6 +58,10 @@ def to_pydantic_evals(
 ) -> pydantic_evals.Dataset[Any, Any, Any]:
     """`dataset` as a pydantic-evals `Dataset`, with `evaluators` for every case (see the
     module docstring)."""
+    if not isinstance(dataset, _OURS):  # else an AttributeError ('list' has no 'cases')
+        raise ConfigurationError(
+            f"to_pydantic_evals: dataset must be a Dataset, got {type(dataset).__name__}"
+        )
     from pydantic_evals import Case, Dataset  # noqa: PLC0415 (the evals extra)
     from pydantic_evals.evaluators import TrajectoryMatch  # noqa: PLC0415
 

@@ -11,6 +11,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from agents import Agent, ScriptedModel
+from network import ConfigurationError
+from network.evals.ecosystem import network_task, to_pydantic_evals
+
 ROOT = Path(__file__).resolve().parents[3]
 
 SCRIPT = """
@@ -79,3 +85,13 @@ def test_pydantic_evals_span_evaluators_score_our_runs() -> None:
     reordered = verdicts["reordered"]  # the reviewer first: review, then save
     assert reordered["assertions"]["saved"] is True
     assert reordered["scores"]["TrajectoryMatch"] < 1.0
+
+
+def test_what_is_no_network_or_dataset_is_refused_by_name() -> None:
+    # Before, an AttributeError ('NoneType' object has no attribute 'name'; 'list' object
+    # has no attribute 'cases'), and an agent alone was taken, each case then its error.
+    for given, said in ((None, "got NoneType"), (Agent("a", model=ScriptedModel([])), "Agent")):
+        with pytest.raises(ConfigurationError, match=rf"^network_task: .*{said}"):
+            network_task(given)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"^to_pydantic_evals: dataset must be a Dataset"):
+        to_pydantic_evals([1])  # type: ignore[arg-type]
