@@ -19,6 +19,7 @@ from network.telemetry.content import ContentRecorder
 from network.telemetry.conventions import INSTRUMENTATION, SCHEMA_URL
 from network.telemetry.metrics import Instruments
 from network.telemetry.options import DEFAULT, Telemetry
+from network.telemetry.run_trace import run_trace
 from network.telemetry.spans import RunSpans
 from network.version import library_version
 
@@ -47,7 +48,8 @@ def run_spans(ctx: RunContext) -> Any:
         # The application's provider or span processor failed as the run's root span started
         # (a processor's `on_start` raising reaches the caller of `start_span`): the run goes
         # on untraced rather than failing, as a failure while it is traced is only logged.
-        ctx.engine.trace_id = ctx.engine.span_id = ctx.engine.trace_here = None
+        ctx.engine.trace_id = ctx.engine.span_id = None
+        run_trace(ctx).here = None  # a run started in its code is no child of a span never made
         get_logger().warning("telemetry.failed", run_id=ctx.run_id, error=repr(error))
         return None
 
