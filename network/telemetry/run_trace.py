@@ -10,7 +10,10 @@ per-run data behind the seam every capability uses, `RunContext.local`:
   nests (`await other.run(...)` in a tool, a hook, a router): the live agent span of the call
   under way, else the root; written by the run's `RunSpans`;
 - `subagents`: the live tool spans the sub-runs of this run's tools (`agents.as_tool`) nest
-  under, by subagent run id; written by `SubagentToolSpans` when SUBAGENT_STARTED passes.
+  under, by subagent run id; written by `SubagentToolSpans` when SUBAGENT_STARTED passes;
+- `remote`: the span of another process the run continues (a served request's
+  `traceparent`: `network.telemetry.propagation`), and `tracestate`, the trace's
+  vendor state its requests carry on (the root span's).
 
 A sub-run finds its parent span in its caller's (`network.run.subrun.caller_of`) when its
 own root span starts: `parent_of`.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from network.run.context import RunContext
 from network.run.subrun import caller_of
@@ -36,6 +40,8 @@ class RunTrace:
     links: tuple[tuple[str, str], ...] = ()
     here: SpanIds | None = None
     subagents: dict[str, SpanIds] = field(default_factory=dict)
+    remote: Any = None  # a `propagation.TraceParent`, or None
+    tracestate: str | None = None
 
 
 def run_trace(ctx: RunContext) -> RunTrace:

@@ -59,6 +59,7 @@ from network.telemetry.content import (
 from network.telemetry.guardrail_spans import guardrail_spans
 from network.telemetry.handoff_span import handoff_span
 from network.telemetry.metrics import Instruments
+from network.telemetry.propagation import span_context as remote_span_context
 from network.telemetry.run_trace import RunTrace, parent_of, run_trace
 from network.telemetry.subagent_spans import SubagentToolSpans
 
@@ -90,6 +91,11 @@ def _start_root(trace: Any, tracer: Any, ctx: RunContext, books: RunTrace) -> An
                 _span_context(trace, (trace_id, span_id), remote=False, sampled=sampled)
             )
         )
+    elif books.remote is not None and not trace.get_current_span().get_span_context().is_valid:
+        # a served request's `traceparent` (`propagation`): under that remote span, unless
+        # a span is current already (a server instrumentation's, which read the same header)
+        remote = trace.NonRecordingSpan(remote_span_context(books.remote))
+        parent = trace.set_span_in_context(remote)
     return tracer.start_span(
         f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
     )
@@ -130,6 +136,8 @@ class RunSpans:
             ctx.engine.trace_id, ctx.engine.span_id = hex_ids(span_context)
         self.root_ids = _nesting_ids(span_context)
         books.here = self.root_ids  # a run started in the run's own code nests here
+        if span_context.trace_state:  # what the trace's requests carry on (`propagation`)
+            books.tracestate = span_context.trace_state.to_header()
         if ctx.engine.resume:
             self._mark_resumed(ctx.engine.resume)
         self.agent_span: Any = None
