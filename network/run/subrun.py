@@ -16,9 +16,9 @@ the parent run's tool call. What ties the two together lives here:
   check;
 - token totals: the sub-run's tokens are added to the parent's (`RunResult.usage`) when it
   reports them;
-- tracing: the sub-run's caller is found from it (`caller_of`), so that an observer of both
-  (telemetry nests the sub-run's root span under the caller's span) ties them together; the
-  kernel keeps no trace of its own.
+- the caller: found from the sub-run (`caller_of`), for what observes both runs to tie them
+  together (telemetry nests the sub-run's trace in its caller's); the kernel keeps nothing
+  of theirs.
 
 Decisions where the issue is silent: spending is reported to the parent before each check and
 once more when the sub-run ends (however it ends), so a cancelled or failed sub-run's requests

@@ -27,12 +27,11 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from network.run.budgets.caller import running_run
 from network.run.context import RunContext
-from network.telemetry.run_trace import RunTrace, run_trace
+from network.telemetry.run_trace import RunTrace, TraceParent, run_trace
 
 TRACEPARENT = "traceparent"
 TRACESTATE = "tracestate"
@@ -46,16 +45,18 @@ _PRINTABLE = re.compile(r"[ -~]*")
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 
-
-@dataclass(frozen=True, slots=True)
-class TraceParent:
-    """A remote span a run continues: its hex ids, its sampled flag, and the trace's
-    `tracestate` (None when it has none)."""
-
-    trace_id: str
-    span_id: str
-    sampled: bool
-    tracestate: str | None = None
+__all__ = [
+    "TRACEPARENT",
+    "TRACESTATE",
+    "TraceParent",
+    "continue_remote",
+    "continued",
+    "current_parent",
+    "incoming",
+    "outgoing_headers",
+    "parse",
+    "span_context",
+]
 
 
 def parse(traceparent: Any, tracestate: Any = None) -> TraceParent | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from network.run.context import RunContext
 from network.run.subrun import caller_of
@@ -33,6 +32,18 @@ SpanIds = tuple[str, str, bool]
 is its sampler's decision, which a run nested under it follows)."""
 
 
+@dataclass(frozen=True, slots=True)
+class TraceParent:
+    """A remote span a run continues (a served request's `traceparent`,
+    `network.telemetry.propagation`): its hex ids, its sampled flag, and the trace's
+    `tracestate` (None when it has none)."""
+
+    trace_id: str
+    span_id: str
+    sampled: bool
+    tracestate: str | None = None
+
+
 @dataclass(slots=True, eq=False)
 class RunTrace:
     """Telemetry's per-run data (see the module docstring); shared with the run's branches."""
@@ -40,7 +51,7 @@ class RunTrace:
     links: tuple[tuple[str, str], ...] = ()
     here: SpanIds | None = None
     subagents: dict[str, SpanIds] = field(default_factory=dict)
-    remote: Any = None  # a `propagation.TraceParent`, or None
+    remote: TraceParent | None = None
     tracestate: str | None = None
 
 
