@@ -11,8 +11,8 @@ Incoming (`incoming`): a request's `traceparent` read strictly. The W3C grammar,
 hex trace id and parent id that are not all zeros, a version other than `ff`; anything else
 (malformed, longer than `MAX_TRACEPARENT`, all-zero ids) is no parent: the run starts a new
 trace. Never an error, never echoed: the value is not logged or quoted. `tracestate` is kept
-only beside a valid `traceparent`, and only when it is short and printable
-(`MAX_TRACESTATE`); OpenTelemetry parses it further when the span starts.
+only beside a valid `traceparent`, and only when it is valid whole (W3C list-members, at
+most `MAX_MEMBERS` in `MAX_TRACESTATE` characters).
 
 A server makes the run's root span a child of what it read: `continue_remote(ctx, parent)` for
 a run it prepares (its `RunTrace.remote`), `continued(parent)` around a run it starts with
@@ -41,7 +41,12 @@ MAX_TRACESTATE = 512  # the W3C's bound a vendor may cut at (32 members of short
 _VERSION_00 = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})")
 # a later version: its first four fields as version 00's, then more after a dash
 _LATER = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-[ -~]*)?")
-_PRINTABLE = re.compile(r"[ -~]*")
+# a tracestate list-member (W3C): `key=value`, a simple or a multi-tenant key
+_MEMBER = re.compile(
+    r"(?:[a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})"
+    r"=[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]"
+)
+MAX_MEMBERS = 32
 _ZERO_TRACE = "0" * 32
 _ZERO_SPAN = "0" * 16
 
@@ -75,14 +80,22 @@ def parse(traceparent: Any, tracestate: Any = None) -> TraceParent | None:
         trace_id, span_id, flags = later.group(2, 3, 4)
     if trace_id == _ZERO_TRACE or span_id == _ZERO_SPAN:
         return None
-    state = None
-    if (
-        isinstance(tracestate, str)
-        and 0 < len(tracestate) <= MAX_TRACESTATE
-        and _PRINTABLE.fullmatch(tracestate)
-    ):
-        state = tracestate
-    return TraceParent(trace_id, span_id, bool(int(flags, 16) & 1), state)
+    return TraceParent(trace_id, span_id, bool(int(flags, 16) & 1), _tracestate(tracestate))
+
+
+def _tracestate(value: Any) -> str | None:
+    """`value` when it is a valid `tracestate` (W3C list-members, at most `MAX_MEMBERS`, in
+    at most `MAX_TRACESTATE` characters), else None: checked here whole, so that nothing of
+    a hostile one reaches OpenTelemetry's parser (which logs the members it refuses)."""
+    if not isinstance(value, str) or not 0 < len(value) <= MAX_TRACESTATE:
+        return None
+    members = [member.strip(" \t") for member in value.split(",")]
+    members = [member for member in members if member]
+    if not members or len(members) > MAX_MEMBERS:
+        return None
+    if not all(_MEMBER.fullmatch(member) for member in members):
+        return None
+    return ",".join(members)
 
 
 def incoming(headers: Mapping[str, Any] | None) -> TraceParent | None:
