@@ -50,6 +50,7 @@ from network.run.steps import StepRunner
 from network.run.thread_ref import ThreadRef
 from network.sessions import open_session
 from network.state.state import State
+from network.telemetry.run_trace import link_to
 
 if TYPE_CHECKING:
     from network.threads.session import ThreadSession
@@ -117,11 +118,11 @@ async def continuation(
         else:
             ctx.engine.resumed_history = state.results
         if stopped is not None and stopped.trace_id is not None and stopped.span_id is not None:
-            ctx.engine.trace_links = ((stopped.trace_id, stopped.span_id),)  # its trace
+            link_to(ctx, ((stopped.trace_id, stopped.span_id),))  # its trace
         elif thread is not None:  # answered by thread id (any process): the stored entries'
             from network.threads.pending import trace_links  # noqa: PLC0415 (thread stores load on use)
 
-            ctx.engine.trace_links = trace_links(waiting, answered)
+            link_to(ctx, trace_links(waiting, answered))
     else:
         state.append_messages(answered)
     return ctx, session

@@ -3,7 +3,9 @@ strays.
 
 Every HTTP answer (the agent card, a JSON-RPC answer, an SSE stream) passes through
 `BoundedTransport`, which stops reading past its limit (`exceeded` then says so: the SDK above
-wraps the transport's errors in its own). A timestamp without a timezone is read as UTC.
+wraps the transport's errors in its own). A timestamp without a timezone is read as UTC. Each
+request carries the W3C trace context of the calling run's span
+(`network.telemetry.propagation`), so that the remote's trace continues it.
 httpx is imported with this module, which `A2AModel` loads on its first call.
 """
 
@@ -14,6 +16,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+
+from network.telemetry.propagation import TRACEPARENT, outgoing_headers
 
 # A timestamp with no timezone (fasta2a 2.1.1 sends `"2026-11-28T22:16:42.097723"`), which the
 # SDK's protobuf parser refuses: read as UTC, as a timestamp without a zone means there.
@@ -40,6 +44,8 @@ class BoundedTransport(httpx.AsyncBaseTransport):
         self.exceeded = False
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if TRACEPARENT not in request.headers:  # the caller's span: the remote's run nests under
+            request.headers.update(outgoing_headers())  # it (network.telemetry.propagation)
         response = await self.inner.handle_async_request(request)
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.limit:

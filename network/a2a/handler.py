@@ -76,6 +76,7 @@ from network.serving.errors import THREAD_BUSY_RETRY_AFTER, RequestError
 from network.serving.limits import check_run_id, check_thread_id
 from network.serving.screening import screened
 from network.serving.threads import ServedThreads
+from network.telemetry.propagation import continue_remote, incoming
 from network.threads.ids import MAX_ID_LENGTH
 
 LOGGER = "agent_network.a2a"
@@ -332,6 +333,8 @@ class NetworkHandler(RequestHandler):
         admission = await self.served.admit(context_id, new_id("run_"), principal)
         try:
             ctx = await self._start(admission, asked, stored, context_id)
+            # the caller's span (its `traceparent`): the run's trace continues it
+            continue_remote(ctx, incoming(getattr(request, "headers", None)))
             task = _task_of(stored, message, task_id or new_id("task_"), context_id)
             live = LiveTask(task, principal)
             live.publish(status(live, TaskState.TASK_STATE_WORKING))

@@ -99,6 +99,7 @@ from network.serving.registry import (
 )
 from network.serving.threads import ServedThreads
 from network.state.temp_masks import masked
+from network.telemetry.propagation import continue_remote, incoming
 from network.threads.leases import DEFAULT_LEASE_TTL
 
 __all__ = ["app"]
@@ -311,6 +312,8 @@ class _Server:
             )
             budgets = principal_budgets(self.network, self.budget, admission.record.owner)
             ctx = await admission.start(asked)
+            # the caller's span (its `traceparent`): the run's trace continues it
+            continue_remote(ctx, incoming(request.headers))
             extra = observer_sinks(self.observers, ctx)
             replay = self.served.on_store and lacks_stored_messages(
                 islice(ctx.state.messages, admission.prior_messages), asked.messages

@@ -45,6 +45,7 @@ from network.serving.errors import RequestError
 from network.serving.principals import Authorize
 from network.serving.screening import screened
 from network.serving.threads import ServedThreads
+from network.telemetry.propagation import continued, incoming
 from network.threads.leases import DEFAULT_LEASE_TTL
 from network.utf8 import NO_UTF8_FORM, utf8_copy, utf8_text
 from network.version import library_version
@@ -181,12 +182,14 @@ class _RunTool:
                 "interrupts they answer"
             )
         request = getattr(mcp_request, "request", None)  # the HTTP request, None over stdio
+        # the caller's span: its HTTP `traceparent`, else its message's `_meta` (SEP-414)
+        parent = incoming(getattr(request, "headers", None)) or incoming(params.meta)
         thread: str | None = None
         try:
             if arguments.thread is None and arguments.answers is None:
                 await self.served.principal(request, None)
                 check_scopes(arguments.state or ())  # as on a thread: no app: or temp: keys
-                with self.served.slot():  # one of the server's `max_runs`, as on a thread
+                with self.served.slot(), continued(parent):  # one of the server's `max_runs`
                     result = await self.network.run(
                         arguments.input, state=arguments.state, sinks=progress_sinks(mcp_request)
                     )
@@ -194,7 +197,7 @@ class _RunTool:
                     return _error(_needs_thread(result))
             else:
                 sinks = progress_sinks(mcp_request)
-                result, thread = await run_on_thread(self.served, request, arguments, sinks)
+                result, thread = await run_on_thread(self.served, request, arguments, sinks, parent)
         except RequestError as refused:
             return _error(f"refused ({refused.code}): {refused.message}")
         except Exception as exc:  # the caller reads what it may; the server goes on

@@ -25,13 +25,19 @@ from network.serving.approvals import pair_answers
 from network.serving.client_writes import check_scopes
 from network.serving.limits import check_thread_id
 from network.serving.threads import ServedThreads
+from network.telemetry.propagation import TraceParent, continue_remote
 
 
 async def run_on_thread(
-    served: ServedThreads, request: Any, arguments: RunArguments, sinks: Sequence[Any] = ()
+    served: ServedThreads,
+    request: Any,
+    arguments: RunArguments,
+    sinks: Sequence[Any] = (),
+    parent: TraceParent | None = None,
 ) -> tuple[Any, str]:
     """Run the call on its thread: the `RunResult` and the thread id, or the `RequestError`
-    refusing it (nothing applied), or the run's own exception. `sinks` watch the run."""
+    refusing it (nothing applied), or the run's own exception. `sinks` watch the run;
+    `parent`: the caller's span, which the run's trace continues."""
     thread_id = check_thread_id(arguments.thread, "thread")
     principal = await served.principal(request, thread_id)
     admission = await served.admit(thread_id, new_id("run_"), principal)
@@ -50,6 +56,7 @@ async def run_on_thread(
         restore_rejected(data, answered)
         said = [UserMessage(content=arguments.input, id=new_id("msg_"))] if arguments.input else []
         ctx = await admission.start(RunRequest(messages=said, data=data, answered=answered))
+        continue_remote(ctx, parent)
         return await admission.execute(ctx, sinks=sinks), thread_id
     finally:
         await admission.release()

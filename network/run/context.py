@@ -178,9 +178,11 @@ class RunBookkeeping:
     client_tools: tuple[ClientTool, ...] = ()
     pending_tool_calls: tuple[ToolCall, ...] = ()
     budget: Budget | None = None  # the run's usage limits and spending (network.run.limits)
-    trace_id: str | None = None  # hex ids of the run's root span, when it is traced
+    # Hex ids of the run's root span when it is traced (set by the telemetry sink as the run
+    # starts): what RUN_STARTED and `RunResult` tell the run's caller. Where the run is in
+    # its trace beyond that is telemetry's own (`network.telemetry.run_trace`).
+    trace_id: str | None = None
     span_id: str | None = None
-    trace_links: tuple[tuple[str, str], ...] = ()  # (trace_id, span_id) of runs it continues
     # Whether agents record `InferenceResult.model_calls`: only when usage limits or traces
     # read them, so that an unobserved step costs what it did before.
     record_model_calls: bool = False
@@ -222,18 +224,6 @@ class RunBookkeeping:
     # The run's accounts on shared budgets (`network.run.budgets`): each model request
     # reserves on every one before it is sent. A sub-run's are its caller's, then its own.
     budget_accounts: tuple[BudgetAccount, ...] = ()
-    # (trace_id, span_id, sampled) of the span this run's root span nests under: the tool
-    # span of the parent run's call that started it (a sub-run); None for a run of its own.
-    # `sampled`: whether the parent run is recorded (its sampler's decision, which a sub-run
-    # follows: a run sampled out must not export its sub-runs' spans as orphans).
-    trace_parent: tuple[str, str, bool] | None = None
-    # The live tool spans sub-runs nest under, by subagent run id (written by the telemetry
-    # sink when SUBAGENT_STARTED passes; read by the tool starting the sub-run).
-    subagent_spans: dict[str, tuple[str, str, bool]] | None = None
-    # (trace_id, span_id, sampled) of where a run started inside this run's own code nests
-    # (`await other.run(...)` in a tool, a hook, a router): the live agent span of the call
-    # under way, else the root (written by the telemetry sink); None when it is not traced.
-    trace_here: tuple[str, str, bool] | None = None
     # Answers to interrupts raised inside sub-runs, by the tool call that started each one:
     # set while the answered calls are resumed (`agents.resume.resume_call`).
     subagent_answers: Mapping[str, Sequence[tuple[Interrupt, Answer]]] | None = None

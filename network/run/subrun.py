@@ -16,9 +16,9 @@ the parent run's tool call. What ties the two together lives here:
   check;
 - token totals: the sub-run's tokens are added to the parent's (`RunResult.usage`) when it
   reports them;
-- tracing: the sub-run's root span nests under the parent's tool span (`trace_parent`); a
-  run started in the parent's own code (`await other.run(...)` in a tool), which has no live
-  tool span, under the parent's agent span (`RunBookkeeping.trace_here`).
+- the caller: found from the sub-run (`caller_of`), for what observes both runs to tie them
+  together (telemetry nests the sub-run's trace in its caller's); the kernel keeps nothing
+  of theirs.
 
 Decisions where the issue is silent: spending is reported to the parent before each check and
 once more when the sub-run ends (however it ends), so a cancelled or failed sub-run's requests
@@ -215,7 +215,7 @@ def adopt(
     usage: UsageFigures | None = None,
 ) -> None:
     """Make `ctx` a sub-run of `parent`: its budget (with its own `limits` and carried
-    `usage`, if any), its trace parent."""
+    `usage`, if any), its caller (`caller_of`)."""
     budget = ChildBudget(parent, limits, usage)
     budget.run = ctx
     ctx.engine.budget = budget  # type: ignore[assignment]
@@ -224,13 +224,14 @@ def adopt(
         parent.engine.budget_accounts
     )  # its requests reserve on the caller's budgets
     ctx.engine.record_model_calls = True  # what it spends is reported, request by request
-    spans = parent.engine.subagent_spans
-    found = spans.get(ctx.run_id) if spans is not None else None
-    # A run started in the caller's own code (`await other.run(...)` in a tool) has no live
-    # tool span: it nests where the caller is (its agent call's span, or its root), in its
-    # trace and under its sampler's decision, rather than as a trace of its own.
-    ctx.engine.trace_parent = found or parent.engine.trace_here
     link_subrun(ctx, parent)  # each one's temp: values masked in the other's failure
+
+
+def caller_of(ctx: RunContext) -> RunContext | None:
+    """The run `ctx` is a sub-run of (`adopt`: the context of the tool call, or of the code,
+    that started it), None for a run of its own."""
+    budget = ctx.engine.budget
+    return budget.parent if isinstance(budget, ChildBudget) else None
 
 
 def report_spending(ctx: RunContext) -> None:

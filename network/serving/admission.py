@@ -48,6 +48,7 @@ from network.serving.registry import ThreadRecord, ThreadRegistry, json_size
 from network.serving.screening import guarded
 from network.serving.stored import Claimed, StoredThreads, new_messages
 from network.state.state import State
+from network.telemetry.run_trace import link_to
 from network.threads.pending import held_by, trace_links
 from network.threads.session import ThreadSession
 
@@ -266,8 +267,6 @@ class MemoryAdmission(Admission):
                 user_id=record.owner,  # the principal: whose memories the run reads
                 app_name=self.network.name,
                 resume=request.answered,
-                # the run that stopped on them: its trace, linked (`ThreadRecord.trace`)
-                trace_links=(record.trace,) if request.answered and record.trace else (),
                 capabilities=self._hold(held, request),
                 client_input=request.client_input,
                 client_tools=request.client_tools,
@@ -275,6 +274,8 @@ class MemoryAdmission(Admission):
                 record_model_calls=True,  # a usage report per provider and model
             ),
         )
+        if request.answered and record.trace:  # the run that stopped on them: its trace
+            link_to(ctx, (record.trace,))  # linked (`ThreadRecord.trace`)
         return ctx
 
     async def execute(self, ctx: RunContext, sinks: Sequence[Sink] = ()) -> Any:
@@ -401,7 +402,6 @@ class StoredAdmission(Admission):
             thread_id=record.thread_id,
             engine=RunBookkeeping(
                 resume=request.answered,
-                trace_links=links,
                 capabilities=self._hold(
                     held, request, functools.partial(keep_messages, session, self.claimed.lease)
                 ),
@@ -410,6 +410,7 @@ class StoredAdmission(Admission):
                 record_model_calls=True,  # a usage report per provider and model
             ),
         )
+        link_to(ctx, links)
         session.attach(ctx)  # its commits keep what the run stops on with the thread
         self.started = True
         return ctx

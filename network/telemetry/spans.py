@@ -59,6 +59,8 @@ from network.telemetry.content import (
 from network.telemetry.guardrail_spans import guardrail_spans
 from network.telemetry.handoff_span import handoff_span
 from network.telemetry.metrics import Instruments
+from network.telemetry.propagation import span_context as remote_span_context
+from network.telemetry.run_trace import RunTrace, parent_of, run_trace
 from network.telemetry.subagent_spans import SubagentToolSpans
 
 
@@ -66,7 +68,7 @@ def _ns(seconds: float) -> int:
     return int(seconds * 1e9)
 
 
-def _start_root(trace: Any, tracer: Any, ctx: RunContext) -> Any:
+def _start_root(trace: Any, tracer: Any, ctx: RunContext, books: RunTrace) -> Any:
     """The run's root span: under its parent's tool span for a sub-run, linked to the
     interrupted runs' roots for a resumed one."""
     name = ctx.network.name
@@ -78,17 +80,22 @@ def _start_root(trace: Any, tracer: Any, ctx: RunContext) -> Any:
     if ctx.thread_id is not None:
         attributes[c.CONVERSATION_ID] = ctx.thread_id
     links = [
-        trace.Link(_span_context(trace, ids, remote=True), {c.RESUMED: True})
-        for ids in ctx.engine.trace_links
+        trace.Link(_span_context(trace, ids, remote=True), {c.RESUMED: True}) for ids in books.links
     ]
     parent = None
-    if ctx.engine.trace_parent is not None:  # a sub-run: under its parent's tool span
-        trace_id, span_id, sampled = ctx.engine.trace_parent
+    nests = parent_of(ctx)
+    if nests is not None:  # a sub-run: under its parent's tool span
+        trace_id, span_id, sampled = nests
         parent = trace.set_span_in_context(
             trace.NonRecordingSpan(
                 _span_context(trace, (trace_id, span_id), remote=False, sampled=sampled)
             )
         )
+    elif books.remote is not None and not trace.get_current_span().get_span_context().is_valid:
+        # a served request's `traceparent` (`propagation`): under that remote span, unless
+        # a span is current already (a server instrumentation's, which read the same header)
+        remote = trace.NonRecordingSpan(remote_span_context(books.remote))
+        parent = trace.set_span_in_context(remote)
     return tracer.start_span(
         f"{c.INVOKE_WORKFLOW} {name}", context=parent, attributes=attributes, links=links
     )
@@ -121,13 +128,16 @@ class RunSpans:
         self.tracer = tracer
         self.instruments = instruments
         self.content = content
-        self.root = _start_root(trace, tracer, ctx)
+        self.books = books = run_trace(ctx)  # telemetry's own per-run data
+        self.root = _start_root(trace, tracer, ctx, books)
         self.root_context = trace.set_span_in_context(self.root)
         span_context = self.root.get_span_context()
         if span_context.is_valid:
             ctx.engine.trace_id, ctx.engine.span_id = hex_ids(span_context)
         self.root_ids = _nesting_ids(span_context)
-        ctx.engine.trace_here = self.root_ids  # a run started in the run's own code nests here
+        books.here = self.root_ids  # a run started in the run's own code nests here
+        if span_context.trace_state:  # what the trace's requests carry on (`propagation`)
+            books.tracestate = span_context.trace_state.to_header()
         if ctx.engine.resume:
             self._mark_resumed(ctx.engine.resume)
         self.agent_span: Any = None
@@ -139,8 +149,8 @@ class RunSpans:
         self.router_calls_seen = 0
         self.guardrails_seen = 0  # checks in `ctx.engine.guardrails` already drawn
         self.discarded_seen = 0  # requests of answers a trip discarded, already drawn
-        # Tool calls running a sub-run (`agents.as_tool`): live spans (`subagent_spans`).
-        self.subagents = SubagentToolSpans(tracer, trace, content)
+        # Tool calls running a sub-run (`agents.as_tool`): live spans (`RunTrace.subagents`).
+        self.subagents = SubagentToolSpans(tracer, trace, content, books)
 
     def _mark_resumed(self, answered: Sequence[tuple[Any, Any]]) -> None:
         """A resumed run: its root marked resumed, an event per answer it starts from."""
@@ -208,15 +218,14 @@ class RunSpans:
         """A tool call starts a sub-run: its span, under the calling agent's (a branch's)."""
         branch = event.branch
         if branch is not None and branch in self.branch_spans:
-            span, ctx, _ = self.branch_spans[branch]
-            self.subagents.start(event, span, ctx)
+            self.subagents.start(event, self.branch_spans[branch][0])
         else:
-            self.subagents.start(event, self.agent_span, self.ctx)
+            self.subagents.start(event, self.agent_span)
 
     def _start_agent(self, name: str) -> None:
         self.agent_span = self._agent_span(self.ctx, name)
         # a run its code starts (`await other.run(...)` in a tool) nests under it
-        self.ctx.engine.trace_here = _nesting_ids(self.agent_span.get_span_context())
+        self.books.here = _nesting_ids(self.agent_span.get_span_context())
 
     def _agent_span(self, ctx: RunContext, name: str) -> Any:
         """An agent call's span, started now with what is known before the model is asked."""
@@ -247,7 +256,7 @@ class RunSpans:
         if span is None:
             return
         self.agent_span = None
-        self.ctx.engine.trace_here = self.root_ids
+        self.books.here = self.root_ids
         self._guardrails(self._trace.set_span_in_context(span))
         results = self.ctx.state.results
         if len(results) <= self.results_seen:

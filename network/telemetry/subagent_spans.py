@@ -2,12 +2,12 @@
 
     invoke_agent {supervisor}
       execute_tool {tool}                    live from SUBAGENT_STARTED to the call's record
-        invoke_workflow {delegate}           the sub-run's root (`RunContext.engine.trace_parent`)
+        invoke_workflow {delegate}           the sub-run's root (`run_trace.parent_of`)
 
 A plain tool call's span is written after the fact from its record. A sub-run's tool span
 must exist while the sub-run runs, so that the sub-run's root span can name it as its parent:
 `RunSpans` starts it when the run's SUBAGENT_STARTED passes and hands its ids to the tool
-(`RunContext.engine.subagent_spans`, by subagent run id), and ends it from the call's record
+(`RunTrace.subagents`, by subagent run id), and ends it from the call's record
 when the agent call is recorded. A call the sub-run's confirmation holds has no record in this
 run: its span ends with the agent call, marked "interrupted". An error ends the live ones failed.
 """
@@ -16,25 +16,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from network.run.context import RunContext
 from network.telemetry import conventions as c
 from network.telemetry._outcome import fail, hex_ids, tool_outcome
+from network.telemetry.run_trace import RunTrace
 
 
 class SubagentToolSpans:
     """The live tool spans of one run's sub-runs: tool call id -> (span, its agent span)."""
 
-    __slots__ = ("content", "live", "trace", "tracer")
+    __slots__ = ("books", "content", "live", "trace", "tracer")
 
-    def __init__(self, tracer: Any, trace: Any, content: Any) -> None:
+    def __init__(self, tracer: Any, trace: Any, content: Any, books: RunTrace) -> None:
         self.tracer = tracer
+        self.books = books  # the run's `RunTrace` (its branches share it)
         self.trace = trace  # the `opentelemetry.trace` module
         self.content = content
         self.live: dict[str, tuple[Any, Any]] = {}
 
-    def start(self, event: Any, agent_span: Any, ctx: RunContext) -> None:
-        """SUBAGENT_STARTED: the tool span under `agent_span`, its ids told to `ctx` (the
-        context the tool runs in: the run's, or a parallel branch's)."""
+    def start(self, event: Any, agent_span: Any) -> None:
+        """SUBAGENT_STARTED: the tool span under `agent_span` (the run's, or a parallel
+        branch's), its ids kept for the sub-run's root (`RunTrace.subagents`)."""
         call_id = event.parent_tool_call_id
         if call_id is None or agent_span is None:
             return
@@ -51,11 +52,8 @@ class SubagentToolSpans:
         self.live[call_id] = (span, agent_span)
         span_context = span.get_span_context()
         if span_context.is_valid:
-            spans = ctx.engine.subagent_spans
-            if spans is None:
-                spans = ctx.engine.subagent_spans = {}
             sampled = bool(span_context.trace_flags.sampled)  # the run's sampler decided
-            spans[event.subagent_run_id] = (*hex_ids(span_context), sampled)
+            self.books.subagents[event.subagent_run_id] = (*hex_ids(span_context), sampled)
 
     def end(self, record: Any) -> bool:
         """The call's record: its live span ends with what the record says (True), or the

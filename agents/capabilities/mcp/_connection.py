@@ -46,6 +46,7 @@ from agents.capabilities.mcp._keeper import session_group
 from agents.capabilities.mcp._orphans import forget, kill_marked, new_marker
 from agents.capabilities.mcp._sdk import load_sdk
 from agents.capabilities.mcp._sdk import loaded as sdk_loaded
+from agents.capabilities.mcp._trace import calling
 from agents.capabilities.mcp._unreadable import PendingRequests, UnreadableMessage
 from agents.capabilities.mcp.content import utf8_size
 from agents.capabilities.mcp.errors import MCPServerError
@@ -325,14 +326,16 @@ class Connection:
         try:
             # The call's time limit is the dispatcher's (`timeout`, `tool_timeout`): the
             # client's read timeout, which bounds the handshake and listing, is lifted here.
-            return await self._pending.during(
-                lambda: client.call_tool(
-                    remote_name,
-                    arguments,
-                    read_timeout_seconds=NO_READ_LIMIT,
-                    progress_callback=progress,
+            with calling() as meta:  # the run's span: the server's trace continues it
+                return await self._pending.during(
+                    lambda: client.call_tool(
+                        remote_name,
+                        arguments,
+                        read_timeout_seconds=NO_READ_LIMIT,
+                        progress_callback=progress,
+                        meta=meta,
+                    )
                 )
-            )
         except ToolError:
             raise
         except UnreadableMessage as exc:  # its words are the parser's, bounded

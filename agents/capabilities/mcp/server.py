@@ -36,6 +36,7 @@ from typing import Any
 
 from agents.capabilities.mcp._connection import Connection
 from agents.capabilities.mcp._orphans import MARKER
+from agents.capabilities.mcp._trace import mirror_headers
 from agents.capabilities.mcp.errors import MCPServerError
 from agents.capabilities.mcp.tool import ListedTool
 from agents.models._client_options import check_headers
@@ -247,7 +248,11 @@ class MCPServer:
         from mcp.client.streamable_http import streamable_http_client  # noqa: PLC0415 (mcp)
 
         http = await stack.enter_async_context(
-            httpx2.AsyncClient(headers=self.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+            httpx2.AsyncClient(
+                headers=self.headers,
+                timeout=httpx2.Timeout(30.0, read=300.0),
+                event_hooks={"request": [mirror_headers]},  # a call's trace context
+            )
         )
         assert self.url is not None
         return streamable_http_client(self.url, http_client=http)

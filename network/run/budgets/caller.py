@@ -42,6 +42,13 @@ def leave(token: Token[Running]) -> None:
     _RUNNING.reset(token)
 
 
+def running_run() -> RunContext | None:
+    """The run whose code is running now, if any (the tasks and worker threads a run starts
+    inherit it): to read, as telemetry reads where the run is in its trace."""
+    found = _RUNNING.get()
+    return None if found is None else found[0]
+
+
 def calling_run(network: str) -> RunContext | None:
     """The run a new run of network `network` is started inside, if any (see above)."""
     found = _RUNNING.get()

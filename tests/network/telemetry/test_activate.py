@@ -159,3 +159,41 @@ async def test_a_failing_provider_leaves_the_run_untraced_not_failed(where: str)
     assert result.trace_id is None and result.span_id is None
     (failure,) = [line for line in logs if line["event"] == "telemetry.failed"]
     assert "a bug in the application's" in failure["error"]
+
+
+def test_the_tracer_cache_keeps_no_provider_alive_and_stays_bounded() -> None:
+    """Each provider's tracer is made once and kept while the provider lives: providers an
+    application drops are freed (a dict keyed by `id(provider)` kept every one alive, and
+    grew with each), and one that cannot be weakly referenced is kept among the few most
+    recent, found by identity, never by an id another provider reused."""
+    import gc
+    import weakref
+
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from network.telemetry.activate import PerProvider, _tracer, _tracers
+
+    before = len(_tracers)
+    # (shutdown_on_exit=False: the SDK's atexit hook would keep each alive by itself)
+    providers = [TracerProvider(shutdown_on_exit=False) for _ in range(30)]
+    tracers = [_tracer(provider) for provider in providers]
+    assert _tracer(providers[0]) is tracers[0]  # made once per provider
+    assert len(_tracers) == before + 30
+    first = weakref.ref(providers[0])
+    del providers, tracers
+    gc.collect()
+    assert first() is None  # the dropped provider is freed, with its tracer
+    assert len(_tracers) == before
+
+    class Slotted:  # no weak reference to it
+        __slots__ = ("name",)
+
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    made = PerProvider(lambda provider: f"tracer of {provider.name}", bound=4)
+    for number in range(20):
+        provider = Slotted(f"p{number}")
+        assert made.get(provider) == f"tracer of p{number}"  # never another one's (reused id)
+        assert made.get(provider) == f"tracer of p{number}"
+    assert len(made) == 4

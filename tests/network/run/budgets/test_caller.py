@@ -8,7 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from network import StopReason, UsageLimits
+from agents import Agent, ScriptedModel, ToolContext, call, tool
+from network import Network, StopReason, UsageLimits
+from network.run.budgets.caller import running_run
 from tests.network.run.budgets.delegation import (
     EFFECTS,
     REQUESTS,
@@ -85,3 +87,19 @@ async def test_a_run_outside_any_run_is_its_own() -> None:
     assert result.stop_reason == StopReason.AGENT_ANSWERED
     again = await worker().run("task")  # the first run's end left nothing behind
     assert again.limit_exceeded is None and again.output == "worker done"
+
+
+async def test_the_running_run_is_known_inside_its_tools_and_forgotten_after() -> None:
+
+    seen: list[object] = []
+
+    @tool
+    def look(ctx: ToolContext) -> str:
+        """Say which run is running."""
+        seen.append(running_run())
+        return "ok"
+
+    agent = Agent("a", tools=[look], model=ScriptedModel([call("look")]))
+    result = await Network("n", agents=[agent]).run("go")
+    assert [getattr(run, "run_id", None) for run in seen] == [result.run_id]
+    assert running_run() is None
