@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import anyio
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import RequestHandler
+from a2a.server.request_handlers.request_handler import validate_request_params
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
@@ -142,6 +143,9 @@ class NetworkHandler(RequestHandler):
 
     # -- tasks ------------------------------------------------------------------------------
 
+    # A task's id is required (the SDK's own handler checks so): a request naming none was
+    # looked up as the task '' and answered TaskNotFoundError, not as invalid params.
+    @validate_request_params
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
         validate_history_length(params)
         _, task = await _answered(self._find(params.id, context))
@@ -161,6 +165,7 @@ class NetworkHandler(RequestHandler):
 
         return await _answered(listed())
 
+    @validate_request_params
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
         principal, task = await _answered(self._find(params.id, context))
         live = self.live.get(task.id)
@@ -188,6 +193,7 @@ class NetworkHandler(RequestHandler):
             message=f"task {task.id} runs in another server process; cancel it there"
         )
 
+    @validate_request_params
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
