@@ -20,7 +20,8 @@ Before the SDK reads a body, the server refuses what the serving layer refuses o
 protocol (`network.serving`): a caller the `authorize` hook refuses (401 / 403, asked with
 no thread first, before the body is read, so a stranger hears 401 whatever it sent; each
 request's thread is asked again by the handler), a body that is not `application/json`
-(415), larger than `max_body_bytes` (413), a message (a new task)
+(415), larger than `max_body_bytes` (413), a 0.3 call whose params the SDK's 0.3 adapter cannot
+read (invalid params, naming the field: `network.a2a.v03_params`), a message (a new task)
 while `max_runs` tasks run (503 `server_busy`, `Retry-After`; one that gets past this check
 as the last slot is taken is refused by the handler's admission, a JSON-RPC error naming
 `server_busy` in its data). Then the handler
@@ -62,6 +63,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
 from network.a2a.tasks import DEFAULT_MAX_TASKS, TaskRecords, task_store_for
+from network.a2a.v03_params import refused_0_3
 from network.a2a.version import with_version
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
@@ -308,6 +310,10 @@ class _Guard:
                 request.stream(), request.headers.get("content-length"), self.max_body_bytes
             )
             check_json_depth(body)  # the SDK's parser would answer its RecursionError's text
+            invalid = refused_0_3(body)
+            if invalid is not None:  # the SDK's 0.3 adapter answered -32600 or -32603
+                await JSONResponse(invalid)(scope, receive, send)
+                return
             slots = self.served.slots
             if slots.full and starts_a_task(scope.get("path", ""), body):
                 # a full server refuses a new task over HTTP, as the other limits are (the

@@ -47,3 +47,74 @@ def test_a_call_naming_no_task_is_invalid_params_naming_id(http: httpx.Client) -
             error = error_of(http, body.encode(), ONE)
             assert error["code"] == -32602, (method, params, error)
             assert "'field': 'id'" in str(error["data"]), (method, params, error)
+
+
+def test_a_0_3_call_the_sdk_cannot_read_is_invalid_params_naming_the_field(
+    http: httpx.Client,
+) -> None:
+    # The SDK's 0.3 adapter answered a value its conversion to 1.0 cannot carry with -32603
+    # and Python's text ("'utf-8' codec can't encode character...", "int too large to
+    # convert to float", "Value out of range"), and params that are no 0.3 params with
+    # -32600 and pydantic's whole report
+    lone, big, text = "\ud800", int("9" * 400), {"kind": "text", "text": "hi"}
+
+    def message(part: Any = text, **extra: Any) -> dict[str, Any]:
+        return {"messageId": "m", "role": "user", "kind": "message", "parts": [part], **extra}
+
+    cases: list[tuple[str, dict[str, Any], str]] = [
+        (
+            "message/send",
+            {"message": message({"kind": "text", "text": lone})},
+            "params.message.parts.0.text holds a lone surrogate",
+        ),
+        (
+            "message/stream",
+            {"message": message(contextId=lone)},
+            "params.message.contextId holds a lone surrogate",
+        ),
+        (
+            "message/send",
+            {"message": message({"kind": "data", "data": {"x": big}})},
+            "params.message.parts.0.data.x is a number past a double's range",
+        ),
+        (
+            "message/send",
+            {"message": message(), "metadata": {lone: 1}},
+            "params.metadata has a key holding a lone surrogate",
+        ),
+        (
+            "message/send",
+            {"message": message(), "configuration": {"historyLength": 2**40}},
+            "params.configuration.historyLength is out of range",
+        ),
+        ("tasks/get", {"id": lone}, "params.id holds a lone surrogate"),
+        ("tasks/get", {"id": "t", "historyLength": 2**40}, "params.historyLength is out of range"),
+        ("tasks/cancel", {"id": lone}, "params.id holds a lone surrogate"),
+        ("tasks/resubscribe", {"id": lone}, "params.id holds a lone surrogate"),
+        ("tasks/get", {}, "params.id: Field required"),
+        (
+            "message/send",
+            {"message": message({"kind": "video", "x": 1})},
+            "params.message.parts.0.kind: 'video' is no kind of part",
+        ),
+        (
+            "message/send",
+            {"message": message({"kind": "data", "data": [1]})},
+            "params.message.parts.0.data: Input should be a valid dictionary",
+        ),
+    ]
+    for method, params, said in cases:
+        body = json.dumps({"jsonrpc": "2.0", "id": 5, "method": method, "params": params})
+        answer = http.post("/", content=body.encode(), headers=JSON)
+        assert answer.headers["content-type"] == "application/json", (method, answer.text)
+        reply = answer.json()
+        assert reply["id"] == 5 and reply["error"]["code"] == -32602, (method, params, reply)
+        assert said in reply["error"]["message"], (said, reply)
+        assert "codec" not in answer.text and "pydantic" not in answer.text, answer.text
+    # a 0.3 call that is itself malformed is still the SDK's Invalid Request
+    body = b'{"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"id": "t"}, "x": 1}'
+    assert error_of(http, body, JSON)["code"] == -32600
+    # and a good one is answered
+    good = {"jsonrpc": "2.0", "id": 6, "method": "message/send", "params": {"message": message()}}
+    result = http.post("/", json=good, headers=JSON).json()["result"]
+    assert result["status"]["state"] == "completed", result
