@@ -58,7 +58,7 @@ from a2a.utils.task import apply_history_length, validate_history_length, valida
 from anyio.abc import TaskGroup
 
 from network.a2a.cancel_waiting import cancel_waiting
-from network.a2a.live import LiveTask, LiveTasks
+from network.a2a.live import LiveTask, LiveTasks, Subscriptions
 from network.a2a.message_in import read_message
 from network.a2a.message_out import Progress, failed, outcome, status
 from network.a2a.orphaned import UNFINISHED, ended_if_orphaned
@@ -114,6 +114,7 @@ class NetworkHandler(RequestHandler):
         self.records = records
         self.card = card
         self.live = LiveTasks()
+        self.subscriptions = Subscriptions()
         self.group: TaskGroup | None = None  # the server's: set while the app runs
 
     # -- messages ---------------------------------------------------------------------------
@@ -202,6 +203,16 @@ class NetworkHandler(RequestHandler):
             raise UnsupportedOperationError(
                 message=f"task {task.id} is in terminal state {TaskState.Name(task.status.state)}"
             )
+        try:
+            with self.subscriptions.held(task.id):  # the refusal before the stream starts
+                async with contextlib.aclosing(self._followed(task, principal)) as events:
+                    async for event in events:
+                        yield event
+        except RequestError as refused:  # only `held` raises one: `_followed` answers its own
+            raise to_a2a_error(refused) from None
+
+    async def _followed(self, task: Task, principal: str | None) -> AsyncGenerator[Any, None]:
+        """`task` as it is, then its updates until it ends (or waits for input)."""
         live = self.live.get(task.id)
         if live is not None:
             updates = live.subscribe()

@@ -4,16 +4,20 @@ internal error (-32603) carrying a Python exception's text, nor another method's
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
 from agents import Agent, ScriptedModel
 from network import Network
 from network.a2a import app
+from network.a2a.live import MAX_SUBSCRIBERS
 from tests.network.agui.live import serve
 
 JSON = {"content-type": "application/json"}
@@ -26,6 +30,10 @@ def http() -> Iterator[httpx.Client]:
     asgi = app(Network("echo", agents=[Agent("echo", model=model)]))
     with serve(asgi, lifespan="on") as url, httpx.Client(base_url=url, timeout=30) as client:
         yield client
+
+
+def rpc(method: str, params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
 
 
 def error_of(http: httpx.Client, body: bytes, headers: dict[str, str]) -> dict[str, Any]:
@@ -118,3 +126,58 @@ def test_a_0_3_call_the_sdk_cannot_read_is_invalid_params_naming_the_field(
     good = {"jsonrpc": "2.0", "id": 6, "method": "message/send", "params": {"message": message()}}
     result = http.post("/", json=good, headers=JSON).json()["result"]
     assert result["status"]["state"] == "completed", result
+
+
+@pytest.mark.anyio
+async def test_a_task_takes_a_bounded_number_of_subscriptions_at_once() -> None:
+    # Every SubscribeToTask was taken: a stranger could hold as many streams (each a queue,
+    # a connection, and for a task of another process a read of its record twice a second)
+    # as it liked on one task
+    release = threading.Event()
+
+    async def slow(request: Any) -> str:
+        while not release.is_set():
+            await anyio.sleep(0.02)
+        return "done"
+
+    asgi = app(Network("slow", agents=[Agent("slow", model=ScriptedModel(slow))]))
+    limits = httpx.Limits(max_connections=MAX_SUBSCRIBERS + 4)
+    message = {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    send = {"message": message, "configuration": {"returnImmediately": True}}
+    with serve(asgi, lifespan="on") as url:
+        async with (
+            httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http,
+            contextlib.AsyncExitStack() as streams,
+        ):
+            sent = await http.post("/", json=rpc("SendMessage", send), headers=ONE)
+            task_id = sent.json()["result"]["task"]["id"]
+            subscribe = rpc("SubscribeToTask", {"id": task_id})
+            kept: list[Any] = []
+
+            async def first_event() -> tuple[Any, dict[str, Any]]:
+                stream = await streams.enter_async_context(
+                    http.stream("POST", "/", json=subscribe, headers=ONE)
+                )
+                if stream.headers["content-type"] == "application/json":
+                    return stream, json.loads(await stream.aread())
+                lines = stream.aiter_lines()
+                kept.append(lines)  # the stream stays open while its reader lives
+                async for line in lines:
+                    if line.startswith("data:"):
+                        return stream, json.loads(line[len("data:") :])
+                raise AssertionError("the stream ended with no event")
+
+            held = [await first_event() for _ in range(MAX_SUBSCRIBERS)]
+            assert all(event["result"]["task"]["id"] == task_id for _, event in held)
+            _, refused = await first_event()
+            error = refused["error"]
+            assert error["code"] == -32603, error
+            assert "server_busy" in str(error["data"]) and "try again later" in error["message"]
+            await held[0][0].aclose()  # one leaves: its place is free again
+            with anyio.fail_after(5):  # once the server sees it gone
+                while "error" in (again := (await first_event())[1]):
+                    await anyio.sleep(0.05)
+            assert again["result"]["task"]["id"] == task_id, again
+            release.set()
+    # every subscription let go when its stream ended
+    assert asgi.state.handler.subscriptions.counts == {}
