@@ -21,12 +21,16 @@ from typing import Any
 
 import anyio
 import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from agents import Agent, ScriptedModel, call
 from agents.models.a2a import A2AModel
 from network import Network, ThreadRef, UsageLimits
 from network.errors import ConfigurationError, ModelError
 from tests.agents.models.a2a_remotes import running
+from tests.network.agui.live import serve
 
 pytestmark = pytest.mark.anyio
 
@@ -321,3 +325,24 @@ def test_headers_a_client_cannot_send_are_refused_when_made(
 
 def test_the_token_is_not_in_its_repr() -> None:
     assert "s3cret" not in repr(A2AModel("http://127.0.0.1:9", token="s3cret"))
+
+
+async def test_a_credential_in_the_url_is_in_no_error_name_or_repr() -> None:
+    # A URL's user info, query or fragment (`https://user:pass@host/a2a?key=...`) was shown
+    # whole: in the model's default name (traces, usage) and in every error, which a
+    # supervisor's model reads as the tool's error
+    async def refuse(request: Any) -> PlainTextResponse:
+        return PlainTextResponse(f"no: {request.url}", status_code=401)
+
+    asgi = Starlette(routes=[Route("/{path:path}", refuse, methods=["GET", "POST"])])
+    with serve(asgi) as url:
+        for where in (url, "http://127.0.0.1:9"):  # an answer quoting the URL; no server
+            host = where.removeprefix("http://")
+            model = A2AModel(f"http://agent:s3cret@{host}/a2a?key=k3y#frag")
+            assert model.name == f"a2a:http://{host}/a2a"
+            with pytest.raises(ModelError) as caught:
+                await Agent("remote", model=model).run("hi")
+            shown = f"{caught.value} {caught.value.model} {model!r}"
+            assert f"http://{host}/a2a" in shown, shown
+            for secret in ("s3cret", "k3y", "frag", "agent:"):
+                assert secret not in shown, shown
