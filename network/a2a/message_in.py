@@ -27,7 +27,7 @@ from typing import Any
 
 from a2a.types import ContentTypeNotSupportedError, InvalidParamsError, Message, Role
 from google.protobuf.json_format import MessageToDict
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from network.run.interrupts import Answer
 
@@ -42,7 +42,9 @@ class AnswerEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     interrupt: str = Field(max_length=256)
-    approved: bool
+    # a JSON boolean, as AG-UI's resume takes: pydantic's lax bool read "yes", "on", "1" and 1
+    # as an approval (and ran the call) where a client may have meant no such thing
+    approved: StrictBool
     reason: str | None = Field(default=None, max_length=10_000)
     arguments: dict[str, Any] | None = None
 

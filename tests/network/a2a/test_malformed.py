@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from agents import Agent, ScriptedModel
+from examples.a2a_test_agent import network as cashier
 from network import Network
 from network.a2a import app
 from network.a2a.live import MAX_SUBSCRIBERS
@@ -181,3 +183,35 @@ async def test_a_task_takes_a_bounded_number_of_subscriptions_at_once() -> None:
             release.set()
     # every subscription let go when its stream ended
     assert asgi.state.handler.subscriptions.counts == {}
+
+
+def test_an_approval_is_a_json_boolean_nothing_else() -> None:
+    # `"approved": "yes"` (or "on", "1", 1) was read as true and the call ran, where AG-UI's
+    # resume takes a JSON boolean only: a client's word was taken for an approval
+    with (
+        serve(app(cashier), lifespan="on") as url,
+        httpx.Client(base_url=url, timeout=30) as http,
+    ):
+
+        def send(parts: list[Any], **ids: str) -> dict[str, Any]:
+            message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": parts, **ids}
+            answer: dict[str, Any] = http.post(
+                "/", json=rpc("SendMessage", {"message": message}), headers=ONE
+            ).json()
+            return answer
+
+        task = send([{"text": "pay 5"}])["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
+        (asked,) = [p["data"] for p in task["status"]["message"]["parts"] if "data" in p]
+        interrupt = asked["interrupts"][0]["id"]
+        for word in ("yes", "true", "on", "1", 1, None):
+            answers = [{"data": {"answers": [{"interrupt": interrupt, "approved": word}]}}]
+            error = send(answers, taskId=task["id"])["error"]
+            assert error["code"] == -32602, (word, error)
+            assert "answers.0.approved" in error["message"], (word, error)
+        got = http.post("/", json=rpc("GetTask", {"id": task["id"]}), headers=ONE).json()
+        assert got["result"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", got
+        answers = [{"data": {"answers": [{"interrupt": interrupt, "approved": True}]}}]
+        done = send(answers, taskId=task["id"])["result"]["task"]
+        (state,) = [a for a in done["artifacts"] if a["artifactId"] == "state"]
+        assert state["parts"][0]["data"] == {"paid": 5}, done  # paid once, when approved
