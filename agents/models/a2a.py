@@ -105,7 +105,7 @@ class A2AModel:
     Args:
         url: the remote's base URL (its agent card is at `/.well-known/agent-card.json`).
         name: the model's name in errors, traces and usage (default `a2a:<url>`, the URL
-            without user info, query or fragment).
+            without its user info).
         token: a bearer token sent with every request.
         headers: more HTTP headers sent with every request.
         timeout: seconds the whole call may take.
@@ -131,13 +131,20 @@ class A2AModel:
             raise ConfigurationError(
                 f"A2AModel: url must be an http(s) URL with a host, got {url!r}"
             )
+        if urlsplit(url).query or urlsplit(url).fragment:
+            # the SDK reads the card at `<url>/.well-known/agent-card.json`: after a query or
+            # a fragment that path is no path (every call failed, the card "not found")
+            raise ConfigurationError(
+                "A2AModel: url must have no query or fragment (the agent card is read at "
+                f"<url>/.well-known/agent-card.json), got {safe_url(url)!r} with one"
+            )
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"A2AModel: name must be a non-empty string, got {name!r}")
         self.url = url.rstrip("/")
-        # what errors, traces and the default name show of it: no user name, password, query
-        # or fragment (a URL may carry a credential there; a supervisor's model reads errors)
+        # what errors, traces and the default name show of it: no user name or password (a
+        # URL may carry a credential there; a supervisor's model reads errors)
         self._shown = safe_url(self.url)
-        self._secrets = _url_secrets(self.url)
+        self._userinfo = urlsplit(self.url).netloc.rpartition("@")[0]
         self.name = name or f"a2a:{self._shown}"
         self.timeout = check_number("A2AModel timeout", timeout, above=True)
         self.idle_timeout = check_number("A2AModel idle_timeout", idle_timeout, above=True)
@@ -290,16 +297,9 @@ class A2AModel:
 
     def _error(self, what: str) -> ModelError:
         text = f"remote A2A agent {self._shown} {what}"
-        for secret in self._secrets:  # an HTTP error's text may quote the URL whole
-            text = text.replace(secret, "***")
+        if self._userinfo:  # an HTTP error's text may quote the URL whole
+            text = text.replace(self._userinfo, "***")
         return ModelError(text, model=self.name)
-
-
-def _url_secrets(url: str) -> list[str]:
-    """The parts of `url` an error must not show: its user info, query and fragment."""
-    parts = urlsplit(url)
-    userinfo = parts.netloc.rpartition("@")[0]
-    return [secret for secret in (userinfo, parts.query, parts.fragment) if secret]
 
 
 async def _read(client: Any, request: Any, answer: Answer, on_chunk: ChunkHandler | None) -> None:
