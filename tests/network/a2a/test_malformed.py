@@ -215,3 +215,40 @@ def test_an_approval_is_a_json_boolean_nothing_else() -> None:
         done = send(answers, taskId=task["id"])["result"]["task"]
         (state,) = [a for a in done["artifacts"] if a["artifactId"] == "state"]
         assert state["parts"][0]["data"] == {"paid": 5}, done  # paid once, when approved
+
+
+def test_calls_the_sdk_answered_with_an_internal_error_or_not_at_all(http: httpx.Client) -> None:
+    # An id holding a lone surrogate: a 500 with no JSON-RPC body (1.0), a dropped
+    # connection (0.3), "Exception in ASGI application" in the log, as the answer repeating
+    # the id failed to encode
+    lone = "\\ud800"
+    for method, params, headers in [
+        ("GetTask", '{"id": "t"}', ONE),
+        ("tasks/get", '{"id": "t"}', JSON),
+        ("SendStreamingMessage", '{"message": {"role": "ROLE_USER", "parts": []}}', ONE),
+        ("Nope", "{}", JSON),
+    ]:
+        body = f'{{"jsonrpc": "2.0", "id": "{lone}", "method": "{method}", "params": {params}}}'
+        answer = http.post("/", content=body.encode(), headers=headers)
+        assert answer.status_code == 200, (method, answer.text)
+        reply = answer.json()
+        assert reply["id"] is None and reply["error"]["code"] == -32600, (method, reply)
+        assert "id holds a lone surrogate" in reply["error"]["message"], reply
+    # A body that is not UTF-8: -32603 with Python's "'utf-8' codec can't decode byte 0xff",
+    # or over REST a 500
+    for path, body in [
+        ("/", b'{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "\xff"}}'),
+        ("/v1/message:send", b'{"message": {"role": "ROLE_USER", "parts": [{"text": "\xff"}]}}'),
+    ]:
+        answer = http.post(path, content=body, headers=ONE)
+        assert answer.status_code == 400, (path, answer.text)
+        assert answer.json()["error"]["code"] == "invalid_json", answer.text
+        assert "not UTF-8" in answer.text and "codec" not in answer.text, answer.text
+    # A 0.3 method under a 1.0 header (or one naming no version): -32603, "A2A version '1.0'
+    # is not supported by this handler"
+    get = b'{"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"id": "t"}}'
+    for version in ("1.0", "banana"):
+        error = error_of(http, get, {**JSON, "a2a-version": version})
+        assert error["code"] == -32009 and "'GetTask'" in error["message"], (version, error)
+    for version in ("0.3", "0.3.0"):  # 0.3's own header is served
+        assert error_of(http, get, {**JSON, "a2a-version": version})["code"] == -32001
