@@ -355,7 +355,8 @@ class _Guard:
 
 def _route_path(scope: Scope) -> str:
     """The request's path within the app (where it is mounted left out), as routes see it."""
-    path, root = scope.get("path", ""), scope.get("root_path", "")
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
     return path[len(root) :] if root and path.startswith(root) else path
 
 

@@ -63,9 +63,9 @@ def refused_0_3(body: bytes) -> dict[str, Any] | None:
     if not isinstance(call, dict):
         return None
     method = call.get("method")
-    model = JSONRPC03Adapter.METHOD_TO_MODEL.get(method) if isinstance(method, str) else None
-    if model is None:
+    if not isinstance(method, str) or method not in JSONRPC03Adapter.METHOD_TO_MODEL:
         return None
+    model = JSONRPC03Adapter.METHOD_TO_MODEL[method]
     try:
         request = model.model_validate(call)  # type: ignore[attr-defined]
     except ValidationError as exc:
