@@ -52,7 +52,7 @@ from a2a.types import (
     TaskState,
     UnsupportedOperationError,
 )
-from a2a.utils.errors import A2AError, ExtendedAgentCardNotConfiguredError
+from a2a.utils.errors import A2AError
 from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import apply_history_length, validate_history_length, validate_page_size
 from anyio.abc import TaskGroup
@@ -251,7 +251,13 @@ class NetworkHandler(RequestHandler):
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        raise ExtendedAgentCardNotConfiguredError
+        """The card declares no extended card: A2A 1.0 (§3.3.4) answers that with
+        `UnsupportedOperationError`, `ExtendedAgentCardNotConfiguredError` being for an
+        agent that declares one it has not configured."""
+        raise UnsupportedOperationError(
+            message="this agent has no extended agent card (its card's "
+            "capabilities.extendedAgentCard is false)"
+        )
 
     # -- the flow ---------------------------------------------------------------------------
 

@@ -252,3 +252,22 @@ def test_calls_the_sdk_answered_with_an_internal_error_or_not_at_all(http: httpx
         assert error["code"] == -32009 and "'GetTask'" in error["message"], (version, error)
     for version in ("0.3", "0.3.0"):  # 0.3's own header is served
         assert error_of(http, get, {**JSON, "a2a-version": version})["code"] == -32001
+
+
+def test_the_extended_card_the_card_does_not_declare_is_an_unsupported_operation(
+    http: httpx.Client,
+) -> None:
+    # It was ExtendedAgentCardNotConfiguredError (-32007), which A2A 1.0 (§3.3.4) keeps for
+    # an agent that declares an extended card it has not configured
+    card = http.get("/.well-known/agent-card.json").json()
+    assert not card["capabilities"].get("extendedAgentCard"), card["capabilities"]
+    for method, headers in (
+        ("GetExtendedAgentCard", ONE),
+        ("agent/getAuthenticatedExtendedCard", JSON),
+    ):
+        body = json.dumps(rpc(method, {})).encode()
+        error = error_of(http, body, headers)
+        assert error["code"] == -32004 and "no extended agent card" in error["message"], error
+    answer = http.get("/v1/extendedAgentCard", headers={"a2a-version": "1.0"})
+    assert answer.status_code == 400, answer.text
+    assert "UNSUPPORTED_OPERATION" in answer.text, answer.text
