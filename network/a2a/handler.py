@@ -330,6 +330,14 @@ class NetworkHandler(RequestHandler):
         """Check the message, admit it on its thread and start its run, or refuse it."""
         validate_proto_required_fields(params)
         validate_history_length(params.configuration)
+        if params.configuration.HasField("task_push_notification_config"):
+            # the card declares none: a client asking for them would wait for a call that
+            # never comes (the SDK's own handler, with no push store, ignores the ask too)
+            raise PushNotificationNotSupportedError(
+                message="this agent sends no push notifications (its card's "
+                "capabilities.pushNotifications is false): leave out "
+                "configuration.taskPushNotificationConfig, and stream or poll the task"
+            )
         request = _request(context)
         message = params.message
         asked = read_message(message)

@@ -271,3 +271,28 @@ def test_the_extended_card_the_card_does_not_declare_is_an_unsupported_operation
     answer = http.get("/v1/extendedAgentCard", headers={"a2a-version": "1.0"})
     assert answer.status_code == 400, answer.text
     assert "UNSUPPORTED_OPERATION" in answer.text, answer.text
+
+
+def test_a_message_asking_for_push_notifications_is_refused(http: httpx.Client) -> None:
+    # The card declares none, and the ask was ignored: the task ran, and a client waiting
+    # for its webhook waited for ever (A2A 1.0's PushNotificationNotSupportedError, §3.3.2)
+    sent = uuid.uuid4().hex
+    message = {"messageId": sent, "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    push = {"taskPushNotificationConfig": {"url": "https://client.example/hook"}}
+    send = {"message": message, "configuration": {**push, "returnImmediately": True}}
+    for method in ("SendMessage", "SendStreamingMessage"):
+        error = error_of(http, json.dumps(rpc(method, send)).encode(), ONE)
+        assert error["code"] == -32003 and "no push notifications" in error["message"], error
+    old = {
+        "message": {
+            **message,
+            "kind": "message",
+            "role": "user",
+            "parts": [{"kind": "text", "text": "hi"}],
+        },
+        "configuration": {"pushNotificationConfig": {"url": "https://client.example/hook"}},
+    }
+    error = error_of(http, json.dumps(rpc("message/send", old)).encode(), JSON)
+    assert error["code"] == -32003, error
+    listed = http.post("/", json=rpc("ListTasks", {}), headers=ONE).json()["result"]
+    assert not any(t["history"][0]["messageId"] == sent for t in listed["tasks"]), listed
