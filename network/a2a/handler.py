@@ -125,8 +125,8 @@ class NetworkHandler(RequestHandler):
         job = await _answered(self._begin(params, context))
         first = job.live.snapshot()
         self._launch(job)
-        if params.configuration.return_immediately:
-            return first
+        if params.configuration.return_immediately:  # its history as asked, as a blocking send's
+            return apply_history_length(first, params.configuration)
         await job.live.done.wait()
         return apply_history_length(job.live.snapshot(), params.configuration)
 

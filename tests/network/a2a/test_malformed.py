@@ -296,3 +296,14 @@ def test_a_message_asking_for_push_notifications_is_refused(http: httpx.Client) 
     assert error["code"] == -32003, error
     listed = http.post("/", json=rpc("ListTasks", {}), headers=ONE).json()["result"]
     assert not any(t["history"][0]["messageId"] == sent for t in listed["tasks"]), listed
+
+
+def test_a_send_returning_at_once_keeps_the_history_length_asked(http: httpx.Client) -> None:
+    # `historyLength: 0` was obeyed by a blocking SendMessage and ignored by one with
+    # `returnImmediately` (the task came back with its history)
+    for immediately in (False, True):
+        message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+        configuration = {"historyLength": 0, "returnImmediately": immediately}
+        send = rpc("SendMessage", {"message": message, "configuration": configuration})
+        task = http.post("/", json=send, headers=ONE).json()["result"]["task"]
+        assert "history" not in task, (immediately, task)
