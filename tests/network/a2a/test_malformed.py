@@ -185,36 +185,70 @@ async def test_a_task_takes_a_bounded_number_of_subscriptions_at_once() -> None:
     assert asgi.state.handler.subscriptions.counts == {}
 
 
-def test_an_approval_is_a_json_boolean_nothing_else() -> None:
-    # `"approved": "yes"` (or "on", "1", 1) was read as true and the call ran, where AG-UI's
-    # resume takes a JSON boolean only: a client's word was taken for an approval
+class Cashier:
+    """`examples/a2a_test_agent.py` served: "pay N" waits for an approval."""
+
+    def __init__(self, http: httpx.Client) -> None:
+        self.http = http
+
+    def send(self, parts: list[Any], **ids: str) -> dict[str, Any]:
+        message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": parts, **ids}
+        answer: dict[str, Any] = self.http.post(
+            "/", json=rpc("SendMessage", {"message": message}), headers=ONE
+        ).json()
+        return answer
+
+    def waiting(self) -> tuple[dict[str, Any], str]:
+        """A task waiting for the approval of a payment of 5, and the approval's id."""
+        task = self.send([{"text": "pay 5"}])["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
+        (asked,) = [p["data"] for p in task["status"]["message"]["parts"] if "data" in p]
+        return task, asked["interrupts"][0]["id"]
+
+    def state(self, task_id: str) -> str:
+        got = self.http.post("/", json=rpc("GetTask", {"id": task_id}), headers=ONE).json()
+        state: str = got["result"]["status"]["state"]
+        return state
+
+
+@pytest.fixture(scope="module")
+def till() -> Iterator[Cashier]:
     with (
         serve(app(cashier), lifespan="on") as url,
         httpx.Client(base_url=url, timeout=30) as http,
     ):
+        yield Cashier(http)
 
-        def send(parts: list[Any], **ids: str) -> dict[str, Any]:
-            message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": parts, **ids}
-            answer: dict[str, Any] = http.post(
-                "/", json=rpc("SendMessage", {"message": message}), headers=ONE
-            ).json()
-            return answer
 
-        task = send([{"text": "pay 5"}])["result"]["task"]
-        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
-        (asked,) = [p["data"] for p in task["status"]["message"]["parts"] if "data" in p]
-        interrupt = asked["interrupts"][0]["id"]
-        for word in ("yes", "true", "on", "1", 1, None):
-            answers = [{"data": {"answers": [{"interrupt": interrupt, "approved": word}]}}]
-            error = send(answers, taskId=task["id"])["error"]
-            assert error["code"] == -32602, (word, error)
-            assert "answers.0.approved" in error["message"], (word, error)
-        got = http.post("/", json=rpc("GetTask", {"id": task["id"]}), headers=ONE).json()
-        assert got["result"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", got
-        answers = [{"data": {"answers": [{"interrupt": interrupt, "approved": True}]}}]
-        done = send(answers, taskId=task["id"])["result"]["task"]
-        (state,) = [a for a in done["artifacts"] if a["artifactId"] == "state"]
-        assert state["parts"][0]["data"] == {"paid": 5}, done  # paid once, when approved
+def test_an_approval_is_a_json_boolean_nothing_else(till: Cashier) -> None:
+    # `"approved": "yes"` (or "on", "1", 1) was read as true and the call ran, where AG-UI's
+    # resume takes a JSON boolean only: a client's word was taken for an approval
+    task, interrupt = till.waiting()
+    for word in ("yes", "true", "on", "1", 1, None):
+        answers = [{"data": {"answers": [{"interrupt": interrupt, "approved": word}]}}]
+        error = till.send(answers, taskId=task["id"])["error"]
+        assert error["code"] == -32602, (word, error)
+        assert "answers.0.approved" in error["message"], (word, error)
+    assert till.state(task["id"]) == "TASK_STATE_INPUT_REQUIRED"
+    answers = [{"data": {"answers": [{"interrupt": interrupt, "approved": True}]}}]
+    done = till.send(answers, taskId=task["id"])["result"]["task"]
+    (state,) = [a for a in done["artifacts"] if a["artifactId"] == "state"]
+    assert state["parts"][0]["data"] == {"paid": 5}, done  # paid once, when approved
+
+
+def test_edited_arguments_go_with_an_approval_only(till: Cashier) -> None:
+    # Beside a rejection they were dropped without a word (the task rejected, the client
+    # believing its edit read), where AG-UI's resume refuses `editedArgs` with approved false
+    task, interrupt = till.waiting()
+    entry = {"interrupt": interrupt, "approved": False, "arguments": {"amount": 1}}
+    error = till.send([{"data": {"answers": [entry]}}], taskId=task["id"])["error"]
+    assert error["code"] == -32602 and "answers.0" in error["message"], error
+    assert "approved: true" in error["message"], error
+    assert till.state(task["id"]) == "TASK_STATE_INPUT_REQUIRED"  # nothing answered
+    edited = {**entry, "approved": True}
+    done = till.send([{"data": {"answers": [edited]}}], taskId=task["id"])["result"]["task"]
+    (state,) = [a for a in done["artifacts"] if a["artifactId"] == "state"]
+    assert state["parts"][0]["data"] == {"paid": 1}, done  # the edit used, with the approval
 
 
 def test_calls_the_sdk_answered_with_an_internal_error_or_not_at_all(http: httpx.Client) -> None:
