@@ -643,6 +643,10 @@ TESTED_THROUGH = {
         f"network.a2a.{module}": "tests/network/a2a/test_plain_clients.py"
         for module in ("state_filter", "version")
     },
+    # a 0.3 call's params the SDK's adapter cannot read, refused with the field named
+    "network.a2a.v03_params": "tests/network/a2a/test_malformed.py",
+    # calls the SDK answered with an internal error, or not at all
+    "network.a2a.calls": "tests/network/a2a/test_malformed.py",
     # a thread's runs read back: what a replay replays (and an export exports)
     "network.threads.recorded_runs": "tests/network/capabilities/replay/test_recording.py",
     "network.history.model_io": "tests/agents/models/test_base.py",  # named there as models see it

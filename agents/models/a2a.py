@@ -77,6 +77,7 @@ from agents.models._a2a_wire import (
     shortened,
 )
 from agents.models._client_options import check_headers, check_token
+from agents.models._failures import safe_url
 from agents.models.base import ChunkHandler, ModelRequest, ModelResponse, ReasoningDelta, TextDelta
 from network.errors import ConfigurationError, ModelError
 from network.history.messages import AssistantMessage
@@ -103,7 +104,8 @@ class A2AModel:
 
     Args:
         url: the remote's base URL (its agent card is at `/.well-known/agent-card.json`).
-        name: the model's name in errors, traces and usage (default `a2a:<url>`).
+        name: the model's name in errors, traces and usage (default `a2a:<url>`, the URL
+            without its user info).
         token: a bearer token sent with every request.
         headers: more HTTP headers sent with every request.
         timeout: seconds the whole call may take.
@@ -129,10 +131,21 @@ class A2AModel:
             raise ConfigurationError(
                 f"A2AModel: url must be an http(s) URL with a host, got {url!r}"
             )
+        if urlsplit(url).query or urlsplit(url).fragment:
+            # the SDK reads the card at `<url>/.well-known/agent-card.json`: after a query or
+            # a fragment that path is no path (every call failed, the card "not found")
+            raise ConfigurationError(
+                "A2AModel: url must have no query or fragment (the agent card is read at "
+                f"<url>/.well-known/agent-card.json), got {safe_url(url)!r} with one"
+            )
         if name is not None and (not isinstance(name, str) or not name):
             raise ConfigurationError(f"A2AModel: name must be a non-empty string, got {name!r}")
         self.url = url.rstrip("/")
-        self.name = name or f"a2a:{self.url}"
+        # what errors, traces and the default name show of it: no user name or password (a
+        # URL may carry a credential there; a supervisor's model reads errors)
+        self._shown = safe_url(self.url)
+        self._userinfo = urlsplit(self.url).netloc.rpartition("@")[0]
+        self.name = name or f"a2a:{self._shown}"
         self.timeout = check_number("A2AModel timeout", timeout, above=True)
         self.idle_timeout = check_number("A2AModel idle_timeout", idle_timeout, above=True)
         self.max_bytes = check_number("A2AModel max_bytes", max_bytes, integer=True, above=True)
@@ -145,7 +158,7 @@ class A2AModel:
         self._card: Any = None
 
     def __repr__(self) -> str:  # no token in a repr
-        return f"A2AModel({self.url!r})"
+        return f"A2AModel({self._shown!r})"
 
     async def complete(
         self, request: ModelRequest, on_chunk: ChunkHandler | None = None
@@ -283,7 +296,10 @@ class A2AModel:
         return self._error(f"failed: {type(exc).__name__}: {shortened(str(exc), 300)}")
 
     def _error(self, what: str) -> ModelError:
-        return ModelError(f"remote A2A agent {self.url} {what}", model=self.name)
+        text = f"remote A2A agent {self._shown} {what}"
+        if self._userinfo:  # an HTTP error's text may quote the URL whole
+            text = text.replace(self._userinfo, "***")
+        return ModelError(text, model=self.name)
 
 
 async def _read(client: Any, request: Any, answer: Answer, on_chunk: ChunkHandler | None) -> None:

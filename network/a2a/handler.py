@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import anyio
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import RequestHandler
+from a2a.server.request_handlers.request_handler import validate_request_params
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
@@ -51,13 +52,13 @@ from a2a.types import (
     TaskState,
     UnsupportedOperationError,
 )
-from a2a.utils.errors import A2AError, ExtendedAgentCardNotConfiguredError
+from a2a.utils.errors import A2AError
 from a2a.utils.proto_utils import validate_proto_required_fields
 from a2a.utils.task import apply_history_length, validate_history_length, validate_page_size
 from anyio.abc import TaskGroup
 
 from network.a2a.cancel_waiting import cancel_waiting
-from network.a2a.live import LiveTask, LiveTasks
+from network.a2a.live import LiveTask, LiveTasks, Subscriptions
 from network.a2a.message_in import read_message
 from network.a2a.message_out import Progress, failed, outcome, status
 from network.a2a.orphaned import UNFINISHED, ended_if_orphaned
@@ -114,6 +115,7 @@ class NetworkHandler(RequestHandler):
         self.records = records
         self.card = card
         self.live = LiveTasks()
+        self.subscriptions = Subscriptions()
         self.group: TaskGroup | None = None  # the server's: set while the app runs
 
     # -- messages ---------------------------------------------------------------------------
@@ -124,8 +126,8 @@ class NetworkHandler(RequestHandler):
         job = await _answered(self._begin(params, context))
         first = job.live.snapshot()
         self._launch(job)
-        if params.configuration.return_immediately:
-            return first
+        if params.configuration.return_immediately:  # its history as asked, as a blocking send's
+            return apply_history_length(first, params.configuration)
         await job.live.done.wait()
         return apply_history_length(job.live.snapshot(), params.configuration)
 
@@ -143,6 +145,9 @@ class NetworkHandler(RequestHandler):
 
     # -- tasks ------------------------------------------------------------------------------
 
+    # A task's id is required (the SDK's own handler checks so): a request naming none was
+    # looked up as the task '' and answered TaskNotFoundError, not as invalid params.
+    @validate_request_params
     async def on_get_task(self, params: GetTaskRequest, context: ServerCallContext) -> Task:
         validate_history_length(params)
         _, task = await _answered(self._find(params.id, context))
@@ -162,6 +167,7 @@ class NetworkHandler(RequestHandler):
 
         return await _answered(listed())
 
+    @validate_request_params
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task:
         principal, task = await _answered(self._find(params.id, context))
         live = self.live.get(task.id)
@@ -189,6 +195,7 @@ class NetworkHandler(RequestHandler):
             message=f"task {task.id} runs in another server process; cancel it there"
         )
 
+    @validate_request_params
     async def on_subscribe_to_task(
         self, params: SubscribeToTaskRequest, context: ServerCallContext
     ) -> AsyncGenerator[Any, None]:
@@ -197,6 +204,16 @@ class NetworkHandler(RequestHandler):
             raise UnsupportedOperationError(
                 message=f"task {task.id} is in terminal state {TaskState.Name(task.status.state)}"
             )
+        try:
+            with self.subscriptions.held(task.id):  # the refusal before the stream starts
+                async with contextlib.aclosing(self._followed(task, principal)) as events:
+                    async for event in events:
+                        yield event
+        except RequestError as refused:  # only `held` raises one: `_followed` answers its own
+            raise to_a2a_error(refused) from None
+
+    async def _followed(self, task: Task, principal: str | None) -> AsyncGenerator[Any, None]:
+        """`task` as it is, then its updates until it ends (or waits for input)."""
         live = self.live.get(task.id)
         if live is not None:
             updates = live.subscribe()
@@ -235,7 +252,13 @@ class NetworkHandler(RequestHandler):
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        raise ExtendedAgentCardNotConfiguredError
+        """The card declares no extended card: A2A 1.0 (§3.3.4) answers that with
+        `UnsupportedOperationError`, `ExtendedAgentCardNotConfiguredError` being for an
+        agent that declares one it has not configured."""
+        raise UnsupportedOperationError(
+            message="this agent has no extended agent card (its card's "
+            "capabilities.extendedAgentCard is false)"
+        )
 
     # -- the flow ---------------------------------------------------------------------------
 
@@ -308,6 +331,14 @@ class NetworkHandler(RequestHandler):
         """Check the message, admit it on its thread and start its run, or refuse it."""
         validate_proto_required_fields(params)
         validate_history_length(params.configuration)
+        if params.configuration.HasField("task_push_notification_config"):
+            # the card declares none: a client asking for them would wait for a call that
+            # never comes (the SDK's own handler, with no push store, ignores the ask too)
+            raise PushNotificationNotSupportedError(
+                message="this agent sends no push notifications (its card's "
+                "capabilities.pushNotifications is false): leave out "
+                "configuration.taskPushNotificationConfig, and stream or poll the task"
+            )
         request = _request(context)
         message = params.message
         asked = read_message(message)

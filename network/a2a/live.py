@@ -8,19 +8,26 @@ again), `tasks/cancel` from another request stops it, and `message/send` simply 
 replaces the status, its message joining the history; an artifact is added or appended to),
 then hands the update to every subscriber. A subscriber that does not keep up (more than
 `QUEUE` updates behind) is dropped, its stream closed: a slow client cannot make the server
-hold an unbounded backlog.
+hold an unbounded backlog. Nor can many clients: a task takes at most `MAX_SUBSCRIBERS`
+subscriptions at once in a process (`Subscriptions`), one more refused `server_busy`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import anyio
 from a2a.types import Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from network.serving.errors import RequestError
+
 QUEUE = 1_000  # updates a subscriber may lag behind before it is dropped
 MAX_HISTORY = 200  # messages a task keeps (the oldest beyond are dropped from the task)
+MAX_SUBSCRIBERS = 16  # subscriptions (SubscribeToTask) one task takes at once in a process
+SUBSCRIBE_RETRY_AFTER = 1  # seconds a refused subscriber is told to wait
 
 Update = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
@@ -125,3 +132,36 @@ class LiveTasks:
         for live in cancelled:
             live.scope.cancel()
         return cancelled
+
+
+class Subscriptions:
+    """The subscriptions (`SubscribeToTask`) open in this process, by task: each holds a
+    stream and its client's connection (and, for a task running in another process, reads
+    its record twice a second), so a task takes at most `limit` at once, from anyone."""
+
+    def __init__(self, limit: int = MAX_SUBSCRIBERS) -> None:
+        self.limit = limit
+        self.counts: dict[str, int] = {}
+
+    @contextmanager
+    def held(self, task_id: str) -> Iterator[None]:
+        """One subscription to `task_id` while in the block, or `RequestError` 503
+        `server_busy` (`Retry-After`) when it has `limit` already."""
+        count = self.counts.get(task_id, 0)
+        if count >= self.limit:
+            raise RequestError(
+                503,
+                "server_busy",
+                f"task {task_id} has {self.limit} subscriptions open, the most it takes at "
+                "once; try again later",
+                retry_after=SUBSCRIBE_RETRY_AFTER,
+            )
+        self.counts[task_id] = count + 1
+        try:
+            yield
+        finally:
+            left = self.counts[task_id] - 1
+            if left:
+                self.counts[task_id] = left
+            else:
+                del self.counts[task_id]

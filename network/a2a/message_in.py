@@ -27,7 +27,7 @@ from typing import Any
 
 from a2a.types import ContentTypeNotSupportedError, InvalidParamsError, Message, Role
 from google.protobuf.json_format import MessageToDict
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 
 from network.run.interrupts import Answer
 
@@ -42,9 +42,19 @@ class AnswerEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     interrupt: str = Field(max_length=256)
-    approved: bool
+    # a JSON boolean, as AG-UI's resume takes: pydantic's lax bool read "yes", "on", "1" and 1
+    # as an approval (and ran the call) where a client may have meant no such thing
+    approved: StrictBool
     reason: str | None = Field(default=None, max_length=10_000)
     arguments: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _edits_approve(self) -> AnswerEntry:
+        """Edited arguments come with an approval (as AG-UI's `editedArgs` do): beside a
+        rejection they were dropped without a word, the client believing them used."""
+        if self.arguments is not None and not self.approved:
+            raise ValueError("arguments (edited arguments) go with approved: true only")
+        return self
 
 
 class Control(BaseModel):

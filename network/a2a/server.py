@@ -20,7 +20,10 @@ Before the SDK reads a body, the server refuses what the serving layer refuses o
 protocol (`network.serving`): a caller the `authorize` hook refuses (401 / 403, asked with
 no thread first, before the body is read, so a stranger hears 401 whatever it sent; each
 request's thread is asked again by the handler), a body that is not `application/json`
-(415), larger than `max_body_bytes` (413), a message (a new task)
+(415), larger than `max_body_bytes` (413), not UTF-8 (400), a JSON-RPC call the SDK would
+answer with an internal error (`network.a2a.calls`: an `id` no answer can carry, a 0.3
+method under another version's header), a 0.3 call whose params the SDK's 0.3 adapter cannot read
+(invalid params, naming the field: `network.a2a.v03_params`), a message (a new task)
 while `max_runs` tasks run (503 `server_busy`, `Retry-After`; one that gets past this check
 as the last slot is taken is refused by the handler's admission, a JSON-RPC error naming
 `server_busy` in its data). Then the handler
@@ -59,9 +62,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from network.a2a.calls import check_utf8, refused_call
 from network.a2a.card import BEARER, agent_card
 from network.a2a.handler import REQUEST, NetworkHandler
 from network.a2a.tasks import DEFAULT_MAX_TASKS, TaskRecords, task_store_for
+from network.a2a.v03_params import refused_0_3
 from network.a2a.version import with_version
 from network.errors import ConfigurationError
 from network.logger import LazyLogger
@@ -140,7 +145,9 @@ def app(
     starlette.state.served = served
     starlette.state.handler = handler
     starlette.state.card = handler.card
-    starlette.add_middleware(_Guard, served=served, max_body_bytes=max_body_bytes)
+    starlette.add_middleware(
+        _Guard, served=served, max_body_bytes=max_body_bytes, rpc_path=path.rstrip("/")
+    )
     return starlette
 
 
@@ -287,10 +294,13 @@ class _ContextBuilder(DefaultServerCallContextBuilder):
 class _Guard:
     """What the serving layer refuses before a protocol reads a body (module docstring)."""
 
-    def __init__(self, app: ASGIApp, *, served: ServedThreads, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, *, served: ServedThreads, max_body_bytes: int, rpc_path: str
+    ) -> None:
         self.app = app
         self.served = served
         self.max_body_bytes = max_body_bytes
+        self.rpc_path = rpc_path  # the JSON-RPC endpoint's (REST's bodies are no calls)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("GET", "POST"):
@@ -308,6 +318,15 @@ class _Guard:
                 request.stream(), request.headers.get("content-length"), self.max_body_bytes
             )
             check_json_depth(body)  # the SDK's parser would answer its RecursionError's text
+            check_utf8(body)  # and its UnicodeDecodeError's, or 500
+            # what the SDK answered with an internal error or not at all, then 0.3 params its
+            # 0.3 adapter answered -32600 or -32603
+            invalid = None
+            if _route_path(scope).rstrip("/") == self.rpc_path:
+                invalid = refused_call(body, request.headers) or refused_0_3(body)
+            if invalid is not None:
+                await JSONResponse(invalid)(scope, receive, send)
+                return
             slots = self.served.slots
             if slots.full and starts_a_task(scope.get("path", ""), body):
                 # a full server refuses a new task over HTTP, as the other limits are (the
@@ -332,6 +351,13 @@ class _Guard:
                 await _refuse(refused, scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _route_path(scope: Scope) -> str:
+    """The request's path within the app (where it is mounted left out), as routes see it."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
 
 
 async def _refuse(refused: RequestError, scope: Scope, receive: Receive, send: Send) -> None:

@@ -21,12 +21,16 @@ from typing import Any
 
 import anyio
 import pytest
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
 
 from agents import Agent, ScriptedModel, call
 from agents.models.a2a import A2AModel
 from network import Network, ThreadRef, UsageLimits
 from network.errors import ConfigurationError, ModelError
 from tests.agents.models.a2a_remotes import running
+from tests.network.agui.live import serve
 
 pytestmark = pytest.mark.anyio
 
@@ -321,3 +325,32 @@ def test_headers_a_client_cannot_send_are_refused_when_made(
 
 def test_the_token_is_not_in_its_repr() -> None:
     assert "s3cret" not in repr(A2AModel("http://127.0.0.1:9", token="s3cret"))
+
+
+async def test_a_credential_in_the_url_is_in_no_error_name_or_repr() -> None:
+    # A URL's user info (`https://user:pass@host/a2a`) was shown whole: in the model's
+    # default name (traces, usage) and in every error, which a supervisor's model reads as
+    # the tool's error
+    async def refuse(request: Any) -> PlainTextResponse:
+        return PlainTextResponse(f"no: {request.url}", status_code=401)
+
+    asgi = Starlette(routes=[Route("/{path:path}", refuse, methods=["GET", "POST"])])
+    with serve(asgi) as url:
+        for where in (url, "http://127.0.0.1:9"):  # an answer quoting the URL; no server
+            host = where.removeprefix("http://")
+            model = A2AModel(f"http://agent:s3cret@{host}/a2a")
+            assert model.name == f"a2a:http://{host}/a2a"
+            with pytest.raises(ModelError) as caught:
+                await Agent("remote", model=model).run("hi")
+            shown = f"{caught.value} {caught.value.model} {model!r}"
+            assert f"http://{host}/a2a" in shown, shown
+            assert "s3cret" not in shown and "agent:" not in shown, shown
+
+
+def test_a_url_with_a_query_or_fragment_is_refused_when_made() -> None:
+    # The card was read at `<url>/.well-known/agent-card.json`, which after a query or a
+    # fragment is no path: every call failed, blaming the remote's card
+    for url in ("http://127.0.0.1:9/a2a?key=k3y", "http://127.0.0.1:9/a2a#fr4g"):
+        with pytest.raises(ConfigurationError, match="no query or fragment") as refused:
+            A2AModel(url)
+        assert "k3y" not in str(refused.value) and "fr4g" not in str(refused.value)
