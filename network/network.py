@@ -574,7 +574,9 @@ class Network(Generic[DepsT]):
             routing: "today" asks today's router and compares its choices; "recorded"
                 calls the recorded agents in order (an LLM router is not asked).
             state: keys every replayed run starts with (`user:` / `app:` keys, which start
-                empty), beside the state each recorded run's caller gave.
+                empty), beside the state each recorded run's caller gave. Checked through
+                the schema first: a key it refuses raises its `StateError` naming the key
+                before anything is read or run.
         """
         from network.capabilities.replay import replay_thread  # noqa: PLC0415 (replays only)
 
