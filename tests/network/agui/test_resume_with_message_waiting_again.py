@@ -6,6 +6,7 @@ providers take (each call's result right after it), in memory and on a stored th
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,9 @@ import pytest
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, ThreadRef
 from network.agui import app
-from network.threads import SQLStore
+from network.threads import MemoryStore, SQLStore
+from network.threads.protocol import BaseStore
+from network.threads.thread_data import Commit
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -225,3 +228,83 @@ async def test_a_new_message_on_the_thread_adds_the_held_one_after_the_calls_res
     assert thread.messages[2].content.startswith("Not run")
     assert valid(model.requests[-1].history) and valid(thread.messages)
     assert saved == []
+
+
+class _Unkept:
+    """A thread as a store that keeps no pending calls hands it back (one written before
+    stores kept them): no `pending_interrupts`, no entries."""
+
+    def __init__(self, thread: Any) -> None:
+        self._thread = thread
+        self.pending: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("pending_interrupts", "pending_tool_calls"):
+            raise AttributeError(name)
+        return getattr(self._thread, name)
+
+
+class KeepsNoPending(BaseStore):
+    """A thread store that drops what a commit says the thread waits on: the server then
+    remembers the thread's approvals in its own memory (`StoredThreads.remember`)."""
+
+    def __init__(self) -> None:
+        self.inner = MemoryStore()
+
+    async def _create_thread(self, info: Any) -> None:
+        await self.inner._create_thread(info)
+
+    async def get_thread(self, thread_id: str) -> Any:
+        thread = await self.inner.get_thread(thread_id)
+        return None if thread is None else _Unkept(thread)
+
+    async def list_threads(self, **owner: Any) -> Any:
+        return await self.inner.list_threads(**owner)
+
+    async def delete_thread(self, thread_id: str) -> bool:
+        return await self.inner.delete_thread(thread_id)
+
+    async def get_results(self, thread_id: str, **which: Any) -> Any:
+        return await self.inner.get_results(thread_id, **which)
+
+    async def append_results(self, thread_id: str, commit: Commit) -> int:
+        dropped = dataclasses.replace(commit, pending=[], answered={})
+        return await self.inner.append_results(thread_id, dropped)
+
+
+@pytest.mark.parametrize("resent", [False, True])
+async def test_a_held_message_survives_on_a_store_that_keeps_no_pending_calls(
+    resent: bool,
+) -> None:
+    # the store keeps neither the approvals nor the messages held with them: the server
+    # remembers both, and the answer that lets the call finish adds the message after it
+    saved: list[str] = []
+    network, model = kitchen(saved)
+    store = KeepsNoPending()
+    transport = httpx.ASGITransport(app=app(network, store=store))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        asked = {"id": "u1", "role": "user", "content": "pancakes"}
+        first = events(
+            await http.post("/", json={"threadId": "t", "runId": "r1", "messages": [asked]})
+        )
+        made = client_messages(first)
+        call_id = made[0]["toolCalls"][0]["id"]
+        syrup = {"id": "u2", "role": "user", "content": "also add syrup"}
+        held = [asked, *made, syrup]
+        sent = held if resent else [syrup]
+        body = {"threadId": "t", "runId": "r2", "messages": sent, "resume": [answer(first)]}
+        second = events(await http.post("/", json=body))
+        assert of(second, "RUN_FINISHED")[0]["outcome"]["type"] == "interrupt"  # again
+        again = held if resent else []  # a client that sends only what is new sends nothing
+        body = {"threadId": "t", "runId": "r3", "messages": again, "resume": [answer(second)]}
+        assert not of(events(await http.post("/", json=body)), "RUN_ERROR")
+    assert saved == ["Pancakes"]
+    expected = [
+        ("user", "pancakes"),
+        ("call", (call_id,)),
+        ("tool", call_id),
+        ("user", "also add syrup"),
+    ]
+    assert shape(model.requests[-1].history) == expected
+    thread = await store.get_thread("t")
+    assert shape(thread.messages)[:4] == expected and valid(thread.messages)
