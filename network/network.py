@@ -513,7 +513,8 @@ class Network(Generic[DepsT]):
             at: the checkpoint.
             update: thread keys to set on the fork, validated through the schema.
             new_thread_id: the fork's id (default: `<source>~fork-<random>`).
-            metadata: the fork's metadata (default: the source's).
+            metadata: the fork's metadata (default: the source's): a mapping of names to plain
+                JSON, else a `ConfigurationError` naming the entry, before anything is read.
         """
         from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
 
