@@ -385,7 +385,10 @@ class StoredAdmission(Admission):
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            waiting = {entry.tool_call_id for entry in session.pending}
+            # the calls the thread still waits on; unknown (None) where the store keeps no
+            # pending calls: a call without a result is then one the client moved on from
+            # ("Not run"), never one a run took up and died in ("No result")
+            waiting = {entry.tool_call_id for entry in session.pending} if kept else None
             now, held = admitted_messages(state.messages, [*waited, *fresh], request, waiting)
             state.append_messages(now)
             if held:  # kept with the thread if an answered call waits again

@@ -6,7 +6,6 @@ providers take (each call's result right after it), in memory and on a stored th
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,8 @@ import pytest
 from agents import Agent, ScriptedModel, call, tool
 from network import Network, ThreadRef
 from network.agui import app
-from network.threads import MemoryStore, SQLStore
-from network.threads.protocol import BaseStore
-from network.threads.thread_data import Commit
+from network.threads import SQLStore
+from tests.fakes.unkept_store import KeepsNoPending
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -228,48 +226,6 @@ async def test_a_new_message_on_the_thread_adds_the_held_one_after_the_calls_res
     assert thread.messages[2].content.startswith("Not run")
     assert valid(model.requests[-1].history) and valid(thread.messages)
     assert saved == []
-
-
-class _Unkept:
-    """A thread as a store that keeps no pending calls hands it back (one written before
-    stores kept them): no `pending_interrupts`, no entries."""
-
-    def __init__(self, thread: Any) -> None:
-        self._thread = thread
-        self.pending: list[Any] = []
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("pending_interrupts", "pending_tool_calls"):
-            raise AttributeError(name)
-        return getattr(self._thread, name)
-
-
-class KeepsNoPending(BaseStore):
-    """A thread store that drops what a commit says the thread waits on: the server then
-    remembers the thread's approvals in its own memory (`StoredThreads.remember`)."""
-
-    def __init__(self) -> None:
-        self.inner = MemoryStore()
-
-    async def _create_thread(self, info: Any) -> None:
-        await self.inner._create_thread(info)
-
-    async def get_thread(self, thread_id: str) -> Any:
-        thread = await self.inner.get_thread(thread_id)
-        return None if thread is None else _Unkept(thread)
-
-    async def list_threads(self, **owner: Any) -> Any:
-        return await self.inner.list_threads(**owner)
-
-    async def delete_thread(self, thread_id: str) -> bool:
-        return await self.inner.delete_thread(thread_id)
-
-    async def get_results(self, thread_id: str, **which: Any) -> Any:
-        return await self.inner.get_results(thread_id, **which)
-
-    async def append_results(self, thread_id: str, commit: Commit) -> int:
-        dropped = dataclasses.replace(commit, pending=[], answered={})
-        return await self.inner.append_results(thread_id, dropped)
 
 
 @pytest.mark.parametrize("resent", [False, True])
