@@ -32,7 +32,7 @@ from network.state.handlers import first_merge, replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import PendingCall
-from network.utf8 import NO_UTF8_FORM, utf8_copy
+from network.utf8 import unencodable, utf8_copy
 
 if TYPE_CHECKING:
     from network.state.schema import KeySpec
@@ -268,7 +268,7 @@ def encode_value(value: Any) -> str:
     try:
         return to_json(value).decode()
     except ValueError as exc:  # pydantic_core's PydanticSerializationError
-        if NO_UTF8_FORM not in str(exc):
+        if not unencodable(exc):
             raise
         return to_json(utf8_copy(value)).decode()
 
