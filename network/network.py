@@ -513,7 +513,8 @@ class Network(Generic[DepsT]):
             at: the checkpoint.
             update: thread keys to set on the fork, validated through the schema.
             new_thread_id: the fork's id (default: `<source>~fork-<random>`).
-            metadata: the fork's metadata (default: the source's).
+            metadata: the fork's metadata (default: the source's): a mapping of names to plain
+                JSON, else a `ConfigurationError` naming the entry, before anything is read.
         """
         from network.threads import time_travel  # noqa: PLC0415 (thread stores load on use)
 
@@ -574,7 +575,9 @@ class Network(Generic[DepsT]):
             routing: "today" asks today's router and compares its choices; "recorded"
                 calls the recorded agents in order (an LLM router is not asked).
             state: keys every replayed run starts with (`user:` / `app:` keys, which start
-                empty), beside the state each recorded run's caller gave.
+                empty), beside the state each recorded run's caller gave. Checked through
+                the schema first: a key it refuses raises its `StateError` naming the key
+                before anything is read or run.
         """
         from network.capabilities.replay import replay_thread  # noqa: PLC0415 (replays only)
 

@@ -23,7 +23,10 @@ proposal never applied), the tool call answered in the conversation as not run b
 own commit (`network.history.unanswered`), so no call is left there without its result. A call
 of the same turn whose answer a run took up and died before saving its result (it may have
 run) is not said not run: its result says that run ended before it finished, as a new message
-on the thread says it (`UNFINISHED`).
+on the thread says it (`UNFINISHED`). On a store that keeps no pending calls (the server
+remembers the approvals, `StoredThreads.remember`), the cancel settles them in its memory and
+commits the same messages: a result for each call left without one, then what the server
+remembered held beside them.
 """
 
 from __future__ import annotations
@@ -110,8 +113,26 @@ async def _claim(admission: Admission, task_id: str, waited: Sequence[str]) -> b
         return False
     record.interrupts = [i for i in record.interrupts if i.id not in set(waited)]
     if isinstance(admission, StoredAdmission):
-        admission.threads.remember(record.thread_id, list(record.interrupts))
+        await _settle_remembered(admission, by)
     return True
+
+
+async def _settle_remembered(admission: StoredAdmission, by: str) -> None:
+    """On a store that keeps no pending calls: the conversation gets what the claim on one
+    that does adds (a result for each call left without one, then the messages the server
+    remembered beside the approvals), committed as `by`; then the server remembers only the
+    approvals still waiting. Before, the cancel wrote nothing: the remembered message was
+    lost, and the next turn said the cancelled call was taken up by a run that died."""
+    threads, record = admission.threads, admission.record
+    held = threads.held(record.thread_id)
+    thread = admission.claimed.thread
+    if thread is not None:
+        messages = [*not_run_results(thread.messages, CANCELED_CALL), *held]
+        if messages:
+            commit = Commit(revision=thread.revision, run_id=by, messages=messages)
+            await guarded("claim_answers", threads.store.append_results(record.thread_id, commit))
+            held = []
+    threads.remember(record.thread_id, list(record.interrupts), held)
 
 
 async def _raise(error: BaseException) -> None:

@@ -359,8 +359,14 @@ class StoredAdmission(Admission):
         self.session = session
         state = session.state
         # what an earlier request said beside its answers, held while the call it answered
-        # waits again (on what this request answers): held again, after their results
-        waited = held_by(session.pending) if request.answered else []
+        # waits again (on what this request answers): held again, after their results (on a
+        # store that keeps no pending calls, this process remembered them with the thread's
+        # interrupts: after the results of the calls this request answers or moves on from)
+        kept = self.claimed.pending_kept
+        if kept:
+            waited = held_by(session.pending) if request.answered else []
+        else:
+            waited = self.threads.held(record.thread_id)
         # the runs that stopped on what it answers: their traces, linked (before the claim
         # takes the answered entries out of `session.pending`)
         links = trace_links(session.pending, request.answered)
@@ -370,7 +376,7 @@ class StoredAdmission(Admission):
         fresh = (
             [] if session.input_kept else new_messages([*state.messages, *waited], request.messages)
         )
-        if request.answered and self.claimed.pending_kept:
+        if request.answered and kept:
             # Kept with the thread: the store claims the answers once, whichever process or
             # request comes first (a second answer runs nothing: 409), also when they were
             # paired with what the thread waited on before another answer settled it.
@@ -380,7 +386,10 @@ class StoredAdmission(Admission):
             self.prior_messages = len(state.messages) - len(keep)
         else:
             self.prior_messages = len(state.messages)
-            waiting = {entry.tool_call_id for entry in session.pending}
+            # the calls the thread still waits on; unknown (None) where the store keeps no
+            # pending calls: a call without a result is then one the client moved on from
+            # ("Not run"), never one a run took up and died in ("No result")
+            waiting = {entry.tool_call_id for entry in session.pending} if kept else None
             now, held = admitted_messages(state.messages, [*waited, *fresh], request, waiting)
             state.append_messages(now)
             if held:  # kept with the thread if an answered call waits again
@@ -444,7 +453,10 @@ class StoredAdmission(Admission):
                 if (
                     not ctx.engine.resume
                 ):  # the pending interrupts were answered (the run took them)
-                    self.threads.remember(record_id(ctx), list(ctx.engine.interrupts))
+                    # with what is still held while an answered call waits again, where the
+                    # store keeps no pending calls (else the thread's entry holds it)
+                    held = () if self.claimed.pending_kept else self.held_messages()
+                    self.threads.remember(record_id(ctx), list(ctx.engine.interrupts), held)
         if failure is not None:
             raise failure
         return outcome

@@ -218,8 +218,12 @@ class StoredThreads:
         self.creating = self.leases if isinstance(self.leases, CreatingLeases) else None
         self.lease_ttl = check_ttl(lease_ttl)
         # Pending interrupts of threads whose store does not keep them, in this process,
-        # with their size in bytes.
-        self.remembered: OrderedDict[str, tuple[list[Interrupt], int]] = OrderedDict()
+        # with what a request said beside its answers while an answered call waits again
+        # (kept with the thread's entry on a store that keeps pending calls:
+        # `PendingCall.held`), and their size in bytes.
+        self.remembered: OrderedDict[str, tuple[list[Interrupt], tuple[Any, ...], int]] = (
+            OrderedDict()
+        )
         self._remembered_bytes = 0
 
     async def close(self) -> None:
@@ -367,27 +371,37 @@ class StoredThreads:
         pending = stored_interrupts(thread)
         kept = pending is not None
         if pending is None:
-            pending = list(self.remembered.get(thread_id, ([], 0))[0])
+            pending = list(self.remembered.get(thread_id, ([], (), 0))[0])
         record.interrupts = pending
         return record, kept
 
-    def remember(self, thread_id: str, interrupts: list[Interrupt]) -> None:
+    def remember(
+        self, thread_id: str, interrupts: list[Interrupt], held: Sequence[Any] = ()
+    ) -> None:
         """Keep the pending interrupts of a thread whose store does not (bounded: the least
         recently used beyond `MAX_PENDING_THREADS` threads or `MAX_PENDING_BYTES` are
-        forgotten, and their threads' next request is refused as answering nothing)."""
+        forgotten, and their threads' next request is refused as answering nothing), and
+        `held`: the messages a request sent beside its answers while an answered call waits
+        again on one of them, added after that call's result by the request answering it
+        (`held`), as a store that keeps pending calls keeps them with its entry."""
         old = self.remembered.pop(thread_id, None)
         if old is not None:
-            self._remembered_bytes -= old[1]
+            self._remembered_bytes -= old[2]
         if not interrupts:
             return
         size = sum(json_size(dataclasses.asdict(interrupt)) for interrupt in interrupts)
-        self.remembered[thread_id] = (list(interrupts), size)
+        size += sum(json_size(message.to_dict()) for message in held)
+        self.remembered[thread_id] = (list(interrupts), tuple(held), size)
         self._remembered_bytes += size
         while self.remembered and (
             len(self.remembered) > MAX_PENDING_THREADS or self._remembered_bytes > MAX_PENDING_BYTES
         ):
-            _, (_, dropped) = self.remembered.popitem(last=False)
+            _, (_, _, dropped) = self.remembered.popitem(last=False)
             self._remembered_bytes -= dropped
+
+    def held(self, thread_id: str) -> list[Any]:
+        """The messages remembered with `thread_id`'s pending interrupts (`remember`)."""
+        return list(self.remembered.get(thread_id, ([], (), 0))[1])
 
     async def list_threads(self, app_name: str, principal: str | None) -> list[Any]:
         """The headers (`ThreadInfo`) of `principal`'s threads of `app_name`, newest first."""

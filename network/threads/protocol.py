@@ -61,7 +61,9 @@ class ThreadStore(Protocol):
         user_id: str = ANONYMOUS_USER,
         metadata: dict[str, Any] | None = None,
     ) -> ThreadInfo:
-        """Create an empty thread at revision 0; `ThreadExistsError` when the id is taken."""
+        """Create an empty thread at revision 0; `ThreadExistsError` when the id is taken.
+        `metadata` is a mapping of names to plain JSON (`thread_data.check_metadata`: else a
+        `ConfigurationError` naming the entry, and nothing is created)."""
         ...
 
     async def get_thread(self, thread_id: str) -> Thread | None:

@@ -70,7 +70,7 @@ from network.threads.thread_data import (
     ThreadInfo,
     new_thread_info,
 )
-from network.threads.urls import shown_url, store_url
+from network.threads.urls import check_driver, shown_url, store_url
 
 _BEGIN_OPTION = "agent_network_begin"
 
@@ -124,6 +124,7 @@ class SQLStore(SQLDirect, SQLTimeTravel, BaseStore):
                 f"SQLStore supports SQLite and PostgreSQL, not {self.dialect!r} "
                 f"({shown_url(self.url)})"
             )
+        check_driver(self.url, shown_url(self.url))
         self.engine = create_async_engine(self.url, **engine_options)
         self.tables = build_tables(table_prefix)
         self._synchronous = sqlite_synchronous

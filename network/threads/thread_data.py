@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import to_json
 
+from network.errors import ConfigurationError
 from network.history.handoffs import active_agent
 from network.history.log import RecordLog
 from network.history.messages import Message, ToolCall
@@ -31,7 +32,7 @@ from network.state.handlers import first_merge, replace_values
 from network.state.values import copy_value
 from network.threads.ids import check_id, check_ids
 from network.threads.pending import PendingCall
-from network.utf8 import NO_UTF8_FORM, utf8_copy
+from network.utf8 import unencodable, utf8_copy
 
 if TYPE_CHECKING:
     from network.state.schema import KeySpec
@@ -61,9 +62,11 @@ def new_thread_info(
     thread_id: str, *, app_name: str, user_id: str, metadata: dict[str, Any] | None
 ) -> ThreadInfo:
     """The header of a thread created now, at revision 0; `InvalidIdError` naming the field
-    when an id is not acceptable (checked before a store changes anything)."""
+    when an id is not acceptable, `ConfigurationError` naming the entry when the metadata is
+    not (checked before a store changes anything)."""
     check_id("thread_id", thread_id)
     check_ids(user_id=user_id, app_name=app_name)
+    kept = check_metadata(metadata)
     now = time.time()
     return ThreadInfo(
         thread_id=thread_id,
@@ -71,8 +74,41 @@ def new_thread_info(
         user_id=user_id,
         created_at=now,
         updated_at=now,
-        metadata=dict(metadata or {}),
+        metadata=kept,
     )
+
+
+def check_metadata(metadata: Any) -> dict[str, Any]:
+    """A thread's `metadata` (None: none) as a new dict, when every store can keep it as it
+    is: a mapping of names (strings) to JSON values, with no NaN or infinity and no text
+    without a UTF-8 form (a lone surrogate); else `ConfigurationError` naming the entry.
+    Unchecked, `object()` was kept by the memory store and a `TypeError` from `json.dumps` on
+    SQL, a NaN stored as `NaN` (not JSON), and a non-mapping a bare `TypeError`."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise ConfigurationError(
+            f"metadata must be a mapping of names to JSON values, got {type(metadata).__name__}"
+        )
+    for name, value in metadata.items():
+        if not isinstance(name, str):
+            raise ConfigurationError(f"metadata names must be strings, got {name!r}")
+        try:
+            json.dumps({name: value}, allow_nan=False, ensure_ascii=False).encode("utf-8")
+        except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError too
+            raise ConfigurationError(
+                f"metadata {name!r} must be plain JSON (no NaN or infinity, no text without a "
+                f"UTF-8 form): {_said(exc)}"
+            ) from None
+    return dict(metadata)
+
+
+def _said(exc: Exception) -> str:
+    if isinstance(exc, UnicodeEncodeError):
+        return "it holds a lone surrogate"
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    return str(exc)
 
 
 class Thread(ThreadInfo):
@@ -232,7 +268,7 @@ def encode_value(value: Any) -> str:
     try:
         return to_json(value).decode()
     except ValueError as exc:  # pydantic_core's PydanticSerializationError
-        if NO_UTF8_FORM not in str(exc):
+        if not unencodable(exc):
             raise
         return to_json(utf8_copy(value)).decode()
 

@@ -41,7 +41,7 @@ from network.threads.checkpoint_store import CheckpointStore
 from network.threads.ids import MAX_ID_LENGTH, check_id, check_ids
 from network.threads.protocol import ThreadNotFoundError, ThreadStore
 from network.threads.resolve import open_store
-from network.threads.thread_data import Thread, encode_value
+from network.threads.thread_data import Thread, check_metadata, encode_value
 from network.threads.thread_load import check_owner
 
 
@@ -120,6 +120,8 @@ async def fork(
     if new_thread_id is not None:
         check_id("new_thread_id", new_thread_id)
     texts = validate_update(network, update)
+    if metadata is not None:
+        metadata = check_metadata(metadata)
     opened, owned = open_store(thread.store)
     try:
         checkpoints, _found = await _owned(opened, network, thread)

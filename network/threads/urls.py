@@ -15,6 +15,9 @@ _DRIVERS = {
     "postgresql": "postgresql+asyncpg",
     "postgres": "postgresql+asyncpg",
 }
+# the one driver a thread store runs each database on: the store's engine is SQLAlchemy's
+# asyncio one, and its own connections beside it take that driver's connection arguments
+ASYNC_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 
 
 def store_url(store: str | os.PathLike[str] | None = None) -> str:
@@ -28,6 +31,22 @@ def store_url(store: str | os.PathLike[str] | None = None) -> str:
     if sep:  # a URL; a bare sqlite:// or postgresql:// gets its async driver
         return f"{_DRIVERS.get(scheme, scheme)}{sep}{rest}"
     return "sqlite+aiosqlite:///" + os.path.abspath(text)
+
+
+def check_driver(url: str, given: str) -> None:
+    """A `ConfigurationError` for a URL of SQLite or PostgreSQL (as `store_url` made it) that
+    names another driver than the store's (`postgresql+psycopg://`, `sqlite+pysqlite://`):
+    the run failed with the driver's own error when it first opened the store (a TypeError
+    about `dbname`, a missing module, SQLAlchemy's "requires an async driver"). `given`: the
+    URL as shown in the error (its password hidden)."""
+    scheme = url.partition("://")[0]
+    backend, _, driver = scheme.partition("+")
+    wanted = ASYNC_DRIVERS.get(backend)
+    if wanted is not None and driver != wanted:
+        raise ConfigurationError(
+            f"store {given!r} names the {driver!r} driver; a thread store runs {backend} on "
+            f"{wanted}: give a {backend}:// or {backend}+{wanted}:// URL"
+        )
 
 
 def check_store_url(store: str | os.PathLike[str]) -> str:
@@ -44,6 +63,7 @@ def check_store_url(store: str | os.PathLike[str]) -> str:
             f"store= must be an SQLite file path or a sqlite:// or postgresql:// URL, got "
             f"{given!r}: thread stores keep threads in SQLite or PostgreSQL only"
         )
+    check_driver(url, given)
     path, _, query = rest.partition("?")
     if backend == "sqlite" and (path.lstrip("/") in ("", ":memory:") or "memory" in query):
         raise ConfigurationError(
@@ -53,4 +73,12 @@ def check_store_url(store: str | os.PathLike[str]) -> str:
     return url
 
 
-__all__ = ["DEFAULT_STORE", "STORE_ENV", "check_store_url", "shown_url", "store_url"]
+__all__ = [
+    "ASYNC_DRIVERS",
+    "DEFAULT_STORE",
+    "STORE_ENV",
+    "check_driver",
+    "check_store_url",
+    "shown_url",
+    "store_url",
+]

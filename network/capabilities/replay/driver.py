@@ -10,11 +10,13 @@ router then costs nothing and needs no model; with `routing="today"` (the defaul
 router chooses and its choices are compared.
 
 Decisions: `user:` and `app:` keys start empty in a replay (the recorded thread's current
-values are not what its runs saw); pass `state=` to seed them. A replay stops at the first run
-that stopped at a divergence or failed (the runs after it are reported `not_replayed`). Runs
-that continued a stopped run (`Resume`, `ToolResults`) are not replayed: their calls are
-reported `unsupported`. Guardrail agents, sub-agents used as tools and a routing agent under
-`routing="today"` ask their own models, live.
+values are not what its runs saw); pass `state=` to seed them. That `state=` is the caller's
+input: a key the network's schema refuses raises its error (naming the key) before the thread
+is read, as a run's `state=` does, not a replayed run's failure in the report. A replay stops
+at the first run that stopped at a divergence or failed (the runs after it are reported
+`not_replayed`). Runs that continued a stopped run (`Resume`, `ToolResults`) are not
+replayed: their calls are reported `unsupported`. Guardrail agents, sub-agents used as tools
+and a routing agent under `routing="today"` ask their own models, live.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from network.run.options import RunOptions
 from network.run.thread_ref import ThreadRef
 from network.threads.memory import MemoryStore
 from network.threads.recorded_runs import RecordedTurn, read_thread, recorded_turns, resumed
+from network.threads.thread_load import write_initial
 
 TOOL_SOURCES = ("live", "recorded")
 ON_DIVERGENCE = ("stop", "live", "continue")
@@ -53,6 +56,8 @@ class ReplayableNetwork(Protocol):
     def name(self) -> str: ...
 
     def with_capabilities(self, *capabilities: Capability) -> Any: ...
+
+    def new_state(self, data: Mapping[str, Any] | None = None) -> Any: ...
 
 
 def check_options(tools: str, on_divergence: str, routing: str) -> None:
@@ -80,6 +85,8 @@ async def replay_thread(
     check_options(tools, on_divergence, routing)
     if state is not None and not isinstance(state, Mapping):
         raise ConfigurationError(f"replay: state must be a mapping of keys, got {state!r}")
+    if state:  # the caller's keys, refused by name before anything is read or run
+        write_initial(network.new_state(), state)
     found = await read_thread(thread, network.name)
     turns = recorded_turns(list(found.results))
     session = ReplaySession(turns, tools, on_divergence)

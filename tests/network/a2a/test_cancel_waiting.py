@@ -31,6 +31,7 @@ from network.ids import new_id
 from network.serving.admission import RunRequest
 from network.serving.threads import ServedThreads
 from network.threads.thread_data import Commit
+from tests.fakes.unkept_store import KeepsNoPending
 from tests.network.a2a import team
 from tests.network.a2a.servers import (
     TOKENS,
@@ -237,12 +238,17 @@ async def test_a_cancel_settles_approvals_kept_in_memory_once() -> None:
     assert (await served.read("t1", None)).interrupts == []
 
 
-async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", "keeping-no-calls"])
+async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(
+    tmp_path: Path, kind: str
+) -> None:
     # a request answered the approval and said something more, and the call it answered waits
-    # again (a sub-agent's second approval): the thread keeps that message with the approval;
-    # a cancel answers the call as not run, then the message goes in, after the result
+    # again (a sub-agent's second approval): the thread keeps that message with the approval
+    # (a store that keeps no pending calls: the server remembers both); a cancel answers the
+    # call as not run, then the message goes in, after the result
     network, _ = kitchen([])
-    served = ServedThreads(network, store=str(tmp_path / "threads.db"))
+    store = str(tmp_path / "threads.db") if kind == "sqlite" else KeepsNoPending()
+    served = ServedThreads(network, store=store)
 
     async def turn(request: RunRequest) -> list[Any]:
         admission = await served.admit("t1", new_id("run_"), None)
@@ -264,9 +270,9 @@ async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(tmp_pa
 
         ids = [i.id for i in waited]
         assert await cancel_waiting(served, "task_1", "t1", None, ids, ended) == "saved"
-        store = served.stored.store if served.stored is not None else None
-        assert store is not None
-        thread = await store.get_thread("t1")
+        opened = served.stored.store if served.stored is not None else None
+        assert opened is not None
+        thread = await opened.get_thread("t1")
     finally:
         await served.close()
     roles = [(m.role, m.content if m.role != "tool" else m.tool_call_id) for m in thread.messages]
@@ -276,6 +282,7 @@ async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(tmp_pa
         ("tool", asked.tool_call_id),
         ("user", "also add syrup"),
     ]
+    assert thread.messages[2].content.startswith("Not run: its task was cancelled")
 
 
 async def test_a_cancel_says_a_call_whose_answering_run_died_is_unfinished(

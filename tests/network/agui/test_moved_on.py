@@ -15,6 +15,7 @@ from agents.models._wire import to_wire_list
 from network import Network
 from network.agui import app
 from network.threads import MemoryStore
+from tests.fakes.unkept_store import KeepsNoPending
 
 TOOLS = [
     {
@@ -72,13 +73,16 @@ def _result(call_id: str) -> dict[str, Any]:
 
 
 STORES = [pytest.param(None, id="in-memory"), pytest.param("memory-store", id="store")]
+STORE_KINDS = {None: lambda: None, "memory-store": MemoryStore, "unkept": KeepsNoPending}
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("store", STORES)
+@pytest.mark.parametrize("store", [*STORES, pytest.param("unkept", id="store-keeping-no-calls")])
 async def test_a_new_message_after_a_frontend_call_answers_it_as_not_run(store: Any) -> None:
+    # on a store that keeps no pending calls, the call was said to be taken up by a run that
+    # died ("No result: ... ended before it finished"): a tool the client never ran
     moved_on = {"id": "m9", "role": "user", "content": "forget it"}
-    wires = await two_turns(MemoryStore() if store else None, [ASKED, "CALL", moved_on])
+    wires = await two_turns(STORE_KINDS[store](), [ASKED, "CALL", moved_on])
     roles = [w["role"] for w in wires]
     assert roles == ["system", "user", "assistant", "tool", "user"], wires
     assert wires[3]["content"].startswith("Not run: the user sent a new message")

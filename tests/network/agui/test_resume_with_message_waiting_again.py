@@ -16,6 +16,7 @@ from agents import Agent, ScriptedModel, call, tool
 from network import Network, ThreadRef
 from network.agui import app
 from network.threads import SQLStore
+from tests.fakes.unkept_store import KeepsNoPending
 from tests.network.agui.protocol import parse_sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
@@ -225,3 +226,41 @@ async def test_a_new_message_on_the_thread_adds_the_held_one_after_the_calls_res
     assert thread.messages[2].content.startswith("Not run")
     assert valid(model.requests[-1].history) and valid(thread.messages)
     assert saved == []
+
+
+@pytest.mark.parametrize("resent", [False, True])
+async def test_a_held_message_survives_on_a_store_that_keeps_no_pending_calls(
+    resent: bool,
+) -> None:
+    # the store keeps neither the approvals nor the messages held with them: the server
+    # remembers both, and the answer that lets the call finish adds the message after it
+    saved: list[str] = []
+    network, model = kitchen(saved)
+    store = KeepsNoPending()
+    transport = httpx.ASGITransport(app=app(network, store=store))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        asked = {"id": "u1", "role": "user", "content": "pancakes"}
+        first = events(
+            await http.post("/", json={"threadId": "t", "runId": "r1", "messages": [asked]})
+        )
+        made = client_messages(first)
+        call_id = made[0]["toolCalls"][0]["id"]
+        syrup = {"id": "u2", "role": "user", "content": "also add syrup"}
+        held = [asked, *made, syrup]
+        sent = held if resent else [syrup]
+        body = {"threadId": "t", "runId": "r2", "messages": sent, "resume": [answer(first)]}
+        second = events(await http.post("/", json=body))
+        assert of(second, "RUN_FINISHED")[0]["outcome"]["type"] == "interrupt"  # again
+        again = held if resent else []  # a client that sends only what is new sends nothing
+        body = {"threadId": "t", "runId": "r3", "messages": again, "resume": [answer(second)]}
+        assert not of(events(await http.post("/", json=body)), "RUN_ERROR")
+    assert saved == ["Pancakes"]
+    expected = [
+        ("user", "pancakes"),
+        ("call", (call_id,)),
+        ("tool", call_id),
+        ("user", "also add syrup"),
+    ]
+    assert shape(model.requests[-1].history) == expected
+    thread = await store.get_thread("t")
+    assert shape(thread.messages)[:4] == expected and valid(thread.messages)

@@ -86,6 +86,28 @@ async def test_a_duplicate_thread_id_is_an_error(store: ThreadStore) -> None:
     assert thread is not None and (thread.app_name, thread.user_id) == ("app", "alice")
 
 
+@pytest.mark.parametrize(
+    ("metadata", "named"),
+    [
+        ({"owner": object()}, "metadata 'owner'"),
+        ({"score": float("nan")}, "metadata 'score'"),
+        ({"note": ["ok", "\ud800"]}, "metadata 'note'"),
+        ({1: "x"}, "metadata names"),
+        (["owner"], "metadata must be a mapping"),
+    ],
+)
+async def test_metadata_every_store_cannot_keep_is_refused_by_name(
+    store: ThreadStore, metadata: Any, named: str
+) -> None:
+    # the memory store kept `object()` and NaN, SQL raised json's TypeError: the same
+    # refusal everywhere now, before anything is created
+    from network.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match=named):
+        await store.create_thread("t1", app_name="app", metadata=metadata)
+    assert await store.get_thread("t1") is None
+
+
 async def test_list_threads_by_app_and_user_most_recent_first(store: ThreadStore) -> None:
     await store.create_thread("a1", app_name="app", user_id="alice")
     await store.create_thread("b1", app_name="app", user_id="bob")

@@ -13,6 +13,7 @@ import pytest
 from agents import Agent, ScriptedModel, ToolContext, call, tool
 from network import ConfigurationError, Network, ThreadRef
 from network.threads import STORE_ENV, MemoryStore, SQLStore, open_store, store_url
+from network.threads.urls import check_store_url
 
 pytestmark = pytest.mark.anyio
 
@@ -123,6 +124,23 @@ def test_a_bad_store_url_is_a_configuration_error_that_shows_no_password() -> No
 
     memories = Memories("postgresql://ann:p@ss:w@rd@db-host/app")  # opened on first use
     assert "p@ss" not in repr(memories) and "w@rd" not in repr(memories)
+
+
+def test_a_url_naming_another_driver_is_a_configuration_error_naming_it() -> None:
+    # a psycopg URL failed at the first run with "connect() got an unexpected keyword
+    # argument 'dbname'"; a sync SQLite or psycopg2 one with SQLAlchemy's or the import's
+    for url, driver in (
+        ("postgresql+psycopg://ann:s3cret@db-host/app", "psycopg"),
+        ("postgresql+psycopg2://ann:s3cret@db-host/app", "psycopg2"),
+        ("sqlite+pysqlite:///threads.db", "pysqlite"),
+    ):
+        with pytest.raises(ConfigurationError, match=f"'{driver}' driver") as refused:
+            SQLStore(url)
+        assert "s3cret" not in str(refused.value)
+        with pytest.raises(ConfigurationError, match=f"'{driver}' driver"):
+            check_store_url(url)  # what a durable run's enqueue records
+    assert check_store_url("postgresql://u@h/db") == "postgresql+asyncpg://u@h/db"
+    assert check_store_url("sqlite+aiosqlite:///x.db") == "sqlite+aiosqlite:///x.db"
 
 
 def test_importing_the_library_does_not_load_sqlalchemy() -> None:

@@ -209,6 +209,9 @@ async def test_a_bad_fork_changes_nothing(store: ThreadStore) -> None:
         await payer(name="other").fork(ThreadRef("t", store=store), at=0)
     with pytest.raises(TimeTravelError, match="belongs to user"):
         await network.fork(ThreadRef("t", user_id="mallory", store=store), at=0)
+    for metadata in ({"by": object()}, {"score": float("inf")}, "tag"):  # memory kept these
+        with pytest.raises(ConfigurationError, match="metadata"):
+            await network.fork(ThreadRef("t", store=store), at=0, metadata=metadata)  # type: ignore[arg-type]
 
     assert [info.thread_id for info in await store.list_threads()] == before
 

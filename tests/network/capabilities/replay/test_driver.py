@@ -9,7 +9,16 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, call
-from network import ConfigurationError, ModelError, Network, ThreadRef
+from network import (
+    ConfigurationError,
+    ModelError,
+    Network,
+    StateError,
+    StateSchema,
+    StateValidationError,
+    ThreadRef,
+    UnstorableValueError,
+)
 from network.capabilities.replay import RecordedRouter
 from network.threads import MemoryStore
 from network.threads.protocol import ThreadNotFoundError
@@ -71,6 +80,34 @@ async def test_bad_options_and_unknown_threads_are_refused_by_name() -> None:
     await store.create_thread("empty", app_name="codegen")
     with pytest.raises(ConfigurationError, match="nothing to replay"):
         await network.replay(ThreadRef("empty", store=store))
+
+
+async def test_a_state_the_schema_refuses_is_raised_naming_the_key_before_anything_runs() -> None:
+    # the caller's `state=` is input, not a replayed run that failed: raised, not reported
+    store = MemoryStore()
+    ref = ThreadRef("t", store=store)
+    await codegen().run(TASK, thread=ref)
+    before = await store.get_thread("t")
+    counts = Counts()
+    network = codegen(counts)
+    schema = StateSchema({"plan": {"type": str}, "user:lang": {"type": str}}, closed=True)
+    planner = Agent("planner", model=ScriptedModel(["a plan"]))
+    closed = Network("codegen", agents=[planner], state_schema=schema)
+    for replaying, state, error, key in (
+        (network, {"plan": 5}, StateValidationError, "plan"),
+        (network, {"user:lang": "en", "files": ["a.py"]}, StateValidationError, "files"),
+        (network, {"user:x": object()}, UnstorableValueError, "user:x"),
+        (network, {"user:\ud800": 1}, StateError, "user:\ud800"),
+        (closed, {"user:lang": "en", "bogus": 1}, StateError, "bogus"),
+    ):
+        with pytest.raises(error) as refused:
+            await replaying.replay(ref, tools="recorded", state=state)
+        assert refused.value.key == key
+    assert counts.requests == {} and counts.tools == {}
+    after = await store.get_thread("t")
+    assert after.revision == before.revision
+    report = await network.replay(ref, tools="recorded", state={"user:lang": "en"})
+    assert report.error is None and report.stop_reasons == ["router_finished"]
 
 
 def routed(router_model: Any) -> Network:
