@@ -235,6 +235,28 @@ async def test_a_typed_key_refuses_what_json_cannot_carry_as_a_plain_run_does(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("value", [math.nan, math.inf, 0, -1, 2.5, "3", True])
+async def test_max_iter_is_refused_as_a_plain_run_refuses_it_before_anything_is_recorded(
+    db: str, value: Any
+) -> None:
+    """A durable run's max_iter went through its request's pydantic model: NaN, 0 or 2.5 were
+    a pydantic ValidationError, and "3" or True were taken (as 3 and 1) where a plain run
+    refuses them."""
+    with pytest.raises(ConfigurationError) as plain:
+        await writer.run("go", max_iter=value)
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    with pytest.raises(ConfigurationError) as durably:
+        await writer.run("go", durable=True, run_id=run_id, max_iter=value)
+    assert str(durably.value) == str(plain.value) and "max_iter" in str(plain.value)
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(durable.UnknownRunError):
+            client.status(run_id)
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
 async def test_a_state_value_that_cannot_be_recorded_is_refused_naming_its_key(db: str) -> None:
     @dataclasses.dataclass
     class Point:  # a local class: a plain run keeps it, pickle cannot record it
