@@ -19,7 +19,6 @@ import pytest
 from agents import Agent, ScriptedModel, tool
 from agents.models.scripted import call
 from network import Network, durable
-from network.durable.process import RecordedStepError
 from network.errors import (
     ConfigurationError,
     InvalidIdError,
@@ -335,7 +334,7 @@ async def test_a_model_or_router_error_pickle_cannot_record_reaches_the_caller_a
         }
     finally:
         client.close()
-    assert isinstance(steps["router"], RecordedStepError)
+    assert isinstance(steps["router"], durable.RecordedStepError)
     assert str(steps["router"]) == "TwoParts: no/route"
     assert steps["router"].error_type == "TwoParts"
 
