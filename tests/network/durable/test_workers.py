@@ -85,3 +85,42 @@ def test_a_run_whose_worker_is_killed_finishes_on_another(
             assert mine == expected_log(SEQUENCE, [SEQUENCE.index("tool:note") + 1])
         else:
             assert mine == SEQUENCE
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_value_of_a_class_the_network_file_defines_replays_on_another_worker(
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker imported the network file under a name made with `hash()` of its path,
+    which Python salts anew in each process (here: another PYTHONHASHSEED per worker). The
+    tool's state value, recorded with pickle by that name, could not be read back by the
+    worker that resumed the run: it failed with ModuleNotFoundError. Now the name is the same
+    for the path in every process, and the run ends as if never killed."""
+    log = tmp_path / "effects.log"
+    target = f"{Path(__file__).with_name('placed_network.py')}:placer"
+    args = ["-m", "network.cli", "worker", target, "--db", durable_db, "--concurrency", "1"]
+    client = durable.DurableClient(durable_db)
+    second = None
+    with monkeypatch.context() as env:
+        env.setenv("PYTHONHASHSEED", "1")
+        env.setenv("AN_KILL_KIND", "model:after")  # after the tool's step was recorded
+        first = spawn([*args, "--executor-id", "seed-1"], log, None)
+    try:
+        run_id = client.enqueue("placer", "go")
+        kill_when_ready(first, log)
+        with monkeypatch.context() as env:
+            env.setenv("PYTHONHASHSEED", "2")
+            env.delenv("AN_KILL_KIND", raising=False)
+            second = spawn([*args, "--executor-id", "seed-2"], log, None)
+        status = client.result(run_id, timeout=READY_TIMEOUT)
+    finally:
+        if second is not None:
+            second.terminate()
+            second.wait(timeout=30)
+        if first.poll() is None:
+            first.kill()
+        client.close()
+    assert (status.status, status.error) == ("SUCCESS", None)
+    assert status.state == {"at": {"x": 7}} and status.output == "placed it"
+    effects = [line.split(" ")[0] for line in log.read_text().splitlines()]
+    assert effects == ["model:first", "tool:place", "model:after", "model:after"]
