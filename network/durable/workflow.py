@@ -128,7 +128,10 @@ async def _execute(
         else:
             result = await kernel.run(network, asked.input, options, steps=steps)
         await steps.settle()  # (written before RUN_FINISHED already, when the run sent one)
-    except Exception as exc:
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:
+        # A tool's `sys.exit()` (argparse in a helper, say) fails the run as any error does.
+        # Left to DBOS, it stopped the event loop DBOS runs a worker's runs on: the worker
+        # lived on, holding its runs PENDING (so nobody took them over) and running no more.
         live.error = exc
         await steps.settle(failed=True)  # a failed run's steps listed whole (its error wins)
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None
