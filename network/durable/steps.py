@@ -180,7 +180,7 @@ class Recording:
         )
 
 
-def recordable(error: BaseException) -> BaseException:
+def recordable(error: Exception) -> Exception:
     """`error` when pickle records it and rebuilds it, else a `RecordedStepError` with its
     type's name and message. A model or a router whose exception holds a lock (or whose class
     takes more than its message to build) failed the run with pickle's `TypeError` instead of
