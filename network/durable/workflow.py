@@ -9,6 +9,7 @@ runs without them (the network's own resources and limits still apply).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -132,6 +133,13 @@ async def _execute(
         # A tool's `sys.exit()` (argparse in a helper, say) fails the run as any error does.
         # Left to DBOS, it stopped the event loop DBOS runs a worker's runs on: the worker
         # lived on, holding its runs PENDING (so nobody took them over) and running no more.
+        # A KeyboardInterrupt on the main thread may be the user's Ctrl-C of an in-process
+        # run: that one stays unrecorded, the run resumed later as a killed one is.
+        if (
+            isinstance(exc, KeyboardInterrupt)
+            and threading.current_thread() is threading.main_thread()
+        ):
+            raise
         live.error = exc
         await steps.settle(failed=True)  # a failed run's steps listed whole (its error wins)
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None
