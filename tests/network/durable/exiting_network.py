@@ -1,8 +1,10 @@
 """A network whose tool calls `sys.exit()` for the input "exit" (as a helper built on argparse
-does on arguments it refuses), run by `agent-network worker` processes."""
+does on arguments it refuses), and raises `CancelledError` for "cancel" (as awaiting a future
+another task cancelled does), run by `agent-network worker` processes."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
@@ -14,8 +16,11 @@ from network.history.messages import ToolMessage
 @tool
 def act(ctx: ToolContext) -> str:
     """Act on the request."""
-    if ctx.run is not None and ctx.run.input == "exit":
+    asked = ctx.run.input if ctx.run is not None else ""
+    if asked == "exit":
         sys.exit(2)
+    if asked == "cancel":
+        raise asyncio.CancelledError
     return "acted"
 
 

@@ -127,23 +127,27 @@ def test_a_value_of_a_class_the_network_file_defines_replays_on_another_worker(
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+@pytest.mark.parametrize(
+    ("asked", "error"), [("exit", "SystemExit: 2"), ("cancel", "CancelledError: ")]
+)
 def test_a_tool_that_exits_fails_its_run_and_the_worker_runs_the_next(
-    durable_db: str, tmp_path: Path
+    durable_db: str, tmp_path: Path, asked: str, error: str
 ) -> None:
     """A tool's `sys.exit()` reached DBOS's event loop, which it stopped: the worker lived
     on, its run PENDING forever (a live worker's runs are never taken over) and the runs
-    after it too. Now the run fails as with any error, and the worker goes on."""
+    after it too. A tool's `CancelledError` (nobody cancelled the run) left its run PENDING
+    forever likewise. Now the run fails as with any error, and the worker goes on."""
     target = f"{Path(__file__).with_name('exiting_network.py')}:exiting"
     args = ["-m", "network.cli", "worker", target, "--db", durable_db, "--concurrency", "1"]
     process = spawn(args, tmp_path / "effects.log", None)
     client = durable.DurableClient(durable_db)
     try:
-        exited = client.enqueue("exiting", "exit")
+        exited = client.enqueue("exiting", asked)
         failed = client.result(exited, timeout=READY_TIMEOUT)
         after = client.result(client.enqueue("exiting", "go"), timeout=READY_TIMEOUT)
     finally:
         process.terminate()
         process.wait(timeout=30)
         client.close()
-    assert (failed.status, failed.error) == ("ERROR", "SystemExit: 2")
+    assert (failed.status, failed.error) == ("ERROR", error)
     assert (after.status, after.output) == ("SUCCESS", "done")
