@@ -8,6 +8,7 @@ used. Anything wrong is a `CLIError` with one line saying what.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -126,9 +127,19 @@ def store_option(text: str | None) -> str | None:
     return text
 
 
+def module_name_of(resolved: Path) -> str:
+    """The name a FILE target is imported under: the same for a path in every process. A
+    durable run records with pickle the values of classes the file defines (a state value,
+    a tool's result), by this module name; `hash()` of the path, which Python salts anew in
+    each process, gave each worker another name, so a run resumed on another worker failed
+    (`ModuleNotFoundError`) on the first such value it replayed."""
+    digest = hashlib.sha256(str(resolved).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"_agent_network_cli_{digest[:20]}"
+
+
 def _import(path: Path) -> Any:
     resolved = path.resolve()
-    module_name = f"_agent_network_cli_{abs(hash(str(resolved)))}"
+    module_name = module_name_of(resolved)
     spec = importlib.util.spec_from_file_location(module_name, resolved)
     if spec is None or spec.loader is None:
         raise CLIError(f"cannot load {path} as a Python module")

@@ -499,6 +499,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
         executor_id = worker_executor_id(args.executor_id)
     except DurableConfigError as exc:
         raise CLIError(f"--executor-id: {exc}") from None
+    _open_durable_db(args.db)
     _quiet_logs()
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -516,6 +517,24 @@ def cmd_worker(args: argparse.Namespace) -> int:
     except DurableConfigError as exc:  # refused at launch: two networks of one name, say
         raise CLIError(str(exc)) from None
     return 0
+
+
+def _open_durable_db(db: str) -> None:
+    """Open the worker's database once before it starts (its tables made, as the launch makes
+    them), or a `CLIError` naming `--db` with the driver's reason (its class and first line: a
+    connection's names the host, never the password). A server that refused the connection
+    or the credentials was a traceback after "Worker ... started"."""
+    from network.durable import DurableClient, DurableConfigError  # noqa: PLC0415 (dbos is optional and heavy)
+
+    try:
+        DurableClient(db).close()
+    except DurableConfigError as exc:
+        raise CLIError(f"--db: {exc}") from None
+    except Exception as exc:
+        driver = getattr(exc, "orig", None) or exc  # the driver's error, not SQLAlchemy's wrapping
+        text = str(driver).splitlines()[0] if str(driver) else ""
+        reason = f"{type(driver).__name__}: {text}" if text else type(driver).__name__
+        raise CLIError(f"--db: cannot open the durable runs database: {reason}") from None
 
 
 COMMANDS = {

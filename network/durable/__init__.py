@@ -25,6 +25,7 @@ from network.durable.client import DurableClient, DurableRunStatus
 from network.durable.engine import launch, launched, shutdown
 from network.durable.process import (
     DurableConfigError,
+    RecordedStepError,
     RunCancelledError,
     RunIdInUseError,
     UnknownRunError,
@@ -36,6 +37,7 @@ __all__ = [
     "DurableClient",
     "DurableConfigError",
     "DurableRunStatus",
+    "RecordedStepError",
     "RunCancelledError",
     "RunIdInUseError",
     "UnknownRunError",

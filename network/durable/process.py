@@ -47,6 +47,20 @@ class UnrecordableStepError(DurableConfigError):
         self.step = step
 
 
+class RecordedStepError(AgentNetworkError):
+    """A step's error as recorded when pickle could not record the exception itself (one
+    holding a lock or a live client, or whose class cannot be rebuilt from its `args`): its
+    type's name and its message. The execution that met the error raises the error itself;
+    a replay of the step raises this (`error_type` names the original type)."""
+
+    def __init__(self, message: str, error_type: str = "") -> None:
+        super().__init__(message)
+        self.error_type = error_type
+
+    def __reduce__(self) -> Any:  # pickled by the record, rebuilt by a replay
+        return (RecordedStepError, (str(self), self.error_type))
+
+
 class RunCancelledError(AgentNetworkError):
     """The durable run was cancelled (`DurableClient.cancel`): raised to a caller awaiting
     it, and for its id given again; `run_id` names it."""

@@ -44,6 +44,7 @@ from network.run.client_results import result_messages
 from network.run.definition import RunnableNetwork
 from network.run.inputs import Resume, RunInput, ToolResults
 from network.run.interrupts import check_edits, pending_answers
+from network.run.max_iter import check_max_iter
 from network.run.options import RunOptions
 from network.state.state import State
 from network.threads.ids import check_id
@@ -53,8 +54,13 @@ def run_request(input: str, options: RunOptions, *, continuation: bool = False) 
     """A durable run's inputs as data (a live store object cannot be recorded).
 
     A continuation's thread is the stopped run's (in its `Stopped`): `thread=` only says the
-    store, user and app to reopen it with, and no state seeds it.
+    store, user and app to reopen it with, and no state seeds it. `max_iter` is checked as a
+    plain run checks it (the request's model would coerce "3" or True, and refuse NaN with a
+    pydantic error naming no run option).
     """
+    check_max_iter(
+        "max_iter", options.max_iter, optional=True, hint="leave it out for the network's"
+    )
     thread = options.thread
     store = None if thread is None else thread.store
     if store is not None and not isinstance(store, str):

@@ -37,13 +37,14 @@ of the rebuilt state to the run's event consumers.
 from __future__ import annotations
 
 import asyncio
+import pickle
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from network.durable.event_log import EventLog
 from network.durable.fan_out import BranchSlots, FanOut
-from network.durable.process import UnrecordableStepError
+from network.durable.process import RecordedStepError, UnrecordableStepError
 from network.durable.replay_gate import ReplayGate
 from network.durable.route_record import record_choice, replayed_choice
 from network.durable.router_spend import UsageMark, apply_spend
@@ -166,7 +167,7 @@ class Recording:
         if error is not None:
             from dbos._serialization import serialize_exception  # noqa: PLC0415 (dbos is optional)
 
-            text, serialization = serialize_exception(error, None, self.serializer)
+            text, serialization = serialize_exception(recordable(error), None, self.serializer)
             output_text = None
         else:
             try:
@@ -177,6 +178,19 @@ class Recording:
         return StepOutcome(
             self.workflow_id, self.owner, number, name, started, output_text, text, serialization
         )
+
+
+def recordable(error: Exception) -> Exception:
+    """`error` when pickle records it and rebuilds it, else a `RecordedStepError` with its
+    type's name and message. A model or a router whose exception holds a lock (or whose class
+    takes more than its message to build) failed the run with pickle's `TypeError` instead of
+    its own error, or a replay of its step with the `TypeError` of rebuilding it. Checked on
+    the error path only: a step that succeeds costs nothing more."""
+    try:
+        pickle.loads(pickle.dumps(error))
+    except Exception:
+        return RecordedStepError(f"{type(error).__name__}: {error}", type(error).__name__)
+    return error
 
 
 def outcome_serializer(serializer: Any) -> tuple[Callable[[Any], str], str]:

@@ -9,6 +9,8 @@ runs without them (the network's own resources and limits still apply).
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -128,12 +130,36 @@ async def _execute(
         else:
             result = await kernel.run(network, asked.input, options, steps=steps)
         await steps.settle()  # (written before RUN_FINISHED already, when the run sent one)
-    except Exception as exc:
+    except BaseException as exc:
+        if not fails_the_run(exc):
+            raise  # this execution stopped (its task cancelled): the run is not over
         live.error = exc
         await steps.settle(failed=True)  # a failed run's steps listed whole (its error wins)
         raise DurableRunError(f"{type(exc).__name__}: {exc}", type(exc).__name__) from None
     live.result = result
     return outcome_of(result)
+
+
+def fails_the_run(error: BaseException) -> bool:
+    """Whether `error`, raised out of a run's execution, ends the run (recorded ERROR) rather
+    than stopping only this execution (the run resumed later, as a killed one is).
+
+    Any `Exception` does. So does what the run's own code raises that is not one: a tool's
+    `sys.exit()` (argparse in a helper, say), a `KeyboardInterrupt` off the main thread, a
+    `CancelledError` while nobody cancelled the execution's task (a future another task
+    cancelled, awaited by a tool). Left to DBOS, the first two stopped the event loop it runs
+    a worker's runs on, and the third left the run PENDING: either way the worker lived on,
+    holding the run (a live worker's runs are never taken over). A `KeyboardInterrupt` on
+    the main thread may be the user's Ctrl-C of an in-process run, and a cancelled task is
+    a caller or a shutdown stopping this execution: those leave the run to be resumed."""
+    if isinstance(error, Exception | SystemExit):
+        return True
+    if isinstance(error, KeyboardInterrupt):
+        return threading.current_thread() is not threading.main_thread()
+    if isinstance(error, asyncio.CancelledError):
+        task = asyncio.current_task()
+        return task is not None and task.cancelling() == 0
+    return False
 
 
 def outcome_of(result: Any) -> dict[str, Any]:

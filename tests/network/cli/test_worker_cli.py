@@ -104,3 +104,21 @@ def test_a_launch_the_worker_is_refused_is_one_line_and_status_2(
         assert "error: durable runs are already launched" in capsys.readouterr().err
     finally:
         durable.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("db", "reason"),
+    [
+        ("postgresql://agent:s3cret@127.0.0.1:1/runs", "OperationalError: connection failed"),
+        ("sqlite:////proc/runs.sqlite", "OperationalError: unable to open database file"),
+    ],
+)
+def test_a_database_the_worker_cannot_open_is_one_line_and_status_2(
+    db: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Was "Worker ... started", then the driver's traceback (status 1)."""
+    assert main(["worker", TARGET, "--db", db]) == 2
+    captured = capsys.readouterr()
+    assert f"error: --db: cannot open the durable runs database: {reason}" in captured.err
+    assert "s3cret" not in captured.err + captured.out
+    assert "Traceback" not in captured.err and "started" not in captured.out

@@ -235,6 +235,28 @@ async def test_a_typed_key_refuses_what_json_cannot_carry_as_a_plain_run_does(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("value", [math.nan, math.inf, 0, -1, 2.5, "3", True])
+async def test_max_iter_is_refused_as_a_plain_run_refuses_it_before_anything_is_recorded(
+    db: str, value: Any
+) -> None:
+    """A durable run's max_iter went through its request's pydantic model: NaN, 0 or 2.5 were
+    a pydantic ValidationError, and "3" or True were taken (as 3 and 1) where a plain run
+    refuses them."""
+    with pytest.raises(ConfigurationError) as plain:
+        await writer.run("go", max_iter=value)
+    run_id = f"run_{uuid.uuid4().hex[:8]}"
+    with pytest.raises(ConfigurationError) as durably:
+        await writer.run("go", durable=True, run_id=run_id, max_iter=value)
+    assert str(durably.value) == str(plain.value) and "max_iter" in str(plain.value)
+    client = durable.DurableClient(db)
+    try:
+        with pytest.raises(durable.UnknownRunError):
+            client.status(run_id)
+    finally:
+        client.close()
+
+
+@pytest.mark.anyio
 async def test_a_state_value_that_cannot_be_recorded_is_refused_naming_its_key(db: str) -> None:
     @dataclasses.dataclass
     class Point:  # a local class: a plain run keeps it, pickle cannot record it
@@ -262,6 +284,59 @@ async def test_a_tool_result_that_cannot_be_recorded_names_the_tool_and_the_run(
     message = str(caught.value)
     assert "tool 'open_lock'" in message and run_id in message
     assert caught.value.run_id == run_id
+
+
+class HoldsALock(Exception):
+    """A model's error that pickle cannot record (it holds a live lock)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.lock = threading.Lock()
+
+
+class TwoParts(Exception):
+    """A router's error that pickle records but cannot rebuild (its class takes two args)."""
+
+    def __init__(self, part: str, other: str) -> None:
+        super().__init__(f"{part}/{other}")
+
+
+def failing_model(request: Any) -> Any:
+    raise HoldsALock("the provider's socket broke")
+
+
+def failing_router(ctx: Any) -> Any:
+    raise TwoParts("no", "route")
+
+
+@pytest.mark.anyio
+async def test_a_model_or_router_error_pickle_cannot_record_reaches_the_caller_as_it_was(
+    db: str,
+) -> None:
+    """A step's error is recorded before it is raised: one pickle could not record failed
+    the run with pickle's TypeError instead of the model's error; one it could not rebuild
+    was recorded as it was, which a replay (or DBOS listing the steps) could not read back.
+    Now the caller gets the error itself, and the record holds its type and message."""
+    agent = Agent("fails", description="fails", model=ScriptedModel(failing_model))
+    broken = Network("broken-model", agents=[agent])
+    lost = Network("lost-router", agents=[agent], router=failing_router)
+    durable.launch([broken, lost], db=db)
+    with pytest.raises(HoldsALock, match="socket broke"):
+        await broken.run("go", durable=True, run_id="broken-1")
+    with pytest.raises(TwoParts, match="no/route"):
+        await lost.run("go", durable=True, run_id="lost-1")
+    client = durable.DurableClient(db)
+    try:
+        assert client.status("broken-1").error == "HoldsALock: the provider's socket broke"
+        steps = {
+            step["function_name"]: step["error"]
+            for step in client._client.list_workflow_steps("lost-1")
+        }
+    finally:
+        client.close()
+    assert isinstance(steps["router"], durable.RecordedStepError)
+    assert str(steps["router"]) == "TwoParts: no/route"
+    assert steps["router"].error_type == "TwoParts"
 
 
 @pytest.mark.anyio

@@ -85,3 +85,69 @@ def test_a_run_whose_worker_is_killed_finishes_on_another(
             assert mine == expected_log(SEQUENCE, [SEQUENCE.index("tool:note") + 1])
         else:
             assert mine == SEQUENCE
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+def test_a_value_of_a_class_the_network_file_defines_replays_on_another_worker(
+    durable_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each worker imported the network file under a name made with `hash()` of its path,
+    which Python salts anew in each process (here: another PYTHONHASHSEED per worker). The
+    tool's state value, recorded with pickle by that name, could not be read back by the
+    worker that resumed the run: it failed with ModuleNotFoundError. Now the name is the same
+    for the path in every process, and the run ends as if never killed."""
+    log = tmp_path / "effects.log"
+    target = f"{Path(__file__).with_name('placed_network.py')}:placer"
+    args = ["-m", "network.cli", "worker", target, "--db", durable_db, "--concurrency", "1"]
+    client = durable.DurableClient(durable_db)
+    second = None
+    with monkeypatch.context() as env:
+        env.setenv("PYTHONHASHSEED", "1")
+        env.setenv("AN_KILL_KIND", "model:after")  # after the tool's step was recorded
+        first = spawn([*args, "--executor-id", "seed-1"], log, None)
+    try:
+        run_id = client.enqueue("placer", "go")
+        kill_when_ready(first, log)
+        with monkeypatch.context() as env:
+            env.setenv("PYTHONHASHSEED", "2")
+            env.delenv("AN_KILL_KIND", raising=False)
+            second = spawn([*args, "--executor-id", "seed-2"], log, None)
+        status = client.result(run_id, timeout=READY_TIMEOUT)
+    finally:
+        if second is not None:
+            second.terminate()
+            second.wait(timeout=30)
+        if first.poll() is None:
+            first.kill()
+        client.close()
+    assert (status.status, status.error) == ("SUCCESS", None)
+    assert status.state == {"at": {"x": 7}} and status.output == "placed it"
+    effects = [line.split(" ")[0] for line in log.read_text().splitlines()]
+    assert effects == ["model:first", "tool:place", "model:after", "model:after"]
+
+
+@pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
+@pytest.mark.parametrize(
+    ("asked", "error"), [("exit", "SystemExit: 2"), ("cancel", "CancelledError: ")]
+)
+def test_a_tool_that_exits_fails_its_run_and_the_worker_runs_the_next(
+    durable_db: str, tmp_path: Path, asked: str, error: str
+) -> None:
+    """A tool's `sys.exit()` reached DBOS's event loop, which it stopped: the worker lived
+    on, its run PENDING forever (a live worker's runs are never taken over) and the runs
+    after it too. A tool's `CancelledError` (nobody cancelled the run) left its run PENDING
+    forever likewise. Now the run fails as with any error, and the worker goes on."""
+    target = f"{Path(__file__).with_name('exiting_network.py')}:exiting"
+    args = ["-m", "network.cli", "worker", target, "--db", durable_db, "--concurrency", "1"]
+    process = spawn(args, tmp_path / "effects.log", None)
+    client = durable.DurableClient(durable_db)
+    try:
+        exited = client.enqueue("exiting", asked)
+        failed = client.result(exited, timeout=READY_TIMEOUT)
+        after = client.result(client.enqueue("exiting", "go"), timeout=READY_TIMEOUT)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        client.close()
+    assert (failed.status, failed.error) == ("ERROR", error)
+    assert (after.status, after.output) == ("SUCCESS", "done")
