@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from network.utf8 import NO_UTF8_FORM, utf8_copy
+from network.utf8 import INVALID_UTF8, NO_UTF8_FORM, utf8_copy
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -50,14 +50,16 @@ class Record:
         Text with no UTF-8 form (a lone surrogate, as a custom model's answer or a tool's
         result may hold) becomes U+FFFD in the JSON (`network.utf8`), as the model clients
         mend their answers: a record is written to a store or a wire, and refusing it there
-        would fail a run whose model call already succeeded. Only such a record pays for
-        the second pass (decision: mended where encoding fails, not checked on every step).
+        would fail a run whose model call already succeeded. Bytes that are not UTF-8 (a
+        tool's result) become `{"base64": ...}`, as the model read them (`bytes_text`).
+        Only such a record pays for the second pass (decision: mended where encoding fails,
+        not checked on every step).
         """
         adapter = record_adapter(type(self))
         try:
             data = adapter.dump_json(self, exclude=exclude, fallback=fallback, indent=indent)
         except ValueError as exc:  # pydantic's PydanticSerializationError
-            if NO_UTF8_FORM not in str(exc):
+            if NO_UTF8_FORM not in str(exc) and INVALID_UTF8 not in str(exc):
                 raise
             from pydantic_core import to_json  # noqa: PLC0415 (pydantic: built on first use)
 
