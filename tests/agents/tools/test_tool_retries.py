@@ -247,6 +247,29 @@ async def test_a_policys_tries_are_bounded_and_its_longest_wait_is_max_delay() -
     assert RetryPolicy(backoff=0, backoff_factor=1e308, jitter=False).delay(3) == 0
 
 
+async def test_a_retry_whose_reason_cannot_be_read_is_still_the_models_to_read() -> None:
+    """Before, `raise Retry(obj)` with an `obj` whose `__str__` raises ended the run with
+    that unrelated error, raised where the model's error result was written."""
+
+    class Unreadable:
+        def __str__(self) -> str:
+            raise RuntimeError("unrelated")
+
+        def __format__(self, spec: str) -> str:
+            raise RuntimeError("unrelated")
+
+    @tool
+    def book(date: str) -> str:
+        """Book a date."""
+        raise Retry(Unreadable())  # type: ignore[arg-type]
+
+    result = await Agent("a", tools=[book], model=calling("book", date="x")).run("go")
+    record = result.results[0].tool_calls[0]
+    assert record.error_type == "Retry"
+    assert "asks you to try again: <the text of Unreadable could not be read" in record.content
+    assert Retry(42).message == "42"
+
+
 @pytest.mark.parametrize("field", ["jitter", "respect_retry_after"])
 @pytest.mark.parametrize("value", [-0.5, 0.1, "no", None, float("nan")])
 def test_a_policys_switches_are_bools(field: str, value: object) -> None:
