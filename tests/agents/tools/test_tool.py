@@ -296,16 +296,23 @@ async def test_bytes_reach_the_model_as_their_text_or_as_base64() -> None:
         """Both."""
         return {"text": bytearray(b"ok"), "raw": [memoryview(b"\xff")]}
 
-    model = ScriptedModel([[call("read"), call("image"), call("parts")], "ok", "again"])
+    # `parts` in an agent call of its own: nothing else there sends its record to be mended
+    model = ScriptedModel([[call("read"), call("image")], call("parts"), "ok", "again"])
     agent = Agent("a", tools=[read, image, parts], model=model)
-    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 2 else None)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 3 else None)
     store = MemoryStore()
     result = await network.run("x", thread=ThreadRef("t", store=store))
-    text, data, nested = (record.content for record in result.results[0].tool_calls)
+    calls = [record for each in result.results for record in each.tool_calls]
+    text, data, nested = (record.content for record in calls)
     assert text == "héllo"
     assert json.loads(data) == {"base64": "iVBOR/8A"}
     assert json.loads(nested) == {"text": "ok", "raw": [{"base64": "/w=="}]}
-    assert [m.content for m in model.requests[1].history[-3:]] == [text, data, nested]
+    assert [m.content for m in model.requests[1].history[-2:]] == [text, data]
+    assert model.requests[2].history[-1].content == nested
+    thread = await store.get_thread("t")
+    assert thread is not None
+    stored = [record.result for each in thread.results for record in each.tool_calls]
+    assert stored == ["héllo", {"base64": "iVBOR/8A"}, {"text": "ok", "raw": [{"base64": "/w=="}]}]
     again = await run_once(agent).run("y", thread=ThreadRef("t", store=store))
     assert again.output == "again"  # the thread's records read back
 
