@@ -48,8 +48,19 @@ class Retry(AgentNetworkError):
     """
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        # the text now, once: a `__str__` that raises was the run's crash where the model's
+        # error result was made (`Retry(obj)`); now the model reads that it could not be read
+        text = message if isinstance(message, str) else _text_of(message)
+        super().__init__(text)
+        self.message = text
+
+
+def _text_of(value: object) -> str:
+    """`str(value)`, or a placeholder naming its type when its `__str__` raises."""
+    try:
+        return str(value)
+    except Exception:
+        return f"<the text of {type(value).__name__} could not be read: its __str__ raised>"
 
 
 class ModelError(AgentNetworkError):

@@ -11,6 +11,7 @@ encodes when its text has no UTF-8 form.
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
 
@@ -47,13 +48,28 @@ serialization error quotes: how an encoder tells that failure from any other."""
 
 
 INVALID_UTF8 = "invalid utf-8 sequence"
-"""What pydantic's serialization error says of bytes that are no UTF-8 text (it writes bytes
-as the text they decode to): a tool's result read from a binary file, say."""
+"""What pydantic's serialization error says of bytes that are not UTF-8 (it writes bytes as
+their text): how an encoder tells that failure from any other."""
+
+BYTES = (bytes, bytearray, memoryview)
+"""The byte sequences `bytes_text` reads (a `memoryview` as the bytes it shows)."""
+
+
+def bytes_text(value: bytes | bytearray | memoryview) -> str | dict[str, str]:
+    """Bytes in JSON, one rule for the model and the stores: their text when they are UTF-8
+    (what pydantic writes too), else `{"base64": ...}`, a JSON object that says how to read
+    them. Before, a tool's bytes reached the model as their repr and failed a thread's
+    commit when they were not UTF-8."""
+    data = bytes(value)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"base64": base64.b64encode(data).decode("ascii")}
 
 
 def unencodable(error: Exception) -> bool:
     """Whether an encoder's `error` (pydantic's serialization error) is text with no UTF-8
-    form: a lone surrogate, or bytes that are no UTF-8 text. `utf8_copy` mends both."""
+    form: a lone surrogate, or bytes that are not UTF-8. `utf8_copy` mends both."""
     said = str(error)
     return NO_UTF8_FORM in said or INVALID_UTF8 in said
 
@@ -94,16 +110,15 @@ def utf8_json(value: Any) -> Any:
 
 
 def utf8_copy(value: Any) -> Any:
-    """A copy of `value` whose strings (dict keys too) are `utf8_text` and whose bytes are the
-    text they decode to (each byte that is no UTF-8 becomes U+FFFD, as pydantic writes bytes
-    as their text and fails on those), for an encoder whose first try met either: dicts,
-    lists and tuples are copied (a tuple as a list, as JSON writes it), everything else kept
-    as it is; `value` itself is left untouched (it may be a run's live state). Walked without
-    recursion, as `utf8_json`."""
+    """A copy of `value` whose strings (dict keys too) are `utf8_text` and whose bytes are
+    `bytes_text`, for an encoder whose first try met a lone surrogate or bytes that are not
+    UTF-8: dicts, lists and tuples are copied (a tuple as a list, as JSON writes it),
+    everything else kept as it is; `value` itself is left untouched (it may be a run's live
+    state). Walked without recursion, as `utf8_json`."""
     if isinstance(value, str):
         return utf8_text(value)
-    if isinstance(value, bytes | bytearray):
-        return bytes(value).decode("utf-8", "replace")
+    if isinstance(value, BYTES):
+        return bytes_text(value)
     top: list[Any] = [value]
     pending: list[tuple[Any, Any, Any]] = [(value, top, 0)]
     while pending:
@@ -113,15 +128,19 @@ def utf8_copy(value: Any) -> Any:
             for key, inner in item.items():
                 fixed = utf8_text(key) if isinstance(key, str) else key
                 copied[fixed] = inner
-                if isinstance(inner, str | bytes | bytearray):
-                    copied[fixed] = utf8_copy(inner)
+                if isinstance(inner, str):
+                    copied[fixed] = utf8_text(inner)
+                elif isinstance(inner, BYTES):
+                    copied[fixed] = bytes_text(inner)
                 elif isinstance(inner, dict | list | tuple):
                     pending.append((inner, copied, fixed))
         elif isinstance(item, list | tuple):
             copied = list(item)
             for index, inner in enumerate(copied):
-                if isinstance(inner, str | bytes | bytearray):
-                    copied[index] = utf8_copy(inner)
+                if isinstance(inner, str):
+                    copied[index] = utf8_text(inner)
+                elif isinstance(inner, BYTES):
+                    copied[index] = bytes_text(inner)
                 elif isinstance(inner, dict | list | tuple):
                     pending.append((inner, copied, index))
         else:

@@ -198,6 +198,18 @@ def structlog_as_found() -> Iterator[None]:
         structlog.reset_defaults()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def module_http_client_closed(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test module's own `http = httpx.Client(...)` (the Dev UI's and the dev server's tests
+    keep one for the module) closed once the module is done: left to the worker's exit, its
+    kept-alive connection to a loopback server was an `unclosed <socket.socket` ResourceWarning."""
+    yield
+    httpx = sys.modules.get("httpx")  # no module made one without importing httpx
+    client = getattr(request.module, "http", None)
+    if httpx is not None and isinstance(client, httpx.Client):
+        client.close()
+
+
 @pytest.fixture
 def quiet_logs() -> Iterator[None]:
     """structlog filtered to WARNING: no log sink joins a run, so a test sees only its own sinks."""

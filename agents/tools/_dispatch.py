@@ -25,7 +25,8 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 import anyio
 
-from agents.tools.tool import Tool, tool_result_text
+from agents.tools._result_text import tool_result_text
+from agents.tools.tool import Tool
 from agents.tools.tool_context import ToolContext
 from network.errors import (
     Retry,

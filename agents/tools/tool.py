@@ -23,7 +23,6 @@ mapping, and a result that is not a dict (or a pydantic model) writes nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
 import json
@@ -712,36 +711,3 @@ def tool_guardrails(
         coerce_guardrails(f"tool {name!r}", "tool_output", outputs),
     )
     return checks if checks[0] or checks[1] else None
-
-
-def tool_result_text(result: Any) -> str:
-    """What the model reads back from a tool's return value."""
-    if isinstance(result, str):
-        return result
-    if inspect.isawaitable(result):  # `def t(): return client.get(...)`: the await forgotten
-        if inspect.iscoroutine(result):
-            result.close()  # never run: no "never awaited" warning at its collection
-        raise TypeError(
-            f"it is an awaitable ({type(result).__name__}) nothing awaited: a tool that "
-            "awaits is an `async def`, or returns what it awaited"
-        )
-    if is_pydantic_model(result):
-        return result.model_dump_json()
-    try:
-        return json.dumps(result, default=_json_part, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return str(result)
-
-
-def _json_part(value: Any) -> Any:
-    """A part of a tool's result that `json` cannot write: a pydantic model or a dataclass
-    as its JSON data, wherever it sits (`list[Doc]`, as pydantic-ai sends it), anything
-    else as its text. Before, a model inside a list reached the model as its `str()`
-    ("x=1 when=datetime.date(2024, 1, 2)"), a dataclass as its repr."""
-    if is_pydantic_model(value) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
-    ):
-        from pydantic_core import to_jsonable_python  # noqa: PLC0415 (loaded with pydantic)
-
-        return to_jsonable_python(value, fallback=str)
-    return str(value)

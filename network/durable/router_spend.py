@@ -34,6 +34,8 @@ class UsageMark:
     estimated: bool
     router_usage: Usage | None
     calls: int
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
 
     @classmethod
     def of(cls, ctx: RunContext) -> UsageMark:
@@ -44,6 +46,8 @@ class UsageMark:
             ctx.engine.usage_estimated,
             ctx.engine.router_usage,
             len(ctx.engine.router_calls),
+            ctx.engine.cached_tokens,
+            ctx.engine.reasoning_tokens,
         )
 
     def spent(self, ctx: RunContext) -> RouterSpend | None:
@@ -53,6 +57,8 @@ class UsageMark:
             completion_tokens=ctx.engine.completion_tokens - self.completion_tokens,
             total_tokens=ctx.engine.total_tokens - self.total_tokens,
             estimated=ctx.engine.usage_estimated and not self.estimated,
+            cached_tokens=ctx.engine.cached_tokens - self.cached_tokens,
+            reasoning_tokens=ctx.engine.reasoning_tokens - self.reasoning_tokens,
         )
         router_usage = (
             ctx.engine.router_usage if ctx.engine.router_usage is not self.router_usage else None

@@ -48,11 +48,12 @@ class Record:
         """The record as JSON text; `fallback(value)` serializes what pydantic cannot.
 
         Text with no UTF-8 form (a lone surrogate, as a custom model's answer or a tool's
-        result may hold; bytes that are no UTF-8 text, as a tool that reads a binary file
-        returns) becomes U+FFFD in the JSON (`network.utf8`), as the model clients mend their
-        answers: a record is written to a store or a wire, and refusing it there
-        would fail a run whose model call already succeeded. Only such a record pays for
-        the second pass (decision: mended where encoding fails, not checked on every step).
+        result may hold) becomes U+FFFD in the JSON (`network.utf8`), as the model clients
+        mend their answers: a record is written to a store or a wire, and refusing it there
+        would fail a run whose model call already succeeded. Bytes that are not UTF-8 (a
+        tool's result) become `{"base64": ...}`, as the model read them (`bytes_text`).
+        Only such a record pays for the second pass (decision: mended where encoding fails,
+        not checked on every step).
         """
         adapter = record_adapter(type(self))
         try:

@@ -346,6 +346,7 @@ async def _run_network(
     books, spent = ctx.engine, inner.engine
     books.prompt_tokens, books.completion_tokens = spent.prompt_tokens, spent.completion_tokens
     books.total_tokens, books.usage_estimated = spent.total_tokens, spent.usage_estimated
+    books.cached_tokens, books.reasoning_tokens = spent.cached_tokens, spent.reasoning_tokens
     books.interrupts, books.pending_tool_calls = spent.interrupts, spent.pending_tool_calls
     books.router_calls, books.subagent_calls = spent.router_calls, spent.subagent_calls
     books.subagent_tool_calls = spent.subagent_tool_calls

@@ -149,6 +149,8 @@ class RunBookkeeping:
     completion_tokens: int = 0
     total_tokens: int = 0
     usage_estimated: bool = False  # some of the totals are a client's estimate (Usage.estimated)
+    cached_tokens: int = 0  # of prompt_tokens: read from the provider's prompt cache
+    reasoning_tokens: int = 0  # of completion_tokens: spent thinking
     # The thread's owner and app, on a thread (set by its session; the AG-UI server's
     # principal is the owner): None without a thread. Memory keys what it recalls by them.
     user_id: str | None = None
@@ -330,6 +332,8 @@ class RunContext(Generic[DepsT]):
             completion_tokens=engine.completion_tokens,
             total_tokens=engine.total_tokens,
             estimated=engine.usage_estimated,
+            cached_tokens=engine.cached_tokens,
+            reasoning_tokens=engine.reasoning_tokens,
         )
 
     def add_usage(self, usage: Usage) -> None:
@@ -338,6 +342,10 @@ class RunContext(Generic[DepsT]):
         engine.prompt_tokens += usage.prompt_tokens
         engine.completion_tokens += usage.completion_tokens
         engine.total_tokens += usage.total_tokens
+        # before, the cached and reasoning counts were dropped here: `RunResult.usage` and
+        # RUN_FINISHED (without recorded requests) had none of what the calls reported
+        engine.cached_tokens += usage.cached_tokens
+        engine.reasoning_tokens += usage.reasoning_tokens
         if usage.estimated:
             engine.usage_estimated = True
 

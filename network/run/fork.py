@@ -452,6 +452,8 @@ def branch_context(
             completion_tokens=0,
             total_tokens=0,
             usage_estimated=False,
+            cached_tokens=0,
+            reasoning_tokens=0,
             emitter=BranchEmitter(ctx.engine.emitter, branch.id),
             interrupts=(),
             pending_tool_calls=(),

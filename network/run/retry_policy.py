@@ -25,13 +25,18 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (TimeoutError, ConnectionErr
 
 MAX_RETRY_AFTER = 60.0  # seconds: a server asking for longer is not waited for
 
+MAX_ATTEMPTS = 1_000
+"""The most tries a policy may make (decision: past it a "retry" is a poll, which wants its
+own loop; and `RetryPolicy(max_attempts=10**400)` was taken as it came)."""
+
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     """How many times to try, which errors to retry and how long to wait between tries.
 
     Args:
-        max_attempts: tries in all, the first one included (1 = never retry).
+        max_attempts: tries in all, the first one included (1 = never retry; at most
+            `MAX_ATTEMPTS`, 1,000).
         backoff: seconds before the first retry; each later wait is `backoff_factor` times
             the previous one, at most `max_delay`.
         backoff_factor: growth of the wait from one retry to the next.
@@ -55,7 +60,13 @@ class RetryPolicy:
     respect_retry_after: bool = True
 
     def __post_init__(self) -> None:
-        check_number("RetryPolicy.max_attempts", self.max_attempts, integer=True, minimum=1)
+        check_number(
+            "RetryPolicy.max_attempts",
+            self.max_attempts,
+            integer=True,
+            minimum=1,
+            maximum=MAX_ATTEMPTS,
+        )
         for field in ("backoff", "backoff_factor", "max_delay"):
             check_number(f"RetryPolicy.{field}", getattr(self, field))
         for field in ("jitter", "respect_retry_after"):  # switches: `jitter=0.1` is no amount
@@ -91,7 +102,11 @@ class RetryPolicy:
             asked = retry_after_of(error)
             if asked is not None:
                 return asked
-        wait = min(self.max_delay, self.backoff * self.backoff_factor ** (attempt - 1))
+        try:
+            grown = self.backoff * self.backoff_factor ** (attempt - 1)
+        except OverflowError:  # past a float's range (factor 10, try 400): the run's crash before
+            grown = self.max_delay if self.backoff else 0.0
+        wait = min(self.max_delay, grown)
         return wait * random.uniform(0.5, 1.0) if self.jitter else wait
 
 

@@ -16,6 +16,7 @@ from network.history.results import InferenceResult
 from network.history.summary import Summary
 from network.history.view import HistoryView
 from network.threads.thread_data import ResultRecord
+from network.utf8 import bytes_text
 
 _WITHOUT_HISTORY = {"history"}
 
@@ -38,11 +39,18 @@ def encode_result(record: ResultRecord) -> str:
     """A result as JSON text: without its history when that is a conversation prefix.
 
     A value pydantic cannot serialize (an odd object a tool returned) is stored as its repr
-    rather than failing the commit: history is a record, and the model already saw the text.
+    (a `memoryview` as its bytes' text, as the model read it) rather than failing the
+    commit: history is a record, and the model already saw the text.
     """
     result = record.result
     exclude = _WITHOUT_HISTORY if record.history_length is not None else None
-    return result.to_json(exclude=exclude, fallback=repr)
+    return result.to_json(exclude=exclude, fallback=_stored_form)
+
+
+def _stored_form(value: Any) -> Any:
+    """What pydantic cannot serialize: a `memoryview` as the model read it (`bytes_text`;
+    before, its repr `<memory at 0x...>`), anything else as its repr."""
+    return bytes_text(value) if isinstance(value, memoryview) else repr(value)
 
 
 def decode_result(

@@ -100,6 +100,11 @@ def server_processes(
             process.kill()
         for process in processes:
             process.wait(10)
+            # the pipes too: left to the garbage collector, each was an `unclosed file`
+            # ResourceWarning (a reader of them stops at their end, which the kill made)
+            for pipe in (process.stdout, process.stderr):
+                if pipe is not None:
+                    pipe.close()
 
 
 def _wait_until_it_answers(

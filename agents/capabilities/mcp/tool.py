@@ -18,7 +18,8 @@ from typing import Any
 from agents.capabilities.mcp._arguments import ArgumentsCheck
 from agents.capabilities.mcp._progress import progress_relay
 from agents.capabilities.mcp.content import error_text, result_size, result_value, utf8_size
-from agents.tools.tool import Tool, arguments_object, output_mappings, tool_result_text
+from agents.tools._result_text import tool_result_text
+from agents.tools.tool import Tool, arguments_object, output_mappings
 from agents.tools.tool_context import ToolContext
 from network.errors import ToolError
 

@@ -270,6 +270,53 @@ async def test_models_and_dataclasses_inside_a_result_reach_the_model_as_json() 
     assert model.requests[1].history[-1].content == top  # what the model read
 
 
+@pytest.mark.anyio
+async def test_bytes_reach_the_model_as_their_text_or_as_base64() -> None:
+    """Before, `b"..."` reached the model as its quoted repr (`"b'h\\xc3\\xa9llo'"`), and
+    bytes that are not UTF-8 failed the commit of a run on a thread with pydantic's
+    "invalid utf-8 sequence". Now UTF-8 is text, anything else `{"base64": ...}`, wherever
+    it sits, and the thread keeps what the model read."""
+    import json
+
+    from network import ThreadRef
+    from network.threads import MemoryStore
+
+    @tool
+    def read() -> bytes:
+        """Read the note."""
+        return "héllo".encode()
+
+    @tool
+    def image() -> bytes:
+        """The image."""
+        return b"\x89PNG\xff\x00"
+
+    @tool
+    def parts() -> dict[str, Any]:
+        """Both."""
+        return {"text": bytearray(b"ok"), "raw": [memoryview(b"\xff")]}
+
+    # `parts` in an agent call of its own: nothing else there sends its record to be mended
+    model = ScriptedModel([[call("read"), call("image")], call("parts"), "ok", "again"])
+    agent = Agent("a", tools=[read, image, parts], model=model)
+    network = Network("n", agents=[agent], router=lambda ctx: agent if ctx.call_count < 3 else None)
+    store = MemoryStore()
+    result = await network.run("x", thread=ThreadRef("t", store=store))
+    calls = [record for each in result.results for record in each.tool_calls]
+    text, data, nested = (record.content for record in calls)
+    assert text == "héllo"
+    assert json.loads(data) == {"base64": "iVBOR/8A"}
+    assert json.loads(nested) == {"text": "ok", "raw": [{"base64": "/w=="}]}
+    assert [m.content for m in model.requests[1].history[-2:]] == [text, data]
+    assert model.requests[2].history[-1].content == nested
+    thread = await store.get_thread("t")
+    assert thread is not None
+    stored = [record.result for each in thread.results for record in each.tool_calls]
+    assert stored == ["héllo", {"base64": "iVBOR/8A"}, {"text": "ok", "raw": [{"base64": "/w=="}]}]
+    again = await run_once(agent).run("y", thread=ThreadRef("t", store=store))
+    assert again.output == "again"  # the thread's records read back
+
+
 def test_a_generator_function_is_refused_when_the_tool_is_defined() -> None:
     # before, the model read "<generator object ...>" and the body never ran
     def pages() -> Any:

@@ -234,6 +234,42 @@ async def test_policies_are_checked() -> None:
     assert RetryPolicy(jitter=False, backoff=1, max_delay=3).delay(5) == 3
 
 
+async def test_a_policys_tries_are_bounded_and_its_longest_wait_is_max_delay() -> None:
+    """Before, `RetryPolicy(max_attempts=10**400)` was taken as it came, and the wait after
+    try 400 with `backoff_factor=10` raised OverflowError out of the run."""
+    for tries in (10**400, 1001):
+        with pytest.raises(ConfigurationError, match=r"RetryPolicy\.max_attempts .*<= 1000"):
+            RetryPolicy(max_attempts=tries)
+    with pytest.raises(ConfigurationError, match=r"RetryPolicy\.max_attempts must be an int"):
+        RetryPolicy(max_attempts=2.0)  # type: ignore[arg-type]
+    policy = RetryPolicy(max_attempts=1000, backoff=1, backoff_factor=10, jitter=False)
+    assert policy.delay(400) == policy.max_delay == 30
+    assert RetryPolicy(backoff=0, backoff_factor=1e308, jitter=False).delay(3) == 0
+
+
+async def test_a_retry_whose_reason_cannot_be_read_is_still_the_models_to_read() -> None:
+    """Before, `raise Retry(obj)` with an `obj` whose `__str__` raises ended the run with
+    that unrelated error, raised where the model's error result was written."""
+
+    class Unreadable:
+        def __str__(self) -> str:
+            raise RuntimeError("unrelated")
+
+        def __format__(self, spec: str) -> str:
+            raise RuntimeError("unrelated")
+
+    @tool
+    def book(date: str) -> str:
+        """Book a date."""
+        raise Retry(Unreadable())  # type: ignore[arg-type]
+
+    result = await Agent("a", tools=[book], model=calling("book", date="x")).run("go")
+    record = result.results[0].tool_calls[0]
+    assert record.error_type == "Retry"
+    assert "asks you to try again: <the text of Unreadable could not be read" in record.content
+    assert Retry(42).message == "42"
+
+
 @pytest.mark.parametrize("field", ["jitter", "respect_retry_after"])
 @pytest.mark.parametrize("value", [-0.5, 0.1, "no", None, float("nan")])
 def test_a_policys_switches_are_bools(field: str, value: object) -> None:

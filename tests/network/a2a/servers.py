@@ -13,6 +13,7 @@ from typing import IO, Any
 
 import anyio
 import httpx
+import pytest
 from a2a.client import ClientConfig, create_client
 from a2a.helpers.proto_helpers import new_data_part
 from a2a.types import (
@@ -84,15 +85,48 @@ def served(
         yield urls
 
 
+class Pair:
+    """Two server processes on one store, and the file their payments go to."""
+
+    def __init__(self, one: str, two: str, paid: Path, log: list[bytes]) -> None:
+        self.one, self.two, self.paid, self.log = one, two, paid, log
+
+    def payments(self) -> list[str]:
+        return self.paid.read_text().split() if self.paid.exists() else []
+
+
+@contextmanager
+def served_pair(request: pytest.FixtureRequest, directory: Path, store_kind: str) -> Iterator[Pair]:
+    """Two servers of the team on a SQLite file in `directory` or on the session's PostgreSQL
+    (`store_kind`), with bearer tokens, counting payments in a file; `Pair.log` gets the first
+    one's output."""
+    if store_kind == "sqlite":
+        store = str(directory / "threads.db")
+    else:
+        store = request.getfixturevalue("postgres_url")
+    paid = directory / "paid.txt"
+    env = {"A2A_PAID_FILE": str(paid)}
+    log: list[bytes] = []
+    with served(2, store, token_file(directory), env, log=log) as (one, two):  # at once
+        yield Pair(one, two, paid, log)
+
+
 def _drain(pipe: IO[bytes], log: list[bytes]) -> None:
-    for line in pipe:
-        log.append(line)
+    try:
+        for line in pipe:
+            log.append(line)
+    except ValueError:  # closed once the process ended (`server_processes`)
+        pass
 
 
 async def client_for(url: str, who: str | None, *, streaming: bool = True) -> Any:
     """The official client, signed in as `who` (None: no token)."""
     headers = {"authorization": f"Bearer {TOKENS[who]}"} if who else {}
-    http = httpx.AsyncClient(headers=headers, timeout=30)
+    # The a2a client never closes an httpx client it was given, and no test closes it: a
+    # connection kept alive to the server was a loopback socket left open (a ResourceWarning
+    # wherever the collector found it). Each exchange closes its own connection instead.
+    no_keepalive = httpx.Limits(max_keepalive_connections=0)
+    http = httpx.AsyncClient(headers=headers, timeout=30, limits=no_keepalive)
     return await create_client(url, ClientConfig(streaming=streaming, httpx_client=http))
 
 

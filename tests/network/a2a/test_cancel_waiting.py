@@ -35,17 +35,17 @@ from tests.fakes.unkept_store import KeepsNoPending
 from tests.network.a2a import team
 from tests.network.a2a.servers import (
     TOKENS,
+    Pair,
     answering,
     client_for,
     collect,
     final_task,
     output_text,
     said,
-    served,
-    token_file,
+    served_pair,
     waiting_on,
 )
-from tests.network.agui.test_resume_with_message_waiting_again import kitchen
+from tests.network.agui.networks import pantry_kitchen
 
 pytestmark = pytest.mark.anyio
 REFUSED = (A2AError, A2AClientError)
@@ -53,27 +53,12 @@ CANCELED = TaskState.TASK_STATE_CANCELED
 COMPLETED = TaskState.TASK_STATE_COMPLETED
 
 
-class Pair:
-    def __init__(self, one: str, two: str, paid: Path) -> None:
-        self.one, self.two, self.paid = one, two, paid
-
-    def payments(self) -> list[str]:
-        return self.paid.read_text().split() if self.paid.exists() else []
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def servers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Pair]:
-    directory = tmp_path_factory.mktemp("a2a_cancel")
-    if request.param == "sqlite":
-        store = str(directory / "threads.db")
-    else:
-        store = request.getfixturevalue("postgres_url")
-    paid = directory / "paid.txt"
-    env = {"A2A_PAID_FILE": str(paid)}
-    with served(2, store, token_file(directory), env) as (one, two):
-        yield Pair(one, two, paid)
+    with served_pair(request, tmp_path_factory.mktemp("a2a_cancel"), request.param) as pair:
+        yield pair
 
 
 async def waiting_task(url: str, amount: int) -> Task:
@@ -246,7 +231,7 @@ async def test_a_cancel_adds_the_message_held_while_the_call_waited_again(
     # again (a sub-agent's second approval): the thread keeps that message with the approval
     # (a store that keeps no pending calls: the server remembers both); a cancel answers the
     # call as not run, then the message goes in, after the result
-    network, _ = kitchen([])
+    network, _ = pantry_kitchen([])
     store = str(tmp_path / "threads.db") if kind == "sqlite" else KeepsNoPending()
     served = ServedThreads(network, store=store)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -31,6 +30,7 @@ from a2a.utils.errors import A2AError
 
 from tests.network.a2a.servers import (
     TOKENS,
+    Pair,
     answering,
     cancelled_while_running,
     client_for,
@@ -38,8 +38,7 @@ from tests.network.a2a.servers import (
     final_task,
     output_text,
     said,
-    served,
-    token_file,
+    served_pair,
     waiting_on,
 )
 from tests.network.a2a.team import IN_FRAME, SECRET
@@ -48,29 +47,12 @@ pytestmark = pytest.mark.anyio
 REFUSED = (A2AError, A2AClientError)  # the client raises the server's error, or its own
 
 
-class Pair:
-    def __init__(self, one: str, two: str, paid: Path, log: list[bytes]) -> None:
-        self.one, self.two, self.paid, self.log = one, two, paid, log
-
-    def payments(self) -> list[str]:
-        return self.paid.read_text().split() if self.paid.exists() else []
-
-
 @pytest.fixture(scope="module", params=["sqlite", "postgres"])
 def servers(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Pair]:
-    directory = tmp_path_factory.mktemp("a2a")
-    if request.param == "sqlite":
-        store = str(directory / "threads.db")
-    else:
-        store = request.getfixturevalue("postgres_url")
-    tokens = token_file(directory)
-    paid = directory / "paid.txt"
-    env = {"A2A_PAID_FILE": str(paid)}
-    log: list[bytes] = []  # the first server's output
-    with served(2, store, tokens, env, log=log) as (one, two):  # started at once
-        yield Pair(one, two, paid, log)
+    with served_pair(request, tmp_path_factory.mktemp("a2a"), request.param) as pair:
+        yield pair
 
 
 def context() -> str:

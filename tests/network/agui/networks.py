@@ -149,3 +149,72 @@ def booking_network(model: Any) -> Network:
     """A concierge whose instructions take the client's context; its tools are the client's."""
     concierge = Agent("concierge", system="You book rooms.\nContext:\n{temp:context?}", model=model)
     return Network("booking", agents=[concierge])
+
+
+def pantry_kitchen(saved: list[str]) -> tuple[Network, ScriptedModel]:
+    """A chef whose `pantry` tool is an agent that checks the shelf, then saves the recipe:
+    each of its two tools waits for a person's approval."""
+
+    @tool(requires_confirmation=True)
+    def check_shelf(item: str) -> str:
+        """Check that an item is on the shelf."""
+        return f"{item} is there"
+
+    @tool(requires_confirmation=True)
+    def save_recipe(title: str) -> str:
+        """Save a recipe."""
+        saved.append(title)
+        return f"saved {title}"
+
+    def keeper_script(request: Any) -> Any:
+        last = request.history[-1]
+        if last.role == "user":
+            return call("check_shelf", item="flour")
+        if last.name == "check_shelf":
+            return call("save_recipe", title="Pancakes")
+        return f"pantry: {last.content}"
+
+    keeper = Agent(
+        "keeper",
+        description="Keeps the pantry.",
+        tools=[check_shelf, save_recipe],
+        model=ScriptedModel(keeper_script),
+    )
+
+    def script(request: Any) -> Any:
+        last = request.history[-1]
+        if last.role == "tool":
+            return f"done: {last.content}"
+        if last.content == "pancakes":
+            return call("keeper", input="pancakes")
+        return f"noted: {last.content}"
+
+    model = ScriptedModel(script)
+    chef = Agent("chef", model=model, tools=[keeper.as_tool()])
+
+    def route(ctx: Any) -> Any:
+        last = ctx.last_result
+        return chef if last is None or last.tool_calls else None
+
+    return Network("kitchen", agents=[chef], router=route), model
+
+
+def notes_network(seen: list[Any] | None = None) -> Network:
+    """An agent that answers with how many user messages it was sent, saving its answer."""
+
+    def answer(request: Any) -> str:
+        if seen is not None:
+            seen.append(request)
+        users = [m.content for m in request.history if m.role == "user"]
+        return f"heard {len(users)}: {' | '.join(users)}"
+
+    agent = Agent("scribe", model=ScriptedModel(answer), output_key="app:last_answer")
+    return Network(
+        "notes",
+        agents=[agent],
+        state_schema={
+            "topic": {"type": str},
+            "user:language": {"type": str},
+            "app:last_answer": {"type": str},
+        },
+    )

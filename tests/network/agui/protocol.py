@@ -10,10 +10,13 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonpatch  # type: ignore[import-untyped]
 from ag_ui.encoder import EventEncoder
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def wire(events: list[Any]) -> list[dict[str, Any]]:
@@ -36,6 +39,17 @@ def parse_sse(text: str) -> list[dict[str, Any]]:
         assert frame.startswith("data: "), frame
         out.append(json.loads(frame[len("data: ") :]))
     return out
+
+
+def events(response: httpx.Response) -> list[dict[str, Any]]:
+    """The events of a run's response, which must have succeeded (its body when it did not)."""
+    assert response.status_code == 200, response.text
+    return parse_sse(response.text)
+
+
+def of(stream: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The events of `stream` of one type (`"TOOL_CALL_START"`), in order."""
+    return [event for event in stream if event["type"] == kind]
 
 
 @dataclass

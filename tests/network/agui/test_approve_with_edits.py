@@ -16,7 +16,7 @@ import pytest
 
 from network.agui import app
 from tests.network.agui.networks import recipe_network
-from tests.network.agui.protocol import parse_sse
+from tests.network.agui.protocol import events
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -26,11 +26,6 @@ WAFFLES = {"title": "Waffles", "steps": ["mix", "bake"], "minutes": 12}
 def request(run: str, text: str | None = "go", **extra: Any) -> dict[str, Any]:
     messages = [{"id": f"{run}-u", "role": "user", "content": text}] if text else []
     return {"threadId": "t", "runId": run, "messages": messages, **extra}
-
-
-def events(response: httpx.Response) -> list[dict[str, Any]]:
-    assert response.status_code == 200, response.text
-    return parse_sse(response.text)
 
 
 def edited(interrupt_id: str, arguments: Any) -> list[dict[str, Any]]:

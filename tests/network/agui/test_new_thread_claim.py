@@ -17,15 +17,14 @@ from network import Network
 from network.agui import app
 from network.threads import SQLStore
 from network.threads.store_leases import run_leases
-from tests.network.agui.test_stored import Client, bearer, make_store, notes_network, say
+from tests.network.agui.http_client import Client, bearer, say
+from tests.network.agui.networks import notes_network
 from tests.network.serving.test_threads import transactions
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
 # Thread ids of these tests' own ("nt-"), and every lease taken by hand released: the run
 # leases' table is not emptied between tests on the suite's PostgreSQL server.
-
-__all__ = ["make_store"]  # the fixture
 
 
 async def rows(store: Any) -> dict[str, int]:

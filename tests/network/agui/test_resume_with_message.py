@@ -6,8 +6,7 @@ answer is still answered as not run before the new message."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -16,41 +15,10 @@ import pytest
 from agents import Agent, ScriptedModel, call, tool
 from network import Network
 from network.agui import app
-from network.threads import MemoryStore, SQLStore
-from tests.network.agui.protocol import parse_sse
+from network.threads import MemoryStore
+from tests.network.agui.protocol import events, of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
-
-
-@pytest.fixture(params=["in-memory", "memory-store", "sqlite", "postgres"])
-async def make_app(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[Callable[[Network], Any]]:
-    """The AG-UI app of a network, without a store or on one of the thread stores."""
-    kind = request.param
-    opened: list[Any] = []
-    url = None
-    if kind == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
-    elif kind == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        fresh = SQLStore(url)
-        await fresh.setup()
-        async with fresh.engine.begin() as conn:
-            for table in reversed(fresh.tables.all()):
-                await conn.execute(table.delete())
-        await fresh.close()
-
-    def make(network: Network) -> Any:
-        if kind == "in-memory":
-            return app(network)
-        store = MemoryStore() if url is None else SQLStore(url)
-        opened.append(store)
-        return app(network, store=store)
-
-    yield make
-    for store in opened:
-        await store.close()
 
 
 def kitchen(saved: list[str]) -> tuple[Network, ScriptedModel]:
@@ -78,15 +46,6 @@ def kitchen(saved: list[str]) -> tuple[Network, ScriptedModel]:
         return chef if last is None or last.tool_calls else None
 
     return Network("kitchen", agents=[chef], router=route), model
-
-
-def events(response: httpx.Response) -> list[dict[str, Any]]:
-    assert response.status_code == 200, response.text
-    return parse_sse(response.text)
-
-
-def of(stream: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [event for event in stream if event["type"] == kind]
 
 
 def order(history: Any) -> list[tuple[str, Any]]:

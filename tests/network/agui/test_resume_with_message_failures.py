@@ -20,7 +20,7 @@ from network.agui import app
 from network.history.results import InferenceResult
 from network.run.interrupts import Answer, Interrupt
 from network.threads import SQLStore
-from tests.network.agui.protocol import parse_sse
+from tests.network.agui.protocol import events
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
 
@@ -71,11 +71,6 @@ def kitchen(failure: str, answered: list[bool]) -> tuple[Network, ScriptedModel]
         return chef if last is None or last.tool_calls else None
 
     return Network("kitchen", agents=[chef], router=route), model
-
-
-def events(response: httpx.Response) -> list[dict[str, Any]]:
-    assert response.status_code == 200, response.text
-    return parse_sse(response.text)
 
 
 def shape(messages: Any) -> list[tuple[str, Any]]:

@@ -12,71 +12,14 @@ from typing import Any
 import httpx
 import pytest
 
-from agents import Agent, ScriptedModel, call, tool
-from network import Network, ThreadRef
+from network import ThreadRef
 from network.agui import app
 from network.threads import SQLStore
 from tests.fakes.unkept_store import KeepsNoPending
-from tests.network.agui.protocol import parse_sse
+from tests.network.agui.networks import pantry_kitchen
+from tests.network.agui.protocol import events, of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
-
-
-def kitchen(saved: list[str]) -> tuple[Network, ScriptedModel]:
-    """A chef whose `pantry` tool is an agent that checks the shelf, then saves the recipe:
-    each of its two tools waits for a person's approval."""
-
-    @tool(requires_confirmation=True)
-    def check_shelf(item: str) -> str:
-        """Check that an item is on the shelf."""
-        return f"{item} is there"
-
-    @tool(requires_confirmation=True)
-    def save_recipe(title: str) -> str:
-        """Save a recipe."""
-        saved.append(title)
-        return f"saved {title}"
-
-    def keeper_script(request: Any) -> Any:
-        last = request.history[-1]
-        if last.role == "user":
-            return call("check_shelf", item="flour")
-        if last.name == "check_shelf":
-            return call("save_recipe", title="Pancakes")
-        return f"pantry: {last.content}"
-
-    keeper = Agent(
-        "keeper",
-        description="Keeps the pantry.",
-        tools=[check_shelf, save_recipe],
-        model=ScriptedModel(keeper_script),
-    )
-
-    def script(request: Any) -> Any:
-        last = request.history[-1]
-        if last.role == "tool":
-            return f"done: {last.content}"
-        if last.content == "pancakes":
-            return call("keeper", input="pancakes")
-        return f"noted: {last.content}"
-
-    model = ScriptedModel(script)
-    chef = Agent("chef", model=model, tools=[keeper.as_tool()])
-
-    def route(ctx: Any) -> Any:
-        last = ctx.last_result
-        return chef if last is None or last.tool_calls else None
-
-    return Network("kitchen", agents=[chef], router=route), model
-
-
-def events(response: httpx.Response) -> list[dict[str, Any]]:
-    assert response.status_code == 200, response.text
-    return parse_sse(response.text)
-
-
-def of(stream: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
-    return [event for event in stream if event["type"] == kind]
 
 
 def shape(messages: Any) -> list[tuple[str, Any]]:
@@ -139,7 +82,7 @@ async def test_a_message_sent_with_an_answer_waits_while_the_call_waits_again(
     # `resent`: the client sends its whole conversation with each request (AG-UI's
     # HttpAgent), else only what is new (on a store, the thread keeps the rest)
     saved: list[str] = []
-    network, model = kitchen(saved)
+    network, model = pantry_kitchen(saved)
     store = None if kind == "in-memory" else SQLStore(f"sqlite+aiosqlite:///{tmp_path / 't.db'}")
     served = app(network) if store is None else app(network, store=store)
     transport = httpx.ASGITransport(app=served)
@@ -199,7 +142,7 @@ async def test_a_new_message_on_the_thread_adds_the_held_one_after_the_calls_res
     # the thread waits again with the message held; a run on the thread moves on instead of
     # answering: the call is answered as not run, then comes the held message, then the new
     saved: list[str] = []
-    network, model = kitchen(saved)
+    network, model = pantry_kitchen(saved)
     store = SQLStore(f"sqlite+aiosqlite:///{tmp_path / 't.db'}")
     transport = httpx.ASGITransport(app=app(network, store=store))
     try:
@@ -235,7 +178,7 @@ async def test_a_held_message_survives_on_a_store_that_keeps_no_pending_calls(
     # the store keeps neither the approvals nor the messages held with them: the server
     # remembers both, and the answer that lets the call finish adds the message after it
     saved: list[str] = []
-    network, model = kitchen(saved)
+    network, model = pantry_kitchen(saved)
     store = KeepsNoPending()
     transport = httpx.ASGITransport(app=app(network, store=store))
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:

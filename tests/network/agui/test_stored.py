@@ -5,115 +5,19 @@ the store's run lease, and every refusal the in-memory server makes."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 import pytest
 
-from agents import Agent, ScriptedModel
 from network import Network
 from network.agui import app
-from network.threads import MemoryStore, SQLStore
+from network.threads import MemoryStore
 from network.threads.store_leases import run_leases
-from tests.network.agui.networks import recipe_network
-from tests.network.agui.protocol import parse_sse, replay
+from tests.network.agui.http_client import Client, bearer, say
+from tests.network.agui.networks import notes_network, recipe_network
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("quiet_logs")]
-
-STORES = ["memory", "sqlite", "postgres"]
-
-
-@pytest.fixture(params=STORES)
-async def make_store(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[Callable[[], Any]]:
-    """Opens stores on one database: each call stands for a new server process."""
-    kind = request.param
-    memory = MemoryStore()
-    opened: list[Any] = []
-    url = None
-    if kind == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}"
-    elif kind == "postgres":
-        url = request.getfixturevalue("postgres_url")
-        fresh = SQLStore(url)
-        await fresh.setup()
-        async with fresh.engine.begin() as conn:
-            for table in reversed(fresh.tables.all()):
-                await conn.execute(table.delete())
-        await fresh.close()
-
-    def make() -> Any:
-        store = memory if url is None else SQLStore(url)
-        opened.append(store)
-        return store
-
-    yield make
-    for store in opened:
-        await store.close()
-
-
-def notes_network(seen: list[Any] | None = None) -> Network:
-    """An agent that answers with how many user messages it was sent, saving its answer."""
-
-    def answer(request: Any) -> str:
-        if seen is not None:
-            seen.append(request)
-        users = [m.content for m in request.history if m.role == "user"]
-        return f"heard {len(users)}: {' | '.join(users)}"
-
-    agent = Agent("scribe", model=ScriptedModel(answer), output_key="app:last_answer")
-    return Network(
-        "notes",
-        agents=[agent],
-        state_schema={
-            "topic": {"type": str},
-            "user:language": {"type": str},
-            "app:last_answer": {"type": str},
-        },
-    )
-
-
-def bearer(request: Any, thread_id: str | None) -> str | None:
-    token = request.headers.get("authorization", "").removeprefix("Bearer ")
-    return {"token-alice": "alice", "token-bob": "bob"}.get(token)
-
-
-class Client:
-    def __init__(self, asgi: Any, token: str | None = None) -> None:
-        self.asgi = asgi
-        headers = {"authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=asgi),
-            base_url="http://t",
-            headers=headers,
-            timeout=30,
-        )
-
-    async def post(self, payload: dict[str, Any]) -> httpx.Response:
-        return await self.http.post("/", json=payload)
-
-    async def run(self, payload: dict[str, Any]) -> Any:
-        response = await self.post(payload)
-        assert response.status_code == 200, response.text
-        return replay(
-            parse_sse(response.text),
-            state=payload.get("state") or {},
-            thread_id=payload["threadId"],
-            run_id=payload["runId"],
-        )
-
-
-def say(thread: str, run: str, text: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "threadId": thread,
-        "runId": run,
-        "messages": [{"id": f"{run}-u", "role": "user", "content": text}],
-        **extra,
-    }
 
 
 async def test_a_new_server_continues_the_thread_and_replays_it(make_store: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -15,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[3]
 @contextmanager
 def dev_server(*args: str, name: str) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """Run `agent-network dev ARGS`; yield its URL (from the line it prints first, naming the
-    network `name`) and the process; terminate it after, its stderr left to read."""
+    network `name`) and the process; terminate it after, its stderr left to read (as text
+    kept in memory: the pipe is closed)."""
     banner = f"Dev UI for '{name}' at http://127.0.0.1:"
     with announced_server("dev", *args, banner=banner) as (line, process):
         yield line.split(" at ", 1)[1].strip().rstrip("/"), process
@@ -41,3 +43,11 @@ def announced_server(*args: str, banner: str) -> Iterator[tuple[str, subprocess.
     finally:
         process.terminate()
         process.wait(10)
+        # the pipes closed (each left open was an `unclosed file` ResourceWarning); what the
+        # process wrote on stderr stays for the test to read
+        if process.stdout is not None:
+            process.stdout.close()
+        if process.stderr is not None:
+            written = process.stderr.read()
+            process.stderr.close()
+            process.stderr = io.StringIO(written)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agents import Agent
-from network import ModelError, Network
+from network import ModelError, Network, UsageLimits
 from network.events import RunFinishedEvent
 from network.history.messages import AssistantMessage
 from network.history.model_io import ModelRequest, ModelResponse
@@ -53,3 +53,23 @@ async def test_a_models_absurd_counts_end_the_stream_with_a_run_error_naming_the
         async for event in network.stream("hi"):
             events.append(event)
     assert not any(isinstance(event, RunFinishedEvent) for event in events)
+
+
+@pytest.mark.parametrize("limits", [None, UsageLimits(max_model_calls=5)], ids=["plain", "limits"])
+async def test_cached_tokens_reach_run_finished_and_the_result_whether_requests_are_recorded(
+    limits: UsageLimits | None,
+) -> None:
+    """Before, the run's totals dropped the cached and reasoning counts its calls reported:
+    `RunResult.usage.cached_tokens` was 0, and so was RUN_FINISHED's `cachedInputTokens` in a
+    run that recorded no requests of its own (no limits, not traced); a run with limits
+    reported them. Now both runs report what the calls did."""
+    usage = Usage(100, 10, 110, cached_tokens=60, reasoning_tokens=5)
+    agent = Agent("a", model=Boasting(usage))
+    network = Network("n", agents=[agent], limits=limits)
+    events = [event async for event in network.stream("hi")]
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    (entry,) = finished.model_dump(by_alias=True, exclude_none=True)["usage"]
+    assert entry["inputTokens"] == 100 and entry["cachedInputTokens"] == 60
+    result = await network.run("hi")
+    assert result.usage == usage

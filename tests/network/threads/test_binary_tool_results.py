@@ -1,13 +1,14 @@
 """A tool's result is hostile input too: bytes that are no UTF-8 text (a tool that reads an
 image or any binary file and returns what it read) are committed to every store (memory,
-SQLite, PostgreSQL) with U+FFFD for each such byte in the stored record, as text with a lone
-surrogate is (`network.utf8`); the model reads the result as it did, and the run goes on.
+SQLite, PostgreSQL) as `{"base64": ...}` in the stored record, which is what the model read
+(`network.utf8.bytes_text`: one rule for the model and the stores), and the run goes on.
 Before, the call's commit failed with pydantic's PydanticSerializationError ("invalid utf-8
 sequence"): the run crashed after its tool had run, and an approval answered with
 `respond(b"...")` was spent on a run that committed nothing."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any
 
@@ -59,7 +60,7 @@ async def test_a_tool_returning_binary_bytes_is_committed_on_every_store(
     thread = await open_store().get_thread("t")
     assert thread is not None and thread.revision == 2
     stored = thread.results[0].tool_calls[0]
-    assert stored.result == PNG.decode("utf-8", "replace")
+    assert stored.result == {"base64": base64.b64encode(PNG).decode("ascii")}
     assert stored.content == result.results[0].tool_calls[0].content  # what the model read
     again = await runs.run("again", thread=ThreadRef("t", store=open_store()))
     assert again.stop_reason == "router_finished"
@@ -84,7 +85,7 @@ async def test_an_approval_answered_with_bytes_is_committed_not_spent(
 def test_only_bytes_that_are_no_utf8_text_are_mended() -> None:
     record = ToolCallRecord("c1", "read_logo", {}, result={"logo": [PNG]}, content="...")
     text = InferenceResult(agent="reader", tool_calls=[record]).to_json()
-    assert '"logo":["\ufffdPNG\\r\\n\\u001a\\n\ufffd\\u0000"]' in text
+    assert '"logo":[{"base64":"iVBORw0KGgr/AA=="}]' in text
     assert record.result == {"logo": [PNG]}  # not mended in place
     plain = ToolCallRecord("c2", "read_logo", {}, result=b"ok", content="ok")
     assert '"result":"ok"' in InferenceResult(agent="reader", tool_calls=[plain]).to_json()
