@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 MAX_INPUT_CHARS = 1_000_000  # a bound on one call's input text, against hostile clients
 MAX_ANSWERS = 100  # answers to pending approvals in one call
@@ -16,7 +16,9 @@ class ApprovalAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     interrupt: str = Field(description="The interrupt's id, from the last call's `interrupts`.")
-    approved: bool = Field(description="Run the tool call (true) or refuse it (false).")
+    # a JSON boolean only, as AG-UI's resume and A2A's answers take it: pydantic's lax bool
+    # read "yes", "on", "1" and 1 as an approval, and the call ran on a word nobody meant so
+    approved: StrictBool = Field(description="Run the tool call (true) or refuse it (false).")
     reason: str | None = Field(
         default=None, max_length=10_000, description="Why it was refused (told to the model)."
     )

@@ -98,6 +98,28 @@ async def test_an_approval_waits_on_the_thread_and_is_answered_once() -> None:
     assert paid == [9]
 
 
+async def test_an_approval_is_a_json_boolean_nothing_else() -> None:
+    # `"approved": "yes"` (or "on", "1", 1) was read as true by pydantic's lax bool and the
+    # call ran, where AG-UI's resume and A2A's answers take a JSON boolean only
+    paid: list[int] = []
+    async with Client(mcp_server(cashier(paid))) as client:
+        asked = await client.call_tool("shop", {"input": "pay the bill", "thread": "bill"})
+        (pending,) = asked.structured_content["interrupts"]
+        for word in ("yes", "true", "on", "1", 1, 0, None):
+            answer = {"interrupt": pending["id"], "approved": word}
+            refused = await client.call_tool(
+                "shop", {"input": "", "thread": "bill", "answers": [answer]}
+            )
+            assert refusal(refused).startswith("invalid arguments: answers.0.approved"), word
+        assert not paid  # the call did not run, and it still waits
+        ignored = await client.call_tool("shop", {"input": "hello?", "thread": "bill"})
+        assert "refused (interrupt_pending)" in refusal(ignored)
+        answer = {"interrupt": pending["id"], "approved": True}
+        done = await client.call_tool("shop", {"input": "", "thread": "bill", "answers": [answer]})
+    assert done.structured_content["output"] == "done: paid 9"
+    assert paid == [9]
+
+
 async def test_an_approval_on_no_thread_is_an_error_that_says_to_use_one() -> None:
     # a fresh run is not kept, so its approval could never be answered; an empty output
     # with no error would read to a calling model as the network's answer
