@@ -101,6 +101,29 @@ class Answer:
     arguments: dict[str, Any] | None = None
     response: Any = NOT_RESPONDED
 
+    def __post_init__(self) -> None:
+        # Answers are built from a client's JSON too (a protocol of your own, a queue's
+        # message), and `approved` was read by its truth: "no", "false" or 1 ran the tool.
+        # Each field is checked as it is made, so a bad one is refused before anything runs.
+        if type(self.interrupt_id) is not str:
+            raise InterruptError(
+                f"Answer: interrupt_id must be a string, got {_shown(self.interrupt_id)}"
+            )
+        call = f"interrupt {self.interrupt_id!r}"
+        if type(self.approved) is not bool:
+            raise InterruptError(
+                f"{call}: approved must be True or False, got {_shown(self.approved)}"
+            )
+        if self.reason is not None and not isinstance(self.reason, str):
+            raise InterruptError(f"{call}: reason must be a string, got {_shown(self.reason)}")
+        if self.arguments is not None and not isinstance(self.arguments, dict):
+            raise InterruptError(
+                f"{call}: arguments (the edited call's) must be a dict, got "
+                f"{type(self.arguments).__name__}"
+            )
+        if self.arguments is not None and not self.approved:
+            raise InterruptError(f"{call}: edited arguments go with approved=True only")
+
     @property
     def responded(self) -> bool:
         """True when the answer is a free-form response (`Interrupt.respond`)."""
@@ -116,6 +139,12 @@ class Answer:
         if self.responded:
             data["response"] = self.response
         return data
+
+
+def _shown(value: Any) -> str:
+    """A client's value as an error shows it: its start only (it may be ~1 MiB)."""
+    text = repr(value)
+    return text if len(text) <= 100 else f"{text[:100]}... ({len(text)} characters)"
 
 
 def _interrupt_id() -> str:

@@ -7,7 +7,15 @@ import pickle
 import pytest
 
 from agents import Agent, ScriptedModel
-from network import AlreadyAnsweredError, InterruptError, Network, Resume, State, ThreadRef
+from network import (
+    AlreadyAnsweredError,
+    Answer,
+    InterruptError,
+    Network,
+    Resume,
+    State,
+    ThreadRef,
+)
 from network.errors import ConfigurationError
 from network.history.messages import AssistantMessage, UserMessage
 from network.threads import MemoryStore
@@ -111,3 +119,25 @@ async def test_one_interrupt_answered_twice_differently_is_refused_and_nothing_r
         await network.run(Resume(twice), thread=thread)
     done = await network.run(Resume([interrupt.reject("no")]), thread=thread)
     assert "Rejected" in (done.output or "") and PAID == [100]
+
+
+async def test_an_answer_built_from_json_takes_a_boolean_only() -> None:
+    # an Answer built from a client's JSON (a protocol of your own, a queue's message) was
+    # read by its truth: approved="no" (or 1, "false") ran the tool and paid
+    network = pay_network()
+    store = MemoryStore()
+    stopped = await network.run("Pay the invoice", thread=ThreadRef("t", store=store))
+    (interrupt,) = stopped.interrupts
+    for word in ("no", "false", "yes", 1, 0, None):
+        with pytest.raises(InterruptError, match=rf"{interrupt.id!r}: approved must be True or"):
+            Answer(interrupt_id=interrupt.id, approved=word)  # type: ignore[arg-type]
+    with pytest.raises(InterruptError, match="reason must be a string"):
+        Answer(interrupt_id=interrupt.id, approved=False, reason=["no"])  # type: ignore[arg-type]
+    with pytest.raises(InterruptError, match="interrupt_id must be a string"):
+        Answer(interrupt_id=7, approved=True)  # type: ignore[arg-type]
+    assert PAID == []  # nothing ran, and the call still waits on the thread
+    thread = await store.get_thread("t")
+    assert thread is not None and [i.id for i in thread.pending_interrupts] == [interrupt.id]
+    answer = Answer(interrupt_id=interrupt.id, approved=True)
+    done = await network.run(Resume([answer]), thread=ThreadRef("t", store=store))
+    assert done.output == "Done: paid 100" and PAID == [100]

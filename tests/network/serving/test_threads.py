@@ -147,6 +147,12 @@ async def test_an_approval_is_answered_once_and_its_tool_runs_once(store: Any) -
     ignored = await send(served, Request(), {"contextId": "bill", "text": "something else"})
     assert ignored["status"] == 409 and ignored["error"]["code"] == "interrupt_pending"
     assert "send `answers`" in ignored["error"]["message"]
+    for word in ("yes", "no", 1):  # an approval's word by its truth: "no" paid, before
+        said = {"contextId": "bill", "answers": [{"interrupt": pending["id"], "approved": word}]}
+        refused = await send(served, Request(), said)
+        assert refused["status"] == 422 and refused["error"]["key"] == "answers", refused
+        assert "approved must be True or False" in refused["error"]["message"]
+    assert not paid  # and the call still waits
     answer = {"contextId": "bill", "answers": [{"interrupt": pending["id"], "approved": True}]}
     done = await send(served, Request(), answer)
     again = await send(served, Request(), answer)

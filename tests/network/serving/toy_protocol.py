@@ -10,7 +10,7 @@ from typing import Any
 
 from network.history.messages import UserMessage
 from network.ids import new_id
-from network.run.interrupts import Answer
+from network.run.interrupts import Answer, InterruptError
 from network.serving.admission import RunRequest
 from network.serving.approvals import pair_answers
 from network.serving.errors import RequestError
@@ -32,10 +32,13 @@ async def send(served: ServedThreads, request: Any, message: dict[str, Any]) -> 
     except RequestError as error:
         return {"status": error.status, **error.body()}
     try:
-        answers = [
-            Answer(interrupt_id=entry["interrupt"], approved=entry["approved"])
-            for entry in message.get("answers", ())
-        ]
+        try:
+            answers = [
+                Answer(interrupt_id=entry["interrupt"], approved=entry["approved"])
+                for entry in message.get("answers", ())
+            ]
+        except InterruptError as bad:  # a field of the wrong type: `"approved": "yes"`
+            raise RequestError(422, "invalid_resume", str(bad), key="answers") from None
         answered = pair_answers(
             served.network,
             context_id,
