@@ -32,12 +32,14 @@ the router is asked again.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from network.errors import AgentNetworkError
 from network.ids import new_id
+from network.utf8 import BYTES, bytes_text
 
 CONFIRMATION = "confirmation_required"
 """The `reason` of an interrupt raised by a `requires_confirmation` tool."""
@@ -123,6 +125,10 @@ class Answer:
             )
         if self.arguments is not None and not self.approved:
             raise InterruptError(f"{call}: edited arguments go with approved=True only")
+        if self.responded:
+            if self.approved:
+                raise InterruptError(f"{call}: a response is given instead of running the call")
+            object.__setattr__(self, "response", json_response(call, self.response))
 
     @property
     def responded(self) -> bool:
@@ -139,6 +145,31 @@ class Answer:
         if self.responded:
             data["response"] = self.response
         return data
+
+
+def json_response(call: str, value: Any) -> Any:
+    """`value` as a responded call's result: a string as it is, anything else as the JSON
+    data it makes, or `InterruptError` naming `call` when it makes none."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.loads(json.dumps(value, allow_nan=False, default=_json_part))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InterruptError(
+            f"{call}: a response is a string or JSON data (the result the model reads), "
+            f"got {type(value).__name__}: {exc}"
+        ) from None
+
+
+def _json_part(value: Any) -> Any:
+    """A part of a response `json` cannot write: bytes as a tool's are (`bytes_text`: their
+    UTF-8 text, else `{"base64": ...}`), a pydantic model as its JSON data; nothing else."""
+    if isinstance(value, BYTES):
+        return bytes_text(value)
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):
+        return dump(mode="json")
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _shown(value: Any) -> str:
@@ -193,7 +224,14 @@ class Interrupt:
 
     def respond(self, value: Any) -> Answer:
         """Do not run the tool: `value` is the call's result the model reads (a string as it
-        is, anything else as JSON); a proposed state change is undone as for a rejection."""
+        is, anything else as JSON); a proposed state change is undone as for a rejection.
+
+        A value JSON has no form for (NaN or infinity, an arbitrary object, a set) is an
+        `InterruptError` naming the interrupt and its tool: the model read "NaN" or the
+        object's repr. Bytes are read as a tool's are (their UTF-8 text, else
+        `{"base64": ...}`), a pydantic model as its JSON data; the response kept is what JSON
+        makes of the value (a tuple reads back as a list)."""
+        value = json_response(f"interrupt {self.id!r} (tool {self.tool!r})", value)
         return Answer(interrupt_id=self.id, approved=False, response=value)
 
     def to_json(self) -> dict[str, Any]:

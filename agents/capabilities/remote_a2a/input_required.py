@@ -131,7 +131,8 @@ def reply_of(interrupt: Interrupt, answer: Answer) -> dict[str, Any]:
         if isinstance(value, str):
             parts = [{"text": value}]
         else:  # JSON, as a responded call's result is (anything else as its text); NaN and
-            # infinity, which A2A's JSON has no number for, as the words a model reads
+            # infinity (respond() refuses them; an answer recorded before it did may hold
+            # them), which A2A's JSON has no number for, as the words a model reads
             parts = [{"data": json.loads(json.dumps(value, default=str), parse_constant=str)}]
     else:
         said = {"reason": answer.reason} if answer.reason is not None else {}

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 
 import pytest
+from pydantic import BaseModel
 
 from agents import Agent, ScriptedModel
 from network import (
@@ -141,3 +143,28 @@ async def test_an_answer_built_from_json_takes_a_boolean_only() -> None:
     answer = Answer(interrupt_id=interrupt.id, approved=True)
     done = await network.run(Resume([answer]), thread=ThreadRef("t", store=store))
     assert done.output == "Done: paid 100" and PAID == [100]
+
+
+class Receipt(BaseModel):
+    amount: int
+    note: str
+
+
+async def test_a_response_that_is_no_json_is_refused_naming_the_call() -> None:
+    # respond(float('nan')) reached the model as the text NaN, respond(object()) as the
+    # object's repr: what the person meant was lost, and the call was answered
+    network = pay_network()
+    stopped = await network.run("Pay the invoice")
+    (interrupt,) = stopped.interrupts
+    for value in (math.nan, -math.inf, {"total": [math.inf]}, object(), {1, 2}):
+        with pytest.raises(InterruptError, match="a response is a string or JSON data") as bad:
+            interrupt.respond(value)
+        assert f"interrupt {interrupt.id!r} (tool 'pay')" in str(bad.value)
+        with pytest.raises(InterruptError, match=f"interrupt {interrupt.id!r}: a response"):
+            Answer(interrupt_id=interrupt.id, approved=False, response=value)
+    assert PAID == []  # the call still waits: answered with JSON, the model reads that JSON
+    answer = interrupt.respond({"receipt": Receipt(amount=5, note="cash"), "at": (1, 2)})
+    assert answer.response == {"receipt": {"amount": 5, "note": "cash"}, "at": [1, 2]}
+    done = await network.run(stopped.resume([answer]))
+    assert done.output == 'Done: {"receipt": {"amount": 5, "note": "cash"}, "at": [1, 2]}'
+    assert PAID == []  # responded: the tool did not run

@@ -210,17 +210,19 @@ def test_what_each_answer_sends() -> None:
 
 
 def test_an_answer_a2a_cannot_carry_is_sent_as_a_model_reads_it() -> None:
-    # A lone surrogate, NaN or infinity in a person's answer failed the call after the answer
-    # was claimed, reported as the remote's fault ("sent what is not A2A", or a protobuf
-    # SerializeToJsonError): the message could not be encoded.
+    # A lone surrogate (NaN or infinity, before respond() refused them) in a person's answer
+    # failed the call after the answer was claimed, reported as the remote's fault ("sent
+    # what is not A2A", or a protobuf SerializeToJsonError): the message could not be encoded.
     question = interrupt_of("guide", answer_of(task_id="task-2", context_id="ctx-2", asked=[]))
     assert question is not None
     text = reply_of(question, question.respond("Ly\ud800on"))["parts"]
     assert text == [{"text": "Ly\ufffdon"}]
-    assert reply_of(question, question.respond(math.nan))["parts"] == [{"data": "NaN"}]
-    odd = {"k\udc00": [math.inf, -math.inf, "v\udfff"]}
+    for number in (math.nan, math.inf):  # no JSON: refused when the answer is made
+        with pytest.raises(InterruptError, match="a response is a string or JSON data"):
+            question.respond({"k": [number]})
+    odd = {"k\udc00": [1.5, "v\udfff"]}
     sent = reply_of(question, question.respond(odd))["parts"]
-    assert sent == [{"data": {"k\ufffd": ["Infinity", "-Infinity", "v\ufffd"]}}]
+    assert sent == [{"data": {"k\ufffd": [1.5, "v\ufffd"]}}]
     reason = reply_of(question, question.reject("no\ud800"))["parts"]
     assert reason == [{"data": {"approved": False, "reason": "no\ufffd"}}]
     for parts in (sent, reason, text):  # each one the client can encode
