@@ -66,6 +66,14 @@ def _answer(entry: Any) -> Answer:
             reason=reason,
             arguments=edited,
         )
+    if isinstance(payload, dict) and "approved" in payload:  # the field named, not the shape
+        raise RequestError(
+            422,
+            "invalid_resume",
+            f"resume entry for interrupt {entry.interrupt_id!r}: approved must be a JSON "
+            f"boolean (true or false), got {_shown(payload['approved'])}",
+            key="approved",
+        )
     raise RequestError(
         422,
         "invalid_resume",

@@ -324,6 +324,30 @@ async def test_malformed_or_unexpected_resume_is_refused() -> None:
     assert client.thread("t").interrupts[0].id == interrupt["id"]  # still pending
 
 
+async def test_an_approval_is_a_json_boolean_nothing_else() -> None:
+    # refused already, but as "payload must be {...} or a boolean": which field was wrong
+    # went unsaid. The call runs on true only, and waits through every refusal.
+    calls: list[str] = []
+    client = Client(app(recipe_network(confirm=True, calls=calls)))
+    first = await client.run(body("t", "r1"))
+    (interrupt,) = first.finished["outcome"]["interrupts"]
+    for word in ("yes", "true", "on", "1", 1, 0, None, [True]):
+        payload = {"approved": word}
+        bad = [{"interruptId": interrupt["id"], "status": "resolved", "payload": payload}]
+        response = await client.post(body("t", "r2", resume=bad))
+        assert response.status_code == 422, word
+        error = response.json()["error"]
+        assert error["code"] == "invalid_resume" and error["key"] == "approved", word
+        assert "approved must be a JSON boolean" in error["message"], word
+    for word in ("yes", "true", 1, 0):  # a bare payload, as a boolean may be sent
+        bad = [{"interruptId": interrupt["id"], "status": "resolved", "payload": word}]
+        assert (await client.post(body("t", "r3", resume=bad))).status_code == 422, word
+    assert calls == [] and client.thread("t").interrupts[0].id == interrupt["id"]  # waits
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approved": True}}]
+    await client.run(body("t", "r4", text=None, resume=resume))
+    assert calls == ["Pancakes"]
+
+
 async def test_a_rejection_whose_reason_is_not_text_is_refused_naming_it() -> None:
     # It was dropped without a word: the model was told nothing of why, and the client never
     # learnt that its answer was not the one the interrupt's responseSchema asks for.
