@@ -18,6 +18,7 @@ from network.devui.observe import STEP_EVENT
 from routers import GraphRouter
 from tests.network.agui.live import serve
 from tests.network.devui.networks import codegen_network
+from tests.network.threads.payments import PAID, pay_network
 
 # generous: the machine running the suite may be busy (no timing is asserted)
 http = httpx.Client(timeout=60)
@@ -330,3 +331,28 @@ def test_the_mounted_agui_endpoint_keeps_the_agui_server_s_rules(tmp_path: Path)
             url + "/agui/", json={"threadId": "t", "runId": "r", "messages": system}
         )
         assert refused.json()["error"]["code"] == "role_not_allowed"
+
+
+def test_an_approval_answered_through_the_page_is_a_json_boolean(tmp_path: Path) -> None:
+    # the page's endpoint is the AG-UI server's: "approved": "yes" (or 1) is refused naming
+    # the field, nothing is paid, and the call waits for true
+    PAID.clear()
+    with serve(app(pay_network(), store=tmp_path / "t.db")) as url:
+
+        def post(**fields: Any) -> httpx.Response:
+            body = {"threadId": "bill", "runId": f"r{len(fields)}", "messages": [], **fields}
+            return http.post(url + "/agui/", json=body)
+
+        asked = post(messages=[{"id": "m1", "role": "user", "content": "Pay the invoice"}])
+        (finished,) = [e for e in events_of(asked.text) if e["type"] == "RUN_FINISHED"]
+        (interrupt,) = finished["outcome"]["interrupts"]
+        for word in ("yes", 1, None):
+            payload = {"approved": word}
+            entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": payload}
+            refused = post(resume=[entry])
+            assert refused.status_code == 422, word
+            assert refused.json()["error"]["key"] == "approved", word
+        assert PAID == []  # nothing ran: the call still waits
+        entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": True}
+        done = post(resume=[entry])
+        assert '"RUN_FINISHED"' in done.text and PAID == [100]
