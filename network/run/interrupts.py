@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from network.errors import AgentNetworkError
+from network.errors import AgentNetworkError, ConfigurationError
 from network.ids import new_id
 
 CONFIRMATION = "confirmation_required"
@@ -315,6 +315,26 @@ class WithAgents(Protocol):
 
     @property
     def agents(self) -> Mapping[str, object]: ...
+
+
+def check_resumable(network: WithAgents, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
+    """Refuse answers whose calls this network cannot finish, before anything is claimed.
+
+    A held call is finished by the network's agent of its name (`agent.resume`, by duck
+    typing), a call held in a network branch too (that branch's inner agent). Found missing
+    only once the run started, the refusal came after the answers were claimed: the
+    interrupt was spent and could never be answered again. A `ConfigurationError` naming the
+    agent and the network; nothing is answered (the interrupt stays pending).
+    """
+    for interrupt, _answer in answered:
+        agent = network.agents.get(interrupt.agent)
+        if agent is None or not callable(getattr(agent, "resume", None)):
+            raise ConfigurationError(
+                f"cannot resume tool calls of agent {interrupt.agent!r}: network "
+                f"{getattr(network, 'name', '?')!r} has no such agent that can resume "
+                f"(interrupt {interrupt.id!r} stays pending; a call held in a network branch "
+                "is finished by the run's own agent of that name)"
+            )
 
 
 def check_edits(network: WithAgents, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
