@@ -1,11 +1,12 @@
 """A router's decision as a durable run records it: typed JSON data, fan-outs included.
 
 The router step stores what the loop queues next, resolved by the network: agents by name,
-and each `Parallel` fan-out whole (its name, `on_error`, `max_concurrency`, `max_steps` and its
-branches: id, agent, own input, mapped item). A replayed decision therefore queues the very fan-out the
-first execution ran, with the same branch ids, and the branches find their own recorded
-steps by them (`network.durable.fan_out`). The live execution goes through the same record,
-so a decision that cannot be recorded fails the run at once, never only on replay.
+and each `Parallel` fan-out whole (its name, `on_error`, `max_concurrency`, `max_steps` and
+its branches: id, agent, own input, mapped item). A replayed decision therefore queues the
+very fan-out the first execution ran, with the same branch ids, and the branches find their
+own recorded steps by them (`network.durable.fan_out`). The live execution goes through the
+same record, so a decision that cannot be recorded fails the run at once, never only on
+replay.
 
 A `Parallel.map` item is recorded as JSON: it must be JSON data (str, number, bool, None,
 lists and dicts with str keys) that reads back equal, or the decision fails with a

@@ -325,11 +325,12 @@ def _held_inside(
     agent = agents.get(interrupt.agent)
     tool = (getattr(agent, "tools", None) or {}).get(interrupt.tool)
     inner_agents = getattr(getattr(tool, "subagent", None), "agents", None)
+    if not isinstance(inner_agents, Mapping) or not inner_agents:
+        return None, interrupt
     stopped = (interrupt.nested or {}).get("stopped") or {}
     for data in stopped.get("interrupts") or ():
         if isinstance(data, Mapping) and data.get("id") == interrupt.id:
-            if isinstance(inner_agents, Mapping) and inner_agents:
-                return inner_agents, Interrupt.from_json(data)
+            return inner_agents, Interrupt.from_json(data)
     return None, interrupt
 
 
