@@ -486,6 +486,7 @@ class Agent(AgentStep):
                 limits=limits,
                 output_extractor=output_extractor,
                 on_failure=on_failure,
+                agents={self.name: self},
             )
         )
 

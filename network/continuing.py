@@ -40,6 +40,7 @@ from network.run.interrupts import (
     Interrupt,
     InterruptError,
     check_edits,
+    check_resumable,
     match_answers,
     restore_rejected,
 )
@@ -196,6 +197,7 @@ def _answers(
         if not interrupts:
             raise InterruptError(f"{label} did not stop on an interrupt")
         answered = match_answers(list(interrupts), request.answers)
+        check_resumable(network, answered)
         check_edits(network, answered)
         return answered
     holder = _Waiting(label, list(calls))

@@ -474,6 +474,7 @@ class Network(Generic[DepsT]):
             limits=limits,
             output_extractor=output_extractor,
             on_failure=on_failure,
+            agents=self.agents,
         )
 
     async def add_messages(self, thread: ThreadRef | str, messages: Sequence[Any]) -> int:

@@ -43,7 +43,7 @@ from typing import Any
 from network.drawing import MermaidIds, edge_line, node_line
 from network.errors import ConfigurationError, ParallelWriteWarning
 from network.run.context import AgentLike, NetworkLike, RunContext
-from network.run.parallel import Parallel
+from network.run.parallel import DEFAULT_MAX_STEPS, Parallel
 from network.sentinels import Sentinel
 from network.state.handlers import replace_values
 from network.warned import warn
@@ -70,6 +70,7 @@ class _FanOut:
     join: Any  # a node name, or END
     max_concurrency: int | None
     on_error: str
+    max_steps: int = DEFAULT_MAX_STEPS
 
 
 class GraphRouter:
@@ -131,12 +132,13 @@ class GraphRouter:
         max_concurrency: int | None = None,
         on_error: str = "fail",
         name: str | None = None,
+        max_steps: int = DEFAULT_MAX_STEPS,
     ) -> GraphRouter:
         """After `source`, run `targets` side by side, then go on at `join` (a node or END).
 
         `when` decides whether the fan-out is taken, as for `edge`; edges out of `source`
-        are tried in the order they were added. `max_concurrency`, `on_error` and `name`
-        (default `"<source>.fan_out"`) are `Parallel`'s. The targets' own edges are not
+        are tried in the order they were added. `max_concurrency`, `on_error`, `max_steps`
+        and `name` (default `"<source>.fan_out"`) are `Parallel`'s. The targets' own edges are not
         followed after the fan-out: the run goes on at `join`.
         """
         if source is END:
@@ -155,7 +157,13 @@ class GraphRouter:
         if fork in self._fan_outs:
             raise ConfigurationError(f"graph router: two fan-outs are named {fork!r}")
         tail = END if join is END else self._node_name(join, "join")
-        Parallel(*tails, max_concurrency=max_concurrency, on_error=on_error, name=fork)  # checks
+        Parallel(  # checks the options
+            *tails,
+            max_concurrency=max_concurrency,
+            on_error=on_error,
+            name=fork,
+            max_steps=max_steps,
+        )
         for target in tails:
             if self._graph.has_edge(head, target):
                 raise ConfigurationError(
@@ -170,7 +178,9 @@ class GraphRouter:
             )
             if not self._graph.has_edge(target, tail):
                 self._graph.add_edge(target, tail, when=None, label=None, join=fork)
-        self._fan_outs[fork] = _FanOut(fork, head, tails, tail, max_concurrency, on_error)
+        self._fan_outs[fork] = _FanOut(
+            fork, head, tails, tail, max_concurrency, on_error, max_steps
+        )
         return self
 
     def _add_node(self, agent: AgentLike | str, role: str) -> str:
@@ -279,6 +289,7 @@ class GraphRouter:
                     max_concurrency=spec.max_concurrency,
                     on_error=spec.on_error,
                     name=fork,
+                    max_steps=spec.max_steps,
                 )
             return None if target is END else target
         return None

@@ -1,11 +1,12 @@
 """A router's decision as a durable run records it: typed JSON data, fan-outs included.
 
 The router step stores what the loop queues next, resolved by the network: agents by name,
-and each `Parallel` fan-out whole (its name, `on_error`, `max_concurrency` and its branches:
-id, agent, own input, mapped item). A replayed decision therefore queues the very fan-out the
-first execution ran, with the same branch ids, and the branches find their own recorded
-steps by them (`network.durable.fan_out`). The live execution goes through the same record,
-so a decision that cannot be recorded fails the run at once, never only on replay.
+and each `Parallel` fan-out whole (its name, `on_error`, `max_concurrency`, `max_steps` and
+its branches: id, agent, own input, mapped item). A replayed decision therefore queues the
+very fan-out the first execution ran, with the same branch ids, and the branches find their
+own recorded steps by them (`network.durable.fan_out`). The live execution goes through the
+same record, so a decision that cannot be recorded fails the run at once, never only on
+replay.
 
 A `Parallel.map` item is recorded as JSON: it must be JSON data (str, number, bool, None,
 lists and dicts with str keys) that reads back equal, or the decision fails with a
@@ -21,7 +22,7 @@ from pydantic import BaseModel
 
 from network.durable.process import DurableConfigError
 from network.run.context import NetworkLike
-from network.run.parallel import Branch, Parallel
+from network.run.parallel import DEFAULT_MAX_STEPS, Branch, Parallel
 from network.run.result import Stop, StopReason
 
 
@@ -40,6 +41,8 @@ class RecordedFanOut(BaseModel):
     name: str
     on_error: Literal["fail", "continue"]
     max_concurrency: int | None = None
+    # a record made before it was kept has none: the default, as that run had unless told
+    max_steps: int = DEFAULT_MAX_STEPS
     branches: list[RecordedBranch]
 
 
@@ -101,6 +104,7 @@ def _fan_out(fork: Parallel) -> RecordedFanOut:
         name=fork.name,
         on_error=fork.on_error,  # type: ignore[arg-type]  # checked by Parallel
         max_concurrency=fork.max_concurrency,
+        max_steps=fork.max_steps,
         branches=[
             RecordedBranch(
                 id=branch.id,
@@ -137,4 +141,5 @@ def _parallel(recorded: RecordedFanOut) -> Parallel:
         branches,
         on_error=recorded.on_error,
         max_concurrency=recorded.max_concurrency,
+        max_steps=recorded.max_steps,
     )

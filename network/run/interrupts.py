@@ -37,7 +37,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from network.errors import AgentNetworkError
+from network.errors import AgentNetworkError, ConfigurationError
 from network.ids import new_id
 from network.utf8 import BYTES, bytes_text
 
@@ -384,17 +384,62 @@ class WithAgents(Protocol):
     def agents(self) -> Mapping[str, object]: ...
 
 
+def _held_inside(
+    agents: Mapping[str, object], interrupt: Interrupt
+) -> tuple[Mapping[str, object] | None, Interrupt]:
+    """The delegate's agents and its own interrupt that a sub-run tool's `interrupt` stands
+    for (read by duck typing: the tool's `subagent.agents`), or None when either is unknown."""
+    agent = agents.get(interrupt.agent)
+    tool = (getattr(agent, "tools", None) or {}).get(interrupt.tool)
+    inner_agents = getattr(getattr(tool, "subagent", None), "agents", None)
+    if not isinstance(inner_agents, Mapping) or not inner_agents:
+        return None, interrupt
+    stopped = (interrupt.nested or {}).get("stopped") or {}
+    for data in stopped.get("interrupts") or ():
+        if isinstance(data, Mapping) and data.get("id") == interrupt.id:
+            return inner_agents, Interrupt.from_json(data)
+    return None, interrupt
+
+
+def check_resumable(network: WithAgents, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
+    """Refuse answers whose calls this network cannot finish, before anything is claimed.
+
+    A held call is finished by the network's agent of its name (`agent.resume`, by duck
+    typing), a call held in a network branch too (that branch's inner agent). Found missing
+    only once the run started, the refusal came after the answers were claimed: the
+    interrupt was spent and could never be answered again. A `ConfigurationError` naming the
+    agent and the network; nothing is answered (the interrupt stays pending).
+    """
+    for interrupt, _answer in answered:
+        agent = network.agents.get(interrupt.agent)
+        if agent is None or not callable(getattr(agent, "resume", None)):
+            raise ConfigurationError(
+                f"cannot resume tool calls of agent {interrupt.agent!r}: network "
+                f"{getattr(network, 'name', '?')!r} has no such agent that can resume "
+                f"(interrupt {interrupt.id!r} stays pending; a call held in a network branch "
+                "is finished by the run's own agent of that name)"
+            )
+
+
 def check_edits(network: WithAgents, answered: Sequence[tuple[Interrupt, Answer]]) -> None:
     """Validate every edited call against its tool's schema, before anything runs.
 
     A bad edit is an `InterruptError` naming the interrupt, the tool and the field; nothing
     is answered (the interrupt stays pending). The agent's tools are read by duck typing
-    (`agent.tools[name].validate(arguments)`): this layer does not know `agents`.
+    (`agent.tools[name].validate(arguments)`): this layer does not know `agents`. A call
+    held inside a sub-run is checked against the delegate's tool, level by level.
     """
     for interrupt, answer in answered:
-        if answer.arguments is None or interrupt.nested is not None:
-            continue  # a sub-run's call: its own network checks the edit when it continues
-        agent = network.agents.get(interrupt.agent)
+        if answer.arguments is None:
+            continue
+        agents: Mapping[str, object] | None = network.agents
+        while interrupt.nested is not None and agents is not None:
+            # a call held inside a sub-run: the delegate's own held call (same id), checked
+            # against the delegate's tools now, not once the answer is spent
+            agents, interrupt = _held_inside(agents, interrupt)
+        if agents is None:
+            continue  # a delegate that does not say its agents: it checks when it continues
+        agent = agents.get(interrupt.agent)
         tool = (getattr(agent, "tools", None) or {}).get(interrupt.tool)
         validate = getattr(tool, "validate", None)
         if not callable(validate):

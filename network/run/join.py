@@ -205,9 +205,11 @@ def _resolve(
 class _ConflictMerge:
     """A key's conflict function `fn(current, new)` as the handler of a later branch's write:
     one that raises is a `StateConflictError` naming the key and both writers (the key stays
-    unresolved, nothing is merged), its exception the cause. `own` is the write's own
-    handler, for a key an earlier branch deleted (no value to merge into: the value is
-    written as it is)."""
+    unresolved, nothing is merged), its exception the cause. The error's message names the
+    exception's type, never its text: a library error reaches an AG-UI client and a
+    supervisor's model as it is, and the function's exception may hold anything (the
+    `__cause__` has it whole). `own` is the write's own handler, for a key an earlier branch
+    deleted (no value to merge into: the value is written as it is)."""
 
     __slots__ = ("earlier", "fn", "key", "later", "own")
 
@@ -220,8 +222,8 @@ class _ConflictMerge:
         except Exception as exc:
             raise StateConflictError(
                 f"state key {self.key!r}: its conflict function failed merging the write of "
-                f"{_describe(self.later)} into that of {_describe(self.earlier)}: "
-                f"{type(exc).__name__}: {exc}",
+                f"{_describe(self.later)} into that of {_describe(self.earlier)}: it raised "
+                f"{type(exc).__name__} (the error's __cause__)",
                 key=self.key,
                 writers=(self.earlier, self.later),
             ) from exc

@@ -349,6 +349,9 @@ class SubrunTool:
     # fn(RunResult) -> the tool's result (default: the typed output, else the final text)
     output_extractor: Callable[[Any], Any] | None = None
     on_failure: str = "tell_model"  # or "raise": a failed sub-run fails the caller's run
+    # the delegate's agents by name: an edited answer to a call held inside the sub-run is
+    # checked against their tools before anything is claimed (`check_edits`)
+    agents: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.output_extractor is not None and not callable(self.output_extractor):

@@ -92,6 +92,28 @@ async def test_fan_out_arguments_are_checked() -> None:
         GraphRouter(start=a).fan_out(a, [b, b], join=END)
     with pytest.raises(ConfigurationError, match="on_error"):
         GraphRouter(start=a).fan_out(a, [a, b], join=END, on_error="skip")
+    with pytest.raises(ConfigurationError, match="max_steps"):
+        GraphRouter(start=a).fan_out(a, [a, b], join=END, max_steps=0)
+
+
+async def test_a_graph_fan_out_gives_its_branches_max_steps() -> None:
+    """`max_steps=` as for `Parallel`: a branch still asking for tools after that many calls
+    fails (before, `fan_out` took no `max_steps`: its branches always had the default 10)."""
+    from agents import call, tool
+    from network import MaxStepsExceeded
+
+    @tool
+    def look() -> str:
+        """Look again."""
+        return "nothing yet"
+
+    looker = Agent("looker", tools=[look], model=ScriptedModel(lambda request: call("look")))
+    start, other = scripted_agent("start"), scripted_agent("other")
+    router = GraphRouter(start=start).fan_out(start, [looker, other], join=END, max_steps=2)
+    network = Network("n", agents=[start, looker, other], router=router)
+    with pytest.raises(MaxStepsExceeded, match="max_steps=2"):
+        await network.run("go")
+    assert len(looker.model.requests) == 2  # type: ignore[attr-defined]
 
 
 async def test_the_drawing_shows_the_fan_out_and_the_join() -> None:

@@ -36,12 +36,20 @@ def test_a_fan_out_is_recorded_whole_and_replayed_as_it_was() -> None:
         on_error="continue",
         max_concurrency=2,
         name="batch",
+        max_steps=3,
     )
     replayed = round_trip([alpha, fork, "beta"])
     assert replayed[0] == "alpha" and replayed[2] == "beta"
     again = replayed[1]
     assert isinstance(again, Parallel)
-    assert (again.name, again.on_error, again.max_concurrency) == ("batch", "continue", 2)
+    # max_steps too: a durable run goes through the record live, so a fan-out's cap lost
+    # here let its branches make the default 10 calls (and tool calls) each
+    assert (again.name, again.on_error, again.max_concurrency, again.max_steps) == (
+        "batch",
+        "continue",
+        2,
+        3,
+    )
     assert [(b.id, b.agent, b.index, b.input, b.item) for b in again.branches] == [
         ("batch/beta#0", "beta", 0, "do {'id': 1, 'tags': ['x']}", {"id": 1, "tags": ["x"]}),
         ("batch/beta#1", "beta", 1, "do 7", 7),
@@ -57,6 +65,11 @@ def test_a_fan_out_is_recorded_whole_and_replayed_as_it_was() -> None:
         ("alpha+beta/beta", "beta"),
     ]
     assert plain[0].on_error == "fail" and plain[0].max_concurrency is None
+    assert plain[0].max_steps == 10
+    # a record made before max_steps was kept reads back with the default
+    older = record_choice(team, Parallel(alpha, beta))
+    del older["queued"][0]["max_steps"]
+    assert replayed_choice(older)[0].max_steps == 10
 
 
 def test_stops_and_none_are_recorded_too() -> None:

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from agents import Agent, ScriptedModel, ToolContext, call, tool
-from network import Network, Parallel, StateConflictError, ThreadRef
+from network import ConfigurationError, Network, Parallel, StateConflictError, ThreadRef
 from network.threads import ThreadStore
+from network.threads.memory import MemoryStore
 
 pytestmark = pytest.mark.anyio
 
@@ -306,3 +307,41 @@ async def _stops_again(thread: ThreadRef | None) -> None:
         await network.run(again.resume([i.accept() for i in again.interrupts]), thread=thread)
     assert [w.branch for w in raised.value.writers] == ["a+b+c/b", "a+b+c/c"]
     assert booked == ["1A"]
+
+
+@pytest.mark.parametrize("on_thread", [False, True])
+async def test_a_call_held_in_a_network_branch_the_run_cannot_finish_stays_pending(
+    on_thread: bool,
+) -> None:
+    """A call held in a network branch is finished by the run's own agent of its name: when
+    the run's network has none, answering it is refused before the answer is claimed, so the
+    same answer, given to a network that has the agent, still runs the call (once)."""
+    ran: list[int] = []
+
+    @tool(requires_confirmation=True)
+    def refund(amount: int) -> str:
+        """Refund an amount."""
+        ran.append(amount)
+        return f"refunded {amount}"
+
+    payer = Agent(
+        "payer", tools=[refund], model=_answers_after_tool("payer", call("refund", amount=5))
+    )
+    team = Network(
+        "team", agents=[payer], router=lambda ctx: payer if ctx.call_count == 0 else None
+    )
+    solo = Agent("solo", model=ScriptedModel(lambda request: "solo done"))
+
+    def router(ctx: Any) -> Any:
+        return Parallel(team, solo, name="p") if ctx.call_count == 0 else None
+
+    thread = ThreadRef("t", store=MemoryStore()) if on_thread else None
+    stopped = await Network("n", agents=[solo], router=router).run("go", thread=thread)
+    answers = [i.accept() for i in stopped.interrupts]
+    with pytest.raises(ConfigurationError, match="'payer'.*stays pending"):
+        await Network("n", agents=[solo], router=router).run(stopped.resume(answers), thread=thread)
+    assert ran == []
+
+    finishing = Network("n", agents=[solo, payer], router=router)
+    done = await finishing.run(stopped.resume(answers), thread=thread)
+    assert done.stop_reason == "router_finished" and ran == [5]

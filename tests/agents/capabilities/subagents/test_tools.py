@@ -244,6 +244,34 @@ async def test_an_approval_inside_surfaces_and_resumes_through_the_caller() -> N
     assert REFUNDS == [30]  # ran once, after the approval
 
 
+@pytest.mark.parametrize("delegate", ["network", "agent", "two levels"])
+async def test_a_bad_edit_of_a_call_inside_is_refused_before_the_answer_is_spent(
+    delegate: str,
+) -> None:
+    """An edited approval of a call held inside a delegate is checked against the delegate's
+    tool as a call of the run's own is: refused with `InterruptError` naming the field, the
+    interrupt still pending, and a good edit then runs the tool once (before, the bad edit
+    was spent: the delegate failed, the supervisor went on, and the refund never ran)."""
+    from network import InterruptError
+
+    billing: Any = billing_network()
+    if delegate == "agent":
+        billing = billing.agents["clerk"].as_tool(name="billing")
+    elif delegate == "two levels":
+        inner = supervised([billing.as_tool()], ScriptedModel(supervisor_script("billing", "7")))
+        billing = inner.as_tool(name="billing")
+    else:
+        billing = billing.as_tool()
+    network = supervised([billing], ScriptedModel(supervisor_script("billing", "refund 7")))
+    stopped = await network.run("Refund order 7")
+    (interrupt,) = stopped.interrupts
+    with pytest.raises(InterruptError, match="'refund'.*amount"):
+        await network.run(stopped.resume([interrupt.accept(arguments={"amount": "lots"})]))
+    assert REFUNDS == []
+    done = await network.run(stopped.resume([interrupt.accept(arguments={"amount": 12})]))
+    assert REFUNDS == [12] and done.output is not None and "refunded 12" in done.output
+
+
 async def test_a_rejection_inside_is_told_to_the_sub_agent() -> None:
     boss = ScriptedModel(supervisor_script("billing", "refund order 7"))
     network = supervised([billing_network().as_tool()], boss)
