@@ -268,9 +268,9 @@ class _Server:
 
     async def _stranger(self, request: Request) -> RequestError | None:
         """The 401 for a caller the hook does not know, asked with no thread (as for the
-        thread list) when the body names none it could be asked with: a stranger hears
-        401 whatever its body, not how a request must look; None when the caller is known
-        (or the server has no hook)."""
+        thread list) before the body is read: a stranger hears 401 whatever its body, not
+        how a request must look; None when the caller is known (or the server has no hook;
+        a refusal other than 401 is left to the request's own ask, with its thread)."""
         if self.served.authorize is None:
             return None
         try:
@@ -281,15 +281,17 @@ class _Server:
 
     async def handle(self, request: Request) -> Any:
         try:
+            # who asks, first: a stranger hears 401 whatever its body, and the server reads
+            # no body of a caller it does not know (one could hold it with a body never sent)
+            stranger = await self._stranger(request)
+            if stranger is not None:
+                raise stranger
             self.served.slots.check()  # a full server takes no body in (`admit` decides)
-            try:
-                check_content_type(request.headers.get("content-type"))
-                body = await read_body(
-                    request.stream(), request.headers.get("content-length"), self.max_body_bytes
-                )
-                run_input = parse(body)
-            except RequestError as refused:
-                raise await self._stranger(request) or refused from None
+            check_content_type(request.headers.get("content-type"))
+            body = await read_body(
+                request.stream(), request.headers.get("content-length"), self.max_body_bytes
+            )
+            run_input = parse(body)
             principal = await self.served.principal(request, run_input.thread_id)
             # on a store, a new thread is created holding them by the claim
             messages = (

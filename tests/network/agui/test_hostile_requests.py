@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -449,6 +450,25 @@ def test_a_stranger_is_401_whatever_its_body() -> None:
             headers = {**send.get("headers", {}), "authorization": "Bearer token-alice"}
             known = http.post("/", **{**send, "headers": headers})
             assert known.status_code == status, (send, known.text)
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
+def test_a_stranger_is_refused_before_its_body_is_read() -> None:
+    # A stranger announcing a 1 MiB body and never sending it was held until it did: the
+    # body was read before the hook was asked, so connections without a token made the
+    # server hold their bodies (900 kB each, no bound on their count). It hears 401 at once.
+    network, model = echo_network()
+    asgi = app(network, authorize=identity_only)
+    with serve(asgi) as base:
+        port = int(httpx.URL(base).port or 80)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(
+                b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000000\r\n\r\n{"
+            )
+            answer = raw.recv(4096)  # a timeout (10 s) when the server waits for the body
+    assert answer.startswith(b"HTTP/1.1 401 "), answer
+    assert b'"unauthorized"' in answer
     assert model.requests == [] and len(asgi.state.threads) == 0
 
 
