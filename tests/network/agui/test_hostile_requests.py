@@ -472,6 +472,32 @@ def test_a_stranger_is_refused_before_its_body_is_read() -> None:
     assert model.requests == [] and len(asgi.state.threads) == 0
 
 
+def test_a_body_that_never_arrives_whole_is_408_and_its_connection_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/serving.md: bounds on what a stranger can make the server hold. A body announced
+    # and never sent whole held its connection and what it had sent for as long as the
+    # client liked: 300 such connections held 270 MB. It now has BODY_TIMEOUT_S to arrive.
+    monkeypatch.setattr("network.serving.limits.BODY_TIMEOUT_S", 0.1)
+    network, model = echo_network()
+    asgi = app(network)
+    with serve(asgi) as base:
+        port = int(httpx.URL(base).port or 80)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(
+                b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n{"
+            )
+            answer = b""
+            while chunk := raw.recv(4096):  # to its end: the server closes the connection
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 408 "), answer
+        assert b'"body_timeout"' in answer
+        with httpx.Client(base_url=base, timeout=30) as http:  # a whole body still runs
+            assert http.post("/", json=body("t", "r1")).status_code == 200
+    assert len(model.requests) == 1
+
+
 def test_a_failing_authorize_hook_is_a_generic_500() -> None:
     def broken(request: Any, thread_id: str) -> str:
         raise KeyError("internal table users_v2")
