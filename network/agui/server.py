@@ -17,7 +17,9 @@ principal, 422 not a RunAgentInput, invalid state (naming the key), a `system` /
 message, a tool result for a call the server never issued, a bad client tool; 403 a write to
 an `app:` / `temp:` key; 409 a run already under way on the thread, a pending interrupt not
 answered, or a resume that matches none; 503 `server_busy` with `Retry-After` while
-`max_runs` runs stream on the server (asked first, before the body is read).
+`max_runs` runs stream on the server (asked first, before the body is read; a body being
+read holds a slot until it is whole, so the bodies held at once are bounded too); 408
+`body_timeout` a body not whole within 30 seconds.
 
 A run that fails after it started ends its stream with RUN_ERROR (status 200, as the stream had
 begun): the library's own error message, or for any other exception a generic message whose
@@ -286,11 +288,13 @@ class _Server:
             stranger = await self._stranger(request)
             if stranger is not None:
                 raise stranger
-            self.served.slots.check()  # a full server takes no body in (`admit` decides)
-            check_content_type(request.headers.get("content-type"))
-            body = await read_body(
-                request.stream(), request.headers.get("content-length"), self.max_body_bytes
-            )
+            # A body being read holds a run's slot (a full server takes no body in), so the
+            # bodies held at once are bounded with the runs: `admit` takes the run's own.
+            with self.served.slots.take():
+                check_content_type(request.headers.get("content-type"))
+                body = await read_body(
+                    request.stream(), request.headers.get("content-length"), self.max_body_bytes
+                )
             run_input = parse(body)
             principal = await self.served.principal(request, run_input.thread_id)
             # on a store, a new thread is created holding them by the claim
