@@ -228,7 +228,10 @@ def _asgi(server: _Server, path: str) -> Starlette:
 
 def _refused(error: RequestError) -> JSONResponse:
     log.info("agui.refused", code=error.code, status=error.status, key=error.key)
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers())
+    headers = error.headers()
+    if error.status == 401:  # a 401 says how to authenticate (RFC 9110), as A2A's and MCP's do
+        headers["www-authenticate"] = "Bearer"
+    return JSONResponse(error.body(), status_code=error.status, headers=headers)
 
 
 @dataclass(eq=False)

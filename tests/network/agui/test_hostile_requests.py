@@ -393,6 +393,7 @@ def test_authorize_decides_who_runs_and_threads_belong_to_their_creator() -> Non
         anonymous = http.post("/", json=body("t", "r0"))
         assert anonymous.status_code == 401
         assert anonymous.json()["error"]["code"] == "unauthorized"
+        assert anonymous.headers["www-authenticate"] == "Bearer"  # as A2A's and MCP's 401
         wrong = http.post("/", json=body("t", "r0"), headers=as_user("token-eve"))
         assert wrong.status_code == 401 and "unknown token" in wrong.text
         forbidden = http.post("/", json=body("admin-1", "r0"), headers=as_user("token-bob"))
