@@ -17,7 +17,9 @@ principal, 422 not a RunAgentInput, invalid state (naming the key), a `system` /
 message, a tool result for a call the server never issued, a bad client tool; 403 a write to
 an `app:` / `temp:` key; 409 a run already under way on the thread, a pending interrupt not
 answered, or a resume that matches none; 503 `server_busy` with `Retry-After` while
-`max_runs` runs stream on the server (asked first, before the body is read).
+`max_runs` runs stream on the server (asked first, before the body is read; a body being
+read holds a slot until it is whole, so the bodies held at once are bounded too); 408
+`body_timeout` a body not whole within 30 seconds.
 
 A run that fails after it started ends its stream with RUN_ERROR (status 200, as the stream had
 begun): the library's own error message, or for any other exception a generic message whose
@@ -226,7 +228,10 @@ def _asgi(server: _Server, path: str) -> Starlette:
 
 def _refused(error: RequestError) -> JSONResponse:
     log.info("agui.refused", code=error.code, status=error.status, key=error.key)
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers())
+    headers = error.headers()
+    if error.status == 401:  # a 401 says how to authenticate (RFC 9110), as A2A's and MCP's do
+        headers["www-authenticate"] = "Bearer"
+    return JSONResponse(error.body(), status_code=error.status, headers=headers)
 
 
 @dataclass(eq=False)
@@ -268,9 +273,9 @@ class _Server:
 
     async def _stranger(self, request: Request) -> RequestError | None:
         """The 401 for a caller the hook does not know, asked with no thread (as for the
-        thread list) when the body names none it could be asked with: a stranger hears
-        401 whatever its body, not how a request must look; None when the caller is known
-        (or the server has no hook)."""
+        thread list) before the body is read: a stranger hears 401 whatever its body, not
+        how a request must look; None when the caller is known (or the server has no hook;
+        a refusal other than 401 is left to the request's own ask, with its thread)."""
         if self.served.authorize is None:
             return None
         try:
@@ -281,15 +286,19 @@ class _Server:
 
     async def handle(self, request: Request) -> Any:
         try:
-            self.served.slots.check()  # a full server takes no body in (`admit` decides)
-            try:
+            # who asks, first: a stranger hears 401 whatever its body, and the server reads
+            # no body of a caller it does not know (one could hold it with a body never sent)
+            stranger = await self._stranger(request)
+            if stranger is not None:
+                raise stranger
+            # A body being read holds a run's slot (a full server takes no body in), so the
+            # bodies held at once are bounded with the runs: `admit` takes the run's own.
+            with self.served.slots.take():
                 check_content_type(request.headers.get("content-type"))
                 body = await read_body(
                     request.stream(), request.headers.get("content-length"), self.max_body_bytes
                 )
-                run_input = parse(body)
-            except RequestError as refused:
-                raise await self._stranger(request) or refused from None
+            run_input = parse(body)
             principal = await self.served.principal(request, run_input.thread_id)
             # on a store, a new thread is created holding them by the claim
             messages = (

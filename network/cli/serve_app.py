@@ -57,6 +57,9 @@ ARGS_VARIABLE = "AGENT_NETWORK_SERVE_ARGS"
 SUPERVISOR_VARIABLE = "AGENT_NETWORK_SERVE_SUPERVISOR"
 CARD_PATH = "/.well-known/agent-card.json"
 CORS_HEADERS = ["authorization", "content-type", "a2a-version", "a2a-extensions"]
+# the answers' headers a page reads (CORS shows it only the safelisted ones otherwise): when
+# to try again (503 `server_busy`, 409 `thread_busy`) and how to authenticate (401)
+CORS_EXPOSED = ["retry-after", "www-authenticate"]
 SHUTDOWN_GRACE_S = 10  # on SIGTERM, how long the runs under way have to end before cancelled
 MAX_WORKERS = 64  # server processes: one per core is the most that helps
 MAX_RUNS_OPTION = 10_000  # runs at once in a process: 8 open files each, 80,000 in all
@@ -180,6 +183,7 @@ def serve_app(args: argparse.Namespace) -> tuple[Any, Any]:
             allow_origins=list(args.cors_origin),
             allow_methods=["GET", "POST"],
             allow_headers=CORS_HEADERS,
+            expose_headers=CORS_EXPOSED,
         )
     return _hosts_checked(asgi, args), network
 

@@ -1,7 +1,10 @@
 """What a stranger can make a server hold or store: bodies, identifiers, list sizes.
 
 - A request body is read up to `limit` bytes and refused beyond it (413 `body_too_large`),
-  a declared `content-length` over the limit before a byte is read.
+  a declared `content-length` over the limit before a byte is read; one that has not
+  arrived whole within `BODY_TIMEOUT_S` seconds is 408 `body_timeout` (a client announcing
+  a body it never sends, or sends a byte at a time, held its connection and what it sent
+  for as long as it liked).
 - A thread id and a run id from a client follow the thread stores' identifier rules
   (`network.threads.ids`: 1 to 256 characters, no control character, no lone surrogate), so
   an id the server takes is one every store can keep: a run id goes with every commit of
@@ -17,31 +20,47 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable
 
+import anyio
+
 from network.errors import InvalidIdError
 from network.serving.errors import RequestError
 from network.threads.ids import check_id
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+BODY_TIMEOUT_S = 30.0  # a whole body's time: 1 MiB in it is 35 kB/s, a slow phone's upload
 MAX_JSON_DEPTH = 200  # pydantic's JSON parser's own limit; the stdlib's recursion fails later
 DEFAULT_LIST_LIMIT = 100
 MAX_LIST_LIMIT = 1_000
 
 
-async def read_body(chunks: AsyncIterable[bytes], declared: str | None, limit: int) -> bytes:
+async def read_body(
+    chunks: AsyncIterable[bytes],
+    declared: str | None,
+    limit: int,
+    *,
+    timeout: float | None = None,
+) -> bytes:
     """The body from `chunks` (its `content-length` header `declared`, if any), at most
-    `limit` bytes, or a 413 `RequestError`."""
+    `limit` bytes, or a 413 `RequestError`; a 408 one when it is not whole within `timeout`
+    seconds (default `BODY_TIMEOUT_S`)."""
     too_large = RequestError(
         413, "body_too_large", f"request body is larger than the limit of {limit} bytes"
     )
     if declared is not None and declared_over(declared, limit):
         raise too_large
+    seconds = BODY_TIMEOUT_S if timeout is None else timeout
     parts = []
     size = 0
-    async for chunk in chunks:
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        parts.append(chunk)
+    with anyio.move_on_after(seconds) as deadline:
+        async for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            parts.append(chunk)
+    if deadline.cancelled_caught:
+        raise RequestError(
+            408, "body_timeout", f"request body did not arrive whole within {seconds:g} seconds"
+        )
     return b"".join(parts)
 
 

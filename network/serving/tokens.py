@@ -10,9 +10,11 @@
 A request's `Authorization: Bearer <token>` names its principal; a request without one, or
 with a token the file does not hold, is 401. Tokens are compared in constant time, as sha256
 digests (equal lengths whatever was offered: the time tells neither a token nor its length), and
-the file is checked when it is read: a token shorter than `MIN_TOKEN_CHARS`, a token given twice,
-a principal no thread store can keep or a line that is not two words is a
-`ConfigurationError` naming the line (never the token).
+the file is checked when it is read: a token shorter than `MIN_TOKEN_CHARS`, a token with a
+character other than printable ASCII (a header carries bytes: a client's UTF-8 `é` arrives as
+two other characters, and such a token never matched), a token given twice, a principal no
+thread store can keep or a line that is not two words is a `ConfigurationError` naming the
+line (never the token).
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ def read_tokens(path: str | Path) -> dict[str, str]:
             raise ConfigurationError(f"{where}: {exc}") from None
         if len(token) < MIN_TOKEN_CHARS:
             raise ConfigurationError(f"{where}: a token needs {MIN_TOKEN_CHARS} characters or more")
+        if not all("!" <= char <= "~" for char in token):  # its characters are never named
+            raise ConfigurationError(
+                f"{where}: a token is printable ASCII characters only (a client's header "
+                "carries it as bytes: any other character would never match)"
+            )
         if token in tokens:
             raise ConfigurationError(f"{where}: this token is already given on another line")
         tokens[token] = principal

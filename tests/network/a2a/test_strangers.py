@@ -5,9 +5,11 @@ caller still hears why its body was refused."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import httpx
+import pytest
 
 from agents import Agent, ScriptedModel
 from network import Network
@@ -61,3 +63,22 @@ def test_a_stranger_reading_tasks_over_rest_is_401_and_the_card_answers_anyone()
         listed = http.get("/v1/tasks", headers={**version, "authorization": "Bearer token-alice"})
         assert listed.status_code == 200, listed.text
         assert http.get("/.well-known/agent-card.json").status_code == 200
+
+
+def test_a_body_that_never_arrives_whole_is_408(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A known caller announcing a body and never sending it whole held its connection and
+    # what it had sent for as long as it liked; it now has BODY_TIMEOUT_S (30 s) to arrive.
+    monkeypatch.setattr("network.serving.limits.BODY_TIMEOUT_S", 0.1)
+    asgi = app(Network("echo", agents=[Agent("echo", model=ScriptedModel(["ok"]))]))
+    with serve(asgi, lifespan="on") as url:
+        port = int(httpx.URL(url).port or 80)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(
+                b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n{"
+            )
+            answer = b""
+            while chunk := raw.recv(4096):  # to its end: the server closes the connection
+                answer += chunk
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert b'"body_timeout"' in answer

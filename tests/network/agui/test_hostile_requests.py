@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -392,6 +393,7 @@ def test_authorize_decides_who_runs_and_threads_belong_to_their_creator() -> Non
         anonymous = http.post("/", json=body("t", "r0"))
         assert anonymous.status_code == 401
         assert anonymous.json()["error"]["code"] == "unauthorized"
+        assert anonymous.headers["www-authenticate"] == "Bearer"  # as A2A's and MCP's 401
         wrong = http.post("/", json=body("t", "r0"), headers=as_user("token-eve"))
         assert wrong.status_code == 401 and "unknown token" in wrong.text
         forbidden = http.post("/", json=body("admin-1", "r0"), headers=as_user("token-bob"))
@@ -450,6 +452,51 @@ def test_a_stranger_is_401_whatever_its_body() -> None:
             known = http.post("/", **{**send, "headers": headers})
             assert known.status_code == status, (send, known.text)
     assert model.requests == [] and len(asgi.state.threads) == 0
+
+
+def test_a_stranger_is_refused_before_its_body_is_read() -> None:
+    # A stranger announcing a 1 MiB body and never sending it was held until it did: the
+    # body was read before the hook was asked, so connections without a token made the
+    # server hold their bodies (900 kB each, no bound on their count). It hears 401 at once.
+    network, model = echo_network()
+    asgi = app(network, authorize=identity_only)
+    with serve(asgi) as base:
+        port = int(httpx.URL(base).port or 80)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(
+                b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000000\r\n\r\n{"
+            )
+            answer = raw.recv(4096)  # a timeout (10 s) when the server waits for the body
+    assert answer.startswith(b"HTTP/1.1 401 "), answer
+    assert b'"unauthorized"' in answer
+    assert model.requests == [] and len(asgi.state.threads) == 0
+
+
+def test_a_body_that_never_arrives_whole_is_408_and_its_connection_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # docs/serving.md: bounds on what a stranger can make the server hold. A body announced
+    # and never sent whole held its connection and what it had sent for as long as the
+    # client liked: 300 such connections held 270 MB. It now has BODY_TIMEOUT_S to arrive.
+    monkeypatch.setattr("network.serving.limits.BODY_TIMEOUT_S", 0.1)
+    network, model = echo_network()
+    asgi = app(network)
+    with serve(asgi) as base:
+        port = int(httpx.URL(base).port or 80)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+            raw.sendall(
+                b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 1000\r\n\r\n{"
+            )
+            answer = b""
+            while chunk := raw.recv(4096):  # to its end: the server closes the connection
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 408 "), answer
+        assert b'"body_timeout"' in answer
+        with httpx.Client(base_url=base, timeout=30) as http:  # a whole body still runs
+            assert http.post("/", json=body("t", "r1")).status_code == 200
+    assert len(model.requests) == 1
 
 
 def test_a_failing_authorize_hook_is_a_generic_500() -> None:

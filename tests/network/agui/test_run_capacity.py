@@ -7,6 +7,7 @@ Real HTTP: uvicorn on 127.0.0.1, httpx as the client, many requests at once.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -192,6 +193,33 @@ def test_a_full_server_refuses_before_it_reads_the_body(gate: Gate) -> None:
         assert big.headers["retry-after"] == "7"
         assert big.json()["error"]["code"] == "server_busy"
         assert http.post("/", json=run_body("t", "r", "hi")).status_code == 200
+
+
+def test_bodies_being_read_count_against_max_runs(gate: Gate) -> None:
+    # Bodies announced and not yet sent whole were read outside the bound: a client opening
+    # many connections made the server hold up to 1 MiB each, however many, at max_runs=2.
+    # A body being read holds a run's slot; its connection gone, the slot is back.
+    asgi = app(gated_network(gate), max_runs=2)
+    slots = asgi.state.served.slots
+    with serve(asgi) as url, httpx.Client(base_url=url, timeout=30) as http:
+        port = int(httpx.URL(url).port or 80)
+        held = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(2)]
+        try:
+            for raw in held:
+                raw.sendall(
+                    b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"
+                )
+            assert wait_until(lambda: slots.running == 2)
+            refused = http.post("/", json=run_body("t", "r", "hi"))
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "server_busy"
+        finally:
+            for raw in held:
+                raw.close()
+        assert wait_until(lambda: slots.running == 0)
+        answered = http.post("/", json=run_body("t", "r", "hi"))
+        assert parse_sse(answered.text)[-1]["type"] == "RUN_FINISHED"
 
 
 def test_the_default_limit_follows_the_open_file_limit() -> None:

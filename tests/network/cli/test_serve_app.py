@@ -20,7 +20,8 @@ from unittest import mock
 import httpx
 import pytest
 
-from network.cli.serve_app import SHUTDOWN_GRACE_S
+from network.cli.main import _parser
+from network.cli.serve_app import SHUTDOWN_GRACE_S, serve_app
 from tests.fakes.processes import ROOT, free_port, server_process
 from tests.network.a2a.servers import TEAM
 from tests.network.cli.test_main import cli_main
@@ -410,3 +411,27 @@ def test_an_empty_authorize_is_an_error_for_dev_and_mcp(command: str) -> None:
         done = cli_main(command, TEAM, "--port", "0", "--authorize", "")
     assert done.returncode == 2
     assert "error: --authorize is empty" in done.stderr
+
+
+@pytest.mark.anyio
+async def test_a_page_on_an_allowed_origin_reads_retry_after_and_the_challenge(
+    tmp_path: Path,
+) -> None:
+    # docs/serving.md: a refusal carries `Retry-After` (503, 409) and a 401 how to
+    # authenticate; CORS shows a page only the safelisted response headers unless the server
+    # exposes others, so a browser client on the allowed origin never saw either.
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("alice alice-token-0123456789\n")
+    args = _parser().parse_args(
+        ["serve", TEAM, "--token-file", str(tokens), "--cors-origin", "https://app.example"]
+    )
+    asgi, _ = serve_app(args)
+    transport = httpx.ASGITransport(app=asgi)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        refused = await http.post(
+            "/", json=run_body("c-1"), headers={"origin": "https://app.example"}
+        )
+    assert refused.status_code == 401
+    assert refused.headers["access-control-allow-origin"] == "https://app.example"
+    exposed = refused.headers["access-control-expose-headers"].lower().split(", ")
+    assert {"retry-after", "www-authenticate"} <= set(exposed)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import anyio
 import pytest
 
 from network.serving.errors import RequestError
@@ -40,6 +41,21 @@ async def test_a_body_is_read_up_to_its_limit() -> None:
         await read_body(watched(), "5", 4)  # declared too large: nothing read
     assert consumed == []
     assert await read_body(chunks(b"abc"), "not a number", 4) == b"abc"
+
+
+async def test_a_body_that_does_not_arrive_whole_in_time_is_408() -> None:
+    # a client announcing a body and sending it a byte at a time (or never) was waited for
+    # as long as it liked, holding its connection and what it had sent
+    async def trickle() -> AsyncIterator[bytes]:
+        yield b"{"
+        await anyio.sleep(5)
+        yield b"}"
+
+    with pytest.raises(RequestError) as late:
+        await read_body(trickle(), "2", 10, timeout=0.05)
+    assert (late.value.status, late.value.code) == (408, "body_timeout")
+    assert "0.05 seconds" in late.value.message
+    assert await read_body(chunks(b"{}"), "2", 10, timeout=0.05) == b"{}"
 
 
 @pytest.mark.parametrize("declared", ["9" * 5000, "1" + "0" * 30, "00005"])

@@ -39,6 +39,10 @@ def test_a_token_names_its_principal(tmp_path: Path) -> None:
         ("alice short\n", "line 1: a token needs 16 characters"),
         ("alice same-token-0123456789\nbob same-token-0123456789\n", "line 2: this token is"),
         ("# nothing\n", "holds no token"),
+        # a client sends its token as bytes: one with é (or a control character) never
+        # matched, and the server started with every request refused as "unknown token"
+        ("alice token-é-0123456789\n", "line 1: a token is printable ASCII characters only"),
+        ("alice token-\x7f-0123456789\n", "line 1: a token is printable ASCII characters only"),
     ],
 )
 def test_a_bad_token_file_names_the_line_not_the_token(
