@@ -59,6 +59,7 @@ from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
 from network.run.tool_names import default_tool_name
 from network.state.schema import StateSchema, storable_key
+from network.utf8 import lone_surrogate_at
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -178,6 +179,8 @@ class Agent(AgentStep):
             raise ConfigurationError(
                 f"agent {name!r}: description must be a string or None, got {description!r}"
             )
+        if description:
+            _refuse_unsendable(name, "description", description)
         self.description = description or ""
         self.system = system  # checked, and its template made, by the property
         self.tools, self.client_tools, self.mcp_servers = _sorted_tools(name, tools)
@@ -357,6 +360,8 @@ class Agent(AgentStep):
         template = Template(system, self.name) if isinstance(system, str) else None
         if template is None and not callable(system):
             raise ConfigurationError(f"agent {self.name!r}: system must be a string or a function")
+        if template is not None:
+            _refuse_unsendable(self.name, "system", system)
         self._system, self._template = system, template
         # Instructions without placeholders are the same on every call: their prompt is made
         # once, here, by the prompt stage itself.
@@ -528,6 +533,19 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
             f"agent {name!r}: an agent has no state schema; the state belongs to the "
             "network: `Network(..., state_schema=...)`, or `agent.run(input, "
             "state_schema=...)` for an agent run on its own"
+        )
+
+
+def _refuse_unsendable(agent: str, option: str, text: str) -> None:
+    """A `ConfigurationError` naming `agent` and `option` when `text`, which every request
+    sends (the instructions; the description, in a routing prompt or a tool's schema), holds a
+    lone surrogate: it has no UTF-8 form, so every request failed with a `ModelError` about
+    a `UnicodeEncodeError` (and a scripted run's result could not be stored)."""
+    at = lone_surrogate_at(text)
+    if at is not None:
+        raise ConfigurationError(
+            f"agent {agent!r}: {option} holds a lone surrogate ({text[at]!r} at {at}), which "
+            "has no UTF-8 form: no request can carry it"
         )
 
 

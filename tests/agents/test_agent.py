@@ -54,6 +54,28 @@ def test_a_system_function_that_returns_no_text_is_refused_naming_the_agent(
     assert none.requests[0].system == []
 
 
+def test_instructions_or_a_description_no_request_can_carry_are_refused_naming_the_agent() -> None:
+    """A lone surrogate in `system` (or `description`, which a routing prompt or `as_tool`'s
+    schema sends) was accepted; every request then failed with a ModelError "request failed:
+    UnicodeEncodeError", and a scripted run recorded a prompt no thread store could keep."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': system holds a lone surrogate"):
+        Agent("a", system="Be brief.\ud800")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': description holds a lone"):
+        Agent("a", description="\udc00 helper")
+    agent = Agent("a", system="Be brief.")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': system holds a lone surrogate"):
+        agent.system = "{topic?}\ud800"
+    assert agent.system == "Be brief."  # left as it was
+    model = ScriptedModel(["never"])
+    agent = Agent("a", system=lambda ctx: "Be brief.\ud800", model=model)
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function returned .*"):
+        one_call(agent).run_sync("x")
+    assert model.requests == []
+    paired = ScriptedModel(["ok"])  # a surrogate pair is one character with a UTF-8 form
+    one_call(Agent("b", system=lambda ctx: "\U0001f600", model=paired)).run_sync("x")
+    assert paired.requests[0].system[0].content == "\U0001f600"
+
+
 @pytest.mark.anyio
 async def test_agents_fall_back_to_the_network_default_model() -> None:
     shared = ScriptedModel(["from default"])
