@@ -111,9 +111,10 @@ def test_an_output_key_that_is_no_state_key_is_refused_when_the_agent_is_made(ke
         Agent("writer", model=ScriptedModel(["the plan"]), output_key=key)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
+@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object(), ScriptedModel])
 def test_a_model_that_is_no_model_is_refused_when_the_agent_is_made(model: object) -> None:
-    """`model=3` was accepted and failed at the first call with a TypeError."""
+    """`model=3` was accepted and failed at the first call with a TypeError; a model class
+    given for an instance (`model=ScriptedModel`), with an AttributeError from inside it."""
     with pytest.raises(ConfigurationError, match=r"agent 'a': model"):
         Agent("a", model=model)  # type: ignore[arg-type]
     agent = Agent("a")
