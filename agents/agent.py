@@ -612,7 +612,14 @@ def _sorted_tools(
             f"agent {owner!r}: tools must be a list of tools, got {type(items).__name__} "
             "(tools=[...])"
         )
-    for item in items:
+    for index, item in enumerate(items):
+        if not callable(item) and not isinstance(item, Tool | ClientTool | MCPServer | SubrunTool):
+            # None was "'function' object has no attribute 'name'" (`tool(None)` is `@tool()`),
+            # 3 "@tool needs a function", naming no agent
+            raise ConfigurationError(
+                f"agent {owner!r}: tools[{index}] is not a tool, got {item!r} (give @tool "
+                "functions, plain functions, client tools or MCP servers)"
+            )
         if isinstance(item, MCPServer):
             if any(item is known for known in servers):
                 raise ConfigurationError(f"agent {owner!r}: MCP server {item!r} given twice")
@@ -643,6 +650,11 @@ def _checked_stream(agent: str, stream: Any) -> bool:
 def _checked_choice(agent: Agent, choice: str) -> str:
     """`tool_choice`: one of `TOOL_CHOICES` or a tool of the agent (any name, with MCP
     servers: their tools are listed only in a run)."""
+    if not isinstance(choice, str):  # a list was "unhashable type: 'list'"
+        raise ConfigurationError(
+            f"agent {agent.name!r}: tool_choice must be one of {TOOL_CHOICES} or the name of a "
+            f"tool of this agent, got {choice!r}"
+        )
     if (
         choice not in TOOL_CHOICES
         and choice not in agent.tools

@@ -150,6 +150,24 @@ def test_tools_that_are_no_list_are_refused_naming_the_agent(tools: object) -> N
     assert list(Agent("a", tools=(_lookup,)).tools) == ["_lookup"]
 
 
+@pytest.mark.parametrize("item", [None, 3, "lookup", b"lookup"])
+def test_a_tools_item_that_is_no_tool_is_refused_naming_the_agent_and_the_item(
+    item: object,
+) -> None:
+    """`tools=[None]` (a list built with a conditional) was "'function' object has no
+    attribute 'name'", `tools=[3]` "@tool needs a function", naming no agent."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': tools\[1\] is not a tool"):
+        Agent("a", tools=[_lookup, item])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("choice", [["lookup"], {"type": "function"}, None, 3])
+def test_a_tool_choice_that_is_no_text_is_refused_naming_the_agent(choice: object) -> None:
+    """`tool_choice=["lookup"]` (OpenAI's list of allowed tools) was a TypeError,
+    "unhashable type: 'list'"."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': tool_choice"):
+        Agent("a", tools=[_lookup], tool_choice=choice)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
 def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
     description: object,
