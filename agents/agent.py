@@ -13,6 +13,7 @@ router decides whether the agent runs again to read its tools' results. On its o
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -362,6 +363,8 @@ class Agent(AgentStep):
             raise ConfigurationError(f"agent {self.name!r}: system must be a string or a function")
         if template is not None:
             _refuse_unsendable(self.name, "system", system)
+        else:
+            _refuse_uncallable_with_ctx(self.name, system)
         self._system, self._template = system, template
         # Instructions without placeholders are the same on every call: their prompt is made
         # once, here, by the prompt stage itself.
@@ -547,6 +550,24 @@ def _refuse_unsendable(agent: str, option: str, text: str) -> None:
             f"agent {agent!r}: {option} holds a lone surrogate ({text[at]!r} at {at}), which "
             "has no UTF-8 form: no request can carry it"
         )
+
+
+def _refuse_uncallable_with_ctx(agent: str, system: Callable[..., Any]) -> None:
+    """A `ConfigurationError` naming `agent` when the instructions function cannot be called
+    as `system(ctx)`: `system=lambda: "..."` was taken, and every call of the agent failed
+    with a TypeError from inside the run."""
+    try:
+        signature = inspect.signature(system)
+    except (TypeError, ValueError):  # no signature to read (a builtin): tried when called
+        return
+    try:
+        signature.bind(None)
+    except TypeError:
+        label = getattr(system, "__qualname__", None) or type(system).__qualname__
+        raise ConfigurationError(
+            f"agent {agent!r}: the system function {label}{signature} cannot be called as "
+            "system(ctx): it takes the run context, one positional parameter"
+        ) from None
 
 
 def _refuse_local_tools(agent: Agent) -> None:

@@ -54,6 +54,22 @@ def test_a_system_function_that_returns_no_text_is_refused_naming_the_agent(
     assert none.requests[0].system == []
 
 
+@pytest.mark.parametrize("system", [lambda: "Be brief.", lambda ctx, tone: tone])
+def test_a_system_function_not_callable_with_the_run_context_is_refused_when_set(
+    system: Any,
+) -> None:
+    """`system=lambda: "..."` was taken, and every call of the agent failed with a TypeError
+    from inside the run ("takes 0 positional arguments but 1 was given")."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function .* system"):
+        Agent("a", system=system)
+    agent = Agent("a", system="Be brief.")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function"):
+        agent.system = system
+    assert agent.system == "Be brief."  # left as it was
+    for fine in (lambda ctx: "x", lambda ctx, tone="kind": tone, lambda *args: "x", print):
+        assert Agent("b", system=fine).system is fine
+
+
 def test_instructions_or_a_description_no_request_can_carry_are_refused_naming_the_agent() -> None:
     """A lone surrogate in `system` (or `description`, which a routing prompt or `as_tool`'s
     schema sends) was accepted; every request then failed with a ModelError "request failed:
