@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -272,9 +273,34 @@ class Agent(AgentStep):
         self._forget_stages()
 
     def __setattr__(self, name: str, value: Any) -> None:
+        built = getattr(self, "_built", False)
+        if built and name in _SET_LATER:
+            self._set_option(name, value)
+            return
         object.__setattr__(self, name, value)
-        if name in _BUILDING and getattr(self, "_built", False):
+        if built and name in _BUILDING:
             self._build()  # an option set after the agent was made takes effect at once
+        if built and name in _CHECKED_BY_SETTER:
+            self._options[name] = value  # checked by its property; `clone` copies it
+
+    def _set_option(self, name: str, value: Any) -> None:
+        """`agent.<option> = value` after the agent was made: checked as `Agent(...)` checks
+        it (`agent.output_key = 3` was taken, and failed mid-run with a TypeError), the agent
+        left as it was when it is refused, and copied by `clone` (which copied the value the
+        constructor was given)."""
+        given = value
+        if name == "tools" and isinstance(value, Mapping):  # the form `agent.tools` reads as:
+            # its function tools, beside the client tools and MCP servers it keeps
+            given = [*value.values(), *self.client_tools.values(), *self.mcp_servers]
+        options = {**self._options, "handoffs": list(self._handoffs.items), name: given}
+        with warnings.catch_warnings():
+            if name != "tools":  # the other options' warnings were given when it was made
+                warnings.simplefilter("ignore")
+            checked = Agent(self.name, **options)  # raises what the constructor raises
+        for attribute in _SET_LATER[name]:
+            object.__setattr__(self, attribute, getattr(checked, attribute))
+        self._options[name] = given
+        self._build()
 
     @property
     def hooks(self) -> AgentHooks:
@@ -584,6 +610,28 @@ def _refuse_local_tools(agent: Agent) -> None:
             "a tool (`agent.as_tool()`) from one that has them"
         )
 
+
+# Options set after the agent was made that `_set_option` checks (as the constructor does), with
+# the attributes each one sets. `system`, `model` and `hooks` are properties, checked by theirs.
+_SET_LATER: dict[str, tuple[str, ...]] = {
+    "description": ("description",),
+    "tools": ("tools", "client_tools", "mcp_servers"),
+    "tool_choice": ("tool_choice",),
+    "output_key": ("output_key",),
+    "params": ("params",),
+    "tool_timeout": ("tool_timeout",),
+    "tool_retry": ("tool_retry",),
+    "stream": ("stream",),
+    "output_type": ("output_type", "output"),
+    "output_retries": ("output_retries", "output"),
+    "output_validators": ("output_validators",),
+    "view": ("view",),
+    "input_guardrails": ("input_guardrails",),
+    "output_guardrails": ("output_guardrails",),
+    "context_policy": ("context_policy",),
+    "memory": ("memory",),
+}
+_CHECKED_BY_SETTER = frozenset({"system", "model", "hooks"})
 
 # Options whose change rebuilds the agent's capabilities (set after the agent was made).
 _BUILDING = frozenset(

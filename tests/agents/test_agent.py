@@ -184,6 +184,51 @@ def test_a_tool_choice_that_is_no_text_is_refused_naming_the_agent(choice: objec
         Agent("a", tools=[_lookup], tool_choice=choice)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "refusal"),
+    [
+        ("output_key", 3, "output_key must be a state key"),
+        ("tool_choice", "nope", "tool_choice 'nope' is not one of"),
+        ("tools", [], "tool_choice '_lookup' is not one of"),  # the tool it must call
+        ("params", {"temperature": float("nan")}, "parameter 'temperature' must be a finite"),
+        ("stream", "yes", "stream must be True or False"),
+        ("view", "some", "view must be 'all', 'input' or a function"),
+        ("input_guardrails", 3, "input_guardrails must be a list"),
+        ("tool_timeout", -1, "tool_timeout"),
+    ],
+)
+def test_an_option_set_later_is_checked_as_the_constructor_checks_it(
+    option: str, value: object, refusal: str
+) -> None:
+    """`agent.output_key = 3` was taken and failed mid-run with a TypeError, `agent.view =
+    "some"` was kept though refused, `agent.params = {"temperature": nan}` was sent."""
+    agent = Agent("a", tools=[_lookup], tool_choice="_lookup", model=ScriptedModel(["ok"]))
+    before = getattr(agent, option)
+    with pytest.raises(ConfigurationError, match=rf"agent 'a': {refusal}"):
+        setattr(agent, option, value)
+    assert getattr(agent, option) == before  # left as it was
+    assert agent.run_sync("x").output == "ok"
+
+
+def test_options_set_later_take_effect_and_clone_copies_them() -> None:
+    """`clone` copied the options the constructor was given, not those set since."""
+    agent = Agent("a", system="old", output_key="draft", model=ScriptedModel(["ok"]))
+    agent.system, agent.output_key, agent.tools = "new", "answer", [_lookup]
+    agent.tool_choice = "_lookup"
+    copy = agent.clone(name="b", model=ScriptedModel(["ok"]))
+    assert (copy.system, copy.output_key, list(copy.tools), copy.tool_choice) == (
+        "new",
+        "answer",
+        ["_lookup"],
+        "_lookup",
+    )
+    assert [schema["function"]["name"] for schema in copy._tool_schemas] == ["_lookup"]
+    assert copy.run_sync("x").state.kv.get("answer") == "ok"
+    agent.tool_choice = "auto"
+    agent.tools = {}  # the form `agent.tools` reads as, too
+    assert (agent.tools, agent._tool_schemas) == ({}, [])
+
+
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
 def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
     description: object,
