@@ -387,7 +387,7 @@ class Agent(AgentStep):
         template = Template(system, self.name) if isinstance(system, str) else None
         if template is None and not callable(system):
             raise ConfigurationError(f"agent {self.name!r}: system must be a string or a function")
-        if template is not None:
+        if isinstance(system, str):
             _refuse_unsendable(self.name, "system", system)
         else:
             _refuse_uncallable_with_ctx(self.name, system)
