@@ -25,6 +25,7 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
+from agents.capabilities.output._spec import OUTPUT_MODES
 from agents.capabilities.remote_a2a import RemoteContext
 from agents.capabilities.subagents import (
     FailingSubagents,
@@ -213,6 +214,11 @@ class Agent(AgentStep):
         self.view = view
         if output_type is not None:
             self.output = OutputSpec(name, output_type, output_mode, output_retries)
+        elif output_mode not in OUTPUT_MODES:  # checked with an output type, and here: a
+            # misspelled mode was taken silently until an output type was added
+            raise ConfigurationError(
+                f"agent {name!r}: output_mode {output_mode!r} is not one of {OUTPUT_MODES}"
+            )
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
         self.context_policy = context_policy

@@ -229,6 +229,13 @@ def test_options_set_later_take_effect_and_clone_copies_them() -> None:
     assert (agent.tools, agent._tool_schemas) == ({}, [])
 
 
+def test_a_misspelled_output_mode_is_refused_without_an_output_type_too() -> None:
+    """`output_mode="tools"` was taken silently until an `output_type` was added."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': output_mode 'tools' is not one"):
+        Agent("a", output_mode="tools")
+    assert Agent("a", output_mode="prompted").output is None
+
+
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])
 def test_a_description_that_is_no_string_is_refused_when_the_agent_is_made(
     description: object,
