@@ -13,6 +13,8 @@ router decides whether the agent runs again to read its tools' results. On its o
 from __future__ import annotations
 
 import functools
+import inspect
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
@@ -23,6 +25,7 @@ from agents.capabilities.hooks import AgentHooks, HooksCapability
 from agents.capabilities.mcp.capability import MCPTools
 from agents.capabilities.mcp.server import MCPServer
 from agents.capabilities.output import OutputSpec, OutputValidator, TypedOutput, ValidatedOutput
+from agents.capabilities.output._spec import OUTPUT_MODES
 from agents.capabilities.remote_a2a import RemoteContext
 from agents.capabilities.subagents import (
     FailingSubagents,
@@ -59,6 +62,7 @@ from network.run.subrun import SubrunTool, check_mapping
 from network.run.tool_defaults import check_tool_defaults
 from network.run.tool_names import default_tool_name
 from network.state.schema import StateSchema, storable_key
+from network.utf8 import lone_surrogate_at
 
 TOOL_CHOICES = ("auto", "required", "none")
 
@@ -178,6 +182,8 @@ class Agent(AgentStep):
             raise ConfigurationError(
                 f"agent {name!r}: description must be a string or None, got {description!r}"
             )
+        if description:
+            _refuse_unsendable(name, "description", description)
         self.description = description or ""
         self.system = system  # checked, and its template made, by the property
         self.tools, self.client_tools, self.mcp_servers = _sorted_tools(name, tools)
@@ -208,6 +214,11 @@ class Agent(AgentStep):
         self.view = view
         if output_type is not None:
             self.output = OutputSpec(name, output_type, output_mode, output_retries)
+        elif output_mode not in OUTPUT_MODES:  # checked with an output type, and here: a
+            # misspelled mode was taken silently until an output type was added
+            raise ConfigurationError(
+                f"agent {name!r}: output_mode {output_mode!r} is not one of {OUTPUT_MODES}"
+            )
         self.input_guardrails = coerce_guardrails(f"agent {name!r}", "input", input_guardrails)
         self.output_guardrails = coerce_guardrails(f"agent {name!r}", "output", output_guardrails)
         self.context_policy = context_policy
@@ -268,9 +279,34 @@ class Agent(AgentStep):
         self._forget_stages()
 
     def __setattr__(self, name: str, value: Any) -> None:
+        built = getattr(self, "_built", False)
+        if built and name in _SET_LATER:
+            self._set_option(name, value)
+            return
         object.__setattr__(self, name, value)
-        if name in _BUILDING and getattr(self, "_built", False):
+        if built and name in _BUILDING:
             self._build()  # an option set after the agent was made takes effect at once
+        if built and name in _CHECKED_BY_SETTER:
+            self._options[name] = value  # checked by its property; `clone` copies it
+
+    def _set_option(self, name: str, value: Any) -> None:
+        """`agent.<option> = value` after the agent was made: checked as `Agent(...)` checks
+        it (`agent.output_key = 3` was taken, and failed mid-run with a TypeError), the agent
+        left as it was when it is refused, and copied by `clone` (which copied the value the
+        constructor was given)."""
+        given = value
+        if name == "tools" and isinstance(value, Mapping):  # the form `agent.tools` reads as:
+            # its function tools, beside the client tools and MCP servers it keeps
+            given = [*value.values(), *self.client_tools.values(), *self.mcp_servers]
+        options = {**self._options, "handoffs": list(self._handoffs.items), name: given}
+        with warnings.catch_warnings():
+            if name != "tools":  # the other options' warnings were given when it was made
+                warnings.simplefilter("ignore")
+            checked = Agent(self.name, **options)  # raises what the constructor raises
+        for attribute in _SET_LATER[name]:
+            object.__setattr__(self, attribute, getattr(checked, attribute))
+        self._options[name] = given
+        self._build()
 
     @property
     def hooks(self) -> AgentHooks:
@@ -357,6 +393,10 @@ class Agent(AgentStep):
         template = Template(system, self.name) if isinstance(system, str) else None
         if template is None and not callable(system):
             raise ConfigurationError(f"agent {self.name!r}: system must be a string or a function")
+        if isinstance(system, str):
+            _refuse_unsendable(self.name, "system", system)
+        else:
+            _refuse_uncallable_with_ctx(self.name, system)
         self._system, self._template = system, template
         # Instructions without placeholders are the same on every call: their prompt is made
         # once, here, by the prompt stage itself.
@@ -532,6 +572,37 @@ def _refuse_misspellings(name: Any, positional: tuple[Any, ...], state_schema: A
         )
 
 
+def _refuse_unsendable(agent: str, option: str, text: str) -> None:
+    """A `ConfigurationError` naming `agent` and `option` when `text`, which every request
+    sends (the instructions; the description, in a routing prompt or a tool's schema), holds a
+    lone surrogate: it has no UTF-8 form, so every request failed with a `ModelError` about
+    a `UnicodeEncodeError` (and a scripted run's result could not be stored)."""
+    at = lone_surrogate_at(text)
+    if at is not None:
+        raise ConfigurationError(
+            f"agent {agent!r}: {option} holds a lone surrogate ({text[at]!r} at {at}), which "
+            "has no UTF-8 form: no request can carry it"
+        )
+
+
+def _refuse_uncallable_with_ctx(agent: str, system: Callable[..., Any]) -> None:
+    """A `ConfigurationError` naming `agent` when the instructions function cannot be called
+    as `system(ctx)`: `system=lambda: "..."` was taken, and every call of the agent failed
+    with a TypeError from inside the run."""
+    try:
+        signature = inspect.signature(system)
+    except (TypeError, ValueError):  # no signature to read (a builtin): tried when called
+        return
+    try:
+        signature.bind(None)
+    except TypeError:
+        label = getattr(system, "__qualname__", None) or type(system).__qualname__
+        raise ConfigurationError(
+            f"agent {agent!r}: the system function {label}{signature} cannot be called as "
+            "system(ctx): it takes the run context, one positional parameter"
+        ) from None
+
+
 def _refuse_local_tools(agent: Agent) -> None:
     """A `ConfigurationError` when `agent`, whose model is a remote A2A agent, has tools of
     its own: the remote is sent no tool schemas (it has its own tools), so they would never
@@ -546,6 +617,28 @@ def _refuse_local_tools(agent: Agent) -> None:
             "a tool (`agent.as_tool()`) from one that has them"
         )
 
+
+# Options set after the agent was made that `_set_option` checks (as the constructor does), with
+# the attributes each one sets. `system`, `model` and `hooks` are properties, checked by theirs.
+_SET_LATER: dict[str, tuple[str, ...]] = {
+    "description": ("description",),
+    "tools": ("tools", "client_tools", "mcp_servers"),
+    "tool_choice": ("tool_choice",),
+    "output_key": ("output_key",),
+    "params": ("params",),
+    "tool_timeout": ("tool_timeout",),
+    "tool_retry": ("tool_retry",),
+    "stream": ("stream",),
+    "output_type": ("output_type", "output"),
+    "output_retries": ("output_retries", "output"),
+    "output_validators": ("output_validators",),
+    "view": ("view",),
+    "input_guardrails": ("input_guardrails",),
+    "output_guardrails": ("output_guardrails",),
+    "context_policy": ("context_policy",),
+    "memory": ("memory",),
+}
+_CHECKED_BY_SETTER = frozenset({"system", "model", "hooks"})
 
 # Options whose change rebuilds the agent's capabilities (set after the agent was made).
 _BUILDING = frozenset(
@@ -595,7 +688,14 @@ def _sorted_tools(
             f"agent {owner!r}: tools must be a list of tools, got {type(items).__name__} "
             "(tools=[...])"
         )
-    for item in items:
+    for index, item in enumerate(items):
+        if not callable(item) and not isinstance(item, Tool | ClientTool | MCPServer | SubrunTool):
+            # None was "'function' object has no attribute 'name'" (`tool(None)` is `@tool()`),
+            # 3 "@tool needs a function", naming no agent
+            raise ConfigurationError(
+                f"agent {owner!r}: tools[{index}] is not a tool, got {item!r} (give @tool "
+                "functions, plain functions, client tools or MCP servers)"
+            )
         if isinstance(item, MCPServer):
             if any(item is known for known in servers):
                 raise ConfigurationError(f"agent {owner!r}: MCP server {item!r} given twice")
@@ -626,6 +726,11 @@ def _checked_stream(agent: str, stream: Any) -> bool:
 def _checked_choice(agent: Agent, choice: str) -> str:
     """`tool_choice`: one of `TOOL_CHOICES` or a tool of the agent (any name, with MCP
     servers: their tools are listed only in a run)."""
+    if not isinstance(choice, str):  # a list was "unhashable type: 'list'"
+        raise ConfigurationError(
+            f"agent {agent.name!r}: tool_choice must be one of {TOOL_CHOICES} or the name of a "
+            f"tool of this agent, got {choice!r}"
+        )
     if (
         choice not in TOOL_CHOICES
         and choice not in agent.tools

@@ -42,7 +42,7 @@ from network.run.context import RunContext
 from network.run.events import ToolResult
 from network.run.stages import NO_STAGES, Stages, chain, resolve_stages
 from network.state.provenance import agent_writer
-from network.utf8 import utf8_json, utf8_text
+from network.utf8 import lone_surrogate_at, utf8_json, utf8_text
 
 if TYPE_CHECKING:
     from agents._template import Template
@@ -133,6 +133,13 @@ class AgentStep:
             raise ConfigurationError(
                 f"agent {self.name!r}: the system function returned {type(text).__name__}; it "
                 "returns the instructions as text (or None for none)"
+            )
+        at = lone_surrogate_at(text)
+        if at is not None:  # else every request failed, a ModelError about UnicodeEncodeError
+            raise ConfigurationError(
+                f"agent {self.name!r}: the system function returned text with a lone "
+                f"surrogate ({text[at]!r} at {at}), which has no UTF-8 form: no request can "
+                "carry it"
             )
         return text
 

@@ -7,7 +7,7 @@ from the schema and a deep copy of the initial data.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, Unpack
 
 from network import kernel
@@ -736,6 +736,12 @@ def _positional(
 def _agents_by_name(network: str, agents: Sequence[AgentLike]) -> dict[str, AgentLike]:
     """The network's agents by name: each one an agent, no name twice, at least one."""
     named: dict[str, AgentLike] = {}
+    if callable(getattr(agents, "call", None)) or not isinstance(agents, Iterable):
+        # one agent given bare was "'Agent' object is not iterable", None "'NoneType' ..."
+        raise ConfigurationError(
+            f"network {network!r}: agents must be a list of agents, got "
+            f"{type(agents).__name__} (agents=[...])"
+        )
     for agent in agents:
         agent_name = getattr(agent, "name", None)
         if not isinstance(agent_name, str) or not callable(getattr(agent, "call", None)):

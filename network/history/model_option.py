@@ -4,10 +4,10 @@ What a model option may be is what `agents.models.registry.resolve_model` can re
 string, a mapping of `make_model` arguments (with a `"model"` string), a `Model` object (anything
 with a `complete` method), or None (the network's default, or no default). Anything else used
 to be accepted and fail at the first call, with a TypeError from deep in the run; it is refused
-when the agent or network is made, naming it and the option. So is a `complete` that is a plain
-def annotated to return a `ModelResponse` (not awaitable); one without that annotation may be a
-wrapper returning another model's coroutine, and is tested as it answers
-(`network.history.model_answer`).
+when the agent or network is made, naming it and the option. So is a model class given for an
+instance (`model=ScriptedModel`), and a `complete` that is a plain def annotated to return a
+`ModelResponse` (not awaitable); one without that annotation may be a wrapper returning another
+model's coroutine, and is tested as it answers (`network.history.model_answer`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,12 @@ def checked_model(owner: str, option: str, model: Any) -> Any:
                 f"make_model), got {name!r}"
             )
         return model
+    if isinstance(model, type):  # its `complete` reads the request as `self`: an unrelated
+        # AttributeError from inside the model at the first request
+        raise ConfigurationError(
+            f"{owner}: {option} is the class {model.__qualname__}, not a model: give an "
+            f"instance ({model.__qualname__}(...))"
+        )
     complete = getattr(model, "complete", None)
     if callable(complete):
         if not _takes_request_and_on_chunk(complete):  # else a TypeError at the first call

@@ -16,6 +16,7 @@ own, fresh ones.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 from collections.abc import Callable, Mapping
 from contextlib import AsyncExitStack
@@ -57,6 +58,19 @@ def _checked_factory(owner: str, name: Any, factory: ResourceFactory) -> Resourc
         raise ConfigurationError(
             f"{owner}: resource {name!r} must be a factory returning an async context "
             f"manager, got {factory!r}"
+        )
+    # The two likeliest slips: each was taken, then every use in every run was a tool error
+    # ("its factory returned async_generator / coroutine"), the coroutine never awaited.
+    if inspect.isasyncgenfunction(factory):
+        raise ConfigurationError(
+            f"{owner}: resource {name!r} is an async generator function, not a factory: "
+            "decorate it with @contextlib.asynccontextmanager"
+        )
+    if inspect.iscoroutinefunction(factory):
+        raise ConfigurationError(
+            f"{owner}: resource {name!r} is an async def returning a value, not a factory: "
+            "make it an @contextlib.asynccontextmanager function that opens, yields the "
+            "resource and closes it"
         )
     return factory
 

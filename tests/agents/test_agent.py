@@ -54,6 +54,44 @@ def test_a_system_function_that_returns_no_text_is_refused_naming_the_agent(
     assert none.requests[0].system == []
 
 
+@pytest.mark.parametrize("system", [lambda: "Be brief.", lambda ctx, tone: tone])
+def test_a_system_function_not_callable_with_the_run_context_is_refused_when_set(
+    system: Any,
+) -> None:
+    """`system=lambda: "..."` was taken, and every call of the agent failed with a TypeError
+    from inside the run ("takes 0 positional arguments but 1 was given")."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function .* system"):
+        Agent("a", system=system)
+    agent = Agent("a", system="Be brief.")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function"):
+        agent.system = system
+    assert agent.system == "Be brief."  # left as it was
+    for fine in (lambda ctx: "x", lambda ctx, tone="kind": tone, lambda *args: "x", print):
+        assert Agent("b", system=fine).system is fine
+
+
+def test_instructions_or_a_description_no_request_can_carry_are_refused_naming_the_agent() -> None:
+    """A lone surrogate in `system` (or `description`, which a routing prompt or `as_tool`'s
+    schema sends) was accepted; every request then failed with a ModelError "request failed:
+    UnicodeEncodeError", and a scripted run recorded a prompt no thread store could keep."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': system holds a lone surrogate"):
+        Agent("a", system="Be brief.\ud800")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': description holds a lone"):
+        Agent("a", description="\udc00 helper")
+    agent = Agent("a", system="Be brief.")
+    with pytest.raises(ConfigurationError, match=r"agent 'a': system holds a lone surrogate"):
+        agent.system = "{topic?}\ud800"
+    assert agent.system == "Be brief."  # left as it was
+    model = ScriptedModel(["never"])
+    agent = Agent("a", system=lambda ctx: "Be brief.\ud800", model=model)
+    with pytest.raises(ConfigurationError, match=r"agent 'a': the system function returned .*"):
+        one_call(agent).run_sync("x")
+    assert model.requests == []
+    paired = ScriptedModel(["ok"])  # a surrogate pair is one character with a UTF-8 form
+    one_call(Agent("b", system=lambda ctx: "\U0001f600", model=paired)).run_sync("x")
+    assert paired.requests[0].system[0].content == "\U0001f600"
+
+
 @pytest.mark.anyio
 async def test_agents_fall_back_to_the_network_default_model() -> None:
     shared = ScriptedModel(["from default"])
@@ -89,9 +127,10 @@ def test_an_output_key_that_is_no_state_key_is_refused_when_the_agent_is_made(ke
         Agent("writer", model=ScriptedModel(["the plan"]), output_key=key)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
+@pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object(), ScriptedModel])
 def test_a_model_that_is_no_model_is_refused_when_the_agent_is_made(model: object) -> None:
-    """`model=3` was accepted and failed at the first call with a TypeError."""
+    """`model=3` was accepted and failed at the first call with a TypeError; a model class
+    given for an instance (`model=ScriptedModel`), with an AttributeError from inside it."""
     with pytest.raises(ConfigurationError, match=r"agent 'a': model"):
         Agent("a", model=model)  # type: ignore[arg-type]
     agent = Agent("a")
@@ -125,6 +164,76 @@ def test_tools_that_are_no_list_are_refused_naming_the_agent(tools: object) -> N
         Agent("a", tools=tools)  # type: ignore[arg-type]
     assert list(Agent("a", tools=None).tools) == []  # type: ignore[arg-type]
     assert list(Agent("a", tools=(_lookup,)).tools) == ["_lookup"]
+
+
+@pytest.mark.parametrize("item", [None, 3, "lookup", b"lookup"])
+def test_a_tools_item_that_is_no_tool_is_refused_naming_the_agent_and_the_item(
+    item: object,
+) -> None:
+    """`tools=[None]` (a list built with a conditional) was "'function' object has no
+    attribute 'name'", `tools=[3]` "@tool needs a function", naming no agent."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': tools\[1\] is not a tool"):
+        Agent("a", tools=[_lookup, item])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize("choice", [["lookup"], {"type": "function"}, None, 3])
+def test_a_tool_choice_that_is_no_text_is_refused_naming_the_agent(choice: object) -> None:
+    """`tool_choice=["lookup"]` (OpenAI's list of allowed tools) was a TypeError,
+    "unhashable type: 'list'"."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': tool_choice"):
+        Agent("a", tools=[_lookup], tool_choice=choice)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "refusal"),
+    [
+        ("output_key", 3, "output_key must be a state key"),
+        ("tool_choice", "nope", "tool_choice 'nope' is not one of"),
+        ("tools", [], "tool_choice '_lookup' is not one of"),  # the tool it must call
+        ("params", {"temperature": float("nan")}, "parameter 'temperature' must be a finite"),
+        ("stream", "yes", "stream must be True or False"),
+        ("view", "some", "view must be 'all', 'input' or a function"),
+        ("input_guardrails", 3, "input_guardrails must be a list"),
+        ("tool_timeout", -1, "tool_timeout"),
+    ],
+)
+def test_an_option_set_later_is_checked_as_the_constructor_checks_it(
+    option: str, value: object, refusal: str
+) -> None:
+    """`agent.output_key = 3` was taken and failed mid-run with a TypeError, `agent.view =
+    "some"` was kept though refused, `agent.params = {"temperature": nan}` was sent."""
+    agent = Agent("a", tools=[_lookup], tool_choice="_lookup", model=ScriptedModel(["ok"]))
+    before = getattr(agent, option)
+    with pytest.raises(ConfigurationError, match=rf"agent 'a': {refusal}"):
+        setattr(agent, option, value)
+    assert getattr(agent, option) == before  # left as it was
+    assert agent.run_sync("x").output == "ok"
+
+
+def test_options_set_later_take_effect_and_clone_copies_them() -> None:
+    """`clone` copied the options the constructor was given, not those set since."""
+    agent = Agent("a", system="old", output_key="draft", model=ScriptedModel(["ok"]))
+    agent.system, agent.output_key, agent.tools = "new", "answer", [_lookup]
+    agent.tool_choice = "_lookup"
+    copy = agent.clone(name="b", model=ScriptedModel(["ok"]))
+    assert (copy.system, copy.output_key, list(copy.tools), copy.tool_choice) == (
+        "new",
+        "answer",
+        ["_lookup"],
+        "_lookup",
+    )
+    assert [schema["function"]["name"] for schema in copy._tool_schemas] == ["_lookup"]
+    assert copy.run_sync("x").state.kv.get("answer") == "ok"
+    agent.tool_choice = "auto"
+    agent.tools = {}  # the form `agent.tools` reads as, too
+    assert (agent.tools, agent._tool_schemas) == ({}, [])
+
+
+def test_a_misspelled_output_mode_is_refused_without_an_output_type_too() -> None:
+    """`output_mode="tools"` was taken silently until an `output_type` was added."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': output_mode 'tools' is not one"):
+        Agent("a", output_mode="tools")
+    assert Agent("a", output_mode="prompted").output is None
 
 
 @pytest.mark.parametrize("description", [3, b"bytes", ["a list"]])

@@ -257,6 +257,17 @@ def test_network_definition_errors_name_what_is_wrong() -> None:
         Network("n", agents=[a], max_iter=0)
 
 
+@pytest.mark.parametrize("agents", [None, 3, "bare agent"])
+def test_agents_that_are_no_list_are_refused_naming_the_network(agents: object) -> None:
+    """`Network("n", agents=one_agent)` was "'Agent' object is not iterable" (None, 3
+    likewise), naming neither the network nor the option."""
+    from network import ConfigurationError
+
+    given = text_agent("a", "x") if agents == "bare agent" else agents
+    with pytest.raises(ConfigurationError, match=r"network 'n': agents must be a list of agents"):
+        Network("n", agents=given)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("model", [3, "", {"api_base": "http://x"}, object()])
 def test_a_default_model_that_is_no_model_is_refused_when_the_network_is_made(
     model: object,

@@ -166,6 +166,27 @@ def test_a_value_instead_of_a_factory_is_refused_at_definition() -> None:
         Network("n", agents=[agent], resources={"db": opened})
 
 
+def test_an_async_def_or_an_undecorated_async_generator_is_refused_at_definition() -> None:
+    """`async def open_db(): return Db()` and an `async def` that yields without
+    `@asynccontextmanager` were taken; every use in every run was then a tool error ("its
+    factory returned coroutine"), with a never-awaited coroutine warned about."""
+    agent = Agent("a", model=ScriptedModel([]))
+
+    async def open_db() -> dict[str, Any]:
+        return {}
+
+    async def open_shell() -> AsyncIterator[dict[str, Any]]:
+        yield {}
+
+    with pytest.raises(ConfigurationError, match="resource 'db' is an async def returning"):
+        Network("n", agents=[agent], resources={"db": open_db})
+    with pytest.raises(ConfigurationError, match="'shell' is an async generator function"):
+        Network("n", agents=[agent], resources={"shell": open_shell})
+    with pytest.raises(ConfigurationError, match=r"run: resource 'db' is an async def"):
+        Network("n", agents=[agent]).run_sync("x", resources={"db": open_db})
+    assert Network("n", agents=[agent], resources={"shell": asynccontextmanager(open_shell)})
+
+
 async def test_a_class_with_aenter_and_aexit_is_a_factory() -> None:
     # docs/deps.md: a factory is "an `@asynccontextmanager` function or a class with
     # `__aenter__` / `__aexit__`"; the class was refused as "an opened context manager"

@@ -106,6 +106,20 @@ def test_a_hook_that_is_no_function_is_refused_when_it_is_given() -> None:
     assert AgentHooks(on_start=print, on_finish=None).on_start is print
 
 
+def test_a_hook_not_callable_with_the_call_is_refused_when_it_is_given() -> None:
+    """`hooks={"on_start": lambda: log()}` was taken, and every call of the agent failed
+    with a TypeError from inside the run ("takes 0 positional arguments but 1 was given")."""
+    with pytest.raises(ConfigurationError, match=r"agent 'a': hooks\['on_start'\] .* hook\(call\)"):
+        Agent("a", hooks={"on_start": lambda: None})
+    with pytest.raises(ConfigurationError, match=r"AgentHooks: on_finish .* cannot be called"):
+        AgentHooks(on_finish=lambda call, result: result)
+
+    async def on_response(call, *, note: str = "") -> None:
+        return None
+
+    assert Agent("a", hooks={"on_response": on_response}).hooks.on_response is on_response
+
+
 def _set(field: str, value: object):
     return lambda call: setattr(call, field, value)
 
