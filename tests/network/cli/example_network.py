@@ -87,3 +87,24 @@ def remote() -> Network:
         temperature=0.5,
     )
     return Network("remote", agents=[Agent("remote", model=model)])
+
+
+@tool
+def fetch_page(url: str) -> str:
+    """Fetch a page: one that drives a terminal, and a file name that is not UTF-8."""
+    return "page \x1b[2J\x1b]0;owned\x1b\\ \x9b31m name-\udcff"
+
+
+def hostile() -> Network:
+    """A tool result and a model answer holding escape sequences, a right-to-left override
+    and a lone surrogate."""
+    reader = Agent(
+        "reader",
+        tools=[fetch_page],
+        model=ScriptedModel([call("fetch_page", url="x"), "done\x1b[K \u202eevil\udcff\nnext"]),
+    )
+
+    def route(ctx: Any) -> Any:
+        return reader if ctx.call_count < 2 else None
+
+    return Network("hostile", agents=[reader], router=route)
