@@ -51,6 +51,11 @@ def load_network(target: str) -> Network:
     if isinstance(value, Network):
         return value
     if callable(value):
+        if inspect.iscoroutinefunction(value):  # its call would be a coroutine never awaited
+            raise CLIError(
+                f"{path_text}:{name} is an async function: name the Network, or a plain "
+                "function that returns one"
+            )
         try:  # asked of its signature: a TypeError its body raises is its own failure
             inspect.signature(value).bind()
         except TypeError as exc:

@@ -52,6 +52,11 @@ def needs_arguments(name: str) -> Network:
     return network
 
 
+async def built_asynchronously() -> Network:
+    """A coroutine function: the command has no event loop to await it in."""
+    return network
+
+
 def fails_with_type_error() -> Network:
     """Takes no arguments; its body fails (a bug of the file's, not of how it is called)."""
     raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")

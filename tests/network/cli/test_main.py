@@ -189,6 +189,7 @@ def test_graph_draws_handoff_edges() -> None:
         (["run", f"{EXAMPLE}:missing", "x"], "has no attribute 'missing' (networks in it:"),
         (["graph", f"{EXAMPLE}:not_a_network"], "is a int, not a Network"),
         (["graph", f"{EXAMPLE}:needs_arguments"], "must take no arguments"),
+        (["graph", f"{EXAMPLE}:built_asynchronously"], "is an async function: name the Network"),
         (
             ["graph", f"{EXAMPLE}:fails_with_type_error"],
             "fails_with_type_error() failed: TypeError: unsupported operand",
