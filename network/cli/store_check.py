@@ -20,7 +20,7 @@ import anyio
 from network.cli.load import CLIError
 from network.errors import ConfigurationError, ThreadStoreError
 
-__all__ = ["check_store"]
+__all__ = ["check_store", "reason", "sqlite_path"]
 
 # A database that does not answer at all (a host that drops packets) is given this long.
 OPEN_WITHIN_SECONDS = 30.0
@@ -32,14 +32,14 @@ def check_store(store: str | None, *, within: float = OPEN_WITHIN_SECONDS) -> No
     if store is None:
         return
     try:
-        path = _sqlite_path(store)
+        path = sqlite_path(store)
         if path is not None:
             _open_sqlite_file(str(path))
         anyio.run(_open_and_close, store, within)
     except ConfigurationError as exc:  # a URL no store supports
         raise CLIError(f"--store: {exc}") from exc
     except (ThreadStoreError, sqlite3.Error) as exc:
-        raise CLIError(f"--store: cannot open the thread store: {_reason(store, exc)}") from exc
+        raise CLIError(f"--store: cannot open the thread store: {reason(store, exc)}") from exc
     except TimeoutError as exc:
         raise CLIError(f"--store: the database did not answer within {within:g} s") from exc
 
@@ -66,7 +66,7 @@ async def _open_and_close(store: str, within: float) -> None:
         await opened.close()
 
 
-def _sqlite_path(store: str) -> Path | None:
+def sqlite_path(store: str) -> Path | None:
     """The SQLite file `store` names: a path, or an `sqlite:///PATH` URL (a driver's too,
     `sqlite+aiosqlite:///PATH`; four slashes for an absolute path); None for another
     database. Opened as a file first, as a path is (an SQLite URL's failed open left
@@ -81,10 +81,10 @@ def _sqlite_path(store: str) -> Path | None:
     return Path(path) if path else None
 
 
-def _reason(store: str, exc: Exception) -> str:
+def reason(store: str, exc: Exception) -> str:
     """What the driver said, in one line, without SQLAlchemy's wrapping."""
     cause: Any = exc.__cause__ if isinstance(exc, ThreadStoreError) else exc
-    path = _sqlite_path(store)
+    path = sqlite_path(store)
     if path is not None and not path.parent.is_dir():
         return f"no such directory: {path.parent}"
     driver = getattr(cause, "orig", None) or cause
