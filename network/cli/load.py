@@ -128,7 +128,10 @@ def store_option(text: str | None) -> str | None:
     if not text.strip():
         raise CLIError("--store is empty; give an SQLite path or a database URL")
     if text.startswith("sqlite:") and not text.startswith("sqlite://"):
-        return text[len("sqlite:") :]
+        path = text[len("sqlite:") :]
+        if not path.strip():  # refused by the store as "app: store= is an empty string"
+            raise CLIError(f"--store {text!r} names no file; give sqlite:PATH")
+        return path
     return text
 
 
