@@ -13,6 +13,7 @@ argument or dataset (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from network.evals.report import json_text  # noqa: PLC0415 (as the line above)
 
     network = load_network(args.target)
+    if args.out:  # before the cases run (and spend): a report it cannot save was a traceback
+        _check_out(Path(args.out))
     try:
         dataset = Dataset.load(args.dataset)
         before = EvalReport.load(args.against) if args.against else None
@@ -59,8 +62,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         report = anyio.run(main)
     except ConfigurationError as exc:
         raise CLIError(str(exc)) from None
+    saved = None
     if args.out:
-        Path(args.out).write_text(report.to_json() + "\n", encoding="utf-8")
+        try:
+            Path(args.out).write_text(report.to_json() + "\n", encoding="utf-8")
+        except OSError as exc:  # the directory went away while the cases ran, say
+            saved = f"error: --out: cannot save the report: {exc.strerror or exc}"
     comparison = None if before is None else compare(before, report)
     if args.json:
         data = report.to_dict()
@@ -72,6 +79,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(report.render())
         if comparison is not None:
             print(comparison.render())
+    if saved is not None:  # after the report, which is printed all the same
+        print(saved, file=sys.stderr)
+        return 2
     if comparison is not None:
         return 1 if comparison.regressed else 0
     return 0 if report.all_passed else 1
+
+
+def _check_out(out: Path) -> None:
+    """`--out`'s file can be written: its directory exists and it is not a directory."""
+    if out.is_dir():
+        raise CLIError(f"--out: {out} is a directory; name the report's file")
+    if not out.parent.is_dir():
+        raise CLIError(f"--out: no such directory: {out.parent}")

@@ -51,6 +51,11 @@ def load_network(target: str) -> Network:
     if isinstance(value, Network):
         return value
     if callable(value):
+        if inspect.iscoroutinefunction(value):  # its call would be a coroutine never awaited
+            raise CLIError(
+                f"{path_text}:{name} is an async function: name the Network, or a plain "
+                "function that returns one"
+            )
         try:  # asked of its signature: a TypeError its body raises is its own failure
             inspect.signature(value).bind()
         except TypeError as exc:
@@ -123,7 +128,10 @@ def store_option(text: str | None) -> str | None:
     if not text.strip():
         raise CLIError("--store is empty; give an SQLite path or a database URL")
     if text.startswith("sqlite:") and not text.startswith("sqlite://"):
-        return text[len("sqlite:") :]
+        path = text[len("sqlite:") :]
+        if not path.strip():  # refused by the store as "app: store= is an empty string"
+            raise CLIError(f"--store {text!r} names no file; give sqlite:PATH")
+        return path
     return text
 
 

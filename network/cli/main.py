@@ -79,6 +79,7 @@ from network.cli.serve_app import (
     worker_environment,
 )
 from network.cli.store_check import check_store
+from network.cli.visible import visible
 from network.drawing import network_mermaid
 from network.errors import ConfigurationError, MessageError, StateError
 from network.network import Network
@@ -270,7 +271,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         partial = getattr(exc, "partial_result", None)
         if partial is not None:
             summary(console, partial)
-        message = endpoint.redact(f"error: run failed: {type(exc).__name__}: {exc}")
+        message = endpoint.redact(f"error: run failed: {type(exc).__name__}: {visible(str(exc))}")
         print(message, file=sys.stderr)
         return 1
     summary(console, result)
@@ -555,7 +556,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except CLIError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {visible(str(exc))}", file=sys.stderr)
         return 2
 
 

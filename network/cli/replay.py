@@ -19,7 +19,8 @@ from typing import Any
 import anyio
 
 from network.cli.load import CLIError, load_network, store_option
-from network.errors import ConfigurationError, InvalidIdError
+from network.cli.store_check import reason, sqlite_path
+from network.errors import ConfigurationError, InvalidIdError, ThreadStoreError
 from network.run.thread_ref import ThreadRef
 from network.threads.protocol import ThreadNotFoundError
 
@@ -66,7 +67,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """Replay the thread, print the report; 0 matched, 1 diverged or failed."""
     network = load_network(args.target)
     store = store_option(args.store)
-    ref = ThreadRef(args.thread, user_id=args.user, store=store)
+    assert store is not None  # --store is required
+    try:  # an empty THREAD ("$THREAD" unset) is refused here, by the thread id's own rules
+        ref = ThreadRef(args.thread, user_id=args.user, store=store)
+    except (ConfigurationError, InvalidIdError) as exc:
+        raise CLIError(f"replay: {exc}") from None
+    path = sqlite_path(store)  # only read: a path that names no file is not made a new store
+    if path is not None and not path.is_file():
+        raise CLIError(f"--store: no such thread store file: {path}")
 
     async def main() -> Any:
         return await network.replay(
@@ -79,6 +87,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         raise CLIError(str(exc)) from None
     except (ConfigurationError, InvalidIdError) as exc:
         raise CLIError(f"replay: {exc}") from None
+    except ThreadStoreError as exc:  # a database that refuses the connection, say
+        raise CLIError(f"--store: cannot open the thread store: {reason(store, exc)}") from None
     print(report.to_json() if args.json else report.render())
     if report.error is not None:
         print(f"error: a replayed run failed: {type(report.error).__name__}", file=sys.stderr)

@@ -20,7 +20,7 @@ import anyio
 from network.cli.load import CLIError
 from network.errors import ConfigurationError, ThreadStoreError
 
-__all__ = ["check_store"]
+__all__ = ["check_store", "reason", "sqlite_path"]
 
 # A database that does not answer at all (a host that drops packets) is given this long.
 OPEN_WITHIN_SECONDS = 30.0
@@ -32,13 +32,14 @@ def check_store(store: str | None, *, within: float = OPEN_WITHIN_SECONDS) -> No
     if store is None:
         return
     try:
-        if "://" not in store:
-            _open_sqlite_file(store)
+        path = sqlite_path(store)
+        if path is not None:
+            _open_sqlite_file(str(path))
         anyio.run(_open_and_close, store, within)
     except ConfigurationError as exc:  # a URL no store supports
         raise CLIError(f"--store: {exc}") from exc
     except (ThreadStoreError, sqlite3.Error) as exc:
-        raise CLIError(f"--store: cannot open the thread store: {_reason(store, exc)}") from exc
+        raise CLIError(f"--store: cannot open the thread store: {reason(store, exc)}") from exc
     except TimeoutError as exc:
         raise CLIError(f"--store: the database did not answer within {within:g} s") from exc
 
@@ -65,11 +66,27 @@ async def _open_and_close(store: str, within: float) -> None:
         await opened.close()
 
 
-def _reason(store: str, exc: Exception) -> str:
+def sqlite_path(store: str) -> Path | None:
+    """The SQLite file `store` names: a path, or an `sqlite:///PATH` URL (a driver's too,
+    `sqlite+aiosqlite:///PATH`; four slashes for an absolute path); None for another
+    database. Opened as a file first, as a path is (an SQLite URL's failed open left
+    aiosqlite's thread on a closed loop), and a missing directory named (the URL said only
+    "unable to open database file")."""
+    if "://" not in store:
+        return Path(store)
+    scheme, _, rest = store.partition("://")
+    if scheme.split("+", 1)[0] != "sqlite":
+        return None
+    path = rest.removeprefix("/").split("?", 1)[0]
+    return Path(path) if path else None
+
+
+def reason(store: str, exc: Exception) -> str:
     """What the driver said, in one line, without SQLAlchemy's wrapping."""
     cause: Any = exc.__cause__ if isinstance(exc, ThreadStoreError) else exc
-    if "://" not in store and not Path(store).parent.is_dir():
-        return f"no such directory: {Path(store).parent}"
+    path = sqlite_path(store)
+    if path is not None and not path.parent.is_dir():
+        return f"no such directory: {path.parent}"
     driver = getattr(cause, "orig", None) or cause
     if driver is None:
         return "the store failed; the server's log has the details"

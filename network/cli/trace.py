@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from network.cli.visible import visible
 from network.run.events import (
     Custom,
     NamedCustom,
@@ -55,8 +56,14 @@ class Trace:
         self.text_open = False
 
     def line(self, *parts: tuple[str, str] | str) -> None:
+        """One line of the trace; every part is shown as text (`visible`), never as what a
+        terminal would do with it."""
         self._end_text()
-        self.console.print(Text.assemble(*parts), highlight=False, soft_wrap=True)
+        shown = [
+            visible(part) if isinstance(part, str) else (visible(part[0]), part[1])
+            for part in parts
+        ]
+        self.console.print(Text.assemble(*shown), highlight=False, soft_wrap=True)
 
     def _end_text(self) -> None:
         if self.text_open:
@@ -102,11 +109,14 @@ class Trace:
 
     def on_text_message_start(self, event: Any) -> None:
         self._end_text()
-        self.console.print(Text("  " + (event.name or "assistant") + ": ", "dim"), end="")
+        name = visible(event.name or "assistant")
+        self.console.print(Text(f"  {name}: ", "dim"), end="")
         self.text_open = True
 
     def on_text_message_content(self, event: Any) -> None:
-        self.console.print(Text(event.delta), end="", highlight=False, soft_wrap=True)
+        # line breaks and tabs as they stream (a carriage return rich drops); the rest visible
+        text = visible(event.delta, keep="\n\t\r")
+        self.console.print(Text(text), end="", highlight=False, soft_wrap=True)
 
     def on_text_message_end(self, event: Any) -> None:
         self._end_text()
@@ -194,4 +204,4 @@ def summary(console: Console, result: Any) -> None:
         rows.append(("output", short(result.output, 400)))
     console.print(Text("-- summary --", "bold"))
     for label, value in rows:
-        console.print(Text.assemble((f"{label:<12}", "bold"), value), highlight=False)
+        console.print(Text.assemble((f"{label:<12}", "bold"), visible(value)), highlight=False)

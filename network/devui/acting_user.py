@@ -3,10 +3,11 @@
 The dev UI is a developer's tool on their own machine: the page may act as any user, to see
 what `user:` keys one user's threads share (on a thread store the AG-UI principal is the
 thread's `user_id`). A request carrying the header goes to an AG-UI server whose `authorize`
-returns the header's value (checked by the thread stores' id rules: a bad one is a 422 naming
-the header); a request without it to the anonymous one, as before. Both share one thread
-registry, so a thread keeps belonging to the user who started it: another user's request on
-it, or an anonymous one, is the AG-UI server's 404 `thread_not_found`.
+returns the header's value (the UTF-8 bytes of the user's name: a header carries bytes, and a
+browser sends no character above U+00FF; checked by the thread stores' id rules: a bad one is
+a 422 naming the header); a request without it to the anonymous one, as before. Both share one
+thread registry, so a thread keeps belonging to the user who started it: another user's
+request on it, or an anonymous one, is the AG-UI server's 404 `thread_not_found`.
 
 A custom header also means a browser never sends it cross-site without a CORS preflight,
 which this server does not answer.
@@ -26,11 +27,21 @@ _HEADER_BYTES = USER_HEADER.encode()
 
 def user_from_header(request: Any, thread_id: str | None) -> str:
     """The AG-UI `authorize` hook: the user the page asked to run as."""
-    value = request.headers.get(USER_HEADER, "")
+    value = _utf8(request.headers.get(USER_HEADER, ""))
     try:
         return check_id(USER_HEADER, value)
     except InvalidIdError as exc:
         raise RequestError(422, "invalid_user", str(exc), key=USER_HEADER) from exc
+
+
+def _utf8(value: str) -> str:
+    """The header's value read as the UTF-8 bytes the page sends (a header is bytes, which
+    Starlette hands over one character each, as Latin-1); a value that is not UTF-8 (a client
+    that sent a Latin-1 name, `Jos\\xe9`) stays as it was read."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
 
 
 class ByActingUser:

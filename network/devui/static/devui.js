@@ -539,6 +539,13 @@ function onEvent(event) {
   scheduleRender();
 }
 
+// A header value is bytes, one character each: fetch refuses a character above U+00FF
+// ("could not reach the dev server" for a user named 山田). The user's name goes as its
+// UTF-8 bytes, which the server decodes (acting_user.py).
+function headerBytes(text) {
+  return Array.from(new TextEncoder().encode(text), (byte) => String.fromCharCode(byte)).join("");
+}
+
 async function startRun(extra) {
   session.running = true;
   $("errors").replaceChildren();
@@ -557,7 +564,7 @@ async function startRun(extra) {
   let response;
   try {
     const headers = { "content-type": "application/json", accept: "text/event-stream" };
-    if (session.userId) headers["x-agent-network-user"] = session.userId; // acting_user.py
+    if (session.userId) headers["x-agent-network-user"] = headerBytes(session.userId); // acting_user.py
     response = await fetch("/agui/", {
       method: "POST",
       headers,

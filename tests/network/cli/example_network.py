@@ -52,6 +52,11 @@ def needs_arguments(name: str) -> Network:
     return network
 
 
+async def built_asynchronously() -> Network:
+    """A coroutine function: the command has no event loop to await it in."""
+    return network
+
+
 def fails_with_type_error() -> Network:
     """Takes no arguments; its body fails (a bug of the file's, not of how it is called)."""
     raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
@@ -87,3 +92,24 @@ def remote() -> Network:
         temperature=0.5,
     )
     return Network("remote", agents=[Agent("remote", model=model)])
+
+
+@tool
+def fetch_page(url: str) -> str:
+    """Fetch a page: one that drives a terminal, and a file name that is not UTF-8."""
+    return "page \x1b[2J\x1b]0;owned\x1b\\ \x9b31m name-\udcff"
+
+
+def hostile() -> Network:
+    """A tool result and a model answer holding escape sequences, a right-to-left override
+    and a lone surrogate."""
+    reader = Agent(
+        "reader",
+        tools=[fetch_page],
+        model=ScriptedModel([call("fetch_page", url="x"), "done\x1b[K \u202eevil\udcff\nnext"]),
+    )
+
+    def route(ctx: Any) -> Any:
+        return reader if ctx.call_count < 2 else None
+
+    return Network("hostile", agents=[reader], router=route)

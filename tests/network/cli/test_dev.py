@@ -133,3 +133,7 @@ def test_the_store_option_takes_a_path_a_url_or_sqlite_path() -> None:
     done = refused_by_dev(TARGET, "--port", "0", "--store", " ")
     assert done.returncode == 2
     assert "--store is empty" in done.stderr
+    for bare in ("sqlite:", "sqlite: "):  # the scheme and no path
+        done = refused_by_dev(TARGET, "--port", "0", "--store", bare)
+        assert done.returncode == 2
+        assert done.stderr == f"error: --store {bare!r} names no file; give sqlite:PATH\n"

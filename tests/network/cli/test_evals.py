@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from unittest import mock
 
 from network.evals import Case, Dataset
 from tests.network.capabilities.replay.teams import TASK
@@ -54,3 +55,29 @@ def test_a_bad_dataset_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("error: dataset") and "case 'a', field input" in line
+
+
+def test_an_out_file_that_cannot_be_written_is_refused_before_any_case_runs(
+    tmp_path: Path,
+) -> None:
+    """The cases ran (spending on the model), then saving the report was a traceback."""
+    file = dataset(tmp_path)
+    for out, said in (
+        (tmp_path / "no" / "dir" / "r.json", f"error: --out: no such directory: {tmp_path}/no/dir"),
+        (tmp_path, f"error: --out: {tmp_path} is a directory"),
+    ):
+        done = cli("eval", f"{NETWORKS}:network", file, "--out", str(out))
+        assert done.returncode == 2, done.stderr
+        [line] = done.stderr.strip().splitlines()
+        assert line.startswith(said), line
+        assert done.stdout == ""  # refused before the cases: no report
+
+
+def test_a_report_that_fails_to_save_is_printed_then_one_line(tmp_path: Path) -> None:
+    file = dataset(tmp_path)
+    full = OSError(28, "No space left on device")
+    with mock.patch.object(Path, "write_text", side_effect=full):
+        done = cli("eval", f"{NETWORKS}:network", file, "--out", str(tmp_path / "r.json"))
+    assert done.returncode == 2
+    assert "codegen on codegen: 2 of 2 passed" in done.stdout  # the cases' outcome is kept
+    assert done.stderr == "error: --out: cannot save the report: No space left on device\n"

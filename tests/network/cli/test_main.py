@@ -122,6 +122,20 @@ def test_the_trace_shows_the_routing_agents_choice_reason_and_summary() -> None:
     assert positions == sorted(positions), out
 
 
+def test_the_trace_shows_what_models_and_tools_say_as_text_not_terminal_codes() -> None:
+    """An escape sequence in a tool's result drove the terminal, and a lone surrogate (a file
+    name that is not UTF-8) could not be written to stdout: two tracebacks ended the run."""
+    done = cli_main("run", f"{EXAMPLE}:hostile", "read it")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "= fetch_page: page \\x1b[2J\\x1b]0;owned\\x1b\\ \\x9b31m name-\\udcff" in out
+    assert "reader: done\\x1b[K \\u202eevil\\udcff\nnext" in out  # the line break kept
+    assert "output      done\\x1b[K \\u202eevil\\udcff next" in out
+    unsafe = [c for c in out if c != "\n" and (ord(c) < 32 or 0x7F <= ord(c) <= 0x9F)]
+    assert unsafe == [] and not any(0xD800 <= ord(c) <= 0xDFFF for c in out)
+    assert "\u202e" not in out
+
+
 def test_run_takes_a_function_and_initial_state() -> None:
     done = cli_main("run", f"{EXAMPLE}:make_network", "go", "--state", '{"files": {"a.py": ""}}')
     assert done.returncode == 0, done.stderr
@@ -175,6 +189,7 @@ def test_graph_draws_handoff_edges() -> None:
         (["run", f"{EXAMPLE}:missing", "x"], "has no attribute 'missing' (networks in it:"),
         (["graph", f"{EXAMPLE}:not_a_network"], "is a int, not a Network"),
         (["graph", f"{EXAMPLE}:needs_arguments"], "must take no arguments"),
+        (["graph", f"{EXAMPLE}:built_asynchronously"], "is an async function: name the Network"),
         (
             ["graph", f"{EXAMPLE}:fails_with_type_error"],
             "fails_with_type_error() failed: TypeError: unsupported operand",

@@ -48,8 +48,29 @@ def test_a_changed_prompt_exits_1_with_the_diff(tmp_path: Path) -> None:
 
 def test_an_unknown_thread_or_a_bad_id_is_one_line(tmp_path: Path) -> None:
     database = record(tmp_path)
-    for thread, said in (("nope", "thread 'nope'"), ("x" * 300, "over the limit of 256")):
+    for thread, said in (
+        ("nope", "thread 'nope'"),
+        ("x" * 300, "over the limit of 256"),
+        ("", "thread_id must not be empty"),  # was InvalidIdError's traceback
+    ):
         done = cli("replay", f"{NETWORKS}:network", thread, "--store", database)
         assert done.returncode == 2, done.stdout
         [line] = done.stderr.strip().splitlines()
         assert line.startswith("error: ") and said in line and "Traceback" not in done.stderr
+
+
+def test_a_store_that_cannot_be_read_is_one_line_and_no_file_is_made(tmp_path: Path) -> None:
+    missing = tmp_path / "typo.db"
+    for store, said in (
+        (str(missing), f"error: --store: no such thread store file: {missing}"),
+        (f"sqlite:///{tmp_path}/no/dir/threads.db", "error: --store: no such thread store file"),
+        (
+            "postgresql://app:s3cret-pw@127.0.0.1:1/threads",  # nothing listens on port 1
+            "error: --store: cannot open the thread store: ConnectionRefusedError",
+        ),
+    ):
+        done = cli("replay", f"{NETWORKS}:network", "t1", "--store", store)
+        assert done.returncode == 2, done.stderr
+        [line] = done.stderr.strip().splitlines()
+        assert line.startswith(said) and "s3cret" not in line, done.stderr
+    assert not missing.exists()  # a replay only reads: a mistyped path made an empty store

@@ -34,6 +34,23 @@ def test_a_store_in_a_directory_that_does_not_exist_stops_the_command(command: s
     assert "Serving" not in done.stdout
 
 
+@pytest.mark.parametrize(
+    ("url", "directory"),
+    [
+        ("sqlite:///no/such/dir/threads.db", "no/such/dir"),
+        ("sqlite+aiosqlite:////no/such/dir/threads.db?timeout=5", "/no/such/dir"),
+    ],
+)
+def test_an_sqlite_url_in_a_directory_that_does_not_exist_names_the_directory(
+    url: str, directory: str
+) -> None:
+    with pytest.raises(CLIError) as refused:
+        check_store(url)
+    assert str(refused.value) == (
+        f"--store: cannot open the thread store: no such directory: {directory}"
+    )
+
+
 def test_a_database_that_refuses_the_connection_stops_serve_without_its_password() -> None:
     refused = AssertionError("served despite a store it cannot open")
     with mock.patch("uvicorn.Server.run", side_effect=refused):
