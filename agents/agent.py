@@ -13,7 +13,6 @@ router decides whether the agent runs again to read its tools' results. On its o
 from __future__ import annotations
 
 import functools
-import inspect
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
@@ -48,6 +47,7 @@ from network.history.model_option import checked_model
 from network.history.results import InferenceResult
 from network.network import Network
 from network.numbers import check_number, checked_params
+from network.one_argument import refused_as_one_argument
 from network.run.capability import Capability, checked_capabilities, implements
 from network.run.client_tools import ClientTool
 from network.run.context import RunContext
@@ -589,18 +589,12 @@ def _refuse_uncallable_with_ctx(agent: str, system: Callable[..., Any]) -> None:
     """A `ConfigurationError` naming `agent` when the instructions function cannot be called
     as `system(ctx)`: `system=lambda: "..."` was taken, and every call of the agent failed
     with a TypeError from inside the run."""
-    try:
-        signature = inspect.signature(system)
-    except (TypeError, ValueError):  # no signature to read (a builtin): tried when called
-        return
-    try:
-        signature.bind(None)
-    except TypeError:
-        label = getattr(system, "__qualname__", None) or type(system).__qualname__
+    shown = refused_as_one_argument(system)
+    if shown is not None:
         raise ConfigurationError(
-            f"agent {agent!r}: the system function {label}{signature} cannot be called as "
+            f"agent {agent!r}: the system function {shown} cannot be called as "
             "system(ctx): it takes the run context, one positional parameter"
-        ) from None
+        )
 
 
 def _refuse_local_tools(agent: Agent) -> None:

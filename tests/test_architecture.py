@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "network.sentinels": 0,  # marker values told apart by identity, pickled by name
     "network.json_fields": 0,  # a report's to_dict: its fields, camelCase, as JSON data
     "network.utf8": 0,  # text with a UTF-8 form: the one test for lone surrogates
+    "network.one_argument": 0,  # the one check of a function called with one argument
     "network.urls": 0,  # whether a text is an http(s) URL a client can send a request to
     "network.redacted": 0,  # a URL as errors and reprs show it: the password as ***
     "network.version": 0,  # the installed release, as MCP peers and OTel receivers see it

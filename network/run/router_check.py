@@ -7,10 +7,10 @@ built, or when `network.router` is set, with a `ConfigurationError` naming the r
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.one_argument import refused_as_one_argument
 from network.run.context import Router
 
 
@@ -18,16 +18,10 @@ def checked_router(network: str, router: Any) -> Router:
     """`router` when it can be called as `router(ctx)`, else `ConfigurationError`."""
     if not callable(router):
         raise ConfigurationError(f"network {network!r}: router {router!r} is not callable")
-    try:
-        signature = inspect.signature(router)
-    except (TypeError, ValueError):  # no signature to read (a builtin): tried when called
-        return router  # type: ignore[no-any-return]
-    try:
-        signature.bind(None)
-    except TypeError:
-        name = getattr(router, "__qualname__", None) or type(router).__qualname__
+    shown = refused_as_one_argument(router)
+    if shown is not None:
         raise ConfigurationError(
-            f"network {network!r}: router {name}{signature} cannot be called as router(ctx): "
+            f"network {network!r}: router {shown} cannot be called as router(ctx): "
             "a router takes the run context, one positional parameter"
-        ) from None
+        )
     return router  # type: ignore[no-any-return]

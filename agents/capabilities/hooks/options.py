@@ -12,12 +12,12 @@ Each may be sync or async, and gets the call's `AgentCall` (`network.run.agent_c
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from network.errors import ConfigurationError
+from network.one_argument import refused_as_one_argument
 from network.run.agent_call import AgentCall
 
 HOOK_NAMES = ("on_start", "on_response", "on_finish")
@@ -69,18 +69,12 @@ def _check_hook(owner: str, option: str, fn: Any) -> None:
         return
     if not callable(fn):
         raise ConfigurationError(f"{owner}: {option} must be a function or None, got {fn!r}")
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError):  # no signature to read (a builtin): tried when called
-        return
-    try:
-        signature.bind(None)
-    except TypeError:  # else a TypeError from inside every call of the agent
-        label = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    shown = refused_as_one_argument(fn)
+    if shown is not None:  # else a TypeError from inside every call of the agent
         raise ConfigurationError(
-            f"{owner}: {option} {label}{signature} cannot be called as hook(call): a hook "
+            f"{owner}: {option} {shown} cannot be called as hook(call): a hook "
             "takes the agent call, one positional parameter"
-        ) from None
+        )
 
 
 __all__ = ["AgentCall", "AgentHooks"]
