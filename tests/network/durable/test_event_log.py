@@ -528,22 +528,21 @@ def losing_answers_on_threads(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost)
 
 
 def the_flusher_first(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
-    """The run's last write (on its loop) waits until the flusher's first append lost its
-    answer: on a busy machine the run can end before the flusher's thread runs, and its last
-    write would then append every event itself, leaving the flusher nothing to lose."""
-    from network.durable import wire
+    """The run's end waits, before it writes anything, until the flusher's first append lost
+    its answer: on a busy machine the run can end before the flusher's thread runs, and its
+    last write would then append every event itself, leaving the flusher nothing to lose.
+    It waits before the end takes the log (not inside the end's statement, which holds the
+    log's write lock when the batch rides on the last decision's record: the flusher would
+    wait for it, and nothing was lost when the wait gave up)."""
+    end = event_log.EventLog._end
 
-    execute = wire.execute
-
-    async def after_the_flusher(connection: Any, sql: str, params: Any, watch: Any = None) -> Any:
-        deadline = time.monotonic() + 10
-        while appends_events(sql) and not lose.lost:
-            if time.monotonic() > deadline:
-                break
+    async def after_the_flusher(log: event_log.EventLog, final: Any, *, failed: bool) -> None:
+        deadline = time.monotonic() + 60
+        while not lose.lost and time.monotonic() < deadline:
             await anyio.sleep(0.005)
-        return await execute(connection, sql, params, watch)
+        await end(log, final, failed=failed)
 
-    monkeypatch.setattr(wire, "execute", after_the_flusher)
+    monkeypatch.setattr(event_log.EventLog, "_end", after_the_flusher)
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
