@@ -4,9 +4,10 @@ killed execution wrote nothing) and ends with its true state."""
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,12 +62,14 @@ def test_background_writes_racing_the_runs_own_keep_the_stream_in_order(
     launched: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(event_log, "FLUSH_EVERY", 0.0)  # each event due at once, in the flusher
+    flushed = flusher_appends(monkeypatch)
+    the_run_ends_after(monkeypatch, lambda: flushed)  # else on a busy machine it may not race
     plain = plain_run_kinds()
     run_id = f"run_{uuid.uuid4().hex[:8]}"
     anyio.run(lambda: team.run("go", durable=True, run_id=run_id))
     batches = written_batches(run_id)
     assert [event["type"] for batch in batches for event in batch] == plain
-    assert len(batches) >= 2
+    assert flushed and len(batches) >= 2
 
 
 def test_a_crash_loses_only_unwritten_events_and_the_resumed_stream_completes_the_run(
@@ -527,22 +530,40 @@ def losing_answers_on_threads(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost)
     monkeypatch.setattr(Connections, "_take", taking)
 
 
-def the_flusher_first(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
-    """The run's end waits, before it writes anything, until the flusher's first append lost
-    its answer: on a busy machine the run can end before the flusher's thread runs, and its
-    last write would then append every event itself, leaving the flusher nothing to lose.
-    It waits before the end takes the log (not inside the end's statement, which holds the
-    log's write lock when the batch rides on the last decision's record: the flusher would
-    wait for it, and nothing was lost when the wait gave up)."""
+def the_run_ends_after(monkeypatch: pytest.MonkeyPatch, happened: Callable[[], Any]) -> None:
+    """The run's end waits, before it writes anything, until `happened()` (the flusher's
+    thread did what the test is about): on a busy machine the run can end before that thread
+    runs, and its last write would then append every event itself. It waits before the end
+    takes the log, not inside the end's statement, which holds the log's write lock when the
+    batch rides on the last decision's record (the flusher would wait on it)."""
     end = event_log.EventLog._end
 
-    async def after_the_flusher(log: event_log.EventLog, final: Any, *, failed: bool) -> None:
+    async def after_it(log: event_log.EventLog, final: Any, *, failed: bool) -> None:
         deadline = time.monotonic() + 60
-        while not lose.lost and time.monotonic() < deadline:
+        while not happened() and time.monotonic() < deadline:
             await anyio.sleep(0.005)
         await end(log, final, failed=failed)
 
-    monkeypatch.setattr(event_log.EventLog, "_end", after_the_flusher)
+    monkeypatch.setattr(event_log.EventLog, "_end", after_it)
+
+
+def the_flusher_first(monkeypatch: pytest.MonkeyPatch, lose: AnswerLost) -> None:
+    """The run's end waits until the flusher's first append lost its answer."""
+    the_run_ends_after(monkeypatch, lambda: lose.lost)
+
+
+def flusher_appends(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The flusher thread's appends, counted (a list the test reads: one item an append)."""
+    appends: list[int] = []
+    append = event_log.EventLog._append
+
+    def counted(log: event_log.EventLog, params: dict[str, Any]) -> None:
+        append(log, params)
+        if threading.current_thread().name == "agent-network-events":
+            appends.append(1)
+
+    monkeypatch.setattr(event_log.EventLog, "_append", counted)
+    return appends
 
 
 @pytest.mark.parametrize("durable_db", ["postgres"], indirect=True)
