@@ -198,16 +198,21 @@ def structlog_as_found() -> Iterator[None]:
         structlog.reset_defaults()
 
 
-@pytest.fixture(scope="module", autouse=True)
-def module_http_client_closed(request: pytest.FixtureRequest) -> Iterator[None]:
-    """A test module's own `http = httpx.Client(...)` (the Dev UI's and the dev server's tests
-    keep one for the module) closed once the module is done: left to the worker's exit, its
-    kept-alive connection to a loopback server was an `unclosed <socket.socket` ResourceWarning."""
+@pytest.fixture(scope="session", autouse=True)
+def module_http_clients_closed() -> Iterator[None]:
+    """Each test module's own `http = httpx.Client(...)` (the Dev UI's and the dev server's
+    tests keep one for the module) closed when the session ends: left to the worker's exit,
+    its kept-alive connection to a loopback server was an `unclosed <socket.socket`
+    ResourceWarning. Not when a module's tests end: under xdist a module's tests may come back
+    to a worker after another module's, and found their client closed."""
     yield
     httpx = sys.modules.get("httpx")  # no module made one without importing httpx
-    client = getattr(request.module, "http", None)
-    if httpx is not None and isinstance(client, httpx.Client):
-        client.close()
+    if httpx is None:
+        return
+    for name, module in list(sys.modules.items()):
+        client = getattr(module, "http", None) if name.startswith("tests.") else None
+        if isinstance(client, httpx.Client):
+            client.close()
 
 
 @pytest.fixture
