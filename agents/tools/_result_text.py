@@ -14,12 +14,11 @@ text, and base64 under a key that names it is the one form a model can hand back
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 from typing import Any
 
-from network.state.values import is_pydantic_model
+from network.state.values import is_pydantic_model, json_part
 from network.utf8 import BYTES, bytes_text
 
 
@@ -41,23 +40,12 @@ def tool_result_text(result: Any) -> str:
     if is_pydantic_model(result):
         return result.model_dump_json()
     try:
-        return json.dumps(result, default=_json_part, ensure_ascii=False)
+        return json.dumps(result, default=_text_part, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(result)
 
 
-def _json_part(value: Any) -> Any:
-    """A part of a tool's result that `json` cannot write: bytes as `bytes_text`; a pydantic
-    model or a dataclass as its JSON data, wherever it sits (`list[Doc]`, as pydantic-ai sends
-    it; a `bytes` field there is pydantic's to write: UTF-8 text, or the model's own
-    `ser_json_bytes`); anything else as its text. Before, a model inside a list reached the
-    model as its `str()` ("x=1 when=datetime.date(2024, 1, 2)"), a dataclass as its repr."""
-    if isinstance(value, BYTES):
-        return bytes_text(value)
-    if is_pydantic_model(value) or (
-        dataclasses.is_dataclass(value) and not isinstance(value, type)
-    ):
-        from pydantic_core import to_jsonable_python  # noqa: PLC0415 (loaded with pydantic)
-
-        return to_jsonable_python(value, fallback=str)
-    return str(value)
+def _text_part(value: Any) -> Any:
+    """A part of a tool's result that `json` cannot write: `json_part`'s rule (a model inside a
+    list reached the model as its `str()`, a dataclass as its repr), anything else its text."""
+    return json_part(value, str)

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from network.errors import AgentNetworkError, ConfigurationError
 from network.ids import new_id
-from network.utf8 import BYTES, bytes_text
+from network.state.values import json_part
 
 CONFIRMATION = "confirmation_required"
 """The `reason` of an interrupt raised by a `requires_confirmation` tool."""
@@ -153,23 +153,12 @@ def json_response(call: str, value: Any) -> Any:
     if isinstance(value, str):
         return value
     try:
-        return json.loads(json.dumps(value, allow_nan=False, default=_json_part))
+        return json.loads(json.dumps(value, allow_nan=False, default=json_part))
     except (TypeError, ValueError, RecursionError) as exc:
         raise InterruptError(
             f"{call}: a response is a string or JSON data (the result the model reads), "
             f"got {type(value).__name__}: {exc}"
         ) from None
-
-
-def _json_part(value: Any) -> Any:
-    """A part of a response `json` cannot write: bytes as a tool's are (`bytes_text`: their
-    UTF-8 text, else `{"base64": ...}`), a pydantic model as its JSON data; nothing else."""
-    if isinstance(value, BYTES):
-        return bytes_text(value)
-    dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, type):
-        return dump(mode="json")
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _shown(value: Any) -> str:
@@ -228,9 +217,10 @@ class Interrupt:
 
         A value JSON has no form for (NaN or infinity, an arbitrary object, a set) is an
         `InterruptError` naming the interrupt and its tool: the model read "NaN" or the
-        object's repr. Bytes are read as a tool's are (their UTF-8 text, else
-        `{"base64": ...}`), a pydantic model as its JSON data; the response kept is what JSON
-        makes of the value (a tuple reads back as a list)."""
+        object's repr. Parts JSON has no form for are read as in a tool's result (`json_part`:
+        bytes as their UTF-8 text, else `{"base64": ...}`; a pydantic model or a dataclass as
+        its JSON data); the response kept is what JSON makes of the value (a tuple reads back
+        as a list)."""
         value = json_response(f"interrupt {self.id!r} (tool {self.tool!r})", value)
         return Answer(interrupt_id=self.id, approved=False, response=value)
 

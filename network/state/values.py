@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeGuard, overload
+
+from network.utf8 import BYTES, bytes_text
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -25,6 +28,25 @@ def is_pydantic_model(value: Any) -> TypeGuard[BaseModel]:
     """
     main = sys.modules.get("pydantic.main")
     return main is not None and isinstance(value, main.BaseModel)
+
+
+def json_part(value: Any, otherwise: Callable[[Any], Any] | None = None) -> Any:
+    """A part of a value that `json` cannot write, as JSON data (a `default=` for
+    `json.dumps`), one rule for a tool's result and an interrupt's response, the model reading
+    both: bytes as `bytes_text` (their UTF-8 text, else `{"base64": ...}`), a pydantic model or
+    a dataclass instance as its JSON data, wherever it sits; anything else `otherwise(value)`,
+    or json's own `TypeError` when there is none."""
+    if isinstance(value, BYTES):
+        return bytes_text(value)
+    if is_pydantic_model(value) or (
+        dataclasses.is_dataclass(value) and not isinstance(value, type)
+    ):
+        from pydantic_core import to_jsonable_python  # noqa: PLC0415 (loaded with pydantic)
+
+        return to_jsonable_python(value, fallback=str)
+    if otherwise is not None:
+        return otherwise(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def is_pydantic_model_class(tp: Any) -> TypeGuard[type[BaseModel]]:

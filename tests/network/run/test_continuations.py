@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pickle
 
@@ -12,6 +13,7 @@ from agents import Agent, ScriptedModel
 from network import (
     AlreadyAnsweredError,
     Answer,
+    Interrupt,
     InterruptError,
     Network,
     Resume,
@@ -168,3 +170,16 @@ async def test_a_response_that_is_no_json_is_refused_naming_the_call() -> None:
     done = await network.run(stopped.resume([answer]))
     assert done.output == 'Done: {"receipt": {"amount": 5, "note": "cash"}, "at": [1, 2]}'
     assert PAID == []  # responded: the tool did not run
+
+
+def test_a_response_is_read_as_a_tools_result_is() -> None:
+    # one rule for what the model reads (`network.state.values.json_part`): a dataclass in a
+    # response is its JSON data, as in a tool's result, and bytes their text or base64
+    @dataclasses.dataclass
+    class Slot:
+        day: str
+        hour: int
+
+    interrupt = Interrupt(tool_call_id="c1", tool="pay", agent="cashier")
+    answer = interrupt.respond({"slot": Slot("mon", 9), "raw": b"\xff"})
+    assert answer.response == {"slot": {"day": "mon", "hour": 9}, "raw": {"base64": "/w=="}}
